@@ -1,0 +1,60 @@
+import { Scalar } from "@scalar/hono-api-reference";
+import { HTTPException } from "hono/http-exception";
+import type { AppEnv } from "./env";
+import { subscribersRoutes } from "./features/subscribers/routes";
+import { triggersRoutes } from "./features/triggers/routes";
+import { workflowsRoutes } from "./features/workflows/routes";
+import { ApiError, problemResponse } from "./lib/errors";
+import { apiKeyAuth } from "./lib/middleware/auth";
+import { jsonBody } from "./lib/middleware/json-body";
+import { requestId } from "./lib/middleware/request-id";
+import { createRouter } from "./lib/openapi";
+
+/** The API proper; everything else (health, the API description, the dashboard) needs no key. */
+const KEYED_PATHS = /^\/(v1\/|sub(\/|$))/;
+
+export function createApp() {
+  const app = createRouter();
+
+  app.use("*", requestId);
+  app.use("*", async (c, next) => (KEYED_PATHS.test(c.req.path) ? apiKeyAuth(c, next) : next()));
+  app.use("*", jsonBody);
+
+  app.get("/health", (c) => c.json({ status: "ok" }));
+
+  app.route("/", triggersRoutes);
+  app.route("/", subscribersRoutes);
+  app.route("/", workflowsRoutes);
+
+  app.openAPIRegistry.registerComponent("securitySchemes", "ApiKey", {
+    type: "apiKey",
+    in: "header",
+    name: "Authorization",
+    description: "`ApiKey <key>` (or `Bearer <key>`). The key selects the environment.",
+  });
+  app.doc31("/openapi.json", {
+    openapi: "3.1.0",
+    info: {
+      title: "Clarion API",
+      version: "0.1.0",
+      description: "Notification infrastructure on Cloudflare Workers. Errors are RFC 9457 problem documents.",
+    },
+  });
+  app.get("/docs", Scalar({ url: "/openapi.json", pageTitle: "Clarion API reference" }));
+
+  app.notFound((c) => problemResponse(new ApiError("not_found", `No route for ${c.req.method} ${c.req.path}.`), c.get("requestId")));
+  app.onError((error, c) => {
+    const id = c.get("requestId");
+    if (error instanceof ApiError) return problemResponse(error, id);
+    if (error instanceof HTTPException && error.status < 500) {
+      const code = error.status === 413 ? "payload_too_large" : error.status === 401 ? "unauthorized" : "validation_failed";
+      return problemResponse(new ApiError(code, error.message || "The request could not be processed."), id);
+    }
+    console.error(JSON.stringify({ level: "error", requestId: id, message: (error as Error).message, stack: (error as Error).stack }));
+    return problemResponse(new ApiError("internal_error", "Something went wrong on our side; the request id identifies it in the logs."), id);
+  });
+
+  return app;
+}
+
+export type App = ReturnType<typeof createApp>;

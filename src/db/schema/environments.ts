@@ -1,0 +1,28 @@
+import { integer, sqliteTable, text, uniqueIndex, index } from "drizzle-orm/sqlite-core";
+import { environmentId } from "./columns";
+
+export const environments = sqliteTable(
+  "environments",
+  {
+    id: text("id").primaryKey(),
+    name: text("name").notNull(),
+    slug: text("slug").notNull(),
+    createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull(),
+  },
+  (t) => [uniqueIndex("environments_slug_uq").on(t.slug)],
+);
+
+/** Only a SHA-256 hash of each key is kept; `prefix` lets a person recognise a key. */
+export const apiKeys = sqliteTable(
+  "api_keys",
+  {
+    id: text("id").primaryKey(),
+    environmentId: environmentId().references(() => environments.id),
+    name: text("name").notNull(),
+    prefix: text("prefix").notNull(),
+    hash: text("hash").notNull(),
+    createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull(),
+    revokedAt: integer("revoked_at", { mode: "timestamp_ms" }),
+  },
+  (t) => [uniqueIndex("api_keys_hash_uq").on(t.hash), index("api_keys_env_idx").on(t.environmentId)],
+);

@@ -1,0 +1,4 @@
+export * from "./environments";
+export * from "./subscribers";
+export * from "./workflows";
+export * from "./triggers";

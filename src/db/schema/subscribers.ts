@@ -1,0 +1,66 @@
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { environmentId, json, timestamps } from "./columns";
+
+export const subscribers = sqliteTable(
+  "subscribers",
+  {
+    id: text("id").primaryKey(),
+    environmentId: environmentId(),
+    subscriberId: text("subscriber_id").notNull(),
+    email: text("email"),
+    phone: text("phone"),
+    firstName: text("first_name"),
+    lastName: text("last_name"),
+    avatar: text("avatar"),
+    locale: text("locale"),
+    timezone: text("timezone"),
+    data: json<Record<string, unknown>>("data"),
+    ...timestamps,
+  },
+  (t) => [uniqueIndex("subscribers_env_subscriber_uq").on(t.environmentId, t.subscriberId)],
+);
+
+export const CHANNEL_ADDRESS_KINDS = ["push", "chat"] as const;
+export type ChannelAddressKind = (typeof CHANNEL_ADDRESS_KINDS)[number];
+
+/** Push tokens and chat webhooks: a subscriber may hold several per provider. */
+export const subscriberChannels = sqliteTable(
+  "subscriber_channels",
+  {
+    environmentId: environmentId(),
+    subscriberId: text("subscriber_id").notNull(),
+    channel: text("channel", { enum: CHANNEL_ADDRESS_KINDS }).notNull(),
+    provider: text("provider").notNull(),
+    address: text("address").notNull(),
+    createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.environmentId, t.subscriberId, t.channel, t.provider, t.address] }),
+  ],
+);
+
+export const topics = sqliteTable(
+  "topics",
+  {
+    id: text("id").primaryKey(),
+    environmentId: environmentId(),
+    key: text("key").notNull(),
+    name: text("name").notNull(),
+    ...timestamps,
+  },
+  (t) => [uniqueIndex("topics_env_key_uq").on(t.environmentId, t.key)],
+);
+
+export const topicMembers = sqliteTable(
+  "topic_members",
+  {
+    environmentId: environmentId(),
+    topicKey: text("topic_key").notNull(),
+    subscriberId: text("subscriber_id").notNull(),
+    createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.environmentId, t.topicKey, t.subscriberId] }),
+    index("topic_members_subscriber_idx").on(t.environmentId, t.subscriberId),
+  ],
+);

@@ -1,0 +1,87 @@
+import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { environmentId, json, timestamps } from "./columns";
+
+export const TRIGGER_STATUSES = ["accepted", "processing", "completed", "cancelled", "failed"] as const;
+export type TriggerStatus = (typeof TRIGGER_STATUSES)[number];
+
+/** The queryable record of a trigger, written by the Queue consumer in batches. */
+export const triggers = sqliteTable(
+  "triggers",
+  {
+    environmentId: environmentId(),
+    transactionId: text("transaction_id").notNull(),
+    workflowKey: text("workflow_key").notNull(),
+    status: text("status", { enum: TRIGGER_STATUSES }).notNull(),
+    recipients: json<unknown>("recipients").notNull(),
+    payload: json<Record<string, unknown>>("payload").notNull(),
+    overrides: json<Record<string, unknown>>("overrides"),
+    actor: json<unknown>("actor"),
+    acceptedAt: integer("accepted_at", { mode: "timestamp_ms" }).notNull(),
+    ...timestamps,
+  },
+  (t) => [
+    uniqueIndex("triggers_env_txn_uq").on(t.environmentId, t.transactionId),
+    index("triggers_env_accepted_idx").on(t.environmentId, t.acceptedAt),
+  ],
+);
+
+export const MESSAGE_STATUSES = [
+  "queued",
+  "sending",
+  "sent",
+  "delivered",
+  "opened",
+  "clicked",
+  "failed",
+  "bounced",
+  "undeliverable",
+  "skipped",
+  "cancelled",
+] as const;
+export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
+
+export const messages = sqliteTable(
+  "messages",
+  {
+    id: text("id").primaryKey(),
+    environmentId: environmentId(),
+    transactionId: text("transaction_id").notNull(),
+    subscriberId: text("subscriber_id").notNull(),
+    workflowKey: text("workflow_key").notNull(),
+    stepId: text("step_id").notNull(),
+    channel: text("channel").notNull(),
+    provider: text("provider"),
+    integrationId: text("integration_id"),
+    status: text("status", { enum: MESSAGE_STATUSES }).notNull(),
+    providerMessageId: text("provider_message_id"),
+    to: text("to"),
+    subject: text("subject"),
+    preview: text("preview"),
+    content: json<Record<string, unknown>>("content"),
+    errorCode: text("error_code"),
+    errorMessage: text("error_message"),
+    attempts: integer("attempts").notNull().default(0),
+    ...timestamps,
+  },
+  (t) => [
+    uniqueIndex("messages_send_identity_uq").on(t.environmentId, t.transactionId, t.subscriberId, t.stepId),
+    index("messages_env_created_idx").on(t.environmentId, t.createdAt),
+    index("messages_env_subscriber_idx").on(t.environmentId, t.subscriberId, t.createdAt),
+    index("messages_env_status_idx").on(t.environmentId, t.status, t.createdAt),
+    index("messages_provider_message_idx").on(t.providerMessageId),
+  ],
+);
+
+/** Append-only tracking log of a message. */
+export const messageEvents = sqliteTable(
+  "message_events",
+  {
+    id: text("id").primaryKey(),
+    environmentId: environmentId(),
+    messageId: text("message_id").notNull(),
+    status: text("status", { enum: MESSAGE_STATUSES }).notNull(),
+    at: integer("at", { mode: "timestamp_ms" }).notNull(),
+    detail: json<Record<string, unknown>>("detail"),
+  },
+  (t) => [index("message_events_message_idx").on(t.messageId, t.at)],
+);

@@ -1,0 +1,75 @@
+import { createRoute } from "@hono/zod-openapi";
+import { createDb } from "../../db/client";
+import { ApiError, fieldErrors } from "../../lib/errors";
+import { createRouter, problems, security } from "../../lib/openapi";
+import { findSubscriber, upsertSubscribers } from "./repository";
+import { BulkSubscribersRequest, BulkSubscribersResult, Subscriber, SubscriberInput } from "./schemas";
+import type { BulkSubscribersResult as BulkResult } from "./schemas";
+
+export const subscribersRoutes = createRouter();
+
+const upsertRoute = createRoute({
+  method: "post",
+  path: "/sub",
+  tags: ["Subscribers"],
+  summary: "Create or update a subscriber",
+  description: "Fields left out keep their stored value; `null` clears a field.",
+  security,
+  request: { body: { required: true, content: { "application/json": { schema: SubscriberInput } } } },
+  responses: {
+    200: { description: "Updated", content: { "application/json": { schema: Subscriber } } },
+    201: { description: "Created", content: { "application/json": { schema: Subscriber } } },
+    ...problems(400, 401, 413, 415, 422),
+  },
+});
+
+subscribersRoutes.openapi(upsertRoute, async (c) => {
+  const environmentId = c.get("environmentId");
+  const db = createDb(c.env.DB);
+  const input = c.req.valid("json");
+  const [outcome] = await upsertSubscribers(db, environmentId, [input]);
+  const stored = await findSubscriber(db, environmentId, input.subscriberId);
+  if (!outcome || !stored) throw new Error("subscriber upsert returned no row");
+  return c.json(stored, outcome.created ? 201 : 200);
+});
+
+const bulkRoute = createRoute({
+  method: "post",
+  path: "/sub/bulk",
+  tags: ["Subscribers"],
+  summary: "Create or update up to 500 subscribers",
+  description: "Each subscriber is validated on its own: one bad item never fails the rest.",
+  security,
+  request: { body: { required: true, content: { "application/json": { schema: BulkSubscribersRequest } } } },
+  responses: {
+    200: { description: "Per-subscriber outcome", content: { "application/json": { schema: BulkSubscribersResult } } },
+    ...problems(400, 401, 413, 415, 422),
+  },
+});
+
+subscribersRoutes.openapi(bulkRoute, async (c) => {
+  const environmentId = c.get("environmentId");
+  const { subscribers } = c.req.valid("json");
+  const valid: SubscriberInput[] = [];
+  const failed: BulkResult["failed"] = [];
+  subscribers.forEach((item, index) => {
+    const parsed = SubscriberInput.safeParse(item);
+    if (parsed.success) return valid.push(parsed.data);
+    const error = new ApiError("validation_failed", "The subscriber does not match the expected schema.", fieldErrors(parsed.error.issues));
+    const id = (item as { subscriberId?: unknown } | null)?.subscriberId;
+    failed.push({
+      index,
+      subscriberId: typeof id === "string" ? id : null,
+      error: { code: error.code, detail: error.detail, errors: error.errors },
+    });
+  });
+  const outcomes = await upsertSubscribers(createDb(c.env.DB), environmentId, valid);
+  return c.json(
+    {
+      created: outcomes.filter((o) => o.created).map((o) => o.subscriberId),
+      updated: outcomes.filter((o) => !o.created).map((o) => o.subscriberId),
+      failed,
+    },
+    200,
+  );
+});

@@ -1,0 +1,96 @@
+import { z } from "@hono/zod-openapi";
+
+const E164 = z.string().regex(/^\+[1-9]\d{6,14}$/, "Use E.164 format, e.g. +41791234567.");
+
+const isTimeZone = (value: string) => {
+  try {
+    new Intl.DateTimeFormat("en", { timeZone: value });
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+const isLocale = (value: string) => {
+  try {
+    return Intl.getCanonicalLocales(value).length === 1;
+  } catch {
+    return false;
+  }
+};
+
+export const PushAddress = z
+  .object({ provider: z.string().min(1).max(64), token: z.string().min(1).max(4096) })
+  .openapi("PushAddress");
+
+export const ChatAddress = z
+  .object({ provider: z.string().min(1).max(64), webhookUrl: z.url({ protocol: /^https?$/ }).max(2048) })
+  .openapi("ChatAddress");
+
+export const SubscriberChannels = z
+  .object({
+    push: z.array(PushAddress).max(50).nullable().optional(),
+    chat: z.array(ChatAddress).max(50).nullable().optional(),
+  })
+  .openapi("SubscriberChannels", {
+    description: "A list given for a channel replaces that channel's addresses; `null` clears them; omitted keeps them.",
+  });
+
+/** What `/sub`, `/sub/bulk` and inline trigger recipients accept. Omitted fields keep their value, `null` clears. */
+export const SubscriberInput = z
+  .object({
+    subscriberId: z.string().trim().min(1).max(256),
+    email: z.email().max(320).nullable().optional(),
+    phone: E164.nullable().optional(),
+    firstName: z.string().max(256).nullable().optional(),
+    lastName: z.string().max(256).nullable().optional(),
+    avatar: z.url({ protocol: /^https?$/ }).max(2048).nullable().optional(),
+    locale: z.string().max(35).refine(isLocale, "Use a BCP 47 language tag, e.g. de-CH.").nullable().optional(),
+    timezone: z.string().max(64).refine(isTimeZone, "Use an IANA time zone, e.g. Europe/Zurich.").nullable().optional(),
+    data: z.record(z.string(), z.unknown()).nullable().optional(),
+    channels: SubscriberChannels.optional(),
+  })
+  .strict()
+  .openapi("SubscriberInput");
+export type SubscriberInput = z.infer<typeof SubscriberInput>;
+
+export const Subscriber = z
+  .object({
+    subscriberId: z.string(),
+    email: z.string().nullable(),
+    phone: z.string().nullable(),
+    firstName: z.string().nullable(),
+    lastName: z.string().nullable(),
+    avatar: z.string().nullable(),
+    locale: z.string().nullable(),
+    timezone: z.string().nullable(),
+    data: z.record(z.string(), z.unknown()).nullable(),
+    channels: z.object({ push: z.array(PushAddress), chat: z.array(ChatAddress) }),
+    createdAt: z.iso.datetime(),
+    updatedAt: z.iso.datetime(),
+  })
+  .openapi("Subscriber");
+export type Subscriber = z.infer<typeof Subscriber>;
+
+export const MAX_BULK_SUBSCRIBERS = 500;
+
+export const BulkSubscribersRequest = z
+  .object({ subscribers: z.array(z.unknown()).min(1).max(MAX_BULK_SUBSCRIBERS) })
+  .openapi("BulkSubscribersRequest", {
+    description: `1 to ${MAX_BULK_SUBSCRIBERS} SubscriberInput objects; each is validated and written on its own.`,
+  });
+
+export const BulkSubscribersResult = z
+  .object({
+    created: z.array(z.string()),
+    updated: z.array(z.string()),
+    failed: z.array(
+      z.object({
+        index: z.number().int(),
+        subscriberId: z.string().nullable(),
+        error: z.object({ code: z.string(), detail: z.string(), errors: z.array(z.object({ path: z.string(), message: z.string() })).optional() }),
+      }),
+    ),
+  })
+  .openapi("BulkSubscribersResult");
+export type BulkSubscribersResult = z.infer<typeof BulkSubscribersResult>;

@@ -1,0 +1,120 @@
+import { and, eq, inArray } from "drizzle-orm";
+import { createDb } from "../../db/client";
+import { workflows } from "../../db/schema";
+import { triggerJob, type DeliveryJob } from "../../delivery/job";
+import type { TriggerRecord } from "../../durable-objects/trigger-object";
+import { triggerObject } from "../../durable-objects/trigger-client";
+import { deliveryQueueFor, type Bindings } from "../../env";
+import { byteLength, canonicalJson, sha256Hex } from "../../lib/crypto";
+import { ApiError } from "../../lib/errors";
+import { uuidv7 } from "../../lib/ids";
+import { payloadErrors } from "./payload-schema";
+import { parseRecipients, type InvalidRecipient } from "./recipients";
+import { MAX_PAYLOAD_BYTES, type TriggerRequest } from "./schemas";
+
+interface WorkflowGate {
+  key: string;
+  active: boolean;
+  payloadSchema: Record<string, unknown> | null;
+}
+
+export interface Accepted {
+  transactionId: string;
+  invalidRecipients: InvalidRecipient[];
+}
+
+/** A trigger that passed every check and is ready to be made durable. */
+interface Prepared extends Accepted {
+  record: TriggerRecord;
+  fingerprint: string;
+}
+
+export async function loadWorkflowGates(d1: D1Database, environmentId: string, keys: string[]) {
+  const rows = await createDb(d1)
+    .select({ key: workflows.key, active: workflows.active, payloadSchema: workflows.payloadSchema })
+    .from(workflows)
+    .where(and(eq(workflows.environmentId, environmentId), inArray(workflows.key, [...new Set(keys)])));
+  return new Map<string, WorkflowGate>(rows.map((r) => [r.key, { ...r, payloadSchema: r.payloadSchema ?? null }]));
+}
+
+export const workflowKeyOf = (request: TriggerRequest) => (request.workflow ?? request.name)!;
+
+/** Checks one trigger against its workflow; throws the problem a client should see. */
+export async function prepareTrigger(
+  environmentId: string,
+  request: TriggerRequest,
+  gate: WorkflowGate | undefined,
+  now: number,
+): Promise<Prepared> {
+  const workflowKey = workflowKeyOf(request);
+  if (!gate) throw new ApiError("workflow_not_found", `No workflow with key "${workflowKey}" in this environment.`);
+  if (!gate.active) throw new ApiError("workflow_inactive", `The workflow "${workflowKey}" is inactive.`);
+  const payload = request.payload ?? {};
+  if (byteLength(JSON.stringify(payload)) > MAX_PAYLOAD_BYTES) {
+    throw new ApiError("payload_too_large", `The payload is larger than ${MAX_PAYLOAD_BYTES / 1024} KiB.`);
+  }
+  if (gate.payloadSchema) {
+    const errors = payloadErrors(gate.payloadSchema, payload);
+    if (errors.length) throw new ApiError("validation_failed", "The payload does not match the workflow's payload schema.", errors);
+  }
+  const { valid, invalid } = parseRecipients(request.to);
+  if (valid.length === 0) {
+    throw new ApiError(
+      "no_valid_recipients",
+      "None of the recipients in `to` is valid.",
+      invalid.flatMap((r) => r.errors.map((e) => ({ path: `to.${r.index}.${e.path}`, message: e.message }))),
+    );
+  }
+  const transactionId = request.transactionId ?? uuidv7(now);
+  // The idempotency fingerprint covers what the caller sent, so a replay with the same body matches.
+  const fingerprint = await sha256Hex(
+    canonicalJson({ workflowKey, to: request.to, payload, overrides: request.overrides ?? null, actor: request.actor ?? null }),
+  );
+  return {
+    transactionId,
+    invalidRecipients: invalid,
+    fingerprint,
+    record: {
+      environmentId,
+      transactionId,
+      workflowKey,
+      recipients: valid,
+      payload,
+      overrides: request.overrides ?? null,
+      actor: request.actor ?? null,
+      acceptedAt: now,
+    },
+  };
+}
+
+/**
+ * Makes prepared triggers durable in their Durable Objects (in parallel), then enqueues the
+ * new ones with one sendBatch per queue. Only after both does the caller answer 202. A
+ * trigger whose enqueue is lost is enqueued by its object's alarm.
+ */
+export async function makeDurableAndEnqueue(
+  env: Bindings,
+  waitUntil: (promise: Promise<unknown>) => void,
+  prepared: Prepared[],
+): Promise<(Accepted | ApiError)[]> {
+  const outcomes = await Promise.all(
+    prepared.map((p) => triggerObject(env, p.record.environmentId, p.transactionId).accept(p.record, p.fingerprint)),
+  );
+  const toEnqueue = new Map<Queue<DeliveryJob>, { body: DeliveryJob }[]>();
+  const enqueued: Prepared[] = [];
+  const results = prepared.map((p, i): Accepted | ApiError => {
+    const outcome = outcomes[i]!;
+    if (outcome.outcome === "conflict") {
+      return new ApiError("transaction_conflict", `transactionId "${p.transactionId}" was already used for a different trigger.`);
+    }
+    if (outcome.enqueue) {
+      const queue = deliveryQueueFor(env, p.transactionId);
+      toEnqueue.set(queue, [...(toEnqueue.get(queue) ?? []), { body: triggerJob(p.record.environmentId, p.transactionId) }]);
+      enqueued.push(p);
+    }
+    return { transactionId: p.transactionId, invalidRecipients: p.invalidRecipients };
+  });
+  await Promise.all([...toEnqueue].map(([queue, messages]) => queue.sendBatch(messages)));
+  waitUntil(Promise.all(enqueued.map((p) => triggerObject(env, p.record.environmentId, p.transactionId).markEnqueued())));
+  return results;
+}

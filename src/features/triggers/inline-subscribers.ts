@@ -1,0 +1,9 @@
+import type { TriggerRecord } from "../../durable-objects/trigger-object";
+import type { SubscriberInput } from "../subscribers/schemas";
+
+const isSubscriberInput = (value: unknown): value is SubscriberInput =>
+  typeof value === "object" && value !== null && typeof (value as { subscriberId?: unknown }).subscriberId === "string";
+
+/** Subscribers given as objects in `to` or `actor`: they are upserted before the trigger runs. */
+export const inlineSubscribers = (record: TriggerRecord): SubscriberInput[] =>
+  [...record.recipients, record.actor].filter(isSubscriberInput);

@@ -1,0 +1,30 @@
+import { fieldErrors } from "../../lib/errors";
+import { Recipient, type TriggerRequest } from "./schemas";
+
+export interface InvalidRecipient {
+  index: number;
+  subscriberId: string | null;
+  errors: { path: string; message: string }[];
+}
+
+/** Splits `to` into valid recipients (deduplicated) and the invalid ones, reported by position. */
+export function parseRecipients(to: TriggerRequest["to"]): { valid: Recipient[]; invalid: InvalidRecipient[] } {
+  const list = Array.isArray(to) ? to : [to];
+  const valid: Recipient[] = [];
+  const invalid: InvalidRecipient[] = [];
+  const seen = new Set<string>();
+  list.forEach((item, index) => {
+    const parsed = Recipient.safeParse(item);
+    if (!parsed.success) {
+      const id = typeof item === "object" && typeof item.subscriberId === "string" ? item.subscriberId : null;
+      invalid.push({ index, subscriberId: id, errors: fieldErrors(parsed.error.issues) });
+      return;
+    }
+    const r = parsed.data;
+    const identity = typeof r === "string" ? `s:${r}` : "topic" in r ? `t:${r.topic}` : `s:${r.subscriberId}`;
+    if (seen.has(identity) && (typeof r === "string" || "topic" in r)) return;
+    seen.add(identity);
+    valid.push(r);
+  });
+  return { valid, invalid };
+}

@@ -1,0 +1,47 @@
+import { sql } from "drizzle-orm";
+import type { Db } from "../../db/client";
+import { chunk, rowsPerStatement, runBatch } from "../../db/batch";
+import { triggers, type TriggerStatus } from "../../db/schema";
+import type { TriggerRecord } from "../../durable-objects/trigger-object";
+
+const COLUMNS = 11;
+
+const row = (record: TriggerRecord, status: TriggerStatus, now: Date) => ({
+  environmentId: record.environmentId,
+  transactionId: record.transactionId,
+  workflowKey: record.workflowKey,
+  status,
+  recipients: record.recipients,
+  payload: record.payload,
+  overrides: record.overrides,
+  actor: record.actor,
+  acceptedAt: new Date(record.acceptedAt),
+  createdAt: now,
+  updatedAt: now,
+});
+
+/**
+ * Writes the queryable D1 records of many triggers in one batch. A cancellation recorded by
+ * `DELETE /v1/trigger/` always wins, whichever of the two writes lands last.
+ */
+export function triggerRecordWrites(db: Db, items: { record: TriggerRecord; status: TriggerStatus }[], now: Date) {
+  return chunk(items, rowsPerStatement(COLUMNS)).map((part) =>
+    db
+      .insert(triggers)
+      .values(part.map((i) => row(i.record, i.status, now)))
+      .onConflictDoUpdate({
+        target: [triggers.environmentId, triggers.transactionId],
+        set: {
+          status: sql`CASE WHEN ${triggers.status} = 'cancelled' THEN 'cancelled' ELSE excluded.status END`,
+          updatedAt: sql`excluded.updated_at`,
+        },
+      }),
+  );
+}
+
+export async function recordTriggers(db: Db, items: { record: TriggerRecord; status: TriggerStatus }[], now = new Date()) {
+  await runBatch(db, triggerRecordWrites(db, items, now));
+}
+
+export const recordCancellation = (db: Db, record: TriggerRecord, now: number) =>
+  recordTriggers(db, [{ record, status: "cancelled" }], new Date(now));

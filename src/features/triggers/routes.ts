@@ -1,0 +1,129 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { createDb } from "../../db/client";
+import { ApiError, fieldErrors } from "../../lib/errors";
+import { createRouter, problems, security } from "../../lib/openapi";
+import { triggerObject } from "../../durable-objects/trigger-client";
+import { loadWorkflowGates, makeDurableAndEnqueue, prepareTrigger, workflowKeyOf } from "./accept";
+import { recordCancellation } from "./records";
+import {
+  BulkTriggerRequest,
+  BulkTriggerResult,
+  CancelRequest,
+  CancelResult,
+  TriggerAccepted,
+  TriggerRequest,
+} from "./schemas";
+
+export const triggersRoutes = createRouter();
+
+const json = <T extends z.ZodType>(schema: T) => ({ "application/json": { schema } });
+
+const acceptedBody = (a: { transactionId: string; invalidRecipients: unknown[] }) => ({
+  acknowledged: true as const,
+  status: "accepted" as const,
+  transactionId: a.transactionId,
+  ...(a.invalidRecipients.length ? { invalidRecipients: a.invalidRecipients } : {}),
+});
+
+triggersRoutes.openapi(
+  createRoute({
+    method: "post",
+    path: "/v1/trigger",
+    tags: ["Triggers"],
+    summary: "Trigger a workflow",
+    description:
+      "Answers 202 once the trigger is durable and its job is on the Queue. Replaying a transactionId with the same body returns the same answer without a second delivery; another body gets 409.",
+    security,
+    request: { body: { required: true, content: json(TriggerRequest) } },
+    responses: { 202: { description: "Accepted", content: json(TriggerAccepted) }, ...problems(400, 401, 404, 409, 413, 415, 422) },
+  }),
+  async (c) => {
+    const environmentId = c.get("environmentId");
+    const request = c.req.valid("json");
+    const gates = await loadWorkflowGates(c.env.DB, environmentId, [workflowKeyOf(request)]);
+    const prepared = await prepareTrigger(environmentId, request, gates.get(workflowKeyOf(request)), Date.now());
+    const [result] = await makeDurableAndEnqueue(c.env, (p) => c.executionCtx.waitUntil(p), [prepared]);
+    if (!result || result instanceof ApiError) throw result ?? new Error("no accept result");
+    return c.json(acceptedBody(result) as z.infer<typeof TriggerAccepted>, 202);
+  },
+);
+
+triggersRoutes.openapi(
+  createRoute({
+    method: "post",
+    path: "/v1/trigger/bulk",
+    tags: ["Triggers"],
+    summary: "Trigger up to 100 workflows at once",
+    description: "Each event is validated and accepted on its own, in request order; one bad event never fails the others.",
+    security,
+    request: { body: { required: true, content: json(BulkTriggerRequest) } },
+    responses: { 202: { description: "Per-event outcome", content: json(BulkTriggerResult) }, ...problems(400, 401, 413, 415, 422) },
+  }),
+  async (c) => {
+    const environmentId = c.get("environmentId");
+    const { events } = c.req.valid("json");
+    const now = Date.now();
+    const parsed = events.map((event) => TriggerRequest.safeParse(event));
+    const keys = parsed.flatMap((p) => (p.success ? [workflowKeyOf(p.data)] : []));
+    const gates = keys.length ? await loadWorkflowGates(c.env.DB, environmentId, keys) : new Map();
+
+    const outcomes: (ApiError | { index: number })[] = [];
+    const ready: Awaited<ReturnType<typeof prepareTrigger>>[] = [];
+    for (const p of parsed) {
+      if (!p.success) {
+        outcomes.push(new ApiError("validation_failed", "The event does not match the expected schema.", fieldErrors(p.error.issues)));
+        continue;
+      }
+      try {
+        ready.push(await prepareTrigger(environmentId, p.data, gates.get(workflowKeyOf(p.data)), now));
+        outcomes.push({ index: ready.length - 1 });
+      } catch (error) {
+        if (!(error instanceof ApiError)) throw error;
+        outcomes.push(error);
+      }
+    }
+    const accepted = await makeDurableAndEnqueue(c.env, (p) => c.executionCtx.waitUntil(p), ready);
+    const results = outcomes.map((o) => {
+      const result = o instanceof ApiError ? o : accepted[o.index]!;
+      if (result instanceof ApiError) return { status: "error" as const, error: result.toProblem() };
+      const { acknowledged: _a, ...body } = acceptedBody(result);
+      return body;
+    });
+    return c.json({ results } as z.infer<typeof BulkTriggerResult>, 202);
+  },
+);
+
+triggersRoutes.openapi(
+  createRoute({
+    method: "delete",
+    path: "/v1/trigger",
+    tags: ["Triggers"],
+    summary: "Cancel a trigger",
+    description:
+      "Give the transactionId in the JSON body or as `?transactionId=`. Nothing of the trigger that was not yet sent will be sent.",
+    security,
+    request: {
+      // The JSON body is optional here, so it is parsed in the handler rather than by the route validator.
+      query: z.object({ transactionId: z.string().min(1).max(128).optional() }),
+    },
+    responses: { 200: { description: "The trigger's state after the call", content: json(CancelResult) }, ...problems(400, 401, 404, 422) },
+  }),
+  async (c) => {
+    const environmentId = c.get("environmentId");
+    const body = (await c.req.json().catch(() => undefined)) as unknown;
+    const fromBody = body === undefined ? undefined : CancelRequest.safeParse(body);
+    if (fromBody && !fromBody.success) throw new ApiError("validation_failed", "The request does not match the expected schema.", fieldErrors(fromBody.error.issues));
+    const transactionId = fromBody?.data.transactionId ?? c.req.valid("query").transactionId;
+    if (!transactionId) {
+      throw new ApiError("validation_failed", "Give the transactionId in the body or as ?transactionId=.", [
+        { path: "transactionId", message: "Required" },
+      ]);
+    }
+    const outcome = await triggerObject(c.env, environmentId, transactionId).cancel();
+    if (outcome.status === "not_found") {
+      throw new ApiError("transaction_not_found", `No trigger with transactionId "${transactionId}" in this environment.`);
+    }
+    if (outcome.status === "cancelled") await recordCancellation(createDb(c.env.DB), outcome.record, Date.now());
+    return c.json({ transactionId, status: outcome.status, cancelledMessages: outcome.cancelledMessages }, 200);
+  },
+);

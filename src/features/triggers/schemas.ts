@@ -1,0 +1,97 @@
+import { z } from "@hono/zod-openapi";
+import { SubscriberInput } from "../subscribers/schemas";
+
+export const TopicRecipient = z
+  .object({ topic: z.string().min(1).max(128), exclude: z.array(z.string().min(1)).max(1000).optional() })
+  .strict()
+  .openapi("TopicRecipient");
+
+/** Novu's topic form, accepted so Novu users can switch without rewriting their triggers. */
+const NovuTopicRecipient = z
+  .object({ type: z.literal("Topic"), topicKey: z.string().min(1).max(128), exclude: z.array(z.string().min(1)).max(1000).optional() })
+  .strict()
+  .transform(({ topicKey, exclude }) => ({ topic: topicKey, ...(exclude ? { exclude } : {}) }));
+
+export const Recipient = z
+  .union([z.string().trim().min(1).max(256), SubscriberInput, TopicRecipient, NovuTopicRecipient])
+  .openapi("Recipient", { description: "A subscriberId, a subscriber (upserted inline) or a topic." });
+export type Recipient = z.infer<typeof Recipient>;
+
+export const MAX_RECIPIENTS = 100;
+export const MAX_PAYLOAD_BYTES = 512 * 1024;
+
+const RecipientShape = z.union([z.string(), z.record(z.string(), z.unknown())]);
+
+export const TriggerRequest = z
+  .object({
+    workflow: z.string().min(1).max(64).optional().openapi({ description: "The workflow key." }),
+    name: z.string().min(1).max(64).optional().openapi({ description: "Alias of `workflow`." }),
+    to: z
+      .union([RecipientShape, z.array(RecipientShape).min(1).max(MAX_RECIPIENTS)])
+      .openapi({ description: `One Recipient or an array of up to ${MAX_RECIPIENTS}. Invalid entries are reported in \`invalidRecipients\`.` }),
+    payload: z.record(z.string(), z.unknown()).optional(),
+    overrides: z.record(z.string(), z.unknown()).optional(),
+    actor: z.union([z.string().min(1).max(256), SubscriberInput]).optional(),
+    transactionId: z
+      .string()
+      .regex(/^[A-Za-z0-9._:-]{1,128}$/, "Use up to 128 letters, digits, '.', '_', ':' or '-'.")
+      .optional()
+      .openapi({ description: "Idempotency key; generated (UUIDv7) when absent." }),
+  })
+  .strict()
+  .refine((t) => t.workflow ?? t.name, { message: "Name the workflow in `workflow`.", path: ["workflow"] })
+  .openapi("TriggerRequest");
+export type TriggerRequest = z.infer<typeof TriggerRequest>;
+
+export const InvalidRecipient = z.object({
+  index: z.number().int(),
+  subscriberId: z.string().nullable(),
+  errors: z.array(z.object({ path: z.string(), message: z.string() })),
+});
+
+export const TriggerAccepted = z
+  .object({
+    acknowledged: z.literal(true),
+    status: z.literal("accepted"),
+    transactionId: z.string(),
+    invalidRecipients: z.array(InvalidRecipient).optional(),
+  })
+  .openapi("TriggerAccepted");
+export type TriggerAccepted = z.infer<typeof TriggerAccepted>;
+
+export const MAX_BULK_EVENTS = 100;
+
+export const BulkTriggerRequest = z
+  .object({ events: z.array(z.unknown()).min(1).max(MAX_BULK_EVENTS) })
+  .openapi("BulkTriggerRequest", { description: `1 to ${MAX_BULK_EVENTS} TriggerRequest objects, each accepted on its own.` });
+
+const ProblemBody = z.object({
+  type: z.string(),
+  title: z.string(),
+  status: z.number().int(),
+  detail: z.string(),
+  code: z.string(),
+  errors: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+});
+
+export const BulkTriggerResult = z
+  .object({
+    results: z.array(
+      z.union([
+        TriggerAccepted.omit({ acknowledged: true }),
+        z.object({ status: z.literal("error"), error: ProblemBody }),
+      ]),
+    ),
+  })
+  .openapi("BulkTriggerResult");
+
+export const CancelRequest = z.object({ transactionId: z.string().min(1).max(128) }).openapi("CancelRequest");
+
+export const CancelResult = z
+  .object({
+    transactionId: z.string(),
+    status: z.enum(["cancelled", "already_cancelled", "completed"]),
+    cancelledMessages: z.number().int(),
+  })
+  .openapi("CancelResult");
+export type CancelResult = z.infer<typeof CancelResult>;

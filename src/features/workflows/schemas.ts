@@ -1,0 +1,55 @@
+import { z } from "@hono/zod-openapi";
+import { Step } from "./steps";
+
+const WORKFLOW_KEY = /^[a-z0-9][a-z0-9._-]{0,63}$/;
+
+export const WorkflowInput = z
+  .object({
+    key: z.string().regex(WORKFLOW_KEY, "Keys use lowercase letters, digits, '.', '-' and '_' (at most 64)."),
+    name: z.string().min(1).max(256),
+    description: z.string().max(2048).nullable().optional(),
+    active: z.boolean().default(true),
+    critical: z.boolean().default(false),
+    tags: z.array(z.string().min(1).max(64)).max(20).default([]),
+    payloadSchema: z
+      .record(z.string(), z.unknown())
+      .nullable()
+      .optional()
+      .openapi({ description: "A JSON Schema (draft 2020-12) every trigger's payload must satisfy." }),
+    steps: z.array(Step).max(30),
+  })
+  .strict()
+  .superRefine((wf, ctx) => {
+    const seen = new Set<string>();
+    wf.steps.forEach((step, i) => {
+      if (seen.has(step.id)) ctx.addIssue({ code: "custom", path: ["steps", i, "id"], message: `Step id "${step.id}" is used twice.` });
+      seen.add(step.id);
+    });
+  })
+  .openapi("WorkflowInput");
+export type WorkflowInput = z.infer<typeof WorkflowInput>;
+
+export const Workflow = z
+  .object({
+    id: z.string(),
+    key: z.string(),
+    name: z.string(),
+    description: z.string().nullable(),
+    active: z.boolean(),
+    critical: z.boolean(),
+    tags: z.array(z.string()),
+    payloadSchema: z.record(z.string(), z.unknown()).nullable(),
+    steps: z.array(Step),
+    createdAt: z.iso.datetime(),
+    updatedAt: z.iso.datetime(),
+  })
+  .openapi("Workflow");
+export type Workflow = z.infer<typeof Workflow>;
+
+export const WorkflowKeyParam = z.object({
+  key: z.string().openapi({ param: { name: "key", in: "path" }, example: "order-shipped" }),
+});
+
+export const WorkflowList = z
+  .object({ data: z.array(Workflow), nextCursor: z.string().nullable() })
+  .openapi("WorkflowList");

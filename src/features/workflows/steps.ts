@@ -1,0 +1,101 @@
+import { z } from "@hono/zod-openapi";
+
+/** ISO 8601 durations such as PT15M, P1D, -P1D (negative only where a condition compares dates). */
+export const DURATION = /^-?P(?!$)(\d+Y)?(\d+M)?(\d+W)?(\d+D)?(T(?=\d)(\d+H)?(\d+M)?(\d+(\.\d+)?S)?)?$/;
+export const Duration = z.string().regex(DURATION, "Use an ISO 8601 duration such as PT15M or P1D.");
+
+export const CONDITION_OPS = [
+  "eq", "ne", "gt", "gte", "lt", "lte", "between", "in", "nin", "contains", "not_contains", "contains_all",
+  "starts_with", "ends_with", "exists", "not_exists", "empty", "not_empty", "before", "after",
+] as const;
+export type ConditionOp = (typeof CONDITION_OPS)[number];
+
+export const CONDITION_FIELD = /^(payload|subscriber|actor|vars)(\.[^.\s]+)+$|^steps\.[A-Za-z0-9_-]+\.(status|count)$/;
+
+export const ConditionLeaf = z
+  .object({
+    field: z.string().regex(CONDITION_FIELD, "Fields start with payload., subscriber., actor., vars. or steps.<id>.status"),
+    op: z.enum(CONDITION_OPS),
+    value: z.unknown().optional(),
+  })
+  .strict();
+
+export type Condition =
+  | z.infer<typeof ConditionLeaf>
+  | { all: Condition[] }
+  | { any: Condition[] }
+  | { not: Condition };
+
+export const Condition: z.ZodType<Condition> = z.lazy(() =>
+  z.union([
+    ConditionLeaf,
+    z.object({ all: z.array(Condition).min(1) }).strict(),
+    z.object({ any: z.array(Condition).min(1) }).strict(),
+    z.object({ not: Condition }).strict(),
+  ]),
+);
+
+const Liquid = z.string().max(100_000);
+
+export const EmailTemplate = z
+  .object({ subject: Liquid.min(1), html: Liquid.optional(), text: Liquid.optional(), from: Liquid.optional(), replyTo: Liquid.optional() })
+  .strict();
+export const SmsTemplate = z.object({ body: Liquid.min(1) }).strict();
+export const PushTemplate = z
+  .object({
+    title: Liquid.min(1),
+    body: Liquid,
+    data: z.record(z.string(), z.unknown()).optional(),
+    badge: z.union([z.number().int().min(0), Liquid]).optional(),
+    sound: Liquid.optional(),
+    imageUrl: Liquid.optional(),
+  })
+  .strict();
+export const ChatTemplate = z.object({ text: Liquid.min(1), blocks: z.array(z.record(z.string(), z.unknown())).optional() }).strict();
+
+const STEP_ID = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "Step ids use letters, digits, - and _ (at most 64).");
+const stepBase = { id: STEP_ID, name: z.string().max(256).optional(), if: Condition.optional() };
+
+/** Per-locale variants (`en`, `de-CH`, ...) of a channel template; the subscriber's locale picks one. */
+const locales = <T extends z.ZodType>(template: T) => z.record(z.string().min(2).max(35), template).optional();
+
+export const EmailStep = z
+  .object({
+    ...stepBase,
+    type: z.literal("email"),
+    template: EmailTemplate,
+    locales: locales(EmailTemplate),
+    tracking: z.object({ opens: z.boolean().default(false), clicks: z.boolean().default(false) }).optional(),
+  })
+  .strict();
+export const SmsStep = z.object({ ...stepBase, type: z.literal("sms"), template: SmsTemplate, locales: locales(SmsTemplate) }).strict();
+export const PushStep = z.object({ ...stepBase, type: z.literal("push"), template: PushTemplate, locales: locales(PushTemplate) }).strict();
+export const ChatStep = z.object({ ...stepBase, type: z.literal("chat"), template: ChatTemplate, locales: locales(ChatTemplate) }).strict();
+
+export const LocalTime = z
+  .object({
+    localTime: z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, "Use HH:MM (24 h)."),
+    days: z.array(z.enum(["mon", "tue", "wed", "thu", "fri", "sat", "sun"])).min(1).optional(),
+  })
+  .strict();
+
+export const DelayStep = z
+  .object({ ...stepBase, type: z.literal("delay"), for: Duration.optional(), until: z.union([Liquid, LocalTime]).optional() })
+  .strict()
+  .refine((s) => (s.for === undefined) !== (s.until === undefined), "A delay step takes exactly one of `for` and `until`.");
+export const DigestStep = z
+  .object({ ...stepBase, type: z.literal("digest"), window: Duration, key: Liquid.optional(), mode: z.enum(["fixed", "lookback"]).default("fixed") })
+  .strict();
+export const ThrottleStep = z
+  .object({ ...stepBase, type: z.literal("throttle"), window: Duration, limit: z.number().int().min(1), key: Liquid.optional() })
+  .strict();
+
+export const Step = z
+  .discriminatedUnion("type", [EmailStep, SmsStep, PushStep, ChatStep, DelayStep, DigestStep, ThrottleStep])
+  .openapi("Step");
+export type Step = z.infer<typeof Step>;
+
+export const CHANNELS = ["email", "sms", "push", "chat"] as const;
+export type Channel = (typeof CHANNELS)[number];
+export type ChannelStep = Extract<Step, { type: Channel }>;
+export const isChannelStep = (step: Step): step is ChannelStep => (CHANNELS as readonly string[]).includes(step.type);

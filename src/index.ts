@@ -1,0 +1,17 @@
+import { createApp } from "./app";
+import { consumeDeadLetters } from "./delivery/dead-letters";
+import { consumeDeliveryBatch } from "./delivery/consumer";
+import type { Bindings } from "./env";
+
+export { TriggerObject } from "./durable-objects/trigger-object";
+
+const app = createApp();
+const DEAD_LETTER_QUEUE = "clarion-delivery-dlq";
+
+export default {
+  fetch: app.fetch,
+  async queue(batch, env) {
+    if (batch.queue === DEAD_LETTER_QUEUE) await consumeDeadLetters(batch, env);
+    else await consumeDeliveryBatch(batch, env);
+  },
+} satisfies ExportedHandler<Bindings>;

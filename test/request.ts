@@ -1,0 +1,38 @@
+import { SELF } from "cloudflare:test";
+
+export interface ApiResponse<T = Record<string, unknown>> {
+  status: number;
+  headers: Headers;
+  body: T;
+}
+
+/** Calls the Worker like a client does: JSON in, JSON (or problem+json) out. */
+export async function api<T = Record<string, unknown>>(
+  key: string | null,
+  method: string,
+  path: string,
+  body?: unknown,
+  init: { headers?: Record<string, string>; rawBody?: string } = {},
+): Promise<ApiResponse<T>> {
+  const headers: Record<string, string> = { ...init.headers };
+  if (key) headers.authorization ??= `ApiKey ${key}`;
+  let payload: string | undefined = init.rawBody;
+  if (body !== undefined) {
+    payload = JSON.stringify(body);
+    headers["content-type"] ??= "application/json";
+  }
+  const res = await SELF.fetch(`http://clarion.test${path}`, { method, headers, body: payload });
+  const text = await res.text();
+  return { status: res.status, headers: res.headers, body: (text ? JSON.parse(text) : null) as T };
+}
+
+/** Polls until `check` returns a value, for what the Queue consumer writes a moment later. */
+export async function eventually<T>(check: () => Promise<T | null | undefined | false>, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error("condition not met in time");
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
