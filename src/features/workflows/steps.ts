@@ -33,7 +33,7 @@ export const Condition: z.ZodType<Condition> = z.lazy(() =>
     z.object({ any: z.array(Condition).min(1) }).strict(),
     z.object({ not: Condition }).strict(),
   ]),
-);
+).openapi("Condition");
 
 const Liquid = z.string().max(100_000);
 
