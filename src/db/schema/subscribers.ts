@@ -1,6 +1,13 @@
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { environmentId, json, timestamps } from "./columns";
 
+/** Opt-outs: `false` turns a channel off globally or for one workflow; critical workflows ignore them. */
+export interface SubscriberPreferences {
+  channels?: Partial<Record<"email" | "sms" | "push" | "chat", boolean>>;
+  workflows?: Record<string, Partial<Record<"email" | "sms" | "push" | "chat", boolean>>>;
+  quietHours?: { start: string; end: string } | null;
+}
+
 export const subscribers = sqliteTable(
   "subscribers",
   {
@@ -15,6 +22,7 @@ export const subscribers = sqliteTable(
     locale: text("locale"),
     timezone: text("timezone"),
     data: json<Record<string, unknown>>("data"),
+    preferences: json<SubscriberPreferences>("preferences"),
     ...timestamps,
   },
   (t) => [uniqueIndex("subscribers_env_subscriber_uq").on(t.environmentId, t.subscriberId)],

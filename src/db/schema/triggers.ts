@@ -85,3 +85,19 @@ export const messageEvents = sqliteTable(
   },
   (t) => [index("message_events_message_idx").on(t.messageId, t.at)],
 );
+
+/** What the local sandbox providers would have sent, so development needs no credentials. */
+export const sandboxMessages = sqliteTable(
+  "sandbox_messages",
+  {
+    id: text("id").primaryKey(),
+    environmentId: environmentId(),
+    messageId: text("message_id").notNull(),
+    channel: text("channel").notNull(),
+    provider: text("provider").notNull(),
+    to: text("to").notNull(),
+    content: json<Record<string, unknown>>("content").notNull(),
+    createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull(),
+  },
+  (t) => [index("sandbox_messages_env_created_idx").on(t.environmentId, t.createdAt)],
+);

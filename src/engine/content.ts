@@ -1,0 +1,48 @@
+/** What a channel step renders to, before a provider adapter turns it into its own request. */
+export interface EmailContent {
+  subject: string;
+  html?: string;
+  text?: string;
+  from?: string;
+  replyTo?: string;
+}
+export interface SmsContent {
+  body: string;
+}
+export interface PushContent {
+  title: string;
+  body: string;
+  data?: Record<string, unknown>;
+  badge?: number;
+  sound?: string;
+  imageUrl?: string;
+}
+export interface ChatContent {
+  text: string;
+  blocks?: Record<string, unknown>[];
+}
+
+export interface ContentByChannel {
+  email: EmailContent;
+  sms: SmsContent;
+  push: PushContent;
+  chat: ChatContent;
+}
+
+/** The status of earlier steps, as conditions and templates see them under `steps.<id>`. */
+export interface StepOutcomeView {
+  status: string;
+  count?: number;
+  events?: unknown[];
+}
+
+/** Everything a template or condition may read. */
+export interface TemplateContext {
+  payload: Record<string, unknown>;
+  subscriber: Record<string, unknown>;
+  actor: Record<string, unknown> | null;
+  vars: Record<string, string>;
+  workflow: { key: string; name: string };
+  step: { id: string; type: string };
+  steps: Record<string, StepOutcomeView>;
+}
