@@ -4,12 +4,13 @@ import { defineConfig } from "vitest/config";
 
 export default defineConfig({
   plugins: [
-    cloudflareTest(async () => ({
+    cloudflareTest(async ({ inject }) => ({
       wrangler: { configPath: "./wrangler.toml" },
       miniflare: {
         bindings: {
           TEST_MIGRATIONS: await readD1Migrations(fileURLToPath(new URL("./migrations", import.meta.url))),
-          ENCRYPTION_KEY: "dGVzdC1lbmNyeXB0aW9uLWtleS0zMi1ieXRlcy1sb25nIQ==",
+          ENCRYPTION_KEY: "Y2xhcmlvbi10ZXN0LWtleS0wMTIzNDU2Nzg5YWJjZGU=",
+          FAKE_PROVIDER_URL: inject("fakeProviderUrl"),
         },
       },
     })),
@@ -18,6 +19,7 @@ export default defineConfig({
     include: ["test/**/*.test.ts"],
     exclude: ["test/conformance/**", "test/browser/**"],
     setupFiles: ["./test/setup.ts"],
+    globalSetup: ["./test/global-setup.ts"],
     testTimeout: 30_000,
   },
 });

@@ -1,8 +1,14 @@
 import { Scalar } from "@scalar/hono-api-reference";
 import { HTTPException } from "hono/http-exception";
 import type { AppEnv } from "./env";
+import { preferencesRoutes } from "./features/subscribers/preferences-routes";
+import { messagesRoutes } from "./features/messages/routes";
 import { subscribersRoutes } from "./features/subscribers/routes";
+import { trackingRoutes } from "./features/tracking/routes";
+import { webhooksRoutes } from "./features/webhooks/routes";
 import { triggersRoutes } from "./features/triggers/routes";
+import { variablesRoutes } from "./features/variables/routes";
+import { previewRoutes } from "./features/workflows/preview-routes";
 import { workflowsRoutes } from "./features/workflows/routes";
 import { ApiError, problemResponse } from "./lib/errors";
 import { apiKeyAuth } from "./lib/middleware/auth";
@@ -10,8 +16,11 @@ import { jsonBody } from "./lib/middleware/json-body";
 import { requestId } from "./lib/middleware/request-id";
 import { createRouter } from "./lib/openapi";
 
-/** The API proper; everything else (health, the API description, the dashboard) needs no key. */
-const KEYED_PATHS = /^\/(v1\/|sub(\/|$))/;
+/**
+ * The API proper needs a key; health, the API description, the dashboard, tracking links and
+ * provider webhooks (verified by their own signatures) do not.
+ */
+const KEYED_PATHS = /^\/(v1\/(?!webhooks\/)|sub(\/|$))/;
 
 export function createApp() {
   const app = createRouter();
@@ -23,8 +32,14 @@ export function createApp() {
   app.get("/health", (c) => c.json({ status: "ok" }));
 
   app.route("/", triggersRoutes);
+  app.route("/", messagesRoutes);
+  app.route("/", webhooksRoutes);
+  app.route("/", trackingRoutes);
   app.route("/", subscribersRoutes);
   app.route("/", workflowsRoutes);
+  app.route("/", previewRoutes);
+  app.route("/", variablesRoutes);
+  app.route("/", preferencesRoutes);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "ApiKey", {
     type: "apiKey",

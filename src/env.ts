@@ -8,6 +8,8 @@ export interface Bindings {
   DELIVERY_QUEUE_1: Queue<DeliveryJob>;
   DEAD_LETTER_QUEUE: Queue<DeadLetter>;
   TRIGGERS: DurableObjectNamespace<TriggerObject>;
+  /** Where this deployment is reached from outside: tracking links point here. */
+  PUBLIC_URL: string;
   /** Base64 AES-256 key for integration credentials and signed tracking links. */
   ENCRYPTION_KEY?: string;
 }

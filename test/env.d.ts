@@ -5,6 +5,8 @@ declare global {
   namespace Cloudflare {
     interface Env extends Bindings {
       TEST_MIGRATIONS: D1Migration[];
+      /** Base URL of the fake provider server started by test/global-setup.ts. */
+      FAKE_PROVIDER_URL: string;
     }
   }
 }

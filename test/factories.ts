@@ -1,9 +1,10 @@
-import { env } from "cloudflare:test";
+import { env, SELF } from "cloudflare:test";
 import { createDb } from "../src/db/client";
 import { apiKeys, environments } from "../src/db/schema";
 import { generateApiKey } from "../src/features/environments/api-keys";
 import { sha256Hex } from "../src/lib/crypto";
 import { newId } from "../src/lib/ids";
+import { eventually } from "./request";
 
 let counter = 0;
 export const unique = (prefix: string) => `${prefix}-${Date.now().toString(36)}-${++counter}`;
@@ -19,4 +20,134 @@ export async function createEnvironment(slug = unique("env")) {
     db.insert(apiKeys).values({ id: newId("key"), environmentId: id, name: "test", prefix, hash: await sha256Hex(key), createdAt: now }),
   ]);
   return { id, key };
+}
+
+/** A minimal valid workflow body; `overrides` replace any field. */
+export const workflowBody = (overrides: Record<string, unknown> = {}) => ({
+  key: unique("wf").toLowerCase(),
+  name: "Order shipped",
+  steps: [{ id: "email-1", type: "email", template: { subject: "Your order {{ payload.orderId }} shipped" } }],
+  ...overrides,
+});
+
+/** Creates a workflow through the API (so it goes through the same validation as a client's). */
+export async function createWorkflow(key: string, overrides: Record<string, unknown> = {}) {
+  const body = workflowBody(overrides);
+  const res = await SELF.fetch("http://clarion.test/v1/workflows", {
+    method: "POST",
+    headers: { authorization: `ApiKey ${key}`, "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  if (res.status !== 201) throw new Error(`workflow not created: ${res.status} ${await res.text()}`);
+  return (await res.json()) as { key: string; id: string };
+}
+
+/** An environment with an active workflow ready to trigger. */
+export async function createEnvironmentWithWorkflow(overrides: Record<string, unknown> = {}) {
+  const environment = await createEnvironment();
+  const workflow = await createWorkflow(environment.key, overrides);
+  return { ...environment, workflowKey: workflow.key };
+}
+
+export interface TriggerRow {
+  environment_id: string;
+  transaction_id: string;
+  workflow_key: string;
+  status: string;
+  recipients: string;
+  payload: string;
+  updated_at: number;
+}
+
+/** The D1 record of a trigger, as the Queue consumer (or a cancellation) wrote it. */
+export const triggerRow = (environmentId: string, transactionId: string) =>
+  env.DB.prepare("SELECT * FROM triggers WHERE environment_id = ? AND transaction_id = ?")
+    .bind(environmentId, transactionId)
+    .first<TriggerRow>();
+
+export const countTriggerRows = async (environmentId: string, transactionId?: string) =>
+  (await env.DB.prepare(
+    `SELECT COUNT(*) AS n FROM triggers WHERE environment_id = ?${transactionId ? " AND transaction_id = ?" : ""}`,
+  )
+    .bind(...(transactionId ? [environmentId, transactionId] : [environmentId]))
+    .first<{ n: number }>())!.n;
+
+export const subscriberRow = (environmentId: string, subscriberId: string) =>
+  env.DB.prepare("SELECT * FROM subscribers WHERE environment_id = ? AND subscriber_id = ?")
+    .bind(environmentId, subscriberId)
+    .first<Record<string, unknown>>();
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** What the D1 record of a trigger that was accepted (and not cancelled or failed) may say, depending on how far delivery got. */
+export const LIVE_TRIGGER_STATUSES = ["accepted", "processing", "completed"];
+
+/** The D1 record of a trigger once the consumer has stopped writing it (unchanged for `quietMs`). */
+export async function settledTriggerRow(environmentId: string, transactionId: string, quietMs = 1500) {
+  let last = await eventually(() => triggerRow(environmentId, transactionId));
+  for (;;) {
+    await sleep(quietMs);
+    const now = await triggerRow(environmentId, transactionId);
+    if (now && now.updated_at === last.updated_at && now.status === last.status) return now;
+    last = now ?? last;
+  }
+}
+
+/** Adds an integration the way the integrations API stores it (credentials encrypted). */
+export async function createIntegration(
+  environmentId: string,
+  input: {
+    provider: string;
+    channel: "email" | "sms" | "push" | "chat";
+    credentials?: Record<string, unknown>;
+    settings?: Record<string, unknown>;
+    baseUrl?: string | null;
+    primary?: boolean;
+    priority?: number;
+    active?: boolean;
+  },
+) {
+  const { encryptJson } = await import("../src/lib/secrets");
+  const { integrations } = await import("../src/db/schema");
+  const id = newId("int");
+  const now = new Date();
+  await createDb(env.DB)
+    .insert(integrations)
+    .values({
+      id,
+      environmentId,
+      provider: input.provider,
+      channel: input.channel,
+      name: input.provider,
+      active: input.active ?? true,
+      primary: input.primary ?? false,
+      priority: input.priority ?? 0,
+      credentials: await encryptJson(env.ENCRYPTION_KEY, input.credentials ?? {}),
+      settings: input.settings ?? {},
+      baseUrl: input.baseUrl ?? null,
+      createdAt: now,
+      updatedAt: now,
+    });
+  return id;
+}
+
+/** An environment wired like `npm start` wires development: one sandbox integration per channel. */
+export async function createSandboxEnvironment() {
+  const environment = await createEnvironment();
+  for (const channel of ["email", "sms", "push", "chat"] as const) {
+    await createIntegration(environment.id, { provider: `sandbox-${channel}`, channel, primary: true });
+  }
+  return environment;
+}
+
+/** Base URL of a fresh scenario on the fake provider server, and helpers to script and read it. */
+export function fakeProviderScenario(name = unique("scenario")) {
+  const root = env.FAKE_PROVIDER_URL;
+  return {
+    baseUrl: `${root}/s/${name}`,
+    script: (answers: { status: number; headers?: Record<string, string>; body?: unknown; delayMs?: number }[]) =>
+      fetch(`${root}/_script/${name}`, { method: "POST", body: JSON.stringify(answers) }),
+    captured: async () =>
+      (await (await fetch(`${root}/_captured/${name}`)).json()) as { method: string; path: string; headers: Record<string, string>; body: string }[],
+  };
 }

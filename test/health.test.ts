@@ -11,7 +11,9 @@ describe("GET /health", () => {
 
 describe("unknown routes", () => {
   it("answer 404 problem+json", async () => {
-    const res = await api(null, "GET", "/nope");
-    expect(res.status).toBe(401);
+    const res = await api<{ code: string }>(null, "GET", "/nope");
+    expect(res.status).toBe(404);
+    expect(res.headers.get("content-type")).toContain("application/problem+json");
+    expect(res.body.code).toBe("not_found");
   });
 });

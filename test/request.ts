@@ -1,4 +1,5 @@
 import { SELF } from "cloudflare:test";
+import { expect } from "vitest";
 
 export interface ApiResponse<T = Record<string, unknown>> {
   status: number;
@@ -36,3 +37,38 @@ export async function eventually<T>(check: () => Promise<T | null | undefined | 
     await new Promise((r) => setTimeout(r, 100));
   }
 }
+
+export interface ProblemBody {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  code: string;
+  requestId?: string;
+  errors?: { path: string; message: string }[];
+}
+
+/** Asserts an RFC 9457 problem response with the given status and code; returns its body. */
+export function expectProblem(res: ApiResponse<unknown>, status: number, code: string): ProblemBody {
+  const body = res.body as ProblemBody;
+  expect({ status: res.status, contentType: res.headers.get("content-type") }).toEqual({
+    status,
+    contentType: expect.stringMatching(/^application\/problem\+json/),
+  });
+  expect(body).toEqual(
+    expect.objectContaining({
+      type: expect.any(String),
+      title: expect.any(String),
+      status,
+      detail: expect.any(String),
+      code,
+    }),
+  );
+  expect(body.type.length).toBeGreaterThan(0);
+  expect(body.title.length).toBeGreaterThan(0);
+  expect(body.detail.length).toBeGreaterThan(0);
+  return body;
+}
+
+/** The paths of a problem's field errors. */
+export const errorPaths = (body: unknown) => ((body as ProblemBody).errors ?? []).map((e) => e.path);

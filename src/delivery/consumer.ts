@@ -1,76 +1,152 @@
 import { createDb } from "../db/client";
-import { runBatch } from "../db/batch";
+import { chunk, runBatch } from "../db/batch";
 import type { TriggerStatus } from "../db/schema";
-import type { TriggerRecord, TriggerState } from "../durable-objects/trigger-object";
-import type { Bindings } from "../env";
-import { triggerObject } from "../durable-objects/trigger-client";
-import { triggerRecordWrites } from "../features/triggers/records";
-import { inlineSubscribers } from "../features/triggers/inline-subscribers";
+import { triggerObject, type TriggerSnapshot } from "../durable-objects/trigger-client";
+import type { TriggerState } from "../durable-objects/trigger-object";
+import { deliveryQueueFor, type Bindings } from "../env";
 import { subscriberWrites } from "../features/subscribers/repository";
+import { inlineSubscribers } from "../features/triggers/inline-subscribers";
+import { finishTrigger, triggerRecordWrites } from "../features/triggers/records";
 import { retryDelaySeconds } from "./backoff";
-import { DeliveryJob } from "./job";
+import { DeliveryJob, RECIPIENTS_PER_JOB, type RecipientsJob } from "./job";
+import { cancelRecipients, runRecipients } from "./recipients-job";
+import { resolveRecipientIds } from "./resolve-recipients";
 
 const STATUS_BY_STATE: Record<TriggerState, TriggerStatus> = {
-  active: "accepted",
+  active: "processing",
   cancelled: "cancelled",
   completed: "completed",
 };
 
+/** Recipient chunks run a few at a time so one invocation stays inside its subrequest budget. */
+const CHUNK_CONCURRENCY = 8;
+
 const log = (fields: Record<string, unknown>) => console.log(JSON.stringify(fields));
 
+type Job<T extends DeliveryJob["type"]> = { message: Message<unknown>; job: Extract<DeliveryJob, { type: T }> };
+
 /**
- * Consumes a batch of delivery jobs: loads each trigger from its Durable Object, upserts the
- * subscribers given inline, and writes the triggers' queryable D1 records, all in one D1
- * batch. Jobs are acked only once that batch is written; a failure retries them with backoff.
+ * Consumes a batch of delivery jobs. Trigger jobs are recorded in D1 together (one batch for
+ * every trigger's record and inline subscribers), then fanned out into recipient chunks;
+ * chunks run the workflow. A job is acked only once its work is written; anything
+ * unexpected retries it with backoff.
  */
 export async function consumeDeliveryBatch(batch: MessageBatch<unknown>, env: Bindings): Promise<void> {
-  const jobs: { message: Message<unknown>; job: DeliveryJob }[] = [];
+  const triggers: Job<"trigger">[] = [];
+  const chunks: Job<"recipients">[] = [];
   for (const message of batch.messages) {
     const parsed = DeliveryJob.safeParse(message.body);
-    if (parsed.success) jobs.push({ message, job: parsed.data });
-    else {
+    if (!parsed.success) {
       log({ level: "error", event: "invalid_job", id: message.id, issues: parsed.error.issues.map((i) => i.message) });
       message.ack();
-    }
+    } else if (parsed.data.type === "trigger") triggers.push({ message, job: parsed.data });
+    else chunks.push({ message, job: parsed.data });
   }
-
-  const loaded = await Promise.allSettled(
-    jobs.map(({ job }) => triggerObject(env, job.environmentId, job.transactionId).read()),
+  const inline = await startTriggers(env, triggers);
+  await runLimited([...inline, ...chunks.map((c) => ({ ...c, snapshot: undefined }))], CHUNK_CONCURRENCY, (c) =>
+    runChunk(env, c.message, c.job, c.snapshot),
   );
-  const ready: { message: Message<unknown>; record: TriggerRecord; state: TriggerState }[] = [];
+}
+
+const retry = (message: Message<unknown>, error: unknown, event: string) => {
+  log({ level: "warn", event, id: message.id, attempts: message.attempts, error: String(error) });
+  message.retry({ delaySeconds: retryDelaySeconds(message.attempts) });
+};
+
+/** Records triggers and fans them out; small triggers come back to run in this invocation. */
+async function startTriggers(env: Bindings, jobs: Job<"trigger">[]) {
+  const loaded = await Promise.allSettled(jobs.map(({ job }) => triggerObject(env, job.environmentId, job.transactionId).read()));
+  const ready: (Job<"trigger"> & { snapshot: TriggerSnapshot })[] = [];
   loaded.forEach((result, i) => {
-    const { message, job } = jobs[i]!;
-    if (result.status === "rejected") {
-      log({ level: "warn", event: "trigger_read_failed", transactionId: job.transactionId, error: String(result.reason) });
-      return message.retry({ delaySeconds: retryDelaySeconds(message.attempts) });
-    }
+    const item = jobs[i]!;
+    if (result.status === "rejected") return retry(item.message, result.reason, "trigger_read_failed");
     if (!result.value) {
-      log({ level: "error", event: "trigger_missing", transactionId: job.transactionId });
-      return message.ack();
+      log({ level: "error", event: "trigger_missing", transactionId: item.job.transactionId });
+      return item.message.ack();
     }
-    const { state, ...record } = result.value;
-    ready.push({ message, record, state });
+    ready.push({ ...item, snapshot: result.value });
   });
-  if (ready.length === 0) return;
+  if (ready.length === 0) return [];
 
   const db = createDb(env.DB);
   const now = new Date();
   try {
-    const byEnvironment = Map.groupBy(
-      ready.filter((r) => r.state === "active"),
-      (r) => r.record.environmentId,
+    const active = ready.filter((r) => r.snapshot.state === "active");
+    const upserts = [...Map.groupBy(active, (r) => r.snapshot.environmentId)].flatMap(
+      ([environmentId, items]) => subscriberWrites(db, environmentId, items.flatMap((i) => inlineSubscribers(i.snapshot)), now).statements,
     );
-    const upserts = [...byEnvironment].flatMap(
-      ([environmentId, items]) => subscriberWrites(db, environmentId, items.flatMap((i) => inlineSubscribers(i.record)), now).statements,
-    );
-    await runBatch(db, [
-      ...upserts,
-      ...triggerRecordWrites(db, ready.map((r) => ({ record: r.record, status: STATUS_BY_STATE[r.state] })), now),
-    ]);
+    const records = ready.map((r) => ({ record: r.snapshot, status: STATUS_BY_STATE[r.snapshot.state] }));
+    await runBatch(db, [...upserts, ...triggerRecordWrites(db, records, now)]);
   } catch (error) {
-    log({ level: "error", event: "record_batch_failed", size: ready.length, error: String(error) });
-    for (const r of ready) r.message.retry({ delaySeconds: retryDelaySeconds(r.message.attempts) });
-    return;
+    for (const r of ready) retry(r.message, error, "record_batch_failed");
+    return [];
   }
-  for (const r of ready) r.message.ack();
+
+  const inline: (Job<"recipients"> & { snapshot: TriggerSnapshot })[] = [];
+  await Promise.all(
+    ready.map(async (r) => {
+      if (r.snapshot.state !== "active") return r.message.ack();
+      try {
+        const ids = await resolveRecipientIds(db, r.snapshot);
+        const jobs: RecipientsJob[] = chunk(ids, RECIPIENTS_PER_JOB).map((subscriberIds, index) => ({
+          v: 1,
+          type: "recipients",
+          environmentId: r.job.environmentId,
+          transactionId: r.job.transactionId,
+          chunk: index,
+          subscriberIds,
+        }));
+        const object = triggerObject(env, r.job.environmentId, r.job.transactionId);
+        await object.expectChunks(jobs.length);
+        if (jobs.length === 0) {
+          await finishTrigger(db, r.job.environmentId, r.job.transactionId, "completed");
+          return r.message.ack();
+        }
+        if (jobs.length === 1) return inline.push({ message: r.message, job: jobs[0]!, snapshot: r.snapshot });
+        const queue = deliveryQueueFor(env, r.job.transactionId);
+        for (const part of chunk(jobs, 100)) await queue.sendBatch(part.map((body) => ({ body })));
+        r.message.ack();
+      } catch (error) {
+        retry(r.message, error, "fan_out_failed");
+      }
+    }),
+  );
+  return inline;
+}
+
+/** Runs one chunk of recipients; re-enqueues those waiting for a retry and finishes the trigger when it is the last. */
+async function runChunk(env: Bindings, message: Message<unknown>, job: RecipientsJob, known?: TriggerSnapshot) {
+  try {
+    const object = triggerObject(env, job.environmentId, job.transactionId);
+    const snapshot = known ?? (await object.read());
+    if (!snapshot) return message.ack();
+    if (snapshot.state === "cancelled") {
+      await cancelRecipients(env, job, snapshot);
+      await object.chunkDone(job.chunk);
+      return message.ack();
+    }
+    const result = await runRecipients(env, job, snapshot, env.PUBLIC_URL);
+    if (result.exhausted.length) {
+      await env.DEAD_LETTER_QUEUE.sendBatch(result.exhausted.map((reason) => ({ body: { job, reason } })));
+    }
+    if (result.retry) {
+      await deliveryQueueFor(env, job.transactionId).send(
+        { ...job, subscriberIds: result.retry.subscriberIds },
+        { delaySeconds: result.retry.delaySeconds },
+      );
+    } else if (await object.chunkDone(job.chunk)) {
+      await finishTrigger(createDb(env.DB), job.environmentId, job.transactionId, "completed");
+    }
+    message.ack();
+  } catch (error) {
+    retry(message, error, "chunk_failed");
+  }
+}
+
+async function runLimited<T>(items: T[], limit: number, work: (item: T) => Promise<void>) {
+  let next = 0;
+  const lanes = Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) await work(items[next++]!);
+  });
+  await Promise.all(lanes);
 }

@@ -20,7 +20,9 @@ export async function consumeDeadLetters(batch: MessageBatch<unknown>, env: Bind
       continue;
     }
     try {
-      const stored = await triggerObject(env, job.environmentId, job.transactionId).read();
+      // A trigger job that never ran leaves its trigger without messages: record it as failed.
+      // A recipients job's messages already carry their own terminal state and error.
+      const stored = job.type === "trigger" ? await triggerObject(env, job.environmentId, job.transactionId).read() : null;
       if (stored) {
         const { state: _state, ...record } = stored;
         await recordTriggers(db, [{ record, status: "failed" }]);

@@ -1,13 +1,26 @@
 import { z } from "@hono/zod-openapi";
 
+/** How many recipients one job carries: keeps an invocation far inside CPU and subrequest limits. */
+export const RECIPIENTS_PER_JOB = 50;
+
 /**
  * The Queue contract. A job names what D1 or the trigger's Durable Object holds, never the
  * payload itself, so it stays far below the Queue's 128 KB message limit.
  */
 export const DeliveryJob = z.discriminatedUnion("type", [
   z.object({ v: z.literal(1), type: z.literal("trigger"), environmentId: z.string(), transactionId: z.string() }),
+  z.object({
+    v: z.literal(1),
+    type: z.literal("recipients"),
+    environmentId: z.string(),
+    transactionId: z.string(),
+    /** Which slice of the trigger's recipients this is; the Durable Object counts finished chunks. */
+    chunk: z.number().int().min(0),
+    subscriberIds: z.array(z.string()).min(1).max(RECIPIENTS_PER_JOB),
+  }),
 ]);
 export type DeliveryJob = z.infer<typeof DeliveryJob>;
+export type RecipientsJob = Extract<DeliveryJob, { type: "recipients" }>;
 
 export const DeadLetter = z.object({ job: DeliveryJob, reason: z.string() });
 export type DeadLetter = z.infer<typeof DeadLetter>;

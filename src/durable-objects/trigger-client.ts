@@ -14,6 +14,7 @@ export function triggerObject(env: Bindings, environmentId: string, transactionI
     markEnqueued: () => stub.markEnqueued(),
     read: () => stub.read() as Promise<TriggerSnapshot | null>,
     cancel: () => stub.cancel() as Promise<CancelOutcome>,
-    complete: () => stub.complete() as Promise<TriggerState | null>,
+    expectChunks: (chunks: number) => stub.expectChunks(chunks),
+    chunkDone: (chunk: number) => stub.chunkDone(chunk) as Promise<boolean>,
   };
 }

@@ -21,6 +21,9 @@ interface Stored extends TriggerRecord {
   state: TriggerState;
   enqueued: boolean;
   cancelledAt: number | null;
+  /** Set once recipients are resolved: how many recipient chunks must finish. */
+  chunks?: number;
+  doneChunks?: number[];
 }
 
 export type AcceptOutcome = { outcome: "accepted" | "replayed"; enqueue: boolean } | { outcome: "conflict" };
@@ -70,25 +73,45 @@ export class TriggerObject extends DurableObject<Bindings> {
   async read(): Promise<(TriggerRecord & { state: TriggerState }) | null> {
     const stored = await this.load();
     if (!stored) return null;
-    const { fingerprint: _f, enqueued: _e, cancelledAt: _c, ...rest } = stored;
+    const { fingerprint: _f, enqueued: _e, cancelledAt: _c, chunks: _n, doneChunks: _d, ...rest } = stored;
     return rest;
   }
 
   async cancel(): Promise<CancelOutcome> {
     const stored = await this.load();
     if (!stored) return { status: "not_found" };
-    const { fingerprint: _f, enqueued: _e, cancelledAt: _c, state, ...record } = stored;
+    const { fingerprint: _f, enqueued: _e, cancelledAt: _c, chunks: _n, doneChunks: _d, state, ...record } = stored;
     if (state === "cancelled") return { status: "already_cancelled", record, cancelledMessages: 0 };
     if (state === "completed") return { status: "completed", record, cancelledMessages: 0 };
     await this.ctx.storage.put<Stored>(KEY, { ...stored, state: "cancelled", cancelledAt: Date.now() });
     return { status: "cancelled", record, cancelledMessages: 0 };
   }
 
-  async complete(): Promise<TriggerState | null> {
+  /** Records how many recipient chunks the trigger fans out to (idempotent for redelivered trigger jobs). */
+  async expectChunks(chunks: number): Promise<void> {
     const stored = await this.load();
-    if (!stored) return null;
-    if (stored.state === "active") await this.ctx.storage.put<Stored>(KEY, { ...stored, state: "completed" });
-    return stored.state === "active" ? "completed" : stored.state;
+    if (!stored || stored.chunks !== undefined) return;
+    await this.ctx.storage.put<Stored>(KEY, { ...stored, chunks, doneChunks: [] });
+    if (chunks === 0) await this.finishIfDone();
+  }
+
+  /** Marks one chunk finished; answers whether the whole trigger just completed (true only once). */
+  async chunkDone(chunk: number): Promise<boolean> {
+    const stored = await this.load();
+    if (!stored) return false;
+    const done = new Set(stored.doneChunks ?? []);
+    if (done.has(chunk)) return false;
+    done.add(chunk);
+    await this.ctx.storage.put<Stored>(KEY, { ...stored, doneChunks: [...done] });
+    return this.finishIfDone();
+  }
+
+  private async finishIfDone(): Promise<boolean> {
+    const stored = await this.load();
+    if (!stored || stored.state !== "active" || stored.chunks === undefined) return false;
+    if ((stored.doneChunks ?? []).length < stored.chunks) return false;
+    await this.ctx.storage.put<Stored>(KEY, { ...stored, state: "completed" });
+    return true;
   }
 
   override async alarm(): Promise<void> {

@@ -1,14 +1,33 @@
 const hex = (bytes: Uint8Array) => Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
 
-/** RFC 9562 UUIDv7: 48-bit millisecond timestamp, then randomness, so ids sort by creation time. */
+let lastMs = 0;
+let sequence = 0;
+
+/**
+ * RFC 9562 UUIDv7: 48-bit millisecond timestamp, a 12-bit sequence (method 1 of section 6.2),
+ * then randomness. Ids made in the same millisecond by one isolate still sort in creation
+ * order, which keeps a message's tracking events in order.
+ */
 export function uuidv7(now = Date.now()): string {
   const bytes = crypto.getRandomValues(new Uint8Array(16));
+  if (now <= lastMs) {
+    sequence++;
+    if (sequence > 0xfff) {
+      lastMs++;
+      sequence = 0;
+    }
+    now = lastMs;
+  } else {
+    lastMs = now;
+    sequence = bytes[7]! & 0x3f; // a random start leaves room for thousands of ids in the same millisecond
+  }
+  bytes[6] = 0x70 | ((sequence >> 8) & 0x0f);
+  bytes[7] = sequence & 0xff;
   let ts = now;
   for (let i = 5; i >= 0; i--) {
     bytes[i] = ts & 0xff;
     ts = Math.floor(ts / 256);
   }
-  bytes[6] = (bytes[6]! & 0x0f) | 0x70;
   bytes[8] = (bytes[8]! & 0x3f) | 0x80;
   const h = hex(bytes);
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;

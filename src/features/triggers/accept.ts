@@ -1,4 +1,5 @@
 import { and, eq, inArray } from "drizzle-orm";
+import { chunk } from "../../db/batch";
 import { createDb } from "../../db/client";
 import { workflows } from "../../db/schema";
 import { triggerJob, type DeliveryJob } from "../../delivery/job";
@@ -30,10 +31,15 @@ interface Prepared extends Accepted {
 }
 
 export async function loadWorkflowGates(d1: D1Database, environmentId: string, keys: string[]) {
-  const rows = await createDb(d1)
-    .select({ key: workflows.key, active: workflows.active, payloadSchema: workflows.payloadSchema })
-    .from(workflows)
-    .where(and(eq(workflows.environmentId, environmentId), inArray(workflows.key, [...new Set(keys)])));
+  const db = createDb(d1);
+  // 99 keys plus the environment id stay within D1's 100 bound parameters per statement.
+  const [first, ...rest] = chunk([...new Set(keys)], 99).map((part) =>
+    db
+      .select({ key: workflows.key, active: workflows.active, payloadSchema: workflows.payloadSchema })
+      .from(workflows)
+      .where(and(eq(workflows.environmentId, environmentId), inArray(workflows.key, part))),
+  );
+  const rows = first ? (await db.batch([first, ...rest])).flat() : [];
   return new Map<string, WorkflowGate>(rows.map((r) => [r.key, { ...r, payloadSchema: r.payloadSchema ?? null }]));
 }
 

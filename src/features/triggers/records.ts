@@ -1,4 +1,4 @@
-import { sql } from "drizzle-orm";
+import { and, eq, notInArray, sql } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { chunk, rowsPerStatement, runBatch } from "../../db/batch";
 import { triggers, type TriggerStatus } from "../../db/schema";
@@ -21,8 +21,10 @@ const row = (record: TriggerRecord, status: TriggerStatus, now: Date) => ({
 });
 
 /**
- * Writes the queryable D1 records of many triggers in one batch. A cancellation recorded by
- * `DELETE /v1/trigger/` always wins, whichever of the two writes lands last.
+ * Writes the queryable D1 records of many triggers in one batch. A terminal status
+ * (cancelled, completed, failed) is never replaced, so a cancellation recorded by
+ * `DELETE /v1/trigger/` wins whichever of the two writes lands last, and a redelivered job
+ * cannot move a finished trigger back.
  */
 export function triggerRecordWrites(db: Db, items: { record: TriggerRecord; status: TriggerStatus }[], now: Date) {
   return chunk(items, rowsPerStatement(COLUMNS)).map((part) =>
@@ -32,7 +34,7 @@ export function triggerRecordWrites(db: Db, items: { record: TriggerRecord; stat
       .onConflictDoUpdate({
         target: [triggers.environmentId, triggers.transactionId],
         set: {
-          status: sql`CASE WHEN ${triggers.status} = 'cancelled' THEN 'cancelled' ELSE excluded.status END`,
+          status: sql`CASE WHEN ${triggers.status} IN ('cancelled', 'completed', 'failed') THEN ${triggers.status} ELSE excluded.status END`,
           updatedAt: sql`excluded.updated_at`,
         },
       }),
@@ -45,3 +47,16 @@ export async function recordTriggers(db: Db, items: { record: TriggerRecord; sta
 
 export const recordCancellation = (db: Db, record: TriggerRecord, now: number) =>
   recordTriggers(db, [{ record, status: "cancelled" }], new Date(now));
+
+/** Moves a recorded trigger to a terminal status unless it already has one. */
+export const finishTrigger = (db: Db, environmentId: string, transactionId: string, status: "completed" | "failed", now = new Date()) =>
+  db
+    .update(triggers)
+    .set({ status, updatedAt: now })
+    .where(
+      and(
+        eq(triggers.environmentId, environmentId),
+        eq(triggers.transactionId, transactionId),
+        notInArray(triggers.status, ["cancelled", "completed", "failed"]),
+      ),
+    );

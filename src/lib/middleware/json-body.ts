@@ -8,6 +8,8 @@ export const BULK_BODY_LIMIT = 8 * MiB;
 
 const JSON_TYPE = /^application\/([a-z0-9.+-]*\+)?json\s*(;|$)/i;
 const BULK_PATH = /\/bulk\/?$/;
+/** Status webhooks are verified over their raw bytes, so their bodies are left unread here. */
+const RAW_BODY_PATH = /^\/v1\/webhooks\//;
 
 const tooLarge = (limit: number) =>
   new ApiError("payload_too_large", `The request body is larger than ${limit / MiB} MiB.`);
@@ -42,7 +44,7 @@ async function readLimited(body: ReadableStream<Uint8Array>, limit: number): Pro
  */
 export const jsonBody = createMiddleware<AppEnv>(async (c, next) => {
   const body = c.req.raw.body;
-  if (body === null || c.req.method === "GET" || c.req.method === "HEAD") return next();
+  if (body === null || c.req.method === "GET" || c.req.method === "HEAD" || RAW_BODY_PATH.test(c.req.path)) return next();
   const limit = BULK_PATH.test(c.req.path) ? BULK_BODY_LIMIT : REQUEST_BODY_LIMIT;
   const declared = Number(c.req.header("content-length") ?? "NaN");
   if (declared === 0) return next();

@@ -1,0 +1,78 @@
+import type { ContentByChannel } from "../engine/content";
+import type { Channel } from "../features/workflows/steps";
+import { providerFor } from "../providers/registry";
+import type { Capture, IntegrationConfig, SendOutcome, SendRequest } from "../providers/types";
+
+const DEFAULT_TIMEOUT_MS = 10_000;
+const DEFAULT_ATTEMPTS_PER_PROVIDER = 3;
+
+const setting = (integration: IntegrationConfig, name: string, fallback: number) => {
+  const value = integration.settings[name];
+  return typeof value === "number" && value > 0 ? value : fallback;
+};
+
+export const attemptsPerProvider = (integration: IntegrationConfig) =>
+  setting(integration, "maxAttempts", DEFAULT_ATTEMPTS_PER_PROVIDER);
+
+/**
+ * Which integration a message's next attempt goes to: each integration gets its configured
+ * number of attempts in failover order; undefined once every one has had its turn.
+ */
+export function integrationForAttempt(chain: IntegrationConfig[], attemptsSoFar: number): IntegrationConfig | undefined {
+  let remaining = attemptsSoFar;
+  for (const integration of chain) {
+    const budget = attemptsPerProvider(integration);
+    if (remaining < budget) return integration;
+    remaining -= budget;
+  }
+  return undefined;
+}
+
+export interface SendResult {
+  outcome: SendOutcome;
+  captures: Capture[];
+  /** Addresses the provider said are gone. */
+  invalidAddresses: string[];
+}
+
+/** Sends one message to each of its addresses through one integration, within the integration's timeout. */
+export async function sendMessage<C extends Channel>(
+  integration: IntegrationConfig,
+  addresses: string[],
+  request: Omit<SendRequest<C>, "to">,
+): Promise<SendResult> {
+  const adapter = providerFor(integration.provider);
+  const captures: Capture[] = [];
+  if (!adapter || adapter.channel !== integration.channel) {
+    return {
+      outcome: { ok: false, kind: "permanent", code: "unknown_provider", message: `No ${integration.channel} provider "${integration.provider}".` },
+      captures,
+      invalidAddresses: [],
+    };
+  }
+  const signal = AbortSignal.timeout(setting(integration, "timeoutMs", DEFAULT_TIMEOUT_MS));
+  const outcomes = await Promise.all(
+    addresses.map((to) =>
+      adapter
+        .send({ ...request, to, content: request.content as ContentByChannel[Channel] } as SendRequest<Channel>, {
+          integration,
+          signal,
+          capture: (c) => captures.push(c),
+        })
+        .catch(
+          (error: unknown): SendOutcome => ({ ok: false, kind: "retryable", code: "adapter_error", message: String(error) }),
+        ),
+    ),
+  );
+  const invalidAddresses = addresses.filter((_, i) => {
+    const o = outcomes[i]!;
+    return !o.ok && o.kind === "invalid_recipient";
+  });
+  // One success is a delivery; otherwise the most hopeful failure decides what happens next.
+  const outcome =
+    outcomes.find((o) => o.ok) ??
+    outcomes.find((o) => !o.ok && o.kind === "retryable") ??
+    outcomes.find((o) => !o.ok && o.kind === "permanent") ??
+    outcomes[0]!;
+  return { outcome, captures, invalidAddresses };
+}

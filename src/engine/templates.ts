@@ -1,0 +1,168 @@
+import { Liquid, type Template } from "liquidjs";
+import type { Channel, ChannelStep } from "../features/workflows/steps";
+import type { ChatContent, ContentByChannel, EmailContent, PushContent, SmsContent, TemplateContext } from "./content";
+import { pickLocalized } from "./locale";
+
+export type RenderResult<C extends Channel> =
+  | { ok: true; channel: C; content: ContentByChannel[C]; locale: string | null }
+  | { ok: false; code: "template_error"; message: string };
+
+type StepOf<C extends Channel> = Extract<ChannelStep, { type: C }>;
+type TemplateOf<C extends Channel> = StepOf<C>["template"];
+
+/**
+ * Workers give no way to interrupt synchronous code and their clock stands still while it runs, so
+ * `renderLimit` alone cannot stop a runaway template; `memoryLimit` (charged by ranges, joins and
+ * string filters) and `parseLimit` are the guards that bite. `templates: {}` keeps include/render/layout
+ * away from any file system or fetch.
+ */
+const OPTIONS = {
+  strictVariables: false,
+  strictFilters: true,
+  ownPropertyOnly: true,
+  templates: {},
+  parseLimit: 200_000,
+  renderLimit: 1_000,
+  memoryLimit: 10_000_000,
+} as const;
+
+const engines = { text: new Liquid(OPTIONS), html: new Liquid({ ...OPTIONS, outputEscape: "escape" }) };
+type Mode = keyof typeof engines;
+
+const CACHE_SIZE = 256;
+const parsed = new Map<string, Template[]>();
+
+/** Most sends reuse a few templates: parse once per isolate, bounded so hostile variety cannot grow it. */
+function parse(mode: Mode, source: string): Template[] {
+  const key = `${mode}\u0000${source}`;
+  const hit = parsed.get(key);
+  if (hit) {
+    parsed.delete(key);
+    parsed.set(key, hit);
+    return hit;
+  }
+  const templates = engines[mode].parse(source);
+  parsed.set(key, templates);
+  if (parsed.size > CACHE_SIZE) parsed.delete(parsed.keys().next().value as string);
+  return templates;
+}
+
+function render(source: string, scope: TemplateContext, mode: Mode = "text"): string {
+  if (!source.includes("{{") && !source.includes("{%")) return source;
+  return String(engines[mode].renderSync(parse(mode, source), scope));
+}
+
+/** Optional fields that render blank are dropped, so the integration's default (a sender, say) applies. */
+function renderOptional(source: string | undefined, scope: TemplateContext, mode: Mode = "text"): string | undefined {
+  if (source === undefined) return undefined;
+  const out = render(source, scope, mode);
+  return out.trim() === "" ? undefined : out;
+}
+
+/** Strings anywhere inside push `data` and chat `blocks` are templates too. */
+function renderDeep(value: unknown, scope: TemplateContext): unknown {
+  if (typeof value === "string") return render(value, scope);
+  if (Array.isArray(value)) return value.map((item) => renderDeep(item, scope));
+  if (value !== null && typeof value === "object") {
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, renderDeep(item, scope)]));
+  }
+  return value;
+}
+
+function renderBadge(badge: number | string | undefined, scope: TemplateContext): number | undefined {
+  if (badge === undefined || typeof badge === "number") return badge;
+  const out = render(badge, scope).trim();
+  if (out === "") return undefined;
+  if (!/^\d+$/.test(out)) throw new Error(`badge must render to a whole number, got "${out.slice(0, 40)}"`);
+  return Number(out);
+}
+
+const compact = <T extends object>(content: T): T =>
+  Object.fromEntries(Object.entries(content).filter(([, value]) => value !== undefined)) as T;
+
+const renderers: { [C in Channel]: (template: TemplateOf<C>, scope: TemplateContext) => ContentByChannel[C] } = {
+  email: (t, scope): EmailContent =>
+    compact({
+      subject: render(t.subject, scope),
+      html: renderOptional(t.html, scope, "html"),
+      text: renderOptional(t.text, scope),
+      from: renderOptional(t.from, scope),
+      replyTo: renderOptional(t.replyTo, scope),
+    }),
+  sms: (t, scope): SmsContent => ({ body: render(t.body, scope) }),
+  push: (t, scope): PushContent =>
+    compact({
+      title: render(t.title, scope),
+      body: render(t.body, scope),
+      data: t.data === undefined ? undefined : (renderDeep(t.data, scope) as Record<string, unknown>),
+      badge: renderBadge(t.badge, scope),
+      sound: renderOptional(t.sound, scope),
+      imageUrl: renderOptional(t.imageUrl, scope),
+    }),
+  chat: (t, scope): ChatContent =>
+    compact({
+      text: render(t.text, scope),
+      blocks: t.blocks === undefined ? undefined : (renderDeep(t.blocks, scope) as Record<string, unknown>[]),
+    }),
+};
+
+function renderStep<C extends Channel>(step: StepOf<C>, ctx: TemplateContext, locale: string | null | undefined): RenderResult<C> {
+  const variants = step.locales as Record<string, TemplateOf<C>> | undefined;
+  const picked = pickLocalized(step.template as TemplateOf<C>, variants, locale);
+  const renderer = renderers[step.type as C];
+  return { ok: true, channel: step.type as C, content: renderer(picked.template, ctx), locale: picked.locale };
+}
+
+/**
+ * Renders a channel step's (localised) template. A template error — syntax, unknown filter, a limit —
+ * comes back as `template_error` with Liquid's message and never throws, so one bad template fails
+ * one message, not the batch.
+ */
+export function renderChannel<C extends Channel>(
+  step: ChannelStep & { type: C },
+  ctx: TemplateContext,
+  locale?: string | null,
+): RenderResult<C> {
+  try {
+    return renderStep(step as StepOf<C>, ctx, locale);
+  } catch (error) {
+    return { ok: false, code: "template_error", message: error instanceof Error ? error.message : String(error) };
+  }
+}
+
+const isString = (v: unknown): v is string => typeof v === "string";
+const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
+const isBadge = (v: unknown): v is number => typeof v === "number" && Number.isInteger(v) && v >= 0;
+const isBlocks = (v: unknown): v is Record<string, unknown>[] => Array.isArray(v) && v.every(isRecord);
+
+type FieldChecks<T> = { [K in keyof T]-?: (v: unknown) => v is NonNullable<T[K]> };
+
+const overridable: { [C in Channel]: FieldChecks<ContentByChannel[C]> } = {
+  email: { subject: isString, html: isString, text: isString, from: isString, replyTo: isString },
+  sms: { body: isString },
+  push: { title: isString, body: isString, data: isRecord, badge: isBadge, sound: isString, imageUrl: isString },
+  chat: { text: isString, blocks: isBlocks },
+};
+
+function overlay<T extends object>(content: T, patch: Record<string, unknown>, checks: FieldChecks<T>): T {
+  const out = { ...content };
+  for (const key of Object.keys(checks) as (keyof T & string)[]) {
+    const value = patch[key];
+    if (checks[key](value)) out[key] = value;
+  }
+  return out;
+}
+
+/**
+ * Applies a trigger's `overrides[channel]` (e.g. `overrides.email.subject`) over rendered content.
+ * Overrides are literal, not Liquid; unknown fields and values of the wrong type are ignored.
+ */
+export function applyOverrides<C extends Channel>(
+  channel: C,
+  content: ContentByChannel[C],
+  overrides: Record<string, unknown> | undefined,
+): ContentByChannel[C] {
+  const patch = overrides?.[channel];
+  if (!isRecord(patch)) return content;
+  return overlay(content, patch, overridable[channel]);
+}

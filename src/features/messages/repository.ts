@@ -1,0 +1,117 @@
+import { and, asc, desc, eq, gte, lt, lte, or, sql, type SQL } from "drizzle-orm";
+import type { Db } from "../../db/client";
+import { messageEvents, messages, sandboxMessages, triggers } from "../../db/schema";
+import type { Message } from "./schemas";
+import type { z } from "@hono/zod-openapi";
+import type { MessageQuery } from "./schemas";
+
+type Row = typeof messages.$inferSelect;
+
+export const toMessage = (row: Row): Message => ({
+  id: row.id,
+  transactionId: row.transactionId,
+  subscriberId: row.subscriberId,
+  workflow: row.workflowKey,
+  stepId: row.stepId,
+  channel: row.channel as Message["channel"],
+  provider: row.provider,
+  status: row.status,
+  providerMessageId: row.providerMessageId,
+  to: row.to,
+  subject: row.subject,
+  preview: row.preview,
+  error: row.errorCode ? { code: row.errorCode, message: row.errorMessage ?? "" } : null,
+  attempts: row.attempts,
+  createdAt: row.createdAt.toISOString(),
+  updatedAt: row.updatedAt.toISOString(),
+});
+
+/** Cursor: the last row's creation time and id, so pages stay stable while new messages arrive. */
+const encodeCursor = (row: Row) => btoa(`${row.createdAt.getTime()}:${row.id}`);
+function decodeCursor(cursor: string): { at: number; id: string } | null {
+  try {
+    const [at, id] = atob(cursor).split(":");
+    return at && id && /^\d+$/.test(at) ? { at: Number(at), id } : null;
+  } catch {
+    return null;
+  }
+}
+
+export function messagesRepository(db: Db, environmentId: string) {
+  return {
+    async list(query: z.infer<typeof MessageQuery>) {
+      const filters: (SQL | undefined)[] = [
+        eq(messages.environmentId, environmentId),
+        query.transactionId ? eq(messages.transactionId, query.transactionId) : undefined,
+        query.subscriberId ? eq(messages.subscriberId, query.subscriberId) : undefined,
+        query.workflow ? eq(messages.workflowKey, query.workflow) : undefined,
+        query.channel ? eq(messages.channel, query.channel) : undefined,
+        query.status ? eq(messages.status, query.status) : undefined,
+        query.provider ? eq(messages.provider, query.provider) : undefined,
+        query.since ? gte(messages.createdAt, new Date(query.since)) : undefined,
+        query.until ? lte(messages.createdAt, new Date(query.until)) : undefined,
+      ];
+      const cursor = query.cursor ? decodeCursor(query.cursor) : null;
+      if (cursor) {
+        filters.push(or(lt(messages.createdAt, new Date(cursor.at)), and(eq(messages.createdAt, new Date(cursor.at)), lt(messages.id, cursor.id))));
+      }
+      const rows = await db
+        .select()
+        .from(messages)
+        .where(and(...filters))
+        .orderBy(desc(messages.createdAt), desc(messages.id))
+        .limit(query.limit + 1);
+      const page = rows.slice(0, query.limit);
+      return { data: page.map(toMessage), nextCursor: rows.length > query.limit && page.length ? encodeCursor(page.at(-1)!) : null };
+    },
+
+    async find(id: string) {
+      const [rows, events] = await db.batch([
+        db.select().from(messages).where(and(eq(messages.environmentId, environmentId), eq(messages.id, id))).limit(1),
+        db
+          .select()
+          .from(messageEvents)
+          .where(and(eq(messageEvents.environmentId, environmentId), eq(messageEvents.messageId, id)))
+          .orderBy(asc(messageEvents.at), asc(messageEvents.id)),
+      ]);
+      const row = rows[0];
+      if (!row) return null;
+      return {
+        ...toMessage(row),
+        content: row.content ?? null,
+        events: events.map((e) => ({ status: e.status, at: e.at.toISOString(), detail: e.detail ?? null })),
+      };
+    },
+
+    async triggerStatus(transactionId: string) {
+      const [rows, counts] = await db.batch([
+        db.select().from(triggers).where(and(eq(triggers.environmentId, environmentId), eq(triggers.transactionId, transactionId))).limit(1),
+        db
+          .select({ status: messages.status, count: sql<number>`count(*)` })
+          .from(messages)
+          .where(and(eq(messages.environmentId, environmentId), eq(messages.transactionId, transactionId)))
+          .groupBy(messages.status),
+      ]);
+      const row = rows[0];
+      if (!row) return null;
+      const byStatus = Object.fromEntries(counts.map((c) => [c.status, Number(c.count)]));
+      return {
+        transactionId,
+        workflow: row.workflowKey,
+        status: row.status,
+        acceptedAt: row.acceptedAt.toISOString(),
+        messages: { total: counts.reduce((n, c) => n + Number(c.count), 0), byStatus },
+      };
+    },
+
+    async sandbox(limit: number, messageId?: string) {
+      const rows = await db
+        .select()
+        .from(sandboxMessages)
+        .where(and(eq(sandboxMessages.environmentId, environmentId), messageId ? eq(sandboxMessages.messageId, messageId) : undefined))
+        .orderBy(desc(sandboxMessages.createdAt), desc(sandboxMessages.id))
+        .limit(limit);
+      return rows.map((r) => ({ ...r, createdAt: r.createdAt.toISOString() }));
+    },
+  };
+}

@@ -1,0 +1,51 @@
+import { z } from "@hono/zod-openapi";
+
+const HH_MM = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, "Use HH:MM (24 h).");
+/** The workflow key format (see workflows/schemas.ts), so a typo is caught rather than stored. */
+const WorkflowKey = z.string().regex(/^[a-z0-9][a-z0-9._-]{0,63}$/, "Use a workflow key.");
+const MAX_WORKFLOW_ENTRIES = 200;
+
+export const ChannelFlags = z
+  .object({ email: z.boolean(), sms: z.boolean(), push: z.boolean(), chat: z.boolean() })
+  .strict()
+  .openapi("ChannelFlags", { description: "`false` opts the subscriber out of a channel." });
+
+const WorkflowChannelFlags = ChannelFlags.partial().openapi({
+  description: "Set flags beat the global channel flags for this workflow; unset ones follow them.",
+});
+
+export const QuietHours = z
+  .object({ start: HH_MM, end: HH_MM })
+  .strict()
+  .refine((q) => q.start !== q.end, { message: "`start` and `end` must differ.", path: ["end"] })
+  .openapi("QuietHours", { description: "Local time in the subscriber's time zone; may span midnight (22:00 to 07:00)." });
+
+/** What GET answers: the stored preferences with every global channel flag filled (default true). */
+export const SubscriberPreferences = z
+  .object({
+    channels: ChannelFlags,
+    workflows: z.record(z.string(), WorkflowChannelFlags),
+    quietHours: QuietHours.nullable(),
+  })
+  .openapi("SubscriberPreferences");
+export type SubscriberPreferences = z.infer<typeof SubscriberPreferences>;
+
+export const SubscriberPreferencesUpdate = z
+  .object({
+    channels: ChannelFlags.partial().optional(),
+    workflows: z
+      .record(WorkflowKey, WorkflowChannelFlags.nullable())
+      .refine((w) => Object.keys(w).length <= MAX_WORKFLOW_ENTRIES, `At most ${MAX_WORKFLOW_ENTRIES} workflows per request.`)
+      .optional(),
+    quietHours: QuietHours.nullable().optional(),
+  })
+  .strict()
+  .openapi("SubscriberPreferencesUpdate", {
+    description:
+      "A merge: each flag given replaces the stored one, omitted ones keep theirs. A workflow set to `null` drops its overrides; `quietHours: null` clears quiet hours.",
+  });
+export type SubscriberPreferencesUpdate = z.infer<typeof SubscriberPreferencesUpdate>;
+
+export const SubscriberIdParam = z.object({
+  subscriberId: z.string().min(1).max(256).openapi({ param: { name: "subscriberId", in: "path" }, example: "user-42" }),
+});

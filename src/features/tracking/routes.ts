@@ -1,0 +1,28 @@
+import { createDb } from "../../db/client";
+import { ApiError } from "../../lib/errors";
+import { createRouter } from "../../lib/openapi";
+import { verifySignature } from "../../lib/secrets";
+import { applyStatuses } from "../messages/status";
+
+export const trackingRoutes = createRouter();
+
+const PIXEL = Uint8Array.from(atob("R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7"), (c) => c.charCodeAt(0));
+const tampered = () => new ApiError("invalid_tracking_link", "This tracking link is not valid.");
+
+trackingRoutes.get("/t/o/:token", async (c) => {
+  const match = /^(msg_[0-9a-f]{32})\.([A-Za-z0-9_-]{32})\.gif$/.exec(c.req.param("token"));
+  if (!match || !(await verifySignature(c.env.ENCRYPTION_KEY, `o:${match[1]}`, match[2]!))) throw tampered();
+  c.executionCtx.waitUntil(
+    applyStatuses(createDb(c.env.DB), [{ messageId: match[1]!, report: { status: "opened", at: new Date(), detail: { source: "pixel" } } }]),
+  );
+  return c.body(PIXEL, 200, { "content-type": "image/gif", "cache-control": "no-store, max-age=0" });
+});
+
+trackingRoutes.get("/t/c/:token", async (c) => {
+  const match = /^(msg_[0-9a-f]{32})\.([A-Za-z0-9_-]{32})$/.exec(c.req.param("token"));
+  const target = c.req.query("u");
+  if (!match || !target || !/^https?:\/\//.test(target)) throw tampered();
+  if (!(await verifySignature(c.env.ENCRYPTION_KEY, `c:${match[1]}:${target}`, match[2]!))) throw tampered();
+  await applyStatuses(createDb(c.env.DB), [{ messageId: match[1]!, report: { status: "clicked", at: new Date(), detail: { url: target } } }]);
+  return c.redirect(target, 302);
+});

@@ -1,0 +1,87 @@
+import { and, asc, eq, gt } from "drizzle-orm";
+import type { Db } from "../../db/client";
+import { variables } from "../../db/schema";
+import { newId } from "../../lib/ids";
+import { SECRET_MASK, type Variable, type VariableInput, type VariableUpdate } from "./schemas";
+
+type Row = typeof variables.$inferSelect;
+
+/** Every variable of an environment with its clear value, for templates and conditions (`vars.*`). */
+export async function loadTemplateVariables(db: Db, environmentId: string): Promise<Record<string, string>> {
+  const rows = await db
+    .select({ key: variables.key, value: variables.value })
+    .from(variables)
+    .where(eq(variables.environmentId, environmentId));
+  return Object.fromEntries(rows.map((row) => [row.key, row.value]));
+}
+
+/** The API view of a row: a secret's value never leaves in clear. */
+const toVariable = (row: Row): Variable => ({
+  id: row.id,
+  key: row.key,
+  value: row.secret ? SECRET_MASK : row.value,
+  secret: row.secret,
+  createdAt: row.createdAt.toISOString(),
+  updatedAt: row.updatedAt.toISOString(),
+});
+
+export type UpdateOutcome =
+  | { status: "updated"; variable: Variable }
+  | { status: "not_found" }
+  /** A secret may only become plain with a new value, or its old value would be readable. */
+  | { status: "would_reveal_secret" };
+
+/** Variables of one environment: the environment is fixed once, so no query can forget it. */
+export function variablesRepository(db: Db, environmentId: string) {
+  const byKey = (key: string) => and(eq(variables.environmentId, environmentId), eq(variables.key, key));
+  async function find(key: string): Promise<Variable | null> {
+    const [row] = await db.select().from(variables).where(byKey(key)).limit(1);
+    return row ? toVariable(row) : null;
+  }
+
+  return {
+    find,
+
+    async list(limit: number, after?: string): Promise<{ data: Variable[]; nextCursor: string | null }> {
+      const rows = await db
+        .select()
+        .from(variables)
+        .where(and(eq(variables.environmentId, environmentId), after ? gt(variables.key, after) : undefined))
+        .orderBy(asc(variables.key))
+        .limit(limit + 1);
+      const page = rows.slice(0, limit);
+      return { data: page.map(toVariable), nextCursor: rows.length > limit ? (page.at(-1)?.key ?? null) : null };
+    },
+
+    /** Returns null when the key is already taken. */
+    async create(input: VariableInput, now = new Date()): Promise<Variable | null> {
+      const [row] = await db
+        .insert(variables)
+        .values({ id: newId("var"), environmentId, key: input.key, value: input.value, secret: input.secret, createdAt: now, updatedAt: now })
+        .onConflictDoNothing()
+        .returning();
+      return row ? toVariable(row) : null;
+    },
+
+    async update(key: string, input: VariableUpdate, now = new Date()): Promise<UpdateOutcome> {
+      const unmasksOldValue = input.secret === false && input.value === undefined;
+      const [row] = await db
+        .update(variables)
+        .set({
+          ...(input.value !== undefined ? { value: input.value } : {}),
+          ...(input.secret !== undefined ? { secret: input.secret } : {}),
+          updatedAt: now,
+        })
+        .where(and(byKey(key), unmasksOldValue ? eq(variables.secret, false) : undefined))
+        .returning();
+      if (row) return { status: "updated", variable: toVariable(row) };
+      if (unmasksOldValue && (await find(key))) return { status: "would_reveal_secret" };
+      return { status: "not_found" };
+    },
+
+    async remove(key: string): Promise<boolean> {
+      const rows = await db.delete(variables).where(byKey(key)).returning({ id: variables.id });
+      return rows.length > 0;
+    },
+  };
+}

@@ -1,0 +1,56 @@
+import { z } from "@hono/zod-openapi";
+import { SubscriberInput } from "../subscribers/schemas";
+import { CONDITION_OPS } from "./steps";
+
+const SampleSubscriber = SubscriberInput.omit({ channels: true })
+  .partial()
+  .openapi("PreviewSubscriber", { description: "A sample subscriber; its `locale` picks localised templates." });
+
+export const PreviewRequest = z
+  .object({
+    payload: z.record(z.string(), z.unknown()).default({}),
+    subscriber: SampleSubscriber.default({}),
+    actor: z.union([z.string().min(1).max(256), SampleSubscriber]).nullable().default(null),
+    steps: z
+      .record(z.string(), z.object({ status: z.string().min(1).max(64), count: z.number().int().min(0).optional() }).strict())
+      .default({})
+      .openapi({ description: "Assumed outcomes of earlier steps, as `steps.<id>.status` reads them." }),
+    overrides: z.record(z.string(), z.unknown()).optional().openapi({ description: "As in a trigger: applied over the rendered content." }),
+  })
+  .strict()
+  .openapi("PreviewRequest");
+export type PreviewRequest = z.infer<typeof PreviewRequest>;
+
+export const PreviewConditionLeaf = z
+  .object({
+    field: z.string(),
+    op: z.enum(CONDITION_OPS),
+    value: z.unknown().optional(),
+    actual: z.unknown().optional().openapi({ description: "The field's value; absent when the field is missing." }),
+    result: z.boolean(),
+  })
+  .openapi("PreviewConditionLeaf");
+
+export const PreviewStep = z
+  .object({
+    id: z.string(),
+    type: z.string(),
+    condition: z
+      .object({ result: z.boolean(), leaves: z.array(PreviewConditionLeaf) })
+      .nullable()
+      .openapi({ description: "Null when the step has no condition." }),
+    wouldRun: z.boolean().openapi({ description: "Whether the step's condition holds for this sample." }),
+    locale: z.string().nullable().openapi({ description: "The localised variant used; null for the default template." }),
+    content: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .openapi({ description: "Channel steps: the rendered content, overrides applied. Secret variables are masked." }),
+    error: z.object({ code: z.literal("template_error"), message: z.string() }).optional(),
+  })
+  .openapi("PreviewStep");
+export type PreviewStep = z.infer<typeof PreviewStep>;
+
+export const PreviewResponse = z
+  .object({ workflow: z.string(), steps: z.array(PreviewStep) })
+  .openapi("PreviewResponse");
+export type PreviewResponse = z.infer<typeof PreviewResponse>;

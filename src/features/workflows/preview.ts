@@ -1,0 +1,55 @@
+import type { TemplateContext } from "../../engine/content";
+import { explainCondition } from "../../engine/conditions";
+import { applyOverrides, renderChannel } from "../../engine/templates";
+import type { PreviewRequest, PreviewResponse, PreviewStep } from "./preview-schemas";
+import type { Workflow } from "./schemas";
+import { isChannelStep, type Step } from "./steps";
+
+const actorView = (actor: PreviewRequest["actor"]): Record<string, unknown> | null =>
+  typeof actor === "string" ? { subscriberId: actor } : actor;
+
+function previewStep(step: Step, base: Omit<TemplateContext, "step">, input: PreviewRequest, now: Date): PreviewStep {
+  const ctx: TemplateContext = { ...base, step: { id: step.id, type: step.type } };
+  const condition = step.if ? explainCondition(step.if, ctx, now) : null;
+  const head = { id: step.id, type: step.type, condition, wouldRun: condition?.result ?? true };
+  if (!isChannelStep(step)) return { ...head, locale: null };
+  // Rendered even when the condition is false: the dashboard edits templates whatever the sample.
+  const rendered = renderChannel(step, ctx, input.subscriber.locale);
+  if (!rendered.ok) return { ...head, locale: null, error: { code: rendered.code, message: rendered.message } };
+  const content = applyOverrides(step.type, rendered.content, input.overrides);
+  return { ...head, locale: rendered.locale, content: { ...content } };
+}
+
+/** What each step of a workflow would do for a sample trigger; pure, so the route only loads and answers. */
+export function previewWorkflow(
+  workflow: Pick<Workflow, "key" | "name" | "steps">,
+  input: PreviewRequest,
+  vars: Record<string, string>,
+  now: Date,
+): PreviewResponse {
+  const base: Omit<TemplateContext, "step"> = {
+    payload: input.payload,
+    subscriber: input.subscriber,
+    actor: actorView(input.actor),
+    vars,
+    workflow: { key: workflow.key, name: workflow.name },
+    steps: input.steps,
+  };
+  return { workflow: workflow.key, steps: workflow.steps.map((step) => previewStep(step, base, input, now)) };
+}
+
+/** Secrets shorter than this are left alone: masking every "a" or "1" would garble the preview. */
+const MIN_MASKED_LENGTH = 4;
+
+/** Masks secret variable values wherever they surface in a preview (rendered content, condition leaves). */
+export function maskSecrets<T>(value: T, secrets: readonly string[], mask: string): T {
+  const masked = secrets.filter((s) => s.length >= MIN_MASKED_LENGTH).sort((a, b) => b.length - a.length);
+  if (masked.length === 0) return value;
+  const walk = (v: unknown): unknown => {
+    if (typeof v === "string") return masked.reduce((text, secret) => text.replaceAll(secret, mask), v);
+    if (Array.isArray(v)) return v.map(walk);
+    if (v !== null && typeof v === "object") return Object.fromEntries(Object.entries(v).map(([k, item]) => [k, walk(item)]));
+    return v;
+  };
+  return walk(value) as T;
+}

@@ -1,0 +1,92 @@
+import { z } from "@hono/zod-openapi";
+import { classifyStatus, errorText, failure, isOutcome, joinUrl, providerFetch, retryAfterSeconds } from "../http";
+import { verifyStandardWebhook } from "../standard-webhooks";
+import type { DeliveryStatus, ProviderAdapter, StatusUpdate } from "../types";
+
+const Credentials = z.object({
+  apiKey: z.string().min(1),
+  from: z.string().min(3).openapi({ description: 'Default sender, e.g. "Acme <hi@acme.dev>".' }),
+  webhookSecret: z.string().startsWith("whsec_").optional(),
+});
+
+const STATUS_BY_EVENT: Record<string, DeliveryStatus> = {
+  "email.delivered": "delivered",
+  "email.bounced": "bounced",
+  "email.complained": "undeliverable",
+  "email.suppressed": "undeliverable",
+  "email.failed": "failed",
+  "email.opened": "opened",
+  "email.clicked": "clicked",
+};
+
+const ResendEvent = z.object({
+  type: z.string(),
+  created_at: z.string(),
+  data: z.object({ email_id: z.string() }).loose(),
+});
+
+export const resend: ProviderAdapter<"email"> = {
+  id: "resend",
+  channel: "email",
+  credentials: Credentials,
+
+  async send(request, { integration, signal }) {
+    const credentials = Credentials.parse(integration.credentials);
+    const { content } = request;
+    const response = await providerFetch(
+      joinUrl(integration.baseUrl ?? "https://api.resend.com", "/emails"),
+      {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${credentials.apiKey}`,
+          "content-type": "application/json",
+          "idempotency-key": request.messageId,
+        },
+        body: JSON.stringify({
+          from: content.from ?? credentials.from,
+          to: [request.to],
+          subject: content.subject,
+          ...(content.html !== undefined ? { html: content.html } : {}),
+          ...(content.text !== undefined ? { text: content.text } : {}),
+          ...(content.replyTo ? { reply_to: content.replyTo } : {}),
+          ...request.providerOverrides,
+        }),
+      },
+      signal,
+    );
+    if (isOutcome(response)) return response;
+    if (response.ok) {
+      const body = (await response.json()) as { id?: string };
+      return body.id ? { ok: true, providerMessageId: body.id } : failure("retryable", "malformed_response", "Resend answered without an id.");
+    }
+    const text = await errorText(response);
+    let name = `http_${response.status}`;
+    try {
+      name = (JSON.parse(text) as { name?: string }).name ?? name;
+    } catch {
+      // Not JSON (a proxy's error page): the status alone classifies it.
+    }
+    const kind = name === "concurrent_idempotent_requests" ? "retryable" : classifyStatus(response.status);
+    return failure(kind, name, text, retryAfterSeconds(response.headers.get("retry-after")));
+  },
+
+  webhook: {
+    verify: async ({ headers, body }, integration) => {
+      const secret = Credentials.safeParse(integration.credentials).data?.webhookSecret;
+      return secret ? verifyStandardWebhook(secret, headers, body) : false;
+    },
+    parse(body) {
+      const event = ResendEvent.safeParse(JSON.parse(body));
+      if (!event.success) return [];
+      const status = STATUS_BY_EVENT[event.data.type];
+      if (!status) return [];
+      const update: StatusUpdate = {
+        providerMessageId: event.data.data.email_id,
+        status,
+        at: new Date(event.data.created_at),
+        detail: { event: event.data.type },
+      };
+      return [update];
+    },
+  },
+};

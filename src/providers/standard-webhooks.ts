@@ -1,0 +1,42 @@
+/** Standard Webhooks (also Svix): HMAC-SHA256 over `${id}.${timestamp}.${body}` with a `whsec_` secret. */
+const encoder = new TextEncoder();
+const TOLERANCE_SECONDS = 5 * 60;
+
+const fromBase64 = (b64: string) => Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+const toBase64 = (bytes: ArrayBuffer) => btoa(String.fromCharCode(...new Uint8Array(bytes)));
+
+async function hmac(secret: string, content: string): Promise<string> {
+  const raw = fromBase64(secret.startsWith("whsec_") ? secret.slice(6) : secret);
+  const key = await crypto.subtle.importKey("raw", raw, { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+  return toBase64(await crypto.subtle.sign("HMAC", key, encoder.encode(content)));
+}
+
+export async function signStandardWebhook(secret: string, id: string, timestamp: number, body: string): Promise<string> {
+  return `v1,${await hmac(secret, `${id}.${timestamp}.${body}`)}`;
+}
+
+const timingSafeEqual = (a: string, b: string) => {
+  if (a.length !== b.length) return false;
+  let diff = 0;
+  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
+  return diff === 0;
+};
+
+/** Accepts `webhook-*` or `svix-*` headers; any one matching `v1,` signature in the list passes. */
+export async function verifyStandardWebhook(secret: string, headers: Headers, body: string, now = Date.now()): Promise<boolean> {
+  const id = headers.get("webhook-id") ?? headers.get("svix-id");
+  const timestamp = headers.get("webhook-timestamp") ?? headers.get("svix-timestamp");
+  const signatures = headers.get("webhook-signature") ?? headers.get("svix-signature");
+  if (!id || !timestamp || !signatures || !/^\d+$/.test(timestamp)) return false;
+  if (Math.abs(now / 1000 - Number(timestamp)) > TOLERANCE_SECONDS) return false;
+  let expected: string;
+  try {
+    expected = (await signStandardWebhook(secret, id, Number(timestamp), body)).slice(3);
+  } catch {
+    return false;
+  }
+  return signatures
+    .split(" ")
+    .filter((s) => s.startsWith("v1,"))
+    .some((s) => timingSafeEqual(s.slice(3), expected));
+}

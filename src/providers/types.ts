@@ -1,0 +1,73 @@
+import type { z } from "@hono/zod-openapi";
+import type { ContentByChannel } from "../engine/content";
+import type { Channel } from "../features/workflows/steps";
+
+/** An integration as an adapter sees it: credentials already decrypted. */
+export interface IntegrationConfig {
+  id: string;
+  provider: string;
+  channel: Channel;
+  credentials: Record<string, unknown>;
+  settings: Record<string, unknown>;
+  baseUrl: string | null;
+}
+
+/** What a send produced that the engine must store alongside the message (sandbox captures). */
+export interface Capture {
+  channel: Channel;
+  provider: string;
+  to: string;
+  content: Record<string, unknown>;
+}
+
+export interface SendRequest<C extends Channel> {
+  messageId: string;
+  /** The address for this channel: email, E.164 phone, push token or chat webhook URL. */
+  to: string;
+  content: ContentByChannel[C];
+  /** `overrides.<providerId>` from the trigger, merged into the provider's own request body. */
+  providerOverrides: Record<string, unknown>;
+  subscriber: { subscriberId: string; firstName: string | null; lastName: string | null };
+}
+
+export interface SendContext {
+  integration: IntegrationConfig;
+  signal: AbortSignal;
+  capture: (capture: Capture) => void;
+}
+
+export type FailureKind = "retryable" | "permanent" | "invalid_recipient";
+
+/**
+ * A send's result. Expected failures are values, never exceptions: `retryable` is tried again
+ * (honouring `retryAfterSeconds`), `permanent` fails the message, `invalid_recipient` fails it
+ * and removes the address.
+ */
+export type SendOutcome =
+  | { ok: true; providerMessageId: string }
+  | { ok: false; kind: FailureKind; code: string; message: string; retryAfterSeconds?: number };
+
+export type DeliveryStatus = "delivered" | "bounced" | "failed" | "opened" | "clicked" | "undeliverable";
+
+export interface StatusUpdate {
+  providerMessageId: string;
+  status: DeliveryStatus;
+  at: Date;
+  detail?: Record<string, unknown>;
+}
+
+/** A provider's status webhook: verify the raw body's signature, then read the updates it carries. */
+export interface StatusWebhook {
+  verify(request: { headers: Headers; body: string }, integration: IntegrationConfig): Promise<boolean>;
+  parse(body: string): StatusUpdate[];
+}
+
+/** One provider adapter per file; the registry maps provider ids to these. */
+export interface ProviderAdapter<C extends Channel = Channel> {
+  id: string;
+  channel: C;
+  /** Shape of the integration's credentials and settings; the dashboard builds its form from it. */
+  credentials: z.ZodType;
+  send(request: SendRequest<C>, context: SendContext): Promise<SendOutcome>;
+  webhook?: StatusWebhook;
+}

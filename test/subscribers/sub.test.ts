@@ -1,0 +1,224 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { createEnvironment, subscriberRow, unique } from "../factories";
+import { api, errorPaths, expectProblem } from "../request";
+
+interface Subscriber {
+  subscriberId: string;
+  email: string | null;
+  phone: string | null;
+  firstName: string | null;
+  lastName: string | null;
+  avatar: string | null;
+  locale: string | null;
+  timezone: string | null;
+  data: Record<string, unknown> | null;
+  channels: { push: { provider: string; token: string }[]; chat: { provider: string; webhookUrl: string }[] };
+  createdAt: string;
+  updatedAt: string;
+}
+
+const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
+
+let environment: { id: string; key: string };
+beforeAll(async () => {
+  environment = await createEnvironment();
+});
+
+const upsert = (body: unknown, path = "/sub") => api<Subscriber>(environment.key, "POST", path, body);
+
+describe("POST /sub", () => {
+  it("creates a subscriber and answers 201 with the stored subscriber", async () => {
+    const subscriberId = unique("sub");
+    const res = await upsert({
+      subscriberId,
+      email: "ada@example.com",
+      phone: "+41791234567",
+      firstName: "Ada",
+      lastName: "Lovelace",
+      avatar: "https://example.com/ada.png",
+      locale: "de-CH",
+      timezone: "Europe/Zurich",
+      data: { plan: "pro", seats: 3 },
+    });
+    expect(res.status).toBe(201);
+    expect(res.body).toEqual({
+      subscriberId,
+      email: "ada@example.com",
+      phone: "+41791234567",
+      firstName: "Ada",
+      lastName: "Lovelace",
+      avatar: "https://example.com/ada.png",
+      locale: "de-CH",
+      timezone: "Europe/Zurich",
+      data: { plan: "pro", seats: 3 },
+      channels: { push: [], chat: [] },
+      createdAt: expect.stringMatching(ISO),
+      updatedAt: expect.stringMatching(ISO),
+    });
+    expect(await subscriberRow(environment.id, subscriberId)).toMatchObject({ email: "ada@example.com", first_name: "Ada" });
+  });
+
+  it("creates a subscriber from its subscriberId alone, every other field null", async () => {
+    const subscriberId = unique("sub");
+    const res = await upsert({ subscriberId });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ subscriberId, email: null, phone: null, firstName: null, data: null, channels: { push: [], chat: [] } });
+  });
+
+  it("answers 200 when the subscriber already exists", async () => {
+    const subscriberId = unique("sub");
+    const created = await upsert({ subscriberId, email: "a@example.com" });
+    expect(created.status).toBe(201);
+    const updated = await upsert({ subscriberId, email: "b@example.com" });
+    expect(updated.status).toBe(200);
+    expect(updated.body.email).toBe("b@example.com");
+    expect(updated.body.createdAt).toBe(created.body.createdAt);
+    expect(Date.parse(updated.body.updatedAt)).toBeGreaterThan(Date.parse(created.body.createdAt));
+  });
+
+  it("answers at /sub/ as well", async () => {
+    const subscriberId = unique("sub");
+    const res = await upsert({ subscriberId }, "/sub/");
+    expect(res.status).toBe(201);
+    expect(res.body.subscriberId).toBe(subscriberId);
+  });
+
+  it("keeps the value of fields left out of an update", async () => {
+    const subscriberId = unique("sub");
+    await upsert({ subscriberId, email: "keep@example.com", firstName: "Kim", locale: "fr", data: { a: 1 } });
+    const res = await upsert({ subscriberId, lastName: "Doe" });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ email: "keep@example.com", firstName: "Kim", lastName: "Doe", locale: "fr", data: { a: 1 } });
+  });
+
+  it("clears fields set to null", async () => {
+    const subscriberId = unique("sub");
+    await upsert({ subscriberId, email: "x@example.com", phone: "+14155550100", firstName: "Xi", data: { a: 1 } });
+    const res = await upsert({ subscriberId, email: null, phone: null, data: null });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ email: null, phone: null, data: null, firstName: "Xi" });
+    expect(await subscriberRow(environment.id, subscriberId)).toMatchObject({ email: null, phone: null, data: null });
+  });
+
+  it("trims the subscriberId", async () => {
+    const subscriberId = unique("sub");
+    const res = await upsert({ subscriberId: `  ${subscriberId}  ` });
+    expect(res.status).toBe(201);
+    expect(res.body.subscriberId).toBe(subscriberId);
+  });
+
+  describe("channels", () => {
+    it("stores push tokens and chat webhooks", async () => {
+      const subscriberId = unique("sub");
+      const res = await upsert({
+        subscriberId,
+        channels: {
+          push: [{ provider: "fcm", token: "t-1" }, { provider: "apns", token: "t-2" }],
+          chat: [{ provider: "slack", webhookUrl: "https://hooks.slack.com/services/T/B/X" }],
+        },
+      });
+      expect(res.status).toBe(201);
+      expect(res.body.channels.push).toEqual(expect.arrayContaining([{ provider: "fcm", token: "t-1" }, { provider: "apns", token: "t-2" }]));
+      expect(res.body.channels.push).toHaveLength(2);
+      expect(res.body.channels.chat).toEqual([{ provider: "slack", webhookUrl: "https://hooks.slack.com/services/T/B/X" }]);
+    });
+
+    it("replaces a channel's addresses with the list given", async () => {
+      const subscriberId = unique("sub");
+      await upsert({ subscriberId, channels: { push: [{ provider: "fcm", token: "old-1" }, { provider: "fcm", token: "old-2" }] } });
+      const res = await upsert({ subscriberId, channels: { push: [{ provider: "fcm", token: "new-1" }] } });
+      expect(res.status).toBe(200);
+      expect(res.body.channels.push).toEqual([{ provider: "fcm", token: "new-1" }]);
+    });
+
+    it("replaces chat webhooks with the list given", async () => {
+      const subscriberId = unique("sub");
+      await upsert({ subscriberId, channels: { chat: [{ provider: "slack", webhookUrl: "https://example.com/old" }] } });
+      const res = await upsert({ subscriberId, channels: { chat: [{ provider: "discord", webhookUrl: "https://example.com/new" }] } });
+      expect(res.body.channels.chat).toEqual([{ provider: "discord", webhookUrl: "https://example.com/new" }]);
+    });
+
+    it("clears a channel set to null and keeps the other", async () => {
+      const subscriberId = unique("sub");
+      await upsert({
+        subscriberId,
+        channels: { push: [{ provider: "fcm", token: "t-1" }], chat: [{ provider: "slack", webhookUrl: "https://example.com/c" }] },
+      });
+      const res = await upsert({ subscriberId, channels: { push: null } });
+      expect(res.body.channels).toEqual({ push: [], chat: [{ provider: "slack", webhookUrl: "https://example.com/c" }] });
+    });
+
+    it("clears a channel given an empty list", async () => {
+      const subscriberId = unique("sub");
+      await upsert({ subscriberId, channels: { chat: [{ provider: "slack", webhookUrl: "https://example.com/c" }] } });
+      const res = await upsert({ subscriberId, channels: { chat: [] } });
+      expect(res.body.channels.chat).toEqual([]);
+    });
+
+    it("keeps the channels when an update leaves them out", async () => {
+      const subscriberId = unique("sub");
+      await upsert({ subscriberId, channels: { push: [{ provider: "fcm", token: "t-1" }] } });
+      const res = await upsert({ subscriberId, firstName: "Pat" });
+      expect(res.body.channels.push).toEqual([{ provider: "fcm", token: "t-1" }]);
+    });
+
+    it("keeps one copy of a push token given twice", async () => {
+      const subscriberId = unique("sub");
+      const res = await upsert({ subscriberId, channels: { push: [{ provider: "fcm", token: "dup" }, { provider: "fcm", token: "dup" }] } });
+      expect(res.status).toBe(201);
+      expect(res.body.channels.push).toEqual([{ provider: "fcm", token: "dup" }]);
+    });
+  });
+
+  describe("validation", () => {
+    it.each([
+      ["a phone number not in E.164", { phone: "0791234567" }, "phone"],
+      ["a phone number with spaces", { phone: "+41 79 123 45 67" }, "phone"],
+      ["an invalid email", { email: "not-an-email" }, "email"],
+      ["a locale that is not a BCP 47 tag", { locale: "not a locale!" }, "locale"],
+      ["an unknown time zone", { timezone: "Mars/Olympus_Mons" }, "timezone"],
+      ["an avatar that is not an http(s) URL", { avatar: "ftp://example.com/a.png" }, "avatar"],
+      ["data that is not an object", { data: [1, 2] }, "data"],
+      ["a firstName that is not a string", { firstName: 42 }, "firstName"],
+      ["a chat webhook that is not a URL", { channels: { chat: [{ provider: "slack", webhookUrl: "nope" }] } }, "channels.chat.0.webhookUrl"],
+      ["a push address without a token", { channels: { push: [{ provider: "fcm" }] } }, "channels.push.0.token"],
+      ["an unknown field", { nickname: "Al" }, ""],
+    ])("rejects %s with 422 and the field's path", async (_label, fields, path) => {
+      const problem = expectProblem(await upsert({ subscriberId: unique("sub"), ...fields }), 422, "validation_failed");
+      if (path) expect(errorPaths(problem)).toContain(path);
+      else expect(problem.errors?.length).toBeGreaterThan(0);
+    });
+
+    it.each([
+      ["a missing subscriberId", { email: "a@example.com" }],
+      ["an empty subscriberId", { subscriberId: "   " }],
+      ["a numeric subscriberId", { subscriberId: 42 }],
+    ])("rejects %s with 422 at path subscriberId", async (_label, body) => {
+      const problem = expectProblem(await upsert(body), 422, "validation_failed");
+      expect(errorPaths(problem)).toContain("subscriberId");
+    });
+
+    it("does not write a subscriber that failed validation", async () => {
+      const subscriberId = unique("sub");
+      expectProblem(await upsert({ subscriberId, email: "bad" }), 422, "validation_failed");
+      expect(await subscriberRow(environment.id, subscriberId)).toBeNull();
+    });
+
+    it("rejects malformed JSON with 400 malformed_json", async () => {
+      const res = await api(environment.key, "POST", "/sub", undefined, { rawBody: "{", headers: { "content-type": "application/json" } });
+      expectProblem(res, 400, "malformed_json");
+    });
+
+    it("rejects a non-JSON content type with 415", async () => {
+      const res = await api(environment.key, "POST", "/sub", undefined, {
+        rawBody: JSON.stringify({ subscriberId: "x" }),
+        headers: { "content-type": "text/plain" },
+      });
+      expectProblem(res, 415, "unsupported_media_type");
+    });
+
+    it("requires an API key", async () => {
+      expectProblem(await api(null, "POST", "/sub", { subscriberId: "x" }), 401, "unauthorized");
+    });
+  });
+});

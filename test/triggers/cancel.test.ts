@@ -1,0 +1,151 @@
+import { env } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { createDb } from "../../src/db/client";
+import { triggerObject } from "../../src/durable-objects/trigger-client";
+import { recordTriggers } from "../../src/features/triggers/records";
+import { createEnvironment, createEnvironmentWithWorkflow, createWorkflow, settledTriggerRow, sleep, triggerRow, unique } from "../factories";
+import { api, errorPaths, eventually, expectProblem } from "../request";
+
+interface CancelResult {
+  transactionId: string;
+  status: "cancelled" | "already_cancelled" | "completed";
+  cancelledMessages: number;
+}
+
+/** An environment with one accepted trigger. */
+async function acceptedTrigger() {
+  const environment = await createEnvironmentWithWorkflow();
+  const transactionId = unique("txn");
+  const res = await api(environment.key, "POST", "/v1/trigger/", { workflow: environment.workflowKey, to: "user-1", transactionId });
+  expect(res.status).toBe(202);
+  return { ...environment, transactionId };
+}
+
+const cancelByBody = (key: string, transactionId: string, path = "/v1/trigger/") =>
+  api<CancelResult>(key, "DELETE", path, { transactionId });
+
+const cancelByQuery = (key: string, transactionId: string, path = "/v1/trigger/") =>
+  api<CancelResult>(key, "DELETE", `${path}?transactionId=${encodeURIComponent(transactionId)}`);
+
+describe("DELETE /v1/trigger/", () => {
+  it.each(["/v1/trigger", "/v1/trigger/"])("cancels with the transactionId in a JSON body at %s", async (path) => {
+    const { id, key, transactionId } = await acceptedTrigger();
+    const res = await cancelByBody(key, transactionId, path);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ transactionId, status: "cancelled", cancelledMessages: 0 });
+    expect((await triggerObject(env, id, transactionId).read())?.state).toBe("cancelled");
+  });
+
+  it.each(["/v1/trigger", "/v1/trigger/"])("cancels with ?transactionId= at %s", async (path) => {
+    const { id, key, transactionId } = await acceptedTrigger();
+    const res = await cancelByQuery(key, transactionId, path);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ transactionId, status: "cancelled", cancelledMessages: 0 });
+    expect((await triggerObject(env, id, transactionId).read())?.state).toBe("cancelled");
+  });
+
+  it("answers already_cancelled to a second cancellation", async () => {
+    const { key, transactionId } = await acceptedTrigger();
+    expect((await cancelByBody(key, transactionId)).body.status).toBe("cancelled");
+    const again = await cancelByQuery(key, transactionId);
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual({ transactionId, status: "already_cancelled", cancelledMessages: 0 });
+  });
+
+  it("rejects an unknown transactionId with 404 transaction_not_found", async () => {
+    const { key } = await createEnvironment();
+    expectProblem(await cancelByBody(key, unique("txn")), 404, "transaction_not_found");
+  });
+
+  it("rejects an unknown transactionId given as a query parameter with 404 transaction_not_found", async () => {
+    const { key } = await createEnvironment();
+    expectProblem(await cancelByQuery(key, unique("txn")), 404, "transaction_not_found");
+  });
+
+  it.each([
+    ["no body and no query", undefined],
+    ["an empty object", {}],
+    ["an empty transactionId", { transactionId: "" }],
+    ["a numeric transactionId", { transactionId: 42 }],
+  ])("rejects %s with 422 validation_failed", async (_label, body) => {
+    const { key } = await createEnvironment();
+    const problem = expectProblem(await api(key, "DELETE", "/v1/trigger/", body), 422, "validation_failed");
+    expect(errorPaths(problem)).toContain("transactionId");
+  });
+
+  it("rejects malformed JSON with 400 malformed_json", async () => {
+    const { key } = await createEnvironment();
+    const res = await api(key, "DELETE", "/v1/trigger/", undefined, {
+      rawBody: '{"transactionId": ',
+      headers: { "content-type": "application/json" },
+    });
+    expectProblem(res, 400, "malformed_json");
+  });
+
+  it("leaves the D1 record cancelled when the consumer recorded the trigger before the cancellation", async () => {
+    const { id, key, transactionId } = await acceptedTrigger();
+    const snapshot = (await triggerObject(env, id, transactionId).read())!;
+    const { state: _state, ...record } = snapshot;
+    // The consumer's first write for a trigger that is still running (what it does before any delivery).
+    await recordTriggers(createDb(env.DB), [{ record, status: "processing" }]);
+    expect((await cancelByBody(key, transactionId)).body.status).toBe("cancelled");
+    expect((await triggerRow(id, transactionId))?.status).toBe("cancelled");
+    expect((await settledTriggerRow(id, transactionId)).status).toBe("cancelled");
+  });
+
+  it("leaves the D1 record cancelled when the consumer writes it after the cancellation", async () => {
+    const { id, key, transactionId } = await acceptedTrigger();
+    expect((await cancelByBody(key, transactionId)).body.status).toBe("cancelled");
+    const written = await triggerRow(id, transactionId);
+    expect(written?.status).toBe("cancelled");
+    // The consumer's own write (after the 1 s batch timeout) bumps updated_at; it must keep the status.
+    const rewritten = await eventually(async () => {
+      const row = await triggerRow(id, transactionId);
+      return row && row.updated_at > written!.updated_at ? row : null;
+    });
+    expect(rewritten.status).toBe("cancelled");
+  });
+
+  it("keeps the D1 record cancelled when a consumer that read the trigger before the cancellation writes after it", async () => {
+    const { id, key, transactionId } = await acceptedTrigger();
+    const snapshot = (await triggerObject(env, id, transactionId).read())!;
+    expect(snapshot.state).toBe("active");
+    expect((await cancelByBody(key, transactionId)).body.status).toBe("cancelled");
+    const { state: _state, ...record } = snapshot;
+    // What a consumer holding the pre-cancellation snapshot writes.
+    await recordTriggers(createDb(env.DB), [{ record, status: "accepted" }], new Date(Date.now() + 1000));
+    expect((await triggerRow(id, transactionId))?.status).toBe("cancelled");
+  });
+
+  it("does not let a cancelled trigger be replayed into delivery", async () => {
+    const { id, key, workflowKey, transactionId } = await acceptedTrigger();
+    expect((await cancelByBody(key, transactionId)).body.status).toBe("cancelled");
+    const replay = await api(key, "POST", "/v1/trigger/", { workflow: workflowKey, to: "user-1", transactionId });
+    expect(replay.status).toBe(202);
+    await sleep(2500);
+    expect((await triggerRow(id, transactionId))?.status).toBe("cancelled");
+    expect((await triggerObject(env, id, transactionId).read())?.state).toBe("cancelled");
+  });
+
+  it("does not cancel another environment's trigger", async () => {
+    const { id, transactionId } = await acceptedTrigger();
+    const other = await createEnvironment();
+    expectProblem(await cancelByBody(other.key, transactionId), 404, "transaction_not_found");
+    expectProblem(await cancelByQuery(other.key, transactionId), 404, "transaction_not_found");
+    expect((await triggerObject(env, id, transactionId).read())?.state).not.toBe("cancelled");
+  });
+
+  it("cancels only the caller's trigger when two environments share a transactionId", async () => {
+    const a = await acceptedTrigger();
+    const b = await createEnvironment();
+    await createWorkflow(b.key, { key: a.workflowKey });
+    expect((await api(b.key, "POST", "/v1/trigger/", { workflow: a.workflowKey, to: "user-1", transactionId: a.transactionId })).status).toBe(202);
+    expect((await cancelByBody(b.key, a.transactionId)).body.status).toBe("cancelled");
+    expect((await triggerObject(env, a.id, a.transactionId).read())?.state).not.toBe("cancelled");
+    expect((await triggerObject(env, b.id, a.transactionId).read())?.state).toBe("cancelled");
+  });
+
+  it("requires an API key", async () => {
+    expectProblem(await api(null, "DELETE", "/v1/trigger/", { transactionId: "x" }), 401, "unauthorized");
+  });
+});

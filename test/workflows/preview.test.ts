@@ -1,0 +1,143 @@
+import { describe, expect, it } from "vitest";
+import { SECRET_MASK } from "../../src/features/variables/schemas";
+import { api, expectProblem } from "../request";
+import { createEnvironment, createWorkflow } from "../factories";
+
+interface PreviewBody {
+  workflow: string;
+  steps: {
+    id: string;
+    type: string;
+    condition: { result: boolean; leaves: { field: string; op: string; value?: unknown; actual?: unknown; result: boolean }[] } | null;
+    wouldRun: boolean;
+    locale: string | null;
+    content?: Record<string, unknown>;
+    error?: { code: string; message: string };
+  }[];
+}
+
+const steps = [
+  {
+    id: "email-1",
+    type: "email",
+    if: { field: "payload.total", op: "gte", value: 100 },
+    template: {
+      subject: "Order {{ payload.orderId }} for {{ subscriber.firstName }}",
+      html: "<p>{{ payload.note }}</p><p>{{ vars.BRAND }}</p>",
+    },
+    locales: { de: { subject: "Bestellung {{ payload.orderId }}" } },
+  },
+  { id: "wait", type: "delay", for: "PT1H" },
+  {
+    id: "sms-1",
+    type: "sms",
+    if: { all: [{ field: "steps.email-1.status", op: "ne", value: "sent" }, { field: "subscriber.phone", op: "exists" }] },
+    template: { body: "{{ payload.orderId }} {{ vars.TOKEN }}" },
+  },
+];
+
+async function setup() {
+  const { key } = await createEnvironment();
+  const workflow = await createWorkflow(key, { steps });
+  return { key, workflowKey: workflow.key };
+}
+
+describe("POST /v1/workflows/{key}/preview", () => {
+  it("reports each condition and renders each channel step", async () => {
+    const { key, workflowKey } = await setup();
+    expect((await api(key, "POST", "/v1/variables", { key: "BRAND", value: "Clarion" })).status).toBe(201);
+    const res = await api<PreviewBody>(key, "POST", `/v1/workflows/${workflowKey}/preview`, {
+      payload: { orderId: "A-7", total: 150, note: "<script>x</script>" },
+      subscriber: { subscriberId: "s-1", firstName: "Ada", locale: "en-GB" },
+      steps: { "email-1": { status: "sent" } },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.workflow).toBe(workflowKey);
+    expect(res.body.steps).toEqual([
+      {
+        id: "email-1",
+        type: "email",
+        condition: { result: true, leaves: [{ field: "payload.total", op: "gte", value: 100, actual: 150, result: true }] },
+        wouldRun: true,
+        locale: null,
+        content: { subject: "Order A-7 for Ada", html: "<p>&lt;script&gt;x&lt;/script&gt;</p><p>Clarion</p>" },
+      },
+      { id: "wait", type: "delay", condition: null, wouldRun: true, locale: null },
+      {
+        id: "sms-1",
+        type: "sms",
+        condition: {
+          result: false,
+          leaves: [
+            { field: "steps.email-1.status", op: "ne", value: "sent", actual: "sent", result: false },
+            { field: "subscriber.phone", op: "exists", result: false },
+          ],
+        },
+        wouldRun: false,
+        locale: null,
+        content: { body: "A-7 " },
+      },
+    ]);
+  });
+
+  it("flips the conditions with another sample and picks the subscriber's locale", async () => {
+    const { key, workflowKey } = await setup();
+    const res = await api<PreviewBody>(key, "POST", `/v1/workflows/${workflowKey}/preview`, {
+      payload: { orderId: "B-2", total: 20 },
+      subscriber: { locale: "de-CH", phone: "+41791234567" },
+    });
+    expect(res.status).toBe(200);
+    const [email, , sms] = res.body.steps;
+    expect(email).toMatchObject({ wouldRun: false, locale: "de", content: { subject: "Bestellung B-2" } });
+    expect(sms).toMatchObject({ wouldRun: true, condition: { result: true } });
+  });
+
+  it("masks secret variables in rendered content", async () => {
+    const { key, workflowKey } = await setup();
+    expect((await api(key, "POST", "/v1/variables", { key: "TOKEN", value: "tok-very-secret", secret: true })).status).toBe(201);
+    const res = await api<PreviewBody>(key, "POST", `/v1/workflows/${workflowKey}/preview`, { payload: { orderId: "C-3" } });
+    expect(res.status).toBe(200);
+    const body = res.body.steps.find((s) => s.id === "sms-1")?.content?.body;
+    expect(body).toBe(`C-3 ${SECRET_MASK}`);
+  });
+
+  it("reports a template error on its step and still previews the others", async () => {
+    const { key } = await createEnvironment();
+    const workflow = await createWorkflow(key, {
+      steps: [
+        { id: "bad", type: "email", template: { subject: "{{ payload.x | nope }}" } },
+        { id: "good", type: "sms", template: { body: "ok" } },
+      ],
+    });
+    const res = await api<PreviewBody>(key, "POST", `/v1/workflows/${workflow.key}/preview`, {});
+    expect(res.status).toBe(200);
+    expect(res.body.steps[0]).toMatchObject({ id: "bad", error: { code: "template_error", message: expect.stringContaining("nope") } });
+    expect(res.body.steps[0]?.content).toBeUndefined();
+    expect(res.body.steps[1]).toMatchObject({ id: "good", content: { body: "ok" } });
+  });
+
+  it("applies overrides over the rendered content", async () => {
+    const { key, workflowKey } = await setup();
+    const res = await api<PreviewBody>(key, "POST", `/v1/workflows/${workflowKey}/preview`, {
+      payload: { orderId: "D-4", total: 500 },
+      overrides: { email: { subject: "Fixed subject" } },
+    });
+    expect(res.body.steps[0]?.content?.subject).toBe("Fixed subject");
+  });
+
+  it("answers 404 for an unknown workflow", async () => {
+    const { key } = await createEnvironment();
+    expectProblem(await api(key, "POST", "/v1/workflows/nope/preview", {}), 404, "workflow_not_found");
+  });
+
+  it("rejects an unknown body field", async () => {
+    const { key, workflowKey } = await setup();
+    expectProblem(await api(key, "POST", `/v1/workflows/${workflowKey}/preview`, { payloads: {} }), 422, "validation_failed");
+  });
+
+  it("does not preview another environment's workflow", async () => {
+    const { workflowKey } = await setup();
+    const other = await createEnvironment();
+    expectProblem(await api(other.key, "POST", `/v1/workflows/${workflowKey}/preview`, {}), 404, "workflow_not_found");
+  });
+});
