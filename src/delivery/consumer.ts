@@ -127,7 +127,7 @@ async function runChunk(env: Bindings, message: Message<unknown>, job: Recipient
     }
     const result = await runRecipients(env, job, snapshot, env.PUBLIC_URL);
     if (result.exhausted.length) {
-      await env.DEAD_LETTER_QUEUE.sendBatch(result.exhausted.map((reason) => ({ body: { job, reason } })));
+      await env.DEAD_LETTER_QUEUE.sendBatch(result.exhausted.map((letter) => ({ body: { job, ...letter } })));
     }
     if (result.retry) {
       await deliveryQueueFor(env, job.transactionId).send(

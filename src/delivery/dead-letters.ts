@@ -1,13 +1,18 @@
 import { createDb } from "../db/client";
-import type { Bindings } from "../env";
+import { runBatch } from "../db/batch";
 import { triggerObject } from "../durable-objects/trigger-client";
-import { recordTriggers } from "../features/triggers/records";
+import type { Bindings } from "../env";
+import { finishTrigger, recordTriggers } from "../features/triggers/records";
+import { retryDelaySeconds } from "./backoff";
 import { DeadLetter, DeliveryJob } from "./job";
+import { MessageWrites } from "./message-writes";
+import { failRecipients } from "./recipients-job";
 
 /**
- * Jobs that exhausted their retries land here (either as the original job or as a
- * DeadLetter with a reason): their triggers are recorded as failed so no trigger stays
- * without a terminal state.
+ * Jobs that exhausted their retries land here, either as the original job (the Queue moved
+ * it) or as a DeadLetter with a reason (the engine gave up on a message). Each leaves a
+ * terminal, queryable trace: a failed trigger record, failed messages, or a `failed` event
+ * carrying the reason on the message.
  */
 export async function consumeDeadLetters(batch: MessageBatch<unknown>, env: Bindings): Promise<void> {
   const db = createDb(env.DB);
@@ -20,17 +25,23 @@ export async function consumeDeadLetters(batch: MessageBatch<unknown>, env: Bind
       continue;
     }
     try {
-      // A trigger job that never ran leaves its trigger without messages: record it as failed.
-      // A recipients job's messages already carry their own terminal state and error.
-      const stored = job.type === "trigger" ? await triggerObject(env, job.environmentId, job.transactionId).read() : null;
-      if (stored) {
+      const object = triggerObject(env, job.environmentId, job.transactionId);
+      const stored = await object.read();
+      if (letter.success && letter.data.messageId) {
+        const writes = new MessageWrites(db, new Date());
+        writes.event(job.environmentId, letter.data.messageId, { status: "failed", detail: { deadLettered: true, reason } });
+        await runBatch(db, writes.all());
+      } else if (job.type === "trigger" && stored) {
         const { state: _state, ...record } = stored;
         await recordTriggers(db, [{ record, status: "failed" }]);
+      } else if (job.type === "recipients" && stored) {
+        await failRecipients(env, job, stored, reason);
+        if (await object.chunkDone(job.chunk)) await finishTrigger(db, job.environmentId, job.transactionId, "completed");
       }
       console.log(JSON.stringify({ level: "error", event: "dead_letter", transactionId: job.transactionId, reason }));
       message.ack();
     } catch {
-      message.retry();
+      message.retry({ delaySeconds: retryDelaySeconds(message.attempts) });
     }
   }
 }

@@ -22,7 +22,7 @@ export const DeliveryJob = z.discriminatedUnion("type", [
 export type DeliveryJob = z.infer<typeof DeliveryJob>;
 export type RecipientsJob = Extract<DeliveryJob, { type: "recipients" }>;
 
-export const DeadLetter = z.object({ job: DeliveryJob, reason: z.string() });
+export const DeadLetter = z.object({ job: DeliveryJob, reason: z.string(), messageId: z.string().optional() });
 export type DeadLetter = z.infer<typeof DeadLetter>;
 
 export const triggerJob = (environmentId: string, transactionId: string): DeliveryJob => ({

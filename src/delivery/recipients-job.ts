@@ -39,7 +39,7 @@ export interface RecipientsResult {
   /** Subscribers whose delivery must continue later, and when. */
   retry: { subscriberIds: string[]; delaySeconds: number } | null;
   /** Messages that failed for good after every provider's attempts: reasons for the dead-letter queue. */
-  exhausted: string[];
+  exhausted: { messageId?: string; reason: string }[];
 }
 
 interface Loaded {
@@ -176,7 +176,7 @@ function decide(
 export async function runRecipients(env: Bindings, job: RecipientsJob, trigger: TriggerSnapshot, publicUrl: string): Promise<RecipientsResult> {
   const db = createDb(env.DB);
   const loaded = await load(db, env, job, trigger);
-  const exhausted: string[] = [];
+  const exhausted: RecipientsResult["exhausted"] = [];
   let retryDelay = Number.POSITIVE_INFINITY;
   const identity = (subscriberId: string, step: Step): SendIdentity => ({
     environmentId: job.environmentId,
@@ -188,7 +188,7 @@ export async function runRecipients(env: Bindings, job: RecipientsJob, trigger: 
   });
 
   if (!loaded.workflow) {
-    return { retry: null, exhausted: [`workflow "${trigger.workflowKey}" no longer exists`] };
+    return { retry: null, exhausted: [{ reason: `workflow "${trigger.workflowKey}" no longer exists` }] };
   }
 
   for (const step of loaded.workflow.steps) {
@@ -292,7 +292,9 @@ export async function runRecipients(env: Bindings, job: RecipientsJob, trigger: 
           detail: { error: outcome.code, message: outcome.message, provider: integration.provider },
         });
         recipient.steps[step.id] = { status };
-        if (outcome.kind === "retryable") exhausted.push(`message ${messageId} failed after ${attempts} attempts: ${outcome.code}`);
+        if (outcome.kind === "retryable") {
+          exhausted.push({ messageId, reason: `failed after ${attempts} attempts over ${chain.length} provider(s): ${outcome.code}` });
+        }
       }),
     );
     await runBatch(db, results.all());
@@ -303,28 +305,42 @@ export async function runRecipients(env: Bindings, job: RecipientsJob, trigger: 
 }
 
 /** Records every step not yet done for these recipients as cancelled: nothing more of the trigger is sent. */
-export async function cancelRecipients(env: Bindings, job: RecipientsJob, trigger: TriggerSnapshot): Promise<number> {
+export const cancelRecipients = (env: Bindings, job: RecipientsJob, trigger: TriggerSnapshot) =>
+  closeRecipients(env, job, trigger, "cancelled", { reason: "trigger_cancelled" });
+
+/** A recipients job the Queue gave up on: whatever it left unfinished fails, with the reason. */
+export const failRecipients = (env: Bindings, job: RecipientsJob, trigger: TriggerSnapshot, reason: string) =>
+  closeRecipients(env, job, trigger, "failed", { reason: "dead_lettered", message: reason });
+
+async function closeRecipients(
+  env: Bindings,
+  job: RecipientsJob,
+  trigger: TriggerSnapshot,
+  status: "cancelled" | "failed",
+  detail: { reason: string; message?: string },
+): Promise<number> {
   const db = createDb(env.DB);
   const loaded = await load(db, env, job, trigger);
   const writes = new MessageWrites(db, new Date());
-  let cancelled = 0;
+  const error = status === "failed" ? { errorCode: detail.reason, errorMessage: detail.message ?? null } : {};
+  let closed = 0;
   for (const step of loaded.workflow?.steps ?? []) {
     if (!isChannelStep(step)) continue;
     for (const subscriberId of job.subscriberIds) {
       const existing = loaded.existing.get(keyOf(subscriberId, step.id));
       if (existing && TERMINAL_OR_SENT.has(existing.status)) continue;
-      cancelled++;
-      if (existing) writes.update(job.environmentId, existing.id, "cancelled", {}, { status: "cancelled", detail: { reason: "trigger_cancelled" } });
+      closed++;
+      if (existing) writes.update(job.environmentId, existing.id, status, error, { status, detail });
       else {
         writes.insertFinal(
           { environmentId: job.environmentId, transactionId: job.transactionId, subscriberId, workflowKey: trigger.workflowKey, stepId: step.id, channel: step.type },
-          "cancelled",
-          {},
-          [{ status: "cancelled", detail: { reason: "trigger_cancelled" } }],
+          status,
+          error,
+          [{ status, detail }],
         );
       }
     }
   }
   await runBatch(db, writes.all());
-  return cancelled;
+  return closed;
 }

@@ -51,9 +51,11 @@ describe("renderChannel", () => {
     ["an unclosed tag", "{% if payload.total > 1 %}big", /not closed/],
     ["an unknown filter", "{{ payload.orderId | shout }}", /undefined filter: shout/],
     ["an include", "{% include 'secrets' %}", /lookup|not found|ENOENT/i],
-    ["a huge range", "{% for i in (1..100000000) %}{{ i }}{% endfor %}", /memory/i],
+    ["a huge range", "{% for i in (1..100000000) %}{{ i }}{% endfor %}", /limit exceeded/],
+    ["nested loops over a large array", "{% for a in payload.big %}{% for b in payload.big %}{% for c in payload.big %}{% endfor %}{% endfor %}{% endfor %}", /limit exceeded/],
   ])("answers template_error for %s", (_name, subject, message) => {
-    const result = renderChannel(email({ subject }), ctx);
+    const big = Array.from({ length: 1_000 }, (_, i) => i);
+    const result = renderChannel(email({ subject }), sampleContext({ payload: { big } }));
     expect(result).toEqual({ ok: false, code: "template_error", message: expect.stringMatching(message) });
   });
 

@@ -86,6 +86,16 @@ describe("POST /v1/trigger/bulk/", () => {
     ]);
   });
 
+  it("answers every event when 100 events name 100 different workflows", async () => {
+    const { key, workflowKey } = await createEnvironmentWithWorkflow();
+    const events = Array.from({ length: 100 }, (_, i) => ({ workflow: i === 0 ? workflowKey : `missing-${i}`, to: "user-1" }));
+    const res = await bulk(key, events);
+    expect(res.status).toBe(202);
+    expect(res.body.results).toHaveLength(100);
+    accepted(res.body.results[0]);
+    expect(res.body.results.slice(1).every((r) => r.status === "error" && r.error.code === "workflow_not_found")).toBe(true);
+  });
+
   it("reports a transaction conflict for one event without failing the others", async () => {
     const { key, workflowKey } = await createEnvironmentWithWorkflow();
     const transactionId = unique("txn");

@@ -1,4 +1,4 @@
-import { env } from "cloudflare:test";
+import { env, SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { triggerObject } from "../../src/durable-objects/trigger-client";
 import { TriggerObject } from "../../src/durable-objects/trigger-object";
@@ -208,6 +208,32 @@ describe("POST /v1/trigger/", () => {
       const res = await trigger(key, { workflow: workflowKey, to: "user-1", overrides: { blob: "x".repeat(1024 * 1024) } });
       expectProblem(res, 413, "payload_too_large");
     });
+  });
+
+  describe("body limits without Content-Length", () => {
+    it("rejects a streamed body over 1 MiB with 413 payload_too_large", async () => {
+      const { key, workflowKey } = await createEnvironmentWithWorkflow();
+      const text = JSON.stringify({ workflow: workflowKey, to: "user-1", overrides: { blob: "x".repeat(1024 * 1024) } });
+      const bytes = new TextEncoder().encode(text);
+      const body = new ReadableStream<Uint8Array>({
+        start(controller) {
+          for (let i = 0; i < bytes.length; i += 64 * 1024) controller.enqueue(bytes.slice(i, i + 64 * 1024));
+          controller.close();
+        },
+      });
+      const res = await SELF.fetch("http://clarion.test/v1/trigger/", {
+        method: "POST",
+        headers: { authorization: `ApiKey ${key}`, "content-type": "application/json" },
+        body,
+      });
+      expectProblem({ status: res.status, headers: res.headers, body: await res.json() }, 413, "payload_too_large");
+    });
+  });
+
+  it.each(["application/json; charset=utf-8", "application/vnd.api+json"])("accepts the JSON content type %s", async (contentType) => {
+    const { key, workflowKey } = await createEnvironmentWithWorkflow();
+    const res = await api(key, "POST", "/v1/trigger/", { workflow: workflowKey, to: "user-1" }, { headers: { "content-type": contentType } });
+    expect(res.status).toBe(202);
   });
 
   describe("malformed requests", () => {

@@ -1,0 +1,229 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { createEnvironment, unique, workflowBody } from "./factories";
+import { api, errorPaths, expectProblem } from "./request";
+
+interface Workflow {
+  id: string;
+  key: string;
+  name: string;
+  description: string | null;
+  active: boolean;
+  critical: boolean;
+  tags: string[];
+  payloadSchema: Record<string, unknown> | null;
+  steps: Record<string, unknown>[];
+  createdAt: string;
+  updatedAt: string;
+}
+
+const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
+
+let environment: { id: string; key: string };
+beforeAll(async () => {
+  environment = await createEnvironment();
+});
+
+const call = <T = Workflow>(method: string, path: string, body?: unknown) => api<T>(environment.key, method, path, body);
+const create = (overrides: Record<string, unknown> = {}) => call("POST", "/v1/workflows", workflowBody(overrides));
+
+const email = { id: "welcome-email", type: "email", template: { subject: "Hi {{ subscriber.firstName }}", html: "<p>Hi</p>" } };
+
+describe("POST /v1/workflows", () => {
+  it("creates a workflow and answers 201 with it, defaults filled in", async () => {
+    const key = unique("wf").toLowerCase();
+    const res = await call("POST", "/v1/workflows", { key, name: "Welcome", steps: [email] });
+    expect(res.status).toBe(201);
+    expect(res.body).toEqual({
+      id: expect.stringMatching(/^wf_[0-9a-f]{32}$/),
+      key,
+      name: "Welcome",
+      description: null,
+      active: true,
+      critical: false,
+      tags: [],
+      payloadSchema: null,
+      steps: [email],
+      createdAt: expect.stringMatching(ISO),
+      updatedAt: expect.stringMatching(ISO),
+    });
+  });
+
+  it("stores every step type", async () => {
+    const steps = [
+      { id: "wait", type: "delay", for: "PT15M" },
+      { id: "wait-until", type: "delay", until: { localTime: "09:00", days: ["mon", "tue"] } },
+      { id: "bundle", type: "digest", window: "PT1H", mode: "fixed" },
+      { id: "limit", type: "throttle", window: "P1D", limit: 3 },
+      { id: "mail", type: "email", template: { subject: "S" }, if: { field: "payload.total", op: "gt", value: 10 } },
+      { id: "text", type: "sms", template: { body: "B" } },
+      { id: "notify", type: "push", template: { title: "T", body: "B" } },
+      { id: "post", type: "chat", template: { text: "T" }, if: { all: [{ field: "steps.mail.status", op: "ne", value: "sent" }] } },
+    ];
+    const res = await create({ steps });
+    expect(res.status).toBe(201);
+    expect(res.body.steps).toHaveLength(8);
+    expect(res.body.steps.map((s) => s.type)).toEqual(["delay", "delay", "digest", "throttle", "email", "sms", "push", "chat"]);
+  });
+
+  it("rejects a duplicate key with 409 workflow_exists", async () => {
+    const key = unique("wf").toLowerCase();
+    expect((await create({ key })).status).toBe(201);
+    expectProblem(await create({ key, name: "Another" }), 409, "workflow_exists");
+    expect((await call("GET", `/v1/workflows/${key}`)).body.name).toBe("Order shipped");
+  });
+
+  it("answers at /v1/workflows/ as well", async () => {
+    const res = await call("POST", "/v1/workflows/", workflowBody());
+    expect(res.status).toBe(201);
+  });
+
+  describe("validation", () => {
+    it.each([
+      ["an unknown step type", [{ id: "s1", type: "carrier-pigeon", template: {} }], "steps.0.type"],
+      [
+        "duplicate step ids",
+        [
+          { id: "same", type: "sms", template: { body: "a" } },
+          { id: "same", type: "sms", template: { body: "b" } },
+        ],
+        "steps.1.id",
+      ],
+      ["a bad condition op", [{ id: "s1", type: "sms", template: { body: "a" }, if: { field: "payload.x", op: "approximately", value: 1 } }], "steps.0.if"],
+      ["a bad condition field", [{ id: "s1", type: "sms", template: { body: "a" }, if: { field: "nowhere.x", op: "eq", value: 1 } }], "steps.0.if"],
+      ["a delay with both for and until", [{ id: "d1", type: "delay", for: "PT1H", until: "{{ payload.at }}" }], "steps.0"],
+      ["a delay with neither for nor until", [{ id: "d1", type: "delay" }], "steps.0"],
+      ["a delay with a bad duration", [{ id: "d1", type: "delay", for: "15 minutes" }], "steps.0.for"],
+      ["an email step without a subject", [{ id: "e1", type: "email", template: { html: "<p/>" } }], "steps.0.template.subject"],
+      ["a step id with spaces", [{ id: "has space", type: "sms", template: { body: "a" } }], "steps.0.id"],
+      ["a throttle with limit 0", [{ id: "t1", type: "throttle", window: "PT1H", limit: 0 }], "steps.0.limit"],
+    ])("rejects %s with 422 and its path", async (_label, steps, path) => {
+      const problem = expectProblem(await create({ steps }), 422, "validation_failed");
+      expect(errorPaths(problem).some((p) => p === path || p.startsWith(`${path}.`))).toBe(true);
+    });
+
+    it.each([
+      ["an uppercase key", { key: "Order-Shipped" }, "key"],
+      ["a key with spaces", { key: "order shipped" }, "key"],
+      ["an empty name", { name: "" }, "name"],
+      ["missing steps", { steps: undefined }, "steps"],
+      ["a non-boolean active", { active: "yes" }, "active"],
+      ["an unknown field", { colour: "blue" }, ""],
+    ])("rejects %s with 422", async (_label, overrides, path) => {
+      const problem = expectProblem(await create(overrides), 422, "validation_failed");
+      if (path) expect(errorPaths(problem)).toContain(path);
+    });
+  });
+});
+
+describe("GET /v1/workflows/{key}", () => {
+  it("answers the workflow", async () => {
+    const created = await create({ description: "Tells a customer", tags: ["orders"] });
+    const res = await call("GET", `/v1/workflows/${created.body.key}`);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual(created.body);
+  });
+
+  it("answers an unknown key with 404 workflow_not_found", async () => {
+    expectProblem(await call("GET", "/v1/workflows/no-such-workflow"), 404, "workflow_not_found");
+  });
+});
+
+describe("GET /v1/workflows", () => {
+  it("pages through every workflow by key with a cursor", async () => {
+    const own = await createEnvironment();
+    const keys = ["a-wf", "b-wf", "c-wf", "d-wf", "e-wf"];
+    for (const key of [...keys].reverse()) {
+      expect((await api(own.key, "POST", "/v1/workflows", workflowBody({ key }))).status).toBe(201);
+    }
+    type Page = { data: Workflow[]; nextCursor: string | null };
+    const first = await api<Page>(own.key, "GET", "/v1/workflows?limit=2");
+    expect(first.status).toBe(200);
+    expect(first.body.data.map((w) => w.key)).toEqual(["a-wf", "b-wf"]);
+    expect(first.body.nextCursor).toEqual(expect.any(String));
+    const second = await api<Page>(own.key, "GET", `/v1/workflows?limit=2&cursor=${encodeURIComponent(first.body.nextCursor!)}`);
+    expect(second.body.data.map((w) => w.key)).toEqual(["c-wf", "d-wf"]);
+    const third = await api<Page>(own.key, "GET", `/v1/workflows?limit=2&cursor=${encodeURIComponent(second.body.nextCursor!)}`);
+    expect(third.body.data.map((w) => w.key)).toEqual(["e-wf"]);
+    expect(third.body.nextCursor).toBeNull();
+  });
+
+  it("answers an exactly full last page without a cursor", async () => {
+    const own = await createEnvironment();
+    for (const key of ["x-1", "x-2"]) await api(own.key, "POST", "/v1/workflows", workflowBody({ key }));
+    const res = await api<{ data: Workflow[]; nextCursor: string | null }>(own.key, "GET", "/v1/workflows?limit=2");
+    expect(res.body.data).toHaveLength(2);
+    expect(res.body.nextCursor).toBeNull();
+  });
+
+  it("answers an empty environment with an empty page", async () => {
+    const own = await createEnvironment();
+    const res = await api(own.key, "GET", "/v1/workflows");
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ data: [], nextCursor: null });
+  });
+
+  it.each(["0", "101", "ten"])("rejects limit=%s with 422", async (limit) => {
+    const problem = expectProblem(await call("GET", `/v1/workflows?limit=${limit}`), 422, "validation_failed");
+    expect(errorPaths(problem)).toContain("limit");
+  });
+});
+
+describe("PUT /v1/workflows/{key}", () => {
+  it("replaces the workflow", async () => {
+    const created = await create({ tags: ["a"], description: "old" });
+    const key = created.body.key;
+    const res = await call("PUT", `/v1/workflows/${key}`, { key, name: "Renamed", active: false, steps: [email] });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ id: created.body.id, key, name: "Renamed", active: false, tags: [], description: null, steps: [email] });
+    expect(res.body.createdAt).toBe(created.body.createdAt);
+    expect((await call("GET", `/v1/workflows/${key}`)).body.name).toBe("Renamed");
+  });
+
+  it("changes the key", async () => {
+    const created = await create();
+    const newKey = unique("renamed").toLowerCase();
+    const res = await call("PUT", `/v1/workflows/${created.body.key}`, workflowBody({ key: newKey }));
+    expect(res.status).toBe(200);
+    expect(res.body.key).toBe(newKey);
+    expectProblem(await call("GET", `/v1/workflows/${created.body.key}`), 404, "workflow_not_found");
+    expect((await call("GET", `/v1/workflows/${newKey}`)).status).toBe(200);
+  });
+
+  it("rejects a change to a key another workflow has with 409 workflow_exists", async () => {
+    const a = await create();
+    const b = await create();
+    expectProblem(await call("PUT", `/v1/workflows/${a.body.key}`, workflowBody({ key: b.body.key })), 409, "workflow_exists");
+  });
+
+  it("answers an unknown key with 404 workflow_not_found", async () => {
+    expectProblem(await call("PUT", "/v1/workflows/no-such-workflow", workflowBody({ key: "no-such-workflow" })), 404, "workflow_not_found");
+  });
+
+  it("rejects invalid steps with 422", async () => {
+    const created = await create();
+    const res = await call("PUT", `/v1/workflows/${created.body.key}`, workflowBody({ key: created.body.key, steps: [{ id: "x", type: "fax" }] }));
+    expectProblem(res, 422, "validation_failed");
+  });
+});
+
+describe("DELETE /v1/workflows/{key}", () => {
+  it("answers 204 and the workflow is gone", async () => {
+    const created = await create();
+    const res = await call<null>("DELETE", `/v1/workflows/${created.body.key}`);
+    expect(res.status).toBe(204);
+    expect(res.body).toBeNull();
+    expectProblem(await call("GET", `/v1/workflows/${created.body.key}`), 404, "workflow_not_found");
+  });
+
+  it("answers 404 workflow_not_found the second time", async () => {
+    const created = await create();
+    expect((await call("DELETE", `/v1/workflows/${created.body.key}`)).status).toBe(204);
+    expectProblem(await call("DELETE", `/v1/workflows/${created.body.key}`), 404, "workflow_not_found");
+  });
+
+  it("stops the workflow from being triggered", async () => {
+    const created = await create();
+    await call("DELETE", `/v1/workflows/${created.body.key}`);
+    expectProblem(await call("POST", "/v1/trigger/", { workflow: created.body.key, to: "user-1" }), 404, "workflow_not_found");
+  });
+});
