@@ -55,11 +55,38 @@ async function bootstrap() {
   return keys;
 }
 
+const b64url = (bytes) => Buffer.from(bytes).toString("base64url");
+
+/** Same format as src/lib/secrets.ts: `v1.<iv>.<AES-GCM ciphertext>`, base64url. */
+async function encryptJson(value) {
+  const secret = /^ENCRYPTION_KEY=(.+)$/m.exec(readFileSync(".dev.vars", "utf8"))[1].trim();
+  const key = await crypto.subtle.importKey("raw", Buffer.from(secret, "base64"), "AES-GCM", false, ["encrypt"]);
+  const iv = crypto.getRandomValues(new Uint8Array(12));
+  const data = await crypto.subtle.encrypt({ name: "AES-GCM", iv }, key, new TextEncoder().encode(JSON.stringify(value)));
+  return `v1.${b64url(iv)}.${b64url(new Uint8Array(data))}`;
+}
+
+/** The development environment sends through the sandbox providers until you add real ones. */
+async function sandboxIntegrations() {
+  const [env] = await sql("SELECT id FROM environments WHERE slug = 'development'");
+  if (!env || (await sql(`SELECT 1 AS ok FROM integrations WHERE environment_id = ${quote(env.id)} LIMIT 1`)).length) return;
+  const now = Date.now();
+  const credentials = await encryptJson({});
+  const rows = ["email", "sms", "push", "chat"].map(
+    (channel) =>
+      `INSERT INTO integrations (id, environment_id, provider, channel, name, active, "primary", priority, credentials, settings, base_url, created_at, updated_at) VALUES (${quote(id("int"))}, ${quote(env.id)}, 'sandbox-${channel}', '${channel}', 'Sandbox ${channel}', 1, 1, 0, ${quote(credentials)}, '{}', NULL, ${now}, ${now})`,
+  );
+  await sql(rows.join("; "));
+  console.log("configured the sandbox providers (sandbox-email, sandbox-sms, sandbox-push, sandbox-chat) for development");
+}
+
 const keys = await bootstrap();
+await sandboxIntegrations();
 console.log(`
   Clarion is starting on http://${HOST}:${PORT}
   Dashboard:      http://${HOST}:${PORT}/dashboard/
   API reference:  http://${HOST}:${PORT}/docs
+  Sandbox sends:  GET /v1/sandbox/messages (development sends through the sandbox providers)
   Development API key (also in ${KEYS_FILE}):
 
     ${keys.development}
@@ -67,6 +94,6 @@ console.log(`
   Try: curl -H "Authorization: ApiKey ${keys.development}" http://${HOST}:${PORT}/v1/workflows
 `);
 
-await run("wrangler", ["dev", "--local", "--ip", HOST, "--port", PORT, "--show-interactive-dev-session=false"], {
+await run("wrangler", ["dev", "--local", "--ip", HOST, "--port", PORT, "--show-interactive-dev-session=false", "--var", `PUBLIC_URL:http://${HOST}:${PORT}`], {
   env: { WRANGLER_SEND_METRICS: "false" },
 });

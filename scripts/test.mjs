@@ -1,6 +1,11 @@
-// `npm test`: every test suite, in the Workers runtime and (for the dashboard) in a real browser.
+// `npm test`: every test suite — types, the Workers runtime suite, the provider conformance
+// suite (official SDKs against our adapters, in Node), and the dashboard in a real browser.
+import { existsSync } from "node:fs";
 import { run } from "./lib.mjs";
 
 await run("vite", ["build", "--config", "dashboard/vite.config.ts", "--logLevel", "warn"]);
 await run("tsc", ["-p", "."]);
+await run("tsc", ["-p", "tsconfig.node.json"]);
 await run("vitest", ["run"]);
+await run("vitest", ["run", "--config", "vitest.conformance.config.ts"]);
+if (existsSync("vitest.browser.config.ts")) await run("vitest", ["run", "--config", "vitest.browser.config.ts"]);

@@ -115,9 +115,11 @@ async function load(db: Db, env: Bindings, job: RecipientsJob, trigger: TriggerS
 const actorView = (actor: unknown): Record<string, unknown> | null =>
   typeof actor === "string" ? { subscriberId: actor } : actor && typeof actor === "object" ? (actor as Record<string, unknown>) : null;
 
+/** A short plain-text view for message lists: the text part, else the HTML without its tags. */
 const preview = (content: Record<string, unknown>) => {
-  const text = [content.text, content.body, content.title].find((v): v is string => typeof v === "string") ?? "";
-  return text.replace(/\s+/g, " ").slice(0, 140);
+  const plain = [content.text, content.body, content.title].find((v): v is string => typeof v === "string" && v !== "");
+  const html = typeof content.html === "string" ? content.html.replace(/<(style|script)[\s\S]*?<\/\1>/gi, "").replace(/<[^>]+>/g, " ") : "";
+  return (plain ?? html).replace(/\s+/g, " ").trim().slice(0, 140);
 };
 
 type Decision =

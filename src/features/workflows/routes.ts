@@ -7,6 +7,10 @@ import { Workflow, WorkflowInput, WorkflowKeyParam, WorkflowList } from "./schem
 
 export const workflowsRoutes = createRouter();
 
+/** drizzle wraps D1's error; the constraint message is on the cause. */
+const isUniqueViolation = (error: unknown): boolean =>
+  error instanceof Error && (error.message.includes("UNIQUE constraint") || isUniqueViolation(error.cause));
+
 const json = <T extends z.ZodType>(schema: T) => ({ "application/json": { schema } });
 const notFound = (key: string) => new ApiError("workflow_not_found", `No workflow with key "${key}" in this environment.`);
 const repo = (c: { env: { DB: D1Database }; get: (k: "environmentId") => string }) =>
@@ -85,7 +89,7 @@ workflowsRoutes.openapi(
     const updated = await repo(c)
       .update(key, input)
       .catch((error: unknown) => {
-        if (String(error).includes("UNIQUE")) throw new ApiError("workflow_exists", `A workflow with key "${input.key}" already exists.`);
+        if (isUniqueViolation(error)) throw new ApiError("workflow_exists", `A workflow with key "${input.key}" already exists.`);
         throw error;
       });
     if (!updated) throw notFound(key);

@@ -1,0 +1,25 @@
+import type { Capture, IntegrationConfig, ProviderAdapter, SendOutcome, SendRequest } from "../../src/providers/types";
+import type { Channel } from "../../src/features/workflows/steps";
+
+/** Runs one adapter send the way the delivery engine does, against a given base URL. */
+export async function sendWith<C extends Channel>(
+  adapter: ProviderAdapter<C>,
+  integration: Omit<IntegrationConfig, "id" | "provider" | "channel" | "settings"> & { settings?: Record<string, unknown> },
+  request: Omit<SendRequest<C>, "messageId" | "providerOverrides" | "subscriber"> & Partial<SendRequest<C>>,
+): Promise<{ outcome: SendOutcome; captures: Capture[] }> {
+  const captures: Capture[] = [];
+  const outcome = await adapter.send(
+    {
+      messageId: "msg_conformance",
+      providerOverrides: {},
+      subscriber: { subscriberId: "sub-1", firstName: "Ada", lastName: "Lovelace" },
+      ...request,
+    } as SendRequest<C>,
+    {
+      integration: { id: "int_conformance", provider: adapter.id, channel: adapter.channel, settings: {}, ...integration },
+      signal: AbortSignal.timeout(5000),
+      capture: (c) => captures.push(c),
+    },
+  );
+  return { outcome, captures };
+}
