@@ -1,59 +1,23 @@
 // `npm run bench:trigger`: triggers per second and latency at 50 connections against a running
 // local Clarion (`npm start`), next to the same figures for GET /health measured in the same run.
-import { readFileSync } from "node:fs";
 import autocannon from "autocannon";
+import { BASE_URL, call, ensureWorkflow, headers, requireServer } from "./lib.mjs";
 
-const BASE_URL = process.env.CLARION_URL ?? "http://127.0.0.1:8787";
 const CONNECTIONS = 50;
 const DURATION_SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const WORKFLOW = "bench-trigger";
 const SUBSCRIBER = "bench-subscriber";
 
-// The benchmark is for the local server only: never point sustained load at a deployment.
-const LOOPBACK = new Set(["127.0.0.1", "localhost", "[::1]"]);
-if (!LOOPBACK.has(new URL(BASE_URL).hostname)) {
-  console.error(`CLARION_URL must point at the local server (127.0.0.1), not ${BASE_URL}.`);
-  process.exit(1);
-}
 if (!(DURATION_SECONDS > 0 && DURATION_SECONDS <= 60)) {
   console.error("BENCH_SECONDS must be between 1 and 60.");
   process.exit(1);
 }
 
-function apiKey() {
-  if (process.env.CLARION_KEY) return process.env.CLARION_KEY;
-  try {
-    return JSON.parse(readFileSync(".clarion/keys.json", "utf8")).development;
-  } catch {
-    console.error("No API key: set CLARION_KEY or run `npm start` once to create .clarion/keys.json.");
-    process.exit(1);
-  }
-}
-
-const headers = { authorization: `ApiKey ${apiKey()}`, "content-type": "application/json" };
-
-async function call(method, path, body) {
-  const res = await fetch(`${BASE_URL}${path}`, { method, headers, body: body && JSON.stringify(body) });
-  return { status: res.status, body: await res.json().catch(() => null) };
-}
-
 async function prepare() {
-  const health = await fetch(`${BASE_URL}/health`).catch(() => null);
-  if (!health?.ok) {
-    console.error(`Clarion does not answer at ${BASE_URL}/health: start it with \`npm start\`.`);
-    process.exit(1);
-  }
-  const existing = await call("GET", `/v1/workflows/${WORKFLOW}`);
-  if (existing.status === 404) {
-    const created = await call("POST", "/v1/workflows", {
-      key: WORKFLOW,
-      name: "Benchmark trigger",
-      steps: [{ id: "email", type: "email", template: { subject: "Hello {{ subscriber.firstName }}", text: "Benchmark." } }],
-    });
-    if (created.status !== 201) throw new Error(`creating the workflow answered ${created.status}: ${JSON.stringify(created.body)}`);
-  } else if (existing.status !== 200) {
-    throw new Error(`reading the workflow answered ${existing.status}: ${JSON.stringify(existing.body)}`);
-  }
+  await requireServer();
+  await ensureWorkflow(WORKFLOW, "Benchmark trigger", [
+    { id: "email", type: "email", template: { subject: "Hello {{ subscriber.firstName }}", text: "Benchmark." } },
+  ]);
   const sub = await call("POST", "/sub", { subscriberId: SUBSCRIBER, email: "bench@example.com", firstName: "Bench" });
   if (sub.status !== 200 && sub.status !== 201) throw new Error(`upserting the subscriber answered ${sub.status}`);
 }

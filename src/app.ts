@@ -8,6 +8,7 @@ import { trackingRoutes } from "./features/tracking/routes";
 import { webhooksRoutes } from "./features/webhooks/routes";
 import { triggersRoutes } from "./features/triggers/routes";
 import { variablesRoutes } from "./features/variables/routes";
+import { integrationsRoutes } from "./features/integrations/routes";
 import { previewRoutes } from "./features/workflows/preview-routes";
 import { workflowsRoutes } from "./features/workflows/routes";
 import { ApiError, problemResponse } from "./lib/errors";
@@ -40,6 +41,7 @@ export function createApp() {
   app.route("/", previewRoutes);
   app.route("/", variablesRoutes);
   app.route("/", preferencesRoutes);
+  app.route("/", integrationsRoutes);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "ApiKey", {
     type: "apiKey",

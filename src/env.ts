@@ -1,4 +1,6 @@
 import type { DeliveryJob, DeadLetter } from "./delivery/job";
+import type { DigestObject } from "./durable-objects/digest-object";
+import type { ThrottleObject } from "./durable-objects/throttle-object";
 import type { TriggerObject } from "./durable-objects/trigger-object";
 
 /** Bindings declared in wrangler.toml plus the secrets read from `.dev.vars` or `wrangler secret`. */
@@ -8,6 +10,8 @@ export interface Bindings {
   DELIVERY_QUEUE_1: Queue<DeliveryJob>;
   DEAD_LETTER_QUEUE: Queue<DeadLetter>;
   TRIGGERS: DurableObjectNamespace<TriggerObject>;
+  THROTTLES: DurableObjectNamespace<ThrottleObject>;
+  DIGESTS: DurableObjectNamespace<DigestObject>;
   /** Where this deployment is reached from outside: tracking links point here. */
   PUBLIC_URL: string;
   /** Base64 AES-256 key for integration credentials and signed tracking links. */

@@ -3,6 +3,8 @@ import { consumeDeadLetters } from "./delivery/dead-letters";
 import { consumeDeliveryBatch } from "./delivery/consumer";
 import type { Bindings } from "./env";
 
+export { DigestObject } from "./durable-objects/digest-object";
+export { ThrottleObject } from "./durable-objects/throttle-object";
 export { TriggerObject } from "./durable-objects/trigger-object";
 
 const app = createApp();

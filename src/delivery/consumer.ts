@@ -85,7 +85,8 @@ async function startTriggers(env: Bindings, jobs: Job<"trigger">[]) {
   const inline: (Job<"recipients"> & { snapshot: TriggerSnapshot })[] = [];
   await Promise.all(
     ready.map(async (r) => {
-      if (r.snapshot.state !== "active") return r.message.ack();
+      // Completed triggers are done; cancelled ones still fan out so every recipient gets its cancelled messages.
+      if (r.snapshot.state === "completed") return r.message.ack();
       try {
         const ids = await resolveRecipientIds(db, r.snapshot);
         const jobs: RecipientsJob[] = chunk(ids, RECIPIENTS_PER_JOB).map((subscriberIds, index) => ({
@@ -97,9 +98,9 @@ async function startTriggers(env: Bindings, jobs: Job<"trigger">[]) {
           subscriberIds,
         }));
         const object = triggerObject(env, r.job.environmentId, r.job.transactionId);
-        await object.expectChunks(jobs.length);
+        const completed = await object.expectChunks(jobs.map((j) => j.subscriberIds.length));
         if (jobs.length === 0) {
-          await finishTrigger(db, r.job.environmentId, r.job.transactionId, "completed");
+          if (completed) await finishTrigger(db, r.job.environmentId, r.job.transactionId, "completed");
           return r.message.ack();
         }
         if (jobs.length === 1) return inline.push({ message: r.message, job: jobs[0]!, snapshot: r.snapshot });
@@ -122,7 +123,7 @@ async function runChunk(env: Bindings, message: Message<unknown>, job: Recipient
     if (!snapshot) return message.ack();
     if (snapshot.state === "cancelled") {
       await cancelRecipients(env, job, snapshot);
-      await object.chunkDone(job.chunk);
+      await object.recipientsDone(job.chunk, job.subscriberIds);
       return message.ack();
     }
     const result = await runRecipients(env, job, snapshot, env.PUBLIC_URL);
@@ -134,9 +135,8 @@ async function runChunk(env: Bindings, message: Message<unknown>, job: Recipient
         { ...job, subscriberIds: result.retry.subscriberIds },
         { delaySeconds: result.retry.delaySeconds },
       );
-    } else if (await object.chunkDone(job.chunk)) {
-      await finishTrigger(createDb(env.DB), job.environmentId, job.transactionId, "completed");
     }
+    if (result.completed) await finishTrigger(createDb(env.DB), job.environmentId, job.transactionId, "completed");
     message.ack();
   } catch (error) {
     retry(message, error, "chunk_failed");

@@ -36,7 +36,7 @@ export async function consumeDeadLetters(batch: MessageBatch<unknown>, env: Bind
         await recordTriggers(db, [{ record, status: "failed" }]);
       } else if (job.type === "recipients" && stored) {
         await failRecipients(env, job, stored, reason);
-        if (await object.chunkDone(job.chunk)) await finishTrigger(db, job.environmentId, job.transactionId, "completed");
+        if (await object.recipientsDone(job.chunk, job.subscriberIds)) await finishTrigger(db, job.environmentId, job.transactionId, "completed");
       }
       console.log(JSON.stringify({ level: "error", event: "dead_letter", transactionId: job.transactionId, reason }));
       message.ack();

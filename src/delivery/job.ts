@@ -17,6 +17,14 @@ export const DeliveryJob = z.discriminatedUnion("type", [
     /** Which slice of the trigger's recipients this is; the Durable Object counts finished chunks. */
     chunk: z.number().int().min(0),
     subscriberIds: z.array(z.string()).min(1).max(RECIPIENTS_PER_JOB),
+    /** Resuming after a delay or digest: steps before this index have been passed. */
+    fromStep: z.number().int().min(0).optional(),
+    /** Resuming as the run that carries a closed digest: its collected events live in that object. */
+    digest: z.object({ name: z.string(), stepId: z.string() }).optional(),
+    /** Said in the tracking log of the next message of a resumed run (e.g. when the delay waited until). */
+    note: z.record(z.string(), z.unknown()).optional(),
+    /** This trigger's events went into another trigger's digest: its remaining steps stop as digested. */
+    digestedInto: z.string().optional(),
   }),
 ]);
 export type DeliveryJob = z.infer<typeof DeliveryJob>;

@@ -1,5 +1,14 @@
 import type { Bindings } from "../env";
-import { TriggerObject, type AcceptOutcome, type CancelOutcome, type TriggerRecord, type TriggerState } from "./trigger-object";
+import type { RecipientsJob } from "../delivery/job";
+import {
+  TriggerObject,
+  type AcceptOutcome,
+  type CancelOutcome,
+  type ClaimReport,
+  type ClaimResult,
+  type TriggerRecord,
+  type TriggerState,
+} from "./trigger-object";
 
 export type TriggerSnapshot = TriggerRecord & { state: TriggerState };
 
@@ -14,7 +23,11 @@ export function triggerObject(env: Bindings, environmentId: string, transactionI
     markEnqueued: () => stub.markEnqueued(),
     read: () => stub.read() as Promise<TriggerSnapshot | null>,
     cancel: () => stub.cancel() as Promise<CancelOutcome>,
-    expectChunks: (chunks: number) => stub.expectChunks(chunks),
-    chunkDone: (chunk: number) => stub.chunkDone(chunk) as Promise<boolean>,
+    expectChunks: (chunkSizes: number[]) => stub.expectChunks(chunkSizes) as Promise<boolean>,
+    recipientsDone: (chunk: number, subscriberIds: string[]) => stub.recipientsDone(chunk, subscriberIds) as Promise<boolean>,
+    claim: (send: string[], final: string[]) => stub.claim(send, final) as Promise<ClaimResult>,
+    report: (reports: ClaimReport[]) => stub.report(reports),
+    wait: (entries: { fireAt: number; job: RecipientsJob }[]) => stub.wait(entries) as Promise<"waiting" | "cancelled">,
+    joinedDigest: (name: string) => stub.joinedDigest(name),
   };
 }

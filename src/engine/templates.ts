@@ -184,3 +184,12 @@ export function applyOverrides<C extends Channel>(
   if (!isRecord(patch)) return content;
   return overlay(content, patch, overridable[channel]);
 }
+
+/** Renders one Liquid string (a delay's `until`, a digest or throttle key); errors come back as values. */
+export function renderText(source: string, ctx: TemplateContext): { ok: true; text: string } | { ok: false; message: string } {
+  try {
+    return { ok: true, text: render(source, ctx) };
+  } catch (error) {
+    return { ok: false, message: (error as Error).message };
+  }
+}

@@ -43,3 +43,51 @@ export async function errorText(response: Response): Promise<string> {
 }
 
 export const joinUrl = (base: string, path: string) => `${base.replace(/\/+$/, "")}${path}`;
+
+/** A failed response as an outcome: classified by its status unless `kind` is given, Retry-After honoured. */
+export const responseFailure = (response: Response, code: string, message: string, kind: FailureKind = classifyStatus(response.status)) =>
+  failure(kind, code, message, retryAfterSeconds(response.headers.get("retry-after")));
+
+/** JSON.parse that answers undefined for a body that is not JSON (a proxy's error page, Slack's plain `ok`). */
+export function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The URL to call for a provider whose address is itself a URL (chat webhooks): as given, or with
+ * its origin replaced by the integration's `baseUrl` (a proxy, a test server). Undefined when the
+ * address is not an http(s) URL.
+ */
+export function addressUrl(address: string, baseUrl: string | null): URL | undefined {
+  let url: URL;
+  try {
+    url = new URL(address);
+  } catch {
+    return undefined;
+  }
+  if (url.protocol !== "https:" && url.protocol !== "http:") return undefined;
+  return baseUrl ? new URL(joinUrl(baseUrl, `${url.pathname}${url.search}`)) : url;
+}
+
+/** Seconds from now until a rate-limit reset given as Unix seconds (SendGrid's X-RateLimit-Reset). */
+export function secondsUntilEpoch(value: string | null, now = Date.now()): number | undefined {
+  const epoch = Number(value);
+  return value && Number.isFinite(epoch) && epoch > 0 ? Math.max(0, Math.ceil(epoch - now / 1000)) : undefined;
+}
+
+/** The `Authorization` value for HTTP Basic auth (Twilio, Plivo, Vonage). */
+export const basicAuth = (username: string, password: string) => `Basic ${btoa(`${username}:${password}`)}`;
+
+/**
+ * Where a provider's status callbacks reach an integration, when the integration knows the
+ * deployment's public URL: adapters that can name a callback per message send this one.
+ */
+export const statusWebhookUrl = (publicUrl: string, provider: string, integrationId: string) =>
+  joinUrl(publicUrl, `/v1/webhooks/${provider}/${integrationId}`);
+
+/** The fields of an `application/x-www-form-urlencoded` body, in the order they came. */
+export const formEntries = (body: string): [string, string][] => [...new URLSearchParams(body)];

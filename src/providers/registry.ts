@@ -1,5 +1,22 @@
+import { discord } from "./chat/discord";
+import { mattermost } from "./chat/mattermost";
+import { slack } from "./chat/slack";
+import { slackApi } from "./chat/slack-api";
+import { teams } from "./chat/teams";
+import { telegram } from "./chat/telegram";
+import { webhook } from "./chat/webhook";
+import { brevo } from "./email/brevo";
+import { mailgun } from "./email/mailgun";
+import { postmark } from "./email/postmark";
 import { resend } from "./email/resend";
+import { sendgrid } from "./email/sendgrid";
+import { ses } from "./email/ses";
 import { sandboxChat, sandboxEmail, sandboxPush, sandboxSms } from "./sandbox/sandbox";
+import { plivo } from "./sms/plivo";
+import { sns } from "./sms/sns";
+import { telnyx } from "./sms/telnyx";
+import { twilio } from "./sms/twilio";
+import { vonage } from "./sms/vonage";
 import type { ProviderAdapter } from "./types";
 
 /** Every provider Clarion can send through, by the id stored on an integration. */
@@ -9,6 +26,23 @@ export const PROVIDERS = {
   "sandbox-push": sandboxPush,
   "sandbox-chat": sandboxChat,
   resend,
+  sendgrid,
+  postmark,
+  mailgun,
+  ses,
+  brevo,
+  slack,
+  "slack-api": slackApi,
+  discord,
+  teams,
+  telegram,
+  mattermost,
+  webhook,
+  twilio,
+  vonage,
+  plivo,
+  telnyx,
+  sns,
 } as const satisfies Record<string, ProviderAdapter<"email"> | ProviderAdapter<"sms"> | ProviderAdapter<"push"> | ProviderAdapter<"chat">>;
 
 export type ProviderId = keyof typeof PROVIDERS;

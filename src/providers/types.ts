@@ -58,7 +58,8 @@ export interface StatusUpdate {
 
 /** A provider's status webhook: verify the raw body's signature, then read the updates it carries. */
 export interface StatusWebhook {
-  verify(request: { headers: Headers; body: string }, integration: IntegrationConfig): Promise<boolean>;
+  /** `url`: the URL the provider called, for schemes that sign it (Twilio, Plivo), when the route passes it. */
+  verify(request: { headers: Headers; body: string; url?: string }, integration: IntegrationConfig): Promise<boolean>;
   parse(body: string): StatusUpdate[];
 }
 
@@ -69,5 +70,11 @@ export interface ProviderAdapter<C extends Channel = Channel> {
   /** Shape of the integration's credentials and settings; the dashboard builds its form from it. */
   credentials: z.ZodType;
   send(request: SendRequest<C>, context: SendContext): Promise<SendOutcome>;
+  /**
+   * Optional: verifies the credentials with a harmless call (no message sent, nothing changed),
+   * for `POST /v1/integrations/{id}/check`. Runs only once the credentials match `credentials`;
+   * `detail` is shown to the user, so never put a secret in it. Without it the check validates the form.
+   */
+  check?(integration: IntegrationConfig, signal: AbortSignal): Promise<{ ok: boolean; detail: string }>;
   webhook?: StatusWebhook;
 }

@@ -10,6 +10,7 @@ interface CancelResult {
   transactionId: string;
   status: "cancelled" | "already_cancelled" | "completed";
   cancelledMessages: number;
+  alreadySent: number;
 }
 
 /** An environment with one accepted trigger. */
@@ -32,7 +33,8 @@ describe("DELETE /v1/trigger/", () => {
     const { id, key, transactionId } = await acceptedTrigger();
     const res = await cancelByBody(key, transactionId, path);
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ transactionId, status: "cancelled", cancelledMessages: 0 });
+    // One recipient and one email step: one message that will now never be sent.
+    expect(res.body).toEqual({ transactionId, status: "cancelled", cancelledMessages: 1, alreadySent: 0 });
     expect((await triggerObject(env, id, transactionId).read())?.state).toBe("cancelled");
   });
 
@@ -40,7 +42,8 @@ describe("DELETE /v1/trigger/", () => {
     const { id, key, transactionId } = await acceptedTrigger();
     const res = await cancelByQuery(key, transactionId, path);
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ transactionId, status: "cancelled", cancelledMessages: 0 });
+    // One recipient and one email step: one message that will now never be sent.
+    expect(res.body).toEqual({ transactionId, status: "cancelled", cancelledMessages: 1, alreadySent: 0 });
     expect((await triggerObject(env, id, transactionId).read())?.state).toBe("cancelled");
   });
 
@@ -49,7 +52,7 @@ describe("DELETE /v1/trigger/", () => {
     expect((await cancelByBody(key, transactionId)).body.status).toBe("cancelled");
     const again = await cancelByQuery(key, transactionId);
     expect(again.status).toBe(200);
-    expect(again.body).toEqual({ transactionId, status: "already_cancelled", cancelledMessages: 0 });
+    expect(again.body).toEqual({ transactionId, status: "already_cancelled", cancelledMessages: 0, alreadySent: 0 });
   });
 
   it("rejects an unknown transactionId with 404 transaction_not_found", async () => {

@@ -351,6 +351,7 @@ describe("POST /v1/trigger/", () => {
         overrides: { email: { from: "shop@example.com" } },
         actor: "admin-1",
         acceptedAt: expect.any(Number),
+        plannedSteps: 1,
         state: expect.stringMatching(/^(active|completed)$/),
       });
     });

@@ -4,7 +4,7 @@ import type { Db } from "../../db/client";
 import { chunk, rowsPerStatement, runBatch } from "../../db/batch";
 import { subscriberChannels, subscribers, type ChannelAddressKind } from "../../db/schema";
 import { newId } from "../../lib/ids";
-import type { Subscriber, SubscriberInput } from "./schemas";
+import { chatAddressFrom, chatAddressValue, type ChatAddress, type Subscriber, type SubscriberInput } from "./schemas";
 
 const PROFILE_FIELDS = ["email", "phone", "firstName", "lastName", "avatar", "locale", "timezone", "data"] as const;
 type ProfileField = (typeof PROFILE_FIELDS)[number];
@@ -73,9 +73,9 @@ export function subscriberWrites(db: Db, environmentId: string, inputs: readonly
 
 function channelWrites(db: Db, environmentId: string, inputs: readonly SubscriberInput[], now: Date): BatchItem<"sqlite">[] {
   const writes: BatchItem<"sqlite">[] = [];
-  const kinds: { kind: ChannelAddressKind; address: (item: { token?: string; webhookUrl?: string }) => string }[] = [
-    { kind: "push", address: (i) => i.token ?? "" },
-    { kind: "chat", address: (i) => i.webhookUrl ?? "" },
+  const kinds: { kind: ChannelAddressKind; address: (item: { provider: string; token: string } | ChatAddress) => string }[] = [
+    { kind: "push", address: (i) => ("token" in i ? i.token : "") },
+    { kind: "chat", address: (i) => ("token" in i ? "" : chatAddressValue(i)) },
   ];
   for (const { kind, address } of kinds) {
     const replaced = inputs.filter((i) => i.channels?.[kind] !== undefined);
@@ -145,7 +145,7 @@ export async function findSubscriber(db: Db, environmentId: string, subscriberId
     data: row.data ?? null,
     channels: {
       push: channels.filter((c) => c.channel === "push").map((c) => ({ provider: c.provider, token: c.address })),
-      chat: channels.filter((c) => c.channel === "chat").map((c) => ({ provider: c.provider, webhookUrl: c.address })),
+      chat: channels.filter((c) => c.channel === "chat").map((c) => chatAddressFrom(c.provider, c.address)),
     },
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),

@@ -23,9 +23,29 @@ export const PushAddress = z
   .object({ provider: z.string().min(1).max(64), token: z.string().min(1).max(4096) })
   .openapi("PushAddress");
 
+const ChatProvider = z.string().min(1).max(64);
+
+/**
+ * A chat destination: a webhook URL (Slack/Discord/Teams/Mattermost webhooks, signed webhooks) or a
+ * channel id for providers that post with a bot token (`slack-api`: `C0123…`, `telegram`: a chat id
+ * or `@channelusername`). Both are stored as one address; a channel id never contains `:` or `/`,
+ * so the stored value tells which one it was.
+ */
 export const ChatAddress = z
-  .object({ provider: z.string().min(1).max(64), webhookUrl: z.url({ protocol: /^https?$/ }).max(2048) })
+  .union([
+    z.object({ provider: ChatProvider, webhookUrl: z.url({ protocol: /^https?$/ }).max(2048) }),
+    z.object({
+      provider: ChatProvider,
+      channelId: z.string().min(1).max(256).regex(/^[^\s:/]+$/, "A channel id such as C0123ABCD, -1001234567890 or @channel."),
+    }),
+  ])
   .openapi("ChatAddress");
+export type ChatAddress = z.infer<typeof ChatAddress>;
+
+/** The stored form of a chat address, and back. */
+export const chatAddressValue = (address: ChatAddress) => ("webhookUrl" in address ? address.webhookUrl : address.channelId);
+export const chatAddressFrom = (provider: string, value: string): ChatAddress =>
+  /^https?:\/\//i.test(value) ? { provider, webhookUrl: value } : { provider, channelId: value };
 
 export const SubscriberChannels = z
   .object({

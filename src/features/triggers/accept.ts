@@ -9,6 +9,7 @@ import { deliveryQueueFor, type Bindings } from "../../env";
 import { byteLength, canonicalJson, sha256Hex } from "../../lib/crypto";
 import { ApiError } from "../../lib/errors";
 import { uuidv7 } from "../../lib/ids";
+import { isChannelStep, type Step } from "../workflows/steps";
 import { payloadErrors } from "./payload-schema";
 import { parseRecipients, type InvalidRecipient } from "./recipients";
 import { MAX_PAYLOAD_BYTES, type TriggerRequest } from "./schemas";
@@ -17,6 +18,8 @@ interface WorkflowGate {
   key: string;
   active: boolean;
   payloadSchema: Record<string, unknown> | null;
+  /** Channel steps: the messages each recipient is planned to get. */
+  channelSteps: number;
 }
 
 export interface Accepted {
@@ -35,12 +38,17 @@ export async function loadWorkflowGates(d1: D1Database, environmentId: string, k
   // 99 keys plus the environment id stay within D1's 100 bound parameters per statement.
   const [first, ...rest] = chunk([...new Set(keys)], 99).map((part) =>
     db
-      .select({ key: workflows.key, active: workflows.active, payloadSchema: workflows.payloadSchema })
+      .select({ key: workflows.key, active: workflows.active, payloadSchema: workflows.payloadSchema, steps: workflows.steps })
       .from(workflows)
       .where(and(eq(workflows.environmentId, environmentId), inArray(workflows.key, part))),
   );
   const rows = first ? (await db.batch([first, ...rest])).flat() : [];
-  return new Map<string, WorkflowGate>(rows.map((r) => [r.key, { ...r, payloadSchema: r.payloadSchema ?? null }]));
+  return new Map<string, WorkflowGate>(
+    rows.map((r) => [
+      r.key,
+      { key: r.key, active: r.active, payloadSchema: r.payloadSchema ?? null, channelSteps: (r.steps as Step[]).filter(isChannelStep).length },
+    ]),
+  );
 }
 
 export const workflowKeyOf = (request: TriggerRequest) => (request.workflow ?? request.name)!;
@@ -89,6 +97,7 @@ export async function prepareTrigger(
       overrides: request.overrides ?? null,
       actor: request.actor ?? null,
       acceptedAt: now,
+      plannedSteps: gate.channelSteps,
     },
   };
 }

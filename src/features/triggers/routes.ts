@@ -123,7 +123,14 @@ triggersRoutes.openapi(
     if (outcome.status === "not_found") {
       throw new ApiError("transaction_not_found", `No trigger with transactionId "${transactionId}" in this environment.`);
     }
-    if (outcome.status === "cancelled") await recordCancellation(createDb(c.env.DB), outcome.record, Date.now());
-    return c.json({ transactionId, status: outcome.status, cancelledMessages: outcome.cancelledMessages }, 200);
+    if (outcome.status === "cancelled") {
+      // Pending digest entries leave their digests; their jobs then record the messages cancelled.
+      await Promise.all(outcome.digests.map((name) => c.env.DIGESTS.get(c.env.DIGESTS.idFromName(name)).remove(transactionId)));
+      await recordCancellation(createDb(c.env.DB), outcome.record, Date.now());
+    }
+    return c.json(
+      { transactionId, status: outcome.status, cancelledMessages: outcome.cancelledMessages, alreadySent: outcome.alreadySent },
+      200,
+    );
   },
 );

@@ -91,7 +91,11 @@ export const CancelResult = z
   .object({
     transactionId: z.string(),
     status: z.enum(["cancelled", "already_cancelled", "completed"]),
-    cancelledMessages: z.number().int(),
+    cancelledMessages: z.number().int().openapi({ description: "Messages of this trigger that will now never be sent." }),
+    alreadySent: z
+      .number()
+      .int()
+      .openapi({ description: "Messages already handed to a provider (or being handed over) when the cancellation arrived: not cancelled." }),
   })
   .openapi("CancelResult");
 export type CancelResult = z.infer<typeof CancelResult>;

@@ -7,7 +7,7 @@ export const REQUEST_BODY_LIMIT = 1 * MiB;
 export const BULK_BODY_LIMIT = 8 * MiB;
 
 const JSON_TYPE = /^application\/([a-z0-9.+-]*\+)?json\s*(;|$)/i;
-const BULK_PATH = /\/bulk\/?$/;
+const BULK_PATH = /^\/(v1\/trigger|sub)\/bulk\/?$/;
 /** Status webhooks are verified over their raw bytes, so their bodies are left unread here. */
 const RAW_BODY_PATH = /^\/v1\/webhooks\//;
 

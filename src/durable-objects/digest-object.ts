@@ -1,0 +1,103 @@
+import { DurableObject } from "cloudflare:workers";
+import type { RecipientsJob } from "../delivery/job";
+import { deliveryQueueFor, type Bindings } from "../env";
+
+export interface DigestEntry {
+  transactionId: string;
+  payload: Record<string, unknown>;
+  /** The job that continues this trigger's run after the digest step. */
+  job: RecipientsJob;
+}
+
+interface OpenWindow {
+  closesAt: number;
+  stepId: string;
+  entries: DigestEntry[];
+}
+
+interface State {
+  window: OpenWindow | null;
+  /** Look-back mode: when the last run went out at once. */
+  lastSentAt: number | null;
+  /** Each trigger's answer, so a redelivered job gets the same one. */
+  decisions: Record<string, "continue" | "wait">;
+  /** Closed digests by the transactionId whose run carries them; read by that run. */
+  closed: Record<string, { events: Record<string, unknown>[]; count: number; closedAt: number }>;
+}
+
+const KEY = "digest";
+const KEEP_CLOSED = 50;
+
+/**
+ * One object per (environment, workflow, subscriber, digest key). Triggers that reach the
+ * digest step within the window are collected; when the window closes, the first remaining
+ * trigger's run continues with every collected payload and the others stop as `digested`.
+ */
+export class DigestObject extends DurableObject<Bindings> {
+  static nameFor(environmentId: string, workflowKey: string, subscriberId: string, key: string) {
+    return JSON.stringify([environmentId, workflowKey, subscriberId, key]);
+  }
+
+  private async state(): Promise<State> {
+    return (await this.ctx.storage.get<State>(KEY)) ?? { window: null, lastSentAt: null, decisions: {}, closed: {} };
+  }
+
+  async add(entry: DigestEntry, stepId: string, windowMs: number, mode: "fixed" | "lookback", now = Date.now()): Promise<"continue" | "wait"> {
+    const state = await this.state();
+    const known = state.decisions[entry.transactionId];
+    if (known) return known;
+    let decision: "continue" | "wait";
+    if (!state.window && mode === "lookback" && (state.lastSentAt === null || now - state.lastSentAt >= windowMs)) {
+      // Look-back: nothing went out recently, so this one goes at once and opens the window for the next.
+      state.lastSentAt = now;
+      state.closed[entry.transactionId] = { events: [entry.payload], count: 1, closedAt: now };
+      decision = "continue";
+    } else {
+      state.window ??= { closesAt: now + windowMs, stepId, entries: [] };
+      state.window.entries.push(entry);
+      await this.ctx.storage.setAlarm(state.window.closesAt);
+      decision = "wait";
+    }
+    state.decisions[entry.transactionId] = decision;
+    await this.ctx.storage.put(KEY, state);
+    return decision;
+  }
+
+  /** A cancelled trigger leaves the pending digest; its job runs now so its messages are recorded cancelled. */
+  async remove(transactionId: string): Promise<boolean> {
+    const state = await this.state();
+    const entry = state.window?.entries.find((e) => e.transactionId === transactionId);
+    if (!state.window || !entry) return false;
+    state.window.entries = state.window.entries.filter((e) => e !== entry);
+    await this.ctx.storage.put(KEY, state);
+    await deliveryQueueFor(this.env, transactionId).send(entry.job);
+    return true;
+  }
+
+  async collected(transactionId: string): Promise<{ events: Record<string, unknown>[]; count: number } | null> {
+    const closed = (await this.state()).closed[transactionId];
+    return closed ? { events: closed.events, count: closed.count } : null;
+  }
+
+  override async alarm(): Promise<void> {
+    const state = await this.state();
+    const window = state.window;
+    if (!window) return;
+    state.window = null;
+    const [leader, ...followers] = window.entries;
+    if (leader) {
+      const now = Date.now();
+      state.lastSentAt = now;
+      state.closed[leader.transactionId] = { events: window.entries.map((e) => e.payload), count: window.entries.length, closedAt: now };
+      const recent = Object.entries(state.closed).sort(([, a], [, b]) => b.closedAt - a.closedAt).slice(0, KEEP_CLOSED);
+      state.closed = Object.fromEntries(recent);
+    }
+    await this.ctx.storage.put(KEY, state);
+    if (!leader) return;
+    const name = this.ctx.id.name ?? "";
+    await deliveryQueueFor(this.env, leader.transactionId).sendBatch([
+      { body: { ...leader.job, digest: { name, stepId: window.stepId } } },
+      ...followers.map((f) => ({ body: { ...f.job, digestedInto: leader.transactionId } })),
+    ]);
+  }
+}

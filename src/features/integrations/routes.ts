@@ -1,0 +1,190 @@
+import { getOpenApiMetadata } from "@asteasolutions/zod-to-openapi";
+import { createRoute, z } from "@hono/zod-openapi";
+import { createDb } from "../../db/client";
+import { ApiError } from "../../lib/errors";
+import { createRouter, problems, security } from "../../lib/openapi";
+import { PROVIDERS, providerFor } from "../../providers/registry";
+import type { ProviderAdapter } from "../../providers/types";
+import { CHANNELS } from "../workflows/steps";
+import { checkIntegration } from "./credentials";
+import { integrationsRepository } from "./repository";
+import {
+  Integration,
+  IntegrationCheck,
+  IntegrationIdParam,
+  IntegrationInput,
+  IntegrationList,
+  IntegrationListQuery,
+  IntegrationUpdate,
+  type Provider,
+  ProviderList,
+} from "./schemas";
+
+export const integrationsRoutes = createRouter();
+
+const json = <T extends z.ZodType>(schema: T) => ({ "application/json": { schema } });
+const notFound = (id: string) => new ApiError("integration_not_found", `No integration with id "${id}" in this environment.`);
+const repo = (c: { env: { DB: D1Database; ENCRYPTION_KEY?: string }; get: (k: "environmentId") => string }) =>
+  integrationsRepository(createDb(c.env.DB), c.get("environmentId"), c.env.ENCRYPTION_KEY);
+
+/** Looked up per request, never a fixed list: adapters join the registry without touching this file. */
+const registeredProviders = (): ProviderAdapter[] => Object.keys(PROVIDERS).flatMap((id) => providerFor(id) ?? []);
+
+/** A provider's JSON Schema is derived once per schema object; the schemas themselves never change. */
+const jsonSchemas = new WeakMap<z.ZodType, Record<string, unknown>>();
+function credentialsJsonSchema(adapter: ProviderAdapter): Record<string, unknown> {
+  let schema = jsonSchemas.get(adapter.credentials);
+  if (!schema) {
+    // What a form must collect is the schema's input; a refinement JSON Schema cannot express becomes `{}`.
+    schema = z.toJSONSchema(adapter.credentials, {
+      io: "input",
+      unrepresentable: "any",
+      // Adapters describe fields with `.openapi({ description })`, which zod's own converter does not read.
+      override: ({ zodSchema, jsonSchema }) => {
+        if (!(zodSchema instanceof z.ZodType)) return;
+        const meta = getOpenApiMetadata(zodSchema);
+        if (meta?.description && !jsonSchema.description) jsonSchema.description = meta.description;
+        if (meta?.example !== undefined && !jsonSchema.examples) jsonSchema.examples = [meta.example];
+      },
+    }) as Record<string, unknown>;
+    jsonSchemas.set(adapter.credentials, schema);
+  }
+  return schema;
+}
+
+integrationsRoutes.openapi(
+  createRoute({
+    method: "get",
+    path: "/v1/providers",
+    tags: ["Integrations"],
+    summary: "List the providers an integration can use",
+    description: "Each provider's credentials as a JSON Schema, from the same zod schema that validates them.",
+    security,
+    request: { query: z.object({ channel: z.enum(CHANNELS).optional() }) },
+    responses: { 200: { description: "Every registered provider", content: json(ProviderList) }, ...problems(401, 422) },
+  }),
+  (c) => {
+    const { channel } = c.req.valid("query");
+    const data: Provider[] = registeredProviders()
+      .filter((adapter) => !channel || adapter.channel === channel)
+      .map((adapter) => ({ id: adapter.id, channel: adapter.channel, credentials: credentialsJsonSchema(adapter) }));
+    return c.json({ data }, 200);
+  },
+);
+
+integrationsRoutes.openapi(
+  createRoute({
+    method: "post",
+    path: "/v1/integrations",
+    tags: ["Integrations"],
+    summary: "Create an integration",
+    description:
+      "Connects a provider to this environment. The credentials are validated against the provider's schema, " +
+      "encrypted at rest and masked in every answer, this one included.",
+    security,
+    request: { body: { required: true, content: json(IntegrationInput) } },
+    responses: { 201: { description: "Created", content: json(Integration) }, ...problems(400, 401, 415, 422) },
+  }),
+  async (c) => {
+    const input = c.req.valid("json");
+    // The schema has already refused an unknown provider.
+    const adapter = providerFor(input.provider)!;
+    return c.json(await repo(c).create(input, adapter.channel), 201);
+  },
+);
+
+integrationsRoutes.openapi(
+  createRoute({
+    method: "get",
+    path: "/v1/integrations",
+    tags: ["Integrations"],
+    summary: "List integrations",
+    security,
+    request: { query: IntegrationListQuery },
+    responses: { 200: { description: "A page of integrations, oldest first", content: json(IntegrationList) }, ...problems(401, 422) },
+  }),
+  async (c) => {
+    const { limit, cursor, channel } = c.req.valid("query");
+    return c.json(await repo(c).list(limit, cursor, channel), 200);
+  },
+);
+
+integrationsRoutes.openapi(
+  createRoute({
+    method: "get",
+    path: "/v1/integrations/{id}",
+    tags: ["Integrations"],
+    summary: "Get an integration",
+    security,
+    request: { params: IntegrationIdParam },
+    responses: { 200: { description: "The integration", content: json(Integration) }, ...problems(401, 404) },
+  }),
+  async (c) => {
+    const { id } = c.req.valid("param");
+    const integration = await repo(c).find(id);
+    if (!integration) throw notFound(id);
+    return c.json(integration, 200);
+  },
+);
+
+integrationsRoutes.openapi(
+  createRoute({
+    method: "put",
+    path: "/v1/integrations/{id}",
+    tags: ["Integrations"],
+    summary: "Change an integration",
+    security,
+    request: { params: IntegrationIdParam, body: { required: true, content: json(IntegrationUpdate) } },
+    responses: { 200: { description: "Updated", content: json(Integration) }, ...problems(400, 401, 404, 415, 422) },
+  }),
+  async (c) => {
+    const { id } = c.req.valid("param");
+    const outcome = await repo(c).update(id, c.req.valid("json"));
+    switch (outcome.status) {
+      case "updated":
+        return c.json(outcome.integration, 200);
+      case "not_found":
+        throw notFound(id);
+      case "invalid":
+        throw new ApiError("validation_failed", "The credentials are not valid for this integration.", outcome.errors);
+    }
+  },
+);
+
+integrationsRoutes.openapi(
+  createRoute({
+    method: "delete",
+    path: "/v1/integrations/{id}",
+    tags: ["Integrations"],
+    summary: "Delete an integration",
+    security,
+    request: { params: IntegrationIdParam },
+    responses: { 204: { description: "Deleted" }, ...problems(401, 404) },
+  }),
+  async (c) => {
+    const { id } = c.req.valid("param");
+    if (!(await repo(c).remove(id))) throw notFound(id);
+    return c.body(null, 204);
+  },
+);
+
+integrationsRoutes.openapi(
+  createRoute({
+    method: "post",
+    path: "/v1/integrations/{id}/check",
+    tags: ["Integrations"],
+    summary: "Check an integration's credentials",
+    description:
+      "Asks the provider through a harmless call where the adapter has one (`mode: remote`); otherwise checks the credentials' form (`mode: form`). " +
+      "A failed check is still a `200` with `ok: false`.",
+    security,
+    request: { params: IntegrationIdParam },
+    responses: { 200: { description: "The check's result", content: json(IntegrationCheck) }, ...problems(401, 404) },
+  }),
+  async (c) => {
+    const { id } = c.req.valid("param");
+    const integration = await repo(c).config(id);
+    if (!integration) throw notFound(id);
+    return c.json(await checkIntegration(providerFor(integration.provider), integration), 200);
+  },
+);

@@ -1,0 +1,127 @@
+import { z } from "@hono/zod-openapi";
+import { providerFor } from "../../providers/registry";
+import { CHANNELS } from "../workflows/steps";
+import { credentialIssues, MASK } from "./credentials";
+
+const ProviderId = z
+  .string()
+  .superRefine((id, ctx) => {
+    if (!providerFor(id)) ctx.addIssue({ code: "custom", message: `Unknown provider "${id}": GET /v1/providers lists them.` });
+  })
+  .openapi({ description: "A provider id from `GET /v1/providers`; the integration's channel follows from it.", example: "resend" });
+
+export const IntegrationSettings = z
+  .object({
+    timeoutMs: z
+      .number()
+      .int()
+      .min(100)
+      .max(60_000)
+      .optional()
+      .openapi({ description: "How long one send may take before it counts as a retryable timeout. Default 10000." }),
+    maxAttempts: z
+      .number()
+      .int()
+      .min(1)
+      .max(10)
+      .optional()
+      .openapi({ description: "Attempts through this integration before failing over to the next one. Default 3." }),
+  })
+  .loose()
+  .openapi("IntegrationSettings");
+
+/** The fields as a client writes them; input and update derive their defaults and optionality from these. */
+const IntegrationFields = z.object({
+  provider: ProviderId,
+  name: z.string().trim().min(1).max(256),
+  active: z.boolean(),
+  primary: z.boolean().openapi({ description: "Tried first for its channel. Setting it clears `primary` on the channel's other integrations." }),
+  priority: z
+    .number()
+    .int()
+    .min(-1_000_000)
+    .max(1_000_000)
+    .openapi({ description: "Failover order after the primary: lower goes first." }),
+  credentials: z
+    .record(z.string(), z.unknown())
+    .openapi({ description: "Shape per provider (`GET /v1/providers`). Encrypted at rest and masked in every answer." }),
+  settings: IntegrationSettings,
+  baseUrl: z
+    .url({ protocol: /^https?$/, error: "An http:// or https:// URL." })
+    .nullable()
+    .openapi({ description: "Where to send instead of the provider's API: an EU region, a proxy, a self-hosted server." }),
+});
+
+export const IntegrationInput = IntegrationFields.extend({
+  name: IntegrationFields.shape.name.optional().openapi({ description: "Defaults to the provider id." }),
+  active: IntegrationFields.shape.active.default(true),
+  primary: IntegrationFields.shape.primary.default(false),
+  priority: IntegrationFields.shape.priority.default(0),
+  settings: IntegrationSettings.default({}),
+  baseUrl: IntegrationFields.shape.baseUrl.optional(),
+})
+  .strict()
+  .superRefine((input, ctx) => {
+    const adapter = providerFor(input.provider);
+    if (!adapter) return; // reported on `provider`
+    for (const issue of credentialIssues(adapter, input.credentials)) ctx.addIssue({ code: "custom", ...issue });
+  })
+  .openapi("IntegrationInput");
+export type IntegrationInput = z.infer<typeof IntegrationInput>;
+
+export const IntegrationUpdate = IntegrationFields.omit({ provider: true })
+  .partial()
+  .strict()
+  .openapi("IntegrationUpdate", {
+    description:
+      "Fields left out keep their value. `credentials`, when given, replace the stored ones and are validated again; " +
+      "a value sent back exactly as an answer masked it keeps the stored value. Pointing `baseUrl` at a new host needs the credentials in full.",
+  });
+export type IntegrationUpdate = z.infer<typeof IntegrationUpdate>;
+
+export const Integration = IntegrationFields.extend({
+  id: z.string(),
+  provider: z.string(),
+  channel: z.enum(CHANNELS),
+  credentials: z
+    .record(z.string(), z.unknown())
+    .openapi({ description: `Masked: every string shows at most its first four characters, then "${MASK}".` }),
+  settings: z.record(z.string(), z.unknown()),
+  baseUrl: z.string().nullable(),
+  createdAt: z.iso.datetime(),
+  updatedAt: z.iso.datetime(),
+}).openapi("Integration");
+export type Integration = z.infer<typeof Integration>;
+
+export const IntegrationIdParam = z.object({
+  id: z.string().openapi({ param: { name: "id", in: "path" }, example: "int_019a2b3c4d5e7f8091a2b3c4d5e6f708" }),
+});
+
+export const IntegrationListQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(100).default(50),
+  cursor: z.string().optional(),
+  channel: z.enum(CHANNELS).optional(),
+});
+
+export const IntegrationList = z
+  .object({ data: z.array(Integration), nextCursor: z.string().nullable() })
+  .openapi("IntegrationList");
+
+export const IntegrationCheck = z
+  .object({
+    ok: z.boolean(),
+    mode: z.enum(["remote", "form"]).openapi({ description: "`remote`: the provider accepted a harmless call. `form`: only the credentials' shape was checked." }),
+    detail: z.string(),
+  })
+  .openapi("IntegrationCheck");
+
+export const Provider = z
+  .object({
+    id: z.string(),
+    channel: z.enum(CHANNELS),
+    credentials: z.record(z.string(), z.unknown()).openapi({ description: "JSON Schema (draft 2020-12) of the credentials an integration needs." }),
+  })
+  .openapi("Provider");
+export type Provider = z.infer<typeof Provider>;
+
+export const ProviderList = z.object({ data: z.array(Provider) }).openapi("ProviderList");

@@ -1,0 +1,42 @@
+import { z } from "@hono/zod-openapi";
+import { addressUrl, errorText, failure, isOutcome, providerFetch, responseFailure } from "../http";
+import type { ProviderAdapter } from "../types";
+
+/** The webhook URL is the subscriber's chat address and carries the secret, so nothing is configured here. */
+const Credentials = z.object({});
+
+/** Answers that mean the webhook or its channel is gone: stop sending to that address. */
+const GONE = new Set(["no_service", "channel_not_found", "channel_is_archived", "no_active_hooks"]);
+
+/** Slack incoming webhook: POST the message JSON to the subscriber's `hooks.slack.com` URL; Slack answers `ok` and no id. */
+export const slack: ProviderAdapter<"chat"> = {
+  id: "slack",
+  channel: "chat",
+  credentials: Credentials,
+
+  async send(request, { integration, signal }) {
+    const url = addressUrl(request.to, integration.baseUrl);
+    if (!url) return failure("invalid_recipient", "invalid_webhook_url", "The chat address is not a Slack webhook URL.");
+    const { content } = request;
+    const response = await providerFetch(
+      url.href,
+      {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({
+          text: content.text,
+          ...(content.blocks ? { blocks: content.blocks } : {}),
+          ...request.providerOverrides,
+        }),
+      },
+      signal,
+    );
+    if (isOutcome(response)) return response;
+    if (response.ok) return { ok: true, providerMessageId: request.messageId };
+    const text = (await errorText(response)).trim();
+    const code = /^[a-z_]+$/.test(text) ? text : `http_${response.status}`;
+    // A bare 404 may come from a misconfigured proxy; only Slack's own answer removes the address.
+    const gone = response.status === 410 || (response.status === 404 && GONE.has(code));
+    return responseFailure(response, code, text || response.statusText, gone ? "invalid_recipient" : undefined);
+  },
+};

@@ -1,0 +1,55 @@
+import { z } from "@hono/zod-openapi";
+import { addressUrl, failure, isOutcome, parseJson, providerFetch, responseFailure } from "../http";
+import type { ProviderAdapter } from "../types";
+
+/** The Workflows URL (with its `sig=`) is the subscriber's chat address, so nothing is configured here. */
+const Credentials = z.object({});
+
+const LogicAppsError = z.object({ error: z.object({ code: z.string(), message: z.string().optional() }) });
+
+/**
+ * Microsoft Teams through a Workflows ("When a Teams webhook request is received") URL: a message
+ * with one Adaptive Card attachment. The flow answers 202 once triggered and posts asynchronously,
+ * so the id kept is the flow run's when the answer names it, else Clarion's message id.
+ */
+export const teams: ProviderAdapter<"chat"> = {
+  id: "teams",
+  channel: "chat",
+  credentials: Credentials,
+
+  async send(request, { integration, signal }) {
+    const url = addressUrl(request.to, integration.baseUrl);
+    if (!url) return failure("invalid_recipient", "invalid_webhook_url", "The chat address is not a Teams Workflows URL.");
+    const response = await providerFetch(
+      url.href,
+      {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({
+          type: "message",
+          attachments: [
+            {
+              contentType: "application/vnd.microsoft.card.adaptive",
+              contentUrl: null,
+              content: {
+                $schema: "http://adaptivecards.io/schemas/adaptive-card.json",
+                type: "AdaptiveCard",
+                version: "1.4",
+                body: [{ type: "TextBlock", text: request.content.text, wrap: true }],
+              },
+            },
+          ],
+          ...request.providerOverrides,
+        }),
+      },
+      signal,
+    );
+    if (isOutcome(response)) return response;
+    if (response.ok) return { ok: true, providerMessageId: response.headers.get("x-ms-workflow-run-id") ?? request.messageId };
+    const text = (await response.text().catch(() => "")).slice(0, 500);
+    const code = LogicAppsError.safeParse(parseJson(text)).data?.error.code ?? `http_${response.status}`;
+    // A deleted flow answers 404 WorkflowNotFound; a bare 404 may be a proxy's and removes nothing.
+    const gone = response.status === 404 && code !== `http_404`;
+    return responseFailure(response, code, text, gone ? "invalid_recipient" : undefined);
+  },
+};

@@ -1,0 +1,67 @@
+import { z } from "@hono/zod-openapi";
+import { addressUrl, failure, isOutcome, providerFetch, responseFailure } from "../http";
+import { signStandardWebhook } from "../standard-webhooks";
+import type { ProviderAdapter } from "../types";
+
+const isBase64 = (value: string) => {
+  try {
+    return atob(value).length > 0;
+  } catch {
+    return false;
+  }
+};
+
+const Credentials = z.object({
+  secret: z
+    .string()
+    .startsWith("whsec_")
+    .refine((s) => isBase64(s.slice(6)), "The part after whsec_ must be base64.")
+    .openapi({ description: "Standard Webhooks signing secret (whsec_…); receivers verify webhook-signature with it." }),
+});
+
+/**
+ * A generic outbound webhook signed the Standard Webhooks way: POST JSON to the subscriber's URL
+ * with webhook-id (the message id, stable across retries so receivers can dedupe),
+ * webhook-timestamp and webhook-signature. 2xx is delivered; 410 means the endpoint is gone.
+ */
+export const webhook: ProviderAdapter<"chat"> = {
+  id: "webhook",
+  channel: "chat",
+  credentials: Credentials,
+
+  async send(request, { integration, signal }) {
+    const credentials = Credentials.parse(integration.credentials);
+    const url = addressUrl(request.to, integration.baseUrl);
+    if (!url) return failure("invalid_recipient", "invalid_webhook_url", "The chat address is not an http(s) URL.");
+    const timestamp = Math.floor(Date.now() / 1000);
+    const body = JSON.stringify({
+      type: "chat.message",
+      timestamp: new Date(timestamp * 1000).toISOString(),
+      data: {
+        messageId: request.messageId,
+        subscriberId: request.subscriber.subscriberId,
+        text: request.content.text,
+        ...(request.content.blocks ? { blocks: request.content.blocks } : {}),
+      },
+      ...request.providerOverrides,
+    });
+    const response = await providerFetch(
+      url.href,
+      {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          "webhook-id": request.messageId,
+          "webhook-timestamp": String(timestamp),
+          "webhook-signature": await signStandardWebhook(credentials.secret, request.messageId, timestamp, body),
+        },
+        body,
+      },
+      signal,
+    );
+    if (isOutcome(response)) return response;
+    if (response.ok) return { ok: true, providerMessageId: request.messageId };
+    const text = (await response.text().catch(() => "")).slice(0, 500);
+    return responseFailure(response, `http_${response.status}`, text || response.statusText, response.status === 410 ? "invalid_recipient" : undefined);
+  },
+};

@@ -1,0 +1,84 @@
+import { z } from "@hono/zod-openapi";
+import { classifyStatus, errorText, failure, isOutcome, joinUrl, parseJson, providerFetch, retryAfterSeconds } from "../http";
+import { verifyAuthorization } from "../signatures";
+import type { DeliveryStatus, ProviderAdapter, StatusUpdate } from "../types";
+import { parseMailbox } from "./mailbox";
+
+const Credentials = z.object({
+  apiKey: z.string().min(1).openapi({ description: "Brevo API v3 key (xkeysib-…)." }),
+  from: z.string().min(3).openapi({ description: 'Default sender, e.g. "Acme <hi@acme.dev>".' }),
+  // Brevo does not sign webhooks: configure the webhook with `auth: { type: "bearer", token }` and repeat the token here.
+  webhookToken: z.string().min(1).optional().openapi({ description: "Bearer token set on the Brevo transactional webhook (auth.type = bearer)." }),
+});
+
+const STATUS_BY_EVENT: Record<string, DeliveryStatus> = {
+  delivered: "delivered",
+  hard_bounce: "bounced",
+  invalid_email: "bounced",
+  blocked: "undeliverable",
+  spam: "undeliverable",
+  error: "failed",
+  opened: "opened",
+  unique_opened: "opened",
+  click: "clicked",
+};
+
+const BrevoEvent = z
+  .object({ event: z.string(), "message-id": z.string(), ts_event: z.number().optional(), date: z.string().optional(), reason: z.string().optional() })
+  .loose();
+
+export const brevo: ProviderAdapter<"email"> = {
+  id: "brevo",
+  channel: "email",
+  credentials: Credentials,
+
+  async send(request, { integration, signal }) {
+    const credentials = Credentials.parse(integration.credentials);
+    const { content } = request;
+    const response = await providerFetch(
+      joinUrl(integration.baseUrl ?? "https://api.brevo.com", "/v3/smtp/email"),
+      {
+        method: "POST",
+        headers: { "api-key": credentials.apiKey, "content-type": "application/json", accept: "application/json" },
+        body: JSON.stringify({
+          sender: parseMailbox(content.from ?? credentials.from),
+          to: [parseMailbox(request.to)],
+          subject: content.subject,
+          ...(content.html !== undefined ? { htmlContent: content.html } : {}),
+          ...(content.text !== undefined ? { textContent: content.text } : {}),
+          ...(content.replyTo ? { replyTo: parseMailbox(content.replyTo) } : {}),
+          ...request.providerOverrides,
+        }),
+      },
+      signal,
+    );
+    if (isOutcome(response)) return response;
+    const text = response.ok ? await response.text() : await errorText(response);
+    const body = parseJson(text) as { messageId?: string; code?: string; message?: string } | undefined;
+    if (response.ok) {
+      return body?.messageId ? { ok: true, providerMessageId: body.messageId } : failure("retryable", "malformed_response", "Brevo answered without a messageId.");
+    }
+    const retryAfter = retryAfterSeconds(response.headers.get("retry-after") ?? (response.status === 429 ? response.headers.get("x-sib-ratelimit-reset") : null));
+    return failure(classifyStatus(response.status), body?.code ?? `http_${response.status}`, body?.message ?? text, retryAfter);
+  },
+
+  webhook: {
+    async verify({ headers }, integration) {
+      const token = Credentials.safeParse(integration.credentials).data?.webhookToken;
+      return token ? verifyAuthorization(headers, { token }) : false;
+    },
+    parse(body) {
+      const parsed: unknown = JSON.parse(body);
+      // One event per request, or an array when the webhook is set to batch.
+      return (Array.isArray(parsed) ? parsed : [parsed]).flatMap((raw): StatusUpdate[] => {
+        const event = BrevoEvent.safeParse(raw);
+        if (!event.success) return [];
+        const status = STATUS_BY_EVENT[event.data.event];
+        if (!status) return [];
+        const at = event.data.ts_event !== undefined ? new Date(event.data.ts_event * 1000) : event.data.date ? new Date(event.data.date) : new Date();
+        const detail = { event: event.data.event, ...(event.data.reason ? { reason: event.data.reason } : {}) };
+        return [{ providerMessageId: event.data["message-id"], status, at, detail }];
+      });
+    },
+  },
+};

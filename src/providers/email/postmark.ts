@@ -1,0 +1,104 @@
+import { z } from "@hono/zod-openapi";
+import { classifyStatus, errorText, failure, isOutcome, joinUrl, parseJson, providerFetch, retryAfterSeconds } from "../http";
+import { verifyAuthorization } from "../signatures";
+import type { DeliveryStatus, FailureKind, ProviderAdapter, StatusUpdate } from "../types";
+
+const Credentials = z.object({
+  serverToken: z.string().min(1).openapi({ description: "Server API token (X-Postmark-Server-Token)." }),
+  from: z.string().min(3).openapi({ description: 'Default sender (a confirmed Sender Signature), e.g. "Acme <hi@acme.dev>".' }),
+  messageStream: z.string().min(1).optional().openapi({ description: 'Message stream; Postmark uses "outbound" when omitted.' }),
+  // Postmark does not sign webhooks: put Basic auth credentials in the webhook URL and repeat them here.
+  webhookUsername: z.string().min(1).optional(),
+  webhookPassword: z.string().min(1).optional(),
+});
+
+/** Inactive recipient: Postmark has deactivated the address after a hard bounce or complaint. */
+const INACTIVE_RECIPIENT = 406;
+/** Bounce types that mean the address will not receive mail; the rest are transient and Postmark retries. */
+const HARD_BOUNCES = new Set(["HardBounce", "BadEmailAddress", "ManuallyDeactivated", "Blocked", "AddressChange", "SMTPApiError"]);
+
+const PostmarkEvent = z
+  .object({
+    RecordType: z.string(),
+    MessageID: z.string(),
+    Type: z.string().optional(),
+    Inactive: z.boolean().optional(),
+    DeliveredAt: z.string().optional(),
+    BouncedAt: z.string().optional(),
+    ReceivedAt: z.string().optional(),
+  })
+  .loose();
+
+function statusOf(event: z.infer<typeof PostmarkEvent>): { status: DeliveryStatus; at?: string } | undefined {
+  switch (event.RecordType) {
+    case "Delivery":
+      return { status: "delivered", at: event.DeliveredAt };
+    case "Bounce":
+      return event.Inactive || HARD_BOUNCES.has(event.Type ?? "") ? { status: "bounced", at: event.BouncedAt } : undefined;
+    case "SpamComplaint":
+      return { status: "undeliverable", at: event.BouncedAt };
+    case "Open":
+      return { status: "opened", at: event.ReceivedAt };
+    case "Click":
+      return { status: "clicked", at: event.ReceivedAt };
+    default:
+      return undefined;
+  }
+}
+
+export const postmark: ProviderAdapter<"email"> = {
+  id: "postmark",
+  channel: "email",
+  credentials: Credentials,
+
+  async send(request, { integration, signal }) {
+    const credentials = Credentials.parse(integration.credentials);
+    const { content } = request;
+    const response = await providerFetch(
+      joinUrl(integration.baseUrl ?? "https://api.postmarkapp.com", "/email"),
+      {
+        method: "POST",
+        headers: { "x-postmark-server-token": credentials.serverToken, "content-type": "application/json", accept: "application/json" },
+        body: JSON.stringify({
+          From: content.from ?? credentials.from,
+          To: request.to,
+          Subject: content.subject,
+          ...(content.html !== undefined ? { HtmlBody: content.html } : {}),
+          ...(content.text !== undefined ? { TextBody: content.text } : {}),
+          ...(content.replyTo ? { ReplyTo: content.replyTo } : {}),
+          ...(credentials.messageStream ? { MessageStream: credentials.messageStream } : {}),
+          ...request.providerOverrides,
+        }),
+      },
+      signal,
+    );
+    if (isOutcome(response)) return response;
+    const text = response.ok ? await response.text() : await errorText(response);
+    const body = parseJson(text) as { MessageID?: string; ErrorCode?: number; Message?: string } | undefined;
+    if (response.ok && body?.MessageID && !body.ErrorCode) return { ok: true, providerMessageId: body.MessageID };
+    if (response.ok) return failure("retryable", "malformed_response", `Postmark answered without a MessageID: ${text.slice(0, 200)}`);
+    const kind: FailureKind = body?.ErrorCode === INACTIVE_RECIPIENT ? "invalid_recipient" : classifyStatus(response.status);
+    const code = body?.ErrorCode !== undefined ? `postmark_${body.ErrorCode}` : `http_${response.status}`;
+    return failure(kind, code, body?.Message ?? text, retryAfterSeconds(response.headers.get("retry-after")));
+  },
+
+  webhook: {
+    async verify({ headers }, integration) {
+      const credentials = Credentials.safeParse(integration.credentials).data;
+      if (!credentials?.webhookUsername || !credentials.webhookPassword) return false;
+      return verifyAuthorization(headers, { username: credentials.webhookUsername, password: credentials.webhookPassword });
+    },
+    parse(body) {
+      const parsed: unknown = JSON.parse(body);
+      // Postmark posts one record per request; accept an array too.
+      return (Array.isArray(parsed) ? parsed : [parsed]).flatMap((raw): StatusUpdate[] => {
+        const event = PostmarkEvent.safeParse(raw);
+        if (!event.success) return [];
+        const result = statusOf(event.data);
+        if (!result) return [];
+        const detail = { event: event.data.RecordType, ...(event.data.Type ? { type: event.data.Type } : {}) };
+        return [{ providerMessageId: event.data.MessageID, status: result.status, at: result.at ? new Date(result.at) : new Date(), detail }];
+      });
+    },
+  },
+};

@@ -1,0 +1,109 @@
+import { z } from "@hono/zod-openapi";
+import { classifyStatus, errorText, failure, isOutcome, joinUrl, parseJson, providerFetch, retryAfterSeconds, secondsUntilEpoch } from "../http";
+import { base64ToBytes, derToRawEcdsa } from "../signatures";
+import type { DeliveryStatus, ProviderAdapter, StatusUpdate } from "../types";
+import { parseMailbox } from "./mailbox";
+
+const Credentials = z.object({
+  apiKey: z.string().min(1).openapi({ description: "API key with Mail Send permission (starts with SG.)." }),
+  from: z.string().min(3).openapi({ description: 'Default sender, e.g. "Acme <hi@acme.dev>".' }),
+  webhookVerificationKey: z
+    .string()
+    .min(1)
+    .optional()
+    .openapi({ description: "Event Webhook signature verification key (base64 public key from Mail Settings → Signed Event Webhook)." }),
+});
+
+const STATUS_BY_EVENT: Record<string, DeliveryStatus> = {
+  delivered: "delivered",
+  bounce: "bounced",
+  dropped: "undeliverable",
+  spamreport: "undeliverable",
+  open: "opened",
+  click: "clicked",
+};
+
+const SendGridEvent = z
+  .object({ event: z.string(), sg_message_id: z.string().optional(), timestamp: z.number(), type: z.string().optional(), reason: z.string().optional() })
+  .loose();
+
+async function verifySignature(publicKey: string, signature: string, timestamp: string, body: string): Promise<boolean> {
+  try {
+    const key = await crypto.subtle.importKey("spki", base64ToBytes(publicKey), { name: "ECDSA", namedCurve: "P-256" }, false, ["verify"]);
+    return await crypto.subtle.verify(
+      { name: "ECDSA", hash: "SHA-256" },
+      key,
+      derToRawEcdsa(base64ToBytes(signature)),
+      new TextEncoder().encode(timestamp + body),
+    );
+  } catch {
+    return false;
+  }
+}
+
+export const sendgrid: ProviderAdapter<"email"> = {
+  id: "sendgrid",
+  channel: "email",
+  credentials: Credentials,
+
+  async send(request, { integration, signal }) {
+    const credentials = Credentials.parse(integration.credentials);
+    const { content } = request;
+    // SendGrid requires text/plain before text/html.
+    const parts = [
+      ...(content.text !== undefined ? [{ type: "text/plain", value: content.text }] : []),
+      ...(content.html !== undefined ? [{ type: "text/html", value: content.html }] : []),
+    ];
+    const response = await providerFetch(
+      joinUrl(integration.baseUrl ?? "https://api.sendgrid.com", "/v3/mail/send"),
+      {
+        method: "POST",
+        headers: { authorization: `Bearer ${credentials.apiKey}`, "content-type": "application/json", accept: "application/json" },
+        body: JSON.stringify({
+          from: parseMailbox(content.from ?? credentials.from),
+          subject: content.subject,
+          personalizations: [{ to: [parseMailbox(request.to)] }],
+          content: parts,
+          ...(content.replyTo ? { reply_to: parseMailbox(content.replyTo) } : {}),
+          ...request.providerOverrides,
+        }),
+      },
+      signal,
+    );
+    if (isOutcome(response)) return response;
+    if (response.ok) {
+      const id = response.headers.get("x-message-id");
+      await response.body?.cancel();
+      return id ? { ok: true, providerMessageId: id } : failure("retryable", "malformed_response", "SendGrid answered without X-Message-Id.");
+    }
+    const text = await errorText(response);
+    const errors = (parseJson(text) as { errors?: { message?: string; field?: string | null }[] } | undefined)?.errors;
+    const message = errors?.length ? errors.map((e) => (e.field ? `${e.field}: ${e.message}` : e.message)).join("; ") : text;
+    const retryAfter = retryAfterSeconds(response.headers.get("retry-after")) ?? (response.status === 429 ? secondsUntilEpoch(response.headers.get("x-ratelimit-reset")) : undefined);
+    return failure(classifyStatus(response.status), `http_${response.status}`, message, retryAfter);
+  },
+
+  webhook: {
+    async verify({ headers, body }, integration) {
+      const key = Credentials.safeParse(integration.credentials).data?.webhookVerificationKey;
+      const signature = headers.get("x-twilio-email-event-webhook-signature");
+      const timestamp = headers.get("x-twilio-email-event-webhook-timestamp");
+      if (!key || !signature || !timestamp) return false;
+      return verifySignature(key, signature, timestamp, body);
+    },
+    parse(body) {
+      const events = z.array(z.unknown()).safeParse(JSON.parse(body));
+      if (!events.success) return [];
+      return events.data.flatMap((raw): StatusUpdate[] => {
+        const event = SendGridEvent.safeParse(raw);
+        if (!event.success || !event.data.sg_message_id) return [];
+        const status = STATUS_BY_EVENT[event.data.event];
+        if (!status) return [];
+        // sg_message_id is `<X-Message-Id>.<filter suffix>`.
+        const providerMessageId = event.data.sg_message_id.split(".")[0]!;
+        const detail = { event: event.data.event, ...(event.data.type ? { type: event.data.type } : {}), ...(event.data.reason ? { reason: event.data.reason } : {}) };
+        return [{ providerMessageId, status, at: new Date(event.data.timestamp * 1000), detail }];
+      });
+    },
+  },
+};

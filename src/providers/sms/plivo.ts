@@ -1,0 +1,113 @@
+import { z } from "@hono/zod-openapi";
+import { basicAuth, classifyStatus, errorText, failure, formEntries, isOutcome, joinUrl, parseJson, providerFetch, retryAfterSeconds, statusWebhookUrl } from "../http";
+import { hmacBase64, timingSafeEqual } from "../signatures";
+import type { DeliveryStatus, ProviderAdapter, StatusUpdate } from "../types";
+
+const Credentials = z
+  .object({
+    authId: z.string().min(1),
+    authToken: z.string().min(1).openapi({ description: "Auth token: authenticates sends and verifies the callback signature." }),
+    from: z.string().min(1).optional().openapi({ description: "Sender (`src`): an E.164 number or alphanumeric sender id. Either this or powerpackUuid." }),
+    powerpackUuid: z.string().min(1).optional().openapi({ description: "Send from a Powerpack number pool instead of one number." }),
+    publicUrl: z.url().optional().openapi({
+      description:
+        "This deployment's public URL. When set, each message asks Plivo to post its status to {publicUrl}/v1/webhooks/plivo/{integrationId}, and callbacks are verified against that URL.",
+    }),
+  })
+  .refine((c) => c.from !== undefined || c.powerpackUuid !== undefined, { message: "Give `from` or `powerpackUuid`." });
+
+const STATUS: Record<string, DeliveryStatus> = {
+  delivered: "delivered",
+  undelivered: "undeliverable",
+  failed: "failed",
+  rejected: "failed",
+};
+
+/** The URL without its query, as signature V2 signs it. */
+const withoutQuery = (url: string) => {
+  const parsed = new URL(url);
+  return `${parsed.origin}${parsed.pathname}`;
+};
+
+/**
+ * X-Plivo-Signature-V3 for a POST: base64 HMAC-SHA256 under the auth token of
+ * `url?` + the URL's own query (sorted, then a `.`) + every POST parameter as key+value sorted by key,
+ * then `.` + nonce. The header may list several signatures, comma separated.
+ */
+export async function plivoV3Signature(authToken: string, url: string, params: [string, string][], nonce: string): Promise<string> {
+  const parsed = new URL(url);
+  const query = [...parsed.searchParams].sort(([ka, va], [kb, vb]) => (ka === kb ? (va < vb ? -1 : 1) : ka < kb ? -1 : 1));
+  let base = `${parsed.origin}${parsed.pathname}`;
+  if (query.length > 0 || params.length > 0) base += `?${query.map(([k, v]) => `${k}=${v}`).join("&")}`;
+  if (query.length > 0 && params.length > 0) base += ".";
+  const sorted = [...params].sort(([ka, va], [kb, vb]) => (ka === kb ? (va < vb ? -1 : 1) : ka < kb ? -1 : 1));
+  return hmacBase64("SHA-256", authToken, `${base}${sorted.map(([k, v]) => `${k}${v}`).join("")}.${nonce}`);
+}
+
+export const plivo: ProviderAdapter<"sms"> = {
+  id: "plivo",
+  channel: "sms",
+  credentials: Credentials,
+
+  async send(request, { integration, signal }) {
+    const credentials = Credentials.parse(integration.credentials);
+    const response = await providerFetch(
+      // The trailing slash is part of Plivo's path.
+      joinUrl(integration.baseUrl ?? "https://api.plivo.com", `/v1/Account/${credentials.authId}/Message/`),
+      {
+        method: "POST",
+        headers: { authorization: basicAuth(credentials.authId, credentials.authToken), "content-type": "application/json" },
+        body: JSON.stringify({
+          ...(credentials.powerpackUuid ? { powerpack_uuid: credentials.powerpackUuid } : { src: credentials.from }),
+          dst: request.to,
+          text: request.content.body,
+          ...(credentials.publicUrl ? { url: statusWebhookUrl(credentials.publicUrl, "plivo", integration.id), method: "POST" } : {}),
+          ...request.providerOverrides,
+        }),
+      },
+      signal,
+    );
+    if (isOutcome(response)) return response;
+    const text = await errorText(response);
+    const body = parseJson(text) as { message_uuid?: string[]; error?: unknown } | undefined;
+    if (response.ok) {
+      const id = body?.message_uuid?.[0];
+      return id ? { ok: true, providerMessageId: id } : failure("retryable", "malformed_response", "Plivo answered without a message_uuid.");
+    }
+    const message = typeof body?.error === "string" ? body.error : body?.error !== undefined ? JSON.stringify(body.error) : text;
+    return failure(classifyStatus(response.status), `http_${response.status}`, message, retryAfterSeconds(response.headers.get("retry-after")));
+  },
+
+  webhook: {
+    async verify({ headers, body, url }, integration) {
+      const credentials = Credentials.safeParse(integration.credentials).data;
+      const signedUrl = credentials?.publicUrl ? statusWebhookUrl(credentials.publicUrl, "plivo", integration.id) : url;
+      if (!credentials || !signedUrl) return false;
+      const v3 = headers.get("x-plivo-signature-v3");
+      const v3Nonce = headers.get("x-plivo-signature-v3-nonce");
+      if (v3 && v3Nonce) {
+        const expected = await plivoV3Signature(credentials.authToken, signedUrl, formEntries(body), v3Nonce);
+        return v3.split(",").some((signature) => timingSafeEqual(signature.trim(), expected));
+      }
+      // V2 signs only the URL and a nonce, not the body: accepted because Plivo may send nothing else.
+      const v2 = headers.get("x-plivo-signature-v2");
+      const v2Nonce = headers.get("x-plivo-signature-v2-nonce");
+      if (!v2 || !v2Nonce) return false;
+      return timingSafeEqual(v2, await hmacBase64("SHA-256", credentials.authToken, `${withoutQuery(signedUrl)}${v2Nonce}`));
+    },
+    parse(body) {
+      const fields = new URLSearchParams(body);
+      const id = fields.get("MessageUUID");
+      const status = STATUS[fields.get("Status") ?? ""];
+      if (!id || !status) return [];
+      const errorCode = fields.get("ErrorCode");
+      const update: StatusUpdate = {
+        providerMessageId: id,
+        status,
+        at: new Date(),
+        detail: { status: fields.get("Status"), ...(errorCode && errorCode !== "000" ? { errorCode } : {}) },
+      };
+      return [update];
+    },
+  },
+};
