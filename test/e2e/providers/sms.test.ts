@@ -179,7 +179,7 @@ const postWebhook = (provider: string, integrationId: string, { headers, body }:
   SELF.fetch(`${PUBLIC_URL}/v1/webhooks/${provider}/${integrationId}`, { method: "POST", headers, body });
 
 describe("SMS providers end to end", () => {
-  it.each(CASES.map((c) => [c.provider, c] as const))("%s: trigger → queue → provider → sent, then a signed status webhook → delivered", async (provider, c) => {
+  it.each(CASES.map((c) => [c.provider, c] as const))("%s: trigger → queue → provider → sent, then (where the provider reports status) a signed webhook → delivered", async (provider, c) => {
     const { key, integrationId, scenario, message } = await sentThrough(c);
     expect(message).toMatchObject({ status: "sent", provider, providerMessageId: c.providerMessageId, to: PHONE, attempts: 1 });
 
