@@ -4,6 +4,7 @@ import type { AppEnv } from "./env";
 import { preferencesRoutes } from "./features/subscribers/preferences-routes";
 import { messagesRoutes } from "./features/messages/routes";
 import { subscribersRoutes } from "./features/subscribers/routes";
+import { topicsRoutes } from "./features/topics/routes";
 import { trackingRoutes } from "./features/tracking/routes";
 import { webhooksRoutes } from "./features/webhooks/routes";
 import { triggersRoutes } from "./features/triggers/routes";
@@ -42,6 +43,7 @@ export function createApp() {
   app.route("/", variablesRoutes);
   app.route("/", preferencesRoutes);
   app.route("/", integrationsRoutes);
+  app.route("/", topicsRoutes);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "ApiKey", {
     type: "apiKey",

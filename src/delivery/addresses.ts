@@ -27,3 +27,19 @@ export function addressesFor(channel: Channel, profile: RecipientProfile, integr
       return matching(profile.chatWebhooks);
   }
 }
+
+/**
+ * How an address is shown on a message. A chat webhook URL is itself a credential and a push
+ * token identifies a device, so both are shortened; emails and phone numbers stay readable.
+ */
+export function displayAddress(channel: Channel, address: string): string {
+  if (channel === "email" || channel === "sms") return address;
+  if (/^https?:\/\//.test(address)) {
+    try {
+      return `${new URL(address).origin}/…${address.slice(-4)}`;
+    } catch {
+      return `…${address.slice(-4)}`;
+    }
+  }
+  return address.length > 16 ? `${address.slice(0, 8)}…${address.slice(-4)}` : address;
+}

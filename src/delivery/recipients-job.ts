@@ -15,7 +15,7 @@ import { loadTemplateVariables } from "../features/variables/repository";
 import { isChannelStep, type ChannelStep, type Step } from "../features/workflows/steps";
 import type { IntegrationConfig } from "../providers/types";
 import { NEGLIGIBLE_DELAY_MS, planDelay, stepKey, windowMs } from "./action-steps";
-import { addressesFor, type RecipientProfile } from "./addresses";
+import { addressesFor, displayAddress, type RecipientProfile } from "./addresses";
 import { retryDelaySeconds } from "./backoff";
 import type { RecipientsJob } from "./job";
 import { MessageWrites, type MessageRow, type SendIdentity } from "./message-writes";
@@ -253,11 +253,10 @@ export async function runRecipients(env: Bindings, job: RecipientsJob, trigger: 
       else claimWrites.insertFinal(identity(recipient.profile.subscriberId), status, error, [event]);
       recipient.steps[step.id] = { status };
     };
-    for (const { recipient, decision } of [...finals, ...sends]) {
+    for (const { recipient } of [...finals, ...sends]) {
       if (!cancelled.has(key(recipient))) continue;
       recipient.stop = { status: "cancelled", code: "trigger_cancelled", message: "The trigger was cancelled." };
       record(recipient, "cancelled", "trigger_cancelled", "The trigger was cancelled.");
-      void decision;
     }
     for (const { recipient, decision } of finals) {
       if (decision.kind === "final" && !cancelled.has(key(recipient))) record(recipient, decision.status, decision.code, decision.message);
@@ -303,7 +302,8 @@ export async function runRecipients(env: Bindings, job: RecipientsJob, trigger: 
           },
         });
         const attempts = send.attempts + 1;
-        const base = { provider: integration.provider, integrationId: integration.id, to: addresses.join(", "), attempts };
+        const to = addresses.map((a) => displayAddress(step.type, a)).join(", ");
+        const base = { provider: integration.provider, integrationId: integration.id, to, attempts };
         for (const c of captures) results.capture(environmentId, messageId, c);
         if (step.type === "push" || step.type === "chat") results.removeAddresses(environmentId, recipient.profile.subscriberId, step.type, invalidAddresses);
         const k = key(recipient);

@@ -1,7 +1,6 @@
-import { and, asc, eq, gt } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { topicMembers } from "../db/schema";
 import type { TriggerRecord } from "../durable-objects/trigger-object";
+import { topicMemberIds } from "../features/topics/repository";
 import type { Recipient } from "../features/triggers/schemas";
 
 /** Topic members are read in pages, so a 100,000-member topic never loads as one D1 result. */
@@ -18,17 +17,12 @@ export async function resolveRecipientIds(db: Db, record: TriggerRecord): Promis
   for (const r of recipients) {
     if (typeof r === "string" || !("topic" in r)) continue;
     const excluded = new Set(r.exclude ?? []);
-    let after = "";
+    let after: string | null = null;
     for (;;) {
-      const page = await db
-        .select({ subscriberId: topicMembers.subscriberId })
-        .from(topicMembers)
-        .where(and(eq(topicMembers.environmentId, record.environmentId), eq(topicMembers.topicKey, r.topic), gt(topicMembers.subscriberId, after)))
-        .orderBy(asc(topicMembers.subscriberId))
-        .limit(PAGE);
-      for (const m of page) if (!excluded.has(m.subscriberId)) ids.add(m.subscriberId);
+      const page = await topicMemberIds(db, record.environmentId, r.topic, after, PAGE);
+      for (const id of page) if (!excluded.has(id)) ids.add(id);
       if (page.length < PAGE) break;
-      after = page.at(-1)!.subscriberId;
+      after = page.at(-1)!;
     }
   }
   return [...ids];

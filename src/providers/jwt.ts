@@ -18,11 +18,11 @@ export function base64UrlDecode(input: string): Uint8Array<ArrayBuffer> {
 
 export type JwtAlgorithm = "RS256" | "ES256";
 
-const IMPORT: Record<JwtAlgorithm, RsaHashedImportParams | EcKeyImportParams> = {
+const IMPORT: Record<JwtAlgorithm, Parameters<SubtleCrypto["importKey"]>[2]> = {
   RS256: { name: "RSASSA-PKCS1-v1_5", hash: "SHA-256" },
   ES256: { name: "ECDSA", namedCurve: "P-256" },
 };
-const SIGN: Record<JwtAlgorithm, AlgorithmIdentifier | EcdsaParams> = {
+const SIGN: Record<JwtAlgorithm, Parameters<SubtleCrypto["sign"]>[0]> = {
   RS256: { name: "RSASSA-PKCS1-v1_5" },
   ES256: { name: "ECDSA", hash: "SHA-256" },
 };

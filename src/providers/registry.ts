@@ -11,6 +11,11 @@ import { postmark } from "./email/postmark";
 import { resend } from "./email/resend";
 import { sendgrid } from "./email/sendgrid";
 import { ses } from "./email/ses";
+import { apns } from "./push/apns";
+import { expo } from "./push/expo";
+import { fcm } from "./push/fcm";
+import { onesignal } from "./push/onesignal";
+import { webpush } from "./push/webpush";
 import { sandboxChat, sandboxEmail, sandboxPush, sandboxSms } from "./sandbox/sandbox";
 import { plivo } from "./sms/plivo";
 import { sns } from "./sms/sns";
@@ -25,6 +30,11 @@ export const PROVIDERS = {
   "sandbox-sms": sandboxSms,
   "sandbox-push": sandboxPush,
   "sandbox-chat": sandboxChat,
+  fcm,
+  apns,
+  expo,
+  onesignal,
+  webpush,
   resend,
   sendgrid,
   postmark,

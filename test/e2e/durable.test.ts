@@ -1,4 +1,4 @@
-import { createExecutionContext, createMessageBatch, env, evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { createMessageBatch, env, evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { DigestObject } from "../../src/durable-objects/digest-object";
 import { TriggerObject } from "../../src/durable-objects/trigger-object";
@@ -170,7 +170,6 @@ describe("exactly-once sends", () => {
     const [message] = await settledMessages(key, transactionId, 1);
     const captures = await api<{ data: unknown[] }>(key, "GET", `/v1/sandbox/messages?messageId=${message!.id}`);
     expect(captures.body.data).toHaveLength(1);
-    void createExecutionContext;
   });
 });
 

@@ -31,8 +31,9 @@ webhooksRoutes.openapi(
       throw new ApiError("integration_not_found", `No ${provider} integration ${integrationId} receives status webhooks.`);
     }
     // Signatures cover the exact bytes sent, so the body is read raw, before any parsing.
-    const body = await c.req.text();
-    if (!(await webhook.verify({ headers: c.req.raw.headers, body }, integration))) {
+    // Read as bytes: form-encoded callbacks (Twilio, Plivo) are not "text" to the runtime.
+    const body = new TextDecoder().decode(await c.req.arrayBuffer());
+    if (!(await webhook.verify({ headers: c.req.raw.headers, body, url: c.req.url }, integration))) {
       throw new ApiError("invalid_signature", "The webhook signature does not verify with this integration's secret.");
     }
     let updates: ReturnType<typeof webhook.parse>;

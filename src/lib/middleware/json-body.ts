@@ -61,7 +61,9 @@ export const jsonBody = createMiddleware<AppEnv>(async (c, next) => {
   try {
     parsed = JSON.parse(text);
   } catch (error) {
-    throw new ApiError("malformed_json", `The request body is not valid JSON: ${(error as Error).message}`);
+    // V8's message quotes part of the body, which may be a secret: only the position is repeated.
+    const position = /position (\d+)/.exec((error as Error).message)?.[1];
+    throw new ApiError("malformed_json", `The request body is not valid JSON${position ? ` (at character ${position})` : ""}.`);
   }
   c.req.bodyCache.json = Promise.resolve(parsed);
   await next();

@@ -108,7 +108,7 @@ export const apns: ProviderAdapter<"push"> = {
     if (response.ok) return { ok: true, providerMessageId: response.headers.get("apns-id") ?? apnsId };
     const reason = (parseJson(text) as { reason?: string } | undefined)?.reason;
     if (reason === "ExpiredProviderToken" || reason === "InvalidProviderToken") providerTokens.delete(tokenKey(credentials));
-    const kind = (reason && KIND_BY_REASON[reason]) ?? (response.status === 410 ? "invalid_recipient" : classifyStatus(response.status));
+    const kind = (reason ? KIND_BY_REASON[reason] : undefined) ?? (response.status === 410 ? "invalid_recipient" : classifyStatus(response.status));
     return failure(kind, reason ?? `http_${response.status}`, text || `APNs answered ${response.status}.`, retryAfterSeconds(response.headers.get("retry-after")));
   },
 

@@ -1,0 +1,153 @@
+import { and, asc, count, eq, gt, inArray } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
+import type { Db } from "../../db/client";
+import { chunk, rowsPerStatement, runBatch } from "../../db/batch";
+import { subscribers, topicMembers, topics } from "../../db/schema";
+import { newId } from "../../lib/ids";
+import type { Topic, TopicInput, TopicMember, TopicMembersAdded, TopicUpdate, TopicWithCount } from "./schemas";
+
+type Row = typeof topics.$inferSelect;
+
+const toTopic = (row: Row): Topic => ({
+  id: row.id,
+  key: row.key,
+  name: row.name,
+  createdAt: row.createdAt.toISOString(),
+  updatedAt: row.updatedAt.toISOString(),
+});
+
+/** D1 allows 100 bound parameters; a delete binds the environment and topic besides the ids. */
+const IDS_PER_DELETE = 90;
+
+/**
+ * One page of a topic's member ids in subscriberId order, after `after` (exclusive).
+ * For fan-out: keyset pagination stays cheap on the primary key however large the topic.
+ */
+export async function topicMemberIds(db: Db, environmentId: string, topicKey: string, after: string | null, limit: number): Promise<string[]> {
+  const rows = await db
+    .select({ subscriberId: topicMembers.subscriberId })
+    .from(topicMembers)
+    .where(
+      and(
+        eq(topicMembers.environmentId, environmentId),
+        eq(topicMembers.topicKey, topicKey),
+        after !== null ? gt(topicMembers.subscriberId, after) : undefined,
+      ),
+    )
+    .orderBy(asc(topicMembers.subscriberId))
+    .limit(limit);
+  return rows.map((row) => row.subscriberId);
+}
+
+/** Topics of one environment: the environment is fixed once, so no query can forget it. */
+export function topicsRepository(db: Db, environmentId: string) {
+  const byKey = (key: string) => and(eq(topics.environmentId, environmentId), eq(topics.key, key));
+  const membersOf = (key: string) => and(eq(topicMembers.environmentId, environmentId), eq(topicMembers.topicKey, key));
+  const exists = (key: string) => db.select({ id: topics.id }).from(topics).where(byKey(key)).limit(1);
+
+  return {
+    /** The topic and its member count, in one round trip. */
+    async find(key: string): Promise<TopicWithCount | null> {
+      const [rows, counted] = await db.batch([
+        db.select().from(topics).where(byKey(key)).limit(1),
+        db.select({ n: count() }).from(topicMembers).where(membersOf(key)),
+      ]);
+      const row = rows[0];
+      return row ? { ...toTopic(row), memberCount: counted[0]?.n ?? 0 } : null;
+    },
+
+    async list(limit: number, after?: string): Promise<{ data: Topic[]; nextCursor: string | null }> {
+      const rows = await db
+        .select()
+        .from(topics)
+        .where(and(eq(topics.environmentId, environmentId), after ? gt(topics.key, after) : undefined))
+        .orderBy(asc(topics.key))
+        .limit(limit + 1);
+      const page = rows.slice(0, limit);
+      return { data: page.map(toTopic), nextCursor: rows.length > limit ? (page.at(-1)?.key ?? null) : null };
+    },
+
+    /** Returns null when the key is already taken. */
+    async create(input: TopicInput, now = new Date()): Promise<Topic | null> {
+      const [row] = await db
+        .insert(topics)
+        .values({ id: newId("top"), environmentId, key: input.key, name: input.name, createdAt: now, updatedAt: now })
+        .onConflictDoNothing()
+        .returning();
+      return row ? toTopic(row) : null;
+    },
+
+    async update(key: string, input: TopicUpdate, now = new Date()): Promise<Topic | null> {
+      const [row] = await db.update(topics).set({ name: input.name, updatedAt: now }).where(byKey(key)).returning();
+      return row ? toTopic(row) : null;
+    },
+
+    /** Deletes the topic and its memberships together; the subscribers stay. */
+    async remove(key: string): Promise<boolean> {
+      const [, deleted] = await db.batch([
+        db.delete(topicMembers).where(membersOf(key)),
+        db.delete(topics).where(byKey(key)).returning({ id: topics.id }),
+      ]);
+      return deleted.length > 0;
+    },
+
+    /**
+     * Adds members; subscriberIds not known yet become bare subscribers, so a topic can be filled
+     * before the profiles arrive. One D1 batch of multi-row inserts; null when the topic is unknown.
+     */
+    async addMembers(key: string, subscriberIds: readonly string[], now = new Date()): Promise<TopicMembersAdded | null> {
+      const [topic] = await exists(key);
+      if (!topic) return null;
+      const ids = [...new Set(subscriberIds)];
+      const bare: BatchItem<"sqlite">[] = chunk(ids, rowsPerStatement(5)).map((part) =>
+        db
+          .insert(subscribers)
+          .values(part.map((subscriberId) => ({ id: newId("sub"), environmentId, subscriberId, createdAt: now, updatedAt: now })))
+          .onConflictDoNothing({ target: [subscribers.environmentId, subscribers.subscriberId] }),
+      );
+      const memberships: BatchItem<"sqlite">[] = chunk(ids, rowsPerStatement(4)).map((part) =>
+        db
+          .insert(topicMembers)
+          .values(part.map((subscriberId) => ({ environmentId, topicKey: key, subscriberId, createdAt: now })))
+          .onConflictDoNothing()
+          .returning({ subscriberId: topicMembers.subscriberId }),
+      );
+      const results = await runBatch(db, [...bare, ...memberships]);
+      const added = results.slice(bare.length).reduce<number>((sum, rows) => sum + (rows as unknown[]).length, 0);
+      return { added, alreadyMembers: ids.length - added, topic: key };
+    },
+
+    /** Removes members; null when the topic is unknown. Ids that were not members are ignored. */
+    async removeMembers(key: string, subscriberIds: readonly string[]): Promise<{ removed: number } | null> {
+      const [topic] = await exists(key);
+      if (!topic) return null;
+      const statements: BatchItem<"sqlite">[] = chunk([...new Set(subscriberIds)], IDS_PER_DELETE).map((part) =>
+        db
+          .delete(topicMembers)
+          .where(and(membersOf(key), inArray(topicMembers.subscriberId, part)))
+          .returning({ subscriberId: topicMembers.subscriberId }),
+      );
+      const results = await runBatch(db, statements);
+      return { removed: results.reduce<number>((sum, rows) => sum + (rows as unknown[]).length, 0) };
+    },
+
+    /** A page of members by subscriberId; null when the topic is unknown. */
+    async members(key: string, limit: number, after?: string): Promise<{ data: TopicMember[]; nextCursor: string | null } | null> {
+      const [found, rows] = await db.batch([
+        exists(key),
+        db
+          .select({ subscriberId: topicMembers.subscriberId, createdAt: topicMembers.createdAt })
+          .from(topicMembers)
+          .where(and(membersOf(key), after ? gt(topicMembers.subscriberId, after) : undefined))
+          .orderBy(asc(topicMembers.subscriberId))
+          .limit(limit + 1),
+      ]);
+      if (found.length === 0) return null;
+      const page = rows.slice(0, limit);
+      return {
+        data: page.map((row) => ({ subscriberId: row.subscriberId, addedAt: row.createdAt.toISOString() })),
+        nextCursor: rows.length > limit ? (page.at(-1)?.subscriberId ?? null) : null,
+      };
+    },
+  };
+}

@@ -1,0 +1,79 @@
+import { z } from "@hono/zod-openapi";
+import { classifyStatus, errorText, failure, isOutcome, joinUrl, parseJson, providerFetch, retryAfterSeconds } from "../http";
+import type { FailureKind, ProviderAdapter } from "../types";
+
+const Credentials = z.object({
+  accessToken: z.string().min(1).optional().openapi({
+    description: "Expo access token, needed only when the project has enhanced push security turned on.",
+  }),
+});
+
+const Ticket = z.union([
+  z.object({ status: z.literal("ok"), id: z.string() }),
+  z.object({ status: z.literal("error"), message: z.string().default(""), details: z.object({ error: z.string().optional() }).loose().optional() }),
+]);
+const SendResponse = z.object({
+  data: z.array(Ticket).optional(),
+  errors: z.array(z.object({ code: z.string().optional(), message: z.string().optional() }).loose()).optional(),
+});
+
+const KIND_BY_TICKET_ERROR: Record<string, FailureKind> = {
+  DeviceNotRegistered: "invalid_recipient",
+  MessageRateExceeded: "retryable",
+  ExpoError: "retryable",
+};
+
+/**
+ * Expo's push service: one message per request (the body is still the array the SDK sends); the
+ * ticket id is kept. Delivery status comes from receipts, which Expo offers only by polling.
+ */
+export const expo: ProviderAdapter<"push"> = {
+  id: "expo",
+  channel: "push",
+  credentials: Credentials,
+
+  async send(request, { integration, signal }) {
+    const credentials = Credentials.parse(integration.credentials);
+    const { content } = request;
+    const response = await providerFetch(
+      joinUrl(integration.baseUrl ?? "https://exp.host", "/--/api/v2/push/send"),
+      {
+        method: "POST",
+        headers: {
+          accept: "application/json",
+          "accept-encoding": "gzip, deflate",
+          "content-type": "application/json",
+          ...(credentials.accessToken ? { authorization: `Bearer ${credentials.accessToken}` } : {}),
+        },
+        body: JSON.stringify([
+          {
+            to: request.to,
+            title: content.title,
+            body: content.body,
+            ...(content.data ? { data: content.data } : {}),
+            ...(content.badge !== undefined ? { badge: content.badge } : {}),
+            ...(content.sound ? { sound: content.sound } : {}),
+            ...(content.imageUrl ? { richContent: { image: content.imageUrl } } : {}),
+            ...request.providerOverrides,
+          },
+        ]),
+      },
+      signal,
+    );
+    if (isOutcome(response)) return response;
+    const text = await errorText(response);
+    const body = SendResponse.safeParse(parseJson(text)).data;
+    const retryAfter = retryAfterSeconds(response.headers.get("retry-after"));
+    const ticket = body?.data?.[0];
+    if (response.ok && ticket) {
+      if (ticket.status === "ok") return { ok: true, providerMessageId: ticket.id };
+      const code = ticket.details?.error ?? "ticket_error";
+      return failure(KIND_BY_TICKET_ERROR[code] ?? "permanent", code, ticket.message || text, retryAfter);
+    }
+    const first = body?.errors?.[0];
+    if (response.ok && !first) return failure("retryable", "malformed_response", "Expo answered without a ticket.");
+    // A 200 with request-level `errors` (too many messages, mixed projects) is a request to fix.
+    const kind = response.ok ? "permanent" : classifyStatus(response.status);
+    return failure(kind, first?.code ?? `http_${response.status}`, first?.message ?? (text || `Expo answered ${response.status}.`), retryAfter);
+  },
+};
