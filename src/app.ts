@@ -55,7 +55,7 @@ export function createApp() {
     openapi: "3.1.0",
     info: {
       title: "Clarion API",
-      version: "0.1.0",
+      version: "0.4.0",
       description: "Notification infrastructure on Cloudflare Workers. Errors are RFC 9457 problem documents.",
     },
   });
