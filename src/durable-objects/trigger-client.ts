@@ -20,7 +20,6 @@ export function triggerObject(env: Bindings, environmentId: string, transactionI
   const stub = env.TRIGGERS.get(env.TRIGGERS.idFromName(TriggerObject.nameFor(environmentId, transactionId)));
   return {
     accept: (record: TriggerRecord, fingerprint: string) => stub.accept(record, fingerprint) as Promise<AcceptOutcome>,
-    markEnqueued: () => stub.markEnqueued(),
     read: () => stub.read() as Promise<TriggerSnapshot | null>,
     cancel: () => stub.cancel() as Promise<CancelOutcome>,
     expectChunks: (chunkSizes: number[]) => stub.expectChunks(chunkSizes) as Promise<boolean>,

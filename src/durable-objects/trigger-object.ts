@@ -53,8 +53,13 @@ export interface ClaimResult {
 
 export type ClaimReport = { key: string; outcome: "sent" | "final" | "retry" };
 
-/** If the accepting Worker dies between making a trigger durable and enqueuing it, the alarm enqueues it. */
-const ENQUEUE_GRACE_MS = 30_000;
+/**
+ * If the accepting Worker dies between making a trigger durable and enqueuing it, the alarm
+ * enqueues it. The consumer marks the trigger enqueued when it fans it out, so the accept path
+ * needs no second call; a job still queued after this long is simply enqueued again (the
+ * consumer is idempotent).
+ */
+const ENQUEUE_GRACE_MS = 120_000;
 /** A claim without a report for this long is presumed lost with its consumer and may be granted again. */
 export const CLAIM_DEADLINE_MS = 60_000;
 const KEY = "trigger";
@@ -102,14 +107,6 @@ export class TriggerObject extends DurableObject<Bindings> {
     return { outcome: "accepted", enqueue: true };
   }
 
-  /** Called by the accepting Worker once the job is on the Queue. */
-  async markEnqueued(): Promise<void> {
-    const stored = await this.load();
-    if (!stored || stored.enqueued) return;
-    await this.save({ ...stored, enqueued: true });
-    await this.scheduleAlarm(stored.enqueued);
-  }
-
   async read(): Promise<(TriggerRecord & { state: TriggerState }) | null> {
     const stored = await this.load();
     return stored ? { ...recordOf(stored), state: stored.state } : null;
@@ -137,11 +134,17 @@ export class TriggerObject extends DurableObject<Bindings> {
     return { status: "cancelled", cancelledMessages: Math.max(0, planned - settled), ...base };
   }
 
-  /** Records the recipient chunks the trigger fans out to (idempotent for redelivered trigger jobs). */
+  /**
+   * Records the recipient chunks the trigger fans out to (idempotent for redelivered trigger
+   * jobs); its job has evidently reached the consumer, so the enqueue safety net stands down.
+   */
   async expectChunks(chunkSizes: number[]): Promise<boolean> {
     const stored = await this.load();
     if (!stored) return false;
-    if (stored.chunkSizes === undefined) await this.save({ ...stored, chunkSizes });
+    if (stored.chunkSizes === undefined || !stored.enqueued) {
+      await this.save({ ...stored, chunkSizes: stored.chunkSizes ?? chunkSizes, enqueued: true });
+      await this.scheduleAlarm(true);
+    }
     return this.finishIfDone();
   }
 

@@ -91,3 +91,9 @@ export const statusWebhookUrl = (publicUrl: string, provider: string, integratio
 
 /** The fields of an `application/x-www-form-urlencoded` body, in the order they came. */
 export const formEntries = (body: string): [string, string][] => [...new URLSearchParams(body)];
+
+/**
+ * A response body as text: whole on success (an OAuth access token alone can pass 1 KB), capped
+ * like `errorText` on failure.
+ */
+export const bodyText = (response: Response) => (response.ok ? response.text() : errorText(response));

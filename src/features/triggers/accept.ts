@@ -109,14 +109,12 @@ export async function prepareTrigger(
  */
 export async function makeDurableAndEnqueue(
   env: Bindings,
-  waitUntil: (promise: Promise<unknown>) => void,
   prepared: Prepared[],
 ): Promise<(Accepted | ApiError)[]> {
   const outcomes = await Promise.all(
     prepared.map((p) => triggerObject(env, p.record.environmentId, p.transactionId).accept(p.record, p.fingerprint)),
   );
   const toEnqueue = new Map<Queue<DeliveryJob>, { body: DeliveryJob }[]>();
-  const enqueued: Prepared[] = [];
   const results = prepared.map((p, i): Accepted | ApiError => {
     const outcome = outcomes[i]!;
     if (outcome.outcome === "conflict") {
@@ -125,11 +123,9 @@ export async function makeDurableAndEnqueue(
     if (outcome.enqueue) {
       const queue = deliveryQueueFor(env, p.transactionId);
       toEnqueue.set(queue, [...(toEnqueue.get(queue) ?? []), { body: triggerJob(p.record.environmentId, p.transactionId) }]);
-      enqueued.push(p);
     }
     return { transactionId: p.transactionId, invalidRecipients: p.invalidRecipients };
   });
   await Promise.all([...toEnqueue].map(([queue, messages]) => queue.sendBatch(messages)));
-  waitUntil(Promise.all(enqueued.map((p) => triggerObject(env, p.record.environmentId, p.transactionId).markEnqueued())));
   return results;
 }

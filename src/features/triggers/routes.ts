@@ -42,7 +42,7 @@ triggersRoutes.openapi(
     const request = c.req.valid("json");
     const gates = await loadWorkflowGates(c.env.DB, environmentId, [workflowKeyOf(request)]);
     const prepared = await prepareTrigger(environmentId, request, gates.get(workflowKeyOf(request)), Date.now());
-    const [result] = await makeDurableAndEnqueue(c.env, (p) => c.executionCtx.waitUntil(p), [prepared]);
+    const [result] = await makeDurableAndEnqueue(c.env, [prepared]);
     if (!result || result instanceof ApiError) throw result ?? new Error("no accept result");
     return c.json(acceptedBody(result) as z.infer<typeof TriggerAccepted>, 202);
   },
@@ -82,7 +82,7 @@ triggersRoutes.openapi(
         outcomes.push(error);
       }
     }
-    const accepted = await makeDurableAndEnqueue(c.env, (p) => c.executionCtx.waitUntil(p), ready);
+    const accepted = await makeDurableAndEnqueue(c.env, ready);
     const results = outcomes.map((o) => {
       const result = o instanceof ApiError ? o : accepted[o.index]!;
       if (result instanceof ApiError) return { status: "error" as const, error: result.toProblem() };

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { classifyStatus, errorText, failure, isOutcome, joinUrl, parseJson, providerFetch, retryAfterSeconds } from "../http";
+import { bodyText, classifyStatus, failure, isOutcome, joinUrl, parseJson, providerFetch, retryAfterSeconds } from "../http";
 import { expiringCache, importPkcs8, looksLikePem, signJwt } from "../jwt";
 import type { FailureKind, IntegrationConfig, ProviderAdapter } from "../types";
 
@@ -104,7 +104,7 @@ export const apns: ProviderAdapter<"push"> = {
       signal,
     );
     if (isOutcome(response)) return response;
-    const text = await errorText(response);
+    const text = await bodyText(response);
     if (response.ok) return { ok: true, providerMessageId: response.headers.get("apns-id") ?? apnsId };
     const reason = (parseJson(text) as { reason?: string } | undefined)?.reason;
     if (reason === "ExpiredProviderToken" || reason === "InvalidProviderToken") providerTokens.delete(tokenKey(credentials));

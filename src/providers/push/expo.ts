@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { classifyStatus, errorText, failure, isOutcome, joinUrl, parseJson, providerFetch, retryAfterSeconds } from "../http";
+import { bodyText, classifyStatus, failure, isOutcome, joinUrl, parseJson, providerFetch, retryAfterSeconds } from "../http";
 import type { FailureKind, ProviderAdapter } from "../types";
 
 const Credentials = z.object({
@@ -61,7 +61,7 @@ export const expo: ProviderAdapter<"push"> = {
       signal,
     );
     if (isOutcome(response)) return response;
-    const text = await errorText(response);
+    const text = await bodyText(response);
     const body = SendResponse.safeParse(parseJson(text)).data;
     const retryAfter = retryAfterSeconds(response.headers.get("retry-after"));
     const ticket = body?.data?.[0];

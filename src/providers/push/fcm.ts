@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import type { PushContent } from "../../engine/content";
-import { classifyStatus, errorText, failure, isOutcome, joinUrl, parseJson, providerFetch, responseFailure, retryAfterSeconds } from "../http";
+import { bodyText, classifyStatus, failure, isOutcome, joinUrl, parseJson, providerFetch, responseFailure, retryAfterSeconds } from "../http";
 import { expiringCache, importPkcs8, looksLikePem, signJwt } from "../jwt";
 import type { FailureKind, ProviderAdapter, SendOutcome } from "../types";
 
@@ -77,7 +77,7 @@ async function accessToken(credentials: Credentials, signal: AbortSignal): Promi
     signal,
   );
   if (isOutcome(response)) return response;
-  const text = await errorText(response);
+  const text = await bodyText(response);
   const body = parseJson(text) as { access_token?: string; expires_in?: number; error?: string; error_description?: string } | undefined;
   if (!response.ok) {
     // invalid_grant (revoked key, bad clock), invalid_client: the credentials need fixing.
@@ -164,7 +164,7 @@ export const fcm: ProviderAdapter<"push"> = {
         signal,
       );
       if (isOutcome(response)) return response;
-      const text = await errorText(response);
+      const text = await bodyText(response);
       if (response.ok) {
         const name = (parseJson(text) as { name?: string } | undefined)?.name;
         return name ? { ok: true, providerMessageId: name } : failure("retryable", "malformed_response", "FCM answered without a message name.");
@@ -176,5 +176,13 @@ export const fcm: ProviderAdapter<"push"> = {
       }
       return failure(classify(response.status, code, message), code ?? `http_${response.status}`, message, retryAfterSeconds(response.headers.get("retry-after")));
     }
+  },
+
+  /** Exchanging the assertion for an access token proves the key without sending anything. */
+  async check(integration, signal) {
+    const token = await accessToken(Credentials.parse(integration.credentials), signal);
+    return typeof token === "string"
+      ? { ok: true, detail: "Google issued an access token for the service account." }
+      : { ok: false, detail: `Google did not issue an access token (${token.ok ? "" : token.code}).` };
   },
 };

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { classifyStatus, errorText, failure, isOutcome, joinUrl, parseJson, providerFetch, retryAfterSeconds } from "../http";
+import { bodyText, classifyStatus, failure, isOutcome, joinUrl, parseJson, providerFetch, retryAfterSeconds } from "../http";
 import type { ProviderAdapter } from "../types";
 
 const Credentials = z.object({
@@ -68,7 +68,7 @@ export const onesignal: ProviderAdapter<"push"> = {
       signal,
     );
     if (isOutcome(response)) return response;
-    const text = await errorText(response);
+    const text = await bodyText(response);
     const body = CreateResponse.safeParse(parseJson(text)).data;
     if (response.ok) {
       const errors = body?.errors;

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { addressUrl, errorText, failure, isOutcome, parseJson, providerFetch, responseFailure } from "../http";
+import { addressUrl, bodyText, failure, isOutcome, parseJson, providerFetch, responseFailure } from "../http";
 import { base64UrlDecode, base64UrlEncode, signJwt } from "../jwt";
 import type { ProviderAdapter } from "../types";
 
@@ -161,11 +161,27 @@ export const webpush: ProviderAdapter<"push"> = {
       signal,
     );
     if (isOutcome(response)) return response;
-    const text = await errorText(response);
+    const text = await bodyText(response);
     // Push services answer 201 with the message's URL; without one, Clarion's id is the only id.
     if (response.ok) return { ok: true, providerMessageId: response.headers.get("location") ?? request.messageId };
     const gone = response.status === 404 || response.status === 410;
     const message = text || `The push service answered ${response.status}.`;
     return responseFailure(response, gone ? "subscription_gone" : `http_${response.status}`, message, gone ? "invalid_recipient" : undefined);
+  },
+
+  /** No push service has a call to check VAPID keys; what can be checked is that the two keys form a pair. */
+  async check(integration) {
+    const credentials = Credentials.parse(integration.credentials);
+    try {
+      const jwt = /^vapid t=([^,]+),/.exec(await vapidAuthorization(credentials, "https://push.example"))![1]!;
+      const [header, claims, signature] = jwt.split(".") as [string, string, string];
+      const publicKey = await crypto.subtle.importKey("raw", base64UrlDecode(credentials.vapidPublicKey), { name: "ECDSA", namedCurve: "P-256" }, false, ["verify"]);
+      const paired = await crypto.subtle.verify({ name: "ECDSA", hash: "SHA-256" }, publicKey, base64UrlDecode(signature), utf8(`${header}.${claims}`));
+      return paired
+        ? { ok: true, detail: "The VAPID keys form a pair; push services check them only on a send." }
+        : { ok: false, detail: "The VAPID private key does not belong to the public key." };
+    } catch (error) {
+      return { ok: false, detail: `The VAPID keys are not a P-256 key pair: ${(error as Error).message}` };
+    }
   },
 };

@@ -25,7 +25,8 @@ const { privateKey, publicKey } = generateKeyPairSync("rsa", {
   publicKeyEncoding: { type: "spki", format: "pem" },
 });
 const PROJECT = "clarion-demo";
-const ACCESS_TOKEN = "ya29.c.b0Aaekm1K-conformance";
+/** Service-account access tokens run past 1 KB. */
+const ACCESS_TOKEN = `ya29.c.c0ASRK0Ga${"x".repeat(1200)}`;
 const TOKEN = "fcm-registration-token:APA91bHun4MxP5egoKMwt2KZFBaFUH-1RYqx";
 
 let accounts = 0;
@@ -199,6 +200,17 @@ describe("fcm adapter matches firebase-admin", () => {
     const { outcome } = await sendWith(fcm, { credentials: credentialsFor(serviceAccount()), baseUrl: server.url }, { to: TOKEN, content });
     expect(outcome).toMatchObject({ ok: false, kind, code });
     expect(server.requests).toHaveLength(1);
+  });
+
+  it("checks the credentials by exchanging them for an access token", async () => {
+    server.reset();
+    const integration = (account: ReturnType<typeof serviceAccount>) =>
+      ({ id: "int_1", provider: "fcm", channel: "push" as const, credentials: credentialsFor(account), settings: {}, baseUrl: server.url });
+    server.answer(tokenAnswer);
+    expect(await fcm.check!(integration(serviceAccount()), AbortSignal.timeout(1000))).toMatchObject({ ok: true });
+    server.answer({ status: 400, body: { error: "invalid_grant", error_description: "Invalid JWT Signature." } });
+    expect(await fcm.check!(integration(serviceAccount()), AbortSignal.timeout(1000))).toEqual({ ok: false, detail: expect.stringContaining("oauth_invalid_grant") });
+    expect(server.requests.map((r) => r.path)).toEqual(["/token", "/token"]);
   });
 
   it("rejects credentials without a service-account key", () => {

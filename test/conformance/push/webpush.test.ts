@@ -137,6 +137,14 @@ describe("webpush adapter matches web-push", () => {
     expect(server.requests).toHaveLength(0);
   });
 
+  it("checks that the VAPID keys form a pair", async () => {
+    const integration = { id: "int_1", provider: "webpush", channel: "push" as const, credentials, settings: {}, baseUrl: null };
+    expect(await webpush.check!(integration, AbortSignal.timeout(1000))).toMatchObject({ ok: true });
+    const other = webPushSdk.generateVAPIDKeys();
+    const mismatched = { ...integration, credentials: { ...credentials, vapidPrivateKey: other.privateKey } };
+    expect(await webpush.check!(mismatched, AbortSignal.timeout(1000))).toMatchObject({ ok: false });
+  });
+
   it.each([
     [404, {}, "invalid_recipient", "subscription_gone", undefined],
     [410, {}, "invalid_recipient", "subscription_gone", undefined],

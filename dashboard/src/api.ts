@@ -1,0 +1,210 @@
+// A typed client for the parts of the Clarion API the dashboard uses. The types mirror the
+// server's zod schemas (src/features/*/schemas.ts); the server stays the source of truth.
+
+export const MESSAGE_STATUSES = [
+  "queued",
+  "sending",
+  "sent",
+  "delivered",
+  "opened",
+  "clicked",
+  "failed",
+  "bounced",
+  "undeliverable",
+  "skipped",
+  "cancelled",
+] as const;
+export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
+
+export type Channel = "email" | "sms" | "push" | "chat";
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+export type JsonObject = { [key: string]: Json };
+
+/** A step as stored; only the fields the dashboard reads are named. */
+export interface Step {
+  id: string;
+  type: Channel | "delay" | "digest" | "throttle";
+  name?: string;
+  if?: Json;
+  [field: string]: Json | undefined;
+}
+
+export interface Workflow {
+  id: string;
+  key: string;
+  name: string;
+  description: string | null;
+  active: boolean;
+  critical: boolean;
+  tags: string[];
+  payloadSchema: JsonObject | null;
+  steps: Step[];
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface Page<T> {
+  data: T[];
+  nextCursor: string | null;
+}
+
+export interface PreviewRequest {
+  payload?: JsonObject;
+  subscriber?: JsonObject;
+  actor?: string | JsonObject | null;
+  steps?: Record<string, { status: string; count?: number }>;
+}
+
+export interface PreviewConditionLeaf {
+  field: string;
+  op: string;
+  value?: Json;
+  actual?: Json;
+  result: boolean;
+}
+
+export interface PreviewStep {
+  id: string;
+  type: string;
+  condition: { result: boolean; leaves: PreviewConditionLeaf[] } | null;
+  wouldRun: boolean;
+  locale: string | null;
+  content?: JsonObject;
+  error?: { code: "template_error"; message: string };
+}
+
+export interface PreviewResponse {
+  workflow: string;
+  steps: PreviewStep[];
+}
+
+export interface Message {
+  id: string;
+  transactionId: string;
+  subscriberId: string;
+  workflow: string;
+  stepId: string;
+  channel: Channel;
+  provider: string | null;
+  status: MessageStatus;
+  providerMessageId: string | null;
+  to: string | null;
+  subject: string | null;
+  preview: string | null;
+  error: { code: string; message: string } | null;
+  attempts: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface MessageEvent {
+  status: MessageStatus;
+  at: string;
+  detail: JsonObject | null;
+}
+
+export interface MessageWithEvents extends Message {
+  content: JsonObject | null;
+  events: MessageEvent[];
+}
+
+export interface MessageQuery {
+  status?: MessageStatus;
+  workflow?: string;
+  transactionId?: string;
+  subscriberId?: string;
+  limit?: number;
+  cursor?: string;
+}
+
+/** An RFC 9457 problem document, as every Clarion error is. */
+export interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  code: string;
+  requestId?: string;
+  errors?: { path: string; message: string }[];
+}
+
+/** Thrown for every answer that is not 2xx, and for a network failure (status 0). */
+export class ApiError extends Error {
+  constructor(readonly problem: Problem) {
+    super(`${problem.title}: ${problem.detail}`);
+    this.name = "ApiError";
+  }
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+
+function toProblem(status: number, statusText: string, body: unknown): Problem {
+  if (isObject(body) && typeof body.title === "string" && typeof body.detail === "string") {
+    const errors = Array.isArray(body.errors)
+      ? body.errors.filter(isObject).map((e) => ({ path: String(e.path ?? ""), message: String(e.message ?? "") }))
+      : undefined;
+    return {
+      type: typeof body.type === "string" ? body.type : "about:blank",
+      title: body.title,
+      status,
+      detail: body.detail,
+      code: typeof body.code === "string" ? body.code : "unknown",
+      requestId: typeof body.requestId === "string" ? body.requestId : undefined,
+      errors,
+    };
+  }
+  return { type: "about:blank", title: statusText || `HTTP ${status}`, status, detail: "The server answered with an unexpected body.", code: "unexpected_response" };
+}
+
+export interface ClientOptions {
+  /** The API key, read on every request so a change takes effect at once. */
+  apiKey: () => string;
+  baseUrl?: string;
+}
+
+export function createClient({ apiKey, baseUrl = "" }: ClientOptions) {
+  async function request<T>(method: "GET" | "POST", path: string, init: { body?: unknown; signal?: AbortSignal } = {}): Promise<T> {
+    const headers: Record<string, string> = { Authorization: `ApiKey ${apiKey()}`, Accept: "application/json" };
+    if (init.body !== undefined) headers["Content-Type"] = "application/json";
+    let response: Response;
+    try {
+      response = await fetch(baseUrl + path, {
+        method,
+        headers,
+        body: init.body === undefined ? undefined : JSON.stringify(init.body),
+        signal: init.signal,
+      });
+    } catch (error) {
+      if (error instanceof DOMException && error.name === "AbortError") throw error;
+      throw new ApiError({ type: "about:blank", title: "Network error", status: 0, detail: "Clarion could not be reached.", code: "network_error" });
+    }
+    const text = await response.text();
+    let body: unknown = null;
+    try {
+      body = text ? JSON.parse(text) : null;
+    } catch {
+      body = null;
+    }
+    if (!response.ok) throw new ApiError(toProblem(response.status, response.statusText, body));
+    return body as T;
+  }
+
+  const query = (params: Record<string, string | number | undefined>) => {
+    const search = new URLSearchParams();
+    for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== "") search.set(k, String(v));
+    const s = search.toString();
+    return s ? `?${s}` : "";
+  };
+  const enc = encodeURIComponent;
+
+  return {
+    listWorkflows: (params: { limit?: number; cursor?: string } = {}) => request<Page<Workflow>>("GET", `/v1/workflows${query({ ...params })}`),
+    getWorkflow: (key: string) => request<Workflow>("GET", `/v1/workflows/${enc(key)}`),
+    previewWorkflow: (key: string, body: PreviewRequest, signal?: AbortSignal) =>
+      request<PreviewResponse>("POST", `/v1/workflows/${enc(key)}/preview`, { body, signal }),
+    listMessages: (params: MessageQuery = {}) => request<Page<Message>>("GET", `/v1/messages${query({ ...params })}`),
+    getMessage: (id: string) => request<MessageWithEvents>("GET", `/v1/messages/${enc(id)}`),
+  };
+}
+
+export type Client = ReturnType<typeof createClient>;

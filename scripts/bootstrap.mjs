@@ -1,0 +1,114 @@
+// Local set-up shared by `npm start` and the dashboard's browser test: migrations, environments
+// with API keys, and the sandbox integrations, all through `wrangler d1 ... --local`.
+import { createHash, randomBytes } from "node:crypto";
+import { run } from "./lib.mjs";
+
+const quiet = { env: { CI: "true", WRANGLER_SEND_METRICS: "false" } };
+
+/**
+ * @typedef {{ persistTo?: string }} LocalD1  Where wrangler keeps local state (default `.wrangler/state`).
+ * @typedef {(command: string) => Promise<Record<string, unknown>[]>} Sql
+ */
+
+/** @param {LocalD1} [options] */
+const persistArgs = (options = {}) => (options.persistTo ? ["--persist-to", options.persistTo] : []);
+
+/**
+ * @param {LocalD1 & { capture?: boolean }} [options]  `capture` keeps wrangler's output off the terminal.
+ * @returns {Promise<void>}
+ */
+export async function applyMigrations(options = {}) {
+  await run("wrangler", ["d1", "migrations", "apply", "DB", "--local", ...persistArgs(options)], { ...quiet, capture: options.capture });
+}
+
+/**
+ * Runs SQL on the local D1 database and returns the rows of the first statement.
+ * @param {LocalD1} [options]
+ * @returns {Sql}
+ */
+export function localSql(options = {}) {
+  return (command) =>
+    run("wrangler", ["d1", "execute", "DB", "--local", ...persistArgs(options), "--json", "--command", command], { ...quiet, capture: true }).then(
+      (out) => JSON.parse(out)[0].results,
+    );
+}
+
+const ALPHABET = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+/** @param {string} slug */
+export const newApiKey = (slug) => `ck_${slug}_${Array.from(randomBytes(32), (b) => ALPHABET[b % 62]).join("")}`;
+/** A fresh `ENCRYPTION_KEY`: 32 random bytes, base64. */
+export const newEncryptionKey = () => randomBytes(32).toString("base64");
+/** @param {string} prefix */
+const id = (prefix) => `${prefix}_${Date.now().toString(16).padStart(12, "0")}${randomBytes(10).toString("hex")}`;
+/** @param {string} s */
+const quote = (s) => `'${s.replaceAll("'", "''")}'`;
+/** @param {string} key */
+const sha256 = (key) => createHash("sha256").update(key).digest("hex");
+
+/**
+ * Makes sure each environment (by slug) exists and has a working API key. `keys` holds the keys
+ * already handed out; a key missing, or unknown to the database, is replaced by a new one.
+ * @param {Sql} sql
+ * @param {string[]} slugs
+ * @param {Record<string, string>} [keys]
+ * @returns {Promise<{ keys: Record<string, string>, created: boolean }>}
+ */
+export async function ensureEnvironments(sql, slugs, keys = {}) {
+  const result = { ...keys };
+  const existing = new Map((await sql("SELECT id, slug FROM environments")).map((r) => [String(r.slug), String(r.id)]));
+  const statements = [];
+  for (const slug of slugs) {
+    const stored = result[slug];
+    const known = stored && (await sql(`SELECT 1 AS ok FROM api_keys WHERE hash = ${quote(sha256(stored))} AND revoked_at IS NULL`)).length;
+    if (known) continue;
+    const envId = existing.get(slug) ?? id("env");
+    const now = Date.now();
+    if (!existing.has(slug)) {
+      statements.push(`INSERT INTO environments (id, name, slug, created_at) VALUES (${quote(envId)}, ${quote(slug)}, ${quote(slug)}, ${now})`);
+    }
+    const key = newApiKey(slug === "development" ? "dev" : slug === "production" ? "prod" : slug.replace(/[^a-z0-9]/g, ""));
+    result[slug] = key;
+    statements.push(
+      `INSERT INTO api_keys (id, environment_id, name, prefix, hash, created_at) VALUES (${quote(id("key"))}, ${quote(envId)}, 'default', ${quote(key.slice(0, 12))}, ${quote(sha256(key))}, ${now})`,
+    );
+  }
+  if (statements.length) await sql(statements.join("; "));
+  return { keys: result, created: statements.length > 0 };
+}
+
+/** @param {Uint8Array} bytes */
+const b64url = (bytes) => Buffer.from(bytes).toString("base64url");
+
+/**
+ * Same format as src/lib/secrets.ts: `v1.<iv>.<AES-GCM ciphertext>`, base64url.
+ * @param {unknown} value
+ * @param {string} encryptionKey  base64, as in `ENCRYPTION_KEY`
+ */
+export async function encryptJson(value, encryptionKey) {
+  const key = await crypto.subtle.importKey("raw", Buffer.from(encryptionKey, "base64"), "AES-GCM", false, ["encrypt"]);
+  const iv = crypto.getRandomValues(new Uint8Array(12));
+  const data = await crypto.subtle.encrypt({ name: "AES-GCM", iv }, key, new TextEncoder().encode(JSON.stringify(value)));
+  return `v1.${b64url(iv)}.${b64url(new Uint8Array(data))}`;
+}
+
+/**
+ * Gives an environment one primary sandbox integration per channel, unless it has integrations already.
+ * @param {Sql} sql
+ * @param {string} encryptionKey
+ * @param {string} [slug]
+ * @returns {Promise<boolean>} whether integrations were added
+ */
+export async function ensureSandboxIntegrations(sql, encryptionKey, slug = "development") {
+  const [env] = await sql(`SELECT id FROM environments WHERE slug = ${quote(slug)}`);
+  if (!env) return false;
+  const envId = String(env.id);
+  if ((await sql(`SELECT 1 AS ok FROM integrations WHERE environment_id = ${quote(envId)} LIMIT 1`)).length) return false;
+  const now = Date.now();
+  const credentials = await encryptJson({}, encryptionKey);
+  const rows = ["email", "sms", "push", "chat"].map(
+    (channel) =>
+      `INSERT INTO integrations (id, environment_id, provider, channel, name, active, "primary", priority, credentials, settings, base_url, created_at, updated_at) VALUES (${quote(id("int"))}, ${quote(envId)}, 'sandbox-${channel}', '${channel}', 'Sandbox ${channel}', 1, 1, 0, ${quote(credentials)}, '{}', NULL, ${now}, ${now})`,
+  );
+  await sql(rows.join("; "));
+  return true;
+}
