@@ -19,14 +19,7 @@ export async function activeIntegrations(db: Db, environmentId: string, encrypti
     .orderBy(desc(integrations.primary), asc(integrations.priority), asc(integrations.createdAt));
   const byChannel = new Map<Channel, IntegrationConfig[]>();
   for (const row of rows) {
-    const config: IntegrationConfig = {
-      id: row.id,
-      provider: row.provider,
-      channel: row.channel as Channel,
-      credentials: await decryptJson<Record<string, unknown>>(encryptionKey, row.credentials),
-      settings: row.settings,
-      baseUrl: row.baseUrl,
-    };
+    const config = await toConfig(row, encryptionKey);
     byChannel.set(config.channel, [...(byChannel.get(config.channel) ?? []), config]);
   }
   return byChannel;
@@ -34,17 +27,7 @@ export async function activeIntegrations(db: Db, environmentId: string, encrypti
 
 export async function integrationById(db: Db, integrationId: string, encryptionKey: string | undefined) {
   const [row] = await db.select().from(integrations).where(eq(integrations.id, integrationId)).limit(1);
-  if (!row) return null;
-  const config: IntegrationConfig & { environmentId: string } = {
-    id: row.id,
-    environmentId: row.environmentId,
-    provider: row.provider,
-    channel: row.channel as Channel,
-    credentials: await decryptJson<Record<string, unknown>>(encryptionKey, row.credentials),
-    settings: row.settings,
-    baseUrl: row.baseUrl,
-  };
-  return config;
+  return row ? { ...(await toConfig(row, encryptionKey)), environmentId: row.environmentId } : null;
 }
 
 type Row = typeof integrations.$inferSelect;
