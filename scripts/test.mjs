@@ -6,6 +6,7 @@ import { run } from "./lib.mjs";
 await run("vite", ["build", "--config", "dashboard/vite.config.ts", "--logLevel", "warn"]);
 await run("tsc", ["-p", "."]);
 await run("tsc", ["-p", "tsconfig.node.json"]);
+await run("tsc", ["-p", "dashboard/tsconfig.json"]);
 await run("vitest", ["run"]);
 await run("vitest", ["run", "--config", "vitest.conformance.config.ts"]);
 if (existsSync("vitest.browser.config.ts")) await run("vitest", ["run", "--config", "vitest.browser.config.ts"]);

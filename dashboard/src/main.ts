@@ -33,9 +33,17 @@ const keyForm = h(
 const nav = h("nav", { class: "tabs" });
 const main = h("main");
 
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
 function parseHash(): { route: RouteName; param: string | undefined } {
   const [name = "", ...rest] = location.hash.replace(/^#\/?/, "").split("/");
-  const param = rest.length ? decodeURIComponent(rest.join("/")) : undefined;
+  const param = rest.length ? safeDecode(rest.join("/")) : undefined;
   return isRoute(name) ? { route: name, param } : { route: "workflows", param: undefined };
 }
 
@@ -48,7 +56,7 @@ function render(): void {
     ),
   );
   if (!apiKeyStore.get()) {
-    mount(main, h("div", { class: "empty" }, h("h2", {}, "Enter an API key"), h("p", {}, "The dashboard reads this environment through the API with your key. `npm start` prints the development key and saves it in .clarion/keys.json.")));
+    mount(main, h("div", { class: "empty" }, h("h2", {}, "Enter an API key"), h("p", {}, "The dashboard reads an environment through the API with its key. ", h("code", {}, "npm start"), " prints the development key and saves it in ", h("code", {}, ".clarion/keys.json"), ".")));
     return;
   }
   // A page is built afresh when you come to it, so its lists are current; moving within it keeps them.

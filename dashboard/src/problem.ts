@@ -8,7 +8,7 @@ export function problemView(error: unknown): HTMLElement {
   }
   const p = error.problem;
   const hint =
-    p.status === 401 ? "Check the API key above: it must be a live key of this Clarion, sent as `ApiKey <key>`." : p.status === 0 ? "Is the Worker running?" : null;
+    p.status === 401 ? "Check the API key above: it must be a key of this Clarion that has not been revoked." : p.status === 0 ? "Is the Worker running?" : null;
   return h(
     "div",
     { class: "problem", role: "alert", "data-code": p.code },

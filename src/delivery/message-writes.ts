@@ -1,4 +1,4 @@
-import { and, eq, inArray, sql } from "drizzle-orm";
+import { and, eq, inArray } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Db } from "../db/client";
 import { messageEvents, messages, sandboxMessages, subscriberChannels, type MessageStatus } from "../db/schema";
@@ -48,9 +48,6 @@ const eventRow = (environmentId: string, messageId: string, event: EventInput, a
 export class MessageWrites {
   readonly statements: BatchItem<"sqlite">[] = [];
   private readonly events: ReturnType<typeof eventRow>[] = [];
-  /** Positions in `statements` of claims, whose RETURNING rows say whether the claim was won. */
-  readonly claims: { index: number; key: string }[] = [];
-
   constructor(
     private readonly db: Db,
     private readonly now: Date,
@@ -69,38 +66,21 @@ export class MessageWrites {
     return id;
   }
 
-  /** Claims a new message for sending; another consumer holding the same identity makes the claim lose. */
-  claimNew(key: string, identity: SendIdentity, fields: MessageFields): string {
+  /**
+   * A message the trigger's Durable Object granted for sending, recorded as `sending`. Its
+   * `queued`/`sending` events are written with the send's result, in the next batch.
+   */
+  insertSending(identity: SendIdentity, fields: MessageFields): string {
     const id = newId("msg");
-    this.claims.push({ index: this.statements.length, key });
     this.statements.push(
       this.db
         .insert(messages)
         .values({ id, ...identity, status: "sending", ...fields, attempts: 0, createdAt: this.now, updatedAt: this.now })
-        .onConflictDoNothing()
-        .returning({ id: messages.id }),
+        .onConflictDoNothing(),
     );
     return id;
   }
 
-  /** Claims a message waiting for a retry (or stuck in `sending` past its deadline) for another attempt. */
-  claimExisting(key: string, row: MessageRow, staleBefore: Date): void {
-    this.claims.push({ index: this.statements.length, key });
-    this.statements.push(
-      this.db
-        .update(messages)
-        .set({ status: "sending", updatedAt: this.now })
-        .where(
-          and(
-            eq(messages.id, row.id),
-            sql`(${messages.status} = 'queued' OR (${messages.status} = 'sending' AND ${messages.updatedAt} < ${staleBefore.getTime()}))`,
-          ),
-        )
-        .returning({ id: messages.id }),
-    );
-  }
-
-  /** Claims write no events: those of a won claim are added to the next batch, so a lost claim leaves no trace. */
   event(environmentId: string, messageId: string, event: EventInput, at = this.now): void {
     this.events.push(eventRow(environmentId, messageId, event, at));
   }

@@ -270,7 +270,7 @@ export async function runRecipients(env: Bindings, job: RecipientsJob, trigger: 
       }
       const existing = loaded.existing.get(key(recipient));
       const fields = { content: decision.content, subject: typeof decision.content.subject === "string" ? decision.content.subject : null, preview: preview(decision.content) };
-      const messageId = existing ? existing.id : claimWrites.claimNew(key(recipient), identity(recipient.profile.subscriberId), fields);
+      const messageId = existing ? existing.id : claimWrites.insertSending(identity(recipient.profile.subscriberId), fields);
       if (existing) claimWrites.update(job.environmentId, existing.id, "sending", fields, { status: "sending", detail: { attempt: existing.attempts + 1 } });
       toSend.push({ recipient, messageId, content: decision.content, attempts: existing?.attempts ?? 0, notes: recipient.notes });
       recipient.notes = [];

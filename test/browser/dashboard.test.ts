@@ -24,6 +24,9 @@ let wrangler: ChildProcess | undefined;
 let wranglerLog = "";
 let browser: Browser | undefined;
 let page: Page;
+const started = Date.now();
+/** Set-up milestones, printed so a slow or stuck start shows where it is. */
+const phase = (name: string) => console.log(`[dashboard test] ${((Date.now() - started) / 1000).toFixed(1)}s ${name}`);
 
 function freePort(): Promise<number> {
   return new Promise((resolvePort, reject) => {
@@ -84,11 +87,14 @@ beforeAll(async () => {
   const encryptionKey = newEncryptionKey();
 
   await run("vite", ["build", "--config", "dashboard/vite.config.ts", "--logLevel", "warn"]);
+  phase("built the dashboard");
   await applyMigrations({ persistTo: state, capture: true });
+  phase("applied the migrations");
   const sql = localSql({ persistTo: state });
   const { keys } = await ensureEnvironments(sql, ["development"]);
   apiKey = keys.development!;
   await ensureSandboxIntegrations(sql, encryptionKey, "development");
+  phase("created the environment, its key and the sandbox integrations");
 
   // --var wins over a .dev.vars in the repository, so the key that encrypted the sandbox credentials is the Worker's.
   wrangler = spawn(
@@ -99,12 +105,14 @@ beforeAll(async () => {
   );
   wrangler.stdout?.on("data", (d: Buffer) => (wranglerLog += d.toString()));
   wrangler.stderr?.on("data", (d: Buffer) => (wranglerLog += d.toString()));
-  await until("wrangler dev to answer /health", async () => ((await fetch(`${base}/health`)).ok ? true : undefined), 60_000);
+  await until("wrangler dev to answer /health", async () => ((await fetch(`${base}/health`)).ok ? true : undefined), 90_000);
+  phase(`wrangler dev answers on ${base}`);
 
   browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, chromiumSandbox: false, args: CHROMIUM_ARGS });
   page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
   mkdirSync(SCREENSHOTS, { recursive: true });
-}, 120_000);
+  phase("Chromium is up");
+}, 180_000);
 
 afterAll(async () => {
   await browser?.close();

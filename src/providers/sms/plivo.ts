@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { basicAuth, classifyStatus, errorText, failure, formEntries, isOutcome, joinUrl, parseJson, providerFetch, retryAfterSeconds, statusWebhookUrl } from "../http";
+import { basicAuth, classifyStatus, bodyText, failure, formEntries, isOutcome, joinUrl, parseJson, providerFetch, retryAfterSeconds, statusWebhookUrl } from "../http";
 import { hmacBase64, timingSafeEqual } from "../signatures";
 import type { DeliveryStatus, ProviderAdapter, StatusUpdate } from "../types";
 
@@ -68,7 +68,7 @@ export const plivo: ProviderAdapter<"sms"> = {
       signal,
     );
     if (isOutcome(response)) return response;
-    const text = await errorText(response);
+    const text = await bodyText(response);
     const body = parseJson(text) as { message_uuid?: string[]; error?: unknown } | undefined;
     if (response.ok) {
       const id = body?.message_uuid?.[0];

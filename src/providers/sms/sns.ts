@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { AwsClient } from "aws4fetch";
-import { classifyStatus, errorText, failure, isOutcome, joinUrl, providerFetch, retryAfterSeconds } from "../http";
+import { classifyStatus, bodyText, failure, isOutcome, joinUrl, providerFetch, retryAfterSeconds } from "../http";
 import type { FailureKind, ProviderAdapter } from "../types";
 
 const Credentials = z.object({
@@ -65,7 +65,7 @@ export const sns: ProviderAdapter<"sms"> = {
     const signed = await aws.sign(url, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded; charset=utf-8" }, body, aws: { allHeaders: true } });
     const response = await providerFetch(url, { method: "POST", headers: signed.headers, body }, signal);
     if (isOutcome(response)) return response;
-    const text = await errorText(response);
+    const text = await bodyText(response);
     if (response.ok) {
       const id = xmlText(text, "MessageId");
       return id ? { ok: true, providerMessageId: id } : failure("retryable", "malformed_response", "SNS answered without a MessageId.");

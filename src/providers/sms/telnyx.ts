@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { classifyStatus, errorText, failure, isOutcome, joinUrl, parseJson, providerFetch, retryAfterSeconds, statusWebhookUrl } from "../http";
+import { classifyStatus, bodyText, failure, isOutcome, joinUrl, parseJson, providerFetch, retryAfterSeconds, statusWebhookUrl } from "../http";
 import { base64ToBytes } from "../signatures";
 import type { DeliveryStatus, FailureKind, ProviderAdapter, StatusUpdate } from "../types";
 
@@ -71,7 +71,7 @@ export const telnyx: ProviderAdapter<"sms"> = {
       signal,
     );
     if (isOutcome(response)) return response;
-    const text = await errorText(response);
+    const text = await bodyText(response);
     const body = parseJson(text) as { data?: { id?: string }; errors?: { code?: string | number; title?: string; detail?: string }[] } | undefined;
     if (response.ok) {
       const id = body?.data?.id;

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { basicAuth, classifyStatus, errorText, failure, formEntries, isOutcome, joinUrl, parseJson, providerFetch, retryAfterSeconds, statusWebhookUrl } from "../http";
+import { basicAuth, classifyStatus, bodyText, failure, formEntries, isOutcome, joinUrl, parseJson, providerFetch, retryAfterSeconds, statusWebhookUrl } from "../http";
 import { hmacBase64, timingSafeEqual } from "../signatures";
 import type { DeliveryStatus, FailureKind, ProviderAdapter, StatusUpdate } from "../types";
 
@@ -68,7 +68,7 @@ export const twilio: ProviderAdapter<"sms"> = {
       signal,
     );
     if (isOutcome(response)) return response;
-    const text = await errorText(response);
+    const text = await bodyText(response);
     const body = parseJson(text) as { sid?: string; code?: number; message?: string } | undefined;
     if (response.ok) {
       return body?.sid ? { ok: true, providerMessageId: body.sid } : failure("retryable", "malformed_response", "Twilio answered without a sid.");

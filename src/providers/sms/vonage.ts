@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { basicAuth, classifyStatus, errorText, failure, formEntries, isOutcome, joinUrl, parseJson, providerFetch, retryAfterSeconds, statusWebhookUrl } from "../http";
+import { basicAuth, classifyStatus, bodyText, failure, formEntries, isOutcome, joinUrl, parseJson, providerFetch, retryAfterSeconds, statusWebhookUrl } from "../http";
 import { hmacHex, timingSafeEqual } from "../signatures";
 import type { DeliveryStatus, FailureKind, ProviderAdapter, StatusUpdate } from "../types";
 
@@ -94,7 +94,7 @@ export const vonage: ProviderAdapter<"sms"> = {
       signal,
     );
     if (isOutcome(response)) return response;
-    const raw = await errorText(response);
+    const raw = await bodyText(response);
     if (!response.ok) return failure(classifyStatus(response.status), `http_${response.status}`, raw, retryAfterSeconds(response.headers.get("retry-after")));
     // HTTP 200 even when the message failed: each part carries its own status.
     const messages = (parseJson(raw) as { messages?: VonageMessage[] } | undefined)?.messages ?? [];

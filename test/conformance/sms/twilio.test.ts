@@ -50,6 +50,29 @@ describe("twilio adapter matches the official SDK", () => {
     expect(actual.text).toContain("To=%2B14155552671");
   });
 
+  it("reads a full-size success answer (well over 500 bytes) as sent, not as a malformed answer to retry", async () => {
+    const full = {
+      ...created,
+      account_sid: ACCOUNT_SID,
+      api_version: "2010-04-01",
+      date_created: "Mon, 23 Nov 2026 12:00:00 +0000",
+      date_updated: "Mon, 23 Nov 2026 12:00:00 +0000",
+      date_sent: null,
+      direction: "outbound-api",
+      messaging_service_sid: null,
+      num_media: "0",
+      num_segments: "1",
+      price: null,
+      price_unit: "USD",
+      uri: `/2010-04-01/Accounts/${ACCOUNT_SID}/Messages/${created.sid}.json`,
+      subresource_uris: { media: `/2010-04-01/Accounts/${ACCOUNT_SID}/Messages/${created.sid}/Media.json` },
+    };
+    expect(JSON.stringify(full).length).toBeGreaterThan(600);
+    server.answer({ status: 201, body: full });
+    const { outcome } = await sendWith(twilio, { credentials, baseUrl: server.url }, { to: "+14155552671", content: { body } });
+    expect(outcome).toEqual({ ok: true, providerMessageId: created.sid });
+  });
+
   it("sends through a Messaging Service when one is configured", async () => {
     server.answer({ status: 201, body: created });
     const sdk = twilioSdk(ACCOUNT_SID, AUTH_TOKEN, { httpClient: new LocalRequestClient() });
