@@ -1,6 +1,5 @@
 import { Scalar } from "@scalar/hono-api-reference";
 import { HTTPException } from "hono/http-exception";
-import type { AppEnv } from "./env";
 import { preferencesRoutes } from "./features/subscribers/preferences-routes";
 import { messagesRoutes } from "./features/messages/routes";
 import { subscribersRoutes } from "./features/subscribers/routes";

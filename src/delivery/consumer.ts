@@ -9,7 +9,8 @@ import { inlineSubscribers } from "../features/triggers/inline-subscribers";
 import { finishTrigger, triggerRecordWrites } from "../features/triggers/records";
 import { retryDelaySeconds } from "./backoff";
 import { DeliveryJob, RECIPIENTS_PER_JOB, type RecipientsJob } from "./job";
-import { cancelRecipients, runRecipients } from "./recipients-job";
+import { cancelRecipients } from "./close-recipients";
+import { runRecipients } from "./recipients-job";
 import { resolveRecipientIds } from "./resolve-recipients";
 
 const STATUS_BY_STATE: Record<TriggerState, TriggerStatus> = {

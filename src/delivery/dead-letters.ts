@@ -6,7 +6,7 @@ import { finishTrigger, recordTriggers } from "../features/triggers/records";
 import { retryDelaySeconds } from "./backoff";
 import { DeadLetter, DeliveryJob } from "./job";
 import { MessageWrites } from "./message-writes";
-import { failRecipients } from "./recipients-job";
+import { failRecipients } from "./close-recipients";
 
 /**
  * Jobs that exhausted their retries land here, either as the original job (the Queue moved

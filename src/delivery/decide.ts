@@ -1,0 +1,48 @@
+import type { MessageStatus } from "../db/schema";
+import { evaluateCondition } from "../engine/conditions";
+import { quietHoursEnd, zoneOf } from "../engine/local-time";
+import { applyOverrides, renderChannel } from "../engine/templates";
+import type { TriggerSnapshot } from "../durable-objects/trigger-client";
+import { isChannelAllowed } from "../features/subscribers/preferences";
+import type { ChannelStep } from "../features/workflows/steps";
+import { addressesFor } from "./addresses";
+import { contextFor, FINAL_OR_SENT, keyOf, type Loaded, type Recipient } from "./recipients-state";
+
+/** A short plain-text view for message lists: the text part, else the HTML without its tags. */
+export const preview = (content: Record<string, unknown>) => {
+  const plain = [content.text, content.body, content.title].find((v): v is string => typeof v === "string" && v !== "");
+  const html = typeof content.html === "string" ? content.html.replace(/<(style|script)[\s\S]*?<\/\1>/gi, "").replace(/<[^>]+>/g, " ") : "";
+  return (plain ?? html).replace(/\s+/g, " ").trim().slice(0, 140);
+};
+
+export type Decision =
+  | { kind: "done"; status: string }
+  | { kind: "wait"; until: number }
+  | { kind: "final"; status: MessageStatus; code: string; message: string }
+  | { kind: "send"; content: Record<string, unknown> };
+
+/** Decides, without I/O, what one channel step does for one recipient. */
+export function decide(step: ChannelStep, recipient: Recipient, loaded: Loaded, trigger: TriggerSnapshot, now: Date): Decision {
+  const existing = loaded.existing.get(keyOf(recipient.profile.subscriberId, step.id));
+  if (existing && FINAL_OR_SENT.has(existing.status)) return { kind: "done", status: existing.status };
+  const final = (status: MessageStatus, code: string, message: string): Decision => ({ kind: "final", status, code, message });
+  if (recipient.stop) return final(recipient.stop.status, recipient.stop.code, recipient.stop.message);
+  const context = contextFor(recipient, step);
+  if (step.if && !evaluateCondition(step.if, context, now)) return final("skipped", "condition", "The step's condition was false.");
+  const critical = loaded.workflow?.critical ?? false;
+  if (!isChannelAllowed(recipient.preferences, trigger.workflowKey, step.type, critical)) {
+    return final("skipped", "preference", `The subscriber opted out of ${step.type}.`);
+  }
+  const chain = loaded.integrations.get(step.type) ?? [];
+  if (addressesFor(step.type, recipient.profile, chain[0]).length === 0) {
+    return final("skipped", "missing_address", `The subscriber has no ${step.type} address.`);
+  }
+  if (chain.length === 0) return final("failed", "no_integration", `No active ${step.type} integration in this environment.`);
+  const quiet = recipient.preferences?.quietHours;
+  const quietEnd = quiet && !critical ? quietHoursEnd(now, quiet, zoneOf(recipient.timezone)) : null;
+  if (quietEnd) return { kind: "wait", until: quietEnd.getTime() };
+  const rendered = renderChannel(step, context, recipient.locale);
+  if (!rendered.ok) return final("failed", rendered.code, rendered.message);
+  return { kind: "send", content: applyOverrides(step.type, rendered.content, trigger.overrides ?? {}) as unknown as Record<string, unknown> };
+}
+

@@ -1,0 +1,72 @@
+import { DigestObject } from "../durable-objects/digest-object";
+import type { TriggerSnapshot } from "../durable-objects/trigger-client";
+import { triggerObject } from "../durable-objects/trigger-client";
+import { evaluateCondition } from "../engine/conditions";
+import type { Bindings } from "../env";
+import type { ChannelStep, Step } from "../features/workflows/steps";
+import { NEGLIGIBLE_DELAY_MS, planDelay, stepKey, windowMs } from "./action-steps";
+import type { RecipientsJob } from "./job";
+import { contextFor, type Recipient } from "./recipients-state";
+
+/**
+ * Runs a delay, throttle or digest step for the recipients still running: a delay parks them
+ * (their job comes back from the trigger object's alarm), a throttle may stop them, a digest
+ * hands them to the digest object.
+ */
+export async function runActionStep(
+  env: Bindings,
+  job: RecipientsJob,
+  trigger: TriggerSnapshot,
+  step: Exclude<Step, ChannelStep>,
+  index: number,
+  recipients: Recipient[],
+  coordinator: ReturnType<typeof triggerObject>,
+) {
+  const now = new Date();
+  const passes = recipients.filter((r) => !step.if || evaluateCondition(step.if, contextFor(r, step), now));
+  switch (step.type) {
+    case "delay":
+      for (const r of passes) {
+        const plan = planDelay(step, contextFor(r, step), r.timezone, now);
+        if (!plan.ok) {
+          r.stop = { status: "failed", code: "invalid_delay", message: plan.message };
+          continue;
+        }
+        r.steps[step.id] = { status: "sent" };
+        if (plan.fireAt.getTime() - now.getTime() < NEGLIGIBLE_DELAY_MS) {
+          if (plan.past) r.notes.push({ delay: step.id, until: plan.fireAt.toISOString(), note: "delay.until was in the past: sent at once" });
+          continue;
+        }
+        r.state = "waiting";
+        r.resumeAt = { fireAt: plan.fireAt.getTime(), fromStep: index + 1 };
+        r.notes.push({ delay: step.id, delayedUntil: plan.fireAt.toISOString() });
+      }
+      return;
+    case "throttle":
+      await Promise.all(
+        passes.map(async (r) => {
+          const key = stepKey(step.key, contextFor(r, step));
+          const name = JSON.stringify([job.environmentId, trigger.workflowKey, r.profile.subscriberId, key]);
+          const passed = await env.THROTTLES.get(env.THROTTLES.idFromName(name)).take(job.transactionId, windowMs(step.window), step.limit);
+          r.steps[step.id] = { status: passed ? "sent" : "skipped" };
+          if (!passed) r.stop = { status: "skipped", code: "throttled", message: `More than ${step.limit} runs in ${step.window}.` };
+        }),
+      );
+      return;
+    case "digest":
+      await Promise.all(
+        passes.map(async (r) => {
+          const key = stepKey(step.key, contextFor(r, step));
+          const name = DigestObject.nameFor(job.environmentId, trigger.workflowKey, r.profile.subscriberId, key);
+          const digest = env.DIGESTS.get(env.DIGESTS.idFromName(name));
+          const resume: RecipientsJob = { ...job, subscriberIds: [r.profile.subscriberId], fromStep: index + 1, digest: undefined, digestedInto: undefined };
+          await coordinator.joinedDigest(name);
+          const decision = await digest.add({ transactionId: job.transactionId, payload: trigger.payload, job: resume }, step.id, windowMs(step.window), step.mode);
+          if (decision === "continue") r.steps[step.id] = { status: "sent", events: [trigger.payload], count: 1 };
+          else r.state = "digesting";
+        }),
+      );
+      return;
+  }
+}
+

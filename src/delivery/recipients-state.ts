@@ -1,0 +1,120 @@
+import { and, eq, inArray } from "drizzle-orm";
+import type { Db } from "../db/client";
+import { messages, subscriberChannels, subscribers, workflows, type MessageStatus, type SubscriberPreferences } from "../db/schema";
+import type { StepOutcomeView, TemplateContext } from "../engine/content";
+import type { TriggerSnapshot } from "../durable-objects/trigger-client";
+import type { Bindings } from "../env";
+import { activeIntegrations } from "../features/integrations/repository";
+import { loadTemplateVariables } from "../features/variables/repository";
+import type { Step } from "../features/workflows/steps";
+import type { IntegrationConfig } from "../providers/types";
+import type { RecipientProfile } from "./addresses";
+import type { RecipientsJob } from "./job";
+import type { MessageRow } from "./message-writes";
+
+/** Statuses after which a message is never sent again. */
+export const FINAL_OR_SENT: ReadonlySet<MessageStatus> = new Set([
+  "sent", "delivered", "opened", "clicked", "failed", "bounced", "undeliverable", "skipped", "cancelled",
+]);
+
+/** Why a recipient's remaining channel steps are recorded without a send. */
+export interface Stop {
+  status: "skipped" | "failed" | "cancelled";
+  code: string;
+  message: string;
+}
+
+export interface Recipient {
+  profile: RecipientProfile;
+  context: Omit<TemplateContext, "step" | "steps">;
+  preferences: SubscriberPreferences | null;
+  locale: string | null;
+  timezone: string | null;
+  steps: Record<string, StepOutcomeView>;
+  /**
+   * active: running; stopped: remaining steps are recorded per `stop`; halted: waiting for a
+   * retry or another consumer; waiting: held until `resumeAt` (delay, quiet hours);
+   * digesting: its run continues from the digest object.
+   */
+  state: "active" | "stopped" | "halted" | "waiting" | "digesting";
+  stop?: Stop;
+  resumeAt?: { fireAt: number; fromStep: number };
+  /** Said in the tracking log of the recipient's next message (a delay whose time had passed). */
+  notes: Record<string, unknown>[];
+}
+
+export interface Loaded {
+  workflow: { key: string; name: string; critical: boolean; steps: Step[] } | null;
+  recipients: Map<string, Recipient>;
+  existing: Map<string, MessageRow>;
+  integrations: Map<string, IntegrationConfig[]>;
+}
+
+export const keyOf = (subscriberId: string, stepId: string) => `${subscriberId}\u0000${stepId}`;
+
+/** Everything a chunk of recipients needs, in one D1 batch plus the variables and integrations. */
+export async function load(db: Db, env: Bindings, job: RecipientsJob, trigger: TriggerSnapshot): Promise<Loaded> {
+  const { environmentId, transactionId, subscriberIds } = job;
+  const [[workflowRows, subscriberRows, channelRows, messageRows], vars, integrations] = await Promise.all([
+    db.batch([
+      db
+        .select({ key: workflows.key, name: workflows.name, critical: workflows.critical, steps: workflows.steps })
+        .from(workflows)
+        .where(and(eq(workflows.environmentId, environmentId), eq(workflows.key, trigger.workflowKey)))
+        .limit(1),
+      db.select().from(subscribers).where(and(eq(subscribers.environmentId, environmentId), inArray(subscribers.subscriberId, subscriberIds))),
+      db
+        .select()
+        .from(subscriberChannels)
+        .where(and(eq(subscriberChannels.environmentId, environmentId), inArray(subscriberChannels.subscriberId, subscriberIds))),
+      db
+        .select()
+        .from(messages)
+        .where(and(eq(messages.environmentId, environmentId), eq(messages.transactionId, transactionId), inArray(messages.subscriberId, subscriberIds))),
+    ]),
+    loadTemplateVariables(db, environmentId),
+    activeIntegrations(db, environmentId, env.ENCRYPTION_KEY),
+  ]);
+  const workflow = workflowRows[0] ? { ...workflowRows[0], steps: workflowRows[0].steps as Step[] } : null;
+  const actor = actorView(trigger.actor);
+  const recipients = new Map<string, Recipient>();
+  for (const subscriberId of subscriberIds) {
+    const row = subscriberRows.find((s) => s.subscriberId === subscriberId);
+    const mine = channelRows.filter((c) => c.subscriberId === subscriberId);
+    const { preferences, id: _id, environmentId: _env, createdAt, updatedAt, ...profile } = row ?? { subscriberId };
+    recipients.set(subscriberId, {
+      profile: {
+        subscriberId,
+        email: row?.email ?? null,
+        phone: row?.phone ?? null,
+        pushTokens: mine.filter((c) => c.channel === "push"),
+        chatWebhooks: mine.filter((c) => c.channel === "chat"),
+      },
+      context: {
+        payload: trigger.payload,
+        subscriber: { ...profile, ...(createdAt ? { createdAt: createdAt.toISOString(), updatedAt: updatedAt?.toISOString() } : {}) },
+        actor,
+        vars,
+        workflow: { key: trigger.workflowKey, name: workflow?.name ?? trigger.workflowKey },
+      },
+      preferences: preferences ?? null,
+      locale: row?.locale ?? null,
+      timezone: row?.timezone ?? null,
+      steps: {},
+      state: "active",
+      notes: [],
+    });
+  }
+  const existing = new Map(messageRows.map((m) => [keyOf(m.subscriberId, m.stepId), m]));
+  return { workflow, recipients, existing, integrations };
+}
+
+const actorView = (actor: unknown): Record<string, unknown> | null =>
+  typeof actor === "string" ? { subscriberId: actor } : actor && typeof actor === "object" ? (actor as Record<string, unknown>) : null;
+
+export const contextFor = (recipient: Recipient, step: Step): TemplateContext => ({
+  ...recipient.context,
+  steps: recipient.steps,
+  step: { id: step.id, type: step.type },
+});
+
