@@ -9,18 +9,12 @@ import { deliveryQueueFor, type Bindings } from "../../env";
 import { byteLength, canonicalJson, sha256Hex } from "../../lib/crypto";
 import { ApiError } from "../../lib/errors";
 import { uuidv7 } from "../../lib/ids";
+import { cachedGate, rememberGate, type WorkflowGate } from "../workflows/gate-cache";
 import { isChannelStep, type Step } from "../workflows/steps";
 import { payloadErrors } from "./payload-schema";
 import { parseRecipients, type InvalidRecipient } from "./recipients";
 import { MAX_PAYLOAD_BYTES, type TriggerRequest } from "./schemas";
 
-interface WorkflowGate {
-  key: string;
-  active: boolean;
-  payloadSchema: Record<string, unknown> | null;
-  /** Channel steps: the messages each recipient is planned to get. */
-  channelSteps: number;
-}
 
 export interface Accepted {
   transactionId: string;
@@ -33,22 +27,31 @@ interface Prepared extends Accepted {
   fingerprint: string;
 }
 
+/** The gates of the named workflows (absent when unknown), from the isolate's cache or one D1 batch. */
 export async function loadWorkflowGates(d1: D1Database, environmentId: string, keys: string[]) {
+  const gates = new Map<string, WorkflowGate>();
+  const missing: string[] = [];
+  for (const key of new Set(keys)) {
+    const hit = cachedGate(environmentId, key);
+    if (hit === undefined) missing.push(key);
+    else if (hit) gates.set(key, hit);
+  }
+  if (missing.length === 0) return gates;
   const db = createDb(d1);
   // 99 keys plus the environment id stay within D1's 100 bound parameters per statement.
-  const [first, ...rest] = chunk([...new Set(keys)], 99).map((part) =>
+  const [first, ...rest] = chunk(missing, 99).map((part) =>
     db
       .select({ key: workflows.key, active: workflows.active, payloadSchema: workflows.payloadSchema, steps: workflows.steps })
       .from(workflows)
       .where(and(eq(workflows.environmentId, environmentId), inArray(workflows.key, part))),
   );
-  const rows = first ? (await db.batch([first, ...rest])).flat() : [];
-  return new Map<string, WorkflowGate>(
-    rows.map((r) => [
-      r.key,
-      { key: r.key, active: r.active, payloadSchema: r.payloadSchema ?? null, channelSteps: (r.steps as Step[]).filter(isChannelStep).length },
-    ]),
-  );
+  const rows = (await db.batch([first!, ...rest])).flat();
+  for (const r of rows) {
+    const gate = { key: r.key, active: r.active, payloadSchema: r.payloadSchema ?? null, channelSteps: (r.steps as Step[]).filter(isChannelStep).length };
+    gates.set(r.key, gate);
+  }
+  for (const key of missing) rememberGate(environmentId, key, gates.get(key) ?? null);
+  return gates;
 }
 
 export const workflowKeyOf = (request: TriggerRequest) => (request.workflow ?? request.name)!;

@@ -2,6 +2,7 @@ import { and, asc, eq, gt } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { workflows } from "../../db/schema";
 import { newId } from "../../lib/ids";
+import { forgetGate } from "./gate-cache";
 import type { Workflow, WorkflowInput } from "./schemas";
 import type { Step } from "./steps";
 
@@ -58,6 +59,7 @@ export function workflowsRepository(db: Db, environmentId: string) {
         .values({ id: newId("wf"), environmentId, key: input.key, ...columns(input), createdAt: now, updatedAt: now })
         .onConflictDoNothing()
         .returning();
+      forgetGate(environmentId, input.key);
       return row ? toWorkflow(row) : null;
     },
 
@@ -67,11 +69,14 @@ export function workflowsRepository(db: Db, environmentId: string) {
         .set({ key: input.key, ...columns(input), updatedAt: now })
         .where(byKey(key))
         .returning();
+      forgetGate(environmentId, key);
+      forgetGate(environmentId, input.key);
       return row ? toWorkflow(row) : null;
     },
 
     async remove(key: string): Promise<boolean> {
       const rows = await db.delete(workflows).where(byKey(key)).returning({ id: workflows.id });
+      forgetGate(environmentId, key);
       return rows.length > 0;
     },
   };

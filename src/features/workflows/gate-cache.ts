@@ -1,0 +1,32 @@
+/**
+ * What the accept path needs to know about a workflow, cached in the isolate for a few seconds
+ * so a burst of triggers does not read D1 for every request (D1 has one writer and the
+ * consumer writes to it). A change through this isolate's API clears the entry at once; other
+ * isolates see it within the TTL, as with API keys.
+ */
+export interface WorkflowGate {
+  key: string;
+  active: boolean;
+  payloadSchema: Record<string, unknown> | null;
+  /** Channel steps: the messages each recipient is planned to get. */
+  channelSteps: number;
+}
+
+export const GATE_TTL_MS = 5_000;
+const MAX_ENTRIES = 10_000;
+const cache = new Map<string, { gate: WorkflowGate | null; expiresAt: number }>();
+const keyOf = (environmentId: string, workflowKey: string) => `${environmentId}\u0000${workflowKey}`;
+
+export function cachedGate(environmentId: string, workflowKey: string, now = Date.now()): WorkflowGate | null | undefined {
+  const hit = cache.get(keyOf(environmentId, workflowKey));
+  return hit && hit.expiresAt > now ? hit.gate : undefined;
+}
+
+export function rememberGate(environmentId: string, workflowKey: string, gate: WorkflowGate | null, now = Date.now()): void {
+  if (cache.size >= MAX_ENTRIES) cache.clear();
+  cache.set(keyOf(environmentId, workflowKey), { gate, expiresAt: now + GATE_TTL_MS });
+}
+
+export function forgetGate(environmentId: string, workflowKey: string): void {
+  cache.delete(keyOf(environmentId, workflowKey));
+}
