@@ -11,6 +11,7 @@ import { retryDelaySeconds } from "./backoff";
 import { DeliveryJob, RECIPIENTS_PER_JOB, type RecipientsJob } from "./job";
 import { cancelRecipients } from "./close-recipients";
 import { runRecipients } from "./recipients-job";
+import type { EnvironmentCache } from "./recipients-state";
 import { resolveRecipientIds } from "./resolve-recipients";
 
 const STATUS_BY_STATE: Record<TriggerState, TriggerStatus> = {
@@ -44,8 +45,9 @@ export async function consumeDeliveryBatch(batch: MessageBatch<unknown>, env: Bi
     else chunks.push({ message, job: parsed.data });
   }
   const inline = await startTriggers(env, triggers);
+  const environments: EnvironmentCache = new Map();
   await runLimited([...inline, ...chunks.map((c) => ({ ...c, snapshot: undefined }))], CHUNK_CONCURRENCY, (c) =>
-    runChunk(env, c.message, c.job, c.snapshot),
+    runChunk(env, c.message, c.job, environments, c.snapshot),
   );
 }
 
@@ -117,7 +119,7 @@ async function startTriggers(env: Bindings, jobs: Job<"trigger">[]) {
 }
 
 /** Runs one chunk of recipients; re-enqueues those waiting for a retry and finishes the trigger when it is the last. */
-async function runChunk(env: Bindings, message: Message<unknown>, job: RecipientsJob, known?: TriggerSnapshot) {
+async function runChunk(env: Bindings, message: Message<unknown>, job: RecipientsJob, environments: EnvironmentCache, known?: TriggerSnapshot) {
   try {
     const object = triggerObject(env, job.environmentId, job.transactionId);
     const snapshot = known ?? (await object.read());
@@ -127,7 +129,7 @@ async function runChunk(env: Bindings, message: Message<unknown>, job: Recipient
       await object.recipientsDone(job.chunk, job.subscriberIds);
       return message.ack();
     }
-    const result = await runRecipients(env, job, snapshot, env.PUBLIC_URL);
+    const result = await runRecipients(env, job, snapshot, env.PUBLIC_URL, environments);
     if (result.exhausted.length) {
       await env.DEAD_LETTER_QUEUE.sendBatch(result.exhausted.map((letter) => ({ body: { job, ...letter } })));
     }

@@ -11,7 +11,7 @@ import { decide, preview } from "./decide";
 import { runActionStep } from "./flow-steps";
 import type { RecipientsJob } from "./job";
 import { MessageWrites, type SendIdentity } from "./message-writes";
-import { keyOf, load, type Recipient, type Stop } from "./recipients-state";
+import { keyOf, load, type EnvironmentCache, type Recipient, type Stop } from "./recipients-state";
 import { integrationForAttempt, sendMessage } from "./send-message";
 import { decorateEmail } from "./tracking-links";
 
@@ -35,9 +35,15 @@ const CLAIM_RETRY_SECONDS = 30;
  * results, one report to the object. Delays and quiet hours park recipients on the object's
  * alarm; throttle and digest steps ask their own objects.
  */
-export async function runRecipients(env: Bindings, job: RecipientsJob, trigger: TriggerSnapshot, publicUrl: string): Promise<RecipientsResult> {
+export async function runRecipients(
+  env: Bindings,
+  job: RecipientsJob,
+  trigger: TriggerSnapshot,
+  publicUrl: string,
+  cache?: EnvironmentCache,
+): Promise<RecipientsResult> {
   const db = createDb(env.DB);
-  const loaded = await load(db, env, job, trigger);
+  const loaded = await load(db, env, job, trigger, cache);
   const coordinator = triggerObject(env, job.environmentId, job.transactionId);
   const exhausted: RecipientsResult["exhausted"] = [];
   let retryDelay = Number.POSITIVE_INFINITY;

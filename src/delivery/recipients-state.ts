@@ -53,9 +53,23 @@ export interface Loaded {
 export const keyOf = (subscriberId: string, stepId: string) => `${subscriberId}\u0000${stepId}`;
 
 /** Everything a chunk of recipients needs, in one D1 batch plus the variables and integrations. */
-export async function load(db: Db, env: Bindings, job: RecipientsJob, trigger: TriggerSnapshot): Promise<Loaded> {
+/** An environment's variables and integrations, read once per consumer batch rather than once per chunk. */
+export type EnvironmentCache = Map<string, Promise<{ vars: Record<string, string>; integrations: Map<string, IntegrationConfig[]> }>>;
+
+function environmentData(db: Db, env: Bindings, environmentId: string, cache?: EnvironmentCache) {
+  const hit = cache?.get(environmentId);
+  if (hit) return hit;
+  const data = Promise.all([loadTemplateVariables(db, environmentId), activeIntegrations(db, environmentId, env.ENCRYPTION_KEY)]).then(
+    ([vars, integrations]) => ({ vars, integrations }),
+  );
+  cache?.set(environmentId, data);
+  data.catch(() => cache?.delete(environmentId));
+  return data;
+}
+
+export async function load(db: Db, env: Bindings, job: RecipientsJob, trigger: TriggerSnapshot, cache?: EnvironmentCache): Promise<Loaded> {
   const { environmentId, transactionId, subscriberIds } = job;
-  const [[workflowRows, subscriberRows, channelRows, messageRows], vars, integrations] = await Promise.all([
+  const [[workflowRows, subscriberRows, channelRows, messageRows], { vars, integrations }] = await Promise.all([
     db.batch([
       db
         .select({ key: workflows.key, name: workflows.name, critical: workflows.critical, steps: workflows.steps })
@@ -72,8 +86,7 @@ export async function load(db: Db, env: Bindings, job: RecipientsJob, trigger: T
         .from(messages)
         .where(and(eq(messages.environmentId, environmentId), eq(messages.transactionId, transactionId), inArray(messages.subscriberId, subscriberIds))),
     ]),
-    loadTemplateVariables(db, environmentId),
-    activeIntegrations(db, environmentId, env.ENCRYPTION_KEY),
+    environmentData(db, env, environmentId, cache),
   ]);
   const workflow = workflowRows[0] ? { ...workflowRows[0], steps: workflowRows[0].steps as Step[] } : null;
   const actor = actorView(trigger.actor);
