@@ -121,7 +121,15 @@ export async function runRecipients(
     for (const { recipient, decision } of finals) {
       if (decision.kind === "final" && !cancelled.has(key(recipient))) record(recipient, decision.status, decision.code, decision.message);
     }
-    const toSend: { recipient: Recipient; messageId: string; content: Record<string, unknown>; attempts: number; notes: Record<string, unknown>[] }[] = [];
+    const toSend: {
+      recipient: Recipient;
+      messageId: string;
+      /** A new message gets its `queued` and `sending` events with the result; a retried one already has its `sending`. */
+      isNew: boolean;
+      content: Record<string, unknown>;
+      attempts: number;
+      notes: Record<string, unknown>[];
+    }[] = [];
     for (const { recipient, decision } of sends) {
       if (decision.kind !== "send" || cancelled.has(key(recipient))) continue;
       if (!granted.has(key(recipient))) {
@@ -132,7 +140,7 @@ export async function runRecipients(
       const fields = { content: decision.content, subject: typeof decision.content.subject === "string" ? decision.content.subject : null, preview: preview(decision.content) };
       const messageId = existing ? existing.id : claimWrites.insertSending(identity(recipient.profile.subscriberId), fields);
       if (existing) claimWrites.update(job.environmentId, existing.id, "sending", fields, { status: "sending", detail: { attempt: existing.attempts + 1 } });
-      toSend.push({ recipient, messageId, content: decision.content, attempts: existing?.attempts ?? 0, notes: recipient.notes });
+      toSend.push({ recipient, messageId, isNew: !existing, content: decision.content, attempts: existing?.attempts ?? 0, notes: recipient.notes });
       recipient.notes = [];
     }
     await runBatch(db, claimWrites.all());
@@ -144,7 +152,7 @@ export async function runRecipients(
       toSend.map(async (send) => {
         const { recipient, messageId } = send;
         const { environmentId } = job;
-        if (send.attempts === 0) {
+        if (send.isNew) {
           results.event(environmentId, messageId, { status: "queued", ...(send.notes.length ? { detail: Object.assign({}, ...send.notes) } : {}) }, now);
           results.event(environmentId, messageId, { status: "sending", detail: { attempt: 1 } }, now);
         }
