@@ -2,6 +2,7 @@ import { createDb } from "../db/client";
 import { runBatch } from "../db/batch";
 import type { MessageStatus } from "../db/schema";
 import { triggerObject, type TriggerSnapshot } from "../durable-objects/trigger-client";
+import type { ClaimReport } from "../durable-objects/trigger-object";
 import type { Bindings } from "../env";
 import { isChannelStep } from "../features/workflows/steps";
 import { addressesFor, displayAddress } from "./addresses";
@@ -53,8 +54,9 @@ export async function runRecipients(
   };
 
   if (!loaded.workflow) {
-    for (const r of loaded.recipients.values()) r.stop = { status: "failed", code: "workflow_deleted", message: `The workflow "${trigger.workflowKey}" no longer exists.` };
-    return { retry: null, exhausted: [{ reason: `workflow "${trigger.workflowKey}" no longer exists` }], completed: await coordinator.recipientsDone(job.chunk, job.subscriberIds) };
+    // Deleted after the trigger was accepted: there are no steps to record; the dead-letter queue keeps the reason.
+    const completed = await coordinator.recipientsDone(job.chunk, job.subscriberIds);
+    return { retry: null, exhausted: [{ reason: `workflow "${trigger.workflowKey}" no longer exists` }], completed };
   }
   if (job.note) for (const r of loaded.recipients.values()) r.notes.push(job.note);
   if (job.digestedInto) {
@@ -121,6 +123,18 @@ export async function runRecipients(
     for (const { recipient, decision } of finals) {
       if (decision.kind === "final" && !cancelled.has(key(recipient))) record(recipient, decision.status, decision.code, decision.message);
     }
+    // Sent by an earlier run whose D1 write was lost: record what the trigger object kept, send nothing.
+    const alreadySent = new Map(claims.sent.map((s) => [s.key, s.report]));
+    for (const { recipient } of sends) {
+      const report = alreadySent.get(key(recipient));
+      if (!report) continue;
+      const existing = loaded.existing.get(key(recipient));
+      const fields = { ...report, errorCode: null, errorMessage: null };
+      const event = { status: "sent" as const, detail: { provider: report.provider, providerMessageId: report.providerMessageId, recovered: true } };
+      if (existing) claimWrites.update(job.environmentId, existing.id, "sent", fields, event);
+      else claimWrites.insertFinal(identity(recipient.profile.subscriberId), "sent", fields, [event]);
+      recipient.steps[step.id] = { status: "sent" };
+    }
     const toSend: {
       recipient: Recipient;
       messageId: string;
@@ -131,9 +145,9 @@ export async function runRecipients(
       notes: Record<string, unknown>[];
     }[] = [];
     for (const { recipient, decision } of sends) {
-      if (decision.kind !== "send" || cancelled.has(key(recipient))) continue;
+      if (decision.kind !== "send" || cancelled.has(key(recipient)) || alreadySent.has(key(recipient))) continue;
       if (!granted.has(key(recipient))) {
-        halt(recipient, Math.ceil(CLAIM_RETRY_SECONDS));
+        halt(recipient, CLAIM_RETRY_SECONDS);
         continue;
       }
       const existing = loaded.existing.get(key(recipient));
@@ -146,7 +160,7 @@ export async function runRecipients(
     await runBatch(db, claimWrites.all());
 
     const results = new MessageWrites(db, new Date());
-    const reports: { key: string; outcome: "sent" | "final" | "retry" }[] = [];
+    const reports: ClaimReport[] = [];
     const chain = loaded.integrations.get(step.type) ?? [];
     await Promise.all(
       toSend.map(async (send) => {
@@ -181,7 +195,7 @@ export async function runRecipients(
             detail: { provider: integration.provider, providerMessageId: outcome.providerMessageId },
           });
           recipient.steps[step.id] = { status: "sent" };
-          reports.push({ key: k, outcome: "sent" });
+          reports.push({ key: k, outcome: "sent", report: { providerMessageId: outcome.providerMessageId, ...base } });
           return;
         }
         const error = { errorCode: outcome.code, errorMessage: outcome.message };
@@ -208,8 +222,10 @@ export async function runRecipients(
         }
       }),
     );
-    await runBatch(db, results.all());
+    // The object learns of the sends first: if the D1 write below is lost, a redelivered job
+    // finds them sent there and repairs the record instead of sending again.
     if (reports.length) await coordinator.report(reports);
+    await runBatch(db, results.all());
   }
 
   const all = [...loaded.recipients.values()];

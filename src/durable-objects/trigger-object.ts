@@ -49,9 +49,23 @@ export interface ClaimResult {
   cancelled: string[];
   /** Claimed by another consumer that has not reported yet: try again later. */
   busy: string[];
+  /**
+   * Already sent: never sent again. The report is given back so a consumer whose D1 write was
+   * lost after the send can still record the message as sent.
+   */
+  sent: { key: string; report: SentReport }[];
 }
 
-export type ClaimReport = { key: string; outcome: "sent" | "final" | "retry" };
+/** What the object keeps of a send, to repair the message's D1 record if that write was lost. */
+export interface SentReport {
+  providerMessageId: string;
+  provider: string;
+  integrationId: string;
+  to: string;
+  attempts: number;
+}
+
+export type ClaimReport = { key: string; outcome: "final" | "retry" } | { key: string; outcome: "sent"; report: SentReport };
 
 /**
  * If the accepting Worker dies between making a trigger durable and enqueuing it, the alarm
@@ -80,7 +94,7 @@ export class TriggerObject extends DurableObject<Bindings> {
     super(ctx, env);
     ctx.blockConcurrencyWhile(async () => {
       ctx.storage.sql.exec(`
-        CREATE TABLE IF NOT EXISTS claims (key TEXT PRIMARY KEY, state TEXT NOT NULL, at INTEGER NOT NULL);
+        CREATE TABLE IF NOT EXISTS claims (key TEXT PRIMARY KEY, state TEXT NOT NULL, at INTEGER NOT NULL, report TEXT);
         CREATE TABLE IF NOT EXISTS done (chunk INTEGER NOT NULL, subscriber_id TEXT NOT NULL, PRIMARY KEY (chunk, subscriber_id));
         CREATE TABLE IF NOT EXISTS waits (id INTEGER PRIMARY KEY AUTOINCREMENT, fire_at INTEGER NOT NULL, job TEXT NOT NULL);
       `);
@@ -173,7 +187,7 @@ export class TriggerObject extends DurableObject<Bindings> {
   async claim(send: string[], final: string[] = []): Promise<ClaimResult> {
     const stored = await this.load();
     const now = Date.now();
-    const result: ClaimResult = { granted: [], cancelled: [], busy: [] };
+    const result: ClaimResult = { granted: [], cancelled: [], busy: [], sent: [] };
     if (!stored || stored.state === "cancelled") {
       result.cancelled = [...send, ...final];
       return result;
@@ -182,7 +196,13 @@ export class TriggerObject extends DurableObject<Bindings> {
       this.ctx.storage.sql.exec("INSERT OR IGNORE INTO claims (key, state, at) VALUES (?, 'final', ?)", key, now);
     }
     for (const key of send) {
-      const row = this.ctx.storage.sql.exec<{ state: string; at: number }>("SELECT state, at FROM claims WHERE key = ?", key).toArray()[0];
+      const row = this.ctx.storage.sql
+        .exec<{ state: string; at: number; report: string | null }>("SELECT state, at, report FROM claims WHERE key = ?", key)
+        .toArray()[0];
+      if (row?.state === "sent" && row.report) {
+        result.sent.push({ key, report: JSON.parse(row.report) as SentReport });
+        continue;
+      }
       if (row && (row.state !== "claimed" || row.at > now - CLAIM_DEADLINE_MS)) {
         result.busy.push(key);
         continue;
@@ -198,7 +218,10 @@ export class TriggerObject extends DurableObject<Bindings> {
     const now = Date.now();
     for (const r of reports) {
       if (r.outcome === "retry") this.ctx.storage.sql.exec("DELETE FROM claims WHERE key = ? AND state = 'claimed'", r.key);
-      else this.ctx.storage.sql.exec("UPDATE claims SET state = ?, at = ? WHERE key = ?", r.outcome, now, r.key);
+      else {
+        const report = r.outcome === "sent" ? JSON.stringify(r.report) : null;
+        this.ctx.storage.sql.exec("UPDATE claims SET state = ?, at = ?, report = ? WHERE key = ?", r.outcome, now, report, r.key);
+      }
     }
   }
 

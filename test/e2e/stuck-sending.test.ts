@@ -14,10 +14,11 @@ describe("claims in the trigger's Durable Object", () => {
     await createWorkflow(key, { key: "claims", steps: [{ id: "mail", type: "email", template: { subject: "s" } }] });
     const transactionId = await trigger(key, { workflow: "claims", to: unique("nobody") });
     const object = stub(id, transactionId);
-    expect(await object.claim(["a\u0000x"], [])).toEqual({ granted: ["a\u0000x"], cancelled: [], busy: [] });
-    expect(await object.claim(["a\u0000x"], [])).toEqual({ granted: [], cancelled: [], busy: ["a\u0000x"] });
-    await object.report([{ key: "a\u0000x", outcome: "sent" }]);
-    expect(await object.claim(["a\u0000x"], [])).toEqual({ granted: [], cancelled: [], busy: ["a\u0000x"] });
+    const report = { providerMessageId: "p-1", provider: "sandbox-email", integrationId: "int_x", to: "a@example.com", attempts: 1 };
+    expect(await object.claim(["a\u0000x"], [])).toEqual({ granted: ["a\u0000x"], cancelled: [], busy: [], sent: [] });
+    expect(await object.claim(["a\u0000x"], [])).toEqual({ granted: [], cancelled: [], busy: ["a\u0000x"], sent: [] });
+    await object.report([{ key: "a\u0000x", outcome: "sent", report }]);
+    expect(await object.claim(["a\u0000x"], [])).toEqual({ granted: [], cancelled: [], busy: [], sent: [{ key: "a\u0000x", report }] });
   });
 
   it("re-sends a message left in `sending` by a consumer that died, once its claim is past the deadline", async () => {
@@ -40,5 +41,24 @@ describe("claims in the trigger's Durable Object", () => {
     const [message] = await settledMessages(key, transactionId, 1);
     expect(message).toMatchObject({ id: `msg_${"0".repeat(28)}dead`, status: "sent", attempts: 1 });
     expect((await messageDetail(key, message!.id)).events.map((e) => e.status)).toEqual(["sending", "sent"]);
+  });
+
+  it("records a send whose D1 write was lost from what the trigger object kept, without sending again", async () => {
+    const { id, key } = await createSandboxEnvironment();
+    await createWorkflow(key, { key: "lost", steps: [{ id: "mail", type: "email", template: { subject: "lost" } }] });
+    const subscriberId = unique("s");
+    await api(key, "POST", "/sub", { subscriberId, email: "lost@example.com" });
+    const transactionId = await trigger(key, { workflow: "lost", to: subscriberId });
+    // A consumer sent, reported to the object, then died before its D1 write.
+    const report = { providerMessageId: "sandbox_earlier", provider: "sandbox-email", integrationId: "int_earlier", to: "lost@example.com", attempts: 1 };
+    await runInDurableObject(stub(id, transactionId), (_i: TriggerObject, state) => {
+      state.storage.sql.exec("INSERT INTO claims (key, state, at, report) VALUES (?, 'sent', ?, ?)", `${subscriberId}\u0000mail`, Date.now(), JSON.stringify(report));
+    });
+    const [message] = await settledMessages(key, transactionId, 1);
+    expect(message).toMatchObject({ status: "sent", providerMessageId: "sandbox_earlier", provider: "sandbox-email", attempts: 1 });
+    const detail = await messageDetail(key, message!.id);
+    expect(detail.events.at(-1)).toMatchObject({ status: "sent", detail: { recovered: true } });
+    const captures = await api<{ data: unknown[] }>(key, "GET", `/v1/sandbox/messages?messageId=${message!.id}`);
+    expect(captures.body.data).toEqual([]);
   });
 });
