@@ -129,7 +129,7 @@ describe("PUT /v1/variables/{key}", () => {
     const res = await api<Variable>(key, "PUT", "/v1/variables/ROTATE", { value: "v2-rotated" });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ value: SECRET_MASK, secret: true });
-    expect(await loadTemplateVariables(createDb(env.DB), environmentId)).toMatchObject({ ROTATE: "v2-rotated" });
+    expect(await loadTemplateVariables(createDb(env.DB), environmentId, env.ENCRYPTION_KEY)).toMatchObject({ ROTATE: "v2-rotated" });
   });
 
   it("makes a secret plain when a new value comes with it", async () => {
@@ -206,12 +206,43 @@ describe("loadTemplateVariables", () => {
     await api(b.key, "POST", "/v1/variables", { key: "OTHER", value: "o" });
 
     const db = createDb(env.DB);
-    expect(await loadTemplateVariables(db, a.id)).toEqual({ PLAIN: "p", SECRET: "s" });
-    expect(await loadTemplateVariables(db, b.id)).toEqual({ OTHER: "o" });
+    expect(await loadTemplateVariables(db, a.id, env.ENCRYPTION_KEY)).toEqual({ PLAIN: "p", SECRET: "s" });
+    expect(await loadTemplateVariables(db, b.id, env.ENCRYPTION_KEY)).toEqual({ OTHER: "o" });
   });
 
   it("gives an empty record to an environment without variables", async () => {
     const { id } = await createEnvironment();
-    expect(await loadTemplateVariables(createDb(env.DB), id)).toEqual({});
+    expect(await loadTemplateVariables(createDb(env.DB), id, env.ENCRYPTION_KEY)).toEqual({});
+  });
+});
+
+describe("secret variables at rest", () => {
+  const storedValue = (environmentId: string, key: string) =>
+    env.DB.prepare("SELECT value, secret FROM variables WHERE environment_id = ? AND key = ?").bind(environmentId, key).first<{ value: string; secret: number }>();
+
+  it("keeps a secret's value encrypted in D1 and plain values as they are", async () => {
+    const { id, key } = await createEnvironment();
+    await api(key, "POST", "/v1/variables", { key: "TOKEN", value: "tok-very-secret", secret: true });
+    await api(key, "POST", "/v1/variables", { key: "BRAND", value: "Acme" });
+    const secret = await storedValue(id, "TOKEN");
+    expect(secret!.value).toMatch(/^v1\./);
+    expect(secret!.value).not.toContain("tok-very-secret");
+    expect((await storedValue(id, "BRAND"))!.value).toBe("Acme");
+  });
+
+  it("re-encodes the stored value when the secret flag changes", async () => {
+    const { id, key } = await createEnvironment();
+    await api(key, "POST", "/v1/variables", { key: "FLIP", value: "first" });
+    expect((await api(key, "PUT", "/v1/variables/FLIP", { secret: true })).status).toBe(200);
+    expect((await storedValue(id, "FLIP"))!.value).toMatch(/^v1\./);
+    expect(await loadTemplateVariables(createDb(env.DB), id, env.ENCRYPTION_KEY)).toEqual({ FLIP: "first" });
+
+    expect((await api(key, "PUT", "/v1/variables/FLIP", { secret: false, value: "second" })).status).toBe(200);
+    expect(await storedValue(id, "FLIP")).toEqual({ value: "second", secret: 0 });
+
+    expect((await api(key, "PUT", "/v1/variables/FLIP", { secret: true, value: "third" })).status).toBe(200);
+    expect((await api(key, "PUT", "/v1/variables/FLIP", { value: "fourth" })).status).toBe(200);
+    expect((await storedValue(id, "FLIP"))!.value).toMatch(/^v1\./);
+    expect(await loadTemplateVariables(createDb(env.DB), id, env.ENCRYPTION_KEY)).toEqual({ FLIP: "fourth" });
   });
 });

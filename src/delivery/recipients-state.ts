@@ -59,7 +59,7 @@ export type EnvironmentCache = Map<string, Promise<{ vars: Record<string, string
 function environmentData(db: Db, env: Bindings, environmentId: string, cache?: EnvironmentCache) {
   const hit = cache?.get(environmentId);
   if (hit) return hit;
-  const data = Promise.all([loadTemplateVariables(db, environmentId), activeIntegrations(db, environmentId, env.ENCRYPTION_KEY)]).then(
+  const data = Promise.all([loadTemplateVariables(db, environmentId, env.ENCRYPTION_KEY), activeIntegrations(db, environmentId, env.ENCRYPTION_KEY)]).then(
     ([vars, integrations]) => ({ vars, integrations }),
   );
   cache?.set(environmentId, data);

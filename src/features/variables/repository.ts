@@ -2,17 +2,25 @@ import { and, asc, eq, gt } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { variables } from "../../db/schema";
 import { newId } from "../../lib/ids";
+import { decryptJson, encryptJson } from "../../lib/secrets";
 import { SECRET_MASK, type Variable, type VariableInput, type VariableUpdate } from "./schemas";
 
 type Row = typeof variables.$inferSelect;
 
+/** Secret values are kept AES-GCM encrypted (like integration credentials); plain ones as they are. */
+const stored = (encryptionKey: string | undefined, value: string, secret: boolean) =>
+  secret ? encryptJson(encryptionKey, value) : Promise.resolve(value);
+
+const clear = (encryptionKey: string | undefined, row: { value: string; secret: boolean }) =>
+  row.secret ? decryptJson<string>(encryptionKey, row.value) : Promise.resolve(row.value);
+
 /** Every variable of an environment with its clear value, for templates and conditions (`vars.*`). */
-export async function loadTemplateVariables(db: Db, environmentId: string): Promise<Record<string, string>> {
+export async function loadTemplateVariables(db: Db, environmentId: string, encryptionKey: string | undefined): Promise<Record<string, string>> {
   const rows = await db
-    .select({ key: variables.key, value: variables.value })
+    .select({ key: variables.key, value: variables.value, secret: variables.secret })
     .from(variables)
     .where(eq(variables.environmentId, environmentId));
-  return Object.fromEntries(rows.map((row) => [row.key, row.value]));
+  return Object.fromEntries(await Promise.all(rows.map(async (row) => [row.key, await clear(encryptionKey, row)] as const)));
 }
 
 /** The API view of a row: a secret's value never leaves in clear. */
@@ -32,7 +40,7 @@ export type UpdateOutcome =
   | { status: "would_reveal_secret" };
 
 /** Variables of one environment: the environment is fixed once, so no query can forget it. */
-export function variablesRepository(db: Db, environmentId: string) {
+export function variablesRepository(db: Db, environmentId: string, encryptionKey: string | undefined) {
   const byKey = (key: string) => and(eq(variables.environmentId, environmentId), eq(variables.key, key));
   async function find(key: string): Promise<Variable | null> {
     const [row] = await db.select().from(variables).where(byKey(key)).limit(1);
@@ -57,26 +65,39 @@ export function variablesRepository(db: Db, environmentId: string) {
     async create(input: VariableInput, now = new Date()): Promise<Variable | null> {
       const [row] = await db
         .insert(variables)
-        .values({ id: newId("var"), environmentId, key: input.key, value: input.value, secret: input.secret, createdAt: now, updatedAt: now })
+        .values({
+          id: newId("var"),
+          environmentId,
+          key: input.key,
+          value: await stored(encryptionKey, input.value, input.secret),
+          secret: input.secret,
+          createdAt: now,
+          updatedAt: now,
+        })
         .onConflictDoNothing()
         .returning();
       return row ? toVariable(row) : null;
     },
 
-    async update(key: string, input: VariableUpdate, now = new Date()): Promise<UpdateOutcome> {
-      const unmasksOldValue = input.secret === false && input.value === undefined;
+    async update(key: string, input: VariableUpdate, now = new Date(), tries = 3): Promise<UpdateOutcome> {
+      const [current] = await db.select().from(variables).where(byKey(key)).limit(1);
+      if (!current) return { status: "not_found" };
+      const secret = input.secret ?? current.secret;
+      if (current.secret && !secret && input.value === undefined) return { status: "would_reveal_secret" };
+      // The stored form follows the flag: a value (new, or the old one) is re-encoded when the flag changes.
+      const value = input.value ?? (secret === current.secret ? undefined : await clear(encryptionKey, current));
       const [row] = await db
         .update(variables)
         .set({
-          ...(input.value !== undefined ? { value: input.value } : {}),
-          ...(input.secret !== undefined ? { secret: input.secret } : {}),
+          ...(value !== undefined ? { value: await stored(encryptionKey, value, secret) } : {}),
+          secret,
           updatedAt: now,
         })
-        .where(and(byKey(key), unmasksOldValue ? eq(variables.secret, false) : undefined))
+        .where(and(byKey(key), eq(variables.updatedAt, current.updatedAt)))
         .returning();
       if (row) return { status: "updated", variable: toVariable(row) };
-      if (unmasksOldValue && (await find(key))) return { status: "would_reveal_secret" };
-      return { status: "not_found" };
+      // Changed by someone else since it was read: decide again on the new state.
+      return tries > 1 ? this.update(key, input, now, tries - 1) : { status: "not_found" };
     },
 
     async remove(key: string): Promise<boolean> {

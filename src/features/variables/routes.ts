@@ -9,8 +9,8 @@ export const variablesRoutes = createRouter();
 
 const json = <T extends z.ZodType>(schema: T) => ({ "application/json": { schema } });
 const notFound = (key: string) => new ApiError("variable_not_found", `No variable with key "${key}" in this environment.`);
-const repo = (c: { env: { DB: D1Database }; get: (k: "environmentId") => string }) =>
-  variablesRepository(createDb(c.env.DB), c.get("environmentId"));
+const repo = (c: { env: { DB: D1Database; ENCRYPTION_KEY?: string }; get: (k: "environmentId") => string }) =>
+  variablesRepository(createDb(c.env.DB), c.get("environmentId"), c.env.ENCRYPTION_KEY);
 
 variablesRoutes.openapi(
   createRoute({

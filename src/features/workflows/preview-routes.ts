@@ -15,7 +15,7 @@ const json = <T extends z.ZodType>(schema: T) => ({ "application/json": { schema
 
 /** Keys of the environment's secret variables, whose clear values must not leave in a preview. */
 async function secretKeys(db: Db, environmentId: string): Promise<string[]> {
-  const repo = variablesRepository(db, environmentId);
+  const repo = variablesRepository(db, environmentId, undefined);
   const keys: string[] = [];
   let cursor: string | undefined;
   do {
@@ -45,7 +45,7 @@ previewRoutes.openapi(
     const db = createDb(c.env.DB);
     const [workflow, vars, secrets] = await Promise.all([
       workflowsRepository(db, environmentId).find(key),
-      loadTemplateVariables(db, environmentId),
+      loadTemplateVariables(db, environmentId, c.env.ENCRYPTION_KEY),
       secretKeys(db, environmentId),
     ]);
     if (!workflow) throw new ApiError("workflow_not_found", `No workflow with key "${key}" in this environment.`);
