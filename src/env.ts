@@ -1,7 +1,8 @@
-import type { DeliveryJob, DeadLetter } from "./delivery/job";
+import type { DeadLetter, DeliveryJob } from "./delivery/job";
 import type { DigestObject } from "./durable-objects/digest-object";
+import type { FanOutCoordinator } from "./durable-objects/fan-out-coordinator";
+import type { TriggerLedger } from "./durable-objects/ledger/trigger-ledger";
 import type { ThrottleObject } from "./durable-objects/throttle-object";
-import type { TriggerObject } from "./durable-objects/trigger-object";
 
 /** Bindings declared in wrangler.toml plus the secrets read from `.dev.vars` or `wrangler secret`. */
 export interface Bindings {
@@ -9,13 +10,26 @@ export interface Bindings {
   DELIVERY_QUEUE_0: Queue<DeliveryJob>;
   DELIVERY_QUEUE_1: Queue<DeliveryJob>;
   DEAD_LETTER_QUEUE: Queue<DeadLetter>;
-  TRIGGERS: DurableObjectNamespace<TriggerObject>;
+  LEDGERS: DurableObjectNamespace<TriggerLedger>;
+  COORDINATORS: DurableObjectNamespace<FanOutCoordinator>;
   THROTTLES: DurableObjectNamespace<ThrottleObject>;
   DIGESTS: DurableObjectNamespace<DigestObject>;
   /** Where this deployment is reached from outside: tracking links point here. */
   PUBLIC_URL: string;
   /** Base64 AES-256 key for integration credentials and signed tracking links. */
   ENCRYPTION_KEY?: string;
+  /** Trigger ledger shards (default 32); see docs/architecture.md before changing it. */
+  LEDGER_SHARDS?: string;
+  /** The shard count before the last change, asked too until its triggers expire. */
+  LEDGER_SHARDS_PREVIOUS?: string;
+  /** Milliseconds accepted jobs gather in a ledger's outbox before one sendBatch (default 50). */
+  OUTBOX_FLUSH_MS?: string;
+  /** Seconds without progress before a live trigger's unfinished work is enqueued again (default 120). */
+  WATCHDOG_STALL_SECONDS?: string;
+  /** Hours a finished trigger is remembered, for idempotent replays (default 24). */
+  IDEMPOTENCY_WINDOW_HOURS?: string;
+  /** Local benchmarks only: "off" makes the delivery consumer leave its batches for later. */
+  DELIVERY_PAUSED?: string;
 }
 
 export interface Variables {

@@ -4,8 +4,9 @@ import { consumeDeliveryBatch } from "./delivery/consumer";
 import type { Bindings } from "./env";
 
 export { DigestObject } from "./durable-objects/digest-object";
+export { FanOutCoordinator } from "./durable-objects/fan-out-coordinator";
+export { TriggerLedger } from "./durable-objects/ledger/trigger-ledger";
 export { ThrottleObject } from "./durable-objects/throttle-object";
-export { TriggerObject } from "./durable-objects/trigger-object";
 
 const app = createApp();
 const DEAD_LETTER_QUEUE = "clarion-delivery-dlq";

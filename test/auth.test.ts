@@ -1,6 +1,5 @@
-import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { triggerObject } from "../src/durable-objects/trigger-client";
+import { readTrigger } from "./ledger";
 import { createEnvironment, createEnvironmentWithWorkflow, subscriberRow, unique } from "./factories";
 import { api, expectProblem } from "./request";
 
@@ -96,8 +95,8 @@ describe("environment isolation", () => {
     const b = await createEnvironment();
     const transactionId = unique("txn");
     expectProblem(await api(b.key, "POST", "/v1/trigger/", { workflow: a.workflowKey, to: "user-1", transactionId }), 404, "workflow_not_found");
-    expect(await triggerObject(env, b.id, transactionId).read()).toBeNull();
-    expect(await triggerObject(env, a.id, transactionId).read()).toBeNull();
+    expect(await readTrigger(b.id, transactionId)).toBeNull();
+    expect(await readTrigger(a.id, transactionId)).toBeNull();
   });
 
   it("does not let env B cancel env A's transaction", async () => {
@@ -106,7 +105,7 @@ describe("environment isolation", () => {
     const transactionId = unique("txn");
     expect((await api(a.key, "POST", "/v1/trigger/", { workflow: a.workflowKey, to: "user-1", transactionId })).status).toBe(202);
     expectProblem(await api(b.key, "DELETE", "/v1/trigger/", { transactionId }), 404, "transaction_not_found");
-    expect((await triggerObject(env, a.id, transactionId).read())?.state).not.toBe("cancelled");
+    expect((await readTrigger(a.id, transactionId))?.state).not.toBe("cancelled");
   });
 
   it("keeps env A's subscriber separate from env B's subscriber of the same id", async () => {

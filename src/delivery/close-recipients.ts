@@ -1,30 +1,27 @@
-import { createDb } from "../db/client";
-import { runBatch } from "../db/batch";
-import type { TriggerSnapshot } from "../durable-objects/trigger-client";
-import type { Bindings } from "../env";
+import type { DeliveryContext } from "./context";
 import { isChannelStep } from "../features/workflows/steps";
 import type { RecipientsJob } from "./job";
 import { MessageWrites } from "./message-writes";
 import { FINAL_OR_SENT, keyOf, load } from "./recipients-state";
+import type { TriggerRecord } from "./trigger-record";
 
 /** Records every step not yet done for these recipients as cancelled: nothing more of the trigger is sent. */
-export const cancelRecipients = (env: Bindings, job: RecipientsJob, trigger: TriggerSnapshot) =>
-  closeRecipients(env, job, trigger, "cancelled", { reason: "trigger_cancelled" });
+export const cancelRecipients = (ctx: DeliveryContext, job: RecipientsJob, trigger: TriggerRecord) =>
+  closeRecipients(ctx, job, trigger, "cancelled", { reason: "trigger_cancelled" });
 
 /** A recipients job the Queue gave up on: whatever it left unfinished fails, with the reason. */
-export const failRecipients = (env: Bindings, job: RecipientsJob, trigger: TriggerSnapshot, reason: string) =>
-  closeRecipients(env, job, trigger, "failed", { reason: "dead_lettered", message: reason });
+export const failRecipients = (ctx: DeliveryContext, job: RecipientsJob, trigger: TriggerRecord, reason: string) =>
+  closeRecipients(ctx, job, trigger, "failed", { reason: "dead_lettered", message: reason });
 
 async function closeRecipients(
-  env: Bindings,
+  ctx: DeliveryContext,
   job: RecipientsJob,
-  trigger: TriggerSnapshot,
+  trigger: TriggerRecord,
   status: "cancelled" | "failed",
   detail: { reason: string; message?: string },
 ): Promise<number> {
-  const db = createDb(env.DB);
-  const loaded = await load(db, env, job, trigger);
-  const writes = new MessageWrites(db, new Date());
+  const loaded = await load(ctx, job, trigger);
+  const writes = new MessageWrites(ctx.db, new Date());
   const error = status === "failed" ? { errorCode: detail.reason, errorMessage: detail.message ?? null } : {};
   let closed = 0;
   for (const step of loaded.workflow?.steps ?? []) {
@@ -44,7 +41,7 @@ async function closeRecipients(
       }
     }
   }
-  await runBatch(db, writes.all());
+  await ctx.write(writes.all());
   return closed;
 }
 

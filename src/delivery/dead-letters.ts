@@ -1,12 +1,12 @@
-import { createDb } from "../db/client";
 import { runBatch } from "../db/batch";
-import { triggerObject } from "../durable-objects/trigger-client";
+import { ledgerStub } from "../durable-objects/ledger/shards";
 import type { Bindings } from "../env";
 import { finishTrigger, recordTriggers } from "../features/triggers/records";
 import { retryDelaySeconds } from "./backoff";
+import { failRecipients } from "./close-recipients";
+import { DeliveryContext } from "./context";
 import { DeadLetter, DeliveryJob } from "./job";
 import { MessageWrites } from "./message-writes";
-import { failRecipients } from "./close-recipients";
 
 /**
  * Jobs that exhausted their retries land here, either as the original job (the Queue moved
@@ -15,7 +15,7 @@ import { failRecipients } from "./close-recipients";
  * carrying the reason on the message.
  */
 export async function consumeDeadLetters(batch: MessageBatch<unknown>, env: Bindings): Promise<void> {
-  const db = createDb(env.DB);
+  const ctx = new DeliveryContext(env);
   for (const message of batch.messages) {
     const letter = DeadLetter.safeParse(message.body);
     const job = letter.success ? letter.data.job : DeliveryJob.safeParse(message.body).data;
@@ -25,18 +25,18 @@ export async function consumeDeadLetters(batch: MessageBatch<unknown>, env: Bind
       continue;
     }
     try {
-      const object = triggerObject(env, job.environmentId, job.transactionId);
-      const stored = await object.read();
+      const stored = await ctx.snapshot(job);
       if (letter.success && letter.data.messageId) {
-        const writes = new MessageWrites(db, new Date());
+        const writes = new MessageWrites(ctx.db, new Date());
         writes.event(job.environmentId, letter.data.messageId, { status: "failed", detail: { deadLettered: true, reason } });
-        await runBatch(db, writes.all());
+        await runBatch(ctx.db, writes.all());
       } else if (job.type === "trigger" && stored) {
-        const { state: _state, ...record } = stored;
-        await recordTriggers(db, [{ record, status: "failed" }]);
+        const { state: _state, ledger, coordinated: _c, ...record } = stored;
+        await recordTriggers(ctx.db, [{ record, status: "failed" }]);
+        await ledgerStub(env, ledger).finish([{ environmentId: job.environmentId, transactionId: job.transactionId, state: "failed" }]);
       } else if (job.type === "recipients" && stored) {
-        await failRecipients(env, job, stored, reason);
-        if (await object.recipientsDone(job.chunk, job.subscriberIds)) await finishTrigger(db, job.environmentId, job.transactionId, "completed");
+        await failRecipients(ctx, job, stored, reason);
+        if (await ctx.home(stored).recipientsDone(job.chunk, job.subscriberIds)) await finishTrigger(ctx.db, job.environmentId, job.transactionId, "completed");
       }
       console.log(JSON.stringify({ level: "error", event: "dead_letter", transactionId: job.transactionId, reason }));
       message.ack();

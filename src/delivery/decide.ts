@@ -2,7 +2,7 @@ import type { MessageStatus } from "../db/schema";
 import { evaluateCondition } from "../engine/conditions";
 import { quietHoursEnd, zoneOf } from "../engine/local-time";
 import { applyOverrides, renderChannel } from "../engine/templates";
-import type { TriggerSnapshot } from "../durable-objects/trigger-client";
+import type { TriggerRecord } from "./trigger-record";
 import { isChannelAllowed } from "../features/subscribers/preferences";
 import type { ChannelStep } from "../features/workflows/steps";
 import { addressesFor } from "./addresses";
@@ -22,7 +22,7 @@ export type Decision =
   | { kind: "send"; content: Record<string, unknown> };
 
 /** Decides, without I/O, what one channel step does for one recipient. */
-export function decide(step: ChannelStep, recipient: Recipient, loaded: Loaded, trigger: TriggerSnapshot, now: Date): Decision {
+export function decide(step: ChannelStep, recipient: Recipient, loaded: Loaded, trigger: TriggerRecord, now: Date): Decision {
   const existing = loaded.existing.get(keyOf(recipient.profile.subscriberId, step.id));
   if (existing && FINAL_OR_SENT.has(existing.status)) return { kind: "done", status: existing.status };
   const final = (status: MessageStatus, code: string, message: string): Decision => ({ kind: "final", status, code, message });

@@ -1,12 +1,12 @@
 import { DigestObject } from "../durable-objects/digest-object";
-import type { TriggerSnapshot } from "../durable-objects/trigger-client";
-import { triggerObject } from "../durable-objects/trigger-client";
 import { evaluateCondition } from "../engine/conditions";
 import type { Bindings } from "../env";
 import type { ChannelStep, Step } from "../features/workflows/steps";
+import type { TriggerHome } from "./context";
 import { NEGLIGIBLE_DELAY_MS, planDelay, stepKey, windowMs } from "./action-steps";
 import type { RecipientsJob } from "./job";
 import { contextFor, type Recipient } from "./recipients-state";
+import type { TriggerSnapshot } from "./trigger-record";
 
 /**
  * Runs a delay, throttle or digest step for the recipients still running: a delay parks them
@@ -20,7 +20,7 @@ export async function runActionStep(
   step: Exclude<Step, ChannelStep>,
   index: number,
   recipients: Recipient[],
-  coordinator: ReturnType<typeof triggerObject>,
+  coordinator: TriggerHome,
 ) {
   const now = new Date();
   const passes = recipients.filter((r) => !step.if || evaluateCondition(step.if, contextFor(r, step), now));
@@ -60,7 +60,7 @@ export async function runActionStep(
           const name = DigestObject.nameFor(job.environmentId, trigger.workflowKey, r.profile.subscriberId, key);
           const digest = env.DIGESTS.get(env.DIGESTS.idFromName(name));
           const resume: RecipientsJob = { ...job, subscriberIds: [r.profile.subscriberId], fromStep: index + 1, digest: undefined, digestedInto: undefined };
-          await coordinator.joinedDigest(name);
+          await coordinator.hold(now.getTime() + windowMs(step.window), name);
           const decision = await digest.add({ transactionId: job.transactionId, payload: trigger.payload, job: resume }, step.id, windowMs(step.window), step.mode);
           if (decision === "continue") r.steps[step.id] = { status: "sent", events: [trigger.payload], count: 1 };
           else r.state = "digesting";

@@ -8,12 +8,20 @@ export const RECIPIENTS_PER_JOB = 50;
  * payload itself, so it stays far below the Queue's 128 KB message limit.
  */
 export const DeliveryJob = z.discriminatedUnion("type", [
-  z.object({ v: z.literal(1), type: z.literal("trigger"), environmentId: z.string(), transactionId: z.string() }),
+  z.object({
+    v: z.literal(1),
+    type: z.literal("trigger"),
+    environmentId: z.string(),
+    transactionId: z.string(),
+    /** The ledger shard that holds the trigger; absent in jobs from before ledgers: the current layout's. */
+    ledger: z.string().optional(),
+  }),
   z.object({
     v: z.literal(1),
     type: z.literal("recipients"),
     environmentId: z.string(),
     transactionId: z.string(),
+    ledger: z.string().optional(),
     /** Which slice of the trigger's recipients this is; the Durable Object counts finished chunks. */
     chunk: z.number().int().min(0),
     subscriberIds: z.array(z.string()).min(1).max(RECIPIENTS_PER_JOB),

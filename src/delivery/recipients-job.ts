@@ -1,20 +1,18 @@
-import { createDb } from "../db/client";
-import { runBatch } from "../db/batch";
 import type { MessageStatus } from "../db/schema";
-import { triggerObject, type TriggerSnapshot } from "../durable-objects/trigger-client";
-import type { ClaimReport } from "../durable-objects/trigger-object";
-import type { Bindings } from "../env";
+import type { ClaimReport } from "../durable-objects/ledger/claims";
 import { isChannelStep } from "../features/workflows/steps";
 import { addressesFor, displayAddress } from "./addresses";
 import { retryDelaySeconds } from "./backoff";
 import { cancelRecipients } from "./close-recipients";
+import type { DeliveryContext } from "./context";
 import { decide, preview } from "./decide";
 import { runActionStep } from "./flow-steps";
 import type { RecipientsJob } from "./job";
 import { MessageWrites, type SendIdentity } from "./message-writes";
-import { keyOf, load, type EnvironmentCache, type Recipient, type Stop } from "./recipients-state";
+import { keyOf, load, type Recipient, type Stop } from "./recipients-state";
 import { integrationForAttempt, sendMessage } from "./send-message";
 import { decorateEmail } from "./tracking-links";
+import type { TriggerSnapshot } from "./trigger-record";
 
 export interface RecipientsResult {
   /** Subscribers whose delivery must continue later, and when. */
@@ -36,16 +34,11 @@ const CLAIM_RETRY_SECONDS = 30;
  * results, one report to the object. Delays and quiet hours park recipients on the object's
  * alarm; throttle and digest steps ask their own objects.
  */
-export async function runRecipients(
-  env: Bindings,
-  job: RecipientsJob,
-  trigger: TriggerSnapshot,
-  publicUrl: string,
-  cache?: EnvironmentCache,
-): Promise<RecipientsResult> {
-  const db = createDb(env.DB);
-  const loaded = await load(db, env, job, trigger, cache);
-  const coordinator = triggerObject(env, job.environmentId, job.transactionId);
+export async function runRecipients(ctx: DeliveryContext, job: RecipientsJob, trigger: TriggerSnapshot): Promise<RecipientsResult> {
+  const { env, db } = ctx;
+  const publicUrl = env.PUBLIC_URL;
+  const loaded = await load(ctx, job, trigger);
+  const coordinator = ctx.home(trigger);
   const exhausted: RecipientsResult["exhausted"] = [];
   let retryDelay = Number.POSITIVE_INFINITY;
   const halt = (recipient: Recipient, seconds: number) => {
@@ -157,7 +150,7 @@ export async function runRecipients(
       toSend.push({ recipient, messageId, isNew: !existing, content: decision.content, attempts: existing?.attempts ?? 0, notes: recipient.notes });
       recipient.notes = [];
     }
-    await runBatch(db, claimWrites.all());
+    await ctx.write(claimWrites.all());
 
     const results = new MessageWrites(db, new Date());
     const reports: ClaimReport[] = [];
@@ -225,7 +218,7 @@ export async function runRecipients(
     // The object learns of the sends first: if the D1 write below is lost, a redelivered job
     // finds them sent there and repairs the record instead of sending again.
     if (reports.length) await coordinator.report(reports);
-    await runBatch(db, results.all());
+    await ctx.write(results.all());
   }
 
   const all = [...loaded.recipients.values()];
@@ -244,7 +237,7 @@ export async function runRecipients(
     }));
     if ((await coordinator.wait(entries)) === "cancelled") {
       // Cancelled while they were on their way to wait: record their remaining steps now.
-      await cancelRecipients(env, { ...job, subscriberIds: entries.flatMap((e) => e.job.subscriberIds) }, trigger);
+      await cancelRecipients(ctx, { ...job, subscriberIds: entries.flatMap((e) => e.job.subscriberIds) }, trigger);
       for (const r of all) if (r.state === "waiting") r.state = "stopped";
     }
   }

@@ -2,15 +2,16 @@ import { and, eq, inArray } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { messages, subscriberChannels, subscribers, workflows, type MessageStatus, type SubscriberPreferences } from "../db/schema";
 import type { StepOutcomeView, TemplateContext } from "../engine/content";
-import type { TriggerSnapshot } from "../durable-objects/trigger-client";
 import type { Bindings } from "../env";
 import { activeIntegrations } from "../features/integrations/repository";
 import { loadTemplateVariables } from "../features/variables/repository";
 import type { Step } from "../features/workflows/steps";
 import type { IntegrationConfig } from "../providers/types";
 import type { RecipientProfile } from "./addresses";
+import type { DeliveryContext } from "./context";
 import type { RecipientsJob } from "./job";
 import type { MessageRow } from "./message-writes";
+import type { TriggerRecord } from "./trigger-record";
 
 /** Statuses after which a message is never sent again. */
 export const FINAL_OR_SENT: ReadonlySet<MessageStatus> = new Set([
@@ -52,7 +53,6 @@ export interface Loaded {
 
 export const keyOf = (subscriberId: string, stepId: string) => `${subscriberId}\u0000${stepId}`;
 
-/** Everything a chunk of recipients needs, in one D1 batch plus the variables and integrations. */
 /** An environment's variables and integrations, read once per consumer batch rather than once per chunk. */
 export type EnvironmentCache = Map<string, Promise<{ vars: Record<string, string>; integrations: Map<string, IntegrationConfig[]> }>>;
 
@@ -67,10 +67,12 @@ function environmentData(db: Db, env: Bindings, environmentId: string, cache?: E
   return data;
 }
 
-export async function load(db: Db, env: Bindings, job: RecipientsJob, trigger: TriggerSnapshot, cache?: EnvironmentCache): Promise<Loaded> {
+/** Everything a chunk of recipients needs: its reads join the phase's shared D1 batch; variables and integrations come once per batch. */
+export async function load(ctx: DeliveryContext, job: RecipientsJob, trigger: TriggerRecord): Promise<Loaded> {
+  const { db, env } = ctx;
   const { environmentId, transactionId, subscriberIds } = job;
-  const [[workflowRows, subscriberRows, channelRows, messageRows], { vars, integrations }] = await Promise.all([
-    db.batch([
+  const [reads, { vars, integrations }] = await Promise.all([
+    ctx.write([
       db
         .select({ key: workflows.key, name: workflows.name, critical: workflows.critical, steps: workflows.steps })
         .from(workflows)
@@ -86,8 +88,14 @@ export async function load(db: Db, env: Bindings, job: RecipientsJob, trigger: T
         .from(messages)
         .where(and(eq(messages.environmentId, environmentId), eq(messages.transactionId, transactionId), inArray(messages.subscriberId, subscriberIds))),
     ]),
-    environmentData(db, env, environmentId, cache),
+    environmentData(db, env, environmentId, ctx.environments),
   ]);
+  const [workflowRows, subscriberRows, channelRows, messageRows] = reads as [
+    { key: string; name: string; critical: boolean; steps: unknown }[],
+    (typeof subscribers.$inferSelect)[],
+    (typeof subscriberChannels.$inferSelect)[],
+    MessageRow[],
+  ];
   const workflow = workflowRows[0] ? { ...workflowRows[0], steps: workflowRows[0].steps as Step[] } : null;
   const actor = actorView(trigger.actor);
   const recipients = new Map<string, Recipient>();

@@ -1,5 +1,5 @@
 import type { Db } from "../db/client";
-import type { TriggerRecord } from "../durable-objects/trigger-object";
+import type { TriggerRecord } from "./trigger-record";
 import { topicMemberIds } from "../features/topics/repository";
 import type { Recipient } from "../features/triggers/schemas";
 

@@ -1,28 +1,24 @@
 import { createMessageBatch, env, evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { DigestObject } from "../../src/durable-objects/digest-object";
-import { TriggerObject } from "../../src/durable-objects/trigger-object";
+import type { TriggerLedger } from "../../src/durable-objects/ledger/trigger-ledger";
 import worker from "../../src/index";
+import { ledgerOf, tickLedger } from "../ledger";
 import { api, eventually } from "../request";
 import { createSandboxEnvironment, unique } from "../factories";
 import { byStep, createWorkflow, messageDetail, settledMessages, trigger, type MessageView } from "./helpers";
 
-const triggerStub = (environmentId: string, transactionId: string) =>
-  env.TRIGGERS.get(env.TRIGGERS.idFromName(TriggerObject.nameFor(environmentId, transactionId)));
-
-/** Moves every parked wait of a trigger to now and fires the object's alarm: time travel for delays. */
-async function fireDelays(environmentId: string, transactionId: string) {
-  const stub = triggerStub(environmentId, transactionId);
-  await runInDurableObject(stub, (_instance: TriggerObject, state) => {
-    state.storage.sql.exec("UPDATE waits SET fire_at = ?", Date.now() - 1);
-  });
-  return runDurableObjectAlarm(stub);
-}
-
-const waits = (environmentId: string, transactionId: string) =>
-  runInDurableObject(triggerStub(environmentId, transactionId), (_i: TriggerObject, state) =>
-    state.storage.sql.exec<{ fire_at: number }>("SELECT fire_at FROM waits").toArray(),
+/** The parked steps of a trigger, as its ledger holds them. */
+const waits = async (environmentId: string, transactionId: string) =>
+  (await runInDurableObject(ledgerOf(environmentId, transactionId), (ledger: TriggerLedger) => ledger.waiting(environmentId, transactionId))).map(
+    (at) => ({ fire_at: at }),
   );
+
+/** Runs the ledger's alarm at the time the trigger's last parked step is due: time travel for delays. */
+async function fireDelays(environmentId: string, transactionId: string) {
+  const due = (await waits(environmentId, transactionId)).map((w) => w.fire_at);
+  return tickLedger(environmentId, transactionId, Math.max(Date.now(), ...due));
+}
 
 const messagesOf = async (key: string, transactionId: string) =>
   (await api<{ data: MessageView[] }>(key, "GET", `/v1/messages?transactionId=${transactionId}&limit=200`)).body.data;
@@ -53,7 +49,7 @@ describe("delay steps", () => {
     expect(byStep(messages, "text").status).toBe("cancelled");
     expect(await waits(id, transactionId)).toEqual([]);
     // Even if the alarm fires later, nothing is waiting and nothing is sent.
-    await runDurableObjectAlarm(triggerStub(id, transactionId));
+    await tickLedger(id, transactionId, Date.now() + 120_000);
     expect((await messagesOf(key, transactionId)).map((m) => m.status).sort()).toEqual(["cancelled", "sent"]);
   });
 
@@ -82,7 +78,7 @@ describe("delay steps", () => {
     await createWorkflow(key, emailDelaySms({ for: "P20D" }));
     const transactionId = await trigger(key, { workflow: "remind", to: person(), payload: { n: 3 } });
     await eventually(async () => (await waits(id, transactionId)).length === 1);
-    await evictDurableObject(triggerStub(id, transactionId));
+    await evictDurableObject(ledgerOf(id, transactionId));
     const [parked] = await waits(id, transactionId);
     expect(parked!.fire_at - Date.now()).toBeGreaterThan(19 * 24 * 3_600_000);
     await fireDelays(id, transactionId);

@@ -1,24 +1,31 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { CLAIM_DEADLINE_MS, TriggerObject } from "../../src/durable-objects/trigger-object";
+import { CLAIM_DEADLINE_MS, type ClaimResult, type DeliveryOpResult } from "../../src/durable-objects/ledger/claims";
+import { DeliveryState } from "../../src/durable-objects/ledger/delivery-state";
+import { ledgerOf } from "../ledger";
 import { api } from "../request";
 import { createSandboxEnvironment, unique } from "../factories";
 import { createWorkflow, messageDetail, settledMessages, trigger } from "./helpers";
 
-const stub = (environmentId: string, transactionId: string) =>
-  env.TRIGGERS.get(env.TRIGGERS.idFromName(TriggerObject.nameFor(environmentId, transactionId)));
+/** A consumer's claim (and what a consumer that then died leaves behind), at a chosen time. */
+const claimAt = (environmentId: string, transactionId: string, key: string, at: number) =>
+  runInDurableObject(ledgerOf(environmentId, transactionId), (_ledger, state) =>
+    new DeliveryState(state.storage.sql).claim(environmentId, transactionId, [key], [], false, at),
+  );
 
 describe("claims in the trigger's Durable Object", () => {
   it("grants a send identity once, refuses it while claimed, and never again once sent", async () => {
     const { id, key } = await createSandboxEnvironment();
     await createWorkflow(key, { key: "claims", steps: [{ id: "mail", type: "email", template: { subject: "s" } }] });
     const transactionId = await trigger(key, { workflow: "claims", to: unique("nobody") });
-    const object = stub(id, transactionId);
+    const ledger = ledgerOf(id, transactionId);
+    const ids = { environmentId: id, transactionId };
+    const claim = async () => ((await ledger.run([{ kind: "claim", ...ids, send: ["a\u0000x"], final: [] }])) as DeliveryOpResult[])[0] as { result: ClaimResult };
     const report = { providerMessageId: "p-1", provider: "sandbox-email", integrationId: "int_x", to: "a@example.com", attempts: 1 };
-    expect(await object.claim(["a\u0000x"], [])).toEqual({ granted: ["a\u0000x"], cancelled: [], busy: [], sent: [] });
-    expect(await object.claim(["a\u0000x"], [])).toEqual({ granted: [], cancelled: [], busy: ["a\u0000x"], sent: [] });
-    await object.report([{ key: "a\u0000x", outcome: "sent", report }]);
-    expect(await object.claim(["a\u0000x"], [])).toEqual({ granted: [], cancelled: [], busy: [], sent: [{ key: "a\u0000x", report }] });
+    expect((await claim()).result).toEqual({ granted: ["a\u0000x"], cancelled: [], busy: [], sent: [] });
+    expect((await claim()).result).toEqual({ granted: [], cancelled: [], busy: ["a\u0000x"], sent: [] });
+    await ledger.run([{ kind: "report", ...ids, reports: [{ key: "a\u0000x", outcome: "sent", report }] }]);
+    expect((await claim()).result).toEqual({ granted: [], cancelled: [], busy: [], sent: [{ key: "a\u0000x", report }] });
   });
 
   it("re-sends a message left in `sending` by a consumer that died, once its claim is past the deadline", async () => {
@@ -28,9 +35,7 @@ describe("claims in the trigger's Durable Object", () => {
     await api(key, "POST", "/sub", { subscriberId, email: "stuck@example.com" });
     const transactionId = await trigger(key, { workflow: "stuck", to: subscriberId });
     // What a consumer that crashed after claiming leaves behind: a claim without a report and a message in `sending`.
-    await runInDurableObject(stub(id, transactionId), (_i: TriggerObject, state) => {
-      state.storage.sql.exec("INSERT INTO claims (key, state, at) VALUES (?, 'claimed', ?)", `${subscriberId}\u0000mail`, Date.now() - CLAIM_DEADLINE_MS - 1_000);
-    });
+    await claimAt(id, transactionId, `${subscriberId}\u0000mail`, Date.now() - CLAIM_DEADLINE_MS - 1_000);
     const now = Date.now();
     await env.DB.prepare(
       "INSERT INTO messages (id, environment_id, transaction_id, subscriber_id, workflow_key, step_id, channel, status, attempts, created_at, updated_at) VALUES (?, ?, ?, ?, 'stuck', 'mail', 'email', 'sending', 0, ?, ?)",
@@ -51,9 +56,8 @@ describe("claims in the trigger's Durable Object", () => {
     const transactionId = await trigger(key, { workflow: "lost", to: subscriberId });
     // A consumer sent, reported to the object, then died before its D1 write.
     const report = { providerMessageId: "sandbox_earlier", provider: "sandbox-email", integrationId: "int_earlier", to: "lost@example.com", attempts: 1 };
-    await runInDurableObject(stub(id, transactionId), (_i: TriggerObject, state) => {
-      state.storage.sql.exec("INSERT INTO claims (key, state, at, report) VALUES (?, 'sent', ?, ?)", `${subscriberId}\u0000mail`, Date.now(), JSON.stringify(report));
-    });
+    await claimAt(id, transactionId, `${subscriberId}\u0000mail`, Date.now());
+    await ledgerOf(id, transactionId).run([{ kind: "report", environmentId: id, transactionId, reports: [{ key: `${subscriberId}\u0000mail`, outcome: "sent", report }] }]);
     const [message] = await settledMessages(key, transactionId, 1);
     expect(message).toMatchObject({ status: "sent", providerMessageId: "sandbox_earlier", provider: "sandbox-email", attempts: 1 });
     const detail = await messageDetail(key, message!.id);

@@ -1,6 +1,6 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { triggerObject } from "../../src/durable-objects/trigger-client";
+import { readTrigger } from "../ledger";
 import { LIVE_TRIGGER_STATUSES, createEnvironment, createEnvironmentWithWorkflow, createWorkflow, triggerRow, unique } from "../factories";
 import { api, errorPaths, eventually, expectProblem, type ProblemBody } from "../request";
 
@@ -121,7 +121,7 @@ describe("POST /v1/trigger/bulk/", () => {
     expect(res.status).toBe(202);
     expect(res.body.results[0]).toEqual({ status: "accepted", transactionId });
     expect(res.body.results[1]).toEqual({ status: "error", error: expect.objectContaining({ code: "transaction_conflict" }) });
-    expect((await triggerObject(env, id, transactionId).read())?.payload).toEqual({ n: 1 });
+    expect((await readTrigger(id, transactionId))?.payload).toEqual({ n: 1 });
   });
 
   it("replays an event whose transactionId was accepted with the same body", async () => {
@@ -146,7 +146,7 @@ describe("POST /v1/trigger/bulk/", () => {
     expect(res.body.results).toHaveLength(100);
     const ids = res.body.results.map((r) => accepted(r).transactionId);
     expect(new Set(ids).size).toBe(100);
-    const durable = await Promise.all(ids.map((t) => triggerObject(env, id, t).read()));
+    const durable = await Promise.all(ids.map((t) => readTrigger(id, t)));
     expect(durable.map((d) => d?.payload)).toEqual(events.map((e) => e.payload));
     await eventually(async () => {
       const { results } = await env.DB.prepare("SELECT transaction_id FROM triggers WHERE environment_id = ?").bind(id).all<{ transaction_id: string }>();
@@ -172,7 +172,7 @@ describe("POST /v1/trigger/bulk/", () => {
     expect(row.workflow_key).toBe(workflowKey);
     expect(LIVE_TRIGGER_STATUSES).toContain(row.status);
     expect(await triggerRow(id, bad)).toBeNull();
-    expect(await triggerObject(env, id, bad).read()).toBeNull();
+    expect(await readTrigger(id, bad)).toBeNull();
   });
 
   it("rejects 101 events with 422 validation_failed", async () => {

@@ -1,7 +1,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { createDb } from "../../src/db/client";
-import { triggerObject } from "../../src/durable-objects/trigger-client";
+import { readTrigger } from "../ledger";
 import { recordTriggers } from "../../src/features/triggers/records";
 import { createEnvironment, createEnvironmentWithWorkflow, createWorkflow, settledTriggerRow, sleep, triggerRow, unique } from "../factories";
 import { api, errorPaths, eventually, expectProblem } from "../request";
@@ -35,7 +35,7 @@ describe("DELETE /v1/trigger/", () => {
     expect(res.status).toBe(200);
     // One recipient and one email step: one message that will now never be sent.
     expect(res.body).toEqual({ transactionId, status: "cancelled", cancelledMessages: 1, alreadySent: 0 });
-    expect((await triggerObject(env, id, transactionId).read())?.state).toBe("cancelled");
+    expect((await readTrigger(id, transactionId))?.state).toBe("cancelled");
   });
 
   it.each(["/v1/trigger", "/v1/trigger/"])("cancels with ?transactionId= at %s", async (path) => {
@@ -44,7 +44,7 @@ describe("DELETE /v1/trigger/", () => {
     expect(res.status).toBe(200);
     // One recipient and one email step: one message that will now never be sent.
     expect(res.body).toEqual({ transactionId, status: "cancelled", cancelledMessages: 1, alreadySent: 0 });
-    expect((await triggerObject(env, id, transactionId).read())?.state).toBe("cancelled");
+    expect((await readTrigger(id, transactionId))?.state).toBe("cancelled");
   });
 
   it("answers already_cancelled to a second cancellation", async () => {
@@ -87,8 +87,8 @@ describe("DELETE /v1/trigger/", () => {
 
   it("leaves the D1 record cancelled when the consumer recorded the trigger before the cancellation", async () => {
     const { id, key, transactionId } = await acceptedTrigger();
-    const snapshot = (await triggerObject(env, id, transactionId).read())!;
-    const { state: _state, ...record } = snapshot;
+    const snapshot = (await readTrigger(id, transactionId))!;
+    const { state: _state, ledger: _ledger, coordinated: _coordinated, ...record } = snapshot;
     // The consumer's first write for a trigger that is still running (what it does before any delivery).
     await recordTriggers(createDb(env.DB), [{ record, status: "processing" }]);
     expect((await cancelByBody(key, transactionId)).body.status).toBe("cancelled");
@@ -111,10 +111,10 @@ describe("DELETE /v1/trigger/", () => {
 
   it("keeps the D1 record cancelled when a consumer that read the trigger before the cancellation writes after it", async () => {
     const { id, key, transactionId } = await acceptedTrigger();
-    const snapshot = (await triggerObject(env, id, transactionId).read())!;
-    expect(snapshot.state).toBe("active");
+    const snapshot = (await readTrigger(id, transactionId))!;
+    expect(snapshot.state).toBe("accepted");
     expect((await cancelByBody(key, transactionId)).body.status).toBe("cancelled");
-    const { state: _state, ...record } = snapshot;
+    const { state: _state, ledger: _ledger, coordinated: _coordinated, ...record } = snapshot;
     // What a consumer holding the pre-cancellation snapshot writes.
     await recordTriggers(createDb(env.DB), [{ record, status: "accepted" }], new Date(Date.now() + 1000));
     expect((await triggerRow(id, transactionId))?.status).toBe("cancelled");
@@ -127,7 +127,7 @@ describe("DELETE /v1/trigger/", () => {
     expect(replay.status).toBe(202);
     await sleep(2500);
     expect((await triggerRow(id, transactionId))?.status).toBe("cancelled");
-    expect((await triggerObject(env, id, transactionId).read())?.state).toBe("cancelled");
+    expect((await readTrigger(id, transactionId))?.state).toBe("cancelled");
   });
 
   it("does not cancel another environment's trigger", async () => {
@@ -135,7 +135,7 @@ describe("DELETE /v1/trigger/", () => {
     const other = await createEnvironment();
     expectProblem(await cancelByBody(other.key, transactionId), 404, "transaction_not_found");
     expectProblem(await cancelByQuery(other.key, transactionId), 404, "transaction_not_found");
-    expect((await triggerObject(env, id, transactionId).read())?.state).not.toBe("cancelled");
+    expect((await readTrigger(id, transactionId))?.state).not.toBe("cancelled");
   });
 
   it("cancels only the caller's trigger when two environments share a transactionId", async () => {
@@ -144,8 +144,8 @@ describe("DELETE /v1/trigger/", () => {
     await createWorkflow(b.key, { key: a.workflowKey });
     expect((await api(b.key, "POST", "/v1/trigger/", { workflow: a.workflowKey, to: "user-1", transactionId: a.transactionId })).status).toBe(202);
     expect((await cancelByBody(b.key, a.transactionId)).body.status).toBe("cancelled");
-    expect((await triggerObject(env, a.id, a.transactionId).read())?.state).not.toBe("cancelled");
-    expect((await triggerObject(env, b.id, a.transactionId).read())?.state).toBe("cancelled");
+    expect((await readTrigger(a.id, a.transactionId))?.state).not.toBe("cancelled");
+    expect((await readTrigger(b.id, a.transactionId))?.state).toBe("cancelled");
   });
 
   it("requires an API key", async () => {

@@ -2,10 +2,10 @@ import { and, eq, inArray } from "drizzle-orm";
 import { chunk } from "../../db/batch";
 import { createDb } from "../../db/client";
 import { workflows } from "../../db/schema";
-import { triggerJob, type DeliveryJob } from "../../delivery/job";
-import type { TriggerRecord } from "../../durable-objects/trigger-object";
-import { triggerObject } from "../../durable-objects/trigger-client";
-import { deliveryQueueFor, type Bindings } from "../../env";
+import type { TriggerRecord } from "../../delivery/trigger-record";
+import { ledgerNameFor, ledgerNamesFor, ledgerStub } from "../../durable-objects/ledger/shards";
+import type { AcceptOutcome } from "../../durable-objects/ledger/trigger-ledger";
+import type { Bindings } from "../../env";
 import { byteLength, canonicalJson, sha256Hex } from "../../lib/crypto";
 import { ApiError } from "../../lib/errors";
 import { uuidv7 } from "../../lib/ids";
@@ -106,29 +106,44 @@ export async function prepareTrigger(
 }
 
 /**
- * Makes prepared triggers durable in their Durable Objects (in parallel), then enqueues the
- * new ones with one sendBatch per queue. Only after both does the caller answer 202. A
- * trigger whose enqueue is lost is enqueued by its object's alarm.
+ * Makes prepared triggers durable in their ledger shards: one call per shard, whatever the
+ * number of triggers. The shard writes each trigger with its Queue job in one transaction and
+ * sends the jobs moments later (its outbox), so the 202 waits for no Queue.
  */
-export async function makeDurableAndEnqueue(
-  env: Bindings,
-  prepared: Prepared[],
-): Promise<(Accepted | ApiError)[]> {
-  const outcomes = await Promise.all(
-    prepared.map((p) => triggerObject(env, p.record.environmentId, p.transactionId).accept(p.record, p.fingerprint)),
+export async function makeDurable(env: Bindings, prepared: Prepared[]): Promise<(Accepted | ApiError)[]> {
+  const byLedger = Map.groupBy(
+    prepared.map((p, index) => ({ p, index })),
+    ({ p }) => ledgerNameFor(env, p.record.environmentId, p.transactionId),
   );
-  const toEnqueue = new Map<Queue<DeliveryJob>, { body: DeliveryJob }[]>();
-  const results = prepared.map((p, i): Accepted | ApiError => {
-    const outcome = outcomes[i]!;
-    if (outcome.outcome === "conflict") {
-      return new ApiError("transaction_conflict", `transactionId "${p.transactionId}" was already used for a different trigger.`);
-    }
-    if (outcome.enqueue) {
-      const queue = deliveryQueueFor(env, p.transactionId);
-      toEnqueue.set(queue, [...(toEnqueue.get(queue) ?? []), { body: triggerJob(p.record.environmentId, p.transactionId) }]);
-    }
-    return { transactionId: p.transactionId, invalidRecipients: p.invalidRecipients };
-  });
-  await Promise.all([...toEnqueue].map(([queue, messages]) => queue.sendBatch(messages)));
-  return results;
+  const outcomes: AcceptOutcome[] = [];
+  await Promise.all(
+    [...byLedger].map(async ([name, items]) => {
+      const answers = await acceptIn(env, name, items.map(({ p }) => p));
+      items.forEach(({ index }, i) => (outcomes[index] = answers[i]!));
+    }),
+  );
+  return prepared.map((p, i): Accepted | ApiError =>
+    outcomes[i] === "conflict"
+      ? new ApiError("transaction_conflict", `transactionId "${p.transactionId}" was already used for a different trigger.`)
+      : { transactionId: p.transactionId, invalidRecipients: p.invalidRecipients },
+  );
+}
+
+/**
+ * After a change of shard count, a transactionId may live in the previous layout: ask there
+ * first (only then), so a replay or conflict is still recognised.
+ */
+async function acceptIn(env: Bindings, name: string, items: Prepared[]): Promise<AcceptOutcome[]> {
+  const entries = items.map((p) => ({ record: p.record, fingerprint: p.fingerprint }));
+  if (!env.LEDGER_SHARDS_PREVIOUS) return (await ledgerStub(env, name).accept(name, entries)) as AcceptOutcome[];
+  return Promise.all(
+    items.map(async (p, i) => {
+      const [, previous] = ledgerNamesFor(env, p.record.environmentId, p.transactionId);
+      if (previous) {
+        const [known] = (await ledgerStub(env, previous).snapshots([{ environmentId: p.record.environmentId, transactionId: p.transactionId }])) as unknown[];
+        if (known) return ((await ledgerStub(env, previous).accept(previous, [entries[i]!])) as AcceptOutcome[])[0]!;
+      }
+      return ((await ledgerStub(env, name).accept(name, [entries[i]!])) as AcceptOutcome[])[0]!;
+    }),
+  );
 }

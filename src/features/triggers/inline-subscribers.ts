@@ -1,4 +1,4 @@
-import type { TriggerRecord } from "../../durable-objects/trigger-object";
+import type { TriggerRecord } from "../../delivery/trigger-record";
 import type { SubscriberInput } from "../subscribers/schemas";
 
 const isSubscriberInput = (value: unknown): value is SubscriberInput =>

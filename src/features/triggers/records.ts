@@ -2,7 +2,7 @@ import { and, eq, notInArray, sql } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { chunk, rowsPerStatement, runBatch } from "../../db/batch";
 import { triggers, type TriggerStatus } from "../../db/schema";
-import type { TriggerRecord } from "../../durable-objects/trigger-object";
+import type { TriggerRecord } from "../../delivery/trigger-record";
 
 const COLUMNS = 11;
 

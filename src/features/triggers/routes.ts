@@ -2,8 +2,8 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { createDb } from "../../db/client";
 import { ApiError, fieldErrors } from "../../lib/errors";
 import { createRouter, problems, security } from "../../lib/openapi";
-import { triggerObject } from "../../durable-objects/trigger-client";
-import { loadWorkflowGates, makeDurableAndEnqueue, prepareTrigger, workflowKeyOf } from "./accept";
+import { loadWorkflowGates, makeDurable, prepareTrigger, workflowKeyOf } from "./accept";
+import { cancelTrigger } from "./cancel";
 import { recordCancellation } from "./records";
 import {
   BulkTriggerRequest,
@@ -32,7 +32,7 @@ triggersRoutes.openapi(
     tags: ["Triggers"],
     summary: "Trigger a workflow",
     description:
-      "Answers 202 once the trigger is durable and its job is on the Queue. Replaying a transactionId with the same body returns the same answer without a second delivery; another body gets 409.",
+      "Answers 202 once the trigger is durable in its ledger, which puts its job on the Queue moments later. Replaying a transactionId with the same body returns the same answer without a second delivery; another body gets 409.",
     security,
     request: { body: { required: true, content: json(TriggerRequest) } },
     responses: { 202: { description: "Accepted", content: json(TriggerAccepted) }, ...problems(400, 401, 404, 409, 413, 415, 422) },
@@ -42,7 +42,7 @@ triggersRoutes.openapi(
     const request = c.req.valid("json");
     const gates = await loadWorkflowGates(c.env.DB, environmentId, [workflowKeyOf(request)]);
     const prepared = await prepareTrigger(environmentId, request, gates.get(workflowKeyOf(request)), Date.now());
-    const [result] = await makeDurableAndEnqueue(c.env, [prepared]);
+    const [result] = await makeDurable(c.env, [prepared]);
     if (!result || result instanceof ApiError) throw result ?? new Error("no accept result");
     return c.json(acceptedBody(result) as z.infer<typeof TriggerAccepted>, 202);
   },
@@ -82,7 +82,7 @@ triggersRoutes.openapi(
         outcomes.push(error);
       }
     }
-    const accepted = await makeDurableAndEnqueue(c.env, ready);
+    const accepted = await makeDurable(c.env, ready);
     const results = outcomes.map((o) => {
       const result = o instanceof ApiError ? o : accepted[o.index]!;
       if (result instanceof ApiError) return { status: "error" as const, error: result.toProblem() };
@@ -119,7 +119,7 @@ triggersRoutes.openapi(
         { path: "transactionId", message: "Required" },
       ]);
     }
-    const outcome = await triggerObject(c.env, environmentId, transactionId).cancel();
+    const outcome = await cancelTrigger(c.env, environmentId, transactionId);
     if (outcome.status === "not_found") {
       throw new ApiError("transaction_not_found", `No trigger with transactionId "${transactionId}" in this environment.`);
     }

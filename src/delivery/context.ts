@@ -1,0 +1,83 @@
+import type { BatchItem } from "drizzle-orm/batch";
+import { createDb, type Db } from "../db/client";
+import type { ClaimReport, ClaimResult, DeliveryOp, DeliveryOpResult, WaitEntry } from "../durable-objects/ledger/claims";
+import { coordinatorStub, ledgerNameFor, ledgerStub } from "../durable-objects/ledger/shards";
+import type { Bindings } from "../env";
+import type { DeliveryJob } from "./job";
+import { MicroBatcher } from "./micro-batch";
+import type { EnvironmentCache } from "./recipients-state";
+import type { TriggerSnapshot } from "./trigger-record";
+
+/** Where a trigger's sends are coordinated: its ledger shard, or its own coordinator for a large fan-out. */
+export interface TriggerHome {
+  claim(send: string[], final: string[]): Promise<ClaimResult>;
+  report(reports: ClaimReport[]): Promise<void>;
+  /** Marks recipients through every step; answers whether this finished the trigger (once). */
+  recipientsDone(chunk: number, subscriberIds: string[]): Promise<boolean>;
+  wait(entries: WaitEntry[]): Promise<"waiting" | "cancelled">;
+  /** The trigger rests in a digest (or similar) until about `until`: the watchdog leaves it alone till then. */
+  hold(until: number, digest?: string): Promise<void>;
+}
+
+type Key = { environmentId: string; transactionId: string };
+
+/**
+ * What one consumer invocation shares between the chunks it runs: one D1 batch per phase and
+ * one call per ledger shard or coordinator per phase, whatever the number of chunks.
+ */
+export class DeliveryContext {
+  readonly db: Db;
+  readonly environments: EnvironmentCache = new Map();
+  private readonly d1: MicroBatcher<BatchItem<"sqlite">[], unknown[]>;
+  private readonly ops: MicroBatcher<DeliveryOp, DeliveryOpResult>;
+  private readonly reads: MicroBatcher<Key, TriggerSnapshot | null>;
+
+  constructor(readonly env: Bindings) {
+    this.db = createDb(env.DB);
+    this.d1 = new MicroBatcher(async (_key, lists) => {
+      const all = lists.flat();
+      if (all.length === 0) return lists.map(() => []);
+      const [first, ...rest] = all;
+      const results = (await this.db.batch([first!, ...rest])) as unknown[];
+      let offset = 0;
+      return lists.map((list) => results.slice(offset, (offset += list.length)));
+    });
+    this.ops = new MicroBatcher(async (key, ops) => {
+      const [kind, name] = [key.slice(0, 1), key.slice(2)];
+      if (kind === "l") return (await ledgerStub(env, name).run(ops)) as DeliveryOpResult[];
+      const { environmentId, transactionId } = ops[0]!;
+      return (await coordinatorStub(env, environmentId, transactionId).run(ops)) as DeliveryOpResult[];
+    });
+    this.reads = new MicroBatcher(async (name, keys) => (await ledgerStub(env, name).snapshots(keys)) as (TriggerSnapshot | null)[]);
+  }
+
+  /** Runs statements in the phase's shared D1 batch; answers this caller's results, in order. */
+  write(statements: BatchItem<"sqlite">[]): Promise<unknown[]> {
+    return statements.length === 0 ? Promise.resolve([]) : this.d1.call("d1", statements);
+  }
+
+  /** Reads a trigger from its ledger (one call per shard for all jobs of the batch). */
+  snapshot(job: DeliveryJob): Promise<TriggerSnapshot | null> {
+    const name = job.ledger ?? ledgerNameFor(this.env, job.environmentId, job.transactionId);
+    return this.reads.call(name, { environmentId: job.environmentId, transactionId: job.transactionId });
+  }
+
+  home(trigger: TriggerSnapshot): TriggerHome {
+    const target = trigger.coordinated ? `c:${trigger.environmentId}:${trigger.transactionId}` : `l:${trigger.ledger}`;
+    const ids = { environmentId: trigger.environmentId, transactionId: trigger.transactionId };
+    const run = <K extends DeliveryOp["kind"]>(op: Extract<DeliveryOp, { kind: K }>, to = target) =>
+      this.ops.call(to, op) as Promise<Extract<DeliveryOpResult, { kind: K }>>;
+    return {
+      claim: async (send, final) => (await run({ kind: "claim", ...ids, send, final })).result,
+      report: async (reports) => void (await run({ kind: "report", ...ids, reports })),
+      recipientsDone: async (chunk, subscriberIds) => {
+        const { completed } = await run({ kind: "done", ...ids, chunk, subscriberIds });
+        // A coordinator finished the trigger: its ledger stops watching it and starts its retention.
+        if (completed && trigger.coordinated) await ledgerStub(this.env, trigger.ledger).finish([{ ...ids, state: "completed" }]);
+        return completed;
+      },
+      wait: async (entries) => (await run({ kind: "park", ...ids, entries })).outcome,
+      hold: async (until, digest) => void (await run({ kind: "hold", ...ids, until, ...(digest ? { digest } : {}) }, `l:${trigger.ledger}`)),
+    };
+  }
+}

@@ -1,0 +1,27 @@
+/** Everything a trigger needs to run, as accepted; a Queue message names it, never carries it. */
+export interface TriggerRecord {
+  environmentId: string;
+  transactionId: string;
+  workflowKey: string;
+  recipients: unknown[];
+  payload: Record<string, unknown>;
+  overrides: Record<string, unknown> | null;
+  actor: unknown;
+  acceptedAt: number;
+  /** Channel steps of the workflow when accepted: messages planned per recipient. */
+  plannedSteps?: number;
+}
+
+/** Where a trigger is in its life, as its ledger keeps it. */
+export type TriggerState = "accepted" | "cancelled" | "completed" | "failed";
+
+export const FINISHED_STATES: ReadonlySet<TriggerState> = new Set(["cancelled", "completed", "failed"]);
+
+/** What the consumer reads back for a trigger: the record, its state, and where its sends are coordinated. */
+export interface TriggerSnapshot extends TriggerRecord {
+  state: TriggerState;
+  /** The ledger shard that holds the trigger (its Durable Object name). */
+  ledger: string;
+  /** True once a fan-out of more than one chunk handed the trigger's sends to its own coordinator. */
+  coordinated: boolean;
+}

@@ -1,0 +1,170 @@
+import { DurableObject } from "cloudflare:workers";
+import type { RecipientsJob } from "../delivery/job";
+import { deliveryQueueFor, type Bindings } from "../env";
+import type { DeliveryOp, DeliveryOpResult } from "./ledger/claims";
+import { DELIVERY_SCHEMA, DeliveryState } from "./ledger/delivery-state";
+import { ledgerTimings } from "./ledger/shards";
+import { pendingJobs } from "./ledger/trigger-ledger";
+
+const SCHEMA = `
+  CREATE TABLE IF NOT EXISTS chunks (chunk INTEGER PRIMARY KEY, ids TEXT NOT NULL);
+  CREATE TABLE IF NOT EXISTS trigger (id INTEGER PRIMARY KEY CHECK (id = 1), env TEXT NOT NULL, tx TEXT NOT NULL, ledger TEXT NOT NULL,
+    state TEXT NOT NULL, total INTEGER NOT NULL, progress_at INTEGER NOT NULL, finished_at INTEGER);
+`;
+
+interface TriggerRow {
+  env: string;
+  tx: string;
+  ledger: string;
+  state: "accepted" | "cancelled" | "completed";
+  total: number;
+  progress_at: number;
+}
+
+/**
+ * The exactly-once claims, completion count and parked steps of ONE large fan-out (more than
+ * one recipient chunk), so that thousands of chunk calls never make a ledger shard hot. The
+ * consumer creates it when it fans such a trigger out; the ledger knows it exists, forwards a
+ * cancellation to it and asks it to resume work that stalled. It forgets itself once the
+ * trigger has been finished for the idempotency window.
+ */
+export class FanOutCoordinator extends DurableObject<Bindings> {
+  private readonly sql: SqlStorage;
+  private readonly delivery: DeliveryState;
+
+  constructor(ctx: DurableObjectState, env: Bindings) {
+    super(ctx, env);
+    this.sql = ctx.storage.sql;
+    this.delivery = new DeliveryState(this.sql);
+    this.sql.exec(SCHEMA + DELIVERY_SCHEMA);
+  }
+
+  private trigger(): TriggerRow | undefined {
+    return this.sql.exec<TriggerRow & Record<string, SqlStorageValue>>("SELECT * FROM trigger WHERE id = 1").toArray()[0];
+  }
+
+  /** Takes the trigger's chunks (idempotent: a redelivered fan-out keeps the first ones). */
+  async init(environmentId: string, transactionId: string, ledger: string, chunks: string[][]): Promise<void> {
+    if (this.trigger()) return;
+    const now = Date.now();
+    const total = chunks.reduce((n, c) => n + c.length, 0);
+    this.sql.exec(
+      "INSERT INTO trigger (id, env, tx, ledger, state, total, progress_at) VALUES (1, ?, ?, ?, 'accepted', ?, ?)",
+      environmentId,
+      transactionId,
+      ledger,
+      total,
+      now,
+    );
+    chunks.forEach((ids, chunk) => this.sql.exec("INSERT INTO chunks (chunk, ids) VALUES (?, ?)", chunk, JSON.stringify(ids)));
+  }
+
+  async run(ops: DeliveryOp[]): Promise<DeliveryOpResult[]> {
+    const now = Date.now();
+    const t = this.trigger();
+    const cancelled = !t || t.state === "cancelled";
+    if (t) this.sql.exec("UPDATE trigger SET progress_at = ? WHERE id = 1", now);
+    let wakeAt: number | null = null;
+    const results = ops.map((op): DeliveryOpResult => {
+      const { environmentId: env, transactionId: tx } = op;
+      switch (op.kind) {
+        case "claim":
+          return { kind: "claim", result: this.delivery.claim(env, tx, op.send, op.final, cancelled, now) };
+        case "report":
+          this.delivery.report(env, tx, op.reports, now);
+          return { kind: "report" };
+        case "done": {
+          this.delivery.markDone(env, tx, op.chunk, op.subscriberIds);
+          const current = this.trigger();
+          if (!current || current.state !== "accepted" || this.delivery.doneCount(env, tx) < current.total) return { kind: "done", completed: false };
+          this.sql.exec("UPDATE trigger SET state = 'completed', finished_at = ? WHERE id = 1", now);
+          return { kind: "done", completed: true };
+        }
+        case "park": {
+          if (cancelled) return { kind: "park", outcome: "cancelled" };
+          this.delivery.park(env, tx, op.entries);
+          const first = Math.min(...op.entries.map((e) => e.fireAt));
+          wakeAt = wakeAt === null ? first : Math.min(wakeAt, first);
+          return { kind: "park", outcome: "waiting" };
+        }
+        case "hold":
+          return { kind: "hold" };
+      }
+    });
+    const finishedNow = results.some((r) => r.kind === "done" && r.completed);
+    if (finishedNow) wakeAt = Math.min(wakeAt ?? Number.POSITIVE_INFINITY, now + ledgerTimings(this.env).retentionMs);
+    if (wakeAt !== null) {
+      const current = await this.ctx.storage.getAlarm();
+      if (current === null || current > wakeAt) await this.ctx.storage.setAlarm(wakeAt);
+    }
+    return results;
+  }
+
+  async counts(): Promise<{ sentOrSending: number; settled: number }> {
+    const t = this.trigger();
+    return t ? this.delivery.claimCounts(t.env, t.tx) : { sentOrSending: 0, settled: 0 };
+  }
+
+  /** Refuses every later claim and puts parked steps back on the Queue so they are recorded cancelled. */
+  async cancel(): Promise<{ sentOrSending: number; settled: number; recipients: number }> {
+    const t = this.trigger();
+    if (!t) return { sentOrSending: 0, settled: 0, recipients: 0 };
+    const counts = this.delivery.claimCounts(t.env, t.tx);
+    if (t.state !== "accepted") return { ...counts, recipients: t.total };
+    this.sql.exec("UPDATE trigger SET state = 'cancelled', finished_at = ? WHERE id = 1", Date.now());
+    await this.send(this.delivery.takeWaits({ env: t.env, tx: t.tx }));
+    await this.ctx.storage.setAlarm(Date.now() + ledgerTimings(this.env).retentionMs);
+    return { ...counts, recipients: t.total };
+  }
+
+  /**
+   * The ledger's watchdog asks: a trigger finished here says so; one that has made no progress
+   * for `stallMs` and waits on nothing has its unfinished chunks enqueued again.
+   */
+  async poke(stallMs: number): Promise<"completed" | "cancelled" | "running" | "resumed"> {
+    const t = this.trigger();
+    if (!t) return "running";
+    if (t.state !== "accepted") return t.state;
+    const now = Date.now();
+    if (t.progress_at > now - stallMs || this.delivery.hasWaits(t.env, t.tx)) return "running";
+    const chunks = this.sql.exec<{ chunk: number; ids: string }>("SELECT chunk, ids FROM chunks ORDER BY chunk").toArray();
+    const all: string[][] = [];
+    for (const c of chunks) all[c.chunk] = JSON.parse(c.ids) as string[];
+    const jobs = pendingJobs(t, all, t.ledger, this.delivery);
+    await this.send(jobs);
+    this.sql.exec("UPDATE trigger SET progress_at = ? WHERE id = 1", now);
+    console.log(JSON.stringify({ level: "warn", event: "watchdog_resumed", transactionId: t.tx, jobs: jobs.length }));
+    return "resumed";
+  }
+
+  private async send(jobs: RecipientsJob[]) {
+    const t = this.trigger();
+    if (!t || jobs.length === 0) return;
+    const queue = deliveryQueueFor(this.env, t.tx);
+    for (let i = 0; i < jobs.length; i += 100) await queue.sendBatch(jobs.slice(i, i + 100).map((body) => ({ body })));
+  }
+
+  async waiting(): Promise<number[]> {
+    const t = this.trigger();
+    return t ? this.delivery.waiting(t.env, t.tx) : [];
+  }
+
+  override async alarm(): Promise<void> {
+    await this.tick(Date.now());
+  }
+
+  async tick(now: number): Promise<void> {
+    const t = this.trigger();
+    if (!t) return;
+    const finishedAt = this.sql.exec<{ at: number | null }>("SELECT finished_at AS at FROM trigger WHERE id = 1").one().at;
+    const retentionMs = ledgerTimings(this.env).retentionMs;
+    if (finishedAt !== null && finishedAt + retentionMs <= now) {
+      await this.ctx.storage.deleteAll();
+      this.sql.exec(SCHEMA + DELIVERY_SCHEMA);
+      return;
+    }
+    await this.send(this.delivery.takeWaits({ dueBy: now }));
+    const next = [this.delivery.nextWait(), finishedAt === null ? null : finishedAt + retentionMs].filter((x): x is number => x !== null);
+    if (next.length) await this.ctx.storage.setAlarm(Math.max(now + 1, Math.min(...next)));
+  }
+}

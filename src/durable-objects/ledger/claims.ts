@@ -1,0 +1,52 @@
+import type { RecipientsJob } from "../../delivery/job";
+
+/** What a consumer may do with each send identity (`subscriberId` + step) it asked for. */
+export interface ClaimResult {
+  granted: string[];
+  /** The trigger was cancelled: record these as cancelled, send nothing. */
+  cancelled: string[];
+  /** Claimed by another consumer that has not reported yet: try again later. */
+  busy: string[];
+  /**
+   * Already sent: never sent again. The report is given back so a consumer whose D1 write was
+   * lost after the send can still record the message as sent.
+   */
+  sent: { key: string; report: SentReport }[];
+}
+
+/** What the object keeps of a send, to repair the message's D1 record if that write was lost. */
+export interface SentReport {
+  providerMessageId: string;
+  provider: string;
+  integrationId: string;
+  to: string;
+  attempts: number;
+}
+
+export type ClaimReport = { key: string; outcome: "final" | "retry" } | { key: string; outcome: "sent"; report: SentReport };
+
+export interface WaitEntry {
+  fireAt: number;
+  job: RecipientsJob;
+}
+
+/**
+ * One call's worth of delivery bookkeeping for one trigger. The consumer gathers the operations
+ * of every chunk it runs and sends each object one list per phase, not one call per chunk.
+ */
+export type DeliveryOp =
+  | { kind: "claim"; environmentId: string; transactionId: string; send: string[]; final: string[] }
+  | { kind: "report"; environmentId: string; transactionId: string; reports: ClaimReport[] }
+  | { kind: "done"; environmentId: string; transactionId: string; chunk: number; subscriberIds: string[] }
+  | { kind: "park"; environmentId: string; transactionId: string; entries: WaitEntry[] }
+  | { kind: "hold"; environmentId: string; transactionId: string; until: number; digest?: string };
+
+export type DeliveryOpResult =
+  | { kind: "claim"; result: ClaimResult }
+  | { kind: "report" }
+  | { kind: "done"; completed: boolean }
+  | { kind: "park"; outcome: "waiting" | "cancelled" }
+  | { kind: "hold" };
+
+/** A claim without a report for this long is presumed lost with its consumer and may be granted again. */
+export const CLAIM_DEADLINE_MS = 60_000;

@@ -1,0 +1,137 @@
+import type { RecipientsJob } from "../../delivery/job";
+import { CLAIM_DEADLINE_MS, type ClaimReport, type ClaimResult, type SentReport, type WaitEntry } from "./claims";
+
+/** Tables every object that coordinates sends keeps, keyed by trigger so one shard can hold many. */
+export const DELIVERY_SCHEMA = `
+  CREATE TABLE IF NOT EXISTS claims (env TEXT NOT NULL, tx TEXT NOT NULL, key TEXT NOT NULL, state TEXT NOT NULL, at INTEGER NOT NULL, report TEXT, PRIMARY KEY (env, tx, key));
+  CREATE TABLE IF NOT EXISTS done (env TEXT NOT NULL, tx TEXT NOT NULL, chunk INTEGER NOT NULL, subscriber_id TEXT NOT NULL, PRIMARY KEY (env, tx, chunk, subscriber_id));
+  CREATE TABLE IF NOT EXISTS waits (id INTEGER PRIMARY KEY AUTOINCREMENT, env TEXT NOT NULL, tx TEXT NOT NULL, fire_at INTEGER NOT NULL, job TEXT NOT NULL, released INTEGER NOT NULL DEFAULT 0);
+  CREATE INDEX IF NOT EXISTS waits_fire ON waits (released, fire_at);
+  CREATE INDEX IF NOT EXISTS waits_tx ON waits (env, tx);
+`;
+
+/**
+ * Exactly-once bookkeeping of one or many triggers' sends, over an object's SQLite: a claim
+ * per send identity, granted once and never again once sent; the recipients that are through
+ * every step; and the jobs parked until a time (delays, quiet hours).
+ */
+export class DeliveryState {
+  constructor(private readonly sql: SqlStorage) {}
+
+  claim(env: string, tx: string, send: string[], final: string[], cancelled: boolean, now: number): ClaimResult {
+    const result: ClaimResult = { granted: [], cancelled: [], busy: [], sent: [] };
+    if (cancelled) {
+      result.cancelled = [...send, ...final];
+      return result;
+    }
+    for (const key of final) {
+      this.sql.exec("INSERT OR IGNORE INTO claims (env, tx, key, state, at) VALUES (?, ?, ?, 'final', ?)", env, tx, key, now);
+    }
+    for (const key of send) {
+      const row = this.sql
+        .exec<{ state: string; at: number; report: string | null }>("SELECT state, at, report FROM claims WHERE env = ? AND tx = ? AND key = ?", env, tx, key)
+        .toArray()[0];
+      if (row?.state === "sent" && row.report) {
+        result.sent.push({ key, report: JSON.parse(row.report) as SentReport });
+        continue;
+      }
+      if (row && (row.state !== "claimed" || row.at > now - CLAIM_DEADLINE_MS)) {
+        result.busy.push(key);
+        continue;
+      }
+      this.sql.exec("INSERT OR REPLACE INTO claims (env, tx, key, state, at) VALUES (?, ?, ?, 'claimed', ?)", env, tx, key, now);
+      result.granted.push(key);
+    }
+    return result;
+  }
+
+  /** Results of granted claims: `retry` frees the identity for a later attempt. */
+  report(env: string, tx: string, reports: ClaimReport[], now: number): void {
+    for (const r of reports) {
+      if (r.outcome === "retry") {
+        this.sql.exec("DELETE FROM claims WHERE env = ? AND tx = ? AND key = ? AND state = 'claimed'", env, tx, r.key);
+      } else {
+        const report = r.outcome === "sent" ? JSON.stringify(r.report) : null;
+        this.sql.exec("UPDATE claims SET state = ?, at = ?, report = ? WHERE env = ? AND tx = ? AND key = ?", r.outcome, now, report, env, tx, r.key);
+      }
+    }
+  }
+
+  markDone(env: string, tx: string, chunk: number, subscriberIds: string[]): void {
+    for (const id of subscriberIds) {
+      this.sql.exec("INSERT OR IGNORE INTO done (env, tx, chunk, subscriber_id) VALUES (?, ?, ?, ?)", env, tx, chunk, id);
+    }
+  }
+
+  doneCount(env: string, tx: string): number {
+    return this.sql.exec<{ n: number }>("SELECT count(*) AS n FROM done WHERE env = ? AND tx = ?", env, tx).one().n;
+  }
+
+  doneIn(env: string, tx: string, chunk: number): Set<string> {
+    const rows = this.sql.exec<{ s: string }>("SELECT subscriber_id AS s FROM done WHERE env = ? AND tx = ? AND chunk = ?", env, tx, chunk).toArray();
+    return new Set(rows.map((r) => r.s));
+  }
+
+  /** Send identities handed to a provider (or being handed right now), and every identity settled at all. */
+  claimCounts(env: string, tx: string): { sentOrSending: number; settled: number } {
+    const row = this.sql
+      .exec<{ sending: number; settled: number }>(
+        "SELECT coalesce(sum(state IN ('claimed', 'sent')), 0) AS sending, count(*) AS settled FROM claims WHERE env = ? AND tx = ?",
+        env,
+        tx,
+      )
+      .one();
+    return { sentOrSending: row.sending, settled: row.settled };
+  }
+
+  park(env: string, tx: string, entries: WaitEntry[]): void {
+    for (const e of entries) this.sql.exec("INSERT INTO waits (env, tx, fire_at, job) VALUES (?, ?, ?, ?)", env, tx, e.fireAt, JSON.stringify(e.job));
+  }
+
+  /**
+   * Releases the waits that are due (or, with `tx`, every wait of that trigger). A released
+   * wait is kept until the trigger is forgotten: if its job is lost, the watchdog resumes its
+   * recipients from where the wait left them, not from the first step.
+   */
+  takeWaits(filter: { dueBy: number } | { env: string; tx: string }, limit = 500): RecipientsJob[] {
+    const rows =
+      "dueBy" in filter
+        ? this.sql
+            .exec<{ id: number; job: string }>("SELECT id, job FROM waits WHERE released = 0 AND fire_at <= ? ORDER BY fire_at LIMIT ?", filter.dueBy, limit)
+            .toArray()
+        : this.sql.exec<{ id: number; job: string }>("SELECT id, job FROM waits WHERE released = 0 AND env = ? AND tx = ?", filter.env, filter.tx).toArray();
+    for (const r of rows) this.sql.exec("UPDATE waits SET released = 1 WHERE id = ?", r.id);
+    return rows.map((r) => JSON.parse(r.job) as RecipientsJob);
+  }
+
+  /** Parked jobs of a trigger that have not fired yet: when each fires. */
+  waiting(env: string, tx: string): number[] {
+    return this.sql
+      .exec<{ at: number }>("SELECT fire_at AS at FROM waits WHERE released = 0 AND env = ? AND tx = ? ORDER BY fire_at", env, tx)
+      .toArray()
+      .map((r) => r.at);
+  }
+
+  hasWaits(env: string, tx: string): boolean {
+    return this.waiting(env, tx).length > 0;
+  }
+
+  nextWait(): number | null {
+    return this.sql.exec<{ at: number | null }>("SELECT min(fire_at) AS at FROM waits WHERE released = 0").one().at;
+  }
+
+  /** The latest released job of each recipient, so a resumed run continues after its delay. */
+  resumePoints(env: string, tx: string): Map<string, RecipientsJob> {
+    const points = new Map<string, RecipientsJob>();
+    const rows = this.sql.exec<{ job: string }>("SELECT job FROM waits WHERE released = 1 AND env = ? AND tx = ? ORDER BY id", env, tx).toArray();
+    for (const r of rows) {
+      const job = JSON.parse(r.job) as RecipientsJob;
+      for (const id of job.subscriberIds) points.set(id, job);
+    }
+    return points;
+  }
+
+  forget(env: string, tx: string): void {
+    for (const table of ["claims", "done", "waits"]) this.sql.exec(`DELETE FROM ${table} WHERE env = ? AND tx = ?`, env, tx);
+  }
+}

@@ -1,0 +1,398 @@
+import { DurableObject } from "cloudflare:workers";
+import { triggerJob, type DeliveryJob, type RecipientsJob } from "../../delivery/job";
+import { FINISHED_STATES, type TriggerRecord, type TriggerSnapshot, type TriggerState } from "../../delivery/trigger-record";
+import { deliveryQueueFor, type Bindings } from "../../env";
+import type { DeliveryOp, DeliveryOpResult } from "./claims";
+import { DELIVERY_SCHEMA, DeliveryState } from "./delivery-state";
+import { coordinatorStub, ledgerTimings } from "./shards";
+
+const LEDGER_SCHEMA = `
+  CREATE TABLE IF NOT EXISTS triggers (
+    env TEXT NOT NULL, tx TEXT NOT NULL, fingerprint TEXT NOT NULL, state TEXT NOT NULL, record TEXT NOT NULL,
+    accepted_at INTEGER NOT NULL, enqueued_at INTEGER, cancelled_at INTEGER, finished_at INTEGER,
+    progress_at INTEGER NOT NULL, hold_until INTEGER, chunks TEXT, coordinated INTEGER NOT NULL DEFAULT 0, digests TEXT,
+    PRIMARY KEY (env, tx)
+  );
+  CREATE INDEX IF NOT EXISTS triggers_live ON triggers (state, progress_at);
+  CREATE INDEX IF NOT EXISTS triggers_finished ON triggers (finished_at);
+  CREATE TABLE IF NOT EXISTS outbox (id INTEGER PRIMARY KEY AUTOINCREMENT, tx TEXT NOT NULL, job TEXT NOT NULL);
+  CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+`;
+
+interface Row {
+  env: string;
+  tx: string;
+  fingerprint: string;
+  state: TriggerState;
+  record: string;
+  progress_at: number;
+  hold_until: number | null;
+  chunks: string | null;
+  coordinated: number;
+  digests: string | null;
+}
+
+export type AcceptOutcome = "accepted" | "replayed" | "conflict";
+
+export type CancelOutcome =
+  | { status: "not_found" }
+  | {
+      status: "cancelled" | "already_cancelled" | "completed";
+      record: TriggerRecord;
+      /** Messages that will now never be sent. */
+      cancelledMessages: number;
+      /** Messages already handed to a provider (or being handed right now): not cancelled. */
+      alreadySent: number;
+      digests: string[];
+    };
+
+export interface FanOut {
+  environmentId: string;
+  transactionId: string;
+  /** The recipient chunks of a trigger that runs here; null when a coordinator took it. */
+  chunks: string[][] | null;
+}
+
+/** Sends per outbox flush: the Queue's sendBatch takes at most 100 messages. */
+const FLUSH_BATCH = 100;
+/** Finished triggers forgotten per alarm, so one alarm never holds the object long. */
+const PURGE_BATCH = 500;
+const WATCHDOG_BATCH = 50;
+
+const log = (fields: Record<string, unknown>) => console.log(JSON.stringify(fields));
+
+/**
+ * One shard of the trigger ledger: a fixed set of warm objects (by a hash of environment and
+ * transactionId) instead of a new object per trigger. It decides idempotency, conflicts and
+ * cancellation atomically, and writes each accepted trigger with its Queue job (the outbox) in
+ * one transaction, so the 202 never waits for the Queue: its alarm flushes the outbox moments
+ * later and again after any crash. Triggers of one chunk keep their exactly-once claims here;
+ * larger fan-outs hand those to a per-trigger FanOutCoordinator. Its alarm is also the
+ * watchdog that re-enqueues a stalled trigger's unfinished work, and the janitor that forgets
+ * finished triggers after the idempotency window.
+ */
+export class TriggerLedger extends DurableObject<Bindings> {
+  private readonly delivery: DeliveryState;
+  private readonly sql: SqlStorage;
+
+  constructor(ctx: DurableObjectState, env: Bindings) {
+    super(ctx, env);
+    this.sql = ctx.storage.sql;
+    this.delivery = new DeliveryState(this.sql);
+    this.sql.exec(LEDGER_SCHEMA + DELIVERY_SCHEMA);
+  }
+
+  private row(env: string, tx: string): Row | undefined {
+    return this.sql.exec<Row & Record<string, SqlStorageValue>>("SELECT * FROM triggers WHERE env = ? AND tx = ?", env, tx).toArray()[0];
+  }
+
+  private get name(): string {
+    return this.sql.exec<{ value: string }>("SELECT value FROM meta WHERE key = 'name'").toArray()[0]?.value ?? "";
+  }
+
+  private enqueue(tx: string, job: DeliveryJob) {
+    this.sql.exec("INSERT INTO outbox (tx, job) VALUES (?, ?)", tx, JSON.stringify(job));
+  }
+
+  /** Makes sure the alarm fires by `at`. */
+  private async wakeBy(at: number) {
+    const current = await this.ctx.storage.getAlarm();
+    if (current === null || current > at) await this.ctx.storage.setAlarm(at);
+  }
+
+  /**
+   * Stores new triggers with their jobs; a seen transactionId replays with the same body and
+   * conflicts with another. Everything is written before the answer, in one transaction.
+   */
+  async accept(name: string, items: { record: TriggerRecord; fingerprint: string }[]): Promise<AcceptOutcome[]> {
+    const now = Date.now();
+    this.sql.exec("INSERT OR IGNORE INTO meta (key, value) VALUES ('name', ?)", name);
+    const outcomes = items.map(({ record, fingerprint }): AcceptOutcome => {
+      const existing = this.row(record.environmentId, record.transactionId);
+      if (existing) return existing.fingerprint === fingerprint ? "replayed" : "conflict";
+      this.sql.exec(
+        "INSERT INTO triggers (env, tx, fingerprint, state, record, accepted_at, progress_at) VALUES (?, ?, ?, 'accepted', ?, ?, ?)",
+        record.environmentId,
+        record.transactionId,
+        fingerprint,
+        JSON.stringify(record),
+        now,
+        now,
+      );
+      this.enqueue(record.transactionId, { ...triggerJob(record.environmentId, record.transactionId), ledger: name });
+      return "accepted";
+    });
+    if (outcomes.includes("accepted")) await this.wakeBy(now + ledgerTimings(this.env).flushMs);
+    return outcomes;
+  }
+
+  async snapshots(keys: { environmentId: string; transactionId: string }[]): Promise<(TriggerSnapshot | null)[]> {
+    const name = this.name;
+    return keys.map(({ environmentId, transactionId }) => {
+      const row = this.row(environmentId, transactionId);
+      if (!row) return null;
+      return { ...(JSON.parse(row.record) as TriggerRecord), state: row.state, ledger: name, coordinated: row.coordinated === 1 };
+    });
+  }
+
+  /**
+   * Records how each trigger fans out. A trigger of at most one chunk runs its claims here; the
+   * first recorded chunks win, so a redelivered job runs exactly the recipients the first saw.
+   */
+  async fanOut(items: FanOut[]): Promise<{ state: TriggerState; chunks: string[][] | null; completed: boolean }[]> {
+    const now = Date.now();
+    return items.map((item) => {
+      const row = this.row(item.environmentId, item.transactionId);
+      if (!row) return { state: "failed", chunks: null, completed: false };
+      let chunks = row.chunks ? (JSON.parse(row.chunks) as string[][]) : null;
+      if (!row.chunks && !row.coordinated) {
+        chunks = item.chunks;
+        this.sql.exec(
+          "UPDATE triggers SET chunks = ?, coordinated = ?, enqueued_at = coalesce(enqueued_at, ?), progress_at = ? WHERE env = ? AND tx = ?",
+          chunks ? JSON.stringify(chunks) : null,
+          chunks ? 0 : 1,
+          now,
+          now,
+          item.environmentId,
+          item.transactionId,
+        );
+      }
+      const completed = this.completeIfDone(item.environmentId, item.transactionId, now);
+      return { state: completed ? "completed" : row.state, chunks, completed };
+    });
+  }
+
+  /** Marks a trigger whose every recipient is through as completed; answers whether it just did. */
+  private completeIfDone(env: string, tx: string, now: number): boolean {
+    const row = this.row(env, tx);
+    if (!row || row.state !== "accepted" || !row.chunks) return false;
+    const total = (JSON.parse(row.chunks) as string[][]).reduce((n, c) => n + c.length, 0);
+    if (this.delivery.doneCount(env, tx) < total) return false;
+    this.sql.exec("UPDATE triggers SET state = 'completed', finished_at = ? WHERE env = ? AND tx = ?", now, env, tx);
+    return true;
+  }
+
+  /** The delivery bookkeeping of a consumer phase, for every trigger of this shard it touched. */
+  async run(ops: DeliveryOp[]): Promise<DeliveryOpResult[]> {
+    const now = Date.now();
+    let wakeAt: number | null = null;
+    const results = ops.map((op): DeliveryOpResult => {
+      const { environmentId: env, transactionId: tx } = op;
+      const row = this.row(env, tx);
+      const cancelled = !row || row.state === "cancelled";
+      if (row) this.sql.exec("UPDATE triggers SET progress_at = ? WHERE env = ? AND tx = ?", now, env, tx);
+      switch (op.kind) {
+        case "claim":
+          return { kind: "claim", result: this.delivery.claim(env, tx, op.send, op.final, cancelled, now) };
+        case "report":
+          this.delivery.report(env, tx, op.reports, now);
+          return { kind: "report" };
+        case "done":
+          this.delivery.markDone(env, tx, op.chunk, op.subscriberIds);
+          return { kind: "done", completed: this.completeIfDone(env, tx, now) };
+        case "park": {
+          if (cancelled) return { kind: "park", outcome: "cancelled" };
+          this.delivery.park(env, tx, op.entries);
+          const first = Math.min(...op.entries.map((e) => e.fireAt));
+          wakeAt = wakeAt === null ? first : Math.min(wakeAt, first);
+          return { kind: "park", outcome: "waiting" };
+        }
+        case "hold": {
+          if (!row) return { kind: "hold" };
+          const digests = new Set(row.digests ? (JSON.parse(row.digests) as string[]) : []);
+          if (op.digest) digests.add(op.digest);
+          this.sql.exec(
+            "UPDATE triggers SET hold_until = max(coalesce(hold_until, 0), ?), digests = ? WHERE env = ? AND tx = ?",
+            op.until,
+            JSON.stringify([...digests]),
+            env,
+            tx,
+          );
+          return { kind: "hold" };
+        }
+      }
+    });
+    if (wakeAt !== null) await this.wakeBy(wakeAt);
+    return results;
+  }
+
+  /** A trigger whose coordinator (or the dead-letter queue) finished it. */
+  async finish(items: { environmentId: string; transactionId: string; state: "completed" | "failed" }[]): Promise<void> {
+    const now = Date.now();
+    for (const i of items) {
+      this.sql.exec(
+        "UPDATE triggers SET state = ?, finished_at = ? WHERE env = ? AND tx = ? AND state = 'accepted'",
+        i.state,
+        now,
+        i.environmentId,
+        i.transactionId,
+      );
+    }
+    await this.wakeBy(now + ledgerTimings(this.env).retentionMs);
+  }
+
+  /**
+   * Stops a trigger: no claim is granted from now on, parked steps are released at once so
+   * their consumers record them cancelled, and pending digests are named for removal.
+   */
+  async cancel(environmentId: string, transactionId: string): Promise<CancelOutcome> {
+    const row = this.row(environmentId, transactionId);
+    if (!row) return { status: "not_found" };
+    const record = JSON.parse(row.record) as TriggerRecord;
+    const digests = row.digests ? (JSON.parse(row.digests) as string[]) : [];
+    const local = this.delivery.claimCounts(environmentId, transactionId);
+    if (row.state !== "accepted") {
+      const counts = row.coordinated ? await coordinatorStub(this.env, environmentId, transactionId).counts() : local;
+      const status = row.state === "cancelled" ? "already_cancelled" : "completed";
+      return { status, record, cancelledMessages: 0, alreadySent: counts.sentOrSending, digests };
+    }
+    const now = Date.now();
+    let counts = local;
+    let recipients: number;
+    if (row.coordinated) {
+      // The coordinator refuses claims from here on and releases its own waits.
+      const coordinated = await coordinatorStub(this.env, environmentId, transactionId).cancel();
+      counts = coordinated;
+      recipients = coordinated.recipients;
+    } else {
+      for (const job of this.delivery.takeWaits({ env: environmentId, tx: transactionId })) this.enqueue(transactionId, job);
+      recipients = row.chunks ? (JSON.parse(row.chunks) as string[][]).reduce((n, c) => n + c.length, 0) : namedRecipients(record);
+    }
+    this.sql.exec(
+      "UPDATE triggers SET state = 'cancelled', cancelled_at = ?, finished_at = ? WHERE env = ? AND tx = ?",
+      now,
+      now,
+      environmentId,
+      transactionId,
+    );
+    await this.wakeBy(now + ledgerTimings(this.env).flushMs);
+    const planned = recipients * (record.plannedSteps ?? 0);
+    return { status: "cancelled", record, cancelledMessages: Math.max(0, planned - counts.settled), alreadySent: counts.sentOrSending, digests };
+  }
+
+  /** When each parked step of a trigger fires. */
+  async waiting(environmentId: string, transactionId: string): Promise<number[]> {
+    return this.delivery.waiting(environmentId, transactionId);
+  }
+
+  override async alarm(): Promise<void> {
+    await this.tick(Date.now());
+  }
+
+  /** One round of the alarm's duties at `now` (tests pass a later time instead of waiting). */
+  async tick(now: number): Promise<{ flushed: number; released: number; resumed: number; purged: number }> {
+    const timings = ledgerTimings(this.env);
+    const resumed = await this.watchdog(now, timings.stallMs);
+    const released = this.delivery.takeWaits({ dueBy: now });
+    for (const job of released) this.enqueue(job.transactionId, job);
+    const purged = this.purge(now, timings.retentionMs);
+    let flushed = 0;
+    let failed = false;
+    try {
+      flushed = await this.flush();
+    } catch (error) {
+      failed = true;
+      log({ level: "warn", event: "outbox_flush_failed", error: String(error) });
+    }
+    await this.scheduleNext(now, timings, failed);
+    return { flushed, released: released.length, resumed, purged };
+  }
+
+  /** Sends the outbox to the Queues in batches; a job sent twice is harmless (the consumer is idempotent). */
+  private async flush(): Promise<number> {
+    let flushed = 0;
+    for (;;) {
+      const rows = this.sql.exec<{ id: number; tx: string; job: string }>("SELECT id, tx, job FROM outbox ORDER BY id LIMIT ?", FLUSH_BATCH).toArray();
+      if (rows.length === 0) return flushed;
+      const byQueue = Map.groupBy(rows, (r) => deliveryQueueFor(this.env, r.tx));
+      await Promise.all([...byQueue].map(([queue, part]) => queue.sendBatch(part.map((r) => ({ body: JSON.parse(r.job) as DeliveryJob })))));
+      this.sql.exec("DELETE FROM outbox WHERE id <= ?", rows.at(-1)!.id);
+      flushed += rows.length;
+    }
+  }
+
+  /**
+   * Live triggers with no sign of progress for `stallMs` (and not parked on a delay or digest)
+   * get their unfinished work enqueued again: the trigger job if it never fanned out, else the
+   * recipients not yet through every step. Claims make a second run harmless.
+   */
+  private async watchdog(now: number, stallMs: number): Promise<number> {
+    const stalled = this.sql
+      .exec<Row & Record<string, SqlStorageValue>>(
+        "SELECT * FROM triggers WHERE state = 'accepted' AND progress_at <= ? AND coalesce(hold_until, 0) <= ? ORDER BY progress_at LIMIT ?",
+        now - stallMs,
+        now,
+        WATCHDOG_BATCH,
+      )
+      .toArray();
+    let resumed = 0;
+    const name = this.name;
+    for (const row of stalled) {
+      this.sql.exec("UPDATE triggers SET progress_at = ? WHERE env = ? AND tx = ?", now, row.env, row.tx);
+      if (this.delivery.hasWaits(row.env, row.tx)) continue;
+      if (row.coordinated) {
+        const state = await coordinatorStub(this.env, row.env, row.tx).poke(stallMs);
+        if (state === "completed") this.sql.exec("UPDATE triggers SET state = 'completed', finished_at = ? WHERE env = ? AND tx = ?", now, row.env, row.tx);
+        else if (state === "resumed") resumed++;
+        continue;
+      }
+      const jobs = row.chunks ? pendingJobs(row, JSON.parse(row.chunks) as string[][], name, this.delivery) : [];
+      if (!row.chunks) this.enqueue(row.tx, { ...triggerJob(row.env, row.tx), ledger: name });
+      for (const job of jobs) this.enqueue(row.tx, job);
+      log({ level: "warn", event: "watchdog_resumed", transactionId: row.tx, jobs: row.chunks ? jobs.length : 1 });
+      resumed++;
+    }
+    return resumed;
+  }
+
+  private purge(now: number, retentionMs: number): number {
+    const old = this.sql
+      .exec<{ env: string; tx: string }>("SELECT env, tx FROM triggers WHERE finished_at <= ? LIMIT ?", now - retentionMs, PURGE_BATCH)
+      .toArray();
+    for (const { env, tx } of old) {
+      this.sql.exec("DELETE FROM triggers WHERE env = ? AND tx = ?", env, tx);
+      this.delivery.forget(env, tx);
+    }
+    return old.length;
+  }
+
+  private async scheduleNext(now: number, timings: ReturnType<typeof ledgerTimings>, flushFailed: boolean) {
+    const pending = this.sql.exec<{ n: number }>("SELECT count(*) AS n FROM outbox").one().n;
+    const live = this.sql
+      .exec<{ at: number | null }>("SELECT min(max(progress_at + ?, coalesce(hold_until, 0))) AS at FROM triggers WHERE state = 'accepted'", timings.stallMs)
+      .one().at;
+    const finished = this.sql.exec<{ at: number | null }>("SELECT min(finished_at) AS at FROM triggers WHERE finished_at IS NOT NULL").one().at;
+    const candidates = [
+      pending ? now + (flushFailed ? 1_000 : timings.flushMs) : null,
+      this.delivery.nextWait(),
+      live,
+      finished === null ? null : finished + timings.retentionMs,
+    ].filter((t): t is number => t !== null);
+    if (candidates.length) await this.ctx.storage.setAlarm(Math.max(now + 1, Math.min(...candidates)));
+    else await this.ctx.storage.deleteAlarm();
+  }
+}
+
+/**
+ * Recipients of a trigger's chunks that are not yet through every step, as jobs: from the
+ * first step, or from where their last released wait (a delay, quiet hours) left them.
+ */
+export function pendingJobs(row: { env: string; tx: string }, chunks: string[][], ledger: string, delivery: DeliveryState): RecipientsJob[] {
+  const resume = delivery.resumePoints(row.env, row.tx);
+  return chunks.flatMap((ids, chunk) => {
+    const finished = delivery.doneIn(row.env, row.tx, chunk);
+    const pending = ids.filter((id) => !finished.has(id));
+    const groups = Map.groupBy(pending, (id) => resume.get(id));
+    return [...groups].map(([from, subscriberIds]): RecipientsJob =>
+      from
+        ? { ...from, ledger, chunk, subscriberIds }
+        : { v: 1, type: "recipients", environmentId: row.env, transactionId: row.tx, chunk, subscriberIds, ledger },
+    );
+  });
+}
+
+/** Recipients named directly in `to` (topics are counted once they are resolved). */
+export const namedRecipients = (record: TriggerRecord) =>
+  record.recipients.filter((r) => typeof r === "string" || (typeof r === "object" && r !== null && "subscriberId" in r)).length;
+
+export const isFinished = (state: TriggerState) => FINISHED_STATES.has(state);
