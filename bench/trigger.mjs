@@ -1,69 +1,114 @@
-// `npm run bench:trigger`: triggers per second and latency at 50 connections against a running
-// local Clarion (`npm start`), next to the same figures for GET /health measured in the same run.
+// `npm run bench:trigger`: the accept path against GET /health, measured alternately in one run
+// on a Clarion this script starts itself (bench/server.mjs), twice: accept-only (the delivery
+// consumer leaves its jobs queued) and with delivery running, after which every accepted
+// trigger must be delivered. Then one bulk call of 100 events against one single trigger.
 import autocannon from "autocannon";
-import { BASE_URL, call, ensureWorkflow, headers, requireServer } from "./lib.mjs";
+import { localSql } from "../scripts/bootstrap.mjs";
+import { client, ensureWorkflow, startServer } from "./server.mjs";
 
 const CONNECTIONS = 50;
-const DURATION_SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 6);
+const ROUNDS = 2;
 const WORKFLOW = "bench-trigger";
-const SUBSCRIBER = "bench-subscriber";
 
-if (!(DURATION_SECONDS > 0 && DURATION_SECONDS <= 60)) {
-  console.error("BENCH_SECONDS must be between 1 and 60.");
-  process.exit(1);
+const measure = (options) =>
+  new Promise((resolve, reject) =>
+    autocannon({ connections: CONNECTIONS, duration: SECONDS, ...options }, (error, r) => (error ? reject(error) : resolve(r))),
+  );
+
+/** Alternates /health and POST /v1/trigger; sums requests and takes the worse percentile of the rounds. */
+async function alternate(baseUrl, headers, run) {
+  const totals = { health: [], trigger: [] };
+  for (let round = 0; round < ROUNDS; round++) {
+    totals.health.push(await measure({ url: `${baseUrl}/health` }));
+    totals.trigger.push(
+      await measure({
+        url: `${baseUrl}/v1/trigger`,
+        method: "POST",
+        headers,
+        idReplacement: true,
+        body: JSON.stringify({ workflow: WORKFLOW, to: "bench-subscriber", payload: { n: 1 }, transactionId: `${run}-${round}-[<id>]` }),
+      }),
+    );
+  }
+  const sum = (list) => ({
+    rps: list.reduce((n, r) => n + r.requests.total, 0) / (SECONDS * list.length),
+    p50: Math.max(...list.map((r) => r.latency.p50)),
+    p99: Math.max(...list.map((r) => r.latency.p99)),
+    total: list.reduce((n, r) => n + r.requests.total, 0),
+    ok: list.reduce((n, r) => n + (r["2xx"] ?? 0), 0),
+    non2xx: list.reduce((n, r) => n + r.non2xx + r.errors + r.timeouts, 0),
+  });
+  return { health: sum(totals.health), trigger: sum(totals.trigger) };
 }
 
-async function prepare() {
-  await requireServer();
-  await ensureWorkflow(WORKFLOW, "Benchmark trigger", [
-    { id: "email", type: "email", template: { subject: "Hello {{ subscriber.firstName }}", text: "Benchmark." } },
-  ]);
-  const sub = await call("POST", "/sub", { subscriberId: SUBSCRIBER, email: "bench@example.com", firstName: "Bench" });
+async function prepare(call) {
+  await ensureWorkflow(call, WORKFLOW, "Benchmark trigger", [{ id: "email", type: "email", template: { subject: "Hello", text: "Benchmark." } }]);
+  const sub = await call("POST", "/sub", { subscriberId: "bench-subscriber", email: "bench@example.com" });
   if (sub.status !== 200 && sub.status !== 201) throw new Error(`upserting the subscriber answered ${sub.status}`);
 }
 
-function measure(title, options) {
-  return new Promise((resolve, reject) => {
-    autocannon({ title, connections: CONNECTIONS, duration: DURATION_SECONDS, ...options }, (error, result) =>
-      error ? reject(error) : resolve(result),
-    );
-  });
-}
-
-const summary = (r) => ({
-  requestsPerSecond: r.requests.average,
-  p50: r.latency.p50,
-  p99: r.latency.p99,
-  total: r.requests.total,
-  non2xx: r.non2xx,
-  errors: r.errors + r.timeouts,
-  statusCodes: Object.fromEntries(Object.entries(r.statusCodeStats).map(([code, { count }]) => [code, count])),
-});
-
-await prepare();
-console.log(`Clarion at ${BASE_URL}: ${CONNECTIONS} connections, ${DURATION_SECONDS} s per endpoint\n`);
-
-const health = summary(await measure("GET /health", { url: `${BASE_URL}/health` }));
-// Every trigger gets its own transactionId (autocannon fills in [<id>]), so each one is a new
-// trigger with its own Durable Object, not an idempotent replay.
-const trigger = summary(
-  await measure("POST /v1/trigger", {
-    url: `${BASE_URL}/v1/trigger`,
-    method: "POST",
-    headers,
-    idReplacement: true,
-    body: JSON.stringify({ workflow: WORKFLOW, to: SUBSCRIBER, payload: { n: 1 }, transactionId: "bench-[<id>]" }),
-  }),
-);
-
 const row = (name, s) =>
-  [name.padEnd(18), String(Math.round(s.requestsPerSecond)).padStart(8), `${s.p50} ms`.padStart(9), `${s.p99} ms`.padStart(9),
-    String(s.total).padStart(8), String(s.non2xx).padStart(7), String(s.errors).padStart(7), `  ${JSON.stringify(s.statusCodes)}`].join(" ");
-console.log(`${"".padEnd(18)} ${"req/s".padStart(8)} ${"p50".padStart(9)} ${"p99".padStart(9)} ${"total".padStart(8)} ${"non-2xx".padStart(7)} ${"errors".padStart(7)}   status codes`);
-console.log(row("GET /health", health));
-console.log(row("POST /v1/trigger", trigger));
-console.log(`\ntrigger/health throughput ratio: ${(trigger.requestsPerSecond / health.requestsPerSecond).toFixed(3)}`);
-if (health.non2xx || trigger.non2xx || health.errors || trigger.errors) {
-  console.log("Some requests did not answer 2xx (see the counts above).");
-  process.exitCode = 1;
+  `${name.padEnd(22)} ${String(Math.round(s.rps)).padStart(7)} ${`${s.p50} ms`.padStart(9)} ${`${s.p99} ms`.padStart(9)} ${String(s.total).padStart(7)} ${String(s.non2xx).padStart(8)}`;
+const header = `${"".padEnd(22)} ${"req/s".padStart(7)} ${"p50".padStart(9)} ${"p99".padStart(9)} ${"total".padStart(7)} ${"non-2xx".padStart(8)}`;
+
+function report(title, r) {
+  console.log(`\n${title}\n${header}\n${row("GET /health", r.health)}\n${row("POST /v1/trigger", r.trigger)}`);
+  console.log(`throughput ratio ${(r.trigger.rps / r.health.rps).toFixed(2)} × /health, p99 ratio ${(r.trigger.p99 / r.health.p99).toFixed(2)} × /health`);
 }
+
+/** Sequential single triggers and bulk calls of 100: p50 of each. */
+async function bulkVersusSingle(call) {
+  const time = async (fn) => {
+    const t = performance.now();
+    await fn();
+    return performance.now() - t;
+  };
+  const median = (xs) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  const singles = [];
+  const bulks = [];
+  for (let i = 0; i < 20; i++) {
+    singles.push(await time(() => call("POST", "/v1/trigger", { workflow: WORKFLOW, to: "bench-subscriber" })));
+    const events = Array.from({ length: 100 }, () => ({ workflow: WORKFLOW, to: "bench-subscriber" }));
+    bulks.push(await time(async () => {
+      const res = await call("POST", "/v1/trigger/bulk", { events });
+      if (res.status !== 202) throw new Error(`bulk answered ${res.status}`);
+    }));
+  }
+  return { single: median(singles), bulk: median(bulks) };
+}
+
+async function delivered(persistTo, expected, timeoutMs = 180_000) {
+  const sql = localSql({ persistTo });
+  const started = performance.now();
+  for (;;) {
+    const [r] = await sql(`SELECT count(*) AS n FROM messages WHERE workflow_key = '${WORKFLOW}' AND status = 'sent'`);
+    const n = Number(r.n);
+    if (n >= expected || performance.now() - started > timeoutMs) return { n, seconds: (performance.now() - started) / 1000 };
+    await new Promise((r) => setTimeout(r, 1000));
+  }
+}
+
+console.log(`${CONNECTIONS} connections, ${ROUNDS} alternating rounds of ${SECONDS} s per endpoint`);
+let failed = false;
+for (const mode of ["accept-only", "delivery running"]) {
+  const server = await startServer({ vars: mode === "accept-only" ? { DELIVERY_PAUSED: "true" } : {} });
+  try {
+    const { call, headers } = client(server.baseUrl, server.key);
+    await prepare(call);
+    const r = await alternate(server.baseUrl, headers, `${mode === "accept-only" ? "a" : "d"}${Date.now().toString(36)}`);
+    report(`${mode}:`, r);
+    if (r.trigger.non2xx || r.health.non2xx) failed = true;
+    if (mode === "delivery running") {
+      const { single, bulk } = await bulkVersusSingle(call);
+      console.log(`bulk of 100 p50 ${bulk.toFixed(0)} ms, single trigger p50 ${single.toFixed(0)} ms: ratio ${(bulk / single).toFixed(2)}`);
+      const expected = r.trigger.ok + 20 + 20 * 100;
+      const d = await delivered(server.persistTo, expected);
+      console.log(`delivered afterwards: ${d.n} of ${expected} accepted triggers sent (${d.seconds.toFixed(1)} s after the load ended)`);
+      if (d.n < expected) failed = true;
+    }
+  } finally {
+    await server.stop();
+  }
+}
+if (failed) process.exitCode = 1;

@@ -2,6 +2,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { applyMigrations, ensureEnvironments, ensureSandboxIntegrations, localSql, newEncryptionKey } from "./bootstrap.mjs";
 import { run } from "./lib.mjs";
+import { ownRegistry } from "./registry.mjs";
 
 const HOST = "127.0.0.1";
 const PORT = process.env.PORT ?? "8787";
@@ -51,5 +52,5 @@ console.log(`
 `);
 
 await run("wrangler", ["dev", "--local", "--ip", HOST, "--port", PORT, "--show-interactive-dev-session=false", "--var", `PUBLIC_URL:http://${HOST}:${PORT}`], {
-  env: { WRANGLER_SEND_METRICS: "false" },
+  env: { WRANGLER_SEND_METRICS: "false", ...ownRegistry() },
 });

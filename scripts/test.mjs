@@ -2,6 +2,10 @@
 // suite (official SDKs against our adapters, in Node), and the dashboard in a real browser.
 import { existsSync } from "node:fs";
 import { run } from "./lib.mjs";
+import { ownRegistry } from "./registry.mjs";
+
+// The tests' runtime gets its own dev registry too, so a running `npm start` never takes its jobs.
+Object.assign(process.env, ownRegistry(".wrangler/registry-test"));
 
 await run("vite", ["build", "--config", "dashboard/vite.config.ts", "--logLevel", "warn"]);
 await run("tsc", ["-p", "."]);

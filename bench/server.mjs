@@ -1,0 +1,87 @@
+// Each benchmark starts its own local Clarion: its own port (PORT, default 8797), its own state
+// folder and wrangler dev registry (so no other local Clarion consumes its queue jobs), and its
+// own environment whose integrations are the sandbox providers only: a benchmark never sends
+// through a real provider, whatever the development environment of `npm start` holds.
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { applyMigrations, ensureEnvironments, ensureSandboxIntegrations, localSql, newEncryptionKey } from "../scripts/bootstrap.mjs";
+
+const HOST = "127.0.0.1";
+
+/**
+ * @param {{ vars?: Record<string, string>, port?: string, restart?: { folder: string, key: string, encryptionKey: string } }} [options]
+ *   `vars` are wrangler vars for this run (e.g. DELIVERY_PAUSED); `restart` starts again on the state of a stopped server.
+ */
+export async function startServer(options = {}) {
+  const port = options.port ?? process.env.PORT ?? "8797";
+  const folder = options.restart?.folder ?? mkdtempSync(join(tmpdir(), "clarion-bench-"));
+  const persistTo = join(folder, "state");
+  const encryptionKey = options.restart?.encryptionKey ?? newEncryptionKey();
+  let key = options.restart?.key;
+  if (!key) {
+    await applyMigrations({ persistTo, capture: true });
+    const sql = localSql({ persistTo });
+    key = (await ensureEnvironments(sql, ["bench"])).keys.bench;
+    await ensureSandboxIntegrations(sql, encryptionKey, "bench");
+  }
+
+  const vars = { PUBLIC_URL: `http://${HOST}:${port}`, ENCRYPTION_KEY: encryptionKey, ...options.vars };
+  const args = ["dev", "--local", "--ip", HOST, "--port", port, "--persist-to", persistTo, "--show-interactive-dev-session=false"];
+  for (const [name, value] of Object.entries(vars)) args.push("--var", `${name}:${value}`);
+  const child = spawn("wrangler", args, {
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
+    env: { ...process.env, WRANGLER_SEND_METRICS: "false", WRANGLER_REGISTRY_PATH: join(folder, "registry") },
+  });
+  let log = "";
+  child.stdout.on("data", (d) => (log += d));
+  child.stderr.on("data", (d) => (log += d));
+  const baseUrl = `http://${HOST}:${port}`;
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    const ok = await fetch(`${baseUrl}/health`).then((r) => r.ok, () => false);
+    if (ok) break;
+    if (Date.now() > deadline || child.exitCode !== null) {
+      child.kill("SIGKILL");
+      throw new Error(`the benchmark server did not start on ${baseUrl}:\n${log.slice(-2000)}`);
+    }
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  /** Kills the whole local runtime at once (as a crash would); `keep` leaves its state for a restart. */
+  const stop = async ({ keep = false } = {}) => {
+    try {
+      process.kill(-child.pid, "SIGKILL");
+    } catch {}
+    await new Promise((r) => setTimeout(r, 500));
+    if (!keep) rmSync(folder, { recursive: true, force: true });
+  };
+  return { baseUrl, key, persistTo, folder, encryptionKey, stop, log: () => log };
+}
+
+/** A JSON client for one server. */
+export function client(baseUrl, key) {
+  const headers = { authorization: `ApiKey ${key}`, "content-type": "application/json" };
+  const call = async (method, path, body) => {
+    const res = await fetch(`${baseUrl}${path}`, { method, headers, body: body && JSON.stringify(body) });
+    return { status: res.status, body: await res.json().catch(() => null) };
+  };
+  return { headers, call };
+}
+
+/** Creates a workflow unless it exists. */
+export async function ensureWorkflow(call, key, name, steps) {
+  const existing = await call("GET", `/v1/workflows/${key}`);
+  if (existing.status === 200) return;
+  const created = await call("POST", "/v1/workflows", { key, name, steps });
+  if (created.status !== 201) throw new Error(`creating the workflow answered ${created.status}: ${JSON.stringify(created.body)}`);
+}
+
+/** Counts sandbox sends (provider calls) and distinct messages of a set of transactions, from the server's local D1. */
+export async function providerCalls(persistTo, where) {
+  const [row] = await localSql({ persistTo })(
+    `SELECT count(*) AS captures, count(DISTINCT c.message_id) AS messages FROM sandbox_messages c JOIN messages m ON m.id = c.message_id WHERE ${where}`,
+  );
+  return { captures: Number(row.captures), messages: Number(row.messages) };
+}
