@@ -3,10 +3,11 @@
 // own environment whose integrations are the sandbox providers only: a benchmark never sends
 // through a real provider, whatever the development environment of `npm start` holds.
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { applyMigrations, ensureEnvironments, ensureSandboxIntegrations, localSql, newEncryptionKey } from "../scripts/bootstrap.mjs";
+import { run } from "../scripts/lib.mjs";
 
 const HOST = "127.0.0.1";
 
@@ -19,6 +20,8 @@ export async function startServer(options = {}) {
   const folder = options.restart?.folder ?? mkdtempSync(join(tmpdir(), "clarion-bench-"));
   const persistTo = join(folder, "state");
   const encryptionKey = options.restart?.encryptionKey ?? newEncryptionKey();
+  // The Worker serves the dashboard's build as its assets: wrangler refuses to start without it.
+  if (!existsSync("dashboard/dist")) await run("vite", ["build", "--config", "dashboard/vite.config.ts", "--logLevel", "warn"]);
   let key = options.restart?.key;
   if (!key) {
     await applyMigrations({ persistTo, capture: true });

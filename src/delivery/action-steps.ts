@@ -1,42 +1,71 @@
-import type { TemplateContext } from "../engine/content";
-import { addDuration, parseDuration } from "../engine/durations";
-import { nextLocalTime, zoneOf } from "../engine/local-time";
-import { renderText } from "../engine/templates";
-import type { Step } from "../features/workflows/steps";
+import { DigestObject } from "../durable-objects/digest-object";
+import { evaluateCondition } from "../engine/conditions";
+import type { Bindings } from "../env";
+import type { ChannelStep, Step } from "../features/workflows/steps";
+import type { TriggerHome } from "./context";
+import { NEGLIGIBLE_DELAY_MS, planDelay, stepKey, windowMs } from "./action-step-plans";
+import type { RecipientsJob } from "./job";
+import { transition } from "./recipient-transitions";
+import { contextFor, type Recipient } from "./recipients-state";
+import type { TriggerSnapshot } from "./trigger-record";
 
-type DelayStep = Extract<Step, { type: "delay" }>;
-
-/** A delay shorter than this runs through without waiting on an alarm. */
-export const NEGLIGIBLE_DELAY_MS = 1_000;
-
-export type DelayPlan =
-  | { ok: true; fireAt: Date; past: boolean }
-  | { ok: false; message: string };
-
-/** When a delay step releases one recipient: after a duration, at a rendered instant, or at a local time in their zone. */
-export function planDelay(step: DelayStep, ctx: TemplateContext, timezone: string | null, now: Date): DelayPlan {
-  if (step.for !== undefined) {
-    const at = addDuration(now, step.for);
-    return at ? { ok: true, fireAt: at, past: false } : { ok: false, message: `"${step.for}" is not an ISO 8601 duration.` };
+/**
+ * Runs a delay, throttle or digest step for the recipients still running: a delay parks them
+ * (their job comes back from the trigger object's alarm), a throttle may stop them, a digest
+ * hands them to the digest object.
+ */
+export async function runActionStep(
+  env: Bindings,
+  job: RecipientsJob,
+  trigger: TriggerSnapshot,
+  step: Exclude<Step, ChannelStep>,
+  index: number,
+  recipients: Recipient[],
+  coordinator: TriggerHome,
+) {
+  const now = new Date();
+  const passes = recipients.filter((r) => !step.if || evaluateCondition(step.if, contextFor(r, step), now));
+  switch (step.type) {
+    case "delay":
+      for (const r of passes) {
+        const plan = planDelay(step, contextFor(r, step), r.timezone, now);
+        if (!plan.ok) {
+          transition(r, { type: "stop", stop: { status: "failed", code: "invalid_delay", message: plan.message } });
+          continue;
+        }
+        transition(r, { type: "step", stepId: step.id, outcome: { status: "sent" } });
+        if (plan.fireAt.getTime() - now.getTime() < NEGLIGIBLE_DELAY_MS) {
+          if (plan.past) transition(r, { type: "note", note: { delay: step.id, until: plan.fireAt.toISOString(), note: "delay.until was in the past: sent at once" } });
+          continue;
+        }
+        transition(r, { type: "wait", fireAt: plan.fireAt.getTime(), fromStep: index + 1, note: { delay: step.id, delayedUntil: plan.fireAt.toISOString() } });
+      }
+      return;
+    case "throttle":
+      await Promise.all(
+        passes.map(async (r) => {
+          const key = stepKey(step.key, contextFor(r, step));
+          const name = JSON.stringify([job.environmentId, trigger.workflowKey, r.profile.subscriberId, key]);
+          const passed = await env.THROTTLES.get(env.THROTTLES.idFromName(name)).take(job.transactionId, windowMs(step.window), step.limit);
+          transition(r, { type: "step", stepId: step.id, outcome: { status: passed ? "sent" : "skipped" } });
+          if (!passed) transition(r, { type: "stop", stop: { status: "skipped", code: "throttled", message: `More than ${step.limit} runs in ${step.window}.` } });
+        }),
+      );
+      return;
+    case "digest":
+      await Promise.all(
+        passes.map(async (r) => {
+          const key = stepKey(step.key, contextFor(r, step));
+          const name = DigestObject.nameFor(job.environmentId, trigger.workflowKey, r.profile.subscriberId, key);
+          const digest = env.DIGESTS.get(env.DIGESTS.idFromName(name));
+          const resume: RecipientsJob = { ...job, subscriberIds: [r.profile.subscriberId], fromStep: index + 1, digest: undefined, digestedInto: undefined };
+          await coordinator.hold(now.getTime() + windowMs(step.window), name);
+          const decision = await digest.add({ transactionId: job.transactionId, payload: trigger.payload, job: resume }, step.id, windowMs(step.window), step.mode);
+          if (decision === "continue") transition(r, { type: "step", stepId: step.id, outcome: { status: "sent", events: [trigger.payload], count: 1 } });
+          else transition(r, { type: "digest" });
+        }),
+      );
+      return;
   }
-  const until = step.until!;
-  if (typeof until === "object") {
-    return { ok: true, fireAt: nextLocalTime(now, until.localTime, zoneOf(timezone), until.days), past: false };
-  }
-  const rendered = renderText(until, ctx);
-  if (!rendered.ok) return { ok: false, message: rendered.message };
-  const text = rendered.text.trim();
-  const at = /^-?\d+$/.test(text) ? new Date(Number(text)) : new Date(text);
-  if (Number.isNaN(at.getTime())) return { ok: false, message: `delay.until rendered "${text.slice(0, 60)}", which is not a date.` };
-  return { ok: true, fireAt: at, past: at.getTime() <= now.getTime() };
 }
 
-/** A window's length in milliseconds, for digest and throttle steps (validated by the step schema). */
-export const windowMs = (window: string) => Math.max(1, parseDuration(window) ?? 0);
-
-/** The rendered key of a digest or throttle step; an empty key groups everything of the subscriber. */
-export function stepKey(source: string | undefined, ctx: TemplateContext): string {
-  if (!source) return "";
-  const rendered = renderText(source, ctx);
-  return rendered.ok ? rendered.text.trim() : "";
-}

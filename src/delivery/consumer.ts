@@ -9,7 +9,7 @@ import { retryDelaySeconds } from "./backoff";
 import { cancelRecipients } from "./close-recipients";
 import { DeliveryContext } from "./context";
 import { DeliveryJob, RECIPIENTS_PER_JOB, type RecipientsJob } from "./job";
-import { runRecipients } from "./recipients-job";
+import { runRecipients } from "./run-recipients";
 import { resolveRecipientIds } from "./resolve-recipients";
 import type { TriggerSnapshot, TriggerState } from "./trigger-record";
 

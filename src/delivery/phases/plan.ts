@@ -1,0 +1,46 @@
+import type { MessageStatus } from "../../db/schema";
+import type { ChannelStep } from "../../features/workflows/steps";
+import { decide } from "../decide";
+import { transition } from "../recipient-transitions";
+import type { Loaded, Recipient } from "../recipients-state";
+import type { TriggerRecord } from "../trigger-record";
+
+export interface StepPlan {
+  step: ChannelStep;
+  /** Recipients to send to, with their rendered content. */
+  sends: { recipient: Recipient; content: Record<string, unknown> }[];
+  /** Recipients whose message reaches a state without a send (skipped, failed before sending, stopped). */
+  finals: { recipient: Recipient; status: MessageStatus; code: string; message: string }[];
+}
+
+/**
+ * Plans one channel step for the running recipients, without I/O: a message already final
+ * counts as done, quiet hours make the recipient wait (the run resumes at this step), and the
+ * rest are sends or finals.
+ */
+export function planChannelStep(step: ChannelStep, index: number, running: Recipient[], loaded: Loaded, trigger: TriggerRecord, now: Date): StepPlan {
+  const plan: StepPlan = { step, sends: [], finals: [] };
+  for (const recipient of running) {
+    const decision = decide(step, recipient, loaded, trigger, now);
+    switch (decision.kind) {
+      case "done":
+        transition(recipient, { type: "step", stepId: step.id, outcome: { status: decision.status } });
+        break;
+      case "wait":
+        transition(recipient, {
+          type: "wait",
+          fireAt: decision.until,
+          fromStep: index,
+          note: { heldUntil: new Date(decision.until).toISOString(), reason: "quiet_hours" },
+        });
+        break;
+      case "send":
+        plan.sends.push({ recipient, content: decision.content });
+        break;
+      case "final":
+        plan.finals.push({ recipient, status: decision.status, code: decision.code, message: decision.message });
+        break;
+    }
+  }
+  return plan;
+}

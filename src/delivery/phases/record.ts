@@ -1,0 +1,89 @@
+import type { BatchItem } from "drizzle-orm/batch";
+import type { MessageStatus } from "../../db/schema";
+import type { ClaimResult } from "../../durable-objects/ledger/claims";
+import { preview } from "../decide";
+import { MessageWrites } from "../message-writes";
+import { transition } from "../recipient-transitions";
+import type { Recipient } from "../recipients-state";
+import type { StepPlan } from "./plan";
+import { claimKey, identityOf, type StepScope } from "./scope";
+
+export interface Send {
+  recipient: Recipient;
+  messageId: string;
+  /** A new message gets its `queued` and `sending` events with the result; a retried one already has its `sending`. */
+  isNew: boolean;
+  content: Record<string, unknown>;
+  attempts: number;
+  notes: Record<string, unknown>[];
+}
+
+export interface Recorded {
+  /** One D1 batch: skips, cancellations, repaired sends, and the granted messages as `sending`. */
+  statements: BatchItem<"sqlite">[];
+  toSend: Send[];
+  /** Claimed by another consumer that has not reported: try again later. */
+  busy: Recipient[];
+}
+
+const CANCELLED = { status: "cancelled", code: "trigger_cancelled", message: "The trigger was cancelled." } as const;
+
+/**
+ * Turns the trigger object's answer to a step's claims into what D1 must record and what may
+ * be sent, without I/O. A cancelled trigger records every message cancelled; an identity the
+ * object already saw sent (its D1 write was lost) is recorded sent from the object's report.
+ */
+export function recordClaims(plan: StepPlan, claims: ClaimResult, scope: StepScope, now: Date): Recorded {
+  const writes = new MessageWrites(scope.db, now);
+  const cancelled = new Set(claims.cancelled);
+  const granted = new Set(claims.granted);
+  const alreadySent = new Map(claims.sent.map((s) => [s.key, s.report]));
+  const { environmentId } = scope.job;
+  const stepId = scope.step.id;
+
+  const record = (recipient: Recipient, status: MessageStatus, code: string, message: string) => {
+    const existing = scope.existing.get(claimKey(scope, recipient));
+    const error = status === "failed" ? { errorCode: code, errorMessage: message } : {};
+    const event = { status, detail: { reason: code, message, ...Object.assign({}, ...recipient.notes) } };
+    transition(recipient, { type: "notes-used" });
+    if (existing) writes.update(environmentId, existing.id, status, error, event);
+    else writes.insertFinal(identityOf(scope, recipient.profile.subscriberId), status, error, [event]);
+    transition(recipient, { type: "step", stepId, outcome: { status } });
+  };
+
+  for (const { recipient } of [...plan.finals, ...plan.sends]) {
+    if (!cancelled.has(claimKey(scope, recipient))) continue;
+    transition(recipient, { type: "stop", stop: CANCELLED });
+    record(recipient, CANCELLED.status, CANCELLED.code, CANCELLED.message);
+  }
+  for (const final of plan.finals) {
+    if (!cancelled.has(claimKey(scope, final.recipient))) record(final.recipient, final.status, final.code, final.message);
+  }
+
+  const result: Recorded = { statements: [], toSend: [], busy: [] };
+  for (const { recipient, content } of plan.sends) {
+    const key = claimKey(scope, recipient);
+    if (cancelled.has(key)) continue;
+    const existing = scope.existing.get(key);
+    const report = alreadySent.get(key);
+    if (report) {
+      const fields = { ...report, errorCode: null, errorMessage: null };
+      const event = { status: "sent" as const, detail: { provider: report.provider, providerMessageId: report.providerMessageId, recovered: true } };
+      if (existing) writes.update(environmentId, existing.id, "sent", fields, event);
+      else writes.insertFinal(identityOf(scope, recipient.profile.subscriberId), "sent", fields, [event]);
+      transition(recipient, { type: "step", stepId, outcome: { status: "sent" } });
+      continue;
+    }
+    if (!granted.has(key)) {
+      result.busy.push(recipient);
+      continue;
+    }
+    const fields = { content, subject: typeof content.subject === "string" ? content.subject : null, preview: preview(content) };
+    const messageId = existing ? existing.id : writes.insertSending(identityOf(scope, recipient.profile.subscriberId), fields);
+    if (existing) writes.update(environmentId, existing.id, "sending", fields, { status: "sending", detail: { attempt: existing.attempts + 1 } });
+    result.toSend.push({ recipient, messageId, isNew: !existing, content, attempts: existing?.attempts ?? 0, notes: recipient.notes });
+    transition(recipient, { type: "notes-used" });
+  }
+  result.statements = writes.all();
+  return result;
+}

@@ -1,0 +1,76 @@
+import type { BatchItem } from "drizzle-orm/batch";
+import type { MessageStatus } from "../../db/schema";
+import type { ClaimReport } from "../../durable-objects/ledger/claims";
+import type { IntegrationConfig } from "../../providers/types";
+import { retryDelaySeconds } from "../backoff";
+import { MessageWrites } from "../message-writes";
+import { transition } from "../recipient-transitions";
+import type { Recipient } from "../recipients-state";
+import { integrationForAttempt } from "../send-message";
+import type { Delivered } from "./send";
+import { claimKey, type StepScope } from "./scope";
+
+export interface Reported {
+  /** What the trigger's object hears first, so a lost D1 write is repaired instead of sent again. */
+  reports: ClaimReport[];
+  /** The D1 batch written after the reports: results, tracking events, captures, dead addresses. */
+  statements: BatchItem<"sqlite">[];
+  /** Messages that failed for good after every provider's attempts: reasons for the dead-letter queue. */
+  exhausted: { messageId: string; reason: string }[];
+  /** Recipients to try again, each after its delay. */
+  retries: { recipient: Recipient; delaySeconds: number }[];
+}
+
+/** What the provider answers mean, without I/O: sent, retry (same or next provider), or final. */
+export function reportResults(delivered: Delivered[], chain: IntegrationConfig[], scope: StepScope, startedAt: Date, now: Date): Reported {
+  const writes = new MessageWrites(scope.db, now);
+  const out: Reported = { reports: [], statements: [], exhausted: [], retries: [] };
+  const { environmentId } = scope.job;
+  const { step } = scope;
+  for (const { send, integration, to, result } of delivered) {
+    const { recipient, messageId } = send;
+    if (send.isNew) {
+      writes.event(environmentId, messageId, { status: "queued", ...(send.notes.length ? { detail: Object.assign({}, ...send.notes) } : {}) }, startedAt);
+      writes.event(environmentId, messageId, { status: "sending", detail: { attempt: 1 } }, startedAt);
+    }
+    const attempts = send.attempts + 1;
+    const base = { provider: integration.provider, integrationId: integration.id, to, attempts };
+    for (const c of result.captures) writes.capture(environmentId, messageId, c);
+    if (step.type === "push" || step.type === "chat") writes.removeAddresses(environmentId, recipient.profile.subscriberId, step.type, result.invalidAddresses);
+    const key = claimKey(scope, recipient);
+    const { outcome } = result;
+    if (outcome.ok) {
+      writes.update(environmentId, messageId, "sent", { ...base, providerMessageId: outcome.providerMessageId, errorCode: null, errorMessage: null }, {
+        status: "sent",
+        detail: { provider: integration.provider, providerMessageId: outcome.providerMessageId },
+      });
+      transition(recipient, { type: "step", stepId: step.id, outcome: { status: "sent" } });
+      out.reports.push({ key, outcome: "sent", report: { providerMessageId: outcome.providerMessageId, ...base } });
+      continue;
+    }
+    const error = { errorCode: outcome.code, errorMessage: outcome.message };
+    const next = outcome.kind === "retryable" ? integrationForAttempt(chain, attempts) : undefined;
+    if (next) {
+      const delaySeconds = next.id === integration.id ? retryDelaySeconds(attempts, outcome.retryAfterSeconds) : 1;
+      writes.update(environmentId, messageId, "queued", { ...base, ...error }, {
+        status: "queued",
+        detail: { retryInSeconds: delaySeconds, error: outcome.code, message: outcome.message, nextProvider: next.provider },
+      });
+      out.reports.push({ key, outcome: "retry" });
+      out.retries.push({ recipient, delaySeconds });
+      continue;
+    }
+    const status: MessageStatus = outcome.kind === "invalid_recipient" ? "undeliverable" : "failed";
+    writes.update(environmentId, messageId, status, { ...base, ...error }, {
+      status,
+      detail: { error: outcome.code, message: outcome.message, provider: integration.provider },
+    });
+    transition(recipient, { type: "step", stepId: step.id, outcome: { status } });
+    out.reports.push({ key, outcome: "final" });
+    if (outcome.kind === "retryable") {
+      out.exhausted.push({ messageId, reason: `failed after ${attempts} attempts over ${chain.length} provider(s): ${outcome.code}` });
+    }
+  }
+  out.statements = writes.all();
+  return out;
+}

@@ -1,0 +1,28 @@
+import type { Db } from "../../db/client";
+import type { ChannelStep } from "../../features/workflows/steps";
+import type { RecipientsJob } from "../job";
+import type { MessageRow, SendIdentity } from "../message-writes";
+import { keyOf, type Recipient } from "../recipients-state";
+import type { TriggerRecord } from "../trigger-record";
+
+/** What every phase of one channel step for one chunk shares. */
+export interface StepScope {
+  db: Db;
+  job: RecipientsJob;
+  trigger: TriggerRecord;
+  step: ChannelStep;
+  /** The chunk's messages already in D1, by send identity. */
+  existing: Map<string, MessageRow>;
+}
+
+/** The send identity key the trigger's object claims: subscriber + step. */
+export const claimKey = (scope: StepScope, recipient: Recipient) => keyOf(recipient.profile.subscriberId, scope.step.id);
+
+export const identityOf = (scope: StepScope, subscriberId: string): SendIdentity => ({
+  environmentId: scope.job.environmentId,
+  transactionId: scope.job.transactionId,
+  subscriberId,
+  workflowKey: scope.trigger.workflowKey,
+  stepId: scope.step.id,
+  channel: scope.step.type,
+});

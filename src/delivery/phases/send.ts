@@ -1,0 +1,39 @@
+import type { Bindings } from "../../env";
+import type { IntegrationConfig } from "../../providers/types";
+import { addressesFor, displayAddress } from "../addresses";
+import { integrationForAttempt, sendMessage, type SendResult } from "../send-message";
+import { decorateEmail } from "../tracking-links";
+import type { Send } from "./record";
+import type { StepScope } from "./scope";
+
+export interface Delivered {
+  send: Send;
+  integration: IntegrationConfig;
+  /** The addresses it went to, as shown on the message. */
+  to: string;
+  result: SendResult;
+}
+
+/** Calls the providers for every granted send of a step, in parallel: the failover chain picks each attempt's integration. */
+export function sendAll(env: Bindings, scope: StepScope, sends: Send[], chain: IntegrationConfig[]): Promise<Delivered[]> {
+  const { step, trigger } = scope;
+  return Promise.all(
+    sends.map(async (send): Promise<Delivered> => {
+      const integration = integrationForAttempt(chain, send.attempts)!;
+      const addresses = addressesFor(step.type, send.recipient.profile, integration);
+      const content = step.type === "email" ? await decorateEmail(env, env.PUBLIC_URL, send.messageId, send.content, step.tracking) : send.content;
+      const subscriber = send.recipient.context.subscriber;
+      const result = await sendMessage(integration, addresses, {
+        messageId: send.messageId,
+        content: content as never,
+        providerOverrides: (trigger.overrides?.[integration.provider] as Record<string, unknown> | undefined) ?? {},
+        subscriber: {
+          subscriberId: send.recipient.profile.subscriberId,
+          firstName: (subscriber.firstName as string | null | undefined) ?? null,
+          lastName: (subscriber.lastName as string | null | undefined) ?? null,
+        },
+      });
+      return { send, integration, to: addresses.map((a) => displayAddress(step.type, a)).join(", "), result };
+    }),
+  );
+}

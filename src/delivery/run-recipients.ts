@@ -1,0 +1,107 @@
+import { isChannelStep } from "../features/workflows/steps";
+import { runActionStep } from "./action-steps";
+import { cancelRecipients } from "./close-recipients";
+import type { DeliveryContext } from "./context";
+import type { RecipientsJob } from "./job";
+import { runOutcome, waitEntries } from "./phases/park";
+import { planChannelStep } from "./phases/plan";
+import { recordClaims } from "./phases/record";
+import { reportResults } from "./phases/report";
+import { claimKey, type StepScope } from "./phases/scope";
+import { sendAll } from "./phases/send";
+import { transition } from "./recipient-transitions";
+import { load, type Loaded, type Recipient } from "./recipients-state";
+import type { TriggerSnapshot } from "./trigger-record";
+
+export interface RecipientsResult {
+  /** Subscribers whose delivery must continue later, and when. */
+  retry: { subscriberIds: string[]; delaySeconds: number } | null;
+  /** Messages that failed for good after every provider's attempts: reasons for the dead-letter queue. */
+  exhausted: { messageId?: string; reason: string }[];
+  /** Whether this job finished the trigger's last recipient. */
+  completed: boolean;
+}
+
+/** Another consumer holds a claim: look again after this long (its deadline, if it died). */
+const CLAIM_RETRY_SECONDS = 30;
+
+/**
+ * Runs a workflow's steps for one chunk of a trigger's recipients. Each channel step runs in
+ * phases for all of them: plan (no I/O), claim (one call to the trigger's home object), record
+ * (one D1 batch), send (the providers, in parallel), report (the object first, then one D1
+ * batch). Delay, throttle and digest steps run as action steps. At the end, waiting recipients
+ * are parked on the home object and the finished ones counted there.
+ */
+export async function runRecipients(ctx: DeliveryContext, job: RecipientsJob, trigger: TriggerSnapshot): Promise<RecipientsResult> {
+  const loaded = await load(ctx, job, trigger);
+  const home = ctx.home(trigger);
+  if (!loaded.workflow) {
+    // Deleted after the trigger was accepted: there are no steps to record; the dead-letter queue keeps the reason.
+    const completed = await home.recipientsDone(job.chunk, job.subscriberIds);
+    return { retry: null, exhausted: [{ reason: `workflow "${trigger.workflowKey}" no longer exists` }], completed };
+  }
+  await resumeFromJob(ctx, job, loaded);
+
+  const recipients = [...loaded.recipients.values()];
+  const exhausted: RecipientsResult["exhausted"] = [];
+  let retryDelay = Number.POSITIVE_INFINITY;
+  const halt = (recipient: Recipient, seconds: number) => {
+    transition(recipient, { type: "halt" });
+    retryDelay = Math.min(retryDelay, seconds);
+  };
+
+  for (const [index, step] of loaded.workflow.steps.entries()) {
+    const running = recipients.filter((r) => r.state === "active");
+    if (!isChannelStep(step)) {
+      if (index >= (job.fromStep ?? 0)) await runActionStep(ctx.env, job, trigger, step, index, running.filter((r) => !r.stop), home);
+      continue;
+    }
+    const startedAt = new Date();
+    const scope: StepScope = { db: ctx.db, job, trigger, step, existing: loaded.existing };
+    const plan = planChannelStep(step, index, running, loaded, trigger, startedAt);
+    if (plan.sends.length === 0 && plan.finals.length === 0) continue;
+    const claims = await home.claim(
+      plan.sends.map((s) => claimKey(scope, s.recipient)),
+      plan.finals.map((f) => claimKey(scope, f.recipient)),
+    );
+    const recorded = recordClaims(plan, claims, scope, startedAt);
+    for (const r of recorded.busy) halt(r, CLAIM_RETRY_SECONDS);
+    await ctx.write(recorded.statements);
+    const chain = loaded.integrations.get(step.type) ?? [];
+    const delivered = await sendAll(ctx.env, scope, recorded.toSend, chain);
+    const reported = reportResults(delivered, chain, scope, startedAt, new Date());
+    for (const { recipient, delaySeconds } of reported.retries) halt(recipient, delaySeconds);
+    exhausted.push(...reported.exhausted);
+    if (reported.reports.length) await home.report(reported.reports);
+    await ctx.write(reported.statements);
+  }
+
+  const entries = waitEntries(job, recipients);
+  if (entries.length && (await home.wait(entries)) === "cancelled") {
+    // Cancelled while they were on their way to wait: record their remaining steps now.
+    await cancelRecipients(ctx, { ...job, subscriberIds: entries.flatMap((e) => e.job.subscriberIds) }, trigger);
+    for (const r of recipients) transition(r, { type: "end" });
+  }
+  const { finished, halted } = runOutcome(recipients);
+  const completed = finished.length ? await home.recipientsDone(job.chunk, finished) : false;
+  return { retry: halted.length ? { subscriberIds: halted, delaySeconds: retryDelay } : null, exhausted, completed };
+}
+
+/** A resumed job carries what happened before it: a note for the next message, a closed digest, or a digest that took this trigger's events. */
+async function resumeFromJob(ctx: DeliveryContext, job: RecipientsJob, loaded: Loaded) {
+  const recipients = [...loaded.recipients.values()];
+  if (job.note) for (const r of recipients) transition(r, { type: "note", note: job.note });
+  if (job.digestedInto) {
+    const stop = { status: "skipped" as const, code: "digested", message: `Collected into the digest sent by ${job.digestedInto}.` };
+    for (const r of recipients) transition(r, { type: "stop", stop });
+  }
+  if (job.digest) {
+    const digests = ctx.env.DIGESTS;
+    const collected = (await digests.get(digests.idFromName(job.digest.name)).collected(job.transactionId)) as {
+      events: Record<string, unknown>[];
+      count: number;
+    } | null;
+    const outcome = { status: "sent", events: collected?.events ?? [], count: collected?.count ?? 0 };
+    for (const r of recipients) transition(r, { type: "step", stepId: job.digest.stepId, outcome });
+  }
+}

@@ -1,0 +1,173 @@
+import { env } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { createDb } from "../../src/db/client";
+import type { ClaimResult } from "../../src/durable-objects/ledger/claims";
+import type { ChannelStep } from "../../src/features/workflows/steps";
+import { runOutcome, waitEntries } from "../../src/delivery/phases/park";
+import { planChannelStep } from "../../src/delivery/phases/plan";
+import { recordClaims } from "../../src/delivery/phases/record";
+import { reportResults } from "../../src/delivery/phases/report";
+import type { StepScope } from "../../src/delivery/phases/scope";
+import type { Delivered } from "../../src/delivery/phases/send";
+import { transition } from "../../src/delivery/recipient-transitions";
+import type { Loaded, Recipient } from "../../src/delivery/recipients-state";
+import type { RecipientsJob } from "../../src/delivery/job";
+import type { IntegrationConfig } from "../../src/providers/types";
+
+const NOW = new Date("2026-06-01T12:00:00Z");
+const mail: ChannelStep = { id: "mail", type: "email", template: { subject: "Hi {{ subscriber.firstName }}", text: "Hello" } } as ChannelStep;
+const sandbox: IntegrationConfig = { id: "int_1", provider: "sandbox-email", channel: "email", credentials: {}, settings: {}, baseUrl: null };
+const backup: IntegrationConfig = { ...sandbox, id: "int_2", provider: "sandbox-email" };
+const trigger = { environmentId: "env_1", transactionId: "tx-1", workflowKey: "wf", recipients: [], payload: {}, overrides: null, actor: null, acceptedAt: 0 };
+const job: RecipientsJob = { v: 1, type: "recipients", environmentId: "env_1", transactionId: "tx-1", chunk: 0, subscriberIds: ["a", "b", "c"] };
+
+function recipient(subscriberId: string, patch: Partial<Recipient> = {}): Recipient {
+  return {
+    profile: { subscriberId, email: subscriberId === "c" ? null : `${subscriberId}@example.com`, phone: null, pushTokens: [], chatWebhooks: [] },
+    context: { payload: {}, subscriber: { subscriberId, firstName: subscriberId.toUpperCase() }, actor: null, vars: {}, workflow: { key: "wf", name: "wf" } },
+    preferences: null,
+    locale: null,
+    timezone: "UTC",
+    steps: {},
+    state: "active",
+    notes: [],
+    ...patch,
+  };
+}
+
+function loadedWith(recipients: Recipient[]): Loaded {
+  return {
+    workflow: { key: "wf", name: "wf", critical: false, steps: [mail] },
+    recipients: new Map(recipients.map((r) => [r.profile.subscriberId, r])),
+    existing: new Map(),
+    integrations: new Map([["email", [sandbox, backup]]]),
+  };
+}
+
+const scope = (loaded: Loaded): StepScope => ({ db: createDb(env.DB), job, trigger, step: mail, existing: loaded.existing });
+const key = (id: string) => `${id}\u0000mail`;
+const noClaims = (): ClaimResult => ({ granted: [], cancelled: [], busy: [], sent: [] });
+
+describe("plan phase", () => {
+  it("renders a send for a reachable recipient and a final skip for one without an address", () => {
+    const [a, c] = [recipient("a"), recipient("c")];
+    const plan = planChannelStep(mail, 0, [a, c], loadedWith([a, c]), trigger, NOW);
+    expect(plan.sends.map((s) => [s.recipient.profile.subscriberId, s.content.subject])).toEqual([["a", "Hi A"]]);
+    expect(plan.finals.map((f) => [f.recipient.profile.subscriberId, f.status, f.code])).toEqual([["c", "skipped", "missing_address"]]);
+  });
+
+  it("makes a recipient in quiet hours wait, resuming at this step", () => {
+    const quiet = recipient("a", { preferences: { quietHours: { start: "00:00", end: "23:59" } } as Recipient["preferences"] });
+    const plan = planChannelStep(mail, 2, [quiet], loadedWith([quiet]), trigger, NOW);
+    expect(plan.sends).toEqual([]);
+    expect(quiet.state).toBe("waiting");
+    expect(quiet.resumeAt?.fromStep).toBe(2);
+    expect(quiet.notes[0]).toMatchObject({ reason: "quiet_hours" });
+  });
+
+  it("counts a message already final in D1 as done without planning it again", () => {
+    const a = recipient("a");
+    const loaded = loadedWith([a]);
+    loaded.existing.set(key("a"), { id: "msg_1", status: "delivered", attempts: 1 } as never);
+    const plan = planChannelStep(mail, 0, [a], loaded, trigger, NOW);
+    expect(plan.sends).toEqual([]);
+    expect(a.steps.mail).toEqual({ status: "delivered" });
+  });
+});
+
+describe("record phase", () => {
+  it("sends what was granted, halts what another consumer holds, and records everything cancelled for a cancelled trigger", () => {
+    const [a, b] = [recipient("a"), recipient("b")];
+    const loaded = loadedWith([a, b]);
+    const plan = planChannelStep(mail, 0, [a, b], loaded, trigger, NOW);
+    const granted = recordClaims(plan, { ...noClaims(), granted: [key("a")], busy: [key("b")] }, scope(loaded), NOW);
+    expect(granted.toSend.map((s) => s.recipient.profile.subscriberId)).toEqual(["a"]);
+    expect(granted.busy.map((r) => r.profile.subscriberId)).toEqual(["b"]);
+    expect(granted.statements).toHaveLength(1);
+
+    const [x, y] = [recipient("a"), recipient("b")];
+    const again = planChannelStep(mail, 0, [x, y], loadedWith([x, y]), trigger, NOW);
+    const cancelled = recordClaims(again, { ...noClaims(), cancelled: [key("a"), key("b")] }, scope(loaded), NOW);
+    expect(cancelled.toSend).toEqual([]);
+    expect([x.stop?.code, y.stop?.code]).toEqual(["trigger_cancelled", "trigger_cancelled"]);
+    expect(x.steps.mail).toEqual({ status: "cancelled" });
+  });
+
+  it("records a send the object saw but D1 lost as sent, without sending again", () => {
+    const a = recipient("a");
+    const loaded = loadedWith([a]);
+    const plan = planChannelStep(mail, 0, [a], loaded, trigger, NOW);
+    const report = { providerMessageId: "p-1", provider: "sandbox-email", integrationId: "int_1", to: "a@example.com", attempts: 1 };
+    const recorded = recordClaims(plan, { ...noClaims(), sent: [{ key: key("a"), report }] }, scope(loaded), NOW);
+    expect(recorded.toSend).toEqual([]);
+    expect(a.steps.mail).toEqual({ status: "sent" });
+    expect(recorded.statements.length).toBeGreaterThan(0);
+  });
+});
+
+describe("report phase", () => {
+  const deliveredWith = (a: Recipient, outcome: Delivered["result"]["outcome"], attempts = 0): Delivered => ({
+    send: { recipient: a, messageId: "msg_1", isNew: true, content: {}, attempts, notes: [] },
+    integration: sandbox,
+    to: "a@example.com",
+    result: { outcome, captures: [], invalidAddresses: [] },
+  });
+
+  it("reports a success as sent with the provider's id", () => {
+    const a = recipient("a");
+    const out = reportResults([deliveredWith(a, { ok: true, providerMessageId: "p-9" })], [sandbox], scope(loadedWith([a])), NOW, NOW);
+    expect(out.reports).toEqual([{ key: key("a"), outcome: "sent", report: { providerMessageId: "p-9", provider: "sandbox-email", integrationId: "int_1", to: "a@example.com", attempts: 1 } }]);
+    expect(a.steps.mail).toEqual({ status: "sent" });
+    expect(out.retries).toEqual([]);
+  });
+
+  it("retries a retryable failure, honouring Retry-After, and gives up once every provider had its attempts", () => {
+    const a = recipient("a");
+    const retry = reportResults(
+      [deliveredWith(a, { ok: false, kind: "retryable", code: "rate_limited", message: "429", retryAfterSeconds: 40 })],
+      [sandbox],
+      scope(loadedWith([a])),
+      NOW,
+      NOW,
+    );
+    expect(retry.reports).toEqual([{ key: key("a"), outcome: "retry" }]);
+    expect(retry.retries[0]!.delaySeconds).toBeGreaterThanOrEqual(40);
+
+    const b = recipient("b");
+    const exhausted = reportResults([deliveredWith(b, { ok: false, kind: "retryable", code: "timeout", message: "t" }, 5)], [sandbox, backup], scope(loadedWith([b])), NOW, NOW);
+    expect(exhausted.reports).toEqual([{ key: key("b"), outcome: "final" }]);
+    expect(exhausted.exhausted).toEqual([{ messageId: "msg_1", reason: "failed after 6 attempts over 2 provider(s): timeout" }]);
+    expect(b.steps.mail).toEqual({ status: "failed" });
+  });
+
+  it("marks an invalid recipient undeliverable at once", () => {
+    const a = recipient("a");
+    const out = reportResults([deliveredWith(a, { ok: false, kind: "invalid_recipient", code: "bad_address", message: "no" })], [sandbox, backup], scope(loadedWith([a])), NOW, NOW);
+    expect(out.reports).toEqual([{ key: key("a"), outcome: "final" }]);
+    expect(a.steps.mail).toEqual({ status: "undeliverable" });
+  });
+});
+
+describe("park phase and recipient transitions", () => {
+  it("groups waiting recipients by time and step into resume jobs, and counts the finished and halted", () => {
+    const [a, b, c, d] = ["a", "b", "c", "d"].map((id) => recipient(id));
+    transition(a!, { type: "wait", fireAt: 1000, fromStep: 2, note: { delay: "w" } });
+    transition(b!, { type: "wait", fireAt: 1000, fromStep: 2, note: { delay: "w" } });
+    transition(c!, { type: "halt" });
+    const entries = waitEntries(job, [a!, b!, c!, d!]);
+    expect(entries).toHaveLength(1);
+    expect(entries[0]).toMatchObject({ fireAt: 1000, job: { subscriberIds: ["a", "b"], fromStep: 2, note: { delay: "w" } } });
+    expect(runOutcome([a!, b!, c!, d!])).toEqual({ finished: ["d"], halted: ["c"] });
+  });
+
+  it("lets only a running recipient start waiting, halt or digest; a waiting one that the trigger's cancellation reaches ends", () => {
+    const halted = transition(recipient("a"), { type: "halt" });
+    transition(halted, { type: "wait", fireAt: 1, fromStep: 1, note: {} });
+    expect(halted.state).toBe("halted");
+    const waiting = transition(recipient("b"), { type: "wait", fireAt: 1, fromStep: 1, note: { n: 1 } });
+    transition(waiting, { type: "digest" });
+    expect(waiting.state).toBe("waiting");
+    expect(transition(waiting, { type: "end" }).state).toBe("stopped");
+    expect(transition(recipient("c"), { type: "end" }).state).toBe("active");
+  });
+});
