@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { addressUrl, bodyText, failure, isOutcome, parseJson, providerFetch, responseFailure } from "../http";
+import { addressUrl, capped, failure, parseJson, sendRequest } from "../http";
 import { base64UrlDecode, base64UrlEncode, signJwt } from "../jwt";
 import type { ProviderAdapter } from "../types";
 
@@ -145,10 +145,9 @@ export const webpush: ProviderAdapter<"push"> = {
     }
     if (body.length > RECORD_SIZE) return failure("permanent", "payload_too_large", `The encrypted payload is ${body.length} bytes; push services take at most ${RECORD_SIZE}.`);
 
-    const response = await providerFetch(
-      url.href,
+    return sendRequest(
       {
-        method: "POST",
+        url,
         headers: {
           authorization,
           ttl: String(credentials.ttlSeconds),
@@ -157,16 +156,15 @@ export const webpush: ProviderAdapter<"push"> = {
           "content-type": "application/octet-stream",
         },
         body,
+        // Push services answer 201 with the message's URL; without one, Clarion's id is the only id.
+        success: ({ headers }) => headers.get("location") ?? request.messageId,
+        failure: ({ text, status }) => {
+          const message = capped(text) || `The push service answered ${status}.`;
+          return status === 404 || status === 410 ? { kind: "invalid_recipient", code: "subscription_gone", message } : { message };
+        },
       },
       signal,
     );
-    if (isOutcome(response)) return response;
-    const text = await bodyText(response);
-    // Push services answer 201 with the message's URL; without one, Clarion's id is the only id.
-    if (response.ok) return { ok: true, providerMessageId: response.headers.get("location") ?? request.messageId };
-    const gone = response.status === 404 || response.status === 410;
-    const message = text || `The push service answered ${response.status}.`;
-    return responseFailure(response, gone ? "subscription_gone" : `http_${response.status}`, message, gone ? "invalid_recipient" : undefined);
   },
 
   /** No push service has a call to check VAPID keys; what can be checked is that the two keys form a pair. */

@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { AwsClient } from "aws4fetch";
-import { classifyStatus, bodyText, failure, isOutcome, joinUrl, providerFetch, retryAfterSeconds } from "../http";
+import { capped, classifyStatus, joinUrl, malformed, sendRequest } from "../http";
 import type { FailureKind, ProviderAdapter } from "../types";
 
 const Credentials = z.object({
@@ -63,15 +63,19 @@ export const sns: ProviderAdapter<"sms"> = {
     });
     // aws4fetch leaves content-type out of the signature unless told to sign every header.
     const signed = await aws.sign(url, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded; charset=utf-8" }, body, aws: { allHeaders: true } });
-    const response = await providerFetch(url, { method: "POST", headers: signed.headers, body }, signal);
-    if (isOutcome(response)) return response;
-    const text = await bodyText(response);
-    if (response.ok) {
-      const id = xmlText(text, "MessageId");
-      return id ? { ok: true, providerMessageId: id } : failure("retryable", "malformed_response", "SNS answered without a MessageId.");
-    }
-    const code = xmlText(text, "Code");
-    const message = xmlText(text, "Message") ?? text;
-    return failure(classify(response.status, code, message), code ?? `http_${response.status}`, message, retryAfterSeconds(response.headers.get("retry-after")));
+    return sendRequest(
+      {
+        url,
+        headers: signed.headers,
+        body,
+        success: ({ text }) => xmlText(text, "MessageId") || malformed("SNS answered without a MessageId."),
+        failure: ({ text, status }) => {
+          const code = xmlText(text, "Code");
+          const message = xmlText(text, "Message") ?? capped(text);
+          return { kind: classify(status, code, message), code: code ?? `http_${status}`, message };
+        },
+      },
+      signal,
+    );
   },
 };
