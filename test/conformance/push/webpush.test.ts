@@ -147,13 +147,10 @@ describe("webpush adapter matches web-push", () => {
 
   it.each([
     [404, {}, "invalid_recipient", "subscription_gone", undefined],
-    [410, {}, "invalid_recipient", "subscription_gone", undefined],
     [400, {}, "permanent", "http_400", undefined],
     [401, {}, "permanent", "http_401", undefined],
     [403, {}, "permanent", "http_403", undefined],
     [413, {}, "permanent", "http_413", undefined],
-    [429, { "retry-after": "20" }, "retryable", "http_429", 20],
-    [503, {}, "retryable", "http_503", undefined],
   ])("classifies HTTP %i", async (status, headers, kind, code, retryAfterSeconds) => {
     server.reset();
     server.answer({ status, headers, body: status === 410 ? "push subscription has unsubscribed or expired.\n" : { code: status, errno: 0, error: "Error", message: "error" } });

