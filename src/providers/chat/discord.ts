@@ -16,6 +16,19 @@ const GONE = new Set([10015, 50027]);
 // Discord asks API clients to identify themselves this way.
 const USER_AGENT = "DiscordBot (clarion, 0.1.0)";
 
+/** The API version @discordjs/rest calls; the webhook URLs Discord hands out carry none. */
+const API_VERSION = 10;
+
+/**
+ * `/api/webhooks/…` (as copied from Discord) becomes `/api/v10/webhooks/…`, the route the official
+ * client calls: unversioned requests get Discord's default version, which is not the one the client
+ * (and this adapter's reading of errors) is written for. A URL that names a version keeps it.
+ */
+function versioned(url: URL): URL {
+  url.pathname = url.pathname.replace(/^\/api\/webhooks\//, `/api/v${API_VERSION}/webhooks/`);
+  return url;
+}
+
 /**
  * Discord Execute Webhook. `?wait=true` makes Discord answer with the created message, whose id
  * is the provider message id. `blocks` are Slack's and are not sent; Discord embeds go through
@@ -28,8 +41,9 @@ export const discord: ProviderAdapter<"chat"> = {
 
   async send(request, { integration, signal }) {
     const credentials = Credentials.parse(integration.credentials);
-    const url = addressUrl(request.to, integration.baseUrl);
-    if (!url) return failure("invalid_recipient", "invalid_webhook_url", "The chat address is not a Discord webhook URL.");
+    const address = addressUrl(request.to, integration.baseUrl);
+    if (!address) return failure("invalid_recipient", "invalid_webhook_url", "The chat address is not a Discord webhook URL.");
+    const url = versioned(address);
     url.searchParams.set("wait", "true");
     return sendJson(
       {

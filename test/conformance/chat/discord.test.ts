@@ -28,7 +28,8 @@ describe("discord adapter matches the official SDK", () => {
     const expected = server.requests.at(-1)!;
     server.reset();
 
-    const url = `${server.url}/api/v10/webhooks/${webhookId}/${webhookToken}`;
+    // The URL as Discord hands it out (and users store it): no API version in the path.
+    const url = `${server.url}/api/webhooks/${webhookId}/${webhookToken}`;
     const { outcome } = await sendWith(discord, { credentials, baseUrl: null }, { to: url, content });
     const actual = server.requests.at(-1)!;
 
@@ -46,8 +47,22 @@ describe("discord adapter matches the official SDK", () => {
     server.answer({ status: 200, body: created });
     await sendWith(discord, { credentials: {}, baseUrl: null }, { to: `${server.url}/api/webhooks/${webhookId}/${webhookToken}?thread_id=42`, content });
     const request = server.requests.at(-1)!;
-    expect(request.path).toBe(`/api/webhooks/${webhookId}/${webhookToken}?thread_id=42&wait=true`);
+    expect(request.path).toBe(`/api/v10/webhooks/${webhookId}/${webhookToken}?thread_id=42&wait=true`);
     expect(JSON.parse(request.text)).toEqual({ content: content.text });
+  });
+
+  it("keeps an API version the stored webhook URL already names", async () => {
+    server.reset();
+    server.answer({ status: 200, body: created });
+    await sendWith(discord, { credentials: {}, baseUrl: null }, { to: `${server.url}/api/v9/webhooks/${webhookId}/${webhookToken}`, content });
+    expect(server.requests.at(-1)!.path).toBe(`/api/v9/webhooks/${webhookId}/${webhookToken}?wait=true`);
+  });
+
+  it("versions the path of a webhook sent through the integration's baseUrl", async () => {
+    server.reset();
+    server.answer({ status: 200, body: created });
+    await sendWith(discord, { credentials: {}, baseUrl: server.url }, { to: `https://discord.com/api/webhooks/${webhookId}/${webhookToken}`, content });
+    expect(server.requests.at(-1)!.path).toBe(`/api/v10/webhooks/${webhookId}/${webhookToken}?wait=true`);
   });
 
   it.each([
