@@ -10,7 +10,10 @@ const Credentials = z.object({
   region: z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d$/, "An AWS region such as us-east-1."),
   originationNumber: z.string().min(1).optional().openapi({ description: "Sender number (AWS.MM.SMS.OriginationNumber), E.164." }),
   senderId: z.string().min(1).max(11).optional().openapi({ description: "Alphanumeric sender id (AWS.SNS.SMS.SenderID), where the country allows one." }),
-  smsType: z.enum(["Transactional", "Promotional"]).default("Transactional"),
+  // Like @aws-sdk/client-sns, nothing is sent unless asked for: the account's DefaultSMSType applies.
+  smsType: z.enum(["Transactional", "Promotional"]).nullish().openapi({
+    description: "AWS.SNS.SMS.SMSType for each message. Empty (or null): not sent, so the account's default SMS type (SetSMSAttributes DefaultSMSType) applies.",
+  }),
 });
 
 const RETRYABLE_CODES = new Set(["Throttled", "Throttling", "ThrottlingException", "ThrottledException", "KMSThrottling", "InternalError", "InternalFailure", "ServiceUnavailable"]);
@@ -40,7 +43,8 @@ export const sns: ProviderAdapter<"sms"> = {
   async send(request, { integration, signal }) {
     const credentials = Credentials.parse(integration.credentials);
     const form = new URLSearchParams({ Action: "Publish", Version: "2010-03-31", PhoneNumber: request.to, Message: request.content.body });
-    const attributes: [string, string][] = [["AWS.SNS.SMS.SMSType", credentials.smsType]];
+    const attributes: [string, string][] = [];
+    if (credentials.smsType) attributes.push(["AWS.SNS.SMS.SMSType", credentials.smsType]);
     if (credentials.senderId) attributes.push(["AWS.SNS.SMS.SenderID", credentials.senderId]);
     if (credentials.originationNumber) attributes.push(["AWS.MM.SMS.OriginationNumber", credentials.originationNumber]);
     attributes.forEach(([name, value], i) => {

@@ -52,7 +52,6 @@ describe("sns adapter matches the official SDK", () => {
         PhoneNumber: "+14155552671",
         Message: body,
         MessageAttributes: {
-          "AWS.SNS.SMS.SMSType": { DataType: "String", StringValue: "Transactional" },
           "AWS.MM.SMS.OriginationNumber": { DataType: "String", StringValue: credentials.originationNumber },
         },
       }),
@@ -76,6 +75,43 @@ describe("sns adapter matches the official SDK", () => {
     expect(ours.signedHeaders).toEqual(expect.arrayContaining(["host", "x-amz-date", "content-type"]));
     const contentHash = actual.headers["x-amz-content-sha256"];
     if (contentHash) expect(contentHash).toBe(createHash("sha256").update(actual.body).digest("hex"));
+  });
+
+  it.each([
+    ["left out", {}],
+    ["null", { smsType: null }],
+  ])("sends no AWS.SNS.SMS.SMSType when smsType is %s, as the SDK does (the account's default type applies)", async (_name, smsType) => {
+    server.reset();
+    server.answer({ status: 200, headers: xml, body: published });
+    const { outcome } = await sendWith(sns, { credentials: { ...credentials, ...smsType }, baseUrl: server.url }, { to: "+14155552671", content: { body } });
+    expect(outcome).toEqual({ ok: true, providerMessageId: MESSAGE_ID });
+    expect(Object.keys(publishFields(server.requests.at(-1)!).attributes)).toEqual(["AWS.MM.SMS.OriginationNumber"]);
+  });
+
+  it.each(["Transactional", "Promotional"] as const)("sends smsType %s the way the SDK sends the attribute", async (smsType) => {
+    server.answer({ status: 200, headers: xml, body: published });
+    const sdk = new SNSClient({ region: credentials.region, endpoint: server.url, credentials, maxAttempts: 1 });
+    await sdk.send(
+      new PublishCommand({
+        PhoneNumber: "+14155552671",
+        Message: body,
+        MessageAttributes: {
+          "AWS.SNS.SMS.SMSType": { DataType: "String", StringValue: smsType },
+          "AWS.MM.SMS.OriginationNumber": { DataType: "String", StringValue: credentials.originationNumber },
+        },
+      }),
+    );
+    const expected = server.requests.at(-1)!;
+    server.reset();
+    await sendWith(sns, { credentials: { ...credentials, smsType }, baseUrl: server.url }, { to: "+14155552671", content: { body } });
+    expect(publishFields(server.requests.at(-1)!)).toEqual(publishFields(expected));
+    expect(publishFields(expected).attributes["AWS.SNS.SMS.SMSType"]).toEqual({ type: "String", value: smsType });
+  });
+
+  it("accepts null or no smsType in its credentials form, and refuses an unknown type", () => {
+    expect(sns.credentials.safeParse({ ...credentials, smsType: null }).success).toBe(true);
+    expect(sns.credentials.safeParse(credentials).success).toBe(true);
+    expect(sns.credentials.safeParse({ ...credentials, smsType: "Marketing" }).success).toBe(false);
   });
 
   const error = (type: string, code: string, message: string) =>
