@@ -11,6 +11,9 @@ const isKeyOf = (length: number) => (value: string) => {
   }
 };
 
+/** web-push's default TTL, and the most push services keep a message. */
+const FOUR_WEEKS_SECONDS = 2_419_200;
+
 const Credentials = z.object({
   vapidPublicKey: z.string().refine(isKeyOf(65), "Expected the 65-byte uncompressed P-256 public key, base64url.").openapi({
     description: "VAPID public key (base64url, 65 bytes): the applicationServerKey the browser subscribed with.",
@@ -21,7 +24,13 @@ const Credentials = z.object({
   subject: z.string().regex(/^(mailto:|https:\/\/)/, "Use a mailto: address or an https: URL.").openapi({
     description: "VAPID contact (sub claim): mailto:ops@example.com or an https URL. Apple rejects localhost.",
   }),
-  ttlSeconds: z.number().int().min(0).max(2_419_200).default(86_400).openapi({ description: "How long the push service keeps an undelivered message (TTL header)." }),
+  ttlSeconds: z
+    .number()
+    .int()
+    .min(0)
+    .max(FOUR_WEEKS_SECONDS)
+    .default(FOUR_WEEKS_SECONDS)
+    .openapi({ description: "How long the push service keeps an undelivered message (TTL header); 4 weeks unless set, as in the web-push library." }),
   urgency: z.enum(["very-low", "low", "normal", "high"]).default("normal"),
 });
 
