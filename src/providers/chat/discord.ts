@@ -25,7 +25,8 @@ const API_VERSION = 10;
  * (and this adapter's reading of errors) is written for. A URL that names a version keeps it.
  */
 function versioned(url: URL): URL {
-  url.pathname = url.pathname.replace(/^\/api\/webhooks\//, `/api/v${API_VERSION}/webhooks/`);
+  // Not anchored: a webhook address behind a path-prefixed proxy keeps its prefix.
+  url.pathname = url.pathname.replace(/\/api\/webhooks\//, `/api/v${API_VERSION}/webhooks/`);
   return url;
 }
 

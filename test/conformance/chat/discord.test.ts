@@ -58,6 +58,13 @@ describe("discord adapter matches the official SDK", () => {
     expect(server.requests.at(-1)!.path).toBe(`/api/v9/webhooks/${webhookId}/${webhookToken}?wait=true`);
   });
 
+  it("versions a webhook path behind a path prefix (a proxy's)", async () => {
+    server.reset();
+    server.answer({ status: 200, body: created });
+    await sendWith(discord, { credentials: {}, baseUrl: null }, { to: `${server.url}/discord-proxy/api/webhooks/${webhookId}/${webhookToken}`, content });
+    expect(server.requests.at(-1)!.path).toBe(`/discord-proxy/api/v10/webhooks/${webhookId}/${webhookToken}?wait=true`);
+  });
+
   it("versions the path of a webhook sent through the integration's baseUrl", async () => {
     server.reset();
     server.answer({ status: 200, body: created });
