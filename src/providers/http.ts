@@ -25,7 +25,7 @@ export const failure = (kind: FailureKind, code: string, message: string, retryA
  * fetch for adapters: a network error or the integration's timeout becomes a retryable outcome
  * instead of an exception, so a provider that hangs never holds up a batch.
  */
-export async function providerFetch(url: string, init: RequestInit, signal: AbortSignal): Promise<Response | SendOutcome> {
+async function providerFetch(url: string, init: RequestInit, signal: AbortSignal): Promise<Response | SendOutcome> {
   try {
     return await fetch(url, { ...init, signal });
   } catch (error) {
@@ -34,19 +34,9 @@ export async function providerFetch(url: string, init: RequestInit, signal: Abor
   }
 }
 
-export const isOutcome = (value: Response | SendOutcome): value is SendOutcome => !(value instanceof Response);
-
-/** Reads an error body as text for the message, capped so a huge HTML error page stays small. */
-export async function errorText(response: Response): Promise<string> {
-  const text = await response.text().catch(() => "");
-  return text.slice(0, 500);
-}
+const isOutcome = (value: Response | SendOutcome): value is SendOutcome => !(value instanceof Response);
 
 export const joinUrl = (base: string, path: string) => `${base.replace(/\/+$/, "")}${path}`;
-
-/** A failed response as an outcome: classified by its status unless `kind` is given, Retry-After honoured. */
-export const responseFailure = (response: Response, code: string, message: string, kind: FailureKind = classifyStatus(response.status)) =>
-  failure(kind, code, message, retryAfterSeconds(response.headers.get("retry-after")));
 
 /** JSON.parse that answers undefined for a body that is not JSON (a proxy's error page, Slack's plain `ok`). */
 export function parseJson(text: string): unknown {
@@ -92,8 +82,119 @@ export const statusWebhookUrl = (publicUrl: string, provider: string, integratio
 /** The fields of an `application/x-www-form-urlencoded` body, in the order they came. */
 export const formEntries = (body: string): [string, string][] => [...new URLSearchParams(body)];
 
+/** A provider's answer, read: the whole body as text, and as JSON when it is JSON. */
+export interface ProviderAnswer {
+  status: number;
+  statusText: string;
+  ok: boolean;
+  headers: Headers;
+  /** The whole body (a successful answer is never cut short: an id may sit past any cap). */
+  text: string;
+  /** `text` parsed as JSON; undefined when it is not JSON (a proxy's error page, Slack's plain `ok`). */
+  json: unknown;
+}
+
+/** One HTTP request to a provider. `POST` unless `method` says otherwise. */
+export interface ProviderCall {
+  url: string | URL;
+  method?: string;
+  headers?: HeadersInit;
+  body?: BodyInit | null;
+}
+
+/** How a failed answer fails, over the defaults `answerFailure` fills in. */
+export interface FailureDetail {
+  kind?: FailureKind;
+  code?: string;
+  message?: string;
+  /** Present (even as undefined) to replace the Retry-After header's value. */
+  retryAfterSeconds?: number | undefined;
+}
+
+/** How an adapter reads its provider's answers; everything else about a send is shared. */
+export interface AnswerMapping {
+  /**
+   * The provider's message id in a 2xx answer, or the outcome the 2xx stands for (Vonage, Slack's
+   * Web API and Expo report failures inside a 200; `malformed` when the id is missing).
+   */
+  success(answer: ProviderAnswer): string | SendOutcome;
+  /** A non-2xx answer's failure: the detail to put over the defaults, or a whole outcome. */
+  failure?(answer: ProviderAnswer): FailureDetail | SendOutcome;
+}
+
+/** Error bodies are capped in messages, so a huge HTML error page stays small. */
+const ERROR_TEXT_LIMIT = 500;
+
+export const capped = (text: string) => text.slice(0, ERROR_TEXT_LIMIT);
+
+/** A 2xx answer without the id Clarion keeps: retried, since a proxy or a provider hiccup is the likely cause. */
+export const malformed = (message: string) => failure("retryable", "malformed_response", message);
+
 /**
- * A response body as text: whole on success (an OAuth access token alone can pass 1 KB), capped
- * like `errorText` on failure.
+ * fetch plus reading the answer: a network error or the integration's timeout becomes a retryable
+ * outcome instead of an exception, and the body is read whole.
  */
-export const bodyText = (response: Response) => (response.ok ? response.text() : errorText(response));
+export async function callProvider(call: ProviderCall, signal: AbortSignal): Promise<ProviderAnswer | SendOutcome> {
+  const response = await providerFetch(
+    typeof call.url === "string" ? call.url : call.url.href,
+    { method: call.method ?? "POST", ...(call.headers ? { headers: call.headers } : {}), ...(call.body !== undefined ? { body: call.body } : {}) },
+    signal,
+  );
+  if (isOutcome(response)) return response;
+  let text: string;
+  try {
+    text = await response.text();
+  } catch (error) {
+    // The connection dropped (or the timeout struck) while the body was arriving: a failure's
+    // status still classifies it, a success without its body cannot be read.
+    if (!response.ok) text = "";
+    else if (signal.aborted) return failure("retryable", "timeout", "The provider did not answer within its timeout.");
+    else return failure("retryable", "network_error", `The provider's answer was cut off: ${(error as Error).message}`);
+  }
+  return { status: response.status, statusText: response.statusText, ok: response.ok, headers: response.headers, text, json: parseJson(text) };
+}
+
+export const isAnswer = (value: ProviderAnswer | SendOutcome): value is ProviderAnswer => "status" in value;
+
+/** A failed answer as an outcome: kind by status, code `http_<status>`, the capped body as message, Retry-After honoured — each unless `detail` says otherwise. */
+export function answerFailure(answer: ProviderAnswer, detail: FailureDetail | SendOutcome = {}): SendOutcome {
+  if ("ok" in detail) return detail;
+  return failure(
+    detail.kind ?? classifyStatus(answer.status),
+    detail.code ?? `http_${answer.status}`,
+    detail.message ?? capped(answer.text),
+    "retryAfterSeconds" in detail ? detail.retryAfterSeconds : retryAfterSeconds(answer.headers.get("retry-after")),
+  );
+}
+
+/** Maps a read answer to the send's outcome through the adapter's mapping. */
+export function answerOutcome(answer: ProviderAnswer, mapping: AnswerMapping): SendOutcome {
+  if (answer.ok) {
+    const id = mapping.success(answer);
+    return typeof id === "string" ? { ok: true, providerMessageId: id } : id;
+  }
+  return answerFailure(answer, mapping.failure?.(answer));
+}
+
+/** One send: the request as given (an adapter that signs or encrypts builds the body itself), the answer mapped. */
+export async function sendRequest(call: ProviderCall & AnswerMapping, signal: AbortSignal): Promise<SendOutcome> {
+  const answer = await callProvider(call, signal);
+  return isAnswer(answer) ? answerOutcome(answer, call) : answer;
+}
+
+/**
+ * The adapter's headers as given (their order is what goes on the wire), with a `content-type`
+ * added at the end only when the adapter names none.
+ */
+const withContentType = (contentType: string, headers: Record<string, string> = {}) =>
+  Object.keys(headers).some((name) => name.toLowerCase() === "content-type") ? headers : { ...headers, "content-type": contentType };
+
+/** A send with a JSON body (`content-type: application/json` unless the adapter's headers say otherwise). */
+export function sendJson(call: Omit<ProviderCall, "body" | "headers"> & AnswerMapping & { headers?: Record<string, string>; body: unknown }, signal: AbortSignal): Promise<SendOutcome> {
+  return sendRequest({ ...call, headers: withContentType("application/json", call.headers), body: JSON.stringify(call.body) }, signal);
+}
+
+/** A send with an `application/x-www-form-urlencoded` body (Twilio, Slack's Web API): `+` goes out as `%2B`. */
+export function sendForm(call: Omit<ProviderCall, "body" | "headers"> & AnswerMapping & { headers?: Record<string, string>; body: URLSearchParams }, signal: AbortSignal): Promise<SendOutcome> {
+  return sendRequest({ ...call, headers: withContentType("application/x-www-form-urlencoded", call.headers), body: call.body.toString() }, signal);
+}

@@ -6,6 +6,7 @@ export async function sendWith<C extends Channel>(
   adapter: ProviderAdapter<C>,
   integration: Omit<IntegrationConfig, "id" | "provider" | "channel" | "settings"> & { settings?: Record<string, unknown> },
   request: Omit<SendRequest<C>, "messageId" | "providerOverrides" | "subscriber"> & Partial<SendRequest<C>>,
+  signal: AbortSignal = AbortSignal.timeout(5000),
 ): Promise<{ outcome: SendOutcome; captures: Capture[] }> {
   const captures: Capture[] = [];
   const outcome = await adapter.send(
@@ -17,7 +18,7 @@ export async function sendWith<C extends Channel>(
     } as SendRequest<C>,
     {
       integration: { id: "int_conformance", provider: adapter.id, channel: adapter.channel, settings: {}, ...integration },
-      signal: AbortSignal.timeout(5000),
+      signal,
       capture: (c) => captures.push(c),
     },
   );

@@ -14,6 +14,8 @@ export interface Answer {
   status: number;
   headers?: Record<string, string>;
   body?: unknown;
+  /** Answer only after this long (a provider that hangs past the integration's timeout). */
+  delayMs?: number;
 }
 
 export interface CaptureServer {
@@ -37,8 +39,13 @@ export async function startCaptureServer(): Promise<CaptureServer> {
       requests.push({ method: req.method ?? "", path: req.url ?? "/", headers: req.headers, body, text: body.toString("utf8") });
       const answer = (answers.length > 1 ? answers.shift() : answers[0])!;
       const payload = answer.body === undefined ? "" : typeof answer.body === "string" ? answer.body : JSON.stringify(answer.body);
-      res.writeHead(answer.status, { "content-type": "application/json", ...answer.headers });
-      res.end(payload);
+      const send = () => {
+        if (res.destroyed) return;
+        res.writeHead(answer.status, { "content-type": "application/json", ...answer.headers });
+        res.end(payload);
+      };
+      if (answer.delayMs) setTimeout(send, answer.delayMs).unref();
+      else send();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { addressUrl, failure, isOutcome, parseJson, providerFetch, responseFailure } from "../http";
+import { addressUrl, failure, malformed, sendJson } from "../http";
 import type { ProviderAdapter } from "../types";
 
 const Credentials = z.object({
@@ -7,6 +7,7 @@ const Credentials = z.object({
   avatarUrl: z.url().optional().openapi({ description: "Overrides the webhook's default avatar." }),
 });
 
+const DiscordMessage = z.object({ id: z.string() });
 const DiscordError = z.object({ code: z.number().optional(), message: z.string().optional(), retry_after: z.number().optional() }).loose();
 
 /** Unknown Webhook (deleted) and Invalid Webhook Token: the address will never work again. */
@@ -14,6 +15,20 @@ const GONE = new Set([10015, 50027]);
 
 // Discord asks API clients to identify themselves this way.
 const USER_AGENT = "DiscordBot (clarion, 0.1.0)";
+
+/** The API version @discordjs/rest calls; the webhook URLs Discord hands out carry none. */
+const API_VERSION = 10;
+
+/**
+ * `/api/webhooks/…` (as copied from Discord) becomes `/api/v10/webhooks/…`, the route the official
+ * client calls: unversioned requests get Discord's default version, which is not the one the client
+ * (and this adapter's reading of errors) is written for. A URL that names a version keeps it.
+ */
+function versioned(url: URL): URL {
+  // Not anchored: a webhook address behind a path-prefixed proxy keeps its prefix.
+  url.pathname = url.pathname.replace(/\/api\/webhooks\//, `/api/v${API_VERSION}/webhooks/`);
+  return url;
+}
 
 /**
  * Discord Execute Webhook. `?wait=true` makes Discord answer with the created message, whose id
@@ -27,39 +42,30 @@ export const discord: ProviderAdapter<"chat"> = {
 
   async send(request, { integration, signal }) {
     const credentials = Credentials.parse(integration.credentials);
-    const url = addressUrl(request.to, integration.baseUrl);
-    if (!url) return failure("invalid_recipient", "invalid_webhook_url", "The chat address is not a Discord webhook URL.");
+    const address = addressUrl(request.to, integration.baseUrl);
+    if (!address) return failure("invalid_recipient", "invalid_webhook_url", "The chat address is not a Discord webhook URL.");
+    const url = versioned(address);
     url.searchParams.set("wait", "true");
-    const response = await providerFetch(
-      url.href,
+    return sendJson(
       {
-        method: "POST",
+        url,
         headers: { "content-type": "application/json", "user-agent": USER_AGENT },
-        body: JSON.stringify({
+        body: {
           content: request.content.text,
           ...(credentials.username ? { username: credentials.username } : {}),
           ...(credentials.avatarUrl ? { avatar_url: credentials.avatarUrl } : {}),
           ...request.providerOverrides,
-        }),
+        },
+        success: ({ json }) => DiscordMessage.safeParse(json).data?.id || malformed("Discord answered without a message id."),
+        failure: ({ json, status }) => {
+          const error = DiscordError.safeParse(json).data;
+          const code = error?.code !== undefined ? `discord_${error.code}` : `http_${status}`;
+          if (error?.code !== undefined && GONE.has(error.code)) return { kind: "invalid_recipient", code, retryAfterSeconds: undefined };
+          // The body's retry_after is exact (fractional seconds); the header is rounded.
+          return status === 429 && error?.retry_after !== undefined ? { code, retryAfterSeconds: Math.ceil(error.retry_after) } : { code };
+        },
       },
       signal,
     );
-    if (isOutcome(response)) return response;
-    const text = await response.text().catch(() => "");
-    const body = parseJson(text);
-    if (response.ok) {
-      const id = z.object({ id: z.string() }).safeParse(body).data?.id;
-      return id ? { ok: true, providerMessageId: id } : failure("retryable", "malformed_response", "Discord answered without a message id.");
-    }
-    const error = DiscordError.safeParse(body).data;
-    const code = error?.code !== undefined ? `discord_${error.code}` : `http_${response.status}`;
-    const message = text.slice(0, 500);
-    if (error?.code !== undefined && GONE.has(error.code)) return failure("invalid_recipient", code, message);
-    const outcome = responseFailure(response, code, message);
-    // The body's retry_after is exact (fractional seconds); the header is rounded.
-    if (!outcome.ok && response.status === 429 && error?.retry_after !== undefined) {
-      return { ...outcome, retryAfterSeconds: Math.ceil(error.retry_after) };
-    }
-    return outcome;
   },
 };

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { addressUrl, failure, isOutcome, parseJson, providerFetch, responseFailure } from "../http";
+import { addressUrl, failure, sendJson } from "../http";
 import type { ProviderAdapter } from "../types";
 
 const Credentials = z.object({
@@ -23,29 +23,27 @@ export const mattermost: ProviderAdapter<"chat"> = {
     const credentials = Credentials.parse(integration.credentials);
     const url = addressUrl(request.to, integration.baseUrl);
     if (!url) return failure("invalid_recipient", "invalid_webhook_url", "The chat address is not a Mattermost webhook URL.");
-    const response = await providerFetch(
-      url.href,
+    return sendJson(
       {
-        method: "POST",
+        url,
         headers: { "content-type": "application/json" },
-        body: JSON.stringify({
+        body: {
           text: request.content.text,
           ...(credentials.username ? { username: credentials.username } : {}),
           ...(credentials.iconUrl ? { icon_url: credentials.iconUrl } : {}),
           ...request.providerOverrides,
-        }),
+        },
+        success: () => request.messageId,
+        failure: ({ json, status }) => {
+          const error = MattermostError.safeParse(json).data;
+          const code = error?.id ?? `http_${status}`;
+          // The server answers an unknown (deleted) hook with 400 `…invalid.app_error`; a bare 404 may be a
+          // proxy's and removes nothing. 501 means incoming webhooks are disabled, which waiting does not fix.
+          const gone = code === "web.incoming_webhook.invalid.app_error" || (status === 404 && error !== undefined);
+          return gone ? { kind: "invalid_recipient", code } : status === 501 ? { kind: "permanent", code } : { code };
+        },
       },
       signal,
     );
-    if (isOutcome(response)) return response;
-    if (response.ok) return { ok: true, providerMessageId: request.messageId };
-    const text = (await response.text().catch(() => "")).slice(0, 500);
-    const error = MattermostError.safeParse(parseJson(text)).data;
-    const code = error?.id ?? `http_${response.status}`;
-    // The server answers an unknown (deleted) hook with 400 `…invalid.app_error`; a bare 404 may be a
-    // proxy's and removes nothing. 501 means incoming webhooks are disabled, which waiting does not fix.
-    const gone = code === "web.incoming_webhook.invalid.app_error" || (response.status === 404 && error !== undefined);
-    const kind = gone ? "invalid_recipient" : response.status === 501 ? "permanent" : undefined;
-    return responseFailure(response, code, text, kind);
   },
 };

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { failure, isOutcome, joinUrl, parseJson, providerFetch, responseFailure, retryAfterSeconds } from "../http";
+import { callProvider, capped, failure, isAnswer, joinUrl, malformed, retryAfterSeconds, sendForm } from "../http";
 import type { ProviderAdapter } from "../types";
 
 const Credentials = z.object({
@@ -35,44 +35,39 @@ export const slackApi: ProviderAdapter<"chat"> = {
   async send(request, { integration, signal }) {
     const credentials = Credentials.parse(integration.credentials);
     const { content } = request;
-    const response = await providerFetch(
-      joinUrl(integration.baseUrl ?? "https://slack.com", "/api/chat.postMessage"),
+    return sendForm(
       {
-        method: "POST",
+        url: joinUrl(integration.baseUrl ?? "https://slack.com", "/api/chat.postMessage"),
         headers: { authorization: `Bearer ${credentials.botToken}`, "content-type": "application/x-www-form-urlencoded" },
         body: formBody({ channel: request.to, text: content.text, blocks: content.blocks, ...request.providerOverrides }),
+        // A success echoes the message back: the body is read whole, never cut at the error cap.
+        success: ({ json, text, headers }) => {
+          const answer = SlackAnswer.safeParse(json).data;
+          if (!answer) return malformed("Slack answered without a JSON body.");
+          if (answer.ok) return answer.ts ? `${answer.channel ?? request.to}:${answer.ts}` : malformed("Slack answered without a message ts.");
+          // HTTP 200 with `ok: false` is how Slack reports every error.
+          const code = answer.error ?? "unknown_error";
+          // token_revoked and account_inactive concern the integration's token, not this subscriber's channel.
+          const kind = GONE.has(code) ? "invalid_recipient" : TRANSIENT.has(code) ? "retryable" : "permanent";
+          return failure(kind, code, capped(text), retryAfterSeconds(headers.get("retry-after")));
+        },
+        failure: ({ json, status }) => ({ code: SlackAnswer.safeParse(json).data?.error ?? `http_${status}` }),
       },
       signal,
     );
-    if (isOutcome(response)) return response;
-    // The whole body: a success echoes the message back and easily passes errorText's cap.
-    const text = await response.text().catch(() => "");
-    const answer = SlackAnswer.safeParse(parseJson(text)).data;
-    if (!response.ok) return responseFailure(response, answer?.error ?? `http_${response.status}`, text.slice(0, 500));
-    if (!answer) return failure("retryable", "malformed_response", "Slack answered without a JSON body.");
-    if (answer.ok) {
-      return answer.ts
-        ? { ok: true, providerMessageId: `${answer.channel ?? request.to}:${answer.ts}` }
-        : failure("retryable", "malformed_response", "Slack answered without a message ts.");
-    }
-    const code = answer.error ?? "unknown_error";
-    // token_revoked and account_inactive concern the integration's token, not this subscriber's channel.
-    const kind = GONE.has(code) ? "invalid_recipient" : TRANSIENT.has(code) ? "retryable" : "permanent";
-    return failure(kind, code, text.slice(0, 500), retryAfterSeconds(response.headers.get("retry-after")));
   },
 
   /** `auth.test` posts nothing and names the workspace and bot the token belongs to. */
   async check(integration, signal) {
     const credentials = Credentials.parse(integration.credentials);
-    const response = await providerFetch(
-      joinUrl(integration.baseUrl ?? "https://slack.com", "/api/auth.test"),
-      { method: "POST", headers: { authorization: `Bearer ${credentials.botToken}` } },
+    const response = await callProvider(
+      { url: joinUrl(integration.baseUrl ?? "https://slack.com", "/api/auth.test"), headers: { authorization: `Bearer ${credentials.botToken}` } },
       signal,
     );
-    if (isOutcome(response)) return { ok: false, detail: response.ok ? "" : response.message };
+    if (!isAnswer(response)) return { ok: false, detail: response.ok ? "" : response.message };
     const answer = z
       .object({ ok: z.boolean(), error: z.string().optional(), team: z.string().optional(), user: z.string().optional() })
-      .safeParse(parseJson(await response.text().catch(() => ""))).data;
+      .safeParse(response.json).data;
     if (answer?.ok) return { ok: true, detail: `The token works as ${answer.user ?? "a bot"} in ${answer.team ?? "its workspace"}.` };
     return { ok: false, detail: `Slack refused the token: ${answer?.error ?? `HTTP ${response.status}`}.` };
   },

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { addressUrl, errorText, failure, isOutcome, providerFetch, responseFailure } from "../http";
+import { addressUrl, capped, failure, sendJson } from "../http";
 import type { ProviderAdapter } from "../types";
 
 /** The webhook URL is the subscriber's chat address and carries the secret, so nothing is configured here. */
@@ -18,25 +18,26 @@ export const slack: ProviderAdapter<"chat"> = {
     const url = addressUrl(request.to, integration.baseUrl);
     if (!url) return failure("invalid_recipient", "invalid_webhook_url", "The chat address is not a Slack webhook URL.");
     const { content } = request;
-    const response = await providerFetch(
-      url.href,
+    return sendJson(
       {
-        method: "POST",
+        url,
         headers: { "content-type": "application/json" },
-        body: JSON.stringify({
+        body: {
           text: content.text,
           ...(content.blocks ? { blocks: content.blocks } : {}),
           ...request.providerOverrides,
-        }),
+        },
+        // Slack answers `ok` and no id.
+        success: () => request.messageId,
+        failure: ({ text: body, status, statusText }) => {
+          const text = capped(body).trim();
+          const code = /^[a-z_]+$/.test(text) ? text : `http_${status}`;
+          // A bare 404 may come from a misconfigured proxy; only Slack's own answer removes the address.
+          const gone = status === 410 || (status === 404 && GONE.has(code));
+          return { code, message: text || statusText, ...(gone ? { kind: "invalid_recipient" as const } : {}) };
+        },
       },
       signal,
     );
-    if (isOutcome(response)) return response;
-    if (response.ok) return { ok: true, providerMessageId: request.messageId };
-    const text = (await errorText(response)).trim();
-    const code = /^[a-z_]+$/.test(text) ? text : `http_${response.status}`;
-    // A bare 404 may come from a misconfigured proxy; only Slack's own answer removes the address.
-    const gone = response.status === 410 || (response.status === 404 && GONE.has(code));
-    return responseFailure(response, code, text || response.statusText, gone ? "invalid_recipient" : undefined);
   },
 };

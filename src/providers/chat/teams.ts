@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { addressUrl, failure, isOutcome, parseJson, providerFetch, responseFailure } from "../http";
+import { addressUrl, failure, sendJson } from "../http";
 import type { ProviderAdapter } from "../types";
 
 /** The Workflows URL (with its `sig=`) is the subscriber's chat address, so nothing is configured here. */
@@ -20,12 +20,11 @@ export const teams: ProviderAdapter<"chat"> = {
   async send(request, { integration, signal }) {
     const url = addressUrl(request.to, integration.baseUrl);
     if (!url) return failure("invalid_recipient", "invalid_webhook_url", "The chat address is not a Teams Workflows URL.");
-    const response = await providerFetch(
-      url.href,
+    return sendJson(
       {
-        method: "POST",
+        url,
         headers: { "content-type": "application/json" },
-        body: JSON.stringify({
+        body: {
           type: "message",
           attachments: [
             {
@@ -40,16 +39,15 @@ export const teams: ProviderAdapter<"chat"> = {
             },
           ],
           ...request.providerOverrides,
-        }),
+        },
+        success: ({ headers }) => headers.get("x-ms-workflow-run-id") ?? request.messageId,
+        failure: ({ json, status }) => {
+          const code = LogicAppsError.safeParse(json).data?.error.code;
+          // A deleted flow answers 404 WorkflowNotFound; a bare 404 may be a proxy's and removes nothing.
+          return code === undefined ? {} : status === 404 ? { kind: "invalid_recipient", code } : { code };
+        },
       },
       signal,
     );
-    if (isOutcome(response)) return response;
-    if (response.ok) return { ok: true, providerMessageId: response.headers.get("x-ms-workflow-run-id") ?? request.messageId };
-    const text = (await response.text().catch(() => "")).slice(0, 500);
-    const code = LogicAppsError.safeParse(parseJson(text)).data?.error.code ?? `http_${response.status}`;
-    // A deleted flow answers 404 WorkflowNotFound; a bare 404 may be a proxy's and removes nothing.
-    const gone = response.status === 404 && code !== `http_404`;
-    return responseFailure(response, code, text, gone ? "invalid_recipient" : undefined);
   },
 };

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { failure, isOutcome, joinUrl, parseJson, providerFetch, responseFailure } from "../http";
+import { answerFailure, callProvider, isAnswer, joinUrl, malformed, type ProviderAnswer } from "../http";
 import type { ProviderAdapter, SendOutcome } from "../types";
 
 const Credentials = z.object({
@@ -27,19 +27,18 @@ function codeOf(answer: TelegramAnswer | undefined, status: number): string {
   return slug || `http_${status}`;
 }
 
-function outcomeOf(response: Response, answer: TelegramAnswer | undefined, text: string): SendOutcome {
+function outcomeOf(response: ProviderAnswer, answer: TelegramAnswer | undefined): SendOutcome {
   if (answer?.ok && answer.result) return { ok: true, providerMessageId: `${answer.result.chat.id}:${answer.result.message_id}` };
-  if (response.ok) return failure("retryable", "malformed_response", "Telegram answered without a message.");
+  if (response.ok) return malformed("Telegram answered without a message.");
   const code = codeOf(answer, response.status);
-  const message = text.slice(0, 500);
   if (response.status === 429 && answer?.parameters?.retry_after !== undefined) {
-    return failure("retryable", code, message, answer.parameters.retry_after);
+    return answerFailure(response, { kind: "retryable", code, retryAfterSeconds: answer.parameters.retry_after });
   }
   // 403: blocked by the user, user deactivated, bot kicked or not a member; 400 for a chat that does not exist.
   if (response.status === 403 || (response.status === 400 && /chat not found|user not found|chat_id is empty/i.test(answer?.description ?? ""))) {
-    return failure("invalid_recipient", code, message);
+    return answerFailure(response, { kind: "invalid_recipient", code, retryAfterSeconds: undefined });
   }
-  return responseFailure(response, code, message);
+  return answerFailure(response, { code });
 }
 
 /** Telegram Bot API `sendMessage`; the subscriber's chat address is the chat id (or `@channelusername`). */
@@ -52,10 +51,9 @@ export const telegram: ProviderAdapter<"chat"> = {
     const credentials = Credentials.parse(integration.credentials);
     const url = joinUrl(integration.baseUrl ?? "https://api.telegram.org", `/bot${credentials.botToken}/sendMessage`);
     const post = async (chatId: string | number) => {
-      const response = await providerFetch(
-        url,
+      const response = await callProvider(
         {
-          method: "POST",
+          url,
           headers: { "content-type": "application/json" },
           body: JSON.stringify({
             chat_id: chatId,
@@ -66,10 +64,9 @@ export const telegram: ProviderAdapter<"chat"> = {
         },
         signal,
       );
-      if (isOutcome(response)) return { outcome: response };
-      const text = await response.text().catch(() => "");
-      const answer = TelegramAnswer.safeParse(parseJson(text)).data;
-      return { outcome: outcomeOf(response, answer, text), migrateTo: answer?.parameters?.migrate_to_chat_id };
+      if (!isAnswer(response)) return { outcome: response };
+      const answer = TelegramAnswer.safeParse(response.json).data;
+      return { outcome: outcomeOf(response, answer), migrateTo: answer?.parameters?.migrate_to_chat_id };
     };
     const first = await post(request.to);
     // A group upgraded to a supergroup has a new id: deliver there now (the stored address stays the old one).
@@ -80,11 +77,11 @@ export const telegram: ProviderAdapter<"chat"> = {
   async check(integration, signal) {
     const credentials = Credentials.parse(integration.credentials);
     const url = joinUrl(integration.baseUrl ?? "https://api.telegram.org", `/bot${credentials.botToken}/getMe`);
-    const response = await providerFetch(url, { method: "GET" }, signal);
-    if (isOutcome(response)) return { ok: false, detail: response.ok ? "" : response.message };
+    const response = await callProvider({ url, method: "GET" }, signal);
+    if (!isAnswer(response)) return { ok: false, detail: response.ok ? "" : response.message };
     const answer = z
       .object({ ok: z.boolean(), description: z.string().optional(), result: z.object({ username: z.string().optional() }).loose().optional() })
-      .safeParse(parseJson(await response.text().catch(() => ""))).data;
+      .safeParse(response.json).data;
     if (answer?.ok) return { ok: true, detail: `The token belongs to @${answer.result?.username ?? "your bot"}.` };
     return { ok: false, detail: `Telegram refused the token: ${answer?.description ?? `HTTP ${response.status}`}.` };
   },

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { addressUrl, failure, isOutcome, providerFetch, responseFailure } from "../http";
+import { addressUrl, capped, failure, sendRequest } from "../http";
 import { signStandardWebhook } from "../standard-webhooks";
 import type { ProviderAdapter } from "../types";
 
@@ -45,10 +45,9 @@ export const webhook: ProviderAdapter<"chat"> = {
       },
       ...request.providerOverrides,
     });
-    const response = await providerFetch(
-      url.href,
+    return sendRequest(
       {
-        method: "POST",
+        url,
         headers: {
           "content-type": "application/json",
           "webhook-id": request.messageId,
@@ -56,12 +55,10 @@ export const webhook: ProviderAdapter<"chat"> = {
           "webhook-signature": await signStandardWebhook(credentials.secret, request.messageId, timestamp, body),
         },
         body,
+        success: () => request.messageId,
+        failure: ({ text, status, statusText }) => ({ message: capped(text) || statusText, ...(status === 410 ? { kind: "invalid_recipient" as const } : {}) }),
       },
       signal,
     );
-    if (isOutcome(response)) return response;
-    if (response.ok) return { ok: true, providerMessageId: request.messageId };
-    const text = (await response.text().catch(() => "")).slice(0, 500);
-    return responseFailure(response, `http_${response.status}`, text || response.statusText, response.status === 410 ? "invalid_recipient" : undefined);
   },
 };

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { classifyStatus, errorText, failure, isOutcome, joinUrl, parseJson, providerFetch, retryAfterSeconds } from "../http";
+import { capped, joinUrl, malformed, retryAfterSeconds, sendJson } from "../http";
 import { verifyAuthorization } from "../signatures";
 import type { DeliveryStatus, ProviderAdapter, StatusUpdate } from "../types";
 import { parseMailbox } from "./mailbox";
@@ -23,6 +23,8 @@ const STATUS_BY_EVENT: Record<string, DeliveryStatus> = {
   click: "clicked",
 };
 
+type BrevoAnswer = { messageId?: string; code?: string; message?: string };
+
 const BrevoEvent = z
   .object({ event: z.string(), "message-id": z.string(), ts_event: z.number().optional(), date: z.string().optional(), reason: z.string().optional() })
   .loose();
@@ -35,12 +37,11 @@ export const brevo: ProviderAdapter<"email"> = {
   async send(request, { integration, signal }) {
     const credentials = Credentials.parse(integration.credentials);
     const { content } = request;
-    const response = await providerFetch(
-      joinUrl(integration.baseUrl ?? "https://api.brevo.com", "/v3/smtp/email"),
+    return sendJson(
       {
-        method: "POST",
+        url: joinUrl(integration.baseUrl ?? "https://api.brevo.com", "/v3/smtp/email"),
         headers: { "api-key": credentials.apiKey, "content-type": "application/json", accept: "application/json" },
-        body: JSON.stringify({
+        body: {
           sender: parseMailbox(content.from ?? credentials.from),
           to: [parseMailbox(request.to)],
           subject: content.subject,
@@ -48,18 +49,19 @@ export const brevo: ProviderAdapter<"email"> = {
           ...(content.text !== undefined ? { textContent: content.text } : {}),
           ...(content.replyTo ? { replyTo: parseMailbox(content.replyTo) } : {}),
           ...request.providerOverrides,
-        }),
+        },
+        success: ({ json }) => (json as BrevoAnswer | undefined)?.messageId || malformed("Brevo answered without a messageId."),
+        failure: ({ json, text, status, headers }) => {
+          const body = json as BrevoAnswer | undefined;
+          return {
+            code: body?.code ?? `http_${status}`,
+            message: body?.message ?? capped(text),
+            retryAfterSeconds: retryAfterSeconds(headers.get("retry-after") ?? (status === 429 ? headers.get("x-sib-ratelimit-reset") : null)),
+          };
+        },
       },
       signal,
     );
-    if (isOutcome(response)) return response;
-    const text = response.ok ? await response.text() : await errorText(response);
-    const body = parseJson(text) as { messageId?: string; code?: string; message?: string } | undefined;
-    if (response.ok) {
-      return body?.messageId ? { ok: true, providerMessageId: body.messageId } : failure("retryable", "malformed_response", "Brevo answered without a messageId.");
-    }
-    const retryAfter = retryAfterSeconds(response.headers.get("retry-after") ?? (response.status === 429 ? response.headers.get("x-sib-ratelimit-reset") : null));
-    return failure(classifyStatus(response.status), body?.code ?? `http_${response.status}`, body?.message ?? text, retryAfter);
   },
 
   webhook: {

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { classifyStatus, errorText, failure, isOutcome, joinUrl, parseJson, providerFetch, retryAfterSeconds } from "../http";
+import { basicAuth, capped, joinUrl, malformed, parseJson, sendRequest } from "../http";
 import { hmacHex, timingSafeEqual } from "../signatures";
 import type { DeliveryStatus, ProviderAdapter } from "../types";
 
@@ -44,6 +44,8 @@ function statusOf(event: string, severity: string | undefined): DeliveryStatus |
   }
 }
 
+type MailgunAnswer = { id?: string; message?: string };
+
 function formFields(fields: Record<string, unknown>): FormData {
   const form = new FormData();
   for (const [name, value] of Object.entries(fields)) {
@@ -63,12 +65,11 @@ export const mailgun: ProviderAdapter<"email"> = {
   async send(request, { integration, signal }) {
     const credentials = Credentials.parse(integration.credentials);
     const { content } = request;
-    const response = await providerFetch(
-      joinUrl(integration.baseUrl ?? "https://api.mailgun.net", `/v3/${encodeURIComponent(credentials.domain)}/messages`),
+    return sendRequest(
       {
-        method: "POST",
+        url: joinUrl(integration.baseUrl ?? "https://api.mailgun.net", `/v3/${encodeURIComponent(credentials.domain)}/messages`),
         // fetch sets the multipart content type with its boundary.
-        headers: { authorization: `Basic ${btoa(`api:${credentials.apiKey}`)}` },
+        headers: { authorization: basicAuth("api", credentials.apiKey) },
         body: formFields({
           from: content.from ?? credentials.from,
           to: request.to,
@@ -78,18 +79,12 @@ export const mailgun: ProviderAdapter<"email"> = {
           "h:Reply-To": content.replyTo || undefined,
           ...request.providerOverrides,
         }),
+        // Events carry the Message-Id without its angle brackets.
+        success: ({ json }) => (json as MailgunAnswer | undefined)?.id?.replace(/^<|>$/g, "") || malformed("Mailgun answered without an id."),
+        failure: ({ json, text }) => ({ message: (json as MailgunAnswer | undefined)?.message ?? capped(text) }),
       },
       signal,
     );
-    if (isOutcome(response)) return response;
-    const text = response.ok ? await response.text() : await errorText(response);
-    const body = parseJson(text) as { id?: string; message?: string } | undefined;
-    if (response.ok) {
-      // Events carry the Message-Id without its angle brackets.
-      const id = body?.id?.replace(/^<|>$/g, "");
-      return id ? { ok: true, providerMessageId: id } : failure("retryable", "malformed_response", "Mailgun answered without an id.");
-    }
-    return failure(classifyStatus(response.status), `http_${response.status}`, body?.message ?? text, retryAfterSeconds(response.headers.get("retry-after")));
   },
 
   webhook: {

@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
-import { classifyStatus, errorText, failure, isOutcome, joinUrl, parseJson, providerFetch, retryAfterSeconds } from "../http";
+import { capped, joinUrl, malformed, sendJson } from "../http";
 import { verifyAuthorization } from "../signatures";
-import type { DeliveryStatus, FailureKind, ProviderAdapter, StatusUpdate } from "../types";
+import type { DeliveryStatus, ProviderAdapter, StatusUpdate } from "../types";
 
 const Credentials = z.object({
   serverToken: z.string().min(1).openapi({ description: "Server API token (X-Postmark-Server-Token)." }),
@@ -16,6 +16,8 @@ const Credentials = z.object({
 const INACTIVE_RECIPIENT = 406;
 /** Bounce types that mean the address will not receive mail; the rest are transient and Postmark retries. */
 const HARD_BOUNCES = new Set(["HardBounce", "BadEmailAddress", "ManuallyDeactivated", "Blocked", "AddressChange", "SMTPApiError"]);
+
+type PostmarkAnswer = { MessageID?: string; ErrorCode?: number; Message?: string };
 
 const PostmarkEvent = z
   .object({
@@ -54,12 +56,11 @@ export const postmark: ProviderAdapter<"email"> = {
   async send(request, { integration, signal }) {
     const credentials = Credentials.parse(integration.credentials);
     const { content } = request;
-    const response = await providerFetch(
-      joinUrl(integration.baseUrl ?? "https://api.postmarkapp.com", "/email"),
+    return sendJson(
       {
-        method: "POST",
+        url: joinUrl(integration.baseUrl ?? "https://api.postmarkapp.com", "/email"),
         headers: { "x-postmark-server-token": credentials.serverToken, "content-type": "application/json", accept: "application/json" },
-        body: JSON.stringify({
+        body: {
           From: content.from ?? credentials.from,
           To: request.to,
           Subject: content.subject,
@@ -68,18 +69,22 @@ export const postmark: ProviderAdapter<"email"> = {
           ...(content.replyTo ? { ReplyTo: content.replyTo } : {}),
           ...(credentials.messageStream ? { MessageStream: credentials.messageStream } : {}),
           ...request.providerOverrides,
-        }),
+        },
+        success: ({ json, text }) => {
+          const body = json as PostmarkAnswer | undefined;
+          return body?.MessageID && !body.ErrorCode ? body.MessageID : malformed(`Postmark answered without a MessageID: ${text.slice(0, 200)}`);
+        },
+        failure: ({ json, text, status }) => {
+          const body = json as PostmarkAnswer | undefined;
+          return {
+            ...(body?.ErrorCode === INACTIVE_RECIPIENT ? { kind: "invalid_recipient" as const } : {}),
+            code: body?.ErrorCode !== undefined ? `postmark_${body.ErrorCode}` : `http_${status}`,
+            message: body?.Message ?? capped(text),
+          };
+        },
       },
       signal,
     );
-    if (isOutcome(response)) return response;
-    const text = response.ok ? await response.text() : await errorText(response);
-    const body = parseJson(text) as { MessageID?: string; ErrorCode?: number; Message?: string } | undefined;
-    if (response.ok && body?.MessageID && !body.ErrorCode) return { ok: true, providerMessageId: body.MessageID };
-    if (response.ok) return failure("retryable", "malformed_response", `Postmark answered without a MessageID: ${text.slice(0, 200)}`);
-    const kind: FailureKind = body?.ErrorCode === INACTIVE_RECIPIENT ? "invalid_recipient" : classifyStatus(response.status);
-    const code = body?.ErrorCode !== undefined ? `postmark_${body.ErrorCode}` : `http_${response.status}`;
-    return failure(kind, code, body?.Message ?? text, retryAfterSeconds(response.headers.get("retry-after")));
   },
 
   webhook: {

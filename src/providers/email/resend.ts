@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { classifyStatus, errorText, failure, isOutcome, joinUrl, providerFetch, retryAfterSeconds } from "../http";
+import { joinUrl, malformed, sendJson } from "../http";
 import { verifyStandardWebhook } from "../standard-webhooks";
 import type { DeliveryStatus, ProviderAdapter, StatusUpdate } from "../types";
 
@@ -19,6 +19,8 @@ const STATUS_BY_EVENT: Record<string, DeliveryStatus> = {
   "email.clicked": "clicked",
 };
 
+type ResendAnswer = { id?: string; name?: string };
+
 const ResendEvent = z.object({
   type: z.string(),
   created_at: z.string(),
@@ -33,16 +35,15 @@ export const resend: ProviderAdapter<"email"> = {
   async send(request, { integration, signal }) {
     const credentials = Credentials.parse(integration.credentials);
     const { content } = request;
-    const response = await providerFetch(
-      joinUrl(integration.baseUrl ?? "https://api.resend.com", "/emails"),
+    return sendJson(
       {
-        method: "POST",
+        url: joinUrl(integration.baseUrl ?? "https://api.resend.com", "/emails"),
         headers: {
           authorization: `Bearer ${credentials.apiKey}`,
           "content-type": "application/json",
           "idempotency-key": request.messageId,
         },
-        body: JSON.stringify({
+        body: {
           from: content.from ?? credentials.from,
           to: [request.to],
           subject: content.subject,
@@ -50,24 +51,16 @@ export const resend: ProviderAdapter<"email"> = {
           ...(content.text !== undefined ? { text: content.text } : {}),
           ...(content.replyTo ? { reply_to: content.replyTo } : {}),
           ...request.providerOverrides,
-        }),
+        },
+        success: ({ json }) => (json as ResendAnswer | undefined)?.id || malformed("Resend answered without an id."),
+        failure: ({ json, status }) => {
+          // Not JSON (a proxy's error page): the status alone classifies it.
+          const name = (json as ResendAnswer | undefined)?.name ?? `http_${status}`;
+          return { code: name, ...(name === "concurrent_idempotent_requests" ? { kind: "retryable" as const } : {}) };
+        },
       },
       signal,
     );
-    if (isOutcome(response)) return response;
-    if (response.ok) {
-      const body = (await response.json()) as { id?: string };
-      return body.id ? { ok: true, providerMessageId: body.id } : failure("retryable", "malformed_response", "Resend answered without an id.");
-    }
-    const text = await errorText(response);
-    let name = `http_${response.status}`;
-    try {
-      name = (JSON.parse(text) as { name?: string }).name ?? name;
-    } catch {
-      // Not JSON (a proxy's error page): the status alone classifies it.
-    }
-    const kind = name === "concurrent_idempotent_requests" ? "retryable" : classifyStatus(response.status);
-    return failure(kind, name, text, retryAfterSeconds(response.headers.get("retry-after")));
   },
 
   webhook: {

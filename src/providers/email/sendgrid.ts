@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { classifyStatus, errorText, failure, isOutcome, joinUrl, parseJson, providerFetch, retryAfterSeconds, secondsUntilEpoch } from "../http";
+import { capped, joinUrl, malformed, retryAfterSeconds, secondsUntilEpoch, sendJson } from "../http";
 import { base64ToBytes, derToRawEcdsa } from "../signatures";
 import type { DeliveryStatus, ProviderAdapter, StatusUpdate } from "../types";
 import { parseMailbox } from "./mailbox";
@@ -54,33 +54,30 @@ export const sendgrid: ProviderAdapter<"email"> = {
       ...(content.text !== undefined ? [{ type: "text/plain", value: content.text }] : []),
       ...(content.html !== undefined ? [{ type: "text/html", value: content.html }] : []),
     ];
-    const response = await providerFetch(
-      joinUrl(integration.baseUrl ?? "https://api.sendgrid.com", "/v3/mail/send"),
+    return sendJson(
       {
-        method: "POST",
+        url: joinUrl(integration.baseUrl ?? "https://api.sendgrid.com", "/v3/mail/send"),
         headers: { authorization: `Bearer ${credentials.apiKey}`, "content-type": "application/json", accept: "application/json" },
-        body: JSON.stringify({
+        body: {
           from: parseMailbox(content.from ?? credentials.from),
           subject: content.subject,
           personalizations: [{ to: [parseMailbox(request.to)] }],
           content: parts,
           ...(content.replyTo ? { reply_to: parseMailbox(content.replyTo) } : {}),
           ...request.providerOverrides,
-        }),
+        },
+        // 202 with an empty body: the id is a header.
+        success: ({ headers }) => headers.get("x-message-id") || malformed("SendGrid answered without X-Message-Id."),
+        failure: ({ json, text, status, headers }) => {
+          const errors = (json as { errors?: { message?: string; field?: string | null }[] } | undefined)?.errors;
+          return {
+            message: errors?.length ? errors.map((e) => (e.field ? `${e.field}: ${e.message}` : e.message)).join("; ") : capped(text),
+            retryAfterSeconds: retryAfterSeconds(headers.get("retry-after")) ?? (status === 429 ? secondsUntilEpoch(headers.get("x-ratelimit-reset")) : undefined),
+          };
+        },
       },
       signal,
     );
-    if (isOutcome(response)) return response;
-    if (response.ok) {
-      const id = response.headers.get("x-message-id");
-      await response.body?.cancel();
-      return id ? { ok: true, providerMessageId: id } : failure("retryable", "malformed_response", "SendGrid answered without X-Message-Id.");
-    }
-    const text = await errorText(response);
-    const errors = (parseJson(text) as { errors?: { message?: string; field?: string | null }[] } | undefined)?.errors;
-    const message = errors?.length ? errors.map((e) => (e.field ? `${e.field}: ${e.message}` : e.message)).join("; ") : text;
-    const retryAfter = retryAfterSeconds(response.headers.get("retry-after")) ?? (response.status === 429 ? secondsUntilEpoch(response.headers.get("x-ratelimit-reset")) : undefined);
-    return failure(classifyStatus(response.status), `http_${response.status}`, message, retryAfter);
   },
 
   webhook: {

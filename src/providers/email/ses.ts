@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { AwsV4Signer } from "aws4fetch";
-import { errorText, failure, isOutcome, joinUrl, parseJson, providerFetch, retryAfterSeconds } from "../http";
+import { capped, joinUrl, malformed, parseJson, sendRequest } from "../http";
 import { confirmSnsSubscription, SnsMessage, verifySnsMessage } from "../sns-message";
 import type { DeliveryStatus, FailureKind, ProviderAdapter, StatusUpdate } from "../types";
 
@@ -24,6 +24,8 @@ const Credentials = z.object({
 
 /** Error types (x-amzn-ErrorType) worth trying again later: throttling and the daily quota. */
 const RETRYABLE_ERRORS = new Set(["TooManyRequestsException", "LimitExceededException", "ThrottlingException", "InternalFailure", "ServiceUnavailable"]);
+
+type SesAnswer = { MessageId?: string; message?: string; Message?: string; __type?: string };
 
 const SesEvent = z
   .object({
@@ -96,17 +98,23 @@ export const ses: ProviderAdapter<"email"> = {
       allHeaders: true,
     }).sign();
     // Signed here and sent through the shared fetch, so the queue's retry policy is the only one.
-    const response = await providerFetch(signed.url.toString(), { method: signed.method, headers: signed.headers, body: signed.body ?? null }, signal);
-    if (isOutcome(response)) return response;
-    const text = response.ok ? await response.text() : await errorText(response);
-    const parsed = parseJson(text) as { MessageId?: string; message?: string; Message?: string; __type?: string } | undefined;
-    if (response.ok) {
-      return parsed?.MessageId ? { ok: true, providerMessageId: parsed.MessageId } : failure("retryable", "malformed_response", "SES answered without a MessageId.");
-    }
-    // restJson errors: the type is in x-amzn-ErrorType ("Name:http://…"), sometimes also __type ("ns#Name").
-    const type = (response.headers.get("x-amzn-errortype") ?? parsed?.__type ?? `http_${response.status}`).split(":")[0]!.split("#").at(-1)!;
-    const kind: FailureKind = RETRYABLE_ERRORS.has(type) || response.status === 429 || response.status >= 500 ? "retryable" : "permanent";
-    return failure(kind, type, parsed?.message ?? parsed?.Message ?? text, retryAfterSeconds(response.headers.get("retry-after")));
+    return sendRequest(
+      {
+        url: signed.url,
+        method: signed.method,
+        headers: signed.headers,
+        body: signed.body ?? null,
+        success: ({ json }) => (json as SesAnswer | undefined)?.MessageId || malformed("SES answered without a MessageId."),
+        failure: ({ json, text, status, headers }) => {
+          const parsed = json as SesAnswer | undefined;
+          // restJson errors: the type is in x-amzn-ErrorType ("Name:http://…"), sometimes also __type ("ns#Name").
+          const type = (headers.get("x-amzn-errortype") ?? parsed?.__type ?? `http_${status}`).split(":")[0]!.split("#").at(-1)!;
+          const kind: FailureKind = RETRYABLE_ERRORS.has(type) || status === 429 || status >= 500 ? "retryable" : "permanent";
+          return { kind, code: type, message: parsed?.message ?? parsed?.Message ?? capped(text) };
+        },
+      },
+      signal,
+    );
   },
 
   webhook: {

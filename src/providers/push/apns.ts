@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { bodyText, classifyStatus, failure, isOutcome, joinUrl, parseJson, providerFetch, retryAfterSeconds } from "../http";
+import { capped, classifyStatus, failure, joinUrl, sendJson } from "../http";
 import { expiringCache, importPkcs8, looksLikePem, signJwt } from "../jwt";
 import type { FailureKind, IntegrationConfig, ProviderAdapter } from "../types";
 
@@ -80,10 +80,9 @@ export const apns: ProviderAdapter<"push"> = {
           ...(content.imageUrl ? { "mutable-content": 1 } : {}),
         };
     const apnsId = crypto.randomUUID();
-    const response = await providerFetch(
-      joinUrl(integration.baseUrl, `/3/device/${encodeURIComponent(request.to)}`),
+    return sendJson(
       {
-        method: "POST",
+        url: joinUrl(integration.baseUrl, `/3/device/${encodeURIComponent(request.to)}`),
         headers: {
           authorization: `bearer ${token}`,
           "apns-topic": credentials.topic,
@@ -93,23 +92,23 @@ export const apns: ProviderAdapter<"push"> = {
           "apns-id": apnsId,
           "content-type": "application/json",
         },
-        body: JSON.stringify({
+        body: {
           // Custom keys sit beside `aps`; an image URL is for a notification service extension.
           ...content.data,
           ...(content.imageUrl ? { imageUrl: content.imageUrl } : {}),
           aps,
           ...request.providerOverrides,
-        }),
+        },
+        success: ({ headers }) => headers.get("apns-id") ?? apnsId,
+        failure: ({ json, text, status }) => {
+          const reason = (json as { reason?: string } | undefined)?.reason;
+          if (reason === "ExpiredProviderToken" || reason === "InvalidProviderToken") providerTokens.delete(tokenKey(credentials));
+          const kind = (reason ? KIND_BY_REASON[reason] : undefined) ?? (status === 410 ? "invalid_recipient" : classifyStatus(status));
+          return { kind, code: reason ?? `http_${status}`, message: capped(text) || `APNs answered ${status}.` };
+        },
       },
       signal,
     );
-    if (isOutcome(response)) return response;
-    const text = await bodyText(response);
-    if (response.ok) return { ok: true, providerMessageId: response.headers.get("apns-id") ?? apnsId };
-    const reason = (parseJson(text) as { reason?: string } | undefined)?.reason;
-    if (reason === "ExpiredProviderToken" || reason === "InvalidProviderToken") providerTokens.delete(tokenKey(credentials));
-    const kind = (reason ? KIND_BY_REASON[reason] : undefined) ?? (response.status === 410 ? "invalid_recipient" : classifyStatus(response.status));
-    return failure(kind, reason ?? `http_${response.status}`, text || `APNs answered ${response.status}.`, retryAfterSeconds(response.headers.get("retry-after")));
   },
 
   /** Nothing harmless to call at Apple; what can be checked without a send is the key and the relay. */

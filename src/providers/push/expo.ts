@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { bodyText, classifyStatus, failure, isOutcome, joinUrl, parseJson, providerFetch, retryAfterSeconds } from "../http";
+import { capped, failure, joinUrl, malformed, retryAfterSeconds, sendJson } from "../http";
 import type { FailureKind, ProviderAdapter } from "../types";
 
 const Credentials = z.object({
@@ -35,17 +35,16 @@ export const expo: ProviderAdapter<"push"> = {
   async send(request, { integration, signal }) {
     const credentials = Credentials.parse(integration.credentials);
     const { content } = request;
-    const response = await providerFetch(
-      joinUrl(integration.baseUrl ?? "https://exp.host", "/--/api/v2/push/send"),
+    return sendJson(
       {
-        method: "POST",
+        url: joinUrl(integration.baseUrl ?? "https://exp.host", "/--/api/v2/push/send"),
         headers: {
           accept: "application/json",
           "accept-encoding": "gzip, deflate",
           "content-type": "application/json",
           ...(credentials.accessToken ? { authorization: `Bearer ${credentials.accessToken}` } : {}),
         },
-        body: JSON.stringify([
+        body: [
           {
             to: request.to,
             title: content.title,
@@ -56,24 +55,27 @@ export const expo: ProviderAdapter<"push"> = {
             ...(content.imageUrl ? { richContent: { image: content.imageUrl } } : {}),
             ...request.providerOverrides,
           },
-        ]),
+        ],
+        success: (answer) => {
+          const body = SendResponse.safeParse(answer.json).data;
+          const ticket = body?.data?.[0];
+          if (ticket?.status === "ok") return ticket.id;
+          const retryAfter = retryAfterSeconds(answer.headers.get("retry-after"));
+          if (ticket) {
+            const code = ticket.details?.error ?? "ticket_error";
+            return failure(KIND_BY_TICKET_ERROR[code] ?? "permanent", code, ticket.message || answer.text, retryAfter);
+          }
+          const first = body?.errors?.[0];
+          if (!first) return malformed("Expo answered without a ticket.");
+          // A 200 with request-level `errors` (too many messages, mixed projects) is a request to fix.
+          return failure("permanent", first.code ?? `http_${answer.status}`, first.message ?? (answer.text || `Expo answered ${answer.status}.`), retryAfter);
+        },
+        failure: ({ json, text, status }) => {
+          const first = SendResponse.safeParse(json).data?.errors?.[0];
+          return { code: first?.code ?? `http_${status}`, message: first?.message ?? (capped(text) || `Expo answered ${status}.`) };
+        },
       },
       signal,
     );
-    if (isOutcome(response)) return response;
-    const text = await bodyText(response);
-    const body = SendResponse.safeParse(parseJson(text)).data;
-    const retryAfter = retryAfterSeconds(response.headers.get("retry-after"));
-    const ticket = body?.data?.[0];
-    if (response.ok && ticket) {
-      if (ticket.status === "ok") return { ok: true, providerMessageId: ticket.id };
-      const code = ticket.details?.error ?? "ticket_error";
-      return failure(KIND_BY_TICKET_ERROR[code] ?? "permanent", code, ticket.message || text, retryAfter);
-    }
-    const first = body?.errors?.[0];
-    if (response.ok && !first) return failure("retryable", "malformed_response", "Expo answered without a ticket.");
-    // A 200 with request-level `errors` (too many messages, mixed projects) is a request to fix.
-    const kind = response.ok ? "permanent" : classifyStatus(response.status);
-    return failure(kind, first?.code ?? `http_${response.status}`, first?.message ?? (text || `Expo answered ${response.status}.`), retryAfter);
   },
 };

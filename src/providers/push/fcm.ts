@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import type { PushContent } from "../../engine/content";
-import { bodyText, classifyStatus, failure, isOutcome, joinUrl, parseJson, providerFetch, responseFailure, retryAfterSeconds } from "../http";
+import { type AnswerMapping, answerFailure, answerOutcome, callProvider, capped, classifyStatus, failure, isAnswer, joinUrl, malformed, parseJson } from "../http";
 import { expiringCache, importPkcs8, looksLikePem, signJwt } from "../jwt";
 import type { FailureKind, ProviderAdapter, SendOutcome } from "../types";
 
@@ -67,21 +67,19 @@ async function accessToken(credentials: Credentials, signal: AbortSignal): Promi
   } catch (error) {
     return failure("permanent", "invalid_private_key", `The service account's private_key is not a usable RSA key: ${(error as Error).message}`);
   }
-  const response = await providerFetch(
-    tokenUri,
+  const answer = await callProvider(
     {
-      method: "POST",
+      url: tokenUri,
       headers: { "content-type": "application/x-www-form-urlencoded" },
       body: new URLSearchParams({ grant_type: "urn:ietf:params:oauth:grant-type:jwt-bearer", assertion }).toString(),
     },
     signal,
   );
-  if (isOutcome(response)) return response;
-  const text = await bodyText(response);
-  const body = parseJson(text) as { access_token?: string; expires_in?: number; error?: string; error_description?: string } | undefined;
-  if (!response.ok) {
+  if (!isAnswer(answer)) return answer;
+  const body = answer.json as { access_token?: string; expires_in?: number; error?: string; error_description?: string } | undefined;
+  if (!answer.ok) {
     // invalid_grant (revoked key, bad clock), invalid_client: the credentials need fixing.
-    return responseFailure(response, `oauth_${body?.error ?? response.status}`, body?.error_description ?? text);
+    return answerFailure(answer, { code: `oauth_${body?.error ?? answer.status}`, message: body?.error_description ?? capped(answer.text) });
   }
   if (!body?.access_token) return failure("retryable", "malformed_token_response", "The token endpoint answered without an access_token.");
   accessTokens.set(cacheKey, body.access_token, Date.now() + (body.expires_in ?? 3600) * 1000 - EXPIRY_MARGIN_MS);
@@ -127,10 +125,10 @@ const KIND_BY_CODE: Record<string, FailureKind> = {
 /** `details[].errorCode` first (FCM's own code), then the Google RPC status. */
 function readError(text: string): { code: string | undefined; message: string } {
   const parsed = FcmError.safeParse(parseJson(text));
-  if (!parsed.success) return { code: undefined, message: text };
+  if (!parsed.success) return { code: undefined, message: capped(text) };
   const { error } = parsed.data;
   const fcmCode = error.details.find((d) => d["@type"]?.endsWith("FcmError") && d.errorCode)?.errorCode;
-  return { code: fcmCode ?? error.status, message: error.message || text };
+  return { code: fcmCode ?? error.status, message: error.message || capped(text) };
 }
 
 function classify(status: number, code: string | undefined, message: string): FailureKind {
@@ -138,6 +136,15 @@ function classify(status: number, code: string | undefined, message: string): Fa
   if (code === "INVALID_ARGUMENT" && /not a valid FCM registration token/i.test(message)) return "invalid_recipient";
   return classifyStatus(status);
 }
+
+/** messages:send answers with the message's resource name. */
+const SEND_ANSWER: AnswerMapping = {
+  success: ({ json }) => (json as { name?: string } | undefined)?.name || malformed("FCM answered without a message name."),
+  failure: ({ text, status }) => {
+    const { code, message } = readError(text);
+    return { kind: classify(status, code, message), code: code ?? `http_${status}`, message };
+  },
+};
 
 /**
  * Firebase Cloud Messaging, HTTP v1: one request per registration token, authorised by an OAuth2
@@ -158,23 +165,13 @@ export const fcm: ProviderAdapter<"push"> = {
     for (let attempt = 0; ; attempt++) {
       const token = await accessToken(credentials, signal);
       if (typeof token !== "string") return token;
-      const response = await providerFetch(
-        url,
-        { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body },
-        signal,
-      );
-      if (isOutcome(response)) return response;
-      const text = await bodyText(response);
-      if (response.ok) {
-        const name = (parseJson(text) as { name?: string } | undefined)?.name;
-        return name ? { ok: true, providerMessageId: name } : failure("retryable", "malformed_response", "FCM answered without a message name.");
-      }
-      const { code, message } = readError(text);
-      if (response.status === 401 && code === "UNAUTHENTICATED") {
+      const answer = await callProvider({ url, headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body }, signal);
+      if (!isAnswer(answer)) return answer;
+      if (!answer.ok && answer.status === 401 && readError(answer.text).code === "UNAUTHENTICATED") {
         accessTokens.delete(cacheKey);
         if (attempt === 0) continue;
       }
-      return failure(classify(response.status, code, message), code ?? `http_${response.status}`, message, retryAfterSeconds(response.headers.get("retry-after")));
+      return answerOutcome(answer, SEND_ANSWER);
     }
   },
 

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { bodyText, classifyStatus, failure, isOutcome, joinUrl, parseJson, providerFetch, retryAfterSeconds } from "../http";
+import { capped, failure, joinUrl, malformed, sendJson } from "../http";
 import type { ProviderAdapter } from "../types";
 
 const Credentials = z.object({
@@ -46,12 +46,11 @@ export const onesignal: ProviderAdapter<"push"> = {
     const { content } = request;
     const target =
       credentials.tokenType === "external_id" ? { include_aliases: { external_id: [request.to] } } : { include_subscription_ids: [request.to] };
-    const response = await providerFetch(
-      joinUrl(integration.baseUrl ?? "https://api.onesignal.com", "/notifications"),
+    return sendJson(
       {
-        method: "POST",
+        url: joinUrl(integration.baseUrl ?? "https://api.onesignal.com", "/notifications"),
         headers: { authorization: `Key ${credentials.apiKey}`, "content-type": "application/json", accept: "application/json" },
-        body: JSON.stringify({
+        body: {
           app_id: credentials.appId,
           target_channel: "push",
           ...target,
@@ -63,26 +62,24 @@ export const onesignal: ProviderAdapter<"push"> = {
           ...(content.imageUrl ? { big_picture: content.imageUrl, ios_attachments: { image: content.imageUrl } } : {}),
           idempotency_key: await idempotencyKey(request.messageId, request.to),
           ...request.providerOverrides,
-        }),
+        },
+        success: ({ json, text }) => {
+          const body = CreateResponse.safeParse(json).data;
+          const errors = body?.errors;
+          const invalidTargets = errors && !Array.isArray(errors) && (Object.values(errors.invalid_aliases ?? {}).flat().length || errors.invalid_player_ids?.length);
+          if (!invalidTargets && body?.id) return body.id;
+          // `id: ""` with "All included players are not subscribed": nobody was sent to.
+          const message = Array.isArray(errors) ? errors.join("; ") : text;
+          return body?.id === "" || invalidTargets
+            ? failure("invalid_recipient", "not_subscribed", message || "OneSignal sent the notification to nobody.")
+            : malformed("OneSignal answered without a notification id.");
+        },
+        failure: ({ json, text, status }) => {
+          const errors = CreateResponse.safeParse(json).data?.errors;
+          return { message: (Array.isArray(errors) ? errors.join("; ") : capped(text)) || `OneSignal answered ${status}.` };
+        },
       },
       signal,
     );
-    if (isOutcome(response)) return response;
-    const text = await bodyText(response);
-    const body = CreateResponse.safeParse(parseJson(text)).data;
-    if (response.ok) {
-      const errors = body?.errors;
-      const invalidTargets = errors && !Array.isArray(errors) && (Object.values(errors.invalid_aliases ?? {}).flat().length || errors.invalid_player_ids?.length);
-      // `id: ""` with "All included players are not subscribed": nobody was sent to.
-      if (invalidTargets || !body?.id) {
-        const message = Array.isArray(errors) ? errors.join("; ") : text;
-        return body?.id === "" || invalidTargets
-          ? failure("invalid_recipient", "not_subscribed", message || "OneSignal sent the notification to nobody.")
-          : failure("retryable", "malformed_response", "OneSignal answered without a notification id.");
-      }
-      return { ok: true, providerMessageId: body.id };
-    }
-    const message = Array.isArray(body?.errors) ? body.errors.join("; ") : text;
-    return failure(classifyStatus(response.status), `http_${response.status}`, message || `OneSignal answered ${response.status}.`, retryAfterSeconds(response.headers.get("retry-after")));
   },
 };

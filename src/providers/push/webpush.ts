@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { addressUrl, bodyText, failure, isOutcome, parseJson, providerFetch, responseFailure } from "../http";
+import { addressUrl, capped, failure, parseJson, sendRequest } from "../http";
 import { base64UrlDecode, base64UrlEncode, signJwt } from "../jwt";
 import type { ProviderAdapter } from "../types";
 
@@ -11,6 +11,9 @@ const isKeyOf = (length: number) => (value: string) => {
   }
 };
 
+/** web-push's default TTL, and the most push services keep a message. */
+const FOUR_WEEKS_SECONDS = 2_419_200;
+
 const Credentials = z.object({
   vapidPublicKey: z.string().refine(isKeyOf(65), "Expected the 65-byte uncompressed P-256 public key, base64url.").openapi({
     description: "VAPID public key (base64url, 65 bytes): the applicationServerKey the browser subscribed with.",
@@ -21,7 +24,13 @@ const Credentials = z.object({
   subject: z.string().regex(/^(mailto:|https:\/\/)/, "Use a mailto: address or an https: URL.").openapi({
     description: "VAPID contact (sub claim): mailto:ops@example.com or an https URL. Apple rejects localhost.",
   }),
-  ttlSeconds: z.number().int().min(0).max(2_419_200).default(86_400).openapi({ description: "How long the push service keeps an undelivered message (TTL header)." }),
+  ttlSeconds: z
+    .number()
+    .int()
+    .min(0)
+    .max(FOUR_WEEKS_SECONDS)
+    .default(FOUR_WEEKS_SECONDS)
+    .openapi({ description: "How long the push service keeps an undelivered message (TTL header); 4 weeks unless set, as in the web-push library." }),
   urgency: z.enum(["very-low", "low", "normal", "high"]).default("normal"),
 });
 
@@ -145,10 +154,9 @@ export const webpush: ProviderAdapter<"push"> = {
     }
     if (body.length > RECORD_SIZE) return failure("permanent", "payload_too_large", `The encrypted payload is ${body.length} bytes; push services take at most ${RECORD_SIZE}.`);
 
-    const response = await providerFetch(
-      url.href,
+    return sendRequest(
       {
-        method: "POST",
+        url,
         headers: {
           authorization,
           ttl: String(credentials.ttlSeconds),
@@ -157,16 +165,15 @@ export const webpush: ProviderAdapter<"push"> = {
           "content-type": "application/octet-stream",
         },
         body,
+        // Push services answer 201 with the message's URL; without one, Clarion's id is the only id.
+        success: ({ headers }) => headers.get("location") ?? request.messageId,
+        failure: ({ text, status }) => {
+          const message = capped(text) || `The push service answered ${status}.`;
+          return status === 404 || status === 410 ? { kind: "invalid_recipient", code: "subscription_gone", message } : { message };
+        },
       },
       signal,
     );
-    if (isOutcome(response)) return response;
-    const text = await bodyText(response);
-    // Push services answer 201 with the message's URL; without one, Clarion's id is the only id.
-    if (response.ok) return { ok: true, providerMessageId: response.headers.get("location") ?? request.messageId };
-    const gone = response.status === 404 || response.status === 410;
-    const message = text || `The push service answered ${response.status}.`;
-    return responseFailure(response, gone ? "subscription_gone" : `http_${response.status}`, message, gone ? "invalid_recipient" : undefined);
   },
 
   /** No push service has a call to check VAPID keys; what can be checked is that the two keys form a pair. */

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { basicAuth, classifyStatus, bodyText, failure, formEntries, isOutcome, joinUrl, parseJson, providerFetch, retryAfterSeconds, statusWebhookUrl } from "../http";
+import { basicAuth, capped, formEntries, joinUrl, malformed, sendJson, statusWebhookUrl } from "../http";
 import { hmacBase64, timingSafeEqual } from "../signatures";
 import type { DeliveryStatus, ProviderAdapter, StatusUpdate } from "../types";
 
@@ -15,6 +15,8 @@ const Credentials = z
     }),
   })
   .refine((c) => c.from !== undefined || c.powerpackUuid !== undefined, { message: "Give `from` or `powerpackUuid`." });
+
+type PlivoAnswer = { message_uuid?: string[]; error?: unknown };
 
 const STATUS: Record<string, DeliveryStatus> = {
   delivered: "delivered",
@@ -51,31 +53,26 @@ export const plivo: ProviderAdapter<"sms"> = {
 
   async send(request, { integration, signal }) {
     const credentials = Credentials.parse(integration.credentials);
-    const response = await providerFetch(
-      // The trailing slash is part of Plivo's path.
-      joinUrl(integration.baseUrl ?? "https://api.plivo.com", `/v1/Account/${credentials.authId}/Message/`),
+    return sendJson(
       {
-        method: "POST",
+        // The trailing slash is part of Plivo's path.
+        url: joinUrl(integration.baseUrl ?? "https://api.plivo.com", `/v1/Account/${credentials.authId}/Message/`),
         headers: { authorization: basicAuth(credentials.authId, credentials.authToken), "content-type": "application/json" },
-        body: JSON.stringify({
+        body: {
           ...(credentials.powerpackUuid ? { powerpack_uuid: credentials.powerpackUuid } : { src: credentials.from }),
           dst: request.to,
           text: request.content.body,
           ...(credentials.publicUrl ? { url: statusWebhookUrl(credentials.publicUrl, "plivo", integration.id), method: "POST" } : {}),
           ...request.providerOverrides,
-        }),
+        },
+        success: ({ json }) => (json as PlivoAnswer | undefined)?.message_uuid?.[0] || malformed("Plivo answered without a message_uuid."),
+        failure: ({ json, text }) => {
+          const error = (json as PlivoAnswer | undefined)?.error;
+          return { message: typeof error === "string" ? error : error !== undefined ? JSON.stringify(error) : capped(text) };
+        },
       },
       signal,
     );
-    if (isOutcome(response)) return response;
-    const text = await bodyText(response);
-    const body = parseJson(text) as { message_uuid?: string[]; error?: unknown } | undefined;
-    if (response.ok) {
-      const id = body?.message_uuid?.[0];
-      return id ? { ok: true, providerMessageId: id } : failure("retryable", "malformed_response", "Plivo answered without a message_uuid.");
-    }
-    const message = typeof body?.error === "string" ? body.error : body?.error !== undefined ? JSON.stringify(body.error) : text;
-    return failure(classifyStatus(response.status), `http_${response.status}`, message, retryAfterSeconds(response.headers.get("retry-after")));
   },
 
   webhook: {

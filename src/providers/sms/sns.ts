@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { AwsClient } from "aws4fetch";
-import { classifyStatus, bodyText, failure, isOutcome, joinUrl, providerFetch, retryAfterSeconds } from "../http";
+import { capped, classifyStatus, joinUrl, malformed, sendRequest } from "../http";
 import type { FailureKind, ProviderAdapter } from "../types";
 
 const Credentials = z.object({
@@ -10,7 +10,10 @@ const Credentials = z.object({
   region: z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d$/, "An AWS region such as us-east-1."),
   originationNumber: z.string().min(1).optional().openapi({ description: "Sender number (AWS.MM.SMS.OriginationNumber), E.164." }),
   senderId: z.string().min(1).max(11).optional().openapi({ description: "Alphanumeric sender id (AWS.SNS.SMS.SenderID), where the country allows one." }),
-  smsType: z.enum(["Transactional", "Promotional"]).default("Transactional"),
+  // Like @aws-sdk/client-sns, nothing is sent unless asked for: the account's DefaultSMSType applies.
+  smsType: z.enum(["Transactional", "Promotional"]).nullish().openapi({
+    description: "AWS.SNS.SMS.SMSType for each message. Empty (or null): not sent, so the account's default SMS type (SetSMSAttributes DefaultSMSType) applies.",
+  }),
 });
 
 const RETRYABLE_CODES = new Set(["Throttled", "Throttling", "ThrottlingException", "ThrottledException", "KMSThrottling", "InternalError", "InternalFailure", "ServiceUnavailable"]);
@@ -40,7 +43,8 @@ export const sns: ProviderAdapter<"sms"> = {
   async send(request, { integration, signal }) {
     const credentials = Credentials.parse(integration.credentials);
     const form = new URLSearchParams({ Action: "Publish", Version: "2010-03-31", PhoneNumber: request.to, Message: request.content.body });
-    const attributes: [string, string][] = [["AWS.SNS.SMS.SMSType", credentials.smsType]];
+    const attributes: [string, string][] = [];
+    if (credentials.smsType) attributes.push(["AWS.SNS.SMS.SMSType", credentials.smsType]);
     if (credentials.senderId) attributes.push(["AWS.SNS.SMS.SenderID", credentials.senderId]);
     if (credentials.originationNumber) attributes.push(["AWS.MM.SMS.OriginationNumber", credentials.originationNumber]);
     attributes.forEach(([name, value], i) => {
@@ -63,15 +67,19 @@ export const sns: ProviderAdapter<"sms"> = {
     });
     // aws4fetch leaves content-type out of the signature unless told to sign every header.
     const signed = await aws.sign(url, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded; charset=utf-8" }, body, aws: { allHeaders: true } });
-    const response = await providerFetch(url, { method: "POST", headers: signed.headers, body }, signal);
-    if (isOutcome(response)) return response;
-    const text = await bodyText(response);
-    if (response.ok) {
-      const id = xmlText(text, "MessageId");
-      return id ? { ok: true, providerMessageId: id } : failure("retryable", "malformed_response", "SNS answered without a MessageId.");
-    }
-    const code = xmlText(text, "Code");
-    const message = xmlText(text, "Message") ?? text;
-    return failure(classify(response.status, code, message), code ?? `http_${response.status}`, message, retryAfterSeconds(response.headers.get("retry-after")));
+    return sendRequest(
+      {
+        url,
+        headers: signed.headers,
+        body,
+        success: ({ text }) => xmlText(text, "MessageId") || malformed("SNS answered without a MessageId."),
+        failure: ({ text, status }) => {
+          const code = xmlText(text, "Code");
+          const message = xmlText(text, "Message") ?? capped(text);
+          return { kind: classify(status, code, message), code: code ?? `http_${status}`, message };
+        },
+      },
+      signal,
+    );
   },
 };

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { classifyStatus, bodyText, failure, isOutcome, joinUrl, parseJson, providerFetch, retryAfterSeconds, statusWebhookUrl } from "../http";
+import { capped, classifyStatus, joinUrl, malformed, retryAfterSeconds, sendJson, statusWebhookUrl } from "../http";
 import { base64ToBytes } from "../signatures";
 import type { DeliveryStatus, FailureKind, ProviderAdapter, StatusUpdate } from "../types";
 
@@ -14,6 +14,8 @@ const Credentials = z
     }),
   })
   .refine((c) => c.from !== undefined || c.messagingProfileId !== undefined, { message: "Give `from` or `messagingProfileId`." });
+
+type TelnyxAnswer = { data?: { id?: string }; errors?: { code?: string | number; title?: string; detail?: string }[] };
 
 const STATUS: Record<string, DeliveryStatus> = {
   delivered: "delivered",
@@ -54,32 +56,31 @@ export const telnyx: ProviderAdapter<"sms"> = {
 
   async send(request, { integration, signal }) {
     const credentials = Credentials.parse(integration.credentials);
-    const response = await providerFetch(
-      joinUrl(integration.baseUrl ?? "https://api.telnyx.com", "/v2/messages"),
+    return sendJson(
       {
-        method: "POST",
+        url: joinUrl(integration.baseUrl ?? "https://api.telnyx.com", "/v2/messages"),
         headers: { authorization: `Bearer ${credentials.apiKey}`, "content-type": "application/json", accept: "application/json" },
-        body: JSON.stringify({
+        body: {
           ...(credentials.from ? { from: credentials.from } : {}),
           ...(credentials.messagingProfileId ? { messaging_profile_id: credentials.messagingProfileId } : {}),
           to: request.to,
           text: request.content.body,
           ...(credentials.publicUrl ? { webhook_url: statusWebhookUrl(credentials.publicUrl, "telnyx", integration.id) } : {}),
           ...request.providerOverrides,
-        }),
+        },
+        success: ({ json }) => (json as TelnyxAnswer | undefined)?.data?.id || malformed("Telnyx answered without a message id."),
+        failure: ({ json, text, status, headers }) => {
+          const first = (json as TelnyxAnswer | undefined)?.errors?.[0];
+          return {
+            kind: classify(status),
+            code: first?.code !== undefined ? String(first.code) : `http_${status}`,
+            message: first ? [first.title, first.detail].filter(Boolean).join(": ") : capped(text),
+            retryAfterSeconds: retryAfter(headers),
+          };
+        },
       },
       signal,
     );
-    if (isOutcome(response)) return response;
-    const text = await bodyText(response);
-    const body = parseJson(text) as { data?: { id?: string }; errors?: { code?: string | number; title?: string; detail?: string }[] } | undefined;
-    if (response.ok) {
-      const id = body?.data?.id;
-      return id ? { ok: true, providerMessageId: id } : failure("retryable", "malformed_response", "Telnyx answered without a message id.");
-    }
-    const first = body?.errors?.[0];
-    const message = first ? [first.title, first.detail].filter(Boolean).join(": ") : text;
-    return failure(classify(response.status), first?.code !== undefined ? String(first.code) : `http_${response.status}`, message, retryAfter(response.headers));
   },
 
   webhook: {

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { basicAuth, classifyStatus, bodyText, failure, formEntries, isOutcome, joinUrl, parseJson, providerFetch, retryAfterSeconds, statusWebhookUrl } from "../http";
+import { basicAuth, capped, classifyStatus, formEntries, joinUrl, malformed, sendForm, statusWebhookUrl } from "../http";
 import { hmacBase64, timingSafeEqual } from "../signatures";
 import type { DeliveryStatus, FailureKind, ProviderAdapter, StatusUpdate } from "../types";
 
@@ -18,6 +18,8 @@ const Credentials = z
 
 /** Create-time codes that mean the number will never take this message: remove it. */
 const INVALID_RECIPIENT = new Set([21211, 21610, 21612, 21614, 21635]);
+
+type TwilioAnswer = { sid?: string; code?: number; message?: string };
 
 const STATUS: Record<string, DeliveryStatus> = {
   delivered: "delivered",
@@ -54,27 +56,24 @@ export const twilio: ProviderAdapter<"sms"> = {
       for (const item of Array.isArray(value) ? value : [value]) form.append(key, String(item));
     }
 
-    const response = await providerFetch(
-      joinUrl(integration.baseUrl ?? "https://api.twilio.com", `/2010-04-01/Accounts/${credentials.accountSid}/Messages.json`),
+    return sendForm(
       {
-        method: "POST",
+        url: joinUrl(integration.baseUrl ?? "https://api.twilio.com", `/2010-04-01/Accounts/${credentials.accountSid}/Messages.json`),
         headers: {
           authorization: basicAuth(credentials.accountSid, credentials.authToken),
           "content-type": "application/x-www-form-urlencoded",
           accept: "application/json",
         },
-        body: form.toString(),
+        body: form,
+        success: ({ json }) => (json as TwilioAnswer | undefined)?.sid || malformed("Twilio answered without a sid."),
+        failure: ({ json, text, status }) => {
+          const body = json as TwilioAnswer | undefined;
+          const code = typeof body?.code === "number" ? body.code : undefined;
+          return { kind: classify(status, code), code: code !== undefined ? String(code) : `http_${status}`, message: body?.message ?? capped(text) };
+        },
       },
       signal,
     );
-    if (isOutcome(response)) return response;
-    const text = await bodyText(response);
-    const body = parseJson(text) as { sid?: string; code?: number; message?: string } | undefined;
-    if (response.ok) {
-      return body?.sid ? { ok: true, providerMessageId: body.sid } : failure("retryable", "malformed_response", "Twilio answered without a sid.");
-    }
-    const code = typeof body?.code === "number" ? body.code : undefined;
-    return failure(classify(response.status, code), code !== undefined ? String(code) : `http_${response.status}`, body?.message ?? text, retryAfterSeconds(response.headers.get("retry-after")));
   },
 
   webhook: {

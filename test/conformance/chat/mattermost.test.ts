@@ -38,12 +38,9 @@ describe("mattermost (incoming webhook) adapter sends the documented request", (
 
   const error = (id: string, status: number, message: string) => ({ id, message, detailed_error: "", request_id: "r1q2", status_code: status });
   it.each([
-    [429, { "retry-after": "1", "x-ratelimit-remaining": "0" }, { message: "limit exceeded" }, "http_429", "retryable", 1],
-    [500, {}, error("web.incoming_webhook.parse.app_error", 500, "Unable to parse incoming data."), "web.incoming_webhook.parse.app_error", "retryable", undefined],
     [400, {}, error("web.incoming_webhook.text.app_error", 400, "No text specified."), "web.incoming_webhook.text.app_error", "permanent", undefined],
     [403, {}, error("web.incoming_webhook.channel_locked.app_error", 403, "This webhook is not permitted to post to the requested channel."), "web.incoming_webhook.channel_locked.app_error", "permanent", undefined],
     [501, {}, error("web.incoming_webhook.disabled.app_error", 501, "Incoming webhooks have been disabled by the system admin."), "web.incoming_webhook.disabled.app_error", "permanent", undefined],
-    [400, {}, error("web.incoming_webhook.invalid.app_error", 400, "Invalid webhook."), "web.incoming_webhook.invalid.app_error", "invalid_recipient", undefined],
     [404, {}, "404 page not found", "http_404", "permanent", undefined],
   ])("classifies HTTP %i %j as %s", async (status, headers, body, code, kind, retryAfterSeconds) => {
     server.answer({ status, headers, body });

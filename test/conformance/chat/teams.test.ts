@@ -49,12 +49,9 @@ describe("teams (Workflows webhook) adapter sends the documented Adaptive Card r
   });
 
   it.each([
-    [429, { "retry-after": "15" }, { error: { code: "TooManyRequests", message: "Rate limit is exceeded." } }, "TooManyRequests", "retryable", 15],
-    [502, {}, { error: { code: "BadGateway", message: "The flow failed." } }, "BadGateway", "retryable", undefined],
     [400, {}, { error: { code: "InvalidRequestContent", message: "The request content is not valid." } }, "InvalidRequestContent", "permanent", undefined],
     [401, {}, { error: { code: "DirectApiAuthorizationRequired", message: "The request must be authenticated." } }, "DirectApiAuthorizationRequired", "permanent", undefined],
     [403, {}, { error: { code: "AuthorizationFailed", message: "The signature is invalid." } }, "AuthorizationFailed", "permanent", undefined],
-    [404, {}, { error: { code: "WorkflowNotFound", message: "The workflow 'x' could not be found." } }, "WorkflowNotFound", "invalid_recipient", undefined],
     [404, {}, "Not Found", "http_404", "permanent", undefined],
   ])("classifies HTTP %i %j as %s", async (status, headers, body, code, kind, retryAfterSeconds) => {
     server.answer({ status, headers, body });

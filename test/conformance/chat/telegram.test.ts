@@ -48,13 +48,10 @@ describe("telegram (Bot API sendMessage) adapter sends the documented request", 
 
   it.each([
     [429, {}, failed(429, "Too Many Requests: retry after 35", { retry_after: 35 }), "too_many_requests", "retryable", 35],
-    [500, {}, failed(500, "Internal Server Error"), "internal_server_error", "retryable", undefined],
-    [502, {}, "<html><body>502 Bad Gateway</body></html>", "http_502", "retryable", undefined],
     [401, {}, failed(401, "Unauthorized"), "unauthorized", "permanent", undefined],
     [400, {}, failed(400, "Bad Request: message is too long"), "message_is_too_long", "permanent", undefined],
     [400, {}, failed(400, "Bad Request: can't parse entities: Can't find end of the entity starting at byte offset 5"), "can_t_parse_entities", "permanent", undefined],
     [400, {}, failed(400, "Bad Request: chat not found"), "chat_not_found", "invalid_recipient", undefined],
-    [403, {}, failed(403, "Forbidden: bot was blocked by the user"), "bot_was_blocked_by_the_user", "invalid_recipient", undefined],
     [403, {}, failed(403, "Forbidden: user is deactivated"), "user_is_deactivated", "invalid_recipient", undefined],
     [403, {}, failed(403, "Forbidden: bot was kicked from the group chat"), "bot_was_kicked_from_the_group_chat", "invalid_recipient", undefined],
   ])("classifies HTTP %i %j as %s", async (status, headers, body, code, kind, retryAfterSeconds) => {

@@ -31,8 +31,6 @@ describe("resend adapter matches the official SDK", () => {
   });
 
   it.each([
-    [429, { "retry-after": "3" }, { statusCode: 429, name: "rate_limit_exceeded", message: "Too many requests" }, "retryable", 3],
-    [500, {}, { statusCode: 500, name: "internal_server_error", message: "oops" }, "retryable", undefined],
     [422, {}, { statusCode: 422, name: "invalid_from_address", message: "Invalid `from` field" }, "permanent", undefined],
     [403, {}, { statusCode: 403, name: "invalid_api_key", message: "API key is invalid" }, "permanent", undefined],
   ])("classifies HTTP %i as %s", async (status, headers, body, kind, retryAfterSeconds) => {

@@ -45,9 +45,6 @@ describe("sendgrid adapter matches the official SDK", () => {
   });
 
   it.each([
-    ["429 with Retry-After", 429, { "retry-after": "7" }, { errors: [{ message: "too many requests", field: null, help: null }] }, "retryable", 7],
-    ["500", 500, {}, { errors: [{ message: "internal error", field: null, help: null }] }, "retryable", undefined],
-    ["502 (plain text)", 502, { "content-type": "text/html" }, "<html>Bad Gateway</html>", "retryable", undefined],
     [
       "400 validation",
       400,
@@ -71,12 +68,6 @@ describe("sendgrid adapter matches the official SDK", () => {
     const { outcome } = await sendWith(sendgrid, { credentials, baseUrl: server.url }, { to: "ada@example.com", content: message });
     expect(outcome).toMatchObject({ ok: false, kind: "retryable" });
     expect(!outcome.ok && outcome.retryAfterSeconds).toBeGreaterThanOrEqual(29);
-  });
-
-  it("reports a 202 without X-Message-Id as retryable rather than sent", async () => {
-    server.answer({ status: 202, body: "" });
-    const { outcome } = await sendWith(sendgrid, { credentials, baseUrl: server.url }, { to: "ada@example.com", content: message });
-    expect(outcome).toMatchObject({ ok: false, kind: "retryable", code: "malformed_response" });
   });
 });
 

