@@ -2,8 +2,7 @@
 // workflow with one sandbox email step, sent as bulk calls of 100 to a Clarion this script starts
 // (bench/server.mjs). Prints the time from the first trigger until all N messages are `sent`,
 // and the duplicate provider calls (must be 0).
-import { localSql } from "../scripts/bootstrap.mjs";
-import { client, ensureWorkflow, providerCalls, startServer } from "./server.mjs";
+import { client, ensureWorkflow, localDb, providerCalls, startServer } from "./server.mjs";
 
 const SIZES = process.env.BENCH_N ? [Number(process.env.BENCH_N)] : [1_000, 10_000];
 const WORKFLOW = "bench-delivery";
@@ -16,7 +15,7 @@ if (!SIZES.every((n) => n >= 1 && n <= 20_000)) {
 
 async function runOnce(server, n) {
   const { call } = client(server.baseUrl, server.key);
-  const sql = localSql({ persistTo: server.persistTo });
+  const db = await localDb(server.persistTo);
   const run = Date.now().toString(36);
   const started = performance.now();
   for (let i = 0; i < n; i += 100) {
@@ -33,13 +32,14 @@ async function runOnce(server, n) {
   let sent = 0;
   let failed = 0;
   while (performance.now() - started < TIMEOUT_MS) {
-    const rows = await sql(`SELECT status, count(*) AS n FROM messages WHERE transaction_id LIKE 'bd-${run}-%' GROUP BY status`);
+    const rows = db.all(`SELECT status, count(*) AS n FROM messages WHERE transaction_id LIKE 'bd-${run}-%' GROUP BY status`);
     sent = Number(rows.find((r) => r.status === "sent")?.n ?? 0);
     failed = Number(rows.find((r) => r.status === "failed")?.n ?? 0);
     if (sent + failed >= n) break;
     await new Promise((r) => setTimeout(r, 200));
   }
   const seconds = (performance.now() - started) / 1000;
+  db.close();
   const calls = await providerCalls(server.persistTo, `m.transaction_id LIKE 'bd-${run}-%'`);
   console.log(`\nN = ${n} triggers (bulk calls of 100), one sandbox email step each`);
   console.log(`accepted in            ${((accepted - started) / 1000).toFixed(2)} s`);
@@ -56,6 +56,7 @@ try {
   const { call } = client(server.baseUrl, server.key);
   await ensureWorkflow(call, WORKFLOW, "Benchmark delivery", [{ id: "email", type: "email", template: { subject: "Hi {{ subscriber.subscriberId }}", text: "Benchmark." } }]);
   for (const n of SIZES) ok = (await runOnce(server, n)) && ok;
+  if (process.env.BENCH_VERBOSE) console.log(server.log().split("\n").filter((l) => l.includes("delivery_batch")).join("\n"));
 } finally {
   await server.stop();
 }

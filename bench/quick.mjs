@@ -2,7 +2,7 @@
 import autocannon from "autocannon";
 import { client, ensureWorkflow, startServer } from "./server.mjs";
 const measure = (o) => new Promise((res, rej) => autocannon({ connections: 50, duration: 5, ...o }, (e, r) => (e ? rej(e) : res(r))));
-const server = await startServer({ vars: { DELIVERY_PAUSED: "true" } });
+const server = await startServer({ vars: { DELIVERY_PAUSED: "true", LEDGER_SHARDS: process.env.SHARDS ?? "32" } });
 try {
   const { call, headers } = client(server.baseUrl, server.key);
   await ensureWorkflow(call, "q", "q", [{ id: "email", type: "email", template: { subject: "x", text: "y" } }]);

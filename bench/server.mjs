@@ -3,7 +3,7 @@
 // own environment whose integrations are the sandbox providers only: a benchmark never sends
 // through a real provider, whatever the development environment of `npm start` holds.
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { applyMigrations, ensureEnvironments, ensureSandboxIntegrations, localSql, newEncryptionKey } from "../scripts/bootstrap.mjs";
@@ -81,10 +81,38 @@ export async function ensureWorkflow(call, key, name, steps) {
   if (created.status !== 201) throw new Error(`creating the workflow answered ${created.status}: ${JSON.stringify(created.body)}`);
 }
 
+/**
+ * Reads the server's local D1 file directly, read-only: polling through `wrangler d1 execute`
+ * would start a process per poll and take the CPU the server under test needs.
+ */
+export async function localDb(persistTo) {
+  process.removeAllListeners("warning");
+  const { DatabaseSync } = await import("node:sqlite");
+  const folder = join(persistTo, "v3", "d1", "miniflare-D1DatabaseObject");
+  const file = readdirSync(folder).find((f) => f.endsWith(".sqlite") && f !== "metadata.sqlite");
+  if (!file) throw new Error(`no local D1 database in ${folder}`);
+  const db = new DatabaseSync(join(folder, file), { readOnly: true });
+  db.exec("PRAGMA busy_timeout = 5000");
+  return {
+    all: (sql) => {
+      for (let attempt = 0; ; attempt++) {
+        try {
+          return db.prepare(sql).all();
+        } catch (error) {
+          if (attempt >= 20 || !/BUSY|locked/i.test(String(error))) throw error;
+        }
+      }
+    },
+    close: () => db.close(),
+  };
+}
+
 /** Counts sandbox sends (provider calls) and distinct messages of a set of transactions, from the server's local D1. */
 export async function providerCalls(persistTo, where) {
-  const [row] = await localSql({ persistTo })(
+  const db = await localDb(persistTo);
+  const [row] = db.all(
     `SELECT count(*) AS captures, count(DISTINCT c.message_id) AS messages FROM sandbox_messages c JOIN messages m ON m.id = c.message_id WHERE ${where}`,
   );
+  db.close();
   return { captures: Number(row.captures), messages: Number(row.messages) };
 }

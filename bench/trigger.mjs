@@ -3,8 +3,7 @@
 // consumer leaves its jobs queued) and with delivery running, after which every accepted
 // trigger must be delivered. Then one bulk call of 100 events against one single trigger.
 import autocannon from "autocannon";
-import { localSql } from "../scripts/bootstrap.mjs";
-import { client, ensureWorkflow, startServer } from "./server.mjs";
+import { client, ensureWorkflow, localDb, startServer } from "./server.mjs";
 
 const CONNECTIONS = 50;
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 6);
@@ -79,12 +78,12 @@ async function bulkVersusSingle(call) {
 }
 
 async function delivered(persistTo, expected, timeoutMs = 180_000) {
-  const sql = localSql({ persistTo });
+  const db = await localDb(persistTo);
   const started = performance.now();
   for (;;) {
-    const [r] = await sql(`SELECT count(*) AS n FROM messages WHERE workflow_key = '${WORKFLOW}' AND status = 'sent'`);
+    const [r] = db.all(`SELECT count(*) AS n FROM messages WHERE workflow_key = '${WORKFLOW}' AND status = 'sent'`);
     const n = Number(r.n);
-    if (n >= expected || performance.now() - started > timeoutMs) return { n, seconds: (performance.now() - started) / 1000 };
+    if (n >= expected || performance.now() - started > timeoutMs) return db.close(), { n, seconds: (performance.now() - started) / 1000 };
     await new Promise((r) => setTimeout(r, 1000));
   }
 }

@@ -3,8 +3,7 @@
 // the local D1 that every planned message reaches a terminal state, with exactly one provider
 // call per sent message. The local Queue broker is in memory: whatever was queued at the kill is
 // gone, so recovery is the ledgers' work (outbox, watchdog, claims).
-import { localSql } from "./bootstrap.mjs";
-import { client, ensureWorkflow, providerCalls, startServer } from "../bench/server.mjs";
+import { client, ensureWorkflow, localDb, providerCalls, startServer } from "../bench/server.mjs";
 
 const MEMBERS = Number(process.env.CHAOS_MEMBERS ?? 10_000);
 const BULK = Number(process.env.CHAOS_BULK ?? 1_000);
@@ -55,9 +54,10 @@ const bulk = (async () => {
 await new Promise((r) => setTimeout(r, KILL_AFTER_MS));
 await first.stop({ keep: true });
 await bulk;
-const sql = localSql({ persistTo: first.persistTo });
 const count = async () => {
-  const rows = await sql(`SELECT status, count(*) AS n FROM messages WHERE transaction_id LIKE 'chaos-%${run}%' GROUP BY status`);
+  const db = await localDb(first.persistTo);
+  const rows = db.all(`SELECT status, count(*) AS n FROM messages WHERE transaction_id LIKE 'chaos-%${run}%' GROUP BY status`);
+  db.close();
   return Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]));
 };
 const atKill = await count();
@@ -77,7 +77,9 @@ while (performance.now() - restarted < TIMEOUT_MS) {
 }
 const recovered = (performance.now() - restarted) / 1000;
 const calls = await providerCalls(second.persistTo, `m.transaction_id LIKE 'chaos-%${run}%'`);
-const [{ n: identities }] = await sql(`SELECT count(*) AS n FROM (SELECT DISTINCT transaction_id, subscriber_id, step_id FROM messages WHERE transaction_id LIKE 'chaos-%${run}%')`);
+const finalDb = await localDb(second.persistTo);
+const [{ n: identities }] = finalDb.all(`SELECT count(*) AS n FROM (SELECT DISTINCT transaction_id, subscriber_id, step_id FROM messages WHERE transaction_id LIKE 'chaos-%${run}%')`);
+finalDb.close();
 const { call: call2 } = client(second.baseUrl, second.key);
 const fanStatus = (await call2("GET", `/v1/trigger/chaos-fan-${run}`)).body;
 await second.stop();

@@ -50,10 +50,13 @@ export async function consumeDeliveryBatch(batch: MessageBatch<unknown>, env: Bi
     else chunks.push({ message, job: parsed.data });
   }
   const ctx = new DeliveryContext(env);
+  const started = Date.now();
   const inline = await startTriggers(ctx, triggers);
+  const fannedOut = Date.now();
   await runLimited([...inline, ...chunks.map((c) => ({ ...c, snapshot: undefined }))], CHUNK_CONCURRENCY, (c) =>
     runChunk(ctx, c.message, c.job, c.snapshot),
   );
+  log({ level: "info", event: "delivery_batch", triggers: triggers.length, chunks: chunks.length, startMs: fannedOut - started, runMs: Date.now() - fannedOut });
 }
 
 const retry = (message: Message<unknown>, error: unknown, event: string) => {
