@@ -11,7 +11,7 @@ import { variablesRoutes } from "./features/variables/routes";
 import { integrationsRoutes } from "./features/integrations/routes";
 import { previewRoutes } from "./features/workflows/preview-routes";
 import { workflowsRoutes } from "./features/workflows/routes";
-import { ApiError, problemResponse } from "./lib/errors";
+import { ApiError, internalError, problemResponse } from "./lib/errors";
 import { apiKeyAuth } from "./lib/middleware/auth";
 import { jsonBody } from "./lib/middleware/json-body";
 import { requestId } from "./lib/middleware/request-id";
@@ -63,13 +63,9 @@ export function createApp() {
   app.notFound((c) => problemResponse(new ApiError("not_found", `No route for ${c.req.method} ${c.req.path}.`), c.get("requestId")));
   app.onError((error, c) => {
     const id = c.get("requestId");
-    if (error instanceof ApiError) return problemResponse(error, id);
-    if (error instanceof HTTPException && error.status < 500) {
-      const code = error.status === 413 ? "payload_too_large" : error.status === 401 ? "unauthorized" : "validation_failed";
-      return problemResponse(new ApiError(code, error.message || "The request could not be processed."), id);
-    }
-    console.error(JSON.stringify({ level: "error", requestId: id, message: (error as Error).message, stack: (error as Error).stack }));
-    return problemResponse(new ApiError("internal_error", "Something went wrong on our side; the request id identifies it in the logs."), id);
+    if (error instanceof HTTPException && error.status < 500) return problemResponse(ApiError.from(error), id);
+    console.error(JSON.stringify({ level: "error", requestId: id, message: error.message, stack: error.stack }));
+    return problemResponse(internalError(), id);
   });
 
   return app;

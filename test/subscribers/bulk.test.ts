@@ -1,13 +1,8 @@
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
+import type { BulkSubscribersResult as BulkResult } from "../../src/features/subscribers/schemas";
 import { createEnvironment, subscriberRow, unique } from "../factories";
 import { api, errorPaths, expectProblem } from "../request";
-
-interface BulkResult {
-  created: string[];
-  updated: string[];
-  failed: { index: number; subscriberId: string | null; error: { code: string; detail: string; errors?: { path: string; message: string }[] } }[];
-}
 
 let environment: { id: string; key: string };
 beforeAll(async () => {
@@ -57,7 +52,14 @@ describe("POST /sub/bulk", () => {
       {
         index: 1,
         subscriberId: bad,
-        error: { code: "validation_failed", detail: expect.any(String), errors: [expect.objectContaining({ path: "email" })] },
+        error: {
+          type: "https://clarion.dev/errors/validation-failed",
+          title: "Validation failed",
+          status: 422,
+          code: "validation_failed",
+          detail: expect.any(String),
+          errors: [expect.objectContaining({ path: "email" })],
+        },
       },
     ]);
     expect(await subscriberRow(environment.id, bad)).toBeNull();
