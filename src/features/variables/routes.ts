@@ -1,9 +1,8 @@
-import { z } from "@hono/zod-openapi";
 import { ApiError, notFound } from "../../lib/errors";
 import { apiRoute, createRouter, json, security } from "../../lib/openapi";
 import { scopedRepository } from "../../lib/scoped-repository";
 import { variablesRepository } from "./repository";
-import { Variable, VariableInput, VariableKeyParam, VariableList, VariableUpdate } from "./schemas";
+import { Variable, VariableInput, VariableKeyParam, VariableList, VariablePageQuery, VariableUpdate } from "./schemas";
 
 export const variablesRoutes = createRouter();
 
@@ -37,12 +36,7 @@ variablesRoutes.openapi(
     tags: ["Variables"],
     summary: "List variables",
     security,
-    request: {
-      query: z.object({
-        limit: z.coerce.number().int().min(1).max(100).default(50),
-        cursor: z.string().optional(),
-      }),
-    },
+    request: { query: VariablePageQuery },
     responses: { 200: { description: "A page of variables by key", content: json(VariableList) } },
   }),
   async (c) => {

@@ -1,9 +1,8 @@
-import { z } from "@hono/zod-openapi";
 import { ApiError, notFound } from "../../lib/errors";
 import { apiRoute, createRouter, json, security } from "../../lib/openapi";
 import { scopedRepository } from "../../lib/scoped-repository";
 import { workflowsRepository } from "./repository";
-import { Workflow, WorkflowInput, WorkflowKeyParam, WorkflowList } from "./schemas";
+import { Workflow, WorkflowInput, WorkflowKeyParam, WorkflowList, WorkflowPageQuery } from "./schemas";
 
 export const workflowsRoutes = createRouter();
 
@@ -40,12 +39,7 @@ workflowsRoutes.openapi(
     tags: ["Workflows"],
     summary: "List workflows",
     security,
-    request: {
-      query: z.object({
-        limit: z.coerce.number().int().min(1).max(100).default(50),
-        cursor: z.string().optional(),
-      }),
-    },
+    request: { query: WorkflowPageQuery },
     responses: { 200: { description: "A page of workflows by key", content: json(WorkflowList) } },
   }),
   async (c) => {
