@@ -23,11 +23,23 @@ import { createRouter } from "./lib/openapi";
 /** The prefixes of the API proper: every route under them needs a key and takes JSON bodies. */
 const KEYED_PREFIXES = ["/v1/*", "/sub/*"];
 
+/** Problems carry the request id; a raw Response would drop the header the middleware set. */
+const answer = (c: Context<AppEnv>, error: ApiError) => {
+  const id = c.get("requestId");
+  return problemResponse(error, id, { "x-request-id": id });
+};
+
+const noRoute = (c: Context<AppEnv>) => new ApiError("not_found", `No route for ${c.req.method} ${c.req.path}.`);
+
 /** Health, provider webhooks (verified by their own signatures) and tracking links need no key. */
 function publicRoutes() {
   const routes = createRouter();
   routes.get("/health", (c) => c.json({ status: "ok" }));
   routes.route("/", webhooksRoutes);
+  // All of /v1/webhooks/ is public: a path no webhook route matched is a 404 here, never a 401.
+  routes.all("/v1/webhooks/*", (c) => {
+    throw noRoute(c);
+  });
   routes.route("/", trackingRoutes);
   return routes;
 }
@@ -55,12 +67,6 @@ function keyedRoutes() {
   return routes;
 }
 
-/** Problems carry the request id; a raw Response would drop the header the middleware set. */
-const answer = (c: Context<AppEnv>, error: ApiError) => {
-  const id = c.get("requestId");
-  return problemResponse(error, id, { "x-request-id": id });
-};
-
 export function createApp() {
   const app = createRouter();
 
@@ -86,7 +92,7 @@ export function createApp() {
   });
   app.get("/docs", Scalar({ url: "/openapi.json", pageTitle: "Clarion API reference" }));
 
-  app.notFound((c) => answer(c, new ApiError("not_found", `No route for ${c.req.method} ${c.req.path}.`)));
+  app.notFound((c) => answer(c, noRoute(c)));
   app.onError((error, c) => {
     if (error instanceof HTTPException && error.status < 500) return answer(c, ApiError.from(error));
     console.error(JSON.stringify({ level: "error", requestId: c.get("requestId"), message: error.message, stack: error.stack }));
