@@ -36,6 +36,13 @@ describe("POST /sub/bulk", () => {
     expect(res.body.created).toEqual([subscriberId]);
   });
 
+  it("accepts a body over 1 MiB (the bulk limit is 8 MiB)", async () => {
+    const subscribers = Array.from({ length: 400 }, () => ({ subscriberId: unique("sub"), data: { blob: "x".repeat(3000) } }));
+    const res = await bulk(subscribers, "/sub/bulk/");
+    expect(res.status).toBe(200);
+    expect(res.body.created).toHaveLength(400);
+  });
+
   it("reports a bad item by index and subscriberId without failing the rest", async () => {
     const good1 = unique("sub");
     const bad = unique("sub");
