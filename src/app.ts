@@ -1,5 +1,8 @@
 import { Scalar } from "@scalar/hono-api-reference";
+import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
+import { requestId } from "hono/request-id";
+import type { AppEnv } from "./env";
 import { preferencesRoutes } from "./features/subscribers/preferences-routes";
 import { messagesRoutes } from "./features/messages/routes";
 import { subscribersRoutes } from "./features/subscribers/routes";
@@ -11,38 +14,66 @@ import { variablesRoutes } from "./features/variables/routes";
 import { integrationsRoutes } from "./features/integrations/routes";
 import { previewRoutes } from "./features/workflows/preview-routes";
 import { workflowsRoutes } from "./features/workflows/routes";
-import { ApiError, problemResponse } from "./lib/errors";
+import { ApiError, internalError, problemResponse } from "./lib/errors";
+import { uuidv7 } from "./lib/ids";
 import { apiKeyAuth } from "./lib/middleware/auth";
-import { jsonBody } from "./lib/middleware/json-body";
-import { requestId } from "./lib/middleware/request-id";
+import { BULK_BODY_LIMIT, jsonBody } from "./lib/middleware/json-body";
 import { createRouter } from "./lib/openapi";
 
+/** The prefixes of the API proper: every route under them needs a key and takes JSON bodies. */
+const KEYED_PREFIXES = ["/v1/*", "/sub/*"];
+
+/** Problems carry the request id; a raw Response would drop the header the middleware set. */
+const answer = (c: Context<AppEnv>, error: ApiError) => {
+  const id = c.get("requestId");
+  return problemResponse(error, id, { "x-request-id": id });
+};
+
+const noRoute = (c: Context<AppEnv>) => new ApiError("not_found", `No route for ${c.req.method} ${c.req.path}.`);
+
+/** Health, provider webhooks (verified by their own signatures) and tracking links need no key. */
+function publicRoutes() {
+  const routes = createRouter();
+  routes.get("/health", (c) => c.json({ status: "ok" }));
+  routes.route("/", webhooksRoutes);
+  // All of /v1/webhooks/ is public: a path no webhook route matched is a 404 here, never a 401.
+  routes.all("/v1/webhooks/*", (c) => {
+    throw noRoute(c);
+  });
+  routes.route("/", trackingRoutes);
+  return routes;
+}
+
 /**
- * The API proper needs a key; health, the API description, the dashboard, tracking links and
- * provider webhooks (verified by their own signatures) do not.
+ * The API proper. Mounted after the public routes: a public route under a keyed prefix (the
+ * webhooks under `/v1/webhooks/`) answers before this router's middleware is reached.
  */
-const KEYED_PATHS = /^\/(v1\/(?!webhooks\/)|sub(\/|$))/;
+function keyedRoutes() {
+  const routes = createRouter();
+  routes.on("ALL", KEYED_PREFIXES, apiKeyAuth);
+  routes.use("/v1/trigger/bulk", jsonBody({ maxSize: BULK_BODY_LIMIT }));
+  routes.use("/sub/bulk", jsonBody({ maxSize: BULK_BODY_LIMIT }));
+  routes.on("ALL", KEYED_PREFIXES, jsonBody());
+
+  routes.route("/", triggersRoutes);
+  routes.route("/", messagesRoutes);
+  routes.route("/", subscribersRoutes);
+  routes.route("/", workflowsRoutes);
+  routes.route("/", previewRoutes);
+  routes.route("/", variablesRoutes);
+  routes.route("/", preferencesRoutes);
+  routes.route("/", integrationsRoutes);
+  routes.route("/", topicsRoutes);
+  return routes;
+}
 
 export function createApp() {
   const app = createRouter();
 
-  app.use("*", requestId);
-  app.use("*", async (c, next) => (KEYED_PATHS.test(c.req.path) ? apiKeyAuth(c, next) : next()));
-  app.use("*", jsonBody);
+  app.use("*", requestId({ generator: () => uuidv7() }));
 
-  app.get("/health", (c) => c.json({ status: "ok" }));
-
-  app.route("/", triggersRoutes);
-  app.route("/", messagesRoutes);
-  app.route("/", webhooksRoutes);
-  app.route("/", trackingRoutes);
-  app.route("/", subscribersRoutes);
-  app.route("/", workflowsRoutes);
-  app.route("/", previewRoutes);
-  app.route("/", variablesRoutes);
-  app.route("/", preferencesRoutes);
-  app.route("/", integrationsRoutes);
-  app.route("/", topicsRoutes);
+  app.route("/", publicRoutes());
+  app.route("/", keyedRoutes());
 
   app.openAPIRegistry.registerComponent("securitySchemes", "ApiKey", {
     type: "apiKey",
@@ -55,21 +86,17 @@ export function createApp() {
     info: {
       title: "Clarion API",
       version: "0.4.0",
-      description: "Notification infrastructure on Cloudflare Workers. Errors are RFC 9457 problem documents.",
+      description:
+        "Notification infrastructure on Cloudflare Workers. Errors are RFC 9457 problem documents; each operation lists the `code`s it can answer with in its problem responses and in `x-error-codes`.",
     },
   });
   app.get("/docs", Scalar({ url: "/openapi.json", pageTitle: "Clarion API reference" }));
 
-  app.notFound((c) => problemResponse(new ApiError("not_found", `No route for ${c.req.method} ${c.req.path}.`), c.get("requestId")));
+  app.notFound((c) => answer(c, noRoute(c)));
   app.onError((error, c) => {
-    const id = c.get("requestId");
-    if (error instanceof ApiError) return problemResponse(error, id);
-    if (error instanceof HTTPException && error.status < 500) {
-      const code = error.status === 413 ? "payload_too_large" : error.status === 401 ? "unauthorized" : "validation_failed";
-      return problemResponse(new ApiError(code, error.message || "The request could not be processed."), id);
-    }
-    console.error(JSON.stringify({ level: "error", requestId: id, message: (error as Error).message, stack: (error as Error).stack }));
-    return problemResponse(new ApiError("internal_error", "Something went wrong on our side; the request id identifies it in the logs."), id);
+    if (error instanceof HTTPException && error.status < 500) return answer(c, ApiError.from(error));
+    console.error(JSON.stringify({ level: "error", requestId: c.get("requestId"), message: error.message, stack: error.stack }));
+    return answer(c, internalError());
   });
 
   return app;

@@ -1,10 +1,12 @@
-import { env, SELF } from "cloudflare:test";
+import { env } from "cloudflare:test";
 import { createDb } from "../src/db/client";
 import { apiKeys, environments } from "../src/db/schema";
 import { generateApiKey } from "../src/features/environments/api-keys";
 import { sha256Hex } from "../src/lib/crypto";
 import { newId } from "../src/lib/ids";
-import { eventually } from "./request";
+import type { TriggerAccepted } from "../src/features/triggers/schemas";
+import type { Workflow } from "../src/features/workflows/schemas";
+import { api, eventually } from "./request";
 
 let counter = 0;
 export const unique = (prefix: string) => `${prefix}-${Date.now().toString(36)}-${++counter}`;
@@ -30,16 +32,21 @@ export const workflowBody = (overrides: Record<string, unknown> = {}) => ({
   ...overrides,
 });
 
-/** Creates a workflow through the API (so it goes through the same validation as a client's). */
-export async function createWorkflow(key: string, overrides: Record<string, unknown> = {}) {
-  const body = workflowBody(overrides);
-  const res = await SELF.fetch("http://clarion.test/v1/workflows", {
-    method: "POST",
-    headers: { authorization: `ApiKey ${key}`, "content-type": "application/json" },
-    body: JSON.stringify(body),
-  });
-  if (res.status !== 201) throw new Error(`workflow not created: ${res.status} ${await res.text()}`);
-  return (await res.json()) as { key: string; id: string };
+/** Creates a workflow through the API (so it goes through the same validation as a client's); throws unless it is created. */
+export async function createWorkflow(key: string, overrides: Record<string, unknown> = {}): Promise<Workflow> {
+  const res = await api<Workflow>(key, "POST", "/v1/workflows", workflowBody(overrides));
+  if (res.status !== 201) throw new Error(`workflow not created: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body;
+}
+
+/** `POST /v1/trigger` as a client sends it; the answer is left to the test. */
+export const postTrigger = (key: string, body: unknown, path = "/v1/trigger") => api<TriggerAccepted>(key, "POST", path, body);
+
+/** Triggers and returns the transactionId; throws unless the trigger is accepted. */
+export async function trigger(key: string, body: Record<string, unknown>): Promise<string> {
+  const res = await postTrigger(key, body);
+  if (res.status !== 202) throw new Error(`trigger answered ${res.status}: ${JSON.stringify(res.body)}`);
+  return res.body.transactionId;
 }
 
 /** An environment with an active workflow ready to trigger. */

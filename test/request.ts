@@ -1,5 +1,6 @@
 import { SELF } from "cloudflare:test";
 import { expect } from "vitest";
+import type { ErrorCode, Problem } from "../src/lib/errors";
 
 export interface ApiResponse<T = Record<string, unknown>> {
   status: number;
@@ -38,18 +39,10 @@ export async function eventually<T>(check: () => Promise<T | null | undefined | 
   }
 }
 
-export interface ProblemBody {
-  type: string;
-  title: string;
-  status: number;
-  detail: string;
-  code: string;
-  requestId?: string;
-  errors?: { path: string; message: string }[];
-}
+export type ProblemBody = Problem;
 
 /** Asserts an RFC 9457 problem response with the given status and code; returns its body. */
-export function expectProblem(res: ApiResponse<unknown>, status: number, code: string): ProblemBody {
+export function expectProblem(res: ApiResponse<unknown>, status: number, code: ErrorCode): ProblemBody {
   const body = res.body as ProblemBody;
   expect({ status: res.status, contentType: res.headers.get("content-type") }).toEqual({
     status,

@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { createDb } from "../src/db/client";
 import { topicMemberIds } from "../src/features/topics/repository";
 import type { Topic, TopicMember, TopicMembersAdded, TopicWithCount } from "../src/features/topics/schemas";
-import { createEnvironment, createSandboxEnvironment, subscriberRow, unique } from "./factories";
+import { createEnvironment, createSandboxEnvironment, subscriberRow, trigger, unique } from "./factories";
 import { api, errorPaths, eventually, expectProblem } from "./request";
 
 type Page<T> = { data: T[]; nextCursor: string | null };
@@ -308,12 +308,6 @@ describe("trigger to a topic", () => {
     expect((await addMembers(topic.key, members, environment.key)).body).toMatchObject({ added: count });
     return { ...environment, workflow, topic: topic.key, members };
   }
-
-  const trigger = async (apiKey: string, body: Record<string, unknown>) => {
-    const res = await api<{ transactionId: string }>(apiKey, "POST", "/v1/trigger", body);
-    expect(res.status).toBe(202);
-    return res.body.transactionId;
-  };
 
   it("sends exactly one message to every member but the excluded one", async () => {
     const { key: apiKey, workflow, topic, members } = await topicWithEmailMembers(5);

@@ -1,20 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
+import type { Workflow } from "../src/features/workflows/schemas";
 import { createEnvironment, unique, workflowBody } from "./factories";
 import { api, errorPaths, expectProblem } from "./request";
-
-interface Workflow {
-  id: string;
-  key: string;
-  name: string;
-  description: string | null;
-  active: boolean;
-  critical: boolean;
-  tags: string[];
-  payloadSchema: Record<string, unknown> | null;
-  steps: Record<string, unknown>[];
-  createdAt: string;
-  updatedAt: string;
-}
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 

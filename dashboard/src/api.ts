@@ -1,20 +1,13 @@
-// A typed client for the parts of the Clarion API the dashboard uses. The types mirror the
-// server's zod schemas (src/features/*/schemas.ts); the server stays the source of truth.
+// A typed client for the parts of the Clarion API the dashboard uses. Status lists and error codes
+// come from the server's dependency-free contract modules; response types are imported from the
+// server's zod schemas as types only, so neither zod nor drizzle reaches the bundle.
+import { STATUS_BY_CODE, type ErrorCode } from "../../src/contract/error-codes";
+import type { MessageStatus } from "../../src/contract/statuses";
+import type { Problem as ServerProblem } from "../../src/lib/errors";
+import type { Message, MessageEvent, MessageWithEvents } from "../../src/features/messages/schemas";
 
-export const MESSAGE_STATUSES = [
-  "queued",
-  "sending",
-  "sent",
-  "delivered",
-  "opened",
-  "clicked",
-  "failed",
-  "bounced",
-  "undeliverable",
-  "skipped",
-  "cancelled",
-] as const;
-export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
+export { MESSAGE_STATUSES, type MessageStatus } from "../../src/contract/statuses";
+export type { Message, MessageEvent, MessageWithEvents };
 
 export type Channel = "email" | "sms" | "push" | "chat";
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -78,36 +71,6 @@ export interface PreviewResponse {
   steps: PreviewStep[];
 }
 
-export interface Message {
-  id: string;
-  transactionId: string;
-  subscriberId: string;
-  workflow: string;
-  stepId: string;
-  channel: Channel;
-  provider: string | null;
-  status: MessageStatus;
-  providerMessageId: string | null;
-  to: string | null;
-  subject: string | null;
-  preview: string | null;
-  error: { code: string; message: string } | null;
-  attempts: number;
-  createdAt: string;
-  updatedAt: string;
-}
-
-export interface MessageEvent {
-  status: MessageStatus;
-  at: string;
-  detail: JsonObject | null;
-}
-
-export interface MessageWithEvents extends Message {
-  content: JsonObject | null;
-  events: MessageEvent[];
-}
-
 export interface MessageQuery {
   status?: MessageStatus;
   workflow?: string;
@@ -117,16 +80,11 @@ export interface MessageQuery {
   cursor?: string;
 }
 
-/** An RFC 9457 problem document, as every Clarion error is. */
-export interface Problem {
-  type: string;
-  title: string;
-  status: number;
-  detail: string;
-  code: string;
-  requestId?: string;
-  errors?: { path: string; message: string }[];
-}
+/** Codes the client gives failures that never reached Clarion or did not answer with a problem. */
+export type ClientErrorCode = "network_error" | "unexpected_response" | "unknown";
+
+/** An RFC 9457 problem document, as every Clarion error is; `code` may also be one of the client's own. */
+export type Problem = Omit<ServerProblem, "code"> & { code: ErrorCode | ClientErrorCode };
 
 /** Thrown for every answer that is not 2xx, and for a network failure (status 0). */
 export class ApiError extends Error {
@@ -138,6 +96,8 @@ export class ApiError extends Error {
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
+const isErrorCode = (value: unknown): value is ErrorCode => typeof value === "string" && Object.hasOwn(STATUS_BY_CODE, value);
+
 function toProblem(status: number, statusText: string, body: unknown): Problem {
   if (isObject(body) && typeof body.title === "string" && typeof body.detail === "string") {
     const errors = Array.isArray(body.errors)
@@ -148,7 +108,7 @@ function toProblem(status: number, statusText: string, body: unknown): Problem {
       title: body.title,
       status,
       detail: body.detail,
-      code: typeof body.code === "string" ? body.code : "unknown",
+      code: isErrorCode(body.code) ? body.code : "unknown",
       requestId: typeof body.requestId === "string" ? body.requestId : undefined,
       errors,
     };

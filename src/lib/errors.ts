@@ -1,88 +1,54 @@
+import { z } from "@hono/zod-openapi";
+import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { codeForStatus, ERROR_CODES, STATUS_BY_CODE, TITLE_BY_CODE, type ErrorCode } from "../contract/error-codes";
 
-/** Stable machine codes and the HTTP status each one answers with. */
-const STATUS_BY_CODE = {
-  validation_failed: 422,
-  malformed_json: 400,
-  unsupported_media_type: 415,
-  unauthorized: 401,
-  forbidden: 403,
-  not_found: 404,
-  method_not_allowed: 405,
-  workflow_not_found: 404,
-  workflow_inactive: 422,
-  workflow_exists: 409,
-  subscriber_not_found: 404,
-  variable_not_found: 404,
-  variable_exists: 409,
-  topic_not_found: 404,
-  topic_exists: 409,
-  no_valid_recipients: 422,
-  transaction_not_found: 404,
-  transaction_conflict: 409,
-  payload_too_large: 413,
-  rate_limited: 429,
-  invalid_tracking_link: 400,
-  invalid_signature: 401,
-  integration_not_found: 404,
-  message_not_found: 404,
-  internal_error: 500,
-} as const satisfies Record<string, ContentfulStatusCode>;
+export { ERROR_CODES, STATUS_BY_CODE, type ErrorCode } from "../contract/error-codes";
 
-export type ErrorCode = keyof typeof STATUS_BY_CODE;
+export const FieldError = z
+  .object({
+    path: z.string().openapi({ description: "Dotted path of the offending field; `(root)` for the body itself.", example: "payload.orderId" }),
+    message: z.string(),
+  })
+  .openapi("FieldError");
+export type FieldError = z.infer<typeof FieldError>;
 
-const TITLE_BY_CODE: Record<ErrorCode, string> = {
-  validation_failed: "Validation failed",
-  malformed_json: "Malformed JSON",
-  unsupported_media_type: "Unsupported media type",
-  unauthorized: "Unauthorized",
-  forbidden: "Forbidden",
-  not_found: "Not found",
-  method_not_allowed: "Method not allowed",
-  workflow_not_found: "Workflow not found",
-  workflow_inactive: "Workflow inactive",
-  workflow_exists: "Workflow already exists",
-  subscriber_not_found: "Subscriber not found",
-  variable_not_found: "Variable not found",
-  variable_exists: "Variable already exists",
-  topic_not_found: "Topic not found",
-  topic_exists: "Topic already exists",
-  no_valid_recipients: "No valid recipients",
-  transaction_not_found: "Transaction not found",
-  transaction_conflict: "Transaction conflict",
-  payload_too_large: "Payload too large",
-  rate_limited: "Rate limited",
-  invalid_tracking_link: "Invalid tracking link",
-  invalid_signature: "Invalid signature",
-  integration_not_found: "Integration not found",
-  message_not_found: "Message not found",
-  internal_error: "Internal error",
-};
+/** The one shape every error of the API takes: an RFC 9457 problem document. */
+export const Problem = z
+  .object({
+    type: z.string().openapi({ example: "https://clarion.dev/errors/validation-failed" }),
+    title: z.string().openapi({ example: "Validation failed" }),
+    status: z.number().int().openapi({ example: 422 }),
+    detail: z.string().openapi({ description: "For people; branch on `code`." }),
+    code: z.enum(ERROR_CODES).openapi({ description: "Stable machine code." }),
+    requestId: z.string().optional().openapi({ description: "Also sent as the `x-request-id` header." }),
+    errors: z.array(FieldError).optional(),
+  })
+  .openapi("Problem", { description: "An RFC 9457 problem document, sent as `application/problem+json`." });
+export type Problem = z.infer<typeof Problem>;
 
-export interface FieldError {
-  path: string;
-  message: string;
-}
+const PROBLEM_TYPE = "application/problem+json";
 
-export interface Problem {
-  type: string;
-  title: string;
-  status: number;
-  detail: string;
-  code: ErrorCode;
-  requestId?: string;
-  errors?: FieldError[];
-}
-
-export class ApiError extends Error {
-  readonly status: ContentfulStatusCode;
+/**
+ * Every error the API answers with. An `HTTPException`, so Hono and its middleware treat it as
+ * one, and each 4xx keeps its own status.
+ */
+export class ApiError extends HTTPException {
   constructor(
     readonly code: ErrorCode,
     readonly detail: string,
     readonly errors?: FieldError[],
+    options: { status?: ContentfulStatusCode; cause?: unknown } = {},
   ) {
-    super(detail);
-    this.status = STATUS_BY_CODE[code];
+    super(options.status ?? STATUS_BY_CODE[code], { message: detail, cause: options.cause });
+  }
+
+  /** The problem an `HTTPException` thrown by Hono or a middleware stands for. 5xx never echo their message. */
+  static from(error: HTTPException): ApiError {
+    if (error instanceof ApiError) return error;
+    if (error.status >= 500) return internalError();
+    const status = error.status as ContentfulStatusCode;
+    return new ApiError(codeForStatus(status), error.message || "The request could not be processed.", undefined, { status, cause: error });
   }
 
   toProblem(requestId?: string): Problem {
@@ -96,13 +62,19 @@ export class ApiError extends Error {
       ...(this.errors?.length ? { errors: this.errors } : {}),
     };
   }
+
+  override getResponse(): Response {
+    return problemResponse(this);
+  }
 }
 
-export const problemResponse = (error: ApiError, requestId?: string): Response =>
-  new Response(JSON.stringify(error.toProblem(requestId)), {
-    status: error.status,
-    headers: { "content-type": "application/problem+json" },
-  });
+export const internalError = () => new ApiError("internal_error", "Something went wrong on our side; the request id identifies it in the logs.");
+
+export const problemResponse = (error: ApiError, requestId?: string, headers?: HeadersInit): Response => {
+  const response = new Response(JSON.stringify(error.toProblem(requestId)), { status: error.status, headers });
+  response.headers.set("content-type", PROBLEM_TYPE);
+  return response;
+};
 
 /** Turns zod-style issues into the `errors` list of a problem. */
 export const fieldErrors = (issues: readonly { path: readonly PropertyKey[]; message: string }[]): FieldError[] =>
@@ -112,3 +84,15 @@ export const validationError = (
   issues: readonly { path: readonly PropertyKey[]; message: string }[],
   detail = "The request does not match the expected schema.",
 ) => new ApiError("validation_failed", detail, fieldErrors(issues));
+
+/** A lookup that found nothing in the caller's environment: `notFound("topic_not_found", 'topic with key "news"')`. */
+export const notFound = (code: ErrorCode, what: string) => new ApiError(code, `No ${what} in this environment.`);
+
+/** How both bulk endpoints report an item they could not take: its place in the request, and why. */
+export const BulkItemError = z
+  .object({
+    index: z.number().int().openapi({ description: "The item's position in the request, from 0." }),
+    error: Problem,
+  })
+  .openapi("BulkItemError");
+export type BulkItemError = z.infer<typeof BulkItemError>;

@@ -1,6 +1,6 @@
-import { OpenAPIHono } from "@hono/zod-openapi";
+import { createRoute, OpenAPIHono, z, type RouteConfig } from "@hono/zod-openapi";
 import type { AppEnv } from "../env";
-import { validationError } from "./errors";
+import { Problem, STATUS_BY_CODE, validationError, type ErrorCode } from "./errors";
 
 /** Every feature's router: validation failures become 422 problems with field paths. */
 export const createRouter = () =>
@@ -13,30 +13,51 @@ export const createRouter = () =>
 
 export const security = [{ ApiKey: [] }];
 
-export const problemContent = {
-  "application/problem+json": {
-    schema: {
-      type: "object" as const,
-      properties: {
-        type: { type: "string" as const },
-        title: { type: "string" as const },
-        status: { type: "integer" as const },
-        detail: { type: "string" as const },
-        code: { type: "string" as const },
-        requestId: { type: "string" as const },
-        errors: {
-          type: "array" as const,
-          items: {
-            type: "object" as const,
-            properties: { path: { type: "string" as const }, message: { type: "string" as const } },
+export const json = <T extends z.ZodType>(schema: T) => ({ "application/json": { schema } });
+
+/** What any route that reads a JSON body may answer before its handler runs (see `jsonBody`). */
+export const JSON_BODY_CODES = ["malformed_json", "unsupported_media_type", "payload_too_large"] as const satisfies readonly ErrorCode[];
+
+/**
+ * The codes a route can answer with: what its configuration implies (a key, a validated request,
+ * a JSON body) and what its handler throws, named in `errors`.
+ */
+export function errorCodesOf(route: RouteConfig, errors: readonly ErrorCode[] = []): ErrorCode[] {
+  const codes = new Set<ErrorCode>();
+  if (route.security?.length) codes.add("unauthorized");
+  const request = route.request;
+  if (request?.body) JSON_BODY_CODES.forEach((code) => codes.add(code));
+  if (request?.body || request?.query || request?.params || request?.headers) codes.add("validation_failed");
+  errors.forEach((code) => codes.add(code));
+  return [...codes].sort((a, b) => STATUS_BY_CODE[a] - STATUS_BY_CODE[b]);
+}
+
+/** One documented problem response per status, its `code` narrowed to the codes given. */
+export function problemResponses(codes: readonly ErrorCode[]) {
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of codes) byStatus.set(STATUS_BY_CODE[code], [...(byStatus.get(STATUS_BY_CODE[code]) ?? []), code]);
+  return Object.fromEntries(
+    [...byStatus].map(([status, group]) => [
+      status,
+      {
+        description: `Problem (RFC 9457) with \`code\` ${group.map((code) => `\`${code}\``).join(" or ")}`,
+        content: {
+          "application/problem+json": {
+            schema: Problem.extend({ status: z.literal(status), code: z.enum(group as [ErrorCode, ...ErrorCode[]]) }),
           },
         },
       },
-      required: ["type", "title", "status", "detail", "code"],
-    },
-  },
-};
+    ]),
+  );
+}
 
-/** The problem responses a route documents, by status. */
-export const problems = (...statuses: number[]) =>
-  Object.fromEntries(statuses.map((status) => [status, { description: "Problem (RFC 9457)", content: problemContent }]));
+/**
+ * `createRoute` with the route's problem responses derived from one list: the codes implied by its
+ * configuration plus those its handler throws (`errors`). The full list is also the operation's
+ * `x-error-codes`.
+ */
+export function apiRoute<const R extends RouteConfig & { errors?: readonly ErrorCode[] }>(config: R): Omit<R, "errors"> {
+  const { errors, ...route } = config;
+  const codes = errorCodesOf(route, errors);
+  return createRoute({ ...route, responses: { ...route.responses, ...problemResponses(codes) }, "x-error-codes": codes } as Omit<R, "errors">);
+}

@@ -1,13 +1,8 @@
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
+import type { BulkSubscribersResult as BulkResult } from "../../src/features/subscribers/schemas";
 import { createEnvironment, subscriberRow, unique } from "../factories";
 import { api, errorPaths, expectProblem } from "../request";
-
-interface BulkResult {
-  created: string[];
-  updated: string[];
-  failed: { index: number; subscriberId: string | null; error: { code: string; detail: string; errors?: { path: string; message: string }[] } }[];
-}
 
 let environment: { id: string; key: string };
 beforeAll(async () => {
@@ -41,6 +36,13 @@ describe("POST /sub/bulk", () => {
     expect(res.body.created).toEqual([subscriberId]);
   });
 
+  it("accepts a body over 1 MiB (the bulk limit is 8 MiB)", async () => {
+    const subscribers = Array.from({ length: 400 }, () => ({ subscriberId: unique("sub"), data: { blob: "x".repeat(3000) } }));
+    const res = await bulk(subscribers, "/sub/bulk/");
+    expect(res.status).toBe(200);
+    expect(res.body.created).toHaveLength(400);
+  });
+
   it("reports a bad item by index and subscriberId without failing the rest", async () => {
     const good1 = unique("sub");
     const bad = unique("sub");
@@ -57,7 +59,14 @@ describe("POST /sub/bulk", () => {
       {
         index: 1,
         subscriberId: bad,
-        error: { code: "validation_failed", detail: expect.any(String), errors: [expect.objectContaining({ path: "email" })] },
+        error: {
+          type: "https://clarion.dev/errors/validation-failed",
+          title: "Validation failed",
+          status: 422,
+          code: "validation_failed",
+          detail: expect.any(String),
+          errors: [expect.objectContaining({ path: "email" })],
+        },
       },
     ]);
     expect(await subscriberRow(environment.id, bad)).toBeNull();

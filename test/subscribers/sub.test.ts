@@ -1,21 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
+import type { Subscriber } from "../../src/features/subscribers/schemas";
 import { createEnvironment, subscriberRow, unique } from "../factories";
 import { api, errorPaths, expectProblem } from "../request";
-
-interface Subscriber {
-  subscriberId: string;
-  email: string | null;
-  phone: string | null;
-  firstName: string | null;
-  lastName: string | null;
-  avatar: string | null;
-  locale: string | null;
-  timezone: string | null;
-  data: Record<string, unknown> | null;
-  channels: { push: { provider: string; token: string }[]; chat: { provider: string; webhookUrl: string }[] };
-  createdAt: string;
-  updatedAt: string;
-}
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 
@@ -204,21 +190,12 @@ describe("POST /sub", () => {
       expect(await subscriberRow(environment.id, subscriberId)).toBeNull();
     });
 
-    it("rejects malformed JSON with 400 malformed_json", async () => {
-      const res = await api(environment.key, "POST", "/sub", undefined, { rawBody: "{", headers: { "content-type": "application/json" } });
-      expectProblem(res, 400, "malformed_json");
-    });
-
     it("rejects a non-JSON content type with 415", async () => {
       const res = await api(environment.key, "POST", "/sub", undefined, {
         rawBody: JSON.stringify({ subscriberId: "x" }),
         headers: { "content-type": "text/plain" },
       });
       expectProblem(res, 415, "unsupported_media_type");
-    });
-
-    it("requires an API key", async () => {
-      expectProblem(await api(null, "POST", "/sub", { subscriberId: "x" }), 401, "unauthorized");
     });
   });
 });

@@ -7,6 +7,7 @@ import {
   createEnvironment,
   createEnvironmentWithWorkflow,
   createWorkflow,
+  postTrigger,
   settledTriggerRow,
   sleep,
   subscriberRow,
@@ -17,14 +18,7 @@ import { api, errorPaths, eventually, expectProblem } from "../request";
 
 const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
-interface Accepted {
-  acknowledged: true;
-  status: "accepted";
-  transactionId: string;
-  invalidRecipients?: { index: number; subscriberId: string | null; errors: { path: string; message: string }[] }[];
-}
-
-const trigger = (key: string, body: unknown, path = "/v1/trigger/") => api<Accepted>(key, "POST", path, body);
+const trigger = (key: string, body: unknown, path = "/v1/trigger/") => postTrigger(key, body, path);
 
 const readDurable = readTrigger;
 
@@ -236,15 +230,6 @@ describe("POST /v1/trigger/", () => {
   });
 
   describe("malformed requests", () => {
-    it("rejects malformed JSON with 400 malformed_json", async () => {
-      const { key } = await createEnvironment();
-      const res = await api(key, "POST", "/v1/trigger/", undefined, {
-        rawBody: '{"workflow": "a", "to": ',
-        headers: { "content-type": "application/json" },
-      });
-      expectProblem(res, 400, "malformed_json");
-    });
-
     it.each(["text/plain", "application/x-www-form-urlencoded"])("rejects content type %s with 415", async (contentType) => {
       const { key, workflowKey } = await createEnvironmentWithWorkflow();
       const res = await api(key, "POST", "/v1/trigger/", undefined, {

@@ -1,20 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { SECRET_MASK } from "../../src/features/variables/schemas";
+import type { PreviewResponse as PreviewBody } from "../../src/features/workflows/preview-schemas";
 import { api, expectProblem } from "../request";
 import { createEnvironment, createWorkflow } from "../factories";
-
-interface PreviewBody {
-  workflow: string;
-  steps: {
-    id: string;
-    type: string;
-    condition: { result: boolean; leaves: { field: string; op: string; value?: unknown; actual?: unknown; result: boolean }[] } | null;
-    wouldRun: boolean;
-    locale: string | null;
-    content?: Record<string, unknown>;
-    error?: { code: string; message: string };
-  }[];
-}
 
 const steps = [
   {

@@ -1,8 +1,8 @@
 import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { MESSAGE_STATUSES, TRIGGER_STATUSES } from "../../contract/statuses";
 import { environmentId, json, timestamps } from "./columns";
 
-export const TRIGGER_STATUSES = ["accepted", "processing", "completed", "cancelled", "failed"] as const;
-export type TriggerStatus = (typeof TRIGGER_STATUSES)[number];
+export { MESSAGE_STATUSES, TRIGGER_STATUSES, type MessageStatus, type TriggerStatus } from "../../contract/statuses";
 
 /** The queryable record of a trigger, written by the Queue consumer in batches. */
 export const triggers = sqliteTable(
@@ -24,21 +24,6 @@ export const triggers = sqliteTable(
     index("triggers_env_accepted_idx").on(t.environmentId, t.acceptedAt),
   ],
 );
-
-export const MESSAGE_STATUSES = [
-  "queued",
-  "sending",
-  "sent",
-  "delivered",
-  "opened",
-  "clicked",
-  "failed",
-  "bounced",
-  "undeliverable",
-  "skipped",
-  "cancelled",
-] as const;
-export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
 
 export const messages = sqliteTable(
   "messages",

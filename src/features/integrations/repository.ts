@@ -9,6 +9,7 @@ import type { Channel } from "../workflows/steps";
 import type { IntegrationConfig } from "../../providers/types";
 import { credentialIssues, maskCredentials, unmaskCredentials } from "./credentials";
 import type { Integration, IntegrationInput, IntegrationUpdate } from "./schemas";
+import { keysetPage } from "../../lib/pagination";
 
 /** The active integrations of an environment in failover order: primary first, then by priority (lowest first). */
 export async function activeIntegrations(db: Db, environmentId: string, encryptionKey: string | undefined) {
@@ -113,11 +114,8 @@ export function integrationsRepository(db: Db, environmentId: string, encryption
         )
         .orderBy(asc(integrations.id))
         .limit(limit + 1);
-      const page = rows.slice(0, limit);
-      return {
-        data: await Promise.all(page.map((row) => toIntegration(row, encryptionKey))),
-        nextCursor: rows.length > limit ? (page.at(-1)?.id ?? null) : null,
-      };
+      const page = keysetPage(rows, limit, (last) => last.id);
+      return { data: await Promise.all(page.rows.map((row) => toIntegration(row, encryptionKey))), nextCursor: page.nextCursor };
     },
 
     /** `input` is validated (provider known, credentials of its form); `channel` is the provider's. */

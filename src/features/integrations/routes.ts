@@ -1,8 +1,8 @@
 import { getOpenApiMetadata } from "@asteasolutions/zod-to-openapi";
-import { createRoute, z } from "@hono/zod-openapi";
-import { createDb } from "../../db/client";
-import { ApiError } from "../../lib/errors";
-import { createRouter, problems, security } from "../../lib/openapi";
+import { z } from "@hono/zod-openapi";
+import { ApiError, notFound } from "../../lib/errors";
+import { apiRoute, createRouter, json, security } from "../../lib/openapi";
+import { scopedRepository } from "../../lib/scoped-repository";
 import { PROVIDERS, providerFor } from "../../providers/registry";
 import type { ProviderAdapter } from "../../providers/types";
 import { CHANNELS } from "../workflows/steps";
@@ -22,10 +22,8 @@ import {
 
 export const integrationsRoutes = createRouter();
 
-const json = <T extends z.ZodType>(schema: T) => ({ "application/json": { schema } });
-const notFound = (id: string) => new ApiError("integration_not_found", `No integration with id "${id}" in this environment.`);
-const repo = (c: { env: { DB: D1Database; ENCRYPTION_KEY?: string }; get: (k: "environmentId") => string }) =>
-  integrationsRepository(createDb(c.env.DB), c.get("environmentId"), c.env.ENCRYPTION_KEY);
+const missing = (id: string) => notFound("integration_not_found", `integration with id "${id}"`);
+const repo = scopedRepository(integrationsRepository);
 
 /** Looked up per request, never a fixed list: adapters join the registry without touching this file. */
 const registeredProviders = (): ProviderAdapter[] => Object.keys(PROVIDERS).flatMap((id) => providerFor(id) ?? []);
@@ -53,7 +51,7 @@ function credentialsJsonSchema(adapter: ProviderAdapter): Record<string, unknown
 }
 
 integrationsRoutes.openapi(
-  createRoute({
+  apiRoute({
     method: "get",
     path: "/v1/providers",
     tags: ["Integrations"],
@@ -61,7 +59,7 @@ integrationsRoutes.openapi(
     description: "Each provider's credentials as a JSON Schema, from the same zod schema that validates them.",
     security,
     request: { query: z.object({ channel: z.enum(CHANNELS).optional() }) },
-    responses: { 200: { description: "Every registered provider", content: json(ProviderList) }, ...problems(401, 422) },
+    responses: { 200: { description: "Every registered provider", content: json(ProviderList) } },
   }),
   (c) => {
     const { channel } = c.req.valid("query");
@@ -73,7 +71,7 @@ integrationsRoutes.openapi(
 );
 
 integrationsRoutes.openapi(
-  createRoute({
+  apiRoute({
     method: "post",
     path: "/v1/integrations",
     tags: ["Integrations"],
@@ -83,7 +81,7 @@ integrationsRoutes.openapi(
       "encrypted at rest and masked in every answer, this one included.",
     security,
     request: { body: { required: true, content: json(IntegrationInput) } },
-    responses: { 201: { description: "Created", content: json(Integration) }, ...problems(400, 401, 415, 422) },
+    responses: { 201: { description: "Created", content: json(Integration) } },
   }),
   async (c) => {
     const input = c.req.valid("json");
@@ -94,14 +92,14 @@ integrationsRoutes.openapi(
 );
 
 integrationsRoutes.openapi(
-  createRoute({
+  apiRoute({
     method: "get",
     path: "/v1/integrations",
     tags: ["Integrations"],
     summary: "List integrations",
     security,
     request: { query: IntegrationListQuery },
-    responses: { 200: { description: "A page of integrations, oldest first", content: json(IntegrationList) }, ...problems(401, 422) },
+    responses: { 200: { description: "A page of integrations, oldest first", content: json(IntegrationList) } },
   }),
   async (c) => {
     const { limit, cursor, channel } = c.req.valid("query");
@@ -110,32 +108,34 @@ integrationsRoutes.openapi(
 );
 
 integrationsRoutes.openapi(
-  createRoute({
+  apiRoute({
     method: "get",
     path: "/v1/integrations/{id}",
     tags: ["Integrations"],
     summary: "Get an integration",
     security,
     request: { params: IntegrationIdParam },
-    responses: { 200: { description: "The integration", content: json(Integration) }, ...problems(401, 404) },
+    responses: { 200: { description: "The integration", content: json(Integration) } },
+    errors: ["integration_not_found"],
   }),
   async (c) => {
     const { id } = c.req.valid("param");
     const integration = await repo(c).find(id);
-    if (!integration) throw notFound(id);
+    if (!integration) throw missing(id);
     return c.json(integration, 200);
   },
 );
 
 integrationsRoutes.openapi(
-  createRoute({
+  apiRoute({
     method: "put",
     path: "/v1/integrations/{id}",
     tags: ["Integrations"],
     summary: "Change an integration",
     security,
     request: { params: IntegrationIdParam, body: { required: true, content: json(IntegrationUpdate) } },
-    responses: { 200: { description: "Updated", content: json(Integration) }, ...problems(400, 401, 404, 415, 422) },
+    responses: { 200: { description: "Updated", content: json(Integration) } },
+    errors: ["integration_not_found"],
   }),
   async (c) => {
     const { id } = c.req.valid("param");
@@ -144,7 +144,7 @@ integrationsRoutes.openapi(
       case "updated":
         return c.json(outcome.integration, 200);
       case "not_found":
-        throw notFound(id);
+        throw missing(id);
       case "invalid":
         throw new ApiError("validation_failed", "The credentials are not valid for this integration.", outcome.errors);
     }
@@ -152,24 +152,25 @@ integrationsRoutes.openapi(
 );
 
 integrationsRoutes.openapi(
-  createRoute({
+  apiRoute({
     method: "delete",
     path: "/v1/integrations/{id}",
     tags: ["Integrations"],
     summary: "Delete an integration",
     security,
     request: { params: IntegrationIdParam },
-    responses: { 204: { description: "Deleted" }, ...problems(401, 404) },
+    responses: { 204: { description: "Deleted" } },
+    errors: ["integration_not_found"],
   }),
   async (c) => {
     const { id } = c.req.valid("param");
-    if (!(await repo(c).remove(id))) throw notFound(id);
+    if (!(await repo(c).remove(id))) throw missing(id);
     return c.body(null, 204);
   },
 );
 
 integrationsRoutes.openapi(
-  createRoute({
+  apiRoute({
     method: "post",
     path: "/v1/integrations/{id}/check",
     tags: ["Integrations"],
@@ -179,12 +180,13 @@ integrationsRoutes.openapi(
       "A failed check is still a `200` with `ok: false`.",
     security,
     request: { params: IntegrationIdParam },
-    responses: { 200: { description: "The check's result", content: json(IntegrationCheck) }, ...problems(401, 404) },
+    responses: { 200: { description: "The check's result", content: json(IntegrationCheck) } },
+    errors: ["integration_not_found"],
   }),
   async (c) => {
     const { id } = c.req.valid("param");
     const integration = await repo(c).config(id);
-    if (!integration) throw notFound(id);
+    if (!integration) throw missing(id);
     return c.json(await checkIntegration(providerFor(integration.provider), integration), 200);
   },
 );

@@ -2,6 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { providerFor } from "../../providers/registry";
 import { CHANNELS } from "../workflows/steps";
 import { credentialIssues, MASK } from "./credentials";
+import { pageOf, pageQuery } from "../../lib/pagination";
 
 const ProviderId = z
   .string()
@@ -97,15 +98,10 @@ export const IntegrationIdParam = z.object({
   id: z.string().openapi({ param: { name: "id", in: "path" }, example: "int_019a2b3c4d5e7f8091a2b3c4d5e6f708" }),
 });
 
-export const IntegrationListQuery = z.object({
-  limit: z.coerce.number().int().min(1).max(100).default(50),
-  cursor: z.string().optional(),
-  channel: z.enum(CHANNELS).optional(),
-});
+export const IntegrationListQuery = pageQuery(100).extend({ channel: z.enum(CHANNELS).optional() });
 
-export const IntegrationList = z
-  .object({ data: z.array(Integration), nextCursor: z.string().nullable() })
-  .openapi("IntegrationList");
+export const IntegrationList = pageOf(Integration).openapi("IntegrationList");
+export type IntegrationList = z.infer<typeof IntegrationList>;
 
 export const IntegrationCheck = z
   .object({
@@ -114,6 +110,7 @@ export const IntegrationCheck = z
     detail: z.string(),
   })
   .openapi("IntegrationCheck");
+export type IntegrationCheck = z.infer<typeof IntegrationCheck>;
 
 export const Provider = z
   .object({
@@ -125,3 +122,4 @@ export const Provider = z
 export type Provider = z.infer<typeof Provider>;
 
 export const ProviderList = z.object({ data: z.array(Provider) }).openapi("ProviderList");
+export type ProviderList = z.infer<typeof ProviderList>;

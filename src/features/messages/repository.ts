@@ -4,6 +4,7 @@ import { messageEvents, messages, sandboxMessages, triggers } from "../../db/sch
 import type { Message } from "./schemas";
 import type { z } from "@hono/zod-openapi";
 import type { MessageQuery } from "./schemas";
+import { keysetPage } from "../../lib/pagination";
 
 type Row = typeof messages.$inferSelect;
 
@@ -61,8 +62,8 @@ export function messagesRepository(db: Db, environmentId: string) {
         .where(and(...filters))
         .orderBy(desc(messages.createdAt), desc(messages.id))
         .limit(query.limit + 1);
-      const page = rows.slice(0, query.limit);
-      return { data: page.map(toMessage), nextCursor: rows.length > query.limit && page.length ? encodeCursor(page.at(-1)!) : null };
+      const page = keysetPage(rows, query.limit, encodeCursor);
+      return { data: page.rows.map(toMessage), nextCursor: page.nextCursor };
     },
 
     async find(id: string) {

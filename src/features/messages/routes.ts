@@ -1,38 +1,37 @@
-import { createRoute, z } from "@hono/zod-openapi";
-import { createDb } from "../../db/client";
+import { z } from "@hono/zod-openapi";
 import { ApiError } from "../../lib/errors";
-import { createRouter, problems, security } from "../../lib/openapi";
+import { apiRoute, createRouter, json, security } from "../../lib/openapi";
+import { scopedRepository } from "../../lib/scoped-repository";
 import { messagesRepository } from "./repository";
 import { MessageList, MessageQuery, MessageWithEvents, SandboxMessage, TriggerStatusView } from "./schemas";
 
 export const messagesRoutes = createRouter();
 
-const json = <T extends z.ZodType>(schema: T) => ({ "application/json": { schema } });
-const repo = (c: { env: { DB: D1Database }; get: (k: "environmentId") => string }) =>
-  messagesRepository(createDb(c.env.DB), c.get("environmentId"));
+const repo = scopedRepository(messagesRepository);
 
 messagesRoutes.openapi(
-  createRoute({
+  apiRoute({
     method: "get",
     path: "/v1/messages",
     tags: ["Messages"],
     summary: "List messages, newest first",
     security,
     request: { query: MessageQuery },
-    responses: { 200: { description: "A page of messages", content: json(MessageList) }, ...problems(401, 422) },
+    responses: { 200: { description: "A page of messages", content: json(MessageList) } },
   }),
   async (c) => c.json(await repo(c).list(c.req.valid("query")), 200),
 );
 
 messagesRoutes.openapi(
-  createRoute({
+  apiRoute({
     method: "get",
     path: "/v1/messages/{id}",
     tags: ["Messages"],
     summary: "Get a message with its tracking timeline",
     security,
     request: { params: z.object({ id: z.string() }) },
-    responses: { 200: { description: "The message and its events", content: json(MessageWithEvents) }, ...problems(401, 404) },
+    responses: { 200: { description: "The message and its events", content: json(MessageWithEvents) } },
+    errors: ["message_not_found"],
   }),
   async (c) => {
     const { id } = c.req.valid("param");
@@ -43,7 +42,7 @@ messagesRoutes.openapi(
 );
 
 messagesRoutes.openapi(
-  createRoute({
+  apiRoute({
     method: "get",
     path: "/v1/trigger/{transactionId}",
     tags: ["Triggers"],
@@ -51,7 +50,8 @@ messagesRoutes.openapi(
     description: "The record is written by the Queue consumer within seconds of the trigger's acceptance.",
     security,
     request: { params: z.object({ transactionId: z.string() }) },
-    responses: { 200: { description: "The trigger", content: json(TriggerStatusView) }, ...problems(401, 404) },
+    responses: { 200: { description: "The trigger", content: json(TriggerStatusView) } },
+    errors: ["transaction_not_found"],
   }),
   async (c) => {
     const { transactionId } = c.req.valid("param");
@@ -62,14 +62,14 @@ messagesRoutes.openapi(
 );
 
 messagesRoutes.openapi(
-  createRoute({
+  apiRoute({
     method: "get",
     path: "/v1/sandbox/messages",
     tags: ["Messages"],
     summary: "What the local sandbox providers captured, newest first",
     security,
     request: { query: z.object({ limit: z.coerce.number().int().min(1).max(500).default(50), messageId: z.string().optional() }) },
-    responses: { 200: { description: "Captured sends", content: json(z.object({ data: z.array(SandboxMessage) })) }, ...problems(401) },
+    responses: { 200: { description: "Captured sends", content: json(z.object({ data: z.array(SandboxMessage) })) } },
   }),
   async (c) => {
     const { limit, messageId } = c.req.valid("query");

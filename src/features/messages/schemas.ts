@@ -1,10 +1,12 @@
 import { z } from "@hono/zod-openapi";
-import { MESSAGE_STATUSES, TRIGGER_STATUSES } from "../../db/schema";
+import { MESSAGE_STATUSES, TRIGGER_STATUSES } from "../../contract/statuses";
 import { CHANNELS } from "../workflows/steps";
+import { pageOf, pageQuery } from "../../lib/pagination";
 
 export const MessageEvent = z
   .object({ status: z.enum(MESSAGE_STATUSES), at: z.iso.datetime(), detail: z.record(z.string(), z.unknown()).nullable() })
   .openapi("MessageEvent");
+export type MessageEvent = z.infer<typeof MessageEvent>;
 
 export const Message = z
   .object({
@@ -32,6 +34,7 @@ export const MessageWithEvents = Message.extend({
   content: z.record(z.string(), z.unknown()).nullable(),
   events: z.array(MessageEvent),
 }).openapi("MessageWithEvents");
+export type MessageWithEvents = z.infer<typeof MessageWithEvents>;
 
 export const MessageQuery = z.object({
   transactionId: z.string().optional(),
@@ -42,11 +45,10 @@ export const MessageQuery = z.object({
   provider: z.string().optional(),
   since: z.iso.datetime({ offset: true }).optional(),
   until: z.iso.datetime({ offset: true }).optional(),
-  limit: z.coerce.number().int().min(1).max(200).default(50),
-  cursor: z.string().optional(),
-});
+}).extend(pageQuery(200).shape);
 
-export const MessageList = z.object({ data: z.array(Message), nextCursor: z.string().nullable() }).openapi("MessageList");
+export const MessageList = pageOf(Message).openapi("MessageList");
+export type MessageList = z.infer<typeof MessageList>;
 
 export const TriggerStatusView = z
   .object({
@@ -57,6 +59,7 @@ export const TriggerStatusView = z
     messages: z.object({ total: z.number().int(), byStatus: z.record(z.string(), z.number().int()) }),
   })
   .openapi("TriggerStatus");
+export type TriggerStatusView = z.infer<typeof TriggerStatusView>;
 
 export const SandboxMessage = z
   .object({
@@ -69,3 +72,4 @@ export const SandboxMessage = z
     createdAt: z.iso.datetime(),
   })
   .openapi("SandboxMessage");
+export type SandboxMessage = z.infer<typeof SandboxMessage>;

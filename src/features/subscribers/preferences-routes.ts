@@ -1,20 +1,17 @@
-import { createRoute, z } from "@hono/zod-openapi";
-import { createDb } from "../../db/client";
-import { ApiError } from "../../lib/errors";
-import { createRouter, problems, security } from "../../lib/openapi";
+import { notFound } from "../../lib/errors";
+import { apiRoute, createRouter, json, security } from "../../lib/openapi";
+import { scopedRepository } from "../../lib/scoped-repository";
 import { withDefaults } from "./preferences";
 import { preferencesRepository } from "./preferences-repository";
 import { SubscriberIdParam, SubscriberPreferences, SubscriberPreferencesUpdate } from "./preferences-schemas";
 
 export const preferencesRoutes = createRouter();
 
-const json = <T extends z.ZodType>(schema: T) => ({ "application/json": { schema } });
-const notFound = (id: string) => new ApiError("subscriber_not_found", `No subscriber "${id}" in this environment.`);
-const repo = (c: { env: { DB: D1Database }; get: (k: "environmentId") => string }) =>
-  preferencesRepository(createDb(c.env.DB), c.get("environmentId"));
+const missing = (id: string) => notFound("subscriber_not_found", `subscriber "${id}"`);
+const repo = scopedRepository(preferencesRepository);
 
 preferencesRoutes.openapi(
-  createRoute({
+  apiRoute({
     method: "get",
     path: "/v1/subscribers/{subscriberId}/preferences",
     tags: ["Subscribers"],
@@ -22,18 +19,19 @@ preferencesRoutes.openapi(
     description: "Unset channel flags read as `true` (opted in). Critical workflows ignore opt-outs.",
     security,
     request: { params: SubscriberIdParam },
-    responses: { 200: { description: "The preferences", content: json(SubscriberPreferences) }, ...problems(401, 404, 422) },
+    responses: { 200: { description: "The preferences", content: json(SubscriberPreferences) } },
+    errors: ["subscriber_not_found"],
   }),
   async (c) => {
     const { subscriberId } = c.req.valid("param");
     const stored = await repo(c).find(subscriberId);
-    if (stored === undefined) throw notFound(subscriberId);
+    if (stored === undefined) throw missing(subscriberId);
     return c.json(withDefaults(stored), 200);
   },
 );
 
 preferencesRoutes.openapi(
-  createRoute({
+  apiRoute({
     method: "put",
     path: "/v1/subscribers/{subscriberId}/preferences",
     tags: ["Subscribers"],
@@ -41,12 +39,13 @@ preferencesRoutes.openapi(
     description: "Merges into the stored preferences: flags given replace, flags omitted keep their value.",
     security,
     request: { params: SubscriberIdParam, body: { required: true, content: json(SubscriberPreferencesUpdate) } },
-    responses: { 200: { description: "The preferences after the update", content: json(SubscriberPreferences) }, ...problems(400, 401, 404, 415, 422) },
+    responses: { 200: { description: "The preferences after the update", content: json(SubscriberPreferences) } },
+    errors: ["subscriber_not_found"],
   }),
   async (c) => {
     const { subscriberId } = c.req.valid("param");
     const merged = await repo(c).merge(subscriberId, c.req.valid("json"));
-    if (merged === undefined) throw notFound(subscriberId);
+    if (merged === undefined) throw missing(subscriberId);
     return c.json(withDefaults(merged), 200);
   },
 );

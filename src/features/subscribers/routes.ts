@@ -1,14 +1,13 @@
-import { createRoute } from "@hono/zod-openapi";
 import { createDb } from "../../db/client";
 import { ApiError, fieldErrors } from "../../lib/errors";
-import { createRouter, problems, security } from "../../lib/openapi";
+import { apiRoute, createRouter, security } from "../../lib/openapi";
 import { findSubscriber, upsertSubscribers } from "./repository";
 import { BulkSubscribersRequest, BulkSubscribersResult, Subscriber, SubscriberInput } from "./schemas";
 import type { BulkSubscribersResult as BulkResult } from "./schemas";
 
 export const subscribersRoutes = createRouter();
 
-const upsertRoute = createRoute({
+const upsertRoute = apiRoute({
   method: "post",
   path: "/sub",
   tags: ["Subscribers"],
@@ -19,7 +18,6 @@ const upsertRoute = createRoute({
   responses: {
     200: { description: "Updated", content: { "application/json": { schema: Subscriber } } },
     201: { description: "Created", content: { "application/json": { schema: Subscriber } } },
-    ...problems(400, 401, 413, 415, 422),
   },
 });
 
@@ -33,7 +31,7 @@ subscribersRoutes.openapi(upsertRoute, async (c) => {
   return c.json(stored, outcome.created ? 201 : 200);
 });
 
-const bulkRoute = createRoute({
+const bulkRoute = apiRoute({
   method: "post",
   path: "/sub/bulk",
   tags: ["Subscribers"],
@@ -43,7 +41,6 @@ const bulkRoute = createRoute({
   request: { body: { required: true, content: { "application/json": { schema: BulkSubscribersRequest } } } },
   responses: {
     200: { description: "Per-subscriber outcome", content: { "application/json": { schema: BulkSubscribersResult } } },
-    ...problems(400, 401, 413, 415, 422),
   },
 });
 
@@ -60,7 +57,7 @@ subscribersRoutes.openapi(bulkRoute, async (c) => {
     failed.push({
       index,
       subscriberId: typeof id === "string" ? id : null,
-      error: { code: error.code, detail: error.detail, errors: error.errors },
+      error: error.toProblem(),
     });
   });
   const outcomes = await upsertSubscribers(createDb(c.env.DB), environmentId, valid);

@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { BulkItemError } from "../../lib/errors";
 
 const E164 = z.string().regex(/^\+[1-9]\d{6,14}$/, "Use E.164 format, e.g. +41791234567.");
 
@@ -104,13 +105,7 @@ export const BulkSubscribersResult = z
   .object({
     created: z.array(z.string()),
     updated: z.array(z.string()),
-    failed: z.array(
-      z.object({
-        index: z.number().int(),
-        subscriberId: z.string().nullable(),
-        error: z.object({ code: z.string(), detail: z.string(), errors: z.array(z.object({ path: z.string(), message: z.string() })).optional() }),
-      }),
-    ),
+    failed: z.array(BulkItemError.extend({ subscriberId: z.string().nullable() })),
   })
   .openapi("BulkSubscribersResult");
 export type BulkSubscribersResult = z.infer<typeof BulkSubscribersResult>;

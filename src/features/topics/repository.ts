@@ -5,6 +5,7 @@ import { chunk, rowsPerStatement, runBatch } from "../../db/batch";
 import { subscribers, topicMembers, topics } from "../../db/schema";
 import { newId } from "../../lib/ids";
 import type { Topic, TopicInput, TopicMember, TopicMembersAdded, TopicUpdate, TopicWithCount } from "./schemas";
+import { keysetPage } from "../../lib/pagination";
 
 type Row = typeof topics.$inferSelect;
 
@@ -63,8 +64,8 @@ export function topicsRepository(db: Db, environmentId: string) {
         .where(and(eq(topics.environmentId, environmentId), after ? gt(topics.key, after) : undefined))
         .orderBy(asc(topics.key))
         .limit(limit + 1);
-      const page = rows.slice(0, limit);
-      return { data: page.map(toTopic), nextCursor: rows.length > limit ? (page.at(-1)?.key ?? null) : null };
+      const page = keysetPage(rows, limit, (last) => last.key);
+      return { data: page.rows.map(toTopic), nextCursor: page.nextCursor };
     },
 
     /** Returns null when the key is already taken. */
@@ -143,11 +144,8 @@ export function topicsRepository(db: Db, environmentId: string) {
           .limit(limit + 1),
       ]);
       if (found.length === 0) return null;
-      const page = rows.slice(0, limit);
-      return {
-        data: page.map((row) => ({ subscriberId: row.subscriberId, addedAt: row.createdAt.toISOString() })),
-        nextCursor: rows.length > limit ? (page.at(-1)?.subscriberId ?? null) : null,
-      };
+      const page = keysetPage(rows, limit, (last) => last.subscriberId);
+      return { data: page.rows.map((row) => ({ subscriberId: row.subscriberId, addedAt: row.createdAt.toISOString() })), nextCursor: page.nextCursor };
     },
   };
 }

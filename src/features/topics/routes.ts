@@ -1,7 +1,6 @@
-import { createRoute, z } from "@hono/zod-openapi";
-import { createDb } from "../../db/client";
-import { ApiError } from "../../lib/errors";
-import { createRouter, problems, security } from "../../lib/openapi";
+import { ApiError, notFound } from "../../lib/errors";
+import { apiRoute, createRouter, json, security } from "../../lib/openapi";
+import { scopedRepository } from "../../lib/scoped-repository";
 import { topicsRepository } from "./repository";
 import {
   MemberPageQuery,
@@ -20,13 +19,11 @@ import {
 
 export const topicsRoutes = createRouter();
 
-const json = <T extends z.ZodType>(schema: T) => ({ "application/json": { schema } });
-const notFound = (key: string) => new ApiError("topic_not_found", `No topic with key "${key}" in this environment.`);
-const repo = (c: { env: { DB: D1Database }; get: (k: "environmentId") => string }) =>
-  topicsRepository(createDb(c.env.DB), c.get("environmentId"));
+const missing = (key: string) => notFound("topic_not_found", `topic with key "${key}"`);
+const repo = scopedRepository(topicsRepository);
 
 topicsRoutes.openapi(
-  createRoute({
+  apiRoute({
     method: "post",
     path: "/v1/topics",
     tags: ["Topics"],
@@ -34,7 +31,8 @@ topicsRoutes.openapi(
     description: "A topic is a named list of subscribers; a trigger `to: { topic: key }` goes to every member at trigger time.",
     security,
     request: { body: { required: true, content: json(TopicInput) } },
-    responses: { 201: { description: "Created", content: json(Topic) }, ...problems(400, 401, 409, 415, 422) },
+    responses: { 201: { description: "Created", content: json(Topic) } },
+    errors: ["topic_exists"],
   }),
   async (c) => {
     const input = c.req.valid("json");
@@ -45,14 +43,14 @@ topicsRoutes.openapi(
 );
 
 topicsRoutes.openapi(
-  createRoute({
+  apiRoute({
     method: "get",
     path: "/v1/topics",
     tags: ["Topics"],
     summary: "List topics",
     security,
     request: { query: TopicPageQuery },
-    responses: { 200: { description: "A page of topics by key", content: json(TopicList) }, ...problems(401, 422) },
+    responses: { 200: { description: "A page of topics by key", content: json(TopicList) } },
   }),
   async (c) => {
     const { limit, cursor } = c.req.valid("query");
@@ -61,25 +59,26 @@ topicsRoutes.openapi(
 );
 
 topicsRoutes.openapi(
-  createRoute({
+  apiRoute({
     method: "get",
     path: "/v1/topics/{key}",
     tags: ["Topics"],
     summary: "Get a topic and its member count",
     security,
     request: { params: TopicKeyParam },
-    responses: { 200: { description: "The topic", content: json(TopicWithCount) }, ...problems(401, 404) },
+    responses: { 200: { description: "The topic", content: json(TopicWithCount) } },
+    errors: ["topic_not_found"],
   }),
   async (c) => {
     const { key } = c.req.valid("param");
     const topic = await repo(c).find(key);
-    if (!topic) throw notFound(key);
+    if (!topic) throw missing(key);
     return c.json(topic, 200);
   },
 );
 
 topicsRoutes.openapi(
-  createRoute({
+  apiRoute({
     method: "put",
     path: "/v1/topics/{key}",
     tags: ["Topics"],
@@ -87,18 +86,19 @@ topicsRoutes.openapi(
     description: "The key cannot change: triggers and memberships refer to it.",
     security,
     request: { params: TopicKeyParam, body: { required: true, content: json(TopicUpdate) } },
-    responses: { 200: { description: "Updated", content: json(Topic) }, ...problems(400, 401, 404, 415, 422) },
+    responses: { 200: { description: "Updated", content: json(Topic) } },
+    errors: ["topic_not_found"],
   }),
   async (c) => {
     const { key } = c.req.valid("param");
     const topic = await repo(c).update(key, c.req.valid("json"));
-    if (!topic) throw notFound(key);
+    if (!topic) throw missing(key);
     return c.json(topic, 200);
   },
 );
 
 topicsRoutes.openapi(
-  createRoute({
+  apiRoute({
     method: "delete",
     path: "/v1/topics/{key}",
     tags: ["Topics"],
@@ -106,17 +106,18 @@ topicsRoutes.openapi(
     description: "Its memberships go with it; the subscribers stay.",
     security,
     request: { params: TopicKeyParam },
-    responses: { 204: { description: "Deleted" }, ...problems(401, 404) },
+    responses: { 204: { description: "Deleted" } },
+    errors: ["topic_not_found"],
   }),
   async (c) => {
     const { key } = c.req.valid("param");
-    if (!(await repo(c).remove(key))) throw notFound(key);
+    if (!(await repo(c).remove(key))) throw missing(key);
     return c.body(null, 204);
   },
 );
 
 topicsRoutes.openapi(
-  createRoute({
+  apiRoute({
     method: "post",
     path: "/v1/topics/{key}/subscribers",
     tags: ["Topics"],
@@ -125,18 +126,19 @@ topicsRoutes.openapi(
       "Up to 1,000 subscriberIds per call. Unknown subscriberIds are created as bare subscribers (no profile yet), so a topic can be filled before the profiles arrive. Adding a member twice is harmless and counted in `alreadyMembers`.",
     security,
     request: { params: TopicKeyParam, body: { required: true, content: json(TopicMembersInput) } },
-    responses: { 200: { description: "Added", content: json(TopicMembersAdded) }, ...problems(400, 401, 404, 415, 422) },
+    responses: { 200: { description: "Added", content: json(TopicMembersAdded) } },
+    errors: ["topic_not_found"],
   }),
   async (c) => {
     const { key } = c.req.valid("param");
     const outcome = await repo(c).addMembers(key, c.req.valid("json").subscriberIds);
-    if (!outcome) throw notFound(key);
+    if (!outcome) throw missing(key);
     return c.json(outcome, 200);
   },
 );
 
 topicsRoutes.openapi(
-  createRoute({
+  apiRoute({
     method: "delete",
     path: "/v1/topics/{key}/subscribers",
     tags: ["Topics"],
@@ -144,31 +146,33 @@ topicsRoutes.openapi(
     description: "Up to 1,000 subscriberIds per call; ids that are not members are ignored. The subscribers stay.",
     security,
     request: { params: TopicKeyParam, body: { required: true, content: json(TopicMembersInput) } },
-    responses: { 200: { description: "Removed", content: json(TopicMembersRemoved) }, ...problems(400, 401, 404, 415, 422) },
+    responses: { 200: { description: "Removed", content: json(TopicMembersRemoved) } },
+    errors: ["topic_not_found"],
   }),
   async (c) => {
     const { key } = c.req.valid("param");
     const outcome = await repo(c).removeMembers(key, c.req.valid("json").subscriberIds);
-    if (!outcome) throw notFound(key);
+    if (!outcome) throw missing(key);
     return c.json(outcome, 200);
   },
 );
 
 topicsRoutes.openapi(
-  createRoute({
+  apiRoute({
     method: "get",
     path: "/v1/topics/{key}/subscribers",
     tags: ["Topics"],
     summary: "List a topic's members",
     security,
     request: { params: TopicKeyParam, query: MemberPageQuery },
-    responses: { 200: { description: "A page of members by subscriberId", content: json(TopicMemberList) }, ...problems(401, 404, 422) },
+    responses: { 200: { description: "A page of members by subscriberId", content: json(TopicMemberList) } },
+    errors: ["topic_not_found"],
   }),
   async (c) => {
     const { key } = c.req.valid("param");
     const { limit, cursor } = c.req.valid("query");
     const page = await repo(c).members(key, limit, cursor);
-    if (!page) throw notFound(key);
+    if (!page) throw missing(key);
     return c.json(page, 200);
   },
 );

@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { pageOf, pageQuery } from "../../lib/pagination";
 
 const TOPIC_KEY = /^[a-z0-9][a-z0-9._:-]{0,127}$/;
 export const MAX_MEMBERS_PER_CALL = 1000;
@@ -33,7 +34,8 @@ export const TopicKeyParam = z.object({
   key: z.string().openapi({ param: { name: "key", in: "path" }, example: "project:42:watchers" }),
 });
 
-export const TopicList = z.object({ data: z.array(Topic), nextCursor: z.string().nullable() }).openapi("TopicList");
+export const TopicList = pageOf(Topic).openapi("TopicList");
+export type TopicList = z.infer<typeof TopicList>;
 
 export const TopicMembersInput = z
   .object({
@@ -57,21 +59,16 @@ export const TopicMembersAdded = z
 export type TopicMembersAdded = z.infer<typeof TopicMembersAdded>;
 
 export const TopicMembersRemoved = z.object({ removed: z.number().int() }).openapi("TopicMembersRemoved");
+export type TopicMembersRemoved = z.infer<typeof TopicMembersRemoved>;
 
 export const TopicMember = z
   .object({ subscriberId: z.string(), addedAt: z.iso.datetime() })
   .openapi("TopicMember");
 export type TopicMember = z.infer<typeof TopicMember>;
 
-export const TopicMemberList = z
-  .object({ data: z.array(TopicMember), nextCursor: z.string().nullable() })
-  .openapi("TopicMemberList");
+export const TopicMemberList = pageOf(TopicMember).openapi("TopicMemberList");
+export type TopicMemberList = z.infer<typeof TopicMemberList>;
 
-const pageQuery = (max: number) =>
-  z.object({
-    limit: z.coerce.number().int().min(1).max(max).default(50),
-    cursor: z.string().optional().openapi({ description: "The `nextCursor` of the previous page." }),
-  });
 
 export const TopicPageQuery = pageQuery(100);
 export const MemberPageQuery = pageQuery(500);

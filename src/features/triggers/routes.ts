@@ -1,7 +1,7 @@
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
 import { createDb } from "../../db/client";
 import { ApiError, fieldErrors } from "../../lib/errors";
-import { createRouter, problems, security } from "../../lib/openapi";
+import { apiRoute, createRouter, json, JSON_BODY_CODES, security } from "../../lib/openapi";
 import { loadWorkflowGates, makeDurable, prepareTrigger, workflowKeyOf } from "./accept";
 import { cancelTrigger } from "./cancel";
 import { recordCancellation } from "./records";
@@ -16,8 +16,6 @@ import {
 
 export const triggersRoutes = createRouter();
 
-const json = <T extends z.ZodType>(schema: T) => ({ "application/json": { schema } });
-
 const acceptedBody = (a: { transactionId: string; invalidRecipients: unknown[] }) => ({
   acknowledged: true as const,
   status: "accepted" as const,
@@ -26,7 +24,7 @@ const acceptedBody = (a: { transactionId: string; invalidRecipients: unknown[] }
 });
 
 triggersRoutes.openapi(
-  createRoute({
+  apiRoute({
     method: "post",
     path: "/v1/trigger",
     tags: ["Triggers"],
@@ -35,7 +33,8 @@ triggersRoutes.openapi(
       "Answers 202 once the trigger is durable in its ledger, which puts its job on the Queue moments later. Replaying a transactionId with the same body returns the same answer without a second delivery; another body gets 409.",
     security,
     request: { body: { required: true, content: json(TriggerRequest) } },
-    responses: { 202: { description: "Accepted", content: json(TriggerAccepted) }, ...problems(400, 401, 404, 409, 413, 415, 422) },
+    responses: { 202: { description: "Accepted", content: json(TriggerAccepted) } },
+    errors: ["workflow_not_found", "workflow_inactive", "no_valid_recipients", "transaction_conflict"],
   }),
   async (c) => {
     const environmentId = c.get("environmentId");
@@ -49,7 +48,7 @@ triggersRoutes.openapi(
 );
 
 triggersRoutes.openapi(
-  createRoute({
+  apiRoute({
     method: "post",
     path: "/v1/trigger/bulk",
     tags: ["Triggers"],
@@ -57,7 +56,7 @@ triggersRoutes.openapi(
     description: "Each event is validated and accepted on its own, in request order; one bad event never fails the others.",
     security,
     request: { body: { required: true, content: json(BulkTriggerRequest) } },
-    responses: { 202: { description: "Per-event outcome", content: json(BulkTriggerResult) }, ...problems(400, 401, 413, 415, 422) },
+    responses: { 202: { description: "Per-event outcome", content: json(BulkTriggerResult) } },
   }),
   async (c) => {
     const environmentId = c.get("environmentId");
@@ -83,9 +82,9 @@ triggersRoutes.openapi(
       }
     }
     const accepted = await makeDurable(c.env, ready);
-    const results = outcomes.map((o) => {
+    const results = outcomes.map((o, index) => {
       const result = o instanceof ApiError ? o : accepted[o.index]!;
-      if (result instanceof ApiError) return { status: "error" as const, error: result.toProblem() };
+      if (result instanceof ApiError) return { status: "error" as const, index, error: result.toProblem() };
       const { acknowledged: _a, ...body } = acceptedBody(result);
       return body;
     });
@@ -94,7 +93,7 @@ triggersRoutes.openapi(
 );
 
 triggersRoutes.openapi(
-  createRoute({
+  apiRoute({
     method: "delete",
     path: "/v1/trigger",
     tags: ["Triggers"],
@@ -106,7 +105,8 @@ triggersRoutes.openapi(
       // The JSON body is optional here, so it is parsed in the handler rather than by the route validator.
       query: z.object({ transactionId: z.string().min(1).max(128).optional() }),
     },
-    responses: { 200: { description: "The trigger's state after the call", content: json(CancelResult) }, ...problems(400, 401, 404, 422) },
+    responses: { 200: { description: "The trigger's state after the call", content: json(CancelResult) } },
+    errors: ["transaction_not_found", ...JSON_BODY_CODES],
   }),
   async (c) => {
     const environmentId = c.get("environmentId");

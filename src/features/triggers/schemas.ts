@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { BulkItemError } from "../../lib/errors";
 import { SubscriberInput } from "../subscribers/schemas";
 
 export const TopicRecipient = z
@@ -65,25 +66,17 @@ export const BulkTriggerRequest = z
   .object({ events: z.array(z.unknown()).min(1).max(MAX_BULK_EVENTS) })
   .openapi("BulkTriggerRequest", { description: `1 to ${MAX_BULK_EVENTS} TriggerRequest objects, each accepted on its own.` });
 
-const ProblemBody = z.object({
-  type: z.string(),
-  title: z.string(),
-  status: z.number().int(),
-  detail: z.string(),
-  code: z.string(),
-  errors: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
-});
-
 export const BulkTriggerResult = z
   .object({
     results: z.array(
       z.union([
         TriggerAccepted.omit({ acknowledged: true }),
-        z.object({ status: z.literal("error"), error: ProblemBody }),
+        BulkItemError.extend({ status: z.literal("error") }),
       ]),
     ),
   })
   .openapi("BulkTriggerResult");
+export type BulkTriggerResult = z.infer<typeof BulkTriggerResult>;
 
 export const CancelRequest = z.object({ transactionId: z.string().min(1).max(128) }).openapi("CancelRequest");
 

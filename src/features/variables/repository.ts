@@ -4,6 +4,7 @@ import { variables } from "../../db/schema";
 import { newId } from "../../lib/ids";
 import { decryptJson, encryptJson } from "../../lib/secrets";
 import { SECRET_MASK, type Variable, type VariableInput, type VariableUpdate } from "./schemas";
+import { keysetPage } from "../../lib/pagination";
 
 type Row = typeof variables.$inferSelect;
 
@@ -57,8 +58,8 @@ export function variablesRepository(db: Db, environmentId: string, encryptionKey
         .where(and(eq(variables.environmentId, environmentId), after ? gt(variables.key, after) : undefined))
         .orderBy(asc(variables.key))
         .limit(limit + 1);
-      const page = rows.slice(0, limit);
-      return { data: page.map(toVariable), nextCursor: rows.length > limit ? (page.at(-1)?.key ?? null) : null };
+      const page = keysetPage(rows, limit, (last) => last.key);
+      return { data: page.rows.map(toVariable), nextCursor: page.nextCursor };
     },
 
     /** Returns null when the key is already taken. */

@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { byteLength } from "../../lib/crypto";
+import { pageOf, pageQuery } from "../../lib/pagination";
 
 const VARIABLE_KEY = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
 export const MAX_VARIABLE_BYTES = 16 * 1024;
@@ -47,6 +48,7 @@ export const VariableKeyParam = z.object({
   key: z.string().openapi({ param: { name: "key", in: "path" }, example: "SUPPORT_EMAIL" }),
 });
 
-export const VariableList = z
-  .object({ data: z.array(Variable), nextCursor: z.string().nullable() })
-  .openapi("VariableList");
+export const VariableList = pageOf(Variable).openapi("VariableList");
+export type VariableList = z.infer<typeof VariableList>;
+
+export const VariablePageQuery = pageQuery(100);

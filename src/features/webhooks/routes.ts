@@ -1,7 +1,7 @@
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
 import { createDb } from "../../db/client";
 import { ApiError } from "../../lib/errors";
-import { createRouter, problems } from "../../lib/openapi";
+import { apiRoute, createRouter } from "../../lib/openapi";
 import { providerFor } from "../../providers/registry";
 import { integrationById } from "../integrations/repository";
 import { applyProviderStatuses } from "../messages/status";
@@ -9,7 +9,7 @@ import { applyProviderStatuses } from "../messages/status";
 export const webhooksRoutes = createRouter();
 
 webhooksRoutes.openapi(
-  createRoute({
+  apiRoute({
     method: "post",
     path: "/v1/webhooks/{provider}/{integrationId}",
     tags: ["Webhooks"],
@@ -19,8 +19,8 @@ webhooksRoutes.openapi(
     request: { params: z.object({ provider: z.string(), integrationId: z.string() }) },
     responses: {
       200: { description: "Processed", content: { "application/json": { schema: z.object({ received: z.number().int(), applied: z.number().int() }) } } },
-      ...problems(401, 404),
     },
+    errors: ["integration_not_found", "invalid_signature", "malformed_json"],
   }),
   async (c) => {
     const { provider, integrationId } = c.req.valid("param");

@@ -1,7 +1,6 @@
-import { createRoute, z } from "@hono/zod-openapi";
 import { createDb, type Db } from "../../db/client";
 import { ApiError } from "../../lib/errors";
-import { createRouter, problems, security } from "../../lib/openapi";
+import { apiRoute, createRouter, json, security } from "../../lib/openapi";
 import { loadTemplateVariables, variablesRepository } from "../variables/repository";
 import { SECRET_MASK } from "../variables/schemas";
 import { maskSecrets, previewWorkflow } from "./preview";
@@ -11,7 +10,6 @@ import { WorkflowKeyParam } from "./schemas";
 
 export const previewRoutes = createRouter();
 
-const json = <T extends z.ZodType>(schema: T) => ({ "application/json": { schema } });
 
 /** Keys of the environment's secret variables, whose clear values must not leave in a preview. */
 async function secretKeys(db: Db, environmentId: string): Promise<string[]> {
@@ -27,7 +25,7 @@ async function secretKeys(db: Db, environmentId: string): Promise<string[]> {
 }
 
 previewRoutes.openapi(
-  createRoute({
+  apiRoute({
     method: "post",
     path: "/v1/workflows/{key}/preview",
     tags: ["Workflows"],
@@ -36,7 +34,8 @@ previewRoutes.openapi(
       "Evaluates every step's condition and renders every channel step for a sample payload and subscriber, without sending anything.",
     security,
     request: { params: WorkflowKeyParam, body: { required: true, content: json(PreviewRequest) } },
-    responses: { 200: { description: "Each step's condition and content", content: json(PreviewResponse) }, ...problems(400, 401, 404, 415, 422) },
+    responses: { 200: { description: "Each step's condition and content", content: json(PreviewResponse) } },
+    errors: ["workflow_not_found"],
   }),
   async (c) => {
     const { key } = c.req.valid("param");

@@ -30,6 +30,7 @@ export const PreviewConditionLeaf = z
     result: z.boolean(),
   })
   .openapi("PreviewConditionLeaf");
+export type PreviewConditionLeaf = z.infer<typeof PreviewConditionLeaf>;
 
 export const PreviewStep = z
   .object({

@@ -5,6 +5,7 @@ import { newId } from "../../lib/ids";
 import { forgetGate } from "./gate-cache";
 import type { Workflow, WorkflowInput } from "./schemas";
 import type { Step } from "./steps";
+import { keysetPage } from "../../lib/pagination";
 
 type Row = typeof workflows.$inferSelect;
 
@@ -48,8 +49,8 @@ export function workflowsRepository(db: Db, environmentId: string) {
         .where(and(eq(workflows.environmentId, environmentId), after ? gt(workflows.key, after) : undefined))
         .orderBy(asc(workflows.key))
         .limit(limit + 1);
-      const page = rows.slice(0, limit);
-      return { data: page.map(toWorkflow), nextCursor: rows.length > limit ? (page.at(-1)?.key ?? null) : null };
+      const page = keysetPage(rows, limit, (last) => last.key);
+      return { data: page.rows.map(toWorkflow), nextCursor: page.nextCursor };
     },
 
     /** Returns null when the key is already taken. */

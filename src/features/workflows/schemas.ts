@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { Step } from "./steps";
+import { pageOf, pageQuery } from "../../lib/pagination";
 
 const WORKFLOW_KEY = /^[a-z0-9][a-z0-9._-]{0,63}$/;
 
@@ -50,6 +51,7 @@ export const WorkflowKeyParam = z.object({
   key: z.string().openapi({ param: { name: "key", in: "path" }, example: "order-shipped" }),
 });
 
-export const WorkflowList = z
-  .object({ data: z.array(Workflow), nextCursor: z.string().nullable() })
-  .openapi("WorkflowList");
+export const WorkflowList = pageOf(Workflow).openapi("WorkflowList");
+export type WorkflowList = z.infer<typeof WorkflowList>;
+
+export const WorkflowPageQuery = pageQuery(100);

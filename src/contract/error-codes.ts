@@ -1,0 +1,92 @@
+// The problem codes of the API and the status each answers with, with no imports: the server's
+// errors and OpenAPI document and the dashboard's client all read them from here.
+
+/** Stable machine codes and the HTTP status each one answers with. */
+export const STATUS_BY_CODE = {
+  bad_request: 400,
+  validation_failed: 422,
+  malformed_json: 400,
+  unsupported_media_type: 415,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  workflow_not_found: 404,
+  workflow_inactive: 422,
+  workflow_exists: 409,
+  subscriber_not_found: 404,
+  variable_not_found: 404,
+  variable_exists: 409,
+  topic_not_found: 404,
+  topic_exists: 409,
+  no_valid_recipients: 422,
+  transaction_not_found: 404,
+  transaction_conflict: 409,
+  payload_too_large: 413,
+  rate_limited: 429,
+  invalid_tracking_link: 400,
+  invalid_signature: 401,
+  integration_not_found: 404,
+  message_not_found: 404,
+  internal_error: 500,
+} as const;
+
+export type ErrorCode = keyof typeof STATUS_BY_CODE;
+export type ErrorStatus = (typeof STATUS_BY_CODE)[ErrorCode];
+
+export const ERROR_CODES = Object.keys(STATUS_BY_CODE) as [ErrorCode, ...ErrorCode[]];
+
+export const TITLE_BY_CODE: Record<ErrorCode, string> = {
+  bad_request: "Bad request",
+  validation_failed: "Validation failed",
+  malformed_json: "Malformed JSON",
+  unsupported_media_type: "Unsupported media type",
+  unauthorized: "Unauthorized",
+  forbidden: "Forbidden",
+  not_found: "Not found",
+  method_not_allowed: "Method not allowed",
+  workflow_not_found: "Workflow not found",
+  workflow_inactive: "Workflow inactive",
+  workflow_exists: "Workflow already exists",
+  subscriber_not_found: "Subscriber not found",
+  variable_not_found: "Variable not found",
+  variable_exists: "Variable already exists",
+  topic_not_found: "Topic not found",
+  topic_exists: "Topic already exists",
+  no_valid_recipients: "No valid recipients",
+  transaction_not_found: "Transaction not found",
+  transaction_conflict: "Transaction conflict",
+  payload_too_large: "Payload too large",
+  rate_limited: "Rate limited",
+  invalid_tracking_link: "Invalid tracking link",
+  invalid_signature: "Invalid signature",
+  integration_not_found: "Integration not found",
+  message_not_found: "Message not found",
+  internal_error: "Internal error",
+};
+
+/** The code a bare HTTP status stands for when nothing more specific was said (a 4xx thrown by middleware). */
+export const codeForStatus = (status: number): ErrorCode => {
+  switch (status) {
+    case 400:
+      return "bad_request";
+    case 401:
+      return "unauthorized";
+    case 403:
+      return "forbidden";
+    case 404:
+      return "not_found";
+    case 405:
+      return "method_not_allowed";
+    case 413:
+      return "payload_too_large";
+    case 415:
+      return "unsupported_media_type";
+    case 422:
+      return "validation_failed";
+    case 429:
+      return "rate_limited";
+    default:
+      return status >= 500 ? "internal_error" : "bad_request";
+  }
+};

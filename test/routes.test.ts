@@ -1,0 +1,113 @@
+// Checks every operation of /openapi.json, so a new route cannot skip them: a keyed route refuses
+// a request without a key, a JSON body it cannot read is a documented 4xx problem (never a 500),
+// and one environment's key never reads another environment's data.
+import { SELF } from "cloudflare:test";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { ErrorCode } from "../src/contract/error-codes";
+import type { IntegrationList } from "../src/features/integrations/schemas";
+import type { MessageList } from "../src/features/messages/schemas";
+import { createEnvironment, createSandboxEnvironment, createWorkflow, unique } from "./factories";
+import { api, eventually, expectProblem } from "./request";
+
+interface Operation {
+  security?: unknown[];
+  requestBody?: { content: Record<string, unknown> };
+  "x-error-codes": ErrorCode[];
+}
+type Document = { paths: Record<string, Record<string, Operation>> };
+
+const document = (await (await SELF.fetch("http://clarion.test/openapi.json")).json()) as Document;
+const operations = Object.entries(document.paths).flatMap(([path, methods]) =>
+  Object.entries(methods).map(([method, operation]) => ({ name: `${method.toUpperCase()} ${path}`, method: method.toUpperCase(), path, operation })),
+);
+const keyed = operations.filter((o) => o.operation.security?.length);
+const withJsonBody = operations.filter((o) => o.operation.requestBody?.content["application/json"]);
+
+/** The path with its `{params}` filled from `values`, or with a placeholder. */
+const fill = (path: string, values: Record<string, string> = {}) =>
+  path.replaceAll(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(values[name] ?? "no-such-thing"));
+
+it("finds the API's operations", () => {
+  expect(keyed.length).toBeGreaterThan(30);
+  expect(withJsonBody.length).toBeGreaterThan(10);
+  for (const { operation } of operations) expect(operation["x-error-codes"].length).toBeGreaterThan(0);
+});
+
+describe("every keyed operation", () => {
+  it.each(keyed)("$name answers 401 problem+json without a key", async ({ method, path }) => {
+    const res = await api(null, method, fill(path), method === "GET" || method === "DELETE" ? undefined : {});
+    expect(expectProblem(res, 401, "unauthorized").detail).toMatch(/ApiKey/);
+  });
+
+  it.each(keyed)("$name documents unauthorized", ({ operation }) => {
+    expect(operation["x-error-codes"]).toContain("unauthorized");
+  });
+});
+
+describe("every operation with a JSON body", () => {
+  let key: string;
+  beforeAll(async () => {
+    ({ key } = await createEnvironment());
+  });
+
+  it.each(withJsonBody)("$name answers malformed JSON with a documented 400 problem", async ({ method, path, operation }) => {
+    const res = await api(key, method, fill(path), undefined, { headers: { "content-type": "application/json" }, rawBody: '{"to": ' });
+    expectProblem(res, 400, "malformed_json");
+    expect(operation["x-error-codes"]).toContain("malformed_json");
+  });
+
+  it.each(withJsonBody)("$name answers a body of the wrong shape with a documented 4xx problem", async ({ method, path, operation }) => {
+    const res = await api<{ code: ErrorCode }>(key, method, fill(path), ["not", "an", "object"]);
+    expect(res.status).toBeGreaterThanOrEqual(400);
+    expect(res.status).toBeLessThan(500);
+    expect(res.headers.get("content-type")).toMatch(/^application\/problem\+json/);
+    expect(operation["x-error-codes"]).toContain(res.body.code);
+  });
+});
+
+describe("every keyed read, across environments", () => {
+  const values: Record<string, string> = {};
+  let owner: string;
+  let integrationId: string;
+  let stranger: string;
+
+  beforeAll(async () => {
+    const a = await createSandboxEnvironment();
+    owner = a.key;
+    stranger = (await createEnvironment()).key;
+    // One key that is valid for a workflow, a variable and a topic alike.
+    const shared = `iso_${crypto.randomUUID().replaceAll("-", "").slice(0, 12)}`;
+    const workflow = await createWorkflow(owner, { key: shared, steps: [{ id: "mail", type: "email", template: { subject: "Isolated" } }] });
+    values.key = workflow.key;
+    values.subscriberId = unique("sub");
+    expect((await api(owner, "POST", "/sub", { subscriberId: values.subscriberId, email: "owner@example.com" })).status).toBe(201);
+    const trigger = await api<{ transactionId: string }>(owner, "POST", "/v1/trigger", { workflow: workflow.key, to: values.subscriberId });
+    values.transactionId = trigger.body.transactionId;
+    const message = await eventually(async () => {
+      const list = await api<MessageList>(owner, "GET", `/v1/messages?transactionId=${values.transactionId}`);
+      return list.body.data[0];
+    });
+    values.id = message.id;
+    expect((await api(owner, "POST", "/v1/variables", { key: workflow.key, value: "owner's" })).status).toBe(201);
+    expect((await api(owner, "POST", "/v1/topics", { key: workflow.key, name: "Owner's" })).status).toBe(201);
+    const integrations = await api<IntegrationList>(owner, "GET", "/v1/integrations");
+    integrationId = integrations.body.data[0]!.id;
+  });
+
+  /** `{id}` is an integration's id under /v1/integrations/ and a message's elsewhere. */
+  const valuesFor = (path: string) => (path.startsWith("/v1/integrations/") ? { ...values, id: integrationId } : values);
+
+  /** A read of one resource: the owner sees it, the stranger gets a documented 404. A list: the stranger's names none of the owner's. */
+  it.each(keyed.filter((o) => o.method === "GET"))("$name shows another environment nothing of this one's", async ({ path, operation }) => {
+    const concrete = fill(path, valuesFor(path));
+    const theirs = await api<{ code: ErrorCode }>(stranger, "GET", concrete);
+    if (path.includes("{")) {
+      expect((await api(owner, "GET", concrete)).status).toBe(200);
+      expect(theirs.status).toBe(404);
+      expect(operation["x-error-codes"]).toContain(theirs.body.code);
+    } else {
+      expect(theirs.status).toBe(200);
+      for (const owned of Object.values({ ...values, integrationId })) expect(JSON.stringify(theirs.body)).not.toContain(owned);
+    }
+  });
+});
