@@ -3,17 +3,18 @@
 // own environment whose integrations are the sandbox providers only: a benchmark never sends
 // through a real provider, whatever the development environment of `npm start` holds.
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { applyMigrations, ensureEnvironments, ensureSandboxIntegrations, localSql, newEncryptionKey } from "../scripts/bootstrap.mjs";
-import { run } from "../scripts/lib.mjs";
+import { LOCAL_LEDGER_SHARDS, run } from "../scripts/lib.mjs";
 
 const HOST = "127.0.0.1";
 
 /**
- * @param {{ vars?: Record<string, string>, port?: string, restart?: { folder: string, key: string, encryptionKey: string } }} [options]
- *   `vars` are wrangler vars for this run (e.g. DELIVERY_PAUSED); `restart` starts again on the state of a stopped server.
+ * @param {{ vars?: Record<string, string>, port?: string, acceptOnly?: boolean, restart?: { folder: string, key: string, encryptionKey: string } }} [options]
+ *   `vars` are wrangler vars for this run; `acceptOnly` runs without Queue consumers (jobs stay
+ *   queued: the accept path alone); `restart` starts again on the state of a stopped server.
  */
 export async function startServer(options = {}) {
   const port = options.port ?? process.env.PORT ?? "8797";
@@ -30,8 +31,16 @@ export async function startServer(options = {}) {
     await ensureSandboxIntegrations(sql, encryptionKey, "bench");
   }
 
-  const vars = { PUBLIC_URL: `http://${HOST}:${port}`, ENCRYPTION_KEY: encryptionKey, ...options.vars };
-  const args = ["dev", "--local", "--ip", HOST, "--port", port, "--persist-to", persistTo, "--show-interactive-dev-session=false"];
+  // The local runtime runs every object on one thread: shards add no parallelism there, only
+  // per-call costs, so local servers use fewer (BENCH_SHARDS, default as `npm start`: 4).
+  const vars = {
+    PUBLIC_URL: `http://${HOST}:${port}`,
+    ENCRYPTION_KEY: encryptionKey,
+    LEDGER_SHARDS: process.env.BENCH_SHARDS ?? LOCAL_LEDGER_SHARDS,
+    ...options.vars,
+  };
+  const config = options.acceptOnly ? withoutConsumers(folder) : "wrangler.toml";
+  const args = ["dev", "-c", config, "--local", "--ip", HOST, "--port", port, "--persist-to", persistTo, "--show-interactive-dev-session=false"];
   for (const [name, value] of Object.entries(vars)) args.push("--var", `${name}:${value}`);
   const child = spawn("wrangler", args, {
     stdio: ["ignore", "pipe", "pipe"],
@@ -59,8 +68,22 @@ export async function startServer(options = {}) {
     } catch {}
     await new Promise((r) => setTimeout(r, 500));
     if (!keep) rmSync(folder, { recursive: true, force: true });
+    if (config !== "wrangler.toml") rmSync(config, { force: true });
   };
   return { baseUrl, key, persistTo, folder, encryptionKey, stop, log: () => log };
+}
+
+/**
+ * The project's wrangler.toml without its Queue consumers, written beside it (paths in a
+ * wrangler config are relative to the file) under a name unique to this run.
+ */
+function withoutConsumers(folder) {
+  const source = readFileSync("wrangler.toml", "utf8");
+  const blocks = source.split(/\n(?=\[)/).filter((block) => !block.startsWith("[[queues.consumers]]"));
+  const file = `.wrangler-bench-${basename(folder)}.toml`;
+  writeFileSync(file, blocks.join("\n"));
+  process.once("exit", () => rmSync(file, { force: true }));
+  return file;
 }
 
 /** A JSON client for one server. */

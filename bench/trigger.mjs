@@ -91,7 +91,7 @@ async function delivered(persistTo, expected, timeoutMs = 180_000) {
 console.log(`${CONNECTIONS} connections, ${ROUNDS} alternating rounds of ${SECONDS} s per endpoint`);
 let failed = false;
 for (const mode of ["accept-only", "delivery running"]) {
-  const server = await startServer({ vars: mode === "accept-only" ? { DELIVERY_PAUSED: "true" } : {} });
+  const server = await startServer({ acceptOnly: mode === "accept-only" });
   try {
     const { call, headers } = client(server.baseUrl, server.key);
     await prepare(call);

@@ -1,3 +1,10 @@
+/**
+ * Ledger shards for a local runtime (`npm start`, the benchmarks): `wrangler dev` runs every
+ * Durable Object on one thread, so shards add no parallelism locally, only a storage commit and
+ * a call each per batch. Deployments use wrangler.toml's LEDGER_SHARDS (32).
+ */
+export const LOCAL_LEDGER_SHARDS = "4";
+
 import { spawn } from "node:child_process";
 
 /** Runs a command with the project's own bin folder (and so its Node 22) first on PATH. */

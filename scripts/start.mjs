@@ -1,7 +1,7 @@
 // `npm start`: everything a new user needs to run Clarion locally, with no Cloudflare account.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { applyMigrations, ensureEnvironments, ensureSandboxIntegrations, localSql, newEncryptionKey } from "./bootstrap.mjs";
-import { run } from "./lib.mjs";
+import { LOCAL_LEDGER_SHARDS, run } from "./lib.mjs";
 import { ownRegistry } from "./registry.mjs";
 
 const HOST = "127.0.0.1";
@@ -51,6 +51,6 @@ console.log(`
   Try: curl -H "Authorization: ApiKey ${keys.development}" http://${HOST}:${PORT}/v1/workflows
 `);
 
-await run("wrangler", ["dev", "--local", "--ip", HOST, "--port", PORT, "--show-interactive-dev-session=false", "--var", `PUBLIC_URL:http://${HOST}:${PORT}`], {
+await run("wrangler", ["dev", "--local", "--ip", HOST, "--port", PORT, "--show-interactive-dev-session=false", "--var", `PUBLIC_URL:http://${HOST}:${PORT}`, "--var", `LEDGER_SHARDS:${LOCAL_LEDGER_SHARDS}`], {
   env: { WRANGLER_SEND_METRICS: "false", ...ownRegistry() },
 });

@@ -22,14 +22,12 @@ export interface Bindings {
   LEDGER_SHARDS?: string;
   /** The shard count before the last change, asked too until its triggers expire. */
   LEDGER_SHARDS_PREVIOUS?: string;
-  /** Milliseconds accepted jobs gather in a ledger's outbox before one sendBatch (default 50). */
+  /** Milliseconds accepted jobs gather in a ledger's outbox before one sendBatch (default 20). */
   OUTBOX_FLUSH_MS?: string;
   /** Seconds without progress before a live trigger's unfinished work is enqueued again (default 120). */
   WATCHDOG_STALL_SECONDS?: string;
   /** Hours a finished trigger is remembered, for idempotent replays (default 24). */
   IDEMPOTENCY_WINDOW_HOURS?: string;
-  /** Local benchmarks only: "off" makes the delivery consumer leave its batches for later. */
-  DELIVERY_PAUSED?: string;
 }
 
 export interface Variables {

@@ -38,8 +38,6 @@ type Job<T extends DeliveryJob["type"]> = { message: Message<unknown>; job: Extr
  * unexpected retries it with backoff.
  */
 export async function consumeDeliveryBatch(batch: MessageBatch<unknown>, env: Bindings): Promise<void> {
-  // Local benchmarks of the accept path alone: the jobs stay queued for later.
-  if (env.DELIVERY_PAUSED === "true") return batch.retryAll({ delaySeconds: 60 });
   const triggers: Job<"trigger">[] = [];
   const chunks: Job<"recipients">[] = [];
   for (const message of batch.messages) {

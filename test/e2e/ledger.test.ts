@@ -24,12 +24,16 @@ async function acceptThenCrash(environmentId: string, workflowKey: string, to: u
   const prepared = await prepareTrigger(environmentId, { workflow: workflowKey, to: to as string }, gates.get(workflowKey), Date.now());
   const name = ledgerNameFor(env, environmentId, prepared.transactionId);
   const ledger = ledgerOf(environmentId, prepared.transactionId);
-  await runInDurableObject(ledger, async (instance: TriggerLedger, state) => {
+  const crash = runInDurableObject(ledger, async (instance: TriggerLedger, state) => {
     expect(await instance.accept(name, [{ record: prepared.record, fingerprint: prepared.fingerprint }])).toEqual(["accepted"]);
     await state.storage.deleteAlarm();
     if (options.loseJob) state.storage.sql.exec("DELETE FROM outbox");
+    await state.storage.sync();
+    // The object dies here, with its in-memory flush timer: only what storage holds survives.
+    state.abort("simulated crash");
   });
-  await evictDurableObject(ledger);
+  await crash.catch(() => undefined);
+  await evictDurableObject(ledger).catch(() => undefined);
   return prepared.transactionId;
 }
 

@@ -48,7 +48,7 @@ export const coordinatorStub = (env: Bindings, environmentId: string, transactio
 export function ledgerTimings(env: Bindings) {
   return {
     /** How long accepted jobs gather in the outbox before one sendBatch takes them to the Queue. */
-    flushMs: positive(env.OUTBOX_FLUSH_MS, 50),
+    flushMs: positive(env.OUTBOX_FLUSH_MS, 20),
     /** A live trigger with no sign of progress for this long has its unfinished work enqueued again. */
     stallMs: positive(env.WATCHDOG_STALL_SECONDS, 120) * 1000,
     /** Finished triggers are forgotten after this long; until then a replayed transactionId answers as before. */

@@ -10,10 +10,10 @@ const LEDGER_SCHEMA = `
   CREATE TABLE IF NOT EXISTS triggers (
     env TEXT NOT NULL, tx TEXT NOT NULL, fingerprint TEXT NOT NULL, state TEXT NOT NULL, record TEXT NOT NULL,
     accepted_at INTEGER NOT NULL, enqueued_at INTEGER, cancelled_at INTEGER, finished_at INTEGER,
-    progress_at INTEGER NOT NULL, hold_until INTEGER, chunks TEXT, coordinated INTEGER NOT NULL DEFAULT 0, digests TEXT,
+    check_at INTEGER NOT NULL, hold_until INTEGER, chunks TEXT, coordinated INTEGER NOT NULL DEFAULT 0, digests TEXT,
     PRIMARY KEY (env, tx)
   );
-  CREATE INDEX IF NOT EXISTS triggers_live ON triggers (state, progress_at);
+  CREATE INDEX IF NOT EXISTS triggers_live ON triggers (state, check_at);
   CREATE INDEX IF NOT EXISTS triggers_finished ON triggers (finished_at);
   CREATE TABLE IF NOT EXISTS outbox (id INTEGER PRIMARY KEY AUTOINCREMENT, tx TEXT NOT NULL, job TEXT NOT NULL);
   CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -25,7 +25,8 @@ interface Row {
   fingerprint: string;
   state: TriggerState;
   record: string;
-  progress_at: number;
+  /** When the watchdog looks at the trigger next: the stall window after its last progress, or the end of a hold. */
+  check_at: number;
   hold_until: number | null;
   chunks: string | null;
   coordinated: number;
@@ -55,6 +56,11 @@ export interface FanOut {
 
 /** Sends per outbox flush: the Queue's sendBatch takes at most 100 messages. */
 const FLUSH_BATCH = 100;
+/**
+ * The outbox is flushed from memory moments after an accept; the alarm is only the backstop
+ * that flushes whatever a crash left, so it is armed this far out and rarely moved.
+ */
+const BACKSTOP_MS = 5_000;
 /** Finished triggers forgotten per alarm, so one alarm never holds the object long. */
 const PURGE_BATCH = 500;
 const WATCHDOG_BATCH = 50;
@@ -74,6 +80,14 @@ const log = (fields: Record<string, unknown>) => console.log(JSON.stringify(fiel
 export class TriggerLedger extends DurableObject<Bindings> {
   private readonly delivery: DeliveryState;
   private readonly sql: SqlStorage;
+  private flushTimer: ReturnType<typeof setTimeout> | null = null;
+  private flushing: Promise<number> | null = null;
+  /**
+   * The last outbox id sent since this instance started. Sent rows are deleted by the next
+   * alarm, not at once, so a flush costs no write; an instance that dies before deleting them
+   * sends them again (harmless: the consumer is idempotent).
+   */
+  private sentUpTo = 0;
 
   constructor(ctx: DurableObjectState, env: Bindings) {
     super(ctx, env);
@@ -111,18 +125,21 @@ export class TriggerLedger extends DurableObject<Bindings> {
       const existing = this.row(record.environmentId, record.transactionId);
       if (existing) return existing.fingerprint === fingerprint ? "replayed" : "conflict";
       this.sql.exec(
-        "INSERT INTO triggers (env, tx, fingerprint, state, record, accepted_at, progress_at) VALUES (?, ?, ?, 'accepted', ?, ?, ?)",
+        "INSERT INTO triggers (env, tx, fingerprint, state, record, accepted_at, check_at) VALUES (?, ?, ?, 'accepted', ?, ?, ?)",
         record.environmentId,
         record.transactionId,
         fingerprint,
         JSON.stringify(record),
         now,
-        now,
+        now + ledgerTimings(this.env).stallMs,
       );
       this.enqueue(record.transactionId, { ...triggerJob(record.environmentId, record.transactionId), ledger: name });
       return "accepted";
     });
-    if (outcomes.includes("accepted")) await this.wakeBy(now + ledgerTimings(this.env).flushMs);
+    if (outcomes.includes("accepted")) {
+      this.flushSoon();
+      await this.wakeBy(now + BACKSTOP_MS);
+    }
     return outcomes;
   }
 
@@ -148,11 +165,11 @@ export class TriggerLedger extends DurableObject<Bindings> {
       if (!row.chunks && !row.coordinated) {
         chunks = item.chunks;
         this.sql.exec(
-          "UPDATE triggers SET chunks = ?, coordinated = ?, enqueued_at = coalesce(enqueued_at, ?), progress_at = ? WHERE env = ? AND tx = ?",
+          "UPDATE triggers SET chunks = ?, coordinated = ?, enqueued_at = coalesce(enqueued_at, ?), check_at = max(?, coalesce(hold_until, 0)) WHERE env = ? AND tx = ?",
           chunks ? JSON.stringify(chunks) : null,
           chunks ? 0 : 1,
           now,
-          now,
+          now + ledgerTimings(this.env).stallMs,
           item.environmentId,
           item.transactionId,
         );
@@ -175,12 +192,13 @@ export class TriggerLedger extends DurableObject<Bindings> {
   /** The delivery bookkeeping of a consumer phase, for every trigger of this shard it touched. */
   async run(ops: DeliveryOp[]): Promise<DeliveryOpResult[]> {
     const now = Date.now();
+    const checkAt = now + ledgerTimings(this.env).stallMs;
     let wakeAt: number | null = null;
     const results = ops.map((op): DeliveryOpResult => {
       const { environmentId: env, transactionId: tx } = op;
       const row = this.row(env, tx);
       const cancelled = !row || row.state === "cancelled";
-      if (row) this.sql.exec("UPDATE triggers SET progress_at = ? WHERE env = ? AND tx = ?", now, env, tx);
+      if (row) this.sql.exec("UPDATE triggers SET check_at = max(?, coalesce(hold_until, 0)) WHERE env = ? AND tx = ?", checkAt, env, tx);
       switch (op.kind) {
         case "claim":
           return { kind: "claim", result: this.delivery.claim(env, tx, op.send, op.final, cancelled, now) };
@@ -202,7 +220,8 @@ export class TriggerLedger extends DurableObject<Bindings> {
           const digests = new Set(row.digests ? (JSON.parse(row.digests) as string[]) : []);
           if (op.digest) digests.add(op.digest);
           this.sql.exec(
-            "UPDATE triggers SET hold_until = max(coalesce(hold_until, 0), ?), digests = ? WHERE env = ? AND tx = ?",
+            "UPDATE triggers SET hold_until = max(coalesce(hold_until, 0), ?), check_at = max(check_at, ?), digests = ? WHERE env = ? AND tx = ?",
+            op.until,
             op.until,
             JSON.stringify([...digests]),
             env,
@@ -265,7 +284,8 @@ export class TriggerLedger extends DurableObject<Bindings> {
       environmentId,
       transactionId,
     );
-    await this.wakeBy(now + ledgerTimings(this.env).flushMs);
+    this.flushSoon();
+    await this.wakeBy(now + BACKSTOP_MS);
     const planned = recipients * (record.plannedSteps ?? 0);
     return { status: "cancelled", record, cancelledMessages: Math.max(0, planned - counts.settled), alreadySent: counts.sentOrSending, digests };
   }
@@ -289,24 +309,47 @@ export class TriggerLedger extends DurableObject<Bindings> {
     let flushed = 0;
     let failed = false;
     try {
-      flushed = await this.flush();
+      flushed = await this.flushOutbox();
     } catch (error) {
       failed = true;
       log({ level: "warn", event: "outbox_flush_failed", error: String(error) });
     }
+    if (this.sentUpTo > 0) this.sql.exec("DELETE FROM outbox WHERE id <= ?", this.sentUpTo);
     await this.scheduleNext(now, timings, failed);
     return { flushed, released: released.length, resumed, purged };
+  }
+
+  /** Gathers the jobs of the next few milliseconds into one flush, without touching storage. */
+  private flushSoon() {
+    if (this.flushTimer) return;
+    this.flushTimer = setTimeout(() => {
+      this.flushTimer = null;
+      if (this.flushing) {
+        // A flush is finishing: rows written after its last read go out right after it.
+        void this.flushing.finally(() => this.flushSoon());
+        return;
+      }
+      this.flushOutbox().catch((error) => log({ level: "warn", event: "outbox_flush_failed", error: String(error) }));
+    }, ledgerTimings(this.env).flushMs);
+  }
+
+  /** One flush at a time: two running at once would send the same rows twice. */
+  private flushOutbox(): Promise<number> {
+    this.flushing ??= this.flush().finally(() => (this.flushing = null));
+    return this.flushing;
   }
 
   /** Sends the outbox to the Queues in batches; a job sent twice is harmless (the consumer is idempotent). */
   private async flush(): Promise<number> {
     let flushed = 0;
     for (;;) {
-      const rows = this.sql.exec<{ id: number; tx: string; job: string }>("SELECT id, tx, job FROM outbox ORDER BY id LIMIT ?", FLUSH_BATCH).toArray();
+      const rows = this.sql
+        .exec<{ id: number; tx: string; job: string }>("SELECT id, tx, job FROM outbox WHERE id > ? ORDER BY id LIMIT ?", this.sentUpTo, FLUSH_BATCH)
+        .toArray();
       if (rows.length === 0) return flushed;
       const byQueue = Map.groupBy(rows, (r) => deliveryQueueFor(this.env, r.tx));
       await Promise.all([...byQueue].map(([queue, part]) => queue.sendBatch(part.map((r) => ({ body: JSON.parse(r.job) as DeliveryJob })))));
-      this.sql.exec("DELETE FROM outbox WHERE id <= ?", rows.at(-1)!.id);
+      this.sentUpTo = rows.at(-1)!.id;
       flushed += rows.length;
     }
   }
@@ -319,8 +362,7 @@ export class TriggerLedger extends DurableObject<Bindings> {
   private async watchdog(now: number, stallMs: number): Promise<number> {
     const stalled = this.sql
       .exec<Row & Record<string, SqlStorageValue>>(
-        "SELECT * FROM triggers WHERE state = 'accepted' AND progress_at <= ? AND coalesce(hold_until, 0) <= ? ORDER BY progress_at LIMIT ?",
-        now - stallMs,
+        "SELECT * FROM triggers WHERE state = 'accepted' AND check_at <= ? ORDER BY check_at LIMIT ?",
         now,
         WATCHDOG_BATCH,
       )
@@ -328,7 +370,7 @@ export class TriggerLedger extends DurableObject<Bindings> {
     let resumed = 0;
     const name = this.name;
     for (const row of stalled) {
-      this.sql.exec("UPDATE triggers SET progress_at = ? WHERE env = ? AND tx = ?", now, row.env, row.tx);
+      this.sql.exec("UPDATE triggers SET check_at = ? WHERE env = ? AND tx = ?", now + stallMs, row.env, row.tx);
       if (this.delivery.hasWaits(row.env, row.tx)) continue;
       if (row.coordinated) {
         const state = await coordinatorStub(this.env, row.env, row.tx).poke(stallMs);
@@ -359,11 +401,11 @@ export class TriggerLedger extends DurableObject<Bindings> {
   private async scheduleNext(now: number, timings: ReturnType<typeof ledgerTimings>, flushFailed: boolean) {
     const pending = this.sql.exec<{ n: number }>("SELECT count(*) AS n FROM outbox").one().n;
     const live = this.sql
-      .exec<{ at: number | null }>("SELECT min(max(progress_at + ?, coalesce(hold_until, 0))) AS at FROM triggers WHERE state = 'accepted'", timings.stallMs)
+      .exec<{ at: number | null }>("SELECT min(check_at) AS at FROM triggers WHERE state = 'accepted'")
       .one().at;
     const finished = this.sql.exec<{ at: number | null }>("SELECT min(finished_at) AS at FROM triggers WHERE finished_at IS NOT NULL").one().at;
     const candidates = [
-      pending ? now + (flushFailed ? 1_000 : timings.flushMs) : null,
+      pending ? now + (flushFailed ? 1_000 : BACKSTOP_MS) : null,
       this.delivery.nextWait(),
       live,
       finished === null ? null : finished + timings.retentionMs,
