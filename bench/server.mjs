@@ -47,6 +47,13 @@ export async function startServer(options = {}) {
     detached: true,
     env: { ...process.env, WRANGLER_SEND_METRICS: "false", WRANGLER_REGISTRY_PATH: join(folder, "registry") },
   });
+  // A script that fails half-way must not leave its server running (it would hold the port).
+  const killOnExit = () => {
+    try {
+      process.kill(-child.pid, "SIGKILL");
+    } catch {}
+  };
+  process.once("exit", killOnExit);
   let log = "";
   child.stdout.on("data", (d) => (log += d));
   child.stderr.on("data", (d) => (log += d));
@@ -63,9 +70,8 @@ export async function startServer(options = {}) {
   }
   /** Kills the whole local runtime at once (as a crash would); `keep` leaves its state for a restart. */
   const stop = async ({ keep = false } = {}) => {
-    try {
-      process.kill(-child.pid, "SIGKILL");
-    } catch {}
+    process.removeListener("exit", killOnExit);
+    killOnExit();
     await new Promise((r) => setTimeout(r, 500));
     if (!keep) rmSync(folder, { recursive: true, force: true });
     if (config !== "wrangler.toml") rmSync(config, { force: true });

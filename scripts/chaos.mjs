@@ -18,7 +18,7 @@ const first = await startServer({ vars });
 const { call } = client(first.baseUrl, first.key);
 await ensureWorkflow(call, WORKFLOW, "Chaos", [
   { id: "push", type: "push", template: { title: "One", body: "first" } },
-  { id: "chat", type: "chat", template: { body: "second" } },
+  { id: "chat", type: "chat", template: { text: "second" } },
 ]);
 const run = Date.now().toString(36);
 const ids = Array.from({ length: MEMBERS }, (_, i) => `chaos-${run}-${i}`);
