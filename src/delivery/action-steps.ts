@@ -1,7 +1,7 @@
 import { DigestObject } from "../durable-objects/digest-object";
 import { evaluateCondition } from "../engine/conditions";
 import type { Bindings } from "../env";
-import type { ChannelStep, Step } from "../features/workflows/steps";
+import type { ChannelStep, Step } from "../engine/steps";
 import type { TriggerHome } from "./context";
 import { NEGLIGIBLE_DELAY_MS, planDelay, stepKey, windowMs } from "./action-step-plans";
 import type { RecipientsJob } from "./job";

@@ -1,4 +1,4 @@
-import type { Channel } from "../features/workflows/steps";
+import type { Channel } from "../engine/steps";
 import type { IntegrationConfig } from "../providers/types";
 
 export interface RecipientProfile {

@@ -1,5 +1,5 @@
 import type { DeliveryContext } from "./context";
-import { isChannelStep } from "../features/workflows/steps";
+import { isChannelStep } from "../engine/steps";
 import type { RecipientsJob } from "./job";
 import { MessageWrites } from "./message-writes";
 import { FINAL_OR_SENT, keyOf, load } from "./recipients-state";

@@ -5,7 +5,7 @@ import type { StepOutcomeView, TemplateContext } from "../engine/content";
 import type { Bindings } from "../env";
 import { activeIntegrations } from "../features/integrations/repository";
 import { loadTemplateVariables } from "../features/variables/repository";
-import type { Step } from "../features/workflows/steps";
+import type { Step } from "../engine/steps";
 import type { IntegrationConfig } from "../providers/types";
 import type { RecipientProfile } from "./addresses";
 import type { DeliveryContext } from "./context";

@@ -1,4 +1,4 @@
-import { isChannelStep } from "../features/workflows/steps";
+import { isChannelStep } from "../engine/steps";
 import { runActionStep } from "./action-steps";
 import { cancelRecipients } from "./close-recipients";
 import type { DeliveryContext } from "./context";

@@ -1,5 +1,5 @@
 import type { ContentByChannel } from "../engine/content";
-import type { Channel } from "../features/workflows/steps";
+import type { Channel } from "../engine/steps";
 import { providerFor } from "../providers/registry";
 import type { Capture, IntegrationConfig, SendOutcome, SendRequest } from "../providers/types";
 

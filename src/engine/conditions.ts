@@ -1,4 +1,4 @@
-import type { Condition, ConditionOp } from "../features/workflows/steps";
+import type { Condition, ConditionOp } from "./steps";
 import type { TemplateContext } from "./content";
 import { addDuration } from "./durations";
 import { readField } from "./fields";

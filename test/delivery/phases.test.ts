@@ -2,7 +2,7 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { createDb } from "../../src/db/client";
 import type { ClaimResult } from "../../src/durable-objects/ledger/claims";
-import type { ChannelStep } from "../../src/features/workflows/steps";
+import type { ChannelStep } from "../../src/engine/steps";
 import { runOutcome, waitEntries } from "../../src/delivery/phases/park";
 import { planChannelStep } from "../../src/delivery/phases/plan";
 import { recordClaims } from "../../src/delivery/phases/record";

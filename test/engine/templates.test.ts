@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { applyOverrides, renderChannel } from "../../src/engine/templates";
-import type { ChannelStep } from "../../src/features/workflows/steps";
+import type { ChannelStep } from "../../src/engine/steps";
 import { sampleContext } from "./context";
 
 const ctx = sampleContext();

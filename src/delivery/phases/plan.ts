@@ -1,5 +1,5 @@
 import type { MessageStatus } from "../../db/schema";
-import type { ChannelStep } from "../../features/workflows/steps";
+import type { ChannelStep } from "../../engine/steps";
 import { decide } from "../decide";
 import { transition } from "../recipient-transitions";
 import type { Loaded, Recipient } from "../recipients-state";

@@ -5,7 +5,7 @@ import { fieldErrors, type FieldError } from "../../lib/errors";
 import { newId } from "../../lib/ids";
 import { decryptJson, encryptJson } from "../../lib/secrets";
 import { providerFor } from "../../providers/registry";
-import type { Channel } from "../workflows/steps";
+import type { Channel } from "../../engine/steps";
 import type { IntegrationConfig } from "../../providers/types";
 import { credentialIssues, maskCredentials, unmaskCredentials } from "./credentials";
 import type { Integration, IntegrationInput, IntegrationUpdate } from "./schemas";

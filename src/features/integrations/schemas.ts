@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { providerFor } from "../../providers/registry";
-import { CHANNELS } from "../workflows/steps";
+import { CHANNELS } from "../../engine/steps";
 import { credentialIssues, MASK } from "./credentials";
 import { pageOf, pageQuery } from "../../lib/pagination";
 

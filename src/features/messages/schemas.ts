@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { MESSAGE_STATUSES, TRIGGER_STATUSES } from "../../contract/statuses";
-import { CHANNELS } from "../workflows/steps";
+import { CHANNELS } from "../../engine/steps";
 import { pageOf, pageQuery } from "../../lib/pagination";
 
 export const MessageEvent = z

@@ -1,5 +1,5 @@
 import type { SubscriberPreferences as StoredPreferences } from "../../db/schema";
-import { CHANNELS, type Channel } from "../workflows/steps";
+import { CHANNELS, type Channel } from "../../engine/steps";
 import type { SubscriberPreferences } from "./preferences-schemas";
 
 /**

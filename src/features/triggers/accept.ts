@@ -10,7 +10,7 @@ import { byteLength, canonicalJson, sha256Hex } from "../../lib/crypto";
 import { ApiError } from "../../lib/errors";
 import { uuidv7 } from "../../lib/ids";
 import { cachedGate, rememberGate, type WorkflowGate } from "../workflows/gate-cache";
-import { isChannelStep, type Step } from "../workflows/steps";
+import { isChannelStep, type Step } from "../../engine/steps";
 import { payloadErrors } from "./payload-schema";
 import { parseRecipients, type InvalidRecipient } from "./recipients";
 import { MAX_PAYLOAD_BYTES, type TriggerRequest } from "./schemas";

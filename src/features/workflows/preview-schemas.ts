@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { SubscriberInput } from "../subscribers/schemas";
-import { CONDITION_OPS } from "./steps";
+import { CONDITION_OPS } from "../../engine/steps";
 
 const SampleSubscriber = SubscriberInput.omit({ channels: true })
   .partial()

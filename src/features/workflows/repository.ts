@@ -4,7 +4,7 @@ import { workflows } from "../../db/schema";
 import { newId } from "../../lib/ids";
 import { forgetGate } from "./gate-cache";
 import type { Workflow, WorkflowInput } from "./schemas";
-import type { Step } from "./steps";
+import type { Step } from "../../engine/steps";
 import { keysetPage } from "../../lib/pagination";
 
 type Row = typeof workflows.$inferSelect;
