@@ -1,7 +1,7 @@
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createDb } from "../src/db/client";
-import { loadTemplateVariables } from "../src/features/variables/repository";
+import { loadTemplateVariables } from "../src/db/queries/variables";
 import { SECRET_MASK, type Variable, type VariableList as Page } from "../src/features/variables/schemas";
 import type { Problem } from "../src/lib/errors";
 import { createEnvironment } from "./factories";

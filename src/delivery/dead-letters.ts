@@ -1,7 +1,7 @@
 import { runBatch } from "../db/batch";
 import { ledgerStub } from "../durable-objects/ledger/shards";
 import type { Bindings } from "../env";
-import { finishTrigger, recordTriggers } from "../features/triggers/records";
+import { finishTrigger, recordTriggers } from "./trigger-writes";
 import { retryDelaySeconds } from "./backoff";
 import { failRecipients } from "./close-recipients";
 import { DeliveryContext } from "./context";

@@ -3,7 +3,7 @@ import { evaluateCondition } from "../engine/conditions";
 import { quietHoursEnd, zoneOf } from "../engine/local-time";
 import { applyOverrides, renderChannel } from "../engine/templates";
 import type { TriggerRecord } from "./trigger-record";
-import { isChannelAllowed } from "../features/subscribers/preferences";
+import { isChannelAllowed } from "../engine/preferences";
 import type { ChannelStep } from "../engine/steps";
 import { addressesFor } from "./addresses";
 import { contextFor, FINAL_OR_SENT, keyOf, type Loaded, type Recipient } from "./recipients-state";

@@ -2,7 +2,7 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { createDb } from "../../src/db/client";
 import { readTrigger } from "../ledger";
-import { recordTriggers } from "../../src/features/triggers/records";
+import { recordTriggers } from "../../src/delivery/trigger-writes";
 import { createEnvironment, createEnvironmentWithWorkflow, createWorkflow, settledTriggerRow, sleep, triggerRow, unique } from "../factories";
 import { api, errorPaths, eventually, expectProblem } from "../request";
 

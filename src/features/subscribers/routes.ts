@@ -1,8 +1,10 @@
 import { createDb } from "../../db/client";
 import { ApiError, fieldErrors } from "../../lib/errors";
 import { apiRoute, createRouter, security } from "../../lib/openapi";
-import { findSubscriber, upsertSubscribers } from "./repository";
-import { BulkSubscribersRequest, BulkSubscribersResult, Subscriber, SubscriberInput } from "./schemas";
+import { SubscriberInput } from "../../contract/recipients";
+import { upsertSubscribers } from "../../db/queries/subscribers";
+import { findSubscriber } from "./repository";
+import { BulkSubscribersRequest, BulkSubscribersResult, Subscriber } from "./schemas";
 import type { BulkSubscribersResult as BulkResult } from "./schemas";
 
 export const subscribersRoutes = createRouter();

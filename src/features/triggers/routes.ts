@@ -4,7 +4,7 @@ import { ApiError, fieldErrors } from "../../lib/errors";
 import { apiRoute, createRouter, json, JSON_BODY_CODES, security } from "../../lib/openapi";
 import { loadWorkflowGates, makeDurable, prepareTrigger, workflowKeyOf } from "./accept";
 import { cancelTrigger } from "./cancel";
-import { recordCancellation } from "./records";
+import { recordCancellation } from "../../delivery/trigger-writes";
 import {
   BulkTriggerRequest,
   BulkTriggerResult,

@@ -1,22 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { BulkItemError } from "../../lib/errors";
-import { SubscriberInput } from "../subscribers/schemas";
-
-export const TopicRecipient = z
-  .object({ topic: z.string().min(1).max(128), exclude: z.array(z.string().min(1)).max(1000).optional() })
-  .strict()
-  .openapi("TopicRecipient");
-
-/** Novu's topic form, accepted so Novu users can switch without rewriting their triggers. */
-const NovuTopicRecipient = z
-  .object({ type: z.literal("Topic"), topicKey: z.string().min(1).max(128), exclude: z.array(z.string().min(1)).max(1000).optional() })
-  .strict()
-  .transform(({ topicKey, exclude }) => ({ topic: topicKey, ...(exclude ? { exclude } : {}) }));
-
-export const Recipient = z
-  .union([z.string().trim().min(1).max(256), SubscriberInput, TopicRecipient, NovuTopicRecipient])
-  .openapi("Recipient", { description: "A subscriberId, a subscriber (upserted inline) or a topic." });
-export type Recipient = z.infer<typeof Recipient>;
+import { SubscriberInput } from "../../contract/recipients";
 
 export const MAX_RECIPIENTS = 100;
 export const MAX_PAYLOAD_BYTES = 512 * 1024;

@@ -3,7 +3,7 @@ import { createDb } from "../../db/client";
 import { ApiError } from "../../lib/errors";
 import { apiRoute, createRouter } from "../../lib/openapi";
 import { providerFor } from "../../providers/registry";
-import { integrationById } from "../integrations/repository";
+import { integrationById } from "../../delivery/integrations";
 import { applyProviderStatuses } from "../messages/status";
 
 export const webhooksRoutes = createRouter();

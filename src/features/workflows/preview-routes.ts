@@ -1,7 +1,8 @@
 import { createDb, type Db } from "../../db/client";
 import { ApiError } from "../../lib/errors";
 import { apiRoute, createRouter, json, security } from "../../lib/openapi";
-import { loadTemplateVariables, variablesRepository } from "../variables/repository";
+import { loadTemplateVariables } from "../../db/queries/variables";
+import { variablesRepository } from "../variables/repository";
 import { SECRET_MASK } from "../variables/schemas";
 import { maskSecrets, previewWorkflow } from "./preview";
 import { PreviewRequest, PreviewResponse } from "./preview-schemas";

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { SubscriberInput } from "../subscribers/schemas";
+import { SubscriberInput } from "../../contract/recipients";
 import { CONDITION_OPS } from "../../engine/steps";
 
 const SampleSubscriber = SubscriberInput.omit({ channels: true })
