@@ -3,9 +3,9 @@ import { createDb, type Db } from "../db/client";
 import type { ClaimReport, ClaimResult, DeliveryOp, DeliveryOpResult, WaitEntry } from "../durable-objects/ledger/claims";
 import { coordinatorStub, ledgerNameFor, ledgerStub } from "../durable-objects/ledger/shards";
 import type { Bindings } from "../env";
+import type { IntegrationConfig } from "../providers/types";
 import type { DeliveryJob } from "./job";
 import { MicroBatcher } from "./micro-batch";
-import type { EnvironmentCache } from "./recipients-state";
 import type { TriggerSnapshot } from "./trigger-record";
 
 /** Where a trigger's sends are coordinated: its ledger shard, or its own coordinator for a large fan-out. */
@@ -20,6 +20,9 @@ export interface TriggerHome {
 }
 
 type Key = { environmentId: string; transactionId: string };
+
+/** An environment's variables and integrations, read once per consumer batch rather than once per chunk. */
+export type EnvironmentCache = Map<string, Promise<{ vars: Record<string, string>; integrations: Map<string, IntegrationConfig[]> }>>;
 
 /**
  * What one consumer invocation shares between the chunks it runs: one D1 batch per phase and

@@ -8,7 +8,7 @@ import { loadTemplateVariables } from "../db/queries/variables";
 import type { Step } from "../engine/steps";
 import type { IntegrationConfig } from "../providers/types";
 import type { RecipientProfile } from "./addresses";
-import type { DeliveryContext } from "./context";
+import type { DeliveryContext, EnvironmentCache } from "./context";
 import type { RecipientsJob } from "./job";
 import type { MessageRow } from "./message-writes";
 import type { TriggerRecord } from "./trigger-record";
@@ -52,9 +52,6 @@ export interface Loaded {
 }
 
 export const keyOf = (subscriberId: string, stepId: string) => `${subscriberId}\u0000${stepId}`;
-
-/** An environment's variables and integrations, read once per consumer batch rather than once per chunk. */
-export type EnvironmentCache = Map<string, Promise<{ vars: Record<string, string>; integrations: Map<string, IntegrationConfig[]> }>>;
 
 function environmentData(db: Db, env: Bindings, environmentId: string, cache?: EnvironmentCache) {
   const hit = cache?.get(environmentId);
