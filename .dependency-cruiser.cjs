@@ -18,6 +18,9 @@ const DELIVERY = "^src/(delivery|durable-objects)/";
 const ENGINE = "^src/(engine|providers)/";
 const BASE = "^src/(db|lib|contract)/";
 
+/** The step and channel model: zod schemas only, no imports from src/. */
+const STEP_MODEL = "^src/engine/steps\\.ts$";
+
 /** The small part of delivery that durable objects may read: the queue job and the trigger record. */
 const JOB_CONTRACT = "^src/delivery/(job|trigger-record)\\.ts$";
 
@@ -64,7 +67,16 @@ module.exports = {
       comment: "db, lib and contract are the bottom: shared by everyone, so they may not import anything that uses them.",
       severity: "error",
       from: { path: BASE },
-      to: { path: ENGINE },
+      to: { path: ENGINE, pathNot: STEP_MODEL },
+    },
+    {
+      name: "schema-types-steps-only",
+      comment:
+        "The one exception to the rule above: the drizzle schema types the workflows.steps JSON column " +
+        "with the engine's Step type. A type is erased at run time, so it must stay a type-only import.",
+      severity: "error",
+      from: { path: BASE },
+      to: { path: STEP_MODEL, dependencyTypesNot: ["type-only"] },
     },
     {
       name: "durable-objects-read-only-the-job-contract",

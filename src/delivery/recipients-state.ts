@@ -88,12 +88,12 @@ export async function load(ctx: DeliveryContext, job: RecipientsJob, trigger: Tr
     environmentData(db, env, environmentId, ctx.environments),
   ]);
   const [workflowRows, subscriberRows, channelRows, messageRows] = reads as [
-    { key: string; name: string; critical: boolean; steps: unknown }[],
+    Pick<typeof workflows.$inferSelect, "key" | "name" | "critical" | "steps">[],
     (typeof subscribers.$inferSelect)[],
     (typeof subscriberChannels.$inferSelect)[],
     MessageRow[],
   ];
-  const workflow = workflowRows[0] ? { ...workflowRows[0], steps: workflowRows[0].steps as Step[] } : null;
+  const workflow = workflowRows[0] ?? null;
   const actor = actorView(trigger.actor);
   const recipients = new Map<string, Recipient>();
   for (const subscriberId of subscriberIds) {

@@ -10,7 +10,7 @@ import { byteLength, canonicalJson, sha256Hex } from "../../lib/crypto";
 import { ApiError } from "../../lib/errors";
 import { uuidv7 } from "../../lib/ids";
 import { cachedGate, rememberGate, type WorkflowGate } from "../workflows/gate-cache";
-import { isChannelStep, type Step } from "../../engine/steps";
+import { isChannelStep } from "../../engine/steps";
 import { payloadErrors } from "./payload-schema";
 import { parseRecipients, type InvalidRecipient } from "./recipients";
 import { MAX_PAYLOAD_BYTES, type TriggerRequest } from "./schemas";
@@ -47,7 +47,7 @@ export async function loadWorkflowGates(d1: D1Database, environmentId: string, k
   );
   const rows = (await db.batch([first!, ...rest])).flat();
   for (const r of rows) {
-    const gate = { key: r.key, active: r.active, payloadSchema: r.payloadSchema ?? null, channelSteps: (r.steps as Step[]).filter(isChannelStep).length };
+    const gate = { key: r.key, active: r.active, payloadSchema: r.payloadSchema ?? null, channelSteps: r.steps.filter(isChannelStep).length };
     gates.set(r.key, gate);
   }
   for (const key of missing) rememberGate(environmentId, key, gates.get(key) ?? null);
