@@ -83,7 +83,10 @@ async function delivered(persistTo, expected, timeoutMs = 180_000) {
   for (;;) {
     const [r] = db.all(`SELECT count(*) AS n FROM messages WHERE workflow_key = '${WORKFLOW}' AND status = 'sent'`);
     const n = Number(r.n);
-    if (n >= expected || performance.now() - started > timeoutMs) return db.close(), { n, seconds: (performance.now() - started) / 1000 };
+    if (n >= expected || performance.now() - started > timeoutMs) {
+      db.close();
+      return { n, seconds: (performance.now() - started) / 1000 };
+    }
     await new Promise((r) => setTimeout(r, 1000));
   }
 }

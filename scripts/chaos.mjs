@@ -47,7 +47,7 @@ const bulk = (async () => {
       to: ids[(i + j) % ids.length],
     }));
     const res = await call("POST", "/v1/trigger/bulk", { events }).catch(() => null);
-    if (!res || res.status !== 202) return;
+    if (res?.status !== 202) return;
     bulkAccepted += res.body.results.filter((r) => r.status === "accepted").length;
   }
 })();

@@ -71,16 +71,20 @@ async function startTriggers(ctx: DeliveryContext, jobs: Job<"trigger">[]) {
   const { env } = ctx;
   const loaded = await Promise.allSettled(jobs.map(({ job }) => ctx.snapshot(job)));
   const ready: (Job<"trigger"> & { snapshot: TriggerSnapshot })[] = [];
-  loaded.forEach((result, i) => {
+  for (const [i, result] of loaded.entries()) {
     const item = jobs[i]!;
-    if (result.status === "rejected") return retry(item.message, result.reason, "trigger_read_failed");
+    if (result.status === "rejected") {
+      retry(item.message, result.reason, "trigger_read_failed");
+      continue;
+    }
     if (!result.value) {
       // Forgotten after its idempotency window, or never accepted: nothing to do.
       log({ level: "warn", event: "trigger_missing", transactionId: item.job.transactionId });
-      return item.message.ack();
+      item.message.ack();
+      continue;
     }
     ready.push({ ...item, snapshot: result.value });
-  });
+  }
   if (ready.length === 0) return [];
 
   const now = new Date();

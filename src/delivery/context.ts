@@ -43,7 +43,11 @@ export class DeliveryContext {
       const [first, ...rest] = all;
       const results = (await this.db.batch([first!, ...rest])) as unknown[];
       let offset = 0;
-      return lists.map((list) => results.slice(offset, (offset += list.length)));
+      return lists.map((list) => {
+        const start = offset;
+        offset += list.length;
+        return results.slice(start, offset);
+      });
     });
     this.ops = new MicroBatcher(async (key, ops) => {
       const [kind, name] = [key.slice(0, 1), key.slice(2)];

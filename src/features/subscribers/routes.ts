@@ -53,7 +53,10 @@ subscribersRoutes.openapi(bulkRoute, async (c) => {
   const failed: BulkResult["failed"] = [];
   subscribers.forEach((item, index) => {
     const parsed = SubscriberInput.safeParse(item);
-    if (parsed.success) return valid.push(parsed.data);
+    if (parsed.success) {
+      valid.push(parsed.data);
+      return;
+    }
     const error = new ApiError("validation_failed", "The subscriber does not match the expected schema.", fieldErrors(parsed.error.issues));
     const id = (item as { subscriberId?: unknown } | null)?.subscriberId;
     failed.push({

@@ -119,7 +119,9 @@ export async function makeDurable(env: Bindings, prepared: Prepared[]): Promise<
   await Promise.all(
     [...byLedger].map(async ([name, items]) => {
       const answers = await acceptIn(env, name, items.map(({ p }) => p));
-      items.forEach(({ index }, i) => (outcomes[index] = answers[i]!));
+      items.forEach(({ index }, i) => {
+        outcomes[index] = answers[i]!;
+      });
     }),
   );
   return prepared.map((p, i): Accepted | ApiError =>

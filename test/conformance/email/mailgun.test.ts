@@ -22,7 +22,9 @@ const queued = { status: 200, body: { id: `<${MESSAGE_ID}>`, message: "Queued. T
 async function formFields(request: Captured) {
   const form = await new Request("http://x", { method: "POST", headers: { "content-type": String(request.headers["content-type"]) }, body: new Uint8Array(request.body) }).formData();
   const fields: [string, string][] = [];
-  form.forEach((value, name) => fields.push([name, String(value)]));
+  form.forEach((value, name) => {
+    fields.push([name, String(value)]);
+  });
   return fields.sort();
 }
 

@@ -127,7 +127,9 @@ const CASES: EmailCase[] = [
       expect(headers["content-type"]).toMatch(/^multipart\/form-data; boundary=/);
       const form = await new Request("http://x", { method: "POST", headers: { "content-type": headers["content-type"]! }, body }).formData();
       const fields: Record<string, string> = {};
-      form.forEach((value, name) => (fields[name] = String(value)));
+      form.forEach((value, name) => {
+        fields[name] = String(value);
+      });
       expect(fields).toEqual({ from: "Acme <hi@mg.acme.dev>", to: TO, subject: SUBJECT, html: HTML });
     },
     deliveredWebhook: async (id) => {
