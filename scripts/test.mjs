@@ -1,6 +1,6 @@
-// `npm test`: every test suite — types, the layer rules (.dependency-cruiser.cjs), the Workers
-// runtime suite, the provider conformance suite (official SDKs against our adapters, in Node),
-// and the dashboard in a real browser.
+// `npm test`: every test suite — Biome (lint and format), types, the layer rules
+// (.dependency-cruiser.cjs), the Workers runtime suite, the provider conformance suite (official
+// SDKs against our adapters, in Node), and the dashboard in a real browser.
 import { existsSync } from "node:fs";
 import { run } from "./lib.mjs";
 import { ownRegistry } from "./registry.mjs";
@@ -8,6 +8,7 @@ import { ownRegistry } from "./registry.mjs";
 // The tests' runtime gets its own dev registry too, so a running `npm start` never takes its jobs.
 Object.assign(process.env, ownRegistry(".wrangler/registry-test"));
 
+await run("biome", ["check"]);
 await run("vite", ["build", "--config", "dashboard/vite.config.ts", "--logLevel", "warn"]);
 await run("tsc", ["-p", "."]);
 await run("tsc", ["-p", "tsconfig.node.json"]);
