@@ -22,9 +22,7 @@ const isLocale = (value: string) => {
   }
 };
 
-export const PushAddress = z
-  .object({ provider: z.string().min(1).max(64), token: z.string().min(1).max(4096) })
-  .openapi("PushAddress");
+export const PushAddress = z.object({ provider: z.string().min(1).max(64), token: z.string().min(1).max(4096) }).openapi("PushAddress");
 
 const ChatProvider = z.string().min(1).max(64);
 
@@ -39,7 +37,11 @@ export const ChatAddress = z
     z.object({ provider: ChatProvider, webhookUrl: z.url({ protocol: /^https?$/ }).max(2048) }),
     z.object({
       provider: ChatProvider,
-      channelId: z.string().min(1).max(256).regex(/^[^\s:/]+$/, "A channel id such as C0123ABCD, -1001234567890 or @channel."),
+      channelId: z
+        .string()
+        .min(1)
+        .max(256)
+        .regex(/^[^\s:/]+$/, "A channel id such as C0123ABCD, -1001234567890 or @channel."),
     }),
   ])
   .openapi("ChatAddress");
@@ -67,7 +69,11 @@ export const SubscriberInput = z
     phone: E164.nullable().optional(),
     firstName: z.string().max(256).nullable().optional(),
     lastName: z.string().max(256).nullable().optional(),
-    avatar: z.url({ protocol: /^https?$/ }).max(2048).nullable().optional(),
+    avatar: z
+      .url({ protocol: /^https?$/ })
+      .max(2048)
+      .nullable()
+      .optional(),
     locale: z.string().max(35).refine(isLocale, "Use a BCP 47 language tag, e.g. de-CH.").nullable().optional(),
     timezone: z.string().max(64).refine(isTimeZone, "Use an IANA time zone, e.g. Europe/Zurich.").nullable().optional(),
     data: z.record(z.string(), z.unknown()).nullable().optional(),

@@ -33,7 +33,14 @@ async function closeRecipients(
       if (existing) writes.update(job.environmentId, existing.id, status, error, { status, detail });
       else {
         writes.insertFinal(
-          { environmentId: job.environmentId, transactionId: job.transactionId, subscriberId, workflowKey: trigger.workflowKey, stepId: step.id, channel: step.type },
+          {
+            environmentId: job.environmentId,
+            transactionId: job.transactionId,
+            subscriberId,
+            workflowKey: trigger.workflowKey,
+            stepId: step.id,
+            channel: step.type,
+          },
           status,
           error,
           [{ status, detail }],
@@ -44,4 +51,3 @@ async function closeRecipients(
   await ctx.write(writes.all());
   return closed;
 }
-

@@ -57,7 +57,14 @@ export async function consumeDeliveryBatch(batch: MessageBatch<unknown>, env: Bi
   );
   // Large batches only: what an operator (and the delivery benchmark) reads to see where a batch's time went.
   if (batch.messages.length >= 20) {
-    log({ level: "info", event: "delivery_batch", triggers: triggers.length, chunks: chunks.length, startMs: fannedOut - started, runMs: Date.now() - fannedOut });
+    log({
+      level: "info",
+      event: "delivery_batch",
+      triggers: triggers.length,
+      chunks: chunks.length,
+      startMs: fannedOut - started,
+      runMs: Date.now() - fannedOut,
+    });
   }
 }
 
@@ -91,7 +98,13 @@ async function startTriggers(ctx: DeliveryContext, jobs: Job<"trigger">[]) {
   try {
     const active = ready.filter((r) => r.snapshot.state === "accepted");
     const upserts = [...Map.groupBy(active, (r) => r.snapshot.environmentId)].flatMap(
-      ([environmentId, items]) => subscriberWrites(ctx.db, environmentId, items.flatMap((i) => inlineSubscribers(i.snapshot)), now).statements,
+      ([environmentId, items]) =>
+        subscriberWrites(
+          ctx.db,
+          environmentId,
+          items.flatMap((i) => inlineSubscribers(i.snapshot)),
+          now,
+        ).statements,
     );
     const records = ready.map((r) => ({ record: r.snapshot, status: STATUS_BY_STATE[r.snapshot.state] }));
     await runBatch(ctx.db, [...upserts, ...triggerRecordWrites(ctx.db, records, now)]);
@@ -113,17 +126,25 @@ async function startTriggers(ctx: DeliveryContext, jobs: Job<"trigger">[]) {
       const chunks = chunk(ids, RECIPIENTS_PER_JOB);
       const { environmentId, transactionId } = r.snapshot;
       // A large fan-out gets its own coordinator, so its many chunk calls never make the shard hot.
-      if (chunks.length > 1) await coordinatorStub(env, environmentId, transactionId).init(environmentId, transactionId, r.snapshot.ledger, chunks);
+      if (chunks.length > 1)
+        await coordinatorStub(env, environmentId, transactionId).init(environmentId, transactionId, r.snapshot.ledger, chunks);
       return { environmentId, transactionId, chunks: chunks.length > 1 ? null : chunks };
     }),
   );
   const fanOuts = await Promise.all(
-    [...Map.groupBy(live.map((r, i) => ({ r, plan: planned[i]! })), ({ r }) => r.snapshot.ledger)].map(async ([ledger, items]) => {
+    [
+      ...Map.groupBy(
+        live.map((r, i) => ({ r, plan: planned[i]! })),
+        ({ r }) => r.snapshot.ledger,
+      ),
+    ].map(async ([ledger, items]) => {
       const ok = items.filter((i) => i.plan.status === "fulfilled");
       for (const i of items) if (i.plan.status === "rejected") retry(i.r.message, i.plan.reason, "fan_out_failed");
       if (ok.length === 0) return [];
       try {
-        const plans = ok.map((i) => (i.plan as PromiseFulfilledResult<{ environmentId: string; transactionId: string; chunks: string[][] | null }>).value);
+        const plans = ok.map(
+          (i) => (i.plan as PromiseFulfilledResult<{ environmentId: string; transactionId: string; chunks: string[][] | null }>).value,
+        );
         const results = await ledgerStub(env, ledger).fanOut(plans);
         return ok.map((i, n) => ({ ...i, plan: plans[n]!, result: results[n]! }));
       } catch (error) {
@@ -136,7 +157,11 @@ async function startTriggers(ctx: DeliveryContext, jobs: Job<"trigger">[]) {
     fanOuts.flat().map(async ({ r, plan, result }) => {
       try {
         const { environmentId, transactionId } = r.snapshot;
-        const snapshot: TriggerSnapshot = { ...r.snapshot, state: result.state === "cancelled" ? "cancelled" : r.snapshot.state, coordinated: result.chunks === null };
+        const snapshot: TriggerSnapshot = {
+          ...r.snapshot,
+          state: result.state === "cancelled" ? "cancelled" : r.snapshot.state,
+          coordinated: result.chunks === null,
+        };
         if (snapshot.coordinated && result.state === "cancelled") await coordinatorStub(env, environmentId, transactionId).cancel();
         if (result.completed) {
           await finishTrigger(ctx.db, environmentId, transactionId, "completed");

@@ -84,7 +84,8 @@ export class DeliveryContext {
         return completed;
       },
       wait: async (entries) => (await run({ kind: "park", ...ids, entries })).outcome,
-      hold: async (until, digest) => void (await run({ kind: "hold", ...ids, until, ...(digest ? { digest } : {}) }, `l:${trigger.ledger}`)),
+      hold: async (until, digest) =>
+        void (await run({ kind: "hold", ...ids, until, ...(digest ? { digest } : {}) }, `l:${trigger.ledger}`)),
     };
   }
 }

@@ -43,6 +43,8 @@ export function decide(step: ChannelStep, recipient: Recipient, loaded: Loaded, 
   if (quietEnd) return { kind: "wait", until: quietEnd.getTime() };
   const rendered = renderChannel(step, context, recipient.locale);
   if (!rendered.ok) return final("failed", rendered.code, rendered.message);
-  return { kind: "send", content: applyOverrides(step.type, rendered.content, trigger.overrides ?? {}) as unknown as Record<string, unknown> };
+  return {
+    kind: "send",
+    content: applyOverrides(step.type, rendered.content, trigger.overrides ?? {}) as unknown as Record<string, unknown>,
+  };
 }
-

@@ -15,7 +15,15 @@ import type { TriggerRecord } from "./trigger-record";
 
 /** Statuses after which a message is never sent again. */
 export const FINAL_OR_SENT: ReadonlySet<MessageStatus> = new Set([
-  "sent", "delivered", "opened", "clicked", "failed", "bounced", "undeliverable", "skipped", "cancelled",
+  "sent",
+  "delivered",
+  "opened",
+  "clicked",
+  "failed",
+  "bounced",
+  "undeliverable",
+  "skipped",
+  "cancelled",
 ]);
 
 /** Why a recipient's remaining channel steps are recorded without a send. */
@@ -56,9 +64,10 @@ export const keyOf = (subscriberId: string, stepId: string) => `${subscriberId}\
 function environmentData(db: Db, env: Bindings, environmentId: string, cache?: EnvironmentCache) {
   const hit = cache?.get(environmentId);
   if (hit) return hit;
-  const data = Promise.all([loadTemplateVariables(db, environmentId, env.ENCRYPTION_KEY), activeIntegrations(db, environmentId, env.ENCRYPTION_KEY)]).then(
-    ([vars, integrations]) => ({ vars, integrations }),
-  );
+  const data = Promise.all([
+    loadTemplateVariables(db, environmentId, env.ENCRYPTION_KEY),
+    activeIntegrations(db, environmentId, env.ENCRYPTION_KEY),
+  ]).then(([vars, integrations]) => ({ vars, integrations }));
   cache?.set(environmentId, data);
   data.catch(() => cache?.delete(environmentId));
   return data;
@@ -75,7 +84,10 @@ export async function load(ctx: DeliveryContext, job: RecipientsJob, trigger: Tr
         .from(workflows)
         .where(and(eq(workflows.environmentId, environmentId), eq(workflows.key, trigger.workflowKey)))
         .limit(1),
-      db.select().from(subscribers).where(and(eq(subscribers.environmentId, environmentId), inArray(subscribers.subscriberId, subscriberIds))),
+      db
+        .select()
+        .from(subscribers)
+        .where(and(eq(subscribers.environmentId, environmentId), inArray(subscribers.subscriberId, subscriberIds))),
       db
         .select()
         .from(subscriberChannels)
@@ -83,7 +95,13 @@ export async function load(ctx: DeliveryContext, job: RecipientsJob, trigger: Tr
       db
         .select()
         .from(messages)
-        .where(and(eq(messages.environmentId, environmentId), eq(messages.transactionId, transactionId), inArray(messages.subscriberId, subscriberIds))),
+        .where(
+          and(
+            eq(messages.environmentId, environmentId),
+            eq(messages.transactionId, transactionId),
+            inArray(messages.subscriberId, subscriberIds),
+          ),
+        ),
     ]),
     environmentData(db, env, environmentId, ctx.environments),
   ]);
@@ -135,4 +153,3 @@ export const contextFor = (recipient: Recipient, step: Step): TemplateContext =>
   steps: recipient.steps,
   step: { id: step.id, type: step.type },
 });
-

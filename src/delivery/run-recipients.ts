@@ -53,7 +53,16 @@ export async function runRecipients(ctx: DeliveryContext, job: RecipientsJob, tr
   for (const [index, step] of loaded.workflow.steps.entries()) {
     const running = recipients.filter((r) => r.state === "active");
     if (!isChannelStep(step)) {
-      if (index >= (job.fromStep ?? 0)) await runActionStep(ctx.env, job, trigger, step, index, running.filter((r) => !r.stop), home);
+      if (index >= (job.fromStep ?? 0))
+        await runActionStep(
+          ctx.env,
+          job,
+          trigger,
+          step,
+          index,
+          running.filter((r) => !r.stop),
+          home,
+        );
       continue;
     }
     const startedAt = new Date();

@@ -59,5 +59,8 @@ export function problemResponses(codes: readonly ErrorCode[]) {
 export function apiRoute<const R extends RouteConfig & { errors?: readonly ErrorCode[] }>(config: R): Omit<R, "errors"> {
   const { errors, ...route } = config;
   const codes = errorCodesOf(route, errors);
-  return createRoute({ ...route, responses: { ...route.responses, ...problemResponses(codes) }, "x-error-codes": codes } as Omit<R, "errors">);
+  return createRoute({ ...route, responses: { ...route.responses, ...problemResponses(codes) }, "x-error-codes": codes } as Omit<
+    R,
+    "errors"
+  >);
 }

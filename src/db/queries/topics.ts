@@ -6,7 +6,13 @@ import { topicMembers } from "../schema";
  * One page of a topic's member ids in subscriberId order, after `after` (exclusive).
  * For fan-out: keyset pagination stays cheap on the primary key however large the topic.
  */
-export async function topicMemberIds(db: Db, environmentId: string, topicKey: string, after: string | null, limit: number): Promise<string[]> {
+export async function topicMemberIds(
+  db: Db,
+  environmentId: string,
+  topicKey: string,
+  after: string | null,
+  limit: number,
+): Promise<string[]> {
   const rows = await db
     .select({ subscriberId: topicMembers.subscriberId })
     .from(topicMembers)

@@ -8,7 +8,11 @@ export const clear = (encryptionKey: string | undefined, row: { value: string; s
   row.secret ? decryptJson<string>(encryptionKey, row.value) : Promise.resolve(row.value);
 
 /** Every variable of an environment with its clear value, for templates and conditions (`vars.*`). */
-export async function loadTemplateVariables(db: Db, environmentId: string, encryptionKey: string | undefined): Promise<Record<string, string>> {
+export async function loadTemplateVariables(
+  db: Db,
+  environmentId: string,
+  encryptionKey: string | undefined,
+): Promise<Record<string, string>> {
   const rows = await db
     .select({ key: variables.key, value: variables.value, secret: variables.secret })
     .from(variables)

@@ -124,10 +124,15 @@ export function integrationsRepository(db: Db, environmentId: string, encryption
         const stored = await decryptJson<Record<string, unknown>>(encryptionKey, row.credentials);
         const { credentials: clear, keptStored } = unmaskCredentials(input.credentials, stored);
         const adapter = providerFor(row.provider);
-        if (!adapter) return { status: "invalid", errors: [{ path: "credentials", message: `The provider "${row.provider}" is no longer available.` }] };
+        if (!adapter)
+          return {
+            status: "invalid",
+            errors: [{ path: "credentials", message: `The provider "${row.provider}" is no longer available.` }],
+          };
         const errors = fieldErrors(credentialIssues(adapter, clear));
         // Stored secrets never follow a new baseUrl unless the caller shows it has them.
-        if (newHost && keptStored) errors.push({ path: "credentials", message: "A new baseUrl needs the credentials in full, not masked." });
+        if (newHost && keptStored)
+          errors.push({ path: "credentials", message: "A new baseUrl needs the credentials in full, not masked." });
         if (errors.length) return { status: "invalid", errors };
         credentials = await encryptJson(encryptionKey, clear);
       } else if (newHost) {

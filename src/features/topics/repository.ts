@@ -125,7 +125,10 @@ export function topicsRepository(db: Db, environmentId: string) {
       ]);
       if (found.length === 0) return null;
       const page = keysetPage(rows, limit, (last) => last.subscriberId);
-      return { data: page.rows.map((row) => ({ subscriberId: row.subscriberId, addedAt: row.createdAt.toISOString() })), nextCursor: page.nextCursor };
+      return {
+        data: page.rows.map((row) => ({ subscriberId: row.subscriberId, addedAt: row.createdAt.toISOString() })),
+        nextCursor: page.nextCursor,
+      };
     },
   };
 }

@@ -11,9 +11,9 @@ export const TriggerRequest = z
   .object({
     workflow: z.string().min(1).max(64).optional().openapi({ description: "The workflow key." }),
     name: z.string().min(1).max(64).optional().openapi({ description: "Alias of `workflow`." }),
-    to: z
-      .union([RecipientShape, z.array(RecipientShape).min(1).max(MAX_RECIPIENTS)])
-      .openapi({ description: `One Recipient or an array of up to ${MAX_RECIPIENTS}. Invalid entries are reported in \`invalidRecipients\`.` }),
+    to: z.union([RecipientShape, z.array(RecipientShape).min(1).max(MAX_RECIPIENTS)]).openapi({
+      description: `One Recipient or an array of up to ${MAX_RECIPIENTS}. Invalid entries are reported in \`invalidRecipients\`.`,
+    }),
     payload: z.record(z.string(), z.unknown()).optional(),
     overrides: z.record(z.string(), z.unknown()).optional(),
     actor: z.union([z.string().min(1).max(256), SubscriberInput]).optional(),
@@ -52,12 +52,7 @@ export const BulkTriggerRequest = z
 
 export const BulkTriggerResult = z
   .object({
-    results: z.array(
-      z.union([
-        TriggerAccepted.omit({ acknowledged: true }),
-        BulkItemError.extend({ status: z.literal("error") }),
-      ]),
-    ),
+    results: z.array(z.union([TriggerAccepted.omit({ acknowledged: true }), BulkItemError.extend({ status: z.literal("error") })])),
   })
   .openapi("BulkTriggerResult");
 export type BulkTriggerResult = z.infer<typeof BulkTriggerResult>;
@@ -69,10 +64,9 @@ export const CancelResult = z
     transactionId: z.string(),
     status: z.enum(["cancelled", "already_cancelled", "completed"]),
     cancelledMessages: z.number().int().openapi({ description: "Messages of this trigger that will now never be sent." }),
-    alreadySent: z
-      .number()
-      .int()
-      .openapi({ description: "Messages already handed to a provider (or being handed over) when the cancellation arrived: not cancelled." }),
+    alreadySent: z.number().int().openapi({
+      description: "Messages already handed to a provider (or being handed over) when the cancellation arrived: not cancelled.",
+    }),
   })
   .openapi("CancelResult");
 export type CancelResult = z.infer<typeof CancelResult>;

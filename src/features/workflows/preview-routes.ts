@@ -11,7 +11,6 @@ import { WorkflowKeyParam } from "./schemas";
 
 export const previewRoutes = createRouter();
 
-
 /** Keys of the environment's secret variables, whose clear values must not leave in a preview. */
 async function secretKeys(db: Db, environmentId: string): Promise<string[]> {
   const repo = variablesRepository(db, environmentId, undefined);
