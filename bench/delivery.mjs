@@ -26,7 +26,8 @@ async function runOnce(server, n) {
     }));
     const res = await call("POST", "/v1/trigger/bulk", { events });
     if (res.status !== 202) throw new Error(`bulk trigger answered ${res.status}: ${JSON.stringify(res.body)}`);
-    if (res.body.results.some((r) => r.status !== "accepted")) throw new Error(`an event was refused: ${JSON.stringify(res.body.results[0])}`);
+    if (res.body.results.some((r) => r.status !== "accepted"))
+      throw new Error(`an event was refused: ${JSON.stringify(res.body.results[0])}`);
   }
   const accepted = performance.now();
   let sent = 0;
@@ -54,9 +55,18 @@ const server = await startServer();
 let ok = true;
 try {
   const { call } = client(server.baseUrl, server.key);
-  await ensureWorkflow(call, WORKFLOW, "Benchmark delivery", [{ id: "email", type: "email", template: { subject: "Hi {{ subscriber.subscriberId }}", text: "Benchmark." } }]);
+  await ensureWorkflow(call, WORKFLOW, "Benchmark delivery", [
+    { id: "email", type: "email", template: { subject: "Hi {{ subscriber.subscriberId }}", text: "Benchmark." } },
+  ]);
   for (const n of SIZES) ok = (await runOnce(server, n)) && ok;
-  if (process.env.BENCH_VERBOSE) console.log(server.log().split("\n").filter((l) => l.includes("delivery_batch")).join("\n"));
+  if (process.env.BENCH_VERBOSE)
+    console.log(
+      server
+        .log()
+        .split("\n")
+        .filter((l) => l.includes("delivery_batch"))
+        .join("\n"),
+    );
 } finally {
   await server.stop();
 }

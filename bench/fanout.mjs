@@ -20,7 +20,9 @@ async function runOnce(server, members) {
   const ids = Array.from({ length: members }, (_, i) => `fan-${run}-${i}`);
   const setUpStarted = performance.now();
   for (let i = 0; i < ids.length; i += 500) {
-    const subscribers = ids.slice(i, i + 500).map((subscriberId) => ({ subscriberId, channels: { push: [{ provider: "fcm", token: `tok-${subscriberId}` }] } }));
+    const subscribers = ids
+      .slice(i, i + 500)
+      .map((subscriberId) => ({ subscriberId, channels: { push: [{ provider: "fcm", token: `tok-${subscriberId}` }] } }));
     const res = await call("POST", "/sub/bulk", { subscribers });
     if (res.status !== 200) throw new Error(`/sub/bulk answered ${res.status}: ${JSON.stringify(res.body).slice(0, 300)}`);
   }
@@ -30,7 +32,9 @@ async function runOnce(server, members) {
     const res = await call("POST", `/v1/topics/${topic}/subscribers`, { subscriberIds: ids.slice(i, i + 1000) });
     if (res.status !== 200) throw new Error(`adding members answered ${res.status}: ${JSON.stringify(res.body)}`);
   }
-  console.log(`\nset-up: ${members} subscribers with push tokens in topic ${topic} (${((performance.now() - setUpStarted) / 1000).toFixed(1)} s)`);
+  console.log(
+    `\nset-up: ${members} subscribers with push tokens in topic ${topic} (${((performance.now() - setUpStarted) / 1000).toFixed(1)} s)`,
+  );
 
   const started = performance.now();
   const accepted = await call("POST", "/v1/trigger", { workflow: WORKFLOW, to: { topic } });
@@ -57,7 +61,9 @@ const server = await startServer();
 let ok = true;
 try {
   const { call } = client(server.baseUrl, server.key);
-  await ensureWorkflow(call, WORKFLOW, "Benchmark fan-out", [{ id: "push", type: "push", template: { title: "News", body: "Hello {{ subscriber.subscriberId }}" } }]);
+  await ensureWorkflow(call, WORKFLOW, "Benchmark fan-out", [
+    { id: "push", type: "push", template: { title: "News", body: "Hello {{ subscriber.subscriberId }}" } },
+  ]);
   for (const n of SIZES) ok = (await runOnce(server, n)) && ok;
 } finally {
   await server.stop();

@@ -40,7 +40,19 @@ export async function startServer(options = {}) {
     ...options.vars,
   };
   const config = options.acceptOnly ? withoutConsumers(folder) : "wrangler.toml";
-  const args = ["dev", "-c", config, "--local", "--ip", HOST, "--port", port, "--persist-to", persistTo, "--show-interactive-dev-session=false"];
+  const args = [
+    "dev",
+    "-c",
+    config,
+    "--local",
+    "--ip",
+    HOST,
+    "--port",
+    port,
+    "--persist-to",
+    persistTo,
+    "--show-interactive-dev-session=false",
+  ];
   for (const [name, value] of Object.entries(vars)) args.push("--var", `${name}:${value}`);
   const child = spawn("wrangler", args, {
     stdio: ["ignore", "pipe", "pipe"],
@@ -60,7 +72,10 @@ export async function startServer(options = {}) {
   const baseUrl = `http://${HOST}:${port}`;
   const deadline = Date.now() + 120_000;
   for (;;) {
-    const ok = await fetch(`${baseUrl}/health`).then((r) => r.ok, () => false);
+    const ok = await fetch(`${baseUrl}/health`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) break;
     if (Date.now() > deadline || child.exitCode !== null) {
       child.kill("SIGKILL");

@@ -42,7 +42,9 @@ async function alternate(baseUrl, headers, run) {
 }
 
 async function prepare(call) {
-  await ensureWorkflow(call, WORKFLOW, "Benchmark trigger", [{ id: "email", type: "email", template: { subject: "Hello", text: "Benchmark." } }]);
+  await ensureWorkflow(call, WORKFLOW, "Benchmark trigger", [
+    { id: "email", type: "email", template: { subject: "Hello", text: "Benchmark." } },
+  ]);
   const sub = await call("POST", "/sub", { subscriberId: "bench-subscriber", email: "bench@example.com" });
   if (sub.status !== 200 && sub.status !== 201) throw new Error(`upserting the subscriber answered ${sub.status}`);
 }
@@ -53,7 +55,9 @@ const header = `${"".padEnd(22)} ${"req/s".padStart(7)} ${"p50".padStart(9)} ${"
 
 function report(title, r) {
   console.log(`\n${title}\n${header}\n${row("GET /health", r.health)}\n${row("POST /v1/trigger", r.trigger)}`);
-  console.log(`throughput ratio ${(r.trigger.rps / r.health.rps).toFixed(2)} × /health, p99 ratio ${(r.trigger.p99 / r.health.p99).toFixed(2)} × /health`);
+  console.log(
+    `throughput ratio ${(r.trigger.rps / r.health.rps).toFixed(2)} × /health, p99 ratio ${(r.trigger.p99 / r.health.p99).toFixed(2)} × /health`,
+  );
 }
 
 /** Sequential single triggers and bulk calls of 100: p50 of each. */
@@ -69,10 +73,12 @@ async function bulkVersusSingle(call) {
   for (let i = 0; i < 20; i++) {
     singles.push(await time(() => call("POST", "/v1/trigger", { workflow: WORKFLOW, to: "bench-subscriber" })));
     const events = Array.from({ length: 100 }, () => ({ workflow: WORKFLOW, to: "bench-subscriber" }));
-    bulks.push(await time(async () => {
-      const res = await call("POST", "/v1/trigger/bulk", { events });
-      if (res.status !== 202) throw new Error(`bulk answered ${res.status}`);
-    }));
+    bulks.push(
+      await time(async () => {
+        const res = await call("POST", "/v1/trigger/bulk", { events });
+        if (res.status !== 202) throw new Error(`bulk answered ${res.status}`);
+      }),
+    );
   }
   return { single: median(singles), bulk: median(bulks) };
 }
@@ -83,7 +89,10 @@ async function delivered(persistTo, expected, timeoutMs = 180_000) {
   for (;;) {
     const [r] = db.all(`SELECT count(*) AS n FROM messages WHERE workflow_key = '${WORKFLOW}' AND status = 'sent'`);
     const n = Number(r.n);
-    if (n >= expected || performance.now() - started > timeoutMs) return db.close(), { n, seconds: (performance.now() - started) / 1000 };
+    if (n >= expected || performance.now() - started > timeoutMs) {
+      db.close();
+      return { n, seconds: (performance.now() - started) / 1000 };
+    }
     await new Promise((r) => setTimeout(r, 1000));
   }
 }

@@ -28,9 +28,10 @@ export async function applyMigrations(options = {}) {
  */
 export function localSql(options = {}) {
   return (command) =>
-    run("wrangler", ["d1", "execute", "DB", "--local", ...persistArgs(options), "--json", "--command", command], { ...quiet, capture: true }).then(
-      (out) => JSON.parse(out)[0].results,
-    );
+    run("wrangler", ["d1", "execute", "DB", "--local", ...persistArgs(options), "--json", "--command", command], {
+      ...quiet,
+      capture: true,
+    }).then((out) => JSON.parse(out)[0].results);
 }
 
 const ALPHABET = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
@@ -64,7 +65,9 @@ export async function ensureEnvironments(sql, slugs, keys = {}) {
     const envId = existing.get(slug) ?? id("env");
     const now = Date.now();
     if (!existing.has(slug)) {
-      statements.push(`INSERT INTO environments (id, name, slug, created_at) VALUES (${quote(envId)}, ${quote(slug)}, ${quote(slug)}, ${now})`);
+      statements.push(
+        `INSERT INTO environments (id, name, slug, created_at) VALUES (${quote(envId)}, ${quote(slug)}, ${quote(slug)}, ${now})`,
+      );
     }
     const key = newApiKey(slug === "development" ? "dev" : slug === "production" ? "prod" : slug.replace(/[^a-z0-9]/g, ""));
     result[slug] = key;

@@ -25,7 +25,10 @@ const ids = Array.from({ length: MEMBERS }, (_, i) => `chaos-${run}-${i}`);
 for (let i = 0; i < ids.length; i += 500) {
   const subscribers = ids.slice(i, i + 500).map((subscriberId) => ({
     subscriberId,
-    channels: { push: [{ provider: "fcm", token: `tok-${subscriberId}` }], chat: [{ provider: "slack", webhookUrl: `https://hooks.slack.com/services/T/B/${subscriberId}` }] },
+    channels: {
+      push: [{ provider: "fcm", token: `tok-${subscriberId}` }],
+      chat: [{ provider: "slack", webhookUrl: `https://hooks.slack.com/services/T/B/${subscriberId}` }],
+    },
   }));
   const res = await call("POST", "/sub/bulk", { subscribers });
   if (res.status !== 200) throw new Error(`/sub/bulk answered ${res.status}: ${JSON.stringify(res.body).slice(0, 300)}`);
@@ -47,7 +50,7 @@ const bulk = (async () => {
       to: ids[(i + j) % ids.length],
     }));
     const res = await call("POST", "/v1/trigger/bulk", { events }).catch(() => null);
-    if (!res || res.status !== 202) return;
+    if (res?.status !== 202) return;
     bulkAccepted += res.body.results.filter((r) => r.status === "accepted").length;
   }
 })();
@@ -78,13 +81,17 @@ while (performance.now() - restarted < TIMEOUT_MS) {
 const recovered = (performance.now() - restarted) / 1000;
 const calls = await providerCalls(second.persistTo, `m.transaction_id LIKE 'chaos-%${run}%'`);
 const finalDb = await localDb(second.persistTo);
-const [{ n: identities }] = finalDb.all(`SELECT count(*) AS n FROM (SELECT DISTINCT transaction_id, subscriber_id, step_id FROM messages WHERE transaction_id LIKE 'chaos-%${run}%')`);
+const [{ n: identities }] = finalDb.all(
+  `SELECT count(*) AS n FROM (SELECT DISTINCT transaction_id, subscriber_id, step_id FROM messages WHERE transaction_id LIKE 'chaos-%${run}%')`,
+);
 finalDb.close();
 const { call: call2 } = client(second.baseUrl, second.key);
 const fanStatus = (await call2("GET", `/v1/trigger/chaos-fan-${run}`)).body;
 await second.stop();
 
-console.log(`\nafter the restart: ${settled} of ${expected} planned messages terminal in ${recovered.toFixed(1)} s: ${JSON.stringify(statuses)}`);
+console.log(
+  `\nafter the restart: ${settled} of ${expected} planned messages terminal in ${recovered.toFixed(1)} s: ${JSON.stringify(statuses)}`,
+);
 console.log(`fan-out trigger status: ${fanStatus?.status}`);
 console.log(`message rows per send identity: ${identities} identities, ${Object.values(statuses).reduce((a, b) => a + b, 0)} rows`);
 console.log(`provider calls: ${calls.captures} for ${calls.messages} messages: duplicates ${calls.captures - calls.messages}`);

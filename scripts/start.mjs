@@ -51,6 +51,22 @@ console.log(`
   Try: curl -H "Authorization: ApiKey ${keys.development}" http://${HOST}:${PORT}/v1/workflows
 `);
 
-await run("wrangler", ["dev", "--local", "--ip", HOST, "--port", PORT, "--show-interactive-dev-session=false", "--var", `PUBLIC_URL:http://${HOST}:${PORT}`, "--var", `LEDGER_SHARDS:${LOCAL_LEDGER_SHARDS}`], {
-  env: { WRANGLER_SEND_METRICS: "false", ...ownRegistry() },
-});
+await run(
+  "wrangler",
+  [
+    "dev",
+    "--local",
+    "--ip",
+    HOST,
+    "--port",
+    PORT,
+    "--show-interactive-dev-session=false",
+    "--var",
+    `PUBLIC_URL:http://${HOST}:${PORT}`,
+    "--var",
+    `LEDGER_SHARDS:${LOCAL_LEDGER_SHARDS}`,
+  ],
+  {
+    env: { WRANGLER_SEND_METRICS: "false", ...ownRegistry() },
+  },
+);

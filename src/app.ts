@@ -16,7 +16,7 @@ import { previewRoutes } from "./features/workflows/preview-routes";
 import { workflowsRoutes } from "./features/workflows/routes";
 import { ApiError, internalError, problemResponse } from "./lib/errors";
 import { uuidv7 } from "./lib/ids";
-import { apiKeyAuth } from "./lib/middleware/auth";
+import { apiKeyAuth } from "./features/environments/auth";
 import { BULK_BODY_LIMIT, jsonBody } from "./lib/middleware/json-body";
 import { createRouter } from "./lib/openapi";
 

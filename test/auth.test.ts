@@ -66,7 +66,11 @@ describe("environment isolation", () => {
     const a = await createEnvironmentWithWorkflow();
     const b = await createEnvironment();
     const transactionId = unique("txn");
-    expectProblem(await api(b.key, "POST", "/v1/trigger/", { workflow: a.workflowKey, to: "user-1", transactionId }), 404, "workflow_not_found");
+    expectProblem(
+      await api(b.key, "POST", "/v1/trigger/", { workflow: a.workflowKey, to: "user-1", transactionId }),
+      404,
+      "workflow_not_found",
+    );
     expect(await readTrigger(b.id, transactionId)).toBeNull();
     expect(await readTrigger(a.id, transactionId)).toBeNull();
   });

@@ -73,9 +73,7 @@ export const triggerRow = (environmentId: string, transactionId: string) =>
     .first<TriggerRow>();
 
 export const countTriggerRows = async (environmentId: string, transactionId?: string) =>
-  (await env.DB.prepare(
-    `SELECT COUNT(*) AS n FROM triggers WHERE environment_id = ?${transactionId ? " AND transaction_id = ?" : ""}`,
-  )
+  (await env.DB.prepare(`SELECT COUNT(*) AS n FROM triggers WHERE environment_id = ?${transactionId ? " AND transaction_id = ?" : ""}`)
     .bind(...(transactionId ? [environmentId, transactionId] : [environmentId]))
     .first<{ n: number }>())!.n;
 
@@ -155,6 +153,11 @@ export function fakeProviderScenario(name = unique("scenario")) {
     script: (answers: { status: number; headers?: Record<string, string>; body?: unknown; delayMs?: number }[]) =>
       fetch(`${root}/_script/${name}`, { method: "POST", body: JSON.stringify(answers) }),
     captured: async () =>
-      (await (await fetch(`${root}/_captured/${name}`)).json()) as { method: string; path: string; headers: Record<string, string>; body: string }[],
+      (await (await fetch(`${root}/_captured/${name}`)).json()) as {
+        method: string;
+        path: string;
+        headers: Record<string, string>;
+        body: string;
+      }[],
   };
 }

@@ -30,7 +30,9 @@ async function create(key: string, body: Record<string, unknown> = resendBody())
 }
 
 const storedRow = (id: string) =>
-  env.DB.prepare("SELECT credentials, environment_id FROM integrations WHERE id = ?").bind(id).first<{ credentials: string; environment_id: string }>();
+  env.DB.prepare("SELECT credentials, environment_id FROM integrations WHERE id = ?")
+    .bind(id)
+    .first<{ credentials: string; environment_id: string }>();
 
 describe("POST /v1/integrations", () => {
   it("creates an integration with defaults, the provider's channel and masked credentials", async () => {
@@ -56,7 +58,10 @@ describe("POST /v1/integrations", () => {
 
   it("masks a short string entirely and leaves numbers and booleans alone", async () => {
     const { key } = await createEnvironment();
-    const created = await create(key, { provider: "sandbox-sms", credentials: { pin: "12345", nested: { token: "abcdefghijklmnop", n: 3, on: true } } });
+    const created = await create(key, {
+      provider: "sandbox-sms",
+      credentials: { pin: "12345", nested: { token: "abcdefghijklmnop", n: 3, on: true } },
+    });
     expect(created.credentials).toEqual({ pin: "••••", nested: { token: "abcd••••", n: 3, on: true } });
   });
 
@@ -75,7 +80,13 @@ describe("POST /v1/integrations", () => {
     const { key } = await createEnvironment();
     const created = await create(
       key,
-      resendBody({ name: "Resend EU", priority: 2, active: false, settings: { timeoutMs: 5000, maxAttempts: 2, region: "eu" }, baseUrl: "https://eu.example.com/resend" }),
+      resendBody({
+        name: "Resend EU",
+        priority: 2,
+        active: false,
+        settings: { timeoutMs: 5000, maxAttempts: 2, region: "eu" },
+        baseUrl: "https://eu.example.com/resend",
+      }),
     );
     expect(created).toMatchObject({
       name: "Resend EU",
@@ -96,7 +107,11 @@ describe("POST /v1/integrations", () => {
   it.each([
     ["a missing apiKey", { credentials: { from: "Acme <hi@acme.dev>" } }, ["credentials.apiKey"]],
     ["an empty apiKey and a short from", { credentials: { apiKey: "", from: "a" } }, ["credentials.apiKey", "credentials.from"]],
-    ["a webhook secret without whsec_", { credentials: { apiKey: API_KEY, from: "Acme <hi@acme.dev>", webhookSecret: "nope" } }, ["credentials.webhookSecret"]],
+    [
+      "a webhook secret without whsec_",
+      { credentials: { apiKey: API_KEY, from: "Acme <hi@acme.dev>", webhookSecret: "nope" } },
+      ["credentials.webhookSecret"],
+    ],
     ["credentials that are not an object", { credentials: "re_123" }, ["credentials"]],
     ["a baseUrl that is not http(s)", { baseUrl: "ftp://files.example.com" }, ["baseUrl"]],
     ["a fractional priority", { priority: 1.5 }, ["priority"]],
@@ -123,7 +138,11 @@ describe("GET /v1/integrations", () => {
     expectNoSecrets(page1);
     expect(page1.body.data.map((i) => i.id)).toEqual([first.id, second.id]);
     expect(page1.body.data[0]!.credentials.apiKey).toBe("re_l••••");
-    const page2 = await api<{ data: IntegrationView[]; nextCursor: string | null }>(key, "GET", `/v1/integrations?limit=2&cursor=${page1.body.nextCursor}`);
+    const page2 = await api<{ data: IntegrationView[]; nextCursor: string | null }>(
+      key,
+      "GET",
+      `/v1/integrations?limit=2&cursor=${page1.body.nextCursor}`,
+    );
     expect(page2.body).toEqual({ data: [expect.objectContaining({ id: sms.id, channel: "sms" })], nextCursor: null });
 
     const email = await api<{ data: IntegrationView[] }>(key, "GET", "/v1/integrations?channel=email");
@@ -152,10 +171,21 @@ describe("PUT /v1/integrations/{id}", () => {
   it("changes the given fields and keeps the credentials when they are left out", async () => {
     const { key } = await createEnvironment();
     const created = await create(key);
-    const res = await api<IntegrationView>(key, "PUT", `/v1/integrations/${created.id}`, { name: "Renamed", active: false, priority: 5, settings: { maxAttempts: 1 } });
+    const res = await api<IntegrationView>(key, "PUT", `/v1/integrations/${created.id}`, {
+      name: "Renamed",
+      active: false,
+      priority: 5,
+      settings: { maxAttempts: 1 },
+    });
     expect(res.status).toBe(200);
     expectNoSecrets(res);
-    expect(res.body).toMatchObject({ name: "Renamed", active: false, priority: 5, settings: { maxAttempts: 1 }, credentials: created.credentials });
+    expect(res.body).toMatchObject({
+      name: "Renamed",
+      active: false,
+      priority: 5,
+      settings: { maxAttempts: 1 },
+      credentials: created.credentials,
+    });
     expect(await decryptJson(env.ENCRYPTION_KEY, (await storedRow(created.id))!.credentials)).toEqual(resendBody().credentials);
   });
 
@@ -201,7 +231,11 @@ describe("PUT /v1/integrations/{id}", () => {
     const created = await create(key);
     const path = `/v1/integrations/${created.id}`;
     expectProblem(await api(key, "PUT", path, { baseUrl: "https://attacker.example" }), 422, "validation_failed");
-    expectProblem(await api(key, "PUT", path, { baseUrl: "https://attacker.example", credentials: created.credentials }), 422, "validation_failed");
+    expectProblem(
+      await api(key, "PUT", path, { baseUrl: "https://attacker.example", credentials: created.credentials }),
+      422,
+      "validation_failed",
+    );
     expect((await api<IntegrationView>(key, "GET", path)).body.baseUrl).toBeNull();
     const res = await api<IntegrationView>(key, "PUT", path, { baseUrl: "https://proxy.example", credentials: resendBody().credentials });
     expect(res.body.baseUrl).toBe("https://proxy.example");
@@ -302,7 +336,11 @@ describe("GET /v1/providers", () => {
     const res = await api<{ data: ProviderView[] }>(key, "GET", "/v1/providers");
     expect(res.status).toBe(200);
     const byId = new Map(res.body.data.map((p) => [p.id, p]));
-    expect(byId.get("sandbox-email")).toEqual({ id: "sandbox-email", channel: "email", credentials: expect.objectContaining({ type: "object" }) });
+    expect(byId.get("sandbox-email")).toEqual({
+      id: "sandbox-email",
+      channel: "email",
+      credentials: expect.objectContaining({ type: "object" }),
+    });
     const resend = byId.get("resend")!;
     expect(resend.channel).toBe("email");
     expect(resend.credentials).toMatchObject({ type: "object", required: expect.arrayContaining(["apiKey", "from"]) });
@@ -333,15 +371,27 @@ describe("an integration created through the API", () => {
     await scenario.script([{ status: 200, body: { id: "re-api-1" } }]);
     await create(key, resendBody({ baseUrl: scenario.baseUrl, primary: true }));
     const workflowKey = unique("welcome").toLowerCase();
-    await createWorkflow(key, { key: workflowKey, steps: [{ id: "mail", type: "email", template: { subject: "Welcome {{ payload.name }}", text: "Hi" } }] });
+    await createWorkflow(key, {
+      key: workflowKey,
+      steps: [{ id: "mail", type: "email", template: { subject: "Welcome {{ payload.name }}", text: "Hi" } }],
+    });
 
-    const transactionId = await trigger(key, { workflow: workflowKey, to: { subscriberId: unique("s"), email: "new@example.com" }, payload: { name: "Ada" } });
+    const transactionId = await trigger(key, {
+      workflow: workflowKey,
+      to: { subscriberId: unique("s"), email: "new@example.com" },
+      payload: { name: "Ada" },
+    });
     const messages = await settledMessages(key, transactionId, 1, 30_000);
     expect(byStep(messages, "mail")).toMatchObject({ status: "sent", provider: "resend", providerMessageId: "re-api-1" });
 
     const [call] = await scenario.captured();
     expect(call).toMatchObject({ method: "POST", path: "/emails" });
     expect(call!.headers.authorization).toBe(`Bearer ${API_KEY}`);
-    expect(JSON.parse(call!.body)).toMatchObject({ from: "Acme <hi@acme.dev>", to: ["new@example.com"], subject: "Welcome Ada", text: "Hi" });
+    expect(JSON.parse(call!.body)).toMatchObject({
+      from: "Acme <hi@acme.dev>",
+      to: ["new@example.com"],
+      subject: "Welcome Ada",
+      text: "Hi",
+    });
   });
 });

@@ -9,7 +9,9 @@ export const ledgerOf = (environmentId: string, transactionId: string) => ledger
 
 /** A trigger as its ledger holds it, or null: what the API's accept and cancel decided. */
 export async function readTrigger(environmentId: string, transactionId: string): Promise<TriggerSnapshot | null> {
-  const [snapshot] = (await ledgerOf(environmentId, transactionId).snapshots([{ environmentId, transactionId }])) as (TriggerSnapshot | null)[];
+  const [snapshot] = (await ledgerOf(environmentId, transactionId).snapshots([
+    { environmentId, transactionId },
+  ])) as (TriggerSnapshot | null)[];
   return snapshot ?? null;
 }
 

@@ -3,7 +3,11 @@ import { api } from "./request";
 
 describe("GET /openapi.json", () => {
   it("describes the public endpoints from the zod schemas", async () => {
-    const res = await api<{ openapi: string; paths: Record<string, unknown>; components: { schemas: Record<string, unknown> } }>(null, "GET", "/openapi.json");
+    const res = await api<{ openapi: string; paths: Record<string, unknown>; components: { schemas: Record<string, unknown> } }>(
+      null,
+      "GET",
+      "/openapi.json",
+    );
     expect(res.status).toBe(200);
     expect(res.body.openapi).toBe("3.1.0");
     expect(Object.keys(res.body.paths)).toEqual(

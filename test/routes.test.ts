@@ -18,7 +18,12 @@ type Document = { paths: Record<string, Record<string, Operation>> };
 
 const document = (await (await SELF.fetch("http://clarion.test/openapi.json")).json()) as Document;
 const operations = Object.entries(document.paths).flatMap(([path, methods]) =>
-  Object.entries(methods).map(([method, operation]) => ({ name: `${method.toUpperCase()} ${path}`, method: method.toUpperCase(), path, operation })),
+  Object.entries(methods).map(([method, operation]) => ({
+    name: `${method.toUpperCase()} ${path}`,
+    method: method.toUpperCase(),
+    path,
+    operation,
+  })),
 );
 const keyed = operations.filter((o) => o.operation.security?.length);
 const withJsonBody = operations.filter((o) => o.operation.requestBody?.content["application/json"]);
@@ -77,7 +82,10 @@ describe("every keyed read, across environments", () => {
     stranger = (await createEnvironment()).key;
     // One key that is valid for a workflow, a variable and a topic alike.
     const shared = `iso_${crypto.randomUUID().replaceAll("-", "").slice(0, 12)}`;
-    const workflow = await createWorkflow(owner, { key: shared, steps: [{ id: "mail", type: "email", template: { subject: "Isolated" } }] });
+    const workflow = await createWorkflow(owner, {
+      key: shared,
+      steps: [{ id: "mail", type: "email", template: { subject: "Isolated" } }],
+    });
     values.key = workflow.key;
     values.subscriberId = unique("sub");
     expect((await api(owner, "POST", "/sub", { subscriberId: values.subscriberId, email: "owner@example.com" })).status).toBe(201);

@@ -1,7 +1,7 @@
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createDb } from "../src/db/client";
-import { topicMemberIds } from "../src/features/topics/repository";
+import { topicMemberIds } from "../src/db/queries/topics";
 import type { Topic, TopicMember, TopicMembersAdded, TopicWithCount } from "../src/features/topics/schemas";
 import { createEnvironment, createSandboxEnvironment, subscriberRow, trigger, unique } from "./factories";
 import { api, errorPaths, eventually, expectProblem } from "./request";

@@ -1,12 +1,11 @@
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createDb } from "../src/db/client";
-import { loadTemplateVariables } from "../src/features/variables/repository";
+import { loadTemplateVariables } from "../src/db/queries/variables";
 import { SECRET_MASK, type Variable, type VariableList as Page } from "../src/features/variables/schemas";
 import type { Problem } from "../src/lib/errors";
 import { createEnvironment } from "./factories";
 import { api } from "./request";
-
 
 let key: string;
 let environmentId: string;
@@ -89,11 +88,15 @@ describe("GET /v1/variables/{key}", () => {
 describe("GET /v1/variables", () => {
   it("pages through variables by key with a cursor and masks secrets", async () => {
     const { key: own } = await createEnvironment();
-    for (const k of ["C_VAR", "A_VAR", "B_VAR"]) await api(own, "POST", "/v1/variables", { key: k, value: `v-${k}`, secret: k === "B_VAR" });
+    for (const k of ["C_VAR", "A_VAR", "B_VAR"])
+      await api(own, "POST", "/v1/variables", { key: k, value: `v-${k}`, secret: k === "B_VAR" });
 
     const first = await api<Page>(own, "GET", "/v1/variables?limit=2");
     expect(first.status).toBe(200);
-    expect(first.body.data.map((v) => [v.key, v.value])).toEqual([["A_VAR", "v-A_VAR"], ["B_VAR", SECRET_MASK]]);
+    expect(first.body.data.map((v) => [v.key, v.value])).toEqual([
+      ["A_VAR", "v-A_VAR"],
+      ["B_VAR", SECRET_MASK],
+    ]);
     expect(first.body.nextCursor).toBe("B_VAR");
 
     const second = await api<Page>(own, "GET", `/v1/variables?limit=2&cursor=${first.body.nextCursor}`);
@@ -213,7 +216,9 @@ describe("loadTemplateVariables", () => {
 
 describe("secret variables at rest", () => {
   const storedValue = (environmentId: string, key: string) =>
-    env.DB.prepare("SELECT value, secret FROM variables WHERE environment_id = ? AND key = ?").bind(environmentId, key).first<{ value: string; secret: number }>();
+    env.DB.prepare("SELECT value, secret FROM variables WHERE environment_id = ? AND key = ?")
+      .bind(environmentId, key)
+      .first<{ value: string; secret: number }>();
 
   it("keeps a secret's value encrypted in D1 and plain values as they are", async () => {
     const { id, key } = await createEnvironment();

@@ -75,8 +75,16 @@ describe("POST /v1/workflows", () => {
         ],
         "steps.1.id",
       ],
-      ["a bad condition op", [{ id: "s1", type: "sms", template: { body: "a" }, if: { field: "payload.x", op: "approximately", value: 1 } }], "steps.0.if"],
-      ["a bad condition field", [{ id: "s1", type: "sms", template: { body: "a" }, if: { field: "nowhere.x", op: "eq", value: 1 } }], "steps.0.if"],
+      [
+        "a bad condition op",
+        [{ id: "s1", type: "sms", template: { body: "a" }, if: { field: "payload.x", op: "approximately", value: 1 } }],
+        "steps.0.if",
+      ],
+      [
+        "a bad condition field",
+        [{ id: "s1", type: "sms", template: { body: "a" }, if: { field: "nowhere.x", op: "eq", value: 1 } }],
+        "steps.0.if",
+      ],
       ["a delay with both for and until", [{ id: "d1", type: "delay", for: "PT1H", until: "{{ payload.at }}" }], "steps.0"],
       ["a delay with neither for nor until", [{ id: "d1", type: "delay" }], "steps.0"],
       ["a delay with a bad duration", [{ id: "d1", type: "delay", for: "15 minutes" }], "steps.0.for"],
@@ -161,7 +169,15 @@ describe("PUT /v1/workflows/{key}", () => {
     const key = created.body.key;
     const res = await call("PUT", `/v1/workflows/${key}`, { key, name: "Renamed", active: false, steps: [email] });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ id: created.body.id, key, name: "Renamed", active: false, tags: [], description: null, steps: [email] });
+    expect(res.body).toMatchObject({
+      id: created.body.id,
+      key,
+      name: "Renamed",
+      active: false,
+      tags: [],
+      description: null,
+      steps: [email],
+    });
     expect(res.body.createdAt).toBe(created.body.createdAt);
     expect((await call("GET", `/v1/workflows/${key}`)).body.name).toBe("Renamed");
   });
@@ -183,12 +199,20 @@ describe("PUT /v1/workflows/{key}", () => {
   });
 
   it("answers an unknown key with 404 workflow_not_found", async () => {
-    expectProblem(await call("PUT", "/v1/workflows/no-such-workflow", workflowBody({ key: "no-such-workflow" })), 404, "workflow_not_found");
+    expectProblem(
+      await call("PUT", "/v1/workflows/no-such-workflow", workflowBody({ key: "no-such-workflow" })),
+      404,
+      "workflow_not_found",
+    );
   });
 
   it("rejects invalid steps with 422", async () => {
     const created = await create();
-    const res = await call("PUT", `/v1/workflows/${created.body.key}`, workflowBody({ key: created.body.key, steps: [{ id: "x", type: "fax" }] }));
+    const res = await call(
+      "PUT",
+      `/v1/workflows/${created.body.key}`,
+      workflowBody({ key: created.body.key, steps: [{ id: "x", type: "fax" }] }),
+    );
     expectProblem(res, 422, "validation_failed");
   });
 });

@@ -113,7 +113,13 @@ function toProblem(status: number, statusText: string, body: unknown): Problem {
       errors,
     };
   }
-  return { type: "about:blank", title: statusText || `HTTP ${status}`, status, detail: "The server answered with an unexpected body.", code: "unexpected_response" };
+  return {
+    type: "about:blank",
+    title: statusText || `HTTP ${status}`,
+    status,
+    detail: "The server answered with an unexpected body.",
+    code: "unexpected_response",
+  };
 }
 
 export interface ClientOptions {
@@ -136,7 +142,13 @@ export function createClient({ apiKey, baseUrl = "" }: ClientOptions) {
       });
     } catch (error) {
       if (error instanceof DOMException && error.name === "AbortError") throw error;
-      throw new ApiError({ type: "about:blank", title: "Network error", status: 0, detail: "Clarion could not be reached.", code: "network_error" });
+      throw new ApiError({
+        type: "about:blank",
+        title: "Network error",
+        status: 0,
+        detail: "Clarion could not be reached.",
+        code: "network_error",
+      });
     }
     const text = await response.text();
     let body: unknown = null;
@@ -158,7 +170,8 @@ export function createClient({ apiKey, baseUrl = "" }: ClientOptions) {
   const enc = encodeURIComponent;
 
   return {
-    listWorkflows: (params: { limit?: number; cursor?: string } = {}) => request<Page<Workflow>>("GET", `/v1/workflows${query({ ...params })}`),
+    listWorkflows: (params: { limit?: number; cursor?: string } = {}) =>
+      request<Page<Workflow>>("GET", `/v1/workflows${query({ ...params })}`),
     getWorkflow: (key: string) => request<Workflow>("GET", `/v1/workflows/${enc(key)}`),
     previewWorkflow: (key: string, body: PreviewRequest, signal?: AbortSignal) =>
       request<PreviewResponse>("POST", `/v1/workflows/${enc(key)}/preview`, { body, signal }),

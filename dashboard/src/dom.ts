@@ -41,5 +41,7 @@ export const pretty = (value: unknown): string => JSON.stringify(value, null, 2)
 
 export function formatTime(iso: string, style: "short" | "medium" = "medium"): string {
   const d = new Date(iso);
-  return Number.isNaN(d.getTime()) ? iso : d.toLocaleString(undefined, { dateStyle: style === "short" ? "short" : "medium", timeStyle: "medium" });
+  return Number.isNaN(d.getTime())
+    ? iso
+    : d.toLocaleString(undefined, { dateStyle: style === "short" ? "short" : "medium", timeStyle: "medium" });
 }

@@ -13,7 +13,14 @@ const isRoute = (name: string): name is RouteName => Object.hasOwn(ROUTES, name)
 const client = createClient({ apiKey: apiKeyStore.get });
 let current: { route: RouteName; view: View } | undefined;
 
-const keyInput = h("input", { id: "api-key", type: "password", autocomplete: "off", spellcheck: "false", placeholder: "ck_dev_…", "aria-label": "API key" });
+const keyInput = h("input", {
+  id: "api-key",
+  type: "password",
+  autocomplete: "off",
+  spellcheck: "false",
+  placeholder: "ck_dev_…",
+  "aria-label": "API key",
+});
 keyInput.value = apiKeyStore.get();
 const keyForm = h(
   "form",
@@ -52,11 +59,31 @@ function render(): void {
   mount(
     nav,
     (Object.keys(ROUTES) as RouteName[]).map((name) =>
-      h("a", { href: `#/${name}`, class: name === route ? "active" : undefined, "aria-current": name === route ? "page" : undefined }, name[0]?.toUpperCase() + name.slice(1)),
+      h(
+        "a",
+        { href: `#/${name}`, class: name === route ? "active" : undefined, "aria-current": name === route ? "page" : undefined },
+        name[0]?.toUpperCase() + name.slice(1),
+      ),
     ),
   );
   if (!apiKeyStore.get()) {
-    mount(main, h("div", { class: "empty" }, h("h2", {}, "Enter an API key"), h("p", {}, "The dashboard reads an environment through the API with its key. ", h("code", {}, "npm start"), " prints the development key and saves it in ", h("code", {}, ".clarion/keys.json"), ".")));
+    mount(
+      main,
+      h(
+        "div",
+        { class: "empty" },
+        h("h2", {}, "Enter an API key"),
+        h(
+          "p",
+          {},
+          "The dashboard reads an environment through the API with its key. ",
+          h("code", {}, "npm start"),
+          " prints the development key and saves it in ",
+          h("code", {}, ".clarion/keys.json"),
+          ".",
+        ),
+      ),
+    );
     return;
   }
   // A page is built afresh when you come to it, so its lists are current; moving within it keeps them.

@@ -2,16 +2,14 @@ import type { TemplateContext } from "../engine/content";
 import { addDuration, parseDuration } from "../engine/durations";
 import { nextLocalTime, zoneOf } from "../engine/local-time";
 import { renderText } from "../engine/templates";
-import type { Step } from "../features/workflows/steps";
+import type { Step } from "../engine/steps";
 
 type DelayStep = Extract<Step, { type: "delay" }>;
 
 /** A delay shorter than this runs through without waiting on an alarm. */
 export const NEGLIGIBLE_DELAY_MS = 1_000;
 
-export type DelayPlan =
-  | { ok: true; fireAt: Date; past: boolean }
-  | { ok: false; message: string };
+export type DelayPlan = { ok: true; fireAt: Date; past: boolean } | { ok: false; message: string };
 
 /** When a delay step releases one recipient: after a duration, at a rendered instant, or at a local time in their zone. */
 export function planDelay(step: DelayStep, ctx: TemplateContext, timezone: string | null, now: Date): DelayPlan {

@@ -1,7 +1,7 @@
 import { DigestObject } from "../durable-objects/digest-object";
 import { evaluateCondition } from "../engine/conditions";
 import type { Bindings } from "../env";
-import type { ChannelStep, Step } from "../features/workflows/steps";
+import type { ChannelStep, Step } from "../engine/steps";
 import type { TriggerHome } from "./context";
 import { NEGLIGIBLE_DELAY_MS, planDelay, stepKey, windowMs } from "./action-step-plans";
 import type { RecipientsJob } from "./job";
@@ -35,10 +35,19 @@ export async function runActionStep(
         }
         transition(r, { type: "step", stepId: step.id, outcome: { status: "sent" } });
         if (plan.fireAt.getTime() - now.getTime() < NEGLIGIBLE_DELAY_MS) {
-          if (plan.past) transition(r, { type: "note", note: { delay: step.id, until: plan.fireAt.toISOString(), note: "delay.until was in the past: sent at once" } });
+          if (plan.past)
+            transition(r, {
+              type: "note",
+              note: { delay: step.id, until: plan.fireAt.toISOString(), note: "delay.until was in the past: sent at once" },
+            });
           continue;
         }
-        transition(r, { type: "wait", fireAt: plan.fireAt.getTime(), fromStep: index + 1, note: { delay: step.id, delayedUntil: plan.fireAt.toISOString() } });
+        transition(r, {
+          type: "wait",
+          fireAt: plan.fireAt.getTime(),
+          fromStep: index + 1,
+          note: { delay: step.id, delayedUntil: plan.fireAt.toISOString() },
+        });
       }
       return;
     case "throttle":
@@ -48,7 +57,11 @@ export async function runActionStep(
           const name = JSON.stringify([job.environmentId, trigger.workflowKey, r.profile.subscriberId, key]);
           const passed = await env.THROTTLES.get(env.THROTTLES.idFromName(name)).take(job.transactionId, windowMs(step.window), step.limit);
           transition(r, { type: "step", stepId: step.id, outcome: { status: passed ? "sent" : "skipped" } });
-          if (!passed) transition(r, { type: "stop", stop: { status: "skipped", code: "throttled", message: `More than ${step.limit} runs in ${step.window}.` } });
+          if (!passed)
+            transition(r, {
+              type: "stop",
+              stop: { status: "skipped", code: "throttled", message: `More than ${step.limit} runs in ${step.window}.` },
+            });
         }),
       );
       return;
@@ -58,14 +71,25 @@ export async function runActionStep(
           const key = stepKey(step.key, contextFor(r, step));
           const name = DigestObject.nameFor(job.environmentId, trigger.workflowKey, r.profile.subscriberId, key);
           const digest = env.DIGESTS.get(env.DIGESTS.idFromName(name));
-          const resume: RecipientsJob = { ...job, subscriberIds: [r.profile.subscriberId], fromStep: index + 1, digest: undefined, digestedInto: undefined };
+          const resume: RecipientsJob = {
+            ...job,
+            subscriberIds: [r.profile.subscriberId],
+            fromStep: index + 1,
+            digest: undefined,
+            digestedInto: undefined,
+          };
           await coordinator.hold(now.getTime() + windowMs(step.window), name);
-          const decision = await digest.add({ transactionId: job.transactionId, payload: trigger.payload, job: resume }, step.id, windowMs(step.window), step.mode);
-          if (decision === "continue") transition(r, { type: "step", stepId: step.id, outcome: { status: "sent", events: [trigger.payload], count: 1 } });
+          const decision = await digest.add(
+            { transactionId: job.transactionId, payload: trigger.payload, job: resume },
+            step.id,
+            windowMs(step.window),
+            step.mode,
+          );
+          if (decision === "continue")
+            transition(r, { type: "step", stepId: step.id, outcome: { status: "sent", events: [trigger.payload], count: 1 } });
           else transition(r, { type: "digest" });
         }),
       );
       return;
   }
 }
-

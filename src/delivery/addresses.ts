@@ -1,4 +1,4 @@
-import type { Channel } from "../features/workflows/steps";
+import type { Channel } from "../engine/steps";
 import type { IntegrationConfig } from "../providers/types";
 
 export interface RecipientProfile {
@@ -15,7 +15,9 @@ export interface RecipientProfile {
  */
 export function addressesFor(channel: Channel, profile: RecipientProfile, integration: IntegrationConfig | undefined): string[] {
   const matching = (list: { provider: string; address: string }[]) =>
-    list.filter((a) => !integration || integration.provider.startsWith("sandbox-") || a.provider === integration.provider).map((a) => a.address);
+    list
+      .filter((a) => !integration || integration.provider.startsWith("sandbox-") || a.provider === integration.provider)
+      .map((a) => a.address);
   switch (channel) {
     case "email":
       return profile.email ? [profile.email] : [];

@@ -1,5 +1,5 @@
 import type { DeliveryContext } from "./context";
-import { isChannelStep } from "../features/workflows/steps";
+import { isChannelStep } from "../engine/steps";
 import type { RecipientsJob } from "./job";
 import { MessageWrites } from "./message-writes";
 import { FINAL_OR_SENT, keyOf, load } from "./recipients-state";
@@ -33,7 +33,14 @@ async function closeRecipients(
       if (existing) writes.update(job.environmentId, existing.id, status, error, { status, detail });
       else {
         writes.insertFinal(
-          { environmentId: job.environmentId, transactionId: job.transactionId, subscriberId, workflowKey: trigger.workflowKey, stepId: step.id, channel: step.type },
+          {
+            environmentId: job.environmentId,
+            transactionId: job.transactionId,
+            subscriberId,
+            workflowKey: trigger.workflowKey,
+            stepId: step.id,
+            channel: step.type,
+          },
           status,
           error,
           [{ status, detail }],
@@ -44,4 +51,3 @@ async function closeRecipients(
   await ctx.write(writes.all());
   return closed;
 }
-

@@ -2,9 +2,9 @@ import { chunk, runBatch } from "../db/batch";
 import type { TriggerStatus } from "../db/schema";
 import { coordinatorStub, ledgerStub } from "../durable-objects/ledger/shards";
 import { deliveryQueueFor, type Bindings } from "../env";
-import { subscriberWrites } from "../features/subscribers/repository";
-import { inlineSubscribers } from "../features/triggers/inline-subscribers";
-import { finishTrigger, triggerRecordWrites } from "../features/triggers/records";
+import { subscriberWrites } from "../db/queries/subscribers";
+import { inlineSubscribers } from "./inline-subscribers";
+import { finishTrigger, triggerRecordWrites } from "./trigger-writes";
 import { retryDelaySeconds } from "./backoff";
 import { cancelRecipients } from "./close-recipients";
 import { DeliveryContext } from "./context";
@@ -57,7 +57,14 @@ export async function consumeDeliveryBatch(batch: MessageBatch<unknown>, env: Bi
   );
   // Large batches only: what an operator (and the delivery benchmark) reads to see where a batch's time went.
   if (batch.messages.length >= 20) {
-    log({ level: "info", event: "delivery_batch", triggers: triggers.length, chunks: chunks.length, startMs: fannedOut - started, runMs: Date.now() - fannedOut });
+    log({
+      level: "info",
+      event: "delivery_batch",
+      triggers: triggers.length,
+      chunks: chunks.length,
+      startMs: fannedOut - started,
+      runMs: Date.now() - fannedOut,
+    });
   }
 }
 
@@ -71,23 +78,33 @@ async function startTriggers(ctx: DeliveryContext, jobs: Job<"trigger">[]) {
   const { env } = ctx;
   const loaded = await Promise.allSettled(jobs.map(({ job }) => ctx.snapshot(job)));
   const ready: (Job<"trigger"> & { snapshot: TriggerSnapshot })[] = [];
-  loaded.forEach((result, i) => {
+  for (const [i, result] of loaded.entries()) {
     const item = jobs[i]!;
-    if (result.status === "rejected") return retry(item.message, result.reason, "trigger_read_failed");
+    if (result.status === "rejected") {
+      retry(item.message, result.reason, "trigger_read_failed");
+      continue;
+    }
     if (!result.value) {
       // Forgotten after its idempotency window, or never accepted: nothing to do.
       log({ level: "warn", event: "trigger_missing", transactionId: item.job.transactionId });
-      return item.message.ack();
+      item.message.ack();
+      continue;
     }
     ready.push({ ...item, snapshot: result.value });
-  });
+  }
   if (ready.length === 0) return [];
 
   const now = new Date();
   try {
     const active = ready.filter((r) => r.snapshot.state === "accepted");
     const upserts = [...Map.groupBy(active, (r) => r.snapshot.environmentId)].flatMap(
-      ([environmentId, items]) => subscriberWrites(ctx.db, environmentId, items.flatMap((i) => inlineSubscribers(i.snapshot)), now).statements,
+      ([environmentId, items]) =>
+        subscriberWrites(
+          ctx.db,
+          environmentId,
+          items.flatMap((i) => inlineSubscribers(i.snapshot)),
+          now,
+        ).statements,
     );
     const records = ready.map((r) => ({ record: r.snapshot, status: STATUS_BY_STATE[r.snapshot.state] }));
     await runBatch(ctx.db, [...upserts, ...triggerRecordWrites(ctx.db, records, now)]);
@@ -109,17 +126,25 @@ async function startTriggers(ctx: DeliveryContext, jobs: Job<"trigger">[]) {
       const chunks = chunk(ids, RECIPIENTS_PER_JOB);
       const { environmentId, transactionId } = r.snapshot;
       // A large fan-out gets its own coordinator, so its many chunk calls never make the shard hot.
-      if (chunks.length > 1) await coordinatorStub(env, environmentId, transactionId).init(environmentId, transactionId, r.snapshot.ledger, chunks);
+      if (chunks.length > 1)
+        await coordinatorStub(env, environmentId, transactionId).init(environmentId, transactionId, r.snapshot.ledger, chunks);
       return { environmentId, transactionId, chunks: chunks.length > 1 ? null : chunks };
     }),
   );
   const fanOuts = await Promise.all(
-    [...Map.groupBy(live.map((r, i) => ({ r, plan: planned[i]! })), ({ r }) => r.snapshot.ledger)].map(async ([ledger, items]) => {
+    [
+      ...Map.groupBy(
+        live.map((r, i) => ({ r, plan: planned[i]! })),
+        ({ r }) => r.snapshot.ledger,
+      ),
+    ].map(async ([ledger, items]) => {
       const ok = items.filter((i) => i.plan.status === "fulfilled");
       for (const i of items) if (i.plan.status === "rejected") retry(i.r.message, i.plan.reason, "fan_out_failed");
       if (ok.length === 0) return [];
       try {
-        const plans = ok.map((i) => (i.plan as PromiseFulfilledResult<{ environmentId: string; transactionId: string; chunks: string[][] | null }>).value);
+        const plans = ok.map(
+          (i) => (i.plan as PromiseFulfilledResult<{ environmentId: string; transactionId: string; chunks: string[][] | null }>).value,
+        );
         const results = await ledgerStub(env, ledger).fanOut(plans);
         return ok.map((i, n) => ({ ...i, plan: plans[n]!, result: results[n]! }));
       } catch (error) {
@@ -132,7 +157,11 @@ async function startTriggers(ctx: DeliveryContext, jobs: Job<"trigger">[]) {
     fanOuts.flat().map(async ({ r, plan, result }) => {
       try {
         const { environmentId, transactionId } = r.snapshot;
-        const snapshot: TriggerSnapshot = { ...r.snapshot, state: result.state === "cancelled" ? "cancelled" : r.snapshot.state, coordinated: result.chunks === null };
+        const snapshot: TriggerSnapshot = {
+          ...r.snapshot,
+          state: result.state === "cancelled" ? "cancelled" : r.snapshot.state,
+          coordinated: result.chunks === null,
+        };
         if (snapshot.coordinated && result.state === "cancelled") await coordinatorStub(env, environmentId, transactionId).cancel();
         if (result.completed) {
           await finishTrigger(ctx.db, environmentId, transactionId, "completed");

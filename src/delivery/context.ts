@@ -3,9 +3,9 @@ import { createDb, type Db } from "../db/client";
 import type { ClaimReport, ClaimResult, DeliveryOp, DeliveryOpResult, WaitEntry } from "../durable-objects/ledger/claims";
 import { coordinatorStub, ledgerNameFor, ledgerStub } from "../durable-objects/ledger/shards";
 import type { Bindings } from "../env";
+import type { IntegrationConfig } from "../providers/types";
 import type { DeliveryJob } from "./job";
 import { MicroBatcher } from "./micro-batch";
-import type { EnvironmentCache } from "./recipients-state";
 import type { TriggerSnapshot } from "./trigger-record";
 
 /** Where a trigger's sends are coordinated: its ledger shard, or its own coordinator for a large fan-out. */
@@ -20,6 +20,9 @@ export interface TriggerHome {
 }
 
 type Key = { environmentId: string; transactionId: string };
+
+/** An environment's variables and integrations, read once per consumer batch rather than once per chunk. */
+export type EnvironmentCache = Map<string, Promise<{ vars: Record<string, string>; integrations: Map<string, IntegrationConfig[]> }>>;
 
 /**
  * What one consumer invocation shares between the chunks it runs: one D1 batch per phase and
@@ -40,7 +43,11 @@ export class DeliveryContext {
       const [first, ...rest] = all;
       const results = (await this.db.batch([first!, ...rest])) as unknown[];
       let offset = 0;
-      return lists.map((list) => results.slice(offset, (offset += list.length)));
+      return lists.map((list) => {
+        const start = offset;
+        offset += list.length;
+        return results.slice(start, offset);
+      });
     });
     this.ops = new MicroBatcher(async (key, ops) => {
       const [kind, name] = [key.slice(0, 1), key.slice(2)];
@@ -77,7 +84,8 @@ export class DeliveryContext {
         return completed;
       },
       wait: async (entries) => (await run({ kind: "park", ...ids, entries })).outcome,
-      hold: async (until, digest) => void (await run({ kind: "hold", ...ids, until, ...(digest ? { digest } : {}) }, `l:${trigger.ledger}`)),
+      hold: async (until, digest) =>
+        void (await run({ kind: "hold", ...ids, until, ...(digest ? { digest } : {}) }, `l:${trigger.ledger}`)),
     };
   }
 }

@@ -1,7 +1,7 @@
 import { runBatch } from "../db/batch";
 import { ledgerStub } from "../durable-objects/ledger/shards";
 import type { Bindings } from "../env";
-import { finishTrigger, recordTriggers } from "../features/triggers/records";
+import { finishTrigger, recordTriggers } from "./trigger-writes";
 import { retryDelaySeconds } from "./backoff";
 import { failRecipients } from "./close-recipients";
 import { DeliveryContext } from "./context";
@@ -36,7 +36,8 @@ export async function consumeDeadLetters(batch: MessageBatch<unknown>, env: Bind
         await ledgerStub(env, ledger).finish([{ environmentId: job.environmentId, transactionId: job.transactionId, state: "failed" }]);
       } else if (job.type === "recipients" && stored) {
         await failRecipients(ctx, job, stored, reason);
-        if (await ctx.home(stored).recipientsDone(job.chunk, job.subscriberIds)) await finishTrigger(ctx.db, job.environmentId, job.transactionId, "completed");
+        if (await ctx.home(stored).recipientsDone(job.chunk, job.subscriberIds))
+          await finishTrigger(ctx.db, job.environmentId, job.transactionId, "completed");
       }
       console.log(JSON.stringify({ level: "error", event: "dead_letter", transactionId: job.transactionId, reason }));
       message.ack();

@@ -3,8 +3,8 @@ import { evaluateCondition } from "../engine/conditions";
 import { quietHoursEnd, zoneOf } from "../engine/local-time";
 import { applyOverrides, renderChannel } from "../engine/templates";
 import type { TriggerRecord } from "./trigger-record";
-import { isChannelAllowed } from "../features/subscribers/preferences";
-import type { ChannelStep } from "../features/workflows/steps";
+import { isChannelAllowed } from "../engine/preferences";
+import type { ChannelStep } from "../engine/steps";
 import { addressesFor } from "./addresses";
 import { contextFor, FINAL_OR_SENT, keyOf, type Loaded, type Recipient } from "./recipients-state";
 
@@ -43,6 +43,8 @@ export function decide(step: ChannelStep, recipient: Recipient, loaded: Loaded, 
   if (quietEnd) return { kind: "wait", until: quietEnd.getTime() };
   const rendered = renderChannel(step, context, recipient.locale);
   if (!rendered.ok) return final("failed", rendered.code, rendered.message);
-  return { kind: "send", content: applyOverrides(step.type, rendered.content, trigger.overrides ?? {}) as unknown as Record<string, unknown> };
+  return {
+    kind: "send",
+    content: applyOverrides(step.type, rendered.content, trigger.overrides ?? {}) as unknown as Record<string, unknown>,
+  };
 }
-

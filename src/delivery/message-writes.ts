@@ -87,7 +87,10 @@ export class MessageWrites {
 
   update(environmentId: string, messageId: string, status: MessageStatus, fields: MessageFields, event: EventInput): void {
     this.statements.push(
-      this.db.update(messages).set({ status, ...fields, updatedAt: this.now }).where(eq(messages.id, messageId)),
+      this.db
+        .update(messages)
+        .set({ status, ...fields, updatedAt: this.now })
+        .where(eq(messages.id, messageId)),
     );
     this.events.push(eventRow(environmentId, messageId, event, this.now));
   }

@@ -27,7 +27,9 @@ export class MicroBatcher<I, O> {
     this.open.delete(key);
     try {
       const results = await this.send(key, group.items);
-      group.waiters.forEach((w, i) => w.resolve(results[i]!));
+      group.waiters.forEach((w, i) => {
+        w.resolve(results[i]!);
+      });
     } catch (error) {
       for (const w of group.waiters) w.reject(error);
     }

@@ -3,19 +3,27 @@ import type { Db } from "../db/client";
 import { messages, subscriberChannels, subscribers, workflows, type MessageStatus, type SubscriberPreferences } from "../db/schema";
 import type { StepOutcomeView, TemplateContext } from "../engine/content";
 import type { Bindings } from "../env";
-import { activeIntegrations } from "../features/integrations/repository";
-import { loadTemplateVariables } from "../features/variables/repository";
-import type { Step } from "../features/workflows/steps";
+import { activeIntegrations } from "./integrations";
+import { loadTemplateVariables } from "../db/queries/variables";
+import type { Step } from "../engine/steps";
 import type { IntegrationConfig } from "../providers/types";
 import type { RecipientProfile } from "./addresses";
-import type { DeliveryContext } from "./context";
+import type { DeliveryContext, EnvironmentCache } from "./context";
 import type { RecipientsJob } from "./job";
 import type { MessageRow } from "./message-writes";
 import type { TriggerRecord } from "./trigger-record";
 
 /** Statuses after which a message is never sent again. */
 export const FINAL_OR_SENT: ReadonlySet<MessageStatus> = new Set([
-  "sent", "delivered", "opened", "clicked", "failed", "bounced", "undeliverable", "skipped", "cancelled",
+  "sent",
+  "delivered",
+  "opened",
+  "clicked",
+  "failed",
+  "bounced",
+  "undeliverable",
+  "skipped",
+  "cancelled",
 ]);
 
 /** Why a recipient's remaining channel steps are recorded without a send. */
@@ -53,15 +61,13 @@ export interface Loaded {
 
 export const keyOf = (subscriberId: string, stepId: string) => `${subscriberId}\u0000${stepId}`;
 
-/** An environment's variables and integrations, read once per consumer batch rather than once per chunk. */
-export type EnvironmentCache = Map<string, Promise<{ vars: Record<string, string>; integrations: Map<string, IntegrationConfig[]> }>>;
-
 function environmentData(db: Db, env: Bindings, environmentId: string, cache?: EnvironmentCache) {
   const hit = cache?.get(environmentId);
   if (hit) return hit;
-  const data = Promise.all([loadTemplateVariables(db, environmentId, env.ENCRYPTION_KEY), activeIntegrations(db, environmentId, env.ENCRYPTION_KEY)]).then(
-    ([vars, integrations]) => ({ vars, integrations }),
-  );
+  const data = Promise.all([
+    loadTemplateVariables(db, environmentId, env.ENCRYPTION_KEY),
+    activeIntegrations(db, environmentId, env.ENCRYPTION_KEY),
+  ]).then(([vars, integrations]) => ({ vars, integrations }));
   cache?.set(environmentId, data);
   data.catch(() => cache?.delete(environmentId));
   return data;
@@ -78,7 +84,10 @@ export async function load(ctx: DeliveryContext, job: RecipientsJob, trigger: Tr
         .from(workflows)
         .where(and(eq(workflows.environmentId, environmentId), eq(workflows.key, trigger.workflowKey)))
         .limit(1),
-      db.select().from(subscribers).where(and(eq(subscribers.environmentId, environmentId), inArray(subscribers.subscriberId, subscriberIds))),
+      db
+        .select()
+        .from(subscribers)
+        .where(and(eq(subscribers.environmentId, environmentId), inArray(subscribers.subscriberId, subscriberIds))),
       db
         .select()
         .from(subscriberChannels)
@@ -86,17 +95,23 @@ export async function load(ctx: DeliveryContext, job: RecipientsJob, trigger: Tr
       db
         .select()
         .from(messages)
-        .where(and(eq(messages.environmentId, environmentId), eq(messages.transactionId, transactionId), inArray(messages.subscriberId, subscriberIds))),
+        .where(
+          and(
+            eq(messages.environmentId, environmentId),
+            eq(messages.transactionId, transactionId),
+            inArray(messages.subscriberId, subscriberIds),
+          ),
+        ),
     ]),
     environmentData(db, env, environmentId, ctx.environments),
   ]);
   const [workflowRows, subscriberRows, channelRows, messageRows] = reads as [
-    { key: string; name: string; critical: boolean; steps: unknown }[],
+    Pick<typeof workflows.$inferSelect, "key" | "name" | "critical" | "steps">[],
     (typeof subscribers.$inferSelect)[],
     (typeof subscriberChannels.$inferSelect)[],
     MessageRow[],
   ];
-  const workflow = workflowRows[0] ? { ...workflowRows[0], steps: workflowRows[0].steps as Step[] } : null;
+  const workflow = workflowRows[0] ?? null;
   const actor = actorView(trigger.actor);
   const recipients = new Map<string, Recipient>();
   for (const subscriberId of subscriberIds) {
@@ -138,4 +153,3 @@ export const contextFor = (recipient: Recipient, step: Step): TemplateContext =>
   steps: recipient.steps,
   step: { id: step.id, type: step.type },
 });
-

@@ -1,7 +1,7 @@
 import type { Db } from "../db/client";
 import type { TriggerRecord } from "./trigger-record";
-import { topicMemberIds } from "../features/topics/repository";
-import type { Recipient } from "../features/triggers/schemas";
+import { topicMemberIds } from "../db/queries/topics";
+import type { Recipient } from "../contract/recipients";
 
 /** Topic members are read in pages, so a 100,000-member topic never loads as one D1 result. */
 const PAGE = 5_000;

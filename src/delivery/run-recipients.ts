@@ -1,4 +1,4 @@
-import { isChannelStep } from "../features/workflows/steps";
+import { isChannelStep } from "../engine/steps";
 import { runActionStep } from "./action-steps";
 import { cancelRecipients } from "./close-recipients";
 import type { DeliveryContext } from "./context";
@@ -53,7 +53,16 @@ export async function runRecipients(ctx: DeliveryContext, job: RecipientsJob, tr
   for (const [index, step] of loaded.workflow.steps.entries()) {
     const running = recipients.filter((r) => r.state === "active");
     if (!isChannelStep(step)) {
-      if (index >= (job.fromStep ?? 0)) await runActionStep(ctx.env, job, trigger, step, index, running.filter((r) => !r.stop), home);
+      if (index >= (job.fromStep ?? 0))
+        await runActionStep(
+          ctx.env,
+          job,
+          trigger,
+          step,
+          index,
+          running.filter((r) => !r.stop),
+          home,
+        );
       continue;
     }
     const startedAt = new Date();

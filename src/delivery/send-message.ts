@@ -1,5 +1,5 @@
 import type { ContentByChannel } from "../engine/content";
-import type { Channel } from "../features/workflows/steps";
+import type { Channel } from "../engine/steps";
 import { providerFor } from "../providers/registry";
 import type { Capture, IntegrationConfig, SendOutcome, SendRequest } from "../providers/types";
 
@@ -11,8 +11,7 @@ const setting = (integration: IntegrationConfig, name: string, fallback: number)
   return typeof value === "number" && value > 0 ? value : fallback;
 };
 
-export const attemptsPerProvider = (integration: IntegrationConfig) =>
-  setting(integration, "maxAttempts", DEFAULT_ATTEMPTS_PER_PROVIDER);
+export const attemptsPerProvider = (integration: IntegrationConfig) => setting(integration, "maxAttempts", DEFAULT_ATTEMPTS_PER_PROVIDER);
 
 /**
  * Which integration a message's next attempt goes to: each integration gets its configured
@@ -45,7 +44,12 @@ export async function sendMessage<C extends Channel>(
   const captures: Capture[] = [];
   if (!adapter || adapter.channel !== integration.channel) {
     return {
-      outcome: { ok: false, kind: "permanent", code: "unknown_provider", message: `No ${integration.channel} provider "${integration.provider}".` },
+      outcome: {
+        ok: false,
+        kind: "permanent",
+        code: "unknown_provider",
+        message: `No ${integration.channel} provider "${integration.provider}".`,
+      },
       captures,
       invalidAddresses: [],
     };
@@ -59,9 +63,7 @@ export async function sendMessage<C extends Channel>(
           signal,
           capture: (c) => captures.push(c),
         })
-        .catch(
-          (error: unknown): SendOutcome => ({ ok: false, kind: "retryable", code: "adapter_error", message: String(error) }),
-        ),
+        .catch((error: unknown): SendOutcome => ({ ok: false, kind: "retryable", code: "adapter_error", message: String(error) })),
     ),
   );
   const invalidAddresses = addresses.filter((_, i) => {

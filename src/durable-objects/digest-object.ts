@@ -42,7 +42,13 @@ export class DigestObject extends DurableObject<Bindings> {
     return (await this.ctx.storage.get<State>(KEY)) ?? { window: null, lastSentAt: null, decisions: {}, closed: {} };
   }
 
-  async add(entry: DigestEntry, stepId: string, windowMs: number, mode: "fixed" | "lookback", now = Date.now()): Promise<"continue" | "wait"> {
+  async add(
+    entry: DigestEntry,
+    stepId: string,
+    windowMs: number,
+    mode: "fixed" | "lookback",
+    now = Date.now(),
+  ): Promise<"continue" | "wait"> {
     const state = await this.state();
     const known = state.decisions[entry.transactionId];
     if (known) return known;
@@ -89,7 +95,9 @@ export class DigestObject extends DurableObject<Bindings> {
       const now = Date.now();
       state.lastSentAt = now;
       state.closed[leader.transactionId] = { events: window.entries.map((e) => e.payload), count: window.entries.length, closedAt: now };
-      const recent = Object.entries(state.closed).sort(([, a], [, b]) => b.closedAt - a.closedAt).slice(0, KEEP_CLOSED);
+      const recent = Object.entries(state.closed)
+        .sort(([, a], [, b]) => b.closedAt - a.closedAt)
+        .slice(0, KEEP_CLOSED);
       state.closed = Object.fromEntries(recent);
     }
     await this.ctx.storage.put(KEY, state);

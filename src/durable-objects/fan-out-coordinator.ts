@@ -56,7 +56,9 @@ export class FanOutCoordinator extends DurableObject<Bindings> {
       total,
       now,
     );
-    chunks.forEach((ids, chunk) => this.sql.exec("INSERT INTO chunks (chunk, ids) VALUES (?, ?)", chunk, JSON.stringify(ids)));
+    chunks.forEach((ids, chunk) => {
+      this.sql.exec("INSERT INTO chunks (chunk, ids) VALUES (?, ?)", chunk, JSON.stringify(ids));
+    });
   }
 
   async run(ops: DeliveryOp[]): Promise<DeliveryOpResult[]> {
@@ -65,6 +67,7 @@ export class FanOutCoordinator extends DurableObject<Bindings> {
     const cancelled = !t || t.state === "cancelled";
     if (t) this.sql.exec("UPDATE trigger SET progress_at = ? WHERE id = 1", now);
     let wakeAt: number | null = null;
+    // biome-ignore lint/suspicious/useIterableCallbackReturn: the switch covers every op.kind and each case returns; tsc checks both.
     const results = ops.map((op): DeliveryOpResult => {
       const { environmentId: env, transactionId: tx } = op;
       switch (op.kind) {
@@ -76,7 +79,7 @@ export class FanOutCoordinator extends DurableObject<Bindings> {
         case "done": {
           this.delivery.markDone(env, tx, op.chunk, op.subscriberIds);
           const current = this.trigger();
-          if (!current || current.state !== "accepted" || this.delivery.doneCount(env, tx) < current.total) return { kind: "done", completed: false };
+          if (current?.state !== "accepted" || this.delivery.doneCount(env, tx) < current.total) return { kind: "done", completed: false };
           this.sql.exec("UPDATE trigger SET state = 'completed', finished_at = ? WHERE id = 1", now);
           return { kind: "done", completed: true };
         }

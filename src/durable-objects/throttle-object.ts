@@ -9,9 +9,7 @@ import type { Bindings } from "../env";
 export class ThrottleObject extends DurableObject<Bindings> {
   constructor(ctx: DurableObjectState, env: Bindings) {
     super(ctx, env);
-    ctx.storage.sql.exec(
-      "CREATE TABLE IF NOT EXISTS runs (transaction_id TEXT PRIMARY KEY, at INTEGER NOT NULL, passed INTEGER NOT NULL)",
-    );
+    ctx.storage.sql.exec("CREATE TABLE IF NOT EXISTS runs (transaction_id TEXT PRIMARY KEY, at INTEGER NOT NULL, passed INTEGER NOT NULL)");
   }
 
   async take(transactionId: string, windowMs: number, limit: number, now = Date.now()): Promise<boolean> {

@@ -1,4 +1,4 @@
-import type { Condition, ConditionOp } from "../features/workflows/steps";
+import type { Condition, ConditionOp } from "./steps";
 import type { TemplateContext } from "./content";
 import { addDuration } from "./durations";
 import { readField } from "./fields";
@@ -22,8 +22,7 @@ export interface ConditionExplanation {
 const NUMERIC = /^\s*[-+]?(\d+(\.\d*)?|\.\d+)(e[-+]?\d+)?\s*$/i;
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/i;
 
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  value !== null && typeof value === "object" && !Array.isArray(value);
+const isRecord = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === "object" && !Array.isArray(value);
 
 function asNumber(value: unknown): number | null {
   if (typeof value === "number") return Number.isFinite(value) ? value : null;

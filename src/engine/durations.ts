@@ -1,4 +1,4 @@
-import { DURATION } from "../features/workflows/steps";
+import { DURATION } from "./steps";
 
 const SECOND = 1_000;
 const MINUTE = 60 * SECOND;

@@ -44,7 +44,11 @@ export function zoneOf(timezone: string | null | undefined): string {
 }
 
 export function localParts(at: Date, timeZone: string): LocalParts {
-  const parts = Object.fromEntries(formatter(timeZone).formatToParts(at).map((p) => [p.type, p.value]));
+  const parts = Object.fromEntries(
+    formatter(timeZone)
+      .formatToParts(at)
+      .map((p) => [p.type, p.value]),
+  );
   return {
     year: Number(parts.year),
     month: Number(parts.month),

@@ -1,5 +1,5 @@
 import { Liquid, type Template } from "liquidjs";
-import type { Channel, ChannelStep } from "../features/workflows/steps";
+import type { Channel, ChannelStep } from "./steps";
 import type { ChatContent, ContentByChannel, EmailContent, PushContent, SmsContent, TemplateContext } from "./content";
 import { pickLocalized } from "./locale";
 

@@ -7,7 +7,9 @@ export { ERROR_CODES, STATUS_BY_CODE, type ErrorCode } from "../contract/error-c
 
 export const FieldError = z
   .object({
-    path: z.string().openapi({ description: "Dotted path of the offending field; `(root)` for the body itself.", example: "payload.orderId" }),
+    path: z
+      .string()
+      .openapi({ description: "Dotted path of the offending field; `(root)` for the body itself.", example: "payload.orderId" }),
     message: z.string(),
   })
   .openapi("FieldError");
@@ -68,7 +70,8 @@ export class ApiError extends HTTPException {
   }
 }
 
-export const internalError = () => new ApiError("internal_error", "Something went wrong on our side; the request id identifies it in the logs.");
+export const internalError = () =>
+  new ApiError("internal_error", "Something went wrong on our side; the request id identifies it in the logs.");
 
 export const problemResponse = (error: ApiError, requestId?: string, headers?: HeadersInit): Response => {
   const response = new Response(JSON.stringify(error.toProblem(requestId)), { status: error.status, headers });

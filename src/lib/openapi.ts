@@ -26,9 +26,9 @@ export function errorCodesOf(route: RouteConfig, errors: readonly ErrorCode[] = 
   const codes = new Set<ErrorCode>();
   if (route.security?.length) codes.add("unauthorized");
   const request = route.request;
-  if (request?.body) JSON_BODY_CODES.forEach((code) => codes.add(code));
+  if (request?.body) for (const code of JSON_BODY_CODES) codes.add(code);
   if (request?.body || request?.query || request?.params || request?.headers) codes.add("validation_failed");
-  errors.forEach((code) => codes.add(code));
+  for (const code of errors) codes.add(code);
   return [...codes].sort((a, b) => STATUS_BY_CODE[a] - STATUS_BY_CODE[b]);
 }
 
@@ -59,5 +59,8 @@ export function problemResponses(codes: readonly ErrorCode[]) {
 export function apiRoute<const R extends RouteConfig & { errors?: readonly ErrorCode[] }>(config: R): Omit<R, "errors"> {
   const { errors, ...route } = config;
   const codes = errorCodesOf(route, errors);
-  return createRoute({ ...route, responses: { ...route.responses, ...problemResponses(codes) }, "x-error-codes": codes } as Omit<R, "errors">);
+  return createRoute({ ...route, responses: { ...route.responses, ...problemResponses(codes) }, "x-error-codes": codes } as Omit<
+    R,
+    "errors"
+  >);
 }

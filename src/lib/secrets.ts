@@ -7,7 +7,10 @@ const decoder = new TextDecoder();
 
 const fromBase64 = (b64: string) => Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
 const toBase64Url = (bytes: Uint8Array) =>
-  btoa(String.fromCharCode(...bytes)).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
+  btoa(String.fromCharCode(...bytes))
+    .replaceAll("+", "-")
+    .replaceAll("/", "_")
+    .replace(/=+$/, "");
 const fromBase64Url = (text: string) => fromBase64(text.replaceAll("-", "+").replaceAll("_", "/"));
 
 function keyBytes(secret: string | undefined): Uint8Array {
@@ -17,8 +20,7 @@ function keyBytes(secret: string | undefined): Uint8Array {
   return bytes;
 }
 
-const aesKey = (secret: string | undefined) =>
-  crypto.subtle.importKey("raw", keyBytes(secret), "AES-GCM", false, ["encrypt", "decrypt"]);
+const aesKey = (secret: string | undefined) => crypto.subtle.importKey("raw", keyBytes(secret), "AES-GCM", false, ["encrypt", "decrypt"]);
 
 export async function encryptJson(secret: string | undefined, value: unknown): Promise<string> {
   const iv = crypto.getRandomValues(new Uint8Array(12));

@@ -137,7 +137,11 @@ export const malformed = (message: string) => failure("retryable", "malformed_re
 export async function callProvider(call: ProviderCall, signal: AbortSignal): Promise<ProviderAnswer | SendOutcome> {
   const response = await providerFetch(
     typeof call.url === "string" ? call.url : call.url.href,
-    { method: call.method ?? "POST", ...(call.headers ? { headers: call.headers } : {}), ...(call.body !== undefined ? { body: call.body } : {}) },
+    {
+      method: call.method ?? "POST",
+      ...(call.headers ? { headers: call.headers } : {}),
+      ...(call.body !== undefined ? { body: call.body } : {}),
+    },
     signal,
   );
   if (isOutcome(response)) return response;
@@ -151,7 +155,14 @@ export async function callProvider(call: ProviderCall, signal: AbortSignal): Pro
     else if (signal.aborted) return failure("retryable", "timeout", "The provider did not answer within its timeout.");
     else return failure("retryable", "network_error", `The provider's answer was cut off: ${(error as Error).message}`);
   }
-  return { status: response.status, statusText: response.statusText, ok: response.ok, headers: response.headers, text, json: parseJson(text) };
+  return {
+    status: response.status,
+    statusText: response.statusText,
+    ok: response.ok,
+    headers: response.headers,
+    text,
+    json: parseJson(text),
+  };
 }
 
 export const isAnswer = (value: ProviderAnswer | SendOutcome): value is ProviderAnswer => "status" in value;
@@ -190,11 +201,20 @@ const withContentType = (contentType: string, headers: Record<string, string> = 
   Object.keys(headers).some((name) => name.toLowerCase() === "content-type") ? headers : { ...headers, "content-type": contentType };
 
 /** A send with a JSON body (`content-type: application/json` unless the adapter's headers say otherwise). */
-export function sendJson(call: Omit<ProviderCall, "body" | "headers"> & AnswerMapping & { headers?: Record<string, string>; body: unknown }, signal: AbortSignal): Promise<SendOutcome> {
+export function sendJson(
+  call: Omit<ProviderCall, "body" | "headers"> & AnswerMapping & { headers?: Record<string, string>; body: unknown },
+  signal: AbortSignal,
+): Promise<SendOutcome> {
   return sendRequest({ ...call, headers: withContentType("application/json", call.headers), body: JSON.stringify(call.body) }, signal);
 }
 
 /** A send with an `application/x-www-form-urlencoded` body (Twilio, Slack's Web API): `+` goes out as `%2B`. */
-export function sendForm(call: Omit<ProviderCall, "body" | "headers"> & AnswerMapping & { headers?: Record<string, string>; body: URLSearchParams }, signal: AbortSignal): Promise<SendOutcome> {
-  return sendRequest({ ...call, headers: withContentType("application/x-www-form-urlencoded", call.headers), body: call.body.toString() }, signal);
+export function sendForm(
+  call: Omit<ProviderCall, "body" | "headers"> & AnswerMapping & { headers?: Record<string, string>; body: URLSearchParams },
+  signal: AbortSignal,
+): Promise<SendOutcome> {
+  return sendRequest(
+    { ...call, headers: withContentType("application/x-www-form-urlencoded", call.headers), body: call.body.toString() },
+    signal,
+  );
 }

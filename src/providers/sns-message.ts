@@ -82,8 +82,19 @@ export async function verifySnsMessage(body: string, options: SnsVerifyOptions):
   if (message.TopicArn !== options.topicArn || !isTrustedSnsUrl(message.SigningCertURL, options.trustedUrlPrefix)) return undefined;
   try {
     const hash = message.SignatureVersion === "1" ? "SHA-1" : "SHA-256";
-    const key = await crypto.subtle.importKey("spki", await signingKey(message.SigningCertURL), { name: "RSASSA-PKCS1-v1_5", hash }, false, ["verify"]);
-    const valid = await crypto.subtle.verify("RSASSA-PKCS1-v1_5", key, base64ToBytes(message.Signature), new TextEncoder().encode(snsStringToSign(message)));
+    const key = await crypto.subtle.importKey(
+      "spki",
+      await signingKey(message.SigningCertURL),
+      { name: "RSASSA-PKCS1-v1_5", hash },
+      false,
+      ["verify"],
+    );
+    const valid = await crypto.subtle.verify(
+      "RSASSA-PKCS1-v1_5",
+      key,
+      base64ToBytes(message.Signature),
+      new TextEncoder().encode(snsStringToSign(message)),
+    );
     return valid ? message : undefined;
   } catch {
     return undefined;
@@ -92,7 +103,8 @@ export async function verifySnsMessage(body: string, options: SnsVerifyOptions):
 
 /** Confirms a verified SubscriptionConfirmation by visiting its SubscribeURL (SNS's documented handshake). */
 export async function confirmSnsSubscription(message: SnsMessage, trustedUrlPrefix?: string): Promise<boolean> {
-  if (message.Type !== "SubscriptionConfirmation" || !message.SubscribeURL || !isTrustedSnsUrl(message.SubscribeURL, trustedUrlPrefix)) return false;
+  if (message.Type !== "SubscriptionConfirmation" || !message.SubscribeURL || !isTrustedSnsUrl(message.SubscribeURL, trustedUrlPrefix))
+    return false;
   try {
     const response = await fetch(message.SubscribeURL, { signal: AbortSignal.timeout(5000) });
     await response.body?.cancel();

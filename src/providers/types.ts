@@ -1,6 +1,6 @@
 import type { z } from "@hono/zod-openapi";
 import type { ContentByChannel } from "../engine/content";
-import type { Channel } from "../features/workflows/steps";
+import type { Channel } from "../engine/steps";
 
 /** An integration as an adapter sees it: credentials already decrypted. */
 export interface IntegrationConfig {

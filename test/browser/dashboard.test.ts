@@ -14,7 +14,14 @@ import { run } from "../../scripts/lib.mjs";
 const ROOT = resolve(import.meta.dirname, "../..");
 const SCREENSHOTS = join(ROOT, "test/browser/__screenshots__");
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-const CHROMIUM_ARGS = ["--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
+const CHROMIUM_ARGS = [
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
 const WORKFLOW = "order-update";
 
 let state: string;
@@ -99,8 +106,21 @@ beforeAll(async () => {
   // --var wins over a .dev.vars in the repository, so the key that encrypted the sandbox credentials is the Worker's.
   wrangler = spawn(
     join(ROOT, "node_modules/.bin/wrangler"),
-    ["dev", "--local", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", state, "--show-interactive-dev-session=false",
-      "--var", `ENCRYPTION_KEY:${encryptionKey}`, "--var", `PUBLIC_URL:${base}`],
+    [
+      "dev",
+      "--local",
+      "--ip",
+      "127.0.0.1",
+      "--port",
+      String(port),
+      "--persist-to",
+      state,
+      "--show-interactive-dev-session=false",
+      "--var",
+      `ENCRYPTION_KEY:${encryptionKey}`,
+      "--var",
+      `PUBLIC_URL:${base}`,
+    ],
     { cwd: ROOT, detached: true, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, CI: "true", WRANGLER_SEND_METRICS: "false" } },
   );
   wrangler.stdout?.on("data", (d: Buffer) => (wranglerLog += d.toString()));
@@ -133,7 +153,10 @@ describe("the dashboard", () => {
           id: "express-email",
           type: "email",
           if: { field: "payload.express", op: "eq", value: true },
-          template: { subject: "Express order {{ payload.orderId }} ships today", html: "<p>Hi {{ subscriber.firstName }}, it is on its way.</p>" },
+          template: {
+            subject: "Express order {{ payload.orderId }} ships today",
+            html: "<p>Hi {{ subscriber.firstName }}, it is on its way.</p>",
+          },
         },
         {
           id: "standard-sms",

@@ -1,5 +1,5 @@
 import type { Capture, IntegrationConfig, ProviderAdapter, SendOutcome, SendRequest } from "../../src/providers/types";
-import type { Channel } from "../../src/features/workflows/steps";
+import type { Channel } from "../../src/engine/steps";
 
 /** Runs one adapter send the way the delivery engine does, against a given base URL. */
 export async function sendWith<C extends Channel>(

@@ -74,7 +74,11 @@ export const FAILURE_CASES: FailureCase[] = [
   },
   {
     name: "retries a 2xx whose body is not the provider's (malformed_response), unless the id is optional",
-    provider: (setup) => ({ status: setup.success.status, headers: { "content-type": "text/html" }, body: "<html><body>Welcome to the captive portal</body></html>" }),
+    provider: (setup) => ({
+      status: setup.success.status,
+      headers: { "content-type": "text/html" },
+      body: "<html><body>Welcome to the captive portal</body></html>",
+    }),
     expected: (setup) => (setup.idFrom === "answer" ? { ok: false, kind: "retryable", code: "malformed_response" } : { ok: true }),
   },
   {
@@ -92,7 +96,11 @@ export const FAILURE_CASES: FailureCase[] = [
   },
   {
     name: "retries a 503 whose body is a proxy's HTML page",
-    provider: () => ({ status: 503, headers: { "content-type": "text/html" }, body: "<html><body><h1>503 Service Unavailable</h1></body></html>" }),
+    provider: () => ({
+      status: 503,
+      headers: { "content-type": "text/html" },
+      body: "<html><body><h1>503 Service Unavailable</h1></body></html>",
+    }),
     expected: () => ({ ok: false, kind: "retryable" }),
   },
   {

@@ -11,8 +11,16 @@ const push = { title: "Order shipped", body: "Order 42 is on its way" };
 const chat = { text: "Deploy finished" };
 const PHONE = "+14155552671";
 
-const ec = generateKeyPairSync("ec", { namedCurve: "P-256", privateKeyEncoding: { type: "pkcs8", format: "pem" }, publicKeyEncoding: { type: "spki", format: "pem" } });
-const rsa = generateKeyPairSync("rsa", { modulusLength: 2048, privateKeyEncoding: { type: "pkcs8", format: "pem" }, publicKeyEncoding: { type: "spki", format: "pem" } });
+const ec = generateKeyPairSync("ec", {
+  namedCurve: "P-256",
+  privateKeyEncoding: { type: "pkcs8", format: "pem" },
+  publicKeyEncoding: { type: "spki", format: "pem" },
+});
+const rsa = generateKeyPairSync("rsa", {
+  modulusLength: 2048,
+  privateKeyEncoding: { type: "pkcs8", format: "pem" },
+  publicKeyEncoding: { type: "spki", format: "pem" },
+});
 const vapid = createECDH("prime256v1");
 vapid.generateKeys();
 const browser = createECDH("prime256v1");
@@ -39,7 +47,10 @@ export const SETUPS: Record<ProviderId, ProviderSetup | NoHttp> = {
     success: { status: 200, body: { id: "4ef9a417-02e9-4d39-ad75-9611e0fcc33c" } },
     successId: "4ef9a417-02e9-4d39-ad75-9611e0fcc33c",
     idFrom: "answer",
-    errorBody: (status) => ({ status, body: { statusCode: status, name: status === 429 ? "rate_limit_exceeded" : "internal_server_error", message: "error" } }),
+    errorBody: (status) => ({
+      status,
+      body: { statusCode: status, name: status === 429 ? "rate_limit_exceeded" : "internal_server_error", message: "error" },
+    }),
   },
   sendgrid: {
     integration: (url) => ({ credentials: { apiKey: "SG.key", from: "Acme <hi@acme.dev>" }, baseUrl: url }),
@@ -55,13 +66,25 @@ export const SETUPS: Record<ProviderId, ProviderSetup | NoHttp> = {
     integration: (url) => ({ credentials: { serverToken: "server-token", from: "Acme <hi@acme.dev>" }, baseUrl: url }),
     to: () => "ada@example.com",
     content: email,
-    success: { status: 200, body: { To: "ada@example.com", SubmittedAt: "2024-01-01T00:00:00Z", MessageID: "b7bc2f4a-e38e-4336-af7d-e6c392c2f817", ErrorCode: 0, Message: "OK" } },
+    success: {
+      status: 200,
+      body: {
+        To: "ada@example.com",
+        SubmittedAt: "2024-01-01T00:00:00Z",
+        MessageID: "b7bc2f4a-e38e-4336-af7d-e6c392c2f817",
+        ErrorCode: 0,
+        Message: "OK",
+      },
+    },
     successId: "b7bc2f4a-e38e-4336-af7d-e6c392c2f817",
     idFrom: "answer",
     errorBody: (status) => ({ status, body: { ErrorCode: status, Message: "error" } }),
     invalidRecipient: {
       status: 422,
-      body: { ErrorCode: 406, Message: "You tried to send to recipient(s) that have been marked as inactive. Found inactive addresses: ada@example.com." },
+      body: {
+        ErrorCode: 406,
+        Message: "You tried to send to recipient(s) that have been marked as inactive. Found inactive addresses: ada@example.com.",
+      },
     },
   },
   mailgun: {
@@ -73,7 +96,10 @@ export const SETUPS: Record<ProviderId, ProviderSetup | NoHttp> = {
     idFrom: "answer",
   },
   ses: {
-    integration: (url) => ({ credentials: { accessKeyId: "AKIAIOSFODNN7EXAMPLE", secretAccessKey: "secret", region: "eu-west-1", from: "hi@acme.dev" }, baseUrl: url }),
+    integration: (url) => ({
+      credentials: { accessKeyId: "AKIAIOSFODNN7EXAMPLE", secretAccessKey: "secret", region: "eu-west-1", from: "hi@acme.dev" },
+      baseUrl: url,
+    }),
     to: () => "ada@example.com",
     content: email,
     success: { status: 200, body: { MessageId: "010201234567890a-11111111-2222-3333-4444-555555555555-000000" } },
@@ -81,7 +107,11 @@ export const SETUPS: Record<ProviderId, ProviderSetup | NoHttp> = {
     idFrom: "answer",
     errorBody: (status) => {
       const type = status === 429 ? "TooManyRequestsException" : "InternalFailure";
-      return { status, headers: { "x-amzn-errortype": `${type}:http://internal.amazon.com/coral/com.amazon.coral.service/` }, body: { message: "error" } };
+      return {
+        status,
+        headers: { "x-amzn-errortype": `${type}:http://internal.amazon.com/coral/com.amazon.coral.service/` },
+        body: { message: "error" },
+      };
     },
   },
   brevo: {
@@ -95,7 +125,10 @@ export const SETUPS: Record<ProviderId, ProviderSetup | NoHttp> = {
   },
 
   twilio: {
-    integration: (url) => ({ credentials: { accountSid: "AC0123456789abcdef0123456789abcdef", authToken: "token", from: "+15005550006" }, baseUrl: url }),
+    integration: (url) => ({
+      credentials: { accountSid: "AC0123456789abcdef0123456789abcdef", authToken: "token", from: "+15005550006" },
+      baseUrl: url,
+    }),
     to: () => PHONE,
     content: sms,
     success: { status: 201, body: { sid: "SM1f0e8ae6ade43cb3c0ce4525424e404f", status: "queued", to: PHONE, error_code: null } },
@@ -104,24 +137,38 @@ export const SETUPS: Record<ProviderId, ProviderSetup | NoHttp> = {
     errorBody: (status) => ({ status, body: { code: status === 429 ? 20429 : 20500, message: "error", status } }),
     invalidRecipient: {
       status: 400,
-      body: { code: 21211, message: "The 'To' number +1555 is not a valid phone number.", more_info: "https://www.twilio.com/docs/errors/21211", status: 400 },
+      body: {
+        code: 21211,
+        message: "The 'To' number +1555 is not a valid phone number.",
+        more_info: "https://www.twilio.com/docs/errors/21211",
+        status: 400,
+      },
     },
   },
   vonage: {
     integration: (url) => ({ credentials: { apiKey: "a1b2c3d4", apiSecret: "secret", from: "AcmeInc" }, baseUrl: url }),
     to: () => PHONE,
     content: sms,
-    success: { status: 200, body: { "message-count": "1", messages: [{ to: "14155552671", "message-id": "0A0000000123ABCD1", status: "0" }] } },
+    success: {
+      status: 200,
+      body: { "message-count": "1", messages: [{ to: "14155552671", "message-id": "0A0000000123ABCD1", status: "0" }] },
+    },
     successId: "0A0000000123ABCD1",
     idFrom: "answer",
     // Vonage answers HTTP 200 and puts the failure in the message's status.
-    invalidRecipient: { status: 200, body: { "message-count": "1", messages: [{ status: "6", "error-text": "Unroutable message - rejected" }] } },
+    invalidRecipient: {
+      status: 200,
+      body: { "message-count": "1", messages: [{ status: "6", "error-text": "Unroutable message - rejected" }] },
+    },
   },
   plivo: {
     integration: (url) => ({ credentials: { authId: "MAXXXXXXXXXXXXXXXXXX", authToken: "token", from: "+15005550006" }, baseUrl: url }),
     to: () => PHONE,
     content: sms,
-    success: { status: 202, body: { api_id: "bb6e2b32", message: "message(s) queued", message_uuid: ["db3ce55a-7f1d-11e1-8ea7-1231380bc196"] } },
+    success: {
+      status: 202,
+      body: { api_id: "bb6e2b32", message: "message(s) queued", message_uuid: ["db3ce55a-7f1d-11e1-8ea7-1231380bc196"] },
+    },
     successId: "db3ce55a-7f1d-11e1-8ea7-1231380bc196",
     idFrom: "answer",
     errorBody: (status) => ({ status, body: { api_id: "bb6e2b32", error: "error" } }),
@@ -130,13 +177,24 @@ export const SETUPS: Record<ProviderId, ProviderSetup | NoHttp> = {
     integration: (url) => ({ credentials: { apiKey: "KEY0123", from: "+15550001111" }, baseUrl: url }),
     to: () => PHONE,
     content: sms,
-    success: { status: 200, body: { data: { record_type: "message", id: "40385f64-5717-4562-b3fc-2c963f66afa6", to: [{ phone_number: PHONE, status: "queued" }] } } },
+    success: {
+      status: 200,
+      body: {
+        data: { record_type: "message", id: "40385f64-5717-4562-b3fc-2c963f66afa6", to: [{ phone_number: PHONE, status: "queued" }] },
+      },
+    },
     successId: "40385f64-5717-4562-b3fc-2c963f66afa6",
     idFrom: "answer",
-    errorBody: (status) => ({ status, body: { errors: [{ code: String(status === 429 ? 10011 : 10007), title: "error", detail: "error" }] } }),
+    errorBody: (status) => ({
+      status,
+      body: { errors: [{ code: String(status === 429 ? 10011 : 10007), title: "error", detail: "error" }] },
+    }),
   },
   sns: {
-    integration: (url) => ({ credentials: { accessKeyId: "AKIAIOSFODNN7EXAMPLE", secretAccessKey: "secret", region: "eu-west-1" }, baseUrl: url }),
+    integration: (url) => ({
+      credentials: { accessKeyId: "AKIAIOSFODNN7EXAMPLE", secretAccessKey: "secret", region: "eu-west-1" },
+      baseUrl: url,
+    }),
     to: () => PHONE,
     content: sms,
     success: {
@@ -160,7 +218,14 @@ export const SETUPS: Record<ProviderId, ProviderSetup | NoHttp> = {
 
   fcm: {
     integration: (url) => ({
-      credentials: { serviceAccount: { project_id: "clarion-demo", client_email: "fcm@clarion-demo.iam.gserviceaccount.com", private_key: rsa.privateKey }, tokenUri: `${url}/token/${++tokenEndpoints}` },
+      credentials: {
+        serviceAccount: {
+          project_id: "clarion-demo",
+          client_email: "fcm@clarion-demo.iam.gserviceaccount.com",
+          private_key: rsa.privateKey,
+        },
+        tokenUri: `${url}/token/${++tokenEndpoints}`,
+      },
       baseUrl: url,
     }),
     to: () => "fcm-registration-token:APA91bHun4MxP5egoKMwt2KZFBaFUH",
@@ -187,7 +252,10 @@ export const SETUPS: Record<ProviderId, ProviderSetup | NoHttp> = {
   },
   apns: {
     // The relay Apple's HTTP/2-only service needs is the capture server here.
-    integration: (url) => ({ credentials: { keyId: "ABC123DEFG", teamId: "DEF1234567", privateKey: ec.privateKey, topic: "com.acme.app" }, baseUrl: url }),
+    integration: (url) => ({
+      credentials: { keyId: "ABC123DEFG", teamId: "DEF1234567", privateKey: ec.privateKey, topic: "com.acme.app" },
+      baseUrl: url,
+    }),
     to: () => "740f4707bebcf74f9b7c25d48e3358945f6aa01da5ddb387462c7eaf61bb78ad",
     content: push,
     success: { status: 200, headers: { "apns-id": "EC1BF194-B3B2-424A-89A9-5A918A6E6B5E" }, body: "" },
@@ -204,11 +272,22 @@ export const SETUPS: Record<ProviderId, ProviderSetup | NoHttp> = {
     success: { status: 200, body: { data: [{ status: "ok", id: "XXXXXXXX-XXXX-XXXX-XXXX-XXXXXXXXXXXX" }] } },
     successId: "XXXXXXXX-XXXX-XXXX-XXXX-XXXXXXXXXXXX",
     idFrom: "answer",
-    errorBody: (status) => ({ status, body: { errors: [{ code: status === 429 ? "TOO_MANY_REQUESTS" : "INTERNAL_SERVER_ERROR", message: "error" }] } }),
+    errorBody: (status) => ({
+      status,
+      body: { errors: [{ code: status === 429 ? "TOO_MANY_REQUESTS" : "INTERNAL_SERVER_ERROR", message: "error" }] },
+    }),
     // Expo answers 200 with an error ticket.
     invalidRecipient: {
       status: 200,
-      body: { data: [{ status: "error", message: '"ExponentPushToken[x]" is not a registered push notification recipient', details: { error: "DeviceNotRegistered" } }] },
+      body: {
+        data: [
+          {
+            status: "error",
+            message: '"ExponentPushToken[x]" is not a registered push notification recipient',
+            details: { error: "DeviceNotRegistered" },
+          },
+        ],
+      },
     },
   },
   onesignal: {
@@ -224,11 +303,18 @@ export const SETUPS: Record<ProviderId, ProviderSetup | NoHttp> = {
   },
   webpush: {
     integration: () => ({
-      credentials: { vapidPublicKey: vapid.getPublicKey().toString("base64url"), vapidPrivateKey: vapid.getPrivateKey().toString("base64url"), subject: "mailto:ops@acme.dev" },
+      credentials: {
+        vapidPublicKey: vapid.getPublicKey().toString("base64url"),
+        vapidPrivateKey: vapid.getPrivateKey().toString("base64url"),
+        subject: "mailto:ops@acme.dev",
+      },
       baseUrl: null,
     }),
     to: (url) =>
-      JSON.stringify({ endpoint: `${url}/wpush/v2/gAAAAABmZ-conformance`, keys: { p256dh: browser.getPublicKey().toString("base64url"), auth: randomBytes(16).toString("base64url") } }),
+      JSON.stringify({
+        endpoint: `${url}/wpush/v2/gAAAAABmZ-conformance`,
+        keys: { p256dh: browser.getPublicKey().toString("base64url"), auth: randomBytes(16).toString("base64url") },
+      }),
     content: push,
     success: { status: 201, headers: { location: "https://updates.push.services.mozilla.com/m/gAAAAABmZ-message" }, body: "" },
     successId: "https://updates.push.services.mozilla.com/m/gAAAAABmZ-message",
@@ -252,7 +338,15 @@ export const SETUPS: Record<ProviderId, ProviderSetup | NoHttp> = {
     integration: (url) => ({ credentials: { botToken: "xoxb-123-456-abcdef" }, baseUrl: url }),
     to: () => "C0123ABCD",
     content: chat,
-    success: { status: 200, body: { ok: true, channel: "C0123ABCD", ts: "1503435956.000247", message: { text: chat.text, ts: "1503435956.000247", type: "message" } } },
+    success: {
+      status: 200,
+      body: {
+        ok: true,
+        channel: "C0123ABCD",
+        ts: "1503435956.000247",
+        message: { text: chat.text, ts: "1503435956.000247", type: "message" },
+      },
+    },
     successId: "C0123ABCD:1503435956.000247",
     idFrom: "answer",
     errorBody: (status) => ({ status, body: { ok: false, error: status === 429 ? "ratelimited" : "internal_error" } }),
@@ -266,7 +360,10 @@ export const SETUPS: Record<ProviderId, ProviderSetup | NoHttp> = {
     success: { status: 200, body: { id: "1100000000000000001", channel_id: "1000000000000000000", content: chat.text, type: 0 } },
     successId: "1100000000000000001",
     idFrom: "answer",
-    errorBody: (status) => ({ status, body: status === 429 ? { message: "You are being rate limited.", global: false } : { message: "500: Internal Server Error", code: 0 } }),
+    errorBody: (status) => ({
+      status,
+      body: status === 429 ? { message: "You are being rate limited.", global: false } : { message: "500: Internal Server Error", code: 0 },
+    }),
     invalidRecipient: { status: 404, body: { message: "Unknown Webhook", code: 10015 } },
   },
   teams: {
@@ -283,10 +380,16 @@ export const SETUPS: Record<ProviderId, ProviderSetup | NoHttp> = {
     integration: (url) => ({ credentials: { botToken: "123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw" }, baseUrl: url }),
     to: () => "987654321",
     content: chat,
-    success: { status: 200, body: { ok: true, result: { message_id: 42, chat: { id: 987654321, type: "private" }, date: 1735689600, text: chat.text } } },
+    success: {
+      status: 200,
+      body: { ok: true, result: { message_id: 42, chat: { id: 987654321, type: "private" }, date: 1735689600, text: chat.text } },
+    },
     successId: "987654321:42",
     idFrom: "answer",
-    errorBody: (status) => ({ status, body: { ok: false, error_code: status, description: status === 429 ? "Too Many Requests" : "Internal Server Error" } }),
+    errorBody: (status) => ({
+      status,
+      body: { ok: false, error_code: status, description: status === 429 ? "Too Many Requests" : "Internal Server Error" },
+    }),
     invalidRecipient: { status: 403, body: { ok: false, error_code: 403, description: "Forbidden: bot was blocked by the user" } },
   },
   mattermost: {
@@ -299,7 +402,13 @@ export const SETUPS: Record<ProviderId, ProviderSetup | NoHttp> = {
     idFrom: "optional",
     invalidRecipient: {
       status: 400,
-      body: { id: "web.incoming_webhook.invalid.app_error", message: "Invalid webhook.", detailed_error: "", request_id: "r1", status_code: 400 },
+      body: {
+        id: "web.incoming_webhook.invalid.app_error",
+        message: "Invalid webhook.",
+        detailed_error: "",
+        request_id: "r1",
+        status_code: 400,
+      },
     },
   },
   webhook: {

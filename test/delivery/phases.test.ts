@@ -2,7 +2,7 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { createDb } from "../../src/db/client";
 import type { ClaimResult } from "../../src/durable-objects/ledger/claims";
-import type { ChannelStep } from "../../src/features/workflows/steps";
+import type { ChannelStep } from "../../src/engine/steps";
 import { runOutcome, waitEntries } from "../../src/delivery/phases/park";
 import { planChannelStep } from "../../src/delivery/phases/plan";
 import { recordClaims } from "../../src/delivery/phases/record";
@@ -15,16 +15,55 @@ import type { RecipientsJob } from "../../src/delivery/job";
 import type { IntegrationConfig } from "../../src/providers/types";
 
 const NOW = new Date("2026-06-01T12:00:00Z");
-const mail: ChannelStep = { id: "mail", type: "email", template: { subject: "Hi {{ subscriber.firstName }}", text: "Hello" } } as ChannelStep;
-const sandbox: IntegrationConfig = { id: "int_1", provider: "sandbox-email", channel: "email", credentials: {}, settings: {}, baseUrl: null };
+const mail: ChannelStep = {
+  id: "mail",
+  type: "email",
+  template: { subject: "Hi {{ subscriber.firstName }}", text: "Hello" },
+} as ChannelStep;
+const sandbox: IntegrationConfig = {
+  id: "int_1",
+  provider: "sandbox-email",
+  channel: "email",
+  credentials: {},
+  settings: {},
+  baseUrl: null,
+};
 const backup: IntegrationConfig = { ...sandbox, id: "int_2", provider: "sandbox-email" };
-const trigger = { environmentId: "env_1", transactionId: "tx-1", workflowKey: "wf", recipients: [], payload: {}, overrides: null, actor: null, acceptedAt: 0 };
-const job: RecipientsJob = { v: 1, type: "recipients", environmentId: "env_1", transactionId: "tx-1", chunk: 0, subscriberIds: ["a", "b", "c"] };
+const trigger = {
+  environmentId: "env_1",
+  transactionId: "tx-1",
+  workflowKey: "wf",
+  recipients: [],
+  payload: {},
+  overrides: null,
+  actor: null,
+  acceptedAt: 0,
+};
+const job: RecipientsJob = {
+  v: 1,
+  type: "recipients",
+  environmentId: "env_1",
+  transactionId: "tx-1",
+  chunk: 0,
+  subscriberIds: ["a", "b", "c"],
+};
 
 function recipient(subscriberId: string, patch: Partial<Recipient> = {}): Recipient {
   return {
-    profile: { subscriberId, email: subscriberId === "c" ? null : `${subscriberId}@example.com`, phone: null, pushTokens: [], chatWebhooks: [] },
-    context: { payload: {}, subscriber: { subscriberId, firstName: subscriberId.toUpperCase() }, actor: null, vars: {}, workflow: { key: "wf", name: "wf" } },
+    profile: {
+      subscriberId,
+      email: subscriberId === "c" ? null : `${subscriberId}@example.com`,
+      phone: null,
+      pushTokens: [],
+      chatWebhooks: [],
+    },
+    context: {
+      payload: {},
+      subscriber: { subscriberId, firstName: subscriberId.toUpperCase() },
+      actor: null,
+      vars: {},
+      workflow: { key: "wf", name: "wf" },
+    },
     preferences: null,
     locale: null,
     timezone: "UTC",
@@ -116,7 +155,13 @@ describe("report phase", () => {
   it("reports a success as sent with the provider's id", () => {
     const a = recipient("a");
     const out = reportResults([deliveredWith(a, { ok: true, providerMessageId: "p-9" })], [sandbox], scope(loadedWith([a])), NOW, NOW);
-    expect(out.reports).toEqual([{ key: key("a"), outcome: "sent", report: { providerMessageId: "p-9", provider: "sandbox-email", integrationId: "int_1", to: "a@example.com", attempts: 1 } }]);
+    expect(out.reports).toEqual([
+      {
+        key: key("a"),
+        outcome: "sent",
+        report: { providerMessageId: "p-9", provider: "sandbox-email", integrationId: "int_1", to: "a@example.com", attempts: 1 },
+      },
+    ]);
     expect(a.steps.mail).toEqual({ status: "sent" });
     expect(out.retries).toEqual([]);
   });
@@ -134,7 +179,13 @@ describe("report phase", () => {
     expect(retry.retries[0]!.delaySeconds).toBeGreaterThanOrEqual(40);
 
     const b = recipient("b");
-    const exhausted = reportResults([deliveredWith(b, { ok: false, kind: "retryable", code: "timeout", message: "t" }, 5)], [sandbox, backup], scope(loadedWith([b])), NOW, NOW);
+    const exhausted = reportResults(
+      [deliveredWith(b, { ok: false, kind: "retryable", code: "timeout", message: "t" }, 5)],
+      [sandbox, backup],
+      scope(loadedWith([b])),
+      NOW,
+      NOW,
+    );
     expect(exhausted.reports).toEqual([{ key: key("b"), outcome: "final" }]);
     expect(exhausted.exhausted).toEqual([{ messageId: "msg_1", reason: "failed after 6 attempts over 2 provider(s): timeout" }]);
     expect(b.steps.mail).toEqual({ status: "failed" });
@@ -142,7 +193,13 @@ describe("report phase", () => {
 
   it("marks an invalid recipient undeliverable at once", () => {
     const a = recipient("a");
-    const out = reportResults([deliveredWith(a, { ok: false, kind: "invalid_recipient", code: "bad_address", message: "no" })], [sandbox, backup], scope(loadedWith([a])), NOW, NOW);
+    const out = reportResults(
+      [deliveredWith(a, { ok: false, kind: "invalid_recipient", code: "bad_address", message: "no" })],
+      [sandbox, backup],
+      scope(loadedWith([a])),
+      NOW,
+      NOW,
+    );
     expect(out.reports).toEqual([{ key: key("a"), outcome: "final" }]);
     expect(a.steps.mail).toEqual({ status: "undeliverable" });
   });

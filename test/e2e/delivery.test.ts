@@ -4,7 +4,13 @@ import { createSandboxEnvironment, unique } from "../factories";
 import { byStep, createWorkflow, messageDetail, settledMessages, trigger } from "./helpers";
 
 const sandboxCaptures = async (key: string, messageId: string) =>
-  (await api<{ data: { channel: string; to: string; content: Record<string, unknown> }[] }>(key, "GET", `/v1/sandbox/messages?messageId=${messageId}`)).body.data;
+  (
+    await api<{ data: { channel: string; to: string; content: Record<string, unknown> }[] }>(
+      key,
+      "GET",
+      `/v1/sandbox/messages?messageId=${messageId}`,
+    )
+  ).body.data;
 
 describe("delivery through the Queue consumer", () => {
   it("runs two conditional steps and records each message's full timeline", async () => {
@@ -12,11 +18,20 @@ describe("delivery through the Queue consumer", () => {
     await createWorkflow(key, {
       key: "order-shipped",
       steps: [
-        { id: "mail", type: "email", template: { subject: "Order {{ payload.orderId }} shipped", html: "<p>Hi {{ subscriber.firstName }}</p>" } },
+        {
+          id: "mail",
+          type: "email",
+          template: { subject: "Order {{ payload.orderId }} shipped", html: "<p>Hi {{ subscriber.firstName }}</p>" },
+        },
         {
           id: "text",
           type: "sms",
-          if: { all: [{ field: "payload.total", op: "gte", value: 100 }, { field: "steps.mail.status", op: "eq", value: "sent" }] },
+          if: {
+            all: [
+              { field: "payload.total", op: "gte", value: 100 },
+              { field: "steps.mail.status", op: "eq", value: "sent" },
+            ],
+          },
           template: { body: "Your order {{ payload.orderId }} is on its way" },
         },
       ],
@@ -30,7 +45,14 @@ describe("delivery through the Queue consumer", () => {
     const messages = await settledMessages(key, transactionId, 2);
     const mail = byStep(messages, "mail");
     const text = byStep(messages, "text");
-    expect(mail).toMatchObject({ status: "sent", channel: "email", provider: "sandbox-email", to: "ada@example.com", subject: "Order A-1 shipped", attempts: 1 });
+    expect(mail).toMatchObject({
+      status: "sent",
+      channel: "email",
+      provider: "sandbox-email",
+      to: "ada@example.com",
+      subject: "Order A-1 shipped",
+      attempts: 1,
+    });
     expect(text).toMatchObject({ status: "sent", channel: "sms", to: "+41791234567" });
     const detail = await messageDetail(key, mail.id);
     expect(detail.events.map((e) => e.status)).toEqual(["queued", "sending", "sent"]);
@@ -39,7 +61,11 @@ describe("delivery through the Queue consumer", () => {
     expect(capture).toMatchObject({ channel: "sms", to: "+41791234567", content: { body: "Your order A-1 is on its way" } });
 
     const status = await eventually(async () => {
-      const res = await api<{ status: string; messages: { total: number; byStatus: Record<string, number> } }>(key, "GET", `/v1/trigger/${transactionId}`);
+      const res = await api<{ status: string; messages: { total: number; byStatus: Record<string, number> } }>(
+        key,
+        "GET",
+        `/v1/trigger/${transactionId}`,
+      );
       return res.body.status === "completed" ? res.body : null;
     });
     expect(status.messages).toEqual({ total: 2, byStatus: { sent: 2 } });
@@ -50,16 +76,32 @@ describe("delivery through the Queue consumer", () => {
     await createWorkflow(key, {
       key: "big-orders",
       steps: [
-        { id: "mail", type: "email", if: { any: [{ field: "payload.total", op: "gt", value: 1000 }, { not: { field: "payload.vip", op: "not_exists" } }] }, template: { subject: "Big" } },
-        { id: "after", type: "sms", if: { field: "steps.mail.status", op: "eq", value: "skipped" }, template: { body: "mail was skipped" } },
+        {
+          id: "mail",
+          type: "email",
+          if: { any: [{ field: "payload.total", op: "gt", value: 1000 }, { not: { field: "payload.vip", op: "not_exists" } }] },
+          template: { subject: "Big" },
+        },
+        {
+          id: "after",
+          type: "sms",
+          if: { field: "steps.mail.status", op: "eq", value: "skipped" },
+          template: { body: "mail was skipped" },
+        },
       ],
     });
-    const transactionId = await trigger(key, { workflow: "big-orders", to: { subscriberId: unique("s"), email: "a@example.com", phone: "+41791234567" }, payload: { total: 5 } });
+    const transactionId = await trigger(key, {
+      workflow: "big-orders",
+      to: { subscriberId: unique("s"), email: "a@example.com", phone: "+41791234567" },
+      payload: { total: 5 },
+    });
     const messages = await settledMessages(key, transactionId, 2);
     expect(byStep(messages, "mail").status).toBe("skipped");
     expect(byStep(messages, "after").status).toBe("sent");
     const detail = await messageDetail(key, byStep(messages, "mail").id);
-    expect(detail.events).toEqual([expect.objectContaining({ status: "skipped", detail: expect.objectContaining({ reason: "condition" }) })]);
+    expect(detail.events).toEqual([
+      expect.objectContaining({ status: "skipped", detail: expect.objectContaining({ reason: "condition" }) }),
+    ]);
   });
 
   it("renders Liquid with vars, subscriber and actor, escaping HTML output but not the subject", async () => {
@@ -100,7 +142,10 @@ describe("delivery through the Queue consumer", () => {
         { id: "good", type: "sms", template: { body: "fine" } },
       ],
     });
-    const transactionId = await trigger(key, { workflow: "broken", to: { subscriberId: unique("s"), email: "c@example.com", phone: "+41791234567" } });
+    const transactionId = await trigger(key, {
+      workflow: "broken",
+      to: { subscriberId: unique("s"), email: "c@example.com", phone: "+41791234567" },
+    });
     const messages = await settledMessages(key, transactionId, 2);
     expect(byStep(messages, "bad")).toMatchObject({ status: "failed", error: { code: "template_error" } });
     expect(byStep(messages, "bad").error?.message).toContain("nosuchfilter");
@@ -129,12 +174,18 @@ describe("delivery through the Queue consumer", () => {
 
   it("honours preferences, except in critical workflows", async () => {
     const { key } = await createSandboxEnvironment();
-    const steps = [{ id: "mail", type: "email", template: { subject: "s" } }, { id: "text", type: "sms", template: { body: "b" } }];
+    const steps = [
+      { id: "mail", type: "email", template: { subject: "s" } },
+      { id: "text", type: "sms", template: { body: "b" } },
+    ];
     await createWorkflow(key, { key: "digest-news", steps });
     await createWorkflow(key, { key: "security-alert", critical: true, steps });
     const subscriberId = unique("s");
     await api(key, "POST", "/sub", { subscriberId, email: "d@example.com", phone: "+41791234567" });
-    const put = await api(key, "PUT", `/v1/subscribers/${subscriberId}/preferences`, { channels: { email: false }, workflows: { "digest-news": { sms: false } } });
+    const put = await api(key, "PUT", `/v1/subscribers/${subscriberId}/preferences`, {
+      channels: { email: false },
+      workflows: { "digest-news": { sms: false } },
+    });
     expect(put.status).toBe(200);
 
     const normal = await settledMessages(key, await trigger(key, { workflow: "digest-news", to: subscriberId }), 2);
@@ -162,7 +213,10 @@ describe("delivery through the Queue consumer", () => {
 
   it("delivers to every recipient of a trigger with more recipients than one job carries", async () => {
     const { key } = await createSandboxEnvironment();
-    await createWorkflow(key, { key: "many", steps: [{ id: "mail", type: "email", template: { subject: "hi {{ subscriber.subscriberId }}" } }] });
+    await createWorkflow(key, {
+      key: "many",
+      steps: [{ id: "mail", type: "email", template: { subject: "hi {{ subscriber.subscriberId }}" } }],
+    });
     const to = Array.from({ length: 100 }, (_, i) => ({ subscriberId: unique(`m${i}`), email: `m${i}@example.com` }));
     const transactionId = await trigger(key, { workflow: "many", to });
     const messages = await settledMessages(key, transactionId, 100, 30_000);

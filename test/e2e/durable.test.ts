@@ -10,9 +10,11 @@ import { byStep, createWorkflow, messageDetail, settledMessages, trigger, type M
 
 /** The parked steps of a trigger, as its ledger holds them. */
 const waits = async (environmentId: string, transactionId: string) =>
-  (await runInDurableObject(ledgerOf(environmentId, transactionId), (ledger: TriggerLedger) => ledger.waiting(environmentId, transactionId))).map(
-    (at) => ({ fire_at: at }),
-  );
+  (
+    await runInDurableObject(ledgerOf(environmentId, transactionId), (ledger: TriggerLedger) =>
+      ledger.waiting(environmentId, transactionId),
+    )
+  ).map((at) => ({ fire_at: at }));
 
 /** Runs the ledger's alarm at the time the trigger's last parked step is due: time travel for delays. */
 async function fireDelays(environmentId: string, transactionId: string) {
@@ -42,7 +44,9 @@ describe("delay steps", () => {
     await eventually(async () => (await messagesOf(key, transactionId)).some((m) => m.status === "sent"));
     await eventually(async () => (await waits(id, transactionId)).length === 1);
 
-    const cancel = await api<{ status: string; cancelledMessages: number; alreadySent: number }>(key, "DELETE", "/v1/trigger", { transactionId });
+    const cancel = await api<{ status: string; cancelledMessages: number; alreadySent: number }>(key, "DELETE", "/v1/trigger", {
+      transactionId,
+    });
     expect(cancel.body).toMatchObject({ status: "cancelled", cancelledMessages: 1, alreadySent: 1 });
     const messages = await settledMessages(key, transactionId, 2);
     expect(byStep(messages, "mail").status).toBe("sent");
@@ -105,7 +109,13 @@ describe("delay steps", () => {
       const w = await waits(id, transactionId);
       return w.length ? w : null;
     });
-    const local = new Intl.DateTimeFormat("en-US", { timeZone: "Asia/Tokyo", hour: "2-digit", minute: "2-digit", weekday: "short", hourCycle: "h23" }).format(new Date(parked!.fire_at));
+    const local = new Intl.DateTimeFormat("en-US", {
+      timeZone: "Asia/Tokyo",
+      hour: "2-digit",
+      minute: "2-digit",
+      weekday: "short",
+      hourCycle: "h23",
+    }).format(new Date(parked!.fire_at));
     expect(local).toMatch(/^(Mon|Tue|Wed|Thu|Fri) 09:00$/);
     expect(parked!.fire_at).toBeGreaterThan(Date.now());
   });
@@ -137,7 +147,9 @@ describe("cancellation", () => {
     await createWorkflow(key, { key: "fast", steps: [{ id: "mail", type: "email", template: { subject: "s" } }] });
     const transactionId = await trigger(key, { workflow: "fast", to: person() });
     await eventually(async () => (await api<{ status: string }>(key, "GET", `/v1/trigger/${transactionId}`)).body.status === "completed");
-    const res = await api<{ status: string; cancelledMessages: number; alreadySent: number }>(key, "DELETE", "/v1/trigger", { transactionId });
+    const res = await api<{ status: string; cancelledMessages: number; alreadySent: number }>(key, "DELETE", "/v1/trigger", {
+      transactionId,
+    });
     expect(res.body).toMatchObject({ status: "completed", cancelledMessages: 0, alreadySent: 1 });
   });
 
@@ -196,7 +208,14 @@ describe("digest steps", () => {
     key: `comments-${mode}`,
     steps: [
       { id: "collect", type: "digest", window: "PT10M", key: "{{ payload.postId }}", mode },
-      { id: "mail", type: "email", template: { subject: "{{ steps.collect.count }} new comments", text: "{% for e in steps.collect.events %}{{ e.text }};{% endfor %}" } },
+      {
+        id: "mail",
+        type: "email",
+        template: {
+          subject: "{{ steps.collect.count }} new comments",
+          text: "{% for e in steps.collect.events %}{{ e.text }};{% endfor %}",
+        },
+      },
     ],
   });
   const digestStub = (environmentId: string, workflowKey: string, subscriberId: string, key: string) =>
@@ -217,7 +236,9 @@ describe("digest steps", () => {
   it("collects three triggers in the window into one message with their events", async () => {
     const { key, transactionIds, stub } = await collectThree("fixed");
     await eventually(async () => {
-      const state = await runInDurableObject(stub, async (_i: DigestObject, s) => s.storage.get<{ window: { entries: unknown[] } | null }>("digest"));
+      const state = await runInDurableObject(stub, async (_i: DigestObject, s) =>
+        s.storage.get<{ window: { entries: unknown[] } | null }>("digest"),
+      );
       return state?.window?.entries.length === 3;
     });
     expect(await messagesOf(key, transactionIds[0]!)).toEqual([]);
@@ -237,7 +258,9 @@ describe("digest steps", () => {
     const [first] = await settledMessages(key, transactionIds[0]!, 1);
     expect(first).toMatchObject({ status: "sent", subject: "1 new comments" });
     await eventually(async () => {
-      const state = await runInDurableObject(stub, async (_i: DigestObject, s) => s.storage.get<{ window: { entries: unknown[] } | null }>("digest"));
+      const state = await runInDurableObject(stub, async (_i: DigestObject, s) =>
+        s.storage.get<{ window: { entries: unknown[] } | null }>("digest"),
+      );
       return state?.window?.entries.length === 2;
     });
     await runDurableObjectAlarm(stub);
@@ -251,7 +274,9 @@ describe("digest steps", () => {
   it("takes a cancelled trigger's event out of the pending digest", async () => {
     const { key, transactionIds, stub } = await collectThree("fixed");
     await eventually(async () => {
-      const state = await runInDurableObject(stub, async (_i: DigestObject, s) => s.storage.get<{ window: { entries: unknown[] } | null }>("digest"));
+      const state = await runInDurableObject(stub, async (_i: DigestObject, s) =>
+        s.storage.get<{ window: { entries: unknown[] } | null }>("digest"),
+      );
       return state?.window?.entries.length === 3;
     });
     const cancel = await api<{ status: string }>(key, "DELETE", "/v1/trigger", { transactionId: transactionIds[0] });

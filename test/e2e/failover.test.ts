@@ -9,7 +9,10 @@ const resendCredentials = { apiKey: "re_test_123", from: "Acme <hi@acme.dev>", w
 
 async function emailEnvironment() {
   const environment = await createEnvironment();
-  await createWorkflow(environment.key, { key: "receipt", steps: [{ id: "mail", type: "email", template: { subject: "Receipt {{ payload.n }}", html: "<p>Thanks</p>" } }] });
+  await createWorkflow(environment.key, {
+    key: "receipt",
+    steps: [{ id: "mail", type: "email", template: { subject: "Receipt {{ payload.n }}", html: "<p>Thanks</p>" } }],
+  });
   return environment;
 }
 
@@ -18,12 +21,32 @@ describe("provider failures", () => {
     const { id, key } = await emailEnvironment();
     const first = fakeProviderScenario();
     const second = fakeProviderScenario();
-    await first.script([{ status: 500, body: { statusCode: 500, name: "application_error", message: "boom" } }, { status: 429, headers: { "retry-after": "1" }, body: { statusCode: 429, name: "rate_limit_exceeded", message: "slow down" } }]);
+    await first.script([
+      { status: 500, body: { statusCode: 500, name: "application_error", message: "boom" } },
+      { status: 429, headers: { "retry-after": "1" }, body: { statusCode: 429, name: "rate_limit_exceeded", message: "slow down" } },
+    ]);
     await second.script([{ status: 200, body: { id: "re-second-1" } }]);
-    await createIntegration(id, { provider: "resend", channel: "email", credentials: resendCredentials, baseUrl: first.baseUrl, primary: true, settings: { maxAttempts: 2 } });
-    await createIntegration(id, { provider: "resend", channel: "email", credentials: resendCredentials, baseUrl: second.baseUrl, priority: 1 });
+    await createIntegration(id, {
+      provider: "resend",
+      channel: "email",
+      credentials: resendCredentials,
+      baseUrl: first.baseUrl,
+      primary: true,
+      settings: { maxAttempts: 2 },
+    });
+    await createIntegration(id, {
+      provider: "resend",
+      channel: "email",
+      credentials: resendCredentials,
+      baseUrl: second.baseUrl,
+      priority: 1,
+    });
 
-    const transactionId = await trigger(key, { workflow: "receipt", to: { subscriberId: unique("s"), email: "r@example.com" }, payload: { n: 7 } });
+    const transactionId = await trigger(key, {
+      workflow: "receipt",
+      to: { subscriberId: unique("s"), email: "r@example.com" },
+      payload: { n: 7 },
+    });
     const [message] = await settledMessages(key, transactionId, 1, 30_000);
     expect(message).toMatchObject({ status: "sent", providerMessageId: "re-second-1", attempts: 3, provider: "resend" });
 
@@ -31,7 +54,12 @@ describe("provider failures", () => {
     expect(calls).toHaveLength(2);
     expect(calls[0]).toMatchObject({ method: "POST", path: "/emails" });
     expect(calls[0]!.headers.authorization).toBe("Bearer re_test_123");
-    expect(JSON.parse(calls[0]!.body)).toEqual({ from: "Acme <hi@acme.dev>", to: ["r@example.com"], subject: "Receipt 7", html: "<p>Thanks</p>" });
+    expect(JSON.parse(calls[0]!.body)).toEqual({
+      from: "Acme <hi@acme.dev>",
+      to: ["r@example.com"],
+      subject: "Receipt 7",
+      html: "<p>Thanks</p>",
+    });
     expect(calls[0]!.headers["idempotency-key"]).toBe(message!.id);
     expect(await second.captured()).toHaveLength(1);
 
@@ -46,7 +74,14 @@ describe("provider failures", () => {
     const { id, key } = await emailEnvironment();
     const only = fakeProviderScenario();
     await only.script([{ status: 503, body: "unavailable" }]);
-    await createIntegration(id, { provider: "resend", channel: "email", credentials: resendCredentials, baseUrl: only.baseUrl, primary: true, settings: { maxAttempts: 2 } });
+    await createIntegration(id, {
+      provider: "resend",
+      channel: "email",
+      credentials: resendCredentials,
+      baseUrl: only.baseUrl,
+      primary: true,
+      settings: { maxAttempts: 2 },
+    });
     const transactionId = await trigger(key, { workflow: "receipt", to: { subscriberId: unique("s"), email: "f@example.com" } });
     const [message] = await settledMessages(key, transactionId, 1, 30_000);
     expect(message).toMatchObject({ status: "failed", attempts: 2, error: { code: "http_503" } });
@@ -56,14 +91,23 @@ describe("provider failures", () => {
       const d = await messageDetail(key, message!.id);
       return d.events.some((e) => e.detail?.deadLettered) ? d : null;
     });
-    expect(detail.events.at(-1)).toMatchObject({ status: "failed", detail: { deadLettered: true, reason: expect.stringContaining("http_503") } });
+    expect(detail.events.at(-1)).toMatchObject({
+      status: "failed",
+      detail: { deadLettered: true, reason: expect.stringContaining("http_503") },
+    });
   });
 
   it("fails at once on a permanent error", async () => {
     const { id, key } = await emailEnvironment();
     const scenario = fakeProviderScenario();
     await scenario.script([{ status: 422, body: { statusCode: 422, name: "invalid_from_address", message: "bad from" } }]);
-    await createIntegration(id, { provider: "resend", channel: "email", credentials: resendCredentials, baseUrl: scenario.baseUrl, primary: true });
+    await createIntegration(id, {
+      provider: "resend",
+      channel: "email",
+      credentials: resendCredentials,
+      baseUrl: scenario.baseUrl,
+      primary: true,
+    });
     const transactionId = await trigger(key, { workflow: "receipt", to: { subscriberId: unique("s"), email: "p@example.com" } });
     const [message] = await settledMessages(key, transactionId, 1);
     expect(message).toMatchObject({ status: "failed", attempts: 1, error: { code: "invalid_from_address" } });
@@ -76,8 +120,21 @@ describe("provider failures", () => {
     const fast = fakeProviderScenario();
     await slow.script([{ status: 200, body: { id: "too-late" }, delayMs: 3000 }]);
     await fast.script([{ status: 200, body: { id: "in-time" } }]);
-    await createIntegration(id, { provider: "resend", channel: "email", credentials: resendCredentials, baseUrl: slow.baseUrl, primary: true, settings: { timeoutMs: 300, maxAttempts: 1 } });
-    await createIntegration(id, { provider: "resend", channel: "email", credentials: resendCredentials, baseUrl: fast.baseUrl, priority: 2 });
+    await createIntegration(id, {
+      provider: "resend",
+      channel: "email",
+      credentials: resendCredentials,
+      baseUrl: slow.baseUrl,
+      primary: true,
+      settings: { timeoutMs: 300, maxAttempts: 1 },
+    });
+    await createIntegration(id, {
+      provider: "resend",
+      channel: "email",
+      credentials: resendCredentials,
+      baseUrl: fast.baseUrl,
+      priority: 2,
+    });
     const transactionId = await trigger(key, { workflow: "receipt", to: { subscriberId: unique("s"), email: "t@example.com" } });
     const [message] = await settledMessages(key, transactionId, 1, 30_000);
     expect(message).toMatchObject({ status: "sent", providerMessageId: "in-time", attempts: 2 });
@@ -89,7 +146,13 @@ describe("provider failures", () => {
 describe("redelivery", () => {
   it("never sends a message twice when the Queue delivers a job again", async () => {
     const { id, key } = await createSandboxEnvironment();
-    await createWorkflow(key, { key: "once", steps: [{ id: "mail", type: "email", template: { subject: "once" } }, { id: "text", type: "sms", template: { body: "once" } }] });
+    await createWorkflow(key, {
+      key: "once",
+      steps: [
+        { id: "mail", type: "email", template: { subject: "once" } },
+        { id: "text", type: "sms", template: { body: "once" } },
+      ],
+    });
     const subscriberId = unique("s");
     const transactionId = await trigger(key, { workflow: "once", to: { subscriberId, email: "o@example.com", phone: "+41791234567" } });
     const before = await settledMessages(key, transactionId, 2);

@@ -30,13 +30,20 @@ async function seedTopic(environmentId: string, topicKey: string, count: number)
 describe("topic fan-out through the Queue", () => {
   it(`delivers a topic of ${MEMBERS} members completely and exactly once`, async () => {
     const { id, key } = await createSandboxEnvironment();
-    await createWorkflow(key, { key: "broadcast", steps: [{ id: "push", type: "push", template: { title: "News", body: "for {{ subscriber.subscriberId }}" } }] });
+    await createWorkflow(key, {
+      key: "broadcast",
+      steps: [{ id: "push", type: "push", template: { title: "News", body: "for {{ subscriber.subscriberId }}" } }],
+    });
     const topicKey = unique("topic").toLowerCase();
     await seedTopic(id, topicKey, MEMBERS);
     const transactionId = await trigger(key, { workflow: "broadcast", to: { topic: topicKey } });
 
     const status = await eventually(async () => {
-      const res = await api<{ status: string; messages: { total: number; byStatus: Record<string, number> } }>(key, "GET", `/v1/trigger/${transactionId}`);
+      const res = await api<{ status: string; messages: { total: number; byStatus: Record<string, number> } }>(
+        key,
+        "GET",
+        `/v1/trigger/${transactionId}`,
+      );
       return res.body.status === "completed" ? res.body : null;
     }, 120_000);
     expect(status.messages).toEqual({ total: MEMBERS, byStatus: { sent: MEMBERS } });

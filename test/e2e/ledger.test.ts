@@ -86,7 +86,9 @@ describe("trigger ledger shards", () => {
       ],
     });
     const transactionId = await trigger(key, { workflow: "resume-delay", to: person() });
-    const fireAt = await eventually(async () => (await runInDurableObject(ledgerOf(id, transactionId), (l: TriggerLedger) => l.waiting(id, transactionId)))[0]);
+    const fireAt = await eventually(
+      async () => (await runInDurableObject(ledgerOf(id, transactionId), (l: TriggerLedger) => l.waiting(id, transactionId)))[0],
+    );
     // The delay fires, but its job is lost on the way to the Queue.
     await runInDurableObject(ledgerOf(id, transactionId), async (ledger: TriggerLedger, state) => {
       await state.storage.deleteAlarm();
@@ -141,7 +143,9 @@ describe("fan-out coordinator", () => {
     const transactionId = await trigger(key, { workflow: "wide-delay", to });
     const coordinator = coordinatorStub(env, id, transactionId);
     await eventually(async () => (await runInDurableObject(coordinator, (c: FanOutCoordinator) => c.waiting())).length === 2, 30_000);
-    const cancel = await api<{ status: string; cancelledMessages: number; alreadySent: number }>(key, "DELETE", "/v1/trigger", { transactionId });
+    const cancel = await api<{ status: string; cancelledMessages: number; alreadySent: number }>(key, "DELETE", "/v1/trigger", {
+      transactionId,
+    });
     expect(cancel.body).toMatchObject({ status: "cancelled", cancelledMessages: 60, alreadySent: 60 });
     const messages = await settledMessages(key, transactionId, 120, 30_000);
     expect(messages.filter((m) => m.stepId === "mail").every((m) => m.status === "sent")).toBe(true);

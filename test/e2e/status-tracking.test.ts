@@ -43,7 +43,11 @@ async function postWebhook(integrationId: string, body: string, secret = SECRET)
 describe("POST /v1/webhooks/{provider}/{integrationId}", () => {
   it("moves a sent message to delivered when the signature verifies", async () => {
     const { key, integrationId, providerId, message } = await sentThroughResend();
-    const body = JSON.stringify({ type: "email.delivered", created_at: new Date().toISOString(), data: { email_id: providerId, to: ["w@example.com"] } });
+    const body = JSON.stringify({
+      type: "email.delivered",
+      created_at: new Date().toISOString(),
+      data: { email_id: providerId, to: ["w@example.com"] },
+    });
     const res = await postWebhook(integrationId, body);
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ received: 1, applied: 1 });

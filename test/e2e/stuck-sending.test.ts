@@ -20,7 +20,8 @@ describe("claims in the trigger's Durable Object", () => {
     const transactionId = await trigger(key, { workflow: "claims", to: unique("nobody") });
     const ledger = ledgerOf(id, transactionId);
     const ids = { environmentId: id, transactionId };
-    const claim = async () => ((await ledger.run([{ kind: "claim", ...ids, send: ["a\u0000x"], final: [] }])) as DeliveryOpResult[])[0] as { result: ClaimResult };
+    const claim = async () =>
+      ((await ledger.run([{ kind: "claim", ...ids, send: ["a\u0000x"], final: [] }])) as DeliveryOpResult[])[0] as { result: ClaimResult };
     const report = { providerMessageId: "p-1", provider: "sandbox-email", integrationId: "int_x", to: "a@example.com", attempts: 1 };
     expect((await claim()).result).toEqual({ granted: ["a\u0000x"], cancelled: [], busy: [], sent: [] });
     expect((await claim()).result).toEqual({ granted: [], cancelled: [], busy: ["a\u0000x"], sent: [] });
@@ -55,9 +56,17 @@ describe("claims in the trigger's Durable Object", () => {
     await api(key, "POST", "/sub", { subscriberId, email: "lost@example.com" });
     const transactionId = await trigger(key, { workflow: "lost", to: subscriberId });
     // A consumer sent, reported to the object, then died before its D1 write.
-    const report = { providerMessageId: "sandbox_earlier", provider: "sandbox-email", integrationId: "int_earlier", to: "lost@example.com", attempts: 1 };
+    const report = {
+      providerMessageId: "sandbox_earlier",
+      provider: "sandbox-email",
+      integrationId: "int_earlier",
+      to: "lost@example.com",
+      attempts: 1,
+    };
     await claimAt(id, transactionId, `${subscriberId}\u0000mail`, Date.now());
-    await ledgerOf(id, transactionId).run([{ kind: "report", environmentId: id, transactionId, reports: [{ key: `${subscriberId}\u0000mail`, outcome: "sent", report }] }]);
+    await ledgerOf(id, transactionId).run([
+      { kind: "report", environmentId: id, transactionId, reports: [{ key: `${subscriberId}\u0000mail`, outcome: "sent", report }] },
+    ]);
     const [message] = await settledMessages(key, transactionId, 1);
     expect(message).toMatchObject({ status: "sent", providerMessageId: "sandbox_earlier", provider: "sandbox-email", attempts: 1 });
     const detail = await messageDetail(key, message!.id);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { evaluateCondition, explainCondition } from "../../src/engine/conditions";
-import type { Condition, ConditionOp } from "../../src/features/workflows/steps";
+import type { Condition, ConditionOp } from "../../src/engine/steps";
 import { sampleContext } from "./context";
 
 const ctx = sampleContext();

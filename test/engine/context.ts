@@ -8,7 +8,10 @@ export const sampleContext = (overrides: Partial<TemplateContext> = {}): Templat
     totalText: "99.5",
     status: "shipped",
     tags: ["vip", "eu", 3],
-    items: [{ sku: "SKU-1", qty: 2 }, { sku: "SKU-2", qty: 1 }],
+    items: [
+      { sku: "SKU-1", qty: 2 },
+      { sku: "SKU-2", qty: 1 },
+    ],
     note: "",
     none: null,
     nested: {},

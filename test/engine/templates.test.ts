@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { applyOverrides, renderChannel } from "../../src/engine/templates";
-import type { ChannelStep } from "../../src/features/workflows/steps";
+import type { ChannelStep } from "../../src/engine/steps";
 import { sampleContext } from "./context";
 
 const ctx = sampleContext();
@@ -52,7 +52,11 @@ describe("renderChannel", () => {
     ["an unknown filter", "{{ payload.orderId | shout }}", /undefined filter: shout/],
     ["an include", "{% include 'secrets' %}", /lookup|not found|ENOENT/i],
     ["a huge range", "{% for i in (1..100000000) %}{{ i }}{% endfor %}", /limit exceeded/],
-    ["nested loops over a large array", "{% for a in payload.big %}{% for b in payload.big %}{% for c in payload.big %}{% endfor %}{% endfor %}{% endfor %}", /limit exceeded/],
+    [
+      "nested loops over a large array",
+      "{% for a in payload.big %}{% for b in payload.big %}{% for c in payload.big %}{% endfor %}{% endfor %}{% endfor %}",
+      /limit exceeded/,
+    ],
   ])("answers template_error for %s", (_name, subject, message) => {
     const big = Array.from({ length: 1_000 }, (_, i) => i);
     const result = renderChannel(email({ subject }), sampleContext({ payload: { big } }));
@@ -66,10 +70,7 @@ describe("renderChannel", () => {
   });
 
   describe("locale selection", () => {
-    const step = email(
-      { subject: "Hello" },
-      { "de-CH": { subject: "Grüezi" }, de: { subject: "Hallo" }, "fr-CA": { subject: "Bonjour" } },
-    );
+    const step = email({ subject: "Hello" }, { "de-CH": { subject: "Grüezi" }, de: { subject: "Hallo" }, "fr-CA": { subject: "Bonjour" } });
     it.each([
       ["de-CH", "Grüezi", "de-CH"],
       ["de-ch", "Grüezi", "de-CH"],

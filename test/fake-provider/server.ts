@@ -46,17 +46,25 @@ export function startFakeProvider(): Promise<{ url: string; server: Server }> {
       return;
     }
     const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, String(v)]));
-    captured.set(scenario, [...(captured.get(scenario) ?? []), { method: req.method ?? "", path: `/${rest.join("/")}${url.search}`, headers, body }]);
+    captured.set(scenario, [
+      ...(captured.get(scenario) ?? []),
+      { method: req.method ?? "", path: `/${rest.join("/")}${url.search}`, headers, body },
+    ]);
     const queue = scripts.get(scenario) ?? [];
     // The last scripted answer repeats; with no script, answer like Resend does on success.
-    const answer = (queue.length > 1 ? queue.shift() : queue[0]) ?? { status: 200, body: { id: `fake-${Date.now()}-${Math.random().toString(36).slice(2)}` } };
+    const answer = (queue.length > 1 ? queue.shift() : queue[0]) ?? {
+      status: 200,
+      body: { id: `fake-${Date.now()}-${Math.random().toString(36).slice(2)}` },
+    };
     if (answer.delayMs) await new Promise((r) => setTimeout(r, answer.delayMs));
     const payload = typeof answer.body === "string" ? answer.body : JSON.stringify(answer.body ?? {});
     res.writeHead(answer.status, { "content-type": "application/json", ...answer.headers }).end(payload);
   });
-  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => {
-    const address = server.address();
-    const port = typeof address === "object" && address ? address.port : 0;
-    resolve({ url: `http://127.0.0.1:${port}`, server });
-  }));
+  return new Promise((resolve) =>
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      const port = typeof address === "object" && address ? address.port : 0;
+      resolve({ url: `http://127.0.0.1:${port}`, server });
+    }),
+  );
 }

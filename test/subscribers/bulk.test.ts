@@ -12,7 +12,9 @@ beforeAll(async () => {
 const bulk = (subscribers: unknown[], path = "/sub/bulk") => api<BulkResult>(environment.key, "POST", path, { subscribers });
 
 const channelRows = (subscriberId: string) =>
-  env.DB.prepare("SELECT channel, provider, address FROM subscriber_channels WHERE environment_id = ? AND subscriber_id = ? ORDER BY channel, address")
+  env.DB.prepare(
+    "SELECT channel, provider, address FROM subscriber_channels WHERE environment_id = ? AND subscriber_id = ? ORDER BY channel, address",
+  )
     .bind(environment.id, subscriberId)
     .all<{ channel: string; provider: string; address: string }>()
     .then((r) => r.results);
@@ -22,7 +24,10 @@ describe("POST /sub/bulk", () => {
     const existing = unique("sub");
     const fresh = unique("sub");
     expect((await api(environment.key, "POST", "/sub", { subscriberId: existing })).status).toBe(201);
-    const res = await bulk([{ subscriberId: existing, firstName: "Old" }, { subscriberId: fresh, firstName: "New" }]);
+    const res = await bulk([
+      { subscriberId: existing, firstName: "Old" },
+      { subscriberId: fresh, firstName: "New" },
+    ]);
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ created: [fresh], updated: [existing], failed: [] });
     expect(await subscriberRow(environment.id, existing)).toMatchObject({ first_name: "Old" });
@@ -101,7 +106,9 @@ describe("POST /sub/bulk", () => {
     expect(res.body.failed).toEqual([]);
     expect(res.body.updated).toEqual([]);
     expect(new Set(res.body.created)).toEqual(new Set(items.map((i) => i.subscriberId)));
-    const { results } = await env.DB.prepare("SELECT subscriber_id, email, phone FROM subscribers WHERE environment_id = ? AND subscriber_id LIKE ?")
+    const { results } = await env.DB.prepare(
+      "SELECT subscriber_id, email, phone FROM subscribers WHERE environment_id = ? AND subscriber_id LIKE ?",
+    )
       .bind(environment.id, `${prefix}-%`)
       .all<{ subscriber_id: string; email: string | null; phone: string | null }>();
     expect(results).toHaveLength(500);
@@ -137,7 +144,15 @@ describe("POST /sub/bulk", () => {
     const a = unique("sub");
     const b = unique("sub");
     const res = await bulk([
-      { subscriberId: a, channels: { push: [{ provider: "fcm", token: "a-1" }, { provider: "fcm", token: "a-2" }] } },
+      {
+        subscriberId: a,
+        channels: {
+          push: [
+            { provider: "fcm", token: "a-1" },
+            { provider: "fcm", token: "a-2" },
+          ],
+        },
+      },
       { subscriberId: b, channels: { chat: [{ provider: "slack", webhookUrl: "https://example.com/b" }] } },
     ]);
     expect(res.status).toBe(200);
@@ -151,7 +166,12 @@ describe("POST /sub/bulk", () => {
 
   it("replaces the channels of existing subscribers", async () => {
     const a = unique("sub");
-    await bulk([{ subscriberId: a, channels: { push: [{ provider: "fcm", token: "old" }], chat: [{ provider: "slack", webhookUrl: "https://example.com/keep" }] } }]);
+    await bulk([
+      {
+        subscriberId: a,
+        channels: { push: [{ provider: "fcm", token: "old" }], chat: [{ provider: "slack", webhookUrl: "https://example.com/keep" }] },
+      },
+    ]);
     const res = await bulk([{ subscriberId: a, channels: { push: [{ provider: "apns", token: "new" }] } }]);
     expect(res.body.updated).toEqual([a]);
     expect(await channelRows(a)).toEqual([
@@ -169,7 +189,9 @@ describe("POST /sub/bulk", () => {
     const res = await bulk(items);
     expect(res.status).toBe(200);
     expect(res.body.created).toHaveLength(500);
-    const { results } = await env.DB.prepare("SELECT COUNT(*) AS n FROM subscriber_channels WHERE environment_id = ? AND subscriber_id LIKE ?")
+    const { results } = await env.DB.prepare(
+      "SELECT COUNT(*) AS n FROM subscriber_channels WHERE environment_id = ? AND subscriber_id LIKE ?",
+    )
       .bind(environment.id, `${prefix}-%`)
       .all<{ n: number }>();
     expect(results[0]?.n).toBe(500);

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import type { SubscriberPreferences as Stored } from "../../src/db/schema";
-import { isChannelAllowed } from "../../src/features/subscribers/preferences";
+import { isChannelAllowed } from "../../src/engine/preferences";
 import type { SubscriberPreferences } from "../../src/features/subscribers/preferences-schemas";
 import { createEnvironment, unique } from "../factories";
 import { api } from "../request";

@@ -48,7 +48,14 @@ describe("POST /sub", () => {
     const subscriberId = unique("sub");
     const res = await upsert({ subscriberId });
     expect(res.status).toBe(201);
-    expect(res.body).toMatchObject({ subscriberId, email: null, phone: null, firstName: null, data: null, channels: { push: [], chat: [] } });
+    expect(res.body).toMatchObject({
+      subscriberId,
+      email: null,
+      phone: null,
+      firstName: null,
+      data: null,
+      channels: { push: [], chat: [] },
+    });
   });
 
   it("answers 200 when the subscriber already exists", async () => {
@@ -99,19 +106,35 @@ describe("POST /sub", () => {
       const res = await upsert({
         subscriberId,
         channels: {
-          push: [{ provider: "fcm", token: "t-1" }, { provider: "apns", token: "t-2" }],
+          push: [
+            { provider: "fcm", token: "t-1" },
+            { provider: "apns", token: "t-2" },
+          ],
           chat: [{ provider: "slack", webhookUrl: "https://hooks.slack.com/services/T/B/X" }],
         },
       });
       expect(res.status).toBe(201);
-      expect(res.body.channels.push).toEqual(expect.arrayContaining([{ provider: "fcm", token: "t-1" }, { provider: "apns", token: "t-2" }]));
+      expect(res.body.channels.push).toEqual(
+        expect.arrayContaining([
+          { provider: "fcm", token: "t-1" },
+          { provider: "apns", token: "t-2" },
+        ]),
+      );
       expect(res.body.channels.push).toHaveLength(2);
       expect(res.body.channels.chat).toEqual([{ provider: "slack", webhookUrl: "https://hooks.slack.com/services/T/B/X" }]);
     });
 
     it("replaces a channel's addresses with the list given", async () => {
       const subscriberId = unique("sub");
-      await upsert({ subscriberId, channels: { push: [{ provider: "fcm", token: "old-1" }, { provider: "fcm", token: "old-2" }] } });
+      await upsert({
+        subscriberId,
+        channels: {
+          push: [
+            { provider: "fcm", token: "old-1" },
+            { provider: "fcm", token: "old-2" },
+          ],
+        },
+      });
       const res = await upsert({ subscriberId, channels: { push: [{ provider: "fcm", token: "new-1" }] } });
       expect(res.status).toBe(200);
       expect(res.body.channels.push).toEqual([{ provider: "fcm", token: "new-1" }]);
@@ -150,7 +173,15 @@ describe("POST /sub", () => {
 
     it("keeps one copy of a push token given twice", async () => {
       const subscriberId = unique("sub");
-      const res = await upsert({ subscriberId, channels: { push: [{ provider: "fcm", token: "dup" }, { provider: "fcm", token: "dup" }] } });
+      const res = await upsert({
+        subscriberId,
+        channels: {
+          push: [
+            { provider: "fcm", token: "dup" },
+            { provider: "fcm", token: "dup" },
+          ],
+        },
+      });
       expect(res.status).toBe(201);
       expect(res.body.channels.push).toEqual([{ provider: "fcm", token: "dup" }]);
     });
@@ -166,7 +197,11 @@ describe("POST /sub", () => {
       ["an avatar that is not an http(s) URL", { avatar: "ftp://example.com/a.png" }, "avatar"],
       ["data that is not an object", { data: [1, 2] }, "data"],
       ["a firstName that is not a string", { firstName: 42 }, "firstName"],
-      ["a chat webhook that is not a URL", { channels: { chat: [{ provider: "slack", webhookUrl: "nope" }] } }, "channels.chat.0.webhookUrl"],
+      [
+        "a chat webhook that is not a URL",
+        { channels: { chat: [{ provider: "slack", webhookUrl: "nope" }] } },
+        "channels.chat.0.webhookUrl",
+      ],
       ["a push address without a token", { channels: { push: [{ provider: "fcm" }] } }, "channels.push.0.token"],
       ["an unknown field", { nickname: "Al" }, ""],
     ])("rejects %s with 422 and the field's path", async (_label, fields, path) => {

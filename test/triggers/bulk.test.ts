@@ -7,8 +7,7 @@ import { api, errorPaths, eventually, expectProblem } from "../request";
 
 type BulkResult = BulkTriggerResult["results"][number];
 
-const bulk = (key: string, events: unknown[], path = "/v1/trigger/bulk/") =>
-  api<BulkTriggerResult>(key, "POST", path, { events });
+const bulk = (key: string, events: unknown[], path = "/v1/trigger/bulk/") => api<BulkTriggerResult>(key, "POST", path, { events });
 
 const accepted = (result: BulkResult | undefined) => {
   if (result?.status !== "accepted") throw new Error(`expected an accepted result, got ${JSON.stringify(result)}`);
@@ -58,7 +57,11 @@ describe("POST /v1/trigger/bulk/", () => {
       { workflow: workflowKey, to: "user-2" },
     ]);
     expect(res.status).toBe(202);
-    expect(res.body.results[0]).toEqual({ status: "error", index: 0, error: expect.objectContaining({ status: 404, code: "workflow_not_found" }) });
+    expect(res.body.results[0]).toEqual({
+      status: "error",
+      index: 0,
+      error: expect.objectContaining({ status: 404, code: "workflow_not_found" }),
+    });
     accepted(res.body.results[1]);
   });
 
@@ -106,7 +109,11 @@ describe("POST /v1/trigger/bulk/", () => {
     ]);
     expect(res.status).toBe(202);
     accepted(res.body.results[0]);
-    expect(res.body.results[1]).toEqual({ status: "error", index: 1, error: expect.objectContaining({ status: 409, code: "transaction_conflict" }) });
+    expect(res.body.results[1]).toEqual({
+      status: "error",
+      index: 1,
+      error: expect.objectContaining({ status: 409, code: "transaction_conflict" }),
+    });
     accepted(res.body.results[2]);
   });
 
@@ -148,7 +155,9 @@ describe("POST /v1/trigger/bulk/", () => {
     const durable = await Promise.all(ids.map((t) => readTrigger(id, t)));
     expect(durable.map((d) => d?.payload)).toEqual(events.map((e) => e.payload));
     await eventually(async () => {
-      const { results } = await env.DB.prepare("SELECT transaction_id FROM triggers WHERE environment_id = ?").bind(id).all<{ transaction_id: string }>();
+      const { results } = await env.DB.prepare("SELECT transaction_id FROM triggers WHERE environment_id = ?")
+        .bind(id)
+        .all<{ transaction_id: string }>();
       return results.length === 100;
     }, 25_000);
     const { results } = await env.DB.prepare("SELECT transaction_id, payload FROM triggers WHERE environment_id = ?").bind(id).all<{

@@ -2,8 +2,16 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { createDb } from "../../src/db/client";
 import { readTrigger } from "../ledger";
-import { recordTriggers } from "../../src/features/triggers/records";
-import { createEnvironment, createEnvironmentWithWorkflow, createWorkflow, settledTriggerRow, sleep, triggerRow, unique } from "../factories";
+import { recordTriggers } from "../../src/delivery/trigger-writes";
+import {
+  createEnvironment,
+  createEnvironmentWithWorkflow,
+  createWorkflow,
+  settledTriggerRow,
+  sleep,
+  triggerRow,
+  unique,
+} from "../factories";
 import { api, errorPaths, eventually, expectProblem } from "../request";
 
 interface CancelResult {
@@ -142,7 +150,9 @@ describe("DELETE /v1/trigger/", () => {
     const a = await acceptedTrigger();
     const b = await createEnvironment();
     await createWorkflow(b.key, { key: a.workflowKey });
-    expect((await api(b.key, "POST", "/v1/trigger/", { workflow: a.workflowKey, to: "user-1", transactionId: a.transactionId })).status).toBe(202);
+    expect(
+      (await api(b.key, "POST", "/v1/trigger/", { workflow: a.workflowKey, to: "user-1", transactionId: a.transactionId })).status,
+    ).toBe(202);
     expect((await cancelByBody(b.key, a.transactionId)).body.status).toBe("cancelled");
     expect((await readTrigger(a.id, a.transactionId))?.state).not.toBe("cancelled");
     expect((await readTrigger(b.id, a.transactionId))?.state).toBe("cancelled");

@@ -3,7 +3,12 @@ import { createEnvironment, unique } from "../factories";
 import { api } from "../request";
 
 describe("the workflow gate cache of the accept path", () => {
-  const workflow = (key: string, active: boolean) => ({ key, name: key, active, steps: [{ id: "mail", type: "email", template: { subject: "s" } }] });
+  const workflow = (key: string, active: boolean) => ({
+    key,
+    name: key,
+    active,
+    steps: [{ id: "mail", type: "email", template: { subject: "s" } }],
+  });
 
   it("refuses a trigger at once after the workflow is deactivated through this isolate", async () => {
     const { key } = await createEnvironment();

@@ -90,7 +90,11 @@ describe("POST /v1/trigger/", () => {
       const res = await trigger(key, { workflow: workflowKey, to: ["user-1", { subscriberId: "user-2" }, { topic: "news" }] });
       expect(res.status).toBe(202);
       expect(res.body.invalidRecipients).toBeUndefined();
-      expect((await readDurable(id, res.body.transactionId))?.recipients).toEqual(["user-1", { subscriberId: "user-2" }, { topic: "news" }]);
+      expect((await readDurable(id, res.body.transactionId))?.recipients).toEqual([
+        "user-1",
+        { subscriberId: "user-2" },
+        { topic: "news" },
+      ]);
     });
 
     it("accepts a topic as { topic }", async () => {
@@ -225,7 +229,13 @@ describe("POST /v1/trigger/", () => {
 
   it.each(["application/json; charset=utf-8", "application/vnd.api+json"])("accepts the JSON content type %s", async (contentType) => {
     const { key, workflowKey } = await createEnvironmentWithWorkflow();
-    const res = await api(key, "POST", "/v1/trigger/", { workflow: workflowKey, to: "user-1" }, { headers: { "content-type": contentType } });
+    const res = await api(
+      key,
+      "POST",
+      "/v1/trigger/",
+      { workflow: workflowKey, to: "user-1" },
+      { headers: { "content-type": contentType } },
+    );
     expect(res.status).toBe(202);
   });
 

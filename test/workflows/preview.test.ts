@@ -19,7 +19,12 @@ const steps = [
   {
     id: "sms-1",
     type: "sms",
-    if: { all: [{ field: "steps.email-1.status", op: "ne", value: "sent" }, { field: "subscriber.phone", op: "exists" }] },
+    if: {
+      all: [
+        { field: "steps.email-1.status", op: "ne", value: "sent" },
+        { field: "subscriber.phone", op: "exists" },
+      ],
+    },
     template: { body: "{{ payload.orderId }} {{ vars.TOKEN }}" },
   },
 ];

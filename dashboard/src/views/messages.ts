@@ -7,11 +7,22 @@ const PAGE_SIZE = 50;
 const isStatus = (value: string): value is MessageStatus => (MESSAGE_STATUSES as readonly string[]).includes(value);
 
 export function messagesView(client: Client): View {
-  const status = h("select", { id: "status-filter", "aria-label": "Status" }, h("option", { value: "" }, "All statuses"), MESSAGE_STATUSES.map((s) => h("option", { value: s }, s)));
+  const status = h(
+    "select",
+    { id: "status-filter", "aria-label": "Status" },
+    h("option", { value: "" }, "All statuses"),
+    MESSAGE_STATUSES.map((s) => h("option", { value: s }, s)),
+  );
   const refresh = h("button", { type: "button" }, "Refresh");
   const table = h("div", { class: "table-wrap" });
   const more = h("button", { type: "button", class: "secondary", hidden: true }, "Load more");
-  const list = h("section", { class: "list wide", "aria-label": "Messages" }, h("div", { class: "toolbar" }, h("h2", {}, "Messages"), h("label", { for: "status-filter" }, "Status"), status, refresh), table, more);
+  const list = h(
+    "section",
+    { class: "list wide", "aria-label": "Messages" },
+    h("div", { class: "toolbar" }, h("h2", {}, "Messages"), h("label", { for: "status-filter" }, "Status"), status, refresh),
+    table,
+    more,
+  );
   const detail = h("section", { class: "detail" }, h("p", { class: "muted" }, "Choose a message to see its timeline."));
   const root = h("div", { class: "split messages" }, list, detail);
   let messages: Message[] = [];
@@ -37,7 +48,14 @@ export function messagesView(client: Client): View {
   function renderTable(): void {
     more.hidden = cursor === null;
     if (!messages.length) {
-      mount(table, h("p", { class: "muted" }, status.value ? `No ${status.value} messages.` : "No messages yet. Trigger a workflow to see its messages here."));
+      mount(
+        table,
+        h(
+          "p",
+          { class: "muted" },
+          status.value ? `No ${status.value} messages.` : "No messages yet. Trigger a workflow to see its messages here.",
+        ),
+      );
       return;
     }
     mount(
@@ -45,15 +63,31 @@ export function messagesView(client: Client): View {
       h(
         "table",
         {},
-        h("thead", {}, h("tr", {}, ["Created", "Status", "Workflow · step", "To", "Subject"].map((t) => h("th", {}, t)))),
+        h(
+          "thead",
+          {},
+          h(
+            "tr",
+            {},
+            ["Created", "Status", "Workflow · step", "To", "Subject"].map((t) => h("th", {}, t)),
+          ),
+        ),
         h(
           "tbody",
           {},
           messages.map((m) =>
             h(
               "tr",
-              { class: m.id === selected ? "active" : undefined, "data-message": m.id, onclick: () => (location.hash = `#/messages/${encodeURIComponent(m.id)}`) },
-              h("td", { class: "nowrap" }, h("a", { href: `#/messages/${encodeURIComponent(m.id)}`, title: m.createdAt }, formatTime(m.createdAt, "short"))),
+              {
+                class: m.id === selected ? "active" : undefined,
+                "data-message": m.id,
+                onclick: () => (location.hash = `#/messages/${encodeURIComponent(m.id)}`),
+              },
+              h(
+                "td",
+                { class: "nowrap" },
+                h("a", { href: `#/messages/${encodeURIComponent(m.id)}`, title: m.createdAt }, formatTime(m.createdAt, "short")),
+              ),
               h("td", {}, statusBadge(m.status)),
               h("td", {}, m.workflow, h("div", { class: "muted small" }, `${m.stepId} · ${m.channel}`)),
               h("td", {}, m.to ?? "—"),
@@ -116,7 +150,11 @@ function messageDetail(m: MessageWithEvents): HTMLElement {
     h("h2", {}, m.subject ?? m.preview ?? m.id),
     h("p", { class: "muted" }, h("code", {}, m.id)),
     m.error ? h("div", { class: "problem" }, h("strong", {}, m.error.code), h("p", {}, m.error.message)) : null,
-    h("dl", { class: "facts" }, facts.map(([k, v]) => [h("dt", {}, k), h("dd", {}, v)])),
+    h(
+      "dl",
+      { class: "facts" },
+      facts.map(([k, v]) => [h("dt", {}, k), h("dd", {}, v)]),
+    ),
     h("h3", {}, "Timeline"),
     m.events.length
       ? h(

@@ -46,9 +46,19 @@ export function workflowsView(client: Client): View {
             {},
             h(
               "a",
-              { href: `#/workflows/${encodeURIComponent(wf.key)}`, class: wf.key === selected ? "item active" : "item", "data-workflow": wf.key },
+              {
+                href: `#/workflows/${encodeURIComponent(wf.key)}`,
+                class: wf.key === selected ? "item active" : "item",
+                "data-workflow": wf.key,
+              },
               h("span", { class: "item-title" }, wf.name),
-              h("span", { class: "item-sub" }, h("code", {}, wf.key), ` · ${wf.steps.length} step${wf.steps.length === 1 ? "" : "s"}`, wf.active ? null : h("span", { class: "badge off" }, "inactive")),
+              h(
+                "span",
+                { class: "item-sub" },
+                h("code", {}, wf.key),
+                ` · ${wf.steps.length} step${wf.steps.length === 1 ? "" : "s"}`,
+                wf.active ? null : h("span", { class: "badge off" }, "inactive"),
+              ),
             ),
           ),
         ),
@@ -83,8 +93,18 @@ function workflowDetail(client: Client, wf: Workflow): HTMLElement {
   return h(
     "div",
     { class: "workflow" },
-    h("header", {}, h("h2", {}, wf.name, " ", wf.active ? h("span", { class: "badge ok" }, "active") : h("span", { class: "badge off" }, "inactive")), h("p", { class: "muted" }, h("code", {}, wf.key), wf.description ? ` — ${wf.description}` : "")),
-    h("div", { class: "columns" }, h("div", {}, h("h3", {}, "Steps"), h("pre", { class: "json", "data-testid": "steps-json" }, pretty(wf.steps))), previewPanel(client, wf)),
+    h(
+      "header",
+      {},
+      h("h2", {}, wf.name, " ", wf.active ? h("span", { class: "badge ok" }, "active") : h("span", { class: "badge off" }, "inactive")),
+      h("p", { class: "muted" }, h("code", {}, wf.key), wf.description ? ` — ${wf.description}` : ""),
+    ),
+    h(
+      "div",
+      { class: "columns" },
+      h("div", {}, h("h3", {}, "Steps"), h("pre", { class: "json", "data-testid": "steps-json" }, pretty(wf.steps))),
+      previewPanel(client, wf),
+    ),
   );
 }
 
@@ -94,7 +114,8 @@ function parseObject(text: string, what: string): Parsed {
   if (!text.trim()) return { ok: true, value: {} };
   try {
     const value = JSON.parse(text) as Json;
-    if (typeof value !== "object" || value === null || Array.isArray(value)) return { ok: false, message: `The ${what} must be a JSON object.` };
+    if (typeof value !== "object" || value === null || Array.isArray(value))
+      return { ok: false, message: `The ${what} must be a JSON object.` };
     return { ok: true, value };
   } catch (error) {
     return { ok: false, message: `The ${what} is not valid JSON: ${error instanceof Error ? error.message : String(error)}` };
@@ -132,7 +153,10 @@ function previewPanel(client: Client, wf: Workflow): HTMLElement {
       const preview = await client.previewWorkflow(wf.key, body, controller.signal);
       if (mine !== generation) return;
       state.textContent = `Rendered ${new Date().toLocaleTimeString()}: ${preview.steps.filter((x) => x.wouldRun).length} of ${preview.steps.length} steps would run.`;
-      mount(results, preview.steps.map((step) => stepCard(step, wf.steps.find((x) => x.id === step.id)?.if)));
+      mount(
+        results,
+        preview.steps.map((step) => stepCard(step, wf.steps.find((x) => x.id === step.id)?.if)),
+      );
     } catch (error) {
       if (controller.signal.aborted || mine !== generation) return;
       state.textContent = "";
@@ -172,7 +196,11 @@ function samplePayload(wf: Workflow): JsonObject {
 export function describeCondition(condition: Json | undefined): string {
   if (typeof condition !== "object" || condition === null || Array.isArray(condition)) return "";
   const group = (items: Json | undefined, joiner: string) =>
-    Array.isArray(items) ? (items.length === 1 ? describeCondition(items[0]) : items.map((c) => `(${describeCondition(c)})`).join(joiner)) : "";
+    Array.isArray(items)
+      ? items.length === 1
+        ? describeCondition(items[0])
+        : items.map((c) => `(${describeCondition(c)})`).join(joiner)
+      : "";
   if ("all" in condition) return group(condition.all, " and ");
   if ("any" in condition) return group(condition.any, " or ");
   if ("not" in condition) return `not (${describeCondition(condition.not)})`;
@@ -194,7 +222,16 @@ function stepCard(step: PreviewStep, condition: Json | undefined): HTMLElement {
       h("span", { class: "muted small" }, verdict),
       step.locale ? h("span", { class: "muted small" }, ` · locale ${step.locale}`) : null,
     ),
-    step.condition ? h("p", { class: "condition small" }, "if ", h("code", {}, describeCondition(condition)), " → ", h("strong", {}, String(step.condition.result))) : null,
+    step.condition
+      ? h(
+          "p",
+          { class: "condition small" },
+          "if ",
+          h("code", {}, describeCondition(condition)),
+          " → ",
+          h("strong", {}, String(step.condition.result)),
+        )
+      : null,
     step.condition?.leaves.length
       ? h(
           "ul",
@@ -221,12 +258,22 @@ function contentView(content: JsonObject): HTMLElement {
   const rows: HTMLElement[] = [];
   for (const field of TEXT_FIELDS) {
     const value = content[field];
-    if (typeof value === "string") rows.push(h("div", { class: "field", "data-field": field }, h("span", { class: "label" }, field), h("div", { class: "value" }, value)));
+    if (typeof value === "string")
+      rows.push(
+        h("div", { class: "field", "data-field": field }, h("span", { class: "label" }, field), h("div", { class: "value" }, value)),
+      );
   }
   const html = content.html;
   if (typeof html === "string") {
     // Rendered email HTML runs in an iframe with every sandbox restriction: no scripts, no same origin.
-    rows.push(h("div", { class: "field", "data-field": "html" }, h("span", { class: "label" }, "html"), h("iframe", { class: "html", sandbox: "", srcdoc: html, title: "Rendered HTML" })));
+    rows.push(
+      h(
+        "div",
+        { class: "field", "data-field": "html" },
+        h("span", { class: "label" }, "html"),
+        h("iframe", { class: "html", sandbox: "", srcdoc: html, title: "Rendered HTML" }),
+      ),
+    );
   }
   const rest = Object.fromEntries(Object.entries(content).filter(([k]) => k !== "html" && !(TEXT_FIELDS as readonly string[]).includes(k)));
   if (Object.keys(rest).length) rows.push(h("details", {}, h("summary", {}, "Other fields"), h("pre", { class: "json" }, pretty(rest))));

@@ -42,9 +42,7 @@ export const subscriberChannels = sqliteTable(
     address: text("address").notNull(),
     createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull(),
   },
-  (t) => [
-    primaryKey({ columns: [t.environmentId, t.subscriberId, t.channel, t.provider, t.address] }),
-  ],
+  (t) => [primaryKey({ columns: [t.environmentId, t.subscriberId, t.channel, t.provider, t.address] })],
 );
 
 export const topics = sqliteTable(

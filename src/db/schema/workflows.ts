@@ -1,4 +1,5 @@
 import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import type { Step } from "../../engine/steps";
 import { environmentId, json, timestamps } from "./columns";
 
 export const workflows = sqliteTable(
@@ -13,8 +14,8 @@ export const workflows = sqliteTable(
     critical: integer("critical", { mode: "boolean" }).notNull(),
     tags: json<string[]>("tags").notNull(),
     payloadSchema: json<Record<string, unknown>>("payload_schema"),
-    /** Validated by the workflow step schema before every write. */
-    steps: json<unknown[]>("steps").notNull(),
+    /** Validated by the workflow step schema (engine/steps.ts) before every write. */
+    steps: json<Step[]>("steps").notNull(),
     ...timestamps,
   },
   (t) => [uniqueIndex("workflows_env_key_uq").on(t.environmentId, t.key)],

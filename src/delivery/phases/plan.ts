@@ -1,5 +1,5 @@
 import type { MessageStatus } from "../../db/schema";
-import type { ChannelStep } from "../../features/workflows/steps";
+import type { ChannelStep } from "../../engine/steps";
 import { decide } from "../decide";
 import { transition } from "../recipient-transitions";
 import type { Loaded, Recipient } from "../recipients-state";
@@ -18,7 +18,14 @@ export interface StepPlan {
  * counts as done, quiet hours make the recipient wait (the run resumes at this step), and the
  * rest are sends or finals.
  */
-export function planChannelStep(step: ChannelStep, index: number, running: Recipient[], loaded: Loaded, trigger: TriggerRecord, now: Date): StepPlan {
+export function planChannelStep(
+  step: ChannelStep,
+  index: number,
+  running: Recipient[],
+  loaded: Loaded,
+  trigger: TriggerRecord,
+  now: Date,
+): StepPlan {
   const plan: StepPlan = { step, sends: [], finals: [] };
   for (const recipient of running) {
     const decision = decide(step, recipient, loaded, trigger, now);

@@ -68,7 +68,10 @@ export function recordClaims(plan: StepPlan, claims: ClaimResult, scope: StepSco
     const report = alreadySent.get(key);
     if (report) {
       const fields = { ...report, errorCode: null, errorMessage: null };
-      const event = { status: "sent" as const, detail: { provider: report.provider, providerMessageId: report.providerMessageId, recovered: true } };
+      const event = {
+        status: "sent" as const,
+        detail: { provider: report.provider, providerMessageId: report.providerMessageId, recovered: true },
+      };
       if (existing) writes.update(environmentId, existing.id, "sent", fields, event);
       else writes.insertFinal(identityOf(scope, recipient.profile.subscriberId), "sent", fields, [event]);
       transition(recipient, { type: "step", stepId, outcome: { status: "sent" } });
@@ -80,7 +83,8 @@ export function recordClaims(plan: StepPlan, claims: ClaimResult, scope: StepSco
     }
     const fields = { content, subject: typeof content.subject === "string" ? content.subject : null, preview: preview(content) };
     const messageId = existing ? existing.id : writes.insertSending(identityOf(scope, recipient.profile.subscriberId), fields);
-    if (existing) writes.update(environmentId, existing.id, "sending", fields, { status: "sending", detail: { attempt: existing.attempts + 1 } });
+    if (existing)
+      writes.update(environmentId, existing.id, "sending", fields, { status: "sending", detail: { attempt: existing.attempts + 1 } });
     result.toSend.push({ recipient, messageId, isNew: !existing, content, attempts: existing?.attempts ?? 0, notes: recipient.notes });
     transition(recipient, { type: "notes-used" });
   }

@@ -30,20 +30,32 @@ export function reportResults(delivered: Delivered[], chain: IntegrationConfig[]
   for (const { send, integration, to, result } of delivered) {
     const { recipient, messageId } = send;
     if (send.isNew) {
-      writes.event(environmentId, messageId, { status: "queued", ...(send.notes.length ? { detail: Object.assign({}, ...send.notes) } : {}) }, startedAt);
+      writes.event(
+        environmentId,
+        messageId,
+        { status: "queued", ...(send.notes.length ? { detail: Object.assign({}, ...send.notes) } : {}) },
+        startedAt,
+      );
       writes.event(environmentId, messageId, { status: "sending", detail: { attempt: 1 } }, startedAt);
     }
     const attempts = send.attempts + 1;
     const base = { provider: integration.provider, integrationId: integration.id, to, attempts };
     for (const c of result.captures) writes.capture(environmentId, messageId, c);
-    if (step.type === "push" || step.type === "chat") writes.removeAddresses(environmentId, recipient.profile.subscriberId, step.type, result.invalidAddresses);
+    if (step.type === "push" || step.type === "chat")
+      writes.removeAddresses(environmentId, recipient.profile.subscriberId, step.type, result.invalidAddresses);
     const key = claimKey(scope, recipient);
     const { outcome } = result;
     if (outcome.ok) {
-      writes.update(environmentId, messageId, "sent", { ...base, providerMessageId: outcome.providerMessageId, errorCode: null, errorMessage: null }, {
-        status: "sent",
-        detail: { provider: integration.provider, providerMessageId: outcome.providerMessageId },
-      });
+      writes.update(
+        environmentId,
+        messageId,
+        "sent",
+        { ...base, providerMessageId: outcome.providerMessageId, errorCode: null, errorMessage: null },
+        {
+          status: "sent",
+          detail: { provider: integration.provider, providerMessageId: outcome.providerMessageId },
+        },
+      );
       transition(recipient, { type: "step", stepId: step.id, outcome: { status: "sent" } });
       out.reports.push({ key, outcome: "sent", report: { providerMessageId: outcome.providerMessageId, ...base } });
       continue;
@@ -52,19 +64,31 @@ export function reportResults(delivered: Delivered[], chain: IntegrationConfig[]
     const next = outcome.kind === "retryable" ? integrationForAttempt(chain, attempts) : undefined;
     if (next) {
       const delaySeconds = next.id === integration.id ? retryDelaySeconds(attempts, outcome.retryAfterSeconds) : 1;
-      writes.update(environmentId, messageId, "queued", { ...base, ...error }, {
-        status: "queued",
-        detail: { retryInSeconds: delaySeconds, error: outcome.code, message: outcome.message, nextProvider: next.provider },
-      });
+      writes.update(
+        environmentId,
+        messageId,
+        "queued",
+        { ...base, ...error },
+        {
+          status: "queued",
+          detail: { retryInSeconds: delaySeconds, error: outcome.code, message: outcome.message, nextProvider: next.provider },
+        },
+      );
       out.reports.push({ key, outcome: "retry" });
       out.retries.push({ recipient, delaySeconds });
       continue;
     }
     const status: MessageStatus = outcome.kind === "invalid_recipient" ? "undeliverable" : "failed";
-    writes.update(environmentId, messageId, status, { ...base, ...error }, {
+    writes.update(
+      environmentId,
+      messageId,
       status,
-      detail: { error: outcome.code, message: outcome.message, provider: integration.provider },
-    });
+      { ...base, ...error },
+      {
+        status,
+        detail: { error: outcome.code, message: outcome.message, provider: integration.provider },
+      },
+    );
     transition(recipient, { type: "step", stepId: step.id, outcome: { status } });
     out.reports.push({ key, outcome: "final" });
     if (outcome.kind === "retryable") {

@@ -1,5 +1,5 @@
 import type { Db } from "../../db/client";
-import type { ChannelStep } from "../../features/workflows/steps";
+import type { ChannelStep } from "../../engine/steps";
 import type { RecipientsJob } from "../job";
 import type { MessageRow, SendIdentity } from "../message-writes";
 import { keyOf, type Recipient } from "../recipients-state";

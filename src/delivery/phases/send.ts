@@ -21,7 +21,8 @@ export function sendAll(env: Bindings, scope: StepScope, sends: Send[], chain: I
     sends.map(async (send): Promise<Delivered> => {
       const integration = integrationForAttempt(chain, send.attempts)!;
       const addresses = addressesFor(step.type, send.recipient.profile, integration);
-      const content = step.type === "email" ? await decorateEmail(env, env.PUBLIC_URL, send.messageId, send.content, step.tracking) : send.content;
+      const content =
+        step.type === "email" ? await decorateEmail(env, env.PUBLIC_URL, send.messageId, send.content, step.tracking) : send.content;
       const subscriber = send.recipient.context.subscriber;
       const result = await sendMessage(integration, addresses, {
         messageId: send.messageId,

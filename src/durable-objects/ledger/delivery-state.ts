@@ -29,7 +29,12 @@ export class DeliveryState {
     }
     for (const key of send) {
       const row = this.sql
-        .exec<{ state: string; at: number; report: string | null }>("SELECT state, at, report FROM claims WHERE env = ? AND tx = ? AND key = ?", env, tx, key)
+        .exec<{ state: string; at: number; report: string | null }>(
+          "SELECT state, at, report FROM claims WHERE env = ? AND tx = ? AND key = ?",
+          env,
+          tx,
+          key,
+        )
         .toArray()[0];
       if (row?.state === "sent" && row.report) {
         result.sent.push({ key, report: JSON.parse(row.report) as SentReport });
@@ -52,7 +57,15 @@ export class DeliveryState {
         this.sql.exec("DELETE FROM claims WHERE env = ? AND tx = ? AND key = ? AND state = 'claimed'", env, tx, r.key);
       } else {
         const report = r.outcome === "sent" ? JSON.stringify(r.report) : null;
-        this.sql.exec("UPDATE claims SET state = ?, at = ?, report = ? WHERE env = ? AND tx = ? AND key = ?", r.outcome, now, report, env, tx, r.key);
+        this.sql.exec(
+          "UPDATE claims SET state = ?, at = ?, report = ? WHERE env = ? AND tx = ? AND key = ?",
+          r.outcome,
+          now,
+          report,
+          env,
+          tx,
+          r.key,
+        );
       }
     }
   }
@@ -68,7 +81,9 @@ export class DeliveryState {
   }
 
   doneIn(env: string, tx: string, chunk: number): Set<string> {
-    const rows = this.sql.exec<{ s: string }>("SELECT subscriber_id AS s FROM done WHERE env = ? AND tx = ? AND chunk = ?", env, tx, chunk).toArray();
+    const rows = this.sql
+      .exec<{ s: string }>("SELECT subscriber_id AS s FROM done WHERE env = ? AND tx = ? AND chunk = ?", env, tx, chunk)
+      .toArray();
     return new Set(rows.map((r) => r.s));
   }
 
@@ -85,7 +100,8 @@ export class DeliveryState {
   }
 
   park(env: string, tx: string, entries: WaitEntry[]): void {
-    for (const e of entries) this.sql.exec("INSERT INTO waits (env, tx, fire_at, job) VALUES (?, ?, ?, ?)", env, tx, e.fireAt, JSON.stringify(e.job));
+    for (const e of entries)
+      this.sql.exec("INSERT INTO waits (env, tx, fire_at, job) VALUES (?, ?, ?, ?)", env, tx, e.fireAt, JSON.stringify(e.job));
   }
 
   /**
@@ -97,9 +113,15 @@ export class DeliveryState {
     const rows =
       "dueBy" in filter
         ? this.sql
-            .exec<{ id: number; job: string }>("SELECT id, job FROM waits WHERE released = 0 AND fire_at <= ? ORDER BY fire_at LIMIT ?", filter.dueBy, limit)
+            .exec<{ id: number; job: string }>(
+              "SELECT id, job FROM waits WHERE released = 0 AND fire_at <= ? ORDER BY fire_at LIMIT ?",
+              filter.dueBy,
+              limit,
+            )
             .toArray()
-        : this.sql.exec<{ id: number; job: string }>("SELECT id, job FROM waits WHERE released = 0 AND env = ? AND tx = ?", filter.env, filter.tx).toArray();
+        : this.sql
+            .exec<{ id: number; job: string }>("SELECT id, job FROM waits WHERE released = 0 AND env = ? AND tx = ?", filter.env, filter.tx)
+            .toArray();
     for (const r of rows) this.sql.exec("UPDATE waits SET released = 1 WHERE id = ?", r.id);
     return rows.map((r) => JSON.parse(r.job) as RecipientsJob);
   }
@@ -123,7 +145,9 @@ export class DeliveryState {
   /** The latest released job of each recipient, so a resumed run continues after its delay. */
   resumePoints(env: string, tx: string): Map<string, RecipientsJob> {
     const points = new Map<string, RecipientsJob>();
-    const rows = this.sql.exec<{ job: string }>("SELECT job FROM waits WHERE released = 1 AND env = ? AND tx = ? ORDER BY id", env, tx).toArray();
+    const rows = this.sql
+      .exec<{ job: string }>("SELECT job FROM waits WHERE released = 1 AND env = ? AND tx = ? ORDER BY id", env, tx)
+      .toArray();
     for (const r of rows) {
       const job = JSON.parse(r.job) as RecipientsJob;
       for (const id of job.subscriberIds) points.set(id, job);

@@ -182,7 +182,7 @@ export class TriggerLedger extends DurableObject<Bindings> {
   /** Marks a trigger whose every recipient is through as completed; answers whether it just did. */
   private completeIfDone(env: string, tx: string, now: number): boolean {
     const row = this.row(env, tx);
-    if (!row || row.state !== "accepted" || !row.chunks) return false;
+    if (row?.state !== "accepted" || !row.chunks) return false;
     const total = (JSON.parse(row.chunks) as string[][]).reduce((n, c) => n + c.length, 0);
     if (this.delivery.doneCount(env, tx) < total) return false;
     this.sql.exec("UPDATE triggers SET state = 'completed', finished_at = ? WHERE env = ? AND tx = ?", now, env, tx);
@@ -194,6 +194,7 @@ export class TriggerLedger extends DurableObject<Bindings> {
     const now = Date.now();
     const checkAt = now + ledgerTimings(this.env).stallMs;
     let wakeAt: number | null = null;
+    // biome-ignore lint/suspicious/useIterableCallbackReturn: the switch covers every op.kind and each case returns; tsc checks both.
     const results = ops.map((op): DeliveryOpResult => {
       const { environmentId: env, transactionId: tx } = op;
       const row = this.row(env, tx);
@@ -287,7 +288,13 @@ export class TriggerLedger extends DurableObject<Bindings> {
     this.flushSoon();
     await this.wakeBy(now + BACKSTOP_MS);
     const planned = recipients * (record.plannedSteps ?? 0);
-    return { status: "cancelled", record, cancelledMessages: Math.max(0, planned - counts.settled), alreadySent: counts.sentOrSending, digests };
+    return {
+      status: "cancelled",
+      record,
+      cancelledMessages: Math.max(0, planned - counts.settled),
+      alreadySent: counts.sentOrSending,
+      digests,
+    };
   }
 
   /** When each parked step of a trigger fires. */
@@ -344,11 +351,17 @@ export class TriggerLedger extends DurableObject<Bindings> {
     let flushed = 0;
     for (;;) {
       const rows = this.sql
-        .exec<{ id: number; tx: string; job: string }>("SELECT id, tx, job FROM outbox WHERE id > ? ORDER BY id LIMIT ?", this.sentUpTo, FLUSH_BATCH)
+        .exec<{ id: number; tx: string; job: string }>(
+          "SELECT id, tx, job FROM outbox WHERE id > ? ORDER BY id LIMIT ?",
+          this.sentUpTo,
+          FLUSH_BATCH,
+        )
         .toArray();
       if (rows.length === 0) return flushed;
       const byQueue = Map.groupBy(rows, (r) => deliveryQueueFor(this.env, r.tx));
-      await Promise.all([...byQueue].map(([queue, part]) => queue.sendBatch(part.map((r) => ({ body: JSON.parse(r.job) as DeliveryJob })))));
+      await Promise.all(
+        [...byQueue].map(([queue, part]) => queue.sendBatch(part.map((r) => ({ body: JSON.parse(r.job) as DeliveryJob })))),
+      );
       this.sentUpTo = rows.at(-1)!.id;
       flushed += rows.length;
     }
@@ -374,7 +387,8 @@ export class TriggerLedger extends DurableObject<Bindings> {
       if (this.delivery.hasWaits(row.env, row.tx)) continue;
       if (row.coordinated) {
         const state = await coordinatorStub(this.env, row.env, row.tx).poke(stallMs);
-        if (state === "completed") this.sql.exec("UPDATE triggers SET state = 'completed', finished_at = ? WHERE env = ? AND tx = ?", now, row.env, row.tx);
+        if (state === "completed")
+          this.sql.exec("UPDATE triggers SET state = 'completed', finished_at = ? WHERE env = ? AND tx = ?", now, row.env, row.tx);
         else if (state === "resumed") resumed++;
         continue;
       }
@@ -400,10 +414,10 @@ export class TriggerLedger extends DurableObject<Bindings> {
 
   private async scheduleNext(now: number, timings: ReturnType<typeof ledgerTimings>, flushFailed: boolean) {
     const pending = this.sql.exec<{ n: number }>("SELECT count(*) AS n FROM outbox").one().n;
-    const live = this.sql
-      .exec<{ at: number | null }>("SELECT min(check_at) AS at FROM triggers WHERE state = 'accepted'")
+    const live = this.sql.exec<{ at: number | null }>("SELECT min(check_at) AS at FROM triggers WHERE state = 'accepted'").one().at;
+    const finished = this.sql
+      .exec<{ at: number | null }>("SELECT min(finished_at) AS at FROM triggers WHERE finished_at IS NOT NULL")
       .one().at;
-    const finished = this.sql.exec<{ at: number | null }>("SELECT min(finished_at) AS at FROM triggers WHERE finished_at IS NOT NULL").one().at;
     const candidates = [
       pending ? now + (flushFailed ? 1_000 : BACKSTOP_MS) : null,
       this.delivery.nextWait(),
@@ -419,16 +433,22 @@ export class TriggerLedger extends DurableObject<Bindings> {
  * Recipients of a trigger's chunks that are not yet through every step, as jobs: from the
  * first step, or from where their last released wait (a delay, quiet hours) left them.
  */
-export function pendingJobs(row: { env: string; tx: string }, chunks: string[][], ledger: string, delivery: DeliveryState): RecipientsJob[] {
+export function pendingJobs(
+  row: { env: string; tx: string },
+  chunks: string[][],
+  ledger: string,
+  delivery: DeliveryState,
+): RecipientsJob[] {
   const resume = delivery.resumePoints(row.env, row.tx);
   return chunks.flatMap((ids, chunk) => {
     const finished = delivery.doneIn(row.env, row.tx, chunk);
     const pending = ids.filter((id) => !finished.has(id));
     const groups = Map.groupBy(pending, (id) => resume.get(id));
-    return [...groups].map(([from, subscriberIds]): RecipientsJob =>
-      from
-        ? { ...from, ledger, chunk, subscriberIds }
-        : { v: 1, type: "recipients", environmentId: row.env, transactionId: row.tx, chunk, subscriberIds, ledger },
+    return [...groups].map(
+      ([from, subscriberIds]): RecipientsJob =>
+        from
+          ? { ...from, ledger, chunk, subscriberIds }
+          : { v: 1, type: "recipients", environmentId: row.env, transactionId: row.tx, chunk, subscriberIds, ledger },
     );
   });
 }

@@ -7,8 +7,7 @@ export const MASK = "••••";
 const SHOW_PREFIX_FROM = 12;
 const CHECK_TIMEOUT_MS = 10_000;
 
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value);
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** `re_live_abcdef123` → `re_l••••`; a short value → `••••`. Counts code points, so an emoji is never cut in half. */
 export function maskString(value: string): string {
@@ -39,7 +38,8 @@ export function unmaskCredentials(given: Record<string, unknown>, stored: Record
       return value;
     }
     if (Array.isArray(value)) return value.map((v, i) => unmask(v, Array.isArray(old) ? old[i] : undefined));
-    if (isRecord(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, unmask(v, isRecord(old) ? old[k] : undefined)]));
+    if (isRecord(value))
+      return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, unmask(v, isRecord(old) ? old[k] : undefined)]));
     return value;
   };
   const credentials = unmask(given, stored) as Record<string, unknown>;
@@ -75,11 +75,16 @@ export interface CheckResult {
  * harmless remote call where it has one.
  */
 export async function checkIntegration(adapter: ProviderAdapter | undefined, integration: IntegrationConfig): Promise<CheckResult> {
-  if (!adapter) return { ok: false, mode: "form", detail: `The provider "${integration.provider}" is no longer available in this deployment.` };
+  if (!adapter)
+    return { ok: false, mode: "form", detail: `The provider "${integration.provider}" is no longer available in this deployment.` };
   const errors = fieldErrors(credentialIssues(adapter, integration.credentials));
   if (errors.length) return { ok: false, mode: "form", detail: errors.map((e) => `${e.path}: ${e.message}`).join("; ") };
   if (!adapter.check) {
-    return { ok: true, mode: "form", detail: `The credentials match the form ${adapter.id} expects; it has no harmless call to verify them with.` };
+    return {
+      ok: true,
+      mode: "form",
+      detail: `The credentials match the form ${adapter.id} expects; it has no harmless call to verify them with.`,
+    };
   }
   const timeout = integration.settings.timeoutMs;
   const signal = AbortSignal.timeout(typeof timeout === "number" && timeout > 0 ? timeout : CHECK_TIMEOUT_MS);

@@ -1,46 +1,18 @@
-import { and, asc, desc, eq, gt, ne } from "drizzle-orm";
+import { and, asc, eq, gt, ne } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { integrations } from "../../db/schema";
+import { toConfig } from "../../delivery/integrations";
 import { fieldErrors, type FieldError } from "../../lib/errors";
 import { newId } from "../../lib/ids";
 import { decryptJson, encryptJson } from "../../lib/secrets";
 import { providerFor } from "../../providers/registry";
-import type { Channel } from "../workflows/steps";
+import type { Channel } from "../../engine/steps";
 import type { IntegrationConfig } from "../../providers/types";
 import { credentialIssues, maskCredentials, unmaskCredentials } from "./credentials";
 import type { Integration, IntegrationInput, IntegrationUpdate } from "./schemas";
 import { keysetPage } from "../../lib/pagination";
 
-/** The active integrations of an environment in failover order: primary first, then by priority (lowest first). */
-export async function activeIntegrations(db: Db, environmentId: string, encryptionKey: string | undefined) {
-  const rows = await db
-    .select()
-    .from(integrations)
-    .where(and(eq(integrations.environmentId, environmentId), eq(integrations.active, true)))
-    .orderBy(desc(integrations.primary), asc(integrations.priority), asc(integrations.createdAt));
-  const byChannel = new Map<Channel, IntegrationConfig[]>();
-  for (const row of rows) {
-    const config = await toConfig(row, encryptionKey);
-    byChannel.set(config.channel, [...(byChannel.get(config.channel) ?? []), config]);
-  }
-  return byChannel;
-}
-
-export async function integrationById(db: Db, integrationId: string, encryptionKey: string | undefined) {
-  const [row] = await db.select().from(integrations).where(eq(integrations.id, integrationId)).limit(1);
-  return row ? { ...(await toConfig(row, encryptionKey)), environmentId: row.environmentId } : null;
-}
-
 type Row = typeof integrations.$inferSelect;
-
-const toConfig = async (row: Row, encryptionKey: string | undefined): Promise<IntegrationConfig> => ({
-  id: row.id,
-  provider: row.provider,
-  channel: row.channel as Channel,
-  credentials: await decryptJson<Record<string, unknown>>(encryptionKey, row.credentials),
-  settings: row.settings,
-  baseUrl: row.baseUrl,
-});
 
 /** The API view of a row: credentials decrypted only to be masked. */
 async function toIntegration(row: Row, encryptionKey: string | undefined): Promise<Integration> {
@@ -152,10 +124,15 @@ export function integrationsRepository(db: Db, environmentId: string, encryption
         const stored = await decryptJson<Record<string, unknown>>(encryptionKey, row.credentials);
         const { credentials: clear, keptStored } = unmaskCredentials(input.credentials, stored);
         const adapter = providerFor(row.provider);
-        if (!adapter) return { status: "invalid", errors: [{ path: "credentials", message: `The provider "${row.provider}" is no longer available.` }] };
+        if (!adapter)
+          return {
+            status: "invalid",
+            errors: [{ path: "credentials", message: `The provider "${row.provider}" is no longer available.` }],
+          };
         const errors = fieldErrors(credentialIssues(adapter, clear));
         // Stored secrets never follow a new baseUrl unless the caller shows it has them.
-        if (newHost && keptStored) errors.push({ path: "credentials", message: "A new baseUrl needs the credentials in full, not masked." });
+        if (newHost && keptStored)
+          errors.push({ path: "credentials", message: "A new baseUrl needs the credentials in full, not masked." });
         if (errors.length) return { status: "invalid", errors };
         credentials = await encryptJson(encryptionKey, clear);
       } else if (newHost) {

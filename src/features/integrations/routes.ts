@@ -5,7 +5,7 @@ import { apiRoute, createRouter, json, security } from "../../lib/openapi";
 import { scopedRepository } from "../../lib/scoped-repository";
 import { PROVIDERS, providerFor } from "../../providers/registry";
 import type { ProviderAdapter } from "../../providers/types";
-import { CHANNELS } from "../workflows/steps";
+import { CHANNELS } from "../../engine/steps";
 import { checkIntegration } from "./credentials";
 import { integrationsRepository } from "./repository";
 import {

@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { providerFor } from "../../providers/registry";
-import { CHANNELS } from "../workflows/steps";
+import { CHANNELS } from "../../engine/steps";
 import { credentialIssues, MASK } from "./credentials";
 import { pageOf, pageQuery } from "../../lib/pagination";
 
@@ -36,13 +36,10 @@ const IntegrationFields = z.object({
   provider: ProviderId,
   name: z.string().trim().min(1).max(256),
   active: z.boolean(),
-  primary: z.boolean().openapi({ description: "Tried first for its channel. Setting it clears `primary` on the channel's other integrations." }),
-  priority: z
-    .number()
-    .int()
-    .min(-1_000_000)
-    .max(1_000_000)
-    .openapi({ description: "Failover order after the primary: lower goes first." }),
+  primary: z
+    .boolean()
+    .openapi({ description: "Tried first for its channel. Setting it clears `primary` on the channel's other integrations." }),
+  priority: z.number().int().min(-1_000_000).max(1_000_000).openapi({ description: "Failover order after the primary: lower goes first." }),
   credentials: z
     .record(z.string(), z.unknown())
     .openapi({ description: "Shape per provider (`GET /v1/providers`). Encrypted at rest and masked in every answer." }),
@@ -106,7 +103,9 @@ export type IntegrationList = z.infer<typeof IntegrationList>;
 export const IntegrationCheck = z
   .object({
     ok: z.boolean(),
-    mode: z.enum(["remote", "form"]).openapi({ description: "`remote`: the provider accepted a harmless call. `form`: only the credentials' shape was checked." }),
+    mode: z
+      .enum(["remote", "form"])
+      .openapi({ description: "`remote`: the provider accepted a harmless call. `form`: only the credentials' shape was checked." }),
     detail: z.string(),
   })
   .openapi("IntegrationCheck");
@@ -116,7 +115,9 @@ export const Provider = z
   .object({
     id: z.string(),
     channel: z.enum(CHANNELS),
-    credentials: z.record(z.string(), z.unknown()).openapi({ description: "JSON Schema (draft 2020-12) of the credentials an integration needs." }),
+    credentials: z
+      .record(z.string(), z.unknown())
+      .openapi({ description: "JSON Schema (draft 2020-12) of the credentials an integration needs." }),
   })
   .openapi("Provider");
 export type Provider = z.infer<typeof Provider>;

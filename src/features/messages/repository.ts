@@ -54,7 +54,9 @@ export function messagesRepository(db: Db, environmentId: string) {
       ];
       const cursor = query.cursor ? decodeCursor(query.cursor) : null;
       if (cursor) {
-        filters.push(or(lt(messages.createdAt, new Date(cursor.at)), and(eq(messages.createdAt, new Date(cursor.at)), lt(messages.id, cursor.id))));
+        filters.push(
+          or(lt(messages.createdAt, new Date(cursor.at)), and(eq(messages.createdAt, new Date(cursor.at)), lt(messages.id, cursor.id))),
+        );
       }
       const rows = await db
         .select()
@@ -68,7 +70,11 @@ export function messagesRepository(db: Db, environmentId: string) {
 
     async find(id: string) {
       const [rows, events] = await db.batch([
-        db.select().from(messages).where(and(eq(messages.environmentId, environmentId), eq(messages.id, id))).limit(1),
+        db
+          .select()
+          .from(messages)
+          .where(and(eq(messages.environmentId, environmentId), eq(messages.id, id)))
+          .limit(1),
         db
           .select()
           .from(messageEvents)
@@ -86,7 +92,11 @@ export function messagesRepository(db: Db, environmentId: string) {
 
     async triggerStatus(transactionId: string) {
       const [rows, counts] = await db.batch([
-        db.select().from(triggers).where(and(eq(triggers.environmentId, environmentId), eq(triggers.transactionId, transactionId))).limit(1),
+        db
+          .select()
+          .from(triggers)
+          .where(and(eq(triggers.environmentId, environmentId), eq(triggers.transactionId, transactionId)))
+          .limit(1),
         db
           .select({ status: messages.status, count: sql<number>`count(*)` })
           .from(messages)

@@ -56,7 +56,8 @@ messagesRoutes.openapi(
   async (c) => {
     const { transactionId } = c.req.valid("param");
     const status = await repo(c).triggerStatus(transactionId);
-    if (!status) throw new ApiError("transaction_not_found", `No recorded trigger with transactionId "${transactionId}" in this environment.`);
+    if (!status)
+      throw new ApiError("transaction_not_found", `No recorded trigger with transactionId "${transactionId}" in this environment.`);
     return c.json(status, 200);
   },
 );

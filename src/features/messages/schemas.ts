@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { MESSAGE_STATUSES, TRIGGER_STATUSES } from "../../contract/statuses";
-import { CHANNELS } from "../workflows/steps";
+import { CHANNELS } from "../../engine/steps";
 import { pageOf, pageQuery } from "../../lib/pagination";
 
 export const MessageEvent = z
@@ -36,16 +36,18 @@ export const MessageWithEvents = Message.extend({
 }).openapi("MessageWithEvents");
 export type MessageWithEvents = z.infer<typeof MessageWithEvents>;
 
-export const MessageQuery = z.object({
-  transactionId: z.string().optional(),
-  subscriberId: z.string().optional(),
-  workflow: z.string().optional(),
-  channel: z.enum(CHANNELS).optional(),
-  status: z.enum(MESSAGE_STATUSES).optional(),
-  provider: z.string().optional(),
-  since: z.iso.datetime({ offset: true }).optional(),
-  until: z.iso.datetime({ offset: true }).optional(),
-}).extend(pageQuery(200).shape);
+export const MessageQuery = z
+  .object({
+    transactionId: z.string().optional(),
+    subscriberId: z.string().optional(),
+    workflow: z.string().optional(),
+    channel: z.enum(CHANNELS).optional(),
+    status: z.enum(MESSAGE_STATUSES).optional(),
+    provider: z.string().optional(),
+    since: z.iso.datetime({ offset: true }).optional(),
+    until: z.iso.datetime({ offset: true }).optional(),
+  })
+  .extend(pageQuery(200).shape);
 
 export const MessageList = pageOf(Message).openapi("MessageList");
 export type MessageList = z.infer<typeof MessageList>;

@@ -47,7 +47,13 @@ export async function applyProviderStatuses(
 ): Promise<number> {
   if (updates.length === 0) return 0;
   const rows = await db
-    .select({ id: messages.id, environmentId: messages.environmentId, status: messages.status, providerMessageId: messages.providerMessageId, integrationId: messages.integrationId })
+    .select({
+      id: messages.id,
+      environmentId: messages.environmentId,
+      status: messages.status,
+      providerMessageId: messages.providerMessageId,
+      integrationId: messages.integrationId,
+    })
     .from(messages)
     .where(inArray(messages.providerMessageId, [...new Set(updates.map((u) => u.providerMessageId))]));
   const mine = rows.filter((r) => r.integrationId === integrationId);

@@ -18,7 +18,11 @@ export function preferencesRepository(db: Db, environmentId: string) {
      * Merges in SQL with json_patch (RFC 7396: objects merge, `null` removes a key), so two
      * concurrent updates of different flags both land without a read-modify-write race.
      */
-    async merge(subscriberId: string, update: SubscriberPreferencesUpdate, now = new Date()): Promise<SubscriberPreferences | null | undefined> {
+    async merge(
+      subscriberId: string,
+      update: SubscriberPreferencesUpdate,
+      now = new Date(),
+    ): Promise<SubscriberPreferences | null | undefined> {
       const [row] = await db
         .update(subscribers)
         .set({

@@ -47,5 +47,9 @@ export const SubscriberPreferencesUpdate = z
 export type SubscriberPreferencesUpdate = z.infer<typeof SubscriberPreferencesUpdate>;
 
 export const SubscriberIdParam = z.object({
-  subscriberId: z.string().min(1).max(256).openapi({ param: { name: "subscriberId", in: "path" }, example: "user-42" }),
+  subscriberId: z
+    .string()
+    .min(1)
+    .max(256)
+    .openapi({ param: { name: "subscriberId", in: "path" }, example: "user-42" }),
 });

@@ -1,8 +1,10 @@
 import { createDb } from "../../db/client";
 import { ApiError, fieldErrors } from "../../lib/errors";
 import { apiRoute, createRouter, security } from "../../lib/openapi";
-import { findSubscriber, upsertSubscribers } from "./repository";
-import { BulkSubscribersRequest, BulkSubscribersResult, Subscriber, SubscriberInput } from "./schemas";
+import { SubscriberInput } from "../../contract/recipients";
+import { upsertSubscribers } from "../../db/queries/subscribers";
+import { findSubscriber } from "./repository";
+import { BulkSubscribersRequest, BulkSubscribersResult, Subscriber } from "./schemas";
 import type { BulkSubscribersResult as BulkResult } from "./schemas";
 
 export const subscribersRoutes = createRouter();
@@ -51,7 +53,10 @@ subscribersRoutes.openapi(bulkRoute, async (c) => {
   const failed: BulkResult["failed"] = [];
   subscribers.forEach((item, index) => {
     const parsed = SubscriberInput.safeParse(item);
-    if (parsed.success) return valid.push(parsed.data);
+    if (parsed.success) {
+      valid.push(parsed.data);
+      return;
+    }
     const error = new ApiError("validation_failed", "The subscriber does not match the expected schema.", fieldErrors(parsed.error.issues));
     const id = (item as { subscriberId?: unknown } | null)?.subscriberId;
     failed.push({

@@ -20,26 +20,6 @@ const toTopic = (row: Row): Topic => ({
 /** D1 allows 100 bound parameters; a delete binds the environment and topic besides the ids. */
 const IDS_PER_DELETE = 90;
 
-/**
- * One page of a topic's member ids in subscriberId order, after `after` (exclusive).
- * For fan-out: keyset pagination stays cheap on the primary key however large the topic.
- */
-export async function topicMemberIds(db: Db, environmentId: string, topicKey: string, after: string | null, limit: number): Promise<string[]> {
-  const rows = await db
-    .select({ subscriberId: topicMembers.subscriberId })
-    .from(topicMembers)
-    .where(
-      and(
-        eq(topicMembers.environmentId, environmentId),
-        eq(topicMembers.topicKey, topicKey),
-        after !== null ? gt(topicMembers.subscriberId, after) : undefined,
-      ),
-    )
-    .orderBy(asc(topicMembers.subscriberId))
-    .limit(limit);
-  return rows.map((row) => row.subscriberId);
-}
-
 /** Topics of one environment: the environment is fixed once, so no query can forget it. */
 export function topicsRepository(db: Db, environmentId: string) {
   const byKey = (key: string) => and(eq(topics.environmentId, environmentId), eq(topics.key, key));
@@ -145,7 +125,10 @@ export function topicsRepository(db: Db, environmentId: string) {
       ]);
       if (found.length === 0) return null;
       const page = keysetPage(rows, limit, (last) => last.subscriberId);
-      return { data: page.rows.map((row) => ({ subscriberId: row.subscriberId, addedAt: row.createdAt.toISOString() })), nextCursor: page.nextCursor };
+      return {
+        data: page.rows.map((row) => ({ subscriberId: row.subscriberId, addedAt: row.createdAt.toISOString() })),
+        nextCursor: page.nextCursor,
+      };
     },
   };
 }

@@ -61,14 +61,11 @@ export type TopicMembersAdded = z.infer<typeof TopicMembersAdded>;
 export const TopicMembersRemoved = z.object({ removed: z.number().int() }).openapi("TopicMembersRemoved");
 export type TopicMembersRemoved = z.infer<typeof TopicMembersRemoved>;
 
-export const TopicMember = z
-  .object({ subscriberId: z.string(), addedAt: z.iso.datetime() })
-  .openapi("TopicMember");
+export const TopicMember = z.object({ subscriberId: z.string(), addedAt: z.iso.datetime() }).openapi("TopicMember");
 export type TopicMember = z.infer<typeof TopicMember>;
 
 export const TopicMemberList = pageOf(TopicMember).openapi("TopicMemberList");
 export type TopicMemberList = z.infer<typeof TopicMemberList>;
-
 
 export const TopicPageQuery = pageQuery(100);
 export const MemberPageQuery = pageQuery(500);

@@ -10,11 +10,10 @@ import { byteLength, canonicalJson, sha256Hex } from "../../lib/crypto";
 import { ApiError } from "../../lib/errors";
 import { uuidv7 } from "../../lib/ids";
 import { cachedGate, rememberGate, type WorkflowGate } from "../workflows/gate-cache";
-import { isChannelStep, type Step } from "../workflows/steps";
+import { isChannelStep } from "../../engine/steps";
 import { payloadErrors } from "./payload-schema";
 import { parseRecipients, type InvalidRecipient } from "./recipients";
 import { MAX_PAYLOAD_BYTES, type TriggerRequest } from "./schemas";
-
 
 export interface Accepted {
   transactionId: string;
@@ -47,7 +46,12 @@ export async function loadWorkflowGates(d1: D1Database, environmentId: string, k
   );
   const rows = (await db.batch([first!, ...rest])).flat();
   for (const r of rows) {
-    const gate = { key: r.key, active: r.active, payloadSchema: r.payloadSchema ?? null, channelSteps: (r.steps as Step[]).filter(isChannelStep).length };
+    const gate = {
+      key: r.key,
+      active: r.active,
+      payloadSchema: r.payloadSchema ?? null,
+      channelSteps: r.steps.filter(isChannelStep).length,
+    };
     gates.set(r.key, gate);
   }
   for (const key of missing) rememberGate(environmentId, key, gates.get(key) ?? null);
@@ -118,8 +122,14 @@ export async function makeDurable(env: Bindings, prepared: Prepared[]): Promise<
   const outcomes: AcceptOutcome[] = [];
   await Promise.all(
     [...byLedger].map(async ([name, items]) => {
-      const answers = await acceptIn(env, name, items.map(({ p }) => p));
-      items.forEach(({ index }, i) => (outcomes[index] = answers[i]!));
+      const answers = await acceptIn(
+        env,
+        name,
+        items.map(({ p }) => p),
+      );
+      items.forEach(({ index }, i) => {
+        outcomes[index] = answers[i]!;
+      });
     }),
   );
   return prepared.map((p, i): Accepted | ApiError =>
@@ -140,7 +150,9 @@ async function acceptIn(env: Bindings, name: string, items: Prepared[]): Promise
     items.map(async (p, i) => {
       const [, previous] = ledgerNamesFor(env, p.record.environmentId, p.transactionId);
       if (previous) {
-        const [known] = (await ledgerStub(env, previous).snapshots([{ environmentId: p.record.environmentId, transactionId: p.transactionId }])) as unknown[];
+        const [known] = (await ledgerStub(env, previous).snapshots([
+          { environmentId: p.record.environmentId, transactionId: p.transactionId },
+        ])) as unknown[];
         if (known) return ((await ledgerStub(env, previous).accept(previous, [entries[i]!])) as AcceptOutcome[])[0]!;
       }
       return ((await ledgerStub(env, name).accept(name, [entries[i]!])) as AcceptOutcome[])[0]!;

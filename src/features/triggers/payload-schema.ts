@@ -9,5 +9,10 @@ export function payloadErrors(schema: Record<string, unknown>, payload: unknown)
   return result.errors
     .filter((e) => !["properties", "allOf", "anyOf", "oneOf", "$ref", "items", "prefixItems"].includes(e.keyword))
     .map((e) => ({ path: `payload${e.instanceLocation.slice(1).replaceAll("/", ".")}`, message: e.error }))
-    .filter((e) => (seen.has(e.path + e.message) ? false : (seen.add(e.path + e.message), true)));
+    .filter((e) => {
+      const key = e.path + e.message;
+      if (seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    });
 }

@@ -1,5 +1,6 @@
 import { fieldErrors } from "../../lib/errors";
-import { Recipient, type TriggerRequest } from "./schemas";
+import { Recipient } from "../../contract/recipients";
+import type { TriggerRequest } from "./schemas";
 
 export interface InvalidRecipient {
   index: number;

@@ -4,15 +4,8 @@ import { ApiError, fieldErrors } from "../../lib/errors";
 import { apiRoute, createRouter, json, JSON_BODY_CODES, security } from "../../lib/openapi";
 import { loadWorkflowGates, makeDurable, prepareTrigger, workflowKeyOf } from "./accept";
 import { cancelTrigger } from "./cancel";
-import { recordCancellation } from "./records";
-import {
-  BulkTriggerRequest,
-  BulkTriggerResult,
-  CancelRequest,
-  CancelResult,
-  TriggerAccepted,
-  TriggerRequest,
-} from "./schemas";
+import { recordCancellation } from "../../delivery/trigger-writes";
+import { BulkTriggerRequest, BulkTriggerResult, CancelRequest, CancelResult, TriggerAccepted, TriggerRequest } from "./schemas";
 
 export const triggersRoutes = createRouter();
 
@@ -112,7 +105,8 @@ triggersRoutes.openapi(
     const environmentId = c.get("environmentId");
     const body = (await c.req.json().catch(() => undefined)) as unknown;
     const fromBody = body === undefined ? undefined : CancelRequest.safeParse(body);
-    if (fromBody && !fromBody.success) throw new ApiError("validation_failed", "The request does not match the expected schema.", fieldErrors(fromBody.error.issues));
+    if (fromBody && !fromBody.success)
+      throw new ApiError("validation_failed", "The request does not match the expected schema.", fieldErrors(fromBody.error.issues));
     const transactionId = fromBody?.data.transactionId ?? c.req.valid("query").transactionId;
     if (!transactionId) {
       throw new ApiError("validation_failed", "Give the transactionId in the body or as ?transactionId=.", [

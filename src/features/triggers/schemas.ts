@@ -1,22 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { BulkItemError } from "../../lib/errors";
-import { SubscriberInput } from "../subscribers/schemas";
-
-export const TopicRecipient = z
-  .object({ topic: z.string().min(1).max(128), exclude: z.array(z.string().min(1)).max(1000).optional() })
-  .strict()
-  .openapi("TopicRecipient");
-
-/** Novu's topic form, accepted so Novu users can switch without rewriting their triggers. */
-const NovuTopicRecipient = z
-  .object({ type: z.literal("Topic"), topicKey: z.string().min(1).max(128), exclude: z.array(z.string().min(1)).max(1000).optional() })
-  .strict()
-  .transform(({ topicKey, exclude }) => ({ topic: topicKey, ...(exclude ? { exclude } : {}) }));
-
-export const Recipient = z
-  .union([z.string().trim().min(1).max(256), SubscriberInput, TopicRecipient, NovuTopicRecipient])
-  .openapi("Recipient", { description: "A subscriberId, a subscriber (upserted inline) or a topic." });
-export type Recipient = z.infer<typeof Recipient>;
+import { SubscriberInput } from "../../contract/recipients";
 
 export const MAX_RECIPIENTS = 100;
 export const MAX_PAYLOAD_BYTES = 512 * 1024;
@@ -27,9 +11,9 @@ export const TriggerRequest = z
   .object({
     workflow: z.string().min(1).max(64).optional().openapi({ description: "The workflow key." }),
     name: z.string().min(1).max(64).optional().openapi({ description: "Alias of `workflow`." }),
-    to: z
-      .union([RecipientShape, z.array(RecipientShape).min(1).max(MAX_RECIPIENTS)])
-      .openapi({ description: `One Recipient or an array of up to ${MAX_RECIPIENTS}. Invalid entries are reported in \`invalidRecipients\`.` }),
+    to: z.union([RecipientShape, z.array(RecipientShape).min(1).max(MAX_RECIPIENTS)]).openapi({
+      description: `One Recipient or an array of up to ${MAX_RECIPIENTS}. Invalid entries are reported in \`invalidRecipients\`.`,
+    }),
     payload: z.record(z.string(), z.unknown()).optional(),
     overrides: z.record(z.string(), z.unknown()).optional(),
     actor: z.union([z.string().min(1).max(256), SubscriberInput]).optional(),
@@ -68,12 +52,7 @@ export const BulkTriggerRequest = z
 
 export const BulkTriggerResult = z
   .object({
-    results: z.array(
-      z.union([
-        TriggerAccepted.omit({ acknowledged: true }),
-        BulkItemError.extend({ status: z.literal("error") }),
-      ]),
-    ),
+    results: z.array(z.union([TriggerAccepted.omit({ acknowledged: true }), BulkItemError.extend({ status: z.literal("error") })])),
   })
   .openapi("BulkTriggerResult");
 export type BulkTriggerResult = z.infer<typeof BulkTriggerResult>;
@@ -85,10 +64,9 @@ export const CancelResult = z
     transactionId: z.string(),
     status: z.enum(["cancelled", "already_cancelled", "completed"]),
     cancelledMessages: z.number().int().openapi({ description: "Messages of this trigger that will now never be sent." }),
-    alreadySent: z
-      .number()
-      .int()
-      .openapi({ description: "Messages already handed to a provider (or being handed over) when the cancellation arrived: not cancelled." }),
+    alreadySent: z.number().int().openapi({
+      description: "Messages already handed to a provider (or being handed over) when the cancellation arrived: not cancelled.",
+    }),
   })
   .openapi("CancelResult");
 export type CancelResult = z.infer<typeof CancelResult>;

@@ -2,7 +2,8 @@ import { and, asc, eq, gt } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { variables } from "../../db/schema";
 import { newId } from "../../lib/ids";
-import { decryptJson, encryptJson } from "../../lib/secrets";
+import { encryptJson } from "../../lib/secrets";
+import { clear } from "../../db/queries/variables";
 import { SECRET_MASK, type Variable, type VariableInput, type VariableUpdate } from "./schemas";
 import { keysetPage } from "../../lib/pagination";
 
@@ -11,18 +12,6 @@ type Row = typeof variables.$inferSelect;
 /** Secret values are kept AES-GCM encrypted (like integration credentials); plain ones as they are. */
 const stored = (encryptionKey: string | undefined, value: string, secret: boolean) =>
   secret ? encryptJson(encryptionKey, value) : Promise.resolve(value);
-
-const clear = (encryptionKey: string | undefined, row: { value: string; secret: boolean }) =>
-  row.secret ? decryptJson<string>(encryptionKey, row.value) : Promise.resolve(row.value);
-
-/** Every variable of an environment with its clear value, for templates and conditions (`vars.*`). */
-export async function loadTemplateVariables(db: Db, environmentId: string, encryptionKey: string | undefined): Promise<Record<string, string>> {
-  const rows = await db
-    .select({ key: variables.key, value: variables.value, secret: variables.secret })
-    .from(variables)
-    .where(eq(variables.environmentId, environmentId));
-  return Object.fromEntries(await Promise.all(rows.map(async (row) => [row.key, await clear(encryptionKey, row)] as const)));
-}
 
 /** The API view of a row: a secret's value never leaves in clear. */
 const toVariable = (row: Row): Variable => ({

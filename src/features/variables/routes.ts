@@ -15,7 +15,8 @@ variablesRoutes.openapi(
     path: "/v1/variables",
     tags: ["Variables"],
     summary: "Create a variable",
-    description: "Variables are available as `vars.<key>` in templates and conditions. A secret's value is masked in every answer, this one included.",
+    description:
+      "Variables are available as `vars.<key>` in templates and conditions. A secret's value is masked in every answer, this one included.",
     security,
     request: { body: { required: true, content: json(VariableInput) } },
     responses: { 201: { description: "Created", content: json(Variable) } },

@@ -3,7 +3,7 @@ import { createDb } from "../../db/client";
 import { ApiError } from "../../lib/errors";
 import { apiRoute, createRouter } from "../../lib/openapi";
 import { providerFor } from "../../providers/registry";
-import { integrationById } from "../integrations/repository";
+import { integrationById } from "../../delivery/integrations";
 import { applyProviderStatuses } from "../messages/status";
 
 export const webhooksRoutes = createRouter();
@@ -18,7 +18,10 @@ webhooksRoutes.openapi(
       "Point the provider's status webhook here. The body is verified with the provider's signature scheme using the integration's webhook secret, then matching messages move to delivered, bounced, failed, opened or clicked.",
     request: { params: z.object({ provider: z.string(), integrationId: z.string() }) },
     responses: {
-      200: { description: "Processed", content: { "application/json": { schema: z.object({ received: z.number().int(), applied: z.number().int() }) } } },
+      200: {
+        description: "Processed",
+        content: { "application/json": { schema: z.object({ received: z.number().int(), applied: z.number().int() }) } },
+      },
     },
     errors: ["integration_not_found", "invalid_signature", "malformed_json"],
   }),
@@ -45,7 +48,10 @@ webhooksRoutes.openapi(
     const applied = await applyProviderStatuses(
       db,
       integration.id,
-      updates.map((u) => ({ providerMessageId: u.providerMessageId, report: { status: u.status, at: u.at, ...(u.detail ? { detail: u.detail } : {}) } })),
+      updates.map((u) => ({
+        providerMessageId: u.providerMessageId,
+        report: { status: u.status, at: u.at, ...(u.detail ? { detail: u.detail } : {}) },
+      })),
     );
     return c.json({ received: updates.length, applied }, 200);
   },

@@ -1,7 +1,8 @@
 import { createDb, type Db } from "../../db/client";
 import { ApiError } from "../../lib/errors";
 import { apiRoute, createRouter, json, security } from "../../lib/openapi";
-import { loadTemplateVariables, variablesRepository } from "../variables/repository";
+import { loadTemplateVariables } from "../../db/queries/variables";
+import { variablesRepository } from "../variables/repository";
 import { SECRET_MASK } from "../variables/schemas";
 import { maskSecrets, previewWorkflow } from "./preview";
 import { PreviewRequest, PreviewResponse } from "./preview-schemas";
@@ -9,7 +10,6 @@ import { workflowsRepository } from "./repository";
 import { WorkflowKeyParam } from "./schemas";
 
 export const previewRoutes = createRouter();
-
 
 /** Keys of the environment's secret variables, whose clear values must not leave in a preview. */
 async function secretKeys(db: Db, environmentId: string): Promise<string[]> {

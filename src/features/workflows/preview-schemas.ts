@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
-import { SubscriberInput } from "../subscribers/schemas";
-import { CONDITION_OPS } from "./steps";
+import { SubscriberInput } from "../../contract/recipients";
+import { CONDITION_OPS } from "../../engine/steps";
 
 const SampleSubscriber = SubscriberInput.omit({ channels: true })
   .partial()
@@ -10,7 +10,10 @@ export const PreviewRequest = z
   .object({
     payload: z.record(z.string(), z.unknown()).default({}),
     subscriber: SampleSubscriber.default({}),
-    actor: z.union([z.string().min(1).max(256), SampleSubscriber]).nullable().default(null),
+    actor: z
+      .union([z.string().min(1).max(256), SampleSubscriber])
+      .nullable()
+      .default(null),
     steps: z
       .record(z.string(), z.object({ status: z.string().min(1).max(64), count: z.number().int().min(0).optional() }).strict())
       .default({})
@@ -51,7 +54,5 @@ export const PreviewStep = z
   .openapi("PreviewStep");
 export type PreviewStep = z.infer<typeof PreviewStep>;
 
-export const PreviewResponse = z
-  .object({ workflow: z.string(), steps: z.array(PreviewStep) })
-  .openapi("PreviewResponse");
+export const PreviewResponse = z.object({ workflow: z.string(), steps: z.array(PreviewStep) }).openapi("PreviewResponse");
 export type PreviewResponse = z.infer<typeof PreviewResponse>;

@@ -3,7 +3,7 @@ import { explainCondition } from "../../engine/conditions";
 import { applyOverrides, renderChannel } from "../../engine/templates";
 import type { PreviewRequest, PreviewResponse, PreviewStep } from "./preview-schemas";
 import type { Workflow } from "./schemas";
-import { isChannelStep, type Step } from "./steps";
+import { isChannelStep, type Step } from "../../engine/steps";
 
 const actorView = (actor: PreviewRequest["actor"]): Record<string, unknown> | null =>
   typeof actor === "string" ? { subscriberId: actor } : actor;

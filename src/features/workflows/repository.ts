@@ -4,7 +4,6 @@ import { workflows } from "../../db/schema";
 import { newId } from "../../lib/ids";
 import { forgetGate } from "./gate-cache";
 import type { Workflow, WorkflowInput } from "./schemas";
-import type { Step } from "./steps";
 import { keysetPage } from "../../lib/pagination";
 
 type Row = typeof workflows.$inferSelect;
@@ -18,7 +17,7 @@ const toWorkflow = (row: Row): Workflow => ({
   critical: row.critical,
   tags: row.tags,
   payloadSchema: row.payloadSchema ?? null,
-  steps: row.steps as Step[],
+  steps: row.steps,
   createdAt: row.createdAt.toISOString(),
   updatedAt: row.updatedAt.toISOString(),
 });

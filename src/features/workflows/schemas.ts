@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { Step } from "./steps";
+import { Step } from "../../engine/steps";
 import { pageOf, pageQuery } from "../../lib/pagination";
 
 const WORKFLOW_KEY = /^[a-z0-9][a-z0-9._-]{0,63}$/;

@@ -9,8 +9,7 @@ export const BULK_BODY_LIMIT = 8 * MiB;
 
 const JSON_TYPE = /^application\/([a-z0-9.+-]*\+)?json\s*(;|$)/i;
 
-const tooLarge = (limit: number) =>
-  new ApiError("payload_too_large", `The request body is larger than ${limit / MiB} MiB.`);
+const tooLarge = (limit: number) => new ApiError("payload_too_large", `The request body is larger than ${limit / MiB} MiB.`);
 
 /**
  * Reads a JSON request body once, within `maxSize` (Hono's `bodyLimit`), so that malformed JSON,

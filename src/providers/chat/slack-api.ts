@@ -6,7 +6,9 @@ const Credentials = z.object({
   botToken: z.string().min(1).openapi({ description: "Bot token (xoxb-…) with the chat:write scope." }),
 });
 
-const SlackAnswer = z.object({ ok: z.boolean(), error: z.string().optional(), channel: z.string().optional(), ts: z.string().optional() }).loose();
+const SlackAnswer = z
+  .object({ ok: z.boolean(), error: z.string().optional(), channel: z.string().optional(), ts: z.string().optional() })
+  .loose();
 
 /** The channel is gone or closed to the bot: stop sending to that address. */
 const GONE = new Set(["channel_not_found", "is_archived", "not_in_channel", "user_not_found", "cannot_dm_bot"]);
@@ -44,7 +46,8 @@ export const slackApi: ProviderAdapter<"chat"> = {
         success: ({ json, text, headers }) => {
           const answer = SlackAnswer.safeParse(json).data;
           if (!answer) return malformed("Slack answered without a JSON body.");
-          if (answer.ok) return answer.ts ? `${answer.channel ?? request.to}:${answer.ts}` : malformed("Slack answered without a message ts.");
+          if (answer.ok)
+            return answer.ts ? `${answer.channel ?? request.to}:${answer.ts}` : malformed("Slack answered without a message ts.");
           // HTTP 200 with `ok: false` is how Slack reports every error.
           const code = answer.error ?? "unknown_error";
           // token_revoked and account_inactive concern the integration's token, not this subscriber's channel.
@@ -61,7 +64,10 @@ export const slackApi: ProviderAdapter<"chat"> = {
   async check(integration, signal) {
     const credentials = Credentials.parse(integration.credentials);
     const response = await callProvider(
-      { url: joinUrl(integration.baseUrl ?? "https://slack.com", "/api/auth.test"), headers: { authorization: `Bearer ${credentials.botToken}` } },
+      {
+        url: joinUrl(integration.baseUrl ?? "https://slack.com", "/api/auth.test"),
+        headers: { authorization: `Bearer ${credentials.botToken}` },
+      },
       signal,
     );
     if (!isAnswer(response)) return { ok: false, detail: response.ok ? "" : response.message };

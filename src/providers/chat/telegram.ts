@@ -4,7 +4,10 @@ import type { ProviderAdapter, SendOutcome } from "../types";
 
 const Credentials = z.object({
   botToken: z.string().regex(/^\d+:[\w-]+$/, "A bot token from @BotFather, e.g. 123456:ABC-DEF…"),
-  parseMode: z.enum(["MarkdownV2", "HTML", "Markdown"]).optional().openapi({ description: "How Telegram formats the text; plain text when omitted." }),
+  parseMode: z
+    .enum(["MarkdownV2", "HTML", "Markdown"])
+    .optional()
+    .openapi({ description: "How Telegram formats the text; plain text when omitted." }),
 });
 
 const TelegramAnswer = z
@@ -23,7 +26,11 @@ function codeOf(answer: TelegramAnswer | undefined, status: number): string {
   if (status === 429) return "too_many_requests";
   const parts = answer?.description?.split(":") ?? [];
   const reason = parts.length > 1 ? parts[1]! : (parts[0] ?? "");
-  const slug = reason.toLowerCase().replace(/[^a-z0-9]+/g, "_").replace(/^_|_$/g, "").slice(0, 64);
+  const slug = reason
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "_")
+    .replace(/^_|_$/g, "")
+    .slice(0, 64);
   return slug || `http_${status}`;
 }
 
@@ -35,7 +42,10 @@ function outcomeOf(response: ProviderAnswer, answer: TelegramAnswer | undefined)
     return answerFailure(response, { kind: "retryable", code, retryAfterSeconds: answer.parameters.retry_after });
   }
   // 403: blocked by the user, user deactivated, bot kicked or not a member; 400 for a chat that does not exist.
-  if (response.status === 403 || (response.status === 400 && /chat not found|user not found|chat_id is empty/i.test(answer?.description ?? ""))) {
+  if (
+    response.status === 403 ||
+    (response.status === 400 && /chat not found|user not found|chat_id is empty/i.test(answer?.description ?? ""))
+  ) {
     return answerFailure(response, { kind: "invalid_recipient", code, retryAfterSeconds: undefined });
   }
   return answerFailure(response, { code });
@@ -80,7 +90,11 @@ export const telegram: ProviderAdapter<"chat"> = {
     const response = await callProvider({ url, method: "GET" }, signal);
     if (!isAnswer(response)) return { ok: false, detail: response.ok ? "" : response.message };
     const answer = z
-      .object({ ok: z.boolean(), description: z.string().optional(), result: z.object({ username: z.string().optional() }).loose().optional() })
+      .object({
+        ok: z.boolean(),
+        description: z.string().optional(),
+        result: z.object({ username: z.string().optional() }).loose().optional(),
+      })
       .safeParse(response.json).data;
     if (answer?.ok) return { ok: true, detail: `The token belongs to @${answer.result?.username ?? "your bot"}.` };
     return { ok: false, detail: `Telegram refused the token: ${answer?.description ?? `HTTP ${response.status}`}.` };

@@ -56,7 +56,10 @@ export const webhook: ProviderAdapter<"chat"> = {
         },
         body,
         success: () => request.messageId,
-        failure: ({ text, status, statusText }) => ({ message: capped(text) || statusText, ...(status === 410 ? { kind: "invalid_recipient" as const } : {}) }),
+        failure: ({ text, status, statusText }) => ({
+          message: capped(text) || statusText,
+          ...(status === 410 ? { kind: "invalid_recipient" as const } : {}),
+        }),
       },
       signal,
     );

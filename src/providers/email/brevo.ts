@@ -8,7 +8,11 @@ const Credentials = z.object({
   apiKey: z.string().min(1).openapi({ description: "Brevo API v3 key (xkeysib-…)." }),
   from: z.string().min(3).openapi({ description: 'Default sender, e.g. "Acme <hi@acme.dev>".' }),
   // Brevo does not sign webhooks: configure the webhook with `auth: { type: "bearer", token }` and repeat the token here.
-  webhookToken: z.string().min(1).optional().openapi({ description: "Bearer token set on the Brevo transactional webhook (auth.type = bearer)." }),
+  webhookToken: z
+    .string()
+    .min(1)
+    .optional()
+    .openapi({ description: "Bearer token set on the Brevo transactional webhook (auth.type = bearer)." }),
 });
 
 const STATUS_BY_EVENT: Record<string, DeliveryStatus> = {
@@ -26,7 +30,13 @@ const STATUS_BY_EVENT: Record<string, DeliveryStatus> = {
 type BrevoAnswer = { messageId?: string; code?: string; message?: string };
 
 const BrevoEvent = z
-  .object({ event: z.string(), "message-id": z.string(), ts_event: z.number().optional(), date: z.string().optional(), reason: z.string().optional() })
+  .object({
+    event: z.string(),
+    "message-id": z.string(),
+    ts_event: z.number().optional(),
+    date: z.string().optional(),
+    reason: z.string().optional(),
+  })
   .loose();
 
 export const brevo: ProviderAdapter<"email"> = {
@@ -56,7 +66,9 @@ export const brevo: ProviderAdapter<"email"> = {
           return {
             code: body?.code ?? `http_${status}`,
             message: body?.message ?? capped(text),
-            retryAfterSeconds: retryAfterSeconds(headers.get("retry-after") ?? (status === 429 ? headers.get("x-sib-ratelimit-reset") : null)),
+            retryAfterSeconds: retryAfterSeconds(
+              headers.get("retry-after") ?? (status === 429 ? headers.get("x-sib-ratelimit-reset") : null),
+            ),
           };
         },
       },
@@ -77,7 +89,12 @@ export const brevo: ProviderAdapter<"email"> = {
         if (!event.success) return [];
         const status = STATUS_BY_EVENT[event.data.event];
         if (!status) return [];
-        const at = event.data.ts_event !== undefined ? new Date(event.data.ts_event * 1000) : event.data.date ? new Date(event.data.date) : new Date();
+        const at =
+          event.data.ts_event !== undefined
+            ? new Date(event.data.ts_event * 1000)
+            : event.data.date
+              ? new Date(event.data.date)
+              : new Date();
         const detail = { event: event.data.event, ...(event.data.reason ? { reason: event.data.reason } : {}) };
         return [{ providerMessageId: event.data["message-id"], status, at, detail }];
       });

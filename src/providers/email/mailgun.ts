@@ -5,7 +5,10 @@ import type { DeliveryStatus, ProviderAdapter } from "../types";
 
 const Credentials = z.object({
   apiKey: z.string().min(1).openapi({ description: "Mailgun API key (sent as Basic auth with the user `api`)." }),
-  domain: z.string().min(1).openapi({ description: "Sending domain, e.g. mg.acme.dev. EU domains: set baseUrl to https://api.eu.mailgun.net." }),
+  domain: z
+    .string()
+    .min(1)
+    .openapi({ description: "Sending domain, e.g. mg.acme.dev. EU domains: set baseUrl to https://api.eu.mailgun.net." }),
   from: z.string().min(3).openapi({ description: 'Default sender, e.g. "Acme <hi@mg.acme.dev>".' }),
   webhookSigningKey: z.string().min(1).optional().openapi({ description: "HTTP webhook signing key (Sending → Webhooks)." }),
 });
@@ -80,7 +83,8 @@ export const mailgun: ProviderAdapter<"email"> = {
           ...request.providerOverrides,
         }),
         // Events carry the Message-Id without its angle brackets.
-        success: ({ json }) => (json as MailgunAnswer | undefined)?.id?.replace(/^<|>$/g, "") || malformed("Mailgun answered without an id."),
+        success: ({ json }) =>
+          (json as MailgunAnswer | undefined)?.id?.replace(/^<|>$/g, "") || malformed("Mailgun answered without an id."),
         failure: ({ json, text }) => ({ message: (json as MailgunAnswer | undefined)?.message ?? capped(text) }),
       },
       signal,
@@ -102,7 +106,11 @@ export const mailgun: ProviderAdapter<"email"> = {
       const event = parsed.data["event-data"];
       const status = statusOf(event.event, event.severity);
       if (!status) return [];
-      const detail = { event: event.event, ...(event.severity ? { severity: event.severity } : {}), ...(event.reason ? { reason: event.reason } : {}) };
+      const detail = {
+        event: event.event,
+        ...(event.severity ? { severity: event.severity } : {}),
+        ...(event.reason ? { reason: event.reason } : {}),
+      };
       return [{ providerMessageId: event.message.headers["message-id"], status, at: new Date(event.timestamp * 1000), detail }];
     },
   },

@@ -72,7 +72,9 @@ export const postmark: ProviderAdapter<"email"> = {
         },
         success: ({ json, text }) => {
           const body = json as PostmarkAnswer | undefined;
-          return body?.MessageID && !body.ErrorCode ? body.MessageID : malformed(`Postmark answered without a MessageID: ${text.slice(0, 200)}`);
+          return body?.MessageID && !body.ErrorCode
+            ? body.MessageID
+            : malformed(`Postmark answered without a MessageID: ${text.slice(0, 200)}`);
         },
         failure: ({ json, text, status }) => {
           const body = json as PostmarkAnswer | undefined;
@@ -102,7 +104,9 @@ export const postmark: ProviderAdapter<"email"> = {
         const result = statusOf(event.data);
         if (!result) return [];
         const detail = { event: event.data.RecordType, ...(event.data.Type ? { type: event.data.Type } : {}) };
-        return [{ providerMessageId: event.data.MessageID, status: result.status, at: result.at ? new Date(result.at) : new Date(), detail }];
+        return [
+          { providerMessageId: event.data.MessageID, status: result.status, at: result.at ? new Date(result.at) : new Date(), detail },
+        ];
       });
     },
   },

@@ -24,7 +24,13 @@ const STATUS_BY_EVENT: Record<string, DeliveryStatus> = {
 };
 
 const SendGridEvent = z
-  .object({ event: z.string(), sg_message_id: z.string().optional(), timestamp: z.number(), type: z.string().optional(), reason: z.string().optional() })
+  .object({
+    event: z.string(),
+    sg_message_id: z.string().optional(),
+    timestamp: z.number(),
+    type: z.string().optional(),
+    reason: z.string().optional(),
+  })
   .loose();
 
 async function verifySignature(publicKey: string, signature: string, timestamp: string, body: string): Promise<boolean> {
@@ -72,7 +78,9 @@ export const sendgrid: ProviderAdapter<"email"> = {
           const errors = (json as { errors?: { message?: string; field?: string | null }[] } | undefined)?.errors;
           return {
             message: errors?.length ? errors.map((e) => (e.field ? `${e.field}: ${e.message}` : e.message)).join("; ") : capped(text),
-            retryAfterSeconds: retryAfterSeconds(headers.get("retry-after")) ?? (status === 429 ? secondsUntilEpoch(headers.get("x-ratelimit-reset")) : undefined),
+            retryAfterSeconds:
+              retryAfterSeconds(headers.get("retry-after")) ??
+              (status === 429 ? secondsUntilEpoch(headers.get("x-ratelimit-reset")) : undefined),
           };
         },
       },
@@ -98,7 +106,11 @@ export const sendgrid: ProviderAdapter<"email"> = {
         if (!status) return [];
         // sg_message_id is `<X-Message-Id>.<filter suffix>`.
         const providerMessageId = event.data.sg_message_id.split(".")[0]!;
-        const detail = { event: event.data.event, ...(event.data.type ? { type: event.data.type } : {}), ...(event.data.reason ? { reason: event.data.reason } : {}) };
+        const detail = {
+          event: event.data.event,
+          ...(event.data.type ? { type: event.data.type } : {}),
+          ...(event.data.reason ? { reason: event.data.reason } : {}),
+        };
         return [{ providerMessageId, status, at: new Date(event.data.timestamp * 1000), detail }];
       });
     },

@@ -8,22 +8,35 @@ const Credentials = z.object({
   accessKeyId: z.string().min(1),
   secretAccessKey: z.string().min(1),
   sessionToken: z.string().min(1).optional(),
-  region: z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d$/).openapi({ description: "SES region, e.g. eu-west-1." }),
+  region: z
+    .string()
+    .regex(/^[a-z]{2}(-[a-z]+)+-\d$/)
+    .openapi({ description: "SES region, e.g. eu-west-1." }),
   from: z.string().min(3).openapi({ description: 'Verified sender, e.g. "Acme <hi@acme.dev>".' }),
-  configurationSetName: z.string().min(1).optional().openapi({ description: "Configuration set whose event destination publishes to the SNS topic below." }),
+  configurationSetName: z
+    .string()
+    .min(1)
+    .optional()
+    .openapi({ description: "Configuration set whose event destination publishes to the SNS topic below." }),
   snsTopicArn: z
     .string()
     .startsWith("arn:")
     .optional()
     .openapi({ description: "SNS topic that receives the SES events; status webhooks from any other topic are refused." }),
-  snsTrustedUrlPrefix: z
-    .url()
-    .optional()
-    .openapi({ description: "Only for SNS-compatible services (LocalStack) and tests: trust signing certificates under this URL besides sns.<region>.amazonaws.com." }),
+  snsTrustedUrlPrefix: z.url().optional().openapi({
+    description:
+      "Only for SNS-compatible services (LocalStack) and tests: trust signing certificates under this URL besides sns.<region>.amazonaws.com.",
+  }),
 });
 
 /** Error types (x-amzn-ErrorType) worth trying again later: throttling and the daily quota. */
-const RETRYABLE_ERRORS = new Set(["TooManyRequestsException", "LimitExceededException", "ThrottlingException", "InternalFailure", "ServiceUnavailable"]);
+const RETRYABLE_ERRORS = new Set([
+  "TooManyRequestsException",
+  "LimitExceededException",
+  "ThrottlingException",
+  "InternalFailure",
+  "ServiceUnavailable",
+]);
 
 type SesAnswer = { MessageId?: string; message?: string; Message?: string; __type?: string };
 
@@ -82,7 +95,10 @@ export const ses: ProviderAdapter<"email"> = {
         Content: {
           Simple: {
             Subject: body(content.subject),
-            Body: { ...(content.text !== undefined ? { Text: body(content.text) } : {}), ...(content.html !== undefined ? { Html: body(content.html) } : {}) },
+            Body: {
+              ...(content.text !== undefined ? { Text: body(content.text) } : {}),
+              ...(content.html !== undefined ? { Html: body(content.html) } : {}),
+            },
           },
         },
         ...(credentials.configurationSetName ? { ConfigurationSetName: credentials.configurationSetName } : {}),
@@ -126,7 +142,10 @@ export const ses: ProviderAdapter<"email"> = {
     async verify({ body }, integration) {
       const credentials = Credentials.safeParse(integration.credentials).data;
       if (!credentials?.snsTopicArn) return false;
-      const message = await verifySnsMessage(body, { topicArn: credentials.snsTopicArn, trustedUrlPrefix: credentials.snsTrustedUrlPrefix });
+      const message = await verifySnsMessage(body, {
+        topicArn: credentials.snsTopicArn,
+        trustedUrlPrefix: credentials.snsTrustedUrlPrefix,
+      });
       if (!message) return false;
       if (message.Type === "SubscriptionConfirmation") return confirmSnsSubscription(message, credentials.snsTrustedUrlPrefix);
       return true;

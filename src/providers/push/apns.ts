@@ -15,7 +15,10 @@ const Credentials = z
       description: "The APNs auth key: the contents of the AuthKey_<keyId>.p8 file.",
     }),
     topic: z.string().min(1).openapi({ description: "The app's bundle id (apns-topic), e.g. com.acme.app." }),
-    pushType: z.enum(["alert", "background"]).default("alert").openapi({ description: "apns-push-type; alert unless the app only takes silent pushes." }),
+    pushType: z
+      .enum(["alert", "background"])
+      .default("alert")
+      .openapi({ description: "apns-push-type; alert unless the app only takes silent pushes." }),
   })
   .openapi({ description: `Apple Push Notification service with a token-based (.p8) key. baseUrl is REQUIRED: ${RELAY_REQUIRED}` });
 type Credentials = z.infer<typeof Credentials>;
@@ -35,7 +38,11 @@ async function providerToken(credentials: Credentials): Promise<string> {
   if (cached) return cached;
   const now = Math.floor(Date.now() / 1000);
   const iat = now - (now % TOKEN_STEP_SECONDS);
-  const token = await signJwt({ alg: "ES256", kid: credentials.keyId }, { iss: credentials.teamId, iat }, await importPkcs8(credentials.privateKey, "ES256"));
+  const token = await signJwt(
+    { alg: "ES256", kid: credentials.keyId },
+    { iss: credentials.teamId, iat },
+    await importPkcs8(credentials.privateKey, "ES256"),
+  );
   providerTokens.set(key, token, (iat + TOKEN_STEP_SECONDS) * 1000);
   return token;
 }

@@ -10,7 +10,11 @@ const Credentials = z.object({
 
 const Ticket = z.union([
   z.object({ status: z.literal("ok"), id: z.string() }),
-  z.object({ status: z.literal("error"), message: z.string().default(""), details: z.object({ error: z.string().optional() }).loose().optional() }),
+  z.object({
+    status: z.literal("error"),
+    message: z.string().default(""),
+    details: z.object({ error: z.string().optional() }).loose().optional(),
+  }),
 ]);
 const SendResponse = z.object({
   data: z.array(Ticket).optional(),
@@ -68,7 +72,12 @@ export const expo: ProviderAdapter<"push"> = {
           const first = body?.errors?.[0];
           if (!first) return malformed("Expo answered without a ticket.");
           // A 200 with request-level `errors` (too many messages, mixed projects) is a request to fix.
-          return failure("permanent", first.code ?? `http_${answer.status}`, first.message ?? (answer.text || `Expo answered ${answer.status}.`), retryAfter);
+          return failure(
+            "permanent",
+            first.code ?? `http_${answer.status}`,
+            first.message ?? (answer.text || `Expo answered ${answer.status}.`),
+            retryAfter,
+          );
         },
         failure: ({ json, text, status }) => {
           const first = SendResponse.safeParse(json).data?.errors?.[0];

@@ -1,6 +1,18 @@
 import { z } from "@hono/zod-openapi";
 import type { PushContent } from "../../engine/content";
-import { type AnswerMapping, answerFailure, answerOutcome, callProvider, capped, classifyStatus, failure, isAnswer, joinUrl, malformed, parseJson } from "../http";
+import {
+  type AnswerMapping,
+  answerFailure,
+  answerOutcome,
+  callProvider,
+  capped,
+  classifyStatus,
+  failure,
+  isAnswer,
+  joinUrl,
+  malformed,
+  parseJson,
+} from "../http";
 import { expiringCache, importPkcs8, looksLikePem, signJwt } from "../jwt";
 import type { FailureKind, ProviderAdapter, SendOutcome } from "../types";
 
@@ -33,10 +45,12 @@ const ServiceAccountJson = z
 
 const Credentials = z.object({
   serviceAccount: z.union([ServiceAccountJson, ServiceAccount]).openapi({
-    description: "The Firebase service-account key file (JSON, as downloaded from the Firebase console), with project_id, client_email and private_key.",
+    description:
+      "The Firebase service-account key file (JSON, as downloaded from the Firebase console), with project_id, client_email and private_key.",
   }),
   tokenUri: z.url().optional().openapi({
-    description: "Where to exchange the signed assertion for an access token, if not Google's (an OAuth proxy, a test server). The assertion's audience stays the key file's token_uri.",
+    description:
+      "Where to exchange the signed assertion for an access token, if not Google's (an OAuth proxy, a test server). The assertion's audience stays the key file's token_uri.",
   }),
 });
 type Credentials = z.infer<typeof Credentials>;
@@ -61,11 +75,19 @@ async function accessToken(credentials: Credentials, signal: AbortSignal): Promi
   try {
     const iat = Math.floor(Date.now() / 1000);
     // Google's own client sends just { alg }; `kid` lets Google pick the key without trying each.
-    const header = { alg: "RS256" as const, typ: "JWT", ...(typeof account.private_key_id === "string" ? { kid: account.private_key_id } : {}) };
+    const header = {
+      alg: "RS256" as const,
+      typ: "JWT",
+      ...(typeof account.private_key_id === "string" ? { kid: account.private_key_id } : {}),
+    };
     const claims = { iss: account.client_email, scope: SCOPE, aud: audience, iat, exp: iat + ASSERTION_LIFETIME_SECONDS };
     assertion = await signJwt(header, claims, await importPkcs8(account.private_key, "RS256"));
   } catch (error) {
-    return failure("permanent", "invalid_private_key", `The service account's private_key is not a usable RSA key: ${(error as Error).message}`);
+    return failure(
+      "permanent",
+      "invalid_private_key",
+      `The service account's private_key is not a usable RSA key: ${(error as Error).message}`,
+    );
   }
   const answer = await callProvider(
     {
@@ -79,7 +101,10 @@ async function accessToken(credentials: Credentials, signal: AbortSignal): Promi
   const body = answer.json as { access_token?: string; expires_in?: number; error?: string; error_description?: string } | undefined;
   if (!answer.ok) {
     // invalid_grant (revoked key, bad clock), invalid_client: the credentials need fixing.
-    return answerFailure(answer, { code: `oauth_${body?.error ?? answer.status}`, message: body?.error_description ?? capped(answer.text) });
+    return answerFailure(answer, {
+      code: `oauth_${body?.error ?? answer.status}`,
+      message: body?.error_description ?? capped(answer.text),
+    });
   }
   if (!body?.access_token) return failure("retryable", "malformed_token_response", "The token endpoint answered without an access_token.");
   accessTokens.set(cacheKey, body.access_token, Date.now() + (body.expires_in ?? 3600) * 1000 - EXPIRY_MARGIN_MS);
@@ -91,7 +116,10 @@ const stringValues = (data: Record<string, unknown>) =>
   Object.fromEntries(Object.entries(data).map(([k, v]) => [k, typeof v === "string" ? v : JSON.stringify(v)]));
 
 function fcmMessage(token: string, content: PushContent) {
-  const android = { ...(content.sound ? { sound: content.sound } : {}), ...(content.badge !== undefined ? { notification_count: content.badge } : {}) };
+  const android = {
+    ...(content.sound ? { sound: content.sound } : {}),
+    ...(content.badge !== undefined ? { notification_count: content.badge } : {}),
+  };
   const aps = { ...(content.badge !== undefined ? { badge: content.badge } : {}), ...(content.sound ? { sound: content.sound } : {}) };
   return {
     token,
@@ -157,7 +185,10 @@ export const fcm: ProviderAdapter<"push"> = {
 
   async send(request, { integration, signal }) {
     const credentials = Credentials.parse(integration.credentials);
-    const url = joinUrl(integration.baseUrl ?? "https://fcm.googleapis.com", `/v1/projects/${encodeURIComponent(credentials.serviceAccount.project_id)}/messages:send`);
+    const url = joinUrl(
+      integration.baseUrl ?? "https://fcm.googleapis.com",
+      `/v1/projects/${encodeURIComponent(credentials.serviceAccount.project_id)}/messages:send`,
+    );
     const body = JSON.stringify({ message: { ...fcmMessage(request.to, request.content), ...request.providerOverrides } });
     const { cacheKey } = tokenEndpoint(credentials);
 
@@ -165,7 +196,10 @@ export const fcm: ProviderAdapter<"push"> = {
     for (let attempt = 0; ; attempt++) {
       const token = await accessToken(credentials, signal);
       if (typeof token !== "string") return token;
-      const answer = await callProvider({ url, headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body }, signal);
+      const answer = await callProvider(
+        { url, headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body },
+        signal,
+      );
       if (!isAnswer(answer)) return answer;
       if (!answer.ok && answer.status === 401 && readError(answer.text).code === "UNAUTHENTICATED") {
         accessTokens.delete(cacheKey);

@@ -6,7 +6,8 @@ const Credentials = z.object({
   appId: z.uuid().openapi({ description: "The OneSignal App ID." }),
   apiKey: z.string().min(1).openapi({ description: "An App API key (sent as `Authorization: Key …`)." }),
   tokenType: z.enum(["subscription_id", "external_id"]).default("subscription_id").openapi({
-    description: "What a subscriber's OneSignal push token is: a OneSignal subscription id (default) or the external_id the app logged the user in with.",
+    description:
+      "What a subscriber's OneSignal push token is: a OneSignal subscription id (default) or the external_id the app logged the user in with.",
   }),
 });
 
@@ -29,7 +30,12 @@ const CreateResponse = z
     errors: z
       .union([
         z.array(z.string()),
-        z.object({ invalid_aliases: z.record(z.string(), z.array(z.string())).optional(), invalid_player_ids: z.array(z.string()).optional() }).loose(),
+        z
+          .object({
+            invalid_aliases: z.record(z.string(), z.array(z.string())).optional(),
+            invalid_player_ids: z.array(z.string()).optional(),
+          })
+          .loose(),
       ])
       .optional(),
   })
@@ -45,7 +51,9 @@ export const onesignal: ProviderAdapter<"push"> = {
     const credentials = Credentials.parse(integration.credentials);
     const { content } = request;
     const target =
-      credentials.tokenType === "external_id" ? { include_aliases: { external_id: [request.to] } } : { include_subscription_ids: [request.to] };
+      credentials.tokenType === "external_id"
+        ? { include_aliases: { external_id: [request.to] } }
+        : { include_subscription_ids: [request.to] };
     return sendJson(
       {
         url: joinUrl(integration.baseUrl ?? "https://api.onesignal.com", "/notifications"),
@@ -66,7 +74,10 @@ export const onesignal: ProviderAdapter<"push"> = {
         success: ({ json, text }) => {
           const body = CreateResponse.safeParse(json).data;
           const errors = body?.errors;
-          const invalidTargets = errors && !Array.isArray(errors) && (Object.values(errors.invalid_aliases ?? {}).flat().length || errors.invalid_player_ids?.length);
+          const invalidTargets =
+            errors &&
+            !Array.isArray(errors) &&
+            (Object.values(errors.invalid_aliases ?? {}).flat().length || errors.invalid_player_ids?.length);
           if (!invalidTargets && body?.id) return body.id;
           // `id: ""` with "All included players are not subscribed": nobody was sent to.
           const message = Array.isArray(errors) ? errors.join("; ") : text;

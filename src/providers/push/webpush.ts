@@ -21,16 +21,15 @@ const Credentials = z.object({
   vapidPrivateKey: z.string().refine(isKeyOf(32), "Expected the 32-byte P-256 private key, base64url.").openapi({
     description: "VAPID private key (base64url, 32 bytes), as `web-push generate-vapid-keys` prints it.",
   }),
-  subject: z.string().regex(/^(mailto:|https:\/\/)/, "Use a mailto: address or an https: URL.").openapi({
-    description: "VAPID contact (sub claim): mailto:ops@example.com or an https URL. Apple rejects localhost.",
+  subject: z
+    .string()
+    .regex(/^(mailto:|https:\/\/)/, "Use a mailto: address or an https: URL.")
+    .openapi({
+      description: "VAPID contact (sub claim): mailto:ops@example.com or an https URL. Apple rejects localhost.",
+    }),
+  ttlSeconds: z.number().int().min(0).max(FOUR_WEEKS_SECONDS).default(FOUR_WEEKS_SECONDS).openapi({
+    description: "How long the push service keeps an undelivered message (TTL header); 4 weeks unless set, as in the web-push library.",
   }),
-  ttlSeconds: z
-    .number()
-    .int()
-    .min(0)
-    .max(FOUR_WEEKS_SECONDS)
-    .default(FOUR_WEEKS_SECONDS)
-    .openapi({ description: "How long the push service keeps an undelivered message (TTL header); 4 weeks unless set, as in the web-push library." }),
   urgency: z.enum(["very-low", "low", "normal", "high"]).default("normal"),
 });
 
@@ -77,7 +76,9 @@ export async function encryptPayload(
   const nonce = await hkdf(salt, ikm, utf8("Content-Encoding: nonce\0"), 12);
   const aesKey = await crypto.subtle.importKey("raw", cek, "AES-GCM", false, ["encrypt"]);
   // 0x02 marks the last (only) record; no padding.
-  const ciphertext = new Uint8Array(await crypto.subtle.encrypt({ name: "AES-GCM", iv: nonce }, aesKey, concat(plaintext, Uint8Array.of(2))));
+  const ciphertext = new Uint8Array(
+    await crypto.subtle.encrypt({ name: "AES-GCM", iv: nonce }, aesKey, concat(plaintext, Uint8Array.of(2))),
+  );
   const header = new Uint8Array(16 + 4 + 1);
   header.set(salt);
   new DataView(header.buffer).setUint32(16, RECORD_SIZE);
@@ -119,7 +120,12 @@ export const webpush: ProviderAdapter<"push"> = {
   async send(request, { integration, signal }) {
     const credentials = Credentials.parse(integration.credentials);
     const subscription = Subscription.safeParse(parseJson(request.to));
-    if (!subscription.success) return failure("invalid_recipient", "invalid_subscription", "The push token is not a PushSubscription JSON ({endpoint, keys: {p256dh, auth}}).");
+    if (!subscription.success)
+      return failure(
+        "invalid_recipient",
+        "invalid_subscription",
+        "The push token is not a PushSubscription JSON ({endpoint, keys: {p256dh, auth}}).",
+      );
     const { endpoint, keys } = subscription.data;
     // The audience is the push service itself, even when baseUrl sends the request through a proxy.
     const audience = new URL(endpoint).origin;
@@ -144,7 +150,11 @@ export const webpush: ProviderAdapter<"push"> = {
       body = await encryptPayload(plaintext, { p256dh: base64UrlDecode(keys.p256dh), auth: base64UrlDecode(keys.auth) });
     } catch (error) {
       // The schema checked the lengths; what is left is a p256dh that is not a point on the curve.
-      return failure("invalid_recipient", "invalid_subscription_keys", `Could not encrypt for this subscription: ${(error as Error).message}`);
+      return failure(
+        "invalid_recipient",
+        "invalid_subscription_keys",
+        `Could not encrypt for this subscription: ${(error as Error).message}`,
+      );
     }
     let authorization: string;
     try {
@@ -152,7 +162,12 @@ export const webpush: ProviderAdapter<"push"> = {
     } catch (error) {
       return failure("permanent", "invalid_vapid_keys", `The VAPID keys do not form a P-256 key pair: ${(error as Error).message}`);
     }
-    if (body.length > RECORD_SIZE) return failure("permanent", "payload_too_large", `The encrypted payload is ${body.length} bytes; push services take at most ${RECORD_SIZE}.`);
+    if (body.length > RECORD_SIZE)
+      return failure(
+        "permanent",
+        "payload_too_large",
+        `The encrypted payload is ${body.length} bytes; push services take at most ${RECORD_SIZE}.`,
+      );
 
     return sendRequest(
       {
@@ -182,8 +197,19 @@ export const webpush: ProviderAdapter<"push"> = {
     try {
       const jwt = /^vapid t=([^,]+),/.exec(await vapidAuthorization(credentials, "https://push.example"))![1]!;
       const [header, claims, signature] = jwt.split(".") as [string, string, string];
-      const publicKey = await crypto.subtle.importKey("raw", base64UrlDecode(credentials.vapidPublicKey), { name: "ECDSA", namedCurve: "P-256" }, false, ["verify"]);
-      const paired = await crypto.subtle.verify({ name: "ECDSA", hash: "SHA-256" }, publicKey, base64UrlDecode(signature), utf8(`${header}.${claims}`));
+      const publicKey = await crypto.subtle.importKey(
+        "raw",
+        base64UrlDecode(credentials.vapidPublicKey),
+        { name: "ECDSA", namedCurve: "P-256" },
+        false,
+        ["verify"],
+      );
+      const paired = await crypto.subtle.verify(
+        { name: "ECDSA", hash: "SHA-256" },
+        publicKey,
+        base64UrlDecode(signature),
+        utf8(`${header}.${claims}`),
+      );
       return paired
         ? { ok: true, detail: "The VAPID keys form a pair; push services check them only on a send." }
         : { ok: false, detail: "The VAPID private key does not belong to the public key." };

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import type { Channel } from "../../features/workflows/steps";
+import type { Channel } from "../../engine/steps";
 import type { ProviderAdapter } from "../types";
 
 /**

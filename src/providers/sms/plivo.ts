@@ -7,7 +7,11 @@ const Credentials = z
   .object({
     authId: z.string().min(1),
     authToken: z.string().min(1).openapi({ description: "Auth token: authenticates sends and verifies the callback signature." }),
-    from: z.string().min(1).optional().openapi({ description: "Sender (`src`): an E.164 number or alphanumeric sender id. Either this or powerpackUuid." }),
+    from: z
+      .string()
+      .min(1)
+      .optional()
+      .openapi({ description: "Sender (`src`): an E.164 number or alphanumeric sender id. Either this or powerpackUuid." }),
     powerpackUuid: z.string().min(1).optional().openapi({ description: "Send from a Powerpack number pool instead of one number." }),
     publicUrl: z.url().optional().openapi({
       description:

@@ -9,14 +9,29 @@ const Credentials = z.object({
   sessionToken: z.string().min(1).optional(),
   region: z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d$/, "An AWS region such as us-east-1."),
   originationNumber: z.string().min(1).optional().openapi({ description: "Sender number (AWS.MM.SMS.OriginationNumber), E.164." }),
-  senderId: z.string().min(1).max(11).optional().openapi({ description: "Alphanumeric sender id (AWS.SNS.SMS.SenderID), where the country allows one." }),
+  senderId: z
+    .string()
+    .min(1)
+    .max(11)
+    .optional()
+    .openapi({ description: "Alphanumeric sender id (AWS.SNS.SMS.SenderID), where the country allows one." }),
   // Like @aws-sdk/client-sns, nothing is sent unless asked for: the account's DefaultSMSType applies.
   smsType: z.enum(["Transactional", "Promotional"]).nullish().openapi({
-    description: "AWS.SNS.SMS.SMSType for each message. Empty (or null): not sent, so the account's default SMS type (SetSMSAttributes DefaultSMSType) applies.",
+    description:
+      "AWS.SNS.SMS.SMSType for each message. Empty (or null): not sent, so the account's default SMS type (SetSMSAttributes DefaultSMSType) applies.",
   }),
 });
 
-const RETRYABLE_CODES = new Set(["Throttled", "Throttling", "ThrottlingException", "ThrottledException", "KMSThrottling", "InternalError", "InternalFailure", "ServiceUnavailable"]);
+const RETRYABLE_CODES = new Set([
+  "Throttled",
+  "Throttling",
+  "ThrottlingException",
+  "ThrottledException",
+  "KMSThrottling",
+  "InternalError",
+  "InternalFailure",
+  "ServiceUnavailable",
+]);
 
 const xmlText = (xml: string, tag: string) => {
   const match = new RegExp(`<${tag}>([\\s\\S]*?)</${tag}>`).exec(xml)?.[1];
@@ -66,7 +81,12 @@ export const sns: ProviderAdapter<"sms"> = {
       retries: 0,
     });
     // aws4fetch leaves content-type out of the signature unless told to sign every header.
-    const signed = await aws.sign(url, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded; charset=utf-8" }, body, aws: { allHeaders: true } });
+    const signed = await aws.sign(url, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded; charset=utf-8" },
+      body,
+      aws: { allHeaders: true },
+    });
     return sendRequest(
       {
         url,

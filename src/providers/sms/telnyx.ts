@@ -6,11 +6,23 @@ import type { DeliveryStatus, FailureKind, ProviderAdapter, StatusUpdate } from 
 const Credentials = z
   .object({
     apiKey: z.string().min(1),
-    from: z.string().min(1).optional().openapi({ description: "Sender: an E.164 number, short code or alphanumeric sender id. Either this or messagingProfileId." }),
-    messagingProfileId: z.string().min(1).optional().openapi({ description: "Send from the messaging profile's number pool instead of one number." }),
-    publicKey: z.string().min(1).optional().openapi({ description: "The account's webhook public key (base64 Ed25519, from the portal): status webhooks are accepted only when signed with it." }),
+    from: z
+      .string()
+      .min(1)
+      .optional()
+      .openapi({ description: "Sender: an E.164 number, short code or alphanumeric sender id. Either this or messagingProfileId." }),
+    messagingProfileId: z
+      .string()
+      .min(1)
+      .optional()
+      .openapi({ description: "Send from the messaging profile's number pool instead of one number." }),
+    publicKey: z.string().min(1).optional().openapi({
+      description:
+        "The account's webhook public key (base64 Ed25519, from the portal): status webhooks are accepted only when signed with it.",
+    }),
     publicUrl: z.url().optional().openapi({
-      description: "This deployment's public URL. When set, each message asks Telnyx to post its status to {publicUrl}/v1/webhooks/telnyx/{integrationId}.",
+      description:
+        "This deployment's public URL. When set, each message asks Telnyx to post its status to {publicUrl}/v1/webhooks/telnyx/{integrationId}.",
     }),
   })
   .refine((c) => c.from !== undefined || c.messagingProfileId !== undefined, { message: "Give `from` or `messagingProfileId`." });
@@ -46,7 +58,9 @@ const classify = (status: number): FailureKind => (status === 409 ? "retryable" 
 /** Telnyx sends `retry-after-ms` beside (or instead of) `Retry-After`. */
 function retryAfter(headers: Headers): number | undefined {
   const ms = Number(headers.get("retry-after-ms"));
-  return headers.get("retry-after-ms") && Number.isFinite(ms) ? Math.max(0, Math.ceil(ms / 1000)) : retryAfterSeconds(headers.get("retry-after"));
+  return headers.get("retry-after-ms") && Number.isFinite(ms)
+    ? Math.max(0, Math.ceil(ms / 1000))
+    : retryAfterSeconds(headers.get("retry-after"));
 }
 
 export const telnyx: ProviderAdapter<"sms"> = {

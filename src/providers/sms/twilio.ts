@@ -7,8 +7,16 @@ const Credentials = z
   .object({
     accountSid: z.string().regex(/^AC[0-9a-fA-F]{32}$/, "Twilio Account SIDs start with AC."),
     authToken: z.string().min(1).openapi({ description: "Auth token: authenticates sends and verifies the status callback signature." }),
-    from: z.string().min(1).optional().openapi({ description: "Sender: an E.164 number or alphanumeric sender id. Either this or messagingServiceSid." }),
-    messagingServiceSid: z.string().regex(/^MG[0-9a-fA-F]{32}$/).optional().openapi({ description: "Send through a Messaging Service (number pool) instead of one number." }),
+    from: z
+      .string()
+      .min(1)
+      .optional()
+      .openapi({ description: "Sender: an E.164 number or alphanumeric sender id. Either this or messagingServiceSid." }),
+    messagingServiceSid: z
+      .string()
+      .regex(/^MG[0-9a-fA-F]{32}$/)
+      .optional()
+      .openapi({ description: "Send through a Messaging Service (number pool) instead of one number." }),
     publicUrl: z.url().optional().openapi({
       description:
         "This deployment's public URL. When set, each message asks Twilio to post its status to {publicUrl}/v1/webhooks/twilio/{integrationId}, and callbacks are verified against that URL.",
@@ -34,7 +42,11 @@ const STATUS: Record<string, DeliveryStatus> = {
  */
 export async function twilioSignature(authToken: string, url: string, params: [string, string][]): Promise<string> {
   const sorted = [...params].sort(([ka, va], [kb, vb]) => (ka < kb ? -1 : ka > kb ? 1 : va < vb ? -1 : va > vb ? 1 : 0));
-  return hmacBase64("SHA-1", authToken, sorted.reduce((data, [key, value]) => data + key + value, url));
+  return hmacBase64(
+    "SHA-1",
+    authToken,
+    sorted.reduce((data, [key, value]) => data + key + value, url),
+  );
 }
 
 const classify = (status: number, code: number | undefined): FailureKind =>
@@ -69,7 +81,11 @@ export const twilio: ProviderAdapter<"sms"> = {
         failure: ({ json, text, status }) => {
           const body = json as TwilioAnswer | undefined;
           const code = typeof body?.code === "number" ? body.code : undefined;
-          return { kind: classify(status, code), code: code !== undefined ? String(code) : `http_${status}`, message: body?.message ?? capped(text) };
+          return {
+            kind: classify(status, code),
+            code: code !== undefined ? String(code) : `http_${status}`,
+            message: body?.message ?? capped(text),
+          };
         },
       },
       signal,

@@ -10,13 +10,15 @@ const Credentials = z.object({
   apiSecret: z.string().min(1),
   from: z.string().min(1).openapi({ description: "Sender: a virtual number or an alphanumeric sender id." }),
   signatureSecret: z.string().min(1).optional().openapi({
-    description: "Signature secret from the dashboard. Delivery receipts are accepted only when signed with it (ask Vonage to enable signed webhooks).",
+    description:
+      "Signature secret from the dashboard. Delivery receipts are accepted only when signed with it (ask Vonage to enable signed webhooks).",
   }),
   signatureMethod: z.enum(["sha1", "sha256", "sha512"]).default("sha256").openapi({
     description: "The HMAC signature method chosen in the Vonage dashboard (the MD5 methods are not supported).",
   }),
   publicUrl: z.url().optional().openapi({
-    description: "This deployment's public URL. When set, each message asks for its delivery receipt at {publicUrl}/v1/webhooks/vonage/{integrationId}.",
+    description:
+      "This deployment's public URL. When set, each message asks for its delivery receipt at {publicUrl}/v1/webhooks/vonage/{integrationId}.",
   }),
 });
 
@@ -46,7 +48,11 @@ const GSM_7 = /^[@£$¥èéùìòÇ\nØø\rÅåΔ_ΦΓΛΩΠΨΣΘΞÆæßÉ !"#
  * Vonage's signature over a receipt's parameters (the `sig` itself left out): `&key=value` for
  * each key in order, `&` and `=` in values replaced by `_`, HMAC'd with the signature secret, hex.
  */
-export async function vonageSignature(params: Record<string, string>, secret: string, method: keyof typeof SIGNATURE_HASH): Promise<string> {
+export async function vonageSignature(
+  params: Record<string, string>,
+  secret: string,
+  method: keyof typeof SIGNATURE_HASH,
+): Promise<string> {
   const signed = Object.keys(params)
     .filter((key) => key !== "sig")
     .sort()
@@ -95,7 +101,11 @@ export const vonage: ProviderAdapter<"sms"> = {
           const failed = messages.find((m) => m.status !== "0");
           if (failed) {
             const status = failed.status ?? "unknown";
-            const kind: FailureKind = RETRYABLE.has(status) ? "retryable" : INVALID_RECIPIENT.has(status) ? "invalid_recipient" : "permanent";
+            const kind: FailureKind = RETRYABLE.has(status)
+              ? "retryable"
+              : INVALID_RECIPIENT.has(status)
+                ? "invalid_recipient"
+                : "permanent";
             return failure(kind, `status_${status}`, failed["error-text"] ?? raw);
           }
           // A long text is split into parts, each with its own id and receipt: the first part stands for the message.

@@ -45,7 +45,11 @@ describe("discord adapter matches the official SDK", () => {
   it("keeps the webhook URL's own query (thread_id) next to wait=true", async () => {
     server.reset();
     server.answer({ status: 200, body: created });
-    await sendWith(discord, { credentials: {}, baseUrl: null }, { to: `${server.url}/api/webhooks/${webhookId}/${webhookToken}?thread_id=42`, content });
+    await sendWith(
+      discord,
+      { credentials: {}, baseUrl: null },
+      { to: `${server.url}/api/webhooks/${webhookId}/${webhookToken}?thread_id=42`, content },
+    );
     const request = server.requests.at(-1)!;
     expect(request.path).toBe(`/api/v10/webhooks/${webhookId}/${webhookToken}?thread_id=42&wait=true`);
     expect(JSON.parse(request.text)).toEqual({ content: content.text });
@@ -54,33 +58,60 @@ describe("discord adapter matches the official SDK", () => {
   it("keeps an API version the stored webhook URL already names", async () => {
     server.reset();
     server.answer({ status: 200, body: created });
-    await sendWith(discord, { credentials: {}, baseUrl: null }, { to: `${server.url}/api/v9/webhooks/${webhookId}/${webhookToken}`, content });
+    await sendWith(
+      discord,
+      { credentials: {}, baseUrl: null },
+      { to: `${server.url}/api/v9/webhooks/${webhookId}/${webhookToken}`, content },
+    );
     expect(server.requests.at(-1)!.path).toBe(`/api/v9/webhooks/${webhookId}/${webhookToken}?wait=true`);
   });
 
   it("versions a webhook path behind a path prefix (a proxy's)", async () => {
     server.reset();
     server.answer({ status: 200, body: created });
-    await sendWith(discord, { credentials: {}, baseUrl: null }, { to: `${server.url}/discord-proxy/api/webhooks/${webhookId}/${webhookToken}`, content });
+    await sendWith(
+      discord,
+      { credentials: {}, baseUrl: null },
+      { to: `${server.url}/discord-proxy/api/webhooks/${webhookId}/${webhookToken}`, content },
+    );
     expect(server.requests.at(-1)!.path).toBe(`/discord-proxy/api/v10/webhooks/${webhookId}/${webhookToken}?wait=true`);
   });
 
   it("versions the path of a webhook sent through the integration's baseUrl", async () => {
     server.reset();
     server.answer({ status: 200, body: created });
-    await sendWith(discord, { credentials: {}, baseUrl: server.url }, { to: `https://discord.com/api/webhooks/${webhookId}/${webhookToken}`, content });
+    await sendWith(
+      discord,
+      { credentials: {}, baseUrl: server.url },
+      { to: `https://discord.com/api/webhooks/${webhookId}/${webhookToken}`, content },
+    );
     expect(server.requests.at(-1)!.path).toBe(`/api/v10/webhooks/${webhookId}/${webhookToken}?wait=true`);
   });
 
   it.each([
     [429, {}, { message: "You are being rate limited.", retry_after: 64.57, global: true, code: 0 }, "discord_0", "retryable", 65],
     [400, {}, { message: "Cannot send an empty message", code: 50006 }, "discord_50006", "permanent", undefined],
-    [400, {}, { message: "Invalid Form Body", code: 50035, errors: { content: { _errors: [{ code: "BASE_TYPE_MAX_LENGTH", message: "Must be 2000 or fewer in length." }] } } }, "discord_50035", "permanent", undefined],
+    [
+      400,
+      {},
+      {
+        message: "Invalid Form Body",
+        code: 50035,
+        errors: { content: { _errors: [{ code: "BASE_TYPE_MAX_LENGTH", message: "Must be 2000 or fewer in length." }] } },
+      },
+      "discord_50035",
+      "permanent",
+      undefined,
+    ],
     [403, {}, { message: "Missing Permissions", code: 50013 }, "discord_50013", "permanent", undefined],
     [401, {}, { message: "Invalid Webhook Token", code: 50027 }, "discord_50027", "invalid_recipient", undefined],
   ])("classifies HTTP %i %j as %s", async (status, headers, body, code, kind, retryAfterSeconds) => {
     server.answer({ status, headers, body });
-    const { outcome } = await sendWith(discord, { credentials: {}, baseUrl: null }, { to: `${server.url}/api/webhooks/${webhookId}/${webhookToken}`, content });
+    const { outcome } = await sendWith(
+      discord,
+      { credentials: {}, baseUrl: null },
+      { to: `${server.url}/api/webhooks/${webhookId}/${webhookToken}`, content },
+    );
     expect(outcome).toMatchObject({ ok: false, kind, code });
     expect(outcome.ok === false ? outcome.retryAfterSeconds : undefined).toBe(retryAfterSeconds);
   });

@@ -27,7 +27,12 @@ describe("mattermost (incoming webhook) adapter sends the documented request", (
     expect(request.path).toBe(path);
     expect(request.headers["content-type"]).toBe("application/json");
     expect(request.headers.authorization).toBeUndefined();
-    expect(JSON.parse(request.text)).toEqual({ text: content.text, username: "clarion", icon_url: "https://acme.dev/bot.png", props: { card: "details" } });
+    expect(JSON.parse(request.text)).toEqual({
+      text: content.text,
+      username: "clarion",
+      icon_url: "https://acme.dev/bot.png",
+      props: { card: "details" },
+    });
   });
 
   it("sends a self-hosted server's hook through the integration's baseUrl when one is set", async () => {
@@ -36,11 +41,38 @@ describe("mattermost (incoming webhook) adapter sends the documented request", (
     expect(server.requests.at(-1)!.path).toBe(`/proxy${path}`);
   });
 
-  const error = (id: string, status: number, message: string) => ({ id, message, detailed_error: "", request_id: "r1q2", status_code: status });
+  const error = (id: string, status: number, message: string) => ({
+    id,
+    message,
+    detailed_error: "",
+    request_id: "r1q2",
+    status_code: status,
+  });
   it.each([
-    [400, {}, error("web.incoming_webhook.text.app_error", 400, "No text specified."), "web.incoming_webhook.text.app_error", "permanent", undefined],
-    [403, {}, error("web.incoming_webhook.channel_locked.app_error", 403, "This webhook is not permitted to post to the requested channel."), "web.incoming_webhook.channel_locked.app_error", "permanent", undefined],
-    [501, {}, error("web.incoming_webhook.disabled.app_error", 501, "Incoming webhooks have been disabled by the system admin."), "web.incoming_webhook.disabled.app_error", "permanent", undefined],
+    [
+      400,
+      {},
+      error("web.incoming_webhook.text.app_error", 400, "No text specified."),
+      "web.incoming_webhook.text.app_error",
+      "permanent",
+      undefined,
+    ],
+    [
+      403,
+      {},
+      error("web.incoming_webhook.channel_locked.app_error", 403, "This webhook is not permitted to post to the requested channel."),
+      "web.incoming_webhook.channel_locked.app_error",
+      "permanent",
+      undefined,
+    ],
+    [
+      501,
+      {},
+      error("web.incoming_webhook.disabled.app_error", 501, "Incoming webhooks have been disabled by the system admin."),
+      "web.incoming_webhook.disabled.app_error",
+      "permanent",
+      undefined,
+    ],
     [404, {}, "404 page not found", "http_404", "permanent", undefined],
   ])("classifies HTTP %i %j as %s", async (status, headers, body, code, kind, retryAfterSeconds) => {
     server.answer({ status, headers, body });

@@ -15,7 +15,12 @@ const content = {
   text: "Deploy finished: 3 services & 1 job + more",
   blocks: [{ type: "section", text: { type: "mrkdwn", text: "Deploy *finished*" } }],
 };
-const posted = { ok: true, channel: "C0123ABCD", ts: "1503435956.000247", message: { text: content.text, ts: "1503435956.000247", type: "message" } };
+const posted = {
+  ok: true,
+  channel: "C0123ABCD",
+  ts: "1503435956.000247",
+  message: { text: content.text, ts: "1503435956.000247", type: "message" },
+};
 const form = (text: string) => Object.fromEntries(new URLSearchParams(text));
 
 describe("slack-api (chat.postMessage) adapter matches the official SDK", () => {
@@ -41,11 +46,19 @@ describe("slack-api (chat.postMessage) adapter matches the official SDK", () => 
   it("merges overrides.slack-api into the form (nested values as JSON, like the SDK)", async () => {
     server.reset();
     server.answer({ status: 200, body: posted });
-    await sendWith(slackApi, { credentials, baseUrl: server.url }, {
-      to: "C0123ABCD",
-      content: { text: "hi" },
-      providerOverrides: { thread_ts: "1503435956.000100", unfurl_links: false, metadata: { event_type: "deploy", event_payload: { id: 1 } } },
-    });
+    await sendWith(
+      slackApi,
+      { credentials, baseUrl: server.url },
+      {
+        to: "C0123ABCD",
+        content: { text: "hi" },
+        providerOverrides: {
+          thread_ts: "1503435956.000100",
+          unfurl_links: false,
+          metadata: { event_type: "deploy", event_payload: { id: 1 } },
+        },
+      },
+    );
     expect(form(server.requests.at(-1)!.text)).toEqual({
       channel: "C0123ABCD",
       text: "hi",
@@ -60,7 +73,14 @@ describe("slack-api (chat.postMessage) adapter matches the official SDK", () => 
     [200, {}, { ok: false, error: "fatal_error" }, "fatal_error", "retryable", undefined],
     [200, {}, { ok: false, error: "invalid_auth" }, "invalid_auth", "permanent", undefined],
     [200, {}, { ok: false, error: "not_authed" }, "not_authed", "permanent", undefined],
-    [200, {}, { ok: false, error: "missing_scope", needed: "chat:write", provided: "channels:read" }, "missing_scope", "permanent", undefined],
+    [
+      200,
+      {},
+      { ok: false, error: "missing_scope", needed: "chat:write", provided: "channels:read" },
+      "missing_scope",
+      "permanent",
+      undefined,
+    ],
     [200, {}, { ok: false, error: "invalid_blocks", errors: ["must provide an array"] }, "invalid_blocks", "permanent", undefined],
     [200, {}, { ok: false, error: "msg_too_long" }, "msg_too_long", "permanent", undefined],
     [200, {}, { ok: false, error: "token_revoked" }, "token_revoked", "permanent", undefined],
@@ -75,14 +95,25 @@ describe("slack-api (chat.postMessage) adapter matches the official SDK", () => 
 });
 
 describe("slack-api check", () => {
-  const integration = (baseUrl: string) => ({ id: "int_1", provider: "slack-api", channel: "chat" as const, credentials, settings: {}, baseUrl });
+  const integration = (baseUrl: string) => ({
+    id: "int_1",
+    provider: "slack-api",
+    channel: "chat" as const,
+    credentials,
+    settings: {},
+    baseUrl,
+  });
 
   it("verifies the token with auth.test, which posts nothing", async () => {
     server.reset();
     server.answer({ status: 200, body: { ok: true, url: "https://acme.slack.com/", team: "Acme", user: "clarion", bot_id: "B01" } });
     const result = await slackApi.check!(integration(server.url), AbortSignal.timeout(5000));
     expect(result).toEqual({ ok: true, detail: "The token works as clarion in Acme." });
-    expect(server.requests.at(-1)).toMatchObject({ method: "POST", path: "/api/auth.test", headers: { authorization: "Bearer xoxb-123-456-abcdef" } });
+    expect(server.requests.at(-1)).toMatchObject({
+      method: "POST",
+      path: "/api/auth.test",
+      headers: { authorization: "Bearer xoxb-123-456-abcdef" },
+    });
   });
 
   it("reports a refused token without echoing it", async () => {

@@ -23,7 +23,11 @@ describe("slack (incoming webhook) adapter matches the official SDK", () => {
     const expected = server.requests.at(-1)!;
     server.reset();
 
-    const { outcome } = await sendWith(slack, { credentials: {}, baseUrl: null }, { to: `${server.url}${path}`, content, messageId: "msg_slack_1" });
+    const { outcome } = await sendWith(
+      slack,
+      { credentials: {}, baseUrl: null },
+      { to: `${server.url}${path}`, content, messageId: "msg_slack_1" },
+    );
     const actual = server.requests.at(-1)!;
 
     expect(outcome).toEqual({ ok: true, providerMessageId: "msg_slack_1" });

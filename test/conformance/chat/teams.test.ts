@@ -44,14 +44,39 @@ describe("teams (Workflows webhook) adapter sends the documented Adaptive Card r
 
   it("keeps Clarion's message id when the flow's answer names no run", async () => {
     server.answer({ status: 202, body: "" });
-    const { outcome } = await sendWith(teams, { credentials: {}, baseUrl: null }, { to: `${server.url}${path}`, content, messageId: "msg_teams_1" });
+    const { outcome } = await sendWith(
+      teams,
+      { credentials: {}, baseUrl: null },
+      { to: `${server.url}${path}`, content, messageId: "msg_teams_1" },
+    );
     expect(outcome).toEqual({ ok: true, providerMessageId: "msg_teams_1" });
   });
 
   it.each([
-    [400, {}, { error: { code: "InvalidRequestContent", message: "The request content is not valid." } }, "InvalidRequestContent", "permanent", undefined],
-    [401, {}, { error: { code: "DirectApiAuthorizationRequired", message: "The request must be authenticated." } }, "DirectApiAuthorizationRequired", "permanent", undefined],
-    [403, {}, { error: { code: "AuthorizationFailed", message: "The signature is invalid." } }, "AuthorizationFailed", "permanent", undefined],
+    [
+      400,
+      {},
+      { error: { code: "InvalidRequestContent", message: "The request content is not valid." } },
+      "InvalidRequestContent",
+      "permanent",
+      undefined,
+    ],
+    [
+      401,
+      {},
+      { error: { code: "DirectApiAuthorizationRequired", message: "The request must be authenticated." } },
+      "DirectApiAuthorizationRequired",
+      "permanent",
+      undefined,
+    ],
+    [
+      403,
+      {},
+      { error: { code: "AuthorizationFailed", message: "The signature is invalid." } },
+      "AuthorizationFailed",
+      "permanent",
+      undefined,
+    ],
     [404, {}, "Not Found", "http_404", "permanent", undefined],
   ])("classifies HTTP %i %j as %s", async (status, headers, body, code, kind, retryAfterSeconds) => {
     server.answer({ status, headers, body });

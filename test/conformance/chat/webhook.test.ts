@@ -12,12 +12,17 @@ afterAll(() => server.close());
 
 const secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
 const content = { text: "Deploy finished for acme", blocks: [{ type: "section", text: "Deploy *finished*" }] };
-const headersOf = (h: Record<string, string | string[] | undefined>) => Object.fromEntries(Object.entries(h).map(([k, v]) => [k, String(v)]));
+const headersOf = (h: Record<string, string | string[] | undefined>) =>
+  Object.fromEntries(Object.entries(h).map(([k, v]) => [k, String(v)]));
 
 describe("webhook (Standard Webhooks) adapter", () => {
   it("posts JSON that the official standardwebhooks library verifies with the integration's secret", async () => {
     server.answer({ status: 204 });
-    const { outcome } = await sendWith(webhook, { credentials: { secret }, baseUrl: null }, { to: `${server.url}/hooks/clarion?team=7`, content, messageId: "msg_wh_1" });
+    const { outcome } = await sendWith(
+      webhook,
+      { credentials: { secret }, baseUrl: null },
+      { to: `${server.url}/hooks/clarion?team=7`, content, messageId: "msg_wh_1" },
+    );
     const request = server.requests.at(-1)!;
 
     expect(outcome).toEqual({ ok: true, providerMessageId: "msg_wh_1" });
@@ -49,8 +54,16 @@ describe("webhook (Standard Webhooks) adapter", () => {
   it("keeps webhook-id stable across retries of the same message", async () => {
     server.reset();
     server.answer({ status: 503 }, { status: 200 });
-    await sendWith(webhook, { credentials: { secret }, baseUrl: null }, { to: `${server.url}/hooks/clarion`, content, messageId: "msg_wh_2" });
-    await sendWith(webhook, { credentials: { secret }, baseUrl: null }, { to: `${server.url}/hooks/clarion`, content, messageId: "msg_wh_2" });
+    await sendWith(
+      webhook,
+      { credentials: { secret }, baseUrl: null },
+      { to: `${server.url}/hooks/clarion`, content, messageId: "msg_wh_2" },
+    );
+    await sendWith(
+      webhook,
+      { credentials: { secret }, baseUrl: null },
+      { to: `${server.url}/hooks/clarion`, content, messageId: "msg_wh_2" },
+    );
     expect(server.requests.map((r) => r.headers["webhook-id"])).toEqual(["msg_wh_2", "msg_wh_2"]);
   });
 

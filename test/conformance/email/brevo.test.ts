@@ -43,11 +43,43 @@ describe("brevo adapter matches the official SDK", () => {
   });
 
   it.each([
-    ["429 with x-sib-ratelimit-reset", 429, { "x-sib-ratelimit-reset": "9" }, { code: "too_many_requests", message: "Too many requests" }, "retryable", "too_many_requests", 9],
-    ["400 invalid parameter", 400, {}, { code: "invalid_parameter", message: "email is not valid in to" }, "permanent", "invalid_parameter", undefined],
+    [
+      "429 with x-sib-ratelimit-reset",
+      429,
+      { "x-sib-ratelimit-reset": "9" },
+      { code: "too_many_requests", message: "Too many requests" },
+      "retryable",
+      "too_many_requests",
+      9,
+    ],
+    [
+      "400 invalid parameter",
+      400,
+      {},
+      { code: "invalid_parameter", message: "email is not valid in to" },
+      "permanent",
+      "invalid_parameter",
+      undefined,
+    ],
     ["401", 401, {}, { code: "unauthorized", message: "Key not found" }, "permanent", "unauthorized", undefined],
-    ["402 no credits", 402, {}, { code: "not_enough_credits", message: "Not enough credits" }, "permanent", "not_enough_credits", undefined],
-    ["403", 403, {}, { code: "permission_denied", message: "Unable to send email. Your SMTP account is not yet activated." }, "permanent", "permission_denied", undefined],
+    [
+      "402 no credits",
+      402,
+      {},
+      { code: "not_enough_credits", message: "Not enough credits" },
+      "permanent",
+      "not_enough_credits",
+      undefined,
+    ],
+    [
+      "403",
+      403,
+      {},
+      { code: "permission_denied", message: "Unable to send email. Your SMTP account is not yet activated." },
+      "permanent",
+      "permission_denied",
+      undefined,
+    ],
   ])("classifies %s", async (_name, status, headers, body, kind, code, retryAfterSeconds) => {
     server.answer({ status, headers, body });
     const { outcome } = await sendWith(brevo, { credentials, baseUrl: server.url }, { to: "ada@example.com", content: message });
@@ -59,7 +91,9 @@ describe("brevo webhooks (bearer token, Brevo does not sign)", () => {
   const integration: IntegrationConfig = { id: "int_1", provider: "brevo", channel: "email", credentials, settings: {}, baseUrl: null };
 
   it("accepts the configured bearer token and refuses others", async () => {
-    expect(await brevo.webhook!.verify({ headers: new Headers({ authorization: "Bearer brevo-hook-token" }), body: "{}" }, integration)).toBe(true);
+    expect(
+      await brevo.webhook!.verify({ headers: new Headers({ authorization: "Bearer brevo-hook-token" }), body: "{}" }, integration),
+    ).toBe(true);
     expect(await brevo.webhook!.verify({ headers: new Headers({ authorization: "Bearer other" }), body: "{}" }, integration)).toBe(false);
     expect(await brevo.webhook!.verify({ headers: new Headers(), body: "{}" }, integration)).toBe(false);
     const bare = { ...integration, credentials: { apiKey: "k", from: "a@b.dev" } };
@@ -79,14 +113,29 @@ describe("brevo webhooks (bearer token, Brevo does not sign)", () => {
   });
 
   it.each([
-    ["delivered", event("delivered"), [{ providerMessageId: MESSAGE_ID, status: "delivered", at: new Date(1704103200_000), detail: { event: "delivered" } }]],
+    [
+      "delivered",
+      event("delivered"),
+      [{ providerMessageId: MESSAGE_ID, status: "delivered", at: new Date(1704103200_000), detail: { event: "delivered" } }],
+    ],
     [
       "a hard bounce",
       event("hard_bounce", { reason: "550 unknown user" }),
-      [{ providerMessageId: MESSAGE_ID, status: "bounced", at: new Date(1704103200_000), detail: { event: "hard_bounce", reason: "550 unknown user" } }],
+      [
+        {
+          providerMessageId: MESSAGE_ID,
+          status: "bounced",
+          at: new Date(1704103200_000),
+          detail: { event: "hard_bounce", reason: "550 unknown user" },
+        },
+      ],
     ],
     ["a soft bounce (Brevo retries)", event("soft_bounce"), []],
-    ["spam", event("spam"), [{ providerMessageId: MESSAGE_ID, status: "undeliverable", at: new Date(1704103200_000), detail: { event: "spam" } }]],
+    [
+      "spam",
+      event("spam"),
+      [{ providerMessageId: MESSAGE_ID, status: "undeliverable", at: new Date(1704103200_000), detail: { event: "spam" } }],
+    ],
     [
       "a batch",
       [event("request"), event("unique_opened"), event("click")],

@@ -13,16 +13,27 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-const credentials = { apiKey: "key-3ax6xnjp29jd6fds4gc373sgvjxteol0", domain: "mg.acme.dev", from: "Acme <hi@mg.acme.dev>", webhookSigningKey: "whk-signing-key" };
+const credentials = {
+  apiKey: "key-3ax6xnjp29jd6fds4gc373sgvjxteol0",
+  domain: "mg.acme.dev",
+  from: "Acme <hi@mg.acme.dev>",
+  webhookSigningKey: "whk-signing-key",
+};
 const message = { subject: "Your receipt", html: "<p>Thanks</p>", text: "Thanks", replyTo: "help@acme.dev" };
 const MESSAGE_ID = "20240101100000.1.ABCDEF@mg.acme.dev";
 const queued = { status: 200, body: { id: `<${MESSAGE_ID}>`, message: "Queued. Thank you." } };
 
 /** The multipart body's fields, sorted, so field order does not matter. */
 async function formFields(request: Captured) {
-  const form = await new Request("http://x", { method: "POST", headers: { "content-type": String(request.headers["content-type"]) }, body: new Uint8Array(request.body) }).formData();
+  const form = await new Request("http://x", {
+    method: "POST",
+    headers: { "content-type": String(request.headers["content-type"]) },
+    body: new Uint8Array(request.body),
+  }).formData();
   const fields: [string, string][] = [];
-  form.forEach((value, name) => fields.push([name, String(value)]));
+  form.forEach((value, name) => {
+    fields.push([name, String(value)]);
+  });
   return fields.sort();
 }
 
@@ -46,7 +57,12 @@ describe("mailgun adapter matches the official SDK", () => {
 
     expect(outcome).toEqual({ ok: true, providerMessageId: MESSAGE_ID });
     expect(shape(actual)).toEqual(shape(expected));
-    expect(shape(actual)).toMatchObject({ method: "POST", path: "/v3/mg.acme.dev/messages", contentType: "multipart/form-data", authScheme: "Basic" });
+    expect(shape(actual)).toMatchObject({
+      method: "POST",
+      path: "/v3/mg.acme.dev/messages",
+      contentType: "multipart/form-data",
+      authScheme: "Basic",
+    });
     expect(actual.headers.authorization).toBe(expected.headers.authorization);
     expect(Buffer.from(String(actual.headers.authorization).slice(6), "base64").toString()).toBe(`api:${credentials.apiKey}`);
     expect(await formFields(actual)).toEqual(await formFields(expected));
@@ -72,12 +88,24 @@ describe("mailgun adapter matches the official SDK", () => {
 
 describe("mailgun webhooks", () => {
   const integration: IntegrationConfig = { id: "int_1", provider: "mailgun", channel: "email", credentials, settings: {}, baseUrl: null };
-  const payload = (eventData: Record<string, unknown>, timestamp = String(Math.floor(Date.now() / 1000)), key = credentials.webhookSigningKey) => {
+  const payload = (
+    eventData: Record<string, unknown>,
+    timestamp = String(Math.floor(Date.now() / 1000)),
+    key = credentials.webhookSigningKey,
+  ) => {
     const token = "a8ce0edb2dd8301dee6c2405235584e45aa91d1e9f979f3de0";
-    const signature = createHmac("sha256", key).update(timestamp + token).digest("hex");
+    const signature = createHmac("sha256", key)
+      .update(timestamp + token)
+      .digest("hex");
     return JSON.stringify({ signature: { timestamp, token, signature }, "event-data": eventData });
   };
-  const delivered = { event: "delivered", id: "CPgfbmQMTCKtHW6uIWtuVe", timestamp: 1704103200.5, recipient: "ada@example.com", message: { headers: { "message-id": MESSAGE_ID } } };
+  const delivered = {
+    event: "delivered",
+    id: "CPgfbmQMTCKtHW6uIWtuVe",
+    timestamp: 1704103200.5,
+    recipient: "ada@example.com",
+    message: { headers: { "message-id": MESSAGE_ID } },
+  };
 
   it("accepts a body signed with the webhook signing key", async () => {
     expect(await mailgun.webhook!.verify({ headers: new Headers(), body: payload(delivered) }, integration)).toBe(true);
@@ -93,15 +121,34 @@ describe("mailgun webhooks", () => {
   });
 
   it.each([
-    ["delivered", delivered, [{ providerMessageId: MESSAGE_ID, status: "delivered", at: new Date(1704103200500), detail: { event: "delivered" } }]],
+    [
+      "delivered",
+      delivered,
+      [{ providerMessageId: MESSAGE_ID, status: "delivered", at: new Date(1704103200500), detail: { event: "delivered" } }],
+    ],
     [
       "a permanent failure",
       { ...delivered, event: "failed", severity: "permanent", reason: "bounce", "delivery-status": { code: 550, message: "No such user" } },
-      [{ providerMessageId: MESSAGE_ID, status: "bounced", at: new Date(1704103200500), detail: { event: "failed", severity: "permanent", reason: "bounce" } }],
+      [
+        {
+          providerMessageId: MESSAGE_ID,
+          status: "bounced",
+          at: new Date(1704103200500),
+          detail: { event: "failed", severity: "permanent", reason: "bounce" },
+        },
+      ],
     ],
     ["a temporary failure (Mailgun retries)", { ...delivered, event: "failed", severity: "temporary", reason: "generic" }, []],
-    ["a complaint", { ...delivered, event: "complained" }, [{ providerMessageId: MESSAGE_ID, status: "undeliverable", at: new Date(1704103200500), detail: { event: "complained" } }]],
-    ["an open", { ...delivered, event: "opened" }, [{ providerMessageId: MESSAGE_ID, status: "opened", at: new Date(1704103200500), detail: { event: "opened" } }]],
+    [
+      "a complaint",
+      { ...delivered, event: "complained" },
+      [{ providerMessageId: MESSAGE_ID, status: "undeliverable", at: new Date(1704103200500), detail: { event: "complained" } }],
+    ],
+    [
+      "an open",
+      { ...delivered, event: "opened" },
+      [{ providerMessageId: MESSAGE_ID, status: "opened", at: new Date(1704103200500), detail: { event: "opened" } }],
+    ],
   ])("parses %s", (_name, event, expected) => {
     expect(mailgun.webhook!.parse(payload(event))).toEqual(expected);
   });

@@ -14,13 +14,23 @@ afterAll(() => server.close());
 const credentials = { serverToken: "server-token-123", from: "Acme <hi@acme.dev>", webhookUsername: "clarion", webhookPassword: "s3cret" };
 const message = { subject: "Your receipt", html: "<p>Thanks</p>", text: "Thanks", replyTo: "help@acme.dev" };
 const MESSAGE_ID = "b7bc2f4a-e38e-4336-af7d-e6c392c2f817";
-const ok = { status: 200, body: { To: "ada@example.com", SubmittedAt: "2024-01-01T00:00:00Z", MessageID: MESSAGE_ID, ErrorCode: 0, Message: "OK" } };
+const ok = {
+  status: 200,
+  body: { To: "ada@example.com", SubmittedAt: "2024-01-01T00:00:00Z", MessageID: MESSAGE_ID, ErrorCode: 0, Message: "OK" },
+};
 
 describe("postmark adapter matches the official SDK", () => {
   it("sends the same request as `postmark` sendEmail", async () => {
     server.answer(ok);
     const sdk = new ServerClient(credentials.serverToken, { useHttps: false, requestHost: server.url.replace("http://", "") });
-    await sdk.sendEmail({ From: credentials.from, To: "ada@example.com", Subject: message.subject, HtmlBody: message.html, TextBody: message.text, ReplyTo: message.replyTo });
+    await sdk.sendEmail({
+      From: credentials.from,
+      To: "ada@example.com",
+      Subject: message.subject,
+      HtmlBody: message.html,
+      TextBody: message.text,
+      ReplyTo: message.replyTo,
+    });
     const expected = server.requests.at(-1)!;
     server.reset();
 
@@ -37,13 +47,33 @@ describe("postmark adapter matches the official SDK", () => {
 
   it("sends the configured message stream", async () => {
     server.answer(ok);
-    await sendWith(postmark, { credentials: { ...credentials, messageStream: "broadcast" }, baseUrl: server.url }, { to: "ada@example.com", content: message });
+    await sendWith(
+      postmark,
+      { credentials: { ...credentials, messageStream: "broadcast" }, baseUrl: server.url },
+      { to: "ada@example.com", content: message },
+    );
     expect(JSON.parse(server.requests.at(-1)!.text)).toMatchObject({ MessageStream: "broadcast" });
   });
 
   it.each([
-    ["401 bad token", 401, {}, { ErrorCode: 10, Message: "The Server Token you provided in the X-Postmark-Server-Token request header was invalid." }, "permanent", "postmark_10", undefined],
-    ["422 invalid request", 422, {}, { ErrorCode: 300, Message: "Invalid 'To' address: 'not-an-address'." }, "permanent", "postmark_300", undefined],
+    [
+      "401 bad token",
+      401,
+      {},
+      { ErrorCode: 10, Message: "The Server Token you provided in the X-Postmark-Server-Token request header was invalid." },
+      "permanent",
+      "postmark_10",
+      undefined,
+    ],
+    [
+      "422 invalid request",
+      422,
+      {},
+      { ErrorCode: 300, Message: "Invalid 'To' address: 'not-an-address'." },
+      "permanent",
+      "postmark_300",
+      undefined,
+    ],
     [
       "422 sender signature not confirmed",
       422,
@@ -62,7 +92,8 @@ describe("postmark adapter matches the official SDK", () => {
 
 describe("postmark webhooks (Basic auth, Postmark does not sign)", () => {
   const integration: IntegrationConfig = { id: "int_1", provider: "postmark", channel: "email", credentials, settings: {}, baseUrl: null };
-  const basic = (user: string, password: string) => new Headers({ authorization: `Basic ${Buffer.from(`${user}:${password}`).toString("base64")}` });
+  const basic = (user: string, password: string) =>
+    new Headers({ authorization: `Basic ${Buffer.from(`${user}:${password}`).toString("base64")}` });
 
   it("accepts the configured credentials and refuses others", async () => {
     expect(await postmark.webhook!.verify({ headers: basic("clarion", "s3cret"), body: "{}" }, integration)).toBe(true);
@@ -78,19 +109,57 @@ describe("postmark webhooks (Basic auth, Postmark does not sign)", () => {
   it.each([
     [
       "Delivery",
-      { RecordType: "Delivery", ServerID: 23, MessageStream: "outbound", MessageID: MESSAGE_ID, Recipient: "ada@example.com", Tag: "", DeliveredAt: "2024-01-01T10:00:00Z", Details: "smtp;250 2.0.0 OK", Metadata: {} },
+      {
+        RecordType: "Delivery",
+        ServerID: 23,
+        MessageStream: "outbound",
+        MessageID: MESSAGE_ID,
+        Recipient: "ada@example.com",
+        Tag: "",
+        DeliveredAt: "2024-01-01T10:00:00Z",
+        Details: "smtp;250 2.0.0 OK",
+        Metadata: {},
+      },
       [{ providerMessageId: MESSAGE_ID, status: "delivered", at: new Date("2024-01-01T10:00:00Z"), detail: { event: "Delivery" } }],
     ],
     [
       "a hard Bounce",
-      { RecordType: "Bounce", ID: 42, Type: "HardBounce", TypeCode: 1, MessageID: MESSAGE_ID, Email: "ada@example.com", BouncedAt: "2024-01-01T10:01:00Z", Inactive: true, CanActivate: true },
-      [{ providerMessageId: MESSAGE_ID, status: "bounced", at: new Date("2024-01-01T10:01:00Z"), detail: { event: "Bounce", type: "HardBounce" } }],
+      {
+        RecordType: "Bounce",
+        ID: 42,
+        Type: "HardBounce",
+        TypeCode: 1,
+        MessageID: MESSAGE_ID,
+        Email: "ada@example.com",
+        BouncedAt: "2024-01-01T10:01:00Z",
+        Inactive: true,
+        CanActivate: true,
+      },
+      [
+        {
+          providerMessageId: MESSAGE_ID,
+          status: "bounced",
+          at: new Date("2024-01-01T10:01:00Z"),
+          detail: { event: "Bounce", type: "HardBounce" },
+        },
+      ],
     ],
-    ["a transient Bounce (Postmark retries)", { RecordType: "Bounce", Type: "Transient", TypeCode: 2, MessageID: MESSAGE_ID, BouncedAt: "2024-01-01T10:01:00Z", Inactive: false }, []],
+    [
+      "a transient Bounce (Postmark retries)",
+      { RecordType: "Bounce", Type: "Transient", TypeCode: 2, MessageID: MESSAGE_ID, BouncedAt: "2024-01-01T10:01:00Z", Inactive: false },
+      [],
+    ],
     [
       "a SpamComplaint",
       { RecordType: "SpamComplaint", Type: "SpamComplaint", MessageID: MESSAGE_ID, BouncedAt: "2024-01-01T10:02:00Z", Inactive: true },
-      [{ providerMessageId: MESSAGE_ID, status: "undeliverable", at: new Date("2024-01-01T10:02:00Z"), detail: { event: "SpamComplaint", type: "SpamComplaint" } }],
+      [
+        {
+          providerMessageId: MESSAGE_ID,
+          status: "undeliverable",
+          at: new Date("2024-01-01T10:02:00Z"),
+          detail: { event: "SpamComplaint", type: "SpamComplaint" },
+        },
+      ],
     ],
     [
       "an Open",

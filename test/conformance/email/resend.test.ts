@@ -17,7 +17,14 @@ describe("resend adapter matches the official SDK", () => {
   it("sends the same request as `resend` emails.send", async () => {
     server.answer({ status: 200, body: { id: "4ef9a417-02e9-4d39-ad75-9611e0fcc33c" } });
     const sdk = new Resend(credentials.apiKey, { baseUrl: server.url });
-    await sdk.emails.send({ from: credentials.from, to: ["ada@example.com"], subject: message.subject, html: message.html, text: message.text, replyTo: message.replyTo });
+    await sdk.emails.send({
+      from: credentials.from,
+      to: ["ada@example.com"],
+      subject: message.subject,
+      html: message.html,
+      text: message.text,
+      replyTo: message.replyTo,
+    });
     const expected = server.requests.at(-1)!;
     server.reset();
 

@@ -29,7 +29,14 @@ describe("sendgrid adapter matches the official SDK", () => {
     client.setDefaultRequest("baseUrl", `${server.url}/`);
     const sdk = new MailService();
     sdk.setClient(client);
-    await sdk.send({ from: credentials.from, to: "ada@example.com", subject: message.subject, html: message.html, text: message.text, replyTo: message.replyTo });
+    await sdk.send({
+      from: credentials.from,
+      to: "ada@example.com",
+      subject: message.subject,
+      html: message.html,
+      text: message.text,
+      replyTo: message.replyTo,
+    });
     const expected = server.requests.at(-1)!;
     server.reset();
 
@@ -49,11 +56,26 @@ describe("sendgrid adapter matches the official SDK", () => {
       "400 validation",
       400,
       {},
-      { errors: [{ message: "The from address does not match a verified Sender Identity.", field: "from", help: "http://sendgrid.com/docs/for-developers/sending-email/sender-identity/" }] },
+      {
+        errors: [
+          {
+            message: "The from address does not match a verified Sender Identity.",
+            field: "from",
+            help: "http://sendgrid.com/docs/for-developers/sending-email/sender-identity/",
+          },
+        ],
+      },
       "permanent",
       undefined,
     ],
-    ["401", 401, {}, { errors: [{ message: "The provided authorization grant is invalid, expired, or revoked", field: null, help: null }] }, "permanent", undefined],
+    [
+      "401",
+      401,
+      {},
+      { errors: [{ message: "The provided authorization grant is invalid, expired, or revoked", field: null, help: null }] },
+      "permanent",
+      undefined,
+    ],
     ["403", 403, {}, { errors: [{ message: "access forbidden", field: null, help: null }] }, "permanent", undefined],
     ["413", 413, {}, { errors: [{ message: "Payload Too Large", field: null, help: null }] }, "permanent", undefined],
   ])("classifies %s", async (_name, status, headers, body, kind, retryAfterSeconds) => {
@@ -74,9 +96,30 @@ describe("sendgrid adapter matches the official SDK", () => {
 describe("sendgrid Event Webhook", () => {
   const integration: IntegrationConfig = { id: "int_1", provider: "sendgrid", channel: "email", credentials, settings: {}, baseUrl: null };
   const body = JSON.stringify([
-    { email: "ada@example.com", timestamp: 1700000000, event: "processed", sg_event_id: "e0", sg_message_id: `${X_MESSAGE_ID}.filterdrecv-1` },
-    { email: "ada@example.com", timestamp: 1700000010, event: "delivered", sg_event_id: "e1", sg_message_id: `${X_MESSAGE_ID}.filterdrecv-1`, response: "250 OK" },
-    { email: "bob@example.com", timestamp: 1700000020, event: "bounce", type: "bounce", reason: "550 5.1.1 unknown user", sg_event_id: "e2", sg_message_id: "Other1.filterdrecv-2" },
+    {
+      email: "ada@example.com",
+      timestamp: 1700000000,
+      event: "processed",
+      sg_event_id: "e0",
+      sg_message_id: `${X_MESSAGE_ID}.filterdrecv-1`,
+    },
+    {
+      email: "ada@example.com",
+      timestamp: 1700000010,
+      event: "delivered",
+      sg_event_id: "e1",
+      sg_message_id: `${X_MESSAGE_ID}.filterdrecv-1`,
+      response: "250 OK",
+    },
+    {
+      email: "bob@example.com",
+      timestamp: 1700000020,
+      event: "bounce",
+      type: "bounce",
+      reason: "550 5.1.1 unknown user",
+      sg_event_id: "e2",
+      sg_message_id: "Other1.filterdrecv-2",
+    },
     { email: "cy@example.com", timestamp: 1700000030, event: "open", sg_event_id: "e3", sg_message_id: "Other2.filterdrecv-3" },
   ]);
   const signed = (payload: string, timestamp = "1700000100") => ({
@@ -88,15 +131,34 @@ describe("sendgrid Event Webhook", () => {
     const headers = signed(body);
     const sdk = new EventWebhook();
     const publicKey = sdk.convertPublicKeyToECDSA(keys.publicKey.export({ type: "spki", format: "pem" }).toString());
-    expect(sdk.verifySignature(publicKey, body, headers["x-twilio-email-event-webhook-signature"], headers["x-twilio-email-event-webhook-timestamp"])).toBe(true);
+    expect(
+      sdk.verifySignature(
+        publicKey,
+        body,
+        headers["x-twilio-email-event-webhook-signature"],
+        headers["x-twilio-email-event-webhook-timestamp"],
+      ),
+    ).toBe(true);
     expect(await sendgrid.webhook!.verify({ headers: new Headers(headers), body }, integration)).toBe(true);
   });
 
   it.each([
     ["a changed body", (h: Record<string, string>) => ({ headers: h, body: body.replace("delivered", "dropped") })],
-    ["a changed timestamp", (h: Record<string, string>) => ({ headers: { ...h, "x-twilio-email-event-webhook-timestamp": "1700000101" }, body })],
-    ["no signature", (h: Record<string, string>) => ({ headers: { "x-twilio-email-event-webhook-timestamp": h["x-twilio-email-event-webhook-timestamp"]! }, body })],
-    ["a garbage signature", (h: Record<string, string>) => ({ headers: { ...h, "x-twilio-email-event-webhook-signature": "bm90IGEgc2lnbmF0dXJl" }, body })],
+    [
+      "a changed timestamp",
+      (h: Record<string, string>) => ({ headers: { ...h, "x-twilio-email-event-webhook-timestamp": "1700000101" }, body }),
+    ],
+    [
+      "no signature",
+      (h: Record<string, string>) => ({
+        headers: { "x-twilio-email-event-webhook-timestamp": h["x-twilio-email-event-webhook-timestamp"]! },
+        body,
+      }),
+    ],
+    [
+      "a garbage signature",
+      (h: Record<string, string>) => ({ headers: { ...h, "x-twilio-email-event-webhook-signature": "bm90IGEgc2lnbmF0dXJl" }, body }),
+    ],
   ])("refuses %s", async (_name, tamper) => {
     const { headers, body: payload } = tamper(signed(body));
     expect(await sendgrid.webhook!.verify({ headers: new Headers(headers), body: payload }, integration)).toBe(false);
@@ -110,7 +172,12 @@ describe("sendgrid Event Webhook", () => {
   it("parses events into status updates keyed by the X-Message-Id", () => {
     expect(sendgrid.webhook!.parse(body)).toEqual([
       { providerMessageId: X_MESSAGE_ID, status: "delivered", at: new Date(1700000010_000), detail: { event: "delivered" } },
-      { providerMessageId: "Other1", status: "bounced", at: new Date(1700000020_000), detail: { event: "bounce", type: "bounce", reason: "550 5.1.1 unknown user" } },
+      {
+        providerMessageId: "Other1",
+        status: "bounced",
+        at: new Date(1700000020_000),
+        detail: { event: "bounce", type: "bounce", reason: "550 5.1.1 unknown user" },
+      },
       { providerMessageId: "Other2", status: "opened", at: new Date(1700000030_000), detail: { event: "open" } },
     ]);
   });

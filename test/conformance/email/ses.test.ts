@@ -30,15 +30,18 @@ const hmac = (key: string | Buffer, data: string) => createHmac("sha256", key).u
 
 /** Recomputes a captured request's SigV4 signature from scratch (node:crypto), independent of any signer library. */
 function checkSigV4(request: Captured, secretAccessKey: string) {
-  const match = /^AWS4-HMAC-SHA256 Credential=([^/]+)\/(\d{8})\/([^/]+)\/([^/]+)\/aws4_request, ?SignedHeaders=([^,]+), ?Signature=([0-9a-f]{64})$/.exec(
-    String(request.headers.authorization),
-  );
+  const match =
+    /^AWS4-HMAC-SHA256 Credential=([^/]+)\/(\d{8})\/([^/]+)\/([^/]+)\/aws4_request, ?SignedHeaders=([^,]+), ?Signature=([0-9a-f]{64})$/.exec(
+      String(request.headers.authorization),
+    );
   if (!match) throw new Error(`not a SigV4 Authorization header: ${request.headers.authorization}`);
   const [, accessKeyId, date, region, service, signedHeaders, signature] = match as unknown as string[];
   const names = signedHeaders!.split(";");
   const canonicalHeaders = names.map((name) => `${name}:${String(request.headers[name]).trim().replace(/\s+/g, " ")}\n`).join("");
   const url = new URL(request.path, "http://x");
-  const canonicalRequest = [request.method, url.pathname, url.search.slice(1), canonicalHeaders, signedHeaders, sha256(request.body)].join("\n");
+  const canonicalRequest = [request.method, url.pathname, url.search.slice(1), canonicalHeaders, signedHeaders, sha256(request.body)].join(
+    "\n",
+  );
   const scope = `${date}/${region}/${service}/aws4_request`;
   const stringToSign = ["AWS4-HMAC-SHA256", String(request.headers["x-amz-date"]), scope, sha256(canonicalRequest)].join("\n");
   const key = hmac(hmac(hmac(hmac(`AWS4${secretAccessKey}`, date!), region!), service!), "aws4_request");
@@ -76,7 +79,12 @@ describe("ses adapter matches the official SDK", () => {
 
     expect(outcome).toEqual({ ok: true, providerMessageId: MESSAGE_ID });
     expect(shape(actual)).toEqual(shape(expected));
-    expect(shape(actual)).toMatchObject({ method: "POST", path: "/v2/email/outbound-emails", contentType: "application/json", authScheme: "AWS4-HMAC-SHA256" });
+    expect(shape(actual)).toMatchObject({
+      method: "POST",
+      path: "/v2/email/outbound-emails",
+      contentType: "application/json",
+      authScheme: "AWS4-HMAC-SHA256",
+    });
     expect(JSON.parse(actual.text)).toEqual(JSON.parse(expected.text));
 
     const theirs = checkSigV4(expected, credentials.secretAccessKey);
@@ -89,10 +97,17 @@ describe("ses adapter matches the official SDK", () => {
 
   it("signs the session token of temporary credentials", async () => {
     server.answer({ status: 200, body: { MessageId: MESSAGE_ID } });
-    await sendWith(ses, { credentials: { ...credentials, sessionToken: "FQoGZXIvYXdzE-token" }, baseUrl: server.url }, { to: "ada@example.com", content: message });
+    await sendWith(
+      ses,
+      { credentials: { ...credentials, sessionToken: "FQoGZXIvYXdzE-token" }, baseUrl: server.url },
+      { to: "ada@example.com", content: message },
+    );
     const request = server.requests.at(-1)!;
     expect(request.headers["x-amz-security-token"]).toBe("FQoGZXIvYXdzE-token");
-    expect(checkSigV4(request, credentials.secretAccessKey)).toMatchObject({ valid: true, signedHeaders: expect.arrayContaining(["x-amz-security-token"]) });
+    expect(checkSigV4(request, credentials.secretAccessKey)).toMatchObject({
+      valid: true,
+      signedHeaders: expect.arrayContaining(["x-amz-security-token"]),
+    });
   });
 
   const awsError = (status: number, type: string, text: string) => ({
@@ -102,15 +117,48 @@ describe("ses adapter matches the official SDK", () => {
   });
 
   it.each([
-    ["400 LimitExceededException (daily quota)", awsError(400, "LimitExceededException", "Daily message quota exceeded."), "retryable", "LimitExceededException"],
-    ["400 MessageRejected", awsError(400, "MessageRejected", "Email address is not verified. The following identities failed the check in region EU-WEST-1: ada@example.com"), "permanent", "MessageRejected"],
+    [
+      "400 LimitExceededException (daily quota)",
+      awsError(400, "LimitExceededException", "Daily message quota exceeded."),
+      "retryable",
+      "LimitExceededException",
+    ],
+    [
+      "400 MessageRejected",
+      awsError(
+        400,
+        "MessageRejected",
+        "Email address is not verified. The following identities failed the check in region EU-WEST-1: ada@example.com",
+      ),
+      "permanent",
+      "MessageRejected",
+    ],
     ["400 BadRequestException", awsError(400, "BadRequestException", "Missing final '@domain'"), "permanent", "BadRequestException"],
-    ["400 AccountSuspendedException", awsError(400, "AccountSuspendedException", "Sending suspended for this account."), "permanent", "AccountSuspendedException"],
-    ["400 SendingPausedException", awsError(400, "SendingPausedException", "Sending is paused for this configuration set."), "permanent", "SendingPausedException"],
-    ["404 NotFoundException", awsError(404, "NotFoundException", "Configuration set <clarion-events> does not exist."), "permanent", "NotFoundException"],
+    [
+      "400 AccountSuspendedException",
+      awsError(400, "AccountSuspendedException", "Sending suspended for this account."),
+      "permanent",
+      "AccountSuspendedException",
+    ],
+    [
+      "400 SendingPausedException",
+      awsError(400, "SendingPausedException", "Sending is paused for this configuration set."),
+      "permanent",
+      "SendingPausedException",
+    ],
+    [
+      "404 NotFoundException",
+      awsError(404, "NotFoundException", "Configuration set <clarion-events> does not exist."),
+      "permanent",
+      "NotFoundException",
+    ],
     [
       "403 signature",
-      { status: 403, headers: { "x-amzn-errortype": "SignatureDoesNotMatch" }, body: { message: "The request signature we calculated does not match the signature you provided." } },
+      {
+        status: 403,
+        headers: { "x-amzn-errortype": "SignatureDoesNotMatch" },
+        body: { message: "The request signature we calculated does not match the signature you provided." },
+      },
       "permanent",
       "SignatureDoesNotMatch",
     ],
@@ -119,14 +167,18 @@ describe("ses adapter matches the official SDK", () => {
     const { outcome } = await sendWith(ses, { credentials, baseUrl: server.url }, { to: "ada@example.com", content: message });
     expect(outcome).toMatchObject({ ok: false, kind, code });
   });
-
 });
 
 describe("ses status events through SNS", () => {
   const delivery = {
     eventType: "Delivery",
     mail: { timestamp: "2024-01-01T10:00:00.000Z", source: "hi@acme.dev", messageId: MESSAGE_ID, destination: ["ada@example.com"] },
-    delivery: { timestamp: "2024-01-01T10:00:02.000Z", processingTimeMillis: 2000, recipients: ["ada@example.com"], smtpResponse: "250 2.0.0 OK" },
+    delivery: {
+      timestamp: "2024-01-01T10:00:02.000Z",
+      processingTimeMillis: 2000,
+      recipients: ["ada@example.com"],
+      smtpResponse: "250 2.0.0 OK",
+    },
   };
   const integrationFor = (prefix: string): IntegrationConfig => ({
     id: "int_1",
@@ -140,16 +192,37 @@ describe("ses status events through SNS", () => {
   it("verifies an SNS notification signed with the certificate at SigningCertURL", async () => {
     server.answer({ status: 200, headers: { "content-type": "text/plain" }, body: SNS_TEST_CERTIFICATE });
     const prefix = `${server.url}/verify-ok`;
-    const body = await snsNotification({ topicArn: TOPIC, signingCertUrl: `${prefix}/SimpleNotificationService-1.pem`, sesEvent: delivery });
-    expect(await ses.webhook!.verify({ headers: new Headers({ "x-amz-sns-message-type": "Notification" }), body }, integrationFor(prefix))).toBe(true);
+    const body = await snsNotification({
+      topicArn: TOPIC,
+      signingCertUrl: `${prefix}/SimpleNotificationService-1.pem`,
+      sesEvent: delivery,
+    });
+    expect(
+      await ses.webhook!.verify({ headers: new Headers({ "x-amz-sns-message-type": "Notification" }), body }, integrationFor(prefix)),
+    ).toBe(true);
     expect(server.requests.at(-1)!.path).toBe("/verify-ok/SimpleNotificationService-1.pem");
   });
 
   it.each([
-    ["a changed Message", async (prefix: string) => (await snsNotification({ topicArn: TOPIC, signingCertUrl: `${prefix}/c.pem`, sesEvent: delivery })).replace("Delivery", "Bounce")],
-    ["another topic", async (prefix: string) => snsNotification({ topicArn: "arn:aws:sns:eu-west-1:999999999999:other", signingCertUrl: `${prefix}/c.pem`, sesEvent: delivery })],
-    ["an untrusted certificate URL", async () => snsNotification({ topicArn: TOPIC, signingCertUrl: `${server.url}/elsewhere/c.pem`, sesEvent: delivery })],
-    ["a certificate URL on a look-alike host", async () => snsNotification({ topicArn: TOPIC, signingCertUrl: "https://sns.eu-west-1.amazonaws.com.evil.example/c.pem", sesEvent: delivery })],
+    [
+      "a changed Message",
+      async (prefix: string) =>
+        (await snsNotification({ topicArn: TOPIC, signingCertUrl: `${prefix}/c.pem`, sesEvent: delivery })).replace("Delivery", "Bounce"),
+    ],
+    [
+      "another topic",
+      async (prefix: string) =>
+        snsNotification({ topicArn: "arn:aws:sns:eu-west-1:999999999999:other", signingCertUrl: `${prefix}/c.pem`, sesEvent: delivery }),
+    ],
+    [
+      "an untrusted certificate URL",
+      async () => snsNotification({ topicArn: TOPIC, signingCertUrl: `${server.url}/elsewhere/c.pem`, sesEvent: delivery }),
+    ],
+    [
+      "a certificate URL on a look-alike host",
+      async () =>
+        snsNotification({ topicArn: TOPIC, signingCertUrl: "https://sns.eu-west-1.amazonaws.com.evil.example/c.pem", sesEvent: delivery }),
+    ],
     ["a body that is not an SNS message", async () => JSON.stringify(delivery)],
   ])("refuses %s", async (_name, build) => {
     server.answer({ status: 200, body: SNS_TEST_CERTIFICATE });
@@ -162,7 +235,12 @@ describe("ses status events through SNS", () => {
     const prefix = `${server.url}/no-topic`;
     const body = await snsNotification({ topicArn: TOPIC, signingCertUrl: `${prefix}/c.pem`, sesEvent: delivery });
     const { snsTopicArn: _omitted, ...withoutTopic } = credentials;
-    expect(await ses.webhook!.verify({ headers: new Headers(), body }, { ...integrationFor(prefix), credentials: { ...withoutTopic, snsTrustedUrlPrefix: prefix } })).toBe(false);
+    expect(
+      await ses.webhook!.verify(
+        { headers: new Headers(), body },
+        { ...integrationFor(prefix), credentials: { ...withoutTopic, snsTrustedUrlPrefix: prefix } },
+      ),
+    ).toBe(false);
   });
 
   it("confirms a verified subscription by visiting SubscribeURL", async () => {
@@ -171,7 +249,8 @@ describe("ses status events through SNS", () => {
     const confirmation: Record<string, string> = {
       Type: "SubscriptionConfirmation",
       MessageId: "165545c9-2a5c-472c-8df2-7ff2be2b3b1b",
-      Token: "2336412f37fb687f5d51e6e241d09c805a5a57b30d712f794cc5f6a988666d92768dd60a747ba6f3beb71854e285d6ad02428b09ceece29417f1f02d609c582afbacc99c583a916b9981dd2728f4ae6fdb82efd087cc3b7849e05798d2d2785c03b0879594eeac82c01f235d0e717736",
+      Token:
+        "2336412f37fb687f5d51e6e241d09c805a5a57b30d712f794cc5f6a988666d92768dd60a747ba6f3beb71854e285d6ad02428b09ceece29417f1f02d609c582afbacc99c583a916b9981dd2728f4ae6fdb82efd087cc3b7849e05798d2d2785c03b0879594eeac82c01f235d0e717736",
       TopicArn: TOPIC,
       Message: `You have chosen to subscribe to the topic ${TOPIC}.`,
       SubscribeURL: `${prefix}/?Action=ConfirmSubscription&TopicArn=${TOPIC}&Token=2336412f`,
@@ -181,23 +260,66 @@ describe("ses status events through SNS", () => {
     };
     const body = JSON.stringify({ ...confirmation, Signature: await signSnsMessage(confirmation) });
     server.reset();
-    expect(await ses.webhook!.verify({ headers: new Headers({ "x-amz-sns-message-type": "SubscriptionConfirmation" }), body }, integrationFor(prefix))).toBe(true);
-    expect(server.requests.map((r) => r.path)).toEqual(["/confirm/c.pem", `/confirm/?Action=ConfirmSubscription&TopicArn=${TOPIC}&Token=2336412f`]);
+    expect(
+      await ses.webhook!.verify(
+        { headers: new Headers({ "x-amz-sns-message-type": "SubscriptionConfirmation" }), body },
+        integrationFor(prefix),
+      ),
+    ).toBe(true);
+    expect(server.requests.map((r) => r.path)).toEqual([
+      "/confirm/c.pem",
+      `/confirm/?Action=ConfirmSubscription&TopicArn=${TOPIC}&Token=2336412f`,
+    ]);
     expect(ses.webhook!.parse(body)).toEqual([]);
   });
 
   it.each([
-    ["Delivery", delivery, [{ providerMessageId: MESSAGE_ID, status: "delivered", at: new Date("2024-01-01T10:00:02.000Z"), detail: { event: "Delivery" } }]],
+    [
+      "Delivery",
+      delivery,
+      [{ providerMessageId: MESSAGE_ID, status: "delivered", at: new Date("2024-01-01T10:00:02.000Z"), detail: { event: "Delivery" } }],
+    ],
     [
       "a permanent Bounce",
-      { eventType: "Bounce", mail: delivery.mail, bounce: { bounceType: "Permanent", bounceSubType: "OnAccountSuppressionList", timestamp: "2024-01-01T10:00:03.000Z", bouncedRecipients: [{ emailAddress: "ada@example.com" }] } },
-      [{ providerMessageId: MESSAGE_ID, status: "bounced", at: new Date("2024-01-01T10:00:03.000Z"), detail: { event: "Bounce", bounceType: "Permanent", bounceSubType: "OnAccountSuppressionList" } }],
+      {
+        eventType: "Bounce",
+        mail: delivery.mail,
+        bounce: {
+          bounceType: "Permanent",
+          bounceSubType: "OnAccountSuppressionList",
+          timestamp: "2024-01-01T10:00:03.000Z",
+          bouncedRecipients: [{ emailAddress: "ada@example.com" }],
+        },
+      },
+      [
+        {
+          providerMessageId: MESSAGE_ID,
+          status: "bounced",
+          at: new Date("2024-01-01T10:00:03.000Z"),
+          detail: { event: "Bounce", bounceType: "Permanent", bounceSubType: "OnAccountSuppressionList" },
+        },
+      ],
     ],
-    ["a transient Bounce (SES retries)", { eventType: "Bounce", mail: delivery.mail, bounce: { bounceType: "Transient", bounceSubType: "MailboxFull" } }, []],
+    [
+      "a transient Bounce (SES retries)",
+      { eventType: "Bounce", mail: delivery.mail, bounce: { bounceType: "Transient", bounceSubType: "MailboxFull" } },
+      [],
+    ],
     [
       "a Complaint (legacy notificationType)",
-      { notificationType: "Complaint", mail: delivery.mail, complaint: { timestamp: "2024-01-01T10:00:04.000Z", complainedRecipients: [{ emailAddress: "ada@example.com" }] } },
-      [{ providerMessageId: MESSAGE_ID, status: "undeliverable", at: new Date("2024-01-01T10:00:04.000Z"), detail: { event: "Complaint" } }],
+      {
+        notificationType: "Complaint",
+        mail: delivery.mail,
+        complaint: { timestamp: "2024-01-01T10:00:04.000Z", complainedRecipients: [{ emailAddress: "ada@example.com" }] },
+      },
+      [
+        {
+          providerMessageId: MESSAGE_ID,
+          status: "undeliverable",
+          at: new Date("2024-01-01T10:00:04.000Z"),
+          detail: { event: "Complaint" },
+        },
+      ],
     ],
     ["a Send", { eventType: "Send", mail: delivery.mail, send: {} }, []],
   ])("parses %s", async (_name, sesEvent, expected) => {

@@ -16,14 +16,30 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 const keyPair = () =>
-  generateKeyPairSync("ec", { namedCurve: "P-256", privateKeyEncoding: { type: "pkcs8", format: "pem" }, publicKeyEncoding: { type: "spki", format: "pem" } });
+  generateKeyPairSync("ec", {
+    namedCurve: "P-256",
+    privateKeyEncoding: { type: "pkcs8", format: "pem" },
+    publicKeyEncoding: { type: "spki", format: "pem" },
+  });
 const { privateKey, publicKey } = keyPair();
 let teams = 0;
 /** A fresh team id per test keeps the provider-token cache from carrying over between tests. */
-const credentialsFor = (key = privateKey) => ({ keyId: "ABC123DEFG", teamId: `DEF${String(++teams).padStart(7, "0")}`, privateKey: key, topic: "com.acme.app" });
+const credentialsFor = (key = privateKey) => ({
+  keyId: "ABC123DEFG",
+  teamId: `DEF${String(++teams).padStart(7, "0")}`,
+  privateKey: key,
+  topic: "com.acme.app",
+});
 const DEVICE = "740f4707bebcf74f9b7c25d48e3358945f6aa01da5ddb387462c7eaf61bb78ad";
 const APNS_ID = "EC1BF194-B3B2-424A-89A9-5A918A6E6B5E";
-const content = { title: "Order shipped", body: "Order 42 is on its way ✓", data: { orderId: "42" }, badge: 2, sound: "default", imageUrl: "https://cdn.example.com/box.png" };
+const content = {
+  title: "Order shipped",
+  body: "Order 42 is on its way ✓",
+  data: { orderId: "42" },
+  badge: 2,
+  sound: "default",
+  imageUrl: "https://cdn.example.com/box.png",
+};
 const ok = { status: 200, headers: { "apns-id": APNS_ID }, body: "" };
 
 describe("apns adapter sends Apple's documented request to the relay", () => {
@@ -37,7 +53,12 @@ describe("apns adapter sends Apple's documented request to the relay", () => {
     const request = server.requests[0]!;
     expect(request.method).toBe("POST");
     expect(request.path).toBe(`/3/device/${DEVICE}`);
-    expect(request.headers).toMatchObject({ "apns-topic": "com.acme.app", "apns-push-type": "alert", "apns-priority": "10", "content-type": "application/json" });
+    expect(request.headers).toMatchObject({
+      "apns-topic": "com.acme.app",
+      "apns-push-type": "alert",
+      "apns-priority": "10",
+      "content-type": "application/json",
+    });
     expect(request.headers["apns-id"]).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect(JSON.parse(request.text)).toEqual({
       aps: { alert: { title: content.title, body: content.body }, badge: 2, sound: "default", "mutable-content": 1 },
@@ -83,7 +104,11 @@ describe("apns adapter sends Apple's documented request to the relay", () => {
   it("sends a background push with priority 5 and content-available", async () => {
     server.reset();
     server.answer(ok);
-    await sendWith(apns, { credentials: { ...credentialsFor(), pushType: "background" }, baseUrl: server.url }, { to: DEVICE, content: { title: "x", body: "y" } });
+    await sendWith(
+      apns,
+      { credentials: { ...credentialsFor(), pushType: "background" }, baseUrl: server.url },
+      { to: DEVICE, content: { title: "x", body: "y" } },
+    );
     const request = server.requests[0]!;
     expect(request.headers).toMatchObject({ "apns-push-type": "background", "apns-priority": "5" });
     expect(JSON.parse(request.text)).toEqual({ aps: { "content-available": 1 } });
@@ -96,20 +121,23 @@ describe("apns adapter sends Apple's documented request to the relay", () => {
     expect(outcome).toMatchObject({ ok: false, kind: "permanent", code: "apns_relay_required" });
     expect(server.requests).toHaveLength(0);
     const integration: IntegrationConfig = { id: "int_1", provider: "apns", channel: "push", credentials, settings: {}, baseUrl: null };
-    expect(await apns.check!(integration, AbortSignal.timeout(1000))).toMatchObject({ ok: false, detail: expect.stringContaining("HTTP/2") });
+    expect(await apns.check!(integration, AbortSignal.timeout(1000))).toMatchObject({
+      ok: false,
+      detail: expect.stringContaining("HTTP/2"),
+    });
     expect(await apns.check!({ ...integration, baseUrl: server.url }, AbortSignal.timeout(1000))).toMatchObject({ ok: true });
   });
 
   it.each(
     (
       [
-    [410, {}, { reason: "ExpiredToken" }, "invalid_recipient", "ExpiredToken", undefined],
-    [400, {}, { reason: "BadDeviceToken" }, "invalid_recipient", "BadDeviceToken", undefined],
-    [400, {}, { reason: "DeviceTokenNotForTopic" }, "invalid_recipient", "DeviceTokenNotForTopic", undefined],
-    [400, {}, { reason: "BadTopic" }, "permanent", "BadTopic", undefined],
-    [400, {}, { reason: "PayloadEmpty" }, "permanent", "PayloadEmpty", undefined],
-    [403, {}, { reason: "InvalidProviderToken" }, "permanent", "InvalidProviderToken", undefined],
-    [413, {}, { reason: "PayloadTooLarge" }, "permanent", "PayloadTooLarge", undefined],
+        [410, {}, { reason: "ExpiredToken" }, "invalid_recipient", "ExpiredToken", undefined],
+        [400, {}, { reason: "BadDeviceToken" }, "invalid_recipient", "BadDeviceToken", undefined],
+        [400, {}, { reason: "DeviceTokenNotForTopic" }, "invalid_recipient", "DeviceTokenNotForTopic", undefined],
+        [400, {}, { reason: "BadTopic" }, "permanent", "BadTopic", undefined],
+        [400, {}, { reason: "PayloadEmpty" }, "permanent", "PayloadEmpty", undefined],
+        [403, {}, { reason: "InvalidProviderToken" }, "permanent", "InvalidProviderToken", undefined],
+        [413, {}, { reason: "PayloadTooLarge" }, "permanent", "PayloadTooLarge", undefined],
       ] as const
     ).map((row) => [`${row[0]} ${row[4]}`, ...row] as const),
   )("classifies %s", async (_name, status, headers, body, kind, code, retryAfterSeconds) => {

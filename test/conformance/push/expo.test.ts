@@ -11,7 +11,14 @@ afterAll(() => server.close());
 
 const TOKEN = "ExponentPushToken[xxxxxxxxxxxxxxxxxxxxxx]";
 const TICKET_ID = "XXXXXXXX-XXXX-XXXX-XXXX-XXXXXXXXXXXX";
-const content = { title: "Order shipped", body: "Order 42 is on its way ✓", data: { orderId: "42", items: 3 }, badge: 2, sound: "default", imageUrl: "https://cdn.example.com/box.png" };
+const content = {
+  title: "Order shipped",
+  body: "Order 42 is on its way ✓",
+  data: { orderId: "42", items: 3 },
+  badge: 2,
+  sound: "default",
+  imageUrl: "https://cdn.example.com/box.png",
+};
 const okTicket = { status: 200, body: { data: [{ status: "ok", id: TICKET_ID }] } };
 
 /** expo-server-sdk reads EXPO_BASE_URL when it is first imported. */
@@ -30,13 +37,25 @@ describe("expo adapter matches expo-server-sdk", () => {
     server.answer(okTicket);
     const sdk = await expoSdk(accessToken);
     const tickets = await sdk.sendPushNotificationsAsync([
-      { to: TOKEN, title: content.title, body: content.body, data: content.data, badge: 2, sound: "default", richContent: { image: content.imageUrl } },
+      {
+        to: TOKEN,
+        title: content.title,
+        body: content.body,
+        data: content.data,
+        badge: 2,
+        sound: "default",
+        richContent: { image: content.imageUrl },
+      },
     ]);
     expect(tickets).toEqual([{ status: "ok", id: TICKET_ID }]);
     const expected = server.requests.at(-1)!;
     server.reset();
 
-    const { outcome } = await sendWith(expo, { credentials: accessToken ? { accessToken } : {}, baseUrl: server.url }, { to: TOKEN, content });
+    const { outcome } = await sendWith(
+      expo,
+      { credentials: accessToken ? { accessToken } : {}, baseUrl: server.url },
+      { to: TOKEN, content },
+    );
     const actual = server.requests.at(-1)!;
     expect(outcome).toEqual({ ok: true, providerMessageId: TICKET_ID });
     expect(shape(actual)).toEqual(shape(expected));
@@ -48,11 +67,51 @@ describe("expo adapter matches expo-server-sdk", () => {
   });
 
   it.each([
-    ["ticket MessageTooBig", 200, {}, { data: [{ status: "error", message: "Message too big", details: { error: "MessageTooBig" } }] }, "permanent", "MessageTooBig", undefined],
-    ["ticket MessageRateExceeded", 200, {}, { data: [{ status: "error", message: "Rate exceeded", details: { error: "MessageRateExceeded" } }] }, "retryable", "MessageRateExceeded", undefined],
-    ["ticket InvalidCredentials", 200, {}, { data: [{ status: "error", message: "Invalid FCM server key", details: { error: "InvalidCredentials" } }] }, "permanent", "InvalidCredentials", undefined],
-    ["HTTP 400 with errors[]", 400, {}, { errors: [{ code: "VALIDATION_ERROR", message: '"to" must be a string or array' }] }, "permanent", "VALIDATION_ERROR", undefined],
-    ["HTTP 401 (enhanced security)", 401, {}, { errors: [{ code: "UNAUTHORIZED", message: "Invalid access token" }] }, "permanent", "UNAUTHORIZED", undefined],
+    [
+      "ticket MessageTooBig",
+      200,
+      {},
+      { data: [{ status: "error", message: "Message too big", details: { error: "MessageTooBig" } }] },
+      "permanent",
+      "MessageTooBig",
+      undefined,
+    ],
+    [
+      "ticket MessageRateExceeded",
+      200,
+      {},
+      { data: [{ status: "error", message: "Rate exceeded", details: { error: "MessageRateExceeded" } }] },
+      "retryable",
+      "MessageRateExceeded",
+      undefined,
+    ],
+    [
+      "ticket InvalidCredentials",
+      200,
+      {},
+      { data: [{ status: "error", message: "Invalid FCM server key", details: { error: "InvalidCredentials" } }] },
+      "permanent",
+      "InvalidCredentials",
+      undefined,
+    ],
+    [
+      "HTTP 400 with errors[]",
+      400,
+      {},
+      { errors: [{ code: "VALIDATION_ERROR", message: '"to" must be a string or array' }] },
+      "permanent",
+      "VALIDATION_ERROR",
+      undefined,
+    ],
+    [
+      "HTTP 401 (enhanced security)",
+      401,
+      {},
+      { errors: [{ code: "UNAUTHORIZED", message: "Invalid access token" }] },
+      "permanent",
+      "UNAUTHORIZED",
+      undefined,
+    ],
   ])("classifies %s", async (_name, status, headers, body, kind, code, retryAfterSeconds) => {
     server.reset();
     server.answer({ status, headers, body });

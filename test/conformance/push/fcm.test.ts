@@ -42,7 +42,10 @@ function serviceAccount() {
     token_uri: "https://oauth2.googleapis.com/token",
   };
 }
-const credentialsFor = (account: ReturnType<typeof serviceAccount>) => ({ serviceAccount: JSON.stringify(account), tokenUri: `${server.url}/token` });
+const credentialsFor = (account: ReturnType<typeof serviceAccount>) => ({
+  serviceAccount: JSON.stringify(account),
+  tokenUri: `${server.url}/token`,
+});
 const tokenAnswer = { status: 200, body: { access_token: ACCESS_TOKEN, expires_in: 3599, token_type: "Bearer" } };
 const sent = { status: 200, body: { name: `projects/${PROJECT}/messages/0:1700000000000000%31bd1c9631bd1c96` } };
 const content = {
@@ -82,7 +85,11 @@ describe("fcm adapter matches firebase-admin", () => {
     server.answer(sent);
     // The SDK's own token exchange cannot be redirected (gtoken ignores the agent); the exchange is checked below against the documented format.
     sdkApp = initializeApp(
-      { credential: { getAccessToken: async () => ({ access_token: ACCESS_TOKEN, expires_in: 3599 }) }, httpAgent: new ToCaptureServer(), projectId: PROJECT },
+      {
+        credential: { getAccessToken: async () => ({ access_token: ACCESS_TOKEN, expires_in: 3599 }) },
+        httpAgent: new ToCaptureServer(),
+        projectId: PROJECT,
+      },
       "fcm-conformance",
     );
     const messaging = getMessaging(sdkApp);
@@ -136,7 +143,11 @@ describe("fcm adapter matches firebase-admin", () => {
     expect(jwt.claims.iat).toBeGreaterThanOrEqual(before);
     expect(jwt.claims.iat).toBeLessThanOrEqual(Math.floor(Date.now() / 1000));
     // And a signature from another key does not verify with this one.
-    const other = generateKeyPairSync("rsa", { modulusLength: 2048, publicKeyEncoding: { type: "spki", format: "pem" }, privateKeyEncoding: { type: "pkcs8", format: "pem" } });
+    const other = generateKeyPairSync("rsa", {
+      modulusLength: 2048,
+      publicKeyEncoding: { type: "spki", format: "pem" },
+      privateKeyEncoding: { type: "pkcs8", format: "pem" },
+    });
     expect(verifyJwt(form.get("assertion")!, other.publicKey).valid).toBe(false);
   });
 
@@ -146,12 +157,20 @@ describe("fcm adapter matches firebase-admin", () => {
     const credentials = credentialsFor(serviceAccount());
     await sendWith(fcm, { credentials, baseUrl: server.url }, { to: TOKEN, content });
     await sendWith(fcm, { credentials, baseUrl: server.url }, { to: TOKEN, content });
-    expect(server.requests.map((r) => r.path)).toEqual(["/token", `/v1/projects/${PROJECT}/messages:send`, `/v1/projects/${PROJECT}/messages:send`]);
+    expect(server.requests.map((r) => r.path)).toEqual([
+      "/token",
+      `/v1/projects/${PROJECT}/messages:send`,
+      `/v1/projects/${PROJECT}/messages:send`,
+    ]);
   });
 
   it("fetches a new access token once when FCM answers 401 UNAUTHENTICATED", async () => {
     server.reset();
-    const unauthenticated = fcmError(401, "UNAUTHENTICATED", "Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential.");
+    const unauthenticated = fcmError(
+      401,
+      "UNAUTHENTICATED",
+      "Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential.",
+    );
     server.answer(tokenAnswer, { status: 401, body: unauthenticated }, tokenAnswer, sent);
     const { outcome } = await sendWith(fcm, { credentials: credentialsFor(serviceAccount()), baseUrl: server.url }, { to: TOKEN, content });
     expect(outcome).toEqual({ ok: true, providerMessageId: sent.body.name });
@@ -168,7 +187,15 @@ describe("fcm adapter matches firebase-admin", () => {
       "INVALID_ARGUMENT",
       undefined,
     ],
-    ["403 SENDER_ID_MISMATCH", 403, {}, fcmError(403, "PERMISSION_DENIED", "SenderId mismatch", "SENDER_ID_MISMATCH"), "invalid_recipient", "SENDER_ID_MISMATCH", undefined],
+    [
+      "403 SENDER_ID_MISMATCH",
+      403,
+      {},
+      fcmError(403, "PERMISSION_DENIED", "SenderId mismatch", "SENDER_ID_MISMATCH"),
+      "invalid_recipient",
+      "SENDER_ID_MISMATCH",
+      undefined,
+    ],
     [
       "400 INVALID_ARGUMENT (payload)",
       400,
@@ -178,8 +205,24 @@ describe("fcm adapter matches firebase-admin", () => {
       "INVALID_ARGUMENT",
       undefined,
     ],
-    ["401 THIRD_PARTY_AUTH_ERROR", 401, {}, fcmError(401, "UNAUTHENTICATED", "Auth error from APNS or Web Push Service", "THIRD_PARTY_AUTH_ERROR"), "permanent", "THIRD_PARTY_AUTH_ERROR", undefined],
-    ["403 PERMISSION_DENIED", 403, {}, fcmError(403, "PERMISSION_DENIED", "Permission 'cloudmessaging.messages.create' denied on resource"), "permanent", "PERMISSION_DENIED", undefined],
+    [
+      "401 THIRD_PARTY_AUTH_ERROR",
+      401,
+      {},
+      fcmError(401, "UNAUTHENTICATED", "Auth error from APNS or Web Push Service", "THIRD_PARTY_AUTH_ERROR"),
+      "permanent",
+      "THIRD_PARTY_AUTH_ERROR",
+      undefined,
+    ],
+    [
+      "403 PERMISSION_DENIED",
+      403,
+      {},
+      fcmError(403, "PERMISSION_DENIED", "Permission 'cloudmessaging.messages.create' denied on resource"),
+      "permanent",
+      "PERMISSION_DENIED",
+      undefined,
+    ],
   ])("classifies %s", async (_name, status, headers, body, kind, code, retryAfterSeconds) => {
     server.reset();
     server.answer(tokenAnswer, { status, headers, body });
@@ -200,12 +243,21 @@ describe("fcm adapter matches firebase-admin", () => {
 
   it("checks the credentials by exchanging them for an access token", async () => {
     server.reset();
-    const integration = (account: ReturnType<typeof serviceAccount>) =>
-      ({ id: "int_1", provider: "fcm", channel: "push" as const, credentials: credentialsFor(account), settings: {}, baseUrl: server.url });
+    const integration = (account: ReturnType<typeof serviceAccount>) => ({
+      id: "int_1",
+      provider: "fcm",
+      channel: "push" as const,
+      credentials: credentialsFor(account),
+      settings: {},
+      baseUrl: server.url,
+    });
     server.answer(tokenAnswer);
     expect(await fcm.check!(integration(serviceAccount()), AbortSignal.timeout(1000))).toMatchObject({ ok: true });
     server.answer({ status: 400, body: { error: "invalid_grant", error_description: "Invalid JWT Signature." } });
-    expect(await fcm.check!(integration(serviceAccount()), AbortSignal.timeout(1000))).toEqual({ ok: false, detail: expect.stringContaining("oauth_invalid_grant") });
+    expect(await fcm.check!(integration(serviceAccount()), AbortSignal.timeout(1000))).toEqual({
+      ok: false,
+      detail: expect.stringContaining("oauth_invalid_grant"),
+    });
     expect(server.requests.map((r) => r.path)).toEqual(["/token", "/token"]);
   });
 

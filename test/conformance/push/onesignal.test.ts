@@ -14,12 +14,21 @@ const APP_ID = "5eb5a37e-b458-11e3-ac11-000c2940e62c";
 const API_KEY = "os_v2_app_lxk2g7vulaiohlarabgcsqhcfq_conformance";
 const SUBSCRIPTION = "1dd608f2-c6a1-11e3-851d-000c2940e62c";
 const NOTIFICATION_ID = "b98881cc-1e94-4366-bbd9-db8f3429292b";
-const content = { title: "Order shipped", body: "Order 42 is on its way ✓", data: { orderId: "42", items: 3 }, badge: 2, sound: "default", imageUrl: "https://cdn.example.com/box.png" };
+const content = {
+  title: "Order shipped",
+  body: "Order 42 is on its way ✓",
+  data: { orderId: "42", items: 3 },
+  badge: 2,
+  sound: "default",
+  imageUrl: "https://cdn.example.com/box.png",
+};
 const created = { status: 200, body: { id: NOTIFICATION_ID, external_id: null } };
 const credentials = { appId: APP_ID, apiKey: API_KEY };
 
 function sdkClient() {
-  return new OneSignal.DefaultApi(OneSignal.createConfiguration({ restApiKey: API_KEY, baseServer: new OneSignal.ServerConfiguration(server.url, {}) }));
+  return new OneSignal.DefaultApi(
+    OneSignal.createConfiguration({ restApiKey: API_KEY, baseServer: new OneSignal.ServerConfiguration(server.url, {}) }),
+  );
 }
 
 /** The body the official client sent, minus the idempotency key (a UUID each side picks). */
@@ -78,9 +87,25 @@ describe("onesignal adapter matches @onesignal/node-onesignal", () => {
   });
 
   it.each([
-    ["200 with invalid_aliases", 200, {}, { id: "", errors: { invalid_aliases: { external_id: ["sub-1"] } } }, "invalid_recipient", "not_subscribed", undefined],
+    [
+      "200 with invalid_aliases",
+      200,
+      {},
+      { id: "", errors: { invalid_aliases: { external_id: ["sub-1"] } } },
+      "invalid_recipient",
+      "not_subscribed",
+      undefined,
+    ],
     ["400 errors[]", 400, {}, { errors: ["Message Notifications must have English language content"] }, "permanent", "http_400", undefined],
-    ["403 bad key", 403, {}, { errors: ["Access denied.  Please include an 'Authorization: ...' header with a valid API key."] }, "permanent", "http_403", undefined],
+    [
+      "403 bad key",
+      403,
+      {},
+      { errors: ["Access denied.  Please include an 'Authorization: ...' header with a valid API key."] },
+      "permanent",
+      "http_403",
+      undefined,
+    ],
   ])("classifies %s", async (_name, status, headers, body, kind, code, retryAfterSeconds) => {
     server.reset();
     server.answer({ status, headers, body });

@@ -16,7 +16,10 @@ const vapid = webPushSdk.generateVAPIDKeys();
 const credentials = { vapidPublicKey: vapid.publicKey, vapidPrivateKey: vapid.privateKey, subject: "mailto:ops@acme.dev" };
 const vapidPublicKey = (() => {
   const raw = Buffer.from(vapid.publicKey, "base64url");
-  return createPublicKey({ key: { kty: "EC", crv: "P-256", x: raw.subarray(1, 33).toString("base64url"), y: raw.subarray(33).toString("base64url") }, format: "jwk" });
+  return createPublicKey({
+    key: { kty: "EC", crv: "P-256", x: raw.subarray(1, 33).toString("base64url"), y: raw.subarray(33).toString("base64url") },
+    format: "jwk",
+  });
 })();
 
 /** A browser's side of a subscription: its ECDH key pair and auth secret. */
@@ -24,7 +27,10 @@ function browser(endpointPath = "/wpush/v2/gAAAAABmZ-conformance") {
   const ecdh = createECDH("prime256v1");
   ecdh.generateKeys();
   const auth = randomBytes(16);
-  const subscription = { endpoint: `${server.url}${endpointPath}`, keys: { p256dh: ecdh.getPublicKey().toString("base64url"), auth: auth.toString("base64url") } };
+  const subscription = {
+    endpoint: `${server.url}${endpointPath}`,
+    keys: { p256dh: ecdh.getPublicKey().toString("base64url"), auth: auth.toString("base64url") },
+  };
   return { ecdh, auth, subscription, token: JSON.stringify(subscription) };
 }
 
@@ -36,7 +42,9 @@ function decrypt(body: Buffer, ecdh: ECDH, auth: Buffer) {
   const senderPublic = body.subarray(21, 21 + idLength);
   const ciphertext = body.subarray(21 + idLength);
   const secret = ecdh.computeSecret(senderPublic);
-  const ikm = Buffer.from(hkdfSync("sha256", secret, auth, Buffer.concat([Buffer.from("WebPush: info\0"), ecdh.getPublicKey(), senderPublic]), 32));
+  const ikm = Buffer.from(
+    hkdfSync("sha256", secret, auth, Buffer.concat([Buffer.from("WebPush: info\0"), ecdh.getPublicKey(), senderPublic]), 32),
+  );
   const cek = Buffer.from(hkdfSync("sha256", ikm, salt, Buffer.from("Content-Encoding: aes128gcm\0"), 16));
   const nonce = Buffer.from(hkdfSync("sha256", ikm, salt, Buffer.from("Content-Encoding: nonce\0"), 12));
   const decipher = createDecipheriv("aes-128-gcm", cek, nonce);
@@ -48,9 +56,22 @@ function decrypt(body: Buffer, ecdh: ECDH, auth: Buffer) {
   return { recordSize, idLength, plaintext: padded.subarray(0, end).toString("utf8") };
 }
 
-const content = { title: "Order shipped", body: "Order 42 is on its way ✓", data: { orderId: "42", items: 3 }, badge: 2, imageUrl: "https://cdn.example.com/box.png" };
+const content = {
+  title: "Order shipped",
+  body: "Order 42 is on its way ✓",
+  data: { orderId: "42", items: 3 },
+  badge: 2,
+  imageUrl: "https://cdn.example.com/box.png",
+};
 /** What the service worker receives: the adapter's payload for `content`. */
-const plaintext = JSON.stringify({ title: content.title, body: content.body, data: content.data, badge: 2, image: content.imageUrl, messageId: "msg_conformance" });
+const plaintext = JSON.stringify({
+  title: content.title,
+  body: content.body,
+  data: content.data,
+  badge: 2,
+  image: content.imageUrl,
+  messageId: "msg_conformance",
+});
 const LOCATION = "https://updates.push.services.mozilla.com/m/gAAAAABmZ-message";
 const created = { status: 201, headers: { location: LOCATION }, body: "" };
 
@@ -145,7 +166,11 @@ describe("webpush adapter matches web-push", () => {
 
   it("refuses a payload over the 4096-byte record", async () => {
     server.reset();
-    const { outcome } = await sendWith(webpush, { credentials, baseUrl: null }, { to: browser().token, content: { ...content, body: "x".repeat(4000) } });
+    const { outcome } = await sendWith(
+      webpush,
+      { credentials, baseUrl: null },
+      { to: browser().token, content: { ...content, body: "x".repeat(4000) } },
+    );
     expect(outcome).toMatchObject({ ok: false, kind: "permanent", code: "payload_too_large" });
     expect(server.requests).toHaveLength(0);
   });
@@ -166,7 +191,12 @@ describe("webpush adapter matches web-push", () => {
     [413, {}, "permanent", "http_413", undefined],
   ])("classifies HTTP %i", async (status, headers, kind, code, retryAfterSeconds) => {
     server.reset();
-    server.answer({ status, headers, body: status === 410 ? "push subscription has unsubscribed or expired.\n" : { code: status, errno: 0, error: "Error", message: "error" } });
+    server.answer({
+      status,
+      headers,
+      body:
+        status === 410 ? "push subscription has unsubscribed or expired.\n" : { code: status, errno: 0, error: "Error", message: "error" },
+    });
     const { outcome } = await sendWith(webpush, { credentials, baseUrl: null }, { to: browser().token, content });
     expect(outcome).toMatchObject({ ok: false, kind, code, ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}) });
   });

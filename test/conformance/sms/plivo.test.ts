@@ -15,9 +15,20 @@ const AUTH_ID = "MAXXXXXXXXXXXXXXXXXX";
 const AUTH_TOKEN = "ZGY0ZjE2NmZlNzQ0YjFhNDc2Mzc2ZWQ5NGNjMWU5";
 const PUBLIC_URL = "https://clarion.example.com";
 const credentials = { authId: AUTH_ID, authToken: AUTH_TOKEN, from: "+14155550100", publicUrl: PUBLIC_URL };
-const integration: IntegrationConfig = { id: "int_conformance", provider: "plivo", channel: "sms", credentials, settings: {}, baseUrl: null };
+const integration: IntegrationConfig = {
+  id: "int_conformance",
+  provider: "plivo",
+  channel: "sms",
+  credentials,
+  settings: {},
+  baseUrl: null,
+};
 const callbackUrl = `${PUBLIC_URL}/v1/webhooks/plivo/int_conformance`;
-const queued = { api_id: "bb6e2b32-8d3b-11f0-9d5f-0242ac110002", message: "message(s) queued", message_uuid: ["db3ce55a-7f1d-11e1-8ea7-1231380bc196"] };
+const queued = {
+  api_id: "bb6e2b32-8d3b-11f0-9d5f-0242ac110002",
+  message: "message(s) queued",
+  message_uuid: ["db3ce55a-7f1d-11e1-8ea7-1231380bc196"],
+};
 const body = "Your code is 123456 & it expires soon ✓";
 
 const sdk = () => new plivoSdk.Client(AUTH_ID, AUTH_TOKEN, { url: `${server.url}/v1/Account/${AUTH_ID}` });
@@ -34,7 +45,12 @@ describe("plivo adapter matches the official SDK", () => {
 
     expect(outcome).toEqual({ ok: true, providerMessageId: queued.message_uuid[0] });
     expect(shape(actual)).toEqual(shape(expected));
-    expect(shape(actual)).toMatchObject({ method: "POST", path: `/v1/Account/${AUTH_ID}/Message/`, contentType: "application/json", authScheme: "Basic" });
+    expect(shape(actual)).toMatchObject({
+      method: "POST",
+      path: `/v1/Account/${AUTH_ID}/Message/`,
+      contentType: "application/json",
+      authScheme: "Basic",
+    });
     expect(actual.headers.authorization).toBe(expected.headers.authorization);
     expect(JSON.parse(actual.text)).toEqual(JSON.parse(expected.text));
   });
@@ -45,7 +61,11 @@ describe("plivo adapter matches the official SDK", () => {
     await sdk().messages.create(null, "+14155552671", body, {}, powerpackUUID);
     const expected = server.requests.at(-1)!;
     server.reset();
-    await sendWith(plivo, { credentials: { authId: AUTH_ID, authToken: AUTH_TOKEN, powerpackUuid: powerpackUUID }, baseUrl: server.url }, { to: "+14155552671", content: { body } });
+    await sendWith(
+      plivo,
+      { credentials: { authId: AUTH_ID, authToken: AUTH_TOKEN, powerpackUuid: powerpackUUID }, baseUrl: server.url },
+      { to: "+14155552671", content: { body } },
+    );
     expect(JSON.parse(server.requests.at(-1)!.text)).toEqual(JSON.parse(expected.text));
   });
 
@@ -56,7 +76,13 @@ describe("plivo adapter matches the official SDK", () => {
   ])("classifies HTTP %i as %s", async (status, headers, answer, kind, retryAfterSeconds) => {
     server.answer({ status, headers, body: answer });
     const { outcome } = await sendWith(plivo, { credentials, baseUrl: server.url }, { to: "+14155552671", content: { body } });
-    expect(outcome).toMatchObject({ ok: false, kind, code: `http_${status}`, message: answer.error, ...(retryAfterSeconds ? { retryAfterSeconds } : {}) });
+    expect(outcome).toMatchObject({
+      ok: false,
+      kind,
+      code: `http_${status}`,
+      message: answer.error,
+      ...(retryAfterSeconds ? { retryAfterSeconds } : {}),
+    });
   });
 });
 
@@ -96,7 +122,12 @@ describe("plivo status callback", () => {
     const headers = new Headers({ "x-plivo-signature-v3": signature, "x-plivo-signature-v3-nonce": nonce });
     expect(await plivo.webhook!.verify({ headers, body: raw.replace("delivered", "failed") }, integration)).toBe(false);
     const elsewhere = await plivoV3Signature(AUTH_TOKEN, "https://evil.example/cb", Object.entries(params), nonce);
-    expect(await plivo.webhook!.verify({ headers: new Headers({ "x-plivo-signature-v3": elsewhere, "x-plivo-signature-v3-nonce": nonce }), body: raw }, integration)).toBe(false);
+    expect(
+      await plivo.webhook!.verify(
+        { headers: new Headers({ "x-plivo-signature-v3": elsewhere, "x-plivo-signature-v3-nonce": nonce }), body: raw },
+        integration,
+      ),
+    ).toBe(false);
     expect(await plivo.webhook!.verify({ headers: new Headers(), body: raw }, integration)).toBe(false);
   });
 
@@ -104,8 +135,18 @@ describe("plivo status callback", () => {
     const { createHmac } = await import("node:crypto");
     const signature = createHmac("sha256", AUTH_TOKEN).update(`${callbackUrl}${nonce}`).digest("base64");
     expect(plivoSdk.validateSignature(callbackUrl, nonce, signature, AUTH_TOKEN)).toBe(true);
-    expect(await plivo.webhook!.verify({ headers: new Headers({ "x-plivo-signature-v2": signature, "x-plivo-signature-v2-nonce": nonce }), body: raw }, integration)).toBe(true);
-    expect(await plivo.webhook!.verify({ headers: new Headers({ "x-plivo-signature-v2": signature, "x-plivo-signature-v2-nonce": "other" }), body: raw }, integration)).toBe(false);
+    expect(
+      await plivo.webhook!.verify(
+        { headers: new Headers({ "x-plivo-signature-v2": signature, "x-plivo-signature-v2-nonce": nonce }), body: raw },
+        integration,
+      ),
+    ).toBe(true);
+    expect(
+      await plivo.webhook!.verify(
+        { headers: new Headers({ "x-plivo-signature-v2": signature, "x-plivo-signature-v2-nonce": "other" }), body: raw },
+        integration,
+      ),
+    ).toBe(false);
   });
 
   it.each([
@@ -117,7 +158,12 @@ describe("plivo status callback", () => {
     const errorCode = plivoStatus === "delivered" ? "000" : "200";
     const updates = plivo.webhook!.parse(new URLSearchParams({ ...params, Status: plivoStatus, ErrorCode: errorCode }).toString());
     expect(updates).toEqual([
-      { providerMessageId: params.MessageUUID, status, at: expect.any(Date), detail: { status: plivoStatus, ...(plivoStatus === "delivered" ? {} : { errorCode }) } },
+      {
+        providerMessageId: params.MessageUUID,
+        status,
+        at: expect.any(Date),
+        detail: { status: plivoStatus, ...(plivoStatus === "delivered" ? {} : { errorCode }) },
+      },
     ]);
   });
 

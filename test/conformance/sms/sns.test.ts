@@ -29,7 +29,11 @@ function publishFields(r: Captured) {
   const plain: Record<string, string> = {};
   for (const [key, value] of Object.entries(fields)) {
     const match = /^MessageAttributes\.entry\.(\d+)\.Name$/.exec(key);
-    if (match) attributes[value] = { type: fields[`MessageAttributes.entry.${match[1]}.Value.DataType`]!, value: fields[`MessageAttributes.entry.${match[1]}.Value.StringValue`]! };
+    if (match)
+      attributes[value] = {
+        type: fields[`MessageAttributes.entry.${match[1]}.Value.DataType`]!,
+        value: fields[`MessageAttributes.entry.${match[1]}.Value.StringValue`]!,
+      };
     else if (!key.startsWith("MessageAttributes.")) plain[key] = value;
   }
   return { plain, attributes };
@@ -64,7 +68,12 @@ describe("sns adapter matches the official SDK", () => {
 
     expect(outcome).toEqual({ ok: true, providerMessageId: MESSAGE_ID });
     expect(shape(actual)).toEqual(shape(expected));
-    expect(shape(actual)).toMatchObject({ method: "POST", path: "/", contentType: "application/x-www-form-urlencoded", authScheme: "AWS4-HMAC-SHA256" });
+    expect(shape(actual)).toMatchObject({
+      method: "POST",
+      path: "/",
+      contentType: "application/x-www-form-urlencoded",
+      authScheme: "AWS4-HMAC-SHA256",
+    });
     expect(publishFields(actual)).toEqual(publishFields(expected));
     expect(publishFields(actual).plain).toMatchObject({ Action: "Publish", Version: "2010-03-31", PhoneNumber: "+14155552671" });
     expect(actual.text).toContain("PhoneNumber=%2B14155552671");
@@ -83,7 +92,11 @@ describe("sns adapter matches the official SDK", () => {
   ])("sends no AWS.SNS.SMS.SMSType when smsType is %s, as the SDK does (the account's default type applies)", async (_name, smsType) => {
     server.reset();
     server.answer({ status: 200, headers: xml, body: published });
-    const { outcome } = await sendWith(sns, { credentials: { ...credentials, ...smsType }, baseUrl: server.url }, { to: "+14155552671", content: { body } });
+    const { outcome } = await sendWith(
+      sns,
+      { credentials: { ...credentials, ...smsType }, baseUrl: server.url },
+      { to: "+14155552671", content: { body } },
+    );
     expect(outcome).toEqual({ ok: true, providerMessageId: MESSAGE_ID });
     expect(Object.keys(publishFields(server.requests.at(-1)!).attributes)).toEqual(["AWS.MM.SMS.OriginationNumber"]);
   });

@@ -17,7 +17,14 @@ const { publicKey, privateKey } = generateKeyPairSync("ed25519");
 const PUBLIC_KEY = publicKey.export({ format: "der", type: "spki" }).subarray(-32).toString("base64");
 const PUBLIC_URL = "https://clarion.example.com";
 const credentials = { apiKey: "KEY0123456789ABCDEF_abcdefghijkl", from: "+15550001111", publicKey: PUBLIC_KEY, publicUrl: PUBLIC_URL };
-const integration: IntegrationConfig = { id: "int_conformance", provider: "telnyx", channel: "sms", credentials, settings: {}, baseUrl: null };
+const integration: IntegrationConfig = {
+  id: "int_conformance",
+  provider: "telnyx",
+  channel: "sms",
+  credentials,
+  settings: {},
+  baseUrl: null,
+};
 const webhookUrl = `${PUBLIC_URL}/v1/webhooks/telnyx/int_conformance`;
 const MESSAGE_ID = "40385f64-5717-4562-b3fc-2c963f66afa6";
 const body = "Your code is 123456 & it expires soon ✓";
@@ -60,7 +67,11 @@ describe("telnyx adapter matches the official SDK", () => {
     await sdk().messages.send({ messaging_profile_id, to: "+14155552671", text: body });
     const expected = server.requests.at(-1)!;
     server.reset();
-    await sendWith(telnyx, { credentials: { apiKey: credentials.apiKey, messagingProfileId: messaging_profile_id }, baseUrl: server.url }, { to: "+14155552671", content: { body } });
+    await sendWith(
+      telnyx,
+      { credentials: { apiKey: credentials.apiKey, messagingProfileId: messaging_profile_id }, baseUrl: server.url },
+      { to: "+14155552671", content: { body } },
+    );
     expect(JSON.parse(server.requests.at(-1)!.text)).toEqual(JSON.parse(expected.text));
   });
 
@@ -76,7 +87,13 @@ describe("telnyx adapter matches the official SDK", () => {
     server.answer({ status, headers, body: answer });
     const { outcome } = await sendWith(telnyx, { credentials, baseUrl: server.url }, { to: "+14155552671", content: { body } });
     const first = answer.errors[0]!;
-    expect(outcome).toMatchObject({ ok: false, kind, code: first.code, message: `${first.title}: ${first.detail}`, ...(retryAfterSeconds ? { retryAfterSeconds } : {}) });
+    expect(outcome).toMatchObject({
+      ok: false,
+      kind,
+      code: first.code,
+      message: `${first.title}: ${first.detail}`,
+      ...(retryAfterSeconds ? { retryAfterSeconds } : {}),
+    });
   });
 });
 
@@ -112,10 +129,19 @@ describe("telnyx status webhook", () => {
 
   it("rejects a tampered body, a stale timestamp, another key and a missing signature", async () => {
     const raw = event("delivered");
-    expect(await telnyx.webhook!.verify({ headers: signed(raw), body: raw.replace("delivered", "delivery_failed") }, integration)).toBe(false);
-    expect(await telnyx.webhook!.verify({ headers: signed(raw, String(Math.floor(Date.now() / 1000) - 600)), body: raw }, integration)).toBe(false);
+    expect(await telnyx.webhook!.verify({ headers: signed(raw), body: raw.replace("delivered", "delivery_failed") }, integration)).toBe(
+      false,
+    );
+    expect(
+      await telnyx.webhook!.verify({ headers: signed(raw, String(Math.floor(Date.now() / 1000) - 600)), body: raw }, integration),
+    ).toBe(false);
     const other = generateKeyPairSync("ed25519").publicKey.export({ format: "der", type: "spki" }).subarray(-32).toString("base64");
-    expect(await telnyx.webhook!.verify({ headers: signed(raw), body: raw }, { ...integration, credentials: { ...credentials, publicKey: other } })).toBe(false);
+    expect(
+      await telnyx.webhook!.verify(
+        { headers: signed(raw), body: raw },
+        { ...integration, credentials: { ...credentials, publicKey: other } },
+      ),
+    ).toBe(false);
     expect(await telnyx.webhook!.verify({ headers: new Headers(), body: raw }, integration)).toBe(false);
   });
 
@@ -125,7 +151,12 @@ describe("telnyx status webhook", () => {
     ["sending_failed", "failed"],
   ])("reads to[].status %s as %s", (telnyxStatus, status) => {
     const [update] = telnyx.webhook!.parse(event(telnyxStatus));
-    expect(update).toMatchObject({ providerMessageId: MESSAGE_ID, status, at: new Date("2026-11-20T14:00:01.123Z"), detail: { event: "message.finalized", status: telnyxStatus } });
+    expect(update).toMatchObject({
+      providerMessageId: MESSAGE_ID,
+      status,
+      at: new Date("2026-11-20T14:00:01.123Z"),
+      detail: { event: "message.finalized", status: telnyxStatus },
+    });
   });
 
   it("ignores a message.sent event whose recipient is only sent", () => {

@@ -16,10 +16,24 @@ const ACCOUNT_SID = "AC0123456789abcdef0123456789abcdef";
 const AUTH_TOKEN = "f1e2d3c4b5a697887766554433221100";
 const PUBLIC_URL = "https://clarion.example.com";
 const credentials = { accountSid: ACCOUNT_SID, authToken: AUTH_TOKEN, from: "+15005550006", publicUrl: PUBLIC_URL };
-const integration: IntegrationConfig = { id: "int_conformance", provider: "twilio", channel: "sms", credentials, settings: {}, baseUrl: null };
+const integration: IntegrationConfig = {
+  id: "int_conformance",
+  provider: "twilio",
+  channel: "sms",
+  credentials,
+  settings: {},
+  baseUrl: null,
+};
 const callbackUrl = `${PUBLIC_URL}/v1/webhooks/twilio/int_conformance`;
 const body = "Your code is 123 456 & it expires soon — ✓ +1";
-const created = { sid: "SM1f0e8ae6ade43cb3c0ce4525424e404f", status: "queued", to: "+14155552671", from: "+15005550006", body, error_code: null };
+const created = {
+  sid: "SM1f0e8ae6ade43cb3c0ce4525424e404f",
+  status: "queued",
+  to: "+14155552671",
+  from: "+15005550006",
+  body,
+  error_code: null,
+};
 
 /** The official client with its real request encoding, sent to the capture server instead of api.twilio.com. */
 class LocalRequestClient extends RequestClient {
@@ -43,7 +57,11 @@ describe("twilio adapter matches the official SDK", () => {
 
     expect(outcome).toEqual({ ok: true, providerMessageId: created.sid });
     expect(shape(actual)).toEqual(shape(expected));
-    expect(shape(actual)).toMatchObject({ method: "POST", path: `/2010-04-01/Accounts/${ACCOUNT_SID}/Messages.json`, contentType: "application/x-www-form-urlencoded" });
+    expect(shape(actual)).toMatchObject({
+      method: "POST",
+      path: `/2010-04-01/Accounts/${ACCOUNT_SID}/Messages.json`,
+      contentType: "application/x-www-form-urlencoded",
+    });
     expect(actual.headers.authorization).toBe(expected.headers.authorization);
     expect(sortedForm(actual.text)).toEqual(sortedForm(expected.text));
     // A literal "+" in a form body would arrive as a space.
@@ -58,21 +76,73 @@ describe("twilio adapter matches the official SDK", () => {
     const expected = server.requests.at(-1)!;
     server.reset();
 
-    await sendWith(twilio, { credentials: { accountSid: ACCOUNT_SID, authToken: AUTH_TOKEN, messagingServiceSid }, baseUrl: server.url }, { to: "+14155552671", content: { body } });
+    await sendWith(
+      twilio,
+      { credentials: { accountSid: ACCOUNT_SID, authToken: AUTH_TOKEN, messagingServiceSid }, baseUrl: server.url },
+      { to: "+14155552671", content: { body } },
+    );
     expect(sortedForm(server.requests.at(-1)!.text)).toEqual(sortedForm(expected.text));
   });
 
   it.each([
-    ["21610 unsubscribed", 400, {}, { code: 21610, message: "Attempt to send to unsubscribed recipient", more_info: "https://www.twilio.com/docs/errors/21610", status: 400 }, "invalid_recipient", undefined],
-    ["21614 not a mobile number", 400, {}, { code: 21614, message: "'To' number is not a valid mobile number", more_info: "https://www.twilio.com/docs/errors/21614", status: 400 }, "invalid_recipient", undefined],
-    ["21606 From not SMS-capable", 400, {}, { code: 21606, message: "The 'From' phone number provided is not a valid message-capable Twilio phone number for this destination.", more_info: "https://www.twilio.com/docs/errors/21606", status: 400 }, "permanent", undefined],
-    ["20003 authentication", 401, {}, { code: 20003, message: "Authenticate", more_info: "https://www.twilio.com/docs/errors/20003", status: 401 }, "permanent", undefined],
+    [
+      "21610 unsubscribed",
+      400,
+      {},
+      {
+        code: 21610,
+        message: "Attempt to send to unsubscribed recipient",
+        more_info: "https://www.twilio.com/docs/errors/21610",
+        status: 400,
+      },
+      "invalid_recipient",
+      undefined,
+    ],
+    [
+      "21614 not a mobile number",
+      400,
+      {},
+      {
+        code: 21614,
+        message: "'To' number is not a valid mobile number",
+        more_info: "https://www.twilio.com/docs/errors/21614",
+        status: 400,
+      },
+      "invalid_recipient",
+      undefined,
+    ],
+    [
+      "21606 From not SMS-capable",
+      400,
+      {},
+      {
+        code: 21606,
+        message: "The 'From' phone number provided is not a valid message-capable Twilio phone number for this destination.",
+        more_info: "https://www.twilio.com/docs/errors/21606",
+        status: 400,
+      },
+      "permanent",
+      undefined,
+    ],
+    [
+      "20003 authentication",
+      401,
+      {},
+      { code: 20003, message: "Authenticate", more_info: "https://www.twilio.com/docs/errors/20003", status: 401 },
+      "permanent",
+      undefined,
+    ],
   ])("classifies %s as %s", async (_name, status, headers, answer, kind, retryAfterSeconds) => {
     server.answer({ status, headers, body: answer });
     const { outcome } = await sendWith(twilio, { credentials, baseUrl: server.url }, { to: "+14155552671", content: { body } });
-    expect(outcome).toMatchObject({ ok: false, kind, code: String(answer.code), message: answer.message, ...(retryAfterSeconds ? { retryAfterSeconds } : {}) });
+    expect(outcome).toMatchObject({
+      ok: false,
+      kind,
+      code: String(answer.code),
+      message: answer.message,
+      ...(retryAfterSeconds ? { retryAfterSeconds } : {}),
+    });
   });
-
 });
 
 describe("twilio status callback", () => {
@@ -97,7 +167,9 @@ describe("twilio status callback", () => {
   it("rejects a tampered body, another URL, and a missing signature", async () => {
     const signature = twilioSdk.getExpectedTwilioSignature(AUTH_TOKEN, callbackUrl, params);
     const tampered = raw.replace("delivered", "undelivered");
-    expect(await twilio.webhook!.verify({ headers: new Headers({ "x-twilio-signature": signature }), body: tampered }, integration)).toBe(false);
+    expect(await twilio.webhook!.verify({ headers: new Headers({ "x-twilio-signature": signature }), body: tampered }, integration)).toBe(
+      false,
+    );
     const elsewhere = twilioSdk.getExpectedTwilioSignature(AUTH_TOKEN, "https://evil.example/cb", params);
     expect(await twilio.webhook!.verify({ headers: new Headers({ "x-twilio-signature": elsewhere }), body: raw }, integration)).toBe(false);
     expect(await twilio.webhook!.verify({ headers: new Headers(), body: raw }, integration)).toBe(false);
@@ -118,8 +190,17 @@ describe("twilio status callback", () => {
     ["undelivered", "undeliverable"],
     ["failed", "failed"],
   ])("reads MessageStatus %s as %s", (twilioStatus, status) => {
-    const updates = twilio.webhook!.parse(new URLSearchParams({ ...params, MessageStatus: twilioStatus, SmsStatus: twilioStatus, ErrorCode: twilioStatus === "delivered" ? "" : "30005" }).toString());
-    expect(updates).toEqual([{ providerMessageId: created.sid, status, at: expect.any(Date), detail: expect.objectContaining({ status: twilioStatus }) }]);
+    const updates = twilio.webhook!.parse(
+      new URLSearchParams({
+        ...params,
+        MessageStatus: twilioStatus,
+        SmsStatus: twilioStatus,
+        ErrorCode: twilioStatus === "delivered" ? "" : "30005",
+      }).toString(),
+    );
+    expect(updates).toEqual([
+      { providerMessageId: created.sid, status, at: expect.any(Date), detail: expect.objectContaining({ status: twilioStatus }) },
+    ]);
     if (twilioStatus !== "delivered") expect(updates[0]!.detail).toMatchObject({ errorCode: "30005" });
   });
 

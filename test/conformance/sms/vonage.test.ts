@@ -14,13 +14,37 @@ afterAll(() => server.close());
 
 const SIGNATURE_SECRET = "0a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6e7f8a9b0c1d2e3f";
 const PUBLIC_URL = "https://clarion.example.com";
-const credentials = { apiKey: "a1b2c3d4", apiSecret: "Sup3rS3cret!", from: "AcmeInc", signatureSecret: SIGNATURE_SECRET, signatureMethod: "sha256", publicUrl: PUBLIC_URL };
-const integration: IntegrationConfig = { id: "int_conformance", provider: "vonage", channel: "sms", credentials, settings: {}, baseUrl: null };
+const credentials = {
+  apiKey: "a1b2c3d4",
+  apiSecret: "Sup3rS3cret!",
+  from: "AcmeInc",
+  signatureSecret: SIGNATURE_SECRET,
+  signatureMethod: "sha256",
+  publicUrl: PUBLIC_URL,
+};
+const integration: IntegrationConfig = {
+  id: "int_conformance",
+  provider: "vonage",
+  channel: "sms",
+  credentials,
+  settings: {},
+  baseUrl: null,
+};
 const callback = `${PUBLIC_URL}/v1/webhooks/vonage/int_conformance`;
 
 const sent = (id: string) => ({
   "message-count": "1",
-  messages: [{ to: "447700900000", "message-id": id, status: "0", "remaining-balance": "3.14159265", "message-price": "0.03330000", network: "12345", "client-ref": "msg_conformance" }],
+  messages: [
+    {
+      to: "447700900000",
+      "message-id": id,
+      status: "0",
+      "remaining-balance": "3.14159265",
+      "message-price": "0.03330000",
+      network: "12345",
+      "client-ref": "msg_conformance",
+    },
+  ],
 });
 const rejected = (status: string, text: string) => ({ "message-count": "1", messages: [{ status, "error-text": text }] });
 
@@ -32,7 +56,14 @@ describe("vonage adapter matches the official SDK", () => {
     ["a text outside GSM-7 (as unicode)", "Ваш код 123456 ✓", TypeEnum.UNICODE],
   ])("sends the same request as `@vonage/sms` send for %s", async (_name, text, type) => {
     server.answer({ status: 200, body: sent("0A0000000123ABCD1") });
-    await sdk().send({ to: "+447700900000", from: credentials.from, text, clientRef: "msg_conformance", callback, ...(type ? { type } : {}) });
+    await sdk().send({
+      to: "+447700900000",
+      from: credentials.from,
+      text,
+      clientRef: "msg_conformance",
+      callback,
+      ...(type ? { type } : {}),
+    });
     const expected = server.requests.at(-1)!;
     server.reset();
 
@@ -60,9 +91,7 @@ describe("vonage adapter matches the official SDK", () => {
     expect(outcome).toMatchObject({ ok: false, kind, code, message: answer.messages[0]!["error-text"] });
   });
 
-  it.each([
-    [401, {}, "permanent", undefined],
-  ])("classifies HTTP %i as %s", async (status, headers, kind, retryAfterSeconds) => {
+  it.each([[401, {}, "permanent", undefined]])("classifies HTTP %i as %s", async (status, headers, kind, retryAfterSeconds) => {
     server.answer({ status, headers, body: { type: "https://developer.nexmo.com/api-errors", title: "error" } });
     const { outcome } = await sendWith(vonage, { credentials, baseUrl: server.url }, { to: "+447700900000", content: { body: "hi" } });
     expect(outcome).toMatchObject({ ok: false, kind, code: `http_${status}`, ...(retryAfterSeconds ? { retryAfterSeconds } : {}) });
@@ -105,10 +134,20 @@ describe("vonage delivery receipt", () => {
     const tampered = { ...params, status: "failed", sig };
     expect(await vonage.webhook!.verify({ headers: new Headers(), body: JSON.stringify(tampered) }, integration)).toBe(false);
     const stale = { ...params, timestamp: String(Math.floor(Date.now() / 1000) - 3600) };
-    expect(await vonage.webhook!.verify({ headers: new Headers(), body: JSON.stringify({ ...stale, sig: await vonageSignature(stale, SIGNATURE_SECRET, "sha256") }) }, integration)).toBe(false);
+    expect(
+      await vonage.webhook!.verify(
+        { headers: new Headers(), body: JSON.stringify({ ...stale, sig: await vonageSignature(stale, SIGNATURE_SECRET, "sha256") }) },
+        integration,
+      ),
+    ).toBe(false);
     expect(await vonage.webhook!.verify({ headers: new Headers(), body: JSON.stringify(params) }, integration)).toBe(false);
     const { signatureSecret: _, ...unsigned } = credentials;
-    expect(await vonage.webhook!.verify({ headers: new Headers(), body: JSON.stringify({ ...params, sig }) }, { ...integration, credentials: unsigned })).toBe(false);
+    expect(
+      await vonage.webhook!.verify(
+        { headers: new Headers(), body: JSON.stringify({ ...params, sig }) },
+        { ...integration, credentials: unsigned },
+      ),
+    ).toBe(false);
   });
 
   it.each([
@@ -117,9 +156,16 @@ describe("vonage delivery receipt", () => {
     ["rejected", "undeliverable"],
     ["expired", "undeliverable"],
   ])("reads status %s as %s", (vonageStatus, status) => {
-    const updates = vonage.webhook!.parse(JSON.stringify({ ...receipt(), status: vonageStatus, "err-code": vonageStatus === "delivered" ? "0" : "6" }));
+    const updates = vonage.webhook!.parse(
+      JSON.stringify({ ...receipt(), status: vonageStatus, "err-code": vonageStatus === "delivered" ? "0" : "6" }),
+    );
     expect(updates).toEqual([
-      { providerMessageId: "0A0000000123ABCD1", status, at: new Date("2026-11-20T14:00:00Z"), detail: { status: vonageStatus, ...(vonageStatus === "delivered" ? {} : { errorCode: "6" }) } },
+      {
+        providerMessageId: "0A0000000123ABCD1",
+        status,
+        at: new Date("2026-11-20T14:00:00Z"),
+        detail: { status: vonageStatus, ...(vonageStatus === "delivered" ? {} : { errorCode: "6" }) },
+      },
     ]);
   });
 

@@ -68,7 +68,10 @@ const CASES: ChatCase[] = [
     provider: "teams",
     credentials: {},
     baseUrl: () => null,
-    address: (s) => ({ provider: "teams", webhookUrl: `${s.baseUrl}/workflows/abc/triggers/manual/paths/invoke?api-version=2016-06-01&sig=s1g` }),
+    address: (s) => ({
+      provider: "teams",
+      webhookUrl: `${s.baseUrl}/workflows/abc/triggers/manual/paths/invoke?api-version=2016-06-01&sig=s1g`,
+    }),
     success: { status: 202, headers: { "x-ms-workflow-run-id": "08584620000000000000000000000CU00" }, body: "" },
     providerMessageId: "08584620000000000000000000000CU00",
     path: "/workflows/abc/triggers/manual/paths/invoke?api-version=2016-06-01&sig=s1g",
@@ -85,7 +88,10 @@ const CASES: ChatCase[] = [
     credentials: { botToken: "123456:ABC-DEF" },
     baseUrl: (s) => s.baseUrl,
     address: () => ({ provider: "telegram", channelId: "987654321" }),
-    success: { status: 200, body: { ok: true, result: { message_id: 42, chat: { id: 987654321, type: "private" }, date: 1735689600, text: TEXT } } },
+    success: {
+      status: 200,
+      body: { ok: true, result: { message_id: 42, chat: { id: 987654321, type: "private" }, date: 1735689600, text: TEXT } },
+    },
     providerMessageId: "987654321:42",
     path: "/bot123456:ABC-DEF/sendMessage",
     gone: { status: 403, body: { ok: false, error_code: 403, description: "Forbidden: bot was blocked by the user" } },
@@ -122,11 +128,24 @@ async function chatSetup(c: ChatCase, answer: Answer) {
   const { id, key } = await createEnvironment();
   const scenario = fakeProviderScenario();
   await scenario.script([answer]);
-  await createIntegration(id, { provider: c.provider, channel: "chat", credentials: c.credentials, baseUrl: c.baseUrl(scenario), primary: true });
-  await createWorkflow(key, { key: "shipped", steps: [{ id: "chat", type: "chat", template: { text: "Order {{ payload.orderId }} shipped" } }] });
+  await createIntegration(id, {
+    provider: c.provider,
+    channel: "chat",
+    credentials: c.credentials,
+    baseUrl: c.baseUrl(scenario),
+    primary: true,
+  });
+  await createWorkflow(key, {
+    key: "shipped",
+    steps: [{ id: "chat", type: "chat", template: { text: "Order {{ payload.orderId }} shipped" } }],
+  });
   const subscriberId = unique("s");
   const address = c.address(scenario);
-  const transactionId = await trigger(key, { workflow: "shipped", to: { subscriberId, channels: { chat: [address] } }, payload: { orderId: 42 } });
+  const transactionId = await trigger(key, {
+    workflow: "shipped",
+    to: { subscriberId, channels: { chat: [address] } },
+    payload: { orderId: 42 },
+  });
   const [message] = await settledMessages(key, transactionId, 1);
   // An update without channels keeps them and answers with what is stored.
   const stored = async () => (await api<{ channels: { chat: ChatAddress[] } }>(key, "POST", "/sub", { subscriberId })).body.channels.chat;

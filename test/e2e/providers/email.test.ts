@@ -53,7 +53,10 @@ interface EmailCase {
   tamper?: (webhook: { headers: Record<string, string>; body: string }) => { headers: Record<string, string>; body: string };
 }
 
-const changeBody = (webhook: { headers: Record<string, string>; body: string }) => ({ ...webhook, body: webhook.body.replace(TO, "eve@example.com") });
+const changeBody = (webhook: { headers: Record<string, string>; body: string }) => ({
+  ...webhook,
+  body: webhook.body.replace(TO, "eve@example.com"),
+});
 
 const CASES: EmailCase[] = [
   {
@@ -70,7 +73,14 @@ const CASES: EmailCase[] = [
       const body = JSON.stringify({ type: "email.delivered", created_at: new Date().toISOString(), data: { email_id: id, to: [TO] } });
       const webhookId = `msg_${unique("wh")}`;
       const timestamp = Math.floor(Date.now() / 1000);
-      return { headers: { "svix-id": webhookId, "svix-timestamp": String(timestamp), "svix-signature": await signStandardWebhook(RESEND_SECRET, webhookId, timestamp, body) }, body };
+      return {
+        headers: {
+          "svix-id": webhookId,
+          "svix-timestamp": String(timestamp),
+          "svix-signature": await signStandardWebhook(RESEND_SECRET, webhookId, timestamp, body),
+        },
+        body,
+      };
     },
   },
   {
@@ -89,18 +99,30 @@ const CASES: EmailCase[] = [
       });
     },
     deliveredWebhook: async (id) => {
-      const body = JSON.stringify([{ email: TO, timestamp: afterNow(), event: "delivered", sg_event_id: unique("ev"), sg_message_id: `${id}.filterdrecv-1` }]);
+      const body = JSON.stringify([
+        { email: TO, timestamp: afterNow(), event: "delivered", sg_event_id: unique("ev"), sg_message_id: `${id}.filterdrecv-1` },
+      ]);
       const timestamp = String(Math.floor(Date.now() / 1000));
-      const raw = new Uint8Array(await crypto.subtle.sign({ name: "ECDSA", hash: "SHA-256" }, sendgridKeys.privateKey, new TextEncoder().encode(timestamp + body)));
+      const raw = new Uint8Array(
+        await crypto.subtle.sign({ name: "ECDSA", hash: "SHA-256" }, sendgridKeys.privateKey, new TextEncoder().encode(timestamp + body)),
+      );
       return {
-        headers: { "x-twilio-email-event-webhook-signature": bytesToBase64(rawToDer(raw)), "x-twilio-email-event-webhook-timestamp": timestamp },
+        headers: {
+          "x-twilio-email-event-webhook-signature": bytesToBase64(rawToDer(raw)),
+          "x-twilio-email-event-webhook-timestamp": timestamp,
+        },
         body,
       };
     },
   },
   {
     provider: "postmark",
-    credentials: () => ({ serverToken: "pm-server-token", from: "Acme <hi@acme.dev>", webhookUsername: "clarion", webhookPassword: "hook-pass" }),
+    credentials: () => ({
+      serverToken: "pm-server-token",
+      from: "Acme <hi@acme.dev>",
+      webhookUsername: "clarion",
+      webhookPassword: "hook-pass",
+    }),
     providerMessageId: "b7bc2f4a-e38e-4336-af7d-e6c392c2f817",
     answers: (id) => [{ status: 200, body: { To: TO, SubmittedAt: new Date().toISOString(), MessageID: id, ErrorCode: 0, Message: "OK" } }],
     path: "/email",
@@ -111,12 +133,24 @@ const CASES: EmailCase[] = [
     },
     deliveredWebhook: async (id) => ({
       headers: { authorization: `Basic ${btoa("clarion:hook-pass")}` },
-      body: JSON.stringify({ RecordType: "Delivery", MessageID: id, Recipient: TO, DeliveredAt: new Date().toISOString(), Details: "250 OK", MessageStream: "outbound" }),
+      body: JSON.stringify({
+        RecordType: "Delivery",
+        MessageID: id,
+        Recipient: TO,
+        DeliveredAt: new Date().toISOString(),
+        Details: "250 OK",
+        MessageStream: "outbound",
+      }),
     }),
   },
   {
     provider: "mailgun",
-    credentials: () => ({ apiKey: "key-test", domain: "mg.acme.dev", from: "Acme <hi@mg.acme.dev>", webhookSigningKey: "mailgun-signing-key" }),
+    credentials: () => ({
+      apiKey: "key-test",
+      domain: "mg.acme.dev",
+      from: "Acme <hi@mg.acme.dev>",
+      webhookSigningKey: "mailgun-signing-key",
+    }),
     providerMessageId: "20240101100000.1.ABCDEF@mg.acme.dev",
     answers: (id) => [{ status: 200, body: { id: `<${id}>`, message: "Queued. Thank you." } }],
     path: "/v3/mg.acme.dev/messages",
@@ -125,9 +159,15 @@ const CASES: EmailCase[] = [
     checkRequest: async ({ headers, body }) => {
       expect(headers.authorization).toBe(`Basic ${btoa("api:key-test")}`);
       expect(headers["content-type"]).toMatch(/^multipart\/form-data; boundary=/);
-      const form = await new Request("http://x", { method: "POST", headers: { "content-type": headers["content-type"]! }, body }).formData();
+      const form = await new Request("http://x", {
+        method: "POST",
+        headers: { "content-type": headers["content-type"]! },
+        body,
+      }).formData();
       const fields: Record<string, string> = {};
-      form.forEach((value, name) => (fields[name] = String(value)));
+      form.forEach((value, name) => {
+        fields[name] = String(value);
+      });
       expect(fields).toEqual({ from: "Acme <hi@mg.acme.dev>", to: TO, subject: SUBJECT, html: HTML });
     },
     deliveredWebhook: async (id) => {
@@ -136,7 +176,13 @@ const CASES: EmailCase[] = [
       const signature = await hmacHex("SHA-256", "mailgun-signing-key", timestamp + token);
       const body = JSON.stringify({
         signature: { timestamp, token, signature },
-        "event-data": { event: "delivered", id: unique("ev"), timestamp: Date.now() / 1000, recipient: TO, message: { headers: { "message-id": id } } },
+        "event-data": {
+          event: "delivered",
+          id: unique("ev"),
+          timestamp: Date.now() / 1000,
+          recipient: TO,
+          message: { headers: { "message-id": id } },
+        },
       });
       return { headers: {}, body };
     },
@@ -159,7 +205,9 @@ const CASES: EmailCase[] = [
     ],
     path: "/v2/email/outbound-emails",
     checkRequest: ({ headers, body }) => {
-      expect(headers.authorization).toMatch(/^AWS4-HMAC-SHA256 Credential=AKIAIOSFODNN7EXAMPLE\/\d{8}\/eu-west-1\/ses\/aws4_request, SignedHeaders=content-type;host;x-amz-date, Signature=[0-9a-f]{64}$/);
+      expect(headers.authorization).toMatch(
+        /^AWS4-HMAC-SHA256 Credential=AKIAIOSFODNN7EXAMPLE\/\d{8}\/eu-west-1\/ses\/aws4_request, SignedHeaders=content-type;host;x-amz-date, Signature=[0-9a-f]{64}$/,
+      );
       expect(JSON.parse(body)).toEqual({
         FromEmailAddress: "Acme <hi@acme.dev>",
         Destination: { ToAddresses: [TO] },
@@ -188,11 +236,24 @@ const CASES: EmailCase[] = [
     tamper: (webhook) => ({ ...webhook, headers: { authorization: "Bearer guess" } }),
     checkRequest: ({ headers, body }) => {
       expect(headers["api-key"]).toBe("xkeysib-test");
-      expect(JSON.parse(body)).toEqual({ sender: { email: "hi@acme.dev", name: "Acme" }, to: [{ email: TO }], subject: SUBJECT, htmlContent: HTML });
+      expect(JSON.parse(body)).toEqual({
+        sender: { email: "hi@acme.dev", name: "Acme" },
+        to: [{ email: TO }],
+        subject: SUBJECT,
+        htmlContent: HTML,
+      });
     },
     deliveredWebhook: async (id) => ({
       headers: { authorization: "Bearer brevo-hook-token" },
-      body: JSON.stringify({ event: "delivered", email: TO, id: 1, date: "2024-01-01 11:00:00", ts_event: afterNow(), "message-id": id, subject: SUBJECT }),
+      body: JSON.stringify({
+        event: "delivered",
+        email: TO,
+        id: 1,
+        date: "2024-01-01 11:00:00",
+        ts_event: afterNow(),
+        "message-id": id,
+        subject: SUBJECT,
+      }),
     }),
   },
 ];
@@ -201,7 +262,13 @@ async function sentThrough(c: EmailCase) {
   const { id, key } = await createEnvironment();
   const scenario = fakeProviderScenario();
   await scenario.script(c.answers(c.providerMessageId));
-  const integrationId = await createIntegration(id, { provider: c.provider, channel: "email", credentials: c.credentials(scenario), baseUrl: scenario.baseUrl, primary: true });
+  const integrationId = await createIntegration(id, {
+    provider: c.provider,
+    channel: "email",
+    credentials: c.credentials(scenario),
+    baseUrl: scenario.baseUrl,
+    primary: true,
+  });
   await createWorkflow(key, { key: "shipped", steps: [{ id: "mail", type: "email", template: { subject: SUBJECT, html: HTML } }] });
   const transactionId = await trigger(key, { workflow: "shipped", to: { subscriberId: unique("s"), email: TO } });
   const [message] = await settledMessages(key, transactionId, 1);
@@ -218,7 +285,11 @@ describe.each(CASES)("email through $provider", (c) => {
     await c.checkRequest(request!);
 
     const webhook = await c.deliveredWebhook(c.providerMessageId, scenario);
-    const res = await SELF.fetch(`http://clarion.test/v1/webhooks/${c.provider}/${integrationId}`, { method: "POST", headers: webhook.headers, body: webhook.body });
+    const res = await SELF.fetch(`http://clarion.test/v1/webhooks/${c.provider}/${integrationId}`, {
+      method: "POST",
+      headers: webhook.headers,
+      body: webhook.body,
+    });
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ received: 1, applied: 1 });
     const detail = await messageDetail(key, message.id);
@@ -229,7 +300,11 @@ describe.each(CASES)("email through $provider", (c) => {
   it("refuses a status webhook that was altered after signing", async () => {
     const { key, scenario, integrationId, message } = await sentThrough(c);
     const tampered = (c.tamper ?? changeBody)(await c.deliveredWebhook(c.providerMessageId, scenario));
-    const res = await SELF.fetch(`http://clarion.test/v1/webhooks/${c.provider}/${integrationId}`, { method: "POST", headers: tampered.headers, body: tampered.body });
+    const res = await SELF.fetch(`http://clarion.test/v1/webhooks/${c.provider}/${integrationId}`, {
+      method: "POST",
+      headers: tampered.headers,
+      body: tampered.body,
+    });
     expect(res.status).toBe(401);
     expect((await messageDetail(key, message.id)).status).toBe("sent");
   });

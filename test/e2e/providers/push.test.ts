@@ -11,9 +11,18 @@ type PushAddress = { provider: string; token: string };
 const TITLE = "Order 42 shipped";
 const BODY = "On its way";
 
-const base64Url = (bytes: ArrayBuffer | Uint8Array) => btoa(String.fromCharCode(...new Uint8Array(bytes))).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-const pem = (der: ArrayBuffer) => `-----BEGIN PRIVATE KEY-----\n${btoa(String.fromCharCode(...new Uint8Array(der))).replace(/(.{64})/g, "$1\n")}\n-----END PRIVATE KEY-----\n`;
-const jwtParts = (token: string) => token.split(".").slice(0, 2).map((p) => JSON.parse(atob(p.replace(/-/g, "+").replace(/_/g, "/"))) as Record<string, unknown>);
+const base64Url = (bytes: ArrayBuffer | Uint8Array) =>
+  btoa(String.fromCharCode(...new Uint8Array(bytes)))
+    .replace(/\+/g, "-")
+    .replace(/\//g, "_")
+    .replace(/=+$/, "");
+const pem = (der: ArrayBuffer) =>
+  `-----BEGIN PRIVATE KEY-----\n${btoa(String.fromCharCode(...new Uint8Array(der))).replace(/(.{64})/g, "$1\n")}\n-----END PRIVATE KEY-----\n`;
+const jwtParts = (token: string) =>
+  token
+    .split(".")
+    .slice(0, 2)
+    .map((p) => JSON.parse(atob(p.replace(/-/g, "+").replace(/_/g, "/"))) as Record<string, unknown>);
 
 const rsa = (await crypto.subtle.generateKey(
   { name: "RSASSA-PKCS1-v1_5", modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]), hash: "SHA-256" },
@@ -56,7 +65,12 @@ const CASES: PushCase[] = [
   {
     provider: "fcm",
     credentials: (s) => ({
-      serviceAccount: JSON.stringify({ type: "service_account", project_id: "clarion-e2e", private_key: GOOGLE_KEY, client_email: "push@clarion-e2e.iam.gserviceaccount.com" }),
+      serviceAccount: JSON.stringify({
+        type: "service_account",
+        project_id: "clarion-e2e",
+        private_key: GOOGLE_KEY,
+        client_email: "push@clarion-e2e.iam.gserviceaccount.com",
+      }),
       tokenUri: `${s.baseUrl}/token`,
     }),
     baseUrl: (s) => s.baseUrl,
@@ -68,7 +82,14 @@ const CASES: PushCase[] = [
       fcmToken,
       {
         status: 404,
-        body: { error: { code: 404, message: "Requested entity was not found.", status: "NOT_FOUND", details: [{ "@type": "type.googleapis.com/google.firebase.fcm.v1.FcmError", errorCode: "UNREGISTERED" }] } },
+        body: {
+          error: {
+            code: 404,
+            message: "Requested entity was not found.",
+            status: "NOT_FOUND",
+            details: [{ "@type": "type.googleapis.com/google.firebase.fcm.v1.FcmError", errorCode: "UNREGISTERED" }],
+          },
+        },
       },
     ],
     checkSend: (request, token) => {
@@ -89,7 +110,10 @@ const CASES: PushCase[] = [
       expect(request.headers).toMatchObject({ "apns-topic": "com.acme.app", "apns-push-type": "alert", "apns-priority": "10" });
       const [scheme, jwt] = request.headers.authorization!.split(" ");
       expect(scheme).toBe("bearer");
-      expect(jwtParts(jwt!)).toEqual([{ alg: "ES256", kid: "ABC123DEFG" }, { iss: "DEF123GHIJ", iat: expect.any(Number) }]);
+      expect(jwtParts(jwt!)).toEqual([
+        { alg: "ES256", kid: "ABC123DEFG" },
+        { iss: "DEF123GHIJ", iat: expect.any(Number) },
+      ]);
       expect(JSON.parse(request.body)).toEqual({ aps: { alert: { title: TITLE, body: BODY } } });
     },
   },
@@ -104,7 +128,11 @@ const CASES: PushCase[] = [
     gone: [
       {
         status: 200,
-        body: { data: [{ status: "error", message: "The recipient device is not registered with FCM.", details: { error: "DeviceNotRegistered" } }] },
+        body: {
+          data: [
+            { status: "error", message: "The recipient device is not registered with FCM.", details: { error: "DeviceNotRegistered" } },
+          ],
+        },
       },
     ],
     checkSend: (request, token) => expect(JSON.parse(request.body)).toEqual([{ to: token, title: TITLE, body: BODY }]),
@@ -140,16 +168,25 @@ const CASES: PushCase[] = [
     gone: [{ status: 410, body: "push subscription has unsubscribed or expired." }],
     checkSend: (request, token) => {
       // The payload is encrypted (decrypted in the conformance suite); here: the headers a push service checks.
-      expect(request.headers).toMatchObject({ "content-encoding": "aes128gcm", "content-type": "application/octet-stream", ttl: "2419200", urgency: "normal" });
+      expect(request.headers).toMatchObject({
+        "content-encoding": "aes128gcm",
+        "content-type": "application/octet-stream",
+        ttl: "2419200",
+        urgency: "normal",
+      });
       const [, jwt, key] = /^vapid t=([^,]+), k=(.+)$/.exec(request.headers.authorization!)!;
       expect(key).toBe(VAPID.vapidPublicKey);
-      expect(jwtParts(jwt!)[1]).toMatchObject({ aud: new URL((JSON.parse(token) as { endpoint: string }).endpoint).origin, sub: VAPID.subject });
+      expect(jwtParts(jwt!)[1]).toMatchObject({
+        aud: new URL((JSON.parse(token) as { endpoint: string }).endpoint).origin,
+        sub: VAPID.subject,
+      });
     },
   },
 ];
 
 /** The fake server records paths below the scenario's own `/s/<name>` prefix. */
-const endpointPath = (subscription: string) => new URL((JSON.parse(subscription) as { endpoint: string }).endpoint).pathname.replace(/^\/s\/[^/]+/, "");
+const endpointPath = (subscription: string) =>
+  new URL((JSON.parse(subscription) as { endpoint: string }).endpoint).pathname.replace(/^\/s\/[^/]+/, "");
 const expectedPaths = (c: PushCase, token: string) =>
   c.paths.map((p) => (p === "<endpoint>" ? endpointPath(token) : p.replace("<token>", token)));
 
@@ -157,12 +194,25 @@ async function pushSetup(c: PushCase, answers: Answer[]) {
   const { id, key } = await createEnvironment();
   const scenario = fakeProviderScenario();
   await scenario.script(answers);
-  await createIntegration(id, { provider: c.provider, channel: "push", credentials: c.credentials(scenario), baseUrl: c.baseUrl(scenario), primary: true });
-  await createWorkflow(key, { key: "shipped", steps: [{ id: "push", type: "push", template: { title: "Order {{ payload.orderId }} shipped", body: BODY } }] });
+  await createIntegration(id, {
+    provider: c.provider,
+    channel: "push",
+    credentials: c.credentials(scenario),
+    baseUrl: c.baseUrl(scenario),
+    primary: true,
+  });
+  await createWorkflow(key, {
+    key: "shipped",
+    steps: [{ id: "push", type: "push", template: { title: "Order {{ payload.orderId }} shipped", body: BODY } }],
+  });
   const subscriberId = unique("s");
   const token = c.token(scenario);
   const address: PushAddress = { provider: c.provider, token };
-  const transactionId = await trigger(key, { workflow: "shipped", to: { subscriberId, channels: { push: [address] } }, payload: { orderId: 42 } });
+  const transactionId = await trigger(key, {
+    workflow: "shipped",
+    to: { subscriberId, channels: { push: [address] } },
+    payload: { orderId: 42 },
+  });
   const [message] = await settledMessages(key, transactionId, 1);
   // An update with only the subscriberId keeps the channels and answers with what is stored.
   const stored = async () => (await api<{ channels: { push: PushAddress[] } }>(key, "POST", "/sub", { subscriberId })).body.channels.push;

@@ -53,10 +53,24 @@ const CASES: SmsCase[] = [
     checkRequest: ({ headers, body }, integrationId) => {
       expect(headers.authorization).toBe(`Basic ${btoa(`${TWILIO_SID}:${TWILIO_TOKEN}`)}`);
       expect(headers["content-type"]).toContain("application/x-www-form-urlencoded");
-      expect(Object.fromEntries(new URLSearchParams(body))).toEqual({ To: PHONE, From: "+15005550006", Body: TEXT, StatusCallback: callbackUrl("twilio", integrationId) });
+      expect(Object.fromEntries(new URLSearchParams(body))).toEqual({
+        To: PHONE,
+        From: "+15005550006",
+        Body: TEXT,
+        StatusCallback: callbackUrl("twilio", integrationId),
+      });
     },
     deliveredWebhook: async (sid, integrationId) => {
-      const fields = { SmsSid: sid, SmsStatus: "delivered", MessageStatus: "delivered", To: PHONE, MessageSid: sid, AccountSid: TWILIO_SID, From: "+15005550006", ApiVersion: "2010-04-01" };
+      const fields = {
+        SmsSid: sid,
+        SmsStatus: "delivered",
+        MessageStatus: "delivered",
+        To: PHONE,
+        MessageSid: sid,
+        AccountSid: TWILIO_SID,
+        From: "+15005550006",
+        ApiVersion: "2010-04-01",
+      };
       const signature = await twilioSignature(TWILIO_TOKEN, callbackUrl("twilio", integrationId), Object.entries(fields));
       return { headers: { ...formContentType, "x-twilio-signature": signature }, body: form(fields) };
     },
@@ -64,16 +78,34 @@ const CASES: SmsCase[] = [
   },
   {
     provider: "vonage",
-    credentials: { apiKey: "a1b2c3d4", apiSecret: "Sup3rS3cret!", from: "AcmeInc", signatureSecret: VONAGE_SECRET, signatureMethod: "sha256", publicUrl: PUBLIC_URL },
+    credentials: {
+      apiKey: "a1b2c3d4",
+      apiSecret: "Sup3rS3cret!",
+      from: "AcmeInc",
+      signatureSecret: VONAGE_SECRET,
+      signatureMethod: "sha256",
+      publicUrl: PUBLIC_URL,
+    },
     providerMessageId: "0A0000000123ABCD1",
     answer: (id) => ({
       status: 200,
-      body: { "message-count": "1", messages: [{ to: PHONE.slice(1), "message-id": id, status: "0", "remaining-balance": "3.14", "message-price": "0.0333", network: "12345" }] },
+      body: {
+        "message-count": "1",
+        messages: [
+          { to: PHONE.slice(1), "message-id": id, status: "0", "remaining-balance": "3.14", "message-price": "0.0333", network: "12345" },
+        ],
+      },
     }),
     path: "/sms/json",
     checkRequest: ({ headers, body }, integrationId) => {
       expect(headers.authorization).toBe(`Basic ${btoa("a1b2c3d4:Sup3rS3cret!")}`);
-      expect(JSON.parse(body)).toEqual({ from: "AcmeInc", to: PHONE, text: TEXT, "client-ref": expect.stringMatching(/^msg_/), callback: callbackUrl("vonage", integrationId) });
+      expect(JSON.parse(body)).toEqual({
+        from: "AcmeInc",
+        to: PHONE,
+        text: TEXT,
+        "client-ref": expect.stringMatching(/^msg_/),
+        callback: callbackUrl("vonage", integrationId),
+      });
     },
     deliveredWebhook: async (id) => {
       const fields = {
@@ -90,7 +122,10 @@ const CASES: SmsCase[] = [
         timestamp: String(Math.floor(Date.now() / 1000)),
         nonce: crypto.randomUUID(),
       };
-      return { headers: { "content-type": "application/json" }, body: JSON.stringify({ ...fields, sig: await vonageSignature(fields, VONAGE_SECRET, "sha256") }) };
+      return {
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ ...fields, sig: await vonageSignature(fields, VONAGE_SECRET, "sha256") }),
+      };
     },
     tamper: (w) => ({ ...w, body: w.body.replace('"err-code":"0"', '"err-code":"1"') }),
   },
@@ -98,17 +133,39 @@ const CASES: SmsCase[] = [
     provider: "plivo",
     credentials: { authId: PLIVO_ID, authToken: PLIVO_TOKEN, from: "+14155550100", publicUrl: PUBLIC_URL },
     providerMessageId: "db3ce55a-7f1d-11e1-8ea7-1231380bc196",
-    answer: (id) => ({ status: 202, body: { api_id: "bb6e2b32-8d3b-11f0-9d5f-0242ac110002", message: "message(s) queued", message_uuid: [id] } }),
+    answer: (id) => ({
+      status: 202,
+      body: { api_id: "bb6e2b32-8d3b-11f0-9d5f-0242ac110002", message: "message(s) queued", message_uuid: [id] },
+    }),
     path: `/v1/Account/${PLIVO_ID}/Message/`,
     checkRequest: ({ headers, body }, integrationId) => {
       expect(headers.authorization).toBe(`Basic ${btoa(`${PLIVO_ID}:${PLIVO_TOKEN}`)}`);
-      expect(JSON.parse(body)).toEqual({ src: "+14155550100", dst: PHONE, text: TEXT, url: callbackUrl("plivo", integrationId), method: "POST" });
+      expect(JSON.parse(body)).toEqual({
+        src: "+14155550100",
+        dst: PHONE,
+        text: TEXT,
+        url: callbackUrl("plivo", integrationId),
+        method: "POST",
+      });
     },
     deliveredWebhook: async (id, integrationId) => {
-      const fields = { MessageUUID: id, Status: "delivered", From: "+14155550100", To: PHONE.slice(1), TotalAmount: "0.005", Units: "1", ErrorCode: "000", PartInfo: "1 of 1", ParentMessageUUID: id };
+      const fields = {
+        MessageUUID: id,
+        Status: "delivered",
+        From: "+14155550100",
+        To: PHONE.slice(1),
+        TotalAmount: "0.005",
+        Units: "1",
+        ErrorCode: "000",
+        PartInfo: "1 of 1",
+        ParentMessageUUID: id,
+      };
       const nonce = String(Date.now());
       const signature = await plivoV3Signature(PLIVO_TOKEN, callbackUrl("plivo", integrationId), Object.entries(fields), nonce);
-      return { headers: { ...formContentType, "x-plivo-signature-v3": signature, "x-plivo-signature-v3-nonce": nonce }, body: form(fields) };
+      return {
+        headers: { ...formContentType, "x-plivo-signature-v3": signature, "x-plivo-signature-v3-nonce": nonce },
+        body: form(fields),
+      };
     },
     tamper: (w) => ({ ...w, body: w.body.replace("Units=1", "Units=2") }),
   },
@@ -116,7 +173,18 @@ const CASES: SmsCase[] = [
     provider: "telnyx",
     credentials: { apiKey: "KEY0123456789ABCDEF_abcdefghijkl", from: "+15550001111", publicKey: TELNYX_PUBLIC_KEY, publicUrl: PUBLIC_URL },
     providerMessageId: "40385f64-5717-4562-b3fc-2c963f66afa6",
-    answer: (id) => ({ status: 200, body: { data: { record_type: "message", id, to: [{ phone_number: PHONE, status: "queued" }], from: { phone_number: "+15550001111" }, text: TEXT } } }),
+    answer: (id) => ({
+      status: 200,
+      body: {
+        data: {
+          record_type: "message",
+          id,
+          to: [{ phone_number: PHONE, status: "queued" }],
+          from: { phone_number: "+15550001111" },
+          text: TEXT,
+        },
+      },
+    }),
     path: "/v2/messages",
     checkRequest: ({ headers, body }, integrationId) => {
       expect(headers.authorization).toBe("Bearer KEY0123456789ABCDEF_abcdefghijkl");
@@ -135,7 +203,14 @@ const CASES: SmsCase[] = [
       });
       const timestamp = String(Math.floor(Date.now() / 1000));
       const signature = await crypto.subtle.sign("Ed25519", telnyxKeys.privateKey, new TextEncoder().encode(`${timestamp}|${body}`));
-      return { headers: { "content-type": "application/json", "telnyx-timestamp": timestamp, "telnyx-signature-ed25519": bytesToBase64(signature) }, body };
+      return {
+        headers: {
+          "content-type": "application/json",
+          "telnyx-timestamp": timestamp,
+          "telnyx-signature-ed25519": bytesToBase64(signature),
+        },
+        body,
+      };
     },
     tamper: (w) => ({ ...w, body: w.body.replace('"attempt":1', '"attempt":2') }),
   },
@@ -150,7 +225,9 @@ const CASES: SmsCase[] = [
     }),
     path: "/",
     checkRequest: ({ headers, body }) => {
-      expect(headers.authorization).toMatch(/^AWS4-HMAC-SHA256 Credential=AKIAIOSFODNN7EXAMPLE\/\d{8}\/eu-west-1\/sns\/aws4_request, SignedHeaders=content-type;host;x-amz-date, Signature=[0-9a-f]{64}$/);
+      expect(headers.authorization).toMatch(
+        /^AWS4-HMAC-SHA256 Credential=AKIAIOSFODNN7EXAMPLE\/\d{8}\/eu-west-1\/sns\/aws4_request, SignedHeaders=content-type;host;x-amz-date, Signature=[0-9a-f]{64}$/,
+      );
       expect(Object.fromEntries(new URLSearchParams(body))).toEqual({
         Action: "Publish",
         Version: "2010-03-31",
@@ -166,9 +243,22 @@ async function sentThrough(c: SmsCase) {
   const { id, key } = await createEnvironment();
   const scenario = fakeProviderScenario();
   await scenario.script([c.answer(c.providerMessageId)]);
-  const integrationId = await createIntegration(id, { provider: c.provider, channel: "sms", credentials: c.credentials, baseUrl: scenario.baseUrl, primary: true });
-  await createWorkflow(key, { key: "shipped", steps: [{ id: "text", type: "sms", template: { body: "Order {{ payload.order }} shipped & on its way" } }] });
-  const transactionId = await trigger(key, { workflow: "shipped", to: { subscriberId: unique("s"), phone: PHONE }, payload: { order: 42 } });
+  const integrationId = await createIntegration(id, {
+    provider: c.provider,
+    channel: "sms",
+    credentials: c.credentials,
+    baseUrl: scenario.baseUrl,
+    primary: true,
+  });
+  await createWorkflow(key, {
+    key: "shipped",
+    steps: [{ id: "text", type: "sms", template: { body: "Order {{ payload.order }} shipped & on its way" } }],
+  });
+  const transactionId = await trigger(key, {
+    workflow: "shipped",
+    to: { subscriberId: unique("s"), phone: PHONE },
+    payload: { order: 42 },
+  });
   const [message] = await settledMessages(key, transactionId, 1);
   return { key, integrationId, scenario, message: message! };
 }
@@ -177,27 +267,30 @@ const postWebhook = (provider: string, integrationId: string, { headers, body }:
   SELF.fetch(`${PUBLIC_URL}/v1/webhooks/${provider}/${integrationId}`, { method: "POST", headers, body });
 
 describe("SMS providers end to end", () => {
-  it.each(CASES.map((c) => [c.provider, c] as const))("%s: trigger → queue → provider → sent, then (where the provider reports status) a signed webhook → delivered", async (provider, c) => {
-    const { key, integrationId, scenario, message } = await sentThrough(c);
-    expect(message).toMatchObject({ status: "sent", provider, providerMessageId: c.providerMessageId, to: PHONE, attempts: 1 });
+  it.each(CASES.map((c) => [c.provider, c] as const))(
+    "%s: trigger → queue → provider → sent, then (where the provider reports status) a signed webhook → delivered",
+    async (provider, c) => {
+      const { key, integrationId, scenario, message } = await sentThrough(c);
+      expect(message).toMatchObject({ status: "sent", provider, providerMessageId: c.providerMessageId, to: PHONE, attempts: 1 });
 
-    const calls = await scenario.captured();
-    expect(calls).toHaveLength(1);
-    expect(calls[0]).toMatchObject({ method: "POST", path: c.path });
-    c.checkRequest(calls[0]!, integrationId);
+      const calls = await scenario.captured();
+      expect(calls).toHaveLength(1);
+      expect(calls[0]).toMatchObject({ method: "POST", path: c.path });
+      c.checkRequest(calls[0]!, integrationId);
 
-    if (!c.deliveredWebhook) {
-      // The provider has no status webhook: sent is as far as Clarion can know.
-      expect((await postWebhook(provider, integrationId, { headers: {}, body: "{}" })).status).toBe(404);
-      return;
-    }
-    const res = await postWebhook(provider, integrationId, await c.deliveredWebhook(c.providerMessageId, integrationId));
-    expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ received: 1, applied: 1 });
-    const detail = await messageDetail(key, message.id);
-    expect(detail.status).toBe("delivered");
-    expect(detail.events.map((e) => e.status)).toEqual(["queued", "sending", "sent", "delivered"]);
-  });
+      if (!c.deliveredWebhook) {
+        // The provider has no status webhook: sent is as far as Clarion can know.
+        expect((await postWebhook(provider, integrationId, { headers: {}, body: "{}" })).status).toBe(404);
+        return;
+      }
+      const res = await postWebhook(provider, integrationId, await c.deliveredWebhook(c.providerMessageId, integrationId));
+      expect(res.status).toBe(200);
+      expect(await res.json()).toEqual({ received: 1, applied: 1 });
+      const detail = await messageDetail(key, message.id);
+      expect(detail.status).toBe("delivered");
+      expect(detail.events.map((e) => e.status)).toEqual(["queued", "sending", "sent", "delivered"]);
+    },
+  );
 
   it.each(CASES.filter((c) => c.deliveredWebhook && c.tamper).map((c) => [c.provider, c] as const))(
     "%s: a tampered status webhook is refused and changes nothing",
@@ -214,8 +307,24 @@ describe("SMS providers end to end", () => {
     const c = CASES[0]!;
     const { id, key } = await createEnvironment();
     const scenario = fakeProviderScenario();
-    await scenario.script([{ status: 400, body: { code: 21211, message: `The 'To' number ${PHONE} is not a valid phone number.`, more_info: "https://www.twilio.com/docs/errors/21211", status: 400 } }]);
-    await createIntegration(id, { provider: "twilio", channel: "sms", credentials: c.credentials, baseUrl: scenario.baseUrl, primary: true });
+    await scenario.script([
+      {
+        status: 400,
+        body: {
+          code: 21211,
+          message: `The 'To' number ${PHONE} is not a valid phone number.`,
+          more_info: "https://www.twilio.com/docs/errors/21211",
+          status: 400,
+        },
+      },
+    ]);
+    await createIntegration(id, {
+      provider: "twilio",
+      channel: "sms",
+      credentials: c.credentials,
+      baseUrl: scenario.baseUrl,
+      primary: true,
+    });
     await createWorkflow(key, { key: "shipped", steps: [{ id: "text", type: "sms", template: { body: TEXT } }] });
     const subscriberId = unique("s");
     const transactionId = await trigger(key, { workflow: "shipped", to: { subscriberId, phone: PHONE } });

@@ -5,8 +5,26 @@ export const DURATION = /^-?P(?!$)(\d+Y)?(\d+M)?(\d+W)?(\d+D)?(T(?=\d)(\d+H)?(\d
 export const Duration = z.string().regex(DURATION, "Use an ISO 8601 duration such as PT15M or P1D.");
 
 export const CONDITION_OPS = [
-  "eq", "ne", "gt", "gte", "lt", "lte", "between", "in", "nin", "contains", "not_contains", "contains_all",
-  "starts_with", "ends_with", "exists", "not_exists", "empty", "not_empty", "before", "after",
+  "eq",
+  "ne",
+  "gt",
+  "gte",
+  "lt",
+  "lte",
+  "between",
+  "in",
+  "nin",
+  "contains",
+  "not_contains",
+  "contains_all",
+  "starts_with",
+  "ends_with",
+  "exists",
+  "not_exists",
+  "empty",
+  "not_empty",
+  "before",
+  "after",
 ] as const;
 export type ConditionOp = (typeof CONDITION_OPS)[number];
 
@@ -20,20 +38,18 @@ export const ConditionLeaf = z
   })
   .strict();
 
-export type Condition =
-  | z.infer<typeof ConditionLeaf>
-  | { all: Condition[] }
-  | { any: Condition[] }
-  | { not: Condition };
+export type Condition = z.infer<typeof ConditionLeaf> | { all: Condition[] } | { any: Condition[] } | { not: Condition };
 
-export const Condition: z.ZodType<Condition> = z.lazy(() =>
-  z.union([
-    ConditionLeaf,
-    z.object({ all: z.array(Condition).min(1) }).strict(),
-    z.object({ any: z.array(Condition).min(1) }).strict(),
-    z.object({ not: Condition }).strict(),
-  ]),
-).openapi("Condition");
+export const Condition: z.ZodType<Condition> = z
+  .lazy(() =>
+    z.union([
+      ConditionLeaf,
+      z.object({ all: z.array(Condition).min(1) }).strict(),
+      z.object({ any: z.array(Condition).min(1) }).strict(),
+      z.object({ not: Condition }).strict(),
+    ]),
+  )
+  .openapi("Condition");
 
 const Liquid = z.string().max(100_000);
 
@@ -75,7 +91,10 @@ export const ChatStep = z.object({ ...stepBase, type: z.literal("chat"), templat
 export const LocalTime = z
   .object({
     localTime: z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, "Use HH:MM (24 h)."),
-    days: z.array(z.enum(["mon", "tue", "wed", "thu", "fri", "sat", "sun"])).min(1).optional(),
+    days: z
+      .array(z.enum(["mon", "tue", "wed", "thu", "fri", "sat", "sun"]))
+      .min(1)
+      .optional(),
   })
   .strict();
 
@@ -84,7 +103,13 @@ export const DelayStep = z
   .strict()
   .refine((s) => (s.for === undefined) !== (s.until === undefined), "A delay step takes exactly one of `for` and `until`.");
 export const DigestStep = z
-  .object({ ...stepBase, type: z.literal("digest"), window: Duration, key: Liquid.optional(), mode: z.enum(["fixed", "lookback"]).default("fixed") })
+  .object({
+    ...stepBase,
+    type: z.literal("digest"),
+    window: Duration,
+    key: Liquid.optional(),
+    mode: z.enum(["fixed", "lookback"]).default("fixed"),
+  })
   .strict();
 export const ThrottleStep = z
   .object({ ...stepBase, type: z.literal("throttle"), window: Duration, limit: z.number().int().min(1), key: Liquid.optional() })

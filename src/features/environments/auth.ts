@@ -1,7 +1,7 @@
 import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../../env";
-import { environmentForKey } from "../../features/environments/api-keys";
-import { ApiError } from "../errors";
+import { ApiError } from "../../lib/errors";
+import { environmentForKey } from "./api-keys";
 
 const SCHEME = /^(?:ApiKey|Bearer)\s+(\S+)\s*$/i;
 

@@ -1,8 +1,8 @@
 import { and, eq, notInArray, sql } from "drizzle-orm";
-import type { Db } from "../../db/client";
-import { chunk, rowsPerStatement, runBatch } from "../../db/batch";
-import { triggers, type TriggerStatus } from "../../db/schema";
-import type { TriggerRecord } from "../../delivery/trigger-record";
+import type { Db } from "../db/client";
+import { chunk, rowsPerStatement, runBatch } from "../db/batch";
+import { triggers, type TriggerStatus } from "../db/schema";
+import type { TriggerRecord } from "./trigger-record";
 
 const COLUMNS = 11;
 

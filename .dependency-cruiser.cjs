@@ -1,0 +1,150 @@
+// The layers of src/ and the one direction their imports may point. `npm run lint:deps` checks
+// them (and `npm test` runs it first). docs/architecture.md ("Layers") explains the layout.
+//
+//   entry      src/index.ts, src/app.ts
+//   features   src/features/**                        the HTTP API, one folder per resource
+//   delivery   src/delivery/**, src/durable-objects/** the queue consumer and its storage
+//   engine     src/engine/**, src/providers/**         pure step logic; one adapter per provider
+//   base       src/db/**, src/lib/**, src/contract/**  D1 schema and shared queries, helpers, the API vocabulary
+//   bindings   src/env.ts                              the Worker's bindings; imports types only
+//
+// An import may point down or stay within its layer, never up. Type-only imports count too: a
+// type is part of a module's language, and a lower layer that needs it has to own it.
+
+/** Paths of one layer and of every layer above it. */
+const ENTRY = "^src/(index|app)\\.ts$";
+const FEATURES = "^src/features/";
+const DELIVERY = "^src/(delivery|durable-objects)/";
+const ENGINE = "^src/(engine|providers)/";
+const BASE = "^src/(db|lib|contract)/";
+
+/** The step and channel model: zod schemas only, no imports from src/. */
+const STEP_MODEL = "^src/engine/steps\\.ts$";
+
+/** The small part of delivery that durable objects may read: the queue job and the trigger record. */
+const JOB_CONTRACT = "^src/delivery/(job|trigger-record)\\.ts$";
+
+module.exports = {
+  forbidden: [
+    {
+      name: "no-cycles",
+      comment:
+        "A cycle makes two modules one: neither can be read, tested or moved alone, and module " +
+        "initialisation order starts to matter. Type-only cycles count too, with one exception: " +
+        "env.ts names the Durable Object classes as types (DurableObjectNamespace<TriggerLedger>), " +
+        "the Workers idiom, and the two bindings-* rules below keep that its only upward arrow.",
+      severity: "error",
+      from: { path: "^src/" },
+      to: { circular: true, viaOnly: { pathNot: "^src/env\\.ts$" } },
+    },
+    {
+      name: "entry-is-the-top",
+      comment: "index.ts and app.ts wire everything together; nothing inside the app may import the wiring back.",
+      severity: "error",
+      from: { path: "^src/", pathNot: ENTRY },
+      to: { path: ENTRY },
+    },
+    {
+      name: "features-are-above-delivery",
+      comment:
+        "Features answer HTTP requests and may hand work to delivery; delivery runs without a request " +
+        "and must not depend on route code. What both need lives below (db/queries, contract, engine).",
+      severity: "error",
+      from: { path: [DELIVERY, ENGINE, BASE] },
+      to: { path: FEATURES },
+    },
+    {
+      name: "delivery-is-above-engine",
+      comment:
+        "The engine and the providers are pure step logic and stateless adapters: they must not know " +
+        "about queues, the consumer or Durable Objects.",
+      severity: "error",
+      from: { path: [ENGINE, BASE] },
+      to: { path: DELIVERY },
+    },
+    {
+      name: "engine-is-above-base",
+      comment: "db, lib and contract are the bottom: shared by everyone, so they may not import anything that uses them.",
+      severity: "error",
+      from: { path: BASE },
+      to: { path: ENGINE, pathNot: STEP_MODEL },
+    },
+    {
+      name: "schema-types-steps-only",
+      comment:
+        "The one exception to the rule above: the drizzle schema types the workflows.steps JSON column " +
+        "with the engine's Step type. A type is erased at run time, so it must stay a type-only import.",
+      severity: "error",
+      from: { path: BASE },
+      to: { path: STEP_MODEL, dependencyTypesNot: ["type-only"] },
+    },
+    {
+      name: "durable-objects-read-only-the-job-contract",
+      comment:
+        "Delivery drives the Durable Objects through their RPC clients; the objects know delivery only " +
+        "through the job and trigger-record types they store and enqueue, so the arrow points one way.",
+      severity: "error",
+      from: { path: "^src/durable-objects/" },
+      to: { path: "^src/delivery/", pathNot: JOB_CONTRACT },
+    },
+    {
+      name: "job-contract-is-a-leaf",
+      comment:
+        "job.ts and trigger-record.ts are shared by delivery and the Durable Objects; importing either " +
+        "side back would turn the one-way arrow into a cycle.",
+      severity: "error",
+      from: { path: JOB_CONTRACT },
+      to: { path: "^src/(delivery|durable-objects|features|engine|providers)/" },
+    },
+    {
+      name: "contract-stands-alone",
+      comment:
+        "contract/ is the API vocabulary that the dashboard bundles too: it may import other contract " +
+        "modules and npm packages, nothing else of src/.",
+      severity: "error",
+      from: { path: "^src/contract/" },
+      to: { path: "^src/", pathNot: "^src/contract/" },
+    },
+    {
+      name: "bindings-import-types-only",
+      comment:
+        "env.ts describes the bindings every layer reads (c.env). It names the Durable Object classes " +
+        "and the queue job only as types, so it adds no runtime arrow upward; a value import would.",
+      severity: "error",
+      from: { path: "^src/env\\.ts$" },
+      to: { path: "^src/", dependencyTypesNot: ["type-only"] },
+    },
+    {
+      name: "bindings-name-only-objects-and-jobs",
+      comment: "The only upward types env.ts may name: the Durable Object classes behind its namespaces and the queue job.",
+      severity: "error",
+      from: { path: "^src/env\\.ts$" },
+      to: { path: "^src/", pathNot: ["^src/durable-objects/", JOB_CONTRACT] },
+    },
+    {
+      name: "src-not-to-tests",
+      comment: "Production code never imports tests, benchmarks or scripts: they would be bundled into the Worker.",
+      severity: "error",
+      from: { path: "^src/" },
+      to: { path: "^(test|bench|scripts)/" },
+    },
+    {
+      name: "not-to-unresolvable",
+      comment: "An import that resolves to nothing fails at bundle time; catch it here first.",
+      severity: "error",
+      from: { path: "^src/" },
+      to: { couldNotResolve: true, pathNot: "^cloudflare:" },
+    },
+  ],
+  options: {
+    doNotFollow: { path: "node_modules" },
+    // Read TypeScript before compilation, so `import type` arrows are seen and checked too.
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: "tsconfig.json" },
+    enhancedResolveOptions: {
+      exportsFields: ["exports"],
+      conditionNames: ["import", "require", "node", "default", "types"],
+      extensions: [".ts", ".js", ".mjs", ".json"],
+    },
+  },
+};

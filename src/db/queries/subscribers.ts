@@ -1,0 +1,123 @@
+import { and, eq, inArray, sql } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
+import { type ChatAddress, chatAddressValue, type SubscriberInput } from "../../contract/recipients";
+import { chunk, rowsPerStatement, runBatch } from "../batch";
+import type { Db } from "../client";
+import { type ChannelAddressKind, subscriberChannels, subscribers } from "../schema";
+import { newId } from "../../lib/ids";
+
+// Subscriber upserts: `/sub` and `/sub/bulk` run them, and so does the queue consumer for the
+// subscribers a trigger names inline.
+
+const PROFILE_FIELDS = ["email", "phone", "firstName", "lastName", "avatar", "locale", "timezone", "data"] as const;
+type ProfileField = (typeof PROFILE_FIELDS)[number];
+
+const COLUMN_BY_FIELD: Record<ProfileField, string> = {
+  email: "email",
+  phone: "phone",
+  firstName: "first_name",
+  lastName: "last_name",
+  avatar: "avatar",
+  locale: "locale",
+  timezone: "timezone",
+  data: "data",
+};
+
+export interface UpsertOutcome {
+  subscriberId: string;
+  created: boolean;
+}
+
+/**
+ * Upserts many subscribers in one D1 batch. Only the fields each input names are written, so
+ * omitted fields keep their value; inputs are grouped by the fields they name so that rows
+ * of one shape share multi-row statements within D1's bound-parameter limit.
+ */
+export async function upsertSubscribers(db: Db, environmentId: string, inputs: readonly SubscriberInput[], now = new Date()) {
+  const { statements, upsertCount } = subscriberWrites(db, environmentId, inputs, now);
+  const results = await runBatch(db, statements);
+  return collectOutcomes(results.slice(0, upsertCount));
+}
+
+export function subscriberWrites(db: Db, environmentId: string, inputs: readonly SubscriberInput[], now: Date) {
+  const groups = new Map<string, SubscriberInput[]>();
+  for (const input of inputs) {
+    const shape = PROFILE_FIELDS.filter((f) => input[f] !== undefined).join(",");
+    const group = groups.get(shape);
+    if (group) group.push(input);
+    else groups.set(shape, [input]);
+  }
+
+  const upserts: BatchItem<"sqlite">[] = [];
+  for (const [shape, group] of groups) {
+    const fields = shape ? (shape.split(",") as ProfileField[]) : [];
+    const set: Record<string, ReturnType<typeof sql>> = { updatedAt: sql.raw("excluded.updated_at") };
+    for (const f of fields) set[f] = sql.raw(`excluded.${COLUMN_BY_FIELD[f]}`);
+    for (const rows of chunk(group, rowsPerStatement(5 + fields.length))) {
+      const values = rows.map((input) => ({
+        id: newId("sub"),
+        environmentId,
+        subscriberId: input.subscriberId,
+        createdAt: now,
+        updatedAt: now,
+        ...Object.fromEntries(fields.map((f) => [f, input[f] ?? null])),
+      }));
+      upserts.push(
+        db
+          .insert(subscribers)
+          .values(values)
+          .onConflictDoUpdate({ target: [subscribers.environmentId, subscribers.subscriberId], set })
+          .returning({ subscriberId: subscribers.subscriberId, createdAt: subscribers.createdAt, updatedAt: subscribers.updatedAt }),
+      );
+    }
+  }
+  return { statements: [...upserts, ...channelWrites(db, environmentId, inputs, now)], upsertCount: upserts.length };
+}
+
+function channelWrites(db: Db, environmentId: string, inputs: readonly SubscriberInput[], now: Date): BatchItem<"sqlite">[] {
+  const writes: BatchItem<"sqlite">[] = [];
+  const kinds: { kind: ChannelAddressKind; address: (item: { provider: string; token: string } | ChatAddress) => string }[] = [
+    { kind: "push", address: (i) => ("token" in i ? i.token : "") },
+    { kind: "chat", address: (i) => ("token" in i ? "" : chatAddressValue(i)) },
+  ];
+  for (const { kind, address } of kinds) {
+    const replaced = inputs.filter((i) => i.channels?.[kind] !== undefined);
+    if (replaced.length === 0) continue;
+    for (const ids of chunk([...new Set(replaced.map((i) => i.subscriberId))], 90)) {
+      writes.push(
+        db
+          .delete(subscriberChannels)
+          .where(
+            and(
+              eq(subscriberChannels.environmentId, environmentId),
+              eq(subscriberChannels.channel, kind),
+              inArray(subscriberChannels.subscriberId, ids),
+            ),
+          ),
+      );
+    }
+    const rows = replaced.flatMap((i) =>
+      (i.channels?.[kind] ?? []).map((item) => ({
+        environmentId,
+        subscriberId: i.subscriberId,
+        channel: kind,
+        provider: item.provider,
+        address: address(item),
+        createdAt: now,
+      })),
+    );
+    for (const part of chunk(rows, rowsPerStatement(6))) {
+      writes.push(db.insert(subscriberChannels).values(part).onConflictDoNothing());
+    }
+  }
+  return writes;
+}
+
+function collectOutcomes(results: unknown[]): UpsertOutcome[] {
+  return results.flatMap((rows) =>
+    (rows as { subscriberId: string; createdAt: Date; updatedAt: Date }[]).map((row) => ({
+      subscriberId: row.subscriberId,
+      created: row.createdAt.getTime() === row.updatedAt.getTime(),
+    })),
+  );
+}

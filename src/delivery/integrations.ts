@@ -1,0 +1,38 @@
+import { and, asc, desc, eq } from "drizzle-orm";
+import type { Db } from "../db/client";
+import { integrations } from "../db/schema";
+import type { Channel } from "../engine/steps";
+import { decryptJson } from "../lib/secrets";
+import type { IntegrationConfig } from "../providers/types";
+
+/** The active integrations of an environment in failover order: primary first, then by priority (lowest first). */
+export async function activeIntegrations(db: Db, environmentId: string, encryptionKey: string | undefined) {
+  const rows = await db
+    .select()
+    .from(integrations)
+    .where(and(eq(integrations.environmentId, environmentId), eq(integrations.active, true)))
+    .orderBy(desc(integrations.primary), asc(integrations.priority), asc(integrations.createdAt));
+  const byChannel = new Map<Channel, IntegrationConfig[]>();
+  for (const row of rows) {
+    const config = await toConfig(row, encryptionKey);
+    byChannel.set(config.channel, [...(byChannel.get(config.channel) ?? []), config]);
+  }
+  return byChannel;
+}
+
+export async function integrationById(db: Db, integrationId: string, encryptionKey: string | undefined) {
+  const [row] = await db.select().from(integrations).where(eq(integrations.id, integrationId)).limit(1);
+  return row ? { ...(await toConfig(row, encryptionKey)), environmentId: row.environmentId } : null;
+}
+
+type Row = typeof integrations.$inferSelect;
+
+/** A stored integration as an adapter is built from it: credentials in clear. */
+export const toConfig = async (row: Row, encryptionKey: string | undefined): Promise<IntegrationConfig> => ({
+  id: row.id,
+  provider: row.provider,
+  channel: row.channel as Channel,
+  credentials: await decryptJson<Record<string, unknown>>(encryptionKey, row.credentials),
+  settings: row.settings,
+  baseUrl: row.baseUrl,
+});
