@@ -112,7 +112,9 @@ for (const mode of ["accept-only", "delivery running"]) {
       console.log(`bulk of 100 p50 ${bulk.toFixed(0)} ms, single trigger p50 ${single.toFixed(0)} ms: ratio ${(bulk / single).toFixed(2)}`);
       const expected = r.trigger.ok + 20 + 20 * 100;
       const d = await delivered(server.persistTo, expected);
-      console.log(`delivered afterwards: ${d.n} messages sent for the ${expected} triggers counted as accepted (more: requests in flight when a round ended), ${d.seconds.toFixed(1)} s after the load ended`);
+      console.log(
+        `delivered afterwards: ${d.n} messages sent for the ${expected} triggers counted as accepted (more: requests in flight when a round ended), ${d.seconds.toFixed(1)} s after the load ended`,
+      );
       if (d.n < expected) failed = true;
     }
   } finally {
