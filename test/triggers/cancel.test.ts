@@ -1,14 +1,13 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { createDb } from "../../src/db/client";
-import { readTrigger } from "../ledger";
+import { readTrigger, tickLedger } from "../ledger";
 import { recordTriggers } from "../../src/delivery/trigger-writes";
 import {
   createEnvironment,
   createEnvironmentWithWorkflow,
   createWorkflow,
   settledTriggerRow,
-  sleep,
   triggerRow,
   unique,
 } from "../factories";
@@ -133,7 +132,9 @@ describe("DELETE /v1/trigger/", () => {
     expect((await cancelByBody(key, transactionId)).body.status).toBe("cancelled");
     const replay = await api(key, "POST", "/v1/trigger/", { workflow: workflowKey, to: "user-1", transactionId });
     expect(replay.status).toBe(202);
-    await sleep(2500);
+    await settledTriggerRow(id, transactionId);
+    // Everything the first accept enqueued has been sent; a replay that enqueued again would leave a job now.
+    expect((await tickLedger(id, transactionId, Date.now())).flushed).toBe(0);
     expect((await triggerRow(id, transactionId))?.status).toBe("cancelled");
     expect((await readTrigger(id, transactionId))?.state).toBe("cancelled");
   });

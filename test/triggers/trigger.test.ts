@@ -1,6 +1,6 @@
 import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { readTrigger } from "../ledger";
+import { readTrigger, tickLedger } from "../ledger";
 import {
   LIVE_TRIGGER_STATUSES,
   countTriggerRows,
@@ -9,7 +9,6 @@ import {
   createWorkflow,
   postTrigger,
   settledTriggerRow,
-  sleep,
   subscriberRow,
   triggerRow,
   unique,
@@ -298,8 +297,8 @@ describe("POST /v1/trigger/", () => {
       expect((await trigger(key, body)).status).toBe(202);
       const processed = await settledTriggerRow(id, body.transactionId);
       expect((await trigger(key, body)).status).toBe(202);
-      // Longer than the Queue's 1 s batch timeout: a second job would have rewritten the row by now.
-      await sleep(3000);
+      // The first job left the ledger's outbox long ago: a replay that made a second job would leave one to send now.
+      expect((await tickLedger(id, body.transactionId, Date.now())).flushed).toBe(0);
       const after = await triggerRow(id, body.transactionId);
       expect(after?.updated_at).toBe(processed.updated_at);
       expect(await countTriggerRows(id, body.transactionId)).toBe(1);
