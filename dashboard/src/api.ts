@@ -5,6 +5,15 @@ import { STATUS_BY_CODE, type ErrorCode } from "../../src/contract/error-codes";
 import type { MessageStatus } from "../../src/contract/statuses";
 import type { Problem as ServerProblem } from "../../src/lib/errors";
 import type { Message, MessageEvent, MessageWithEvents } from "../../src/features/messages/schemas";
+import type { z } from "@hono/zod-openapi";
+import type { Condition, Step } from "../../src/engine/steps";
+import type { Workflow } from "../../src/features/workflows/schemas";
+import type {
+  PreviewConditionLeaf,
+  PreviewRequest as ServerPreviewRequest,
+  PreviewResponse,
+  PreviewStep,
+} from "../../src/features/workflows/preview-schemas";
 
 export { MESSAGE_STATUSES, type MessageStatus } from "../../src/contract/statuses";
 export type { Message, MessageEvent, MessageWithEvents };
@@ -13,63 +22,16 @@ export type Channel = "email" | "sms" | "push" | "chat";
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 export type JsonObject = { [key: string]: Json };
 
-/** A step as stored; only the fields the dashboard reads are named. */
-export interface Step {
-  id: string;
-  type: Channel | "delay" | "digest" | "throttle";
-  name?: string;
-  if?: Json;
-  [field: string]: Json | undefined;
-}
-
-export interface Workflow {
-  id: string;
-  key: string;
-  name: string;
-  description: string | null;
-  active: boolean;
-  critical: boolean;
-  tags: string[];
-  payloadSchema: JsonObject | null;
-  steps: Step[];
-  createdAt: string;
-  updatedAt: string;
-}
+export type { Condition, Step, Workflow };
 
 export interface Page<T> {
   data: T[];
   nextCursor: string | null;
 }
 
-export interface PreviewRequest {
-  payload?: JsonObject;
-  subscriber?: JsonObject;
-  actor?: string | JsonObject | null;
-  steps?: Record<string, { status: string; count?: number }>;
-}
-
-export interface PreviewConditionLeaf {
-  field: string;
-  op: string;
-  value?: Json;
-  actual?: Json;
-  result: boolean;
-}
-
-export interface PreviewStep {
-  id: string;
-  type: string;
-  condition: { result: boolean; leaves: PreviewConditionLeaf[] } | null;
-  wouldRun: boolean;
-  locale: string | null;
-  content?: JsonObject;
-  error?: { code: "template_error"; message: string };
-}
-
-export interface PreviewResponse {
-  workflow: string;
-  steps: PreviewStep[];
-}
+export type { PreviewConditionLeaf, PreviewResponse, PreviewStep };
+/** What the client sends: the server fills in what is left out. */
+export type PreviewRequest = z.input<typeof ServerPreviewRequest>;
 
 export interface MessageQuery {
   status?: MessageStatus;

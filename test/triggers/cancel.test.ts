@@ -3,14 +3,7 @@ import { describe, expect, it } from "vitest";
 import { createDb } from "../../src/db/client";
 import { readTrigger, tickLedger } from "../ledger";
 import { recordTriggers } from "../../src/delivery/trigger-writes";
-import {
-  createEnvironment,
-  createEnvironmentWithWorkflow,
-  createWorkflow,
-  settledTriggerRow,
-  triggerRow,
-  unique,
-} from "../factories";
+import { createEnvironment, createEnvironmentWithWorkflow, createWorkflow, settledTriggerRow, triggerRow, unique } from "../factories";
 import { api, errorPaths, eventually, expectProblem } from "../request";
 
 interface CancelResult {

@@ -1,4 +1,4 @@
-import type { Client, Json, JsonObject, PreviewRequest, PreviewStep, Workflow } from "../api";
+import type { Client, Condition, Json, JsonObject, PreviewRequest, PreviewStep, Workflow } from "../api";
 import { debounce, h, mount, pretty } from "../dom";
 import { problemView } from "../problem";
 import type { View } from "./view";
@@ -193,22 +193,18 @@ function samplePayload(wf: Workflow): JsonObject {
 }
 
 /** A condition as people read it: `a and (b or not c)`. */
-export function describeCondition(condition: Json | undefined): string {
-  if (typeof condition !== "object" || condition === null || Array.isArray(condition)) return "";
-  const group = (items: Json | undefined, joiner: string) =>
-    Array.isArray(items)
-      ? items.length === 1
-        ? describeCondition(items[0])
-        : items.map((c) => `(${describeCondition(c)})`).join(joiner)
-      : "";
+export function describeCondition(condition: Condition | undefined): string {
+  if (!condition) return "";
+  const group = (items: Condition[], joiner: string) =>
+    items.length === 1 ? describeCondition(items[0]) : items.map((c) => `(${describeCondition(c)})`).join(joiner);
   if ("all" in condition) return group(condition.all, " and ");
   if ("any" in condition) return group(condition.any, " or ");
   if ("not" in condition) return `not (${describeCondition(condition.not)})`;
   const value = condition.value === undefined ? "" : ` ${JSON.stringify(condition.value)}`;
-  return `${String(condition.field)} ${String(condition.op)}${value}`;
+  return `${condition.field} ${condition.op}${value}`;
 }
 
-function stepCard(step: PreviewStep, condition: Json | undefined): HTMLElement {
+function stepCard(step: PreviewStep, condition: Condition | undefined): HTMLElement {
   const verdict = step.condition === null ? "no condition" : step.condition.result ? "condition passed" : "condition failed";
   return h(
     "article",
@@ -254,7 +250,7 @@ function stepCard(step: PreviewStep, condition: Json | undefined): HTMLElement {
 
 const TEXT_FIELDS = ["subject", "title", "body", "text"] as const;
 
-function contentView(content: JsonObject): HTMLElement {
+function contentView(content: Record<string, unknown>): HTMLElement {
   const rows: HTMLElement[] = [];
   for (const field of TEXT_FIELDS) {
     const value = content[field];
