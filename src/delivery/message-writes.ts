@@ -2,10 +2,16 @@ import { and, eq, inArray } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Db } from "../db/client";
 import { messageEvents, messages, sandboxMessages, subscriberChannels, type MessageStatus } from "../db/schema";
+import { chunk, rowsPerStatement } from "../db/batch";
 import { newId } from "../lib/ids";
 import type { Capture } from "../providers/types";
 
 export type MessageRow = typeof messages.$inferSelect;
+
+/** Bound parameters per row of each multi-row insert (D1 allows 100 per statement). */
+const SENDING_COLUMNS = 14;
+const CAPTURE_COLUMNS = 8;
+const EVENT_COLUMNS = 7;
 
 /** The identity of one delivery: trigger + subscriber + step (Novu's send identity). */
 export interface SendIdentity {
@@ -48,6 +54,9 @@ const eventRow = (environmentId: string, messageId: string, event: EventInput, a
 export class MessageWrites {
   readonly statements: BatchItem<"sqlite">[] = [];
   private readonly events: ReturnType<typeof eventRow>[] = [];
+  /** Rows of one shape, written as multi-row inserts: a fan-out writes thousands per batch. */
+  private readonly sending: (typeof messages.$inferInsert)[] = [];
+  private readonly captures: (typeof sandboxMessages.$inferInsert)[] = [];
   constructor(
     private readonly db: Db,
     private readonly now: Date,
@@ -72,12 +81,17 @@ export class MessageWrites {
    */
   insertSending(identity: SendIdentity, fields: MessageFields): string {
     const id = newId("msg");
-    this.statements.push(
-      this.db
-        .insert(messages)
-        .values({ id, ...identity, status: "sending", ...fields, attempts: 0, createdAt: this.now, updatedAt: this.now })
-        .onConflictDoNothing(),
-    );
+    this.sending.push({
+      id,
+      ...identity,
+      status: "sending",
+      content: fields.content ?? null,
+      subject: fields.subject ?? null,
+      preview: fields.preview ?? null,
+      attempts: 0,
+      createdAt: this.now,
+      updatedAt: this.now,
+    });
     return id;
   }
 
@@ -96,9 +110,7 @@ export class MessageWrites {
   }
 
   capture(environmentId: string, messageId: string, capture: Capture): void {
-    this.statements.push(
-      this.db.insert(sandboxMessages).values({ id: newId("cap"), environmentId, messageId, ...capture, createdAt: this.now }),
-    );
+    this.captures.push({ id: newId("cap"), environmentId, messageId, ...capture, createdAt: this.now });
   }
 
   removeAddresses(environmentId: string, subscriberId: string, channel: "push" | "chat", addresses: string[]): void {
@@ -117,12 +129,14 @@ export class MessageWrites {
     );
   }
 
-  /** All statements, events last (7 columns each, so 14 rows per statement). */
+  /** All statements: new messages first, events last (each kind in as few multi-row inserts as D1's 100 parameters allow). */
   all(): BatchItem<"sqlite">[] {
-    const eventInserts: BatchItem<"sqlite">[] = [];
-    for (let i = 0; i < this.events.length; i += 14) {
-      eventInserts.push(this.db.insert(messageEvents).values(this.events.slice(i, i + 14)));
-    }
-    return [...this.statements, ...eventInserts];
+    const inserts: BatchItem<"sqlite">[] = [];
+    for (const rows of chunk(this.sending, rowsPerStatement(SENDING_COLUMNS)))
+      inserts.push(this.db.insert(messages).values(rows).onConflictDoNothing());
+    const after: BatchItem<"sqlite">[] = [];
+    for (const rows of chunk(this.captures, rowsPerStatement(CAPTURE_COLUMNS))) after.push(this.db.insert(sandboxMessages).values(rows));
+    for (const rows of chunk(this.events, rowsPerStatement(EVENT_COLUMNS))) after.push(this.db.insert(messageEvents).values(rows));
+    return [...inserts, ...this.statements, ...after];
   }
 }
