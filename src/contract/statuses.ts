@@ -20,3 +20,16 @@ export const MESSAGE_STATUSES = [
   "cancelled",
 ] as const;
 export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
+
+/** Statuses after which a message is never sent again: sent or beyond, or final without a send. */
+export const SETTLED_MESSAGE_STATUSES = [
+  "sent",
+  "delivered",
+  "opened",
+  "clicked",
+  "failed",
+  "bounced",
+  "undeliverable",
+  "skipped",
+  "cancelled",
+] as const satisfies readonly MessageStatus[];

@@ -1,6 +1,7 @@
 import { chunk, runBatch } from "../db/batch";
 import type { TriggerStatus } from "../db/schema";
 import { coordinatorStub, ledgerStub } from "../durable-objects/ledger/shards";
+import type { FanOut } from "../durable-objects/ledger/trigger-ledger";
 import { deliveryQueueFor, type Bindings } from "../env";
 import { subscriberWrites } from "../db/queries/subscribers";
 import { inlineSubscribers } from "./inline-subscribers";
@@ -73,6 +74,12 @@ const retry = (message: Message<unknown>, error: unknown, event: string) => {
   message.retry({ delaySeconds: retryDelaySeconds(message.attempts) });
 };
 
+/** How a trigger fans out: what its ledger records (no chunks when a coordinator holds them) and the chunks to run. */
+interface Plan {
+  fanOut: FanOut;
+  chunks: string[][];
+}
+
 /** Records triggers and fans them out; triggers of one chunk come back to run in this invocation. */
 async function startTriggers(ctx: DeliveryContext, jobs: Job<"trigger">[]) {
   const { env } = ctx;
@@ -121,14 +128,15 @@ async function startTriggers(ctx: DeliveryContext, jobs: Job<"trigger">[]) {
     return false;
   });
   const planned = await Promise.allSettled(
-    live.map(async (r) => {
-      const ids = await resolveRecipientIds(ctx.db, r.snapshot);
-      const chunks = chunk(ids, RECIPIENTS_PER_JOB);
+    live.map(async (r): Promise<Plan> => {
       const { environmentId, transactionId } = r.snapshot;
+      const resolved = chunk(await resolveRecipientIds(ctx.db, r.snapshot), RECIPIENTS_PER_JOB);
+      if (resolved.length <= 1) return { fanOut: { environmentId, transactionId, chunks: resolved }, chunks: resolved };
       // A large fan-out gets its own coordinator, so its many chunk calls never make the shard hot.
-      if (chunks.length > 1)
-        await coordinatorStub(env, environmentId, transactionId).init(environmentId, transactionId, r.snapshot.ledger, chunks);
-      return { environmentId, transactionId, chunks: chunks.length > 1 ? null : chunks };
+      // A redelivered job runs the chunks the coordinator took first, not a second resolution.
+      const stub = coordinatorStub(env, environmentId, transactionId);
+      const stored = (await stub.init(environmentId, transactionId, r.snapshot.ledger, resolved)) as string[][] | null;
+      return { fanOut: { environmentId, transactionId, chunks: null }, chunks: stored ?? resolved };
     }),
   );
   const fanOuts = await Promise.all(
@@ -142,10 +150,8 @@ async function startTriggers(ctx: DeliveryContext, jobs: Job<"trigger">[]) {
       for (const i of items) if (i.plan.status === "rejected") retry(i.r.message, i.plan.reason, "fan_out_failed");
       if (ok.length === 0) return [];
       try {
-        const plans = ok.map(
-          (i) => (i.plan as PromiseFulfilledResult<{ environmentId: string; transactionId: string; chunks: string[][] | null }>).value,
-        );
-        const results = await ledgerStub(env, ledger).fanOut(plans);
+        const plans = ok.map((i) => (i.plan as PromiseFulfilledResult<Plan>).value);
+        const results = await ledgerStub(env, ledger).fanOut(plans.map((p) => p.fanOut));
         return ok.map((i, n) => ({ ...i, plan: plans[n]!, result: results[n]! }));
       } catch (error) {
         for (const i of ok) retry(i.r.message, error, "fan_out_failed");
@@ -167,7 +173,7 @@ async function startTriggers(ctx: DeliveryContext, jobs: Job<"trigger">[]) {
           await finishTrigger(ctx.db, environmentId, transactionId, "completed");
           return r.message.ack();
         }
-        const chunks = result.chunks ?? (await coordinatorChunks(ctx, snapshot, plan.chunks));
+        const chunks = result.chunks ?? plan.chunks;
         const jobs: RecipientsJob[] = chunks.map((subscriberIds, index) => ({
           v: 1,
           type: "recipients",
@@ -188,12 +194,6 @@ async function startTriggers(ctx: DeliveryContext, jobs: Job<"trigger">[]) {
     }),
   );
   return inline;
-}
-
-/** The chunks a coordinator holds: this run's own plan when it made them, else resolved again (a redelivered job). */
-async function coordinatorChunks(ctx: DeliveryContext, snapshot: TriggerSnapshot, planned: string[][] | null): Promise<string[][]> {
-  if (planned) return planned;
-  return chunk(await resolveRecipientIds(ctx.db, snapshot), RECIPIENTS_PER_JOB);
 }
 
 /** Runs one chunk of recipients; re-enqueues those waiting for a retry and finishes the trigger when it is the last. */

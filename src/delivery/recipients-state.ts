@@ -1,5 +1,6 @@
 import { and, eq, inArray } from "drizzle-orm";
 import type { Db } from "../db/client";
+import { SETTLED_MESSAGE_STATUSES } from "../contract/statuses";
 import { messages, subscriberChannels, subscribers, workflows, type MessageStatus, type SubscriberPreferences } from "../db/schema";
 import type { StepOutcomeView, TemplateContext } from "../engine/content";
 import type { Bindings } from "../env";
@@ -14,17 +15,7 @@ import type { MessageRow } from "./message-writes";
 import type { TriggerRecord } from "./trigger-record";
 
 /** Statuses after which a message is never sent again. */
-export const FINAL_OR_SENT: ReadonlySet<MessageStatus> = new Set([
-  "sent",
-  "delivered",
-  "opened",
-  "clicked",
-  "failed",
-  "bounced",
-  "undeliverable",
-  "skipped",
-  "cancelled",
-]);
+export const FINAL_OR_SENT: ReadonlySet<MessageStatus> = new Set(SETTLED_MESSAGE_STATUSES);
 
 /** Why a recipient's remaining channel steps are recorded without a send. */
 export interface Stop {

@@ -15,8 +15,6 @@ export interface TriggerRecord {
 /** Where a trigger is in its life, as its ledger keeps it. */
 export type TriggerState = "accepted" | "cancelled" | "completed" | "failed";
 
-export const FINISHED_STATES: ReadonlySet<TriggerState> = new Set(["cancelled", "completed", "failed"]);
-
 /** What the consumer reads back for a trigger: the record, its state, and where its sends are coordinated. */
 export interface TriggerSnapshot extends TriggerRecord {
   state: TriggerState;

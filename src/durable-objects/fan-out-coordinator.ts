@@ -2,9 +2,8 @@ import { DurableObject } from "cloudflare:workers";
 import type { RecipientsJob } from "../delivery/job";
 import { deliveryQueueFor, type Bindings } from "../env";
 import type { DeliveryOp, DeliveryOpResult } from "./ledger/claims";
-import { DELIVERY_SCHEMA, DeliveryState } from "./ledger/delivery-state";
+import { DELIVERY_SCHEMA, DeliveryState, pendingJobs, wakeBy } from "./ledger/delivery-state";
 import { ledgerTimings } from "./ledger/shards";
-import { pendingJobs } from "./ledger/trigger-ledger";
 
 const SCHEMA = `
   CREATE TABLE IF NOT EXISTS chunks (chunk INTEGER PRIMARY KEY, ids TEXT NOT NULL);
@@ -43,9 +42,12 @@ export class FanOutCoordinator extends DurableObject<Bindings> {
     return this.sql.exec<TriggerRow & Record<string, SqlStorageValue>>("SELECT * FROM trigger WHERE id = 1").toArray()[0];
   }
 
-  /** Takes the trigger's chunks (idempotent: a redelivered fan-out keeps the first ones). */
-  async init(environmentId: string, transactionId: string, ledger: string, chunks: string[][]): Promise<void> {
-    if (this.trigger()) return;
+  /**
+   * Takes the trigger's chunks. Idempotent: a redelivered fan-out keeps the first ones, and
+   * gets them back to run (null when this call stored the ones it gave).
+   */
+  async init(environmentId: string, transactionId: string, ledger: string, chunks: string[][]): Promise<string[][] | null> {
+    if (this.trigger()) return this.storedChunks();
     const now = Date.now();
     const total = chunks.reduce((n, c) => n + c.length, 0);
     this.sql.exec(
@@ -59,48 +61,42 @@ export class FanOutCoordinator extends DurableObject<Bindings> {
     chunks.forEach((ids, chunk) => {
       this.sql.exec("INSERT INTO chunks (chunk, ids) VALUES (?, ?)", chunk, JSON.stringify(ids));
     });
+    return null;
+  }
+
+  private storedChunks(): string[][] {
+    const all: string[][] = [];
+    for (const c of this.sql.exec<{ chunk: number; ids: string }>("SELECT chunk, ids FROM chunks ORDER BY chunk")) {
+      all[c.chunk] = JSON.parse(c.ids) as string[];
+    }
+    return all;
   }
 
   async run(ops: DeliveryOp[]): Promise<DeliveryOpResult[]> {
     const now = Date.now();
     const t = this.trigger();
-    const cancelled = !t || t.state === "cancelled";
     if (t) this.sql.exec("UPDATE trigger SET progress_at = ? WHERE id = 1", now);
-    let wakeAt: number | null = null;
-    // biome-ignore lint/suspicious/useIterableCallbackReturn: the switch covers every op.kind and each case returns; tsc checks both.
+    const trigger = { cancelled: !t || t.state === "cancelled", complete: () => this.completeIfDone(now) };
+    let wakeAt = Number.POSITIVE_INFINITY;
     const results = ops.map((op): DeliveryOpResult => {
-      const { environmentId: env, transactionId: tx } = op;
-      switch (op.kind) {
-        case "claim":
-          return { kind: "claim", result: this.delivery.claim(env, tx, op.send, op.final, cancelled, now) };
-        case "report":
-          this.delivery.report(env, tx, op.reports, now);
-          return { kind: "report" };
-        case "done": {
-          this.delivery.markDone(env, tx, op.chunk, op.subscriberIds);
-          const current = this.trigger();
-          if (current?.state !== "accepted" || this.delivery.doneCount(env, tx) < current.total) return { kind: "done", completed: false };
-          this.sql.exec("UPDATE trigger SET state = 'completed', finished_at = ? WHERE id = 1", now);
-          return { kind: "done", completed: true };
-        }
-        case "park": {
-          if (cancelled) return { kind: "park", outcome: "cancelled" };
-          this.delivery.park(env, tx, op.entries);
-          const first = Math.min(...op.entries.map((e) => e.fireAt));
-          wakeAt = wakeAt === null ? first : Math.min(wakeAt, first);
-          return { kind: "park", outcome: "waiting" };
-        }
-        case "hold":
-          return { kind: "hold" };
-      }
+      // Digest holds are the ledger's to keep: it is what the watchdog and a cancellation read.
+      if (op.kind === "hold") return { kind: "hold" };
+      const applied = this.delivery.apply(op, trigger, now);
+      wakeAt = Math.min(wakeAt, applied.wakeAt ?? wakeAt);
+      return applied.result;
     });
-    const finishedNow = results.some((r) => r.kind === "done" && r.completed);
-    if (finishedNow) wakeAt = Math.min(wakeAt ?? Number.POSITIVE_INFINITY, now + ledgerTimings(this.env).retentionMs);
-    if (wakeAt !== null) {
-      const current = await this.ctx.storage.getAlarm();
-      if (current === null || current > wakeAt) await this.ctx.storage.setAlarm(wakeAt);
-    }
+    // Once finished, the alarm forgets the coordinator after the idempotency window.
+    if (results.some((r) => r.kind === "done" && r.completed)) wakeAt = Math.min(wakeAt, now + ledgerTimings(this.env).retentionMs);
+    if (wakeAt !== Number.POSITIVE_INFINITY) await wakeBy(this.ctx.storage, wakeAt);
     return results;
+  }
+
+  /** Marks the trigger completed once every recipient is through; answers whether it just did. */
+  private completeIfDone(now: number): boolean {
+    const t = this.trigger();
+    if (t?.state !== "accepted" || this.delivery.doneCount(t.env, t.tx) < t.total) return false;
+    this.sql.exec("UPDATE trigger SET state = 'completed', finished_at = ? WHERE id = 1", now);
+    return true;
   }
 
   async counts(): Promise<{ sentOrSending: number; settled: number }> {
@@ -130,10 +126,7 @@ export class FanOutCoordinator extends DurableObject<Bindings> {
     if (t.state !== "accepted") return t.state;
     const now = Date.now();
     if (t.progress_at > now - stallMs || this.delivery.hasWaits(t.env, t.tx)) return "running";
-    const chunks = this.sql.exec<{ chunk: number; ids: string }>("SELECT chunk, ids FROM chunks ORDER BY chunk").toArray();
-    const all: string[][] = [];
-    for (const c of chunks) all[c.chunk] = JSON.parse(c.ids) as string[];
-    const jobs = pendingJobs(t, all, t.ledger, this.delivery);
+    const jobs = pendingJobs(t, this.storedChunks(), t.ledger, this.delivery);
     await this.send(jobs);
     this.sql.exec("UPDATE trigger SET progress_at = ? WHERE id = 1", now);
     console.log(JSON.stringify({ level: "warn", event: "watchdog_resumed", transactionId: t.tx, jobs: jobs.length }));

@@ -1,10 +1,11 @@
+import { SETTLED_MESSAGE_STATUSES } from "../../src/contract/statuses";
 import type { Message, MessageWithEvents } from "../../src/features/messages/schemas";
 import { api, eventually } from "../request";
 
 export type MessageView = Message;
 export type MessageDetail = MessageWithEvents;
 
-const FINAL = new Set(["sent", "delivered", "opened", "clicked", "failed", "bounced", "undeliverable", "skipped", "cancelled"]);
+const FINAL: ReadonlySet<string> = new Set(SETTLED_MESSAGE_STATUSES);
 
 export { createWorkflow, trigger } from "../factories";
 

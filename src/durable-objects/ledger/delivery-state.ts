@@ -1,5 +1,13 @@
 import type { RecipientsJob } from "../../delivery/job";
-import { CLAIM_DEADLINE_MS, type ClaimReport, type ClaimResult, type SentReport, type WaitEntry } from "./claims";
+import {
+  CLAIM_DEADLINE_MS,
+  type ClaimReport,
+  type ClaimResult,
+  type DeliveryOp,
+  type DeliveryOpResult,
+  type SentReport,
+  type WaitEntry,
+} from "./claims";
 
 /** Tables every object that coordinates sends keeps, keyed by trigger so one shard can hold many. */
 export const DELIVERY_SCHEMA = `
@@ -17,6 +25,33 @@ export const DELIVERY_SCHEMA = `
  */
 export class DeliveryState {
   constructor(private readonly sql: SqlStorage) {}
+
+  /**
+   * One claim, report, done or park operation of a consumer phase. `complete` says whether the
+   * recipients just marked done finished the trigger (each object knows its own total); a park
+   * answers when the object's alarm must fire by.
+   */
+  apply(
+    op: Exclude<DeliveryOp, { kind: "hold" }>,
+    trigger: { cancelled: boolean; complete: () => boolean },
+    now: number,
+  ): { result: DeliveryOpResult; wakeAt?: number } {
+    const { environmentId: env, transactionId: tx } = op;
+    switch (op.kind) {
+      case "claim":
+        return { result: { kind: "claim", result: this.claim(env, tx, op.send, op.final, trigger.cancelled, now) } };
+      case "report":
+        this.report(env, tx, op.reports, now);
+        return { result: { kind: "report" } };
+      case "done":
+        this.markDone(env, tx, op.chunk, op.subscriberIds);
+        return { result: { kind: "done", completed: trigger.complete() } };
+      case "park":
+        if (trigger.cancelled) return { result: { kind: "park", outcome: "cancelled" } };
+        this.park(env, tx, op.entries);
+        return { result: { kind: "park", outcome: "waiting" }, wakeAt: Math.min(...op.entries.map((e) => e.fireAt)) };
+    }
+  }
 
   claim(env: string, tx: string, send: string[], final: string[], cancelled: boolean, now: number): ClaimResult {
     const result: ClaimResult = { granted: [], cancelled: [], busy: [], sent: [] };
@@ -158,4 +193,34 @@ export class DeliveryState {
   forget(env: string, tx: string): void {
     for (const table of ["claims", "done", "waits"]) this.sql.exec(`DELETE FROM ${table} WHERE env = ? AND tx = ?`, env, tx);
   }
+}
+
+/**
+ * Recipients of a trigger's chunks that are not yet through every step, as jobs: from the
+ * first step, or from where their last released wait (a delay, quiet hours) left them.
+ */
+export function pendingJobs(
+  trigger: { env: string; tx: string },
+  chunks: string[][],
+  ledger: string,
+  delivery: DeliveryState,
+): RecipientsJob[] {
+  const resume = delivery.resumePoints(trigger.env, trigger.tx);
+  return chunks.flatMap((ids, chunk) => {
+    const finished = delivery.doneIn(trigger.env, trigger.tx, chunk);
+    const pending = ids.filter((id) => !finished.has(id));
+    const groups = Map.groupBy(pending, (id) => resume.get(id));
+    return [...groups].map(
+      ([from, subscriberIds]): RecipientsJob =>
+        from
+          ? { ...from, ledger, chunk, subscriberIds }
+          : { v: 1, type: "recipients", environmentId: trigger.env, transactionId: trigger.tx, chunk, subscriberIds, ledger },
+    );
+  });
+}
+
+/** Makes sure an object's alarm fires by `at`, moving it only earlier. */
+export async function wakeBy(storage: DurableObjectStorage, at: number): Promise<void> {
+  const current = await storage.getAlarm();
+  if (current === null || current > at) await storage.setAlarm(at);
 }

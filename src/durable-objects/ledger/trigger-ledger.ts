@@ -1,9 +1,9 @@
 import { DurableObject } from "cloudflare:workers";
-import { triggerJob, type DeliveryJob, type RecipientsJob } from "../../delivery/job";
-import { FINISHED_STATES, type TriggerRecord, type TriggerSnapshot, type TriggerState } from "../../delivery/trigger-record";
+import { triggerJob, type DeliveryJob } from "../../delivery/job";
+import type { TriggerRecord, TriggerSnapshot, TriggerState } from "../../delivery/trigger-record";
 import { deliveryQueueFor, type Bindings } from "../../env";
 import type { DeliveryOp, DeliveryOpResult } from "./claims";
-import { DELIVERY_SCHEMA, DeliveryState } from "./delivery-state";
+import { DELIVERY_SCHEMA, DeliveryState, pendingJobs, wakeBy } from "./delivery-state";
 import { coordinatorStub, ledgerTimings } from "./shards";
 
 const LEDGER_SCHEMA = `
@@ -108,12 +108,6 @@ export class TriggerLedger extends DurableObject<Bindings> {
     this.sql.exec("INSERT INTO outbox (tx, job) VALUES (?, ?)", tx, JSON.stringify(job));
   }
 
-  /** Makes sure the alarm fires by `at`. */
-  private async wakeBy(at: number) {
-    const current = await this.ctx.storage.getAlarm();
-    if (current === null || current > at) await this.ctx.storage.setAlarm(at);
-  }
-
   /**
    * Stores new triggers with their jobs; a seen transactionId replays with the same body and
    * conflicts with another. Everything is written before the answer, in one transaction.
@@ -138,7 +132,7 @@ export class TriggerLedger extends DurableObject<Bindings> {
     });
     if (outcomes.includes("accepted")) {
       this.flushSoon();
-      await this.wakeBy(now + BACKSTOP_MS);
+      await wakeBy(this.ctx.storage, now + BACKSTOP_MS);
     }
     return outcomes;
   }
@@ -193,47 +187,40 @@ export class TriggerLedger extends DurableObject<Bindings> {
   async run(ops: DeliveryOp[]): Promise<DeliveryOpResult[]> {
     const now = Date.now();
     const checkAt = now + ledgerTimings(this.env).stallMs;
-    let wakeAt: number | null = null;
-    // biome-ignore lint/suspicious/useIterableCallbackReturn: the switch covers every op.kind and each case returns; tsc checks both.
+    const touched = new Set<string>();
+    let wakeAt = Number.POSITIVE_INFINITY;
     const results = ops.map((op): DeliveryOpResult => {
       const { environmentId: env, transactionId: tx } = op;
       const row = this.row(env, tx);
-      const cancelled = !row || row.state === "cancelled";
-      if (row) this.sql.exec("UPDATE triggers SET check_at = max(?, coalesce(hold_until, 0)) WHERE env = ? AND tx = ?", checkAt, env, tx);
-      switch (op.kind) {
-        case "claim":
-          return { kind: "claim", result: this.delivery.claim(env, tx, op.send, op.final, cancelled, now) };
-        case "report":
-          this.delivery.report(env, tx, op.reports, now);
-          return { kind: "report" };
-        case "done":
-          this.delivery.markDone(env, tx, op.chunk, op.subscriberIds);
-          return { kind: "done", completed: this.completeIfDone(env, tx, now) };
-        case "park": {
-          if (cancelled) return { kind: "park", outcome: "cancelled" };
-          this.delivery.park(env, tx, op.entries);
-          const first = Math.min(...op.entries.map((e) => e.fireAt));
-          wakeAt = wakeAt === null ? first : Math.min(wakeAt, first);
-          return { kind: "park", outcome: "waiting" };
-        }
-        case "hold": {
-          if (!row) return { kind: "hold" };
-          const digests = new Set(row.digests ? (JSON.parse(row.digests) as string[]) : []);
-          if (op.digest) digests.add(op.digest);
-          this.sql.exec(
-            "UPDATE triggers SET hold_until = max(coalesce(hold_until, 0), ?), check_at = max(check_at, ?), digests = ? WHERE env = ? AND tx = ?",
-            op.until,
-            op.until,
-            JSON.stringify([...digests]),
-            env,
-            tx,
-          );
-          return { kind: "hold" };
-        }
+      if (row && !touched.has(`${env}\u0000${tx}`)) {
+        touched.add(`${env}\u0000${tx}`);
+        this.sql.exec("UPDATE triggers SET check_at = max(?, coalesce(hold_until, 0)) WHERE env = ? AND tx = ?", checkAt, env, tx);
       }
+      if (op.kind === "hold") {
+        if (row) this.hold(row, op.until, op.digest);
+        return { kind: "hold" };
+      }
+      const trigger = { cancelled: !row || row.state === "cancelled", complete: () => this.completeIfDone(env, tx, now) };
+      const applied = this.delivery.apply(op, trigger, now);
+      wakeAt = Math.min(wakeAt, applied.wakeAt ?? wakeAt);
+      return applied.result;
     });
-    if (wakeAt !== null) await this.wakeBy(wakeAt);
+    if (wakeAt !== Number.POSITIVE_INFINITY) await wakeBy(this.ctx.storage, wakeAt);
     return results;
+  }
+
+  /** A trigger resting in a digest (or similar) until about `until`: the watchdog leaves it alone till then. */
+  private hold(row: Row, until: number, digest: string | undefined) {
+    const digests = new Set(row.digests ? (JSON.parse(row.digests) as string[]) : []);
+    if (digest) digests.add(digest);
+    this.sql.exec(
+      "UPDATE triggers SET hold_until = max(coalesce(hold_until, 0), ?), check_at = max(check_at, ?), digests = ? WHERE env = ? AND tx = ?",
+      until,
+      until,
+      JSON.stringify([...digests]),
+      row.env,
+      row.tx,
+    );
   }
 
   /** A trigger whose coordinator (or the dead-letter queue) finished it. */
@@ -248,7 +235,7 @@ export class TriggerLedger extends DurableObject<Bindings> {
         i.transactionId,
       );
     }
-    await this.wakeBy(now + ledgerTimings(this.env).retentionMs);
+    await wakeBy(this.ctx.storage, now + ledgerTimings(this.env).retentionMs);
   }
 
   /**
@@ -286,7 +273,7 @@ export class TriggerLedger extends DurableObject<Bindings> {
       transactionId,
     );
     this.flushSoon();
-    await this.wakeBy(now + BACKSTOP_MS);
+    await wakeBy(this.ctx.storage, now + BACKSTOP_MS);
     const planned = recipients * (record.plannedSteps ?? 0);
     return {
       status: "cancelled",
@@ -429,32 +416,6 @@ export class TriggerLedger extends DurableObject<Bindings> {
   }
 }
 
-/**
- * Recipients of a trigger's chunks that are not yet through every step, as jobs: from the
- * first step, or from where their last released wait (a delay, quiet hours) left them.
- */
-export function pendingJobs(
-  row: { env: string; tx: string },
-  chunks: string[][],
-  ledger: string,
-  delivery: DeliveryState,
-): RecipientsJob[] {
-  const resume = delivery.resumePoints(row.env, row.tx);
-  return chunks.flatMap((ids, chunk) => {
-    const finished = delivery.doneIn(row.env, row.tx, chunk);
-    const pending = ids.filter((id) => !finished.has(id));
-    const groups = Map.groupBy(pending, (id) => resume.get(id));
-    return [...groups].map(
-      ([from, subscriberIds]): RecipientsJob =>
-        from
-          ? { ...from, ledger, chunk, subscriberIds }
-          : { v: 1, type: "recipients", environmentId: row.env, transactionId: row.tx, chunk, subscriberIds, ledger },
-    );
-  });
-}
-
 /** Recipients named directly in `to` (topics are counted once they are resolved). */
 export const namedRecipients = (record: TriggerRecord) =>
   record.recipients.filter((r) => typeof r === "string" || (typeof r === "object" && r !== null && "subscriberId" in r)).length;
-
-export const isFinished = (state: TriggerState) => FINISHED_STATES.has(state);

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expo } from "../../../src/providers/push/expo";
 import { sendWith } from "../adapter";
 import { shape, startCaptureServer, type CaptureServer } from "../capture-server";
+import { pushContent } from "./sample-content";
 
 let server: CaptureServer;
 beforeAll(async () => {
@@ -11,14 +12,7 @@ afterAll(() => server.close());
 
 const TOKEN = "ExponentPushToken[xxxxxxxxxxxxxxxxxxxxxx]";
 const TICKET_ID = "XXXXXXXX-XXXX-XXXX-XXXX-XXXXXXXXXXXX";
-const content = {
-  title: "Order shipped",
-  body: "Order 42 is on its way ✓",
-  data: { orderId: "42", items: 3 },
-  badge: 2,
-  sound: "default",
-  imageUrl: "https://cdn.example.com/box.png",
-};
+const content = pushContent;
 const okTicket = { status: 200, body: { data: [{ status: "ok", id: TICKET_ID }] } };
 
 /** expo-server-sdk reads EXPO_BASE_URL when it is first imported. */

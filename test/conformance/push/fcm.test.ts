@@ -8,6 +8,7 @@ import { fcm } from "../../../src/providers/push/fcm";
 import { sendWith } from "../adapter";
 import { shape, startCaptureServer, type CaptureServer } from "../capture-server";
 import { verifyJwt } from "./jwt";
+import { pushContent } from "./sample-content";
 
 let server: CaptureServer;
 let sdkApp: App;
@@ -48,14 +49,7 @@ const credentialsFor = (account: ReturnType<typeof serviceAccount>) => ({
 });
 const tokenAnswer = { status: 200, body: { access_token: ACCESS_TOKEN, expires_in: 3599, token_type: "Bearer" } };
 const sent = { status: 200, body: { name: `projects/${PROJECT}/messages/0:1700000000000000%31bd1c9631bd1c96` } };
-const content = {
-  title: "Order shipped",
-  body: "Order 42 is on its way ✓",
-  data: { orderId: "42", items: 3 },
-  badge: 2,
-  sound: "default",
-  imageUrl: "https://cdn.example.com/box.png",
-};
+const content = pushContent;
 
 /**
  * firebase-admin always calls https://fcm.googleapis.com; this agent hands its requests to the

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { onesignal } from "../../../src/providers/push/onesignal";
 import { sendWith } from "../adapter";
 import { shape, startCaptureServer, type CaptureServer } from "../capture-server";
+import { pushContent } from "./sample-content";
 
 let server: CaptureServer;
 beforeAll(async () => {
@@ -14,14 +15,7 @@ const APP_ID = "5eb5a37e-b458-11e3-ac11-000c2940e62c";
 const API_KEY = "os_v2_app_lxk2g7vulaiohlarabgcsqhcfq_conformance";
 const SUBSCRIPTION = "1dd608f2-c6a1-11e3-851d-000c2940e62c";
 const NOTIFICATION_ID = "b98881cc-1e94-4366-bbd9-db8f3429292b";
-const content = {
-  title: "Order shipped",
-  body: "Order 42 is on its way ✓",
-  data: { orderId: "42", items: 3 },
-  badge: 2,
-  sound: "default",
-  imageUrl: "https://cdn.example.com/box.png",
-};
+const content = pushContent;
 const created = { status: 200, body: { id: NOTIFICATION_ID, external_id: null } };
 const credentials = { appId: APP_ID, apiKey: API_KEY };
 

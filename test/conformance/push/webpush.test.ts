@@ -5,6 +5,7 @@ import { webpush } from "../../../src/providers/push/webpush";
 import { sendWith } from "../adapter";
 import { startCaptureServer, type CaptureServer } from "../capture-server";
 import { verifyJwt } from "./jwt";
+import { pushContent } from "./sample-content";
 
 let server: CaptureServer;
 beforeAll(async () => {
@@ -56,13 +57,8 @@ function decrypt(body: Buffer, ecdh: ECDH, auth: Buffer) {
   return { recordSize, idLength, plaintext: padded.subarray(0, end).toString("utf8") };
 }
 
-const content = {
-  title: "Order shipped",
-  body: "Order 42 is on its way ✓",
-  data: { orderId: "42", items: 3 },
-  badge: 2,
-  imageUrl: "https://cdn.example.com/box.png",
-};
+// Web Push has no sound: the service worker decides how a notification sounds.
+const { sound: _sound, ...content } = pushContent;
 /** What the service worker receives: the adapter's payload for `content`. */
 const plaintext = JSON.stringify({
   title: content.title,
