@@ -208,6 +208,41 @@ describe("POST /sub/bulk", () => {
     expect(await subscriberRow(environment.id, subscriberId)).toMatchObject({ email: "second@example.com" });
   });
 
+  it("reports a subscriberId given twice once, under created", async () => {
+    const subscriberId = unique("twice");
+    const res = await bulk([{ subscriberId, firstName: "Ada" }, { subscriberId: unique("other") }, { subscriberId, lastName: "Lovelace" }]);
+    expect(res.status).toBe(200);
+    expect(res.body.created.filter((id) => id === subscriberId)).toEqual([subscriberId]);
+    expect(res.body.updated).toEqual([]);
+  });
+
+  it("reports an existing subscriberId given twice once, under updated", async () => {
+    const subscriberId = unique("twice");
+    expect((await api(environment.key, "POST", "/sub", { subscriberId })).status).toBe(201);
+    const res = await bulk([
+      { subscriberId, firstName: "Ada" },
+      { subscriberId, lastName: "Lovelace" },
+    ]);
+    expect(res.body).toEqual({ created: [], updated: [subscriberId], failed: [] });
+  });
+
+  it("merges a subscriberId given twice field by field, the later item winning", async () => {
+    const subscriberId = unique("twice");
+    await bulk([
+      { subscriberId, email: "first@example.com", firstName: "Ada", channels: { push: [{ provider: "fcm", token: "t-1" }] } },
+      { subscriberId, email: "second@example.com", lastName: "Lovelace", channels: { chat: [{ provider: "slack", channelId: "C1" }] } },
+    ]);
+    expect(await subscriberRow(environment.id, subscriberId)).toMatchObject({
+      email: "second@example.com",
+      first_name: "Ada",
+      last_name: "Lovelace",
+    });
+    expect(await channelRows(subscriberId)).toEqual([
+      { channel: "chat", provider: "slack", address: "C1" },
+      { channel: "push", provider: "fcm", address: "t-1" },
+    ]);
+  });
+
   it("does not write anything for a request that is all failures", async () => {
     const res = await bulk([{ email: "no-id@example.com" }, { subscriberId: "" }]);
     expect(res.status).toBe(200);

@@ -3,6 +3,7 @@ import { ApiError, fieldErrors } from "../../lib/errors";
 import { apiRoute, createRouter, security } from "../../lib/openapi";
 import { SubscriberInput } from "../../contract/recipients";
 import { upsertSubscribers } from "../../db/queries/subscribers";
+import { mergeDuplicates } from "./merge-duplicates";
 import { findSubscriber } from "./repository";
 import { BulkSubscribersRequest, BulkSubscribersResult, Subscriber } from "./schemas";
 import type { BulkSubscribersResult as BulkResult } from "./schemas";
@@ -38,7 +39,8 @@ const bulkRoute = apiRoute({
   path: "/sub/bulk",
   tags: ["Subscribers"],
   summary: "Create or update up to 500 subscribers",
-  description: "Each subscriber is validated on its own: one bad item never fails the rest.",
+  description:
+    "Each subscriber is validated on its own: one bad item never fails the rest. A subscriberId given twice is written and reported once: later items override earlier ones field by field.",
   security,
   request: { body: { required: true, content: { "application/json": { schema: BulkSubscribersRequest } } } },
   responses: {
@@ -65,7 +67,7 @@ subscribersRoutes.openapi(bulkRoute, async (c) => {
       error: error.toProblem(),
     });
   });
-  const outcomes = await upsertSubscribers(createDb(c.env.DB), environmentId, valid);
+  const outcomes = await upsertSubscribers(createDb(c.env.DB), environmentId, mergeDuplicates(valid));
   return c.json(
     {
       created: outcomes.filter((o) => o.created).map((o) => o.subscriberId),
