@@ -9,6 +9,10 @@ import type { TriggerRecord } from "./trigger-record";
 export const cancelRecipients = (ctx: DeliveryContext, job: RecipientsJob, trigger: TriggerRecord) =>
   closeRecipients(ctx, job, trigger, "cancelled", { reason: "trigger_cancelled" });
 
+/** The subscribers were erased while their steps waited (`DELETE /v1/subscribers/{id}`): nothing more of theirs is sent. */
+export const eraseRecipients = (ctx: DeliveryContext, job: RecipientsJob, trigger: TriggerRecord) =>
+  closeRecipients(ctx, job, trigger, "cancelled", { reason: "subscriber_deleted" });
+
 /** A recipients job the Queue gave up on: whatever it left unfinished fails, with the reason. */
 export const failRecipients = (ctx: DeliveryContext, job: RecipientsJob, trigger: TriggerRecord, reason: string) =>
   closeRecipients(ctx, job, trigger, "failed", { reason: "dead_lettered", message: reason });

@@ -7,7 +7,7 @@ import { subscriberWrites } from "../db/queries/subscribers";
 import { inlineSubscribers } from "./inline-subscribers";
 import { finishTrigger, triggerRecordWrites } from "./trigger-writes";
 import { retryDelaySeconds } from "./backoff";
-import { cancelRecipients } from "./close-recipients";
+import { cancelRecipients, eraseRecipients } from "./close-recipients";
 import { DeliveryContext } from "./context";
 import { DeliveryJob, RECIPIENTS_PER_JOB, type RecipientsJob } from "./job";
 import { runRecipients } from "./run-recipients";
@@ -202,6 +202,12 @@ async function runChunk(ctx: DeliveryContext, message: Message<unknown>, job: Re
   try {
     const snapshot = known ?? (await ctx.snapshot(job));
     if (!snapshot) return message.ack();
+    if (job.erased) {
+      await eraseRecipients(ctx, job, snapshot);
+      const completed = await ctx.home(snapshot).recipientsDone(job.chunk, job.subscriberIds);
+      if (completed) await ctx.write([finishTrigger(ctx.db, job.environmentId, job.transactionId, "completed")]);
+      return message.ack();
+    }
     if (snapshot.state === "cancelled") {
       await cancelRecipients(ctx, job, snapshot);
       await ctx.home(snapshot).recipientsDone(job.chunk, job.subscriberIds);

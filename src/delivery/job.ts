@@ -33,6 +33,8 @@ export const DeliveryJob = z.discriminatedUnion("type", [
     note: z.record(z.string(), z.unknown()).optional(),
     /** This trigger's events went into another trigger's digest: its remaining steps stop as digested. */
     digestedInto: z.string().optional(),
+    /** These subscribers were erased while their steps waited: the remaining steps are recorded cancelled, nothing is sent. */
+    erased: z.literal(true).optional(),
   }),
 ]);
 export type DeliveryJob = z.infer<typeof DeliveryJob>;

@@ -38,6 +38,16 @@ export class DigestObject extends DurableObject<Bindings> {
     return JSON.stringify([environmentId, workflowKey, subscriberId, key]);
   }
 
+  /** Whether a digest (by name) collects for this subscriber of this environment. */
+  static isFor(name: string, environmentId: string, subscriberId: string): boolean {
+    try {
+      const [env, , subscriber] = JSON.parse(name) as unknown[];
+      return env === environmentId && subscriber === subscriberId;
+    } catch {
+      return false;
+    }
+  }
+
   private async state(): Promise<State> {
     return (await this.ctx.storage.get<State>(KEY)) ?? { window: null, lastSentAt: null, decisions: {}, closed: {} };
   }
@@ -78,6 +88,20 @@ export class DigestObject extends DurableObject<Bindings> {
     await this.ctx.storage.put(KEY, state);
     await deliveryQueueFor(this.env, transactionId).send(entry.job);
     return true;
+  }
+
+  /**
+   * The subscriber of this digest was erased: pending entries leave the window and their jobs
+   * run now marked `erased` (recorded cancelled), and every collected payload is forgotten.
+   */
+  async erase(): Promise<number> {
+    const entries = (await this.state()).window?.entries ?? [];
+    await this.ctx.storage.deleteAlarm();
+    await this.ctx.storage.deleteAll();
+    if (entries.length) {
+      await deliveryQueueFor(this.env, entries[0]!.transactionId).sendBatch(entries.map((e) => ({ body: { ...e.job, erased: true } })));
+    }
+    return entries.length;
   }
 
   async collected(transactionId: string): Promise<{ events: Record<string, unknown>[]; count: number } | null> {

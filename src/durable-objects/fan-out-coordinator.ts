@@ -116,6 +116,15 @@ export class FanOutCoordinator extends DurableObject<Bindings> {
     return { ...counts, recipients: t.total };
   }
 
+  /** Erasure of one subscriber: their parked steps leave the waits and run now marked `erased` (recorded cancelled). */
+  async eraseSubscriber(subscriberId: string): Promise<number> {
+    const t = this.trigger();
+    if (t?.state !== "accepted") return 0;
+    const jobs = this.delivery.takeSubscriber({ env: t.env, tx: t.tx }, subscriberId);
+    await this.send(jobs.map((job) => ({ ...job, erased: true as const })));
+    return jobs.length;
+  }
+
   /**
    * The ledger's watchdog asks: a trigger finished here says so; one that has made no progress
    * for `stallMs` and waits on nothing has its unfinished chunks enqueued again.

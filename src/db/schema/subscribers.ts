@@ -25,7 +25,13 @@ export const subscribers = sqliteTable(
     preferences: json<SubscriberPreferences>("preferences"),
     ...timestamps,
   },
-  (t) => [uniqueIndex("subscribers_env_subscriber_uq").on(t.environmentId, t.subscriberId)],
+  (t) => [
+    uniqueIndex("subscribers_env_subscriber_uq").on(t.environmentId, t.subscriberId),
+    // The filters of GET /v1/subscribers: exact email or phone, and what changed since a time.
+    index("subscribers_env_email_idx").on(t.environmentId, t.email),
+    index("subscribers_env_phone_idx").on(t.environmentId, t.phone),
+    index("subscribers_env_updated_idx").on(t.environmentId, t.updatedAt),
+  ],
 );
 
 export const CHANNEL_ADDRESS_KINDS = ["push", "chat"] as const;

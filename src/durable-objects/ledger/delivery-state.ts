@@ -161,6 +161,32 @@ export class DeliveryState {
     return rows.map((r) => JSON.parse(r.job) as RecipientsJob);
   }
 
+  /**
+   * Takes one subscriber out of the waits not yet released (of one trigger, or of a whole
+   * environment): the jobs that would have resumed them, for them alone. A wait left empty
+   * counts as released, so nothing fires for it.
+   */
+  takeSubscriber(filter: { env: string; tx?: string }, subscriberId: string): RecipientsJob[] {
+    const rows = this.sql
+      .exec<{ id: number; job: string }>(
+        "SELECT id, job FROM waits WHERE released = 0 AND env = ?1 AND (?2 IS NULL OR tx = ?2) AND instr(job, ?3) > 0",
+        filter.env,
+        filter.tx ?? null,
+        JSON.stringify(subscriberId),
+      )
+      .toArray();
+    const taken: RecipientsJob[] = [];
+    for (const row of rows) {
+      const job = JSON.parse(row.job) as RecipientsJob;
+      if (!job.subscriberIds.includes(subscriberId)) continue;
+      const rest = job.subscriberIds.filter((id) => id !== subscriberId);
+      if (rest.length === 0) this.sql.exec("UPDATE waits SET released = 1 WHERE id = ?", row.id);
+      else this.sql.exec("UPDATE waits SET job = ? WHERE id = ?", JSON.stringify({ ...job, subscriberIds: rest }), row.id);
+      taken.push({ ...job, subscriberIds: [subscriberId] });
+    }
+    return taken;
+  }
+
   /** Parked jobs of a trigger that have not fired yet: when each fires. */
   waiting(env: string, tx: string): number[] {
     return this.sql

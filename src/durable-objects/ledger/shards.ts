@@ -37,6 +37,12 @@ export function ledgerNamesFor(env: Bindings, environmentId: string, transaction
   return [...new Set(names)];
 }
 
+/** Every shard of the current layout and, if configured, of the previous one: for work that concerns all triggers of an environment. */
+export function allLedgerNames(env: Bindings): string[] {
+  const counts = new Set([positive(env.LEDGER_SHARDS, DEFAULT_LEDGER_SHARDS), positive(env.LEDGER_SHARDS_PREVIOUS, 0)]);
+  return [...counts].flatMap((count) => Array.from({ length: count }, (_, shard) => `${LAYOUT_VERSION}/${count}/${shard}`));
+}
+
 export const ledgerStub = (env: Bindings, name: string) => env.LEDGERS.get(env.LEDGERS.idFromName(name));
 
 export const coordinatorName = (environmentId: string, transactionId: string) => `${environmentId}:${transactionId}`;

@@ -2,6 +2,7 @@ import { DurableObject } from "cloudflare:workers";
 import { triggerJob, type DeliveryJob } from "../../delivery/job";
 import type { TriggerRecord, TriggerSnapshot, TriggerState } from "../../delivery/trigger-record";
 import { deliveryQueueFor, type Bindings } from "../../env";
+import { DigestObject } from "../digest-object";
 import type { DeliveryOp, DeliveryOpResult } from "./claims";
 import { DELIVERY_SCHEMA, DeliveryState, pendingJobs, wakeBy } from "./delivery-state";
 import { coordinatorStub, ledgerTimings } from "./shards";
@@ -284,6 +285,41 @@ export class TriggerLedger extends DurableObject<Bindings> {
     };
   }
 
+  /**
+   * Erasure of one subscriber (GDPR art. 17) in this shard: their parked steps leave the waits
+   * and go back on the Queue marked `erased`, so the consumer records them cancelled with reason
+   * `subscriber_deleted`; a live trigger that names them inline keeps only their subscriberId.
+   * Answers what the caller must still reach: the environment's live coordinators and the
+   * digests that collect for the subscriber.
+   */
+  async eraseSubscriber(
+    environmentId: string,
+    subscriberId: string,
+  ): Promise<{ waitingSteps: number; coordinated: string[]; digests: string[] }> {
+    const jobs = this.delivery.takeSubscriber({ env: environmentId }, subscriberId);
+    for (const job of jobs) this.enqueue(job.transactionId, { ...job, erased: true });
+    const live = this.sql
+      .exec<Row & Record<string, SqlStorageValue>>("SELECT * FROM triggers WHERE state = 'accepted' AND env = ?", environmentId)
+      .toArray();
+    const coordinated: string[] = [];
+    const digests = new Set<string>();
+    for (const row of live) {
+      if (row.coordinated) coordinated.push(row.tx);
+      for (const name of row.digests ? (JSON.parse(row.digests) as string[]) : []) {
+        if (DigestObject.isFor(name, environmentId, subscriberId)) digests.add(name);
+      }
+      const record = JSON.parse(row.record) as TriggerRecord;
+      const redacted = withoutProfile(record, subscriberId);
+      if (redacted !== record)
+        this.sql.exec("UPDATE triggers SET record = ? WHERE env = ? AND tx = ?", JSON.stringify(redacted), row.env, row.tx);
+    }
+    if (jobs.length) {
+      this.flushSoon();
+      await wakeBy(this.ctx.storage, Date.now() + BACKSTOP_MS);
+    }
+    return { waitingSteps: jobs.length, coordinated, digests: [...digests] };
+  }
+
   /** When each parked step of a trigger fires. */
   async waiting(environmentId: string, transactionId: string): Promise<number[]> {
     return this.delivery.waiting(environmentId, transactionId);
@@ -414,6 +450,20 @@ export class TriggerLedger extends DurableObject<Bindings> {
     if (candidates.length) await this.ctx.storage.setAlarm(Math.max(now + 1, Math.min(...candidates)));
     else await this.ctx.storage.deleteAlarm();
   }
+}
+
+const isProfileOf = (value: unknown, subscriberId: string) =>
+  typeof value === "object" && value !== null && (value as { subscriberId?: unknown }).subscriberId === subscriberId;
+
+/** The record with the subscriber's inline profile (in `to` or `actor`) reduced to their subscriberId; the same object if it had none. */
+function withoutProfile(record: TriggerRecord, subscriberId: string): TriggerRecord {
+  const named = record.recipients.some((r) => isProfileOf(r, subscriberId)) || isProfileOf(record.actor, subscriberId);
+  if (!named) return record;
+  return {
+    ...record,
+    recipients: record.recipients.map((r) => (isProfileOf(r, subscriberId) ? subscriberId : r)),
+    actor: isProfileOf(record.actor, subscriberId) ? subscriberId : record.actor,
+  };
 }
 
 /** Recipients named directly in `to` (topics are counted once they are resolved). */

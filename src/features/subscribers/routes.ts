@@ -1,11 +1,22 @@
 import { createDb } from "../../db/client";
-import { ApiError, fieldErrors } from "../../lib/errors";
-import { apiRoute, createRouter, security } from "../../lib/openapi";
+import { ApiError, fieldErrors, notFound } from "../../lib/errors";
+import { apiRoute, createRouter, json, security } from "../../lib/openapi";
+import { scopedRepository } from "../../lib/scoped-repository";
 import { SubscriberInput } from "../../contract/recipients";
 import { upsertSubscribers } from "../../db/queries/subscribers";
 import { mergeDuplicates } from "./merge-duplicates";
-import { findSubscriber } from "./repository";
-import { BulkSubscribersRequest, BulkSubscribersResult, Subscriber } from "./schemas";
+import { eraseSubscriber } from "./erasure";
+import { SubscriberIdParam } from "./preferences-schemas";
+import { findSubscriber, subscribersRepository } from "./repository";
+import {
+  BulkSubscribersRequest,
+  BulkSubscribersResult,
+  Subscriber,
+  SubscriberDetail,
+  SubscriberErased,
+  SubscriberList,
+  SubscriberQuery,
+} from "./schemas";
 import type { BulkSubscribersResult as BulkResult } from "./schemas";
 
 export const subscribersRoutes = createRouter();
@@ -77,3 +88,62 @@ subscribersRoutes.openapi(bulkRoute, async (c) => {
     200,
   );
 });
+
+const repo = scopedRepository(subscribersRepository);
+const missing = (id: string) => notFound("subscriber_not_found", `subscriber "${id}"`);
+
+subscribersRoutes.openapi(
+  apiRoute({
+    method: "get",
+    path: "/v1/subscribers",
+    tags: ["Subscribers"],
+    summary: "List subscribers by subscriberId",
+    description:
+      "Filters combine: `email` and `phone` match exactly, `q` finds part of the subscriberId or name (case-insensitive), `updatedSince` keeps those changed at or after a time.",
+    security,
+    request: { query: SubscriberQuery },
+    responses: { 200: { description: "A page of subscribers", content: json(SubscriberList) } },
+  }),
+  async (c) => c.json(await repo(c).list(c.req.valid("query")), 200),
+);
+
+subscribersRoutes.openapi(
+  apiRoute({
+    method: "get",
+    path: "/v1/subscribers/{subscriberId}",
+    tags: ["Subscribers"],
+    summary: "Get a subscriber",
+    description: "The profile, channel addresses (push tokens and webhook URLs masked), preferences and topic memberships.",
+    security,
+    request: { params: SubscriberIdParam },
+    responses: { 200: { description: "The subscriber", content: json(SubscriberDetail) } },
+    errors: ["subscriber_not_found"],
+  }),
+  async (c) => {
+    const { subscriberId } = c.req.valid("param");
+    const found = await repo(c).find(subscriberId);
+    if (!found) throw missing(subscriberId);
+    return c.json(found, 200);
+  },
+);
+
+subscribersRoutes.openapi(
+  apiRoute({
+    method: "delete",
+    path: "/v1/subscribers/{subscriberId}",
+    tags: ["Subscribers"],
+    summary: "Erase a subscriber (GDPR art. 17)",
+    description:
+      "Removes the profile, channel addresses, preferences and topic memberships; removes the address, subject, preview, content and event details of their messages (status, channel and times stay for analytics); steps of theirs still waiting (delay, quiet hours, digest) are recorded `cancelled` with reason `subscriber_deleted`.",
+    security,
+    request: { params: SubscriberIdParam },
+    responses: { 200: { description: "What was erased", content: json(SubscriberErased) } },
+    errors: ["subscriber_not_found"],
+  }),
+  async (c) => {
+    const { subscriberId } = c.req.valid("param");
+    const erased = await eraseSubscriber(c.env, c.get("environmentId"), subscriberId);
+    if (!erased) throw missing(subscriberId);
+    return c.json(erased, 200);
+  },
+);

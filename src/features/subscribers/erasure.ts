@@ -1,0 +1,108 @@
+import { and, eq, inArray, sql } from "drizzle-orm";
+import { createDb, type Db } from "../../db/client";
+import {
+  messageEvents,
+  messages,
+  sandboxMessages,
+  subscriberChannels,
+  subscribers,
+  type SubscriberPreferences,
+  topicMembers,
+  triggers,
+} from "../../db/schema";
+import { allLedgerNames, coordinatorStub, ledgerStub } from "../../durable-objects/ledger/shards";
+import type { Bindings } from "../../env";
+import type { SubscriberErased } from "./schemas";
+
+/**
+ * Erasure of a subscriber (GDPR art. 17). Their steps still waiting are taken out of the
+ * objects that park them first, so a failure there leaves the profile in place and the call
+ * can be repeated; then one D1 batch removes the profile, channel addresses and topic
+ * memberships and redacts the personal data of their messages, keeping each message's status,
+ * channel and timestamps for the counts. Null when the environment has no such subscriber.
+ */
+export async function eraseSubscriber(env: Bindings, environmentId: string, subscriberId: string): Promise<SubscriberErased | null> {
+  const db = createDb(env.DB);
+  const [found] = await db
+    .select({ id: subscribers.id })
+    .from(subscribers)
+    .where(and(eq(subscribers.environmentId, environmentId), eq(subscribers.subscriberId, subscriberId)))
+    .limit(1);
+  if (!found) return null;
+  const waitingStepsCancelled = await cancelWaitingSteps(env, environmentId, subscriberId);
+  const erased = await eraseRecords(db, environmentId, subscriberId);
+  return { subscriberId, erased: { profile: true, ...erased, waitingStepsCancelled } };
+}
+
+/** Asks every ledger shard, then the live coordinators and the subscriber's digests the shards name. */
+async function cancelWaitingSteps(env: Bindings, environmentId: string, subscriberId: string): Promise<number> {
+  const shards = await Promise.all(allLedgerNames(env).map((name) => ledgerStub(env, name).eraseSubscriber(environmentId, subscriberId)));
+  const coordinated = [...new Set(shards.flatMap((s) => s.coordinated))];
+  const digests = [...new Set(shards.flatMap((s) => s.digests))];
+  const [fromCoordinators, fromDigests] = await Promise.all([
+    Promise.all(coordinated.map((tx) => coordinatorStub(env, environmentId, tx).eraseSubscriber(subscriberId))),
+    Promise.all(digests.map((name) => env.DIGESTS.get(env.DIGESTS.idFromName(name)).erase())),
+  ]);
+  const sum = (counts: number[]) => counts.reduce((n, c) => n + c, 0);
+  return sum(shards.map((s) => s.waitingSteps)) + sum(fromCoordinators) + sum(fromDigests);
+}
+
+async function eraseRecords(db: Db, environmentId: string, subscriberId: string) {
+  const theirMessages = db
+    .select({ id: messages.id })
+    .from(messages)
+    .where(and(eq(messages.environmentId, environmentId), eq(messages.subscriberId, subscriberId)));
+  const theirTriggers = db
+    .select({ tx: messages.transactionId })
+    .from(messages)
+    .where(and(eq(messages.environmentId, environmentId), eq(messages.subscriberId, subscriberId)));
+  const subscriberJson = JSON.stringify(subscriberId);
+  const [channels, topics, , , , redacted, profile] = await db.batch([
+    db
+      .delete(subscriberChannels)
+      .where(and(eq(subscriberChannels.environmentId, environmentId), eq(subscriberChannels.subscriberId, subscriberId)))
+      .returning({ channel: subscriberChannels.channel }),
+    db
+      .delete(topicMembers)
+      .where(and(eq(topicMembers.environmentId, environmentId), eq(topicMembers.subscriberId, subscriberId)))
+      .returning({ topic: topicMembers.topicKey }),
+    // Provider reports, click targets and error texts may quote the address: the events keep only status and time.
+    db
+      .update(messageEvents)
+      .set({ detail: null })
+      .where(and(eq(messageEvents.environmentId, environmentId), inArray(messageEvents.messageId, theirMessages))),
+    db
+      .delete(sandboxMessages)
+      .where(and(eq(sandboxMessages.environmentId, environmentId), inArray(sandboxMessages.messageId, theirMessages))),
+    // A trigger that named them inline keeps only their subscriberId, in `to` and as `actor`.
+    db
+      .update(triggers)
+      .set({
+        // Nested CASEs: json_extract is only ever applied to an object (a bare id is not JSON text).
+        recipients: sql`(SELECT json_group_array(CASE r.type WHEN 'object' THEN (CASE WHEN json_extract(r.value, '$.subscriberId') = ${subscriberId} THEN ${subscriberId} ELSE json(r.value) END) WHEN 'array' THEN json(r.value) ELSE r.value END) FROM json_each(${triggers.recipients}) AS r)`,
+        actor: sql`CASE WHEN json_type(${triggers.actor}) = 'object' THEN (CASE WHEN json_extract(${triggers.actor}, '$.subscriberId') = ${subscriberId} THEN ${subscriberJson} ELSE ${triggers.actor} END) ELSE ${triggers.actor} END`,
+      })
+      .where(and(eq(triggers.environmentId, environmentId), inArray(triggers.transactionId, theirTriggers))),
+    db
+      .update(messages)
+      .set({ to: null, subject: null, preview: null, content: null, errorMessage: null })
+      .where(and(eq(messages.environmentId, environmentId), eq(messages.subscriberId, subscriberId)))
+      .returning({ id: messages.id }),
+    db
+      .delete(subscribers)
+      .where(and(eq(subscribers.environmentId, environmentId), eq(subscribers.subscriberId, subscriberId)))
+      .returning({ preferences: subscribers.preferences }),
+  ]);
+  return {
+    channels: channels.length,
+    preferences: preferenceCount(profile[0]?.preferences ?? null),
+    topics: topics.length,
+    messagesRedacted: redacted.length,
+  };
+}
+
+/** Stored preference settings: channel flags, per-workflow overrides and quiet hours. */
+function preferenceCount(prefs: SubscriberPreferences | null): number {
+  if (!prefs) return 0;
+  return Object.keys(prefs.channels ?? {}).length + Object.keys(prefs.workflows ?? {}).length + (prefs.quietHours ? 1 : 0);
+}
