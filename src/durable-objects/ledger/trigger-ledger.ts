@@ -288,7 +288,7 @@ export class TriggerLedger extends DurableObject<Bindings> {
   /**
    * Erasure of one subscriber (GDPR art. 17) in this shard: their parked steps leave the waits
    * and go back on the Queue marked `erased`, so the consumer records them cancelled with reason
-   * `subscriber_deleted`; a live trigger that names them inline keeps only their subscriberId.
+   * `subscriber_deleted`; a trigger that names them inline keeps only their subscriberId.
    * Answers what the caller must still reach: the environment's live coordinators and the
    * digests that collect for the subscriber.
    */
@@ -308,10 +308,20 @@ export class TriggerLedger extends DurableObject<Bindings> {
       for (const name of row.digests ? (JSON.parse(row.digests) as string[]) : []) {
         if (DigestObject.isFor(name, environmentId, subscriberId)) digests.add(name);
       }
+    }
+    // Finished triggers too: their records are kept for the idempotency window, not only while live.
+    const naming = this.sql
+      .exec<{ tx: string; record: string }>(
+        "SELECT tx, record FROM triggers WHERE env = ? AND instr(record, ?) > 0",
+        environmentId,
+        `"subscriberId":${JSON.stringify(subscriberId)}`,
+      )
+      .toArray();
+    for (const row of naming) {
       const record = JSON.parse(row.record) as TriggerRecord;
       const redacted = withoutProfile(record, subscriberId);
       if (redacted !== record)
-        this.sql.exec("UPDATE triggers SET record = ? WHERE env = ? AND tx = ?", JSON.stringify(redacted), row.env, row.tx);
+        this.sql.exec("UPDATE triggers SET record = ? WHERE env = ? AND tx = ?", JSON.stringify(redacted), environmentId, row.tx);
     }
     if (jobs.length) {
       this.flushSoon();
