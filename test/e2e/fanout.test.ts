@@ -6,10 +6,19 @@ import { createWorkflow, trigger } from "./helpers";
 
 const MEMBERS = 2_000;
 
-/** Writes subscribers with push tokens and their topic membership straight into D1 (fast set-up). */
+/** Writes the topic, subscribers with push tokens and their membership straight into D1 (fast set-up). */
 async function seedTopic(environmentId: string, topicKey: string, count: number) {
   const now = Date.now();
-  const statements: D1PreparedStatement[] = [];
+  const statements: D1PreparedStatement[] = [
+    env.DB.prepare("INSERT INTO topics (id, environment_id, key, name, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)").bind(
+      `top_${topicKey}`,
+      environmentId,
+      topicKey,
+      topicKey,
+      now,
+      now,
+    ),
+  ];
   for (let i = 0; i < count; i += 20) {
     const ids = Array.from({ length: Math.min(20, count - i) }, (_, j) => `fan-${topicKey}-${String(i + j).padStart(5, "0")}`);
     statements.push(

@@ -21,7 +21,13 @@ const person = () => ({ subscriberId: unique("p"), email: "p@example.com", phone
  */
 async function acceptThenCrash(environmentId: string, workflowKey: string, to: unknown, options: { loseJob?: boolean } = {}) {
   const gates = await loadWorkflowGates(env.DB, environmentId, [workflowKey]);
-  const prepared = await prepareTrigger(environmentId, { workflow: workflowKey, to: to as string }, gates.get(workflowKey), Date.now());
+  const prepared = await prepareTrigger(
+    environmentId,
+    { workflow: workflowKey, to: to as string },
+    gates.get(workflowKey),
+    new Set(),
+    Date.now(),
+  );
   const name = ledgerNameFor(env, environmentId, prepared.transactionId);
   const ledger = ledgerOf(environmentId, prepared.transactionId);
   const crash = runInDurableObject(ledger, async (instance: TriggerLedger, state) => {

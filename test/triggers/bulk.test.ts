@@ -138,6 +138,24 @@ describe("POST /v1/trigger/bulk/", () => {
     expect(res.body.results).toEqual([{ status: "accepted", transactionId: event.transactionId }]);
   });
 
+  it("reports an event whose only recipient is an unknown topic as a topic_not_found item, accepting the others", async () => {
+    const { key, workflowKey } = await createEnvironmentWithWorkflow();
+    await api(key, "POST", "/v1/topics", { key: "known", name: "Known" });
+    const res = await bulk(key, [
+      { workflow: workflowKey, to: { topic: "no-such-topic" } },
+      { workflow: workflowKey, to: { topic: "known" } },
+      { workflow: workflowKey, to: ["user-1", { topic: "no-such-topic" }] },
+    ]);
+    expect(res.status).toBe(202);
+    expect(res.body.results[0]).toEqual({
+      status: "error",
+      index: 0,
+      error: expect.objectContaining({ status: 404, code: "topic_not_found" }),
+    });
+    expect(res.body.results[1]).toEqual({ status: "accepted", transactionId: expect.any(String) });
+    expect(accepted(res.body.results[2]).invalidRecipients).toEqual([expect.objectContaining({ index: 1, topic: "no-such-topic" })]);
+  });
+
   it("reports invalid recipients of an accepted event", async () => {
     const { key, workflowKey } = await createEnvironmentWithWorkflow();
     const res = await bulk(key, [{ workflow: workflowKey, to: ["user-1", { subscriberId: "user-2", phone: "123" }] }]);

@@ -21,6 +21,11 @@ const trigger = (key: string, body: unknown, path = "/v1/trigger/") => postTrigg
 
 const readDurable = readTrigger;
 
+const createTopic = async (key: string, topic: string) => {
+  const res = await api(key, "POST", "/v1/topics", { key: topic, name: topic });
+  if (res.status !== 201) throw new Error(`topic not created: ${res.status}`);
+};
+
 describe("POST /v1/trigger/", () => {
   it("answers 202 with the accepted body", async () => {
     const { key, workflowKey } = await createEnvironmentWithWorkflow();
@@ -86,6 +91,7 @@ describe("POST /v1/trigger/", () => {
 
     it("accepts an array of recipients", async () => {
       const { id, key, workflowKey } = await createEnvironmentWithWorkflow();
+      await createTopic(key, "news");
       const res = await trigger(key, { workflow: workflowKey, to: ["user-1", { subscriberId: "user-2" }, { topic: "news" }] });
       expect(res.status).toBe(202);
       expect(res.body.invalidRecipients).toBeUndefined();
@@ -98,6 +104,7 @@ describe("POST /v1/trigger/", () => {
 
     it("accepts a topic as { topic }", async () => {
       const { id, key, workflowKey } = await createEnvironmentWithWorkflow();
+      await createTopic(key, "release-notes");
       const res = await trigger(key, { workflow: workflowKey, to: { topic: "release-notes", exclude: ["user-9"] } });
       expect(res.status).toBe(202);
       expect((await readDurable(id, res.body.transactionId))?.recipients).toEqual([{ topic: "release-notes", exclude: ["user-9"] }]);
@@ -105,6 +112,7 @@ describe("POST /v1/trigger/", () => {
 
     it("accepts Novu's { type: 'Topic', topicKey } form as a topic", async () => {
       const { id, key, workflowKey } = await createEnvironmentWithWorkflow();
+      await createTopic(key, "release-notes");
       const res = await trigger(key, { workflow: workflowKey, to: [{ type: "Topic", topicKey: "release-notes" }] });
       expect(res.status).toBe(202);
       expect((await readDurable(id, res.body.transactionId))?.recipients).toEqual([{ topic: "release-notes" }]);
@@ -122,6 +130,51 @@ describe("POST /v1/trigger/", () => {
         { index: 3, subscriberId: "user-4", errors: [expect.objectContaining({ path: expect.stringContaining("phone") })] },
       ]);
       expect((await readDurable(id, res.body.transactionId))?.recipients).toEqual(["user-1", "user-3"]);
+    });
+
+    it.each([
+      ["{ topic }", { topic: "no-such-topic" }],
+      ["Novu's { type: 'Topic', topicKey }", { type: "Topic", topicKey: "no-such-topic" }],
+      ["a list of unknown topics", [{ topic: "no-such-topic" }, { topic: "nor-this-one" }]],
+    ])("answers 404 topic_not_found for an unknown topic as %s, and stores nothing", async (_, to) => {
+      const { id, key, workflowKey } = await createEnvironmentWithWorkflow();
+      const transactionId = unique("txn");
+      const res = await trigger(key, { workflow: workflowKey, to, transactionId });
+      const problem = expectProblem(res, 404, "topic_not_found");
+      expect(problem.detail).toContain('"no-such-topic"');
+      expect(await readDurable(id, transactionId)).toBeNull();
+    });
+
+    it("does not see a topic of another environment", async () => {
+      const owner = await createEnvironment();
+      await createTopic(owner.key, "shared-name");
+      const { key, workflowKey } = await createEnvironmentWithWorkflow();
+      expectProblem(await trigger(key, { workflow: workflowKey, to: { topic: "shared-name" } }), 404, "topic_not_found");
+    });
+
+    it("reports an unknown topic among other recipients in invalidRecipients and accepts the rest", async () => {
+      const { id, key, workflowKey } = await createEnvironmentWithWorkflow();
+      await createTopic(key, "known");
+      const res = await trigger(key, { workflow: workflowKey, to: ["user-1", { topic: "no-such-topic" }, { topic: "known" }] });
+      expect(res.status).toBe(202);
+      expect(res.body.invalidRecipients).toEqual([
+        {
+          index: 1,
+          subscriberId: null,
+          topic: "no-such-topic",
+          errors: [{ path: "topic", message: expect.stringContaining("no-such-topic") }],
+        },
+      ]);
+      expect((await readDurable(id, res.body.transactionId))?.recipients).toEqual(["user-1", { topic: "known" }]);
+    });
+
+    it("answers 422 no_valid_recipients when an unknown topic comes with invalid subscribers only", async () => {
+      const { key, workflowKey } = await createEnvironmentWithWorkflow();
+      const res = await trigger(key, {
+        workflow: workflowKey,
+        to: [{ topic: "no-such-topic" }, { subscriberId: "user-2", email: "nope" }],
+      });
+      expectProblem(res, 422, "no_valid_recipients");
     });
 
     it("rejects a trigger whose recipients are all invalid with 422 no_valid_recipients", async () => {
@@ -352,6 +405,7 @@ describe("POST /v1/trigger/", () => {
 
     it("records an accepted trigger in the D1 triggers table once the consumer has run", async () => {
       const { id, key, workflowKey } = await createEnvironmentWithWorkflow();
+      await createTopic(key, "t-1");
       const res = await trigger(key, { workflow: workflowKey, to: ["user-1", { topic: "t-1" }], payload: { orderId: "o-8" } });
       expect(res.status).toBe(202);
       const row = await eventually(() => triggerRow(id, res.body.transactionId));

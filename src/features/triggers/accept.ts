@@ -1,7 +1,7 @@
 import { and, eq, inArray } from "drizzle-orm";
 import { chunk } from "../../db/batch";
 import { createDb } from "../../db/client";
-import { workflows } from "../../db/schema";
+import { topics, workflows } from "../../db/schema";
 import type { TriggerRecord } from "../../delivery/trigger-record";
 import { ledgerNameFor, ledgerNamesFor, ledgerStub } from "../../durable-objects/ledger/shards";
 import type { AcceptOutcome } from "../../durable-objects/ledger/trigger-ledger";
@@ -12,7 +12,7 @@ import { uuidv7 } from "../../lib/ids";
 import { cachedGate, rememberGate, type WorkflowGate } from "../workflows/gate-cache";
 import { isChannelStep } from "../../engine/steps";
 import { payloadErrors } from "./payload-schema";
-import { parseRecipients, type InvalidRecipient } from "./recipients";
+import { namedTopics, parseRecipients, type InvalidRecipient } from "./recipients";
 import { MAX_PAYLOAD_BYTES, type TriggerRequest } from "./schemas";
 
 export interface Accepted {
@@ -60,11 +60,30 @@ export async function loadWorkflowGates(d1: D1Database, environmentId: string, k
 
 export const workflowKeyOf = (request: TriggerRequest) => (request.workflow ?? request.name)!;
 
+/**
+ * Which of the topics the triggers name exist: one D1 read, and none for triggers without topics
+ * (the common case), so the accept path of a trigger to subscribers is unchanged.
+ */
+export async function loadTopicKeys(d1: D1Database, environmentId: string, requests: TriggerRequest[]): Promise<Set<string>> {
+  const keys = [...new Set(requests.flatMap((r) => namedTopics(r.to)))];
+  if (keys.length === 0) return new Set();
+  const db = createDb(d1);
+  const [first, ...rest] = chunk(keys, 99).map((part) =>
+    db
+      .select({ key: topics.key })
+      .from(topics)
+      .where(and(eq(topics.environmentId, environmentId), inArray(topics.key, part))),
+  );
+  const rows = (await db.batch([first!, ...rest])).flat();
+  return new Set(rows.map((r) => r.key));
+}
+
 /** Checks one trigger against its workflow; throws the problem a client should see. */
 export async function prepareTrigger(
   environmentId: string,
   request: TriggerRequest,
   gate: WorkflowGate | undefined,
+  knownTopics: ReadonlySet<string>,
   now: number,
 ): Promise<Prepared> {
   const workflowKey = workflowKeyOf(request);
@@ -78,8 +97,13 @@ export async function prepareTrigger(
     const errors = payloadErrors(gate.payloadSchema, payload);
     if (errors.length) throw new ApiError("validation_failed", "The payload does not match the workflow's payload schema.", errors);
   }
-  const { valid, invalid } = parseRecipients(request.to);
+  const { valid, invalid } = parseRecipients(request.to, (key) => knownTopics.has(key));
   if (valid.length === 0) {
+    const unknownTopics = invalid.flatMap((r) => (r.topic === undefined ? [] : [r.topic]));
+    if (unknownTopics.length > 0 && unknownTopics.length === invalid.length) {
+      const named = unknownTopics.map((key) => `"${key}"`).join(", ");
+      throw new ApiError("topic_not_found", `No topic ${named} in this environment: the trigger would reach nobody.`);
+    }
     throw new ApiError(
       "no_valid_recipients",
       "None of the recipients in `to` is valid.",

@@ -5,16 +5,34 @@ import type { TriggerRequest } from "./schemas";
 export interface InvalidRecipient {
   index: number;
   subscriberId: string | null;
+  /** Set when the recipient is a topic this environment does not have. */
+  topic?: string;
   errors: { path: string; message: string }[];
 }
 
-/** Splits `to` into valid recipients (deduplicated) and the invalid ones, reported by position. */
-export function parseRecipients(to: TriggerRequest["to"]): { valid: Recipient[]; invalid: InvalidRecipient[] } {
-  const list = Array.isArray(to) ? to : [to];
+const itemsOf = (to: TriggerRequest["to"]) => (Array.isArray(to) ? to : [to]);
+
+/** The topic keys `to` names (in either topic form), before validation: what to look up. */
+export function namedTopics(to: TriggerRequest["to"]): string[] {
+  return itemsOf(to).flatMap((item) => {
+    if (typeof item !== "object") return [];
+    const key = "topic" in item ? item.topic : item.type === "Topic" ? item.topicKey : undefined;
+    return typeof key === "string" ? [key] : [];
+  });
+}
+
+/**
+ * Splits `to` into valid recipients (deduplicated) and the invalid ones, reported by position.
+ * A topic the environment does not have is invalid: sending to it would reach nobody.
+ */
+export function parseRecipients(
+  to: TriggerRequest["to"],
+  topicExists: (key: string) => boolean,
+): { valid: Recipient[]; invalid: InvalidRecipient[] } {
   const valid: Recipient[] = [];
   const invalid: InvalidRecipient[] = [];
   const seen = new Set<string>();
-  list.forEach((item, index) => {
+  itemsOf(to).forEach((item, index) => {
     const parsed = Recipient.safeParse(item);
     if (!parsed.success) {
       const id = typeof item === "object" && typeof item.subscriberId === "string" ? item.subscriberId : null;
@@ -22,6 +40,11 @@ export function parseRecipients(to: TriggerRequest["to"]): { valid: Recipient[];
       return;
     }
     const r = parsed.data;
+    if (typeof r === "object" && "topic" in r && !topicExists(r.topic)) {
+      const errors = [{ path: "topic", message: `No topic "${r.topic}" in this environment.` }];
+      invalid.push({ index, subscriberId: null, topic: r.topic, errors });
+      return;
+    }
     const identity = typeof r === "string" ? `s:${r}` : "topic" in r ? `t:${r.topic}` : `s:${r.subscriberId}`;
     if (seen.has(identity) && (typeof r === "string" || "topic" in r)) return;
     seen.add(identity);

@@ -2,7 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { createDb } from "../../db/client";
 import { ApiError, fieldErrors } from "../../lib/errors";
 import { apiRoute, createRouter, json, JSON_BODY_CODES, security } from "../../lib/openapi";
-import { loadWorkflowGates, makeDurable, prepareTrigger, workflowKeyOf } from "./accept";
+import { loadTopicKeys, loadWorkflowGates, makeDurable, prepareTrigger, workflowKeyOf } from "./accept";
 import { cancelTrigger } from "./cancel";
 import { recordCancellation } from "../../delivery/trigger-writes";
 import { BulkTriggerRequest, BulkTriggerResult, CancelRequest, CancelResult, TriggerAccepted, TriggerRequest } from "./schemas";
@@ -27,13 +27,16 @@ triggersRoutes.openapi(
     security,
     request: { body: { required: true, content: json(TriggerRequest) } },
     responses: { 202: { description: "Accepted", content: json(TriggerAccepted) } },
-    errors: ["workflow_not_found", "workflow_inactive", "no_valid_recipients", "transaction_conflict"],
+    errors: ["workflow_not_found", "workflow_inactive", "topic_not_found", "no_valid_recipients", "transaction_conflict"],
   }),
   async (c) => {
     const environmentId = c.get("environmentId");
     const request = c.req.valid("json");
-    const gates = await loadWorkflowGates(c.env.DB, environmentId, [workflowKeyOf(request)]);
-    const prepared = await prepareTrigger(environmentId, request, gates.get(workflowKeyOf(request)), Date.now());
+    const [gates, knownTopics] = await Promise.all([
+      loadWorkflowGates(c.env.DB, environmentId, [workflowKeyOf(request)]),
+      loadTopicKeys(c.env.DB, environmentId, [request]),
+    ]);
+    const prepared = await prepareTrigger(environmentId, request, gates.get(workflowKeyOf(request)), knownTopics, Date.now());
     const [result] = await makeDurable(c.env, [prepared]);
     if (!result || result instanceof ApiError) throw result ?? new Error("no accept result");
     return c.json(acceptedBody(result) as z.infer<typeof TriggerAccepted>, 202);
@@ -56,8 +59,12 @@ triggersRoutes.openapi(
     const { events } = c.req.valid("json");
     const now = Date.now();
     const parsed = events.map((event) => TriggerRequest.safeParse(event));
-    const keys = parsed.flatMap((p) => (p.success ? [workflowKeyOf(p.data)] : []));
-    const gates = keys.length ? await loadWorkflowGates(c.env.DB, environmentId, keys) : new Map();
+    const requests = parsed.flatMap((p) => (p.success ? [p.data] : []));
+    const keys = requests.map(workflowKeyOf);
+    const [gates, knownTopics] = await Promise.all([
+      keys.length ? loadWorkflowGates(c.env.DB, environmentId, keys) : new Map(),
+      loadTopicKeys(c.env.DB, environmentId, requests),
+    ]);
 
     const outcomes: (ApiError | { index: number })[] = [];
     const ready: Awaited<ReturnType<typeof prepareTrigger>>[] = [];
@@ -67,7 +74,7 @@ triggersRoutes.openapi(
         continue;
       }
       try {
-        ready.push(await prepareTrigger(environmentId, p.data, gates.get(workflowKeyOf(p.data)), now));
+        ready.push(await prepareTrigger(environmentId, p.data, gates.get(workflowKeyOf(p.data)), knownTopics, now));
         outcomes.push({ index: ready.length - 1 });
       } catch (error) {
         if (!(error instanceof ApiError)) throw error;

@@ -31,6 +31,7 @@ export type TriggerRequest = z.infer<typeof TriggerRequest>;
 export const InvalidRecipient = z.object({
   index: z.number().int(),
   subscriberId: z.string().nullable(),
+  topic: z.string().optional().openapi({ description: "Set when the recipient is a topic this environment does not have." }),
   errors: z.array(z.object({ path: z.string(), message: z.string() })),
 });
 
