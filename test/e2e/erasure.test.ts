@@ -1,10 +1,12 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { DigestObject } from "../../src/durable-objects/digest-object";
+import type { FanOutCoordinator } from "../../src/durable-objects/fan-out-coordinator";
+import { coordinatorStub } from "../../src/durable-objects/ledger/shards";
 import type { TriggerLedger } from "../../src/durable-objects/ledger/trigger-ledger";
 import type { SubscriberErased } from "../../src/features/subscribers/schemas";
 import { createSandboxEnvironment, triggerRow, unique } from "../factories";
-import { ledgerOf, readTrigger, tickLedger } from "../ledger";
+import { ledgerOf, readTrigger, tickCoordinator, tickLedger } from "../ledger";
 import { api, eventually, expectProblem } from "../request";
 import { byStep, createWorkflow, messageDetail, settledMessages, trigger, type MessageView } from "./helpers";
 
@@ -137,6 +139,39 @@ describe("DELETE /v1/subscribers/{subscriberId}", () => {
     // The delay's time comes and goes: nothing of theirs is sent.
     await tickLedger(id, transactionId, Date.now() + 2 * 3_600_000);
     expect((await messagesOf(key, transactionId)).map((m) => m.status).sort()).toEqual(["cancelled", "sent"]);
+  });
+
+  it("cancels their step waiting in a large fan-out's coordinator and lets the others continue", async () => {
+    const { id, key } = await createSandboxEnvironment();
+    await createWorkflow(key, {
+      key: "wide-delay",
+      steps: [
+        { id: "mail", type: "email", template: { subject: "now" } },
+        { id: "wait", type: "delay", for: "PT1H" },
+        { id: "text", type: "sms", template: { body: "later" } },
+      ],
+    });
+    const to = Array.from({ length: 60 }, person);
+    const gone = to[7]!;
+    const transactionId = await trigger(key, { workflow: "wide-delay", to });
+    const coordinator = coordinatorStub(env, id, transactionId);
+    const waiting = () => runInDurableObject(coordinator, (c: FanOutCoordinator) => c.waiting());
+    await eventually(async () => (await waiting()).length === 2, 30_000);
+
+    const res = await erase(key, gone.subscriberId);
+    expect(res.body.erased).toMatchObject({ messagesRedacted: 1, waitingStepsCancelled: 1 });
+    const cancelled = await eventually(async () => {
+      const text = (await messagesOf(key, transactionId)).find((m) => m.subscriberId === gone.subscriberId && m.stepId === "text");
+      return text?.status === "cancelled" ? text : null;
+    });
+    expect((await messageDetail(key, cancelled.id)).events[0]).toMatchObject({ detail: { reason: "subscriber_deleted" } });
+
+    await tickCoordinator(id, transactionId, Date.now() + 2 * 3_600_000);
+    const messages = await settledMessages(key, transactionId, 120, 30_000);
+    const texts = messages.filter((m) => m.stepId === "text");
+    expect(texts.filter((m) => m.status === "sent")).toHaveLength(59);
+    expect(texts.find((m) => m.subscriberId === gone.subscriberId)?.status).toBe("cancelled");
+    await eventually(async () => (await api<{ status: string }>(key, "GET", `/v1/trigger/${transactionId}`)).body.status === "completed");
   });
 
   it("takes their event out of a pending digest, with reason subscriber_deleted", async () => {

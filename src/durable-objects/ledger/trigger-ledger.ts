@@ -298,14 +298,17 @@ export class TriggerLedger extends DurableObject<Bindings> {
   ): Promise<{ waitingSteps: number; coordinated: string[]; digests: string[] }> {
     const jobs = this.delivery.takeSubscriber({ env: environmentId }, subscriberId);
     for (const job of jobs) this.enqueue(job.transactionId, { ...job, erased: true });
-    const live = this.sql
-      .exec<Row & Record<string, SqlStorageValue>>("SELECT * FROM triggers WHERE state = 'accepted' AND env = ?", environmentId)
-      .toArray();
-    const coordinated: string[] = [];
+    const coordinated = this.sql
+      .exec<{ tx: string }>("SELECT tx FROM triggers WHERE state = 'accepted' AND coordinated = 1 AND env = ?", environmentId)
+      .toArray()
+      .map((r) => r.tx);
+    // Finished triggers' digests too: a digest keeps the payloads it collected after it closes.
     const digests = new Set<string>();
-    for (const row of live) {
-      if (row.coordinated) coordinated.push(row.tx);
-      for (const name of row.digests ? (JSON.parse(row.digests) as string[]) : []) {
+    for (const row of this.sql.exec<{ digests: string }>(
+      "SELECT digests FROM triggers WHERE env = ? AND digests IS NOT NULL",
+      environmentId,
+    )) {
+      for (const name of JSON.parse(row.digests) as string[]) {
         if (DigestObject.isFor(name, environmentId, subscriberId)) digests.add(name);
       }
     }
