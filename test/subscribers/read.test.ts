@@ -55,6 +55,12 @@ describe("GET /v1/subscribers/{subscriberId}", () => {
     expect(JSON.stringify(res.body)).not.toContain("XXXXXXXX");
   });
 
+  it.each(["GET", "DELETE"])("rejects a subscriberId longer than 256 characters in %s with 422", async (method) => {
+    const res = await api(environment.key, method, `/v1/subscribers/${"x".repeat(257)}`);
+    expectProblem(res, 422, "validation_failed");
+    expect(errorPaths(res.body)).toEqual(["subscriberId"]);
+  });
+
   it("answers 404 subscriber_not_found for an unknown subscriber", async () => {
     const res = await api(environment.key, "GET", `/v1/subscribers/${unique("nobody")}`);
     expectProblem(res, 404, "subscriber_not_found");
