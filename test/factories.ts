@@ -28,7 +28,7 @@ export async function createEnvironment(slug = unique("env")) {
 export const workflowBody = (overrides: Record<string, unknown> = {}) => ({
   key: unique("wf").toLowerCase(),
   name: "Order shipped",
-  steps: [{ id: "email-1", type: "email", template: { subject: "Your order {{ payload.orderId }} shipped" } }],
+  steps: [{ id: "email-1", type: "email", template: { subject: "Your order {{ payload.orderId }} shipped", text: "Hello" } }],
   ...overrides,
 });
 

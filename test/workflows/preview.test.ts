@@ -98,7 +98,7 @@ describe("POST /v1/workflows/{key}/preview", () => {
     const { key } = await createEnvironment();
     const workflow = await createWorkflow(key, {
       steps: [
-        { id: "bad", type: "email", template: { subject: "{{ payload.x | nope }}" } },
+        { id: "bad", type: "email", template: { subject: "{{ payload.x | nope }}", text: "Hello" } },
         { id: "good", type: "sms", template: { body: "ok" } },
       ],
     });
