@@ -260,4 +260,20 @@ describe("DELETE /v1/workflows/{key}", () => {
     await call("DELETE", `/v1/workflows/${created.body.key}`);
     expectProblem(await call("POST", "/v1/trigger/", { workflow: created.body.key, to: "user-1" }), 404, "workflow_not_found");
   });
+
+  it("frees the key for a new workflow", async () => {
+    const created = await create();
+    await call("DELETE", `/v1/workflows/${created.body.key}`);
+    const again = await create({ key: created.body.key, name: "Again" });
+    expect(again.status).toBe(201);
+    expect(again.body.id).not.toBe(created.body.id);
+    expect((await call("GET", `/v1/workflows/${created.body.key}`)).body.name).toBe("Again");
+  });
+
+  it("frees the key for a renamed workflow", async () => {
+    const [deleted, other] = [await create(), await create()];
+    await call("DELETE", `/v1/workflows/${deleted.body.key}`);
+    const renamed = await call("PUT", `/v1/workflows/${other.body.key}`, workflowBody({ key: deleted.body.key }));
+    expect(renamed.status).toBe(200);
+  });
 });
