@@ -8,6 +8,7 @@ import { activeIntegrations } from "./integrations";
 import { loadTemplateVariables } from "../db/queries/variables";
 import type { Step } from "../engine/steps";
 import type { IntegrationConfig } from "../providers/types";
+import type { WaitHold } from "../durable-objects/ledger/claims";
 import type { RecipientProfile } from "./addresses";
 import type { DeliveryContext, EnvironmentCache } from "./context";
 import type { RecipientsJob } from "./job";
@@ -38,7 +39,7 @@ export interface Recipient {
    */
   state: "active" | "stopped" | "halted" | "waiting" | "digesting";
   stop?: Stop;
-  resumeAt?: { fireAt: number; fromStep: number };
+  resumeAt?: { fireAt: number; fromStep: number; hold: WaitHold };
   /** Said in the tracking log of the recipient's next message (a delay whose time had passed). */
   notes: Record<string, unknown>[];
 }

@@ -68,6 +68,7 @@ export async function runRecipients(ctx: DeliveryContext, job: RecipientsJob, tr
           trigger,
           step,
           index,
+          loaded.workflow.steps[index + 1],
           running.filter((r) => !r.stop),
           home,
         );
