@@ -53,7 +53,7 @@ export async function trigger(key: string, body: Record<string, unknown>): Promi
 export async function createEnvironmentWithWorkflow(overrides: Record<string, unknown> = {}) {
   const environment = await createEnvironment();
   const workflow = await createWorkflow(environment.key, overrides);
-  return { ...environment, workflowKey: workflow.key };
+  return { ...environment, workflowKey: workflow.key, workflowId: workflow.id };
 }
 
 export interface TriggerRow {
