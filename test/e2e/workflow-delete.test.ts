@@ -64,6 +64,19 @@ describe("DELETE /v1/workflows/{key} with triggers in flight", () => {
     expect((await statusOf(key, transactionId)).messages.total).toBe(2);
   });
 
+  it("fails, rather than completes, a trigger whose workflow row is gone altogether", async () => {
+    const { id, key } = await createSandboxEnvironment();
+    const workflow = await createWorkflow(key, remind("Reminder", "PT1H"));
+    const transactionId = await trigger(key, { workflow: "remind", to: person() });
+    await eventually(async () => (await waits(id, transactionId)).length === 1);
+    // What a purge run too early would leave: no row at all, not even a tombstone.
+    await env.DB.prepare("DELETE FROM workflows WHERE id = ?").bind(workflow.id).run();
+
+    await tickLedger(id, transactionId, Math.max(...(await waits(id, transactionId))));
+    await eventually(async () => (await statusOf(key, transactionId)).status === "failed");
+    expect((await messagesOf(key, transactionId)).map((m) => [m.stepId, m.status])).toEqual([["mail", "sent"]]);
+  });
+
   it("hides the deleted workflow from get, list, preview and trigger", async () => {
     const { key } = await createSandboxEnvironment();
     await createWorkflow(key, remind("Reminder"));
