@@ -28,7 +28,7 @@ export async function createEnvironment(slug = unique("env")) {
 export const workflowBody = (overrides: Record<string, unknown> = {}) => ({
   key: unique("wf").toLowerCase(),
   name: "Order shipped",
-  steps: [{ id: "email-1", type: "email", template: { subject: "Your order {{ payload.orderId }} shipped" } }],
+  steps: [{ id: "email-1", type: "email", template: { subject: "Your order {{ payload.orderId }} shipped", text: "Hello" } }],
   ...overrides,
 });
 
@@ -53,7 +53,7 @@ export async function trigger(key: string, body: Record<string, unknown>): Promi
 export async function createEnvironmentWithWorkflow(overrides: Record<string, unknown> = {}) {
   const environment = await createEnvironment();
   const workflow = await createWorkflow(environment.key, overrides);
-  return { ...environment, workflowKey: workflow.key };
+  return { ...environment, workflowKey: workflow.key, workflowId: workflow.id };
 }
 
 export interface TriggerRow {

@@ -84,7 +84,7 @@ describe("every keyed read, across environments", () => {
     const shared = `iso_${crypto.randomUUID().replaceAll("-", "").slice(0, 12)}`;
     const workflow = await createWorkflow(owner, {
       key: shared,
-      steps: [{ id: "mail", type: "email", template: { subject: "Isolated" } }],
+      steps: [{ id: "mail", type: "email", template: { subject: "Isolated", text: "Hello" } }],
     });
     values.key = workflow.key;
     values.subscriberId = unique("sub");

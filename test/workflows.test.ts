@@ -41,7 +41,7 @@ describe("POST /v1/workflows", () => {
       { id: "wait-until", type: "delay", until: { localTime: "09:00", days: ["mon", "tue"] } },
       { id: "bundle", type: "digest", window: "PT1H", mode: "fixed" },
       { id: "limit", type: "throttle", window: "P1D", limit: 3 },
-      { id: "mail", type: "email", template: { subject: "S" }, if: { field: "payload.total", op: "gt", value: 10 } },
+      { id: "mail", type: "email", template: { subject: "S", text: "Hello" }, if: { field: "payload.total", op: "gt", value: 10 } },
       { id: "text", type: "sms", template: { body: "B" } },
       { id: "notify", type: "push", template: { title: "T", body: "B" } },
       { id: "post", type: "chat", template: { text: "T" }, if: { all: [{ field: "steps.mail.status", op: "ne", value: "sent" }] } },
@@ -94,6 +94,29 @@ describe("POST /v1/workflows", () => {
     ])("rejects %s with 422 and its path", async (_label, steps, path) => {
       const problem = expectProblem(await create({ steps }), 422, "validation_failed");
       expect(errorPaths(problem).some((p) => p === path || p.startsWith(`${path}.`))).toBe(true);
+    });
+
+    const sms = { id: "text", type: "sms", template: { body: "a" } };
+    it.each([
+      ["an email without html or text", [sms, { id: "mail", type: "email", template: { subject: "S" } }], "steps.1.template.html"],
+      ["an email whose html is blank", [{ id: "mail", type: "email", template: { subject: "S", html: "  " } }], "steps.0.template.html"],
+      [
+        "a locale variant that blanks the only body",
+        [{ id: "mail", type: "email", template: { subject: "S", text: "T" }, locales: { de: { subject: "D", text: "" } } }],
+        "steps.0.locales.de.html",
+      ],
+    ])("refuses %s with 422 at its path, on create and on update", async (_label, steps, path) => {
+      expect(errorPaths(expectProblem(await create({ steps }), 422, "validation_failed"))).toContain(path);
+      const existing = await create();
+      const update = await call("PUT", `/v1/workflows/${existing.body.key}`, workflowBody({ key: existing.body.key, steps }));
+      expect(errorPaths(expectProblem(update, 422, "validation_failed"))).toContain(path);
+    });
+
+    it("accepts a locale variant that gives only a subject", async () => {
+      const steps = [{ id: "mail", type: "email", template: { subject: "S", html: "<p>H</p>" }, locales: { de: { subject: "D" } } }];
+      const res = await create({ steps });
+      expect(res.status).toBe(201);
+      expect(res.body.steps).toEqual(steps);
     });
 
     it.each([
@@ -236,5 +259,21 @@ describe("DELETE /v1/workflows/{key}", () => {
     const created = await create();
     await call("DELETE", `/v1/workflows/${created.body.key}`);
     expectProblem(await call("POST", "/v1/trigger/", { workflow: created.body.key, to: "user-1" }), 404, "workflow_not_found");
+  });
+
+  it("frees the key for a new workflow", async () => {
+    const created = await create();
+    await call("DELETE", `/v1/workflows/${created.body.key}`);
+    const again = await create({ key: created.body.key, name: "Again" });
+    expect(again.status).toBe(201);
+    expect(again.body.id).not.toBe(created.body.id);
+    expect((await call("GET", `/v1/workflows/${created.body.key}`)).body.name).toBe("Again");
+  });
+
+  it("frees the key for a renamed workflow", async () => {
+    const [deleted, other] = [await create(), await create()];
+    await call("DELETE", `/v1/workflows/${deleted.body.key}`);
+    const renamed = await call("PUT", `/v1/workflows/${other.body.key}`, workflowBody({ key: deleted.body.key }));
+    expect(renamed.status).toBe(200);
   });
 });

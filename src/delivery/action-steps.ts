@@ -12,7 +12,7 @@ import type { TriggerSnapshot } from "./trigger-record";
 /**
  * Runs a delay, throttle or digest step for the recipients still running: a delay parks them
  * (their job comes back from the trigger object's alarm), a throttle may stop them, a digest
- * hands them to the digest object.
+ * hands them to the digest object. `next` is the step that waits for a delay or digest to end.
  */
 export async function runActionStep(
   env: Bindings,
@@ -20,6 +20,7 @@ export async function runActionStep(
   trigger: TriggerSnapshot,
   step: Exclude<Step, ChannelStep>,
   index: number,
+  next: Step | undefined,
   recipients: Recipient[],
   coordinator: TriggerHome,
 ) {
@@ -46,6 +47,7 @@ export async function runActionStep(
           type: "wait",
           fireAt: plan.fireAt.getTime(),
           fromStep: index + 1,
+          hold: { kind: "delay", stepId: (next ?? step).id },
           note: { delay: step.id, delayedUntil: plan.fireAt.toISOString() },
         });
       }
@@ -80,7 +82,7 @@ export async function runActionStep(
           };
           await coordinator.hold(now.getTime() + windowMs(step.window), name);
           const decision = await digest.add(
-            { transactionId: job.transactionId, payload: trigger.payload, job: resume },
+            { transactionId: job.transactionId, payload: trigger.payload, job: resume, waitingStepId: (next ?? step).id },
             step.id,
             windowMs(step.window),
             step.mode,

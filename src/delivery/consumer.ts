@@ -223,7 +223,9 @@ async function runChunk(ctx: DeliveryContext, message: Message<unknown>, job: Re
         { delaySeconds: result.retry.delaySeconds },
       );
     }
-    if (result.completed) await ctx.write([finishTrigger(ctx.db, job.environmentId, job.transactionId, "completed")]);
+    if (result.completed) {
+      await ctx.write([finishTrigger(ctx.db, job.environmentId, job.transactionId, result.workflowGone ? "failed" : "completed")]);
+    }
     message.ack();
   } catch (error) {
     retry(message, error, "chunk_failed");

@@ -1,3 +1,4 @@
+import type { WaitHold } from "../durable-objects/ledger/claims";
 import type { StepOutcomeView } from "../engine/content";
 import type { Recipient, Stop } from "./recipients-state";
 
@@ -8,7 +9,7 @@ export type RecipientEvent =
   /** Its remaining channel steps are recorded without a send, for this reason. */
   | { type: "stop"; stop: Stop }
   /** Held until `fireAt` (a delay, quiet hours); the run resumes at `fromStep`. */
-  | { type: "wait"; fireAt: number; fromStep: number; note: Record<string, unknown> }
+  | { type: "wait"; fireAt: number; fromStep: number; hold: WaitHold; note: Record<string, unknown> }
   /** Said in the tracking log of its next message. */
   | { type: "note"; note: Record<string, unknown> }
   /** Must be tried again later: a retry, or a claim another consumer holds. */
@@ -41,7 +42,7 @@ export function transition(recipient: Recipient, event: RecipientEvent): Recipie
     case "wait":
       if (recipient.state !== "active") return recipient;
       recipient.state = "waiting";
-      recipient.resumeAt = { fireAt: event.fireAt, fromStep: event.fromStep };
+      recipient.resumeAt = { fireAt: event.fireAt, fromStep: event.fromStep, hold: event.hold };
       recipient.notes.push(event.note);
       return recipient;
     case "halt":

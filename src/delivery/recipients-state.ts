@@ -1,4 +1,4 @@
-import { and, eq, inArray } from "drizzle-orm";
+import { and, eq, inArray, isNull } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { SETTLED_MESSAGE_STATUSES } from "../contract/statuses";
 import { messages, subscriberChannels, subscribers, workflows, type MessageStatus, type SubscriberPreferences } from "../db/schema";
@@ -8,6 +8,7 @@ import { activeIntegrations } from "./integrations";
 import { loadTemplateVariables } from "../db/queries/variables";
 import type { Step } from "../engine/steps";
 import type { IntegrationConfig } from "../providers/types";
+import type { WaitHold } from "../durable-objects/ledger/claims";
 import type { RecipientProfile } from "./addresses";
 import type { DeliveryContext, EnvironmentCache } from "./context";
 import type { RecipientsJob } from "./job";
@@ -38,7 +39,7 @@ export interface Recipient {
    */
   state: "active" | "stopped" | "halted" | "waiting" | "digesting";
   stop?: Stop;
-  resumeAt?: { fireAt: number; fromStep: number };
+  resumeAt?: { fireAt: number; fromStep: number; hold: WaitHold };
   /** Said in the tracking log of the recipient's next message (a delay whose time had passed). */
   notes: Record<string, unknown>[];
 }
@@ -64,6 +65,10 @@ function environmentData(db: Db, env: Bindings, environmentId: string, cache?: E
   return data;
 }
 
+/** The trigger's workflow, deleted or not, by the id it was accepted with; older records name only a live key. */
+const workflowOf = (trigger: TriggerRecord) =>
+  trigger.workflowId ? eq(workflows.id, trigger.workflowId) : and(eq(workflows.key, trigger.workflowKey), isNull(workflows.deletedAt));
+
 /** Everything a chunk of recipients needs: its reads join the phase's shared D1 batch; variables and integrations come once per batch. */
 export async function load(ctx: DeliveryContext, job: RecipientsJob, trigger: TriggerRecord): Promise<Loaded> {
   const { db, env } = ctx;
@@ -73,7 +78,7 @@ export async function load(ctx: DeliveryContext, job: RecipientsJob, trigger: Tr
       db
         .select({ key: workflows.key, name: workflows.name, critical: workflows.critical, steps: workflows.steps })
         .from(workflows)
-        .where(and(eq(workflows.environmentId, environmentId), eq(workflows.key, trigger.workflowKey)))
+        .where(and(eq(workflows.environmentId, environmentId), workflowOf(trigger)))
         .limit(1),
       db
         .select()

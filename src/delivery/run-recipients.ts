@@ -20,6 +20,8 @@ export interface RecipientsResult {
   exhausted: { messageId?: string; reason: string }[];
   /** Whether this job finished the trigger's last recipient. */
   completed: boolean;
+  /** The trigger's workflow is gone (a tombstone purged too early): the trigger fails rather than completes. */
+  workflowGone?: boolean;
 }
 
 /** Another consumer holds a claim: look again after this long (its deadline, if it died). */
@@ -36,9 +38,15 @@ export async function runRecipients(ctx: DeliveryContext, job: RecipientsJob, tr
   const loaded = await load(ctx, job, trigger);
   const home = ctx.home(trigger);
   if (!loaded.workflow) {
-    // Deleted after the trigger was accepted: there are no steps to record; the dead-letter queue keeps the reason.
+    // A deleted workflow stays as a tombstone for its triggers; with even that gone its steps are unknown, so
+    // nothing can be recorded per step: the trigger ends `failed` and the dead-letter queue keeps the reason.
     const completed = await home.recipientsDone(job.chunk, job.subscriberIds);
-    return { retry: null, exhausted: [{ reason: `workflow "${trigger.workflowKey}" no longer exists` }], completed };
+    return {
+      retry: null,
+      exhausted: [{ reason: `workflow_deleted: "${trigger.workflowKey}" no longer exists` }],
+      completed,
+      workflowGone: true,
+    };
   }
   await resumeFromJob(ctx, job, loaded);
 
@@ -60,6 +68,7 @@ export async function runRecipients(ctx: DeliveryContext, job: RecipientsJob, tr
           trigger,
           step,
           index,
+          loaded.workflow.steps[index + 1],
           running.filter((r) => !r.stop),
           home,
         );

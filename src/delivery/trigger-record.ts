@@ -3,6 +3,11 @@ export interface TriggerRecord {
   environmentId: string;
   transactionId: string;
   workflowKey: string;
+  /**
+   * The workflow as accepted: the run reads it by id, so a delete (a tombstone) or a new workflow
+   * under the same key does not change what an accepted trigger runs. Absent in older records.
+   */
+  workflowId?: string;
   recipients: unknown[];
   payload: Record<string, unknown>;
   overrides: Record<string, unknown> | null;

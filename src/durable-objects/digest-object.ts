@@ -7,6 +7,8 @@ export interface DigestEntry {
   payload: Record<string, unknown>;
   /** The job that continues this trigger's run after the digest step. */
   job: RecipientsJob;
+  /** The step that runs when the window closes (absent in entries from older versions). */
+  waitingStepId?: string;
 }
 
 interface OpenWindow {
@@ -102,6 +104,14 @@ export class DigestObject extends DurableObject<Bindings> {
       await deliveryQueueFor(this.env, entries[0]!.transactionId).sendBatch(entries.map((e) => ({ body: { ...e.job, erased: true } })));
     }
     return entries.length;
+  }
+
+  /** This trigger's recipient waiting in the open window, with the step that then runs and when it closes. */
+  async pending(transactionId: string): Promise<{ stepId: string; subscriberIds: string[]; until: number } | null> {
+    const window = (await this.state()).window;
+    const entry = window?.entries.find((e) => e.transactionId === transactionId);
+    if (!window || !entry) return null;
+    return { stepId: entry.waitingStepId ?? window.stepId, subscriberIds: entry.job.subscriberIds, until: window.closesAt };
   }
 
   async collected(transactionId: string): Promise<{ events: Record<string, unknown>[]; count: number } | null> {

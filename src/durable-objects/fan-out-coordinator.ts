@@ -1,8 +1,8 @@
 import { DurableObject } from "cloudflare:workers";
 import type { RecipientsJob } from "../delivery/job";
 import { deliveryQueueFor, type Bindings } from "../env";
-import type { DeliveryOp, DeliveryOpResult } from "./ledger/claims";
-import { DELIVERY_SCHEMA, DeliveryState, pendingJobs, wakeBy } from "./ledger/delivery-state";
+import type { DeliveryOp, DeliveryOpResult, WaitingStep } from "./ledger/claims";
+import { DELIVERY_SCHEMA, DeliveryState, pendingJobs, upgradeDeliverySchema, wakeBy } from "./ledger/delivery-state";
 import { ledgerTimings } from "./ledger/shards";
 
 const SCHEMA = `
@@ -36,6 +36,7 @@ export class FanOutCoordinator extends DurableObject<Bindings> {
     this.sql = ctx.storage.sql;
     this.delivery = new DeliveryState(this.sql);
     this.sql.exec(SCHEMA + DELIVERY_SCHEMA);
+    upgradeDeliverySchema(this.sql);
   }
 
   private trigger(): TriggerRow | undefined {
@@ -147,6 +148,11 @@ export class FanOutCoordinator extends DurableObject<Bindings> {
     if (!t || jobs.length === 0) return;
     const queue = deliveryQueueFor(this.env, t.tx);
     for (let i = 0; i < jobs.length; i += 100) await queue.sendBatch(jobs.slice(i, i + 100).map((body) => ({ body })));
+  }
+
+  async waitingSteps(limit: number): Promise<{ steps: WaitingStep[]; total: number }> {
+    const t = this.trigger();
+    return t ? this.delivery.waitingSteps(t.env, t.tx, limit) : { steps: [], total: 0 };
   }
 
   async waiting(): Promise<number[]> {

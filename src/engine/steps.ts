@@ -72,8 +72,11 @@ export const ChatTemplate = z.object({ text: Liquid.min(1), blocks: z.array(z.re
 const STEP_ID = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "Step ids use letters, digits, - and _ (at most 64).");
 const stepBase = { id: STEP_ID, name: z.string().max(256).optional(), if: Condition.optional() };
 
-/** Per-locale variants (`en`, `de-CH`, ...) of a channel template; the subscriber's locale picks one. */
-const locales = <T extends z.ZodType>(template: T) => z.record(z.string().min(2).max(35), template).optional();
+/**
+ * Per-locale variants (`en`, `de-CH`, ...) of a channel template; the subscriber's locale picks one.
+ * A variant holds only the fields it changes: the rest come from the base template.
+ */
+const locales = <T extends z.ZodObject>(template: T) => z.record(z.string().min(2).max(35), template.partial()).optional();
 
 export const EmailStep = z
   .object({

@@ -1,7 +1,7 @@
 import { Liquid, type Template } from "liquidjs";
 import type { Channel, ChannelStep } from "./steps";
 import type { ChatContent, ContentByChannel, EmailContent, PushContent, SmsContent, TemplateContext } from "./content";
-import { pickLocalized } from "./locale";
+import { localizedTemplate } from "./locale";
 
 export type RenderResult<C extends Channel> =
   | { ok: true; channel: C; content: ContentByChannel[C]; locale: string | null }
@@ -125,8 +125,8 @@ const renderers: { [C in Channel]: (template: TemplateOf<C>, scope: TemplateCont
 };
 
 function renderStep<C extends Channel>(step: StepOf<C>, ctx: TemplateContext, locale: string | null | undefined): RenderResult<C> {
-  const variants = step.locales as Record<string, TemplateOf<C>> | undefined;
-  const picked = pickLocalized(step.template as TemplateOf<C>, variants, locale);
+  const variants = step.locales as Record<string, Partial<TemplateOf<C>>> | undefined;
+  const picked = localizedTemplate(step.template as TemplateOf<C>, variants, locale);
   const renderer = renderers[step.type as C];
   return { ok: true, channel: step.type as C, content: renderer(picked.template, ctx), locale: picked.locale };
 }

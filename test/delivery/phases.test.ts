@@ -208,20 +208,22 @@ describe("report phase", () => {
 describe("park phase and recipient transitions", () => {
   it("groups waiting recipients by time and step into resume jobs, and counts the finished and halted", () => {
     const [a, b, c, d] = ["a", "b", "c", "d"].map((id) => recipient(id));
-    transition(a!, { type: "wait", fireAt: 1000, fromStep: 2, note: { delay: "w" } });
-    transition(b!, { type: "wait", fireAt: 1000, fromStep: 2, note: { delay: "w" } });
+    const hold = { kind: "delay", stepId: "text" } as const;
+    transition(a!, { type: "wait", fireAt: 1000, fromStep: 2, hold, note: { delay: "w" } });
+    transition(b!, { type: "wait", fireAt: 1000, fromStep: 2, hold, note: { delay: "w" } });
     transition(c!, { type: "halt" });
     const entries = waitEntries(job, [a!, b!, c!, d!]);
     expect(entries).toHaveLength(1);
-    expect(entries[0]).toMatchObject({ fireAt: 1000, job: { subscriberIds: ["a", "b"], fromStep: 2, note: { delay: "w" } } });
+    expect(entries[0]).toMatchObject({ fireAt: 1000, hold, job: { subscriberIds: ["a", "b"], fromStep: 2, note: { delay: "w" } } });
     expect(runOutcome([a!, b!, c!, d!])).toEqual({ finished: ["d"], halted: ["c"] });
   });
 
   it("lets only a running recipient start waiting, halt or digest; a waiting one that the trigger's cancellation reaches ends", () => {
     const halted = transition(recipient("a"), { type: "halt" });
-    transition(halted, { type: "wait", fireAt: 1, fromStep: 1, note: {} });
+    const hold = { kind: "quiet_hours", stepId: "mail" } as const;
+    transition(halted, { type: "wait", fireAt: 1, fromStep: 1, hold, note: {} });
     expect(halted.state).toBe("halted");
-    const waiting = transition(recipient("b"), { type: "wait", fireAt: 1, fromStep: 1, note: { n: 1 } });
+    const waiting = transition(recipient("b"), { type: "wait", fireAt: 1, fromStep: 1, hold, note: { n: 1 } });
     transition(waiting, { type: "digest" });
     expect(waiting.state).toBe("waiting");
     expect(transition(waiting, { type: "end" }).state).toBe("stopped");

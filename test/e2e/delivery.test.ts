@@ -80,7 +80,7 @@ describe("delivery through the Queue consumer", () => {
           id: "mail",
           type: "email",
           if: { any: [{ field: "payload.total", op: "gt", value: 1000 }, { not: { field: "payload.vip", op: "not_exists" } }] },
-          template: { subject: "Big" },
+          template: { subject: "Big", text: "Hello" },
         },
         {
           id: "after",
@@ -138,7 +138,7 @@ describe("delivery through the Queue consumer", () => {
     await createWorkflow(key, {
       key: "broken",
       steps: [
-        { id: "bad", type: "email", template: { subject: "{{ payload.x | nosuchfilter }}" } },
+        { id: "bad", type: "email", template: { subject: "{{ payload.x | nosuchfilter }}", text: "Hello" } },
         { id: "good", type: "sms", template: { body: "fine" } },
       ],
     });
@@ -157,7 +157,7 @@ describe("delivery through the Queue consumer", () => {
     await createWorkflow(key, {
       key: "everywhere",
       steps: [
-        { id: "e", type: "email", template: { subject: "s" } },
+        { id: "e", type: "email", template: { subject: "s", text: "Hello" } },
         { id: "p", type: "push", template: { title: "t", body: "b" } },
         { id: "c", type: "chat", template: { text: "c" } },
         { id: "s", type: "sms", template: { body: "s" } },
@@ -175,7 +175,7 @@ describe("delivery through the Queue consumer", () => {
   it("honours preferences, except in critical workflows", async () => {
     const { key } = await createSandboxEnvironment();
     const steps = [
-      { id: "mail", type: "email", template: { subject: "s" } },
+      { id: "mail", type: "email", template: { subject: "s", text: "Hello" } },
       { id: "text", type: "sms", template: { body: "b" } },
     ];
     await createWorkflow(key, { key: "digest-news", steps });
@@ -215,7 +215,7 @@ describe("delivery through the Queue consumer", () => {
     const { key } = await createSandboxEnvironment();
     await createWorkflow(key, {
       key: "many",
-      steps: [{ id: "mail", type: "email", template: { subject: "hi {{ subscriber.subscriberId }}" } }],
+      steps: [{ id: "mail", type: "email", template: { subject: "hi {{ subscriber.subscriberId }}", text: "Hello" } }],
     });
     const to = Array.from({ length: 100 }, (_, i) => ({ subscriberId: unique(`m${i}`), email: `m${i}@example.com` }));
     const transactionId = await trigger(key, { workflow: "many", to });

@@ -28,7 +28,7 @@ const messagesOf = async (key: string, transactionId: string) =>
 const emailDelaySms = (delay: Record<string, unknown>) => ({
   key: "remind",
   steps: [
-    { id: "mail", type: "email", template: { subject: "Welcome {{ payload.n }}" } },
+    { id: "mail", type: "email", template: { subject: "Welcome {{ payload.n }}", text: "Hello" } },
     { id: "wait", type: "delay", ...delay },
     { id: "text", type: "sms", template: { body: "Reminder {{ payload.n }}" } },
   ],
@@ -144,7 +144,7 @@ describe("delay steps", () => {
 describe("cancellation", () => {
   it("answers completed when the trigger has already finished", async () => {
     const { key } = await createSandboxEnvironment();
-    await createWorkflow(key, { key: "fast", steps: [{ id: "mail", type: "email", template: { subject: "s" } }] });
+    await createWorkflow(key, { key: "fast", steps: [{ id: "mail", type: "email", template: { subject: "s", text: "Hello" } }] });
     const transactionId = await trigger(key, { workflow: "fast", to: person() });
     await eventually(async () => (await api<{ status: string }>(key, "GET", `/v1/trigger/${transactionId}`)).body.status === "completed");
     const res = await api<{ status: string; cancelledMessages: number; alreadySent: number }>(key, "DELETE", "/v1/trigger", {
@@ -167,7 +167,7 @@ describe("cancellation", () => {
 describe("exactly-once sends", () => {
   it("sends once when the same job reaches several consumers at the same time", async () => {
     const { id, key } = await createSandboxEnvironment();
-    await createWorkflow(key, { key: "race", steps: [{ id: "mail", type: "email", template: { subject: "race" } }] });
+    await createWorkflow(key, { key: "race", steps: [{ id: "mail", type: "email", template: { subject: "race", text: "Hello" } }] });
     const subscriberId = unique("r");
     await api(key, "POST", "/sub", { subscriberId, email: "race@example.com" });
     const transactionId = await trigger(key, { workflow: "race", to: subscriberId });
@@ -188,7 +188,7 @@ describe("throttle steps", () => {
       key: "alerts",
       steps: [
         { id: "limit", type: "throttle", window: "PT1H", limit: 2, key: "{{ payload.project }}" },
-        { id: "mail", type: "email", template: { subject: "alert" } },
+        { id: "mail", type: "email", template: { subject: "alert", text: "Hello" } },
       ],
     });
     const subscriber = person();

@@ -149,7 +149,7 @@ describe("redelivery", () => {
     await createWorkflow(key, {
       key: "once",
       steps: [
-        { id: "mail", type: "email", template: { subject: "once" } },
+        { id: "mail", type: "email", template: { subject: "once", text: "Hello" } },
         { id: "text", type: "sms", template: { body: "once" } },
       ],
     });

@@ -60,7 +60,7 @@ describe("trigger ledger shards", () => {
 
   it("delivers a trigger whose ledger died before flushing its outbox (durable before 202)", async () => {
     const { id, key } = await createSandboxEnvironment();
-    await createWorkflow(key, { key: "outbox", steps: [{ id: "mail", type: "email", template: { subject: "kept" } }] });
+    await createWorkflow(key, { key: "outbox", steps: [{ id: "mail", type: "email", template: { subject: "kept", text: "Hello" } }] });
     const transactionId = await acceptThenCrash(id, "outbox", person());
     expect(await messagesOf(key, transactionId)).toEqual([]);
     // The alarm that restarts the object after the crash: it finds the job still in the outbox.
@@ -72,7 +72,7 @@ describe("trigger ledger shards", () => {
 
   it("resumes a trigger whose Queue job was lost once it has made no progress for the stall window", async () => {
     const { id, key } = await createSandboxEnvironment();
-    await createWorkflow(key, { key: "lost-job", steps: [{ id: "mail", type: "email", template: { subject: "found" } }] });
+    await createWorkflow(key, { key: "lost-job", steps: [{ id: "mail", type: "email", template: { subject: "found", text: "Hello" } }] });
     const transactionId = await acceptThenCrash(id, "lost-job", person(), { loseJob: true });
     expect((await tickLedger(id, transactionId, Date.now())).flushed).toBe(0);
     expect((await tickLedger(id, transactionId, Date.now() + STALL_MS + 1_000)).resumed).toBeGreaterThanOrEqual(1);
@@ -86,7 +86,7 @@ describe("trigger ledger shards", () => {
     await createWorkflow(key, {
       key: "resume-delay",
       steps: [
-        { id: "mail", type: "email", template: { subject: "first" } },
+        { id: "mail", type: "email", template: { subject: "first", text: "Hello" } },
         { id: "wait", type: "delay", for: "PT1H" },
         { id: "text", type: "sms", template: { body: "second" } },
       ],
@@ -110,7 +110,7 @@ describe("trigger ledger shards", () => {
 
   it("forgets a finished trigger after the idempotency window, and not before", async () => {
     const { id, key } = await createSandboxEnvironment();
-    await createWorkflow(key, { key: "forget", steps: [{ id: "mail", type: "email", template: { subject: "s" } }] });
+    await createWorkflow(key, { key: "forget", steps: [{ id: "mail", type: "email", template: { subject: "s", text: "Hello" } }] });
     const transactionId = await trigger(key, { workflow: "forget", to: person() });
     await eventually(async () => (await readTrigger(id, transactionId))?.state === "completed");
     await tickLedger(id, transactionId, Date.now() + RETENTION_MS - 60_000);
@@ -123,7 +123,7 @@ describe("trigger ledger shards", () => {
 describe("fan-out coordinator", () => {
   it("coordinates a trigger of more than one chunk in its own object and completes it in the ledger", async () => {
     const { id, key } = await createSandboxEnvironment();
-    await createWorkflow(key, { key: "wide", steps: [{ id: "mail", type: "email", template: { subject: "wide" } }] });
+    await createWorkflow(key, { key: "wide", steps: [{ id: "mail", type: "email", template: { subject: "wide", text: "Hello" } }] });
     const to = Array.from({ length: 60 }, person);
     const transactionId = await trigger(key, { workflow: "wide", to });
     const messages = await settledMessages(key, transactionId, 60, 30_000);
@@ -140,7 +140,7 @@ describe("fan-out coordinator", () => {
     await createWorkflow(key, {
       key: "wide-delay",
       steps: [
-        { id: "mail", type: "email", template: { subject: "now" } },
+        { id: "mail", type: "email", template: { subject: "now", text: "Hello" } },
         { id: "wait", type: "delay", for: "PT1H" },
         { id: "text", type: "sms", template: { body: "later" } },
       ],

@@ -19,7 +19,7 @@ async function sentThroughResend() {
     baseUrl: scenario.baseUrl,
     primary: true,
   });
-  await createWorkflow(key, { key: "hello", steps: [{ id: "mail", type: "email", template: { subject: "hello" } }] });
+  await createWorkflow(key, { key: "hello", steps: [{ id: "mail", type: "email", template: { subject: "hello", text: "Hello" } }] });
   const transactionId = await trigger(key, { workflow: "hello", to: { subscriberId: unique("s"), email: "w@example.com" } });
   const [message] = await settledMessages(key, transactionId, 1);
   return { key, integrationId, providerId, message: message! };

@@ -16,7 +16,7 @@ const claimAt = (environmentId: string, transactionId: string, key: string, at: 
 describe("claims in the trigger's Durable Object", () => {
   it("grants a send identity once, refuses it while claimed, and never again once sent", async () => {
     const { id, key } = await createSandboxEnvironment();
-    await createWorkflow(key, { key: "claims", steps: [{ id: "mail", type: "email", template: { subject: "s" } }] });
+    await createWorkflow(key, { key: "claims", steps: [{ id: "mail", type: "email", template: { subject: "s", text: "Hello" } }] });
     const transactionId = await trigger(key, { workflow: "claims", to: unique("nobody") });
     const ledger = ledgerOf(id, transactionId);
     const ids = { environmentId: id, transactionId };
@@ -31,7 +31,7 @@ describe("claims in the trigger's Durable Object", () => {
 
   it("re-sends a message left in `sending` by a consumer that died, once its claim is past the deadline", async () => {
     const { id, key } = await createSandboxEnvironment();
-    await createWorkflow(key, { key: "stuck", steps: [{ id: "mail", type: "email", template: { subject: "stuck" } }] });
+    await createWorkflow(key, { key: "stuck", steps: [{ id: "mail", type: "email", template: { subject: "stuck", text: "Hello" } }] });
     const subscriberId = unique("s");
     await api(key, "POST", "/sub", { subscriberId, email: "stuck@example.com" });
     const transactionId = await trigger(key, { workflow: "stuck", to: subscriberId });
@@ -51,7 +51,7 @@ describe("claims in the trigger's Durable Object", () => {
 
   it("records a send whose D1 write was lost from what the trigger object kept, without sending again", async () => {
     const { id, key } = await createSandboxEnvironment();
-    await createWorkflow(key, { key: "lost", steps: [{ id: "mail", type: "email", template: { subject: "lost" } }] });
+    await createWorkflow(key, { key: "lost", steps: [{ id: "mail", type: "email", template: { subject: "lost", text: "Hello" } }] });
     const subscriberId = unique("s");
     await api(key, "POST", "/sub", { subscriberId, email: "lost@example.com" });
     const transactionId = await trigger(key, { workflow: "lost", to: subscriberId });

@@ -5,7 +5,7 @@ import { sampleContext } from "./context";
 
 const ctx = sampleContext();
 
-const email = (template: Extract<ChannelStep, { type: "email" }>["template"], locales?: Record<string, typeof template>) =>
+const email = (template: Extract<ChannelStep, { type: "email" }>["template"], locales?: Record<string, Partial<typeof template>>) =>
   ({ id: "email-1", type: "email", template, ...(locales ? { locales } : {}) }) as const;
 
 describe("renderChannel", () => {
@@ -82,6 +82,40 @@ describe("renderChannel", () => {
     ])("picks for %s", (locale, subject, picked) => {
       const result = renderChannel(step, ctx, locale);
       expect(result.ok && { subject: result.content.subject, locale: result.locale }).toEqual({ subject, locale: picked });
+    });
+  });
+
+  describe("a locale variant overrides only the fields it gives", () => {
+    it.each<[string, ChannelStep, Record<string, unknown>]>([
+      [
+        "email (subject only)",
+        email({ subject: "Hello", html: "<p>Body</p>", text: "Body", from: "a@acme.dev" }, { de: { subject: "Hallo" } }),
+        { subject: "Hallo", html: "<p>Body</p>", text: "Body", from: "a@acme.dev" },
+      ],
+      [
+        "email (from only)",
+        email({ subject: "Hello", text: "Body" }, { de: { from: "de@acme.dev" } }),
+        { subject: "Hello", text: "Body", from: "de@acme.dev" },
+      ],
+      [
+        "push (title only)",
+        {
+          id: "p",
+          type: "push",
+          template: { title: "Hi", body: "Body", data: { a: "1" }, sound: "ping" },
+          locales: { de: { title: "Hallo" } },
+        },
+        { title: "Hallo", body: "Body", data: { a: "1" }, sound: "ping" },
+      ],
+      [
+        "chat (blocks only)",
+        { id: "c", type: "chat", template: { text: "Hi", blocks: [{ type: "x" }] }, locales: { de: { blocks: [{ type: "y" }] } } },
+        { text: "Hi", blocks: [{ type: "y" }] },
+      ],
+      ["sms (nothing)", { id: "s", type: "sms", template: { body: "Hi" }, locales: { de: {} } }, { body: "Hi" }],
+    ])("%s", (_label, step, content) => {
+      const result = renderChannel(step, ctx, "de-CH");
+      expect(result).toEqual({ ok: true, channel: step.type, locale: "de", content });
     });
   });
 

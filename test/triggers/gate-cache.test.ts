@@ -7,7 +7,7 @@ describe("the workflow gate cache of the accept path", () => {
     key,
     name: key,
     active,
-    steps: [{ id: "mail", type: "email", template: { subject: "s" } }],
+    steps: [{ id: "mail", type: "email", template: { subject: "s", text: "Hello" } }],
   });
 
   it("refuses a trigger at once after the workflow is deactivated through this isolate", async () => {

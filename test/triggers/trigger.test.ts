@@ -378,7 +378,7 @@ describe("POST /v1/trigger/", () => {
 
   describe("durability", () => {
     it("makes an accepted trigger readable from its Durable Object", async () => {
-      const { id, key, workflowKey } = await createEnvironmentWithWorkflow();
+      const { id, key, workflowKey, workflowId } = await createEnvironmentWithWorkflow();
       const res = await trigger(key, {
         workflow: workflowKey,
         to: ["user-1"],
@@ -391,6 +391,7 @@ describe("POST /v1/trigger/", () => {
         environmentId: id,
         transactionId: res.body.transactionId,
         workflowKey,
+        workflowId,
         recipients: ["user-1"],
         payload: { orderId: "o-7" },
         overrides: { email: { from: "shop@example.com" } },

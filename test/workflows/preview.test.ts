@@ -52,10 +52,11 @@ describe("POST /v1/workflows/{key}/preview", () => {
         type: "email",
         condition: { result: true, leaves: [{ field: "payload.total", op: "gte", value: 100, actual: 150, result: true }] },
         wouldRun: true,
+        assumedStatus: "sent",
         locale: null,
         content: { subject: "Order A-7 for Ada", html: "<p>&lt;script&gt;x&lt;/script&gt;</p><p>Clarion</p>" },
       },
-      { id: "wait", type: "delay", condition: null, wouldRun: true, locale: null },
+      { id: "wait", type: "delay", condition: null, wouldRun: true, assumedStatus: "sent", locale: null },
       {
         id: "sms-1",
         type: "sms",
@@ -67,6 +68,7 @@ describe("POST /v1/workflows/{key}/preview", () => {
           ],
         },
         wouldRun: false,
+        assumedStatus: "skipped",
         locale: null,
         content: { body: "A-7 " },
       },
@@ -85,6 +87,54 @@ describe("POST /v1/workflows/{key}/preview", () => {
     expect(sms).toMatchObject({ wouldRun: true, condition: { result: true } });
   });
 
+  describe("earlier steps' status", () => {
+    const chained = [
+      { id: "mail", type: "email", template: { subject: "S", text: "T" } },
+      { id: "text", type: "sms", if: { field: "steps.mail.status", op: "eq", value: "sent" }, template: { body: "B" } },
+    ];
+    const previewOf = async (steps: unknown[], body: Record<string, unknown>) => {
+      const { key } = await createEnvironment();
+      const workflow = await createWorkflow(key, { steps });
+      const res = await api<PreviewBody>(key, "POST", `/v1/workflows/${workflow.key}/preview`, body);
+      expect(res.status).toBe(200);
+      return res.body.steps;
+    };
+
+    it("counts an earlier step as sent when the request does not say", async () => {
+      const [mail, text] = await previewOf(chained, {});
+      expect(mail).toMatchObject({ assumedStatus: "sent" });
+      expect(text).toMatchObject({
+        wouldRun: true,
+        condition: { result: true, leaves: [{ field: "steps.mail.status", actual: "sent", result: true }] },
+      });
+    });
+
+    it("uses the status the request gives for a step", async () => {
+      const [mail, text] = await previewOf(chained, { steps: { mail: { status: "failed" } } });
+      expect(mail).toMatchObject({ assumedStatus: "failed" });
+      expect(text).toMatchObject({
+        wouldRun: false,
+        condition: { result: false, leaves: [{ field: "steps.mail.status", actual: "failed", result: false }] },
+      });
+    });
+
+    it("counts an earlier step whose condition is false as skipped", async () => {
+      const gated = [{ ...chained[0], if: { field: "payload.vip", op: "eq", value: true } }, chained[1]];
+      const [mail, text] = await previewOf(gated, { payload: { vip: false } });
+      expect(mail).toMatchObject({ wouldRun: false, assumedStatus: "skipped" });
+      expect(text).toMatchObject({ wouldRun: false, condition: { leaves: [{ actual: "skipped" }] } });
+    });
+
+    it("does not show a step the status of a later one", async () => {
+      const backwards = [
+        { id: "text", type: "sms", if: { field: "steps.mail.status", op: "exists" }, template: { body: "B" } },
+        { id: "mail", type: "email", template: { subject: "S", text: "T" } },
+      ];
+      const [text] = await previewOf(backwards, {});
+      expect(text).toMatchObject({ wouldRun: false });
+    });
+  });
+
   it("masks secret variables in rendered content", async () => {
     const { key, workflowKey } = await setup();
     expect((await api(key, "POST", "/v1/variables", { key: "TOKEN", value: "tok-very-secret", secret: true })).status).toBe(201);
@@ -98,7 +148,7 @@ describe("POST /v1/workflows/{key}/preview", () => {
     const { key } = await createEnvironment();
     const workflow = await createWorkflow(key, {
       steps: [
-        { id: "bad", type: "email", template: { subject: "{{ payload.x | nope }}" } },
+        { id: "bad", type: "email", template: { subject: "{{ payload.x | nope }}", text: "Hello" } },
         { id: "good", type: "sms", template: { body: "ok" } },
       ],
     });

@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import type { Step } from "../../engine/steps";
 import { environmentId, json, timestamps } from "./columns";
@@ -17,8 +18,16 @@ export const workflows = sqliteTable(
     /** Validated by the workflow step schema (engine/steps.ts) before every write. */
     steps: json<Step[]>("steps").notNull(),
     ...timestamps,
+    /**
+     * Set by DELETE: the row stays as a tombstone so triggers accepted before the delete still run
+     * the steps they were accepted for; the API no longer sees it, and its key is free again.
+     */
+    deletedAt: integer("deleted_at", { mode: "timestamp_ms" }),
   },
-  (t) => [uniqueIndex("workflows_env_key_uq").on(t.environmentId, t.key)],
+  (t) => [
+    uniqueIndex("workflows_env_key_live_uq").on(t.environmentId, t.key).where(sql`deleted_at IS NULL`),
+    index("workflows_env_deleted_idx").on(t.environmentId, t.deletedAt),
+  ],
 );
 
 export const variables = sqliteTable(

@@ -5,9 +5,10 @@ import type { Recipient } from "../recipients-state";
 /** The jobs that resume waiting recipients, one per (time, step) they wait for; no I/O. */
 export function waitEntries(job: RecipientsJob, recipients: Recipient[]): WaitEntry[] {
   const waiting = recipients.filter((r) => r.state === "waiting" && r.resumeAt);
-  const groups = Map.groupBy(waiting, (r) => `${r.resumeAt!.fireAt}:${r.resumeAt!.fromStep}`);
+  const groups = Map.groupBy(waiting, (r) => `${r.resumeAt!.fireAt}:${r.resumeAt!.fromStep}:${r.resumeAt!.hold.kind}`);
   return [...groups.values()].map((group) => ({
     fireAt: group[0]!.resumeAt!.fireAt,
+    hold: group[0]!.resumeAt!.hold,
     job: {
       ...job,
       subscriberIds: group.map((r) => r.profile.subscriberId),

@@ -38,6 +38,7 @@ export function planChannelStep(
           type: "wait",
           fireAt: decision.until,
           fromStep: index,
+          hold: { kind: "quiet_hours", stepId: step.id },
           note: { heldUntil: new Date(decision.until).toISOString(), reason: "quiet_hours" },
         });
         break;

@@ -25,9 +25,25 @@ export interface SentReport {
 
 export type ClaimReport = { key: string; outcome: "final" | "retry" } | { key: string; outcome: "sent"; report: SentReport };
 
+/** What holds a parked run: the kind of wait, and the step that runs when it ends. */
+export interface WaitHold {
+  kind: "delay" | "quiet_hours";
+  stepId: string;
+}
+
 export interface WaitEntry {
   fireAt: number;
   job: RecipientsJob;
+  hold?: WaitHold;
+}
+
+/** One recipient's step waiting to run, and until when: what `GET /v1/trigger/{transactionId}` shows. */
+export interface WaitingStep {
+  /** Null for a wait parked before waits named their step. */
+  stepId: string | null;
+  subscriberId: string;
+  kind: "delay" | "digest" | "quiet_hours";
+  until: number;
 }
 
 /**

@@ -7,16 +7,30 @@ import {
   type DeliveryOpResult,
   type SentReport,
   type WaitEntry,
+  type WaitHold,
+  type WaitingStep,
 } from "./claims";
 
 /** Tables every object that coordinates sends keeps, keyed by trigger so one shard can hold many. */
 export const DELIVERY_SCHEMA = `
   CREATE TABLE IF NOT EXISTS claims (env TEXT NOT NULL, tx TEXT NOT NULL, key TEXT NOT NULL, state TEXT NOT NULL, at INTEGER NOT NULL, report TEXT, PRIMARY KEY (env, tx, key));
   CREATE TABLE IF NOT EXISTS done (env TEXT NOT NULL, tx TEXT NOT NULL, chunk INTEGER NOT NULL, subscriber_id TEXT NOT NULL, PRIMARY KEY (env, tx, chunk, subscriber_id));
-  CREATE TABLE IF NOT EXISTS waits (id INTEGER PRIMARY KEY AUTOINCREMENT, env TEXT NOT NULL, tx TEXT NOT NULL, fire_at INTEGER NOT NULL, job TEXT NOT NULL, released INTEGER NOT NULL DEFAULT 0);
+  CREATE TABLE IF NOT EXISTS waits (id INTEGER PRIMARY KEY AUTOINCREMENT, env TEXT NOT NULL, tx TEXT NOT NULL, fire_at INTEGER NOT NULL, job TEXT NOT NULL, released INTEGER NOT NULL DEFAULT 0, hold TEXT);
   CREATE INDEX IF NOT EXISTS waits_fire ON waits (released, fire_at);
   CREATE INDEX IF NOT EXISTS waits_tx ON waits (env, tx);
 `;
+
+/** Brings the tables of an object created by an older version up to DELIVERY_SCHEMA; run after it. */
+export function upgradeDeliverySchema(sql: SqlStorage): void {
+  const columns = sql.exec<{ name: string }>("PRAGMA table_info(waits)").toArray();
+  if (!columns.some((c) => c.name === "hold")) sql.exec("ALTER TABLE waits ADD COLUMN hold TEXT");
+}
+
+/** Waits parked before they named what holds them: the kind as their note tells it, the step unknown. */
+const legacyHold = (job: RecipientsJob): Omit<WaitHold, "stepId"> & { stepId: null } => ({
+  kind: job.note?.reason === "quiet_hours" ? "quiet_hours" : "delay",
+  stepId: null,
+});
 
 /**
  * Exactly-once bookkeeping of one or many triggers' sends, over an object's SQLite: a claim
@@ -136,7 +150,14 @@ export class DeliveryState {
 
   park(env: string, tx: string, entries: WaitEntry[]): void {
     for (const e of entries)
-      this.sql.exec("INSERT INTO waits (env, tx, fire_at, job) VALUES (?, ?, ?, ?)", env, tx, e.fireAt, JSON.stringify(e.job));
+      this.sql.exec(
+        "INSERT INTO waits (env, tx, fire_at, job, hold) VALUES (?, ?, ?, ?, ?)",
+        env,
+        tx,
+        e.fireAt,
+        JSON.stringify(e.job),
+        e.hold ? JSON.stringify(e.hold) : null,
+      );
   }
 
   /**
@@ -193,6 +214,28 @@ export class DeliveryState {
       .exec<{ at: number }>("SELECT fire_at AS at FROM waits WHERE released = 0 AND env = ? AND tx = ? ORDER BY fire_at", env, tx)
       .toArray()
       .map((r) => r.at);
+  }
+
+  /** Each recipient's parked step, earliest first, at most `limit` of them; `total` counts them all. */
+  waitingSteps(env: string, tx: string, limit: number): { steps: WaitingStep[]; total: number } {
+    const rows = this.sql
+      .exec<{ at: number; job: string; hold: string | null }>(
+        "SELECT fire_at AS at, job, hold FROM waits WHERE released = 0 AND env = ? AND tx = ? ORDER BY fire_at, id",
+        env,
+        tx,
+      )
+      .toArray();
+    const steps: WaitingStep[] = [];
+    let total = 0;
+    for (const row of rows) {
+      const job = JSON.parse(row.job) as RecipientsJob;
+      const hold = row.hold ? (JSON.parse(row.hold) as WaitHold) : legacyHold(job);
+      total += job.subscriberIds.length;
+      for (const subscriberId of job.subscriberIds) {
+        if (steps.length < limit) steps.push({ stepId: hold.stepId, subscriberId, kind: hold.kind, until: row.at });
+      }
+    }
+    return { steps, total };
   }
 
   hasWaits(env: string, tx: string): boolean {

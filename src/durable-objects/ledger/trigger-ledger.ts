@@ -3,8 +3,8 @@ import { triggerJob, type DeliveryJob } from "../../delivery/job";
 import type { TriggerRecord, TriggerSnapshot, TriggerState } from "../../delivery/trigger-record";
 import { deliveryQueueFor, type Bindings } from "../../env";
 import { DigestObject } from "../digest-object";
-import type { DeliveryOp, DeliveryOpResult } from "./claims";
-import { DELIVERY_SCHEMA, DeliveryState, pendingJobs, wakeBy } from "./delivery-state";
+import type { DeliveryOp, DeliveryOpResult, WaitingStep } from "./claims";
+import { DELIVERY_SCHEMA, DeliveryState, pendingJobs, upgradeDeliverySchema, wakeBy } from "./delivery-state";
 import { coordinatorStub, ledgerTimings } from "./shards";
 
 const LEDGER_SCHEMA = `
@@ -95,6 +95,7 @@ export class TriggerLedger extends DurableObject<Bindings> {
     this.sql = ctx.storage.sql;
     this.delivery = new DeliveryState(this.sql);
     this.sql.exec(LEDGER_SCHEMA + DELIVERY_SCHEMA);
+    upgradeDeliverySchema(this.sql);
   }
 
   private row(env: string, tx: string): Row | undefined {
@@ -331,6 +332,25 @@ export class TriggerLedger extends DurableObject<Bindings> {
       await wakeBy(this.ctx.storage, Date.now() + BACKSTOP_MS);
     }
     return { waitingSteps: jobs.length, coordinated, digests: [...digests] };
+  }
+
+  /**
+   * The trigger's recipients parked on a delay or quiet hours (here, or in its coordinator), at
+   * most `limit`, and the digests it joined, which the caller asks for their own waits. Null when
+   * this shard does not hold the trigger.
+   */
+  async waitingSteps(
+    environmentId: string,
+    transactionId: string,
+    limit: number,
+  ): Promise<{ steps: WaitingStep[]; total: number; digests: string[] } | null> {
+    const row = this.row(environmentId, transactionId);
+    if (!row) return null;
+    const digests = row.state === "accepted" && row.digests ? (JSON.parse(row.digests) as string[]) : [];
+    const parked = row.coordinated
+      ? ((await coordinatorStub(this.env, environmentId, transactionId).waitingSteps(limit)) as { steps: WaitingStep[]; total: number })
+      : this.delivery.waitingSteps(environmentId, transactionId, limit);
+    return { ...parked, digests };
   }
 
   /** When each parked step of a trigger fires. */

@@ -2,6 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { ApiError } from "../../lib/errors";
 import { apiRoute, createRouter, json, security } from "../../lib/openapi";
 import { scopedRepository } from "../../lib/scoped-repository";
+import { waitingSteps } from "../triggers/waiting";
 import { messagesRepository } from "./repository";
 import { MessageList, MessageQuery, MessageWithEvents, SandboxMessage, TriggerStatusView } from "./schemas";
 
@@ -47,7 +48,8 @@ messagesRoutes.openapi(
     path: "/v1/trigger/{transactionId}",
     tags: ["Triggers"],
     summary: "A trigger's status and its messages counted by status",
-    description: "The record is written by the Queue consumer within seconds of the trigger's acceptance.",
+    description:
+      "The record is written by the Queue consumer within seconds of the trigger's acceptance. `waiting` lists the steps held by a delay, a digest or quiet hours, per recipient, with the time each runs.",
     security,
     request: { params: z.object({ transactionId: z.string() }) },
     responses: { 200: { description: "The trigger", content: json(TriggerStatusView) } },
@@ -55,10 +57,14 @@ messagesRoutes.openapi(
   }),
   async (c) => {
     const { transactionId } = c.req.valid("param");
-    const status = await repo(c).triggerStatus(transactionId);
+    const [status, waiting] = await Promise.all([
+      repo(c).triggerStatus(transactionId),
+      waitingSteps(c.env, c.get("environmentId"), transactionId),
+    ]);
     if (!status)
       throw new ApiError("transaction_not_found", `No recorded trigger with transactionId "${transactionId}" in this environment.`);
-    return c.json(status, 200);
+    const steps = waiting.steps.map((w) => ({ ...w, until: new Date(w.until).toISOString() }));
+    return c.json({ ...status, waiting: steps, waitingTotal: waiting.total }, 200);
   },
 );
 

@@ -52,6 +52,23 @@ export const MessageQuery = z
 export const MessageList = pageOf(Message).openapi("MessageList");
 export type MessageList = z.infer<typeof MessageList>;
 
+export const WaitingStep = z
+  .object({
+    stepId: z
+      .string()
+      .nullable()
+      .openapi({ description: "The step that runs when the wait ends (null only for waits parked by an older version)." }),
+    subscriberId: z.string(),
+    kind: z.enum(["delay", "digest", "quiet_hours"]).openapi({
+      description: "What holds it: a delay step, an open digest window, or the subscriber's quiet hours. Throttles never hold: they skip.",
+    }),
+    until: z.iso.datetime().openapi({ description: "When the wait ends and the step runs." }),
+  })
+  .openapi("WaitingStep", {
+    example: { stepId: "text", subscriberId: "user-7", kind: "delay", until: "2026-01-05T10:00:00.000Z" },
+  });
+export type WaitingStep = z.infer<typeof WaitingStep>;
+
 export const TriggerStatusView = z
   .object({
     transactionId: z.string(),
@@ -59,6 +76,10 @@ export const TriggerStatusView = z
     status: z.enum(TRIGGER_STATUSES),
     acceptedAt: z.iso.datetime(),
     messages: z.object({ total: z.number().int(), byStatus: z.record(z.string(), z.number().int()) }),
+    waiting: z.array(WaitingStep).openapi({
+      description: "Recipients' steps that wait on a delay, a digest or quiet hours, earliest first; at most 100 are listed.",
+    }),
+    waitingTotal: z.number().int().openapi({ description: "How many recipients' steps wait in all." }),
   })
   .openapi("TriggerStatus");
 export type TriggerStatusView = z.infer<typeof TriggerStatusView>;

@@ -1,4 +1,4 @@
-import { and, eq, inArray } from "drizzle-orm";
+import { and, eq, inArray, isNull } from "drizzle-orm";
 import { chunk } from "../../db/batch";
 import { createDb } from "../../db/client";
 import { topics, workflows } from "../../db/schema";
@@ -40,13 +40,20 @@ export async function loadWorkflowGates(d1: D1Database, environmentId: string, k
   // 99 keys plus the environment id stay within D1's 100 bound parameters per statement.
   const [first, ...rest] = chunk(missing, 99).map((part) =>
     db
-      .select({ key: workflows.key, active: workflows.active, payloadSchema: workflows.payloadSchema, steps: workflows.steps })
+      .select({
+        id: workflows.id,
+        key: workflows.key,
+        active: workflows.active,
+        payloadSchema: workflows.payloadSchema,
+        steps: workflows.steps,
+      })
       .from(workflows)
-      .where(and(eq(workflows.environmentId, environmentId), inArray(workflows.key, part))),
+      .where(and(eq(workflows.environmentId, environmentId), isNull(workflows.deletedAt), inArray(workflows.key, part))),
   );
   const rows = (await db.batch([first!, ...rest])).flat();
   for (const r of rows) {
     const gate = {
+      id: r.id,
       key: r.key,
       active: r.active,
       payloadSchema: r.payloadSchema ?? null,
@@ -123,6 +130,7 @@ export async function prepareTrigger(
       environmentId,
       transactionId,
       workflowKey,
+      workflowId: gate.id,
       recipients: valid,
       payload,
       overrides: request.overrides ?? null,

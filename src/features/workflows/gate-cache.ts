@@ -5,6 +5,7 @@
  * isolates see it within the TTL, as with API keys.
  */
 export interface WorkflowGate {
+  id: string;
   key: string;
   active: boolean;
   payloadSchema: Record<string, unknown> | null;

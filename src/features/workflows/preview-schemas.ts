@@ -17,7 +17,11 @@ export const PreviewRequest = z
     steps: z
       .record(z.string(), z.object({ status: z.string().min(1).max(64), count: z.number().int().min(0).optional() }).strict())
       .default({})
-      .openapi({ description: "Assumed outcomes of earlier steps, as `steps.<id>.status` reads them." }),
+      .openapi({
+        description:
+          "Assumed outcomes of earlier steps, as `steps.<id>.status` reads them. A step not named here counts as `sent`, or `skipped` when its condition is false for the sample.",
+        example: { mail: { status: "failed" } },
+      }),
     overrides: z.record(z.string(), z.unknown()).optional().openapi({ description: "As in a trigger: applied over the rendered content." }),
   })
   .strict()
@@ -44,6 +48,9 @@ export const PreviewStep = z
       .nullable()
       .openapi({ description: "Null when the step has no condition." }),
     wouldRun: z.boolean().openapi({ description: "Whether the step's condition holds for this sample." }),
+    assumedStatus: z
+      .string()
+      .openapi({ description: "What later steps read as `steps.<id>.status` for this step in the preview.", example: "sent" }),
     locale: z.string().nullable().openapi({ description: "The localised variant used; null for the default template." }),
     content: z
       .record(z.string(), z.unknown())

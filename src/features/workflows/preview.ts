@@ -1,4 +1,4 @@
-import type { TemplateContext } from "../../engine/content";
+import type { StepOutcomeView, TemplateContext } from "../../engine/content";
 import { explainCondition } from "../../engine/conditions";
 import { applyOverrides, renderChannel } from "../../engine/templates";
 import type { PreviewRequest, PreviewResponse, PreviewStep } from "./preview-schemas";
@@ -11,13 +11,25 @@ const actorView = (actor: PreviewRequest["actor"]): Record<string, unknown> | nu
 function previewStep(step: Step, base: Omit<TemplateContext, "step">, input: PreviewRequest, now: Date): PreviewStep {
   const ctx: TemplateContext = { ...base, step: { id: step.id, type: step.type } };
   const condition = step.if ? explainCondition(step.if, ctx, now) : null;
-  const head = { id: step.id, type: step.type, condition, wouldRun: condition?.result ?? true };
+  const wouldRun = condition?.result ?? true;
+  const head = { id: step.id, type: step.type, condition, wouldRun, assumedStatus: assumedOutcome(step, wouldRun, input).status };
   if (!isChannelStep(step)) return { ...head, locale: null };
   // Rendered even when the condition is false: the dashboard edits templates whatever the sample.
   const rendered = renderChannel(step, ctx, input.subscriber.locale);
   if (!rendered.ok) return { ...head, locale: null, error: { code: rendered.code, message: rendered.message } };
   const content = applyOverrides(step.type, rendered.content, input.overrides);
   return { ...head, locale: rendered.locale, content: { ...content } };
+}
+
+/**
+ * What later steps read as `steps.<id>` for a step of the preview: the caller's choice, else
+ * `skipped` when its condition is false for the sample, else `sent` (a digest as one event).
+ */
+function assumedOutcome(step: Step, wouldRun: boolean, input: PreviewRequest): StepOutcomeView {
+  const given = input.steps[step.id];
+  if (given) return given;
+  if (!wouldRun) return { status: "skipped" };
+  return step.type === "digest" ? { status: "sent", count: 1, events: [input.payload] } : { status: "sent" };
 }
 
 /** What each step of a workflow would do for a sample trigger; pure, so the route only loads and answers. */
@@ -27,15 +39,22 @@ export function previewWorkflow(
   vars: Record<string, string>,
   now: Date,
 ): PreviewResponse {
-  const base: Omit<TemplateContext, "step"> = {
-    payload: input.payload,
-    subscriber: input.subscriber,
-    actor: actorView(input.actor),
-    vars,
-    workflow: { key: workflow.key, name: workflow.name },
-    steps: input.steps,
-  };
-  return { workflow: workflow.key, steps: workflow.steps.map((step) => previewStep(step, base, input, now)) };
+  // Each step sees only the steps before it, as a run would.
+  const earlier: Record<string, StepOutcomeView> = {};
+  const steps = workflow.steps.map((step) => {
+    const base: Omit<TemplateContext, "step"> = {
+      payload: input.payload,
+      subscriber: input.subscriber,
+      actor: actorView(input.actor),
+      vars,
+      workflow: { key: workflow.key, name: workflow.name },
+      steps: { ...earlier },
+    };
+    const previewed = previewStep(step, base, input, now);
+    earlier[step.id] = assumedOutcome(step, previewed.wouldRun, input);
+    return previewed;
+  });
+  return { workflow: workflow.key, steps };
 }
 
 /** Secrets shorter than this are left alone: masking every "a" or "1" would garble the preview. */

@@ -1,6 +1,6 @@
-import { and, asc, eq, gt } from "drizzle-orm";
+import { and, asc, eq, gt, inArray, isNull, lt, notExists, sql } from "drizzle-orm";
 import type { Db } from "../../db/client";
-import { workflows } from "../../db/schema";
+import { triggers, workflows } from "../../db/schema";
 import { newId } from "../../lib/ids";
 import { forgetGate } from "./gate-cache";
 import type { Workflow, WorkflowInput } from "./schemas";
@@ -24,7 +24,9 @@ const toWorkflow = (row: Row): Workflow => ({
 
 /** Workflows of one environment: the environment is fixed once, so no query can forget it. */
 export function workflowsRepository(db: Db, environmentId: string) {
-  const byKey = (key: string) => and(eq(workflows.environmentId, environmentId), eq(workflows.key, key));
+  // Tombstones (deleted workflows kept for the triggers accepted before) are invisible to the API.
+  const live = and(eq(workflows.environmentId, environmentId), isNull(workflows.deletedAt));
+  const byKey = (key: string) => and(live, eq(workflows.key, key));
   const columns = (input: WorkflowInput) => ({
     name: input.name,
     description: input.description ?? null,
@@ -45,7 +47,7 @@ export function workflowsRepository(db: Db, environmentId: string) {
       const rows = await db
         .select()
         .from(workflows)
-        .where(and(eq(workflows.environmentId, environmentId), after ? gt(workflows.key, after) : undefined))
+        .where(and(live, after ? gt(workflows.key, after) : undefined))
         .orderBy(asc(workflows.key))
         .limit(limit + 1);
       const page = keysetPage(rows, limit, (last) => last.key);
@@ -74,10 +76,37 @@ export function workflowsRepository(db: Db, environmentId: string) {
       return row ? toWorkflow(row) : null;
     },
 
-    async remove(key: string): Promise<boolean> {
-      const rows = await db.delete(workflows).where(byKey(key)).returning({ id: workflows.id });
+    /**
+     * Soft delete: the row stays as a tombstone, so triggers accepted before now still run the
+     * steps they were accepted for (the engine reads workflows by id); the key is free at once.
+     */
+    async remove(key: string, now = new Date()): Promise<boolean> {
+      const rows = await db.update(workflows).set({ deletedAt: now }).where(byKey(key)).returning({ id: workflows.id });
       forgetGate(environmentId, key);
       return rows.length > 0;
+    },
+
+    /**
+     * Hard-deletes tombstones deleted before `olderThan` that no unfinished trigger accepted before
+     * the delete still needs; for a retention job. Returns how many went.
+     */
+    async purgeDeletedWorkflows(olderThan: Date): Promise<number> {
+      const stillNeeded = db
+        .select({ one: sql`1` })
+        .from(triggers)
+        .where(
+          and(
+            eq(triggers.environmentId, workflows.environmentId),
+            eq(triggers.workflowKey, workflows.key),
+            sql`${triggers.acceptedAt} <= ${workflows.deletedAt}`,
+            inArray(triggers.status, ["accepted", "processing"]),
+          ),
+        );
+      const rows = await db
+        .delete(workflows)
+        .where(and(eq(workflows.environmentId, environmentId), lt(workflows.deletedAt, olderThan), notExists(stillNeeded)))
+        .returning({ id: workflows.id });
+      return rows.length;
     },
   };
 }

@@ -1,6 +1,21 @@
 import { z } from "@hono/zod-openapi";
+import { everyLocalized } from "../../engine/locale";
 import { Step } from "../../engine/steps";
 import { pageOf, pageQuery } from "../../lib/pagination";
+
+const hasBody = (template: { html?: string; text?: string }) => Boolean(template.html?.trim() || template.text?.trim());
+
+/** Email steps whose content, as sent (the base template, and each locale variant over it), has no body. */
+function bodilessEmails(steps: Step[]): { path: (string | number)[]; message: string }[] {
+  return steps.flatMap((step, i) => {
+    if (step.type !== "email") return [];
+    const message = "An email needs `html` or `text`; without either it would go out with no body.";
+    if (!hasBody(step.template)) return [{ path: ["steps", i, "template", "html"], message }];
+    return everyLocalized(step.template, step.locales)
+      .filter(([, template]) => !hasBody(template))
+      .map(([tag]) => ({ path: ["steps", i, "locales", tag, "html"], message }));
+  });
+}
 
 const WORKFLOW_KEY = /^[a-z0-9][a-z0-9._-]{0,63}$/;
 
@@ -26,6 +41,7 @@ export const WorkflowInput = z
       if (seen.has(step.id)) ctx.addIssue({ code: "custom", path: ["steps", i, "id"], message: `Step id "${step.id}" is used twice.` });
       seen.add(step.id);
     });
+    for (const issue of bodilessEmails(wf.steps)) ctx.addIssue({ code: "custom", ...issue });
   })
   .openapi("WorkflowInput");
 export type WorkflowInput = z.infer<typeof WorkflowInput>;
