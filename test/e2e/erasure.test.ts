@@ -117,7 +117,7 @@ describe("DELETE /v1/subscribers/{subscriberId}", () => {
     await createWorkflow(key, {
       key: "remind",
       steps: [
-        { id: "mail", type: "email", template: { subject: "Welcome" } },
+        { id: "mail", type: "email", template: { subject: "Welcome", text: "Hello" } },
         { id: "wait", type: "delay", for: "PT1H" },
         { id: "text", type: "sms", template: { body: "Reminder" } },
       ],
@@ -146,7 +146,7 @@ describe("DELETE /v1/subscribers/{subscriberId}", () => {
     await createWorkflow(key, {
       key: "wide-delay",
       steps: [
-        { id: "mail", type: "email", template: { subject: "now" } },
+        { id: "mail", type: "email", template: { subject: "now", text: "now" } },
         { id: "wait", type: "delay", for: "PT1H" },
         { id: "text", type: "sms", template: { body: "later" } },
       ],
@@ -180,7 +180,7 @@ describe("DELETE /v1/subscribers/{subscriberId}", () => {
       key: "comments",
       steps: [
         { id: "collect", type: "digest", window: "PT10M", key: "{{ payload.postId }}", mode: "fixed" },
-        { id: "mail", type: "email", template: { subject: "{{ steps.collect.count }} new comments" } },
+        { id: "mail", type: "email", template: { subject: "{{ steps.collect.count }} new comments", text: "See them" } },
       ],
     });
     const gone = person();
