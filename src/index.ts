@@ -1,6 +1,8 @@
 import { createApp } from "./app";
 import { consumeDeadLetters } from "./delivery/dead-letters";
 import { consumeDeliveryBatch } from "./delivery/consumer";
+import { createDb } from "./db/client";
+import { purgeExpired, retentionPolicy } from "./db/retention";
 import type { Bindings } from "./env";
 
 export { DigestObject } from "./durable-objects/digest-object";
@@ -16,5 +18,10 @@ export default {
   async queue(batch, env) {
     if (batch.queue === DEAD_LETTER_QUEUE) await consumeDeadLetters(batch, env);
     else await consumeDeliveryBatch(batch, env);
+  },
+  /** Retention (`[triggers] crons` in wrangler.toml): each run deletes a bounded number of expired rows. */
+  async scheduled(controller, env) {
+    const report = await purgeExpired(createDb(env.DB), retentionPolicy(env, new Date(controller.scheduledTime)));
+    console.log(JSON.stringify({ level: "info", message: "retention", cron: controller.cron, ...report }));
   },
 } satisfies ExportedHandler<Bindings>;

@@ -23,6 +23,9 @@ export const suppressions = sqliteTable(
   (t) => [primaryKey({ columns: [t.environmentId, t.address] }), index("suppressions_env_created_idx").on(t.environmentId, t.createdAt)],
 );
 
+/** Hours a webhook receipt is kept: longer than any provider retries a delivery (SendGrid: 72 hours). */
+export const WEBHOOK_RECEIPT_HOURS = 72;
+
 /**
  * Provider webhook deliveries and events already applied, by the provider's own id: a replay
  * inside the window finds its key here and changes nothing. Purged by retention after the window.

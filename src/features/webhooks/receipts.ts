@@ -3,9 +3,6 @@ import type { Db } from "../../db/client";
 import { chunk, rowsPerStatement, runBatch } from "../../db/batch";
 import { webhookReceipts } from "../../db/schema";
 
-/** Hours a webhook delivery's or event's id is remembered; retention purges older receipts. */
-export const WEBHOOK_DEDUP_HOURS = 72;
-
 /**
  * Records the ids of a verified webhook's deliveries and events, and answers the ones that were
  * new: an id already there is a replay (or the provider's retry of something applied).
