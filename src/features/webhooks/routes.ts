@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { bodyLimit } from "hono/body-limit";
-import { createDb } from "../../db/client";
+import { createDb, type Db } from "../../db/client";
 import { integrationById } from "../../delivery/integrations";
 import { ApiError } from "../../lib/errors";
 import { apiRoute, createRouter } from "../../lib/openapi";
@@ -27,11 +27,21 @@ webhooksRoutes.use(
 );
 
 /**
- * The receipt key of each update: the provider's event id, else the delivery's id and the
- * update's place in it. An update without either is kept from repeating by the status rules alone.
+ * Which updates of a verified webhook are news: none when its delivery id was seen (a replay, even
+ * with other contents where the signature does not cover them), else those whose event id is new.
+ * An update with neither id is kept from repeating by the status rules alone.
  */
-const receiptKeys = (updates: StatusUpdate[], deliveryId: string | null) =>
-  updates.map((u, i) => (u.eventId ? `event:${u.eventId}` : deliveryId ? `delivery:${deliveryId}#${i}` : null));
+async function freshUpdates(db: Db, integrationId: string, updates: StatusUpdate[], deliveryId: string | null) {
+  const delivery = deliveryId ? `delivery:${deliveryId}` : null;
+  const events = updates.map((u) => (u.eventId ? `event:${u.eventId}` : null));
+  const claimed = await claimReceipts(
+    db,
+    integrationId,
+    [delivery, ...events].filter((k): k is string => k !== null),
+  );
+  if (delivery && !claimed.has(delivery)) return { fresh: [], claimed };
+  return { fresh: updates.filter((_, i) => events[i] === null || claimed.has(events[i]!)), claimed };
+}
 
 webhooksRoutes.openapi(
   apiRoute({
@@ -70,13 +80,7 @@ webhooksRoutes.openapi(
     } catch {
       throw new ApiError("malformed_json", "The webhook body could not be read.");
     }
-    const keys = receiptKeys(updates, webhook.replayKey?.(request) ?? null);
-    const claimed = await claimReceipts(
-      db,
-      integration.id,
-      keys.filter((k): k is string => k !== null),
-    );
-    const fresh = updates.filter((_, i) => keys[i] === null || claimed.has(keys[i]!));
+    const { fresh, claimed } = await freshUpdates(db, integration.id, updates, webhook.replayKey?.(request) ?? null);
     let applied: number;
     try {
       applied = await applyProviderStatuses(
