@@ -1,6 +1,6 @@
-import { sql, type SQL } from "drizzle-orm";
+import { and, asc, eq, inArray, lt, sql } from "drizzle-orm";
 import type { Db } from "./client";
-import { environments, WEBHOOK_RECEIPT_HOURS } from "./schema";
+import { environments, messageEvents, messages, sandboxMessages, triggers, WEBHOOK_RECEIPT_HOURS, webhookReceipts } from "./schema";
 
 /** How long each kind of row is kept, and how many rows of each table one run may delete at most. */
 export interface RetentionPolicy {
@@ -50,7 +50,7 @@ export function retentionPolicy(settings: RetentionSettings, now: Date): Retenti
   };
 }
 
-const FINISHED_TRIGGER_STATUSES = sql`('completed', 'cancelled', 'failed')`;
+const FINISHED_TRIGGER_STATUSES = ["completed", "cancelled", "failed"] as const;
 
 const changes = (result: unknown) => (result as { meta?: { changes?: number } }).meta?.changes ?? 0;
 
@@ -62,52 +62,88 @@ const changes = (result: unknown) => (result as { meta?: { changes?: number } })
  */
 export async function purgeExpired(db: Db, policy: RetentionPolicy): Promise<RetentionReport> {
   const report: RetentionReport = { messages: 0, messageEvents: 0, triggers: 0, sandboxMessages: 0, webhookReceipts: 0 };
-  const budget = (used: number) => Math.min(policy.sliceRows, policy.maxRows - used);
   const envs = await db.select({ id: environments.id }).from(environments);
 
   for (const { id } of envs) {
     // A message's events go in the same batch as the message, chosen by the same subquery.
-    for (let n = budget(report.messages); n > 0; n = budget(report.messages)) {
-      const expired = sql`select id from messages where environment_id = ${id} and created_at < ${policy.messagesBefore.getTime()} order by created_at, id limit ${n}`;
+    for (let n = slice(policy, report.messages); n > 0; n = slice(policy, report.messages)) {
+      const expired = db
+        .select({ id: messages.id })
+        .from(messages)
+        .where(and(eq(messages.environmentId, id), lt(messages.createdAt, policy.messagesBefore)))
+        .orderBy(asc(messages.createdAt), asc(messages.id))
+        .limit(n);
       const [events, deleted] = await db.batch([
-        db.run(sql`delete from message_events where message_id in (${expired})`),
-        db.run(sql`delete from messages where id in (${expired})`),
+        db.delete(messageEvents).where(inArray(messageEvents.messageId, expired)),
+        db.delete(messages).where(inArray(messages.id, expired)),
       ]);
       report.messageEvents += changes(events);
       report.messages += changes(deleted);
       if (changes(deleted) < n) break;
     }
-    report.triggers += await drain(
-      db,
-      policy,
-      report.triggers,
-      (n) =>
-        sql`delete from triggers where rowid in (select rowid from triggers where environment_id = ${id} and accepted_at < ${policy.messagesBefore.getTime()} and status in ${FINISHED_TRIGGER_STATUSES} order by accepted_at limit ${n})`,
+    report.triggers += await drain(policy, report.triggers, (n) =>
+      db.delete(triggers).where(
+        and(
+          eq(triggers.environmentId, id),
+          inArray(
+            triggers.transactionId,
+            db
+              .select({ id: triggers.transactionId })
+              .from(triggers)
+              .where(
+                and(
+                  eq(triggers.environmentId, id),
+                  lt(triggers.acceptedAt, policy.messagesBefore),
+                  inArray(triggers.status, [...FINISHED_TRIGGER_STATUSES]),
+                ),
+              )
+              .orderBy(asc(triggers.acceptedAt))
+              .limit(n),
+          ),
+        ),
+      ),
     );
-    report.sandboxMessages += await drain(
-      db,
-      policy,
-      report.sandboxMessages,
-      (n) =>
-        sql`delete from sandbox_messages where id in (select id from sandbox_messages where environment_id = ${id} and created_at < ${policy.sandboxBefore.getTime()} order by created_at limit ${n})`,
+    report.sandboxMessages += await drain(policy, report.sandboxMessages, (n) =>
+      db.delete(sandboxMessages).where(
+        inArray(
+          sandboxMessages.id,
+          db
+            .select({ id: sandboxMessages.id })
+            .from(sandboxMessages)
+            .where(and(eq(sandboxMessages.environmentId, id), lt(sandboxMessages.createdAt, policy.sandboxBefore)))
+            .orderBy(asc(sandboxMessages.createdAt))
+            .limit(n),
+        ),
+      ),
     );
   }
-  report.webhookReceipts += await drain(
-    db,
-    policy,
-    report.webhookReceipts,
-    (n) =>
-      sql`delete from webhook_receipts where rowid in (select rowid from webhook_receipts where received_at < ${policy.receiptsBefore.getTime()} order by received_at limit ${n})`,
+  const rowid = sql`rowid`;
+  report.webhookReceipts += await drain(policy, report.webhookReceipts, (n) =>
+    db
+      .delete(webhookReceipts)
+      .where(
+        inArray(
+          rowid,
+          db
+            .select({ rowid })
+            .from(webhookReceipts)
+            .where(lt(webhookReceipts.receivedAt, policy.receiptsBefore))
+            .orderBy(asc(webhookReceipts.receivedAt))
+            .limit(n),
+        ),
+      ),
   );
   return report;
 }
 
+/** How many rows the next slice of a table may delete: at most `sliceRows`, within the run's budget. */
+const slice = (policy: RetentionPolicy, used: number) => Math.min(policy.sliceRows, policy.maxRows - used);
+
 /** Runs a bounded delete until it deletes fewer rows than asked or the table's budget for this run is spent. */
-async function drain(db: Db, policy: RetentionPolicy, used: number, statement: (n: number) => SQL): Promise<number> {
-  const slice = (done: number) => Math.min(policy.sliceRows, policy.maxRows - used - done);
+async function drain(policy: RetentionPolicy, used: number, statement: (n: number) => PromiseLike<unknown>): Promise<number> {
   let total = 0;
-  for (let n = slice(0); n > 0; n = slice(total)) {
-    const deleted = changes(await db.run(statement(n)));
+  for (let n = slice(policy, used); n > 0; n = slice(policy, used + total)) {
+    const deleted = changes(await statement(n));
     total += deleted;
     if (deleted < n) break;
   }
