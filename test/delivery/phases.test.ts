@@ -8,7 +8,7 @@ import { planChannelStep } from "../../src/delivery/phases/plan";
 import { recordClaims } from "../../src/delivery/phases/record";
 import { reportResults } from "../../src/delivery/phases/report";
 import type { StepScope } from "../../src/delivery/phases/scope";
-import type { Delivered } from "../../src/delivery/phases/send";
+import { sendAll, type Delivered } from "../../src/delivery/phases/send";
 import { transition } from "../../src/delivery/recipient-transitions";
 import type { Loaded, Recipient } from "../../src/delivery/recipients-state";
 import type { RecipientsJob } from "../../src/delivery/job";
@@ -222,6 +222,20 @@ describe("report phase", () => {
     );
     expect(out.reports).toEqual([{ key: key("a"), outcome: "final" }]);
     expect(a.steps.mail).toEqual({ status: "undeliverable" });
+  });
+});
+
+describe("send phase", () => {
+  it("calls no provider for a send whose every address is suppressed, failing it as missing_address", async () => {
+    const a = recipient("a");
+    const loaded = loadedWith([a], { suppressed: new Set(["a@example.com"]) });
+    const send = { recipient: a, messageId: "msg_1", isNew: true, content: { subject: "Hi" }, attempts: 0, notes: [] };
+    const [delivered] = await sendAll(env, scope(loaded), [send], [sandbox]);
+    expect(delivered!.result).toEqual({
+      outcome: { ok: false, kind: "permanent", code: "missing_address", message: expect.any(String) },
+      captures: [],
+      invalidAddresses: [],
+    });
   });
 });
 
