@@ -108,6 +108,84 @@ describe("status webhook replays", () => {
   });
 });
 
+/** A SendGrid Signed Event Webhook key pair: the SPKI for the integration, and a signer of timestamp + body. */
+async function sendgridSigner() {
+  const keys = (await crypto.subtle.generateKey({ name: "ECDSA", namedCurve: "P-256" }, true, ["sign", "verify"])) as CryptoKeyPair;
+  const spki = new Uint8Array((await crypto.subtle.exportKey("spki", keys.publicKey)) as ArrayBuffer);
+  const base64 = (bytes: Uint8Array) => btoa(String.fromCharCode(...bytes));
+  // SendGrid sends DER; Web Crypto signs r||s.
+  const derInteger = (bytes: Uint8Array) => {
+    let i = 0;
+    while (i < bytes.length - 1 && bytes[i] === 0) i++;
+    const trimmed = bytes.subarray(i);
+    const value = trimmed[0]! & 0x80 ? [0, ...trimmed] : [...trimmed];
+    return [0x02, value.length, ...value];
+  };
+  const sign = async (timestamp: string, body: string) => {
+    const raw = new Uint8Array(
+      await crypto.subtle.sign({ name: "ECDSA", hash: "SHA-256" }, keys.privateKey, new TextEncoder().encode(timestamp + body)),
+    );
+    const content = [...derInteger(raw.subarray(0, 32)), ...derInteger(raw.subarray(32))];
+    return base64(new Uint8Array([0x30, content.length, ...content]));
+  };
+  return { publicKey: base64(spki), sign };
+}
+
+describe("SendGrid events", () => {
+  it("suppresses an unsubscribe without changing the status, and applies each sg_event_id once", async () => {
+    const { id, key } = await createEnvironment();
+    const signer = await sendgridSigner();
+    const scenario = fakeProviderScenario();
+    const xMessageId = unique("sg");
+    await scenario.script([{ status: 202, headers: { "x-message-id": xMessageId } }]);
+    const integrationId = await createIntegration(id, {
+      provider: "sendgrid",
+      channel: "email",
+      credentials: { apiKey: "SG.x", from: "a@acme.dev", webhookVerificationKey: signer.publicKey },
+      baseUrl: scenario.baseUrl,
+      primary: true,
+    });
+    await createWorkflow(key, { key: "hello", steps: [{ id: "mail", type: "email", template: { subject: "hello" } }] });
+    const transactionId = await trigger(key, { workflow: "hello", to: { subscriberId: unique("s"), email: "Leaver@example.com" } });
+    const [message] = await settledMessages(key, transactionId, 1);
+    const now = Math.floor(Date.now() / 1000);
+    const event = (name: string, eventId: string, at: number) => ({
+      email: "leaver@example.com",
+      event: name,
+      timestamp: at,
+      sg_event_id: eventId,
+      sg_message_id: `${xMessageId}.filterdrecv-1`,
+    });
+    const post = async (events: unknown[]) => {
+      const body = JSON.stringify(events);
+      const timestamp = String(Math.floor(Date.now() / 1000));
+      const res = await SELF.fetch(`http://clarion.test/v1/webhooks/sendgrid/${integrationId}`, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          "x-twilio-email-event-webhook-signature": await signer.sign(timestamp, body),
+          "x-twilio-email-event-webhook-timestamp": timestamp,
+        },
+        body,
+      });
+      return { status: res.status, body: await res.json() };
+    };
+
+    const opens = [event("open", "ev-open-1", now - 20), event("open", "ev-open-2", now - 10)];
+    expect(await post([...opens, event("unsubscribe", "ev-unsub", now)])).toEqual({ status: 200, body: { received: 3, applied: 3 } });
+    // SendGrid retries a batch it thinks failed: the same events, signed again.
+    expect(await post([opens[1]])).toEqual({ status: 200, body: { received: 1, applied: 0 } });
+
+    const detail = await messageDetail(key, message!.id);
+    expect(detail.status).toBe("opened");
+    expect(detail.events.filter((e) => e.status === "opened").map((e) => e.detail?.event)).toEqual(["open", "open"]);
+    expect(detail.events).toHaveLength(5);
+    expect((await api<SuppressionList>(key, "GET", "/v1/suppressions")).body.data).toEqual([
+      expect.objectContaining({ address: "leaver@example.com", reason: "unsubscribed", provider: "sendgrid", messageId: message!.id }),
+    ]);
+  });
+});
+
 describe("status webhook body limit", () => {
   const big = JSON.stringify({ type: "email.delivered", padding: "x".repeat(300 * 1024) });
 
