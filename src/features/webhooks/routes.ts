@@ -39,7 +39,11 @@ async function freshUpdates(db: Db, integrationId: string, updates: StatusUpdate
     integrationId,
     [delivery, ...events].filter((k): k is string => k !== null),
   );
-  if (delivery && !claimed.has(delivery)) return { fresh: [], claimed };
+  if (delivery && !claimed.has(delivery)) {
+    // A replayed delivery claims nothing: event ids it named stay free for a genuine report.
+    await releaseReceipts(db, integrationId, [...claimed]);
+    return { fresh: [], claimed: new Set<string>() };
+  }
   return { fresh: updates.filter((_, i) => events[i] === null || claimed.has(events[i]!)), claimed };
 }
 
