@@ -6,6 +6,7 @@ import type { AppEnv } from "./env";
 import { preferencesRoutes } from "./features/subscribers/preferences-routes";
 import { messagesRoutes } from "./features/messages/routes";
 import { subscribersRoutes } from "./features/subscribers/routes";
+import { suppressionsRoutes } from "./features/suppressions/routes";
 import { topicsRoutes } from "./features/topics/routes";
 import { trackingRoutes } from "./features/tracking/routes";
 import { webhooksRoutes } from "./features/webhooks/routes";
@@ -64,6 +65,7 @@ function keyedRoutes() {
   routes.route("/", preferencesRoutes);
   routes.route("/", integrationsRoutes);
   routes.route("/", topicsRoutes);
+  routes.route("/", suppressionsRoutes);
   return routes;
 }
 

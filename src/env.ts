@@ -28,6 +28,12 @@ export interface Bindings {
   WATCHDOG_STALL_SECONDS?: string;
   /** Hours a finished trigger is remembered, for idempotent replays (default 24). */
   IDEMPOTENCY_WINDOW_HOURS?: string;
+  /** Days messages, their events and finished triggers are kept in D1 (default 30). */
+  RETENTION_DAYS?: string;
+  /** Days sandbox captures are kept (default 7). */
+  SANDBOX_RETENTION_DAYS?: string;
+  /** Rows of each table one retention run deletes at most (default 5000). */
+  RETENTION_MAX_ROWS?: string;
 }
 
 export interface Variables {

@@ -1,6 +1,9 @@
 import { createApp } from "./app";
 import { consumeDeadLetters } from "./delivery/dead-letters";
 import { consumeDeliveryBatch } from "./delivery/consumer";
+import { createDb } from "./db/client";
+import { purgeExpired, retentionPolicy } from "./db/retention";
+import { purgeWorkflowTombstones } from "./features/workflows/tombstones";
 import type { Bindings } from "./env";
 
 export { DigestObject } from "./durable-objects/digest-object";
@@ -16,5 +19,13 @@ export default {
   async queue(batch, env) {
     if (batch.queue === DEAD_LETTER_QUEUE) await consumeDeadLetters(batch, env);
     else await consumeDeliveryBatch(batch, env);
+  },
+  /** Retention (`[triggers] crons` in wrangler.toml): each run deletes a bounded number of expired rows. */
+  async scheduled(controller, env) {
+    const db = createDb(env.DB);
+    const now = new Date(controller.scheduledTime);
+    const report = await purgeExpired(db, retentionPolicy(env, now));
+    const workflowTombstones = await purgeWorkflowTombstones(db, now);
+    console.log(JSON.stringify({ level: "info", message: "retention", cron: controller.cron, ...report, workflowTombstones }));
   },
 } satisfies ExportedHandler<Bindings>;

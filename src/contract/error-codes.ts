@@ -28,6 +28,7 @@ export const STATUS_BY_CODE = {
   invalid_signature: 401,
   integration_not_found: 404,
   message_not_found: 404,
+  suppression_not_found: 404,
   internal_error: 500,
 } as const;
 
@@ -62,6 +63,7 @@ export const TITLE_BY_CODE: Record<ErrorCode, string> = {
   invalid_signature: "Invalid signature",
   integration_not_found: "Integration not found",
   message_not_found: "Message not found",
+  suppression_not_found: "Suppression not found",
   internal_error: "Internal error",
 };
 

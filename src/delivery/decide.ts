@@ -5,6 +5,7 @@ import { applyOverrides, renderChannel } from "../engine/templates";
 import type { TriggerRecord } from "./trigger-record";
 import { isChannelAllowed } from "../engine/preferences";
 import type { ChannelStep } from "../engine/steps";
+import { normaliseAddress } from "../lib/normalise-address";
 import { addressesFor } from "./addresses";
 import { contextFor, FINAL_OR_SENT, keyOf, type Loaded, type Recipient } from "./recipients-state";
 
@@ -34,8 +35,11 @@ export function decide(step: ChannelStep, recipient: Recipient, loaded: Loaded, 
     return final("skipped", "preference", `The subscriber opted out of ${step.type}.`);
   }
   const chain = loaded.integrations.get(step.type) ?? [];
-  if (addressesFor(step.type, recipient.profile, chain[0]).length === 0) {
-    return final("skipped", "missing_address", `The subscriber has no ${step.type} address.`);
+  const addresses = addressesFor(step.type, recipient.profile, chain[0]);
+  if (addresses.length === 0) return final("skipped", "missing_address", `The subscriber has no ${step.type} address.`);
+  // Before the critical flag is read: a dead address stays dead for every workflow.
+  if (addresses.every((a) => loaded.suppressed.has(normaliseAddress(step.type, a)))) {
+    return final("skipped", "suppressed", `The subscriber's ${step.type} address is on the suppression list.`);
   }
   if (chain.length === 0) return final("failed", "no_integration", `No active ${step.type} integration in this environment.`);
   const quiet = recipient.preferences?.quietHours;

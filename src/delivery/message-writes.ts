@@ -3,6 +3,7 @@ import type { BatchItem } from "drizzle-orm/batch";
 import type { Db } from "../db/client";
 import { messageEvents, messages, sandboxMessages, subscriberChannels, type MessageStatus } from "../db/schema";
 import { chunk, rowsPerStatement } from "../db/batch";
+import { suppressStatement, type SuppressionInput } from "../db/queries/suppressions";
 import { newId } from "../lib/ids";
 import type { Capture } from "../providers/types";
 
@@ -127,6 +128,10 @@ export class MessageWrites {
           ),
         ),
     );
+  }
+
+  suppress(input: Omit<SuppressionInput, "at">): void {
+    this.statements.push(suppressStatement(this.db, { ...input, at: this.now }));
   }
 
   /** All statements: new messages first, events last (each kind in as few multi-row inserts as D1's 100 parameters allow). */

@@ -6,6 +6,7 @@ import type { StepOutcomeView, TemplateContext } from "../engine/content";
 import type { Bindings } from "../env";
 import { activeIntegrations } from "./integrations";
 import { loadTemplateVariables } from "../db/queries/variables";
+import { suppressedAddressReads } from "../db/queries/suppressions";
 import type { Step } from "../engine/steps";
 import type { IntegrationConfig } from "../providers/types";
 import type { WaitHold } from "../durable-objects/ledger/claims";
@@ -49,6 +50,8 @@ export interface Loaded {
   recipients: Map<string, Recipient>;
   existing: Map<string, MessageRow>;
   integrations: Map<string, IntegrationConfig[]>;
+  /** The recipients' addresses on the suppression list, normalised. */
+  suppressed: ReadonlySet<string>;
 }
 
 export const keyOf = (subscriberId: string, stepId: string) => `${subscriberId}\u0000${stepId}`;
@@ -98,14 +101,17 @@ export async function load(ctx: DeliveryContext, job: RecipientsJob, trigger: Tr
             inArray(messages.subscriberId, subscriberIds),
           ),
         ),
+      ...suppressedAddressReads(db, environmentId, subscriberIds),
     ]),
     environmentData(db, env, environmentId, ctx.environments),
   ]);
-  const [workflowRows, subscriberRows, channelRows, messageRows] = reads as [
+  const [workflowRows, subscriberRows, channelRows, messageRows, suppressedProfiles, suppressedChannels] = reads as [
     Pick<typeof workflows.$inferSelect, "key" | "name" | "critical" | "steps">[],
     (typeof subscribers.$inferSelect)[],
     (typeof subscriberChannels.$inferSelect)[],
     MessageRow[],
+    { address: string }[],
+    { address: string }[],
   ];
   const workflow = workflowRows[0] ?? null;
   const actor = actorView(trigger.actor);
@@ -138,7 +144,8 @@ export async function load(ctx: DeliveryContext, job: RecipientsJob, trigger: Tr
     });
   }
   const existing = new Map(messageRows.map((m) => [keyOf(m.subscriberId, m.stepId), m]));
-  return { workflow, recipients, existing, integrations };
+  const suppressed = new Set([...suppressedProfiles, ...suppressedChannels].map((s) => s.address));
+  return { workflow, recipients, existing, integrations, suppressed };
 }
 
 const actorView = (actor: unknown): Record<string, unknown> | null =>

@@ -54,6 +54,20 @@ export async function sendMessage<C extends Channel>(
       invalidAddresses: [],
     };
   }
+  // Planning checked the first integration's addresses; a failover integration's may all be
+  // missing or suppressed, and there is nothing to call then.
+  if (addresses.length === 0) {
+    return {
+      outcome: {
+        ok: false,
+        kind: "permanent",
+        code: "missing_address",
+        message: `No ${integration.channel} address of the subscriber can be sent to through ${integration.provider}.`,
+      },
+      captures,
+      invalidAddresses: [],
+    };
+  }
   const signal = AbortSignal.timeout(setting(integration, "timeoutMs", DEFAULT_TIMEOUT_MS));
   const outcomes = await Promise.all(
     addresses.map((to) =>

@@ -22,6 +22,9 @@ const timingSafeEqual = (a: string, b: string) => {
   return diff === 0;
 };
 
+/** The message id a Standard Webhooks sender keeps across its retries: a second delivery of it is a replay. */
+export const standardWebhookId = (headers: Headers) => headers.get("webhook-id") ?? headers.get("svix-id");
+
 /** Accepts `webhook-*` or `svix-*` headers; any one matching `v1,` signature in the list passes. */
 export async function verifyStandardWebhook(secret: string, headers: Headers, body: string, now = Date.now()): Promise<boolean> {
   const id = headers.get("webhook-id") ?? headers.get("svix-id");

@@ -49,11 +49,19 @@ export type SendOutcome =
 
 export type DeliveryStatus = "delivered" | "bounced" | "failed" | "opened" | "clicked" | "undeliverable";
 
+/** Why a provider's report puts the recipient's address on the environment's suppression list. */
+export type SuppressionSignal = "hard_bounce" | "complaint" | "unsubscribed";
+
 export interface StatusUpdate {
   providerMessageId: string;
-  status: DeliveryStatus;
+  /** Absent when the report changes no delivery status but still matters (an unsubscribe). */
+  status?: DeliveryStatus;
   at: Date;
   detail?: Record<string, unknown>;
+  /** The provider's id for this event (sg_event_id, Mailgun's event id): a second report with it is a replay. */
+  eventId?: string;
+  /** Set when the address must not be sent to again. */
+  suppress?: SuppressionSignal;
 }
 
 /** A provider's status webhook: verify the raw body's signature, then read the updates it carries. */
@@ -61,6 +69,11 @@ export interface StatusWebhook {
   /** `url`: the URL the provider called, for schemes that sign it (Twilio, Plivo), when the route passes it. */
   verify(request: { headers: Headers; body: string; url?: string }, integration: IntegrationConfig): Promise<boolean>;
   parse(body: string): StatusUpdate[];
+  /**
+   * The provider's id for this delivery of the webhook (svix-id, Mailgun's signature token, a
+   * signature nonce), when it has one: a verified request seen before is a replay and changes nothing.
+   */
+  replayKey?(request: { headers: Headers; body: string }): string | null;
 }
 
 /** One provider adapter per file; the registry maps provider ids to these. */

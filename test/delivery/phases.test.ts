@@ -8,7 +8,7 @@ import { planChannelStep } from "../../src/delivery/phases/plan";
 import { recordClaims } from "../../src/delivery/phases/record";
 import { reportResults } from "../../src/delivery/phases/report";
 import type { StepScope } from "../../src/delivery/phases/scope";
-import type { Delivered } from "../../src/delivery/phases/send";
+import { sendAll, type Delivered } from "../../src/delivery/phases/send";
 import { transition } from "../../src/delivery/recipient-transitions";
 import type { Loaded, Recipient } from "../../src/delivery/recipients-state";
 import type { RecipientsJob } from "../../src/delivery/job";
@@ -74,16 +74,25 @@ function recipient(subscriberId: string, patch: Partial<Recipient> = {}): Recipi
   };
 }
 
-function loadedWith(recipients: Recipient[]): Loaded {
+function loadedWith(recipients: Recipient[], patch: Partial<Loaded> = {}): Loaded {
   return {
     workflow: { key: "wf", name: "wf", critical: false, steps: [mail] },
     recipients: new Map(recipients.map((r) => [r.profile.subscriberId, r])),
     existing: new Map(),
     integrations: new Map([["email", [sandbox, backup]]]),
+    suppressed: new Set(),
+    ...patch,
   };
 }
 
-const scope = (loaded: Loaded): StepScope => ({ db: createDb(env.DB), job, trigger, step: mail, existing: loaded.existing });
+const scope = (loaded: Loaded): StepScope => ({
+  db: createDb(env.DB),
+  job,
+  trigger,
+  step: mail,
+  existing: loaded.existing,
+  suppressed: loaded.suppressed,
+});
 const key = (id: string) => `${id}\u0000mail`;
 const noClaims = (): ClaimResult => ({ granted: [], cancelled: [], busy: [], sent: [] });
 
@@ -93,6 +102,17 @@ describe("plan phase", () => {
     const plan = planChannelStep(mail, 0, [a, c], loadedWith([a, c]), trigger, NOW);
     expect(plan.sends.map((s) => [s.recipient.profile.subscriberId, s.content.subject])).toEqual([["a", "Hi A"]]);
     expect(plan.finals.map((f) => [f.recipient.profile.subscriberId, f.status, f.code])).toEqual([["c", "skipped", "missing_address"]]);
+  });
+
+  it.each([false, true])("skips a recipient whose address is suppressed, critical workflow %s", (critical) => {
+    const [a, b] = [recipient("a"), recipient("b")];
+    const loaded = loadedWith([a, b], {
+      workflow: { key: "wf", name: "wf", critical, steps: [mail] },
+      suppressed: new Set(["a@example.com"]),
+    });
+    const plan = planChannelStep(mail, 0, [a, b], loaded, trigger, NOW);
+    expect(plan.sends.map((s) => s.recipient.profile.subscriberId)).toEqual(["b"]);
+    expect(plan.finals.map((f) => [f.recipient.profile.subscriberId, f.status, f.code])).toEqual([["a", "skipped", "suppressed"]]);
   });
 
   it("makes a recipient in quiet hours wait, resuming at this step", () => {
@@ -202,6 +222,20 @@ describe("report phase", () => {
     );
     expect(out.reports).toEqual([{ key: key("a"), outcome: "final" }]);
     expect(a.steps.mail).toEqual({ status: "undeliverable" });
+  });
+});
+
+describe("send phase", () => {
+  it("calls no provider for a send whose every address is suppressed, failing it as missing_address", async () => {
+    const a = recipient("a");
+    const loaded = loadedWith([a], { suppressed: new Set(["a@example.com"]) });
+    const send = { recipient: a, messageId: "msg_1", isNew: true, content: { subject: "Hi" }, attempts: 0, notes: [] };
+    const [delivered] = await sendAll(env, scope(loaded), [send], [sandbox]);
+    expect(delivered!.result).toEqual({
+      outcome: { ok: false, kind: "permanent", code: "missing_address", message: expect.any(String) },
+      captures: [],
+      invalidAddresses: [],
+    });
   });
 });
 

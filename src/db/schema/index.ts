@@ -2,3 +2,4 @@ export * from "./environments";
 export * from "./subscribers";
 export * from "./workflows";
 export * from "./triggers";
+export * from "./suppressions";

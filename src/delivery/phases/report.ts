@@ -43,6 +43,16 @@ export function reportResults(delivered: Delivered[], chain: IntegrationConfig[]
     for (const c of result.captures) writes.capture(environmentId, messageId, c);
     if (step.type === "push" || step.type === "chat")
       writes.removeAddresses(environmentId, recipient.profile.subscriberId, step.type, result.invalidAddresses);
+    for (const address of result.invalidAddresses) {
+      writes.suppress({
+        environmentId,
+        channel: step.type,
+        address,
+        reason: "invalid_recipient",
+        provider: integration.provider,
+        messageId,
+      });
+    }
     const key = claimKey(scope, recipient);
     const { outcome } = result;
     if (outcome.ok) {

@@ -13,6 +13,8 @@ export interface StepScope {
   step: ChannelStep;
   /** The chunk's messages already in D1, by send identity. */
   existing: Map<string, MessageRow>;
+  /** The chunk's addresses on the suppression list, normalised. */
+  suppressed: ReadonlySet<string>;
 }
 
 /** The send identity key the trigger's object claims: subscriber + step. */

@@ -1,5 +1,6 @@
 import type { Bindings } from "../../env";
 import type { IntegrationConfig } from "../../providers/types";
+import { normaliseAddress } from "../../lib/normalise-address";
 import { addressesFor, displayAddress } from "../addresses";
 import { integrationForAttempt, sendMessage, type SendResult } from "../send-message";
 import { decorateEmail } from "../tracking-links";
@@ -20,7 +21,10 @@ export function sendAll(env: Bindings, scope: StepScope, sends: Send[], chain: I
   return Promise.all(
     sends.map(async (send): Promise<Delivered> => {
       const integration = integrationForAttempt(chain, send.attempts)!;
-      const addresses = addressesFor(step.type, send.recipient.profile, integration);
+      // A step with every address suppressed was skipped when planned; the others lose only theirs.
+      const addresses = addressesFor(step.type, send.recipient.profile, integration).filter(
+        (a) => !scope.suppressed.has(normaliseAddress(step.type, a)),
+      );
       const content =
         step.type === "email" ? await decorateEmail(env, env.PUBLIC_URL, send.messageId, send.content, step.tracking) : send.content;
       const subscriber = send.recipient.context.subscriber;

@@ -1,7 +1,9 @@
 import { eq, inArray } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
 import type { Db } from "../../db/client";
-import { runBatch } from "../../db/batch";
-import { messages, type MessageStatus } from "../../db/schema";
+import { chunk, runBatch } from "../../db/batch";
+import { suppressStatement } from "../../db/queries/suppressions";
+import { messageEvents, messages, type MessageStatus, type SuppressionReason } from "../../db/schema";
 import { MessageWrites } from "../../delivery/message-writes";
 
 /**
@@ -23,19 +25,51 @@ const RANK: Record<MessageStatus, number> = {
   cancelled: 9,
 };
 
+/** Outcomes a message reaches once: a second report of one is a replay or a provider's retry, never news. */
+const ONCE: ReadonlySet<MessageStatus> = new Set(["sent", "delivered", "bounced", "failed", "undeliverable"]);
+
 export interface IncomingStatus {
-  status: MessageStatus;
+  /** Absent for a report that only puts the address on the suppression list (an unsubscribe). */
+  status?: MessageStatus;
   at: Date;
   detail?: Record<string, unknown>;
+  suppress?: Exclude<SuppressionReason, "invalid_recipient">;
 }
 
-/** Applies status reports to messages found by id; every report is kept in the event log. */
+interface MessageRow {
+  id: string;
+  environmentId: string;
+  status: MessageStatus;
+  channel: string;
+  to: string | null;
+  provider: string | null;
+}
+
+const rowColumns = {
+  id: messages.id,
+  environmentId: messages.environmentId,
+  status: messages.status,
+  channel: messages.channel,
+  to: messages.to,
+  provider: messages.provider,
+};
+
+/** D1 binds at most 100 parameters per statement: reads by id go in slices of this many. */
+const IDS_PER_READ = 90;
+
+/** Runs a read once per slice of `ids`, so that a SendGrid batch of hundreds of events stays within D1's limit. */
+async function readByIds<T>(ids: string[], read: (slice: string[]) => Promise<T[]>): Promise<T[]> {
+  const slices = await Promise.all(chunk([...new Set(ids)], IDS_PER_READ).map(read));
+  return slices.flat();
+}
+
+/** Applies status reports to messages found by id; every new report is kept in the event log. */
 export async function applyStatuses(db: Db, updates: { messageId: string; report: IncomingStatus }[]): Promise<number> {
   if (updates.length === 0) return 0;
-  const rows = await db
-    .select({ id: messages.id, environmentId: messages.environmentId, status: messages.status })
-    .from(messages)
-    .where(inArray(messages.id, [...new Set(updates.map((u) => u.messageId))]));
+  const rows = await readByIds(
+    updates.map((u) => u.messageId),
+    (ids) => db.select(rowColumns).from(messages).where(inArray(messages.id, ids)),
+  );
   return writeStatuses(db, rows, updates);
 }
 
@@ -46,16 +80,14 @@ export async function applyProviderStatuses(
   updates: { providerMessageId: string; report: IncomingStatus }[],
 ): Promise<number> {
   if (updates.length === 0) return 0;
-  const rows = await db
-    .select({
-      id: messages.id,
-      environmentId: messages.environmentId,
-      status: messages.status,
-      providerMessageId: messages.providerMessageId,
-      integrationId: messages.integrationId,
-    })
-    .from(messages)
-    .where(inArray(messages.providerMessageId, [...new Set(updates.map((u) => u.providerMessageId))]));
+  const rows = await readByIds(
+    updates.map((u) => u.providerMessageId),
+    (ids) =>
+      db
+        .select({ ...rowColumns, providerMessageId: messages.providerMessageId, integrationId: messages.integrationId })
+        .from(messages)
+        .where(inArray(messages.providerMessageId, ids)),
+  );
   const mine = rows.filter((r) => r.integrationId === integrationId);
   const byProviderId = new Map(mine.map((r) => [r.providerMessageId, r.id]));
   return writeStatuses(
@@ -68,24 +100,53 @@ export async function applyProviderStatuses(
   );
 }
 
-async function writeStatuses(
-  db: Db,
-  rows: { id: string; environmentId: string; status: MessageStatus }[],
-  updates: { messageId: string; report: IncomingStatus }[],
-): Promise<number> {
+/**
+ * Writes reports idempotently: a status already in a message's log (once-only outcomes at any
+ * time, opens and clicks at the same instant) adds no event, and the message's status only moves
+ * forward, so a replayed or late report changes nothing it should not.
+ */
+async function writeStatuses(db: Db, rows: MessageRow[], updates: { messageId: string; report: IncomingStatus }[]): Promise<number> {
+  if (rows.length === 0) return 0;
   const current = new Map(rows.map((r) => [r.id, r]));
+  const logged = await readByIds([...current.keys()], (ids) =>
+    db
+      .select({ messageId: messageEvents.messageId, status: messageEvents.status, at: messageEvents.at })
+      .from(messageEvents)
+      .where(inArray(messageEvents.messageId, ids)),
+  );
+  const seen = new Set(logged.flatMap((e) => [`${e.messageId}:${e.status}`, `${e.messageId}:${e.status}:${e.at.getTime()}`]));
   const writes = new MessageWrites(db, new Date());
+  const suppressions: BatchItem<"sqlite">[] = [];
   let applied = 0;
   for (const { messageId, report } of updates) {
     const row = current.get(messageId);
     if (!row) continue;
     applied++;
-    writes.event(row.environmentId, messageId, { status: report.status, ...(report.detail ? { detail: report.detail } : {}) }, report.at);
-    if (RANK[report.status] > RANK[row.status] && RANK[row.status] >= RANK.sent && RANK[row.status] < RANK.skipped) {
-      writes.statements.push(db.update(messages).set({ status: report.status, updatedAt: new Date() }).where(eq(messages.id, messageId)));
-      row.status = report.status;
+    if (report.suppress && row.to && (row.channel === "email" || row.channel === "sms")) {
+      suppressions.push(
+        suppressStatement(db, {
+          environmentId: row.environmentId,
+          channel: row.channel,
+          address: row.to,
+          reason: report.suppress,
+          provider: row.provider,
+          messageId,
+          at: report.at,
+        }),
+      );
+    }
+    const { status } = report;
+    if (!status) continue;
+    const once = `${messageId}:${status}`;
+    const instant = `${once}:${report.at.getTime()}`;
+    if (seen.has(instant) || (ONCE.has(status) && seen.has(once))) continue;
+    seen.add(once).add(instant);
+    writes.event(row.environmentId, messageId, { status, ...(report.detail ? { detail: report.detail } : {}) }, report.at);
+    if (RANK[status] > RANK[row.status] && RANK[row.status] >= RANK.sent && RANK[row.status] < RANK.skipped) {
+      writes.statements.push(db.update(messages).set({ status, updatedAt: new Date() }).where(eq(messages.id, messageId)));
+      row.status = status;
     }
   }
-  await runBatch(db, writes.all());
+  await runBatch(db, [...writes.all(), ...suppressions]);
   return applied;
 }

@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { capped, joinUrl, malformed, retryAfterSeconds, sendJson } from "../http";
 import { verifyAuthorization } from "../signatures";
-import type { DeliveryStatus, ProviderAdapter, StatusUpdate } from "../types";
+import type { DeliveryStatus, ProviderAdapter, StatusUpdate, SuppressionSignal } from "../types";
 import { parseMailbox } from "./mailbox";
 
 const Credentials = z.object({
@@ -25,6 +25,13 @@ const STATUS_BY_EVENT: Record<string, DeliveryStatus> = {
   opened: "opened",
   unique_opened: "opened",
   click: "clicked",
+};
+
+const SUPPRESSION_BY_EVENT: Record<string, SuppressionSignal> = {
+  hard_bounce: "hard_bounce",
+  invalid_email: "hard_bounce",
+  spam: "complaint",
+  unsubscribed: "unsubscribed",
 };
 
 type BrevoAnswer = { messageId?: string; code?: string; message?: string };
@@ -88,7 +95,8 @@ export const brevo: ProviderAdapter<"email"> = {
         const event = BrevoEvent.safeParse(raw);
         if (!event.success) return [];
         const status = STATUS_BY_EVENT[event.data.event];
-        if (!status) return [];
+        const suppress = SUPPRESSION_BY_EVENT[event.data.event];
+        if (!status && !suppress) return [];
         const at =
           event.data.ts_event !== undefined
             ? new Date(event.data.ts_event * 1000)
@@ -96,7 +104,10 @@ export const brevo: ProviderAdapter<"email"> = {
               ? new Date(event.data.date)
               : new Date();
         const detail = { event: event.data.event, ...(event.data.reason ? { reason: event.data.reason } : {}) };
-        return [{ providerMessageId: event.data["message-id"], status, at, detail }];
+        const update: StatusUpdate = { providerMessageId: event.data["message-id"], at, detail };
+        if (status) update.status = status;
+        if (suppress) update.suppress = suppress;
+        return [update];
       });
     },
   },

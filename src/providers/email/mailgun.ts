@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { basicAuth, capped, joinUrl, malformed, parseJson, sendRequest } from "../http";
 import { hmacHex, timingSafeEqual } from "../signatures";
-import type { DeliveryStatus, ProviderAdapter } from "../types";
+import type { DeliveryStatus, ProviderAdapter, StatusUpdate, SuppressionSignal } from "../types";
 
 const Credentials = z.object({
   apiKey: z.string().min(1).openapi({ description: "Mailgun API key (sent as Basic auth with the user `api`)." }),
@@ -21,6 +21,7 @@ const MailgunWebhook = z.object({
   "event-data": z
     .object({
       event: z.string(),
+      id: z.string().optional(),
       timestamp: z.number(),
       severity: z.string().optional(),
       reason: z.string().optional(),
@@ -45,6 +46,12 @@ function statusOf(event: string, severity: string | undefined): DeliveryStatus |
     default:
       return undefined;
   }
+}
+
+function suppressionOf(event: string, severity: string | undefined): SuppressionSignal | undefined {
+  if (event === "failed") return severity === "permanent" ? "hard_bounce" : undefined;
+  if (event === "complained") return "complaint";
+  return event === "unsubscribed" ? "unsubscribed" : undefined;
 }
 
 type MailgunAnswer = { id?: string; message?: string };
@@ -100,18 +107,25 @@ export const mailgun: ProviderAdapter<"email"> = {
       if (!/^\d+$/.test(timestamp) || Math.abs(Date.now() / 1000 - Number(timestamp)) > TOLERANCE_SECONDS) return false;
       return timingSafeEqual(signature, await hmacHex("SHA-256", key, timestamp + token));
     },
+    // The signature covers the timestamp and token only, not the event: a token is good for one delivery.
+    replayKey: ({ body }) => MailgunWebhook.safeParse(parseJson(body)).data?.signature.token ?? null,
     parse(body) {
       const parsed = MailgunWebhook.safeParse(JSON.parse(body));
       if (!parsed.success) return [];
       const event = parsed.data["event-data"];
       const status = statusOf(event.event, event.severity);
-      if (!status) return [];
+      const suppress = suppressionOf(event.event, event.severity);
+      if (!status && !suppress) return [];
       const detail = {
         event: event.event,
         ...(event.severity ? { severity: event.severity } : {}),
         ...(event.reason ? { reason: event.reason } : {}),
       };
-      return [{ providerMessageId: event.message.headers["message-id"], status, at: new Date(event.timestamp * 1000), detail }];
+      const update: StatusUpdate = { providerMessageId: event.message.headers["message-id"], at: new Date(event.timestamp * 1000), detail };
+      if (status) update.status = status;
+      if (suppress) update.suppress = suppress;
+      if (event.id) update.eventId = event.id;
+      return [update];
     },
   },
 };

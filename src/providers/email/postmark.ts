@@ -23,6 +23,7 @@ const PostmarkEvent = z
   .object({
     RecordType: z.string(),
     MessageID: z.string(),
+    ID: z.union([z.number(), z.string()]).optional(),
     Type: z.string().optional(),
     Inactive: z.boolean().optional(),
     DeliveredAt: z.string().optional(),
@@ -104,9 +105,16 @@ export const postmark: ProviderAdapter<"email"> = {
         const result = statusOf(event.data);
         if (!result) return [];
         const detail = { event: event.data.RecordType, ...(event.data.Type ? { type: event.data.Type } : {}) };
-        return [
-          { providerMessageId: event.data.MessageID, status: result.status, at: result.at ? new Date(result.at) : new Date(), detail },
-        ];
+        const update: StatusUpdate = {
+          providerMessageId: event.data.MessageID,
+          status: result.status,
+          at: result.at ? new Date(result.at) : new Date(),
+          detail,
+        };
+        if (result.status === "bounced") update.suppress = "hard_bounce";
+        if (event.data.RecordType === "SpamComplaint") update.suppress = "complaint";
+        if (event.data.ID !== undefined) update.eventId = `${event.data.RecordType}:${event.data.ID}`;
+        return [update];
       });
     },
   },

@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { joinUrl, malformed, sendJson } from "../http";
-import { verifyStandardWebhook } from "../standard-webhooks";
-import type { DeliveryStatus, ProviderAdapter, StatusUpdate } from "../types";
+import { standardWebhookId, verifyStandardWebhook } from "../standard-webhooks";
+import type { DeliveryStatus, ProviderAdapter, StatusUpdate, SuppressionSignal } from "../types";
 
 const Credentials = z.object({
   apiKey: z.string().min(1),
@@ -24,8 +24,17 @@ type ResendAnswer = { id?: string; name?: string };
 const ResendEvent = z.object({
   type: z.string(),
   created_at: z.string(),
-  data: z.object({ email_id: z.string() }).loose(),
+  data: z.object({ email_id: z.string(), bounce: z.object({ type: z.string().optional() }).loose().optional() }).loose(),
 });
+
+/** Resend reports `email.bounced` for permanent bounces; a `bounce.type` other than Permanent is not a dead address. */
+function suppressionOf(event: z.infer<typeof ResendEvent>): SuppressionSignal | undefined {
+  if (event.type === "email.bounced") {
+    const type = event.data.bounce?.type;
+    return type === undefined || type === "Permanent" ? "hard_bounce" : undefined;
+  }
+  return event.type === "email.complained" ? "complaint" : undefined;
+}
 
 export const resend: ProviderAdapter<"email"> = {
   id: "resend",
@@ -68,6 +77,7 @@ export const resend: ProviderAdapter<"email"> = {
       const secret = Credentials.safeParse(integration.credentials).data?.webhookSecret;
       return secret ? verifyStandardWebhook(secret, headers, body) : false;
     },
+    replayKey: ({ headers }) => standardWebhookId(headers),
     parse(body) {
       const event = ResendEvent.safeParse(JSON.parse(body));
       if (!event.success) return [];
@@ -79,6 +89,8 @@ export const resend: ProviderAdapter<"email"> = {
         at: new Date(event.data.created_at),
         detail: { event: event.data.type },
       };
+      const suppress = suppressionOf(event.data);
+      if (suppress) update.suppress = suppress;
       return [update];
     },
   },

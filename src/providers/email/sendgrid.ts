@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { capped, joinUrl, malformed, retryAfterSeconds, secondsUntilEpoch, sendJson } from "../http";
 import { base64ToBytes, derToRawEcdsa } from "../signatures";
-import type { DeliveryStatus, ProviderAdapter, StatusUpdate } from "../types";
+import type { DeliveryStatus, ProviderAdapter, StatusUpdate, SuppressionSignal } from "../types";
 import { parseMailbox } from "./mailbox";
 
 const Credentials = z.object({
@@ -23,9 +23,21 @@ const STATUS_BY_EVENT: Record<string, DeliveryStatus> = {
   click: "clicked",
 };
 
+/** Signed timestamps older (or newer) than this are refused: SendGrid signs each delivery attempt anew. */
+const TOLERANCE_SECONDS = 10 * 60;
+
+/** `bounce` with `type: "blocked"` is a temporary block, not a dead address. */
+function suppressionOf(event: string, type: string | undefined): SuppressionSignal | undefined {
+  if (event === "bounce") return type === "blocked" ? undefined : "hard_bounce";
+  if (event === "spamreport") return "complaint";
+  if (event === "unsubscribe") return "unsubscribed";
+  return undefined;
+}
+
 const SendGridEvent = z
   .object({
     event: z.string(),
+    sg_event_id: z.string().optional(),
     sg_message_id: z.string().optional(),
     timestamp: z.number(),
     type: z.string().optional(),
@@ -93,7 +105,8 @@ export const sendgrid: ProviderAdapter<"email"> = {
       const key = Credentials.safeParse(integration.credentials).data?.webhookVerificationKey;
       const signature = headers.get("x-twilio-email-event-webhook-signature");
       const timestamp = headers.get("x-twilio-email-event-webhook-timestamp");
-      if (!key || !signature || !timestamp) return false;
+      if (!key || !signature || !timestamp || !/^\d+$/.test(timestamp)) return false;
+      if (Math.abs(Date.now() / 1000 - Number(timestamp)) > TOLERANCE_SECONDS) return false;
       return verifySignature(key, signature, timestamp, body);
     },
     parse(body) {
@@ -103,7 +116,8 @@ export const sendgrid: ProviderAdapter<"email"> = {
         const event = SendGridEvent.safeParse(raw);
         if (!event.success || !event.data.sg_message_id) return [];
         const status = STATUS_BY_EVENT[event.data.event];
-        if (!status) return [];
+        const suppress = suppressionOf(event.data.event, event.data.type);
+        if (!status && !suppress) return [];
         // sg_message_id is `<X-Message-Id>.<filter suffix>`.
         const providerMessageId = event.data.sg_message_id.split(".")[0]!;
         const detail = {
@@ -111,7 +125,11 @@ export const sendgrid: ProviderAdapter<"email"> = {
           ...(event.data.type ? { type: event.data.type } : {}),
           ...(event.data.reason ? { reason: event.data.reason } : {}),
         };
-        return [{ providerMessageId, status, at: new Date(event.data.timestamp * 1000), detail }];
+        const update: StatusUpdate = { providerMessageId, at: new Date(event.data.timestamp * 1000), detail };
+        if (status) update.status = status;
+        if (suppress) update.suppress = suppress;
+        if (event.data.sg_event_id) update.eventId = event.data.sg_event_id;
+        return [update];
       });
     },
   },

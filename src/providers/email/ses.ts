@@ -158,6 +158,11 @@ export const ses: ProviderAdapter<"email"> = {
       const result = statusOf(event.data);
       if (!result) return [];
       const update: StatusUpdate = {
+        ...(result.status === "bounced" ? { suppress: "hard_bounce" as const } : {}),
+        ...(result.status === "undeliverable" && (event.data.eventType ?? event.data.notificationType) === "Complaint"
+          ? { suppress: "complaint" as const }
+          : {}),
+        eventId: message.data.MessageId,
         providerMessageId: event.data.mail.messageId,
         status: result.status,
         at: new Date(result.at ?? message.data.Timestamp),

@@ -17,6 +17,10 @@ const Credentials = z
       description:
         "This deployment's public URL. When set, each message asks Plivo to post its status to {publicUrl}/v1/webhooks/plivo/{integrationId}, and callbacks are verified against that URL.",
     }),
+    allowV2Signatures: z.boolean().optional().openapi({
+      description:
+        "Also accept callbacks signed only with X-Plivo-Signature-V2. V2 signs the URL and a nonce but not the body, so a captured callback can be replayed with any status: leave off unless your account cannot send V3.",
+    }),
   })
   .refine((c) => c.from !== undefined || c.powerpackUuid !== undefined, { message: "Give `from` or `powerpackUuid`." });
 
@@ -90,12 +94,14 @@ export const plivo: ProviderAdapter<"sms"> = {
         const expected = await plivoV3Signature(credentials.authToken, signedUrl, formEntries(body), v3Nonce);
         return v3.split(",").some((signature) => timingSafeEqual(signature.trim(), expected));
       }
-      // V2 signs only the URL and a nonce, not the body: accepted because Plivo may send nothing else.
+      // V2 covers the URL and a nonce only: any body verifies with a captured pair, so it is opt-in.
+      if (credentials.allowV2Signatures !== true) return false;
       const v2 = headers.get("x-plivo-signature-v2");
       const v2Nonce = headers.get("x-plivo-signature-v2-nonce");
       if (!v2 || !v2Nonce) return false;
       return timingSafeEqual(v2, await hmacBase64("SHA-256", credentials.authToken, `${withoutQuery(signedUrl)}${v2Nonce}`));
     },
+    replayKey: ({ headers }) => headers.get("x-plivo-signature-v3-nonce") ?? headers.get("x-plivo-signature-v2-nonce"),
     parse(body) {
       const fields = new URLSearchParams(body);
       const id = fields.get("MessageUUID");

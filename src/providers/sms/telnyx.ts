@@ -40,6 +40,8 @@ const encoder = new TextEncoder();
 
 const TelnyxEvent = z.object({
   data: z.object({
+    /** The event's id, the same on each of Telnyx's retries. */
+    id: z.string().optional(),
     event_type: z.string(),
     occurred_at: z.string().optional(),
     payload: z
@@ -115,7 +117,7 @@ export const telnyx: ProviderAdapter<"sms"> = {
     parse(body) {
       const event = TelnyxEvent.safeParse(JSON.parse(body));
       if (!event.success) return [];
-      const { payload, occurred_at, event_type } = event.data.data;
+      const { id, payload, occurred_at, event_type } = event.data.data;
       // One message goes to one number; its recipient's status is the message's.
       const status = STATUS[payload.to[0]?.status ?? ""];
       if (!status) return [];
@@ -125,6 +127,7 @@ export const telnyx: ProviderAdapter<"sms"> = {
         at: occurred_at ? new Date(occurred_at) : new Date(),
         detail: { event: event_type, status: payload.to[0]?.status, ...(payload.errors.length > 0 ? { errors: payload.errors } : {}) },
       };
+      if (id) update.eventId = id;
       return [update];
     },
   },

@@ -127,6 +127,7 @@ describe("brevo webhooks (bearer token, Brevo does not sign)", () => {
           status: "bounced",
           at: new Date(1704103200_000),
           detail: { event: "hard_bounce", reason: "550 unknown user" },
+          suppress: "hard_bounce",
         },
       ],
     ],
@@ -134,7 +135,20 @@ describe("brevo webhooks (bearer token, Brevo does not sign)", () => {
     [
       "spam",
       event("spam"),
-      [{ providerMessageId: MESSAGE_ID, status: "undeliverable", at: new Date(1704103200_000), detail: { event: "spam" } }],
+      [
+        {
+          providerMessageId: MESSAGE_ID,
+          status: "undeliverable",
+          at: new Date(1704103200_000),
+          detail: { event: "spam" },
+          suppress: "complaint",
+        },
+      ],
+    ],
+    [
+      "an unsubscribe, which changes no status but suppresses the address",
+      event("unsubscribed"),
+      [{ providerMessageId: MESSAGE_ID, at: new Date(1704103200_000), detail: { event: "unsubscribed" }, suppress: "unsubscribed" }],
     ],
     [
       "a batch",

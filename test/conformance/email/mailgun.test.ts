@@ -111,6 +111,12 @@ describe("mailgun webhooks", () => {
     expect(await mailgun.webhook!.verify({ headers: new Headers(), body: payload(delivered) }, integration)).toBe(true);
   });
 
+  it("names each delivery by its signature token, which the signature covers", () => {
+    expect(mailgun.webhook!.replayKey!({ headers: new Headers(), body: payload(delivered) })).toBe(
+      "a8ce0edb2dd8301dee6c2405235584e45aa91d1e9f979f3de0",
+    );
+  });
+
   it.each([
     ["another key", () => payload(delivered, undefined, "other-key")],
     ["a changed token", () => payload(delivered).replace('"token":"a8', '"token":"b8')],
@@ -124,7 +130,15 @@ describe("mailgun webhooks", () => {
     [
       "delivered",
       delivered,
-      [{ providerMessageId: MESSAGE_ID, status: "delivered", at: new Date(1704103200500), detail: { event: "delivered" } }],
+      [
+        {
+          providerMessageId: MESSAGE_ID,
+          status: "delivered",
+          at: new Date(1704103200500),
+          detail: { event: "delivered" },
+          eventId: delivered.id,
+        },
+      ],
     ],
     [
       "a permanent failure",
@@ -135,6 +149,8 @@ describe("mailgun webhooks", () => {
           status: "bounced",
           at: new Date(1704103200500),
           detail: { event: "failed", severity: "permanent", reason: "bounce" },
+          suppress: "hard_bounce",
+          eventId: delivered.id,
         },
       ],
     ],
@@ -142,12 +158,42 @@ describe("mailgun webhooks", () => {
     [
       "a complaint",
       { ...delivered, event: "complained" },
-      [{ providerMessageId: MESSAGE_ID, status: "undeliverable", at: new Date(1704103200500), detail: { event: "complained" } }],
+      [
+        {
+          providerMessageId: MESSAGE_ID,
+          status: "undeliverable",
+          at: new Date(1704103200500),
+          detail: { event: "complained" },
+          suppress: "complaint",
+          eventId: delivered.id,
+        },
+      ],
     ],
     [
       "an open",
       { ...delivered, event: "opened" },
-      [{ providerMessageId: MESSAGE_ID, status: "opened", at: new Date(1704103200500), detail: { event: "opened" } }],
+      [
+        {
+          providerMessageId: MESSAGE_ID,
+          status: "opened",
+          at: new Date(1704103200500),
+          detail: { event: "opened" },
+          eventId: delivered.id,
+        },
+      ],
+    ],
+    [
+      "an unsubscribe, which changes no status but suppresses the address",
+      { ...delivered, event: "unsubscribed" },
+      [
+        {
+          providerMessageId: MESSAGE_ID,
+          at: new Date(1704103200500),
+          detail: { event: "unsubscribed" },
+          suppress: "unsubscribed",
+          eventId: delivered.id,
+        },
+      ],
     ],
   ])("parses %s", (_name, event, expected) => {
     expect(mailgun.webhook!.parse(payload(event))).toEqual(expected);

@@ -122,7 +122,8 @@ describe("sendgrid Event Webhook", () => {
     },
     { email: "cy@example.com", timestamp: 1700000030, event: "open", sg_event_id: "e3", sg_message_id: "Other2.filterdrecv-3" },
   ]);
-  const signed = (payload: string, timestamp = "1700000100") => ({
+  const now = () => String(Math.floor(Date.now() / 1000));
+  const signed = (payload: string, timestamp = now()) => ({
     "x-twilio-email-event-webhook-signature": sign("sha256", Buffer.from(timestamp + payload), keys.privateKey).toString("base64"),
     "x-twilio-email-event-webhook-timestamp": timestamp,
   });
@@ -146,7 +147,10 @@ describe("sendgrid Event Webhook", () => {
     ["a changed body", (h: Record<string, string>) => ({ headers: h, body: body.replace("delivered", "dropped") })],
     [
       "a changed timestamp",
-      (h: Record<string, string>) => ({ headers: { ...h, "x-twilio-email-event-webhook-timestamp": "1700000101" }, body }),
+      (h: Record<string, string>) => ({
+        headers: { ...h, "x-twilio-email-event-webhook-timestamp": String(Number(h["x-twilio-email-event-webhook-timestamp"]) + 1) },
+        body,
+      }),
     ],
     [
       "no signature",
@@ -164,6 +168,14 @@ describe("sendgrid Event Webhook", () => {
     expect(await sendgrid.webhook!.verify({ headers: new Headers(headers), body: payload }, integration)).toBe(false);
   });
 
+  it.each([
+    ["eleven minutes old", -660],
+    ["eleven minutes ahead", 660],
+  ])("refuses a correctly signed timestamp %s, so a captured batch cannot be replayed later", async (_name, offset) => {
+    const headers = signed(body, String(Math.floor(Date.now() / 1000) + offset));
+    expect(await sendgrid.webhook!.verify({ headers: new Headers(headers), body }, integration)).toBe(false);
+  });
+
   it("refuses everything when no verification key is configured", async () => {
     const bare = { ...integration, credentials: { apiKey: credentials.apiKey, from: credentials.from } };
     expect(await sendgrid.webhook!.verify({ headers: new Headers(signed(body)), body }, bare)).toBe(false);
@@ -171,14 +183,22 @@ describe("sendgrid Event Webhook", () => {
 
   it("parses events into status updates keyed by the X-Message-Id", () => {
     expect(sendgrid.webhook!.parse(body)).toEqual([
-      { providerMessageId: X_MESSAGE_ID, status: "delivered", at: new Date(1700000010_000), detail: { event: "delivered" } },
+      {
+        providerMessageId: X_MESSAGE_ID,
+        status: "delivered",
+        at: new Date(1700000010_000),
+        detail: { event: "delivered" },
+        eventId: "e1",
+      },
       {
         providerMessageId: "Other1",
         status: "bounced",
         at: new Date(1700000020_000),
         detail: { event: "bounce", type: "bounce", reason: "550 5.1.1 unknown user" },
+        suppress: "hard_bounce",
+        eventId: "e2",
       },
-      { providerMessageId: "Other2", status: "opened", at: new Date(1700000030_000), detail: { event: "open" } },
+      { providerMessageId: "Other2", status: "opened", at: new Date(1700000030_000), detail: { event: "open" }, eventId: "e3" },
     ]);
   });
 });

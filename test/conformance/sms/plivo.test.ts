@@ -131,20 +131,32 @@ describe("plivo status callback", () => {
     expect(await plivo.webhook!.verify({ headers: new Headers(), body: raw }, integration)).toBe(false);
   });
 
-  it("accepts a V2 signature that `plivo` validateSignature accepts, and rejects a wrong one", async () => {
+  const v2Signature = async () => {
     const { createHmac } = await import("node:crypto");
-    const signature = createHmac("sha256", AUTH_TOKEN).update(`${callbackUrl}${nonce}`).digest("base64");
+    return createHmac("sha256", AUTH_TOKEN).update(`${callbackUrl}${nonce}`).digest("base64");
+  };
+  const optedIn: IntegrationConfig = { ...integration, credentials: { ...credentials, allowV2Signatures: true } };
+
+  it("refuses a V2-signed callback by default, even with its body changed to any status", async () => {
+    const signature = await v2Signature();
     expect(plivoSdk.validateSignature(callbackUrl, nonce, signature, AUTH_TOKEN)).toBe(true);
+    const headers = new Headers({ "x-plivo-signature-v2": signature, "x-plivo-signature-v2-nonce": nonce });
+    expect(await plivo.webhook!.verify({ headers, body: raw }, integration)).toBe(false);
+    expect(await plivo.webhook!.verify({ headers, body: raw.replace("delivered", "failed") }, integration)).toBe(false);
+  });
+
+  it("accepts a V2 signature that `plivo` validateSignature accepts once the integration opts in, and rejects a wrong one", async () => {
+    const signature = await v2Signature();
     expect(
       await plivo.webhook!.verify(
         { headers: new Headers({ "x-plivo-signature-v2": signature, "x-plivo-signature-v2-nonce": nonce }), body: raw },
-        integration,
+        optedIn,
       ),
     ).toBe(true);
     expect(
       await plivo.webhook!.verify(
         { headers: new Headers({ "x-plivo-signature-v2": signature, "x-plivo-signature-v2-nonce": "other" }), body: raw },
-        integration,
+        optedIn,
       ),
     ).toBe(false);
   });

@@ -1,5 +1,6 @@
 import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { hmacBase64 } from "../../../src/providers/signatures";
 import { plivoV3Signature } from "../../../src/providers/sms/plivo";
 import { twilioSignature } from "../../../src/providers/sms/twilio";
 import { vonageSignature } from "../../../src/providers/sms/vonage";
@@ -331,5 +332,32 @@ describe("SMS providers end to end", () => {
     const [message] = await settledMessages(key, transactionId, 1);
     expect(message).toMatchObject({ status: "undeliverable", attempts: 1, error: { code: "21211" } });
     expect(await scenario.captured()).toHaveLength(1);
+  });
+});
+
+describe("Plivo callback signatures", () => {
+  const plivo = CASES.find((c) => c.provider === "plivo")!;
+
+  /** A V2 signature covers the URL and the nonce only: any body posted with a captured pair verifies. */
+  async function v2Signed(integrationId: string, body: string) {
+    const nonce = String(Date.now());
+    const signature = await hmacBase64("SHA-256", PLIVO_TOKEN, `${callbackUrl("plivo", integrationId)}${nonce}`);
+    return { headers: { ...formContentType, "x-plivo-signature-v2": signature, "x-plivo-signature-v2-nonce": nonce }, body };
+  }
+
+  it("refuses a V2-signed callback whose body was changed, unless the integration opts in to V2", async () => {
+    const { key, integrationId, message } = await sentThrough(plivo);
+    const forged = form({ MessageUUID: plivo.providerMessageId, Status: "failed", ErrorCode: "200" });
+    const res = await postWebhook("plivo", integrationId, await v2Signed(integrationId, forged));
+    expect(res.status).toBe(401);
+    expect(((await res.json()) as { code: string }).code).toBe("invalid_signature");
+    expect((await messageDetail(key, message.id)).status).toBe("sent");
+  });
+
+  it("applies a V2-signed callback when the integration sets allowV2Signatures", async () => {
+    const { key, integrationId, message } = await sentThrough({ ...plivo, credentials: { ...plivo.credentials, allowV2Signatures: true } });
+    const delivered = form({ MessageUUID: plivo.providerMessageId, Status: "delivered", ErrorCode: "000" });
+    expect((await postWebhook("plivo", integrationId, await v2Signed(integrationId, delivered))).status).toBe(200);
+    expect((await messageDetail(key, message.id)).status).toBe("delivered");
   });
 });

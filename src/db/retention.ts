@@ -1,0 +1,151 @@
+import { and, asc, eq, inArray, lt, sql } from "drizzle-orm";
+import type { Db } from "./client";
+import { environments, messageEvents, messages, sandboxMessages, triggers, WEBHOOK_RECEIPT_HOURS, webhookReceipts } from "./schema";
+
+/** How long each kind of row is kept, and how many rows of each table one run may delete at most. */
+export interface RetentionPolicy {
+  /** Messages, their events and finished triggers. */
+  messagesBefore: Date;
+  /** Sandbox captures: development output, kept shorter. */
+  sandboxBefore: Date;
+  /** Webhook replay receipts, once the replay window has passed. */
+  receiptsBefore: Date;
+  /** Rows per table per run; deletes go in slices of `sliceRows`. */
+  maxRows: number;
+  sliceRows: number;
+}
+
+export interface RetentionReport {
+  messages: number;
+  messageEvents: number;
+  triggers: number;
+  sandboxMessages: number;
+  webhookReceipts: number;
+}
+
+/** The retention settings a deployment can set (wrangler.toml `[vars]`); unset or invalid values take the defaults. */
+export interface RetentionSettings {
+  RETENTION_DAYS?: string;
+  SANDBOX_RETENTION_DAYS?: string;
+  RETENTION_MAX_ROWS?: string;
+}
+
+export const RETENTION_DEFAULTS = { days: 30, sandboxDays: 7, maxRows: 5000, sliceRows: 500 } as const;
+
+const positive = (value: string | undefined, fallback: number) => {
+  const n = Number(value);
+  return Number.isInteger(n) && n > 0 ? n : fallback;
+};
+
+const DAY_MS = 86_400_000;
+
+export function retentionPolicy(settings: RetentionSettings, now: Date): RetentionPolicy {
+  const ago = (ms: number) => new Date(now.getTime() - ms);
+  return {
+    messagesBefore: ago(positive(settings.RETENTION_DAYS, RETENTION_DEFAULTS.days) * DAY_MS),
+    sandboxBefore: ago(positive(settings.SANDBOX_RETENTION_DAYS, RETENTION_DEFAULTS.sandboxDays) * DAY_MS),
+    receiptsBefore: ago(WEBHOOK_RECEIPT_HOURS * 3_600_000),
+    maxRows: positive(settings.RETENTION_MAX_ROWS, RETENTION_DEFAULTS.maxRows),
+    sliceRows: RETENTION_DEFAULTS.sliceRows,
+  };
+}
+
+const FINISHED_TRIGGER_STATUSES = ["completed", "cancelled", "failed"] as const;
+
+const changes = (result: unknown) => (result as { meta?: { changes?: number } }).meta?.changes ?? 0;
+
+/**
+ * Deletes what has outlived its policy, in bounded slices: each slice is one D1 batch of a few
+ * statements, so no run holds the database for long and a backlog drains over several runs.
+ * The oldest rows go first; per environment, so every delete walks an `(environment_id, time)` index.
+ * Suppressions are never purged (they stay until lifted), nor are subscribers, workflows or topics.
+ */
+export async function purgeExpired(db: Db, policy: RetentionPolicy): Promise<RetentionReport> {
+  const report: RetentionReport = { messages: 0, messageEvents: 0, triggers: 0, sandboxMessages: 0, webhookReceipts: 0 };
+  const envs = await db.select({ id: environments.id }).from(environments);
+
+  for (const { id } of envs) {
+    // A message's events go in the same batch as the message, chosen by the same subquery.
+    for (let n = slice(policy, report.messages); n > 0; n = slice(policy, report.messages)) {
+      const expired = db
+        .select({ id: messages.id })
+        .from(messages)
+        .where(and(eq(messages.environmentId, id), lt(messages.createdAt, policy.messagesBefore)))
+        .orderBy(asc(messages.createdAt), asc(messages.id))
+        .limit(n);
+      const [events, deleted] = await db.batch([
+        db.delete(messageEvents).where(inArray(messageEvents.messageId, expired)),
+        db.delete(messages).where(inArray(messages.id, expired)),
+      ]);
+      report.messageEvents += changes(events);
+      report.messages += changes(deleted);
+      if (changes(deleted) < n) break;
+    }
+    report.triggers += await drain(policy, report.triggers, (n) =>
+      db.delete(triggers).where(
+        and(
+          eq(triggers.environmentId, id),
+          inArray(
+            triggers.transactionId,
+            db
+              .select({ id: triggers.transactionId })
+              .from(triggers)
+              .where(
+                and(
+                  eq(triggers.environmentId, id),
+                  lt(triggers.acceptedAt, policy.messagesBefore),
+                  inArray(triggers.status, [...FINISHED_TRIGGER_STATUSES]),
+                ),
+              )
+              .orderBy(asc(triggers.acceptedAt))
+              .limit(n),
+          ),
+        ),
+      ),
+    );
+    report.sandboxMessages += await drain(policy, report.sandboxMessages, (n) =>
+      db.delete(sandboxMessages).where(
+        inArray(
+          sandboxMessages.id,
+          db
+            .select({ id: sandboxMessages.id })
+            .from(sandboxMessages)
+            .where(and(eq(sandboxMessages.environmentId, id), lt(sandboxMessages.createdAt, policy.sandboxBefore)))
+            .orderBy(asc(sandboxMessages.createdAt))
+            .limit(n),
+        ),
+      ),
+    );
+  }
+  const rowid = sql`rowid`;
+  report.webhookReceipts += await drain(policy, report.webhookReceipts, (n) =>
+    db
+      .delete(webhookReceipts)
+      .where(
+        inArray(
+          rowid,
+          db
+            .select({ rowid })
+            .from(webhookReceipts)
+            .where(lt(webhookReceipts.receivedAt, policy.receiptsBefore))
+            .orderBy(asc(webhookReceipts.receivedAt))
+            .limit(n),
+        ),
+      ),
+  );
+  return report;
+}
+
+/** How many rows the next slice of a table may delete: at most `sliceRows`, within the run's budget. */
+const slice = (policy: RetentionPolicy, used: number) => Math.min(policy.sliceRows, policy.maxRows - used);
+
+/** Runs a bounded delete until it deletes fewer rows than asked or the table's budget for this run is spent. */
+async function drain(policy: RetentionPolicy, used: number, statement: (n: number) => PromiseLike<unknown>): Promise<number> {
+  let total = 0;
+  for (let n = slice(policy, used); n > 0; n = slice(policy, used + total)) {
+    const deleted = changes(await statement(n));
+    total += deleted;
+    if (deleted < n) break;
+  }
+  return total;
+}

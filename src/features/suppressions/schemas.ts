@@ -1,0 +1,48 @@
+import { z } from "@hono/zod-openapi";
+import { SUPPRESSION_REASONS } from "../../contract/suppressions";
+import { CHANNELS } from "../../engine/steps";
+import { pageOf, pageQuery } from "../../lib/pagination";
+
+export const Suppression = z
+  .object({
+    address: z.string().openapi({ description: "Normalised: a lower-cased email, an E.164 phone, a push token or a chat webhook URL." }),
+    channel: z.enum(CHANNELS),
+    reason: z.enum(SUPPRESSION_REASONS).openapi({
+      description:
+        "`hard_bounce`, `complaint` and `unsubscribed` come from a provider's status webhook; `invalid_recipient` from a provider's answer to a send.",
+    }),
+    provider: z.string().nullable(),
+    messageId: z.string().nullable().openapi({ description: "The message whose report or send put the address here." }),
+    createdAt: z.iso.datetime(),
+  })
+  .openapi("Suppression", {
+    example: {
+      address: "ada@example.com",
+      channel: "email",
+      reason: "hard_bounce",
+      provider: "sendgrid",
+      messageId: "msg_0193b2c4d5e6f7a8b9c0d1e2f3a4b5c6",
+      createdAt: "2026-11-23T10:00:00.000Z",
+    },
+  });
+export type Suppression = z.infer<typeof Suppression>;
+
+export const SuppressionQuery = z
+  .object({
+    channel: z.enum(CHANNELS).optional(),
+    reason: z.enum(SUPPRESSION_REASONS).optional(),
+    address: z.string().trim().min(1).max(2048).optional().openapi({ description: "One address, in any case or phone formatting." }),
+  })
+  .extend(pageQuery(200).shape);
+export type SuppressionQuery = z.infer<typeof SuppressionQuery>;
+
+export const SuppressionList = pageOf(Suppression).openapi("SuppressionList");
+export type SuppressionList = z.infer<typeof SuppressionList>;
+
+export const SuppressionAddressParam = z.object({
+  address: z
+    .string()
+    .min(1)
+    .max(2048)
+    .openapi({ param: { name: "address", in: "path" }, example: "ada@example.com", description: "URL-encode a chat webhook URL." }),
+});
