@@ -28,6 +28,11 @@ export interface Bindings {
   WATCHDOG_STALL_SECONDS?: string;
   /** Hours a finished trigger is remembered, for idempotent replays (default 24). */
   IDEMPOTENCY_WINDOW_HOURS?: string;
+  /** JSON: rates per environment slug (README "Limits"); each rate needs its `RATE_LIMIT_<n>_PER_<p>S` binding. */
+  RATE_LIMITS?: string;
+  /** Both set: Upstash Redis counts the rate limits (global, exact) instead of the bindings. */
+  UPSTASH_REDIS_REST_URL?: string;
+  UPSTASH_REDIS_REST_TOKEN?: string;
 }
 
 export interface Variables {
