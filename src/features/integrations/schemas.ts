@@ -1,4 +1,6 @@
 import { z } from "@hono/zod-openapi";
+import { byteLength } from "../../lib/crypto";
+import { MAX_CREDENTIALS_BYTES } from "../../lib/json-limits";
 import { providerFor } from "../../providers/registry";
 import { CHANNELS } from "../../engine/steps";
 import { credentialIssues, MASK } from "./credentials";
@@ -42,7 +44,13 @@ const IntegrationFields = z.object({
   priority: z.number().int().min(-1_000_000).max(1_000_000).openapi({ description: "Failover order after the primary: lower goes first." }),
   credentials: z
     .record(z.string(), z.unknown())
-    .openapi({ description: "Shape per provider (`GET /v1/providers`). Encrypted at rest and masked in every answer." }),
+    .refine(
+      (value) => byteLength(JSON.stringify(value)) <= MAX_CREDENTIALS_BYTES,
+      `Credentials take at most ${MAX_CREDENTIALS_BYTES / 1024} KB as JSON.`,
+    )
+    .openapi({
+      description: "Shape per provider (`GET /v1/providers`). Encrypted at rest and masked in every answer; at most 64 KB as JSON.",
+    }),
   settings: IntegrationSettings,
   baseUrl: z
     .url({ protocol: /^https?$/, error: "An http:// or https:// URL." })

@@ -1,6 +1,10 @@
 import { z } from "@hono/zod-openapi";
 import { Step } from "../../engine/steps";
+import { hasLineBreak, LINE_BREAK_MESSAGE } from "../../contract/email-address";
+import { MAX_CONDITION_DEPTH } from "../../lib/json-limits";
 import { pageOf, pageQuery } from "../../lib/pagination";
+import { payloadSchemaIssues } from "../triggers/payload-schema";
+import { conditionDepth } from "./condition-depth";
 
 const WORKFLOW_KEY = /^[a-z0-9][a-z0-9._-]{0,63}$/;
 
@@ -25,7 +29,29 @@ export const WorkflowInput = z
     wf.steps.forEach((step, i) => {
       if (seen.has(step.id)) ctx.addIssue({ code: "custom", path: ["steps", i, "id"], message: `Step id "${step.id}" is used twice.` });
       seen.add(step.id);
+      if (step.if && conditionDepth(step.if) > MAX_CONDITION_DEPTH) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["steps", i, "if"],
+          message: `Conditions nest at most ${MAX_CONDITION_DEPTH} groups (all, any, not) deep.`,
+        });
+      }
+      if (step.type === "email") {
+        const templates = [
+          [["template"], step.template] as const,
+          ...Object.entries(step.locales ?? {}).map(([l, t]) => [["locales", l], t] as const),
+        ];
+        for (const [at, template] of templates) {
+          for (const field of ["from", "replyTo", "subject"] as const) {
+            const value = template[field];
+            if (value !== undefined && hasLineBreak(value)) {
+              ctx.addIssue({ code: "custom", path: ["steps", i, ...at, field], message: LINE_BREAK_MESSAGE });
+            }
+          }
+        }
+      }
     });
+    if (wf.payloadSchema) for (const issue of payloadSchemaIssues(wf.payloadSchema)) ctx.addIssue({ code: "custom", ...issue });
   })
   .openapi("WorkflowInput");
 export type WorkflowInput = z.infer<typeof WorkflowInput>;
