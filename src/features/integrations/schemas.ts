@@ -15,13 +15,10 @@ const ProviderId = z
 
 export const IntegrationSettings = z
   .object({
-    timeoutMs: z
-      .number()
-      .int()
-      .min(100)
-      .max(60_000)
-      .optional()
-      .openapi({ description: "How long one send may take before it counts as a retryable timeout. Default 10000." }),
+    timeoutMs: z.number().int().min(100).max(60_000).optional().openapi({
+      description:
+        "How long one send may take. Past it the outcome is unknown (the provider may have sent): retried only through a provider that deduplicates, else the message fails with `outcome_unknown`. Default 10000.",
+    }),
     maxAttempts: z
       .number()
       .int()
@@ -29,6 +26,10 @@ export const IntegrationSettings = z
       .max(10)
       .optional()
       .openapi({ description: "Attempts through this integration before failing over to the next one. Default 3." }),
+    failoverOnTimeout: z.boolean().optional().openapi({
+      description:
+        "After a timeout, retry and fail over as after an error, accepting that the message may be sent twice. Default false: see the providers table in the README.",
+    }),
   })
   .loose()
   .openapi("IntegrationSettings");

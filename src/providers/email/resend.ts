@@ -28,6 +28,8 @@ const ResendEvent = z.object({
 });
 
 export const resend: ProviderAdapter<"email"> = {
+  // Idempotency-Key: the message id; Resend answers a repeat within 24 h with the first send's result.
+  deduplicates: true,
   id: "resend",
   channel: "email",
   credentials: Credentials,
