@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { failOpen } from "../../src/lib/middleware/rate-limit";
 import { UpstashRateLimiter } from "../../src/lib/rate-limit/upstash-limiter";
 import { fakeProviderScenario } from "../factories";
 
@@ -38,5 +39,12 @@ describe("UpstashRateLimiter", () => {
     const upstash = fakeProviderScenario();
     await upstash.script([{ status: 200, body: { result: [6, 5] } }]);
     expect(await new UpstashRateLimiter({ url: upstash.baseUrl, token: "t" }).limit(rule)).toMatchObject({ success: false, remaining: 0 });
+  });
+
+  it("lets the request through when Upstash answers with an error", async () => {
+    const upstash = fakeProviderScenario();
+    await upstash.script([{ status: 500, body: { error: "ERR internal" } }]);
+    const limiter = failOpen(new UpstashRateLimiter({ url: upstash.baseUrl, token: "t" }));
+    expect(await limiter.limit(rule)).toEqual({ success: true, resetSeconds: 10 });
   });
 });

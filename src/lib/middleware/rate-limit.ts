@@ -8,10 +8,28 @@ import { UpstashRateLimiter } from "../rate-limit/upstash-limiter";
 
 /** Upstash when it is configured (global and exact), else the Rate Limiting bindings (per location, approximate). */
 export function rateLimiterFor(env: Bindings): RateLimiter {
-  if (env.UPSTASH_REDIS_REST_URL && env.UPSTASH_REDIS_REST_TOKEN) {
-    return new UpstashRateLimiter({ url: env.UPSTASH_REDIS_REST_URL, token: env.UPSTASH_REDIS_REST_TOKEN });
-  }
-  return new BindingRateLimiter(env as unknown as Record<string, unknown>);
+  const backend =
+    env.UPSTASH_REDIS_REST_URL && env.UPSTASH_REDIS_REST_TOKEN
+      ? new UpstashRateLimiter({ url: env.UPSTASH_REDIS_REST_URL, token: env.UPSTASH_REDIS_REST_TOKEN })
+      : new BindingRateLimiter(env as unknown as Record<string, unknown>);
+  return failOpen(backend);
+}
+
+/** A counter that cannot be reached must not take the API down with it: the request goes through, and the error is logged. */
+export function failOpen(limiter: RateLimiter): RateLimiter {
+  return {
+    backend: limiter.backend,
+    async limit(rule) {
+      try {
+        return await limiter.limit(rule);
+      } catch (error) {
+        console.error(
+          JSON.stringify({ level: "error", message: `Rate limiter (${limiter.backend}) failed; request allowed.`, error: String(error) }),
+        );
+        return { success: true, resetSeconds: rule.rate.period };
+      }
+    },
+  };
 }
 
 /** IETF draft-ietf-httpapi-ratelimit-headers: `"<policy>";q=<limit>;w=<period>` and `"<policy>";r=<remaining>;t=<reset>`. */
