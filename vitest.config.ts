@@ -11,6 +11,16 @@ export default defineConfig({
           TEST_MIGRATIONS: await readD1Migrations(fileURLToPath(new URL("./migrations", import.meta.url))),
           ENCRYPTION_KEY: "Y2xhcmlvbi10ZXN0LWtleS0wMTIzNDU2Nzg5YWJjZGU=",
           FAKE_PROVIDER_URL: inject("fakeProviderUrl"),
+          // Tight limits for the environments test/rate-limit.test.ts creates with these slugs.
+          RATE_LIMITS: JSON.stringify({
+            "rl-env-a": { environment: "5/60s" },
+            "rl-env-b": { environment: "5/60s" },
+            "rl-key": { key: "4/60s" },
+          }),
+        },
+        ratelimits: {
+          RATE_LIMIT_5_PER_60S: { namespace_id: "9001", simple: { limit: 5, period: 60 } },
+          RATE_LIMIT_4_PER_60S: { namespace_id: "9002", simple: { limit: 4, period: 60 } },
         },
       },
     })),

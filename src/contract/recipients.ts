@@ -2,6 +2,7 @@
 // (`/sub`, `/sub/bulk`, the `to` and `actor` of a trigger). They sit below every layer because
 // the queue consumer reads them back from a trigger's record and upserts inline subscribers.
 import { z } from "@hono/zod-openapi";
+import { addressLengthProblem, hasLineBreak, LINE_BREAK_MESSAGE, MAX_ADDRESS, MAX_LOCAL_PART } from "./email-address";
 
 const E164 = z.string().regex(/^\+[1-9]\d{6,14}$/, "Use E.164 format, e.g. +41791234567.");
 
@@ -61,14 +62,25 @@ export const SubscriberChannels = z
     description: "A list given for a channel replaces that channel's addresses; `null` clears them; omitted keeps them.",
   });
 
+/** A name may end up in an email header (`To: First Last <…>`, a subject): no line breaks. */
+const HeaderSafe = z
+  .string()
+  .max(256)
+  .refine((value) => !hasLineBreak(value), LINE_BREAK_MESSAGE);
+
 /** What `/sub`, `/sub/bulk` and inline trigger recipients accept. Omitted fields keep their value, `null` clears. */
 export const SubscriberInput = z
   .object({
     subscriberId: z.string().trim().min(1).max(256),
-    email: z.email().max(320).nullable().optional(),
+    email: z
+      .email()
+      .max(MAX_ADDRESS)
+      .refine((value) => addressLengthProblem(value) === null, `The part before @ takes at most ${MAX_LOCAL_PART} characters (RFC 5321).`)
+      .nullable()
+      .optional(),
     phone: E164.nullable().optional(),
-    firstName: z.string().max(256).nullable().optional(),
-    lastName: z.string().max(256).nullable().optional(),
+    firstName: HeaderSafe.nullable().optional(),
+    lastName: HeaderSafe.nullable().optional(),
     avatar: z
       .url({ protocol: /^https?$/ })
       .max(2048)

@@ -1,7 +1,7 @@
 import type { MessageStatus } from "../db/schema";
 import { evaluateCondition } from "../engine/conditions";
 import { quietHoursEnd, zoneOf } from "../engine/local-time";
-import { applyOverrides, renderChannel } from "../engine/templates";
+import { applyOverrides, foldHeaderFields, renderChannel } from "../engine/templates";
 import type { TriggerRecord } from "./trigger-record";
 import { isChannelAllowed } from "../engine/preferences";
 import type { ChannelStep } from "../engine/steps";
@@ -49,6 +49,9 @@ export function decide(step: ChannelStep, recipient: Recipient, loaded: Loaded, 
   if (!rendered.ok) return final("failed", rendered.code, rendered.message);
   return {
     kind: "send",
-    content: applyOverrides(step.type, rendered.content, trigger.overrides ?? {}) as unknown as Record<string, unknown>,
+    content: foldHeaderFields(step.type, applyOverrides(step.type, rendered.content, trigger.overrides ?? {})) as unknown as Record<
+      string,
+      unknown
+    >,
   };
 }

@@ -1,7 +1,7 @@
 import type { ContentByChannel } from "../engine/content";
 import type { Channel } from "../engine/steps";
 import { providerFor } from "../providers/registry";
-import type { Capture, IntegrationConfig, SendOutcome, SendRequest } from "../providers/types";
+import type { Capture, FailureKind, IntegrationConfig, SendOutcome, SendRequest } from "../providers/types";
 
 const DEFAULT_TIMEOUT_MS = 10_000;
 const DEFAULT_ATTEMPTS_PER_PROVIDER = 3;
@@ -25,6 +25,25 @@ export function integrationForAttempt(chain: IntegrationConfig[], attemptsSoFar:
     remaining -= budget;
   }
   return undefined;
+}
+
+/**
+ * Where a failed send goes next, or undefined when it is final. After a timeout (`unknown`) the
+ * message may have been sent: it is tried again only through the same integration when that
+ * provider deduplicates (same message id, same idempotency key), and fails over only when the
+ * integration opts in with `failoverOnTimeout` (which accepts that a message may be sent twice).
+ */
+export function nextAttempt(
+  outcome: { kind: FailureKind },
+  integration: IntegrationConfig,
+  chain: IntegrationConfig[],
+  attemptsSoFar: number,
+): IntegrationConfig | undefined {
+  if (outcome.kind === "retryable") return integrationForAttempt(chain, attemptsSoFar);
+  if (outcome.kind !== "unknown") return undefined;
+  const next = integrationForAttempt(chain, attemptsSoFar);
+  if (integration.settings.failoverOnTimeout === true) return next;
+  return next?.id === integration.id && providerFor(integration.provider)?.deduplicates ? next : undefined;
 }
 
 export interface SendResult {
@@ -77,16 +96,28 @@ export async function sendMessage<C extends Channel>(
           signal,
           capture: (c) => captures.push(c),
         })
-        .catch((error: unknown): SendOutcome => ({ ok: false, kind: "retryable", code: "adapter_error", message: String(error) })),
+        .catch(
+          (error: unknown): SendOutcome =>
+            signal.aborted
+              ? {
+                  ok: false,
+                  kind: "unknown",
+                  code: "timeout",
+                  message: "The provider did not answer within its timeout: it may have sent the message.",
+                }
+              : { ok: false, kind: "retryable", code: "adapter_error", message: String(error) },
+        ),
     ),
   );
   const invalidAddresses = addresses.filter((_, i) => {
     const o = outcomes[i]!;
     return !o.ok && o.kind === "invalid_recipient";
   });
-  // One success is a delivery; otherwise the most hopeful failure decides what happens next.
+  // One success is a delivery; otherwise an unknown outcome (a send may have happened), then the
+  // most hopeful failure decides what happens next.
   const outcome =
     outcomes.find((o) => o.ok) ??
+    outcomes.find((o) => !o.ok && o.kind === "unknown") ??
     outcomes.find((o) => !o.ok && o.kind === "retryable") ??
     outcomes.find((o) => !o.ok && o.kind === "permanent") ??
     outcomes[0]!;

@@ -185,6 +185,21 @@ export function applyOverrides<C extends Channel>(
   return overlay(content, patch, overridable[channel]);
 }
 
+/**
+ * Email content with every line break in a header-bound field (subject, from, replyTo) turned
+ * into a space. The API refuses them in what it stores, but a template can still render one from
+ * a payload or subscriber value, and a line break in a header starts another header (`Bcc:`).
+ */
+export function foldHeaderFields<C extends Channel>(channel: C, content: ContentByChannel[C]): ContentByChannel[C] {
+  if (channel !== "email") return content;
+  const email = { ...(content as EmailContent) };
+  for (const field of ["subject", "from", "replyTo"] as const) {
+    const value = email[field];
+    if (typeof value === "string") email[field] = value.replace(/[\r\n]+/g, " ");
+  }
+  return email as ContentByChannel[C];
+}
+
 /** Renders one Liquid string (a delay's `until`, a digest or throttle key); errors come back as values. */
 export function renderText(source: string, ctx: TemplateContext): { ok: true; text: string } | { ok: false; message: string } {
   try {

@@ -40,10 +40,14 @@ export class ApiError extends HTTPException {
     readonly code: ErrorCode,
     readonly detail: string,
     readonly errors?: FieldError[],
-    options: { status?: ContentfulStatusCode; cause?: unknown } = {},
+    options: { status?: ContentfulStatusCode; cause?: unknown; headers?: Record<string, string> } = {},
   ) {
     super(options.status ?? STATUS_BY_CODE[code], { message: detail, cause: options.cause });
+    this.headers = options.headers ?? {};
   }
+
+  /** Sent with the problem: `Retry-After` and the rate limit headers of a 429. */
+  readonly headers: Record<string, string>;
 
   /** The problem an `HTTPException` thrown by Hono or a middleware stands for. 5xx never echo their message. */
   static from(error: HTTPException): ApiError {
@@ -75,6 +79,7 @@ export const internalError = () =>
 
 export const problemResponse = (error: ApiError, requestId?: string, headers?: HeadersInit): Response => {
   const response = new Response(JSON.stringify(error.toProblem(requestId)), { status: error.status, headers });
+  for (const [name, value] of Object.entries(error.headers)) response.headers.set(name, value);
   response.headers.set("content-type", PROBLEM_TYPE);
   return response;
 };

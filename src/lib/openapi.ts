@@ -24,7 +24,10 @@ export const JSON_BODY_CODES = ["malformed_json", "unsupported_media_type", "pay
  */
 export function errorCodesOf(route: RouteConfig, errors: readonly ErrorCode[] = []): ErrorCode[] {
   const codes = new Set<ErrorCode>();
-  if (route.security?.length) codes.add("unauthorized");
+  if (route.security?.length) {
+    codes.add("unauthorized");
+    codes.add("rate_limited");
+  }
   const request = route.request;
   if (request?.body) for (const code of JSON_BODY_CODES) codes.add(code);
   if (request?.body || request?.query || request?.params || request?.headers) codes.add("validation_failed");

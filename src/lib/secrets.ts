@@ -2,15 +2,13 @@
  * AES-256-GCM for integration credentials at rest, and HMAC for signed tracking links, both
  * from the Worker secret ENCRYPTION_KEY (base64 of 32 bytes). Ciphertext: `v1.<iv>.<data>`.
  */
+import { bytesToBase64 } from "./base64";
+
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
 const fromBase64 = (b64: string) => Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
-const toBase64Url = (bytes: Uint8Array) =>
-  btoa(String.fromCharCode(...bytes))
-    .replaceAll("+", "-")
-    .replaceAll("/", "_")
-    .replace(/=+$/, "");
+const toBase64Url = (bytes: Uint8Array) => bytesToBase64(bytes).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
 const fromBase64Url = (text: string) => fromBase64(text.replaceAll("-", "+").replaceAll("_", "/"));
 
 function keyBytes(secret: string | undefined): Uint8Array {

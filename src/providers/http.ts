@@ -29,7 +29,8 @@ async function providerFetch(url: string, init: RequestInit, signal: AbortSignal
   try {
     return await fetch(url, { ...init, signal });
   } catch (error) {
-    if (signal.aborted) return failure("retryable", "timeout", "The provider did not answer within its timeout.");
+    if (signal.aborted)
+      return failure("unknown", "timeout", "The provider did not answer within its timeout: it may have sent the message.");
     return failure("retryable", "network_error", `Could not reach the provider: ${(error as Error).message}`);
   }
 }
@@ -152,7 +153,8 @@ export async function callProvider(call: ProviderCall, signal: AbortSignal): Pro
     // The connection dropped (or the timeout struck) while the body was arriving: a failure's
     // status still classifies it, a success without its body cannot be read.
     if (!response.ok) text = "";
-    else if (signal.aborted) return failure("retryable", "timeout", "The provider did not answer within its timeout.");
+    else if (signal.aborted)
+      return failure("unknown", "timeout", "The provider did not answer within its timeout: it may have sent the message.");
     else return failure("retryable", "network_error", `The provider's answer was cut off: ${(error as Error).message}`);
   }
   return {

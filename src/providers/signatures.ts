@@ -1,8 +1,10 @@
+import { bytesToBase64 } from "../lib/base64";
+
 /** Web Crypto helpers shared by status-webhook verifiers (HMAC, ECDSA, RSA over X.509, header secrets). */
 const encoder = new TextEncoder();
 
 export const base64ToBytes = (b64: string): Uint8Array<ArrayBuffer> => Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
-export const bytesToBase64 = (bytes: ArrayBuffer | Uint8Array) => btoa(String.fromCharCode(...new Uint8Array(bytes)));
+export { bytesToBase64 };
 const toHex = (bytes: ArrayBuffer) => [...new Uint8Array(bytes)].map((b) => b.toString(16).padStart(2, "0")).join("");
 
 /** Compares two strings in time that does not depend on where they differ. */

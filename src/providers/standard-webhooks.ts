@@ -1,9 +1,11 @@
+import { bytesToBase64 } from "../lib/base64";
+
 /** Standard Webhooks (also Svix): HMAC-SHA256 over `${id}.${timestamp}.${body}` with a `whsec_` secret. */
 const encoder = new TextEncoder();
 const TOLERANCE_SECONDS = 5 * 60;
 
 const fromBase64 = (b64: string) => Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
-const toBase64 = (bytes: ArrayBuffer) => btoa(String.fromCharCode(...new Uint8Array(bytes)));
+const toBase64 = (bytes: ArrayBuffer) => bytesToBase64(bytes);
 
 async function hmac(secret: string, content: string): Promise<string> {
   const raw = fromBase64(secret.startsWith("whsec_") ? secret.slice(6) : secret);

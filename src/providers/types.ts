@@ -36,7 +36,11 @@ export interface SendContext {
   capture: (capture: Capture) => void;
 }
 
-export type FailureKind = "retryable" | "permanent" | "invalid_recipient";
+/**
+ * `unknown`: the request left but no answer came back in time, so the provider may have sent
+ * the message. It is retried only where the provider deduplicates (see `deduplicates`).
+ */
+export type FailureKind = "retryable" | "permanent" | "invalid_recipient" | "unknown";
 
 /**
  * A send's result. Expected failures are values, never exceptions: `retryable` is tried again
@@ -82,6 +86,11 @@ export interface ProviderAdapter<C extends Channel = Channel> {
   channel: C;
   /** Shape of the integration's credentials and settings; the dashboard builds its form from it. */
   credentials: z.ZodType;
+  /**
+   * The provider drops a repeated send with the same idempotency key, which the adapter derives
+   * from the message id: a retry after an `unknown` outcome cannot send the message twice.
+   */
+  deduplicates?: true;
   send(request: SendRequest<C>, context: SendContext): Promise<SendOutcome>;
   /**
    * Optional: verifies the credentials with a harmless call (no message sent, nothing changed),

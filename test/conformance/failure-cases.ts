@@ -104,9 +104,9 @@ export const FAILURE_CASES: FailureCase[] = [
     expected: () => ({ ok: false, kind: "retryable" }),
   },
   {
-    name: "retries a provider that does not answer within the timeout",
+    name: "reports an unknown outcome when the provider does not answer within the timeout",
     provider: (setup) => ({ ...setup.success, delayMs: HANG_MS }),
-    expected: () => ({ ok: false, kind: "retryable", code: "timeout" }),
+    expected: () => ({ ok: false, kind: "unknown", code: "timeout" }),
   },
   {
     name: "retries when the provider cannot be reached",

@@ -113,34 +113,6 @@ describe("provider failures", () => {
     expect(message).toMatchObject({ status: "failed", attempts: 1, error: { code: "invalid_from_address" } });
     expect(await scenario.captured()).toHaveLength(1);
   });
-
-  it("treats a provider that does not answer within its timeout as retryable and fails over", async () => {
-    const { id, key } = await emailEnvironment();
-    const slow = fakeProviderScenario();
-    const fast = fakeProviderScenario();
-    await slow.script([{ status: 200, body: { id: "too-late" }, delayMs: 3000 }]);
-    await fast.script([{ status: 200, body: { id: "in-time" } }]);
-    await createIntegration(id, {
-      provider: "resend",
-      channel: "email",
-      credentials: resendCredentials,
-      baseUrl: slow.baseUrl,
-      primary: true,
-      settings: { timeoutMs: 300, maxAttempts: 1 },
-    });
-    await createIntegration(id, {
-      provider: "resend",
-      channel: "email",
-      credentials: resendCredentials,
-      baseUrl: fast.baseUrl,
-      priority: 2,
-    });
-    const transactionId = await trigger(key, { workflow: "receipt", to: { subscriberId: unique("s"), email: "t@example.com" } });
-    const [message] = await settledMessages(key, transactionId, 1, 30_000);
-    expect(message).toMatchObject({ status: "sent", providerMessageId: "in-time", attempts: 2 });
-    const detail = await messageDetail(key, message!.id);
-    expect(detail.events.find((e) => e.status === "queued" && e.detail)?.detail?.error).toBe("timeout");
-  });
 });
 
 describe("redelivery", () => {

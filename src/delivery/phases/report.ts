@@ -6,7 +6,7 @@ import { retryDelaySeconds } from "../backoff";
 import { MessageWrites } from "../message-writes";
 import { transition } from "../recipient-transitions";
 import type { Recipient } from "../recipients-state";
-import { integrationForAttempt } from "../send-message";
+import { nextAttempt } from "../send-message";
 import type { Delivered } from "./send";
 import { claimKey, type StepScope } from "./scope";
 
@@ -20,6 +20,9 @@ export interface Reported {
   /** Recipients to try again, each after its delay. */
   retries: { recipient: Recipient; delaySeconds: number }[];
 }
+
+/** The error of a message that may or may not have been sent: final, never retried blindly. */
+export const OUTCOME_UNKNOWN = "outcome_unknown";
 
 /** What the provider answers mean, without I/O: sent, retry (same or next provider), or final. */
 export function reportResults(delivered: Delivered[], chain: IntegrationConfig[], scope: StepScope, startedAt: Date, now: Date): Reported {
@@ -70,8 +73,15 @@ export function reportResults(delivered: Delivered[], chain: IntegrationConfig[]
       out.reports.push({ key, outcome: "sent", report: { providerMessageId: outcome.providerMessageId, ...base } });
       continue;
     }
-    const error = { errorCode: outcome.code, errorMessage: outcome.message };
-    const next = outcome.kind === "retryable" ? integrationForAttempt(chain, attempts) : undefined;
+    const unknown = outcome.kind === "unknown";
+    const next = nextAttempt(outcome, integration, chain, attempts);
+    const error =
+      unknown && !next
+        ? {
+            errorCode: OUTCOME_UNKNOWN,
+            errorMessage: `${integration.provider} did not answer in time and may have sent the message; it was not sent again, to avoid a duplicate.`,
+          }
+        : { errorCode: outcome.code, errorMessage: outcome.message };
     if (next) {
       const delaySeconds = next.id === integration.id ? retryDelaySeconds(attempts, outcome.retryAfterSeconds) : 1;
       writes.update(
@@ -81,7 +91,13 @@ export function reportResults(delivered: Delivered[], chain: IntegrationConfig[]
         { ...base, ...error },
         {
           status: "queued",
-          detail: { retryInSeconds: delaySeconds, error: outcome.code, message: outcome.message, nextProvider: next.provider },
+          detail: {
+            retryInSeconds: delaySeconds,
+            error: outcome.code,
+            message: outcome.message,
+            nextProvider: next.provider,
+            ...(unknown ? { outcome: "unknown" } : {}),
+          },
         },
       );
       out.reports.push({ key, outcome: "retry" });
@@ -96,7 +112,9 @@ export function reportResults(delivered: Delivered[], chain: IntegrationConfig[]
       { ...base, ...error },
       {
         status,
-        detail: { error: outcome.code, message: outcome.message, provider: integration.provider },
+        detail: unknown
+          ? { error: OUTCOME_UNKNOWN, cause: outcome.code, message: error.errorMessage, provider: integration.provider }
+          : { error: outcome.code, message: outcome.message, provider: integration.provider },
       },
     );
     transition(recipient, { type: "step", stepId: step.id, outcome: { status } });

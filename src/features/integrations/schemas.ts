@@ -1,4 +1,6 @@
 import { z } from "@hono/zod-openapi";
+import { byteLength } from "../../lib/crypto";
+import { MAX_CREDENTIALS_BYTES } from "../../lib/json-limits";
 import { providerFor } from "../../providers/registry";
 import { CHANNELS } from "../../engine/steps";
 import { credentialIssues, MASK } from "./credentials";
@@ -13,13 +15,10 @@ const ProviderId = z
 
 export const IntegrationSettings = z
   .object({
-    timeoutMs: z
-      .number()
-      .int()
-      .min(100)
-      .max(60_000)
-      .optional()
-      .openapi({ description: "How long one send may take before it counts as a retryable timeout. Default 10000." }),
+    timeoutMs: z.number().int().min(100).max(60_000).optional().openapi({
+      description:
+        "How long one send may take. Past it the outcome is unknown (the provider may have sent): retried only through a provider that deduplicates, else the message fails with `outcome_unknown`. Default 10000.",
+    }),
     maxAttempts: z
       .number()
       .int()
@@ -27,6 +26,10 @@ export const IntegrationSettings = z
       .max(10)
       .optional()
       .openapi({ description: "Attempts through this integration before failing over to the next one. Default 3." }),
+    failoverOnTimeout: z.boolean().optional().openapi({
+      description:
+        "After a timeout, retry and fail over as after an error, accepting that the message may be sent twice. Default false: see the providers table in the README.",
+    }),
   })
   .loose()
   .openapi("IntegrationSettings");
@@ -42,7 +45,13 @@ const IntegrationFields = z.object({
   priority: z.number().int().min(-1_000_000).max(1_000_000).openapi({ description: "Failover order after the primary: lower goes first." }),
   credentials: z
     .record(z.string(), z.unknown())
-    .openapi({ description: "Shape per provider (`GET /v1/providers`). Encrypted at rest and masked in every answer." }),
+    .refine(
+      (value) => byteLength(JSON.stringify(value)) <= MAX_CREDENTIALS_BYTES,
+      `Credentials take at most ${MAX_CREDENTIALS_BYTES / 1024} KB as JSON.`,
+    )
+    .openapi({
+      description: "Shape per provider (`GET /v1/providers`). Encrypted at rest and masked in every answer; at most 64 KB as JSON.",
+    }),
   settings: IntegrationSettings,
   baseUrl: z
     .url({ protocol: /^https?$/, error: "An http:// or https:// URL." })

@@ -65,6 +65,17 @@ export async function loadWorkflowGates(d1: D1Database, environmentId: string, k
   return gates;
 }
 
+/** A schema stored before save-time checks existed may still throw: the trigger gets a 422 that names it, not a 500. */
+function checkedPayloadErrors(schema: Record<string, unknown>, payload: unknown) {
+  try {
+    return payloadErrors(schema, payload);
+  } catch {
+    throw new ApiError("validation_failed", "The workflow's payloadSchema cannot be applied; save the workflow again to see why.", [
+      { path: "payloadSchema", message: "The schema cannot be applied (an unresolved $ref, an invalid pattern or too deep)." },
+    ]);
+  }
+}
+
 export const workflowKeyOf = (request: TriggerRequest) => (request.workflow ?? request.name)!;
 
 /**
@@ -101,7 +112,7 @@ export async function prepareTrigger(
     throw new ApiError("payload_too_large", `The payload is larger than ${MAX_PAYLOAD_BYTES / 1024} KiB.`);
   }
   if (gate.payloadSchema) {
-    const errors = payloadErrors(gate.payloadSchema, payload);
+    const errors = checkedPayloadErrors(gate.payloadSchema, payload);
     if (errors.length) throw new ApiError("validation_failed", "The payload does not match the workflow's payload schema.", errors);
   }
   const { valid, invalid } = parseRecipients(request.to, (key) => knownTopics.has(key));

@@ -1,6 +1,8 @@
 import { z } from "@hono/zod-openapi";
 import { BulkItemError } from "../../lib/errors";
 import { SubscriberInput } from "../../contract/recipients";
+import { depthIssue, MAX_PAYLOAD_DEPTH } from "../../lib/json-limits";
+import { overridesIssues } from "./overrides";
 
 export const MAX_RECIPIENTS = 100;
 export const MAX_PAYLOAD_BYTES = 512 * 1024;
@@ -24,6 +26,13 @@ export const TriggerRequest = z
       .openapi({ description: "Idempotency key; generated (UUIDv7) when absent." }),
   })
   .strict()
+  .superRefine((t, ctx) => {
+    for (const field of ["payload", "overrides"] as const) {
+      const issue = depthIssue(t[field], MAX_PAYLOAD_DEPTH, [field]);
+      if (issue) ctx.addIssue({ code: "custom", ...issue });
+    }
+    for (const issue of overridesIssues(t.overrides)) ctx.addIssue({ code: "custom", ...issue });
+  })
   .refine((t) => t.workflow ?? t.name, { message: "Name the workflow in `workflow`.", path: ["workflow"] })
   .openapi("TriggerRequest");
 export type TriggerRequest = z.infer<typeof TriggerRequest>;

@@ -1,7 +1,11 @@
 import { z } from "@hono/zod-openapi";
 import { everyLocalized } from "../../engine/locale";
 import { Step } from "../../engine/steps";
+import { hasLineBreak, LINE_BREAK_MESSAGE } from "../../contract/email-address";
+import { MAX_CONDITION_DEPTH } from "../../lib/json-limits";
 import { pageOf, pageQuery } from "../../lib/pagination";
+import { payloadSchemaIssues } from "../triggers/payload-schema";
+import { conditionDepth } from "./condition-depth";
 
 const hasBody = (template: { html?: string; text?: string }) => Boolean(template.html?.trim() || template.text?.trim());
 
@@ -40,8 +44,30 @@ export const WorkflowInput = z
     wf.steps.forEach((step, i) => {
       if (seen.has(step.id)) ctx.addIssue({ code: "custom", path: ["steps", i, "id"], message: `Step id "${step.id}" is used twice.` });
       seen.add(step.id);
+      if (step.if && conditionDepth(step.if) > MAX_CONDITION_DEPTH) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["steps", i, "if"],
+          message: `Conditions nest at most ${MAX_CONDITION_DEPTH} groups (all, any, not) deep.`,
+        });
+      }
+      if (step.type === "email") {
+        const templates = [
+          [["template"], step.template] as const,
+          ...Object.entries(step.locales ?? {}).map(([l, t]) => [["locales", l], t] as const),
+        ];
+        for (const [at, template] of templates) {
+          for (const field of ["from", "replyTo", "subject"] as const) {
+            const value = template[field];
+            if (value !== undefined && hasLineBreak(value)) {
+              ctx.addIssue({ code: "custom", path: ["steps", i, ...at, field], message: LINE_BREAK_MESSAGE });
+            }
+          }
+        }
+      }
     });
     for (const issue of bodilessEmails(wf.steps)) ctx.addIssue({ code: "custom", ...issue });
+    if (wf.payloadSchema) for (const issue of payloadSchemaIssues(wf.payloadSchema)) ctx.addIssue({ code: "custom", ...issue });
   })
   .openapi("WorkflowInput");
 export type WorkflowInput = z.infer<typeof WorkflowInput>;

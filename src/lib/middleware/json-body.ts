@@ -1,7 +1,8 @@
 import { bodyLimit } from "hono/body-limit";
 import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../../env";
-import { ApiError } from "../errors";
+import { ApiError, validationError } from "../errors";
+import { depthIssue, MAX_BODY_DEPTH } from "../json-limits";
 
 const MiB = 1024 * 1024;
 export const REQUEST_BODY_LIMIT = 1 * MiB;
@@ -32,7 +33,11 @@ export const jsonBody = ({ maxSize = REQUEST_BODY_LIMIT }: { maxSize?: number } 
       throw new ApiError("unsupported_media_type", "Send the request body as JSON with `Content-Type: application/json`.");
     }
     await limit(c, async () => {
-      c.req.bodyCache.json = Promise.resolve(parse(await c.req.raw.text()));
+      const body = parse(await c.req.raw.text());
+      // Checked before any validator or handler: they all recurse, and too deep a body overflows their stack.
+      const issue = depthIssue(body, MAX_BODY_DEPTH, []);
+      if (issue) throw validationError([issue], `The request body is nested deeper than ${MAX_BODY_DEPTH} levels.`);
+      c.req.bodyCache.json = Promise.resolve(body);
     });
     await next();
   });

@@ -25,6 +25,8 @@ const Credentials = z.object({
  * webhook-timestamp and webhook-signature. 2xx is delivered; 410 means the endpoint is gone.
  */
 export const webhook: ProviderAdapter<"chat"> = {
+  // webhook-id is the message id: Standard Webhooks receivers drop a repeat of it.
+  deduplicates: true,
   id: "webhook",
   channel: "chat",
   credentials: Credentials,

@@ -37,6 +37,8 @@ function suppressionOf(event: z.infer<typeof ResendEvent>): SuppressionSignal | 
 }
 
 export const resend: ProviderAdapter<"email"> = {
+  // Idempotency-Key: the message id; Resend answers a repeat within 24 h with the first send's result.
+  deduplicates: true,
   id: "resend",
   channel: "email",
   credentials: Credentials,

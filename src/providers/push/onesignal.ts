@@ -43,6 +43,7 @@ const CreateResponse = z
 
 /** OneSignal push to one subscription (or external id) per request; the notification id is kept. */
 export const onesignal: ProviderAdapter<"push"> = {
+  deduplicates: true,
   id: "onesignal",
   channel: "push",
   credentials: Credentials,
