@@ -58,7 +58,7 @@ describe("suppression from a provider's status webhook", () => {
       baseUrl: scenario.baseUrl,
       primary: true,
     });
-    await createWorkflow(key, { key: "hello", steps: [{ id: "mail", type: "email", template: { subject: "hello" } }] });
+    await createWorkflow(key, { key: "hello", steps: [{ id: "mail", type: "email", template: { subject: "hello", text: "Hello" } }] });
     const subscriberId = unique("s");
     const first = await sendOnce(key, "hello", { subscriberId, email: "Gone.Away@Example.com" });
     expect(first.status).toBe("sent");
@@ -102,7 +102,7 @@ describe("suppression from a send", () => {
       baseUrl: scenario.baseUrl,
       primary: true,
     });
-    await createWorkflow(key, { key: "hello", steps: [{ id: "mail", type: "email", template: { subject: "hello" } }] });
+    await createWorkflow(key, { key: "hello", steps: [{ id: "mail", type: "email", template: { subject: "hello", text: "Hello" } }] });
     const message = await sendOnce(key, "hello", { subscriberId: unique("s"), email: "inactive@example.com" });
     expect(message.status).toBe("undeliverable");
     expect((await list(key, "?reason=invalid_recipient")).body.data).toEqual([
@@ -115,7 +115,7 @@ describe("sends to a suppressed address", () => {
   it("are skipped in a critical workflow too", async () => {
     const { id, key } = await createSandboxEnvironment();
     await suppress(id, "dead@example.com");
-    await createWorkflow(key, { key: "otp", critical: true, steps: [{ id: "mail", type: "email", template: { subject: "code" } }] });
+    await createWorkflow(key, { key: "otp", critical: true, steps: [{ id: "mail", type: "email", template: { subject: "code", text: "Hello" } }] });
     const message = await sendOnce(key, "otp", { subscriberId: unique("s"), email: "DEAD@example.com" });
     expect(message.status).toBe("skipped");
     expect(message.error).toBeNull();
@@ -124,7 +124,7 @@ describe("sends to a suppressed address", () => {
   it("go out again once the suppression is lifted", async () => {
     const { id, key } = await createSandboxEnvironment();
     await suppress(id, "back@example.com");
-    await createWorkflow(key, { key: "hello", steps: [{ id: "mail", type: "email", template: { subject: "hello" } }] });
+    await createWorkflow(key, { key: "hello", steps: [{ id: "mail", type: "email", template: { subject: "hello", text: "Hello" } }] });
     const res = await api(key, "DELETE", `/v1/suppressions/${encodeURIComponent("Back@Example.com")}`);
     expect(res.status).toBe(204);
     expect((await list(key)).body.data).toEqual([]);
@@ -176,7 +176,7 @@ describe("GET /v1/suppressions", () => {
     await suppress(a.id, "shared@example.com");
     expect((await list(b.key)).body.data).toEqual([]);
     expectProblem(await api(b.key, "DELETE", "/v1/suppressions/shared%40example.com"), 404, "suppression_not_found");
-    await createWorkflow(b.key, { key: "hello", steps: [{ id: "mail", type: "email", template: { subject: "hello" } }] });
+    await createWorkflow(b.key, { key: "hello", steps: [{ id: "mail", type: "email", template: { subject: "hello", text: "Hello" } }] });
     expect((await sendOnce(b.key, "hello", { subscriberId: unique("s"), email: "shared@example.com" })).status).toBe("sent");
     expect((await list(a.key)).body.data).toHaveLength(1);
   });

@@ -21,7 +21,7 @@ async function sentThrough(provider: "resend" | "mailgun") {
       ? { apiKey: "re_x", from: "a@acme.dev", webhookSecret: SECRET }
       : { apiKey: "mg-key", domain: "mg.acme.dev", from: "a@mg.acme.dev", webhookSigningKey: MAILGUN_KEY };
   const integrationId = await createIntegration(id, { provider, channel: "email", credentials, baseUrl: scenario.baseUrl, primary: true });
-  await createWorkflow(key, { key: "hello", steps: [{ id: "mail", type: "email", template: { subject: "hello" } }] });
+  await createWorkflow(key, { key: "hello", steps: [{ id: "mail", type: "email", template: { subject: "hello", text: "Hello" } }] });
   const transactionId = await trigger(key, { workflow: "hello", to: { subscriberId: unique("s"), email: "w@example.com" } });
   const [message] = await settledMessages(key, transactionId, 1);
   return { key, integrationId, providerId, message: message! };
@@ -145,7 +145,7 @@ describe("SendGrid events", () => {
       baseUrl: scenario.baseUrl,
       primary: true,
     });
-    await createWorkflow(key, { key: "hello", steps: [{ id: "mail", type: "email", template: { subject: "hello" } }] });
+    await createWorkflow(key, { key: "hello", steps: [{ id: "mail", type: "email", template: { subject: "hello", text: "Hello" } }] });
     const transactionId = await trigger(key, { workflow: "hello", to: { subscriberId: unique("s"), email: "Leaver@example.com" } });
     const [message] = await settledMessages(key, transactionId, 1);
     const now = Math.floor(Date.now() / 1000);

@@ -50,7 +50,7 @@ describe("nesting depth", () => {
     const { key } = await createEnvironment();
     let condition: unknown = { field: "payload.x", op: "exists" };
     for (let i = 0; i < 11; i++) condition = { not: condition };
-    const body = workflowBody({ steps: [{ id: "email-1", type: "email", if: condition, template: { subject: "Hi" } }] });
+    const body = workflowBody({ steps: [{ id: "email-1", type: "email", if: condition, template: { subject: "Hi", text: "Hello" } }] });
     const res = await api(key, "POST", "/v1/workflows", body);
     expectProblem(res, 422, "validation_failed");
     expect(errorPaths(res.body)).toEqual(["steps.0.if"]);
@@ -160,7 +160,7 @@ describe("header-bound email fields", () => {
 
   it("refuses CR or LF in a workflow's email from", async () => {
     const { key } = await createEnvironment();
-    const steps = [{ id: "email-1", type: "email", template: { subject: "Hi", from: "a@example.com\r\nBcc: x@example.com" } }];
+    const steps = [{ id: "email-1", type: "email", template: { subject: "Hi", text: "Hello", from: "a@example.com\r\nBcc: x@example.com" } }];
     const res = await api(key, "POST", "/v1/workflows", workflowBody({ steps }));
     expectProblem(res, 422, "validation_failed");
     expect(errorPaths(res.body)).toEqual(["steps.0.template.from"]);
