@@ -3,6 +3,7 @@ import type { DigestObject } from "./durable-objects/digest-object";
 import type { FanOutCoordinator } from "./durable-objects/fan-out-coordinator";
 import type { TriggerLedger } from "./durable-objects/ledger/trigger-ledger";
 import type { ThrottleObject } from "./durable-objects/throttle-object";
+import type { DestinationOptions } from "./lib/destinations";
 
 /** Bindings declared in wrangler.toml plus the secrets read from `.dev.vars` or `wrangler secret`. */
 export interface Bindings {
@@ -18,6 +19,11 @@ export interface Bindings {
   PUBLIC_URL: string;
   /** Base64 AES-256 key for integration credentials and signed tracking links. */
   ENCRYPTION_KEY?: string;
+  /**
+   * "true" only for local development and tests: integrations, chat webhooks and push endpoints
+   * may point at http://, loopback and private addresses (never link-local or cloud metadata).
+   */
+  ALLOW_PRIVATE_DESTINATIONS?: string;
   /** Trigger ledger shards (default 32); see docs/architecture.md before changing it. */
   LEDGER_SHARDS?: string;
   /** The shard count before the last change, asked too until its triggers expire. */
@@ -29,6 +35,11 @@ export interface Bindings {
   /** Hours a finished trigger is remembered, for idempotent replays (default 24). */
   IDEMPOTENCY_WINDOW_HOURS?: string;
 }
+
+/** The destination policy this deployment's configuration asks for. */
+export const destinationOptions = (env: Pick<Bindings, "ALLOW_PRIVATE_DESTINATIONS">): DestinationOptions => ({
+  allowPrivate: env.ALLOW_PRIVATE_DESTINATIONS === "true",
+});
 
 export interface Variables {
   environmentId: string;

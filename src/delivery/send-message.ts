@@ -1,5 +1,7 @@
 import type { ContentByChannel } from "../engine/content";
 import type { Channel } from "../engine/steps";
+import type { DestinationOptions } from "../lib/destinations";
+import { destinationSignal } from "../providers/destination-scope";
 import { providerFor } from "../providers/registry";
 import type { Capture, IntegrationConfig, SendOutcome, SendRequest } from "../providers/types";
 
@@ -39,6 +41,7 @@ export async function sendMessage<C extends Channel>(
   integration: IntegrationConfig,
   addresses: string[],
   request: Omit<SendRequest<C>, "to">,
+  destinations: DestinationOptions,
 ): Promise<SendResult> {
   const adapter = providerFor(integration.provider);
   const captures: Capture[] = [];
@@ -54,7 +57,11 @@ export async function sendMessage<C extends Channel>(
       invalidAddresses: [],
     };
   }
-  const signal = AbortSignal.timeout(setting(integration, "timeoutMs", DEFAULT_TIMEOUT_MS));
+  if (integration.credentialsError) {
+    const message = `The integration's credentials cannot be read: ${integration.credentialsError} Save them again.`;
+    return { outcome: { ok: false, kind: "permanent", code: "credentials_unreadable", message }, captures, invalidAddresses: [] };
+  }
+  const signal = destinationSignal(setting(integration, "timeoutMs", DEFAULT_TIMEOUT_MS), destinations);
   const outcomes = await Promise.all(
     addresses.map((to) =>
       adapter

@@ -8,6 +8,8 @@ export interface IntegrationConfig {
   provider: string;
   channel: Channel;
   credentials: Record<string, unknown>;
+  /** Set when the stored credentials do not decrypt for this row; `credentials` is then empty and nothing is sent. */
+  credentialsError?: string;
   settings: Record<string, unknown>;
   baseUrl: string | null;
 }
@@ -69,6 +71,12 @@ export interface ProviderAdapter<C extends Channel = Channel> {
   channel: C;
   /** Shape of the integration's credentials and settings; the dashboard builds its form from it. */
   credentials: z.ZodType;
+  /**
+   * Credential fields (dotted paths into the parsed credentials) that decide where a credential or
+   * a signed token goes, besides the integration's `baseUrl`: changing one needs the stored
+   * secrets re-supplied, and a URL among them is held to the destination policy.
+   */
+  destinations?: readonly string[];
   send(request: SendRequest<C>, context: SendContext): Promise<SendOutcome>;
   /**
    * Optional: verifies the credentials with a harmless call (no message sent, nothing changed),

@@ -80,10 +80,18 @@ function loadedWith(recipients: Recipient[]): Loaded {
     recipients: new Map(recipients.map((r) => [r.profile.subscriberId, r])),
     existing: new Map(),
     integrations: new Map([["email", [sandbox, backup]]]),
+    secrets: [],
   };
 }
 
-const scope = (loaded: Loaded): StepScope => ({ db: createDb(env.DB), job, trigger, step: mail, existing: loaded.existing });
+const scope = (loaded: Loaded): StepScope => ({
+  db: createDb(env.DB),
+  job,
+  trigger,
+  step: mail,
+  existing: loaded.existing,
+  secrets: loaded.secrets,
+});
 const key = (id: string) => `${id}\u0000mail`;
 const noClaims = (): ClaimResult => ({ granted: [], cancelled: [], busy: [], sent: [] });
 

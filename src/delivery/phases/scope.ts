@@ -13,6 +13,8 @@ export interface StepScope {
   step: ChannelStep;
   /** The chunk's messages already in D1, by send identity. */
   existing: Map<string, MessageRow>;
+  /** Secret variable values: stored content never holds them, only the provider request does. */
+  secrets: readonly string[];
 }
 
 /** The send identity key the trigger's object claims: subscriber + step. */

@@ -67,6 +67,7 @@ export const telnyx: ProviderAdapter<"sms"> = {
   id: "telnyx",
   channel: "sms",
   credentials: Credentials,
+  destinations: ["publicUrl"],
 
   async send(request, { integration, signal }) {
     const credentials = Credentials.parse(integration.credentials);
