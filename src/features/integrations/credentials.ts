@@ -53,8 +53,7 @@ export function storedPaths(stored: Record<string, unknown>): string[] {
   const paths: string[] = [];
   const walk = (value: unknown, path: string) => {
     if (typeof value === "string") paths.push(path);
-    else if (Array.isArray(value)) value.forEach((v, i) => walk(v, `${path}.${i}`));
-    else if (isRecord(value)) for (const [k, v] of Object.entries(value)) walk(v, `${path}.${k}`);
+    else if (Array.isArray(value) || isRecord(value)) for (const [k, v] of Object.entries(value)) walk(v, `${path}.${k}`);
   };
   walk(stored, "credentials");
   return paths;
