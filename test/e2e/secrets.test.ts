@@ -9,7 +9,7 @@ import { STRICT_DESTINATIONS } from "../../src/lib/destinations";
 import { eq } from "drizzle-orm";
 import { createEnvironment, createIntegration, fakeProviderScenario, unique } from "../factories";
 import { api } from "../request";
-import { byStep, createWorkflow, messageDetail, settledMessages, trigger } from "./helpers";
+import { createWorkflow, messageDetail, settledMessages, trigger } from "./helpers";
 
 const SECRET = "tok_live_7Hq2Zr91Xw";
 const resend = (baseUrl: string, apiKey = "re_live_9f8e7d6c5b4a3210") => ({
