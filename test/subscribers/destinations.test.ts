@@ -25,12 +25,21 @@ const FORBIDDEN = [
 ];
 
 const subscription = (endpoint: string) =>
-  JSON.stringify({ endpoint, keys: { p256dh: "BNcRdreALRFXTkOOUHK1EtK2wtaz5Ry4YfYCA_0QTpQtUbVlUls0VJXg7A8u-Ts1XbjhazAkj7I99e8QcYP7DkM", auth: "tBHItJI5svbpez7KI4CCXg" } });
+  JSON.stringify({
+    endpoint,
+    keys: {
+      p256dh: "BNcRdreALRFXTkOOUHK1EtK2wtaz5Ry4YfYCA_0QTpQtUbVlUls0VJXg7A8u-Ts1XbjhazAkj7I99e8QcYP7DkM",
+      auth: "tBHItJI5svbpez7KI4CCXg",
+    },
+  });
 
 describe("POST /sub: destination policy (opt-in off)", () => {
   it.each(FORBIDDEN)("refuses chat webhook %s", async (webhookUrl) => {
     const { key } = await createEnvironment();
-    const res = await strictApi(key, "POST", "/sub", { subscriberId: unique("s"), channels: { chat: [{ provider: "slack", webhookUrl }] } });
+    const res = await strictApi(key, "POST", "/sub", {
+      subscriberId: unique("s"),
+      channels: { chat: [{ provider: "slack", webhookUrl }] },
+    });
     expect(errorPaths(expectProblem(res, 422, "destination_not_allowed"))).toEqual(["channels.chat.0.webhookUrl"]);
   });
 
