@@ -3,7 +3,6 @@ import type { DigestObject } from "./durable-objects/digest-object";
 import type { FanOutCoordinator } from "./durable-objects/fan-out-coordinator";
 import type { TriggerLedger } from "./durable-objects/ledger/trigger-ledger";
 import type { ThrottleObject } from "./durable-objects/throttle-object";
-import type { DestinationOptions } from "./lib/destinations";
 
 /** Bindings declared in wrangler.toml plus the secrets read from `.dev.vars` or `wrangler secret`. */
 export interface Bindings {
@@ -35,11 +34,6 @@ export interface Bindings {
   /** Hours a finished trigger is remembered, for idempotent replays (default 24). */
   IDEMPOTENCY_WINDOW_HOURS?: string;
 }
-
-/** The destination policy this deployment's configuration asks for. */
-export const destinationOptions = (env: Pick<Bindings, "ALLOW_PRIVATE_DESTINATIONS">): DestinationOptions => ({
-  allowPrivate: env.ALLOW_PRIVATE_DESTINATIONS === "true",
-});
 
 export interface Variables {
   environmentId: string;

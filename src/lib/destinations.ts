@@ -15,6 +15,11 @@ export interface DestinationOptions {
 
 export const STRICT_DESTINATIONS: DestinationOptions = { allowPrivate: false };
 
+/** The policy a deployment's `ALLOW_PRIVATE_DESTINATIONS` binding asks for: strict unless exactly "true". */
+export const destinationOptions = (env: { ALLOW_PRIVATE_DESTINATIONS?: string }): DestinationOptions => ({
+  allowPrivate: env.ALLOW_PRIVATE_DESTINATIONS === "true",
+});
+
 export type DestinationVerdict = { ok: true; url: URL } | { ok: false; reason: string };
 
 /** Names that reach the machine itself, the local network or a cloud's instance metadata. */

@@ -1,4 +1,5 @@
-import { type Bindings, destinationOptions } from "../../env";
+import type { Bindings } from "../../env";
+import { destinationOptions } from "../../lib/destinations";
 import type { IntegrationConfig } from "../../providers/types";
 import { addressesFor, displayAddress } from "../addresses";
 import { integrationForAttempt, sendMessage, type SendResult } from "../send-message";

@@ -1,6 +1,6 @@
 import { getOpenApiMetadata } from "@asteasolutions/zod-to-openapi";
 import { z } from "@hono/zod-openapi";
-import { destinationOptions } from "../../env";
+import { destinationOptions } from "../../lib/destinations";
 import { ApiError, type FieldError, notFound } from "../../lib/errors";
 import { apiRoute, createRouter, json, security } from "../../lib/openapi";
 import { scopedRepository } from "../../lib/scoped-repository";

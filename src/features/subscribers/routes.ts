@@ -1,5 +1,5 @@
 import { createDb } from "../../db/client";
-import { destinationOptions } from "../../env";
+import { destinationOptions } from "../../lib/destinations";
 import { ApiError, fieldErrors } from "../../lib/errors";
 import { apiRoute, createRouter, security } from "../../lib/openapi";
 import { SubscriberInput } from "../../contract/recipients";
