@@ -93,7 +93,7 @@ describe("POST /v1/workflows/{key}/preview", () => {
     expect(body).toBe("C-3 [secret:TOKEN]");
   });
 
-  const SECRET = "sk_live_Zq81xPw0";
+  const SECRET = "sk_live/Zq81+xPw0";
   it.each([
     ["upcase", "{{ vars.KEY | upcase }}"],
     ["downcase", "{{ vars.KEY | downcase }}"],
