@@ -12,6 +12,9 @@ function forms(secret: string): string[] {
   return [...new Set(all)].filter((form) => form.length >= MIN_REDACTED_LENGTH);
 }
 
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  v !== null && typeof v === "object" && [Object.prototype, null].includes(Object.getPrototypeOf(v));
+
 /**
  * `value` with every secret (and its upper/lower case, URL-encoded and base64 forms) replaced by
  * `mask`, at any depth. Stored and returned content goes through this; the provider request never does.
@@ -22,7 +25,7 @@ export function redactSecrets<T>(value: T, secrets: readonly string[], mask = RE
   const walk = (v: unknown): unknown => {
     if (typeof v === "string") return all.reduce((text, secret) => text.replaceAll(secret, mask), v);
     if (Array.isArray(v)) return v.map(walk);
-    if (v !== null && typeof v === "object") return Object.fromEntries(Object.entries(v).map(([k, item]) => [k, walk(item)]));
+    if (isPlainObject(v)) return Object.fromEntries(Object.entries(v).map(([k, item]) => [k, walk(item)]));
     return v;
   };
   return walk(value) as T;

@@ -68,6 +68,30 @@ describe("secret variables in sent messages", () => {
     }
     expect((await messageDetail(key, message.id)).content).toMatchObject({ subject: "Code [secret]" });
   });
+
+  it("are redacted from messages stored before redaction, when answered", async () => {
+    const { id: environmentId, key } = await createEnvironment();
+    const scenario = fakeProviderScenario();
+    expect((await api(key, "POST", "/v1/integrations", resend(scenario.baseUrl))).status).toBe(201);
+    expect((await api(key, "POST", "/v1/variables", { key: "TOKEN", value: SECRET, secret: true })).status).toBe(201);
+    const { transactionId, message } = await sendOne(key, await emailWorkflow(key, { subject: "Hi", text: "Hi" }));
+    await env.DB.prepare("UPDATE messages SET content = ?, subject = ?, preview = ? WHERE id = ? AND environment_id = ?")
+      .bind(
+        JSON.stringify({ subject: `Code ${SECRET}`, text: `Use ${SECRET}` }),
+        `Code ${SECRET}`,
+        `Use ${SECRET}`,
+        message.id,
+        environmentId,
+      )
+      .run();
+    const answers = [
+      await api(key, "GET", `/v1/messages?transactionId=${transactionId}`),
+      await messageDetail(key, message.id),
+      await api(key, "GET", `/v1/trigger/${transactionId}`),
+    ];
+    for (const answer of answers) expect(JSON.stringify(answer)).not.toContain(SECRET);
+    expect((await messageDetail(key, message.id)).content).toEqual({ subject: "Code [secret]", text: "Use [secret]" });
+  });
 });
 
 describe("credentials bound to their row", () => {
