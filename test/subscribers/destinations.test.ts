@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createEnvironment, unique } from "../factories";
+import { createEnvironment, createWorkflow, unique } from "../factories";
 import { errorPaths, expectProblem } from "../request";
 import { strictApi } from "../strict-api";
 
@@ -79,5 +79,31 @@ describe("POST /sub: destination policy (opt-in off)", () => {
     expect(res.status).toBe(200);
     expect(res.body.created).toEqual([ok]);
     expect(res.body.failed).toMatchObject([{ index: 1, error: { code: "destination_not_allowed" } }]);
+  });
+});
+
+describe("POST /v1/trigger: inline subscribers under the destination policy (opt-in off)", () => {
+  it("reports an inline subscriber with a private chat webhook as invalid, and accepts the others", async () => {
+    const { key } = await createEnvironment();
+    const workflow = await createWorkflow(key);
+    const res = await strictApi<{ invalidRecipients?: { index: number; errors: { path: string }[] }[] }>(key, "POST", "/v1/trigger", {
+      workflow: workflow.key,
+      to: [
+        { subscriberId: unique("s"), channels: { chat: [{ provider: "slack", webhookUrl: "https://192.168.0.10/hook" }] } },
+        unique("s"),
+      ],
+    });
+    expect(res.status).toBe(202);
+    expect(res.body.invalidRecipients).toMatchObject([{ index: 0, errors: [{ path: "channels.chat.0.webhookUrl" }] }]);
+  });
+
+  it("answers 422 no_valid_recipients when the only recipient's webhook is refused", async () => {
+    const { key } = await createEnvironment();
+    const workflow = await createWorkflow(key);
+    const res = await strictApi(key, "POST", "/v1/trigger", {
+      workflow: workflow.key,
+      to: { subscriberId: unique("s"), channels: { chat: [{ provider: "slack", webhookUrl: "https://localhost/hook" }] } },
+    });
+    expect(errorPaths(expectProblem(res, 422, "no_valid_recipients"))).toEqual(["to.0.channels.chat.0.webhookUrl"]);
   });
 });

@@ -7,6 +7,7 @@ import { ledgerNameFor, ledgerNamesFor, ledgerStub } from "../../durable-objects
 import type { AcceptOutcome } from "../../durable-objects/ledger/trigger-ledger";
 import type { Bindings } from "../../env";
 import { byteLength, canonicalJson, sha256Hex } from "../../lib/crypto";
+import { type DestinationOptions, STRICT_DESTINATIONS } from "../../lib/destinations";
 import { ApiError } from "../../lib/errors";
 import { uuidv7 } from "../../lib/ids";
 import { cachedGate, rememberGate, type WorkflowGate } from "../workflows/gate-cache";
@@ -66,6 +67,7 @@ export async function prepareTrigger(
   request: TriggerRequest,
   gate: WorkflowGate | undefined,
   now: number,
+  destinations: DestinationOptions = STRICT_DESTINATIONS,
 ): Promise<Prepared> {
   const workflowKey = workflowKeyOf(request);
   if (!gate) throw new ApiError("workflow_not_found", `No workflow with key "${workflowKey}" in this environment.`);
@@ -78,7 +80,7 @@ export async function prepareTrigger(
     const errors = payloadErrors(gate.payloadSchema, payload);
     if (errors.length) throw new ApiError("validation_failed", "The payload does not match the workflow's payload schema.", errors);
   }
-  const { valid, invalid } = parseRecipients(request.to);
+  const { valid, invalid } = parseRecipients(request.to, destinations);
   if (valid.length === 0) {
     throw new ApiError(
       "no_valid_recipients",
