@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import type { Integration } from "../../src/features/integrations/schemas";
 import { CiphertextError, decryptJson, encryptJson, integrationAad } from "../../src/lib/secrets";
 import { createEnvironment, createIntegration } from "../factories";
-import { api } from "../request";
+import { api, errorPaths, expectProblem } from "../request";
 
 const b64url = (bytes: Uint8Array) =>
   btoa(String.fromCharCode(...bytes))
@@ -45,5 +45,21 @@ describe("row-bound encryption", () => {
     const after = await storedCiphertext(id);
     expect(after).toMatch(/^v2\./);
     expect(await decryptJson(env.ENCRYPTION_KEY, after, integrationAad(environmentId, id))).toEqual(credentials);
+  });
+
+  it("asks for the credentials in full when the stored ones do not decrypt for their row", async () => {
+    const { id: environmentId, key } = await createEnvironment();
+    const id = await createIntegration(environmentId, { provider: "resend", channel: "email", credentials });
+    const other = await encryptJson(
+      env.ENCRYPTION_KEY,
+      { apiKey: "re_live_someone_else_01", from: "Evil <x@evil.dev>" },
+      integrationAad(environmentId, "int_other"),
+    );
+    await env.DB.prepare("UPDATE integrations SET credentials = ? WHERE id = ?").bind(other, id).run();
+    const masked = { apiKey: "re_l••••", from: "Acme••••" };
+    const res = await api(key, "PUT", `/v1/integrations/${id}`, { credentials: masked });
+    expect(errorPaths(expectProblem(res, 422, "validation_failed"))).toEqual(["credentials"]);
+    expect((await api(key, "PUT", `/v1/integrations/${id}`, { credentials })).status).toBe(200);
+    expect(await decryptJson(env.ENCRYPTION_KEY, await storedCiphertext(id), integrationAad(environmentId, id))).toEqual(credentials);
   });
 });

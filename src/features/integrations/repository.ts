@@ -9,7 +9,7 @@ import { encryptJson, integrationAad, isUnboundCiphertext } from "../../lib/secr
 import { providerFor } from "../../providers/registry";
 import type { Channel } from "../../engine/steps";
 import type { IntegrationConfig } from "../../providers/types";
-import { credentialIssues, maskCredentials, storedPaths, unmaskCredentials } from "./credentials";
+import { credentialIssues, MASK, maskCredentials, storedPaths, unmaskCredentials } from "./credentials";
 import { destinationsOf, movedDestinations, refusedDestinations } from "./destinations";
 import type { Integration, IntegrationInput, IntegrationUpdate } from "./schemas";
 import { keysetPage } from "../../lib/pagination";
@@ -138,6 +138,11 @@ export function integrationsRepository(db: Db, environmentId: string, encryption
           return {
             status: "invalid",
             errors: [{ path: "credentials", message: `The provider "${row.provider}" is no longer available.` }],
+          };
+        if (!read.ok && JSON.stringify(input.credentials).includes(MASK))
+          return {
+            status: "invalid",
+            errors: [{ path: "credentials", message: `The stored credentials cannot be read (${read.reason}): send them in full.` }],
           };
         ({ credentials: clear, kept } = unmaskCredentials(input.credentials, stored));
         const errors = fieldErrors(credentialIssues(adapter, clear));

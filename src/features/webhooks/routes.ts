@@ -36,7 +36,8 @@ webhooksRoutes.openapi(
     // Signatures cover the exact bytes sent, so the body is read raw, before any parsing.
     // Read as bytes: form-encoded callbacks (Twilio, Plivo) are not "text" to the runtime.
     const body = new TextDecoder().decode(await c.req.arrayBuffer());
-    if (!(await webhook.verify({ headers: c.req.raw.headers, body, url: c.req.url }, integration))) {
+    // Credentials that do not decrypt for this row verify nothing, even for a provider whose secret is optional.
+    if (integration.credentialsError || !(await webhook.verify({ headers: c.req.raw.headers, body, url: c.req.url }, integration))) {
       throw new ApiError("invalid_signature", "The webhook signature does not verify with this integration's secret.");
     }
     let updates: ReturnType<typeof webhook.parse>;
