@@ -37,6 +37,8 @@ export async function startServer(options = {}) {
     PUBLIC_URL: `http://${HOST}:${port}`,
     ENCRYPTION_KEY: encryptionKey,
     LEDGER_SHARDS: process.env.BENCH_SHARDS ?? LOCAL_LEDGER_SHARDS,
+    // The bench's fake providers listen on 127.0.0.1.
+    ALLOW_PRIVATE_DESTINATIONS: "true",
     ...options.vars,
   };
   const config = options.acceptOnly ? withoutConsumers(folder) : "wrangler.toml";

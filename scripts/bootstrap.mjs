@@ -83,15 +83,18 @@ export async function ensureEnvironments(sql, slugs, keys = {}) {
 const b64url = (bytes) => Buffer.from(bytes).toString("base64url");
 
 /**
- * Same format as src/lib/secrets.ts: `v1.<iv>.<AES-GCM ciphertext>`, base64url.
+ * Same format as src/lib/secrets.ts: `v2.<iv>.<AES-GCM ciphertext>`, base64url, bound to its row
+ * through the additional authenticated data (`integrationAad` there).
  * @param {unknown} value
  * @param {string} encryptionKey  base64, as in `ENCRYPTION_KEY`
+ * @param {string} aad  e.g. `integration:<environmentId>:<integrationId>`
  */
-export async function encryptJson(value, encryptionKey) {
+export async function encryptJson(value, encryptionKey, aad) {
   const key = await crypto.subtle.importKey("raw", Buffer.from(encryptionKey, "base64"), "AES-GCM", false, ["encrypt"]);
   const iv = crypto.getRandomValues(new Uint8Array(12));
-  const data = await crypto.subtle.encrypt({ name: "AES-GCM", iv }, key, new TextEncoder().encode(JSON.stringify(value)));
-  return `v1.${b64url(iv)}.${b64url(new Uint8Array(data))}`;
+  const additionalData = new TextEncoder().encode(aad);
+  const data = await crypto.subtle.encrypt({ name: "AES-GCM", iv, additionalData }, key, new TextEncoder().encode(JSON.stringify(value)));
+  return `v2.${b64url(iv)}.${b64url(new Uint8Array(data))}`;
 }
 
 /**
@@ -107,10 +110,12 @@ export async function ensureSandboxIntegrations(sql, encryptionKey, slug = "deve
   const envId = String(env.id);
   if ((await sql(`SELECT 1 AS ok FROM integrations WHERE environment_id = ${quote(envId)} LIMIT 1`)).length) return false;
   const now = Date.now();
-  const credentials = await encryptJson({}, encryptionKey);
-  const rows = ["email", "sms", "push", "chat"].map(
-    (channel) =>
-      `INSERT INTO integrations (id, environment_id, provider, channel, name, active, "primary", priority, credentials, settings, base_url, created_at, updated_at) VALUES (${quote(id("int"))}, ${quote(envId)}, 'sandbox-${channel}', '${channel}', 'Sandbox ${channel}', 1, 1, 0, ${quote(credentials)}, '{}', NULL, ${now}, ${now})`,
+  const rows = await Promise.all(
+    ["email", "sms", "push", "chat"].map(async (channel) => {
+      const integrationId = id("int");
+      const credentials = await encryptJson({}, encryptionKey, `integration:${envId}:${integrationId}`);
+      return `INSERT INTO integrations (id, environment_id, provider, channel, name, active, "primary", priority, credentials, settings, base_url, created_at, updated_at) VALUES (${quote(integrationId)}, ${quote(envId)}, 'sandbox-${channel}', '${channel}', 'Sandbox ${channel}', 1, 1, 0, ${quote(credentials)}, '{}', NULL, ${now}, ${now})`;
+    }),
   );
   await sql(rows.join("; "));
   return true;

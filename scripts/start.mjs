@@ -65,6 +65,9 @@ await run(
     `PUBLIC_URL:http://${HOST}:${PORT}`,
     "--var",
     `LEDGER_SHARDS:${LOCAL_LEDGER_SHARDS}`,
+    // Local development points integrations at servers on this machine (README "Security").
+    "--var",
+    "ALLOW_PRIVATE_DESTINATIONS:true",
   ],
   {
     env: { WRANGLER_SEND_METRICS: "false", ...ownRegistry() },

@@ -18,6 +18,11 @@ export interface Bindings {
   PUBLIC_URL: string;
   /** Base64 AES-256 key for integration credentials and signed tracking links. */
   ENCRYPTION_KEY?: string;
+  /**
+   * "true" only for local development and tests: integrations, chat webhooks and push endpoints
+   * may point at http://, loopback and private addresses (never link-local or cloud metadata).
+   */
+  ALLOW_PRIVATE_DESTINATIONS?: string;
   /** Trigger ledger shards (default 32); see docs/architecture.md before changing it. */
   LEDGER_SHARDS?: string;
   /** The shard count before the last change, asked too until its triggers expire. */

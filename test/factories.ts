@@ -112,7 +112,7 @@ export async function createIntegration(
     active?: boolean;
   },
 ) {
-  const { encryptJson } = await import("../src/lib/secrets");
+  const { encryptJson, integrationAad } = await import("../src/lib/secrets");
   const { integrations } = await import("../src/db/schema");
   const id = newId("int");
   const now = new Date();
@@ -127,7 +127,7 @@ export async function createIntegration(
       active: input.active ?? true,
       primary: input.primary ?? false,
       priority: input.priority ?? 0,
-      credentials: await encryptJson(env.ENCRYPTION_KEY, input.credentials ?? {}),
+      credentials: await encryptJson(env.ENCRYPTION_KEY, input.credentials ?? {}, integrationAad(environmentId, id)),
       settings: input.settings ?? {},
       baseUrl: input.baseUrl ?? null,
       createdAt: now,

@@ -1,7 +1,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { Integration as IntegrationView } from "../src/features/integrations/schemas";
-import { decryptJson } from "../src/lib/secrets";
+import { decryptJson, integrationAad } from "../src/lib/secrets";
 import { createEnvironment, createIntegration, fakeProviderScenario, unique } from "./factories";
 import { api, errorPaths, expectProblem, type ApiResponse } from "./request";
 import { byStep, createWorkflow, settledMessages, trigger } from "./e2e/helpers";
@@ -28,6 +28,10 @@ async function create(key: string, body: Record<string, unknown> = resendBody())
   if (res.status !== 201) throw new Error(`integration not created: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body;
 }
+
+/** The stored credentials decrypted for their own row. */
+const decryptRow = (row: { credentials: string; environment_id: string }, id: string) =>
+  decryptJson(env.ENCRYPTION_KEY, row.credentials, integrationAad(row.environment_id, id));
 
 const storedRow = (id: string) =>
   env.DB.prepare("SELECT credentials, environment_id FROM integrations WHERE id = ?")
@@ -70,10 +74,10 @@ describe("POST /v1/integrations", () => {
     const created = await create(key);
     const row = await storedRow(created.id);
     expect(row?.environment_id).toBe(environmentId);
-    expect(row!.credentials).toMatch(/^v1\./);
+    expect(row!.credentials).toMatch(/^v2\./);
     expect(row!.credentials).not.toContain(API_KEY);
     expect(row!.credentials).not.toContain("acme.dev");
-    expect(await decryptJson(env.ENCRYPTION_KEY, row!.credentials)).toEqual(resendBody().credentials);
+    expect(await decryptRow(row!, created.id)).toEqual(resendBody().credentials);
   });
 
   it("keeps name, priority, settings and baseUrl as given", async () => {
@@ -186,7 +190,7 @@ describe("PUT /v1/integrations/{id}", () => {
       settings: { maxAttempts: 1 },
       credentials: created.credentials,
     });
-    expect(await decryptJson(env.ENCRYPTION_KEY, (await storedRow(created.id))!.credentials)).toEqual(resendBody().credentials);
+    expect(await decryptRow((await storedRow(created.id))!, created.id)).toEqual(resendBody().credentials);
   });
 
   it("validates and re-encrypts new credentials", async () => {
@@ -198,9 +202,9 @@ describe("PUT /v1/integrations/{id}", () => {
     expect(res.status).toBe(200);
     expect(res.body.credentials).toEqual({ apiKey: "re_l••••", from: "Bill••••" });
     expect(JSON.stringify(res.body)).not.toContain("rotated");
-    const after = (await storedRow(created.id))!.credentials;
-    expect(after).not.toBe(before);
-    expect(await decryptJson(env.ENCRYPTION_KEY, after)).toEqual(fresh);
+    const after = (await storedRow(created.id))!;
+    expect(after.credentials).not.toBe(before);
+    expect(await decryptRow(after, created.id)).toEqual(fresh);
   });
 
   it("refuses credentials that do not fit the provider, with their paths, and changes nothing", async () => {
@@ -219,7 +223,7 @@ describe("PUT /v1/integrations/{id}", () => {
       credentials: { ...created.credentials, from: "Support <support@acme.dev>" },
     });
     expect(res.status).toBe(200);
-    expect(await decryptJson(env.ENCRYPTION_KEY, (await storedRow(created.id))!.credentials)).toEqual({
+    expect(await decryptRow((await storedRow(created.id))!, created.id)).toEqual({
       apiKey: API_KEY,
       from: "Support <support@acme.dev>",
       webhookSecret: WEBHOOK_SECRET,
@@ -230,11 +234,11 @@ describe("PUT /v1/integrations/{id}", () => {
     const { key } = await createEnvironment();
     const created = await create(key);
     const path = `/v1/integrations/${created.id}`;
-    expectProblem(await api(key, "PUT", path, { baseUrl: "https://attacker.example" }), 422, "validation_failed");
+    expectProblem(await api(key, "PUT", path, { baseUrl: "https://attacker.example" }), 422, "secret_requires_resupply");
     expectProblem(
       await api(key, "PUT", path, { baseUrl: "https://attacker.example", credentials: created.credentials }),
       422,
-      "validation_failed",
+      "secret_requires_resupply",
     );
     expect((await api<IntegrationView>(key, "GET", path)).body.baseUrl).toBeNull();
     const res = await api<IntegrationView>(key, "PUT", path, { baseUrl: "https://proxy.example", credentials: resendBody().credentials });

@@ -131,7 +131,7 @@ describe("PUT /v1/variables/{key}", () => {
     const res = await api<Variable>(key, "PUT", "/v1/variables/ROTATE", { value: "v2-rotated" });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ value: SECRET_MASK, secret: true });
-    expect(await loadTemplateVariables(createDb(env.DB), environmentId, env.ENCRYPTION_KEY)).toMatchObject({ ROTATE: "v2-rotated" });
+    expect((await loadTemplateVariables(createDb(env.DB), environmentId, env.ENCRYPTION_KEY)).vars).toMatchObject({ ROTATE: "v2-rotated" });
   });
 
   it("makes a secret plain when a new value comes with it", async () => {
@@ -204,13 +204,32 @@ describe("loadTemplateVariables", () => {
     await api(b.key, "POST", "/v1/variables", { key: "OTHER", value: "o" });
 
     const db = createDb(env.DB);
-    expect(await loadTemplateVariables(db, a.id, env.ENCRYPTION_KEY)).toEqual({ PLAIN: "p", SECRET: "s" });
-    expect(await loadTemplateVariables(db, b.id, env.ENCRYPTION_KEY)).toEqual({ OTHER: "o" });
+    expect((await loadTemplateVariables(db, a.id, env.ENCRYPTION_KEY)).vars).toEqual({ PLAIN: "p", SECRET: "s" });
+    expect((await loadTemplateVariables(db, b.id, env.ENCRYPTION_KEY)).vars).toEqual({ OTHER: "o" });
+  });
+
+  it("lists the clear values of the secret ones apart, to redact them", async () => {
+    const { id, key } = await createEnvironment();
+    await api(key, "POST", "/v1/variables", { key: "PLAIN", value: "plain-value" });
+    await api(key, "POST", "/v1/variables", { key: "SECRET", value: "secret-value", secret: true });
+    expect((await loadTemplateVariables(createDb(env.DB), id, env.ENCRYPTION_KEY)).secrets).toEqual(["secret-value"]);
+  });
+
+  it("leaves out a secret whose ciphertext was copied from another variable", async () => {
+    const { id, key } = await createEnvironment();
+    await api(key, "POST", "/v1/variables", { key: "MINE", value: "mine-value", secret: true });
+    await api(key, "POST", "/v1/variables", { key: "THEIRS", value: "their-value", secret: true });
+    await env.DB.prepare(
+      "UPDATE variables SET value = (SELECT value FROM variables WHERE environment_id = ?1 AND key = 'THEIRS') WHERE environment_id = ?1 AND key = 'MINE'",
+    )
+      .bind(id)
+      .run();
+    expect((await loadTemplateVariables(createDb(env.DB), id, env.ENCRYPTION_KEY)).vars).toEqual({ THEIRS: "their-value" });
   });
 
   it("gives an empty record to an environment without variables", async () => {
     const { id } = await createEnvironment();
-    expect(await loadTemplateVariables(createDb(env.DB), id, env.ENCRYPTION_KEY)).toEqual({});
+    expect((await loadTemplateVariables(createDb(env.DB), id, env.ENCRYPTION_KEY)).vars).toEqual({});
   });
 });
 
@@ -225,7 +244,7 @@ describe("secret variables at rest", () => {
     await api(key, "POST", "/v1/variables", { key: "TOKEN", value: "tok-very-secret", secret: true });
     await api(key, "POST", "/v1/variables", { key: "BRAND", value: "Acme" });
     const secret = await storedValue(id, "TOKEN");
-    expect(secret!.value).toMatch(/^v1\./);
+    expect(secret!.value).toMatch(/^v2\./);
     expect(secret!.value).not.toContain("tok-very-secret");
     expect((await storedValue(id, "BRAND"))!.value).toBe("Acme");
   });
@@ -234,15 +253,15 @@ describe("secret variables at rest", () => {
     const { id, key } = await createEnvironment();
     await api(key, "POST", "/v1/variables", { key: "FLIP", value: "first" });
     expect((await api(key, "PUT", "/v1/variables/FLIP", { secret: true })).status).toBe(200);
-    expect((await storedValue(id, "FLIP"))!.value).toMatch(/^v1\./);
-    expect(await loadTemplateVariables(createDb(env.DB), id, env.ENCRYPTION_KEY)).toEqual({ FLIP: "first" });
+    expect((await storedValue(id, "FLIP"))!.value).toMatch(/^v2\./);
+    expect((await loadTemplateVariables(createDb(env.DB), id, env.ENCRYPTION_KEY)).vars).toEqual({ FLIP: "first" });
 
     expect((await api(key, "PUT", "/v1/variables/FLIP", { secret: false, value: "second" })).status).toBe(200);
     expect(await storedValue(id, "FLIP")).toEqual({ value: "second", secret: 0 });
 
     expect((await api(key, "PUT", "/v1/variables/FLIP", { secret: true, value: "third" })).status).toBe(200);
     expect((await api(key, "PUT", "/v1/variables/FLIP", { value: "fourth" })).status).toBe(200);
-    expect((await storedValue(id, "FLIP"))!.value).toMatch(/^v1\./);
-    expect(await loadTemplateVariables(createDb(env.DB), id, env.ENCRYPTION_KEY)).toEqual({ FLIP: "fourth" });
+    expect((await storedValue(id, "FLIP"))!.value).toMatch(/^v2\./);
+    expect((await loadTemplateVariables(createDb(env.DB), id, env.ENCRYPTION_KEY)).vars).toEqual({ FLIP: "fourth" });
   });
 });

@@ -29,6 +29,8 @@ export const STATUS_BY_CODE = {
   integration_not_found: 404,
   message_not_found: 404,
   suppression_not_found: 404,
+  secret_requires_resupply: 422,
+  destination_not_allowed: 422,
   internal_error: 500,
 } as const;
 
@@ -64,6 +66,8 @@ export const TITLE_BY_CODE: Record<ErrorCode, string> = {
   integration_not_found: "Integration not found",
   message_not_found: "Message not found",
   suppression_not_found: "Suppression not found",
+  secret_requires_resupply: "Secret requires re-supply",
+  destination_not_allowed: "Destination not allowed",
   internal_error: "Internal error",
 };
 

@@ -22,7 +22,10 @@ export interface TriggerHome {
 type Key = { environmentId: string; transactionId: string };
 
 /** An environment's variables and integrations, read once per consumer batch rather than once per chunk. */
-export type EnvironmentCache = Map<string, Promise<{ vars: Record<string, string>; integrations: Map<string, IntegrationConfig[]> }>>;
+export type EnvironmentCache = Map<
+  string,
+  Promise<{ vars: Record<string, string>; secrets: string[]; integrations: Map<string, IntegrationConfig[]> }>
+>;
 
 /**
  * What one consumer invocation shares between the chunks it runs: one D1 batch per phase and

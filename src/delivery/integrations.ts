@@ -2,7 +2,7 @@ import { and, asc, desc, eq } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { integrations } from "../db/schema";
 import type { Channel } from "../engine/steps";
-import { decryptJson } from "../lib/secrets";
+import { CiphertextError, decryptJson, integrationAad } from "../lib/secrets";
 import type { IntegrationConfig } from "../providers/types";
 
 /** The active integrations of an environment in failover order: primary first, then by priority (lowest first). */
@@ -27,12 +27,29 @@ export async function integrationById(db: Db, integrationId: string, encryptionK
 
 type Row = typeof integrations.$inferSelect;
 
-/** A stored integration as an adapter is built from it: credentials in clear. */
-export const toConfig = async (row: Row, encryptionKey: string | undefined): Promise<IntegrationConfig> => ({
-  id: row.id,
-  provider: row.provider,
-  channel: row.channel as Channel,
-  credentials: await decryptJson<Record<string, unknown>>(encryptionKey, row.credentials),
-  settings: row.settings,
-  baseUrl: row.baseUrl,
-});
+/** A row's credentials in clear, or why they cannot be read (a ciphertext that is not this row's). */
+export async function readCredentials(
+  row: Pick<Row, "id" | "environmentId" | "credentials">,
+  encryptionKey: string | undefined,
+): Promise<{ ok: true; credentials: Record<string, unknown> } | { ok: false; reason: string }> {
+  try {
+    return { ok: true, credentials: await decryptJson(encryptionKey, row.credentials, integrationAad(row.environmentId, row.id)) };
+  } catch (error) {
+    if (error instanceof CiphertextError) return { ok: false, reason: error.message };
+    throw error;
+  }
+}
+
+/** A stored integration as an adapter is built from it: credentials in clear, or `credentialsError` and none. */
+export async function toConfig(row: Row, encryptionKey: string | undefined): Promise<IntegrationConfig> {
+  const read = await readCredentials(row, encryptionKey);
+  return {
+    id: row.id,
+    provider: row.provider,
+    channel: row.channel as Channel,
+    credentials: read.ok ? read.credentials : {},
+    ...(read.ok ? {} : { credentialsError: read.reason }),
+    settings: row.settings,
+    baseUrl: row.baseUrl,
+  };
+}

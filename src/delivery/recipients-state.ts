@@ -52,6 +52,8 @@ export interface Loaded {
   integrations: Map<string, IntegrationConfig[]>;
   /** The recipients' addresses on the suppression list, normalised. */
   suppressed: ReadonlySet<string>;
+  /** Clear values of the environment's secret variables: redacted from every message stored. */
+  secrets: string[];
 }
 
 export const keyOf = (subscriberId: string, stepId: string) => `${subscriberId}\u0000${stepId}`;
@@ -62,7 +64,7 @@ function environmentData(db: Db, env: Bindings, environmentId: string, cache?: E
   const data = Promise.all([
     loadTemplateVariables(db, environmentId, env.ENCRYPTION_KEY),
     activeIntegrations(db, environmentId, env.ENCRYPTION_KEY),
-  ]).then(([vars, integrations]) => ({ vars, integrations }));
+  ]).then(([{ vars, secrets }, integrations]) => ({ vars, secrets, integrations }));
   cache?.set(environmentId, data);
   data.catch(() => cache?.delete(environmentId));
   return data;
@@ -76,7 +78,7 @@ const workflowOf = (trigger: TriggerRecord) =>
 export async function load(ctx: DeliveryContext, job: RecipientsJob, trigger: TriggerRecord): Promise<Loaded> {
   const { db, env } = ctx;
   const { environmentId, transactionId, subscriberIds } = job;
-  const [reads, { vars, integrations }] = await Promise.all([
+  const [reads, { vars, secrets, integrations }] = await Promise.all([
     ctx.write([
       db
         .select({ key: workflows.key, name: workflows.name, critical: workflows.critical, steps: workflows.steps })
@@ -145,7 +147,7 @@ export async function load(ctx: DeliveryContext, job: RecipientsJob, trigger: Tr
   }
   const existing = new Map(messageRows.map((m) => [keyOf(m.subscriberId, m.stepId), m]));
   const suppressed = new Set([...suppressedProfiles, ...suppressedChannels].map((s) => s.address));
-  return { workflow, recipients, existing, integrations, suppressed };
+  return { workflow, recipients, existing, integrations, suppressed, secrets };
 }
 
 const actorView = (actor: unknown): Record<string, unknown> | null =>

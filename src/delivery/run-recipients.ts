@@ -75,7 +75,15 @@ export async function runRecipients(ctx: DeliveryContext, job: RecipientsJob, tr
       continue;
     }
     const startedAt = new Date();
-    const scope: StepScope = { db: ctx.db, job, trigger, step, existing: loaded.existing, suppressed: loaded.suppressed };
+    const scope: StepScope = {
+      db: ctx.db,
+      job,
+      trigger,
+      step,
+      existing: loaded.existing,
+      suppressed: loaded.suppressed,
+      secrets: loaded.secrets,
+    };
     const plan = planChannelStep(step, index, running, loaded, trigger, startedAt);
     if (plan.sends.length === 0 && plan.finals.length === 0) continue;
     const claims = await home.claim(

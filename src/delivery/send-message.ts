@@ -1,5 +1,7 @@
 import type { ContentByChannel } from "../engine/content";
 import type { Channel } from "../engine/steps";
+import type { DestinationOptions } from "../lib/destinations";
+import { destinationSignal } from "../providers/destination-scope";
 import { providerFor } from "../providers/registry";
 import type { Capture, FailureKind, IntegrationConfig, SendOutcome, SendRequest } from "../providers/types";
 
@@ -58,6 +60,7 @@ export async function sendMessage<C extends Channel>(
   integration: IntegrationConfig,
   addresses: string[],
   request: Omit<SendRequest<C>, "to">,
+  destinations: DestinationOptions,
 ): Promise<SendResult> {
   const adapter = providerFor(integration.provider);
   const captures: Capture[] = [];
@@ -73,6 +76,10 @@ export async function sendMessage<C extends Channel>(
       invalidAddresses: [],
     };
   }
+  if (integration.credentialsError) {
+    const message = `The integration's credentials cannot be read: ${integration.credentialsError} Save them again.`;
+    return { outcome: { ok: false, kind: "permanent", code: "credentials_unreadable", message }, captures, invalidAddresses: [] };
+  }
   // Planning checked the first integration's addresses; a failover integration's may all be
   // missing or suppressed, and there is nothing to call then.
   if (addresses.length === 0) {
@@ -87,7 +94,7 @@ export async function sendMessage<C extends Channel>(
       invalidAddresses: [],
     };
   }
-  const signal = AbortSignal.timeout(setting(integration, "timeoutMs", DEFAULT_TIMEOUT_MS));
+  const signal = destinationSignal(setting(integration, "timeoutMs", DEFAULT_TIMEOUT_MS), destinations);
   const outcomes = await Promise.all(
     addresses.map((to) =>
       adapter

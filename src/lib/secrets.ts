@@ -1,6 +1,11 @@
 /**
- * AES-256-GCM for integration credentials at rest, and HMAC for signed tracking links, both
- * from the Worker secret ENCRYPTION_KEY (base64 of 32 bytes). Ciphertext: `v1.<iv>.<data>`.
+ * AES-256-GCM for integration credentials and secret variables at rest, and HMAC for signed
+ * tracking links, both from the Worker secret ENCRYPTION_KEY (base64 of 32 bytes).
+ *
+ * Ciphertext: `v2.<iv>.<data>`, encrypted with the row it belongs to as additional authenticated
+ * data (`integrationAad`, `variableAad`), so a ciphertext copied into another row or environment
+ * does not decrypt. `v1.<iv>.<data>` (before 0.6, no AAD) is still read, and written again as v2
+ * the next time its row is written.
  */
 import { bytesToBase64 } from "./base64";
 
@@ -20,16 +25,43 @@ function keyBytes(secret: string | undefined): Uint8Array {
 
 const aesKey = (secret: string | undefined) => crypto.subtle.importKey("raw", keyBytes(secret), "AES-GCM", false, ["encrypt", "decrypt"]);
 
-export async function encryptJson(secret: string | undefined, value: unknown): Promise<string> {
-  const iv = crypto.getRandomValues(new Uint8Array(12));
-  const data = await crypto.subtle.encrypt({ name: "AES-GCM", iv }, await aesKey(secret), encoder.encode(JSON.stringify(value)));
-  return `v1.${toBase64Url(iv)}.${toBase64Url(new Uint8Array(data))}`;
+/** What a stored ciphertext is bound to: its row and environment. */
+export const integrationAad = (environmentId: string, integrationId: string) => `integration:${environmentId}:${integrationId}`;
+export const variableAad = (environmentId: string, key: string) => `variable:${environmentId}:${key}`;
+
+/** A stored value that does not decrypt for its row: moved from another row, tampered with, or under another key. */
+export class CiphertextError extends Error {
+  override readonly name = "CiphertextError";
 }
 
-export async function decryptJson<T>(secret: string | undefined, text: string): Promise<T> {
+/** Whether a stored ciphertext predates row binding and should be written again. */
+export const isUnboundCiphertext = (text: string) => text.startsWith("v1.");
+
+export async function encryptJson(secret: string | undefined, value: unknown, aad: string): Promise<string> {
+  const iv = crypto.getRandomValues(new Uint8Array(12));
+  const data = await crypto.subtle.encrypt(
+    { name: "AES-GCM", iv, additionalData: encoder.encode(aad) },
+    await aesKey(secret),
+    encoder.encode(JSON.stringify(value)),
+  );
+  return `v2.${toBase64Url(iv)}.${toBase64Url(new Uint8Array(data))}`;
+}
+
+/** Throws CiphertextError when the value does not decrypt for `aad` (ENCRYPTION_KEY problems keep their own message). */
+export async function decryptJson<T>(secret: string | undefined, text: string, aad: string): Promise<T> {
   const [version, iv, data] = text.split(".");
-  if (version !== "v1" || !iv || !data) throw new Error("Unknown ciphertext format.");
-  const plain = await crypto.subtle.decrypt({ name: "AES-GCM", iv: fromBase64Url(iv) }, await aesKey(secret), fromBase64Url(data));
+  if ((version !== "v1" && version !== "v2") || !iv || !data) throw new CiphertextError("Unknown ciphertext format.");
+  const key = await aesKey(secret);
+  let plain: ArrayBuffer;
+  try {
+    const params =
+      version === "v2"
+        ? { name: "AES-GCM", iv: fromBase64Url(iv), additionalData: encoder.encode(aad) }
+        : { name: "AES-GCM", iv: fromBase64Url(iv) };
+    plain = await crypto.subtle.decrypt(params, key, fromBase64Url(data));
+  } catch {
+    throw new CiphertextError("The stored value does not decrypt for this row: it was moved from another row or changed.");
+  }
   return JSON.parse(decoder.decode(plain)) as T;
 }
 

@@ -1,3 +1,5 @@
+import { checkDestination } from "../lib/destinations";
+import { destinationOptionsFor } from "./destination-scope";
 import type { FailureKind, SendOutcome } from "./types";
 
 /** Seconds to wait from a Retry-After header: delta-seconds or an HTTP date. */
@@ -23,11 +25,15 @@ export const failure = (kind: FailureKind, code: string, message: string, retryA
 
 /**
  * fetch for adapters: a network error or the integration's timeout becomes a retryable outcome
- * instead of an exception, so a provider that hangs never holds up a batch.
+ * instead of an exception, so a provider that hangs never holds up a batch. The destination is
+ * checked against the policy before anything leaves, and redirects are never followed: a 3xx is
+ * the provider's answer (a failure), so a credential cannot be bounced to another host.
  */
 async function providerFetch(url: string, init: RequestInit, signal: AbortSignal): Promise<Response | SendOutcome> {
+  const verdict = checkDestination(url, destinationOptionsFor(signal));
+  if (!verdict.ok) return failure("permanent", "destination_not_allowed", `The destination is not allowed: ${verdict.reason}.`);
   try {
-    return await fetch(url, { ...init, signal });
+    return await fetch(verdict.url.href, { ...init, redirect: "manual", signal });
   } catch (error) {
     if (signal.aborted)
       return failure("unknown", "timeout", "The provider did not answer within its timeout: it may have sent the message.");
@@ -123,10 +129,27 @@ export interface AnswerMapping {
   failure?(answer: ProviderAnswer): FailureDetail | SendOutcome;
 }
 
-/** Error bodies are capped in messages, so a huge HTML error page stays small. */
-const ERROR_TEXT_LIMIT = 500;
+/** Stored errors are short: a message's error is read through the API, and a body is the provider's to leak. */
+export const ERROR_TEXT_LIMIT = 200;
 
-export const capped = (text: string) => text.slice(0, ERROR_TEXT_LIMIT);
+const shortened = (text: string) => {
+  const line = text.replace(/\s+/g, " ").trim();
+  return line.length > ERROR_TEXT_LIMIT ? `${line.slice(0, ERROR_TEXT_LIMIT - 1)}…` : line;
+};
+
+/**
+ * A body as an error message only when it is a short plain-text reason (Slack's `invalid_payload`,
+ * Mailgun's `Forbidden`): an HTML page, XML or JSON that the adapter did not read a documented
+ * field from becomes "", and the caller falls back to the status line.
+ */
+export function capped(text: string): string {
+  const trimmed = text.trim();
+  if (/^[<{[]/.test(trimmed) || /<\/?[a-z][^>]*>/i.test(trimmed)) return "";
+  return shortened(trimmed);
+}
+
+const statusLine = (answer: Pick<ProviderAnswer, "status" | "statusText">) =>
+  `The provider answered HTTP ${answer.status}${answer.statusText ? ` ${answer.statusText}` : ""}.`;
 
 /** A 2xx answer without the id Clarion keeps: retried, since a proxy or a provider hiccup is the likely cause. */
 export const malformed = (message: string) => failure("retryable", "malformed_response", message);
@@ -169,13 +192,17 @@ export async function callProvider(call: ProviderCall, signal: AbortSignal): Pro
 
 export const isAnswer = (value: ProviderAnswer | SendOutcome): value is ProviderAnswer => "status" in value;
 
-/** A failed answer as an outcome: kind by status, code `http_<status>`, the capped body as message, Retry-After honoured — each unless `detail` says otherwise. */
+/**
+ * A failed answer as an outcome: kind by status, code `http_<status>`, the adapter's reading of the
+ * provider's error (else a plain-text body, else the status line) kept short, Retry-After honoured
+ * — each unless `detail` says otherwise.
+ */
 export function answerFailure(answer: ProviderAnswer, detail: FailureDetail | SendOutcome = {}): SendOutcome {
-  if ("ok" in detail) return detail;
+  if ("ok" in detail) return detail.ok ? detail : { ...detail, message: shortened(detail.message) || statusLine(answer) };
   return failure(
     detail.kind ?? classifyStatus(answer.status),
     detail.code ?? `http_${answer.status}`,
-    detail.message ?? capped(answer.text),
+    shortened(detail.message ?? capped(answer.text)) || statusLine(answer),
     "retryAfterSeconds" in detail ? detail.retryAfterSeconds : retryAfterSeconds(answer.headers.get("retry-after")),
   );
 }

@@ -8,6 +8,8 @@ export interface IntegrationConfig {
   provider: string;
   channel: Channel;
   credentials: Record<string, unknown>;
+  /** Set when the stored credentials do not decrypt for this row; `credentials` is then empty and nothing is sent. */
+  credentialsError?: string;
   settings: Record<string, unknown>;
   baseUrl: string | null;
 }
@@ -91,6 +93,12 @@ export interface ProviderAdapter<C extends Channel = Channel> {
    * from the message id: a retry after an `unknown` outcome cannot send the message twice.
    */
   deduplicates?: true;
+  /**
+   * Credential fields (dotted paths into the parsed credentials) that decide where a credential or
+   * a signed token goes, besides the integration's `baseUrl`: changing one needs the stored
+   * secrets re-supplied, and a URL among them is held to the destination policy.
+   */
+  destinations?: readonly string[];
   send(request: SendRequest<C>, context: SendContext): Promise<SendOutcome>;
   /**
    * Optional: verifies the credentials with a harmless call (no message sent, nothing changed),

@@ -81,6 +81,7 @@ function loadedWith(recipients: Recipient[], patch: Partial<Loaded> = {}): Loade
     existing: new Map(),
     integrations: new Map([["email", [sandbox, backup]]]),
     suppressed: new Set(),
+    secrets: [],
     ...patch,
   };
 }
@@ -92,6 +93,7 @@ const scope = (loaded: Loaded): StepScope => ({
   step: mail,
   existing: loaded.existing,
   suppressed: loaded.suppressed,
+  secrets: loaded.secrets,
 });
 const key = (id: string) => `${id}\u0000mail`;
 const noClaims = (): ClaimResult => ({ granted: [], cancelled: [], busy: [], sent: [] });

@@ -115,7 +115,11 @@ describe("sends to a suppressed address", () => {
   it("are skipped in a critical workflow too", async () => {
     const { id, key } = await createSandboxEnvironment();
     await suppress(id, "dead@example.com");
-    await createWorkflow(key, { key: "otp", critical: true, steps: [{ id: "mail", type: "email", template: { subject: "code", text: "Hello" } }] });
+    await createWorkflow(key, {
+      key: "otp",
+      critical: true,
+      steps: [{ id: "mail", type: "email", template: { subject: "code", text: "Hello" } }],
+    });
     const message = await sendOnce(key, "otp", { subscriberId: unique("s"), email: "DEAD@example.com" });
     expect(message.status).toBe("skipped");
     expect(message.error).toBeNull();

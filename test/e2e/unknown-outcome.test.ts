@@ -12,7 +12,10 @@ const postmarkCredentials = { serverToken: "pm_test_123", from: "Acme <hi@acme.d
 
 async function emailEnvironment() {
   const environment = await createEnvironment();
-  await createWorkflow(environment.key, { key: "receipt", steps: [{ id: "mail", type: "email", template: { subject: "Receipt", text: "Hello" } }] });
+  await createWorkflow(environment.key, {
+    key: "receipt",
+    steps: [{ id: "mail", type: "email", template: { subject: "Receipt", text: "Hello" } }],
+  });
   return environment;
 }
 

@@ -103,7 +103,7 @@ describe("sizes", () => {
 
   it("encrypts and decrypts a value of 300 KB", async () => {
     const value = { blob: "x".repeat(300_000) };
-    expect(await decryptJson(env.ENCRYPTION_KEY, await encryptJson(env.ENCRYPTION_KEY, value))).toEqual(value);
+    expect(await decryptJson(env.ENCRYPTION_KEY, await encryptJson(env.ENCRYPTION_KEY, value, "test:row"), "test:row")).toEqual(value);
   });
 
   it("encodes 300 KB as base64", () => {
@@ -160,7 +160,9 @@ describe("header-bound email fields", () => {
 
   it("refuses CR or LF in a workflow's email from", async () => {
     const { key } = await createEnvironment();
-    const steps = [{ id: "email-1", type: "email", template: { subject: "Hi", text: "Hello", from: "a@example.com\r\nBcc: x@example.com" } }];
+    const steps = [
+      { id: "email-1", type: "email", template: { subject: "Hi", text: "Hello", from: "a@example.com\r\nBcc: x@example.com" } },
+    ];
     const res = await api(key, "POST", "/v1/workflows", workflowBody({ steps }));
     expectProblem(res, 422, "validation_failed");
     expect(errorPaths(res.body)).toEqual(["steps.0.template.from"]);

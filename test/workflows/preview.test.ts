@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import { SECRET_MASK } from "../../src/features/variables/schemas";
 import type { PreviewResponse as PreviewBody } from "../../src/features/workflows/preview-schemas";
 import { api, expectProblem } from "../request";
 import { createEnvironment, createWorkflow } from "../factories";
@@ -135,13 +134,42 @@ describe("POST /v1/workflows/{key}/preview", () => {
     });
   });
 
-  it("masks secret variables in rendered content", async () => {
+  it("renders a secret variable as its placeholder", async () => {
     const { key, workflowKey } = await setup();
     expect((await api(key, "POST", "/v1/variables", { key: "TOKEN", value: "tok-very-secret", secret: true })).status).toBe(201);
     const res = await api<PreviewBody>(key, "POST", `/v1/workflows/${workflowKey}/preview`, { payload: { orderId: "C-3" } });
     expect(res.status).toBe(200);
     const body = res.body.steps.find((s) => s.id === "sms-1")?.content?.body;
-    expect(body).toBe(`C-3 ${SECRET_MASK}`);
+    expect(body).toBe("C-3 [secret:TOKEN]");
+  });
+
+  const SECRET = "sk_live/Zq81+xPw0";
+  it.each([
+    ["upcase", "{{ vars.KEY | upcase }}"],
+    ["downcase", "{{ vars.KEY | downcase }}"],
+    ["base64_encode", "{{ vars.KEY | base64_encode }}"],
+    ["slice", "{{ vars.KEY | slice: 3, 5 }}"],
+    ["reverse", "{{ vars.KEY | split: '' | reverse | join: '' }}"],
+    ["url_encode", "{{ vars.KEY | url_encode }}"],
+  ])("shows no part of a secret variable through %s", async (_filter, template) => {
+    const { key } = await createEnvironment();
+    expect((await api(key, "POST", "/v1/variables", { key: "KEY", value: SECRET, secret: true })).status).toBe(201);
+    const workflow = await createWorkflow(key, { steps: [{ id: "sms", type: "sms", template: { body: template } }] });
+    const res = await api<PreviewBody>(key, "POST", `/v1/workflows/${workflow.key}/preview`, { payload: {} });
+    expect(res.status).toBe(200);
+    const text = JSON.stringify(res.body);
+    for (const part of [SECRET, SECRET.toUpperCase(), btoa(SECRET), SECRET.slice(3, 8), "Zq81", "xPw0", "0wPx"])
+      expect(text).not.toContain(part);
+  });
+
+  it("evaluates a condition on a secret variable against its placeholder, not its value", async () => {
+    const { key } = await createEnvironment();
+    expect((await api(key, "POST", "/v1/variables", { key: "KEY", value: SECRET, secret: true })).status).toBe(201);
+    const workflow = await createWorkflow(key, {
+      steps: [{ id: "sms", type: "sms", if: { field: "vars.KEY", op: "eq", value: SECRET }, template: { body: "hi" } }],
+    });
+    const res = await api<PreviewBody>(key, "POST", `/v1/workflows/${workflow.key}/preview`, { payload: {} });
+    expect(res.body.steps[0]?.wouldRun).toBe(false);
   });
 
   it("reports a template error on its step and still previews the others", async () => {

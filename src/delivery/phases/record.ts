@@ -1,6 +1,7 @@
 import type { BatchItem } from "drizzle-orm/batch";
 import type { MessageStatus } from "../../db/schema";
 import type { ClaimResult } from "../../durable-objects/ledger/claims";
+import { redactSecrets } from "../../engine/redact";
 import { preview } from "../decide";
 import { MessageWrites } from "../message-writes";
 import { transition } from "../recipient-transitions";
@@ -81,7 +82,8 @@ export function recordClaims(plan: StepPlan, claims: ClaimResult, scope: StepSco
       result.busy.push(recipient);
       continue;
     }
-    const fields = { content, subject: typeof content.subject === "string" ? content.subject : null, preview: preview(content) };
+    const stored = redactSecrets(content, scope.secrets);
+    const fields = { content: stored, subject: typeof stored.subject === "string" ? stored.subject : null, preview: preview(stored) };
     const messageId = existing ? existing.id : writes.insertSending(identityOf(scope, recipient.profile.subscriberId), fields);
     if (existing)
       writes.update(environmentId, existing.id, "sending", fields, { status: "sending", detail: { attempt: existing.attempts + 1 } });

@@ -2,6 +2,7 @@ import type { BatchItem } from "drizzle-orm/batch";
 import type { MessageStatus } from "../../db/schema";
 import type { ClaimReport } from "../../durable-objects/ledger/claims";
 import type { IntegrationConfig } from "../../providers/types";
+import { redactSecrets } from "../../engine/redact";
 import { retryDelaySeconds } from "../backoff";
 import { MessageWrites } from "../message-writes";
 import { transition } from "../recipient-transitions";
@@ -43,7 +44,8 @@ export function reportResults(delivered: Delivered[], chain: IntegrationConfig[]
     }
     const attempts = send.attempts + 1;
     const base = { provider: integration.provider, integrationId: integration.id, to, attempts };
-    for (const c of result.captures) writes.capture(environmentId, messageId, c);
+    // A capture is what the provider got: secrets in clear, so it is stored redacted like the message.
+    for (const c of result.captures) writes.capture(environmentId, messageId, redactSecrets(c, scope.secrets));
     if (step.type === "push" || step.type === "chat")
       writes.removeAddresses(environmentId, recipient.profile.subscriberId, step.type, result.invalidAddresses);
     for (const address of result.invalidAddresses) {
@@ -57,7 +59,10 @@ export function reportResults(delivered: Delivered[], chain: IntegrationConfig[]
       });
     }
     const key = claimKey(scope, recipient);
-    const { outcome } = result;
+    // A provider's error may quote the request it refused.
+    const outcome = result.outcome.ok
+      ? result.outcome
+      : { ...result.outcome, message: redactSecrets(result.outcome.message, scope.secrets) };
     if (outcome.ok) {
       writes.update(
         environmentId,

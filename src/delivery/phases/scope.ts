@@ -15,6 +15,8 @@ export interface StepScope {
   existing: Map<string, MessageRow>;
   /** The chunk's addresses on the suppression list, normalised. */
   suppressed: ReadonlySet<string>;
+  /** Secret variable values: stored content never holds them, only the provider request does. */
+  secrets: readonly string[];
 }
 
 /** The send identity key the trigger's object claims: subscriber + step. */

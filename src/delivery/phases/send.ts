@@ -1,4 +1,5 @@
 import type { Bindings } from "../../env";
+import { destinationOptions } from "../../lib/destinations";
 import type { IntegrationConfig } from "../../providers/types";
 import { normaliseAddress } from "../../lib/normalise-address";
 import { addressesFor, displayAddress } from "../addresses";
@@ -28,16 +29,21 @@ export function sendAll(env: Bindings, scope: StepScope, sends: Send[], chain: I
       const content =
         step.type === "email" ? await decorateEmail(env, env.PUBLIC_URL, send.messageId, send.content, step.tracking) : send.content;
       const subscriber = send.recipient.context.subscriber;
-      const result = await sendMessage(integration, addresses, {
-        messageId: send.messageId,
-        content: content as never,
-        providerOverrides: (trigger.overrides?.[integration.provider] as Record<string, unknown> | undefined) ?? {},
-        subscriber: {
-          subscriberId: send.recipient.profile.subscriberId,
-          firstName: (subscriber.firstName as string | null | undefined) ?? null,
-          lastName: (subscriber.lastName as string | null | undefined) ?? null,
+      const result = await sendMessage(
+        integration,
+        addresses,
+        {
+          messageId: send.messageId,
+          content: content as never,
+          providerOverrides: (trigger.overrides?.[integration.provider] as Record<string, unknown> | undefined) ?? {},
+          subscriber: {
+            subscriberId: send.recipient.profile.subscriberId,
+            firstName: (subscriber.firstName as string | null | undefined) ?? null,
+            lastName: (subscriber.lastName as string | null | undefined) ?? null,
+          },
         },
-      });
+        destinationOptions(env),
+      );
       return { send, integration, to: addresses.map((a) => displayAddress(step.type, a)).join(", "), result };
     }),
   );

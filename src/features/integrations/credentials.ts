@@ -1,4 +1,6 @@
+import type { DestinationOptions } from "../../lib/destinations";
 import { fieldErrors } from "../../lib/errors";
+import { destinationSignal } from "../../providers/destination-scope";
 import type { IntegrationConfig, ProviderAdapter } from "../../providers/types";
 
 /** What hides a credential in every answer. */
@@ -25,25 +27,36 @@ export function maskCredentials(value: unknown): unknown {
 
 /**
  * An update's credentials with the masked placeholders an answer showed (a form sent back as it
- * was read) replaced by the stored values they stand for. `keptStored` tells whether any was.
+ * was read) replaced by the stored values they stand for. `kept` lists the paths of those.
  */
 export function unmaskCredentials(given: Record<string, unknown>, stored: Record<string, unknown>) {
-  let keptStored = false;
-  const unmask = (value: unknown, old: unknown): unknown => {
+  const kept: string[] = [];
+  const unmask = (value: unknown, old: unknown, path: string): unknown => {
     if (typeof value === "string") {
       if (typeof old === "string" && value === maskString(old)) {
-        keptStored = true;
+        kept.push(path);
         return old;
       }
       return value;
     }
-    if (Array.isArray(value)) return value.map((v, i) => unmask(v, Array.isArray(old) ? old[i] : undefined));
+    if (Array.isArray(value)) return value.map((v, i) => unmask(v, Array.isArray(old) ? old[i] : undefined, `${path}.${i}`));
     if (isRecord(value))
-      return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, unmask(v, isRecord(old) ? old[k] : undefined)]));
+      return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, unmask(v, isRecord(old) ? old[k] : undefined, `${path}.${k}`)]));
     return value;
   };
-  const credentials = unmask(given, stored) as Record<string, unknown>;
-  return { credentials, keptStored };
+  const credentials = unmask(given, stored, "credentials") as Record<string, unknown>;
+  return { credentials, kept };
+}
+
+/** The paths of every stored string, which an update that leaves the credentials out keeps. */
+export function storedPaths(stored: Record<string, unknown>): string[] {
+  const paths: string[] = [];
+  const walk = (value: unknown, path: string) => {
+    if (typeof value === "string") paths.push(path);
+    else if (Array.isArray(value) || isRecord(value)) for (const [k, v] of Object.entries(value)) walk(v, `${path}.${k}`);
+  };
+  walk(stored, "credentials");
+  return paths;
 }
 
 /** The credentials checked against the adapter's schema: issues with paths under `credentials`. */
@@ -74,9 +87,15 @@ export interface CheckResult {
  * Form first (a remote call with malformed credentials proves nothing), then the adapter's
  * harmless remote call where it has one.
  */
-export async function checkIntegration(adapter: ProviderAdapter | undefined, integration: IntegrationConfig): Promise<CheckResult> {
+export async function checkIntegration(
+  adapter: ProviderAdapter | undefined,
+  integration: IntegrationConfig,
+  destinations: DestinationOptions,
+): Promise<CheckResult> {
   if (!adapter)
     return { ok: false, mode: "form", detail: `The provider "${integration.provider}" is no longer available in this deployment.` };
+  if (integration.credentialsError)
+    return { ok: false, mode: "form", detail: `The stored credentials cannot be read: ${integration.credentialsError}` };
   const errors = fieldErrors(credentialIssues(adapter, integration.credentials));
   if (errors.length) return { ok: false, mode: "form", detail: errors.map((e) => `${e.path}: ${e.message}`).join("; ") };
   if (!adapter.check) {
@@ -87,7 +106,7 @@ export async function checkIntegration(adapter: ProviderAdapter | undefined, int
     };
   }
   const timeout = integration.settings.timeoutMs;
-  const signal = AbortSignal.timeout(typeof timeout === "number" && timeout > 0 ? timeout : CHECK_TIMEOUT_MS);
+  const signal = destinationSignal(typeof timeout === "number" && timeout > 0 ? timeout : CHECK_TIMEOUT_MS, destinations);
   try {
     // An adapter that ignores the signal still does not hold the request past the timeout.
     const timedOut = new Promise<never>((_, reject) => signal.addEventListener("abort", () => reject(signal.reason), { once: true }));

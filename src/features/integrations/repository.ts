@@ -1,14 +1,16 @@
 import { and, asc, eq, gt, ne } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { integrations } from "../../db/schema";
-import { toConfig } from "../../delivery/integrations";
+import { readCredentials, toConfig } from "../../delivery/integrations";
+import type { DestinationOptions } from "../../lib/destinations";
 import { fieldErrors, type FieldError } from "../../lib/errors";
 import { newId } from "../../lib/ids";
-import { decryptJson, encryptJson } from "../../lib/secrets";
+import { encryptJson, integrationAad, isUnboundCiphertext } from "../../lib/secrets";
 import { providerFor } from "../../providers/registry";
 import type { Channel } from "../../engine/steps";
 import type { IntegrationConfig } from "../../providers/types";
-import { credentialIssues, maskCredentials, unmaskCredentials } from "./credentials";
+import { credentialIssues, MASK, maskCredentials, storedPaths, unmaskCredentials } from "./credentials";
+import { destinationsOf, movedDestinations, refusedDestinations } from "./destinations";
 import type { Integration, IntegrationInput, IntegrationUpdate } from "./schemas";
 import { keysetPage } from "../../lib/pagination";
 
@@ -36,7 +38,10 @@ async function toIntegration(row: Row, encryptionKey: string | undefined): Promi
 export type IntegrationUpdateOutcome =
   | { status: "updated"; integration: Integration }
   | { status: "not_found" }
-  | { status: "invalid"; errors: FieldError[] };
+  | { status: "invalid"; errors: FieldError[] }
+  /** A destination moved while stored secrets were kept: `errors` name the secrets to send in full. */
+  | { status: "resupply"; moved: string[]; errors: FieldError[] }
+  | { status: "destination_not_allowed"; errors: FieldError[] };
 
 /** Integrations of one environment for the API: the environment is fixed once, so no query can forget it. */
 export function integrationsRepository(db: Db, environmentId: string, encryptionKey: string | undefined) {
@@ -104,7 +109,7 @@ export function integrationsRepository(db: Db, environmentId: string, encryption
           active: input.active,
           primary: input.primary,
           priority: input.priority,
-          credentials: await encryptJson(encryptionKey, input.credentials),
+          credentials: await encryptJson(encryptionKey, input.credentials, integrationAad(environmentId, id)),
           settings: input.settings,
           baseUrl: input.baseUrl ?? null,
           createdAt: now,
@@ -115,29 +120,50 @@ export function integrationsRepository(db: Db, environmentId: string, encryption
       return toIntegration(rows[0]!, encryptionKey);
     },
 
-    async update(id: string, input: IntegrationUpdate, now = new Date()): Promise<IntegrationUpdateOutcome> {
+    /**
+     * Stored secrets never follow a moved destination (`baseUrl`, or a credential field the adapter
+     * names in `destinations`) unless the caller sends them in full: a key holder who only saw
+     * the masked form must not be able to send them, or a token signed with them, elsewhere.
+     */
+    async update(id: string, input: IntegrationUpdate, policy: DestinationOptions, now = new Date()): Promise<IntegrationUpdateOutcome> {
       const row = await findRow(id);
       if (!row) return { status: "not_found" };
-      const newHost = input.baseUrl !== undefined && input.baseUrl !== null && input.baseUrl !== row.baseUrl;
-      let credentials: string | undefined;
+      const adapter = providerFor(row.provider);
+      const read = await readCredentials(row, encryptionKey);
+      const stored = read.ok ? read.credentials : {};
+      let clear: Record<string, unknown> | undefined;
+      let kept: string[];
       if (input.credentials !== undefined) {
-        const stored = await decryptJson<Record<string, unknown>>(encryptionKey, row.credentials);
-        const { credentials: clear, keptStored } = unmaskCredentials(input.credentials, stored);
-        const adapter = providerFor(row.provider);
         if (!adapter)
           return {
             status: "invalid",
             errors: [{ path: "credentials", message: `The provider "${row.provider}" is no longer available.` }],
           };
+        if (!read.ok && JSON.stringify(input.credentials).includes(MASK))
+          return {
+            status: "invalid",
+            errors: [{ path: "credentials", message: `The stored credentials cannot be read (${read.reason}): send them in full.` }],
+          };
+        ({ credentials: clear, kept } = unmaskCredentials(input.credentials, stored));
         const errors = fieldErrors(credentialIssues(adapter, clear));
-        // Stored secrets never follow a new baseUrl unless the caller shows it has them.
-        if (newHost && keptStored)
-          errors.push({ path: "credentials", message: "A new baseUrl needs the credentials in full, not masked." });
         if (errors.length) return { status: "invalid", errors };
-        credentials = await encryptJson(encryptionKey, clear);
-      } else if (newHost) {
-        return { status: "invalid", errors: [{ path: "credentials", message: "A new baseUrl needs the credentials in full." }] };
+      } else {
+        kept = storedPaths(stored);
       }
+      if (adapter) {
+        const before = destinationsOf(adapter, stored, row.baseUrl);
+        const after = destinationsOf(adapter, clear ?? stored, input.baseUrl !== undefined ? input.baseUrl : row.baseUrl);
+        const moved = movedDestinations(before, after);
+        if (moved.length && kept.length) {
+          const message = `Stored secrets do not follow a new ${moved.join(", ")}: send this value in full.`;
+          return { status: "resupply", moved, errors: kept.map((path) => ({ path, message })) };
+        }
+        const refused = refusedDestinations(new Map([...after].filter(([path]) => moved.includes(path))), policy);
+        if (refused.length) return { status: "destination_not_allowed", errors: refused };
+      }
+      // Credentials from before row binding are written again bound to this row.
+      const rewrite = clear ?? (read.ok && isUnboundCiphertext(row.credentials) ? stored : undefined);
+      const credentials = rewrite !== undefined ? await encryptJson(encryptionKey, rewrite, integrationAad(environmentId, id)) : undefined;
       const update = db
         .update(integrations)
         .set({

@@ -1,12 +1,14 @@
 import { getOpenApiMetadata } from "@asteasolutions/zod-to-openapi";
 import { z } from "@hono/zod-openapi";
-import { ApiError, notFound } from "../../lib/errors";
+import { destinationOptions } from "../../lib/destinations";
+import { ApiError, type FieldError, notFound } from "../../lib/errors";
 import { apiRoute, createRouter, json, security } from "../../lib/openapi";
 import { scopedRepository } from "../../lib/scoped-repository";
 import { PROVIDERS, providerFor } from "../../providers/registry";
 import type { ProviderAdapter } from "../../providers/types";
 import { CHANNELS } from "../../engine/steps";
 import { checkIntegration } from "./credentials";
+import { destinationsOf, refusedDestinations } from "./destinations";
 import { integrationsRepository } from "./repository";
 import {
   Integration,
@@ -22,6 +24,8 @@ import {
 
 export const integrationsRoutes = createRouter();
 
+const destinationRefused = (errors: FieldError[]) =>
+  new ApiError("destination_not_allowed", "A destination is loopback, private, link-local or not https.", errors);
 const missing = (id: string) => notFound("integration_not_found", `integration with id "${id}"`);
 const repo = scopedRepository(integrationsRepository);
 
@@ -82,11 +86,14 @@ integrationsRoutes.openapi(
     security,
     request: { body: { required: true, content: json(IntegrationInput) } },
     responses: { 201: { description: "Created", content: json(Integration) } },
+    errors: ["destination_not_allowed"],
   }),
   async (c) => {
     const input = c.req.valid("json");
     // The schema has already refused an unknown provider.
     const adapter = providerFor(input.provider)!;
+    const refused = refusedDestinations(destinationsOf(adapter, input.credentials, input.baseUrl), destinationOptions(c.env));
+    if (refused.length) throw destinationRefused(refused);
     return c.json(await repo(c).create(input, adapter.channel), 201);
   },
 );
@@ -135,11 +142,11 @@ integrationsRoutes.openapi(
     security,
     request: { params: IntegrationIdParam, body: { required: true, content: json(IntegrationUpdate) } },
     responses: { 200: { description: "Updated", content: json(Integration) } },
-    errors: ["integration_not_found"],
+    errors: ["integration_not_found", "secret_requires_resupply", "destination_not_allowed"],
   }),
   async (c) => {
     const { id } = c.req.valid("param");
-    const outcome = await repo(c).update(id, c.req.valid("json"));
+    const outcome = await repo(c).update(id, c.req.valid("json"), destinationOptions(c.env));
     switch (outcome.status) {
       case "updated":
         return c.json(outcome.integration, 200);
@@ -147,6 +154,14 @@ integrationsRoutes.openapi(
         throw missing(id);
       case "invalid":
         throw new ApiError("validation_failed", "The credentials are not valid for this integration.", outcome.errors);
+      case "resupply":
+        throw new ApiError(
+          "secret_requires_resupply",
+          `${outcome.moved.join(", ")} changed: the stored secrets listed in \`errors\` must be sent again in full, not masked or left out.`,
+          outcome.errors,
+        );
+      case "destination_not_allowed":
+        throw destinationRefused(outcome.errors);
     }
   },
 );
@@ -187,6 +202,6 @@ integrationsRoutes.openapi(
     const { id } = c.req.valid("param");
     const integration = await repo(c).config(id);
     if (!integration) throw missing(id);
-    return c.json(await checkIntegration(providerFor(integration.provider), integration), 200);
+    return c.json(await checkIntegration(providerFor(integration.provider), integration, destinationOptions(c.env)), 200);
   },
 );

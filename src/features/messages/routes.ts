@@ -1,4 +1,9 @@
 import { z } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import { createDb } from "../../db/client";
+import { loadTemplateVariables } from "../../db/queries/variables";
+import { redactSecrets } from "../../engine/redact";
+import type { AppEnv } from "../../env";
 import { ApiError } from "../../lib/errors";
 import { apiRoute, createRouter, json, security } from "../../lib/openapi";
 import { scopedRepository } from "../../lib/scoped-repository";
@@ -10,6 +15,18 @@ export const messagesRoutes = createRouter();
 
 const repo = scopedRepository(messagesRepository);
 
+/**
+ * Content is stored with secret variables redacted; this also covers messages stored before
+ * that, as long as the secret still has the value they were sent with.
+ */
+async function withoutSecrets<T>(c: Context<AppEnv>, read: Promise<T>): Promise<T> {
+  const [value, { secrets }] = await Promise.all([
+    read,
+    loadTemplateVariables(createDb(c.env.DB), c.get("environmentId"), c.env.ENCRYPTION_KEY),
+  ]);
+  return redactSecrets(value, secrets);
+}
+
 messagesRoutes.openapi(
   apiRoute({
     method: "get",
@@ -20,7 +37,7 @@ messagesRoutes.openapi(
     request: { query: MessageQuery },
     responses: { 200: { description: "A page of messages", content: json(MessageList) } },
   }),
-  async (c) => c.json(await repo(c).list(c.req.valid("query")), 200),
+  async (c) => c.json(await withoutSecrets(c, repo(c).list(c.req.valid("query"))), 200),
 );
 
 messagesRoutes.openapi(
@@ -36,7 +53,7 @@ messagesRoutes.openapi(
   }),
   async (c) => {
     const { id } = c.req.valid("param");
-    const message = await repo(c).find(id);
+    const message = await withoutSecrets(c, repo(c).find(id));
     if (!message) throw new ApiError("message_not_found", `No message ${id} in this environment.`);
     return c.json(message, 200);
   },
@@ -58,7 +75,7 @@ messagesRoutes.openapi(
   async (c) => {
     const { transactionId } = c.req.valid("param");
     const [status, waiting] = await Promise.all([
-      repo(c).triggerStatus(transactionId),
+      withoutSecrets(c, repo(c).triggerStatus(transactionId)),
       waitingSteps(c.env, c.get("environmentId"), transactionId),
     ]);
     if (!status)
@@ -80,6 +97,6 @@ messagesRoutes.openapi(
   }),
   async (c) => {
     const { limit, messageId } = c.req.valid("query");
-    return c.json({ data: await repo(c).sandbox(limit, messageId) }, 200);
+    return c.json({ data: await withoutSecrets(c, repo(c).sandbox(limit, messageId)) }, 200);
   },
 );

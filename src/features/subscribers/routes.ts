@@ -1,10 +1,12 @@
 import { createDb } from "../../db/client";
+import { destinationOptions } from "../../lib/destinations";
 import { ApiError, fieldErrors, notFound } from "../../lib/errors";
 import { apiRoute, createRouter, json, security } from "../../lib/openapi";
 import { scopedRepository } from "../../lib/scoped-repository";
 import { SubscriberInput } from "../../contract/recipients";
 import { upsertSubscribers } from "../../db/queries/subscribers";
 import { mergeDuplicates } from "./merge-duplicates";
+import { refusedSubscriberDestinations } from "./destinations";
 import { eraseSubscriber } from "./erasure";
 import { SubscriberIdParam } from "./preferences-schemas";
 import { findSubscriber, subscribersRepository } from "./repository";
@@ -33,12 +35,18 @@ const upsertRoute = apiRoute({
     200: { description: "Updated", content: { "application/json": { schema: Subscriber } } },
     201: { description: "Created", content: { "application/json": { schema: Subscriber } } },
   },
+  errors: ["destination_not_allowed"],
 });
+
+const destinationRefused = (errors: ReturnType<typeof refusedSubscriberDestinations>) =>
+  new ApiError("destination_not_allowed", "A chat webhook or push endpoint is loopback, private, link-local or not https.", errors);
 
 subscribersRoutes.openapi(upsertRoute, async (c) => {
   const environmentId = c.get("environmentId");
   const db = createDb(c.env.DB);
   const input = c.req.valid("json");
+  const refused = refusedSubscriberDestinations(input, destinationOptions(c.env));
+  if (refused.length) throw destinationRefused(refused);
   const [outcome] = await upsertSubscribers(db, environmentId, [input]);
   const stored = await findSubscriber(db, environmentId, input.subscriberId);
   if (!outcome || !stored) throw new Error("subscriber upsert returned no row");
@@ -64,13 +72,17 @@ subscribersRoutes.openapi(bulkRoute, async (c) => {
   const { subscribers } = c.req.valid("json");
   const valid: SubscriberInput[] = [];
   const failed: BulkResult["failed"] = [];
+  const policy = destinationOptions(c.env);
   subscribers.forEach((item, index) => {
     const parsed = SubscriberInput.safeParse(item);
-    if (parsed.success) {
+    const refused = parsed.success ? refusedSubscriberDestinations(parsed.data, policy) : [];
+    if (parsed.success && !refused.length) {
       valid.push(parsed.data);
       return;
     }
-    const error = new ApiError("validation_failed", "The subscriber does not match the expected schema.", fieldErrors(parsed.error.issues));
+    const error = parsed.success
+      ? destinationRefused(refused)
+      : new ApiError("validation_failed", "The subscriber does not match the expected schema.", fieldErrors(parsed.error.issues));
     const id = (item as { subscriberId?: unknown } | null)?.subscriberId;
     failed.push({
       index,

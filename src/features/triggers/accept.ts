@@ -7,6 +7,7 @@ import { ledgerNameFor, ledgerNamesFor, ledgerStub } from "../../durable-objects
 import type { AcceptOutcome } from "../../durable-objects/ledger/trigger-ledger";
 import type { Bindings } from "../../env";
 import { byteLength, canonicalJson, sha256Hex } from "../../lib/crypto";
+import { type DestinationOptions, STRICT_DESTINATIONS } from "../../lib/destinations";
 import { ApiError } from "../../lib/errors";
 import { uuidv7 } from "../../lib/ids";
 import { cachedGate, rememberGate, type WorkflowGate } from "../workflows/gate-cache";
@@ -103,6 +104,7 @@ export async function prepareTrigger(
   gate: WorkflowGate | undefined,
   knownTopics: ReadonlySet<string>,
   now: number,
+  destinations: DestinationOptions = STRICT_DESTINATIONS,
 ): Promise<Prepared> {
   const workflowKey = workflowKeyOf(request);
   if (!gate) throw new ApiError("workflow_not_found", `No workflow with key "${workflowKey}" in this environment.`);
@@ -115,7 +117,7 @@ export async function prepareTrigger(
     const errors = checkedPayloadErrors(gate.payloadSchema, payload);
     if (errors.length) throw new ApiError("validation_failed", "The payload does not match the workflow's payload schema.", errors);
   }
-  const { valid, invalid } = parseRecipients(request.to, (key) => knownTopics.has(key));
+  const { valid, invalid } = parseRecipients(request.to, (key) => knownTopics.has(key), destinations);
   if (valid.length === 0) {
     const unknownTopics = invalid.flatMap((r) => (r.topic === undefined ? [] : [r.topic]));
     if (unknownTopics.length > 0 && unknownTopics.length === invalid.length) {

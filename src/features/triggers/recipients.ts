@@ -1,5 +1,7 @@
 import { fieldErrors } from "../../lib/errors";
 import { Recipient } from "../../contract/recipients";
+import type { DestinationOptions } from "../../lib/destinations";
+import { refusedSubscriberDestinations } from "../subscribers/destinations";
 import type { TriggerRequest } from "./schemas";
 
 export interface InvalidRecipient {
@@ -23,11 +25,13 @@ export function namedTopics(to: TriggerRequest["to"]): string[] {
 
 /**
  * Splits `to` into valid recipients (deduplicated) and the invalid ones, reported by position.
- * A topic the environment does not have is invalid: sending to it would reach nobody.
+ * A topic the environment does not have is invalid: sending to it would reach nobody. An inline
+ * subscriber whose chat webhook or push endpoint the destination policy refuses is invalid too.
  */
 export function parseRecipients(
   to: TriggerRequest["to"],
   topicExists: (key: string) => boolean,
+  destinations: DestinationOptions,
 ): { valid: Recipient[]; invalid: InvalidRecipient[] } {
   const valid: Recipient[] = [];
   const invalid: InvalidRecipient[] = [];
@@ -43,6 +47,11 @@ export function parseRecipients(
     if (typeof r === "object" && "topic" in r && !topicExists(r.topic)) {
       const errors = [{ path: "topic", message: `No topic "${r.topic}" in this environment.` }];
       invalid.push({ index, subscriberId: null, topic: r.topic, errors });
+      return;
+    }
+    const refused = typeof r === "object" && "subscriberId" in r ? refusedSubscriberDestinations(r, destinations) : [];
+    if (refused.length) {
+      invalid.push({ index, subscriberId: typeof r === "object" && "subscriberId" in r ? r.subscriberId : null, errors: refused });
       return;
     }
     const identity = typeof r === "string" ? `s:${r}` : "topic" in r ? `t:${r.topic}` : `s:${r.subscriberId}`;

@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { createDb } from "../../db/client";
+import { destinationOptions } from "../../lib/destinations";
 import { ApiError, fieldErrors } from "../../lib/errors";
 import { apiRoute, createRouter, json, JSON_BODY_CODES, security } from "../../lib/openapi";
 import { loadTopicKeys, loadWorkflowGates, makeDurable, prepareTrigger, workflowKeyOf } from "./accept";
@@ -36,7 +37,14 @@ triggersRoutes.openapi(
       loadWorkflowGates(c.env.DB, environmentId, [workflowKeyOf(request)]),
       loadTopicKeys(c.env.DB, environmentId, [request]),
     ]);
-    const prepared = await prepareTrigger(environmentId, request, gates.get(workflowKeyOf(request)), knownTopics, Date.now());
+    const prepared = await prepareTrigger(
+      environmentId,
+      request,
+      gates.get(workflowKeyOf(request)),
+      knownTopics,
+      Date.now(),
+      destinationOptions(c.env),
+    );
     const [result] = await makeDurable(c.env, [prepared]);
     if (!result || result instanceof ApiError) throw result ?? new Error("no accept result");
     return c.json(acceptedBody(result) as z.infer<typeof TriggerAccepted>, 202);
@@ -74,7 +82,9 @@ triggersRoutes.openapi(
         continue;
       }
       try {
-        ready.push(await prepareTrigger(environmentId, p.data, gates.get(workflowKeyOf(p.data)), knownTopics, now));
+        ready.push(
+          await prepareTrigger(environmentId, p.data, gates.get(workflowKeyOf(p.data)), knownTopics, now, destinationOptions(c.env)),
+        );
         outcomes.push({ index: ready.length - 1 });
       } catch (error) {
         if (!(error instanceof ApiError)) throw error;

@@ -2,16 +2,16 @@ import { and, asc, eq, gt } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { variables } from "../../db/schema";
 import { newId } from "../../lib/ids";
-import { encryptJson } from "../../lib/secrets";
+import { encryptJson, isUnboundCiphertext, variableAad } from "../../lib/secrets";
 import { clear } from "../../db/queries/variables";
 import { SECRET_MASK, type Variable, type VariableInput, type VariableUpdate } from "./schemas";
 import { keysetPage } from "../../lib/pagination";
 
 type Row = typeof variables.$inferSelect;
 
-/** Secret values are kept AES-GCM encrypted (like integration credentials); plain ones as they are. */
-const stored = (encryptionKey: string | undefined, value: string, secret: boolean) =>
-  secret ? encryptJson(encryptionKey, value) : Promise.resolve(value);
+/** Secret values are kept AES-GCM encrypted (like integration credentials), bound to their row; plain ones as they are. */
+const stored = (encryptionKey: string | undefined, environmentId: string, key: string, value: string, secret: boolean) =>
+  secret ? encryptJson(encryptionKey, value, variableAad(environmentId, key)) : Promise.resolve(value);
 
 /** The API view of a row: a secret's value never leaves in clear. */
 const toVariable = (row: Row): Variable => ({
@@ -59,7 +59,7 @@ export function variablesRepository(db: Db, environmentId: string, encryptionKey
           id: newId("var"),
           environmentId,
           key: input.key,
-          value: await stored(encryptionKey, input.value, input.secret),
+          value: await stored(encryptionKey, environmentId, input.key, input.value, input.secret),
           secret: input.secret,
           createdAt: now,
           updatedAt: now,
@@ -74,12 +74,14 @@ export function variablesRepository(db: Db, environmentId: string, encryptionKey
       if (!current) return { status: "not_found" };
       const secret = input.secret ?? current.secret;
       if (current.secret && !secret && input.value === undefined) return { status: "would_reveal_secret" };
-      // The stored form follows the flag: a value (new, or the old one) is re-encoded when the flag changes.
-      const value = input.value ?? (secret === current.secret ? undefined : await clear(encryptionKey, current));
+      // The stored form follows the flag: a value (new, or the old one) is re-encoded when the flag changes,
+      // and a secret from before row binding is encrypted again bound to its row.
+      const rebind = secret && current.secret && isUnboundCiphertext(current.value);
+      const value = input.value ?? (secret === current.secret && !rebind ? undefined : await clear(encryptionKey, environmentId, current));
       const [row] = await db
         .update(variables)
         .set({
-          ...(value !== undefined ? { value: await stored(encryptionKey, value, secret) } : {}),
+          ...(value !== undefined ? { value: await stored(encryptionKey, environmentId, key, value, secret) } : {}),
           secret,
           updatedAt: now,
         })

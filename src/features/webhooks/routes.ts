@@ -75,7 +75,8 @@ webhooksRoutes.openapi(
     // Read as bytes: form-encoded callbacks (Twilio, Plivo) are not "text" to the runtime.
     const body = new TextDecoder().decode(await c.req.arrayBuffer());
     const request = { headers: c.req.raw.headers, body, url: c.req.url };
-    if (!(await webhook.verify(request, integration))) {
+    // Credentials that do not decrypt for this row verify nothing, even for a provider whose secret is optional.
+    if (integration.credentialsError || !(await webhook.verify(request, integration))) {
       throw new ApiError("invalid_signature", "The webhook signature does not verify with this integration's secret.");
     }
     let updates: StatusUpdate[];

@@ -56,19 +56,3 @@ export function previewWorkflow(
   });
   return { workflow: workflow.key, steps };
 }
-
-/** Secrets shorter than this are left alone: masking every "a" or "1" would garble the preview. */
-const MIN_MASKED_LENGTH = 4;
-
-/** Masks secret variable values wherever they surface in a preview (rendered content, condition leaves). */
-export function maskSecrets<T>(value: T, secrets: readonly string[], mask: string): T {
-  const masked = secrets.filter((s) => s.length >= MIN_MASKED_LENGTH).sort((a, b) => b.length - a.length);
-  if (masked.length === 0) return value;
-  const walk = (v: unknown): unknown => {
-    if (typeof v === "string") return masked.reduce((text, secret) => text.replaceAll(secret, mask), v);
-    if (Array.isArray(v)) return v.map(walk);
-    if (v !== null && typeof v === "object") return Object.fromEntries(Object.entries(v).map(([k, item]) => [k, walk(item)]));
-    return v;
-  };
-  return walk(value) as T;
-}

@@ -79,6 +79,7 @@ export const ses: ProviderAdapter<"email"> = {
   id: "ses",
   channel: "email",
   credentials: Credentials,
+  destinations: ["region", "snsTrustedUrlPrefix"],
 
   async send(request, { integration, signal }) {
     const credentials = Credentials.parse(integration.credentials);

@@ -182,6 +182,7 @@ export const fcm: ProviderAdapter<"push"> = {
   id: "fcm",
   channel: "push",
   credentials: Credentials,
+  destinations: ["tokenUri", "serviceAccount.token_uri"],
 
   async send(request, { integration, signal }) {
     const credentials = Credentials.parse(integration.credentials);

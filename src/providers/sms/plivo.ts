@@ -58,6 +58,7 @@ export const plivo: ProviderAdapter<"sms"> = {
   id: "plivo",
   channel: "sms",
   credentials: Credentials,
+  destinations: ["publicUrl"],
 
   async send(request, { integration, signal }) {
     const credentials = Credentials.parse(integration.credentials);

@@ -54,6 +54,7 @@ export const sns: ProviderAdapter<"sms"> = {
   id: "sns",
   channel: "sms",
   credentials: Credentials,
+  destinations: ["region"],
 
   async send(request, { integration, signal }) {
     const credentials = Credentials.parse(integration.credentials);

@@ -69,6 +69,7 @@ export const telnyx: ProviderAdapter<"sms"> = {
   id: "telnyx",
   channel: "sms",
   credentials: Credentials,
+  destinations: ["publicUrl"],
 
   async send(request, { integration, signal }) {
     const credentials = Credentials.parse(integration.credentials);

@@ -56,6 +56,7 @@ export const twilio: ProviderAdapter<"sms"> = {
   id: "twilio",
   channel: "sms",
   credentials: Credentials,
+  destinations: ["publicUrl"],
 
   async send(request, { integration, signal }) {
     const credentials = Credentials.parse(integration.credentials);
