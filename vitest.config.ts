@@ -1,4 +1,5 @@
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
+import { createHash } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
@@ -11,6 +12,8 @@ export default defineConfig({
           TEST_MIGRATIONS: await readD1Migrations(fileURLToPath(new URL("./migrations", import.meta.url))),
           ENCRYPTION_KEY: "Y2xhcmlvbi10ZXN0LWtleS0wMTIzNDU2Nzg5YWJjZGU=",
           FAKE_PROVIDER_URL: inject("fakeProviderUrl"),
+          // test/request.ts holds the admin credential this is the hash of.
+          ADMIN_KEY_HASH: createHash("sha256").update("clarion_admin_testAdminCredential0123456789abcdef").digest("hex"),
         },
       },
     })),

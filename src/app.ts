@@ -16,7 +16,8 @@ import { previewRoutes } from "./features/workflows/preview-routes";
 import { workflowsRoutes } from "./features/workflows/routes";
 import { ApiError, internalError, problemResponse } from "./lib/errors";
 import { uuidv7 } from "./lib/ids";
-import { apiKeyAuth } from "./features/environments/auth";
+import { adminRoutes } from "./features/environments/admin-routes";
+import { adminAuth, apiKeyAuth } from "./features/environments/auth";
 import { BULK_BODY_LIMIT, jsonBody } from "./lib/middleware/json-body";
 import { createRouter } from "./lib/openapi";
 
@@ -41,6 +42,21 @@ function publicRoutes() {
     throw noRoute(c);
   });
   routes.route("/", trackingRoutes);
+  return routes;
+}
+
+/**
+ * Environments and keys, for the operator: the admin credential only. Mounted before the API
+ * proper so its `/v1/*` key check never sees these paths.
+ */
+function adminApi() {
+  const routes = createRouter();
+  routes.use("/v1/admin/*", adminAuth);
+  routes.use("/v1/admin/*", jsonBody());
+  routes.route("/", adminRoutes);
+  routes.all("/v1/admin/*", (c) => {
+    throw noRoute(c);
+  });
   return routes;
 }
 
@@ -73,6 +89,7 @@ export function createApp() {
   app.use("*", requestId({ generator: () => uuidv7() }));
 
   app.route("/", publicRoutes());
+  app.route("/", adminApi());
   app.route("/", keyedRoutes());
 
   app.openAPIRegistry.registerComponent("securitySchemes", "ApiKey", {
@@ -80,6 +97,13 @@ export function createApp() {
     in: "header",
     name: "Authorization",
     description: "`ApiKey <key>` (or `Bearer <key>`). The key selects the environment.",
+  });
+  app.openAPIRegistry.registerComponent("securitySchemes", "AdminKey", {
+    type: "apiKey",
+    in: "header",
+    name: "Authorization",
+    description:
+      "`ApiKey clarion_admin_...`: the admin credential printed by `npm start` and the first `npm run deploy`. Environment keys get 403 here.",
   });
   app.doc31("/openapi.json", {
     openapi: "3.1.0",

@@ -28,6 +28,10 @@ export const STATUS_BY_CODE = {
   invalid_signature: 401,
   integration_not_found: 404,
   message_not_found: 404,
+  environment_not_found: 404,
+  environment_exists: 409,
+  api_key_not_found: 404,
+  api_key_revoked: 409,
   internal_error: 500,
 } as const;
 
@@ -62,6 +66,10 @@ export const TITLE_BY_CODE: Record<ErrorCode, string> = {
   invalid_signature: "Invalid signature",
   integration_not_found: "Integration not found",
   message_not_found: "Message not found",
+  environment_not_found: "Environment not found",
+  environment_exists: "Environment already exists",
+  api_key_not_found: "API key not found",
+  api_key_revoked: "API key revoked",
   internal_error: "Internal error",
 };
 
