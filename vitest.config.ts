@@ -20,7 +20,7 @@ export default defineConfig({
   ],
   test: {
     include: ["test/**/*.test.ts"],
-    exclude: ["test/conformance/**", "test/browser/**"],
+    exclude: ["test/conformance/**", "test/browser/**", "test/scripts/**"],
     setupFiles: ["./test/setup.ts"],
     globalSetup: ["./test/global-setup.ts"],
     testTimeout: 30_000,
