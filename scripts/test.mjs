@@ -15,5 +15,8 @@ await run("tsc", ["-p", "tsconfig.node.json"]);
 await run("tsc", ["-p", "dashboard/tsconfig.json"]);
 await run("depcruise", ["src", "--config", ".dependency-cruiser.cjs"]);
 await run("vitest", ["run"]);
+await run("vitest", ["run", "--config", "vitest.scripts.config.ts"]);
+// The deploy bundles offline (`wrangler deploy --dry-run`): a broken deploy fails here, not in production.
+await run("node", ["scripts/deploy.mjs", "--dry-run"]);
 await run("vitest", ["run", "--config", "vitest.conformance.config.ts"]);
 if (existsSync("vitest.browser.config.ts")) await run("vitest", ["run", "--config", "vitest.browser.config.ts"]);
