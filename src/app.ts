@@ -1,4 +1,3 @@
-import { Scalar } from "@scalar/hono-api-reference";
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { requestId } from "hono/request-id";
@@ -16,6 +15,7 @@ import { previewRoutes } from "./features/workflows/preview-routes";
 import { workflowsRoutes } from "./features/workflows/routes";
 import { ApiError, internalError, problemResponse } from "./lib/errors";
 import { uuidv7 } from "./lib/ids";
+import { docsRoutes } from "./features/docs/routes";
 import { adminRoutes } from "./features/environments/admin-routes";
 import { adminAuth, apiKeyAuth } from "./features/environments/auth";
 import { BULK_BODY_LIMIT, jsonBody } from "./lib/middleware/json-body";
@@ -114,7 +114,7 @@ export function createApp() {
         "Notification infrastructure on Cloudflare Workers. Errors are RFC 9457 problem documents; each operation lists the `code`s it can answer with in its problem responses and in `x-error-codes`.",
     },
   });
-  app.get("/docs", Scalar({ url: "/openapi.json", pageTitle: "Clarion API reference" }));
+  app.route("/", docsRoutes);
 
   app.notFound((c) => answer(c, noRoute(c)));
   app.onError((error, c) => {

@@ -24,3 +24,51 @@ describe("GET /openapi.json", () => {
     expect(await res.text()).toContain("/openapi.json");
   });
 });
+
+interface SchemaObject {
+  $ref?: string;
+  example?: unknown;
+  examples?: unknown[];
+}
+interface OpenApiDocument {
+  paths: Record<string, Record<string, { requestBody?: { content: Record<string, { schema: SchemaObject; example?: unknown }> } }>>;
+  components: { schemas: Record<string, SchemaObject>; securitySchemes: Record<string, unknown> };
+}
+
+/** A value with something in it: not null, and not an object whose every field is null. */
+const meaningful = (value: unknown): boolean =>
+  value !== null && value !== undefined && (typeof value !== "object" || Object.values(value as object).some((v) => v !== null));
+
+describe("the reference's examples", async () => {
+  const doc = (await api<OpenApiDocument>(null, "GET", "/openapi.json")).body;
+  const resolve = (schema: SchemaObject) => (schema.$ref ? doc.components.schemas[schema.$ref.split("/").pop()!]! : schema);
+  const bodies = Object.entries(doc.paths).flatMap(([path, methods]) =>
+    Object.entries(methods)
+      .filter(([, operation]) => operation.requestBody?.content["application/json"])
+      .map(([method, operation]) => ({ name: `${method.toUpperCase()} ${path}`, media: operation.requestBody!.content["application/json"]! })),
+  );
+
+  it.each(bodies)("$name has a realistic request example", ({ media }) => {
+    const schema = resolve(media.schema);
+    const example = media.example ?? schema.example ?? schema.examples?.[0];
+    expect(meaningful(example)).toBe(true);
+  });
+
+  it("declares the ApiKey and AdminKey schemes on the Authorization header", () => {
+    expect(doc.components.securitySchemes).toEqual({
+      ApiKey: expect.objectContaining({ type: "apiKey", in: "header", name: "Authorization" }),
+      AdminKey: expect.objectContaining({ type: "apiKey", in: "header", name: "Authorization" }),
+    });
+  });
+
+  it("puts the admin API under its own tag and scheme", () => {
+    const admin = Object.entries(doc.paths).filter(([path]) => path.startsWith("/v1/admin/"));
+    expect(admin.length).toBeGreaterThanOrEqual(8);
+    for (const [, methods] of admin) {
+      for (const operation of Object.values(methods) as { tags: string[]; security: unknown[] }[]) {
+        expect(operation.tags).toEqual(["Admin"]);
+        expect(operation.security).toEqual([{ AdminKey: [] }]);
+      }
+    }
+  });
+});

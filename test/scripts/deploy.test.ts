@@ -36,9 +36,15 @@ function fakeAccount(initial: { databases?: string[]; queues?: string[]; secrets
     const [a, b] = args;
     if (a === "d1" && b === "list")
       return ok(JSON.stringify([...account.databases].map((name) => ({ uuid: DB_ID, name, version: "production" }))));
-    if (a === "d1" && b === "create") return (account.databases.add(args[2]!), ok("✅ Successfully created DB"));
+    if (a === "d1" && b === "create") {
+      account.databases.add(args[2]!);
+      return ok("✅ Successfully created DB");
+    }
     if (a === "queues" && b === "list") return ok(args[3] === "1" ? queueTable([...account.queues]) : queueTable([]));
-    if (a === "queues" && b === "create") return (account.queues.add(args[2]!), ok());
+    if (a === "queues" && b === "create") {
+      account.queues.add(args[2]!);
+      return ok();
+    }
     if (a === "secret" && b === "list") {
       if (account.secrets === "no worker")
         return { ok: false, stdout: "", stderr: "✘ [ERROR] This Worker does not exist on your account. [code: 10007]", code: 1 };
