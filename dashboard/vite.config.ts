@@ -18,7 +18,10 @@ function workerAssets(): Plugin {
       const main = createRequire(import.meta.url).resolve("@scalar/api-reference");
       mkdirSync(join(DIST, "docs"), { recursive: true });
       copyFileSync(join(dirname(main), "browser/standalone.js"), join(DIST, "docs/scalar-api-reference.js"));
-      const headers = [`Content-Security-Policy: ${cspHeaderValue()}`, ...Object.entries(PAGE_HEADERS).map(([name, value]) => `${name}: ${value}`)];
+      const headers = [
+        `Content-Security-Policy: ${cspHeaderValue()}`,
+        ...Object.entries(PAGE_HEADERS).map(([name, value]) => `${name}: ${value}`),
+      ];
       writeFileSync(join(DIST, "_headers"), `/*\n${headers.map((h) => `  ${h}`).join("\n")}\n`);
     },
   };

@@ -15,6 +15,7 @@ import { previewRoutes } from "./features/workflows/preview-routes";
 import { workflowsRoutes } from "./features/workflows/routes";
 import { ApiError, internalError, problemResponse } from "./lib/errors";
 import { uuidv7 } from "./lib/ids";
+import { addRequestExamples } from "./features/docs/examples";
 import { docsRoutes } from "./features/docs/routes";
 import { adminRoutes } from "./features/environments/admin-routes";
 import { adminAuth, apiKeyAuth } from "./features/environments/auth";
@@ -105,7 +106,7 @@ export function createApp() {
     description:
       "`ApiKey clarion_admin_...`: the admin credential printed by `npm start` and the first `npm run deploy`. Environment keys get 403 here.",
   });
-  app.doc31("/openapi.json", {
+  const documentConfig = {
     openapi: "3.1.0",
     info: {
       title: "Clarion API",
@@ -113,6 +114,15 @@ export function createApp() {
       description:
         "Notification infrastructure on Cloudflare Workers. Errors are RFC 9457 problem documents; each operation lists the `code`s it can answer with in its problem responses and in `x-error-codes`.",
     },
+  };
+  // Built once per isolate, on first request: the routes do not change at run time.
+  let document: ReturnType<typeof app.getOpenAPI31Document> | undefined;
+  app.get("/openapi.json", (c) => {
+    if (!document) {
+      document = app.getOpenAPI31Document(documentConfig);
+      addRequestExamples(document);
+    }
+    return c.json(document);
   });
   app.route("/", docsRoutes);
 

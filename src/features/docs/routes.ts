@@ -9,8 +9,9 @@ import { pageHeaders } from "../../lib/middleware/page-headers";
 export const SCALAR_SCRIPT = "/docs/scalar-api-reference.js";
 
 /**
- * Scalar's settings: no fonts from its CDN, and the `ApiKey` scheme pre-filled with its prefix so
- * generated requests read `Authorization: ApiKey <key>`.
+ * Scalar's settings: no fonts from its CDN, the `ApiKey` scheme pre-filled with its prefix so
+ * generated requests read `Authorization: ApiKey <key>`, and (in the page) this origin as the
+ * server, so a copied curl runs as it is.
  */
 const SCALAR_CONFIG = {
   url: "/openapi.json",
@@ -41,7 +42,7 @@ docsRoutes.get("/docs", pageHeaders, (c) => {
     <div id="app"></div>
     <script src="${SCALAR_SCRIPT}"></script>
     <script nonce="${nonce}">
-      Scalar.createApiReference("#app", ${raw(inlineJson(SCALAR_CONFIG))});
+      Scalar.createApiReference("#app", { ...${raw(inlineJson(SCALAR_CONFIG))}, servers: [{ url: location.origin }] });
     </script>
   </body>
 </html>`);
