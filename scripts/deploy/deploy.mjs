@@ -207,6 +207,12 @@ export async function deploy(deps) {
   files.write(STATE_FILE, `${JSON.stringify({ url: url ?? null, databaseId }, null, 2)}\n`);
   log(`deployed ${url ?? ""} (PUBLIC_URL = ${publicUrl})`);
 
+  if (newSecrets.ENCRYPTION_KEY) {
+    log("");
+    log("  ENCRYPTION_KEY (shown once; back it up — without it stored credentials cannot be decrypted):");
+    log("");
+    log(`    ${newSecrets.ENCRYPTION_KEY}`);
+  }
   if (adminKey) {
     log("");
     log("  Admin credential (shown once; store it now — it manages environments and keys):");

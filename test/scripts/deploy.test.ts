@@ -162,6 +162,12 @@ describe("npm run deploy on a fresh account", () => {
     ]);
     expect(log).toContain("ck_production_secret");
   });
+
+  it("prints the new ENCRYPTION_KEY once, to be backed up", async () => {
+    const fake = fakeAccount();
+    const { log } = await runDeploy(fake);
+    expect(log).toContain(fake.account.secretFiles[0]!.ENCRYPTION_KEY);
+  });
 });
 
 describe("npm run deploy again (an upgrade)", () => {
