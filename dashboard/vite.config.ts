@@ -1,7 +1,7 @@
 import { copyFileSync, mkdirSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { defineConfig, type Plugin } from "vite";
+import { ensureScalarBundle } from "../scripts/docs-assets.mjs";
 import { PAGE_HEADERS, cspHeaderValue } from "../src/contract/content-security-policy.ts";
 
 const DIST = join(import.meta.dirname, "dist");
@@ -14,10 +14,15 @@ function workerAssets(): Plugin {
   return {
     name: "clarion-worker-assets",
     closeBundle() {
-      // The package exports no path to its browser bundle: find it beside the main entry (dist/).
-      const main = createRequire(import.meta.url).resolve("@scalar/api-reference");
       mkdirSync(join(DIST, "docs"), { recursive: true });
-      copyFileSync(join(dirname(main), "browser/standalone.js"), join(DIST, "docs/scalar-api-reference.js"));
+      try {
+        copyFileSync(ensureScalarBundle(), join(DIST, "docs/scalar-api-reference.js"));
+      } catch (error) {
+        // The dashboard still builds; only /docs stays empty until the bundle can be fetched.
+        this.warn(
+          `/docs will be empty: the API reference's script could not be fetched (${error instanceof Error ? error.message : error})`,
+        );
+      }
       const headers = [
         `Content-Security-Policy: ${cspHeaderValue()}`,
         ...Object.entries(PAGE_HEADERS).map(([name, value]) => `${name}: ${value}`),

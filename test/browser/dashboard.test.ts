@@ -284,8 +284,8 @@ describe.skipIf(!CHROMIUM)("the API reference and the static files", () => {
     await docs.getByText("Trigger a workflow", { exact: false }).first().waitFor({ timeout: 30_000 });
     await docs.getByText("Authorization: ApiKey YOUR_API_KEY", { exact: false }).first().waitFor();
     await docs.screenshot({ path: join(SCREENSHOTS, "docs.png") });
-    const text = (await docs.locator("body").textContent()) ?? "";
-    expect(text).toContain(`curl '${base}/v1/trigger'`);
+    // Generated requests go to this origin, so a copied curl runs as it is.
+    await docs.getByText(`curl '${base}/v1/trigger'`, { exact: false }).first().waitFor();
     expect(elsewhere).toEqual([]);
     expect(refused).toEqual([]);
     await docs.close();
