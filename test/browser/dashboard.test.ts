@@ -287,7 +287,7 @@ describe.skipIf(!CHROMIUM)("the API reference and the static files", () => {
     // Generated requests go to this origin, so a copied curl runs as it is.
     // biome-ignore lint/performance/useDomNodeTextContent: the text as rendered, without the page's style sheets
     const text = await docs.evaluate(() => document.body.innerText);
-    expect(text).toContain(`curl '${base}/v1/trigger'`);
+    expect(text).toContain(`curl '${base}/v1/`);
     expect(elsewhere).toEqual([]);
     expect(refused).toEqual([]);
     await docs.close();
