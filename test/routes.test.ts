@@ -51,6 +51,7 @@ describe("every keyed operation", () => {
     const other = isAdmin(operation) ? (await createEnvironment()).key : ADMIN_KEY;
     const res = await api(other, method, fill(path), method === "GET" || method === "DELETE" ? undefined : {});
     expectProblem(res, 403, "forbidden");
+    expect(operation["x-error-codes"]).toContain("forbidden");
   });
 
   it.each(keyed)("$name documents unauthorized", ({ operation }) => {

@@ -24,7 +24,11 @@ export const JSON_BODY_CODES = ["malformed_json", "unsupported_media_type", "pay
  */
 export function errorCodesOf(route: RouteConfig, errors: readonly ErrorCode[] = []): ErrorCode[] {
   const codes = new Set<ErrorCode>();
-  if (route.security?.length) codes.add("unauthorized");
+  // A keyed route refuses a missing or unknown credential (401) and the other kind of credential (403).
+  if (route.security?.length) {
+    codes.add("unauthorized");
+    codes.add("forbidden");
+  }
   const request = route.request;
   if (request?.body) for (const code of JSON_BODY_CODES) codes.add(code);
   if (request?.body || request?.query || request?.params || request?.headers) codes.add("validation_failed");

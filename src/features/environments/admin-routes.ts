@@ -1,5 +1,4 @@
 import { createDb } from "../../db/client";
-import type { ErrorCode } from "../../lib/errors";
 import { ApiError } from "../../lib/errors";
 import { apiRoute, createRouter, json } from "../../lib/openapi";
 import { environmentsRepository } from "./repository";
@@ -24,8 +23,6 @@ import {
 export const adminSecurity = [{ AdminKey: [] }];
 
 const tags = ["Admin"];
-/** Every admin route refuses an environment key with 403. */
-const adminErrors = (...codes: ErrorCode[]): ErrorCode[] => ["forbidden", ...codes];
 
 export const adminRoutes = createRouter();
 
@@ -42,7 +39,6 @@ adminRoutes.openapi(
     security: adminSecurity,
     request: { query: EnvironmentPageQuery },
     responses: { 200: { description: "A page of environments by slug", content: json(EnvironmentList) } },
-    errors: adminErrors(),
   }),
   async (c) => {
     const { limit, cursor } = c.req.valid("query");
@@ -60,7 +56,7 @@ adminRoutes.openapi(
     security: adminSecurity,
     request: { body: { required: true, content: json(EnvironmentInput) } },
     responses: { 201: { description: "Created", content: json(Environment) } },
-    errors: adminErrors("environment_exists"),
+    errors: ["environment_exists"],
   }),
   async (c) => {
     const input = c.req.valid("json");
@@ -79,7 +75,7 @@ adminRoutes.openapi(
     security: adminSecurity,
     request: { params: EnvironmentSlugParam },
     responses: { 200: { description: "The environment", content: json(Environment) } },
-    errors: adminErrors("environment_not_found"),
+    errors: ["environment_not_found"],
   }),
   async (c) => {
     const { slug } = c.req.valid("param");
@@ -98,7 +94,7 @@ adminRoutes.openapi(
     security: adminSecurity,
     request: { params: EnvironmentSlugParam, body: { required: true, content: json(EnvironmentUpdate) } },
     responses: { 200: { description: "Renamed", content: json(Environment) } },
-    errors: adminErrors("environment_not_found"),
+    errors: ["environment_not_found"],
   }),
   async (c) => {
     const { slug } = c.req.valid("param");
@@ -119,7 +115,7 @@ adminRoutes.openapi(
     security: adminSecurity,
     request: { params: EnvironmentSlugParam },
     responses: { 204: { description: "Deleted" } },
-    errors: adminErrors("environment_not_found"),
+    errors: ["environment_not_found"],
   }),
   async (c) => {
     const { slug } = c.req.valid("param");
@@ -138,7 +134,7 @@ adminRoutes.openapi(
     security: adminSecurity,
     request: { params: EnvironmentSlugParam, query: ApiKeyPageQuery },
     responses: { 200: { description: "A page of keys, oldest first", content: json(ApiKeyList) } },
-    errors: adminErrors("environment_not_found"),
+    errors: ["environment_not_found"],
   }),
   async (c) => {
     const { slug } = c.req.valid("param");
@@ -159,7 +155,7 @@ adminRoutes.openapi(
     security: adminSecurity,
     request: { params: EnvironmentSlugParam, body: { required: true, content: json(ApiKeyInput) } },
     responses: { 201: { description: "Created", content: json(ApiKeyCreated) } },
-    errors: adminErrors("environment_not_found"),
+    errors: ["environment_not_found"],
   }),
   async (c) => {
     const { slug } = c.req.valid("param");
@@ -180,7 +176,7 @@ adminRoutes.openapi(
     security: adminSecurity,
     request: { params: ApiKeyIdParam },
     responses: { 200: { description: "Revoked", content: json(ApiKey) } },
-    errors: adminErrors("api_key_not_found"),
+    errors: ["api_key_not_found"],
   }),
   async (c) => {
     const { id } = c.req.valid("param");
@@ -201,7 +197,7 @@ adminRoutes.openapi(
     security: adminSecurity,
     request: { params: ApiKeyIdParam, body: { required: true, content: json(RotateInput) } },
     responses: { 201: { description: "The new key and the old one's new end", content: json(Rotation) } },
-    errors: adminErrors("api_key_not_found", "api_key_revoked"),
+    errors: ["api_key_not_found", "api_key_revoked"],
   }),
   async (c) => {
     const { id } = c.req.valid("param");
