@@ -1,4 +1,5 @@
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
+import { createHash } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
@@ -13,6 +14,8 @@ export default defineConfig({
           // The fake providers listen on 127.0.0.1 (README "Security"); tests of the policy turn it off per request.
           ALLOW_PRIVATE_DESTINATIONS: "true",
           FAKE_PROVIDER_URL: inject("fakeProviderUrl"),
+          // test/request.ts holds the admin credential this is the hash of.
+          ADMIN_KEY_HASH: createHash("sha256").update("clarion_admin_testAdminCredential0123456789abcdef").digest("hex"),
           // Tight limits for the environments test/rate-limit.test.ts creates with these slugs.
           RATE_LIMITS: JSON.stringify({
             "rl-env-a": { environment: "5/60s" },
@@ -29,7 +32,7 @@ export default defineConfig({
   ],
   test: {
     include: ["test/**/*.test.ts"],
-    exclude: ["test/conformance/**", "test/browser/**"],
+    exclude: ["test/conformance/**", "test/browser/**", "test/scripts/**"],
     setupFiles: ["./test/setup.ts"],
     globalSetup: ["./test/global-setup.ts"],
     testTimeout: 30_000,

@@ -37,6 +37,27 @@ export function localSql(options = {}) {
 const ALPHABET = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
 /** @param {string} slug */
 export const newApiKey = (slug) => `ck_${slug}_${Array.from(randomBytes(32), (b) => ALPHABET[b % 62]).join("")}`;
+/** The admin credential: `clarion_admin_` and 32 random base62 characters. Only its SHA-256 is given to the Worker. */
+export const newAdminKey = () => `clarion_admin_${Array.from(randomBytes(32), (b) => ALPHABET[b % 62]).join("")}`;
+/** @param {string} key */
+export const adminKeyHash = (key) => sha256(key);
+
+/**
+ * Keeps `.dev.vars`' `ADMIN_KEY_HASH` and the admin credential in sync: a credential whose hash is
+ * not the one set (or none at all) is replaced by a new one.
+ * @param {string} devVars  the text of `.dev.vars`
+ * @param {string | undefined} stored  the admin credential handed out before, if any
+ * @returns {{ key: string, devVars: string, created: boolean }}
+ */
+export function ensureAdminKey(devVars, stored) {
+  const current = /^ADMIN_KEY_HASH=(.*)$/m.exec(devVars)?.[1]?.trim();
+  if (stored && current === sha256(stored)) return { key: stored, devVars, created: false };
+  const key = newAdminKey();
+  const line = `ADMIN_KEY_HASH=${sha256(key)}`;
+  const text = current === undefined ? `${devVars.replace(/\n?$/, "\n")}${line}\n` : devVars.replace(/^ADMIN_KEY_HASH=.*$/m, line);
+  return { key, devVars: text, created: true };
+}
+
 /** A fresh `ENCRYPTION_KEY`: 32 random bytes, base64. */
 export const newEncryptionKey = () => randomBytes(32).toString("base64");
 /** @param {string} prefix */

@@ -1,6 +1,13 @@
 // `npm start`: everything a new user needs to run Clarion locally, with no Cloudflare account.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { applyMigrations, ensureEnvironments, ensureSandboxIntegrations, localSql, newEncryptionKey } from "./bootstrap.mjs";
+import {
+  applyMigrations,
+  ensureAdminKey,
+  ensureEnvironments,
+  ensureSandboxIntegrations,
+  localSql,
+  newEncryptionKey,
+} from "./bootstrap.mjs";
 import { LOCAL_LEDGER_SHARDS, run } from "./lib.mjs";
 import { ownRegistry } from "./registry.mjs";
 
@@ -18,15 +25,23 @@ await applyMigrations();
 
 const sql = localSql();
 
-/** Creates the development and production environments, each with one API key, on first start. */
+/**
+ * Creates the development and production environments, each with one API key, and the admin
+ * credential (its hash goes to `.dev.vars` as ADMIN_KEY_HASH) on first start.
+ */
 async function bootstrap() {
-  const stored = existsSync(KEYS_FILE) ? JSON.parse(readFileSync(KEYS_FILE, "utf8")) : {};
+  const { admin, ...stored } = existsSync(KEYS_FILE) ? JSON.parse(readFileSync(KEYS_FILE, "utf8")) : {};
   const { keys, created } = await ensureEnvironments(sql, ["development", "production"], stored);
-  if (created) {
-    mkdirSync(".clarion", { recursive: true });
-    writeFileSync(KEYS_FILE, JSON.stringify(keys, null, 2));
+  const adminKey = ensureAdminKey(readFileSync(".dev.vars", "utf8"), admin);
+  if (adminKey.created) {
+    writeFileSync(".dev.vars", adminKey.devVars);
+    console.log("created the admin credential (its SHA-256 is ADMIN_KEY_HASH in .dev.vars)");
   }
-  return keys;
+  if (created || adminKey.created) {
+    mkdirSync(".clarion", { recursive: true });
+    writeFileSync(KEYS_FILE, JSON.stringify({ ...keys, admin: adminKey.key }, null, 2));
+  }
+  return { ...keys, admin: adminKey.key };
 }
 
 /** The development environment sends through the sandbox providers until you add real ones. */
@@ -44,11 +59,14 @@ console.log(`
   Dashboard:      http://${HOST}:${PORT}/dashboard/
   API reference:  http://${HOST}:${PORT}/docs
   Sandbox sends:  GET /v1/sandbox/messages (development sends through the sandbox providers)
-  Development API key (also in ${KEYS_FILE}):
+  Keys (also in ${KEYS_FILE}):
 
-    ${keys.development}
+    development  ${keys.development}
+    production   ${keys.production}
+    admin        ${keys.admin}   (the admin API and \`npx clarion\`, never an environment)
 
   Try: curl -H "Authorization: ApiKey ${keys.development}" http://${HOST}:${PORT}/v1/workflows
+       CLARION_URL=http://${HOST}:${PORT} CLARION_ADMIN_KEY=${keys.admin} npx clarion envs list
 `);
 
 await run(

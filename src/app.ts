@@ -1,4 +1,3 @@
-import { Scalar } from "@scalar/hono-api-reference";
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { requestId } from "hono/request-id";
@@ -17,7 +16,10 @@ import { previewRoutes } from "./features/workflows/preview-routes";
 import { workflowsRoutes } from "./features/workflows/routes";
 import { ApiError, internalError, problemResponse } from "./lib/errors";
 import { uuidv7 } from "./lib/ids";
-import { apiKeyAuth } from "./features/environments/auth";
+import { addRequestExamples } from "./features/docs/examples";
+import { docsRoutes } from "./features/docs/routes";
+import { adminRoutes } from "./features/environments/admin-routes";
+import { adminAuth, apiKeyAuth } from "./features/environments/auth";
 import { BULK_BODY_LIMIT, jsonBody } from "./lib/middleware/json-body";
 import { createRouter } from "./lib/openapi";
 
@@ -42,6 +44,21 @@ function publicRoutes() {
     throw noRoute(c);
   });
   routes.route("/", trackingRoutes);
+  return routes;
+}
+
+/**
+ * Environments and keys, for the operator: the admin credential only. Mounted before the API
+ * proper so its `/v1/*` key check never sees these paths.
+ */
+function adminApi() {
+  const routes = createRouter();
+  routes.use("/v1/admin/*", adminAuth);
+  routes.use("/v1/admin/*", jsonBody());
+  routes.route("/", adminRoutes);
+  routes.all("/v1/admin/*", (c) => {
+    throw noRoute(c);
+  });
   return routes;
 }
 
@@ -75,6 +92,7 @@ export function createApp() {
   app.use("*", requestId({ generator: () => uuidv7() }));
 
   app.route("/", publicRoutes());
+  app.route("/", adminApi());
   app.route("/", keyedRoutes());
 
   app.openAPIRegistry.registerComponent("securitySchemes", "ApiKey", {
@@ -83,7 +101,14 @@ export function createApp() {
     name: "Authorization",
     description: "`ApiKey <key>` (or `Bearer <key>`). The key selects the environment.",
   });
-  app.doc31("/openapi.json", {
+  app.openAPIRegistry.registerComponent("securitySchemes", "AdminKey", {
+    type: "apiKey",
+    in: "header",
+    name: "Authorization",
+    description:
+      "`ApiKey clarion_admin_...`: the admin credential printed by `npm start` and the first `npm run deploy`. Environment keys get 403 here.",
+  });
+  const documentConfig = {
     openapi: "3.1.0",
     info: {
       title: "Clarion API",
@@ -91,8 +116,17 @@ export function createApp() {
       description:
         "Notification infrastructure on Cloudflare Workers. Errors are RFC 9457 problem documents; each operation lists the `code`s it can answer with in its problem responses and in `x-error-codes`.",
     },
+  };
+  // Built once per isolate, on first request: the routes do not change at run time.
+  let document: ReturnType<typeof app.getOpenAPI31Document> | undefined;
+  app.get("/openapi.json", (c) => {
+    if (!document) {
+      document = app.getOpenAPI31Document(documentConfig);
+      addRequestExamples(document);
+    }
+    return c.json(document);
   });
-  app.get("/docs", Scalar({ url: "/openapi.json", pageTitle: "Clarion API reference" }));
+  app.route("/", docsRoutes);
 
   app.notFound((c) => answer(c, noRoute(c)));
   app.onError((error, c) => {

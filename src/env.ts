@@ -23,6 +23,8 @@ export interface Bindings {
    * may point at http://, loopback and private addresses (never link-local or cloud metadata).
    */
   ALLOW_PRIVATE_DESTINATIONS?: string;
+  /** SHA-256 (hex) of the admin credential; comma-separated while an old one is phased out. Unset: the admin API refuses everyone. */
+  ADMIN_KEY_HASH?: string;
   /** Trigger ledger shards (default 32); see docs/architecture.md before changing it. */
   LEDGER_SHARDS?: string;
   /** The shard count before the last change, asked too until its triggers expire. */

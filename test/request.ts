@@ -2,6 +2,9 @@ import { SELF } from "cloudflare:test";
 import { expect } from "vitest";
 import type { ErrorCode, Problem } from "../src/lib/errors";
 
+/** The admin credential of the test runtime (vitest.config.ts binds its hash as ADMIN_KEY_HASH). */
+export const ADMIN_KEY = "clarion_admin_testAdminCredential0123456789abcdef";
+
 export interface ApiResponse<T = Record<string, unknown>> {
   status: number;
   headers: Headers;

@@ -7,7 +7,7 @@ import type { ErrorCode } from "../src/contract/error-codes";
 import type { IntegrationList } from "../src/features/integrations/schemas";
 import type { MessageList } from "../src/features/messages/schemas";
 import { createEnvironment, createSandboxEnvironment, createWorkflow, unique } from "./factories";
-import { api, eventually, expectProblem } from "./request";
+import { ADMIN_KEY, api, eventually, expectProblem } from "./request";
 
 interface Operation {
   security?: unknown[];
@@ -26,6 +26,9 @@ const operations = Object.entries(document.paths).flatMap(([path, methods]) =>
   })),
 );
 const keyed = operations.filter((o) => o.operation.security?.length);
+/** The admin API's operations answer to the admin credential, the rest to an environment key. */
+const isAdmin = (operation: Operation) => JSON.stringify(operation.security ?? []).includes("AdminKey");
+const environmentKeyed = keyed.filter((o) => !isAdmin(o.operation));
 const withJsonBody = operations.filter((o) => o.operation.requestBody?.content["application/json"]);
 
 /** The path with its `{params}` filled from `values`, or with a placeholder. */
@@ -44,6 +47,13 @@ describe("every keyed operation", () => {
     expect(expectProblem(res, 401, "unauthorized").detail).toMatch(/ApiKey/);
   });
 
+  it.each(keyed)("$name answers 403 to the other kind of credential", async ({ method, path, operation }) => {
+    const other = isAdmin(operation) ? (await createEnvironment()).key : ADMIN_KEY;
+    const res = await api(other, method, fill(path), method === "GET" || method === "DELETE" ? undefined : {});
+    expectProblem(res, 403, "forbidden");
+    expect(operation["x-error-codes"]).toContain("forbidden");
+  });
+
   it.each(keyed)("$name documents unauthorized", ({ operation }) => {
     expect(operation["x-error-codes"]).toContain("unauthorized");
   });
@@ -56,13 +66,17 @@ describe("every operation with a JSON body", () => {
   });
 
   it.each(withJsonBody)("$name answers malformed JSON with a documented 400 problem", async ({ method, path, operation }) => {
-    const res = await api(key, method, fill(path), undefined, { headers: { "content-type": "application/json" }, rawBody: '{"to": ' });
+    const credential = isAdmin(operation) ? ADMIN_KEY : key;
+    const res = await api(credential, method, fill(path), undefined, {
+      headers: { "content-type": "application/json" },
+      rawBody: '{"to": ',
+    });
     expectProblem(res, 400, "malformed_json");
     expect(operation["x-error-codes"]).toContain("malformed_json");
   });
 
   it.each(withJsonBody)("$name answers a body of the wrong shape with a documented 4xx problem", async ({ method, path, operation }) => {
-    const res = await api<{ code: ErrorCode }>(key, method, fill(path), ["not", "an", "object"]);
+    const res = await api<{ code: ErrorCode }>(isAdmin(operation) ? ADMIN_KEY : key, method, fill(path), ["not", "an", "object"]);
     expect(res.status).toBeGreaterThanOrEqual(400);
     expect(res.status).toBeLessThan(500);
     expect(res.headers.get("content-type")).toMatch(/^application\/problem\+json/);
@@ -106,16 +120,19 @@ describe("every keyed read, across environments", () => {
   const valuesFor = (path: string) => (path.startsWith("/v1/integrations/") ? { ...values, id: integrationId } : values);
 
   /** A read of one resource: the owner sees it, the stranger gets a documented 404. A list: the stranger's names none of the owner's. */
-  it.each(keyed.filter((o) => o.method === "GET"))("$name shows another environment nothing of this one's", async ({ path, operation }) => {
-    const concrete = fill(path, valuesFor(path));
-    const theirs = await api<{ code: ErrorCode }>(stranger, "GET", concrete);
-    if (path.includes("{")) {
-      expect((await api(owner, "GET", concrete)).status).toBe(200);
-      expect(theirs.status).toBe(404);
-      expect(operation["x-error-codes"]).toContain(theirs.body.code);
-    } else {
-      expect(theirs.status).toBe(200);
-      for (const owned of Object.values({ ...values, integrationId })) expect(JSON.stringify(theirs.body)).not.toContain(owned);
-    }
-  });
+  it.each(environmentKeyed.filter((o) => o.method === "GET"))(
+    "$name shows another environment nothing of this one's",
+    async ({ path, operation }) => {
+      const concrete = fill(path, valuesFor(path));
+      const theirs = await api<{ code: ErrorCode }>(stranger, "GET", concrete);
+      if (path.includes("{")) {
+        expect((await api(owner, "GET", concrete)).status).toBe(200);
+        expect(theirs.status).toBe(404);
+        expect(operation["x-error-codes"]).toContain(theirs.body.code);
+      } else {
+        expect(theirs.status).toBe(200);
+        for (const owned of Object.values({ ...values, integrationId })) expect(JSON.stringify(theirs.body)).not.toContain(owned);
+      }
+    },
+  );
 });

@@ -31,6 +31,10 @@ export const STATUS_BY_CODE = {
   suppression_not_found: 404,
   secret_requires_resupply: 422,
   destination_not_allowed: 422,
+  environment_not_found: 404,
+  environment_exists: 409,
+  api_key_not_found: 404,
+  api_key_revoked: 409,
   internal_error: 500,
 } as const;
 
@@ -68,6 +72,10 @@ export const TITLE_BY_CODE: Record<ErrorCode, string> = {
   suppression_not_found: "Suppression not found",
   secret_requires_resupply: "Secret requires re-supply",
   destination_not_allowed: "Destination not allowed",
+  environment_not_found: "Environment not found",
+  environment_exists: "Environment already exists",
+  api_key_not_found: "API key not found",
+  api_key_revoked: "API key revoked",
   internal_error: "Internal error",
 };
 

@@ -24,8 +24,10 @@ export const JSON_BODY_CODES = ["malformed_json", "unsupported_media_type", "pay
  */
 export function errorCodesOf(route: RouteConfig, errors: readonly ErrorCode[] = []): ErrorCode[] {
   const codes = new Set<ErrorCode>();
+  // A keyed route refuses a missing or unknown credential (401) and the other kind of credential (403).
   if (route.security?.length) {
     codes.add("unauthorized");
+    codes.add("forbidden");
     codes.add("rate_limited");
   }
   const request = route.request;

@@ -12,7 +12,10 @@ export const environments = sqliteTable(
   (t) => [uniqueIndex("environments_slug_uq").on(t.slug)],
 );
 
-/** Only a SHA-256 hash of each key is kept; `prefix` lets a person recognise a key. */
+/**
+ * Only a SHA-256 hash of each key is kept; `prefix` lets a person recognise a key. A rotated key
+ * keeps working until `expiresAt`; `lastUsedAt` is written at most once a minute per isolate.
+ */
 export const apiKeys = sqliteTable(
   "api_keys",
   {
@@ -23,6 +26,8 @@ export const apiKeys = sqliteTable(
     hash: text("hash").notNull(),
     createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull(),
     revokedAt: integer("revoked_at", { mode: "timestamp_ms" }),
+    expiresAt: integer("expires_at", { mode: "timestamp_ms" }),
+    lastUsedAt: integer("last_used_at", { mode: "timestamp_ms" }),
   },
   (t) => [uniqueIndex("api_keys_hash_uq").on(t.hash), index("api_keys_env_idx").on(t.environmentId)],
 );

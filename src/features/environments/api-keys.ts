@@ -14,9 +14,21 @@ export interface KeyOwner {
   slug: string;
   /** SHA-256 of the key: what the per-key rate limit counts under, never the key itself. */
   keyHash: string;
+  /** A D1 write to record the use, when the key has not been seen in this isolate for a minute. */
+  touch?: Promise<unknown>;
 }
 
-const cache = new Map<string, { owner: Omit<KeyOwner, "keyHash">; expiresAt: number }>();
+interface CachedKey {
+  keyId: string;
+  environmentId: string;
+  slug: string;
+  /** When the key itself stops working (a rotated key); null while it has no end. */
+  keyExpiresAt: number | null;
+  /** When this isolate asks D1 again. */
+  cachedUntil: number;
+}
+
+const cache = new Map<string, CachedKey>();
 const unknown = new Map<string, number>();
 
 function rememberUnknown(hash: string, now: number) {
@@ -31,38 +43,60 @@ function rememberUnknown(hash: string, now: number) {
 
 /**
  * Finds the environment an API key belongs to. Hits stay in the isolate for a minute so the
- * trigger path does not read D1 on every request; a revoked key therefore stops working
- * within a minute. Misses stay for 10 s, so a flood of bad keys does not read D1 for each
- * request; a key created during that time is found once it has passed.
+ * trigger path does not read D1 on every request; a key revoked elsewhere therefore stops
+ * working within a minute (at once in the isolate that revoked it, see `forgetApiKeys`). The
+ * minute also bounds `last_used_at` writes: one per key per isolate per minute, never one per
+ * request. Misses stay for 10 s, so a flood of bad keys does not read D1 for each request; a
+ * key created elsewhere during that time is found once it has passed.
  */
 export async function ownerOfKey(d1: D1Database, key: string, now = Date.now()): Promise<KeyOwner | null> {
   const keyHash = await sha256Hex(key);
   const hit = cache.get(keyHash);
-  if (hit && hit.expiresAt > now) return { ...hit.owner, keyHash };
+  if (hit && hit.cachedUntil > now) {
+    if (hit.keyExpiresAt !== null && hit.keyExpiresAt <= now) return null;
+    return { environmentId: hit.environmentId, slug: hit.slug, keyHash };
+  }
   const missUntil = unknown.get(keyHash);
   if (missUntil !== undefined && missUntil > now) return null;
-  const [row] = await createDb(d1)
-    .select({ environmentId: apiKeys.environmentId, slug: environments.slug })
+  const db = createDb(d1);
+  const [row] = await db
+    .select({ id: apiKeys.id, environmentId: apiKeys.environmentId, slug: environments.slug, expiresAt: apiKeys.expiresAt })
     .from(apiKeys)
     .innerJoin(environments, eq(environments.id, apiKeys.environmentId))
     .where(and(eq(apiKeys.hash, keyHash), isNull(apiKeys.revokedAt)))
     .limit(1);
-  if (!row) {
+  const keyExpiresAt = row?.expiresAt?.getTime() ?? null;
+  if (!row || (keyExpiresAt !== null && keyExpiresAt <= now)) {
     cache.delete(keyHash);
     rememberUnknown(keyHash, now);
     return null;
   }
   unknown.delete(keyHash);
-  cache.set(keyHash, { owner: row, expiresAt: now + CACHE_TTL_MS });
-  return { ...row, keyHash };
+  cache.set(keyHash, { keyId: row.id, environmentId: row.environmentId, slug: row.slug, keyExpiresAt, cachedUntil: now + CACHE_TTL_MS });
+  const touch = db
+    .update(apiKeys)
+    .set({ lastUsedAt: new Date(now) })
+    .where(eq(apiKeys.id, row.id))
+    .run();
+  return { environmentId: row.environmentId, slug: row.slug, keyHash, touch };
+}
+
+/** Drops keys from this isolate's cache at once (a revocation, a deleted environment); other isolates follow within a minute. */
+export function forgetApiKeys(matches: (entry: { keyId: string; environmentId: string }) => boolean): void {
+  for (const [hash, entry] of cache) if (matches(entry)) cache.delete(hash);
 }
 
 const ALPHABET = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
 
+const randomBody = () => Array.from(crypto.getRandomValues(new Uint8Array(32)), (b) => ALPHABET[b % ALPHABET.length]).join("");
+
 /** `ck_<environment slug>_<32 random base62 characters>`; the first 12 characters are shown as its prefix. */
 export function generateApiKey(slug: string): { key: string; prefix: string } {
-  const random = crypto.getRandomValues(new Uint8Array(32));
-  const body = Array.from(random, (b) => ALPHABET[b % ALPHABET.length]).join("");
-  const key = `ck_${slug}_${body}`;
+  const key = `ck_${slug}_${randomBody()}`;
   return { key, prefix: key.slice(0, 12) };
 }
+
+/** Admin credentials are told apart from environment keys by their prefix alone. */
+export const ADMIN_KEY_PREFIX = "clarion_admin_";
+
+export const generateAdminKey = () => `${ADMIN_KEY_PREFIX}${randomBody()}`;

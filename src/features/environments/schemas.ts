@@ -1,0 +1,115 @@
+import { z } from "@hono/zod-openapi";
+import { pageOf, pageQuery } from "../../lib/pagination";
+
+const SLUG = /^[a-z][a-z0-9-]{0,31}$/;
+const MAX_OVERLAP_HOURS = 24 * 30;
+export const DEFAULT_OVERLAP_HOURS = 24;
+
+export const Environment = z
+  .object({
+    id: z.string().openapi({ example: "env_01936b2f8c7a7cc1a3e2f4b5c6d7e8f9" }),
+    name: z.string().openapi({ example: "Staging" }),
+    slug: z.string().openapi({ example: "staging" }),
+    createdAt: z.iso.datetime().openapi({ example: "2026-11-23T21:00:00.000Z" }),
+  })
+  .openapi("Environment");
+export type Environment = z.infer<typeof Environment>;
+
+export const EnvironmentInput = z
+  .object({
+    name: z.string().trim().min(1).max(100),
+    slug: z
+      .string()
+      .regex(SLUG, "A slug is a lower-case letter, then lower-case letters, digits and '-' (at most 32).")
+      .openapi({ description: "Unique; appears in the environment's keys (`ck_<slug>_...`)." }),
+  })
+  .strict()
+  .openapi("EnvironmentInput", { example: { name: "Staging", slug: "staging" } });
+export type EnvironmentInput = z.infer<typeof EnvironmentInput>;
+
+export const EnvironmentUpdate = EnvironmentInput.pick({ name: true })
+  .strict()
+  .openapi("EnvironmentUpdate", { description: "The slug never changes: keys carry it.", example: { name: "Staging (EU)" } });
+export type EnvironmentUpdate = z.infer<typeof EnvironmentUpdate>;
+
+export const EnvironmentList = pageOf(Environment).openapi("EnvironmentList");
+export type EnvironmentList = z.infer<typeof EnvironmentList>;
+export const EnvironmentPageQuery = pageQuery(100);
+
+export const EnvironmentSlugParam = z.object({
+  slug: z.string().openapi({ param: { name: "slug", in: "path" }, example: "staging" }),
+});
+
+export const API_KEY_STATUSES = ["active", "expiring", "expired", "revoked"] as const;
+
+export const ApiKey = z
+  .object({
+    id: z.string().openapi({ example: "key_01936b2f8c7a7cc1a3e2f4b5c6d7e8f9" }),
+    environment: z.string().openapi({ description: "The environment's slug.", example: "staging" }),
+    name: z.string().openapi({ example: "ci" }),
+    prefix: z.string().openapi({ description: "The key's first 12 characters, to recognise it.", example: "ck_staging_a" }),
+    status: z.enum(API_KEY_STATUSES).openapi({
+      description: "`expiring`: rotated, works until `expiresAt`. `expired` and `revoked` keys are refused.",
+      example: "active",
+    }),
+    createdAt: z.iso.datetime().openapi({ example: "2026-11-23T21:00:00.000Z" }),
+    lastUsedAt: z.iso.datetime().nullable().openapi({
+      description: "Recorded at most once a minute per Worker isolate, so it may lag by a minute.",
+      example: "2026-11-23T21:05:00.000Z",
+    }),
+    expiresAt: z.iso.datetime().nullable().openapi({ example: null }),
+    revokedAt: z.iso.datetime().nullable().openapi({ example: null }),
+  })
+  .openapi("ApiKey");
+export type ApiKey = z.infer<typeof ApiKey>;
+
+export const ApiKeyCreated = ApiKey.extend({
+  key: z
+    .string()
+    .openapi({ description: "The secret itself: shown in this answer only.", example: "ck_staging_4kQ9xW2mTz8LpR5vN1bY7cH3jF6gD0sA" }),
+}).openapi("ApiKeyCreated");
+export type ApiKeyCreated = z.infer<typeof ApiKeyCreated>;
+
+export const ApiKeyInput = z
+  .object({
+    name: z.string().trim().min(1).max(100).default("default"),
+    expiresAt: z.iso.datetime().optional().openapi({ description: "Leave out for a key with no end." }),
+  })
+  .strict()
+  .openapi("ApiKeyInput", { example: { name: "ci" } });
+export type ApiKeyInput = z.infer<typeof ApiKeyInput>;
+
+export const ApiKeyList = pageOf(ApiKey).openapi("ApiKeyList");
+export type ApiKeyList = z.infer<typeof ApiKeyList>;
+export const ApiKeyPageQuery = pageQuery(100).extend({
+  includeRevoked: z
+    .enum(["true", "false"])
+    .default("false")
+    .transform((v) => v === "true")
+    .openapi({ description: "Also list revoked and expired keys." }),
+});
+
+export const ApiKeyIdParam = z.object({
+  id: z.string().openapi({ param: { name: "id", in: "path" }, example: "key_01936b2f8c7a7cc1a3e2f4b5c6d7e8f9" }),
+});
+
+export const RotateInput = z
+  .object({
+    overlapHours: z
+      .number()
+      .min(0)
+      .max(MAX_OVERLAP_HOURS)
+      .default(DEFAULT_OVERLAP_HOURS)
+      .openapi({
+        description: `How long the old key keeps working (default ${DEFAULT_OVERLAP_HOURS}; 0 ends it at once).`,
+      }),
+    name: z.string().trim().min(1).max(100).optional().openapi({ description: "The new key's name; the old one's by default." }),
+  })
+  .strict()
+  .openapi("RotateInput", { example: { overlapHours: 24 } });
+export type RotateInput = z.infer<typeof RotateInput>;
+
+export const Rotation = z
+  .object({ key: ApiKeyCreated, previous: ApiKey.openapi({ description: "The old key, now `expiring` (or `expired` with no overlap)." }) })
+  .openapi("Rotation");
+export type Rotation = z.infer<typeof Rotation>;

@@ -1,0 +1,136 @@
+import { env } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import type { Environment, EnvironmentList } from "../../src/features/environments/schemas";
+import { ENVIRONMENT_TABLES } from "../../src/features/environments/repository";
+import { createSandboxEnvironment, createWorkflow, trigger, unique } from "../factories";
+import { settledMessages } from "../e2e/helpers";
+import { api, errorPaths, expectProblem } from "../request";
+import { admin, adminEnvironment } from "./helpers";
+import { getTableName } from "drizzle-orm";
+
+describe("POST /v1/admin/environments", () => {
+  it("creates an environment", async () => {
+    const slug = unique("stg");
+    const res = await admin<Environment>("POST", "/environments", { name: "Staging", slug });
+    expect(res.status).toBe(201);
+    expect(res.body).toEqual({ id: expect.stringMatching(/^env_/), name: "Staging", slug, createdAt: expect.any(String) });
+  });
+
+  it("refuses a slug that is taken with 409", async () => {
+    const { environment } = await adminEnvironment();
+    expectProblem(await admin("POST", "/environments", { name: "Again", slug: environment.slug }), 409, "environment_exists");
+  });
+
+  it.each([
+    [{ name: "No slug" }, "slug"],
+    [{ name: "Upper", slug: "Staging" }, "slug"],
+    [{ name: "Space", slug: "my env" }, "slug"],
+    [{ name: "Long", slug: `a${"b".repeat(32)}` }, "slug"],
+    [{ name: "", slug: "empty-name" }, "name"],
+    [{ name: "Extra", slug: "extra", color: "red" }, "(root)"],
+  ])("refuses %j with 422 naming %s", async (body, path) => {
+    const res = await admin("POST", "/environments", body);
+    expectProblem(res, 422, "validation_failed");
+    expect(errorPaths(res.body)).toContain(path);
+  });
+});
+
+describe("GET /v1/admin/environments", () => {
+  it("lists environments by slug, a page at a time", async () => {
+    const a = await adminEnvironment(unique("list-a"));
+    const b = await adminEnvironment(unique("list-b"));
+    const slugs: string[] = [];
+    let cursor: string | null = "";
+    while (cursor !== null) {
+      const page: { body: EnvironmentList } = await admin<EnvironmentList>(
+        "GET",
+        `/environments?limit=2${cursor ? `&cursor=${cursor}` : ""}`,
+      );
+      slugs.push(...page.body.data.map((e) => e.slug));
+      cursor = page.body.nextCursor;
+    }
+    expect(slugs).toEqual([...slugs].sort());
+    expect(slugs).toEqual(expect.arrayContaining([a.environment.slug, b.environment.slug]));
+  });
+});
+
+describe("PATCH /v1/admin/environments/{slug}", () => {
+  it("renames an environment and keeps its slug", async () => {
+    const { environment } = await adminEnvironment();
+    const res = await admin<Environment>("PATCH", `/environments/${environment.slug}`, { name: "Renamed" });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ ...environment, name: "Renamed" });
+  });
+
+  it("answers 404 for an unknown slug", async () => {
+    expectProblem(await admin("PATCH", "/environments/no-such-env", { name: "X" }), 404, "environment_not_found");
+  });
+});
+
+/** The tables of the database with an `environment_id` column. */
+async function tablesWithEnvironmentId(): Promise<string[]> {
+  const { results } = await env.DB.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND sql LIKE '%`environment_id`%'").all<{
+    name: string;
+  }>();
+  return results.map((r) => r.name).sort();
+}
+
+const rowsOf = async (environmentId: string) =>
+  Object.fromEntries(
+    await Promise.all(
+      (await tablesWithEnvironmentId()).map(async (table) => {
+        const row = await env.DB.prepare(`SELECT COUNT(*) AS n FROM ${table} WHERE environment_id = ?`)
+          .bind(environmentId)
+          .first<{ n: number }>();
+        return [table, row!.n] as const;
+      }),
+    ),
+  );
+
+describe("DELETE /v1/admin/environments/{slug}", () => {
+  it("knows every table that holds an environment's data", async () => {
+    expect(ENVIRONMENT_TABLES.map((t) => getTableName(t)).sort()).toEqual(await tablesWithEnvironmentId());
+  });
+
+  it("deletes the environment with everything it holds, and leaves the others alone", async () => {
+    const doomed = await createSandboxEnvironment();
+    const kept = await createSandboxEnvironment();
+    for (const { key } of [doomed, kept]) {
+      const workflow = await createWorkflow(key);
+      expect(
+        (
+          await api(key, "POST", "/sub", {
+            subscriberId: "ada",
+            email: "ada@example.com",
+            channels: { push: [{ provider: "fcm", token: "t-1" }] },
+          })
+        ).status,
+      ).toBe(201);
+      expect((await api(key, "POST", "/v1/topics", { key: "news", name: "News" })).status).toBe(201);
+      expect((await api(key, "POST", "/v1/topics/news/subscribers", { subscriberIds: ["ada"] })).status).toBeLessThan(300);
+      expect((await api(key, "POST", "/v1/variables", { key: "SUPPORT", value: "x" })).status).toBe(201);
+      const tx = await trigger(key, { workflow: workflow.key, to: "ada" });
+      await settledMessages(key, tx, 1);
+    }
+    const slug = (await env.DB.prepare("SELECT slug FROM environments WHERE id = ?").bind(doomed.id).first<{ slug: string }>())!.slug;
+    const before = await rowsOf(doomed.id);
+    expect(Object.entries(before).filter(([, n]) => n === 0)).toEqual([]);
+
+    expect((await admin("DELETE", `/environments/${slug}`)).status).toBe(204);
+
+    expect(Object.values(await rowsOf(doomed.id)).every((n) => n === 0)).toBe(true);
+    expect(await env.DB.prepare("SELECT id FROM environments WHERE id = ?").bind(doomed.id).first()).toBeNull();
+    expect(await rowsOf(kept.id)).toEqual(expect.objectContaining({ workflows: 1, subscribers: 1, messages: 1 }));
+  });
+
+  it("refuses the deleted environment's key at once", async () => {
+    const { environment, key } = await adminEnvironment();
+    expect((await api(key.key, "GET", "/v1/workflows")).status).toBe(200);
+    expect((await admin("DELETE", `/environments/${environment.slug}`)).status).toBe(204);
+    expectProblem(await api(key.key, "GET", "/v1/workflows"), 401, "unauthorized");
+  });
+
+  it("answers 404 for an unknown slug", async () => {
+    expectProblem(await admin("DELETE", "/environments/no-such-env"), 404, "environment_not_found");
+  });
+});

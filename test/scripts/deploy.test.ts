@@ -1,0 +1,235 @@
+// `npm run deploy`'s planning against a fake wrangler: what exists is found, what is missing is
+// created, and a second run is an upgrade that recreates nothing.
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { DEPLOY_CONFIG } from "../../scripts/deploy/config.mjs";
+import { deploy, DRY_RUN_CONFIG, STATE_FILE } from "../../scripts/deploy/deploy.mjs";
+import { databaseIdFrom, deployedUrlFrom, queueNamesFrom } from "../../scripts/deploy/parse.mjs";
+import type { WranglerResult } from "../../scripts/deploy/wrangler.mjs";
+
+const TOML = readFileSync(new URL("../../wrangler.toml", import.meta.url), "utf8");
+const URL_REPORTED = "https://clarion.acme.workers.dev";
+const DB_ID = "5f0c1a2e-7d3b-4c8e-9a6f-2b1d3e4f5a6b";
+
+const queueTable = (names: string[]) =>
+  [
+    "┌──────────┬────────────────────┬────────────┐",
+    "│ id       │ name               │ created_on │",
+    "├──────────┼────────────────────┼────────────┤",
+    ...names.map((name, i) => `│ q${i}       │ ${name.padEnd(18)} │ 2026-11-01 │`),
+    "└──────────┴────────────────────┴────────────┘",
+  ].join("\n");
+
+/** A Cloudflare account as wrangler shows it, changed by the commands the deploy runs. */
+function fakeAccount(initial: { databases?: string[]; queues?: string[]; secrets?: string[] | "no worker" | "error" } = {}) {
+  const account = {
+    databases: new Set(initial.databases ?? []),
+    queues: new Set(initial.queues ?? []),
+    secrets: initial.secrets ?? ("no worker" as string[] | "no worker" | "error"),
+    calls: [] as string[][],
+    secretFiles: [] as Record<string, string>[],
+  };
+  const files = new Map<string, string>([["wrangler.toml", TOML]]);
+  const ok = (stdout = ""): WranglerResult => ({ ok: true, stdout });
+  const wrangler = async (args: string[]): Promise<WranglerResult> => {
+    account.calls.push(args);
+    const [a, b] = args;
+    if (a === "d1" && b === "list")
+      return ok(JSON.stringify([...account.databases].map((name) => ({ uuid: DB_ID, name, version: "production" }))));
+    if (a === "d1" && b === "create") {
+      account.databases.add(args[2]!);
+      return ok("✅ Successfully created DB");
+    }
+    if (a === "queues" && b === "list") return ok(args[3] === "1" ? queueTable([...account.queues]) : queueTable([]));
+    if (a === "queues" && b === "create") {
+      account.queues.add(args[2]!);
+      return ok();
+    }
+    if (a === "secret" && b === "list") {
+      if (account.secrets === "no worker")
+        return { ok: false, stdout: "", stderr: "✘ [ERROR] This Worker does not exist on your account. [code: 10007]", code: 1 };
+      if (account.secrets === "error") return { ok: false, stdout: "", stderr: "✘ [ERROR] fetch failed", code: 1 };
+      return ok(JSON.stringify(account.secrets.map((name) => ({ name, type: "secret_text" }))));
+    }
+    if (a === "d1" && b === "migrations") return ok("No migrations to apply!");
+    if (a === "deploy") {
+      const secretsFile = args[args.indexOf("--secrets-file") + 1];
+      if (args.includes("--secrets-file")) {
+        const added = JSON.parse(files.get(secretsFile!)!);
+        account.secretFiles.push(added);
+        account.secrets = [...(Array.isArray(account.secrets) ? account.secrets : []), ...Object.keys(added)];
+      }
+      return ok(
+        args.includes("--dry-run")
+          ? "--dry-run: exiting now."
+          : `Uploaded clarion\nDeployed clarion triggers\n  ${URL_REPORTED}\nCurrent Version ID: 1`,
+      );
+    }
+    throw new Error(`unexpected wrangler ${args.join(" ")}`);
+  };
+  return { account, files, wrangler };
+}
+
+/** The admin API of the freshly deployed Worker. */
+function fakeAdminApi() {
+  const requests: string[] = [];
+  const fetch = (async (url: string, init: RequestInit) => {
+    const path = new URL(url).pathname;
+    requests.push(`${init.method} ${path}`);
+    const body =
+      init.method === "GET" ? { data: [], nextCursor: null } : path.endsWith("/keys") ? { key: `ck_${path.split("/")[4]}_secret` } : {};
+    return new Response(JSON.stringify(body), { status: init.method === "GET" ? 200 : 201 });
+  }) as typeof globalThis.fetch;
+  return { requests, fetch };
+}
+
+async function runDeploy(fake: ReturnType<typeof fakeAccount>, options: { dryRun?: boolean; url?: string } = {}, api = fakeAdminApi()) {
+  const log: string[] = [];
+  let built = 0;
+  const result = await deploy({
+    wrangler: fake.wrangler,
+    options: { dryRun: options.dryRun ?? false, url: options.url, name: "clarion", database: "clarion" },
+    files: {
+      read: (path) => fake.files.get(path) ?? null,
+      write: (path, text) => void fake.files.set(path, text),
+      remove: (path) => void fake.files.delete(path),
+      list: (dir) => (dir === "migrations" ? ["0000_init.sql", "0001_delivery.sql", "meta"] : []),
+    },
+    build: async () => void built++,
+    fetch: api.fetch,
+    log: (line) => log.push(line),
+    waitMs: 1,
+  });
+  return { result, log: log.join("\n"), built, api };
+}
+
+const commands = (calls: string[][]) => calls.map((args) => args.filter((a) => !a.startsWith(".clarion/secrets-")).join(" "));
+
+describe("npm run deploy on a fresh account", () => {
+  it("creates the database and the queues, reading their ids from wrangler", async () => {
+    const fake = fakeAccount();
+    await runDeploy(fake);
+    expect(commands(fake.account.calls)).toEqual(
+      expect.arrayContaining([
+        "d1 create clarion",
+        "queues create clarion-delivery-0",
+        "queues create clarion-delivery-1",
+        "queues create clarion-delivery-dlq",
+      ]),
+    );
+    expect(fake.files.get(DEPLOY_CONFIG)).toContain(`database_id = "${DB_ID}"`);
+  });
+
+  it("builds the dashboard, applies migrations before deploying, and sets both secrets with the first version", async () => {
+    const fake = fakeAccount();
+    const { built } = await runDeploy(fake);
+    expect(built).toBe(1);
+    const order = commands(fake.account.calls).filter((c) => c.startsWith("d1 migrations") || c.startsWith("deploy"));
+    expect(order).toEqual([
+      `d1 migrations apply DB --remote --config ${DEPLOY_CONFIG}`,
+      `deploy --config ${DEPLOY_CONFIG} --secrets-file`,
+      `deploy --config ${DEPLOY_CONFIG}`,
+    ]);
+    expect(Object.keys(fake.account.secretFiles[0]!).sort()).toEqual(["ADMIN_KEY_HASH", "ENCRYPTION_KEY"]);
+    expect([...fake.files.keys()].some((path) => path.startsWith(".clarion/secrets-"))).toBe(false);
+  });
+
+  it("points PUBLIC_URL at the address wrangler reports and remembers it", async () => {
+    const fake = fakeAccount();
+    await runDeploy(fake);
+    expect(fake.files.get(DEPLOY_CONFIG)).toContain(`PUBLIC_URL = "${URL_REPORTED}"`);
+    expect(JSON.parse(fake.files.get(STATE_FILE)!).url).toBe(URL_REPORTED);
+  });
+
+  it("uses --url for PUBLIC_URL and deploys once", async () => {
+    const fake = fakeAccount();
+    await runDeploy(fake, { url: "https://notify.acme.com" });
+    expect(fake.files.get(DEPLOY_CONFIG)).toContain('PUBLIC_URL = "https://notify.acme.com"');
+    expect(commands(fake.account.calls).filter((c) => c.startsWith("deploy"))).toHaveLength(1);
+  });
+
+  it("prints the admin credential once and creates the first environments' keys through the admin API", async () => {
+    const fake = fakeAccount();
+    const { result, log, api } = await runDeploy(fake);
+    expect(result.adminKey).toMatch(/^clarion_admin_[A-Za-z0-9]{32}$/);
+    expect(log).toContain(result.adminKey);
+    expect(api.requests).toEqual([
+      "GET /v1/admin/environments",
+      "POST /v1/admin/environments",
+      "POST /v1/admin/environments/production/keys",
+      "POST /v1/admin/environments",
+      "POST /v1/admin/environments/development/keys",
+    ]);
+    expect(log).toContain("ck_production_secret");
+  });
+
+  it("prints the new ENCRYPTION_KEY once, to be backed up", async () => {
+    const fake = fakeAccount();
+    const { log } = await runDeploy(fake);
+    expect(log).toContain(fake.account.secretFiles[0]!.ENCRYPTION_KEY);
+  });
+});
+
+describe("npm run deploy again (an upgrade)", () => {
+  it("recreates nothing, keeps the secrets, applies migrations and deploys once", async () => {
+    const fake = fakeAccount();
+    await runDeploy(fake);
+    fake.account.calls.length = 0;
+    const again = await runDeploy(fake);
+    const run = commands(fake.account.calls);
+    expect(run.filter((c) => c.includes("create"))).toEqual([]);
+    expect(run).toContain(`d1 migrations apply DB --remote --config ${DEPLOY_CONFIG}`);
+    expect(run.filter((c) => c.startsWith("deploy"))).toEqual([`deploy --config ${DEPLOY_CONFIG}`]);
+    expect(fake.account.secretFiles).toHaveLength(1);
+    expect(again.result.adminKey).toBeNull();
+    expect(again.api.requests).toEqual([]);
+    expect(fake.files.get(DEPLOY_CONFIG)).toContain(`PUBLIC_URL = "${URL_REPORTED}"`);
+  });
+
+  it("sets ENCRYPTION_KEY only when the Worker lacks it", async () => {
+    const fake = fakeAccount({
+      databases: ["clarion"],
+      queues: ["clarion-delivery-0", "clarion-delivery-1", "clarion-delivery-dlq"],
+      secrets: ["ADMIN_KEY_HASH"],
+    });
+    await runDeploy(fake);
+    expect(fake.account.secretFiles.map((s) => Object.keys(s))).toEqual([["ENCRYPTION_KEY"]]);
+  });
+
+  it("stops before deploying when it cannot read the secrets, rather than replace ENCRYPTION_KEY", async () => {
+    const fake = fakeAccount({ secrets: "error" });
+    await expect(runDeploy(fake)).rejects.toThrow(/cannot read the Worker's secrets/);
+    expect(commands(fake.account.calls).filter((c) => c.startsWith("deploy"))).toEqual([]);
+  });
+});
+
+describe("npm run deploy -- --dry-run", () => {
+  it("builds and bundles with wrangler deploy --dry-run, touching nothing remote", async () => {
+    const fake = fakeAccount();
+    const { built, log } = await runDeploy(fake, { dryRun: true });
+    expect(built).toBe(1);
+    expect(commands(fake.account.calls)).toEqual([`deploy --dry-run --outdir .wrangler/deploy-dry-run --config ${DRY_RUN_CONFIG}`]);
+    expect(fake.files.has(DRY_RUN_CONFIG)).toBe(false);
+    expect(log).toContain("0001_delivery.sql");
+  });
+});
+
+describe("reading wrangler's output", () => {
+  it("finds a database by name in d1 list --json", () => {
+    const out = JSON.stringify([
+      { uuid: "a", name: "other" },
+      { uuid: "b", name: "clarion" },
+    ]);
+    expect([databaseIdFrom(out, "clarion"), databaseIdFrom(out, "missing")]).toEqual(["b", null]);
+  });
+
+  it("reads the name column of queues list", () => {
+    expect(queueNamesFrom(queueTable(["clarion-delivery-0", "other"]))).toEqual(["clarion-delivery-0", "other"]);
+    expect(queueNamesFrom("No queues found.")).toEqual([]);
+  });
+
+  it("finds the workers.dev address in deploy's output", () => {
+    expect(deployedUrlFrom(`Deployed clarion triggers (1.2 sec)\n  ${URL_REPORTED}\n`)).toBe(URL_REPORTED);
+    expect(deployedUrlFrom("No deploy targets")).toBeNull();
+  });
+});
