@@ -112,6 +112,13 @@ describe("DELETE /v1/admin/environments/{slug}", () => {
       const tx = await trigger(key, { workflow: workflow.key, to: "ada" });
       await settledMessages(key, tx, 1);
     }
+    for (const { id } of [doomed, kept]) {
+      await env.DB.prepare(
+        "INSERT INTO suppressions (environment_id, address, channel, reason, created_at) VALUES (?, ?, 'email', 'hard_bounce', ?)",
+      )
+        .bind(id, "gone@example.com", Date.now())
+        .run();
+    }
     const slug = (await env.DB.prepare("SELECT slug FROM environments WHERE id = ?").bind(doomed.id).first<{ slug: string }>())!.slug;
     const before = await rowsOf(doomed.id);
     expect(Object.entries(before).filter(([, n]) => n === 0)).toEqual([]);
@@ -120,7 +127,7 @@ describe("DELETE /v1/admin/environments/{slug}", () => {
 
     expect(Object.values(await rowsOf(doomed.id)).every((n) => n === 0)).toBe(true);
     expect(await env.DB.prepare("SELECT id FROM environments WHERE id = ?").bind(doomed.id).first()).toBeNull();
-    expect(await rowsOf(kept.id)).toEqual(expect.objectContaining({ workflows: 1, subscribers: 1, messages: 1 }));
+    expect(await rowsOf(kept.id)).toEqual(expect.objectContaining({ workflows: 1, subscribers: 1, messages: 1, suppressions: 1 }));
   });
 
   it("refuses the deleted environment's key at once", async () => {

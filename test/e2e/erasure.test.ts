@@ -45,6 +45,7 @@ async function everyGetAnswer(key: string, subscriberId: string, transactionId: 
     `/v1/topics/${topic}`,
     `/v1/topics/${topic}/subscribers?limit=500`,
     "/v1/sandbox/messages?limit=500",
+    "/v1/suppressions?limit=200",
   ];
   const answers = await Promise.all(paths.map(async (path) => JSON.stringify((await api(key, "GET", path)).body)));
   return answers.join("\n");
@@ -80,6 +81,18 @@ describe("DELETE /v1/subscribers/{subscriberId}", () => {
       quietHours: { start: "22:00", end: "07:00" },
     });
     await api(key, "POST", `/v1/topics/${topic}/subscribers`, { subscriberIds: [gone.subscriberId, kept.subscriberId] });
+    // A bounce of each of their addresses put them on the suppression list.
+    for (const [channel, address] of [
+      ["email", gone.email],
+      ["sms", gone.phone],
+      ["email", kept.email],
+    ]) {
+      await env.DB.prepare(
+        "INSERT INTO suppressions (environment_id, address, channel, reason, created_at) VALUES (?, ?, ?, 'hard_bounce', ?)",
+      )
+        .bind(id, address, channel, Date.now())
+        .run();
+    }
     const statusBefore = (await api(key, "GET", `/v1/trigger/${transactionId}`)).body;
     const before = await everyGetAnswer(key, gone.subscriberId, transactionId, topic);
     for (const value of personalValues(gone)) expect(before).toContain(value);
@@ -88,7 +101,7 @@ describe("DELETE /v1/subscribers/{subscriberId}", () => {
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
       subscriberId: gone.subscriberId,
-      erased: { profile: true, channels: 1, preferences: 2, topics: 1, messagesRedacted: 2, waitingStepsCancelled: 0 },
+      erased: { profile: true, channels: 1, preferences: 2, topics: 1, messagesRedacted: 2, suppressions: 2, waitingStepsCancelled: 0 },
     });
 
     const after = await everyGetAnswer(key, gone.subscriberId, transactionId, topic);

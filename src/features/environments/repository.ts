@@ -11,6 +11,7 @@ import {
   sandboxMessages,
   subscriberChannels,
   subscribers,
+  suppressions,
   topicMembers,
   topics,
   triggers,
@@ -42,6 +43,7 @@ export const ENVIRONMENT_TABLES = [
   variables,
   integrations,
   workflows,
+  suppressions,
   apiKeys,
 ] as const;
 

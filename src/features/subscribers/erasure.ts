@@ -6,12 +6,14 @@ import {
   sandboxMessages,
   subscriberChannels,
   subscribers,
+  suppressions,
   type SubscriberPreferences,
   topicMembers,
   triggers,
 } from "../../db/schema";
 import { allLedgerNames, coordinatorStub, ledgerStub } from "../../durable-objects/ledger/shards";
 import type { Bindings } from "../../env";
+import { normaliseAddress } from "../../lib/normalise-address";
 import type { SubscriberErased } from "./schemas";
 
 /**
@@ -57,7 +59,8 @@ async function eraseRecords(db: Db, environmentId: string, subscriberId: string)
     .from(messages)
     .where(and(eq(messages.environmentId, environmentId), eq(messages.subscriberId, subscriberId)));
   const subscriberJson = JSON.stringify(subscriberId);
-  const [channels, topics, , , , redacted, profile] = await db.batch([
+  const addresses = await addressesOf(db, environmentId, subscriberId);
+  const [channels, topics, , , , redacted, lifted, profile] = await db.batch([
     db
       .delete(subscriberChannels)
       .where(and(eq(subscriberChannels.environmentId, environmentId), eq(subscriberChannels.subscriberId, subscriberId)))
@@ -88,6 +91,12 @@ async function eraseRecords(db: Db, environmentId: string, subscriberId: string)
       .set({ to: null, subject: null, preview: null, content: null, errorMessage: null })
       .where(and(eq(messages.environmentId, environmentId), eq(messages.subscriberId, subscriberId)))
       .returning({ id: messages.id }),
+    // The suppression list would otherwise still show their addresses; a new profile with the
+    // same address is a new consent, and a dead address is suppressed again by its next bounce.
+    db
+      .delete(suppressions)
+      .where(and(eq(suppressions.environmentId, environmentId), inArray(suppressions.address, addresses.length ? addresses : [""])))
+      .returning({ address: suppressions.address }),
     db
       .delete(subscribers)
       .where(and(eq(subscribers.environmentId, environmentId), eq(subscribers.subscriberId, subscriberId)))
@@ -98,7 +107,27 @@ async function eraseRecords(db: Db, environmentId: string, subscriberId: string)
     preferences: preferenceCount(profile[0]?.preferences ?? null),
     topics: topics.length,
     messagesRedacted: redacted.length,
+    suppressions: lifted.length,
   };
+}
+
+/** Every address of the subscriber, spelled as the suppression list stores it. */
+async function addressesOf(db: Db, environmentId: string, subscriberId: string): Promise<string[]> {
+  const [profile, channels] = await db.batch([
+    db
+      .select({ email: subscribers.email, phone: subscribers.phone })
+      .from(subscribers)
+      .where(and(eq(subscribers.environmentId, environmentId), eq(subscribers.subscriberId, subscriberId))),
+    db
+      .select({ channel: subscriberChannels.channel, address: subscriberChannels.address })
+      .from(subscriberChannels)
+      .where(and(eq(subscriberChannels.environmentId, environmentId), eq(subscriberChannels.subscriberId, subscriberId))),
+  ]);
+  const found = [
+    ...profile.flatMap((p) => [p.email && normaliseAddress("email", p.email), p.phone && normaliseAddress("sms", p.phone)]),
+    ...channels.map((c) => normaliseAddress(c.channel, c.address)),
+  ];
+  return [...new Set(found.filter((a): a is string => Boolean(a)))];
 }
 
 /** Stored preference settings: channel flags, per-workflow overrides and quiet hours. */

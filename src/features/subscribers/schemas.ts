@@ -116,6 +116,7 @@ export const SubscriberErased = z
         .number()
         .int()
         .openapi({ description: "Messages whose address, subject, preview and content were removed; statuses stay." }),
+      suppressions: z.number().int().openapi({ description: "Their addresses taken off the suppression list." }),
       waitingStepsCancelled: z.number().int().openapi({
         description:
           "Parked steps (delay, quiet hours, digest) of triggers in flight, recorded `cancelled` with reason `subscriber_deleted`.",
@@ -125,7 +126,7 @@ export const SubscriberErased = z
   .openapi("SubscriberErased", {
     example: {
       subscriberId: "user-42",
-      erased: { profile: true, channels: 2, preferences: 1, topics: 3, messagesRedacted: 17, waitingStepsCancelled: 1 },
+      erased: { profile: true, channels: 2, preferences: 1, topics: 3, messagesRedacted: 17, suppressions: 0, waitingStepsCancelled: 1 },
     },
   });
 export type SubscriberErased = z.infer<typeof SubscriberErased>;
