@@ -1,5 +1,7 @@
+import { SELF } from "cloudflare:test";
 import { SETTLED_MESSAGE_STATUSES } from "../../src/contract/statuses";
 import type { Message, MessageWithEvents } from "../../src/features/messages/schemas";
+import { signStandardWebhook } from "../../src/providers/standard-webhooks";
 import { api, eventually } from "../request";
 
 export type MessageView = Message;
@@ -28,3 +30,19 @@ export const byStep = (messages: MessageView[], stepId: string, subscriberId?: s
   if (!found) throw new Error(`no message for step ${stepId}`);
   return found;
 };
+
+/** A Resend status webhook signed as Resend signs it (Standard Webhooks), under a fresh delivery id. */
+export async function postResendWebhook(integrationId: string, body: string, secret: string) {
+  const id = `msg_${crypto.randomUUID()}`;
+  const timestamp = Math.floor(Date.now() / 1000);
+  return SELF.fetch(`http://clarion.test/v1/webhooks/resend/${integrationId}`, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      "svix-id": id,
+      "svix-timestamp": String(timestamp),
+      "svix-signature": await signStandardWebhook(secret, id, timestamp, body),
+    },
+    body,
+  });
+}

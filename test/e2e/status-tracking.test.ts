@@ -1,9 +1,8 @@
 import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { signStandardWebhook } from "../../src/providers/standard-webhooks";
 import { api, eventually } from "../request";
 import { createEnvironment, createIntegration, createSandboxEnvironment, fakeProviderScenario, unique } from "../factories";
-import { createWorkflow, messageDetail, settledMessages, trigger } from "./helpers";
+import { createWorkflow, messageDetail, settledMessages, trigger, postResendWebhook as postWebhookSigned } from "./helpers";
 
 const SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
 
@@ -25,20 +24,7 @@ async function sentThroughResend() {
   return { key, integrationId, providerId, message: message! };
 }
 
-async function postWebhook(integrationId: string, body: string, secret = SECRET) {
-  const id = `msg_${unique("wh")}`;
-  const timestamp = Math.floor(Date.now() / 1000);
-  return SELF.fetch(`http://clarion.test/v1/webhooks/resend/${integrationId}`, {
-    method: "POST",
-    headers: {
-      "content-type": "application/json",
-      "svix-id": id,
-      "svix-timestamp": String(timestamp),
-      "svix-signature": await signStandardWebhook(secret, id, timestamp, body),
-    },
-    body,
-  });
-}
+const postWebhook = (integrationId: string, body: string, secret = SECRET) => postWebhookSigned(integrationId, body, secret);
 
 describe("POST /v1/webhooks/{provider}/{integrationId}", () => {
   it("moves a sent message to delivered when the signature verifies", async () => {

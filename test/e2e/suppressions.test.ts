@@ -1,12 +1,11 @@
-import { env, SELF } from "cloudflare:test";
+import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { createDb } from "../../src/db/client";
 import { suppressions, type SuppressionReason } from "../../src/db/schema";
 import type { SuppressionList } from "../../src/features/suppressions/schemas";
-import { signStandardWebhook } from "../../src/providers/standard-webhooks";
 import { createEnvironment, createIntegration, createSandboxEnvironment, fakeProviderScenario, unique } from "../factories";
 import { api, expectProblem } from "../request";
-import { createWorkflow, messageDetail, settledMessages, trigger } from "./helpers";
+import { createWorkflow, messageDetail, settledMessages, trigger, postResendWebhook as postWebhookSigned } from "./helpers";
 
 const SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
 
@@ -30,20 +29,7 @@ async function sendOnce(key: string, workflow: string, to: Record<string, unknow
   return message!;
 }
 
-async function postResendWebhook(integrationId: string, body: string) {
-  const id = `msg_${unique("wh")}`;
-  const timestamp = Math.floor(Date.now() / 1000);
-  return SELF.fetch(`http://clarion.test/v1/webhooks/resend/${integrationId}`, {
-    method: "POST",
-    headers: {
-      "content-type": "application/json",
-      "svix-id": id,
-      "svix-timestamp": String(timestamp),
-      "svix-signature": await signStandardWebhook(SECRET, id, timestamp, body),
-    },
-    body,
-  });
-}
+const postResendWebhook = (integrationId: string, body: string) => postWebhookSigned(integrationId, body, SECRET);
 
 describe("suppression from a provider's status webhook", () => {
   it("suppresses a Resend hard bounce's address, and the next trigger to it is skipped `suppressed` without a send", async () => {
