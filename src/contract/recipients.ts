@@ -110,3 +110,13 @@ export const Recipient = z
   .union([z.string().trim().min(1).max(256), SubscriberInput, TopicRecipient, NovuTopicRecipient])
   .openapi("Recipient", { description: "A subscriberId, a subscriber (upserted inline) or a topic." });
 export type Recipient = z.infer<typeof Recipient>;
+
+/**
+ * Stored in a trigger's recipients by `POST /v1/trigger/broadcast`, never accepted in `to`: the
+ * fan-out reads it as "every subscriber of the environment", paged like a topic's members.
+ */
+export const BROADCAST_RECIPIENT = { type: "Broadcast" } as const;
+export type BroadcastRecipient = typeof BROADCAST_RECIPIENT;
+
+export const isBroadcastRecipient = (value: unknown): value is BroadcastRecipient =>
+  typeof value === "object" && value !== null && (value as { type?: unknown }).type === "Broadcast";

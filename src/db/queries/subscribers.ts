@@ -1,4 +1,4 @@
-import { and, eq, inArray, sql } from "drizzle-orm";
+import { and, asc, eq, gt, inArray, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { type ChatAddress, chatAddressValue, type SubscriberInput } from "../../contract/recipients";
 import { chunk, rowsPerStatement, runBatch } from "../batch";
@@ -120,4 +120,18 @@ function collectOutcomes(results: unknown[]): UpsertOutcome[] {
       created: row.createdAt.getTime() === row.updatedAt.getTime(),
     })),
   );
+}
+
+/**
+ * One page of the environment's subscriberIds in order, after `after` (exclusive): a broadcast's
+ * fan-out walks the unique (environment, subscriberId) index instead of loading every row.
+ */
+export async function environmentSubscriberIds(db: Db, environmentId: string, after: string | null, limit: number): Promise<string[]> {
+  const rows = await db
+    .select({ subscriberId: subscribers.subscriberId })
+    .from(subscribers)
+    .where(and(eq(subscribers.environmentId, environmentId), after !== null ? gt(subscribers.subscriberId, after) : undefined))
+    .orderBy(asc(subscribers.subscriberId))
+    .limit(limit);
+  return rows.map((row) => row.subscriberId);
 }

@@ -12,9 +12,10 @@ import { ApiError } from "../../lib/errors";
 import { uuidv7 } from "../../lib/ids";
 import { cachedGate, rememberGate, type WorkflowGate } from "../workflows/gate-cache";
 import { isChannelStep } from "../../engine/steps";
+import { BROADCAST_RECIPIENT } from "../../contract/recipients";
 import { payloadErrors } from "./payload-schema";
 import { namedTopics, parseRecipients, type InvalidRecipient } from "./recipients";
-import { MAX_PAYLOAD_BYTES, type TriggerRequest } from "./schemas";
+import { type BroadcastRequest, MAX_PAYLOAD_BYTES, type TriggerRequest } from "./schemas";
 
 export interface Accepted {
   transactionId: string;
@@ -77,7 +78,7 @@ function checkedPayloadErrors(schema: Record<string, unknown>, payload: unknown)
   }
 }
 
-export const workflowKeyOf = (request: TriggerRequest) => (request.workflow ?? request.name)!;
+export const workflowKeyOf = (request: Pick<TriggerRequest, "workflow" | "name">) => (request.workflow ?? request.name)!;
 
 /**
  * Which of the topics the triggers name exist: one D1 read, and none for triggers without topics
@@ -97,6 +98,55 @@ export async function loadTopicKeys(d1: D1Database, environmentId: string, reque
   return new Set(rows.map((r) => r.key));
 }
 
+/** Checks the workflow gate and payload every trigger shares; throws the problem a client should see. */
+function checkWorkflowAndPayload(workflowKey: string, gate: WorkflowGate | undefined, payload: Record<string, unknown>): WorkflowGate {
+  if (!gate) throw new ApiError("workflow_not_found", `No workflow with key "${workflowKey}" in this environment.`);
+  if (!gate.active) throw new ApiError("workflow_inactive", `The workflow "${workflowKey}" is inactive.`);
+  if (byteLength(JSON.stringify(payload)) > MAX_PAYLOAD_BYTES) {
+    throw new ApiError("payload_too_large", `The payload is larger than ${MAX_PAYLOAD_BYTES / 1024} KiB.`);
+  }
+  if (gate.payloadSchema) {
+    const errors = checkedPayloadErrors(gate.payloadSchema, payload);
+    if (errors.length) throw new ApiError("validation_failed", "The payload does not match the workflow's payload schema.", errors);
+  }
+  return gate;
+}
+
+/** The record and idempotency fingerprint of a checked trigger; `to` is what the caller addressed, as sent. */
+async function prepared(
+  environmentId: string,
+  request: BroadcastRequest,
+  gate: WorkflowGate,
+  to: unknown,
+  recipients: { valid: unknown[]; invalid: InvalidRecipient[] },
+  now: number,
+): Promise<Prepared> {
+  const workflowKey = workflowKeyOf(request);
+  const payload = request.payload ?? {};
+  const transactionId = request.transactionId ?? uuidv7(now);
+  // The idempotency fingerprint covers what the caller sent, so a replay with the same body matches.
+  const fingerprint = await sha256Hex(
+    canonicalJson({ workflowKey, to, payload, overrides: request.overrides ?? null, actor: request.actor ?? null }),
+  );
+  return {
+    transactionId,
+    invalidRecipients: recipients.invalid,
+    fingerprint,
+    record: {
+      environmentId,
+      transactionId,
+      workflowKey,
+      workflowId: gate.id,
+      recipients: recipients.valid,
+      payload,
+      overrides: request.overrides ?? null,
+      actor: request.actor ?? null,
+      acceptedAt: now,
+      plannedSteps: gate.channelSteps,
+    },
+  };
+}
+
 /** Checks one trigger against its workflow; throws the problem a client should see. */
 export async function prepareTrigger(
   environmentId: string,
@@ -106,17 +156,7 @@ export async function prepareTrigger(
   now: number,
   destinations: DestinationOptions = STRICT_DESTINATIONS,
 ): Promise<Prepared> {
-  const workflowKey = workflowKeyOf(request);
-  if (!gate) throw new ApiError("workflow_not_found", `No workflow with key "${workflowKey}" in this environment.`);
-  if (!gate.active) throw new ApiError("workflow_inactive", `The workflow "${workflowKey}" is inactive.`);
-  const payload = request.payload ?? {};
-  if (byteLength(JSON.stringify(payload)) > MAX_PAYLOAD_BYTES) {
-    throw new ApiError("payload_too_large", `The payload is larger than ${MAX_PAYLOAD_BYTES / 1024} KiB.`);
-  }
-  if (gate.payloadSchema) {
-    const errors = checkedPayloadErrors(gate.payloadSchema, payload);
-    if (errors.length) throw new ApiError("validation_failed", "The payload does not match the workflow's payload schema.", errors);
-  }
+  const checked = checkWorkflowAndPayload(workflowKeyOf(request), gate, request.payload ?? {});
   const { valid, invalid } = parseRecipients(request.to, (key) => knownTopics.has(key), destinations);
   if (valid.length === 0) {
     const unknownTopics = invalid.flatMap((r) => (r.topic === undefined ? [] : [r.topic]));
@@ -130,28 +170,22 @@ export async function prepareTrigger(
       invalid.flatMap((r) => r.errors.map((e) => ({ path: `to.${r.index}.${e.path}`, message: e.message }))),
     );
   }
-  const transactionId = request.transactionId ?? uuidv7(now);
-  // The idempotency fingerprint covers what the caller sent, so a replay with the same body matches.
-  const fingerprint = await sha256Hex(
-    canonicalJson({ workflowKey, to: request.to, payload, overrides: request.overrides ?? null, actor: request.actor ?? null }),
-  );
-  return {
-    transactionId,
-    invalidRecipients: invalid,
-    fingerprint,
-    record: {
-      environmentId,
-      transactionId,
-      workflowKey,
-      workflowId: gate.id,
-      recipients: valid,
-      payload,
-      overrides: request.overrides ?? null,
-      actor: request.actor ?? null,
-      acceptedAt: now,
-      plannedSteps: gate.channelSteps,
-    },
-  };
+  return prepared(environmentId, request, checked, request.to, { valid, invalid }, now);
+}
+
+/**
+ * A trigger to every subscriber of the environment. It is one recipient, the broadcast marker,
+ * so the fan-out resolves the audience when it runs, through the same chunks and coordinator
+ * as a topic: no second engine, and the accept path costs what a trigger to one subscriber does.
+ */
+export async function prepareBroadcast(
+  environmentId: string,
+  request: BroadcastRequest,
+  gate: WorkflowGate | undefined,
+  now: number,
+): Promise<Prepared> {
+  const checked = checkWorkflowAndPayload(workflowKeyOf(request), gate, request.payload ?? {});
+  return prepared(environmentId, request, checked, BROADCAST_RECIPIENT, { valid: [BROADCAST_RECIPIENT], invalid: [] }, now);
 }
 
 /**

@@ -3,10 +3,10 @@ import { createDb } from "../../db/client";
 import { destinationOptions } from "../../lib/destinations";
 import { ApiError, fieldErrors } from "../../lib/errors";
 import { apiRoute, createRouter, json, JSON_BODY_CODES, security } from "../../lib/openapi";
-import { loadTopicKeys, loadWorkflowGates, makeDurable, prepareTrigger, workflowKeyOf } from "./accept";
+import { loadTopicKeys, loadWorkflowGates, makeDurable, prepareBroadcast, prepareTrigger, workflowKeyOf } from "./accept";
 import { cancelTrigger } from "./cancel";
 import { recordCancellation } from "../../delivery/trigger-writes";
-import { BulkTriggerRequest, BulkTriggerResult, CancelRequest, CancelResult, TriggerAccepted, TriggerRequest } from "./schemas";
+import { BroadcastRequest, BulkTriggerRequest, BulkTriggerResult, CancelRequest, CancelResult, TriggerAccepted, TriggerRequest } from "./schemas";
 
 export const triggersRoutes = createRouter();
 
@@ -99,6 +99,30 @@ triggersRoutes.openapi(
       return body;
     });
     return c.json({ results } as z.infer<typeof BulkTriggerResult>, 202);
+  },
+);
+
+triggersRoutes.openapi(
+  apiRoute({
+    method: "post",
+    path: "/v1/trigger/broadcast",
+    tags: ["Triggers"],
+    summary: "Trigger a workflow for every subscriber",
+    description:
+      "The body of `POST /v1/trigger` without `to`. The audience is every subscriber of the environment when the fan-out runs (moments after the 202), each reached once, in chunks like a topic. Cancel it and replay it by transactionId like any trigger.",
+    security,
+    request: { body: { required: true, content: json(BroadcastRequest) } },
+    responses: { 202: { description: "Accepted", content: json(TriggerAccepted) } },
+    errors: ["workflow_not_found", "workflow_inactive", "transaction_conflict"],
+  }),
+  async (c) => {
+    const environmentId = c.get("environmentId");
+    const request = c.req.valid("json");
+    const gates = await loadWorkflowGates(c.env.DB, environmentId, [workflowKeyOf(request)]);
+    const prepared = await prepareBroadcast(environmentId, request, gates.get(workflowKeyOf(request)), Date.now());
+    const [result] = await makeDurable(c.env, [prepared]);
+    if (!result || result instanceof ApiError) throw result ?? new Error("no accept result");
+    return c.json(acceptedBody(result) as z.infer<typeof TriggerAccepted>, 202);
   },
 );
 

@@ -9,33 +9,50 @@ export const MAX_PAYLOAD_BYTES = 512 * 1024;
 
 const RecipientShape = z.union([z.string(), z.record(z.string(), z.unknown())]);
 
-export const TriggerRequest = z
-  .object({
-    workflow: z.string().min(1).max(64).optional().openapi({ description: "The workflow key." }),
-    name: z.string().min(1).max(64).optional().openapi({ description: "Alias of `workflow`." }),
+/** What every trigger carries besides its recipients; a broadcast is exactly this. */
+const TriggerFields = z.object({
+  workflow: z.string().min(1).max(64).optional().openapi({ description: "The workflow key." }),
+  name: z.string().min(1).max(64).optional().openapi({ description: "Alias of `workflow`." }),
+  payload: z.record(z.string(), z.unknown()).optional(),
+  overrides: z.record(z.string(), z.unknown()).optional(),
+  actor: z.union([z.string().min(1).max(256), SubscriberInput]).optional(),
+  transactionId: z
+    .string()
+    .regex(/^[A-Za-z0-9._:-]{1,128}$/, "Use up to 128 letters, digits, '.', '_', ':' or '-'.")
+    .optional()
+    .openapi({ description: "Idempotency key; generated (UUIDv7) when absent." }),
+});
+
+type Fields = z.infer<typeof TriggerFields>;
+
+// zod refuses `.omit()` on a refined object, so both request schemas add the same checks to their own object.
+function withTriggerChecks<T extends z.ZodType<Fields>>(schema: T) {
+  return schema
+    .superRefine((t, ctx) => {
+      for (const field of ["payload", "overrides"] as const) {
+        const issue = depthIssue(t[field], MAX_PAYLOAD_DEPTH, [field]);
+        if (issue) ctx.addIssue({ code: "custom", ...issue });
+      }
+      for (const issue of overridesIssues(t.overrides)) ctx.addIssue({ code: "custom", ...issue });
+    })
+    .refine((t) => t.workflow ?? t.name, { message: "Name the workflow in `workflow`.", path: ["workflow"] });
+}
+
+export const TriggerRequest = withTriggerChecks(
+  TriggerFields.extend({
     to: z.union([RecipientShape, z.array(RecipientShape).min(1).max(MAX_RECIPIENTS)]).openapi({
       description: `One Recipient or an array of up to ${MAX_RECIPIENTS}. Invalid entries are reported in \`invalidRecipients\`.`,
     }),
-    payload: z.record(z.string(), z.unknown()).optional(),
-    overrides: z.record(z.string(), z.unknown()).optional(),
-    actor: z.union([z.string().min(1).max(256), SubscriberInput]).optional(),
-    transactionId: z
-      .string()
-      .regex(/^[A-Za-z0-9._:-]{1,128}$/, "Use up to 128 letters, digits, '.', '_', ':' or '-'.")
-      .optional()
-      .openapi({ description: "Idempotency key; generated (UUIDv7) when absent." }),
-  })
-  .strict()
-  .superRefine((t, ctx) => {
-    for (const field of ["payload", "overrides"] as const) {
-      const issue = depthIssue(t[field], MAX_PAYLOAD_DEPTH, [field]);
-      if (issue) ctx.addIssue({ code: "custom", ...issue });
-    }
-    for (const issue of overridesIssues(t.overrides)) ctx.addIssue({ code: "custom", ...issue });
-  })
-  .refine((t) => t.workflow ?? t.name, { message: "Name the workflow in `workflow`.", path: ["workflow"] })
-  .openapi("TriggerRequest");
+  }).strict(),
+).openapi("TriggerRequest");
 export type TriggerRequest = z.infer<typeof TriggerRequest>;
+
+export const BroadcastRequest = withTriggerChecks(TriggerFields.strict())
+  .openapi("BroadcastRequest", {
+    description: "A trigger without `to`: it goes to every subscriber of the environment.",
+    example: { workflow: "product-update", payload: { version: "2.0" }, transactionId: "release-2-0" },
+  });
+export type BroadcastRequest = z.infer<typeof BroadcastRequest>;
 
 export const InvalidRecipient = z.object({
   index: z.number().int(),
