@@ -6,7 +6,15 @@ import { apiRoute, createRouter, json, JSON_BODY_CODES, security } from "../../l
 import { loadTopicKeys, loadWorkflowGates, makeDurable, prepareBroadcast, prepareTrigger, workflowKeyOf } from "./accept";
 import { cancelTrigger } from "./cancel";
 import { recordCancellation } from "../../delivery/trigger-writes";
-import { BroadcastRequest, BulkTriggerRequest, BulkTriggerResult, CancelRequest, CancelResult, TriggerAccepted, TriggerRequest } from "./schemas";
+import {
+  BroadcastRequest,
+  BulkTriggerRequest,
+  BulkTriggerResult,
+  CancelRequest,
+  CancelResult,
+  TriggerAccepted,
+  TriggerRequest,
+} from "./schemas";
 
 export const triggersRoutes = createRouter();
 
