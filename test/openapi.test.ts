@@ -11,7 +11,15 @@ describe("GET /openapi.json", () => {
     expect(res.status).toBe(200);
     expect(res.body.openapi).toBe("3.1.0");
     expect(Object.keys(res.body.paths)).toEqual(
-      expect.arrayContaining(["/v1/trigger", "/v1/trigger/bulk", "/sub", "/sub/bulk", "/v1/workflows", "/v1/workflows/{key}"]),
+      expect.arrayContaining([
+        "/v1/trigger",
+        "/v1/trigger/bulk",
+        "/v1/trigger/broadcast",
+        "/sub",
+        "/sub/bulk",
+        "/v1/workflows",
+        "/v1/workflows/{key}",
+      ]),
     );
     expect(res.body.components.schemas).toHaveProperty("TriggerRequest");
     expect(res.body.components.schemas).toHaveProperty("Step");
@@ -92,6 +100,7 @@ describe("the request examples", () => {
       await send("PUT /v1/subscribers/{subscriberId}/preferences", "/v1/subscribers/user-42/preferences"),
       await send("POST /v1/trigger"),
       await send("POST /v1/trigger/bulk"),
+      await send("POST /v1/trigger/broadcast"),
       await send("POST /v1/variables"),
       await send("PUT /v1/variables/{key}", "/v1/variables/SUPPORT_EMAIL"),
       await send("POST /v1/topics"),

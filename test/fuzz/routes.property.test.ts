@@ -81,6 +81,7 @@ const SEEDS: Record<string, unknown> = {
   "POST /v1/trigger/bulk": {
     events: [{ workflow: "fuzz", to: "sub-1", payload: { a: 1 }, overrides: { email: { from: "a@example.com" } } }],
   },
+  "POST /v1/trigger/broadcast": { workflow: "fuzz", payload: { a: { b: [1] } }, overrides: { email: { from: "a@example.com" } } },
   "POST /v1/workflows": {
     key: "fuzz-seed",
     name: "Seed",

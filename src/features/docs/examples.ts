@@ -55,6 +55,7 @@ export const REQUEST_EXAMPLES: Record<string, unknown> = {
       { workflow: "order-shipped", to: { subscriberId: "user-43", email: "grace@example.com" }, payload: { orderId: "A-1002" } },
     ],
   },
+  "POST /v1/trigger/broadcast": { workflow: "order-shipped", payload: { orderId: "A-1001" }, transactionId: "order-A-1001-everyone" },
   "POST /sub": subscriber,
   "POST /sub/bulk": { subscribers: [subscriber, { subscriberId: "user-43", email: "grace@example.com", firstName: "Grace" }] },
   "POST /v1/workflows": workflow,

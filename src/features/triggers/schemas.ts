@@ -49,7 +49,6 @@ export type TriggerRequest = z.infer<typeof TriggerRequest>;
 
 export const BroadcastRequest = withTriggerChecks(TriggerFields.strict()).openapi("BroadcastRequest", {
   description: "A trigger without `to`: it goes to every subscriber of the environment.",
-  example: { workflow: "product-update", payload: { version: "2.0" }, transactionId: "release-2-0" },
 });
 export type BroadcastRequest = z.infer<typeof BroadcastRequest>;
 
