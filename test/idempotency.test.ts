@@ -92,6 +92,17 @@ describe("Idempotency-Key on POST", () => {
     expect(res.headers.get("retry-after")).toBe("1");
   });
 
+  it("lets only one of two concurrent requests with the same key run", async () => {
+    const body = topicBody();
+    const idempotencyKey = unique("idem");
+    const answers = await Promise.all([postTopic(body, idempotencyKey), postTopic(body, idempotencyKey)]);
+    const outcome = (res: (typeof answers)[number]) =>
+      res.headers.get("idempotency-replay") ? "replay" : res.status === 201 ? "ran" : (res.body as { code?: string }).code;
+    // Had both run, the second would be a 409 topic_exists.
+    expect(answers.map(outcome).filter((o) => o === "ran")).toHaveLength(1);
+    expect(answers.map(outcome).filter((o) => o !== "ran")).toEqual([expect.stringMatching(/^(replay|idempotency_key_in_flight)$/)]);
+  });
+
   it("takes over a claim left in flight past its lease by a request that died", async () => {
     const body = topicBody();
     const idempotencyKey = unique("idem");
