@@ -6,7 +6,7 @@ import { idempotencyKeys } from "../src/db/schema";
 import type { Environment, EnvironmentList } from "../src/features/environments/schemas";
 import type { Topic } from "../src/features/topics/schemas";
 import { canonicalJson, sha256Hex } from "../src/lib/crypto";
-import { createEnvironment, unique } from "./factories";
+import { createEnvironment, unique, workflowBody } from "./factories";
 import { ADMIN_KEY, api, expectProblem } from "./request";
 
 const db = createDb(env.DB);
@@ -45,6 +45,23 @@ describe("Idempotency-Key on POST", () => {
       replay: "true",
     });
     expect(second.headers.get("content-type")).toBe(first.headers.get("content-type"));
+  });
+
+  it.each([
+    ["/v1/workflows", () => workflowBody()],
+    ["/v1/variables", () => ({ key: `V_${unique("v").replaceAll("-", "_")}`, value: "eu" })],
+    ["/sub", () => ({ subscriberId: unique("s"), email: "ada@example.com" })],
+  ])("replays the first answer of POST %s", async (path, makeBody) => {
+    const body = makeBody();
+    const idempotencyKey = unique("idem");
+    const first = await api(key, "POST", path, body, withKey(idempotencyKey));
+    const second = await api(key, "POST", path, body, withKey(idempotencyKey));
+    expect(first.status).toBeLessThan(300);
+    expect({ status: second.status, body: second.body, replay: second.headers.get("idempotency-replay") }).toEqual({
+      status: first.status,
+      body: first.body,
+      replay: "true",
+    });
   });
 
   it("treats a body with its fields in another order as the same request", async () => {
