@@ -20,8 +20,9 @@ import { addRequestExamples } from "./features/docs/examples";
 import { docsRoutes } from "./features/docs/routes";
 import { adminRoutes } from "./features/environments/admin-routes";
 import { adminAuth, apiKeyAuth } from "./features/environments/auth";
+import { adminScope, environmentScope, idempotency } from "./lib/middleware/idempotency";
 import { BULK_BODY_LIMIT, jsonBody } from "./lib/middleware/json-body";
-import { createRouter } from "./lib/openapi";
+import { createRouter, IDEMPOTENCY_COMPONENTS } from "./lib/openapi";
 
 /** The prefixes of the API proper: every route under them needs a key and takes JSON bodies. */
 const KEYED_PREFIXES = ["/v1/*", "/sub/*"];
@@ -55,6 +56,7 @@ function adminApi() {
   const routes = createRouter();
   routes.use("/v1/admin/*", adminAuth);
   routes.use("/v1/admin/*", jsonBody());
+  routes.on("POST", "/v1/admin/*", idempotency(adminScope));
   routes.route("/", adminRoutes);
   routes.all("/v1/admin/*", (c) => {
     throw noRoute(c);
@@ -72,6 +74,8 @@ function keyedRoutes() {
   routes.use("/v1/trigger/bulk", jsonBody({ maxSize: BULK_BODY_LIMIT }));
   routes.use("/sub/bulk", jsonBody({ maxSize: BULK_BODY_LIMIT }));
   routes.on("ALL", KEYED_PREFIXES, jsonBody());
+  // After the key (its environment is the scope) and the body (part of the fingerprint).
+  routes.on("POST", KEYED_PREFIXES, idempotency(environmentScope));
 
   routes.route("/", triggersRoutes);
   routes.route("/", messagesRoutes);
@@ -108,6 +112,8 @@ export function createApp() {
     description:
       "`ApiKey clarion_admin_...`: the admin credential printed by `npm start` and the first `npm run deploy`. Environment keys get 403 here.",
   });
+  app.openAPIRegistry.registerComponent("parameters", "IdempotencyKey", IDEMPOTENCY_COMPONENTS.parameter);
+  app.openAPIRegistry.registerComponent("headers", "IdempotencyReplay", IDEMPOTENCY_COMPONENTS.header);
   const documentConfig = {
     openapi: "3.1.0",
     info: {

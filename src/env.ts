@@ -51,6 +51,8 @@ export interface Bindings {
 export interface Variables {
   environmentId: string;
   requestId: string;
+  /** The request's `Idempotency-Key`, when it sent one (see `lib/middleware/idempotency.ts`). */
+  idempotencyKey?: string;
 }
 
 export type AppEnv = { Bindings: Bindings; Variables: Variables };

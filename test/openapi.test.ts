@@ -72,6 +72,37 @@ describe("the reference's examples", async () => {
     });
   });
 
+  it("declares the Idempotency-Key header, its problems and Idempotency-Replay on every keyed POST and on no public one", () => {
+    const posts = Object.entries(doc.paths).flatMap(([path, methods]) => (methods.post ? [{ path, operation: methods.post }] : []));
+    const declares = ({ operation }: (typeof posts)[number]) => {
+      const op = operation as unknown as {
+        parameters?: { $ref?: string }[];
+        "x-error-codes": string[];
+        responses: Record<string, { headers?: Record<string, { $ref?: string }> }>;
+      };
+      const success = Object.entries(op.responses).filter(([status]) => status.startsWith("2"));
+      return (
+        Boolean(op.parameters?.some((p) => p.$ref === "#/components/parameters/IdempotencyKey")) &&
+        ["invalid_idempotency_key", "idempotency_key_mismatch", "idempotency_key_in_flight"].every((c) =>
+          op["x-error-codes"].includes(c),
+        ) &&
+        success.length > 0 &&
+        success.every(([, r]) => r.headers?.["Idempotency-Replay"]?.$ref === "#/components/headers/IdempotencyReplay")
+      );
+    };
+    const [webhooks, keyed] = [
+      posts.filter((p) => p.path.startsWith("/v1/webhooks/")),
+      posts.filter((p) => !p.path.startsWith("/v1/webhooks/")),
+    ];
+    expect(keyed.length).toBeGreaterThan(10);
+    expect(keyed.filter((p) => !declares(p)).map((p) => p.path)).toEqual([]);
+    expect(webhooks.length).toBeGreaterThan(0);
+    expect(webhooks.filter(declares).map((p) => p.path)).toEqual([]);
+    const components = doc.components as unknown as { parameters: Record<string, unknown>; headers: Record<string, unknown> };
+    expect(components.parameters.IdempotencyKey).toMatchObject({ name: "Idempotency-Key", in: "header", required: false });
+    expect(components.headers).toHaveProperty("IdempotencyReplay");
+  });
+
   it("puts the admin API under its own tag and scheme", () => {
     const admin = Object.entries(doc.paths).filter(([path]) => path.startsWith("/v1/admin/"));
     expect(admin.flatMap(([, methods]) => Object.keys(methods))).toHaveLength(9);

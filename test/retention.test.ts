@@ -3,6 +3,7 @@ import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { createDb } from "../src/db/client";
 import {
+  idempotencyKeys,
   messageEvents,
   messages,
   sandboxMessages,
@@ -180,6 +181,27 @@ describe("scheduled retention", () => {
       .where(eq(webhookReceipts.integrationId, integrationId));
     expect(receipts).toEqual([{ key: "young" }]);
     expect(await db.select().from(suppressions).where(eq(suppressions.environmentId, id))).toHaveLength(1);
+  });
+
+  it("purges Idempotency-Key answers after 24 hours, in every scope", async () => {
+    const { id } = await createEnvironment();
+    const row = (scope: string, key: string, hours: number) => ({
+      scope,
+      key,
+      fingerprint: "f",
+      responseStatus: 201,
+      responseBody: "{}",
+      createdAt: new Date(NOW - hours * 3_600_000),
+    });
+    const adminKey = unique("admin-idem");
+    await db.insert(idempotencyKeys).values([row(`env:${id}`, "old", 25), row(`env:${id}`, "young", 23), row("admin", adminKey, 25)]);
+    await runRetention();
+    const left = await db
+      .select({ key: idempotencyKeys.key })
+      .from(idempotencyKeys)
+      .where(eq(idempotencyKeys.scope, `env:${id}`));
+    expect(left).toEqual([{ key: "young" }]);
+    expect(await db.select().from(idempotencyKeys).where(eq(idempotencyKeys.key, adminKey))).toEqual([]);
   });
 
   it("deletes at most RETENTION_MAX_ROWS rows of a table per run, oldest first", async () => {

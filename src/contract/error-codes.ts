@@ -35,6 +35,9 @@ export const STATUS_BY_CODE = {
   environment_exists: 409,
   api_key_not_found: 404,
   api_key_revoked: 409,
+  invalid_idempotency_key: 400,
+  idempotency_key_mismatch: 422,
+  idempotency_key_in_flight: 409,
   internal_error: 500,
 } as const;
 
@@ -76,6 +79,9 @@ export const TITLE_BY_CODE: Record<ErrorCode, string> = {
   environment_exists: "Environment already exists",
   api_key_not_found: "API key not found",
   api_key_revoked: "API key revoked",
+  invalid_idempotency_key: "Invalid idempotency key",
+  idempotency_key_mismatch: "Idempotency key mismatch",
+  idempotency_key_in_flight: "Idempotency key in flight",
   internal_error: "Internal error",
 };
 

@@ -1,6 +1,16 @@
 import { and, asc, eq, inArray, lt, sql } from "drizzle-orm";
 import type { Db } from "./client";
-import { environments, messageEvents, messages, sandboxMessages, triggers, WEBHOOK_RECEIPT_HOURS, webhookReceipts } from "./schema";
+import {
+  environments,
+  IDEMPOTENCY_KEY_HOURS,
+  idempotencyKeys,
+  messageEvents,
+  messages,
+  sandboxMessages,
+  triggers,
+  WEBHOOK_RECEIPT_HOURS,
+  webhookReceipts,
+} from "./schema";
 
 /** How long each kind of row is kept, and how many rows of each table one run may delete at most. */
 export interface RetentionPolicy {
@@ -10,6 +20,8 @@ export interface RetentionPolicy {
   sandboxBefore: Date;
   /** Webhook replay receipts, once the replay window has passed. */
   receiptsBefore: Date;
+  /** Idempotency keys, once their stored answer is no longer replayed. */
+  idempotencyBefore: Date;
   /** Rows per table per run; deletes go in slices of `sliceRows`. */
   maxRows: number;
   sliceRows: number;
@@ -21,6 +33,7 @@ export interface RetentionReport {
   triggers: number;
   sandboxMessages: number;
   webhookReceipts: number;
+  idempotencyKeys: number;
 }
 
 /** The retention settings a deployment can set (wrangler.toml `[vars]`); unset or invalid values take the defaults. */
@@ -45,6 +58,7 @@ export function retentionPolicy(settings: RetentionSettings, now: Date): Retenti
     messagesBefore: ago(positive(settings.RETENTION_DAYS, RETENTION_DEFAULTS.days) * DAY_MS),
     sandboxBefore: ago(positive(settings.SANDBOX_RETENTION_DAYS, RETENTION_DEFAULTS.sandboxDays) * DAY_MS),
     receiptsBefore: ago(WEBHOOK_RECEIPT_HOURS * 3_600_000),
+    idempotencyBefore: ago(IDEMPOTENCY_KEY_HOURS * 3_600_000),
     maxRows: positive(settings.RETENTION_MAX_ROWS, RETENTION_DEFAULTS.maxRows),
     sliceRows: RETENTION_DEFAULTS.sliceRows,
   };
@@ -61,7 +75,14 @@ const changes = (result: unknown) => (result as { meta?: { changes?: number } })
  * Suppressions are never purged (they stay until lifted), nor are subscribers, workflows or topics.
  */
 export async function purgeExpired(db: Db, policy: RetentionPolicy): Promise<RetentionReport> {
-  const report: RetentionReport = { messages: 0, messageEvents: 0, triggers: 0, sandboxMessages: 0, webhookReceipts: 0 };
+  const report: RetentionReport = {
+    messages: 0,
+    messageEvents: 0,
+    triggers: 0,
+    sandboxMessages: 0,
+    webhookReceipts: 0,
+    idempotencyKeys: 0,
+  };
   const envs = await db.select({ id: environments.id }).from(environments);
 
   for (const { id } of envs) {
@@ -129,6 +150,22 @@ export async function purgeExpired(db: Db, policy: RetentionPolicy): Promise<Ret
             .from(webhookReceipts)
             .where(lt(webhookReceipts.receivedAt, policy.receiptsBefore))
             .orderBy(asc(webhookReceipts.receivedAt))
+            .limit(n),
+        ),
+      ),
+  );
+  // The admin API's keys have no environment: one pass over the table's time index takes every scope.
+  report.idempotencyKeys += await drain(policy, report.idempotencyKeys, (n) =>
+    db
+      .delete(idempotencyKeys)
+      .where(
+        inArray(
+          rowid,
+          db
+            .select({ rowid })
+            .from(idempotencyKeys)
+            .where(lt(idempotencyKeys.createdAt, policy.idempotencyBefore))
+            .orderBy(asc(idempotencyKeys.createdAt))
             .limit(n),
         ),
       ),

@@ -18,6 +18,16 @@ export const json = <T extends z.ZodType>(schema: T) => ({ "application/json": {
 /** What any route that reads a JSON body may answer before its handler runs (see `jsonBody`). */
 export const JSON_BODY_CODES = ["malformed_json", "unsupported_media_type", "payload_too_large"] as const satisfies readonly ErrorCode[];
 
+/** What every keyed POST may answer because of its `Idempotency-Key` header (see `middleware/idempotency.ts`). */
+export const IDEMPOTENCY_CODES = [
+  "invalid_idempotency_key",
+  "idempotency_key_mismatch",
+  "idempotency_key_in_flight",
+] as const satisfies readonly ErrorCode[];
+
+/** Keyed POSTs take an `Idempotency-Key`; public POSTs (provider webhooks) do not. */
+const takesIdempotencyKey = (route: RouteConfig) => route.method === "post" && Boolean(route.security?.length);
+
 /**
  * The codes a route can answer with: what its configuration implies (a key, a validated request,
  * a JSON body) and what its handler throws, named in `errors`.
@@ -33,6 +43,7 @@ export function errorCodesOf(route: RouteConfig, errors: readonly ErrorCode[] = 
   const request = route.request;
   if (request?.body) for (const code of JSON_BODY_CODES) codes.add(code);
   if (request?.body || request?.query || request?.params || request?.headers) codes.add("validation_failed");
+  if (takesIdempotencyKey(route)) for (const code of IDEMPOTENCY_CODES) codes.add(code);
   for (const code of errors) codes.add(code);
   return [...codes].sort((a, b) => STATUS_BY_CODE[a] - STATUS_BY_CODE[b]);
 }
@@ -64,8 +75,43 @@ export function problemResponses(codes: readonly ErrorCode[]) {
 export function apiRoute<const R extends RouteConfig & { errors?: readonly ErrorCode[] }>(config: R): Omit<R, "errors"> {
   const { errors, ...route } = config;
   const codes = errorCodesOf(route, errors);
-  return createRoute({ ...route, responses: { ...route.responses, ...problemResponses(codes) }, "x-error-codes": codes } as Omit<
-    R,
-    "errors"
-  >);
+  const idempotent = takesIdempotencyKey(route) ? idempotencyDocs(route) : { responses: {} };
+  return createRoute({
+    ...route,
+    ...idempotent,
+    responses: { ...route.responses, ...idempotent.responses, ...problemResponses(codes) },
+    "x-error-codes": codes,
+  } as Omit<R, "errors">);
+}
+
+/** The components `idempotencyDocs` refers to; registered once on the app (see `app.ts`). */
+export const IDEMPOTENCY_COMPONENTS = {
+  parameter: {
+    name: "Idempotency-Key",
+    in: "header" as const,
+    required: false,
+    description:
+      "Makes a retry safe (IETF draft-ietf-httpapi-idempotency-key-header): the first answer is kept 24 hours per environment and replayed to the same request; the same key with another request gets 422 `idempotency_key_mismatch`, and while the first is running, 409 `idempotency_key_in_flight`. 1 to 255 printable ASCII characters.",
+    schema: { type: "string" as const, minLength: 1, maxLength: 255, example: "4f1c2a0e-order-1234" },
+  },
+  header: {
+    description: "`true` when this answer is the stored answer to an earlier request with the same `Idempotency-Key`.",
+    schema: { type: "string" as const, enum: ["true"] },
+  },
+};
+
+/** The `Idempotency-Key` parameter and, on each success, the `Idempotency-Replay` header. */
+function idempotencyDocs(route: RouteConfig) {
+  const replayHeader = { "Idempotency-Replay": { $ref: "#/components/headers/IdempotencyReplay" } };
+  const responses = Object.fromEntries(
+    Object.entries(route.responses)
+      .filter(([status]) => status.startsWith("2"))
+      .map(([status, response]) => [
+        status,
+        "$ref" in response || response.headers instanceof z.ZodType
+          ? response
+          : { ...response, headers: { ...response.headers, ...replayHeader } },
+      ]),
+  );
+  return { parameters: [...(route.parameters ?? []), { $ref: "#/components/parameters/IdempotencyKey" }], responses };
 }

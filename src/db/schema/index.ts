@@ -3,3 +3,4 @@ export * from "./subscribers";
 export * from "./workflows";
 export * from "./triggers";
 export * from "./suppressions";
+export * from "./idempotency";

@@ -81,6 +81,21 @@ function checkedPayloadErrors(schema: Record<string, unknown>, payload: unknown)
 export const workflowKeyOf = (request: Pick<TriggerRequest, "workflow" | "name">) => (request.workflow ?? request.name)!;
 
 /**
+ * A trigger sent with an `Idempotency-Key` and no transactionId gets one made from the key (and
+ * its place in a bulk request), so a retry that outlives the stored answer (one not kept after a
+ * 5xx, a claim lost with its isolate) still meets the ledger's replay and conflict rules.
+ */
+export async function withKeyTransactionId<T extends { transactionId?: string | undefined }>(
+  request: T,
+  key: string | undefined,
+  index?: number,
+): Promise<T> {
+  if (key === undefined || request.transactionId !== undefined) return request;
+  const digest = (await sha256Hex(key)).slice(0, 32);
+  return { ...request, transactionId: index === undefined ? `idem:${digest}` : `idem:${digest}:${index}` };
+}
+
+/**
  * Which of the topics the triggers name exist: one D1 read, and none for triggers without topics
  * (the common case), so the accept path of a trigger to subscribers is unchanged.
  */

@@ -3,7 +3,7 @@ import { createDb } from "../../db/client";
 import { destinationOptions } from "../../lib/destinations";
 import { ApiError, fieldErrors } from "../../lib/errors";
 import { apiRoute, createRouter, json, JSON_BODY_CODES, security } from "../../lib/openapi";
-import { loadTopicKeys, loadWorkflowGates, makeDurable, prepareBroadcast, prepareTrigger, workflowKeyOf } from "./accept";
+import { loadTopicKeys, loadWorkflowGates, makeDurable, prepareBroadcast, prepareTrigger, withKeyTransactionId, workflowKeyOf } from "./accept";
 import { cancelTrigger } from "./cancel";
 import { recordCancellation } from "../../delivery/trigger-writes";
 import {
@@ -40,7 +40,7 @@ triggersRoutes.openapi(
   }),
   async (c) => {
     const environmentId = c.get("environmentId");
-    const request = c.req.valid("json");
+    const request = await withKeyTransactionId(c.req.valid("json"), c.get("idempotencyKey"));
     const [gates, knownTopics] = await Promise.all([
       loadWorkflowGates(c.env.DB, environmentId, [workflowKeyOf(request)]),
       loadTopicKeys(c.env.DB, environmentId, [request]),
@@ -74,7 +74,13 @@ triggersRoutes.openapi(
     const environmentId = c.get("environmentId");
     const { events } = c.req.valid("json");
     const now = Date.now();
-    const parsed = events.map((event) => TriggerRequest.safeParse(event));
+    const key = c.get("idempotencyKey");
+    const parsed = await Promise.all(
+      events.map(async (event, index) => {
+        const p = TriggerRequest.safeParse(event);
+        return p.success ? { ...p, data: await withKeyTransactionId(p.data, key, index) } : p;
+      }),
+    );
     const requests = parsed.flatMap((p) => (p.success ? [p.data] : []));
     const keys = requests.map(workflowKeyOf);
     const [gates, knownTopics] = await Promise.all([
@@ -125,7 +131,7 @@ triggersRoutes.openapi(
   }),
   async (c) => {
     const environmentId = c.get("environmentId");
-    const request = c.req.valid("json");
+    const request = await withKeyTransactionId(c.req.valid("json"), c.get("idempotencyKey"));
     const gates = await loadWorkflowGates(c.env.DB, environmentId, [workflowKeyOf(request)]);
     const prepared = await prepareBroadcast(environmentId, request, gates.get(workflowKeyOf(request)), Date.now());
     const [result] = await makeDurable(c.env, [prepared]);

@@ -1,0 +1,81 @@
+import { and, eq, isNull, lt, or, sql } from "drizzle-orm";
+import type { Db } from "../db/client";
+import { IDEMPOTENCY_KEY_HOURS, idempotencyKeys } from "../db/schema";
+
+/**
+ * A claim left in flight this long is taken to belong to a request that died (an evicted isolate):
+ * a retry with the same request may take it over instead of getting 409 for a whole day.
+ */
+export const IN_FLIGHT_LEASE_MS = 60_000;
+
+const WINDOW_MS = IDEMPOTENCY_KEY_HOURS * 3_600_000;
+
+export interface StoredAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** What a claim found: the key is ours to run, or someone else's row as it stands. */
+export type Claim = { kind: "claimed" } | { kind: "mismatch" } | { kind: "in_flight" } | { kind: "replay"; answer: StoredAnswer };
+
+export interface KeyRef {
+  scope: string;
+  key: string;
+  fingerprint: string;
+}
+
+/**
+ * Claims a key in one statement, so two concurrent requests cannot both run: the insert wins, or
+ * overwrites a row that has expired or a dead request's stale claim for the same request.
+ */
+export async function claimKey(db: Db, ref: KeyRef, now: number): Promise<Claim> {
+  const t = idempotencyKeys;
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const won = await db
+      .insert(t)
+      .values({ ...ref, createdAt: new Date(now) })
+      .onConflictDoUpdate({
+        target: [t.scope, t.key],
+        set: {
+          fingerprint: sql`excluded.fingerprint`,
+          responseStatus: null,
+          responseHeaders: null,
+          responseBody: null,
+          createdAt: sql`excluded.created_at`,
+        },
+        setWhere: or(
+          lt(t.createdAt, new Date(now - WINDOW_MS)),
+          and(isNull(t.responseStatus), lt(t.createdAt, new Date(now - IN_FLIGHT_LEASE_MS)), eq(t.fingerprint, sql`excluded.fingerprint`)),
+        ),
+      })
+      .returning({ key: t.key });
+    if (won.length > 0) return { kind: "claimed" };
+    const [row] = await db
+      .select()
+      .from(t)
+      .where(and(eq(t.scope, ref.scope), eq(t.key, ref.key)));
+    // Released between the two statements: claim again.
+    if (!row) continue;
+    if (row.fingerprint !== ref.fingerprint) return { kind: "mismatch" };
+    if (row.responseStatus === null) return { kind: "in_flight" };
+    return { kind: "replay", answer: { status: row.responseStatus, headers: row.responseHeaders ?? {}, body: row.responseBody ?? "" } };
+  }
+  return { kind: "in_flight" };
+}
+
+const ownRow = (ref: KeyRef) =>
+  and(eq(idempotencyKeys.scope, ref.scope), eq(idempotencyKeys.key, ref.key), eq(idempotencyKeys.fingerprint, ref.fingerprint));
+
+/** Completes a claim with the answer that later requests with the key replay. */
+export async function completeKey(db: Db, ref: KeyRef, answer: StoredAnswer): Promise<void> {
+  await db
+    .update(idempotencyKeys)
+    .set({ responseStatus: answer.status, responseHeaders: answer.headers, responseBody: answer.body })
+    .where(and(ownRow(ref), isNull(idempotencyKeys.responseStatus)));
+}
+
+/** Gives a claim up, so the next request with the key runs again. */
+export async function releaseKey(db: Db, ref: KeyRef): Promise<void> {
+  await db.delete(idempotencyKeys).where(and(ownRow(ref), isNull(idempotencyKeys.responseStatus)));
+}
