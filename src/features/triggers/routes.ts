@@ -3,7 +3,15 @@ import { createDb } from "../../db/client";
 import { destinationOptions } from "../../lib/destinations";
 import { ApiError, fieldErrors } from "../../lib/errors";
 import { apiRoute, createRouter, json, JSON_BODY_CODES, security } from "../../lib/openapi";
-import { loadTopicKeys, loadWorkflowGates, makeDurable, prepareBroadcast, prepareTrigger, withKeyTransactionId, workflowKeyOf } from "./accept";
+import {
+  loadTopicKeys,
+  loadWorkflowGates,
+  makeDurable,
+  prepareBroadcast,
+  prepareTrigger,
+  withKeyTransactionId,
+  workflowKeyOf,
+} from "./accept";
 import { cancelTrigger } from "./cancel";
 import { recordCancellation } from "../../delivery/trigger-writes";
 import {
