@@ -1,4 +1,5 @@
 import { and, asc, eq, inArray, lt, sql } from "drizzle-orm";
+import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { Db } from "./client";
 import {
   environments,
@@ -138,40 +139,21 @@ export async function purgeExpired(db: Db, policy: RetentionPolicy): Promise<Ret
       ),
     );
   }
-  const rowid = sql`rowid`;
   report.webhookReceipts += await drain(policy, report.webhookReceipts, (n) =>
-    db
-      .delete(webhookReceipts)
-      .where(
-        inArray(
-          rowid,
-          db
-            .select({ rowid })
-            .from(webhookReceipts)
-            .where(lt(webhookReceipts.receivedAt, policy.receiptsBefore))
-            .orderBy(asc(webhookReceipts.receivedAt))
-            .limit(n),
-        ),
-      ),
+    oldestRows(db, webhookReceipts, webhookReceipts.receivedAt, policy.receiptsBefore, n),
   );
   // The admin API's keys have no environment: one pass over the table's time index takes every scope.
   report.idempotencyKeys += await drain(policy, report.idempotencyKeys, (n) =>
-    db
-      .delete(idempotencyKeys)
-      .where(
-        inArray(
-          rowid,
-          db
-            .select({ rowid })
-            .from(idempotencyKeys)
-            .where(lt(idempotencyKeys.createdAt, policy.idempotencyBefore))
-            .orderBy(asc(idempotencyKeys.createdAt))
-            .limit(n),
-        ),
-      ),
+    oldestRows(db, idempotencyKeys, idempotencyKeys.createdAt, policy.idempotencyBefore, n),
   );
   return report;
 }
+
+const rowid = sql`rowid`;
+
+/** Deletes the `n` oldest rows written before `before`, across environments, by rowid (these tables have no single-column key). */
+const oldestRows = (db: Db, table: SQLiteTable, time: SQLiteColumn, before: Date, n: number) =>
+  db.delete(table).where(inArray(rowid, db.select({ rowid }).from(table).where(lt(time, before)).orderBy(asc(time)).limit(n)));
 
 /** How many rows the next slice of a table may delete: at most `sliceRows`, within the run's budget. */
 const slice = (policy: RetentionPolicy, used: number) => Math.min(policy.sliceRows, policy.maxRows - used);
