@@ -1,13 +1,17 @@
 import { defineConfig } from "vitest/config";
 
 /**
- * The dashboard in a real browser, run in Node: the test starts `wrangler dev` on a free port
- * with its own state and drives Debian's Chromium (/usr/bin/chromium) with playwright-core.
+ * The dashboard in a real browser, run in Node: the global set-up starts one `wrangler dev` on a
+ * free port with its own state (test/local-stack.ts), and each file drives Debian's Chromium
+ * (/usr/bin/chromium) with playwright-core.
  */
 export default defineConfig({
   test: {
     include: ["test/browser/**/*.test.ts"],
     environment: "node",
+    globalSetup: ["./test/browser/global-setup.ts"],
+    // One Clarion and a few Chromium pages at a time: the machines this runs on are small.
+    fileParallelism: false,
     testTimeout: 60_000,
     hookTimeout: 120_000,
   },

@@ -1,5 +1,6 @@
 import { copyFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import react from "@vitejs/plugin-react";
 import { defineConfig, type Plugin } from "vite";
 import { ensureScalarBundle } from "../scripts/docs-assets.mjs";
 import { PAGE_HEADERS, cspHeaderValue } from "../src/contract/content-security-policy.ts";
@@ -34,7 +35,7 @@ function workerAssets(): Plugin {
 
 export default defineConfig({
   root: import.meta.dirname,
-  base: "/dashboard/",
+  base: process.env.DASHBOARD_BASE ?? "/dashboard/",
   build: { outDir: "dist/dashboard", emptyOutDir: true },
-  plugins: [workerAssets()],
+  plugins: [react(), workerAssets()],
 });

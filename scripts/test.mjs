@@ -24,6 +24,8 @@ async function ensureConformanceSdks() {
 
 await ensureConformanceSdks();
 await run("biome", ["check"]);
+// The dashboard's client types must match the routes (`npm run openapi` rewrites them).
+await run("node", ["scripts/openapi-types.mjs", "--check"]);
 await run("vite", ["build", "--config", "dashboard/vite.config.ts", "--logLevel", "warn"]);
 await run("tsc", ["-p", "."]);
 await run("tsc", ["-p", "tsconfig.node.json"]);

@@ -17,6 +17,7 @@ import { workflowsRoutes } from "./features/workflows/routes";
 import { ApiError, internalError, problemResponse } from "./lib/errors";
 import { uuidv7 } from "./lib/ids";
 import { addRequestExamples } from "./features/docs/examples";
+import { dashboardRoutes } from "./features/dashboard/routes";
 import { docsRoutes } from "./features/docs/routes";
 import { adminRoutes } from "./features/environments/admin-routes";
 import { adminAuth, apiKeyAuth } from "./features/environments/auth";
@@ -133,6 +134,7 @@ export function createApp() {
     return c.json(document);
   });
   app.route("/", docsRoutes);
+  app.route("/", dashboardRoutes);
 
   app.notFound((c) => answer(c, noRoute(c)));
   app.onError((error, c) => {

@@ -7,6 +7,8 @@ import type { ThrottleObject } from "./durable-objects/throttle-object";
 /** Bindings declared in wrangler.toml plus the secrets read from `.dev.vars` or `wrangler secret`. */
 export interface Bindings {
   DB: D1Database;
+  /** The dashboard's static build (wrangler.toml [assets]); absent in the Workers test runtime. */
+  ASSETS?: Fetcher;
   DELIVERY_QUEUE_0: Queue<DeliveryJob>;
   DELIVERY_QUEUE_1: Queue<DeliveryJob>;
   DEAD_LETTER_QUEUE: Queue<DeadLetter>;

@@ -1,0 +1,42 @@
+// The dashboard's one way to the API: openapi-fetch typed by openapi.d.ts, which `npm run openapi`
+// generates from the Worker's /openapi.json (no hand-copied server types).
+import createClient, { type Middleware } from "openapi-fetch";
+import type { paths } from "./openapi";
+import { ApiError, networkProblem, toProblem } from "./problem";
+
+export type { paths };
+
+/** Where the API is: the page's own origin when the Worker serves the dashboard, or VITE_API_URL for a Pages build. */
+export const API_URL = (import.meta.env.VITE_API_URL ?? "").replace(/\/$/, "");
+
+/** What each request carries to say who is asking; set by the session. */
+export const requestAuth: { headers: () => Record<string, string> } = { headers: () => ({}) };
+
+const auth: Middleware = {
+  onRequest({ request }) {
+    for (const [name, value] of Object.entries(requestAuth.headers())) request.headers.set(name, value);
+    return request;
+  },
+};
+
+const fetchOrProblem: typeof fetch = async (input, init) => {
+  try {
+    return await fetch(input, init);
+  } catch (error) {
+    if (error instanceof DOMException && error.name === "AbortError") throw error;
+    throw new ApiError(networkProblem());
+  }
+};
+
+export const api = createClient<paths>({ baseUrl: API_URL, fetch: fetchOrProblem });
+api.use(auth);
+
+/**
+ * The data of an answer, or an ApiError with its problem document. Every call goes through it:
+ * `const workflows = await unwrap(api.GET("/v1/workflows"))`.
+ */
+export async function unwrap<T>(call: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
+  const { data, error, response } = await call;
+  if (!response.ok) throw new ApiError(toProblem(response.status, response.statusText, error));
+  return data as T;
+}

@@ -1,0 +1,11 @@
+import type { ReactNode } from "react";
+
+/**
+ * One area of the dashboard: its place in the navigation and its routes (relative to
+ * /dashboard/). Each area lives in its own folder under src/pages/ and exports one of these.
+ */
+export interface Feature {
+  /** The navigation link's text and target. */
+  nav: { label: string; to: string };
+  routes: { path: string; element: ReactNode }[];
+}

@@ -1,0 +1,5 @@
+import { suppressions } from "../pages/suppressions/feature";
+import type { Feature } from "./feature";
+
+/** The dashboard's areas, in the navigation's order. */
+export const FEATURES: Feature[] = [suppressions];

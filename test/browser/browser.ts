@@ -1,0 +1,51 @@
+// Chromium for one browser test file, and what most tests do first: sign in and call the API.
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { type Browser, chromium, type Page } from "playwright-core";
+import { inject } from "vitest";
+import { localSql } from "../../scripts/bootstrap.mjs";
+import { ROOT } from "../local-stack";
+import { chromiumOrSkip } from "./chromium";
+
+export const CHROMIUM = chromiumOrSkip();
+export const SCREENSHOTS = join(ROOT, "test/browser/__screenshots__");
+const CHROMIUM_ARGS = [
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
+
+export const base = () => inject("base");
+
+export async function launch(): Promise<Browser> {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  return chromium.launch({ executablePath: CHROMIUM!, headless: true, chromiumSandbox: false, args: CHROMIUM_ARGS });
+}
+
+/** Saves a full-page screenshot under test/browser/__screenshots__ (git-ignored) for a reviewer. */
+export const screenshot = (page: Page, name: string) => page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+
+/** Opens the dashboard at `path` (below /dashboard/) and signs in with `credential` (the development key by default). */
+export async function signIn(page: Page, path = "/", credential = inject("apiKey")): Promise<void> {
+  await page.goto(`${base()}/dashboard${path}`);
+  await page.fill("#credential", credential);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.locator("header.top").waitFor();
+}
+
+/** Calls the API with the development key (or `key`); the answer's body parsed. */
+export async function api<T>(method: string, path: string, body?: unknown, key = inject("apiKey")): Promise<{ status: number; body: T }> {
+  const res = await fetch(base() + path, {
+    method,
+    headers: { Authorization: `ApiKey ${key}`, "Content-Type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, body: (text ? JSON.parse(text) : null) as T };
+}
+
+/** Runs SQL on the running Clarion's local D1 database (for state the API cannot make, such as a bounce's suppression). */
+export const sql = (command: string): Promise<Record<string, unknown>[]> => localSql({ persistTo: inject("state") })(command);

@@ -1,0 +1,33 @@
+// One local Clarion for every browser test file (starting one takes a while), and the built dashboard it serves.
+import type { TestProject } from "vitest/node";
+import { run } from "../../scripts/lib.mjs";
+import { type LocalStack, startLocalStack } from "../local-stack";
+import { findChromium } from "./chromium";
+
+let stack: LocalStack | undefined;
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    base: string;
+    apiKey: string;
+    productionKey: string;
+    adminKey: string;
+    state: string;
+  }
+}
+
+export async function setup(project: TestProject) {
+  // Without Chromium the suites skip (see chromium.ts): no need to start anything.
+  if (!findChromium()) return;
+  await run("vite", ["build", "--config", "dashboard/vite.config.ts", "--logLevel", "warn"]);
+  stack = await startLocalStack({ environments: ["development", "production"], label: "browser tests" });
+  project.provide("base", stack.base);
+  project.provide("apiKey", stack.keys.development!);
+  project.provide("productionKey", stack.keys.production!);
+  project.provide("adminKey", stack.adminKey);
+  project.provide("state", stack.state);
+}
+
+export async function teardown() {
+  await stack?.stop();
+}

@@ -1,0 +1,57 @@
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { base, CHROMIUM, launch, screenshot, signIn } from "./browser";
+
+// What every page stands on: signing in, routes that survive a reload, the not-found page, a phone's width.
+let browser: Browser | undefined;
+let page: Page;
+
+beforeAll(async () => {
+  if (!CHROMIUM) return;
+  browser = await launch();
+  page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+});
+afterAll(async () => {
+  await browser?.close();
+});
+
+describe.skipIf(!CHROMIUM)("the dashboard's shell", () => {
+  it("refuses a wrong key in words, then signs in with the right one", async () => {
+    await page.goto(`${base()}/dashboard/`);
+    await page.fill("#credential", "ck_dev_not-a-real-key");
+    await page.getByRole("button", { name: "Sign in" }).click();
+    const problem = page.locator(".problem");
+    await problem.waitFor();
+    expect(await problem.textContent()).toContain("401");
+    await page.fill("#credential", inject("apiKey"));
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.locator("header.top").waitFor();
+  });
+
+  it("answers a deep link on reload with the app, and an unknown path with its not-found page", async () => {
+    const res = await fetch(`${base()}/dashboard/no/such/page`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toContain("text/html");
+    expect(res.headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
+    // A missing file stays a 404: only paths that name no file become the app.
+    expect((await fetch(`${base()}/dashboard/assets/missing.js`)).status).toBe(404);
+
+    await page.goto(`${base()}/dashboard/no/such/page`);
+    await page.getByTestId("not-found").waitFor();
+    expect(await page.getByTestId("not-found").textContent()).toContain("/no/such/page");
+  });
+
+  it("fits a 390 px phone: nothing wider than the screen, the navigation behind Menu", async () => {
+    const phone = await browser!.newPage({ viewport: { width: 390, height: 844 } });
+    await signIn(phone);
+    const overflow = await phone.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    expect(overflow).toBeLessThanOrEqual(0);
+    const nav = phone.locator("#main-nav");
+    const firstLink = nav.locator("a").first();
+    expect(await firstLink.isVisible()).toBe(false);
+    await phone.getByRole("button", { name: "Menu" }).click();
+    await firstLink.waitFor({ state: "visible" });
+    await screenshot(phone, "shell-390");
+    await phone.close();
+  });
+});

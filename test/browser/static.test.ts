@@ -1,0 +1,59 @@
+import type { Browser } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CHROMIUM, launch, SCREENSHOTS } from "./browser";
+import { join } from "node:path";
+import { inject } from "vitest";
+
+// The Worker's own pages and static files: security headers, and /docs working offline.
+const base = inject("base");
+let browser: Browser | undefined;
+
+beforeAll(async () => {
+  if (CHROMIUM) browser = await launch();
+});
+afterAll(async () => {
+  await browser?.close();
+});
+
+describe.skipIf(!CHROMIUM)("the API reference and the static files", () => {
+  it.each(["/docs", "/dashboard/", "/docs/scalar-api-reference.js"])("%s carries the security headers", async (path) => {
+    const res = await fetch(`${base}${path}`);
+    expect(res.status).toBe(200);
+    const csp = res.headers.get("content-security-policy") ?? "";
+    expect(/script-src ([^;]+)/.exec(csp)?.[1]).toMatch(/^'self'( 'nonce-[^']+')?$/);
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect([res.headers.get("x-frame-options"), res.headers.get("x-content-type-options"), res.headers.get("referrer-policy")]).toEqual([
+      "DENY",
+      "nosniff",
+      "no-referrer",
+    ]);
+  });
+
+  it("renders /docs from this origin alone, with curl examples that send `Authorization: ApiKey`", async () => {
+    const docs = await browser!.newPage({ viewport: { width: 1400, height: 900 } });
+    const elsewhere: string[] = [];
+    const refused: string[] = [];
+    // No network beyond this Worker: anything else is recorded and aborted.
+    await docs.route("**/*", (route) => {
+      const url = route.request().url();
+      if (url.startsWith(base) || url.startsWith("data:")) return route.continue();
+      elsewhere.push(url);
+      return route.abort();
+    });
+    docs.on("console", (message) => {
+      if (/Content Security Policy/i.test(message.text())) refused.push(message.text());
+    });
+    await docs.goto(`${base}/docs`);
+    await docs.getByText("Triggers", { exact: true }).first().click();
+    await docs.getByText("Trigger a workflow", { exact: false }).first().waitFor({ timeout: 30_000 });
+    await docs.getByText("Authorization: ApiKey YOUR_API_KEY", { exact: false }).first().waitFor();
+    await docs.screenshot({ path: join(SCREENSHOTS, "docs.png") });
+    // Generated requests go to this origin, so a copied curl runs as it is.
+    // biome-ignore lint/performance/useDomNodeTextContent: the text as rendered, without the page's style sheets
+    const text = await docs.evaluate(() => document.body.innerText);
+    expect(text).toContain(`curl '${base}/v1/`);
+    expect(elsewhere).toEqual([]);
+    expect(refused).toEqual([]);
+    await docs.close();
+  });
+});
