@@ -136,6 +136,7 @@ describe.skipIf(!CHROMIUM)("the Integrations page", () => {
     await page.getByRole("button", { name: "Save" }).click();
     await page.waitForFunction(() => document.querySelector('input[name="botToken"]')?.getAttribute("aria-invalid") === "true");
     expect(await page.locator(".problem").getAttribute("data-code")).toBe("secret_requires_resupply");
+    await page.evaluate(() => window.scrollTo(0, 0));
     await screenshot(page, "integrations-resupply");
     await page.getByLabel("Bot token").fill(GOOD_TOKEN);
     await page.getByRole("button", { name: "Save" }).click();
@@ -155,16 +156,7 @@ describe.skipIf(!CHROMIUM)("the Integrations page", () => {
     expect(await chatOrder()).toEqual([ops!.id, wrong!.id, sandbox!.id]);
 
     await page.getByRole("button", { name: "Move Chat sandbox up" }).click();
-    await page.waitForFunction(
-      ([first, second]) => {
-        const ids = [...document.querySelectorAll('section[aria-labelledby="channel-chat"] tbody tr')].map((r) =>
-          r.getAttribute("data-integration"),
-        );
-        return ids[0] === first && ids[1] === second;
-      },
-      [ops!.id, sandbox!.id],
-    );
-    expect(await chatOrder()).toEqual([ops!.id, sandbox!.id, wrong!.id]);
+    await expect.poll(chatOrder).toEqual([ops!.id, sandbox!.id, wrong!.id]);
     const priorities = Object.fromEntries((await integrations()).map((i) => [i.id, i.priority]));
     expect(priorities[ops!.id]! < priorities[sandbox!.id]! && priorities[sandbox!.id]! < priorities[wrong!.id]!).toBe(true);
 
