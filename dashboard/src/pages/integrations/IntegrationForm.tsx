@@ -70,7 +70,7 @@ export function IntegrationForm({
               name: name.trim() || undefined,
               active,
               primary,
-              priority: Number(priority),
+              priority: priority.trim() === "" ? 0 : Number(priority),
               credentials: credentials ?? {},
               settings: settingsBody,
               baseUrl: url,
@@ -82,7 +82,7 @@ export function IntegrationForm({
       if (name.trim() !== integration.name) body.name = name.trim();
       if (active !== integration.active) body.active = active;
       if (primary !== integration.primary) body.primary = primary;
-      if (Number(priority) !== integration.priority) body.priority = Number(priority);
+      if (priority.trim() !== "" && Number(priority) !== integration.priority) body.priority = Number(priority);
       if (url !== integration.baseUrl) body.baseUrl = url;
       if (!sameJson(settingsBody, integration.settings)) body.settings = settingsBody;
       if (credentials) body.credentials = credentials;

@@ -68,6 +68,7 @@ export function IntegrationPage() {
           <p className="muted">
             {data.provider} · {data.channel} · <code>{data.id}</code>
           </p>
+          {typeof provider.credentials.description === "string" ? <p className="muted">{provider.credentials.description}</p> : null}
           <IntegrationForm key={data.updatedAt} provider={provider} integration={data} onSaved={() => navigate("/integrations")} />
         </>
       ) : null}

@@ -58,56 +58,55 @@ export function IntegrationsPage() {
       {check.error ? <ProblemView error={check.error} /> : null}
       {list.isPending ? (
         <Loading what="integrations" />
-      ) : all.length === 0 && !list.error ? (
-        <p className="empty muted">
-          No integrations yet. <Link to="/integrations/new">Connect a provider</Link> to start sending.
-        </p>
-      ) : (
+      ) : list.error ? null : (
         CHANNELS.map((channel) => {
           const ordered = failoverOrder(all.filter((i) => i.channel === channel));
-          if (ordered.length === 0) return null;
           const rest = ordered.filter((i) => !i.primary);
           return (
             <section key={channel} className="channel" aria-labelledby={`channel-${channel}`}>
               <div className="channel-header">
                 <h2 id={`channel-${channel}`}>{channelName(channel)}</h2>
                 <Link to={`/integrations/new?channel=${channel}`} className="small">
-                  Add {channel} integration
+                  Add {channelName(channel)} integration
                 </Link>
               </div>
-              <div className="table-wrap">
-                <table>
-                  <thead>
-                    <tr>
-                      <th>Order</th>
-                      <th>Integration</th>
-                      <th>Active</th>
-                      <th>Primary</th>
-                      <th>Check</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {ordered.map((integration, index) => {
-                      const at = rest.indexOf(integration);
-                      return (
-                        <IntegrationRow
-                          key={integration.id}
-                          integration={integration}
-                          position={index + 1}
-                          canMoveUp={at > 0}
-                          canMoveDown={at >= 0 && at < rest.length - 1}
-                          busy={busy}
-                          onMove={(by) => move.mutate(movedPriorities(ordered, integration.id, by))}
-                          onUpdate={(body) => update.mutate({ id: integration.id, body })}
-                          checking={check.isPending && check.variables === integration.id}
-                          onCheck={() => check.mutate(integration.id)}
-                          result={checks[integration.id]}
-                        />
-                      );
-                    })}
-                  </tbody>
-                </table>
-              </div>
+              {ordered.length === 0 ? (
+                <p className="muted small">No {channelName(channel)} integration yet.</p>
+              ) : (
+                <div className="table-wrap">
+                  <table>
+                    <thead>
+                      <tr>
+                        <th>Order</th>
+                        <th>Integration</th>
+                        <th>Active</th>
+                        <th>Primary</th>
+                        <th>Check</th>
+                      </tr>
+                    </thead>
+                    <tbody>
+                      {ordered.map((integration, index) => {
+                        const at = rest.indexOf(integration);
+                        return (
+                          <IntegrationRow
+                            key={integration.id}
+                            integration={integration}
+                            position={index + 1}
+                            canMoveUp={at > 0}
+                            canMoveDown={at >= 0 && at < rest.length - 1}
+                            busy={busy}
+                            onMove={(by) => move.mutate(movedPriorities(ordered, integration.id, by))}
+                            onUpdate={(body) => update.mutate({ id: integration.id, body })}
+                            checking={check.isPending && check.variables === integration.id}
+                            onCheck={() => check.mutate(integration.id)}
+                            result={checks[integration.id]}
+                          />
+                        );
+                      })}
+                    </tbody>
+                  </table>
+                </div>
+              )}
             </section>
           );
         })
