@@ -173,6 +173,17 @@ describe.skipIf(!CHROMIUM)("the Integrations page", () => {
     await screenshot(page, "integrations");
   });
 
+  it("deletes an integration from its page", async () => {
+    const sandbox = await byName("Chat sandbox");
+    await page.goto(`${base()}/dashboard/integrations/${sandbox.id}`);
+    page.once("dialog", (dialog) => void dialog.accept());
+    await page.getByRole("button", { name: "Delete" }).click();
+    await page.waitForURL(/\/dashboard\/integrations$/);
+    const [wrong, ops] = [await byName("Wrong bot"), await byName("Ops bot (renamed)")];
+    await expect.poll(chatOrder).toEqual([wrong.id, ops.id]);
+    expect((await api("GET", `/v1/integrations/${sandbox.id}`, undefined, key())).status).toBe(404);
+  });
+
   it("fits a 390 px phone", async () => {
     const phone = await browser!.newPage({ viewport: { width: 390, height: 844 } });
     await signIn(phone, "/integrations", key());
