@@ -1,0 +1,77 @@
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { Link, useNavigate, useParams } from "react-router";
+import { api, unwrap } from "../../api/client";
+import { Loading } from "../../ui/Loading";
+import { PageHeader } from "../../ui/PageHeader";
+import { ProblemView } from "../../ui/ProblemView";
+import { CheckResult } from "./CheckResult";
+import { IntegrationForm } from "./IntegrationForm";
+import { checkIntegration, useIntegration, useProviders } from "./queries";
+import "./integrations.css";
+
+/** One integration: its check, its form (credentials stay masked), and deleting it. */
+export function IntegrationPage() {
+  const { id = "" } = useParams();
+  const navigate = useNavigate();
+  const queryClient = useQueryClient();
+  const integration = useIntegration(id);
+  const providers = useProviders();
+  const check = useMutation({ mutationFn: () => checkIntegration(id) });
+  const remove = useMutation({
+    mutationFn: () => unwrap(api.DELETE("/v1/integrations/{id}", { params: { path: { id } } })),
+    onSuccess: () => {
+      queryClient.removeQueries({ queryKey: ["integrations", id] });
+      void queryClient.invalidateQueries({ queryKey: ["integrations"] });
+      navigate("/integrations");
+    },
+  });
+  const data = integration.data;
+  const provider = providers.data?.data.find((p) => p.id === data?.provider);
+
+  return (
+    <>
+      <PageHeader title={data ? data.name : "Integration"}>
+        {data ? (
+          <>
+            <button type="button" onClick={() => check.mutate()} disabled={check.isPending}>
+              {check.isPending ? "Checking…" : "Check"}
+            </button>
+            <button
+              type="button"
+              className="danger"
+              disabled={remove.isPending}
+              onClick={() => {
+                if (confirm(`Delete ${data.name}? Messages on ${data.channel} stop using it at once.`)) remove.mutate();
+              }}
+            >
+              Delete
+            </button>
+          </>
+        ) : null}
+      </PageHeader>
+      <p>
+        <Link to="/integrations">← Integrations</Link>
+      </p>
+      {integration.error ? <ProblemView error={integration.error} /> : null}
+      {providers.error ? <ProblemView error={providers.error} /> : null}
+      {check.error ? <ProblemView error={check.error} /> : null}
+      {remove.error ? <ProblemView error={remove.error} /> : null}
+      {check.data ? <CheckResult result={check.data} /> : null}
+      {integration.isPending || providers.isPending ? (
+        <Loading what="the integration" />
+      ) : data && !provider ? (
+        <p className="problem">
+          The provider “{data.provider}” is no longer available in this deployment: the integration cannot be edited.
+        </p>
+      ) : data && provider ? (
+        <>
+          <p className="muted">
+            {data.provider} · {data.channel} · <code>{data.id}</code>
+          </p>
+          {typeof provider.credentials.description === "string" ? <p className="muted">{provider.credentials.description}</p> : null}
+          <IntegrationForm key={data.updatedAt} provider={provider} integration={data} onSaved={() => navigate("/integrations")} />
+        </>
+      ) : null}
+    </>
+  );
+}

@@ -1,0 +1,199 @@
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { Link } from "react-router";
+import { Loading } from "../../ui/Loading";
+import { PageHeader } from "../../ui/PageHeader";
+import { ProblemView } from "../../ui/ProblemView";
+import { CheckResult } from "./CheckResult";
+import { failoverOrder, movedPriorities } from "./order";
+import {
+  CHANNELS,
+  type Channel,
+  checkIntegration,
+  type Integration,
+  type IntegrationCheck,
+  type IntegrationUpdate,
+  updateIntegration,
+  useIntegrations,
+} from "./queries";
+import "./integrations.css";
+
+/** The environment's providers per channel, in the order delivery tries them, with the switches that change it. */
+export function IntegrationsPage() {
+  const list = useIntegrations();
+  const queryClient = useQueryClient();
+  const [checks, setChecks] = useState<Record<string, IntegrationCheck>>({});
+  const refresh = () => queryClient.invalidateQueries({ queryKey: ["integrations"] });
+  const update = useMutation({
+    mutationFn: ({ id, body }: { id: string; body: IntegrationUpdate }) => updateIntegration(id, body),
+    onSettled: refresh,
+  });
+  // One PUT per integration whose priority changes, in turn: the list shows the new order once all are saved.
+  const move = useMutation({
+    mutationFn: async (changes: { id: string; priority: number }[]) => {
+      for (const { id, priority } of changes) await updateIntegration(id, { priority });
+    },
+    onSettled: refresh,
+  });
+  const check = useMutation({
+    mutationFn: (id: string) => checkIntegration(id),
+    onSuccess: (result, id) => setChecks((all) => ({ ...all, [id]: result })),
+  });
+  const busy = update.isPending || move.isPending;
+  const all = list.data ?? [];
+
+  return (
+    <>
+      <PageHeader title="Integrations">
+        <Link className="button primary" to="/integrations/new">
+          New integration
+        </Link>
+      </PageHeader>
+      <p className="muted">
+        Each channel sends through its primary integration first, then fails over down the list. Inactive ones are skipped.
+      </p>
+      {list.error ? <ProblemView error={list.error} /> : null}
+      {update.error ? <ProblemView error={update.error} /> : null}
+      {move.error ? <ProblemView error={move.error} /> : null}
+      {check.error ? <ProblemView error={check.error} /> : null}
+      {list.isPending ? (
+        <Loading what="integrations" />
+      ) : list.error ? null : (
+        CHANNELS.map((channel) => {
+          const ordered = failoverOrder(all.filter((i) => i.channel === channel));
+          const rest = ordered.filter((i) => !i.primary);
+          return (
+            <section key={channel} className="channel" aria-labelledby={`channel-${channel}`}>
+              <div className="channel-header">
+                <h2 id={`channel-${channel}`}>{channelName(channel)}</h2>
+                <Link to={`/integrations/new?channel=${channel}`} className="small">
+                  Add {channelName(channel)} integration
+                </Link>
+              </div>
+              {ordered.length === 0 ? (
+                <p className="muted small">No {channelName(channel)} integration yet.</p>
+              ) : (
+                <div className="table-wrap">
+                  <table>
+                    <thead>
+                      <tr>
+                        <th>Order</th>
+                        <th>Integration</th>
+                        <th>Active</th>
+                        <th>Primary</th>
+                        <th>Check</th>
+                      </tr>
+                    </thead>
+                    <tbody>
+                      {ordered.map((integration, index) => {
+                        const at = rest.indexOf(integration);
+                        return (
+                          <IntegrationRow
+                            key={integration.id}
+                            integration={integration}
+                            position={index + 1}
+                            canMoveUp={at > 0}
+                            canMoveDown={at >= 0 && at < rest.length - 1}
+                            busy={busy}
+                            onMove={(by) => move.mutate(movedPriorities(ordered, integration.id, by))}
+                            onUpdate={(body) => update.mutate({ id: integration.id, body })}
+                            checking={check.isPending && check.variables === integration.id}
+                            onCheck={() => check.mutate(integration.id)}
+                            result={checks[integration.id]}
+                          />
+                        );
+                      })}
+                    </tbody>
+                  </table>
+                </div>
+              )}
+            </section>
+          );
+        })
+      )}
+    </>
+  );
+}
+
+const channelName = (channel: Channel) => (channel === "sms" ? "SMS" : channel.charAt(0).toUpperCase() + channel.slice(1));
+
+function IntegrationRow({
+  integration,
+  position,
+  canMoveUp,
+  canMoveDown,
+  busy,
+  onMove,
+  onUpdate,
+  checking,
+  onCheck,
+  result,
+}: {
+  integration: Integration;
+  position: number;
+  canMoveUp: boolean;
+  canMoveDown: boolean;
+  busy: boolean;
+  onMove: (by: -1 | 1) => void;
+  onUpdate: (body: IntegrationUpdate) => void;
+  checking: boolean;
+  onCheck: () => void;
+  result?: IntegrationCheck;
+}) {
+  const { id, name, provider, active, primary } = integration;
+  return (
+    <tr data-integration={id} className={active ? undefined : "inactive"}>
+      <td>
+        <div className="order">
+          <span className="position">{position}</span>
+          {primary ? null : (
+            <>
+              <button type="button" aria-label={`Move ${name} up`} disabled={busy || !canMoveUp} onClick={() => onMove(-1)}>
+                ↑
+              </button>
+              <button type="button" aria-label={`Move ${name} down`} disabled={busy || !canMoveDown} onClick={() => onMove(1)}>
+                ↓
+              </button>
+            </>
+          )}
+        </div>
+      </td>
+      <td>
+        <Link to={`/integrations/${id}`}>{name}</Link>
+        <div className="muted small">
+          {provider}
+          {integration.baseUrl ? ` → ${integration.baseUrl}` : ""}
+        </div>
+      </td>
+      <td>
+        <label className="switch">
+          <input
+            type="checkbox"
+            role="switch"
+            aria-checked={active}
+            aria-label={`${name} active`}
+            checked={active}
+            disabled={busy}
+            onChange={(e) => onUpdate({ active: e.target.checked })}
+          />
+          <span>{active ? "On" : "Off"}</span>
+        </label>
+      </td>
+      <td>
+        {primary ? (
+          <span className="badge info">primary</span>
+        ) : (
+          <button type="button" disabled={busy} onClick={() => onUpdate({ primary: true })} aria-label={`Make ${name} primary`}>
+            Make primary
+          </button>
+        )}
+      </td>
+      <td className="check-cell">
+        <button type="button" disabled={checking} onClick={onCheck} aria-label={`Check ${name}`}>
+          {checking ? "Checking…" : "Check"}
+        </button>
+        {result ? <CheckResult result={result} /> : null}
+      </td>
+    </tr>
+  );
+}

@@ -1,0 +1,106 @@
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { type FormEvent, useState } from "react";
+import { Link, useNavigate, useParams } from "react-router";
+import { api, unwrap } from "../../api/client";
+import type { components } from "../../api/openapi";
+import { ApiError } from "../../api/problem";
+import { Field } from "../../ui/Field";
+import { Loading } from "../../ui/Loading";
+import { PageHeader } from "../../ui/PageHeader";
+import { ProblemView } from "../../ui/ProblemView";
+import "./variables.css";
+
+type Variable = components["schemas"]["Variable"];
+type VariableUpdate = components["schemas"]["VariableUpdate"];
+
+/** /variables/new creates one; /variables/:key changes its value or secrecy. */
+export function VariablePage() {
+  const { key } = useParams();
+  const variable = useQuery({
+    queryKey: ["variables", key],
+    queryFn: () => unwrap(api.GET("/v1/variables/{key}", { params: { path: { key: key! } } })),
+    enabled: key !== undefined,
+  });
+  return (
+    <>
+      <PageHeader title={key ? <code>{key}</code> : "New variable"} />
+      <p>
+        <Link to="/variables">← Variables</Link>
+      </p>
+      {variable.error ? <ProblemView error={variable.error} /> : null}
+      {key === undefined ? (
+        <VariableForm />
+      ) : variable.data ? (
+        <VariableForm key={variable.data.updatedAt} variable={variable.data} />
+      ) : variable.isPending ? (
+        <Loading what="the variable" />
+      ) : null}
+    </>
+  );
+}
+
+/** A secret's value is never put back into the input: left empty, it stays as stored. */
+function VariableForm({ variable }: { variable?: Variable }) {
+  const navigate = useNavigate();
+  const queryClient = useQueryClient();
+  const [key, setKey] = useState("");
+  const [value, setValue] = useState(variable && !variable.secret ? variable.value : "");
+  const [secret, setSecret] = useState(variable?.secret ?? false);
+  const save = useMutation({
+    mutationFn: async () => {
+      if (!variable) return unwrap(api.POST("/v1/variables", { body: { key: key.trim(), value, secret } }));
+      const body: VariableUpdate = {};
+      if (variable.secret ? value !== "" : value !== variable.value) body.value = value;
+      if (secret !== variable.secret) body.secret = secret;
+      if (body.value === undefined && body.secret === undefined) return variable;
+      return unwrap(api.PUT("/v1/variables/{key}", { params: { path: { key: variable.key } }, body }));
+    },
+    onSuccess: () => {
+      void queryClient.invalidateQueries({ queryKey: ["variables"] });
+      navigate("/variables");
+    },
+  });
+  const errorOf = (path: string) => (save.error instanceof ApiError ? save.error.fieldError(path) : undefined);
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    save.mutate();
+  };
+  const keepsSecret = variable?.secret === true;
+
+  return (
+    <form className="variable-form card" onSubmit={submit} noValidate>
+      {variable ? null : (
+        <Field label="Key" hint="Letters, digits and _; starts with a letter or _." error={errorOf("key")}>
+          <input value={key} onChange={(e) => setKey(e.target.value)} autoComplete="off" spellCheck={false} placeholder="SUPPORT_EMAIL" />
+        </Field>
+      )}
+      <Field
+        label="Value"
+        hint={keepsSecret ? "Secret: the stored value is not shown. Leave empty to keep it, or type a new one." : undefined}
+        error={errorOf("value")}
+      >
+        {secret ? (
+          <input
+            type="password"
+            autoComplete="new-password"
+            value={value}
+            placeholder={keepsSecret ? "•••••••• (stored)" : undefined}
+            onChange={(e) => setValue(e.target.value)}
+          />
+        ) : (
+          <textarea rows={3} value={value} onChange={(e) => setValue(e.target.value)} spellCheck={false} />
+        )}
+      </Field>
+      <label className="checkbox">
+        <input type="checkbox" checked={secret} onChange={(e) => setSecret(e.target.checked)} />
+        Secret <span className="muted small">Masked in every answer and in this dashboard.</span>
+      </label>
+      {save.error ? <ProblemView error={save.error} /> : null}
+      <div className="form-actions">
+        <button type="submit" className="primary" disabled={save.isPending}>
+          {save.isPending ? "Saving…" : variable ? "Save" : "Create variable"}
+        </button>
+      </div>
+    </form>
+  );
+}
