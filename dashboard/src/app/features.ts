@@ -1,5 +1,7 @@
+import { subscribers } from "../pages/subscribers/feature";
 import { suppressions } from "../pages/suppressions/feature";
+import { topics } from "../pages/topics/feature";
 import type { Feature } from "./feature";
 
 /** The dashboard's areas, in the navigation's order. */
-export const FEATURES: Feature[] = [suppressions];
+export const FEATURES: Feature[] = [suppressions, subscribers, topics];

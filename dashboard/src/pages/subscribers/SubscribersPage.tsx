@@ -1,0 +1,79 @@
+import { useInfiniteQuery } from "@tanstack/react-query";
+import { useState } from "react";
+import { Link } from "react-router";
+import { api, unwrap } from "../../api/client";
+import { Field } from "../../ui/Field";
+import { Loading } from "../../ui/Loading";
+import { PageHeader } from "../../ui/PageHeader";
+import { ProblemView } from "../../ui/ProblemView";
+import { fullName, searchFilter, subscriberPath } from "./search";
+import { useDebounced } from "./useDebounced";
+import "./subscribers.css";
+
+const PAGE = 50;
+
+/** Everyone Clarion can notify in this environment, searchable by id, name, email or phone. */
+export function SubscribersPage() {
+  const [search, setSearch] = useState("");
+  const filter = searchFilter(useDebounced(search));
+  const list = useInfiniteQuery({
+    queryKey: ["subscribers", filter],
+    queryFn: ({ pageParam }) => unwrap(api.GET("/v1/subscribers", { params: { query: { ...filter, cursor: pageParam, limit: PAGE } } })),
+    initialPageParam: undefined as string | undefined,
+    getNextPageParam: (last) => last.nextCursor ?? undefined,
+  });
+  const rows = list.data?.pages.flatMap((p) => p.data) ?? [];
+
+  return (
+    <>
+      <PageHeader title="Subscribers" />
+      <div className="filters sub-search">
+        <Field label="Search" hint="Part of an id or name, a whole email address, or a phone number such as +41791234567.">
+          <input type="search" value={search} placeholder="ada, ada@example.com, +4179…" onChange={(e) => setSearch(e.target.value)} />
+        </Field>
+      </div>
+      {list.error ? <ProblemView error={list.error} /> : null}
+      {list.isPending ? (
+        <Loading what="subscribers" />
+      ) : rows.length === 0 ? (
+        <p className="empty muted">
+          {search.trim() ? "No subscriber matches." : "No subscribers yet: a trigger or POST /sub creates them."}
+        </p>
+      ) : (
+        <div className="table-wrap">
+          <table>
+            <thead>
+              <tr>
+                <th>Subscriber</th>
+                <th>Name</th>
+                <th>Email</th>
+                <th>Phone</th>
+                <th>Updated</th>
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((s) => (
+                <tr key={s.subscriberId} data-subscriber={s.subscriberId}>
+                  <td>
+                    <Link to={subscriberPath(s.subscriberId)}>
+                      <code>{s.subscriberId}</code>
+                    </Link>
+                  </td>
+                  <td>{fullName(s) ?? <span className="muted">—</span>}</td>
+                  <td>{s.email ?? <span className="muted">—</span>}</td>
+                  <td>{s.phone ?? <span className="muted">—</span>}</td>
+                  <td className="sub-nowrap">{new Date(s.updatedAt).toLocaleString()}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {list.hasNextPage ? (
+        <button type="button" className="sub-more" onClick={() => list.fetchNextPage()} disabled={list.isFetchingNextPage}>
+          {list.isFetchingNextPage ? "Loading…" : "More"}
+        </button>
+      ) : null}
+    </>
+  );
+}
