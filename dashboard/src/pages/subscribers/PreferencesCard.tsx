@@ -4,7 +4,15 @@ import { api, unwrap } from "../../api/client";
 import type { components } from "../../api/openapi";
 import { ApiError } from "../../api/problem";
 import { ProblemView } from "../../ui/ProblemView";
-import { CHANNELS, type Channel, type Overrides, overridesUpdate, type Preferences, type PreferencesUpdate } from "./preferences";
+import {
+  CHANNEL_LABEL,
+  CHANNELS,
+  type Channel,
+  type Overrides,
+  overridesUpdate,
+  type Preferences,
+  type PreferencesUpdate,
+} from "./preferences";
 
 type Workflow = components["schemas"]["Workflow"];
 type Subscriber = components["schemas"]["SubscriberDetail"];
@@ -80,7 +88,7 @@ export function PreferencesCard({ subscriberId, preferences }: { subscriberId: s
             {CHANNELS.map((ch) => (
               <label key={ch} className="sub-check">
                 <input type="checkbox" checked={channels[ch]} onChange={(e) => setChannels({ ...channels, [ch]: e.target.checked })} />
-                {ch}
+                {CHANNEL_LABEL[ch]}
               </label>
             ))}
           </div>
@@ -136,7 +144,7 @@ export function PreferencesCard({ subscriberId, preferences }: { subscriberId: s
                   <tr>
                     <th>Workflow</th>
                     {CHANNELS.map((ch) => (
-                      <th key={ch}>{ch}</th>
+                      <th key={ch}>{CHANNEL_LABEL[ch]}</th>
                     ))}
                   </tr>
                 </thead>

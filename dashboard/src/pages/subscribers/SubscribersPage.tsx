@@ -1,4 +1,4 @@
-import { useInfiniteQuery } from "@tanstack/react-query";
+import { keepPreviousData, useInfiniteQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { Link } from "react-router";
 import { api, unwrap } from "../../api/client";
@@ -21,6 +21,8 @@ export function SubscribersPage() {
     queryFn: ({ pageParam }) => unwrap(api.GET("/v1/subscribers", { params: { query: { ...filter, cursor: pageParam, limit: PAGE } } })),
     initialPageParam: undefined as string | undefined,
     getNextPageParam: (last) => last.nextCursor ?? undefined,
+    // The last answer stays on screen while the next search runs, instead of a flash of "Loading".
+    placeholderData: keepPreviousData,
   });
   const rows = list.data?.pages.flatMap((p) => p.data) ?? [];
 
@@ -40,7 +42,7 @@ export function SubscribersPage() {
           {search.trim() ? "No subscriber matches." : "No subscribers yet: a trigger or POST /sub creates them."}
         </p>
       ) : (
-        <div className="table-wrap">
+        <div className="table-wrap" aria-busy={list.isPlaceholderData}>
           <table>
             <thead>
               <tr>

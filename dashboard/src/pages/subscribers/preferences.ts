@@ -7,6 +7,7 @@ export type Overrides = Preferences["workflows"];
 type WorkflowUpdate = NonNullable<PreferencesUpdate["workflows"]>[string];
 
 export const CHANNELS: Channel[] = ["email", "sms", "push", "chat"];
+export const CHANNEL_LABEL: Record<Channel, string> = { email: "Email", sms: "SMS", push: "Push", chat: "Chat" };
 
 /**
  * The update that turns `before` into the edited overrides. The API merges (json_patch), so a
