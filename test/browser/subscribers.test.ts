@@ -66,6 +66,22 @@ describe.skipIf(!CHROMIUM)("the Subscribers pages", () => {
     );
   });
 
+  it("pages a long result with More", async () => {
+    const many = Array.from({ length: 60 }, (_, i) => ({ subscriberId: `many-${run}-${String(i).padStart(2, "0")}` }));
+    const bulk = await api<{ created: string[] }>("POST", "/sub/bulk", { subscribers: many });
+    expect(bulk.body.created).toHaveLength(60);
+    await page.goBack();
+    expect(await page.getByLabel("Search").inputValue()).toBe(`ada-${run}@example.com`);
+    await page.locator(`tr[data-subscriber="${subscriberId}"]`).waitFor();
+    await page.getByLabel("Search").fill(`many-${run}`);
+    await expect.poll(() => page.locator("tbody tr").count()).toBe(50);
+    await page.getByRole("button", { name: "More" }).click();
+    await expect.poll(() => page.locator("tbody tr").count()).toBe(60);
+    expect(await page.getByRole("button", { name: "More" }).count()).toBe(0);
+    await page.goForward();
+    await page.getByRole("heading", { name: "Profile" }).waitFor();
+  });
+
   it("lists their messages, each linking to Activity", async () => {
     const message = await firstMessage();
     await page.reload();
@@ -90,6 +106,14 @@ describe.skipIf(!CHROMIUM)("the Subscribers pages", () => {
     await page.getByRole("status").filter({ hasText: "Saved." }).waitFor();
     prefs = (await api<Preferences>("GET", `${path}/preferences`)).body;
     expect(prefs.workflows[workflow]).toEqual({ push: true });
+
+    await page.getByRole("checkbox", { name: /quiet hours/ }).check();
+    await page.getByLabel("From", { exact: true }).fill("21:30");
+    await page.getByLabel("To", { exact: true }).fill("06:45");
+    await page.getByRole("button", { name: "Save preferences" }).click();
+    await page.getByRole("status").filter({ hasText: "Saved." }).waitFor();
+    prefs = (await api<Preferences>("GET", `${path}/preferences`)).body;
+    expect(prefs.quietHours).toEqual({ start: "21:30", end: "06:45" });
     await screenshot(page, "subscriber-detail");
   });
 
@@ -124,15 +148,23 @@ describe.skipIf(!CHROMIUM)("the Subscribers pages", () => {
     expect((await api("GET", path)).status).toBe(404);
   });
 
+  it("says so when a subscriber does not exist", async () => {
+    await page.goto(page.url().replace(/\/subscribers\/.*$/, `/subscribers/nobody-${run}`));
+    const problem = page.locator(".problem");
+    await problem.waitFor();
+    expect(await problem.getAttribute("data-code")).toBe("subscriber_not_found");
+  });
+
   it("fits a 390 px phone", async () => {
     const id = `phone-${run}`;
     await api("POST", "/sub", { subscriberId: id, email: `${id}@example.com`, firstName: "Grace", lastName: "Hopper" });
     const phone = await browser!.newPage({ viewport: { width: 390, height: 844 } });
     await signIn(phone, "/subscribers");
+    await phone.getByLabel("Search").fill(id);
     await phone.locator(`tr[data-subscriber="${id}"]`).waitFor();
     expect(await phone.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0);
     await screenshot(phone, "subscribers-390");
-    await phone.goto(phone.url().replace(/\/subscribers$/, `/subscribers/${id}`));
+    await phone.locator(`tr[data-subscriber="${id}"]`).getByRole("link").click();
     await phone.locator(`tr[data-workflow="${workflow}"]`).waitFor();
     await phone.getByText("No messages to this subscriber yet.").waitFor();
     expect(await phone.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0);

@@ -58,6 +58,17 @@ describe.skipIf(!CHROMIUM)("the Topics pages", () => {
     expect(await page.getByTestId("member-count").textContent()).toBe("2");
   });
 
+  it("pages a long member list with More", async () => {
+    const more = Array.from({ length: 110 }, (_, i) => `bulk-${run}-${String(i).padStart(3, "0")}`);
+    const added = await api<{ added: number }>("POST", `/v1/topics/${encodeURIComponent(key)}/subscribers`, { subscriberIds: more });
+    expect(added.body.added).toBe(110);
+    await page.reload();
+    await expect.poll(() => page.locator("tr[data-member]").count()).toBe(100);
+    await page.getByRole("button", { name: "More members" }).click();
+    await expect.poll(() => page.locator("tr[data-member]").count()).toBe(112);
+    expect(await page.getByTestId("member-count").textContent()).toBe("112");
+  });
+
   it("lists the topic and fits a 390 px phone", async () => {
     const phone = await browser!.newPage({ viewport: { width: 390, height: 844 } });
     await signIn(phone, "/topics");

@@ -1,6 +1,6 @@
 import { keepPreviousData, useInfiniteQuery } from "@tanstack/react-query";
-import { useState } from "react";
-import { Link } from "react-router";
+import { useEffect, useState } from "react";
+import { Link, useSearchParams } from "react-router";
 import { api, unwrap } from "../../api/client";
 import { Field } from "../../ui/Field";
 import { Loading } from "../../ui/Loading";
@@ -14,8 +14,14 @@ const PAGE = 50;
 
 /** Everyone Clarion can notify in this environment, searchable by id, name, email or phone. */
 export function SubscribersPage() {
-  const [search, setSearch] = useState("");
-  const filter = searchFilter(useDebounced(search));
+  // The search lives in the address (?search=), so Back from a subscriber returns to the same list.
+  const [params, setParams] = useSearchParams();
+  const [search, setSearch] = useState(params.get("search") ?? "");
+  const settled = useDebounced(search).trim();
+  useEffect(() => {
+    if (settled !== (params.get("search") ?? "")) setParams(settled ? { search: settled } : {}, { replace: true });
+  }, [settled, params, setParams]);
+  const filter = searchFilter(settled);
   const list = useInfiniteQuery({
     queryKey: ["subscribers", filter],
     queryFn: ({ pageParam }) => unwrap(api.GET("/v1/subscribers", { params: { query: { ...filter, cursor: pageParam, limit: PAGE } } })),
