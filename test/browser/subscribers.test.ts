@@ -36,6 +36,8 @@ beforeAll(async () => {
   expect(wf.status).toBe(201);
   const sub = await api("POST", "/sub", { subscriberId, email: `ada-${run}@example.com`, firstName: "Ada", lastName: `Lovelace${run}` });
   expect(sub.status).toBe(201);
+  expect((await api("POST", "/v1/topics", { key: `beta-${run}`, name: "Beta testers" })).status).toBe(201);
+  expect((await api("POST", `/v1/topics/beta-${run}/subscribers`, { subscriberIds: [subscriberId] })).status).toBe(200);
   // Someone the searches below must leave out.
   expect((await api("POST", "/sub", { subscriberId: `grace-${run}`, firstName: "Grace", lastName: "Hopper" })).status).toBe(201);
   const trigger = await api("POST", "/v1/trigger", { workflow, to: subscriberId, payload: {} });
@@ -64,6 +66,8 @@ describe.skipIf(!CHROMIUM)("the Subscribers pages", () => {
     expect(await page.locator("section", { has: page.getByRole("heading", { name: "Channel addresses" }) }).textContent()).toContain(
       `ada-${run}@example.com`,
     );
+    const topic = page.getByRole("region", { name: "Topics" }).getByRole("link", { name: `beta-${run}` });
+    expect(await topic.getAttribute("href")).toBe(`/dashboard/topics/beta-${run}`);
   });
 
   it("pages a long result with More", async () => {

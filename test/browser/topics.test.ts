@@ -69,6 +69,15 @@ describe.skipIf(!CHROMIUM)("the Topics pages", () => {
     expect(await page.getByTestId("member-count").textContent()).toBe("112");
   });
 
+  it("renames the topic, keeping its key", async () => {
+    await page.getByRole("button", { name: "Rename" }).click();
+    await page.getByLabel("Topic name").fill("Launch followers");
+    await page.getByRole("button", { name: "Save name" }).click();
+    await page.getByRole("heading", { name: "Launch followers" }).waitFor();
+    const stored = await api<{ key: string; name: string }>("GET", `/v1/topics/${encodeURIComponent(key)}`);
+    expect(stored.body).toMatchObject({ key, name: "Launch followers" });
+  });
+
   it("lists the topic and fits a 390 px phone", async () => {
     const phone = await browser!.newPage({ viewport: { width: 390, height: 844 } });
     await signIn(phone, "/topics");

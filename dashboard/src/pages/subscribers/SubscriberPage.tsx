@@ -18,6 +18,11 @@ type Erased = components["schemas"]["SubscriberErased"];
 /** One subscriber: profile, channel addresses, preferences, topics, messages, and erasure. */
 export function SubscriberPage() {
   const { id = "" } = useParams();
+  // Keyed by id: edits in progress and an erasure never carry over to the next subscriber opened.
+  return <Subscriber key={id} id={id} />;
+}
+
+function Subscriber({ id }: { id: string }) {
   const queryClient = useQueryClient();
   const [confirming, setConfirming] = useState(false);
   const [erased, setErased] = useState<Erased | null>(null);

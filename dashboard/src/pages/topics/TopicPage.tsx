@@ -2,6 +2,7 @@ import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tansta
 import { type FormEvent, useState } from "react";
 import { Link, useNavigate, useParams } from "react-router";
 import { api, unwrap } from "../../api/client";
+import { ApiError } from "../../api/problem";
 import { Field } from "../../ui/Field";
 import { Loading } from "../../ui/Loading";
 import { PageHeader } from "../../ui/PageHeader";
@@ -14,8 +15,14 @@ const PAGE = 100;
 /** A topic's members: added many at once from pasted ids, removed by ticking several. */
 export function TopicPage() {
   const { key = "" } = useParams();
+  // Keyed by key: a selection or pasted ids never carry over to the next topic opened.
+  return <Topic key={key} topicKey={key} />;
+}
+
+function Topic({ topicKey: key }: { topicKey: string }) {
   const navigate = useNavigate();
   const queryClient = useQueryClient();
+  const [renaming, setRenaming] = useState(false);
   const path = { params: { path: { key } } };
   const topic = useQuery({ queryKey: ["topic", key], queryFn: () => unwrap(api.GET("/v1/topics/{key}", path)) });
   const remove = useMutation({
@@ -43,6 +50,9 @@ export function TopicPage() {
     <>
       {back}
       <PageHeader title={topic.data.name}>
+        <button type="button" onClick={() => setRenaming(true)} disabled={renaming}>
+          Rename
+        </button>
         <button
           type="button"
           className="danger"
@@ -59,9 +69,49 @@ export function TopicPage() {
         {topic.data.memberCount === 1 ? "member" : "members"} · trigger with <code>{`"to": { "topic": "${key}" }`}</code>
       </p>
       {remove.error ? <ProblemView error={remove.error} /> : null}
+      {renaming ? <RenameTopic topicKey={key} name={topic.data.name} onDone={() => setRenaming(false)} /> : null}
       <AddMembers topicKey={key} />
       <Members topicKey={key} />
     </>
+  );
+}
+
+function RenameTopic({ topicKey, name, onDone }: { topicKey: string; name: string; onDone: () => void }) {
+  const queryClient = useQueryClient();
+  const [value, setValue] = useState(name);
+  const rename = useMutation({
+    mutationFn: () => unwrap(api.PUT("/v1/topics/{key}", { params: { path: { key: topicKey } }, body: { name: value } })),
+    onSuccess: async () => {
+      await Promise.all([
+        queryClient.invalidateQueries({ queryKey: ["topic", topicKey] }),
+        queryClient.invalidateQueries({ queryKey: ["topics"] }),
+      ]);
+      onDone();
+    },
+  });
+  const nameError = rename.error instanceof ApiError ? rename.error.fieldError("name") : undefined;
+
+  return (
+    <form
+      className="card"
+      onSubmit={(e) => {
+        e.preventDefault();
+        rename.mutate();
+      }}
+    >
+      <Field label="Topic name" error={nameError} hint="The key stays: triggers and memberships refer to it.">
+        <input value={value} autoComplete="off" onChange={(e) => setValue(e.target.value)} />
+      </Field>
+      {rename.error && !nameError ? <ProblemView error={rename.error} /> : null}
+      <div className="topic-actions">
+        <button type="submit" className="primary" disabled={rename.isPending}>
+          {rename.isPending ? "Saving…" : "Save name"}
+        </button>
+        <button type="button" onClick={onDone} disabled={rename.isPending}>
+          Cancel
+        </button>
+      </div>
+    </form>
   );
 }
 
