@@ -97,6 +97,15 @@ describe("PUT /v1/subscribers/{subscriberId}/preferences", () => {
     expect(res.body.quietHours).toBeNull();
   });
 
+  it("drops one workflow flag given as null and keeps the workflow's others", async () => {
+    const id = await newSubscriber();
+    await api(key, "PUT", path(id), { workflows: { digest: { email: false, sms: false } } });
+    const res = await api<SubscriberPreferences>(key, "PUT", path(id), { workflows: { digest: { email: null, push: true } } });
+    expect(res.status).toBe(200);
+    expect(res.body.workflows).toEqual({ digest: { sms: false, push: true } });
+    expect((await api<SubscriberPreferences>(key, "GET", path(id))).body.workflows).toEqual({ digest: { sms: false, push: true } });
+  });
+
   it("leaves the preferences as they were for an empty update", async () => {
     const id = await newSubscriber();
     await api(key, "PUT", path(id), { channels: { chat: false } });

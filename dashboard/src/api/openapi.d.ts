@@ -7725,7 +7725,7 @@ export interface components {
             value?: string;
             secret?: boolean;
         };
-        /** @description A merge: each flag given replaces the stored one, omitted ones keep theirs. A workflow set to `null` drops its overrides; `quietHours: null` clears quiet hours. */
+        /** @description A merge: each flag given replaces the stored one, omitted ones keep theirs. A workflow set to `null` drops its overrides, a workflow's flag set to `null` drops that override; `quietHours: null` clears quiet hours. */
         SubscriberPreferencesUpdate: {
             channels?: {
                 email?: boolean;
@@ -7735,10 +7735,10 @@ export interface components {
             };
             workflows?: {
                 [key: string]: {
-                    email?: boolean;
-                    sms?: boolean;
-                    push?: boolean;
-                    chat?: boolean;
+                    email?: boolean | null;
+                    sms?: boolean | null;
+                    push?: boolean | null;
+                    chat?: boolean | null;
                 } | null;
             };
             quietHours?: components["schemas"]["QuietHours"];

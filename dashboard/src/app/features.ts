@@ -1,7 +1,9 @@
 import { integrations } from "../pages/integrations/feature";
+import { subscribers } from "../pages/subscribers/feature";
 import { suppressions } from "../pages/suppressions/feature";
+import { topics } from "../pages/topics/feature";
 import { variables } from "../pages/variables/feature";
 import type { Feature } from "./feature";
 
 /** The dashboard's areas, in the navigation's order. */
-export const FEATURES: Feature[] = [suppressions, integrations, variables];
+export const FEATURES: Feature[] = [subscribers, topics, integrations, variables, suppressions];

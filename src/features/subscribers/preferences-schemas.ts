@@ -14,6 +14,13 @@ const WorkflowChannelFlags = ChannelFlags.partial().openapi({
   description: "Set flags beat the global channel flags for this workflow; unset ones follow them.",
 });
 
+/** A flag given as `null` is removed (json_patch), so that workflow follows the global flag again. */
+const WorkflowChannelFlagsUpdate = z
+  .object({ email: z.boolean().nullable(), sms: z.boolean().nullable(), push: z.boolean().nullable(), chat: z.boolean().nullable() })
+  .partial()
+  .strict()
+  .openapi({ description: "Flags given replace the stored ones; a flag set to `null` is removed, so it follows the global flag again." });
+
 export const QuietHours = z
   .object({ start: HH_MM, end: HH_MM })
   .strict()
@@ -34,7 +41,7 @@ export const SubscriberPreferencesUpdate = z
   .object({
     channels: ChannelFlags.partial().optional(),
     workflows: z
-      .record(WorkflowKey, WorkflowChannelFlags.nullable())
+      .record(WorkflowKey, WorkflowChannelFlagsUpdate.nullable())
       .refine((w) => Object.keys(w).length <= MAX_WORKFLOW_ENTRIES, `At most ${MAX_WORKFLOW_ENTRIES} workflows per request.`)
       .optional(),
     quietHours: QuietHours.nullable().optional(),
@@ -42,7 +49,7 @@ export const SubscriberPreferencesUpdate = z
   .strict()
   .openapi("SubscriberPreferencesUpdate", {
     description:
-      "A merge: each flag given replaces the stored one, omitted ones keep theirs. A workflow set to `null` drops its overrides; `quietHours: null` clears quiet hours.",
+      "A merge: each flag given replaces the stored one, omitted ones keep theirs. A workflow set to `null` drops its overrides, a workflow's flag set to `null` drops that override; `quietHours: null` clears quiet hours.",
   });
 export type SubscriberPreferencesUpdate = z.infer<typeof SubscriberPreferencesUpdate>;
 

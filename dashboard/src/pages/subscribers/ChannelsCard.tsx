@@ -1,0 +1,50 @@
+import type { components } from "../../api/openapi";
+
+type Subscriber = components["schemas"]["SubscriberDetail"];
+
+/** Where each channel reaches the subscriber. Push tokens and webhook URLs come masked from the API. */
+export function ChannelsCard({ subscriber }: { subscriber: Subscriber }) {
+  const { push, chat } = subscriber.channels;
+  return (
+    <section className="card" aria-labelledby="channels-title">
+      <h2 id="channels-title">Channel addresses</h2>
+      <dl className="sub-facts">
+        <dt>Email</dt>
+        <dd>{subscriber.email ?? <span className="muted">none</span>}</dd>
+        <dt>SMS</dt>
+        <dd>{subscriber.phone ?? <span className="muted">none</span>}</dd>
+        <dt>Push</dt>
+        <dd>
+          {push.length ? (
+            <ul className="sub-plain">
+              {push.map((p) => (
+                <li key={`${p.provider}:${p.token}`}>
+                  <span className="badge">{p.provider}</span> <code>{p.token}</code>
+                </li>
+              ))}
+            </ul>
+          ) : (
+            <span className="muted">none</span>
+          )}
+        </dd>
+        <dt>Chat</dt>
+        <dd>
+          {chat.length ? (
+            <ul className="sub-plain">
+              {chat.map((c) => {
+                const address = "webhookUrl" in c ? c.webhookUrl : c.channelId;
+                return (
+                  <li key={`${c.provider}:${address}`}>
+                    <span className="badge">{c.provider}</span> <code>{address}</code>
+                  </li>
+                );
+              })}
+            </ul>
+          ) : (
+            <span className="muted">none</span>
+          )}
+        </dd>
+      </dl>
+    </section>
+  );
+}

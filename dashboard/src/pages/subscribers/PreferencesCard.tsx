@@ -1,0 +1,198 @@
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { type FormEvent, useState } from "react";
+import { api, unwrap } from "../../api/client";
+import type { components } from "../../api/openapi";
+import { ApiError } from "../../api/problem";
+import { ProblemView } from "../../ui/ProblemView";
+import {
+  CHANNEL_LABEL,
+  CHANNELS,
+  type Channel,
+  type Overrides,
+  overridesUpdate,
+  type Preferences,
+  type PreferencesUpdate,
+} from "./preferences";
+
+type Workflow = components["schemas"]["Workflow"];
+type Subscriber = components["schemas"]["SubscriberDetail"];
+type Flag = "" | "on" | "off";
+
+const flagOf = (value: boolean | undefined): Flag => (value === undefined ? "" : value ? "on" : "off");
+const flagValue = (flag: Flag): boolean | undefined => (flag === "" ? undefined : flag === "on");
+
+/** Every workflow of the environment, a page at a time: the editor offers a row for each. */
+async function allWorkflows(): Promise<Workflow[]> {
+  const all: Workflow[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await unwrap(api.GET("/v1/workflows", { params: { query: { limit: 100, cursor } } }));
+    all.push(...page.data);
+    cursor = page.nextCursor ?? undefined;
+  } while (cursor);
+  return all;
+}
+
+/**
+ * The subscriber's opt-outs as the API models them: a global flag per channel, per-workflow
+ * flags that beat it (unset follows it), and quiet hours. Saved with one merge (`PUT`).
+ */
+export function PreferencesCard({ subscriberId, preferences }: { subscriberId: string; preferences: Preferences }) {
+  const queryClient = useQueryClient();
+  const workflows = useQuery({ queryKey: ["workflows", "all"], queryFn: allWorkflows });
+  const [channels, setChannels] = useState(preferences.channels);
+  const [overrides, setOverrides] = useState<Overrides>(preferences.workflows);
+  const [quiet, setQuiet] = useState(preferences.quietHours !== null);
+  const [start, setStart] = useState(preferences.quietHours?.start ?? "22:00");
+  const [end, setEnd] = useState(preferences.quietHours?.end ?? "07:00");
+  const save = useMutation({
+    mutationFn: (body: PreferencesUpdate) =>
+      unwrap(api.PUT("/v1/subscribers/{subscriberId}/preferences", { params: { path: { subscriberId } }, body })),
+    onSuccess: (saved) => {
+      queryClient.setQueryData<Subscriber>(["subscriber", subscriberId], (old) => (old ? { ...old, preferences: saved } : old));
+      return queryClient.invalidateQueries({ queryKey: ["subscriber", subscriberId] });
+    },
+  });
+
+  const byKey = new Map((workflows.data ?? []).map((w) => [w.key, w]));
+  const rows = [...new Set([...byKey.keys(), ...Object.keys(overrides)])].sort();
+  const workflowUpdate = overridesUpdate(preferences.workflows, overrides);
+  const quietHours = quiet ? { start, end } : null;
+  const changed =
+    CHANNELS.some((ch) => channels[ch] !== preferences.channels[ch]) ||
+    Object.keys(workflowUpdate).length > 0 ||
+    JSON.stringify(quietHours) !== JSON.stringify(preferences.quietHours);
+
+  function setOverride(workflow: string, channel: Channel, flag: Flag) {
+    const flags = { ...overrides[workflow], [channel]: flagValue(flag) };
+    if (flags[channel] === undefined) delete flags[channel];
+    setOverrides({ ...overrides, [workflow]: flags });
+  }
+
+  function submit(event: FormEvent) {
+    event.preventDefault();
+    save.reset();
+    save.mutate({ channels, workflows: workflowUpdate, quietHours });
+  }
+
+  const quietError = save.error instanceof ApiError ? save.error.fieldError("quietHours") : undefined;
+
+  return (
+    <section className="card" aria-labelledby="preferences-title">
+      <h2 id="preferences-title">Preferences</h2>
+      <form onSubmit={submit}>
+        <fieldset className="sub-fieldset">
+          <legend>Channels</legend>
+          <p className="muted small">Unticked: the subscriber opted out of that channel (critical workflows still send).</p>
+          <div className="sub-checks">
+            {CHANNELS.map((ch) => (
+              <label key={ch} className="sub-check">
+                <input type="checkbox" checked={channels[ch]} onChange={(e) => setChannels({ ...channels, [ch]: e.target.checked })} />
+                {CHANNEL_LABEL[ch]}
+              </label>
+            ))}
+          </div>
+        </fieldset>
+
+        <fieldset className="sub-fieldset">
+          <legend>Quiet hours</legend>
+          <label className="sub-check">
+            <input type="checkbox" checked={quiet} onChange={(e) => setQuiet(e.target.checked)} />
+            Hold messages during quiet hours (in the subscriber's time zone)
+          </label>
+          {quiet ? (
+            <div className="sub-checks">
+              <label className="field">
+                From
+                <input
+                  type="time"
+                  value={start}
+                  required
+                  onChange={(e) => setStart(e.target.value)}
+                  aria-invalid={quietError ? true : undefined}
+                />
+              </label>
+              <label className="field">
+                To
+                <input
+                  type="time"
+                  value={end}
+                  required
+                  onChange={(e) => setEnd(e.target.value)}
+                  aria-invalid={quietError ? true : undefined}
+                />
+              </label>
+            </div>
+          ) : null}
+          {quietError ? (
+            <span className="field-error" role="alert">
+              {quietError}
+            </span>
+          ) : null}
+        </fieldset>
+
+        <fieldset className="sub-fieldset">
+          <legend>Per workflow</legend>
+          <p className="muted small">"Follow" uses the channel setting above; On or Off overrides it for that workflow.</p>
+          {workflows.error ? <ProblemView error={workflows.error} /> : null}
+          {rows.length === 0 ? (
+            <p className="muted">{workflows.isPending ? "Loading workflows…" : "No workflows yet."}</p>
+          ) : (
+            <div className="table-wrap">
+              <table className="sub-preferences">
+                <thead>
+                  <tr>
+                    <th>Workflow</th>
+                    {CHANNELS.map((ch) => (
+                      <th key={ch}>{CHANNEL_LABEL[ch]}</th>
+                    ))}
+                  </tr>
+                </thead>
+                <tbody>
+                  {rows.map((key) => {
+                    const wf = byKey.get(key);
+                    return (
+                      <tr key={key} data-workflow={key}>
+                        <td>
+                          <code>{key}</code>
+                          {wf && wf.name !== key ? <div className="muted small">{wf.name}</div> : null}
+                          {wf?.critical ? <span className="badge warn">critical</span> : null}
+                          {workflows.data && !wf ? <span className="badge">deleted</span> : null}
+                        </td>
+                        {CHANNELS.map((ch) => (
+                          <td key={ch}>
+                            <select
+                              aria-label={`${key} ${ch}`}
+                              value={flagOf(overrides[key]?.[ch])}
+                              onChange={(e) => setOverride(key, ch, e.target.value as Flag)}
+                            >
+                              <option value="">Follow</option>
+                              <option value="on">On</option>
+                              <option value="off">Off</option>
+                            </select>
+                          </td>
+                        ))}
+                      </tr>
+                    );
+                  })}
+                </tbody>
+              </table>
+            </div>
+          )}
+        </fieldset>
+
+        {save.error && !quietError ? <ProblemView error={save.error} /> : null}
+        <div className="sub-actions">
+          <button type="submit" className="primary" disabled={!changed || save.isPending}>
+            {save.isPending ? "Saving…" : "Save preferences"}
+          </button>
+          {save.isSuccess && !changed ? (
+            <span className="muted" role="status">
+              Saved.
+            </span>
+          ) : null}
+        </div>
+      </form>
+    </section>
+  );
+}

@@ -1,0 +1,291 @@
+import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { type FormEvent, useState } from "react";
+import { Link, useNavigate, useParams } from "react-router";
+import { api, unwrap } from "../../api/client";
+import { ApiError } from "../../api/problem";
+import { Field } from "../../ui/Field";
+import { Loading } from "../../ui/Loading";
+import { PageHeader } from "../../ui/PageHeader";
+import { ProblemView } from "../../ui/ProblemView";
+import { chunks, parseIds } from "./members";
+import "./topics.css";
+
+const PAGE = 100;
+
+/** A topic's members: added many at once from pasted ids, removed by ticking several. */
+export function TopicPage() {
+  const { key = "" } = useParams();
+  // Keyed by key: a selection or pasted ids never carry over to the next topic opened.
+  return <Topic key={key} topicKey={key} />;
+}
+
+function Topic({ topicKey: key }: { topicKey: string }) {
+  const navigate = useNavigate();
+  const queryClient = useQueryClient();
+  const [renaming, setRenaming] = useState(false);
+  const path = { params: { path: { key } } };
+  const topic = useQuery({ queryKey: ["topic", key], queryFn: () => unwrap(api.GET("/v1/topics/{key}", path)) });
+  const remove = useMutation({
+    mutationFn: () => unwrap(api.DELETE("/v1/topics/{key}", path)),
+    onSuccess: () => {
+      queryClient.removeQueries({ queryKey: ["topic", key] });
+      void queryClient.invalidateQueries({ queryKey: ["topics"] });
+      navigate("/topics");
+    },
+  });
+
+  const back = <Link to="/topics">← Topics</Link>;
+  if (topic.error) {
+    return (
+      <>
+        {back}
+        <PageHeader title={<code>{key}</code>} />
+        <ProblemView error={topic.error} />
+      </>
+    );
+  }
+  if (!topic.data) return <Loading what="the topic" />;
+
+  return (
+    <>
+      {back}
+      <PageHeader title={topic.data.name}>
+        <button type="button" onClick={() => setRenaming(true)} disabled={renaming}>
+          Rename
+        </button>
+        <button
+          type="button"
+          className="danger"
+          disabled={remove.isPending}
+          onClick={() => {
+            if (confirm(`Delete topic ${key}? Its memberships go with it; the subscribers stay.`)) remove.mutate();
+          }}
+        >
+          Delete topic
+        </button>
+      </PageHeader>
+      <p className="muted">
+        <code>{key}</code> · <span data-testid="member-count">{topic.data.memberCount}</span>{" "}
+        {topic.data.memberCount === 1 ? "member" : "members"} · trigger with <code>{`"to": { "topic": "${key}" }`}</code>
+      </p>
+      {remove.error ? <ProblemView error={remove.error} /> : null}
+      {renaming ? <RenameTopic topicKey={key} name={topic.data.name} onDone={() => setRenaming(false)} /> : null}
+      <AddMembers topicKey={key} />
+      <Members topicKey={key} />
+    </>
+  );
+}
+
+function RenameTopic({ topicKey, name, onDone }: { topicKey: string; name: string; onDone: () => void }) {
+  const queryClient = useQueryClient();
+  const [value, setValue] = useState(name);
+  const rename = useMutation({
+    mutationFn: () => unwrap(api.PUT("/v1/topics/{key}", { params: { path: { key: topicKey } }, body: { name: value } })),
+    onSuccess: async () => {
+      await Promise.all([
+        queryClient.invalidateQueries({ queryKey: ["topic", topicKey] }),
+        queryClient.invalidateQueries({ queryKey: ["topics"] }),
+      ]);
+      onDone();
+    },
+  });
+  const nameError = rename.error instanceof ApiError ? rename.error.fieldError("name") : undefined;
+
+  return (
+    <form
+      className="card"
+      onSubmit={(e) => {
+        e.preventDefault();
+        rename.mutate();
+      }}
+    >
+      <Field label="Topic name" error={nameError} hint="The key stays: triggers and memberships refer to it.">
+        <input value={value} autoComplete="off" onChange={(e) => setValue(e.target.value)} />
+      </Field>
+      {rename.error && !nameError ? <ProblemView error={rename.error} /> : null}
+      <div className="topic-actions">
+        <button type="submit" className="primary" disabled={rename.isPending}>
+          {rename.isPending ? "Saving…" : "Save name"}
+        </button>
+        <button type="button" onClick={onDone} disabled={rename.isPending}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}
+
+function useRefreshTopic(key: string) {
+  const queryClient = useQueryClient();
+  return () =>
+    Promise.all([
+      queryClient.invalidateQueries({ queryKey: ["topic", key] }),
+      queryClient.invalidateQueries({ queryKey: ["topic-members", key] }),
+    ]);
+}
+
+function AddMembers({ topicKey }: { topicKey: string }) {
+  const [text, setText] = useState("");
+  const refresh = useRefreshTopic(topicKey);
+  const ids = parseIds(text);
+  const add = useMutation({
+    // Unknown ids become bare subscribers (the API's rule), so a topic can be filled before profiles arrive.
+    mutationFn: async (subscriberIds: string[]) => {
+      let added = 0;
+      let alreadyMembers = 0;
+      for (const batch of chunks(subscriberIds)) {
+        const r = await unwrap(
+          api.POST("/v1/topics/{key}/subscribers", { params: { path: { key: topicKey } }, body: { subscriberIds: batch } }),
+        );
+        added += r.added;
+        alreadyMembers += r.alreadyMembers;
+      }
+      return { added, alreadyMembers };
+    },
+    onSuccess: () => {
+      setText("");
+      return refresh();
+    },
+  });
+
+  function submit(event: FormEvent) {
+    event.preventDefault();
+    if (ids.length) add.mutate(ids);
+  }
+
+  return (
+    <form className="card" onSubmit={submit}>
+      <h2>Add members</h2>
+      <Field
+        label="Subscriber ids"
+        hint="One per line, or separated by spaces or commas. Unknown ids are created as subscribers without a profile."
+      >
+        <textarea className="code topic-ids" rows={4} spellCheck={false} value={text} onChange={(e) => setText(e.target.value)} />
+      </Field>
+      <div className="topic-actions">
+        <button type="submit" className="primary" disabled={!ids.length || add.isPending}>
+          {add.isPending ? "Adding…" : ids.length ? `Add ${ids.length}` : "Add"}
+        </button>
+        {add.data ? (
+          <span role="status" className="muted">
+            Added {add.data.added}
+            {add.data.alreadyMembers ? `; ${add.data.alreadyMembers} already members` : ""}.
+          </span>
+        ) : null}
+      </div>
+      {add.error ? <ProblemView error={add.error} /> : null}
+    </form>
+  );
+}
+
+function Members({ topicKey }: { topicKey: string }) {
+  const [selected, setSelected] = useState<Set<string>>(new Set());
+  const refresh = useRefreshTopic(topicKey);
+  const list = useInfiniteQuery({
+    queryKey: ["topic-members", topicKey],
+    queryFn: ({ pageParam }) =>
+      unwrap(api.GET("/v1/topics/{key}/subscribers", { params: { path: { key: topicKey }, query: { cursor: pageParam, limit: PAGE } } })),
+    initialPageParam: undefined as string | undefined,
+    getNextPageParam: (last) => last.nextCursor ?? undefined,
+  });
+  const remove = useMutation({
+    mutationFn: async (subscriberIds: string[]) => {
+      let removed = 0;
+      for (const batch of chunks(subscriberIds)) {
+        const r = await unwrap(
+          api.DELETE("/v1/topics/{key}/subscribers", { params: { path: { key: topicKey } }, body: { subscriberIds: batch } }),
+        );
+        removed += r.removed;
+      }
+      return removed;
+    },
+    onSuccess: () => {
+      setSelected(new Set());
+      return refresh();
+    },
+  });
+  const rows = list.data?.pages.flatMap((p) => p.data) ?? [];
+  const allTicked = rows.length > 0 && rows.every((m) => selected.has(m.subscriberId));
+
+  function toggle(id: string, on: boolean) {
+    const next = new Set(selected);
+    if (on) next.add(id);
+    else next.delete(id);
+    setSelected(next);
+  }
+
+  return (
+    <section className="card" aria-labelledby="members-title">
+      <div className="topic-members-header">
+        <h2 id="members-title">Members</h2>
+        <button
+          type="button"
+          className="danger"
+          disabled={selected.size === 0 || remove.isPending}
+          onClick={() => {
+            if (confirm(`Remove ${selected.size} ${selected.size === 1 ? "member" : "members"} from ${topicKey}? The subscribers stay.`))
+              remove.mutate([...selected]);
+          }}
+        >
+          {remove.isPending ? "Removing…" : `Remove selected (${selected.size})`}
+        </button>
+      </div>
+      {remove.data !== undefined && !remove.isPending ? (
+        <p role="status" className="muted">
+          Removed {remove.data}.
+        </p>
+      ) : null}
+      {remove.error ? <ProblemView error={remove.error} /> : null}
+      {list.error ? <ProblemView error={list.error} /> : null}
+      {list.isPending ? (
+        <Loading what="members" />
+      ) : rows.length === 0 ? (
+        <p className="muted">No members yet.</p>
+      ) : (
+        <div className="table-wrap">
+          <table>
+            <thead>
+              <tr>
+                <th className="topic-tick">
+                  <input
+                    type="checkbox"
+                    aria-label="Select all loaded members"
+                    checked={allTicked}
+                    onChange={(e) => setSelected(e.target.checked ? new Set(rows.map((m) => m.subscriberId)) : new Set())}
+                  />
+                </th>
+                <th>Subscriber</th>
+                <th>Added</th>
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((m) => (
+                <tr key={m.subscriberId} data-member={m.subscriberId}>
+                  <td className="topic-tick">
+                    <input
+                      type="checkbox"
+                      aria-label={`Select ${m.subscriberId}`}
+                      checked={selected.has(m.subscriberId)}
+                      onChange={(e) => toggle(m.subscriberId, e.target.checked)}
+                    />
+                  </td>
+                  <td>
+                    <Link to={`/subscribers/${encodeURIComponent(m.subscriberId)}`}>
+                      <code>{m.subscriberId}</code>
+                    </Link>
+                  </td>
+                  <td className="topic-nowrap">{new Date(m.addedAt).toLocaleString()}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {list.hasNextPage ? (
+        <button type="button" className="topic-more" onClick={() => list.fetchNextPage()} disabled={list.isFetchingNextPage}>
+          {list.isFetchingNextPage ? "Loading…" : "More members"}
+        </button>
+      ) : null}
+    </section>
+  );
+}
