@@ -1,6 +1,7 @@
-import { SELF } from "cloudflare:test";
+import { env, SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { DashboardSession } from "../../src/features/dashboard/session-routes";
+import { encryptJson } from "../../src/lib/secrets";
 import { createEnvironment } from "../factories";
 import { ADMIN_KEY, api, expectProblem } from "../request";
 import { admin } from "./helpers";
@@ -84,6 +85,15 @@ describe("a session cookie", () => {
     const tampered = `${cookie.slice(0, -4)}${cookie.endsWith("AAAA") ? "BBBB" : "AAAA"}`;
     const problem = expectProblem(await api(null, "GET", "/v1/workflows", undefined, withSession(tampered)), 401, "unauthorized");
     expect(problem.detail).toMatch(/sign in again/);
+  });
+
+  it("is refused once its sealed end has passed, whatever the browser keeps", async () => {
+    const { key } = await createEnvironment();
+    const sealed = await encryptJson(env.ENCRYPTION_KEY, { credential: key, expiresAt: Date.now() - 1000 }, "dashboard-session");
+    const cookie = `__Host-clarion_session=${sealed}`;
+    expectProblem(await api(null, "GET", "/v1/workflows", undefined, withSession(cookie)), 401, "unauthorized");
+    const fresh = await encryptJson(env.ENCRYPTION_KEY, { credential: key, expiresAt: Date.now() + 60_000 }, "dashboard-session");
+    expect((await api(null, "GET", "/v1/workflows", undefined, withSession(`__Host-clarion_session=${fresh}`))).status).toBe(200);
   });
 
   it("stops working when its key is revoked", async () => {
