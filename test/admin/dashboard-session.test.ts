@@ -147,6 +147,12 @@ describe("GET and DELETE /v1/dashboard/session", () => {
     expectProblem(await api(null, "GET", "/v1/dashboard/session"), 401, "unauthorized");
   });
 
+  it("refuses to sign out without the dashboard's header", async () => {
+    const res = await api(null, "DELETE", "/v1/dashboard/session");
+    expectProblem(res, 422, "validation_failed");
+    expect(res.headers.get("set-cookie")).toBeNull();
+  });
+
   it("signs out by clearing the cookie", async () => {
     const res = await SELF.fetch("http://clarion.test/v1/dashboard/session", { method: "DELETE", headers: DASHBOARD });
     expect(res.status).toBe(204);
