@@ -83,8 +83,10 @@ describe("a session cookie", () => {
     const { key } = await createEnvironment();
     const { cookie } = await signIn(key);
     const tampered = `${cookie.slice(0, -4)}${cookie.endsWith("AAAA") ? "BBBB" : "AAAA"}`;
-    const problem = expectProblem(await api(null, "GET", "/v1/workflows", undefined, withSession(tampered)), 401, "unauthorized");
-    expect(problem.detail).toMatch(/sign in again/);
+    const res = await api(null, "GET", "/v1/workflows", undefined, withSession(tampered));
+    expect(expectProblem(res, 401, "unauthorized").detail).toMatch(/sign in again/);
+    // The browser drops what no longer opens.
+    expect(res.headers.get("set-cookie")).toMatch(/^__Host-clarion_session=; Max-Age=0; Path=\/; HttpOnly; Secure; SameSite=Strict/);
   });
 
   it("is refused once its sealed end has passed, whatever the browser keeps", async () => {

@@ -5,7 +5,7 @@ import type { AppEnv } from "../../env";
 import { ApiError } from "../../lib/errors";
 import { apiRoute, createRouter, json } from "../../lib/openapi";
 import { ADMIN_KEY_PREFIX, ownerOfKey } from "../environments/api-keys";
-import { credentialOfRequest, isAdminCredential, refuse } from "../environments/auth";
+import { credentialOfRequest, inBackground, isAdminCredential, refuse } from "../environments/auth";
 import { closeSession, DASHBOARD_HEADER, openSession, sessionOf } from "../environments/dashboard-session";
 import { environmentsRepository } from "../environments/repository";
 import type { Environment } from "../environments/schemas";
@@ -71,6 +71,7 @@ async function reachOf(c: Context<AppEnv>, credential: string): Promise<{ kind: 
   }
   const owner = await ownerOfKey(c.env.DB, credential);
   if (!owner) return refuse(c, new ApiError("unauthorized", "The API key is not valid."));
+  if (owner.touch) inBackground(c, owner.touch);
   const environment = await environmentsRepository(createDb(c.env.DB)).find(owner.slug);
   if (!environment) return refuse(c, new ApiError("unauthorized", "The API key is not valid."));
   return { kind: "environment", environments: [environment] };

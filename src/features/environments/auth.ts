@@ -6,7 +6,7 @@ import { ApiError } from "../../lib/errors";
 import { type Caller, limitFailedAuth, limitRequest } from "../../lib/middleware/rate-limit";
 import { createDb } from "../../db/client";
 import { ADMIN_KEY_PREFIX, ownerOfKey } from "./api-keys";
-import { DASHBOARD_HEADER, fromDashboard, hasSessionCookie, sessionOf } from "./dashboard-session";
+import { clearedSessionCookie, DASHBOARD_HEADER, fromDashboard, hasSessionCookie, sessionOf } from "./dashboard-session";
 import { environmentsRepository } from "./repository";
 
 const SCHEME = /^(?:ApiKey|Bearer)\s+(\S+)\s*$/i;
@@ -14,7 +14,7 @@ const SCHEME = /^(?:ApiKey|Bearer)\s+(\S+)\s*$/i;
 const credentialOf = (header: string | undefined) => SCHEME.exec(header ?? "")?.[1];
 
 /** Lets a write finish after the answer; `app.request()` in tests has no execution context and just lets it run. */
-function inBackground(c: Context<AppEnv>, work: Promise<unknown>) {
+export function inBackground(c: Context<AppEnv>, work: Promise<unknown>) {
   const settled = work.catch(() => undefined);
   try {
     c.executionCtx.waitUntil(settled);
@@ -49,7 +49,12 @@ export async function credentialOfRequest(c: Context<AppEnv>): Promise<string | 
     );
   }
   const session = await sessionOf(c);
-  if (!session) return refuse(c, new ApiError("unauthorized", "The dashboard session has ended: sign in again."));
+  if (!session) {
+    const ended = new ApiError("unauthorized", "The dashboard session has ended: sign in again.", undefined, {
+      headers: { "set-cookie": clearedSessionCookie() },
+    });
+    return refuse(c, ended);
+  }
   return session.credential;
 }
 

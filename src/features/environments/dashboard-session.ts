@@ -11,6 +11,7 @@
 //   cannot sign a browser in as someone else either.
 import type { Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
+import { serialize } from "hono/utils/cookie";
 import type { AppEnv } from "../../env";
 import { CiphertextError, decryptJson, encryptJson } from "../../lib/secrets";
 
@@ -43,6 +44,10 @@ export async function openSession(c: Context<AppEnv>, credential: string, now = 
 export function closeSession(c: Context<AppEnv>): void {
   deleteCookie(c, SESSION_COOKIE, { prefix: "host", httpOnly: true, sameSite: "Strict" });
 }
+
+/** The `Set-Cookie` that clears the session, for an answer built apart from the context (a problem). */
+export const clearedSessionCookie = () =>
+  serialize(`__Host-${SESSION_COOKIE}`, "", { path: "/", secure: true, httpOnly: true, sameSite: "Strict", maxAge: 0 });
 
 export const hasSessionCookie = (c: Context<AppEnv>) => getCookie(c, SESSION_COOKIE, "host") !== undefined;
 
