@@ -15,6 +15,8 @@ export default defineConfig({
           ALLOW_PRIVATE_DESTINATIONS: "true",
           FAKE_PROVIDER_URL: inject("fakeProviderUrl"),
           // test/request.ts holds the admin credential this is the hash of.
+          // The one origin test/admin/dashboard-session.test.ts expects CORS to allow.
+          DASHBOARD_ORIGINS: "https://dashboard.example",
           ADMIN_KEY_HASH: createHash("sha256").update("clarion_admin_testAdminCredential0123456789abcdef").digest("hex"),
           // Tight limits for the environments test/rate-limit.test.ts creates with these slugs.
           RATE_LIMITS: JSON.stringify({

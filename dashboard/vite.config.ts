@@ -1,9 +1,9 @@
 import { copyFileSync, mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import react from "@vitejs/plugin-react";
 import { defineConfig, type Plugin } from "vite";
 import { ensureScalarBundle } from "../scripts/docs-assets.mjs";
-import { PAGE_HEADERS, cspHeaderValue } from "../src/contract/content-security-policy.ts";
+import { CONTENT_SECURITY_POLICY, cspHeaderValue, PAGE_HEADERS } from "../src/contract/content-security-policy.ts";
 
 const DIST = join(import.meta.dirname, "dist");
 
@@ -24,18 +24,49 @@ function workerAssets(): Plugin {
           `/docs will be empty: the API reference's script could not be fetched (${error instanceof Error ? error.message : error})`,
         );
       }
-      const headers = [
-        `Content-Security-Policy: ${cspHeaderValue()}`,
-        ...Object.entries(PAGE_HEADERS).map(([name, value]) => `${name}: ${value}`),
-      ];
-      writeFileSync(join(DIST, "_headers"), `/*\n${headers.map((h) => `  ${h}`).join("\n")}\n`);
+      writeFileSync(join(DIST, "_headers"), headersFile(CONTENT_SECURITY_POLICY));
     },
   };
 }
 
-export default defineConfig({
-  root: import.meta.dirname,
-  base: process.env.DASHBOARD_BASE ?? "/dashboard/",
-  build: { outDir: "dist/dashboard", emptyOutDir: true },
-  plugins: [react(), workerAssets()],
+/**
+ * The dashboard alone on Cloudflare Pages (`npm run deploy:dashboard`, `--mode pages`): its
+ * `_headers` let it connect to the API's origin (VITE_API_URL) and to nothing else.
+ */
+function pagesAssets(outDir: string, apiUrl: string): Plugin {
+  return {
+    name: "clarion-pages-assets",
+    closeBundle() {
+      const policy = { ...CONTENT_SECURITY_POLICY, connectSrc: [...CONTENT_SECURITY_POLICY.connectSrc, new URL(apiUrl).origin] };
+      writeFileSync(join(outDir, "_headers"), headersFile(policy));
+    },
+  };
+}
+
+function headersFile(policy: Record<string, readonly string[]>) {
+  const headers = [
+    `Content-Security-Policy: ${cspHeaderValue(policy)}`,
+    ...Object.entries(PAGE_HEADERS).map(([name, value]) => `${name}: ${value}`),
+  ];
+  return `/*\n${headers.map((h) => `  ${h}`).join("\n")}\n`;
+}
+
+export default defineConfig(({ mode }) => {
+  if (mode === "pages") {
+    const apiUrl = process.env.VITE_API_URL;
+    if (!apiUrl) throw new Error("--mode pages needs VITE_API_URL: the API's address (npm run deploy:dashboard sets it)");
+    const outDir = resolve(process.env.DASHBOARD_OUT_DIR ?? join(import.meta.dirname, "dist-pages"));
+    return {
+      root: import.meta.dirname,
+      base: process.env.DASHBOARD_BASE ?? "/",
+      build: { outDir, emptyOutDir: true },
+      plugins: [react(), pagesAssets(outDir, apiUrl)],
+    };
+  }
+  return {
+    root: import.meta.dirname,
+    base: process.env.DASHBOARD_BASE ?? "/dashboard/",
+    build: { outDir: "dist/dashboard", emptyOutDir: true },
+    plugins: [react(), workerAssets()],
+  };
 });

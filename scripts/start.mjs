@@ -63,7 +63,7 @@ console.log(`
 
     development  ${keys.development}
     production   ${keys.production}
-    admin        ${keys.admin}   (the admin API and \`npx clarion\`, never an environment)
+    admin        ${keys.admin}   (the dashboard in every environment, the admin API and \`npx clarion\`)
 
   Try: curl -H "Authorization: ApiKey ${keys.development}" http://${HOST}:${PORT}/v1/workflows
        CLARION_URL=http://${HOST}:${PORT} CLARION_ADMIN_KEY=${keys.admin} npx clarion envs list

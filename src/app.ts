@@ -18,11 +18,13 @@ import { ApiError, internalError, problemResponse } from "./lib/errors";
 import { uuidv7 } from "./lib/ids";
 import { addRequestExamples } from "./features/docs/examples";
 import { dashboardRoutes } from "./features/dashboard/routes";
+import { sessionRoutes } from "./features/dashboard/session-routes";
 import { docsRoutes } from "./features/docs/routes";
 import { adminRoutes } from "./features/environments/admin-routes";
 import { adminAuth, apiKeyAuth } from "./features/environments/auth";
 import { adminScope, environmentScope, idempotency } from "./lib/middleware/idempotency";
 import { BULK_BODY_LIMIT, jsonBody } from "./lib/middleware/json-body";
+import { dashboardCors } from "./lib/middleware/cors";
 import { createRouter, IDEMPOTENCY_COMPONENTS } from "./lib/openapi";
 
 /** The prefixes of the API proper: every route under them needs a key and takes JSON bodies. */
@@ -65,6 +67,14 @@ function adminApi() {
   return routes;
 }
 
+/** The dashboard's sign-in, before the API proper: signing in needs no key yet. */
+function sessionApi() {
+  const routes = createRouter();
+  routes.use("/v1/dashboard/session", jsonBody());
+  routes.route("/", sessionRoutes);
+  return routes;
+}
+
 /**
  * The API proper. Mounted after the public routes: a public route under a keyed prefix (the
  * webhooks under `/v1/webhooks/`) answers before this router's middleware is reached.
@@ -95,16 +105,20 @@ export function createApp() {
   const app = createRouter();
 
   app.use("*", requestId({ generator: () => uuidv7() }));
+  // Before every route, so a preflight is answered here and never reaches a key check.
+  app.on("ALL", KEYED_PREFIXES, dashboardCors);
 
   app.route("/", publicRoutes());
   app.route("/", adminApi());
+  app.route("/", sessionApi());
   app.route("/", keyedRoutes());
 
   app.openAPIRegistry.registerComponent("securitySchemes", "ApiKey", {
     type: "apiKey",
     in: "header",
     name: "Authorization",
-    description: "`ApiKey <key>` (or `Bearer <key>`). The key selects the environment.",
+    description:
+      "`ApiKey <key>` (or `Bearer <key>`). The key selects the environment. The admin credential acts in an environment when the request names it with `Clarion-Environment: <slug>` (404 `environment_not_found` if there is none; counted against that environment's rate limit); an environment key may send only its own slug there (else 403). The dashboard, served by the Worker, sends its session cookie with `X-Clarion-Dashboard: 1` instead (`/v1/dashboard/session`).",
   });
   app.openAPIRegistry.registerComponent("securitySchemes", "AdminKey", {
     type: "apiKey",

@@ -18,6 +18,11 @@ export interface Bindings {
   DIGESTS: DurableObjectNamespace<DigestObject>;
   /** Where this deployment is reached from outside: tracking links point here. */
   PUBLIC_URL: string;
+  /**
+   * Origins (comma-separated, e.g. `https://clarion-dashboard.pages.dev`) of a dashboard deployed
+   * apart from the Worker, allowed to call the API cross-origin (CORS). Unset: none.
+   */
+  DASHBOARD_ORIGINS?: string;
   /** Base64 AES-256 key for integration credentials and signed tracking links. */
   ENCRYPTION_KEY?: string;
   /**

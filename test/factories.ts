@@ -21,7 +21,7 @@ export async function createEnvironment(slug = unique("env")) {
     db.insert(environments).values({ id, name: slug, slug, createdAt: now }),
     db.insert(apiKeys).values({ id: newId("key"), environmentId: id, name: "test", prefix, hash: await sha256Hex(key), createdAt: now }),
   ]);
-  return { id, key };
+  return { id, key, slug };
 }
 
 /** A minimal valid workflow body; `overrides` replace any field. */

@@ -40,6 +40,8 @@ export function errorCodesOf(route: RouteConfig, errors: readonly ErrorCode[] = 
     codes.add("forbidden");
     codes.add("rate_limited");
   }
+  // The admin credential acting in an environment names it (`Clarion-Environment`), which may not exist.
+  if (route.security?.some((scheme) => "ApiKey" in scheme)) codes.add("environment_not_found");
   const request = route.request;
   if (request?.body) for (const code of JSON_BODY_CODES) codes.add(code);
   if (request?.body || request?.query || request?.params || request?.headers) codes.add("validation_failed");

@@ -1,7 +1,7 @@
 // One local Clarion for every browser test file (starting one takes a while), and the built dashboard it serves.
 import type { TestProject } from "vitest/node";
 import { run } from "../../scripts/lib.mjs";
-import { type LocalStack, startLocalStack } from "../local-stack";
+import { freePort, type LocalStack, startLocalStack } from "../local-stack";
 import { findChromium } from "./chromium";
 
 let stack: LocalStack | undefined;
@@ -13,6 +13,8 @@ declare module "vitest" {
     productionKey: string;
     adminKey: string;
     state: string;
+    /** The one origin besides its own the API lets call it (DASHBOARD_ORIGINS): where pages.test.ts serves the Pages build. */
+    pagesOrigin: string;
   }
 }
 
@@ -20,7 +22,13 @@ export async function setup(project: TestProject) {
   // Without Chromium the suites skip (see chromium.ts): no need to start anything.
   if (!findChromium()) return;
   await run("vite", ["build", "--config", "dashboard/vite.config.ts", "--logLevel", "warn"]);
-  stack = await startLocalStack({ environments: ["development", "production"], label: "browser tests" });
+  const pagesOrigin = `http://127.0.0.1:${await freePort()}`;
+  stack = await startLocalStack({
+    environments: ["development", "production"],
+    vars: { DASHBOARD_ORIGINS: pagesOrigin },
+    label: "browser tests",
+  });
+  project.provide("pagesOrigin", pagesOrigin);
   project.provide("base", stack.base);
   project.provide("apiKey", stack.keys.development!);
   project.provide("productionKey", stack.keys.production!);

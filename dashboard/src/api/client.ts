@@ -9,7 +9,15 @@ export type { paths };
 /** Where the API is: the page's own origin when the Worker serves the dashboard, or VITE_API_URL for a Pages build. */
 export const API_URL = (import.meta.env.VITE_API_URL ?? "").replace(/\/$/, "");
 
-/** What each request carries to say who is asking; set by the session. */
+/**
+ * How the dashboard proves who it is. Served by the Worker (same origin): an HttpOnly session
+ * cookie that no script reads, plus the `X-Clarion-Dashboard` header without which the API
+ * ignores the cookie. Built for another origin (Cloudflare Pages, VITE_API_URL): that cookie would
+ * be third-party, so the credential stays in this tab's sessionStorage and goes in `Authorization`.
+ */
+export const SESSION_MODE: "cookie" | "header" = API_URL ? "header" : "cookie";
+
+/** What each request carries to say who is asking and in which environment; set by the session. */
 export const requestAuth: { headers: () => Record<string, string> } = { headers: () => ({}) };
 
 const auth: Middleware = {

@@ -1287,6 +1287,225 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/dashboard/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Who is signed in
+         * @description The session cookie's credential (with `X-Clarion-Dashboard: 1`), or the one in `Authorization`: its kind and the environments it reaches.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The signed-in credential's reach */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["DashboardSession"];
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `unauthorized` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 401;
+                            /** @enum {string} */
+                            code?: "unauthorized";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `rate_limited` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 429;
+                            /** @enum {string} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Sign the dashboard in
+         * @description Checks the credential and answers with an HttpOnly, Secure, SameSite=Strict cookie (`__Host-clarion_session`, 12 hours) holding it sealed with AES-GCM. Requests with that cookie and `X-Clarion-Dashboard: 1` then act as the credential; the admin credential names its environment with `Clarion-Environment`.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description Sent only by the dashboard's own script: no form and no other site can send it (README "Security"). */
+                    "x-clarion-dashboard": "1";
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["SignInInput"];
+                };
+            };
+            responses: {
+                /** @description Signed in; the cookie is set */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["DashboardSession"];
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `malformed_json` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 400;
+                            /** @enum {string} */
+                            code?: "malformed_json";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `unauthorized` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 401;
+                            /** @enum {string} */
+                            code?: "unauthorized";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `payload_too_large` */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 413;
+                            /** @enum {string} */
+                            code?: "payload_too_large";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `unsupported_media_type` */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 415;
+                            /** @enum {string} */
+                            code?: "unsupported_media_type";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `validation_failed` */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 422;
+                            /** @enum {string} */
+                            code?: "validation_failed";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `rate_limited` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 429;
+                            /** @enum {string} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+        };
+        /**
+         * Sign the dashboard out
+         * @description Clears the session cookie. Signing out twice is harmless.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description Sent only by the dashboard's own script: no form and no other site can send it (README "Security"). */
+                    "x-clarion-dashboard": "1";
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Signed out */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Problem (RFC 9457) with `code` `validation_failed` */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 422;
+                            /** @enum {string} */
+                            code?: "validation_failed";
+                        };
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/trigger": {
         parameters: {
             query?: never;
@@ -1378,7 +1597,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Problem (RFC 9457) with `code` `workflow_not_found` or `topic_not_found` */
+                /** @description Problem (RFC 9457) with `code` `environment_not_found` or `workflow_not_found` or `topic_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -1388,7 +1607,7 @@ export interface paths {
                             /** @enum {number} */
                             status?: 404;
                             /** @enum {string} */
-                            code?: "workflow_not_found" | "topic_not_found";
+                            code?: "environment_not_found" | "workflow_not_found" | "topic_not_found";
                         };
                     };
                 };
@@ -1530,7 +1749,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Problem (RFC 9457) with `code` `transaction_not_found` */
+                /** @description Problem (RFC 9457) with `code` `environment_not_found` or `transaction_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -1540,7 +1759,7 @@ export interface paths {
                             /** @enum {number} */
                             status?: 404;
                             /** @enum {string} */
-                            code?: "transaction_not_found";
+                            code?: "environment_not_found" | "transaction_not_found";
                         };
                     };
                 };
@@ -1712,6 +1931,20 @@ export interface paths {
                         };
                     };
                 };
+                /** @description Problem (RFC 9457) with `code` `environment_not_found` */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 404;
+                            /** @enum {string} */
+                            code?: "environment_not_found";
+                        };
+                    };
+                };
                 /** @description Problem (RFC 9457) with `code` `idempotency_key_in_flight` */
                 409: {
                     headers: {
@@ -1880,7 +2113,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Problem (RFC 9457) with `code` `workflow_not_found` */
+                /** @description Problem (RFC 9457) with `code` `environment_not_found` or `workflow_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -1890,7 +2123,7 @@ export interface paths {
                             /** @enum {number} */
                             status?: 404;
                             /** @enum {string} */
-                            code?: "workflow_not_found";
+                            code?: "environment_not_found" | "workflow_not_found";
                         };
                     };
                 };
@@ -2038,6 +2271,20 @@ export interface paths {
                         };
                     };
                 };
+                /** @description Problem (RFC 9457) with `code` `environment_not_found` */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 404;
+                            /** @enum {string} */
+                            code?: "environment_not_found";
+                        };
+                    };
+                };
                 /** @description Problem (RFC 9457) with `code` `validation_failed` */
                 422: {
                     headers: {
@@ -2132,7 +2379,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Problem (RFC 9457) with `code` `message_not_found` */
+                /** @description Problem (RFC 9457) with `code` `environment_not_found` or `message_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -2142,7 +2389,7 @@ export interface paths {
                             /** @enum {number} */
                             status?: 404;
                             /** @enum {string} */
-                            code?: "message_not_found";
+                            code?: "environment_not_found" | "message_not_found";
                         };
                     };
                 };
@@ -2243,7 +2490,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Problem (RFC 9457) with `code` `transaction_not_found` */
+                /** @description Problem (RFC 9457) with `code` `environment_not_found` or `transaction_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -2253,7 +2500,7 @@ export interface paths {
                             /** @enum {number} */
                             status?: 404;
                             /** @enum {string} */
-                            code?: "transaction_not_found";
+                            code?: "environment_not_found" | "transaction_not_found";
                         };
                     };
                 };
@@ -2351,6 +2598,20 @@ export interface paths {
                             status?: 403;
                             /** @enum {string} */
                             code?: "forbidden";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `environment_not_found` */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 404;
+                            /** @enum {string} */
+                            code?: "environment_not_found";
                         };
                     };
                 };
@@ -2494,6 +2755,20 @@ export interface paths {
                             status?: 403;
                             /** @enum {string} */
                             code?: "forbidden";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `environment_not_found` */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 404;
+                            /** @enum {string} */
+                            code?: "environment_not_found";
                         };
                     };
                 };
@@ -2679,6 +2954,20 @@ export interface paths {
                         };
                     };
                 };
+                /** @description Problem (RFC 9457) with `code` `environment_not_found` */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 404;
+                            /** @enum {string} */
+                            code?: "environment_not_found";
+                        };
+                    };
+                };
                 /** @description Problem (RFC 9457) with `code` `idempotency_key_in_flight` */
                 409: {
                     headers: {
@@ -2826,6 +3115,20 @@ export interface paths {
                         };
                     };
                 };
+                /** @description Problem (RFC 9457) with `code` `environment_not_found` */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 404;
+                            /** @enum {string} */
+                            code?: "environment_not_found";
+                        };
+                    };
+                };
                 /** @description Problem (RFC 9457) with `code` `validation_failed` */
                 422: {
                     headers: {
@@ -2923,7 +3226,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Problem (RFC 9457) with `code` `subscriber_not_found` */
+                /** @description Problem (RFC 9457) with `code` `environment_not_found` or `subscriber_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -2933,7 +3236,7 @@ export interface paths {
                             /** @enum {number} */
                             status?: 404;
                             /** @enum {string} */
-                            code?: "subscriber_not_found";
+                            code?: "environment_not_found" | "subscriber_not_found";
                         };
                     };
                 };
@@ -3021,7 +3324,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Problem (RFC 9457) with `code` `subscriber_not_found` */
+                /** @description Problem (RFC 9457) with `code` `environment_not_found` or `subscriber_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -3031,7 +3334,7 @@ export interface paths {
                             /** @enum {number} */
                             status?: 404;
                             /** @enum {string} */
-                            code?: "subscriber_not_found";
+                            code?: "environment_not_found" | "subscriber_not_found";
                         };
                     };
                 };
@@ -3125,6 +3428,20 @@ export interface paths {
                             status?: 403;
                             /** @enum {string} */
                             code?: "forbidden";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `environment_not_found` */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 404;
+                            /** @enum {string} */
+                            code?: "environment_not_found";
                         };
                     };
                 };
@@ -3277,6 +3594,20 @@ export interface paths {
                         };
                     };
                 };
+                /** @description Problem (RFC 9457) with `code` `environment_not_found` */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 404;
+                            /** @enum {string} */
+                            code?: "environment_not_found";
+                        };
+                    };
+                };
                 /** @description Problem (RFC 9457) with `code` `idempotency_key_in_flight` or `workflow_exists` */
                 409: {
                     headers: {
@@ -3411,7 +3742,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Problem (RFC 9457) with `code` `workflow_not_found` */
+                /** @description Problem (RFC 9457) with `code` `environment_not_found` or `workflow_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -3421,7 +3752,7 @@ export interface paths {
                             /** @enum {number} */
                             status?: 404;
                             /** @enum {string} */
-                            code?: "workflow_not_found";
+                            code?: "environment_not_found" | "workflow_not_found";
                         };
                     };
                 };
@@ -3571,7 +3902,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Problem (RFC 9457) with `code` `workflow_not_found` */
+                /** @description Problem (RFC 9457) with `code` `environment_not_found` or `workflow_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -3581,7 +3912,7 @@ export interface paths {
                             /** @enum {number} */
                             status?: 404;
                             /** @enum {string} */
-                            code?: "workflow_not_found";
+                            code?: "environment_not_found" | "workflow_not_found";
                         };
                     };
                 };
@@ -3705,7 +4036,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Problem (RFC 9457) with `code` `workflow_not_found` */
+                /** @description Problem (RFC 9457) with `code` `environment_not_found` or `workflow_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -3715,7 +4046,7 @@ export interface paths {
                             /** @enum {number} */
                             status?: 404;
                             /** @enum {string} */
-                            code?: "workflow_not_found";
+                            code?: "environment_not_found" | "workflow_not_found";
                         };
                     };
                 };
@@ -3854,7 +4185,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Problem (RFC 9457) with `code` `workflow_not_found` */
+                /** @description Problem (RFC 9457) with `code` `environment_not_found` or `workflow_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -3864,7 +4195,7 @@ export interface paths {
                             /** @enum {number} */
                             status?: 404;
                             /** @enum {string} */
-                            code?: "workflow_not_found";
+                            code?: "environment_not_found" | "workflow_not_found";
                         };
                     };
                 };
@@ -4004,6 +4335,20 @@ export interface paths {
                         };
                     };
                 };
+                /** @description Problem (RFC 9457) with `code` `environment_not_found` */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 404;
+                            /** @enum {string} */
+                            code?: "environment_not_found";
+                        };
+                    };
+                };
                 /** @description Problem (RFC 9457) with `code` `validation_failed` */
                 422: {
                     headers: {
@@ -4111,6 +4456,20 @@ export interface paths {
                             status?: 403;
                             /** @enum {string} */
                             code?: "forbidden";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `environment_not_found` */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 404;
+                            /** @enum {string} */
+                            code?: "environment_not_found";
                         };
                     };
                 };
@@ -4248,7 +4607,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Problem (RFC 9457) with `code` `variable_not_found` */
+                /** @description Problem (RFC 9457) with `code` `environment_not_found` or `variable_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -4258,7 +4617,7 @@ export interface paths {
                             /** @enum {number} */
                             status?: 404;
                             /** @enum {string} */
-                            code?: "variable_not_found";
+                            code?: "environment_not_found" | "variable_not_found";
                         };
                     };
                 };
@@ -4364,7 +4723,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Problem (RFC 9457) with `code` `variable_not_found` */
+                /** @description Problem (RFC 9457) with `code` `environment_not_found` or `variable_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -4374,7 +4733,7 @@ export interface paths {
                             /** @enum {number} */
                             status?: 404;
                             /** @enum {string} */
-                            code?: "variable_not_found";
+                            code?: "environment_not_found" | "variable_not_found";
                         };
                     };
                 };
@@ -4484,7 +4843,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Problem (RFC 9457) with `code` `variable_not_found` */
+                /** @description Problem (RFC 9457) with `code` `environment_not_found` or `variable_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -4494,7 +4853,7 @@ export interface paths {
                             /** @enum {number} */
                             status?: 404;
                             /** @enum {string} */
-                            code?: "variable_not_found";
+                            code?: "environment_not_found" | "variable_not_found";
                         };
                     };
                 };
@@ -4592,7 +4951,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Problem (RFC 9457) with `code` `subscriber_not_found` */
+                /** @description Problem (RFC 9457) with `code` `environment_not_found` or `subscriber_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -4602,7 +4961,7 @@ export interface paths {
                             /** @enum {number} */
                             status?: 404;
                             /** @enum {string} */
-                            code?: "subscriber_not_found";
+                            code?: "environment_not_found" | "subscriber_not_found";
                         };
                     };
                 };
@@ -4723,7 +5082,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Problem (RFC 9457) with `code` `subscriber_not_found` */
+                /** @description Problem (RFC 9457) with `code` `environment_not_found` or `subscriber_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -4733,7 +5092,7 @@ export interface paths {
                             /** @enum {number} */
                             status?: 404;
                             /** @enum {string} */
-                            code?: "subscriber_not_found";
+                            code?: "environment_not_found" | "subscriber_not_found";
                         };
                     };
                 };
@@ -4861,6 +5220,20 @@ export interface paths {
                         };
                     };
                 };
+                /** @description Problem (RFC 9457) with `code` `environment_not_found` */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 404;
+                            /** @enum {string} */
+                            code?: "environment_not_found";
+                        };
+                    };
+                };
                 /** @description Problem (RFC 9457) with `code` `validation_failed` */
                 422: {
                     headers: {
@@ -4955,6 +5328,20 @@ export interface paths {
                             status?: 403;
                             /** @enum {string} */
                             code?: "forbidden";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `environment_not_found` */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 404;
+                            /** @enum {string} */
+                            code?: "environment_not_found";
                         };
                     };
                 };
@@ -5070,6 +5457,20 @@ export interface paths {
                             status?: 403;
                             /** @enum {string} */
                             code?: "forbidden";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `environment_not_found` */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 404;
+                            /** @enum {string} */
+                            code?: "environment_not_found";
                         };
                     };
                 };
@@ -5207,7 +5608,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Problem (RFC 9457) with `code` `integration_not_found` */
+                /** @description Problem (RFC 9457) with `code` `environment_not_found` or `integration_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -5217,7 +5618,7 @@ export interface paths {
                             /** @enum {number} */
                             status?: 404;
                             /** @enum {string} */
-                            code?: "integration_not_found";
+                            code?: "environment_not_found" | "integration_not_found";
                         };
                     };
                 };
@@ -5328,7 +5729,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Problem (RFC 9457) with `code` `integration_not_found` */
+                /** @description Problem (RFC 9457) with `code` `environment_not_found` or `integration_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -5338,7 +5739,7 @@ export interface paths {
                             /** @enum {number} */
                             status?: 404;
                             /** @enum {string} */
-                            code?: "integration_not_found";
+                            code?: "environment_not_found" | "integration_not_found";
                         };
                     };
                 };
@@ -5448,7 +5849,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Problem (RFC 9457) with `code` `integration_not_found` */
+                /** @description Problem (RFC 9457) with `code` `environment_not_found` or `integration_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -5458,7 +5859,7 @@ export interface paths {
                             /** @enum {number} */
                             status?: 404;
                             /** @enum {string} */
-                            code?: "integration_not_found";
+                            code?: "environment_not_found" | "integration_not_found";
                         };
                     };
                 };
@@ -5576,7 +5977,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Problem (RFC 9457) with `code` `integration_not_found` */
+                /** @description Problem (RFC 9457) with `code` `environment_not_found` or `integration_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -5586,7 +5987,7 @@ export interface paths {
                             /** @enum {number} */
                             status?: 404;
                             /** @enum {string} */
-                            code?: "integration_not_found";
+                            code?: "environment_not_found" | "integration_not_found";
                         };
                     };
                 };
@@ -5698,6 +6099,20 @@ export interface paths {
                         };
                     };
                 };
+                /** @description Problem (RFC 9457) with `code` `environment_not_found` */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 404;
+                            /** @enum {string} */
+                            code?: "environment_not_found";
+                        };
+                    };
+                };
                 /** @description Problem (RFC 9457) with `code` `validation_failed` */
                 422: {
                     headers: {
@@ -5804,6 +6219,20 @@ export interface paths {
                             status?: 403;
                             /** @enum {string} */
                             code?: "forbidden";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `environment_not_found` */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 404;
+                            /** @enum {string} */
+                            code?: "environment_not_found";
                         };
                     };
                 };
@@ -5941,7 +6370,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Problem (RFC 9457) with `code` `topic_not_found` */
+                /** @description Problem (RFC 9457) with `code` `environment_not_found` or `topic_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -5951,7 +6380,7 @@ export interface paths {
                             /** @enum {number} */
                             status?: 404;
                             /** @enum {string} */
-                            code?: "topic_not_found";
+                            code?: "environment_not_found" | "topic_not_found";
                         };
                     };
                 };
@@ -6060,7 +6489,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Problem (RFC 9457) with `code` `topic_not_found` */
+                /** @description Problem (RFC 9457) with `code` `environment_not_found` or `topic_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -6070,7 +6499,7 @@ export interface paths {
                             /** @enum {number} */
                             status?: 404;
                             /** @enum {string} */
-                            code?: "topic_not_found";
+                            code?: "environment_not_found" | "topic_not_found";
                         };
                     };
                 };
@@ -6183,7 +6612,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Problem (RFC 9457) with `code` `topic_not_found` */
+                /** @description Problem (RFC 9457) with `code` `environment_not_found` or `topic_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -6193,7 +6622,7 @@ export interface paths {
                             /** @enum {number} */
                             status?: 404;
                             /** @enum {string} */
-                            code?: "topic_not_found";
+                            code?: "environment_not_found" | "topic_not_found";
                         };
                     };
                 };
@@ -6292,7 +6721,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Problem (RFC 9457) with `code` `topic_not_found` */
+                /** @description Problem (RFC 9457) with `code` `environment_not_found` or `topic_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -6302,7 +6731,7 @@ export interface paths {
                             /** @enum {number} */
                             status?: 404;
                             /** @enum {string} */
-                            code?: "topic_not_found";
+                            code?: "environment_not_found" | "topic_not_found";
                         };
                     };
                 };
@@ -6419,7 +6848,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Problem (RFC 9457) with `code` `topic_not_found` */
+                /** @description Problem (RFC 9457) with `code` `environment_not_found` or `topic_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -6429,7 +6858,7 @@ export interface paths {
                             /** @enum {number} */
                             status?: 404;
                             /** @enum {string} */
-                            code?: "topic_not_found";
+                            code?: "environment_not_found" | "topic_not_found";
                         };
                     };
                 };
@@ -6582,7 +7011,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Problem (RFC 9457) with `code` `topic_not_found` */
+                /** @description Problem (RFC 9457) with `code` `environment_not_found` or `topic_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -6592,7 +7021,7 @@ export interface paths {
                             /** @enum {number} */
                             status?: 404;
                             /** @enum {string} */
-                            code?: "topic_not_found";
+                            code?: "environment_not_found" | "topic_not_found";
                         };
                     };
                 };
@@ -6738,6 +7167,20 @@ export interface paths {
                         };
                     };
                 };
+                /** @description Problem (RFC 9457) with `code` `environment_not_found` */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 404;
+                            /** @enum {string} */
+                            code?: "environment_not_found";
+                        };
+                    };
+                };
                 /** @description Problem (RFC 9457) with `code` `validation_failed` */
                 422: {
                     headers: {
@@ -6837,7 +7280,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Problem (RFC 9457) with `code` `suppression_not_found` */
+                /** @description Problem (RFC 9457) with `code` `environment_not_found` or `suppression_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -6847,7 +7290,7 @@ export interface paths {
                             /** @enum {number} */
                             status?: 404;
                             /** @enum {string} */
-                            code?: "suppression_not_found";
+                            code?: "environment_not_found" | "suppression_not_found";
                         };
                     };
                 };
@@ -7039,6 +7482,36 @@ export interface components {
             overlapHours: number;
             /** @description The new key's name; the old one's by default. */
             name?: string;
+        };
+        DashboardSession: {
+            /**
+             * @description `admin`: the admin credential, which acts in any environment it names. `environment`: an API key, bound to its one environment.
+             * @enum {string}
+             */
+            kind: "admin" | "environment";
+            /** @description Where this session may act, by slug. */
+            environments: components["schemas"]["SessionEnvironment"][];
+            /**
+             * Format: date-time
+             * @description When the session cookie ends; null when the credential came in `Authorization`.
+             * @example 2026-11-24T12:00:00.000Z
+             */
+            expiresAt: string | null;
+        };
+        SessionEnvironment: {
+            /** @example production */
+            slug: string;
+            /** @example Production */
+            name: string;
+        };
+        /**
+         * @example {
+         *       "credential": "ck_development_4kQ9xW2mTz8LpR5vN1bY7cH3jF6gD0sA"
+         *     }
+         */
+        SignInInput: {
+            /** @description An environment's API key or the admin credential. */
+            credential: string;
         };
         TriggerAccepted: {
             /** @enum {boolean} */

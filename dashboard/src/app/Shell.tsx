@@ -3,10 +3,44 @@ import { NavLink, Outlet } from "react-router";
 import { useSession } from "../session/session";
 import { FEATURES } from "./features";
 
+/** Which environment every page works in: a choice for the admin credential, a fixed name for an environment's key. */
+function EnvironmentSwitcher() {
+  const { who, environment, setEnvironment } = useSession();
+  if (!who) return null;
+  if (who.kind === "environment") {
+    const only = who.environments[0];
+    return (
+      <span className="environment fixed" data-testid="environment" title="An environment's API key reaches that environment only">
+        <span className="muted">Environment</span> <strong>{only?.name ?? environment}</strong>
+      </span>
+    );
+  }
+  if (who.environments.length === 0) {
+    return (
+      <span className="environment" data-testid="environment">
+        <span className="muted">No environment yet</span>
+      </span>
+    );
+  }
+  return (
+    <label className="environment" data-testid="environment">
+      <span className="muted">Environment</span>
+      <select id="environment" value={environment} onChange={(e) => setEnvironment(e.target.value)}>
+        {who.environments.map((e) => (
+          <option key={e.slug} value={e.slug}>
+            {e.name === e.slug ? e.slug : `${e.name} (${e.slug})`}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
 /** Header and navigation around every page; on a phone the navigation folds behind a Menu button. */
 export function Shell() {
-  const { signOut } = useSession();
+  const { who, signOut } = useSession();
   const [open, setOpen] = useState(false);
+  const features = FEATURES.filter((feature) => !feature.adminOnly || who?.kind === "admin");
   return (
     <>
       <header className="top">
@@ -17,14 +51,15 @@ export function Shell() {
           Menu
         </button>
         <nav id="main-nav" className={open ? "open" : undefined} aria-label="Main">
-          {FEATURES.map(({ nav }) => (
+          {features.map(({ nav }) => (
             <NavLink key={nav.to} to={nav.to} onClick={() => setOpen(false)}>
               {nav.label}
             </NavLink>
           ))}
         </nav>
         <div className="session">
-          <button type="button" onClick={signOut}>
+          <EnvironmentSwitcher />
+          <button type="button" onClick={() => void signOut()}>
             Sign out
           </button>
         </div>

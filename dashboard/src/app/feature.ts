@@ -8,4 +8,6 @@ export interface Feature {
   /** The navigation link's text and target. */
   nav: { label: string; to: string };
   routes: { path: string; element: ReactNode }[];
+  /** Shown only to the admin credential (environments and keys). */
+  adminOnly?: boolean;
 }

@@ -1,3 +1,4 @@
+import { environments } from "../pages/environments/feature";
 import { integrations } from "../pages/integrations/feature";
 import { subscribers } from "../pages/subscribers/feature";
 import { suppressions } from "../pages/suppressions/feature";
@@ -6,4 +7,4 @@ import { variables } from "../pages/variables/feature";
 import type { Feature } from "./feature";
 
 /** The dashboard's areas, in the navigation's order. */
-export const FEATURES: Feature[] = [subscribers, topics, integrations, variables, suppressions];
+export const FEATURES: Feature[] = [subscribers, topics, integrations, variables, suppressions, environments];

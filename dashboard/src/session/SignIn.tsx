@@ -1,10 +1,9 @@
 import { type FormEvent, useState } from "react";
-import { api, unwrap } from "../api/client";
 import { ApiError } from "../api/problem";
 import { ProblemView } from "../ui/ProblemView";
 import { useSession } from "./session";
 
-/** Checks the key against the API before keeping it, so a typo is said at once. */
+/** The API checks the credential before the dashboard keeps a session, so a typo is said at once. */
 export function SignIn() {
   const { signIn } = useSession();
   const [value, setValue] = useState("");
@@ -13,12 +12,10 @@ export function SignIn() {
 
   async function submit(event: FormEvent) {
     event.preventDefault();
-    const credential = value.trim();
     setBusy(true);
     setError(null);
     try {
-      await unwrap(api.GET("/v1/workflows", { params: { query: { limit: 1 } }, headers: { Authorization: `ApiKey ${credential}` } }));
-      signIn(credential);
+      await signIn(value.trim());
     } catch (e) {
       setError(e instanceof ApiError ? e : new Error(String(e)));
     } finally {
@@ -31,15 +28,16 @@ export function SignIn() {
       <form onSubmit={submit} className="card">
         <h1>Sign in to Clarion</h1>
         <p className="muted">
-          Use an environment's API key. <code>npm start</code> prints the keys and saves them in <code>.clarion/keys.json</code>.
+          Use the admin credential (<code>clarion_admin_…</code>) to work in every environment, or an environment's API key for that one.{" "}
+          <code>npm start</code> prints them and saves them in <code>.clarion/keys.json</code>.
         </p>
-        <label htmlFor="credential">API key</label>
+        <label htmlFor="credential">Admin credential or API key</label>
         <input
           id="credential"
           type="password"
           autoComplete="off"
           spellCheck={false}
-          placeholder="ck_dev_…"
+          placeholder="clarion_admin_… or ck_development_…"
           value={value}
           onChange={(e) => setValue(e.target.value)}
           required

@@ -1,33 +1,125 @@
-// Who is signed in. An environment's API key reaches that environment alone.
-import { createContext, type ReactNode, useCallback, useContext, useMemo, useState } from "react";
-import { requestAuth } from "../api/client";
+// Who is signed in, and the environment every page works in. An environment's API key reaches
+// that environment alone; the admin credential reaches every environment, one at a time, named
+// by the `Clarion-Environment` header of each request.
+import { createContext, type ReactNode, useCallback, useContext, useEffect, useMemo, useState } from "react";
+import { api, requestAuth, SESSION_MODE, unwrap } from "../api/client";
+import type { components } from "../api/openapi";
+import { ApiError } from "../api/problem";
 
-const STORAGE_KEY = "clarion.credential";
+export type Who = components["schemas"]["DashboardSession"];
+
+/** Only in header mode (another origin): the credential, for this tab only. */
+const CREDENTIAL_KEY = "clarion.credential";
+/** The environment last chosen in this tab, so a reload stays in it. */
+const ENVIRONMENT_KEY = "clarion.environment";
+const DASHBOARD_HEADER = { "X-Clarion-Dashboard": "1" } as const;
 
 export interface Session {
-  credential: string;
-  signIn: (credential: string) => void;
-  signOut: () => void;
+  /** null until the API has said (on load), then null again when signed out. */
+  who: Who | null;
+  /** Whether the API has been asked yet. */
+  checked: boolean;
+  /** The slug every request acts in; "" when the admin has no environment yet. */
+  environment: string;
+  setEnvironment: (slug: string) => void;
+  /** Checks the credential with the API (throws its ApiError) and signs in. */
+  signIn: (credential: string) => Promise<void>;
+  signOut: () => Promise<void>;
+  /** Asks again which environments the session reaches (after one is created or deleted). */
+  refresh: () => Promise<void>;
 }
 
 const SessionContext = createContext<Session | null>(null);
 
-/** Kept for the tab only (sessionStorage): closing it signs out. */
-const stored = () => sessionStorage.getItem(STORAGE_KEY) ?? "";
+const storedCredential = () => (SESSION_MODE === "header" ? (sessionStorage.getItem(CREDENTIAL_KEY) ?? "") : "");
+
+/** The environment to work in: the one chosen before if it is still reachable, else development, else the first. */
+function pick(who: Who, wanted: string): string {
+  const slugs = who.environments.map((e) => e.slug);
+  if (slugs.includes(wanted)) return wanted;
+  if (slugs.includes("development")) return "development";
+  return slugs[0] ?? "";
+}
+
+/** `Authorization` in header mode; in cookie mode the cookie goes by itself and this header lets the API count it. */
+const authHeaders = (credential: string): Record<string, string> =>
+  SESSION_MODE === "header" ? (credential ? { Authorization: `ApiKey ${credential}` } : {}) : { ...DASHBOARD_HEADER };
+
+const whoIs = (credential: string) => unwrap(api.GET("/v1/dashboard/session", { headers: authHeaders(credential) }));
 
 export function SessionProvider({ children }: { children: ReactNode }) {
-  const [credential, setCredential] = useState(stored);
-  requestAuth.headers = (): Record<string, string> => (credential ? { Authorization: `ApiKey ${credential}` } : {});
+  const [credential, setCredential] = useState(storedCredential);
+  const [who, setWho] = useState<Who | null>(null);
+  const [checked, setChecked] = useState(false);
+  const [environment, setEnvironmentState] = useState(() => sessionStorage.getItem(ENVIRONMENT_KEY) ?? "");
 
-  const signIn = useCallback((value: string) => {
-    sessionStorage.setItem(STORAGE_KEY, value);
-    setCredential(value);
+  // Set while rendering, before any page below runs a query with it.
+  requestAuth.headers = () => ({ ...authHeaders(credential), ...(who && environment ? { "Clarion-Environment": environment } : {}) });
+
+  const accept = useCallback((next: Who | null) => {
+    setWho(next);
+    setEnvironmentState((current) => (next ? pick(next, current) : current));
+    setChecked(true);
   }, []);
-  const signOut = useCallback(() => {
-    sessionStorage.removeItem(STORAGE_KEY);
+
+  // On load: is there a session already (the cookie, or the tab's credential)?
+  useEffect(() => {
+    if (SESSION_MODE === "header" && !storedCredential()) return accept(null);
+    let live = true;
+    whoIs(storedCredential())
+      .then((w) => live && accept(w))
+      .catch(() => live && accept(null));
+    return () => {
+      live = false;
+    };
+  }, [accept]);
+
+  useEffect(() => {
+    if (environment) sessionStorage.setItem(ENVIRONMENT_KEY, environment);
+  }, [environment]);
+
+  const signIn = useCallback(
+    async (value: string) => {
+      if (SESSION_MODE === "cookie") {
+        accept(
+          await unwrap(
+            api.POST("/v1/dashboard/session", { body: { credential: value }, params: { header: { "x-clarion-dashboard": "1" } } }),
+          ),
+        );
+      } else {
+        const next = await whoIs(value);
+        sessionStorage.setItem(CREDENTIAL_KEY, value);
+        setCredential(value);
+        accept(next);
+      }
+    },
+    [accept],
+  );
+
+  const signOut = useCallback(async () => {
+    if (SESSION_MODE === "cookie") {
+      await unwrap(api.DELETE("/v1/dashboard/session", { params: { header: { "x-clarion-dashboard": "1" } } })).catch(() => undefined);
+    }
+    sessionStorage.removeItem(CREDENTIAL_KEY);
     setCredential("");
+    setWho(null);
   }, []);
-  const session = useMemo(() => ({ credential, signIn, signOut }), [credential, signIn, signOut]);
+
+  const refresh = useCallback(async () => {
+    try {
+      accept(await whoIs(credential));
+    } catch (error) {
+      if (error instanceof ApiError && error.problem.status === 401) accept(null);
+      else throw error;
+    }
+  }, [accept, credential]);
+
+  const setEnvironment = useCallback((slug: string) => setEnvironmentState(slug), []);
+
+  const session = useMemo(
+    () => ({ who, checked, environment, setEnvironment, signIn, signOut, refresh }),
+    [who, checked, environment, setEnvironment, signIn, signOut, refresh],
+  );
   return <SessionContext.Provider value={session}>{children}</SessionContext.Provider>;
 }
 

@@ -3,15 +3,18 @@ import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../../env";
 import { sha256Hex } from "../../lib/crypto";
 import { ApiError } from "../../lib/errors";
-import { limitFailedAuth, limitRequest } from "../../lib/middleware/rate-limit";
+import { type Caller, limitFailedAuth, limitRequest } from "../../lib/middleware/rate-limit";
+import { createDb } from "../../db/client";
 import { ADMIN_KEY_PREFIX, ownerOfKey } from "./api-keys";
+import { clearedSessionCookie, DASHBOARD_HEADER, fromDashboard, hasSessionCookie, sessionOf } from "./dashboard-session";
+import { environmentsRepository } from "./repository";
 
 const SCHEME = /^(?:ApiKey|Bearer)\s+(\S+)\s*$/i;
 
 const credentialOf = (header: string | undefined) => SCHEME.exec(header ?? "")?.[1];
 
 /** Lets a write finish after the answer; `app.request()` in tests has no execution context and just lets it run. */
-function inBackground(c: Context<AppEnv>, work: Promise<unknown>) {
+export function inBackground(c: Context<AppEnv>, work: Promise<unknown>) {
   const settled = work.catch(() => undefined);
   try {
     c.executionCtx.waitUntil(settled);
@@ -21,23 +24,91 @@ function inBackground(c: Context<AppEnv>, work: Promise<unknown>) {
 }
 
 /** A refused credential counts against the caller's failed-authentication limit, which may answer 429 instead. */
-async function refuse(c: Context<AppEnv>, error: ApiError): Promise<never> {
+export async function refuse(c: Context<AppEnv>, error: ApiError): Promise<never> {
   const limited = await limitFailedAuth(c);
   throw limited ?? error;
 }
 
-/** Every authenticated request is bound to the one environment its key belongs to, and counted against its limits. */
-export const apiKeyAuth = createMiddleware<AppEnv>(async (c, next) => {
-  const key = credentialOf(c.req.header("authorization"));
-  if (!key) return refuse(c, new ApiError("unauthorized", "Send your API key in the header `Authorization: ApiKey <key>`."));
-  if (key.startsWith(ADMIN_KEY_PREFIX)) {
-    throw new ApiError("forbidden", "The admin credential only reaches /v1/admin/; use an environment's API key here.");
+/** Names the environment an admin credential acts in (an environment key may name only its own). */
+export const ENVIRONMENT_HEADER = "Clarion-Environment";
+
+/**
+ * The credential of a request: the `Authorization` header, else the dashboard's session cookie,
+ * which counts only with the dashboard's header (see dashboard-session.ts for why).
+ */
+export async function credentialOfRequest(c: Context<AppEnv>): Promise<string | undefined> {
+  const header = credentialOf(c.req.header("authorization"));
+  if (header || !hasSessionCookie(c)) return header;
+  if (!fromDashboard(c)) {
+    return refuse(
+      c,
+      new ApiError(
+        "unauthorized",
+        `A dashboard session counts only with the header \`${DASHBOARD_HEADER}: 1\`; an API client sends \`Authorization: ApiKey <key>\`.`,
+      ),
+    );
   }
-  const owner = await ownerOfKey(c.env.DB, key);
-  if (!owner) return refuse(c, new ApiError("unauthorized", "The API key is not valid."));
-  if (owner.touch) inBackground(c, owner.touch);
-  const headers = await limitRequest(c, owner);
-  c.set("environmentId", owner.environmentId);
+  const session = await sessionOf(c);
+  if (!session) {
+    const ended = new ApiError("unauthorized", "The dashboard session has ended: sign in again.", undefined, {
+      headers: { "set-cookie": clearedSessionCookie() },
+    });
+    return refuse(c, ended);
+  }
+  return session.credential;
+}
+
+/** Whether `key` is the admin credential: its SHA-256 is one of `ADMIN_KEY_HASH`'s. */
+export async function isAdminCredential(env: { ADMIN_KEY_HASH?: string }, key: string): Promise<boolean> {
+  if (!key.startsWith(ADMIN_KEY_PREFIX)) return false;
+  const hashes = (env.ADMIN_KEY_HASH ?? "")
+    .split(",")
+    .map((h) => h.trim().toLowerCase())
+    .filter(Boolean);
+  const hash = await sha256Hex(key);
+  return hashes.some((h) => sameDigest(h, hash));
+}
+
+/**
+ * The environment the admin credential acts in: the one `Clarion-Environment` names. Counted
+ * against that environment's limit and a key limit of its own, like a key of it.
+ */
+async function adminActingIn(c: Context<AppEnv>, key: string): Promise<Caller> {
+  const slug = c.req.header(ENVIRONMENT_HEADER);
+  if (!slug) {
+    throw new ApiError(
+      "forbidden",
+      `The admin credential acts in an environment only when the request names it: send \`${ENVIRONMENT_HEADER}: <slug>\`, or use an environment's API key.`,
+    );
+  }
+  const environment = await environmentsRepository(createDb(c.env.DB)).find(slug);
+  if (!environment) throw new ApiError("environment_not_found", `No environment with slug "${slug}".`);
+  return { environmentId: environment.id, slug: environment.slug, keyHash: await sha256Hex(key) };
+}
+
+/**
+ * Every authenticated request is bound to one environment and counted against its limits: the
+ * environment of its key, or, for the admin credential, the one named by `Clarion-Environment`.
+ */
+export const apiKeyAuth = createMiddleware<AppEnv>(async (c, next) => {
+  const key = await credentialOfRequest(c);
+  if (!key) return refuse(c, new ApiError("unauthorized", "Send your API key in the header `Authorization: ApiKey <key>`."));
+  let caller: Caller;
+  if (key.startsWith(ADMIN_KEY_PREFIX)) {
+    if (!(await isAdminCredential(c.env, key))) return refuse(c, new ApiError("unauthorized", "The admin credential is not valid."));
+    caller = await adminActingIn(c, key);
+  } else {
+    const owner = await ownerOfKey(c.env.DB, key);
+    if (!owner) return refuse(c, new ApiError("unauthorized", "The API key is not valid."));
+    if (owner.touch) inBackground(c, owner.touch);
+    const named = c.req.header(ENVIRONMENT_HEADER);
+    if (named !== undefined && named !== owner.slug) {
+      throw new ApiError("forbidden", `This API key belongs to the environment "${owner.slug}"; it cannot act in "${named}".`);
+    }
+    caller = owner;
+  }
+  const headers = await limitRequest(c, caller);
+  c.set("environmentId", caller.environmentId);
   await next();
   for (const [name, value] of Object.entries(headers)) c.res.headers.set(name, value);
 });
@@ -56,17 +127,12 @@ function sameDigest(a: string, b: string): boolean {
  * keys are refused with 403 so a caller learns they used the wrong kind of key.
  */
 export const adminAuth = createMiddleware<AppEnv>(async (c, next) => {
-  const key = credentialOf(c.req.header("authorization"));
+  const key = await credentialOfRequest(c);
   if (!key)
     return refuse(c, new ApiError("unauthorized", "Send the admin credential in the header `Authorization: ApiKey clarion_admin_...`."));
   if (!key.startsWith(ADMIN_KEY_PREFIX)) {
     throw new ApiError("forbidden", "Environment API keys cannot use the admin API; send the admin credential (clarion_admin_...).");
   }
-  const hashes = (c.env.ADMIN_KEY_HASH ?? "")
-    .split(",")
-    .map((h) => h.trim().toLowerCase())
-    .filter(Boolean);
-  const hash = await sha256Hex(key);
-  if (!hashes.some((h) => sameDigest(h, hash))) return refuse(c, new ApiError("unauthorized", "The admin credential is not valid."));
+  if (!(await isAdminCredential(c.env, key))) return refuse(c, new ApiError("unauthorized", "The admin credential is not valid."));
   await next();
 });

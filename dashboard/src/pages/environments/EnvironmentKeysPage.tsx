@@ -1,0 +1,213 @@
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { type FormEvent, useState } from "react";
+import { Link, useParams } from "react-router";
+import { api, unwrap } from "../../api/client";
+import type { components } from "../../api/openapi";
+import { ApiError } from "../../api/problem";
+import { Field } from "../../ui/Field";
+import { Loading } from "../../ui/Loading";
+import { PageHeader } from "../../ui/PageHeader";
+import { ProblemView } from "../../ui/ProblemView";
+import { ConfirmDialog } from "./ConfirmDialog";
+import { NewKey } from "./NewKey";
+import "./environments.css";
+
+type ApiKey = components["schemas"]["ApiKey"];
+
+const STATUS_BADGE: Record<ApiKey["status"], string> = { active: "ok", expiring: "warn", expired: "", revoked: "bad" };
+const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : "—");
+/** A date input's day, to its last second in UTC. */
+const endOfDay = (day: string) => (day ? new Date(`${day}T23:59:59.000Z`).toISOString() : undefined);
+
+/** One environment's API keys: create (shown once), rotate with an overlap, revoke. */
+export function EnvironmentKeysPage() {
+  const { slug = "" } = useParams();
+  const queryClient = useQueryClient();
+  const [includeRevoked, setIncludeRevoked] = useState(false);
+  const [name, setName] = useState("");
+  const [expires, setExpires] = useState("");
+  const [secret, setSecret] = useState<string | null>(null);
+  const [revoking, setRevoking] = useState<ApiKey | null>(null);
+  const [rotating, setRotating] = useState<ApiKey | null>(null);
+  const [overlapHours, setOverlapHours] = useState("24");
+
+  const environment = useQuery({
+    queryKey: ["admin", "environment", slug],
+    queryFn: () => unwrap(api.GET("/v1/admin/environments/{slug}", { params: { path: { slug } } })),
+  });
+  const keys = useQuery({
+    queryKey: ["admin", "keys", slug, includeRevoked],
+    queryFn: () =>
+      unwrap(
+        api.GET("/v1/admin/environments/{slug}/keys", {
+          params: { path: { slug }, query: { limit: 100, includeRevoked: includeRevoked ? "true" : "false" } },
+        }),
+      ),
+  });
+  const changed = () => queryClient.invalidateQueries({ queryKey: ["admin", "keys", slug] });
+
+  const create = useMutation({
+    mutationFn: () =>
+      unwrap(
+        api.POST("/v1/admin/environments/{slug}/keys", {
+          params: { path: { slug } },
+          body: { name: name.trim() || "default", expiresAt: endOfDay(expires) },
+        }),
+      ),
+    onSuccess: async (created) => {
+      setSecret(created.key);
+      setName("");
+      setExpires("");
+      await changed();
+    },
+  });
+  const revoke = useMutation({
+    mutationFn: (key: ApiKey) => unwrap(api.POST("/v1/admin/keys/{id}/revoke", { params: { path: { id: key.id } } })),
+    onSuccess: async () => {
+      setRevoking(null);
+      await changed();
+    },
+  });
+  const rotate = useMutation({
+    mutationFn: (key: ApiKey) =>
+      unwrap(api.POST("/v1/admin/keys/{id}/rotate", { params: { path: { id: key.id } }, body: { overlapHours: Number(overlapHours) } })),
+    onSuccess: async (rotation) => {
+      setRotating(null);
+      setSecret(rotation.key.key);
+      await changed();
+    },
+  });
+  const fieldError = (error: unknown, path: string) => (error instanceof ApiError ? error.fieldError(path) : undefined);
+
+  function submit(event: FormEvent) {
+    event.preventDefault();
+    create.mutate();
+  }
+
+  if (environment.error) {
+    return (
+      <>
+        <PageHeader title="API keys" />
+        <ProblemView error={environment.error} />
+        <Link to="/environments">All environments</Link>
+      </>
+    );
+  }
+  const title = environment.data ? `${environment.data.name}: API keys` : "API keys";
+  const rows = keys.data?.data ?? [];
+
+  return (
+    <>
+      <PageHeader title={title}>
+        <Link to="/environments">All environments</Link>
+      </PageHeader>
+      <p className="muted">
+        Keys of <code>{slug}</code> act in this environment only. A revoked key is refused at once here and within 60 s everywhere; a
+        rotated one works until its overlap ends.
+      </p>
+      {secret ? <NewKey secret={secret} onDone={() => setSecret(null)} /> : null}
+      <form className="card inline-form" onSubmit={submit} aria-label="New API key">
+        <Field label="Key name" error={fieldError(create.error, "name")}>
+          <input value={name} placeholder="ci" maxLength={100} onChange={(e) => setName(e.target.value)} />
+        </Field>
+        <Field label="Expires (optional)" error={fieldError(create.error, "expiresAt")}>
+          <input type="date" value={expires} onChange={(e) => setExpires(e.target.value)} />
+        </Field>
+        <button type="submit" className="primary" disabled={create.isPending}>
+          Create key
+        </button>
+      </form>
+      {create.error && !fieldError(create.error, "name") && !fieldError(create.error, "expiresAt") ? (
+        <ProblemView error={create.error} />
+      ) : null}
+      {revoke.error ? <ProblemView error={revoke.error} /> : null}
+      {keys.error ? <ProblemView error={keys.error} /> : null}
+      <div className="filters">
+        <label>
+          <input type="checkbox" checked={includeRevoked} onChange={(e) => setIncludeRevoked(e.target.checked)} /> Show revoked and expired
+          keys
+        </label>
+      </div>
+      {keys.isPending ? (
+        <Loading what="keys" />
+      ) : rows.length === 0 ? (
+        <p className="empty muted">No keys in use: create one above.</p>
+      ) : (
+        <div className="table-wrap">
+          <table>
+            <thead>
+              <tr>
+                <th>Name</th>
+                <th>Prefix</th>
+                <th>Status</th>
+                <th>Created</th>
+                <th>Last used</th>
+                <th>Expires</th>
+                <th />
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((key) => (
+                <tr key={key.id} data-key-prefix={key.prefix}>
+                  <td>{key.name}</td>
+                  <td>
+                    <code>{key.prefix}…</code>
+                  </td>
+                  <td>
+                    <span className={`badge ${STATUS_BADGE[key.status]}`}>{key.status}</span>
+                  </td>
+                  <td>{when(key.createdAt)}</td>
+                  <td>{when(key.lastUsedAt)}</td>
+                  <td>{when(key.revokedAt ?? key.expiresAt)}</td>
+                  <td>
+                    {key.status === "active" || key.status === "expiring" ? (
+                      <div className="key-actions">
+                        {key.status === "active" ? (
+                          <button type="button" onClick={() => setRotating(key)} aria-label={`Rotate ${key.prefix}`}>
+                            Rotate
+                          </button>
+                        ) : null}
+                        <button type="button" className="danger" onClick={() => setRevoking(key)} aria-label={`Revoke ${key.prefix}`}>
+                          Revoke
+                        </button>
+                      </div>
+                    ) : null}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <ConfirmDialog
+        open={revoking !== null}
+        title="Revoke this key?"
+        confirm="Revoke key"
+        danger
+        busy={revoke.isPending}
+        onConfirm={() => revoking && revoke.mutate(revoking)}
+        onCancel={() => setRevoking(null)}
+      >
+        <p>
+          Requests with <code>{revoking?.prefix}…</code> ({revoking?.name}) will be refused. This cannot be undone.
+        </p>
+      </ConfirmDialog>
+      <ConfirmDialog
+        open={rotating !== null}
+        title="Rotate this key?"
+        confirm="Rotate key"
+        busy={rotate.isPending}
+        onConfirm={() => rotating && rotate.mutate(rotating)}
+        onCancel={() => setRotating(null)}
+      >
+        <p>
+          A new key replaces <code>{rotating?.prefix}…</code>; the old one keeps working for the overlap, so clients can move over.
+        </p>
+        <Field label="Overlap (hours)" error={fieldError(rotate.error, "overlapHours")} hint="0 ends the old key at once; at most 720.">
+          <input type="number" min={0} max={720} value={overlapHours} onChange={(e) => setOverlapHours(e.target.value)} />
+        </Field>
+        {rotate.error && !fieldError(rotate.error, "overlapHours") ? <ProblemView error={rotate.error} /> : null}
+      </ConfirmDialog>
+    </>
+  );
+}

@@ -1,0 +1,121 @@
+import { useInfiniteQuery, useMutation, useQueryClient } from "@tanstack/react-query";
+import { type FormEvent, useState } from "react";
+import { Link, useNavigate } from "react-router";
+import { api, unwrap } from "../../api/client";
+import { ApiError } from "../../api/problem";
+import { useSession } from "../../session/session";
+import { Field } from "../../ui/Field";
+import { Loading } from "../../ui/Loading";
+import { PageHeader } from "../../ui/PageHeader";
+import { ProblemView } from "../../ui/ProblemView";
+import "./environments.css";
+
+const SLUG_HINT = "A lower-case letter, then lower-case letters, digits and '-'; it appears in the keys (ck_<slug>_…) and never changes.";
+
+/** The deployment's environments (admin only): each one's data and keys are its own. */
+export function EnvironmentsPage() {
+  const { environment, refresh } = useSession();
+  const queryClient = useQueryClient();
+  const navigate = useNavigate();
+  const [name, setName] = useState("");
+  const [slug, setSlug] = useState("");
+  const list = useInfiniteQuery({
+    queryKey: ["admin", "environments"],
+    queryFn: ({ pageParam }) => unwrap(api.GET("/v1/admin/environments", { params: { query: { limit: 100, cursor: pageParam } } })),
+    initialPageParam: undefined as string | undefined,
+    getNextPageParam: (last) => last.nextCursor ?? undefined,
+  });
+  const create = useMutation({
+    mutationFn: () => unwrap(api.POST("/v1/admin/environments", { body: { name: name.trim(), slug: slug.trim() } })),
+    onSuccess: async (created) => {
+      await queryClient.invalidateQueries({ queryKey: ["admin", "environments"] });
+      // The switcher lists it too.
+      await refresh();
+      navigate(`/environments/${created.slug}`);
+    },
+  });
+  const fieldError = (path: string) => (create.error instanceof ApiError ? create.error.fieldError(path) : undefined);
+  const rows = list.data?.pages.flatMap((p) => p.data) ?? [];
+
+  function submit(event: FormEvent) {
+    event.preventDefault();
+    create.mutate();
+  }
+
+  return (
+    <>
+      <PageHeader title="Environments & API keys" />
+      <p className="muted">
+        Each environment has its own workflows, subscribers, integrations and messages, and its own API keys. The admin credential works in
+        all of them: choose one at the top of every page.
+      </p>
+      <div className="environments-grid">
+        <section aria-labelledby="environments-title">
+          <h2 id="environments-title">Environments</h2>
+          {list.error ? <ProblemView error={list.error} /> : null}
+          {list.isPending ? (
+            <Loading what="environments" />
+          ) : rows.length === 0 ? (
+            <p className="empty muted">No environments yet: create the first one.</p>
+          ) : (
+            <div className="table-wrap">
+              <table>
+                <thead>
+                  <tr>
+                    <th>Name</th>
+                    <th>Slug</th>
+                    <th>Created</th>
+                    <th />
+                  </tr>
+                </thead>
+                <tbody>
+                  {rows.map((e) => (
+                    <tr key={e.slug} data-environment={e.slug}>
+                      <td>
+                        {e.name} {e.slug === environment ? <span className="badge info">current</span> : null}
+                      </td>
+                      <td>
+                        <code>{e.slug}</code>
+                      </td>
+                      <td>{new Date(e.createdAt).toLocaleString()}</td>
+                      <td>
+                        <Link to={`/environments/${e.slug}`} aria-label={`API keys of ${e.name}`}>
+                          API keys
+                        </Link>
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )}
+          {list.hasNextPage ? (
+            <button type="button" onClick={() => list.fetchNextPage()} disabled={list.isFetchingNextPage}>
+              More
+            </button>
+          ) : null}
+        </section>
+        <form className="card" onSubmit={submit} aria-labelledby="new-environment-title">
+          <h2 id="new-environment-title">New environment</h2>
+          <Field label="Name" error={fieldError("name")}>
+            <input value={name} placeholder="Staging" onChange={(e) => setName(e.target.value)} required maxLength={100} />
+          </Field>
+          <Field label="Slug" error={fieldError("slug")} hint={SLUG_HINT}>
+            <input
+              value={slug}
+              placeholder="staging"
+              onChange={(e) => setSlug(e.target.value)}
+              required
+              spellCheck={false}
+              autoCapitalize="off"
+            />
+          </Field>
+          {create.error && !fieldError("name") && !fieldError("slug") ? <ProblemView error={create.error} /> : null}
+          <button type="submit" className="primary" disabled={create.isPending || !name.trim() || !slug.trim()}>
+            Create environment
+          </button>
+        </form>
+      </div>
+    </>
+  );
+}

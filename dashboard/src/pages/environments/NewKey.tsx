@@ -1,0 +1,38 @@
+import { useState } from "react";
+
+/** A key just created or rotated: the only time its secret is shown, with a way to copy it. */
+export function NewKey({ secret, onDone }: { secret: string; onDone: () => void }) {
+  const [copied, setCopied] = useState<"yes" | "failed" | null>(null);
+  async function copy() {
+    try {
+      await navigator.clipboard.writeText(secret);
+      setCopied("yes");
+    } catch {
+      setCopied("failed");
+    }
+  }
+  return (
+    <section className="card new-key" aria-labelledby="new-key-title">
+      <h2 id="new-key-title">Your new API key</h2>
+      <p>
+        <strong>Copy it now: you will not see it again.</strong> Clarion keeps only its SHA-256.
+      </p>
+      <div className="new-key-value">
+        <code data-testid="new-key">{secret}</code>
+        <button type="button" className="primary" onClick={() => void copy()}>
+          Copy
+        </button>
+      </div>
+      <p className="muted small" role="status">
+        {copied === "yes"
+          ? "Copied to the clipboard."
+          : copied === "failed"
+            ? "The browser refused the clipboard: select the key and copy it."
+            : ""}
+      </p>
+      <button type="button" onClick={onDone}>
+        I have stored it
+      </button>
+    </section>
+  );
+}

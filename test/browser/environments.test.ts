@@ -1,0 +1,163 @@
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { base, CHROMIUM, launch, screenshot, signIn, sql } from "./browser";
+
+// Signing in with the admin credential, the environment switcher, and the Environments & API keys page.
+let browser: Browser | undefined;
+let context: BrowserContext;
+let page: Page;
+
+beforeAll(async () => {
+  if (!CHROMIUM) return;
+  browser = await launch();
+  context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  page = await context.newPage();
+});
+afterAll(async () => {
+  await browser?.close();
+});
+
+const status = async (key: string, path = "/v1/workflows") =>
+  (await fetch(base() + path, { headers: { Authorization: `ApiKey ${key}` } })).status;
+
+async function suppress(slug: string, address: string) {
+  const [env] = await sql(`SELECT id FROM environments WHERE slug = '${slug}'`);
+  await sql(
+    `INSERT INTO suppressions (environment_id, address, channel, reason, provider, message_id, created_at) VALUES ('${env!.id}', '${address}', 'email', 'hard_bounce', 'resend', NULL, ${Date.now()})`,
+  );
+}
+
+describe.skipIf(!CHROMIUM)("signing in with the admin credential", () => {
+  it("keeps the credential in an HttpOnly cookie that no script can read", async () => {
+    await signIn(page, "/environments", inject("adminKey"));
+    await page.getByRole("heading", { name: "Environments & API keys" }).waitFor();
+    const cookies = await context.cookies();
+    expect(cookies.map((c) => ({ name: c.name, httpOnly: c.httpOnly, secure: c.secure, sameSite: c.sameSite, path: c.path }))).toEqual([
+      { name: "__Host-clarion_session", httpOnly: true, secure: true, sameSite: "Strict", path: "/" },
+    ]);
+    expect(cookies[0]!.value).not.toContain(inject("adminKey"));
+    const readable = await page.evaluate(() => [document.cookie, JSON.stringify(sessionStorage), JSON.stringify(localStorage)].join(" "));
+    expect(readable).not.toContain("clarion_admin_");
+    expect(readable).not.toContain("clarion_session");
+    await screenshot(page, "environments");
+  });
+
+  it("switches environment from the header, and every page then shows that environment's data", async () => {
+    const address = `only-in-production-${Date.now()}@example.com`;
+    await suppress("production", address);
+    await page.getByRole("link", { name: "Suppressions" }).click();
+    const switcher = page.locator("#environment");
+    expect(await switcher.inputValue()).toBe("development");
+    await page.getByText("No suppressed addresses.").or(page.locator("tbody tr").first()).waitFor();
+    expect(await page.locator(`tr[data-address="${address}"]`).count()).toBe(0);
+
+    await switcher.selectOption("production");
+    await page.locator(`tr[data-address="${address}"]`).waitFor();
+    await screenshot(page, "environments-switched");
+
+    // A reload stays in the environment chosen; switching back hides production's row again.
+    await page.reload();
+    await page.locator(`tr[data-address="${address}"]`).waitFor();
+    expect(await page.locator("#environment").inputValue()).toBe("production");
+    await page.locator("#environment").selectOption("development");
+    await page.locator(`tr[data-address="${address}"]`).waitFor({ state: "detached" });
+  });
+
+  it("creates a key shown once, which works at once, and revokes it after a confirmation", async () => {
+    await page.getByRole("link", { name: "Environments", exact: true }).click();
+    await page.getByRole("link", { name: "API keys of production" }).click();
+    await page.getByRole("heading", { name: "production: API keys" }).waitFor();
+    await page.getByLabel("Key name").fill("browser-test");
+    await page.getByRole("button", { name: "Create key" }).click();
+    const shown = page.getByTestId("new-key");
+    await shown.waitFor();
+    const key = (await shown.textContent()) ?? "";
+    expect(key).toMatch(/^ck_production_/);
+    expect(await page.getByText("you will not see it again", { exact: false }).isVisible()).toBe(true);
+    expect(await status(key)).toBe(200);
+    await screenshot(page, "environments-new-key");
+    await page.getByRole("button", { name: "I have stored it" }).click();
+    await shown.waitFor({ state: "detached" });
+
+    const row = page.locator(`tr[data-key-prefix="${key.slice(0, 12)}"]`);
+    await row.getByRole("button", { name: /^Revoke/ }).click();
+    const dialog = page.getByRole("dialog", { name: "Revoke this key?" });
+    await dialog.waitFor();
+    await dialog.getByRole("button", { name: "Revoke key" }).click();
+    await row.waitFor({ state: "detached" });
+    expect(await status(key)).toBe(401);
+  });
+
+  it("rotates a key: the new one is shown once and both work during the overlap", async () => {
+    await page.getByLabel("Key name").fill("to-rotate");
+    await page.getByRole("button", { name: "Create key" }).click();
+    const old = (await page.getByTestId("new-key").textContent()) ?? "";
+    await page.getByRole("button", { name: "I have stored it" }).click();
+    await page
+      .locator(`tr[data-key-prefix="${old.slice(0, 12)}"]`)
+      .getByRole("button", { name: /^Rotate/ })
+      .click();
+    const dialog = page.getByRole("dialog", { name: "Rotate this key?" });
+    await dialog.getByLabel("Overlap (hours)").fill("1");
+    await dialog.getByRole("button", { name: "Rotate key" }).click();
+    const fresh = (await page.getByTestId("new-key").textContent()) ?? "";
+    expect(fresh).not.toBe(old);
+    expect([await status(old), await status(fresh)]).toEqual([200, 200]);
+    await page
+      .locator(`tr[data-key-prefix="${old.slice(0, 12)}"]`)
+      .getByText("expiring")
+      .waitFor();
+  });
+
+  it("creates an environment, which the switcher then offers", async () => {
+    const slug = `staging-${Date.now().toString(36)}`;
+    await page.getByRole("link", { name: "Environments", exact: true }).click();
+    await page.getByLabel("Slug").fill("Not A Slug");
+    await page.getByLabel("Name").fill("Staging");
+    await page.getByRole("button", { name: "Create environment" }).click();
+    await page.locator(".field-error").waitFor();
+    await page.getByLabel("Slug").fill(slug);
+    await page.getByRole("button", { name: "Create environment" }).click();
+    await page.getByRole("heading", { name: "Staging: API keys" }).waitFor();
+    expect(await page.locator(`#environment option[value="${slug}"]`).count()).toBe(1);
+  });
+
+  it("signs out: the cookie is gone and the sign-in form is back", async () => {
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await page.locator("#credential").waitFor();
+    expect(await context.cookies()).toEqual([]);
+    await page.reload();
+    await page.locator("#credential").waitFor();
+  });
+});
+
+describe.skipIf(!CHROMIUM)("signing in with an environment key", () => {
+  it("lands in that one environment, with no switch and no Environments page", async () => {
+    const keyPage = await browser!.newPage({ viewport: { width: 1280, height: 800 } });
+    await signIn(keyPage, "/", inject("productionKey"));
+    expect(await keyPage.getByTestId("environment").textContent()).toContain("production");
+    expect(await keyPage.locator("#environment").count()).toBe(0);
+    expect(await keyPage.getByRole("link", { name: "Environments", exact: true }).count()).toBe(0);
+    await keyPage.goto(`${base()}/dashboard/environments`);
+    await keyPage.getByTestId("not-found").waitFor();
+    await keyPage.close();
+  });
+});
+
+describe.skipIf(!CHROMIUM)("the Environments page on a 390 px phone", () => {
+  it("fits the screen, its tables scrolling inside their box", async () => {
+    const phone = await browser!.newPage({ viewport: { width: 390, height: 844 } });
+    await signIn(phone, "/environments", inject("adminKey"));
+    await phone.getByRole("link", { name: "API keys of production" }).waitFor();
+    const overflow = () => phone.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    expect(await overflow()).toBeLessThanOrEqual(0);
+    expect(await phone.locator("#environment").isVisible()).toBe(true);
+    await screenshot(phone, "environments-390");
+    await phone.getByRole("link", { name: "API keys of production" }).click();
+    await phone.getByRole("heading", { name: "production: API keys" }).waitFor();
+    await phone.locator("tbody tr").first().waitFor();
+    expect(await overflow()).toBeLessThanOrEqual(0);
+    await screenshot(phone, "environment-keys-390");
+    await phone.close();
+  });
+});
