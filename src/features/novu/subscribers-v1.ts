@@ -54,11 +54,9 @@ novuSubscribersV1Routes.openapi(
       body: {
         required: true,
         content: json(
-          z
-            .object({ subscribers: z.array(z.unknown()).min(1).max(500) })
-            .openapi("NovuBulkSubscribersInput", {
-              example: { subscribers: [{ subscriberId: "user-42", email: "ada@example.com" }, { subscriberId: "user-43" }] },
-            }),
+          z.object({ subscribers: z.array(z.unknown()).min(1).max(500) }).openapi("NovuBulkSubscribersInput", {
+            example: { subscribers: [{ subscriberId: "user-42", email: "ada@example.com" }, { subscriberId: "user-43" }] },
+          }),
         ),
       },
     },
