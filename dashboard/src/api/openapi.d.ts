@@ -4636,13 +4636,15 @@ export interface paths {
         put?: never;
         /**
          * Create or update a topic (Novu)
-         * @description 201 with a new topic; 200 when the key exists (its name is updated when given). Without `name`, a new topic is named by its key.
+         * @description 201 with a new topic; 200 when the key exists (its name is updated when given), or with `failIfExists=true` a 409 carrying the existing topic. Without `name`, a new topic is named by its key.
          *
          *     Part of the Novu compatibility layer: Novu's path, body and answer (`{ data }`), served by Clarion's own logic. Errors are problem documents, or Novu's error body (`statusCode`, `message`, `error`) when the client is a Novu SDK.
          */
         post: {
             parameters: {
-                query?: never;
+                query?: {
+                    failIfExists?: "true" | "false";
+                };
                 header?: {
                     /** @description Makes a retry safe (IETF draft-ietf-httpapi-idempotency-key-header): the first answer is kept 24 hours per environment and replayed to the same request; the same key with another request gets 422 `idempotency_key_mismatch`, and while the first is running, 409 `idempotency_key_in_flight`. 1 to 255 printable ASCII characters. */
                     "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];

@@ -9,6 +9,7 @@ import { ApiError, notFound, validationError } from "../../lib/errors";
 import { createRouter, json } from "../../lib/openapi";
 import { topicsRepository } from "../topics/repository";
 import { MAX_MEMBERS_PER_CALL, type Topic, TopicInput, TopicKeyParam } from "../topics/schemas";
+import { NovuErrorBody, novuErrorBody } from "./errors";
 import { novuRoute } from "./routing";
 import { envelope, NovuTopic, toNovuTopic } from "./shapes";
 import { forNovu } from "./subscribers-v1";
@@ -70,17 +71,32 @@ novuTopicsRoutes.openapi(
     path: "/v2/topics",
     summary: "Create or update a topic (Novu)",
     description:
-      "201 with a new topic; 200 when the key exists (its name is updated when given). Without `name`, a new topic is named by its key.",
-    request: { body: { required: true, content: json(UpsertInput) } },
+      "201 with a new topic; 200 when the key exists (its name is updated when given), or with `failIfExists=true` a 409 carrying the existing topic. Without `name`, a new topic is named by its key.",
+    request: {
+      query: z.object({ failIfExists: z.enum(["true", "false"]).optional() }),
+      body: { required: true, content: json(UpsertInput) },
+    },
     responses: {
       200: { description: "Updated", content: json(envelope(NovuTopic)) },
       201: { description: "Created", content: json(envelope(NovuTopic)) },
+      409: {
+        description:
+          "With `failIfExists=true`, the key is taken: Novu's error body (`code` `topic_exists`) merged with the existing topic.",
+        content: json(NovuTopic.extend(NovuErrorBody.shape).openapi("NovuTopicExists")),
+      },
     },
   }),
   async (c) => {
     const { key, name } = c.req.valid("json");
     const created = await repo(c).create({ key, name: name ?? key });
     if (created) return c.json({ data: toNovuTopic(created) }, 201);
+    if (c.req.valid("query").failIfExists === "true") {
+      const existing = await repo(c).find(key);
+      if (existing) {
+        const problem = new ApiError("topic_exists", `A topic with key "${key}" already exists.`).toProblem(c.get("requestId"));
+        return c.json({ ...toNovuTopic(existing), ...novuErrorBody(problem, c.req.path) }, 409);
+      }
+    }
     const topic = name ? await repo(c).update(key, { name }) : await repo(c).find(key);
     if (!topic) throw missing(key);
     return c.json({ data: toNovuTopic(topic) }, 200);
