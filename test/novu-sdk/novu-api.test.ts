@@ -170,6 +170,11 @@ describe("@novu/api topics", () => {
     const topicKey = unique("topic");
     const created = await novu.topics.create({ key: topicKey, name: "News" });
     expect(created.result).toMatchObject({ key: topicKey, name: "News", id: expect.any(String) });
+    const taken = await novu.topics
+      .create({ key: topicKey, name: "Again" }, true, undefined, { retries: { strategy: "none" } })
+      .catch((e: unknown) => e);
+    expect(taken).toBeInstanceOf(novuErrors.TopicResponseDto);
+    expect((await novu.topics.get(topicKey)).result).toMatchObject({ key: topicKey, name: "News" });
     const subs = await novu.topics.subscriptions.create({ subscriptions: ["x1", "x2"] }, topicKey);
     expect(subs.result.meta).toEqual({ totalCount: 2, successful: 2, failed: 0 });
     const removed = await novu.topics.subscriptions.delete({ subscriptions: ["x1"] }, topicKey);

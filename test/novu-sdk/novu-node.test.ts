@@ -97,6 +97,9 @@ describe("@novu/node subscribers", () => {
     const chatWorkflow = await workflow([{ id: "chat", type: "chat", template: { text: "Hello chat" } }]);
     await novu.trigger(chatWorkflow, { to: subscriberId, payload: {} });
     await delivered([webhookUrl]);
+    await novu.subscribers.unsetCredentials(subscriberId, "slack");
+    expect((await novu.subscribers.get(subscriberId)).data.data.channels).toEqual([]);
+    await novu.subscribers.setCredentials(subscriberId, "slack", { webhookUrl });
     await novu.subscribers.deleteCredentials(subscriberId, "slack");
     expect((await clarion<{ channels: { chat: unknown[] } }>("GET", `/v1/subscribers/${subscriberId}`)).body.channels.chat).toEqual([]);
   });
@@ -113,6 +116,10 @@ describe("@novu/node subscribers", () => {
         preference: expect.objectContaining({ channels: expect.objectContaining({ email: false, sms: false }) }),
       }),
     ]);
+    const global = await novu.subscribers.getGlobalPreference(subscriberId);
+    expect(global.data.data).toEqual([
+      { preference: expect.objectContaining({ channels: expect.objectContaining({ sms: false, email: true }) }) },
+    ]);
     expect((await clarion("GET", `/v1/subscribers/${subscriberId}/preferences`)).body).toMatchObject({
       channels: { sms: false },
       workflows: { [workflowId]: { email: false } },
@@ -126,6 +133,7 @@ describe("@novu/node topics", () => {
     expect((await novu.topics.create({ key: topicKey, name: "News" })).data.data).toMatchObject({ key: topicKey });
     await novu.topics.addSubscribers(topicKey, { subscribers: ["n1", "n2"] });
     await novu.topics.removeSubscribers(topicKey, { subscribers: ["n1"] });
+    expect((await novu.topics.rename(topicKey, "Renamed")).data.data).toMatchObject({ key: topicKey, name: "Renamed" });
     const members = await clarion<{ data: { subscriberId: string }[] }>("GET", `/v1/topics/${topicKey}/subscribers`);
     expect(members.body.data.map((m) => m.subscriberId)).toEqual(["n2"]);
   });

@@ -234,3 +234,17 @@ describe("preferences", () => {
     expect((await api(key, "GET", `/v1/subscribers/${subscriberId}/preferences`)).body).toMatchObject({ channels: { push: false } });
   });
 });
+
+describe("GET /v1/subscribers/{id}/preferences/{level}", () => {
+  it("answers the global flags at `global` and the workflow list otherwise", async () => {
+    const { key } = await createEnvironment();
+    const subscriberId = unique("s");
+    await novu(key, "POST", "/v1/subscribers", { subscriberId });
+    await novu(key, "PATCH", `/v1/subscribers/${subscriberId}/preferences`, { enabled: false });
+    const global = await novu(key, "GET", `/v1/subscribers/${subscriberId}/preferences/global`);
+    expect(global.body).toEqual({
+      data: [{ preference: { enabled: true, channels: { email: false, sms: false, push: false, chat: false, in_app: true } } }],
+    });
+    expect((await novu(key, "GET", `/v1/subscribers/${subscriberId}/preferences/template`)).body).toEqual({ data: [] });
+  });
+});

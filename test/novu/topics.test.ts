@@ -71,3 +71,16 @@ describe("Novu v2 topics (@novu/api)", () => {
     expect((await novu(key, "GET", `/v2/topics/${topic}`)).status).toBe(404);
   });
 });
+
+describe("PATCH /v1/topics/{key}", () => {
+  it("renames a topic", async () => {
+    const { key } = await createEnvironment();
+    const topic = unique("t").toLowerCase();
+    await novu(key, "POST", "/v2/topics", { key: topic, name: "Old" });
+    expect(await novu(key, "PATCH", `/v1/topics/${topic}`, { name: "New" }, NOVU_NODE_AGENT)).toMatchObject({
+      status: 200,
+      body: { data: { key: topic, name: "New" } },
+    });
+    expect((await novu(key, "PATCH", "/v1/topics/nothing", { name: "New" })).status).toBe(404);
+  });
+});

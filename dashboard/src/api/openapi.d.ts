@@ -3667,6 +3667,123 @@ export interface paths {
         };
         trace?: never;
     };
+    "/v1/subscribers/{subscriberId}/preferences/{level}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get preferences by level (Novu)
+         * @description `global`: the global channel flags; `template`: the per-workflow list of `GET /v1/subscribers/{subscriberId}/preferences`.
+         *
+         *     Part of the Novu compatibility layer: Novu's path, body and answer (`{ data }`), served by Clarion's own logic. Errors are problem documents, or Novu's error body (`statusCode`, `message`, `error`) when the client is a Novu SDK.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    subscriberId: string;
+                    /** @description `global`, or `template` (any other level reads as `template`). */
+                    level: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The preferences */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data?: unknown;
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `unauthorized` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 401;
+                            /** @enum {string} */
+                            code?: "unauthorized";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `forbidden` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 403;
+                            /** @enum {string} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `subscriber_not_found` */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 404;
+                            /** @enum {string} */
+                            code?: "subscriber_not_found";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `validation_failed` */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 422;
+                            /** @enum {string} */
+                            code?: "validation_failed";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `rate_limited` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 429;
+                            /** @enum {string} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/subscribers": {
         parameters: {
             query?: never;
@@ -5319,6 +5436,496 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/v1/topics/{key}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a topic and its member count */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    key: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The topic */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TopicWithCount"];
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `unauthorized` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 401;
+                            /** @enum {string} */
+                            code?: "unauthorized";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `forbidden` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 403;
+                            /** @enum {string} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `topic_not_found` */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 404;
+                            /** @enum {string} */
+                            code?: "topic_not_found";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `validation_failed` */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 422;
+                            /** @enum {string} */
+                            code?: "validation_failed";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `rate_limited` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 429;
+                            /** @enum {string} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+        };
+        /**
+         * Rename a topic
+         * @description The key cannot change: triggers and memberships refer to it.
+         */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    key: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "name": "Product news (monthly)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TopicUpdate"];
+                };
+            };
+            responses: {
+                /** @description Updated */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Topic"];
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `malformed_json` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 400;
+                            /** @enum {string} */
+                            code?: "malformed_json";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `unauthorized` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 401;
+                            /** @enum {string} */
+                            code?: "unauthorized";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `forbidden` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 403;
+                            /** @enum {string} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `topic_not_found` */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 404;
+                            /** @enum {string} */
+                            code?: "topic_not_found";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `payload_too_large` */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 413;
+                            /** @enum {string} */
+                            code?: "payload_too_large";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `unsupported_media_type` */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 415;
+                            /** @enum {string} */
+                            code?: "unsupported_media_type";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `validation_failed` */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 422;
+                            /** @enum {string} */
+                            code?: "validation_failed";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `rate_limited` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 429;
+                            /** @enum {string} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+        };
+        post?: never;
+        /**
+         * Delete a topic
+         * @description Its memberships go with it; the subscribers stay.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    key: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Deleted */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Problem (RFC 9457) with `code` `unauthorized` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 401;
+                            /** @enum {string} */
+                            code?: "unauthorized";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `forbidden` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 403;
+                            /** @enum {string} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `topic_not_found` */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 404;
+                            /** @enum {string} */
+                            code?: "topic_not_found";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `validation_failed` */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 422;
+                            /** @enum {string} */
+                            code?: "validation_failed";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `rate_limited` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 429;
+                            /** @enum {string} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        /**
+         * Rename a topic (Novu)
+         * @description Part of the Novu compatibility layer: Novu's path, body and answer (`{ data }`), served by Clarion's own logic. Errors are problem documents, or Novu's error body (`statusCode`, `message`, `error`) when the client is a Novu SDK.
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    key: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["NovuTopicRename"];
+                };
+            };
+            responses: {
+                /** @description The topic */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["NovuTopic"];
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `malformed_json` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 400;
+                            /** @enum {string} */
+                            code?: "malformed_json";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `unauthorized` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 401;
+                            /** @enum {string} */
+                            code?: "unauthorized";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `forbidden` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 403;
+                            /** @enum {string} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `topic_not_found` */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 404;
+                            /** @enum {string} */
+                            code?: "topic_not_found";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `payload_too_large` */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 413;
+                            /** @enum {string} */
+                            code?: "payload_too_large";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `unsupported_media_type` */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 415;
+                            /** @enum {string} */
+                            code?: "unsupported_media_type";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `validation_failed` */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 422;
+                            /** @enum {string} */
+                            code?: "validation_failed";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `rate_limited` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 429;
+                            /** @enum {string} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+        };
         trace?: never;
     };
     "/v1/trigger": {
@@ -9337,353 +9944,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/topics/{key}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Get a topic and its member count */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    key: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The topic */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["TopicWithCount"];
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `unauthorized` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 401;
-                            /** @enum {string} */
-                            code?: "unauthorized";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `forbidden` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 403;
-                            /** @enum {string} */
-                            code?: "forbidden";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `topic_not_found` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 404;
-                            /** @enum {string} */
-                            code?: "topic_not_found";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `validation_failed` */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 422;
-                            /** @enum {string} */
-                            code?: "validation_failed";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 429;
-                            /** @enum {string} */
-                            code?: "rate_limited";
-                        };
-                    };
-                };
-            };
-        };
-        /**
-         * Rename a topic
-         * @description The key cannot change: triggers and memberships refer to it.
-         */
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    key: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "name": "Product news (monthly)"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["TopicUpdate"];
-                };
-            };
-            responses: {
-                /** @description Updated */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Topic"];
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `malformed_json` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 400;
-                            /** @enum {string} */
-                            code?: "malformed_json";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `unauthorized` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 401;
-                            /** @enum {string} */
-                            code?: "unauthorized";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `forbidden` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 403;
-                            /** @enum {string} */
-                            code?: "forbidden";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `topic_not_found` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 404;
-                            /** @enum {string} */
-                            code?: "topic_not_found";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `payload_too_large` */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 413;
-                            /** @enum {string} */
-                            code?: "payload_too_large";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `unsupported_media_type` */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 415;
-                            /** @enum {string} */
-                            code?: "unsupported_media_type";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `validation_failed` */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 422;
-                            /** @enum {string} */
-                            code?: "validation_failed";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 429;
-                            /** @enum {string} */
-                            code?: "rate_limited";
-                        };
-                    };
-                };
-            };
-        };
-        post?: never;
-        /**
-         * Delete a topic
-         * @description Its memberships go with it; the subscribers stay.
-         */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    key: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Deleted */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Problem (RFC 9457) with `code` `unauthorized` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 401;
-                            /** @enum {string} */
-                            code?: "unauthorized";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `forbidden` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 403;
-                            /** @enum {string} */
-                            code?: "forbidden";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `topic_not_found` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 404;
-                            /** @enum {string} */
-                            code?: "topic_not_found";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `validation_failed` */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 422;
-                            /** @enum {string} */
-                            code?: "validation_failed";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 429;
-                            /** @enum {string} */
-                            code?: "rate_limited";
-                        };
-                    };
-                };
-            };
-        };
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/v1/topics/{key}/subscribers": {
         parameters: {
             query?: never;
@@ -10889,6 +11149,14 @@ export interface components {
                 subscriberId: string;
             })[];
             subscriberIds?: string[];
+        };
+        /**
+         * @example {
+         *       "name": "Product news"
+         *     }
+         */
+        NovuTopicRename: {
+            name: string;
         };
         TriggerAccepted: {
             /** @enum {boolean} */

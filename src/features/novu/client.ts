@@ -1,4 +1,4 @@
-import type { Context } from "hono";
+import type { Context, Next } from "hono";
 import type { AppEnv } from "../../env";
 
 /**
@@ -15,3 +15,14 @@ export function isNovuClient(c: Context<AppEnv>): boolean {
 
 /** The paths Novu's SDKs call: errors there take Novu's shape for a Novu client. */
 export const NOVU_PATHS = ["/v1/events/*", "/v2/*", "/v1/subscribers", "/v1/subscribers/*", "/v1/topics", "/v1/topics/*"];
+
+/** A handler for a method and path Clarion's own API serves too: Novu's answer for a Novu client; anyone else falls through to Clarion's route. */
+export const forNovu =
+  (handler: (c: Context<AppEnv>) => Promise<Response>) =>
+  async (c: Context<AppEnv>, next: Next): Promise<Response | undefined> => {
+    if (!isNovuClient(c)) {
+      await next();
+      return undefined;
+    }
+    return handler(c);
+  };

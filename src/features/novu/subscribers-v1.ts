@@ -2,14 +2,14 @@
 // same method and path (GET and DELETE of one subscriber, GET of preferences), a Novu client gets
 // Novu's answer and every other client falls through to Clarion's (see `client.ts`).
 import { z } from "@hono/zod-openapi";
-import type { Context, Next } from "hono";
+import type { Context } from "hono";
 import type { AppEnv } from "../../env";
 import { validationError } from "../../lib/errors";
 import { createRouter, json } from "../../lib/openapi";
 import { eraseSubscriber } from "../subscribers/erasure";
 import { saveSubscribers } from "../subscribers/save";
 import { SubscriberIdParam } from "../subscribers/preferences-schemas";
-import { isNovuClient } from "./client";
+import { forNovu } from "./client";
 import { changeCredentials } from "./credentials";
 import { NovuChannelInput, NovuSubscriberInput, NovuSubscriberUpdate, toSubscriberInput } from "./inputs";
 import { allChannels, channelFlags, mergePreferences, NovuChannelType, readPreferences, toNovuV1Preferences } from "./preferences";
@@ -218,17 +218,6 @@ novuSubscribersV1Routes.openapi(
   },
 );
 
-// Shared with Clarion's own routes: Novu's answer for a Novu client, Clarion's for anyone else.
-const forNovu =
-  (handler: (c: Context<AppEnv>) => Promise<Response>) =>
-  async (c: Context<AppEnv>, next: Next): Promise<Response | undefined> => {
-    if (!isNovuClient(c)) {
-      await next();
-      return undefined;
-    }
-    return handler(c);
-  };
-
 const subscriberIdOf = (c: Context<AppEnv>) => {
   const parsed = SubscriberIdParam.safeParse({ subscriberId: c.req.param("subscriberId") });
   if (!parsed.success) throw validationError(parsed.error.issues);
@@ -262,4 +251,30 @@ novuSubscribersV1Routes.get(
   }),
 );
 
-export { forNovu };
+novuSubscribersV1Routes.openapi(
+  novuRoute({
+    method: "get",
+    path: "/v1/subscribers/{subscriberId}/preferences/{level}",
+    summary: "Get preferences by level (Novu)",
+    description:
+      "`global`: the global channel flags; `template`: the per-workflow list of `GET /v1/subscribers/{subscriberId}/preferences`.",
+    request: {
+      params: SubscriberIdParam.extend({
+        level: z
+          .string()
+          .min(1)
+          .max(32)
+          .openapi({ param: { name: "level", in: "path" }, description: "`global`, or `template` (any other level reads as `template`)." }),
+      }),
+    },
+    responses: { 200: { description: "The preferences", content: json(envelope(z.unknown())) } },
+    errors: ["subscriber_not_found"],
+  }),
+  async (c) => {
+    const { subscriberId, level } = c.req.valid("param");
+    const prefs = await readPreferences(c.env, c.get("environmentId"), subscriberId);
+    const data =
+      level === "global" ? [{ preference: { enabled: true, channels: { ...prefs.channels, in_app: true } } }] : toNovuV1Preferences(prefs);
+    return c.json({ data }, 200);
+  },
+);

@@ -9,10 +9,10 @@ import { ApiError, notFound, validationError } from "../../lib/errors";
 import { createRouter, json } from "../../lib/openapi";
 import { topicsRepository } from "../topics/repository";
 import { MAX_MEMBERS_PER_CALL, type Topic, TopicInput, TopicKeyParam } from "../topics/schemas";
+import { forNovu } from "./client";
 import { NovuErrorBody, novuErrorBody } from "./errors";
 import { novuRoute } from "./routing";
 import { envelope, NovuTopic, toNovuTopic } from "./shapes";
-import { forNovu } from "./subscribers-v1";
 
 export const novuTopicsRoutes = createRouter();
 
@@ -222,5 +222,28 @@ novuTopicsRoutes.openapi(
     const topic = await repo(c).find(key);
     if (!topic || !(await repo(c).removeMembers(key, ids))) throw missing(key);
     return c.json(subscriptionsOf(topic, ids, new Date().toISOString()), 200);
+  },
+);
+
+novuTopicsRoutes.openapi(
+  novuRoute({
+    method: "patch",
+    path: "/v1/topics/{key}",
+    summary: "Rename a topic (Novu)",
+    request: {
+      params: TopicKeyParam,
+      body: {
+        required: true,
+        content: json(TopicInput.pick({ name: true }).openapi("NovuTopicRename", { example: { name: "Product news" } })),
+      },
+    },
+    responses: { 200: { description: "The topic", content: json(envelope(NovuTopic)) } },
+    errors: ["topic_not_found"],
+  }),
+  async (c) => {
+    const { key } = c.req.valid("param");
+    const topic = await repo(c).update(key, c.req.valid("json"));
+    if (!topic) throw missing(key);
+    return c.json({ data: toNovuTopic(topic) }, 200);
   },
 );
