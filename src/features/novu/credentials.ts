@@ -5,11 +5,10 @@ import { createDb } from "../../db/client";
 import type { Bindings } from "../../env";
 import { ApiError } from "../../lib/errors";
 import { findSubscriber } from "../subscribers/repository";
-import { addressesOf, clarionProviderOf, NOVU_PROVIDER_IDS, type NovuCredentials } from "./providers";
-import { subscriberMissing } from "./subscriber-store";
-import { asNovu } from "./subscriber-store";
 import { saveSubscriber } from "../subscribers/save";
+import { addressesOf, clarionProviderOf, NOVU_PROVIDER_IDS, type NovuCredentials } from "./providers";
 import type { NovuSubscriber } from "./shapes";
+import { asNovu, subscriberMissing } from "./subscriber-store";
 
 type Mode = "replace" | "append" | "remove";
 

@@ -14,7 +14,7 @@ import { changeCredentials } from "./credentials";
 import { NovuChannelInput, NovuSubscriberInput, NovuSubscriberUpdate, toSubscriberInput } from "./inputs";
 import { allChannels, channelFlags, mergePreferences, NovuChannelType, readPreferences, toNovuV1Preferences } from "./preferences";
 import { novuRoute } from "./routing";
-import { envelope, NovuDeleted, NovuSubscriber } from "./shapes";
+import { envelope, NovuSubscriber } from "./shapes";
 import { exists, readNovuSubscriber, subscriberMissing, writeNovuSubscriber } from "./subscriber-store";
 
 export const novuSubscribersV1Routes = createRouter();
@@ -239,7 +239,7 @@ novuSubscribersV1Routes.delete(
   forNovu(async (c) => {
     const subscriberId = subscriberIdOf(c);
     if (!(await eraseSubscriber(c.env, c.get("environmentId"), subscriberId))) throw subscriberMissing(subscriberId);
-    return c.json({ data: NovuDeleted.parse({ acknowledged: true, status: "deleted" }) }, 200);
+    return c.json({ data: { acknowledged: true, status: "deleted" } }, 200);
   }),
 );
 
