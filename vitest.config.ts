@@ -34,7 +34,7 @@ export default defineConfig({
   ],
   test: {
     include: ["test/**/*.test.ts"],
-    exclude: ["test/conformance/**", "test/browser/**", "test/scripts/**"],
+    exclude: ["test/conformance/**", "test/novu-sdk/**", "test/browser/**", "test/scripts/**"],
     setupFiles: ["./test/setup.ts"],
     globalSetup: ["./test/global-setup.ts"],
     testTimeout: 30_000,

@@ -14,6 +14,9 @@ import { variablesRoutes } from "./features/variables/routes";
 import { integrationsRoutes } from "./features/integrations/routes";
 import { previewRoutes } from "./features/workflows/preview-routes";
 import { workflowsRoutes } from "./features/workflows/routes";
+import { NOVU_PATHS } from "./features/novu/client";
+import { novuErrors } from "./features/novu/errors";
+import { novuRoutes } from "./features/novu/routes";
 import { ApiError, internalError, problemResponse } from "./lib/errors";
 import { uuidv7 } from "./lib/ids";
 import { addRequestExamples } from "./features/docs/examples";
@@ -28,7 +31,7 @@ import { dashboardCors } from "./lib/middleware/cors";
 import { createRouter, IDEMPOTENCY_COMPONENTS } from "./lib/openapi";
 
 /** The prefixes of the API proper: every route under them needs a key and takes JSON bodies. */
-const KEYED_PREFIXES = ["/v1/*", "/sub/*"];
+const KEYED_PREFIXES = ["/v1/*", "/v2/*", "/sub/*"];
 
 /** Problems carry the request id; a raw Response would drop the header the middleware set. */
 const answer = (c: Context<AppEnv>, error: ApiError) => {
@@ -81,13 +84,19 @@ function sessionApi() {
  */
 function keyedRoutes() {
   const routes = createRouter();
+  // First: it rewrites every problem on Novu's paths, the key check's included, for Novu's SDKs.
+  routes.on("ALL", NOVU_PATHS, novuErrors);
   routes.on("ALL", KEYED_PREFIXES, apiKeyAuth);
   routes.use("/v1/trigger/bulk", jsonBody({ maxSize: BULK_BODY_LIMIT }));
+  routes.use("/v1/events/trigger/bulk", jsonBody({ maxSize: BULK_BODY_LIMIT }));
+  routes.use("/v1/subscribers/bulk", jsonBody({ maxSize: BULK_BODY_LIMIT }));
   routes.use("/sub/bulk", jsonBody({ maxSize: BULK_BODY_LIMIT }));
   routes.on("ALL", KEYED_PREFIXES, jsonBody());
   // After the key (its environment is the scope) and the body (part of the fingerprint).
   routes.on("POST", KEYED_PREFIXES, idempotency(environmentScope));
 
+  // Before Clarion's own routes: on a path both serve, a Novu SDK gets Novu's answer (features/novu/client.ts).
+  routes.route("/", novuRoutes);
   routes.route("/", triggersRoutes);
   routes.route("/", messagesRoutes);
   routes.route("/", subscribersRoutes);

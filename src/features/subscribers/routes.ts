@@ -1,15 +1,11 @@
-import { createDb } from "../../db/client";
-import { destinationOptions } from "../../lib/destinations";
-import { ApiError, fieldErrors, notFound } from "../../lib/errors";
+import { notFound } from "../../lib/errors";
 import { apiRoute, createRouter, json, security } from "../../lib/openapi";
 import { scopedRepository } from "../../lib/scoped-repository";
 import { SubscriberInput } from "../../contract/recipients";
-import { upsertSubscribers } from "../../db/queries/subscribers";
-import { mergeDuplicates } from "./merge-duplicates";
-import { refusedSubscriberDestinations } from "./destinations";
 import { eraseSubscriber } from "./erasure";
 import { SubscriberIdParam } from "./preferences-schemas";
-import { findSubscriber, subscribersRepository } from "./repository";
+import { subscribersRepository } from "./repository";
+import { saveSubscriber, saveSubscribers } from "./save";
 import {
   BulkSubscribersRequest,
   BulkSubscribersResult,
@@ -19,7 +15,6 @@ import {
   SubscriberList,
   SubscriberQuery,
 } from "./schemas";
-import type { BulkSubscribersResult as BulkResult } from "./schemas";
 
 export const subscribersRoutes = createRouter();
 
@@ -38,19 +33,9 @@ const upsertRoute = apiRoute({
   errors: ["destination_not_allowed"],
 });
 
-const destinationRefused = (errors: ReturnType<typeof refusedSubscriberDestinations>) =>
-  new ApiError("destination_not_allowed", "A chat webhook or push endpoint is loopback, private, link-local or not https.", errors);
-
 subscribersRoutes.openapi(upsertRoute, async (c) => {
-  const environmentId = c.get("environmentId");
-  const db = createDb(c.env.DB);
-  const input = c.req.valid("json");
-  const refused = refusedSubscriberDestinations(input, destinationOptions(c.env));
-  if (refused.length) throw destinationRefused(refused);
-  const [outcome] = await upsertSubscribers(db, environmentId, [input]);
-  const stored = await findSubscriber(db, environmentId, input.subscriberId);
-  if (!outcome || !stored) throw new Error("subscriber upsert returned no row");
-  return c.json(stored, outcome.created ? 201 : 200);
+  const { subscriber, created } = await saveSubscriber(c.env, c.get("environmentId"), c.req.valid("json"));
+  return c.json(subscriber, created ? 201 : 200);
 });
 
 const bulkRoute = apiRoute({
@@ -68,37 +53,8 @@ const bulkRoute = apiRoute({
 });
 
 subscribersRoutes.openapi(bulkRoute, async (c) => {
-  const environmentId = c.get("environmentId");
   const { subscribers } = c.req.valid("json");
-  const valid: SubscriberInput[] = [];
-  const failed: BulkResult["failed"] = [];
-  const policy = destinationOptions(c.env);
-  subscribers.forEach((item, index) => {
-    const parsed = SubscriberInput.safeParse(item);
-    const refused = parsed.success ? refusedSubscriberDestinations(parsed.data, policy) : [];
-    if (parsed.success && !refused.length) {
-      valid.push(parsed.data);
-      return;
-    }
-    const error = parsed.success
-      ? destinationRefused(refused)
-      : new ApiError("validation_failed", "The subscriber does not match the expected schema.", fieldErrors(parsed.error.issues));
-    const id = (item as { subscriberId?: unknown } | null)?.subscriberId;
-    failed.push({
-      index,
-      subscriberId: typeof id === "string" ? id : null,
-      error: error.toProblem(),
-    });
-  });
-  const outcomes = await upsertSubscribers(createDb(c.env.DB), environmentId, mergeDuplicates(valid));
-  return c.json(
-    {
-      created: outcomes.filter((o) => o.created).map((o) => o.subscriberId),
-      updated: outcomes.filter((o) => !o.created).map((o) => o.subscriberId),
-      failed,
-    },
-    200,
-  );
+  return c.json(await saveSubscribers(c.env, c.get("environmentId"), subscribers), 200);
 });
 
 const repo = scopedRepository(subscribersRepository);

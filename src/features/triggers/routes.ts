@@ -1,19 +1,6 @@
 import { z } from "@hono/zod-openapi";
-import { createDb } from "../../db/client";
-import { destinationOptions } from "../../lib/destinations";
 import { ApiError, fieldErrors } from "../../lib/errors";
 import { apiRoute, createRouter, json, JSON_BODY_CODES, security } from "../../lib/openapi";
-import {
-  loadTopicKeys,
-  loadWorkflowGates,
-  makeDurable,
-  prepareBroadcast,
-  prepareTrigger,
-  withKeyTransactionId,
-  workflowKeyOf,
-} from "./accept";
-import { cancelTrigger } from "./cancel";
-import { recordCancellation } from "../../delivery/trigger-writes";
 import {
   BroadcastRequest,
   BulkTriggerRequest,
@@ -23,6 +10,7 @@ import {
   TriggerAccepted,
   TriggerRequest,
 } from "./schemas";
+import { acceptBroadcast, acceptBulk, acceptTrigger, cancelByTransactionId } from "./service";
 
 export const triggersRoutes = createRouter();
 
@@ -47,22 +35,7 @@ triggersRoutes.openapi(
     errors: ["workflow_not_found", "workflow_inactive", "topic_not_found", "no_valid_recipients", "transaction_conflict"],
   }),
   async (c) => {
-    const environmentId = c.get("environmentId");
-    const request = await withKeyTransactionId(c.req.valid("json"), c.get("idempotencyKey"));
-    const [gates, knownTopics] = await Promise.all([
-      loadWorkflowGates(c.env.DB, environmentId, [workflowKeyOf(request)]),
-      loadTopicKeys(c.env.DB, environmentId, [request]),
-    ]);
-    const prepared = await prepareTrigger(
-      environmentId,
-      request,
-      gates.get(workflowKeyOf(request)),
-      knownTopics,
-      Date.now(),
-      destinationOptions(c.env),
-    );
-    const [result] = await makeDurable(c.env, [prepared]);
-    if (!result || result instanceof ApiError) throw result ?? new Error("no accept result");
+    const result = await acceptTrigger(c.env, c.get("environmentId"), c.req.valid("json"), c.get("idempotencyKey"));
     return c.json(acceptedBody(result) as z.infer<typeof TriggerAccepted>, 202);
   },
 );
@@ -79,43 +52,9 @@ triggersRoutes.openapi(
     responses: { 202: { description: "Per-event outcome", content: json(BulkTriggerResult) } },
   }),
   async (c) => {
-    const environmentId = c.get("environmentId");
     const { events } = c.req.valid("json");
-    const now = Date.now();
-    const key = c.get("idempotencyKey");
-    const parsed = await Promise.all(
-      events.map(async (event, index) => {
-        const p = TriggerRequest.safeParse(event);
-        return p.success ? { ...p, data: await withKeyTransactionId(p.data, key, index) } : p;
-      }),
-    );
-    const requests = parsed.flatMap((p) => (p.success ? [p.data] : []));
-    const keys = requests.map(workflowKeyOf);
-    const [gates, knownTopics] = await Promise.all([
-      keys.length ? loadWorkflowGates(c.env.DB, environmentId, keys) : new Map(),
-      loadTopicKeys(c.env.DB, environmentId, requests),
-    ]);
-
-    const outcomes: (ApiError | { index: number })[] = [];
-    const ready: Awaited<ReturnType<typeof prepareTrigger>>[] = [];
-    for (const p of parsed) {
-      if (!p.success) {
-        outcomes.push(new ApiError("validation_failed", "The event does not match the expected schema.", fieldErrors(p.error.issues)));
-        continue;
-      }
-      try {
-        ready.push(
-          await prepareTrigger(environmentId, p.data, gates.get(workflowKeyOf(p.data)), knownTopics, now, destinationOptions(c.env)),
-        );
-        outcomes.push({ index: ready.length - 1 });
-      } catch (error) {
-        if (!(error instanceof ApiError)) throw error;
-        outcomes.push(error);
-      }
-    }
-    const accepted = await makeDurable(c.env, ready);
-    const results = outcomes.map((o, index) => {
-      const result = o instanceof ApiError ? o : accepted[o.index]!;
+    const outcomes = await acceptBulk(c.env, c.get("environmentId"), events, c.get("idempotencyKey"));
+    const results = outcomes.map((result, index) => {
       if (result instanceof ApiError) return { status: "error" as const, index, error: result.toProblem() };
       const { acknowledged: _a, ...body } = acceptedBody(result);
       return body;
@@ -138,12 +77,7 @@ triggersRoutes.openapi(
     errors: ["workflow_not_found", "workflow_inactive", "transaction_conflict"],
   }),
   async (c) => {
-    const environmentId = c.get("environmentId");
-    const request = await withKeyTransactionId(c.req.valid("json"), c.get("idempotencyKey"));
-    const gates = await loadWorkflowGates(c.env.DB, environmentId, [workflowKeyOf(request)]);
-    const prepared = await prepareBroadcast(environmentId, request, gates.get(workflowKeyOf(request)), Date.now());
-    const [result] = await makeDurable(c.env, [prepared]);
-    if (!result || result instanceof ApiError) throw result ?? new Error("no accept result");
+    const result = await acceptBroadcast(c.env, c.get("environmentId"), c.req.valid("json"), c.get("idempotencyKey"));
     return c.json(acceptedBody(result) as z.infer<typeof TriggerAccepted>, 202);
   },
 );
@@ -165,7 +99,6 @@ triggersRoutes.openapi(
     errors: ["transaction_not_found", ...JSON_BODY_CODES],
   }),
   async (c) => {
-    const environmentId = c.get("environmentId");
     const body = (await c.req.json().catch(() => undefined)) as unknown;
     const fromBody = body === undefined ? undefined : CancelRequest.safeParse(body);
     if (fromBody && !fromBody.success)
@@ -176,18 +109,8 @@ triggersRoutes.openapi(
         { path: "transactionId", message: "Required" },
       ]);
     }
-    const outcome = await cancelTrigger(c.env, environmentId, transactionId);
-    if (outcome.status === "not_found") {
-      throw new ApiError("transaction_not_found", `No trigger with transactionId "${transactionId}" in this environment.`);
-    }
-    if (outcome.status === "cancelled") {
-      // Pending digest entries leave their digests; their jobs then record the messages cancelled.
-      await Promise.all(outcome.digests.map((name) => c.env.DIGESTS.get(c.env.DIGESTS.idFromName(name)).remove(transactionId)));
-      await recordCancellation(createDb(c.env.DB), outcome.record, Date.now());
-    }
-    return c.json(
-      { transactionId, status: outcome.status, cancelledMessages: outcome.cancelledMessages, alreadySent: outcome.alreadySent },
-      200,
-    );
+    const outcome = await cancelByTransactionId(c.env, c.get("environmentId"), transactionId);
+    if (!outcome) throw new ApiError("transaction_not_found", `No trigger with transactionId "${transactionId}" in this environment.`);
+    return c.json(outcome, 200);
   },
 );

@@ -1,0 +1,89 @@
+// Novu's preference shapes over Clarion's (global channel flags and per-workflow overrides).
+// Novu's `in_app` has no Clarion channel: it is accepted and answered as on.
+import { z } from "@hono/zod-openapi";
+import { createDb } from "../../db/client";
+import type { Bindings } from "../../env";
+import { withDefaults } from "../subscribers/preferences";
+import { preferencesRepository } from "../subscribers/preferences-repository";
+import type { SubscriberPreferences, SubscriberPreferencesUpdate } from "../subscribers/preferences-schemas";
+import { subscriberMissing } from "./subscriber-store";
+
+const CHANNELS = ["email", "sms", "push", "chat"] as const;
+type Channel = (typeof CHANNELS)[number];
+type Flags = Partial<Record<Channel, boolean>>;
+
+export const NovuChannelType = z.enum(["email", "sms", "push", "chat", "in_app"]);
+
+const NovuChannelFlags = z
+  .object({ email: z.boolean(), sms: z.boolean(), push: z.boolean(), chat: z.boolean(), in_app: z.boolean() })
+  .openapi("NovuChannelFlags");
+
+export const NovuPreferencesV2 = z
+  .object({
+    global: z.object({ enabled: z.boolean(), channels: NovuChannelFlags }),
+    workflows: z.array(
+      z.object({
+        enabled: z.boolean(),
+        channels: NovuChannelFlags,
+        overrides: z.array(z.unknown()),
+        workflow: z.object({ slug: z.string(), identifier: z.string(), name: z.string() }),
+      }),
+    ),
+  })
+  .openapi("NovuPreferences");
+export type NovuPreferencesV2 = z.infer<typeof NovuPreferencesV2>;
+
+const flagsOf = (channels: Flags, base: Record<Channel, boolean>) => {
+  const merged = { ...base, ...channels };
+  return { ...merged, in_app: true };
+};
+
+/** Novu's v2 answer: the global flags, and one entry per workflow the subscriber has overrides for. */
+export function toNovuPreferences(prefs: SubscriberPreferences): NovuPreferencesV2 {
+  const global = flagsOf({}, prefs.channels);
+  return {
+    global: { enabled: true, channels: global },
+    workflows: Object.entries(prefs.workflows).map(([key, flags]) => {
+      const channels = flagsOf(flags, prefs.channels);
+      return {
+        enabled: CHANNELS.some((c) => channels[c]),
+        channels,
+        overrides: [],
+        workflow: { slug: key, identifier: key, name: key },
+      };
+    }),
+  };
+}
+
+/** Novu's v1 list: `{ template, preference }` per workflow with overrides, the global entry first. */
+export function toNovuV1Preferences(prefs: SubscriberPreferences) {
+  const v2 = toNovuPreferences(prefs);
+  return v2.workflows.map((w) => ({
+    template: { _id: w.workflow.identifier, name: w.workflow.name, critical: false },
+    preference: { enabled: w.enabled, channels: w.channels },
+  }));
+}
+
+/** Novu's channel flags for Clarion's update: `in_app` is dropped. */
+export const channelFlags = (flags: Partial<Record<string, boolean>>): Flags =>
+  Object.fromEntries(CHANNELS.flatMap((c) => (typeof flags[c] === "boolean" ? [[c, flags[c]]] : [])));
+
+/** `enabled: false` for a workflow turns off every channel of it; `true` turns them back on. */
+export const allChannels = (enabled: boolean): Flags => Object.fromEntries(CHANNELS.map((c) => [c, enabled]));
+
+export async function readPreferences(env: Bindings, environmentId: string, subscriberId: string): Promise<SubscriberPreferences> {
+  const stored = await preferencesRepository(createDb(env.DB), environmentId).find(subscriberId);
+  if (stored === undefined) throw subscriberMissing(subscriberId);
+  return withDefaults(stored);
+}
+
+export async function mergePreferences(
+  env: Bindings,
+  environmentId: string,
+  subscriberId: string,
+  update: SubscriberPreferencesUpdate,
+): Promise<SubscriberPreferences> {
+  const merged = await preferencesRepository(createDb(env.DB), environmentId).merge(subscriberId, update);
+  if (merged === undefined) throw subscriberMissing(subscriberId);
+  return withDefaults(merged);
+}

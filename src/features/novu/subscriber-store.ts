@@ -1,0 +1,57 @@
+// Subscriber reads and writes in Novu's terms, over Clarion's subscriber feature.
+import { and, eq } from "drizzle-orm";
+import { createDb } from "../../db/client";
+import { subscribers } from "../../db/schema";
+import type { Bindings } from "../../env";
+import { ApiError, notFound, validationError } from "../../lib/errors";
+import { SubscriberInput } from "../../contract/recipients";
+import { subscribersRepository } from "../subscribers/repository";
+import { saveSubscriber } from "../subscribers/save";
+import type { Subscriber } from "../subscribers/schemas";
+import { type NovuSubscriberUpdate, toSubscriberInput, unknownProviders } from "./inputs";
+import { type NovuSubscriber, toNovuSubscriber } from "./shapes";
+
+export const subscriberMissing = (id: string) => notFound("subscriber_not_found", `subscriber "${id}"`);
+
+async function internalId(env: Bindings, environmentId: string, subscriberId: string): Promise<string | undefined> {
+  const [row] = await createDb(env.DB)
+    .select({ id: subscribers.id })
+    .from(subscribers)
+    .where(and(eq(subscribers.environmentId, environmentId), eq(subscribers.subscriberId, subscriberId)))
+    .limit(1);
+  return row?.id;
+}
+
+/** Novu's subscriber for a Clarion one (its internal id looked up); for a stored write's answer. */
+export async function asNovu(env: Bindings, environmentId: string, subscriber: Subscriber): Promise<NovuSubscriber> {
+  const id = (await internalId(env, environmentId, subscriber.subscriberId)) ?? subscriber.subscriberId;
+  return toNovuSubscriber(environmentId, id, subscriber);
+}
+
+/** A subscriber as a read shows it: push tokens and webhook URLs masked, as `GET /v1/subscribers/{id}` does. */
+export async function readNovuSubscriber(env: Bindings, environmentId: string, subscriberId: string): Promise<NovuSubscriber | null> {
+  const [found, id] = await Promise.all([
+    subscribersRepository(createDb(env.DB), environmentId).find(subscriberId),
+    internalId(env, environmentId, subscriberId),
+  ]);
+  return found && id ? toNovuSubscriber(environmentId, id, found) : null;
+}
+
+/** Writes Novu's fields for a subscriber through Clarion's checks and upsert. */
+export async function writeNovuSubscriber(
+  env: Bindings,
+  environmentId: string,
+  subscriberId: string,
+  novu: NovuSubscriberUpdate,
+): Promise<{ subscriber: NovuSubscriber; created: boolean }> {
+  const unsupported = unknownProviders(novu.channels);
+  if (unsupported.length) throw new ApiError("validation_failed", "A channel names a provider Clarion does not deliver to.", unsupported);
+  const input = SubscriberInput.safeParse(toSubscriberInput(subscriberId, novu));
+  if (!input.success) throw validationError(input.error.issues);
+  const { subscriber, created } = await saveSubscriber(env, environmentId, input.data);
+  return { subscriber: await asNovu(env, environmentId, subscriber), created };
+}
+
+export async function exists(env: Bindings, environmentId: string, subscriberId: string): Promise<boolean> {
+  return (await internalId(env, environmentId, subscriberId)) !== undefined;
+}

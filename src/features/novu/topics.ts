@@ -1,0 +1,249 @@
+// Novu's topic calls over Clarion's topics: `@novu/node` on `/v1/topics…` (`{ subscribers }`),
+// `@novu/api` on `/v2/topics…` (`{ subscriptions }`). Unknown subscriberIds become bare
+// subscribers, as Clarion's `POST /v1/topics/{key}/subscribers` makes them.
+import { z } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import { createDb } from "../../db/client";
+import type { AppEnv } from "../../env";
+import { ApiError, notFound, validationError } from "../../lib/errors";
+import { createRouter, json } from "../../lib/openapi";
+import { topicsRepository } from "../topics/repository";
+import { MAX_MEMBERS_PER_CALL, type Topic, TopicInput, TopicKeyParam } from "../topics/schemas";
+import { forNovu } from "./client";
+import { NovuErrorBody, novuErrorBody } from "./errors";
+import { novuRoute } from "./routing";
+import { envelope, NovuTopic, toNovuTopic } from "./shapes";
+
+export const novuTopicsRoutes = createRouter();
+
+const repo = (c: Context<AppEnv>) => topicsRepository(createDb(c.env.DB), c.get("environmentId"));
+const missing = (key: string) => notFound("topic_not_found", `topic with key "${key}"`);
+
+const SubscriberIds = z.array(z.string().trim().min(1).max(256)).min(1).max(MAX_MEMBERS_PER_CALL);
+const V1Members = z
+  .object({ subscribers: SubscriberIds })
+  .openapi("NovuTopicSubscribersInput", { example: { subscribers: ["user-42", "user-43"] } });
+
+novuTopicsRoutes.openapi(
+  novuRoute({
+    method: "post",
+    path: "/v1/topics/{key}/subscribers/removal",
+    summary: "Remove subscribers from a topic (Novu)",
+    request: { params: TopicKeyParam, body: { required: true, content: json(V1Members) } },
+    responses: { 204: { description: "Removed" } },
+    errors: ["topic_not_found"],
+  }),
+  async (c) => {
+    const { key } = c.req.valid("param");
+    if (!(await repo(c).removeMembers(key, c.req.valid("json").subscribers))) throw missing(key);
+    return c.body(null, 204);
+  },
+);
+
+// Clarion's `POST /v1/topics/{key}/subscribers` takes `{ subscriberIds }`; Novu's `{ subscribers }` is told apart by its body.
+novuTopicsRoutes.post("/v1/topics/:key/subscribers", async (c, next) => {
+  const body = (await c.req.json().catch(() => undefined)) as unknown;
+  if (typeof body !== "object" || body === null || !("subscribers" in body)) return next();
+  const parsed = V1Members.safeParse(body);
+  if (!parsed.success) throw validationError(parsed.error.issues);
+  const key = c.req.param("key");
+  const outcome = await repo(c).addMembers(key, parsed.data.subscribers);
+  if (!outcome) throw missing(key);
+  return c.json({ data: { succeeded: [...new Set(parsed.data.subscribers)], failed: {} } }, 200);
+});
+
+const createV1 = forNovu(async (c) => {
+  const parsed = TopicInput.safeParse(await c.req.json());
+  if (!parsed.success) throw validationError(parsed.error.issues);
+  const created = await repo(c).create(parsed.data);
+  if (!created) throw new ApiError("topic_exists", `A topic with key "${parsed.data.key}" already exists.`);
+  return c.json({ data: { _id: created.id, key: created.key } }, 201);
+});
+novuTopicsRoutes.post("/v1/topics", createV1);
+
+const UpsertInput = TopicInput.extend({ name: TopicInput.shape.name.optional() })
+  .strip()
+  .openapi("NovuTopicInput", { example: { key: "product-news", name: "Product news" } });
+
+novuTopicsRoutes.openapi(
+  novuRoute({
+    method: "post",
+    path: "/v2/topics",
+    summary: "Create or update a topic (Novu)",
+    description:
+      "201 with a new topic; 200 when the key exists (its name is updated when given), or with `failIfExists=true` a 409 carrying the existing topic. Without `name`, a new topic is named by its key.",
+    request: {
+      query: z.object({ failIfExists: z.enum(["true", "false"]).optional() }),
+      body: { required: true, content: json(UpsertInput) },
+    },
+    responses: {
+      200: { description: "Updated", content: json(envelope(NovuTopic)) },
+      201: { description: "Created", content: json(envelope(NovuTopic)) },
+      409: {
+        description:
+          "With `failIfExists=true`, the key is taken: Novu's error body (`code` `topic_exists`) merged with the existing topic.",
+        content: json(NovuTopic.extend(NovuErrorBody.shape).openapi("NovuTopicExists")),
+      },
+    },
+  }),
+  async (c) => {
+    const { key, name } = c.req.valid("json");
+    const created = await repo(c).create({ key, name: name ?? key });
+    if (created) return c.json({ data: toNovuTopic(created) }, 201);
+    if (c.req.valid("query").failIfExists === "true") {
+      const existing = await repo(c).find(key);
+      if (existing) {
+        const problem = new ApiError("topic_exists", `A topic with key "${key}" already exists.`).toProblem(c.get("requestId"));
+        return c.json({ ...toNovuTopic(existing), ...novuErrorBody(problem, c.req.path) }, 409);
+      }
+    }
+    const topic = name ? await repo(c).update(key, { name }) : await repo(c).find(key);
+    if (!topic) throw missing(key);
+    return c.json({ data: toNovuTopic(topic) }, 200);
+  },
+);
+
+novuTopicsRoutes.openapi(
+  novuRoute({
+    method: "get",
+    path: "/v2/topics/{key}",
+    summary: "Get a topic (Novu)",
+    request: { params: TopicKeyParam },
+    responses: { 200: { description: "The topic", content: json(envelope(NovuTopic)) } },
+    errors: ["topic_not_found"],
+  }),
+  async (c) => {
+    const { key } = c.req.valid("param");
+    const topic = await repo(c).find(key);
+    if (!topic) throw missing(key);
+    return c.json({ data: toNovuTopic(topic) }, 200);
+  },
+);
+
+novuTopicsRoutes.openapi(
+  novuRoute({
+    method: "delete",
+    path: "/v2/topics/{key}",
+    summary: "Delete a topic (Novu)",
+    description: "Its memberships go with it; the subscribers stay.",
+    request: { params: TopicKeyParam },
+    responses: { 200: { description: "Deleted", content: json(envelope(z.object({ acknowledged: z.literal(true) }))) } },
+    errors: ["topic_not_found"],
+  }),
+  async (c) => {
+    const { key } = c.req.valid("param");
+    if (!(await repo(c).remove(key))) throw missing(key);
+    return c.json({ data: { acknowledged: true as const } }, 200);
+  },
+);
+
+/** Novu names members by subscriberId, as strings or `{ subscriberId }` (its `identifier` is ignored). */
+const SubscriptionsInput = z
+  .object({
+    subscriptions: z
+      .array(z.union([z.string().trim().min(1).max(256), z.object({ subscriberId: z.string().trim().min(1).max(256) })]))
+      .optional(),
+    subscriberIds: z.array(z.string().trim().min(1).max(256)).optional(),
+  })
+  .refine((b) => (b.subscriptions?.length ?? 0) + (b.subscriberIds?.length ?? 0) > 0, {
+    message: "Name at least one subscriber.",
+    path: ["subscriptions"],
+  })
+  .refine((b) => (b.subscriptions?.length ?? 0) + (b.subscriberIds?.length ?? 0) <= MAX_MEMBERS_PER_CALL, {
+    message: `At most ${MAX_MEMBERS_PER_CALL} subscribers per call.`,
+    path: ["subscriptions"],
+  })
+  .openapi("NovuSubscriptionsInput", { example: { subscriptions: ["user-42", { subscriberId: "user-43" }] } });
+
+const idsOf = (b: z.infer<typeof SubscriptionsInput>) => [
+  ...new Set([...(b.subscriptions ?? []).map((s) => (typeof s === "string" ? s : s.subscriberId)), ...(b.subscriberIds ?? [])]),
+];
+
+const Subscription = z
+  .object({
+    _id: z.string(),
+    topic: z.object({ _id: z.string(), key: z.string(), name: z.string() }),
+    subscriber: z.object({ _id: z.string(), subscriberId: z.string() }),
+    createdAt: z.iso.datetime(),
+    updatedAt: z.iso.datetime(),
+  })
+  .openapi("NovuSubscription");
+
+const SubscriptionsResult = z
+  .object({
+    data: z.array(Subscription),
+    meta: z.object({ totalCount: z.number().int(), successful: z.number().int(), failed: z.number().int() }),
+  })
+  .openapi("NovuSubscriptionsResult");
+
+const subscriptionsOf = (topic: Topic, ids: string[], at: string) => ({
+  data: ids.map((subscriberId) => ({
+    _id: `${topic.id}:${subscriberId}`,
+    topic: { _id: topic.id, key: topic.key, name: topic.name },
+    subscriber: { _id: subscriberId, subscriberId },
+    createdAt: at,
+    updatedAt: at,
+  })),
+  meta: { totalCount: ids.length, successful: ids.length, failed: 0 },
+});
+
+novuTopicsRoutes.openapi(
+  novuRoute({
+    method: "post",
+    path: "/v2/topics/{key}/subscriptions",
+    summary: "Subscribe subscribers to a topic (Novu)",
+    description: "Creates the topic (named by its key) when it does not exist, as Novu does.",
+    request: { params: TopicKeyParam, body: { required: true, content: json(SubscriptionsInput) } },
+    responses: { 201: { description: "The subscriptions", content: json(SubscriptionsResult) } },
+  }),
+  async (c) => {
+    const { key } = c.req.valid("param");
+    const parsedKey = TopicInput.shape.key.safeParse(key);
+    if (!parsedKey.success) throw validationError(parsedKey.error.issues.map((i) => ({ ...i, path: ["key"] })));
+    const ids = idsOf(c.req.valid("json"));
+    const topic = (await repo(c).create({ key, name: key })) ?? (await repo(c).find(key));
+    if (!topic || !(await repo(c).addMembers(key, ids))) throw missing(key);
+    return c.json(subscriptionsOf(topic, ids, new Date().toISOString()), 201);
+  },
+);
+
+novuTopicsRoutes.openapi(
+  novuRoute({
+    method: "delete",
+    path: "/v2/topics/{key}/subscriptions",
+    summary: "Unsubscribe subscribers from a topic (Novu)",
+    request: { params: TopicKeyParam, body: { required: true, content: json(SubscriptionsInput) } },
+    responses: { 200: { description: "The subscriptions removed", content: json(SubscriptionsResult) } },
+    errors: ["topic_not_found"],
+  }),
+  async (c) => {
+    const { key } = c.req.valid("param");
+    const ids = idsOf(c.req.valid("json"));
+    const topic = await repo(c).find(key);
+    if (!topic || !(await repo(c).removeMembers(key, ids))) throw missing(key);
+    return c.json(subscriptionsOf(topic, ids, new Date().toISOString()), 200);
+  },
+);
+
+novuTopicsRoutes.openapi(
+  novuRoute({
+    method: "patch",
+    path: "/v1/topics/{key}",
+    summary: "Rename a topic (Novu)",
+    request: {
+      params: TopicKeyParam,
+      body: {
+        required: true,
+        content: json(TopicInput.pick({ name: true }).openapi("NovuTopicRename", { example: { name: "Product news" } })),
+      },
+    },
+    responses: { 200: { description: "The topic", content: json(envelope(NovuTopic)) } },
+    errors: ["topic_not_found"],
+  }),
+  async (c) => {
+    const { key } = c.req.valid("param");
+    const topic = await repo(c).update(key, c.req.valid("json"));
+    if (!topic) throw missing(key);
+    return c.json({ data: toNovuTopic(topic) }, 200);
+  },
+);

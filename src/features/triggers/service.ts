@@ -1,0 +1,111 @@
+// What a trigger route does once its body is parsed: shared by the native routes and the Novu
+// compatibility layer (src/features/novu/), so both reach one implementation.
+import { createDb } from "../../db/client";
+import { recordCancellation } from "../../delivery/trigger-writes";
+import type { Bindings } from "../../env";
+import { destinationOptions } from "../../lib/destinations";
+import { ApiError, fieldErrors } from "../../lib/errors";
+import {
+  type Accepted,
+  loadTopicKeys,
+  loadWorkflowGates,
+  makeDurable,
+  prepareBroadcast,
+  prepareTrigger,
+  withKeyTransactionId,
+  workflowKeyOf,
+} from "./accept";
+import { cancelTrigger } from "./cancel";
+import { type BroadcastRequest, type CancelResult, TriggerRequest } from "./schemas";
+
+/** Accepts one trigger; throws the problem a client should see. */
+export async function acceptTrigger(
+  env: Bindings,
+  environmentId: string,
+  body: TriggerRequest,
+  idempotencyKey?: string,
+): Promise<Accepted> {
+  const request = await withKeyTransactionId(body, idempotencyKey);
+  const [gates, knownTopics] = await Promise.all([
+    loadWorkflowGates(env.DB, environmentId, [workflowKeyOf(request)]),
+    loadTopicKeys(env.DB, environmentId, [request]),
+  ]);
+  const prepared = await prepareTrigger(
+    environmentId,
+    request,
+    gates.get(workflowKeyOf(request)),
+    knownTopics,
+    Date.now(),
+    destinationOptions(env),
+  );
+  const [result] = await makeDurable(env, [prepared]);
+  if (!result || result instanceof ApiError) throw result ?? new Error("no accept result");
+  return result;
+}
+
+/** Accepts each event on its own, in request order: one bad event never fails the others. */
+export async function acceptBulk(
+  env: Bindings,
+  environmentId: string,
+  events: readonly unknown[],
+  idempotencyKey?: string,
+): Promise<(Accepted | ApiError)[]> {
+  const now = Date.now();
+  const parsed = await Promise.all(
+    events.map(async (event, index) => {
+      const p = TriggerRequest.safeParse(event);
+      return p.success ? { ...p, data: await withKeyTransactionId(p.data, idempotencyKey, index) } : p;
+    }),
+  );
+  const requests = parsed.flatMap((p) => (p.success ? [p.data] : []));
+  const keys = requests.map(workflowKeyOf);
+  const [gates, knownTopics] = await Promise.all([
+    keys.length ? loadWorkflowGates(env.DB, environmentId, keys) : new Map(),
+    loadTopicKeys(env.DB, environmentId, requests),
+  ]);
+
+  const outcomes: (ApiError | { index: number })[] = [];
+  const ready: Awaited<ReturnType<typeof prepareTrigger>>[] = [];
+  for (const p of parsed) {
+    if (!p.success) {
+      outcomes.push(new ApiError("validation_failed", "The event does not match the expected schema.", fieldErrors(p.error.issues)));
+      continue;
+    }
+    try {
+      ready.push(await prepareTrigger(environmentId, p.data, gates.get(workflowKeyOf(p.data)), knownTopics, now, destinationOptions(env)));
+      outcomes.push({ index: ready.length - 1 });
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      outcomes.push(error);
+    }
+  }
+  const accepted = await makeDurable(env, ready);
+  return outcomes.map((o) => (o instanceof ApiError ? o : accepted[o.index]!));
+}
+
+/** Accepts a trigger to every subscriber of the environment. */
+export async function acceptBroadcast(
+  env: Bindings,
+  environmentId: string,
+  body: BroadcastRequest,
+  idempotencyKey?: string,
+): Promise<Accepted> {
+  const request = await withKeyTransactionId(body, idempotencyKey);
+  const gates = await loadWorkflowGates(env.DB, environmentId, [workflowKeyOf(request)]);
+  const prepared = await prepareBroadcast(environmentId, request, gates.get(workflowKeyOf(request)), Date.now());
+  const [result] = await makeDurable(env, [prepared]);
+  if (!result || result instanceof ApiError) throw result ?? new Error("no accept result");
+  return result;
+}
+
+/** Cancels what of a trigger is not yet sent; `null` when the environment has no such trigger. */
+export async function cancelByTransactionId(env: Bindings, environmentId: string, transactionId: string): Promise<CancelResult | null> {
+  const outcome = await cancelTrigger(env, environmentId, transactionId);
+  if (outcome.status === "not_found") return null;
+  if (outcome.status === "cancelled") {
+    // Pending digest entries leave their digests; their jobs then record the messages cancelled.
+    await Promise.all(outcome.digests.map((name) => env.DIGESTS.get(env.DIGESTS.idFromName(name)).remove(transactionId)));
+    await recordCancellation(createDb(env.DB), outcome.record, Date.now());
+  }
+  return { transactionId, status: outcome.status, cancelledMessages: outcome.cancelledMessages, alreadySent: outcome.alreadySent };
+}

@@ -1,0 +1,29 @@
+// One local Clarion for the Novu SDK suites (starting one takes a while).
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import type { TestProject } from "vitest/node";
+import { run } from "../../scripts/lib.mjs";
+import { type LocalStack, ROOT, startLocalStack } from "../local-stack";
+
+let stack: LocalStack | undefined;
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    novuBase: string;
+    novuKey: string;
+  }
+}
+
+export async function setup(project: TestProject) {
+  // wrangler serves the built dashboard as assets and refuses to start without it (`npm test` builds it first).
+  if (!existsSync(join(ROOT, "dashboard/dist/index.html"))) {
+    await run("vite", ["build", "--config", "dashboard/vite.config.ts", "--logLevel", "warn"]);
+  }
+  stack = await startLocalStack({ environments: ["development"], label: "novu sdk tests" });
+  project.provide("novuBase", stack.base);
+  project.provide("novuKey", stack.keys.development!);
+}
+
+export async function teardown() {
+  await stack?.stop();
+}
