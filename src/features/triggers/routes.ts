@@ -21,10 +21,16 @@ import {
   CancelRequest,
   CancelResult,
   TriggerAccepted,
+  TriggerList,
+  TriggerQuery,
   TriggerRequest,
 } from "./schemas";
+import { scopedRepository } from "../../lib/scoped-repository";
+import { triggersRepository } from "./repository";
 
 export const triggersRoutes = createRouter();
+
+const repo = scopedRepository(triggersRepository);
 
 const acceptedBody = (a: { transactionId: string; invalidRecipients: unknown[] }) => ({
   acknowledged: true as const,
@@ -190,4 +196,19 @@ triggersRoutes.openapi(
       200,
     );
   },
+);
+
+triggersRoutes.openapi(
+  apiRoute({
+    method: "get",
+    path: "/v1/triggers",
+    tags: ["Triggers"],
+    summary: "List recent triggers, newest first",
+    description:
+      "The records the Queue consumer writes within seconds of each acceptance, so a trigger appears here a moment after its 202. `GET /v1/trigger/{transactionId}` tells what one of them waits on.",
+    security,
+    request: { query: TriggerQuery },
+    responses: { 200: { description: "A page of triggers", content: json(TriggerList) } },
+  }),
+  async (c) => c.json(await repo(c).list(c.req.valid("query")), 200),
 );
