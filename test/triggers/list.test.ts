@@ -63,19 +63,17 @@ describe("GET /v1/triggers", () => {
     const { id, key } = await createEnvironment();
     const at = new Date(T0);
     for (const transactionId of ["order:1", "order:2", "order:3"]) {
-      await db
-        .insert(triggers)
-        .values({
-          environmentId: id,
-          transactionId,
-          workflowKey: "w",
-          status: "completed",
-          recipients: [],
-          payload: {},
-          acceptedAt: at,
-          createdAt: at,
-          updatedAt: at,
-        });
+      await db.insert(triggers).values({
+        environmentId: id,
+        transactionId,
+        workflowKey: "w",
+        status: "completed",
+        recipients: [],
+        payload: {},
+        acceptedAt: at,
+        createdAt: at,
+        updatedAt: at,
+      });
     }
     const first = await list(key, "limit=2");
     const second = await list(key, `limit=2&cursor=${encodeURIComponent(first.body.nextCursor!)}`);
