@@ -46,7 +46,7 @@ export function MessagesTable({ filters }: { filters: Filters }) {
             </thead>
             <tbody>
               {rows.map((m) => (
-                <tr key={m.id} data-message={m.id} data-step={m.stepId}>
+                <tr key={m.id} data-message={m.id} data-step={m.stepId} data-transaction={m.transactionId}>
                   <td className="nowrap">
                     <Link to={`/activity/messages/${encodeURIComponent(m.id)}`} title={m.createdAt}>
                       {formatTime(m.createdAt)}
