@@ -4,6 +4,8 @@ import { type Filters, RANGES, type Tab, type FilterKey } from "./filters";
 
 const RANGE_LABELS: Record<string, string> = { "1h": "Last hour", "24h": "Last 24 hours", "7d": "Last 7 days", "30d": "Last 30 days" };
 const CHANNELS = ["email", "sms", "push", "chat"] as const;
+/** The fields typed into rather than chosen. */
+const TYPED = ["workflow", "subscriberId", "transactionId", "provider"] as const;
 const TEXT_FIELDS: { key: FilterKey; label: string; placeholder: string }[] = [
   { key: "workflow", label: "Workflow", placeholder: "order-shipped" },
   { key: "subscriberId", label: "Subscriber", placeholder: "user-42" },
@@ -16,17 +18,18 @@ const TEXT_FIELDS: { key: FilterKey; label: string; placeholder: string }[] = [
  */
 export function FilterBar({ tab, filters, update }: { tab: Tab; filters: Filters; update: (f: Filters) => void }) {
   const [typed, setTyped] = useState<Filters>(filters);
-  const apply = (event?: FormEvent) => {
+  // Typed values go along with every change, so choosing a channel does not drop a workflow being typed.
+  const apply = (event?: FormEvent, extra: Filters = {}) => {
     event?.preventDefault();
     const changes: Filters = {};
-    for (const { key } of TEXT_FIELDS) changes[key] = typed[key]?.trim() || undefined;
-    update(changes);
+    for (const key of TYPED) changes[key] = typed[key]?.trim() || undefined;
+    update({ ...changes, ...extra });
   };
   const statuses = tab === "triggers" ? TRIGGER_STATUSES : MESSAGE_STATUSES;
   const select = (key: FilterKey, label: string, options: readonly string[], all: string, labels: Record<string, string> = {}) => (
     <label className="field">
       {label}
-      <select value={filters[key] ?? ""} onChange={(e) => update({ [key]: e.target.value || undefined })}>
+      <select value={filters[key] ?? ""} onChange={(e) => apply(undefined, { [key]: e.target.value || undefined })}>
         <option value="">{all}</option>
         {options.map((o) => (
           <option key={o} value={o}>
@@ -62,8 +65,7 @@ export function FilterBar({ tab, filters, update }: { tab: Tab; filters: Filters
             value={typed.provider ?? ""}
             placeholder="resend"
             onChange={(e) => setTyped({ ...typed, provider: e.target.value })}
-            onBlur={() => update({ provider: typed.provider?.trim() || undefined })}
-            onKeyDown={(e) => e.key === "Enter" && update({ provider: typed.provider?.trim() || undefined })}
+            onBlur={() => apply()}
           />
         </label>
       ) : null}

@@ -18,7 +18,8 @@ export function LiveIndicator({ updatedAt, failed }: { updatedAt: number; failed
   const visible = usePageVisible();
   const state = failed ? "stalled" : visible ? "live" : "paused";
   return (
-    <span className={`live live-${state}`} role="status" data-live={state}>
+    // Not a live region: announcing the time every two seconds would drown a screen reader.
+    <span className={`live live-${state}`} data-live={state}>
       <span className="live-dot" aria-hidden="true" />
       {state === "live" ? "Live" : state === "paused" ? "Paused" : "Not updating"}
       {updatedAt ? <span className="muted small"> · {new Date(updatedAt).toLocaleTimeString()}</span> : null}
