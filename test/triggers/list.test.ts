@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import type { TriggerStatus } from "../../src/contract/statuses";
 import { createDb } from "../../src/db/client";
 import { messages, triggers } from "../../src/db/schema";
+import { listQuery } from "../../src/features/triggers/repository";
 import type { TriggerList } from "../../src/features/triggers/schemas";
 import { newId } from "../../src/lib/ids";
 import { createEnvironment, createSandboxEnvironment, createWorkflow, trigger, unique } from "../factories";
@@ -137,5 +138,23 @@ describe("GET /v1/triggers", () => {
   it.each([["status=unknown"], ["limit=0"], ["limit=201"], ["since=yesterday"]])("refuses %s", async (query) => {
     const { key } = await createEnvironment();
     expectProblem(await list(key, query), 422, "validation_failed");
+  });
+
+  it.each([
+    ["the newest", {}, ["triggers_env_accepted_idx"]],
+    ["one workflow's", { workflow: "welcome" }, ["triggers_env_workflow_idx"]],
+    [
+      "a subscriber's",
+      { subscriberId: "ada" },
+      ["SEARCH messages USING INDEX messages_env_subscriber_idx", "SEARCH triggers USING INDEX triggers_env_txn_uq"],
+    ],
+  ])("reads %s triggers through an index", async (_, filter, indexes) => {
+    const query = listQuery(db, "env_x", { limit: 50, ...filter }).toSQL();
+    const plan = await env.DB.prepare(`EXPLAIN QUERY PLAN ${query.sql}`)
+      .bind(...query.params)
+      .all<{ detail: string }>();
+    const details = plan.results.map((r) => r.detail).join("\n");
+    for (const index of indexes) expect(details).toContain(index);
+    expect(details).not.toMatch(/SCAN triggers(?! USING)/);
   });
 });

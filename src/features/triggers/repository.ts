@@ -1,7 +1,7 @@
-import { and, desc, eq, gte, inArray, lt, lte, or, type SQL } from "drizzle-orm";
+import { and, desc, eq, gte, lt, lte, or, type SQL, sql } from "drizzle-orm";
 import { isBroadcastRecipient } from "../../contract/recipients";
 import type { Db } from "../../db/client";
-import { messages, triggers } from "../../db/schema";
+import { triggers } from "../../db/schema";
 import { keysetPage } from "../../lib/pagination";
 import { MAX_RECIPIENT_LABELS, type TriggerQuery, type TriggerSummary } from "./schemas";
 
@@ -43,39 +43,42 @@ function decodeCursor(cursor: string): { at: Date; id: string } | null {
   }
 }
 
+/** The page's query: newest first, one row more than asked for to know whether another page follows. */
+export function listQuery(db: Db, environmentId: string, query: TriggerQuery) {
+  const cursor = query.cursor ? decodeCursor(query.cursor) : null;
+  // Subscribers are only known per message for topics and broadcasts. Named indexes, because
+  // without table statistics SQLite would rather walk every message and trigger of the environment.
+  const ofSubscriber = query.subscriberId
+    ? sql`${triggers.transactionId} IN (SELECT transaction_id FROM messages INDEXED BY messages_env_subscriber_idx WHERE environment_id = ${environmentId} AND subscriber_id = ${query.subscriberId})`
+    : undefined;
+  const filters: (SQL | undefined)[] = [
+    eq(triggers.environmentId, environmentId),
+    query.workflow ? eq(triggers.workflowKey, query.workflow) : undefined,
+    query.transactionId ? eq(triggers.transactionId, query.transactionId) : undefined,
+    query.status ? eq(triggers.status, query.status) : undefined,
+    query.since ? gte(triggers.acceptedAt, new Date(query.since)) : undefined,
+    query.until ? lte(triggers.acceptedAt, new Date(query.until)) : undefined,
+    ofSubscriber,
+    cursor
+      ? or(lt(triggers.acceptedAt, cursor.at), and(eq(triggers.acceptedAt, cursor.at), lt(triggers.transactionId, cursor.id)))
+      : undefined,
+  ];
+  return (
+    db
+      .select()
+      .from(triggers)
+      .where(and(...filters))
+      // With a subscriber, `+` keeps the sort off the time index, so the subscriber's triggers are found by transactionId and sorted.
+      .orderBy(desc(ofSubscriber ? sql`+${triggers.acceptedAt}` : triggers.acceptedAt), desc(triggers.transactionId))
+      .limit(query.limit + 1)
+  );
+}
+
 /** The D1 records of triggers (written by the Queue consumer, never by the accept path), newest first. */
 export function triggersRepository(db: Db, environmentId: string) {
   return {
     async list(query: TriggerQuery) {
-      const cursor = query.cursor ? decodeCursor(query.cursor) : null;
-      // Subscribers are only known per message for topics and broadcasts; the subquery walks an index of messages.
-      const ofSubscriber = query.subscriberId
-        ? inArray(
-            triggers.transactionId,
-            db
-              .select({ id: messages.transactionId })
-              .from(messages)
-              .where(and(eq(messages.environmentId, environmentId), eq(messages.subscriberId, query.subscriberId))),
-          )
-        : undefined;
-      const filters: (SQL | undefined)[] = [
-        eq(triggers.environmentId, environmentId),
-        query.workflow ? eq(triggers.workflowKey, query.workflow) : undefined,
-        query.transactionId ? eq(triggers.transactionId, query.transactionId) : undefined,
-        query.status ? eq(triggers.status, query.status) : undefined,
-        query.since ? gte(triggers.acceptedAt, new Date(query.since)) : undefined,
-        query.until ? lte(triggers.acceptedAt, new Date(query.until)) : undefined,
-        ofSubscriber,
-        cursor
-          ? or(lt(triggers.acceptedAt, cursor.at), and(eq(triggers.acceptedAt, cursor.at), lt(triggers.transactionId, cursor.id)))
-          : undefined,
-      ];
-      const rows = await db
-        .select()
-        .from(triggers)
-        .where(and(...filters))
-        .orderBy(desc(triggers.acceptedAt), desc(triggers.transactionId))
-        .limit(query.limit + 1);
+      const rows = await listQuery(db, environmentId, query);
       const page = keysetPage(rows, query.limit, encodeCursor);
       return { data: page.rows.map(toSummary), nextCursor: page.nextCursor };
     },
