@@ -159,6 +159,7 @@ describe.skipIf(!CHROMIUM)("the Activity pages", () => {
     await screenshot(page, "activity-charts");
     await page.getByLabel("provider").check();
     await page.locator('.stats-totals tr[data-group="sandbox-sms"]').waitFor();
+    expect(new URL(page.url()).searchParams.get("groupBy")).toBe("provider");
   });
 
   it("fits a 390 px phone", async () => {

@@ -35,7 +35,7 @@ export function ActivityPage() {
       ) : tab === "triggers" ? (
         <TriggersTable filters={filters} />
       ) : (
-        <StatsCharts range={filters.range} />
+        <StatsCharts filters={filters} update={update} />
       )}
     </>
   );

@@ -1,11 +1,11 @@
 import { useQuery } from "@tanstack/react-query";
-import { useMemo, useState } from "react";
+import { useMemo } from "react";
 import type uPlot from "uplot";
 import { api, unwrap } from "../../api/client";
 import type { components } from "../../api/openapi";
 import { Loading } from "../../ui/Loading";
 import { ProblemView } from "../../ui/ProblemView";
-import { isRange, RANGES } from "./filters";
+import { type Filters, isRange, RANGES } from "./filters";
 import { LIVE_INTERVAL, LiveIndicator } from "./live";
 import { UPlotChart } from "./UPlotChart";
 
@@ -44,8 +44,9 @@ const chartOptions = (title: string): Omit<uPlot.Options, "width"> => ({
 });
 
 /** Sent, delivered, opened and failed messages over the chosen range: one small chart per channel or provider. */
-export function StatsCharts({ range }: { range: string | undefined }) {
-  const [groupBy, setGroupBy] = useState<GroupBy>("channel");
+export function StatsCharts({ filters, update }: { filters: Filters; update: (f: Filters) => void }) {
+  const groupBy: GroupBy = filters.groupBy === "provider" ? "provider" : "channel";
+  const range = filters.range;
   const span = isRange(range) ? RANGES[range] : RANGES["24h"];
   const bucket = span > RANGES["7d"] ? "day" : "hour";
   const stats = useQuery({
@@ -73,7 +74,14 @@ export function StatsCharts({ range }: { range: string | undefined }) {
           <legend className="muted small">By</legend>
           {(["channel", "provider"] as const).map((g) => (
             <label key={g}>
-              <input type="radio" name="groupBy" value={g} checked={groupBy === g} onChange={() => setGroupBy(g)} /> {g}
+              <input
+                type="radio"
+                name="groupBy"
+                value={g}
+                checked={groupBy === g}
+                onChange={() => update({ groupBy: g === "channel" ? undefined : g })}
+              />{" "}
+              {g}
             </label>
           ))}
         </fieldset>

@@ -2,7 +2,7 @@ import { useSearchParams } from "react-router";
 import type { paths } from "../../api/client";
 
 /** The filters of the Activity page, kept in the query string so a link shares them. */
-export const FILTER_KEYS = ["workflow", "subscriberId", "transactionId", "channel", "provider", "status", "range"] as const;
+export const FILTER_KEYS = ["workflow", "subscriberId", "transactionId", "channel", "provider", "status", "range", "groupBy"] as const;
 export type FilterKey = (typeof FILTER_KEYS)[number];
 export type Filters = Partial<Record<FilterKey, string>>;
 
