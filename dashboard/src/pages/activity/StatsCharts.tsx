@@ -39,7 +39,8 @@ const chartOptions = (title: string): Omit<uPlot.Options, "width"> => ({
   title,
   height: 180,
   series: [{}, ...METRICS.map((m) => ({ label: m.key, stroke: m.color, width: 2, points: { show: false } }))],
-  axes: [{}, { size: 40 }],
+  // Counts are whole: no 0.5 on the axis.
+  axes: [{}, { size: 40, incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1_000, 2_000, 5_000, 10_000, 100_000, 1_000_000] }],
   scales: { y: { range: (_u, _min, max) => [0, Math.max(1, max)] } },
 });
 
