@@ -6,7 +6,8 @@ import { messages } from "../../src/db/schema";
 import type { MessageStats } from "../../src/features/messages/schemas";
 import { statsQuery } from "../../src/features/messages/stats";
 import { newId } from "../../src/lib/ids";
-import { createEnvironment, unique } from "../factories";
+import { createEnvironment, createSandboxEnvironment, createWorkflow, trigger, unique } from "../factories";
+import { settledMessages } from "../e2e/helpers";
 import { api, expectProblem } from "../request";
 
 const db = createDb(env.DB);
@@ -77,6 +78,27 @@ describe("GET /v1/messages/stats", () => {
       { at: new Date(day).toISOString(), group: "resend", total: 1, sent: 1, delivered: 1, opened: 0, failed: 0 },
       { at: new Date(day).toISOString(), group: "twilio", total: 1, sent: 1, delivered: 0, opened: 0, failed: 0 },
       { at: new Date(day + 24 * HOUR).toISOString(), group: "resend", total: 1, sent: 0, delivered: 0, opened: 0, failed: 1 },
+    ]);
+  });
+
+  it("counts the messages of a real trigger by provider", async () => {
+    const { key } = await createSandboxEnvironment();
+    await createWorkflow(key, {
+      key: "notify",
+      steps: [
+        { id: "mail", type: "email", template: { subject: "Hi", text: "Hello" } },
+        { id: "text", type: "sms", template: { body: "Hello" } },
+      ],
+    });
+    const transactionId = await trigger(key, {
+      workflow: "notify",
+      to: { subscriberId: "ada", email: "ada@example.com", phone: "+41791234567" },
+    });
+    await settledMessages(key, transactionId, 2);
+    const res = await stats(key, "groupBy=provider");
+    expect(res.body.data.map(({ group, sent, failed }) => ({ group, sent, failed }))).toEqual([
+      { group: "sandbox-email", sent: 1, failed: 0 },
+      { group: "sandbox-sms", sent: 1, failed: 0 },
     ]);
   });
 
