@@ -100,11 +100,18 @@ describe.skipIf(!CHROMIUM)("the Activity pages", () => {
 
     await page.getByLabel("Status").selectOption("failed");
     await page.getByText("No failed messages.").waitFor();
+
+    // From the keyboard: a choice applies at once and the control keeps the focus.
+    await page.getByLabel("Status").focus();
+    await page.keyboard.press("ArrowDown");
+    await page.waitForURL((url) => url.searchParams.get("status") === "bounced");
+    expect(await page.evaluate(() => document.activeElement?.closest("label")?.textContent)).toContain("Status");
     await page.getByLabel("Channel").selectOption("");
     await page.getByLabel("Status").selectOption("");
   });
 
   it("shows a message with its timeline", async () => {
+    await page.goto(page.url().replace(/\/activity.*$/, `/activity?transactionId=${encodeURIComponent(notifyTxn)}`));
     const mail = page.locator(`tr[data-transaction="${notifyTxn}"][data-step="mail"]`);
     await mail.getByRole("link").click();
     const timeline = page.getByTestId("timeline");

@@ -1,7 +1,7 @@
 import { Link } from "react-router";
 import { PageHeader } from "../../ui/PageHeader";
 import "./activity.css";
-import { FilterBar } from "./FilterBar";
+import { FilterBar, TYPED } from "./FilterBar";
 import { type Tab, TABS, useActivityFilters } from "./filters";
 import { MessagesTable } from "./MessagesTable";
 import { StatsCharts } from "./StatsCharts";
@@ -29,7 +29,8 @@ export function ActivityPage() {
           </Link>
         ))}
       </nav>
-      <FilterBar key={`${tab}:${search}`} tab={tab} filters={filters} update={update} />
+      {/* Started afresh when the typed values change in the address (a link, Back), not when a choice does: a select keeps its focus. */}
+      <FilterBar key={[tab, ...TYPED.map((k) => filters[k] ?? "")].join("\n")} tab={tab} filters={filters} update={update} />
       {tab === "messages" ? (
         <MessagesTable filters={filters} />
       ) : tab === "triggers" ? (

@@ -5,7 +5,7 @@ import { type Filters, RANGES, type Tab, type FilterKey } from "./filters";
 const RANGE_LABELS: Record<string, string> = { "1h": "Last hour", "24h": "Last 24 hours", "7d": "Last 7 days", "30d": "Last 30 days" };
 const CHANNELS = ["email", "sms", "push", "chat"] as const;
 /** The fields typed into rather than chosen. */
-const TYPED = ["workflow", "subscriberId", "transactionId", "provider"] as const;
+export const TYPED = ["workflow", "subscriberId", "transactionId", "provider"] as const;
 const TEXT_FIELDS: { key: FilterKey; label: string; placeholder: string }[] = [
   { key: "workflow", label: "Workflow", placeholder: "order-shipped" },
   { key: "subscriberId", label: "Subscriber", placeholder: "user-42" },
