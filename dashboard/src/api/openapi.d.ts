@@ -6958,6 +6958,128 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/triggers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List recent triggers, newest first
+         * @description The records the Queue consumer writes within seconds of each acceptance, so a trigger appears here a moment after its 202. `GET /v1/trigger/{transactionId}` tells what one of them waits on.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    workflow?: string;
+                    /** @description Triggers that have a message for this subscriber (a trigger whose first step still waits has none yet). */
+                    subscriberId?: string;
+                    transactionId?: string;
+                    status?: "accepted" | "processing" | "completed" | "cancelled" | "failed";
+                    /** @description Accepted at or after this time. */
+                    since?: string;
+                    /** @description Accepted at or before this time. */
+                    until?: string;
+                    limit?: number;
+                    /** @description The `nextCursor` of the previous page. */
+                    cursor?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page of triggers */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TriggerList"];
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `unauthorized` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 401;
+                            /** @enum {string} */
+                            code?: "unauthorized";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `forbidden` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 403;
+                            /** @enum {string} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `environment_not_found` */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 404;
+                            /** @enum {string} */
+                            code?: "environment_not_found";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `validation_failed` */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 422;
+                            /** @enum {string} */
+                            code?: "validation_failed";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `rate_limited` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 429;
+                            /** @enum {string} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/messages": {
         parameters: {
             query?: never;
@@ -6994,6 +7116,120 @@ export interface paths {
                     };
                     content: {
                         "application/json": components["schemas"]["MessageList"];
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `unauthorized` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 401;
+                            /** @enum {string} */
+                            code?: "unauthorized";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `forbidden` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 403;
+                            /** @enum {string} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `environment_not_found` */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 404;
+                            /** @enum {string} */
+                            code?: "environment_not_found";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `validation_failed` */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 422;
+                            /** @enum {string} */
+                            code?: "validation_failed";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `rate_limited` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 429;
+                            /** @enum {string} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/messages/stats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Messages sent, delivered, opened and failed over time, by channel or provider */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Start of the range (messages created at or after it); defaults to a day before `until` (30 days for `bucket=day`). */
+                    since?: string;
+                    /** @description End of the range; defaults to now. */
+                    until?: string;
+                    /** @description UTC hours (range up to 7 days) or UTC days (up to 92). */
+                    bucket?: "hour" | "day";
+                    groupBy?: "channel" | "provider";
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Counts per bucket and group */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["MessageStats"];
                     };
                 };
                 /** @description Problem (RFC 9457) with `code` `unauthorized` */
@@ -11854,6 +12090,23 @@ export interface components {
             /** @description Messages already handed to a provider (or being handed over) when the cancellation arrived: not cancelled. */
             alreadySent: number;
         };
+        TriggerList: {
+            data: components["schemas"]["TriggerSummary"][];
+            nextCursor: string | null;
+        };
+        TriggerSummary: {
+            transactionId: string;
+            workflow: string;
+            /** @enum {string} */
+            status: "accepted" | "processing" | "completed" | "cancelled" | "failed";
+            /** @description Who it is addressed to, as given: subscriberIds, `topic:<key>` or `broadcast`; at most 10 are listed. */
+            recipients: string[];
+            recipientCount: number;
+            /** Format: date-time */
+            acceptedAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
         MessageList: {
             data: components["schemas"]["Message"][];
             nextCursor: string | null;
@@ -11882,6 +12135,36 @@ export interface components {
             createdAt: string;
             /** Format: date-time */
             updatedAt: string;
+        };
+        MessageStats: {
+            /** Format: date-time */
+            since: string;
+            /** Format: date-time */
+            until: string;
+            /** @enum {string} */
+            bucket: "hour" | "day";
+            /** @enum {string} */
+            groupBy: "channel" | "provider";
+            /** @description Buckets with messages only, oldest first; messages are counted by when they were created. */
+            data: components["schemas"]["MessageStatsRow"][];
+        };
+        MessageStatsRow: {
+            /**
+             * Format: date-time
+             * @description Start of the bucket.
+             */
+            at: string;
+            /** @description The channel or provider; null for messages that reached no provider. */
+            group: string | null;
+            total: number;
+            /** @description Handed to the provider: now sent, delivered, opened, clicked or bounced. */
+            sent: number;
+            /** @description Now delivered, opened or clicked. */
+            delivered: number;
+            /** @description Now opened or clicked. */
+            opened: number;
+            /** @description Now failed, bounced or undeliverable. */
+            failed: number;
         };
         MessageWithEvents: components["schemas"]["Message"] & {
             content: {

@@ -1,3 +1,4 @@
+import { activity } from "../pages/activity/feature";
 import { environments } from "../pages/environments/feature";
 import { integrations } from "../pages/integrations/feature";
 import { subscribers } from "../pages/subscribers/feature";
@@ -7,4 +8,4 @@ import { variables } from "../pages/variables/feature";
 import type { Feature } from "./feature";
 
 /** The dashboard's areas, in the navigation's order. */
-export const FEATURES: Feature[] = [subscribers, topics, integrations, variables, suppressions, environments];
+export const FEATURES: Feature[] = [activity, subscribers, topics, integrations, variables, suppressions, environments];

@@ -22,6 +22,8 @@ export const triggers = sqliteTable(
   (t) => [
     uniqueIndex("triggers_env_txn_uq").on(t.environmentId, t.transactionId),
     index("triggers_env_accepted_idx").on(t.environmentId, t.acceptedAt),
+    // GET /v1/triggers?workflow=: one workflow's triggers, newest first.
+    index("triggers_env_workflow_idx").on(t.environmentId, t.workflowKey, t.acceptedAt),
   ],
 );
 
@@ -50,7 +52,9 @@ export const messages = sqliteTable(
   },
   (t) => [
     uniqueIndex("messages_send_identity_uq").on(t.environmentId, t.transactionId, t.subscriberId, t.stepId),
-    index("messages_env_created_idx").on(t.environmentId, t.createdAt),
+    // Covers GET /v1/messages/stats (a GROUP BY read from the index alone) and lets the channel and
+    // provider filters of GET /v1/messages skip rows without reading them.
+    index("messages_env_created_idx").on(t.environmentId, t.createdAt, t.channel, t.provider, t.status),
     index("messages_env_subscriber_idx").on(t.environmentId, t.subscriberId, t.createdAt),
     index("messages_env_status_idx").on(t.environmentId, t.status, t.createdAt),
     index("messages_provider_message_idx").on(t.providerMessageId),

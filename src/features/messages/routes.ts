@@ -9,7 +9,16 @@ import { apiRoute, createRouter, json, security } from "../../lib/openapi";
 import { scopedRepository } from "../../lib/scoped-repository";
 import { waitingSteps } from "../triggers/waiting";
 import { messagesRepository } from "./repository";
-import { MessageList, MessageQuery, MessageWithEvents, SandboxMessage, TriggerStatusView } from "./schemas";
+import {
+  MessageList,
+  MessageQuery,
+  MessageStats,
+  MessageStatsQuery,
+  MessageWithEvents,
+  SandboxMessage,
+  TriggerStatusView,
+} from "./schemas";
+import { messageStats } from "./stats";
 
 export const messagesRoutes = createRouter();
 
@@ -38,6 +47,20 @@ messagesRoutes.openapi(
     responses: { 200: { description: "A page of messages", content: json(MessageList) } },
   }),
   async (c) => c.json(await withoutSecrets(c, repo(c).list(c.req.valid("query"))), 200),
+);
+
+// Registered before /v1/messages/{id}, which would otherwise take "stats" for an id.
+messagesRoutes.openapi(
+  apiRoute({
+    method: "get",
+    path: "/v1/messages/stats",
+    tags: ["Messages"],
+    summary: "Messages sent, delivered, opened and failed over time, by channel or provider",
+    security,
+    request: { query: MessageStatsQuery },
+    responses: { 200: { description: "Counts per bucket and group", content: json(MessageStats) } },
+  }),
+  async (c) => c.json(await messageStats(createDb(c.env.DB), c.get("environmentId"), c.req.valid("query")), 200),
 );
 
 messagesRoutes.openapi(

@@ -96,3 +96,41 @@ export const SandboxMessage = z
   })
   .openapi("SandboxMessage");
 export type SandboxMessage = z.infer<typeof SandboxMessage>;
+
+export const STATS_BUCKETS = { hour: 3_600_000, day: 86_400_000 } as const;
+/** The widest range each bucket size answers for: a week of hours, a quarter of days. */
+export const STATS_MAX_RANGE = { hour: 7 * 86_400_000, day: 92 * 86_400_000 } as const;
+
+export const MessageStatsQuery = z.object({
+  since: z.iso.datetime({ offset: true }).optional().openapi({
+    description: "Start of the range (messages created at or after it); defaults to a day before `until` (30 days for `bucket=day`).",
+  }),
+  until: z.iso.datetime({ offset: true }).optional().openapi({ description: "End of the range; defaults to now." }),
+  bucket: z.enum(["hour", "day"]).default("hour").openapi({ description: "UTC hours (range up to 7 days) or UTC days (up to 92)." }),
+  groupBy: z.enum(["channel", "provider"]).default("channel"),
+});
+
+export const MessageStatsRow = z
+  .object({
+    at: z.iso.datetime().openapi({ description: "Start of the bucket." }),
+    group: z.string().nullable().openapi({ description: "The channel or provider; null for messages that reached no provider." }),
+    total: z.number().int(),
+    sent: z.number().int().openapi({ description: "Handed to the provider: now sent, delivered, opened, clicked or bounced." }),
+    delivered: z.number().int().openapi({ description: "Now delivered, opened or clicked." }),
+    opened: z.number().int().openapi({ description: "Now opened or clicked." }),
+    failed: z.number().int().openapi({ description: "Now failed, bounced or undeliverable." }),
+  })
+  .openapi("MessageStatsRow");
+
+export const MessageStats = z
+  .object({
+    since: z.iso.datetime(),
+    until: z.iso.datetime(),
+    bucket: z.enum(["hour", "day"]),
+    groupBy: z.enum(["channel", "provider"]),
+    data: z
+      .array(MessageStatsRow)
+      .openapi({ description: "Buckets with messages only, oldest first; messages are counted by when they were created." }),
+  })
+  .openapi("MessageStats");
+export type MessageStats = z.infer<typeof MessageStats>;

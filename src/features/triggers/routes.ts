@@ -8,11 +8,17 @@ import {
   CancelRequest,
   CancelResult,
   TriggerAccepted,
+  TriggerList,
+  TriggerQuery,
   TriggerRequest,
 } from "./schemas";
 import { acceptBroadcast, acceptBulk, acceptTrigger, cancelByTransactionId } from "./service";
+import { scopedRepository } from "../../lib/scoped-repository";
+import { triggersRepository } from "./repository";
 
 export const triggersRoutes = createRouter();
+
+const repo = scopedRepository(triggersRepository);
 
 const acceptedBody = (a: { transactionId: string; invalidRecipients: unknown[] }) => ({
   acknowledged: true as const,
@@ -113,4 +119,19 @@ triggersRoutes.openapi(
     if (!outcome) throw new ApiError("transaction_not_found", `No trigger with transactionId "${transactionId}" in this environment.`);
     return c.json(outcome, 200);
   },
+);
+
+triggersRoutes.openapi(
+  apiRoute({
+    method: "get",
+    path: "/v1/triggers",
+    tags: ["Triggers"],
+    summary: "List recent triggers, newest first",
+    description:
+      "The records the Queue consumer writes within seconds of each acceptance, so a trigger appears here a moment after its 202. `GET /v1/trigger/{transactionId}` tells what one of them waits on.",
+    security,
+    request: { query: TriggerQuery },
+    responses: { 200: { description: "A page of triggers", content: json(TriggerList) } },
+  }),
+  async (c) => c.json(await repo(c).list(c.req.valid("query")), 200),
 );

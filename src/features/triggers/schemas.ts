@@ -2,10 +2,14 @@ import { z } from "@hono/zod-openapi";
 import { BulkItemError } from "../../lib/errors";
 import { SubscriberInput } from "../../contract/recipients";
 import { depthIssue, MAX_PAYLOAD_DEPTH } from "../../lib/json-limits";
+import { pageOf, pageQuery } from "../../lib/pagination";
+import { TRIGGER_STATUSES } from "../../contract/statuses";
 import { overridesIssues } from "./overrides";
 
 export const MAX_RECIPIENTS = 100;
 export const MAX_PAYLOAD_BYTES = 512 * 1024;
+/** How many recipients a trigger list names per trigger. */
+export const MAX_RECIPIENT_LABELS = 10;
 
 const RecipientShape = z.union([z.string(), z.record(z.string(), z.unknown())]);
 
@@ -95,3 +99,36 @@ export const CancelResult = z
   })
   .openapi("CancelResult");
 export type CancelResult = z.infer<typeof CancelResult>;
+
+export const TriggerSummary = z
+  .object({
+    transactionId: z.string(),
+    workflow: z.string(),
+    status: z.enum(TRIGGER_STATUSES),
+    recipients: z.array(z.string()).openapi({
+      description: `Who it is addressed to, as given: subscriberIds, \`topic:<key>\` or \`broadcast\`; at most ${MAX_RECIPIENT_LABELS} are listed.`,
+    }),
+    recipientCount: z.number().int(),
+    acceptedAt: z.iso.datetime(),
+    updatedAt: z.iso.datetime(),
+  })
+  .openapi("TriggerSummary");
+export type TriggerSummary = z.infer<typeof TriggerSummary>;
+
+export const TriggerQuery = z
+  .object({
+    workflow: z.string().optional(),
+    subscriberId: z
+      .string()
+      .optional()
+      .openapi({ description: "Triggers that have a message for this subscriber (a trigger whose first step still waits has none yet)." }),
+    transactionId: z.string().optional(),
+    status: z.enum(TRIGGER_STATUSES).optional(),
+    since: z.iso.datetime({ offset: true }).optional().openapi({ description: "Accepted at or after this time." }),
+    until: z.iso.datetime({ offset: true }).optional().openapi({ description: "Accepted at or before this time." }),
+  })
+  .extend(pageQuery(200).shape);
+export type TriggerQuery = z.infer<typeof TriggerQuery>;
+
+export const TriggerList = pageOf(TriggerSummary).openapi("TriggerList");
+export type TriggerList = z.infer<typeof TriggerList>;

@@ -1,0 +1,77 @@
+import { type FormEvent, useState } from "react";
+import { MESSAGE_STATUSES, TRIGGER_STATUSES } from "../../../../src/contract/statuses";
+import { type Filters, RANGES, type Tab, type FilterKey } from "./filters";
+
+const RANGE_LABELS: Record<string, string> = { "1h": "Last hour", "24h": "Last 24 hours", "7d": "Last 7 days", "30d": "Last 30 days" };
+const CHANNELS = ["email", "sms", "push", "chat"] as const;
+/** The fields typed into rather than chosen. */
+export const TYPED = ["workflow", "subscriberId", "transactionId", "provider"] as const;
+const TEXT_FIELDS: { key: FilterKey; label: string; placeholder: string }[] = [
+  { key: "workflow", label: "Workflow", placeholder: "order-shipped" },
+  { key: "subscriberId", label: "Subscriber", placeholder: "user-42" },
+  { key: "transactionId", label: "Transaction", placeholder: "txn id" },
+];
+
+/**
+ * The filters of the current tab. Choices apply at once; typed values apply on Enter, on
+ * "Apply" or when the field is left, so the list is not asked again at every keystroke.
+ */
+export function FilterBar({ tab, filters, update }: { tab: Tab; filters: Filters; update: (f: Filters) => void }) {
+  const [typed, setTyped] = useState<Filters>(filters);
+  // Typed values go along with every change, so choosing a channel does not drop a workflow being typed.
+  const apply = (event?: FormEvent, extra: Filters = {}) => {
+    event?.preventDefault();
+    const changes: Filters = {};
+    for (const key of TYPED) changes[key] = typed[key]?.trim() || undefined;
+    update({ ...changes, ...extra });
+  };
+  const statuses = tab === "triggers" ? TRIGGER_STATUSES : MESSAGE_STATUSES;
+  const select = (key: FilterKey, label: string, options: readonly string[], all: string, labels: Record<string, string> = {}) => (
+    <label className="field">
+      {label}
+      <select value={filters[key] ?? ""} onChange={(e) => apply(undefined, { [key]: e.target.value || undefined })}>
+        <option value="">{all}</option>
+        {options.map((o) => (
+          <option key={o} value={o}>
+            {labels[o] ?? o}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+
+  return (
+    <form className="filters activity-filters" aria-label="Filters" onSubmit={apply}>
+      {tab !== "charts"
+        ? TEXT_FIELDS.map(({ key, label, placeholder }) => (
+            <label className="field" key={key}>
+              {label}
+              <input
+                type="search"
+                value={typed[key] ?? ""}
+                placeholder={placeholder}
+                onChange={(e) => setTyped({ ...typed, [key]: e.target.value })}
+                onBlur={() => apply()}
+              />
+            </label>
+          ))
+        : null}
+      {tab === "messages" ? select("channel", "Channel", CHANNELS, "All channels") : null}
+      {tab === "messages" ? (
+        <label className="field">
+          Provider
+          <input
+            type="search"
+            value={typed.provider ?? ""}
+            placeholder="resend"
+            onChange={(e) => setTyped({ ...typed, provider: e.target.value })}
+            onBlur={() => apply()}
+          />
+        </label>
+      ) : null}
+      {tab !== "charts" ? select("status", "Status", statuses, "All statuses") : null}
+      {select("range", "Time", Object.keys(RANGES), tab === "charts" ? "Last 24 hours" : "Any time", RANGE_LABELS)}
+      {tab !== "charts" ? <button type="submit">Apply</button> : null}
+    </form>
+  );
+}

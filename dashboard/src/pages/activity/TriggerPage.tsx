@@ -1,0 +1,154 @@
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { Link, useParams } from "react-router";
+import { api, unwrap } from "../../api/client";
+import { Loading } from "../../ui/Loading";
+import { PageHeader } from "../../ui/PageHeader";
+import { ProblemView } from "../../ui/ProblemView";
+import "./activity.css";
+import { LIVE_INTERVAL, LiveIndicator } from "./live";
+import { recipientSteps, type StepState } from "./recipient-steps";
+import { formatTime, StatusBadge } from "./status";
+
+const CANCELLABLE = new Set(["accepted", "processing"]);
+
+function StepCell({ state, cancelled }: { state: StepState; cancelled: boolean }) {
+  if (state.waiting) {
+    return (
+      <span className="waiting" data-waiting={state.waiting.kind}>
+        <StatusBadge status="waiting" /> {state.waiting.kind.replace("_", " ")} until{" "}
+        <time dateTime={state.waiting.until}>{formatTime(state.waiting.until)}</time>
+      </span>
+    );
+  }
+  if (state.message) {
+    return (
+      <Link to={`/activity/messages/${encodeURIComponent(state.message.id)}`}>
+        <StatusBadge status={state.message.status} />
+      </Link>
+    );
+  }
+  return (
+    <span className="muted">{cancelled ? "not run" : ["delay", "digest", "throttle"].includes(state.step.type) ? "—" : "pending"}</span>
+  );
+}
+
+/** One trigger: every step for every recipient, what waits and until when, and a way to cancel what has not been sent. */
+export function TriggerPage() {
+  const { transactionId = "" } = useParams();
+  const queryClient = useQueryClient();
+  const status = useQuery({
+    queryKey: ["activity", "trigger", transactionId],
+    queryFn: () => unwrap(api.GET("/v1/trigger/{transactionId}", { params: { path: { transactionId } } })),
+    refetchInterval: LIVE_INTERVAL,
+  });
+  const messages = useQuery({
+    queryKey: ["activity", "trigger-messages", transactionId],
+    queryFn: () => unwrap(api.GET("/v1/messages", { params: { query: { transactionId, limit: 200 } } })),
+    refetchInterval: LIVE_INTERVAL,
+  });
+  const workflowKey = status.data?.workflow;
+  const workflow = useQuery({
+    queryKey: ["activity", "workflow", workflowKey],
+    queryFn: () => unwrap(api.GET("/v1/workflows/{key}", { params: { path: { key: workflowKey ?? "" } } })),
+    enabled: workflowKey !== undefined,
+  });
+  const cancel = useMutation({
+    mutationFn: () => unwrap(api.DELETE("/v1/trigger", { params: { query: { transactionId } } })),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: ["activity"] }),
+  });
+
+  const t = status.data;
+  const cancelled = t?.status === "cancelled";
+  const rows = recipientSteps(workflow.data?.steps, messages.data?.data ?? [], t?.waiting ?? []);
+  return (
+    <>
+      <PageHeader title="Trigger">
+        <LiveIndicator updatedAt={status.dataUpdatedAt} failed={status.isRefetchError} />
+        {t && CANCELLABLE.has(t.status) ? (
+          <button
+            type="button"
+            className="danger"
+            disabled={cancel.isPending}
+            onClick={() => {
+              if (confirm("Cancel this trigger? Nothing of it that has not been sent will be sent.")) cancel.mutate();
+            }}
+          >
+            Cancel trigger
+          </button>
+        ) : null}
+      </PageHeader>
+      <p>
+        <Link to="/activity?tab=triggers">← Triggers</Link>
+      </p>
+      {cancel.error ? <ProblemView error={cancel.error} /> : null}
+      {cancel.data ? (
+        <p className="notice" role="status">
+          {cancel.data.status === "cancelled"
+            ? `Cancelled: ${cancel.data.cancelledMessages} message(s) will not be sent; ${cancel.data.alreadySent} already went.`
+            : `Nothing to cancel: the trigger is ${cancel.data.status.replace("_", " ")}.`}
+        </p>
+      ) : null}
+      {status.error ? <ProblemView error={status.error} /> : null}
+      {status.isPending ? <Loading what="the trigger" /> : null}
+      {t ? (
+        <>
+          <dl className="facts">
+            <dt>Transaction</dt>
+            <dd>
+              <code>{t.transactionId}</code>
+            </dd>
+            <dt>Status</dt>
+            <dd data-testid="trigger-status">
+              <StatusBadge status={t.status} />
+            </dd>
+            <dt>Workflow</dt>
+            <dd>{t.workflow}</dd>
+            <dt>Accepted</dt>
+            <dd>{formatTime(t.acceptedAt)}</dd>
+            <dt>Messages</dt>
+            <dd>
+              {t.messages.total}
+              {Object.entries(t.messages.byStatus).map(([s, n]) => ` · ${n} ${s}`)}
+            </dd>
+            <dt>Waiting</dt>
+            <dd>{t.waitingTotal > t.waiting.length ? `${t.waitingTotal} (the first ${t.waiting.length} shown)` : t.waitingTotal}</dd>
+          </dl>
+          {messages.error ? <ProblemView error={messages.error} /> : null}
+          {rows.length === 0 ? <p className="muted">No step has run for a recipient yet.</p> : null}
+          {rows.map((r) => (
+            <section
+              key={r.subscriberId}
+              className="card recipient"
+              data-recipient={r.subscriberId}
+              aria-label={`Steps for ${r.subscriberId}`}
+            >
+              <h2>{r.subscriberId}</h2>
+              <div className="table-wrap">
+                <table>
+                  <thead>
+                    <tr>
+                      <th>Step</th>
+                      <th>Type</th>
+                      <th>State</th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {r.steps.map((s) => (
+                      <tr key={s.step.id} data-step={s.step.id}>
+                        <td>{s.step.id}</td>
+                        <td>{s.step.type}</td>
+                        <td>
+                          <StepCell state={s} cancelled={cancelled} />
+                        </td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
+            </section>
+          ))}
+        </>
+      ) : null}
+    </>
+  );
+}

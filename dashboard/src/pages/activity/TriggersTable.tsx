@@ -1,0 +1,75 @@
+import { useInfiniteQuery } from "@tanstack/react-query";
+import { Link } from "react-router";
+import { api, unwrap } from "../../api/client";
+import { Loading } from "../../ui/Loading";
+import { ProblemView } from "../../ui/ProblemView";
+import { type Filters, triggerQuery } from "./filters";
+import { LIVE_INTERVAL, LiveIndicator } from "./live";
+import { formatTime, StatusBadge } from "./status";
+
+/** Recent triggers matching the filters, newest first, asked for again every couple of seconds. */
+export function TriggersTable({ filters }: { filters: Filters }) {
+  const list = useInfiniteQuery({
+    queryKey: ["activity", "triggers", filters],
+    queryFn: ({ pageParam }) =>
+      unwrap(api.GET("/v1/triggers", { params: { query: { ...triggerQuery(filters), cursor: pageParam, limit: 50 } } })),
+    initialPageParam: undefined as string | undefined,
+    getNextPageParam: (last) => last.nextCursor ?? undefined,
+    refetchInterval: LIVE_INTERVAL,
+  });
+  const rows = list.data?.pages.flatMap((p) => p.data) ?? [];
+  return (
+    <section aria-label="Triggers">
+      <div className="activity-bar">
+        <LiveIndicator updatedAt={list.dataUpdatedAt} failed={list.isRefetchError} />
+      </div>
+      {list.error ? <ProblemView error={list.error} /> : null}
+      {list.isPending ? (
+        <Loading what="triggers" />
+      ) : rows.length === 0 ? (
+        <p className="empty muted">{filters.status ? `No ${filters.status} triggers.` : "No triggers yet."}</p>
+      ) : (
+        <div className="table-wrap">
+          <table>
+            <thead>
+              <tr>
+                <th>Accepted</th>
+                <th>Status</th>
+                <th>Workflow</th>
+                <th>Recipients</th>
+                <th>Transaction</th>
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((t) => (
+                <tr key={t.transactionId} data-transaction={t.transactionId}>
+                  <td className="nowrap">
+                    <Link to={`/activity/triggers/${encodeURIComponent(t.transactionId)}`}>{formatTime(t.acceptedAt)}</Link>
+                  </td>
+                  <td>
+                    <StatusBadge status={t.status} />
+                  </td>
+                  <td>{t.workflow}</td>
+                  <td>
+                    {t.recipients.join(", ")}
+                    {t.recipientCount > t.recipients.length ? (
+                      <span className="muted"> +{t.recipientCount - t.recipients.length}</span>
+                    ) : null}
+                  </td>
+                  <td>
+                    <code>{t.transactionId}</code>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {list.hasNextPage ? (
+        <button type="button" onClick={() => list.fetchNextPage()} disabled={list.isFetchingNextPage}>
+          More
+        </button>
+      ) : null}
+    </section>
+  );
+}

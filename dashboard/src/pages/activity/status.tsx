@@ -1,0 +1,29 @@
+const TONE: Record<string, "ok" | "warn" | "bad" | "info" | undefined> = {
+  sent: "ok",
+  delivered: "ok",
+  opened: "ok",
+  clicked: "ok",
+  completed: "ok",
+  queued: "info",
+  sending: "info",
+  accepted: "info",
+  processing: "info",
+  waiting: "warn",
+  failed: "bad",
+  bounced: "bad",
+  undeliverable: "bad",
+  cancelled: undefined,
+  skipped: undefined,
+};
+
+/** A message's or a trigger's status as a coloured badge. */
+export function StatusBadge({ status }: { status: string }) {
+  const tone = TONE[status];
+  return (
+    <span className={tone ? `badge ${tone}` : "badge"} data-status={status}>
+      {status}
+    </span>
+  );
+}
+
+export const formatTime = (iso: string) => new Date(iso).toLocaleString();

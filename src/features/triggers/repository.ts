@@ -1,0 +1,86 @@
+import { and, desc, eq, gte, lt, lte, or, type SQL, sql } from "drizzle-orm";
+import { isBroadcastRecipient } from "../../contract/recipients";
+import type { Db } from "../../db/client";
+import { triggers } from "../../db/schema";
+import { keysetPage } from "../../lib/pagination";
+import { MAX_RECIPIENT_LABELS, type TriggerQuery, type TriggerSummary } from "./schemas";
+
+type Row = typeof triggers.$inferSelect;
+
+/** A recipient as a person reads it; the stored inline subscriber carries addresses that a list does not need. */
+function recipientLabel(recipient: unknown): string {
+  if (typeof recipient === "string") return recipient;
+  if (isBroadcastRecipient(recipient)) return "broadcast";
+  const r = (recipient ?? {}) as Record<string, unknown>;
+  if (typeof r.subscriberId === "string") return r.subscriberId;
+  const topic = r.topic ?? r.topicKey;
+  return typeof topic === "string" ? `topic:${topic}` : "unknown";
+}
+
+const toSummary = (row: Row): TriggerSummary => {
+  const recipients = Array.isArray(row.recipients) ? row.recipients : [];
+  return {
+    transactionId: row.transactionId,
+    workflow: row.workflowKey,
+    status: row.status,
+    recipients: recipients.slice(0, MAX_RECIPIENT_LABELS).map(recipientLabel),
+    recipientCount: recipients.length,
+    acceptedAt: row.acceptedAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+  };
+};
+
+// A transactionId may hold ':', so the cursor splits at the first one only.
+const encodeCursor = (row: Row) => btoa(`${row.acceptedAt.getTime()}:${row.transactionId}`);
+function decodeCursor(cursor: string): { at: Date; id: string } | null {
+  try {
+    const text = atob(cursor);
+    const split = text.indexOf(":");
+    const at = text.slice(0, split);
+    return split > 0 && /^\d+$/.test(at) ? { at: new Date(Number(at)), id: text.slice(split + 1) } : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The page's query: newest first, one row more than asked for to know whether another page follows. */
+export function listQuery(db: Db, environmentId: string, query: TriggerQuery) {
+  const cursor = query.cursor ? decodeCursor(query.cursor) : null;
+  // Subscribers are only known per message for topics and broadcasts. Named indexes, because
+  // without table statistics SQLite would rather walk every message and trigger of the environment.
+  const ofSubscriber = query.subscriberId
+    ? sql`${triggers.transactionId} IN (SELECT transaction_id FROM messages INDEXED BY messages_env_subscriber_idx WHERE environment_id = ${environmentId} AND subscriber_id = ${query.subscriberId})`
+    : undefined;
+  const filters: (SQL | undefined)[] = [
+    eq(triggers.environmentId, environmentId),
+    query.workflow ? eq(triggers.workflowKey, query.workflow) : undefined,
+    query.transactionId ? eq(triggers.transactionId, query.transactionId) : undefined,
+    query.status ? eq(triggers.status, query.status) : undefined,
+    query.since ? gte(triggers.acceptedAt, new Date(query.since)) : undefined,
+    query.until ? lte(triggers.acceptedAt, new Date(query.until)) : undefined,
+    ofSubscriber,
+    cursor
+      ? or(lt(triggers.acceptedAt, cursor.at), and(eq(triggers.acceptedAt, cursor.at), lt(triggers.transactionId, cursor.id)))
+      : undefined,
+  ];
+  return (
+    db
+      .select()
+      .from(triggers)
+      .where(and(...filters))
+      // With a subscriber, `+` keeps the sort off the time index, so the subscriber's triggers are found by transactionId and sorted.
+      .orderBy(desc(ofSubscriber ? sql`+${triggers.acceptedAt}` : triggers.acceptedAt), desc(triggers.transactionId))
+      .limit(query.limit + 1)
+  );
+}
+
+/** The D1 records of triggers (written by the Queue consumer, never by the accept path), newest first. */
+export function triggersRepository(db: Db, environmentId: string) {
+  return {
+    async list(query: TriggerQuery) {
+      const rows = await listQuery(db, environmentId, query);
+      const page = keysetPage(rows, query.limit, encodeCursor);
+      return { data: page.rows.map(toSummary), nextCursor: page.nextCursor };
+    },
+  };
+}

@@ -1,0 +1,184 @@
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { api, CHROMIUM, launch, screenshot, signIn } from "./browser";
+
+let browser: Browser | undefined;
+let page: Page;
+
+const run = Date.now().toString(36);
+const NOTIFY = `activity-notify-${run}`;
+const REMIND = `activity-remind-${run}`;
+const person = (id: string) => ({ subscriberId: `${id}-${run}`, email: "ada@example.com", phone: "+41791234567" });
+
+interface Message {
+  id: string;
+  stepId: string;
+  status: string;
+}
+
+async function trigger(workflow: string, to: unknown): Promise<string> {
+  const res = await api<{ transactionId: string }>("POST", "/v1/trigger", { workflow, to, payload: {} });
+  expect(res.status).toBe(202);
+  return res.body.transactionId;
+}
+
+async function until<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+const messagesOf = async (transactionId: string) =>
+  (await api<{ data: Message[] }>("GET", `/v1/messages?transactionId=${encodeURIComponent(transactionId)}`)).body.data;
+
+beforeAll(async () => {
+  if (!CHROMIUM) return;
+  for (const body of [
+    {
+      key: NOTIFY,
+      name: "Notify",
+      steps: [
+        { id: "mail", type: "email", template: { subject: "Your order shipped", text: "Hello" } },
+        { id: "text", type: "sms", template: { body: "Your order shipped" } },
+      ],
+    },
+    {
+      key: REMIND,
+      name: "Remind",
+      steps: [
+        { id: "mail", type: "email", template: { subject: "Welcome", text: "Hello" } },
+        { id: "wait", type: "delay", for: "PT1H" },
+        { id: "text", type: "sms", template: { body: "Still there?" } },
+      ],
+    },
+  ]) {
+    expect((await api("POST", "/v1/workflows", body)).status).toBe(201);
+  }
+  browser = await launch();
+  page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+});
+afterAll(async () => {
+  await browser?.close();
+});
+
+describe.skipIf(!CHROMIUM)("the Activity pages", () => {
+  let notifyTxn: string;
+
+  it("shows both messages of a trigger made through the API without a reload", async () => {
+    await signIn(page, "/activity");
+    await page.getByRole("region", { name: "Messages" }).waitFor();
+    await page.locator('[data-live="live"]').waitFor();
+    // Survives only as long as the document does: a reload would clear it.
+    await page.evaluate(() => Object.assign(window, { activityMarker: true }));
+
+    notifyTxn = await trigger(NOTIFY, person("ada"));
+    const rows = page.locator(`tr[data-transaction="${notifyTxn}"]`);
+    await rows
+      .filter({ has: page.locator('[data-status="sent"]') })
+      .nth(1)
+      .waitFor({ timeout: 30_000 });
+    expect((await rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute("data-step")))).sort()).toEqual(["mail", "text"]);
+    expect(await page.evaluate(() => (window as unknown as { activityMarker?: boolean }).activityMarker)).toBe(true);
+    await screenshot(page, "activity-messages");
+  });
+
+  it("filters by channel, with the filter in the link", async () => {
+    await page.getByLabel("Channel").selectOption("sms");
+    await page.locator(`tr[data-transaction="${notifyTxn}"][data-step="mail"]`).waitFor({ state: "detached" });
+    await page.locator(`tr[data-transaction="${notifyTxn}"][data-step="text"]`).waitFor();
+    expect(new URL(page.url()).searchParams.get("channel")).toBe("sms");
+
+    // The same link, opened afresh, shows the same filtered view.
+    await page.goto(page.url());
+    expect(await page.getByLabel("Channel").inputValue()).toBe("sms");
+    await page.locator(`tr[data-transaction="${notifyTxn}"][data-step="text"]`).waitFor();
+    expect(await page.locator(`tr[data-transaction="${notifyTxn}"][data-step="mail"]`).count()).toBe(0);
+
+    await page.getByLabel("Status").selectOption("failed");
+    await page.getByText("No failed messages.").waitFor();
+
+    // From the keyboard: a choice applies at once and the control keeps the focus.
+    await page.getByLabel("Status").focus();
+    await page.keyboard.press("ArrowDown");
+    await page.waitForURL((url) => url.searchParams.get("status") === "bounced");
+    expect(await page.evaluate(() => document.activeElement?.closest("label")?.textContent)).toContain("Status");
+    await page.getByLabel("Channel").selectOption("");
+    await page.getByLabel("Status").selectOption("");
+  });
+
+  it("shows a message with its timeline", async () => {
+    await page.goto(page.url().replace(/\/activity.*$/, `/activity?transactionId=${encodeURIComponent(notifyTxn)}`));
+    const mail = page.locator(`tr[data-transaction="${notifyTxn}"][data-step="mail"]`);
+    await mail.getByRole("link").click();
+    const timeline = page.getByTestId("timeline");
+    await timeline.waitFor();
+    await timeline.locator('li[data-status="sent"]').waitFor();
+    expect(await page.locator("h1").textContent()).toBe("Your order shipped");
+    expect(await page.locator("dl.facts").textContent()).toContain("sandbox-email");
+    await screenshot(page, "activity-message");
+  });
+
+  it("shows what a delayed trigger waits on and until when, and cancels it", async () => {
+    const to = person("bob");
+    const transactionId = await trigger(REMIND, to);
+    await until("the email before the delay to be sent", async () =>
+      (await messagesOf(transactionId)).some((m) => m.stepId === "mail" && m.status === "sent"),
+    );
+
+    await page.goto(page.url().replace(/\/activity\/.*$/, "/activity?tab=triggers"));
+    const row = page.locator(`tr[data-transaction="${transactionId}"]`);
+    await row.waitFor({ timeout: 30_000 });
+    await row.getByRole("link").click();
+
+    const recipient = page.locator(`[data-recipient="${to.subscriberId}"]`);
+    const waiting = recipient.locator('tr[data-step="text"] [data-waiting="delay"]');
+    await waiting.waitFor({ timeout: 30_000 });
+    const until_ = Date.parse((await waiting.locator("time").getAttribute("datetime")) ?? "");
+    expect(until_).toBeGreaterThan(Date.now() + 55 * 60_000);
+    expect(await waiting.textContent()).toContain("delay until");
+    // The messages are asked for apart from the trigger's status: the sent email may show a moment later.
+    await recipient.locator('tr[data-step="mail"] [data-status="sent"]').waitFor();
+    await screenshot(page, "activity-trigger-waiting");
+
+    page.once("dialog", (dialog) => void dialog.accept());
+    await page.getByRole("button", { name: "Cancel trigger" }).click();
+    await page.getByTestId("trigger-status").locator('[data-status="cancelled"]').waitFor();
+    await recipient.locator('tr[data-step="text"] [data-status="cancelled"]').waitFor({ timeout: 30_000 });
+    expect(await page.getByRole("button", { name: "Cancel trigger" }).count()).toBe(0);
+    await screenshot(page, "activity-trigger-cancelled");
+
+    const text = (await messagesOf(transactionId)).find((m) => m.stepId === "text");
+    expect(text?.status).toBe("cancelled");
+    const status = await api<{ status: string; waitingTotal: number }>("GET", `/v1/trigger/${transactionId}`);
+    expect(status.body).toMatchObject({ status: "cancelled", waitingTotal: 0 });
+  });
+
+  it("charts sent messages by channel, and by provider", async () => {
+    await page.goto(page.url().replace(/\/activity\/.*$/, "/activity?tab=charts"));
+    const email = page.locator('.stats-totals tr[data-group="email"] [data-metric="sent"]');
+    await email.waitFor();
+    expect(Number(await email.textContent())).toBeGreaterThanOrEqual(2);
+    expect(await page.locator('[data-chart="sms"] canvas').count()).toBe(1);
+    await screenshot(page, "activity-charts");
+    await page.getByLabel("provider").check();
+    await page.locator('.stats-totals tr[data-group="sandbox-sms"]').waitFor();
+    expect(new URL(page.url()).searchParams.get("groupBy")).toBe("provider");
+  });
+
+  it("fits a 390 px phone", async () => {
+    const phone = await browser!.newPage({ viewport: { width: 390, height: 844 } });
+    await signIn(phone, `/activity?transactionId=${encodeURIComponent(notifyTxn)}`);
+    await phone.locator(`tr[data-transaction="${notifyTxn}"]`).first().waitFor();
+    expect(await phone.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0);
+    await screenshot(phone, "activity-390");
+    await phone.goto(phone.url().replace(/\/activity.*$/, "/activity?tab=charts"));
+    await phone.locator("[data-chart] canvas").first().waitFor();
+    expect(await phone.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0);
+    await screenshot(phone, "activity-charts-390");
+    await phone.close();
+  });
+});
