@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Workflow } from "../src/features/workflows/schemas";
-import { createEnvironment, unique, workflowBody } from "./factories";
-import { api, errorPaths, expectProblem } from "./request";
+import { createEnvironment, createWorkflow, trigger, unique, workflowBody } from "./factories";
+import { api, errorPaths, eventually, expectProblem } from "./request";
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 
@@ -178,6 +178,44 @@ describe("GET /v1/workflows", () => {
     const res = await api(own.key, "GET", "/v1/workflows");
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ data: [], nextCursor: null });
+  });
+
+  it("filters by key or name (case-insensitive, % and _ taken literally) and by active", async () => {
+    const own = await createEnvironment();
+    await api(own.key, "POST", "/v1/workflows", workflowBody({ key: "order-shipped", name: "Order shipped" }));
+    await api(own.key, "POST", "/v1/workflows", workflowBody({ key: "password-reset", name: "Reset 50% faster", active: false }));
+    await api(own.key, "POST", "/v1/workflows", workflowBody({ key: "welcome", name: "Welcome aboard" }));
+    type Page = { data: Workflow[]; nextCursor: string | null };
+    const keys = async (query: string) => (await api<Page>(own.key, "GET", `/v1/workflows?${query}`)).body.data.map((w) => w.key);
+    expect(await keys("q=ORDER")).toEqual(["order-shipped"]);
+    expect(await keys("q=aboard")).toEqual(["welcome"]);
+    expect(await keys(`q=${encodeURIComponent("50%")}`)).toEqual(["password-reset"]);
+    expect(await keys("q=_")).toEqual([]);
+    expect(await keys("active=false")).toEqual(["password-reset"]);
+    expect(await keys("active=true")).toEqual(["order-shipped", "welcome"]);
+    expect(await keys("active=true&q=e&limit=1")).toEqual(["order-shipped"]);
+  });
+
+  it("says when each workflow was last triggered, null when never", async () => {
+    const own = await createEnvironment();
+    const used = await createWorkflow(own.key, { key: "used" });
+    await createWorkflow(own.key, { key: "unused" });
+    const before = Date.now();
+    await trigger(own.key, { workflow: used.key, to: "s-1", payload: { orderId: "A-1" } });
+    type Page = { data: (Workflow & { lastTriggeredAt: string | null })[] };
+    const listed = await eventually(async () => {
+      const page = await api<Page>(own.key, "GET", "/v1/workflows");
+      return page.body.data.find((w) => w.key === "used")?.lastTriggeredAt ? page.body.data : null;
+    });
+    const at = Date.parse(listed.find((w) => w.key === "used")!.lastTriggeredAt!);
+    expect(at).toBeGreaterThanOrEqual(before - 1000);
+    expect(at).toBeLessThanOrEqual(Date.now());
+    expect(listed.find((w) => w.key === "unused")!.lastTriggeredAt).toBeNull();
+  });
+
+  it.each(["active=yes", "q="])("rejects %s with 422", async (query) => {
+    const problem = expectProblem(await call("GET", `/v1/workflows?${query}`), 422, "validation_failed");
+    expect(errorPaths(problem)).toContain(query.split("=")[0]);
   });
 
   it.each(["0", "101", "ten"])("rejects limit=%s with 422", async (limit) => {

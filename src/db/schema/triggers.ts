@@ -22,6 +22,8 @@ export const triggers = sqliteTable(
   (t) => [
     uniqueIndex("triggers_env_txn_uq").on(t.environmentId, t.transactionId),
     index("triggers_env_accepted_idx").on(t.environmentId, t.acceptedAt),
+    // The workflow list's "last triggered": one index seek per workflow (max over the last column).
+    index("triggers_env_workflow_accepted_idx").on(t.environmentId, t.workflowKey, t.acceptedAt),
   ],
 );
 

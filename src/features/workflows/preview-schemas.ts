@@ -1,6 +1,8 @@
 import { z } from "@hono/zod-openapi";
 import { SubscriberInput } from "../../contract/recipients";
-import { CONDITION_OPS } from "../../engine/steps";
+import { CONDITION_OPS, Step } from "../../engine/steps";
+import { MAX_CONDITION_DEPTH } from "../../lib/json-limits";
+import { conditionDepth } from "./condition-depth";
 
 const SampleSubscriber = SubscriberInput.omit({ channels: true })
   .partial()
@@ -27,6 +29,29 @@ export const PreviewRequest = z
   .strict()
   .openapi("PreviewRequest");
 export type PreviewRequest = z.infer<typeof PreviewRequest>;
+
+/**
+ * A workflow being edited and not saved yet: only what a preview reads. Lenient on purpose (no key
+ * rules, no body check), so an editor previews a half-written workflow.
+ */
+export const DraftWorkflow = z
+  .object({
+    key: z.string().max(64).default("draft"),
+    name: z.string().max(256).default(""),
+    steps: z.array(Step).max(30),
+  })
+  .strict()
+  .superRefine((wf, ctx) => {
+    wf.steps.forEach((step, i) => {
+      if (step.if && conditionDepth(step.if) > MAX_CONDITION_DEPTH) {
+        ctx.addIssue({ code: "custom", path: ["steps", i, "if"], message: `Conditions nest at most ${MAX_CONDITION_DEPTH} groups deep.` });
+      }
+    });
+  })
+  .openapi("DraftWorkflow");
+
+export const DraftPreviewRequest = PreviewRequest.extend({ workflow: DraftWorkflow }).strict().openapi("DraftPreviewRequest");
+export type DraftPreviewRequest = z.infer<typeof DraftPreviewRequest>;
 
 export const PreviewConditionLeaf = z
   .object({

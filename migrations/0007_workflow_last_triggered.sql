@@ -1,0 +1,1 @@
+CREATE INDEX `triggers_env_workflow_accepted_idx` ON `triggers` (`environment_id`,`workflow_key`,`accepted_at`);
