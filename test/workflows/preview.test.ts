@@ -242,24 +242,53 @@ describe("POST /v1/workflows/preview", () => {
     expect(res.body.steps[0]?.content).toEqual({ subject: "Hi Ada" });
   });
 
-  it("reports an invalid step at its path", async () => {
+  it("shows a step that is not valid yet on its own card and still previews the others", async () => {
     const { key } = await createEnvironment();
-    const problem = expectProblem(
-      await api(key, "POST", "/v1/workflows/preview", { workflow: { steps: [{ id: "s", type: "sms", template: { body: "" } }] } }),
-      422,
-      "validation_failed",
-    );
-    expect(errorPaths(problem)).toContain("workflow.steps.0.template.body");
+    const res = await api<PreviewBody>(key, "POST", "/v1/workflows/preview", {
+      workflow: {
+        steps: [
+          { id: "mail", type: "email", template: { subject: "" } },
+          { id: "text", type: "sms", if: { field: "steps.mail.status", op: "exists" }, template: { body: "Hi {{ payload.name }}" } },
+        ],
+      },
+      payload: { name: "Ada" },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.steps[0]).toEqual({
+      id: "mail",
+      type: "email",
+      condition: null,
+      wouldRun: false,
+      assumedStatus: "skipped",
+      locale: null,
+      error: { code: "invalid_step", message: expect.stringContaining("template.subject") },
+    });
+    // Left out of the run: the later step does not see it.
+    expect(res.body.steps[1]).toMatchObject({ id: "text", wouldRun: false, content: { body: "Hi Ada" } });
   });
 
-  it("refuses conditions nested deeper than a saved workflow may", async () => {
+  it("refuses conditions nested deeper than a saved workflow may, on the step's card", async () => {
     const { key } = await createEnvironment();
     let condition: unknown = { field: "payload.a", op: "exists" };
     for (let i = 0; i < 11; i++) condition = { not: condition };
-    const res = await api(key, "POST", "/v1/workflows/preview", {
+    const res = await api<PreviewBody>(key, "POST", "/v1/workflows/preview", {
       workflow: { steps: [{ id: "s", type: "sms", if: condition, template: { body: "b" } }] },
     });
-    expect(errorPaths(expectProblem(res, 422, "validation_failed"))).toContain("workflow.steps.0.if");
+    expect(res.status).toBe(200);
+    expect(res.body.steps[0]?.error).toEqual({ code: "invalid_step", message: expect.stringContaining("nest at most") });
+  });
+
+  it.each([
+    ["a step that is not an object", { steps: ["email"] }, "workflow.steps.0"],
+    [
+      "more than 30 steps",
+      { steps: Array.from({ length: 31 }, (_, i) => ({ id: `s${i}`, type: "sms", template: { body: "b" } })) },
+      "workflow.steps",
+    ],
+  ])("refuses %s with 422", async (_what, workflow, path) => {
+    const { key } = await createEnvironment();
+    const problem = expectProblem(await api(key, "POST", "/v1/workflows/preview", { workflow }), 422, "validation_failed");
+    expect(errorPaths(problem)).toContain(path);
   });
 
   it("requires the workflow's steps", async () => {

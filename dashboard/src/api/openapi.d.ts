@@ -3961,7 +3961,7 @@ export interface paths {
         put?: never;
         /**
          * Preview an unsaved workflow
-         * @description As the preview of a saved workflow, for steps given in the body: what an editor shows before anything is saved. Nothing is stored or sent.
+         * @description As the preview of a saved workflow, for steps given in the body: what an editor shows before anything is saved. A step that is not valid yet gets an `invalid_step` error on its own card instead of failing the request. Nothing is stored or sent.
          */
         post: {
             parameters: {
@@ -7848,9 +7848,10 @@ export interface components {
             content?: {
                 [key: string]: unknown;
             };
+            /** @description `invalid_step` only in the preview of an unsaved workflow: the step is not valid yet and was left out. */
             error?: {
                 /** @enum {string} */
-                code: "template_error";
+                code: "template_error" | "invalid_step";
                 message: string;
             };
         };
@@ -7944,7 +7945,9 @@ export interface components {
             key: string;
             /** @default  */
             name: string;
-            steps: components["schemas"]["Step"][];
+            steps: {
+                [key: string]: unknown;
+            }[];
         };
         Variable: {
             id: string;

@@ -2,7 +2,7 @@ import { createDb } from "../../db/client";
 import { ApiError } from "../../lib/errors";
 import { apiRoute, createRouter, json, security } from "../../lib/openapi";
 import { loadPreviewVariables } from "../../db/queries/variables";
-import { previewWorkflow } from "./preview";
+import { previewDraft, previewWorkflow } from "./preview";
 import { DraftPreviewRequest, PreviewRequest, PreviewResponse } from "./preview-schemas";
 import { workflowsRepository } from "./repository";
 import { WorkflowKeyParam } from "./schemas";
@@ -40,7 +40,7 @@ previewRoutes.openapi(
     tags: ["Workflows"],
     summary: "Preview an unsaved workflow",
     description:
-      "As the preview of a saved workflow, for steps given in the body: what an editor shows before anything is saved. Nothing is stored or sent.",
+      "As the preview of a saved workflow, for steps given in the body: what an editor shows before anything is saved. A step that is not valid yet gets an `invalid_step` error on its own card instead of failing the request. Nothing is stored or sent.",
     security,
     request: { body: { required: true, content: json(DraftPreviewRequest) } },
     responses: { 200: { description: "Each step's condition and content", content: json(PreviewResponse) } },
@@ -48,6 +48,6 @@ previewRoutes.openapi(
   async (c) => {
     const { workflow, ...input } = c.req.valid("json");
     const vars = await loadPreviewVariables(createDb(c.env.DB), c.get("environmentId"));
-    return c.json(previewWorkflow(workflow, input, vars, new Date()), 200);
+    return c.json(previewDraft(workflow, input, vars, new Date()), 200);
   },
 );

@@ -17,7 +17,6 @@ export function PayloadSchemaEditor({ text, onChange }: { text: string; onChange
         hint="Optional. Triggers whose payload does not match it are refused with 422; its properties are offered to conditions."
       >
         <textarea
-          id="payload-schema"
           className="code"
           rows={Math.min(16, Math.max(4, text.split("\n").length))}
           spellCheck={false}

@@ -136,8 +136,8 @@ function StepCard({ step, condition }: { step: PreviewStep; condition: Step["if"
         </>
       ) : null}
       {step.error ? (
-        <div className="problem">
-          <strong>Template error</strong>
+        <div className="problem" data-code={step.error.code}>
+          <strong>{step.error.code === "invalid_step" ? "Not valid yet" : "Template error"}</strong>
           <p>{step.error.message}</p>
         </div>
       ) : null}
