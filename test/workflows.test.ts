@@ -1,4 +1,7 @@
+import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
+import { createDb } from "../src/db/client";
+import { workflowsRepository } from "../src/features/workflows/repository";
 import type { Workflow } from "../src/features/workflows/schemas";
 import { createEnvironment, createWorkflow, trigger, unique, workflowBody } from "./factories";
 import { api, errorPaths, eventually, expectProblem } from "./request";
@@ -211,6 +214,16 @@ describe("GET /v1/workflows", () => {
     expect(at).toBeGreaterThanOrEqual(before - 1000);
     expect(at).toBeLessThanOrEqual(Date.now());
     expect(listed.find((w) => w.key === "unused")!.lastTriggeredAt).toBeNull();
+  });
+
+  it("reads lastTriggeredAt with an index seek per workflow, not a scan of the triggers", async () => {
+    const query = workflowsRepository(createDb(env.DB), "env_plan").listQuery(50, undefined, { q: "order", active: true }).toSQL();
+    const plan = await env.DB.prepare(`EXPLAIN QUERY PLAN ${query.sql}`)
+      .bind(...query.params)
+      .all<{ detail: string }>();
+    const details = plan.results.map((r) => r.detail);
+    expect(details.some((d) => d.includes("triggers USING COVERING INDEX triggers_env_workflow_accepted_idx"))).toBe(true);
+    expect(details.some((d) => /SCAN triggers/.test(d))).toBe(false);
   });
 
   it.each(["active=yes", "q="])("rejects %s with 422", async (query) => {

@@ -40,35 +40,42 @@ export function workflowsRepository(db: Db, environmentId: string) {
     steps: input.steps,
   });
 
+  /** The list's query, unrun: `list` runs it, and a test reads its plan. */
+  const listQuery = (limit: number, after?: string, filter: WorkflowListFilter = {}) => {
+    // A read only: the trigger path writes nothing for it, and an index makes it one seek per workflow.
+    const lastTriggered = sql<
+      number | null
+    >`(SELECT max(${triggers.acceptedAt}) FROM ${triggers} WHERE ${triggers.environmentId} = ${workflows.environmentId} AND ${triggers.workflowKey} = ${workflows.key})`;
+    const pattern = filter.q ? `%${filter.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : undefined;
+    return db
+      .select({ row: workflows, lastTriggered })
+      .from(workflows)
+      .where(
+        and(
+          live,
+          after ? gt(workflows.key, after) : undefined,
+          filter.active === undefined ? undefined : eq(workflows.active, filter.active),
+          pattern ? or(likeEscaped(workflows.key, pattern), likeEscaped(workflows.name, pattern)) : undefined,
+        ),
+      )
+      .orderBy(asc(workflows.key))
+      .limit(limit + 1);
+  };
+
   return {
     async find(key: string): Promise<Workflow | null> {
       const [row] = await db.select().from(workflows).where(byKey(key)).limit(1);
       return row ? toWorkflow(row) : null;
     },
 
+    listQuery,
+
     async list(
       limit: number,
       after?: string,
       filter: WorkflowListFilter = {},
     ): Promise<{ data: WorkflowSummary[]; nextCursor: string | null }> {
-      // A read only: the trigger path writes nothing for it, and the index makes it one seek per workflow.
-      const lastTriggered = sql<
-        number | null
-      >`(SELECT max(${triggers.acceptedAt}) FROM ${triggers} WHERE ${triggers.environmentId} = ${workflows.environmentId} AND ${triggers.workflowKey} = ${workflows.key})`;
-      const pattern = filter.q ? `%${filter.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : undefined;
-      const rows = await db
-        .select({ row: workflows, lastTriggered })
-        .from(workflows)
-        .where(
-          and(
-            live,
-            after ? gt(workflows.key, after) : undefined,
-            filter.active === undefined ? undefined : eq(workflows.active, filter.active),
-            pattern ? or(likeEscaped(workflows.key, pattern), likeEscaped(workflows.name, pattern)) : undefined,
-          ),
-        )
-        .orderBy(asc(workflows.key))
-        .limit(limit + 1);
+      const rows = await listQuery(limit, after, filter);
       const page = keysetPage(rows, limit, (last) => last.row.key);
       const data = page.rows.map(({ row, lastTriggered: at }) => ({
         ...toWorkflow(row),
