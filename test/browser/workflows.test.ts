@@ -83,7 +83,8 @@ describe.skipIf(!CHROMIUM)("the Workflows pages", () => {
       "sms",
       "email",
     ]);
-    await page.getByRole("button", { name: "Move sms down" }).focus();
+    // Focus follows the moved step: at the top, onto its other arrow.
+    expect(await page.evaluate(() => document.activeElement?.getAttribute("aria-label"))).toBe("Move sms down");
     await page.keyboard.press("Enter");
     expect(await page.locator("[data-step-row]").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-step-row")))).toEqual([
       "email",
@@ -116,6 +117,20 @@ describe.skipIf(!CHROMIUM)("the Workflows pages", () => {
       () =>
         document.querySelector('.preview [data-step="email"] [data-field="subject"] .value')?.textContent === "Order B-2002 ships today",
     );
+    expect(await emailCard.getAttribute("data-would-run")).toBe("true");
+
+    // A German variant of the subject, picked by the sample subscriber's locale.
+    const emailPanel = page.locator('[data-step-panel="email"]');
+    await emailPanel.getByLabel("New locale").fill("de");
+    await emailPanel.getByRole("button", { name: "+ Locale" }).click();
+    await emailPanel.locator('[data-locale="de"] [data-template="subject"]').fill("Bestellung {{ payload.orderId }} kommt heute");
+    await page.fill("#preview-subscriber", JSON.stringify({ firstName: "Ada", locale: "de-CH" }));
+    await page.waitForFunction(
+      () =>
+        document.querySelector('.preview [data-step="email"] [data-field="subject"] .value')?.textContent ===
+        "Bestellung B-2002 kommt heute",
+    );
+    expect(await emailCard.textContent()).toContain("locale de");
 
     const before = previews.length;
     await page.fill("#preview-payload", '{ "orderId": ');
@@ -137,6 +152,7 @@ describe.skipIf(!CHROMIUM)("the Workflows pages", () => {
   });
 
   it("puts a save's validation errors on their fields, then creates the workflow", async () => {
+    await page.locator('[data-step-panel="email"]').getByRole("tab", { name: "Default" }).click();
     const subject = page.locator('[data-step-panel="email"] [data-template="subject"]');
     await subject.fill("");
     await page.getByRole("button", { name: "Create" }).click();
@@ -150,10 +166,11 @@ describe.skipIf(!CHROMIUM)("the Workflows pages", () => {
     await page.getByRole("button", { name: "Create" }).click();
     await page.waitForURL(new RegExp(`/workflows/${KEY}$`));
     await page.getByTestId("workflow-status").getByText("inactive").waitFor();
-    const stored = await api<{ steps: { id: string; if?: unknown }[]; active: boolean }>("GET", `/v1/workflows/${KEY}`);
+    const stored = await api<{ steps: { id: string; if?: unknown; locales?: unknown }[]; active: boolean }>("GET", `/v1/workflows/${KEY}`);
     expect(stored.body.active).toBe(false);
     expect(stored.body.steps.map((s) => s.id)).toEqual(["email", "sms"]);
     expect(stored.body.steps[1]?.if).toEqual({ all: [{ field: "payload.express", op: "eq", value: true }] });
+    expect(stored.body.steps[0]).toMatchObject({ locales: { de: { subject: "Bestellung {{ payload.orderId }} kommt heute" } } });
     await screenshot(page, "workflow-editor");
   });
 

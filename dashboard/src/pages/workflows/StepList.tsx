@@ -2,6 +2,20 @@ import { useState } from "react";
 import { moveItem, newStep, STEP_TYPES, type Step, type StepType } from "./model";
 import { useFieldError } from "./save-errors";
 
+/**
+ * Rows are keyed by place, so after a move the focused button would belong to another step: focus
+ * follows the moved step instead (its other arrow when it reached an end), as a keyboard user expects.
+ */
+function keepFocusOnMove(to: number, direction: "up" | "down") {
+  requestAnimationFrame(() => {
+    const row = document.querySelectorAll<HTMLElement>(".step-list li")[to];
+    const buttons = row ? [...row.querySelectorAll<HTMLButtonElement>(".step-actions button")] : [];
+    const [up, down] = buttons;
+    const wanted = direction === "up" ? up : down;
+    (wanted && !wanted.disabled ? wanted : direction === "up" ? down : up)?.focus();
+  });
+}
+
 /** The workflow's steps in order: pick one to edit, move it, remove it, or add a step of a type. */
 export function StepList({
   steps,
@@ -30,11 +44,14 @@ export function StepList({
             last={i === steps.length - 1}
             selected={i === selected}
             onSelect={() => onSelect(i)}
-            onMove={(to) => onChange(moveItem(steps, i, to), to)}
+            onMove={(to) => {
+              onChange(moveItem(steps, i, to), to);
+              keepFocusOnMove(to, to < i ? "up" : "down");
+            }}
             onRemove={() =>
               onChange(
                 steps.filter((_, j) => j !== i),
-                Math.min(selected, steps.length - 2),
+                i < selected ? selected - 1 : Math.min(selected, steps.length - 2),
               )
             }
           />

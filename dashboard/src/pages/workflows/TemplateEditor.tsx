@@ -76,16 +76,13 @@ export function TemplateEditor({ step, path, onChange }: { step: ChannelStep; pa
       <h4>Template</h4>
       <div role="tablist" aria-label="Locale" className="locale-tabs">
         {[null, ...tags].map((tag) => (
-          <button
+          <LocaleTab
             key={tag ?? ""}
-            type="button"
-            role="tab"
-            aria-selected={tag === current}
-            className={tag === current ? "tab selected" : "tab"}
-            onClick={() => setTab(tag)}
-          >
-            {tag ?? "Default"}
-          </button>
+            tag={tag}
+            errorPath={tag === null ? `${path}.template` : `${path}.locales.${tag}`}
+            selected={tag === current}
+            onSelect={() => setTab(tag)}
+          />
         ))}
         <span className="add-locale">
           <input
@@ -127,6 +124,34 @@ export function TemplateEditor({ step, path, onChange }: { step: ChannelStep; pa
         ))}
       </div>
     </section>
+  );
+}
+
+/** A locale's tab; marked when the last save found an error in that variant, which may not be the tab on show. */
+function LocaleTab({
+  tag,
+  errorPath,
+  selected,
+  onSelect,
+}: {
+  tag: string | null;
+  errorPath: string;
+  selected: boolean;
+  onSelect: () => void;
+}) {
+  const error = useFieldError(errorPath);
+  return (
+    <button
+      type="button"
+      role="tab"
+      aria-selected={selected}
+      className={["tab", selected ? "selected" : "", error ? "has-error" : ""].filter(Boolean).join(" ")}
+      title={error}
+      onClick={onSelect}
+    >
+      {tag ?? "Default"}
+      {error ? <span className="badge bad">error</span> : null}
+    </button>
   );
 }
 
