@@ -251,3 +251,51 @@ describe.skipIf(!CHROMIUM)("the Workflows pages", () => {
     await phone.close();
   });
 });
+
+describe.skipIf(!CHROMIUM)("the workflow editor's flow steps and nested conditions", () => {
+  it("adds a delay, a throttle and a digest, nests a negated group in a condition, and saves them as the API's steps", async () => {
+    await page.goto(`${base()}/dashboard/workflows/${KEY}`);
+    await page.locator('[data-step-row="sms"] .step-select').click();
+    const sms = page.locator('[data-step-panel="sms"]');
+    await sms.getByRole("button", { name: "+ Group" }).click();
+    const nested = sms.locator(".cond-group .cond-group");
+    await nested.getByLabel("Match").selectOption("any");
+    const rule = nested.locator(".cond-leaf").first();
+    await rule.getByLabel("Field", { exact: true }).selectOption("subscriber.locale");
+    await rule.getByLabel("Operator").selectOption("in");
+    await rule.getByLabel("Values").fill("de, fr");
+    await nested.getByRole("button", { name: "Negate group" }).click();
+    await sms.locator(".cond-not").waitFor();
+
+    const add = async (type: string) => {
+      await page.getByLabel("Step type").selectOption(type);
+      await page.getByRole("button", { name: "Add step" }).click();
+      return page.locator(`[data-step-panel="${type}"]`);
+    };
+    const delay = await add("delay");
+    await delay.getByLabel("Duration").fill("2");
+    await delay.getByLabel("Unit").selectOption("H");
+    const throttle = await add("throttle");
+    await throttle.getByLabel("At most").fill("3");
+    await throttle.getByLabel("Unit").selectOption("D");
+    const digest = await add("digest");
+    await digest.getByLabel("Window").fill("10");
+    await digest.getByLabel("Unit").selectOption("M");
+    await digest.getByLabel("Group by").fill("{{ payload.orderId }}");
+
+    await page.getByRole("button", { name: "Save" }).click();
+    await page.getByText("Saved.").waitFor();
+    const stored = await api<{ steps: Record<string, unknown>[] }>("GET", `/v1/workflows/${KEY}`);
+    expect(stored.body.steps.slice(2)).toEqual([
+      { id: "delay", type: "delay", for: "PT2H" },
+      { id: "throttle", type: "throttle", window: "P1D", limit: 3 },
+      { id: "digest", type: "digest", window: "PT10M", mode: "fixed", key: "{{ payload.orderId }}" },
+    ]);
+    expect(stored.body.steps[1]?.if).toEqual({
+      all: [
+        { field: "payload.express", op: "eq", value: true },
+        { not: { any: [{ field: "subscriber.locale", op: "in", value: ["de", "fr"] }] } },
+      ],
+    });
+  });
+});
