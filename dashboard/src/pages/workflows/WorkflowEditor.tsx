@@ -1,9 +1,10 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useState } from "react";
+import { useEffect, useState } from "react";
 import { useNavigate } from "react-router";
 import { api, unwrap } from "../../api/client";
 import { PageHeader } from "../../ui/PageHeader";
 import { ProblemView } from "../../ui/ProblemView";
+import { samplePayload } from "./describe";
 import { fieldGroups } from "./field-options";
 import { type Draft, EMPTY_DRAFT, parseObject, type Step, toDraft, toInput, type Workflow, type WorkflowInput } from "./model";
 import { PayloadSchemaEditor } from "./PayloadSchemaEditor";
@@ -81,7 +82,23 @@ export function WorkflowEditor({ saved }: { saved: Workflow | null }) {
     patch({ steps });
     setSelected(Math.max(0, select));
   };
+  // A sample nobody has edited follows the schema: each property appears in it as the schema gains it.
+  const changeSchema = (payloadSchemaText: string) => {
+    const before = parseObject(draft.payloadSchemaText, "payload schema");
+    const after = parseObject(payloadSchemaText, "payload schema");
+    patch({ payloadSchemaText });
+    if (before.ok && after.ok && samples.payload === JSON.stringify(samplePayload(before.value), null, 2)) {
+      setSamples({ ...samples, payload: JSON.stringify(samplePayload(after.value), null, 2) });
+    }
+  };
   const unsaved = JSON.stringify(draft) !== JSON.stringify(saved ? toDraft(saved) : EMPTY_DRAFT);
+  // Leaving the page (reload, closing the tab) with unsaved changes asks first.
+  useEffect(() => {
+    if (!unsaved) return;
+    const warn = (event: BeforeUnloadEvent) => event.preventDefault();
+    window.addEventListener("beforeunload", warn);
+    return () => window.removeEventListener("beforeunload", warn);
+  }, [unsaved]);
   const step = draft.steps[selected];
   const groups = fieldGroups(schema.ok ? schema.value : null, variables.data?.data.map((v) => v.key) ?? [], draft.steps.slice(0, selected));
 
@@ -138,7 +155,7 @@ export function WorkflowEditor({ saved }: { saved: Workflow | null }) {
       <div className="workflow-editor">
         <div className="editor-main">
           <SettingsCard draft={draft} onChange={patch} />
-          <PayloadSchemaEditor text={draft.payloadSchemaText} onChange={(payloadSchemaText) => patch({ payloadSchemaText })} />
+          <PayloadSchemaEditor text={draft.payloadSchemaText} onChange={changeSchema} />
           <StepList steps={draft.steps} selected={selected} onSelect={setSelected} onChange={setSteps} />
           {step ? (
             <StepPanel
