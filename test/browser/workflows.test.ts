@@ -266,6 +266,14 @@ describe.skipIf(!CHROMIUM)("the workflow editor's flow steps and nested conditio
     await rule.getByLabel("Values").fill("de, fr");
     await nested.getByRole("button", { name: "Negate group" }).click();
     await sms.locator(".cond-not").waitFor();
+    // A rule on the earlier step, which then follows it when it is renamed.
+    await sms.getByRole("button", { name: "+ Rule" }).last().click();
+    const onEmail = sms.locator(".cond-leaf").last();
+    await onEmail.getByLabel("Field", { exact: true }).selectOption("steps.email.status");
+    await onEmail.getByLabel("Value").fill("sent");
+    await page.locator('[data-step-row="email"] .step-select').click();
+    await page.locator('[data-step-panel="email"]').getByLabel("Step id").fill("mail");
+    await page.locator('[data-step-row="mail"]').waitFor();
 
     const add = async (type: string) => {
       await page.getByLabel("Step type").selectOption(type);
@@ -282,6 +290,9 @@ describe.skipIf(!CHROMIUM)("the workflow editor's flow steps and nested conditio
     await digest.getByLabel("Window").fill("10");
     await digest.getByLabel("Unit").selectOption("M");
     await digest.getByLabel("Group by").fill("{{ payload.orderId }}");
+    const chat = await add("chat");
+    await chat.locator('[data-template="text"]').fill("Order {{ payload.orderId }}");
+    await chat.getByLabel("Blocks").fill('[{ "type": "section" }]');
 
     await page.getByRole("button", { name: "Save" }).click();
     await page.getByText("Saved.").waitFor();
@@ -290,11 +301,14 @@ describe.skipIf(!CHROMIUM)("the workflow editor's flow steps and nested conditio
       { id: "delay", type: "delay", for: "PT2H" },
       { id: "throttle", type: "throttle", window: "P1D", limit: 3 },
       { id: "digest", type: "digest", window: "PT10M", mode: "fixed", key: "{{ payload.orderId }}" },
+      { id: "chat", type: "chat", template: { text: "Order {{ payload.orderId }}", blocks: [{ type: "section" }] } },
     ]);
+    expect(stored.body.steps[0]?.id).toBe("mail");
     expect(stored.body.steps[1]?.if).toEqual({
       all: [
         { field: "payload.express", op: "eq", value: true },
         { not: { any: [{ field: "subscriber.locale", op: "in", value: ["de", "fr"] }] } },
+        { field: "steps.mail.status", op: "eq", value: "sent" },
       ],
     });
   });

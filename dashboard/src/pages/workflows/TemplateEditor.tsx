@@ -1,5 +1,6 @@
 import { useState } from "react";
 import { Field } from "../../ui/Field";
+import { JsonTemplateField } from "./JsonTemplateField";
 import type { ChannelStep } from "./model";
 import { useFieldError } from "./save-errors";
 
@@ -26,6 +27,7 @@ const FIELDS: Record<ChannelStep["type"], TemplateField[]> = {
     { name: "body", label: "Body", multiline: true, required: true },
     { name: "imageUrl", label: "Image URL" },
     { name: "sound", label: "Sound" },
+    { name: "badge", label: "Badge", placeholder: "3, or {{ payload.unread }}" },
   ],
   chat: [{ name: "text", label: "Text", multiline: true, required: true }],
 };
@@ -122,6 +124,21 @@ export function TemplateEditor({ step, path, onChange }: { step: ChannelStep; pa
             onChange={(text) => setField(field.name, Boolean(field.required), text)}
           />
         ))}
+        {current === null && (step.type === "push" || step.type === "chat") ? (
+          <JsonTemplateField
+            key={step.id}
+            label={step.type === "push" ? "Data" : "Blocks"}
+            kind={step.type === "push" ? "object" : "array"}
+            path={`${path}.template.${step.type === "push" ? "data" : "blocks"}`}
+            value={step.type === "push" ? step.template.data : step.template.blocks}
+            onChange={(value) => {
+              const name = step.type === "push" ? "data" : "blocks";
+              const template: Template = { ...base, [name]: value };
+              if (value === undefined) delete template[name];
+              onChange({ ...step, template } as ChannelStep);
+            }}
+          />
+        ) : null}
       </div>
     </section>
   );

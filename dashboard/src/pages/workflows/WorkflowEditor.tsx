@@ -6,7 +6,7 @@ import { PageHeader } from "../../ui/PageHeader";
 import { ProblemView } from "../../ui/ProblemView";
 import { samplePayload } from "./describe";
 import { fieldGroups } from "./field-options";
-import { type Draft, EMPTY_DRAFT, parseObject, type Step, toDraft, toInput, type Workflow, type WorkflowInput } from "./model";
+import { type Draft, EMPTY_DRAFT, parseObject, replaceStep, type Step, toDraft, toInput, type Workflow, type WorkflowInput } from "./model";
 import { PayloadSchemaEditor } from "./PayloadSchemaEditor";
 import { PreviewPanel } from "./PreviewPanel";
 import { keepSamples, type Samples, samplesFor } from "./samples";
@@ -162,7 +162,7 @@ export function WorkflowEditor({ saved }: { saved: Workflow | null }) {
               step={step}
               index={selected}
               groups={groups}
-              onChange={(next) => setSteps(draft.steps.map((s, i) => (i === selected ? next : s)))}
+              onChange={(next) => setSteps(replaceStep(draft.steps, selected, next))}
             />
           ) : null}
         </div>

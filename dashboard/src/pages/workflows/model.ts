@@ -106,3 +106,24 @@ export function moveItem<T>(items: T[], from: number, to: number): T[] {
   if (item !== undefined) next.splice(to, 0, item);
   return next;
 }
+
+/** A condition with `steps.<from>.…` fields read as `steps.<to>.…`: a renamed step keeps the conditions on it. */
+export function renameStepRefs(condition: Condition, from: string, to: string): Condition {
+  if ("all" in condition) return { all: condition.all.map((c) => renameStepRefs(c, from, to)) };
+  if ("any" in condition) return { any: condition.any.map((c) => renameStepRefs(c, from, to)) };
+  if ("not" in condition) return { not: renameStepRefs(condition.not, from, to) };
+  const prefix = `steps.${from}.`;
+  return condition.field.startsWith(prefix) ? { ...condition, field: `steps.${to}.${condition.field.slice(prefix.length)}` } : condition;
+}
+
+/** Replaces the step at `index`; when its id changes to one no other step has, later conditions follow it. */
+export function replaceStep(steps: Step[], index: number, next: Step): Step[] {
+  const before = steps[index];
+  const renamed =
+    before && before.id !== next.id && next.id !== "" && !steps.some((s, i) => i !== index && (s.id === next.id || s.id === before.id));
+  return steps.map((s, i) => {
+    if (i === index) return next;
+    if (renamed && i > index && s.if) return { ...s, if: renameStepRefs(s.if, before.id, next.id) };
+    return s;
+  });
+}
