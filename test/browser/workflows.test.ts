@@ -9,6 +9,7 @@ let page: Page;
 
 const run = Date.now().toString(36);
 const KEY = `order-update-${run}`;
+const VARIABLE = `BRAND_${run.toUpperCase()}`;
 const SUBSCRIBER = {
   subscriberId: `wf-browser-${run}`,
   email: `ada-${run}@example.com`,
@@ -38,9 +39,11 @@ beforeAll(async () => {
   page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   page.setDefaultTimeout(10_000);
   expect((await api("POST", "/sub", SUBSCRIBER)).status).toBeLessThan(300);
+  expect((await api("POST", "/v1/variables", { key: VARIABLE, value: "Acme" })).status).toBe(201);
 });
 afterAll(async () => {
   await browser?.close();
+  if (CHROMIUM) await api("DELETE", `/v1/variables/${VARIABLE}`);
 });
 
 describe.skipIf(!CHROMIUM)("the Workflows pages", () => {
@@ -71,7 +74,9 @@ describe.skipIf(!CHROMIUM)("the Workflows pages", () => {
     const rule = sms.locator(".cond-leaf").first();
     // The payload schema's properties, the subscriber's fields and the earlier step are offered.
     const offered = await rule.getByLabel("Field", { exact: true }).locator("option").allTextContents();
-    expect(offered).toEqual(expect.arrayContaining(["payload.orderId", "payload.express", "subscriber.email", "steps.email.status"]));
+    expect(offered).toEqual(
+      expect.arrayContaining(["payload.orderId", "payload.express", "subscriber.email", `vars.${VARIABLE}`, "steps.email.status"]),
+    );
     await rule.getByLabel("Field", { exact: true }).selectOption("payload.express");
     await rule.getByLabel("Operator").selectOption("eq");
     await rule.getByLabel("Value").fill("true");
