@@ -8,6 +8,7 @@ import { useDebounced } from "./use-debounced";
 
 type PreviewStep = components["schemas"]["PreviewStep"];
 type PreviewSubscriber = components["schemas"]["PreviewSubscriber"];
+type DraftPreviewRequest = components["schemas"]["DraftPreviewRequest"];
 export const PREVIEW_DELAY_MS = 300;
 
 /**
@@ -35,16 +36,22 @@ export function PreviewPanel({
   const subscriber = parseObject(subscriberText, "subscriber");
   const request =
     payload.ok && subscriber.ok
-      ? JSON.stringify({
-          workflow: { key: workflowKey || undefined, name, steps },
+      ? // A string, so the debounce and the query key compare by value.
+        JSON.stringify({
+          workflow: {
+            key: workflowKey.slice(0, 64) || "draft",
+            name: name.slice(0, 256),
+            steps,
+          },
           payload: payload.value ?? {},
           subscriber: (subscriber.value ?? {}) as PreviewSubscriber,
-        })
+        } satisfies Partial<DraftPreviewRequest>)
       : null;
   const settled = useDebounced(request, PREVIEW_DELAY_MS);
   const preview = useQuery({
     queryKey: ["workflow-preview", settled],
-    queryFn: ({ signal }) => unwrap(api.POST("/v1/workflows/preview", { body: JSON.parse(settled ?? "{}"), signal })),
+    queryFn: ({ signal }) =>
+      unwrap(api.POST("/v1/workflows/preview", { body: JSON.parse(settled ?? "{}") as DraftPreviewRequest, signal })),
     enabled: settled !== null && steps.length > 0,
     placeholderData: keepPreviousData,
     retry: false,
