@@ -43,9 +43,11 @@ export function workflowsRepository(db: Db, environmentId: string) {
   /** The list's query, unrun: `list` runs it, and a test reads its plan. */
   const listQuery = (limit: number, after?: string, filter: WorkflowListFilter = {}) => {
     // A read only: the trigger path writes nothing for it, and an index makes it one seek per workflow.
+    // Spelt out: drizzle leaves a column unqualified here, and inside the subquery an unqualified
+    // environment_id would be the trigger's own, matching every environment.
     const lastTriggered = sql<
       number | null
-    >`(SELECT max(${triggers.acceptedAt}) FROM ${triggers} WHERE ${triggers.environmentId} = ${workflows.environmentId} AND ${triggers.workflowKey} = ${workflows.key})`;
+    >`(SELECT max(t.accepted_at) FROM triggers AS t WHERE t.environment_id = "workflows"."environment_id" AND t.workflow_key = "workflows"."key")`;
     const pattern = filter.q ? `%${filter.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : undefined;
     return db
       .select({ row: workflows, lastTriggered })
