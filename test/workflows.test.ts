@@ -1,7 +1,10 @@
+import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
+import { createDb } from "../src/db/client";
+import { workflowsRepository } from "../src/features/workflows/repository";
 import type { Workflow } from "../src/features/workflows/schemas";
-import { createEnvironment, unique, workflowBody } from "./factories";
-import { api, errorPaths, expectProblem } from "./request";
+import { createEnvironment, createWorkflow, trigger, unique, workflowBody } from "./factories";
+import { api, errorPaths, eventually, expectProblem } from "./request";
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 
@@ -178,6 +181,62 @@ describe("GET /v1/workflows", () => {
     const res = await api(own.key, "GET", "/v1/workflows");
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ data: [], nextCursor: null });
+  });
+
+  it("filters by key or name (case-insensitive, % and _ taken literally) and by active", async () => {
+    const own = await createEnvironment();
+    await api(own.key, "POST", "/v1/workflows", workflowBody({ key: "order-shipped", name: "Order shipped" }));
+    await api(own.key, "POST", "/v1/workflows", workflowBody({ key: "password-reset", name: "Reset 50% faster", active: false }));
+    await api(own.key, "POST", "/v1/workflows", workflowBody({ key: "welcome", name: "Welcome aboard" }));
+    type Page = { data: Workflow[]; nextCursor: string | null };
+    const keys = async (query: string) => (await api<Page>(own.key, "GET", `/v1/workflows?${query}`)).body.data.map((w) => w.key);
+    expect(await keys("q=ORDER")).toEqual(["order-shipped"]);
+    expect(await keys("q=aboard")).toEqual(["welcome"]);
+    expect(await keys(`q=${encodeURIComponent("50%")}`)).toEqual(["password-reset"]);
+    expect(await keys("q=_")).toEqual([]);
+    expect(await keys("active=false")).toEqual(["password-reset"]);
+    expect(await keys("active=true")).toEqual(["order-shipped", "welcome"]);
+    expect(await keys("active=true&q=e&limit=1")).toEqual(["order-shipped"]);
+  });
+
+  it("says when each workflow was last triggered, null when never", async () => {
+    const own = await createEnvironment();
+    const used = await createWorkflow(own.key, { key: "used" });
+    await createWorkflow(own.key, { key: "unused" });
+    // Another environment's trigger of the same key is not this one's.
+    const other = await createEnvironment();
+    await createWorkflow(other.key, { key: "unused" });
+    await trigger(other.key, { workflow: "unused", to: "s-1", payload: { orderId: "B-1" } });
+    const before = Date.now();
+    await trigger(own.key, { workflow: used.key, to: "s-1", payload: { orderId: "A-1" } });
+    type Page = { data: (Workflow & { lastTriggeredAt: string | null })[] };
+    const listed = await eventually(async () => {
+      const page = await api<Page>(own.key, "GET", "/v1/workflows");
+      return page.body.data.find((w) => w.key === "used")?.lastTriggeredAt ? page.body.data : null;
+    });
+    const at = Date.parse(listed.find((w) => w.key === "used")!.lastTriggeredAt!);
+    expect(at).toBeGreaterThanOrEqual(before - 1000);
+    expect(at).toBeLessThanOrEqual(Date.now());
+    expect(listed.find((w) => w.key === "unused")!.lastTriggeredAt).toBeNull();
+  });
+
+  it("reads lastTriggeredAt with an index seek per workflow, not a scan of the triggers", async () => {
+    const query = workflowsRepository(createDb(env.DB), "env_plan").listQuery(50, undefined, { q: "order", active: true }).toSQL();
+    const plan = await env.DB.prepare(`EXPLAIN QUERY PLAN ${query.sql}`)
+      .bind(...query.params)
+      .all<{ detail: string }>();
+    const details = plan.results.map((r) => r.detail);
+    expect(
+      details.some((d) =>
+        /^SEARCH t USING COVERING INDEX triggers_env_workflow_idx \(environment_id=\? AND workflow_key=\?\)/.test(d),
+      ),
+    ).toBe(true);
+    expect(details.some((d) => /^SCAN (t|triggers)\b/.test(d))).toBe(false);
+  });
+
+  it.each(["active=yes", "q="])("rejects %s with 422", async (query) => {
+    const problem = expectProblem(await call("GET", `/v1/workflows?${query}`), 422, "validation_failed");
+    expect(errorPaths(problem)).toContain(query.split("=")[0]);
   });
 
   it.each(["0", "101", "ten"])("rejects limit=%s with 422", async (limit) => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { PreviewResponse as PreviewBody } from "../../src/features/workflows/preview-schemas";
-import { api, expectProblem } from "../request";
+import { api, errorPaths, expectProblem } from "../request";
 import { createEnvironment, createWorkflow } from "../factories";
 
 const steps = [
@@ -210,5 +210,91 @@ describe("POST /v1/workflows/{key}/preview", () => {
     const { workflowKey } = await setup();
     const other = await createEnvironment();
     expectProblem(await api(other.key, "POST", `/v1/workflows/${workflowKey}/preview`, {}), 404, "workflow_not_found");
+  });
+});
+
+describe("POST /v1/workflows/preview", () => {
+  it("previews steps that are not saved, as a saved workflow's", async () => {
+    const { key } = await createEnvironment();
+    expect((await api(key, "POST", "/v1/variables", { key: "BRAND", value: "Clarion" })).status).toBe(201);
+    const res = await api<PreviewBody>(key, "POST", "/v1/workflows/preview", {
+      workflow: { steps },
+      payload: { orderId: "A-7", total: 150, note: "n" },
+      subscriber: { firstName: "Ada", locale: "de" },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.workflow).toBe("draft");
+    expect(res.body.steps.map((s) => [s.id, s.wouldRun])).toEqual([
+      ["email-1", true],
+      ["wait", true],
+      ["sms-1", false],
+    ]);
+    expect(res.body.steps[0]).toMatchObject({ locale: "de", content: { subject: "Bestellung A-7", html: "<p>n</p><p>Clarion</p>" } });
+  });
+
+  it("previews a half-written workflow: no key, an email without a body", async () => {
+    const { key } = await createEnvironment();
+    const res = await api<PreviewBody>(key, "POST", "/v1/workflows/preview", {
+      workflow: { steps: [{ id: "e", type: "email", template: { subject: "Hi {{ payload.name }}" } }] },
+      payload: { name: "Ada" },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.steps[0]?.content).toEqual({ subject: "Hi Ada" });
+  });
+
+  it("shows a step that is not valid yet on its own card and still previews the others", async () => {
+    const { key } = await createEnvironment();
+    const res = await api<PreviewBody>(key, "POST", "/v1/workflows/preview", {
+      workflow: {
+        steps: [
+          { id: "mail", type: "email", template: { subject: "" } },
+          { id: "text", type: "sms", if: { field: "steps.mail.status", op: "exists" }, template: { body: "Hi {{ payload.name }}" } },
+        ],
+      },
+      payload: { name: "Ada" },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.steps[0]).toEqual({
+      id: "mail",
+      type: "email",
+      condition: null,
+      wouldRun: false,
+      assumedStatus: "skipped",
+      locale: null,
+      error: { code: "invalid_step", message: expect.stringContaining("template.subject") },
+    });
+    // Left out of the run: the later step does not see it.
+    expect(res.body.steps[1]).toMatchObject({ id: "text", wouldRun: false, content: { body: "Hi Ada" } });
+  });
+
+  it("refuses conditions nested deeper than a saved workflow may, on the step's card", async () => {
+    const { key } = await createEnvironment();
+    let condition: unknown = { field: "payload.a", op: "exists" };
+    for (let i = 0; i < 11; i++) condition = { not: condition };
+    const res = await api<PreviewBody>(key, "POST", "/v1/workflows/preview", {
+      workflow: { steps: [{ id: "s", type: "sms", if: condition, template: { body: "b" } }] },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.steps[0]?.error).toEqual({ code: "invalid_step", message: expect.stringContaining("nest at most") });
+  });
+
+  it.each([
+    ["a step that is not an object", { steps: ["email"] }, "workflow.steps.0"],
+    [
+      "more than 30 steps",
+      { steps: Array.from({ length: 31 }, (_, i) => ({ id: `s${i}`, type: "sms", template: { body: "b" } })) },
+      "workflow.steps",
+    ],
+  ])("refuses %s with 422", async (_what, workflow, path) => {
+    const { key } = await createEnvironment();
+    const problem = expectProblem(await api(key, "POST", "/v1/workflows/preview", { workflow }), 422, "validation_failed");
+    expect(errorPaths(problem)).toContain(path);
+  });
+
+  it("requires the workflow's steps", async () => {
+    const { key } = await createEnvironment();
+    expect(errorPaths(expectProblem(await api(key, "POST", "/v1/workflows/preview", { payload: {} }), 422, "validation_failed"))).toContain(
+      "workflow",
+    );
   });
 });

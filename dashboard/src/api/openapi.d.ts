@@ -8049,6 +8049,10 @@ export interface paths {
                     limit?: number;
                     /** @description The `nextCursor` of the previous page. */
                     cursor?: string;
+                    /** @description Only workflows whose key or name contains this (case-insensitive). */
+                    q?: string;
+                    /** @description Only active (`true`) or inactive (`false`) workflows. */
+                    active?: "true" | "false";
                 };
                 header?: never;
                 path?: never;
@@ -8056,7 +8060,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description A page of workflows by key */
+                /** @description A page of workflows by key, with when each was last triggered */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -8858,6 +8862,220 @@ export interface paths {
                             status?: 404;
                             /** @enum {string} */
                             code?: "environment_not_found" | "workflow_not_found";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `idempotency_key_in_flight` */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 409;
+                            /** @enum {string} */
+                            code?: "idempotency_key_in_flight";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `payload_too_large` */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 413;
+                            /** @enum {string} */
+                            code?: "payload_too_large";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `unsupported_media_type` */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 415;
+                            /** @enum {string} */
+                            code?: "unsupported_media_type";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `validation_failed` or `idempotency_key_mismatch` */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 422;
+                            /** @enum {string} */
+                            code?: "validation_failed" | "idempotency_key_mismatch";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `rate_limited` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 429;
+                            /** @enum {string} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/workflows/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Preview an unsaved workflow
+         * @description As the preview of a saved workflow, for steps given in the body: what an editor shows before anything is saved. A step that is not valid yet gets an `invalid_step` error on its own card instead of failing the request. Nothing is stored or sent.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes a retry safe (IETF draft-ietf-httpapi-idempotency-key-header): the first answer is kept 24 hours per environment and replayed to the same request; the same key with another request gets 422 `idempotency_key_mismatch`, and while the first is running, 409 `idempotency_key_in_flight`. 1 to 255 printable ASCII characters. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "workflow": {
+                     *         "steps": [
+                     *           {
+                     *             "id": "email",
+                     *             "type": "email",
+                     *             "template": {
+                     *               "subject": "Order {{ payload.orderId }} has shipped",
+                     *               "html": "<p>Hi {{ subscriber.firstName }}, your order is on its way.</p>"
+                     *             }
+                     *           },
+                     *           {
+                     *             "id": "wait",
+                     *             "type": "delay",
+                     *             "for": "PT1H"
+                     *           },
+                     *           {
+                     *             "id": "sms",
+                     *             "type": "sms",
+                     *             "if": {
+                     *               "field": "steps.email.status",
+                     *               "op": "ne",
+                     *               "value": "opened"
+                     *             },
+                     *             "template": {
+                     *               "body": "Order {{ payload.orderId }} has shipped."
+                     *             }
+                     *           }
+                     *         ]
+                     *       },
+                     *       "payload": {
+                     *         "orderId": "A-1001"
+                     *       },
+                     *       "subscriber": {
+                     *         "firstName": "Ada",
+                     *         "email": "ada@example.com",
+                     *         "locale": "en-GB"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DraftPreviewRequest"];
+                };
+            };
+            responses: {
+                /** @description Each step's condition and content */
+                200: {
+                    headers: {
+                        "Idempotency-Replay": components["headers"]["IdempotencyReplay"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PreviewResponse"];
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `malformed_json` or `invalid_idempotency_key` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 400;
+                            /** @enum {string} */
+                            code?: "malformed_json" | "invalid_idempotency_key";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `unauthorized` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 401;
+                            /** @enum {string} */
+                            code?: "unauthorized";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `forbidden` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 403;
+                            /** @enum {string} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `environment_not_found` */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 404;
+                            /** @enum {string} */
+                            code?: "environment_not_found";
                         };
                     };
                 };
@@ -12581,8 +12799,15 @@ export interface components {
             steps: components["schemas"]["Step"][];
         };
         WorkflowList: {
-            data: components["schemas"]["Workflow"][];
+            data: components["schemas"]["WorkflowSummary"][];
             nextCursor: string | null;
+        };
+        WorkflowSummary: components["schemas"]["Workflow"] & {
+            /**
+             * Format: date-time
+             * @description When a trigger of this workflow was last recorded (moments after its 202); null when never.
+             */
+            lastTriggeredAt: string | null;
         };
         PreviewResponse: {
             workflow: string;
@@ -12609,9 +12834,10 @@ export interface components {
             content?: {
                 [key: string]: unknown;
             };
+            /** @description `invalid_step` only in the preview of an unsaved workflow: the step is not valid yet and was left out. */
             error?: {
                 /** @enum {string} */
-                code: "template_error";
+                code: "template_error" | "invalid_step";
                 message: string;
             };
         };
@@ -12670,6 +12896,44 @@ export interface components {
             data?: {
                 [key: string]: unknown;
             } | null;
+        };
+        DraftPreviewRequest: {
+            /** @default {} */
+            payload: {
+                [key: string]: unknown;
+            };
+            subscriber?: components["schemas"]["PreviewSubscriber"];
+            /** @default null */
+            actor: string | components["schemas"]["PreviewSubscriber"] | null;
+            /**
+             * @description Assumed outcomes of earlier steps, as `steps.<id>.status` reads them. A step not named here counts as `sent`, or `skipped` when its condition is false for the sample.
+             * @default {}
+             * @example {
+             *       "mail": {
+             *         "status": "failed"
+             *       }
+             *     }
+             */
+            steps: {
+                [key: string]: {
+                    status: string;
+                    count?: number;
+                };
+            };
+            /** @description As in a trigger: applied over the rendered content. */
+            overrides?: {
+                [key: string]: unknown;
+            };
+            workflow: components["schemas"]["DraftWorkflow"];
+        };
+        DraftWorkflow: {
+            /** @default draft */
+            key: string;
+            /** @default  */
+            name: string;
+            steps: {
+                [key: string]: unknown;
+            }[];
         };
         Variable: {
             id: string;

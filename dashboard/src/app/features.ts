@@ -5,7 +5,8 @@ import { subscribers } from "../pages/subscribers/feature";
 import { suppressions } from "../pages/suppressions/feature";
 import { topics } from "../pages/topics/feature";
 import { variables } from "../pages/variables/feature";
+import { workflows } from "../pages/workflows/feature";
 import type { Feature } from "./feature";
 
-/** The dashboard's areas, in the navigation's order. */
-export const FEATURES: Feature[] = [activity, subscribers, topics, integrations, variables, suppressions, environments];
+/** The dashboard's areas, in the navigation's order; the first is where signing in lands. */
+export const FEATURES: Feature[] = [workflows, activity, subscribers, topics, integrations, variables, suppressions, environments];

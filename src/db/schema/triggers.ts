@@ -22,7 +22,7 @@ export const triggers = sqliteTable(
   (t) => [
     uniqueIndex("triggers_env_txn_uq").on(t.environmentId, t.transactionId),
     index("triggers_env_accepted_idx").on(t.environmentId, t.acceptedAt),
-    // GET /v1/triggers?workflow=: one workflow's triggers, newest first.
+    // GET /v1/triggers?workflow= (newest first) and the workflow list's "last triggered" (one seek, max over the last column).
     index("triggers_env_workflow_idx").on(t.environmentId, t.workflowKey, t.acceptedAt),
   ],
 );

@@ -65,6 +65,11 @@ export const REQUEST_EXAMPLES: Record<string, unknown> = {
     subscriber: { firstName: "Ada", email: "ada@example.com", locale: "en-GB" },
     steps: { email: { status: "sent" } },
   },
+  "POST /v1/workflows/preview": {
+    workflow: { steps: workflow.steps },
+    payload: { orderId: "A-1001" },
+    subscriber: { firstName: "Ada", email: "ada@example.com", locale: "en-GB" },
+  },
   "POST /v1/variables": { key: "SUPPORT_EMAIL", value: "support@example.com", secret: false },
   "PUT /v1/variables/{key}": { value: "help@example.com" },
   "PUT /v1/subscribers/{subscriberId}/preferences": {

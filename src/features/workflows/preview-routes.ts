@@ -2,8 +2,8 @@ import { createDb } from "../../db/client";
 import { ApiError } from "../../lib/errors";
 import { apiRoute, createRouter, json, security } from "../../lib/openapi";
 import { loadPreviewVariables } from "../../db/queries/variables";
-import { previewWorkflow } from "./preview";
-import { PreviewRequest, PreviewResponse } from "./preview-schemas";
+import { previewDraft, previewWorkflow } from "./preview";
+import { DraftPreviewRequest, PreviewRequest, PreviewResponse } from "./preview-schemas";
 import { workflowsRepository } from "./repository";
 import { WorkflowKeyParam } from "./schemas";
 
@@ -30,5 +30,24 @@ previewRoutes.openapi(
     const [workflow, vars] = await Promise.all([workflowsRepository(db, environmentId).find(key), loadPreviewVariables(db, environmentId)]);
     if (!workflow) throw new ApiError("workflow_not_found", `No workflow with key "${key}" in this environment.`);
     return c.json(previewWorkflow(workflow, input, vars, new Date()), 200);
+  },
+);
+
+previewRoutes.openapi(
+  apiRoute({
+    method: "post",
+    path: "/v1/workflows/preview",
+    tags: ["Workflows"],
+    summary: "Preview an unsaved workflow",
+    description:
+      "As the preview of a saved workflow, for steps given in the body: what an editor shows before anything is saved. A step that is not valid yet gets an `invalid_step` error on its own card instead of failing the request. Nothing is stored or sent.",
+    security,
+    request: { body: { required: true, content: json(DraftPreviewRequest) } },
+    responses: { 200: { description: "Each step's condition and content", content: json(PreviewResponse) } },
+  }),
+  async (c) => {
+    const { workflow, ...input } = c.req.valid("json");
+    const vars = await loadPreviewVariables(createDb(c.env.DB), c.get("environmentId"));
+    return c.json(previewDraft(workflow, input, vars, new Date()), 200);
   },
 );

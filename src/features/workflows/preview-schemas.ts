@@ -28,6 +28,24 @@ export const PreviewRequest = z
   .openapi("PreviewRequest");
 export type PreviewRequest = z.infer<typeof PreviewRequest>;
 
+/**
+ * A workflow being edited and not saved yet: only what a preview reads. Lenient on purpose: no key
+ * rules, and each step is checked on its own, so a half-written step shows its problem on its own
+ * card while the others still render.
+ */
+export const DraftWorkflow = z
+  .object({
+    key: z.string().max(64).default("draft"),
+    name: z.string().max(256).default(""),
+    steps: z.array(z.record(z.string(), z.unknown()).openapi({ description: "A step as in a workflow (see Step)." })).max(30),
+  })
+  .strict()
+  .openapi("DraftWorkflow");
+export type DraftWorkflow = z.infer<typeof DraftWorkflow>;
+
+export const DraftPreviewRequest = PreviewRequest.extend({ workflow: DraftWorkflow }).strict().openapi("DraftPreviewRequest");
+export type DraftPreviewRequest = z.infer<typeof DraftPreviewRequest>;
+
 export const PreviewConditionLeaf = z
   .object({
     field: z.string(),
@@ -56,7 +74,10 @@ export const PreviewStep = z
       .record(z.string(), z.unknown())
       .optional()
       .openapi({ description: "Channel steps: the rendered content, overrides applied. Secret variables are masked." }),
-    error: z.object({ code: z.literal("template_error"), message: z.string() }).optional(),
+    error: z
+      .object({ code: z.enum(["template_error", "invalid_step"]), message: z.string() })
+      .optional()
+      .openapi({ description: "`invalid_step` only in the preview of an unsaved workflow: the step is not valid yet and was left out." }),
   })
   .openapi("PreviewStep");
 export type PreviewStep = z.infer<typeof PreviewStep>;

@@ -1,9 +1,11 @@
 import type { StepOutcomeView, TemplateContext } from "../../engine/content";
 import { explainCondition } from "../../engine/conditions";
 import { applyOverrides, renderChannel } from "../../engine/templates";
-import type { PreviewRequest, PreviewResponse, PreviewStep } from "./preview-schemas";
+import type { DraftWorkflow, PreviewRequest, PreviewResponse, PreviewStep } from "./preview-schemas";
 import type { Workflow } from "./schemas";
-import { isChannelStep, type Step } from "../../engine/steps";
+import { isChannelStep, Step } from "../../engine/steps";
+import { MAX_CONDITION_DEPTH } from "../../lib/json-limits";
+import { conditionDepth } from "./condition-depth";
 
 const actorView = (actor: PreviewRequest["actor"]): Record<string, unknown> | null =>
   typeof actor === "string" ? { subscriberId: actor } : actor;
@@ -54,5 +56,42 @@ export function previewWorkflow(
     earlier[step.id] = assumedOutcome(step, previewed.wouldRun, input);
     return previewed;
   });
+  return { workflow: workflow.key, steps };
+}
+
+type Checked = { ok: true; step: Step } | { ok: false; card: PreviewStep };
+
+function checkDraftStep(raw: Record<string, unknown>, index: number): Checked {
+  const parsed = Step.safeParse(raw);
+  const problem = !parsed.success
+    ? parsed.error.issues.map((issue) => `${issue.path.map(String).join(".") || "step"}: ${issue.message}`).join("; ")
+    : parsed.data.if && conditionDepth(parsed.data.if) > MAX_CONDITION_DEPTH
+      ? `if: conditions nest at most ${MAX_CONDITION_DEPTH} groups deep.`
+      : null;
+  if (parsed.success && problem === null) return { ok: true, step: parsed.data };
+  const text = (value: unknown, fallback: string) => (typeof value === "string" && value ? value : fallback);
+  return {
+    ok: false,
+    card: {
+      id: text(raw.id, `#${index + 1}`),
+      type: text(raw.type, "unknown"),
+      condition: null,
+      wouldRun: false,
+      assumedStatus: "skipped",
+      locale: null,
+      error: { code: "invalid_step", message: problem ?? "The step is not valid." },
+    },
+  };
+}
+
+/**
+ * The preview of an unsaved workflow: the valid steps as a saved workflow's, each invalid one as a
+ * card saying what is wrong with it (left out of the run, so later steps do not see it).
+ */
+export function previewDraft(workflow: DraftWorkflow, input: PreviewRequest, vars: Record<string, string>, now: Date): PreviewResponse {
+  const checked = workflow.steps.map(checkDraftStep);
+  const valid = checked.flatMap((c) => (c.ok ? [c.step] : []));
+  const previewed = previewWorkflow({ ...workflow, steps: valid }, input, vars, now).steps.values();
+  const steps = checked.map((c) => (c.ok ? previewed.next().value : c.card)).filter((s): s is PreviewStep => s !== undefined);
   return { workflow: workflow.key, steps };
 }

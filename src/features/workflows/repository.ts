@@ -1,12 +1,15 @@
-import { and, asc, eq, gt, inArray, isNull, lt, notExists, sql } from "drizzle-orm";
+import { and, asc, eq, gt, inArray, isNull, lt, notExists, or, sql } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { triggers, workflows } from "../../db/schema";
 import { newId } from "../../lib/ids";
 import { forgetGate } from "./gate-cache";
-import type { Workflow, WorkflowInput } from "./schemas";
+import type { Workflow, WorkflowInput, WorkflowListFilter, WorkflowSummary } from "./schemas";
 import { keysetPage } from "../../lib/pagination";
 
 type Row = typeof workflows.$inferSelect;
+
+/** LIKE with `\\` as its escape, so a search for `50%` or `a_b` matches those characters. */
+const likeEscaped = (column: typeof workflows.key | typeof workflows.name, pattern: string) => sql`${column} LIKE ${pattern} ESCAPE '\\'`;
 
 const toWorkflow = (row: Row): Workflow => ({
   id: row.id,
@@ -37,21 +40,50 @@ export function workflowsRepository(db: Db, environmentId: string) {
     steps: input.steps,
   });
 
+  /** The list's query, unrun: `list` runs it, and a test reads its plan. */
+  const listQuery = (limit: number, after?: string, filter: WorkflowListFilter = {}) => {
+    // A read only: the trigger path writes nothing for it, and an index makes it one seek per workflow.
+    // Spelt out: drizzle leaves a column unqualified here, and inside the subquery an unqualified
+    // environment_id would be the trigger's own, matching every environment.
+    const lastTriggered = sql<
+      number | null
+    >`(SELECT max(t.accepted_at) FROM triggers AS t WHERE t.environment_id = "workflows"."environment_id" AND t.workflow_key = "workflows"."key")`;
+    const pattern = filter.q ? `%${filter.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : undefined;
+    return db
+      .select({ row: workflows, lastTriggered })
+      .from(workflows)
+      .where(
+        and(
+          live,
+          after ? gt(workflows.key, after) : undefined,
+          filter.active === undefined ? undefined : eq(workflows.active, filter.active),
+          pattern ? or(likeEscaped(workflows.key, pattern), likeEscaped(workflows.name, pattern)) : undefined,
+        ),
+      )
+      .orderBy(asc(workflows.key))
+      .limit(limit + 1);
+  };
+
   return {
     async find(key: string): Promise<Workflow | null> {
       const [row] = await db.select().from(workflows).where(byKey(key)).limit(1);
       return row ? toWorkflow(row) : null;
     },
 
-    async list(limit: number, after?: string): Promise<{ data: Workflow[]; nextCursor: string | null }> {
-      const rows = await db
-        .select()
-        .from(workflows)
-        .where(and(live, after ? gt(workflows.key, after) : undefined))
-        .orderBy(asc(workflows.key))
-        .limit(limit + 1);
-      const page = keysetPage(rows, limit, (last) => last.key);
-      return { data: page.rows.map(toWorkflow), nextCursor: page.nextCursor };
+    listQuery,
+
+    async list(
+      limit: number,
+      after?: string,
+      filter: WorkflowListFilter = {},
+    ): Promise<{ data: WorkflowSummary[]; nextCursor: string | null }> {
+      const rows = await listQuery(limit, after, filter);
+      const page = keysetPage(rows, limit, (last) => last.row.key);
+      const data = page.rows.map(({ row, lastTriggered: at }) => ({
+        ...toWorkflow(row),
+        lastTriggeredAt: at === null ? null : new Date(at).toISOString(),
+      }));
+      return { data, nextCursor: page.nextCursor };
     },
 
     /** Returns null when the key is already taken. */

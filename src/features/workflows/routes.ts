@@ -40,11 +40,11 @@ workflowsRoutes.openapi(
     summary: "List workflows",
     security,
     request: { query: WorkflowPageQuery },
-    responses: { 200: { description: "A page of workflows by key", content: json(WorkflowList) } },
+    responses: { 200: { description: "A page of workflows by key, with when each was last triggered", content: json(WorkflowList) } },
   }),
   async (c) => {
-    const { limit, cursor } = c.req.valid("query");
-    return c.json(await repo(c).list(limit, cursor), 200);
+    const { limit, cursor, q, active } = c.req.valid("query");
+    return c.json(await repo(c).list(limit, cursor, { q, active }), 200);
   },
 );
 

@@ -93,7 +93,30 @@ export const WorkflowKeyParam = z.object({
   key: z.string().openapi({ param: { name: "key", in: "path" }, example: "order-shipped" }),
 });
 
-export const WorkflowList = pageOf(Workflow).openapi("WorkflowList");
+/** A workflow as the list shows it: with when it was last triggered. */
+export const WorkflowSummary = Workflow.extend({
+  lastTriggeredAt: z.iso
+    .datetime()
+    .nullable()
+    .openapi({ description: "When a trigger of this workflow was last recorded (moments after its 202); null when never." }),
+}).openapi("WorkflowSummary");
+export type WorkflowSummary = z.infer<typeof WorkflowSummary>;
+
+export const WorkflowList = pageOf(WorkflowSummary).openapi("WorkflowList");
 export type WorkflowList = z.infer<typeof WorkflowList>;
 
-export const WorkflowPageQuery = pageQuery(100);
+export const WorkflowPageQuery = pageQuery(100).extend({
+  q: z
+    .string()
+    .trim()
+    .min(1)
+    .max(256)
+    .optional()
+    .openapi({ description: "Only workflows whose key or name contains this (case-insensitive)." }),
+  active: z
+    .enum(["true", "false"])
+    .transform((value) => value === "true")
+    .optional()
+    .openapi({ description: "Only active (`true`) or inactive (`false`) workflows." }),
+});
+export type WorkflowListFilter = { q?: string; active?: boolean };

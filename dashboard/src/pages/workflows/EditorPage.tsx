@@ -1,0 +1,31 @@
+import { useQuery } from "@tanstack/react-query";
+import { useParams } from "react-router";
+import { api, unwrap } from "../../api/client";
+import { Loading } from "../../ui/Loading";
+import { PageHeader } from "../../ui/PageHeader";
+import { ProblemView } from "../../ui/ProblemView";
+import { WorkflowEditor } from "./WorkflowEditor";
+import "./workflows.css";
+
+/** /workflows/new and /workflows/:key: loads the workflow, then hands it to the editor. */
+export function EditorPage() {
+  const { key } = useParams();
+  const workflow = useQuery({
+    queryKey: ["workflow", key],
+    queryFn: () => unwrap(api.GET("/v1/workflows/{key}", { params: { path: { key: key ?? "" } } })),
+    enabled: key !== undefined,
+    // The editor holds its own draft: a refetch on focus must not look like someone else's change.
+    refetchOnWindowFocus: false,
+    staleTime: Number.POSITIVE_INFINITY,
+  });
+  if (key === undefined) return <WorkflowEditor key="new" saved={null} />;
+  if (workflow.error)
+    return (
+      <>
+        <PageHeader title={key} />
+        <ProblemView error={workflow.error} />
+      </>
+    );
+  if (!workflow.data) return <Loading what="the workflow" />;
+  return <WorkflowEditor key={workflow.data.id} saved={workflow.data} />;
+}

@@ -1,0 +1,35 @@
+import { Field } from "../../ui/Field";
+import { parseObject } from "./model";
+import { useFieldError } from "./save-errors";
+
+const STARTER = { type: "object", required: ["orderId"], properties: { orderId: { type: "string" }, express: { type: "boolean" } } };
+
+/** The JSON Schema every trigger's payload must satisfy; its properties are offered to conditions. */
+export function PayloadSchemaEditor({ text, onChange }: { text: string; onChange: (text: string) => void }) {
+  const parsed = parseObject(text, "payload schema");
+  const serverError = useFieldError("payloadSchema");
+  return (
+    <section className="card" aria-label="Payload schema">
+      <h2>Payload schema</h2>
+      <Field
+        label="JSON Schema"
+        error={parsed.ok ? serverError : parsed.message}
+        hint="Optional. Triggers whose payload does not match it are refused with 422; its properties are offered to conditions."
+      >
+        <textarea
+          className="code"
+          rows={Math.min(16, Math.max(4, text.split("\n").length))}
+          spellCheck={false}
+          value={text}
+          placeholder='{ "type": "object", "properties": { "orderId": { "type": "string" } } }'
+          onChange={(e) => onChange(e.target.value)}
+        />
+      </Field>
+      {text.trim() ? null : (
+        <button type="button" onClick={() => onChange(JSON.stringify(STARTER, null, 2))}>
+          Start from an example
+        </button>
+      )}
+    </section>
+  );
+}

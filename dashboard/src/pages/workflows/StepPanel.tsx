@@ -1,0 +1,67 @@
+import { Field } from "../../ui/Field";
+import { ConditionBuilder } from "./ConditionBuilder";
+import type { FieldGroup } from "./field-options";
+import { isChannelStep, type Step } from "./model";
+import { useFieldError, useOwnError } from "./save-errors";
+import { TemplateEditor } from "./TemplateEditor";
+import { TimingFields } from "./TimingFields";
+
+/** One step's settings: its id and name, what its type needs, its condition and, for a channel, its template. */
+export function StepPanel({
+  step,
+  index,
+  groups,
+  onChange,
+}: {
+  step: Step;
+  index: number;
+  groups: FieldGroup[];
+  onChange: (step: Step) => void;
+}) {
+  const path = `steps.${index}`;
+  const idError = useFieldError(`${path}.id`);
+  const nameError = useFieldError(`${path}.name`);
+  const own = useOwnError(path);
+  return (
+    <section className="card step-panel" aria-label={`Step ${step.id}`} data-step-panel={step.id}>
+      <h2>
+        Step {index + 1}: <span className="step-type">{step.type}</span>
+      </h2>
+      {own ? (
+        <p className="field-error" role="alert">
+          {own}
+        </p>
+      ) : null}
+      <div className="row">
+        <Field label="Step id" error={idError} hint="Later conditions read it as steps.<id>.status">
+          <input value={step.id} spellCheck={false} onChange={(e) => onChange({ ...step, id: e.target.value.trim() })} />
+        </Field>
+        <Field label="Step name" error={nameError}>
+          <input value={step.name ?? ""} onChange={(e) => onChange({ ...step, name: e.target.value || undefined })} />
+        </Field>
+      </div>
+      {step.type === "delay" || step.type === "digest" || step.type === "throttle" ? (
+        <TimingFields step={step} path={path} onChange={onChange} />
+      ) : null}
+      <ConditionBuilder value={step.if} path={`${path}.if`} groups={groups} onChange={(next) => onChange({ ...step, if: next })} />
+      {isChannelStep(step) ? <TemplateEditor step={step} path={path} onChange={onChange} /> : null}
+      {step.type === "email" ? (
+        <fieldset className="tracking">
+          <legend>Tracking</legend>
+          {(["opens", "clicks"] as const).map((what) => (
+            <label key={what}>
+              <input
+                type="checkbox"
+                checked={step.tracking?.[what] ?? false}
+                onChange={(e) =>
+                  onChange({ ...step, tracking: { opens: false, clicks: false, ...step.tracking, [what]: e.target.checked } })
+                }
+              />{" "}
+              {what}
+            </label>
+          ))}
+        </fieldset>
+      ) : null}
+    </section>
+  );
+}

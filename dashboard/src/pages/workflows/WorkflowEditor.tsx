@@ -1,0 +1,186 @@
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useEffect, useState } from "react";
+import { useNavigate } from "react-router";
+import { api, unwrap } from "../../api/client";
+import { PageHeader } from "../../ui/PageHeader";
+import { ProblemView } from "../../ui/ProblemView";
+import { samplePayload } from "./describe";
+import { fieldGroups } from "./field-options";
+import { type Draft, EMPTY_DRAFT, parseObject, replaceStep, type Step, toDraft, toInput, type Workflow, type WorkflowInput } from "./model";
+import { PayloadSchemaEditor } from "./PayloadSchemaEditor";
+import { PreviewPanel } from "./PreviewPanel";
+import { keepSamples, type Samples, samplesFor } from "./samples";
+import { SaveErrorsProvider } from "./save-errors";
+import { SendTest } from "./SendTest";
+import { SettingsCard } from "./SettingsCard";
+import { StepList } from "./StepList";
+import { StepPanel } from "./StepPanel";
+
+const inputOf = (wf: Workflow, patch: Partial<WorkflowInput> = {}): WorkflowInput => ({
+  key: wf.key,
+  name: wf.name,
+  description: wf.description,
+  active: wf.active,
+  critical: wf.critical,
+  tags: wf.tags,
+  payloadSchema: wf.payloadSchema,
+  steps: wf.steps,
+  ...patch,
+});
+
+/** The whole editor: settings, payload schema, steps and the selected step on one side; preview and test send on the other. */
+export function WorkflowEditor({ saved }: { saved: Workflow | null }) {
+  const queryClient = useQueryClient();
+  const navigate = useNavigate();
+  const [draft, setDraft] = useState<Draft>(() => (saved ? toDraft(saved) : EMPTY_DRAFT));
+  const [selected, setSelected] = useState(0);
+  const schema = parseObject(draft.payloadSchemaText, "payload schema");
+  const [samples, setSamplesState] = useState<Samples>(() => samplesFor(saved?.key ?? "", saved?.payloadSchema ?? null));
+  const setSamples = (next: Samples) => {
+    setSamplesState(next);
+    keepSamples(saved?.key ?? "", next);
+  };
+  const variables = useQuery({
+    queryKey: ["variables", "keys"],
+    queryFn: () => unwrap(api.GET("/v1/variables", { params: { query: { limit: 100 } } })),
+  });
+
+  const stored = (wf: Workflow) => {
+    queryClient.setQueryData(["workflow", wf.key], wf);
+    void queryClient.invalidateQueries({ queryKey: ["workflows"] });
+  };
+  const save = useMutation({
+    mutationFn: (input: WorkflowInput) =>
+      saved
+        ? unwrap(api.PUT("/v1/workflows/{key}", { params: { path: { key: saved.key } }, body: input }))
+        : unwrap(api.POST("/v1/workflows", { body: input })),
+    onSuccess: (wf) => {
+      stored(wf);
+      setDraft(toDraft(wf));
+      keepSamples(wf.key, samples);
+      if (wf.key !== saved?.key) navigate(`/workflows/${encodeURIComponent(wf.key)}`, { replace: true });
+    },
+  });
+  const toggle = useMutation({
+    mutationFn: (wf: Workflow) =>
+      unwrap(api.PUT("/v1/workflows/{key}", { params: { path: { key: wf.key } }, body: inputOf(wf, { active: !wf.active }) })),
+    onSuccess: (wf) => {
+      stored(wf);
+      setDraft((d) => ({ ...d, active: wf.active }));
+    },
+  });
+  const remove = useMutation({
+    mutationFn: (wf: Workflow) => unwrap(api.DELETE("/v1/workflows/{key}", { params: { path: { key: wf.key } } })),
+    onSuccess: () => {
+      void queryClient.invalidateQueries({ queryKey: ["workflows"] });
+      navigate("/workflows");
+    },
+  });
+
+  const patch = (change: Partial<Draft>) => setDraft((d) => ({ ...d, ...change }));
+  const setSteps = (steps: Step[], select = selected) => {
+    patch({ steps });
+    setSelected(Math.max(0, select));
+  };
+  // A sample nobody has edited follows the schema: each property appears in it as the schema gains it.
+  const changeSchema = (payloadSchemaText: string) => {
+    const before = parseObject(draft.payloadSchemaText, "payload schema");
+    const after = parseObject(payloadSchemaText, "payload schema");
+    patch({ payloadSchemaText });
+    if (before.ok && after.ok && samples.payload === JSON.stringify(samplePayload(before.value), null, 2)) {
+      setSamples({ ...samples, payload: JSON.stringify(samplePayload(after.value), null, 2) });
+    }
+  };
+  const unsaved = JSON.stringify(draft) !== JSON.stringify(saved ? toDraft(saved) : EMPTY_DRAFT);
+  // Leaving the page (reload, closing the tab) with unsaved changes asks first.
+  useEffect(() => {
+    if (!unsaved) return;
+    const warn = (event: BeforeUnloadEvent) => event.preventDefault();
+    window.addEventListener("beforeunload", warn);
+    return () => window.removeEventListener("beforeunload", warn);
+  }, [unsaved]);
+  const step = draft.steps[selected];
+  const groups = fieldGroups(schema.ok ? schema.value : null, variables.data?.data.map((v) => v.key) ?? [], draft.steps.slice(0, selected));
+
+  return (
+    <SaveErrorsProvider error={save.error}>
+      <PageHeader
+        title={
+          <>
+            {saved?.name || "New workflow"}{" "}
+            {saved ? (
+              <span className={`badge ${saved.active ? "ok" : ""}`} data-testid="workflow-status">
+                {saved.active ? "active" : "inactive"}
+              </span>
+            ) : null}
+            {unsaved ? <span className="badge warn">unsaved</span> : null}
+          </>
+        }
+      >
+        {saved ? (
+          <>
+            <button type="button" onClick={() => toggle.mutate(saved)} disabled={toggle.isPending}>
+              {saved.active ? "Deactivate" : "Activate"}
+            </button>
+            <button
+              type="button"
+              className="danger"
+              disabled={remove.isPending}
+              onClick={() => {
+                if (confirm(`Delete the workflow ${saved.key}? Triggers already accepted still run.`)) remove.mutate(saved);
+              }}
+            >
+              Delete
+            </button>
+          </>
+        ) : null}
+        <button
+          type="button"
+          className="primary"
+          disabled={save.isPending || !schema.ok}
+          title={schema.ok ? undefined : schema.message}
+          onClick={() => schema.ok && save.mutate(toInput(draft, schema.value))}
+        >
+          {save.isPending ? "Saving…" : saved ? "Save" : "Create"}
+        </button>
+      </PageHeader>
+      {save.error ? <ProblemView error={save.error} /> : null}
+      {toggle.error ? <ProblemView error={toggle.error} /> : null}
+      {remove.error ? <ProblemView error={remove.error} /> : null}
+      {save.isSuccess && !unsaved ? (
+        <p className="saved muted small" role="status">
+          Saved.
+        </p>
+      ) : null}
+      <div className="workflow-editor">
+        <div className="editor-main">
+          <SettingsCard draft={draft} onChange={patch} />
+          <PayloadSchemaEditor text={draft.payloadSchemaText} onChange={changeSchema} />
+          <StepList steps={draft.steps} selected={selected} onSelect={setSelected} onChange={setSteps} />
+          {step ? (
+            <StepPanel
+              step={step}
+              index={selected}
+              groups={groups}
+              onChange={(next) => setSteps(replaceStep(draft.steps, selected, next))}
+            />
+          ) : null}
+        </div>
+        <aside className="editor-side">
+          <PreviewPanel
+            workflowKey={draft.key}
+            name={draft.name}
+            steps={draft.steps}
+            payloadText={samples.payload}
+            subscriberText={samples.subscriber}
+            onPayload={(payload) => setSamples({ ...samples, payload })}
+            onSubscriber={(subscriber) => setSamples({ ...samples, subscriber })}
+          />
+          {saved ? (
+            <SendTest workflowKey={saved.key} active={saved.active} unsaved={unsaved} payloadText={samples.payload} defaultSubscriber="" />
+          ) : null}
+        </aside>
+      </div>
+    </SaveErrorsProvider>
+  );
+}

@@ -1,0 +1,36 @@
+// What a condition can test, offered by group: the payload schema's properties, the subscriber's
+// fields, the environment's variables, and the steps before this one.
+import type { Step } from "./model";
+
+export interface FieldGroup {
+  label: string;
+  fields: string[];
+}
+
+const SUBSCRIBER_FIELDS = ["subscriberId", "email", "phone", "firstName", "lastName", "locale", "timezone", "avatar", "data"];
+const MAX_DEPTH = 4;
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+
+/** Dotted paths of a JSON Schema's properties, nested objects included (`payload.order.total`). */
+export function schemaFields(schema: Record<string, unknown> | null, prefix = "payload", depth = 0): string[] {
+  if (!schema || depth >= MAX_DEPTH || !isObject(schema.properties)) return [];
+  return Object.entries(schema.properties).flatMap(([name, sub]) => {
+    const path = `${prefix}.${name}`;
+    return [path, ...(isObject(sub) ? schemaFields(sub, path, depth + 1) : [])];
+  });
+}
+
+export function fieldGroups(payloadSchema: Record<string, unknown> | null, variables: string[], earlier: Step[]): FieldGroup[] {
+  const groups: FieldGroup[] = [
+    { label: "Payload", fields: schemaFields(payloadSchema) },
+    { label: "Subscriber", fields: SUBSCRIBER_FIELDS.map((f) => `subscriber.${f}`) },
+    { label: "Actor", fields: ["actor.subscriberId"] },
+    { label: "Variables", fields: variables.map((key) => `vars.${key}`) },
+    {
+      label: "Earlier steps",
+      fields: earlier.flatMap((s) => (s.type === "digest" ? [`steps.${s.id}.status`, `steps.${s.id}.count`] : [`steps.${s.id}.status`])),
+    },
+  ];
+  return groups.filter((g) => g.fields.length > 0);
+}

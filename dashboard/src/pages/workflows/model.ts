@@ -1,0 +1,129 @@
+// The editor's view of a workflow: the API's own types (generated from its zod schemas), and the
+// small pure changes the editor makes to them.
+import type { components } from "../../api/openapi";
+
+export type Workflow = components["schemas"]["Workflow"];
+export type WorkflowInput = components["schemas"]["WorkflowInput"];
+export type Step = components["schemas"]["Step"];
+export type StepType = Step["type"];
+export type Condition = components["schemas"]["Condition"];
+export type Leaf = Extract<Condition, { op: unknown }>;
+export type Op = Leaf["op"];
+export type ChannelStep = Extract<Step, { type: "email" | "sms" | "push" | "chat" }>;
+
+export const CHANNEL_TYPES = ["email", "sms", "push", "chat"] as const;
+export const STEP_TYPES: StepType[] = [...CHANNEL_TYPES, "delay", "digest", "throttle"];
+export const isChannelStep = (step: Step): step is ChannelStep => (CHANNEL_TYPES as readonly string[]).includes(step.type);
+
+/** What the form edits: a workflow input with the payload schema as text, so invalid JSON can be typed and shown. */
+export interface Draft {
+  key: string;
+  name: string;
+  description: string;
+  active: boolean;
+  critical: boolean;
+  tags: string[];
+  payloadSchemaText: string;
+  steps: Step[];
+}
+
+export const EMPTY_DRAFT: Draft = {
+  key: "",
+  name: "",
+  description: "",
+  active: false,
+  critical: false,
+  tags: [],
+  payloadSchemaText: "",
+  steps: [],
+};
+
+export const toDraft = (wf: Workflow): Draft => ({
+  key: wf.key,
+  name: wf.name,
+  description: wf.description ?? "",
+  active: wf.active,
+  critical: wf.critical,
+  tags: wf.tags,
+  payloadSchemaText: wf.payloadSchema ? JSON.stringify(wf.payloadSchema, null, 2) : "",
+  steps: wf.steps,
+});
+
+export type Parsed<T> = { ok: true; value: T } | { ok: false; message: string };
+
+/** A JSON object typed by a person: empty means none; anything but an object is refused in words. */
+export function parseObject(text: string, what: string): Parsed<Record<string, unknown> | null> {
+  if (!text.trim()) return { ok: true, value: null };
+  try {
+    const value: unknown = JSON.parse(text);
+    if (typeof value !== "object" || value === null || Array.isArray(value))
+      return { ok: false, message: `The ${what} must be a JSON object.` };
+    return { ok: true, value: value as Record<string, unknown> };
+  } catch (error) {
+    return { ok: false, message: `The ${what} is not valid JSON: ${error instanceof Error ? error.message : String(error)}` };
+  }
+}
+
+export function toInput(draft: Draft, payloadSchema: Record<string, unknown> | null): WorkflowInput {
+  return {
+    key: draft.key.trim(),
+    name: draft.name.trim(),
+    description: draft.description.trim() || null,
+    active: draft.active,
+    critical: draft.critical,
+    tags: draft.tags,
+    payloadSchema,
+    steps: draft.steps,
+  };
+}
+
+/** A fresh step of a type, with an id not used yet (`email`, `email-2`, ...) and the fields its type requires. */
+export function newStep(type: StepType, taken: string[]): Step {
+  let id: string = type;
+  for (let n = 2; taken.includes(id); n++) id = `${type}-${n}`;
+  switch (type) {
+    case "email":
+      return { id, type, template: { subject: "", html: "" } };
+    case "sms":
+      return { id, type, template: { body: "" } };
+    case "push":
+      return { id, type, template: { title: "", body: "" } };
+    case "chat":
+      return { id, type, template: { text: "" } };
+    case "delay":
+      return { id, type, for: "PT15M" };
+    case "digest":
+      return { id, type, window: "PT1H", mode: "fixed" };
+    case "throttle":
+      return { id, type, window: "PT1H", limit: 1 };
+  }
+}
+
+export function moveItem<T>(items: T[], from: number, to: number): T[] {
+  if (to < 0 || to >= items.length) return items;
+  const next = [...items];
+  const [item] = next.splice(from, 1);
+  if (item !== undefined) next.splice(to, 0, item);
+  return next;
+}
+
+/** A condition with `steps.<from>.…` fields read as `steps.<to>.…`: a renamed step keeps the conditions on it. */
+export function renameStepRefs(condition: Condition, from: string, to: string): Condition {
+  if ("all" in condition) return { all: condition.all.map((c) => renameStepRefs(c, from, to)) };
+  if ("any" in condition) return { any: condition.any.map((c) => renameStepRefs(c, from, to)) };
+  if ("not" in condition) return { not: renameStepRefs(condition.not, from, to) };
+  const prefix = `steps.${from}.`;
+  return condition.field.startsWith(prefix) ? { ...condition, field: `steps.${to}.${condition.field.slice(prefix.length)}` } : condition;
+}
+
+/** Replaces the step at `index`; when its id changes to one no other step has, later conditions follow it. */
+export function replaceStep(steps: Step[], index: number, next: Step): Step[] {
+  const before = steps[index];
+  const renamed =
+    before && before.id !== next.id && next.id !== "" && !steps.some((s, i) => i !== index && (s.id === next.id || s.id === before.id));
+  return steps.map((s, i) => {
+    if (i === index) return next;
+    if (renamed && i > index && s.if) return { ...s, if: renameStepRefs(s.if, before.id, next.id) };
+    return s;
+  });
+}
