@@ -227,9 +227,7 @@ describe("GET /v1/workflows", () => {
       .all<{ detail: string }>();
     const details = plan.results.map((r) => r.detail);
     expect(
-      details.some((d) =>
-        /^SEARCH t USING COVERING INDEX triggers_env_workflow_idx \(environment_id=\? AND workflow_key=\?\)/.test(d),
-      ),
+      details.some((d) => /^SEARCH t USING COVERING INDEX triggers_env_workflow_idx \(environment_id=\? AND workflow_key=\?\)/.test(d)),
     ).toBe(true);
     expect(details.some((d) => /^SCAN (t|triggers)\b/.test(d))).toBe(false);
   });
