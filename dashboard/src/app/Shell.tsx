@@ -1,6 +1,7 @@
-import { useState } from "react";
+import { Suspense, useState } from "react";
 import { NavLink, Outlet } from "react-router";
 import { useSession } from "../session/session";
+import { Loading } from "../ui/Loading";
 import { FEATURES } from "./features";
 
 /** Which environment every page works in: a choice for the admin credential, a fixed name for an environment's key. */
@@ -65,7 +66,9 @@ export function Shell() {
         </div>
       </header>
       <main className="page">
-        <Outlet />
+        <Suspense fallback={<Loading what="the page" />}>
+          <Outlet />
+        </Suspense>
       </main>
     </>
   );

@@ -1,7 +1,9 @@
 import type { Feature } from "../../app/feature";
-import { ActivityPage } from "./ActivityPage";
-import { MessagePage } from "./MessagePage";
-import { TriggerPage } from "./TriggerPage";
+import { lazyPage } from "../../app/lazy-page";
+
+const ActivityPage = lazyPage(() => import("./ActivityPage"), "ActivityPage");
+const MessagePage = lazyPage(() => import("./MessagePage"), "MessagePage");
+const TriggerPage = lazyPage(() => import("./TriggerPage"), "TriggerPage");
 
 export const activity: Feature = {
   nav: { label: "Activity", to: "/activity" },

@@ -1,6 +1,8 @@
 import type { Feature } from "../../app/feature";
-import { EnvironmentKeysPage } from "./EnvironmentKeysPage";
-import { EnvironmentsPage } from "./EnvironmentsPage";
+import { lazyPage } from "../../app/lazy-page";
+
+const EnvironmentKeysPage = lazyPage(() => import("./EnvironmentKeysPage"), "EnvironmentKeysPage");
+const EnvironmentsPage = lazyPage(() => import("./EnvironmentsPage"), "EnvironmentsPage");
 
 export const environments: Feature = {
   nav: { label: "Environments", to: "/environments" },

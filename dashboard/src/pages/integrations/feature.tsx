@@ -1,7 +1,9 @@
 import type { Feature } from "../../app/feature";
-import { IntegrationPage } from "./IntegrationPage";
-import { IntegrationsPage } from "./IntegrationsPage";
-import { NewIntegrationPage } from "./NewIntegrationPage";
+import { lazyPage } from "../../app/lazy-page";
+
+const IntegrationPage = lazyPage(() => import("./IntegrationPage"), "IntegrationPage");
+const IntegrationsPage = lazyPage(() => import("./IntegrationsPage"), "IntegrationsPage");
+const NewIntegrationPage = lazyPage(() => import("./NewIntegrationPage"), "NewIntegrationPage");
 
 export const integrations: Feature = {
   nav: { label: "Integrations", to: "/integrations" },

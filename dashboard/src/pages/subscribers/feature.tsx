@@ -1,6 +1,8 @@
 import type { Feature } from "../../app/feature";
-import { SubscriberPage } from "./SubscriberPage";
-import { SubscribersPage } from "./SubscribersPage";
+import { lazyPage } from "../../app/lazy-page";
+
+const SubscriberPage = lazyPage(() => import("./SubscriberPage"), "SubscriberPage");
+const SubscribersPage = lazyPage(() => import("./SubscribersPage"), "SubscribersPage");
 
 export const subscribers: Feature = {
   nav: { label: "Subscribers", to: "/subscribers" },

@@ -1,5 +1,7 @@
 import type { Feature } from "../../app/feature";
-import { SuppressionsPage } from "./SuppressionsPage";
+import { lazyPage } from "../../app/lazy-page";
+
+const SuppressionsPage = lazyPage(() => import("./SuppressionsPage"), "SuppressionsPage");
 
 export const suppressions: Feature = {
   nav: { label: "Suppressions", to: "/suppressions" },

@@ -1,6 +1,8 @@
 import type { Feature } from "../../app/feature";
-import { TopicPage } from "./TopicPage";
-import { TopicsPage } from "./TopicsPage";
+import { lazyPage } from "../../app/lazy-page";
+
+const TopicPage = lazyPage(() => import("./TopicPage"), "TopicPage");
+const TopicsPage = lazyPage(() => import("./TopicsPage"), "TopicsPage");
 
 export const topics: Feature = {
   nav: { label: "Topics", to: "/topics" },

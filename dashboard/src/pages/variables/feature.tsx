@@ -1,6 +1,8 @@
 import type { Feature } from "../../app/feature";
-import { VariablePage } from "./VariablePage";
-import { VariablesPage } from "./VariablesPage";
+import { lazyPage } from "../../app/lazy-page";
+
+const VariablePage = lazyPage(() => import("./VariablePage"), "VariablePage");
+const VariablesPage = lazyPage(() => import("./VariablesPage"), "VariablesPage");
 
 export const variables: Feature = {
   nav: { label: "Variables", to: "/variables" },

@@ -1,6 +1,8 @@
 import type { Feature } from "../../app/feature";
-import { EditorPage } from "./EditorPage";
-import { WorkflowsPage } from "./WorkflowsPage";
+import { lazyPage } from "../../app/lazy-page";
+
+const EditorPage = lazyPage(() => import("./EditorPage"), "EditorPage");
+const WorkflowsPage = lazyPage(() => import("./WorkflowsPage"), "WorkflowsPage");
 
 export const workflows: Feature = {
   nav: { label: "Workflows", to: "/workflows" },
