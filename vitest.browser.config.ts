@@ -13,6 +13,8 @@ export default defineConfig({
     // One Clarion and a few Chromium pages at a time: the machines this runs on are small.
     fileParallelism: false,
     testTimeout: 60_000,
+    // A page under a loaded machine takes more than a second to settle; polls wait up to 15 s.
+    expect: { poll: { timeout: 15_000 } },
     hookTimeout: 120_000,
   },
 });

@@ -164,7 +164,9 @@ describe.skipIf(!CHROMIUM)("the Activity pages", () => {
     expect(Number(await email.textContent())).toBeGreaterThanOrEqual(2);
     expect(await page.locator('[data-chart="sms"] canvas').count()).toBe(1);
     await screenshot(page, "activity-charts");
-    await page.getByLabel("provider").check();
+    // The choice lives in the address: the radio turns checked once the navigation re-renders it, not at the click.
+    await page.getByLabel("provider").click();
+    await expect.poll(() => page.getByLabel("provider").isChecked()).toBe(true);
     await page.locator('.stats-totals tr[data-group="sandbox-sms"]').waitFor();
     expect(new URL(page.url()).searchParams.get("groupBy")).toBe("provider");
   });

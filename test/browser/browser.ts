@@ -48,4 +48,14 @@ export async function api<T>(method: string, path: string, body?: unknown, key =
 }
 
 /** Runs SQL on the running Clarion's local D1 database (for state the API cannot make, such as a bounce's suppression). */
-export const sql = (command: string): Promise<Record<string, unknown>[]> => localSql({ persistTo: inject("state") })(command);
+export async function sql(command: string): Promise<Record<string, unknown>[]> {
+  // The running Worker holds the same SQLite file: a write of ours can meet its lock (SQLITE_BUSY), so try again.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await localSql({ persistTo: inject("state") })(command);
+    } catch (error) {
+      if (attempt >= 5) throw error;
+      await new Promise((r) => setTimeout(r, 500 * attempt));
+    }
+  }
+}

@@ -6,6 +6,7 @@ import { ProblemView } from "../../ui/ProblemView";
 import { type Filters, triggerQuery } from "./filters";
 import { LIVE_INTERVAL, LiveIndicator } from "./live";
 import { formatTime, StatusBadge } from "./status";
+import { MoreButton } from "../../ui/MoreButton";
 
 /** Recent triggers matching the filters, newest first, asked for again every couple of seconds. */
 export function TriggersTable({ filters }: { filters: Filters }) {
@@ -65,11 +66,7 @@ export function TriggersTable({ filters }: { filters: Filters }) {
           </table>
         </div>
       )}
-      {list.hasNextPage ? (
-        <button type="button" onClick={() => list.fetchNextPage()} disabled={list.isFetchingNextPage}>
-          More
-        </button>
-      ) : null}
+      <MoreButton list={list} />
     </section>
   );
 }

@@ -1,3 +1,4 @@
+import { MoreButton } from "../../ui/MoreButton";
 import { useInfiniteQuery, useMutation, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { Link, useNavigate } from "react-router";
@@ -89,11 +90,7 @@ export function EnvironmentsPage() {
               </table>
             </div>
           )}
-          {list.hasNextPage ? (
-            <button type="button" onClick={() => list.fetchNextPage()} disabled={list.isFetchingNextPage}>
-              More
-            </button>
-          ) : null}
+          <MoreButton list={list} />
         </section>
         <form className="card" onSubmit={submit} aria-labelledby="new-environment-title">
           <h2 id="new-environment-title">New environment</h2>

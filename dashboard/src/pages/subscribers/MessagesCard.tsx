@@ -4,6 +4,7 @@ import { api, unwrap } from "../../api/client";
 import type { components } from "../../api/openapi";
 import { Loading } from "../../ui/Loading";
 import { ProblemView } from "../../ui/ProblemView";
+import { MoreButton } from "../../ui/MoreButton";
 
 type Status = components["schemas"]["Message"]["status"];
 
@@ -71,11 +72,7 @@ export function MessagesCard({ subscriberId }: { subscriberId: string }) {
           </table>
         </div>
       )}
-      {list.hasNextPage ? (
-        <button type="button" className="sub-more" onClick={() => list.fetchNextPage()} disabled={list.isFetchingNextPage}>
-          {list.isFetchingNextPage ? "Loading…" : "More messages"}
-        </button>
-      ) : null}
+      <MoreButton list={list} label="More messages" className="sub-more" />
     </section>
   );
 }

@@ -1,3 +1,4 @@
+import { MoreButton } from "../../ui/MoreButton";
 import { keepPreviousData, useInfiniteQuery } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
 import { Link, useSearchParams } from "react-router";
@@ -7,7 +8,7 @@ import { Loading } from "../../ui/Loading";
 import { PageHeader } from "../../ui/PageHeader";
 import { ProblemView } from "../../ui/ProblemView";
 import { fullName, searchFilter, subscriberPath } from "./search";
-import { useDebounced } from "./useDebounced";
+import { useDebounced } from "../../ui/use-debounced";
 import "./subscribers.css";
 
 const PAGE = 50;
@@ -17,7 +18,7 @@ export function SubscribersPage() {
   // The search lives in the address (?search=), so Back from a subscriber returns to the same list.
   const [params, setParams] = useSearchParams();
   const [search, setSearch] = useState(params.get("search") ?? "");
-  const settled = useDebounced(search).trim();
+  const settled = useDebounced(search, 300).trim();
   useEffect(() => {
     if (settled !== (params.get("search") ?? "")) setParams(settled ? { search: settled } : {}, { replace: true });
   }, [settled, params, setParams]);
@@ -77,11 +78,7 @@ export function SubscribersPage() {
           </table>
         </div>
       )}
-      {list.hasNextPage ? (
-        <button type="button" className="sub-more" onClick={() => list.fetchNextPage()} disabled={list.isFetchingNextPage}>
-          {list.isFetchingNextPage ? "Loading…" : "More"}
-        </button>
-      ) : null}
+      <MoreButton list={list} className="sub-more" />
     </>
   );
 }

@@ -5,6 +5,7 @@ import type { components } from "../../api/openapi";
 import { Loading } from "../../ui/Loading";
 import { PageHeader } from "../../ui/PageHeader";
 import { ProblemView } from "../../ui/ProblemView";
+import { MoreButton } from "../../ui/MoreButton";
 
 type Suppression = components["schemas"]["Suppression"];
 type Channel = Suppression["channel"];
@@ -97,11 +98,7 @@ export function SuppressionsPage() {
           </table>
         </div>
       )}
-      {list.hasNextPage ? (
-        <button type="button" onClick={() => list.fetchNextPage()} disabled={list.isFetchingNextPage}>
-          More
-        </button>
-      ) : null}
+      <MoreButton list={list} />
     </>
   );
 }

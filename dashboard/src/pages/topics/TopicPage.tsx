@@ -1,3 +1,4 @@
+import { MoreButton } from "../../ui/MoreButton";
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { Link, useNavigate, useParams } from "react-router";
@@ -281,11 +282,7 @@ function Members({ topicKey }: { topicKey: string }) {
           </table>
         </div>
       )}
-      {list.hasNextPage ? (
-        <button type="button" className="topic-more" onClick={() => list.fetchNextPage()} disabled={list.isFetchingNextPage}>
-          {list.isFetchingNextPage ? "Loading…" : "More members"}
-        </button>
-      ) : null}
+      <MoreButton list={list} label="More members" className="topic-more" />
     </section>
   );
 }

@@ -1,3 +1,4 @@
+import { MoreButton } from "../../ui/MoreButton";
 import { useInfiniteQuery, useMutation, useQueryClient } from "@tanstack/react-query";
 import { useForm } from "react-hook-form";
 import { Link, useNavigate } from "react-router";
@@ -58,11 +59,7 @@ export function TopicsPage() {
           </table>
         </div>
       )}
-      {list.hasNextPage ? (
-        <button type="button" className="topic-more" onClick={() => list.fetchNextPage()} disabled={list.isFetchingNextPage}>
-          {list.isFetchingNextPage ? "Loading…" : "More"}
-        </button>
-      ) : null}
+      <MoreButton list={list} className="topic-more" />
     </>
   );
 }

@@ -1,3 +1,4 @@
+import { MoreButton } from "../../ui/MoreButton";
 import { useInfiniteQuery, useMutation, useQueryClient } from "@tanstack/react-query";
 import { Link } from "react-router";
 import { api, unwrap } from "../../api/client";
@@ -93,11 +94,7 @@ export function VariablesPage() {
           </table>
         </div>
       )}
-      {list.hasNextPage ? (
-        <button type="button" onClick={() => list.fetchNextPage()} disabled={list.isFetchingNextPage}>
-          More
-        </button>
-      ) : null}
+      <MoreButton list={list} />
     </>
   );
 }

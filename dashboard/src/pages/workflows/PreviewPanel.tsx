@@ -4,7 +4,7 @@ import type { components } from "../../api/openapi";
 import { ProblemView } from "../../ui/ProblemView";
 import { describeCondition } from "./describe";
 import { parseObject, type Step } from "./model";
-import { useDebounced } from "./use-debounced";
+import { useDebounced } from "../../ui/use-debounced";
 
 type PreviewStep = components["schemas"]["PreviewStep"];
 type PreviewSubscriber = components["schemas"]["PreviewSubscriber"];

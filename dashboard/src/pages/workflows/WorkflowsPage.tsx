@@ -1,3 +1,4 @@
+import { MoreButton } from "../../ui/MoreButton";
 import { useInfiniteQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { Link } from "react-router";
@@ -5,7 +6,7 @@ import { api, unwrap } from "../../api/client";
 import { Loading } from "../../ui/Loading";
 import { PageHeader } from "../../ui/PageHeader";
 import { ProblemView } from "../../ui/ProblemView";
-import { useDebounced } from "./use-debounced";
+import { useDebounced } from "../../ui/use-debounced";
 import { ago } from "./when";
 import "./workflows.css";
 
@@ -90,11 +91,7 @@ export function WorkflowsPage() {
           </table>
         </div>
       )}
-      {list.hasNextPage ? (
-        <button type="button" onClick={() => list.fetchNextPage()} disabled={list.isFetchingNextPage}>
-          More
-        </button>
-      ) : null}
+      <MoreButton list={list} />
     </>
   );
 }
