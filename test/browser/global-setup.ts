@@ -21,7 +21,8 @@ declare module "vitest" {
 export async function setup(project: TestProject) {
   // Without Chromium the suites skip (see chromium.ts): no need to start anything.
   if (!findChromium()) return;
-  await run("vite", ["build", "--config", "dashboard/vite.config.ts", "--logLevel", "warn"]);
+  // vitest runs this with NODE_ENV=test; the dashboard under test is the production build users get.
+  await run("vite", ["build", "--config", "dashboard/vite.config.ts", "--logLevel", "warn"], { env: { NODE_ENV: "production" } });
   const pagesOrigin = `http://127.0.0.1:${await freePort()}`;
   stack = await startLocalStack({
     environments: ["development", "production"],

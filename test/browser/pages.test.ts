@@ -45,7 +45,7 @@ let stranger = "";
 beforeAll(async () => {
   if (!CHROMIUM) return;
   await run("vite", ["build", "--config", "dashboard/vite.config.ts", "--mode", "pages", "--logLevel", "warn"], {
-    env: { VITE_API_URL: base(), DASHBOARD_BASE: "/", DASHBOARD_OUT_DIR: out },
+    env: { NODE_ENV: "production", VITE_API_URL: base(), DASHBOARD_BASE: "/", DASHBOARD_OUT_DIR: out },
   });
   servers.push(await servePages(out, Number(new URL(inject("pagesOrigin")).port)));
   const port = await freePort();

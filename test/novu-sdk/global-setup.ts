@@ -17,7 +17,7 @@ declare module "vitest" {
 export async function setup(project: TestProject) {
   // wrangler serves the built dashboard as assets and refuses to start without it (`npm test` builds it first).
   if (!existsSync(join(ROOT, "dashboard/dist/index.html"))) {
-    await run("vite", ["build", "--config", "dashboard/vite.config.ts", "--logLevel", "warn"]);
+    await run("vite", ["build", "--config", "dashboard/vite.config.ts", "--logLevel", "warn"], { env: { NODE_ENV: "production" } });
   }
   stack = await startLocalStack({ environments: ["development"], label: "novu sdk tests" });
   project.provide("novuBase", stack.base);
