@@ -26,7 +26,11 @@ export async function launch(): Promise<Browser> {
 }
 
 /** Saves a full-page screenshot under test/browser/__screenshots__ (git-ignored) for a reviewer. */
-export const screenshot = (page: Page, name: string) => page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+export async function screenshot(page: Page, name: string): Promise<void> {
+  // From the top: a full-page capture of a scrolled page draws the sticky header across its middle.
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+}
 
 /** Opens the dashboard at `path` (below /dashboard/) and signs in with `credential` (the development key by default). */
 export async function signIn(page: Page, path = "/", credential = inject("apiKey")): Promise<void> {
