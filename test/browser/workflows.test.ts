@@ -319,3 +319,26 @@ describe.skipIf(!CHROMIUM)("the workflow editor's flow steps and nested conditio
     });
   });
 });
+
+describe.skipIf(!CHROMIUM)("leaving the workflow editor", () => {
+  it("asks before unsaved changes are left behind, and stays when told to", async () => {
+    await page.goto(`${base()}/dashboard/workflows/${KEY}`);
+    const name = page.getByLabel("Name", { exact: true });
+    await name.waitFor();
+    await name.fill("Changed, not saved");
+    const asked: string[] = [];
+    page.once("dialog", (dialog) => {
+      asked.push(dialog.message());
+      void dialog.dismiss();
+    });
+    await page.getByRole("link", { name: "Activity" }).click();
+    await expect.poll(() => asked.length).toBe(1);
+    expect(asked[0]).toContain("unsaved changes");
+    expect(new URL(page.url()).pathname).toBe(`/dashboard/workflows/${KEY}`);
+    expect(await name.inputValue()).toBe("Changed, not saved");
+
+    page.once("dialog", (dialog) => void dialog.accept());
+    await page.getByRole("link", { name: "Activity" }).click();
+    await page.waitForURL(/\/dashboard\/activity/);
+  });
+});

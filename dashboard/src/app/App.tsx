@@ -1,6 +1,6 @@
 import { QueryCache, QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { type ReactNode, useEffect, useState } from "react";
-import { BrowserRouter, Navigate, Route, Routes } from "react-router";
+import { createBrowserRouter, Navigate, RouterProvider } from "react-router";
 import { ApiError } from "../api/problem";
 import { SessionProvider, useSession } from "../session/session";
 import { SignIn } from "../session/SignIn";
@@ -38,34 +38,55 @@ function EnvironmentScope({ children }: { children: ReactNode }) {
   return <QueryClientProvider client={client}>{children}</QueryClientProvider>;
 }
 
-function Signed() {
+/** Signed in, the shell in the chosen environment; otherwise the sign-in form, whatever the address. */
+function Gate() {
   const { who, checked, environment } = useSession();
   if (!checked) return <Loading what="your session" />;
   if (!who) return <SignIn />;
-  const first = FEATURES[0]?.nav.to;
   return (
     <EnvironmentScope key={environment}>
-      <Routes>
-        <Route element={<Shell />}>
-          <Route index element={first ? <Navigate to={first} replace /> : <NotFound />} />
-          {FEATURES.filter((feature) => !feature.adminOnly || who.kind === "admin")
-            .flatMap((feature) => feature.routes)
-            .map((route) => (
-              <Route key={route.path} path={route.path} element={route.element} />
-            ))}
-          <Route path="*" element={<NotFound />} />
-        </Route>
-      </Routes>
+      <Shell />
     </EnvironmentScope>
   );
 }
 
+function AdminOnly({ children }: { children: ReactNode }) {
+  const { who } = useSession();
+  return who?.kind === "admin" ? children : <NotFound />;
+}
+
+function Landing() {
+  const first = FEATURES[0]?.nav.to;
+  return first ? <Navigate to={first} replace /> : <NotFound />;
+}
+
+/**
+ * A data router, so a page can hold a navigation back (the workflow editor asks before unsaved
+ * changes are left behind). The session and the shell wrap every route.
+ */
+const router = createBrowserRouter(
+  [
+    {
+      element: (
+        <SessionProvider>
+          <Gate />
+        </SessionProvider>
+      ),
+      children: [
+        { index: true, element: <Landing /> },
+        ...FEATURES.flatMap((feature) =>
+          feature.routes.map((route) => ({
+            path: route.path,
+            element: feature.adminOnly ? <AdminOnly>{route.element}</AdminOnly> : route.element,
+          })),
+        ),
+        { path: "*", element: <NotFound /> },
+      ],
+    },
+  ],
+  { basename: import.meta.env.BASE_URL.replace(/\/$/, "") },
+);
+
 export function App() {
-  return (
-    <BrowserRouter basename={import.meta.env.BASE_URL.replace(/\/$/, "")}>
-      <SessionProvider>
-        <Signed />
-      </SessionProvider>
-    </BrowserRouter>
-  );
+  return <RouterProvider router={router} />;
 }

@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useEffect, useState } from "react";
-import { useNavigate } from "react-router";
+import { useEffect, useRef, useState } from "react";
+import { useBlocker, useNavigate } from "react-router";
 import { api, unwrap } from "../../api/client";
 import { PageHeader } from "../../ui/PageHeader";
 import { ProblemView } from "../../ui/ProblemView";
@@ -32,6 +32,12 @@ const inputOf = (wf: Workflow, patch: Partial<WorkflowInput> = {}): WorkflowInpu
 export function WorkflowEditor({ saved }: { saved: Workflow | null }) {
   const queryClient = useQueryClient();
   const navigate = useNavigate();
+  const leaving = useRef(false);
+  // Arrived at the saved workflow's own address: guard again.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: runs when the stored key changes
+  useEffect(() => {
+    leaving.current = false;
+  }, [saved?.key]);
   const [draft, setDraft] = useState<Draft>(() => (saved ? toDraft(saved) : EMPTY_DRAFT));
   const [selected, setSelected] = useState(0);
   const schema = parseObject(draft.payloadSchemaText, "payload schema");
@@ -58,7 +64,10 @@ export function WorkflowEditor({ saved }: { saved: Workflow | null }) {
       stored(wf);
       setDraft(toDraft(wf));
       keepSamples(wf.key, samples);
-      if (wf.key !== saved?.key) navigate(`/workflows/${encodeURIComponent(wf.key)}`, { replace: true });
+      if (wf.key !== saved?.key) {
+        leaving.current = true;
+        navigate(`/workflows/${encodeURIComponent(wf.key)}`, { replace: true });
+      }
     },
   });
   const toggle = useMutation({
@@ -73,6 +82,7 @@ export function WorkflowEditor({ saved }: { saved: Workflow | null }) {
     mutationFn: (wf: Workflow) => unwrap(api.DELETE("/v1/workflows/{key}", { params: { path: { key: wf.key } } })),
     onSuccess: () => {
       void queryClient.invalidateQueries({ queryKey: ["workflows"] });
+      leaving.current = true;
       navigate("/workflows");
     },
   });
@@ -92,13 +102,23 @@ export function WorkflowEditor({ saved }: { saved: Workflow | null }) {
     }
   };
   const unsaved = JSON.stringify(draft) !== JSON.stringify(saved ? toDraft(saved) : EMPTY_DRAFT);
-  // Leaving the page (reload, closing the tab) with unsaved changes asks first.
+  // Leaving the page with unsaved changes asks first: a reload or closing the tab through the
+  // browser's own prompt, a link within the dashboard through ours. The editor's own moves (after a
+  // save or a delete) pass.
   useEffect(() => {
     if (!unsaved) return;
     const warn = (event: BeforeUnloadEvent) => event.preventDefault();
     window.addEventListener("beforeunload", warn);
     return () => window.removeEventListener("beforeunload", warn);
   }, [unsaved]);
+  const blocker = useBlocker(
+    ({ currentLocation, nextLocation }) => unsaved && !leaving.current && currentLocation.pathname !== nextLocation.pathname,
+  );
+  useEffect(() => {
+    if (blocker.state !== "blocked") return;
+    if (window.confirm("This workflow has unsaved changes. Leave without saving them?")) blocker.proceed();
+    else blocker.reset();
+  }, [blocker]);
   const step = draft.steps[selected];
   const groups = fieldGroups(schema.ok ? schema.value : null, variables.data?.data.map((v) => v.key) ?? [], draft.steps.slice(0, selected));
 
