@@ -51,14 +51,7 @@ function headersFile(policy: Record<string, readonly string[]>) {
   return `/*\n${headers.map((h) => `  ${h}`).join("\n")}\n`;
 }
 
-/**
- * A build is always React's production build: run from inside vitest (the browser tests' set-up),
- * NODE_ENV is "test", which would otherwise ship React's development code.
- */
-const production = { "process.env.NODE_ENV": JSON.stringify("production") };
-
-export default defineConfig(({ mode, command }) => {
-  const define = command === "build" ? production : undefined;
+export default defineConfig(({ mode }) => {
   if (mode === "pages") {
     const apiUrl = process.env.VITE_API_URL;
     if (!apiUrl) throw new Error("--mode pages needs VITE_API_URL: the API's address (npm run deploy:dashboard sets it)");
@@ -66,7 +59,6 @@ export default defineConfig(({ mode, command }) => {
     return {
       root: import.meta.dirname,
       base: process.env.DASHBOARD_BASE ?? "/",
-      define,
       build: { outDir, emptyOutDir: true },
       plugins: [react(), pagesAssets(outDir, apiUrl)],
     };
@@ -74,7 +66,6 @@ export default defineConfig(({ mode, command }) => {
   return {
     root: import.meta.dirname,
     base: process.env.DASHBOARD_BASE ?? "/dashboard/",
-    define,
     build: { outDir: "dist/dashboard", emptyOutDir: true },
     plugins: [react(), workerAssets()],
   };

@@ -4,7 +4,7 @@ import { join, relative } from "node:path";
 import { parseArgs } from "node:util";
 import { deployDashboard, PAGES_OUT_DIR } from "./deploy/dashboard.mjs";
 import { wranglerRunner } from "./deploy/wrangler.mjs";
-import { run } from "./lib.mjs";
+import { buildDashboard } from "./lib.mjs";
 
 const { values } = parseArgs({
   options: {
@@ -40,7 +40,7 @@ try {
     },
     read: (path) => (existsSync(path) ? readFileSync(path, "utf8") : null),
     list: filesUnder,
-    build: (env) => run("vite", ["build", "--config", "dashboard/vite.config.ts", "--mode", "pages", "--logLevel", "warn"], { env }),
+    build: (env) => buildDashboard(["--mode", "pages"], env),
     log: (line) => console.log(line),
   });
 } catch (error) {

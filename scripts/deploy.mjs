@@ -4,7 +4,7 @@ import { dirname } from "node:path";
 import { parseArgs } from "node:util";
 import { deploy } from "./deploy/deploy.mjs";
 import { wranglerRunner } from "./deploy/wrangler.mjs";
-import { run } from "./lib.mjs";
+import { buildDashboard } from "./lib.mjs";
 
 const { values } = parseArgs({
   options: {
@@ -37,7 +37,7 @@ try {
     wrangler: wranglerRunner(),
     options: { dryRun: values["dry-run"], url: values.url?.replace(/\/+$/, ""), name: values.name, database: values.database },
     files,
-    build: () => run("vite", ["build", "--config", "dashboard/vite.config.ts", "--logLevel", "warn"]),
+    build: () => buildDashboard(),
     log: (line) => console.log(line),
   });
 } catch (error) {

@@ -20,3 +20,15 @@ export function run(command, args, options = {}) {
     child.on("exit", (code) => (code === 0 ? resolve(out) : reject(new Error(`${command} ${args.join(" ")} exited with ${code}`))));
   });
 }
+
+/**
+ * Builds the dashboard (`args` adds vite options such as `--mode pages`). Always React's production
+ * build: a caller running under another NODE_ENV (vitest sets "test") would otherwise ship React's
+ * development code.
+ * @param {string[]} [args]
+ * @param {Record<string, string>} [env]
+ */
+export const buildDashboard = (args = [], env = {}) =>
+  run("vite", ["build", "--config", "dashboard/vite.config.ts", "--logLevel", "warn", ...args], {
+    env: { ...env, NODE_ENV: "production" },
+  });

@@ -8,7 +8,7 @@ import {
   localSql,
   newEncryptionKey,
 } from "./bootstrap.mjs";
-import { LOCAL_LEDGER_SHARDS, run } from "./lib.mjs";
+import { buildDashboard, LOCAL_LEDGER_SHARDS, run } from "./lib.mjs";
 import { ownRegistry } from "./registry.mjs";
 
 const HOST = "127.0.0.1";
@@ -20,7 +20,7 @@ if (!existsSync(".dev.vars")) {
   console.log("created .dev.vars with a local ENCRYPTION_KEY");
 }
 
-await run("vite", ["build", "--config", "dashboard/vite.config.ts", "--logLevel", "warn"]);
+await buildDashboard();
 await applyMigrations();
 
 const sql = localSql();

@@ -3,7 +3,7 @@
 // SDKs against our adapters, in Node), Novu's SDKs against a local Clarion, and the dashboard in a real browser.
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { run } from "./lib.mjs";
+import { buildDashboard, run } from "./lib.mjs";
 import { ownRegistry } from "./registry.mjs";
 
 // The tests' runtime gets its own dev registry too, so a running `npm start` never takes its jobs.
@@ -27,7 +27,7 @@ await ensureSdks("test/novu-sdk", "Novu's SDKs for the compatibility suite");
 await run("biome", ["check"]);
 // The dashboard's client types must match the routes (`npm run openapi` rewrites them).
 await run("node", ["scripts/openapi-types.mjs", "--check"]);
-await run("vite", ["build", "--config", "dashboard/vite.config.ts", "--logLevel", "warn"]);
+await buildDashboard();
 await run("tsc", ["-p", "."]);
 await run("tsc", ["-p", "tsconfig.node.json"]);
 await run("tsc", ["-p", "dashboard/tsconfig.json"]);

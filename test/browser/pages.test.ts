@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { extname, join, normalize } from "node:path";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { run } from "../../scripts/lib.mjs";
+import { buildDashboard } from "../../scripts/lib.mjs";
 import { freePort } from "../local-stack";
 import { base, CHROMIUM, launch, screenshot } from "./browser";
 
@@ -44,9 +44,7 @@ let stranger = "";
 
 beforeAll(async () => {
   if (!CHROMIUM) return;
-  await run("vite", ["build", "--config", "dashboard/vite.config.ts", "--mode", "pages", "--logLevel", "warn"], {
-    env: { NODE_ENV: "production", VITE_API_URL: base(), DASHBOARD_BASE: "/", DASHBOARD_OUT_DIR: out },
-  });
+  await buildDashboard(["--mode", "pages"], { VITE_API_URL: base(), DASHBOARD_BASE: "/", DASHBOARD_OUT_DIR: out });
   servers.push(await servePages(out, Number(new URL(inject("pagesOrigin")).port)));
   const port = await freePort();
   servers.push(await servePages(out, port));

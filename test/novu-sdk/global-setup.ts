@@ -2,7 +2,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { TestProject } from "vitest/node";
-import { run } from "../../scripts/lib.mjs";
+import { buildDashboard } from "../../scripts/lib.mjs";
 import { type LocalStack, ROOT, startLocalStack } from "../local-stack";
 
 let stack: LocalStack | undefined;
@@ -17,7 +17,7 @@ declare module "vitest" {
 export async function setup(project: TestProject) {
   // wrangler serves the built dashboard as assets and refuses to start without it (`npm test` builds it first).
   if (!existsSync(join(ROOT, "dashboard/dist/index.html"))) {
-    await run("vite", ["build", "--config", "dashboard/vite.config.ts", "--logLevel", "warn"], { env: { NODE_ENV: "production" } });
+    await buildDashboard();
   }
   stack = await startLocalStack({ environments: ["development"], label: "novu sdk tests" });
   project.provide("novuBase", stack.base);
