@@ -1,10 +1,12 @@
-import { and, asc, count, eq, gt, inArray } from "drizzle-orm";
+import { and, asc, count, eq, gt, inArray, type SQL, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Db } from "../../db/client";
 import { chunk, rowsPerStatement, runBatch } from "../../db/batch";
 import { subscribers, topicMembers, topics } from "../../db/schema";
 import { newId } from "../../lib/ids";
 import type { Topic, TopicInput, TopicMember, TopicMembersAdded, TopicUpdate, TopicWithCount } from "./schemas";
+import { cappedCount, type KeysetWindow, keysetWindow } from "../../lib/keyset-window";
+import { containing } from "../../lib/like";
 import { keysetPage } from "../../lib/pagination";
 
 type Row = typeof topics.$inferSelect;
@@ -20,11 +22,23 @@ const toTopic = (row: Row): Topic => ({
 /** D1 allows 100 bound parameters; a delete binds the environment and topic besides the ids. */
 const IDS_PER_DELETE = 90;
 
+/** Novu's topic filters: `key` exact, `name` a part of the name (case-insensitive). */
+export interface TopicFilter {
+  key?: string;
+  name?: string;
+}
+
 /** Topics of one environment: the environment is fixed once, so no query can forget it. */
 export function topicsRepository(db: Db, environmentId: string) {
   const byKey = (key: string) => and(eq(topics.environmentId, environmentId), eq(topics.key, key));
   const membersOf = (key: string) => and(eq(topicMembers.environmentId, environmentId), eq(topicMembers.topicKey, key));
   const exists = (key: string) => db.select({ id: topics.id }).from(topics).where(byKey(key)).limit(1);
+  const matching = (f: TopicFilter): SQL | undefined =>
+    and(
+      eq(topics.environmentId, environmentId),
+      f.key ? eq(topics.key, f.key) : undefined,
+      f.name ? sql`${topics.name} LIKE ${containing(f.name)} ESCAPE '\\'` : undefined,
+    );
 
   return {
     /** The topic and its member count, in one round trip. */
@@ -46,6 +60,58 @@ export function topicsRepository(db: Db, environmentId: string) {
         .limit(limit + 1);
       const page = keysetPage(rows, limit, (last) => last.key);
       return { data: page.rows.map(toTopic), nextCursor: page.nextCursor };
+    },
+
+    /** A page by key either way from a key, with the capped count of all that match. */
+    async search(filter: TopicFilter, window: KeysetWindow) {
+      const w = keysetWindow(topics.key, window);
+      const where = matching(filter);
+      const [rows, counted] = await Promise.all([
+        db.select().from(topics).where(and(where, w.where)).orderBy(w.orderBy).limit(w.limit),
+        cappedCount(db, topics, where),
+      ]);
+      const page = w.page(rows, (row) => row.key);
+      return { ...page, rows: page.rows.map(toTopic), ...counted };
+    },
+
+    /** Page `page` (from 0) of `limit` by key: an `OFFSET` read, so it costs more the deeper the page. */
+    async atOffset(filter: TopicFilter, page: number, limit: number) {
+      const where = matching(filter);
+      const [rows, counted] = await Promise.all([
+        db
+          .select()
+          .from(topics)
+          .where(where)
+          .orderBy(asc(topics.key))
+          .limit(limit)
+          .offset(page * limit),
+        cappedCount(db, topics, where),
+      ]);
+      return { rows: rows.map(toTopic), ...counted };
+    },
+
+    /** A page of a topic's members either way from a subscriberId; null when the topic is unknown. */
+    async searchMembers(key: string, subscriberId: string | undefined, window: KeysetWindow) {
+      const w = keysetWindow(topicMembers.subscriberId, window);
+      const where = and(membersOf(key), subscriberId ? eq(topicMembers.subscriberId, subscriberId) : undefined);
+      const [found, rows, counted] = await Promise.all([
+        db.select().from(topics).where(byKey(key)).limit(1),
+        db
+          .select({ subscriberId: topicMembers.subscriberId, createdAt: topicMembers.createdAt, internalId: subscribers.id })
+          .from(topicMembers)
+          .innerJoin(
+            subscribers,
+            and(eq(subscribers.environmentId, topicMembers.environmentId), eq(subscribers.subscriberId, topicMembers.subscriberId)),
+          )
+          .where(and(where, w.where))
+          .orderBy(w.orderBy)
+          .limit(w.limit),
+        cappedCount(db, topicMembers, where),
+      ]);
+      const topic = found[0];
+      if (!topic) return null;
+      const page = w.page(rows, (row) => row.subscriberId);
+      return { topic: toTopic(topic), ...page, rows: page.rows.map((r) => ({ ...r, createdAt: r.createdAt.toISOString() })), ...counted };
     },
 
     /** Returns null when the key is already taken. */
