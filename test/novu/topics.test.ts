@@ -84,3 +84,18 @@ describe("PATCH /v1/topics/{key}", () => {
     expect((await novu(key, "PATCH", "/v1/topics/nothing", { name: "New" })).status).toBe(404);
   });
 });
+
+describe("PATCH /v2/topics/{key} (@novu/api topics.update)", () => {
+  it("renames, keeps the name without one, and 404s an unknown topic", async () => {
+    const { key } = await createEnvironment();
+    const topic = unique("t").toLowerCase();
+    await novu(key, "POST", "/v2/topics", { key: topic, name: "Old" });
+    expect(await novu(key, "PATCH", `/v2/topics/${topic}`, { name: "New", data: { a: 1 } })).toMatchObject({
+      status: 200,
+      body: { data: { key: topic, name: "New" } },
+    });
+    expect((await novu(key, "PATCH", `/v2/topics/${topic}`, {})).body).toMatchObject({ data: { name: "New" } });
+    expect((await api(key, "GET", `/v1/topics/${topic}`)).body).toMatchObject({ name: "New" });
+    expect(await novu(key, "PATCH", "/v2/topics/nothing", { name: "New" })).toMatchObject({ status: 404, body: { statusCode: 404 } });
+  });
+});
