@@ -214,6 +214,11 @@ describe("@novu/api topics", () => {
     expect(rest.result.next).toBeNull();
     const one = await novu.topics.subscriptions.list({ topicKey, subscriberId: members[1] });
     expect(one.result.data.map((s) => s.subscriber.subscriberId)).toEqual([members[1]]);
+    const second = unique("second");
+    await novu.topics.subscriptions.create({ subscriptions: [members[1]!] }, second);
+    const mine = await novu.subscribers.topics.list({ subscriberId: members[1]! });
+    expect(mine.result.totalCount).toBe(2);
+    expect(mine.result.data.map((s) => s.topic.key).sort()).toEqual([topicKey, second].sort());
   });
 });
 

@@ -126,6 +126,30 @@ describe("GET /v2/topics and /v2/topics/{key}/subscriptions (@novu/api topics.li
   });
 });
 
+describe("GET /v2/subscribers/{subscriberId}/subscriptions (@novu/api subscribers.topics.list)", () => {
+  it("lists the subscriber's topics by key, filters by key, and 404s an unknown subscriber", async () => {
+    const { key } = await createEnvironment();
+    for (const topic of ["s-b", "s-a", "s-c"]) await novu(key, "POST", `/v2/topics/${topic}/subscriptions`, { subscriptions: ["who"] });
+    await novu(key, "POST", "/v2/topics/s-d/subscriptions", { subscriptions: ["someone-else"] });
+    type Subs = CursorList<{ identifier: string; topic: { key: string; name: string }; subscriber: { _id: string; subscriberId: string } }>;
+    const first = await novu<Subs>(key, "GET", "/v2/subscribers/who/subscriptions?limit=2");
+    expect(first.body).toMatchObject({ totalCount: 3, next: "s-b", previous: null });
+    expect(first.body.data.map((s) => s.topic.key)).toEqual(["s-a", "s-b"]);
+    expect(first.body.data[0]).toMatchObject({
+      identifier: "s-a:who",
+      subscriber: { _id: expect.stringMatching(/^sub_/), subscriberId: "who" },
+    });
+    const rest = await novu<Subs>(key, "GET", `/v2/subscribers/who/subscriptions?limit=2&after=${first.body.next}`);
+    expect(rest.body).toMatchObject({ data: [{ topic: { key: "s-c" } }], next: null });
+    const one = await novu<Subs>(key, "GET", "/v2/subscribers/who/subscriptions?key=s-b");
+    expect(one.body.data.map((s) => s.topic.key)).toEqual(["s-b"]);
+    expect(await novu(key, "GET", "/v2/subscribers/nobody/subscriptions")).toMatchObject({
+      status: 404,
+      body: { code: "subscriber_not_found" },
+    });
+  });
+});
+
 describe("GET /v1/subscribers and /v1/topics for @novu/node (page numbers)", () => {
   it("pages subscribers from page 0 in Novu's shape", async () => {
     const { key, ids } = await withSubscribers(5);

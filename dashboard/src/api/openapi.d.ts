@@ -6731,6 +6731,131 @@ export interface paths {
         };
         trace?: never;
     };
+    "/v2/subscribers/{subscriberId}/subscriptions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a subscriber's topic subscriptions (Novu)
+         * @description One per topic the subscriber is a member of, by topic key; `key` keeps that topic only. `contextKeys` is ignored.
+         *
+         *     Part of the Novu compatibility layer: Novu's path, body and answer (`{ data }`), served by Clarion's own logic. Errors are problem documents, or Novu's error body (`statusCode`, `message`, `error`) when the client is a Novu SDK.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description The `next` of the previous page. */
+                    after?: string;
+                    /** @description The `previous` of the previous page. */
+                    before?: string;
+                    limit?: number;
+                    orderDirection?: "ASC" | "DESC";
+                    /** @description Accepted and ignored: lists are ordered by their key. */
+                    orderBy?: string;
+                    /** @description `true`: the item named by the cursor is on the page. */
+                    includeCursor?: "true" | "false";
+                    key?: string;
+                };
+                header?: never;
+                path: {
+                    subscriberId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page of subscriptions */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["NovuTopicSubscriptionList"];
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `unauthorized` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 401;
+                            /** @enum {string} */
+                            code?: "unauthorized";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `forbidden` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 403;
+                            /** @enum {string} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `environment_not_found` or `subscriber_not_found` */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 404;
+                            /** @enum {string} */
+                            code?: "environment_not_found" | "subscriber_not_found";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `validation_failed` */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 422;
+                            /** @enum {string} */
+                            code?: "validation_failed";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `rate_limited` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 429;
+                            /** @enum {string} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/trigger": {
         parameters: {
             query?: never;

@@ -12,7 +12,8 @@ import { scopedRepository } from "../../lib/scoped-repository";
 import { SubscriberCursor } from "../subscribers/cursor";
 import { subscribersRepository } from "../subscribers/repository";
 import { topicsRepository } from "../topics/repository";
-import { TopicKeyParam } from "../topics/schemas";
+import { SubscriberIdParam } from "../subscribers/preferences-schemas";
+import { type Topic, TopicKeyParam } from "../topics/schemas";
 import { novuRoute } from "./routing";
 import { NovuSubscriber, NovuTopic, toNovuSubscriber, toNovuTopic } from "./shapes";
 
@@ -126,6 +127,16 @@ const NovuTopicSubscription = z
   })
   .openapi("NovuTopicSubscription");
 
+const NovuTopicSubscriptionList = cursorList(NovuTopicSubscription).openapi("NovuTopicSubscriptionList");
+
+const subscription = (topic: Topic, subscriber: { _id: string; subscriberId: string }, createdAt: string) => ({
+  _id: `${topic.id}:${subscriber.subscriberId}`,
+  identifier: `${topic.key}:${subscriber.subscriberId}`,
+  createdAt,
+  topic: { _id: topic.id, key: topic.key, name: topic.name },
+  subscriber,
+});
+
 novuListsV2Routes.openapi(
   novuRoute({
     method: "get",
@@ -136,7 +147,7 @@ novuListsV2Routes.openapi(
     responses: {
       200: {
         description: "A page of subscriptions",
-        content: json(cursorList(NovuTopicSubscription).openapi("NovuTopicSubscriptionList")),
+        content: json(NovuTopicSubscriptionList),
       },
     },
     errors: ["topic_not_found"],
@@ -146,15 +157,35 @@ novuListsV2Routes.openapi(
     const { subscriberId, ...window } = c.req.valid("query");
     const page = await topicsRepo(c).searchMembers(key, subscriberId, windowOf(window));
     if (!page) throw notFound("topic_not_found", `topic with key "${key}"`);
-    const topic = { _id: page.topic.id, key: page.topic.key, name: page.topic.name };
     return c.json(
-      listOf(page, (m) => ({
-        _id: `${page.topic.id}:${m.subscriberId}`,
-        identifier: `${key}:${m.subscriberId}`,
-        createdAt: m.createdAt,
-        topic,
-        subscriber: { _id: m.internalId, subscriberId: m.subscriberId },
-      })),
+      listOf(page, (m) => subscription(page.topic, { _id: m.internalId, subscriberId: m.subscriberId }, m.createdAt)),
+      200,
+    );
+  },
+);
+
+novuListsV2Routes.openapi(
+  novuRoute({
+    method: "get",
+    path: "/v2/subscribers/{subscriberId}/subscriptions",
+    summary: "List a subscriber's topic subscriptions (Novu)",
+    description: "One per topic the subscriber is a member of, by topic key; `key` keeps that topic only. `contextKeys` is ignored.",
+    request: { params: SubscriberIdParam, query: windowQuery(text(128)).extend({ key: text(128) }) },
+    responses: {
+      200: {
+        description: "A page of subscriptions",
+        content: json(NovuTopicSubscriptionList),
+      },
+    },
+    errors: ["subscriber_not_found"],
+  }),
+  async (c) => {
+    const { subscriberId } = c.req.valid("param");
+    const { key, ...window } = c.req.valid("query");
+    const page = await topicsRepo(c).searchSubscriptions(subscriberId, key, windowOf(window));
+    if (!page) throw notFound("subscriber_not_found", `subscriber "${subscriberId}"`);
+    return c.json(
+      listOf(page, (s) => subscription(s.topic, { _id: page.internalId, subscriberId }, s.createdAt)),
       200,
     );
   },

@@ -114,6 +114,36 @@ export function topicsRepository(db: Db, environmentId: string) {
       return { topic: toTopic(topic), ...page, rows: page.rows.map((r) => ({ ...r, createdAt: r.createdAt.toISOString() })), ...counted };
     },
 
+    /** A page of one subscriber's topics by key either way; null when the subscriber is unknown. */
+    async searchSubscriptions(subscriberId: string, key: string | undefined, window: KeysetWindow) {
+      const w = keysetWindow(topicMembers.topicKey, window);
+      const where = and(
+        eq(topicMembers.environmentId, environmentId),
+        eq(topicMembers.subscriberId, subscriberId),
+        key ? eq(topicMembers.topicKey, key) : undefined,
+      );
+      const [found, rows, counted] = await Promise.all([
+        db
+          .select({ id: subscribers.id })
+          .from(subscribers)
+          .where(and(eq(subscribers.environmentId, environmentId), eq(subscribers.subscriberId, subscriberId)))
+          .limit(1),
+        db
+          .select({ topic: topics, createdAt: topicMembers.createdAt })
+          .from(topicMembers)
+          .innerJoin(topics, and(eq(topics.environmentId, topicMembers.environmentId), eq(topics.key, topicMembers.topicKey)))
+          .where(and(where, w.where))
+          .orderBy(w.orderBy)
+          .limit(w.limit),
+        cappedCount(db, topicMembers, where),
+      ]);
+      const subscriber = found[0];
+      if (!subscriber) return null;
+      const page = w.page(rows, (row) => row.topic.key);
+      const data = page.rows.map((r) => ({ topic: toTopic(r.topic), createdAt: r.createdAt.toISOString() }));
+      return { internalId: subscriber.id, ...page, rows: data, ...counted };
+    },
+
     /** Returns null when the key is already taken. */
     async create(input: TopicInput, now = new Date()): Promise<Topic | null> {
       const [row] = await db
