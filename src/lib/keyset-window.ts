@@ -50,15 +50,19 @@ export function keysetWindow(column: SQLiteColumn, w: KeysetWindow) {
 /** Counting stops here: a total over a whole environment would read every row. */
 export const TOTAL_COUNT_CAP = 50_000;
 
-/** How many rows match, counted up to `cap + 1` so the read stays bounded; `capped` when there are more than `cap`. */
-export async function cappedCount(db: Db, table: SQLiteTable, where: SQL | undefined, cap = TOTAL_COUNT_CAP) {
-  const matching = db
-    .select({ one: sql<number>`1`.as("one") })
-    .from(table)
-    .where(where)
-    .limit(cap + 1)
-    .as("matching");
-  const [row] = await db.select({ n: count() }).from(matching);
-  const n = row?.n ?? 0;
+/** A query counting the rows that match up to `cap + 1`, so the read stays bounded: batch it beside the page, then read it with `totalOf`. */
+export const countUpTo = (db: Db, table: SQLiteTable, where: SQL | undefined, cap = TOTAL_COUNT_CAP) =>
+  db.select({ n: count() }).from(
+    db
+      .select({ one: sql<number>`1`.as("one") })
+      .from(table)
+      .where(where)
+      .limit(cap + 1)
+      .as("matching"),
+  );
+
+/** Novu's total: the count up to `cap`, and whether there are more. */
+export function totalOf(counted: readonly { n: number }[], cap = TOTAL_COUNT_CAP) {
+  const n = counted[0]?.n ?? 0;
   return { totalCount: Math.min(n, cap), totalCountCapped: n > cap };
 }

@@ -3,7 +3,7 @@ import { chatAddressFrom } from "../../contract/recipients";
 import type { Db } from "../../db/client";
 import { subscriberChannels, subscribers, topicMembers } from "../../db/schema";
 import { chunk, runBatch } from "../../db/batch";
-import { cappedCount, type KeysetWindow, keysetWindow, type WindowPage } from "../../lib/keyset-window";
+import { countUpTo, type KeysetWindow, keysetWindow, totalOf, type WindowPage } from "../../lib/keyset-window";
 import { containing } from "../../lib/like";
 import { keysetPage } from "../../lib/pagination";
 import { maskString } from "../integrations/credentials";
@@ -129,18 +129,18 @@ export function subscribersRepository(db: Db, environmentId: string) {
       const decode = (cursor: string | undefined) => (cursor === undefined ? undefined : (decodeCursor(cursor) ?? undefined));
       const w = keysetWindow(subscribers.subscriberId, { ...window, after: decode(window.after), before: decode(window.before) });
       const where = matching(environmentId, filter);
-      const [rows, counted] = await Promise.all([
+      const [rows, counted] = await db.batch([
         db.select().from(subscribers).where(and(where, w.where)).orderBy(w.orderBy).limit(w.limit),
-        cappedCount(db, subscribers, where),
+        countUpTo(db, subscribers, where),
       ]);
       const page: WindowPage<Row> = w.page(rows, (row) => encodeCursor(row.subscriberId));
-      return { ...page, rows: await withChannels(page.rows), ...counted };
+      return { ...page, rows: await withChannels(page.rows), ...totalOf(counted) };
     },
 
     /** Page `page` (from 0) of `limit` by subscriberId: an `OFFSET` read, so it costs more the deeper the page. */
     async atOffset(filter: SubscriberFilter, page: number, limit: number) {
       const where = matching(environmentId, filter);
-      const [rows, counted] = await Promise.all([
+      const [rows, counted] = await db.batch([
         db
           .select()
           .from(subscribers)
@@ -148,9 +148,9 @@ export function subscribersRepository(db: Db, environmentId: string) {
           .orderBy(asc(subscribers.subscriberId))
           .limit(limit + 1)
           .offset(page * limit),
-        cappedCount(db, subscribers, where),
+        countUpTo(db, subscribers, where),
       ]);
-      return { rows: await withChannels(rows.slice(0, limit)), hasMore: rows.length > limit, ...counted };
+      return { rows: await withChannels(rows.slice(0, limit)), hasMore: rows.length > limit, ...totalOf(counted) };
     },
 
     async find(subscriberId: string): Promise<SubscriberDetail | null> {

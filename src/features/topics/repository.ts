@@ -5,7 +5,7 @@ import { chunk, rowsPerStatement, runBatch } from "../../db/batch";
 import { subscribers, topicMembers, topics } from "../../db/schema";
 import { newId } from "../../lib/ids";
 import type { Topic, TopicInput, TopicMember, TopicMembersAdded, TopicUpdate, TopicWithCount } from "./schemas";
-import { cappedCount, type KeysetWindow, keysetWindow } from "../../lib/keyset-window";
+import { countUpTo, type KeysetWindow, keysetWindow, totalOf } from "../../lib/keyset-window";
 import { containing } from "../../lib/like";
 import { keysetPage } from "../../lib/pagination";
 
@@ -66,18 +66,18 @@ export function topicsRepository(db: Db, environmentId: string) {
     async search(filter: TopicFilter, window: KeysetWindow) {
       const w = keysetWindow(topics.key, window);
       const where = matching(filter);
-      const [rows, counted] = await Promise.all([
+      const [rows, counted] = await db.batch([
         db.select().from(topics).where(and(where, w.where)).orderBy(w.orderBy).limit(w.limit),
-        cappedCount(db, topics, where),
+        countUpTo(db, topics, where),
       ]);
       const page = w.page(rows, (row) => row.key);
-      return { ...page, rows: page.rows.map(toTopic), ...counted };
+      return { ...page, rows: page.rows.map(toTopic), ...totalOf(counted) };
     },
 
     /** Page `page` (from 0) of `limit` by key: an `OFFSET` read, so it costs more the deeper the page. */
     async atOffset(filter: TopicFilter, page: number, limit: number) {
       const where = matching(filter);
-      const [rows, counted] = await Promise.all([
+      const [rows, counted] = await db.batch([
         db
           .select()
           .from(topics)
@@ -85,16 +85,16 @@ export function topicsRepository(db: Db, environmentId: string) {
           .orderBy(asc(topics.key))
           .limit(limit)
           .offset(page * limit),
-        cappedCount(db, topics, where),
+        countUpTo(db, topics, where),
       ]);
-      return { rows: rows.map(toTopic), ...counted };
+      return { rows: rows.map(toTopic), ...totalOf(counted) };
     },
 
     /** A page of a topic's members either way from a subscriberId; null when the topic is unknown. */
     async searchMembers(key: string, subscriberId: string | undefined, window: KeysetWindow) {
       const w = keysetWindow(topicMembers.subscriberId, window);
       const where = and(membersOf(key), subscriberId ? eq(topicMembers.subscriberId, subscriberId) : undefined);
-      const [found, rows, counted] = await Promise.all([
+      const [found, rows, counted] = await db.batch([
         db.select().from(topics).where(byKey(key)).limit(1),
         db
           .select({ subscriberId: topicMembers.subscriberId, createdAt: topicMembers.createdAt, internalId: subscribers.id })
@@ -106,12 +106,17 @@ export function topicsRepository(db: Db, environmentId: string) {
           .where(and(where, w.where))
           .orderBy(w.orderBy)
           .limit(w.limit),
-        cappedCount(db, topicMembers, where),
+        countUpTo(db, topicMembers, where),
       ]);
       const topic = found[0];
       if (!topic) return null;
       const page = w.page(rows, (row) => row.subscriberId);
-      return { topic: toTopic(topic), ...page, rows: page.rows.map((r) => ({ ...r, createdAt: r.createdAt.toISOString() })), ...counted };
+      return {
+        topic: toTopic(topic),
+        ...page,
+        rows: page.rows.map((r) => ({ ...r, createdAt: r.createdAt.toISOString() })),
+        ...totalOf(counted),
+      };
     },
 
     /** A page of one subscriber's topics by key either way; null when the subscriber is unknown. */
@@ -122,26 +127,37 @@ export function topicsRepository(db: Db, environmentId: string) {
         eq(topicMembers.subscriberId, subscriberId),
         key ? eq(topicMembers.topicKey, key) : undefined,
       );
-      const [found, rows, counted] = await Promise.all([
+      const [found, rows, counted] = await db.batch([
         db
           .select({ id: subscribers.id })
           .from(subscribers)
           .where(and(eq(subscribers.environmentId, environmentId), eq(subscribers.subscriberId, subscriberId)))
           .limit(1),
         db
-          .select({ topic: topics, createdAt: topicMembers.createdAt })
+          // A D1 batch hands rows back keyed by column name: the membership's `created_at` needs its own.
+          .select({
+            id: topics.id,
+            key: topics.key,
+            name: topics.name,
+            createdAt: topics.createdAt,
+            updatedAt: topics.updatedAt,
+            joinedAt: sql`${topicMembers.createdAt}`.mapWith(topicMembers.createdAt).as("joined_at"),
+          })
           .from(topicMembers)
           .innerJoin(topics, and(eq(topics.environmentId, topicMembers.environmentId), eq(topics.key, topicMembers.topicKey)))
           .where(and(where, w.where))
           .orderBy(w.orderBy)
           .limit(w.limit),
-        cappedCount(db, topicMembers, where),
+        countUpTo(db, topicMembers, where),
       ]);
       const subscriber = found[0];
       if (!subscriber) return null;
-      const page = w.page(rows, (row) => row.topic.key);
-      const data = page.rows.map((r) => ({ topic: toTopic(r.topic), createdAt: r.createdAt.toISOString() }));
-      return { internalId: subscriber.id, ...page, rows: data, ...counted };
+      const page = w.page(rows, (row) => row.key);
+      const data = page.rows.map(({ joinedAt, ...topic }) => ({
+        topic: { ...topic, createdAt: topic.createdAt.toISOString(), updatedAt: topic.updatedAt.toISOString() },
+        createdAt: joinedAt.toISOString(),
+      }));
+      return { internalId: subscriber.id, ...page, rows: data, ...totalOf(counted) };
     },
 
     /** Returns null when the key is already taken. */
