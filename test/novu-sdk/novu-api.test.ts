@@ -216,6 +216,13 @@ describe("@novu/api topics", () => {
     expect(one.result.data.map((s) => s.subscriber.subscriberId)).toEqual([members[1]]);
     const second = unique("second");
     await novu.topics.subscriptions.create({ subscriptions: [members[1]!] }, second);
+    expect((await novu.topics.subscribers.retrieve(members[0]!, topicKey)).result).toMatchObject({
+      topicKey,
+      externalSubscriberId: members[0],
+      subscriberId: expect.any(String),
+    });
+    const stranger = await novu.topics.subscribers.retrieve(unique("stranger"), topicKey).catch((e: unknown) => e);
+    expect((stranger as novuErrors.ErrorDto).statusCode).toBe(404);
     const mine = await novu.subscribers.topics.list({ subscriberId: members[1]! });
     expect(mine.result.totalCount).toBe(2);
     expect(mine.result.data.map((s) => s.topic.key).sort()).toEqual([topicKey, second].sort());

@@ -149,6 +149,9 @@ describe("@novu/node topics", () => {
     expect(paged.data.data).toHaveLength(1);
     expect(paged.data.totalCount).toBeGreaterThanOrEqual(1);
     expect((await novu.topics.get(topicKey)).data.data).toMatchObject({ key: topicKey, name: "Listed", subscribers: ["l1", "l2"] });
+    expect((await novu.topics.getSubscriber(topicKey, "l1")).data.data).toMatchObject({ topicKey, externalSubscriberId: "l1" });
+    const outsider = await novu.topics.checkSubscriber(topicKey, "l3").catch((e: { response?: { status: number } }) => e.response);
+    expect(outsider).toMatchObject({ status: 404 });
     expect((await novu.topics.delete(topicKey)).status).toBe(204);
     const gone = await novu.topics.get(topicKey).catch((e: { response?: { status: number; data: unknown } }) => e.response);
     expect(gone).toMatchObject({ status: 404, data: { statusCode: 404 } });

@@ -5,6 +5,7 @@ import { novuListsV1Routes } from "./lists-v1";
 import { novuListsV2Routes } from "./lists-v2";
 import { novuSubscribersV1Routes } from "./subscribers-v1";
 import { novuSubscribersV2Routes } from "./subscribers-v2";
+import { novuTopicMemberRoutes } from "./topic-member";
 import { novuTopicsRoutes } from "./topics";
 
 /** Mounted before Clarion's own routes: where both serve a path, the Novu handler passes non-Novu clients on. */
@@ -15,3 +16,4 @@ novuRoutes.route("/", novuSubscribersV2Routes);
 novuRoutes.route("/", novuTopicsRoutes);
 novuRoutes.route("/", novuListsV1Routes);
 novuRoutes.route("/", novuListsV2Routes);
+novuRoutes.route("/", novuTopicMemberRoutes);

@@ -160,6 +160,21 @@ export function topicsRepository(db: Db, environmentId: string) {
       return { internalId: subscriber.id, ...page, rows: data, ...totalOf(counted) };
     },
 
+    /** The topic's and the subscriber's internal ids when the subscriber is a member; null otherwise. */
+    async membership(key: string, subscriberId: string): Promise<{ topicId: string; subscriberInternalId: string } | null> {
+      const [row] = await db
+        .select({ topicId: topics.id, subscriberInternalId: subscribers.id })
+        .from(topicMembers)
+        .innerJoin(topics, and(eq(topics.environmentId, topicMembers.environmentId), eq(topics.key, topicMembers.topicKey)))
+        .innerJoin(
+          subscribers,
+          and(eq(subscribers.environmentId, topicMembers.environmentId), eq(subscribers.subscriberId, topicMembers.subscriberId)),
+        )
+        .where(and(membersOf(key), eq(topicMembers.subscriberId, subscriberId)))
+        .limit(1);
+      return row ?? null;
+    },
+
     /** Returns null when the key is already taken. */
     async create(input: TopicInput, now = new Date()): Promise<Topic | null> {
       const [row] = await db
