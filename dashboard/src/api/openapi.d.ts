@@ -6856,122 +6856,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/topics/{key}/subscribers/{subscriberId}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Check a topic member (Novu)
-         * @description `@novu/node`'s `getSubscriber` / `checkSubscriber` and `@novu/api`'s `topics.subscribers.retrieve`: 404 when the subscriber is not a member.
-         *
-         *     Part of the Novu compatibility layer: Novu's path, body and answer (`{ data }`), served by Clarion's own logic. Errors are problem documents, or Novu's error body (`statusCode`, `message`, `error`) when the client is a Novu SDK.
-         */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    key: string;
-                    subscriberId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The membership */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["NovuTopicSubscriber"];
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `unauthorized` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 401;
-                            /** @enum {string} */
-                            code?: "unauthorized";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `forbidden` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 403;
-                            /** @enum {string} */
-                            code?: "forbidden";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `environment_not_found` or `subscriber_not_found` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 404;
-                            /** @enum {string} */
-                            code?: "environment_not_found" | "subscriber_not_found";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `validation_failed` */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 422;
-                            /** @enum {string} */
-                            code?: "validation_failed";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 429;
-                            /** @enum {string} */
-                            code?: "rate_limited";
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/v1/trigger": {
         parameters: {
             query?: never;
@@ -12946,14 +12830,6 @@ export interface components {
                 _id: string;
                 subscriberId: string;
             };
-        };
-        NovuTopicSubscriber: {
-            _organizationId: string;
-            _environmentId: string;
-            _subscriberId: string;
-            _topicId: string;
-            topicKey: string;
-            externalSubscriberId: string;
         };
         TriggerAccepted: {
             /** @enum {boolean} */
