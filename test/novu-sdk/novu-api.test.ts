@@ -182,5 +182,73 @@ describe("@novu/api topics", () => {
     const members = await clarion<{ data: { subscriberId: string }[] }>("GET", `/v1/topics/${topicKey}/subscribers`);
     expect(members.body.data.map((m) => m.subscriberId)).toEqual(["x2"]);
     expect((await novu.topics.delete(topicKey)).result).toEqual({ acknowledged: true });
+    const gone = await novu.topics.get(topicKey).catch((e: unknown) => e);
+    expect(gone).toBeInstanceOf(novuErrors.ErrorDto);
+    expect((gone as novuErrors.ErrorDto).statusCode).toBe(404);
+    expect((await clarion("GET", `/v1/topics/${topicKey}`)).status).toBe(404);
+  });
+
+  it("list by key and name, and subscriptions.list pages a topic's members", async () => {
+    const topicKey = unique("listed");
+    const name = `${unique("Listed")}x`;
+    await novu.topics.create({ key: topicKey, name });
+    const byName = await novu.topics.list({ name: name.toUpperCase() });
+    expect(byName.result).toMatchObject({
+      totalCount: 1,
+      next: null,
+      previous: null,
+      data: [{ key: topicKey, name, id: expect.any(String) }],
+    });
+    expect((await novu.topics.list({ key: topicKey })).result.data.map((t) => t.key)).toEqual([topicKey]);
+    expect((await novu.topics.update({ name: `${name}y` }, topicKey)).result).toMatchObject({ key: topicKey, name: `${name}y` });
+    expect((await clarion("GET", `/v1/topics/${topicKey}`)).body).toMatchObject({ name: `${name}y` });
+
+    const members = [`${topicKey}-a`, `${topicKey}-b`, `${topicKey}-c`];
+    await novu.topics.subscriptions.create({ subscriptions: members }, topicKey);
+    const first = await novu.topics.subscriptions.list({ topicKey, limit: 2 });
+    expect(first.result.totalCount).toBe(3);
+    expect(first.result.data.map((s) => s.subscriber.subscriberId)).toEqual(members.slice(0, 2));
+    expect(first.result.data[0]).toMatchObject({ topic: { key: topicKey }, subscriber: { id: expect.any(String) } });
+    const rest = await novu.topics.subscriptions.list({ topicKey, limit: 2, after: first.result.next! });
+    expect(rest.result.data.map((s) => s.subscriber.subscriberId)).toEqual([members[2]]);
+    expect(rest.result.next).toBeNull();
+    const one = await novu.topics.subscriptions.list({ topicKey, subscriberId: members[1] });
+    expect(one.result.data.map((s) => s.subscriber.subscriberId)).toEqual([members[1]]);
+    const second = unique("second");
+    await novu.topics.subscriptions.create({ subscriptions: [members[1]!] }, second);
+    expect((await novu.topics.subscribers.retrieve(members[0]!, topicKey)).result).toMatchObject({
+      topicKey,
+      externalSubscriberId: members[0],
+      subscriberId: expect.any(String),
+    });
+    const stranger = await novu.topics.subscribers.retrieve(unique("stranger"), topicKey).catch((e: unknown) => e);
+    expect((stranger as novuErrors.ErrorDto).statusCode).toBe(404);
+    const mine = await novu.subscribers.topics.list({ subscriberId: members[1]! });
+    expect(mine.result.totalCount).toBe(2);
+    expect(mine.result.data.map((s) => s.topic.key).sort()).toEqual([topicKey, second].sort());
+  });
+});
+
+describe("@novu/api subscribers.search", () => {
+  it("pages a name's matches with next and previous, in either order, and filters by email", async () => {
+    const family = `${unique("fam")}x`;
+    const ids = ["a", "b", "c"].map((x) => `${family}-${x}`);
+    await novu.subscribers.createBulk({
+      subscribers: ids.map((subscriberId) => ({ subscriberId, firstName: "Ada", lastName: family, email: `${subscriberId}@example.com` })),
+    });
+    const first = await novu.subscribers.search({ name: family, limit: 2 });
+    expect(first.result).toMatchObject({ totalCount: 3, totalCountCapped: false, previous: null });
+    expect(first.result.data.map((s) => s.subscriberId)).toEqual(ids.slice(0, 2));
+    expect(first.result.data[0]).toMatchObject({ id: expect.any(String), firstName: "Ada", lastName: family, deleted: false });
+    const second = await novu.subscribers.search({ name: family, limit: 2, after: first.result.next! });
+    expect(second.result.data.map((s) => s.subscriberId)).toEqual([ids[2]]);
+    expect(second.result.next).toBeNull();
+    const back = await novu.subscribers.search({ name: family, limit: 2, before: second.result.previous! });
+    expect(back.result.data.map((s) => s.subscriberId)).toEqual(ids.slice(0, 2));
+    const desc = await novu.subscribers.search({ name: family, orderDirection: "DESC" });
+    expect(desc.result.data.map((s) => s.subscriberId)).toEqual([...ids].reverse());
+    const byEmail = await novu.subscribers.search({ email: `${ids[1]}@example.com` });
+    expect(byEmail.result.data.map((s) => s.subscriberId)).toEqual([ids[1]]);
+    expect((await novu.subscribers.search({ subscriberId: ids[2] })).result.data.map((s) => s.email)).toEqual([`${ids[2]}@example.com`]);
   });
 });

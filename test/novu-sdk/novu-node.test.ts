@@ -137,4 +137,46 @@ describe("@novu/node topics", () => {
     const members = await clarion<{ data: { subscriberId: string }[] }>("GET", `/v1/topics/${topicKey}/subscribers`);
     expect(members.body.data.map((m) => m.subscriberId)).toEqual(["n2"]);
   });
+
+  it("list by key and by page, get with its members, delete", async () => {
+    const topicKey = unique("n-listed");
+    await novu.topics.create({ key: topicKey, name: "Listed" });
+    await novu.topics.addSubscribers(topicKey, { subscribers: ["l2", "l1"] });
+    const listed = await novu.topics.list({ key: topicKey });
+    expect(listed.data).toMatchObject({ page: 0, totalCount: 1, data: [{ _id: expect.any(String), key: topicKey, name: "Listed" }] });
+    const paged = await novu.topics.list({ page: 0, pageSize: 1 });
+    expect(paged.data).toMatchObject({ page: 0, pageSize: 1 });
+    expect(paged.data.data).toHaveLength(1);
+    expect(paged.data.totalCount).toBeGreaterThanOrEqual(1);
+    expect((await novu.topics.get(topicKey)).data.data).toMatchObject({ key: topicKey, name: "Listed", subscribers: ["l1", "l2"] });
+    expect((await novu.topics.getSubscriber(topicKey, "l1")).data.data).toMatchObject({ topicKey, externalSubscriberId: "l1" });
+    const outsider = await novu.topics.checkSubscriber(topicKey, "l3").catch((e: { response?: { status: number } }) => e.response);
+    expect(outsider).toMatchObject({ status: 404 });
+    expect((await novu.topics.delete(topicKey)).status).toBe(204);
+    const gone = await novu.topics.get(topicKey).catch((e: { response?: { status: number; data: unknown } }) => e.response);
+    expect(gone).toMatchObject({ status: 404, data: { statusCode: 404 } });
+    expect((await clarion("GET", `/v1/topics/${topicKey}`)).status).toBe(404);
+  });
+});
+
+describe("@novu/node subscribers.list", () => {
+  it("pages every subscriber by page number, each once", async () => {
+    const ids = [unique("n-list"), unique("n-list")];
+    for (const id of ids) await novu.subscribers.identify(id, { firstName: "Listed" });
+    const small = (await novu.subscribers.list(0, 2)).data;
+    expect(small).toMatchObject({ page: 0, pageSize: 2, hasMore: true });
+    expect(small.data).toHaveLength(2);
+    const seen: string[] = [];
+    let page = 0;
+    let body: { page: number; pageSize: number; totalCount: number; hasMore: boolean; data: { subscriberId: string }[] };
+    do {
+      body = (await novu.subscribers.list(page, 100)).data;
+      expect(body).toMatchObject({ page, pageSize: 100 });
+      seen.push(...body.data.map((s) => s.subscriberId));
+      page += 1;
+    } while (body.hasMore);
+    expect(seen).toEqual(expect.arrayContaining(ids));
+    expect(new Set(seen).size).toBe(seen.length);
+    expect(seen).toHaveLength(body.totalCount);
+  });
 });

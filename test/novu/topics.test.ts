@@ -84,3 +84,43 @@ describe("PATCH /v1/topics/{key}", () => {
     expect((await novu(key, "PATCH", "/v1/topics/nothing", { name: "New" })).status).toBe(404);
   });
 });
+
+describe("PATCH /v2/topics/{key} (@novu/api topics.update)", () => {
+  it("renames, keeps the name without one, and 404s an unknown topic", async () => {
+    const { key } = await createEnvironment();
+    const topic = unique("t").toLowerCase();
+    await novu(key, "POST", "/v2/topics", { key: topic, name: "Old" });
+    expect(await novu(key, "PATCH", `/v2/topics/${topic}`, { name: "New", data: { a: 1 } })).toMatchObject({
+      status: 200,
+      body: { data: { key: topic, name: "New" } },
+    });
+    expect((await novu(key, "PATCH", `/v2/topics/${topic}`, {})).body).toMatchObject({ data: { name: "New" } });
+    expect((await api(key, "GET", `/v1/topics/${topic}`)).body).toMatchObject({ name: "New" });
+    expect(await novu(key, "PATCH", "/v2/topics/nothing", { name: "New" })).toMatchObject({ status: 404, body: { statusCode: 404 } });
+  });
+});
+
+describe("GET /v1/topics/{key}/subscribers/{subscriberId} (getSubscriber, checkSubscriber, topics.subscribers.retrieve)", () => {
+  it("answers the membership of a member and 404s anyone else", async () => {
+    const { id, key } = await createEnvironment();
+    const topic = unique("t").toLowerCase();
+    await novu(key, "POST", `/v2/topics/${topic}/subscriptions`, { subscriptions: ["in"] });
+    await api(key, "POST", "/sub", { subscriberId: "out" });
+    const res = await novu(key, "GET", `/v1/topics/${topic}/subscribers/in`, undefined, NOVU_NODE_AGENT);
+    expect(res).toMatchObject({
+      status: 200,
+      body: {
+        data: {
+          _organizationId: id,
+          _environmentId: id,
+          _subscriberId: expect.stringMatching(/^sub_/),
+          _topicId: expect.stringMatching(/^top_/),
+          topicKey: topic,
+          externalSubscriberId: "in",
+        },
+      },
+    });
+    expect(await novu(key, "GET", `/v1/topics/${topic}/subscribers/out`)).toMatchObject({ status: 404, body: { statusCode: 404 } });
+    expect((await novu(key, "GET", "/v1/topics/nothing/subscribers/in")).status).toBe(404);
+  });
+});

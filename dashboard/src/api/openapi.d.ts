@@ -4080,7 +4080,117 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * Search subscribers (Novu)
+         * @description `email`, `phone` and `subscriberId` match exactly; `name` is part of the full name (case-insensitive). Push tokens and webhook URLs are masked.
+         *
+         *     Part of the Novu compatibility layer: Novu's path, body and answer (`{ data }`), served by Clarion's own logic. Errors are problem documents, or Novu's error body (`statusCode`, `message`, `error`) when the client is a Novu SDK.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description The `next` of the previous page. */
+                    after?: string;
+                    /** @description The `previous` of the previous page. */
+                    before?: string;
+                    limit?: number;
+                    orderDirection?: "ASC" | "DESC";
+                    /** @description Accepted and ignored: lists are ordered by their key. */
+                    orderBy?: string;
+                    /** @description `true`: the item named by the cursor is on the page. */
+                    includeCursor?: "true" | "false";
+                    email?: string;
+                    phone?: string;
+                    subscriberId?: string;
+                    name?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page of subscribers */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["NovuSubscriberList"];
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `unauthorized` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 401;
+                            /** @enum {string} */
+                            code?: "unauthorized";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `forbidden` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 403;
+                            /** @enum {string} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `environment_not_found` */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 404;
+                            /** @enum {string} */
+                            code?: "environment_not_found";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `validation_failed` */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 422;
+                            /** @enum {string} */
+                            code?: "validation_failed";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `rate_limited` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 429;
+                            /** @enum {string} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+        };
         put?: never;
         /**
          * Create a subscriber (Novu)
@@ -5052,7 +5162,115 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * List topics (Novu)
+         * @description `key` matches exactly; `name` is part of the name (case-insensitive).
+         *
+         *     Part of the Novu compatibility layer: Novu's path, body and answer (`{ data }`), served by Clarion's own logic. Errors are problem documents, or Novu's error body (`statusCode`, `message`, `error`) when the client is a Novu SDK.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description The `next` of the previous page. */
+                    after?: string;
+                    /** @description The `previous` of the previous page. */
+                    before?: string;
+                    limit?: number;
+                    orderDirection?: "ASC" | "DESC";
+                    /** @description Accepted and ignored: lists are ordered by their key. */
+                    orderBy?: string;
+                    /** @description `true`: the item named by the cursor is on the page. */
+                    includeCursor?: "true" | "false";
+                    key?: string;
+                    name?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page of topics */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["NovuTopicList"];
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `unauthorized` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 401;
+                            /** @enum {string} */
+                            code?: "unauthorized";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `forbidden` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 403;
+                            /** @enum {string} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `environment_not_found` */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 404;
+                            /** @enum {string} */
+                            code?: "environment_not_found";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `validation_failed` */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 422;
+                            /** @enum {string} */
+                            code?: "validation_failed";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `rate_limited` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 429;
+                            /** @enum {string} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+        };
         put?: never;
         /**
          * Create or update a topic (Novu)
@@ -5448,7 +5666,152 @@ export interface paths {
         };
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Update a topic (Novu)
+         * @description Renames the topic; without `name` it is left as it is. `data` is accepted and ignored: Clarion's topics hold none.
+         *
+         *     Part of the Novu compatibility layer: Novu's path, body and answer (`{ data }`), served by Clarion's own logic. Errors are problem documents, or Novu's error body (`statusCode`, `message`, `error`) when the client is a Novu SDK.
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    key: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["NovuTopicPatch"];
+                };
+            };
+            responses: {
+                /** @description The topic */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["NovuTopic"];
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `malformed_json` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 400;
+                            /** @enum {string} */
+                            code?: "malformed_json";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `unauthorized` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 401;
+                            /** @enum {string} */
+                            code?: "unauthorized";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `forbidden` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 403;
+                            /** @enum {string} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `environment_not_found` or `topic_not_found` */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 404;
+                            /** @enum {string} */
+                            code?: "environment_not_found" | "topic_not_found";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `payload_too_large` */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 413;
+                            /** @enum {string} */
+                            code?: "payload_too_large";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `unsupported_media_type` */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 415;
+                            /** @enum {string} */
+                            code?: "unsupported_media_type";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `validation_failed` */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 422;
+                            /** @enum {string} */
+                            code?: "validation_failed";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `rate_limited` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 429;
+                            /** @enum {string} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+        };
         trace?: never;
     };
     "/v2/topics/{key}/subscriptions": {
@@ -5458,7 +5821,116 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * List a topic's subscriptions (Novu)
+         * @description One subscription per member, by subscriberId; `subscriberId` keeps that member only. `contextKeys` is ignored.
+         *
+         *     Part of the Novu compatibility layer: Novu's path, body and answer (`{ data }`), served by Clarion's own logic. Errors are problem documents, or Novu's error body (`statusCode`, `message`, `error`) when the client is a Novu SDK.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description The `next` of the previous page. */
+                    after?: string;
+                    /** @description The `previous` of the previous page. */
+                    before?: string;
+                    limit?: number;
+                    orderDirection?: "ASC" | "DESC";
+                    /** @description Accepted and ignored: lists are ordered by their key. */
+                    orderBy?: string;
+                    /** @description `true`: the item named by the cursor is on the page. */
+                    includeCursor?: "true" | "false";
+                    subscriberId?: string;
+                };
+                header?: never;
+                path: {
+                    key: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page of subscriptions */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["NovuTopicSubscriptionList"];
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `unauthorized` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 401;
+                            /** @enum {string} */
+                            code?: "unauthorized";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `forbidden` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 403;
+                            /** @enum {string} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `environment_not_found` or `topic_not_found` */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 404;
+                            /** @enum {string} */
+                            code?: "environment_not_found" | "topic_not_found";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `validation_failed` */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 422;
+                            /** @enum {string} */
+                            code?: "validation_failed";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `rate_limited` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 429;
+                            /** @enum {string} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+        };
         put?: never;
         /**
          * Subscribe subscribers to a topic (Novu)
@@ -6257,6 +6729,131 @@ export interface paths {
                 };
             };
         };
+        trace?: never;
+    };
+    "/v2/subscribers/{subscriberId}/subscriptions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a subscriber's topic subscriptions (Novu)
+         * @description One per topic the subscriber is a member of, by topic key; `key` keeps that topic only. `contextKeys` is ignored.
+         *
+         *     Part of the Novu compatibility layer: Novu's path, body and answer (`{ data }`), served by Clarion's own logic. Errors are problem documents, or Novu's error body (`statusCode`, `message`, `error`) when the client is a Novu SDK.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description The `next` of the previous page. */
+                    after?: string;
+                    /** @description The `previous` of the previous page. */
+                    before?: string;
+                    limit?: number;
+                    orderDirection?: "ASC" | "DESC";
+                    /** @description Accepted and ignored: lists are ordered by their key. */
+                    orderBy?: string;
+                    /** @description `true`: the item named by the cursor is on the page. */
+                    includeCursor?: "true" | "false";
+                    key?: string;
+                };
+                header?: never;
+                path: {
+                    subscriberId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page of subscriptions */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["NovuTopicSubscriptionList"];
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `unauthorized` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 401;
+                            /** @enum {string} */
+                            code?: "unauthorized";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `forbidden` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 403;
+                            /** @enum {string} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `environment_not_found` or `subscriber_not_found` */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 404;
+                            /** @enum {string} */
+                            code?: "environment_not_found" | "subscriber_not_found";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `validation_failed` */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 422;
+                            /** @enum {string} */
+                            code?: "validation_failed";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `rate_limited` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 429;
+                            /** @enum {string} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/v1/trigger": {
@@ -12182,6 +12779,57 @@ export interface components {
          */
         NovuTopicRename: {
             name: string;
+        };
+        /**
+         * @example {
+         *       "name": "Product news"
+         *     }
+         */
+        NovuTopicPatch: {
+            name?: string;
+            data?: {
+                [key: string]: unknown;
+            } | null;
+        };
+        NovuSubscriberList: {
+            data: components["schemas"]["NovuSubscriber"][];
+            next: string | null;
+            previous: string | null;
+            /** @description Counted up to 50,000. */
+            totalCount: number;
+            totalCountCapped: boolean;
+        };
+        NovuTopicList: {
+            data: components["schemas"]["NovuTopic"][];
+            next: string | null;
+            previous: string | null;
+            /** @description Counted up to 50,000. */
+            totalCount: number;
+            totalCountCapped: boolean;
+        };
+        NovuTopicSubscriptionList: {
+            data: components["schemas"]["NovuTopicSubscription"][];
+            next: string | null;
+            previous: string | null;
+            /** @description Counted up to 50,000. */
+            totalCount: number;
+            totalCountCapped: boolean;
+        };
+        NovuTopicSubscription: {
+            _id: string;
+            /** @description `{topicKey}:{subscriberId}`: Clarion keeps one subscription per member. */
+            identifier: string;
+            /** Format: date-time */
+            createdAt: string;
+            topic: {
+                _id: string;
+                key: string;
+                name: string;
+            };
+            subscriber: {
+                _id: string;
+                subscriberId: string;
+            };
         };
         TriggerAccepted: {
             /** @enum {boolean} */

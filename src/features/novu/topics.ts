@@ -247,3 +247,26 @@ novuTopicsRoutes.openapi(
     return c.json({ data: toNovuTopic(topic) }, 200);
   },
 );
+
+const TopicPatch = z
+  .object({ name: TopicInput.shape.name.optional(), data: z.record(z.string(), z.unknown()).nullable().optional() })
+  .openapi("NovuTopicPatch", { example: { name: "Product news" } });
+
+novuTopicsRoutes.openapi(
+  novuRoute({
+    method: "patch",
+    path: "/v2/topics/{key}",
+    summary: "Update a topic (Novu)",
+    description: "Renames the topic; without `name` it is left as it is. `data` is accepted and ignored: Clarion's topics hold none.",
+    request: { params: TopicKeyParam, body: { required: true, content: json(TopicPatch) } },
+    responses: { 200: { description: "The topic", content: json(envelope(NovuTopic)) } },
+    errors: ["topic_not_found"],
+  }),
+  async (c) => {
+    const { key } = c.req.valid("param");
+    const { name } = c.req.valid("json");
+    const topic = name ? await repo(c).update(key, { name }) : await repo(c).find(key);
+    if (!topic) throw missing(key);
+    return c.json({ data: toNovuTopic(topic) }, 200);
+  },
+);

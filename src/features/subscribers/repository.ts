@@ -1,7 +1,10 @@
-import { and, asc, eq, gt, gte, or, sql, type SQL } from "drizzle-orm";
+import { and, asc, eq, gt, gte, inArray, or, sql, type SQL } from "drizzle-orm";
 import { chatAddressFrom } from "../../contract/recipients";
 import type { Db } from "../../db/client";
 import { subscriberChannels, subscribers, topicMembers } from "../../db/schema";
+import { chunk, runBatch } from "../../db/batch";
+import { countUpTo, type KeysetWindow, keysetWindow, totalOf, type WindowPage } from "../../lib/keyset-window";
+import { containing } from "../../lib/like";
 import { keysetPage } from "../../lib/pagination";
 import { maskString } from "../integrations/credentials";
 import { decodeCursor, encodeCursor } from "./cursor";
@@ -36,9 +39,6 @@ const maskChannels = (channels: Subscriber["channels"]): Subscriber["channels"] 
   chat: channels.chat.map((c) => ("webhookUrl" in c ? { ...c, webhookUrl: maskString(c.webhookUrl) } : c)),
 });
 
-/** `%` and `_` in a search term are literal characters, not wildcards. */
-const containing = (term: string) => `%${term.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
-
 const bySubscriber = (environmentId: string, subscriberId: string) =>
   and(eq(subscribers.environmentId, environmentId), eq(subscribers.subscriberId, subscriberId));
 
@@ -58,36 +58,99 @@ export async function findSubscriber(db: Db, environmentId: string, subscriberId
   return row ? { ...toSummary(row), channels: toChannels(channels) } : null;
 }
 
+/**
+ * What a listing can match: the native list's filters, and `name` and `subscriberId` (exact) for
+ * Novu's search. `name` is part of the full name only, where `q` also looks at the subscriberId.
+ */
+export type SubscriberFilter = Partial<Pick<SubscriberQuery, "email" | "phone" | "q" | "updatedSince">> & {
+  name?: string;
+  subscriberId?: string;
+};
+
+const fullName = sql`coalesce(${subscribers.firstName}, '') || ' ' || coalesce(${subscribers.lastName}, '')`;
+
+function matching(environmentId: string, f: SubscriberFilter): SQL | undefined {
+  const filters: (SQL | undefined)[] = [
+    eq(subscribers.environmentId, environmentId),
+    f.email ? eq(subscribers.email, f.email) : undefined,
+    f.phone ? eq(subscribers.phone, f.phone) : undefined,
+    f.subscriberId ? eq(subscribers.subscriberId, f.subscriberId) : undefined,
+    f.updatedSince ? gte(subscribers.updatedAt, new Date(f.updatedSince)) : undefined,
+    // SQLite's LIKE ignores case (ASCII); a substring search cannot use an index, so it runs within the other filters.
+    f.name ? sql`${fullName} LIKE ${containing(f.name)} ESCAPE '\\'` : undefined,
+  ];
+  if (f.q) {
+    const term = containing(f.q);
+    filters.push(or(sql`${fullName} LIKE ${term} ESCAPE '\\'`, sql`${subscribers.subscriberId} LIKE ${term} ESCAPE '\\'`));
+  }
+  return and(...filters);
+}
+
+/** A listed subscriber with its internal id and channel addresses (masked), for answers that show them. */
+export type ListedSubscriber = Subscriber & { id: string };
+
 /** Reads of one environment's subscribers. */
 export function subscribersRepository(db: Db, environmentId: string) {
+  /** The channel addresses of a page of subscribers, masked; a page of 100 ids is split to stay under D1's 100 bound parameters. */
+  async function withChannels(rows: Row[]): Promise<ListedSubscriber[]> {
+    const parts = chunk(
+      rows.map((r) => r.subscriberId),
+      90,
+    ).map((ids) =>
+      db
+        .select()
+        .from(subscriberChannels)
+        .where(and(eq(subscriberChannels.environmentId, environmentId), inArray(subscriberChannels.subscriberId, ids))),
+    );
+    const channels = ((await runBatch(db, parts)) as ChannelRow[][]).flat();
+    const bySubscriber = Map.groupBy(channels, (c) => c.subscriberId);
+    return rows.map((row) => ({
+      id: row.id,
+      ...toSummary(row),
+      channels: maskChannels(toChannels(bySubscriber.get(row.subscriberId) ?? [])),
+    }));
+  }
+
   return {
     async list(query: SubscriberQuery): Promise<{ data: SubscriberSummary[]; nextCursor: string | null }> {
       const after = query.cursor ? decodeCursor(query.cursor) : null;
-      const filters: (SQL | undefined)[] = [
-        eq(subscribers.environmentId, environmentId),
-        query.email ? eq(subscribers.email, query.email) : undefined,
-        query.phone ? eq(subscribers.phone, query.phone) : undefined,
-        query.updatedSince ? gte(subscribers.updatedAt, new Date(query.updatedSince)) : undefined,
-        after !== null ? gt(subscribers.subscriberId, after) : undefined,
-      ];
-      if (query.q) {
-        // SQLite's LIKE ignores case (ASCII); a substring search cannot use an index, so it runs within the other filters.
-        const term = containing(query.q);
-        filters.push(
-          or(
-            sql`coalesce(${subscribers.firstName}, '') || ' ' || coalesce(${subscribers.lastName}, '') LIKE ${term} ESCAPE '\\'`,
-            sql`${subscribers.subscriberId} LIKE ${term} ESCAPE '\\'`,
-          ),
-        );
-      }
       const rows = await db
         .select()
         .from(subscribers)
-        .where(and(...filters))
+        .where(and(matching(environmentId, query), after !== null ? gt(subscribers.subscriberId, after) : undefined))
         .orderBy(asc(subscribers.subscriberId))
         .limit(query.limit + 1);
       const page = keysetPage(rows, query.limit, (last) => encodeCursor(last.subscriberId));
       return { data: page.rows.map(toSummary), nextCursor: page.nextCursor };
+    },
+
+    /** A page by subscriberId either way from a cursor of this list (`encodeCursor`), with the capped count of all that match. */
+    async search(filter: SubscriberFilter, window: KeysetWindow) {
+      const decode = (cursor: string | undefined) => (cursor === undefined ? undefined : (decodeCursor(cursor) ?? undefined));
+      const w = keysetWindow(subscribers.subscriberId, { ...window, after: decode(window.after), before: decode(window.before) });
+      const where = matching(environmentId, filter);
+      const [rows, counted] = await db.batch([
+        db.select().from(subscribers).where(and(where, w.where)).orderBy(w.orderBy).limit(w.limit),
+        countUpTo(db, subscribers, where),
+      ]);
+      const page: WindowPage<Row> = w.page(rows, (row) => encodeCursor(row.subscriberId));
+      return { ...page, rows: await withChannels(page.rows), ...totalOf(counted) };
+    },
+
+    /** Page `page` (from 0) of `limit` by subscriberId: an `OFFSET` read, so it costs more the deeper the page. */
+    async atOffset(filter: SubscriberFilter, page: number, limit: number) {
+      const where = matching(environmentId, filter);
+      const [rows, counted] = await db.batch([
+        db
+          .select()
+          .from(subscribers)
+          .where(where)
+          .orderBy(asc(subscribers.subscriberId))
+          .limit(limit + 1)
+          .offset(page * limit),
+        countUpTo(db, subscribers, where),
+      ]);
+      return { rows: await withChannels(rows.slice(0, limit)), hasMore: rows.length > limit, ...totalOf(counted) };
     },
 
     async find(subscriberId: string): Promise<SubscriberDetail | null> {

@@ -1,10 +1,12 @@
-import { and, asc, count, eq, gt, inArray } from "drizzle-orm";
+import { and, asc, count, eq, gt, inArray, type SQL, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Db } from "../../db/client";
 import { chunk, rowsPerStatement, runBatch } from "../../db/batch";
 import { subscribers, topicMembers, topics } from "../../db/schema";
 import { newId } from "../../lib/ids";
 import type { Topic, TopicInput, TopicMember, TopicMembersAdded, TopicUpdate, TopicWithCount } from "./schemas";
+import { countUpTo, type KeysetWindow, keysetWindow, totalOf } from "../../lib/keyset-window";
+import { containing } from "../../lib/like";
 import { keysetPage } from "../../lib/pagination";
 
 type Row = typeof topics.$inferSelect;
@@ -20,11 +22,23 @@ const toTopic = (row: Row): Topic => ({
 /** D1 allows 100 bound parameters; a delete binds the environment and topic besides the ids. */
 const IDS_PER_DELETE = 90;
 
+/** Novu's topic filters: `key` exact, `name` a part of the name (case-insensitive). */
+export interface TopicFilter {
+  key?: string;
+  name?: string;
+}
+
 /** Topics of one environment: the environment is fixed once, so no query can forget it. */
 export function topicsRepository(db: Db, environmentId: string) {
   const byKey = (key: string) => and(eq(topics.environmentId, environmentId), eq(topics.key, key));
   const membersOf = (key: string) => and(eq(topicMembers.environmentId, environmentId), eq(topicMembers.topicKey, key));
   const exists = (key: string) => db.select({ id: topics.id }).from(topics).where(byKey(key)).limit(1);
+  const matching = (f: TopicFilter): SQL | undefined =>
+    and(
+      eq(topics.environmentId, environmentId),
+      f.key ? eq(topics.key, f.key) : undefined,
+      f.name ? sql`${topics.name} LIKE ${containing(f.name)} ESCAPE '\\'` : undefined,
+    );
 
   return {
     /** The topic and its member count, in one round trip. */
@@ -46,6 +60,119 @@ export function topicsRepository(db: Db, environmentId: string) {
         .limit(limit + 1);
       const page = keysetPage(rows, limit, (last) => last.key);
       return { data: page.rows.map(toTopic), nextCursor: page.nextCursor };
+    },
+
+    /** A page by key either way from a key, with the capped count of all that match. */
+    async search(filter: TopicFilter, window: KeysetWindow) {
+      const w = keysetWindow(topics.key, window);
+      const where = matching(filter);
+      const [rows, counted] = await db.batch([
+        db.select().from(topics).where(and(where, w.where)).orderBy(w.orderBy).limit(w.limit),
+        countUpTo(db, topics, where),
+      ]);
+      const page = w.page(rows, (row) => row.key);
+      return { ...page, rows: page.rows.map(toTopic), ...totalOf(counted) };
+    },
+
+    /** Page `page` (from 0) of `limit` by key: an `OFFSET` read, so it costs more the deeper the page. */
+    async atOffset(filter: TopicFilter, page: number, limit: number) {
+      const where = matching(filter);
+      const [rows, counted] = await db.batch([
+        db
+          .select()
+          .from(topics)
+          .where(where)
+          .orderBy(asc(topics.key))
+          .limit(limit)
+          .offset(page * limit),
+        countUpTo(db, topics, where),
+      ]);
+      return { rows: rows.map(toTopic), ...totalOf(counted) };
+    },
+
+    /** A page of a topic's members either way from a subscriberId; null when the topic is unknown. */
+    async searchMembers(key: string, subscriberId: string | undefined, window: KeysetWindow) {
+      const w = keysetWindow(topicMembers.subscriberId, window);
+      const where = and(membersOf(key), subscriberId ? eq(topicMembers.subscriberId, subscriberId) : undefined);
+      const [found, rows, counted] = await db.batch([
+        db.select().from(topics).where(byKey(key)).limit(1),
+        db
+          .select({ subscriberId: topicMembers.subscriberId, createdAt: topicMembers.createdAt, internalId: subscribers.id })
+          .from(topicMembers)
+          .innerJoin(
+            subscribers,
+            and(eq(subscribers.environmentId, topicMembers.environmentId), eq(subscribers.subscriberId, topicMembers.subscriberId)),
+          )
+          .where(and(where, w.where))
+          .orderBy(w.orderBy)
+          .limit(w.limit),
+        countUpTo(db, topicMembers, where),
+      ]);
+      const topic = found[0];
+      if (!topic) return null;
+      const page = w.page(rows, (row) => row.subscriberId);
+      return {
+        topic: toTopic(topic),
+        ...page,
+        rows: page.rows.map((r) => ({ ...r, createdAt: r.createdAt.toISOString() })),
+        ...totalOf(counted),
+      };
+    },
+
+    /** A page of one subscriber's topics by key either way; null when the subscriber is unknown. */
+    async searchSubscriptions(subscriberId: string, key: string | undefined, window: KeysetWindow) {
+      const w = keysetWindow(topicMembers.topicKey, window);
+      const where = and(
+        eq(topicMembers.environmentId, environmentId),
+        eq(topicMembers.subscriberId, subscriberId),
+        key ? eq(topicMembers.topicKey, key) : undefined,
+      );
+      const [found, rows, counted] = await db.batch([
+        db
+          .select({ id: subscribers.id })
+          .from(subscribers)
+          .where(and(eq(subscribers.environmentId, environmentId), eq(subscribers.subscriberId, subscriberId)))
+          .limit(1),
+        db
+          // A D1 batch hands rows back keyed by column name: the membership's `created_at` needs its own.
+          .select({
+            id: topics.id,
+            key: topics.key,
+            name: topics.name,
+            createdAt: topics.createdAt,
+            updatedAt: topics.updatedAt,
+            joinedAt: sql`${topicMembers.createdAt}`.mapWith(topicMembers.createdAt).as("joined_at"),
+          })
+          .from(topicMembers)
+          .innerJoin(topics, and(eq(topics.environmentId, topicMembers.environmentId), eq(topics.key, topicMembers.topicKey)))
+          .where(and(where, w.where))
+          .orderBy(w.orderBy)
+          .limit(w.limit),
+        countUpTo(db, topicMembers, where),
+      ]);
+      const subscriber = found[0];
+      if (!subscriber) return null;
+      const page = w.page(rows, (row) => row.key);
+      const data = page.rows.map(({ joinedAt, ...topic }) => ({
+        topic: { ...topic, createdAt: topic.createdAt.toISOString(), updatedAt: topic.updatedAt.toISOString() },
+        createdAt: joinedAt.toISOString(),
+      }));
+      return { internalId: subscriber.id, ...page, rows: data, ...totalOf(counted) };
+    },
+
+    /** The topic's and the subscriber's internal ids when the subscriber is a member; null otherwise. */
+    async membership(key: string, subscriberId: string): Promise<{ topicId: string; subscriberInternalId: string } | null> {
+      const [row] = await db
+        .select({ topicId: topics.id, subscriberInternalId: subscribers.id })
+        .from(topicMembers)
+        .innerJoin(topics, and(eq(topics.environmentId, topicMembers.environmentId), eq(topics.key, topicMembers.topicKey)))
+        .innerJoin(
+          subscribers,
+          and(eq(subscribers.environmentId, topicMembers.environmentId), eq(subscribers.subscriberId, topicMembers.subscriberId)),
+        )
+        .where(and(membersOf(key), eq(topicMembers.subscriberId, subscriberId)))
+        .limit(1);
+      return row ?? null;
     },
 
     /** Returns null when the key is already taken. */
