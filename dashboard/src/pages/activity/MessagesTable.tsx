@@ -1,3 +1,4 @@
+import { CURSOR_PAGES } from "../../api/cursor-pages";
 import { useInfiniteQuery } from "@tanstack/react-query";
 import { Link } from "react-router";
 import { api, unwrap } from "../../api/client";
@@ -14,8 +15,7 @@ export function MessagesTable({ filters }: { filters: Filters }) {
     queryKey: ["activity", "messages", filters],
     queryFn: ({ pageParam }) =>
       unwrap(api.GET("/v1/messages", { params: { query: { ...messageQuery(filters), cursor: pageParam, limit: 50 } } })),
-    initialPageParam: undefined as string | undefined,
-    getNextPageParam: (last) => last.nextCursor ?? undefined,
+    ...CURSOR_PAGES,
     refetchInterval: LIVE_INTERVAL,
   });
   const rows = list.data?.pages.flatMap((p) => p.data) ?? [];

@@ -1,3 +1,4 @@
+import { CURSOR_PAGES } from "../../api/cursor-pages";
 import { MoreButton } from "../../ui/MoreButton";
 import { useInfiniteQuery, useMutation, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
@@ -23,8 +24,7 @@ export function EnvironmentsPage() {
   const list = useInfiniteQuery({
     queryKey: ["admin", "environments"],
     queryFn: ({ pageParam }) => unwrap(api.GET("/v1/admin/environments", { params: { query: { limit: 100, cursor: pageParam } } })),
-    initialPageParam: undefined as string | undefined,
-    getNextPageParam: (last) => last.nextCursor ?? undefined,
+    ...CURSOR_PAGES,
   });
   const create = useMutation({
     mutationFn: () => unwrap(api.POST("/v1/admin/environments", { body: { name: name.trim(), slug: slug.trim() } })),

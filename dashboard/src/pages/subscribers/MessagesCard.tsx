@@ -1,3 +1,4 @@
+import { CURSOR_PAGES } from "../../api/cursor-pages";
 import { useInfiniteQuery } from "@tanstack/react-query";
 import { Link } from "react-router";
 import { api, unwrap } from "../../api/client";
@@ -27,8 +28,7 @@ export function MessagesCard({ subscriberId }: { subscriberId: string }) {
   const list = useInfiniteQuery({
     queryKey: ["messages", { subscriberId }],
     queryFn: ({ pageParam }) => unwrap(api.GET("/v1/messages", { params: { query: { subscriberId, cursor: pageParam, limit: 20 } } })),
-    initialPageParam: undefined as string | undefined,
-    getNextPageParam: (last) => last.nextCursor ?? undefined,
+    ...CURSOR_PAGES,
   });
   const rows = list.data?.pages.flatMap((p) => p.data) ?? [];
 

@@ -1,3 +1,4 @@
+import { CURSOR_PAGES } from "../../api/cursor-pages";
 import { MoreButton } from "../../ui/MoreButton";
 import { keepPreviousData, useInfiniteQuery } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
@@ -26,8 +27,7 @@ export function SubscribersPage() {
   const list = useInfiniteQuery({
     queryKey: ["subscribers", filter],
     queryFn: ({ pageParam }) => unwrap(api.GET("/v1/subscribers", { params: { query: { ...filter, cursor: pageParam, limit: PAGE } } })),
-    initialPageParam: undefined as string | undefined,
-    getNextPageParam: (last) => last.nextCursor ?? undefined,
+    ...CURSOR_PAGES,
     // The last answer stays on screen while the next search runs, instead of a flash of "Loading".
     placeholderData: keepPreviousData,
   });

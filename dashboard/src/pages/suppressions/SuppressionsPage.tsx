@@ -1,3 +1,4 @@
+import { CURSOR_PAGES } from "../../api/cursor-pages";
 import { useInfiniteQuery, useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { api, unwrap } from "../../api/client";
@@ -20,8 +21,7 @@ export function SuppressionsPage() {
   const list = useInfiniteQuery({
     queryKey: ["suppressions", filters],
     queryFn: ({ pageParam }) => unwrap(api.GET("/v1/suppressions", { params: { query: { ...filters, cursor: pageParam, limit: 50 } } })),
-    initialPageParam: undefined as string | undefined,
-    getNextPageParam: (last) => last.nextCursor ?? undefined,
+    ...CURSOR_PAGES,
   });
   const lift = useMutation({
     mutationFn: (s: Suppression) => unwrap(api.DELETE("/v1/suppressions/{address}", { params: { path: { address: s.address } } })),

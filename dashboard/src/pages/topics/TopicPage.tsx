@@ -1,3 +1,4 @@
+import { CURSOR_PAGES } from "../../api/cursor-pages";
 import { MoreButton } from "../../ui/MoreButton";
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
@@ -186,8 +187,7 @@ function Members({ topicKey }: { topicKey: string }) {
     queryKey: ["topic-members", topicKey],
     queryFn: ({ pageParam }) =>
       unwrap(api.GET("/v1/topics/{key}/subscribers", { params: { path: { key: topicKey }, query: { cursor: pageParam, limit: PAGE } } })),
-    initialPageParam: undefined as string | undefined,
-    getNextPageParam: (last) => last.nextCursor ?? undefined,
+    ...CURSOR_PAGES,
   });
   const remove = useMutation({
     mutationFn: async (subscriberIds: string[]) => {

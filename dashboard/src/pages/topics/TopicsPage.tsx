@@ -1,3 +1,4 @@
+import { CURSOR_PAGES } from "../../api/cursor-pages";
 import { MoreButton } from "../../ui/MoreButton";
 import { useInfiniteQuery, useMutation, useQueryClient } from "@tanstack/react-query";
 import { useForm } from "react-hook-form";
@@ -19,8 +20,7 @@ export function TopicsPage() {
   const list = useInfiniteQuery({
     queryKey: ["topics"],
     queryFn: ({ pageParam }) => unwrap(api.GET("/v1/topics", { params: { query: { cursor: pageParam, limit: 50 } } })),
-    initialPageParam: undefined as string | undefined,
-    getNextPageParam: (last) => last.nextCursor ?? undefined,
+    ...CURSOR_PAGES,
   });
   const rows = list.data?.pages.flatMap((p) => p.data) ?? [];
 

@@ -1,3 +1,4 @@
+import { CURSOR_PAGES } from "../../api/cursor-pages";
 import { MoreButton } from "../../ui/MoreButton";
 import { useInfiniteQuery, useMutation, useQueryClient } from "@tanstack/react-query";
 import { Link } from "react-router";
@@ -16,8 +17,7 @@ export function VariablesPage() {
   const list = useInfiniteQuery({
     queryKey: ["variables"],
     queryFn: ({ pageParam }) => unwrap(api.GET("/v1/variables", { params: { query: { cursor: pageParam, limit: 100 } } })),
-    initialPageParam: undefined as string | undefined,
-    getNextPageParam: (last) => last.nextCursor ?? undefined,
+    ...CURSOR_PAGES,
   });
   const remove = useMutation({
     mutationFn: (v: Variable) => unwrap(api.DELETE("/v1/variables/{key}", { params: { path: { key: v.key } } })),

@@ -1,3 +1,4 @@
+import { CURSOR_PAGES } from "../../api/cursor-pages";
 import { MoreButton } from "../../ui/MoreButton";
 import { useInfiniteQuery } from "@tanstack/react-query";
 import { useState } from "react";
@@ -21,8 +22,7 @@ export function WorkflowsPage() {
   const list = useInfiniteQuery({
     queryKey: ["workflows", filters],
     queryFn: ({ pageParam }) => unwrap(api.GET("/v1/workflows", { params: { query: { ...filters, cursor: pageParam, limit: 50 } } })),
-    initialPageParam: undefined as string | undefined,
-    getNextPageParam: (last) => last.nextCursor ?? undefined,
+    ...CURSOR_PAGES,
   });
   const rows = list.data?.pages.flatMap((p) => p.data) ?? [];
   const filtered = Boolean(filters.q || filters.active);
