@@ -58,22 +58,26 @@ export async function credentialOfRequest(c: Context<AppEnv>): Promise<string | 
   return session.credential;
 }
 
-/** Whether `key` is the admin credential: its SHA-256 is one of `ADMIN_KEY_HASH`'s. */
-export async function isAdminCredential(env: { ADMIN_KEY_HASH?: string }, key: string): Promise<boolean> {
-  if (!key.startsWith(ADMIN_KEY_PREFIX)) return false;
+/** The admin credential's SHA-256 when `key` is it (one of `ADMIN_KEY_HASH`'s), else null. */
+async function adminCredentialHash(env: { ADMIN_KEY_HASH?: string }, key: string): Promise<string | null> {
+  if (!key.startsWith(ADMIN_KEY_PREFIX)) return null;
   const hashes = (env.ADMIN_KEY_HASH ?? "")
     .split(",")
     .map((h) => h.trim().toLowerCase())
     .filter(Boolean);
   const hash = await sha256Hex(key);
-  return hashes.some((h) => sameDigest(h, hash));
+  return hashes.some((h) => sameDigest(h, hash)) ? hash : null;
 }
+
+/** Whether `key` is the admin credential. */
+export const isAdminCredential = async (env: { ADMIN_KEY_HASH?: string }, key: string): Promise<boolean> =>
+  (await adminCredentialHash(env, key)) !== null;
 
 /**
  * The environment the admin credential acts in: the one `Clarion-Environment` names. Counted
  * against that environment's limit and a key limit of its own, like a key of it.
  */
-async function adminActingIn(c: Context<AppEnv>, key: string): Promise<Caller> {
+async function adminActingIn(c: Context<AppEnv>, keyHash: string): Promise<Caller> {
   const slug = c.req.header(ENVIRONMENT_HEADER);
   if (!slug) {
     throw new ApiError(
@@ -83,7 +87,7 @@ async function adminActingIn(c: Context<AppEnv>, key: string): Promise<Caller> {
   }
   const environment = await environmentsRepository(createDb(c.env.DB)).find(slug);
   if (!environment) throw new ApiError("environment_not_found", `No environment with slug "${slug}".`);
-  return { environmentId: environment.id, slug: environment.slug, keyHash: await sha256Hex(key) };
+  return { environmentId: environment.id, slug: environment.slug, keyHash };
 }
 
 /**
@@ -95,8 +99,9 @@ export const apiKeyAuth = createMiddleware<AppEnv>(async (c, next) => {
   if (!key) return refuse(c, new ApiError("unauthorized", "Send your API key in the header `Authorization: ApiKey <key>`."));
   let caller: Caller;
   if (key.startsWith(ADMIN_KEY_PREFIX)) {
-    if (!(await isAdminCredential(c.env, key))) return refuse(c, new ApiError("unauthorized", "The admin credential is not valid."));
-    caller = await adminActingIn(c, key);
+    const hash = await adminCredentialHash(c.env, key);
+    if (!hash) return refuse(c, new ApiError("unauthorized", "The admin credential is not valid."));
+    caller = await adminActingIn(c, hash);
   } else {
     const owner = await ownerOfKey(c.env.DB, key);
     if (!owner) return refuse(c, new ApiError("unauthorized", "The API key is not valid."));

@@ -52,6 +52,13 @@ export async function writeNovuSubscriber(
   return { subscriber: await asNovu(env, environmentId, subscriber), created };
 }
 
-export async function exists(env: Bindings, environmentId: string, subscriberId: string): Promise<boolean> {
-  return (await internalId(env, environmentId, subscriberId)) !== undefined;
+/** Novu's update (v1 `PUT`, v2 `PATCH`): only a subscriber that exists, else `subscriber_not_found`. */
+export async function updateNovuSubscriber(
+  env: Bindings,
+  environmentId: string,
+  subscriberId: string,
+  novu: NovuSubscriberUpdate,
+): Promise<NovuSubscriber> {
+  if ((await internalId(env, environmentId, subscriberId)) === undefined) throw subscriberMissing(subscriberId);
+  return (await writeNovuSubscriber(env, environmentId, subscriberId, novu)).subscriber;
 }

@@ -15,7 +15,7 @@ import { NovuChannelInput, NovuSubscriberInput, NovuSubscriberUpdate, toSubscrib
 import { allChannels, channelFlags, mergePreferences, NovuChannelType, readPreferences, toNovuV1Preferences } from "./preferences";
 import { novuRoute } from "./routing";
 import { envelope, NovuSubscriber } from "./shapes";
-import { exists, readNovuSubscriber, subscriberMissing, writeNovuSubscriber } from "./subscriber-store";
+import { readNovuSubscriber, subscriberMissing, updateNovuSubscriber, writeNovuSubscriber } from "./subscriber-store";
 
 export const novuSubscribersV1Routes = createRouter();
 
@@ -89,9 +89,7 @@ novuSubscribersV1Routes.openapi(
   }),
   async (c) => {
     const { subscriberId } = c.req.valid("param");
-    if (!(await exists(c.env, c.get("environmentId"), subscriberId))) throw subscriberMissing(subscriberId);
-    const { subscriber } = await writeNovuSubscriber(c.env, c.get("environmentId"), subscriberId, c.req.valid("json"));
-    return c.json({ data: subscriber }, 200);
+    return c.json({ data: await updateNovuSubscriber(c.env, c.get("environmentId"), subscriberId, c.req.valid("json")) }, 200);
   },
 );
 

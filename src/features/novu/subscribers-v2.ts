@@ -9,7 +9,7 @@ import { NovuSubscriberInput, NovuSubscriberUpdate } from "./inputs";
 import { channelFlags, mergePreferences, NovuPreferencesV2, readPreferences, toNovuPreferences } from "./preferences";
 import { novuRoute } from "./routing";
 import { envelope, NovuDeleted, NovuSubscriber } from "./shapes";
-import { exists, readNovuSubscriber, subscriberMissing, writeNovuSubscriber } from "./subscriber-store";
+import { readNovuSubscriber, subscriberMissing, updateNovuSubscriber, writeNovuSubscriber } from "./subscriber-store";
 
 export const novuSubscribersV2Routes = createRouter();
 
@@ -80,9 +80,7 @@ novuSubscribersV2Routes.openapi(
   }),
   async (c) => {
     const { subscriberId } = c.req.valid("param");
-    if (!(await exists(c.env, c.get("environmentId"), subscriberId))) throw subscriberMissing(subscriberId);
-    const { subscriber } = await writeNovuSubscriber(c.env, c.get("environmentId"), subscriberId, c.req.valid("json"));
-    return c.json({ data: subscriber }, 200);
+    return c.json({ data: await updateNovuSubscriber(c.env, c.get("environmentId"), subscriberId, c.req.valid("json")) }, 200);
   },
 );
 

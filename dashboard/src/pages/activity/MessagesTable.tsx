@@ -2,12 +2,10 @@ import { CURSOR_PAGES } from "../../api/cursor-pages";
 import { useInfiniteQuery } from "@tanstack/react-query";
 import { Link } from "react-router";
 import { api, unwrap } from "../../api/client";
-import { Loading } from "../../ui/Loading";
-import { ProblemView } from "../../ui/ProblemView";
 import { type Filters, messageQuery } from "./filters";
-import { LIVE_INTERVAL, LiveIndicator } from "./live";
+import { LIVE_INTERVAL } from "./live";
+import { LiveList } from "./LiveList";
 import { formatTime, StatusBadge } from "./status";
-import { MoreButton } from "../../ui/MoreButton";
 
 /** Messages matching the filters, newest first, asked for again every couple of seconds. */
 export function MessagesTable({ filters }: { filters: Filters }) {
@@ -20,60 +18,50 @@ export function MessagesTable({ filters }: { filters: Filters }) {
   });
   const rows = list.data?.pages.flatMap((p) => p.data) ?? [];
   return (
-    <section aria-label="Messages">
-      <div className="activity-bar">
-        <LiveIndicator updatedAt={list.dataUpdatedAt} failed={list.isRefetchError} />
-      </div>
-      {list.error ? <ProblemView error={list.error} /> : null}
-      {list.isPending ? (
-        <Loading what="messages" />
-      ) : rows.length === 0 ? (
-        <p className="empty muted">
-          {filters.status ? `No ${filters.status} messages.` : "No messages yet. Trigger a workflow to see its messages here."}
-        </p>
-      ) : (
-        <div className="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th>Created</th>
-                <th>Status</th>
-                <th>Workflow · step</th>
-                <th>Subscriber</th>
-                <th>Channel</th>
-                <th>To</th>
-                <th>Subject</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((m) => (
-                <tr key={m.id} data-message={m.id} data-step={m.stepId} data-transaction={m.transactionId}>
-                  <td className="nowrap">
-                    <Link to={`/activity/messages/${encodeURIComponent(m.id)}`} title={m.createdAt}>
-                      {formatTime(m.createdAt)}
-                    </Link>
-                  </td>
-                  <td>
-                    <StatusBadge status={m.status} />
-                  </td>
-                  <td>
-                    {m.workflow}
-                    <div className="muted small">{m.stepId}</div>
-                  </td>
-                  <td>{m.subscriberId}</td>
-                  <td>
-                    {m.channel}
-                    {m.provider ? <div className="muted small">{m.provider}</div> : null}
-                  </td>
-                  <td>{m.to ?? "—"}</td>
-                  <td className="ellipsis">{m.subject ?? m.preview ?? ""}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      <MoreButton list={list} />
-    </section>
+    <LiveList
+      label="Messages"
+      list={list}
+      count={rows.length}
+      empty={filters.status ? `No ${filters.status} messages.` : "No messages yet. Trigger a workflow to see its messages here."}
+    >
+      <table>
+        <thead>
+          <tr>
+            <th>Created</th>
+            <th>Status</th>
+            <th>Workflow · step</th>
+            <th>Subscriber</th>
+            <th>Channel</th>
+            <th>To</th>
+            <th>Subject</th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((m) => (
+            <tr key={m.id} data-message={m.id} data-step={m.stepId} data-transaction={m.transactionId}>
+              <td className="nowrap">
+                <Link to={`/activity/messages/${encodeURIComponent(m.id)}`} title={m.createdAt}>
+                  {formatTime(m.createdAt)}
+                </Link>
+              </td>
+              <td>
+                <StatusBadge status={m.status} />
+              </td>
+              <td>
+                {m.workflow}
+                <div className="muted small">{m.stepId}</div>
+              </td>
+              <td>{m.subscriberId}</td>
+              <td>
+                {m.channel}
+                {m.provider ? <div className="muted small">{m.provider}</div> : null}
+              </td>
+              <td>{m.to ?? "—"}</td>
+              <td className="ellipsis">{m.subject ?? m.preview ?? ""}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </LiveList>
   );
 }

@@ -2,12 +2,10 @@ import { CURSOR_PAGES } from "../../api/cursor-pages";
 import { useInfiniteQuery } from "@tanstack/react-query";
 import { Link } from "react-router";
 import { api, unwrap } from "../../api/client";
-import { Loading } from "../../ui/Loading";
-import { ProblemView } from "../../ui/ProblemView";
 import { type Filters, triggerQuery } from "./filters";
-import { LIVE_INTERVAL, LiveIndicator } from "./live";
+import { LIVE_INTERVAL } from "./live";
+import { LiveList } from "./LiveList";
 import { formatTime, StatusBadge } from "./status";
-import { MoreButton } from "../../ui/MoreButton";
 
 /** Recent triggers matching the filters, newest first, asked for again every couple of seconds. */
 export function TriggersTable({ filters }: { filters: Filters }) {
@@ -20,53 +18,43 @@ export function TriggersTable({ filters }: { filters: Filters }) {
   });
   const rows = list.data?.pages.flatMap((p) => p.data) ?? [];
   return (
-    <section aria-label="Triggers">
-      <div className="activity-bar">
-        <LiveIndicator updatedAt={list.dataUpdatedAt} failed={list.isRefetchError} />
-      </div>
-      {list.error ? <ProblemView error={list.error} /> : null}
-      {list.isPending ? (
-        <Loading what="triggers" />
-      ) : rows.length === 0 ? (
-        <p className="empty muted">{filters.status ? `No ${filters.status} triggers.` : "No triggers yet."}</p>
-      ) : (
-        <div className="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th>Accepted</th>
-                <th>Status</th>
-                <th>Workflow</th>
-                <th>Recipients</th>
-                <th>Transaction</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((t) => (
-                <tr key={t.transactionId} data-transaction={t.transactionId}>
-                  <td className="nowrap">
-                    <Link to={`/activity/triggers/${encodeURIComponent(t.transactionId)}`}>{formatTime(t.acceptedAt)}</Link>
-                  </td>
-                  <td>
-                    <StatusBadge status={t.status} />
-                  </td>
-                  <td>{t.workflow}</td>
-                  <td>
-                    {t.recipients.join(", ")}
-                    {t.recipientCount > t.recipients.length ? (
-                      <span className="muted"> +{t.recipientCount - t.recipients.length}</span>
-                    ) : null}
-                  </td>
-                  <td>
-                    <code>{t.transactionId}</code>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      <MoreButton list={list} />
-    </section>
+    <LiveList
+      label="Triggers"
+      list={list}
+      count={rows.length}
+      empty={filters.status ? `No ${filters.status} triggers.` : "No triggers yet."}
+    >
+      <table>
+        <thead>
+          <tr>
+            <th>Accepted</th>
+            <th>Status</th>
+            <th>Workflow</th>
+            <th>Recipients</th>
+            <th>Transaction</th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((t) => (
+            <tr key={t.transactionId} data-transaction={t.transactionId}>
+              <td className="nowrap">
+                <Link to={`/activity/triggers/${encodeURIComponent(t.transactionId)}`}>{formatTime(t.acceptedAt)}</Link>
+              </td>
+              <td>
+                <StatusBadge status={t.status} />
+              </td>
+              <td>{t.workflow}</td>
+              <td>
+                {t.recipients.join(", ")}
+                {t.recipientCount > t.recipients.length ? <span className="muted"> +{t.recipientCount - t.recipients.length}</span> : null}
+              </td>
+              <td>
+                <code>{t.transactionId}</code>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </LiveList>
   );
 }
