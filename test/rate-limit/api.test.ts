@@ -11,6 +11,16 @@ import { api, expectProblem } from "../request";
 // vitest.config.ts sets RATE_LIMITS for these slugs: rl-env-* 5 requests/60 s per environment, rl-key 4/60 s per key.
 const listWorkflows = (key: string, headers: Record<string, string> = {}) => api(key, "GET", "/v1/workflows", undefined, { headers });
 
+/**
+ * The local Rate Limiting binding counts in windows aligned to the wall clock (a new one every 60 s
+ * on the minute): a test whose requests straddle that edge would see its count start again. Each
+ * counting test begins at least 5 s before the edge.
+ */
+async function awayFromWindowEdge(periodMs = 60_000, marginMs = 5_000) {
+  const left = periodMs - (Date.now() % periodMs);
+  if (left < marginMs) await new Promise((r) => setTimeout(r, left + 50));
+}
+
 async function spend(key: string, times: number) {
   const statuses: number[] = [];
   for (let i = 0; i < times; i++) statuses.push((await listWorkflows(key)).status);
@@ -27,6 +37,7 @@ async function addKey(environmentId: string, slug: string) {
 
 describe("request rate limits", () => {
   it("answers 429 rate_limited with Retry-After and RateLimit headers once a key's limit is spent", async () => {
+    await awayFromWindowEdge();
     const { key } = await createEnvironment("rl-key");
     expect(await spend(key, 4)).toEqual([200, 200, 200, 200]);
     const res = await listWorkflows(key);
@@ -45,6 +56,7 @@ describe("request rate limits", () => {
   });
 
   it("counts every key of an environment against the environment's limit", async () => {
+    await awayFromWindowEdge();
     const { id, key } = await createEnvironment("rl-env-a");
     const second = await addKey(id, "rl-env-a");
     expect([...(await spend(key, 3)), ...(await spend(second, 2))]).toEqual([200, 200, 200, 200, 200]);
@@ -54,6 +66,7 @@ describe("request rate limits", () => {
   });
 
   it("does not count one environment's requests against another with the same limit", async () => {
+    await awayFromWindowEdge();
     const spentEnv = await createEnvironment("rl-env-b");
     const other = await createEnvironment("rl-env-c");
     expect(await spend(spentEnv.key, 6)).toEqual([200, 200, 200, 200, 200, 429]);
@@ -65,6 +78,7 @@ describe("failed authentication", () => {
   const badKey = (n: number) => `ck_flood_${String(n).padStart(32, "0")}`;
 
   it("answers 401 to a client's first 20 bad keys in a minute, then 429", async () => {
+    await awayFromWindowEdge();
     const ip = "203.0.113.7";
     const statuses: number[] = [];
     for (let i = 0; i < 20; i++) statuses.push((await listWorkflows(badKey(i), { "cf-connecting-ip": ip })).status);
@@ -76,11 +90,13 @@ describe("failed authentication", () => {
   });
 
   it("does not limit another client for one client's failures", async () => {
+    await awayFromWindowEdge();
     for (let i = 0; i < 21; i++) await listWorkflows(badKey(i), { "cf-connecting-ip": "198.51.100.1" });
     expectProblem(await listWorkflows(badKey(0), { "cf-connecting-ip": "198.51.100.2" }), 401, "unauthorized");
   });
 
   it("still lets a valid key through from a client over its failure limit", async () => {
+    await awayFromWindowEdge();
     const { key } = await createEnvironment();
     for (let i = 0; i < 21; i++) await listWorkflows(badKey(i), { "cf-connecting-ip": "198.51.100.9" });
     expect((await listWorkflows(key, { "cf-connecting-ip": "198.51.100.9" })).status).toBe(200);
