@@ -138,7 +138,8 @@ describe("delivery through the Queue consumer", () => {
     await createWorkflow(key, {
       key: "broken",
       steps: [
-        { id: "bad", type: "email", template: { subject: "{{ payload.x | nosuchfilter }}", text: "Hello" } },
+        // Parses (so it saves) but fails when rendered: templates have no files to include.
+        { id: "bad", type: "email", template: { subject: "{% include 'nosuchpartial' %}", text: "Hello" } },
         { id: "good", type: "sms", template: { body: "fine" } },
       ],
     });
@@ -148,7 +149,7 @@ describe("delivery through the Queue consumer", () => {
     });
     const messages = await settledMessages(key, transactionId, 2);
     expect(byStep(messages, "bad")).toMatchObject({ status: "failed", error: { code: "template_error" } });
-    expect(byStep(messages, "bad").error?.message).toContain("nosuchfilter");
+    expect(byStep(messages, "bad").error?.message).toContain("nosuchpartial");
     expect(byStep(messages, "good").status).toBe("sent");
   });
 

@@ -9049,7 +9049,10 @@ export interface paths {
                 };
             };
         };
-        /** Replace a workflow */
+        /**
+         * Replace a workflow
+         * @description Replaces everything but the key: `key` in the body must be the key in the path. Triggers and subscribers' preferences name a workflow by its key, so a new key is a new workflow (create it, then delete this one).
+         */
         put: {
             parameters: {
                 query?: never;
@@ -9179,20 +9182,6 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Problem (RFC 9457) with `code` `workflow_exists` */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 409;
-                            /** @enum {string} */
-                            code?: "workflow_exists";
-                        };
-                    };
-                };
                 /** @description Problem (RFC 9457) with `code` `payload_too_large` */
                 413: {
                     headers: {
@@ -9221,7 +9210,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Problem (RFC 9457) with `code` `validation_failed` */
+                /** @description Problem (RFC 9457) with `code` `validation_failed` or `workflow_key_immutable` */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -9231,7 +9220,7 @@ export interface paths {
                             /** @enum {number} */
                             status?: 422;
                             /** @enum {string} */
-                            code?: "validation_failed";
+                            code?: "validation_failed" | "workflow_key_immutable";
                         };
                     };
                 };
@@ -12216,7 +12205,7 @@ export interface components {
              * @description Stable machine code.
              * @enum {string}
              */
-            code: "bad_request" | "validation_failed" | "malformed_json" | "unsupported_media_type" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "workflow_not_found" | "workflow_inactive" | "workflow_exists" | "subscriber_not_found" | "subscriber_exists" | "variable_not_found" | "variable_exists" | "topic_not_found" | "topic_exists" | "no_valid_recipients" | "transaction_not_found" | "transaction_conflict" | "payload_too_large" | "rate_limited" | "invalid_tracking_link" | "invalid_signature" | "integration_not_found" | "message_not_found" | "suppression_not_found" | "secret_requires_resupply" | "destination_not_allowed" | "environment_not_found" | "environment_exists" | "api_key_not_found" | "api_key_revoked" | "invalid_idempotency_key" | "idempotency_key_mismatch" | "idempotency_key_in_flight" | "internal_error";
+            code: "bad_request" | "validation_failed" | "malformed_json" | "unsupported_media_type" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "workflow_not_found" | "workflow_inactive" | "workflow_exists" | "workflow_key_immutable" | "subscriber_not_found" | "subscriber_exists" | "variable_not_found" | "variable_exists" | "topic_not_found" | "topic_exists" | "no_valid_recipients" | "transaction_not_found" | "transaction_conflict" | "payload_too_large" | "rate_limited" | "invalid_tracking_link" | "invalid_signature" | "integration_not_found" | "message_not_found" | "suppression_not_found" | "secret_requires_resupply" | "destination_not_allowed" | "environment_not_found" | "environment_exists" | "api_key_not_found" | "api_key_revoked" | "invalid_idempotency_key" | "idempotency_key_mismatch" | "idempotency_key_in_flight" | "internal_error";
             /** @description Also sent as the `x-request-id` header. */
             requestId?: string;
             errors?: components["schemas"]["FieldError"][];

@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { everyLocalized } from "../../engine/locale";
+import { templateIssues } from "../../engine/templates";
 import { Step } from "../../engine/steps";
 import { hasLineBreak, LINE_BREAK_MESSAGE } from "../../contract/email-address";
 import { MAX_CONDITION_DEPTH } from "../../lib/json-limits";
@@ -67,6 +68,7 @@ export const WorkflowInput = z
       }
     });
     for (const issue of bodilessEmails(wf.steps)) ctx.addIssue({ code: "custom", ...issue });
+    for (const issue of templateIssues(wf.steps)) ctx.addIssue({ code: "custom", ...issue });
     if (wf.payloadSchema) for (const issue of payloadSchemaIssues(wf.payloadSchema)) ctx.addIssue({ code: "custom", ...issue });
   })
   .openapi("WorkflowInput");
