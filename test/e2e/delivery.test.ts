@@ -173,6 +173,38 @@ describe("delivery through the Queue consumer", () => {
     expect(detail.events[0]?.detail).toMatchObject({ reason: "missing_address" });
   });
 
+  it("skips every message to an unknown subscriberId as subscriber_not_found, steps after a delay too, and still reaches the others", async () => {
+    const { key } = await createSandboxEnvironment();
+    await createWorkflow(key, {
+      key: "to-a-stranger",
+      steps: [
+        { id: "e", type: "email", template: { subject: "s", text: "Hello" } },
+        { id: "wait", type: "delay", for: "PT1H" },
+        { id: "s", type: "sms", template: { body: "s" } },
+      ],
+    });
+    const [stranger, known] = [unique("nobody"), unique("k")];
+    await api(key, "POST", "/sub", { subscriberId: known, email: "k@example.com" });
+    const transactionId = await trigger(key, { workflow: "to-a-stranger", to: [stranger, known] });
+    const messages = await settledMessages(key, transactionId, 3);
+    expect(
+      messages
+        .filter((m) => m.subscriberId === stranger)
+        .map((m) => [m.stepId, m.status])
+        .sort(),
+    ).toEqual([
+      ["e", "skipped"],
+      ["s", "skipped"],
+    ]);
+    expect(byStep(messages, "e", known).status).toBe("sent");
+    for (const stepId of ["e", "s"]) {
+      const detail = await messageDetail(key, byStep(messages, stepId, stranger).id);
+      expect(detail.events.at(-1)?.detail).toMatchObject({ reason: "subscriber_not_found", message: expect.stringContaining(stranger) });
+    }
+    // The known subscriber's sms waits on the delay: nothing of this test stays parked.
+    await api(key, "DELETE", "/v1/trigger", { transactionId });
+  });
+
   it("honours preferences, except in critical workflows", async () => {
     const { key } = await createSandboxEnvironment();
     const steps = [
