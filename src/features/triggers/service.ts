@@ -105,7 +105,7 @@ export async function cancelByTransactionId(env: Bindings, environmentId: string
   if (outcome.status === "cancelled") {
     // Pending digest entries leave their digests; their jobs then record the messages cancelled.
     await Promise.all(outcome.digests.map((name) => env.DIGESTS.get(env.DIGESTS.idFromName(name)).remove(transactionId)));
-    await recordCancellation(createDb(env.DB), outcome.record, Date.now());
+    await recordCancellation(createDb(env.DB), outcome.record, outcome.cancelledMessages, Date.now());
   }
   return { transactionId, status: outcome.status, cancelledMessages: outcome.cancelledMessages, alreadySent: outcome.alreadySent };
 }
