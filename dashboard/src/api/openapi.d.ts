@@ -10575,7 +10575,7 @@ export interface paths {
         put?: never;
         /**
          * Create an integration
-         * @description Connects a provider to this environment. The credentials are validated against the provider's schema, encrypted at rest and masked in every answer, this one included.
+         * @description Connects a provider to this environment. The credentials are validated against the provider's schema, encrypted at rest, and its secrets are masked in every answer, this one included.
          */
         post: {
             parameters: {
@@ -13636,7 +13636,7 @@ export interface components {
             primary: boolean;
             /** @description Failover order after the primary: lower goes first. */
             priority: number;
-            /** @description Masked: every string shows at most its first four characters, then "••••". */
+            /** @description Secrets (`writeOnly` in the provider's schema, and any field it does not describe) show at most their first four characters, then "••••"; other settings (a sender, an account id, a public URL) are shown as stored. */
             credentials: {
                 [key: string]: unknown;
             };
@@ -13672,7 +13672,7 @@ export interface components {
              * @default 0
              */
             priority: number;
-            /** @description Shape per provider (`GET /v1/providers`). Encrypted at rest and masked in every answer; at most 64 KB as JSON. */
+            /** @description Shape per provider (`GET /v1/providers`). Encrypted at rest; its secrets (the fields the provider's schema marks `writeOnly`) are masked in every answer. At most 64 KB as JSON. */
             credentials: {
                 [key: string]: unknown;
             };
@@ -13698,7 +13698,7 @@ export interface components {
             data: components["schemas"]["Integration"][];
             nextCursor: string | null;
         };
-        /** @description Fields left out keep their value. `credentials`, when given, replace the stored ones and are validated again; a value sent back exactly as an answer masked it keeps the stored value. Pointing `baseUrl` at a new host needs the credentials in full. */
+        /** @description Fields left out keep their value. `credentials`, when given, replace the stored ones and are validated again; a value sent back exactly as an answer masked it keeps the stored value. Pointing `baseUrl` at a new host needs the secrets in full. */
         IntegrationUpdate: {
             name?: string;
             active?: boolean;
@@ -13706,7 +13706,7 @@ export interface components {
             primary?: boolean;
             /** @description Failover order after the primary: lower goes first. */
             priority?: number;
-            /** @description Shape per provider (`GET /v1/providers`). Encrypted at rest and masked in every answer; at most 64 KB as JSON. */
+            /** @description Shape per provider (`GET /v1/providers`). Encrypted at rest; its secrets (the fields the provider's schema marks `writeOnly`) are masked in every answer. At most 64 KB as JSON. */
             credentials?: {
                 [key: string]: unknown;
             };
