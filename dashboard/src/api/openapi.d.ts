@@ -13267,7 +13267,7 @@ export interface components {
             };
         };
         Workflow: {
-            id: string;
+            readonly id: string;
             key: string;
             name: string;
             description: string | null;
@@ -13279,9 +13279,9 @@ export interface components {
             } | null;
             steps: components["schemas"]["Step"][];
             /** Format: date-time */
-            createdAt: string;
+            readonly createdAt: string;
             /** Format: date-time */
-            updatedAt: string;
+            readonly updatedAt: string;
         };
         Step: {
             id: string;
@@ -13444,7 +13444,7 @@ export interface components {
              * Format: date-time
              * @description When a trigger of this workflow was last recorded (moments after its 202); null when never.
              */
-            lastTriggeredAt: string | null;
+            readonly lastTriggeredAt: string | null;
         };
         PreviewResponse: {
             workflow: string;
