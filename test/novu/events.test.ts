@@ -73,6 +73,23 @@ describe("POST /v1/events/trigger", () => {
     expect(res).toMatchObject({ status: 404, body: { statusCode: 404, code: "workflow_not_found" } });
   });
 
+  it("translates Novu's { type: 'Topic', topicKey } into Clarion's topic recipient", async () => {
+    const { id, key, workflowKey } = await createEnvironmentWithWorkflow();
+    await api(key, "POST", "/v1/topics", { key: "release-notes", name: "Release notes" });
+    const res = await novu<{ data: { transactionId: string } }>(key, "POST", "/v1/events/trigger", {
+      name: workflowKey,
+      to: [{ type: "Topic", topicKey: "release-notes", exclude: ["ada"] }],
+    });
+    expect(res.status).toBe(201);
+    expect((await readTrigger(id, res.body.data.transactionId))?.recipients).toEqual([{ topic: "release-notes", exclude: ["ada"] }]);
+  });
+
+  it("answers an unknown topic in Novu's form with Novu's 404", async () => {
+    const { key, workflowKey } = await createEnvironmentWithWorkflow();
+    const res = await novu(key, "POST", "/v1/events/trigger", { name: workflowKey, to: { type: "Topic", topicKey: "no-such-topic" } });
+    expect(res).toMatchObject({ status: 404, body: { statusCode: 404, code: "topic_not_found" } });
+  });
+
   it("maps a validation failure to Novu's per-field errors", async () => {
     const { key, workflowKey } = await createEnvironmentWithWorkflow();
     const res = await novu(key, "POST", "/v1/events/trigger", { name: workflowKey, to: "ada", payload: "nope" });
