@@ -26,7 +26,9 @@ const operations = Object.entries(document.paths).flatMap(([path, methods]) =>
 );
 const withBody = operations.filter((o) => o.operation.requestBody?.content["application/json"]);
 
-const fill = (path: string) => path.replaceAll(/\{(\w+)\}/g, "no-such-thing");
+/** The path with its `{params}` filled from `values`, or with a placeholder. */
+const fill = (path: string, values: Record<string, string> = {}) =>
+  path.replaceAll(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(values[name] ?? "no-such-thing"));
 
 /** Novu's error body with the status it is sent with; its `code` is returned. */
 function expectNovuError(res: ApiResponse<unknown>): string {
@@ -132,4 +134,37 @@ describe("bad input on Novu's routes (@novu/node's User-Agent or none)", () => {
     expect(expectNovuError(res)).toBe("validation_failed");
     expect(res.body).toMatchObject({ errors: { name: { messages: [expect.any(String)] } } });
   });
+});
+
+describe("every Novu read, across environments", () => {
+  const values: Record<string, string> = { level: "global" };
+  let owner: string;
+  let stranger: string;
+
+  beforeAll(async () => {
+    owner = (await createEnvironment()).key;
+    stranger = (await createEnvironment()).key;
+    values.subscriberId = unique("owned");
+    values.key = unique("owned-topic").toLowerCase();
+    expect((await api(owner, "POST", "/sub", { subscriberId: values.subscriberId, email: "owner@example.com" })).status).toBe(201);
+    expect((await api(owner, "POST", "/v1/topics", { key: values.key, name: "Owner's" })).status).toBe(201);
+    expect((await api(owner, "POST", `/v1/topics/${values.key}/subscribers`, { subscriberIds: [values.subscriberId] })).status).toBe(200);
+  });
+
+  /** A read of one resource: the owner sees it, the stranger gets a documented 404. A list: the stranger's names none of the owner's. */
+  it.each(operations.filter((o) => o.method === "GET" && o.operation.security?.length))(
+    "$name shows another environment nothing of this one's",
+    async ({ path, operation }) => {
+      const concrete = `/novu${fill(path, values)}`;
+      const theirs = await api<{ code: string }>(stranger, "GET", concrete);
+      if (path.includes("{")) {
+        expect((await api(owner, "GET", concrete)).status).toBe(200);
+        expect(theirs.status).toBe(404);
+        expect(operation["x-error-codes"]).toContain(expectNovuError(theirs));
+      } else {
+        expect(theirs.status).toBe(200);
+        for (const owned of [values.subscriberId, values.key]) expect(JSON.stringify(theirs.body)).not.toContain(owned);
+      }
+    },
+  );
 });
