@@ -83,7 +83,7 @@ await run(
     `PUBLIC_URL:http://${HOST}:${PORT}`,
     "--var",
     `LEDGER_SHARDS:${LOCAL_LEDGER_SHARDS}`,
-    // Local development points integrations at servers on this machine (README "Security").
+    // Local development points integrations at servers on this machine (docs/concepts/security.md).
     "--var",
     "ALLOW_PRIVATE_DESTINATIONS:true",
   ],

@@ -37,6 +37,6 @@ await run("vitest", ["run", "--config", "vitest.scripts.config.ts"]);
 // The deploy bundles offline (`wrangler deploy --dry-run`): a broken deploy fails here, not in production.
 await run("node", ["scripts/deploy.mjs", "--dry-run"]);
 await run("vitest", ["run", "--config", "vitest.conformance.config.ts"]);
-// Novu's official SDKs, unmodified, against a real local Clarion (README "Migrating from Novu").
+// Novu's official SDKs, unmodified, against a real local Clarion (docs/guides/migrating-from-novu.md).
 await run("vitest", ["run", "--config", "vitest.novu.config.ts"]);
 if (existsSync("vitest.browser.config.ts")) await run("vitest", ["run", "--config", "vitest.browser.config.ts"]);
