@@ -27,6 +27,8 @@ await ensureSdks("test/novu-sdk", "Novu's SDKs for the compatibility suite");
 await run("biome", ["check"]);
 // The dashboard's client types must match the routes (`npm run openapi` rewrites them).
 await run("node", ["scripts/openapi-types.mjs", "--check"]);
+// The reference tables in docs/reference/ must match the code that defines them (`npm run reference` rewrites them).
+await run("node", ["scripts/reference.mjs", "--check"]);
 await buildDashboard();
 await run("tsc", ["-p", "."]);
 await run("tsc", ["-p", "tsconfig.node.json"]);
