@@ -15,6 +15,7 @@ import { novuListsV2Routes } from "./lists-v2";
 import { novuSubscribersV1Routes } from "./subscribers-v1";
 import { novuSubscribersV2Routes } from "./subscribers-v2";
 import { novuTopicMemberRoutes } from "./topic-member";
+import { NOVU_TAG } from "./routing";
 import { novuTopicsRoutes } from "./topics";
 
 const KEYED = ["/v1/*", "/v2/*"];
@@ -28,6 +29,7 @@ const DOCUMENT_CONFIG = {
       "Novu's REST API as Novu's SDKs call it (`@novu/api`, `@novu/node`), served by Clarion under `/novu`: set `serverURL` (`@novu/api`) or `backendUrl` (`@novu/node`) to `https://<clarion>/novu`. Answers are Novu's (`{ data }`); errors are Novu's error body (`statusCode`, `message`, `error`) with Clarion's `code` and `requestId` beside it. Clarion's own API is described at `/openapi.json`.",
   },
   servers: [{ url: "/novu", description: "This Clarion's Novu-compatible API" }],
+  tags: [{ name: NOVU_TAG, description: "Novu's REST API for code written for Novu's SDKs." }],
 };
 
 function novuRouter() {
