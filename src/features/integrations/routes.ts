@@ -29,7 +29,7 @@ const missing = (id: string) => notFound("integration_not_found", `integration w
 const repo = scopedRepository(integrationsRepository);
 
 /** Looked up per request, never a fixed list: adapters join the registry without touching this file. */
-const registeredProviders = (): ProviderAdapter[] => Object.keys(PROVIDERS).flatMap((id) => providerFor(id) ?? []);
+export const registeredProviders = (): ProviderAdapter[] => Object.keys(PROVIDERS).flatMap((id) => providerFor(id) ?? []);
 
 integrationsRoutes.openapi(
   apiRoute({
