@@ -184,6 +184,23 @@ describe.skipIf(!CHROMIUM)("the Integrations page", () => {
     expect((await api("GET", `/v1/integrations/${sandbox.id}`, undefined, key())).status).toBe(404);
   });
 
+  it("shows an integration's settings in clear in its form, and none of its secrets", async () => {
+    const secret = "re_live_browser_0123456789";
+    const created = await api<Integration>(
+      "POST",
+      "/v1/integrations",
+      { provider: "resend", name: "Billing mail", active: false, credentials: { apiKey: secret, from: "Billing <billing@acme.dev>" } },
+      key(),
+    );
+    expect(created.status).toBe(201);
+    await page.goto(`${base()}/dashboard/integrations/${created.body.id}`);
+    await expect.poll(() => page.getByLabel("From", { exact: true }).inputValue()).toBe("Billing <billing@acme.dev>");
+    expect(await page.getByLabel("API key").inputValue()).toBe("");
+    expect(await page.getByLabel("API key").getAttribute("type")).toBe("password");
+    expect(await page.content()).not.toContain(secret.slice(4));
+    expect((await api("DELETE", `/v1/integrations/${created.body.id}`, undefined, key())).status).toBe(204);
+  });
+
   it("fits a 390 px phone", async () => {
     const phone = await browser!.newPage({ viewport: { width: 390, height: 844 } });
     await signIn(phone, "/integrations", key());
