@@ -8,7 +8,7 @@ import { newId } from "../../src/lib/ids";
 import { createEnvironment } from "../factories";
 import { api, expectProblem } from "../request";
 
-// vitest.config.ts sets RATE_LIMITS for these slugs: rl-env-* 5 requests/60 s per environment, rl-key 4/60 s per key.
+// vitest.config.ts sets RATE_LIMITS for these slugs: rl-env-* 5 requests/60 s per environment, rl-key* 4/60 s per key.
 const listWorkflows = (key: string, headers: Record<string, string> = {}) => api(key, "GET", "/v1/workflows", undefined, { headers });
 
 /**
@@ -45,6 +45,19 @@ describe("request rate limits", () => {
     expect(problem.detail).toContain("API key");
     expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0);
     expect(res.headers.get("ratelimit-policy")).toBe('"key";q=4;w=60');
+    expect(res.headers.get("ratelimit")).toMatch(/^"key";r=0;t=\d+$/);
+  });
+
+  it("answers 429 once other isolates have spent a key's limit in the binding", async () => {
+    await awayFromWindowEdge();
+    const { key } = await createEnvironment("rl-key-shared");
+    // What other isolates (or locations' worth of them) would have counted: this isolate has seen none of it.
+    const binding = (env as unknown as Record<string, RateLimit>).RATE_LIMIT_4_PER_60S!;
+    for (let i = 0; i < 4; i++) await binding.limit({ key: `key:${await sha256Hex(key)}` });
+    const res = await listWorkflows(key);
+    expectProblem(res, 429, "rate_limited");
+    expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect(Number(res.headers.get("retry-after"))).toBeLessThanOrEqual(60);
     expect(res.headers.get("ratelimit")).toMatch(/^"key";r=0;t=\d+$/);
   });
 

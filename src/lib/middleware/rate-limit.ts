@@ -3,22 +3,32 @@ import type { AppEnv, Bindings } from "../../env";
 import { ApiError } from "../errors";
 import { BindingRateLimiter } from "../rate-limit/binding-limiter";
 import type { Decision, RateLimiter, Rule } from "../rate-limit/limiter";
+import { LocalAdmission } from "../rate-limit/local-admission";
 import { ratesFor } from "../rate-limit/policy";
 import { UpstashRateLimiter } from "../rate-limit/upstash-limiter";
 
-/** Upstash when it is configured (global and exact), else the Rate Limiting bindings (per location, approximate). */
-export function rateLimiterFor(env: Bindings): RateLimiter {
+let built: { env: Bindings; admission: LocalAdmission } | undefined;
+
+/**
+ * Upstash when it is configured (global and exact), else the Rate Limiting bindings (per
+ * location, approximate), behind this isolate's own count. Built once per isolate: the local
+ * count is only worth something if it outlives the request.
+ */
+export function admissionFor(env: Bindings): LocalAdmission {
+  if (built?.env === env) return built.admission;
   const backend =
     env.UPSTASH_REDIS_REST_URL && env.UPSTASH_REDIS_REST_TOKEN
       ? new UpstashRateLimiter({ url: env.UPSTASH_REDIS_REST_URL, token: env.UPSTASH_REDIS_REST_TOKEN })
       : new BindingRateLimiter(env as unknown as Record<string, unknown>);
-  return failOpen(backend);
+  built = { env, admission: new LocalAdmission(failOpen(backend)) };
+  return built.admission;
 }
 
 /** A counter that cannot be reached must not take the API down with it: the request goes through, and the error is logged. */
 export function failOpen(limiter: RateLimiter): RateLimiter {
   return {
     backend: limiter.backend,
+    exact: limiter.exact,
     async limit(rule) {
       try {
         return await limiter.limit(rule);
@@ -63,8 +73,7 @@ export async function limitRequest(c: Context<AppEnv>, caller: Caller): Promise<
     { name: "environment", identifier: caller.environmentId, rate: rates.environment },
     { name: "key", identifier: caller.keyHash, rate: rates.key },
   ];
-  const limiter = rateLimiterFor(c.env);
-  const decisions = await Promise.all(rules.map((rule) => limiter.limit(rule)));
+  const decisions = await admissionFor(c.env).admit(rules);
   const spent = decisions.findIndex((d) => !d.success);
   if (spent >= 0) {
     const rule = rules[spent] as Rule;
@@ -91,8 +100,8 @@ export async function limitFailedAuth(c: Context<AppEnv>): Promise<ApiError | nu
   if (!ip) return null;
   const rate = ratesFor(c.env.RATE_LIMITS).authFailures;
   const rule: Rule = { name: "auth_failures", identifier: ip, rate };
-  const decision = await rateLimiterFor(c.env).limit(rule);
-  return decision.success
+  const [decision] = await admissionFor(c.env).admit([rule]);
+  return !decision || decision.success
     ? null
     : tooMany(rule, decision, `Too many failed authentications from this client; retry after the time in \`Retry-After\`.`);
 }
