@@ -8,7 +8,7 @@ import { newId } from "../../src/lib/ids";
 import { createEnvironment } from "../factories";
 import { api, expectProblem } from "../request";
 
-// vitest.config.ts sets RATE_LIMITS for these slugs: rl-env-* 5 requests/60 s per environment, rl-key* 4/60 s per key.
+// vitest.config.ts sets RATE_LIMITS for these slugs: rl-env-* 5 requests/60 s per environment, rl-key* 4/60 s per key, rl-both both.
 const listWorkflows = (key: string, headers: Record<string, string> = {}) => api(key, "GET", "/v1/workflows", undefined, { headers });
 
 /**
@@ -59,6 +59,18 @@ describe("request rate limits", () => {
     expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0);
     expect(Number(res.headers.get("retry-after"))).toBeLessThanOrEqual(60);
     expect(res.headers.get("ratelimit")).toMatch(/^"key";r=0;t=\d+$/);
+  });
+
+  it("asks the binding about one limit per request, the one nearest its end", async () => {
+    await awayFromWindowEdge();
+    const { id, key } = await createEnvironment("rl-both");
+    expect(await spend(key, 4)).toEqual([200, 200, 200, 200]);
+    // The key's limit (4) was nearer its end than the environment's (5) on every request: the
+    // environment's binding counter was never asked, so it still has all of its 5 requests.
+    const binding = (env as unknown as Record<string, RateLimit>).RATE_LIMIT_5_PER_60S!;
+    const direct: boolean[] = [];
+    for (let i = 0; i < 5; i++) direct.push((await binding.limit({ key: `environment:${id}` })).success);
+    expect(direct).toEqual([true, true, true, true, true]);
   });
 
   it("describes the limits on an answer within them", async () => {

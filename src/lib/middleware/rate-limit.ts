@@ -7,21 +7,16 @@ import { LocalAdmission } from "../rate-limit/local-admission";
 import { ratesFor } from "../rate-limit/policy";
 import { UpstashRateLimiter } from "../rate-limit/upstash-limiter";
 
-let built: { env: Bindings; admission: LocalAdmission } | undefined;
+/** This isolate's count of every limit's window: it is only worth something if it outlives the request. */
+const admission = new LocalAdmission();
 
-/**
- * Upstash when it is configured (global and exact), else the Rate Limiting bindings (per
- * location, approximate), behind this isolate's own count. Built once per isolate: the local
- * count is only worth something if it outlives the request.
- */
-export function admissionFor(env: Bindings): LocalAdmission {
-  if (built?.env === env) return built.admission;
+/** Upstash when it is configured (global and exact), else the Rate Limiting bindings (per location, approximate). */
+export function rateLimiterFor(env: Bindings): RateLimiter {
   const backend =
     env.UPSTASH_REDIS_REST_URL && env.UPSTASH_REDIS_REST_TOKEN
       ? new UpstashRateLimiter({ url: env.UPSTASH_REDIS_REST_URL, token: env.UPSTASH_REDIS_REST_TOKEN })
       : new BindingRateLimiter(env as unknown as Record<string, unknown>);
-  built = { env, admission: new LocalAdmission(failOpen(backend)) };
-  return built.admission;
+  return failOpen(backend);
 }
 
 /** A counter that cannot be reached must not take the API down with it: the request goes through, and the error is logged. */
@@ -73,7 +68,7 @@ export async function limitRequest(c: Context<AppEnv>, caller: Caller): Promise<
     { name: "environment", identifier: caller.environmentId, rate: rates.environment },
     { name: "key", identifier: caller.keyHash, rate: rates.key },
   ];
-  const decisions = await admissionFor(c.env).admit(rules);
+  const decisions = await admission.admit(rateLimiterFor(c.env), rules);
   const spent = decisions.findIndex((d) => !d.success);
   if (spent >= 0) {
     const rule = rules[spent] as Rule;
@@ -100,7 +95,7 @@ export async function limitFailedAuth(c: Context<AppEnv>): Promise<ApiError | nu
   if (!ip) return null;
   const rate = ratesFor(c.env.RATE_LIMITS).authFailures;
   const rule: Rule = { name: "auth_failures", identifier: ip, rate };
-  const [decision] = await admissionFor(c.env).admit([rule]);
+  const [decision] = await admission.admit(rateLimiterFor(c.env), [rule]);
   return !decision || decision.success
     ? null
     : tooMany(rule, decision, `Too many failed authentications from this client; retry after the time in \`Retry-After\`.`);

@@ -39,8 +39,6 @@ export const secondsToWindowEnd = (period: number, now: number) => {
 export class LocalAdmission {
   private readonly windows = new Map<string, Window>();
 
-  constructor(private readonly backend: RateLimiter) {}
-
   private windowOf(rule: Rule, now: number): Window {
     const key = windowKey(rule);
     const index = Math.floor(now / (rule.rate.period * 1000));
@@ -58,16 +56,16 @@ export class LocalAdmission {
   }
 
   /** Counts one request against every rule; a decision per rule, in order. */
-  async admit(rules: readonly Rule[], now = Date.now()): Promise<Decision[]> {
+  async admit(backend: RateLimiter, rules: readonly Rule[], now = Date.now()): Promise<Decision[]> {
     const windows = rules.map((rule) => this.windowOf(rule, now));
     const refused = (rule: Rule): Decision => ({ success: false, resetSeconds: secondsToWindowEnd(rule.rate.period, now) });
     const spent = rules.findIndex((rule, i) => windows[i]!.spent || windows[i]!.count >= rule.rate.limit);
     if (spent >= 0) return rules.map((rule, i) => (i === spent ? refused(rule) : { success: true, resetSeconds: rule.rate.period }));
     for (const w of windows) w.count++;
 
-    const asked = this.backend.exact ? rules.map((_, i) => i) : nearestToLimit(rules, windows);
+    const asked = backend.exact ? rules.map((_, i) => i) : nearestToLimit(rules, windows);
     const decisions: Decision[] = rules.map((rule) => ({ success: true, resetSeconds: rule.rate.period }));
-    const answers = await Promise.all(asked.map((i) => this.backend.limit(rules[i]!)));
+    const answers = await Promise.all(asked.map((i) => backend.limit(rules[i]!)));
     asked.forEach((i, n) => {
       const answer = answers[n]!;
       decisions[i] = answer;
