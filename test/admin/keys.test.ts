@@ -41,13 +41,20 @@ describe("POST /v1/admin/environments/{slug}/keys", () => {
     expect(errorPaths(res.body)).toContain(path);
   });
 
+  it("refuses to create a key already expired", async () => {
+    const { environment } = await adminEnvironment();
+    const past = await admin("POST", `/environments/${environment.slug}/keys`, { expiresAt: new Date(Date.now() - 1000).toISOString() });
+    expectProblem(past, 422, "validation_failed");
+    expect(errorPaths(past.body)).toEqual(["expiresAt"]);
+  });
+
   it("refuses a key past the expiresAt it was created with", async () => {
     const { environment } = await adminEnvironment();
-    const past = await admin<ApiKeyCreated>("POST", `/environments/${environment.slug}/keys`, {
-      expiresAt: new Date(Date.now() - 1000).toISOString(),
+    const soon = await admin<ApiKeyCreated>("POST", `/environments/${environment.slug}/keys`, {
+      expiresAt: new Date(Date.now() + 60_000).toISOString(),
     });
-    expect(past.body.status).toBe("expired");
-    expectProblem(await api(past.body.key, "GET", "/v1/workflows"), 401, "unauthorized");
+    expect(soon.body.status).toBe("expiring");
+    expect(await ownerOfKey(env.DB, soon.body.key, Date.now() + 61_000)).toBeNull();
   });
 });
 
@@ -165,6 +172,22 @@ describe("POST /v1/admin/keys/{id}/rotate", () => {
     const { key } = await adminEnvironment();
     await admin("POST", `/keys/${key.id}/revoke`);
     expectProblem(await admin("POST", `/keys/${key.id}/rotate`, {}), 409, "api_key_revoked");
+  });
+
+  it("refuses to rotate an expired key with 409", async () => {
+    const { key } = await adminEnvironment();
+    await env.DB.prepare("UPDATE api_keys SET expires_at = ? WHERE id = ?")
+      .bind(Date.now() - 1000, key.id)
+      .run();
+    expectProblem(await admin("POST", `/keys/${key.id}/rotate`, {}), 409, "api_key_expired");
+  });
+
+  it("rotates a key still in its overlap, keeping its earlier end", async () => {
+    const { key } = await adminEnvironment();
+    const first = (await admin<Rotation>("POST", `/keys/${key.id}/rotate`, { overlapHours: 1 })).body;
+    const again = await admin<Rotation>("POST", `/keys/${key.id}/rotate`, { overlapHours: 5 });
+    expect(again.status).toBe(201);
+    expect(again.body.previous.expiresAt).toBe(first.previous.expiresAt);
   });
 
   it.each([[{ overlapHours: -1 }], [{ overlapHours: 721 }], [{ overlapHours: "24" }]])("refuses %j with 422", async (body) => {

@@ -73,7 +73,11 @@ export type ApiKeyCreated = z.infer<typeof ApiKeyCreated>;
 export const ApiKeyInput = z
   .object({
     name: z.string().trim().min(1).max(100).default("default"),
-    expiresAt: z.iso.datetime().optional().openapi({ description: "Leave out for a key with no end." }),
+    expiresAt: z.iso
+      .datetime()
+      .refine((at) => Date.parse(at) > Date.now(), "A key cannot be created already expired: give a time in the future.")
+      .optional()
+      .openapi({ description: "In the future; leave out for a key with no end." }),
   })
   .strict()
   .openapi("ApiKeyInput", { example: { name: "ci" } });
