@@ -1,6 +1,6 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { ownerOfKey } from "../../src/features/environments/api-keys";
+import { keyTag, ownerOfKey } from "../../src/features/environments/api-keys";
 import type { ApiKey, ApiKeyCreated, ApiKeyList, Rotation } from "../../src/features/environments/schemas";
 import { api, eventually, expectProblem, errorPaths } from "../request";
 import { admin, adminEnvironment } from "./helpers";
@@ -14,8 +14,26 @@ describe("POST /v1/admin/environments/{slug}/keys", () => {
       expect.objectContaining({ environment: environment.slug, name: "first", status: "active", lastUsedAt: null, expiresAt: null }),
     );
     expect(key.key.startsWith(key.prefix)).toBe(true);
-    expect(key.key).toMatch(new RegExp(`^ck_${environment.slug}_[A-Za-z0-9]{32}$`));
+    expect(key.key).toMatch(new RegExp(`^ck_${keyTag(environment.slug)}_[A-Za-z0-9]{32}$`));
     expect(await works(key.key)).toBe(200);
+  });
+
+  it("gives each key a prefix with random characters, so an environment's keys list apart", async () => {
+    const { environment, key } = await adminEnvironment();
+    const second = (await admin<ApiKeyCreated>("POST", `/environments/${environment.slug}/keys`, { name: "second" })).body;
+    const tag = `ck_${keyTag(environment.slug)}_`;
+    for (const created of [key, second]) expect(created.prefix).toBe(created.key.slice(0, tag.length + 6));
+    expect(second.prefix).not.toBe(key.prefix);
+    const listed = (await admin<ApiKeyList>("GET", `/environments/${environment.slug}/keys`)).body.data.map((k) => k.prefix);
+    expect(listed).toEqual([key.prefix, second.prefix]);
+  });
+
+  it.each([
+    ["development", "ck_dev_"],
+    ["production", "ck_prod_"],
+    ["staging-eu", "ck_stagingeu_"],
+  ])("names the %s environment %s in its keys", (slug, start) => {
+    expect(`ck_${keyTag(slug)}_`).toBe(start);
   });
 
   it("binds the key to its own environment", async () => {

@@ -171,7 +171,7 @@ describe("POST /sub", () => {
     it("replaces chat webhooks with the list given", async () => {
       const subscriberId = unique("sub");
       await upsert({ subscriberId, channels: { chat: [{ provider: "slack", webhookUrl: "https://example.com/old" }] } });
-      const res = await upsert({ subscriberId, channels: { chat: [{ provider: "discord", webhookUrl: "https://example.com/new" }] } });
+      await upsert({ subscriberId, channels: { chat: [{ provider: "discord", webhookUrl: "https://example.com/new" }] } });
       expect((await stored(subscriberId)).chat).toEqual([{ provider: "discord", webhookUrl: "https://example.com/new" }]);
     });
 
@@ -181,21 +181,21 @@ describe("POST /sub", () => {
         subscriberId,
         channels: { push: [{ provider: "fcm", token: "t-1" }], chat: [{ provider: "slack", webhookUrl: "https://example.com/c" }] },
       });
-      const res = await upsert({ subscriberId, channels: { push: null } });
+      await upsert({ subscriberId, channels: { push: null } });
       expect(await stored(subscriberId)).toEqual({ push: [], chat: [{ provider: "slack", webhookUrl: "https://example.com/c" }] });
     });
 
     it("clears a channel given an empty list", async () => {
       const subscriberId = unique("sub");
       await upsert({ subscriberId, channels: { chat: [{ provider: "slack", webhookUrl: "https://example.com/c" }] } });
-      const res = await upsert({ subscriberId, channels: { chat: [] } });
+      await upsert({ subscriberId, channels: { chat: [] } });
       expect((await stored(subscriberId)).chat).toEqual([]);
     });
 
     it("keeps the channels when an update leaves them out", async () => {
       const subscriberId = unique("sub");
       await upsert({ subscriberId, channels: { push: [{ provider: "fcm", token: "t-1" }] } });
-      const res = await upsert({ subscriberId, firstName: "Pat" });
+      await upsert({ subscriberId, firstName: "Pat" });
       expect((await stored(subscriberId)).push).toEqual([{ provider: "fcm", token: "t-1" }]);
     });
 

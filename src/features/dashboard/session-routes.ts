@@ -36,7 +36,7 @@ const SignInInput = z
     credential: z.string().min(1).max(200).openapi({ description: "An environment's API key or the admin credential." }),
   })
   .strict()
-  .openapi("SignInInput", { example: { credential: "ck_development_4kQ9xW2mTz8LpR5vN1bY7cH3jF6gD0sA" } });
+  .openapi("SignInInput", { example: { credential: "ck_dev_4kQ9xW2mTz8LpR5vN1bY7cH3jF6gD0sA" } });
 
 const DashboardHeader = z.object({
   [DASHBOARD_HEADER.toLowerCase()]: z
