@@ -156,6 +156,7 @@ adminRoutes.openapi(
     request: { params: EnvironmentSlugParam, body: { required: true, content: json(ApiKeyInput) } },
     responses: { 201: { description: "Created", content: json(ApiKeyCreated) } },
     errors: ["environment_not_found"],
+    secrets: ["key"],
   }),
   async (c) => {
     const { slug } = c.req.valid("param");
@@ -198,6 +199,7 @@ adminRoutes.openapi(
     request: { params: ApiKeyIdParam, body: { required: true, content: json(RotateInput) } },
     responses: { 201: { description: "The new key and the old one's new end", content: json(Rotation) } },
     errors: ["api_key_not_found", "api_key_revoked", "api_key_expired"],
+    secrets: ["key.key"],
   }),
   async (c) => {
     const { id } = c.req.valid("param");
