@@ -122,10 +122,15 @@ describe.skipIf(!CHROMIUM)("signing in with the admin credential", () => {
     expect(await page.locator(`#environment option[value="${slug}"]`).count()).toBe(1);
   });
 
-  it("signs out: the cookie is gone and the sign-in form is back", async () => {
+  it("signs out: the cookie is gone, a copy of it no longer works, and the sign-in form is back", async () => {
+    const copied = (await context.cookies()).map((c) => `${c.name}=${c.value}`).join("; ");
+    const asCopy = () => fetch(`${base()}/v1/admin/environments`, { headers: { cookie: copied, "x-clarion-dashboard": "1" } });
+    expect((await asCopy()).status).toBe(200);
     await page.getByRole("button", { name: "Sign out" }).click();
     await page.locator("#credential").waitFor();
     expect(await context.cookies()).toEqual([]);
+    // The admin's session ended on the server: whoever kept the cookie is signed out too.
+    expect((await asCopy()).status).toBe(401);
     await page.reload();
     await page.locator("#credential").waitFor();
   });

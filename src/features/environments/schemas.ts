@@ -18,13 +18,10 @@ export type Environment = z.infer<typeof Environment>;
 export const EnvironmentInput = z
   .object({
     name: z.string().trim().min(1).max(100),
-    slug: z
-      .string()
-      .regex(SLUG, "A slug is a lower-case letter, then lower-case letters, digits and '-' (at most 32).")
-      .openapi({
-        description:
-          "Unique; appears in the environment's keys (`ck_<slug without '-'>_...`; `ck_dev_` and `ck_prod_` for development and production).",
-      }),
+    slug: z.string().regex(SLUG, "A slug is a lower-case letter, then lower-case letters, digits and '-' (at most 32).").openapi({
+      description:
+        "Unique; appears in the environment's keys (`ck_<slug without '-'>_...`; `ck_dev_` and `ck_prod_` for development and production).",
+    }),
   })
   .strict()
   .openapi("EnvironmentInput", { example: { name: "Staging", slug: "staging" } });
