@@ -4,7 +4,7 @@ import { createDb } from "../../db/client";
 import type { AppEnv } from "../../env";
 import { byteLength, canonicalJson, sha256Hex } from "../crypto";
 import { ApiError } from "../errors";
-import { claimKey, completeKey, type KeyRef, releaseKey, type StoredAnswer } from "../idempotency-store";
+import { claimKey, completeKey, environmentKeyScope, type KeyRef, releaseKey, type StoredAnswer } from "../idempotency-store";
 import { type SecretPaths, storableBody } from "../secret-fields";
 
 export const IDEMPOTENCY_KEY_HEADER = "idempotency-key";
@@ -120,5 +120,5 @@ export const idempotency = (scopeOf: (c: Context<AppEnv>) => string) =>
     await settle(c, ref);
   });
 
-export const environmentScope = (c: Context<AppEnv>) => `env:${c.get("environmentId")}`;
+export const environmentScope = (c: Context<AppEnv>) => environmentKeyScope(c.get("environmentId"));
 export const adminScope = () => "admin";
