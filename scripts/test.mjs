@@ -27,6 +27,8 @@ await ensureSdks("test/novu-sdk", "Novu's SDKs for the compatibility suite");
 await run("biome", ["check"]);
 // The dashboard's client types must match the routes (`npm run openapi` rewrites them).
 await run("node", ["scripts/openapi-types.mjs", "--check"]);
+// The reference tables in docs/reference/ must match the code that defines them (`npm run reference` rewrites them).
+await run("node", ["scripts/reference.mjs", "--check"]);
 await buildDashboard();
 await run("tsc", ["-p", "."]);
 await run("tsc", ["-p", "tsconfig.node.json"]);
@@ -37,6 +39,6 @@ await run("vitest", ["run", "--config", "vitest.scripts.config.ts"]);
 // The deploy bundles offline (`wrangler deploy --dry-run`): a broken deploy fails here, not in production.
 await run("node", ["scripts/deploy.mjs", "--dry-run"]);
 await run("vitest", ["run", "--config", "vitest.conformance.config.ts"]);
-// Novu's official SDKs, unmodified, against a real local Clarion (README "Migrating from Novu").
+// Novu's official SDKs, unmodified, against a real local Clarion (docs/guides/migrating-from-novu.md).
 await run("vitest", ["run", "--config", "vitest.novu.config.ts"]);
 if (existsSync("vitest.browser.config.ts")) await run("vitest", ["run", "--config", "vitest.browser.config.ts"]);

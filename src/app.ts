@@ -29,6 +29,7 @@ import { adminScope, environmentScope, idempotency } from "./lib/middleware/idem
 import { BULK_BODY_LIMIT, jsonBody } from "./lib/middleware/json-body";
 import { dashboardCors } from "./lib/middleware/cors";
 import { createRouter, IDEMPOTENCY_COMPONENTS } from "./lib/openapi";
+import { API_TAGS } from "./features/docs/tags";
 
 /** The prefixes of the API proper: every route under them needs a key and takes JSON bodies. */
 const KEYED_PREFIXES = ["/v1/*", "/v2/*", "/sub/*"];
@@ -146,6 +147,7 @@ export function createApp() {
       description:
         "Notification infrastructure on Cloudflare Workers. Errors are RFC 9457 problem documents; each operation lists the `code`s it can answer with in its problem responses and in `x-error-codes`.",
     },
+    tags: [...API_TAGS],
   };
   // Built once per isolate, on first request: the routes do not change at run time.
   let document: ReturnType<typeof app.getOpenAPI31Document> | undefined;

@@ -56,4 +56,31 @@ describe.skipIf(!CHROMIUM)("the API reference and the static files", () => {
     expect(refused).toEqual([]);
     await docs.close();
   });
+
+  it("shows /docs without Scalar's hosted services, its tags in the order a user needs them, with Clarion's icon", async () => {
+    const docs = await browser!.newPage({ viewport: { width: 1400, height: 900 } });
+    await docs.goto(`${base}/docs`);
+    await docs.getByText("Webhooks", { exact: true }).first().waitFor({ timeout: 30_000 });
+    // biome-ignore lint/performance/useDomNodeTextContent: the text as rendered, without the page's style sheets
+    const text = await docs.evaluate(() => document.body.innerText);
+    // 127.0.0.1 is where Scalar shows its developer tools unless told not to.
+    for (const control of ["Ask AI", "Generate MCP", "Developer Tools", "Deploy", "Share"]) expect(text).not.toContain(control);
+    const at = (tag: string) => text.indexOf(`\n${tag}\n`);
+    const order = ["Triggers", "Subscribers", "Workflows", "Topics", "Webhooks"].map(at);
+    expect(order.every((i) => i >= 0)).toBe(true);
+    expect([...order].sort((a, b) => a - b)).toEqual(order);
+    const icon = await docs.evaluate(() => document.querySelector<HTMLLinkElement>("link[rel=icon]")?.href);
+    const res = await fetch(icon ?? "");
+    expect([res.status, res.headers.get("content-type")]).toEqual([200, "image/svg+xml"]);
+    await docs.close();
+  });
+
+  it("gives the dashboard the same icon", async () => {
+    const dashboard = await browser!.newPage();
+    await dashboard.goto(`${base}/dashboard/`);
+    const icon = await dashboard.evaluate(() => document.querySelector<HTMLLinkElement>("link[rel=icon]")?.href);
+    expect(icon).toBe(`${base}/favicon.svg`);
+    expect((await fetch(icon ?? "")).status).toBe(200);
+    await dashboard.close();
+  });
 });
