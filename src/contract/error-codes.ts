@@ -129,6 +129,7 @@ export const MEANING_BY_CODE: Record<ErrorCode, string> = {
   environment_exists: "creating an environment whose slug is taken",
   api_key_not_found: "no API key with that id",
   api_key_revoked: "rotating a key that is revoked",
+  api_key_expired: "rotating a key that has expired (create a new key instead)",
   invalid_idempotency_key: "an `Idempotency-Key` that is not 1 to 255 printable ASCII characters",
   idempotency_key_mismatch: "an `Idempotency-Key` reused with another request",
   idempotency_key_in_flight: "a request with the same `Idempotency-Key` is still running; `Retry-After` says when to retry",

@@ -1569,7 +1569,7 @@ export interface paths {
         };
         /**
          * Sign the dashboard out
-         * @description Clears the session cookie. Signing out twice is harmless.
+         * @description Ends the session on the server, so every copy of its cookie stops working at once, and clears the cookie. Signing out twice is harmless.
          */
         delete: {
             parameters: {
