@@ -105,7 +105,7 @@ export const MEANING_BY_CODE: Record<ErrorCode, string> = {
   workflow_inactive: 'triggering a workflow with `"active": false`',
   workflow_exists: "creating a workflow whose key is taken",
   subscriber_not_found: "reading, erasing or setting preferences of an unknown subscriber",
-  subscriber_exists: "Novu's `POST /v2/subscribers?failIfExists=true` for a subscriber that exists",
+  subscriber_exists: "Novu's `POST /novu/v2/subscribers?failIfExists=true` for a subscriber that exists",
   variable_not_found: "no variable with that key in this environment",
   variable_exists: "creating a variable whose key is taken",
   topic_not_found: "an unknown topic key; a trigger whose only recipients are unknown topics",

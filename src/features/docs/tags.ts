@@ -15,6 +15,5 @@ export const API_TAGS = [
   { name: "Suppressions", description: "Addresses that no step sends to: bounces, complaints, unsubscribes." },
   { name: "Admin", description: "Environments and API keys; answers only to the admin credential." },
   { name: "Dashboard", description: "The dashboard's session." },
-  { name: "Novu compatibility", description: "Novu's REST API for code written for Novu's SDKs." },
   { name: "Webhooks", description: "Providers' delivery reports. Called by providers, not by you." },
 ] as const;
