@@ -1,6 +1,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { keyTag, ownerOfKey } from "../../src/features/environments/api-keys";
+import { ownerOfKey } from "../../src/features/environments/api-keys";
+import { keyTag } from "../../src/features/environments/key-format";
 import type { ApiKey, ApiKeyCreated, ApiKeyList, Rotation } from "../../src/features/environments/schemas";
 import { api, eventually, expectProblem, errorPaths } from "../request";
 import { admin, adminEnvironment } from "./helpers";

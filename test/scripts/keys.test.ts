@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { keyPrefix, newApiKey } from "../../scripts/bootstrap.mjs";
-import { generateApiKey } from "../../src/features/environments/api-keys";
+import { generateApiKey } from "../../src/features/environments/key-format";
 
 // `npm start` writes keys straight into D1; the Worker makes them through the admin API. One format for both.
 describe("API key format", () => {

@@ -2,6 +2,10 @@ import { and, eq, isNull } from "drizzle-orm";
 import { createDb } from "../../db/client";
 import { apiKeys, environments } from "../../db/schema";
 import { sha256Hex } from "../../lib/crypto";
+import { randomBody } from "./key-format";
+
+// Where callers have always found it; the format itself lives in key-format.ts.
+export { generateApiKey } from "./key-format";
 
 const CACHE_TTL_MS = 60_000;
 /** How long a key that matched nothing is answered from memory: a key created in that time works once it passes. */
@@ -84,28 +88,6 @@ export async function ownerOfKey(d1: D1Database, key: string, now = Date.now()):
 /** Drops keys from this isolate's cache at once (a revocation, a deleted environment); other isolates follow within a minute. */
 export function forgetApiKeys(matches: (entry: { keyId: string; environmentId: string }) => boolean): void {
   for (const [hash, entry] of cache) if (matches(entry)) cache.delete(hash);
-}
-
-const ALPHABET = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
-
-const randomBody = () => Array.from(crypto.getRandomValues(new Uint8Array(32)), (b) => ALPHABET[b % ALPHABET.length]).join("");
-
-/**
- * The environment's part of its keys: `dev` and `prod` for the two environments `npm start` makes,
- * else the slug without its `-`. scripts/bootstrap.mjs follows the same rule (a test holds them together).
- */
-export const keyTag = (slug: string) => (slug === "development" ? "dev" : slug === "production" ? "prod" : slug.replace(/[^a-z0-9]/g, ""));
-
-/** Random characters shown in a key's prefix: enough to tell an environment's keys apart, too few to guess the rest. */
-export const PREFIX_RANDOM_CHARS = 6;
-
-/** `ck_<tag>_` and the first random characters: what lists show to recognise a key, e.g. `ck_prod_AbC1x9`. */
-export const keyPrefixOf = (key: string) => key.slice(0, key.lastIndexOf("_") + 1 + PREFIX_RANDOM_CHARS);
-
-/** `ck_<tag>_<32 random base62 characters>` (see `keyTag`), and its prefix. */
-export function generateApiKey(slug: string): { key: string; prefix: string } {
-  const key = `ck_${keyTag(slug)}_${randomBody()}`;
-  return { key, prefix: keyPrefixOf(key) };
 }
 
 /** Admin credentials are told apart from environment keys by their prefix alone. */

@@ -21,7 +21,8 @@ import {
 import { sha256Hex } from "../../lib/crypto";
 import { newId } from "../../lib/ids";
 import { keysetPage } from "../../lib/pagination";
-import { forgetApiKeys, generateApiKey } from "./api-keys";
+import { forgetApiKeys } from "./api-keys";
+import { generateApiKey } from "./key-format";
 import type { ApiKey, ApiKeyCreated, ApiKeyInput, Environment, EnvironmentInput, EnvironmentList, RotateInput } from "./schemas";
 
 type EnvironmentRow = typeof environments.$inferSelect;
