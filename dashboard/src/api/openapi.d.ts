@@ -1460,7 +1460,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header: {
-                    /** @description Sent only by the dashboard's own script: no form and no other site can send it (README "Security"). */
+                    /** @description Sent only by the dashboard's own script: no form and no other site can send it (docs/concepts/security.md). */
                     "x-clarion-dashboard": "1";
                 };
                 path?: never;
@@ -1575,7 +1575,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header: {
-                    /** @description Sent only by the dashboard's own script: no form and no other site can send it (README "Security"). */
+                    /** @description Sent only by the dashboard's own script: no form and no other site can send it (docs/concepts/security.md). */
                     "x-clarion-dashboard": "1";
                 };
                 path?: never;
@@ -8941,7 +8941,7 @@ export interface components {
             timeoutMs?: number;
             /** @description Attempts through this integration before failing over to the next one. Default 3. */
             maxAttempts?: number;
-            /** @description After a timeout, retry and fail over as after an error, accepting that the message may be sent twice. Default false: see the providers table in the README. */
+            /** @description After a timeout, retry and fail over as after an error, accepting that the message may be sent twice. Default false: see docs/concepts/delivery-guarantees.md, on timeouts. */
             failoverOnTimeout?: boolean;
         } & {
             [key: string]: unknown;
