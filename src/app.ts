@@ -14,6 +14,7 @@ import { variablesRoutes } from "./features/variables/routes";
 import { integrationsRoutes } from "./features/integrations/routes";
 import { previewRoutes } from "./features/workflows/preview-routes";
 import { workflowsRoutes } from "./features/workflows/routes";
+import { testSendRoutes } from "./features/workflows/test-send-routes";
 import { NOVU_PATHS } from "./features/novu/client";
 import { novuErrors } from "./features/novu/errors";
 import { novuRoutes } from "./features/novu/routes";
@@ -102,6 +103,7 @@ function keyedRoutes() {
   routes.route("/", subscribersRoutes);
   routes.route("/", workflowsRoutes);
   routes.route("/", previewRoutes);
+  routes.route("/", testSendRoutes);
   routes.route("/", variablesRoutes);
   routes.route("/", preferencesRoutes);
   routes.route("/", integrationsRoutes);
