@@ -1,6 +1,6 @@
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { api, CHROMIUM, launch, screenshot, signIn } from "./browser";
+import { api, CHROMIUM, launch, screenshot, signIn, confirmDialog } from "./browser";
 
 let browser: Browser | undefined;
 let page: Page;
@@ -144,8 +144,8 @@ describe.skipIf(!CHROMIUM)("the Activity pages", () => {
     await recipient.locator('tr[data-step="mail"] [data-status="sent"]').waitFor();
     await screenshot(page, "activity-trigger-waiting");
 
-    page.once("dialog", (dialog) => void dialog.accept());
     await page.getByRole("button", { name: "Cancel trigger" }).click();
+    await confirmDialog(page);
     await page.getByTestId("trigger-status").locator('[data-status="cancelled"]').waitFor();
     await recipient.locator('tr[data-step="text"] [data-status="cancelled"]').waitFor({ timeout: 30_000 });
     expect(await page.getByRole("button", { name: "Cancel trigger" }).count()).toBe(0);

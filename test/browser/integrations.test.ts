@@ -2,7 +2,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { api, base, CHROMIUM, launch, screenshot, signIn } from "./browser";
+import { api, base, CHROMIUM, launch, screenshot, signIn, confirmDialog } from "./browser";
 
 // The production environment starts with no integrations, so this suite's chat integrations
 // never take over from the development environment's sandbox that other suites send through.
@@ -176,8 +176,8 @@ describe.skipIf(!CHROMIUM)("the Integrations page", () => {
   it("deletes an integration from its page", async () => {
     const sandbox = await byName("Chat sandbox");
     await page.goto(`${base()}/dashboard/integrations/${sandbox.id}`);
-    page.once("dialog", (dialog) => void dialog.accept());
     await page.getByRole("button", { name: "Delete" }).click();
+    await confirmDialog(page);
     await page.waitForURL(/\/dashboard\/integrations$/);
     const [wrong, ops] = [await byName("Wrong bot"), await byName("Ops bot (renamed)")];
     await expect.poll(chatOrder).toEqual([wrong.id, ops.id]);

@@ -1,6 +1,6 @@
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { api, base, CHROMIUM, launch, screenshot, signIn } from "./browser";
+import { api, base, CHROMIUM, launch, screenshot, signIn, confirmDialog } from "./browser";
 
 // The production environment, so no other suite's templates see these variables.
 const key = () => inject("productionKey");
@@ -92,8 +92,8 @@ describe.skipIf(!CHROMIUM)("the Variables page", () => {
   });
 
   it("deletes a variable", async () => {
-    page.once("dialog", (dialog) => void dialog.accept());
     await rowOf("STRIPE_KEY").getByRole("button", { name: "Delete STRIPE_KEY" }).click();
+    await confirmDialog(page);
     await rowOf("STRIPE_KEY").waitFor({ state: "detached" });
     expect((await variable("STRIPE_KEY")).status).toBe(404);
   });

@@ -1,6 +1,6 @@
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { api, base, CHROMIUM, launch, screenshot, signIn } from "./browser";
+import { api, base, CHROMIUM, launch, screenshot, signIn, confirmDialog } from "./browser";
 
 // A workflow built by clicking: an email, and an SMS whose condition reads the payload; previewed
 // as the sample changes, saved (a field error first), activated, triggered, and listed.
@@ -326,19 +326,17 @@ describe.skipIf(!CHROMIUM)("leaving the workflow editor", () => {
     const name = page.getByLabel("Name", { exact: true });
     await name.waitFor();
     await name.fill("Changed, not saved");
-    const asked: string[] = [];
-    page.once("dialog", (dialog) => {
-      asked.push(dialog.message());
-      void dialog.dismiss();
-    });
     await page.getByRole("link", { name: "Activity" }).click();
-    await expect.poll(() => asked.length).toBe(1);
-    expect(asked[0]).toContain("unsaved changes");
-    expect(new URL(page.url()).pathname).toBe(`/dashboard/workflows/${KEY}`);
+    const asked = page.getByRole("dialog", { name: "Leave without saving?" });
+    await asked.waitFor();
+    expect(await asked.textContent()).toContain("unsaved changes");
+    await asked.getByRole("button", { name: "Cancel" }).click();
+    await asked.waitFor({ state: "hidden" });
+    expect(new URL(page.url()).pathname).toMatch(new RegExp(`/workflows/${KEY}$`));
     expect(await name.inputValue()).toBe("Changed, not saved");
 
-    page.once("dialog", (dialog) => void dialog.accept());
     await page.getByRole("link", { name: "Activity" }).click();
+    await confirmDialog(page);
     await page.waitForURL(/\/dashboard\/activity/);
   });
 });

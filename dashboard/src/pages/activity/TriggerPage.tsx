@@ -8,6 +8,7 @@ import "./activity.css";
 import { LIVE_INTERVAL, LiveIndicator } from "./live";
 import { recipientSteps, type StepState } from "./recipient-steps";
 import { formatTime, StatusBadge } from "./status";
+import { useConfirm } from "../../ui/ConfirmDialog";
 
 const CANCELLABLE = new Set(["accepted", "processing"]);
 
@@ -52,6 +53,7 @@ export function TriggerPage() {
     queryFn: () => unwrap(api.GET("/v1/workflows/{key}", { params: { path: { key: workflowKey ?? "" } } })),
     enabled: workflowKey !== undefined,
   });
+  const [dialog, ask] = useConfirm();
   const cancel = useMutation({
     mutationFn: () => unwrap(api.DELETE("/v1/trigger", { params: { query: { transactionId } } })),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: ["activity"] }),
@@ -69,14 +71,21 @@ export function TriggerPage() {
             type="button"
             className="danger"
             disabled={cancel.isPending}
-            onClick={() => {
-              if (confirm("Cancel this trigger? Nothing of it that has not been sent will be sent.")) cancel.mutate();
+            onClick={async () => {
+              const yes = await ask({
+                title: "Cancel this trigger?",
+                body: "Nothing of it that has not been sent will be sent. Messages already sent stay sent.",
+                confirm: "Cancel trigger",
+                danger: true,
+              });
+              if (yes) cancel.mutate();
             }}
           >
             Cancel trigger
           </button>
         ) : null}
       </PageHeader>
+      {dialog}
       <p>
         <Link to="/activity?tab=triggers">← Triggers</Link>
       </p>
