@@ -7,7 +7,18 @@ import { standingError } from "../../ui/standing-errors";
 import { ProblemView } from "../../ui/ProblemView";
 import { samplePayload } from "./describe";
 import { fieldGroups } from "./field-options";
-import { type Draft, duplicateOf, EMPTY_DRAFT, parseObject, replaceStep, type Step, toDraft, toInput, type Workflow, type WorkflowInput } from "./model";
+import {
+  type Draft,
+  duplicateOf,
+  EMPTY_DRAFT,
+  parseObject,
+  replaceStep,
+  type Step,
+  toDraft,
+  toInput,
+  type Workflow,
+  type WorkflowInput,
+} from "./model";
 import { PayloadSchemaEditor } from "./PayloadSchemaEditor";
 import { PreviewPanel } from "./PreviewPanel";
 import { keepSamples, type Samples, samplesFor } from "./samples";
@@ -219,9 +230,7 @@ export function WorkflowEditor({ saved, copyOf }: { saved: Workflow | null; copy
             onPayload={(payload) => setSamples({ ...samples, payload })}
             onSubscriber={(subscriber) => setSamples({ ...samples, subscriber })}
           />
-          {saved ? (
-            <SendTest workflowKey={saved.key} unsaved={unsaved} payloadText={samples.payload} defaultSubscriber="" />
-          ) : null}
+          {saved ? <SendTest workflowKey={saved.key} unsaved={unsaved} payloadText={samples.payload} defaultSubscriber="" /> : null}
         </aside>
       </div>
     </SaveErrorsProvider>
