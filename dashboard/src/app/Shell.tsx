@@ -44,15 +44,7 @@ export function Shell() {
   const features = FEATURES.filter((feature) => !feature.adminOnly || who?.kind === "admin");
   return (
     <>
-      <a
-        href="#main"
-        className="skip-link"
-        onClick={(e) => {
-          // Focus, not a hash in the address (the router owns the address).
-          e.preventDefault();
-          document.getElementById("main")?.focus();
-        }}
-      >
+      <a href="#main" className="skip-link">
         Skip to content
       </a>
       <header className="top">
