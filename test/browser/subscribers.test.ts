@@ -62,12 +62,12 @@ describe.skipIf(!CHROMIUM)("the Subscribers pages", () => {
 
     await row.getByRole("link", { name: subscriberId }).click();
     await page.getByRole("heading", { name: "Profile" }).waitFor();
-    expect(page.url()).toContain(`/dashboard/subscribers/${subscriberId}`);
+    expect(page.url()).toContain(`/dashboard/env/development/subscribers/${subscriberId}`);
     expect(await page.locator("section", { has: page.getByRole("heading", { name: "Channel addresses" }) }).textContent()).toContain(
       `ada-${run}@example.com`,
     );
     const topic = page.getByRole("region", { name: "Topics" }).getByRole("link", { name: `beta-${run}` });
-    expect(await topic.getAttribute("href")).toBe(`/dashboard/topics/beta-${run}`);
+    expect(await topic.getAttribute("href")).toBe(`/dashboard/env/development/topics/beta-${run}`);
   });
 
   it("pages a long result with More", async () => {
@@ -92,7 +92,7 @@ describe.skipIf(!CHROMIUM)("the Subscribers pages", () => {
     const row = page.locator(`tr[data-message="${message.id}"]`);
     await row.waitFor();
     expect(await row.textContent()).toContain(workflow);
-    expect(await row.getByRole("link").getAttribute("href")).toBe(`/dashboard/activity/messages/${message.id}`);
+    expect(await row.getByRole("link").getAttribute("href")).toBe(`/dashboard/env/development/activity/messages/${message.id}`);
   });
 
   it("saves a per-workflow override and a channel opt-out, then takes the override off again", async () => {

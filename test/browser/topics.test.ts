@@ -34,7 +34,7 @@ describe.skipIf(!CHROMIUM)("the Topics pages", () => {
     await page.getByLabel("Key").fill(key);
     await page.getByRole("button", { name: "Create topic" }).click();
     await page.getByRole("heading", { name: "Launch watchers" }).waitFor();
-    expect(decodeURIComponent(page.url())).toContain(`/dashboard/topics/${key}`);
+    expect(decodeURIComponent(page.url())).toContain(`/dashboard/env/development/topics/${key}`);
     expect((await api("GET", `/v1/topics/${encodeURIComponent(key)}`)).status).toBe(200);
   });
 

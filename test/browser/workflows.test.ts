@@ -49,7 +49,7 @@ afterAll(async () => {
 describe.skipIf(!CHROMIUM)("the Workflows pages", () => {
   it("opens on the workflow list after sign-in", async () => {
     await signIn(page, "/");
-    await page.waitForURL(/\/dashboard\/workflows$/);
+    await page.waitForURL(/\/dashboard\/env\/development\/workflows$/);
     await page.getByRole("heading", { name: "Workflows" }).waitFor();
   });
 
@@ -337,6 +337,6 @@ describe.skipIf(!CHROMIUM)("leaving the workflow editor", () => {
 
     await page.getByRole("link", { name: "Activity" }).click();
     await confirmDialog(page);
-    await page.waitForURL(/\/dashboard\/activity/);
+    await page.waitForURL(/\/dashboard\/env\/development\/activity/);
   });
 });
