@@ -9781,6 +9781,14 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "to": "user-42",
+                     *       "payload": {
+                     *         "orderId": "TEST-1"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["TestSendRequest"];
                 };
             };
