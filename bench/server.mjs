@@ -25,7 +25,7 @@ export async function startServer(options = {}) {
   if (!existsSync("dashboard/dist")) await run("vite", ["build", "--config", "dashboard/vite.config.ts", "--logLevel", "warn"]);
   let key = options.restart?.key;
   if (!key) {
-    await applyMigrations({ persistTo, capture: true });
+    await applyMigrations({ persistTo });
     const sql = localSql({ persistTo });
     key = (await ensureEnvironments(sql, ["bench"])).keys.bench;
     await ensureSandboxIntegrations(sql, encryptionKey, "bench");
