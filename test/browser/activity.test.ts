@@ -222,7 +222,7 @@ describe.skipIf(!CHROMIUM)("the Activity pages", () => {
         return 0.2126 * r! + 0.7152 * g! + 0.0722 * b!;
       };
       const seen: Record<string, number> = {};
-      for (const badge of document.querySelectorAll<HTMLElement>(".badge")) {
+      for (const badge of Array.from(document.querySelectorAll<HTMLElement>(".badge"))) {
         const style = getComputedStyle(badge);
         const [a, b] = [luminance(style.color), luminance(style.backgroundColor)];
         seen[badge.className] = Math.round(((Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05)) * 100) / 100;
