@@ -65,7 +65,7 @@ describe.skipIf(!CHROMIUM)("the Variables page", () => {
     expect(await page.getByLabel("Value").inputValue()).toBe("help@acme.dev");
     await page.getByLabel("Value").fill("support@acme.dev");
     await page.getByRole("button", { name: "Save" }).click();
-    await page.waitForURL(/\/dashboard\/env\/development\/variables$/);
+    await page.waitForURL(/\/dashboard\/env\/production\/variables$/);
     await page.waitForFunction(() => document.querySelector('tr[data-key="SUPPORT_EMAIL"]')?.textContent?.includes("support@acme.dev"));
 
     // The secret's input starts empty; saving it untouched keeps the stored value.
@@ -76,7 +76,7 @@ describe.skipIf(!CHROMIUM)("the Variables page", () => {
     expect(await value.getAttribute("type")).toBe("password");
     const before = await variable("STRIPE_KEY");
     await page.getByRole("button", { name: "Save" }).click();
-    await page.waitForURL(/\/dashboard\/env\/development\/variables$/);
+    await page.waitForURL(/\/dashboard\/env\/production\/variables$/);
     expect((await variable("STRIPE_KEY")).body).toEqual(before.body);
 
     // Turning it plain without a new value is refused on the value's field.
@@ -87,7 +87,7 @@ describe.skipIf(!CHROMIUM)("the Variables page", () => {
     expect(await page.locator(".field-error").textContent()).toContain("Required when `secret` turns false.");
     await page.getByLabel("Value").fill("pk_public_value");
     await page.getByRole("button", { name: "Save" }).click();
-    await page.waitForURL(/\/dashboard\/env\/development\/variables$/);
+    await page.waitForURL(/\/dashboard\/env\/production\/variables$/);
     expect((await variable("STRIPE_KEY")).body).toMatchObject({ value: "pk_public_value", secret: false });
   });
 
