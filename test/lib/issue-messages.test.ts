@@ -40,4 +40,10 @@ describe("a 422 from the API", () => {
     for (const error of body.errors ?? []) expect(error.message).not.toMatch(/Too small|Invalid input|expected string/);
     expect(body.errors).toContainEqual({ path: "name", message: "Required" });
   });
+
+  it("says what type a field must be (the errors reference shows this answer)", async () => {
+    const { key } = await createEnvironment();
+    const res = await api(key, "POST", "/v1/trigger", { workflow: "order-shipped", to: "user-42", payload: "not-an-object" });
+    expect(expectProblem(res, 422, "validation_failed").errors).toEqual([{ path: "payload", message: "Must be an object" }]);
+  });
 });
