@@ -1,5 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import { triggerJob, type DeliveryJob } from "../../delivery/job";
+import { sendPacked } from "../../delivery/pack";
 import type { TriggerRecord, TriggerSnapshot, TriggerState } from "../../delivery/trigger-record";
 import { deliveryQueueFor, type Bindings } from "../../env";
 import { DigestObject } from "../digest-object";
@@ -55,8 +56,8 @@ export interface FanOut {
   chunks: string[][] | null;
 }
 
-/** Sends per outbox flush: the Queue's sendBatch takes at most 100 messages. */
-const FLUSH_BATCH = 100;
+/** Outbox rows read per round of a flush; they leave packed, so a round costs a few Queue messages. */
+const FLUSH_BATCH = 1_000;
 /**
  * The outbox is flushed from memory moments after an accept; the alarm is only the backstop
  * that flushes whatever a crash left, so it is armed this far out and rarely moved.
@@ -402,7 +403,10 @@ export class TriggerLedger extends DurableObject<Bindings> {
     return this.flushing;
   }
 
-  /** Sends the outbox to the Queues in batches; a job sent twice is harmless (the consumer is idempotent). */
+  /**
+   * Sends the outbox to the Queues packed: a tick's jobs leave in as few messages as fit, not
+   * one message each. A job sent twice is harmless (the consumer is idempotent).
+   */
   private async flush(): Promise<number> {
     let flushed = 0;
     for (;;) {
@@ -416,7 +420,12 @@ export class TriggerLedger extends DurableObject<Bindings> {
       if (rows.length === 0) return flushed;
       const byQueue = Map.groupBy(rows, (r) => deliveryQueueFor(this.env, r.tx));
       await Promise.all(
-        [...byQueue].map(([queue, part]) => queue.sendBatch(part.map((r) => ({ body: JSON.parse(r.job) as DeliveryJob })))),
+        [...byQueue].map(([queue, part]) =>
+          sendPacked(
+            queue,
+            part.map((r) => JSON.parse(r.job) as DeliveryJob),
+          ),
+        ),
       );
       this.sentUpTo = rows.at(-1)!.id;
       flushed += rows.length;
