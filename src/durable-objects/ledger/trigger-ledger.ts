@@ -56,6 +56,12 @@ export interface FanOut {
   chunks: string[][] | null;
 }
 
+/** What a flush sent: outbox jobs, and the Queue messages that carried them. */
+interface Flushed {
+  jobs: number;
+  messages: number;
+}
+
 /** Outbox rows read per round of a flush; they leave packed, so a round costs a few Queue messages. */
 const FLUSH_BATCH = 1_000;
 /**
@@ -83,7 +89,7 @@ export class TriggerLedger extends DurableObject<Bindings> {
   private readonly delivery: DeliveryState;
   private readonly sql: SqlStorage;
   private flushTimer: ReturnType<typeof setTimeout> | null = null;
-  private flushing: Promise<number> | null = null;
+  private flushing: Promise<Flushed> | null = null;
   /**
    * The last outbox id sent since this instance started. Sent rows are deleted by the next
    * alarm, not at once, so a flush costs no write; an instance that dies before deleting them
@@ -364,13 +370,13 @@ export class TriggerLedger extends DurableObject<Bindings> {
   }
 
   /** One round of the alarm's duties at `now` (tests pass a later time instead of waiting). */
-  async tick(now: number): Promise<{ flushed: number; released: number; resumed: number; purged: number }> {
+  async tick(now: number): Promise<{ flushed: number; messages: number; released: number; resumed: number; purged: number }> {
     const timings = ledgerTimings(this.env);
     const resumed = await this.watchdog(now, timings.stallMs);
     const released = this.delivery.takeWaits({ dueBy: now });
     for (const job of released) this.enqueue(job.transactionId, job);
     const purged = this.purge(now, timings.retentionMs);
-    let flushed = 0;
+    let flushed: Flushed = { jobs: 0, messages: 0 };
     let failed = false;
     try {
       flushed = await this.flushOutbox();
@@ -380,7 +386,7 @@ export class TriggerLedger extends DurableObject<Bindings> {
     }
     if (this.sentUpTo > 0) this.sql.exec("DELETE FROM outbox WHERE id <= ?", this.sentUpTo);
     await this.scheduleNext(now, timings, failed);
-    return { flushed, released: released.length, resumed, purged };
+    return { flushed: flushed.jobs, messages: flushed.messages, released: released.length, resumed, purged };
   }
 
   /** Gathers the jobs of the next few milliseconds into one flush, without touching storage. */
@@ -398,7 +404,7 @@ export class TriggerLedger extends DurableObject<Bindings> {
   }
 
   /** One flush at a time: two running at once would send the same rows twice. */
-  private flushOutbox(): Promise<number> {
+  private flushOutbox(): Promise<Flushed> {
     this.flushing ??= this.flush().finally(() => (this.flushing = null));
     return this.flushing;
   }
@@ -407,8 +413,8 @@ export class TriggerLedger extends DurableObject<Bindings> {
    * Sends the outbox to the Queues packed: a tick's jobs leave in as few messages as fit, not
    * one message each. A job sent twice is harmless (the consumer is idempotent).
    */
-  private async flush(): Promise<number> {
-    let flushed = 0;
+  private async flush(): Promise<Flushed> {
+    const flushed: Flushed = { jobs: 0, messages: 0 };
     for (;;) {
       const rows = this.sql
         .exec<{ id: number; tx: string; job: string }>(
@@ -419,7 +425,7 @@ export class TriggerLedger extends DurableObject<Bindings> {
         .toArray();
       if (rows.length === 0) return flushed;
       const byQueue = Map.groupBy(rows, (r) => deliveryQueueFor(this.env, r.tx));
-      await Promise.all(
+      const sent = await Promise.all(
         [...byQueue].map(([queue, part]) =>
           sendPacked(
             queue,
@@ -428,7 +434,8 @@ export class TriggerLedger extends DurableObject<Bindings> {
         ),
       );
       this.sentUpTo = rows.at(-1)!.id;
-      flushed += rows.length;
+      flushed.jobs += rows.length;
+      flushed.messages += sent.reduce((n, m) => n + m, 0);
     }
   }
 
