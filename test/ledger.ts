@@ -36,14 +36,14 @@ export async function acceptThenCrash(
   environmentId: string,
   workflowKey: string,
   to: unknown,
-  options: { loseJob?: boolean; record?: (record: TriggerRecord) => TriggerRecord } = {},
+  options: { loseJob?: boolean; record?: (record: TriggerRecord) => TriggerRecord; topics?: string[] } = {},
 ) {
   const gates = await loadWorkflowGates(env.DB, environmentId, [workflowKey]);
   const prepared = await prepareTrigger(
     environmentId,
     { workflow: workflowKey, to: to as string },
     gates.get(workflowKey),
-    new Set(),
+    new Set(options.topics),
     Date.now(),
   );
   const name = ledgerNameFor(env, environmentId, prepared.transactionId);

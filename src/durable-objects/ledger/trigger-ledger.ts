@@ -6,6 +6,7 @@ import { deliveryQueueFor, type Bindings } from "../../env";
 import { DigestObject } from "../digest-object";
 import type { DeliveryOp, DeliveryOpResult, WaitingStep } from "./claims";
 import { DELIVERY_SCHEMA, DeliveryState, pendingJobs, upgradeDeliverySchema, wakeBy } from "./delivery-state";
+import { digestResumes } from "./digest-resumes";
 import { coordinatorStub, ledgerTimings } from "./shards";
 
 const LEDGER_SCHEMA = `
@@ -440,9 +441,10 @@ export class TriggerLedger extends DurableObject<Bindings> {
   }
 
   /**
-   * Live triggers with no sign of progress for `stallMs` (and not parked on a delay or digest)
-   * get their unfinished work enqueued again: the trigger job if it never fanned out, else the
-   * recipients not yet through every step. Claims make a second run harmless.
+   * Live triggers with no sign of progress for `stallMs` (and not parked on a delay or in an
+   * open digest) get their unfinished work enqueued again: the trigger job if it never fanned
+   * out, else the recipients not yet through every step, each from where its run stands (after
+   * a released delay, after a closed digest). Claims make a second run harmless.
    */
   private async watchdog(now: number, stallMs: number): Promise<number> {
     const stalled = this.sql
@@ -457,14 +459,21 @@ export class TriggerLedger extends DurableObject<Bindings> {
     for (const row of stalled) {
       this.sql.exec("UPDATE triggers SET check_at = ? WHERE env = ? AND tx = ?", now + stallMs, row.env, row.tx);
       if (this.delivery.hasWaits(row.env, row.tx)) continue;
+      const digests = row.digests ? (JSON.parse(row.digests) as string[]) : [];
       if (row.coordinated) {
-        const state = await coordinatorStub(this.env, row.env, row.tx).poke(stallMs);
+        const state = await coordinatorStub(this.env, row.env, row.tx).poke(stallMs, digests, now);
         if (state === "completed")
           this.sql.exec("UPDATE triggers SET state = 'completed', finished_at = ? WHERE env = ? AND tx = ?", now, row.env, row.tx);
         else if (state === "resumed") resumed++;
         continue;
       }
-      const jobs = row.chunks ? pendingJobs(row, JSON.parse(row.chunks) as string[][], name, this.delivery) : [];
+      // Recipients in a digest: still collecting (look again once it closes), or lost on their way out of it.
+      const fromDigests = row.chunks && digests.length ? await digestResumes(this.env, row.tx, digests) : null;
+      if (fromDigests?.until) {
+        this.hold(row, fromDigests.until, undefined);
+        continue;
+      }
+      const jobs = row.chunks ? pendingJobs(row, JSON.parse(row.chunks) as string[][], name, this.delivery, fromDigests?.jobs) : [];
       if (!row.chunks) this.enqueue(row.tx, { ...triggerJob(row.env, row.tx), ledger: name });
       for (const job of jobs) this.enqueue(row.tx, job);
       log({ level: "warn", event: "watchdog_resumed", transactionId: row.tx, jobs: row.chunks ? jobs.length : 1 });
