@@ -17,7 +17,10 @@ const captures = async (key: string, messageId: string) =>
 
 describe("packing jobs into Queue messages", () => {
   it("packs jobs in order into messages of at most 128 KB, and leaves a lone job unwrapped", () => {
-    const jobs = Array.from({ length: 3_000 }, (_, i) => ({ ...triggerJob("env_0123456789", `tx-${i}-${"x".repeat(60)}`), ledger: "v1/32/7" }));
+    const jobs = Array.from({ length: 3_000 }, (_, i) => ({
+      ...triggerJob("env_0123456789", `tx-${i}-${"x".repeat(60)}`),
+      ledger: "v1/32/7",
+    }));
     const packs = packJobs(jobs);
     expect(packs.length).toBeGreaterThan(1);
     expect(packs.length).toBeLessThan(10);
@@ -32,7 +35,9 @@ describe("packing jobs into Queue messages", () => {
     await createWorkflow(key, { key: "packed", steps: [{ id: "mail", type: "email", template: { subject: "packed", text: "Hi" } }] });
     const gates = await loadWorkflowGates(env.DB, id, ["packed"]);
     const prepared = await Promise.all(
-      Array.from({ length: 150 }, () => prepareTrigger(id, { workflow: "packed", to: person() }, gates.get("packed"), new Set(), Date.now())),
+      Array.from({ length: 150 }, () =>
+        prepareTrigger(id, { workflow: "packed", to: person() }, gates.get("packed"), new Set(), Date.now()),
+      ),
     );
     // One shard takes them all, and dies before its in-memory flush: the alarm's tick sends them.
     const name = `v1/test/${unique("shard")}`;
@@ -69,14 +74,19 @@ describe("packing jobs into Queue messages", () => {
   it("retries only the trigger that failed, and the others of its pack are not delivered again", async () => {
     const { id, key } = await createSandboxEnvironment();
     await createWorkflow(key, { key: "isolated", steps: [{ id: "mail", type: "email", template: { subject: "one", text: "Hi" } }] });
-    const good = [await acceptThenCrash(id, "isolated", person(), { loseJob: true }), await acceptThenCrash(id, "isolated", person(), { loseJob: true })];
+    const good = [
+      await acceptThenCrash(id, "isolated", person(), { loseJob: true }),
+      await acceptThenCrash(id, "isolated", person(), { loseJob: true }),
+    ];
     // A record D1 refuses (its workflow key is required): this trigger's writes fail, not the others'.
     const bad = await acceptThenCrash(id, "isolated", person(), {
       loseJob: true,
       record: (record) => ({ ...record, workflowKey: null as unknown as string }),
     });
     const jobs = [good[0]!, bad, good[1]!].map((t) => ({ ...triggerJob(id, t.transactionId), ledger: t.ledger }));
-    const batch = createMessageBatch("clarion-delivery-0", [{ id: "pack-1", timestamp: new Date(), attempts: 1, body: { v: 1, type: "pack", jobs } }]);
+    const batch = createMessageBatch("clarion-delivery-0", [
+      { id: "pack-1", timestamp: new Date(), attempts: 1, body: { v: 1, type: "pack", jobs } },
+    ]);
     await worker.queue(batch, env);
     const result = await getQueueResult(batch, createExecutionContext());
     // The pack's message is done with: the failed trigger went back to the Queue on its own.
@@ -84,7 +94,9 @@ describe("packing jobs into Queue messages", () => {
     expect(result.retryMessages).toEqual([]);
     // Delivered by this very invocation, not by a retry.
     const delivered = await Promise.all(
-      good.map(async (t) => (await api<{ data: MessageView[] }>(key, "GET", `/v1/messages?transactionId=${t.transactionId}`)).body.data[0]!),
+      good.map(
+        async (t) => (await api<{ data: MessageView[] }>(key, "GET", `/v1/messages?transactionId=${t.transactionId}`)).body.data[0]!,
+      ),
     );
     expect(delivered.map((m) => m?.status)).toEqual(["sent", "sent"]);
 

@@ -49,7 +49,11 @@ describe("the watchdog resumes every unfinished run", () => {
       key: "lost-digest",
       steps: [
         { id: "collect", type: "digest", window: "PT10M", key: "{{ payload.postId }}" },
-        { id: "mail", type: "email", template: { subject: "{{ steps.collect.count }} new", text: "{% for e in steps.collect.events %}{{ e.text }};{% endfor %}" } },
+        {
+          id: "mail",
+          type: "email",
+          template: { subject: "{{ steps.collect.count }} new", text: "{% for e in steps.collect.events %}{{ e.text }};{% endfor %}" },
+        },
       ],
     });
     const subscriber = person();
@@ -59,7 +63,9 @@ describe("the watchdog resumes every unfinished run", () => {
     ];
     const digest = env.DIGESTS.get(env.DIGESTS.idFromName(DigestObject.nameFor(id, "lost-digest", subscriber.subscriberId, "p")));
     await eventually(async () => {
-      const state = await runInDurableObject(digest, async (_i: DigestObject, s) => s.storage.get<{ window: { entries: unknown[] } | null }>("digest"));
+      const state = await runInDurableObject(digest, async (_i: DigestObject, s) =>
+        s.storage.get<{ window: { entries: unknown[] } | null }>("digest"),
+      );
       return state?.window?.entries.length === 2;
     });
     // The window closes, and the runtime dies before the jobs that continue both runs reach the Queue.
@@ -90,18 +96,25 @@ describe("the watchdog resumes every unfinished run", () => {
         { id: "mail", type: "email", template: { subject: "digest", text: "Hi" } },
       ],
     });
-    const transactionId = await trigger(key, { workflow: "open-digest", to: person() });
-    await eventually(async () => (await readTrigger(id, transactionId))?.state === "accepted" && (await messagesOf(key, transactionId)).length === 0);
+    const recipient = person();
+    const subscriberOf = recipient.subscriberId;
+    const transactionId = await trigger(key, { workflow: "open-digest", to: recipient });
+    await eventually(
+      async () => (await readTrigger(id, transactionId))?.state === "accepted" && (await messagesOf(key, transactionId)).length === 0,
+    );
     const digestHeld = async () => {
       const names = await runInDurableObject(
         ledgerOf(id, transactionId),
-        async (_l, state) => state.storage.sql.exec<{ digests: string | null }>("SELECT digests FROM triggers WHERE tx = ?", transactionId).one().digests,
+        async (_l, state) =>
+          state.storage.sql.exec<{ digests: string | null }>("SELECT digests FROM triggers WHERE tx = ?", transactionId).one().digests,
       );
       return names !== null;
     };
     await eventually(digestHeld);
-    // The trigger's hold ran out (its window was extended, say): the watchdog asks the digest, which still collects.
-    expect((await tickLedger(id, transactionId, Date.now() + 5 * 60_000 + STALL_MS)).resumed).toBe(0);
+    // The trigger's hold has run out but the digest's alarm is late: the watchdog asks the digest, which still collects.
+    const digest = env.DIGESTS.get(env.DIGESTS.idFromName(DigestObject.nameFor(id, "open-digest", subscriberOf, "")));
+    await runInDurableObject(digest, async (_i: DigestObject, state) => state.storage.deleteAlarm());
+    expect((await tickLedger(id, transactionId, Date.now() + 60 * 60_000 + STALL_MS + 1_000)).resumed).toBe(0);
     expect(await messagesOf(key, transactionId)).toEqual([]);
   });
 
@@ -126,25 +139,29 @@ describe("the watchdog resumes every unfinished run", () => {
   it.each([
     ["a topic fan-out", "topic"],
     ["a broadcast", "broadcast"],
-  ] as const)("%s whose recipient jobs were all lost reaches every recipient once", async (_name, kind) => {
-    const { id, key } = await createSandboxEnvironment();
-    await createWorkflow(key, { key: "lost-fan", steps: [{ id: "push", type: "push", template: { title: "News", body: "Hi" } }] });
-    const topicKey = unique("topic").toLowerCase();
-    const members = 260;
-    await seedTopic(id, topicKey, members);
-    const accepted = await acceptThenCrash(id, "lost-fan", kind === "topic" ? { topic: topicKey } : person(), {
-      loseJob: true,
-      topics: [topicKey],
-      ...(kind === "broadcast" ? { record: (record) => ({ ...record, recipients: [BROADCAST_RECIPIENT] }) } : {}),
-    });
-    // The consumer fans out (a coordinator takes the chunks), then every chunk job is lost.
-    await consumeLosingOutput(id, accepted.transactionId, accepted.ledger);
-    expect(await sendsOf(accepted.transactionId)).toMatchObject({ messages: 0 });
+  ] as const)(
+    "%s whose recipient jobs were all lost reaches every recipient once",
+    async (_name, kind) => {
+      const { id, key } = await createSandboxEnvironment();
+      await createWorkflow(key, { key: "lost-fan", steps: [{ id: "push", type: "push", template: { title: "News", body: "Hi" } }] });
+      const topicKey = unique("topic").toLowerCase();
+      const members = 260;
+      await seedTopic(id, topicKey, members);
+      const accepted = await acceptThenCrash(id, "lost-fan", kind === "topic" ? { topic: topicKey } : person(), {
+        loseJob: true,
+        topics: [topicKey],
+        ...(kind === "broadcast" ? { record: (record) => ({ ...record, recipients: [BROADCAST_RECIPIENT] }) } : {}),
+      });
+      // The consumer fans out (a coordinator takes the chunks), then every chunk job is lost.
+      await consumeLosingOutput(id, accepted.transactionId, accepted.ledger);
+      expect(await sendsOf(accepted.transactionId)).toMatchObject({ messages: 0 });
 
-    expect((await tickLedger(id, accepted.transactionId, Date.now() + STALL_MS + 1_000)).resumed).toBe(1);
-    await eventually(async () => (await readTrigger(id, accepted.transactionId))?.state === "completed", 60_000);
-    expect(await sendsOf(accepted.transactionId)).toEqual({ messages: members, recipients: members, calls: members, sent: members });
-  }, 90_000);
+      expect((await tickLedger(id, accepted.transactionId, Date.now() + STALL_MS + 1_000)).resumed).toBe(1);
+      await eventually(async () => (await readTrigger(id, accepted.transactionId))?.state === "completed", 60_000);
+      expect(await sendsOf(accepted.transactionId)).toEqual({ messages: members, recipients: members, calls: members, sent: members });
+    },
+    90_000,
+  );
 
   it("a lost digest resumes after the digest: the step before it is not sent again", async () => {
     const { id, key } = await createSandboxEnvironment();
@@ -161,7 +178,9 @@ describe("the watchdog resumes every unfinished run", () => {
     const digest = env.DIGESTS.get(env.DIGESTS.idFromName(DigestObject.nameFor(id, "delay-digest", subscriber.subscriberId, "")));
     await eventually(async () => (await messagesOf(key, transactionId)).length === 1);
     await eventually(async () => {
-      const state = await runInDurableObject(digest, async (_i: DigestObject, s) => s.storage.get<{ window: { entries: unknown[] } | null }>("digest"));
+      const state = await runInDurableObject(digest, async (_i: DigestObject, s) =>
+        s.storage.get<{ window: { entries: unknown[] } | null }>("digest"),
+      );
       return state?.window?.entries.length === 1;
     });
     await runInDurableObject(digest, async (instance: DigestObject, state) => {

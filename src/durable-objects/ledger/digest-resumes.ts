@@ -22,10 +22,12 @@ export async function digestResumes(env: Bindings, transactionId: string, names:
   for (let i = 0; i < names.length; i += CONCURRENCY) {
     const answers = await Promise.all(
       // RPC types cannot express a job's free-form note: the answer is the method's own type.
-      names.slice(
-        i,
-        i + CONCURRENCY,
-      ).map((name) => env.DIGESTS.get(env.DIGESTS.idFromName(name)).resume(transactionId) as Promise<Awaited<ReturnType<DigestObject["resume"]>>>),
+      names
+        .slice(i, i + CONCURRENCY)
+        .map(
+          (name) =>
+            env.DIGESTS.get(env.DIGESTS.idFromName(name)).resume(transactionId) as Promise<Awaited<ReturnType<DigestObject["resume"]>>>,
+        ),
     );
     for (const answer of answers) {
       if (answer && "until" in answer) resumes.until = Math.max(resumes.until ?? 0, answer.until);
