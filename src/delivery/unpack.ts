@@ -65,11 +65,14 @@ export function unpack(batch: MessageBatch<unknown>, env: Bindings): { messages:
     }
     const previous = parsed.data.attempts ?? 0;
     const pack: Pack = { message, attempts: previous, parts: [], deferred: [] };
-    parsed.data.jobs.forEach((job, i) => {
-      if (budget <= 0) return void pack.deferred.push(job);
+    for (const [i, job] of parsed.data.jobs.entries()) {
+      if (budget <= 0) {
+        pack.deferred.push(job);
+        continue;
+      }
       pack.parts.push(new PackedMessage(`${message.id}/${i}`, message.timestamp, job, previous + message.attempts));
       budget -= weight(job);
-    });
+    }
     messages.push(...pack.parts);
     packs.push(pack);
   }
