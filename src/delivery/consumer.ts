@@ -68,6 +68,7 @@ export async function consumeDeliveryBatch(batch: MessageBatch<unknown>, env: Bi
       chunks: chunks.length,
       startMs: fannedOut - started,
       runMs: Date.now() - fannedOut,
+      ...ctx.costs,
     });
   }
 }

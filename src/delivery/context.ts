@@ -34,6 +34,8 @@ export type EnvironmentCache = Map<
 export class DeliveryContext {
   readonly db: Db;
   readonly environments: EnvironmentCache = new Map();
+  /** Round trips and statements of this invocation: what the delivery log reports and bench/model.mjs takes as measured costs. */
+  readonly costs = { d1Batches: 0, d1Statements: 0, objectCalls: 0 };
   private readonly d1: MicroBatcher<BatchItem<"sqlite">[], unknown[]>;
   private readonly ops: MicroBatcher<DeliveryOp, DeliveryOpResult>;
   private readonly reads: MicroBatcher<Key, TriggerSnapshot | null>;
@@ -44,6 +46,8 @@ export class DeliveryContext {
       const all = lists.flat();
       if (all.length === 0) return lists.map(() => []);
       const [first, ...rest] = all;
+      this.costs.d1Batches++;
+      this.costs.d1Statements += all.length;
       const results = (await this.db.batch([first!, ...rest])) as unknown[];
       let offset = 0;
       return lists.map((list) => {
@@ -53,12 +57,16 @@ export class DeliveryContext {
       });
     });
     this.ops = new MicroBatcher(async (key, ops) => {
+      this.costs.objectCalls++;
       const [kind, name] = [key.slice(0, 1), key.slice(2)];
       if (kind === "l") return (await ledgerStub(env, name).run(ops)) as DeliveryOpResult[];
       const { environmentId, transactionId } = ops[0]!;
       return (await coordinatorStub(env, environmentId, transactionId).run(ops)) as DeliveryOpResult[];
     });
-    this.reads = new MicroBatcher(async (name, keys) => (await ledgerStub(env, name).snapshots(keys)) as (TriggerSnapshot | null)[]);
+    this.reads = new MicroBatcher(async (name, keys) => {
+      this.costs.objectCalls++;
+      return (await ledgerStub(env, name).snapshots(keys)) as (TriggerSnapshot | null)[];
+    });
   }
 
   /** Runs statements in the phase's shared D1 batch; answers this caller's results, in order. */
