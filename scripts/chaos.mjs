@@ -5,6 +5,7 @@
 // message, with exactly one provider call per sent message. The local Queue broker is in memory:
 // whatever was queued at the kill is gone, so recovery is the objects' work (outbox, watchdog
 // asking digests and coordinators, claims).
+import { writeFileSync } from "node:fs";
 import { client, ensureWorkflow, localDb, providerCalls, startServer } from "../bench/server.mjs";
 
 const MEMBERS = Number(process.env.CHAOS_MEMBERS ?? 10_000);
@@ -147,6 +148,7 @@ const { call: call2 } = client(second.baseUrl, second.key);
 const { call: callBroadcast2 } = client(second.baseUrl, second.keys["chaos-broadcast"]);
 const fanStatus = (await call2("GET", `/v1/trigger/chaos-fan-${run}`)).body;
 const broadcastStatus = (await callBroadcast2("GET", `/v1/trigger/chaos-bc-${run}`)).body;
+if (process.env.CHAOS_LOG) writeFileSync(process.env.CHAOS_LOG, second.log());
 await second.stop();
 
 console.log(`\nafter the restart: ${settled} of ${total} planned messages terminal in ${recovered.toFixed(1)} s`);

@@ -425,18 +425,14 @@ export class TriggerLedger extends DurableObject<Bindings> {
         )
         .toArray();
       if (rows.length === 0) return flushed;
-      const byQueue = Map.groupBy(rows, (r) => deliveryQueueFor(this.env, r.tx));
-      const sent = await Promise.all(
-        [...byQueue].map(([queue, part]) =>
-          sendPacked(
-            queue,
-            part.map((r) => JSON.parse(r.job) as DeliveryJob),
-          ),
-        ),
+      // One queue per round, not one per job: a round's jobs then travel in one message, not two.
+      const sent = await sendPacked(
+        deliveryQueueFor(this.env, rows[0]!.tx),
+        rows.map((r) => JSON.parse(r.job) as DeliveryJob),
       );
       this.sentUpTo = rows.at(-1)!.id;
       flushed.jobs += rows.length;
-      flushed.messages += sent.reduce((n, m) => n + m, 0);
+      flushed.messages += sent;
     }
   }
 
