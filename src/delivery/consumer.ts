@@ -5,7 +5,7 @@ import type { FanOut } from "../durable-objects/ledger/trigger-ledger";
 import { deliveryQueueFor, type Bindings } from "../env";
 import { subscriberWrites } from "../db/queries/subscribers";
 import { inlineSubscribers } from "./inline-subscribers";
-import { finishTrigger, triggerRecordWrites } from "./trigger-writes";
+import { triggerRecordWrites } from "./trigger-writes";
 import { retryDelaySeconds } from "./backoff";
 import { cancelRecipients, eraseRecipients } from "./close-recipients";
 import { DeliveryContext } from "./context";
@@ -158,7 +158,7 @@ async function startTriggers(ctx: DeliveryContext, jobs: Job<"trigger">[]) {
         };
         if (snapshot.coordinated && result.state === "cancelled") await coordinatorStub(env, environmentId, transactionId).cancel();
         if (result.completed) {
-          await finishTrigger(ctx.db, environmentId, transactionId, "completed");
+          await ctx.finish(environmentId, transactionId, "completed");
           return r.message.ack();
         }
         const chunks = result.chunks ?? plan.chunks;
@@ -234,7 +234,7 @@ async function runChunk(ctx: DeliveryContext, message: Message<unknown>, job: Re
     if (job.erased) {
       await eraseRecipients(ctx, job, snapshot);
       const completed = await ctx.home(snapshot).recipientsDone(job.chunk, job.subscriberIds);
-      if (completed) await ctx.write([finishTrigger(ctx.db, job.environmentId, job.transactionId, "completed")]);
+      if (completed) await ctx.finish(job.environmentId, job.transactionId, "completed");
       return message.ack();
     }
     if (snapshot.state === "cancelled") {
@@ -253,7 +253,7 @@ async function runChunk(ctx: DeliveryContext, message: Message<unknown>, job: Re
       );
     }
     if (result.completed) {
-      await ctx.write([finishTrigger(ctx.db, job.environmentId, job.transactionId, result.workflowGone ? "failed" : "completed")]);
+      await ctx.finish(job.environmentId, job.transactionId, result.workflowGone ? "failed" : "completed");
     }
     message.ack();
   } catch (error) {

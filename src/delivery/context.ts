@@ -6,6 +6,7 @@ import type { Bindings } from "../env";
 import type { IntegrationConfig } from "../providers/types";
 import type { DeliveryJob } from "./job";
 import { MicroBatcher } from "./micro-batch";
+import { finishTriggers } from "./trigger-writes";
 import type { TriggerSnapshot } from "./trigger-record";
 
 /** Where a trigger's sends are coordinated: its ledger shard, or its own coordinator for a large fan-out. */
@@ -39,6 +40,7 @@ export class DeliveryContext {
   private readonly d1: MicroBatcher<BatchItem<"sqlite">[], unknown[]>;
   private readonly ops: MicroBatcher<DeliveryOp, DeliveryOpResult>;
   private readonly reads: MicroBatcher<Key, TriggerSnapshot | null>;
+  private readonly finishes: MicroBatcher<Key & { status: "completed" | "failed" }, undefined>;
 
   constructor(readonly env: Bindings) {
     this.db = createDb(env.DB);
@@ -63,6 +65,10 @@ export class DeliveryContext {
       const { environmentId, transactionId } = ops[0]!;
       return (await coordinatorStub(env, environmentId, transactionId).run(ops)) as DeliveryOpResult[];
     });
+    this.finishes = new MicroBatcher(async (_key, items) => {
+      await this.write(finishTriggers(this.db, items));
+      return items.map(() => undefined);
+    });
     this.reads = new MicroBatcher(async (name, keys) => {
       this.costs.objectCalls++;
       return (await ledgerStub(env, name).snapshots(keys)) as (TriggerSnapshot | null)[];
@@ -72,6 +78,11 @@ export class DeliveryContext {
   /** Runs statements in the phase's shared D1 batch; answers this caller's results, in order. */
   write(statements: BatchItem<"sqlite">[]): Promise<unknown[]> {
     return statements.length === 0 ? Promise.resolve([]) : this.d1.call("d1", statements);
+  }
+
+  /** Moves a trigger's D1 record to a terminal status; the chunks finishing together share a statement. */
+  finish(environmentId: string, transactionId: string, status: "completed" | "failed"): Promise<undefined> {
+    return this.finishes.call("finish", { environmentId, transactionId, status });
   }
 
   /** Reads a trigger from its ledger (one call per shard for all jobs of the batch). */
