@@ -11,7 +11,7 @@ export default defineConfig({
         bindings: {
           TEST_MIGRATIONS: await readD1Migrations(fileURLToPath(new URL("./migrations", import.meta.url))),
           ENCRYPTION_KEY: "Y2xhcmlvbi10ZXN0LWtleS0wMTIzNDU2Nzg5YWJjZGU=",
-          // The fake providers listen on 127.0.0.1 (README "Security"); tests of the policy turn it off per request.
+          // The fake providers listen on 127.0.0.1 (docs/concepts/security.md); tests of the policy turn it off per request.
           ALLOW_PRIVATE_DESTINATIONS: "true",
           FAKE_PROVIDER_URL: inject("fakeProviderUrl"),
           // test/request.ts holds the admin credential this is the hash of.
@@ -23,6 +23,8 @@ export default defineConfig({
             "rl-env-a": { environment: "5/60s" },
             "rl-env-b": { environment: "5/60s" },
             "rl-key": { key: "4/60s" },
+            "rl-key-shared": { key: "4/60s" },
+            "rl-both": { environment: "5/60s", key: "4/60s" },
           }),
         },
         ratelimits: {

@@ -3,7 +3,7 @@ import { defineConfig } from "vitest/config";
 /**
  * Novu's official SDKs (`@novu/api`, `@novu/node`) against a real local Clarion, run in Node: the
  * global set-up starts one `wrangler dev` (test/local-stack.ts) and the SDKs are pointed at it
- * with `serverURL` / `backendUrl`. The SDKs live in test/novu-sdk/node_modules (their own
+ * with `serverURL` / `backendUrl` set to its `/novu` prefix. The SDKs live in test/novu-sdk/node_modules (their own
  * package.json, installed by `npm test`).
  */
 export default defineConfig({

@@ -12,10 +12,11 @@ import { LOCAL_LEDGER_SHARDS, run } from "../scripts/lib.mjs";
 const HOST = "127.0.0.1";
 
 /**
- * @param {{ vars?: Record<string, string>, port?: string, acceptOnly?: boolean, environments?: string[], restart?: { folder: string, key: string, keys?: Record<string, string>, encryptionKey: string } }} [options]
+ * @param {{ vars?: Record<string, string>, port?: string, acceptOnly?: boolean, rateLimits?: boolean, environments?: string[], restart?: { folder: string, key: string, keys?: Record<string, string>, encryptionKey: string } }} [options]
  *   `vars` are wrangler vars for this run; `acceptOnly` runs without Queue consumers (jobs stay
- *   queued: the accept path alone); `environments` are more sandbox environments beside `bench`
- *   (their API keys in `keys`); `restart` starts again on the state of a stopped server.
+ *   queued: the accept path alone); `rateLimits: false` runs without the `[[ratelimits]]`
+ *   bindings (what the limiter costs); `environments` are more sandbox environments beside
+ *   `bench` (their API keys in `keys`); `restart` starts again on the state of a stopped server.
  */
 export async function startServer(options = {}) {
   const port = options.port ?? process.env.PORT ?? "8797";
@@ -27,7 +28,7 @@ export async function startServer(options = {}) {
   let key = options.restart?.key;
   let keys = options.restart?.keys ?? { bench: key };
   if (!key) {
-    await applyMigrations({ persistTo, capture: true });
+    await applyMigrations({ persistTo });
     const sql = localSql({ persistTo });
     const slugs = ["bench", ...(options.environments ?? [])];
     keys = (await ensureEnvironments(sql, slugs)).keys;
@@ -45,7 +46,8 @@ export async function startServer(options = {}) {
     ALLOW_PRIVATE_DESTINATIONS: "true",
     ...options.vars,
   };
-  const config = options.acceptOnly ? withoutConsumers(folder) : "wrangler.toml";
+  const dropped = [...(options.acceptOnly ? ["[[queues.consumers]]"] : []), ...(options.rateLimits === false ? ["[[ratelimits]]"] : [])];
+  const config = dropped.length ? configWithout(folder, dropped) : "wrangler.toml";
   const args = [
     "dev",
     "-c",
@@ -101,12 +103,12 @@ export async function startServer(options = {}) {
 }
 
 /**
- * The project's wrangler.toml without its Queue consumers, written beside it (paths in a
- * wrangler config are relative to the file) under a name unique to this run.
+ * The project's wrangler.toml without the blocks of the given tables, written beside it (paths
+ * in a wrangler config are relative to the file) under a name unique to this run.
  */
-function withoutConsumers(folder) {
+function configWithout(folder, tables) {
   const source = readFileSync("wrangler.toml", "utf8");
-  const blocks = source.split(/\n(?=\[)/).filter((block) => !block.startsWith("[[queues.consumers]]"));
+  const blocks = source.split(/\n(?=\[)/).filter((block) => !tables.some((table) => block.startsWith(table)));
   const file = `.wrangler-bench-${basename(folder)}.toml`;
   writeFileSync(file, blocks.join("\n"));
   process.once("exit", () => rmSync(file, { force: true }));

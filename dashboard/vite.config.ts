@@ -4,6 +4,7 @@ import react from "@vitejs/plugin-react";
 import { defineConfig, type Plugin } from "vite";
 import { ensureScalarBundle } from "../scripts/docs-assets.mjs";
 import { CONTENT_SECURITY_POLICY, cspHeaderValue, PAGE_HEADERS } from "../src/contract/content-security-policy.ts";
+import { FAVICON_SVG } from "../src/contract/favicon.ts";
 
 const DIST = join(import.meta.dirname, "dist");
 
@@ -31,7 +32,8 @@ function workerAssets(): Plugin {
 
 /**
  * The dashboard alone on Cloudflare Pages (`npm run deploy:dashboard`, `--mode pages`): its
- * `_headers` let it connect to the API's origin (VITE_API_URL) and to nothing else.
+ * `_headers` let it connect to the API's origin (VITE_API_URL) and to nothing else, and its
+ * favicon, which on the Worker's origin the Worker serves.
  */
 function pagesAssets(outDir: string, apiUrl: string): Plugin {
   return {
@@ -39,6 +41,7 @@ function pagesAssets(outDir: string, apiUrl: string): Plugin {
     closeBundle() {
       const policy = { ...CONTENT_SECURITY_POLICY, connectSrc: [...CONTENT_SECURITY_POLICY.connectSrc, new URL(apiUrl).origin] };
       writeFileSync(join(outDir, "_headers"), headersFile(policy));
+      writeFileSync(join(outDir, "favicon.svg"), FAVICON_SVG);
     },
   };
 }

@@ -1,9 +1,9 @@
 // Local set-up shared by `npm start` and the dashboard's browser test: migrations, environments
 // with API keys, and the sandbox integrations, all through `wrangler d1 ... --local`.
 import { createHash, randomBytes } from "node:crypto";
-import { run } from "./lib.mjs";
+import { QUIET_WRANGLER_ENV, run } from "./lib.mjs";
 
-const quiet = { env: { CI: "true", WRANGLER_SEND_METRICS: "false" } };
+const quiet = { env: { CI: "true", ...QUIET_WRANGLER_ENV } };
 
 /**
  * @typedef {{ persistTo?: string }} LocalD1  Where wrangler keeps local state (default `.wrangler/state`).
@@ -14,11 +14,16 @@ const quiet = { env: { CI: "true", WRANGLER_SEND_METRICS: "false" } };
 const persistArgs = (options = {}) => (options.persistTo ? ["--persist-to", options.persistTo] : []);
 
 /**
- * @param {LocalD1 & { capture?: boolean }} [options]  `capture` keeps wrangler's output off the terminal.
- * @returns {Promise<void>}
+ * Applies the migrations not applied yet. Wrangler's tables of them (~150 lines) stay off the
+ * terminal unless it fails.
+ * @param {LocalD1} [options]
+ * @returns {Promise<string[]>} the names of the migrations it applied
  */
 export async function applyMigrations(options = {}) {
-  await run("wrangler", ["d1", "migrations", "apply", "DB", "--local", ...persistArgs(options)], { ...quiet, capture: options.capture });
+  const out = await run("wrangler", ["d1", "migrations", "apply", "DB", "--local", ...persistArgs(options)], { ...quiet, quiet: true });
+  // The first table wrangler prints lists the migrations to apply, one `│ <name>.sql │` row each.
+  const plan = out.split("About to apply")[0] ?? "";
+  return /Migrations to be applied/.test(plan) ? [...plan.matchAll(/│ (\S+\.sql) +│/g)].map((m) => m[1]) : [];
 }
 
 /**

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
-/** Bump to update the API reference; the README's /docs section says what it is. */
+/** Bump to update the API reference; docs/getting-started.md says what it is. */
 export const SCALAR_VERSION = "1.72.1";
 export const SCALAR_BUNDLE = join(import.meta.dirname, "..", ".cache", `scalar-api-reference-${SCALAR_VERSION}.js`);
 

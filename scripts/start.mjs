@@ -8,7 +8,9 @@ import {
   localSql,
   newEncryptionKey,
 } from "./bootstrap.mjs";
-import { buildDashboard, LOCAL_LEDGER_SHARDS, run } from "./lib.mjs";
+import { spawn } from "node:child_process";
+import { readdirSync } from "node:fs";
+import { buildDashboard, LOCAL_LEDGER_SHARDS, QUIET_WRANGLER_ENV } from "./lib.mjs";
 import { ownRegistry } from "./registry.mjs";
 
 const HOST = "127.0.0.1";
@@ -21,7 +23,13 @@ if (!existsSync(".dev.vars")) {
 }
 
 await buildDashboard();
-await applyMigrations();
+const applied = await applyMigrations();
+const migrations = readdirSync("migrations").filter((f) => f.endsWith(".sql")).length;
+console.log(
+  applied.length
+    ? `applied ${applied.length} migration${applied.length > 1 ? "s" : ""} to the local database (${applied.at(-1)?.replace(/\.sql$/, "")} is the latest)`
+    : `the local database is up to date (${migrations} migrations)`,
+);
 
 const sql = localSql();
 
@@ -54,8 +62,8 @@ async function sandboxIntegrations() {
 
 const keys = await bootstrap();
 await sandboxIntegrations();
-console.log(`
-  Clarion is starting on http://${HOST}:${PORT}
+const banner = `
+  Clarion is running on http://${HOST}:${PORT}
   Dashboard:      http://${HOST}:${PORT}/dashboard/
   API reference:  http://${HOST}:${PORT}/docs
   Sandbox sends:  GET /v1/sandbox/messages (development sends through the sandbox providers)
@@ -67,27 +75,50 @@ console.log(`
 
   Try: curl -H "Authorization: ApiKey ${keys.development}" http://${HOST}:${PORT}/v1/workflows
        CLARION_URL=http://${HOST}:${PORT} CLARION_ADMIN_KEY=${keys.admin} npx clarion envs list
-`);
+`;
 
-await run(
-  "wrangler",
-  [
-    "dev",
-    "--local",
-    "--ip",
-    HOST,
-    "--port",
-    PORT,
-    "--show-interactive-dev-session=false",
-    "--var",
-    `PUBLIC_URL:http://${HOST}:${PORT}`,
-    "--var",
-    `LEDGER_SHARDS:${LOCAL_LEDGER_SHARDS}`,
-    // Local development points integrations at servers on this machine (README "Security").
-    "--var",
-    "ALLOW_PRIVATE_DESTINATIONS:true",
-  ],
-  {
-    env: { WRANGLER_SEND_METRICS: "false", ...ownRegistry() },
-  },
-);
+const args = [
+  "dev",
+  "--local",
+  "--ip",
+  HOST,
+  "--port",
+  PORT,
+  "--show-interactive-dev-session=false",
+  "--var",
+  `PUBLIC_URL:http://${HOST}:${PORT}`,
+  "--var",
+  `LEDGER_SHARDS:${LOCAL_LEDGER_SHARDS}`,
+  // Local development points integrations at servers on this machine (docs/concepts/security.md).
+  "--var",
+  "ALLOW_PRIVATE_DESTINATIONS:true",
+];
+
+/**
+ * Wrangler's start-up output (its bindings table, "Starting local server") is held back until it
+ * says it is ready, then dropped, so the banner above is the last thing printed; from then on its
+ * output (a line per request, the Worker's logs) goes to the terminal. If wrangler stops before
+ * it is ready, everything it said is printed.
+ */
+const wrangler = spawn("wrangler", args, {
+  stdio: ["inherit", "pipe", "pipe"],
+  env: { ...process.env, ...QUIET_WRANGLER_ENV, ...ownRegistry() },
+});
+let held = "";
+let ready = false;
+const forward = (stream, out) =>
+  stream.on("data", (chunk) => {
+    if (ready) return out.write(chunk);
+    held += chunk;
+    if (/Ready on http/.test(held)) {
+      ready = true;
+      console.log(banner);
+    }
+  });
+forward(wrangler.stdout, process.stdout);
+forward(wrangler.stderr, process.stderr);
+wrangler.on("exit", (code, signal) => {
+  if (!ready) process.stderr.write(held);
+  process.exit(code ?? (signal ? 1 : 0));
+});
+for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => wrangler.kill(signal));

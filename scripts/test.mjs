@@ -1,6 +1,7 @@
 // `npm test`: every test suite — Biome (lint and format), types, the layer rules
 // (.dependency-cruiser.cjs), the Workers runtime suite, the provider conformance suite (official
-// SDKs against our adapters, in Node), Novu's SDKs against a local Clarion, and the dashboard in a real browser.
+// SDKs against our adapters, in Node), Novu's SDKs against a local Clarion, the documentation's
+// examples against another, and the dashboard in a real browser.
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { buildDashboard, run } from "./lib.mjs";
@@ -27,6 +28,8 @@ await ensureSdks("test/novu-sdk", "Novu's SDKs for the compatibility suite");
 await run("biome", ["check"]);
 // The dashboard's client types must match the routes (`npm run openapi` rewrites them).
 await run("node", ["scripts/openapi-types.mjs", "--check"]);
+// The reference tables in docs/reference/ must match the code that defines them (`npm run reference` rewrites them).
+await run("node", ["scripts/reference.mjs", "--check"]);
 await buildDashboard();
 await run("tsc", ["-p", "."]);
 await run("tsc", ["-p", "tsconfig.node.json"]);
@@ -37,6 +40,8 @@ await run("vitest", ["run", "--config", "vitest.scripts.config.ts"]);
 // The deploy bundles offline (`wrangler deploy --dry-run`): a broken deploy fails here, not in production.
 await run("node", ["scripts/deploy.mjs", "--dry-run"]);
 await run("vitest", ["run", "--config", "vitest.conformance.config.ts"]);
-// Novu's official SDKs, unmodified, against a real local Clarion (README "Migrating from Novu").
+// Novu's official SDKs, unmodified, against a real local Clarion (docs/guides/migrating-from-novu.md).
 await run("vitest", ["run", "--config", "vitest.novu.config.ts"]);
+// The documentation's curl examples, in reading order, against a fresh local Clarion (docs/README.md).
+await run("vitest", ["run", "--config", "vitest.docs.config.ts"]);
 if (existsSync("vitest.browser.config.ts")) await run("vitest", ["run", "--config", "vitest.browser.config.ts"]);

@@ -1,5 +1,4 @@
 import type { Context } from "hono";
-import { HTTPException } from "hono/http-exception";
 import { requestId } from "hono/request-id";
 import type { AppEnv } from "./env";
 import { preferencesRoutes } from "./features/subscribers/preferences-routes";
@@ -14,10 +13,8 @@ import { variablesRoutes } from "./features/variables/routes";
 import { integrationsRoutes } from "./features/integrations/routes";
 import { previewRoutes } from "./features/workflows/preview-routes";
 import { workflowsRoutes } from "./features/workflows/routes";
-import { NOVU_PATHS } from "./features/novu/client";
-import { novuErrors } from "./features/novu/errors";
-import { novuRoutes } from "./features/novu/routes";
-import { ApiError, internalError, problemResponse } from "./lib/errors";
+import { novuApp } from "./features/novu/app";
+import { ApiError, apiErrorOf, problemResponse } from "./lib/errors";
 import { uuidv7 } from "./lib/ids";
 import { addRequestExamples } from "./features/docs/examples";
 import { dashboardRoutes } from "./features/dashboard/routes";
@@ -29,9 +26,10 @@ import { adminScope, environmentScope, idempotency } from "./lib/middleware/idem
 import { BULK_BODY_LIMIT, jsonBody } from "./lib/middleware/json-body";
 import { dashboardCors } from "./lib/middleware/cors";
 import { createRouter, IDEMPOTENCY_COMPONENTS } from "./lib/openapi";
+import { API_TAGS } from "./features/docs/tags";
 
 /** The prefixes of the API proper: every route under them needs a key and takes JSON bodies. */
-const KEYED_PREFIXES = ["/v1/*", "/v2/*", "/sub/*"];
+const KEYED_PREFIXES = ["/v1/*", "/sub/*"];
 
 /** Problems carry the request id; a raw Response would drop the header the middleware set. */
 const answer = (c: Context<AppEnv>, error: ApiError) => {
@@ -84,19 +82,13 @@ function sessionApi() {
  */
 function keyedRoutes() {
   const routes = createRouter();
-  // First: it rewrites every problem on Novu's paths, the key check's included, for Novu's SDKs.
-  routes.on("ALL", NOVU_PATHS, novuErrors);
   routes.on("ALL", KEYED_PREFIXES, apiKeyAuth);
   routes.use("/v1/trigger/bulk", jsonBody({ maxSize: BULK_BODY_LIMIT }));
-  routes.use("/v1/events/trigger/bulk", jsonBody({ maxSize: BULK_BODY_LIMIT }));
-  routes.use("/v1/subscribers/bulk", jsonBody({ maxSize: BULK_BODY_LIMIT }));
   routes.use("/sub/bulk", jsonBody({ maxSize: BULK_BODY_LIMIT }));
   routes.on("ALL", KEYED_PREFIXES, jsonBody());
   // After the key (its environment is the scope) and the body (part of the fingerprint).
   routes.on("POST", KEYED_PREFIXES, idempotency(environmentScope));
 
-  // Before Clarion's own routes: on a path both serve, a Novu SDK gets Novu's answer (features/novu/client.ts).
-  routes.route("/", novuRoutes);
   routes.route("/", triggersRoutes);
   routes.route("/", messagesRoutes);
   routes.route("/", subscribersRoutes);
@@ -121,6 +113,8 @@ export function createApp() {
   app.route("/", adminApi());
   app.route("/", sessionApi());
   app.route("/", keyedRoutes());
+  // Novu's API on its own prefix, in Novu's shapes and errors; kept out of /openapi.json (it has /novu/openapi.json).
+  app.route("/novu", novuApp);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "ApiKey", {
     type: "apiKey",
@@ -146,6 +140,7 @@ export function createApp() {
       description:
         "Notification infrastructure on Cloudflare Workers. Errors are RFC 9457 problem documents; each operation lists the `code`s it can answer with in its problem responses and in `x-error-codes`.",
     },
+    tags: [...API_TAGS],
   };
   // Built once per isolate, on first request: the routes do not change at run time.
   let document: ReturnType<typeof app.getOpenAPI31Document> | undefined;
@@ -160,11 +155,7 @@ export function createApp() {
   app.route("/", dashboardRoutes);
 
   app.notFound((c) => answer(c, noRoute(c)));
-  app.onError((error, c) => {
-    if (error instanceof HTTPException && error.status < 500) return answer(c, ApiError.from(error));
-    console.error(JSON.stringify({ level: "error", requestId: c.get("requestId"), message: error.message, stack: error.stack }));
-    return answer(c, internalError());
-  });
+  app.onError((error, c) => answer(c, apiErrorOf(error, c.get("requestId"))));
 
   return app;
 }

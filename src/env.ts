@@ -48,7 +48,7 @@ export interface Bindings {
   SANDBOX_RETENTION_DAYS?: string;
   /** Rows of each table one retention run deletes at most (default 5000). */
   RETENTION_MAX_ROWS?: string;
-  /** JSON: rates per environment slug (README "Limits"); each rate needs its `RATE_LIMIT_<n>_PER_<p>S` binding. */
+  /** JSON: rates per environment slug (docs/guides/rate-limits.md); each rate needs its `RATE_LIMIT_<n>_PER_<p>S` binding. */
   RATE_LIMITS?: string;
   /** Both set: Upstash Redis counts the rate limits (global, exact) instead of the bindings. */
   UPSTASH_REDIS_REST_URL?: string;

@@ -93,7 +93,7 @@ export async function startLocalStack(options: StackOptions = {}): Promise<Local
   const encryptionKey = newEncryptionKey();
   const adminKey = newAdminKey();
 
-  await applyMigrations({ persistTo: state, capture: true });
+  await applyMigrations({ persistTo: state });
   const sql = localSql({ persistTo: state });
   const { keys } = await ensureEnvironments(sql, environments);
   await ensureSandboxIntegrations(sql, encryptionKey, environments[0]!);

@@ -320,9 +320,14 @@ describe("trigger to a topic", () => {
     expect(settled.every((m) => m.to === `${m.subscriberId}@example.com`)).toBe(true);
   });
 
-  it("accepts Novu's form { type: 'Topic', topicKey }", async () => {
+  it("reaches every member through Novu's form { type: 'Topic', topicKey } on /novu", async () => {
     const { key: apiKey, workflow, topic, members } = await topicWithEmailMembers(3);
-    const transactionId = await trigger(apiKey, { workflow, to: { type: "Topic", topicKey: topic } });
+    const res = await api<{ data: { transactionId: string } }>(apiKey, "POST", "/novu/v1/events/trigger", {
+      name: workflow,
+      to: { type: "Topic", topicKey: topic },
+    });
+    expect(res.status).toBe(201);
+    const transactionId = res.body.data.transactionId;
     const messages = await sentTo(apiKey, transactionId, members.length);
     expect(messages.map((m) => m.subscriberId).sort()).toEqual(members);
   });

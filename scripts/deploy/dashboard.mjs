@@ -74,7 +74,7 @@ export async function deployDashboard(deps) {
     log(`\n--dry-run: nothing deployed. It would upload ${options.outDir}/:`);
     for (const file of list(options.outDir)) log(`  ${file}`);
     log(`with: wrangler ${deployArgs.join(" ")}`);
-    log(`\nThen allow its origin on the Worker: DASHBOARD_ORIGINS = "https://${options.project}.pages.dev" (README "Dashboard").`);
+    log(`\nThen allow its origin on the Worker: DASHBOARD_ORIGINS = "https://${options.project}.pages.dev" (docs/guides/dashboard.md).`);
     return { apiUrl, url: null };
   }
   const projects = await wrangler(["pages", "project", "list", "--json"]);

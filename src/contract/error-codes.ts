@@ -87,6 +87,52 @@ export const TITLE_BY_CODE: Record<ErrorCode, string> = {
   internal_error: "Internal error",
 };
 
+/** When each code is answered, for people: docs/reference/errors.md is generated from it (`npm run reference`). */
+export const MEANING_BY_CODE: Record<ErrorCode, string> = {
+  bad_request: "any other client error; the status is kept",
+  validation_failed:
+    "the body, query or path does not match the schema (each field in `errors`), or the payload does not match the workflow's `payloadSchema`",
+  malformed_json: "the body is not valid JSON",
+  unsupported_media_type: "a body that is not `application/json`",
+  unauthorized: "no key, an unknown key, a revoked key or one past its rotation overlap, or an ended dashboard session",
+  forbidden:
+    "an environment key on the admin API, an environment key naming another environment in `Clarion-Environment`, or the admin credential on an environment route without `Clarion-Environment`",
+  not_found: "no such route",
+  method_not_allowed: "the route exists, but not with this method",
+  workflow_not_found: "no workflow with that key in this environment",
+  workflow_inactive: 'triggering a workflow with `"active": false`',
+  workflow_exists: "creating a workflow whose key is taken",
+  subscriber_not_found: "reading, erasing or setting preferences of an unknown subscriber",
+  subscriber_exists: "Novu's `POST /novu/v2/subscribers?failIfExists=true` for a subscriber that exists",
+  variable_not_found: "no variable with that key in this environment",
+  variable_exists: "creating a variable whose key is taken",
+  topic_not_found: "an unknown topic key; a trigger whose only recipients are unknown topics",
+  topic_exists: "creating a topic whose key is taken",
+  no_valid_recipients: "none of the recipients in `to` is valid",
+  transaction_not_found: "cancelling or reading an unknown `transactionId`",
+  transaction_conflict: "a `transactionId` reused with a different body",
+  payload_too_large: "payload over 512 KiB, body over 1 MiB, bulk body over 8 MiB, status webhook over 256 KiB",
+  rate_limited:
+    "an environment's, a key's or a client's limit is spent (see [Rate limits](../guides/rate-limits.md)); `Retry-After` says when to retry",
+  invalid_tracking_link: "a tracking link (`/t/o/...`, `/t/c/...`) whose signature does not verify",
+  invalid_signature: "a provider's status webhook whose signature (or credentials) does not verify with the integration's secret",
+  integration_not_found: "no integration with that id in this environment",
+  message_not_found: "no message with that id in this environment",
+  suppression_not_found: "lifting an address that is not on the suppression list",
+  secret_requires_resupply:
+    "an integration update that moves a destination (`baseUrl`, or a credential saying where requests go) but keeps a stored secret; `errors` names the secrets to send again in full",
+  destination_not_allowed:
+    "a destination (`baseUrl`, a URL credential, a chat webhook or Web Push endpoint) that is not `https://` to a public host",
+  environment_not_found: "an unknown environment slug (admin API, or `Clarion-Environment`)",
+  environment_exists: "creating an environment whose slug is taken",
+  api_key_not_found: "no API key with that id",
+  api_key_revoked: "rotating a key that is revoked",
+  invalid_idempotency_key: "an `Idempotency-Key` that is not 1 to 255 printable ASCII characters",
+  idempotency_key_mismatch: "an `Idempotency-Key` reused with another request",
+  idempotency_key_in_flight: "a request with the same `Idempotency-Key` is still running; `Retry-After` says when to retry",
+  internal_error: "a failure on Clarion's side; the answer never carries its message, the `requestId` finds it in the logs",
+};
+
 /** The code a bare HTTP status stands for when nothing more specific was said (a 4xx thrown by middleware). */
 export const codeForStatus = (status: number): ErrorCode => {
   switch (status) {

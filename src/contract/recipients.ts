@@ -100,14 +100,8 @@ export const TopicRecipient = z
   .strict()
   .openapi("TopicRecipient");
 
-/** Novu's topic form, accepted so Novu users can switch without rewriting their triggers. */
-const NovuTopicRecipient = z
-  .object({ type: z.literal("Topic"), topicKey: z.string().min(1).max(128), exclude: z.array(z.string().min(1)).max(1000).optional() })
-  .strict()
-  .transform(({ topicKey, exclude }) => ({ topic: topicKey, ...(exclude ? { exclude } : {}) }));
-
 export const Recipient = z
-  .union([z.string().trim().min(1).max(256), SubscriberInput, TopicRecipient, NovuTopicRecipient])
+  .union([z.string().trim().min(1).max(256), SubscriberInput, TopicRecipient])
   .openapi("Recipient", { description: "A subscriberId, a subscriber (upserted inline) or a topic." });
 export type Recipient = z.infer<typeof Recipient>;
 

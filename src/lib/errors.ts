@@ -77,6 +77,16 @@ export class ApiError extends HTTPException {
 export const internalError = () =>
   new ApiError("internal_error", "Something went wrong on our side; the request id identifies it in the logs.");
 
+/**
+ * The problem any thrown value answers as: an `ApiError` as it is, another 4xx `HTTPException`
+ * translated; anything else is logged with the request id and answered as a 500 that echoes nothing.
+ */
+export function apiErrorOf(error: Error, requestId: string | undefined): ApiError {
+  if (error instanceof HTTPException && error.status < 500) return ApiError.from(error);
+  console.error(JSON.stringify({ level: "error", requestId, message: error.message, stack: error.stack }));
+  return internalError();
+}
+
 export const problemResponse = (error: ApiError, requestId?: string, headers?: HeadersInit): Response => {
   const response = new Response(JSON.stringify(error.toProblem(requestId)), { status: error.status, headers });
   for (const [name, value] of Object.entries(error.headers)) response.headers.set(name, value);

@@ -61,7 +61,7 @@ export const countUpTo = (db: Db, table: SQLiteTable, where: SQL | undefined, ca
       .as("matching"),
   );
 
-/** Novu's total: the count up to `cap`, and whether there are more. */
+/** A listing's total: the count up to `cap`, and whether there are more. */
 export function totalOf(counted: readonly { n: number }[], cap = TOTAL_COUNT_CAP) {
   const n = counted[0]?.n ?? 0;
   return { totalCount: Math.min(n, cap), totalCountCapped: n > cap };

@@ -69,7 +69,7 @@ describe.skipIf(!CHROMIUM)("the dashboard deployed on its own origin", () => {
     await page.getByRole("link", { name: "Suppressions" }).click();
     await page.getByText("No suppressed addresses.").or(page.locator("tbody tr").first()).waitFor();
     expect(await page.locator(".problem").count()).toBe(0);
-    // No cookie across origins: the trade-off README "Dashboard" documents.
+    // No cookie across origins: the trade-off docs/guides/dashboard.md documents.
     expect(await context.cookies(base())).toEqual([]);
     expect(await page.evaluate(() => sessionStorage.getItem("clarion.credential"))).toBe(inject("adminKey"));
     await screenshot(page, "pages-origin");

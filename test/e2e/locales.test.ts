@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { createEnvironment, createIntegration, fakeProviderScenario, unique } from "../factories";
 import { createWorkflow, settledMessages, trigger } from "./helpers";
 
-/** The `order-update` example of the README, as written there. */
+/** The `order-update` example of docs/concepts/workflows-and-steps.md, as written there. */
 const ORDER_UPDATE_MAIL = {
   id: "mail",
   type: "email",
@@ -12,7 +12,7 @@ const ORDER_UPDATE_MAIL = {
 };
 
 describe("locale variants", () => {
-  it("send the base body with the variant's subject (README order-update, de-CH subscriber, SendGrid)", async () => {
+  it("send the base body with the variant's subject (docs order-update, de-CH subscriber, SendGrid)", async () => {
     const { id, key } = await createEnvironment();
     const scenario = fakeProviderScenario();
     await scenario.script([{ status: 202, headers: { "x-message-id": "sg-1" }, body: "" }]);

@@ -1,6 +1,7 @@
-// Property-based bad input for every operation of /openapi.json: random JSON, wrong types for the
-// documented fields, huge strings, deep nesting, bad path and query parameters and wrong content
-// types. Whatever comes in, the answer is never a 5xx, and every error is a problem document.
+// Property-based bad input for every operation of /openapi.json and of the Novu API's
+// /novu/openapi.json: random JSON, wrong types for the documented fields, huge strings, deep
+// nesting, bad path and query parameters and wrong content types. Whatever comes in, the answer is
+// never a 5xx, and every error is a problem document (Novu's error body under /novu).
 import { SELF } from "cloudflare:test";
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -19,10 +20,14 @@ type Document = {
   components?: { schemas?: Record<string, { properties?: Record<string, unknown> }> };
 };
 
-const document = (await (await SELF.fetch("http://clarion.test/openapi.json")).json()) as Document;
+const fetchDocument = async (path: string) => (await (await SELF.fetch(`http://clarion.test${path}`)).json()) as Document;
+const DOCUMENTS = [
+  { prefix: "", document: await fetchDocument("/openapi.json") },
+  { prefix: "/novu", document: await fetchDocument("/novu/openapi.json") },
+];
 
 /** The top-level field names of an operation's JSON body, so wrong values land on real fields. */
-function bodyFields(operation: Operation): string[] {
+function bodyFields(document: Document, operation: Operation): string[] {
   const schema = operation.requestBody?.content["application/json"]?.schema;
   const named = schema?.$ref ? document.components?.schemas?.[schema.$ref.split("/").at(-1) ?? ""] : schema;
   return Object.keys(named?.properties ?? {});
@@ -95,6 +100,17 @@ const SEEDS: Record<string, unknown> = {
     settings: { timeoutMs: 1000 },
   },
   "POST /v1/topics": { key: "seed", name: "Seed" },
+  "POST /novu/v1/events/trigger": {
+    name: "fuzz",
+    to: ["sub-1", { subscriberId: "sub-2", email: "a@example.com", locale: "en_US" }, { type: "Topic", topicKey: "seed" }],
+    payload: { a: { b: [1] } },
+  },
+  "POST /novu/v1/subscribers": {
+    subscriberId: "seed",
+    email: "a@example.com",
+    channels: [{ providerId: "fcm", credentials: { deviceTokens: ["t"] } }],
+  },
+  "POST /novu/v2/topics/{key}/subscriptions": { subscriptions: ["sub-1", { subscriberId: "sub-2" }] },
 };
 SEEDS["PUT /v1/workflows/{key}"] = SEEDS["POST /v1/workflows"];
 
@@ -134,16 +150,18 @@ const mutatedSeed = (seed: unknown) =>
     )
     .map(([path, text]) => withAt(seed, path, text));
 
-const operations = Object.entries(document.paths).flatMap(([path, methods]) =>
-  Object.entries(methods).map(([method, operation]) => ({
-    name: `${method.toUpperCase()} ${path}`,
-    method: method.toUpperCase(),
-    path,
-    query: (operation.parameters ?? []).filter((p) => p.in === "query").map((p) => p.name),
-    fields: bodyFields(operation),
-    hasBody: Boolean(operation.requestBody),
-    seed: SEEDS[`${method.toUpperCase()} ${path}`],
-  })),
+const operations = DOCUMENTS.flatMap(({ prefix, document }) =>
+  Object.entries(document.paths).flatMap(([path, methods]) =>
+    Object.entries(methods).map(([method, operation]) => ({
+      name: `${method.toUpperCase()} ${prefix}${path}`,
+      method: method.toUpperCase(),
+      path: `${prefix}${path}`,
+      query: (operation.parameters ?? []).filter((p) => p.in === "query").map((p) => p.name),
+      fields: bodyFields(document, operation),
+      hasBody: Boolean(operation.requestBody),
+      seed: SEEDS[`${method.toUpperCase()} ${prefix}${path}`],
+    })),
+  ),
 );
 
 /** The path with each `{param}` replaced by a (percent-encoded) generated value. */
@@ -168,7 +186,10 @@ describe("every operation under bad input", () => {
     const text = await res.text();
     const where = `${method} ${url.slice(0, 200)} → ${res.status} ${text.slice(0, 300)}`;
     expect(res.status, where).toBeLessThan(500);
-    if (res.status >= 400) {
+    if (res.status >= 400 && url.startsWith("/novu/")) {
+      expect(res.headers.get("content-type"), where).toMatch(/^application\/json/);
+      expect(JSON.parse(text), where).toMatchObject({ statusCode: res.status, message: expect.any(String), code: expect.any(String) });
+    } else if (res.status >= 400) {
       expect(res.headers.get("content-type"), where).toMatch(/^application\/problem\+json/);
       expect(JSON.parse(text), where).toMatchObject({ status: res.status, code: expect.any(String) });
     }

@@ -3,6 +3,8 @@ import { inject } from "vitest";
 
 export const base = inject("novuBase");
 export const key = inject("novuKey");
+/** What Novu's SDKs are given as their base URL: Clarion's Novu adapter is on `/novu`. */
+export const novuBase = `${base}/novu`;
 
 let counter = 0;
 /** Lower case: valid as a Clarion workflow or topic key. */

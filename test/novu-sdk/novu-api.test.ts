@@ -1,10 +1,10 @@
-// `@novu/api` (v3), unmodified, pointed at Clarion with `serverURL`.
+// `@novu/api` (v3), unmodified, pointed at Clarion with `serverURL: <clarion>/novu`.
 import { Novu } from "@novu/api";
 import * as novuErrors from "@novu/api/models/errors/index.js";
 import { beforeAll, describe, expect, it } from "vitest";
-import { base, clarion, delivered, eventually, key, mail, messagesOf, sentTo, unique, workflow } from "./clarion";
+import { clarion, delivered, eventually, key, mail, messagesOf, novuBase, sentTo, unique, workflow } from "./clarion";
 
-const novu = new Novu({ secretKey: key, serverURL: base });
+const novu = new Novu({ secretKey: key, serverURL: novuBase });
 let workflowId: string;
 
 beforeAll(async () => {

@@ -1,9 +1,9 @@
-// `@novu/node` (v2), unmodified, pointed at Clarion with `backendUrl`.
+// `@novu/node` (v2), unmodified, pointed at Clarion with `backendUrl: <clarion>/novu`.
 import { Novu, TriggerRecipientsTypeEnum } from "@novu/node";
 import { beforeAll, describe, expect, it } from "vitest";
-import { base, clarion, delivered, eventually, key, mail, messagesOf, sentTo, unique, workflow } from "./clarion";
+import { clarion, delivered, eventually, key, mail, messagesOf, novuBase, sentTo, unique, workflow } from "./clarion";
 
-const novu = new Novu(key, { backendUrl: base });
+const novu = new Novu(key, { backendUrl: novuBase });
 let workflowId: string;
 
 beforeAll(async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { readTrigger } from "../ledger";
 import { createEnvironmentWithWorkflow, unique } from "../factories";
-import { api, expectProblem } from "../request";
+import { api } from "../request";
 import { NOVU_NODE_AGENT, novu } from "./client";
 
 describe("POST /v1/events/trigger", () => {
@@ -32,8 +32,8 @@ describe("POST /v1/events/trigger", () => {
     const { key, workflowKey } = await createEnvironmentWithWorkflow();
     const headers = { "user-agent": "@novu/api", "idempotency-key": unique("idem") };
     const body = { name: workflowKey, to: "ada" };
-    const first = await api<{ data: { transactionId: string } }>(key, "POST", "/v1/events/trigger", body, { headers });
-    const second = await api<{ data: { transactionId: string } }>(key, "POST", "/v1/events/trigger", body, { headers });
+    const first = await api<{ data: { transactionId: string } }>(key, "POST", "/novu/v1/events/trigger", body, { headers });
+    const second = await api<{ data: { transactionId: string } }>(key, "POST", "/novu/v1/events/trigger", body, { headers });
     expect(first.status).toBe(201);
     expect(second.headers.get("idempotency-replay")).toBe("true");
     expect(second.body).toEqual(first.body);
@@ -49,7 +49,7 @@ describe("POST /v1/events/trigger", () => {
       message: expect.any(String),
       error: "Workflow not found",
       code: "workflow_not_found",
-      path: "/v1/events/trigger",
+      path: "/novu/v1/events/trigger",
       timestamp: expect.any(String),
     });
   });
@@ -60,9 +60,34 @@ describe("POST /v1/events/trigger", () => {
     expect(res.body).toMatchObject({ statusCode: 401, code: "unauthorized" });
   });
 
-  it("answers other clients with problem documents", async () => {
+  it("answers any client in Novu's error body, whatever its User-Agent", async () => {
     const { key } = await createEnvironmentWithWorkflow();
-    expectProblem(await api(key, "POST", "/v1/events/trigger", { name: "no-such-workflow", to: "ada" }), 404, "workflow_not_found");
+    const res = await api(
+      key,
+      "POST",
+      "/novu/v1/events/trigger",
+      { name: "no-such-workflow", to: "ada" },
+      { headers: { "user-agent": "curl/8.5.0" } },
+    );
+    expect(res.headers.get("content-type")).toMatch(/^application\/json/);
+    expect(res).toMatchObject({ status: 404, body: { statusCode: 404, code: "workflow_not_found" } });
+  });
+
+  it("translates Novu's { type: 'Topic', topicKey } into Clarion's topic recipient", async () => {
+    const { id, key, workflowKey } = await createEnvironmentWithWorkflow();
+    await api(key, "POST", "/v1/topics", { key: "release-notes", name: "Release notes" });
+    const res = await novu<{ data: { transactionId: string } }>(key, "POST", "/v1/events/trigger", {
+      name: workflowKey,
+      to: [{ type: "Topic", topicKey: "release-notes", exclude: ["ada"] }],
+    });
+    expect(res.status).toBe(201);
+    expect((await readTrigger(id, res.body.data.transactionId))?.recipients).toEqual([{ topic: "release-notes", exclude: ["ada"] }]);
+  });
+
+  it("answers an unknown topic in Novu's form with Novu's 404", async () => {
+    const { key, workflowKey } = await createEnvironmentWithWorkflow();
+    const res = await novu(key, "POST", "/v1/events/trigger", { name: workflowKey, to: { type: "Topic", topicKey: "no-such-topic" } });
+    expect(res).toMatchObject({ status: 404, body: { statusCode: 404, code: "topic_not_found" } });
   });
 
   it("maps a validation failure to Novu's per-field errors", async () => {

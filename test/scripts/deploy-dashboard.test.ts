@@ -122,6 +122,9 @@ describe("npm run deploy:dashboard -- --dry-run, for real", () => {
     expect(headers).toMatch(/connect-src 'self' https:\/\/clarion\.acme\.com;/);
     expect(headers).toContain("frame-ancestors 'none'");
     expect(readFileSync(join(out, "index.html"), "utf8")).toMatch(/src="\/assets\/index-[^"]+\.js"/);
+    // On its own origin no Worker serves /favicon.svg: the build carries it.
+    expect(readFileSync(join(out, "index.html"), "utf8")).toContain('<link rel="icon" type="image/svg+xml" href="/favicon.svg" />');
+    expect(readFileSync(join(out, "favicon.svg"), "utf8")).toMatch(/^<svg /);
     // Each page is a chunk of its own: the address is baked into whichever holds the API client.
     const code = readdirSync(join(out, "assets"))
       .filter((f) => f.endsWith(".js"))

@@ -110,12 +110,12 @@ describe("POST /v1/trigger/", () => {
       expect((await readDurable(id, res.body.transactionId))?.recipients).toEqual([{ topic: "release-notes", exclude: ["user-9"] }]);
     });
 
-    it("accepts Novu's { type: 'Topic', topicKey } form as a topic", async () => {
-      const { id, key, workflowKey } = await createEnvironmentWithWorkflow();
+    it("takes no Novu vocabulary: { type: 'Topic', topicKey } is an invalid recipient (Novu's form is /novu's)", async () => {
+      const { key, workflowKey } = await createEnvironmentWithWorkflow();
       await createTopic(key, "release-notes");
-      const res = await trigger(key, { workflow: workflowKey, to: [{ type: "Topic", topicKey: "release-notes" }] });
+      const res = await trigger(key, { workflow: workflowKey, to: ["user-1", { type: "Topic", topicKey: "release-notes" }] });
       expect(res.status).toBe(202);
-      expect((await readDurable(id, res.body.transactionId))?.recipients).toEqual([{ topic: "release-notes" }]);
+      expect(res.body.invalidRecipients).toEqual([{ index: 1, subscriberId: null, errors: expect.any(Array) }]);
     });
 
     it("reports invalid recipients by index and accepts the valid ones", async () => {
@@ -134,7 +134,6 @@ describe("POST /v1/trigger/", () => {
 
     it.each([
       ["{ topic }", { topic: "no-such-topic" }],
-      ["Novu's { type: 'Topic', topicKey }", { type: "Topic", topicKey: "no-such-topic" }],
       ["a list of unknown topics", [{ topic: "no-such-topic" }, { topic: "nor-this-one" }]],
     ])("answers 404 topic_not_found for an unknown topic as %s, and stores nothing", async (_, to) => {
       const { id, key, workflowKey } = await createEnvironmentWithWorkflow();

@@ -1355,7 +1355,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header: {
-                    /** @description Sent only by the dashboard's own script: no form and no other site can send it (README "Security"). */
+                    /** @description Sent only by the dashboard's own script: no form and no other site can send it (docs/concepts/security.md). */
                     "x-clarion-dashboard": "1";
                 };
                 path?: never;
@@ -1470,7 +1470,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header: {
-                    /** @description Sent only by the dashboard's own script: no form and no other site can send it (README "Security"). */
+                    /** @description Sent only by the dashboard's own script: no form and no other site can send it (docs/concepts/security.md). */
                     "x-clarion-dashboard": "1";
                 };
                 path?: never;
@@ -1501,5356 +1501,6 @@ export interface paths {
                 };
             };
         };
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/events/trigger": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Trigger a workflow (Novu)
-         * @description `POST /v1/trigger` with Novu's body (`name`, `to`, `payload`, `overrides`, `transactionId`, `actor`) and answer.
-         *
-         *     Part of the Novu compatibility layer: Novu's path, body and answer (`{ data }`), served by Clarion's own logic. Errors are problem documents, or Novu's error body (`statusCode`, `message`, `error`) when the client is a Novu SDK.
-         */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Makes a retry safe (IETF draft-ietf-httpapi-idempotency-key-header): the first answer is kept 24 hours per environment and replayed to the same request; the same key with another request gets 422 `idempotency_key_mismatch`, and while the first is running, 409 `idempotency_key_in_flight`. 1 to 255 printable ASCII characters. */
-                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["NovuTriggerInput"];
-                };
-            };
-            responses: {
-                /** @description Accepted */
-                201: {
-                    headers: {
-                        "Idempotency-Replay": components["headers"]["IdempotencyReplay"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["NovuTriggerResponse"];
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `malformed_json` or `invalid_idempotency_key` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 400;
-                            /** @enum {string} */
-                            code?: "malformed_json" | "invalid_idempotency_key";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `unauthorized` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 401;
-                            /** @enum {string} */
-                            code?: "unauthorized";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `forbidden` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 403;
-                            /** @enum {string} */
-                            code?: "forbidden";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `environment_not_found` or `workflow_not_found` or `topic_not_found` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 404;
-                            /** @enum {string} */
-                            code?: "environment_not_found" | "workflow_not_found" | "topic_not_found";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `idempotency_key_in_flight` or `transaction_conflict` */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 409;
-                            /** @enum {string} */
-                            code?: "idempotency_key_in_flight" | "transaction_conflict";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `payload_too_large` */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 413;
-                            /** @enum {string} */
-                            code?: "payload_too_large";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `unsupported_media_type` */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 415;
-                            /** @enum {string} */
-                            code?: "unsupported_media_type";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `validation_failed` or `idempotency_key_mismatch` or `workflow_inactive` or `no_valid_recipients` */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 422;
-                            /** @enum {string} */
-                            code?: "validation_failed" | "idempotency_key_mismatch" | "workflow_inactive" | "no_valid_recipients";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 429;
-                            /** @enum {string} */
-                            code?: "rate_limited";
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/events/trigger/bulk": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Trigger up to 100 workflows (Novu)
-         * @description Each event is accepted on its own; one that fails answers `acknowledged: false`, `status: "error"` and its reason.
-         *
-         *     Part of the Novu compatibility layer: Novu's path, body and answer (`{ data }`), served by Clarion's own logic. Errors are problem documents, or Novu's error body (`statusCode`, `message`, `error`) when the client is a Novu SDK.
-         */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Makes a retry safe (IETF draft-ietf-httpapi-idempotency-key-header): the first answer is kept 24 hours per environment and replayed to the same request; the same key with another request gets 422 `idempotency_key_mismatch`, and while the first is running, 409 `idempotency_key_in_flight`. 1 to 255 printable ASCII characters. */
-                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["NovuBulkTriggerInput"];
-                };
-            };
-            responses: {
-                /** @description One answer per event, in order */
-                201: {
-                    headers: {
-                        "Idempotency-Replay": components["headers"]["IdempotencyReplay"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["NovuTriggerResponse"][];
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `malformed_json` or `invalid_idempotency_key` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 400;
-                            /** @enum {string} */
-                            code?: "malformed_json" | "invalid_idempotency_key";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `unauthorized` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 401;
-                            /** @enum {string} */
-                            code?: "unauthorized";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `forbidden` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 403;
-                            /** @enum {string} */
-                            code?: "forbidden";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `environment_not_found` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 404;
-                            /** @enum {string} */
-                            code?: "environment_not_found";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `idempotency_key_in_flight` */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 409;
-                            /** @enum {string} */
-                            code?: "idempotency_key_in_flight";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `payload_too_large` */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 413;
-                            /** @enum {string} */
-                            code?: "payload_too_large";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `unsupported_media_type` */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 415;
-                            /** @enum {string} */
-                            code?: "unsupported_media_type";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `validation_failed` or `idempotency_key_mismatch` */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 422;
-                            /** @enum {string} */
-                            code?: "validation_failed" | "idempotency_key_mismatch";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 429;
-                            /** @enum {string} */
-                            code?: "rate_limited";
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/events/trigger/broadcast": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Trigger a workflow for every subscriber (Novu)
-         * @description `POST /v1/trigger/broadcast` with Novu's body and answer.
-         *
-         *     Part of the Novu compatibility layer: Novu's path, body and answer (`{ data }`), served by Clarion's own logic. Errors are problem documents, or Novu's error body (`statusCode`, `message`, `error`) when the client is a Novu SDK.
-         */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Makes a retry safe (IETF draft-ietf-httpapi-idempotency-key-header): the first answer is kept 24 hours per environment and replayed to the same request; the same key with another request gets 422 `idempotency_key_mismatch`, and while the first is running, 409 `idempotency_key_in_flight`. 1 to 255 printable ASCII characters. */
-                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["NovuBroadcastInput"];
-                };
-            };
-            responses: {
-                /** @description Accepted */
-                201: {
-                    headers: {
-                        "Idempotency-Replay": components["headers"]["IdempotencyReplay"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["NovuTriggerResponse"];
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `malformed_json` or `invalid_idempotency_key` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 400;
-                            /** @enum {string} */
-                            code?: "malformed_json" | "invalid_idempotency_key";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `unauthorized` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 401;
-                            /** @enum {string} */
-                            code?: "unauthorized";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `forbidden` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 403;
-                            /** @enum {string} */
-                            code?: "forbidden";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `environment_not_found` or `workflow_not_found` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 404;
-                            /** @enum {string} */
-                            code?: "environment_not_found" | "workflow_not_found";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `idempotency_key_in_flight` or `transaction_conflict` */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 409;
-                            /** @enum {string} */
-                            code?: "idempotency_key_in_flight" | "transaction_conflict";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `payload_too_large` */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 413;
-                            /** @enum {string} */
-                            code?: "payload_too_large";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `unsupported_media_type` */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 415;
-                            /** @enum {string} */
-                            code?: "unsupported_media_type";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `validation_failed` or `idempotency_key_mismatch` or `workflow_inactive` */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 422;
-                            /** @enum {string} */
-                            code?: "validation_failed" | "idempotency_key_mismatch" | "workflow_inactive";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 429;
-                            /** @enum {string} */
-                            code?: "rate_limited";
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/events/trigger/{transactionId}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post?: never;
-        /**
-         * Cancel a trigger (Novu)
-         * @description `DELETE /v1/trigger` by path. `data` is `true` when this call cancelled something not yet sent; `false` when the trigger is unknown, already cancelled or complete.
-         *
-         *     Part of the Novu compatibility layer: Novu's path, body and answer (`{ data }`), served by Clarion's own logic. Errors are problem documents, or Novu's error body (`statusCode`, `message`, `error`) when the client is a Novu SDK.
-         */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    transactionId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Whether anything was cancelled */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: boolean;
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `unauthorized` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 401;
-                            /** @enum {string} */
-                            code?: "unauthorized";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `forbidden` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 403;
-                            /** @enum {string} */
-                            code?: "forbidden";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `environment_not_found` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 404;
-                            /** @enum {string} */
-                            code?: "environment_not_found";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `validation_failed` */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 422;
-                            /** @enum {string} */
-                            code?: "validation_failed";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 429;
-                            /** @enum {string} */
-                            code?: "rate_limited";
-                        };
-                    };
-                };
-            };
-        };
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/subscribers": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * List subscribers by subscriberId
-         * @description Filters combine: `email` and `phone` match exactly, `q` finds part of the subscriberId or name (case-insensitive), `updatedSince` keeps those changed at or after a time.
-         */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description Exact email address. */
-                    email?: string;
-                    /** @description Exact phone number (E.164). */
-                    phone?: string;
-                    /** @description Part of the subscriberId, first name, last name or full name; case-insensitive. */
-                    q?: string;
-                    /** @description Only subscribers changed at or after this time (ISO 8601). */
-                    updatedSince?: string;
-                    limit?: number;
-                    /** @description The `nextCursor` of the previous page. */
-                    cursor?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description A page of subscribers */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["SubscriberList"];
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `unauthorized` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 401;
-                            /** @enum {string} */
-                            code?: "unauthorized";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `forbidden` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 403;
-                            /** @enum {string} */
-                            code?: "forbidden";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `environment_not_found` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 404;
-                            /** @enum {string} */
-                            code?: "environment_not_found";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `validation_failed` */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 422;
-                            /** @enum {string} */
-                            code?: "validation_failed";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 429;
-                            /** @enum {string} */
-                            code?: "rate_limited";
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        /**
-         * Create or update a subscriber (Novu)
-         * @description `POST /sub` with Novu's body: `channels` is Novu's list of `{ providerId, credentials }`.
-         *
-         *     Part of the Novu compatibility layer: Novu's path, body and answer (`{ data }`), served by Clarion's own logic. Errors are problem documents, or Novu's error body (`statusCode`, `message`, `error`) when the client is a Novu SDK.
-         */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Makes a retry safe (IETF draft-ietf-httpapi-idempotency-key-header): the first answer is kept 24 hours per environment and replayed to the same request; the same key with another request gets 422 `idempotency_key_mismatch`, and while the first is running, 409 `idempotency_key_in_flight`. 1 to 255 printable ASCII characters. */
-                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["NovuSubscriberInput"];
-                };
-            };
-            responses: {
-                /** @description The subscriber */
-                201: {
-                    headers: {
-                        "Idempotency-Replay": components["headers"]["IdempotencyReplay"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["NovuSubscriber"];
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `malformed_json` or `invalid_idempotency_key` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 400;
-                            /** @enum {string} */
-                            code?: "malformed_json" | "invalid_idempotency_key";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `unauthorized` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 401;
-                            /** @enum {string} */
-                            code?: "unauthorized";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `forbidden` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 403;
-                            /** @enum {string} */
-                            code?: "forbidden";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `environment_not_found` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 404;
-                            /** @enum {string} */
-                            code?: "environment_not_found";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `idempotency_key_in_flight` */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 409;
-                            /** @enum {string} */
-                            code?: "idempotency_key_in_flight";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `payload_too_large` */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 413;
-                            /** @enum {string} */
-                            code?: "payload_too_large";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `unsupported_media_type` */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 415;
-                            /** @enum {string} */
-                            code?: "unsupported_media_type";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `validation_failed` or `idempotency_key_mismatch` or `destination_not_allowed` */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 422;
-                            /** @enum {string} */
-                            code?: "validation_failed" | "idempotency_key_mismatch" | "destination_not_allowed";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 429;
-                            /** @enum {string} */
-                            code?: "rate_limited";
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/subscribers/bulk": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Create or update up to 500 subscribers (Novu)
-         * @description `POST /sub/bulk` with Novu's items and answer; one bad item never fails the rest.
-         *
-         *     Part of the Novu compatibility layer: Novu's path, body and answer (`{ data }`), served by Clarion's own logic. Errors are problem documents, or Novu's error body (`statusCode`, `message`, `error`) when the client is a Novu SDK.
-         */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Makes a retry safe (IETF draft-ietf-httpapi-idempotency-key-header): the first answer is kept 24 hours per environment and replayed to the same request; the same key with another request gets 422 `idempotency_key_mismatch`, and while the first is running, 409 `idempotency_key_in_flight`. 1 to 255 printable ASCII characters. */
-                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["NovuBulkSubscribersInput"];
-                };
-            };
-            responses: {
-                /** @description Per-subscriber outcome */
-                201: {
-                    headers: {
-                        "Idempotency-Replay": components["headers"]["IdempotencyReplay"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["NovuBulkSubscribersResult"];
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `malformed_json` or `invalid_idempotency_key` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 400;
-                            /** @enum {string} */
-                            code?: "malformed_json" | "invalid_idempotency_key";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `unauthorized` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 401;
-                            /** @enum {string} */
-                            code?: "unauthorized";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `forbidden` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 403;
-                            /** @enum {string} */
-                            code?: "forbidden";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `environment_not_found` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 404;
-                            /** @enum {string} */
-                            code?: "environment_not_found";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `idempotency_key_in_flight` */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 409;
-                            /** @enum {string} */
-                            code?: "idempotency_key_in_flight";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `payload_too_large` */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 413;
-                            /** @enum {string} */
-                            code?: "payload_too_large";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `unsupported_media_type` */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 415;
-                            /** @enum {string} */
-                            code?: "unsupported_media_type";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `validation_failed` or `idempotency_key_mismatch` */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 422;
-                            /** @enum {string} */
-                            code?: "validation_failed" | "idempotency_key_mismatch";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 429;
-                            /** @enum {string} */
-                            code?: "rate_limited";
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/subscribers/{subscriberId}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Get a subscriber
-         * @description The profile, channel addresses (push tokens and webhook URLs masked), preferences and topic memberships.
-         */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    subscriberId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The subscriber */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["SubscriberDetail"];
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `unauthorized` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 401;
-                            /** @enum {string} */
-                            code?: "unauthorized";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `forbidden` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 403;
-                            /** @enum {string} */
-                            code?: "forbidden";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `environment_not_found` or `subscriber_not_found` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 404;
-                            /** @enum {string} */
-                            code?: "environment_not_found" | "subscriber_not_found";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `validation_failed` */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 422;
-                            /** @enum {string} */
-                            code?: "validation_failed";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 429;
-                            /** @enum {string} */
-                            code?: "rate_limited";
-                        };
-                    };
-                };
-            };
-        };
-        /**
-         * Update a subscriber (Novu)
-         * @description Fields left out keep their value.
-         *
-         *     Part of the Novu compatibility layer: Novu's path, body and answer (`{ data }`), served by Clarion's own logic. Errors are problem documents, or Novu's error body (`statusCode`, `message`, `error`) when the client is a Novu SDK.
-         */
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    subscriberId: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["NovuSubscriberUpdate"];
-                };
-            };
-            responses: {
-                /** @description The subscriber */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["NovuSubscriber"];
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `malformed_json` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 400;
-                            /** @enum {string} */
-                            code?: "malformed_json";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `unauthorized` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 401;
-                            /** @enum {string} */
-                            code?: "unauthorized";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `forbidden` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 403;
-                            /** @enum {string} */
-                            code?: "forbidden";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `environment_not_found` or `subscriber_not_found` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 404;
-                            /** @enum {string} */
-                            code?: "environment_not_found" | "subscriber_not_found";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `payload_too_large` */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 413;
-                            /** @enum {string} */
-                            code?: "payload_too_large";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `unsupported_media_type` */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 415;
-                            /** @enum {string} */
-                            code?: "unsupported_media_type";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `validation_failed` or `destination_not_allowed` */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 422;
-                            /** @enum {string} */
-                            code?: "validation_failed" | "destination_not_allowed";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 429;
-                            /** @enum {string} */
-                            code?: "rate_limited";
-                        };
-                    };
-                };
-            };
-        };
-        post?: never;
-        /**
-         * Erase a subscriber (GDPR art. 17)
-         * @description Removes the profile, channel addresses, preferences and topic memberships; removes the address, subject, preview, content and event details of their messages (status, channel and times stay for analytics); steps of theirs still waiting (delay, quiet hours, digest) are recorded `cancelled` with reason `subscriber_deleted`.
-         */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    subscriberId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description What was erased */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["SubscriberErased"];
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `unauthorized` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 401;
-                            /** @enum {string} */
-                            code?: "unauthorized";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `forbidden` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 403;
-                            /** @enum {string} */
-                            code?: "forbidden";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `environment_not_found` or `subscriber_not_found` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 404;
-                            /** @enum {string} */
-                            code?: "environment_not_found" | "subscriber_not_found";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `validation_failed` */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 422;
-                            /** @enum {string} */
-                            code?: "validation_failed";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 429;
-                            /** @enum {string} */
-                            code?: "rate_limited";
-                        };
-                    };
-                };
-            };
-        };
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/subscribers/{subscriberId}/credentials": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        /**
-         * Set a provider's credentials (Novu)
-         * @description Replaces the subscriber's addresses for this provider; other providers' stay. `providerId` maps to Clarion's provider (`one-signal` → `onesignal`, `msteams` → `teams`, …; Novu's `slack` with only `channel` → `slack-api`).
-         *
-         *     Part of the Novu compatibility layer: Novu's path, body and answer (`{ data }`), served by Clarion's own logic. Errors are problem documents, or Novu's error body (`statusCode`, `message`, `error`) when the client is a Novu SDK.
-         */
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    subscriberId: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["NovuCredentialsInput"];
-                };
-            };
-            responses: {
-                /** @description The subscriber */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["NovuSubscriber"];
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `malformed_json` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 400;
-                            /** @enum {string} */
-                            code?: "malformed_json";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `unauthorized` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 401;
-                            /** @enum {string} */
-                            code?: "unauthorized";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `forbidden` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 403;
-                            /** @enum {string} */
-                            code?: "forbidden";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `environment_not_found` or `subscriber_not_found` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 404;
-                            /** @enum {string} */
-                            code?: "environment_not_found" | "subscriber_not_found";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `payload_too_large` */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 413;
-                            /** @enum {string} */
-                            code?: "payload_too_large";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `unsupported_media_type` */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 415;
-                            /** @enum {string} */
-                            code?: "unsupported_media_type";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `validation_failed` or `destination_not_allowed` */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 422;
-                            /** @enum {string} */
-                            code?: "validation_failed" | "destination_not_allowed";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 429;
-                            /** @enum {string} */
-                            code?: "rate_limited";
-                        };
-                    };
-                };
-            };
-        };
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        /**
-         * Add a provider's device tokens (Novu)
-         * @description Adds device tokens (or a chat address) for this provider to the ones the subscriber has.
-         *
-         *     Part of the Novu compatibility layer: Novu's path, body and answer (`{ data }`), served by Clarion's own logic. Errors are problem documents, or Novu's error body (`statusCode`, `message`, `error`) when the client is a Novu SDK.
-         */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    subscriberId: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["NovuCredentialsInput"];
-                };
-            };
-            responses: {
-                /** @description The subscriber */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["NovuSubscriber"];
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `malformed_json` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 400;
-                            /** @enum {string} */
-                            code?: "malformed_json";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `unauthorized` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 401;
-                            /** @enum {string} */
-                            code?: "unauthorized";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `forbidden` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 403;
-                            /** @enum {string} */
-                            code?: "forbidden";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `environment_not_found` or `subscriber_not_found` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 404;
-                            /** @enum {string} */
-                            code?: "environment_not_found" | "subscriber_not_found";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `payload_too_large` */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 413;
-                            /** @enum {string} */
-                            code?: "payload_too_large";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `unsupported_media_type` */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 415;
-                            /** @enum {string} */
-                            code?: "unsupported_media_type";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `validation_failed` or `destination_not_allowed` */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 422;
-                            /** @enum {string} */
-                            code?: "validation_failed" | "destination_not_allowed";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 429;
-                            /** @enum {string} */
-                            code?: "rate_limited";
-                        };
-                    };
-                };
-            };
-        };
-        trace?: never;
-    };
-    "/v1/subscribers/{subscriberId}/credentials/{providerId}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post?: never;
-        /**
-         * Remove a provider's credentials (Novu)
-         * @description Part of the Novu compatibility layer: Novu's path, body and answer (`{ data }`), served by Clarion's own logic. Errors are problem documents, or Novu's error body (`statusCode`, `message`, `error`) when the client is a Novu SDK.
-         */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    subscriberId: string;
-                    providerId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Removed */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Problem (RFC 9457) with `code` `unauthorized` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 401;
-                            /** @enum {string} */
-                            code?: "unauthorized";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `forbidden` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 403;
-                            /** @enum {string} */
-                            code?: "forbidden";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `environment_not_found` or `subscriber_not_found` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 404;
-                            /** @enum {string} */
-                            code?: "environment_not_found" | "subscriber_not_found";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `validation_failed` */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 422;
-                            /** @enum {string} */
-                            code?: "validation_failed";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 429;
-                            /** @enum {string} */
-                            code?: "rate_limited";
-                        };
-                    };
-                };
-            };
-        };
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/subscribers/{subscriberId}/preferences": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Get a subscriber's preferences
-         * @description Unset channel flags read as `true` (opted in). Critical workflows ignore opt-outs.
-         */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    subscriberId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The preferences */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["SubscriberPreferences"];
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `unauthorized` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 401;
-                            /** @enum {string} */
-                            code?: "unauthorized";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `forbidden` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 403;
-                            /** @enum {string} */
-                            code?: "forbidden";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `environment_not_found` or `subscriber_not_found` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 404;
-                            /** @enum {string} */
-                            code?: "environment_not_found" | "subscriber_not_found";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `validation_failed` */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 422;
-                            /** @enum {string} */
-                            code?: "validation_failed";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 429;
-                            /** @enum {string} */
-                            code?: "rate_limited";
-                        };
-                    };
-                };
-            };
-        };
-        /**
-         * Update a subscriber's preferences
-         * @description Merges into the stored preferences: flags given replace, flags omitted keep their value.
-         */
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    subscriberId: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "channels": {
-                     *         "sms": false
-                     *       },
-                     *       "workflows": {
-                     *         "order-shipped": {
-                     *           "email": true,
-                     *           "push": false
-                     *         }
-                     *       },
-                     *       "quietHours": {
-                     *         "start": "22:00",
-                     *         "end": "07:00"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SubscriberPreferencesUpdate"];
-                };
-            };
-            responses: {
-                /** @description The preferences after the update */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["SubscriberPreferences"];
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `malformed_json` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 400;
-                            /** @enum {string} */
-                            code?: "malformed_json";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `unauthorized` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 401;
-                            /** @enum {string} */
-                            code?: "unauthorized";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `forbidden` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 403;
-                            /** @enum {string} */
-                            code?: "forbidden";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `environment_not_found` or `subscriber_not_found` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 404;
-                            /** @enum {string} */
-                            code?: "environment_not_found" | "subscriber_not_found";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `payload_too_large` */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 413;
-                            /** @enum {string} */
-                            code?: "payload_too_large";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `unsupported_media_type` */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 415;
-                            /** @enum {string} */
-                            code?: "unsupported_media_type";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `validation_failed` */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 422;
-                            /** @enum {string} */
-                            code?: "validation_failed";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 429;
-                            /** @enum {string} */
-                            code?: "rate_limited";
-                        };
-                    };
-                };
-            };
-        };
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        /**
-         * Update global preferences (Novu)
-         * @description Each `{ type, enabled }` sets Clarion's global flag for that channel; `enabled` sets every channel.
-         *
-         *     Part of the Novu compatibility layer: Novu's path, body and answer (`{ data }`), served by Clarion's own logic. Errors are problem documents, or Novu's error body (`statusCode`, `message`, `error`) when the client is a Novu SDK.
-         */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    subscriberId: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["NovuGlobalPreferenceUpdate"];
-                };
-            };
-            responses: {
-                /** @description The global preference */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                preference?: unknown;
-                            };
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `malformed_json` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 400;
-                            /** @enum {string} */
-                            code?: "malformed_json";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `unauthorized` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 401;
-                            /** @enum {string} */
-                            code?: "unauthorized";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `forbidden` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 403;
-                            /** @enum {string} */
-                            code?: "forbidden";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `environment_not_found` or `subscriber_not_found` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 404;
-                            /** @enum {string} */
-                            code?: "environment_not_found" | "subscriber_not_found";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `payload_too_large` */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 413;
-                            /** @enum {string} */
-                            code?: "payload_too_large";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `unsupported_media_type` */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 415;
-                            /** @enum {string} */
-                            code?: "unsupported_media_type";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `validation_failed` */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 422;
-                            /** @enum {string} */
-                            code?: "validation_failed";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 429;
-                            /** @enum {string} */
-                            code?: "rate_limited";
-                        };
-                    };
-                };
-            };
-        };
-        trace?: never;
-    };
-    "/v1/subscribers/{subscriberId}/preferences/{workflowId}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        /**
-         * Update a workflow's preferences (Novu)
-         * @description `workflowId` is the workflow key. `enabled: false` turns every channel of the workflow off for the subscriber.
-         *
-         *     Part of the Novu compatibility layer: Novu's path, body and answer (`{ data }`), served by Clarion's own logic. Errors are problem documents, or Novu's error body (`statusCode`, `message`, `error`) when the client is a Novu SDK.
-         */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    subscriberId: string;
-                    workflowId: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["NovuWorkflowPreferenceUpdate"];
-                };
-            };
-            responses: {
-                /** @description The workflow's preference */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data?: unknown;
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `malformed_json` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 400;
-                            /** @enum {string} */
-                            code?: "malformed_json";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `unauthorized` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 401;
-                            /** @enum {string} */
-                            code?: "unauthorized";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `forbidden` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 403;
-                            /** @enum {string} */
-                            code?: "forbidden";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `environment_not_found` or `subscriber_not_found` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 404;
-                            /** @enum {string} */
-                            code?: "environment_not_found" | "subscriber_not_found";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `payload_too_large` */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 413;
-                            /** @enum {string} */
-                            code?: "payload_too_large";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `unsupported_media_type` */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 415;
-                            /** @enum {string} */
-                            code?: "unsupported_media_type";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `validation_failed` */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 422;
-                            /** @enum {string} */
-                            code?: "validation_failed";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 429;
-                            /** @enum {string} */
-                            code?: "rate_limited";
-                        };
-                    };
-                };
-            };
-        };
-        trace?: never;
-    };
-    "/v1/subscribers/{subscriberId}/preferences/{level}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Get preferences by level (Novu)
-         * @description `global`: the global channel flags; `template`: the per-workflow list of `GET /v1/subscribers/{subscriberId}/preferences`.
-         *
-         *     Part of the Novu compatibility layer: Novu's path, body and answer (`{ data }`), served by Clarion's own logic. Errors are problem documents, or Novu's error body (`statusCode`, `message`, `error`) when the client is a Novu SDK.
-         */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    subscriberId: string;
-                    /** @description `global`, or `template` (any other level reads as `template`). */
-                    level: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The preferences */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data?: unknown;
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `unauthorized` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 401;
-                            /** @enum {string} */
-                            code?: "unauthorized";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `forbidden` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 403;
-                            /** @enum {string} */
-                            code?: "forbidden";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `environment_not_found` or `subscriber_not_found` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 404;
-                            /** @enum {string} */
-                            code?: "environment_not_found" | "subscriber_not_found";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `validation_failed` */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 422;
-                            /** @enum {string} */
-                            code?: "validation_failed";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 429;
-                            /** @enum {string} */
-                            code?: "rate_limited";
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v2/subscribers": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Search subscribers (Novu)
-         * @description `email`, `phone` and `subscriberId` match exactly; `name` is part of the full name (case-insensitive). Push tokens and webhook URLs are masked.
-         *
-         *     Part of the Novu compatibility layer: Novu's path, body and answer (`{ data }`), served by Clarion's own logic. Errors are problem documents, or Novu's error body (`statusCode`, `message`, `error`) when the client is a Novu SDK.
-         */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description The `next` of the previous page. */
-                    after?: string;
-                    /** @description The `previous` of the previous page. */
-                    before?: string;
-                    limit?: number;
-                    orderDirection?: "ASC" | "DESC";
-                    /** @description Accepted and ignored: lists are ordered by their key. */
-                    orderBy?: string;
-                    /** @description `true`: the item named by the cursor is on the page. */
-                    includeCursor?: "true" | "false";
-                    email?: string;
-                    phone?: string;
-                    subscriberId?: string;
-                    name?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description A page of subscribers */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["NovuSubscriberList"];
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `unauthorized` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 401;
-                            /** @enum {string} */
-                            code?: "unauthorized";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `forbidden` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 403;
-                            /** @enum {string} */
-                            code?: "forbidden";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `environment_not_found` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 404;
-                            /** @enum {string} */
-                            code?: "environment_not_found";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `validation_failed` */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 422;
-                            /** @enum {string} */
-                            code?: "validation_failed";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 429;
-                            /** @enum {string} */
-                            code?: "rate_limited";
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        /**
-         * Create a subscriber (Novu)
-         * @description Creates or updates, as `POST /sub` does; with `?failIfExists=true` an existing subscriber is a 409.
-         *
-         *     Part of the Novu compatibility layer: Novu's path, body and answer (`{ data }`), served by Clarion's own logic. Errors are problem documents, or Novu's error body (`statusCode`, `message`, `error`) when the client is a Novu SDK.
-         */
-        post: {
-            parameters: {
-                query?: {
-                    /** @description `true`: 409 when the subscriber exists. */
-                    failIfExists?: "true" | "false";
-                };
-                header?: {
-                    /** @description Makes a retry safe (IETF draft-ietf-httpapi-idempotency-key-header): the first answer is kept 24 hours per environment and replayed to the same request; the same key with another request gets 422 `idempotency_key_mismatch`, and while the first is running, 409 `idempotency_key_in_flight`. 1 to 255 printable ASCII characters. */
-                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["NovuSubscriberInput"];
-                };
-            };
-            responses: {
-                /** @description The subscriber */
-                201: {
-                    headers: {
-                        "Idempotency-Replay": components["headers"]["IdempotencyReplay"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["NovuSubscriber"];
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `malformed_json` or `invalid_idempotency_key` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 400;
-                            /** @enum {string} */
-                            code?: "malformed_json" | "invalid_idempotency_key";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `unauthorized` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 401;
-                            /** @enum {string} */
-                            code?: "unauthorized";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `forbidden` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 403;
-                            /** @enum {string} */
-                            code?: "forbidden";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `environment_not_found` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 404;
-                            /** @enum {string} */
-                            code?: "environment_not_found";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `idempotency_key_in_flight` */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 409;
-                            /** @enum {string} */
-                            code?: "idempotency_key_in_flight";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `payload_too_large` */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 413;
-                            /** @enum {string} */
-                            code?: "payload_too_large";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `unsupported_media_type` */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 415;
-                            /** @enum {string} */
-                            code?: "unsupported_media_type";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `validation_failed` or `idempotency_key_mismatch` or `destination_not_allowed` */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 422;
-                            /** @enum {string} */
-                            code?: "validation_failed" | "idempotency_key_mismatch" | "destination_not_allowed";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 429;
-                            /** @enum {string} */
-                            code?: "rate_limited";
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v2/subscribers/{subscriberId}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Get a subscriber (Novu)
-         * @description Push tokens and webhook URLs are masked, as `GET /v1/subscribers/{subscriberId}` shows them.
-         *
-         *     Part of the Novu compatibility layer: Novu's path, body and answer (`{ data }`), served by Clarion's own logic. Errors are problem documents, or Novu's error body (`statusCode`, `message`, `error`) when the client is a Novu SDK.
-         */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    subscriberId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The subscriber */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["NovuSubscriber"];
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `unauthorized` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 401;
-                            /** @enum {string} */
-                            code?: "unauthorized";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `forbidden` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 403;
-                            /** @enum {string} */
-                            code?: "forbidden";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `environment_not_found` or `subscriber_not_found` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 404;
-                            /** @enum {string} */
-                            code?: "environment_not_found" | "subscriber_not_found";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `validation_failed` */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 422;
-                            /** @enum {string} */
-                            code?: "validation_failed";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 429;
-                            /** @enum {string} */
-                            code?: "rate_limited";
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        /**
-         * Delete a subscriber (Novu)
-         * @description Erases the subscriber as `DELETE /v1/subscribers/{subscriberId}` does (GDPR art. 17).
-         *
-         *     Part of the Novu compatibility layer: Novu's path, body and answer (`{ data }`), served by Clarion's own logic. Errors are problem documents, or Novu's error body (`statusCode`, `message`, `error`) when the client is a Novu SDK.
-         */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    subscriberId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Deleted */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["NovuDeleted"];
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `unauthorized` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 401;
-                            /** @enum {string} */
-                            code?: "unauthorized";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `forbidden` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 403;
-                            /** @enum {string} */
-                            code?: "forbidden";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `environment_not_found` or `subscriber_not_found` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 404;
-                            /** @enum {string} */
-                            code?: "environment_not_found" | "subscriber_not_found";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `validation_failed` */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 422;
-                            /** @enum {string} */
-                            code?: "validation_failed";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 429;
-                            /** @enum {string} */
-                            code?: "rate_limited";
-                        };
-                    };
-                };
-            };
-        };
-        options?: never;
-        head?: never;
-        /**
-         * Update a subscriber (Novu)
-         * @description Fields left out keep their value; `null` clears one.
-         *
-         *     Part of the Novu compatibility layer: Novu's path, body and answer (`{ data }`), served by Clarion's own logic. Errors are problem documents, or Novu's error body (`statusCode`, `message`, `error`) when the client is a Novu SDK.
-         */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    subscriberId: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["NovuSubscriberUpdate"];
-                };
-            };
-            responses: {
-                /** @description The subscriber */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["NovuSubscriber"];
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `malformed_json` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 400;
-                            /** @enum {string} */
-                            code?: "malformed_json";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `unauthorized` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 401;
-                            /** @enum {string} */
-                            code?: "unauthorized";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `forbidden` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 403;
-                            /** @enum {string} */
-                            code?: "forbidden";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `environment_not_found` or `subscriber_not_found` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 404;
-                            /** @enum {string} */
-                            code?: "environment_not_found" | "subscriber_not_found";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `payload_too_large` */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 413;
-                            /** @enum {string} */
-                            code?: "payload_too_large";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `unsupported_media_type` */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 415;
-                            /** @enum {string} */
-                            code?: "unsupported_media_type";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `validation_failed` or `destination_not_allowed` */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 422;
-                            /** @enum {string} */
-                            code?: "validation_failed" | "destination_not_allowed";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 429;
-                            /** @enum {string} */
-                            code?: "rate_limited";
-                        };
-                    };
-                };
-            };
-        };
-        trace?: never;
-    };
-    "/v2/subscribers/{subscriberId}/preferences": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Get a subscriber's preferences (Novu)
-         * @description The global channel flags, and an entry per workflow the subscriber has overrides for.
-         *
-         *     Part of the Novu compatibility layer: Novu's path, body and answer (`{ data }`), served by Clarion's own logic. Errors are problem documents, or Novu's error body (`statusCode`, `message`, `error`) when the client is a Novu SDK.
-         */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    subscriberId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The preferences */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["NovuPreferences"];
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `unauthorized` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 401;
-                            /** @enum {string} */
-                            code?: "unauthorized";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `forbidden` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 403;
-                            /** @enum {string} */
-                            code?: "forbidden";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `environment_not_found` or `subscriber_not_found` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 404;
-                            /** @enum {string} */
-                            code?: "environment_not_found" | "subscriber_not_found";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `validation_failed` */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 422;
-                            /** @enum {string} */
-                            code?: "validation_failed";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 429;
-                            /** @enum {string} */
-                            code?: "rate_limited";
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        /**
-         * Update a subscriber's preferences (Novu)
-         * @description Without `workflowId` the channel flags are global; with it, they apply to that workflow. `schedule` and `context` are ignored.
-         *
-         *     Part of the Novu compatibility layer: Novu's path, body and answer (`{ data }`), served by Clarion's own logic. Errors are problem documents, or Novu's error body (`statusCode`, `message`, `error`) when the client is a Novu SDK.
-         */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    subscriberId: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["NovuPreferencesPatch"];
-                };
-            };
-            responses: {
-                /** @description The preferences after the update */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["NovuPreferences"];
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `malformed_json` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 400;
-                            /** @enum {string} */
-                            code?: "malformed_json";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `unauthorized` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 401;
-                            /** @enum {string} */
-                            code?: "unauthorized";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `forbidden` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 403;
-                            /** @enum {string} */
-                            code?: "forbidden";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `environment_not_found` or `subscriber_not_found` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 404;
-                            /** @enum {string} */
-                            code?: "environment_not_found" | "subscriber_not_found";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `payload_too_large` */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 413;
-                            /** @enum {string} */
-                            code?: "payload_too_large";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `unsupported_media_type` */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 415;
-                            /** @enum {string} */
-                            code?: "unsupported_media_type";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `validation_failed` */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 422;
-                            /** @enum {string} */
-                            code?: "validation_failed";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 429;
-                            /** @enum {string} */
-                            code?: "rate_limited";
-                        };
-                    };
-                };
-            };
-        };
-        trace?: never;
-    };
-    "/v1/topics/{key}/subscribers/removal": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Remove subscribers from a topic (Novu)
-         * @description Part of the Novu compatibility layer: Novu's path, body and answer (`{ data }`), served by Clarion's own logic. Errors are problem documents, or Novu's error body (`statusCode`, `message`, `error`) when the client is a Novu SDK.
-         */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Makes a retry safe (IETF draft-ietf-httpapi-idempotency-key-header): the first answer is kept 24 hours per environment and replayed to the same request; the same key with another request gets 422 `idempotency_key_mismatch`, and while the first is running, 409 `idempotency_key_in_flight`. 1 to 255 printable ASCII characters. */
-                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-                };
-                path: {
-                    key: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["NovuTopicSubscribersInput"];
-                };
-            };
-            responses: {
-                /** @description Removed */
-                204: {
-                    headers: {
-                        "Idempotency-Replay": components["headers"]["IdempotencyReplay"];
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Problem (RFC 9457) with `code` `malformed_json` or `invalid_idempotency_key` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 400;
-                            /** @enum {string} */
-                            code?: "malformed_json" | "invalid_idempotency_key";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `unauthorized` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 401;
-                            /** @enum {string} */
-                            code?: "unauthorized";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `forbidden` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 403;
-                            /** @enum {string} */
-                            code?: "forbidden";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `environment_not_found` or `topic_not_found` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 404;
-                            /** @enum {string} */
-                            code?: "environment_not_found" | "topic_not_found";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `idempotency_key_in_flight` */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 409;
-                            /** @enum {string} */
-                            code?: "idempotency_key_in_flight";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `payload_too_large` */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 413;
-                            /** @enum {string} */
-                            code?: "payload_too_large";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `unsupported_media_type` */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 415;
-                            /** @enum {string} */
-                            code?: "unsupported_media_type";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `validation_failed` or `idempotency_key_mismatch` */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 422;
-                            /** @enum {string} */
-                            code?: "validation_failed" | "idempotency_key_mismatch";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 429;
-                            /** @enum {string} */
-                            code?: "rate_limited";
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v2/topics": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * List topics (Novu)
-         * @description `key` matches exactly; `name` is part of the name (case-insensitive).
-         *
-         *     Part of the Novu compatibility layer: Novu's path, body and answer (`{ data }`), served by Clarion's own logic. Errors are problem documents, or Novu's error body (`statusCode`, `message`, `error`) when the client is a Novu SDK.
-         */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description The `next` of the previous page. */
-                    after?: string;
-                    /** @description The `previous` of the previous page. */
-                    before?: string;
-                    limit?: number;
-                    orderDirection?: "ASC" | "DESC";
-                    /** @description Accepted and ignored: lists are ordered by their key. */
-                    orderBy?: string;
-                    /** @description `true`: the item named by the cursor is on the page. */
-                    includeCursor?: "true" | "false";
-                    key?: string;
-                    name?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description A page of topics */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["NovuTopicList"];
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `unauthorized` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 401;
-                            /** @enum {string} */
-                            code?: "unauthorized";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `forbidden` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 403;
-                            /** @enum {string} */
-                            code?: "forbidden";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `environment_not_found` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 404;
-                            /** @enum {string} */
-                            code?: "environment_not_found";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `validation_failed` */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 422;
-                            /** @enum {string} */
-                            code?: "validation_failed";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 429;
-                            /** @enum {string} */
-                            code?: "rate_limited";
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        /**
-         * Create or update a topic (Novu)
-         * @description 201 with a new topic; 200 when the key exists (its name is updated when given), or with `failIfExists=true` a 409 carrying the existing topic. Without `name`, a new topic is named by its key.
-         *
-         *     Part of the Novu compatibility layer: Novu's path, body and answer (`{ data }`), served by Clarion's own logic. Errors are problem documents, or Novu's error body (`statusCode`, `message`, `error`) when the client is a Novu SDK.
-         */
-        post: {
-            parameters: {
-                query?: {
-                    failIfExists?: "true" | "false";
-                };
-                header?: {
-                    /** @description Makes a retry safe (IETF draft-ietf-httpapi-idempotency-key-header): the first answer is kept 24 hours per environment and replayed to the same request; the same key with another request gets 422 `idempotency_key_mismatch`, and while the first is running, 409 `idempotency_key_in_flight`. 1 to 255 printable ASCII characters. */
-                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["NovuTopicInput"];
-                };
-            };
-            responses: {
-                /** @description Updated */
-                200: {
-                    headers: {
-                        "Idempotency-Replay": components["headers"]["IdempotencyReplay"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["NovuTopic"];
-                        };
-                    };
-                };
-                /** @description Created */
-                201: {
-                    headers: {
-                        "Idempotency-Replay": components["headers"]["IdempotencyReplay"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["NovuTopic"];
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `malformed_json` or `invalid_idempotency_key` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 400;
-                            /** @enum {string} */
-                            code?: "malformed_json" | "invalid_idempotency_key";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `unauthorized` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 401;
-                            /** @enum {string} */
-                            code?: "unauthorized";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `forbidden` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 403;
-                            /** @enum {string} */
-                            code?: "forbidden";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `environment_not_found` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 404;
-                            /** @enum {string} */
-                            code?: "environment_not_found";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `idempotency_key_in_flight` */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 409;
-                            /** @enum {string} */
-                            code?: "idempotency_key_in_flight";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `payload_too_large` */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 413;
-                            /** @enum {string} */
-                            code?: "payload_too_large";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `unsupported_media_type` */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 415;
-                            /** @enum {string} */
-                            code?: "unsupported_media_type";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `validation_failed` or `idempotency_key_mismatch` */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 422;
-                            /** @enum {string} */
-                            code?: "validation_failed" | "idempotency_key_mismatch";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 429;
-                            /** @enum {string} */
-                            code?: "rate_limited";
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v2/topics/{key}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Get a topic (Novu)
-         * @description Part of the Novu compatibility layer: Novu's path, body and answer (`{ data }`), served by Clarion's own logic. Errors are problem documents, or Novu's error body (`statusCode`, `message`, `error`) when the client is a Novu SDK.
-         */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    key: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The topic */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["NovuTopic"];
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `unauthorized` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 401;
-                            /** @enum {string} */
-                            code?: "unauthorized";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `forbidden` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 403;
-                            /** @enum {string} */
-                            code?: "forbidden";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `environment_not_found` or `topic_not_found` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 404;
-                            /** @enum {string} */
-                            code?: "environment_not_found" | "topic_not_found";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `validation_failed` */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 422;
-                            /** @enum {string} */
-                            code?: "validation_failed";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 429;
-                            /** @enum {string} */
-                            code?: "rate_limited";
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        /**
-         * Delete a topic (Novu)
-         * @description Its memberships go with it; the subscribers stay.
-         *
-         *     Part of the Novu compatibility layer: Novu's path, body and answer (`{ data }`), served by Clarion's own logic. Errors are problem documents, or Novu's error body (`statusCode`, `message`, `error`) when the client is a Novu SDK.
-         */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    key: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Deleted */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                /** @enum {boolean} */
-                                acknowledged: true;
-                            };
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `unauthorized` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 401;
-                            /** @enum {string} */
-                            code?: "unauthorized";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `forbidden` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 403;
-                            /** @enum {string} */
-                            code?: "forbidden";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `environment_not_found` or `topic_not_found` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 404;
-                            /** @enum {string} */
-                            code?: "environment_not_found" | "topic_not_found";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `validation_failed` */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 422;
-                            /** @enum {string} */
-                            code?: "validation_failed";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 429;
-                            /** @enum {string} */
-                            code?: "rate_limited";
-                        };
-                    };
-                };
-            };
-        };
-        options?: never;
-        head?: never;
-        /**
-         * Update a topic (Novu)
-         * @description Renames the topic; without `name` it is left as it is. `data` is accepted and ignored: Clarion's topics hold none.
-         *
-         *     Part of the Novu compatibility layer: Novu's path, body and answer (`{ data }`), served by Clarion's own logic. Errors are problem documents, or Novu's error body (`statusCode`, `message`, `error`) when the client is a Novu SDK.
-         */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    key: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["NovuTopicPatch"];
-                };
-            };
-            responses: {
-                /** @description The topic */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["NovuTopic"];
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `malformed_json` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 400;
-                            /** @enum {string} */
-                            code?: "malformed_json";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `unauthorized` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 401;
-                            /** @enum {string} */
-                            code?: "unauthorized";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `forbidden` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 403;
-                            /** @enum {string} */
-                            code?: "forbidden";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `environment_not_found` or `topic_not_found` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 404;
-                            /** @enum {string} */
-                            code?: "environment_not_found" | "topic_not_found";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `payload_too_large` */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 413;
-                            /** @enum {string} */
-                            code?: "payload_too_large";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `unsupported_media_type` */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 415;
-                            /** @enum {string} */
-                            code?: "unsupported_media_type";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `validation_failed` */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 422;
-                            /** @enum {string} */
-                            code?: "validation_failed";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 429;
-                            /** @enum {string} */
-                            code?: "rate_limited";
-                        };
-                    };
-                };
-            };
-        };
-        trace?: never;
-    };
-    "/v2/topics/{key}/subscriptions": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * List a topic's subscriptions (Novu)
-         * @description One subscription per member, by subscriberId; `subscriberId` keeps that member only. `contextKeys` is ignored.
-         *
-         *     Part of the Novu compatibility layer: Novu's path, body and answer (`{ data }`), served by Clarion's own logic. Errors are problem documents, or Novu's error body (`statusCode`, `message`, `error`) when the client is a Novu SDK.
-         */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description The `next` of the previous page. */
-                    after?: string;
-                    /** @description The `previous` of the previous page. */
-                    before?: string;
-                    limit?: number;
-                    orderDirection?: "ASC" | "DESC";
-                    /** @description Accepted and ignored: lists are ordered by their key. */
-                    orderBy?: string;
-                    /** @description `true`: the item named by the cursor is on the page. */
-                    includeCursor?: "true" | "false";
-                    subscriberId?: string;
-                };
-                header?: never;
-                path: {
-                    key: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description A page of subscriptions */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["NovuTopicSubscriptionList"];
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `unauthorized` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 401;
-                            /** @enum {string} */
-                            code?: "unauthorized";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `forbidden` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 403;
-                            /** @enum {string} */
-                            code?: "forbidden";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `environment_not_found` or `topic_not_found` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 404;
-                            /** @enum {string} */
-                            code?: "environment_not_found" | "topic_not_found";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `validation_failed` */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 422;
-                            /** @enum {string} */
-                            code?: "validation_failed";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 429;
-                            /** @enum {string} */
-                            code?: "rate_limited";
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        /**
-         * Subscribe subscribers to a topic (Novu)
-         * @description Creates the topic (named by its key) when it does not exist, as Novu does.
-         *
-         *     Part of the Novu compatibility layer: Novu's path, body and answer (`{ data }`), served by Clarion's own logic. Errors are problem documents, or Novu's error body (`statusCode`, `message`, `error`) when the client is a Novu SDK.
-         */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Makes a retry safe (IETF draft-ietf-httpapi-idempotency-key-header): the first answer is kept 24 hours per environment and replayed to the same request; the same key with another request gets 422 `idempotency_key_mismatch`, and while the first is running, 409 `idempotency_key_in_flight`. 1 to 255 printable ASCII characters. */
-                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-                };
-                path: {
-                    key: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["NovuSubscriptionsInput"];
-                };
-            };
-            responses: {
-                /** @description The subscriptions */
-                201: {
-                    headers: {
-                        "Idempotency-Replay": components["headers"]["IdempotencyReplay"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["NovuSubscriptionsResult"];
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `malformed_json` or `invalid_idempotency_key` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 400;
-                            /** @enum {string} */
-                            code?: "malformed_json" | "invalid_idempotency_key";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `unauthorized` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 401;
-                            /** @enum {string} */
-                            code?: "unauthorized";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `forbidden` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 403;
-                            /** @enum {string} */
-                            code?: "forbidden";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `environment_not_found` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 404;
-                            /** @enum {string} */
-                            code?: "environment_not_found";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `idempotency_key_in_flight` */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 409;
-                            /** @enum {string} */
-                            code?: "idempotency_key_in_flight";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `payload_too_large` */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 413;
-                            /** @enum {string} */
-                            code?: "payload_too_large";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `unsupported_media_type` */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 415;
-                            /** @enum {string} */
-                            code?: "unsupported_media_type";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `validation_failed` or `idempotency_key_mismatch` */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 422;
-                            /** @enum {string} */
-                            code?: "validation_failed" | "idempotency_key_mismatch";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 429;
-                            /** @enum {string} */
-                            code?: "rate_limited";
-                        };
-                    };
-                };
-            };
-        };
-        /**
-         * Unsubscribe subscribers from a topic (Novu)
-         * @description Part of the Novu compatibility layer: Novu's path, body and answer (`{ data }`), served by Clarion's own logic. Errors are problem documents, or Novu's error body (`statusCode`, `message`, `error`) when the client is a Novu SDK.
-         */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    key: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["NovuSubscriptionsInput"];
-                };
-            };
-            responses: {
-                /** @description The subscriptions removed */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["NovuSubscriptionsResult"];
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `malformed_json` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 400;
-                            /** @enum {string} */
-                            code?: "malformed_json";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `unauthorized` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 401;
-                            /** @enum {string} */
-                            code?: "unauthorized";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `forbidden` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 403;
-                            /** @enum {string} */
-                            code?: "forbidden";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `environment_not_found` or `topic_not_found` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 404;
-                            /** @enum {string} */
-                            code?: "environment_not_found" | "topic_not_found";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `payload_too_large` */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 413;
-                            /** @enum {string} */
-                            code?: "payload_too_large";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `unsupported_media_type` */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 415;
-                            /** @enum {string} */
-                            code?: "unsupported_media_type";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `validation_failed` */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 422;
-                            /** @enum {string} */
-                            code?: "validation_failed";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 429;
-                            /** @enum {string} */
-                            code?: "rate_limited";
-                        };
-                    };
-                };
-            };
-        };
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/topics/{key}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Get a topic and its member count */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    key: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The topic */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["TopicWithCount"];
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `unauthorized` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 401;
-                            /** @enum {string} */
-                            code?: "unauthorized";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `forbidden` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 403;
-                            /** @enum {string} */
-                            code?: "forbidden";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `environment_not_found` or `topic_not_found` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 404;
-                            /** @enum {string} */
-                            code?: "environment_not_found" | "topic_not_found";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `validation_failed` */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 422;
-                            /** @enum {string} */
-                            code?: "validation_failed";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 429;
-                            /** @enum {string} */
-                            code?: "rate_limited";
-                        };
-                    };
-                };
-            };
-        };
-        /**
-         * Rename a topic
-         * @description The key cannot change: triggers and memberships refer to it.
-         */
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    key: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "name": "Product news (monthly)"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["TopicUpdate"];
-                };
-            };
-            responses: {
-                /** @description Updated */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Topic"];
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `malformed_json` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 400;
-                            /** @enum {string} */
-                            code?: "malformed_json";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `unauthorized` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 401;
-                            /** @enum {string} */
-                            code?: "unauthorized";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `forbidden` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 403;
-                            /** @enum {string} */
-                            code?: "forbidden";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `environment_not_found` or `topic_not_found` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 404;
-                            /** @enum {string} */
-                            code?: "environment_not_found" | "topic_not_found";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `payload_too_large` */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 413;
-                            /** @enum {string} */
-                            code?: "payload_too_large";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `unsupported_media_type` */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 415;
-                            /** @enum {string} */
-                            code?: "unsupported_media_type";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `validation_failed` */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 422;
-                            /** @enum {string} */
-                            code?: "validation_failed";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 429;
-                            /** @enum {string} */
-                            code?: "rate_limited";
-                        };
-                    };
-                };
-            };
-        };
-        post?: never;
-        /**
-         * Delete a topic
-         * @description Its memberships go with it; the subscribers stay.
-         */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    key: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Deleted */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Problem (RFC 9457) with `code` `unauthorized` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 401;
-                            /** @enum {string} */
-                            code?: "unauthorized";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `forbidden` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 403;
-                            /** @enum {string} */
-                            code?: "forbidden";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `environment_not_found` or `topic_not_found` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 404;
-                            /** @enum {string} */
-                            code?: "environment_not_found" | "topic_not_found";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `validation_failed` */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 422;
-                            /** @enum {string} */
-                            code?: "validation_failed";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 429;
-                            /** @enum {string} */
-                            code?: "rate_limited";
-                        };
-                    };
-                };
-            };
-        };
-        options?: never;
-        head?: never;
-        /**
-         * Rename a topic (Novu)
-         * @description Part of the Novu compatibility layer: Novu's path, body and answer (`{ data }`), served by Clarion's own logic. Errors are problem documents, or Novu's error body (`statusCode`, `message`, `error`) when the client is a Novu SDK.
-         */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    key: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["NovuTopicRename"];
-                };
-            };
-            responses: {
-                /** @description The topic */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["NovuTopic"];
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `malformed_json` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 400;
-                            /** @enum {string} */
-                            code?: "malformed_json";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `unauthorized` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 401;
-                            /** @enum {string} */
-                            code?: "unauthorized";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `forbidden` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 403;
-                            /** @enum {string} */
-                            code?: "forbidden";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `environment_not_found` or `topic_not_found` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 404;
-                            /** @enum {string} */
-                            code?: "environment_not_found" | "topic_not_found";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `payload_too_large` */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 413;
-                            /** @enum {string} */
-                            code?: "payload_too_large";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `unsupported_media_type` */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 415;
-                            /** @enum {string} */
-                            code?: "unsupported_media_type";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `validation_failed` */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 422;
-                            /** @enum {string} */
-                            code?: "validation_failed";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 429;
-                            /** @enum {string} */
-                            code?: "rate_limited";
-                        };
-                    };
-                };
-            };
-        };
-        trace?: never;
-    };
-    "/v2/subscribers/{subscriberId}/subscriptions": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * List a subscriber's topic subscriptions (Novu)
-         * @description One per topic the subscriber is a member of, by topic key; `key` keeps that topic only. `contextKeys` is ignored.
-         *
-         *     Part of the Novu compatibility layer: Novu's path, body and answer (`{ data }`), served by Clarion's own logic. Errors are problem documents, or Novu's error body (`statusCode`, `message`, `error`) when the client is a Novu SDK.
-         */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description The `next` of the previous page. */
-                    after?: string;
-                    /** @description The `previous` of the previous page. */
-                    before?: string;
-                    limit?: number;
-                    orderDirection?: "ASC" | "DESC";
-                    /** @description Accepted and ignored: lists are ordered by their key. */
-                    orderBy?: string;
-                    /** @description `true`: the item named by the cursor is on the page. */
-                    includeCursor?: "true" | "false";
-                    key?: string;
-                };
-                header?: never;
-                path: {
-                    subscriberId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description A page of subscriptions */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["NovuTopicSubscriptionList"];
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `unauthorized` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 401;
-                            /** @enum {string} */
-                            code?: "unauthorized";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `forbidden` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 403;
-                            /** @enum {string} */
-                            code?: "forbidden";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `environment_not_found` or `subscriber_not_found` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 404;
-                            /** @enum {string} */
-                            code?: "environment_not_found" | "subscriber_not_found";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `validation_failed` */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 422;
-                            /** @enum {string} */
-                            code?: "validation_failed";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 429;
-                            /** @enum {string} */
-                            code?: "rate_limited";
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -8632,6 +3282,333 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/subscribers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List subscribers by subscriberId
+         * @description Filters combine: `email` and `phone` match exactly, `q` finds part of the subscriberId or name (case-insensitive), `updatedSince` keeps those changed at or after a time.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Exact email address. */
+                    email?: string;
+                    /** @description Exact phone number (E.164). */
+                    phone?: string;
+                    /** @description Part of the subscriberId, first name, last name or full name; case-insensitive. */
+                    q?: string;
+                    /** @description Only subscribers changed at or after this time (ISO 8601). */
+                    updatedSince?: string;
+                    limit?: number;
+                    /** @description The `nextCursor` of the previous page. */
+                    cursor?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page of subscribers */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["SubscriberList"];
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `unauthorized` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 401;
+                            /** @enum {string} */
+                            code?: "unauthorized";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `forbidden` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 403;
+                            /** @enum {string} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `environment_not_found` */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 404;
+                            /** @enum {string} */
+                            code?: "environment_not_found";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `validation_failed` */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 422;
+                            /** @enum {string} */
+                            code?: "validation_failed";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `rate_limited` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 429;
+                            /** @enum {string} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/subscribers/{subscriberId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a subscriber
+         * @description The profile, channel addresses (push tokens and webhook URLs masked), preferences and topic memberships.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    subscriberId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The subscriber */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["SubscriberDetail"];
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `unauthorized` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 401;
+                            /** @enum {string} */
+                            code?: "unauthorized";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `forbidden` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 403;
+                            /** @enum {string} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `environment_not_found` or `subscriber_not_found` */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 404;
+                            /** @enum {string} */
+                            code?: "environment_not_found" | "subscriber_not_found";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `validation_failed` */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 422;
+                            /** @enum {string} */
+                            code?: "validation_failed";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `rate_limited` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 429;
+                            /** @enum {string} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /**
+         * Erase a subscriber (GDPR art. 17)
+         * @description Removes the profile, channel addresses, preferences and topic memberships; removes the address, subject, preview, content and event details of their messages (status, channel and times stay for analytics); steps of theirs still waiting (delay, quiet hours, digest) are recorded `cancelled` with reason `subscriber_deleted`.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    subscriberId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description What was erased */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["SubscriberErased"];
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `unauthorized` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 401;
+                            /** @enum {string} */
+                            code?: "unauthorized";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `forbidden` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 403;
+                            /** @enum {string} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `environment_not_found` or `subscriber_not_found` */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 404;
+                            /** @enum {string} */
+                            code?: "environment_not_found" | "subscriber_not_found";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `validation_failed` */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 422;
+                            /** @enum {string} */
+                            code?: "validation_failed";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `rate_limited` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 429;
+                            /** @enum {string} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/workflows": {
         parameters: {
             query?: never;
@@ -10369,6 +5346,275 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/subscribers/{subscriberId}/preferences": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a subscriber's preferences
+         * @description Unset channel flags read as `true` (opted in). Critical workflows ignore opt-outs.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    subscriberId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The preferences */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["SubscriberPreferences"];
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `unauthorized` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 401;
+                            /** @enum {string} */
+                            code?: "unauthorized";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `forbidden` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 403;
+                            /** @enum {string} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `environment_not_found` or `subscriber_not_found` */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 404;
+                            /** @enum {string} */
+                            code?: "environment_not_found" | "subscriber_not_found";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `validation_failed` */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 422;
+                            /** @enum {string} */
+                            code?: "validation_failed";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `rate_limited` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 429;
+                            /** @enum {string} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+        };
+        /**
+         * Update a subscriber's preferences
+         * @description Merges into the stored preferences: flags given replace, flags omitted keep their value.
+         */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    subscriberId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "channels": {
+                     *         "sms": false
+                     *       },
+                     *       "workflows": {
+                     *         "order-shipped": {
+                     *           "email": true,
+                     *           "push": false
+                     *         }
+                     *       },
+                     *       "quietHours": {
+                     *         "start": "22:00",
+                     *         "end": "07:00"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SubscriberPreferencesUpdate"];
+                };
+            };
+            responses: {
+                /** @description The preferences after the update */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["SubscriberPreferences"];
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `malformed_json` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 400;
+                            /** @enum {string} */
+                            code?: "malformed_json";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `unauthorized` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 401;
+                            /** @enum {string} */
+                            code?: "unauthorized";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `forbidden` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 403;
+                            /** @enum {string} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `environment_not_found` or `subscriber_not_found` */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 404;
+                            /** @enum {string} */
+                            code?: "environment_not_found" | "subscriber_not_found";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `payload_too_large` */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 413;
+                            /** @enum {string} */
+                            code?: "payload_too_large";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `unsupported_media_type` */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 415;
+                            /** @enum {string} */
+                            code?: "unsupported_media_type";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `validation_failed` */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 422;
+                            /** @enum {string} */
+                            code?: "validation_failed";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `rate_limited` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 429;
+                            /** @enum {string} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+        };
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/providers": {
         parameters: {
             query?: never;
@@ -11522,6 +6768,353 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/topics/{key}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a topic and its member count */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    key: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The topic */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TopicWithCount"];
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `unauthorized` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 401;
+                            /** @enum {string} */
+                            code?: "unauthorized";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `forbidden` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 403;
+                            /** @enum {string} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `environment_not_found` or `topic_not_found` */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 404;
+                            /** @enum {string} */
+                            code?: "environment_not_found" | "topic_not_found";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `validation_failed` */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 422;
+                            /** @enum {string} */
+                            code?: "validation_failed";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `rate_limited` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 429;
+                            /** @enum {string} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+        };
+        /**
+         * Rename a topic
+         * @description The key cannot change: triggers and memberships refer to it.
+         */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    key: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "name": "Product news (monthly)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TopicUpdate"];
+                };
+            };
+            responses: {
+                /** @description Updated */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Topic"];
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `malformed_json` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 400;
+                            /** @enum {string} */
+                            code?: "malformed_json";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `unauthorized` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 401;
+                            /** @enum {string} */
+                            code?: "unauthorized";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `forbidden` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 403;
+                            /** @enum {string} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `environment_not_found` or `topic_not_found` */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 404;
+                            /** @enum {string} */
+                            code?: "environment_not_found" | "topic_not_found";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `payload_too_large` */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 413;
+                            /** @enum {string} */
+                            code?: "payload_too_large";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `unsupported_media_type` */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 415;
+                            /** @enum {string} */
+                            code?: "unsupported_media_type";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `validation_failed` */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 422;
+                            /** @enum {string} */
+                            code?: "validation_failed";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `rate_limited` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 429;
+                            /** @enum {string} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+        };
+        post?: never;
+        /**
+         * Delete a topic
+         * @description Its memberships go with it; the subscribers stay.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    key: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Deleted */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Problem (RFC 9457) with `code` `unauthorized` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 401;
+                            /** @enum {string} */
+                            code?: "unauthorized";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `forbidden` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 403;
+                            /** @enum {string} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `environment_not_found` or `topic_not_found` */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 404;
+                            /** @enum {string} */
+                            code?: "environment_not_found" | "topic_not_found";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `validation_failed` */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 422;
+                            /** @enum {string} */
+                            code?: "validation_failed";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `rate_limited` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 429;
+                            /** @enum {string} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/topics/{key}/subscribers": {
         parameters: {
             query?: never;
@@ -12373,463 +7966,6 @@ export interface components {
         SignInInput: {
             /** @description An environment's API key or the admin credential. */
             credential: string;
-        };
-        NovuTriggerResponse: {
-            acknowledged: boolean;
-            /**
-             * @description `processed` once the trigger is durable (Clarion's `accepted`: Novu's SDK knows no such status).
-             * @enum {string}
-             */
-            status: "processed" | "error";
-            transactionId?: string;
-            error?: string[];
-        };
-        /**
-         * @example {
-         *       "name": "order-shipped",
-         *       "to": {
-         *         "subscriberId": "user-42",
-         *         "email": "ada@example.com"
-         *       },
-         *       "payload": {
-         *         "orderId": "A-1001"
-         *       }
-         *     }
-         */
-        NovuTriggerInput: {
-            /** @description The workflow key (Novu's workflow identifier). */
-            name: string;
-            payload?: {
-                [key: string]: unknown;
-            };
-            overrides?: {
-                [key: string]: unknown;
-            };
-            transactionId?: string;
-            actor?: string | {
-                [key: string]: unknown;
-            };
-            /** @description Accepted and ignored: Clarion has no tenants. */
-            tenant?: unknown;
-            /** @description Accepted and ignored: Clarion's workflows live in Clarion. */
-            bridgeUrl?: string;
-            /** @description Accepted and ignored. */
-            controls?: unknown;
-            /** @description Accepted and ignored. */
-            context?: unknown;
-            to: string | {
-                [key: string]: unknown;
-            } | (string | {
-                [key: string]: unknown;
-            })[];
-        };
-        /**
-         * @example {
-         *       "events": [
-         *         {
-         *           "name": "order-shipped",
-         *           "to": {
-         *             "subscriberId": "user-42",
-         *             "email": "ada@example.com"
-         *           },
-         *           "payload": {
-         *             "orderId": "A-1001"
-         *           }
-         *         },
-         *         {
-         *           "name": "order-shipped",
-         *           "to": "user-43",
-         *           "payload": {
-         *             "orderId": "A-1001"
-         *           }
-         *         }
-         *       ]
-         *     }
-         */
-        NovuBulkTriggerInput: {
-            events: unknown[];
-        };
-        /**
-         * @example {
-         *       "name": "order-shipped",
-         *       "payload": {
-         *         "orderId": "A-1001"
-         *       }
-         *     }
-         */
-        NovuBroadcastInput: {
-            /** @description The workflow key (Novu's workflow identifier). */
-            name: string;
-            payload?: {
-                [key: string]: unknown;
-            };
-            overrides?: {
-                [key: string]: unknown;
-            };
-            transactionId?: string;
-            actor?: string | {
-                [key: string]: unknown;
-            };
-            /** @description Accepted and ignored: Clarion has no tenants. */
-            tenant?: unknown;
-            /** @description Accepted and ignored: Clarion's workflows live in Clarion. */
-            bridgeUrl?: string;
-            /** @description Accepted and ignored. */
-            controls?: unknown;
-            /** @description Accepted and ignored. */
-            context?: unknown;
-        };
-        NovuSubscriber: {
-            _id: string;
-            /** @description Clarion has no organisations: the environment's id. */
-            _organizationId: string;
-            _environmentId: string;
-            subscriberId: string;
-            firstName: string | null;
-            lastName: string | null;
-            email: string | null;
-            phone: string | null;
-            avatar: string | null;
-            locale: string | null;
-            timezone: string | null;
-            data: {
-                [key: string]: unknown;
-            } | null;
-            channels: components["schemas"]["NovuChannelSettings"][];
-            /** @enum {boolean} */
-            deleted: false;
-            /** Format: date-time */
-            createdAt: string;
-            /** Format: date-time */
-            updatedAt: string;
-            /** @enum {number} */
-            __v: 0;
-        };
-        NovuChannelSettings: {
-            providerId: string;
-            credentials: {
-                webhookUrl?: string;
-                channel?: string;
-                deviceTokens?: string[];
-            };
-            _integrationId: string;
-        };
-        /**
-         * @example {
-         *       "subscriberId": "user-42",
-         *       "email": "ada@example.com",
-         *       "firstName": "Ada",
-         *       "lastName": "Lovelace",
-         *       "locale": "en",
-         *       "data": {
-         *         "plan": "pro"
-         *       }
-         *     }
-         */
-        NovuSubscriberInput: {
-            subscriberId: string;
-            firstName?: string | null;
-            lastName?: string | null;
-            email?: string | null;
-            phone?: string | null;
-            avatar?: string | null;
-            locale?: string | null;
-            timezone?: string | null;
-            data?: {
-                [key: string]: unknown;
-            } | null;
-            channels?: {
-                /** @description One of `fcm`, `apns`, `expo`, `one-signal`, `slack`, `novu-slack`, `discord`, `msteams`, `mattermost`, `telegram`, `chat-webhook`. */
-                providerId: string;
-                credentials: {
-                    webhookUrl?: string;
-                    channel?: string;
-                    deviceTokens?: string[];
-                };
-                integrationIdentifier?: string;
-            }[];
-        };
-        NovuBulkSubscribersResult: {
-            created: {
-                subscriberId: string;
-            }[];
-            updated: {
-                subscriberId: string;
-            }[];
-            failed: {
-                message: string;
-                subscriberId?: string;
-            }[];
-        };
-        /**
-         * @example {
-         *       "subscribers": [
-         *         {
-         *           "subscriberId": "user-42",
-         *           "email": "ada@example.com"
-         *         },
-         *         {
-         *           "subscriberId": "user-43"
-         *         }
-         *       ]
-         *     }
-         */
-        NovuBulkSubscribersInput: {
-            subscribers: unknown[];
-        };
-        /**
-         * @example {
-         *       "firstName": "Ada",
-         *       "locale": "en"
-         *     }
-         */
-        NovuSubscriberUpdate: {
-            firstName?: string | null;
-            lastName?: string | null;
-            email?: string | null;
-            phone?: string | null;
-            avatar?: string | null;
-            locale?: string | null;
-            timezone?: string | null;
-            data?: {
-                [key: string]: unknown;
-            } | null;
-            channels?: {
-                /** @description One of `fcm`, `apns`, `expo`, `one-signal`, `slack`, `novu-slack`, `discord`, `msteams`, `mattermost`, `telegram`, `chat-webhook`. */
-                providerId: string;
-                credentials: {
-                    webhookUrl?: string;
-                    channel?: string;
-                    deviceTokens?: string[];
-                };
-                integrationIdentifier?: string;
-            }[];
-        };
-        /**
-         * @example {
-         *       "providerId": "fcm",
-         *       "credentials": {
-         *         "deviceTokens": [
-         *           "fcm-device-token-1"
-         *         ]
-         *       }
-         *     }
-         */
-        NovuCredentialsInput: {
-            /** @description One of `fcm`, `apns`, `expo`, `one-signal`, `slack`, `novu-slack`, `discord`, `msteams`, `mattermost`, `telegram`, `chat-webhook`. */
-            providerId: string;
-            credentials: {
-                webhookUrl?: string;
-                channel?: string;
-                deviceTokens?: string[];
-            };
-            integrationIdentifier?: string;
-        };
-        /**
-         * @example {
-         *       "preferences": [
-         *         {
-         *           "type": "sms",
-         *           "enabled": false
-         *         }
-         *       ]
-         *     }
-         */
-        NovuGlobalPreferenceUpdate: {
-            enabled?: boolean;
-            preferences?: {
-                /** @enum {string} */
-                type: "email" | "sms" | "push" | "chat" | "in_app";
-                enabled: boolean;
-            }[];
-        };
-        /**
-         * @example {
-         *       "channel": {
-         *         "type": "email",
-         *         "enabled": false
-         *       }
-         *     }
-         */
-        NovuWorkflowPreferenceUpdate: {
-            channel?: {
-                /** @enum {string} */
-                type: "email" | "sms" | "push" | "chat" | "in_app";
-                enabled: boolean;
-            };
-            enabled?: boolean;
-        };
-        NovuDeleted: {
-            /** @enum {boolean} */
-            acknowledged: true;
-            /** @enum {string} */
-            status: "deleted";
-        };
-        NovuPreferences: {
-            global: {
-                enabled: boolean;
-                channels: components["schemas"]["NovuChannelFlags"];
-            };
-            workflows: {
-                enabled: boolean;
-                channels: components["schemas"]["NovuChannelFlags"];
-                overrides: unknown[];
-                workflow: {
-                    slug: string;
-                    identifier: string;
-                    name: string;
-                };
-            }[];
-        };
-        NovuChannelFlags: {
-            email: boolean;
-            sms: boolean;
-            push: boolean;
-            chat: boolean;
-            in_app: boolean;
-        };
-        /**
-         * @example {
-         *       "channels": {
-         *         "email": true,
-         *         "sms": false
-         *       }
-         *     }
-         */
-        NovuPreferencesPatch: {
-            channels?: {
-                [key: string]: boolean;
-            };
-            workflowId?: string;
-        };
-        /**
-         * @example {
-         *       "subscribers": [
-         *         "user-42",
-         *         "user-43"
-         *       ]
-         *     }
-         */
-        NovuTopicSubscribersInput: {
-            subscribers: string[];
-        };
-        NovuTopic: {
-            _id: string;
-            key: string;
-            name: string;
-            /** Format: date-time */
-            createdAt: string;
-            /** Format: date-time */
-            updatedAt: string;
-        };
-        /**
-         * @example {
-         *       "key": "product-news",
-         *       "name": "Product news"
-         *     }
-         */
-        NovuTopicInput: {
-            key: string;
-            name?: string;
-        };
-        NovuSubscriptionsResult: {
-            data: components["schemas"]["NovuSubscription"][];
-            meta: {
-                totalCount: number;
-                successful: number;
-                failed: number;
-            };
-        };
-        NovuSubscription: {
-            _id: string;
-            topic: {
-                _id: string;
-                key: string;
-                name: string;
-            };
-            subscriber: {
-                _id: string;
-                subscriberId: string;
-            };
-            /** Format: date-time */
-            createdAt: string;
-            /** Format: date-time */
-            updatedAt: string;
-        };
-        /**
-         * @example {
-         *       "subscriptions": [
-         *         "user-42",
-         *         {
-         *           "subscriberId": "user-43"
-         *         }
-         *       ]
-         *     }
-         */
-        NovuSubscriptionsInput: {
-            subscriptions?: (string | {
-                subscriberId: string;
-            })[];
-            subscriberIds?: string[];
-        };
-        /**
-         * @example {
-         *       "name": "Product news"
-         *     }
-         */
-        NovuTopicRename: {
-            name: string;
-        };
-        /**
-         * @example {
-         *       "name": "Product news"
-         *     }
-         */
-        NovuTopicPatch: {
-            name?: string;
-            data?: {
-                [key: string]: unknown;
-            } | null;
-        };
-        NovuSubscriberList: {
-            data: components["schemas"]["NovuSubscriber"][];
-            next: string | null;
-            previous: string | null;
-            /** @description Counted up to 50,000. */
-            totalCount: number;
-            totalCountCapped: boolean;
-        };
-        NovuTopicList: {
-            data: components["schemas"]["NovuTopic"][];
-            next: string | null;
-            previous: string | null;
-            /** @description Counted up to 50,000. */
-            totalCount: number;
-            totalCountCapped: boolean;
-        };
-        NovuTopicSubscriptionList: {
-            data: components["schemas"]["NovuTopicSubscription"][];
-            next: string | null;
-            previous: string | null;
-            /** @description Counted up to 50,000. */
-            totalCount: number;
-            totalCountCapped: boolean;
-        };
-        NovuTopicSubscription: {
-            _id: string;
-            /** @description `{topicKey}:{subscriberId}`: Clarion keeps one subscription per member. */
-            identifier: string;
-            /** Format: date-time */
-            createdAt: string;
-            topic: {
-                _id: string;
-                key: string;
-                name: string;
-            };
-            subscriber: {
-                _id: string;
-                subscriberId: string;
-            };
         };
         TriggerAccepted: {
             /** @enum {boolean} */
@@ -13700,7 +8836,7 @@ export interface components {
             timeoutMs?: number;
             /** @description Attempts through this integration before failing over to the next one. Default 3. */
             maxAttempts?: number;
-            /** @description After a timeout, retry and fail over as after an error, accepting that the message may be sent twice. Default false: see the providers table in the README. */
+            /** @description After a timeout, retry and fail over as after an error, accepting that the message may be sent twice. Default false: see docs/concepts/delivery-guarantees.md, on timeouts. */
             failoverOnTimeout?: boolean;
         } & {
             [key: string]: unknown;

@@ -97,6 +97,8 @@ export class TriggerLedger extends DurableObject<Bindings> {
    * sends them again (harmless: the consumer is idempotent).
    */
   private sentUpTo = 0;
+  /** This instance has stored its name (the first accept does). */
+  private named = false;
 
   constructor(ctx: DurableObjectState, env: Bindings) {
     super(ctx, env);
@@ -124,7 +126,11 @@ export class TriggerLedger extends DurableObject<Bindings> {
    */
   async accept(name: string, items: { record: TriggerRecord; fingerprint: string }[]): Promise<AcceptOutcome[]> {
     const now = Date.now();
-    this.sql.exec("INSERT OR IGNORE INTO meta (key, value) VALUES ('name', ?)", name);
+    // Once per instance, not per accept: a replay then writes nothing, and an accept one statement less.
+    if (!this.named) {
+      this.sql.exec("INSERT OR IGNORE INTO meta (key, value) VALUES ('name', ?)", name);
+      this.named = true;
+    }
     const outcomes = items.map(({ record, fingerprint }): AcceptOutcome => {
       const existing = this.row(record.environmentId, record.transactionId);
       if (existing) return existing.fingerprint === fingerprint ? "replayed" : "conflict";

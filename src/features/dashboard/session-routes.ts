@@ -39,9 +39,9 @@ const SignInInput = z
   .openapi("SignInInput", { example: { credential: "ck_development_4kQ9xW2mTz8LpR5vN1bY7cH3jF6gD0sA" } });
 
 const DashboardHeader = z.object({
-  [DASHBOARD_HEADER.toLowerCase()]: z
-    .literal("1")
-    .openapi({ description: 'Sent only by the dashboard\'s own script: no form and no other site can send it (README "Security").' }),
+  [DASHBOARD_HEADER.toLowerCase()]: z.literal("1").openapi({
+    description: "Sent only by the dashboard's own script: no form and no other site can send it (docs/concepts/security.md).",
+  }),
 });
 
 const answer = (kind: DashboardSession["kind"], environments: Environment[], expiresAt: Date | null): DashboardSession => ({

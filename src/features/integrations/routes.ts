@@ -30,11 +30,11 @@ const missing = (id: string) => notFound("integration_not_found", `integration w
 const repo = scopedRepository(integrationsRepository);
 
 /** Looked up per request, never a fixed list: adapters join the registry without touching this file. */
-const registeredProviders = (): ProviderAdapter[] => Object.keys(PROVIDERS).flatMap((id) => providerFor(id) ?? []);
+export const registeredProviders = (): ProviderAdapter[] => Object.keys(PROVIDERS).flatMap((id) => providerFor(id) ?? []);
 
 /** A provider's JSON Schema is derived once per schema object; the schemas themselves never change. */
 const jsonSchemas = new WeakMap<z.ZodType, Record<string, unknown>>();
-function credentialsJsonSchema(adapter: ProviderAdapter): Record<string, unknown> {
+export function credentialsJsonSchema(adapter: ProviderAdapter): Record<string, unknown> {
   let schema = jsonSchemas.get(adapter.credentials);
   if (!schema) {
     // What a form must collect is the schema's input; a refinement JSON Schema cannot express becomes `{}`.

@@ -1,8 +1,7 @@
 import { z } from "@hono/zod-openapi";
-import { createMiddleware } from "hono/factory";
+import type { Context } from "hono";
 import type { AppEnv } from "../../env";
-import type { Problem } from "../../lib/errors";
-import { isNovuClient } from "./client";
+import { apiErrorOf, type Problem } from "../../lib/errors";
 
 /**
  * Novu's error body (its `ErrorDto`/`ValidationErrorDto`), with Clarion's `code` and `requestId`
@@ -41,18 +40,16 @@ export function novuErrorBody(problem: Problem, path: string, now = new Date()):
 }
 
 /**
- * Rewrites the problem documents answered on Novu's paths into Novu's error body, for Novu's SDKs
- * only: they pick their typed error by status and `application/json`, and read `statusCode` and
- * `message`. Mounted before the key check, so a 401 or a malformed body is rewritten too; other
- * clients keep RFC 9457 problems everywhere.
+ * The Novu app's error handler: every error on `/novu`, the key check's and the validators'
+ * included, in Novu's error body. Novu's SDKs pick their typed error by status and
+ * `application/json`, and read `statusCode` and `message`.
  */
-export const novuErrors = createMiddleware<AppEnv>(async (c, next) => {
-  await next();
-  if (c.res.status < 400 || !isNovuClient(c)) return;
-  if (!c.res.headers.get("content-type")?.startsWith("application/problem+json")) return;
-  const problem = (await c.res.clone().json()) as Problem;
-  const headers = new Headers(c.res.headers);
-  headers.set("content-type", "application/json; charset=UTF-8");
-  c.res = undefined;
-  c.res = new Response(JSON.stringify(novuErrorBody(problem, c.req.path)), { status: problem.status, headers });
-});
+export function novuErrorResponse(error: Error, c: Context<AppEnv>): Response {
+  const requestId = c.get("requestId");
+  const problem = apiErrorOf(error, requestId);
+  const response = Response.json(novuErrorBody(problem.toProblem(requestId), c.req.path), { status: problem.status });
+  // `Retry-After` and the rate limit headers of a 429 go with it, as they do with a problem.
+  for (const [name, value] of Object.entries(problem.headers)) response.headers.set(name, value);
+  response.headers.set("x-request-id", requestId);
+  return response;
+}

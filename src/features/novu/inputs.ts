@@ -75,11 +75,11 @@ export const unknownProviders = (channels: readonly { providerId: string }[] | u
       : [{ path: `channels.${i}.providerId`, message: `Unsupported providerId "${c.providerId}".` }],
   );
 
-/** A recipient as Novu writes it: a subscriberId, a subscriber, or `{ type: "Topic", topicKey }`. */
+/** A recipient as Novu writes it: a subscriberId, a subscriber, or `{ type: "Topic", topicKey }` (Clarion's `{ topic }`). */
 function toRecipient(recipient: unknown): unknown {
   if (typeof recipient !== "object" || recipient === null || Array.isArray(recipient)) return recipient;
   const r = recipient as Record<string, unknown>;
-  if (r.type === "Topic") return { type: "Topic", topicKey: r.topicKey, ...(r.exclude ? { exclude: r.exclude } : {}) };
+  if (r.type === "Topic") return { topic: r.topicKey, ...(r.exclude ? { exclude: r.exclude } : {}) };
   const parsed = NovuSubscriberInput.safeParse(recipient);
   return parsed.success ? toSubscriberInput(parsed.data.subscriberId, parsed.data) : recipient;
 }

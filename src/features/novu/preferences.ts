@@ -55,8 +55,16 @@ export function toNovuPreferences(prefs: SubscriberPreferences): NovuPreferences
   };
 }
 
-/** Novu's v1 list: `{ template, preference }` per workflow with overrides, the global entry first. */
-export function toNovuV1Preferences(prefs: SubscriberPreferences) {
+export const NovuV1Preference = z
+  .object({
+    template: z.object({ _id: z.string(), name: z.string(), critical: z.boolean() }),
+    preference: z.object({ enabled: z.boolean(), channels: NovuChannelFlags }),
+  })
+  .openapi("NovuV1Preference");
+export type NovuV1Preference = z.infer<typeof NovuV1Preference>;
+
+/** Novu's v1 list: `{ template, preference }` per workflow with overrides. */
+export function toNovuV1Preferences(prefs: SubscriberPreferences): NovuV1Preference[] {
   const v2 = toNovuPreferences(prefs);
   return v2.workflows.map((w) => ({
     template: { _id: w.workflow.identifier, name: w.workflow.name, critical: false },

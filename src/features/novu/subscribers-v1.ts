@@ -1,20 +1,22 @@
-// `@novu/node`'s subscriber calls (`/v1/subscribers…`). Where Clarion has its own route on the
-// same method and path (GET and DELETE of one subscriber, GET of preferences), a Novu client gets
-// Novu's answer and every other client falls through to Clarion's (see `client.ts`).
+// `@novu/node`'s subscriber calls (`/novu/v1/subscribers…`).
 import { z } from "@hono/zod-openapi";
-import type { Context } from "hono";
-import type { AppEnv } from "../../env";
-import { validationError } from "../../lib/errors";
 import { createRouter, json } from "../../lib/openapi";
 import { eraseSubscriber } from "../subscribers/erasure";
 import { saveSubscribers } from "../subscribers/save";
 import { SubscriberIdParam } from "../subscribers/preferences-schemas";
-import { forNovu } from "./client";
 import { changeCredentials } from "./credentials";
 import { NovuChannelInput, NovuSubscriberInput, NovuSubscriberUpdate, toSubscriberInput } from "./inputs";
-import { allChannels, channelFlags, mergePreferences, NovuChannelType, readPreferences, toNovuV1Preferences } from "./preferences";
+import {
+  allChannels,
+  channelFlags,
+  mergePreferences,
+  NovuChannelType,
+  NovuV1Preference,
+  readPreferences,
+  toNovuV1Preferences,
+} from "./preferences";
 import { novuRoute } from "./routing";
-import { envelope, NovuSubscriber } from "./shapes";
+import { envelope, NovuDeleted, NovuSubscriber } from "./shapes";
 import { readNovuSubscriber, subscriberMissing, updateNovuSubscriber, writeNovuSubscriber } from "./subscriber-store";
 
 export const novuSubscribersV1Routes = createRouter();
@@ -216,37 +218,55 @@ novuSubscribersV1Routes.openapi(
   },
 );
 
-const subscriberIdOf = (c: Context<AppEnv>) => {
-  const parsed = SubscriberIdParam.safeParse({ subscriberId: c.req.param("subscriberId") });
-  if (!parsed.success) throw validationError(parsed.error.issues);
-  return parsed.data.subscriberId;
-};
-
-novuSubscribersV1Routes.get(
-  "/v1/subscribers/:subscriberId",
-  forNovu(async (c) => {
-    const subscriberId = subscriberIdOf(c);
+novuSubscribersV1Routes.openapi(
+  novuRoute({
+    method: "get",
+    path: "/v1/subscribers/{subscriberId}",
+    summary: "Get a subscriber (Novu)",
+    description: "Push tokens and webhook URLs are masked.",
+    request: { params: SubscriberIdParam },
+    responses: { 200: { description: "The subscriber", content: json(envelope(NovuSubscriber)) } },
+    errors: ["subscriber_not_found"],
+  }),
+  async (c) => {
+    const { subscriberId } = c.req.valid("param");
     const found = await readNovuSubscriber(c.env, c.get("environmentId"), subscriberId);
     if (!found) throw subscriberMissing(subscriberId);
     return c.json({ data: found }, 200);
-  }),
+  },
 );
 
-novuSubscribersV1Routes.delete(
-  "/v1/subscribers/:subscriberId",
-  forNovu(async (c) => {
-    const subscriberId = subscriberIdOf(c);
+novuSubscribersV1Routes.openapi(
+  novuRoute({
+    method: "delete",
+    path: "/v1/subscribers/{subscriberId}",
+    summary: "Delete a subscriber (Novu)",
+    description: "Erases the subscriber as Clarion's `DELETE /v1/subscribers/{subscriberId}` does (GDPR art. 17).",
+    request: { params: SubscriberIdParam },
+    responses: { 200: { description: "Deleted", content: json(envelope(NovuDeleted)) } },
+    errors: ["subscriber_not_found"],
+  }),
+  async (c) => {
+    const { subscriberId } = c.req.valid("param");
     if (!(await eraseSubscriber(c.env, c.get("environmentId"), subscriberId))) throw subscriberMissing(subscriberId);
-    return c.json({ data: { acknowledged: true, status: "deleted" } }, 200);
-  }),
+    return c.json({ data: { acknowledged: true as const, status: "deleted" as const } }, 200);
+  },
 );
 
-novuSubscribersV1Routes.get(
-  "/v1/subscribers/:subscriberId/preferences",
-  forNovu(async (c) => {
-    const prefs = await readPreferences(c.env, c.get("environmentId"), subscriberIdOf(c));
-    return c.json({ data: toNovuV1Preferences(prefs) }, 200);
+novuSubscribersV1Routes.openapi(
+  novuRoute({
+    method: "get",
+    path: "/v1/subscribers/{subscriberId}/preferences",
+    summary: "Get a subscriber's workflow preferences (Novu)",
+    description: "`{ template, preference }` for each workflow the subscriber has overrides for.",
+    request: { params: SubscriberIdParam },
+    responses: { 200: { description: "The preferences", content: json(envelope(z.array(NovuV1Preference))) } },
+    errors: ["subscriber_not_found"],
   }),
+  async (c) => {
+    const prefs = await readPreferences(c.env, c.get("environmentId"), c.req.valid("param").subscriberId);
+    return c.json({ data: toNovuV1Preferences(prefs) }, 200);
+  },
 );
 
 novuSubscribersV1Routes.openapi(

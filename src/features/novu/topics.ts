@@ -1,5 +1,5 @@
-// Novu's topic calls over Clarion's topics: `@novu/node` on `/v1/topics…` (`{ subscribers }`),
-// `@novu/api` on `/v2/topics…` (`{ subscriptions }`). Unknown subscriberIds become bare
+// Novu's topic calls over Clarion's topics: `@novu/node` on `/novu/v1/topics…` (`{ subscribers }`),
+// `@novu/api` on `/novu/v2/topics…` (`{ subscriptions }`). Unknown subscriberIds become bare
 // subscribers, as Clarion's `POST /v1/topics/{key}/subscribers` makes them.
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
@@ -9,7 +9,6 @@ import { ApiError, notFound, validationError } from "../../lib/errors";
 import { createRouter, json } from "../../lib/openapi";
 import { topicsRepository } from "../topics/repository";
 import { MAX_MEMBERS_PER_CALL, type Topic, TopicInput, TopicKeyParam } from "../topics/schemas";
-import { forNovu } from "./client";
 import { NovuErrorBody, novuErrorBody } from "./errors";
 import { novuRoute } from "./routing";
 import { envelope, NovuTopic, toNovuTopic } from "./shapes";
@@ -40,26 +39,75 @@ novuTopicsRoutes.openapi(
   },
 );
 
-// Clarion's `POST /v1/topics/{key}/subscribers` takes `{ subscriberIds }`; Novu's `{ subscribers }` is told apart by its body.
-novuTopicsRoutes.post("/v1/topics/:key/subscribers", async (c, next) => {
-  const body = (await c.req.json().catch(() => undefined)) as unknown;
-  if (typeof body !== "object" || body === null || !("subscribers" in body)) return next();
-  const parsed = V1Members.safeParse(body);
-  if (!parsed.success) throw validationError(parsed.error.issues);
-  const key = c.req.param("key");
-  const outcome = await repo(c).addMembers(key, parsed.data.subscribers);
-  if (!outcome) throw missing(key);
-  return c.json({ data: { succeeded: [...new Set(parsed.data.subscribers)], failed: {} } }, 200);
-});
+novuTopicsRoutes.openapi(
+  novuRoute({
+    method: "post",
+    path: "/v1/topics/{key}/subscribers",
+    summary: "Add subscribers to a topic (Novu)",
+    request: { params: TopicKeyParam, body: { required: true, content: json(V1Members) } },
+    responses: {
+      200: {
+        description: "The subscribers added (or already members)",
+        content: json(
+          envelope(
+            z.object({ succeeded: z.array(z.string()), failed: z.record(z.string(), z.unknown()) }).openapi("NovuTopicMembersAdded"),
+          ),
+        ),
+      },
+    },
+    errors: ["topic_not_found"],
+  }),
+  async (c) => {
+    const { key } = c.req.valid("param");
+    const { subscribers } = c.req.valid("json");
+    if (!(await repo(c).addMembers(key, subscribers))) throw missing(key);
+    return c.json({ data: { succeeded: [...new Set(subscribers)], failed: {} } }, 200);
+  },
+);
 
-const createV1 = forNovu(async (c) => {
-  const parsed = TopicInput.safeParse(await c.req.json());
-  if (!parsed.success) throw validationError(parsed.error.issues);
-  const created = await repo(c).create(parsed.data);
-  if (!created) throw new ApiError("topic_exists", `A topic with key "${parsed.data.key}" already exists.`);
-  return c.json({ data: { _id: created.id, key: created.key } }, 201);
-});
-novuTopicsRoutes.post("/v1/topics", createV1);
+novuTopicsRoutes.openapi(
+  novuRoute({
+    method: "post",
+    path: "/v1/topics",
+    summary: "Create a topic (Novu)",
+    request: {
+      body: {
+        required: true,
+        content: json(TopicInput.openapi("NovuV1TopicInput", { example: { key: "product-news", name: "Product news" } })),
+      },
+    },
+    responses: {
+      201: {
+        description: "Created",
+        content: json(envelope(z.object({ _id: z.string(), key: z.string() }).openapi("NovuV1TopicCreated"))),
+      },
+    },
+    errors: ["topic_exists"],
+  }),
+  async (c) => {
+    const input = c.req.valid("json");
+    const created = await repo(c).create(input);
+    if (!created) throw new ApiError("topic_exists", `A topic with key "${input.key}" already exists.`);
+    return c.json({ data: { _id: created.id, key: created.key } }, 201);
+  },
+);
+
+novuTopicsRoutes.openapi(
+  novuRoute({
+    method: "delete",
+    path: "/v1/topics/{key}",
+    summary: "Delete a topic (Novu)",
+    description: "Its memberships go with it (Novu refuses a topic that still has subscribers); the subscribers stay.",
+    request: { params: TopicKeyParam },
+    responses: { 204: { description: "Deleted" } },
+    errors: ["topic_not_found"],
+  }),
+  async (c) => {
+    const { key } = c.req.valid("param");
+    if (!(await repo(c).remove(key))) throw missing(key);
+    return c.body(null, 204);
+  },
+);
 
 const UpsertInput = TopicInput.extend({ name: TopicInput.shape.name.optional() })
   .strip()

@@ -59,8 +59,8 @@ export async function findSubscriber(db: Db, environmentId: string, subscriberId
 }
 
 /**
- * What a listing can match: the native list's filters, and `name` and `subscriberId` (exact) for
- * Novu's search. `name` is part of the full name only, where `q` also looks at the subscriberId.
+ * What a listing can match: `email`, `phone` and `subscriberId` exactly, `name` as a part of the
+ * full name, `q` as a part of the full name or the subscriberId (both case-insensitive).
  */
 export type SubscriberFilter = Partial<Pick<SubscriberQuery, "email" | "phone" | "q" | "updatedSince">> & {
   name?: string;

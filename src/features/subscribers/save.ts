@@ -1,4 +1,4 @@
-// Writes of subscriber profiles, shared by `/sub`, `/sub/bulk` and the Novu compatibility layer.
+// Writes of subscriber profiles, shared by `/sub`, `/sub/bulk` and the Novu adapter (`/novu`).
 import { SubscriberInput } from "../../contract/recipients";
 import { createDb } from "../../db/client";
 import { upsertSubscribers } from "../../db/queries/subscribers";

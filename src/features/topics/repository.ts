@@ -22,7 +22,7 @@ const toTopic = (row: Row): Topic => ({
 /** D1 allows 100 bound parameters; a delete binds the environment and topic besides the ids. */
 const IDS_PER_DELETE = 90;
 
-/** Novu's topic filters: `key` exact, `name` a part of the name (case-insensitive). */
+/** What a topic search can match: `key` exactly, `name` as a part of the name (case-insensitive). */
 export interface TopicFilter {
   key?: string;
   name?: string;

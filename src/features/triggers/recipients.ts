@@ -14,13 +14,9 @@ export interface InvalidRecipient {
 
 const itemsOf = (to: TriggerRequest["to"]) => (Array.isArray(to) ? to : [to]);
 
-/** The topic keys `to` names (in either topic form), before validation: what to look up. */
+/** The topic keys `to` names, before validation: what to look up. */
 export function namedTopics(to: TriggerRequest["to"]): string[] {
-  return itemsOf(to).flatMap((item) => {
-    if (typeof item !== "object") return [];
-    const key = "topic" in item ? item.topic : item.type === "Topic" ? item.topicKey : undefined;
-    return typeof key === "string" ? [key] : [];
-  });
+  return itemsOf(to).flatMap((item) => (typeof item === "object" && typeof item.topic === "string" ? [item.topic] : []));
 }
 
 /**

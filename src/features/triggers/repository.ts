@@ -13,8 +13,7 @@ function recipientLabel(recipient: unknown): string {
   if (isBroadcastRecipient(recipient)) return "broadcast";
   const r = (recipient ?? {}) as Record<string, unknown>;
   if (typeof r.subscriberId === "string") return r.subscriberId;
-  const topic = r.topic ?? r.topicKey;
-  return typeof topic === "string" ? `topic:${topic}` : "unknown";
+  return typeof r.topic === "string" ? `topic:${r.topic}` : "unknown";
 }
 
 const toSummary = (row: Row): TriggerSummary => {

@@ -1,0 +1,19 @@
+// The order /docs lists the API in: what a user does first (send a notification, to subscribers,
+// with a workflow), then what they look at and set up, then the rest; provider webhooks last,
+// since only providers call them. Scalar follows the document's `tags` order.
+export const API_TAGS = [
+  {
+    name: "Triggers",
+    description: "Send notifications: trigger a workflow for subscribers, a topic or everyone; cancel; follow a trigger.",
+  },
+  { name: "Subscribers", description: "The people you notify: profiles, channel addresses, preferences, erasure." },
+  { name: "Workflows", description: "What a trigger runs: steps, conditions, templates; preview before saving." },
+  { name: "Topics", description: "Named groups of subscribers to trigger at once." },
+  { name: "Messages", description: "What each step produced for each recipient, its status and timeline; statistics; sandbox captures." },
+  { name: "Integrations", description: "Provider accounts per channel, in failover order; the providers and their credentials." },
+  { name: "Variables", description: "Environment variables for templates (`{{ vars.<key> }}`), secret ones never shown again." },
+  { name: "Suppressions", description: "Addresses that no step sends to: bounces, complaints, unsubscribes." },
+  { name: "Admin", description: "Environments and API keys; answers only to the admin credential." },
+  { name: "Dashboard", description: "The dashboard's session." },
+  { name: "Webhooks", description: "Providers' delivery reports. Called by providers, not by you." },
+] as const;
