@@ -108,7 +108,7 @@ const count = async (persistTo) => {
   );
   db.close();
   const parts = {};
-  for (const r of rows) (parts[r.part] ??= {})[r.status] = Number(r.n);
+  for (const r of rows) parts[r.part] = { ...parts[r.part], [r.status]: Number(r.n) };
   return parts;
 };
 const atKill = await count(first.persistTo);
