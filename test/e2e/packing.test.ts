@@ -110,4 +110,32 @@ describe("packing jobs into Queue messages", () => {
     for (const m of delivered) expect(await captures(key, m.id)).toBe(1);
     await eventually(async () => (await captures(key, retried!.id)) === 1);
   });
+
+  it("takes on at most 5,000 recipients an invocation and sends the rest of a pack back untried", async () => {
+    const { id, key } = await createSandboxEnvironment();
+    await createWorkflow(key, { key: "budget", steps: [{ id: "mail", type: "email", template: { subject: "later", text: "Hi" } }] });
+    const { transactionId, ledger } = await acceptThenCrash(id, "budget", person(), { loseJob: true });
+    // 100 chunks of 50 recipients of a trigger no ledger holds fill the budget; the real trigger comes last.
+    const filler = Array.from({ length: 100 }, (_, chunk) => ({
+      v: 1,
+      type: "recipients",
+      environmentId: id,
+      transactionId: unique("gone"),
+      ledger: `v1/test/${unique("none")}`,
+      chunk,
+      subscriberIds: Array.from({ length: 50 }, (_, n) => `s-${n}`),
+    }));
+    const jobs = [...filler, { ...triggerJob(id, transactionId), ledger }];
+    const batch = createMessageBatch("clarion-delivery-0", [
+      { id: "big-pack", timestamp: new Date(), attempts: 1, body: { v: 1, type: "pack", jobs } },
+    ]);
+    await worker.queue(batch, env);
+    expect((await getQueueResult(batch, createExecutionContext())).explicitAcks).toEqual(["big-pack"]);
+    // Not run by this invocation...
+    expect((await api<{ data: MessageView[] }>(key, "GET", `/v1/messages?transactionId=${transactionId}`)).body.data).toEqual([]);
+    // ...but sent back, and delivered by the next.
+    const [message] = await settledMessages(key, transactionId, 1);
+    expect(message!.status).toBe("sent");
+    expect(await captures(key, message!.id)).toBe(1);
+  });
 });
