@@ -2,6 +2,8 @@ import type { Context } from "hono";
 import { requestId } from "hono/request-id";
 import type { AppEnv } from "./env";
 import { preferencesRoutes } from "./features/subscribers/preferences-routes";
+import { preferenceLinksRoutes } from "./features/preference-links/routes";
+import { unsubscribeRoutes } from "./features/preference-links/unsubscribe-routes";
 import { messagesRoutes } from "./features/messages/routes";
 import { subscribersRoutes } from "./features/subscribers/routes";
 import { suppressionsRoutes } from "./features/suppressions/routes";
@@ -49,6 +51,8 @@ function publicRoutes() {
     throw noRoute(c);
   });
   routes.route("/", trackingRoutes);
+  // The token in the path is the capability: the hosted unsubscribe and preference pages.
+  routes.route("/", unsubscribeRoutes);
   return routes;
 }
 
@@ -96,6 +100,7 @@ function keyedRoutes() {
   routes.route("/", previewRoutes);
   routes.route("/", variablesRoutes);
   routes.route("/", preferencesRoutes);
+  routes.route("/", preferenceLinksRoutes);
   routes.route("/", integrationsRoutes);
   routes.route("/", topicsRoutes);
   routes.route("/", suppressionsRoutes);

@@ -45,4 +45,8 @@ export interface TemplateContext {
   workflow: { key: string; name: string };
   step: { id: string; type: string };
   steps: Record<string, StepOutcomeView>;
+  /** One-click unsubscribe link of this subscriber and workflow; "" when the workflow offers none. */
+  unsubscribe_url?: string;
+  /** This subscriber's hosted preference page. */
+  preferences_url?: string;
 }
