@@ -5,6 +5,8 @@ export interface EmailContent {
   text?: string;
   from?: string;
   replyTo?: string;
+  /** Extra MIME headers (`List-Unsubscribe`), set by delivery; each adapter passes them in its provider's wire format. */
+  headers?: Record<string, string>;
 }
 export interface SmsContent {
   body: string;

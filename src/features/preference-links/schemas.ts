@@ -40,8 +40,6 @@ export const PreferencePageBrandingUpdate = PreferencePageBranding.partial()
   .strict()
   .openapi("PreferencePageBrandingUpdate", { description: "Fields given replace the stored ones; `null` clears one." });
 
-export const SecretRotated = z
-  .object({ rotatedAt: z.iso.datetime() })
-  .openapi("PreferenceLinkSecretRotated", {
-    description: "Every unsubscribe and preference link minted before this moment now shows the neutral 404 page.",
-  });
+export const SecretRotated = z.object({ rotatedAt: z.iso.datetime() }).openapi("PreferenceLinkSecretRotated", {
+  description: "Every unsubscribe and preference link minted before this moment now shows the neutral 404 page.",
+});
