@@ -4,6 +4,7 @@ import type { AppEnv } from "./env";
 import { preferencesRoutes } from "./features/subscribers/preferences-routes";
 import { preferenceLinksRoutes } from "./features/preference-links/routes";
 import { unsubscribeRoutes } from "./features/preference-links/unsubscribe-routes";
+import { preferencePageRoutes } from "./features/preference-links/page-routes";
 import { messagesRoutes } from "./features/messages/routes";
 import { subscribersRoutes } from "./features/subscribers/routes";
 import { suppressionsRoutes } from "./features/suppressions/routes";
@@ -53,6 +54,7 @@ function publicRoutes() {
   routes.route("/", trackingRoutes);
   // The token in the path is the capability: the hosted unsubscribe and preference pages.
   routes.route("/", unsubscribeRoutes);
+  routes.route("/", preferencePageRoutes);
   return routes;
 }
 
