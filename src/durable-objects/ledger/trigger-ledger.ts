@@ -305,6 +305,7 @@ export class TriggerLedger extends DurableObject<Bindings> {
   ): Promise<{ waitingSteps: number; coordinated: string[]; digests: string[] }> {
     const jobs = this.delivery.takeSubscriber({ env: environmentId }, subscriberId);
     for (const job of jobs) this.enqueue(job.transactionId, { ...job, erased: true });
+    this.delivery.forgetAddresses(environmentId, subscriberId);
     const coordinated = this.sql
       .exec<{ tx: string }>("SELECT tx FROM triggers WHERE state = 'accepted' AND coordinated = 1 AND env = ?", environmentId)
       .toArray()
