@@ -2,6 +2,9 @@ import type { Context } from "hono";
 import { requestId } from "hono/request-id";
 import type { AppEnv } from "./env";
 import { preferencesRoutes } from "./features/subscribers/preferences-routes";
+import { preferenceLinksRoutes } from "./features/preference-links/routes";
+import { unsubscribeRoutes } from "./features/preference-links/unsubscribe-routes";
+import { preferencePageRoutes } from "./features/preference-links/page-routes";
 import { messagesRoutes } from "./features/messages/routes";
 import { subscribersRoutes } from "./features/subscribers/routes";
 import { suppressionsRoutes } from "./features/suppressions/routes";
@@ -50,6 +53,9 @@ function publicRoutes() {
     throw noRoute(c);
   });
   routes.route("/", trackingRoutes);
+  // The token in the path is the capability: the hosted unsubscribe and preference pages.
+  routes.route("/", unsubscribeRoutes);
+  routes.route("/", preferencePageRoutes);
   return routes;
 }
 
@@ -98,6 +104,7 @@ function keyedRoutes() {
   routes.route("/", testSendRoutes);
   routes.route("/", variablesRoutes);
   routes.route("/", preferencesRoutes);
+  routes.route("/", preferenceLinksRoutes);
   routes.route("/", integrationsRoutes);
   routes.route("/", topicsRoutes);
   routes.route("/", suppressionsRoutes);

@@ -30,6 +30,7 @@ describe("POST /v1/workflows", () => {
       description: null,
       active: true,
       critical: false,
+      unsubscribe: "workflow",
       tags: [],
       payloadSchema: null,
       steps: [email],

@@ -25,7 +25,7 @@ type Key = { environmentId: string; transactionId: string };
 /** An environment's variables and integrations, read once per consumer batch rather than once per chunk. */
 export type EnvironmentCache = Map<
   string,
-  Promise<{ vars: Record<string, string>; secrets: string[]; integrations: Map<string, IntegrationConfig[]> }>
+  Promise<{ vars: Record<string, string>; secrets: string[]; integrations: Map<string, IntegrationConfig[]>; linkSecret: string }>
 >;
 
 /**

@@ -8,6 +8,9 @@ import { activeIntegrations } from "./integrations";
 import { loadTemplateVariables } from "../db/queries/variables";
 import { suppressedAddressReads } from "../db/queries/suppressions";
 import type { Step } from "../engine/steps";
+import type { UnsubscribeScope } from "../contract/unsubscribe";
+import { preferenceLinksRepository } from "../db/queries/preference-link-settings";
+import { preferenceLinks } from "../lib/link-tokens";
 import type { IntegrationConfig } from "../providers/types";
 import type { WaitHold } from "../durable-objects/ledger/claims";
 import type { RecipientProfile } from "./addresses";
@@ -30,6 +33,8 @@ export interface Recipient {
   profile: RecipientProfile;
   context: Omit<TemplateContext, "step" | "steps">;
   preferences: SubscriberPreferences | null;
+  /** The one-click URL every email to this recipient names in `List-Unsubscribe`; null when the workflow offers none. */
+  listUnsubscribe: string | null;
   locale: string | null;
   timezone: string | null;
   steps: Record<string, StepOutcomeView>;
@@ -46,7 +51,7 @@ export interface Recipient {
 }
 
 export interface Loaded {
-  workflow: { key: string; name: string; critical: boolean; steps: Step[] } | null;
+  workflow: { key: string; name: string; critical: boolean; unsubscribe: UnsubscribeScope; steps: Step[] } | null;
   recipients: Map<string, Recipient>;
   existing: Map<string, MessageRow>;
   integrations: Map<string, IntegrationConfig[]>;
@@ -64,7 +69,8 @@ function environmentData(db: Db, env: Bindings, environmentId: string, cache?: E
   const data = Promise.all([
     loadTemplateVariables(db, environmentId, env.ENCRYPTION_KEY),
     activeIntegrations(db, environmentId, env.ENCRYPTION_KEY),
-  ]).then(([{ vars, secrets }, integrations]) => ({ vars, secrets, integrations }));
+    preferenceLinksRepository(db, environmentId, env.ENCRYPTION_KEY).get(),
+  ]).then(([{ vars, secrets }, integrations, links]) => ({ vars, secrets, integrations, linkSecret: links.secret }));
   cache?.set(environmentId, data);
   data.catch(() => cache?.delete(environmentId));
   return data;
@@ -78,10 +84,16 @@ const workflowOf = (trigger: TriggerRecord) =>
 export async function load(ctx: DeliveryContext, job: RecipientsJob, trigger: TriggerRecord): Promise<Loaded> {
   const { db, env } = ctx;
   const { environmentId, transactionId, subscriberIds } = job;
-  const [reads, { vars, secrets, integrations }] = await Promise.all([
+  const [reads, { vars, secrets, integrations, linkSecret }] = await Promise.all([
     ctx.write([
       db
-        .select({ key: workflows.key, name: workflows.name, critical: workflows.critical, steps: workflows.steps })
+        .select({
+          key: workflows.key,
+          name: workflows.name,
+          critical: workflows.critical,
+          unsubscribe: workflows.unsubscribe,
+          steps: workflows.steps,
+        })
         .from(workflows)
         .where(and(eq(workflows.environmentId, environmentId), workflowOf(trigger)))
         .limit(1),
@@ -108,7 +120,7 @@ export async function load(ctx: DeliveryContext, job: RecipientsJob, trigger: Tr
     environmentData(db, env, environmentId, ctx.environments),
   ]);
   const [workflowRows, subscriberRows, channelRows, messageRows, suppressedProfiles, suppressedChannels] = reads as [
-    Pick<typeof workflows.$inferSelect, "key" | "name" | "critical" | "steps">[],
+    Pick<typeof workflows.$inferSelect, "key" | "name" | "critical" | "unsubscribe" | "steps">[],
     (typeof subscribers.$inferSelect)[],
     (typeof subscriberChannels.$inferSelect)[],
     MessageRow[],
@@ -117,8 +129,15 @@ export async function load(ctx: DeliveryContext, job: RecipientsJob, trigger: Tr
   ];
   const workflow = workflowRows[0] ?? null;
   const actor = actorView(trigger.actor);
+  const offersUnsubscribe = workflow !== null && !workflow.critical && workflow.unsubscribe !== "none";
+  const links = await Promise.all(
+    subscriberIds.map((subscriberId) =>
+      preferenceLinks(env.PUBLIC_URL, linkSecret, { environmentId, subscriberId, workflowKey: trigger.workflowKey }),
+    ),
+  );
   const recipients = new Map<string, Recipient>();
-  for (const subscriberId of subscriberIds) {
+  for (const [i, subscriberId] of subscriberIds.entries()) {
+    const { unsubscribeUrl, preferencesUrl } = links[i]!;
     const row = subscriberRows.find((s) => s.subscriberId === subscriberId);
     const mine = channelRows.filter((c) => c.subscriberId === subscriberId);
     const { preferences, id: _id, environmentId: _env, createdAt, updatedAt, ...profile } = row ?? { subscriberId };
@@ -136,7 +155,10 @@ export async function load(ctx: DeliveryContext, job: RecipientsJob, trigger: Tr
         actor,
         vars,
         workflow: { key: trigger.workflowKey, name: workflow?.name ?? trigger.workflowKey },
+        unsubscribe_url: offersUnsubscribe ? unsubscribeUrl : "",
+        preferences_url: preferencesUrl,
       },
+      listUnsubscribe: offersUnsubscribe ? unsubscribeUrl : null,
       preferences: preferences ?? null,
       locale: row?.locale ?? null,
       timezone: row?.timezone ?? null,

@@ -5,6 +5,8 @@ export interface EmailContent {
   text?: string;
   from?: string;
   replyTo?: string;
+  /** Extra MIME headers (`List-Unsubscribe`), set by delivery; each adapter passes them in its provider's wire format. */
+  headers?: Record<string, string>;
 }
 export interface SmsContent {
   body: string;
@@ -45,4 +47,8 @@ export interface TemplateContext {
   workflow: { key: string; name: string };
   step: { id: string; type: string };
   steps: Record<string, StepOutcomeView>;
+  /** One-click unsubscribe link of this subscriber and workflow; "" when the workflow offers none. */
+  unsubscribe_url?: string;
+  /** This subscriber's hosted preference page. */
+  preferences_url?: string;
 }

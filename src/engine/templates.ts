@@ -155,18 +155,19 @@ const isBlocks = (v: unknown): v is Record<string, unknown>[] => Array.isArray(v
 
 type FieldChecks<T> = { [K in keyof T]-?: (v: unknown) => v is NonNullable<T[K]> };
 
-const overridable: { [C in Channel]: FieldChecks<ContentByChannel[C]> } = {
+// Delivery sets `headers` (List-Unsubscribe): a trigger may not override or drop them.
+const overridable: { [C in Channel]: Partial<FieldChecks<ContentByChannel[C]>> } = {
   email: { subject: isString, html: isString, text: isString, from: isString, replyTo: isString },
   sms: { body: isString },
   push: { title: isString, body: isString, data: isRecord, badge: isBadge, sound: isString, imageUrl: isString },
   chat: { text: isString, blocks: isBlocks },
 };
 
-function overlay<T extends object>(content: T, patch: Record<string, unknown>, checks: FieldChecks<T>): T {
+function overlay<T extends object>(content: T, patch: Record<string, unknown>, checks: Partial<FieldChecks<T>>): T {
   const out = { ...content };
   for (const key of Object.keys(checks) as (keyof T & string)[]) {
     const value = patch[key];
-    if (checks[key](value)) out[key] = value;
+    if (checks[key]?.(value)) out[key] = value as T[keyof T & string];
   }
   return out;
 }

@@ -65,6 +65,7 @@ function recipient(subscriberId: string, patch: Partial<Recipient> = {}): Recipi
       workflow: { key: "wf", name: "wf" },
     },
     preferences: null,
+    listUnsubscribe: null,
     locale: null,
     timezone: "UTC",
     steps: {},
@@ -76,7 +77,7 @@ function recipient(subscriberId: string, patch: Partial<Recipient> = {}): Recipi
 
 function loadedWith(recipients: Recipient[], patch: Partial<Loaded> = {}): Loaded {
   return {
-    workflow: { key: "wf", name: "wf", critical: false, steps: [mail] },
+    workflow: { key: "wf", name: "wf", critical: false, unsubscribe: "workflow", steps: [mail] },
     recipients: new Map(recipients.map((r) => [r.profile.subscriberId, r])),
     existing: new Map(),
     integrations: new Map([["email", [sandbox, backup]]]),
@@ -109,7 +110,7 @@ describe("plan phase", () => {
   it.each([false, true])("skips a recipient whose address is suppressed, critical workflow %s", (critical) => {
     const [a, b] = [recipient("a"), recipient("b")];
     const loaded = loadedWith([a, b], {
-      workflow: { key: "wf", name: "wf", critical, steps: [mail] },
+      workflow: { key: "wf", name: "wf", critical, unsubscribe: "workflow", steps: [mail] },
       suppressed: new Set(["a@example.com"]),
     });
     const plan = planChannelStep(mail, 0, [a, b], loaded, trigger, NOW);

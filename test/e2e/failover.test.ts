@@ -59,6 +59,7 @@ describe("provider failures", () => {
       to: ["r@example.com"],
       subject: "Receipt 7",
       html: "<p>Thanks</p>",
+      headers: { "List-Unsubscribe": expect.stringMatching(/^<http.*\/u\/.+>$/), "List-Unsubscribe-Post": "List-Unsubscribe=One-Click" },
     });
     expect(calls[0]!.headers["idempotency-key"]).toBe(message!.id);
     expect(await second.captured()).toHaveLength(1);

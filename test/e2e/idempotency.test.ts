@@ -52,6 +52,7 @@ describe("a trigger retried with the same Idempotency-Key", () => {
       to: ["r@example.com"],
       subject: "Receipt 9",
       html: "<p>Thanks</p>",
+      headers: { "List-Unsubscribe": expect.stringMatching(/^<http.*\/u\/.+>$/), "List-Unsubscribe-Post": "List-Unsubscribe=One-Click" },
     });
     expect((await settledTriggerRow(id, transactionId)).status).toBe("completed");
     expect(await countTriggerRows(id)).toBe(1);

@@ -5892,6 +5892,528 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/subscribers/{subscriberId}/preference-link": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mint a preference-page link
+         * @description A signed link to the hosted preference page for a "Manage notifications" button in your app. No login is needed to use it: hand it only to that subscriber.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes a retry safe (IETF draft-ietf-httpapi-idempotency-key-header): the first answer is kept 24 hours per environment and replayed to the same request; the same key with another request gets 422 `idempotency_key_mismatch`, and while the first is running, 409 `idempotency_key_in_flight`. 1 to 255 printable ASCII characters. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
+                path: {
+                    subscriberId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The link */
+                200: {
+                    headers: {
+                        "Idempotency-Replay": components["headers"]["IdempotencyReplay"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PreferenceLink"];
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `invalid_idempotency_key` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 400;
+                            /** @enum {string} */
+                            code?: "invalid_idempotency_key";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `unauthorized` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 401;
+                            /** @enum {string} */
+                            code?: "unauthorized";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `forbidden` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 403;
+                            /** @enum {string} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `environment_not_found` or `subscriber_not_found` */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 404;
+                            /** @enum {string} */
+                            code?: "environment_not_found" | "subscriber_not_found";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `idempotency_key_in_flight` */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 409;
+                            /** @enum {string} */
+                            code?: "idempotency_key_in_flight";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `validation_failed` or `idempotency_key_mismatch` */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 422;
+                            /** @enum {string} */
+                            code?: "validation_failed" | "idempotency_key_mismatch";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `rate_limited` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 429;
+                            /** @enum {string} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/preference-links/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke every preference and unsubscribe link
+         * @description Replaces the environment's link secret. Emails already sent keep links that no longer work: use it when links leaked.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes a retry safe (IETF draft-ietf-httpapi-idempotency-key-header): the first answer is kept 24 hours per environment and replayed to the same request; the same key with another request gets 422 `idempotency_key_mismatch`, and while the first is running, 409 `idempotency_key_in_flight`. 1 to 255 printable ASCII characters. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Rotated */
+                200: {
+                    headers: {
+                        "Idempotency-Replay": components["headers"]["IdempotencyReplay"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PreferenceLinkSecretRotated"];
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `invalid_idempotency_key` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 400;
+                            /** @enum {string} */
+                            code?: "invalid_idempotency_key";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `unauthorized` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 401;
+                            /** @enum {string} */
+                            code?: "unauthorized";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `forbidden` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 403;
+                            /** @enum {string} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `environment_not_found` */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 404;
+                            /** @enum {string} */
+                            code?: "environment_not_found";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `idempotency_key_in_flight` */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 409;
+                            /** @enum {string} */
+                            code?: "idempotency_key_in_flight";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `idempotency_key_mismatch` */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 422;
+                            /** @enum {string} */
+                            code?: "idempotency_key_mismatch";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `rate_limited` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 429;
+                            /** @enum {string} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/preference-links/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get the preference page's branding */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The branding */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PreferencePageBranding"];
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `unauthorized` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 401;
+                            /** @enum {string} */
+                            code?: "unauthorized";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `forbidden` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 403;
+                            /** @enum {string} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `environment_not_found` */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 404;
+                            /** @enum {string} */
+                            code?: "environment_not_found";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `rate_limited` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 429;
+                            /** @enum {string} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Brand the preference page
+         * @description The name, logo and accent colour the hosted preference and unsubscribe pages show.
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "brandName": "Acme",
+                     *       "logoUrl": "https://acme.dev/logo.png",
+                     *       "accentColor": "#0a7d32"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PreferencePageBrandingUpdate"];
+                };
+            };
+            responses: {
+                /** @description The branding after the update */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PreferencePageBranding"];
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `malformed_json` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 400;
+                            /** @enum {string} */
+                            code?: "malformed_json";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `unauthorized` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 401;
+                            /** @enum {string} */
+                            code?: "unauthorized";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `forbidden` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 403;
+                            /** @enum {string} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `environment_not_found` */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 404;
+                            /** @enum {string} */
+                            code?: "environment_not_found";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `payload_too_large` */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 413;
+                            /** @enum {string} */
+                            code?: "payload_too_large";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `unsupported_media_type` */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 415;
+                            /** @enum {string} */
+                            code?: "unsupported_media_type";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `validation_failed` */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 422;
+                            /** @enum {string} */
+                            code?: "validation_failed";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `rate_limited` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 429;
+                            /** @enum {string} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
     "/v1/providers": {
         parameters: {
             query?: never;
@@ -8709,6 +9231,8 @@ export interface components {
             description: string | null;
             active: boolean;
             critical: boolean;
+            /** @enum {string} */
+            unsubscribe: "workflow" | "email" | "none";
             tags: string[];
             payloadSchema: {
                 [key: string]: unknown;
@@ -8863,6 +9387,12 @@ export interface components {
             active: boolean;
             /** @default false */
             critical: boolean;
+            /**
+             * @description What the `List-Unsubscribe` header and `{{ unsubscribe_url }}` of this workflow's emails turn off in one click: `workflow` (its emails), `email` (all email) or `none` (no header; the link is empty). Critical workflows are always `none`.
+             * @default workflow
+             * @enum {string}
+             */
+            unsubscribe: "workflow" | "email" | "none";
             /** @default [] */
             tags: string[];
             /** @description A JSON Schema (draft 2020-12) every trigger's payload must satisfy. */
@@ -9066,6 +9596,51 @@ export interface components {
                 } | null;
             };
             quietHours?: components["schemas"]["QuietHours"];
+        };
+        PreferenceLink: {
+            /**
+             * Format: uri
+             * @description The hosted preference page of this subscriber. Valid until the link secret is rotated.
+             */
+            url: string;
+            /**
+             * Format: uri
+             * @description One-click unsubscribe from all email (`POST` with `List-Unsubscribe=One-Click`); `GET` shows a confirmation button.
+             */
+            unsubscribeUrl: string;
+            /**
+             * Format: date-time
+             * @description Always null: links last until the secret is rotated.
+             */
+            expiresAt: string | null;
+        };
+        /** @description Every unsubscribe and preference link minted before this moment now shows the neutral 404 page. */
+        PreferenceLinkSecretRotated: {
+            /** Format: date-time */
+            rotatedAt: string;
+        };
+        PreferencePageBranding: {
+            /** @description Shown as the page title; null: the environment's name. */
+            brandName: string | null;
+            /**
+             * Format: uri
+             * @description An https image shown above the title (at most 48 px high).
+             */
+            logoUrl: string | null;
+            /** @description `#rrggbb` for buttons and focus rings; null: Clarion's blue. */
+            accentColor: string | null;
+        };
+        /** @description Fields given replace the stored ones; `null` clears one. */
+        PreferencePageBrandingUpdate: {
+            /** @description Shown as the page title; null: the environment's name. */
+            brandName?: string | null;
+            /**
+             * Format: uri
+             * @description An https image shown above the title (at most 48 px high).
+             */
+            logoUrl?: string | null;
+            /** @description `#rrggbb` for buttons and focus rings; null: Clarion's blue. */
+            accentColor?: string | null;
         };
         ProviderList: {
             data: components["schemas"]["Provider"][];

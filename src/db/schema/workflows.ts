@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import type { Step } from "../../engine/steps";
+import { UNSUBSCRIBE_SCOPES } from "../../contract/unsubscribe";
 import { environmentId, json, timestamps } from "./columns";
 
 export const workflows = sqliteTable(
@@ -13,6 +14,8 @@ export const workflows = sqliteTable(
     description: text("description"),
     active: integer("active", { mode: "boolean" }).notNull(),
     critical: integer("critical", { mode: "boolean" }).notNull(),
+    /** What a one-click unsubscribe from this workflow's emails turns off (critical workflows: nothing). */
+    unsubscribe: text("unsubscribe", { enum: UNSUBSCRIBE_SCOPES }).notNull().default("workflow"),
     tags: json<string[]>("tags").notNull(),
     payloadSchema: json<Record<string, unknown>>("payload_schema"),
     /** Validated by the workflow step schema (engine/steps.ts) before every write. */

@@ -5,6 +5,7 @@ import { normaliseAddress } from "../../lib/normalise-address";
 import { addressesFor, displayAddress } from "../addresses";
 import { integrationForAttempt, sendMessage, type SendResult } from "../send-message";
 import { decorateEmail } from "../tracking-links";
+import { withListUnsubscribe } from "../list-unsubscribe";
 import type { Send } from "./record";
 import type { StepScope } from "./scope";
 
@@ -27,7 +28,12 @@ export function sendAll(env: Bindings, scope: StepScope, sends: Send[], chain: I
         (a) => !scope.suppressed.has(normaliseAddress(step.type, a)),
       );
       const content =
-        step.type === "email" ? await decorateEmail(env, env.PUBLIC_URL, send.messageId, send.content, step.tracking) : send.content;
+        step.type === "email"
+          ? withListUnsubscribe(
+              await decorateEmail(env, env.PUBLIC_URL, send.messageId, send.content, step.tracking),
+              send.recipient.listUnsubscribe,
+            )
+          : send.content;
       const subscriber = send.recipient.context.subscriber;
       const result = await sendMessage(
         integration,

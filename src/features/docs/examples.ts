@@ -78,6 +78,7 @@ export const REQUEST_EXAMPLES: Record<string, unknown> = {
     workflows: { "order-shipped": { email: true, push: false } },
     quietHours: { start: "22:00", end: "07:00" },
   },
+  "PATCH /v1/preference-links/settings": { brandName: "Acme", logoUrl: "https://acme.dev/logo.png", accentColor: "#0a7d32" },
   "POST /v1/integrations": {
     provider: "resend",
     name: "Resend (production)",

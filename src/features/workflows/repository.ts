@@ -18,6 +18,7 @@ const toWorkflow = (row: Row): Workflow => ({
   description: row.description,
   active: row.active,
   critical: row.critical,
+  unsubscribe: row.unsubscribe,
   tags: row.tags,
   payloadSchema: row.payloadSchema ?? null,
   steps: row.steps,
@@ -35,6 +36,8 @@ export function workflowsRepository(db: Db, environmentId: string) {
     description: input.description ?? null,
     active: input.active,
     critical: input.critical,
+    // Critical mail (password resets, receipts) carries no way out: it is stored so, and shown so.
+    unsubscribe: input.critical ? ("none" as const) : input.unsubscribe,
     tags: input.tags,
     payloadSchema: input.payloadSchema ?? null,
     steps: input.steps,

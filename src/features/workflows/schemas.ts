@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { UNSUBSCRIBE_SCOPES } from "../../contract/unsubscribe";
 import { everyLocalized } from "../../engine/locale";
 import { templateIssues } from "../../engine/templates";
 import { Step } from "../../engine/steps";
@@ -31,6 +32,10 @@ export const WorkflowInput = z
     description: z.string().max(2048).nullable().optional(),
     active: z.boolean().default(true),
     critical: z.boolean().default(false),
+    unsubscribe: z.enum(UNSUBSCRIBE_SCOPES).default("workflow").openapi({
+      description:
+        "What the `List-Unsubscribe` header and `{{ unsubscribe_url }}` of this workflow's emails turn off in one click: `workflow` (its emails), `email` (all email) or `none` (no header; the link is empty). Critical workflows are always `none`.",
+    }),
     tags: z.array(z.string().min(1).max(64)).max(20).default([]),
     payloadSchema: z
       .record(z.string(), z.unknown())
@@ -85,6 +90,7 @@ export const Workflow = z
     description: z.string().nullable(),
     active: z.boolean(),
     critical: z.boolean(),
+    unsubscribe: z.enum(UNSUBSCRIBE_SCOPES),
     tags: z.array(z.string()),
     payloadSchema: z.record(z.string(), z.unknown()).nullable(),
     steps: z.array(Step),

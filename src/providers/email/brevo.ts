@@ -1,3 +1,4 @@
+import { headersField } from "./headers";
 import { z } from "@hono/zod-openapi";
 import { capped, joinUrl, malformed, retryAfterSeconds, sendJson } from "../http";
 import { verifyAuthorization } from "../signatures";
@@ -65,6 +66,7 @@ export const brevo: ProviderAdapter<"email"> = {
           ...(content.html !== undefined ? { htmlContent: content.html } : {}),
           ...(content.text !== undefined ? { textContent: content.text } : {}),
           ...(content.replyTo ? { replyTo: parseMailbox(content.replyTo) } : {}),
+          ...headersField("headers", content.headers),
           ...request.providerOverrides,
         },
         success: ({ json }) => (json as BrevoAnswer | undefined)?.messageId || malformed("Brevo answered without a messageId."),

@@ -91,6 +91,7 @@ export const mailgun: ProviderAdapter<"email"> = {
           text: content.text,
           html: content.html,
           "h:Reply-To": content.replyTo || undefined,
+          ...Object.fromEntries(Object.entries(content.headers ?? {}).map(([name, value]) => [`h:${name}`, value])),
           ...request.providerOverrides,
         }),
         // Events carry the Message-Id without its angle brackets.

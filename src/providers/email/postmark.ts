@@ -1,3 +1,4 @@
+import { headerList } from "./headers";
 import { z } from "@hono/zod-openapi";
 import { capped, joinUrl, malformed, sendJson } from "../http";
 import { verifyAuthorization } from "../signatures";
@@ -68,6 +69,7 @@ export const postmark: ProviderAdapter<"email"> = {
           ...(content.html !== undefined ? { HtmlBody: content.html } : {}),
           ...(content.text !== undefined ? { TextBody: content.text } : {}),
           ...(content.replyTo ? { ReplyTo: content.replyTo } : {}),
+          ...(content.headers ? { Headers: headerList(content.headers) } : {}),
           ...(credentials.messageStream ? { MessageStream: credentials.messageStream } : {}),
           ...request.providerOverrides,
         },

@@ -1,3 +1,4 @@
+import { headersField } from "./headers";
 import { z } from "@hono/zod-openapi";
 import { joinUrl, malformed, sendJson } from "../http";
 import { standardWebhookId, verifyStandardWebhook } from "../standard-webhooks";
@@ -61,6 +62,7 @@ export const resend: ProviderAdapter<"email"> = {
           ...(content.html !== undefined ? { html: content.html } : {}),
           ...(content.text !== undefined ? { text: content.text } : {}),
           ...(content.replyTo ? { reply_to: content.replyTo } : {}),
+          ...headersField("headers", content.headers),
           ...request.providerOverrides,
         },
         success: ({ json }) => (json as ResendAnswer | undefined)?.id || malformed("Resend answered without an id."),

@@ -1,3 +1,4 @@
+import { headersField } from "./headers";
 import { z } from "@hono/zod-openapi";
 import { capped, joinUrl, malformed, retryAfterSeconds, secondsUntilEpoch, sendJson } from "../http";
 import { base64ToBytes, derToRawEcdsa } from "../signatures";
@@ -82,6 +83,7 @@ export const sendgrid: ProviderAdapter<"email"> = {
           personalizations: [{ to: [parseMailbox(request.to)] }],
           content: parts,
           ...(content.replyTo ? { reply_to: parseMailbox(content.replyTo) } : {}),
+          ...headersField("headers", content.headers),
           ...request.providerOverrides,
         },
         // 202 with an empty body: the id is a header.

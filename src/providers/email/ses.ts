@@ -1,3 +1,4 @@
+import { headerList } from "./headers";
 import { z } from "@hono/zod-openapi";
 import { AwsV4Signer } from "aws4fetch";
 import { capped, joinUrl, malformed, parseJson, sendRequest } from "../http";
@@ -100,6 +101,7 @@ export const ses: ProviderAdapter<"email"> = {
               ...(content.text !== undefined ? { Text: body(content.text) } : {}),
               ...(content.html !== undefined ? { Html: body(content.html) } : {}),
             },
+            ...(content.headers ? { Headers: headerList(content.headers) } : {}),
           },
         },
         ...(credentials.configurationSetName ? { ConfigurationSetName: credentials.configurationSetName } : {}),

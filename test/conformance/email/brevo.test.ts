@@ -162,3 +162,31 @@ describe("brevo webhooks (bearer token, Brevo does not sign)", () => {
     expect(brevo.webhook!.parse(JSON.stringify(body))).toEqual(expected);
   });
 });
+
+const LIST_UNSUBSCRIBE = {
+  "List-Unsubscribe": "<https://clarion.example/u/eyJhIjoxfQ.c2lnbmF0dXJl>",
+  "List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
+};
+
+describe("brevo adapter: List-Unsubscribe (RFC 8058)", () => {
+  it("passes the headers as the official SDK does", async () => {
+    server.answer(created);
+    const sdk = new BrevoClient({ apiKey: credentials.apiKey, baseUrl: `${server.url}/v3`, maxRetries: 0 });
+    await sdk.transactionalEmails.sendTransacEmail({
+      sender: { name: "Acme", email: "hi@acme.dev" },
+      to: [{ email: "ada@example.com" }],
+      subject: message.subject,
+      htmlContent: message.html,
+      textContent: message.text,
+      headers: LIST_UNSUBSCRIBE,
+    });
+    const expected = server.requests.at(-1)!;
+    server.reset();
+
+    const content = { subject: message.subject, html: message.html, text: message.text, headers: LIST_UNSUBSCRIBE };
+    await sendWith(brevo, { credentials, baseUrl: server.url }, { to: "ada@example.com", content });
+    const actual = server.requests.at(-1)!;
+    expect(JSON.parse(actual.text)).toEqual(JSON.parse(expected.text));
+    expect(JSON.parse(actual.text).headers).toEqual(LIST_UNSUBSCRIBE);
+  });
+});

@@ -199,3 +199,32 @@ describe("mailgun webhooks", () => {
     expect(mailgun.webhook!.parse(payload(event))).toEqual(expected);
   });
 });
+
+const LIST_UNSUBSCRIBE = {
+  "List-Unsubscribe": "<https://clarion.example/u/eyJhIjoxfQ.c2lnbmF0dXJl>",
+  "List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
+};
+
+describe("mailgun adapter: List-Unsubscribe (RFC 8058)", () => {
+  it("passes the headers as the official SDK does", async () => {
+    server.answer(queued);
+    const sdk = new Mailgun(FormData).client({ username: "api", key: credentials.apiKey, url: server.url });
+    await sdk.messages.create(credentials.domain, {
+      from: credentials.from,
+      to: ["ada@example.com"],
+      subject: message.subject,
+      text: message.text,
+      html: message.html,
+      "h:List-Unsubscribe": LIST_UNSUBSCRIBE["List-Unsubscribe"],
+      "h:List-Unsubscribe-Post": LIST_UNSUBSCRIBE["List-Unsubscribe-Post"],
+    });
+    const expected = server.requests.at(-1)!;
+    server.reset();
+
+    const content = { subject: message.subject, html: message.html, text: message.text, headers: LIST_UNSUBSCRIBE };
+    await sendWith(mailgun, { credentials, baseUrl: server.url }, { to: "ada@example.com", content });
+    const actual = server.requests.at(-1)!;
+    expect(await formFields(actual)).toEqual(await formFields(expected));
+    expect(await formFields(actual)).toContainEqual(["h:List-Unsubscribe-Post", "List-Unsubscribe=One-Click"]);
+  });
+});

@@ -173,3 +173,31 @@ describe("postmark webhooks (Basic auth, Postmark does not sign)", () => {
     expect(postmark.webhook!.parse(JSON.stringify(event))).toEqual(expected);
   });
 });
+
+const LIST_UNSUBSCRIBE = {
+  "List-Unsubscribe": "<https://clarion.example/u/eyJhIjoxfQ.c2lnbmF0dXJl>",
+  "List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
+};
+
+describe("postmark adapter: List-Unsubscribe (RFC 8058)", () => {
+  it("passes the headers as the official SDK does", async () => {
+    server.answer(ok);
+    const sdk = new ServerClient(credentials.serverToken, { useHttps: false, requestHost: server.url.replace("http://", "") });
+    await sdk.sendEmail({
+      From: credentials.from,
+      To: "ada@example.com",
+      Subject: message.subject,
+      HtmlBody: message.html,
+      TextBody: message.text,
+      Headers: Object.entries(LIST_UNSUBSCRIBE).map(([Name, Value]) => ({ Name, Value })),
+    });
+    const expected = server.requests.at(-1)!;
+    server.reset();
+
+    const content = { subject: message.subject, html: message.html, text: message.text, headers: LIST_UNSUBSCRIBE };
+    await sendWith(postmark, { credentials, baseUrl: server.url }, { to: "ada@example.com", content });
+    const actual = server.requests.at(-1)!;
+    expect(JSON.parse(actual.text)).toEqual(JSON.parse(expected.text));
+    expect(JSON.parse(actual.text).Headers).toHaveLength(2);
+  });
+});

@@ -46,3 +46,31 @@ describe("resend adapter matches the official SDK", () => {
     expect(outcome).toMatchObject({ ok: false, kind, code: body.name, ...(retryAfterSeconds ? { retryAfterSeconds } : {}) });
   });
 });
+
+const LIST_UNSUBSCRIBE = {
+  "List-Unsubscribe": "<https://clarion.example/u/eyJhIjoxfQ.c2lnbmF0dXJl>",
+  "List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
+};
+
+describe("resend adapter: List-Unsubscribe (RFC 8058)", () => {
+  it("passes the headers as the official SDK does", async () => {
+    server.answer({ status: 200, body: { id: "4ef9a417-02e9-4d39-ad75-9611e0fcc33c" } });
+    const sdk = new Resend(credentials.apiKey, { baseUrl: server.url });
+    await sdk.emails.send({
+      from: credentials.from,
+      to: ["ada@example.com"],
+      subject: message.subject,
+      html: message.html,
+      text: message.text,
+      headers: LIST_UNSUBSCRIBE,
+    });
+    const expected = server.requests.at(-1)!;
+    server.reset();
+
+    const content = { subject: message.subject, html: message.html, text: message.text, headers: LIST_UNSUBSCRIBE };
+    await sendWith(resend, { credentials, baseUrl: server.url }, { to: "ada@example.com", content });
+    const actual = server.requests.at(-1)!;
+    expect(JSON.parse(actual.text)).toEqual(JSON.parse(expected.text));
+    expect(JSON.parse(actual.text).headers).toEqual(LIST_UNSUBSCRIBE);
+  });
+});

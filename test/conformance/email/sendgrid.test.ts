@@ -202,3 +202,35 @@ describe("sendgrid Event Webhook", () => {
     ]);
   });
 });
+
+const LIST_UNSUBSCRIBE = {
+  "List-Unsubscribe": "<https://clarion.example/u/eyJhIjoxfQ.c2lnbmF0dXJl>",
+  "List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
+};
+
+describe("sendgrid adapter: List-Unsubscribe (RFC 8058)", () => {
+  it("passes the headers as the official SDK does", async () => {
+    server.answer(accepted);
+    const client = new Client();
+    client.setApiKey(credentials.apiKey);
+    client.setDefaultRequest("baseUrl", `${server.url}/`);
+    const sdk = new MailService();
+    sdk.setClient(client);
+    await sdk.send({
+      from: credentials.from,
+      to: "ada@example.com",
+      subject: message.subject,
+      html: message.html,
+      text: message.text,
+      headers: LIST_UNSUBSCRIBE,
+    });
+    const expected = server.requests.at(-1)!;
+    server.reset();
+
+    const content = { subject: message.subject, html: message.html, text: message.text, headers: LIST_UNSUBSCRIBE };
+    await sendWith(sendgrid, { credentials, baseUrl: server.url }, { to: "ada@example.com", content });
+    const actual = server.requests.at(-1)!;
+    expect(JSON.parse(actual.text)).toEqual(JSON.parse(expected.text));
+    expect(JSON.parse(actual.text).headers).toEqual(LIST_UNSUBSCRIBE);
+  });
+});

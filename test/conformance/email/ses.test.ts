@@ -331,3 +331,42 @@ describe("ses status events through SNS", () => {
     expect(ses.webhook!.parse(body)).toEqual(expected.map((update) => ({ ...update, eventId })));
   });
 });
+
+const LIST_UNSUBSCRIBE = {
+  "List-Unsubscribe": "<https://clarion.example/u/eyJhIjoxfQ.c2lnbmF0dXJl>",
+  "List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
+};
+
+describe("ses adapter: List-Unsubscribe (RFC 8058)", () => {
+  it("passes the headers as the official SDK does", async () => {
+    server.answer({ status: 200, body: { MessageId: MESSAGE_ID } });
+    const sdk = new SESv2Client({
+      region: credentials.region,
+      endpoint: server.url,
+      credentials: { accessKeyId: credentials.accessKeyId, secretAccessKey: credentials.secretAccessKey },
+      maxAttempts: 1,
+    });
+    await sdk.send(
+      new SendEmailCommand({
+        FromEmailAddress: credentials.from,
+        Destination: { ToAddresses: ["ada@example.com"] },
+        Content: {
+          Simple: {
+            Subject: { Data: message.subject, Charset: "UTF-8" },
+            Body: { Text: { Data: message.text, Charset: "UTF-8" }, Html: { Data: message.html, Charset: "UTF-8" } },
+            Headers: Object.entries(LIST_UNSUBSCRIBE).map(([Name, Value]) => ({ Name, Value })),
+          },
+        },
+        ConfigurationSetName: credentials.configurationSetName,
+      }),
+    );
+    const expected = server.requests.at(-1)!;
+    server.reset();
+
+    const content = { subject: message.subject, html: message.html, text: message.text, headers: LIST_UNSUBSCRIBE };
+    await sendWith(ses, { credentials, baseUrl: server.url }, { to: "ada@example.com", content });
+    const actual = server.requests.at(-1)!;
+    expect(JSON.parse(actual.text)).toEqual(JSON.parse(expected.text));
+    expect(JSON.parse(actual.text).Content.Simple.Headers).toHaveLength(2);
+  });
+});

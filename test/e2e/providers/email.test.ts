@@ -17,6 +17,13 @@ const RESEND_SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
 const SES_TOPIC = "arn:aws:sns:eu-west-1:123456789012:ses-events";
 
 /** Whole-second provider timestamps (SendGrid, Brevo) rounded past the send, so the event log stays in order. */
+/** The RFC 8058 pair every email of a non-critical workflow carries, in each provider's wire format below. */
+const LIST_UNSUBSCRIBE = {
+  "List-Unsubscribe": expect.stringMatching(/^<http:\/\/127\.0\.0\.1:8787\/u\/[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+>$/),
+  "List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
+};
+const HEADER_LIST = Object.entries(LIST_UNSUBSCRIBE).map(([Name, Value]) => ({ Name, Value }));
+
 const afterNow = () => Math.ceil(Date.now() / 1000) + 1;
 
 const bytesToBase64 = (bytes: ArrayBuffer | Uint8Array) => btoa(String.fromCharCode(...new Uint8Array(bytes)));
@@ -67,7 +74,7 @@ const CASES: EmailCase[] = [
     path: "/emails",
     checkRequest: ({ headers, body }) => {
       expect(headers.authorization).toBe("Bearer re_test_123");
-      expect(JSON.parse(body)).toEqual({ from: "Acme <hi@acme.dev>", to: [TO], subject: SUBJECT, html: HTML });
+      expect(JSON.parse(body)).toEqual({ from: "Acme <hi@acme.dev>", to: [TO], subject: SUBJECT, html: HTML, headers: LIST_UNSUBSCRIBE });
     },
     deliveredWebhook: async (id) => {
       const body = JSON.stringify({ type: "email.delivered", created_at: new Date().toISOString(), data: { email_id: id, to: [TO] } });
@@ -96,6 +103,7 @@ const CASES: EmailCase[] = [
         subject: SUBJECT,
         personalizations: [{ to: [{ email: TO }] }],
         content: [{ type: "text/html", value: HTML }],
+        headers: LIST_UNSUBSCRIBE,
       });
     },
     deliveredWebhook: async (id) => {
@@ -129,7 +137,7 @@ const CASES: EmailCase[] = [
     tamper: (webhook) => ({ ...webhook, headers: { authorization: `Basic ${btoa("clarion:guess")}` } }),
     checkRequest: ({ headers, body }) => {
       expect(headers["x-postmark-server-token"]).toBe("pm-server-token");
-      expect(JSON.parse(body)).toEqual({ From: "Acme <hi@acme.dev>", To: TO, Subject: SUBJECT, HtmlBody: HTML });
+      expect(JSON.parse(body)).toEqual({ From: "Acme <hi@acme.dev>", To: TO, Subject: SUBJECT, HtmlBody: HTML, Headers: HEADER_LIST });
     },
     deliveredWebhook: async (id) => ({
       headers: { authorization: `Basic ${btoa("clarion:hook-pass")}` },
@@ -168,7 +176,14 @@ const CASES: EmailCase[] = [
       form.forEach((value, name) => {
         fields[name] = String(value);
       });
-      expect(fields).toEqual({ from: "Acme <hi@mg.acme.dev>", to: TO, subject: SUBJECT, html: HTML });
+      expect(fields).toEqual({
+        from: "Acme <hi@mg.acme.dev>",
+        to: TO,
+        subject: SUBJECT,
+        html: HTML,
+        "h:List-Unsubscribe": LIST_UNSUBSCRIBE["List-Unsubscribe"],
+        "h:List-Unsubscribe-Post": LIST_UNSUBSCRIBE["List-Unsubscribe-Post"],
+      });
     },
     deliveredWebhook: async (id) => {
       const timestamp = String(Math.floor(Date.now() / 1000));
@@ -211,7 +226,9 @@ const CASES: EmailCase[] = [
       expect(JSON.parse(body)).toEqual({
         FromEmailAddress: "Acme <hi@acme.dev>",
         Destination: { ToAddresses: [TO] },
-        Content: { Simple: { Subject: { Data: SUBJECT, Charset: "UTF-8" }, Body: { Html: { Data: HTML, Charset: "UTF-8" } } } },
+        Content: {
+          Simple: { Subject: { Data: SUBJECT, Charset: "UTF-8" }, Body: { Html: { Data: HTML, Charset: "UTF-8" } }, Headers: HEADER_LIST },
+        },
       });
     },
     deliveredWebhook: async (id, s) => ({
@@ -241,6 +258,7 @@ const CASES: EmailCase[] = [
         to: [{ email: TO }],
         subject: SUBJECT,
         htmlContent: HTML,
+        headers: LIST_UNSUBSCRIBE,
       });
     },
     deliveredWebhook: async (id) => ({

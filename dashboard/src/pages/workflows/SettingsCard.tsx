@@ -63,6 +63,24 @@ export function SettingsCard({
           opt-outs and quiet hours)
         </label>
       </div>
+      <Field
+        label="One-click unsubscribe"
+        hint={
+          draft.critical
+            ? "Critical workflows carry no unsubscribe link or header."
+            : "What the List-Unsubscribe header and {{ unsubscribe_url }} of this workflow's emails turn off"
+        }
+      >
+        <select
+          value={draft.critical ? "none" : draft.unsubscribe}
+          disabled={draft.critical}
+          onChange={(e) => onChange({ unsubscribe: e.target.value as Draft["unsubscribe"] })}
+        >
+          <option value="workflow">This workflow's emails</option>
+          <option value="email">All email</option>
+          <option value="none">Nothing (no link, no header)</option>
+        </select>
+      </Field>
     </section>
   );
 }

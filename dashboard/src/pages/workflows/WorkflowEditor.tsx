@@ -35,6 +35,7 @@ const inputOf = (wf: Workflow, patch: Partial<WorkflowInput> = {}): WorkflowInpu
   description: wf.description,
   active: wf.active,
   critical: wf.critical,
+  unsubscribe: wf.unsubscribe,
   tags: wf.tags,
   payloadSchema: wf.payloadSchema,
   steps: wf.steps,

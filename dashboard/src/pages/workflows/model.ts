@@ -22,6 +22,7 @@ export interface Draft {
   description: string;
   active: boolean;
   critical: boolean;
+  unsubscribe: Workflow["unsubscribe"];
   tags: string[];
   payloadSchemaText: string;
   steps: Step[];
@@ -34,6 +35,7 @@ export const EMPTY_DRAFT: Draft = {
   description: "",
   active: true,
   critical: false,
+  unsubscribe: "workflow",
   tags: [],
   payloadSchemaText: "",
   steps: [],
@@ -45,6 +47,7 @@ export const toDraft = (wf: Workflow): Draft => ({
   description: wf.description ?? "",
   active: wf.active,
   critical: wf.critical,
+  unsubscribe: wf.unsubscribe,
   tags: wf.tags,
   payloadSchemaText: wf.payloadSchema ? JSON.stringify(wf.payloadSchema, null, 2) : "",
   steps: wf.steps,
@@ -75,6 +78,7 @@ export function toInput(draft: Draft, payloadSchema: Record<string, unknown> | n
     description: draft.description.trim() || null,
     active: draft.active,
     critical: draft.critical,
+    unsubscribe: draft.unsubscribe,
     tags: draft.tags,
     payloadSchema,
     steps: draft.steps,

@@ -1,0 +1,63 @@
+import { eq } from "drizzle-orm";
+import type { Db } from "../client";
+import { preferenceLinkSettings } from "../schema";
+import { decryptJson, encryptJson } from "../../lib/secrets";
+import { newLinkSecret } from "../../lib/link-tokens";
+
+export type Branding = { brandName: string | null; logoUrl: string | null; accentColor: string | null };
+export type LinkSettings = Branding & { secret: string };
+
+const aad = (environmentId: string) => `preference-links:${environmentId}`;
+
+/** An environment's link secret and branding; the row, and its secret, are made on first use. */
+export function preferenceLinksRepository(db: Db, environmentId: string, encryptionKey: string | undefined) {
+  const row = () => db.select().from(preferenceLinkSettings).where(eq(preferenceLinkSettings.environmentId, environmentId)).limit(1);
+  const sealed = async () => encryptJson(encryptionKey, newLinkSecret(), aad(environmentId));
+  const open = async (r: typeof preferenceLinkSettings.$inferSelect): Promise<LinkSettings> => ({
+    secret: await decryptJson<string>(encryptionKey, r.secret, aad(environmentId)),
+    brandName: r.brandName,
+    logoUrl: r.logoUrl,
+    accentColor: r.accentColor,
+  });
+
+  return {
+    /** Without creating anything: a token naming an environment that never minted one is simply invalid. */
+    async find(): Promise<LinkSettings | undefined> {
+      const [found] = await row();
+      return found ? open(found) : undefined;
+    },
+
+    async get(now = new Date()): Promise<LinkSettings> {
+      const [found] = await row();
+      if (found) return open(found);
+      // Two first mints may race: the first insert wins and both read it back.
+      await db
+        .insert(preferenceLinkSettings)
+        .values({ environmentId, secret: await sealed(), updatedAt: now })
+        .onConflictDoNothing();
+      const [made] = await row();
+      return open(made!);
+    },
+
+    async rotate(now = new Date()): Promise<void> {
+      const secret = await sealed();
+      await db
+        .insert(preferenceLinkSettings)
+        .values({ environmentId, secret, updatedAt: now })
+        .onConflictDoUpdate({ target: preferenceLinkSettings.environmentId, set: { secret, updatedAt: now } });
+    },
+
+    /** Fields given replace the stored ones; `null` clears one. */
+    async brand(update: Partial<Branding>, now = new Date()): Promise<Branding> {
+      const { secret: _secret, ...current } = await this.get(now);
+      const next = { ...current, ...update };
+      await db
+        .update(preferenceLinkSettings)
+        .set({ ...next, updatedAt: now })
+        .where(eq(preferenceLinkSettings.environmentId, environmentId));
+      return next;
+    },
+  };
+}
+
+export type PreferenceLinksRepository = ReturnType<typeof preferenceLinksRepository>;

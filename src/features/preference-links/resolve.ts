@@ -1,0 +1,34 @@
+import { createDb, type Db } from "../../db/client";
+import { preferenceLinksRepository, type Branding } from "../../db/queries/preference-link-settings";
+import type { Bindings } from "../../env";
+import { readClaims, verifyToken, type LinkClaims } from "../../lib/link-tokens";
+import type { SubscriberPreferences } from "../../db/schema";
+import { preferencesRepository } from "../subscribers/preferences-repository";
+import { pageRepository } from "./repository";
+
+export interface LinkTarget extends LinkClaims {
+  db: Db;
+  branding: Branding & { environmentName: string };
+  preferences: SubscriberPreferences | null;
+}
+
+/**
+ * The subscriber a link is for, or null: a token that is malformed, signed under another or a
+ * rotated secret, or names an erased subscriber all end here alike, so a 404 tells nothing.
+ */
+export async function resolveLink(env: Bindings, token: string): Promise<LinkTarget | null> {
+  const claims = readClaims(token);
+  if (!claims) return null;
+  const db = createDb(env.DB);
+  const settings = await preferenceLinksRepository(db, claims.environmentId, env.ENCRYPTION_KEY)
+    .find()
+    .catch(() => undefined);
+  if (!settings || !(await verifyToken(settings.secret, token))) return null;
+  const [preferences, environmentName] = await Promise.all([
+    preferencesRepository(db, claims.environmentId).find(claims.subscriberId),
+    pageRepository(db, claims.environmentId).environmentName(),
+  ]);
+  if (preferences === undefined || environmentName === undefined) return null;
+  const { secret: _secret, ...branding } = settings;
+  return { ...claims, db, branding: { ...branding, environmentName }, preferences };
+}

@@ -1,0 +1,85 @@
+import { notFound } from "../../lib/errors";
+import { apiRoute, createRouter, json, security } from "../../lib/openapi";
+import { scopedRepository } from "../../lib/scoped-repository";
+import { preferencesRepository } from "../subscribers/preferences-repository";
+import { SubscriberIdParam } from "../subscribers/preferences-schemas";
+import { preferenceLinksRepository } from "../../db/queries/preference-link-settings";
+import { preferenceLinks } from "../../lib/link-tokens";
+import { PreferenceLink, PreferencePageBranding, PreferencePageBrandingUpdate, SecretRotated } from "./schemas";
+
+export const preferenceLinksRoutes = createRouter();
+
+const links = scopedRepository(preferenceLinksRepository);
+const preferences = scopedRepository(preferencesRepository);
+
+preferenceLinksRoutes.openapi(
+  apiRoute({
+    method: "post",
+    path: "/v1/subscribers/{subscriberId}/preference-link",
+    tags: ["Subscribers"],
+    summary: "Mint a preference-page link",
+    description:
+      'A signed link to the hosted preference page for a "Manage notifications" button in your app. No login is needed to use it: hand it only to that subscriber.',
+    security,
+    request: { params: SubscriberIdParam },
+    responses: { 200: { description: "The link", content: json(PreferenceLink) } },
+    errors: ["subscriber_not_found"],
+  }),
+  async (c) => {
+    const { subscriberId } = c.req.valid("param");
+    if ((await preferences(c).find(subscriberId)) === undefined) throw notFound("subscriber_not_found", `subscriber "${subscriberId}"`);
+    const { secret } = await links(c).get();
+    const minted = await preferenceLinks(c.env.PUBLIC_URL, secret, {
+      environmentId: c.get("environmentId"),
+      subscriberId,
+      workflowKey: null,
+    });
+    return c.json({ url: minted.preferencesUrl, unsubscribeUrl: minted.unsubscribeUrl, expiresAt: null }, 200);
+  },
+);
+
+preferenceLinksRoutes.openapi(
+  apiRoute({
+    method: "post",
+    path: "/v1/preference-links/rotate-secret",
+    tags: ["Subscribers"],
+    summary: "Revoke every preference and unsubscribe link",
+    description: "Replaces the environment's link secret. Emails already sent keep links that no longer work: use it when links leaked.",
+    security,
+    responses: { 200: { description: "Rotated", content: json(SecretRotated) } },
+  }),
+  async (c) => {
+    const now = new Date();
+    await links(c).rotate(now);
+    return c.json({ rotatedAt: now.toISOString() }, 200);
+  },
+);
+
+preferenceLinksRoutes.openapi(
+  apiRoute({
+    method: "get",
+    path: "/v1/preference-links/settings",
+    tags: ["Subscribers"],
+    summary: "Get the preference page's branding",
+    security,
+    responses: { 200: { description: "The branding", content: json(PreferencePageBranding) } },
+  }),
+  async (c) => {
+    const { secret: _secret, ...branding } = await links(c).get();
+    return c.json(branding, 200);
+  },
+);
+
+preferenceLinksRoutes.openapi(
+  apiRoute({
+    method: "patch",
+    path: "/v1/preference-links/settings",
+    tags: ["Subscribers"],
+    summary: "Brand the preference page",
+    description: "The name, logo and accent colour the hosted preference and unsubscribe pages show.",
+    security,
+    request: { body: { required: true, content: json(PreferencePageBrandingUpdate) } },
+    responses: { 200: { description: "The branding after the update", content: json(PreferencePageBranding) } },
+  }),
+  async (c) => c.json(await links(c).brand(c.req.valid("json")), 200),
+);

@@ -1,0 +1,72 @@
+import { createRequire } from "node:module";
+import type { Browser } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { api, base, CHROMIUM, launch } from "./browser";
+
+// The hosted preference page as a subscriber meets it: a phone and a desktop, axe-core's WCAG A/AA
+// rules, and a browser with JavaScript turned off that still saves.
+const AXE = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
+const run = Date.now().toString(36);
+const subscriberId = `pref-${run}`;
+let browser: Browser | undefined;
+let pagePath = "";
+
+type AxeResult = { violations: { id: string; impact: string; nodes: { target: string[] }[] }[] };
+
+beforeAll(async () => {
+  if (!CHROMIUM) return;
+  browser = await launch();
+  for (const [key, name, steps] of [
+    [`news-${run}`, "Product news", [{ id: "m", type: "email", template: { subject: "S", text: "T" } }]],
+    [
+      `digest-${run}`,
+      "Weekly digest",
+      [
+        { id: "m", type: "email", template: { subject: "S", text: "T" } },
+        { id: "s", type: "sms", template: { body: "B" } },
+      ],
+    ],
+  ] as const) {
+    expect((await api("POST", "/v1/workflows", { key, name, description: `About ${name.toLowerCase()}`, steps })).status).toBe(201);
+  }
+  expect((await api("POST", "/sub", { subscriberId, email: `${subscriberId}@example.com` })).status).toBe(201);
+  const link = await api<{ url: string }>("POST", `/v1/subscribers/${subscriberId}/preference-link`);
+  pagePath = new URL(link.body.url).pathname;
+});
+
+afterAll(async () => {
+  await browser?.close();
+});
+
+describe.skipIf(!CHROMIUM)("the hosted preference page in Chromium", () => {
+  it.each([1280, 390])("at %i px has no WCAG A/AA violation and no sideways scrolling", async (width) => {
+    // axe is a script, which the page's CSP forbids: this context alone lets the test inject it.
+    const context = await browser!.newContext({ viewport: { width, height: 900 }, bypassCSP: true });
+    const page = await context.newPage();
+    await page.goto(`${base()}${pagePath}`);
+    await page.addScriptTag({ path: AXE });
+    const result = (await page.evaluate(
+      "axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } })",
+    )) as AxeResult;
+    expect(result.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`)).toEqual([]);
+    expect(await page.evaluate("document.documentElement.scrollWidth")).toBeLessThanOrEqual(width);
+    await context.close();
+  });
+
+  it("saves with JavaScript disabled, by keyboard", async () => {
+    const context = await browser!.newContext({ viewport: { width: 390, height: 900 }, javaScriptEnabled: false });
+    const page = await context.newPage();
+    await page.goto(`${base()}${pagePath}`);
+    const sms = page.getByRole("group", { name: "All notifications" }).getByLabel("Text messages (SMS)");
+    expect(await sms.isChecked()).toBe(true);
+    await sms.focus();
+    await page.keyboard.press("Space");
+    await page.getByRole("button", { name: "Save preferences" }).focus();
+    await page.keyboard.press("Enter");
+    await page.getByText("Your choices are saved.").waitFor();
+    expect(await page.getByRole("group", { name: "All notifications" }).getByLabel("Text messages (SMS)").isChecked()).toBe(false);
+    const prefs = await api<{ channels: Record<string, boolean> }>("GET", `/v1/subscribers/${subscriberId}/preferences`);
+    expect(prefs.body.channels).toEqual({ email: true, sms: false, push: true, chat: true });
+    await context.close();
+  });
+});
