@@ -3,6 +3,7 @@ import { requestId } from "hono/request-id";
 import type { AppEnv } from "./env";
 import { preferencesRoutes } from "./features/subscribers/preferences-routes";
 import { messagesRoutes } from "./features/messages/routes";
+import { feedRoutes } from "./features/in-app/feed-routes";
 import { subscribersRoutes } from "./features/subscribers/routes";
 import { suppressionsRoutes } from "./features/suppressions/routes";
 import { topicsRoutes } from "./features/topics/routes";
@@ -99,6 +100,7 @@ function keyedRoutes() {
   routes.route("/", integrationsRoutes);
   routes.route("/", topicsRoutes);
   routes.route("/", suppressionsRoutes);
+  routes.route("/", feedRoutes);
   return routes;
 }
 

@@ -46,7 +46,7 @@ export interface Recipient {
 }
 
 export interface Loaded {
-  workflow: { key: string; name: string; critical: boolean; steps: Step[] } | null;
+  workflow: { key: string; name: string; critical: boolean; tags?: string[]; steps: Step[] } | null;
   recipients: Map<string, Recipient>;
   existing: Map<string, MessageRow>;
   integrations: Map<string, IntegrationConfig[]>;
@@ -81,7 +81,7 @@ export async function load(ctx: DeliveryContext, job: RecipientsJob, trigger: Tr
   const [reads, { vars, secrets, integrations }] = await Promise.all([
     ctx.write([
       db
-        .select({ key: workflows.key, name: workflows.name, critical: workflows.critical, steps: workflows.steps })
+        .select({ key: workflows.key, name: workflows.name, critical: workflows.critical, tags: workflows.tags, steps: workflows.steps })
         .from(workflows)
         .where(and(eq(workflows.environmentId, environmentId), workflowOf(trigger)))
         .limit(1),
@@ -108,7 +108,7 @@ export async function load(ctx: DeliveryContext, job: RecipientsJob, trigger: Tr
     environmentData(db, env, environmentId, ctx.environments),
   ]);
   const [workflowRows, subscriberRows, channelRows, messageRows, suppressedProfiles, suppressedChannels] = reads as [
-    Pick<typeof workflows.$inferSelect, "key" | "name" | "critical" | "steps">[],
+    Pick<typeof workflows.$inferSelect, "key" | "name" | "critical" | "tags" | "steps">[],
     (typeof subscribers.$inferSelect)[],
     (typeof subscriberChannels.$inferSelect)[],
     MessageRow[],

@@ -90,6 +90,8 @@ export function newStep(type: StepType, taken: string[]): Step {
       return { id, type, template: { title: "", body: "" } };
     case "chat":
       return { id, type, template: { text: "" } };
+    case "in_app":
+      return { id, type, template: { body: "" } };
     case "delay":
       return { id, type, for: "PT15M" };
     case "digest":
