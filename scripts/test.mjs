@@ -1,6 +1,7 @@
 // `npm test`: every test suite — Biome (lint and format), types, the layer rules
 // (.dependency-cruiser.cjs), the Workers runtime suite, the provider conformance suite (official
-// SDKs against our adapters, in Node), Novu's SDKs against a local Clarion, and the dashboard in a real browser.
+// SDKs against our adapters, in Node), Novu's SDKs against a local Clarion, the documentation's
+// examples against another, and the dashboard in a real browser.
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { buildDashboard, run } from "./lib.mjs";
@@ -41,4 +42,6 @@ await run("node", ["scripts/deploy.mjs", "--dry-run"]);
 await run("vitest", ["run", "--config", "vitest.conformance.config.ts"]);
 // Novu's official SDKs, unmodified, against a real local Clarion (docs/guides/migrating-from-novu.md).
 await run("vitest", ["run", "--config", "vitest.novu.config.ts"]);
+// The documentation's curl examples, in reading order, against a fresh local Clarion (docs/README.md).
+await run("vitest", ["run", "--config", "vitest.docs.config.ts"]);
 if (existsSync("vitest.browser.config.ts")) await run("vitest", ["run", "--config", "vitest.browser.config.ts"]);

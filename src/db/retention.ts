@@ -2,6 +2,7 @@ import { and, asc, eq, inArray, lt, sql } from "drizzle-orm";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { Db } from "./client";
 import {
+  dashboardSessions,
   environments,
   IDEMPOTENCY_KEY_HOURS,
   idempotencyKeys,
@@ -23,6 +24,8 @@ export interface RetentionPolicy {
   receiptsBefore: Date;
   /** Idempotency keys, once their stored answer is no longer replayed. */
   idempotencyBefore: Date;
+  /** Dashboard sessions that ended before this (now): signed-out ones are already gone. */
+  sessionsBefore: Date;
   /** Rows per table per run; deletes go in slices of `sliceRows`. */
   maxRows: number;
   sliceRows: number;
@@ -35,6 +38,7 @@ export interface RetentionReport {
   sandboxMessages: number;
   webhookReceipts: number;
   idempotencyKeys: number;
+  dashboardSessions: number;
 }
 
 /** The retention settings a deployment can set (wrangler.toml `[vars]`); unset or invalid values take the defaults. */
@@ -60,6 +64,7 @@ export function retentionPolicy(settings: RetentionSettings, now: Date): Retenti
     sandboxBefore: ago(positive(settings.SANDBOX_RETENTION_DAYS, RETENTION_DEFAULTS.sandboxDays) * DAY_MS),
     receiptsBefore: ago(WEBHOOK_RECEIPT_HOURS * 3_600_000),
     idempotencyBefore: ago(IDEMPOTENCY_KEY_HOURS * 3_600_000),
+    sessionsBefore: now,
     maxRows: positive(settings.RETENTION_MAX_ROWS, RETENTION_DEFAULTS.maxRows),
     sliceRows: RETENTION_DEFAULTS.sliceRows,
   };
@@ -83,6 +88,7 @@ export async function purgeExpired(db: Db, policy: RetentionPolicy): Promise<Ret
     sandboxMessages: 0,
     webhookReceipts: 0,
     idempotencyKeys: 0,
+    dashboardSessions: 0,
   };
   const envs = await db.select({ id: environments.id }).from(environments);
 
@@ -145,6 +151,9 @@ export async function purgeExpired(db: Db, policy: RetentionPolicy): Promise<Ret
   // The admin API's keys have no environment: one pass over the table's time index takes every scope.
   report.idempotencyKeys += await drain(policy, report.idempotencyKeys, (n) =>
     oldestRows(db, idempotencyKeys, idempotencyKeys.createdAt, policy.idempotencyBefore, n),
+  );
+  report.dashboardSessions += await drain(policy, report.dashboardSessions, (n) =>
+    oldestRows(db, dashboardSessions, dashboardSessions.expiresAt, policy.sessionsBefore, n),
   );
   return report;
 }

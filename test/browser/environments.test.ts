@@ -72,14 +72,14 @@ describe.skipIf(!CHROMIUM)("signing in with the admin credential", () => {
     const shown = page.getByTestId("new-key");
     await shown.waitFor();
     const key = (await shown.textContent()) ?? "";
-    expect(key).toMatch(/^ck_production_/);
+    expect(key).toMatch(/^ck_prod_[A-Za-z0-9]{32}$/);
     expect(await page.getByText("you will not see it again", { exact: false }).isVisible()).toBe(true);
     expect(await status(key)).toBe(200);
     await screenshot(page, "environments-new-key");
     await page.getByRole("button", { name: "I have stored it" }).click();
     await shown.waitFor({ state: "detached" });
 
-    const row = page.locator(`tr[data-key-prefix="${key.slice(0, 12)}"]`);
+    const row = page.locator(`tr[data-key-prefix="${key.slice(0, "ck_prod_".length + 6)}"]`);
     await row.getByRole("button", { name: /^Revoke/ }).click();
     const dialog = page.getByRole("dialog", { name: "Revoke this key?" });
     await dialog.waitFor();
@@ -94,7 +94,7 @@ describe.skipIf(!CHROMIUM)("signing in with the admin credential", () => {
     const old = (await page.getByTestId("new-key").textContent()) ?? "";
     await page.getByRole("button", { name: "I have stored it" }).click();
     await page
-      .locator(`tr[data-key-prefix="${old.slice(0, 12)}"]`)
+      .locator(`tr[data-key-prefix="${old.slice(0, "ck_prod_".length + 6)}"]`)
       .getByRole("button", { name: /^Rotate/ })
       .click();
     const dialog = page.getByRole("dialog", { name: "Rotate this key?" });
@@ -104,7 +104,7 @@ describe.skipIf(!CHROMIUM)("signing in with the admin credential", () => {
     expect(fresh).not.toBe(old);
     expect([await status(old), await status(fresh)]).toEqual([200, 200]);
     await page
-      .locator(`tr[data-key-prefix="${old.slice(0, 12)}"]`)
+      .locator(`tr[data-key-prefix="${old.slice(0, "ck_prod_".length + 6)}"]`)
       .getByText("expiring")
       .waitFor();
   });
@@ -122,10 +122,15 @@ describe.skipIf(!CHROMIUM)("signing in with the admin credential", () => {
     expect(await page.locator(`#environment option[value="${slug}"]`).count()).toBe(1);
   });
 
-  it("signs out: the cookie is gone and the sign-in form is back", async () => {
+  it("signs out: the cookie is gone, a copy of it no longer works, and the sign-in form is back", async () => {
+    const copied = (await context.cookies()).map((c) => `${c.name}=${c.value}`).join("; ");
+    const asCopy = () => fetch(`${base()}/v1/admin/environments`, { headers: { cookie: copied, "x-clarion-dashboard": "1" } });
+    expect((await asCopy()).status).toBe(200);
     await page.getByRole("button", { name: "Sign out" }).click();
     await page.locator("#credential").waitFor();
     expect(await context.cookies()).toEqual([]);
+    // The admin's session ended on the server: whoever kept the cookie is signed out too.
+    expect((await asCopy()).status).toBe(401);
     await page.reload();
     await page.locator("#credential").waitFor();
   });

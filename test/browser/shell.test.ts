@@ -18,6 +18,10 @@ afterAll(async () => {
 describe.skipIf(!CHROMIUM)("the dashboard's shell", () => {
   it("refuses a wrong key in words, then signs in with the right one", async () => {
     await page.goto(`${base()}/dashboard/`);
+    // The placeholder shows the shape of the keys `npm start` hands out.
+    const placeholder = (await page.getAttribute("#credential", "placeholder")) ?? "";
+    expect(placeholder).toBe("clarion_admin_… or ck_dev_…");
+    expect(inject("apiKey").startsWith(placeholder.split(" or ")[1]!.replace("…", ""))).toBe(true);
     await page.fill("#credential", "ck_dev_not-a-real-key");
     await page.getByRole("button", { name: "Sign in" }).click();
     const problem = page.locator(".problem");

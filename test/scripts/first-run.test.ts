@@ -23,7 +23,8 @@ const applyMigrations = () =>
     { cwd: ROOT, env: { ...process.env, PATH: `${join(ROOT, "node_modules/.bin")}:${process.env.PATH}` } },
   );
 
-describe("applying the local migrations (npm start)", () => {
+// Each call starts wrangler (several seconds, more on a busy machine).
+describe("applying the local migrations (npm start)", { timeout: 90_000 }, () => {
   it("prints nothing of wrangler's and names the migrations it applied", async () => {
     const { stdout, stderr } = await applyMigrations();
     const migrations = readdirSync(join(ROOT, "migrations")).filter((f) => f.endsWith(".sql"));

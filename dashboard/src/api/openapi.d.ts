@@ -825,14 +825,65 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Created */
+                /** @description Created. A replay leaves out the secret (key): it is shown once and never stored. */
                 201: {
                     headers: {
                         "Idempotency-Replay": components["headers"]["IdempotencyReplay"];
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["ApiKeyCreated"];
+                        "application/json": components["schemas"]["ApiKeyCreated"] | {
+                            /** @example key_01936b2f8c7a7cc1a3e2f4b5c6d7e8f9 */
+                            id: string;
+                            /**
+                             * @description The environment's slug.
+                             * @example staging
+                             */
+                            environment: string;
+                            /** @example ci */
+                            name: string;
+                            /**
+                             * @description `ck_<tag>_` and the key's first six random characters, to recognise it. Keys made before 0.8 show their first 12 characters.
+                             * @example ck_staging_AbC1x9
+                             */
+                            prefix: string;
+                            /**
+                             * @description `expiring`: rotated, works until `expiresAt`. `expired` and `revoked` keys are refused.
+                             * @example active
+                             * @enum {string}
+                             */
+                            status: "active" | "expiring" | "expired" | "revoked";
+                            /**
+                             * Format: date-time
+                             * @example 2026-11-23T21:00:00.000Z
+                             */
+                            createdAt: string;
+                            /**
+                             * Format: date-time
+                             * @description Recorded at most once a minute per Worker isolate, so it may lag by a minute.
+                             * @example 2026-11-23T21:05:00.000Z
+                             */
+                            lastUsedAt: string | null;
+                            /**
+                             * Format: date-time
+                             * @example null
+                             */
+                            expiresAt: string | null;
+                            /**
+                             * Format: date-time
+                             * @example null
+                             */
+                            revokedAt: string | null;
+                            /**
+                             * @description The fields of the first answer that held a secret: shown once, never stored, so left out of this replay.
+                             * @example [
+                             *       "key"
+                             *     ]
+                             */
+                            secretsOmitted: string[];
+                            /** @example The secret was shown in the first answer only and is not shown again. */
+                            note: string;
+                        };
                     };
                 };
                 /** @description Problem (RFC 9457) with `code` `malformed_json` or `invalid_idempotency_key` */
@@ -1123,7 +1174,7 @@ export interface paths {
         put?: never;
         /**
          * Rotate an API key
-         * @description Creates a new key for the same environment (shown once) and lets the old one work until the overlap ends (default 24 h), so clients can move over without downtime.
+         * @description Creates a new key for the same environment (shown once) and lets the old one work until the overlap ends (default 24 h), so clients can move over without downtime. A revoked or expired key cannot be rotated (409): create a new key instead.
          */
         post: {
             parameters: {
@@ -1143,14 +1194,68 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description The new key and the old one's new end */
+                /** @description The new key and the old one's new end. A replay leaves out the secret (key.key): it is shown once and never stored. */
                 201: {
                     headers: {
                         "Idempotency-Replay": components["headers"]["IdempotencyReplay"];
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Rotation"];
+                        "application/json": components["schemas"]["Rotation"] | {
+                            key: {
+                                /** @example key_01936b2f8c7a7cc1a3e2f4b5c6d7e8f9 */
+                                id: string;
+                                /**
+                                 * @description The environment's slug.
+                                 * @example staging
+                                 */
+                                environment: string;
+                                /** @example ci */
+                                name: string;
+                                /**
+                                 * @description `ck_<tag>_` and the key's first six random characters, to recognise it. Keys made before 0.8 show their first 12 characters.
+                                 * @example ck_staging_AbC1x9
+                                 */
+                                prefix: string;
+                                /**
+                                 * @description `expiring`: rotated, works until `expiresAt`. `expired` and `revoked` keys are refused.
+                                 * @example active
+                                 * @enum {string}
+                                 */
+                                status: "active" | "expiring" | "expired" | "revoked";
+                                /**
+                                 * Format: date-time
+                                 * @example 2026-11-23T21:00:00.000Z
+                                 */
+                                createdAt: string;
+                                /**
+                                 * Format: date-time
+                                 * @description Recorded at most once a minute per Worker isolate, so it may lag by a minute.
+                                 * @example 2026-11-23T21:05:00.000Z
+                                 */
+                                lastUsedAt: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @example null
+                                 */
+                                expiresAt: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @example null
+                                 */
+                                revokedAt: string | null;
+                            };
+                            previous: components["schemas"]["ApiKey"] & unknown;
+                            /**
+                             * @description The fields of the first answer that held a secret: shown once, never stored, so left out of this replay.
+                             * @example [
+                             *       "key"
+                             *     ]
+                             */
+                            secretsOmitted: string[];
+                            /** @example The secret was shown in the first answer only and is not shown again. */
+                            note: string;
+                        };
                     };
                 };
                 /** @description Problem (RFC 9457) with `code` `malformed_json` or `invalid_idempotency_key` */
@@ -1209,7 +1314,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Problem (RFC 9457) with `code` `idempotency_key_in_flight` or `api_key_revoked` */
+                /** @description Problem (RFC 9457) with `code` `idempotency_key_in_flight` or `api_key_revoked` or `api_key_expired` */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -1219,7 +1324,7 @@ export interface paths {
                             /** @enum {number} */
                             status?: 409;
                             /** @enum {string} */
-                            code?: "idempotency_key_in_flight" | "api_key_revoked";
+                            code?: "idempotency_key_in_flight" | "api_key_revoked" | "api_key_expired";
                         };
                     };
                 };
@@ -1355,7 +1460,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header: {
-                    /** @description Sent only by the dashboard's own script: no form and no other site can send it (README "Security"). */
+                    /** @description Sent only by the dashboard's own script: no form and no other site can send it (docs/concepts/security.md). */
                     "x-clarion-dashboard": "1";
                 };
                 path?: never;
@@ -1464,13 +1569,13 @@ export interface paths {
         };
         /**
          * Sign the dashboard out
-         * @description Clears the session cookie. Signing out twice is harmless.
+         * @description Ends the session on the server, so every copy of its cookie stops working at once, and clears the cookie. Signing out twice is harmless.
          */
         delete: {
             parameters: {
                 query?: never;
                 header: {
-                    /** @description Sent only by the dashboard's own script: no form and no other site can send it (README "Security"). */
+                    /** @description Sent only by the dashboard's own script: no form and no other site can send it (docs/concepts/security.md). */
                     "x-clarion-dashboard": "1";
                 };
                 path?: never;
@@ -8395,7 +8500,7 @@ export interface components {
              * @description Stable machine code.
              * @enum {string}
              */
-            code: "bad_request" | "validation_failed" | "malformed_json" | "unsupported_media_type" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "workflow_not_found" | "workflow_inactive" | "workflow_exists" | "subscriber_not_found" | "subscriber_exists" | "variable_not_found" | "variable_exists" | "topic_not_found" | "topic_exists" | "no_valid_recipients" | "transaction_not_found" | "transaction_conflict" | "payload_too_large" | "rate_limited" | "invalid_tracking_link" | "invalid_signature" | "integration_not_found" | "message_not_found" | "suppression_not_found" | "secret_requires_resupply" | "destination_not_allowed" | "environment_not_found" | "environment_exists" | "api_key_not_found" | "api_key_revoked" | "invalid_idempotency_key" | "idempotency_key_mismatch" | "idempotency_key_in_flight" | "internal_error";
+            code: "bad_request" | "validation_failed" | "malformed_json" | "unsupported_media_type" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "workflow_not_found" | "workflow_inactive" | "workflow_exists" | "subscriber_not_found" | "subscriber_exists" | "variable_not_found" | "variable_exists" | "topic_not_found" | "topic_exists" | "no_valid_recipients" | "transaction_not_found" | "transaction_conflict" | "payload_too_large" | "rate_limited" | "invalid_tracking_link" | "invalid_signature" | "integration_not_found" | "message_not_found" | "suppression_not_found" | "secret_requires_resupply" | "destination_not_allowed" | "environment_not_found" | "environment_exists" | "api_key_not_found" | "api_key_revoked" | "api_key_expired" | "invalid_idempotency_key" | "idempotency_key_mismatch" | "idempotency_key_in_flight" | "internal_error";
             /** @description Also sent as the `x-request-id` header. */
             requestId?: string;
             errors?: components["schemas"]["FieldError"][];
@@ -8425,7 +8530,7 @@ export interface components {
          */
         EnvironmentInput: {
             name: string;
-            /** @description Unique; appears in the environment's keys (`ck_<slug>_...`). */
+            /** @description Unique; appears in the environment's keys (`ck_<slug without '-'>_...`; `ck_dev_` and `ck_prod_` for development and production). */
             slug: string;
         };
         /**
@@ -8452,8 +8557,8 @@ export interface components {
             /** @example ci */
             name: string;
             /**
-             * @description The key's first 12 characters, to recognise it.
-             * @example ck_staging_a
+             * @description `ck_<tag>_` and the key's first six random characters, to recognise it. Keys made before 0.8 show their first 12 characters.
+             * @example ck_staging_AbC1x9
              */
             prefix: string;
             /**
@@ -8501,7 +8606,7 @@ export interface components {
             name: string;
             /**
              * Format: date-time
-             * @description Leave out for a key with no end.
+             * @description In the future; leave out for a key with no end.
              */
             expiresAt?: string;
         };
@@ -8546,7 +8651,7 @@ export interface components {
         };
         /**
          * @example {
-         *       "credential": "ck_development_4kQ9xW2mTz8LpR5vN1bY7cH3jF6gD0sA"
+         *       "credential": "ck_dev_4kQ9xW2mTz8LpR5vN1bY7cH3jF6gD0sA"
          *     }
          */
         SignInInput: {
@@ -9493,7 +9598,7 @@ export interface components {
             timeoutMs?: number;
             /** @description Attempts through this integration before failing over to the next one. Default 3. */
             maxAttempts?: number;
-            /** @description After a timeout, retry and fail over as after an error, accepting that the message may be sent twice. Default false: see the providers table in the README. */
+            /** @description After a timeout, retry and fail over as after an error, accepting that the message may be sent twice. Default false: see docs/concepts/delivery-guarantees.md, on timeouts. */
             failoverOnTimeout?: boolean;
         } & {
             [key: string]: unknown;

@@ -28,7 +28,7 @@ export const IntegrationSettings = z
       .openapi({ description: "Attempts through this integration before failing over to the next one. Default 3." }),
     failoverOnTimeout: z.boolean().optional().openapi({
       description:
-        "After a timeout, retry and fail over as after an error, accepting that the message may be sent twice. Default false: see the providers table in the README.",
+        "After a timeout, retry and fail over as after an error, accepting that the message may be sent twice. Default false: see docs/concepts/delivery-guarantees.md, on timeouts.",
     }),
   })
   .loose()

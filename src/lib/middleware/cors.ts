@@ -13,7 +13,7 @@ export function allowedOrigins(list: string | undefined): string[] {
 /**
  * The dashboard built for another origin (Cloudflare Pages) calls the API cross-origin: only the
  * origins listed in `DASHBOARD_ORIGINS` may, never a wildcard. Credentials (cookies) are never
- * allowed cross-origin: such a dashboard sends `Authorization` (README "Dashboard"), and the
+ * allowed cross-origin: such a dashboard sends `Authorization` (docs/guides/dashboard.md), and the
  * session cookie stays usable only by the Worker's own pages (environments/dashboard-session.ts).
  */
 export const dashboardCors = cors({

@@ -55,7 +55,8 @@ export function EnvironmentKeysPage() {
         }),
       ),
     onSuccess: async (created) => {
-      setSecret(created.key);
+      // Only a replay (an Idempotency-Key, which the dashboard never sends) comes without the secret.
+      setSecret("key" in created ? created.key : null);
       setName("");
       setExpires("");
       await changed();
@@ -73,7 +74,7 @@ export function EnvironmentKeysPage() {
       unwrap(api.POST("/v1/admin/keys/{id}/rotate", { params: { path: { id: key.id } }, body: { overlapHours: Number(overlapHours) } })),
     onSuccess: async (rotation) => {
       setRotating(null);
-      setSecret(rotation.key.key);
+      setSecret("key" in rotation.key ? rotation.key.key : null);
       await changed();
     },
   });

@@ -12,7 +12,8 @@ import { PageHeader } from "../../ui/PageHeader";
 import { ProblemView } from "../../ui/ProblemView";
 import "./environments.css";
 
-const SLUG_HINT = "A lower-case letter, then lower-case letters, digits and '-'; it appears in the keys (ck_<slug>_…) and never changes.";
+const SLUG_HINT =
+  "A lower-case letter, then lower-case letters, digits and '-'; it appears in the keys (ck_<slug without '-'>_…, as ck_dev_… and ck_prod_…) and never changes.";
 
 /** The deployment's environments (admin only): each one's data and keys are its own. */
 export function EnvironmentsPage() {
