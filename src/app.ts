@@ -4,6 +4,7 @@ import type { AppEnv } from "./env";
 import { preferencesRoutes } from "./features/subscribers/preferences-routes";
 import { messagesRoutes } from "./features/messages/routes";
 import { feedRoutes } from "./features/in-app/feed-routes";
+import { settingsRoutes } from "./features/in-app/settings-routes";
 import { subscribersRoutes } from "./features/subscribers/routes";
 import { suppressionsRoutes } from "./features/suppressions/routes";
 import { topicsRoutes } from "./features/topics/routes";
@@ -101,6 +102,7 @@ function keyedRoutes() {
   routes.route("/", topicsRoutes);
   routes.route("/", suppressionsRoutes);
   routes.route("/", feedRoutes);
+  routes.route("/", settingsRoutes);
   return routes;
 }
 

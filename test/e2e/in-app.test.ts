@@ -1,3 +1,4 @@
+import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { InAppCounts, InAppNotification } from "../../src/features/in-app/schemas";
 import { createEnvironment, unique } from "../factories";
@@ -73,7 +74,7 @@ describe("in_app channel", () => {
     const transactionId = await trigger(key, { workflow, to: subscriberId, payload: { orderId: "A-2" } });
     const [message] = await settledMessages(key, transactionId, 1);
     expect(message).toMatchObject({ status: "skipped", error: null });
-    expect((await feed(key, subscriberId)).body.data).toEqual([]);
+    expect((await feed(key, subscriberId)).body).toEqual({ data: [], nextCursor: null });
   });
 
   it("refuses an in_app step without a body", async () => {
@@ -179,7 +180,7 @@ describe("/v1/subscribers/{subscriberId}/notifications", () => {
       404,
       "message_not_found",
     );
-    expect((await feed(elsewhere.key, owner)).body.data).toEqual([]);
+    expectProblem(await feed(elsewhere.key, owner), 404, "subscriber_not_found");
     expect(await counts(key, owner)).toEqual({ total: 1, unread: 1, unseen: 1, archived: 0 });
   });
 
@@ -188,7 +189,10 @@ describe("/v1/subscribers/{subscriberId}/notifications", () => {
     const subscriberId = unique("sub");
     await deliverTo(key, workflow, subscriberId);
     expect((await api(key, "DELETE", `/v1/subscribers/${subscriberId}`)).status).toBe(200);
-    expect((await feed(key, subscriberId)).body.data).toEqual([]);
-    expect(await counts(key, subscriberId)).toEqual({ total: 0, unread: 0, unseen: 0, archived: 0 });
+    expectProblem(await feed(key, subscriberId), 404, "subscriber_not_found");
+    const rows = await env.DB.prepare("SELECT count(*) AS n FROM in_app_notifications WHERE subscriber_id = ?")
+      .bind(subscriberId)
+      .first<{ n: number }>();
+    expect(rows?.n).toBe(0);
   });
 });

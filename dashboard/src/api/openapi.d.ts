@@ -7971,7 +7971,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Problem (RFC 9457) with `code` `environment_not_found` */
+                /** @description Problem (RFC 9457) with `code` `environment_not_found` or `subscriber_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -7981,7 +7981,7 @@ export interface paths {
                             /** @enum {number} */
                             status?: 404;
                             /** @enum {string} */
-                            code?: "environment_not_found";
+                            code?: "environment_not_found" | "subscriber_not_found";
                         };
                     };
                 };
@@ -8089,7 +8089,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Problem (RFC 9457) with `code` `environment_not_found` */
+                /** @description Problem (RFC 9457) with `code` `environment_not_found` or `subscriber_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -8099,7 +8099,7 @@ export interface paths {
                             /** @enum {number} */
                             status?: 404;
                             /** @enum {string} */
-                            code?: "environment_not_found";
+                            code?: "environment_not_found" | "subscriber_not_found";
                         };
                     };
                 };
@@ -8382,7 +8382,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Problem (RFC 9457) with `code` `environment_not_found` */
+                /** @description Problem (RFC 9457) with `code` `environment_not_found` or `subscriber_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -8392,7 +8392,7 @@ export interface paths {
                             /** @enum {number} */
                             status?: 404;
                             /** @enum {string} */
-                            code?: "environment_not_found";
+                            code?: "environment_not_found" | "subscriber_not_found";
                         };
                     };
                 };
@@ -8449,6 +8449,399 @@ export interface paths {
                             status?: 422;
                             /** @enum {string} */
                             code?: "validation_failed" | "idempotency_key_mismatch";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `rate_limited` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 429;
+                            /** @enum {string} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/in-app/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the environment's Inbox settings
+         * @description The props the Novu Inbox components need to run against this environment, and the secret that signs subscriber hashes.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The settings */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["InAppSettings"];
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `unauthorized` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 401;
+                            /** @enum {string} */
+                            code?: "unauthorized";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `forbidden` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 403;
+                            /** @enum {string} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `environment_not_found` */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 404;
+                            /** @enum {string} */
+                            code?: "environment_not_found";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `rate_limited` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 429;
+                            /** @enum {string} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Require (or not) a subscriber hash
+         * @description `hmacRequired: false` lets a browser open any subscriber's Inbox by id: for development only.
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["InAppSettingsUpdate"];
+                };
+            };
+            responses: {
+                /** @description The settings after the change */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["InAppSettings"];
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `malformed_json` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 400;
+                            /** @enum {string} */
+                            code?: "malformed_json";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `unauthorized` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 401;
+                            /** @enum {string} */
+                            code?: "unauthorized";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `forbidden` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 403;
+                            /** @enum {string} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `environment_not_found` */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 404;
+                            /** @enum {string} */
+                            code?: "environment_not_found";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `payload_too_large` */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 413;
+                            /** @enum {string} */
+                            code?: "payload_too_large";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `unsupported_media_type` */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 415;
+                            /** @enum {string} */
+                            code?: "unsupported_media_type";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `validation_failed` */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 422;
+                            /** @enum {string} */
+                            code?: "validation_failed";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `rate_limited` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 429;
+                            /** @enum {string} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
+    "/v1/in-app/settings/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate the Inbox HMAC secret
+         * @description Every subscriber hash made with the old secret is refused from now on; compute them again with the new one.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes a retry safe (IETF draft-ietf-httpapi-idempotency-key-header): the first answer is kept 24 hours per environment and replayed to the same request; the same key with another request gets 422 `idempotency_key_mismatch`, and while the first is running, 409 `idempotency_key_in_flight`. 1 to 255 printable ASCII characters. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The settings with the new secret. A replay leaves out the secret (hmacSecret): it is shown once and never stored. */
+                200: {
+                    headers: {
+                        "Idempotency-Replay": components["headers"]["IdempotencyReplay"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["InAppSettings"] | {
+                            /** @description Public: pass it to the Inbox as `applicationIdentifier`. */
+                            applicationIdentifier: string;
+                            /** @description Whether a session without a correct `subscriberHash` is refused (401). */
+                            hmacRequired: boolean;
+                            /** @description The Inbox's `apiUrl`: Clarion's Novu-compatible prefix. */
+                            apiUrl: string;
+                            /** @description The Inbox's `socketUrl` (with `socketOptions: { socketType: 'cloud' }`). */
+                            socketUrl: string;
+                            /**
+                             * @description The fields of the first answer that held a secret: shown once, never stored, so left out of this replay.
+                             * @example [
+                             *       "key"
+                             *     ]
+                             */
+                            secretsOmitted: string[];
+                            /** @example The secret was shown in the first answer only and is not shown again. */
+                            note: string;
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `invalid_idempotency_key` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 400;
+                            /** @enum {string} */
+                            code?: "invalid_idempotency_key";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `unauthorized` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 401;
+                            /** @enum {string} */
+                            code?: "unauthorized";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `forbidden` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 403;
+                            /** @enum {string} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `environment_not_found` */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 404;
+                            /** @enum {string} */
+                            code?: "environment_not_found";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `idempotency_key_in_flight` */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 409;
+                            /** @enum {string} */
+                            code?: "idempotency_key_in_flight";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `idempotency_key_mismatch` */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 422;
+                            /** @enum {string} */
+                            code?: "idempotency_key_mismatch";
                         };
                     };
                 };
@@ -9795,6 +10188,35 @@ export interface components {
             /** @description Notifications with any of these tags. */
             tags?: string[];
             workflow?: string;
+        };
+        /**
+         * @example {
+         *       "applicationIdentifier": "5f0c3e9a2b7d41c8a6e0f2d3",
+         *       "hmacSecret": "9c1e…",
+         *       "hmacRequired": true,
+         *       "apiUrl": "https://clarion.example.com/novu",
+         *       "socketUrl": "wss://clarion.example.com/novu/socket"
+         *     }
+         */
+        InAppSettings: {
+            /** @description Public: pass it to the Inbox as `applicationIdentifier`. */
+            applicationIdentifier: string;
+            /** @description Keep it on your backend: `subscriberHash` = hex HMAC-SHA256(hmacSecret, subscriberId). Never send it to a browser. */
+            hmacSecret: string;
+            /** @description Whether a session without a correct `subscriberHash` is refused (401). */
+            hmacRequired: boolean;
+            /** @description The Inbox's `apiUrl`: Clarion's Novu-compatible prefix. */
+            apiUrl: string;
+            /** @description The Inbox's `socketUrl` (with `socketOptions: { socketType: 'cloud' }`). */
+            socketUrl: string;
+        };
+        /**
+         * @example {
+         *       "hmacRequired": true
+         *     }
+         */
+        InAppSettingsUpdate: {
+            hmacRequired: boolean;
         };
     };
     responses: never;

@@ -2,7 +2,7 @@ import { and, type Column, count, desc, eq, inArray, isNotNull, isNull, lt, sql,
 import type { BatchItem } from "drizzle-orm/batch";
 import { chunk, rowsPerStatement } from "../batch";
 import type { Db } from "../client";
-import { inAppNotifications } from "../schema";
+import { inAppNotifications, subscribers } from "../schema";
 
 export type InAppRow = typeof inAppNotifications.$inferSelect;
 export type InAppInsert = typeof inAppNotifications.$inferInsert;
@@ -80,6 +80,16 @@ export function inAppFeed(db: Db, environmentId: string, subscriberId: string) {
   };
 
   return {
+    /** Whether the subscriber exists here: an empty answer must tell "none yet" from "nobody". */
+    async subscriberExists(): Promise<boolean> {
+      const [row] = await db
+        .select({ id: subscribers.subscriberId })
+        .from(subscribers)
+        .where(and(eq(subscribers.environmentId, environmentId), eq(subscribers.subscriberId, subscriberId)))
+        .limit(1);
+      return row !== undefined;
+    },
+
     /** Newest first; the cursor is the last id of the previous page (ids are time-ordered). */
     async list(filter: InAppFilter, limit: number, after?: string): Promise<{ data: InAppRow[]; hasMore: boolean }> {
       const rows = await db

@@ -20,6 +20,7 @@ export const feedRoutes = createRouter();
 const inbox = scopedRepository((db, environmentId) => (subscriberId: string) => inboxService(db, environmentId, subscriberId));
 const tags = ["In-app"];
 const ID = /^msg_[0-9a-f]{32}$/;
+const missing = (id: string) => notFound("subscriber_not_found", `subscriber "${id}"`);
 
 feedRoutes.openapi(
   apiRoute({
@@ -31,7 +32,7 @@ feedRoutes.openapi(
     security,
     request: { params: FeedParams, query: InAppFeedQuery },
     responses: { 200: { description: "A page of notifications", content: json(InAppNotificationList) } },
-    errors: ["bad_request"],
+    errors: ["bad_request", "subscriber_not_found"],
   }),
   async (c) => {
     const { subscriberId } = c.req.valid("param");
@@ -39,7 +40,10 @@ feedRoutes.openapi(
     if (cursor !== undefined && !ID.test(cursor)) {
       throw new ApiError("bad_request", "Not a cursor of this list: pass the `nextCursor` of the previous page.");
     }
-    const page = await inbox(c)(subscriberId).feed.list(filterOf(query), limit, cursor);
+    const { feed } = inbox(c)(subscriberId);
+    const page = await feed.list(filterOf(query), limit, cursor);
+    // Only an empty page costs the existence check.
+    if (page.data.length === 0 && !(await feed.subscriberExists())) throw missing(subscriberId);
     const data = page.data.map(toNotification);
     return c.json({ data, nextCursor: page.hasMore ? (data.at(-1)?.id ?? null) : null }, 200);
   },
@@ -55,10 +59,14 @@ feedRoutes.openapi(
     security,
     request: { params: FeedParams, query: InAppCountsQuery },
     responses: { 200: { description: "The counts", content: json(InAppCounts) } },
+    errors: ["subscriber_not_found"],
   }),
   async (c) => {
     const { subscriberId } = c.req.valid("param");
-    return c.json(await inbox(c)(subscriberId).feed.counts(filterOf(c.req.valid("query"))), 200);
+    const { feed } = inbox(c)(subscriberId);
+    const counts = await feed.counts(filterOf(c.req.valid("query")));
+    if (counts.total === 0 && !(await feed.subscriberExists())) throw missing(subscriberId);
+    return c.json(counts, 200);
   },
 );
 
@@ -92,12 +100,14 @@ feedRoutes.openapi(
     security,
     request: { params: FeedParams, body: { required: true, content: json(InAppMarkAll) } },
     responses: { 200: { description: "How many changed, and the counts after", content: json(InAppMarkAllResult) } },
+    errors: ["subscriber_not_found"],
   }),
   async (c) => {
     const { subscriberId } = c.req.valid("param");
     const { filter, ...change } = c.req.valid("json");
     const service = inbox(c)(subscriberId);
     const ids = await service.changeAll(change, filterOf({ ...filter, tags: filter?.tags?.join(",") }));
+    if (ids.length === 0 && !(await service.feed.subscriberExists())) throw missing(subscriberId);
     return c.json({ updated: ids.length, counts: await service.feed.counts() }, 200);
   },
 );

@@ -93,3 +93,29 @@ export const InAppMarkAllResult = z.object({ updated: z.number().int(), counts: 
 export const NotificationParams = z.object({ subscriberId: z.string().min(1).max(256), messageId: z.string().min(1).max(64) });
 export const FeedParams = NotificationParams.pick({ subscriberId: true });
 export type InAppCounts = z.infer<typeof InAppCounts>;
+
+export const InAppSettings = z
+  .object({
+    applicationIdentifier: z.string().openapi({ description: "Public: pass it to the Inbox as `applicationIdentifier`." }),
+    hmacSecret: z.string().openapi({
+      description: "Keep it on your backend: `subscriberHash` = hex HMAC-SHA256(hmacSecret, subscriberId). Never send it to a browser.",
+    }),
+    hmacRequired: z.boolean().openapi({ description: "Whether a session without a correct `subscriberHash` is refused (401)." }),
+    apiUrl: z.string().openapi({ description: "The Inbox's `apiUrl`: Clarion's Novu-compatible prefix." }),
+    socketUrl: z.string().openapi({ description: "The Inbox's `socketUrl` (with `socketOptions: { socketType: 'cloud' }`)." }),
+  })
+  .openapi("InAppSettings", {
+    example: {
+      applicationIdentifier: "5f0c3e9a2b7d41c8a6e0f2d3",
+      hmacSecret: "9c1e…",
+      hmacRequired: true,
+      apiUrl: "https://clarion.example.com/novu",
+      socketUrl: "wss://clarion.example.com/novu/socket",
+    },
+  });
+export type InAppSettings = z.infer<typeof InAppSettings>;
+
+export const InAppSettingsUpdate = z
+  .object({ hmacRequired: z.boolean() })
+  .strict()
+  .openapi("InAppSettingsUpdate", { example: { hmacRequired: true } });
