@@ -14,6 +14,7 @@ export const STATUS_BY_CODE = {
   workflow_not_found: 404,
   workflow_inactive: 422,
   workflow_exists: 409,
+  workflow_key_immutable: 422,
   subscriber_not_found: 404,
   subscriber_exists: 409,
   variable_not_found: 404,
@@ -60,6 +61,7 @@ export const TITLE_BY_CODE: Record<ErrorCode, string> = {
   workflow_not_found: "Workflow not found",
   workflow_inactive: "Workflow inactive",
   workflow_exists: "Workflow already exists",
+  workflow_key_immutable: "Workflow key is immutable",
   subscriber_not_found: "Subscriber not found",
   subscriber_exists: "Subscriber already exists",
   variable_not_found: "Variable not found",
@@ -93,7 +95,7 @@ export const TITLE_BY_CODE: Record<ErrorCode, string> = {
 export const MEANING_BY_CODE: Record<ErrorCode, string> = {
   bad_request: "any other client error; the status is kept",
   validation_failed:
-    "the body, query or path does not match the schema (each field in `errors`), or the payload does not match the workflow's `payloadSchema`",
+    "the body, query or path does not match the schema (each field in `errors`), or the payload does not match the workflow's `payloadSchema`, or a workflow's Liquid template does not parse (its path and the parser's message in `errors`)",
   malformed_json: "the body is not valid JSON",
   unsupported_media_type: "a body that is not `application/json`",
   unauthorized: "no key, an unknown key, a revoked key or one past its rotation overlap, or an ended dashboard session",
@@ -104,6 +106,8 @@ export const MEANING_BY_CODE: Record<ErrorCode, string> = {
   workflow_not_found: "no workflow with that key in this environment",
   workflow_inactive: 'triggering a workflow with `"active": false`',
   workflow_exists: "creating a workflow whose key is taken",
+  workflow_key_immutable:
+    "`PUT /v1/workflows/{key}` with another `key` in the body: a key never changes; create the workflow under the new key (Duplicate), then delete the old one",
   subscriber_not_found: "reading, erasing or setting preferences of an unknown subscriber",
   subscriber_exists: "Novu's `POST /novu/v2/subscribers?failIfExists=true` for a subscriber that exists",
   variable_not_found: "no variable with that key in this environment",
