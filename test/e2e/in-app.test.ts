@@ -65,6 +65,23 @@ describe("in_app channel", () => {
     expect(await counts(key, subscriberId)).toEqual({ total: 1, unread: 1, unseen: 1, archived: 0 });
   });
 
+  it("takes a trigger's overrides.in_app over the rendered fields", async () => {
+    const { key, workflow } = await inAppSetup();
+    const subscriberId = unique("sub");
+    const transactionId = await trigger(key, {
+      workflow,
+      to: { subscriberId },
+      payload: { orderId: "O-1" },
+      overrides: { in_app: { subject: "Overridden", primaryAction: { label: "Open" }, avatar: 42 } },
+    });
+    await settledMessages(key, transactionId, 1);
+    expect((await feed(key, subscriberId)).body.data[0]).toMatchObject({
+      subject: "Overridden",
+      primaryAction: { label: "Open" },
+      avatar: "https://cdn.example.com/O-1.png",
+    });
+  });
+
   it("skips the step for a subscriber who opted out of in_app", async () => {
     const { key, workflow } = await inAppSetup();
     const subscriberId = unique("sub");
@@ -75,6 +92,23 @@ describe("in_app channel", () => {
     const [message] = await settledMessages(key, transactionId, 1);
     expect(message).toMatchObject({ status: "skipped", error: null });
     expect((await feed(key, subscriberId)).body).toEqual({ data: [], nextCursor: null });
+  });
+
+  it("previews an in_app step as it will be stored", async () => {
+    const { key } = await createEnvironment();
+    const res = await api<{ steps: { id: string; content: Record<string, unknown> }[] }>(key, "POST", "/v1/workflows/preview", {
+      workflow: { steps: [IN_APP_STEP] },
+      payload: { orderId: "V-1" },
+      subscriber: { firstName: "Ada" },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.steps[0]?.content).toEqual({
+      subject: "Order V-1",
+      body: "Hi Ada, order V-1 shipped",
+      avatar: "https://cdn.example.com/V-1.png",
+      primaryAction: { label: "Track", redirect: { url: "https://shop.example.com/o/V-1", target: "_blank" } },
+      data: { orderId: "V-1" },
+    });
   });
 
   it("refuses an in_app step without a body", async () => {
