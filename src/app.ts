@@ -6,6 +6,8 @@ import { preferenceLinksRoutes } from "./features/preference-links/routes";
 import { unsubscribeRoutes } from "./features/preference-links/unsubscribe-routes";
 import { preferencePageRoutes } from "./features/preference-links/page-routes";
 import { messagesRoutes } from "./features/messages/routes";
+import { feedRoutes } from "./features/in-app/feed-routes";
+import { settingsRoutes } from "./features/in-app/settings-routes";
 import { subscribersRoutes } from "./features/subscribers/routes";
 import { suppressionsRoutes } from "./features/suppressions/routes";
 import { topicsRoutes } from "./features/topics/routes";
@@ -108,6 +110,8 @@ function keyedRoutes() {
   routes.route("/", integrationsRoutes);
   routes.route("/", topicsRoutes);
   routes.route("/", suppressionsRoutes);
+  routes.route("/", feedRoutes);
+  routes.route("/", settingsRoutes);
   return routes;
 }
 

@@ -18,6 +18,10 @@ export const MESSAGE_STATUSES = [
   "undeliverable",
   "skipped",
   "cancelled",
+  // In-app tracking: what the subscriber did in their Inbox.
+  "seen",
+  "read",
+  "archived",
 ] as const;
 export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
 

@@ -27,6 +27,9 @@ export function addressesFor(channel: Channel, profile: RecipientProfile, integr
       return matching(profile.pushTokens);
     case "chat":
       return matching(profile.chatWebhooks);
+    case "in_app":
+      // The Inbox is addressed by the subscriber itself.
+      return [profile.subscriberId];
   }
 }
 
@@ -35,7 +38,7 @@ export function addressesFor(channel: Channel, profile: RecipientProfile, integr
  * token identifies a device, so both are shortened; emails and phone numbers stay readable.
  */
 export function displayAddress(channel: Channel, address: string): string {
-  if (channel === "email" || channel === "sms") return address;
+  if (channel === "email" || channel === "sms" || channel === "in_app") return address;
   if (/^https?:\/\//.test(address)) {
     try {
       return `${new URL(address).origin}/…${address.slice(-4)}`;

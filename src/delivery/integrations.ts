@@ -5,6 +5,16 @@ import type { Channel } from "../engine/steps";
 import { CiphertextError, decryptJson, integrationAad } from "../lib/secrets";
 import type { IntegrationConfig } from "../providers/types";
 
+/** Clarion is the in-app channel's provider: every environment has it, with nothing to configure. */
+export const IN_APP_INTEGRATION: IntegrationConfig = {
+  id: "in_app",
+  provider: "clarion",
+  channel: "in_app",
+  credentials: {},
+  settings: {},
+  baseUrl: null,
+};
+
 /** The active integrations of an environment in failover order: primary first, then by priority (lowest first). */
 export async function activeIntegrations(db: Db, environmentId: string, encryptionKey: string | undefined) {
   const rows = await db
@@ -12,7 +22,7 @@ export async function activeIntegrations(db: Db, environmentId: string, encrypti
     .from(integrations)
     .where(and(eq(integrations.environmentId, environmentId), eq(integrations.active, true)))
     .orderBy(desc(integrations.primary), asc(integrations.priority), asc(integrations.createdAt));
-  const byChannel = new Map<Channel, IntegrationConfig[]>();
+  const byChannel = new Map<Channel, IntegrationConfig[]>([["in_app", [IN_APP_INTEGRATION]]]);
   for (const row of rows) {
     const config = await toConfig(row, encryptionKey);
     byChannel.set(config.channel, [...(byChannel.get(config.channel) ?? []), config]);

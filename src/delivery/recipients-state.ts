@@ -51,7 +51,7 @@ export interface Recipient {
 }
 
 export interface Loaded {
-  workflow: { key: string; name: string; critical: boolean; unsubscribe: UnsubscribeScope; steps: Step[] } | null;
+  workflow: { key: string; name: string; critical: boolean; unsubscribe: UnsubscribeScope; tags?: string[]; steps: Step[] } | null;
   recipients: Map<string, Recipient>;
   existing: Map<string, MessageRow>;
   integrations: Map<string, IntegrationConfig[]>;
@@ -92,6 +92,7 @@ export async function load(ctx: DeliveryContext, job: RecipientsJob, trigger: Tr
           name: workflows.name,
           critical: workflows.critical,
           unsubscribe: workflows.unsubscribe,
+          tags: workflows.tags,
           steps: workflows.steps,
         })
         .from(workflows)
@@ -120,7 +121,7 @@ export async function load(ctx: DeliveryContext, job: RecipientsJob, trigger: Tr
     environmentData(db, env, environmentId, ctx.environments),
   ]);
   const [workflowRows, subscriberRows, channelRows, messageRows, suppressedProfiles, suppressedChannels] = reads as [
-    Pick<typeof workflows.$inferSelect, "key" | "name" | "critical" | "unsubscribe" | "steps">[],
+    Pick<typeof workflows.$inferSelect, "key" | "name" | "critical" | "unsubscribe" | "tags" | "steps">[],
     (typeof subscribers.$inferSelect)[],
     (typeof subscriberChannels.$inferSelect)[],
     MessageRow[],

@@ -83,6 +83,7 @@ export async function runRecipients(ctx: DeliveryContext, job: RecipientsJob, tr
       existing: loaded.existing,
       suppressed: loaded.suppressed,
       secrets: loaded.secrets,
+      workflowTags: loaded.workflow.tags ?? [],
     };
     const plan = planChannelStep(step, index, running, loaded, trigger, startedAt);
     if (plan.sends.length === 0 && plan.finals.length === 0) continue;

@@ -1,5 +1,5 @@
 import type { ContentByChannel } from "../engine/content";
-import type { Channel } from "../engine/steps";
+import type { Channel, ProviderChannel } from "../engine/steps";
 import type { DestinationOptions } from "../lib/destinations";
 import { destinationSignal } from "../providers/destination-scope";
 import { providerFor } from "../providers/registry";
@@ -98,7 +98,7 @@ export async function sendMessage<C extends Channel>(
   const outcomes = await Promise.all(
     addresses.map((to) =>
       adapter
-        .send({ ...request, to, content: request.content as ContentByChannel[Channel] } as SendRequest<Channel>, {
+        .send({ ...request, to, content: request.content as ContentByChannel[ProviderChannel] } as SendRequest<ProviderChannel>, {
           integration,
           signal,
           capture: (c) => captures.push(c),

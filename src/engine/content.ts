@@ -1,3 +1,6 @@
+import type { InAppContent } from "../db/schema/in-app";
+
+export type { InAppActionContent, InAppContent, InAppRedirectContent } from "../db/schema/in-app";
 /** What a channel step renders to, before a provider adapter turns it into its own request. */
 export interface EmailContent {
   subject: string;
@@ -29,6 +32,7 @@ export interface ContentByChannel {
   sms: SmsContent;
   push: PushContent;
   chat: ChatContent;
+  in_app: InAppContent;
 }
 
 /** The status of earlier steps, as conditions and templates see them under `steps.<id>`. */

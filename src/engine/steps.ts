@@ -68,6 +68,21 @@ export const PushTemplate = z
   })
   .strict();
 export const ChatTemplate = z.object({ text: Liquid.min(1), blocks: z.array(z.record(z.string(), z.unknown())).optional() }).strict();
+const InAppRedirect = z
+  .object({ url: Liquid.min(1), target: z.enum(["_self", "_blank", "_parent", "_top", "_unfencedTop"]).optional() })
+  .strict();
+const InAppAction = z.object({ label: Liquid.min(1), redirect: InAppRedirect.optional() }).strict();
+export const InAppTemplate = z
+  .object({
+    subject: Liquid.optional(),
+    body: Liquid.min(1),
+    avatar: Liquid.optional(),
+    primaryAction: InAppAction.optional(),
+    secondaryAction: InAppAction.optional(),
+    redirect: InAppRedirect.optional(),
+    data: z.record(z.string(), z.unknown()).optional(),
+  })
+  .strict();
 
 const STEP_ID = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "Step ids use letters, digits, - and _ (at most 64).");
 const stepBase = { id: STEP_ID, name: z.string().max(256).optional(), if: Condition.optional() };
@@ -90,6 +105,10 @@ export const EmailStep = z
 export const SmsStep = z.object({ ...stepBase, type: z.literal("sms"), template: SmsTemplate, locales: locales(SmsTemplate) }).strict();
 export const PushStep = z.object({ ...stepBase, type: z.literal("push"), template: PushTemplate, locales: locales(PushTemplate) }).strict();
 export const ChatStep = z.object({ ...stepBase, type: z.literal("chat"), template: ChatTemplate, locales: locales(ChatTemplate) }).strict();
+/** Stored by Clarion itself and read through the Inbox: no provider, no address. */
+export const InAppStep = z
+  .object({ ...stepBase, type: z.literal("in_app"), template: InAppTemplate, locales: locales(InAppTemplate) })
+  .strict();
 
 export const LocalTime = z
   .object({
@@ -119,11 +138,15 @@ export const ThrottleStep = z
   .strict();
 
 export const Step = z
-  .discriminatedUnion("type", [EmailStep, SmsStep, PushStep, ChatStep, DelayStep, DigestStep, ThrottleStep])
+  .discriminatedUnion("type", [EmailStep, SmsStep, PushStep, ChatStep, InAppStep, DelayStep, DigestStep, ThrottleStep])
   .openapi("Step");
 export type Step = z.infer<typeof Step>;
 
-export const CHANNELS = ["email", "sms", "push", "chat"] as const;
+/** Channels a provider integration sends through. */
+export const PROVIDER_CHANNELS = ["email", "sms", "push", "chat"] as const;
+export type ProviderChannel = (typeof PROVIDER_CHANNELS)[number];
+/** Every channel a step can deliver on: the provider channels and Clarion's own in-app inbox. */
+export const CHANNELS = [...PROVIDER_CHANNELS, "in_app"] as const;
 export type Channel = (typeof CHANNELS)[number];
 export type ChannelStep = Extract<Step, { type: Channel }>;
 export const isChannelStep = (step: Step): step is ChannelStep => (CHANNELS as readonly string[]).includes(step.type);

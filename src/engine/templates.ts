@@ -1,6 +1,16 @@
 import { Liquid, type Template } from "liquidjs";
 import { type Channel, type ChannelStep, isChannelStep, type Step } from "./steps";
-import type { ChatContent, ContentByChannel, EmailContent, PushContent, SmsContent, TemplateContext } from "./content";
+import type {
+  ChatContent,
+  ContentByChannel,
+  EmailContent,
+  InAppActionContent,
+  InAppContent,
+  InAppRedirectContent,
+  PushContent,
+  SmsContent,
+  TemplateContext,
+} from "./content";
 import { localizedTemplate } from "./locale";
 
 export type RenderResult<C extends Channel> =
@@ -98,6 +108,19 @@ function renderBadge(badge: number | string | undefined, scope: TemplateContext)
 const compact = <T extends object>(content: T): T =>
   Object.fromEntries(Object.entries(content).filter(([, value]) => value !== undefined)) as T;
 
+function renderRedirect(redirect: { url: string; target?: string } | undefined, scope: TemplateContext): InAppRedirectContent | undefined {
+  if (redirect === undefined) return undefined;
+  return compact({ url: render(redirect.url, scope), target: redirect.target });
+}
+
+function renderAction(
+  action: { label: string; redirect?: { url: string; target?: string } } | undefined,
+  scope: TemplateContext,
+): InAppActionContent | undefined {
+  if (action === undefined) return undefined;
+  return compact({ label: render(action.label, scope), redirect: renderRedirect(action.redirect, scope) });
+}
+
 const renderers: { [C in Channel]: (template: TemplateOf<C>, scope: TemplateContext) => ContentByChannel[C] } = {
   email: (t, scope): EmailContent =>
     compact({
@@ -121,6 +144,16 @@ const renderers: { [C in Channel]: (template: TemplateOf<C>, scope: TemplateCont
     compact({
       text: render(t.text, scope),
       blocks: t.blocks === undefined ? undefined : (renderDeep(t.blocks, scope) as Record<string, unknown>[]),
+    }),
+  in_app: (t, scope): InAppContent =>
+    compact({
+      subject: renderOptional(t.subject, scope),
+      body: render(t.body, scope),
+      avatar: renderOptional(t.avatar, scope),
+      primaryAction: renderAction(t.primaryAction, scope),
+      secondaryAction: renderAction(t.secondaryAction, scope),
+      redirect: renderRedirect(t.redirect, scope),
+      data: t.data === undefined ? undefined : (renderDeep(t.data, scope) as Record<string, unknown>),
     }),
 };
 
@@ -153,6 +186,11 @@ const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typ
 const isBadge = (v: unknown): v is number => typeof v === "number" && Number.isInteger(v) && v >= 0;
 const isBlocks = (v: unknown): v is Record<string, unknown>[] => Array.isArray(v) && v.every(isRecord);
 
+const isRedirect = (v: unknown): v is InAppRedirectContent =>
+  isRecord(v) && isString(v.url) && (v.target === undefined || isString(v.target));
+const isAction = (v: unknown): v is InAppActionContent =>
+  isRecord(v) && isString(v.label) && (v.redirect === undefined || isRedirect(v.redirect));
+
 type FieldChecks<T> = { [K in keyof T]-?: (v: unknown) => v is NonNullable<T[K]> };
 
 // Delivery sets `headers` (List-Unsubscribe): a trigger may not override or drop them.
@@ -161,6 +199,15 @@ const overridable: { [C in Channel]: Partial<FieldChecks<ContentByChannel[C]>> }
   sms: { body: isString },
   push: { title: isString, body: isString, data: isRecord, badge: isBadge, sound: isString, imageUrl: isString },
   chat: { text: isString, blocks: isBlocks },
+  in_app: {
+    subject: isString,
+    body: isString,
+    avatar: isString,
+    primaryAction: isAction,
+    secondaryAction: isAction,
+    redirect: isRedirect,
+    data: isRecord,
+  },
 };
 
 function overlay<T extends object>(content: T, patch: Record<string, unknown>, checks: Partial<FieldChecks<T>>): T {

@@ -1,6 +1,6 @@
 import type { z } from "@hono/zod-openapi";
 import type { ContentByChannel } from "../engine/content";
-import type { Channel } from "../engine/steps";
+import type { Channel, ProviderChannel } from "../engine/steps";
 
 /** An integration as an adapter sees it: credentials already decrypted. */
 export interface IntegrationConfig {
@@ -83,7 +83,7 @@ export interface StatusWebhook {
 }
 
 /** One provider adapter per file; the registry maps provider ids to these. */
-export interface ProviderAdapter<C extends Channel = Channel> {
+export interface ProviderAdapter<C extends ProviderChannel = ProviderChannel> {
   id: string;
   channel: C;
   /** Shape of the integration's credentials and settings; the dashboard builds its form from it. */

@@ -102,7 +102,7 @@ describe.skipIf(!CHROMIUM)("the Subscribers pages", () => {
     await page.getByRole("status").filter({ hasText: "Saved." }).waitFor();
     let prefs = (await api<Preferences>("GET", `${path}/preferences`)).body;
     expect(prefs.workflows[workflow]).toEqual({ email: false });
-    expect(prefs.channels).toEqual({ email: true, sms: false, push: true, chat: true });
+    expect(prefs.channels).toEqual({ email: true, sms: false, push: true, chat: true, in_app: true });
 
     await page.getByLabel(`${workflow} email`).selectOption("");
     await page.getByLabel(`${workflow} push`).selectOption("on");

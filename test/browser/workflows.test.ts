@@ -357,6 +357,9 @@ describe.skipIf(!CHROMIUM)("the workflow editor's flow steps and nested conditio
     const chat = await add("chat");
     await chat.locator('[data-template="text"]').fill("Order {{ payload.orderId }}");
     await chat.getByLabel("Blocks").fill('[{ "type": "section" }]');
+    const bell = await add("in_app");
+    await bell.locator('[data-template="body"]').fill("Order {{ payload.orderId }} shipped");
+    await bell.getByLabel("Primary action").fill('{ "label": "Track {{ payload.orderId }}" }');
 
     await page.getByRole("button", { name: "Save" }).click();
     await page.getByText("Saved.").waitFor();
@@ -366,6 +369,11 @@ describe.skipIf(!CHROMIUM)("the workflow editor's flow steps and nested conditio
       { id: "throttle", type: "throttle", window: "P1D", limit: 3 },
       { id: "digest", type: "digest", window: "PT10M", mode: "fixed", key: "{{ payload.orderId }}" },
       { id: "chat", type: "chat", template: { text: "Order {{ payload.orderId }}", blocks: [{ type: "section" }] } },
+      {
+        id: "in_app",
+        type: "in_app",
+        template: { body: "Order {{ payload.orderId }} shipped", primaryAction: { label: "Track {{ payload.orderId }}" } },
+      },
     ]);
     expect(stored.body.steps[0]?.id).toBe("mail");
     expect(stored.body.steps[1]?.if).toEqual({

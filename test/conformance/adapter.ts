@@ -1,8 +1,8 @@
 import type { Capture, IntegrationConfig, ProviderAdapter, SendOutcome, SendRequest } from "../../src/providers/types";
-import type { Channel } from "../../src/engine/steps";
+import type { ProviderChannel } from "../../src/engine/steps";
 
 /** Runs one adapter send the way the delivery engine does, against a given base URL. */
-export async function sendWith<C extends Channel>(
+export async function sendWith<C extends ProviderChannel>(
   adapter: ProviderAdapter<C>,
   integration: Omit<IntegrationConfig, "id" | "provider" | "channel" | "settings"> & { settings?: Record<string, unknown> },
   request: Omit<SendRequest<C>, "messageId" | "providerOverrides" | "subscriber"> & Partial<SendRequest<C>>,

@@ -51,6 +51,7 @@ describe("GET /p/{token}", () => {
         "channel:sms",
         "channel:push",
         "channel:chat",
+        "channel:in_app",
         `workflow:${news}:email`,
         `workflow:${digest}:email`,
         `workflow:${digest}:sms`,
@@ -96,7 +97,7 @@ describe("POST /p/{token}", () => {
       "GET",
       `/v1/subscribers/${subscriberId}/preferences`,
     );
-    expect(prefs.body.channels).toEqual({ email: true, sms: false, push: true, chat: true });
+    expect(prefs.body.channels).toEqual({ email: true, sms: false, push: true, chat: true, in_app: false });
     expect(prefs.body.workflows[news]).toEqual({ email: false });
     expect(prefs.body.workflows[digest]).toEqual({ sms: true });
 
@@ -104,7 +105,7 @@ describe("POST /p/{token}", () => {
     const again = nonceOf(html);
     await post(path, [
       ["nonce", again],
-      ...["email", "sms", "push", "chat"].map((c): [string, string] => [`channel:${c}`, "on"]),
+      ...["email", "sms", "push", "chat", "in_app"].map((c): [string, string] => [`channel:${c}`, "on"]),
       [`workflow:${news}:email`, "on"],
       [`workflow:${digest}:email`, "on"],
       [`workflow:${digest}:sms`, "on"],
@@ -114,7 +115,7 @@ describe("POST /p/{token}", () => {
       "GET",
       `/v1/subscribers/${subscriberId}/preferences`,
     );
-    expect(back.body.channels).toEqual({ email: true, sms: true, push: true, chat: true });
+    expect(back.body.channels).toEqual({ email: true, sms: true, push: true, chat: true, in_app: true });
     expect(back.body.workflows[news]).toEqual({});
     expect(back.body.workflows[digest]).toEqual({});
   });

@@ -7,7 +7,7 @@ import { api } from "../request";
 
 type Problem = { code: string; errors?: { path: string; message: string }[] };
 
-const ALL_ON = { email: true, sms: true, push: true, chat: true };
+const ALL_ON = { email: true, sms: true, push: true, chat: true, in_app: true };
 const path = (subscriberId: string) => `/v1/subscribers/${encodeURIComponent(subscriberId)}/preferences`;
 
 let key: string;

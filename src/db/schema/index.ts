@@ -4,5 +4,6 @@ export * from "./workflows";
 export * from "./triggers";
 export * from "./suppressions";
 export * from "./idempotency";
+export * from "./in-app";
 export * from "./dashboard-sessions";
 export * from "./preference-links";

@@ -3,8 +3,8 @@ import { environmentId, json, timestamps } from "./columns";
 
 /** Opt-outs: `false` turns a channel off globally or for one workflow; critical workflows ignore them. */
 export interface SubscriberPreferences {
-  channels?: Partial<Record<"email" | "sms" | "push" | "chat", boolean>>;
-  workflows?: Record<string, Partial<Record<"email" | "sms" | "push" | "chat", boolean>>>;
+  channels?: Partial<Record<"email" | "sms" | "push" | "chat" | "in_app", boolean>>;
+  workflows?: Record<string, Partial<Record<"email" | "sms" | "push" | "chat" | "in_app", boolean>>>;
   quietHours?: { start: string; end: string } | null;
 }
 

@@ -64,17 +64,21 @@ export function reportResults(delivered: Delivered[], chain: IntegrationConfig[]
       ? result.outcome
       : { ...result.outcome, message: redactSecrets(result.outcome.message, scope.secrets) };
     if (outcome.ok) {
+      // Clarion is the in-app provider: stored is delivered.
+      const status: MessageStatus = step.type === "in_app" ? "delivered" : "sent";
       writes.update(
         environmentId,
         messageId,
-        "sent",
+        status,
         { ...base, providerMessageId: outcome.providerMessageId, errorCode: null, errorMessage: null },
         {
           status: "sent",
           detail: { provider: integration.provider, providerMessageId: outcome.providerMessageId },
         },
       );
-      transition(recipient, { type: "step", stepId: step.id, outcome: { status: "sent" } });
+      if (status === "delivered")
+        writes.event(environmentId, messageId, { status: "delivered", detail: { provider: integration.provider } });
+      transition(recipient, { type: "step", stepId: step.id, outcome: { status } });
       out.reports.push({ key, outcome: "sent", report: { providerMessageId: outcome.providerMessageId, ...base } });
       continue;
     }

@@ -17,6 +17,8 @@ export interface StepScope {
   suppressed: ReadonlySet<string>;
   /** Secret variable values: stored content never holds them, only the provider request does. */
   secrets: readonly string[];
+  /** The workflow's tags: an in-app notification carries them so an Inbox can filter by them. */
+  workflowTags?: readonly string[];
 }
 
 /** The send identity key the trigger's object claims: subscriber + step. */

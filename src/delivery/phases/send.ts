@@ -4,6 +4,7 @@ import type { IntegrationConfig } from "../../providers/types";
 import { normaliseAddress } from "../../lib/normalise-address";
 import { addressesFor, displayAddress } from "../addresses";
 import { integrationForAttempt, sendMessage, type SendResult } from "../send-message";
+import { storeInApp } from "../in-app-store";
 import { decorateEmail } from "../tracking-links";
 import { withListUnsubscribe } from "../list-unsubscribe";
 import type { Send } from "./record";
@@ -20,6 +21,7 @@ export interface Delivered {
 /** Calls the providers for every granted send of a step, in parallel: the failover chain picks each attempt's integration. */
 export function sendAll(env: Bindings, scope: StepScope, sends: Send[], chain: IntegrationConfig[]): Promise<Delivered[]> {
   const { step, trigger } = scope;
+  if (step.type === "in_app") return storeAll(scope, sends, chain[0]!);
   return Promise.all(
     sends.map(async (send): Promise<Delivered> => {
       const integration = integrationForAttempt(chain, send.attempts)!;
@@ -53,4 +55,13 @@ export function sendAll(env: Bindings, scope: StepScope, sends: Send[], chain: I
       return { send, integration, to: addresses.map((a) => displayAddress(step.type, a)).join(", "), result };
     }),
   );
+}
+
+/** The in-app step's sends: stored by Clarion in one batch rather than sent one by one. */
+async function storeAll(scope: StepScope, sends: Send[], integration: IntegrationConfig): Promise<Delivered[]> {
+  const results = await storeInApp(
+    scope,
+    sends.map((s) => ({ messageId: s.messageId, subscriberId: s.recipient.profile.subscriberId, content: s.content })),
+  );
+  return sends.map((send, i) => ({ send, integration, to: send.recipient.profile.subscriberId, result: results[i]! }));
 }

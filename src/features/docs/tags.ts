@@ -8,6 +8,7 @@ export const API_TAGS = [
   },
   { name: "Subscribers", description: "The people you notify: profiles, channel addresses, preferences, erasure." },
   { name: "Workflows", description: "What a trigger runs: steps, conditions, templates; preview before saving." },
+  { name: "In-app", description: "Each subscriber's in-app notifications (what their Inbox shows) and the Inbox settings." },
   { name: "Topics", description: "Named groups of subscribers to trigger at once." },
   { name: "Messages", description: "What each step produced for each recipient, its status and timeline; statistics; sandbox captures." },
   { name: "Integrations", description: "Provider accounts per channel, in failover order; the providers and their credentials." },

@@ -7,7 +7,7 @@ import { fieldErrors, type FieldError } from "../../lib/errors";
 import { newId } from "../../lib/ids";
 import { encryptJson, integrationAad, isUnboundCiphertext } from "../../lib/secrets";
 import { providerFor } from "../../providers/registry";
-import type { Channel } from "../../engine/steps";
+import type { ProviderChannel } from "../../engine/steps";
 import type { IntegrationConfig } from "../../providers/types";
 import { credentialIssues, credentialsJsonSchema, credentialsView, MASK, secretPaths, unmaskCredentials } from "./credentials";
 import { destinationsOf, movedDestinations, refusedDestinations } from "./destinations";
@@ -22,7 +22,7 @@ async function toIntegration(row: Row, encryptionKey: string | undefined): Promi
   return {
     id: row.id,
     provider: row.provider,
-    channel: row.channel as Channel,
+    channel: row.channel as ProviderChannel,
     name: row.name,
     active: row.active,
     primary: row.primary,
@@ -78,7 +78,7 @@ export function integrationsRepository(db: Db, environmentId: string, encryption
     },
 
     /** Pages by id, which is time-ordered: oldest first. */
-    async list(limit: number, after?: string, channel?: Channel): Promise<{ data: Integration[]; nextCursor: string | null }> {
+    async list(limit: number, after?: string, channel?: ProviderChannel): Promise<{ data: Integration[]; nextCursor: string | null }> {
       const rows = await db
         .select()
         .from(integrations)
@@ -96,7 +96,7 @@ export function integrationsRepository(db: Db, environmentId: string, encryption
     },
 
     /** `input` is validated (provider known, credentials of its form); `channel` is the provider's. */
-    async create(input: IntegrationInput, channel: Channel, now = new Date()): Promise<Integration> {
+    async create(input: IntegrationInput, channel: ProviderChannel, now = new Date()): Promise<Integration> {
       const id = newId("int");
       const insert = db
         .insert(integrations)

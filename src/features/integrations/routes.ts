@@ -5,7 +5,7 @@ import { apiRoute, createRouter, json, security } from "../../lib/openapi";
 import { scopedRepository } from "../../lib/scoped-repository";
 import { PROVIDERS, providerFor } from "../../providers/registry";
 import type { ProviderAdapter } from "../../providers/types";
-import { CHANNELS } from "../../engine/steps";
+import { PROVIDER_CHANNELS } from "../../engine/steps";
 import { checkIntegration, credentialsJsonSchema } from "./credentials";
 import { destinationsOf, refusedDestinations } from "./destinations";
 import { integrationsRepository } from "./repository";
@@ -39,7 +39,7 @@ integrationsRoutes.openapi(
     summary: "List the providers an integration can use",
     description: "Each provider's credentials as a JSON Schema, from the same zod schema that validates them.",
     security,
-    request: { query: z.object({ channel: z.enum(CHANNELS).optional() }) },
+    request: { query: z.object({ channel: z.enum(PROVIDER_CHANNELS).optional() }) },
     responses: { 200: { description: "Every registered provider", content: json(ProviderList) } },
   }),
   (c) => {

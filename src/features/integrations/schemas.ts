@@ -2,7 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { byteLength } from "../../lib/crypto";
 import { MAX_CREDENTIALS_BYTES } from "../../lib/json-limits";
 import { providerFor } from "../../providers/registry";
-import { CHANNELS } from "../../engine/steps";
+import { PROVIDER_CHANNELS } from "../../engine/steps";
 import { credentialIssues, MASK } from "./credentials";
 import { pageOf, pageQuery } from "../../lib/pagination";
 
@@ -90,7 +90,7 @@ export type IntegrationUpdate = z.infer<typeof IntegrationUpdate>;
 export const Integration = IntegrationFields.extend({
   id: z.string(),
   provider: z.string(),
-  channel: z.enum(CHANNELS),
+  channel: z.enum(PROVIDER_CHANNELS),
   credentials: z.record(z.string(), z.unknown()).openapi({
     description: `Secrets (\`writeOnly\` in the provider's schema, and any field it does not describe) show at most their first four characters, then "${MASK}"; other settings (a sender, an account id, a public URL) are shown as stored.`,
   }),
@@ -105,7 +105,7 @@ export const IntegrationIdParam = z.object({
   id: z.string().openapi({ param: { name: "id", in: "path" }, example: "int_019a2b3c4d5e7f8091a2b3c4d5e6f708" }),
 });
 
-export const IntegrationListQuery = pageQuery(100).extend({ channel: z.enum(CHANNELS).optional() });
+export const IntegrationListQuery = pageQuery(100).extend({ channel: z.enum(PROVIDER_CHANNELS).optional() });
 
 export const IntegrationList = pageOf(Integration).openapi("IntegrationList");
 export type IntegrationList = z.infer<typeof IntegrationList>;
@@ -124,7 +124,7 @@ export type IntegrationCheck = z.infer<typeof IntegrationCheck>;
 export const Provider = z
   .object({
     id: z.string(),
-    channel: z.enum(CHANNELS),
+    channel: z.enum(PROVIDER_CHANNELS),
     credentials: z
       .record(z.string(), z.unknown())
       .openapi({ description: "JSON Schema (draft 2020-12) of the credentials an integration needs." }),

@@ -21,6 +21,10 @@ const RANK: Record<MessageStatus, number> = {
   undeliverable: 3.5,
   opened: 4,
   clicked: 5,
+  // An in-app message's Inbox life: it is never opened or clicked, so these only order among themselves.
+  seen: 3.6,
+  read: 3.7,
+  archived: 3.8,
   skipped: 9,
   cancelled: 9,
 };

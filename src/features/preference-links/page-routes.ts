@@ -22,7 +22,13 @@ import { resolveLink, type LinkTarget } from "./resolve";
 /** The hosted preference page: a plain form, no script, the link's token as the only credential. */
 export const preferencePageRoutes = createRouter();
 
-const CHANNEL_NAMES = { email: "Email", sms: "Text messages (SMS)", push: "Push notifications", chat: "Chat" } as const;
+const CHANNEL_NAMES = {
+  email: "Email",
+  sms: "Text messages (SMS)",
+  push: "Push notifications",
+  chat: "Chat",
+  in_app: "In-app notifications",
+} as const;
 
 const checkbox = (name: string, label: string, checked: boolean) =>
   html`<label><input type="checkbox" name="${name}" value="on"${checked ? html` checked` : ""}> ${label}</label>`;

@@ -1,3 +1,4 @@
+import { deleteSubscriberNotifications } from "../../db/queries/in-app";
 import { and, eq, inArray, or, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { createDb, type Db } from "../../db/client";
@@ -109,6 +110,8 @@ async function eraseRecords(db: Db, environmentId: string, subscriberId: string)
       .delete(subscribers)
       .where(and(eq(subscribers.environmentId, environmentId), eq(subscribers.subscriberId, subscriberId)))
       .returning({ preferences: subscribers.preferences }),
+    // Their Inbox goes with them: the in-app notifications hold the rendered content.
+    deleteSubscriberNotifications(db, environmentId, subscriberId),
     ...replays,
   ]);
   return {

@@ -6,7 +6,7 @@ const WorkflowKey = z.string().regex(/^[a-z0-9][a-z0-9._-]{0,63}$/, "Use a workf
 const MAX_WORKFLOW_ENTRIES = 200;
 
 export const ChannelFlags = z
-  .object({ email: z.boolean(), sms: z.boolean(), push: z.boolean(), chat: z.boolean() })
+  .object({ email: z.boolean(), sms: z.boolean(), push: z.boolean(), chat: z.boolean(), in_app: z.boolean() })
   .strict()
   .openapi("ChannelFlags", { description: "`false` opts the subscriber out of a channel." });
 
@@ -16,7 +16,13 @@ const WorkflowChannelFlags = ChannelFlags.partial().openapi({
 
 /** A flag given as `null` is removed (json_patch), so that workflow follows the global flag again. */
 const WorkflowChannelFlagsUpdate = z
-  .object({ email: z.boolean().nullable(), sms: z.boolean().nullable(), push: z.boolean().nullable(), chat: z.boolean().nullable() })
+  .object({
+    email: z.boolean().nullable(),
+    sms: z.boolean().nullable(),
+    push: z.boolean().nullable(),
+    chat: z.boolean().nullable(),
+    in_app: z.boolean().nullable(),
+  })
   .partial()
   .strict()
   .openapi({ description: "Flags given replace the stored ones; a flag set to `null` is removed, so it follows the global flag again." });

@@ -95,7 +95,7 @@ export const SubscriberDetail = Subscriber.extend({
       push: [{ provider: "fcm", token: "fcm-••••" }],
       chat: [{ provider: "slack", webhookUrl: "http••••" }],
     },
-    preferences: { channels: { email: true, sms: false, push: true, chat: true }, workflows: {}, quietHours: null },
+    preferences: { channels: { email: true, sms: false, push: true, chat: true, in_app: true }, workflows: {}, quietHours: null },
     topics: ["beta-testers"],
   },
 });

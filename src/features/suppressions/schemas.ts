@@ -1,12 +1,12 @@
 import { z } from "@hono/zod-openapi";
 import { SUPPRESSION_REASONS } from "../../contract/suppressions";
-import { CHANNELS } from "../../engine/steps";
+import { PROVIDER_CHANNELS } from "../../engine/steps";
 import { pageOf, pageQuery } from "../../lib/pagination";
 
 export const Suppression = z
   .object({
     address: z.string().openapi({ description: "Normalised: a lower-cased email, an E.164 phone, a push token or a chat webhook URL." }),
-    channel: z.enum(CHANNELS),
+    channel: z.enum(PROVIDER_CHANNELS),
     reason: z.enum(SUPPRESSION_REASONS).openapi({
       description:
         "`hard_bounce`, `complaint` and `unsubscribed` come from a provider's status webhook; `invalid_recipient` from a provider's answer to a send.",
@@ -29,7 +29,7 @@ export type Suppression = z.infer<typeof Suppression>;
 
 export const SuppressionQuery = z
   .object({
-    channel: z.enum(CHANNELS).optional(),
+    channel: z.enum(PROVIDER_CHANNELS).optional(),
     reason: z.enum(SUPPRESSION_REASONS).optional(),
     address: z.string().trim().min(1).max(2048).optional().openapi({ description: "One address, in any case or phone formatting." }),
   })

@@ -1,12 +1,12 @@
 import { z } from "@hono/zod-openapi";
-import type { Channel } from "../../engine/steps";
+import type { ProviderChannel } from "../../engine/steps";
 import type { ProviderAdapter } from "../types";
 
 /**
  * Local sandbox providers: they send nothing and record what would have been sent, so a
  * development environment works without any provider account.
  */
-function sandbox<C extends Channel>(channel: C): ProviderAdapter<C> {
+function sandbox<C extends ProviderChannel>(channel: C): ProviderAdapter<C> {
   return {
     id: `sandbox-${channel}`,
     channel,

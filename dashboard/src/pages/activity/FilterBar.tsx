@@ -3,7 +3,7 @@ import { MESSAGE_STATUSES, TRIGGER_STATUSES } from "../../../../src/contract/sta
 import { type Filters, RANGES, type Tab, type FilterKey } from "./filters";
 
 const RANGE_LABELS: Record<string, string> = { "1h": "Last hour", "24h": "Last 24 hours", "7d": "Last 7 days", "30d": "Last 30 days" };
-const CHANNELS = ["email", "sms", "push", "chat"] as const;
+const CHANNELS = ["email", "sms", "push", "chat", "in_app"] as const;
 /** The fields typed into rather than chosen. */
 export const TYPED = ["workflow", "subscriberId", "transactionId", "provider"] as const;
 const TEXT_FIELDS: { key: FilterKey; label: string; placeholder: string }[] = [

@@ -21,6 +21,9 @@ const TONE: Record<Status, string> = {
   undeliverable: "bad",
   skipped: "",
   cancelled: "",
+  seen: "ok",
+  read: "ok",
+  archived: "",
 };
 
 /** The subscriber's latest messages, newest first, each opening in Activity. */

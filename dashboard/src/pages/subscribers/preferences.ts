@@ -6,8 +6,8 @@ export type Channel = keyof Preferences["channels"];
 export type Overrides = Preferences["workflows"];
 type WorkflowUpdate = NonNullable<PreferencesUpdate["workflows"]>[string];
 
-export const CHANNELS: Channel[] = ["email", "sms", "push", "chat"];
-export const CHANNEL_LABEL: Record<Channel, string> = { email: "Email", sms: "SMS", push: "Push", chat: "Chat" };
+export const CHANNELS: Channel[] = ["email", "sms", "push", "chat", "in_app"];
+export const CHANNEL_LABEL: Record<Channel, string> = { email: "Email", sms: "SMS", push: "Push", chat: "Chat", in_app: "In-app" };
 
 /**
  * The update that turns `before` into the edited overrides. The API merges (json_patch), so a

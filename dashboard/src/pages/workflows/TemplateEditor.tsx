@@ -30,6 +30,23 @@ const FIELDS: Record<ChannelStep["type"], TemplateField[]> = {
     { name: "badge", label: "Badge", placeholder: "3, or {{ payload.unread }}" },
   ],
   chat: [{ name: "text", label: "Text", multiline: true, required: true }],
+  in_app: [
+    { name: "subject", label: "Subject", placeholder: "Order {{ payload.orderId }} has shipped" },
+    { name: "body", label: "Body", multiline: true, required: true, placeholder: "Hi {{ subscriber.firstName }}, it is on its way." },
+    { name: "avatar", label: "Avatar URL" },
+  ],
+};
+
+/** Template fields that are JSON rather than one Liquid string: every string inside is Liquid. */
+const JSON_FIELDS: Partial<Record<ChannelStep["type"], { name: string; label: string; kind: "object" | "array" }[]>> = {
+  push: [{ name: "data", label: "Data", kind: "object" }],
+  chat: [{ name: "blocks", label: "Blocks", kind: "array" }],
+  in_app: [
+    { name: "primaryAction", label: "Primary action ({ label, redirect: { url } })", kind: "object" },
+    { name: "secondaryAction", label: "Secondary action", kind: "object" },
+    { name: "redirect", label: "Redirect ({ url, target })", kind: "object" },
+    { name: "data", label: "Data", kind: "object" },
+  ],
 };
 
 type Template = Record<string, unknown>;
@@ -124,21 +141,22 @@ export function TemplateEditor({ step, path, onChange }: { step: ChannelStep; pa
             onChange={(text) => setField(field.name, Boolean(field.required), text)}
           />
         ))}
-        {current === null && (step.type === "push" || step.type === "chat") ? (
-          <JsonTemplateField
-            key={step.id}
-            label={step.type === "push" ? "Data" : "Blocks"}
-            kind={step.type === "push" ? "object" : "array"}
-            path={`${path}.template.${step.type === "push" ? "data" : "blocks"}`}
-            value={step.type === "push" ? step.template.data : step.template.blocks}
-            onChange={(value) => {
-              const name = step.type === "push" ? "data" : "blocks";
-              const template: Template = { ...base, [name]: value };
-              if (value === undefined) delete template[name];
-              onChange({ ...step, template } as ChannelStep);
-            }}
-          />
-        ) : null}
+        {current === null
+          ? (JSON_FIELDS[step.type] ?? []).map((field) => (
+              <JsonTemplateField
+                key={`${step.id}:${field.name}`}
+                label={field.label}
+                kind={field.kind}
+                path={`${path}.template.${field.name}`}
+                value={base[field.name]}
+                onChange={(value) => {
+                  const template: Template = { ...base, [field.name]: value };
+                  if (value === undefined) delete template[field.name];
+                  onChange({ ...step, template } as ChannelStep);
+                }}
+              />
+            ))
+          : null}
       </div>
     </section>
   );

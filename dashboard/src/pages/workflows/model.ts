@@ -9,9 +9,9 @@ export type StepType = Step["type"];
 export type Condition = components["schemas"]["Condition"];
 export type Leaf = Extract<Condition, { op: unknown }>;
 export type Op = Leaf["op"];
-export type ChannelStep = Extract<Step, { type: "email" | "sms" | "push" | "chat" }>;
+export type ChannelStep = Extract<Step, { type: "email" | "sms" | "push" | "chat" | "in_app" }>;
 
-export const CHANNEL_TYPES = ["email", "sms", "push", "chat"] as const;
+export const CHANNEL_TYPES = ["email", "sms", "push", "chat", "in_app"] as const;
 export const STEP_TYPES: StepType[] = [...CHANNEL_TYPES, "delay", "digest", "throttle"];
 export const isChannelStep = (step: Step): step is ChannelStep => (CHANNEL_TYPES as readonly string[]).includes(step.type);
 
@@ -98,6 +98,8 @@ export function newStep(type: StepType, taken: string[]): Step {
       return { id, type, template: { title: "", body: "" } };
     case "chat":
       return { id, type, template: { text: "" } };
+    case "in_app":
+      return { id, type, template: { body: "" } };
     case "delay":
       return { id, type, for: "PT15M" };
     case "digest":

@@ -1,0 +1,59 @@
+import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { environmentId, json, timestamps } from "./columns";
+
+/** What an in_app step renders to and the Inbox shows. */
+export interface InAppRedirectContent {
+  url: string;
+  target?: string;
+}
+export interface InAppActionContent {
+  label: string;
+  redirect?: InAppRedirectContent;
+}
+export interface InAppContent {
+  subject?: string;
+  body: string;
+  avatar?: string;
+  primaryAction?: InAppActionContent;
+  secondaryAction?: InAppActionContent;
+  redirect?: InAppRedirectContent;
+  data?: Record<string, unknown>;
+}
+
+/**
+ * A subscriber's in-app notification: the `in_app` message (same id) as its Inbox shows it.
+ * Seen, read and archived are moments rather than flags, so the timeline and the feed agree.
+ */
+export const inAppNotifications = sqliteTable(
+  "in_app_notifications",
+  {
+    id: text("id").primaryKey(),
+    environmentId: environmentId(),
+    subscriberId: text("subscriber_id").notNull(),
+    transactionId: text("transaction_id").notNull(),
+    workflowKey: text("workflow_key").notNull(),
+    stepId: text("step_id").notNull(),
+    content: json<InAppContent>("content").notNull(),
+    tags: json<string[]>("tags").notNull(),
+    seenAt: integer("seen_at", { mode: "timestamp_ms" }),
+    readAt: integer("read_at", { mode: "timestamp_ms" }),
+    archivedAt: integer("archived_at", { mode: "timestamp_ms" }),
+    snoozedUntil: integer("snoozed_until", { mode: "timestamp_ms" }),
+    /** `primary` or `secondary`: the action the subscriber completed. */
+    completedAction: text("completed_action"),
+    ...timestamps,
+  },
+  (t) => [
+    // The feed (newest first: ids are time-ordered, one page per seek) and the exact counts both read this index.
+    index("in_app_env_subscriber_idx").on(t.environmentId, t.subscriberId, t.id),
+  ],
+);
+
+/** Each environment's Inbox identity: the public application identifier and the HMAC secret for subscriber hashes. */
+export const inAppSettings = sqliteTable("in_app_settings", {
+  environmentId: text("environment_id").primaryKey(),
+  applicationIdentifier: text("application_identifier").notNull().unique(),
+  hmacSecret: text("hmac_secret").notNull(),
+  hmacRequired: integer("hmac_required", { mode: "boolean" }).notNull(),
+  ...timestamps,
+});

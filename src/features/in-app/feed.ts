@@ -1,0 +1,85 @@
+import type { Db } from "../../db/client";
+import type { InAppChange, InAppFilter, InAppRow } from "../../db/queries/in-app";
+import { inAppFeed } from "../../db/queries/in-app";
+import { applyStatuses, type IncomingStatus } from "../messages/status";
+import type { InAppNotification } from "./schemas";
+
+const iso = (d: Date | null) => (d ? d.toISOString() : null);
+
+export function toNotification(row: InAppRow): InAppNotification {
+  const c = row.content;
+  return {
+    id: row.id,
+    subscriberId: row.subscriberId,
+    transactionId: row.transactionId,
+    workflow: row.workflowKey,
+    stepId: row.stepId,
+    subject: c.subject ?? null,
+    body: c.body,
+    avatar: c.avatar ?? null,
+    primaryAction: c.primaryAction ?? null,
+    secondaryAction: c.secondaryAction ?? null,
+    redirect: c.redirect ?? null,
+    data: c.data ?? null,
+    tags: row.tags,
+    seen: row.seenAt !== null,
+    read: row.readAt !== null,
+    archived: row.archivedAt !== null,
+    seenAt: iso(row.seenAt),
+    readAt: iso(row.readAt),
+    archivedAt: iso(row.archivedAt),
+    createdAt: row.createdAt.toISOString(),
+  };
+}
+
+/** The query-string form of the filters (`tags=a,b`, `workflow=`) as the feed reads them. */
+export const filterOf = (q: { read?: boolean; seen?: boolean; archived?: boolean; tags?: string; workflow?: string }): InAppFilter => ({
+  read: q.read,
+  seen: q.seen,
+  archived: q.archived,
+  tags: q.tags
+    ?.split(",")
+    .map((t) => t.trim())
+    .filter(Boolean),
+  workflowKey: q.workflow,
+});
+
+/** What a change adds to each message's timeline: only the moments it set, not the ones it cleared. */
+const trackingOf = (change: InAppChange, at: Date): IncomingStatus[] => [
+  ...(change.seen === true || change.read === true ? [{ status: "seen" as const, at }] : []),
+  ...(change.read === true ? [{ status: "read" as const, at }] : []),
+  ...(change.archived === true ? [{ status: "archived" as const, at }] : []),
+];
+
+/**
+ * Changes to one subscriber's Inbox, from the API or the browser alike: the notification rows
+ * and the messages' tracking events move together.
+ */
+export function inboxService(db: Db, environmentId: string, subscriberId: string) {
+  const feed = inAppFeed(db, environmentId, subscriberId);
+  const track = async (ids: string[], change: InAppChange, now: Date) => {
+    const reports = trackingOf(change, now);
+    if (reports.length === 0 || ids.length === 0) return;
+    await applyStatuses(
+      db,
+      ids.flatMap((messageId) => reports.map((report) => ({ messageId, report }))),
+    );
+  };
+  return {
+    feed,
+    async change(id: string, change: InAppChange, now = new Date()): Promise<InAppRow | null> {
+      const row = await feed.update(id, change, now);
+      if (row) await track([row.id], change, now);
+      return row;
+    },
+    async changeAll(change: InAppChange, filter: InAppFilter, now = new Date()): Promise<string[]> {
+      // With one flag, only the notifications it changes are touched (and tracked), not every match.
+      const given = (["read", "seen", "archived"] as const).filter((k) => change[k] !== undefined);
+      const only = given.length === 1 ? given[0]! : undefined;
+      const narrowed = only && filter[only] === undefined ? { ...filter, [only]: !change[only] } : filter;
+      const ids = await feed.updateAll(change, narrowed, now);
+      await track(ids, change, now);
+      return ids;
+    },
+  };
+}

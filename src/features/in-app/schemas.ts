@@ -1,0 +1,121 @@
+import { z } from "@hono/zod-openapi";
+import { pageQuery } from "../../lib/pagination";
+
+const Redirect = z.object({ url: z.string(), target: z.string().optional() }).openapi("InAppRedirect");
+const Action = z.object({ label: z.string(), redirect: Redirect.optional() }).openapi("InAppAction");
+
+export const InAppNotification = z
+  .object({
+    id: z.string().openapi({ description: "The id of the in_app message this notification is." }),
+    subscriberId: z.string(),
+    transactionId: z.string(),
+    workflow: z.string(),
+    stepId: z.string(),
+    subject: z.string().nullable(),
+    body: z.string(),
+    avatar: z.string().nullable(),
+    primaryAction: Action.nullable(),
+    secondaryAction: Action.nullable(),
+    redirect: Redirect.nullable(),
+    data: z.record(z.string(), z.unknown()).nullable(),
+    tags: z.array(z.string()),
+    seen: z.boolean(),
+    read: z.boolean(),
+    archived: z.boolean(),
+    seenAt: z.iso.datetime().nullable(),
+    readAt: z.iso.datetime().nullable(),
+    archivedAt: z.iso.datetime().nullable(),
+    createdAt: z.iso.datetime(),
+  })
+  .openapi("InAppNotification");
+export type InAppNotification = z.infer<typeof InAppNotification>;
+
+export const InAppNotificationList = z
+  .object({ data: z.array(InAppNotification), nextCursor: z.string().nullable() })
+  .openapi("InAppNotificationList");
+
+const flagQuery = z
+  .enum(["true", "false"])
+  .transform((v) => v === "true")
+  .optional();
+
+/** Filters shared by the list, the counts and mark-all. */
+export const InAppFilter = z
+  .object({
+    read: z.boolean().optional(),
+    seen: z.boolean().optional(),
+    archived: z.boolean().optional(),
+    tags: z.array(z.string().min(1).max(64)).max(20).optional().openapi({ description: "Notifications with any of these tags." }),
+    workflow: z.string().min(1).max(64).optional(),
+  })
+  .strict()
+  .openapi("InAppFilter");
+
+export const InAppFeedQuery = z
+  .object({
+    read: flagQuery,
+    seen: flagQuery,
+    archived: flagQuery,
+    tags: z.string().max(1_400).optional().openapi({ description: "Comma-separated: notifications with any of these tags." }),
+    workflow: z.string().min(1).max(64).optional(),
+  })
+  .extend(pageQuery(100).shape);
+export const InAppCountsQuery = InAppFeedQuery.omit({ limit: true, cursor: true });
+
+export const InAppCounts = z
+  .object({
+    total: z.number().int(),
+    unread: z.number().int().openapi({ description: "Not read and not archived; exact, never capped." }),
+    unseen: z.number().int().openapi({ description: "Not seen and not archived; exact, never capped." }),
+    archived: z.number().int(),
+  })
+  .openapi("InAppCounts");
+
+export const InAppChange = z
+  .object({ read: z.boolean().optional(), seen: z.boolean().optional(), archived: z.boolean().optional() })
+  .strict()
+  .refine((c) => c.read !== undefined || c.seen !== undefined || c.archived !== undefined, "Give at least one of read, seen, archived.")
+  .openapi("InAppChange", { example: { read: true } });
+
+export const InAppMarkAll = z
+  .object({
+    read: z.boolean().optional(),
+    seen: z.boolean().optional(),
+    archived: z.boolean().optional(),
+    filter: InAppFilter.optional(),
+  })
+  .strict()
+  .refine((c) => c.read !== undefined || c.seen !== undefined || c.archived !== undefined, "Give at least one of read, seen, archived.")
+  .openapi("InAppMarkAll", { example: { read: true, filter: { tags: ["orders"] } } });
+
+export const InAppMarkAllResult = z.object({ updated: z.number().int(), counts: InAppCounts }).openapi("InAppMarkAllResult");
+
+export const NotificationParams = z.object({ subscriberId: z.string().min(1).max(256), messageId: z.string().min(1).max(64) });
+export const FeedParams = NotificationParams.pick({ subscriberId: true });
+export type InAppCounts = z.infer<typeof InAppCounts>;
+
+export const InAppSettings = z
+  .object({
+    applicationIdentifier: z.string().openapi({ description: "Public: pass it to the Inbox as `applicationIdentifier`." }),
+    hmacSecret: z.string().openapi({
+      description: "Keep it on your backend: `subscriberHash` = hex HMAC-SHA256(hmacSecret, subscriberId). Never send it to a browser.",
+    }),
+    hmacRequired: z.boolean().openapi({ description: "Whether a session without a correct `subscriberHash` is refused (401)." }),
+    apiUrl: z.string().openapi({ description: "The Inbox's `apiUrl`: Clarion's Novu-compatible prefix." }),
+    socketUrl: z.string().openapi({ description: "The Inbox's `socketUrl` (with `socketOptions: { socketType: 'cloud' }`)." }),
+  })
+  .openapi("InAppSettings", {
+    example: {
+      applicationIdentifier: "5f0c3e9a2b7d41c8a6e0f2d3",
+      hmacSecret: "9c1e…",
+      hmacRequired: true,
+      apiUrl: "https://clarion.example.com/novu",
+      socketUrl: "wss://clarion.example.com/novu/socket",
+    },
+  });
+export type InAppSettings = z.infer<typeof InAppSettings>;
+
+export const InAppSettingsUpdate = z
+  .object({ hmacRequired: z.boolean() })
+  .strict()
+  .openapi("InAppSettingsUpdate", { example: { hmacRequired: true } });

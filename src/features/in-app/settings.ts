@@ -1,0 +1,85 @@
+import { eq } from "drizzle-orm";
+import type { Db } from "../../db/client";
+import { environments, inAppSettings } from "../../db/schema";
+import { decryptJson, encryptJson } from "../../lib/secrets";
+
+const aad = (environmentId: string) => `in_app:${environmentId}`;
+const hex = (bytes: Uint8Array) => [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("");
+const randomHex = (bytes: number) => hex(crypto.getRandomValues(new Uint8Array(bytes)));
+
+/** `subscriberHash` as a customer's backend computes it: hex HMAC-SHA256(hmacSecret, subscriberId). */
+export async function subscriberHash(hmacSecret: string, subscriberId: string): Promise<string> {
+  const encoder = new TextEncoder();
+  const key = await crypto.subtle.importKey("raw", encoder.encode(hmacSecret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+  return hex(new Uint8Array(await crypto.subtle.sign("HMAC", key, encoder.encode(subscriberId))));
+}
+
+export interface InAppSettings {
+  environmentId: string;
+  applicationIdentifier: string;
+  hmacSecret: string;
+  hmacRequired: boolean;
+}
+
+type Row = typeof inAppSettings.$inferSelect;
+
+/**
+ * An environment's Inbox identity, made on first read: a public application identifier and an
+ * HMAC secret (kept encrypted like integration credentials). Hashes are required everywhere but
+ * in `development`, where a team tries the Inbox before its backend signs anything.
+ */
+export function inAppSettingsRepository(db: Db, encryptionKey: string | undefined) {
+  const open = async (row: Row): Promise<InAppSettings> => ({
+    environmentId: row.environmentId,
+    applicationIdentifier: row.applicationIdentifier,
+    hmacSecret: await decryptJson<string>(encryptionKey, row.hmacSecret, aad(row.environmentId)),
+    hmacRequired: row.hmacRequired,
+  });
+  const read = async (environmentId: string) =>
+    (await db.select().from(inAppSettings).where(eq(inAppSettings.environmentId, environmentId)).limit(1))[0];
+
+  return {
+    async get(environmentId: string, now = new Date()): Promise<InAppSettings> {
+      const existing = await read(environmentId);
+      if (existing) return open(existing);
+      const [environment] = await db.select({ slug: environments.slug }).from(environments).where(eq(environments.id, environmentId));
+      await db
+        .insert(inAppSettings)
+        .values({
+          environmentId,
+          applicationIdentifier: randomHex(12),
+          hmacSecret: await encryptJson(encryptionKey, randomHex(32), aad(environmentId)),
+          hmacRequired: environment?.slug !== "development",
+          createdAt: now,
+          updatedAt: now,
+        })
+        // Two first reads at once: the one that lost reads what the other wrote.
+        .onConflictDoNothing();
+      return open((await read(environmentId))!);
+    },
+
+    async byApplicationIdentifier(applicationIdentifier: string): Promise<InAppSettings | null> {
+      const [row] = await db.select().from(inAppSettings).where(eq(inAppSettings.applicationIdentifier, applicationIdentifier)).limit(1);
+      return row ? open(row) : null;
+    },
+
+    async update(environmentId: string, change: { hmacRequired: boolean }, now = new Date()): Promise<InAppSettings> {
+      await this.get(environmentId, now);
+      await db
+        .update(inAppSettings)
+        .set({ hmacRequired: change.hmacRequired, updatedAt: now })
+        .where(eq(inAppSettings.environmentId, environmentId));
+      return open((await read(environmentId))!);
+    },
+
+    /** A new secret: every subscriberHash made with the old one stops working at once. */
+    async rotateSecret(environmentId: string, now = new Date()): Promise<InAppSettings> {
+      await this.get(environmentId, now);
+      await db
+        .update(inAppSettings)
+        .set({ hmacSecret: await encryptJson(encryptionKey, randomHex(32), aad(environmentId)), updatedAt: now })
+        .where(eq(inAppSettings.environmentId, environmentId));
+      return open((await read(environmentId))!);
+    },
+  };
+}
