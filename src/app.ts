@@ -13,6 +13,7 @@ import { variablesRoutes } from "./features/variables/routes";
 import { integrationsRoutes } from "./features/integrations/routes";
 import { previewRoutes } from "./features/workflows/preview-routes";
 import { workflowsRoutes } from "./features/workflows/routes";
+import { workflowVersionsRoutes } from "./features/workflows/versions/routes";
 import { novuApp } from "./features/novu/app";
 import { ApiError, apiErrorOf, problemResponse } from "./lib/errors";
 import { uuidv7 } from "./lib/ids";
@@ -94,6 +95,7 @@ function keyedRoutes() {
   routes.route("/", subscribersRoutes);
   routes.route("/", workflowsRoutes);
   routes.route("/", previewRoutes);
+  routes.route("/", workflowVersionsRoutes);
   routes.route("/", variablesRoutes);
   routes.route("/", preferencesRoutes);
   routes.route("/", integrationsRoutes);

@@ -5,3 +5,4 @@ export * from "./triggers";
 export * from "./suppressions";
 export * from "./idempotency";
 export * from "./dashboard-sessions";
+export * from "./workflow-versions";
