@@ -36,7 +36,7 @@ export default defineConfig({
   ],
   test: {
     include: ["test/**/*.test.ts"],
-    exclude: ["test/conformance/**", "test/novu-sdk/**", "test/browser/**", "test/scripts/**"],
+    exclude: ["test/conformance/**", "test/novu-sdk/**", "test/browser/**", "test/scripts/**", "test/docs-examples/**"],
     setupFiles: ["./test/setup.ts"],
     globalSetup: ["./test/global-setup.ts"],
     testTimeout: 30_000,

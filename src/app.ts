@@ -14,6 +14,7 @@ import { integrationsRoutes } from "./features/integrations/routes";
 import { previewRoutes } from "./features/workflows/preview-routes";
 import { workflowsRoutes } from "./features/workflows/routes";
 import { workflowVersionsRoutes } from "./features/workflows/versions/routes";
+import { testSendRoutes } from "./features/workflows/test-send-routes";
 import { novuApp } from "./features/novu/app";
 import { ApiError, apiErrorOf, problemResponse } from "./lib/errors";
 import { uuidv7 } from "./lib/ids";
@@ -96,6 +97,7 @@ function keyedRoutes() {
   routes.route("/", workflowsRoutes);
   routes.route("/", previewRoutes);
   routes.route("/", workflowVersionsRoutes);
+  routes.route("/", testSendRoutes);
   routes.route("/", variablesRoutes);
   routes.route("/", preferencesRoutes);
   routes.route("/", integrationsRoutes);

@@ -32,6 +32,17 @@ describe.skipIf(!CHROMIUM)("the dashboard's shell", () => {
     await page.locator("header.top").waitFor();
   });
 
+  it("offers a skip link as the first stop of the keyboard, which moves focus to the page", async () => {
+    await page.goto(`${base()}/dashboard/workflows`);
+    await page.getByRole("heading", { name: "Workflows" }).waitFor();
+    await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+    await page.keyboard.press("Tab");
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Skip to content");
+    expect(await page.getByRole("link", { name: "Skip to content" }).isVisible()).toBe(true);
+    await page.keyboard.press("Enter");
+    await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe("main");
+  });
+
   it("answers a deep link on reload with the app, and an unknown path with its not-found page", async () => {
     const res = await fetch(`${base()}/dashboard/no/such/page`);
     expect(res.status).toBe(200);

@@ -38,6 +38,12 @@ function decodeCursor(cursor: string): { at: number; id: string } | null {
   }
 }
 
+/** A stored actor: a subscriberId or an inline profile; anything else reads as none. */
+const actorOf = (actor: unknown): string | Record<string, unknown> | null =>
+  typeof actor === "string" || (typeof actor === "object" && actor !== null && !Array.isArray(actor))
+    ? (actor as string | Record<string, unknown>)
+    : null;
+
 export function messagesRepository(db: Db, environmentId: string) {
   return {
     async list(query: z.infer<typeof MessageQuery>) {
@@ -118,6 +124,9 @@ export function messagesRepository(db: Db, environmentId: string) {
         workflow: row.workflowKey,
         status: row.status,
         acceptedAt: row.acceptedAt.toISOString(),
+        payload: row.payload,
+        actor: actorOf(row.actor),
+        overrides: row.overrides ?? null,
         messages: { total, byStatus },
       };
     },

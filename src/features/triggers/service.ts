@@ -18,22 +18,25 @@ import {
 import { cancelTrigger } from "./cancel";
 import { type BroadcastRequest, type CancelResult, TriggerRequest } from "./schemas";
 
-/** Accepts one trigger; throws the problem a client should see. */
+/** Accepts one trigger (`draft`: even if its workflow is inactive, for a test send); throws the problem a client should see. */
 export async function acceptTrigger(
   env: Bindings,
   environmentId: string,
   body: TriggerRequest,
   idempotencyKey?: string,
+  { draft = false }: { draft?: boolean } = {},
 ): Promise<Accepted> {
   const request = await withKeyTransactionId(body, idempotencyKey);
   const [gates, knownTopics] = await Promise.all([
     loadWorkflowGates(env.DB, environmentId, [workflowKeyOf(request)]),
     loadTopicKeys(env.DB, environmentId, [request]),
   ]);
+  const gate = gates.get(workflowKeyOf(request));
   const prepared = await prepareTrigger(
     environmentId,
     request,
-    gates.get(workflowKeyOf(request)),
+    // A test send runs an inactive (draft) workflow too: only accepting is gated on `active`.
+    draft && gate ? { ...gate, active: true } : gate,
     knownTopics,
     Date.now(),
     destinationOptions(env),
