@@ -18,6 +18,7 @@ import { variablesRoutes } from "./features/variables/routes";
 import { integrationsRoutes } from "./features/integrations/routes";
 import { previewRoutes } from "./features/workflows/preview-routes";
 import { workflowsRoutes } from "./features/workflows/routes";
+import { workflowVersionsRoutes } from "./features/workflows/versions/routes";
 import { testSendRoutes } from "./features/workflows/test-send-routes";
 import { novuApp } from "./features/novu/app";
 import { ApiError, apiErrorOf, problemResponse } from "./lib/errors";
@@ -103,6 +104,7 @@ function keyedRoutes() {
   routes.route("/", subscribersRoutes);
   routes.route("/", workflowsRoutes);
   routes.route("/", previewRoutes);
+  routes.route("/", workflowVersionsRoutes);
   routes.route("/", testSendRoutes);
   routes.route("/", variablesRoutes);
   routes.route("/", preferencesRoutes);

@@ -55,8 +55,15 @@ export interface Bindings {
   UPSTASH_REDIS_REST_TOKEN?: string;
 }
 
+/** Who makes a request's changes, as workflow versions record it: a key by id and name, never the key. */
+export type Actor =
+  | { type: "key"; id: string; name: string }
+  | { type: "dashboard"; id: string; name: string }
+  | { type: "admin"; id: null; name: "admin" };
+
 export interface Variables {
   environmentId: string;
+  actor: Actor;
   requestId: string;
   /** The request's `Idempotency-Key`, when it sent one (see `lib/middleware/idempotency.ts`). */
   idempotencyKey?: string;

@@ -116,8 +116,8 @@ describe("every keyed read, across environments", () => {
     integrationId = integrations.body.data[0]!.id;
   });
 
-  /** `{id}` is an integration's id under /v1/integrations/ and a message's elsewhere. */
-  const valuesFor = (path: string) => (path.startsWith("/v1/integrations/") ? { ...values, id: integrationId } : values);
+  /** `{id}` is an integration's id under /v1/integrations/ and a message's elsewhere; `{n}` the workflow's first version. */
+  const valuesFor = (path: string) => (path.startsWith("/v1/integrations/") ? { ...values, id: integrationId } : { ...values, n: "1" });
 
   /** A read of one resource: the owner sees it, the stranger gets a documented 404. A list: the stranger's names none of the owner's. */
   it.each(environmentKeyed.filter((o) => o.method === "GET"))(

@@ -34,6 +34,7 @@ describe("POST /v1/workflows", () => {
       tags: [],
       payloadSchema: null,
       steps: [email],
+      version: 1,
       createdAt: expect.stringMatching(ISO),
       updatedAt: expect.stringMatching(ISO),
     });

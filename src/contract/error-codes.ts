@@ -15,6 +15,9 @@ export const STATUS_BY_CODE = {
   workflow_inactive: 422,
   workflow_exists: 409,
   workflow_key_immutable: 422,
+  workflow_version_not_found: 404,
+  workflow_changed: 412,
+  workflow_version_conflict: 409,
   subscriber_not_found: 404,
   subscriber_exists: 409,
   variable_not_found: 404,
@@ -62,6 +65,9 @@ export const TITLE_BY_CODE: Record<ErrorCode, string> = {
   workflow_inactive: "Workflow inactive",
   workflow_exists: "Workflow already exists",
   workflow_key_immutable: "Workflow key is immutable",
+  workflow_version_not_found: "Workflow version not found",
+  workflow_changed: "Workflow changed",
+  workflow_version_conflict: "Workflow version conflict",
   subscriber_not_found: "Subscriber not found",
   subscriber_exists: "Subscriber already exists",
   variable_not_found: "Variable not found",
@@ -108,6 +114,11 @@ export const MEANING_BY_CODE: Record<ErrorCode, string> = {
   workflow_exists: "creating a workflow whose key is taken",
   workflow_key_immutable:
     "`PUT /v1/workflows/{key}` with another `key` in the body: a key never changes; create the workflow under the new key (Duplicate), then delete the old one",
+  workflow_version_not_found: "a version number (in the path, `from`/`to` of a diff, or a revert's `version`) this workflow does not have",
+  workflow_changed:
+    "`PUT` or `DELETE /v1/workflows/{key}` with an `If-Match` that is not the workflow's current `ETag`: someone saved it since you read it; `GET` it again, redo your change, send the new `ETag`",
+  workflow_version_conflict:
+    "`POST /v1/workflows/{key}/revert` with an `If-Match` that is not the current `ETag`: the workflow changed since you chose what to restore",
   subscriber_not_found: "reading, erasing or setting preferences of an unknown subscriber",
   subscriber_exists: "Novu's `POST /novu/v2/subscribers?failIfExists=true` for a subscriber that exists",
   variable_not_found: "no variable with that key in this environment",

@@ -1,7 +1,15 @@
-import { and, eq, inArray, isNull } from "drizzle-orm";
+import { and, eq, inArray, isNull, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { SETTLED_MESSAGE_STATUSES } from "../contract/statuses";
-import { messages, subscriberChannels, subscribers, workflows, type MessageStatus, type SubscriberPreferences } from "../db/schema";
+import {
+  messages,
+  subscriberChannels,
+  subscribers,
+  workflows,
+  workflowVersions,
+  type MessageStatus,
+  type SubscriberPreferences,
+} from "../db/schema";
 import type { StepOutcomeView, TemplateContext } from "../engine/content";
 import type { Bindings } from "../env";
 import { activeIntegrations } from "./integrations";
@@ -80,24 +88,57 @@ function environmentData(db: Db, env: Bindings, environmentId: string, cache?: E
 const workflowOf = (trigger: TriggerRecord) =>
   trigger.workflowId ? eq(workflows.id, trigger.workflowId) : and(eq(workflows.key, trigger.workflowKey), isNull(workflows.deletedAt));
 
+/**
+ * The workflow's content as the trigger was accepted: its version when the record names one (the
+ * same single read, from the versions), else the row, deleted or not.
+ */
+function workflowRead(db: Db, environmentId: string, trigger: TriggerRecord) {
+  if (trigger.workflowId && trigger.workflowVersion) {
+    const definition = workflowVersions.definition;
+    return (
+      db
+        .select({
+          key: workflowVersions.workflowKey,
+          name: sql<string>`json_extract(${definition}, '$.name')`,
+          critical: sql<boolean>`json_extract(${definition}, '$.critical')`.mapWith(Boolean),
+          unsubscribe: sql<UnsubscribeScope>`json_extract(${definition}, '$.unsubscribe')`,
+          tags: sql<string[]>`json_extract(${definition}, '$.tags')`.mapWith((v: string) => JSON.parse(v) as string[]),
+          steps: sql<Step[]>`json_extract(${definition}, '$.steps')`.mapWith((v: string) => JSON.parse(v) as Step[]),
+        })
+        .from(workflowVersions)
+        // The row must still be there (live or a tombstone): a purged workflow fails its runs, as before versions.
+        .innerJoin(workflows, eq(workflows.id, workflowVersions.workflowId))
+        .where(
+          and(
+            eq(workflowVersions.environmentId, environmentId),
+            eq(workflowVersions.workflowId, trigger.workflowId),
+            eq(workflowVersions.version, trigger.workflowVersion),
+          ),
+        )
+        .limit(1)
+    );
+  }
+  return db
+    .select({
+      key: workflows.key,
+      name: workflows.name,
+      critical: workflows.critical,
+      unsubscribe: workflows.unsubscribe,
+      tags: workflows.tags,
+      steps: workflows.steps,
+    })
+    .from(workflows)
+    .where(and(eq(workflows.environmentId, environmentId), workflowOf(trigger)))
+    .limit(1);
+}
+
 /** Everything a chunk of recipients needs: its reads join the phase's shared D1 batch; variables and integrations come once per batch. */
 export async function load(ctx: DeliveryContext, job: RecipientsJob, trigger: TriggerRecord): Promise<Loaded> {
   const { db, env } = ctx;
   const { environmentId, transactionId, subscriberIds } = job;
   const [reads, { vars, secrets, integrations, linkSecret }] = await Promise.all([
     ctx.write([
-      db
-        .select({
-          key: workflows.key,
-          name: workflows.name,
-          critical: workflows.critical,
-          unsubscribe: workflows.unsubscribe,
-          tags: workflows.tags,
-          steps: workflows.steps,
-        })
-        .from(workflows)
-        .where(and(eq(workflows.environmentId, environmentId), workflowOf(trigger)))
-        .limit(1),
+      workflowRead(db, environmentId, trigger),
       db
         .select()
         .from(subscribers)

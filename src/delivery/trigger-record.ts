@@ -8,6 +8,12 @@ export interface TriggerRecord {
    * under the same key does not change what an accepted trigger runs. Absent in older records.
    */
   workflowId?: string;
+  /**
+   * The workflow's version when accepted: every step, however late (a delay, a digest, a retry),
+   * runs that version's content, not what was saved since. Absent in older records, and 0 for a
+   * workflow saved before versions were kept: those read the workflow row.
+   */
+  workflowVersion?: number;
   recipients: unknown[];
   payload: Record<string, unknown>;
   overrides: Record<string, unknown> | null;

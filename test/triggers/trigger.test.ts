@@ -391,6 +391,7 @@ describe("POST /v1/trigger/", () => {
         transactionId: res.body.transactionId,
         workflowKey,
         workflowId,
+        workflowVersion: 1,
         recipients: ["user-1"],
         payload: { orderId: "o-7" },
         overrides: { email: { from: "shop@example.com" } },

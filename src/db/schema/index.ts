@@ -7,3 +7,4 @@ export * from "./idempotency";
 export * from "./in-app";
 export * from "./dashboard-sessions";
 export * from "./preference-links";
+export * from "./workflow-versions";

@@ -20,6 +20,8 @@ export const workflows = sqliteTable(
     payloadSchema: json<Record<string, unknown>>("payload_schema"),
     /** Validated by the workflow step schema (engine/steps.ts) before every write. */
     steps: json<Step[]>("steps").notNull(),
+    /** The number of its latest version (workflow_versions); `If-Match` compares against it. */
+    version: integer("version").notNull().default(0),
     ...timestamps,
     /**
      * Set by DELETE: the row stays as a tombstone so triggers accepted before the delete still run

@@ -18,12 +18,16 @@ export interface KeyOwner {
   slug: string;
   /** SHA-256 of the key: what the per-key rate limit counts under, never the key itself. */
   keyHash: string;
+  /** The key's id and name, to say who made a change (workflow versions); never the key. */
+  keyId: string;
+  keyName: string;
   /** A D1 write to record the use, when the key has not been seen in this isolate for a minute. */
   touch?: Promise<unknown>;
 }
 
 interface CachedKey {
   keyId: string;
+  keyName: string;
   environmentId: string;
   slug: string;
   /** When the key itself stops working (a rotated key); null while it has no end. */
@@ -58,13 +62,19 @@ export async function ownerOfKey(d1: D1Database, key: string, now = Date.now()):
   const hit = cache.get(keyHash);
   if (hit && hit.cachedUntil > now) {
     if (hit.keyExpiresAt !== null && hit.keyExpiresAt <= now) return null;
-    return { environmentId: hit.environmentId, slug: hit.slug, keyHash };
+    return { environmentId: hit.environmentId, slug: hit.slug, keyHash, keyId: hit.keyId, keyName: hit.keyName };
   }
   const missUntil = unknown.get(keyHash);
   if (missUntil !== undefined && missUntil > now) return null;
   const db = createDb(d1);
   const [row] = await db
-    .select({ id: apiKeys.id, environmentId: apiKeys.environmentId, slug: environments.slug, expiresAt: apiKeys.expiresAt })
+    .select({
+      id: apiKeys.id,
+      name: apiKeys.name,
+      environmentId: apiKeys.environmentId,
+      slug: environments.slug,
+      expiresAt: apiKeys.expiresAt,
+    })
     .from(apiKeys)
     .innerJoin(environments, eq(environments.id, apiKeys.environmentId))
     .where(and(eq(apiKeys.hash, keyHash), isNull(apiKeys.revokedAt)))
@@ -76,13 +86,20 @@ export async function ownerOfKey(d1: D1Database, key: string, now = Date.now()):
     return null;
   }
   unknown.delete(keyHash);
-  cache.set(keyHash, { keyId: row.id, environmentId: row.environmentId, slug: row.slug, keyExpiresAt, cachedUntil: now + CACHE_TTL_MS });
+  cache.set(keyHash, {
+    keyId: row.id,
+    keyName: row.name,
+    environmentId: row.environmentId,
+    slug: row.slug,
+    keyExpiresAt,
+    cachedUntil: now + CACHE_TTL_MS,
+  });
   const touch = db
     .update(apiKeys)
     .set({ lastUsedAt: new Date(now) })
     .where(eq(apiKeys.id, row.id))
     .run();
-  return { environmentId: row.environmentId, slug: row.slug, keyHash, touch };
+  return { environmentId: row.environmentId, slug: row.slug, keyHash, keyId: row.id, keyName: row.name, touch };
 }
 
 /** Drops keys from this isolate's cache at once (a revocation, a deleted environment); other isolates follow within a minute. */

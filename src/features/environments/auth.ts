@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
-import type { AppEnv } from "../../env";
+import type { Actor, AppEnv } from "../../env";
 import { sha256Hex } from "../../lib/crypto";
 import { ApiError } from "../../lib/errors";
 import { type Caller, limitFailedAuth, limitRequest } from "../../lib/middleware/rate-limit";
@@ -98,10 +98,12 @@ export const apiKeyAuth = createMiddleware<AppEnv>(async (c, next) => {
   const key = await credentialOfRequest(c);
   if (!key) return refuse(c, new ApiError("unauthorized", "Send your API key in the header `Authorization: ApiKey <key>`."));
   let caller: Caller;
+  let actor: Actor;
   if (key.startsWith(ADMIN_KEY_PREFIX)) {
     const hash = await adminCredentialHash(c.env, key);
     if (!hash) return refuse(c, new ApiError("unauthorized", "The admin credential is not valid."));
     caller = await adminActingIn(c, hash);
+    actor = { type: "admin", id: null, name: "admin" };
   } else {
     const owner = await ownerOfKey(c.env.DB, key);
     if (!owner) return refuse(c, new ApiError("unauthorized", "The API key is not valid."));
@@ -111,9 +113,12 @@ export const apiKeyAuth = createMiddleware<AppEnv>(async (c, next) => {
       throw new ApiError("forbidden", `This API key belongs to the environment "${owner.slug}"; it cannot act in "${named}".`);
     }
     caller = owner;
+    const viaSession = !credentialOf(c.req.header("authorization"));
+    actor = { type: viaSession ? "dashboard" : "key", id: owner.keyId, name: owner.keyName };
   }
   const headers = await limitRequest(c, caller);
   c.set("environmentId", caller.environmentId);
+  c.set("actor", actor);
   await next();
   for (const [name, value] of Object.entries(headers)) c.res.headers.set(name, value);
 });

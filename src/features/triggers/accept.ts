@@ -45,6 +45,7 @@ export async function loadWorkflowGates(d1: D1Database, environmentId: string, k
       .select({
         id: workflows.id,
         key: workflows.key,
+        version: workflows.version,
         active: workflows.active,
         payloadSchema: workflows.payloadSchema,
         steps: workflows.steps,
@@ -57,6 +58,7 @@ export async function loadWorkflowGates(d1: D1Database, environmentId: string, k
     const gate = {
       id: r.id,
       key: r.key,
+      version: r.version,
       active: r.active,
       payloadSchema: r.payloadSchema ?? null,
       channelSteps: r.steps.filter(isChannelStep).length,
@@ -152,6 +154,7 @@ async function prepared(
       transactionId,
       workflowKey,
       workflowId: gate.id,
+      workflowVersion: gate.version,
       recipients: recipients.valid,
       payload,
       overrides: request.overrides ?? null,

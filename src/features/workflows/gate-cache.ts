@@ -7,6 +7,8 @@
 export interface WorkflowGate {
   id: string;
   key: string;
+  /** The version a trigger accepted now runs, to its last step. */
+  version: number;
   active: boolean;
   payloadSchema: Record<string, unknown> | null;
   /** Channel steps: the messages each recipient is planned to get. */

@@ -1,10 +1,13 @@
 import { and, asc, eq, gt, inArray, isNull, lt, notExists, or, sql } from "drizzle-orm";
 import type { Db } from "../../db/client";
-import { triggers, workflows } from "../../db/schema";
+import { triggers, type WorkflowDefinition, workflows } from "../../db/schema";
+import type { Actor } from "../../env";
 import { newId } from "../../lib/ids";
 import { forgetGate } from "./gate-cache";
 import type { Workflow, WorkflowInput, WorkflowListFilter, WorkflowSummary } from "./schemas";
 import { keysetPage } from "../../lib/pagination";
+import { summarise, versionChanges } from "./versions/changes";
+import { insertVersion, type VersionAction } from "./versions/repository";
 
 type Row = typeof workflows.$inferSelect;
 
@@ -22,9 +25,32 @@ const toWorkflow = (row: Row): Workflow => ({
   tags: row.tags,
   payloadSchema: row.payloadSchema ?? null,
   steps: row.steps,
+  version: row.version,
   createdAt: row.createdAt.toISOString(),
   updatedAt: row.updatedAt.toISOString(),
 });
+
+/** The content a version keeps: everything `PUT` takes. */
+export const definitionOf = (w: Workflow | WorkflowInput): WorkflowDefinition => ({
+  key: w.key,
+  name: w.name,
+  description: w.description ?? null,
+  active: w.active,
+  critical: w.critical,
+  unsubscribe: w.critical ? "none" : w.unsubscribe,
+  tags: w.tags,
+  payloadSchema: w.payloadSchema ?? null,
+  steps: w.steps,
+});
+
+/**
+ * What a versioned write answers: the workflow, none by that key, or `stale` when the caller's
+ * `If-Match` versions do not include the current one (or another write won the race for it).
+ */
+export type WriteOutcome<T> = { status: "ok"; value: T } | { status: "missing" } | { status: "stale"; current: number };
+
+/** A save without `If-Match` that loses a race reads the workflow again and retries, at most this often. */
+const RACE_RETRIES = 5;
 
 /** Workflows of one environment: the environment is fixed once, so no query can forget it. */
 export function workflowsRepository(db: Db, environmentId: string) {
@@ -67,11 +93,13 @@ export function workflowsRepository(db: Db, environmentId: string) {
       .limit(limit + 1);
   };
 
+  const find = async (key: string): Promise<Workflow | null> => {
+    const [row] = await db.select().from(workflows).where(byKey(key)).limit(1);
+    return row ? toWorkflow(row) : null;
+  };
+
   return {
-    async find(key: string): Promise<Workflow | null> {
-      const [row] = await db.select().from(workflows).where(byKey(key)).limit(1);
-      return row ? toWorkflow(row) : null;
-    },
+    find,
 
     listQuery,
 
@@ -89,36 +117,99 @@ export function workflowsRepository(db: Db, environmentId: string) {
       return { data, nextCursor: page.nextCursor };
     },
 
-    /** Returns null when the key is already taken. */
-    async create(input: WorkflowInput, now = new Date()): Promise<Workflow | null> {
-      const [row] = await db
-        .insert(workflows)
-        .values({ id: newId("wf"), environmentId, key: input.key, ...columns(input), createdAt: now, updatedAt: now })
-        .onConflictDoNothing()
-        .returning();
+    /** Returns null when the key is already taken. The workflow and its version 1 go in one batch. */
+    async create(input: WorkflowInput, actor: Actor, now = new Date()): Promise<Workflow | null> {
+      const id = newId("wf");
+      const definition = definitionOf(input);
+      const [[row]] = await db.batch([
+        db
+          .insert(workflows)
+          .values({ id, environmentId, key: input.key, ...columns(input), version: 1, createdAt: now, updatedAt: now })
+          .onConflictDoNothing()
+          .returning(),
+        insertVersion(db, environmentId, { workflowId: id, version: 1, definition, action: "created", actor, summary: "Created", at: now }),
+      ]);
       forgetGate(environmentId, input.key);
       return row ? toWorkflow(row) : null;
     },
 
-    /** Everything but the key, which a workflow keeps for life. */
-    async update(key: string, input: WorkflowInput, now = new Date()): Promise<Workflow | null> {
-      const [row] = await db
-        .update(workflows)
-        .set({ ...columns(input), updatedAt: now })
-        .where(byKey(key))
-        .returning();
-      forgetGate(environmentId, key);
-      return row ? toWorkflow(row) : null;
+    /**
+     * Everything but the key, which a workflow keeps for life; a new version unless nothing changed.
+     * The row moves from version n to n+1 only `WHERE version = n`, so of two saves made from the
+     * same version exactly one lands: the check is the write. `ifMatch`: the versions the caller
+     * saw (undefined: any).
+     */
+    async update(
+      key: string,
+      input: WorkflowInput,
+      actor: Actor,
+      options: { ifMatch?: readonly number[]; action?: VersionAction; summary?: string } = {},
+      now = new Date(),
+    ): Promise<WriteOutcome<Workflow>> {
+      for (let attempt = 0; ; attempt++) {
+        const current = await find(key);
+        if (!current) return { status: "missing" };
+        if (options.ifMatch && !options.ifMatch.includes(current.version)) return { status: "stale", current: current.version };
+        const before = definitionOf(current);
+        const definition = definitionOf(input);
+        const changes = versionChanges(before, definition);
+        if (changes.length === 0) return { status: "ok", value: current };
+        const version = current.version + 1;
+        const summary = options.summary ?? summarise(changes, definition);
+        const [[row]] = await db.batch([
+          db
+            .update(workflows)
+            .set({ ...columns(input), version, updatedAt: now })
+            .where(and(byKey(key), eq(workflows.id, current.id), eq(workflows.version, current.version)))
+            .returning(),
+          insertVersion(db, environmentId, {
+            workflowId: current.id,
+            version,
+            definition,
+            action: options.action ?? "updated",
+            actor,
+            summary,
+            at: now,
+          }),
+        ]);
+        forgetGate(environmentId, key);
+        if (row) return { status: "ok", value: toWorkflow(row) };
+        if (options.ifMatch || attempt >= RACE_RETRIES) return { status: "stale", current: version };
+      }
     },
 
     /**
      * Soft delete: the row stays as a tombstone, so triggers accepted before now still run the
      * steps they were accepted for (the engine reads workflows by id); the key is free at once.
+     * Its last version says who deleted it.
      */
-    async remove(key: string, now = new Date()): Promise<boolean> {
-      const rows = await db.update(workflows).set({ deletedAt: now }).where(byKey(key)).returning({ id: workflows.id });
-      forgetGate(environmentId, key);
-      return rows.length > 0;
+    async remove(key: string, actor: Actor, ifMatch?: readonly number[], now = new Date()): Promise<WriteOutcome<true>> {
+      for (let attempt = 0; ; attempt++) {
+        const current = await find(key);
+        if (!current) return { status: "missing" };
+        if (ifMatch && !ifMatch.includes(current.version)) return { status: "stale", current: current.version };
+        const version = current.version + 1;
+        const definition = definitionOf(current);
+        const [rows] = await db.batch([
+          db
+            .update(workflows)
+            .set({ deletedAt: now, version })
+            .where(and(byKey(key), eq(workflows.id, current.id), eq(workflows.version, current.version)))
+            .returning({ id: workflows.id }),
+          insertVersion(db, environmentId, {
+            workflowId: current.id,
+            version,
+            definition,
+            action: "deleted",
+            actor,
+            summary: "Deleted",
+            at: now,
+          }),
+        ]);
+        forgetGate(environmentId, key);
+        if (rows.length > 0) return { status: "ok", value: true };
+        if (ifMatch || attempt >= RACE_RETRIES) return { status: "stale", current: version };
+      }
     },
 
     /**

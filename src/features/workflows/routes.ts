@@ -3,6 +3,7 @@ import { apiRoute, createRouter, json, security } from "../../lib/openapi";
 import { scopedRepository } from "../../lib/scoped-repository";
 import { workflowsRepository } from "./repository";
 import { Workflow, WorkflowInput, WorkflowKeyParam, WorkflowList, WorkflowPageQuery } from "./schemas";
+import { etagOf, IfMatchHeader, ifMatchVersions, staleWrite } from "./versions/if-match";
 
 export const workflowsRoutes = createRouter();
 
@@ -33,8 +34,9 @@ workflowsRoutes.openapi(
   }),
   async (c) => {
     const input = c.req.valid("json");
-    const created = await repo(c).create(input);
+    const created = await repo(c).create(input, c.var.actor);
     if (!created) throw new ApiError("workflow_exists", `A workflow with key "${input.key}" already exists.`);
+    c.header("etag", etagOf(created.version));
     return c.json(created, 201);
   },
 );
@@ -70,6 +72,7 @@ workflowsRoutes.openapi(
     const { key } = c.req.valid("param");
     const workflow = await repo(c).find(key);
     if (!workflow) throw missing(key);
+    c.header("etag", etagOf(workflow.version));
     return c.json(workflow, 200);
   },
 );
@@ -83,17 +86,19 @@ workflowsRoutes.openapi(
     description:
       "Replaces everything but the key: `key` in the body must be the key in the path. Triggers and subscribers' preferences name a workflow by its key, so a new key is a new workflow (create it, then delete this one).",
     security,
-    request: { params: WorkflowKeyParam, body: { required: true, content: json(WorkflowInput) } },
-    responses: { 200: { description: "Updated", content: json(Workflow) } },
-    errors: ["workflow_not_found", "workflow_key_immutable"],
+    request: { params: WorkflowKeyParam, headers: IfMatchHeader, body: { required: true, content: json(WorkflowInput) } },
+    responses: { 200: { description: "Updated (a new version, unless nothing changed)", content: json(Workflow) } },
+    errors: ["workflow_not_found", "workflow_key_immutable", "workflow_changed"],
   }),
   async (c) => {
     const { key } = c.req.valid("param");
     const input = c.req.valid("json");
     if (input.key !== key) throw keyImmutable(key, input.key);
-    const updated = await repo(c).update(key, input);
-    if (!updated) throw missing(key);
-    return c.json(updated, 200);
+    const outcome = await repo(c).update(key, input, c.var.actor, { ifMatch: ifMatchVersions(c.req.header("if-match")) });
+    if (outcome.status === "missing") throw missing(key);
+    if (outcome.status === "stale") throw staleWrite(key, outcome.current);
+    c.header("etag", etagOf(outcome.value.version));
+    return c.json(outcome.value, 200);
   },
 );
 
@@ -104,13 +109,15 @@ workflowsRoutes.openapi(
     tags: ["Workflows"],
     summary: "Delete a workflow",
     security,
-    request: { params: WorkflowKeyParam },
+    request: { params: WorkflowKeyParam, headers: IfMatchHeader },
     responses: { 204: { description: "Deleted" } },
-    errors: ["workflow_not_found"],
+    errors: ["workflow_not_found", "workflow_changed"],
   }),
   async (c) => {
     const { key } = c.req.valid("param");
-    if (!(await repo(c).remove(key))) throw missing(key);
+    const outcome = await repo(c).remove(key, c.var.actor, ifMatchVersions(c.req.header("if-match")));
+    if (outcome.status === "missing") throw missing(key);
+    if (outcome.status === "stale") throw staleWrite(key, outcome.current);
     return c.body(null, 204);
   },
 );

@@ -94,6 +94,10 @@ export const Workflow = z
     tags: z.array(z.string()),
     payloadSchema: z.record(z.string(), z.unknown()).nullable(),
     steps: z.array(Step),
+    version: z
+      .number()
+      .int()
+      .openapi({ ...readOnly, description: "Its latest version's number (see `/versions`); the `ETag` is this number, quoted." }),
     createdAt: z.iso.datetime().openapi(readOnly),
     updatedAt: z.iso.datetime().openapi(readOnly),
   })
