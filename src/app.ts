@@ -8,6 +8,7 @@ import { suppressionsRoutes } from "./features/suppressions/routes";
 import { topicsRoutes } from "./features/topics/routes";
 import { trackingRoutes } from "./features/tracking/routes";
 import { webhooksRoutes } from "./features/webhooks/routes";
+import { webhookEndpointsRoutes } from "./features/webhook-endpoints/routes";
 import { triggersRoutes } from "./features/triggers/routes";
 import { variablesRoutes } from "./features/variables/routes";
 import { integrationsRoutes } from "./features/integrations/routes";
@@ -99,6 +100,7 @@ function keyedRoutes() {
   routes.route("/", integrationsRoutes);
   routes.route("/", topicsRoutes);
   routes.route("/", suppressionsRoutes);
+  routes.route("/", webhookEndpointsRoutes);
   return routes;
 }
 

@@ -4,3 +4,4 @@ export * from "./workflows";
 export * from "./triggers";
 export * from "./suppressions";
 export * from "./idempotency";
+export * from "./event-webhooks";

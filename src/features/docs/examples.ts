@@ -88,6 +88,13 @@ export const REQUEST_EXAMPLES: Record<string, unknown> = {
   "PUT /v1/topics/{key}": { name: "Product news (monthly)" },
   "POST /v1/topics/{key}/subscribers": { subscriberIds: ["user-42", "user-43"] },
   "DELETE /v1/topics/{key}/subscribers": { subscriberIds: ["user-43"] },
+  "POST /v1/webhook-endpoints": {
+    url: "https://crm.example.com/clarion/events",
+    events: ["message.bounced", "message.failed", "subscriber.deleted"],
+    description: "CRM: mark bounced addresses",
+  },
+  "PATCH /v1/webhook-endpoints/{id}": { enabled: true, events: ["message.bounced", "message.failed"] },
+  "POST /v1/webhook-endpoints/{id}/rotate-secret": { overlapHours: 24 },
 };
 
 interface Operation {

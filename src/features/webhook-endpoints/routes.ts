@@ -1,0 +1,171 @@
+import type { Context } from "hono";
+import type { AppEnv } from "../../env";
+import { checkDestination, destinationOptions } from "../../lib/destinations";
+import { ApiError, notFound } from "../../lib/errors";
+import { apiRoute, createRouter, json, security } from "../../lib/openapi";
+import { scopedRepository } from "../../lib/scoped-repository";
+import { toWebhookEndpoint, webhookEndpointsRepository } from "./repository";
+import {
+  EndpointIdParam,
+  RotateSecretInput,
+  WebhookEndpoint,
+  WebhookEndpointCreated,
+  WebhookEndpointInput,
+  WebhookEndpointList,
+  WebhookEndpointQuery,
+  WebhookEndpointSecret,
+  WebhookEndpointUpdate,
+} from "./schemas";
+
+export const webhookEndpointsRoutes = createRouter();
+
+const repo = scopedRepository(webhookEndpointsRepository);
+const tags = ["Event webhooks"];
+const missing = (id: string) => notFound("webhook_endpoint_not_found", `webhook endpoint "${id}"`);
+
+/** The same policy as provider URLs: refused on save here, and checked again on every send. */
+function assertAllowed(c: Context<AppEnv>, url: string | undefined) {
+  if (url === undefined) return;
+  const verdict = checkDestination(url, destinationOptions(c.env));
+  if (!verdict.ok)
+    throw new ApiError("destination_not_allowed", "The endpoint URL is not an allowed destination.", [
+      { path: "url", message: `Not an allowed destination: ${verdict.reason}.` },
+    ]);
+}
+
+webhookEndpointsRoutes.openapi(
+  apiRoute({
+    method: "post",
+    path: "/v1/webhook-endpoints",
+    tags,
+    summary: "Create a webhook endpoint",
+    description:
+      "Events of this environment are POSTed to `url`, signed per Standard Webhooks with the `secret` in the answer (also at `GET /v1/webhook-endpoints/{id}/secret`).",
+    security,
+    request: { body: { content: json(WebhookEndpointInput), required: true } },
+    responses: { 201: { description: "Created, with its signing secret", content: json(WebhookEndpointCreated) } },
+    errors: ["destination_not_allowed"],
+  }),
+  async (c) => {
+    const input = c.req.valid("json");
+    assertAllowed(c, input.url);
+    return c.json(await repo(c).create(input), 201);
+  },
+);
+
+webhookEndpointsRoutes.openapi(
+  apiRoute({
+    method: "get",
+    path: "/v1/webhook-endpoints",
+    tags,
+    summary: "List webhook endpoints",
+    description: "Newest first.",
+    security,
+    request: { query: WebhookEndpointQuery },
+    responses: { 200: { description: "A page of endpoints", content: json(WebhookEndpointList) } },
+  }),
+  async (c) => c.json(await repo(c).list(c.req.valid("query")), 200),
+);
+
+webhookEndpointsRoutes.openapi(
+  apiRoute({
+    method: "get",
+    path: "/v1/webhook-endpoints/{id}",
+    tags,
+    summary: "Get a webhook endpoint",
+    security,
+    request: { params: EndpointIdParam },
+    responses: { 200: { description: "The endpoint", content: json(WebhookEndpoint) } },
+    errors: ["webhook_endpoint_not_found"],
+  }),
+  async (c) => {
+    const { id } = c.req.valid("param");
+    const row = await repo(c).find(id);
+    if (!row) throw missing(id);
+    return c.json(toWebhookEndpoint(row), 200);
+  },
+);
+
+webhookEndpointsRoutes.openapi(
+  apiRoute({
+    method: "patch",
+    path: "/v1/webhook-endpoints/{id}",
+    tags,
+    summary: "Update a webhook endpoint",
+    description: "Turning an endpoint on again (`enabled: true`) clears the reason Clarion turned it off and restarts its failure clock.",
+    security,
+    request: { params: EndpointIdParam, body: { content: json(WebhookEndpointUpdate), required: true } },
+    responses: { 200: { description: "The endpoint as updated", content: json(WebhookEndpoint) } },
+    errors: ["webhook_endpoint_not_found", "destination_not_allowed"],
+  }),
+  async (c) => {
+    const { id } = c.req.valid("param");
+    const input = c.req.valid("json");
+    assertAllowed(c, input.url);
+    const endpoint = await repo(c).update(id, input);
+    if (!endpoint) throw missing(id);
+    return c.json(endpoint, 200);
+  },
+);
+
+webhookEndpointsRoutes.openapi(
+  apiRoute({
+    method: "delete",
+    path: "/v1/webhook-endpoints/{id}",
+    tags,
+    summary: "Delete a webhook endpoint",
+    description: "Deliveries still queued for it are dropped.",
+    security,
+    request: { params: EndpointIdParam },
+    responses: { 204: { description: "Deleted" } },
+    errors: ["webhook_endpoint_not_found"],
+  }),
+  async (c) => {
+    const { id } = c.req.valid("param");
+    if (!(await repo(c).remove(id))) throw missing(id);
+    return c.body(null, 204);
+  },
+);
+
+webhookEndpointsRoutes.openapi(
+  apiRoute({
+    method: "get",
+    path: "/v1/webhook-endpoints/{id}/secret",
+    tags,
+    summary: "Reveal an endpoint's signing secret",
+    description: "The current secret and, during a rotation's overlap, the previous one.",
+    security,
+    request: { params: EndpointIdParam },
+    responses: { 200: { description: "The secrets", content: json(WebhookEndpointSecret) } },
+    errors: ["webhook_endpoint_not_found"],
+  }),
+  async (c) => {
+    const { id } = c.req.valid("param");
+    const secret = await repo(c).secret(id);
+    if (!secret) throw missing(id);
+    return c.json(secret, 200);
+  },
+);
+
+webhookEndpointsRoutes.openapi(
+  apiRoute({
+    method: "post",
+    path: "/v1/webhook-endpoints/{id}/rotate-secret",
+    tags,
+    summary: "Rotate an endpoint's signing secret",
+    description:
+      "A new secret signs from now on. For `overlapHours` (default 24) the old one signs too: every delivery carries both `v1,` signatures, so a receiver can switch secrets without losing an event.",
+    security,
+    request: { params: EndpointIdParam, body: { content: json(RotateSecretInput), required: false } },
+    responses: { 200: { description: "The new secret and the old one while it still signs", content: json(WebhookEndpointSecret) } },
+    errors: ["webhook_endpoint_not_found"],
+  }),
+  async (c) => {
+    const { id } = c.req.valid("param");
+    // The body is optional: a bare POST is not validated, so its default is applied here.
+    const { overlapHours } = RotateSecretInput.parse(c.req.valid("json") ?? {});
+    const secret = await repo(c).rotateSecret(id, overlapHours);
+    if (!secret) throw missing(id);
+    return c.json(secret, 200);
+  },
+);
