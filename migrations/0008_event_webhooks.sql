@@ -3,7 +3,8 @@ CREATE TABLE `events` (
 	`environment_id` text NOT NULL,
 	`type` text NOT NULL,
 	`data` text NOT NULL,
-	`created_at` integer NOT NULL
+	`created_at` integer NOT NULL,
+	`dispatched_at` integer
 );
 --> statement-breakpoint
 CREATE INDEX `events_env_created_idx` ON `events` (`environment_id`,`created_at`);--> statement-breakpoint

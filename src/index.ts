@@ -1,6 +1,7 @@
 import { createApp } from "./app";
 import { consumeDeadLetters } from "./delivery/dead-letters";
 import { consumeDeliveryBatch } from "./delivery/consumer";
+import { consumeWebhookBatch } from "./features/webhook-endpoints/consumer";
 import { createDb } from "./db/client";
 import { purgeExpired, retentionPolicy } from "./db/retention";
 import { purgeWorkflowTombstones } from "./features/workflows/tombstones";
@@ -13,11 +14,13 @@ export { ThrottleObject } from "./durable-objects/throttle-object";
 
 const app = createApp();
 const DEAD_LETTER_QUEUE = "clarion-delivery-dlq";
+const WEBHOOK_QUEUE = "clarion-webhooks";
 
 export default {
   fetch: app.fetch,
   async queue(batch, env) {
     if (batch.queue === DEAD_LETTER_QUEUE) await consumeDeadLetters(batch, env);
+    else if (batch.queue === WEBHOOK_QUEUE) await consumeWebhookBatch(batch, env);
     else await consumeDeliveryBatch(batch, env);
   },
   /** Retention (`[triggers] crons` in wrangler.toml): each run deletes a bounded number of expired rows. */

@@ -36,6 +36,8 @@ export const events = sqliteTable(
     type: text("type").$type<EventType>().notNull(),
     data: json<Record<string, unknown>>("data").notNull(),
     createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull(),
+    /** When its deliveries were enqueued; null until then, so a dispatch lost in a crash is found again. */
+    dispatchedAt: integer("dispatched_at", { mode: "timestamp_ms" }),
   },
   (t) => [index("events_env_created_idx").on(t.environmentId, t.createdAt), index("events_created_idx").on(t.createdAt)],
 );

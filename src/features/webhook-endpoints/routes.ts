@@ -4,10 +4,17 @@ import { checkDestination, destinationOptions } from "../../lib/destinations";
 import { ApiError, notFound } from "../../lib/errors";
 import { apiRoute, createRouter, json, security } from "../../lib/openapi";
 import { scopedRepository } from "../../lib/scoped-repository";
+import { createDb } from "../../db/client";
+import { eventsRepository } from "../events/repository";
+import { attemptsRepository } from "./attempts";
+import { deliverEvent } from "./deliver";
 import { toWebhookEndpoint, webhookEndpointsRepository } from "./repository";
 import {
+  AttemptQuery,
   EndpointIdParam,
   RotateSecretInput,
+  WebhookAttempt,
+  WebhookAttemptList,
   WebhookEndpoint,
   WebhookEndpointCreated,
   WebhookEndpointInput,
@@ -20,6 +27,7 @@ import {
 export const webhookEndpointsRoutes = createRouter();
 
 const repo = scopedRepository(webhookEndpointsRepository);
+const attempts = scopedRepository(attemptsRepository);
 const tags = ["Event webhooks"];
 const missing = (id: string) => notFound("webhook_endpoint_not_found", `webhook endpoint "${id}"`);
 
@@ -167,5 +175,54 @@ webhookEndpointsRoutes.openapi(
     const secret = await repo(c).rotateSecret(id, overlapHours);
     if (!secret) throw missing(id);
     return c.json(secret, 200);
+  },
+);
+
+webhookEndpointsRoutes.openapi(
+  apiRoute({
+    method: "post",
+    path: "/v1/webhook-endpoints/{id}/test",
+    tags,
+    summary: "Send a test event",
+    description:
+      "Sends a `webhook.test` event to this endpoint now (turned off or not) and answers with the attempt: status, the endpoint's response status, latency, error. A failed test is not retried; it counts toward nothing.",
+    security,
+    request: { params: EndpointIdParam },
+    responses: { 200: { description: "The attempt", content: json(WebhookAttempt) } },
+    errors: ["webhook_endpoint_not_found"],
+  }),
+  async (c) => {
+    const { id } = c.req.valid("param");
+    const endpoint = await repo(c).find(id);
+    if (!endpoint) throw missing(id);
+    const log = eventsRepository(createDb(c.env.DB), c.get("environmentId"));
+    const event = await log.recordDirect("webhook.test", { endpointId: id });
+    const { attempt } = await deliverEvent(c.env, createDb(c.env.DB), {
+      environmentSlug: await log.slug(),
+      endpoint,
+      event,
+      attempt: 1,
+      test: true,
+    });
+    return c.json(attempt, 200);
+  },
+);
+
+webhookEndpointsRoutes.openapi(
+  apiRoute({
+    method: "get",
+    path: "/v1/webhook-endpoints/{id}/attempts",
+    tags,
+    summary: "List an endpoint's delivery attempts",
+    description: "Newest first: each try of each event, with the endpoint's response status, latency, error and when the next try is due.",
+    security,
+    request: { params: EndpointIdParam, query: AttemptQuery },
+    responses: { 200: { description: "A page of attempts", content: json(WebhookAttemptList) } },
+    errors: ["webhook_endpoint_not_found"],
+  }),
+  async (c) => {
+    const { id } = c.req.valid("param");
+    if (!(await repo(c).find(id))) throw missing(id);
+    return c.json(await attempts(c).list(id, c.req.valid("query")), 200);
   },
 );

@@ -112,3 +112,30 @@ export const WebhookAttempt = z
   })
   .openapi("WebhookAttempt");
 export type WebhookAttempt = z.infer<typeof WebhookAttempt>;
+
+export const AttemptQuery = z
+  .object({
+    status: z.enum(ATTEMPT_STATUSES).optional(),
+    eventType: z.enum(EVENT_TYPES).optional(),
+  })
+  .extend(pageQuery(200).shape);
+export type AttemptQuery = z.infer<typeof AttemptQuery>;
+
+export const WebhookAttemptList = pageOf(WebhookAttempt).openapi("WebhookAttemptList");
+export type WebhookAttemptList = z.infer<typeof WebhookAttemptList>;
+
+export const ReplayInput = z
+  .object({
+    since: z.iso.datetime().openapi({ description: "Events from this time on (the event log keeps them for the retention period)." }),
+    until: z.iso.datetime().optional().openapi({ description: "Up to this time; default: now." }),
+    onlyFailed: z.boolean().default(true).openapi({
+      description: "Only events whose last attempt at this endpoint failed (or that never reached it). False: every matching event.",
+    }),
+  })
+  .strict()
+  .openapi("ReplayInput");
+export type ReplayInput = z.infer<typeof ReplayInput>;
+
+export const ReplayResult = z
+  .object({ queued: z.number().int().openapi({ description: "Events queued again, with their original ids." }) })
+  .openapi("ReplayResult");
