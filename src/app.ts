@@ -9,6 +9,7 @@ import { topicsRoutes } from "./features/topics/routes";
 import { trackingRoutes } from "./features/tracking/routes";
 import { webhooksRoutes } from "./features/webhooks/routes";
 import { webhookEndpointsRoutes } from "./features/webhook-endpoints/routes";
+import { eventsRoutes } from "./features/events/routes";
 import { triggersRoutes } from "./features/triggers/routes";
 import { variablesRoutes } from "./features/variables/routes";
 import { integrationsRoutes } from "./features/integrations/routes";
@@ -101,6 +102,7 @@ function keyedRoutes() {
   routes.route("/", topicsRoutes);
   routes.route("/", suppressionsRoutes);
   routes.route("/", webhookEndpointsRoutes);
+  routes.route("/", eventsRoutes);
   return routes;
 }
 

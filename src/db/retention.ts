@@ -3,6 +3,7 @@ import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { Db } from "./client";
 import {
   environments,
+  events,
   IDEMPOTENCY_KEY_HOURS,
   idempotencyKeys,
   messageEvents,
@@ -10,6 +11,7 @@ import {
   sandboxMessages,
   triggers,
   WEBHOOK_RECEIPT_HOURS,
+  webhookAttempts,
   webhookReceipts,
 } from "./schema";
 
@@ -35,6 +37,9 @@ export interface RetentionReport {
   sandboxMessages: number;
   webhookReceipts: number;
   idempotencyKeys: number;
+  /** The event log and the delivery attempts of webhook endpoints, kept as long as messages. */
+  events: number;
+  webhookAttempts: number;
 }
 
 /** The retention settings a deployment can set (wrangler.toml `[vars]`); unset or invalid values take the defaults. */
@@ -83,6 +88,8 @@ export async function purgeExpired(db: Db, policy: RetentionPolicy): Promise<Ret
     sandboxMessages: 0,
     webhookReceipts: 0,
     idempotencyKeys: 0,
+    events: 0,
+    webhookAttempts: 0,
   };
   const envs = await db.select({ id: environments.id }).from(environments);
 
@@ -145,6 +152,11 @@ export async function purgeExpired(db: Db, policy: RetentionPolicy): Promise<Ret
   // The admin API's keys have no environment: one pass over the table's time index takes every scope.
   report.idempotencyKeys += await drain(policy, report.idempotencyKeys, (n) =>
     oldestRows(db, idempotencyKeys, idempotencyKeys.createdAt, policy.idempotencyBefore, n),
+  );
+  // Outbound events and their attempts: across environments, on their own time indexes.
+  report.events += await drain(policy, report.events, (n) => oldestRows(db, events, events.createdAt, policy.messagesBefore, n));
+  report.webhookAttempts += await drain(policy, report.webhookAttempts, (n) =>
+    oldestRows(db, webhookAttempts, webhookAttempts.createdAt, policy.messagesBefore, n),
   );
   return report;
 }

@@ -95,6 +95,7 @@ export const REQUEST_EXAMPLES: Record<string, unknown> = {
   },
   "PATCH /v1/webhook-endpoints/{id}": { enabled: true, events: ["message.bounced", "message.failed"] },
   "POST /v1/webhook-endpoints/{id}/rotate-secret": { overlapHours: 24 },
+  "POST /v1/webhook-endpoints/{id}/replay": { since: "2026-11-24T00:00:00.000Z", onlyFailed: true },
 };
 
 interface Operation {

@@ -14,6 +14,8 @@ import {
 import { allLedgerNames, coordinatorStub, ledgerStub } from "../../durable-objects/ledger/shards";
 import type { Bindings } from "../../env";
 import { normaliseAddress } from "../../lib/normalise-address";
+import { type EventRow, eventRow, eventStatements } from "../../db/queries/events";
+import { dispatchEvents } from "../events/record";
 import type { SubscriberErased } from "./schemas";
 
 /**
@@ -32,7 +34,9 @@ export async function eraseSubscriber(env: Bindings, environmentId: string, subs
     .limit(1);
   if (!found) return null;
   const waitingStepsCancelled = await cancelWaitingSteps(env, environmentId, subscriberId);
-  const erased = await eraseRecords(db, environmentId, subscriberId);
+  const deleted = eventRow(environmentId, "subscriber.deleted", { subscriberId });
+  const erased = await eraseRecords(db, environmentId, subscriberId, deleted);
+  await dispatchEvents(env, environmentId, [deleted.id]);
   return { subscriberId, erased: { profile: true, ...erased, waitingStepsCancelled } };
 }
 
@@ -49,7 +53,7 @@ async function cancelWaitingSteps(env: Bindings, environmentId: string, subscrib
   return sum(shards.map((s) => s.waitingSteps)) + sum(fromCoordinators) + sum(fromDigests);
 }
 
-async function eraseRecords(db: Db, environmentId: string, subscriberId: string) {
+async function eraseRecords(db: Db, environmentId: string, subscriberId: string, event: EventRow) {
   const theirMessages = db
     .select({ id: messages.id })
     .from(messages)
@@ -101,6 +105,8 @@ async function eraseRecords(db: Db, environmentId: string, subscriberId: string)
       .delete(subscribers)
       .where(and(eq(subscribers.environmentId, environmentId), eq(subscribers.subscriberId, subscriberId)))
       .returning({ preferences: subscribers.preferences }),
+    // `subscriber.deleted`, written with the erasure it reports.
+    ...eventStatements(db, [event]),
   ]);
   return {
     channels: channels.length,

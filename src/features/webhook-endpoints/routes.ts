@@ -8,10 +8,13 @@ import { createDb } from "../../db/client";
 import { eventsRepository } from "../events/repository";
 import { attemptsRepository } from "./attempts";
 import { deliverEvent } from "./deliver";
+import { enqueueDeliveries, eventsToReplay, REPLAY_LIMIT } from "./replay";
 import { toWebhookEndpoint, webhookEndpointsRepository } from "./repository";
 import {
   AttemptQuery,
   EndpointIdParam,
+  ReplayInput,
+  ReplayResult,
   RotateSecretInput,
   WebhookAttempt,
   WebhookAttemptList,
@@ -224,5 +227,31 @@ webhookEndpointsRoutes.openapi(
     const { id } = c.req.valid("param");
     if (!(await repo(c).find(id))) throw missing(id);
     return c.json(await attempts(c).list(id, c.req.valid("query")), 200);
+  },
+);
+
+webhookEndpointsRoutes.openapi(
+  apiRoute({
+    method: "post",
+    path: "/v1/webhook-endpoints/{id}/replay",
+    tags,
+    summary: "Replay events to an endpoint",
+    description: `Queues again the events of \`since\`..\`until\` that this endpoint takes, with their original ids (the same \`webhook-id\`): by default only those that never reached it. At most ${REPLAY_LIMIT} events per call, oldest first.`,
+    security,
+    request: { params: EndpointIdParam, body: { content: json(ReplayInput), required: true } },
+    responses: { 202: { description: "Queued", content: json(ReplayResult) } },
+    errors: ["webhook_endpoint_not_found"],
+  }),
+  async (c) => {
+    const { id } = c.req.valid("param");
+    const endpoint = await repo(c).find(id);
+    if (!endpoint) throw missing(id);
+    const eventIds = await eventsToReplay(createDb(c.env.DB), endpoint, c.req.valid("json"));
+    const queued = await enqueueDeliveries(
+      c.env,
+      endpoint.environmentId,
+      eventIds.map((eventId) => ({ eventId, endpointId: id })),
+    );
+    return c.json({ queued }, 202);
   },
 );
