@@ -23,6 +23,8 @@ export default defineConfig({
             "rl-env-a": { environment: "5/60s" },
             "rl-env-b": { environment: "5/60s" },
             "rl-key": { key: "4/60s" },
+            "rl-key-shared": { key: "4/60s" },
+            "rl-both": { environment: "5/60s", key: "4/60s" },
           }),
         },
         ratelimits: {

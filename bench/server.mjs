@@ -12,9 +12,10 @@ import { LOCAL_LEDGER_SHARDS, run } from "../scripts/lib.mjs";
 const HOST = "127.0.0.1";
 
 /**
- * @param {{ vars?: Record<string, string>, port?: string, acceptOnly?: boolean, restart?: { folder: string, key: string, encryptionKey: string } }} [options]
+ * @param {{ vars?: Record<string, string>, port?: string, acceptOnly?: boolean, rateLimits?: boolean, restart?: { folder: string, key: string, encryptionKey: string } }} [options]
  *   `vars` are wrangler vars for this run; `acceptOnly` runs without Queue consumers (jobs stay
- *   queued: the accept path alone); `restart` starts again on the state of a stopped server.
+ *   queued: the accept path alone); `rateLimits: false` runs without the `[[ratelimits]]`
+ *   bindings (what the limiter costs); `restart` starts again on the state of a stopped server.
  */
 export async function startServer(options = {}) {
   const port = options.port ?? process.env.PORT ?? "8797";
@@ -41,7 +42,8 @@ export async function startServer(options = {}) {
     ALLOW_PRIVATE_DESTINATIONS: "true",
     ...options.vars,
   };
-  const config = options.acceptOnly ? withoutConsumers(folder) : "wrangler.toml";
+  const dropped = [...(options.acceptOnly ? ["[[queues.consumers]]"] : []), ...(options.rateLimits === false ? ["[[ratelimits]]"] : [])];
+  const config = dropped.length ? configWithout(folder, dropped) : "wrangler.toml";
   const args = [
     "dev",
     "-c",
@@ -97,12 +99,12 @@ export async function startServer(options = {}) {
 }
 
 /**
- * The project's wrangler.toml without its Queue consumers, written beside it (paths in a
- * wrangler config are relative to the file) under a name unique to this run.
+ * The project's wrangler.toml without the blocks of the given tables, written beside it (paths
+ * in a wrangler config are relative to the file) under a name unique to this run.
  */
-function withoutConsumers(folder) {
+function configWithout(folder, tables) {
   const source = readFileSync("wrangler.toml", "utf8");
-  const blocks = source.split(/\n(?=\[)/).filter((block) => !block.startsWith("[[queues.consumers]]"));
+  const blocks = source.split(/\n(?=\[)/).filter((block) => !tables.some((table) => block.startsWith(table)));
   const file = `.wrangler-bench-${basename(folder)}.toml`;
   writeFileSync(file, blocks.join("\n"));
   process.once("exit", () => rmSync(file, { force: true }));

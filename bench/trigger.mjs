@@ -2,11 +2,18 @@
 // on a Clarion this script starts itself (bench/server.mjs), twice: accept-only (the delivery
 // consumer leaves its jobs queued) and with delivery running, after which every accepted
 // trigger must be delivered. Then one bulk call of 100 events against one single trigger.
+// Rate limits are on, as deployed; `--no-rate-limits` starts the server without the
+// `[[ratelimits]]` bindings, to see what the limiter costs; `--accept-only` skips the second run.
+import { loadavg } from "node:os";
 import autocannon from "autocannon";
 import { client, ensureWorkflow, localDb, startServer } from "./server.mjs";
 
 const CONNECTIONS = 50;
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 6);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
+const RATE_LIMITS = !process.argv.includes("--no-rate-limits");
+const MODES = process.argv.includes("--accept-only") ? ["accept-only"] : ["accept-only", "delivery running"];
+/** The machine's 1-minute load average: figures of a shared machine mean little without it. */
+const load = () => loadavg()[0].toFixed(2);
 const ROUNDS = 2;
 const WORKFLOW = "bench-trigger";
 
@@ -97,15 +104,18 @@ async function delivered(persistTo, expected, timeoutMs = 180_000) {
   }
 }
 
-console.log(`${CONNECTIONS} connections, ${ROUNDS} alternating rounds of ${SECONDS} s per endpoint`);
+console.log(
+  `${CONNECTIONS} connections, ${ROUNDS} alternating rounds of ${SECONDS} s per endpoint, rate limits ${RATE_LIMITS ? "on" : "off (no [[ratelimits]] bindings)"}`,
+);
 let failed = false;
-for (const mode of ["accept-only", "delivery running"]) {
-  const server = await startServer({ acceptOnly: mode === "accept-only" });
+for (const mode of MODES) {
+  const server = await startServer({ acceptOnly: mode === "accept-only", rateLimits: RATE_LIMITS });
   try {
     const { call, headers } = client(server.baseUrl, server.key);
     await prepare(call);
+    const before = load();
     const r = await alternate(server.baseUrl, headers, `${mode === "accept-only" ? "a" : "d"}${Date.now().toString(36)}`);
-    report(`${mode}:`, r);
+    report(`${mode}, rate limits ${RATE_LIMITS ? "on" : "off"} (load average ${before} before, ${load()} after):`, r);
     if (r.trigger.non2xx || r.health.non2xx) failed = true;
     if (mode === "delivery running") {
       const { single, bulk } = await bulkVersusSingle(call);

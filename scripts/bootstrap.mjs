@@ -40,8 +40,17 @@ export function localSql(options = {}) {
 }
 
 const ALPHABET = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
-/** @param {string} slug */
-export const newApiKey = (slug) => `ck_${slug}_${Array.from(randomBytes(32), (b) => ALPHABET[b % 62]).join("")}`;
+/**
+ * `ck_<tag>_<32 random base62 characters>`: the Worker's format (`generateApiKey` in
+ * src/features/environments/api-keys.ts, whose `keyTag` rule this repeats; test/scripts/keys.test.ts holds them together).
+ * @param {string} slug
+ */
+export const newApiKey = (slug) => {
+  const tag = slug === "development" ? "dev" : slug === "production" ? "prod" : slug.replace(/[^a-z0-9]/g, "");
+  return `ck_${tag}_${Array.from(randomBytes(32), (b) => ALPHABET[b % 62]).join("")}`;
+};
+/** What lists show of a key: `ck_<tag>_` and its first six random characters. @param {string} key */
+export const keyPrefix = (key) => key.slice(0, key.lastIndexOf("_") + 7);
 /** The admin credential: `clarion_admin_` and 32 random base62 characters. Only its SHA-256 is given to the Worker. */
 export const newAdminKey = () => `clarion_admin_${Array.from(randomBytes(32), (b) => ALPHABET[b % 62]).join("")}`;
 /** @param {string} key */
@@ -95,10 +104,10 @@ export async function ensureEnvironments(sql, slugs, keys = {}) {
         `INSERT INTO environments (id, name, slug, created_at) VALUES (${quote(envId)}, ${quote(slug)}, ${quote(slug)}, ${now})`,
       );
     }
-    const key = newApiKey(slug === "development" ? "dev" : slug === "production" ? "prod" : slug.replace(/[^a-z0-9]/g, ""));
+    const key = newApiKey(slug);
     result[slug] = key;
     statements.push(
-      `INSERT INTO api_keys (id, environment_id, name, prefix, hash, created_at) VALUES (${quote(id("key"))}, ${quote(envId)}, 'default', ${quote(key.slice(0, 12))}, ${quote(sha256(key))}, ${now})`,
+      `INSERT INTO api_keys (id, environment_id, name, prefix, hash, created_at) VALUES (${quote(id("key"))}, ${quote(envId)}, 'default', ${quote(keyPrefix(key))}, ${quote(sha256(key))}, ${now})`,
     );
   }
   if (statements.length) await sql(statements.join("; "));

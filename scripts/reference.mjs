@@ -55,11 +55,13 @@ function providersTables(providers) {
       const rows = fieldsOf(schema).map(({ name, property, required }) => [
         `\`${name}\``,
         required ? "yes" : "",
+        // `writeOnly` marks a secret: masked in every answer (on a union, any branch marks it).
+        property.writeOnly || (property.anyOf ?? []).some((b) => b.writeOnly) ? "yes" : "",
         typeOf(property),
         property.default === undefined ? "" : `\`${JSON.stringify(property.default)}\``,
         property.description ?? "",
       ]);
-      return `### \`${id}\` (${channel})\n\n${table(["Field", "Required", "Type", "Default", "Description"], rows)}`;
+      return `### \`${id}\` (${channel})\n\n${table(["Field", "Required", "Secret", "Type", "Default", "Description"], rows)}`;
     });
   return `${summary}\n\n${details.join("\n\n")}`;
 }
@@ -171,9 +173,10 @@ async function generate() {
   try {
     const load = (path) => server.ssrLoadModule(path);
     const integrations = await load("/src/features/integrations/routes.ts");
+    const { credentialsJsonSchema } = await load("/src/features/integrations/credentials.ts");
     const providers = integrations
       .registeredProviders()
-      .map((adapter) => ({ id: adapter.id, channel: adapter.channel, schema: integrations.credentialsJsonSchema(adapter) }))
+      .map((adapter) => ({ id: adapter.id, channel: adapter.channel, schema: credentialsJsonSchema(adapter) }))
       .sort((a, b) => a.channel.localeCompare(b.channel) || a.id.localeCompare(b.id));
     const { createApp } = await load("/src/app.ts");
     const openapi = await (await createApp().request("/openapi.json")).json();

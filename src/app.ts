@@ -15,6 +15,7 @@ import { variablesRoutes } from "./features/variables/routes";
 import { integrationsRoutes } from "./features/integrations/routes";
 import { previewRoutes } from "./features/workflows/preview-routes";
 import { workflowsRoutes } from "./features/workflows/routes";
+import { testSendRoutes } from "./features/workflows/test-send-routes";
 import { novuApp } from "./features/novu/app";
 import { ApiError, apiErrorOf, problemResponse } from "./lib/errors";
 import { uuidv7 } from "./lib/ids";
@@ -96,6 +97,7 @@ function keyedRoutes() {
   routes.route("/", subscribersRoutes);
   routes.route("/", workflowsRoutes);
   routes.route("/", previewRoutes);
+  routes.route("/", testSendRoutes);
   routes.route("/", variablesRoutes);
   routes.route("/", preferencesRoutes);
   routes.route("/", integrationsRoutes);

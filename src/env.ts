@@ -63,6 +63,8 @@ export interface Variables {
   requestId: string;
   /** The request's `Idempotency-Key`, when it sent one (see `lib/middleware/idempotency.ts`). */
   idempotencyKey?: string;
+  /** Fields of this route's answer that hold a secret, never stored for a replay (see `lib/secret-fields.ts`). */
+  responseSecrets?: readonly string[];
 }
 
 export type AppEnv = { Bindings: Bindings; Variables: Variables };

@@ -1,9 +1,9 @@
-import { env } from "cloudflare:test";
+import { env, SELF } from "cloudflare:test";
 import { and, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createDb } from "../src/db/client";
 import { idempotencyKeys } from "../src/db/schema";
-import type { Environment, EnvironmentList } from "../src/features/environments/schemas";
+import type { ApiKeyCreated, ApiKeyList, Environment, EnvironmentList, Rotation } from "../src/features/environments/schemas";
 import type { Topic } from "../src/features/topics/schemas";
 import { canonicalJson, sha256Hex } from "../src/lib/crypto";
 import { createEnvironment, unique, workflowBody } from "./factories";
@@ -223,5 +223,66 @@ describe("Idempotency-Key on the admin API", () => {
       .from(idempotencyKeys)
       .where(and(eq(idempotencyKeys.scope, "admin"), eq(idempotencyKeys.key, idempotencyKey)));
     expect(row).toEqual({ scope: "admin" });
+  });
+});
+
+describe("Idempotency-Key on an answer that carries a secret", () => {
+  const storedBody = async (idempotencyKey: string) =>
+    (
+      await db
+        .select({ body: idempotencyKeys.responseBody })
+        .from(idempotencyKeys)
+        .where(and(eq(idempotencyKeys.scope, "admin"), eq(idempotencyKeys.key, idempotencyKey)))
+    )[0]?.body ?? "";
+
+  async function environmentWithKey() {
+    const slug = unique("sec");
+    await api(ADMIN_KEY, "POST", "/v1/admin/environments", { name: "Secrets", slug });
+    return slug;
+  }
+
+  it("never stores a new API key, and answers a replay with its id and prefix and a note", async () => {
+    const slug = await environmentWithKey();
+    const idempotencyKey = unique("idem");
+    const post = () =>
+      api<ApiKeyCreated>(ADMIN_KEY, "POST", `/v1/admin/environments/${slug}/keys`, { name: "ci" }, withKey(idempotencyKey));
+    const first = await post();
+    expect(first.body.key).toMatch(/^ck_/);
+    expect(await storedBody(idempotencyKey)).not.toContain(first.body.key);
+    const replay = await post();
+    expect(replay.status).toBe(201);
+    expect(replay.headers.get("idempotency-replay")).toBe("true");
+    const { key: secret, ...rest } = first.body;
+    expect(replay.body).toEqual({ ...rest, secretsOmitted: ["key"], note: expect.stringContaining("not shown again") });
+    expect(JSON.stringify(replay.body)).not.toContain(secret);
+    const { body: keys } = await api<ApiKeyList>(ADMIN_KEY, "GET", `/v1/admin/environments/${slug}/keys`);
+    expect(keys.data.map((k) => k.id)).toEqual([first.body.id]);
+  });
+
+  it("never stores a rotated key's secret either", async () => {
+    const slug = await environmentWithKey();
+    const { body: old } = await api<ApiKeyCreated>(ADMIN_KEY, "POST", `/v1/admin/environments/${slug}/keys`, { name: "ci" });
+    const idempotencyKey = unique("idem");
+    const rotate = () => api<Rotation>(ADMIN_KEY, "POST", `/v1/admin/keys/${old.id}/rotate`, { overlapHours: 1 }, withKey(idempotencyKey));
+    const first = await rotate();
+    expect(first.status).toBe(201);
+    expect(await storedBody(idempotencyKey)).not.toContain(first.body.key.key);
+    const replay = await rotate();
+    const { key: secret, ...fresh } = first.body.key;
+    expect(replay.body).toEqual({ key: fresh, previous: first.body.previous, secretsOmitted: ["key.key"], note: expect.any(String) });
+    expect(JSON.stringify(replay.body)).not.toContain(secret);
+  });
+
+  it("documents the replay: the same answer without the secret, with secretsOmitted", async () => {
+    const doc = (await (await SELF.fetch("http://clarion.test/openapi.json")).json()) as {
+      paths: Record<string, Record<string, { responses: Record<string, { content: Record<string, { schema: unknown }> }> }>>;
+    };
+    const schema = doc.paths["/v1/admin/environments/{slug}/keys"]!.post!.responses["201"]!.content["application/json"]!.schema as {
+      anyOf?: { $ref?: string; properties?: Record<string, unknown>; required?: string[] }[];
+    };
+    expect(schema.anyOf).toHaveLength(2);
+    const replay = schema.anyOf!.find((s) => s.properties)!;
+    expect(Object.keys(replay.properties!)).toEqual(expect.arrayContaining(["id", "prefix", "secretsOmitted", "note"]));
+    expect(Object.keys(replay.properties!)).not.toContain("key");
   });
 });

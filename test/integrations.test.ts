@@ -39,7 +39,7 @@ const storedRow = (id: string) =>
     .first<{ credentials: string; environment_id: string }>();
 
 describe("POST /v1/integrations", () => {
-  it("creates an integration with defaults, the provider's channel and masked credentials", async () => {
+  it("creates an integration with defaults, the provider's channel and its secrets masked", async () => {
     const { key } = await createEnvironment();
     const res = await api<IntegrationView>(key, "POST", "/v1/integrations", resendBody());
     expect(res.status).toBe(201);
@@ -51,7 +51,7 @@ describe("POST /v1/integrations", () => {
       active: true,
       primary: false,
       priority: 0,
-      credentials: { apiKey: "re_l••••", from: "Acme••••", webhookSecret: "whse••••" },
+      credentials: { apiKey: "re_l••••", from: "Acme <hi@acme.dev>", webhookSecret: "whse••••" },
       settings: {},
       baseUrl: null,
       createdAt: expect.any(String),
@@ -200,7 +200,7 @@ describe("PUT /v1/integrations/{id}", () => {
     const fresh = { apiKey: "re_live_rotated_000000", from: "Billing <billing@acme.dev>" };
     const res = await api<IntegrationView>(key, "PUT", `/v1/integrations/${created.id}`, { credentials: fresh });
     expect(res.status).toBe(200);
-    expect(res.body.credentials).toEqual({ apiKey: "re_l••••", from: "Bill••••" });
+    expect(res.body.credentials).toEqual({ apiKey: "re_l••••", from: "Billing <billing@acme.dev>" });
     expect(JSON.stringify(res.body)).not.toContain("rotated");
     const after = (await storedRow(created.id))!;
     expect(after.credentials).not.toBe(before);

@@ -3,6 +3,7 @@ import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { createDb } from "../src/db/client";
 import {
+  dashboardSessions,
   events,
   idempotencyKeys,
   messageEvents,
@@ -184,6 +185,19 @@ describe("scheduled retention", () => {
       .where(eq(webhookReceipts.integrationId, integrationId));
     expect(receipts).toEqual([{ key: "young" }]);
     expect(await db.select().from(suppressions).where(eq(suppressions.environmentId, id))).toHaveLength(1);
+  });
+
+  it("purges dashboard sessions once they have ended", async () => {
+    const ended = unique("sess-ended");
+    const live = unique("sess-live");
+    await db.insert(dashboardSessions).values([
+      { id: ended, expiresAt: new Date(NOW - 1000), createdAt: new Date(NOW - 13 * 3_600_000) },
+      { id: live, expiresAt: new Date(NOW + 3_600_000), createdAt: new Date(NOW) },
+    ]);
+    await runRetention();
+    const left = (await db.select({ id: dashboardSessions.id }).from(dashboardSessions)).map((r) => r.id);
+    expect(left).toContain(live);
+    expect(left).not.toContain(ended);
   });
 
   it("purges Idempotency-Key answers after 24 hours, in every scope", async () => {

@@ -2,11 +2,22 @@
 
 /** A problem+json answer (or a network failure) as one error with the server's own words. */
 export class ClarionError extends Error {
-  /** @param {string} message @param {number} [status] @param {string} [code] */
-  constructor(message, status, code) {
+  /**
+   * @param {string} message
+   * @param {number} [status]
+   * @param {string} [code]
+   * @param {{ path: string, message: string }[]} [errors] the problem's field errors
+   */
+  constructor(message, status, code, errors = []) {
     super(message);
     this.status = status;
     this.code = code;
+    this.errors = errors;
+  }
+
+  /** The message, then one line per field error: what to fix, without `--json`. */
+  lines() {
+    return [this.message, ...this.errors.map((e) => `  ${e.path}: ${e.message}`)];
   }
 }
 
@@ -37,11 +48,15 @@ export function client({ url, credential, fetch: fetchImpl = fetch }) {
     if (!res.ok) {
       const detail = parsed && typeof parsed === "object" && "detail" in parsed ? String(parsed.detail) : text || res.statusText;
       const code = parsed && typeof parsed === "object" && "code" in parsed ? String(parsed.code) : undefined;
-      throw new ClarionError(`${method} ${path}: ${res.status}${code ? ` ${code}` : ""}: ${detail}`, res.status, code);
+      const errors = parsed && typeof parsed === "object" && Array.isArray(parsed.errors) ? parsed.errors.filter(isFieldError) : [];
+      throw new ClarionError(`${method} ${path}: ${res.status}${code ? ` ${code}` : ""}: ${detail}`, res.status, code, errors);
     }
     return parsed;
   };
 }
+
+/** @param {unknown} e @returns {e is { path: string, message: string }} */
+const isFieldError = (e) => typeof e === "object" && e !== null && typeof e.path === "string" && typeof e.message === "string";
 
 /** @param {string} text */
 function safeJson(text) {

@@ -163,7 +163,7 @@ export async function main(argv, io = {}) {
       return 2;
     }
     if (error instanceof ClarionError) {
-      err(`clarion: ${error.message}`);
+      err(`clarion: ${error.lines().join("\n")}`);
       return 1;
     }
     throw error;

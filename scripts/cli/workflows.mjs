@@ -1,10 +1,14 @@
 // Workflows as JSON files, one per workflow, so they can live in git and be applied again.
 import { mkdir, readdir, readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { listAll } from "./client.mjs";
+import { ClarionError, listAll } from "./client.mjs";
 
-/** What the server adds to a workflow; a file holds only what `PUT /v1/workflows/{key}` takes. */
-const SERVER_FIELDS = ["id", "createdAt", "updatedAt"];
+/**
+ * The read-only fields the server answers a workflow with (`readOnly` in its OpenAPI document): a
+ * file holds only what `PUT /v1/workflows/{key}` takes, and a file exported before (0.7 wrote
+ * `lastTriggeredAt`) is imported without them.
+ */
+const SERVER_FIELDS = ["id", "createdAt", "updatedAt", "lastTriggeredAt"];
 
 /** @param {Record<string, unknown>} workflow */
 export const toFile = (workflow) => Object.fromEntries(Object.entries(workflow).filter(([field]) => !SERVER_FIELDS.includes(field)));
@@ -52,12 +56,18 @@ export async function importWorkflows(request, paths) {
     const key = workflow.key;
     if (typeof key !== "string") throw new Error(`${file}: a workflow file needs a "key"`);
     try {
-      await request("PUT", `/v1/workflows/${encodeURIComponent(key)}`, workflow);
-      results.push({ file, key, action: /** @type {const} */ ("updated") });
+      try {
+        await request("PUT", `/v1/workflows/${encodeURIComponent(key)}`, workflow);
+        results.push({ file, key, action: /** @type {const} */ ("updated") });
+      } catch (error) {
+        if (!(error instanceof ClarionError && error.code === "workflow_not_found")) throw error;
+        await request("POST", "/v1/workflows", workflow);
+        results.push({ file, key, action: /** @type {const} */ ("created") });
+      }
     } catch (error) {
-      if (!(error && typeof error === "object" && "code" in error && error.code === "workflow_not_found")) throw error;
-      await request("POST", "/v1/workflows", workflow);
-      results.push({ file, key, action: /** @type {const} */ ("created") });
+      // Which file the server refused: the files before it were applied, the ones after it were not.
+      if (error instanceof ClarionError) error.message = `${file}: ${error.message}`;
+      throw error;
     }
   }
   return results;

@@ -2,6 +2,7 @@ import { and, asc, eq, inArray, lt, sql } from "drizzle-orm";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { Db } from "./client";
 import {
+  dashboardSessions,
   environments,
   events,
   IDEMPOTENCY_KEY_HOURS,
@@ -25,6 +26,8 @@ export interface RetentionPolicy {
   receiptsBefore: Date;
   /** Idempotency keys, once their stored answer is no longer replayed. */
   idempotencyBefore: Date;
+  /** Dashboard sessions that ended before this (now): signed-out ones are already gone. */
+  sessionsBefore: Date;
   /** Rows per table per run; deletes go in slices of `sliceRows`. */
   maxRows: number;
   sliceRows: number;
@@ -37,6 +40,7 @@ export interface RetentionReport {
   sandboxMessages: number;
   webhookReceipts: number;
   idempotencyKeys: number;
+  dashboardSessions: number;
   /** The event log and the delivery attempts of webhook endpoints, kept as long as messages. */
   events: number;
   webhookAttempts: number;
@@ -65,6 +69,7 @@ export function retentionPolicy(settings: RetentionSettings, now: Date): Retenti
     sandboxBefore: ago(positive(settings.SANDBOX_RETENTION_DAYS, RETENTION_DEFAULTS.sandboxDays) * DAY_MS),
     receiptsBefore: ago(WEBHOOK_RECEIPT_HOURS * 3_600_000),
     idempotencyBefore: ago(IDEMPOTENCY_KEY_HOURS * 3_600_000),
+    sessionsBefore: now,
     maxRows: positive(settings.RETENTION_MAX_ROWS, RETENTION_DEFAULTS.maxRows),
     sliceRows: RETENTION_DEFAULTS.sliceRows,
   };
@@ -88,6 +93,7 @@ export async function purgeExpired(db: Db, policy: RetentionPolicy): Promise<Ret
     sandboxMessages: 0,
     webhookReceipts: 0,
     idempotencyKeys: 0,
+    dashboardSessions: 0,
     events: 0,
     webhookAttempts: 0,
   };
@@ -152,6 +158,9 @@ export async function purgeExpired(db: Db, policy: RetentionPolicy): Promise<Ret
   // The admin API's keys have no environment: one pass over the table's time index takes every scope.
   report.idempotencyKeys += await drain(policy, report.idempotencyKeys, (n) =>
     oldestRows(db, idempotencyKeys, idempotencyKeys.createdAt, policy.idempotencyBefore, n),
+  );
+  report.dashboardSessions += await drain(policy, report.dashboardSessions, (n) =>
+    oldestRows(db, dashboardSessions, dashboardSessions.expiresAt, policy.sessionsBefore, n),
   );
   // Outbound events and their attempts: across environments, on their own time indexes.
   report.events += await drain(policy, report.events, (n) => oldestRows(db, events, events.createdAt, policy.messagesBefore, n));

@@ -142,6 +142,8 @@ export async function load(ctx: DeliveryContext, job: RecipientsJob, trigger: Tr
       timezone: row?.timezone ?? null,
       steps: {},
       state: "active",
+      // Without a record there are no addresses either; saying "no address" would hide that the id is wrong.
+      ...(row ? {} : { stop: subscriberNotFound(subscriberId) }),
       notes: [],
     });
   }
@@ -149,6 +151,13 @@ export async function load(ctx: DeliveryContext, job: RecipientsJob, trigger: Tr
   const suppressed = new Set([...suppressedProfiles, ...suppressedChannels].map((s) => s.address));
   return { workflow, recipients, existing, integrations, suppressed, secrets };
 }
+
+/** A recipient id with no subscriber in the environment: each of its messages is skipped for this reason. */
+const subscriberNotFound = (subscriberId: string): Stop => ({
+  status: "skipped",
+  code: "subscriber_not_found",
+  message: `No subscriber "${subscriberId}" in this environment: create it first, or trigger with the subscriber inline ({ subscriberId, email, ... }).`,
+});
 
 const actorView = (actor: unknown): Record<string, unknown> | null =>
   typeof actor === "string" ? { subscriberId: actor } : actor && typeof actor === "object" ? (actor as Record<string, unknown>) : null;

@@ -4,9 +4,11 @@ import { chunk, rowsPerStatement, runBatch } from "../db/batch";
 import { triggers, type TriggerStatus } from "../db/schema";
 import type { TriggerRecord } from "./trigger-record";
 
-const COLUMNS = 11;
+const COLUMNS = 12;
 
-const row = (record: TriggerRecord, status: TriggerStatus, now: Date) => ({
+type TriggerWrite = { record: TriggerRecord; status: TriggerStatus; cancelledMessages?: number };
+
+const row = ({ record, status, cancelledMessages }: TriggerWrite, now: Date) => ({
   environmentId: record.environmentId,
   transactionId: record.transactionId,
   workflowKey: record.workflowKey,
@@ -16,6 +18,7 @@ const row = (record: TriggerRecord, status: TriggerStatus, now: Date) => ({
   overrides: record.overrides,
   actor: record.actor,
   acceptedAt: new Date(record.acceptedAt),
+  cancelledMessages: cancelledMessages ?? null,
   createdAt: now,
   updatedAt: now,
 });
@@ -26,27 +29,29 @@ const row = (record: TriggerRecord, status: TriggerStatus, now: Date) => ({
  * `DELETE /v1/trigger/` wins whichever of the two writes lands last, and a redelivered job
  * cannot move a finished trigger back.
  */
-export function triggerRecordWrites(db: Db, items: { record: TriggerRecord; status: TriggerStatus }[], now: Date) {
+export function triggerRecordWrites(db: Db, items: TriggerWrite[], now: Date) {
   return chunk(items, rowsPerStatement(COLUMNS)).map((part) =>
     db
       .insert(triggers)
-      .values(part.map((i) => row(i.record, i.status, now)))
+      .values(part.map((i) => row(i, now)))
       .onConflictDoUpdate({
         target: [triggers.environmentId, triggers.transactionId],
         set: {
           status: sql`CASE WHEN ${triggers.status} IN ('cancelled', 'completed', 'failed') THEN ${triggers.status} ELSE excluded.status END`,
+          cancelledMessages: sql`coalesce(excluded.cancelled_messages, ${triggers.cancelledMessages})`,
           updatedAt: sql`excluded.updated_at`,
         },
       }),
   );
 }
 
-export async function recordTriggers(db: Db, items: { record: TriggerRecord; status: TriggerStatus }[], now = new Date()) {
+export async function recordTriggers(db: Db, items: TriggerWrite[], now = new Date()) {
   await runBatch(db, triggerRecordWrites(db, items, now));
 }
 
-export const recordCancellation = (db: Db, record: TriggerRecord, now: number) =>
-  recordTriggers(db, [{ record, status: "cancelled" }], new Date(now));
+/** With how many messages the cancellation stopped, so the trigger's counts show them before each one is recorded. */
+export const recordCancellation = (db: Db, record: TriggerRecord, cancelledMessages: number, now: number) =>
+  recordTriggers(db, [{ record, status: "cancelled", cancelledMessages }], new Date(now));
 
 /** Moves a recorded trigger to a terminal status unless it already has one. */
 export const finishTrigger = (db: Db, environmentId: string, transactionId: string, status: "completed" | "failed", now = new Date()) =>

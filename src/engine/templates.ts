@@ -1,5 +1,5 @@
 import { Liquid, type Template } from "liquidjs";
-import type { Channel, ChannelStep } from "./steps";
+import { type Channel, type ChannelStep, isChannelStep, type Step } from "./steps";
 import type { ChatContent, ContentByChannel, EmailContent, PushContent, SmsContent, TemplateContext } from "./content";
 import { localizedTemplate } from "./locale";
 
@@ -207,4 +207,52 @@ export function renderText(source: string, ctx: TemplateContext): { ok: true; te
   } catch (error) {
     return { ok: false, message: (error as Error).message };
   }
+}
+
+type Issue = { path: (string | number)[]; message: string };
+
+/** Every Liquid string inside a value (push `data`, chat `blocks`, a template's fields), with its path. */
+function liquidStrings(value: unknown, path: (string | number)[]): [(string | number)[], string][] {
+  if (typeof value === "string") return [[path, value]];
+  if (Array.isArray(value)) return value.flatMap((item, i) => liquidStrings(item, [...path, i]));
+  if (value !== null && typeof value === "object") return Object.entries(value).flatMap(([k, item]) => liquidStrings(item, [...path, k]));
+  return [];
+}
+
+/** The parser's complaint about one template, or null when it parses. */
+function parseError(mode: Mode, source: string): string | null {
+  if (!source.includes("{{") && !source.includes("{%")) return null;
+  try {
+    engines[mode].parse(source);
+    return null;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
+}
+
+/**
+ * Parses every Liquid template of a workflow's steps (each channel's fields in the base template
+ * and in every locale variant, a delay's `until`, digest and throttle keys) with the engine that
+ * renders them, so a template that could never render is refused when it is saved rather than
+ * failing every send. Paths are those of the workflow's input (`steps.0.locales.de.subject`).
+ */
+export function templateIssues(steps: readonly Step[]): Issue[] {
+  return steps.flatMap((step, i) => {
+    const at = ["steps", i] as (string | number)[];
+    const sources: [(string | number)[], string][] = isChannelStep(step)
+      ? [...liquidStrings(step.template, [...at, "template"]), ...liquidStrings(step.locales ?? {}, [...at, "locales"])]
+      : step.type === "delay"
+        ? typeof step.until === "string"
+          ? [[[...at, "until"], step.until]]
+          : []
+        : step.key !== undefined
+          ? [[[...at, "key"], step.key]]
+          : [];
+    return sources.flatMap(([path, source]) => {
+      // The email body is rendered with HTML escaping on: parse it with that engine.
+      const mode: Mode = step.type === "email" && path.at(-1) === "html" ? "html" : "text";
+      const message = parseError(mode, source);
+      return message === null ? [] : [{ path, message: `Liquid: ${message}` }];
+    });
+  });
 }

@@ -59,15 +59,44 @@ function ipv6Groups(host: string): number[] | undefined {
   return groups.every((g) => !Number.isNaN(g)) ? groups : undefined;
 }
 
+const dotted = (high: number, low: number) => `${high >> 8}.${high & 0xff}.${low >> 8}.${low & 0xff}`;
+
+/**
+ * The IPv4 addresses an IPv6 literal carries by a transition mechanism: a relay or translator on the
+ * way delivers the request to that IPv4 address, so it is judged by the IPv4 policy.
+ */
+function embeddedIpv4(groups: number[]): string[] {
+  const [g0, g1, g2, g3, g4, g5, g6, g7] = groups as [number, number, number, number, number, number, number, number];
+  const last32 = dotted(g6, g7);
+  if (g0 === 0 && g1 === 0 && g2 === 0 && g3 === 0) {
+    // ::a.b.c.d (compatible), ::ffff:a.b.c.d (mapped), ::ffff:0:a.b.c.d (translated, RFC 2765)
+    if (g4 === 0 && (g5 === 0 || g5 === 0xffff)) return [last32];
+    if (g4 === 0xffff && g5 === 0) return [last32];
+  }
+  // NAT64 well-known prefix 64:ff9b::/96 (RFC 6052)
+  if (g0 === 0x64 && g1 === 0xff9b && g2 === 0 && g3 === 0 && g4 === 0 && g5 === 0) return [last32];
+  // Local-use NAT64 64:ff9b:1::/48 (RFC 8215): the operator picks the prefix length, so read the
+  // address where a /96 puts it and where a /48 does (bits 48-63, then 72-87 past the u-octet);
+  // the layout not in use reads as zeros there.
+  if (g0 === 0x64 && g1 === 0xff9b && g2 === 1) {
+    const candidates = [last32, dotted(g3, ((g4 & 0xff) << 8) | (g5 >> 8))].filter((v4) => v4 !== "0.0.0.0");
+    return candidates.length > 0 ? candidates : [last32];
+  }
+  // 6to4 2002:AABB:CCDD::/48 (RFC 3056)
+  if (g0 === 0x2002) return [dotted(g1, g2)];
+  // Teredo 2001:0::/32 (RFC 4380): the server's address, and the client's stored inverted.
+  if (g0 === 0x2001 && g1 === 0) return [dotted(g2, g3), dotted(g6 ^ 0xffff, g7 ^ 0xffff)];
+  return [];
+}
+
 function ipv6Range(groups: number[]): Range | null {
   const [g0, g1, g2, g3, g4, g5, g6, g7] = groups as [number, number, number, number, number, number, number, number];
-  const embedded = () => `${g6 >> 8}.${g6 & 0xff}.${g7 >> 8}.${g7 & 0xff}`;
-  if (g0 === 0 && g1 === 0 && g2 === 0 && g3 === 0 && g4 === 0) {
-    if (g5 === 0 && g6 === 0 && (g7 === 0 || g7 === 1)) return g7 === 1 ? "loopback" : "reserved";
-    // ::ffff:a.b.c.d (mapped) and ::a.b.c.d (compatible) reach the IPv4 address they carry.
-    if (g5 === 0xffff || g5 === 0) return ipv4Range(embedded()) ?? null;
+  if (g0 === 0 && g1 === 0 && g2 === 0 && g3 === 0 && g4 === 0 && g5 === 0 && g6 === 0 && (g7 === 0 || g7 === 1))
+    return g7 === 1 ? "loopback" : "reserved";
+  for (const v4 of embeddedIpv4(groups)) {
+    const range = ipv4Range(v4);
+    if (range) return range;
   }
-  if (g0 === 0x64 && g1 === 0xff9b && g2 === 0 && g3 === 0 && g4 === 0 && g5 === 0) return ipv4Range(embedded()) ?? null; // NAT64
   if ((g0 & 0xfe00) === 0xfc00) return "private"; // fc00::/7 unique local
   if ((g0 & 0xffc0) === 0xfe80 || (g0 & 0xffc0) === 0xfec0) return "link-local"; // fe80::/10, old site-local
   if ((g0 & 0xff00) === 0xff00) return "reserved"; // multicast

@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { type IssueLike, issueMessage } from "./issue-messages";
 import { codeForStatus, ERROR_CODES, STATUS_BY_CODE, TITLE_BY_CODE, type ErrorCode } from "../contract/error-codes";
 
 export { ERROR_CODES, STATUS_BY_CODE, type ErrorCode } from "../contract/error-codes";
@@ -95,13 +96,11 @@ export const problemResponse = (error: ApiError, requestId?: string, headers?: H
 };
 
 /** Turns zod-style issues into the `errors` list of a problem. */
-export const fieldErrors = (issues: readonly { path: readonly PropertyKey[]; message: string }[]): FieldError[] =>
-  issues.map((issue) => ({ path: issue.path.map(String).join(".") || "(root)", message: issue.message }));
+export const fieldErrors = (issues: readonly IssueLike[]): FieldError[] =>
+  issues.map((issue) => ({ path: issue.path.map(String).join(".") || "(root)", message: issueMessage(issue) }));
 
-export const validationError = (
-  issues: readonly { path: readonly PropertyKey[]; message: string }[],
-  detail = "The request does not match the expected schema.",
-) => new ApiError("validation_failed", detail, fieldErrors(issues));
+export const validationError = (issues: readonly IssueLike[], detail = "The request does not match the expected schema.") =>
+  new ApiError("validation_failed", detail, fieldErrors(issues));
 
 /** A lookup that found nothing in the caller's environment: `notFound("topic_not_found", 'topic with key "news"')`. */
 export const notFound = (code: ErrorCode, what: string) => new ApiError(code, `No ${what} in this environment.`);

@@ -1,4 +1,4 @@
-import { and, eq, isNull, lt, or, sql } from "drizzle-orm";
+import { and, eq, isNotNull, isNull, lt, or, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { IDEMPOTENCY_KEY_HOURS, idempotencyKeys } from "../db/schema";
 
@@ -74,6 +74,29 @@ export async function completeKey(db: Db, ref: KeyRef, answer: StoredAnswer): Pr
     .set({ responseStatus: answer.status, responseHeaders: answer.headers, responseBody: answer.body })
     .where(and(ownRow(ref), isNull(idempotencyKeys.responseStatus)));
 }
+
+/** The scope of an environment's keys (the admin API's is `admin`). */
+export const environmentKeyScope = (environmentId: string) => `env:${environmentId}`;
+
+/** Stored answers of a scope whose body contains any of `needles` (as written): what an erasure must look at. */
+export async function answersMentioning(db: Db, scope: string, needles: readonly string[]): Promise<{ key: string; body: string }[]> {
+  if (needles.length === 0) return [];
+  const t = idempotencyKeys;
+  const rows = await db
+    .select({ key: t.key, body: t.responseBody })
+    .from(t)
+    .where(
+      and(eq(t.scope, scope), isNotNull(t.responseBody), or(...needles.map((needle) => sql`instr(${t.responseBody}, ${needle}) > 0`))),
+    );
+  return rows.flatMap((row) => (row.body === null ? [] : [{ key: row.key, body: row.body }]));
+}
+
+/** Replaces a stored answer's body (an erasure's redaction); the key keeps answering, with the new body. */
+export const replaceAnswerBody = (db: Db, scope: string, key: string, body: string) =>
+  db
+    .update(idempotencyKeys)
+    .set({ responseBody: body })
+    .where(and(eq(idempotencyKeys.scope, scope), eq(idempotencyKeys.key, key)));
 
 /** Gives a claim up, so the next request with the key runs again. */
 export async function releaseKey(db: Db, ref: KeyRef): Promise<void> {

@@ -1,6 +1,8 @@
 import { createRoute, OpenAPIHono, z, type RouteConfig } from "@hono/zod-openapi";
+import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../env";
 import { Problem, STATUS_BY_CODE, validationError, type ErrorCode } from "./errors";
+import { replaySchema, type SecretPaths } from "./secret-fields";
 
 /** Every feature's router: validation failures become 422 problems with field paths. */
 export const createRouter = () =>
@@ -72,18 +74,52 @@ export function problemResponses(codes: readonly ErrorCode[]) {
 /**
  * `createRoute` with the route's problem responses derived from one list: the codes implied by its
  * configuration plus those its handler throws (`errors`). The full list is also the operation's
- * `x-error-codes`.
+ * `x-error-codes`. `secrets` names the answer's fields that hold a secret: an idempotent replay
+ * leaves them out (lib/secret-fields.ts), and the documented answer says so.
  */
-export function apiRoute<const R extends RouteConfig & { errors?: readonly ErrorCode[] }>(config: R): Omit<R, "errors"> {
-  const { errors, ...route } = config;
+export function apiRoute<const R extends RouteConfig & { errors?: readonly ErrorCode[]; secrets?: SecretPaths }>(
+  config: R,
+): Omit<R, "errors" | "secrets"> {
+  const { errors, secrets, ...route } = config;
   const codes = errorCodesOf(route, errors);
   const idempotent = takesIdempotencyKey(route) ? idempotencyDocs(route) : { responses: {} };
+  const responses = { ...route.responses, ...idempotent.responses };
   return createRoute({
     ...route,
     ...idempotent,
-    responses: { ...route.responses, ...idempotent.responses, ...problemResponses(codes) },
+    ...(secrets ? { middleware: [...[route.middleware ?? []].flat(), declareSecrets(secrets)] } : {}),
+    responses: { ...(secrets ? withReplays(responses, secrets) : responses), ...problemResponses(codes) },
     "x-error-codes": codes,
-  } as Omit<R, "errors">);
+  } as Omit<R, "errors" | "secrets">);
+}
+
+/** Tells the idempotency store which fields of this route's answer it must not keep. */
+const declareSecrets = (secrets: SecretPaths) =>
+  createMiddleware<AppEnv>(async function declareSecrets(c, next) {
+    c.set("responseSecrets", secrets);
+    await next();
+  });
+
+/** Each success documented as the first answer or, under `Idempotency-Replay: true`, the replay without its secrets. */
+function withReplays(responses: RouteConfig["responses"], secrets: SecretPaths): RouteConfig["responses"] {
+  return Object.fromEntries(
+    Object.entries(responses).map(([status, response]) => {
+      const media = "content" in response ? response.content?.["application/json"] : undefined;
+      const schema = media && "schema" in media ? media.schema : undefined;
+      if (!status.startsWith("2") || !(schema instanceof z.ZodObject) || !("content" in response)) return [status, response];
+      const replay = replaySchema(schema, secrets).openapi({
+        description: `Replayed to the same request with the same \`Idempotency-Key\`: ${secrets.map((s) => `\`${s}\``).join(", ")} left out, shown in the first answer only.`,
+      });
+      return [
+        status,
+        {
+          ...response,
+          description: `${response.description}. A replay leaves out the secret (${secrets.join(", ")}): it is shown once and never stored.`,
+          content: { "application/json": { schema: z.union([schema, replay]) } },
+        },
+      ];
+    }),
+  );
 }
 
 /** The components `idempotencyDocs` refers to; registered once on the app (see `app.ts`). */

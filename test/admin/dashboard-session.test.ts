@@ -1,7 +1,11 @@
 import { env, SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { DashboardSession } from "../../src/features/dashboard/session-routes";
-import { encryptJson } from "../../src/lib/secrets";
+import { eq } from "drizzle-orm";
+import { createDb } from "../../src/db/client";
+import { dashboardSessions } from "../../src/db/schema";
+import { sha256Hex } from "../../src/lib/crypto";
+import { decryptJson, encryptJson } from "../../src/lib/secrets";
 import { createEnvironment } from "../factories";
 import { ADMIN_KEY, api, expectProblem } from "../request";
 import { admin } from "./helpers";
@@ -91,11 +95,34 @@ describe("a session cookie", () => {
 
   it("is refused once its sealed end has passed, whatever the browser keeps", async () => {
     const { key } = await createEnvironment();
-    const sealed = await encryptJson(env.ENCRYPTION_KEY, { credential: key, expiresAt: Date.now() - 1000 }, "dashboard-session");
-    const cookie = `__Host-clarion_session=${sealed}`;
-    expectProblem(await api(null, "GET", "/v1/workflows", undefined, withSession(cookie)), 401, "unauthorized");
-    const fresh = await encryptJson(env.ENCRYPTION_KEY, { credential: key, expiresAt: Date.now() + 60_000 }, "dashboard-session");
+    const sid = "a-session-id-with-a-row";
+    const id = await sha256Hex(sid);
+    await createDb(env.DB)
+      .insert(dashboardSessions)
+      .values({ id, expiresAt: new Date(Date.now() + 60_000), createdAt: new Date() });
+    const sealed = await encryptJson(env.ENCRYPTION_KEY, { sid, credential: key, expiresAt: Date.now() - 1000 }, "dashboard-session");
+    expectProblem(await api(null, "GET", "/v1/workflows", undefined, withSession(`__Host-clarion_session=${sealed}`)), 401, "unauthorized");
+    const fresh = await encryptJson(env.ENCRYPTION_KEY, { sid, credential: key, expiresAt: Date.now() + 60_000 }, "dashboard-session");
     expect((await api(null, "GET", "/v1/workflows", undefined, withSession(`__Host-clarion_session=${fresh}`))).status).toBe(200);
+  });
+
+  it("is refused once its session has ended on the server, whatever the cookie says", async () => {
+    const { key } = await createEnvironment();
+    const { cookie } = await signIn(key);
+    expect((await api(null, "GET", "/v1/workflows", undefined, withSession(cookie))).status).toBe(200);
+    const { sid } = await decryptJson<{ sid: string }>(env.ENCRYPTION_KEY, cookie.split("=")[1]!, "dashboard-session");
+    await createDb(env.DB)
+      .update(dashboardSessions)
+      .set({ expiresAt: new Date(Date.now() - 1000) })
+      .where(eq(dashboardSessions.id, await sha256Hex(sid)));
+    expectProblem(await api(null, "GET", "/v1/workflows", undefined, withSession(cookie)), 401, "unauthorized");
+  });
+
+  it("needs a session the server opened: a sealed credential alone (a cookie from before 0.8) is refused", async () => {
+    const { key } = await createEnvironment();
+    const sealed = await encryptJson(env.ENCRYPTION_KEY, { credential: key, expiresAt: Date.now() + 60_000 }, "dashboard-session");
+    const res = await api(null, "GET", "/v1/workflows", undefined, withSession(`__Host-clarion_session=${sealed}`));
+    expect(expectProblem(res, 401, "unauthorized").detail).toMatch(/sign in again/);
   });
 
   it("stops working when its key is revoked", async () => {
@@ -159,6 +186,27 @@ describe("GET and DELETE /v1/dashboard/session", () => {
     const res = await SELF.fetch("http://clarion.test/v1/dashboard/session", { method: "DELETE", headers: DASHBOARD });
     expect(res.status).toBe(204);
     expect(res.headers.get("set-cookie")).toMatch(/^__Host-clarion_session=; Max-Age=0/);
+  });
+
+  it.each([
+    ["an environment key", async () => (await createEnvironment()).key, "/v1/workflows"],
+    ["the admin credential", async () => ADMIN_KEY, "/v1/admin/environments"],
+  ])("signing out with %s ends the session everywhere: a copied cookie stops working at once", async (_, credential, path) => {
+    const { cookie } = await signIn(await credential());
+    const copied = cookie;
+    expect((await api(null, "GET", path, undefined, withSession(copied))).status).toBe(200);
+    const out = await api(null, "DELETE", "/v1/dashboard/session", undefined, withSession(cookie));
+    expect(out.status).toBe(204);
+    expectProblem(await api(null, "GET", path, undefined, withSession(copied)), 401, "unauthorized");
+    expectProblem(await api(null, "GET", "/v1/dashboard/session", undefined, withSession(copied)), 401, "unauthorized");
+  });
+
+  it("ends only the session signed out: another sign-in with the same key keeps working", async () => {
+    const { key } = await createEnvironment();
+    const first = await signIn(key);
+    const second = await signIn(key);
+    await api(null, "DELETE", "/v1/dashboard/session", undefined, withSession(first.cookie));
+    expect((await api(null, "GET", "/v1/workflows", undefined, withSession(second.cookie))).status).toBe(200);
   });
 });
 

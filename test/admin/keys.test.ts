@@ -1,6 +1,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { ownerOfKey } from "../../src/features/environments/api-keys";
+import { keyTag } from "../../src/features/environments/key-format";
 import type { ApiKey, ApiKeyCreated, ApiKeyList, Rotation } from "../../src/features/environments/schemas";
 import { api, eventually, expectProblem, errorPaths } from "../request";
 import { admin, adminEnvironment } from "./helpers";
@@ -14,8 +15,26 @@ describe("POST /v1/admin/environments/{slug}/keys", () => {
       expect.objectContaining({ environment: environment.slug, name: "first", status: "active", lastUsedAt: null, expiresAt: null }),
     );
     expect(key.key.startsWith(key.prefix)).toBe(true);
-    expect(key.key).toMatch(new RegExp(`^ck_${environment.slug}_[A-Za-z0-9]{32}$`));
+    expect(key.key).toMatch(new RegExp(`^ck_${keyTag(environment.slug)}_[A-Za-z0-9]{32}$`));
     expect(await works(key.key)).toBe(200);
+  });
+
+  it("gives each key a prefix with random characters, so an environment's keys list apart", async () => {
+    const { environment, key } = await adminEnvironment();
+    const second = (await admin<ApiKeyCreated>("POST", `/environments/${environment.slug}/keys`, { name: "second" })).body;
+    const tag = `ck_${keyTag(environment.slug)}_`;
+    for (const created of [key, second]) expect(created.prefix).toBe(created.key.slice(0, tag.length + 6));
+    expect(second.prefix).not.toBe(key.prefix);
+    const listed = (await admin<ApiKeyList>("GET", `/environments/${environment.slug}/keys`)).body.data.map((k) => k.prefix);
+    expect(listed).toEqual([key.prefix, second.prefix]);
+  });
+
+  it.each([
+    ["development", "ck_dev_"],
+    ["production", "ck_prod_"],
+    ["staging-eu", "ck_stagingeu_"],
+  ])("names the %s environment %s in its keys", (slug, start) => {
+    expect(`ck_${keyTag(slug)}_`).toBe(start);
   });
 
   it("binds the key to its own environment", async () => {
@@ -41,13 +60,20 @@ describe("POST /v1/admin/environments/{slug}/keys", () => {
     expect(errorPaths(res.body)).toContain(path);
   });
 
+  it("refuses to create a key already expired", async () => {
+    const { environment } = await adminEnvironment();
+    const past = await admin("POST", `/environments/${environment.slug}/keys`, { expiresAt: new Date(Date.now() - 1000).toISOString() });
+    expectProblem(past, 422, "validation_failed");
+    expect(errorPaths(past.body)).toEqual(["expiresAt"]);
+  });
+
   it("refuses a key past the expiresAt it was created with", async () => {
     const { environment } = await adminEnvironment();
-    const past = await admin<ApiKeyCreated>("POST", `/environments/${environment.slug}/keys`, {
-      expiresAt: new Date(Date.now() - 1000).toISOString(),
+    const soon = await admin<ApiKeyCreated>("POST", `/environments/${environment.slug}/keys`, {
+      expiresAt: new Date(Date.now() + 60_000).toISOString(),
     });
-    expect(past.body.status).toBe("expired");
-    expectProblem(await api(past.body.key, "GET", "/v1/workflows"), 401, "unauthorized");
+    expect(soon.body.status).toBe("expiring");
+    expect(await ownerOfKey(env.DB, soon.body.key, Date.now() + 61_000)).toBeNull();
   });
 });
 
@@ -165,6 +191,22 @@ describe("POST /v1/admin/keys/{id}/rotate", () => {
     const { key } = await adminEnvironment();
     await admin("POST", `/keys/${key.id}/revoke`);
     expectProblem(await admin("POST", `/keys/${key.id}/rotate`, {}), 409, "api_key_revoked");
+  });
+
+  it("refuses to rotate an expired key with 409", async () => {
+    const { key } = await adminEnvironment();
+    await env.DB.prepare("UPDATE api_keys SET expires_at = ? WHERE id = ?")
+      .bind(Date.now() - 1000, key.id)
+      .run();
+    expectProblem(await admin("POST", `/keys/${key.id}/rotate`, {}), 409, "api_key_expired");
+  });
+
+  it("rotates a key still in its overlap, keeping its earlier end", async () => {
+    const { key } = await adminEnvironment();
+    const first = (await admin<Rotation>("POST", `/keys/${key.id}/rotate`, { overlapHours: 1 })).body;
+    const again = await admin<Rotation>("POST", `/keys/${key.id}/rotate`, { overlapHours: 5 });
+    expect(again.status).toBe(201);
+    expect(again.body.previous.expiresAt).toBe(first.previous.expiresAt);
   });
 
   it.each([[{ overlapHours: -1 }], [{ overlapHours: 721 }], [{ overlapHours: "24" }]])("refuses %j with 422", async (body) => {

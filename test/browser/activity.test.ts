@@ -1,6 +1,6 @@
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { api, CHROMIUM, launch, screenshot, signIn } from "./browser";
+import { api, CHROMIUM, launch, screenshot, signIn, confirmDialog } from "./browser";
 
 let browser: Browser | undefined;
 let page: Page;
@@ -119,6 +119,10 @@ describe.skipIf(!CHROMIUM)("the Activity pages", () => {
     await timeline.locator('li[data-status="sent"]').waitFor();
     expect(await page.locator("h1").textContent()).toBe("Your order shipped");
     expect(await page.locator("dl.facts").textContent()).toContain("sandbox-email");
+    // Workflow and subscriber lead to their own pages.
+    const facts = page.locator("dl.facts");
+    expect(await facts.getByRole("link", { name: NOTIFY }).getAttribute("href")).toMatch(new RegExp(`/workflows/${NOTIFY}$`));
+    expect(await facts.getByRole("link", { name: `ada-${run}` }).getAttribute("href")).toMatch(new RegExp(`/subscribers/ada-${run}$`));
     await screenshot(page, "activity-message");
   });
 
@@ -144,8 +148,8 @@ describe.skipIf(!CHROMIUM)("the Activity pages", () => {
     await recipient.locator('tr[data-step="mail"] [data-status="sent"]').waitFor();
     await screenshot(page, "activity-trigger-waiting");
 
-    page.once("dialog", (dialog) => void dialog.accept());
     await page.getByRole("button", { name: "Cancel trigger" }).click();
+    await confirmDialog(page);
     await page.getByTestId("trigger-status").locator('[data-status="cancelled"]').waitFor();
     await recipient.locator('tr[data-step="text"] [data-status="cancelled"]').waitFor({ timeout: 30_000 });
     expect(await page.getByRole("button", { name: "Cancel trigger" }).count()).toBe(0);
@@ -157,8 +161,81 @@ describe.skipIf(!CHROMIUM)("the Activity pages", () => {
     expect(status.body).toMatchObject({ status: "cancelled", waitingTotal: 0 });
   });
 
+  it("shows a trigger's payload, actor and overrides, and links each of its messages", async () => {
+    const res = await api<{ transactionId: string }>("POST", "/v1/trigger", {
+      workflow: NOTIFY,
+      to: person("cid"),
+      payload: { orderId: `P-${run}` },
+      actor: `boss-${run}`,
+      overrides: { email: { subject: "Overridden subject" } },
+    });
+    expect(res.status).toBe(202);
+    const transactionId = res.body.transactionId;
+    await page.goto(page.url().replace(/\/activity.*$/, `/activity/triggers/${encodeURIComponent(transactionId)}`));
+    await page.getByTestId("trigger-payload").getByText(`P-${run}`, { exact: false }).waitFor({ timeout: 30_000 });
+    expect(await page.getByTestId("trigger-actor").textContent()).toContain(`boss-${run}`);
+    await page.getByText("Overrides").click();
+    expect(await page.getByTestId("trigger-overrides").textContent()).toContain("Overridden subject");
+    const mail = page.locator(`[data-recipient="cid-${run}"] tr[data-step="mail"]`);
+    await mail.locator('[data-status="sent"]').waitFor({ timeout: 30_000 });
+    await mail.getByRole("link", { name: "Message of step mail" }).click();
+    await page.getByTestId("timeline").waitFor();
+    expect(await page.locator("h1").textContent()).toBe("Overridden subject");
+  });
+
+  it("triggers a workflow for a topic, and a broadcast, from the dashboard", async () => {
+    const topic = `activity-topic-${run}`;
+    expect((await api("POST", "/v1/topics", { key: topic, name: "Activity readers" })).status).toBe(201);
+    expect((await api("POST", "/sub", person("dee"))).status).toBeLessThan(300);
+    expect((await api("POST", `/v1/topics/${topic}/subscribers`, { subscriberIds: [`dee-${run}`] })).status).toBeLessThan(300);
+
+    await page.goto(page.url().replace(/\/activity.*$/, "/activity"));
+    await page.getByRole("link", { name: "New trigger" }).click();
+    const form = page.getByRole("form", { name: "New trigger" });
+    await form.getByLabel("Workflow").selectOption(NOTIFY);
+    await form.getByLabel("A topic").check();
+    await form.getByLabel("Topic", { exact: true }).selectOption(topic);
+    await form.getByLabel("Payload (JSON)").fill(`{ "via": "topic-${run}" }`);
+    await form.getByRole("button", { name: "Trigger", exact: true }).click();
+    await page.waitForURL(/\/activity\/triggers\//);
+    await page.locator(`[data-recipient="dee-${run}"]`).waitFor({ timeout: 30_000 });
+    expect(await page.getByTestId("trigger-payload").textContent()).toContain(`topic-${run}`);
+
+    await page.goto(page.url().replace(/\/activity.*$/, "/activity/new"));
+    await form.getByLabel("Workflow").selectOption(NOTIFY);
+    await form.getByLabel("Everyone (broadcast)").check();
+    await form.getByRole("button", { name: "Broadcast" }).click();
+    await page.waitForURL(/\/activity\/triggers\//);
+    await page.locator(`[data-recipient="dee-${run}"]`).waitFor({ timeout: 30_000 });
+  });
+
+  it("shows neutral, green and every other badge at WCAG AA contrast (4.5:1)", async () => {
+    await page.goto(page.url().replace(/\/activity.*$/, "/activity"));
+    await page.locator('tbody .badge[data-status="sent"]').first().waitFor();
+    await page.locator('tbody .badge[data-status="cancelled"]').first().waitFor();
+    const ratios = await page.evaluate(() => {
+      const luminance = (css: string) => {
+        const [r, g, b] = (css.match(/[\d.]+/g) ?? []).slice(0, 3).map((v) => {
+          const c = Number(v) / 255;
+          return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+        });
+        return 0.2126 * r! + 0.7152 * g! + 0.0722 * b!;
+      };
+      const seen: Record<string, number> = {};
+      for (const badge of Array.from(document.querySelectorAll<HTMLElement>(".badge"))) {
+        const style = getComputedStyle(badge);
+        const [a, b] = [luminance(style.color), luminance(style.backgroundColor)];
+        seen[badge.className] = Math.round(((Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05)) * 100) / 100;
+      }
+      return seen;
+    });
+    expect(Object.keys(ratios)).toEqual(expect.arrayContaining(["badge", "badge ok"]));
+    for (const [kind, ratio] of Object.entries(ratios))
+      expect({ kind, ratio }).toEqual({ kind, ratio: expect.toSatisfy((r: number) => r >= 4.5) });
+  });
+
   it("charts sent messages by channel, and by provider", async () => {
-    await page.goto(page.url().replace(/\/activity\/.*$/, "/activity?tab=charts"));
+    await page.goto(page.url().replace(/\/activity.*$/, "/activity?tab=charts"));
     const email = page.locator('.stats-totals tr[data-group="email"] [data-metric="sent"]');
     await email.waitFor();
     expect(Number(await email.textContent())).toBeGreaterThanOrEqual(2);
@@ -176,6 +253,16 @@ describe.skipIf(!CHROMIUM)("the Activity pages", () => {
     await signIn(phone, `/activity?transactionId=${encodeURIComponent(notifyTxn)}`);
     await phone.locator(`tr[data-transaction="${notifyTxn}"]`).first().waitFor();
     expect(await phone.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0);
+    // Each message is a card: subscriber, channel, to and subject are all on the screen, none clipped away.
+    const row = phone.locator(`tr[data-transaction="${notifyTxn}"][data-step="mail"]`);
+    for (const label of ["Subscriber", "Channel", "To", "Subject"]) {
+      const cell = row.locator(`td[data-label="${label}"]`);
+      expect(await cell.isVisible()).toBe(true);
+      const box = await cell.boundingBox();
+      expect(box!.x).toBeGreaterThanOrEqual(0);
+      expect(box!.x + box!.width).toBeLessThanOrEqual(390);
+    }
+    expect(await row.locator('td[data-label="Subscriber"]').textContent()).toContain(`ada-${run}`);
     await screenshot(phone, "activity-390");
     await phone.goto(phone.url().replace(/\/activity.*$/, "/activity?tab=charts"));
     await phone.locator("[data-chart] canvas").first().waitFor();

@@ -40,6 +40,13 @@ export async function signIn(page: Page, path = "/", credential = inject("apiKey
   await page.locator("header.top").waitFor();
 }
 
+/** Answers the open confirmation dialog (ui/ConfirmDialog.tsx) with its confirming button, and waits until it closes. */
+export async function confirmDialog(page: Page): Promise<void> {
+  const dialog = page.locator("dialog[open]");
+  await dialog.locator('button[type="submit"]').click();
+  await dialog.waitFor({ state: "detached" });
+}
+
 /** Calls the API with the development key (or `key`); the answer's body parsed. */
 export async function api<T>(method: string, path: string, body?: unknown, key = inject("apiKey")): Promise<{ status: number; body: T }> {
   const res = await fetch(base() + path, {

@@ -10,7 +10,7 @@ let page: Page;
 beforeAll(async () => {
   if (!CHROMIUM) return;
   browser = await launch();
-  context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  context = await browser.newContext({ viewport: { width: 1280, height: 800 }, permissions: ["clipboard-read", "clipboard-write"] });
   page = await context.newPage();
 });
 afterAll(async () => {
@@ -72,14 +72,14 @@ describe.skipIf(!CHROMIUM)("signing in with the admin credential", () => {
     const shown = page.getByTestId("new-key");
     await shown.waitFor();
     const key = (await shown.textContent()) ?? "";
-    expect(key).toMatch(/^ck_production_/);
+    expect(key).toMatch(/^ck_prod_[A-Za-z0-9]{32}$/);
     expect(await page.getByText("you will not see it again", { exact: false }).isVisible()).toBe(true);
     expect(await status(key)).toBe(200);
     await screenshot(page, "environments-new-key");
     await page.getByRole("button", { name: "I have stored it" }).click();
     await shown.waitFor({ state: "detached" });
 
-    const row = page.locator(`tr[data-key-prefix="${key.slice(0, 12)}"]`);
+    const row = page.locator(`tr[data-key-prefix="${key.slice(0, "ck_prod_".length + 6)}"]`);
     await row.getByRole("button", { name: /^Revoke/ }).click();
     const dialog = page.getByRole("dialog", { name: "Revoke this key?" });
     await dialog.waitFor();
@@ -94,7 +94,7 @@ describe.skipIf(!CHROMIUM)("signing in with the admin credential", () => {
     const old = (await page.getByTestId("new-key").textContent()) ?? "";
     await page.getByRole("button", { name: "I have stored it" }).click();
     await page
-      .locator(`tr[data-key-prefix="${old.slice(0, 12)}"]`)
+      .locator(`tr[data-key-prefix="${old.slice(0, "ck_prod_".length + 6)}"]`)
       .getByRole("button", { name: /^Rotate/ })
       .click();
     const dialog = page.getByRole("dialog", { name: "Rotate this key?" });
@@ -104,9 +104,34 @@ describe.skipIf(!CHROMIUM)("signing in with the admin credential", () => {
     expect(fresh).not.toBe(old);
     expect([await status(old), await status(fresh)]).toEqual([200, 200]);
     await page
-      .locator(`tr[data-key-prefix="${old.slice(0, 12)}"]`)
+      .locator(`tr[data-key-prefix="${old.slice(0, "ck_prod_".length + 6)}"]`)
       .getByText("expiring")
       .waitFor();
+  });
+
+  it("says Copied only for the key in the clipboard: a rotation's new key is not copied yet", async () => {
+    const stored = page.getByRole("button", { name: "I have stored it" });
+    if (await stored.count()) await stored.click();
+    await page.getByLabel("Key name").fill("to-copy");
+    await page.getByRole("button", { name: "Create key" }).click();
+    const first = (await page.getByTestId("new-key").textContent()) ?? "";
+    await page.getByRole("button", { name: "Copy", exact: true }).click();
+    await page.getByText("Copied to the clipboard.").waitFor();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(first);
+
+    await page
+      .locator("tbody tr", { hasText: "to-copy" })
+      .getByRole("button", { name: /^Rotate/ })
+      .click();
+    const dialog = page.getByRole("dialog", { name: "Rotate this key?" });
+    await dialog.getByRole("button", { name: "Rotate key" }).click();
+    await expect.poll(() => page.getByTestId("new-key").textContent()).not.toBe(first);
+    const second = (await page.getByTestId("new-key").textContent()) ?? "";
+    expect(await page.getByText("Copied to the clipboard.").count()).toBe(0);
+    await page.getByRole("button", { name: "Copy", exact: true }).click();
+    await page.getByText("Copied to the clipboard.").waitFor();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(second);
+    await page.getByRole("button", { name: "I have stored it" }).click();
   });
 
   it("creates an environment, which the switcher then offers", async () => {
@@ -116,16 +141,60 @@ describe.skipIf(!CHROMIUM)("signing in with the admin credential", () => {
     await page.getByLabel("Name").fill("Staging");
     await page.getByRole("button", { name: "Create environment" }).click();
     await page.locator(".field-error").waitFor();
+    expect(await page.locator(".field-error").textContent()).not.toMatch(/Too small|Invalid input|expected string/);
+    // The error goes once the field is changed, before another attempt.
     await page.getByLabel("Slug").fill(slug);
+    await page.locator(".field-error").waitFor({ state: "detached" });
     await page.getByRole("button", { name: "Create environment" }).click();
     await page.getByRole("heading", { name: "Staging: API keys" }).waitFor();
     expect(await page.locator(`#environment option[value="${slug}"]`).count()).toBe(1);
   });
 
-  it("signs out: the cookie is gone and the sign-in form is back", async () => {
+  it("opens a shared link in the environment it names, and the address follows the switcher", async () => {
+    await page.goto(`${base()}/dashboard/env/production/suppressions`);
+    await page.getByRole("heading", { name: "Suppressions" }).waitFor();
+    expect(await page.locator("#environment").inputValue()).toBe("production");
+    await page.locator("#environment").selectOption("development");
+    await page.waitForURL(/\/dashboard\/env\/development\/suppressions$/);
+    // An old link without the environment still opens, in the current one.
+    await page.goto(`${base()}/dashboard/suppressions`);
+    await page.waitForURL(/\/dashboard\/env\/development\/suppressions$/);
+  });
+
+  it("deletes an environment after a confirmation: its key stops at once and the switcher drops it", async () => {
+    const slug = `doomed-${Date.now().toString(36)}`;
+    const admin = { Authorization: `ApiKey ${inject("adminKey")}`, "Content-Type": "application/json" };
+    expect(
+      (await fetch(`${base()}/v1/admin/environments`, { method: "POST", headers: admin, body: JSON.stringify({ name: "Doomed", slug }) }))
+        .status,
+    ).toBe(201);
+    const created = await fetch(`${base()}/v1/admin/environments/${slug}/keys`, {
+      method: "POST",
+      headers: admin,
+      body: JSON.stringify({ name: "k" }),
+    });
+    const { key } = (await created.json()) as { key: string };
+    expect(await status(key)).toBe(200);
+    await page.goto(`${base()}/dashboard/environments/${slug}`);
+    await page.getByRole("heading", { name: "Doomed: API keys" }).waitFor();
+    await page.getByRole("button", { name: "Delete environment" }).click();
+    const dialog = page.getByRole("dialog", { name: "Delete the environment Doomed?" });
+    await dialog.getByRole("button", { name: "Delete environment" }).click();
+    await page.waitForURL(/\/environments$/);
+    await page.locator(`tr[data-environment="${slug}"]`).waitFor({ state: "detached" });
+    await expect.poll(() => page.locator(`#environment option[value="${slug}"]`).count()).toBe(0);
+    expect(await status(key)).toBe(401);
+  });
+
+  it("signs out: the cookie is gone, a copy of it no longer works, and the sign-in form is back", async () => {
+    const copied = (await context.cookies()).map((c) => `${c.name}=${c.value}`).join("; ");
+    const asCopy = () => fetch(`${base()}/v1/admin/environments`, { headers: { cookie: copied, "x-clarion-dashboard": "1" } });
+    expect((await asCopy()).status).toBe(200);
     await page.getByRole("button", { name: "Sign out" }).click();
     await page.locator("#credential").waitFor();
     expect(await context.cookies()).toEqual([]);
+    // The admin's session ended on the server: whoever kept the cookie is signed out too.
+    expect((await asCopy()).status).toBe(401);
     await page.reload();
     await page.locator("#credential").waitFor();
   });
@@ -139,7 +208,9 @@ describe.skipIf(!CHROMIUM)("signing in with an environment key", () => {
     expect(await keyPage.locator("#environment").count()).toBe(0);
     expect(await keyPage.getByRole("link", { name: "Environments", exact: true }).count()).toBe(0);
     await keyPage.goto(`${base()}/dashboard/environments`);
-    await keyPage.getByTestId("not-found").waitFor();
+    await keyPage.getByTestId("admin-only").waitFor();
+    expect(await keyPage.getByTestId("admin-only").textContent()).toContain("needs the admin credential");
+    expect(await keyPage.getByTestId("not-found").count()).toBe(0);
     await keyPage.close();
   });
 });

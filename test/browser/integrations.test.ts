@@ -2,7 +2,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { api, base, CHROMIUM, launch, screenshot, signIn } from "./browser";
+import { api, base, CHROMIUM, launch, screenshot, signIn, confirmDialog } from "./browser";
 
 // The production environment starts with no integrations, so this suite's chat integrations
 // never take over from the development environment's sandbox that other suites send through.
@@ -92,7 +92,7 @@ describe.skipIf(!CHROMIUM)("the Integrations page", () => {
   it("creates one against a fake Telegram, checks it, and never shows its token back", async () => {
     await newTelegram("Ops bot", GOOD_TOKEN);
     await page.getByRole("button", { name: "Create integration" }).click();
-    await page.waitForURL(/\/dashboard\/integrations$/);
+    await page.waitForURL(/\/dashboard\/env\/production\/integrations$/);
     const ops = await byName("Ops bot");
     expect(ops.credentials.botToken).toBe("1234••••");
     expect(ops.baseUrl).toBe(telegramUrl);
@@ -111,7 +111,7 @@ describe.skipIf(!CHROMIUM)("the Integrations page", () => {
     expect(await page.content()).not.toContain(GOOD_TOKEN);
     await page.getByLabel("Name").fill("Ops bot (renamed)");
     await page.getByRole("button", { name: "Save" }).click();
-    await page.waitForURL(/\/dashboard\/integrations$/);
+    await page.waitForURL(/\/dashboard\/env\/production\/integrations$/);
     await rowOf(ops.id).getByRole("button", { name: "Check Ops bot (renamed)" }).click();
     await rowOf(ops.id).locator(".check-result").waitFor();
     expect(await rowOf(ops.id).locator(".check-result").getAttribute("data-ok")).toBe("true");
@@ -121,7 +121,7 @@ describe.skipIf(!CHROMIUM)("the Integrations page", () => {
   it("shows a refused token's check, and asks for the secret again when the base URL moves", async () => {
     await newTelegram("Wrong bot", "999:refused-token-xyz");
     await page.getByRole("button", { name: "Create integration" }).click();
-    await page.waitForURL(/\/dashboard\/integrations$/);
+    await page.waitForURL(/\/dashboard\/env\/production\/integrations$/);
     const wrong = await byName("Wrong bot");
     await page.goto(`${base()}/dashboard/integrations/${wrong.id}`);
     await page.getByRole("button", { name: "Check" }).click();
@@ -140,7 +140,7 @@ describe.skipIf(!CHROMIUM)("the Integrations page", () => {
     await screenshot(page, "integrations-resupply");
     await page.getByLabel("Bot token").fill(GOOD_TOKEN);
     await page.getByRole("button", { name: "Save" }).click();
-    await page.waitForURL(/\/dashboard\/integrations$/);
+    await page.waitForURL(/\/dashboard\/env\/production\/integrations$/);
     expect((await byName("Wrong bot")).baseUrl).toContain("localhost");
   });
 
@@ -150,7 +150,7 @@ describe.skipIf(!CHROMIUM)("the Integrations page", () => {
     await page.getByText("This provider needs no credentials.").waitFor();
     await page.getByLabel("Name").fill("Chat sandbox");
     await page.getByRole("button", { name: "Create integration" }).click();
-    await page.waitForURL(/\/dashboard\/integrations$/);
+    await page.waitForURL(/\/dashboard\/env\/production\/integrations$/);
     const [ops, wrong, sandbox] = [await byName("Ops bot (renamed)"), await byName("Wrong bot"), await byName("Chat sandbox")];
     await rowOf(sandbox!.id).waitFor();
     expect(await chatOrder()).toEqual([ops!.id, wrong!.id, sandbox!.id]);
@@ -176,12 +176,29 @@ describe.skipIf(!CHROMIUM)("the Integrations page", () => {
   it("deletes an integration from its page", async () => {
     const sandbox = await byName("Chat sandbox");
     await page.goto(`${base()}/dashboard/integrations/${sandbox.id}`);
-    page.once("dialog", (dialog) => void dialog.accept());
     await page.getByRole("button", { name: "Delete" }).click();
-    await page.waitForURL(/\/dashboard\/integrations$/);
+    await confirmDialog(page);
+    await page.waitForURL(/\/dashboard\/env\/production\/integrations$/);
     const [wrong, ops] = [await byName("Wrong bot"), await byName("Ops bot (renamed)")];
     await expect.poll(chatOrder).toEqual([wrong.id, ops.id]);
     expect((await api("GET", `/v1/integrations/${sandbox.id}`, undefined, key())).status).toBe(404);
+  });
+
+  it("shows an integration's settings in clear in its form, and none of its secrets", async () => {
+    const secret = "re_live_browser_0123456789";
+    const created = await api<Integration>(
+      "POST",
+      "/v1/integrations",
+      { provider: "resend", name: "Billing mail", active: false, credentials: { apiKey: secret, from: "Billing <billing@acme.dev>" } },
+      key(),
+    );
+    expect(created.status).toBe(201);
+    await page.goto(`${base()}/dashboard/integrations/${created.body.id}`);
+    await expect.poll(() => page.getByLabel("From", { exact: true }).inputValue()).toBe("Billing <billing@acme.dev>");
+    expect(await page.getByLabel("API key").inputValue()).toBe("");
+    expect(await page.getByLabel("API key").getAttribute("type")).toBe("password");
+    expect(await page.content()).not.toContain(secret.slice(4));
+    expect((await api("DELETE", `/v1/integrations/${created.body.id}`, undefined, key())).status).toBe(204);
   });
 
   it("fits a 390 px phone", async () => {

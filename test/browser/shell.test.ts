@@ -18,6 +18,10 @@ afterAll(async () => {
 describe.skipIf(!CHROMIUM)("the dashboard's shell", () => {
   it("refuses a wrong key in words, then signs in with the right one", async () => {
     await page.goto(`${base()}/dashboard/`);
+    // The placeholder shows the shape of the keys `npm start` hands out.
+    const placeholder = (await page.getAttribute("#credential", "placeholder")) ?? "";
+    expect(placeholder).toBe("clarion_admin_… or ck_dev_…");
+    expect(inject("apiKey").startsWith(placeholder.split(" or ")[1]!.replace("…", ""))).toBe(true);
     await page.fill("#credential", "ck_dev_not-a-real-key");
     await page.getByRole("button", { name: "Sign in" }).click();
     const problem = page.locator(".problem");
@@ -26,6 +30,17 @@ describe.skipIf(!CHROMIUM)("the dashboard's shell", () => {
     await page.fill("#credential", inject("apiKey"));
     await page.getByRole("button", { name: "Sign in" }).click();
     await page.locator("header.top").waitFor();
+  });
+
+  it("offers a skip link as the first stop of the keyboard, which moves focus to the page", async () => {
+    await page.goto(`${base()}/dashboard/workflows`);
+    await page.getByRole("heading", { name: "Workflows" }).waitFor();
+    await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+    await page.keyboard.press("Tab");
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Skip to content");
+    expect(await page.getByRole("link", { name: "Skip to content" }).isVisible()).toBe(true);
+    await page.keyboard.press("Enter");
+    await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe("main");
   });
 
   it("answers a deep link on reload with the app, and an unknown path with its not-found page", async () => {

@@ -1,6 +1,6 @@
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { api, CHROMIUM, launch, screenshot, signIn } from "./browser";
+import { api, base, CHROMIUM, launch, screenshot, signIn } from "./browser";
 
 // One subscriber's whole life in the dashboard: found by search, a message sent through the API,
 // preferences and profile edited and read back through the API, then erased.
@@ -62,12 +62,12 @@ describe.skipIf(!CHROMIUM)("the Subscribers pages", () => {
 
     await row.getByRole("link", { name: subscriberId }).click();
     await page.getByRole("heading", { name: "Profile" }).waitFor();
-    expect(page.url()).toContain(`/dashboard/subscribers/${subscriberId}`);
+    expect(page.url()).toContain(`/dashboard/env/development/subscribers/${subscriberId}`);
     expect(await page.locator("section", { has: page.getByRole("heading", { name: "Channel addresses" }) }).textContent()).toContain(
       `ada-${run}@example.com`,
     );
     const topic = page.getByRole("region", { name: "Topics" }).getByRole("link", { name: `beta-${run}` });
-    expect(await topic.getAttribute("href")).toBe(`/dashboard/topics/beta-${run}`);
+    expect(await topic.getAttribute("href")).toBe(`/dashboard/env/development/topics/beta-${run}`);
   });
 
   it("pages a long result with More", async () => {
@@ -92,7 +92,7 @@ describe.skipIf(!CHROMIUM)("the Subscribers pages", () => {
     const row = page.locator(`tr[data-message="${message.id}"]`);
     await row.waitFor();
     expect(await row.textContent()).toContain(workflow);
-    expect(await row.getByRole("link").getAttribute("href")).toBe(`/dashboard/activity/messages/${message.id}`);
+    expect(await row.getByRole("link").getAttribute("href")).toBe(`/dashboard/env/development/activity/messages/${message.id}`);
   });
 
   it("saves a per-workflow override and a channel opt-out, then takes the override off again", async () => {
@@ -174,5 +174,25 @@ describe.skipIf(!CHROMIUM)("the Subscribers pages", () => {
     expect(await phone.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0);
     await screenshot(phone, "subscriber-detail-390");
     await phone.close();
+  });
+
+  it("creates a subscriber from the dashboard, and refuses an id that is taken", async () => {
+    await page.goto(`${base()}/dashboard/subscribers`);
+    await page.getByRole("link", { name: "New subscriber" }).click();
+    const form = page.getByRole("form", { name: "New subscriber" });
+    await form.getByLabel("Subscriber id").fill(`new-${run}`);
+    await form.getByLabel("Email").fill(`new-${run}@example.com`);
+    await form.getByLabel("First name").fill("Katherine");
+    await form.getByRole("button", { name: "Create subscriber" }).click();
+    await page.waitForURL(new RegExp(`/subscribers/new-${run}$`));
+    const stored = await api<{ email: string; firstName: string }>("GET", `/v1/subscribers/new-${run}`);
+    expect(stored.body).toMatchObject({ email: `new-${run}@example.com`, firstName: "Katherine" });
+
+    await page.goto(`${base()}/dashboard/subscribers/new`);
+    await form.getByLabel("Subscriber id").fill(`new-${run}`);
+    await form.getByLabel("First name").fill("Someone else");
+    await form.getByRole("button", { name: "Create subscriber" }).click();
+    await form.getByText("exists already").waitFor();
+    expect((await api<{ firstName: string }>("GET", `/v1/subscribers/new-${run}`)).body.firstName).toBe("Katherine");
   });
 });

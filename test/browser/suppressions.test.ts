@@ -1,6 +1,6 @@
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { api, CHROMIUM, launch, screenshot, signIn, sql } from "./browser";
+import { api, CHROMIUM, launch, screenshot, signIn, sql, confirmDialog } from "./browser";
 
 let browser: Browser | undefined;
 let page: Page;
@@ -32,8 +32,8 @@ describe.skipIf(!CHROMIUM)("the Suppressions page", () => {
     await page.getByLabel("Channel").selectOption("");
     await row.waitFor();
 
-    page.once("dialog", (dialog) => void dialog.accept());
     await row.getByRole("button", { name: "Lift" }).click();
+    await confirmDialog(page);
     await row.waitFor({ state: "detached" });
     const left = await api<{ data: unknown[] }>("GET", "/v1/suppressions?address=bounced@example.com");
     expect(left.body.data).toEqual([]);

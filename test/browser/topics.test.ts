@@ -1,6 +1,6 @@
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { api, CHROMIUM, launch, screenshot, signIn } from "./browser";
+import { api, CHROMIUM, launch, screenshot, signIn, confirmDialog } from "./browser";
 
 let browser: Browser | undefined;
 let page: Page;
@@ -34,7 +34,7 @@ describe.skipIf(!CHROMIUM)("the Topics pages", () => {
     await page.getByLabel("Key").fill(key);
     await page.getByRole("button", { name: "Create topic" }).click();
     await page.getByRole("heading", { name: "Launch watchers" }).waitFor();
-    expect(decodeURIComponent(page.url())).toContain(`/dashboard/topics/${key}`);
+    expect(decodeURIComponent(page.url())).toContain(`/dashboard/env/development/topics/${key}`);
     expect((await api("GET", `/v1/topics/${encodeURIComponent(key)}`)).status).toBe(200);
   });
 
@@ -51,8 +51,8 @@ describe.skipIf(!CHROMIUM)("the Topics pages", () => {
   it("removes several ticked members after confirmation", async () => {
     const gone = ids.slice(0, 3);
     for (const id of gone) await page.getByLabel(`Select ${id}`).check();
-    page.once("dialog", (dialog) => void dialog.accept());
     await page.getByRole("button", { name: "Remove selected (3)" }).click();
+    await confirmDialog(page);
     for (const id of gone) await page.locator(`tr[data-member="${id}"]`).waitFor({ state: "detached" });
     expect((await members()).sort()).toEqual(ids.slice(3).sort());
     expect(await page.getByTestId("member-count").textContent()).toBe("2");

@@ -1,6 +1,6 @@
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { api, base, CHROMIUM, launch, screenshot, signIn } from "./browser";
+import { api, base, CHROMIUM, launch, screenshot, signIn, confirmDialog } from "./browser";
 
 // The production environment, so no other suite's templates see these variables.
 const key = () => inject("productionKey");
@@ -65,7 +65,7 @@ describe.skipIf(!CHROMIUM)("the Variables page", () => {
     expect(await page.getByLabel("Value").inputValue()).toBe("help@acme.dev");
     await page.getByLabel("Value").fill("support@acme.dev");
     await page.getByRole("button", { name: "Save" }).click();
-    await page.waitForURL(/\/dashboard\/variables$/);
+    await page.waitForURL(/\/dashboard\/env\/production\/variables$/);
     await page.waitForFunction(() => document.querySelector('tr[data-key="SUPPORT_EMAIL"]')?.textContent?.includes("support@acme.dev"));
 
     // The secret's input starts empty; saving it untouched keeps the stored value.
@@ -76,7 +76,7 @@ describe.skipIf(!CHROMIUM)("the Variables page", () => {
     expect(await value.getAttribute("type")).toBe("password");
     const before = await variable("STRIPE_KEY");
     await page.getByRole("button", { name: "Save" }).click();
-    await page.waitForURL(/\/dashboard\/variables$/);
+    await page.waitForURL(/\/dashboard\/env\/production\/variables$/);
     expect((await variable("STRIPE_KEY")).body).toEqual(before.body);
 
     // Turning it plain without a new value is refused on the value's field.
@@ -87,13 +87,13 @@ describe.skipIf(!CHROMIUM)("the Variables page", () => {
     expect(await page.locator(".field-error").textContent()).toContain("Required when `secret` turns false.");
     await page.getByLabel("Value").fill("pk_public_value");
     await page.getByRole("button", { name: "Save" }).click();
-    await page.waitForURL(/\/dashboard\/variables$/);
+    await page.waitForURL(/\/dashboard\/env\/production\/variables$/);
     expect((await variable("STRIPE_KEY")).body).toMatchObject({ value: "pk_public_value", secret: false });
   });
 
   it("deletes a variable", async () => {
-    page.once("dialog", (dialog) => void dialog.accept());
     await rowOf("STRIPE_KEY").getByRole("button", { name: "Delete STRIPE_KEY" }).click();
+    await confirmDialog(page);
     await rowOf("STRIPE_KEY").waitFor({ state: "detached" });
     expect((await variable("STRIPE_KEY")).status).toBe(404);
   });

@@ -1,6 +1,6 @@
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { api, base, CHROMIUM, launch, screenshot, signIn } from "./browser";
+import { api, base, CHROMIUM, launch, screenshot, signIn, confirmDialog } from "./browser";
 
 // A workflow built by clicking: an email, and an SMS whose condition reads the payload; previewed
 // as the sample changes, saved (a field error first), activated, triggered, and listed.
@@ -49,7 +49,7 @@ afterAll(async () => {
 describe.skipIf(!CHROMIUM)("the Workflows pages", () => {
   it("opens on the workflow list after sign-in", async () => {
     await signIn(page, "/");
-    await page.waitForURL(/\/dashboard\/workflows$/);
+    await page.waitForURL(/\/dashboard\/env\/development\/workflows$/);
     await page.getByRole("heading", { name: "Workflows" }).waitFor();
   });
 
@@ -95,6 +95,18 @@ describe.skipIf(!CHROMIUM)("the Workflows pages", () => {
       "email",
       "sms",
     ]);
+
+    // A removed step comes back, in its place and with its condition, through Undo.
+    await page.getByRole("button", { name: "Remove sms" }).click();
+    await page.locator('[data-step-row="sms"]').waitFor({ state: "detached" });
+    await page.getByRole("button", { name: "Undo" }).click();
+    expect(await page.locator("[data-step-row]").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-step-row")))).toEqual([
+      "email",
+      "sms",
+    ]);
+    await page.locator('[data-step-row="sms"] .step-select').click();
+    expect(await page.locator('[data-step-panel="sms"] .cond-leaf').count()).toBe(1);
+    expect(await page.getByRole("button", { name: "Undo" }).count()).toBe(0);
   });
 
   it("re-renders the preview as the sample payload changes, debounced, and never with invalid JSON", async () => {
@@ -166,20 +178,30 @@ describe.skipIf(!CHROMIUM)("the Workflows pages", () => {
     const describedBy = await subject.getAttribute("aria-describedby");
     expect(await page.locator(`[id="${describedBy?.split(" ")[0]}"]`).textContent()).toBeTruthy();
     expect(await page.locator('[data-step-row="email"] .badge.bad').count()).toBe(1);
+    // In words, not in the validator's.
+    const message = (await page.locator(`[id="${describedBy?.split(" ")[0]}"]`).textContent()) ?? "";
+    expect(message).not.toMatch(/Too small|Invalid input|expected string/);
 
+    // Fixing the field clears its error and the banner before the next save.
     await subject.fill("Order {{ payload.orderId }} ships today");
+    await page.locator('[data-step-panel="email"] [data-template="subject"][aria-invalid="true"]').waitFor({ state: "detached" });
+    await page.locator('main > .problem[data-code="validation_failed"]').waitFor({ state: "detached" });
+    expect(await page.locator('[data-step-row="email"] .badge.bad').count()).toBe(0);
     await page.getByRole("button", { name: "Create" }).click();
     await page.waitForURL(new RegExp(`/workflows/${KEY}$`));
-    await page.getByTestId("workflow-status").getByText("inactive").waitFor();
+    // A new workflow starts active, in the editor as through the API.
+    await page.getByTestId("workflow-status").getByText("active", { exact: true }).waitFor();
     const stored = await api<{ steps: { id: string; if?: unknown; locales?: unknown }[]; active: boolean }>("GET", `/v1/workflows/${KEY}`);
-    expect(stored.body.active).toBe(false);
+    expect(stored.body.active).toBe(true);
     expect(stored.body.steps.map((s) => s.id)).toEqual(["email", "sms"]);
     expect(stored.body.steps[1]?.if).toEqual({ all: [{ field: "payload.express", op: "eq", value: true }] });
     expect(stored.body.steps[0]).toMatchObject({ locales: { de: { subject: "Bestellung {{ payload.orderId }} kommt heute" } } });
     await screenshot(page, "workflow-editor");
   });
 
-  it("activates the workflow; a trigger through the API sends the email and, for an express order, the SMS", async () => {
+  it("deactivates and activates the workflow; a trigger through the API sends the email and, for an express order, the SMS", async () => {
+    await page.getByRole("button", { name: "Deactivate" }).click();
+    await page.getByTestId("workflow-status").getByText("inactive", { exact: true }).waitFor();
     await page.getByRole("button", { name: "Activate" }).click();
     await page.getByTestId("workflow-status").getByText("active", { exact: true }).waitFor();
     expect((await api<{ active: boolean }>("GET", `/v1/workflows/${KEY}`)).body.active).toBe(true);
@@ -197,12 +219,26 @@ describe.skipIf(!CHROMIUM)("the Workflows pages", () => {
     expect(JSON.stringify(text?.content)).toContain("Order B-2002 is on its way");
   });
 
-  it("sends a test to a chosen subscriber and shows its transactionId", async () => {
+  it("sends a test of the draft to a chosen subscriber, after a warning for an unknown one, and links its transaction", async () => {
+    await page.getByRole("button", { name: "Deactivate" }).click();
+    await page.getByTestId("workflow-status").getByText("inactive", { exact: true }).waitFor();
     await page.fill("#preview-payload", '{ "orderId": "T-1", "express": false }');
-    await page.getByLabel("Subscriber id").fill(SUBSCRIBER.subscriberId);
+    const sent: string[] = [];
+    page.on("request", (r) => void (r.method() === "POST" && r.url().includes("/test") && sent.push(r.url())));
+    await page.getByLabel("Subscriber id").fill(`nobody-${run}`);
     await page.getByRole("button", { name: "Send test" }).click();
-    const transaction = await page.getByTestId("test-transaction").textContent();
+    await page.getByTestId("unknown-subscriber").waitFor();
+    expect(await page.getByTestId("unknown-subscriber").textContent()).toContain(`nobody-${run}`);
+    expect(sent).toEqual([]);
+
+    await page.getByLabel("Subscriber id").fill(SUBSCRIBER.subscriberId);
+    await page.getByTestId("unknown-subscriber").waitFor({ state: "detached" });
+    await page.getByRole("button", { name: "Send test" }).click();
+    const link = page.getByTestId("test-transaction");
+    const transaction = await link.textContent();
     expect(transaction).toBeTruthy();
+    expect(await link.getAttribute("href")).toBe(`/dashboard/env/development/activity/triggers/${encodeURIComponent(transaction!)}`);
+    expect(sent).toHaveLength(1);
     // express is false: the email goes out, the SMS is skipped.
     for (let i = 0; i < 60; i++) {
       const res = await api<{ data: { stepId: string; status: string }[] }>(
@@ -218,6 +254,28 @@ describe.skipIf(!CHROMIUM)("the Workflows pages", () => {
     }
     const mails = await sandboxFor([SUBSCRIBER.email], 2);
     expect(mails.some((m) => JSON.stringify(m.content).includes("Order T-1 ships today"))).toBe(true);
+    await page.getByRole("button", { name: "Activate" }).click();
+    await page.getByTestId("workflow-status").getByText("active", { exact: true }).waitFor();
+  });
+
+  it("keeps a saved workflow's key read-only and duplicates it under a new key", async () => {
+    expect(await page.getByLabel("Key", { exact: true }).getAttribute("readonly")).not.toBeNull();
+    await page.getByRole("button", { name: "Duplicate" }).click();
+    await page.waitForURL(/\/workflows\/new$/);
+    const key = page.getByLabel("Key", { exact: true });
+    expect(await key.inputValue()).toBe(`${KEY}-copy`);
+    expect(await key.getAttribute("readonly")).toBeNull();
+    expect(await page.getByLabel("Name", { exact: true }).inputValue()).toBe("Order update (browser) (copy)");
+    await page.getByRole("button", { name: "Create" }).click();
+    await page.waitForURL(new RegExp(`/workflows/${KEY}-copy$`));
+    const [original, copy] = await Promise.all(
+      [KEY, `${KEY}-copy`].map((k) => api<{ steps: unknown[]; payloadSchema: unknown }>("GET", `/v1/workflows/${k}`)),
+    );
+    expect(copy!.body.steps).toEqual(original!.body.steps);
+    expect(copy!.body.payloadSchema).toEqual(original!.body.payloadSchema);
+    expect((await api("DELETE", `/v1/workflows/${KEY}-copy`)).status).toBe(204);
+    await page.goto(`${base()}/dashboard/workflows/${KEY}`);
+    await page.locator('[data-step-row="sms"]').waitFor();
   });
 
   it("lists the workflow with search, the active filter and when it was last triggered", async () => {
@@ -326,19 +384,17 @@ describe.skipIf(!CHROMIUM)("leaving the workflow editor", () => {
     const name = page.getByLabel("Name", { exact: true });
     await name.waitFor();
     await name.fill("Changed, not saved");
-    const asked: string[] = [];
-    page.once("dialog", (dialog) => {
-      asked.push(dialog.message());
-      void dialog.dismiss();
-    });
     await page.getByRole("link", { name: "Activity" }).click();
-    await expect.poll(() => asked.length).toBe(1);
-    expect(asked[0]).toContain("unsaved changes");
-    expect(new URL(page.url()).pathname).toBe(`/dashboard/workflows/${KEY}`);
+    const asked = page.getByRole("dialog", { name: "Leave without saving?" });
+    await asked.waitFor();
+    expect(await asked.textContent()).toContain("unsaved changes");
+    await asked.getByRole("button", { name: "Cancel" }).click();
+    await asked.waitFor({ state: "hidden" });
+    expect(new URL(page.url()).pathname).toMatch(new RegExp(`/workflows/${KEY}$`));
     expect(await name.inputValue()).toBe("Changed, not saved");
 
-    page.once("dialog", (dialog) => void dialog.accept());
     await page.getByRole("link", { name: "Activity" }).click();
-    await page.waitForURL(/\/dashboard\/activity/);
+    await confirmDialog(page);
+    await page.waitForURL(/\/dashboard\/env\/development\/activity/);
   });
 });

@@ -76,6 +76,8 @@ describe("the dashboard's credential form", () => {
       ["apns", "keyId"],
       ["webpush", "vapidPublicKey"],
       ["twilio", "publicUrl"],
+      ["twilio", "accountSid"],
+      ["vonage", "apiKey"],
     ])
       expect(field(provider!, name!), `${provider}.${name}`).toMatchObject({ kind: "text", secret: false });
     expect(field("fcm", "serviceAccount")).toMatchObject({ kind: "text", secret: true, multiline: true });
@@ -112,15 +114,21 @@ describe("the dashboard's credential form", () => {
     expect(created.status).toBe(201);
     const masked = created.body.credentials;
 
-    // Opened for editing: no string is put back into an input, and saving untouched sends nothing.
+    // Opened for editing: the settings shown in clear are in their inputs, no secret is, and saving untouched sends nothing.
     const opened = initialValues(fields, masked);
-    expect(Object.values(opened).filter((v) => typeof v === "string" && v !== "")).toEqual([]);
+    expect(opened).toMatchObject({
+      apiKey: "vonage-key-123456",
+      from: "Acme",
+      signatureMethod: "sha256",
+      apiSecret: "",
+      signatureSecret: "",
+    });
     expect(credentialsToSend(fields, opened, masked)).toBeUndefined();
 
     // Retyping one secret and removing an optional one: the rest is sent back masked and kept.
     const edited = credentialsToSend(fields, { ...opened, apiSecret: "new-vonage-secret-xyz" }, masked, new Set(["signatureSecret"]));
     expect(edited).toBeDefined();
-    expect(JSON.stringify(edited)).not.toContain("vonage-key-123456");
+    expect(JSON.stringify(edited)).not.toContain("vonage-secret-abcdef");
     const saved = await api<Integration>(key, "PUT", `/v1/integrations/${created.body.id}`, { credentials: edited });
     expect(saved.status).toBe(200);
     expect(await storedCredentials(created.body.id)).toEqual({

@@ -138,7 +138,8 @@ describe("delivery through the Queue consumer", () => {
     await createWorkflow(key, {
       key: "broken",
       steps: [
-        { id: "bad", type: "email", template: { subject: "{{ payload.x | nosuchfilter }}", text: "Hello" } },
+        // Parses (so it saves) but fails when rendered: templates have no files to include.
+        { id: "bad", type: "email", template: { subject: "{% include 'nosuchpartial' %}", text: "Hello" } },
         { id: "good", type: "sms", template: { body: "fine" } },
       ],
     });
@@ -148,7 +149,7 @@ describe("delivery through the Queue consumer", () => {
     });
     const messages = await settledMessages(key, transactionId, 2);
     expect(byStep(messages, "bad")).toMatchObject({ status: "failed", error: { code: "template_error" } });
-    expect(byStep(messages, "bad").error?.message).toContain("nosuchfilter");
+    expect(byStep(messages, "bad").error?.message).toContain("nosuchpartial");
     expect(byStep(messages, "good").status).toBe("sent");
   });
 
@@ -170,6 +171,38 @@ describe("delivery through the Queue consumer", () => {
     expect(Object.fromEntries(messages.map((m) => [m.stepId, m.status]))).toEqual({ e: "skipped", p: "sent", c: "skipped", s: "skipped" });
     const detail = await messageDetail(key, byStep(messages, "e").id);
     expect(detail.events[0]?.detail).toMatchObject({ reason: "missing_address" });
+  });
+
+  it("skips every message to an unknown subscriberId as subscriber_not_found, steps after a delay too, and still reaches the others", async () => {
+    const { key } = await createSandboxEnvironment();
+    await createWorkflow(key, {
+      key: "to-a-stranger",
+      steps: [
+        { id: "e", type: "email", template: { subject: "s", text: "Hello" } },
+        { id: "wait", type: "delay", for: "PT1H" },
+        { id: "s", type: "sms", template: { body: "s" } },
+      ],
+    });
+    const [stranger, known] = [unique("nobody"), unique("k")];
+    await api(key, "POST", "/sub", { subscriberId: known, email: "k@example.com" });
+    const transactionId = await trigger(key, { workflow: "to-a-stranger", to: [stranger, known] });
+    const messages = await settledMessages(key, transactionId, 3);
+    expect(
+      messages
+        .filter((m) => m.subscriberId === stranger)
+        .map((m) => [m.stepId, m.status])
+        .sort(),
+    ).toEqual([
+      ["e", "skipped"],
+      ["s", "skipped"],
+    ]);
+    expect(byStep(messages, "e", known).status).toBe("sent");
+    for (const stepId of ["e", "s"]) {
+      const detail = await messageDetail(key, byStep(messages, stepId, stranger).id);
+      expect(detail.events.at(-1)?.detail).toMatchObject({ reason: "subscriber_not_found", message: expect.stringContaining(stranger) });
+    }
+    // The known subscriber's sms waits on the delay: nothing of this test stays parked.
+    await api(key, "DELETE", "/v1/trigger", { transactionId });
   });
 
   it("honours preferences, except in critical workflows", async () => {

@@ -125,6 +125,71 @@ describe("DELETE /v1/subscribers/{subscriberId}", () => {
     expectProblem(await api(key, "GET", `/v1/subscribers/${gone.subscriberId}`), 404, "subscriber_not_found");
   });
 
+  it("redacts the stored Idempotency-Key answers that showed them: a replay gives back only their subscriberId", async () => {
+    const { key } = await createSandboxEnvironment();
+    const gone = person();
+    const kept = person();
+    const headers = { "idempotency-key": unique("idem") };
+    const keptHeaders = { "idempotency-key": unique("idem") };
+    const first = await api(key, "POST", "/sub", gone, { headers });
+    expect(first.status).toBe(201);
+    await api(key, "POST", "/sub", kept, { headers: keptHeaders });
+    expect((await erase(key, gone.subscriberId)).status).toBe(200);
+
+    const replay = await api(key, "POST", "/sub", gone, { headers });
+    expect(replay.status).toBe(201);
+    expect(replay.headers.get("idempotency-replay")).toBe("true");
+    expect(replay.body).toEqual({ subscriberId: gone.subscriberId });
+    for (const value of personalValues(gone)) expect(JSON.stringify(replay.body)).not.toContain(value);
+    // The retry did not create them again, and someone else's stored answer is untouched.
+    expectProblem(await api(key, "GET", `/v1/subscribers/${gone.subscriberId}`), 404, "subscriber_not_found");
+    expect((await api(key, "POST", "/sub", kept, { headers: keptHeaders })).body).toMatchObject({ email: kept.email });
+  });
+
+  it("removes the profile of someone who was only a trigger's actor, in D1 and in the ledger", async () => {
+    const { id, key } = await createSandboxEnvironment();
+    await createWorkflow(key, { key: "mention", steps: [{ id: "mail", type: "email", template: { subject: "Hi", html: "<p>Hi</p>" } }] });
+    const actor = person();
+    const reader = person();
+    await api(key, "POST", "/sub", actor);
+    const transactionId = await trigger(key, { workflow: "mention", to: [reader], actor, payload: {} });
+    await settledMessages(key, transactionId, 1);
+    const actorOf = async () =>
+      (await env.DB.prepare("SELECT actor FROM triggers WHERE environment_id = ? AND transaction_id = ?")
+        .bind(id, transactionId)
+        .first<{ actor: string }>())!.actor;
+    expect(await actorOf()).toContain(actor.email);
+
+    expect((await erase(key, actor.subscriberId)).status).toBe(200);
+    expect(JSON.parse(await actorOf())).toBe(actor.subscriberId);
+    const ledger = JSON.stringify(await readTrigger(id, transactionId));
+    for (const value of personalValues(actor)) expect(ledger).not.toContain(value);
+    expect(ledger).toContain(reader.email);
+  });
+
+  it("forgets their address in the ledger's record of what was sent", async () => {
+    const { id, key } = await createSandboxEnvironment();
+    await createWorkflow(key, { key: "note", steps: [{ id: "mail", type: "email", template: { subject: "Hi", html: "<p>Hi</p>" } }] });
+    const gone = person();
+    const kept = person();
+    const transactionId = await trigger(key, { workflow: "note", to: [gone, kept], payload: {} });
+    await settledMessages(key, transactionId, 2);
+    const reports = () =>
+      runInDurableObject(ledgerOf(id, transactionId), (_: TriggerLedger, state) =>
+        state.storage.sql
+          .exec<{ report: string }>("SELECT report FROM claims WHERE env = ? AND report IS NOT NULL", id)
+          .toArray()
+          .map((r) => r.report)
+          .join("\n"),
+      );
+    expect(await reports()).toContain(gone.email);
+
+    expect((await erase(key, gone.subscriberId)).status).toBe(200);
+    const after = await reports();
+    expect(after).not.toContain(gone.email);
+    expect(after).toContain(kept.email);
+  });
+
   it("cancels their step waiting on a delay, with reason subscriber_deleted", async () => {
     const { id, key } = await createSandboxEnvironment();
     await createWorkflow(key, {

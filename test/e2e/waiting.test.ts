@@ -49,7 +49,12 @@ describe("GET /v1/trigger/{transactionId}: what is waiting", () => {
 
     expect((await cancel(key, transactionId)).body.status).toBe("cancelled");
     const after = await statusOf(key, transactionId);
-    expect(after).toMatchObject({ status: "cancelled", waiting: [], waitingTotal: 0 });
+    expect(after).toMatchObject({
+      status: "cancelled",
+      messages: { total: 2, byStatus: { sent: 1, cancelled: 1 } },
+      waiting: [],
+      waitingTotal: 0,
+    });
   });
 
   it("shows a step held by the subscriber's quiet hours", async () => {

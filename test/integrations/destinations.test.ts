@@ -114,18 +114,15 @@ describe("PUT /v1/integrations/{id}: stored secrets never follow a moved destina
     expect(expectProblem(res, 422, "secret_requires_resupply").detail).toContain("baseUrl");
   });
 
-  it("names the FCM service account's fields to re-supply when only tokenUri changes", async () => {
+  it("names the FCM service account's private key to re-supply when only tokenUri changes", async () => {
     const [row] = DESTINATIONS;
     const { key } = await createEnvironment();
     const integration = await created(key, row!.provider, row!.credentials);
     const res = await api(key, "PUT", `/v1/integrations/${integration.id}`, {
       credentials: { serviceAccount: integration.credentials.serviceAccount, tokenUri: "https://collector.example/token" },
     });
-    expect(errorPaths(expectProblem(res, 422, "secret_requires_resupply"))).toEqual([
-      "credentials.serviceAccount.project_id",
-      "credentials.serviceAccount.client_email",
-      "credentials.serviceAccount.private_key",
-    ]);
+    // The project and the account are shown in clear: only the key was never seen.
+    expect(errorPaths(expectProblem(res, 422, "secret_requires_resupply"))).toEqual(["credentials.serviceAccount.private_key"]);
   });
 
   it("keeps masked secrets when nothing that decides where they go changes", async () => {

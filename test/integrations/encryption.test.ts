@@ -39,7 +39,7 @@ describe("row-bound encryption", () => {
       .bind(await v1Ciphertext(credentials), id)
       .run();
     const read = await api<Integration>(key, "GET", `/v1/integrations/${id}`);
-    expect(read.body.credentials).toEqual({ apiKey: "re_l••••", from: "Acme••••" });
+    expect(read.body.credentials).toEqual({ apiKey: "re_l••••", from: "Acme <hi@acme.dev>" });
 
     expect((await api(key, "PUT", `/v1/integrations/${id}`, { name: "renamed" })).status).toBe(200);
     const after = await storedCiphertext(id);

@@ -47,4 +47,43 @@ describe("checkDestination", () => {
       expect(checkDestination(url, optIn)).toMatchObject({ ok: false });
     },
   );
+
+  describe("IPv6 forms that carry an IPv4 address", () => {
+    // 169.254.169.254 = a9fe:a9fe, 127.0.0.1 = 7f00:1, 10.0.0.1 = a00:1, 8.8.8.8 = 808:808
+    it.each([
+      ["https://[2002:a9fe:a9fe::]/", "6to4 of metadata", "link-local"],
+      ["https://[2002:7f00:1::1]/", "6to4 of loopback", "loopback"],
+      ["https://[::ffff:0:a9fe:a9fe]/", "IPv4-translated metadata", "link-local"],
+      ["https://[::ffff:0:7f00:1]/", "IPv4-translated loopback", "loopback"],
+      ["https://[64:ff9b::a9fe:a9fe]/", "NAT64 of metadata", "link-local"],
+      ["https://[64:ff9b:1::a9fe:a9fe]/", "local-use NAT64 (/96) of metadata", "link-local"],
+      ["https://[64:ff9b:1:a9fe:a9:fe00::]/", "local-use NAT64 (/48) of metadata", "link-local"],
+      ["https://[::a9fe:a9fe]/", "IPv4-compatible metadata", "link-local"],
+      ["https://[2001:0:a9fe:a9fe::]/", "Teredo server at metadata", "link-local"],
+      ["https://[2001:0:808:808::5601:5601]/", "Teredo client at metadata (inverted)", "link-local"],
+      ["https://[2002:a00:1::]/", "6to4 of a private address", "private"],
+    ])("refuses %s (%s)", (url, _label, why) => {
+      const verdict = checkDestination(url, strict);
+      expect(verdict).toMatchObject({ ok: false });
+      const reason = (verdict as { reason: string }).reason;
+      expect(reason).toContain({ "link-local": "link-local", loopback: "loopback", private: "private-network" }[why]);
+    });
+
+    it.each(["https://[2002:a9fe:a9fe::]/", "https://[::ffff:0:a9fe:a9fe]/", "https://[64:ff9b:1::a9fe:a9fe]/"])(
+      "refuses %s even under the opt-in",
+      (url) => {
+        expect(checkDestination(url, optIn)).toMatchObject({ ok: false });
+      },
+    );
+
+    it.each([
+      "https://[2002:808:808::1]/",
+      "https://[::ffff:0:808:808]/",
+      "https://[64:ff9b::808:808]/",
+      "https://[64:ff9b:1::808:808]/",
+      "https://[2001:0:808:808::f7f7:f7f7]/",
+    ])("allows %s, which carries the public 8.8.8.8", (url) => {
+      expect(checkDestination(url, strict)).toMatchObject({ ok: true });
+    });
+  });
 });

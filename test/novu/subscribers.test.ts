@@ -42,8 +42,9 @@ describe("POST /v1/subscribers (@novu/node identify)", () => {
         subscriberId,
         email: "ada@example.com",
         channels: [
-          { providerId: "fcm", credentials: { deviceTokens: ["t1", "t2"] }, _integrationId: "fcm" },
-          { providerId: "slack", credentials: { webhookUrl: "https://hooks.slack.com/services/x" }, _integrationId: "slack" },
+          // Masked as every read shows them (issue 21 item 7).
+          { providerId: "fcm", credentials: { deviceTokens: ["••••", "••••"] }, _integrationId: "fcm" },
+          { providerId: "slack", credentials: { webhookUrl: "http••••" }, _integrationId: "slack" },
         ],
       }),
     });

@@ -8,7 +8,7 @@ import { newId } from "../../src/lib/ids";
 import { createEnvironment } from "../factories";
 import { api, expectProblem } from "../request";
 
-// vitest.config.ts sets RATE_LIMITS for these slugs: rl-env-* 5 requests/60 s per environment, rl-key 4/60 s per key.
+// vitest.config.ts sets RATE_LIMITS for these slugs: rl-env-* 5 requests/60 s per environment, rl-key* 4/60 s per key, rl-both both.
 const listWorkflows = (key: string, headers: Record<string, string> = {}) => api(key, "GET", "/v1/workflows", undefined, { headers });
 
 /**
@@ -46,6 +46,31 @@ describe("request rate limits", () => {
     expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0);
     expect(res.headers.get("ratelimit-policy")).toBe('"key";q=4;w=60');
     expect(res.headers.get("ratelimit")).toMatch(/^"key";r=0;t=\d+$/);
+  });
+
+  it("answers 429 once other isolates have spent a key's limit in the binding", async () => {
+    await awayFromWindowEdge();
+    const { key } = await createEnvironment("rl-key-shared");
+    // What other isolates (or locations' worth of them) would have counted: this isolate has seen none of it.
+    const binding = (env as unknown as Record<string, RateLimit>).RATE_LIMIT_4_PER_60S!;
+    for (let i = 0; i < 4; i++) await binding.limit({ key: `key:${await sha256Hex(key)}` });
+    const res = await listWorkflows(key);
+    expectProblem(res, 429, "rate_limited");
+    expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect(Number(res.headers.get("retry-after"))).toBeLessThanOrEqual(60);
+    expect(res.headers.get("ratelimit")).toMatch(/^"key";r=0;t=\d+$/);
+  });
+
+  it("asks the binding about one limit per request, the one nearest its end", async () => {
+    await awayFromWindowEdge();
+    const { id, key } = await createEnvironment("rl-both");
+    expect(await spend(key, 4)).toEqual([200, 200, 200, 200]);
+    // The key's limit (4) was nearer its end than the environment's (5) on every request: the
+    // environment's binding counter was never asked, so it still has all of its 5 requests.
+    const binding = (env as unknown as Record<string, RateLimit>).RATE_LIMIT_5_PER_60S!;
+    const direct: boolean[] = [];
+    for (let i = 0; i < 5; i++) direct.push((await binding.limit({ key: `environment:${id}` })).success);
+    expect(direct).toEqual([true, true, true, true, true]);
   });
 
   it("describes the limits on an answer within them", async () => {

@@ -215,6 +215,32 @@ describe("clarion workflows", () => {
     expect(result.out).toBe(`updated exists (${join(dir, "a.json")})\ncreated fresh (${join(dir, "b.json")})`);
   });
 
+  it("prints each field error of a refused import under the problem line, naming the file", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "clarion-refused-"));
+    await writeFile(join(dir, "a.json"), JSON.stringify({ key: "a", name: "A", steps: [] }));
+    answers["PUT /v1/workflows/a"] = {
+      status: 422,
+      body: {
+        status: 422,
+        code: "validation_failed",
+        detail: "The request does not match the expected schema.",
+        errors: [
+          { path: "steps.0.template.subject", message: "Liquid: undefined filter: shout, line:1, col:1" },
+          { path: "name", message: "Too long." },
+        ],
+      },
+    };
+    const result = await run(["workflows", "import", dir]);
+    expect(result.code).toBe(1);
+    expect(result.err).toBe(
+      [
+        `clarion: ${join(dir, "a.json")}: PUT /v1/workflows/a: 422 validation_failed: The request does not match the expected schema.`,
+        "  steps.0.template.subject: Liquid: undefined filter: shout, line:1, col:1",
+        "  name: Too long.",
+      ].join("\n"),
+    );
+  });
+
   it("refuses to work on workflows without an environment key", async () => {
     const result = await run(["workflows", "export"], { CLARION_API_KEY: "" });
     expect(result.code).toBe(2);

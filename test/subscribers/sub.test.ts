@@ -1,4 +1,7 @@
+import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
+import { createDb } from "../../src/db/client";
+import { findSubscriber } from "../../src/features/subscribers/repository";
 import type { Subscriber } from "../../src/features/subscribers/schemas";
 import { createEnvironment, subscriberRow, unique } from "../factories";
 import { api, errorPaths, expectProblem } from "../request";
@@ -11,6 +14,12 @@ beforeAll(async () => {
 });
 
 const upsert = (body: unknown, path = "/sub") => api<Subscriber>(environment.key, "POST", path, body);
+/** The addresses as stored: every answer masks them. */
+async function stored(subscriberId: string) {
+  const found = await findSubscriber(createDb(env.DB), environment.id, subscriberId);
+  if (!found) throw new Error(`${subscriberId} was not stored`);
+  return found.channels;
+}
 
 describe("POST /sub", () => {
   it("creates a subscriber and answers 201 with the stored subscriber", async () => {
@@ -101,6 +110,25 @@ describe("POST /sub", () => {
   });
 
   describe("channels", () => {
+    it("answers push tokens and webhook URLs masked, as GET does", async () => {
+      const subscriberId = unique("sub");
+      const token = "fcm-device-token-0123456789";
+      const webhookUrl = "https://hooks.slack.com/services/T000/B000/XXXXXXXX";
+      const body = { subscriberId, channels: { push: [{ provider: "fcm", token }], chat: [{ provider: "slack", webhookUrl }] } };
+      const created = await upsert(body);
+      const updated = await upsert(body);
+      const read = await api<Subscriber>(environment.key, "GET", `/v1/subscribers/${subscriberId}`);
+      for (const res of [created, updated]) {
+        expect(res.body.channels).toEqual({
+          push: [{ provider: "fcm", token: "fcm-••••" }],
+          chat: [{ provider: "slack", webhookUrl: "http••••" }],
+        });
+        expect(res.body.channels).toEqual(read.body.channels);
+        expect(JSON.stringify(res.body)).not.toContain("device-token");
+        expect(JSON.stringify(res.body)).not.toContain("XXXXXXXX");
+      }
+    });
+
     it("stores push tokens and chat webhooks", async () => {
       const subscriberId = unique("sub");
       const res = await upsert({
@@ -114,14 +142,14 @@ describe("POST /sub", () => {
         },
       });
       expect(res.status).toBe(201);
-      expect(res.body.channels.push).toEqual(
+      expect((await stored(subscriberId)).push).toEqual(
         expect.arrayContaining([
           { provider: "fcm", token: "t-1" },
           { provider: "apns", token: "t-2" },
         ]),
       );
-      expect(res.body.channels.push).toHaveLength(2);
-      expect(res.body.channels.chat).toEqual([{ provider: "slack", webhookUrl: "https://hooks.slack.com/services/T/B/X" }]);
+      expect((await stored(subscriberId)).push).toHaveLength(2);
+      expect((await stored(subscriberId)).chat).toEqual([{ provider: "slack", webhookUrl: "https://hooks.slack.com/services/T/B/X" }]);
     });
 
     it("replaces a channel's addresses with the list given", async () => {
@@ -137,14 +165,14 @@ describe("POST /sub", () => {
       });
       const res = await upsert({ subscriberId, channels: { push: [{ provider: "fcm", token: "new-1" }] } });
       expect(res.status).toBe(200);
-      expect(res.body.channels.push).toEqual([{ provider: "fcm", token: "new-1" }]);
+      expect((await stored(subscriberId)).push).toEqual([{ provider: "fcm", token: "new-1" }]);
     });
 
     it("replaces chat webhooks with the list given", async () => {
       const subscriberId = unique("sub");
       await upsert({ subscriberId, channels: { chat: [{ provider: "slack", webhookUrl: "https://example.com/old" }] } });
-      const res = await upsert({ subscriberId, channels: { chat: [{ provider: "discord", webhookUrl: "https://example.com/new" }] } });
-      expect(res.body.channels.chat).toEqual([{ provider: "discord", webhookUrl: "https://example.com/new" }]);
+      await upsert({ subscriberId, channels: { chat: [{ provider: "discord", webhookUrl: "https://example.com/new" }] } });
+      expect((await stored(subscriberId)).chat).toEqual([{ provider: "discord", webhookUrl: "https://example.com/new" }]);
     });
 
     it("clears a channel set to null and keeps the other", async () => {
@@ -153,22 +181,22 @@ describe("POST /sub", () => {
         subscriberId,
         channels: { push: [{ provider: "fcm", token: "t-1" }], chat: [{ provider: "slack", webhookUrl: "https://example.com/c" }] },
       });
-      const res = await upsert({ subscriberId, channels: { push: null } });
-      expect(res.body.channels).toEqual({ push: [], chat: [{ provider: "slack", webhookUrl: "https://example.com/c" }] });
+      await upsert({ subscriberId, channels: { push: null } });
+      expect(await stored(subscriberId)).toEqual({ push: [], chat: [{ provider: "slack", webhookUrl: "https://example.com/c" }] });
     });
 
     it("clears a channel given an empty list", async () => {
       const subscriberId = unique("sub");
       await upsert({ subscriberId, channels: { chat: [{ provider: "slack", webhookUrl: "https://example.com/c" }] } });
-      const res = await upsert({ subscriberId, channels: { chat: [] } });
-      expect(res.body.channels.chat).toEqual([]);
+      await upsert({ subscriberId, channels: { chat: [] } });
+      expect((await stored(subscriberId)).chat).toEqual([]);
     });
 
     it("keeps the channels when an update leaves them out", async () => {
       const subscriberId = unique("sub");
       await upsert({ subscriberId, channels: { push: [{ provider: "fcm", token: "t-1" }] } });
-      const res = await upsert({ subscriberId, firstName: "Pat" });
-      expect(res.body.channels.push).toEqual([{ provider: "fcm", token: "t-1" }]);
+      await upsert({ subscriberId, firstName: "Pat" });
+      expect((await stored(subscriberId)).push).toEqual([{ provider: "fcm", token: "t-1" }]);
     });
 
     it("keeps one copy of a push token given twice", async () => {
@@ -183,7 +211,7 @@ describe("POST /sub", () => {
         },
       });
       expect(res.status).toBe(201);
-      expect(res.body.channels.push).toEqual([{ provider: "fcm", token: "dup" }]);
+      expect((await stored(subscriberId)).push).toEqual([{ provider: "fcm", token: "dup" }]);
     });
   });
 

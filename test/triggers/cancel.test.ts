@@ -47,6 +47,20 @@ describe("DELETE /v1/trigger/", () => {
     expect((await readTrigger(id, transactionId))?.state).toBe("cancelled");
   });
 
+  it("shows the cancellation in GET /v1/trigger/{transactionId} as soon as it answers, and counts each message once when recorded", async () => {
+    const { key, transactionId } = await acceptedTrigger();
+    expect((await cancelByBody(key, transactionId)).body.cancelledMessages).toBe(1);
+    const status = () => api<{ status: string; messages: unknown }>(key, "GET", `/v1/trigger/${transactionId}`);
+    const cancelled = { status: "cancelled", messages: { total: 1, byStatus: { cancelled: 1 } } };
+    expect((await status()).body).toMatchObject(cancelled);
+    // The consumer records the message itself a moment later: still one cancelled message, not two.
+    await eventually(async () => {
+      const list = await api<{ data: { status: string }[] }>(key, "GET", `/v1/messages?transactionId=${transactionId}`);
+      return list.body.data.some((m) => m.status === "cancelled");
+    });
+    expect((await status()).body).toMatchObject(cancelled);
+  });
+
   it("answers already_cancelled to a second cancellation", async () => {
     const { key, transactionId } = await acceptedTrigger();
     expect((await cancelByBody(key, transactionId)).body.status).toBe("cancelled");

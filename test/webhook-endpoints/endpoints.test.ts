@@ -139,6 +139,18 @@ describe("GET, PATCH, DELETE /v1/webhook-endpoints/{id}", () => {
 });
 
 describe("secrets", () => {
+  it("never keeps the secret in an idempotent replay of the create", async () => {
+    const headers = { "idempotency-key": crypto.randomUUID() };
+    const body = { url: "https://example.com/idem" };
+    const first = await api<WebhookEndpointCreated>(key, "POST", "/v1/webhook-endpoints", body, { headers });
+    const replay = await api<Record<string, unknown>>(key, "POST", "/v1/webhook-endpoints", body, { headers });
+    expect(replay.headers.get("idempotency-replay")).toBe("true");
+    expect(replay.body).toMatchObject({ id: first.body.id, secretsOmitted: ["secret"] });
+    expect(JSON.stringify(replay.body)).not.toContain(first.body.secret.slice(6));
+    const rows = await env.DB.prepare("SELECT response_body FROM idempotency_keys WHERE key = ?").bind(headers["idempotency-key"]).all();
+    expect(JSON.stringify(rows.results)).not.toContain(first.body.secret.slice(6));
+  });
+
   it("shows the secret at GET .../secret", async () => {
     const endpoint = await createEndpoint();
     const res = await api<WebhookEndpointSecret>(key, "GET", `/v1/webhook-endpoints/${endpoint.id}/secret`);

@@ -825,14 +825,65 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Created */
+                /** @description Created. A replay leaves out the secret (key): it is shown once and never stored. */
                 201: {
                     headers: {
                         "Idempotency-Replay": components["headers"]["IdempotencyReplay"];
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["ApiKeyCreated"];
+                        "application/json": components["schemas"]["ApiKeyCreated"] | {
+                            /** @example key_01936b2f8c7a7cc1a3e2f4b5c6d7e8f9 */
+                            id: string;
+                            /**
+                             * @description The environment's slug.
+                             * @example staging
+                             */
+                            environment: string;
+                            /** @example ci */
+                            name: string;
+                            /**
+                             * @description `ck_<tag>_` and the key's first six random characters, to recognise it. Keys made before 0.8 show their first 12 characters.
+                             * @example ck_staging_AbC1x9
+                             */
+                            prefix: string;
+                            /**
+                             * @description `expiring`: rotated, works until `expiresAt`. `expired` and `revoked` keys are refused.
+                             * @example active
+                             * @enum {string}
+                             */
+                            status: "active" | "expiring" | "expired" | "revoked";
+                            /**
+                             * Format: date-time
+                             * @example 2026-11-23T21:00:00.000Z
+                             */
+                            createdAt: string;
+                            /**
+                             * Format: date-time
+                             * @description Recorded at most once a minute per Worker isolate, so it may lag by a minute.
+                             * @example 2026-11-23T21:05:00.000Z
+                             */
+                            lastUsedAt: string | null;
+                            /**
+                             * Format: date-time
+                             * @example null
+                             */
+                            expiresAt: string | null;
+                            /**
+                             * Format: date-time
+                             * @example null
+                             */
+                            revokedAt: string | null;
+                            /**
+                             * @description The fields of the first answer that held a secret: shown once, never stored, so left out of this replay.
+                             * @example [
+                             *       "key"
+                             *     ]
+                             */
+                            secretsOmitted: string[];
+                            /** @example The secret was shown in the first answer only and is not shown again. */
+                            note: string;
+                        };
                     };
                 };
                 /** @description Problem (RFC 9457) with `code` `malformed_json` or `invalid_idempotency_key` */
@@ -1123,7 +1174,7 @@ export interface paths {
         put?: never;
         /**
          * Rotate an API key
-         * @description Creates a new key for the same environment (shown once) and lets the old one work until the overlap ends (default 24 h), so clients can move over without downtime.
+         * @description Creates a new key for the same environment (shown once) and lets the old one work until the overlap ends (default 24 h), so clients can move over without downtime. A revoked or expired key cannot be rotated (409): create a new key instead.
          */
         post: {
             parameters: {
@@ -1143,14 +1194,68 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description The new key and the old one's new end */
+                /** @description The new key and the old one's new end. A replay leaves out the secret (key.key): it is shown once and never stored. */
                 201: {
                     headers: {
                         "Idempotency-Replay": components["headers"]["IdempotencyReplay"];
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Rotation"];
+                        "application/json": components["schemas"]["Rotation"] | {
+                            key: {
+                                /** @example key_01936b2f8c7a7cc1a3e2f4b5c6d7e8f9 */
+                                id: string;
+                                /**
+                                 * @description The environment's slug.
+                                 * @example staging
+                                 */
+                                environment: string;
+                                /** @example ci */
+                                name: string;
+                                /**
+                                 * @description `ck_<tag>_` and the key's first six random characters, to recognise it. Keys made before 0.8 show their first 12 characters.
+                                 * @example ck_staging_AbC1x9
+                                 */
+                                prefix: string;
+                                /**
+                                 * @description `expiring`: rotated, works until `expiresAt`. `expired` and `revoked` keys are refused.
+                                 * @example active
+                                 * @enum {string}
+                                 */
+                                status: "active" | "expiring" | "expired" | "revoked";
+                                /**
+                                 * Format: date-time
+                                 * @example 2026-11-23T21:00:00.000Z
+                                 */
+                                createdAt: string;
+                                /**
+                                 * Format: date-time
+                                 * @description Recorded at most once a minute per Worker isolate, so it may lag by a minute.
+                                 * @example 2026-11-23T21:05:00.000Z
+                                 */
+                                lastUsedAt: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @example null
+                                 */
+                                expiresAt: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @example null
+                                 */
+                                revokedAt: string | null;
+                            };
+                            previous: components["schemas"]["ApiKey"] & unknown;
+                            /**
+                             * @description The fields of the first answer that held a secret: shown once, never stored, so left out of this replay.
+                             * @example [
+                             *       "key"
+                             *     ]
+                             */
+                            secretsOmitted: string[];
+                            /** @example The secret was shown in the first answer only and is not shown again. */
+                            note: string;
+                        };
                     };
                 };
                 /** @description Problem (RFC 9457) with `code` `malformed_json` or `invalid_idempotency_key` */
@@ -1209,7 +1314,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Problem (RFC 9457) with `code` `idempotency_key_in_flight` or `api_key_revoked` */
+                /** @description Problem (RFC 9457) with `code` `idempotency_key_in_flight` or `api_key_revoked` or `api_key_expired` */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -1219,7 +1324,7 @@ export interface paths {
                             /** @enum {number} */
                             status?: 409;
                             /** @enum {string} */
-                            code?: "idempotency_key_in_flight" | "api_key_revoked";
+                            code?: "idempotency_key_in_flight" | "api_key_revoked" | "api_key_expired";
                         };
                     };
                 };
@@ -1464,7 +1569,7 @@ export interface paths {
         };
         /**
          * Sign the dashboard out
-         * @description Clears the session cookie. Signing out twice is harmless.
+         * @description Ends the session on the server, so every copy of its cookie stops working at once, and clears the cookie. Signing out twice is harmless.
          */
         delete: {
             parameters: {
@@ -4026,7 +4131,10 @@ export interface paths {
                 };
             };
         };
-        /** Replace a workflow */
+        /**
+         * Replace a workflow
+         * @description Replaces everything but the key: `key` in the body must be the key in the path. Triggers and subscribers' preferences name a workflow by its key, so a new key is a new workflow (create it, then delete this one).
+         */
         put: {
             parameters: {
                 query?: never;
@@ -4156,20 +4264,6 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Problem (RFC 9457) with `code` `workflow_exists` */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 409;
-                            /** @enum {string} */
-                            code?: "workflow_exists";
-                        };
-                    };
-                };
                 /** @description Problem (RFC 9457) with `code` `payload_too_large` */
                 413: {
                     headers: {
@@ -4198,7 +4292,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Problem (RFC 9457) with `code` `validation_failed` */
+                /** @description Problem (RFC 9457) with `code` `validation_failed` or `workflow_key_immutable` */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -4208,7 +4302,7 @@ export interface paths {
                             /** @enum {number} */
                             status?: 422;
                             /** @enum {string} */
-                            code?: "validation_failed";
+                            code?: "validation_failed" | "workflow_key_immutable";
                         };
                     };
                 };
@@ -4706,6 +4800,189 @@ export interface paths {
                             status?: 422;
                             /** @enum {string} */
                             code?: "validation_failed" | "idempotency_key_mismatch";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `rate_limited` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 429;
+                            /** @enum {string} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/workflows/{key}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test of a workflow, active or not
+         * @description A real trigger of the saved workflow (messages go out, and it shows in Activity like any trigger) that works on an inactive workflow too, so a draft can be tried before it is activated. `POST /v1/trigger` still refuses an inactive workflow.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes a retry safe (IETF draft-ietf-httpapi-idempotency-key-header): the first answer is kept 24 hours per environment and replayed to the same request; the same key with another request gets 422 `idempotency_key_mismatch`, and while the first is running, 409 `idempotency_key_in_flight`. 1 to 255 printable ASCII characters. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
+                path: {
+                    key: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "to": "user-42",
+                     *       "payload": {
+                     *         "orderId": "TEST-1"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TestSendRequest"];
+                };
+            };
+            responses: {
+                /** @description Accepted */
+                202: {
+                    headers: {
+                        "Idempotency-Replay": components["headers"]["IdempotencyReplay"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TriggerAccepted"];
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `malformed_json` or `invalid_idempotency_key` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 400;
+                            /** @enum {string} */
+                            code?: "malformed_json" | "invalid_idempotency_key";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `unauthorized` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 401;
+                            /** @enum {string} */
+                            code?: "unauthorized";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `forbidden` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 403;
+                            /** @enum {string} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `environment_not_found` or `workflow_not_found` or `topic_not_found` */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 404;
+                            /** @enum {string} */
+                            code?: "environment_not_found" | "workflow_not_found" | "topic_not_found";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `idempotency_key_in_flight` */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 409;
+                            /** @enum {string} */
+                            code?: "idempotency_key_in_flight";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `payload_too_large` */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 413;
+                            /** @enum {string} */
+                            code?: "payload_too_large";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `unsupported_media_type` */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 415;
+                            /** @enum {string} */
+                            code?: "unsupported_media_type";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `validation_failed` or `idempotency_key_mismatch` or `no_valid_recipients` */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 422;
+                            /** @enum {string} */
+                            code?: "validation_failed" | "idempotency_key_mismatch" | "no_valid_recipients";
                         };
                     };
                 };
@@ -5832,7 +6109,7 @@ export interface paths {
         put?: never;
         /**
          * Create an integration
-         * @description Connects a provider to this environment. The credentials are validated against the provider's schema, encrypted at rest and masked in every answer, this one included.
+         * @description Connects a provider to this environment. The credentials are validated against the provider's schema, encrypted at rest, and its secrets are masked in every answer, this one included.
          */
         post: {
             parameters: {
@@ -7809,7 +8086,7 @@ export interface components {
              * @description Stable machine code.
              * @enum {string}
              */
-            code: "bad_request" | "validation_failed" | "malformed_json" | "unsupported_media_type" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "workflow_not_found" | "workflow_inactive" | "workflow_exists" | "subscriber_not_found" | "subscriber_exists" | "variable_not_found" | "variable_exists" | "topic_not_found" | "topic_exists" | "no_valid_recipients" | "transaction_not_found" | "transaction_conflict" | "payload_too_large" | "rate_limited" | "invalid_tracking_link" | "invalid_signature" | "integration_not_found" | "message_not_found" | "suppression_not_found" | "secret_requires_resupply" | "destination_not_allowed" | "environment_not_found" | "environment_exists" | "api_key_not_found" | "api_key_revoked" | "invalid_idempotency_key" | "idempotency_key_mismatch" | "idempotency_key_in_flight" | "internal_error";
+            code: "bad_request" | "validation_failed" | "malformed_json" | "unsupported_media_type" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "workflow_not_found" | "workflow_inactive" | "workflow_exists" | "workflow_key_immutable" | "subscriber_not_found" | "subscriber_exists" | "variable_not_found" | "variable_exists" | "topic_not_found" | "topic_exists" | "no_valid_recipients" | "transaction_not_found" | "transaction_conflict" | "payload_too_large" | "rate_limited" | "invalid_tracking_link" | "invalid_signature" | "integration_not_found" | "message_not_found" | "suppression_not_found" | "secret_requires_resupply" | "destination_not_allowed" | "environment_not_found" | "environment_exists" | "api_key_not_found" | "api_key_revoked" | "api_key_expired" | "invalid_idempotency_key" | "idempotency_key_mismatch" | "idempotency_key_in_flight" | "internal_error";
             /** @description Also sent as the `x-request-id` header. */
             requestId?: string;
             errors?: components["schemas"]["FieldError"][];
@@ -7839,7 +8116,7 @@ export interface components {
          */
         EnvironmentInput: {
             name: string;
-            /** @description Unique; appears in the environment's keys (`ck_<slug>_...`). */
+            /** @description Unique; appears in the environment's keys (`ck_<slug without '-'>_...`; `ck_dev_` and `ck_prod_` for development and production). */
             slug: string;
         };
         /**
@@ -7866,8 +8143,8 @@ export interface components {
             /** @example ci */
             name: string;
             /**
-             * @description The key's first 12 characters, to recognise it.
-             * @example ck_staging_a
+             * @description `ck_<tag>_` and the key's first six random characters, to recognise it. Keys made before 0.8 show their first 12 characters.
+             * @example ck_staging_AbC1x9
              */
             prefix: string;
             /**
@@ -7915,7 +8192,7 @@ export interface components {
             name: string;
             /**
              * Format: date-time
-             * @description Leave out for a key with no end.
+             * @description In the future; leave out for a key with no end.
              */
             expiresAt?: string;
         };
@@ -7960,7 +8237,7 @@ export interface components {
         };
         /**
          * @example {
-         *       "credential": "ck_development_4kQ9xW2mTz8LpR5vN1bY7cH3jF6gD0sA"
+         *       "credential": "ck_dev_4kQ9xW2mTz8LpR5vN1bY7cH3jF6gD0sA"
          *     }
          */
         SignInInput: {
@@ -8190,6 +8467,18 @@ export interface components {
             status: "accepted" | "processing" | "completed" | "cancelled" | "failed";
             /** Format: date-time */
             acceptedAt: string;
+            /** @description The payload as triggered; secret variables' values read `[secret]`. */
+            payload: {
+                [key: string]: unknown;
+            };
+            /** @description Who the trigger was sent on behalf of: a subscriberId, or the inline profile given (only the subscriberId once that subscriber is erased). */
+            actor: string | {
+                [key: string]: unknown;
+            } | null;
+            /** @description The per-trigger overrides as given, or null. */
+            overrides: {
+                [key: string]: unknown;
+            } | null;
             messages: {
                 total: number;
                 byStatus: {
@@ -8414,7 +8703,7 @@ export interface components {
             };
         };
         Workflow: {
-            id: string;
+            readonly id: string;
             key: string;
             name: string;
             description: string | null;
@@ -8426,9 +8715,9 @@ export interface components {
             } | null;
             steps: components["schemas"]["Step"][];
             /** Format: date-time */
-            createdAt: string;
+            readonly createdAt: string;
             /** Format: date-time */
-            updatedAt: string;
+            readonly updatedAt: string;
         };
         Step: {
             id: string;
@@ -8591,7 +8880,7 @@ export interface components {
              * Format: date-time
              * @description When a trigger of this workflow was last recorded (moments after its 202); null when never.
              */
-            lastTriggeredAt: string | null;
+            readonly lastTriggeredAt: string | null;
         };
         PreviewResponse: {
             workflow: string;
@@ -8719,6 +9008,21 @@ export interface components {
                 [key: string]: unknown;
             }[];
         };
+        TestSendRequest: {
+            payload?: {
+                [key: string]: unknown;
+            };
+            overrides?: {
+                [key: string]: unknown;
+            };
+            actor?: string | components["schemas"]["SubscriberInput"];
+            /** @description One Recipient or an array of up to 100. Invalid entries are reported in `invalidRecipients`. */
+            to: string | {
+                [key: string]: unknown;
+            } | (string | {
+                [key: string]: unknown;
+            })[];
+        };
         Variable: {
             id: string;
             key: string;
@@ -8783,7 +9087,7 @@ export interface components {
             primary: boolean;
             /** @description Failover order after the primary: lower goes first. */
             priority: number;
-            /** @description Masked: every string shows at most its first four characters, then "••••". */
+            /** @description Secrets (`writeOnly` in the provider's schema, and any field it does not describe) show at most their first four characters, then "••••"; other settings (a sender, an account id, a public URL) are shown as stored. */
             credentials: {
                 [key: string]: unknown;
             };
@@ -8819,7 +9123,7 @@ export interface components {
              * @default 0
              */
             priority: number;
-            /** @description Shape per provider (`GET /v1/providers`). Encrypted at rest and masked in every answer; at most 64 KB as JSON. */
+            /** @description Shape per provider (`GET /v1/providers`). Encrypted at rest; its secrets (the fields the provider's schema marks `writeOnly`) are masked in every answer. At most 64 KB as JSON. */
             credentials: {
                 [key: string]: unknown;
             };
@@ -8845,7 +9149,7 @@ export interface components {
             data: components["schemas"]["Integration"][];
             nextCursor: string | null;
         };
-        /** @description Fields left out keep their value. `credentials`, when given, replace the stored ones and are validated again; a value sent back exactly as an answer masked it keeps the stored value. Pointing `baseUrl` at a new host needs the credentials in full. */
+        /** @description Fields left out keep their value. `credentials`, when given, replace the stored ones and are validated again; a value sent back exactly as an answer masked it keeps the stored value. Pointing `baseUrl` at a new host needs the secrets in full. */
         IntegrationUpdate: {
             name?: string;
             active?: boolean;
@@ -8853,7 +9157,7 @@ export interface components {
             primary?: boolean;
             /** @description Failover order after the primary: lower goes first. */
             priority?: number;
-            /** @description Shape per provider (`GET /v1/providers`). Encrypted at rest and masked in every answer; at most 64 KB as JSON. */
+            /** @description Shape per provider (`GET /v1/providers`). Encrypted at rest; its secrets (the fields the provider's schema marks `writeOnly`) are masked in every answer. At most 64 KB as JSON. */
             credentials?: {
                 [key: string]: unknown;
             };

@@ -1,10 +1,12 @@
 import { QueryCache, QueryClient, QueryClientProvider } from "@tanstack/react-query";
-import { type ReactNode, useEffect, useState } from "react";
+import { type ReactNode, useEffect, useLayoutEffect, useState } from "react";
 import { createBrowserRouter, Navigate, RouterProvider } from "react-router";
 import { ApiError } from "../api/problem";
 import { SessionProvider, useSession } from "../session/session";
 import { SignIn } from "../session/SignIn";
 import { Loading } from "../ui/Loading";
+import { AdminOnly } from "./AdminOnly";
+import { environmentBase, moveAddressInto } from "./environment-address";
 import { FEATURES } from "./features";
 import { NotFound } from "./NotFound";
 import { Shell } from "./Shell";
@@ -38,6 +40,44 @@ function EnvironmentScope({ children }: { children: ReactNode }) {
   return <QueryClientProvider client={client}>{children}</QueryClientProvider>;
 }
 
+function Landing() {
+  const first = FEATURES[0]?.nav.to;
+  return first ? <Navigate to={first} replace /> : <NotFound />;
+}
+
+const ROUTES = [
+  {
+    element: <Shell />,
+    children: [
+      { index: true, element: <Landing /> },
+      ...FEATURES.flatMap((feature) =>
+        feature.routes.map((route) => ({
+          path: route.path,
+          element: feature.adminOnly ? <AdminOnly>{route.element}</AdminOnly> : route.element,
+        })),
+      ),
+      { path: "*", element: <NotFound /> },
+    ],
+  },
+];
+
+/**
+ * A data router (so a page can hold a navigation back: the workflow editor asks before unsaved
+ * changes are left behind) whose basename is the environment's address: every page's links carry
+ * the environment without knowing it.
+ */
+function EnvironmentRouter({ slug }: { slug: string }) {
+  const [router, setRouter] = useState<ReturnType<typeof createBrowserRouter> | null>(null);
+  // Before the first paint: the address gains the environment, then the router reads it.
+  useLayoutEffect(() => {
+    moveAddressInto(slug);
+    const created = createBrowserRouter(ROUTES, { basename: environmentBase(slug) });
+    setRouter(created);
+    return () => created.dispose();
+  }, [slug]);
+  return router ? <RouterProvider router={router} /> : null;
+}
+
 /** Signed in, the shell in the chosen environment; otherwise the sign-in form, whatever the address. */
 function Gate() {
   const { who, checked, environment } = useSession();
@@ -45,48 +85,15 @@ function Gate() {
   if (!who) return <SignIn />;
   return (
     <EnvironmentScope key={environment}>
-      <Shell />
+      <EnvironmentRouter slug={environment} />
     </EnvironmentScope>
   );
 }
 
-function AdminOnly({ children }: { children: ReactNode }) {
-  const { who } = useSession();
-  return who?.kind === "admin" ? children : <NotFound />;
-}
-
-function Landing() {
-  const first = FEATURES[0]?.nav.to;
-  return first ? <Navigate to={first} replace /> : <NotFound />;
-}
-
-/**
- * A data router, so a page can hold a navigation back (the workflow editor asks before unsaved
- * changes are left behind). The session and the shell wrap every route.
- */
-const router = createBrowserRouter(
-  [
-    {
-      element: (
-        <SessionProvider>
-          <Gate />
-        </SessionProvider>
-      ),
-      children: [
-        { index: true, element: <Landing /> },
-        ...FEATURES.flatMap((feature) =>
-          feature.routes.map((route) => ({
-            path: route.path,
-            element: feature.adminOnly ? <AdminOnly>{route.element}</AdminOnly> : route.element,
-          })),
-        ),
-        { path: "*", element: <NotFound /> },
-      ],
-    },
-  ],
-  { basename: import.meta.env.BASE_URL.replace(/\/$/, "") },
-);
-
 export function App() {
-  return <RouterProvider router={router} />;
+  return (
+    <SessionProvider>
+      <Gate />
+    </SessionProvider>
+  );
 }

@@ -44,6 +44,9 @@ export function Shell() {
   const features = FEATURES.filter((feature) => !feature.adminOnly || who?.kind === "admin");
   return (
     <>
+      <a href="#main" className="skip-link">
+        Skip to content
+      </a>
       <header className="top">
         <NavLink to="/" className="brand">
           Clarion
@@ -65,7 +68,7 @@ export function Shell() {
           </button>
         </div>
       </header>
-      <main className="page">
+      <main className="page" id="main" tabIndex={-1}>
         <Suspense fallback={<Loading what="the page" />}>
           <Outlet />
         </Suspense>

@@ -37,7 +37,7 @@ export function SignIn() {
           type="password"
           autoComplete="off"
           spellCheck={false}
-          placeholder="clarion_admin_… or ck_development_…"
+          placeholder="clarion_admin_… or ck_dev_…"
           value={value}
           onChange={(e) => setValue(e.target.value)}
           required

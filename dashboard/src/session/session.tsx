@@ -5,6 +5,7 @@ import { createContext, type ReactNode, useCallback, useContext, useEffect, useM
 import { api, requestAuth, SESSION_MODE, unwrap } from "../api/client";
 import type { components } from "../api/openapi";
 import { ApiError } from "../api/problem";
+import { environmentInAddress } from "../app/environment-address";
 
 export type Who = components["schemas"]["DashboardSession"];
 
@@ -51,7 +52,8 @@ export function SessionProvider({ children }: { children: ReactNode }) {
   const [credential, setCredential] = useState(storedCredential);
   const [who, setWho] = useState<Who | null>(null);
   const [checked, setChecked] = useState(false);
-  const [environment, setEnvironmentState] = useState(() => sessionStorage.getItem(ENVIRONMENT_KEY) ?? "");
+  // A link's environment first (/dashboard/env/<slug>/…), then the one last chosen in this tab.
+  const [environment, setEnvironmentState] = useState(() => environmentInAddress() ?? sessionStorage.getItem(ENVIRONMENT_KEY) ?? "");
 
   // Set while rendering, before any page below runs a query with it.
   requestAuth.headers = () => ({ ...authHeaders(credential), ...(who && environment ? { "Clarion-Environment": environment } : {}) });

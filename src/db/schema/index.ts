@@ -4,4 +4,5 @@ export * from "./workflows";
 export * from "./triggers";
 export * from "./suppressions";
 export * from "./idempotency";
+export * from "./dashboard-sessions";
 export * from "./event-webhooks";

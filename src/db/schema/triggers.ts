@@ -17,6 +17,8 @@ export const triggers = sqliteTable(
     overrides: json<Record<string, unknown>>("overrides"),
     actor: json<unknown>("actor"),
     acceptedAt: integer("accepted_at", { mode: "timestamp_ms" }).notNull(),
+    /** Messages a `DELETE /v1/trigger/` stopped, as it answered: counted at once, before each is recorded. */
+    cancelledMessages: integer("cancelled_messages"),
     ...timestamps,
   },
   (t) => [

@@ -19,7 +19,8 @@ export interface SentReport {
   providerMessageId: string;
   provider: string;
   integrationId: string;
-  to: string;
+  /** Null once the subscriber is erased. */
+  to: string | null;
   attempts: number;
 }
 

@@ -187,6 +187,20 @@ export class DeliveryState {
    * environment): the jobs that would have resumed them, for them alone. A wait left empty
    * counts as released, so nothing fires for it.
    */
+  /**
+   * Erasure: the address a sent claim's report keeps (to repair a lost D1 write) goes, so a repair
+   * records the message as erased ones are, with no `to`. Claim keys start with the subscriberId
+   * and a NUL (`keyOf`), so theirs are one range of the primary key. Returns the reports changed.
+   */
+  forgetAddresses(env: string, subscriberId: string): number {
+    return this.sql.exec(
+      "UPDATE claims SET report = json_set(report, '$.to', NULL) WHERE env = ? AND key >= ? AND key < ? AND report IS NOT NULL AND json_extract(report, '$.to') IS NOT NULL",
+      env,
+      `${subscriberId}\u0000`,
+      `${subscriberId}\u0001`,
+    ).rowsWritten;
+  }
+
   takeSubscriber(filter: { env: string; tx?: string }, subscriberId: string): RecipientsJob[] {
     const rows = this.sql
       .exec<{ id: number; job: string }>(

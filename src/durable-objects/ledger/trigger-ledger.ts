@@ -89,6 +89,8 @@ export class TriggerLedger extends DurableObject<Bindings> {
    * sends them again (harmless: the consumer is idempotent).
    */
   private sentUpTo = 0;
+  /** This instance has stored its name (the first accept does). */
+  private named = false;
 
   constructor(ctx: DurableObjectState, env: Bindings) {
     super(ctx, env);
@@ -116,7 +118,11 @@ export class TriggerLedger extends DurableObject<Bindings> {
    */
   async accept(name: string, items: { record: TriggerRecord; fingerprint: string }[]): Promise<AcceptOutcome[]> {
     const now = Date.now();
-    this.sql.exec("INSERT OR IGNORE INTO meta (key, value) VALUES ('name', ?)", name);
+    // Once per instance, not per accept: a replay then writes nothing, and an accept one statement less.
+    if (!this.named) {
+      this.sql.exec("INSERT OR IGNORE INTO meta (key, value) VALUES ('name', ?)", name);
+      this.named = true;
+    }
     const outcomes = items.map(({ record, fingerprint }): AcceptOutcome => {
       const existing = this.row(record.environmentId, record.transactionId);
       if (existing) return existing.fingerprint === fingerprint ? "replayed" : "conflict";
@@ -299,6 +305,7 @@ export class TriggerLedger extends DurableObject<Bindings> {
   ): Promise<{ waitingSteps: number; coordinated: string[]; digests: string[] }> {
     const jobs = this.delivery.takeSubscriber({ env: environmentId }, subscriberId);
     for (const job of jobs) this.enqueue(job.transactionId, { ...job, erased: true });
+    this.delivery.forgetAddresses(environmentId, subscriberId);
     const coordinated = this.sql
       .exec<{ tx: string }>("SELECT tx FROM triggers WHERE state = 'accepted' AND coordinated = 1 AND env = ?", environmentId)
       .toArray()

@@ -36,7 +36,7 @@ const SignInInput = z
     credential: z.string().min(1).max(200).openapi({ description: "An environment's API key or the admin credential." }),
   })
   .strict()
-  .openapi("SignInInput", { example: { credential: "ck_development_4kQ9xW2mTz8LpR5vN1bY7cH3jF6gD0sA" } });
+  .openapi("SignInInput", { example: { credential: "ck_dev_4kQ9xW2mTz8LpR5vN1bY7cH3jF6gD0sA" } });
 
 const DashboardHeader = z.object({
   [DASHBOARD_HEADER.toLowerCase()]: z.literal("1").openapi({
@@ -121,6 +121,7 @@ sessionRoutes.openapi(
     const credential = await credentialOfRequest(c);
     if (!credential) throw new ApiError("unauthorized", "Not signed in: sign in, or send `Authorization: ApiKey <key>`.");
     const reach = await reachOf(c, credential);
+    // The same request's session, already looked up by `credentialOfRequest`: no second D1 read.
     const session = c.req.header("authorization") ? null : await sessionOf(c);
     return c.json(answer(reach.kind, reach.environments, session?.expiresAt ?? null), 200);
   },
@@ -132,13 +133,14 @@ sessionRoutes.openapi(
     path: "/v1/dashboard/session",
     tags,
     summary: "Sign the dashboard out",
-    description: "Clears the session cookie. Signing out twice is harmless.",
+    description:
+      "Ends the session on the server, so every copy of its cookie stops working at once, and clears the cookie. Signing out twice is harmless.",
     security: [],
     request: { headers: DashboardHeader },
     responses: { 204: { description: "Signed out" } },
   }),
-  (c) => {
-    closeSession(c);
+  async (c) => {
+    await closeSession(c);
     return c.body(null, 204);
   },
 );

@@ -60,6 +60,7 @@ export const REQUEST_EXAMPLES: Record<string, unknown> = {
   "POST /sub/bulk": { subscribers: [subscriber, { subscriberId: "user-43", email: "grace@example.com", firstName: "Grace" }] },
   "POST /v1/workflows": workflow,
   "PUT /v1/workflows/{key}": workflow,
+  "POST /v1/workflows/{key}/test": { to: "user-42", payload: { orderId: "TEST-1" } },
   "POST /v1/workflows/{key}/preview": {
     payload: { orderId: "A-1001" },
     subscriber: { firstName: "Ada", email: "ada@example.com", locale: "en-GB" },

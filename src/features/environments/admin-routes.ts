@@ -156,6 +156,7 @@ adminRoutes.openapi(
     request: { params: EnvironmentSlugParam, body: { required: true, content: json(ApiKeyInput) } },
     responses: { 201: { description: "Created", content: json(ApiKeyCreated) } },
     errors: ["environment_not_found"],
+    secrets: ["key"],
   }),
   async (c) => {
     const { slug } = c.req.valid("param");
@@ -193,11 +194,12 @@ adminRoutes.openapi(
     tags,
     summary: "Rotate an API key",
     description:
-      "Creates a new key for the same environment (shown once) and lets the old one work until the overlap ends (default 24 h), so clients can move over without downtime.",
+      "Creates a new key for the same environment (shown once) and lets the old one work until the overlap ends (default 24 h), so clients can move over without downtime. A revoked or expired key cannot be rotated (409): create a new key instead.",
     security: adminSecurity,
     request: { params: ApiKeyIdParam, body: { required: true, content: json(RotateInput) } },
     responses: { 201: { description: "The new key and the old one's new end", content: json(Rotation) } },
-    errors: ["api_key_not_found", "api_key_revoked"],
+    errors: ["api_key_not_found", "api_key_revoked", "api_key_expired"],
+    secrets: ["key.key"],
   }),
   async (c) => {
     const { id } = c.req.valid("param");
@@ -207,6 +209,8 @@ adminRoutes.openapi(
         throw noKey(id);
       case "revoked":
         throw new ApiError("api_key_revoked", `The API key "${id}" is revoked; create a new key instead.`);
+      case "expired":
+        throw new ApiError("api_key_expired", `The API key "${id}" has expired; create a new key instead.`);
       case "rotated":
         return c.json({ key: outcome.key, previous: outcome.previous }, 201);
     }

@@ -2,6 +2,10 @@ import { and, eq, isNull } from "drizzle-orm";
 import { createDb } from "../../db/client";
 import { apiKeys, environments } from "../../db/schema";
 import { sha256Hex } from "../../lib/crypto";
+import { randomBody } from "./key-format";
+
+// Where callers have always found it; the format itself lives in key-format.ts.
+export { generateApiKey } from "./key-format";
 
 const CACHE_TTL_MS = 60_000;
 /** How long a key that matched nothing is answered from memory: a key created in that time works once it passes. */
@@ -84,16 +88,6 @@ export async function ownerOfKey(d1: D1Database, key: string, now = Date.now()):
 /** Drops keys from this isolate's cache at once (a revocation, a deleted environment); other isolates follow within a minute. */
 export function forgetApiKeys(matches: (entry: { keyId: string; environmentId: string }) => boolean): void {
   for (const [hash, entry] of cache) if (matches(entry)) cache.delete(hash);
-}
-
-const ALPHABET = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
-
-const randomBody = () => Array.from(crypto.getRandomValues(new Uint8Array(32)), (b) => ALPHABET[b % ALPHABET.length]).join("");
-
-/** `ck_<environment slug>_<32 random base62 characters>`; the first 12 characters are shown as its prefix. */
-export function generateApiKey(slug: string): { key: string; prefix: string } {
-  const key = `ck_${slug}_${randomBody()}`;
-  return { key, prefix: key.slice(0, 12) };
 }
 
 /** Admin credentials are told apart from environment keys by their prefix alone. */

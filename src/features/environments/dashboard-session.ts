@@ -1,4 +1,7 @@
-// The dashboard's session: the credential it signed in with, sealed into an HttpOnly cookie.
+// The dashboard's session: a random session id and the credential it signed in with, sealed into
+// an HttpOnly cookie, and a row in D1 (`dashboard_sessions`) that makes the id count. Signing out
+// deletes the row, so a copied cookie stops working everywhere at once; revoking or rotating the key
+// ends the session too, because every request still checks the credential.
 //
 // Why a CSRF attack cannot work, by construction rather than by token:
 // - The cookie is `__Host-` (this origin only, Path=/, Secure, no Domain), HttpOnly (no script
@@ -12,7 +15,12 @@
 import type { Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { serialize } from "hono/utils/cookie";
+import { and, eq, gt } from "drizzle-orm";
+import { createDb } from "../../db/client";
+import { dashboardSessions } from "../../db/schema";
 import type { AppEnv } from "../../env";
+import { bytesToBase64 } from "../../lib/base64";
+import { sha256Hex } from "../../lib/crypto";
 import { CiphertextError, decryptJson, encryptJson } from "../../lib/secrets";
 
 /** Sent as `__Host-clarion_session`. */
@@ -24,14 +32,26 @@ export const SESSION_HOURS = 12;
 const AAD = "dashboard-session";
 
 interface Sealed {
+  /** The random session id; its SHA-256 is the `dashboard_sessions` row. */
+  sid: string;
   credential: string;
   expiresAt: number;
 }
 
-/** What the cookie holds: the credential and its end, AES-GCM under ENCRYPTION_KEY; unreadable and unforgeable without it. */
+/** 256 random bits. */
+const newSessionId = () => bytesToBase64(crypto.getRandomValues(new Uint8Array(32)));
+
+/**
+ * Opens a session: its row in D1 and the cookie, which holds the session id, the credential and
+ * the end, AES-GCM under ENCRYPTION_KEY (unreadable and unforgeable without it).
+ */
 export async function openSession(c: Context<AppEnv>, credential: string, now = Date.now()): Promise<Date> {
   const expiresAt = now + SESSION_HOURS * 3600_000;
-  const value = await encryptJson(c.env.ENCRYPTION_KEY, { credential, expiresAt } satisfies Sealed, AAD);
+  const sid = newSessionId();
+  await createDb(c.env.DB)
+    .insert(dashboardSessions)
+    .values({ id: await sha256Hex(sid), expiresAt: new Date(expiresAt), createdAt: new Date(now) });
+  const value = await encryptJson(c.env.ENCRYPTION_KEY, { sid, credential, expiresAt } satisfies Sealed, AAD);
   setCookie(c, SESSION_COOKIE, value, {
     prefix: "host",
     httpOnly: true,
@@ -41,7 +61,13 @@ export async function openSession(c: Context<AppEnv>, credential: string, now = 
   return new Date(expiresAt);
 }
 
-export function closeSession(c: Context<AppEnv>): void {
+/** Ends the session for every copy of its cookie (the row goes), then clears this browser's cookie. */
+export async function closeSession(c: Context<AppEnv>): Promise<void> {
+  const sealed = await unsealed(c);
+  if (sealed)
+    await createDb(c.env.DB)
+      .delete(dashboardSessions)
+      .where(eq(dashboardSessions.id, await sha256Hex(sealed.sid)));
   deleteCookie(c, SESSION_COOKIE, { prefix: "host", httpOnly: true, sameSite: "Strict" });
 }
 
@@ -54,16 +80,42 @@ export const hasSessionCookie = (c: Context<AppEnv>) => getCookie(c, SESSION_COO
 /** Whether the request carries the header only the dashboard's own script sends. */
 export const fromDashboard = (c: Context<AppEnv>) => c.req.header(DASHBOARD_HEADER) === "1";
 
-/** The session's credential and end, or null when there is none, it ended, or it does not open under this ENCRYPTION_KEY. */
-export async function sessionOf(c: Context<AppEnv>, now = Date.now()): Promise<{ credential: string; expiresAt: Date } | null> {
+/** The cookie's contents, or null when there is none or it does not open under this ENCRYPTION_KEY (or predates session ids). */
+async function unsealed(c: Context<AppEnv>): Promise<Sealed | null> {
   const value = getCookie(c, SESSION_COOKIE, "host");
   if (!value) return null;
   try {
     const sealed = await decryptJson<Sealed>(c.env.ENCRYPTION_KEY, value, AAD);
-    if (typeof sealed.credential !== "string" || typeof sealed.expiresAt !== "number" || sealed.expiresAt <= now) return null;
-    return { credential: sealed.credential, expiresAt: new Date(sealed.expiresAt) };
+    const valid = typeof sealed.sid === "string" && typeof sealed.credential === "string" && typeof sealed.expiresAt === "number";
+    return valid ? sealed : null;
   } catch (error) {
     if (error instanceof CiphertextError || error instanceof SyntaxError) return null;
     throw error;
   }
+}
+
+type Session = { credential: string; expiresAt: Date } | null;
+
+/** One D1 read per request, however many times a request asks (auth, then `GET /v1/dashboard/session`). */
+const looked = new WeakMap<Request, Promise<Session>>();
+
+/** The session's credential and end, or null when there is none, it ended (here or by signing out anywhere), or it does not open. */
+export function sessionOf(c: Context<AppEnv>, now = Date.now()): Promise<Session> {
+  let session = looked.get(c.req.raw);
+  if (!session) {
+    session = lookUp(c, now);
+    looked.set(c.req.raw, session);
+  }
+  return session;
+}
+
+async function lookUp(c: Context<AppEnv>, now: number): Promise<Session> {
+  const sealed = await unsealed(c);
+  if (!sealed || sealed.expiresAt <= now) return null;
+  const [row] = await createDb(c.env.DB)
+    .select({ id: dashboardSessions.id })
+    .from(dashboardSessions)
+    .where(and(eq(dashboardSessions.id, await sha256Hex(sealed.sid)), gt(dashboardSessions.expiresAt, new Date(now))))
+    .limit(1);
+  return row ? { credential: sealed.credential, expiresAt: new Date(sealed.expiresAt) } : null;
 }

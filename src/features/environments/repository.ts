@@ -21,7 +21,8 @@ import {
 import { sha256Hex } from "../../lib/crypto";
 import { newId } from "../../lib/ids";
 import { keysetPage } from "../../lib/pagination";
-import { forgetApiKeys, generateApiKey } from "./api-keys";
+import { forgetApiKeys } from "./api-keys";
+import { generateApiKey } from "./key-format";
 import type { ApiKey, ApiKeyCreated, ApiKeyInput, Environment, EnvironmentInput, EnvironmentList, RotateInput } from "./schemas";
 
 type EnvironmentRow = typeof environments.$inferSelect;
@@ -75,7 +76,11 @@ const toApiKey = (row: KeyRow, slug: string, now = Date.now()): ApiKey => ({
 });
 
 export type RevokeOutcome = { status: "revoked"; key: ApiKey } | { status: "not_found" };
-export type RotateOutcome = { status: "rotated"; key: ApiKeyCreated; previous: ApiKey } | { status: "not_found" } | { status: "revoked" };
+export type RotateOutcome =
+  | { status: "rotated"; key: ApiKeyCreated; previous: ApiKey }
+  | { status: "not_found" }
+  | { status: "revoked" }
+  | { status: "expired" };
 
 /**
  * Environments and their keys, for the admin API. Unlike the features' repositories it is not
@@ -204,6 +209,8 @@ export function environmentsRepository(db: Db) {
       const found = await keyWithSlug(id);
       if (!found) return { status: "not_found" };
       if (found.key.revokedAt) return { status: "revoked" };
+      // An expired key must not become a way back in: rotating hands out a fresh key.
+      if (found.key.expiresAt && found.key.expiresAt.getTime() <= now.getTime()) return { status: "expired" };
       const environment = await bySlug(found.slug);
       if (!environment) return { status: "not_found" };
       const end = new Date(now.getTime() + input.overlapHours * 3_600_000);

@@ -18,10 +18,10 @@ export type Environment = z.infer<typeof Environment>;
 export const EnvironmentInput = z
   .object({
     name: z.string().trim().min(1).max(100),
-    slug: z
-      .string()
-      .regex(SLUG, "A slug is a lower-case letter, then lower-case letters, digits and '-' (at most 32).")
-      .openapi({ description: "Unique; appears in the environment's keys (`ck_<slug>_...`)." }),
+    slug: z.string().regex(SLUG, "A slug is a lower-case letter, then lower-case letters, digits and '-' (at most 32).").openapi({
+      description:
+        "Unique; appears in the environment's keys (`ck_<slug without '-'>_...`; `ck_dev_` and `ck_prod_` for development and production).",
+    }),
   })
   .strict()
   .openapi("EnvironmentInput", { example: { name: "Staging", slug: "staging" } });
@@ -47,7 +47,11 @@ export const ApiKey = z
     id: z.string().openapi({ example: "key_01936b2f8c7a7cc1a3e2f4b5c6d7e8f9" }),
     environment: z.string().openapi({ description: "The environment's slug.", example: "staging" }),
     name: z.string().openapi({ example: "ci" }),
-    prefix: z.string().openapi({ description: "The key's first 12 characters, to recognise it.", example: "ck_staging_a" }),
+    prefix: z.string().openapi({
+      description:
+        "`ck_<tag>_` and the key's first six random characters, to recognise it. Keys made before 0.8 show their first 12 characters.",
+      example: "ck_staging_AbC1x9",
+    }),
     status: z.enum(API_KEY_STATUSES).openapi({
       description: "`expiring`: rotated, works until `expiresAt`. `expired` and `revoked` keys are refused.",
       example: "active",
@@ -73,7 +77,11 @@ export type ApiKeyCreated = z.infer<typeof ApiKeyCreated>;
 export const ApiKeyInput = z
   .object({
     name: z.string().trim().min(1).max(100).default("default"),
-    expiresAt: z.iso.datetime().optional().openapi({ description: "Leave out for a key with no end." }),
+    expiresAt: z.iso
+      .datetime()
+      .refine((at) => Date.parse(at) > Date.now(), "A key cannot be created already expired: give a time in the future.")
+      .optional()
+      .openapi({ description: "In the future; leave out for a key with no end." }),
   })
   .strict()
   .openapi("ApiKeyInput", { example: { name: "ci" } });

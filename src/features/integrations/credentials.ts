@@ -1,6 +1,9 @@
+import { getOpenApiMetadata } from "@asteasolutions/zod-to-openapi";
+import { z } from "@hono/zod-openapi";
 import type { DestinationOptions } from "../../lib/destinations";
 import { fieldErrors } from "../../lib/errors";
 import { destinationSignal } from "../../providers/destination-scope";
+import { providerFor } from "../../providers/registry";
 import type { IntegrationConfig, ProviderAdapter } from "../../providers/types";
 
 /** What hides a credential in every answer. */
@@ -17,13 +20,100 @@ export function maskString(value: string): string {
   return chars.length >= SHOW_PREFIX_FROM ? `${chars.slice(0, 4).join("")}${MASK}` : MASK;
 }
 
-/** Every string in the credentials, at any depth, masked; numbers, booleans and null stay as they are. */
-export function maskCredentials(value: unknown): unknown {
+/** Every string in a value, at any depth, masked; numbers, booleans and null stay as they are. */
+function maskAll(value: unknown): unknown {
   if (typeof value === "string") return maskString(value);
-  if (Array.isArray(value)) return value.map(maskCredentials);
-  if (isRecord(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, maskCredentials(v)]));
+  if (Array.isArray(value)) return value.map(maskAll);
+  if (isRecord(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, maskAll(v)]));
   return value;
 }
+
+/** The slice of JSON Schema that zod's converter writes for the adapters' credentials. */
+type JsonSchema = {
+  type?: string | string[];
+  writeOnly?: boolean;
+  properties?: Record<string, JsonSchema>;
+  items?: JsonSchema;
+  anyOf?: JsonSchema[];
+  oneOf?: JsonSchema[];
+  allOf?: JsonSchema[];
+};
+
+/** The alternatives of a schema that describe a value of this JSON type; a secret marked on a union marks each branch. */
+function branchesFor(schema: JsonSchema, type: "string" | "object" | "array"): JsonSchema[] {
+  const nested = [...(schema.anyOf ?? []), ...(schema.oneOf ?? []), ...(schema.allOf ?? [])];
+  if (nested.length) return nested.flatMap((b) => branchesFor(schema.writeOnly ? { ...b, writeOnly: true } : b, type));
+  return [schema.type ?? []].flat().includes(type) ? [schema] : [];
+}
+
+/**
+ * Credentials as an answer shows them: a field the provider's schema marks `writeOnly` (a secret)
+ * masked, any other setting (a sender, an account id, a public URL) in clear. What the schema does
+ * not describe, or describes only loosely, is masked: a field is shown only when known to be no secret.
+ */
+export function maskCredentials(value: unknown, schema: JsonSchema | undefined): unknown {
+  const type = typeof value === "string" ? "string" : Array.isArray(value) ? "array" : isRecord(value) ? "object" : null;
+  if (type === null) return value;
+  const branches = schema ? branchesFor(schema, type) : [];
+  if (branches.length === 0 || branches.some((b) => b.writeOnly)) return maskAll(value);
+  if (Array.isArray(value)) {
+    const items = branches.map((b) => b.items).filter((s) => s !== undefined);
+    return value.map((item) => maskCredentials(item, items.length ? { anyOf: items } : undefined));
+  }
+  if (isRecord(value)) {
+    return Object.fromEntries(
+      Object.entries(value).map(([k, v]) => {
+        const fields = branches.map((b) => b.properties?.[k]).filter((s) => s !== undefined);
+        return [k, maskCredentials(v, fields.length ? { anyOf: fields } : undefined)];
+      }),
+    );
+  }
+  return value;
+}
+
+/** The paths (`credentials.apiKey`) of the stored values an answer masks: the secrets. */
+export function secretPaths(stored: Record<string, unknown>, schema: JsonSchema | undefined): string[] {
+  const paths: string[] = [];
+  const walk = (value: unknown, shown: unknown, path: string) => {
+    if (typeof value === "string") {
+      if (value !== shown) paths.push(path);
+    } else if (Array.isArray(value) || isRecord(value)) {
+      const view = (shown ?? {}) as Record<string, unknown>;
+      for (const [k, v] of Object.entries(value)) walk(v, view[k], `${path}.${k}`);
+    }
+  };
+  walk(stored, maskCredentials(stored, schema), "credentials");
+  return paths;
+}
+
+/** A provider's credentials as JSON Schema: what `GET /v1/providers` shows, and what says which fields are secret. */
+const jsonSchemas = new WeakMap<z.ZodType, Record<string, unknown>>();
+export function credentialsJsonSchema(adapter: ProviderAdapter): Record<string, unknown> {
+  let schema = jsonSchemas.get(adapter.credentials);
+  if (!schema) {
+    // What a form must collect is the schema's input; a refinement JSON Schema cannot express becomes `{}`.
+    schema = z.toJSONSchema(adapter.credentials, {
+      io: "input",
+      unrepresentable: "any",
+      // Adapters describe fields with `.openapi({ description, writeOnly })`, which zod's own converter does not read.
+      override: ({ zodSchema, jsonSchema }) => {
+        if (!(zodSchema instanceof z.ZodType)) return;
+        const meta = getOpenApiMetadata(zodSchema);
+        if (meta?.description && !jsonSchema.description) jsonSchema.description = meta.description;
+        if (meta?.example !== undefined && !jsonSchema.examples) jsonSchema.examples = [meta.example];
+        if (meta?.writeOnly) jsonSchema.writeOnly = true;
+      },
+    }) as Record<string, unknown>;
+    jsonSchemas.set(adapter.credentials, schema);
+  }
+  return schema;
+}
+
+/** An integration's credentials as every answer shows them: its provider's secrets masked; everything, when the provider is gone. */
+export const credentialsView = (provider: string, credentials: Record<string, unknown>): Record<string, unknown> => {
+  const adapter = providerFor(provider);
+  return maskCredentials(credentials, adapter ? credentialsJsonSchema(adapter) : undefined) as Record<string, unknown>;
+};
 
 /**
  * An update's credentials with the masked placeholders an answer showed (a form sent back as it
@@ -46,17 +136,6 @@ export function unmaskCredentials(given: Record<string, unknown>, stored: Record
   };
   const credentials = unmask(given, stored, "credentials") as Record<string, unknown>;
   return { credentials, kept };
-}
-
-/** The paths of every stored string, which an update that leaves the credentials out keeps. */
-export function storedPaths(stored: Record<string, unknown>): string[] {
-  const paths: string[] = [];
-  const walk = (value: unknown, path: string) => {
-    if (typeof value === "string") paths.push(path);
-    else if (Array.isArray(value) || isRecord(value)) for (const [k, v] of Object.entries(value)) walk(v, `${path}.${k}`);
-  };
-  walk(stored, "credentials");
-  return paths;
 }
 
 /** The credentials checked against the adapter's schema: issues with paths under `credentials`. */

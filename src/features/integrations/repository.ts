@@ -9,14 +9,14 @@ import { encryptJson, integrationAad, isUnboundCiphertext } from "../../lib/secr
 import { providerFor } from "../../providers/registry";
 import type { Channel } from "../../engine/steps";
 import type { IntegrationConfig } from "../../providers/types";
-import { credentialIssues, MASK, maskCredentials, storedPaths, unmaskCredentials } from "./credentials";
+import { credentialIssues, credentialsJsonSchema, credentialsView, MASK, secretPaths, unmaskCredentials } from "./credentials";
 import { destinationsOf, movedDestinations, refusedDestinations } from "./destinations";
 import type { Integration, IntegrationInput, IntegrationUpdate } from "./schemas";
 import { keysetPage } from "../../lib/pagination";
 
 type Row = typeof integrations.$inferSelect;
 
-/** The API view of a row: credentials decrypted only to be masked. */
+/** The API view of a row: credentials decrypted only to be shown with their secrets masked. */
 async function toIntegration(row: Row, encryptionKey: string | undefined): Promise<Integration> {
   const { credentials } = await toConfig(row, encryptionKey);
   return {
@@ -27,7 +27,7 @@ async function toIntegration(row: Row, encryptionKey: string | undefined): Promi
     active: row.active,
     primary: row.primary,
     priority: row.priority,
-    credentials: maskCredentials(credentials) as Record<string, unknown>,
+    credentials: credentialsView(row.provider, credentials),
     settings: row.settings,
     baseUrl: row.baseUrl,
     createdAt: row.createdAt.toISOString(),
@@ -148,7 +148,8 @@ export function integrationsRepository(db: Db, environmentId: string, encryption
         const errors = fieldErrors(credentialIssues(adapter, clear));
         if (errors.length) return { status: "invalid", errors };
       } else {
-        kept = storedPaths(stored);
+        // Settings shown in clear were never hidden from the caller: only the secrets stay behind unseen.
+        kept = secretPaths(stored, adapter ? credentialsJsonSchema(adapter) : undefined);
       }
       if (adapter) {
         const before = destinationsOf(adapter, stored, row.baseUrl);

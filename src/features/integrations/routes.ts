@@ -1,4 +1,3 @@
-import { getOpenApiMetadata } from "@asteasolutions/zod-to-openapi";
 import { z } from "@hono/zod-openapi";
 import { destinationOptions } from "../../lib/destinations";
 import { ApiError, type FieldError, notFound } from "../../lib/errors";
@@ -7,7 +6,7 @@ import { scopedRepository } from "../../lib/scoped-repository";
 import { PROVIDERS, providerFor } from "../../providers/registry";
 import type { ProviderAdapter } from "../../providers/types";
 import { CHANNELS } from "../../engine/steps";
-import { checkIntegration } from "./credentials";
+import { checkIntegration, credentialsJsonSchema } from "./credentials";
 import { destinationsOf, refusedDestinations } from "./destinations";
 import { integrationsRepository } from "./repository";
 import {
@@ -31,28 +30,6 @@ const repo = scopedRepository(integrationsRepository);
 
 /** Looked up per request, never a fixed list: adapters join the registry without touching this file. */
 export const registeredProviders = (): ProviderAdapter[] => Object.keys(PROVIDERS).flatMap((id) => providerFor(id) ?? []);
-
-/** A provider's JSON Schema is derived once per schema object; the schemas themselves never change. */
-const jsonSchemas = new WeakMap<z.ZodType, Record<string, unknown>>();
-export function credentialsJsonSchema(adapter: ProviderAdapter): Record<string, unknown> {
-  let schema = jsonSchemas.get(adapter.credentials);
-  if (!schema) {
-    // What a form must collect is the schema's input; a refinement JSON Schema cannot express becomes `{}`.
-    schema = z.toJSONSchema(adapter.credentials, {
-      io: "input",
-      unrepresentable: "any",
-      // Adapters describe fields with `.openapi({ description })`, which zod's own converter does not read.
-      override: ({ zodSchema, jsonSchema }) => {
-        if (!(zodSchema instanceof z.ZodType)) return;
-        const meta = getOpenApiMetadata(zodSchema);
-        if (meta?.description && !jsonSchema.description) jsonSchema.description = meta.description;
-        if (meta?.example !== undefined && !jsonSchema.examples) jsonSchema.examples = [meta.example];
-      },
-    }) as Record<string, unknown>;
-    jsonSchemas.set(adapter.credentials, schema);
-  }
-  return schema;
-}
 
 integrationsRoutes.openapi(
   apiRoute({
@@ -82,7 +59,7 @@ integrationsRoutes.openapi(
     summary: "Create an integration",
     description:
       "Connects a provider to this environment. The credentials are validated against the provider's schema, " +
-      "encrypted at rest and masked in every answer, this one included.",
+      "encrypted at rest, and its secrets are masked in every answer, this one included.",
     security,
     request: { body: { required: true, content: json(IntegrationInput) } },
     responses: { 201: { description: "Created", content: json(Integration) } },

@@ -50,7 +50,8 @@ const IntegrationFields = z.object({
       `Credentials take at most ${MAX_CREDENTIALS_BYTES / 1024} KB as JSON.`,
     )
     .openapi({
-      description: "Shape per provider (`GET /v1/providers`). Encrypted at rest and masked in every answer; at most 64 KB as JSON.",
+      description:
+        "Shape per provider (`GET /v1/providers`). Encrypted at rest; its secrets (the fields the provider's schema marks `writeOnly`) are masked in every answer. At most 64 KB as JSON.",
     }),
   settings: IntegrationSettings,
   baseUrl: z
@@ -82,7 +83,7 @@ export const IntegrationUpdate = IntegrationFields.omit({ provider: true })
   .openapi("IntegrationUpdate", {
     description:
       "Fields left out keep their value. `credentials`, when given, replace the stored ones and are validated again; " +
-      "a value sent back exactly as an answer masked it keeps the stored value. Pointing `baseUrl` at a new host needs the credentials in full.",
+      "a value sent back exactly as an answer masked it keeps the stored value. Pointing `baseUrl` at a new host needs the secrets in full.",
   });
 export type IntegrationUpdate = z.infer<typeof IntegrationUpdate>;
 
@@ -90,9 +91,9 @@ export const Integration = IntegrationFields.extend({
   id: z.string(),
   provider: z.string(),
   channel: z.enum(CHANNELS),
-  credentials: z
-    .record(z.string(), z.unknown())
-    .openapi({ description: `Masked: every string shows at most its first four characters, then "${MASK}".` }),
+  credentials: z.record(z.string(), z.unknown()).openapi({
+    description: `Secrets (\`writeOnly\` in the provider's schema, and any field it does not describe) show at most their first four characters, then "${MASK}"; other settings (a sender, an account id, a public URL) are shown as stored.`,
+  }),
   settings: z.record(z.string(), z.unknown()),
   baseUrl: z.string().nullable(),
   createdAt: z.iso.datetime(),

@@ -38,6 +38,12 @@ function decodeCursor(cursor: string): { at: number; id: string } | null {
   }
 }
 
+/** A stored actor: a subscriberId or an inline profile; anything else reads as none. */
+const actorOf = (actor: unknown): string | Record<string, unknown> | null =>
+  typeof actor === "string" || (typeof actor === "object" && actor !== null && !Array.isArray(actor))
+    ? (actor as string | Record<string, unknown>)
+    : null;
+
 export function messagesRepository(db: Db, environmentId: string) {
   return {
     async list(query: z.infer<typeof MessageQuery>) {
@@ -105,13 +111,23 @@ export function messagesRepository(db: Db, environmentId: string) {
       ]);
       const row = rows[0];
       if (!row) return null;
-      const byStatus = Object.fromEntries(counts.map((c) => [c.status, Number(c.count)]));
+      const byStatus: Record<string, number> = Object.fromEntries(counts.map((c) => [c.status, Number(c.count)]));
+      let total = counts.reduce((n, c) => n + Number(c.count), 0);
+      // The consumers record each stopped message moments after the cancel answered; until then they count as the cancel said.
+      const unrecorded = row.status === "cancelled" ? (row.cancelledMessages ?? 0) - (byStatus.cancelled ?? 0) : 0;
+      if (unrecorded > 0) {
+        byStatus.cancelled = (byStatus.cancelled ?? 0) + unrecorded;
+        total += unrecorded;
+      }
       return {
         transactionId,
         workflow: row.workflowKey,
         status: row.status,
         acceptedAt: row.acceptedAt.toISOString(),
-        messages: { total: counts.reduce((n, c) => n + Number(c.count), 0), byStatus },
+        payload: row.payload,
+        actor: actorOf(row.actor),
+        overrides: row.overrides ?? null,
+        messages: { total, byStatus },
       };
     },
 

@@ -75,6 +75,17 @@ export const TriggerStatusView = z
     workflow: z.string(),
     status: z.enum(TRIGGER_STATUSES),
     acceptedAt: z.iso.datetime(),
+    payload: z
+      .record(z.string(), z.unknown())
+      .openapi({ description: "The payload as triggered; secret variables' values read `[secret]`." }),
+    actor: z
+      .union([z.string(), z.record(z.string(), z.unknown())])
+      .nullable()
+      .openapi({
+        description:
+          "Who the trigger was sent on behalf of: a subscriberId, or the inline profile given (only the subscriberId once that subscriber is erased).",
+      }),
+    overrides: z.record(z.string(), z.unknown()).nullable().openapi({ description: "The per-trigger overrides as given, or null." }),
     messages: z.object({ total: z.number().int(), byStatus: z.record(z.string(), z.number().int()) }),
     waiting: z.array(WaitingStep).openapi({
       description: "Recipients' steps that wait on a delay, a digest or quiet hours, earliest first; at most 100 are listed.",

@@ -1,4 +1,5 @@
-import { and, eq, inArray, sql } from "drizzle-orm";
+import { and, eq, inArray, or, sql } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
 import { createDb, type Db } from "../../db/client";
 import {
   messageEvents,
@@ -13,6 +14,7 @@ import {
 } from "../../db/schema";
 import { allLedgerNames, coordinatorStub, ledgerStub } from "../../durable-objects/ledger/shards";
 import type { Bindings } from "../../env";
+import { answersMentioning, environmentKeyScope, replaceAnswerBody } from "../../lib/idempotency-store";
 import { normaliseAddress } from "../../lib/normalise-address";
 import { type EventRow, eventRow, eventStatements } from "../../db/queries/events";
 import { dispatchEvents } from "../events/record";
@@ -23,7 +25,8 @@ import type { SubscriberErased } from "./schemas";
  * objects that park them first, so a failure there leaves the profile in place and the call
  * can be repeated; then one D1 batch removes the profile, channel addresses and topic
  * memberships and redacts the personal data of their messages, keeping each message's status,
- * channel and timestamps for the counts. Null when the environment has no such subscriber.
+ * channel and timestamps for the counts, and of the triggers and stored `Idempotency-Key` answers
+ * that name them. Null when the environment has no such subscriber.
  */
 export async function eraseSubscriber(env: Bindings, environmentId: string, subscriberId: string): Promise<SubscriberErased | null> {
   const db = createDb(env.DB);
@@ -63,7 +66,11 @@ async function eraseRecords(db: Db, environmentId: string, subscriberId: string,
     .from(messages)
     .where(and(eq(messages.environmentId, environmentId), eq(messages.subscriberId, subscriberId)));
   const subscriberJson = JSON.stringify(subscriberId);
-  const addresses = await addressesOf(db, environmentId, subscriberId);
+  const { normalised: addresses, raw } = await addressesOf(db, environmentId, subscriberId);
+  const replays = await redactedReplays(db, environmentId, subscriberId, raw);
+  // json_extract is only ever applied to an object (a bare id is not JSON text): CASE, not AND, guarantees the order.
+  const actorIsThem = sql`(CASE WHEN json_type(${triggers.actor}) = 'object' THEN json_extract(${triggers.actor}, '$.subscriberId') END) = ${subscriberId}`;
+  const namedInline = sql`EXISTS (SELECT 1 FROM json_each(${triggers.recipients}) AS r WHERE (CASE WHEN r.type = 'object' THEN json_extract(r.value, '$.subscriberId') END) = ${subscriberId})`;
   const [channels, topics, , , , redacted, lifted, profile] = await db.batch([
     db
       .delete(subscriberChannels)
@@ -81,7 +88,8 @@ async function eraseRecords(db: Db, environmentId: string, subscriberId: string,
     db
       .delete(sandboxMessages)
       .where(and(eq(sandboxMessages.environmentId, environmentId), inArray(sandboxMessages.messageId, theirMessages))),
-    // A trigger that named them inline keeps only their subscriberId, in `to` and as `actor`.
+    // A trigger that named them inline keeps only their subscriberId, in `to` and as `actor`: also
+    // one that sent them nothing (they were only its actor, or every step skipped them).
     db
       .update(triggers)
       .set({
@@ -89,7 +97,7 @@ async function eraseRecords(db: Db, environmentId: string, subscriberId: string,
         recipients: sql`(SELECT json_group_array(CASE r.type WHEN 'object' THEN (CASE WHEN json_extract(r.value, '$.subscriberId') = ${subscriberId} THEN ${subscriberId} ELSE json(r.value) END) WHEN 'array' THEN json(r.value) ELSE r.value END) FROM json_each(${triggers.recipients}) AS r)`,
         actor: sql`CASE WHEN json_type(${triggers.actor}) = 'object' THEN (CASE WHEN json_extract(${triggers.actor}, '$.subscriberId') = ${subscriberId} THEN ${subscriberJson} ELSE ${triggers.actor} END) ELSE ${triggers.actor} END`,
       })
-      .where(and(eq(triggers.environmentId, environmentId), inArray(triggers.transactionId, theirTriggers))),
+      .where(and(eq(triggers.environmentId, environmentId), or(inArray(triggers.transactionId, theirTriggers), actorIsThem, namedInline))),
     db
       .update(messages)
       .set({ to: null, subject: null, preview: null, content: null, errorMessage: null })
@@ -105,6 +113,7 @@ async function eraseRecords(db: Db, environmentId: string, subscriberId: string,
       .delete(subscribers)
       .where(and(eq(subscribers.environmentId, environmentId), eq(subscribers.subscriberId, subscriberId)))
       .returning({ preferences: subscribers.preferences }),
+    ...replays,
     // `subscriber.deleted`, written with the erasure it reports.
     ...eventStatements(db, [event]),
   ]);
@@ -117,8 +126,38 @@ async function eraseRecords(db: Db, environmentId: string, subscriberId: string,
   };
 }
 
-/** Every address of the subscriber, spelled as the suppression list stores it. */
-async function addressesOf(db: Db, environmentId: string, subscriberId: string): Promise<string[]> {
+/**
+ * Stored `Idempotency-Key` answers that show the subscriber (a replayed `POST /sub` would give the
+ * erased email and name back): each object about them keeps only their subscriberId, and each of
+ * their addresses becomes null. The key keeps answering, so a retry does not create them again.
+ */
+async function redactedReplays(db: Db, environmentId: string, subscriberId: string, addresses: string[]): Promise<BatchItem<"sqlite">[]> {
+  const scope = environmentKeyScope(environmentId);
+  const theirs = new Set(addresses);
+  const redact = (value: unknown): unknown => {
+    if (typeof value === "string") return theirs.has(value) ? null : value;
+    if (Array.isArray(value)) return value.map(redact);
+    if (typeof value !== "object" || value === null) return value;
+    const entries = Object.entries(value);
+    if (entries.some(([k, v]) => k === "subscriberId" && v === subscriberId)) return { subscriberId };
+    return Object.fromEntries(entries.map(([k, v]) => [k, redact(v)]));
+  };
+  const needles = [subscriberId, ...addresses].map((s) => JSON.stringify(s));
+  const rows = await answersMentioning(db, scope, needles);
+  return rows.flatMap(({ key, body }) => {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(body);
+    } catch {
+      return [];
+    }
+    const redacted = JSON.stringify(redact(parsed));
+    return redacted === body ? [] : [replaceAnswerBody(db, scope, key, redacted)];
+  });
+}
+
+/** Every address of the subscriber: as the suppression list stores it, and as given (what answers echoed). */
+async function addressesOf(db: Db, environmentId: string, subscriberId: string): Promise<{ normalised: string[]; raw: string[] }> {
   const [profile, channels] = await db.batch([
     db
       .select({ email: subscribers.email, phone: subscribers.phone })
@@ -133,7 +172,9 @@ async function addressesOf(db: Db, environmentId: string, subscriberId: string):
     ...profile.flatMap((p) => [p.email && normaliseAddress("email", p.email), p.phone && normaliseAddress("sms", p.phone)]),
     ...channels.map((c) => normaliseAddress(c.channel, c.address)),
   ];
-  return [...new Set(found.filter((a): a is string => Boolean(a)))];
+  const given = [...profile.flatMap((p) => [p.email, p.phone]), ...channels.map((c) => c.address)];
+  const distinct = (list: (string | null | undefined)[]) => [...new Set(list.filter((a): a is string => Boolean(a)))];
+  return { normalised: distinct(found), raw: distinct(given) };
 }
 
 /** Stored preference settings: channel flags, per-workflow overrides and quiet hours. */

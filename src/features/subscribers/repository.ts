@@ -34,7 +34,7 @@ const toChannels = (rows: ChannelRow[]): Subscriber["channels"] => ({
 });
 
 /** Push tokens and webhook URLs grant sending to the subscriber: shown masked, as integration credentials are. A channel id is a name, not a secret. */
-const maskChannels = (channels: Subscriber["channels"]): Subscriber["channels"] => ({
+export const maskChannels = (channels: Subscriber["channels"]): Subscriber["channels"] => ({
   push: channels.push.map((p) => ({ ...p, token: maskString(p.token) })),
   chat: channels.chat.map((c) => ("webhookUrl" in c ? { ...c, webhookUrl: maskString(c.webhookUrl) } : c)),
 });
@@ -48,7 +48,7 @@ const channelsOf = (db: Db, environmentId: string, subscriberId: string) =>
     .from(subscriberChannels)
     .where(and(eq(subscriberChannels.environmentId, environmentId), eq(subscriberChannels.subscriberId, subscriberId)));
 
-/** The stored subscriber with its channel addresses in full: what `/sub` answers to the client that just wrote them. */
+/** The stored subscriber with its channel addresses in full, for a write that merges into them; never an answer as it stands. */
 export async function findSubscriber(db: Db, environmentId: string, subscriberId: string): Promise<Subscriber | null> {
   const [rows, channels] = await db.batch([
     db.select().from(subscribers).where(bySubscriber(environmentId, subscriberId)).limit(1),

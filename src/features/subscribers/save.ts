@@ -7,14 +7,14 @@ import { destinationOptions } from "../../lib/destinations";
 import { ApiError, fieldErrors } from "../../lib/errors";
 import { refusedSubscriberDestinations } from "./destinations";
 import { mergeDuplicates } from "./merge-duplicates";
-import { findSubscriber } from "./repository";
+import { findSubscriber, maskChannels } from "./repository";
 import { dispatchEvents } from "../events/record";
 import type { BulkSubscribersResult, Subscriber } from "./schemas";
 
 const destinationRefused = (errors: ReturnType<typeof refusedSubscriberDestinations>) =>
   new ApiError("destination_not_allowed", "A chat webhook or push endpoint is loopback, private, link-local or not https.", errors);
 
-/** Creates or updates one subscriber; throws when a destination is refused. */
+/** Creates or updates one subscriber; throws when a destination is refused. The answer masks push tokens and webhook URLs, as a read does. */
 export async function saveSubscriber(
   env: Bindings,
   environmentId: string,
@@ -28,7 +28,7 @@ export async function saveSubscriber(
   const [outcome] = outcomes;
   const stored = await findSubscriber(db, environmentId, input.subscriberId);
   if (!outcome || !stored) throw new Error("subscriber upsert returned no row");
-  return { subscriber: stored, created: outcome.created };
+  return { subscriber: { ...stored, channels: maskChannels(stored.channels) }, created: outcome.created };
 }
 
 /** Validates and writes each item on its own: one bad item never fails the rest. */

@@ -42,19 +42,24 @@ function withTriggerChecks<T extends z.ZodType<Fields>>(schema: T) {
     .refine((t) => t.workflow ?? t.name, { message: "Name the workflow in `workflow`.", path: ["workflow"] });
 }
 
-export const TriggerRequest = withTriggerChecks(
-  TriggerFields.extend({
-    to: z.union([RecipientShape, z.array(RecipientShape).min(1).max(MAX_RECIPIENTS)]).openapi({
-      description: `One Recipient or an array of up to ${MAX_RECIPIENTS}. Invalid entries are reported in \`invalidRecipients\`.`,
-    }),
-  }).strict(),
-).openapi("TriggerRequest");
+const Recipients = z.union([RecipientShape, z.array(RecipientShape).min(1).max(MAX_RECIPIENTS)]).openapi({
+  description: `One Recipient or an array of up to ${MAX_RECIPIENTS}. Invalid entries are reported in \`invalidRecipients\`.`,
+});
+
+export const TriggerRequest = withTriggerChecks(TriggerFields.extend({ to: Recipients }).strict()).openapi("TriggerRequest");
 export type TriggerRequest = z.infer<typeof TriggerRequest>;
 
 export const BroadcastRequest = withTriggerChecks(TriggerFields.strict()).openapi("BroadcastRequest", {
   description: "A trigger without `to`: it goes to every subscriber of the environment.",
 });
 export type BroadcastRequest = z.infer<typeof BroadcastRequest>;
+
+/** A test send names its workflow in the path; it takes the rest of a trigger but its transactionId, which is always new. */
+export const TestSendRequest = TriggerFields.omit({ workflow: true, name: true, transactionId: true })
+  .extend({ to: Recipients })
+  .strict()
+  .openapi("TestSendRequest");
+export type TestSendRequest = z.infer<typeof TestSendRequest>;
 
 export const InvalidRecipient = z.object({
   index: z.number().int(),

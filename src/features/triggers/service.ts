@@ -18,22 +18,25 @@ import {
 import { cancelTrigger } from "./cancel";
 import { type BroadcastRequest, type CancelResult, TriggerRequest } from "./schemas";
 
-/** Accepts one trigger; throws the problem a client should see. */
+/** Accepts one trigger (`draft`: even if its workflow is inactive, for a test send); throws the problem a client should see. */
 export async function acceptTrigger(
   env: Bindings,
   environmentId: string,
   body: TriggerRequest,
   idempotencyKey?: string,
+  { draft = false }: { draft?: boolean } = {},
 ): Promise<Accepted> {
   const request = await withKeyTransactionId(body, idempotencyKey);
   const [gates, knownTopics] = await Promise.all([
     loadWorkflowGates(env.DB, environmentId, [workflowKeyOf(request)]),
     loadTopicKeys(env.DB, environmentId, [request]),
   ]);
+  const gate = gates.get(workflowKeyOf(request));
   const prepared = await prepareTrigger(
     environmentId,
     request,
-    gates.get(workflowKeyOf(request)),
+    // A test send runs an inactive (draft) workflow too: only accepting is gated on `active`.
+    draft && gate ? { ...gate, active: true } : gate,
     knownTopics,
     Date.now(),
     destinationOptions(env),
@@ -105,7 +108,7 @@ export async function cancelByTransactionId(env: Bindings, environmentId: string
   if (outcome.status === "cancelled") {
     // Pending digest entries leave their digests; their jobs then record the messages cancelled.
     await Promise.all(outcome.digests.map((name) => env.DIGESTS.get(env.DIGESTS.idFromName(name)).remove(transactionId)));
-    await recordCancellation(createDb(env.DB), outcome.record, Date.now());
+    await recordCancellation(createDb(env.DB), outcome.record, outcome.cancelledMessages, Date.now());
   }
   return { transactionId, status: outcome.status, cancelledMessages: outcome.cancelledMessages, alreadySent: outcome.alreadySent };
 }

@@ -56,6 +56,7 @@ webhookEndpointsRoutes.openapi(
     request: { body: { content: json(WebhookEndpointInput), required: true } },
     responses: { 201: { description: "Created, with its signing secret", content: json(WebhookEndpointCreated) } },
     errors: ["destination_not_allowed"],
+    secrets: ["secret"],
   }),
   async (c) => {
     const input = c.req.valid("json");
@@ -170,6 +171,7 @@ webhookEndpointsRoutes.openapi(
     request: { params: EndpointIdParam, body: { content: json(RotateSecretInput), required: false } },
     responses: { 200: { description: "The new secret and the old one while it still signs", content: json(WebhookEndpointSecret) } },
     errors: ["webhook_endpoint_not_found"],
+    secrets: ["secret", "previousSecret"],
   }),
   async (c) => {
     const { id } = c.req.valid("param");

@@ -97,14 +97,14 @@ export function workflowsRepository(db: Db, environmentId: string) {
       return row ? toWorkflow(row) : null;
     },
 
+    /** Everything but the key, which a workflow keeps for life. */
     async update(key: string, input: WorkflowInput, now = new Date()): Promise<Workflow | null> {
       const [row] = await db
         .update(workflows)
-        .set({ key: input.key, ...columns(input), updatedAt: now })
+        .set({ ...columns(input), updatedAt: now })
         .where(byKey(key))
         .returning();
       forgetGate(environmentId, key);
-      forgetGate(environmentId, input.key);
       return row ? toWorkflow(row) : null;
     },
 

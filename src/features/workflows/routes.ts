@@ -6,12 +6,19 @@ import { Workflow, WorkflowInput, WorkflowKeyParam, WorkflowList, WorkflowPageQu
 
 export const workflowsRoutes = createRouter();
 
-/** drizzle wraps D1's error; the constraint message is on the cause. */
-const isUniqueViolation = (error: unknown): boolean =>
-  error instanceof Error && (error.message.includes("UNIQUE constraint") || isUniqueViolation(error.cause));
-
 const missing = (key: string) => notFound("workflow_not_found", `workflow with key "${key}"`);
 const repo = scopedRepository(workflowsRepository);
+
+/**
+ * A renamed workflow would answer 404 to every caller of the old key, and the opt-outs stored under
+ * the old key would stop applying: so a key never changes, and a new key is a new workflow.
+ */
+const keyImmutable = (key: string, wanted: string) =>
+  new ApiError(
+    "workflow_key_immutable",
+    `A workflow's key cannot change: triggers and subscribers' preferences name "${key}". To use "${wanted}", create a workflow with that key (POST /v1/workflows with this body, or Duplicate in the dashboard), move your triggers to it, then delete "${key}".`,
+    [{ path: "key", message: `Must be "${key}", the key in the path.` }],
+  );
 
 workflowsRoutes.openapi(
   apiRoute({
@@ -73,20 +80,18 @@ workflowsRoutes.openapi(
     path: "/v1/workflows/{key}",
     tags: ["Workflows"],
     summary: "Replace a workflow",
+    description:
+      "Replaces everything but the key: `key` in the body must be the key in the path. Triggers and subscribers' preferences name a workflow by its key, so a new key is a new workflow (create it, then delete this one).",
     security,
     request: { params: WorkflowKeyParam, body: { required: true, content: json(WorkflowInput) } },
     responses: { 200: { description: "Updated", content: json(Workflow) } },
-    errors: ["workflow_not_found", "workflow_exists"],
+    errors: ["workflow_not_found", "workflow_key_immutable"],
   }),
   async (c) => {
     const { key } = c.req.valid("param");
     const input = c.req.valid("json");
-    const updated = await repo(c)
-      .update(key, input)
-      .catch((error: unknown) => {
-        if (isUniqueViolation(error)) throw new ApiError("workflow_exists", `A workflow with key "${input.key}" already exists.`);
-        throw error;
-      });
+    if (input.key !== key) throw keyImmutable(key, input.key);
+    const updated = await repo(c).update(key, input);
     if (!updated) throw missing(key);
     return c.json(updated, 200);
   },

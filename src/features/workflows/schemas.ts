@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { everyLocalized } from "../../engine/locale";
+import { templateIssues } from "../../engine/templates";
 import { Step } from "../../engine/steps";
 import { hasLineBreak, LINE_BREAK_MESSAGE } from "../../contract/email-address";
 import { MAX_CONDITION_DEPTH } from "../../lib/json-limits";
@@ -67,14 +68,18 @@ export const WorkflowInput = z
       }
     });
     for (const issue of bodilessEmails(wf.steps)) ctx.addIssue({ code: "custom", ...issue });
+    for (const issue of templateIssues(wf.steps)) ctx.addIssue({ code: "custom", ...issue });
     if (wf.payloadSchema) for (const issue of payloadSchemaIssues(wf.payloadSchema)) ctx.addIssue({ code: "custom", ...issue });
   })
   .openapi("WorkflowInput");
 export type WorkflowInput = z.infer<typeof WorkflowInput>;
 
+/** Fields the server sets: answered, never taken (`clarion workflows export` leaves them out of its files). */
+const readOnly = { readOnly: true } as const;
+
 export const Workflow = z
   .object({
-    id: z.string(),
+    id: z.string().openapi(readOnly),
     key: z.string(),
     name: z.string(),
     description: z.string().nullable(),
@@ -83,8 +88,8 @@ export const Workflow = z
     tags: z.array(z.string()),
     payloadSchema: z.record(z.string(), z.unknown()).nullable(),
     steps: z.array(Step),
-    createdAt: z.iso.datetime(),
-    updatedAt: z.iso.datetime(),
+    createdAt: z.iso.datetime().openapi(readOnly),
+    updatedAt: z.iso.datetime().openapi(readOnly),
   })
   .openapi("Workflow");
 export type Workflow = z.infer<typeof Workflow>;
@@ -98,7 +103,7 @@ export const WorkflowSummary = Workflow.extend({
   lastTriggeredAt: z.iso
     .datetime()
     .nullable()
-    .openapi({ description: "When a trigger of this workflow was last recorded (moments after its 202); null when never." }),
+    .openapi({ ...readOnly, description: "When a trigger of this workflow was last recorded (moments after its 202); null when never." }),
 }).openapi("WorkflowSummary");
 export type WorkflowSummary = z.infer<typeof WorkflowSummary>;
 

@@ -4,7 +4,8 @@ import { createDb } from "../../db/client";
 import type { AppEnv } from "../../env";
 import { byteLength, canonicalJson, sha256Hex } from "../crypto";
 import { ApiError } from "../errors";
-import { claimKey, completeKey, type KeyRef, releaseKey, type StoredAnswer } from "../idempotency-store";
+import { claimKey, completeKey, environmentKeyScope, type KeyRef, releaseKey, type StoredAnswer } from "../idempotency-store";
+import { type SecretPaths, storableBody } from "../secret-fields";
 
 export const IDEMPOTENCY_KEY_HEADER = "idempotency-key";
 export const IDEMPOTENCY_REPLAY_HEADER = "idempotency-replay";
@@ -54,9 +55,11 @@ function replay(answer: StoredAnswer): Response {
   return new Response(answer.body === "" ? null : answer.body, { status: answer.status, headers });
 }
 
-async function answerOf(response: Response): Promise<StoredAnswer | null> {
-  const body = await response.clone().text();
-  if (byteLength(body) > MAX_STORED_BODY_BYTES) return null;
+/** What is kept of an answer; null when it cannot be kept (too large, or secrets in a body that is not JSON). */
+async function answerOf(response: Response, secrets: SecretPaths | undefined): Promise<StoredAnswer | null> {
+  const text = await response.clone().text();
+  const body = secrets && response.ok ? storableBody(text, secrets) : text;
+  if (body === null || byteLength(body) > MAX_STORED_BODY_BYTES) return null;
   const headers: Record<string, string> = {};
   for (const name of STORED_HEADERS) {
     const value = response.headers.get(name);
@@ -69,7 +72,7 @@ async function answerOf(response: Response): Promise<StoredAnswer | null> {
 async function settle(c: Context<AppEnv>, ref: KeyRef) {
   const db = createDb(c.env.DB);
   try {
-    const answer = isReplayable(c.res.status) ? await answerOf(c.res) : null;
+    const answer = isReplayable(c.res.status) ? await answerOf(c.res, c.get("responseSecrets")) : null;
     await (answer ? completeKey(db, ref, answer) : releaseKey(db, ref));
   } catch (error) {
     console.error(
@@ -117,5 +120,5 @@ export const idempotency = (scopeOf: (c: Context<AppEnv>) => string) =>
     await settle(c, ref);
   });
 
-export const environmentScope = (c: Context<AppEnv>) => `env:${c.get("environmentId")}`;
+export const environmentScope = (c: Context<AppEnv>) => environmentKeyScope(c.get("environmentId"));
 export const adminScope = () => "admin";

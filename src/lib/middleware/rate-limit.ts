@@ -3,8 +3,12 @@ import type { AppEnv, Bindings } from "../../env";
 import { ApiError } from "../errors";
 import { BindingRateLimiter } from "../rate-limit/binding-limiter";
 import type { Decision, RateLimiter, Rule } from "../rate-limit/limiter";
+import { LocalAdmission } from "../rate-limit/local-admission";
 import { ratesFor } from "../rate-limit/policy";
 import { UpstashRateLimiter } from "../rate-limit/upstash-limiter";
+
+/** This isolate's count of every limit's window: it is only worth something if it outlives the request. */
+const admission = new LocalAdmission();
 
 /** Upstash when it is configured (global and exact), else the Rate Limiting bindings (per location, approximate). */
 export function rateLimiterFor(env: Bindings): RateLimiter {
@@ -19,6 +23,7 @@ export function rateLimiterFor(env: Bindings): RateLimiter {
 export function failOpen(limiter: RateLimiter): RateLimiter {
   return {
     backend: limiter.backend,
+    exact: limiter.exact,
     async limit(rule) {
       try {
         return await limiter.limit(rule);
@@ -63,8 +68,7 @@ export async function limitRequest(c: Context<AppEnv>, caller: Caller): Promise<
     { name: "environment", identifier: caller.environmentId, rate: rates.environment },
     { name: "key", identifier: caller.keyHash, rate: rates.key },
   ];
-  const limiter = rateLimiterFor(c.env);
-  const decisions = await Promise.all(rules.map((rule) => limiter.limit(rule)));
+  const decisions = await admission.admit(rateLimiterFor(c.env), rules);
   const spent = decisions.findIndex((d) => !d.success);
   if (spent >= 0) {
     const rule = rules[spent] as Rule;
@@ -91,8 +95,8 @@ export async function limitFailedAuth(c: Context<AppEnv>): Promise<ApiError | nu
   if (!ip) return null;
   const rate = ratesFor(c.env.RATE_LIMITS).authFailures;
   const rule: Rule = { name: "auth_failures", identifier: ip, rate };
-  const decision = await rateLimiterFor(c.env).limit(rule);
-  return decision.success
+  const [decision] = await admission.admit(rateLimiterFor(c.env), [rule]);
+  return !decision || decision.success
     ? null
     : tooMany(rule, decision, `Too many failed authentications from this client; retry after the time in \`Retry-After\`.`);
 }

@@ -1,4 +1,5 @@
 import type { Decision, Rate, RateLimiter, Rule } from "./limiter";
+import { secondsToWindowEnd } from "./local-admission";
 
 /**
  * The binding a rate is enforced with. A binding has one fixed limit and period, set in
@@ -15,6 +16,7 @@ const warned = new Set<string>();
 
 export class BindingRateLimiter implements RateLimiter {
   readonly backend = "binding";
+  readonly exact = false;
 
   constructor(private readonly bindings: Record<string, unknown>) {}
 
@@ -32,6 +34,7 @@ export class BindingRateLimiter implements RateLimiter {
       return { success: true, resetSeconds: rule.rate.period };
     }
     const { success } = await binding.limit({ key: `${rule.name}:${rule.identifier}` });
-    return { success, resetSeconds: rule.rate.period };
+    // The binding says nothing of its window; it counts in windows aligned to the clock, as the local count does.
+    return { success, resetSeconds: success ? rule.rate.period : secondsToWindowEnd(rule.rate.period, Date.now()) };
   }
 }

@@ -26,5 +26,7 @@ export interface Decision {
  */
 export interface RateLimiter {
   readonly backend: "binding" | "upstash";
+  /** Whether its counts hold across isolates and locations (Upstash); if not, it is asked once per request at most (local-admission.ts). */
+  readonly exact: boolean;
   limit(rule: Rule): Promise<Decision>;
 }

@@ -10,6 +10,7 @@ export interface UpstashConfig {
 /** Exact counts shared by every location: a fixed window per rule in one Redis, one round trip per rule. */
 export class UpstashRateLimiter implements RateLimiter {
   readonly backend = "upstash";
+  readonly exact = true;
   private readonly redis: Redis;
 
   constructor(config: UpstashConfig) {

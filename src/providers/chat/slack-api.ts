@@ -3,7 +3,7 @@ import { callProvider, capped, failure, isAnswer, joinUrl, malformed, retryAfter
 import type { ProviderAdapter } from "../types";
 
 const Credentials = z.object({
-  botToken: z.string().min(1).openapi({ description: "Bot token (xoxb-…) with the chat:write scope." }),
+  botToken: z.string().min(1).openapi({ description: "Bot token (xoxb-…) with the chat:write scope.", writeOnly: true }),
 });
 
 const SlackAnswer = z

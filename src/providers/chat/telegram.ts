@@ -3,7 +3,10 @@ import { answerFailure, callProvider, isAnswer, joinUrl, malformed, type Provide
 import type { ProviderAdapter, SendOutcome } from "../types";
 
 const Credentials = z.object({
-  botToken: z.string().regex(/^\d+:[\w-]+$/, "A bot token from @BotFather, e.g. 123456:ABC-DEF…"),
+  botToken: z
+    .string()
+    .regex(/^\d+:[\w-]+$/, "A bot token from @BotFather, e.g. 123456:ABC-DEF…")
+    .openapi({ writeOnly: true }),
   parseMode: z
     .enum(["MarkdownV2", "HTML", "Markdown"])
     .optional()

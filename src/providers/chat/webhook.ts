@@ -16,7 +16,7 @@ const Credentials = z.object({
     .string()
     .startsWith("whsec_")
     .refine((s) => isBase64(s.slice(6)), "The part after whsec_ must be base64.")
-    .openapi({ description: "Standard Webhooks signing secret (whsec_…); receivers verify webhook-signature with it." }),
+    .openapi({ description: "Standard Webhooks signing secret (whsec_…); receivers verify webhook-signature with it.", writeOnly: true }),
 });
 
 /**

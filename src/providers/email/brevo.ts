@@ -5,14 +5,14 @@ import type { DeliveryStatus, ProviderAdapter, StatusUpdate, SuppressionSignal }
 import { parseMailbox } from "./mailbox";
 
 const Credentials = z.object({
-  apiKey: z.string().min(1).openapi({ description: "Brevo API v3 key (xkeysib-…)." }),
+  apiKey: z.string().min(1).openapi({ description: "Brevo API v3 key (xkeysib-…).", writeOnly: true }),
   from: z.string().min(3).openapi({ description: 'Default sender, e.g. "Acme <hi@acme.dev>".' }),
   // Brevo does not sign webhooks: configure the webhook with `auth: { type: "bearer", token }` and repeat the token here.
   webhookToken: z
     .string()
     .min(1)
     .optional()
-    .openapi({ description: "Bearer token set on the Brevo transactional webhook (auth.type = bearer)." }),
+    .openapi({ description: "Bearer token set on the Brevo transactional webhook (auth.type = bearer).", writeOnly: true }),
 });
 
 const STATUS_BY_EVENT: Record<string, DeliveryStatus> = {

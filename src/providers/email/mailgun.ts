@@ -4,13 +4,17 @@ import { hmacHex, timingSafeEqual } from "../signatures";
 import type { DeliveryStatus, ProviderAdapter, StatusUpdate, SuppressionSignal } from "../types";
 
 const Credentials = z.object({
-  apiKey: z.string().min(1).openapi({ description: "Mailgun API key (sent as Basic auth with the user `api`)." }),
+  apiKey: z.string().min(1).openapi({ description: "Mailgun API key (sent as Basic auth with the user `api`).", writeOnly: true }),
   domain: z
     .string()
     .min(1)
     .openapi({ description: "Sending domain, e.g. mg.acme.dev. EU domains: set baseUrl to https://api.eu.mailgun.net." }),
   from: z.string().min(3).openapi({ description: 'Default sender, e.g. "Acme <hi@mg.acme.dev>".' }),
-  webhookSigningKey: z.string().min(1).optional().openapi({ description: "HTTP webhook signing key (Sending → Webhooks)." }),
+  webhookSigningKey: z
+    .string()
+    .min(1)
+    .optional()
+    .openapi({ description: "HTTP webhook signing key (Sending → Webhooks).", writeOnly: true }),
 });
 
 /** Signatures older than this are refused, so a captured webhook cannot be replayed later. */

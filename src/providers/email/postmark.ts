@@ -4,12 +4,12 @@ import { verifyAuthorization } from "../signatures";
 import type { DeliveryStatus, ProviderAdapter, StatusUpdate } from "../types";
 
 const Credentials = z.object({
-  serverToken: z.string().min(1).openapi({ description: "Server API token (X-Postmark-Server-Token)." }),
+  serverToken: z.string().min(1).openapi({ description: "Server API token (X-Postmark-Server-Token).", writeOnly: true }),
   from: z.string().min(3).openapi({ description: 'Default sender (a confirmed Sender Signature), e.g. "Acme <hi@acme.dev>".' }),
   messageStream: z.string().min(1).optional().openapi({ description: 'Message stream; Postmark uses "outbound" when omitted.' }),
   // Postmark does not sign webhooks: put Basic auth credentials in the webhook URL and repeat them here.
   webhookUsername: z.string().min(1).optional(),
-  webhookPassword: z.string().min(1).optional(),
+  webhookPassword: z.string().min(1).optional().openapi({ writeOnly: true }),
 });
 
 /** Inactive recipient: Postmark has deactivated the address after a hard bounce or complaint. */

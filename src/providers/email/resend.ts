@@ -4,9 +4,9 @@ import { standardWebhookId, verifyStandardWebhook } from "../standard-webhooks";
 import type { DeliveryStatus, ProviderAdapter, StatusUpdate, SuppressionSignal } from "../types";
 
 const Credentials = z.object({
-  apiKey: z.string().min(1),
+  apiKey: z.string().min(1).openapi({ writeOnly: true }),
   from: z.string().min(3).openapi({ description: 'Default sender, e.g. "Acme <hi@acme.dev>".' }),
-  webhookSecret: z.string().startsWith("whsec_").optional(),
+  webhookSecret: z.string().startsWith("whsec_").optional().openapi({ writeOnly: true }),
 });
 
 const STATUS_BY_EVENT: Record<string, DeliveryStatus> = {

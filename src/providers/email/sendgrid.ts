@@ -5,7 +5,7 @@ import type { DeliveryStatus, ProviderAdapter, StatusUpdate, SuppressionSignal }
 import { parseMailbox } from "./mailbox";
 
 const Credentials = z.object({
-  apiKey: z.string().min(1).openapi({ description: "API key with Mail Send permission (starts with SG.)." }),
+  apiKey: z.string().min(1).openapi({ description: "API key with Mail Send permission (starts with SG.).", writeOnly: true }),
   from: z.string().min(3).openapi({ description: 'Default sender, e.g. "Acme <hi@acme.dev>".' }),
   webhookVerificationKey: z
     .string()

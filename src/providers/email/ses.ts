@@ -6,8 +6,8 @@ import type { DeliveryStatus, FailureKind, ProviderAdapter, StatusUpdate } from 
 
 const Credentials = z.object({
   accessKeyId: z.string().min(1),
-  secretAccessKey: z.string().min(1),
-  sessionToken: z.string().min(1).optional(),
+  secretAccessKey: z.string().min(1).openapi({ writeOnly: true }),
+  sessionToken: z.string().min(1).optional().openapi({ writeOnly: true }),
   region: z
     .string()
     .regex(/^[a-z]{2}(-[a-z]+)+-\d$/)

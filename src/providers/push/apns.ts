@@ -13,6 +13,7 @@ const Credentials = z
     teamId: z.string().length(10).openapi({ description: "The 10-character Apple Developer Team ID." }),
     privateKey: z.string().refine(looksLikePem, "Expected the .p8 file's contents (-----BEGIN PRIVATE KEY-----…).").openapi({
       description: "The APNs auth key: the contents of the AuthKey_<keyId>.p8 file.",
+      writeOnly: true,
     }),
     topic: z.string().min(1).openapi({ description: "The app's bundle id (apns-topic), e.g. com.acme.app." }),
     pushType: z

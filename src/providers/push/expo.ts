@@ -5,6 +5,7 @@ import type { FailureKind, ProviderAdapter } from "../types";
 const Credentials = z.object({
   accessToken: z.string().min(1).optional().openapi({
     description: "Expo access token, needed only when the project has enhanced push security turned on.",
+    writeOnly: true,
   }),
 });
 

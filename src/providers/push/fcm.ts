@@ -26,13 +26,18 @@ const ServiceAccount = z
   .object({
     project_id: z.string().min(1),
     client_email: z.string().min(3),
-    private_key: z.string().refine(looksLikePem, "Expected the PKCS#8 PEM private key from the service-account file."),
+    private_key: z
+      .string()
+      .refine(looksLikePem, "Expected the PKCS#8 PEM private key from the service-account file.")
+      .openapi({ writeOnly: true }),
     token_uri: z.url().optional(),
   })
   .loose();
 
 const ServiceAccountJson = z
   .string()
+  // The whole key file as text holds the private key.
+  .openapi({ writeOnly: true })
   .transform((text, ctx) => {
     const value = parseJson(text);
     if (value === undefined) {

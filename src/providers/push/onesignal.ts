@@ -4,7 +4,7 @@ import type { ProviderAdapter } from "../types";
 
 const Credentials = z.object({
   appId: z.uuid().openapi({ description: "The OneSignal App ID." }),
-  apiKey: z.string().min(1).openapi({ description: "An App API key (sent as `Authorization: Key …`)." }),
+  apiKey: z.string().min(1).openapi({ description: "An App API key (sent as `Authorization: Key …`).", writeOnly: true }),
   tokenType: z.enum(["subscription_id", "external_id"]).default("subscription_id").openapi({
     description:
       "What a subscriber's OneSignal push token is: a OneSignal subscription id (default) or the external_id the app logged the user in with.",

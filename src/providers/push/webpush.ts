@@ -20,6 +20,7 @@ const Credentials = z.object({
   }),
   vapidPrivateKey: z.string().refine(isKeyOf(32), "Expected the 32-byte P-256 private key, base64url.").openapi({
     description: "VAPID private key (base64url, 32 bytes), as `web-push generate-vapid-keys` prints it.",
+    writeOnly: true,
   }),
   subject: z
     .string()

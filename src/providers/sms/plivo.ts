@@ -6,7 +6,10 @@ import type { DeliveryStatus, ProviderAdapter, StatusUpdate } from "../types";
 const Credentials = z
   .object({
     authId: z.string().min(1),
-    authToken: z.string().min(1).openapi({ description: "Auth token: authenticates sends and verifies the callback signature." }),
+    authToken: z
+      .string()
+      .min(1)
+      .openapi({ description: "Auth token: authenticates sends and verifies the callback signature.", writeOnly: true }),
     from: z
       .string()
       .min(1)

@@ -5,8 +5,8 @@ import type { FailureKind, ProviderAdapter } from "../types";
 
 const Credentials = z.object({
   accessKeyId: z.string().min(1),
-  secretAccessKey: z.string().min(1),
-  sessionToken: z.string().min(1).optional(),
+  secretAccessKey: z.string().min(1).openapi({ writeOnly: true }),
+  sessionToken: z.string().min(1).optional().openapi({ writeOnly: true }),
   region: z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d$/, "An AWS region such as us-east-1."),
   originationNumber: z.string().min(1).optional().openapi({ description: "Sender number (AWS.MM.SMS.OriginationNumber), E.164." }),
   senderId: z

@@ -5,7 +5,7 @@ import type { DeliveryStatus, FailureKind, ProviderAdapter, StatusUpdate } from 
 
 const Credentials = z
   .object({
-    apiKey: z.string().min(1),
+    apiKey: z.string().min(1).openapi({ writeOnly: true }),
     from: z
       .string()
       .min(1)

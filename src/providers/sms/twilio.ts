@@ -6,7 +6,10 @@ import type { DeliveryStatus, FailureKind, ProviderAdapter, StatusUpdate } from 
 const Credentials = z
   .object({
     accountSid: z.string().regex(/^AC[0-9a-fA-F]{32}$/, "Twilio Account SIDs start with AC."),
-    authToken: z.string().min(1).openapi({ description: "Auth token: authenticates sends and verifies the status callback signature." }),
+    authToken: z
+      .string()
+      .min(1)
+      .openapi({ description: "Auth token: authenticates sends and verifies the status callback signature.", writeOnly: true }),
     from: z
       .string()
       .min(1)

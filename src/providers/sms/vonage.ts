@@ -7,11 +7,12 @@ const SIGNATURE_HASH = { sha1: "SHA-1", sha256: "SHA-256", sha512: "SHA-512" } a
 
 const Credentials = z.object({
   apiKey: z.string().min(1),
-  apiSecret: z.string().min(1),
+  apiSecret: z.string().min(1).openapi({ writeOnly: true }),
   from: z.string().min(1).openapi({ description: "Sender: a virtual number or an alphanumeric sender id." }),
   signatureSecret: z.string().min(1).optional().openapi({
     description:
       "Signature secret from the dashboard. Delivery receipts are accepted only when signed with it (ask Vonage to enable signed webhooks).",
+    writeOnly: true,
   }),
   signatureMethod: z.enum(["sha1", "sha256", "sha512"]).default("sha256").openapi({
     description: "The HMAC signature method chosen in the Vonage dashboard (the MD5 methods are not supported).",

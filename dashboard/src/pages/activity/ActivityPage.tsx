@@ -21,7 +21,11 @@ export function ActivityPage() {
   };
   return (
     <>
-      <PageHeader title="Activity" />
+      <PageHeader title="Activity">
+        <Link to="/activity/new" className="button primary">
+          New trigger
+        </Link>
+      </PageHeader>
       <nav className="tabs" aria-label="Activity views">
         {TABS.map((t) => (
           <Link key={t} to={tabLink(t)} aria-current={t === tab ? "page" : undefined}>

@@ -7,6 +7,7 @@ import { ProblemView } from "../../ui/ProblemView";
 import "./activity.css";
 import { LIVE_INTERVAL, LiveIndicator } from "./live";
 import { formatTime, StatusBadge } from "./status";
+import { subscriberPath } from "../subscribers/search";
 
 const pretty = (value: unknown) => JSON.stringify(value, null, 2);
 
@@ -47,7 +48,7 @@ export function MessagePage() {
             </dd>
             <dt>Workflow</dt>
             <dd>
-              {m.workflow} · step {m.stepId}
+              <Link to={`/workflows/${encodeURIComponent(m.workflow)}`}>{m.workflow}</Link> · step {m.stepId}
             </dd>
             <dt>Channel</dt>
             <dd>
@@ -55,7 +56,9 @@ export function MessagePage() {
               {m.provider ? ` via ${m.provider}` : ""}
             </dd>
             <dt>Subscriber</dt>
-            <dd>{m.subscriberId}</dd>
+            <dd>
+              <Link to={subscriberPath(m.subscriberId)}>{m.subscriberId}</Link>
+            </dd>
             <dt>To</dt>
             <dd>{m.to ?? "—"}</dd>
             <dt>Trigger</dt>

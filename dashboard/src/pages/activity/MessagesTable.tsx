@@ -24,7 +24,7 @@ export function MessagesTable({ filters }: { filters: Filters }) {
       count={rows.length}
       empty={filters.status ? `No ${filters.status} messages.` : "No messages yet. Trigger a workflow to see its messages here."}
     >
-      <table>
+      <table className="stack">
         <thead>
           <tr>
             <th>Created</th>
@@ -39,25 +39,27 @@ export function MessagesTable({ filters }: { filters: Filters }) {
         <tbody>
           {rows.map((m) => (
             <tr key={m.id} data-message={m.id} data-step={m.stepId} data-transaction={m.transactionId}>
-              <td className="nowrap">
+              <td data-label="Created" className="nowrap">
                 <Link to={`/activity/messages/${encodeURIComponent(m.id)}`} title={m.createdAt}>
                   {formatTime(m.createdAt)}
                 </Link>
               </td>
-              <td>
+              <td data-label="Status">
                 <StatusBadge status={m.status} />
               </td>
-              <td>
+              <td data-label="Workflow · step">
                 {m.workflow}
                 <div className="muted small">{m.stepId}</div>
               </td>
-              <td>{m.subscriberId}</td>
-              <td>
+              <td data-label="Subscriber">{m.subscriberId}</td>
+              <td data-label="Channel">
                 {m.channel}
                 {m.provider ? <div className="muted small">{m.provider}</div> : null}
               </td>
-              <td>{m.to ?? "—"}</td>
-              <td className="ellipsis">{m.subject ?? m.preview ?? ""}</td>
+              <td data-label="To">{m.to ?? "—"}</td>
+              <td data-label="Subject" className="ellipsis">
+                {m.subject ?? m.preview ?? ""}
+              </td>
             </tr>
           ))}
         </tbody>

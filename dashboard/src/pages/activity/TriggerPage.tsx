@@ -8,7 +8,10 @@ import "./activity.css";
 import { LIVE_INTERVAL, LiveIndicator } from "./live";
 import { recipientSteps, type StepState } from "./recipient-steps";
 import { formatTime, StatusBadge } from "./status";
+import { subscriberPath } from "../subscribers/search";
+import { useConfirm } from "../../ui/ConfirmDialog";
 
+const pretty = (value: unknown) => JSON.stringify(value, null, 2);
 const CANCELLABLE = new Set(["accepted", "processing"]);
 
 function StepCell({ state, cancelled }: { state: StepState; cancelled: boolean }) {
@@ -22,9 +25,12 @@ function StepCell({ state, cancelled }: { state: StepState; cancelled: boolean }
   }
   if (state.message) {
     return (
-      <Link to={`/activity/messages/${encodeURIComponent(state.message.id)}`}>
-        <StatusBadge status={state.message.status} />
-      </Link>
+      <span className="message-state">
+        <StatusBadge status={state.message.status} />{" "}
+        <Link to={`/activity/messages/${encodeURIComponent(state.message.id)}`} aria-label={`Message of step ${state.step.id}`}>
+          View message
+        </Link>
+      </span>
     );
   }
   return (
@@ -52,6 +58,7 @@ export function TriggerPage() {
     queryFn: () => unwrap(api.GET("/v1/workflows/{key}", { params: { path: { key: workflowKey ?? "" } } })),
     enabled: workflowKey !== undefined,
   });
+  const [dialog, ask] = useConfirm();
   const cancel = useMutation({
     mutationFn: () => unwrap(api.DELETE("/v1/trigger", { params: { query: { transactionId } } })),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: ["activity"] }),
@@ -69,14 +76,21 @@ export function TriggerPage() {
             type="button"
             className="danger"
             disabled={cancel.isPending}
-            onClick={() => {
-              if (confirm("Cancel this trigger? Nothing of it that has not been sent will be sent.")) cancel.mutate();
+            onClick={async () => {
+              const yes = await ask({
+                title: "Cancel this trigger?",
+                body: "Nothing of it that has not been sent will be sent. Messages already sent stay sent.",
+                confirm: "Cancel trigger",
+                danger: true,
+              });
+              if (yes) cancel.mutate();
             }}
           >
             Cancel trigger
           </button>
         ) : null}
       </PageHeader>
+      {dialog}
       <p>
         <Link to="/activity?tab=triggers">← Triggers</Link>
       </p>
@@ -102,7 +116,24 @@ export function TriggerPage() {
               <StatusBadge status={t.status} />
             </dd>
             <dt>Workflow</dt>
-            <dd>{t.workflow}</dd>
+            <dd>
+              <Link to={`/workflows/${encodeURIComponent(t.workflow)}`}>{t.workflow}</Link>
+            </dd>
+            <dt>Actor</dt>
+            <dd data-testid="trigger-actor">
+              {t.actor === null ? (
+                <span className="muted">none</span>
+              ) : typeof t.actor === "string" ? (
+                <Link to={subscriberPath(t.actor)}>{t.actor}</Link>
+              ) : (
+                <>
+                  {typeof t.actor.subscriberId === "string" ? (
+                    <Link to={subscriberPath(t.actor.subscriberId)}>{t.actor.subscriberId}</Link>
+                  ) : null}
+                  <pre className="small">{pretty(t.actor)}</pre>
+                </>
+              )}
+            </dd>
             <dt>Accepted</dt>
             <dd>{formatTime(t.acceptedAt)}</dd>
             <dt>Messages</dt>
@@ -113,6 +144,16 @@ export function TriggerPage() {
             <dt>Waiting</dt>
             <dd>{t.waitingTotal > t.waiting.length ? `${t.waitingTotal} (the first ${t.waiting.length} shown)` : t.waitingTotal}</dd>
           </dl>
+          <details className="trigger-input" open>
+            <summary>Payload</summary>
+            <pre data-testid="trigger-payload">{pretty(t.payload)}</pre>
+          </details>
+          {t.overrides ? (
+            <details className="trigger-input">
+              <summary>Overrides</summary>
+              <pre data-testid="trigger-overrides">{pretty(t.overrides)}</pre>
+            </details>
+          ) : null}
           {messages.error ? <ProblemView error={messages.error} /> : null}
           {rows.length === 0 ? <p className="muted">No step has run for a recipient yet.</p> : null}
           {rows.map((r) => (
@@ -122,7 +163,9 @@ export function TriggerPage() {
               data-recipient={r.subscriberId}
               aria-label={`Steps for ${r.subscriberId}`}
             >
-              <h2>{r.subscriberId}</h2>
+              <h2>
+                <Link to={subscriberPath(r.subscriberId)}>{r.subscriberId}</Link>
+              </h2>
               <div className="table-wrap">
                 <table>
                   <thead>

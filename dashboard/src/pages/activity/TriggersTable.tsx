@@ -24,7 +24,7 @@ export function TriggersTable({ filters }: { filters: Filters }) {
       count={rows.length}
       empty={filters.status ? `No ${filters.status} triggers.` : "No triggers yet."}
     >
-      <table>
+      <table className="stack">
         <thead>
           <tr>
             <th>Accepted</th>
@@ -37,18 +37,18 @@ export function TriggersTable({ filters }: { filters: Filters }) {
         <tbody>
           {rows.map((t) => (
             <tr key={t.transactionId} data-transaction={t.transactionId}>
-              <td className="nowrap">
+              <td data-label="Accepted" className="nowrap">
                 <Link to={`/activity/triggers/${encodeURIComponent(t.transactionId)}`}>{formatTime(t.acceptedAt)}</Link>
               </td>
-              <td>
+              <td data-label="Status">
                 <StatusBadge status={t.status} />
               </td>
-              <td>{t.workflow}</td>
-              <td>
+              <td data-label="Workflow">{t.workflow}</td>
+              <td data-label="Recipients">
                 {t.recipients.join(", ")}
                 {t.recipientCount > t.recipients.length ? <span className="muted"> +{t.recipientCount - t.recipients.length}</span> : null}
               </td>
-              <td>
+              <td data-label="Transaction">
                 <code>{t.transactionId}</code>
               </td>
             </tr>

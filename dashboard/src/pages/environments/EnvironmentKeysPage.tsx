@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
-import { Link, useParams } from "react-router";
+import { Link, useNavigate, useParams } from "react-router";
 import { api, unwrap } from "../../api/client";
 import type { components } from "../../api/openapi";
 import { ApiError } from "../../api/problem";
@@ -8,7 +8,8 @@ import { Field } from "../../ui/Field";
 import { Loading } from "../../ui/Loading";
 import { PageHeader } from "../../ui/PageHeader";
 import { ProblemView } from "../../ui/ProblemView";
-import { ConfirmDialog } from "./ConfirmDialog";
+import { ConfirmDialog, useConfirm } from "../../ui/ConfirmDialog";
+import { useSession } from "../../session/session";
 import { NewKey } from "./NewKey";
 import "./environments.css";
 
@@ -45,6 +46,32 @@ export function EnvironmentKeysPage() {
       ),
   });
   const changed = () => queryClient.invalidateQueries({ queryKey: ["admin", "keys", slug] });
+  const navigate = useNavigate();
+  const { refresh } = useSession();
+  const [dialog, ask] = useConfirm();
+  const removeEnvironment = useMutation({
+    mutationFn: () => unwrap(api.DELETE("/v1/admin/environments/{slug}", { params: { path: { slug } } })),
+    onSuccess: async () => {
+      await queryClient.invalidateQueries({ queryKey: ["admin", "environments"] });
+      navigate("/environments");
+      // The switcher drops it; working in it, the dashboard moves to another environment.
+      await refresh();
+    },
+  });
+  const askToDelete = async (name: string) => {
+    const yes = await ask({
+      title: `Delete the environment ${name}?`,
+      body: (
+        <p>
+          Its API keys stop working at once, and its workflows, subscribers, topics, integrations, variables, triggers and messages are
+          deleted. This cannot be undone: export what you keep first (<code>npx clarion workflows export</code>).
+        </p>
+      ),
+      confirm: "Delete environment",
+      danger: true,
+    });
+    if (yes) removeEnvironment.mutate();
+  };
 
   const create = useMutation({
     mutationFn: () =>
@@ -55,7 +82,8 @@ export function EnvironmentKeysPage() {
         }),
       ),
     onSuccess: async (created) => {
-      setSecret(created.key);
+      // Only a replay (an Idempotency-Key, which the dashboard never sends) comes without the secret.
+      setSecret("key" in created ? created.key : null);
       setName("");
       setExpires("");
       await changed();
@@ -73,7 +101,7 @@ export function EnvironmentKeysPage() {
       unwrap(api.POST("/v1/admin/keys/{id}/rotate", { params: { path: { id: key.id } }, body: { overlapHours: Number(overlapHours) } })),
     onSuccess: async (rotation) => {
       setRotating(null);
-      setSecret(rotation.key.key);
+      setSecret("key" in rotation.key ? rotation.key.key : null);
       await changed();
     },
   });
@@ -100,7 +128,17 @@ export function EnvironmentKeysPage() {
     <>
       <PageHeader title={title}>
         <Link to="/environments">All environments</Link>
+        <button
+          type="button"
+          className="danger"
+          disabled={removeEnvironment.isPending || !environment.data}
+          onClick={() => void askToDelete(environment.data?.name ?? slug)}
+        >
+          Delete environment
+        </button>
       </PageHeader>
+      {dialog}
+      {removeEnvironment.error ? <ProblemView error={removeEnvironment.error} /> : null}
       <p className="muted">
         Keys of <code>{slug}</code> act in this environment only. A revoked key is refused at once here and within 60 s everywhere; a
         rotated one works until its overlap ends.

@@ -10,9 +10,11 @@ import { Field } from "../../ui/Field";
 import { Loading } from "../../ui/Loading";
 import { PageHeader } from "../../ui/PageHeader";
 import { ProblemView } from "../../ui/ProblemView";
+import { standingError } from "../../ui/standing-errors";
 import "./environments.css";
 
-const SLUG_HINT = "A lower-case letter, then lower-case letters, digits and '-'; it appears in the keys (ck_<slug>_…) and never changes.";
+const SLUG_HINT =
+  "A lower-case letter, then lower-case letters, digits and '-'; it appears in the keys (ck_<slug without '-'>_…, as ck_dev_… and ck_prod_…) and never changes.";
 
 /** The deployment's environments (admin only): each one's data and keys are its own. */
 export function EnvironmentsPage() {
@@ -27,7 +29,7 @@ export function EnvironmentsPage() {
     ...CURSOR_PAGES,
   });
   const create = useMutation({
-    mutationFn: () => unwrap(api.POST("/v1/admin/environments", { body: { name: name.trim(), slug: slug.trim() } })),
+    mutationFn: (body: { name: string; slug: string }) => unwrap(api.POST("/v1/admin/environments", { body })),
     onSuccess: async (created) => {
       await queryClient.invalidateQueries({ queryKey: ["admin", "environments"] });
       // The switcher lists it too.
@@ -35,12 +37,14 @@ export function EnvironmentsPage() {
       navigate(`/environments/${created.slug}`);
     },
   });
-  const fieldError = (path: string) => (create.error instanceof ApiError ? create.error.fieldError(path) : undefined);
+  const body = { name: name.trim(), slug: slug.trim() };
+  const error = standingError(create.error, create.variables, body);
+  const fieldError = (path: string) => (error instanceof ApiError ? error.fieldError(path) : undefined);
   const rows = list.data?.pages.flatMap((p) => p.data) ?? [];
 
   function submit(event: FormEvent) {
     event.preventDefault();
-    create.mutate();
+    create.mutate(body);
   }
 
   return (
@@ -107,7 +111,7 @@ export function EnvironmentsPage() {
               autoCapitalize="off"
             />
           </Field>
-          {create.error && !fieldError("name") && !fieldError("slug") ? <ProblemView error={create.error} /> : null}
+          {error && !fieldError("name") && !fieldError("slug") ? <ProblemView error={error} /> : null}
           <button type="submit" className="primary" disabled={create.isPending || !name.trim() || !slug.trim()}>
             Create environment
           </button>

@@ -2,13 +2,15 @@ import { useState } from "react";
 
 /** A key just created or rotated: the only time its secret is shown, with a way to copy it. */
 export function NewKey({ secret, onDone }: { secret: string; onDone: () => void }) {
-  const [copied, setCopied] = useState<"yes" | "failed" | null>(null);
+  // Which key the outcome is about: after a rotation the new key has not been copied, whatever the old one was.
+  const [outcome, setOutcome] = useState<{ secret: string; copied: boolean } | null>(null);
+  const copied = outcome?.secret === secret ? (outcome.copied ? "yes" : "failed") : null;
   async function copy() {
     try {
       await navigator.clipboard.writeText(secret);
-      setCopied("yes");
+      setOutcome({ secret, copied: true });
     } catch {
-      setCopied("failed");
+      setOutcome({ secret, copied: false });
     }
   }
   return (

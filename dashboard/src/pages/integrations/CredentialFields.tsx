@@ -6,7 +6,7 @@ interface Props {
   fields: CredentialField[];
   values: FormValues;
   onChange: (name: string, value: string | boolean) => void;
-  /** The integration's masked credentials when editing: which fields hold a stored value. */
+  /** The integration's credentials (secrets masked) when editing: which fields hold a stored value. */
   stored?: Record<string, unknown>;
   cleared: ReadonlySet<string>;
   onClear: (name: string, clear: boolean) => void;
@@ -21,7 +21,8 @@ export function CredentialFields({ fields, values, onChange, stored, cleared, on
       {fields.map((field) => {
         const has = stored !== undefined && field.name in stored;
         const isCleared = cleared.has(field.name);
-        const keeps = has && field.kind !== "number" && field.kind !== "boolean";
+        // Only a masked value is kept unseen; a setting shown in clear is in its input.
+        const keeps = has && (field.kind === "json" || (field.kind === "text" && field.secret));
         const hint = [field.description, keeps && !isCleared ? "Stored: leave empty to keep it." : null].filter(Boolean).join(" ");
         const label = `${field.label}${field.required ? "" : " (optional)"}`;
         const value = values[field.name];

@@ -8,6 +8,7 @@ import { CheckResult } from "./CheckResult";
 import { IntegrationForm } from "./IntegrationForm";
 import { checkIntegration, useIntegration, useProviders } from "./queries";
 import "./integrations.css";
+import { useConfirm } from "../../ui/ConfirmDialog";
 
 /** One integration: its check, its form (credentials stay masked), and deleting it. */
 export function IntegrationPage() {
@@ -17,6 +18,7 @@ export function IntegrationPage() {
   const integration = useIntegration(id);
   const providers = useProviders();
   const check = useMutation({ mutationFn: () => checkIntegration(id) });
+  const [dialog, ask] = useConfirm();
   const remove = useMutation({
     mutationFn: () => unwrap(api.DELETE("/v1/integrations/{id}", { params: { path: { id } } })),
     onSuccess: () => {
@@ -40,8 +42,14 @@ export function IntegrationPage() {
               type="button"
               className="danger"
               disabled={remove.isPending}
-              onClick={() => {
-                if (confirm(`Delete ${data.name}? Messages on ${data.channel} stop using it at once.`)) remove.mutate();
+              onClick={async () => {
+                const yes = await ask({
+                  title: `Delete ${data.name}?`,
+                  body: `Messages on ${data.channel} stop using it at once.`,
+                  confirm: "Delete integration",
+                  danger: true,
+                });
+                if (yes) remove.mutate();
               }}
             >
               Delete
@@ -49,6 +57,7 @@ export function IntegrationPage() {
           </>
         ) : null}
       </PageHeader>
+      {dialog}
       <p>
         <Link to="/integrations">← Integrations</Link>
       </p>

@@ -23,11 +23,6 @@ const isSchema = (value: unknown): value is Schema => typeof value === "object" 
 const str = (value: unknown) => (typeof value === "string" ? value : undefined);
 const num = (value: unknown) => (typeof value === "number" ? value : undefined);
 
-/**
- * Names that hold a secret. The adapters' schemas do not mark secrets (every credential string is
- * masked in answers alike), so the name decides which inputs hide what is typed.
- */
-const SECRET_NAME = /secret|password|token|private|apikey|signingkey|serviceaccount/i;
 /** Values pasted whole from a file: a PEM key, a service-account JSON. */
 const MULTILINE_NAME = /privatekey|private_key|serviceaccount/i;
 
@@ -75,7 +70,8 @@ function fieldOf(name: string, schema: Schema, required: boolean): CredentialFie
     return {
       ...base,
       kind: "text",
-      secret: schema.writeOnly === true || format === "password" || (format !== "uri" && SECRET_NAME.test(name)),
+      // The adapters mark their secrets `writeOnly` (on a union, on a branch): only those are masked in answers.
+      secret: schema.writeOnly === true || branches.some((b) => b.writeOnly === true) || format === "password",
       multiline: MULTILINE_NAME.test(name) || types.includes("object"),
     };
   }
@@ -107,9 +103,9 @@ export function credentialFields(schema: Record<string, unknown>): CredentialFie
 export type FormValues = Record<string, string | boolean>;
 
 /**
- * The values a form starts with. Only numbers and booleans come back from an integration: the API
- * masks every string, so a secret is never put back into an input, and an untouched text field
- * keeps its stored value (see `credentialsToSend`).
+ * The values a form starts with: what the integration shows in clear. The API masks secrets, so a
+ * secret is never put back into an input, and its untouched field keeps the stored value (see
+ * `credentialsToSend`).
  */
 export function initialValues(fields: CredentialField[], stored?: Record<string, unknown>): FormValues {
   return Object.fromEntries(
@@ -124,7 +120,9 @@ export function initialValues(fields: CredentialField[], stored?: Record<string,
             typeof value === "number" ? String(value) : stored ? "" : field.default !== undefined ? String(field.default) : "",
           ];
         case "enum":
-          return [field.name, stored ? "" : (field.default ?? "")];
+          return [field.name, typeof value === "string" ? value : stored ? "" : (field.default ?? "")];
+        case "text":
+          return [field.name, !field.secret && typeof value === "string" ? value : ""];
         default:
           return [field.name, ""];
       }

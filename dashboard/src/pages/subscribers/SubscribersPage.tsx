@@ -35,7 +35,11 @@ export function SubscribersPage() {
 
   return (
     <>
-      <PageHeader title="Subscribers" />
+      <PageHeader title="Subscribers">
+        <Link to="/subscribers/new" className="button primary">
+          New subscriber
+        </Link>
+      </PageHeader>
       <div className="filters sub-search">
         <Field label="Search" hint="Part of an id or name, a whole email address, or a phone number such as +41791234567.">
           <input type="search" value={search} placeholder="ada, ada@example.com, +4179…" onChange={(e) => setSearch(e.target.value)} />

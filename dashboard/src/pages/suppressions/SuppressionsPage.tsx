@@ -7,6 +7,7 @@ import { Loading } from "../../ui/Loading";
 import { PageHeader } from "../../ui/PageHeader";
 import { ProblemView } from "../../ui/ProblemView";
 import { MoreButton } from "../../ui/MoreButton";
+import { useConfirm } from "../../ui/ConfirmDialog";
 
 type Suppression = components["schemas"]["Suppression"];
 type Channel = Suppression["channel"];
@@ -23,6 +24,7 @@ export function SuppressionsPage() {
     queryFn: ({ pageParam }) => unwrap(api.GET("/v1/suppressions", { params: { query: { ...filters, cursor: pageParam, limit: 50 } } })),
     ...CURSOR_PAGES,
   });
+  const [dialog, ask] = useConfirm();
   const lift = useMutation({
     mutationFn: (s: Suppression) => unwrap(api.DELETE("/v1/suppressions/{address}", { params: { path: { address: s.address } } })),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: ["suppressions"] }),
@@ -31,6 +33,7 @@ export function SuppressionsPage() {
 
   return (
     <>
+      {dialog}
       <PageHeader title="Suppressions" />
       <p className="muted">
         Clarion skips these addresses (the message ends <code>suppressed</code>) until you lift them.
@@ -85,8 +88,13 @@ export function SuppressionsPage() {
                     <button
                       type="button"
                       disabled={lift.isPending}
-                      onClick={() => {
-                        if (confirm(`Send to ${s.address} again?`)) lift.mutate(s);
+                      onClick={async () => {
+                        const yes = await ask({
+                          title: `Send to ${s.address} again?`,
+                          body: "Clarion stops skipping this address; a new bounce or complaint suppresses it again.",
+                          confirm: "Lift suppression",
+                        });
+                        if (yes) lift.mutate(s);
                       }}
                     >
                       Lift

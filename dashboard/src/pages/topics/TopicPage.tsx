@@ -11,6 +11,7 @@ import { PageHeader } from "../../ui/PageHeader";
 import { ProblemView } from "../../ui/ProblemView";
 import { chunks, parseIds } from "./members";
 import "./topics.css";
+import { useConfirm } from "../../ui/ConfirmDialog";
 
 const PAGE = 100;
 
@@ -27,6 +28,7 @@ function Topic({ topicKey: key }: { topicKey: string }) {
   const [renaming, setRenaming] = useState(false);
   const path = { params: { path: { key } } };
   const topic = useQuery({ queryKey: ["topic", key], queryFn: () => unwrap(api.GET("/v1/topics/{key}", path)) });
+  const [dialog, ask] = useConfirm();
   const remove = useMutation({
     mutationFn: () => unwrap(api.DELETE("/v1/topics/{key}", path)),
     onSuccess: () => {
@@ -51,6 +53,7 @@ function Topic({ topicKey: key }: { topicKey: string }) {
   return (
     <>
       {back}
+      {dialog}
       <PageHeader title={topic.data.name}>
         <button type="button" onClick={() => setRenaming(true)} disabled={renaming}>
           Rename
@@ -59,8 +62,14 @@ function Topic({ topicKey: key }: { topicKey: string }) {
           type="button"
           className="danger"
           disabled={remove.isPending}
-          onClick={() => {
-            if (confirm(`Delete topic ${key}? Its memberships go with it; the subscribers stay.`)) remove.mutate();
+          onClick={async () => {
+            const yes = await ask({
+              title: `Delete topic ${key}?`,
+              body: "Its memberships go with it; the subscribers stay.",
+              confirm: "Delete topic",
+              danger: true,
+            });
+            if (yes) remove.mutate();
           }}
         >
           Delete topic
@@ -189,6 +198,7 @@ function Members({ topicKey }: { topicKey: string }) {
       unwrap(api.GET("/v1/topics/{key}/subscribers", { params: { path: { key: topicKey }, query: { cursor: pageParam, limit: PAGE } } })),
     ...CURSOR_PAGES,
   });
+  const [dialog, ask] = useConfirm();
   const remove = useMutation({
     mutationFn: async (subscriberIds: string[]) => {
       let removed = 0;
@@ -217,15 +227,22 @@ function Members({ topicKey }: { topicKey: string }) {
 
   return (
     <section className="card" aria-labelledby="members-title">
+      {dialog}
       <div className="topic-members-header">
         <h2 id="members-title">Members</h2>
         <button
           type="button"
           className="danger"
           disabled={selected.size === 0 || remove.isPending}
-          onClick={() => {
-            if (confirm(`Remove ${selected.size} ${selected.size === 1 ? "member" : "members"} from ${topicKey}? The subscribers stay.`))
-              remove.mutate([...selected]);
+          onClick={async () => {
+            const count = `${selected.size} ${selected.size === 1 ? "member" : "members"}`;
+            const yes = await ask({
+              title: `Remove ${count} from ${topicKey}?`,
+              body: "The subscribers stay.",
+              confirm: `Remove ${count}`,
+              danger: true,
+            });
+            if (yes) remove.mutate([...selected]);
           }}
         >
           {remove.isPending ? "Removing…" : `Remove selected (${selected.size})`}

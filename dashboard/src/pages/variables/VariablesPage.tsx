@@ -8,6 +8,7 @@ import { Loading } from "../../ui/Loading";
 import { PageHeader } from "../../ui/PageHeader";
 import { ProblemView } from "../../ui/ProblemView";
 import "./variables.css";
+import { useConfirm } from "../../ui/ConfirmDialog";
 
 type Variable = components["schemas"]["Variable"];
 
@@ -19,6 +20,7 @@ export function VariablesPage() {
     queryFn: ({ pageParam }) => unwrap(api.GET("/v1/variables", { params: { query: { cursor: pageParam, limit: 100 } } })),
     ...CURSOR_PAGES,
   });
+  const [dialog, ask] = useConfirm();
   const remove = useMutation({
     mutationFn: (v: Variable) => unwrap(api.DELETE("/v1/variables/{key}", { params: { path: { key: v.key } } })),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: ["variables"] }),
@@ -27,6 +29,7 @@ export function VariablesPage() {
 
   return (
     <>
+      {dialog}
       <PageHeader title="Variables">
         <Link className="button primary" to="/variables/new">
           New variable
@@ -80,8 +83,14 @@ export function VariablesPage() {
                         className="danger"
                         aria-label={`Delete ${v.key}`}
                         disabled={remove.isPending}
-                        onClick={() => {
-                          if (confirm(`Delete ${v.key}?`)) remove.mutate(v);
+                        onClick={async () => {
+                          const yes = await ask({
+                            title: `Delete ${v.key}?`,
+                            body: "Templates that use it render it empty from now on.",
+                            confirm: "Delete variable",
+                            danger: true,
+                          });
+                          if (yes) remove.mutate(v);
                         }}
                       >
                         Delete

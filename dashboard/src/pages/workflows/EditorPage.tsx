@@ -1,15 +1,18 @@
 import { useQuery } from "@tanstack/react-query";
-import { useParams } from "react-router";
+import { useLocation, useParams } from "react-router";
 import { api, unwrap } from "../../api/client";
 import { Loading } from "../../ui/Loading";
 import { PageHeader } from "../../ui/PageHeader";
 import { ProblemView } from "../../ui/ProblemView";
+import type { Draft } from "./model";
 import { WorkflowEditor } from "./WorkflowEditor";
 import "./workflows.css";
 
 /** /workflows/new and /workflows/:key: loads the workflow, then hands it to the editor. */
 export function EditorPage() {
   const { key } = useParams();
+  // Duplicate opens /workflows/new with the copy in the history entry's state.
+  const copyOf = (useLocation().state as { copyOf?: Draft } | null)?.copyOf;
   const workflow = useQuery({
     queryKey: ["workflow", key],
     queryFn: () => unwrap(api.GET("/v1/workflows/{key}", { params: { path: { key: key ?? "" } } })),
@@ -18,7 +21,7 @@ export function EditorPage() {
     refetchOnWindowFocus: false,
     staleTime: Number.POSITIVE_INFINITY,
   });
-  if (key === undefined) return <WorkflowEditor key="new" saved={null} />;
+  if (key === undefined) return <WorkflowEditor key={copyOf ? `copy:${copyOf.key}` : "new"} saved={null} copyOf={copyOf} />;
   if (workflow.error)
     return (
       <>

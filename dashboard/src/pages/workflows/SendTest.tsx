@@ -1,25 +1,40 @@
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { useId, useState } from "react";
+import { Link } from "react-router";
 import { api, unwrap } from "../../api/client";
+import { ApiError } from "../../api/problem";
 import { Field } from "../../ui/Field";
 import { ProblemView } from "../../ui/ProblemView";
 import { parseObject } from "./model";
 
-/** Triggers the saved workflow for one subscriber with the preview's sample payload: a real send. */
+/** Whether a subscriber exists: a 404 says no; any other failure is left to the send to report. */
+async function subscriberExists(subscriberId: string): Promise<boolean> {
+  try {
+    await unwrap(api.GET("/v1/subscribers/{subscriberId}", { params: { path: { subscriberId } } }));
+    return true;
+  } catch (error) {
+    if (error instanceof ApiError && error.problem.status === 404) return false;
+    return true;
+  }
+}
+
+/**
+ * Sends the saved workflow, active or a draft, to one subscriber with the preview's sample payload:
+ * a real send. An id no subscriber has is said before anything is sent (its messages would only be skipped).
+ */
 export function SendTest({
   workflowKey,
-  active,
   unsaved,
   payloadText,
   defaultSubscriber,
 }: {
   workflowKey: string;
-  active: boolean;
   unsaved: boolean;
   payloadText: string;
   defaultSubscriber: string;
 }) {
   const [subscriberId, setSubscriberId] = useState(defaultSubscriber);
+  const [unknown, setUnknown] = useState<string | null>(null);
   const listId = useId();
   const search = subscriberId.trim();
   const subscribers = useQuery({
@@ -28,30 +43,44 @@ export function SendTest({
   });
   const payload = parseObject(payloadText, "payload");
   const send = useMutation({
-    mutationFn: () =>
-      unwrap(
-        api.POST("/v1/trigger", {
-          body: { workflow: workflowKey, to: search, payload: payload.ok ? (payload.value ?? {}) : {} },
+    mutationFn: async ({ to, checked }: { to: string; checked: boolean }) => {
+      if (!checked && !(await subscriberExists(to))) {
+        setUnknown(to);
+        return null;
+      }
+      setUnknown(null);
+      return unwrap(
+        api.POST("/v1/workflows/{key}/test", {
+          params: { path: { key: workflowKey } },
+          body: { to, payload: payload.ok ? (payload.value ?? {}) : {} },
         }),
-      ),
+      );
+    },
   });
   return (
     <section className="card send-test" aria-label="Send test">
       <h2>Send test</h2>
       <p className="muted small">
-        Triggers the saved workflow for this subscriber with the sample payload: messages really go out.
+        Sends the saved workflow, even an inactive one, to this subscriber with the sample payload: messages really go out.
         {unsaved ? " Unsaved changes are not included." : ""}
-        {active ? "" : " Activate the workflow first."}
       </p>
       <form
         className="row"
         onSubmit={(e) => {
           e.preventDefault();
-          send.mutate();
+          send.mutate({ to: search, checked: false });
         }}
       >
         <Field label="Subscriber id">
-          <input list={listId} value={subscriberId} spellCheck={false} onChange={(e) => setSubscriberId(e.target.value)} />
+          <input
+            list={listId}
+            value={subscriberId}
+            spellCheck={false}
+            onChange={(e) => {
+              setSubscriberId(e.target.value);
+              setUnknown(null);
+            }}
+          />
         </Field>
         <datalist id={listId}>
           {subscribers.data?.data.map((s) => (
@@ -64,10 +93,24 @@ export function SendTest({
           Send test
         </button>
       </form>
+      {unknown ? (
+        <div className="notice warn" role="alert" data-testid="unknown-subscriber">
+          <p>
+            No subscriber <code>{unknown}</code> in this environment: each message would be skipped (<code>subscriber_not_found</code>).
+            Create the subscriber first, or send anyway.
+          </p>
+          <button type="button" onClick={() => send.mutate({ to: unknown, checked: true })} disabled={send.isPending}>
+            Send anyway
+          </button>
+        </div>
+      ) : null}
       {send.error ? <ProblemView error={send.error} /> : null}
       {send.data ? (
         <p className="sent" role="status">
-          Accepted: transaction <code data-testid="test-transaction">{send.data.transactionId}</code>
+          Accepted: transaction{" "}
+          <Link to={`/activity/triggers/${encodeURIComponent(send.data.transactionId)}`} data-testid="test-transaction">
+            <code>{send.data.transactionId}</code>
+          </Link>
         </p>
       ) : null}
     </section>

@@ -11,7 +11,16 @@ const parseTags = (text: string) =>
 const showTags = (tags: unknown) => (Array.isArray(tags) ? tags.join(", ") : "");
 
 /** Name, key, description, tags and whether a failure of this workflow counts as critical. */
-export function SettingsCard({ draft, onChange }: { draft: Draft; onChange: (patch: Partial<Draft>) => void }) {
+export function SettingsCard({
+  draft,
+  keyFixed,
+  onChange,
+}: {
+  draft: Draft;
+  /** Saved already: the key is the workflow's contract with every caller and every opt-out, so it no longer changes. */
+  keyFixed: boolean;
+  onChange: (patch: Partial<Draft>) => void;
+}) {
   const errors = {
     name: useFieldError("name"),
     key: useFieldError("key"),
@@ -24,9 +33,18 @@ export function SettingsCard({ draft, onChange }: { draft: Draft; onChange: (pat
         <Field label="Name" error={errors.name}>
           <input value={draft.name} placeholder="Order shipped" onChange={(e) => onChange({ name: e.target.value })} />
         </Field>
-        <Field label="Key" error={errors.key} hint="What triggers name: lowercase letters, digits, . - _">
+        <Field
+          label="Key"
+          error={errors.key}
+          hint={
+            keyFixed
+              ? "Fixed once saved: triggers and subscribers' opt-outs name it. Duplicate makes a copy under a new key."
+              : "What triggers name: lowercase letters, digits, . - _ (fixed once saved)"
+          }
+        >
           <input
             value={draft.key}
+            readOnly={keyFixed}
             placeholder="order-shipped"
             spellCheck={false}
             onChange={(e) => onChange({ key: e.target.value.trim() })}

@@ -29,6 +29,8 @@ export function StepList({
   onChange: (steps: Step[], select: number) => void;
 }) {
   const [type, setType] = useState<StepType>("email");
+  // The last step removed, so a slip of the ✕ can be taken back (until another step is removed).
+  const [removed, setRemoved] = useState<{ step: Step; index: number } | null>(null);
   return (
     <section className="card step-list" aria-label="Steps">
       <h2>Steps</h2>
@@ -48,15 +50,31 @@ export function StepList({
               onChange(moveItem(steps, i, to), to);
               keepFocusOnMove(to, to < i ? "up" : "down");
             }}
-            onRemove={() =>
+            onRemove={() => {
+              setRemoved({ step, index: i });
               onChange(
                 steps.filter((_, j) => j !== i),
                 i < selected ? selected - 1 : Math.min(selected, steps.length - 2),
-              )
-            }
+              );
+            }}
           />
         ))}
       </ol>
+      {removed ? (
+        <p className="removed-step small" role="status">
+          Removed step <code>{removed.step.id}</code>.{" "}
+          <button
+            type="button"
+            onClick={() => {
+              const at = Math.min(removed.index, steps.length);
+              onChange([...steps.slice(0, at), removed.step, ...steps.slice(at)], at);
+              setRemoved(null);
+            }}
+          >
+            Undo
+          </button>
+        </p>
+      ) : null}
       <div className="add-step">
         <select aria-label="Step type" value={type} onChange={(e) => setType(e.target.value as StepType)}>
           {STEP_TYPES.map((t) => (

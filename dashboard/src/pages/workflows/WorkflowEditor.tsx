@@ -3,10 +3,22 @@ import { useEffect, useRef, useState } from "react";
 import { useBlocker, useNavigate } from "react-router";
 import { api, unwrap } from "../../api/client";
 import { PageHeader } from "../../ui/PageHeader";
+import { standingError } from "../../ui/standing-errors";
 import { ProblemView } from "../../ui/ProblemView";
 import { samplePayload } from "./describe";
 import { fieldGroups } from "./field-options";
-import { type Draft, EMPTY_DRAFT, parseObject, replaceStep, type Step, toDraft, toInput, type Workflow, type WorkflowInput } from "./model";
+import {
+  type Draft,
+  duplicateOf,
+  EMPTY_DRAFT,
+  parseObject,
+  replaceStep,
+  type Step,
+  toDraft,
+  toInput,
+  type Workflow,
+  type WorkflowInput,
+} from "./model";
 import { PayloadSchemaEditor } from "./PayloadSchemaEditor";
 import { PreviewPanel } from "./PreviewPanel";
 import { keepSamples, type Samples, samplesFor } from "./samples";
@@ -15,6 +27,7 @@ import { SendTest } from "./SendTest";
 import { SettingsCard } from "./SettingsCard";
 import { StepList } from "./StepList";
 import { StepPanel } from "./StepPanel";
+import { useConfirm } from "../../ui/ConfirmDialog";
 
 const inputOf = (wf: Workflow, patch: Partial<WorkflowInput> = {}): WorkflowInput => ({
   key: wf.key,
@@ -29,7 +42,7 @@ const inputOf = (wf: Workflow, patch: Partial<WorkflowInput> = {}): WorkflowInpu
 });
 
 /** The whole editor: settings, payload schema, steps and the selected step on one side; preview and test send on the other. */
-export function WorkflowEditor({ saved }: { saved: Workflow | null }) {
+export function WorkflowEditor({ saved, copyOf }: { saved: Workflow | null; copyOf?: Draft }) {
   const queryClient = useQueryClient();
   const navigate = useNavigate();
   const leaving = useRef(false);
@@ -38,7 +51,7 @@ export function WorkflowEditor({ saved }: { saved: Workflow | null }) {
   useEffect(() => {
     leaving.current = false;
   }, [saved?.key]);
-  const [draft, setDraft] = useState<Draft>(() => (saved ? toDraft(saved) : EMPTY_DRAFT));
+  const [draft, setDraft] = useState<Draft>(() => (saved ? toDraft(saved) : (copyOf ?? EMPTY_DRAFT)));
   const [selected, setSelected] = useState(0);
   const schema = parseObject(draft.payloadSchemaText, "payload schema");
   const [samples, setSamplesState] = useState<Samples>(() => samplesFor(saved?.key ?? "", saved?.payloadSchema ?? null));
@@ -78,6 +91,7 @@ export function WorkflowEditor({ saved }: { saved: Workflow | null }) {
       setDraft((d) => ({ ...d, active: wf.active }));
     },
   });
+  const [dialog, ask] = useConfirm();
   const remove = useMutation({
     mutationFn: (wf: Workflow) => unwrap(api.DELETE("/v1/workflows/{key}", { params: { path: { key: wf.key } } })),
     onSuccess: () => {
@@ -116,14 +130,20 @@ export function WorkflowEditor({ saved }: { saved: Workflow | null }) {
   );
   useEffect(() => {
     if (blocker.state !== "blocked") return;
-    if (window.confirm("This workflow has unsaved changes. Leave without saving them?")) blocker.proceed();
-    else blocker.reset();
-  }, [blocker]);
+    void ask({
+      title: "Leave without saving?",
+      body: "This workflow has unsaved changes; they are lost if you leave.",
+      confirm: "Leave",
+      danger: true,
+    }).then((yes) => (yes ? blocker.proceed() : blocker.reset()));
+  }, [blocker, ask]);
+  // Errors of the last save fade as their fields are fixed, banner included.
+  const saveError = standingError(save.error, save.variables, schema.ok ? toInput(draft, schema.value) : undefined);
   const step = draft.steps[selected];
   const groups = fieldGroups(schema.ok ? schema.value : null, variables.data?.data.map((v) => v.key) ?? [], draft.steps.slice(0, selected));
 
   return (
-    <SaveErrorsProvider error={save.error}>
+    <SaveErrorsProvider error={saveError}>
       <PageHeader
         title={
           <>
@@ -139,6 +159,13 @@ export function WorkflowEditor({ saved }: { saved: Workflow | null }) {
       >
         {saved ? (
           <>
+            <button
+              type="button"
+              title="A new workflow with this one's content under another key (a key never changes once saved)"
+              onClick={() => navigate("/workflows/new", { state: { copyOf: duplicateOf(draft) } })}
+            >
+              Duplicate
+            </button>
             <button type="button" onClick={() => toggle.mutate(saved)} disabled={toggle.isPending}>
               {saved.active ? "Deactivate" : "Activate"}
             </button>
@@ -146,8 +173,14 @@ export function WorkflowEditor({ saved }: { saved: Workflow | null }) {
               type="button"
               className="danger"
               disabled={remove.isPending}
-              onClick={() => {
-                if (confirm(`Delete the workflow ${saved.key}? Triggers already accepted still run.`)) remove.mutate(saved);
+              onClick={async () => {
+                const yes = await ask({
+                  title: `Delete the workflow ${saved.key}?`,
+                  body: "Triggers already accepted still run; new triggers of this key are refused.",
+                  confirm: "Delete workflow",
+                  danger: true,
+                });
+                if (yes) remove.mutate(saved);
               }}
             >
               Delete
@@ -164,7 +197,8 @@ export function WorkflowEditor({ saved }: { saved: Workflow | null }) {
           {save.isPending ? "Saving…" : saved ? "Save" : "Create"}
         </button>
       </PageHeader>
-      {save.error ? <ProblemView error={save.error} /> : null}
+      {dialog}
+      {saveError ? <ProblemView error={saveError} /> : null}
       {toggle.error ? <ProblemView error={toggle.error} /> : null}
       {remove.error ? <ProblemView error={remove.error} /> : null}
       {save.isSuccess && !unsaved ? (
@@ -174,7 +208,7 @@ export function WorkflowEditor({ saved }: { saved: Workflow | null }) {
       ) : null}
       <div className="workflow-editor">
         <div className="editor-main">
-          <SettingsCard draft={draft} onChange={patch} />
+          <SettingsCard draft={draft} keyFixed={saved !== null} onChange={patch} />
           <PayloadSchemaEditor text={draft.payloadSchemaText} onChange={changeSchema} />
           <StepList steps={draft.steps} selected={selected} onSelect={setSelected} onChange={setSteps} />
           {step ? (
@@ -196,9 +230,7 @@ export function WorkflowEditor({ saved }: { saved: Workflow | null }) {
             onPayload={(payload) => setSamples({ ...samples, payload })}
             onSubscriber={(subscriber) => setSamples({ ...samples, subscriber })}
           />
-          {saved ? (
-            <SendTest workflowKey={saved.key} active={saved.active} unsaved={unsaved} payloadText={samples.payload} defaultSubscriber="" />
-          ) : null}
+          {saved ? <SendTest workflowKey={saved.key} unsaved={unsaved} payloadText={samples.payload} defaultSubscriber="" /> : null}
         </aside>
       </div>
     </SaveErrorsProvider>

@@ -27,11 +27,12 @@ export interface Draft {
   steps: Step[];
 }
 
+/** A new workflow starts active, as one created through the API does (Send test works on an inactive one too). */
 export const EMPTY_DRAFT: Draft = {
   key: "",
   name: "",
   description: "",
-  active: false,
+  active: true,
   critical: false,
   tags: [],
   payloadSchemaText: "",
@@ -48,6 +49,9 @@ export const toDraft = (wf: Workflow): Draft => ({
   payloadSchemaText: wf.payloadSchema ? JSON.stringify(wf.payloadSchema, null, 2) : "",
   steps: wf.steps,
 });
+
+/** What Duplicate starts from: the same content under a new key, which the person may still change before saving. */
+export const duplicateOf = (draft: Draft): Draft => ({ ...draft, key: `${draft.key}-copy`.slice(0, 64), name: `${draft.name} (copy)` });
 
 export type Parsed<T> = { ok: true; value: T } | { ok: false; message: string };
 

@@ -1,4 +1,4 @@
-import { type ReactNode, useEffect, useId, useRef } from "react";
+import { type ReactNode, useCallback, useEffect, useId, useRef, useState } from "react";
 
 /**
  * A modal question (the browser's own <dialog>: focus moves into it, Escape cancels). `open`
@@ -53,4 +53,43 @@ export function ConfirmDialog({
       </form>
     </dialog>
   );
+}
+
+export interface Question {
+  title: string;
+  body: ReactNode;
+  confirm: string;
+  danger?: boolean;
+}
+
+/**
+ * The styled replacement of `window.confirm()`: `const [dialog, ask] = useConfirm()`, render
+ * `dialog`, then `if (await ask({ title, body, confirm: "Delete", danger: true })) remove.mutate()`.
+ */
+export function useConfirm(): [ReactNode, (question: Question) => Promise<boolean>] {
+  const [pending, setPending] = useState<{ question: Question; answer: (yes: boolean) => void } | null>(null);
+  const ask = useCallback(
+    (question: Question) =>
+      new Promise<boolean>((resolve) => {
+        setPending({ question, answer: resolve });
+      }),
+    [],
+  );
+  const close = (yes: boolean) => {
+    pending?.answer(yes);
+    setPending(null);
+  };
+  const dialog = (
+    <ConfirmDialog
+      open={pending !== null}
+      title={pending?.question.title ?? ""}
+      confirm={pending?.question.confirm ?? "OK"}
+      danger={pending?.question.danger}
+      onConfirm={() => close(true)}
+      onCancel={() => close(false)}
+    >
+      {typeof pending?.question.body === "string" ? <p>{pending.question.body}</p> : pending?.question.body}
+    </ConfirmDialog>
+  );
+  return [dialog, ask];
 }

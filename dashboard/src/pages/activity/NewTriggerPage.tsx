@@ -1,0 +1,113 @@
+import { useMutation, useQuery } from "@tanstack/react-query";
+import { type FormEvent, useState } from "react";
+import { Link, useNavigate } from "react-router";
+import { api, unwrap } from "../../api/client";
+import { Field } from "../../ui/Field";
+import { PageHeader } from "../../ui/PageHeader";
+import { ProblemView } from "../../ui/ProblemView";
+import { parseObject } from "../workflows/model";
+import "./activity.css";
+
+type Audience = "subscribers" | "topic" | "everyone";
+const AUDIENCES: { value: Audience; label: string }[] = [
+  { value: "subscribers", label: "Subscribers" },
+  { value: "topic", label: "A topic" },
+  { value: "everyone", label: "Everyone (broadcast)" },
+];
+
+const ids = (text: string) =>
+  text
+    .split(/[\s,]+/)
+    .map((id) => id.trim())
+    .filter(Boolean);
+
+/** Triggers a workflow from the dashboard: for subscribers by id, a topic's members, or every subscriber (a broadcast). */
+export function NewTriggerPage() {
+  const navigate = useNavigate();
+  const [workflow, setWorkflow] = useState("");
+  const [audience, setAudience] = useState<Audience>("subscribers");
+  const [subscriberIds, setSubscriberIds] = useState("");
+  const [topic, setTopic] = useState("");
+  const [payloadText, setPayloadText] = useState("{}");
+  const workflows = useQuery({
+    queryKey: ["workflows", "pick"],
+    queryFn: () => unwrap(api.GET("/v1/workflows", { params: { query: { limit: 100 } } })),
+  });
+  const topics = useQuery({
+    queryKey: ["topics", "pick"],
+    queryFn: () => unwrap(api.GET("/v1/topics", { params: { query: { limit: 100 } } })),
+    enabled: audience === "topic",
+  });
+  const payload = parseObject(payloadText, "payload");
+  const send = useMutation({
+    mutationFn: () => {
+      const common = { workflow, payload: payload.ok ? (payload.value ?? {}) : {} };
+      if (audience === "everyone") return unwrap(api.POST("/v1/trigger/broadcast", { body: common }));
+      const to = audience === "topic" ? { topic } : ids(subscriberIds);
+      return unwrap(api.POST("/v1/trigger", { body: { ...common, to } }));
+    },
+    onSuccess: (accepted) => navigate(`/activity/triggers/${encodeURIComponent(accepted.transactionId)}`),
+  });
+  const ready = workflow && payload.ok && (audience === "everyone" || (audience === "topic" ? topic : ids(subscriberIds).length > 0));
+
+  function submit(event: FormEvent) {
+    event.preventDefault();
+    send.mutate();
+  }
+
+  return (
+    <>
+      <PageHeader title="New trigger">
+        <Link to="/activity?tab=triggers">← Triggers</Link>
+      </PageHeader>
+      <form className="card new-trigger" onSubmit={submit} aria-label="New trigger">
+        <Field label="Workflow">
+          <select value={workflow} onChange={(e) => setWorkflow(e.target.value)} required>
+            <option value="">Choose a workflow</option>
+            {workflows.data?.data.map((w) => (
+              <option key={w.key} value={w.key} disabled={!w.active}>
+                {w.name} ({w.key}){w.active ? "" : " — inactive"}
+              </option>
+            ))}
+          </select>
+        </Field>
+        <fieldset className="segmented">
+          <legend>To</legend>
+          {AUDIENCES.map((a) => (
+            <label key={a.value}>
+              <input type="radio" name="audience" value={a.value} checked={audience === a.value} onChange={() => setAudience(a.value)} />{" "}
+              {a.label}
+            </label>
+          ))}
+        </fieldset>
+        {audience === "subscribers" ? (
+          <Field label="Subscriber ids" hint="Separated by commas or spaces; up to 100.">
+            <input value={subscriberIds} spellCheck={false} onChange={(e) => setSubscriberIds(e.target.value)} />
+          </Field>
+        ) : audience === "topic" ? (
+          <Field label="Topic">
+            <select value={topic} onChange={(e) => setTopic(e.target.value)}>
+              <option value="">Choose a topic</option>
+              {topics.data?.data.map((t) => (
+                <option key={t.key} value={t.key}>
+                  {t.name} ({t.key})
+                </option>
+              ))}
+            </select>
+          </Field>
+        ) : (
+          <p className="notice" data-testid="broadcast-notice">
+            Every subscriber of this environment gets it, each once.
+          </p>
+        )}
+        <Field label="Payload (JSON)" error={payload.ok ? undefined : payload.message}>
+          <textarea rows={6} spellCheck={false} value={payloadText} onChange={(e) => setPayloadText(e.target.value)} />
+        </Field>
+        {send.error ? <ProblemView error={send.error} /> : null}
+        <button type="submit" className="primary" disabled={!ready || send.isPending}>
+          {audience === "everyone" ? "Broadcast" : "Trigger"}
+        </button>
+      </form>
+    </>
+  );
+}

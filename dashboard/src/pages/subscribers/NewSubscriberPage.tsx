@@ -1,0 +1,91 @@
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { type FormEvent, useState } from "react";
+import { Link, useNavigate } from "react-router";
+import { api, unwrap } from "../../api/client";
+import { ApiError } from "../../api/problem";
+import { Field } from "../../ui/Field";
+import { PageHeader } from "../../ui/PageHeader";
+import { ProblemView } from "../../ui/ProblemView";
+import { standingError } from "../../ui/standing-errors";
+import { subscriberPath } from "./search";
+import "./subscribers.css";
+
+const FIELDS = [
+  { name: "email", label: "Email", type: "email", placeholder: "ada@example.com" },
+  { name: "phone", label: "Phone", type: "tel", placeholder: "+41791234567" },
+  { name: "firstName", label: "First name", type: "text", placeholder: "Ada" },
+  { name: "lastName", label: "Last name", type: "text", placeholder: "Lovelace" },
+] as const;
+type Name = "subscriberId" | (typeof FIELDS)[number]["name"];
+
+/** Says so when the id is taken: POST /sub would update that subscriber instead of creating one. */
+class Taken extends Error {}
+
+/** A new subscriber by hand (the API also creates them with POST /sub or inline in a trigger). */
+export function NewSubscriberPage() {
+  const navigate = useNavigate();
+  const queryClient = useQueryClient();
+  const [values, setValues] = useState<Record<Name, string>>({ subscriberId: "", email: "", phone: "", firstName: "", lastName: "" });
+  const body = () => {
+    const input: Record<string, string> = { subscriberId: values.subscriberId.trim() };
+    for (const { name } of FIELDS) if (values[name].trim()) input[name] = values[name].trim();
+    return input as { subscriberId: string };
+  };
+  const create = useMutation({
+    mutationFn: async (input: { subscriberId: string }) => {
+      const existing = await api.GET("/v1/subscribers/{subscriberId}", { params: { path: { subscriberId: input.subscriberId } } });
+      if (existing.response.ok) throw new Taken(input.subscriberId);
+      return unwrap(api.POST("/sub", { body: input }));
+    },
+    onSuccess: async (created) => {
+      await queryClient.invalidateQueries({ queryKey: ["subscribers"] });
+      navigate(subscriberPath(created.subscriberId));
+    },
+  });
+  const error = standingError(create.error, create.variables, body());
+  const fieldError = (path: Name) => (error instanceof ApiError ? error.fieldError(path) : undefined);
+  const shownAbove = error instanceof ApiError && error.problem.errors?.every((e) => e.path in values);
+
+  function submit(event: FormEvent) {
+    event.preventDefault();
+    create.mutate(body());
+  }
+
+  return (
+    <>
+      <PageHeader title="New subscriber">
+        <Link to="/subscribers">All subscribers</Link>
+      </PageHeader>
+      <form className="card new-subscriber" onSubmit={submit} aria-label="New subscriber">
+        <Field label="Subscriber id" error={fieldError("subscriberId")} hint="Your own id for this person; it never changes.">
+          <input
+            value={values.subscriberId}
+            spellCheck={false}
+            autoCapitalize="off"
+            required
+            onChange={(e) => setValues({ ...values, subscriberId: e.target.value })}
+          />
+        </Field>
+        {FIELDS.map((f) => (
+          <Field key={f.name} label={f.label} error={fieldError(f.name)}>
+            <input
+              type={f.type}
+              value={values[f.name]}
+              placeholder={f.placeholder}
+              onChange={(e) => setValues({ ...values, [f.name]: e.target.value })}
+            />
+          </Field>
+        ))}
+        {create.error instanceof Taken && create.variables?.subscriberId === values.subscriberId.trim() ? (
+          <p className="problem" role="alert">
+            A subscriber <Link to={subscriberPath(create.error.message)}>{create.error.message}</Link> exists already: edit it there.
+          </p>
+        ) : null}
+        {error && !(error instanceof Taken) && !shownAbove ? <ProblemView error={error} /> : null}
+        <button type="submit" className="primary" disabled={create.isPending || !values.subscriberId.trim()}>
+          Create subscriber
+        </button>
+      </form>
+    </>
+  );
+}
