@@ -9,6 +9,7 @@ import type {
   WebhookEndpointList,
   WebhookEndpointSecret,
 } from "../../src/features/webhook-endpoints/schemas";
+import { EVENT_TYPES } from "../../src/contract/event-types";
 import { createEnvironment } from "../factories";
 import { api, errorPaths, expectProblem } from "../request";
 import { strictApi } from "../strict-api";
@@ -180,5 +181,13 @@ describe("secrets", () => {
     expect(byDefault.status).toBe(200);
     expect(byDefault.body.previousSecret).toBe(now.body.secret);
     expect(Date.parse(byDefault.body.previousSecretExpiresAt!) - Date.now()).toBeGreaterThan(23.9 * 3_600_000);
+  });
+});
+
+describe("GET /openapi.json", () => {
+  it("documents every event type's request in the webhooks section", async () => {
+    const doc = (await api<{ webhooks: Record<string, { post: { requestBody: unknown } }> }>(null, "GET", "/openapi.json")).body;
+    expect(Object.keys(doc.webhooks).sort()).toEqual([...EVENT_TYPES].sort());
+    expect(JSON.stringify(doc.webhooks["subscriber.deleted"]!.post.requestBody)).toContain("subscriber.deleted");
   });
 });
