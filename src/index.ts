@@ -2,6 +2,7 @@ import { createApp } from "./app";
 import { consumeDeadLetters } from "./delivery/dead-letters";
 import { consumeDeliveryBatch } from "./delivery/consumer";
 import { consumeWebhookBatch } from "./features/webhook-endpoints/consumer";
+import { redispatchStale } from "./features/events/record";
 import { createDb } from "./db/client";
 import { purgeExpired, retentionPolicy } from "./db/retention";
 import { purgeWorkflowTombstones } from "./features/workflows/tombstones";
@@ -29,6 +30,9 @@ export default {
     const now = new Date(controller.scheduledTime);
     const report = await purgeExpired(db, retentionPolicy(env, now));
     const workflowTombstones = await purgeWorkflowTombstones(db, now);
-    console.log(JSON.stringify({ level: "info", message: "retention", cron: controller.cron, ...report, workflowTombstones }));
+    const eventsRedispatched = await redispatchStale(env, now);
+    console.log(
+      JSON.stringify({ level: "info", message: "retention", cron: controller.cron, ...report, workflowTombstones, eventsRedispatched }),
+    );
   },
 } satisfies ExportedHandler<Bindings>;

@@ -1,6 +1,10 @@
-import { createExecutionContext, createMessageBatch, env, getQueueResult } from "cloudflare:test";
+import { createExecutionContext, createMessageBatch, createScheduledController, env, getQueueResult } from "cloudflare:test";
+import { eq } from "drizzle-orm";
 import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
+import { createDb } from "../../src/db/client";
+import { events } from "../../src/db/schema";
+import { eventRow } from "../../src/features/events/record";
 import type { EventList } from "../../src/features/events/schemas";
 import type { WebhookEndpointCreated } from "../../src/features/webhook-endpoints/schemas";
 import worker from "../../src/index";
@@ -114,5 +118,23 @@ describe("replay and resend", () => {
     const ctx = createExecutionContext();
     await worker.queue(batch, env);
     expect((await getQueueResult(batch, ctx)).explicitAcks).toEqual(["x"]);
+  });
+});
+
+describe("crash safety", () => {
+  it("dispatches from the cron an event whose dispatch was lost between the write and the Queue send", async () => {
+    const { id, receiver, endpoint } = await setUp();
+    const lost = { ...eventRow(id, "subscriber.created", { subscriberId: "lost" }), createdAt: new Date(Date.now() - 5 * 60_000) };
+    const fresh = eventRow(id, "subscriber.created", { subscriberId: "in-flight" });
+    await createDb(env.DB).insert(events).values([lost, fresh]);
+    await worker.scheduled(createScheduledController({ scheduledTime: Date.now(), cron: "*/10 * * * *" }), env);
+    const [payload] = await payloads(receiver, endpoint.secret, 1);
+    expect(payload).toMatchObject({ id: lost.id, data: { subscriberId: "lost" } });
+    await eventually(async () => {
+      const [again] = await createDb(env.DB).select().from(events).where(eq(events.id, lost.id));
+      return again?.dispatchedAt;
+    });
+    // The young one may still be on its way through its own dispatch: the cron leaves it alone.
+    expect((await receiver.captured()).length).toBe(1);
   });
 });

@@ -1,6 +1,6 @@
 // Outbound events are rows written in the same D1 batch as the rows they describe: these build
 // the statements; features/events/record.ts names written events to the webhook Queue.
-import { sql } from "drizzle-orm";
+import { and, asc, isNull, lt, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { EventType } from "../../contract/event-types";
 import { newId } from "../../lib/ids";
@@ -40,3 +40,12 @@ export function subscriberChangeEvents(db: Db, environmentId: string, subscriber
     JOIN subscribers AS s ON s.environment_id = ${environmentId} AND s.subscriber_id = json_extract(p.value, '$[1]')`);
   return { statement, eventIds: pairs.map(([id]) => id!) };
 }
+
+/** Events written before `before` whose deliveries were never enqueued, oldest first. */
+export const undispatchedEvents = (db: Db, before: Date, limit: number) =>
+  db
+    .select({ id: events.id, environmentId: events.environmentId })
+    .from(events)
+    .where(and(isNull(events.dispatchedAt), lt(events.createdAt, before)))
+    .orderBy(asc(events.createdAt))
+    .limit(limit);
