@@ -12,10 +12,11 @@ import { LOCAL_LEDGER_SHARDS, run } from "../scripts/lib.mjs";
 const HOST = "127.0.0.1";
 
 /**
- * @param {{ vars?: Record<string, string>, port?: string, acceptOnly?: boolean, rateLimits?: boolean, restart?: { folder: string, key: string, encryptionKey: string } }} [options]
+ * @param {{ vars?: Record<string, string>, port?: string, acceptOnly?: boolean, rateLimits?: boolean, environments?: string[], restart?: { folder: string, key: string, keys?: Record<string, string>, encryptionKey: string } }} [options]
  *   `vars` are wrangler vars for this run; `acceptOnly` runs without Queue consumers (jobs stay
  *   queued: the accept path alone); `rateLimits: false` runs without the `[[ratelimits]]`
- *   bindings (what the limiter costs); `restart` starts again on the state of a stopped server.
+ *   bindings (what the limiter costs); `environments` are more sandbox environments beside
+ *   `bench` (their API keys in `keys`); `restart` starts again on the state of a stopped server.
  */
 export async function startServer(options = {}) {
   const port = options.port ?? process.env.PORT ?? "8797";
@@ -25,11 +26,14 @@ export async function startServer(options = {}) {
   // The Worker serves the dashboard's build as its assets: wrangler refuses to start without it.
   if (!existsSync("dashboard/dist")) await run("vite", ["build", "--config", "dashboard/vite.config.ts", "--logLevel", "warn"]);
   let key = options.restart?.key;
+  let keys = options.restart?.keys ?? { bench: key };
   if (!key) {
     await applyMigrations({ persistTo });
     const sql = localSql({ persistTo });
-    key = (await ensureEnvironments(sql, ["bench"])).keys.bench;
-    await ensureSandboxIntegrations(sql, encryptionKey, "bench");
+    const slugs = ["bench", ...(options.environments ?? [])];
+    keys = (await ensureEnvironments(sql, slugs)).keys;
+    key = keys.bench;
+    for (const slug of slugs) await ensureSandboxIntegrations(sql, encryptionKey, slug);
   }
 
   // The local runtime runs every object on one thread: shards add no parallelism there, only
@@ -95,7 +99,7 @@ export async function startServer(options = {}) {
     if (!keep) rmSync(folder, { recursive: true, force: true });
     if (config !== "wrangler.toml") rmSync(config, { force: true });
   };
-  return { baseUrl, key, persistTo, folder, encryptionKey, stop, log: () => log };
+  return { baseUrl, key, keys, persistTo, folder, encryptionKey, stop, log: () => log };
 }
 
 /**

@@ -1,5 +1,6 @@
-import { env, runInDurableObject } from "cloudflare:test";
-import type { TriggerSnapshot } from "../src/delivery/trigger-record";
+import { env, evictDurableObject, runInDurableObject } from "cloudflare:test";
+import type { TriggerRecord, TriggerSnapshot } from "../src/delivery/trigger-record";
+import { loadWorkflowGates, prepareTrigger } from "../src/features/triggers/accept";
 import { coordinatorStub, ledgerNameFor, ledgerStub } from "../src/durable-objects/ledger/shards";
 import type { TriggerLedger } from "../src/durable-objects/ledger/trigger-ledger";
 import type { FanOutCoordinator } from "../src/durable-objects/fan-out-coordinator";
@@ -24,3 +25,40 @@ export const tickLedger = (environmentId: string, transactionId: string, now: nu
 
 export const tickCoordinator = (environmentId: string, transactionId: string, now: number) =>
   runInDurableObject(coordinatorStub(env, environmentId, transactionId), (coordinator: FanOutCoordinator) => coordinator.tick(now));
+
+/**
+ * Accepts a trigger straight into its ledger and, in the same turn inside the object, does
+ * what a crash right after the 202 would leave: the alarm that flushes the outbox never runs;
+ * with `loseJob`, the job also left the outbox and was lost by the Queue. `record` changes what
+ * is stored (a record the consumer cannot write, say).
+ */
+export async function acceptThenCrash(
+  environmentId: string,
+  workflowKey: string,
+  to: unknown,
+  options: { loseJob?: boolean; record?: (record: TriggerRecord) => TriggerRecord; topics?: string[] } = {},
+) {
+  const gates = await loadWorkflowGates(env.DB, environmentId, [workflowKey]);
+  const prepared = await prepareTrigger(
+    environmentId,
+    { workflow: workflowKey, to: to as string },
+    gates.get(workflowKey),
+    new Set(options.topics),
+    Date.now(),
+  );
+  const name = ledgerNameFor(env, environmentId, prepared.transactionId);
+  const ledger = ledgerOf(environmentId, prepared.transactionId);
+  const record = options.record ? options.record(prepared.record) : prepared.record;
+  const crash = runInDurableObject(ledger, async (instance: TriggerLedger, state) => {
+    const outcomes = await instance.accept(name, [{ record, fingerprint: prepared.fingerprint }]);
+    if (outcomes[0] !== "accepted") throw new Error(`the ledger answered ${outcomes[0]}`);
+    await state.storage.deleteAlarm();
+    if (options.loseJob) state.storage.sql.exec("DELETE FROM outbox");
+    await state.storage.sync();
+    // The object dies here, with its in-memory flush timer: only what storage holds survives.
+    state.abort("simulated crash");
+  });
+  await crash.catch(() => undefined);
+  await evictDurableObject(ledger).catch(() => undefined);
+  return { transactionId: prepared.transactionId, ledger: name };
+}

@@ -5,12 +5,13 @@ import type { FanOut } from "../durable-objects/ledger/trigger-ledger";
 import { deliveryQueueFor, type Bindings } from "../env";
 import { subscriberWrites } from "../db/queries/subscribers";
 import { inlineSubscribers } from "./inline-subscribers";
-import { finishTrigger, triggerRecordWrites } from "./trigger-writes";
+import { triggerRecordWrites } from "./trigger-writes";
 import { retryDelaySeconds } from "./backoff";
 import { cancelRecipients, eraseRecipients } from "./close-recipients";
 import { DeliveryContext } from "./context";
 import { DeliveryJob, RECIPIENTS_PER_JOB, type RecipientsJob } from "./job";
 import { runRecipients } from "./run-recipients";
+import { unpack } from "./unpack";
 import { resolveRecipientIds } from "./resolve-recipients";
 import type { TriggerSnapshot, TriggerState } from "./trigger-record";
 
@@ -39,9 +40,10 @@ type Job<T extends DeliveryJob["type"]> = { message: Message<unknown>; job: Extr
  * unexpected retries it with backoff.
  */
 export async function consumeDeliveryBatch(batch: MessageBatch<unknown>, env: Bindings): Promise<void> {
+  const { messages, settle } = unpack(batch, env);
   const triggers: Job<"trigger">[] = [];
   const chunks: Job<"recipients">[] = [];
-  for (const message of batch.messages) {
+  for (const message of messages) {
     const parsed = DeliveryJob.safeParse(message.body);
     if (!parsed.success) {
       log({ level: "error", event: "invalid_job", id: message.id, issues: parsed.error.issues.map((i) => i.message) });
@@ -56,8 +58,9 @@ export async function consumeDeliveryBatch(batch: MessageBatch<unknown>, env: Bi
   await runLimited([...inline, ...chunks.map((c) => ({ ...c, snapshot: undefined }))], CHUNK_CONCURRENCY, (c) =>
     runChunk(ctx, c.message, c.job, c.snapshot),
   );
+  await settle();
   // Large batches only: what an operator (and the delivery benchmark) reads to see where a batch's time went.
-  if (batch.messages.length >= 20) {
+  if (messages.length >= 20) {
     log({
       level: "info",
       event: "delivery_batch",
@@ -65,6 +68,7 @@ export async function consumeDeliveryBatch(batch: MessageBatch<unknown>, env: Bi
       chunks: chunks.length,
       startMs: fannedOut - started,
       runMs: Date.now() - fannedOut,
+      ...ctx.costs,
     });
   }
 }
@@ -84,7 +88,7 @@ interface Plan {
 async function startTriggers(ctx: DeliveryContext, jobs: Job<"trigger">[]) {
   const { env } = ctx;
   const loaded = await Promise.allSettled(jobs.map(({ job }) => ctx.snapshot(job)));
-  const ready: (Job<"trigger"> & { snapshot: TriggerSnapshot })[] = [];
+  const ready: Ready[] = [];
   for (const [i, result] of loaded.entries()) {
     const item = jobs[i]!;
     if (result.status === "rejected") {
@@ -101,28 +105,12 @@ async function startTriggers(ctx: DeliveryContext, jobs: Job<"trigger">[]) {
   }
   if (ready.length === 0) return [];
 
-  const now = new Date();
-  try {
-    const active = ready.filter((r) => r.snapshot.state === "accepted");
-    const upserts = [...Map.groupBy(active, (r) => r.snapshot.environmentId)].flatMap(
-      ([environmentId, items]) =>
-        subscriberWrites(
-          ctx.db,
-          environmentId,
-          items.flatMap((i) => inlineSubscribers(i.snapshot)),
-          now,
-        ).statements,
-    );
-    const records = ready.map((r) => ({ record: r.snapshot, status: STATUS_BY_STATE[r.snapshot.state] }));
-    await runBatch(ctx.db, [...upserts, ...triggerRecordWrites(ctx.db, records, now)]);
-  } catch (error) {
-    for (const r of ready) retry(r.message, error, "record_batch_failed");
-    return [];
-  }
+  const recorded = await recordAll(ctx, ready);
+  if (recorded.length === 0) return [];
 
   const inline: (Job<"recipients"> & { snapshot: TriggerSnapshot })[] = [];
   // Completed and failed triggers are done; cancelled ones still fan out so every recipient gets its cancelled messages.
-  const live = ready.filter((r) => {
+  const live = recorded.filter((r) => {
     if (r.snapshot.state === "completed" || r.snapshot.state === "failed") r.message.ack();
     else return true;
     return false;
@@ -170,7 +158,7 @@ async function startTriggers(ctx: DeliveryContext, jobs: Job<"trigger">[]) {
         };
         if (snapshot.coordinated && result.state === "cancelled") await coordinatorStub(env, environmentId, transactionId).cancel();
         if (result.completed) {
-          await finishTrigger(ctx.db, environmentId, transactionId, "completed");
+          await ctx.finish(environmentId, transactionId, "completed");
           return r.message.ack();
         }
         const chunks = result.chunks ?? plan.chunks;
@@ -196,6 +184,47 @@ async function startTriggers(ctx: DeliveryContext, jobs: Job<"trigger">[]) {
   return inline;
 }
 
+type Ready = Job<"trigger"> & { snapshot: TriggerSnapshot };
+
+/** The D1 writes that record triggers and upsert their inline subscribers, one statement per environment and table. */
+function recordWrites(ctx: DeliveryContext, items: Ready[], now: Date) {
+  const active = items.filter((r) => r.snapshot.state === "accepted");
+  const upserts = [...Map.groupBy(active, (r) => r.snapshot.environmentId)].flatMap(
+    ([environmentId, group]) =>
+      subscriberWrites(
+        ctx.db,
+        environmentId,
+        group.flatMap((i) => inlineSubscribers(i.snapshot)),
+        now,
+      ).statements,
+  );
+  const records = items.map((r) => ({ record: r.snapshot, status: STATUS_BY_STATE[r.snapshot.state] }));
+  return [...upserts, ...triggerRecordWrites(ctx.db, records, now)];
+}
+
+/**
+ * Records every trigger in one D1 batch. A batch is atomic, so one trigger whose writes fail
+ * would fail them all: then each is written on its own and only those that fail retry.
+ */
+async function recordAll(ctx: DeliveryContext, ready: Ready[]): Promise<Ready[]> {
+  const now = new Date();
+  try {
+    await runBatch(ctx.db, recordWrites(ctx, ready, now));
+    return ready;
+  } catch (error) {
+    if (ready.length === 1) {
+      retry(ready[0]!.message, error, "record_batch_failed");
+      return [];
+    }
+  }
+  const alone = await Promise.allSettled(ready.map((r) => runBatch(ctx.db, recordWrites(ctx, [r], now))));
+  return ready.filter((r, i) => {
+    const result = alone[i]!;
+    if (result.status === "rejected") retry(r.message, result.reason, "record_batch_failed");
+    return result.status === "fulfilled";
+  });
+}
+
 /** Runs one chunk of recipients; re-enqueues those waiting for a retry and finishes the trigger when it is the last. */
 async function runChunk(ctx: DeliveryContext, message: Message<unknown>, job: RecipientsJob, known?: TriggerSnapshot) {
   const { env } = ctx;
@@ -205,7 +234,7 @@ async function runChunk(ctx: DeliveryContext, message: Message<unknown>, job: Re
     if (job.erased) {
       await eraseRecipients(ctx, job, snapshot);
       const completed = await ctx.home(snapshot).recipientsDone(job.chunk, job.subscriberIds);
-      if (completed) await ctx.write([finishTrigger(ctx.db, job.environmentId, job.transactionId, "completed")]);
+      if (completed) await ctx.finish(job.environmentId, job.transactionId, "completed");
       return message.ack();
     }
     if (snapshot.state === "cancelled") {
@@ -224,7 +253,7 @@ async function runChunk(ctx: DeliveryContext, message: Message<unknown>, job: Re
       );
     }
     if (result.completed) {
-      await ctx.write([finishTrigger(ctx.db, job.environmentId, job.transactionId, result.workflowGone ? "failed" : "completed")]);
+      await ctx.finish(job.environmentId, job.transactionId, result.workflowGone ? "failed" : "completed");
     }
     message.ack();
   } catch (error) {

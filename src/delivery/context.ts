@@ -6,6 +6,7 @@ import type { Bindings } from "../env";
 import type { IntegrationConfig } from "../providers/types";
 import type { DeliveryJob } from "./job";
 import { MicroBatcher } from "./micro-batch";
+import { finishTriggers } from "./trigger-writes";
 import type { TriggerSnapshot } from "./trigger-record";
 
 /** Where a trigger's sends are coordinated: its ledger shard, or its own coordinator for a large fan-out. */
@@ -34,9 +35,12 @@ export type EnvironmentCache = Map<
 export class DeliveryContext {
   readonly db: Db;
   readonly environments: EnvironmentCache = new Map();
+  /** Round trips and statements of this invocation: what the delivery log reports and bench/model.mjs takes as measured costs. */
+  readonly costs = { d1Batches: 0, d1Statements: 0, objectCalls: 0 };
   private readonly d1: MicroBatcher<BatchItem<"sqlite">[], unknown[]>;
   private readonly ops: MicroBatcher<DeliveryOp, DeliveryOpResult>;
   private readonly reads: MicroBatcher<Key, TriggerSnapshot | null>;
+  private readonly finishes: MicroBatcher<Key & { status: "completed" | "failed" }, undefined>;
 
   constructor(readonly env: Bindings) {
     this.db = createDb(env.DB);
@@ -44,6 +48,8 @@ export class DeliveryContext {
       const all = lists.flat();
       if (all.length === 0) return lists.map(() => []);
       const [first, ...rest] = all;
+      this.costs.d1Batches++;
+      this.costs.d1Statements += all.length;
       const results = (await this.db.batch([first!, ...rest])) as unknown[];
       let offset = 0;
       return lists.map((list) => {
@@ -53,17 +59,30 @@ export class DeliveryContext {
       });
     });
     this.ops = new MicroBatcher(async (key, ops) => {
+      this.costs.objectCalls++;
       const [kind, name] = [key.slice(0, 1), key.slice(2)];
       if (kind === "l") return (await ledgerStub(env, name).run(ops)) as DeliveryOpResult[];
       const { environmentId, transactionId } = ops[0]!;
       return (await coordinatorStub(env, environmentId, transactionId).run(ops)) as DeliveryOpResult[];
     });
-    this.reads = new MicroBatcher(async (name, keys) => (await ledgerStub(env, name).snapshots(keys)) as (TriggerSnapshot | null)[]);
+    this.finishes = new MicroBatcher(async (_key, items) => {
+      await this.write(finishTriggers(this.db, items));
+      return items.map(() => undefined);
+    });
+    this.reads = new MicroBatcher(async (name, keys) => {
+      this.costs.objectCalls++;
+      return (await ledgerStub(env, name).snapshots(keys)) as (TriggerSnapshot | null)[];
+    });
   }
 
   /** Runs statements in the phase's shared D1 batch; answers this caller's results, in order. */
   write(statements: BatchItem<"sqlite">[]): Promise<unknown[]> {
     return statements.length === 0 ? Promise.resolve([]) : this.d1.call("d1", statements);
+  }
+
+  /** Moves a trigger's D1 record to a terminal status; the chunks finishing together share a statement. */
+  finish(environmentId: string, transactionId: string, status: "completed" | "failed"): Promise<undefined> {
+    return this.finishes.call("finish", { environmentId, transactionId, status });
   }
 
   /** Reads a trigger from its ledger (one call per shard for all jobs of the batch). */

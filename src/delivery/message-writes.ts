@@ -1,4 +1,4 @@
-import { and, eq, inArray } from "drizzle-orm";
+import { and, eq, inArray, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Db } from "../db/client";
 import { messageEvents, messages, sandboxMessages, subscriberChannels, type MessageStatus } from "../db/schema";
@@ -51,6 +51,47 @@ const eventRow = (environmentId: string, messageId: string, event: EventInput, a
   detail: event.detail ?? null,
 });
 
+type UpdatedColumn = keyof MessageFields | "status" | "updatedAt";
+
+interface MessageUpdate {
+  messageId: string;
+  values: Partial<Record<UpdatedColumn, unknown>>;
+}
+
+/**
+ * Many messages' results in few statements rather than one UPDATE per message: a fan-out's
+ * results are thousands of rows per batch, and D1 runs statements one after another. Values
+ * the rows share are set once; the others by `CASE id WHEN … THEN … END`.
+ */
+function updateMany(db: Db, columns: UpdatedColumn[], group: MessageUpdate[]): BatchItem<"sqlite">[] {
+  const driver = (c: UpdatedColumn, value: unknown) => (value == null ? null : messages[c].mapToDriverValue(value as never));
+  const shared = columns.filter((c) => {
+    const first = JSON.stringify(driver(c, group[0]!.values[c]));
+    return group.every((u) => JSON.stringify(driver(c, u.values[c])) === first);
+  });
+  const varying = columns.filter((c) => !shared.includes(c));
+  // 100 bound parameters a statement: the shared values, then per row its id and a WHEN/THEN pair per varying column.
+  const perStatement = Math.max(1, Math.floor((100 - shared.length) / (1 + 2 * varying.length)));
+  return chunk(group, perStatement).map((rows) => {
+    const set: Record<string, unknown> = {};
+    for (const c of shared) set[c] = rows[0]!.values[c] ?? null;
+    for (const c of varying)
+      set[c] = sql`CASE ${messages.id} ${sql.join(
+        rows.map((r) => sql`WHEN ${r.messageId} THEN ${driver(c, r.values[c])}`),
+        sql` `,
+      )} END`;
+    return db
+      .update(messages)
+      .set(set)
+      .where(
+        inArray(
+          messages.id,
+          rows.map((r) => r.messageId),
+        ),
+      );
+  });
+}
+
 /** Builds the D1 statements of one delivery phase, to run as a single batch. */
 export class MessageWrites {
   readonly statements: BatchItem<"sqlite">[] = [];
@@ -58,6 +99,7 @@ export class MessageWrites {
   /** Rows of one shape, written as multi-row inserts: a fan-out writes thousands per batch. */
   private readonly sending: (typeof messages.$inferInsert)[] = [];
   private readonly captures: (typeof sandboxMessages.$inferInsert)[] = [];
+  private readonly updates: MessageUpdate[] = [];
   constructor(
     private readonly db: Db,
     private readonly now: Date,
@@ -101,12 +143,9 @@ export class MessageWrites {
   }
 
   update(environmentId: string, messageId: string, status: MessageStatus, fields: MessageFields, event: EventInput): void {
-    this.statements.push(
-      this.db
-        .update(messages)
-        .set({ status, ...fields, updatedAt: this.now })
-        .where(eq(messages.id, messageId)),
-    );
+    // Undefined leaves a column as it is, as drizzle's set() does.
+    const values = Object.fromEntries(Object.entries({ status, ...fields, updatedAt: this.now }).filter(([, v]) => v !== undefined));
+    this.updates.push({ messageId, values });
     this.events.push(eventRow(environmentId, messageId, event, this.now));
   }
 
@@ -139,9 +178,12 @@ export class MessageWrites {
     const inserts: BatchItem<"sqlite">[] = [];
     for (const rows of chunk(this.sending, rowsPerStatement(SENDING_COLUMNS)))
       inserts.push(this.db.insert(messages).values(rows).onConflictDoNothing());
+    const updates = [...Map.groupBy(this.updates, (u) => Object.keys(u.values).sort().join(","))].flatMap(([shape, group]) => {
+      return updateMany(this.db, shape.split(",") as UpdatedColumn[], group);
+    });
     const after: BatchItem<"sqlite">[] = [];
     for (const rows of chunk(this.captures, rowsPerStatement(CAPTURE_COLUMNS))) after.push(this.db.insert(sandboxMessages).values(rows));
     for (const rows of chunk(this.events, rowsPerStatement(EVENT_COLUMNS))) after.push(this.db.insert(messageEvents).values(rows));
-    return [...inserts, ...this.statements, ...after];
+    return [...inserts, ...this.statements, ...updates, ...after];
   }
 }

@@ -1,6 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
 import type { RecipientsJob } from "../delivery/job";
 import { deliveryQueueFor, type Bindings } from "../env";
+import { ledgerTimings } from "./ledger/shards";
 
 export interface DigestEntry {
   transactionId: string;
@@ -25,6 +26,11 @@ interface State {
   decisions: Record<string, "continue" | "wait">;
   /** Closed digests by the transactionId whose run carries them; read by that run. */
   closed: Record<string, { events: Record<string, unknown>[]; count: number; closedAt: number }>;
+  /**
+   * The job each trigger's run continued with when its window closed, kept for the idempotency
+   * window: if that job is lost, the trigger's watchdog asks for it again (`resume`).
+   */
+  released?: Record<string, { job: RecipientsJob; at: number }>;
 }
 
 const KEY = "digest";
@@ -119,14 +125,45 @@ export class DigestObject extends DurableObject<Bindings> {
     return closed ? { events: closed.events, count: closed.count } : null;
   }
 
+  /**
+   * Where a trigger's run stands here: still collecting until the window closes, or the job it
+   * continued with (sent again by the watchdog when that one was lost), or null when its run
+   * never waited here (it went on at once, or never arrived).
+   */
+  async resume(transactionId: string): Promise<{ until: number } | { job: RecipientsJob } | null> {
+    const state = await this.state();
+    if (state.window?.entries.some((e) => e.transactionId === transactionId)) return { until: state.window.closesAt };
+    const released = state.released?.[transactionId];
+    return released ? { job: released.job } : null;
+  }
+
   override async alarm(): Promise<void> {
+    const jobs = await this.close(Date.now());
+    if (jobs.length) await deliveryQueueFor(this.env, jobs[0]!.transactionId).sendBatch(jobs.map((body) => ({ body })));
+  }
+
+  /**
+   * The alarm's durable half: closes the window and records the job each trigger continues
+   * with, which the alarm then sends. A crash between the two loses only the send: `resume`
+   * still answers with those jobs.
+   */
+  async close(now: number): Promise<RecipientsJob[]> {
     const state = await this.state();
     const window = state.window;
-    if (!window) return;
+    if (!window) return [];
     state.window = null;
     const [leader, ...followers] = window.entries;
+    const name = this.ctx.id.name ?? "";
+    const jobs = leader
+      ? [
+          { ...leader.job, digest: { name, stepId: window.stepId } },
+          ...followers.map((f) => ({ ...f.job, digestedInto: leader.transactionId })),
+        ]
+      : [];
+    const keepFrom = now - ledgerTimings(this.env).retentionMs;
+    state.released = Object.fromEntries(Object.entries(state.released ?? {}).filter(([, r]) => r.at > keepFrom));
+    for (const job of jobs) state.released[job.transactionId] = { job, at: now };
     if (leader) {
-      const now = Date.now();
       state.lastSentAt = now;
       state.closed[leader.transactionId] = { events: window.entries.map((e) => e.payload), count: window.entries.length, closedAt: now };
       const recent = Object.entries(state.closed)
@@ -135,11 +172,6 @@ export class DigestObject extends DurableObject<Bindings> {
       state.closed = Object.fromEntries(recent);
     }
     await this.ctx.storage.put(KEY, state);
-    if (!leader) return;
-    const name = this.ctx.id.name ?? "";
-    await deliveryQueueFor(this.env, leader.transactionId).sendBatch([
-      { body: { ...leader.job, digest: { name, stepId: window.stepId } } },
-      ...followers.map((f) => ({ body: { ...f.job, digestedInto: leader.transactionId } })),
-    ]);
+    return jobs;
   }
 }

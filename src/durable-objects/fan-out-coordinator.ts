@@ -3,6 +3,7 @@ import type { RecipientsJob } from "../delivery/job";
 import { deliveryQueueFor, type Bindings } from "../env";
 import type { DeliveryOp, DeliveryOpResult, WaitingStep } from "./ledger/claims";
 import { DELIVERY_SCHEMA, DeliveryState, pendingJobs, upgradeDeliverySchema, wakeBy } from "./ledger/delivery-state";
+import { digestResumes } from "./ledger/digest-resumes";
 import { ledgerTimings } from "./ledger/shards";
 
 const SCHEMA = `
@@ -129,15 +130,17 @@ export class FanOutCoordinator extends DurableObject<Bindings> {
 
   /**
    * The ledger's watchdog asks: a trigger finished here says so; one that has made no progress
-   * for `stallMs` and waits on nothing has its unfinished chunks enqueued again.
+   * for `stallMs` and waits on nothing (no parked step, no open window among the `digests` it
+   * joined) has its unfinished recipients enqueued again, each from where its run stands.
    */
-  async poke(stallMs: number): Promise<"completed" | "cancelled" | "running" | "resumed"> {
+  async poke(stallMs: number, digests: string[] = [], now = Date.now()): Promise<"completed" | "cancelled" | "running" | "resumed"> {
     const t = this.trigger();
     if (!t) return "running";
     if (t.state !== "accepted") return t.state;
-    const now = Date.now();
     if (t.progress_at > now - stallMs || this.delivery.hasWaits(t.env, t.tx)) return "running";
-    const jobs = pendingJobs(t, this.storedChunks(), t.ledger, this.delivery);
+    const fromDigests = await digestResumes(this.env, t.tx, digests);
+    if (fromDigests.until) return "running";
+    const jobs = pendingJobs(t, this.storedChunks(), t.ledger, this.delivery, fromDigests.jobs);
     await this.send(jobs);
     this.sql.exec("UPDATE trigger SET progress_at = ? WHERE id = 1", now);
     console.log(JSON.stringify({ level: "warn", event: "watchdog_resumed", transactionId: t.tx, jobs: jobs.length }));

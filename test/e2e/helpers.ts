@@ -1,4 +1,4 @@
-import { SELF } from "cloudflare:test";
+import { env, SELF } from "cloudflare:test";
 import { SETTLED_MESSAGE_STATUSES } from "../../src/contract/statuses";
 import type { Message, MessageWithEvents } from "../../src/features/messages/schemas";
 import { signStandardWebhook } from "../../src/providers/standard-webhooks";
@@ -45,4 +45,34 @@ export async function postResendWebhook(integrationId: string, body: string, sec
     },
     body,
   });
+}
+
+/** Writes the topic, subscribers with push tokens and their membership straight into D1 (fast set-up). */
+export async function seedTopic(environmentId: string, topicKey: string, count: number) {
+  const now = Date.now();
+  const statements: D1PreparedStatement[] = [
+    env.DB.prepare("INSERT INTO topics (id, environment_id, key, name, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)").bind(
+      `top_${topicKey}`,
+      environmentId,
+      topicKey,
+      topicKey,
+      now,
+      now,
+    ),
+  ];
+  for (let i = 0; i < count; i += 20) {
+    const ids = Array.from({ length: Math.min(20, count - i) }, (_, j) => `fan-${topicKey}-${String(i + j).padStart(5, "0")}`);
+    statements.push(
+      env.DB.prepare(
+        `INSERT INTO subscribers (id, environment_id, subscriber_id, created_at, updated_at) VALUES ${ids.map(() => "(?, ?, ?, ?, ?)").join(", ")}`,
+      ).bind(...ids.flatMap((id) => [`sub_${id}`, environmentId, id, now, now])),
+      env.DB.prepare(
+        `INSERT INTO subscriber_channels (environment_id, subscriber_id, channel, provider, address, created_at) VALUES ${ids.map(() => "(?, ?, 'push', 'fcm', ?, ?)").join(", ")}`,
+      ).bind(...ids.flatMap((id) => [environmentId, id, `token-${id}`, now])),
+      env.DB.prepare(
+        `INSERT INTO topic_members (environment_id, topic_key, subscriber_id, created_at) VALUES ${ids.map(() => "(?, ?, ?, ?)").join(", ")}`,
+      ).bind(...ids.flatMap((id) => [environmentId, topicKey, id, now])),
+    );
+  }
+  for (let i = 0; i < statements.length; i += 90) await env.DB.batch(statements.slice(i, i + 90));
 }

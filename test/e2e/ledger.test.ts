@@ -1,11 +1,10 @@
-import { env, evictDurableObject, runInDurableObject } from "cloudflare:test";
+import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { FanOutCoordinator } from "../../src/durable-objects/fan-out-coordinator";
-import { coordinatorStub, ledgerNameFor, ledgerNameIn } from "../../src/durable-objects/ledger/shards";
+import { coordinatorStub, ledgerNameIn } from "../../src/durable-objects/ledger/shards";
 import type { TriggerLedger } from "../../src/durable-objects/ledger/trigger-ledger";
-import { loadWorkflowGates, prepareTrigger } from "../../src/features/triggers/accept";
 import { createSandboxEnvironment, unique } from "../factories";
-import { ledgerOf, readTrigger, tickLedger } from "../ledger";
+import { acceptThenCrash, ledgerOf, readTrigger, tickLedger } from "../ledger";
 import { api, eventually } from "../request";
 import { byStep, createWorkflow, settledMessages, trigger, type MessageView } from "./helpers";
 
@@ -13,35 +12,6 @@ const STALL_MS = 120_000;
 const RETENTION_MS = 24 * 3_600_000;
 
 const person = () => ({ subscriberId: unique("p"), email: "p@example.com", phone: "+41791234567" });
-
-/**
- * Accepts a trigger straight into its ledger and, in the same turn inside the object, does
- * what a crash right after the 202 would leave: the alarm that flushes the outbox never runs;
- * with `loseJob`, the job also left the outbox and was lost by the Queue.
- */
-async function acceptThenCrash(environmentId: string, workflowKey: string, to: unknown, options: { loseJob?: boolean } = {}) {
-  const gates = await loadWorkflowGates(env.DB, environmentId, [workflowKey]);
-  const prepared = await prepareTrigger(
-    environmentId,
-    { workflow: workflowKey, to: to as string },
-    gates.get(workflowKey),
-    new Set(),
-    Date.now(),
-  );
-  const name = ledgerNameFor(env, environmentId, prepared.transactionId);
-  const ledger = ledgerOf(environmentId, prepared.transactionId);
-  const crash = runInDurableObject(ledger, async (instance: TriggerLedger, state) => {
-    expect(await instance.accept(name, [{ record: prepared.record, fingerprint: prepared.fingerprint }])).toEqual(["accepted"]);
-    await state.storage.deleteAlarm();
-    if (options.loseJob) state.storage.sql.exec("DELETE FROM outbox");
-    await state.storage.sync();
-    // The object dies here, with its in-memory flush timer: only what storage holds survives.
-    state.abort("simulated crash");
-  });
-  await crash.catch(() => undefined);
-  await evictDurableObject(ledger).catch(() => undefined);
-  return prepared.transactionId;
-}
 
 const messagesOf = async (key: string, transactionId: string) =>
   (await api<{ data: MessageView[] }>(key, "GET", `/v1/messages?transactionId=${transactionId}&limit=200`)).body.data;
@@ -61,7 +31,7 @@ describe("trigger ledger shards", () => {
   it("delivers a trigger whose ledger died before flushing its outbox (durable before 202)", async () => {
     const { id, key } = await createSandboxEnvironment();
     await createWorkflow(key, { key: "outbox", steps: [{ id: "mail", type: "email", template: { subject: "kept", text: "Hello" } }] });
-    const transactionId = await acceptThenCrash(id, "outbox", person());
+    const { transactionId } = await acceptThenCrash(id, "outbox", person());
     expect(await messagesOf(key, transactionId)).toEqual([]);
     // The alarm that restarts the object after the crash: it finds the job still in the outbox.
     expect((await tickLedger(id, transactionId, Date.now())).flushed).toBe(1);
@@ -73,7 +43,7 @@ describe("trigger ledger shards", () => {
   it("resumes a trigger whose Queue job was lost once it has made no progress for the stall window", async () => {
     const { id, key } = await createSandboxEnvironment();
     await createWorkflow(key, { key: "lost-job", steps: [{ id: "mail", type: "email", template: { subject: "found", text: "Hello" } }] });
-    const transactionId = await acceptThenCrash(id, "lost-job", person(), { loseJob: true });
+    const { transactionId } = await acceptThenCrash(id, "lost-job", person(), { loseJob: true });
     expect((await tickLedger(id, transactionId, Date.now())).flushed).toBe(0);
     expect((await tickLedger(id, transactionId, Date.now() + STALL_MS + 1_000)).resumed).toBeGreaterThanOrEqual(1);
     const [message] = await settledMessages(key, transactionId, 1);

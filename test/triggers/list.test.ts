@@ -116,7 +116,7 @@ describe("GET /v1/triggers", () => {
     const { id, key } = await createEnvironment();
     const many = Array.from({ length: 12 }, (_, i) => `user-${i}`);
     await record(id, 0, {
-      recipients: [{ subscriberId: "ada", email: "ada@example.com" }, { topic: "beta" }, { type: "Topic", topicKey: "gamma" }],
+      recipients: [{ subscriberId: "ada", email: "ada@example.com" }, { topic: "beta" }, { topic: "gamma" }],
     });
     await record(id, 1, { recipients: [{ type: "Broadcast" }] });
     await record(id, 2, { recipients: many });

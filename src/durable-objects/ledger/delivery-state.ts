@@ -280,15 +280,23 @@ export class DeliveryState {
 
 /**
  * Recipients of a trigger's chunks that are not yet through every step, as jobs: from the
- * first step, or from where their last released wait (a delay, quiet hours) left them.
+ * first step, or from where their last released wait (a delay, quiet hours) or the job a
+ * closed digest sent on (`resumed`) left them, whichever is further along.
  */
 export function pendingJobs(
   trigger: { env: string; tx: string },
   chunks: string[][],
   ledger: string,
   delivery: DeliveryState,
+  resumed: readonly RecipientsJob[] = [],
 ): RecipientsJob[] {
   const resume = delivery.resumePoints(trigger.env, trigger.tx);
+  for (const job of resumed) {
+    for (const id of job.subscriberIds) {
+      const known = resume.get(id);
+      if (!known || (known.fromStep ?? 0) < (job.fromStep ?? 0)) resume.set(id, job);
+    }
+  }
   return chunks.flatMap((ids, chunk) => {
     const finished = delivery.doneIn(trigger.env, trigger.tx, chunk);
     const pending = ids.filter((id) => !finished.has(id));

@@ -1,10 +1,12 @@
 import { DurableObject } from "cloudflare:workers";
 import { triggerJob, type DeliveryJob } from "../../delivery/job";
+import { sendPacked } from "../../delivery/pack";
 import type { TriggerRecord, TriggerSnapshot, TriggerState } from "../../delivery/trigger-record";
 import { deliveryQueueFor, type Bindings } from "../../env";
 import { DigestObject } from "../digest-object";
 import type { DeliveryOp, DeliveryOpResult, WaitingStep } from "./claims";
 import { DELIVERY_SCHEMA, DeliveryState, pendingJobs, upgradeDeliverySchema, wakeBy } from "./delivery-state";
+import { digestResumes } from "./digest-resumes";
 import { coordinatorStub, ledgerTimings } from "./shards";
 
 const LEDGER_SCHEMA = `
@@ -55,8 +57,14 @@ export interface FanOut {
   chunks: string[][] | null;
 }
 
-/** Sends per outbox flush: the Queue's sendBatch takes at most 100 messages. */
-const FLUSH_BATCH = 100;
+/** What a flush sent: outbox jobs, and the Queue messages that carried them. */
+interface Flushed {
+  jobs: number;
+  messages: number;
+}
+
+/** Outbox rows read per round of a flush; they leave packed, so a round costs a few Queue messages. */
+const FLUSH_BATCH = 1_000;
 /**
  * The outbox is flushed from memory moments after an accept; the alarm is only the backstop
  * that flushes whatever a crash left, so it is armed this far out and rarely moved.
@@ -82,7 +90,7 @@ export class TriggerLedger extends DurableObject<Bindings> {
   private readonly delivery: DeliveryState;
   private readonly sql: SqlStorage;
   private flushTimer: ReturnType<typeof setTimeout> | null = null;
-  private flushing: Promise<number> | null = null;
+  private flushing: Promise<Flushed> | null = null;
   /**
    * The last outbox id sent since this instance started. Sent rows are deleted by the next
    * alarm, not at once, so a flush costs no write; an instance that dies before deleting them
@@ -370,13 +378,13 @@ export class TriggerLedger extends DurableObject<Bindings> {
   }
 
   /** One round of the alarm's duties at `now` (tests pass a later time instead of waiting). */
-  async tick(now: number): Promise<{ flushed: number; released: number; resumed: number; purged: number }> {
+  async tick(now: number): Promise<{ flushed: number; messages: number; released: number; resumed: number; purged: number }> {
     const timings = ledgerTimings(this.env);
     const resumed = await this.watchdog(now, timings.stallMs);
     const released = this.delivery.takeWaits({ dueBy: now });
     for (const job of released) this.enqueue(job.transactionId, job);
     const purged = this.purge(now, timings.retentionMs);
-    let flushed = 0;
+    let flushed: Flushed = { jobs: 0, messages: 0 };
     let failed = false;
     try {
       flushed = await this.flushOutbox();
@@ -386,7 +394,7 @@ export class TriggerLedger extends DurableObject<Bindings> {
     }
     if (this.sentUpTo > 0) this.sql.exec("DELETE FROM outbox WHERE id <= ?", this.sentUpTo);
     await this.scheduleNext(now, timings, failed);
-    return { flushed, released: released.length, resumed, purged };
+    return { flushed: flushed.jobs, messages: flushed.messages, released: released.length, resumed, purged };
   }
 
   /** Gathers the jobs of the next few milliseconds into one flush, without touching storage. */
@@ -404,14 +412,17 @@ export class TriggerLedger extends DurableObject<Bindings> {
   }
 
   /** One flush at a time: two running at once would send the same rows twice. */
-  private flushOutbox(): Promise<number> {
+  private flushOutbox(): Promise<Flushed> {
     this.flushing ??= this.flush().finally(() => (this.flushing = null));
     return this.flushing;
   }
 
-  /** Sends the outbox to the Queues in batches; a job sent twice is harmless (the consumer is idempotent). */
-  private async flush(): Promise<number> {
-    let flushed = 0;
+  /**
+   * Sends the outbox to the Queues packed: a tick's jobs leave in as few messages as fit, not
+   * one message each. A job sent twice is harmless (the consumer is idempotent).
+   */
+  private async flush(): Promise<Flushed> {
+    const flushed: Flushed = { jobs: 0, messages: 0 };
     for (;;) {
       const rows = this.sql
         .exec<{ id: number; tx: string; job: string }>(
@@ -421,19 +432,22 @@ export class TriggerLedger extends DurableObject<Bindings> {
         )
         .toArray();
       if (rows.length === 0) return flushed;
-      const byQueue = Map.groupBy(rows, (r) => deliveryQueueFor(this.env, r.tx));
-      await Promise.all(
-        [...byQueue].map(([queue, part]) => queue.sendBatch(part.map((r) => ({ body: JSON.parse(r.job) as DeliveryJob })))),
+      // One queue per round, not one per job: a round's jobs then travel in one message, not two.
+      const sent = await sendPacked(
+        deliveryQueueFor(this.env, rows[0]!.tx),
+        rows.map((r) => JSON.parse(r.job) as DeliveryJob),
       );
       this.sentUpTo = rows.at(-1)!.id;
-      flushed += rows.length;
+      flushed.jobs += rows.length;
+      flushed.messages += sent;
     }
   }
 
   /**
-   * Live triggers with no sign of progress for `stallMs` (and not parked on a delay or digest)
-   * get their unfinished work enqueued again: the trigger job if it never fanned out, else the
-   * recipients not yet through every step. Claims make a second run harmless.
+   * Live triggers with no sign of progress for `stallMs` (and not parked on a delay or in an
+   * open digest) get their unfinished work enqueued again: the trigger job if it never fanned
+   * out, else the recipients not yet through every step, each from where its run stands (after
+   * a released delay, after a closed digest). Claims make a second run harmless.
    */
   private async watchdog(now: number, stallMs: number): Promise<number> {
     const stalled = this.sql
@@ -448,14 +462,21 @@ export class TriggerLedger extends DurableObject<Bindings> {
     for (const row of stalled) {
       this.sql.exec("UPDATE triggers SET check_at = ? WHERE env = ? AND tx = ?", now + stallMs, row.env, row.tx);
       if (this.delivery.hasWaits(row.env, row.tx)) continue;
+      const digests = row.digests ? (JSON.parse(row.digests) as string[]) : [];
       if (row.coordinated) {
-        const state = await coordinatorStub(this.env, row.env, row.tx).poke(stallMs);
+        const state = await coordinatorStub(this.env, row.env, row.tx).poke(stallMs, digests, now);
         if (state === "completed")
           this.sql.exec("UPDATE triggers SET state = 'completed', finished_at = ? WHERE env = ? AND tx = ?", now, row.env, row.tx);
         else if (state === "resumed") resumed++;
         continue;
       }
-      const jobs = row.chunks ? pendingJobs(row, JSON.parse(row.chunks) as string[][], name, this.delivery) : [];
+      // Recipients in a digest: still collecting (look again once it closes), or lost on their way out of it.
+      const fromDigests = row.chunks && digests.length ? await digestResumes(this.env, row.tx, digests) : null;
+      if (fromDigests?.until) {
+        this.hold(row, fromDigests.until, undefined);
+        continue;
+      }
+      const jobs = row.chunks ? pendingJobs(row, JSON.parse(row.chunks) as string[][], name, this.delivery, fromDigests?.jobs) : [];
       if (!row.chunks) this.enqueue(row.tx, { ...triggerJob(row.env, row.tx), ledger: name });
       for (const job of jobs) this.enqueue(row.tx, job);
       log({ level: "warn", event: "watchdog_resumed", transactionId: row.tx, jobs: row.chunks ? jobs.length : 1 });

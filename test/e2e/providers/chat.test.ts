@@ -1,7 +1,9 @@
+import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { createDb } from "../../../src/db/client";
+import { findSubscriber } from "../../../src/features/subscribers/repository";
 import { verifyStandardWebhook } from "../../../src/providers/standard-webhooks";
 import { createEnvironment, createIntegration, fakeProviderScenario, unique } from "../../factories";
-import { api } from "../../request";
 import { createWorkflow, messageDetail, settledMessages, trigger } from "../helpers";
 
 type Scenario = ReturnType<typeof fakeProviderScenario>;
@@ -147,8 +149,8 @@ async function chatSetup(c: ChatCase, answer: Answer) {
     payload: { orderId: 42 },
   });
   const [message] = await settledMessages(key, transactionId, 1);
-  // An update without channels keeps them and answers with what is stored.
-  const stored = async () => (await api<{ channels: { chat: ChatAddress[] } }>(key, "POST", "/sub", { subscriberId })).body.channels.chat;
+  // The addresses as stored (every answer masks push tokens and webhook URLs).
+  const stored = async () => (await findSubscriber(createDb(env.DB), id, subscriberId))?.channels.chat ?? [];
   return { key, scenario, address, message: message!, stored };
 }
 

@@ -1,6 +1,8 @@
+import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { createDb } from "../../../src/db/client";
+import { findSubscriber } from "../../../src/features/subscribers/repository";
 import { createEnvironment, createIntegration, fakeProviderScenario, unique } from "../../factories";
-import { api } from "../../request";
 import { createWorkflow, messageDetail, settledMessages, trigger } from "../helpers";
 
 type Scenario = ReturnType<typeof fakeProviderScenario>;
@@ -214,8 +216,8 @@ async function pushSetup(c: PushCase, answers: Answer[]) {
     payload: { orderId: 42 },
   });
   const [message] = await settledMessages(key, transactionId, 1);
-  // An update with only the subscriberId keeps the channels and answers with what is stored.
-  const stored = async () => (await api<{ channels: { push: PushAddress[] } }>(key, "POST", "/sub", { subscriberId })).body.channels.push;
+  // The addresses as stored (every answer masks push tokens and webhook URLs).
+  const stored = async () => (await findSubscriber(createDb(env.DB), id, subscriberId))?.channels.push ?? [];
   return { key, scenario, address, token, message: message!, stored };
 }
 

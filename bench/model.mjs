@@ -1,0 +1,133 @@
+// `npm run bench:model`: the load model of docs/architecture.md. Takes Cloudflare's published
+// limits and Clarion's measured per-trigger costs, prints what a target rate costs each
+// resource, the ceiling of the configured deployment and the first resource to saturate.
+// Override any input as `--name=value` (e.g. `--shards=256 --flushMs=40 --d1Databases=32`).
+// No server needed: the measured figures come from `BENCH_VERBOSE=1 npm run bench:delivery`
+// (its `delivery_batch` lines: d1Statements and objectCalls per batch of triggers).
+
+/** Cloudflare's published limits (Queues, Durable Objects and D1 limits pages). */
+const PUBLISHED = {
+  /** Per-queue message throughput. */
+  queueMessagesPerSecond: 5_000,
+  /** Consumer batch, messages. */
+  consumerBatch: 100,
+  /** Concurrent consumer invocations per queue (push consumers). */
+  consumerConcurrency: 250,
+  /** One Durable Object: about 1,000 requests/s (soft; single-threaded). */
+  objectRequestsPerSecond: 1_000,
+  /** One D1 database runs one query at a time: about 1,000 queries/s at 1 ms each. */
+  d1QueriesPerSecond: 1_000,
+};
+
+/** Clarion's configuration (wrangler.toml, src/durable-objects/ledger/shards.ts). */
+const CONFIG = {
+  /** Target rate, triggers per second per deployment. */
+  target: 100_000,
+  queues: 2,
+  shards: 32,
+  /** How long a ledger shard gathers its accepts before one packed send (OUTBOX_FLUSH_MS). */
+  flushMs: 20,
+  /** Triggers per API request: 1 for single triggers, up to 100 with /v1/trigger/bulk. */
+  perRequest: 1,
+  d1Databases: 1,
+};
+
+/**
+ * Clarion's measurements: `BENCH_N=1000 BENCH_VERBOSE=1 npm run bench:delivery` (single-recipient
+ * triggers, one email step, 4 local shards), a consumer invocation of 350 triggers: 3,511 D1
+ * statements in 16 batches, 17 object calls. See docs/architecture.md.
+ */
+const MEASURED = {
+  /** Bytes of one trigger job in a pack. */
+  jobBytes: 130,
+  /** D1 statements per trigger: 6 reads per recipient chunk (workflow, subscribers, addresses, messages, 2 suppression reads), the rest multi-row writes. */
+  d1StatementsPerTrigger: 10,
+  /** Calls a consumer invocation makes to each ledger shard it touches (snapshots, fan-out, claim, report, done). */
+  objectCallsPerShard: 4.3,
+};
+
+const inputs = { ...PUBLISHED, ...CONFIG, ...MEASURED };
+for (const arg of process.argv.slice(2)) {
+  const [name, value] = arg.replace(/^--/, "").split("=");
+  if (!(name in inputs) || !Number.isFinite(Number(value))) {
+    console.error(`unknown input or value: ${arg}; inputs: ${Object.keys(inputs).join(", ")}`);
+    process.exit(1);
+  }
+  inputs[name] = Number(value);
+}
+const i = inputs;
+const PACK_BYTES = 120_000;
+
+/** What rate `r` costs each resource, as a share of what it can take (1 = saturated). */
+function load(r) {
+  const roundsPerShard = 1000 / i.flushMs;
+  const perShard = r / i.shards;
+  // Each round of a shard leaves as one message (more only past 120 KB of jobs).
+  const jobsPerRound = Math.max(1, perShard / roundsPerShard);
+  const messagesPerSecond = i.shards * Math.min(perShard, roundsPerShard) * Math.ceil((jobsPerRound * i.jobBytes) / PACK_BYTES);
+  const messagesPerInvocation = Math.min(i.consumerBatch, Math.max(1, messagesPerSecond / i.queues));
+  const invocationsPerSecond = messagesPerSecond / messagesPerInvocation;
+  const shardsPerInvocation = Math.min(i.shards, messagesPerInvocation);
+  const acceptCallsPerShard = ((r / i.perRequest) * Math.min(i.perRequest, i.shards)) / i.shards;
+  const deliveryCallsPerShard = (invocationsPerSecond * shardsPerInvocation * i.objectCallsPerShard) / i.shards;
+  const d1Statements = r * i.d1StatementsPerTrigger;
+  return {
+    figures: {
+      acceptCallsPerShard,
+      deliveryCallsPerShard,
+      messagesPerSecond,
+      triggersPerMessage: r / messagesPerSecond,
+      invocationsPerSecond,
+      d1Statements,
+    },
+    shares: {
+      "ledger shard (requests/s per object)": (acceptCallsPerShard + deliveryCallsPerShard) / i.objectRequestsPerSecond,
+      "Queues (messages/s per queue)": messagesPerSecond / i.queues / i.queueMessagesPerSecond,
+      "D1 (queries/s per database)": d1Statements / i.d1Databases / i.d1QueriesPerSecond,
+    },
+  };
+}
+
+const fmt = (n) => Math.round(n).toLocaleString("en-US");
+const at = load(i.target);
+console.log(`Inputs (published [CF], configured [Clarion], measured [Clarion]):`);
+for (const [group, values] of [
+  ["CF", PUBLISHED],
+  ["config", CONFIG],
+  ["measured", MEASURED],
+])
+  console.log(
+    `  ${group.padEnd(9)}${Object.keys(values)
+      .map((k) => `${k}=${i[k]}`)
+      .join("  ")}`,
+  );
+const f = at.figures;
+console.log(`\nAt ${fmt(i.target)} triggers/s:`);
+console.log(
+  `  ledger calls per shard/s   ${fmt(f.acceptCallsPerShard)} accept + ${fmt(f.deliveryCallsPerShard)} delivery (limit ${fmt(i.objectRequestsPerSecond)})`,
+);
+console.log(
+  `  Queue messages/s           ${fmt(f.messagesPerSecond)} (${f.triggersPerMessage.toFixed(1)} triggers each; limit ${fmt(i.queues * i.queueMessagesPerSecond)} over ${i.queues} queues)`,
+);
+console.log(`  consumer invocations/s     ${fmt(f.invocationsPerSecond)}`);
+console.log(
+  `  D1 statements/s            ${fmt(f.d1Statements)} (limit ${fmt(i.d1Databases * i.d1QueriesPerSecond)} over ${i.d1Databases} database(s))`,
+);
+for (const [name, share] of Object.entries(at.shares)) console.log(`  ${name.padEnd(40)} ${(share * 100).toFixed(0)} %`);
+
+// The ceiling: the highest rate at which every resource stays under its limit.
+let low = 1;
+let high = 10_000_000;
+while (high - low > 1) {
+  const mid = Math.floor((low + high) / 2);
+  if (Math.max(...Object.values(load(mid).shares)) <= 1) low = mid;
+  else high = mid;
+}
+const first = Object.entries(load(high).shares).sort(([, a], [, b]) => b - a)[0][0];
+console.log(`\nCeiling of this deployment: ${fmt(low)} triggers/s; the first resource to saturate: ${first}.`);
+if (low < i.target) {
+  const d1Needed = Math.ceil(f.d1Statements / i.d1QueriesPerSecond);
+  console.log(
+    `To reach ${fmt(i.target)}/s: D1 needs ${d1Needed} database(s) at these statements per trigger (shard by environment, docs/architecture.md), or fewer statements per trigger.`,
+  );
+}
