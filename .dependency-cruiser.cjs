@@ -22,7 +22,7 @@ const BASE = "^src/(db|lib|contract)/";
 const STEP_MODEL = "^src/engine/steps\\.ts$";
 
 /** The small part of delivery that durable objects may read: the queue job and the trigger record. */
-const JOB_CONTRACT = "^src/delivery/(job|pack|trigger-record)\\.ts$";
+const JOB_CONTRACT = "^src/delivery/(job|pack|trigger-record|webhooks/job)\\.ts$";
 
 module.exports = {
   forbidden: [

@@ -13,6 +13,9 @@ import { suppressionsRoutes } from "./features/suppressions/routes";
 import { topicsRoutes } from "./features/topics/routes";
 import { trackingRoutes } from "./features/tracking/routes";
 import { webhooksRoutes } from "./features/webhooks/routes";
+import { webhookEndpointsRoutes } from "./features/webhook-endpoints/routes";
+import { eventsRoutes } from "./features/events/routes";
+import { registerEventWebhooks } from "./features/events/webhooks-doc";
 import { triggersRoutes } from "./features/triggers/routes";
 import { variablesRoutes } from "./features/variables/routes";
 import { integrationsRoutes } from "./features/integrations/routes";
@@ -114,6 +117,8 @@ function keyedRoutes() {
   routes.route("/", suppressionsRoutes);
   routes.route("/", feedRoutes);
   routes.route("/", settingsRoutes);
+  routes.route("/", webhookEndpointsRoutes);
+  routes.route("/", eventsRoutes);
   return routes;
 }
 
@@ -145,6 +150,7 @@ export function createApp() {
     description:
       "`ApiKey clarion_admin_...`: the admin credential printed by `npm start` and the first `npm run deploy`. Environment keys get 403 here.",
   });
+  registerEventWebhooks(app.openAPIRegistry);
   app.openAPIRegistry.registerComponent("parameters", "IdempotencyKey", IDEMPOTENCY_COMPONENTS.parameter);
   app.openAPIRegistry.registerComponent("headers", "IdempotencyReplay", IDEMPOTENCY_COMPONENTS.header);
   const documentConfig = {

@@ -1,4 +1,5 @@
 import type { DeadLetter, DeliveryJob } from "./delivery/job";
+import type { WebhookJob } from "./delivery/webhooks/job";
 import type { DigestObject } from "./durable-objects/digest-object";
 import type { FanOutCoordinator } from "./durable-objects/fan-out-coordinator";
 import type { TriggerLedger } from "./durable-objects/ledger/trigger-ledger";
@@ -12,6 +13,8 @@ export interface Bindings {
   DELIVERY_QUEUE_0: Queue<DeliveryJob>;
   DELIVERY_QUEUE_1: Queue<DeliveryJob>;
   DEAD_LETTER_QUEUE: Queue<DeadLetter>;
+  /** Outbound event webhooks: dispatch and delivery jobs (delivery/webhooks/job.ts). */
+  WEBHOOK_QUEUE: Queue<WebhookJob>;
   LEDGERS: DurableObjectNamespace<TriggerLedger>;
   COORDINATORS: DurableObjectNamespace<FanOutCoordinator>;
   THROTTLES: DurableObjectNamespace<ThrottleObject>;

@@ -1,6 +1,8 @@
 import { createApp } from "./app";
 import { consumeDeadLetters } from "./delivery/dead-letters";
 import { consumeDeliveryBatch } from "./delivery/consumer";
+import { consumeWebhookBatch } from "./features/webhook-endpoints/consumer";
+import { redispatchStale } from "./features/events/record";
 import { createDb } from "./db/client";
 import { purgeExpired, retentionPolicy } from "./db/retention";
 import { purgeWorkflowTombstones } from "./features/workflows/tombstones";
@@ -13,11 +15,13 @@ export { ThrottleObject } from "./durable-objects/throttle-object";
 
 const app = createApp();
 const DEAD_LETTER_QUEUE = "clarion-delivery-dlq";
+const WEBHOOK_QUEUE = "clarion-webhooks";
 
 export default {
   fetch: app.fetch,
   async queue(batch, env) {
     if (batch.queue === DEAD_LETTER_QUEUE) await consumeDeadLetters(batch, env);
+    else if (batch.queue === WEBHOOK_QUEUE) await consumeWebhookBatch(batch, env);
     else await consumeDeliveryBatch(batch, env);
   },
   /** Retention (`[triggers] crons` in wrangler.toml): each run deletes a bounded number of expired rows. */
@@ -26,6 +30,9 @@ export default {
     const now = new Date(controller.scheduledTime);
     const report = await purgeExpired(db, retentionPolicy(env, now));
     const workflowTombstones = await purgeWorkflowTombstones(db, now);
-    console.log(JSON.stringify({ level: "info", message: "retention", cron: controller.cron, ...report, workflowTombstones }));
+    const eventsRedispatched = await redispatchStale(env, now);
+    console.log(
+      JSON.stringify({ level: "info", message: "retention", cron: controller.cron, ...report, workflowTombstones, eventsRedispatched }),
+    );
   },
 } satisfies ExportedHandler<Bindings>;

@@ -4,18 +4,21 @@ import { describe, expect, it } from "vitest";
 import { createDb } from "../src/db/client";
 import {
   dashboardSessions,
+  events,
   idempotencyKeys,
   messageEvents,
   messages,
   sandboxMessages,
   suppressions,
   triggers,
+  webhookAttempts,
   webhookReceipts,
   workflows,
   type TriggerStatus,
 } from "../src/db/schema";
 import type { Bindings } from "../src/env";
 import worker from "../src/index";
+import { eventRow } from "../src/db/queries/events";
 import { newId } from "../src/lib/ids";
 import { createEnvironment, unique } from "./factories";
 
@@ -216,6 +219,31 @@ describe("scheduled retention", () => {
       .where(eq(idempotencyKeys.scope, `env:${id}`));
     expect(left).toEqual([{ key: "young" }]);
     expect(await db.select().from(idempotencyKeys).where(eq(idempotencyKeys.key, adminKey))).toEqual([]);
+  });
+
+  it("purges the outbound event log and webhook attempts after RETENTION_DAYS", async () => {
+    const { id } = await createEnvironment();
+    const old = { ...eventRow(id, "subscriber.created", { subscriberId: "s" }), createdAt: daysAgo(31) };
+    const young = { ...eventRow(id, "subscriber.created", { subscriberId: "s" }), createdAt: daysAgo(1) };
+    await db.insert(events).values([old, young]);
+    const attempt = (eventId: string, createdAt: Date) => ({
+      id: newId("att"),
+      environmentId: id,
+      endpointId: "ep_x",
+      eventId,
+      eventType: "subscriber.created" as const,
+      attempt: 1,
+      status: "succeeded" as const,
+      responseStatus: 200,
+      latencyMs: 3,
+      createdAt,
+    });
+    await db.insert(webhookAttempts).values([attempt(old.id, old.createdAt), attempt(young.id, young.createdAt)]);
+    await runRetention();
+    expect((await db.select({ id: events.id }).from(events).where(eq(events.environmentId, id))).map((r) => r.id)).toEqual([young.id]);
+    expect((await db.select().from(webhookAttempts).where(eq(webhookAttempts.environmentId, id))).map((r) => r.eventId)).toEqual([
+      young.id,
+    ]);
   });
 
   it("deletes at most RETENTION_MAX_ROWS rows of a table per run, oldest first", async () => {

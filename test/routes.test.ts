@@ -88,6 +88,7 @@ describe("every keyed read, across environments", () => {
   const values: Record<string, string> = {};
   let owner: string;
   let integrationId: string;
+  let endpointId: string;
   let stranger: string;
 
   beforeAll(async () => {
@@ -114,10 +115,17 @@ describe("every keyed read, across environments", () => {
     expect((await api(owner, "POST", "/v1/topics", { key: workflow.key, name: "Owner's" })).status).toBe(201);
     const integrations = await api<IntegrationList>(owner, "GET", "/v1/integrations");
     integrationId = integrations.body.data[0]!.id;
+    const endpoint = await api<{ id: string }>(owner, "POST", "/v1/webhook-endpoints", { url: "https://example.com/owner" });
+    endpointId = endpoint.body.id;
   });
 
-  /** `{id}` is an integration's id under /v1/integrations/ and a message's elsewhere; `{n}` the workflow's first version. */
-  const valuesFor = (path: string) => (path.startsWith("/v1/integrations/") ? { ...values, id: integrationId } : { ...values, n: "1" });
+  /** `{id}` is an integration's id under /v1/integrations/, an endpoint's under /v1/webhook-endpoints/ and a message's elsewhere; `{n}` the workflow's first version. */
+  const valuesFor = (path: string) =>
+    path.startsWith("/v1/integrations/")
+      ? { ...values, id: integrationId }
+      : path.startsWith("/v1/webhook-endpoints/")
+        ? { ...values, id: endpointId }
+        : { ...values, n: "1" };
 
   /** A read of one resource: the owner sees it, the stranger gets a documented 404. A list: the stranger's names none of the owner's. */
   it.each(environmentKeyed.filter((o) => o.method === "GET"))(

@@ -34,6 +34,8 @@ export const STATUS_BY_CODE = {
   integration_not_found: 404,
   message_not_found: 404,
   suppression_not_found: 404,
+  webhook_endpoint_not_found: 404,
+  event_not_found: 404,
   secret_requires_resupply: 422,
   destination_not_allowed: 422,
   environment_not_found: 404,
@@ -84,6 +86,8 @@ export const TITLE_BY_CODE: Record<ErrorCode, string> = {
   integration_not_found: "Integration not found",
   message_not_found: "Message not found",
   suppression_not_found: "Suppression not found",
+  webhook_endpoint_not_found: "Webhook endpoint not found",
+  event_not_found: "Event not found",
   secret_requires_resupply: "Secret requires re-supply",
   destination_not_allowed: "Destination not allowed",
   environment_not_found: "Environment not found",
@@ -136,6 +140,8 @@ export const MEANING_BY_CODE: Record<ErrorCode, string> = {
   integration_not_found: "no integration with that id in this environment",
   message_not_found: "no message with that id in this environment",
   suppression_not_found: "lifting an address that is not on the suppression list",
+  webhook_endpoint_not_found: "no webhook endpoint with that id in this environment",
+  event_not_found: "no event with that id in this environment's event log",
   secret_requires_resupply:
     "an integration update that moves a destination (`baseUrl`, or a credential saying where requests go) but keeps a stored secret; `errors` names the secrets to send again in full",
   destination_not_allowed:

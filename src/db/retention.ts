@@ -4,6 +4,7 @@ import type { Db } from "./client";
 import {
   dashboardSessions,
   environments,
+  events,
   IDEMPOTENCY_KEY_HOURS,
   idempotencyKeys,
   messageEvents,
@@ -11,6 +12,7 @@ import {
   sandboxMessages,
   triggers,
   WEBHOOK_RECEIPT_HOURS,
+  webhookAttempts,
   webhookReceipts,
 } from "./schema";
 
@@ -39,6 +41,9 @@ export interface RetentionReport {
   webhookReceipts: number;
   idempotencyKeys: number;
   dashboardSessions: number;
+  /** The event log and the delivery attempts of webhook endpoints, kept as long as messages. */
+  events: number;
+  webhookAttempts: number;
 }
 
 /** The retention settings a deployment can set (wrangler.toml `[vars]`); unset or invalid values take the defaults. */
@@ -89,6 +94,8 @@ export async function purgeExpired(db: Db, policy: RetentionPolicy): Promise<Ret
     webhookReceipts: 0,
     idempotencyKeys: 0,
     dashboardSessions: 0,
+    events: 0,
+    webhookAttempts: 0,
   };
   const envs = await db.select({ id: environments.id }).from(environments);
 
@@ -154,6 +161,11 @@ export async function purgeExpired(db: Db, policy: RetentionPolicy): Promise<Ret
   );
   report.dashboardSessions += await drain(policy, report.dashboardSessions, (n) =>
     oldestRows(db, dashboardSessions, dashboardSessions.expiresAt, policy.sessionsBefore, n),
+  );
+  // Outbound events and their attempts: across environments, on their own time indexes.
+  report.events += await drain(policy, report.events, (n) => oldestRows(db, events, events.createdAt, policy.messagesBefore, n));
+  report.webhookAttempts += await drain(policy, report.webhookAttempts, (n) =>
+    oldestRows(db, webhookAttempts, webhookAttempts.createdAt, policy.messagesBefore, n),
   );
   return report;
 }

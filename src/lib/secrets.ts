@@ -28,6 +28,7 @@ const aesKey = (secret: string | undefined) => crypto.subtle.importKey("raw", ke
 /** What a stored ciphertext is bound to: its row and environment. */
 export const integrationAad = (environmentId: string, integrationId: string) => `integration:${environmentId}:${integrationId}`;
 export const variableAad = (environmentId: string, key: string) => `variable:${environmentId}:${key}`;
+export const webhookEndpointAad = (environmentId: string, endpointId: string) => `webhook-endpoint:${environmentId}:${endpointId}`;
 
 /** A stored value that does not decrypt for its row: moved from another row, tampered with, or under another key. */
 export class CiphertextError extends Error {

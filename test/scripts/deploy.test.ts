@@ -115,6 +115,7 @@ describe("npm run deploy on a fresh account", () => {
         "queues create clarion-delivery-0",
         "queues create clarion-delivery-1",
         "queues create clarion-delivery-dlq",
+        "queues create clarion-webhooks",
       ]),
     );
     expect(fake.files.get(DEPLOY_CONFIG)).toContain(`database_id = "${DB_ID}"`);

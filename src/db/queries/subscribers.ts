@@ -1,6 +1,7 @@
 import { and, asc, eq, gt, inArray, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { type ChatAddress, chatAddressValue, type SubscriberInput } from "../../contract/recipients";
+import { subscriberChangeEvents } from "./events";
 import { chunk, rowsPerStatement, runBatch } from "../batch";
 import type { Db } from "../client";
 import { type ChannelAddressKind, subscriberChannels, subscribers } from "../schema";
@@ -35,8 +36,9 @@ export interface UpsertOutcome {
  */
 export async function upsertSubscribers(db: Db, environmentId: string, inputs: readonly SubscriberInput[], now = new Date()) {
   const { statements, upsertCount } = subscriberWrites(db, environmentId, inputs, now);
-  const results = await runBatch(db, statements);
-  return collectOutcomes(results.slice(0, upsertCount));
+  const changes = subscriberChangeEvents(db, environmentId, [...new Set(inputs.map((i) => i.subscriberId))], now);
+  const results = await runBatch(db, inputs.length ? [...statements, changes.statement] : statements);
+  return { outcomes: collectOutcomes(results.slice(0, upsertCount)), eventIds: inputs.length ? changes.eventIds : [] };
 }
 
 export function subscriberWrites(db: Db, environmentId: string, inputs: readonly SubscriberInput[], now: Date) {

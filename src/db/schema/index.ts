@@ -8,3 +8,4 @@ export * from "./in-app";
 export * from "./dashboard-sessions";
 export * from "./preference-links";
 export * from "./workflow-versions";
+export * from "./event-webhooks";

@@ -90,6 +90,14 @@ export const REQUEST_EXAMPLES: Record<string, unknown> = {
   "PUT /v1/topics/{key}": { name: "Product news (monthly)" },
   "POST /v1/topics/{key}/subscribers": { subscriberIds: ["user-42", "user-43"] },
   "DELETE /v1/topics/{key}/subscribers": { subscriberIds: ["user-43"] },
+  "POST /v1/webhook-endpoints": {
+    url: "https://crm.example.com/clarion/events",
+    events: ["message.bounced", "message.failed", "subscriber.deleted"],
+    description: "CRM: mark bounced addresses",
+  },
+  "PATCH /v1/webhook-endpoints/{id}": { enabled: true, events: ["message.bounced", "message.failed"] },
+  "POST /v1/webhook-endpoints/{id}/rotate-secret": { overlapHours: 24 },
+  "POST /v1/webhook-endpoints/{id}/replay": { since: "2026-11-24T00:00:00.000Z", onlyFailed: true },
 };
 
 interface Operation {

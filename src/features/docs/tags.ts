@@ -14,6 +14,11 @@ export const API_TAGS = [
   { name: "Integrations", description: "Provider accounts per channel, in failover order; the providers and their credentials." },
   { name: "Variables", description: "Environment variables for templates (`{{ vars.<key> }}`), secret ones never shown again." },
   { name: "Suppressions", description: "Addresses that no step sends to: bounces, complaints, unsubscribes." },
+  {
+    name: "Event webhooks",
+    description:
+      "Your endpoints that Clarion POSTs events to (Standard Webhooks): messages, triggers, subscribers, suppressions; the event log and delivery attempts.",
+  },
   { name: "Admin", description: "Environments and API keys; answers only to the admin credential." },
   { name: "Dashboard", description: "The dashboard's session." },
   { name: "Webhooks", description: "Providers' delivery reports. Called by providers, not by you." },

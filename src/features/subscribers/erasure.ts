@@ -17,6 +17,8 @@ import { allLedgerNames, coordinatorStub, ledgerStub } from "../../durable-objec
 import type { Bindings } from "../../env";
 import { answersMentioning, environmentKeyScope, replaceAnswerBody } from "../../lib/idempotency-store";
 import { normaliseAddress } from "../../lib/normalise-address";
+import { type EventRow, eventRow, eventStatements } from "../../db/queries/events";
+import { dispatchEvents } from "../events/record";
 import type { SubscriberErased } from "./schemas";
 
 /**
@@ -36,7 +38,9 @@ export async function eraseSubscriber(env: Bindings, environmentId: string, subs
     .limit(1);
   if (!found) return null;
   const waitingStepsCancelled = await cancelWaitingSteps(env, environmentId, subscriberId);
-  const erased = await eraseRecords(db, environmentId, subscriberId);
+  const deleted = eventRow(environmentId, "subscriber.deleted", { subscriberId });
+  const erased = await eraseRecords(db, environmentId, subscriberId, deleted);
+  await dispatchEvents(env, environmentId, [deleted.id]);
   return { subscriberId, erased: { profile: true, ...erased, waitingStepsCancelled } };
 }
 
@@ -53,7 +57,7 @@ async function cancelWaitingSteps(env: Bindings, environmentId: string, subscrib
   return sum(shards.map((s) => s.waitingSteps)) + sum(fromCoordinators) + sum(fromDigests);
 }
 
-async function eraseRecords(db: Db, environmentId: string, subscriberId: string) {
+async function eraseRecords(db: Db, environmentId: string, subscriberId: string, event: EventRow) {
   const theirMessages = db
     .select({ id: messages.id })
     .from(messages)
@@ -113,6 +117,8 @@ async function eraseRecords(db: Db, environmentId: string, subscriberId: string)
     // Their Inbox goes with them: the in-app notifications hold the rendered content.
     deleteSubscriberNotifications(db, environmentId, subscriberId),
     ...replays,
+    // `subscriber.deleted`, written with the erasure it reports.
+    ...eventStatements(db, [event]),
   ]);
   return {
     channels: channels.length,

@@ -8,6 +8,7 @@ import { ApiError, fieldErrors } from "../../lib/errors";
 import { refusedSubscriberDestinations } from "./destinations";
 import { mergeDuplicates } from "./merge-duplicates";
 import { findSubscriber, maskChannels } from "./repository";
+import { dispatchEvents } from "../events/record";
 import type { BulkSubscribersResult, Subscriber } from "./schemas";
 
 const destinationRefused = (errors: ReturnType<typeof refusedSubscriberDestinations>) =>
@@ -22,7 +23,9 @@ export async function saveSubscriber(
   const refused = refusedSubscriberDestinations(input, destinationOptions(env));
   if (refused.length) throw destinationRefused(refused);
   const db = createDb(env.DB);
-  const [outcome] = await upsertSubscribers(db, environmentId, [input]);
+  const { outcomes, eventIds } = await upsertSubscribers(db, environmentId, [input]);
+  await dispatchEvents(env, environmentId, eventIds);
+  const [outcome] = outcomes;
   const stored = await findSubscriber(db, environmentId, input.subscriberId);
   if (!outcome || !stored) throw new Error("subscriber upsert returned no row");
   return { subscriber: { ...stored, channels: maskChannels(stored.channels) }, created: outcome.created };
@@ -46,7 +49,8 @@ export async function saveSubscribers(env: Bindings, environmentId: string, item
     const id = (item as { subscriberId?: unknown } | null)?.subscriberId;
     failed.push({ index, subscriberId: typeof id === "string" ? id : null, error: error.toProblem() });
   });
-  const outcomes = await upsertSubscribers(createDb(env.DB), environmentId, mergeDuplicates(valid));
+  const { outcomes, eventIds } = await upsertSubscribers(createDb(env.DB), environmentId, mergeDuplicates(valid));
+  await dispatchEvents(env, environmentId, eventIds);
   return {
     created: outcomes.filter((o) => o.created).map((o) => o.subscriberId),
     updated: outcomes.filter((o) => !o.created).map((o) => o.subscriberId),

@@ -1,0 +1,51 @@
+// Outbound events are rows written in the same D1 batch as the rows they describe: these build
+// the statements; features/events/record.ts names written events to the webhook Queue.
+import { and, asc, isNull, lt, sql } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
+import type { EventType } from "../../contract/event-types";
+import { newId } from "../../lib/ids";
+import { chunk, rowsPerStatement } from "../batch";
+import type { Db } from "../client";
+import { events } from "../schema";
+
+export type EventRow = typeof events.$inferInsert & { id: string };
+
+const EVENT_COLUMNS = 5;
+
+/** One event, not yet written. Its id is fixed here, so a retried write of the same row keeps it. */
+export const eventRow = (environmentId: string, type: EventType, data: Record<string, unknown>, now = new Date()): EventRow => ({
+  id: newId("evt"),
+  environmentId,
+  type,
+  data,
+  createdAt: now,
+});
+
+/** The statements that write `rows`, to add to the batch that writes what they describe. */
+export const eventStatements = (db: Db, rows: readonly EventRow[]): BatchItem<"sqlite">[] =>
+  chunk(rows, rowsPerStatement(EVENT_COLUMNS)).map((part) => db.insert(events).values(part).onConflictDoNothing());
+
+/**
+ * `subscriber.created` or `subscriber.updated` for each upserted subscriber, decided by the row as
+ * the upsert left it (created now, or before): one statement, run after the upserts in their batch.
+ */
+export function subscriberChangeEvents(db: Db, environmentId: string, subscriberIds: readonly string[], now: Date) {
+  const pairs = subscriberIds.map((subscriberId) => [newId("evt"), subscriberId]);
+  // Columns in the table's order: id, environment_id, type, data, created_at, dispatched_at.
+  const statement = db.insert(events).select(sql`
+    SELECT json_extract(p.value, '$[0]'), ${environmentId},
+      CASE WHEN s.created_at = s.updated_at THEN 'subscriber.created' ELSE 'subscriber.updated' END,
+      json_object('subscriberId', s.subscriber_id), ${now.getTime()}, NULL
+    FROM json_each(${JSON.stringify(pairs)}) AS p
+    JOIN subscribers AS s ON s.environment_id = ${environmentId} AND s.subscriber_id = json_extract(p.value, '$[1]')`);
+  return { statement, eventIds: pairs.map(([id]) => id!) };
+}
+
+/** Events written before `before` whose deliveries were never enqueued, oldest first. */
+export const undispatchedEvents = (db: Db, before: Date, limit: number) =>
+  db
+    .select({ id: events.id, environmentId: events.environmentId })
+    .from(events)
+    .where(and(isNull(events.dispatchedAt), lt(events.createdAt, before)))
+    .orderBy(asc(events.createdAt))
+    .limit(limit);

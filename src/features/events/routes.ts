@@ -1,0 +1,57 @@
+import { createDb } from "../../db/client";
+import { notFound } from "../../lib/errors";
+import { apiRoute, createRouter, json, security } from "../../lib/openapi";
+import { scopedRepository } from "../../lib/scoped-repository";
+import { enqueueDeliveries } from "../webhook-endpoints/replay";
+import { takesEvent, webhookEndpointsRepository } from "../webhook-endpoints/repository";
+import { ReplayResult } from "../webhook-endpoints/schemas";
+import { eventsRepository } from "./repository";
+import { EventIdParam, EventList, EventQuery } from "./schemas";
+
+export const eventsRoutes = createRouter();
+
+const repo = (c: { env: { DB: D1Database }; get: (key: "environmentId") => string }) =>
+  eventsRepository(createDb(c.env.DB), c.get("environmentId"));
+const endpoints = scopedRepository(webhookEndpointsRepository);
+const tags = ["Event webhooks"];
+
+eventsRoutes.openapi(
+  apiRoute({
+    method: "get",
+    path: "/v1/events",
+    tags,
+    summary: "List events",
+    description:
+      "The environment's event log, newest first, kept for the retention period (`RETENTION_DAYS`, default 30): what was sent, or would have been, to webhook endpoints.",
+    security,
+    request: { query: EventQuery },
+    responses: { 200: { description: "A page of events", content: json(EventList) } },
+  }),
+  async (c) => c.json(await repo(c).list(c.req.valid("query")), 200),
+);
+
+eventsRoutes.openapi(
+  apiRoute({
+    method: "post",
+    path: "/v1/events/{eventId}/resend",
+    tags,
+    summary: "Resend an event",
+    description: "Queues the event again, with its original id, to every enabled endpoint that takes its type.",
+    security,
+    request: { params: EventIdParam },
+    responses: { 202: { description: "Queued", content: json(ReplayResult) } },
+    errors: ["event_not_found"],
+  }),
+  async (c) => {
+    const { eventId } = c.req.valid("param");
+    const event = await repo(c).find(eventId);
+    if (!event) throw notFound("event_not_found", `event "${eventId}"`);
+    const targets = (await endpoints(c).enabled()).filter((endpoint) => takesEvent(endpoint, event.type));
+    const queued = await enqueueDeliveries(
+      c.env,
+      event.environmentId,
+      targets.map((endpoint) => ({ eventId, endpointId: endpoint.id })),
+    );
+    return c.json({ queued }, 202);
+  },
+);

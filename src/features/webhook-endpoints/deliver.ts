@@ -1,0 +1,98 @@
+import { and, eq } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
+import { runBatch } from "../../db/batch";
+import type { Db } from "../../db/client";
+import { webhookAttempts, webhookEndpoints } from "../../db/schema";
+import type { StoredEvent } from "../events/repository";
+import type { Bindings } from "../../env";
+import { destinationOptions } from "../../lib/destinations";
+import { newId } from "../../lib/ids";
+import { dispatchEvents, eventRow, eventStatements } from "../events/record";
+import type { Event } from "../events/schemas";
+import { webhookEndpointsRepository } from "./repository";
+import type { WebhookAttempt } from "./schemas";
+import { RETRY_SCHEDULE_SECONDS, sendSigned } from "./send";
+
+type EndpointRow = typeof webhookEndpoints.$inferSelect;
+
+/** An endpoint that has failed every attempt for this long is turned off. */
+export const FAILING_DISABLE_MS = 5 * 24 * 3_600_000;
+
+/** The body every delivery of an event carries: byte for byte the same on each retry. */
+export const envelope = (event: StoredEvent, environmentSlug: string): Event => ({
+  id: event.id,
+  type: event.type,
+  timestamp: event.createdAt.toISOString(),
+  environment: environmentSlug,
+  data: event.data,
+});
+
+export interface Delivered {
+  attempt: WebhookAttempt;
+  /** Seconds until the next try; null when this attempt was the last (success, a final failure, or a test). */
+  retryInSeconds: number | null;
+}
+
+/**
+ * Sends one attempt of `event` to `endpoint` and logs it in one batch with what it changes on
+ * the endpoint: the failure clock, and turning it off on 410 or after five days of failures
+ * (then `endpoint.disabled` goes to the environment's other endpoints).
+ */
+export async function deliverEvent(
+  env: Bindings,
+  db: Db,
+  /** `test`: a test send, never retried, and leaving the endpoint's failure clock and state alone. */
+  target: { environmentSlug: string; endpoint: EndpointRow; event: StoredEvent; attempt: number; test?: boolean },
+  now = new Date(),
+): Promise<Delivered> {
+  const { endpoint, event, attempt } = target;
+  const repo = webhookEndpointsRepository(db, endpoint.environmentId, env.ENCRYPTION_KEY);
+  const body = JSON.stringify(envelope(event, target.environmentSlug));
+  const result = await sendSigned(await repo.sendable(endpoint, now), event.id, body, destinationOptions(env), now.getTime());
+
+  const failed = result.status === "failed";
+  const counts = !target.test;
+  const delay = counts && failed && result.retryable ? (RETRY_SCHEDULE_SECONDS[attempt - 1] ?? null) : null;
+  const failingSince = !counts ? endpoint.failingSince : failed ? (endpoint.failingSince ?? now) : null;
+  const disableFor =
+    !counts || !failed ? null : result.gone ? "gone" : now.getTime() - failingSince!.getTime() >= FAILING_DISABLE_MS ? "failing" : null;
+  const attemptRow = {
+    id: newId("att"),
+    environmentId: endpoint.environmentId,
+    endpointId: endpoint.id,
+    eventId: event.id,
+    eventType: event.type,
+    attempt,
+    status: result.status,
+    responseStatus: result.responseStatus,
+    latencyMs: result.latencyMs,
+    error: failed ? result.error : null,
+    nextAttemptAt: delay !== null && !disableFor ? new Date(now.getTime() + delay * 1000) : null,
+    createdAt: now,
+  };
+  const statements: BatchItem<"sqlite">[] = [db.insert(webhookAttempts).values(attemptRow)];
+  const byId = and(eq(webhookEndpoints.environmentId, endpoint.environmentId), eq(webhookEndpoints.id, endpoint.id));
+  if (disableFor) {
+    statements.push(
+      db.update(webhookEndpoints).set({ enabled: false, disabledReason: disableFor, failingSince, updatedAt: now }).where(byId),
+    );
+  } else if ((endpoint.failingSince?.getTime() ?? null) !== (failingSince?.getTime() ?? null)) {
+    statements.push(db.update(webhookEndpoints).set({ failingSince }).where(byId));
+  }
+  const disabledEvent = disableFor
+    ? eventRow(endpoint.environmentId, "endpoint.disabled", { endpointId: endpoint.id, url: endpoint.url, reason: disableFor }, now)
+    : null;
+  // The endpoint is off by the time this is dispatched: only the other endpoints get it.
+  if (disabledEvent) statements.push(...eventStatements(db, [disabledEvent]));
+  await runBatch(db, statements);
+  if (disabledEvent) await dispatchEvents(env, endpoint.environmentId, [disabledEvent.id]);
+
+  return {
+    attempt: {
+      ...attemptRow,
+      nextAttemptAt: attemptRow.nextAttemptAt?.toISOString() ?? null,
+      createdAt: now.toISOString(),
+    },
+    retryInSeconds: disableFor ? null : delay,
+  };
+}

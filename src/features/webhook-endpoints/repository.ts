@@ -1,0 +1,161 @@
+import { and, desc, eq, lt } from "drizzle-orm";
+import type { Db } from "../../db/client";
+import { webhookEndpoints } from "../../db/schema";
+import { newId } from "../../lib/ids";
+import { keysetPage } from "../../lib/pagination";
+import { decryptJson, encryptJson, webhookEndpointAad } from "../../lib/secrets";
+import type { EventType } from "../../contract/event-types";
+import { newWebhookSecret } from "./signature";
+import type {
+  WebhookEndpoint,
+  WebhookEndpointCreated,
+  WebhookEndpointInput,
+  WebhookEndpointList,
+  WebhookEndpointQuery,
+  WebhookEndpointSecret,
+  WebhookEndpointUpdate,
+} from "./schemas";
+
+type Row = typeof webhookEndpoints.$inferSelect;
+
+export const toWebhookEndpoint = (row: Row): WebhookEndpoint => ({
+  id: row.id,
+  url: row.url,
+  events: row.events ?? null,
+  description: row.description ?? null,
+  enabled: row.enabled,
+  disabledReason: row.disabledReason === "gone" || row.disabledReason === "failing" ? row.disabledReason : null,
+  createdAt: row.createdAt.toISOString(),
+  updatedAt: row.updatedAt.toISOString(),
+});
+
+/** Whether an endpoint takes events of `type`: null subscribes to every type. */
+export const takesEvent = (row: Pick<Row, "events">, type: EventType) => row.events === null || row.events.includes(type);
+
+/** An endpoint ready to send to: its row and the secrets that sign right now (the newest first). */
+export interface SendableEndpoint {
+  row: Row;
+  secrets: string[];
+}
+
+/** The webhook endpoints of one environment; secrets are encrypted at rest, bound to their row. */
+export function webhookEndpointsRepository(db: Db, environmentId: string, encryptionKey: string | undefined) {
+  const byId = (id: string) => and(eq(webhookEndpoints.environmentId, environmentId), eq(webhookEndpoints.id, id));
+  const aad = (id: string) => webhookEndpointAad(environmentId, id);
+  const seal = (id: string, secret: string) => encryptJson(encryptionKey, secret, aad(id));
+  const open = (id: string, sealed: string) => decryptJson<string>(encryptionKey, sealed, aad(id));
+
+  async function find(id: string): Promise<Row | undefined> {
+    const [row] = await db.select().from(webhookEndpoints).where(byId(id)).limit(1);
+    return row;
+  }
+
+  /** The old secret while its overlap lasts; null once it has ended. */
+  async function openPrevious(row: Row, now: Date): Promise<{ secret: string; expiresAt: Date } | null> {
+    if (!row.previousSecret || !row.previousSecretExpiresAt || row.previousSecretExpiresAt <= now) return null;
+    return { secret: await open(row.id, row.previousSecret), expiresAt: row.previousSecretExpiresAt };
+  }
+
+  return {
+    find,
+
+    async create(input: WebhookEndpointInput, now = new Date()): Promise<WebhookEndpointCreated> {
+      const id = newId("ep");
+      const secret = newWebhookSecret();
+      const [row] = await db
+        .insert(webhookEndpoints)
+        .values({
+          id,
+          environmentId,
+          url: input.url,
+          events: input.events ?? null,
+          description: input.description ?? null,
+          enabled: input.enabled,
+          secret: await seal(id, secret),
+          createdAt: now,
+          updatedAt: now,
+        })
+        .returning();
+      return { ...toWebhookEndpoint(row!), secret };
+    },
+
+    async list(query: WebhookEndpointQuery): Promise<WebhookEndpointList> {
+      const rows = await db
+        .select()
+        .from(webhookEndpoints)
+        .where(and(eq(webhookEndpoints.environmentId, environmentId), query.cursor ? lt(webhookEndpoints.id, query.cursor) : undefined))
+        .orderBy(desc(webhookEndpoints.id))
+        .limit(query.limit + 1);
+      const page = keysetPage(rows, query.limit, (last) => last.id);
+      return { data: page.rows.map(toWebhookEndpoint), nextCursor: page.nextCursor };
+    },
+
+    /** Every endpoint of the environment that is on; the dispatcher filters them by event type. */
+    enabled: () =>
+      db
+        .select()
+        .from(webhookEndpoints)
+        .where(and(eq(webhookEndpoints.environmentId, environmentId), eq(webhookEndpoints.enabled, true))),
+
+    async update(id: string, input: WebhookEndpointUpdate, now = new Date()): Promise<WebhookEndpoint | undefined> {
+      const changes: Partial<Row> = { updatedAt: now };
+      if (input.url !== undefined) changes.url = input.url;
+      if (input.events !== undefined) changes.events = input.events;
+      if (input.description !== undefined) changes.description = input.description;
+      if (input.enabled !== undefined) {
+        changes.enabled = input.enabled;
+        // Turned on again by hand: the failure clock and Clarion's reason start over.
+        changes.disabledReason = null;
+        if (input.enabled) changes.failingSince = null;
+      }
+      const [row] = await db.update(webhookEndpoints).set(changes).where(byId(id)).returning();
+      return row ? toWebhookEndpoint(row) : undefined;
+    },
+
+    async remove(id: string): Promise<boolean> {
+      const deleted = await db.delete(webhookEndpoints).where(byId(id)).returning({ id: webhookEndpoints.id });
+      return deleted.length > 0;
+    },
+
+    async secret(id: string, now = new Date()): Promise<WebhookEndpointSecret | undefined> {
+      const row = await find(id);
+      if (!row) return undefined;
+      const previous = await openPrevious(row, now);
+      return {
+        secret: await open(row.id, row.secret),
+        previousSecret: previous?.secret ?? null,
+        previousSecretExpiresAt: previous?.expiresAt.toISOString() ?? null,
+      };
+    },
+
+    /** A new secret; the current one keeps signing beside it for `overlapHours` (0: not at all). */
+    async rotateSecret(id: string, overlapHours: number, now = new Date()): Promise<WebhookEndpointSecret | undefined> {
+      const row = await find(id);
+      if (!row) return undefined;
+      const secret = newWebhookSecret();
+      const expiresAt = overlapHours > 0 ? new Date(now.getTime() + overlapHours * 3_600_000) : null;
+      await db
+        .update(webhookEndpoints)
+        .set({
+          secret: await seal(id, secret),
+          previousSecret: expiresAt ? row.secret : null,
+          previousSecretExpiresAt: expiresAt,
+          updatedAt: now,
+        })
+        .where(byId(id));
+      return {
+        secret,
+        previousSecret: expiresAt ? await open(row.id, row.secret) : null,
+        previousSecretExpiresAt: expiresAt?.toISOString() ?? null,
+      };
+    },
+
+    /** The secrets that sign a delivery now: the current one, and the previous one during its overlap. */
+    async sendable(row: Row, now = new Date()): Promise<SendableEndpoint> {
+      const previous = await openPrevious(row, now);
+      return { row, secrets: [await open(row.id, row.secret), ...(previous ? [previous.secret] : [])] };
+    },
+  };
+}
+
+export type WebhookEndpointsRepository = ReturnType<typeof webhookEndpointsRepository>;

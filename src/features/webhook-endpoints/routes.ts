@@ -1,0 +1,259 @@
+import type { Context } from "hono";
+import type { AppEnv } from "../../env";
+import { checkDestination, destinationOptions } from "../../lib/destinations";
+import { ApiError, notFound } from "../../lib/errors";
+import { apiRoute, createRouter, json, security } from "../../lib/openapi";
+import { scopedRepository } from "../../lib/scoped-repository";
+import { createDb } from "../../db/client";
+import { eventsRepository } from "../events/repository";
+import { attemptsRepository } from "./attempts";
+import { deliverEvent } from "./deliver";
+import { enqueueDeliveries, eventsToReplay, REPLAY_LIMIT } from "./replay";
+import { toWebhookEndpoint, webhookEndpointsRepository } from "./repository";
+import {
+  AttemptQuery,
+  EndpointIdParam,
+  ReplayInput,
+  ReplayResult,
+  RotateSecretInput,
+  WebhookAttempt,
+  WebhookAttemptList,
+  WebhookEndpoint,
+  WebhookEndpointCreated,
+  WebhookEndpointInput,
+  WebhookEndpointList,
+  WebhookEndpointQuery,
+  WebhookEndpointSecret,
+  WebhookEndpointUpdate,
+} from "./schemas";
+
+export const webhookEndpointsRoutes = createRouter();
+
+const repo = scopedRepository(webhookEndpointsRepository);
+const attempts = scopedRepository(attemptsRepository);
+const tags = ["Event webhooks"];
+const missing = (id: string) => notFound("webhook_endpoint_not_found", `webhook endpoint "${id}"`);
+
+/** The same policy as provider URLs: refused on save here, and checked again on every send. */
+function assertAllowed(c: Context<AppEnv>, url: string | undefined) {
+  if (url === undefined) return;
+  const verdict = checkDestination(url, destinationOptions(c.env));
+  if (!verdict.ok)
+    throw new ApiError("destination_not_allowed", "The endpoint URL is not an allowed destination.", [
+      { path: "url", message: `Not an allowed destination: ${verdict.reason}.` },
+    ]);
+}
+
+webhookEndpointsRoutes.openapi(
+  apiRoute({
+    method: "post",
+    path: "/v1/webhook-endpoints",
+    tags,
+    summary: "Create a webhook endpoint",
+    description:
+      "Events of this environment are POSTed to `url`, signed per Standard Webhooks with the `secret` in the answer (also at `GET /v1/webhook-endpoints/{id}/secret`).",
+    security,
+    request: { body: { content: json(WebhookEndpointInput), required: true } },
+    responses: { 201: { description: "Created, with its signing secret", content: json(WebhookEndpointCreated) } },
+    errors: ["destination_not_allowed"],
+    secrets: ["secret"],
+  }),
+  async (c) => {
+    const input = c.req.valid("json");
+    assertAllowed(c, input.url);
+    return c.json(await repo(c).create(input), 201);
+  },
+);
+
+webhookEndpointsRoutes.openapi(
+  apiRoute({
+    method: "get",
+    path: "/v1/webhook-endpoints",
+    tags,
+    summary: "List webhook endpoints",
+    description: "Newest first.",
+    security,
+    request: { query: WebhookEndpointQuery },
+    responses: { 200: { description: "A page of endpoints", content: json(WebhookEndpointList) } },
+  }),
+  async (c) => c.json(await repo(c).list(c.req.valid("query")), 200),
+);
+
+webhookEndpointsRoutes.openapi(
+  apiRoute({
+    method: "get",
+    path: "/v1/webhook-endpoints/{id}",
+    tags,
+    summary: "Get a webhook endpoint",
+    security,
+    request: { params: EndpointIdParam },
+    responses: { 200: { description: "The endpoint", content: json(WebhookEndpoint) } },
+    errors: ["webhook_endpoint_not_found"],
+  }),
+  async (c) => {
+    const { id } = c.req.valid("param");
+    const row = await repo(c).find(id);
+    if (!row) throw missing(id);
+    return c.json(toWebhookEndpoint(row), 200);
+  },
+);
+
+webhookEndpointsRoutes.openapi(
+  apiRoute({
+    method: "patch",
+    path: "/v1/webhook-endpoints/{id}",
+    tags,
+    summary: "Update a webhook endpoint",
+    description: "Turning an endpoint on again (`enabled: true`) clears the reason Clarion turned it off and restarts its failure clock.",
+    security,
+    request: { params: EndpointIdParam, body: { content: json(WebhookEndpointUpdate), required: true } },
+    responses: { 200: { description: "The endpoint as updated", content: json(WebhookEndpoint) } },
+    errors: ["webhook_endpoint_not_found", "destination_not_allowed"],
+  }),
+  async (c) => {
+    const { id } = c.req.valid("param");
+    const input = c.req.valid("json");
+    assertAllowed(c, input.url);
+    const endpoint = await repo(c).update(id, input);
+    if (!endpoint) throw missing(id);
+    return c.json(endpoint, 200);
+  },
+);
+
+webhookEndpointsRoutes.openapi(
+  apiRoute({
+    method: "delete",
+    path: "/v1/webhook-endpoints/{id}",
+    tags,
+    summary: "Delete a webhook endpoint",
+    description: "Deliveries still queued for it are dropped.",
+    security,
+    request: { params: EndpointIdParam },
+    responses: { 204: { description: "Deleted" } },
+    errors: ["webhook_endpoint_not_found"],
+  }),
+  async (c) => {
+    const { id } = c.req.valid("param");
+    if (!(await repo(c).remove(id))) throw missing(id);
+    return c.body(null, 204);
+  },
+);
+
+webhookEndpointsRoutes.openapi(
+  apiRoute({
+    method: "get",
+    path: "/v1/webhook-endpoints/{id}/secret",
+    tags,
+    summary: "Reveal an endpoint's signing secret",
+    description: "The current secret and, during a rotation's overlap, the previous one.",
+    security,
+    request: { params: EndpointIdParam },
+    responses: { 200: { description: "The secrets", content: json(WebhookEndpointSecret) } },
+    errors: ["webhook_endpoint_not_found"],
+  }),
+  async (c) => {
+    const { id } = c.req.valid("param");
+    const secret = await repo(c).secret(id);
+    if (!secret) throw missing(id);
+    return c.json(secret, 200);
+  },
+);
+
+webhookEndpointsRoutes.openapi(
+  apiRoute({
+    method: "post",
+    path: "/v1/webhook-endpoints/{id}/rotate-secret",
+    tags,
+    summary: "Rotate an endpoint's signing secret",
+    description:
+      "A new secret signs from now on. For `overlapHours` (default 24) the old one signs too: every delivery carries both `v1,` signatures, so a receiver can switch secrets without losing an event.",
+    security,
+    request: { params: EndpointIdParam, body: { content: json(RotateSecretInput), required: false } },
+    responses: { 200: { description: "The new secret and the old one while it still signs", content: json(WebhookEndpointSecret) } },
+    errors: ["webhook_endpoint_not_found"],
+    secrets: ["secret", "previousSecret"],
+  }),
+  async (c) => {
+    const { id } = c.req.valid("param");
+    // The body is optional: a bare POST is not validated, so its default is applied here.
+    const { overlapHours } = RotateSecretInput.parse(c.req.valid("json") ?? {});
+    const secret = await repo(c).rotateSecret(id, overlapHours);
+    if (!secret) throw missing(id);
+    return c.json(secret, 200);
+  },
+);
+
+webhookEndpointsRoutes.openapi(
+  apiRoute({
+    method: "post",
+    path: "/v1/webhook-endpoints/{id}/test",
+    tags,
+    summary: "Send a test event",
+    description:
+      "Sends a `webhook.test` event to this endpoint now (turned off or not) and answers with the attempt: status, the endpoint's response status, latency, error. A failed test is not retried; it counts toward nothing.",
+    security,
+    request: { params: EndpointIdParam },
+    responses: { 200: { description: "The attempt", content: json(WebhookAttempt) } },
+    errors: ["webhook_endpoint_not_found"],
+  }),
+  async (c) => {
+    const { id } = c.req.valid("param");
+    const endpoint = await repo(c).find(id);
+    if (!endpoint) throw missing(id);
+    const log = eventsRepository(createDb(c.env.DB), c.get("environmentId"));
+    const event = await log.recordDirect("webhook.test", { endpointId: id });
+    const { attempt } = await deliverEvent(c.env, createDb(c.env.DB), {
+      environmentSlug: await log.slug(),
+      endpoint,
+      event,
+      attempt: 1,
+      test: true,
+    });
+    return c.json(attempt, 200);
+  },
+);
+
+webhookEndpointsRoutes.openapi(
+  apiRoute({
+    method: "get",
+    path: "/v1/webhook-endpoints/{id}/attempts",
+    tags,
+    summary: "List an endpoint's delivery attempts",
+    description: "Newest first: each try of each event, with the endpoint's response status, latency, error and when the next try is due.",
+    security,
+    request: { params: EndpointIdParam, query: AttemptQuery },
+    responses: { 200: { description: "A page of attempts", content: json(WebhookAttemptList) } },
+    errors: ["webhook_endpoint_not_found"],
+  }),
+  async (c) => {
+    const { id } = c.req.valid("param");
+    if (!(await repo(c).find(id))) throw missing(id);
+    return c.json(await attempts(c).list(id, c.req.valid("query")), 200);
+  },
+);
+
+webhookEndpointsRoutes.openapi(
+  apiRoute({
+    method: "post",
+    path: "/v1/webhook-endpoints/{id}/replay",
+    tags,
+    summary: "Replay events to an endpoint",
+    description: `Queues again the events of \`since\`..\`until\` that this endpoint takes, with their original ids (the same \`webhook-id\`): by default only those that never reached it. At most ${REPLAY_LIMIT} events per call, oldest first.`,
+    security,
+    request: { params: EndpointIdParam, body: { content: json(ReplayInput), required: true } },
+    responses: { 202: { description: "Queued", content: json(ReplayResult) } },
+    errors: ["webhook_endpoint_not_found"],
+  }),
+  async (c) => {
+    const { id } = c.req.valid("param");
+    const endpoint = await repo(c).find(id);
+    if (!endpoint) throw missing(id);
+    const eventIds = await eventsToReplay(createDb(c.env.DB), endpoint, c.req.valid("json"));
+    const queued = await enqueueDeliveries(
+      c.env,
+      endpoint.environmentId,
+      eventIds.map((eventId) => ({ eventId, endpointId: id })),
+    );
+    return c.json({ queued }, 202);
+  },
+);
