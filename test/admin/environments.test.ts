@@ -112,12 +112,24 @@ describe("DELETE /v1/admin/environments/{slug}", () => {
       const tx = await trigger(key, { workflow: workflow.key, to: "ada" });
       await settledMessages(key, tx, 1);
     }
-    for (const { id } of [doomed, kept]) {
+    for (const { id, key } of [doomed, kept]) {
       await env.DB.prepare(
         "INSERT INTO suppressions (environment_id, address, channel, reason, created_at) VALUES (?, ?, 'email', 'hard_bounce', ?)",
       )
         .bind(id, "gone@example.com", Date.now())
         .run();
+      // The inbox settings are made on first read; an endpoint, one delivery attempt to it and one in-app notification.
+      expect((await api(key, "GET", "/v1/in-app/settings")).status).toBe(200);
+      const endpoint = await api<{ id: string }>(key, "POST", "/v1/webhook-endpoints", { url: "https://example.com/hooks" });
+      expect(endpoint.status).toBe(201);
+      await env.DB.batch([
+        env.DB.prepare(
+          "INSERT INTO webhook_attempts (id, environment_id, endpoint_id, event_id, event_type, attempt, status, latency_ms, created_at) VALUES (?, ?, ?, 'evt_x', 'webhook.test', 1, 'succeeded', 5, ?)",
+        ).bind(unique("att"), id, endpoint.body.id, Date.now()),
+        env.DB.prepare(
+          "INSERT INTO in_app_notifications (id, environment_id, subscriber_id, transaction_id, workflow_key, step_id, content, tags, created_at, updated_at) VALUES (?, ?, 'ada', 'tx', 'wf', 'inbox', '{}', '[]', ?, ?)",
+        ).bind(unique("msg"), id, Date.now(), Date.now()),
+      ]);
     }
     const slug = (await env.DB.prepare("SELECT slug FROM environments WHERE id = ?").bind(doomed.id).first<{ slug: string }>())!.slug;
     const before = await rowsOf(doomed.id);

@@ -5,9 +5,13 @@ import type { Db } from "../../db/client";
 import {
   apiKeys,
   environments,
+  events,
+  inAppNotifications,
+  inAppSettings,
   integrations,
   messageEvents,
   messages,
+  preferenceLinkSettings,
   sandboxMessages,
   subscriberChannels,
   subscribers,
@@ -16,7 +20,10 @@ import {
   topics,
   triggers,
   variables,
+  webhookAttempts,
+  webhookEndpoints,
   workflows,
+  workflowVersions,
 } from "../../db/schema";
 import { sha256Hex } from "../../lib/crypto";
 import { newId } from "../../lib/ids";
@@ -33,6 +40,12 @@ type KeyRow = typeof apiKeys.$inferSelect;
  * the database's own list of tables that have an `environment_id`, so a new table cannot be missed.
  */
 export const ENVIRONMENT_TABLES = [
+  webhookAttempts,
+  events,
+  webhookEndpoints,
+  inAppNotifications,
+  inAppSettings,
+  preferenceLinkSettings,
   messageEvents,
   sandboxMessages,
   messages,
@@ -43,6 +56,7 @@ export const ENVIRONMENT_TABLES = [
   subscribers,
   variables,
   integrations,
+  workflowVersions,
   workflows,
   suppressions,
   apiKeys,
