@@ -8,7 +8,7 @@ import { ClarionError, listAll } from "./client.mjs";
  * file holds only what `PUT /v1/workflows/{key}` takes, and a file exported before (0.7 wrote
  * `lastTriggeredAt`) is imported without them.
  */
-const SERVER_FIELDS = ["id", "createdAt", "updatedAt", "lastTriggeredAt"];
+const SERVER_FIELDS = ["id", "version", "createdAt", "updatedAt", "lastTriggeredAt"];
 
 /** @param {Record<string, unknown>} workflow */
 export const toFile = (workflow) => Object.fromEntries(Object.entries(workflow).filter(([field]) => !SERVER_FIELDS.includes(field)));
