@@ -66,7 +66,7 @@ describe.skipIf(!CHROMIUM)("the hosted preference page in Chromium", () => {
     await page.getByText("Your choices are saved.").waitFor();
     expect(await page.getByRole("group", { name: "All notifications" }).getByLabel("Text messages (SMS)").isChecked()).toBe(false);
     const prefs = await api<{ channels: Record<string, boolean> }>("GET", `/v1/subscribers/${subscriberId}/preferences`);
-    expect(prefs.body.channels).toEqual({ email: true, sms: false, push: true, chat: true });
+    expect(prefs.body.channels).toEqual({ email: true, sms: false, push: true, chat: true, in_app: true });
     await context.close();
   });
 });
