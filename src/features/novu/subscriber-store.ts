@@ -6,12 +6,19 @@ import type { Bindings } from "../../env";
 import { ApiError, notFound, validationError } from "../../lib/errors";
 import { SubscriberInput } from "../../contract/recipients";
 import { subscribersRepository } from "../subscribers/repository";
+import { eraseSubscriber } from "../subscribers/erasure";
 import { saveSubscriber } from "../subscribers/save";
 import type { Subscriber } from "../subscribers/schemas";
 import { type NovuSubscriberUpdate, toSubscriberInput, unknownProviders } from "./inputs";
 import { type NovuSubscriber, toNovuSubscriber } from "./shapes";
 
 export const subscriberMissing = (id: string) => notFound("subscriber_not_found", `subscriber "${id}"`);
+
+/** Novu's v1 and v2 deletes: erasure as Clarion's own `DELETE /v1/subscribers/{subscriberId}`, in Novu's answer. */
+export async function eraseNovuSubscriber(env: Bindings, environmentId: string, subscriberId: string) {
+  if (!(await eraseSubscriber(env, environmentId, subscriberId))) throw subscriberMissing(subscriberId);
+  return { data: { acknowledged: true as const, status: "deleted" as const } };
+}
 
 async function internalId(env: Bindings, environmentId: string, subscriberId: string): Promise<string | undefined> {
   const [row] = await createDb(env.DB)

@@ -1,7 +1,6 @@
 // `@novu/node`'s subscriber calls (`/novu/v1/subscribers…`).
 import { z } from "@hono/zod-openapi";
 import { createRouter, json } from "../../lib/openapi";
-import { eraseSubscriber } from "../subscribers/erasure";
 import { saveSubscribers } from "../subscribers/save";
 import { SubscriberIdParam } from "../subscribers/preferences-schemas";
 import { changeCredentials } from "./credentials";
@@ -17,7 +16,7 @@ import {
 } from "./preferences";
 import { novuRoute } from "./routing";
 import { envelope, NovuDeleted, NovuSubscriber } from "./shapes";
-import { readNovuSubscriber, subscriberMissing, updateNovuSubscriber, writeNovuSubscriber } from "./subscriber-store";
+import { eraseNovuSubscriber, readNovuSubscriber, subscriberMissing, updateNovuSubscriber, writeNovuSubscriber } from "./subscriber-store";
 
 export const novuSubscribersV1Routes = createRouter();
 
@@ -248,8 +247,7 @@ novuSubscribersV1Routes.openapi(
   }),
   async (c) => {
     const { subscriberId } = c.req.valid("param");
-    if (!(await eraseSubscriber(c.env, c.get("environmentId"), subscriberId))) throw subscriberMissing(subscriberId);
-    return c.json({ data: { acknowledged: true as const, status: "deleted" as const } }, 200);
+    return c.json(await eraseNovuSubscriber(c.env, c.get("environmentId"), subscriberId), 200);
   },
 );
 

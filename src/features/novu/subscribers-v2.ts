@@ -2,14 +2,13 @@
 import { z } from "@hono/zod-openapi";
 import { ApiError } from "../../lib/errors";
 import { createRouter, json } from "../../lib/openapi";
-import { eraseSubscriber } from "../subscribers/erasure";
 import { SubscriberIdParam } from "../subscribers/preferences-schemas";
 import { NovuErrorBody, novuErrorBody } from "./errors";
 import { NovuSubscriberInput, NovuSubscriberUpdate } from "./inputs";
 import { channelFlags, mergePreferences, NovuPreferencesV2, readPreferences, toNovuPreferences } from "./preferences";
 import { novuRoute } from "./routing";
 import { envelope, NovuDeleted, NovuSubscriber } from "./shapes";
-import { readNovuSubscriber, subscriberMissing, updateNovuSubscriber, writeNovuSubscriber } from "./subscriber-store";
+import { eraseNovuSubscriber, readNovuSubscriber, subscriberMissing, updateNovuSubscriber, writeNovuSubscriber } from "./subscriber-store";
 
 export const novuSubscribersV2Routes = createRouter();
 
@@ -96,8 +95,7 @@ novuSubscribersV2Routes.openapi(
   }),
   async (c) => {
     const { subscriberId } = c.req.valid("param");
-    if (!(await eraseSubscriber(c.env, c.get("environmentId"), subscriberId))) throw subscriberMissing(subscriberId);
-    return c.json({ data: { acknowledged: true as const, status: "deleted" as const } }, 200);
+    return c.json(await eraseNovuSubscriber(c.env, c.get("environmentId"), subscriberId), 200);
   },
 );
 
