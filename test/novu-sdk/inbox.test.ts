@@ -102,7 +102,10 @@ describe("@novu/js notifications", () => {
     const [notification] = (await listed(novu, 1)) as [Notification];
     const read = await notification.read();
     expect(read.data).toMatchObject({ id: notification.id, isRead: true, isSeen: true });
-    const feed = await clarion<{ data: { id: string; read: boolean; archived: boolean }[] }>("GET", `/v1/subscribers/${subscriberId}/notifications`);
+    const feed = await clarion<{ data: { id: string; read: boolean; archived: boolean }[] }>(
+      "GET",
+      `/v1/subscribers/${subscriberId}/notifications`,
+    );
     expect(feed.body.data).toMatchObject([{ id: notification.id, read: true, archived: false }]);
     expect((await novu.notifications.count({ read: false })).data).toMatchObject({ count: 0 });
     expect((await novu.notifications.archive({ notificationId: notification.id })).data).toMatchObject({ isArchived: true });

@@ -103,7 +103,11 @@ describe("POST /novu/v1/inbox/session", () => {
   });
 
   it("answers 404 for an unknown applicationIdentifier", async () => {
-    expectNovuError(await inbox(null, "POST", "/session", { applicationIdentifier: "nope", subscriber: { subscriberId: "a" } }), 404, "application_not_found");
+    expectNovuError(
+      await inbox(null, "POST", "/session", { applicationIdentifier: "nope", subscriber: { subscriberId: "a" } }),
+      404,
+      "application_not_found",
+    );
   });
 
   it("creates the subscriber with the profile fields sent, and updates them in a later session", async () => {
@@ -119,7 +123,10 @@ describe("POST /novu/v1/inbox/session", () => {
 
   it("takes the subscriberId alone, as older clients send it", async () => {
     const { key } = await developmentEnvironment();
-    const res = await inbox(null, "POST", "/session", { applicationIdentifier: (await settingsOf(key)).applicationIdentifier, subscriberId: unique("s") });
+    const res = await inbox(null, "POST", "/session", {
+      applicationIdentifier: (await settingsOf(key)).applicationIdentifier,
+      subscriberId: unique("s"),
+    });
     expect(res.status).toBe(201);
   });
 });
@@ -159,7 +166,11 @@ describe("GET /novu/v1/inbox/notifications and /count", () => {
     const subscriberId = unique("sub");
     const { token } = await startSession(key, subscriberId);
     const ids = await storeNotifications(id, subscriberId, [
-      { workflowKey: workflow.key, tags: ["orders"], content: { subject: "S", primaryAction: { label: "Track" }, data: { orderId: "A-1" } } },
+      {
+        workflowKey: workflow.key,
+        tags: ["orders"],
+        content: { subject: "S", primaryAction: { label: "Track" }, data: { orderId: "A-1" } },
+      },
       { workflowKey: workflow.key, tags: ["billing"] },
     ]);
     const page = await list(token, "?limit=10&archived=false&snoozed=false");
@@ -183,9 +194,13 @@ describe("GET /novu/v1/inbox/notifications and /count", () => {
       workflow: { id: workflow.key, identifier: workflow.key, name: "Order shipped", critical: false, severity: "none" },
       severity: "none",
     });
-    expect(await count(token, [{ read: false, archived: false, snoozed: false }, { tags: ["billing"] }, { severity: "high" }])).toEqual([2, 1, 0]);
+    expect(await count(token, [{ read: false, archived: false, snoozed: false }, { tags: ["billing"] }, { severity: "high" }])).toEqual([
+      2, 1, 0,
+    ]);
     expect((await list(token, "?tags[]=orders")).body.data.map((n) => n.id)).toEqual([ids[0]]);
-    expect((await list(token, `?data=${encodeURIComponent(JSON.stringify({ orderId: ["A-1", "B-2"] }))}`)).body.data.map((n) => n.id)).toEqual([ids[0]]);
+    expect(
+      (await list(token, `?data=${encodeURIComponent(JSON.stringify({ orderId: ["A-1", "B-2"] }))}`)).body.data.map((n) => n.id),
+    ).toEqual([ids[0]]);
   });
 
   it("pages with limit and after", async () => {
@@ -200,24 +215,28 @@ describe("GET /novu/v1/inbox/notifications and /count", () => {
     expect([...first.body.data, ...second.body.data].map((n) => n.id).sort()).toEqual([...ids].sort());
   });
 
-  it.each([
-    ["?limit=0"],
-    ["?limit=101"],
-    ["?after=not-a-cursor"],
-    ["?read=maybe"],
-    ["?data=%7Bnot-json"],
-    ["?severity=urgent"],
-  ])("refuses %s with 422", async (query) => {
-    const { key } = await createEnvironment();
-    const { token } = await startSession(key, unique("sub"));
-    expectNovuError(await list(token, query), 422, "validation_failed");
-  });
+  it.each([["?limit=0"], ["?limit=101"], ["?after=not-a-cursor"], ["?read=maybe"], ["?data=%7Bnot-json"], ["?severity=urgent"]])(
+    "refuses %s with 422",
+    async (query) => {
+      const { key } = await createEnvironment();
+      const { token } = await startSession(key, unique("sub"));
+      expectNovuError(await list(token, query), 422, "validation_failed");
+    },
+  );
 
   it("refuses count filters that are not an array of filters", async () => {
     const { key } = await createEnvironment();
     const { token } = await startSession(key, unique("sub"));
-    expectNovuError(await inbox(token, "GET", `/notifications/count?filters=${encodeURIComponent('{"read":1}')}`), 422, "validation_failed");
-    expectNovuError(await inbox(token, "GET", `/notifications/count?filters=${encodeURIComponent('[{"read":"no"}]')}`), 422, "validation_failed");
+    expectNovuError(
+      await inbox(token, "GET", `/notifications/count?filters=${encodeURIComponent('{"read":1}')}`),
+      422,
+      "validation_failed",
+    );
+    expectNovuError(
+      await inbox(token, "GET", `/notifications/count?filters=${encodeURIComponent('[{"read":"no"}]')}`),
+      422,
+      "validation_failed",
+    );
   });
 });
 
@@ -256,12 +275,17 @@ describe("PATCH /novu/v1/inbox/notifications/:id/*", () => {
   it("snoozes: hidden from the unsnoozed list until snoozeUntil, then back on its own", async () => {
     const { token, notificationId } = await oneNotification();
     const until = new Date(Date.now() + 3600_000).toISOString();
-    expect((await patch(token, notificationId, "snooze", { snoozeUntil: until })).body.data).toMatchObject({ isSnoozed: true, snoozedUntil: until });
+    expect((await patch(token, notificationId, "snooze", { snoozeUntil: until })).body.data).toMatchObject({
+      isSnoozed: true,
+      snoozedUntil: until,
+    });
     expect((await list(token, "?snoozed=false")).body.data).toEqual([]);
     expect((await list(token, "?snoozed=true")).body.data.map((n) => n.id)).toEqual([notificationId]);
     expect(await count(token, [{ read: false, archived: false, snoozed: false }])).toEqual([0]);
     // The moment passes: no timer wakes it, the read does.
-    await env.DB.prepare("UPDATE in_app_notifications SET snoozed_until = ? WHERE id = ?").bind(Date.now() - 1000, notificationId).run();
+    await env.DB.prepare("UPDATE in_app_notifications SET snoozed_until = ? WHERE id = ?")
+      .bind(Date.now() - 1000, notificationId)
+      .run();
     expect((await list(token, "?snoozed=false")).body.data).toMatchObject([{ id: notificationId, isSnoozed: false, snoozedUntil: null }]);
   });
 
@@ -289,12 +313,15 @@ describe("PATCH /novu/v1/inbox/notifications/:id/*", () => {
     expectNovuError(await inbox(token, "DELETE", `/notifications/${notificationId}/delete`), 404, "message_not_found");
   });
 
-  it.each(["read", "unread", "archive", "unarchive", "unsnooze"])("answers 404 for another subscriber's notification (%s)", async (action) => {
-    const { key, notificationId } = await oneNotification();
-    const other = await startSession(key, unique("other"));
-    expectNovuError(await patch(other.token, notificationId, action), 404, "message_not_found");
-    expect((await list(other.token)).body.data).toEqual([]);
-  });
+  it.each(["read", "unread", "archive", "unarchive", "unsnooze"])(
+    "answers 404 for another subscriber's notification (%s)",
+    async (action) => {
+      const { key, notificationId } = await oneNotification();
+      const other = await startSession(key, unique("other"));
+      expectNovuError(await patch(other.token, notificationId, action), 404, "message_not_found");
+      expect((await list(other.token)).body.data).toEqual([]);
+    },
+  );
 
   it("answers 404 for another environment's notification, even for a subscriber with the same id", async () => {
     const { subscriberId, notificationId } = await oneNotification();
@@ -372,9 +399,18 @@ describe("/novu/v1/inbox/preferences", () => {
     const { token, regular, critical } = await setup();
     const res = await inbox<{ data: Preference[] }>(token, "GET", "/preferences?criticality=nonCritical");
     expect(res.status).toBe(200);
-    expect(res.body.data[0]).toMatchObject({ level: "global", enabled: true, channels: { email: true, sms: true, push: true, chat: true, in_app: true } });
+    expect(res.body.data[0]).toMatchObject({
+      level: "global",
+      enabled: true,
+      channels: { email: true, sms: true, push: true, chat: true, in_app: true },
+    });
     expect(res.body.data.slice(1)).toEqual([
-      expect.objectContaining({ level: "template", enabled: true, channels: { email: true, in_app: true }, workflow: expect.objectContaining({ id: regular }) }),
+      expect.objectContaining({
+        level: "template",
+        enabled: true,
+        channels: { email: true, in_app: true },
+        workflow: expect.objectContaining({ id: regular }),
+      }),
     ]);
     const all = await inbox<{ data: Preference[] }>(token, "GET", "/preferences?criticality=all");
     expect(all.body.data[0]!.level).toBe("global");
@@ -389,10 +425,16 @@ describe("/novu/v1/inbox/preferences", () => {
     const global = await inbox<{ data: Preference }>(token, "PATCH", "/preferences", { sms: false, schedule: { isEnabled: true } });
     expect(global.body.data).toMatchObject({ level: "global", channels: { sms: false, in_app: true } });
     expect((await inbox<{ data: Preference }>(token, "GET", "/preferences/global")).body.data.channels.sms).toBe(false);
-    const stored = await api<{ channels: Record<string, boolean>; workflows: Record<string, unknown> }>(key, "GET", `/v1/subscribers/${subscriberId}/preferences`);
+    const stored = await api<{ channels: Record<string, boolean>; workflows: Record<string, unknown> }>(
+      key,
+      "GET",
+      `/v1/subscribers/${subscriberId}/preferences`,
+    );
     expect(stored.body.channels.sms).toBe(false);
     expect(stored.body.workflows[regular]).toEqual({ email: false });
-    const bulk = await inbox<{ data: Preference[] }>(token, "PATCH", "/preferences/bulk", { preferences: [{ workflowId: regular, in_app: false, email: false }] });
+    const bulk = await inbox<{ data: Preference[] }>(token, "PATCH", "/preferences/bulk", {
+      preferences: [{ workflowId: regular, in_app: false, email: false }],
+    });
     expect(bulk.body.data).toMatchObject([{ enabled: false, channels: { email: false, in_app: false } }]);
   });
 
@@ -400,7 +442,12 @@ describe("/novu/v1/inbox/preferences", () => {
     const { token, regular, critical } = await setup();
     expectNovuError(await inbox(token, "PATCH", `/preferences/${critical}`, { email: false }), 422, "workflow_critical");
     expectNovuError(
-      await inbox(token, "PATCH", "/preferences/bulk", { preferences: [{ workflowId: regular, email: false }, { workflowId: critical, email: false }] }),
+      await inbox(token, "PATCH", "/preferences/bulk", {
+        preferences: [
+          { workflowId: regular, email: false },
+          { workflowId: critical, email: false },
+        ],
+      }),
       422,
       "workflow_critical",
     );
@@ -428,14 +475,28 @@ describe("CORS on /novu/v1/inbox", () => {
     expect(res.headers.get("access-control-allow-origin")).toBe("*");
     expect(res.headers.get("access-control-allow-methods")).toContain("PATCH");
     const allowed = res.headers.get("access-control-allow-headers")!.toLowerCase().split(",");
-    for (const h of ["authorization", "content-type", "novu-api-version", "novu-client-version", "novu-application-identifier", "novu-user-agent", "user-agent"]) {
+    for (const h of [
+      "authorization",
+      "content-type",
+      "novu-api-version",
+      "novu-client-version",
+      "novu-application-identifier",
+      "novu-user-agent",
+      "user-agent",
+    ]) {
       expect(allowed).toContain(h);
     }
   });
 
   it("lets the browser read answers and errors alike", async () => {
     const { key } = await developmentEnvironment();
-    const session = await inbox(null, "POST", "/session", { applicationIdentifier: (await settingsOf(key)).applicationIdentifier, subscriber: { subscriberId: "x" } }, { origin: "https://a.example" });
+    const session = await inbox(
+      null,
+      "POST",
+      "/session",
+      { applicationIdentifier: (await settingsOf(key)).applicationIdentifier, subscriber: { subscriberId: "x" } },
+      { origin: "https://a.example" },
+    );
     expect(session.headers.get("access-control-allow-origin")).toBe("*");
     const refused = await inbox(null, "GET", "/notifications", undefined, { origin: "https://a.example" });
     expect(refused.status).toBe(401);
@@ -443,7 +504,10 @@ describe("CORS on /novu/v1/inbox", () => {
   });
 
   it("is not opened on Novu's keyed API", async () => {
-    const res = await SELF.fetch("http://clarion.test/novu/v1/subscribers", { method: "OPTIONS", headers: { origin: "https://a.example", "access-control-request-method": "GET" } });
+    const res = await SELF.fetch("http://clarion.test/novu/v1/subscribers", {
+      method: "OPTIONS",
+      headers: { origin: "https://a.example", "access-control-request-method": "GET" },
+    });
     expect(res.headers.get("access-control-allow-origin")).toBeNull();
   });
 });
@@ -466,13 +530,33 @@ describe("bad input never answers 5xx", () => {
     applicationIdentifier = (await settingsOf(key)).applicationIdentifier;
   });
 
-  const anyJson = fc.oneof(fc.jsonValue(), fc.dictionary(fc.constantFrom("applicationIdentifier", "subscriberHash", "subscriber", "subscriberId", "tags", "data", "snoozeUntil", "actionType", "notificationIds", "preferences", "email", "in_app"), fc.jsonValue()));
+  const anyJson = fc.oneof(
+    fc.jsonValue(),
+    fc.dictionary(
+      fc.constantFrom(
+        "applicationIdentifier",
+        "subscriberHash",
+        "subscriber",
+        "subscriberId",
+        "tags",
+        "data",
+        "snoozeUntil",
+        "actionType",
+        "notificationIds",
+        "preferences",
+        "email",
+        "in_app",
+      ),
+      fc.jsonValue(),
+    ),
+  );
   const STATE_PATHS = ["read", "unread", "archive", "unarchive", "snooze", "unsnooze", "complete", "revert"];
 
   it("on the session", async () => {
     await fc.assert(
       fc.asyncProperty(anyJson, fc.boolean(), async (body, withApp) => {
-        const sent = withApp && typeof body === "object" && body !== null && !Array.isArray(body) ? { ...body, applicationIdentifier } : body;
+        const sent =
+          withApp && typeof body === "object" && body !== null && !Array.isArray(body) ? { ...body, applicationIdentifier } : body;
         const res = await inbox(null, "POST", "/session", sent);
         expect(res.status).toBeLessThan(500);
       }),
@@ -483,7 +567,14 @@ describe("bad input never answers 5xx", () => {
   it("on the state, bulk and preference routes", async () => {
     await fc.assert(
       fc.asyncProperty(
-        fc.constantFrom(...STATE_PATHS.map((p) => ["PATCH", `/notifications/{id}/${p}`]), ["DELETE", "/notifications/{id}/delete"], ...["read", "archive", "read-archive", "seen", "delete"].map((p) => ["POST", `/notifications/${p}`]), ["PATCH", "/preferences"], ["PATCH", "/preferences/bulk"], ["PATCH", "/preferences/{id}"]),
+        fc.constantFrom(
+          ...STATE_PATHS.map((p) => ["PATCH", `/notifications/{id}/${p}`]),
+          ["DELETE", "/notifications/{id}/delete"],
+          ...["read", "archive", "read-archive", "seen", "delete"].map((p) => ["POST", `/notifications/${p}`]),
+          ["PATCH", "/preferences"],
+          ["PATCH", "/preferences/bulk"],
+          ["PATCH", "/preferences/{id}"],
+        ),
         fc.oneof(fc.constant(notificationId), fc.string(), fc.constant("%00"), fc.constant("a".repeat(300))),
         anyJson,
         async ([method, path], id, body) => {
@@ -498,8 +589,25 @@ describe("bad input never answers 5xx", () => {
   it("on the list and count queries", async () => {
     await fc.assert(
       fc.asyncProperty(
-        fc.constantFrom("limit", "after", "offset", "read", "archived", "snoozed", "seen", "data", "severity", "tags[]", "tags[0][]", "createdGte", "filters"),
-        fc.oneof(fc.string(), fc.jsonValue().map((v) => JSON.stringify(v))),
+        fc.constantFrom(
+          "limit",
+          "after",
+          "offset",
+          "read",
+          "archived",
+          "snoozed",
+          "seen",
+          "data",
+          "severity",
+          "tags[]",
+          "tags[0][]",
+          "createdGte",
+          "filters",
+        ),
+        fc.oneof(
+          fc.string(),
+          fc.jsonValue().map((v) => JSON.stringify(v)),
+        ),
         fc.boolean(),
         async (name, value, isCount) => {
           const res = await inbox(token, "GET", `/notifications${isCount ? "/count" : ""}?${new URLSearchParams({ [name]: value })}`);

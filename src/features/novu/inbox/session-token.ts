@@ -26,7 +26,11 @@ export async function issueSessionToken(encryptionKey: string | undefined, subje
   );
 }
 
-const refused = () => new ApiError("unauthorized", "Start an Inbox session first (POST /novu/v1/inbox/session): the session token is missing, expired or not Clarion's.");
+const refused = () =>
+  new ApiError(
+    "unauthorized",
+    "Start an Inbox session first (POST /novu/v1/inbox/session): the session token is missing, expired or not Clarion's.",
+  );
 
 /**
  * The subject of a `Bearer` session token. Exported for every route that takes one (the notification
