@@ -97,7 +97,7 @@ preferencePageRoutes.post("/p/:token", async (c) => {
     );
   }
   const workflows = choosable(await pageRepository(target.db, target.environmentId).choosable());
-  const saved = await changePreferences(target, updateFromForm(form, workflows), "preference_page");
+  const saved = await changePreferences(c.env, target, updateFromForm(form, workflows), "preference_page");
   if (saved === undefined) return nothingToManage(c);
   return render(c, token, target, workflows, withDefaults(saved), true);
 });

@@ -50,7 +50,7 @@ unsubscribeRoutes.post("/u/:token", async (c) => {
     return page(c, 400, "Unsubscribe", target.branding, html`<p>This request did not ask to unsubscribe (List-Unsubscribe=One-Click).</p>`);
   }
   const update = await oneClickUpdate(target);
-  if (update) await changePreferences(target, update, "one_click");
+  if (update) await changePreferences(c.env, target, update, "one_click");
   return page(
     c,
     200,
