@@ -240,12 +240,13 @@ describe("/v1/preference-links/settings", () => {
       logoUrl: "https://acme.dev/logo.png",
       accentColor: "#0a7d32",
     });
-    expect(set.body).toEqual({ brandName: "Acme", logoUrl: "https://acme.dev/logo.png", accentColor: "#0a7d32" });
+    expect(set.body).toEqual({ brandName: "Acme", logoUrl: "https://acme.dev/logo.png", accentColor: "#0a7d32", translations: {} });
     await api(key, "PATCH", "/v1/preference-links/settings", { logoUrl: null });
     expect((await api(key, "GET", "/v1/preference-links/settings")).body).toEqual({
       brandName: "Acme",
       logoUrl: null,
       accentColor: "#0a7d32",
+      translations: {},
     });
   });
 

@@ -22,22 +22,24 @@ unsubscribeRoutes.get("/u/:token", async (c) => {
   const target = await resolveLink(c.env, token);
   if (!target) return nothingToManage(c);
   const update = await oneClickUpdate(target);
-  const what = target.workflowKey === null || update?.channels ? "all email" : "these emails";
+  const { text, lang } = target.messages;
+  const question = target.workflowKey === null || update?.channels ? "unsubscribeAllQuestion" : "unsubscribeWorkflowQuestion";
   return page(
     c,
     200,
-    "Unsubscribe",
+    text("unsubscribeTitle"),
     target.branding,
     html`${
       update
         ? html`<form method="post" action="/u/${token}">
 <input type="hidden" name="List-Unsubscribe" value="One-Click">
-<p>Stop receiving ${what} from ${target.branding.brandName ?? target.branding.environmentName}?</p>
-<button type="submit">Unsubscribe</button>
+<p>${text(question, { brand: target.branding.brandName ?? target.branding.environmentName })}</p>
+<button type="submit">${text("unsubscribeButton")}</button>
 </form>`
-        : html`<p>These emails cannot be unsubscribed from: they are needed for your account.</p>`
+        : html`<p>${text("cannotUnsubscribe")}</p>`
     }
-<p><a href="/p/${token}">Choose which notifications you get</a></p>`,
+<p><a href="/p/${token}">${text("chooseNotifications")}</a></p>`,
+    { lang },
   );
 });
 
@@ -46,17 +48,19 @@ unsubscribeRoutes.post("/u/:token", async (c) => {
   const target = await resolveLink(c.env, token);
   if (!target) return nothingToManage(c);
   const form = await formOf(c.req.raw);
+  const { text, lang } = target.messages;
   if (form?.["List-Unsubscribe"] !== "One-Click") {
-    return page(c, 400, "Unsubscribe", target.branding, html`<p>This request did not ask to unsubscribe (List-Unsubscribe=One-Click).</p>`);
+    return page(c, 400, text("unsubscribeTitle"), target.branding, html`<p>${text("notOneClick")}</p>`, { lang });
   }
   const update = await oneClickUpdate(target);
   if (update) await changePreferences(c.env, target, update, "one_click");
   return page(
     c,
     200,
-    update ? "You are unsubscribed" : "Nothing changed",
+    text(update ? "unsubscribedTitle" : "nothingChangedTitle"),
     target.branding,
-    html`<p>${update ? "You will not get these emails any more." : "These emails cannot be unsubscribed from."}</p>
-<p><a href="/p/${token}">Choose which notifications you get</a></p>`,
+    html`<p>${text(update ? "unsubscribedBody" : "cannotUnsubscribe")}</p>
+<p><a href="/p/${token}">${text("chooseNotifications")}</a></p>`,
+    { lang },
   );
 });

@@ -52,3 +52,4 @@ export const SubscriberActivity = z
 export type SubscriberActivity = z.infer<typeof SubscriberActivity>;
 
 export const SubscriberActivityPage = pageOf(SubscriberActivity).openapi("SubscriberActivityPage");
+export type SubscriberActivityPage = z.infer<typeof SubscriberActivityPage>;
