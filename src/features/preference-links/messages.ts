@@ -28,8 +28,6 @@ export const MESSAGES = {
   unsubscribedBody: "You will not get these emails any more.",
   nothingChangedTitle: "Nothing changed",
   notOneClick: "This request did not ask to unsubscribe (List-Unsubscribe=One-Click).",
-  tooManyTitle: "Too many requests",
-  tooManyBody: "Please wait a minute, then try again.",
 } as const;
 
 export type MessageKey = keyof typeof MESSAGES;

@@ -6,6 +6,7 @@ import { createRouter } from "../../lib/openapi";
 import { withDefaults } from "../subscribers/preferences";
 import type { SubscriberPreferences } from "../subscribers/preferences-schemas";
 import { nothingToManage, page } from "./layout";
+import { linkRateLimit } from "./rate-limit";
 import type { MessageKey } from "./messages";
 import { changePreferences } from "./opt-out";
 import {
@@ -23,6 +24,7 @@ import { resolveLink, type LinkTarget } from "./resolve";
 
 /** The hosted preference page: a plain form, no script, the link's token as the only credential. */
 export const preferencePageRoutes = createRouter();
+preferencePageRoutes.use("/p/:token", linkRateLimit);
 
 const CHANNEL_NAMES = {
   email: "channelEmail",

@@ -1,11 +1,13 @@
 import { html } from "hono/html";
 import { createRouter } from "../../lib/openapi";
 import { nothingToManage, page } from "./layout";
+import { linkRateLimit } from "./rate-limit";
 import { changePreferences, oneClickUpdate } from "./opt-out";
 import { resolveLink } from "./resolve";
 
 /** RFC 8058 one-click unsubscribe: mail providers POST this form body, with no cookie and no login. */
 export const unsubscribeRoutes = createRouter();
+unsubscribeRoutes.use("/u/:token", linkRateLimit);
 
 /** The form body, or null when it is not a form (malformed bodies are the sender's problem, never a 500). */
 async function formOf(request: Request): Promise<Record<string, unknown> | null> {
