@@ -42,10 +42,8 @@ export const SubscriberActivity = z
           "For `preferences_changed`: `one_click` (RFC 8058 unsubscribe), `preference_page` (the hosted page) or `api`. For `suppressed`: why the address is suppressed.",
       }),
     channel: z.string().nullable().openapi({ description: "For `suppressed`: the channel of the suppressed address." }),
-    preferences: SubscriberPreferencesUpdate.nullable().openapi({
-      description:
-        "For `preferences_changed`: only the flags that changed, as an update names them (`null`: follows the global flag again).",
-    }),
+    // For `preferences_changed`: only the flags that changed, as an update names them (`null`: follows the global flag again).
+    preferences: z.object(SubscriberPreferencesUpdate.shape).nullable(),
     createdAt: z.iso.datetime(),
   })
   .openapi("SubscriberActivity");
