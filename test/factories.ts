@@ -146,7 +146,8 @@ export async function createSandboxEnvironment() {
 }
 
 /** Base URL of a fresh scenario on the fake provider server, and helpers to script and read it. */
-export function fakeProviderScenario(name = unique("scenario")) {
+// Random, not `unique()`: the fake server is shared by the test files that run at the same time.
+export function fakeProviderScenario(name = `scenario-${crypto.randomUUID()}`) {
   const root = env.FAKE_PROVIDER_URL;
   return {
     baseUrl: `${root}/s/${name}`,
