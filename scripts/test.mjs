@@ -6,7 +6,7 @@
 //
 // `node scripts/test.mjs <stage>...` runs only the stages named (the `test:*` scripts in
 // package.json; docs/guides/testing.md lists them).
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { buildDashboard, run } from "./lib.mjs";
 import { ownRegistry } from "./registry.mjs";
@@ -16,9 +16,10 @@ Object.assign(process.env, ownRegistry(".wrangler/registry-test"));
 
 /**
  * Suites that test against official SDKs keep them in their own package.json, not in the root's:
- * `npm install` stays lean for someone who only runs Clarion. Installed here when missing or when
- * the installed version is not the exact one package.json pins: the provider SDKs the conformance
- * suite compares with, and Novu's SDKs the compatibility suite drives.
+ * `npm install` stays lean for someone who only runs Clarion. Installed here, from their lock
+ * files, when missing or not the version pinned: the provider SDKs the conformance suite compares
+ * with, and Novu's SDKs the compatibility suite drives. `npm install` rather than `npm ci`, so a
+ * package added to package.json is installed (and locked) rather than refused.
  */
 async function ensureSdks(dir, what) {
   const { devDependencies } = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
@@ -26,9 +27,12 @@ async function ensureSdks(dir, what) {
     const installed = join(dir, "node_modules", name, "package.json");
     return !existsSync(installed) || JSON.parse(readFileSync(installed, "utf8")).version !== version;
   });
-  if (!stale.length) return;
-  console.log(`installing ${what} into ${dir}/node_modules (${stale.length} missing or not the pinned version)`);
-  await run("npm", ["install", "--prefix", dir, "--no-audit", "--no-fund", "--no-package-lock"], { quiet: true });
+  // npm keeps what it installed in node_modules/.package-lock.json: older than the lock file means the lock moved since.
+  const installedTree = join(dir, "node_modules", ".package-lock.json");
+  const lockMoved = !existsSync(installedTree) || statSync(join(dir, "package-lock.json")).mtimeMs > statSync(installedTree).mtimeMs;
+  if (!stale.length && !lockMoved) return;
+  console.log(`installing ${what} into ${dir}/node_modules from its lock file`);
+  await run("npm", ["install", "--prefix", dir, "--no-audit", "--no-fund"], { quiet: true });
 }
 
 let dashboardBuilt = false;
