@@ -1,5 +1,6 @@
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { createHash } from "node:crypto";
+import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 import { unstable_readConfig } from "wrangler";
@@ -61,5 +62,8 @@ export default defineConfig({
     setupFiles: ["./test/setup.ts"],
     globalSetup: ["./test/global-setup.ts"],
     testTimeout: 30_000,
+    // One file per core, at least two: a file mostly waits on its own runtime (start-up, D1, Queue hops), not
+    // on the CPU, so two files overlap well even on two cores (Vitest's default there is one).
+    maxWorkers: Math.max(2, availableParallelism()),
   },
 });
