@@ -101,15 +101,14 @@ const STAGES = {
 };
 
 /**
- * `npm test` on two cores: two lanes side by side. The Workers suite mostly waits on its runtime,
- * so the CPU-bound checks and the short Node suites fit beside it; the local stacks (Novu, docs,
- * browser) each start their own `wrangler dev` on a free port with their own state. Lane "b" is
- * buffered and printed stage by stage so the two outputs do not interleave line by line.
+ * `npm test` on two cores: two lanes side by side, then the rest one after another. The Workers
+ * suite mostly waits on its runtime, so the CPU-bound checks and the Node suites that start their
+ * own `wrangler dev` (on a free port, with their own state) fit beside it. Lane "b" is buffered
+ * and printed stage by stage so the two outputs do not interleave line by line. The conformance
+ * suite (400 ms provider timeouts) and the browser suite run after both, with nothing beside them.
  */
-const LANES = [
-  ["workers", "browser"],
-  ["static", "scripts", "deploy", "conformance", "novu", "docs"],
-];
+const LANES = [["workers"], ["static", "scripts", "deploy", "novu", "docs"]];
+const AFTER_LANES = ["conformance", "browser"];
 
 const results = new Map(); // stage → { seconds, status }
 const aborter = new AbortController();
@@ -149,7 +148,7 @@ function printTable(wallSeconds, concurrent) {
   const width = Math.max(...rows.map((r) => r[0].length), 5);
   console.log(`\n${"stage".padEnd(width)}  seconds  status`);
   for (const [name, seconds, status] of rows) console.log(`${name.padEnd(width)}  ${seconds.padStart(7)}  ${status}`);
-  const note = concurrent ? ` (lanes ran side by side: ${LANES.map((lane) => lane.join(" → ")).join(" ‖ ")})` : "";
+  const note = concurrent ? ` (side by side: ${LANES.map((lane) => lane.join(" → ")).join(" ‖ ")}; then ${AFTER_LANES.join(" → ")})` : "";
   console.log(`${"total".padEnd(width)}  ${wallSeconds.toFixed(1).padStart(7)}  wall clock${note}`);
   if (failed) console.error(`\nnpm test failed at stage "${failed.name}": ${failed.error.message}`);
 }
@@ -172,6 +171,7 @@ try {
         for (const name of lane) await runStage(name, i > 0);
       }),
     );
+    if (!failed) for (const name of AFTER_LANES) await runStage(name, false);
   } else {
     for (const name of requested) await runStage(name, false);
   }
