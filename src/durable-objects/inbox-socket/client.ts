@@ -26,14 +26,18 @@ export function inboxSockets(namespace: DurableObjectNamespace<InboxSocket>) {
       const bySubscriber = Map.groupBy(rows, (row) => row.subscriberId);
       const reached = await Promise.all(
         [...bySubscriber].map(([subscriberId, theirs]) =>
-          logged("inbox_push_failed", environmentId, subscriberId, () => stub(environmentId, subscriberId).received(environmentId, subscriberId, theirs)),
+          logged("inbox_push_failed", environmentId, subscriberId, () =>
+            stub(environmentId, subscriberId).received(environmentId, subscriberId, theirs),
+          ),
         ),
       );
       return reached.reduce((n, r) => n + r, 0);
     },
 
     changed: (environmentId: string, subscriberId: string) =>
-      logged("inbox_push_failed", environmentId, subscriberId, () => stub(environmentId, subscriberId).changed(environmentId, subscriberId)),
+      logged("inbox_push_failed", environmentId, subscriberId, () =>
+        stub(environmentId, subscriberId).changed(environmentId, subscriberId),
+      ),
 
     close: (environmentId: string, subscriberId: string) =>
       logged("inbox_close_failed", environmentId, subscriberId, () => stub(environmentId, subscriberId).closeAll()),

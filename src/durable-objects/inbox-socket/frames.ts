@@ -47,7 +47,14 @@ export function novuInboxMessage(row: InAppRow) {
     },
     tags: row.tags,
     data: c.data ?? {},
-    workflow: { id: row.workflowKey, identifier: row.workflowKey, name: row.workflowKey, critical: false, tags: row.tags, severity: SEVERITY },
+    workflow: {
+      id: row.workflowKey,
+      identifier: row.workflowKey,
+      name: row.workflowKey,
+      critical: false,
+      tags: row.tags,
+      severity: SEVERITY,
+    },
     severity: SEVERITY,
   };
 }

@@ -19,10 +19,15 @@ novuSocketRoutes.get("/socket", async (c) => {
   }
   const db = createDb(c.env.DB);
   const settings = inAppSettingsRepository(db, c.env.ENCRYPTION_KEY);
-  const claims = await verifySessionToken(c.req.query("token") ?? "", async (environmentId) => (await settings.find(environmentId))?.hmacSecret ?? null);
-  if (!claims) throw new ApiError("unauthorized", "The socket needs a valid Inbox session token (`?token=` from POST /novu/v1/inbox/session).");
+  const claims = await verifySessionToken(
+    c.req.query("token") ?? "",
+    async (environmentId) => (await settings.find(environmentId))?.hmacSecret ?? null,
+  );
+  if (!claims)
+    throw new ApiError("unauthorized", "The socket needs a valid Inbox session token (`?token=` from POST /novu/v1/inbox/session).");
   const { environmentId, subscriberId } = claims;
   // An erased subscriber's token is still well signed: the profile is what ends it.
-  if (!(await inAppFeed(db, environmentId, subscriberId).subscriberExists())) throw new ApiError("unauthorized", "The session's subscriber no longer exists: start a new session.");
+  if (!(await inAppFeed(db, environmentId, subscriberId).subscriberExists()))
+    throw new ApiError("unauthorized", "The session's subscriber no longer exists: start a new session.");
   return inboxSockets(c.env.INBOX_SOCKETS).connect(environmentId, subscriberId, c.req.raw);
 });
