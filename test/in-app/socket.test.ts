@@ -3,8 +3,7 @@ import { describe, expect, it } from "vitest";
 import type { InAppRow } from "../../src/db/queries/in-app";
 import { inboxSockets } from "../../src/durable-objects/inbox-socket/client";
 import type { InboxSocket } from "../../src/durable-objects/inbox-socket/inbox-socket";
-import type { InAppSettings } from "../../src/features/in-app/schemas";
-import { signSessionToken } from "../../src/features/in-app/session-token";
+import { issueSessionToken } from "../../src/features/novu/inbox/session-token";
 import { createEnvironment, createWorkflow, trigger, unique } from "../factories";
 import { api } from "../request";
 
@@ -26,15 +25,16 @@ const IN_APP_STEP = {
   },
 };
 
+const session = (environmentId: string, subscriberId: string, now?: Date) =>
+  issueSessionToken(env.ENCRYPTION_KEY, { environmentId, subscriberId }, now);
+
 /** An environment with an in_app workflow, a subscriber and an Inbox session token for them. */
 async function setup() {
   const environment = await createEnvironment();
   const workflow = await createWorkflow(environment.key, { steps: [IN_APP_STEP], tags: ["orders"] });
   const subscriberId = unique("sub");
   expect((await api(environment.key, "POST", "/sub", { subscriberId })).status).toBeLessThan(300);
-  const { hmacSecret } = (await api<InAppSettings>(environment.key, "GET", "/v1/in-app/settings")).body;
-  const token = await signSessionToken(hmacSecret, { environmentId: environment.id, subscriberId });
-  return { ...environment, workflow: workflow.key, subscriberId, hmacSecret, token };
+  return { ...environment, workflow: workflow.key, subscriberId, token: await session(environment.id, subscriberId) };
 }
 
 const upgrade = (query: string, path = "/novu/socket") =>
@@ -80,18 +80,12 @@ describe("GET /novu/socket", () => {
     expect(((await res.json()) as { code: string }).code).toBe("unauthorized");
   });
 
-  it("refuses a token signed with another environment's secret, and an expired one", async () => {
-    const a = await setup();
-    const b = await setup();
-    const crossed = await signSessionToken(b.hmacSecret, { environmentId: a.id, subscriberId: a.subscriberId });
-    expect((await upgrade(`?token=${crossed}`)).status).toBe(401);
-    const expired = await signSessionToken(
-      a.hmacSecret,
-      { environmentId: a.id, subscriberId: a.subscriberId },
-      new Date(Date.now() - 60_000),
-      30,
-    );
+  it("refuses an expired token, and one for a subscriber the environment does not have", async () => {
+    const s = await setup();
+    const expired = await session(s.id, s.subscriberId, new Date(Date.now() - 25 * 60 * 60 * 1000));
     expect((await upgrade(`?token=${expired}`)).status).toBe(401);
+    const stranger = await session(s.id, unique("nobody"));
+    expect((await upgrade(`?token=${stranger}`)).status).toBe(401);
   });
 
   it("answers 426 to a plain GET", async () => {
@@ -170,7 +164,7 @@ describe("GET /novu/socket", () => {
     const s = await setup();
     const strangerId = unique("sub");
     await api(s.key, "POST", "/sub", { subscriberId: strangerId });
-    const other = await signSessionToken(s.hmacSecret, { environmentId: s.id, subscriberId: strangerId });
+    const other = await session(s.id, strangerId);
     const [tab1, tab2, stranger] = await Promise.all([connect(s.token), connect(s.token), connect(other)]);
     await trigger(s.key, { workflow: s.workflow, to: s.subscriberId, payload: { orderId: "C-1" } });
     for (const tab of [tab1, tab2]) expect(((await tab.next()) as Frame).event).toBe("notification_received");

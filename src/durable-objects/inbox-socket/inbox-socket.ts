@@ -30,15 +30,13 @@ export class InboxSocket extends DurableObject<Bindings> {
   /** New notifications stored for this subscriber: each one, then the counts after them. Returns the sockets reached. */
   async received(environmentId: string, subscriberId: string, rows: InAppRow[]): Promise<number> {
     if (this.ctx.getWebSockets().length === 0) return 0;
-    const counts = await inAppFeed(createDb(this.env.DB), environmentId, subscriberId).counts();
-    return this.broadcast([...rows.map(receivedFrame), ...countFrames(counts)]);
+    return this.broadcast([...rows.map(receivedFrame), ...countFrames(await this.counts(environmentId, subscriberId))]);
   }
 
   /** Notifications read, seen, archived or removed: the counts after the change. Returns the sockets reached. */
   async changed(environmentId: string, subscriberId: string): Promise<number> {
     if (this.ctx.getWebSockets().length === 0) return 0;
-    const counts = await inAppFeed(createDb(this.env.DB), environmentId, subscriberId).counts();
-    return this.broadcast(countFrames(counts));
+    return this.broadcast(countFrames(await this.counts(environmentId, subscriberId)));
   }
 
   /** The subscriber was erased: every socket is closed (1008, policy) and none is let in again by the Worker. */
@@ -66,6 +64,11 @@ export class InboxSocket extends DurableObject<Bindings> {
     } catch {
       // Already closed.
     }
+  }
+
+  /** The badges as the Inbox session counts them: a snoozed notification is out of sight until it wakes. */
+  private counts(environmentId: string, subscriberId: string) {
+    return inAppFeed(createDb(this.env.DB), environmentId, subscriberId).counts({ snoozed: { value: false, now: new Date() } });
   }
 
   private broadcast(frames: string[]): number {

@@ -87,9 +87,14 @@ export function inboxService(db: Db, environmentId: string, subscriberId: string
       if (ids.length > 0) await sockets.changed(environmentId, subscriberId);
       return ids;
     },
-    /** Deletes notifications from the Inbox; returns the ids it deleted. */
+    /** Deletes from the Inbox only: the messages and their timelines stay. Returns the ids deleted. */
     async remove(ids: string[]): Promise<string[]> {
       const removed = await feed.remove(ids);
+      if (removed.length > 0) await sockets.changed(environmentId, subscriberId);
+      return removed;
+    },
+    async removeAll(filter: InAppFilter): Promise<string[]> {
+      const removed = await feed.removeAll(filter);
       if (removed.length > 0) await sockets.changed(environmentId, subscriberId);
       return removed;
     },

@@ -39,12 +39,6 @@ export function inAppSettingsRepository(db: Db, encryptionKey: string | undefine
     (await db.select().from(inAppSettings).where(eq(inAppSettings.environmentId, environmentId)).limit(1))[0];
 
   return {
-    /** The settings as they are, without making them: a session token names an environment that may not exist. */
-    async find(environmentId: string): Promise<InAppSettings | null> {
-      const row = await read(environmentId);
-      return row ? open(row) : null;
-    },
-
     async get(environmentId: string, now = new Date()): Promise<InAppSettings> {
       const existing = await read(environmentId);
       if (existing) return open(existing);

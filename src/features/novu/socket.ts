@@ -1,14 +1,13 @@
 // Novu's Inbox socket, as `@novu/js` opens it with `socketOptions: {socketType: 'cloud'}`:
 // `GET <socketUrl>?token=<session token>` upgraded to a WebSocket, frames `{event, data}`
-// (durable-objects/inbox-socket/frames.ts). The session token is the Inbox's; no key is involved.
+// (durable-objects/inbox-socket/frames.ts). The token is the Inbox session's; no key is involved.
 import { Hono } from "hono";
 import { createDb } from "../../db/client";
 import { inAppFeed } from "../../db/queries/in-app";
 import { inboxSockets } from "../../durable-objects/inbox-socket/client";
 import type { AppEnv } from "../../env";
 import { ApiError } from "../../lib/errors";
-import { verifySessionToken } from "../in-app/session-token";
-import { inAppSettingsRepository } from "../in-app/settings";
+import { verifySessionToken } from "./inbox/session-token";
 
 export const novuSocketRoutes = new Hono<AppEnv>();
 
@@ -17,17 +16,10 @@ novuSocketRoutes.get("/socket", async (c) => {
   if (c.req.header("upgrade")?.toLowerCase() !== "websocket") {
     throw new ApiError("bad_request", "This is the Inbox's WebSocket: open it with `Upgrade: websocket`.", undefined, { status: 426 });
   }
-  const db = createDb(c.env.DB);
-  const settings = inAppSettingsRepository(db, c.env.ENCRYPTION_KEY);
-  const claims = await verifySessionToken(
-    c.req.query("token") ?? "",
-    async (environmentId) => (await settings.find(environmentId))?.hmacSecret ?? null,
-  );
-  if (!claims)
-    throw new ApiError("unauthorized", "The socket needs a valid Inbox session token (`?token=` from POST /novu/v1/inbox/session).");
-  const { environmentId, subscriberId } = claims;
+  const { environmentId, subscriberId } = await verifySessionToken(c.env.ENCRYPTION_KEY, c.req.query("token"));
   // An erased subscriber's token is still well signed: the profile is what ends it.
-  if (!(await inAppFeed(db, environmentId, subscriberId).subscriberExists()))
+  if (!(await inAppFeed(createDb(c.env.DB), environmentId, subscriberId).subscriberExists())) {
     throw new ApiError("unauthorized", "The session's subscriber no longer exists: start a new session.");
+  }
   return inboxSockets(c.env.INBOX_SOCKETS).connect(environmentId, subscriberId, c.req.raw);
 });
