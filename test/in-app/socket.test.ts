@@ -174,6 +174,22 @@ describe("GET /novu/socket", () => {
     for (const socket of [tab1, tab2, stranger]) socket.ws.close();
   });
 
+  it("stores a trigger to many subscribers in one go and pushes each of them their own notification", async () => {
+    const s = await setup();
+    const ids = Array.from({ length: 12 }, () => unique("many"));
+    await Promise.all(ids.map((subscriberId) => api(s.key, "POST", "/sub", { subscriberId })));
+    const sockets = await Promise.all(ids.map(async (subscriberId) => connect(await session(s.id, subscriberId))));
+    await trigger(s.key, { workflow: s.workflow, to: ids, payload: { orderId: "M-1" } });
+    const received = await Promise.all(
+      sockets.map(async (socket) => ((await socket.next()) as Frame).data.message as { subscriber: { subscriberId: string } }),
+    );
+    expect(received.map((m) => m.subscriber.subscriberId)).toEqual(ids);
+    for (const socket of sockets) {
+      expect(await socket.next()).toEqual({ event: "unseen_count_changed", data: { unseenCount: 1 } });
+      socket.ws.close();
+    }
+  });
+
   it("closes the sockets of an erased subscriber and lets the token in no more", async () => {
     const s = await setup();
     const socket = await connect(s.token);
