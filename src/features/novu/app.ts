@@ -76,7 +76,8 @@ function novuRouter() {
   routes.openAPIRegistry.registerComponent("securitySchemes", "InboxSession", {
     type: "http",
     scheme: "bearer",
-    description: "The `token` of `POST /v1/inbox/session`, as `@novu/js` sends it. It names one subscriber of one environment and expires after 24 hours.",
+    description:
+      "The `token` of `POST /v1/inbox/session`, as `@novu/js` sends it. It names one subscriber of one environment and expires after 24 hours.",
   });
   routes.openAPIRegistry.registerComponent("parameters", "IdempotencyKey", IDEMPOTENCY_COMPONENTS.parameter);
   routes.openAPIRegistry.registerComponent("headers", "IdempotencyReplay", IDEMPOTENCY_COMPONENTS.header);

@@ -46,7 +46,8 @@ inboxNotificationRoutes.openapi(
     method: "get",
     path: "/v1/inbox/notifications",
     summary: "List the subscriber's notifications",
-    description: "Newest first. `after` is the id of the last notification of the previous page. Not wrapped in `{ data }` alone: `hasMore` and `filter` sit beside it.",
+    description:
+      "Newest first. `after` is the id of the last notification of the previous page. Not wrapped in `{ data }` alone: `hasMore` and `filter` sit beside it.",
     request: { query: InboxListQuery },
     responses: { 200: { description: "A page", content: json(InboxNotificationList) } },
   }),

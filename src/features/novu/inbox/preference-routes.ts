@@ -58,7 +58,8 @@ async function changeable(c: Context<InboxEnv>, keys: string[]): Promise<Map<str
   for (const key of keys) {
     const workflow = found.get(key);
     if (!workflow) throw notFound("workflow_not_found", `workflow "${key}"`);
-    if (workflow.critical) throw new ApiError("workflow_critical", `Workflow "${key}" is critical: its notifications cannot be turned off.`);
+    if (workflow.critical)
+      throw new ApiError("workflow_critical", `Workflow "${key}" is critical: its notifications cannot be turned off.`);
   }
   return found;
 }
@@ -108,7 +109,8 @@ inboxPreferenceRoutes.openapi(
     method: "patch",
     path: "/v1/inbox/preferences",
     summary: "Change the global preference",
-    description: "Each channel flag given replaces the subscriber's global flag. Novu's `schedule` is accepted and not applied: Clarion's quiet hours are set with the server API.",
+    description:
+      "Each channel flag given replaces the subscriber's global flag. Novu's `schedule` is accepted and not applied: Clarion's quiet hours are set with the server API.",
     request: { body: { required: true, content: json(InboxPreferenceUpdate) } },
     responses: { 200: { description: "The global preference after the change", content: json(envelope(InboxPreference)) } },
     errors: ["subscriber_not_found"],

@@ -17,7 +17,11 @@ export const InboxSessionRequest = z
   })
   .refine((b) => b.subscriber?.subscriberId || b.subscriberId, { message: "Give `subscriber.subscriberId`.", path: ["subscriber"] })
   .openapi("InboxSessionRequest", {
-    example: { applicationIdentifier: "5f0c3e9a2b7d41c8a6e0f2d3", subscriberHash: "9c1e…", subscriber: { subscriberId: "user-42", firstName: "Ada" } },
+    example: {
+      applicationIdentifier: "5f0c3e9a2b7d41c8a6e0f2d3",
+      subscriberHash: "9c1e…",
+      subscriber: { subscriberId: "user-42", firstName: "Ada" },
+    },
   });
 export type InboxSessionRequest = z.infer<typeof InboxSessionRequest>;
 
@@ -75,7 +79,10 @@ export type InboxFilter = z.infer<typeof InboxFilter>;
 
 export const InboxListQuery = z.object({
   limit: z.coerce.number().int().min(1).max(100).default(10),
-  after: z.string().regex(/^msg_[0-9a-f]{32}$/, "Pass the id of the last notification of the previous page.").optional(),
+  after: z
+    .string()
+    .regex(/^msg_[0-9a-f]{32}$/, "Pass the id of the last notification of the previous page.")
+    .optional(),
   offset: z.coerce.number().int().min(0).max(10_000).optional(),
   read: z.string().optional(),
   archived: z.string().optional(),
@@ -84,7 +91,10 @@ export const InboxListQuery = z.object({
   data: z.string().max(4_000).optional().openapi({ description: "JSON: an `InboxFilter` `data`." }),
   severity: z.string().optional(),
   "severity[]": z.union([z.string(), z.array(z.string())]).optional(),
-  "tags[]": z.union([z.string(), z.array(z.string())]).optional().openapi({ description: "Any of these tags; `tags[0][]`, `tags[1][]`… for an AND of OR-groups." }),
+  "tags[]": z
+    .union([z.string(), z.array(z.string())])
+    .optional()
+    .openapi({ description: "Any of these tags; `tags[0][]`, `tags[1][]`… for an AND of OR-groups." }),
   createdGte: z.string().optional(),
   createdLte: z.string().optional(),
 });
@@ -189,6 +199,11 @@ export const InboxPreferenceUpdate = InboxChannels.extend({ schedule: z.unknown(
   example: { email: false, in_app: true },
 });
 export const InboxBulkPreferences = z
-  .object({ preferences: z.array(InboxChannels.extend({ workflowId: z.string().min(1).max(64) })).min(1).max(100) })
+  .object({
+    preferences: z
+      .array(InboxChannels.extend({ workflowId: z.string().min(1).max(64) }))
+      .min(1)
+      .max(100),
+  })
   .openapi("InboxBulkPreferences");
 export const WorkflowIdParam = z.object({ workflowId: z.string().min(1).max(64) });

@@ -45,7 +45,8 @@ inboxSessionRoutes.openapi(
     const subscriberId = (nested || body.subscriberId)!;
     const db = createDb(c.env.DB);
     const settings = await inAppSettingsRepository(db, c.env.ENCRYPTION_KEY).byApplicationIdentifier(body.applicationIdentifier);
-    if (!settings) throw new ApiError("application_not_found", "No environment has this applicationIdentifier: copy it from GET /v1/in-app/settings.");
+    if (!settings)
+      throw new ApiError("application_not_found", "No environment has this applicationIdentifier: copy it from GET /v1/in-app/settings.");
     const { environmentId } = settings;
     if (settings.hmacRequired && !sameText(body.subscriberHash ?? "", await subscriberHash(settings.hmacSecret, subscriberId))) {
       throw new ApiError(
