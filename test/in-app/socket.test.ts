@@ -160,6 +160,31 @@ describe("GET /novu/socket", () => {
     socket.ws.close();
   });
 
+  it("pushes the counts after the browser reads and deletes through the Inbox routes", async () => {
+    const s = await setup();
+    const socket = await connect(s.token);
+    await trigger(s.key, { workflow: s.workflow, to: s.subscriberId, payload: { orderId: "D-1" } });
+    const message = ((await socket.next()) as Frame).data.message as { _id: string };
+    await socket.next();
+    await socket.next();
+    const inbox = (method: string, path: string) =>
+      SELF.fetch(`http://clarion.test/novu/v1/inbox/notifications/${message._id}/${path}`, {
+        method,
+        headers: { authorization: `Bearer ${s.token}` },
+      });
+
+    expect((await inbox("PATCH", "read")).status).toBe(200);
+    expect(await socket.next()).toEqual({ event: "unseen_count_changed", data: { unseenCount: 0 } });
+    expect(await socket.next()).toMatchObject({ data: { counts: { total: 0 } } });
+    expect((await inbox("PATCH", "unread")).status).toBe(200);
+    await socket.next();
+    expect(await socket.next()).toMatchObject({ data: { counts: { total: 1 } } });
+    expect((await inbox("DELETE", "delete")).status).toBeLessThan(300);
+    await socket.next();
+    expect(await socket.next()).toMatchObject({ data: { counts: { total: 0 } } });
+    socket.ws.close();
+  });
+
   it("pushes to every open socket of the subscriber and to no one else's", async () => {
     const s = await setup();
     const strangerId = unique("sub");
