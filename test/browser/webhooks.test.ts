@@ -128,7 +128,9 @@ describe.skipIf(!CHROMIUM)("the Webhooks page", () => {
     expect(delivery?.path).toBe("/crm");
     const secrets = (await api<{ secret: string; previousSecret: string }>("GET", `/v1/webhook-endpoints/${id}/secret`)).body;
     for (const secret of [secrets.secret, secrets.previousSecret]) {
-      expect(new Webhook(secret).verify(delivery!.body, delivery!.headers as Record<string, string>)).toMatchObject({ type: "webhook.test" });
+      expect(new Webhook(secret).verify(delivery!.body, delivery!.headers as Record<string, string>)).toMatchObject({
+        type: "webhook.test",
+      });
     }
     const row = page.locator(`tr[data-event="${eventId}"]`);
     await row.waitFor();
@@ -161,7 +163,10 @@ describe.skipIf(!CHROMIUM)("the Webhooks page", () => {
     failing = false;
     const before = received.length;
     await page.getByRole("button", { name: "Replay failed events" }).click();
-    await page.getByTestId("replay-result").getByText(/events? queued again/).waitFor();
+    await page
+      .getByTestId("replay-result")
+      .getByText(/events? queued again/)
+      .waitFor();
     expect(Number.parseInt((await page.getByTestId("replay-result").textContent()) ?? "", 10)).toBeGreaterThanOrEqual(1);
     await until("the replayed event at the receiver", async () =>
       received.slice(before).find((r) => r.headers["webhook-id"] === failed) ? true : undefined,
