@@ -14,9 +14,12 @@ export function InAppSettingsCard({ slug }: { slug: string }) {
   const [shown, setShown] = useState(false);
   const [dialog, ask] = useConfirm();
   const key = inAppSettingsQuery(slug).queryKey;
+  // The choice shows at once; the answer confirms it (or the error says why not, and the box goes back).
+  const [wanted, setWanted] = useState<boolean | null>(null);
   const hmac = useMutation({
     mutationFn: (required: boolean) => setHmacRequired(slug, required),
     onSuccess: (next) => queryClient.setQueryData(key, next),
+    onSettled: () => setWanted(null),
   });
   const rotate = useMutation({
     mutationFn: () => rotateInboxSecret(slug),
@@ -96,7 +99,7 @@ export function InAppSettingsCard({ slug }: { slug: string }) {
             Require a subscriber hash
           </label>
           <p className="muted small">
-            {data.hmacRequired
+            {(wanted ?? data.hmacRequired)
               ? "An Inbox opens only with subscriberHash = hex HMAC-SHA256(secret, subscriberId), computed by your backend."
               : "Off: any browser can open any subscriber's Inbox by its id. For development only."}
           </p>

@@ -24,7 +24,8 @@ export function PreferencePageCard({ slug }: { slug: string }) {
       </p>
       {branding.error ? <ProblemView error={branding.error} /> : null}
       {branding.isPending ? <Loading what="the branding" /> : null}
-      {branding.data ? <BrandingForm key={JSON.stringify(branding.data)} slug={slug} saved={branding.data} /> : null}
+      {/* The form starts from what was stored when it first loaded, and keeps what is typed after that. */}
+      {branding.data ? <BrandingForm slug={slug} saved={branding.data} /> : null}
       <Preview slug={slug} />
       <RevokeLinks slug={slug} />
     </section>
@@ -60,7 +61,7 @@ function BrandingForm({ slug, saved }: { slug: string; saved: PreferencePageBran
       <div className="field">
         <label htmlFor="accent-color">Accent colour</label>
         <div className="accent-inputs">
-          <input type="color" aria-label="Pick the accent colour" value={shown} onChange={(e) => setAccent(e.target.value)} />
+          <input type="color" aria-label="Colour picker" value={shown} onChange={(e) => setAccent(e.target.value)} />
           <input
             id="accent-color"
             value={accent}
@@ -71,8 +72,8 @@ function BrandingForm({ slug, saved }: { slug: string; saved: PreferencePageBran
             aria-describedby="accent-contrast"
             onChange={(e) => setAccent(e.target.value)}
           />
-          <span className="accent-sample" style={{ background: shown }}>
-            Save
+          <span className="accent-sample" style={{ background: shown }} aria-hidden="true">
+            Aa
           </span>
         </div>
         <span id="accent-contrast" className={`small ${ratio < AA ? "field-error" : "muted"}`} data-testid="contrast">

@@ -11,21 +11,19 @@ export interface InboxTarget {
   hmacRequired: boolean;
 }
 
-const hashLine = (target: InboxTarget, indent: string) =>
-  target.hmacRequired
-    ? `${indent}subscriberHash={subscriberHash} // from your backend: see below`
-    : `${indent}// subscriberHash={subscriberHash}: not required in this environment, required everywhere it is on`;
-
 export function reactSnippet(target: InboxTarget): string {
+  const hash = target.hmacRequired
+    ? "  // subscriberHash comes from your backend (see the hash snippet): never the secret itself.\n"
+    : "  // This environment does not require subscriberHash; every environment that does needs it from your backend.\n";
   return `// npm install @novu/react@${NOVU_CLIENT_VERSION}
 import { Inbox } from "@novu/react";
 
 export function NotificationBell({ subscriberId, subscriberHash }) {
-  return (
+${hash}  return (
     <Inbox
       applicationIdentifier="${target.applicationIdentifier}"
       subscriber={subscriberId}
-${hashLine(target, "      ")}
+      subscriberHash={subscriberHash}
       backendUrl="${target.apiUrl}"
       socketUrl="${target.socketUrl}"
       socketOptions={{ socketType: "cloud" }}
@@ -42,7 +40,7 @@ import { Novu } from "@novu/js";
 const novu = new Novu({
   applicationIdentifier: "${target.applicationIdentifier}",
   subscriber: subscriberId,
-  ${target.hmacRequired ? "subscriberHash, // from your backend: see below" : "// subscriberHash: not required in this environment"}
+  subscriberHash, // from your backend (see the hash snippet)${target.hmacRequired ? "" : "; this environment does not require it"}
   apiUrl: "${target.apiUrl}",
   socketUrl: "${target.socketUrl}",
   socketOptions: { socketType: "cloud" },
