@@ -1,5 +1,6 @@
 import { activity } from "../pages/activity/feature";
 import { environments } from "../pages/environments/feature";
+import { inbox } from "../pages/inbox/feature";
 import { integrations } from "../pages/integrations/feature";
 import { subscribers } from "../pages/subscribers/feature";
 import { suppressions } from "../pages/suppressions/feature";
@@ -13,6 +14,7 @@ import type { Feature } from "./feature";
 export const FEATURES: Feature[] = [
   workflows,
   activity,
+  inbox,
   subscribers,
   topics,
   integrations,
