@@ -81,5 +81,12 @@ export function inboxService(db: Db, environmentId: string, subscriberId: string
       await track(ids, change, now);
       return ids;
     },
+    /** Deletes from the Inbox only: the messages and their timelines stay. Returns the ids deleted. */
+    async remove(ids: string[]): Promise<string[]> {
+      return feed.remove(ids);
+    },
+    async removeAll(filter: InAppFilter): Promise<string[]> {
+      return feed.removeAll(filter);
+    },
   };
 }
