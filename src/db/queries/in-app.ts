@@ -10,9 +10,14 @@ export type InAppInsert = typeof inAppNotifications.$inferInsert;
 /** Bound parameters per row of the multi-row insert (D1 allows 100 per statement). */
 const INSERT_COLUMNS = 10;
 
-/** Stores in-app notifications; a row already there (a retried send) is left as it is. */
+/**
+ * Stores in-app notifications; a row already there (a retried send) is left as it is. Each
+ * statement answers the ids it inserted, so only new notifications are announced.
+ */
 export function insertNotifications(db: Db, rows: InAppInsert[]): BatchItem<"sqlite">[] {
-  return chunk(rows, rowsPerStatement(INSERT_COLUMNS)).map((part) => db.insert(inAppNotifications).values(part).onConflictDoNothing());
+  return chunk(rows, rowsPerStatement(INSERT_COLUMNS)).map((part) =>
+    db.insert(inAppNotifications).values(part).onConflictDoNothing().returning({ id: inAppNotifications.id }),
+  );
 }
 
 /** Which notifications a feed read or a bulk change applies to: every flag left out matches both ways. */

@@ -17,6 +17,7 @@ import { novuSubscribersV1Routes } from "./subscribers-v1";
 import { novuSubscribersV2Routes } from "./subscribers-v2";
 import { novuTopicMemberRoutes } from "./topic-member";
 import { NOVU_TAG } from "./routing";
+import { novuSocketRoutes } from "./socket";
 import { novuTopicsRoutes } from "./topics";
 
 const KEYED = ["/v1/*", "/v2/*"];
@@ -61,6 +62,7 @@ function novuRouter() {
   routes.route("/", novuListsV1Routes);
   routes.route("/", novuListsV2Routes);
   routes.route("/", novuTopicMemberRoutes);
+  routes.route("/", novuSocketRoutes);
   routes.all("*", (c) => {
     throw new ApiError("not_found", `No Novu route for ${c.req.method} ${c.req.path}.`);
   });

@@ -3,6 +3,7 @@
 import type { Context } from "hono";
 import { createDb } from "../../../db/client";
 import type { InAppChange, InAppFilter } from "../../../db/queries/in-app";
+import { inboxSockets } from "../../../durable-objects/inbox-socket/client";
 import { json } from "../../../lib/openapi";
 import { inboxService } from "../../in-app/feed";
 import { feedFilterOf, parseFilter, parseJsonParam } from "./filters";
@@ -11,7 +12,8 @@ import { InboxBulkBody, InboxSeenBody } from "./schemas";
 
 export const inboxBulkRoutes = inboxRouter();
 
-const service = (c: Context<InboxEnv>) => inboxService(createDb(c.env.DB), c.get("environmentId"), c.get("subscriberId"));
+const service = (c: Context<InboxEnv>) =>
+  inboxService(createDb(c.env.DB), c.get("environmentId"), c.get("subscriberId"), inboxSockets(c.env.INBOX_SOCKETS));
 
 /** The notifications a bulk body names; null when none can match. */
 function filterOf(body: { tags?: unknown; data?: string }): InAppFilter | null {

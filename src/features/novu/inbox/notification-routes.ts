@@ -4,6 +4,7 @@ import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { createDb } from "../../../db/client";
 import type { InAppChange, InAppRow } from "../../../db/queries/in-app";
+import { inboxSockets } from "../../../durable-objects/inbox-socket/client";
 import { notFound, validationError } from "../../../lib/errors";
 import { json } from "../../../lib/openapi";
 import { inboxService } from "../../in-app/feed";
@@ -31,7 +32,7 @@ const MAX_COUNT_FILTERS = 30;
 const scope = (c: Context<InboxEnv>) => {
   const db = createDb(c.env.DB);
   const environmentId = c.get("environmentId");
-  return { db, environmentId, service: inboxService(db, environmentId, c.get("subscriberId")) };
+  return { db, environmentId, service: inboxService(db, environmentId, c.get("subscriberId"), inboxSockets(c.env.INBOX_SOCKETS)) };
 };
 
 async function present(c: Context<InboxEnv>, rows: InAppRow[], now: Date) {
