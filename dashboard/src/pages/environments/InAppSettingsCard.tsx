@@ -65,7 +65,7 @@ export function InAppSettingsCard({ slug }: { slug: string }) {
             <dt>Application identifier</dt>
             <dd>
               <code data-testid="application-identifier">{data.applicationIdentifier}</code>{" "}
-              <CopyButton text={data.applicationIdentifier} />
+              <CopyButton text={data.applicationIdentifier} label="Copy identifier" />
             </dd>
             <dt>API URL</dt>
             <dd>
@@ -79,7 +79,7 @@ export function InAppSettingsCard({ slug }: { slug: string }) {
             <dd>
               {shown ? (
                 <>
-                  <code data-testid="hmac-secret">{data.hmacSecret}</code> <CopyButton text={data.hmacSecret} />
+                  <code data-testid="hmac-secret">{data.hmacSecret}</code> <CopyButton text={data.hmacSecret} label="Copy secret" />
                 </>
               ) : (
                 <span className="muted">hidden</span>
