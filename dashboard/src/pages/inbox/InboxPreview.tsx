@@ -3,7 +3,7 @@ import { useQuery } from "@tanstack/react-query";
 import { Loading } from "../../ui/Loading";
 import { ProblemView } from "../../ui/ProblemView";
 import type { InAppSettings } from "../environments/settings-queries";
-import { subscriberHash } from "./subscriber-hash";
+import { subscriberHash } from "../../../../src/contract/subscriber-hash";
 
 /**
  * Novu's own <Inbox/>, given the props the environment page's snippet gives a team, for one
