@@ -183,6 +183,29 @@ describe.skipIf(!CHROMIUM)("the Webhooks page", () => {
     expect((await endpointOf(id)).enabled).toBe(true);
   });
 
+  it("lists the environment's events by type, and resends one with its id", async () => {
+    const tested = received.filter((r) => r.headers["webhook-id"]).at(-1)!.headers["webhook-id"] as string;
+    await page.getByRole("link", { name: "← Webhooks" }).click();
+    await page.getByRole("link", { name: "Event log" }).click();
+    await page.getByRole("heading", { name: "Event log" }).waitFor();
+    await page.getByRole("combobox", { name: "Type" }).selectOption("webhook.test");
+    const row = page.locator(`tr[data-event="${tested}"]`);
+    await row.waitFor();
+    expect(await page.locator("tbody tr code", { hasText: /^subscriber\./ }).count()).toBe(0);
+    const before = received.length;
+    await row.getByRole("button", { name: "Resend" }).click();
+    await page
+      .getByTestId("resend-result")
+      .getByText(/queued to \d+ endpoints?/)
+      .waitFor();
+    await until("the resent event at the receiver", async () =>
+      received.slice(before).some((r) => r.headers["webhook-id"] === tested) ? true : undefined,
+    );
+    await page.goBack();
+    await page.goBack();
+    await page.getByRole("button", { name: "Delete" }).waitFor();
+  });
+
   it("deletes the endpoint after a confirmation", async () => {
     await page.getByRole("button", { name: "Delete" }).click();
     await page.getByRole("dialog", { name: "Delete this endpoint?" }).getByText(`${receiverUrl}/crm`).waitFor();

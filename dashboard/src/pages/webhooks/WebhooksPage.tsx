@@ -39,7 +39,9 @@ export function WebhooksPage() {
 
   return (
     <>
-      <PageHeader title="Webhooks" />
+      <PageHeader title="Webhooks">
+        <Link to="/webhooks/events">Event log</Link>
+      </PageHeader>
       <p className="muted">
         Clarion POSTs this environment's events (messages sent, delivered, bounced…, triggers completed, subscribers changed) to your
         endpoints, signed per Standard Webhooks, retried for up to three days. Order between events is not promised.

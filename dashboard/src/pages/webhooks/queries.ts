@@ -65,3 +65,12 @@ export const sendTest = (id: string) => unwrap(api.POST("/v1/webhook-endpoints/{
 
 export const replay = (id: string, body: { since: string; until?: string; onlyFailed: boolean }) =>
   unwrap(api.POST("/v1/webhook-endpoints/{id}/replay", { params: { path: { id } }, body }));
+
+export const eventsQuery = (type: EventType | undefined) => ({
+  queryKey: [...WEBHOOKS, "events", type ?? "all"],
+  queryFn: ({ pageParam }: { pageParam: string | undefined }) =>
+    unwrap(api.GET("/v1/events", { params: { query: { type, cursor: pageParam, limit: 50 } } })),
+  ...CURSOR_PAGES,
+});
+
+export const resendEvent = (eventId: string) => unwrap(api.POST("/v1/events/{eventId}/resend", { params: { path: { eventId } } }));
