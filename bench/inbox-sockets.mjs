@@ -25,17 +25,20 @@ try {
   ]);
   const ids = await createSubscribers(call, `sock-${Date.now().toString(36)}`, SOCKETS);
   const tokens = await sessions(server.baseUrl, call, ids);
+  console.log(`\nset-up: ${SOCKETS} subscribers with Inbox sessions`);
   const before = workerdRssMiB(server.pid);
 
   let started = performance.now();
   const sockets = await openSockets(server.baseUrl, tokens);
   const openSeconds = seconds(started);
+  console.log(`opened ${sockets.length} sockets in ${openSeconds} s`);
   const open = workerdRssMiB(server.pid);
 
   started = performance.now();
   for (const socket of sockets) socket.ws.send("ping");
   await untilEvery(sockets, (s) => s.pongs >= 1, 60_000);
   const pingSeconds = seconds(started);
+  console.log(`every socket answered its ping in ${pingSeconds} s`);
 
   await new Promise((r) => setTimeout(r, IDLE_MS));
   const idle = workerdRssMiB(server.pid);

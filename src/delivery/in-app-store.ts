@@ -1,5 +1,5 @@
 import { runBatch } from "../db/batch";
-import { type InAppRow, insertNotifications } from "../db/queries/in-app";
+import { type InAppInsert, type InAppRow, insertNotifications } from "../db/queries/in-app";
 import { inboxSockets } from "../durable-objects/inbox-socket/client";
 import type { InAppContent } from "../engine/content";
 import type { Bindings } from "../env";
@@ -23,7 +23,8 @@ export interface InAppSend {
 export async function storeInApp(env: Pick<Bindings, "INBOX_SOCKETS">, scope: StepScope, sends: InAppSend[]): Promise<SendResult[]> {
   if (sends.length === 0) return [];
   const now = new Date();
-  const rows: InAppRow[] = sends.map((send) => ({
+  // Only the columns a new notification sets: the insert fits its rows to D1's 100 bound parameters by this count.
+  const rows = sends.map((send) => ({
     id: send.messageId,
     environmentId: scope.job.environmentId,
     subscriberId: send.subscriberId,
@@ -32,14 +33,9 @@ export async function storeInApp(env: Pick<Bindings, "INBOX_SOCKETS">, scope: St
     stepId: scope.step.id,
     content: send.content as unknown as InAppContent,
     tags: [...(scope.workflowTags ?? [])],
-    seenAt: null,
-    readAt: null,
-    archivedAt: null,
-    snoozedUntil: null,
-    completedAction: null,
     createdAt: now,
     updatedAt: now,
-  }));
+  })) satisfies InAppInsert[];
   const stored = await runBatch(scope.db, insertNotifications(scope.db, rows)).then(
     (results) => new Set((results as { id: string }[][]).flat().map((r) => r.id)),
     (error: unknown) => String(error),
@@ -47,7 +43,9 @@ export async function storeInApp(env: Pick<Bindings, "INBOX_SOCKETS">, scope: St
   if (typeof stored !== "string") {
     await inboxSockets(env.INBOX_SOCKETS).received(
       scope.job.environmentId,
-      rows.filter((row) => stored.has(row.id)),
+      rows
+        .filter((row) => stored.has(row.id))
+        .map((row): InAppRow => ({ ...row, seenAt: null, readAt: null, archivedAt: null, snoozedUntil: null, completedAction: null })),
     );
   }
   return sends.map((send) => ({

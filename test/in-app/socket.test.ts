@@ -160,6 +160,31 @@ describe("GET /novu/socket", () => {
     socket.ws.close();
   });
 
+  it("pushes the counts after the browser reads and deletes through the Inbox routes", async () => {
+    const s = await setup();
+    const socket = await connect(s.token);
+    await trigger(s.key, { workflow: s.workflow, to: s.subscriberId, payload: { orderId: "D-1" } });
+    const message = ((await socket.next()) as Frame).data.message as { _id: string };
+    await socket.next();
+    await socket.next();
+    const inbox = (method: string, path: string) =>
+      SELF.fetch(`http://clarion.test/novu/v1/inbox/notifications/${message._id}/${path}`, {
+        method,
+        headers: { authorization: `Bearer ${s.token}` },
+      });
+
+    expect((await inbox("PATCH", "read")).status).toBe(200);
+    expect(await socket.next()).toEqual({ event: "unseen_count_changed", data: { unseenCount: 0 } });
+    expect(await socket.next()).toMatchObject({ data: { counts: { total: 0 } } });
+    expect((await inbox("PATCH", "unread")).status).toBe(200);
+    await socket.next();
+    expect(await socket.next()).toMatchObject({ data: { counts: { total: 1 } } });
+    expect((await inbox("DELETE", "delete")).status).toBeLessThan(300);
+    await socket.next();
+    expect(await socket.next()).toMatchObject({ data: { counts: { total: 0 } } });
+    socket.ws.close();
+  });
+
   it("pushes to every open socket of the subscriber and to no one else's", async () => {
     const s = await setup();
     const strangerId = unique("sub");
@@ -172,6 +197,22 @@ describe("GET /novu/socket", () => {
     // The stranger's first frame is its pong: nothing of the other subscriber's arrived before it.
     expect(await stranger.next()).toBe("pong");
     for (const socket of [tab1, tab2, stranger]) socket.ws.close();
+  });
+
+  it("stores a trigger to many subscribers in one go and pushes each of them their own notification", async () => {
+    const s = await setup();
+    const ids = Array.from({ length: 12 }, () => unique("many"));
+    await Promise.all(ids.map((subscriberId) => api(s.key, "POST", "/sub", { subscriberId })));
+    const sockets = await Promise.all(ids.map(async (subscriberId) => connect(await session(s.id, subscriberId))));
+    await trigger(s.key, { workflow: s.workflow, to: ids, payload: { orderId: "M-1" } });
+    const received = await Promise.all(
+      sockets.map(async (socket) => ((await socket.next()) as Frame).data.message as { subscriber: { subscriberId: string } }),
+    );
+    expect(received.map((m) => m.subscriber.subscriberId)).toEqual(ids);
+    for (const socket of sockets) {
+      expect(await socket.next()).toEqual({ event: "unseen_count_changed", data: { unseenCount: 1 } });
+      socket.ws.close();
+    }
   });
 
   it("closes the sockets of an erased subscriber and lets the token in no more", async () => {

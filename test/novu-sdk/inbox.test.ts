@@ -108,6 +108,9 @@ describe("@novu/js notifications", () => {
     );
     expect(feed.body.data).toMatchObject([{ id: notification.id, read: true, archived: false }]);
     expect((await novu.notifications.count({ read: false })).data).toMatchObject({ count: 0 });
+    // The notification is the in_app message: the browser's read is on its timeline.
+    const message = await clarion<{ events: { status: string }[] }>("GET", `/v1/messages/${notification.id}`);
+    expect(message.body.events.map((e) => e.status)).toEqual(expect.arrayContaining(["delivered", "seen", "read"]));
     expect((await novu.notifications.archive({ notificationId: notification.id })).data).toMatchObject({ isArchived: true });
     expect((await novu.notifications.list({ archived: false })).data?.notifications).toEqual([]);
     expect((await novu.notifications.list({ archived: true })).data?.notifications.map((n) => n.id)).toEqual([notification.id]);

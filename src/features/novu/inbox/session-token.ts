@@ -15,7 +15,19 @@ export interface InboxSubject {
   subscriberId: string;
 }
 
-const keyOf = (encryptionKey: string | undefined) => signingKey(encryptionKey, "clarion-inbox-session");
+/** Derived once per isolate and ENCRYPTION_KEY: every Inbox request verifies a token. */
+const keys = new Map<string, Promise<CryptoKey>>();
+function keyOf(encryptionKey: string | undefined): Promise<CryptoKey> {
+  if (!encryptionKey) return signingKey(encryptionKey, "clarion-inbox-session");
+  let key = keys.get(encryptionKey);
+  if (!key) {
+    key = signingKey(encryptionKey, "clarion-inbox-session");
+    keys.set(encryptionKey, key);
+    // A key that fails to derive (a malformed ENCRYPTION_KEY) is not remembered.
+    key.catch(() => keys.delete(encryptionKey));
+  }
+  return key;
+}
 
 export async function issueSessionToken(encryptionKey: string | undefined, subject: InboxSubject, now = new Date()): Promise<string> {
   const iat = Math.floor(now.getTime() / 1000);
