@@ -9989,7 +9989,7 @@ export interface paths {
                             applicationIdentifier: string;
                             /** @description Whether a session without a correct `subscriberHash` is refused (401). */
                             hmacRequired: boolean;
-                            /** @description The Inbox's `apiUrl`: Clarion's Novu-compatible prefix. */
+                            /** @description Clarion's Novu-compatible prefix: `backendUrl` of `@novu/react`'s `<Inbox/>` (which ignores `apiUrl`), `apiUrl` of `@novu/js`. */
                             apiUrl: string;
                             /** @description The Inbox's `socketUrl` (with `socketOptions: { socketType: 'cloud' }`). */
                             socketUrl: string;
@@ -14052,7 +14052,7 @@ export interface components {
             hmacSecret: string;
             /** @description Whether a session without a correct `subscriberHash` is refused (401). */
             hmacRequired: boolean;
-            /** @description The Inbox's `apiUrl`: Clarion's Novu-compatible prefix. */
+            /** @description Clarion's Novu-compatible prefix: `backendUrl` of `@novu/react`'s `<Inbox/>` (which ignores `apiUrl`), `apiUrl` of `@novu/js`. */
             apiUrl: string;
             /** @description The Inbox's `socketUrl` (with `socketOptions: { socketType: 'cloud' }`). */
             socketUrl: string;
