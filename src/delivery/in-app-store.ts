@@ -1,5 +1,6 @@
 import { runBatch } from "../db/batch";
 import { type InAppInsert, type InAppRow, insertNotifications } from "../db/queries/in-app";
+import { presentAmong } from "../db/queries/inbox-presence";
 import { inboxSockets } from "../durable-objects/inbox-socket/client";
 import type { InAppContent } from "../engine/content";
 import type { Bindings } from "../env";
@@ -16,9 +17,10 @@ export interface InAppSend {
 /**
  * The in-app channel's "provider": Clarion stores the step's notifications (id = message id, so
  * a retried send stores nothing twice) in one D1 batch. A failed write is retried like any
- * provider's transient error, for every send of the batch alike. What was stored is then pushed
- * to the subscribers' open Inbox sockets, one object call per subscriber; a failed push is logged
- * and the message stays delivered.
+ * provider's transient error, for every send of the batch alike. The same batch reads which of
+ * the subscribers have an open Inbox socket (their presence); what was stored for those is then
+ * pushed, one object call per present subscriber (the others' objects are never created); a failed
+ * push is logged and the message stays delivered.
  */
 export async function storeInApp(env: Pick<Bindings, "INBOX_SOCKETS">, scope: StepScope, sends: InAppSend[]): Promise<SendResult[]> {
   if (sends.length === 0) return [];
@@ -36,15 +38,20 @@ export async function storeInApp(env: Pick<Bindings, "INBOX_SOCKETS">, scope: St
     createdAt: now,
     updatedAt: now,
   })) satisfies InAppInsert[];
-  const stored = await runBatch(scope.db, insertNotifications(scope.db, rows)).then(
-    (results) => new Set((results as { id: string }[][]).flat().map((r) => r.id)),
+  const inserts = insertNotifications(scope.db, rows);
+  const presence = presentAmong(scope.db, scope.job.environmentId, rows.map((row) => row.subscriberId));
+  const stored = await runBatch(scope.db, [...inserts, ...presence]).then(
+    (results) => ({
+      ids: new Set((results.slice(0, inserts.length) as { id: string }[][]).flat().map((r) => r.id)),
+      present: new Set((results.slice(inserts.length) as { subscriberId: string }[][]).flat().map((r) => r.subscriberId)),
+    }),
     (error: unknown) => String(error),
   );
   if (typeof stored !== "string") {
     await inboxSockets(env.INBOX_SOCKETS).received(
       scope.job.environmentId,
       rows
-        .filter((row) => stored.has(row.id))
+        .filter((row) => stored.ids.has(row.id) && stored.present.has(row.subscriberId))
         .map((row): InAppRow => ({ ...row, seenAt: null, readAt: null, archivedAt: null, snoozedUntil: null, completedAction: null })),
     );
   }

@@ -1,4 +1,4 @@
-import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { environmentId, json, timestamps } from "./columns";
 
 /** What an in_app step renders to and the Inbox shows. */
@@ -57,3 +57,19 @@ export const inAppSettings = sqliteTable("in_app_settings", {
   hmacRequired: integer("hmac_required", { mode: "boolean" }).notNull(),
   ...timestamps,
 });
+
+/**
+ * Subscribers with an open Inbox socket, kept by their InboxSocket object as sockets open and
+ * close: a delivery reads it with its insert and calls only these subscribers' objects. A row
+ * left by an object that died without a close costs one useless call, which removes it.
+ */
+export const inboxPresence = sqliteTable(
+  "inbox_presence",
+  {
+    environmentId: environmentId(),
+    subscriberId: text("subscriber_id").notNull(),
+    sockets: integer("sockets").notNull(),
+    updatedAt: integer("updated_at", { mode: "timestamp_ms" }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.environmentId, t.subscriberId] })],
+);

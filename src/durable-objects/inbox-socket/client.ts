@@ -1,5 +1,5 @@
 import type { InAppRow } from "../../db/queries/in-app";
-import type { InboxSocket } from "./inbox-socket";
+import { type InboxSocket, SOCKET_ENVIRONMENT_HEADER, SOCKET_SUBSCRIBER_HEADER } from "./inbox-socket";
 
 /**
  * The typed client of the Inbox socket objects: one per environment + subscriber. Pushes never
@@ -18,10 +18,18 @@ export function inboxSockets(namespace: DurableObjectNamespace<InboxSocket>) {
   };
 
   return {
-    /** Hands an authenticated upgrade request to the subscriber's object. */
-    connect: (environmentId: string, subscriberId: string, request: Request) => stub(environmentId, subscriberId).fetch(request),
+    /** Hands an authenticated upgrade request to the subscriber's object, with whom it authenticated. */
+    connect(environmentId: string, subscriberId: string, request: Request) {
+      const forwarded = new Request(request);
+      forwarded.headers.set(SOCKET_ENVIRONMENT_HEADER, environmentId);
+      forwarded.headers.set(SOCKET_SUBSCRIBER_HEADER, subscriberId);
+      return stub(environmentId, subscriberId).fetch(forwarded);
+    },
 
-    /** New notifications of one environment, any subscribers: one call per subscriber, however many rows each has. */
+    /**
+     * New notifications of one environment, any subscribers: one call per subscriber, however many
+     * rows each has. Callers pass only the rows of subscribers with presence (db/queries/inbox-presence.ts).
+     */
     async received(environmentId: string, rows: InAppRow[]): Promise<number> {
       const bySubscriber = Map.groupBy(rows, (row) => row.subscriberId);
       const reached = await Promise.all(

@@ -1,6 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { createDb } from "../../db/client";
 import { inAppFeed, type InAppRow } from "../../db/queries/in-app";
+import { setPresence } from "../../db/queries/inbox-presence";
 import type { Bindings } from "../../env";
 import { countFrames, receivedFrame } from "./frames";
 
@@ -8,11 +9,24 @@ import { countFrames, receivedFrame } from "./frames";
 const PING = "ping";
 const PONG = "pong";
 
+/** Set by the Worker only (client.ts; the object is not reachable from outside): whose socket an upgrade opens. */
+export const SOCKET_ENVIRONMENT_HEADER = "x-clarion-environment";
+export const SOCKET_SUBSCRIBER_HEADER = "x-clarion-subscriber";
+
+/** Kept on each socket (it survives hibernation), so a close knows whose presence it ends. */
+interface SocketOwner {
+  environmentId: string;
+  subscriberId: string;
+}
+
 /**
  * One subscriber's open Inbox sockets (named environment + subscriber; see client.ts). Sockets are
  * accepted with the Hibernation API: an idle object is evicted from memory while its sockets stay
  * open, and the client's pings are answered by the runtime without waking it. A write wakes it to
  * push frames; with no socket open it answers at once, before reading anything.
+ *
+ * The object keeps its subscriber's presence row (db/queries/inbox-presence.ts) equal to its open
+ * sockets, so deliveries call only objects that have someone to push to.
  */
 export class InboxSocket extends DurableObject<Bindings> {
   constructor(ctx: DurableObjectState, env: Bindings) {
@@ -21,21 +35,32 @@ export class InboxSocket extends DurableObject<Bindings> {
   }
 
   /** The upgrade, already authenticated by the Worker (features/novu/socket.ts). */
-  override async fetch(_request: Request): Promise<Response> {
+  override async fetch(request: Request): Promise<Response> {
+    const owner: SocketOwner = {
+      environmentId: request.headers.get(SOCKET_ENVIRONMENT_HEADER) ?? "",
+      subscriberId: request.headers.get(SOCKET_SUBSCRIBER_HEADER) ?? "",
+    };
+    if (!owner.environmentId || !owner.subscriberId) return new Response("The Worker names the socket's owner.", { status: 400 });
     const [client, server] = Object.values(new WebSocketPair()) as [WebSocket, WebSocket];
-    this.ctx.acceptWebSocket(server);
+    // Present before accepted: a notification stored from here on finds this object and waits for the socket.
+    const recorded = await this.recordPresence(owner, () => this.openSockets().length + 1, () => {
+      server.serializeAttachment(owner);
+      this.ctx.acceptWebSocket(server);
+    });
+    // Unrecorded, the socket would never be pushed to: the client reconnects instead.
+    if (!recorded) return new Response("The Inbox socket is unavailable; retry.", { status: 503 });
     return new Response(null, { status: 101, webSocket: client });
   }
 
   /** New notifications stored for this subscriber: each one, then the counts after them. Returns the sockets reached. */
   async received(environmentId: string, subscriberId: string, rows: InAppRow[]): Promise<number> {
-    if (this.ctx.getWebSockets().length === 0) return 0;
+    if (this.openSockets().length === 0) return this.forgetStalePresence(environmentId, subscriberId);
     return this.broadcast([...rows.map(receivedFrame), ...countFrames(await this.counts(environmentId, subscriberId))]);
   }
 
   /** Notifications read, seen, archived or removed: the counts after the change. Returns the sockets reached. */
   async changed(environmentId: string, subscriberId: string): Promise<number> {
-    if (this.ctx.getWebSockets().length === 0) return 0;
+    if (this.openSockets().length === 0) return this.forgetStalePresence(environmentId, subscriberId);
     return this.broadcast(countFrames(await this.counts(environmentId, subscriberId)));
   }
 
@@ -64,6 +89,46 @@ export class InboxSocket extends DurableObject<Bindings> {
     } catch {
       // Already closed.
     }
+    await this.socketGone(ws);
+  }
+
+  override async webSocketError(ws: WebSocket): Promise<void> {
+    await this.socketGone(ws);
+  }
+
+  private async socketGone(ws: WebSocket): Promise<void> {
+    const owner = ws.deserializeAttachment() as SocketOwner | null;
+    if (owner) await this.recordPresence(owner, () => this.openSockets().filter((s) => s !== ws).length);
+  }
+
+  /** Sockets still open: one whose close is being handled is listed until its handler ends. */
+  private openSockets(): WebSocket[] {
+    return this.ctx.getWebSockets().filter((ws) => ws.readyState === WebSocket.OPEN);
+  }
+
+  /** A presence row with no socket behind it (the object was reset without a close): removed, and no one reached. */
+  private async forgetStalePresence(environmentId: string, subscriberId: string): Promise<number> {
+    await this.recordPresence({ environmentId, subscriberId }, () => this.openSockets().length);
+    return 0;
+  }
+
+  /**
+   * Writes the socket count to D1 with no other event of this object in between (connects and
+   * closes interleave otherwise, and an older count could land last); `then` runs in the same turn,
+   * only once the count is written.
+   */
+  private recordPresence(owner: SocketOwner, count: () => number, then?: () => void): Promise<boolean> {
+    // Never throws: a throw inside blockConcurrencyWhile resets the object and drops every socket.
+    return this.ctx.blockConcurrencyWhile(async () => {
+      try {
+        await setPresence(createDb(this.env.DB), owner.environmentId, owner.subscriberId, count());
+      } catch (error) {
+        console.log(JSON.stringify({ level: "warn", event: "inbox_presence_failed", ...owner, error: String(error) }));
+        return false;
+      }
+      then?.();
+      return true;
+    });
   }
 
   /** The badges as the Inbox session counts them: a snoozed notification is out of sight until it wakes. */

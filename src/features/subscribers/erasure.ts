@@ -1,5 +1,6 @@
 import { deleteSubscriberNotifications } from "../../db/queries/in-app";
 import { deleteSubscriberActivity } from "../../db/queries/subscriber-activity";
+import { deleteSubscriberPresence } from "../../db/queries/inbox-presence";
 import { and, eq, inArray, or, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { createDb, type Db } from "../../db/client";
@@ -120,6 +121,7 @@ async function eraseRecords(db: Db, environmentId: string, subscriberId: string,
       .returning({ preferences: subscribers.preferences }),
     // Their Inbox goes with them: the in-app notifications hold the rendered content.
     deleteSubscriberNotifications(db, environmentId, subscriberId),
+    deleteSubscriberPresence(db, environmentId, subscriberId),
     // Their timeline: what they changed, and when.
     deleteSubscriberActivity(db, environmentId, subscriberId),
     ...replays,
