@@ -39,7 +39,11 @@ export async function storeInApp(env: Pick<Bindings, "INBOX_SOCKETS">, scope: St
     updatedAt: now,
   })) satisfies InAppInsert[];
   const inserts = insertNotifications(scope.db, rows);
-  const presence = presentAmong(scope.db, scope.job.environmentId, rows.map((row) => row.subscriberId));
+  const presence = presentAmong(
+    scope.db,
+    scope.job.environmentId,
+    rows.map((row) => row.subscriberId),
+  );
   const stored = await runBatch(scope.db, [...inserts, ...presence]).then(
     (results) => ({
       ids: new Set((results.slice(0, inserts.length) as { id: string }[][]).flat().map((r) => r.id)),

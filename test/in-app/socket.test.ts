@@ -1,6 +1,10 @@
-import { env, SELF } from "cloudflare:test";
+import { env, runInDurableObject, SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { createDb } from "../../src/db/client";
 import type { InAppRow } from "../../src/db/queries/in-app";
+import { setPresence } from "../../src/db/queries/inbox-presence";
+import { storeInApp } from "../../src/delivery/in-app-store";
+import type { StepScope } from "../../src/delivery/phases/scope";
 import { inboxSockets } from "../../src/durable-objects/inbox-socket/client";
 import type { InboxSocket } from "../../src/durable-objects/inbox-socket/inbox-socket";
 import { issueSessionToken } from "../../src/features/novu/inbox/session-token";
@@ -237,5 +241,98 @@ describe("inboxSockets", () => {
     const row = { id: "msg_1", subscriberId: "s" } as InAppRow;
     await expect(inboxSockets(broken).received("env_1", [row])).resolves.toBe(0);
     await expect(inboxSockets(broken).changed("env_1", "s")).resolves.toBe(0);
+  });
+});
+
+/** The namespace, with the names of the objects asked for: a delivery's object calls, counted at their source. */
+function countingSockets() {
+  const named: string[] = [];
+  const namespace = {
+    idFromName: (name: string) => {
+      named.push(name);
+      return env.INBOX_SOCKETS.idFromName(name);
+    },
+    get: (id: DurableObjectId) => env.INBOX_SOCKETS.get(id),
+  } as unknown as DurableObjectNamespace<InboxSocket>;
+  return { named, env: { INBOX_SOCKETS: namespace } };
+}
+
+/** What storeInApp reads of a delivery chunk's scope. */
+const chunkScope = (environmentId: string, workflowKey: string) =>
+  ({
+    db: createDb(env.DB),
+    job: { environmentId, transactionId: unique("tx") },
+    trigger: { workflowKey },
+    step: { id: IN_APP_STEP.id },
+    workflowTags: [],
+  }) as unknown as StepScope;
+
+const presence = (environmentId: string, subscriberId: string) =>
+  env.DB.prepare("SELECT sockets FROM inbox_presence WHERE environment_id = ? AND subscriber_id = ?")
+    .bind(environmentId, subscriberId)
+    .first<{ sockets: number }>();
+
+/** Lets the subscriber's object finish the events already sent to it (a close's presence write). */
+const settle = (environmentId: string, subscriberId: string) =>
+  runInDurableObject(env.INBOX_SOCKETS.get(env.INBOX_SOCKETS.idFromName(`${environmentId}:${subscriberId}`)), () => undefined);
+
+describe("Inbox presence", () => {
+  it("stores every subscriber's notification but calls only the objects of subscribers with an open socket", async () => {
+    const s = await setup();
+    const away = Array.from({ length: 3 }, () => unique("away"));
+    const socket = await connect(s.token);
+    const counting = countingSockets();
+    const sends = [s.subscriberId, ...away].map((subscriberId) => ({
+      messageId: unique("msg"),
+      subscriberId,
+      content: { body: `Hello ${subscriberId}` },
+    }));
+
+    const results = await storeInApp(counting.env, chunkScope(s.id, s.workflow), sends);
+
+    expect(results.map((r) => r.outcome.ok)).toEqual([true, true, true, true]);
+    const stored = await env.DB.prepare("SELECT count(*) AS n FROM in_app_notifications WHERE environment_id = ?")
+      .bind(s.id)
+      .first<{ n: number }>();
+    expect(stored?.n).toBe(4);
+    expect(counting.named).toEqual([`${s.id}:${s.subscriberId}`]);
+    expect(((await socket.next()) as Frame).data.message).toMatchObject({ _id: sends[0]!.messageId, content: `Hello ${s.subscriberId}` });
+    socket.ws.close();
+  });
+
+  it("counts a subscriber's open sockets and removes the record when the last one closes", async () => {
+    const s = await setup();
+    const [tab1, tab2] = [await connect(s.token), await connect(s.token)];
+    expect(await presence(s.id, s.subscriberId)).toEqual({ sockets: 2 });
+
+    tab1.ws.close(1000, "tab closed");
+    await tab1.closed;
+    await settle(s.id, s.subscriberId);
+    expect(await presence(s.id, s.subscriberId)).toEqual({ sockets: 1 });
+
+    tab2.ws.close(1000, "tab closed");
+    await tab2.closed;
+    await settle(s.id, s.subscriberId);
+    expect(await presence(s.id, s.subscriberId)).toBeNull();
+  });
+
+  it("removes a presence record with no socket behind it when a delivery finds the object empty", async () => {
+    const s = await setup();
+    // What an object reset without a close leaves behind.
+    await setPresence(createDb(env.DB), s.id, s.subscriberId, 1);
+    const counting = countingSockets();
+    const send = { messageId: unique("msg"), subscriberId: s.subscriberId, content: { body: "Hello" } };
+
+    await storeInApp(counting.env, chunkScope(s.id, s.workflow), [send]);
+
+    expect(counting.named).toEqual([`${s.id}:${s.subscriberId}`]);
+    expect(await presence(s.id, s.subscriberId)).toBeNull();
+  });
+
+  it("erasure removes the subscriber's presence", async () => {
+    const s = await setup();
+    await setPresence(createDb(env.DB), s.id, s.subscriberId, 1);
+    expect((await api(s.key, "DELETE", `/v1/subscribers/${s.subscriberId}`)).status).toBe(200);
+    expect(await presence(s.id, s.subscriberId)).toBeNull();
   });
 });

@@ -43,10 +43,14 @@ export class InboxSocket extends DurableObject<Bindings> {
     if (!owner.environmentId || !owner.subscriberId) return new Response("The Worker names the socket's owner.", { status: 400 });
     const [client, server] = Object.values(new WebSocketPair()) as [WebSocket, WebSocket];
     // Present before accepted: a notification stored from here on finds this object and waits for the socket.
-    const recorded = await this.recordPresence(owner, () => this.openSockets().length + 1, () => {
-      server.serializeAttachment(owner);
-      this.ctx.acceptWebSocket(server);
-    });
+    const recorded = await this.recordPresence(
+      owner,
+      () => this.openSockets().length + 1,
+      () => {
+        server.serializeAttachment(owner);
+        this.ctx.acceptWebSocket(server);
+      },
+    );
     // Unrecorded, the socket would never be pushed to: the client reconnects instead.
     if (!recorded) return new Response("The Inbox socket is unavailable; retry.", { status: 503 });
     return new Response(null, { status: 101, webSocket: client });
