@@ -12,6 +12,8 @@ interface Seen {
   path: string;
   authorization: string | undefined;
   body: unknown;
+  /** The `Clarion-Import` header, when sent. */
+  import?: string;
 }
 
 const ADMIN = "clarion_admin_cliTest";
@@ -31,7 +33,14 @@ const readBody = async (req: IncomingMessage) => {
 beforeAll(async () => {
   server = createServer(async (req, res) => {
     const body = await readBody(req);
-    seen.push({ method: req.method!, path: req.url!, authorization: req.headers.authorization, body });
+    const imported = req.headers["clarion-import"];
+    seen.push({
+      method: req.method!,
+      path: req.url!,
+      authorization: req.headers.authorization,
+      body,
+      ...(typeof imported === "string" ? { import: imported } : {}),
+    });
     const answer = answers[`${req.method} ${req.url}`] ?? {
       status: 404,
       body: { status: 404, code: "workflow_not_found", detail: "No such thing." },
@@ -212,6 +221,8 @@ describe("clarion workflows", () => {
     expect(seen.map((s) => `${s.method} ${s.path}`)).toEqual(["PUT /v1/workflows/exists", "PUT /v1/workflows/fresh", "POST /v1/workflows"]);
     // The server's own fields never go back: PUT takes only what a workflow input holds.
     expect(seen[2]!.body).not.toHaveProperty("id");
+    // So the audit log records an import, not a hand edit.
+    expect(seen.map((s) => s.import)).toEqual(["true", "true", "true"]);
     expect(result.out).toBe(`updated exists (${join(dir, "a.json")})\ncreated fresh (${join(dir, "b.json")})`);
   });
 
