@@ -48,11 +48,13 @@ function parsed<T>(schema: z.ZodType<T>, c: Context<AppEnv>): T {
 const pageOf = (c: Context<AppEnv>, filter: AuditFilter, limit: number, cursor: string | undefined) =>
   auditRepository(createDb(c.env.DB)).page(filter, limit, cursor);
 
-const inEnvironment = (c: Context<AppEnv>, { limit: _l, cursor: _c, format: _f, ...query }: AuditQuery): AuditFilter => ({
-  ...query,
+/** The query's filters, without its paging. */
+const filterOf = ({ limit: _limit, cursor: _cursor, format: _format, ...filter }: AdminAuditQuery): AuditFilter => filter;
+/** An environment key reads its own environment's entries only (its query has no `environment`). */
+const inEnvironment = (c: Context<AppEnv>, query: AuditQuery): AuditFilter => ({
+  ...filterOf(query),
   environmentId: c.get("environmentId"),
 });
-const acrossEnvironments = (_c: Context<AppEnv>, { limit: _l, cursor: _c2, format: _f, ...query }: AdminAuditQuery): AuditFilter => query;
 
 auditRoutes.get(
   "/v1/audit-log",
@@ -60,7 +62,7 @@ auditRoutes.get(
 );
 adminAuditRoutes.get(
   "/v1/admin/audit-log",
-  ndjsonExport((c) => acrossEnvironments(c, parsed(AdminAuditQuery, c))),
+  ndjsonExport((c) => filterOf(parsed(AdminAuditQuery, c))),
 );
 
 auditRoutes.openapi(
@@ -93,6 +95,6 @@ adminAuditRoutes.openapi(
   }),
   async (c) => {
     const query = c.req.valid("query");
-    return c.json(await pageOf(c, acrossEnvironments(c, query), query.limit, query.cursor), 200);
+    return c.json(await pageOf(c, filterOf(query), query.limit, query.cursor), 200);
   },
 );
