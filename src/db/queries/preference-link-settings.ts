@@ -5,7 +5,14 @@ import { decryptJson, encryptJson } from "../../lib/secrets";
 import { newLinkSecret } from "../../lib/link-tokens";
 import { type AuditContext, auditStatement } from "./audit";
 
-export type Branding = { brandName: string | null; logoUrl: string | null; accentColor: string | null };
+export type Branding = {
+  brandName: string | null;
+  logoUrl: string | null;
+  accentColor: string | null;
+  /** Per locale, the page texts that replace the English ones (features/preference-links/messages.ts). */
+  translations: Record<string, Record<string, string>>;
+};
+export type BrandingUpdate = Partial<Omit<Branding, "translations">> & { translations?: Branding["translations"] | null };
 export type LinkSettings = Branding & { secret: string };
 
 const aad = (environmentId: string) => `preference-links:${environmentId}`;
@@ -19,6 +26,7 @@ export function preferenceLinksRepository(db: Db, environmentId: string, encrypt
     brandName: r.brandName,
     logoUrl: r.logoUrl,
     accentColor: r.accentColor,
+    translations: r.translations ?? {},
   });
 
   return {
@@ -61,9 +69,13 @@ export function preferenceLinksRepository(db: Db, environmentId: string, encrypt
     },
 
     /** Fields given replace the stored ones; `null` clears one. */
-    async brand(update: Partial<Branding>, context: AuditContext, now = new Date()): Promise<Branding> {
+    async brand(update: BrandingUpdate, context: AuditContext, now = new Date()): Promise<Branding> {
       const { secret: _secret, ...current } = await this.get(now);
-      const next = { ...current, ...update };
+      const next = {
+        ...current,
+        ...update,
+        translations: update.translations === undefined ? current.translations : (update.translations ?? {}),
+      };
       await db.batch([
         db
           .update(preferenceLinkSettings)

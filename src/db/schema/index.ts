@@ -10,3 +10,4 @@ export * from "./preference-links";
 export * from "./workflow-versions";
 export * from "./event-webhooks";
 export * from "./audit";
+export * from "./subscriber-activity";
