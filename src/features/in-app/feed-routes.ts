@@ -1,6 +1,9 @@
+import type { Context } from "hono";
+import { createDb } from "../../db/client";
+import { inboxSockets } from "../../durable-objects/inbox-socket/client";
+import type { AppEnv } from "../../env";
 import { ApiError, notFound } from "../../lib/errors";
 import { apiRoute, createRouter, json, security } from "../../lib/openapi";
-import { scopedRepository } from "../../lib/scoped-repository";
 import { filterOf, inboxService, toNotification } from "./feed";
 import {
   FeedParams,
@@ -17,7 +20,8 @@ import {
 
 export const feedRoutes = createRouter();
 
-const inbox = scopedRepository((db, environmentId) => (subscriberId: string) => inboxService(db, environmentId, subscriberId));
+const inbox = (c: Context<AppEnv>) => (subscriberId: string) =>
+  inboxService(createDb(c.env.DB), c.get("environmentId"), subscriberId, inboxSockets(c.env.INBOX_SOCKETS));
 const tags = ["In-app"];
 const ID = /^msg_[0-9a-f]{32}$/;
 const missing = (id: string) => notFound("subscriber_not_found", `subscriber "${id}"`);
