@@ -1,10 +1,13 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { diffSections, markLines, pairRows, stepRows } from "../../dashboard/src/pages/workflows/history/diff-rows";
-import type { VersionChange, WorkflowDefinition } from "../../dashboard/src/pages/workflows/history/queries";
+import type { components } from "../../dashboard/src/api/openapi";
 import { createEnvironment, unique } from "../factories";
 import { api } from "../request";
 
 // The History tab's side-by-side rows, built from what the real API answers for two versions.
+
+type WorkflowDefinition = components["schemas"]["WorkflowDefinition"];
+type VersionChange = components["schemas"]["VersionChange"];
 
 let key: string;
 const call = <T>(method: string, path: string, body?: unknown) => api<T>(key, method, path, body);

@@ -1,8 +1,11 @@
 // What the History tab draws: a workflow definition as rows of fields (template fields one by one,
 // everything else whole), and two versions side by side, steps matched by id as the API's diff
 // matches them.
+import type { components } from "../../../api/openapi";
 import type { Step } from "../model";
-import type { VersionChange, WorkflowDefinition } from "./queries";
+
+type WorkflowDefinition = components["schemas"]["WorkflowDefinition"];
+type VersionChange = components["schemas"]["VersionChange"];
 
 export interface FieldRow {
   /** Dotted, as the API's changes name fields: `template.subject`, `locales.de.subject`, `if`. */
