@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { diffSections, markLines, pairRows, stepRows } from "../../dashboard/src/pages/workflows/history/diff-rows";
+import { diffSections, stepRows } from "../../dashboard/src/pages/workflows/history/diff-rows";
+import { markLines, pairRows } from "../../dashboard/src/ui/field-diff";
 import type { components } from "../../dashboard/src/api/openapi";
 import { createEnvironment, unique } from "../factories";
 import { api } from "../request";

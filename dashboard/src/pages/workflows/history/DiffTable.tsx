@@ -1,32 +1,10 @@
 import type { ReactNode } from "react";
-import { type DiffRow, type DiffSection, markLines } from "./diff-rows";
+import { DiffValue as Value } from "../../../ui/DiffValue";
+import type { DiffRow } from "../../../ui/field-diff";
+import type { DiffSection } from "./diff-rows";
 
 const CHANGE_LABEL = { added: "added", removed: "removed", changed: "changed", moved: "moved", unchanged: "unchanged" } as const;
 const CHANGE_BADGE = { added: "ok", removed: "bad", changed: "warn", moved: "info", unchanged: "" } as const;
-
-/** One side of a field: its lines, those the other side lacks marked; an absent field as a dash. */
-function Value({ text, other, side }: { text: string | undefined; other: string | undefined; side: "before" | "after" }) {
-  if (text === undefined) return <span className="muted">—</span>;
-  return (
-    <pre className="value">
-      {markLines(text, other).map((line, i) =>
-        line.marked ? (
-          // biome-ignore lint/suspicious/noArrayIndexKey: lines have no identity but their place
-          <mark key={i} className={side === "before" ? "del" : "ins"}>
-            {line.text || " "}
-            {"\n"}
-          </mark>
-        ) : (
-          // biome-ignore lint/suspicious/noArrayIndexKey: lines have no identity but their place
-          <span key={i}>
-            {line.text}
-            {"\n"}
-          </span>
-        ),
-      )}
-    </pre>
-  );
-}
 
 function SectionHead({ section, columns }: { section: DiffSection; columns: number }) {
   const title = section.step === null ? "Settings" : `Step ${section.step}`;
@@ -60,7 +38,7 @@ export function DiffTable({
   const rowsOf = (s: DiffSection): DiffRow[] => (showUnchanged ? s.rows : s.rows.filter((r) => r.changed));
   return (
     <div className="table-wrap">
-      <table className="version-diff">
+      <table className="field-diff">
         <colgroup>
           <col className="field-col" />
           <col />
@@ -100,7 +78,7 @@ export function DiffTable({
 export function DefinitionTable({ sections }: { sections: DiffSection[] }) {
   return (
     <div className="table-wrap">
-      <table className="version-diff single">
+      <table className="field-diff single">
         <colgroup>
           <col className="field-col" />
           <col />

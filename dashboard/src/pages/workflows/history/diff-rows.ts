@@ -2,23 +2,11 @@
 // everything else whole), and two versions side by side, steps matched by id as the API's diff
 // matches them.
 import type { components } from "../../../api/openapi";
+import { type DiffRow, type FieldRow, pairRows, rowsOf } from "../../../ui/field-diff";
 import type { Step } from "../model";
 
 type WorkflowDefinition = components["schemas"]["WorkflowDefinition"];
 type VersionChange = components["schemas"]["VersionChange"];
-
-export interface FieldRow {
-  /** Dotted, as the API's changes name fields: `template.subject`, `locales.de.subject`, `if`. */
-  path: string;
-  value: string;
-}
-
-export interface DiffRow {
-  path: string;
-  before?: string;
-  after?: string;
-  changed: boolean;
-}
 
 export type SectionChange = "added" | "removed" | "changed" | "moved" | "unchanged";
 
@@ -36,20 +24,7 @@ const SETTINGS = ["name", "description", "active", "critical", "unsubscribe", "t
 /** Objects whose fields are compared one by one (a template's subject apart from its HTML). */
 const EXPANDED = new Set(["template"]);
 
-/** Text as it was typed; anything else as indented JSON; absent (undefined, null for an optional field) as nothing. */
-export function show(value: unknown): string | undefined {
-  if (value === undefined || value === null) return undefined;
-  return typeof value === "string" ? value : JSON.stringify(value, null, 2);
-}
-
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
-
-function rowsOf(entries: [string, unknown][]): FieldRow[] {
-  return entries.flatMap(([path, value]) => {
-    const text = show(value);
-    return text === undefined ? [] : [{ path, value: text }];
-  });
-}
 
 /** A step's fields; `id` is the section's name and is not repeated as a row. */
 export function stepRows(step: Step): FieldRow[] {
@@ -67,21 +42,6 @@ export function stepRows(step: Step): FieldRow[] {
 }
 
 export const settingsRows = (definition: WorkflowDefinition): FieldRow[] => rowsOf(SETTINGS.map((field) => [field, definition[field]]));
-
-/** Whether the API named this row's field, a field inside it, or an object around it (`locales` added). */
-const named = (path: string, fields: string[]) => fields.some((f) => f === path || f.startsWith(`${path}.`) || path.startsWith(`${f}.`));
-
-/** Rows of both sides by path, in the later side's order with fields only the earlier had after them. */
-export function pairRows(before: FieldRow[], after: FieldRow[], fields: string[] = []): DiffRow[] {
-  const old = new Map(before.map((r) => [r.path, r.value]));
-  const paths = [...after.map((r) => r.path), ...before.map((r) => r.path).filter((p) => !after.some((r) => r.path === p))];
-  const now = new Map(after.map((r) => [r.path, r.value]));
-  return paths.map((path) => {
-    const b = old.get(path);
-    const a = now.get(path);
-    return { path, before: b, after: a, changed: b !== a || named(path, fields) };
-  });
-}
 
 /**
  * The sections of a side-by-side diff: the settings, then the steps in the later version's order,
@@ -121,24 +81,4 @@ export function diffSections(from: WorkflowDefinition, to: WorkflowDefinition, c
     }
   }
   return sections;
-}
-
-export interface Line {
-  text: string;
-  /** Not among the other side's lines: what this side added or lost. */
-  marked: boolean;
-}
-
-/** A value's lines, each marked when the other side has no such line left to pair it with. */
-export function markLines(text: string, other: string | undefined): Line[] {
-  const left = new Map<string, number>();
-  for (const line of (other ?? "").split("\n")) left.set(line, (left.get(line) ?? 0) + 1);
-  return text.split("\n").map((line) => {
-    const count = left.get(line) ?? 0;
-    if (other !== undefined && count > 0) {
-      left.set(line, count - 1);
-      return { text: line, marked: false };
-    }
-    return { text: line, marked: true };
-  });
 }
