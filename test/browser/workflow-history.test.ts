@@ -138,6 +138,16 @@ describe.skipIf(!CHROMIUM)("a workflow's History tab", () => {
   });
 });
 
+describe.skipIf(!CHROMIUM)("the History tab on a 390 px phone", () => {
+  it("scrolls the side-by-side diff within its box, not the page", async () => {
+    await page.setViewportSize({ width: 390, height: 800 });
+    await page.goto(page.url().replace(/\/workflows\/.*$/, `/workflows/${KEY}?tab=history&from=1&to=3`));
+    await page.locator('[data-diff-section="mail"]').waitFor();
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await page.setViewportSize({ width: 1280, height: 900 });
+  });
+});
+
 describe.skipIf(!CHROMIUM)("two people editing one workflow", () => {
   const KEY2 = `conflict-${run}`;
   let first: Page;
