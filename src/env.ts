@@ -47,6 +47,8 @@ export interface Bindings {
   IDEMPOTENCY_WINDOW_HOURS?: string;
   /** Days messages, their events and finished triggers are kept in D1 (default 30). */
   RETENTION_DAYS?: string;
+  /** Days audit log entries are kept, whatever RETENTION_DAYS says (default 365). */
+  AUDIT_RETENTION_DAYS?: string;
   /** Days sandbox captures are kept (default 7). */
   SANDBOX_RETENTION_DAYS?: string;
   /** Rows of each table one retention run deletes at most (default 5000). */

@@ -4,7 +4,7 @@ import { chunk, rowsPerStatement, runBatch } from "../db/batch";
 import { triggers, type TriggerStatus } from "../db/schema";
 import type { TriggerRecord } from "./trigger-record";
 
-const COLUMNS = 12;
+const COLUMNS = 13;
 
 type TriggerWrite = { record: TriggerRecord; status: TriggerStatus; cancelledMessages?: number };
 
@@ -19,6 +19,8 @@ const row = ({ record, status, cancelledMessages }: TriggerWrite, now: Date) => 
   actor: record.actor,
   acceptedAt: new Date(record.acceptedAt),
   cancelledMessages: cancelledMessages ?? null,
+  // 0 marks a workflow saved before versions were kept: no version to show.
+  workflowVersion: record.workflowVersion || null,
   createdAt: now,
   updatedAt: now,
 });

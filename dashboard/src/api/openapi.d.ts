@@ -1392,6 +1392,120 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/audit-log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The audit log of every environment
+         * @description Every change to configuration: who made it (an API key by id and name, the admin credential, or a dashboard session), when, to what, and the resource before and after with every secret masked. Written in the same batch as the change; nothing changes or deletes an entry but retention (`AUDIT_RETENTION_DAYS`, default 365). `Accept: application/x-ndjson` or `?format=ndjson` exports every match as NDJSON. Across environments, deleted ones included; `environment` narrows it to one slug.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    limit?: number;
+                    /** @description The `nextCursor` of the previous page. */
+                    cursor?: string;
+                    resource?: "workflow" | "variable" | "integration" | "environment" | "api_key" | "webhook_endpoint" | "in_app_settings" | "preference_link_settings" | "promotion";
+                    /** @description With `resource`: one workflow's key, one integration's id, ... */
+                    resourceId?: string;
+                    action?: "created" | "updated" | "deleted" | "activated" | "deactivated" | "reverted" | "imported" | "renamed" | "revoked" | "rotated" | "promoted";
+                    /** @description An API key's id (`key_...`), a key's name, or `admin`. */
+                    actor?: string;
+                    /** @description Entries at or after this time. */
+                    after?: string;
+                    /** @description Entries before this time. */
+                    before?: string;
+                    /** @description `ndjson` (or `Accept: application/x-ndjson`) streams every matching entry, one per line, newest first. */
+                    format?: "json" | "ndjson";
+                    /** @description One environment's slug (deleted environments included). */
+                    environment?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Entries newest first */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AuditList"];
+                        "application/x-ndjson": string;
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `unauthorized` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 401;
+                            /** @enum {string} */
+                            code?: "unauthorized";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `forbidden` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 403;
+                            /** @enum {string} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `validation_failed` */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 422;
+                            /** @enum {string} */
+                            code?: "validation_failed";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `rate_limited` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 429;
+                            /** @enum {string} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/dashboard/session": {
         parameters: {
             query?: never;
@@ -11772,6 +11886,132 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/audit-log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The environment's audit log
+         * @description Every change to configuration: who made it (an API key by id and name, the admin credential, or a dashboard session), when, to what, and the resource before and after with every secret masked. Written in the same batch as the change; nothing changes or deletes an entry but retention (`AUDIT_RETENTION_DAYS`, default 365). `Accept: application/x-ndjson` or `?format=ndjson` exports every match as NDJSON.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    limit?: number;
+                    /** @description The `nextCursor` of the previous page. */
+                    cursor?: string;
+                    resource?: "workflow" | "variable" | "integration" | "environment" | "api_key" | "webhook_endpoint" | "in_app_settings" | "preference_link_settings" | "promotion";
+                    /** @description With `resource`: one workflow's key, one integration's id, ... */
+                    resourceId?: string;
+                    action?: "created" | "updated" | "deleted" | "activated" | "deactivated" | "reverted" | "imported" | "renamed" | "revoked" | "rotated" | "promoted";
+                    /** @description An API key's id (`key_...`), a key's name, or `admin`. */
+                    actor?: string;
+                    /** @description Entries at or after this time. */
+                    after?: string;
+                    /** @description Entries before this time. */
+                    before?: string;
+                    /** @description `ndjson` (or `Accept: application/x-ndjson`) streams every matching entry, one per line, newest first. */
+                    format?: "json" | "ndjson";
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Entries newest first */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AuditList"];
+                        "application/x-ndjson": string;
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `unauthorized` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 401;
+                            /** @enum {string} */
+                            code?: "unauthorized";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `forbidden` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 403;
+                            /** @enum {string} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `environment_not_found` */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 404;
+                            /** @enum {string} */
+                            code?: "environment_not_found";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `validation_failed` */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 422;
+                            /** @enum {string} */
+                            code?: "validation_failed";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `rate_limited` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 429;
+                            /** @enum {string} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "message.sent": {
@@ -12720,6 +12960,37 @@ export interface components {
             /** @description The new key's name; the old one's by default. */
             name?: string;
         };
+        AuditList: {
+            data: components["schemas"]["AuditEntry"][];
+            nextCursor: string | null;
+        };
+        AuditEntry: {
+            /** @example aud_0193c1f2a4b07c3d9e8f00112233aabb */
+            id: string;
+            /** @description The environment's slug. */
+            environment: string;
+            /** Format: date-time */
+            at: string;
+            actor: components["schemas"]["AuditActor"];
+            /** @enum {string} */
+            resource: "workflow" | "variable" | "integration" | "environment" | "api_key" | "webhook_endpoint" | "in_app_settings" | "preference_link_settings" | "promotion";
+            /** @description A workflow's or variable's key, an integration's, key's or endpoint's id, an environment's slug. */
+            resourceId: string;
+            /** @enum {string} */
+            action: "created" | "updated" | "deleted" | "activated" | "deactivated" | "reverted" | "imported" | "renamed" | "revoked" | "rotated" | "promoted";
+            /** @description The resource before the change, secrets masked; null when it did not exist. */
+            before?: unknown;
+            /** @description The resource after the change, secrets masked; null once deleted. */
+            after?: unknown;
+            requestId: string | null;
+        };
+        AuditActor: {
+            /** @enum {string} */
+            type: "key" | "admin" | "dashboard";
+            /** @description The API key's id (`key_...`), never the key; null for the admin credential. */
+            id: string | null;
+            name: string;
+        };
         DashboardSession: {
             /**
              * @description `admin`: the admin credential, which acts in any environment it names. `environment`: an API key, bound to its one environment.
@@ -12901,6 +13172,8 @@ export interface components {
             transactionId: string;
             subscriberId: string;
             workflow: string;
+            /** @description The workflow version its trigger was accepted with, whose content it was sent from (null before versions were kept). */
+            workflowVersion: number | null;
             stepId: string;
             /** @enum {string} */
             channel: "email" | "sms" | "push" | "chat" | "in_app";
@@ -12969,6 +13242,8 @@ export interface components {
         TriggerStatus: {
             transactionId: string;
             workflow: string;
+            /** @description The workflow version the trigger was accepted with: every step, however late, runs that content (null before versions were kept). */
+            workflowVersion: number | null;
             /** @enum {string} */
             status: "accepted" | "processing" | "completed" | "cancelled" | "failed";
             /** Format: date-time */

@@ -1,6 +1,7 @@
 import { ApiError, notFound } from "../../lib/errors";
 import { apiRoute, createRouter, json, security } from "../../lib/openapi";
 import { scopedRepository } from "../../lib/scoped-repository";
+import { auditContextOf } from "../audit/record";
 import { workflowsRepository } from "./repository";
 import { Workflow, WorkflowInput, WorkflowKeyParam, WorkflowList, WorkflowPageQuery } from "./schemas";
 import { etagOf, IfMatchHeader, ifMatchVersions, staleWrite } from "./versions/if-match";
@@ -34,7 +35,7 @@ workflowsRoutes.openapi(
   }),
   async (c) => {
     const input = c.req.valid("json");
-    const created = await repo(c).create(input, c.var.actor);
+    const created = await repo(c).create(input, auditContextOf(c));
     if (!created) throw new ApiError("workflow_exists", `A workflow with key "${input.key}" already exists.`);
     c.header("etag", etagOf(created.version));
     return c.json(created, 201);
@@ -94,7 +95,7 @@ workflowsRoutes.openapi(
     const { key } = c.req.valid("param");
     const input = c.req.valid("json");
     if (input.key !== key) throw keyImmutable(key, input.key);
-    const outcome = await repo(c).update(key, input, c.var.actor, { ifMatch: ifMatchVersions(c.req.header("if-match")) });
+    const outcome = await repo(c).update(key, input, auditContextOf(c), { ifMatch: ifMatchVersions(c.req.header("if-match")) });
     if (outcome.status === "missing") throw missing(key);
     if (outcome.status === "stale") throw staleWrite(key, outcome.current);
     c.header("etag", etagOf(outcome.value.version));
@@ -115,7 +116,7 @@ workflowsRoutes.openapi(
   }),
   async (c) => {
     const { key } = c.req.valid("param");
-    const outcome = await repo(c).remove(key, c.var.actor, ifMatchVersions(c.req.header("if-match")));
+    const outcome = await repo(c).remove(key, auditContextOf(c), ifMatchVersions(c.req.header("if-match")));
     if (outcome.status === "missing") throw missing(key);
     if (outcome.status === "stale") throw staleWrite(key, outcome.current);
     return c.body(null, 204);
