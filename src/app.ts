@@ -32,6 +32,7 @@ import { sessionRoutes } from "./features/dashboard/session-routes";
 import { docsRoutes } from "./features/docs/routes";
 import { adminRoutes } from "./features/environments/admin-routes";
 import { adminAuditRoutes, auditRoutes } from "./features/audit/routes";
+import { promotionsRoutes } from "./features/promotions/routes";
 import { adminAuth, apiKeyAuth } from "./features/environments/auth";
 import { adminScope, environmentScope, idempotency } from "./lib/middleware/idempotency";
 import { BULK_BODY_LIMIT, jsonBody } from "./lib/middleware/json-body";
@@ -77,6 +78,7 @@ function adminApi() {
   routes.on("POST", "/v1/admin/*", idempotency(adminScope));
   routes.route("/", adminRoutes);
   routes.route("/", adminAuditRoutes);
+  routes.route("/", promotionsRoutes);
   routes.all("/v1/admin/*", (c) => {
     throw noRoute(c);
   });

@@ -64,7 +64,7 @@ export interface Bindings {
 export type Actor =
   | { type: "key"; id: string; name: string }
   | { type: "dashboard"; id: string; name: string }
-  | { type: "admin"; id: null; name: "admin" };
+  | { type: "admin"; id: null; name: string };
 
 export interface Variables {
   environmentId: string;

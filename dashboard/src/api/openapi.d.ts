@@ -1506,6 +1506,292 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/promotions/diff": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Compare two environments before a promotion
+         * @description Per workflow, `added | changed | removed | unchanged` with the JSON Patch promoting it would apply to the target; variables by key (secret values are never read: a secret the target lacks `needs_value`); integrations by provider and name only (credentials are never compared nor copied).
+         */
+        get: {
+            parameters: {
+                query: {
+                    /** @description The environment to promote from. */
+                    from: string;
+                    to: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The difference */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PromotionDiff"];
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `unauthorized` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 401;
+                            /** @enum {string} */
+                            code?: "unauthorized";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `forbidden` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 403;
+                            /** @enum {string} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `environment_not_found` */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 404;
+                            /** @enum {string} */
+                            code?: "environment_not_found";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `validation_failed` */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 422;
+                            /** @enum {string} */
+                            code?: "validation_failed";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `rate_limited` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 429;
+                            /** @enum {string} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/promotions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Promote workflows from one environment to another
+         * @description Each promoted workflow that is new or changed becomes a new version in the target, authored "promotion from <from>"; unchanged ones are left alone, and a promotion never deletes. Variables and integrations are not copied: `needsValue` lists the secret variables to set in the target by hand. `dryRun: true` answers exactly what the promotion would do, and does nothing. Every promoted workflow and the promotion itself are in the target's audit log.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes a retry safe (IETF draft-ietf-httpapi-idempotency-key-header): the first answer is kept 24 hours per environment and replayed to the same request; the same key with another request gets 422 `idempotency_key_mismatch`, and while the first is running, 409 `idempotency_key_in_flight`. 1 to 255 printable ASCII characters. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["PromotionInput"];
+                };
+            };
+            responses: {
+                /** @description What was promoted (or would be) */
+                200: {
+                    headers: {
+                        "Idempotency-Replay": components["headers"]["IdempotencyReplay"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PromotionResult"];
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `malformed_json` or `invalid_idempotency_key` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 400;
+                            /** @enum {string} */
+                            code?: "malformed_json" | "invalid_idempotency_key";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `unauthorized` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 401;
+                            /** @enum {string} */
+                            code?: "unauthorized";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `forbidden` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 403;
+                            /** @enum {string} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `environment_not_found` or `workflow_not_found` */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 404;
+                            /** @enum {string} */
+                            code?: "environment_not_found" | "workflow_not_found";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `idempotency_key_in_flight` or `promotion_conflict` */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 409;
+                            /** @enum {string} */
+                            code?: "idempotency_key_in_flight" | "promotion_conflict";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `payload_too_large` */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 413;
+                            /** @enum {string} */
+                            code?: "payload_too_large";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `unsupported_media_type` */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 415;
+                            /** @enum {string} */
+                            code?: "unsupported_media_type";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `validation_failed` or `idempotency_key_mismatch` */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 422;
+                            /** @enum {string} */
+                            code?: "validation_failed" | "idempotency_key_mismatch";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `rate_limited` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 429;
+                            /** @enum {string} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/dashboard/session": {
         parameters: {
             query?: never;
@@ -12832,7 +13118,7 @@ export interface components {
              * @description Stable machine code.
              * @enum {string}
              */
-            code: "bad_request" | "validation_failed" | "malformed_json" | "unsupported_media_type" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "workflow_not_found" | "workflow_inactive" | "workflow_exists" | "workflow_key_immutable" | "workflow_version_not_found" | "workflow_changed" | "workflow_version_conflict" | "subscriber_not_found" | "subscriber_exists" | "variable_not_found" | "variable_exists" | "topic_not_found" | "topic_exists" | "no_valid_recipients" | "transaction_not_found" | "transaction_conflict" | "payload_too_large" | "rate_limited" | "invalid_tracking_link" | "invalid_signature" | "integration_not_found" | "message_not_found" | "suppression_not_found" | "webhook_endpoint_not_found" | "event_not_found" | "secret_requires_resupply" | "destination_not_allowed" | "environment_not_found" | "environment_exists" | "api_key_not_found" | "api_key_revoked" | "api_key_expired" | "invalid_idempotency_key" | "idempotency_key_mismatch" | "idempotency_key_in_flight" | "internal_error";
+            code: "bad_request" | "validation_failed" | "malformed_json" | "unsupported_media_type" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "workflow_not_found" | "workflow_inactive" | "workflow_exists" | "workflow_key_immutable" | "workflow_version_not_found" | "workflow_changed" | "workflow_version_conflict" | "promotion_conflict" | "subscriber_not_found" | "subscriber_exists" | "variable_not_found" | "variable_exists" | "topic_not_found" | "topic_exists" | "no_valid_recipients" | "transaction_not_found" | "transaction_conflict" | "payload_too_large" | "rate_limited" | "invalid_tracking_link" | "invalid_signature" | "integration_not_found" | "message_not_found" | "suppression_not_found" | "webhook_endpoint_not_found" | "event_not_found" | "secret_requires_resupply" | "destination_not_allowed" | "environment_not_found" | "environment_exists" | "api_key_not_found" | "api_key_revoked" | "api_key_expired" | "invalid_idempotency_key" | "idempotency_key_mismatch" | "idempotency_key_in_flight" | "internal_error";
             /** @description Also sent as the `x-request-id` header. */
             requestId?: string;
             errors?: components["schemas"]["FieldError"][];
@@ -12990,6 +13276,95 @@ export interface components {
             /** @description The API key's id (`key_...`), never the key; null for the admin credential. */
             id: string | null;
             name: string;
+        };
+        PromotionDiff: {
+            from: string;
+            to: string;
+            workflows: components["schemas"]["WorkflowPromotionDiff"][];
+            variables: components["schemas"]["VariablePromotionDiff"][];
+            integrations: components["schemas"]["IntegrationPromotionDiff"][];
+        };
+        WorkflowPromotionDiff: {
+            key: string;
+            /**
+             * @description `added`: only in `from`; `removed`: only in `to` (a promotion never deletes it); `changed`/`unchanged`: in both, `patch` leads from `to`'s content to `from`'s.
+             * @enum {string}
+             */
+            status: "added" | "changed" | "removed" | "unchanged";
+            /** @description RFC 6902: what promoting it would do to the target's definition. */
+            patch: components["schemas"]["PatchOperation"][];
+            changes: components["schemas"]["VersionChange"][];
+        };
+        PatchOperation: {
+            /** @enum {string} */
+            op: "add" | "remove" | "replace";
+            path: string;
+            value?: unknown;
+        };
+        VersionChange: {
+            /** @description The step's id; null for a field of the workflow itself. */
+            step: string | null;
+            /** @enum {string} */
+            change: "added" | "removed" | "changed" | "moved";
+            fields: string[];
+        };
+        VariablePromotionDiff: {
+            key: string;
+            secret: boolean;
+            /**
+             * @description Plain variables by value: `added`, `changed`, `unchanged`, `removed` (only in the target). Secret ones are never read: `needs_value` when the target lacks the key (set it there by hand), `present` when it has one.
+             * @enum {string}
+             */
+            status: "added" | "changed" | "unchanged" | "removed" | "needs_value" | "present";
+        };
+        IntegrationPromotionDiff: {
+            provider: string;
+            name: string;
+            channel: string;
+            /**
+             * @description By provider and name only: `added` when only `from` has it. Credentials are never compared nor copied.
+             * @enum {string}
+             */
+            status: "added" | "removed" | "unchanged";
+        };
+        PromotionResult: {
+            from: string;
+            to: string;
+            dryRun: boolean;
+            workflows: components["schemas"]["PromotedWorkflow"][];
+            /** @description Secret variables `from` has and `to` lacks: never copied, set them in the target by hand. */
+            needsValue: string[];
+        };
+        PromotedWorkflow: {
+            key: string;
+            /** @enum {string} */
+            outcome: "created" | "updated" | "unchanged";
+            /** @description The target's version of it after the promotion (a new one unless unchanged). */
+            version: number;
+            patch: components["schemas"]["PatchOperation"][];
+        };
+        /**
+         * @example {
+         *       "from": "development",
+         *       "to": "production",
+         *       "workflows": [
+         *         "order-shipped"
+         *       ],
+         *       "dryRun": true
+         *     }
+         */
+        PromotionInput: {
+            /** @example development */
+            from: string;
+            /** @example production */
+            to: string;
+            /** @description `"all"`: every workflow of `from` that is added or changed; or the keys to promote. */
+            workflows: "all" | string[];
+            /**
+             * @description Answer what the promotion would do, and do nothing.
+             * @default false
+             */
+            dryRun: boolean;
         };
         DashboardSession: {
             /**
@@ -13911,19 +14286,6 @@ export interface components {
             /** @description RFC 6902 JSON Patch turning version `from`'s definition into `to`'s. */
             patch: components["schemas"]["PatchOperation"][];
             changes: components["schemas"]["VersionChange"][];
-        };
-        PatchOperation: {
-            /** @enum {string} */
-            op: "add" | "remove" | "replace";
-            path: string;
-            value?: unknown;
-        };
-        VersionChange: {
-            /** @description The step's id; null for a field of the workflow itself. */
-            step: string | null;
-            /** @enum {string} */
-            change: "added" | "removed" | "changed" | "moved";
-            fields: string[];
         };
         /**
          * @example {
