@@ -1,6 +1,8 @@
 import { activity } from "../pages/activity/feature";
+import { audit } from "../pages/audit/feature";
 import { environments } from "../pages/environments/feature";
 import { integrations } from "../pages/integrations/feature";
+import { promote } from "../pages/promote/feature";
 import { subscribers } from "../pages/subscribers/feature";
 import { suppressions } from "../pages/suppressions/feature";
 import { topics } from "../pages/topics/feature";
@@ -9,4 +11,15 @@ import { workflows } from "../pages/workflows/feature";
 import type { Feature } from "./feature";
 
 /** The dashboard's areas, in the navigation's order; the first is where signing in lands. */
-export const FEATURES: Feature[] = [workflows, activity, subscribers, topics, integrations, variables, suppressions, environments];
+export const FEATURES: Feature[] = [
+  workflows,
+  activity,
+  subscribers,
+  topics,
+  integrations,
+  variables,
+  suppressions,
+  audit,
+  environments,
+  promote,
+];
