@@ -44,6 +44,15 @@ describe("the audit log of workflows", () => {
     expect(res.body.data.map((e) => e.action)).toEqual(["created"]);
   });
 
+  it("records a write sent with Clarion-Import: true (clarion workflows import) as imported", async () => {
+    const body = workflowBody();
+    const headers = { headers: { "clarion-import": "true" } };
+    expect((await api(environment.key, "POST", "/v1/workflows", body, headers)).status).toBe(201);
+    expect((await api(environment.key, "PUT", `/v1/workflows/${body.key}`, { ...body, name: "From file" }, headers)).status).toBe(200);
+    const res = await auditLog(environment.key, `resourceId=${body.key}`);
+    expect(res.body.data.map((e) => e.action)).toEqual(["imported", "imported"]);
+  });
+
   it("records nothing for a save refused by If-Match", async () => {
     const body = workflowBody();
     expect((await api(environment.key, "POST", "/v1/workflows", body)).status).toBe(201);

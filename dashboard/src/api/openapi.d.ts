@@ -4228,6 +4228,8 @@ export interface paths {
                 header?: {
                     /** @description Makes a retry safe (IETF draft-ietf-httpapi-idempotency-key-header): the first answer is kept 24 hours per environment and replayed to the same request; the same key with another request gets 422 `idempotency_key_mismatch`, and while the first is running, 409 `idempotency_key_in_flight`. 1 to 255 printable ASCII characters. */
                     "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                    /** @description `true` when the write applies a workflow file (`clarion workflows import`): its audit entry's action is `imported`. */
+                    "clarion-import"?: "true";
                 };
                 path?: never;
                 cookie?: never;
@@ -4541,6 +4543,8 @@ export interface paths {
                 header?: {
                     /** @description The `ETag` you read: the write happens only if the workflow is still at that version (else 412). */
                     "if-match"?: string;
+                    /** @description `true` when the write applies a workflow file (`clarion workflows import`): its audit entry's action is `imported`. */
+                    "clarion-import"?: "true";
                 };
                 path: {
                     key: string;

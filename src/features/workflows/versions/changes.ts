@@ -10,7 +10,6 @@ export interface VersionChange {
   fields: string[];
 }
 
-// Every field of the definition besides the key and the steps: a save whose changes are empty writes nothing.
 const WORKFLOW_FIELDS = ["name", "description", "active", "critical", "unsubscribe", "tags", "payloadSchema"] as const;
 
 /** `/template/subject` → `template.subject`; the patch's pointers unescaped. */
