@@ -35,10 +35,7 @@ export const IfMatchHeader = z.object({
 
 /** `Clarion-Import: true`: the write comes from a file import (`clarion workflows import`), and the audit log says so. */
 export const ImportHeader = z.object({
-  "clarion-import": z
-    .enum(["true"])
-    .optional()
-    .openapi({
-      description: "`true` when the write applies a workflow file (`clarion workflows import`): its audit entry's action is `imported`.",
-    }),
+  "clarion-import": z.enum(["true"]).optional().openapi({
+    description: "`true` when the write applies a workflow file (`clarion workflows import`): its audit entry's action is `imported`.",
+  }),
 });
