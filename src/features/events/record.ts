@@ -3,21 +3,9 @@
 export { eventRow, eventStatements } from "../../db/queries/events";
 import { undispatchedEvents } from "../../db/queries/events";
 import { createDb } from "../../db/client";
-import { chunk } from "../../db/batch";
 import type { Bindings } from "../../env";
-import { EVENTS_PER_DISPATCH, type WebhookJob } from "../../delivery/webhooks/job";
-
-/**
- * Names written events to the webhook Queue, one message per 50. Run after the batch commits
- * (in `waitUntil` on a request path): a dispatch lost to a crash is sent again by the sweep.
- */
-export async function dispatchEvents(env: Pick<Bindings, "WEBHOOK_QUEUE">, environmentId: string, ids: readonly string[]): Promise<void> {
-  if (ids.length === 0) return;
-  const jobs = chunk(ids, EVENTS_PER_DISPATCH).map((eventIds) => ({
-    body: { type: "dispatch", environmentId, eventIds } satisfies WebhookJob,
-  }));
-  await env.WEBHOOK_QUEUE.sendBatch(jobs);
-}
+import { dispatchEvents } from "../../delivery/webhooks/dispatch";
+export { dispatchEvents, dispatchWritten } from "../../delivery/webhooks/dispatch";
 
 /** An event not dispatched after this long lost its dispatch (a crash between the write and the send). */
 export const REDISPATCH_AFTER_MS = 2 * 60_000;

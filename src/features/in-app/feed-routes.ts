@@ -1,6 +1,7 @@
 import { ApiError, notFound } from "../../lib/errors";
 import { apiRoute, createRouter, json, security } from "../../lib/openapi";
-import { scopedRepository } from "../../lib/scoped-repository";
+import { createDb } from "../../db/client";
+import type { Bindings } from "../../env";
 import { filterOf, inboxService, toNotification } from "./feed";
 import {
   FeedParams,
@@ -17,7 +18,9 @@ import {
 
 export const feedRoutes = createRouter();
 
-const inbox = scopedRepository((db, environmentId) => (subscriberId: string) => inboxService(db, environmentId, subscriberId));
+// With the webhook Queue, so the read/seen/archived events a change writes go out at once.
+const inbox = (c: { env: Bindings; get: (key: "environmentId") => string }) => (subscriberId: string) =>
+  inboxService(createDb(c.env.DB), c.get("environmentId"), subscriberId, c.env);
 const tags = ["In-app"];
 const ID = /^msg_[0-9a-f]{32}$/;
 const missing = (id: string) => notFound("subscriber_not_found", `subscriber "${id}"`);

@@ -1,6 +1,7 @@
 import type { Db } from "../../db/client";
 import type { InAppChange, InAppFilter, InAppRow } from "../../db/queries/in-app";
 import { inAppFeed } from "../../db/queries/in-app";
+import type { EventQueue } from "../../delivery/webhooks/dispatch";
 import { applyStatuses, type IncomingStatus } from "../messages/status";
 import type { InAppNotification } from "./schemas";
 
@@ -55,7 +56,7 @@ const trackingOf = (change: InAppChange, at: Date): IncomingStatus[] => [
  * Changes to one subscriber's Inbox, from the API or the browser alike: the notification rows
  * and the messages' tracking events move together.
  */
-export function inboxService(db: Db, environmentId: string, subscriberId: string) {
+export function inboxService(db: Db, environmentId: string, subscriberId: string, queue?: EventQueue) {
   const feed = inAppFeed(db, environmentId, subscriberId);
   const track = async (ids: string[], change: InAppChange, now: Date) => {
     const reports = trackingOf(change, now);
@@ -63,6 +64,7 @@ export function inboxService(db: Db, environmentId: string, subscriberId: string
     await applyStatuses(
       db,
       ids.flatMap((messageId) => reports.map((report) => ({ messageId, report }))),
+      queue,
     );
   };
   return {
