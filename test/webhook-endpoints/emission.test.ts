@@ -2,6 +2,7 @@ import { env } from "cloudflare:test";
 import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
 import type { EventType } from "../../src/contract/event-types";
+import { EVENT_DATA } from "../../src/features/events/payloads";
 import type { EventList } from "../../src/features/events/schemas";
 import type { WebhookEndpointCreated } from "../../src/features/webhook-endpoints/schemas";
 import { createWorkflow, postResendWebhook, settledMessages, trigger } from "../e2e/helpers";
@@ -37,12 +38,16 @@ async function setUp(options: { events?: EventType[]; endpoint?: boolean } = {})
   return { ...environment, provider, integrationId, receiver, secret };
 }
 
-/** Every request the receiver got, verified as a receiver does with `standardwebhooks` (throws on a bad signature). */
+/**
+ * Every request the receiver got, verified as a receiver does with `standardwebhooks` (throws on a
+ * bad signature), its `data` parsed with the type's schema from the OpenAPI document (throws on drift).
+ */
 const verifiedAll = async (receiver: Receiver, secret: string) =>
-  (await receiver.captured()).map((r) => ({
-    webhookId: r.headers["webhook-id"],
-    payload: new Webhook(secret).verify(r.body, r.headers) as Received,
-  }));
+  (await receiver.captured()).map((r) => {
+    const payload = new Webhook(secret).verify(r.body, r.headers) as Received;
+    EVENT_DATA[payload.type].parse(payload.data);
+    return { webhookId: r.headers["webhook-id"], payload };
+  });
 
 /** Waits until the receiver has a verified event for each of `types`, then answers them all (duplicates kept). */
 async function receivedUntil(receiver: Receiver, secret: string, types: EventType[], timeoutMs = 20_000) {

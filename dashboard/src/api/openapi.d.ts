@@ -10260,7 +10260,7 @@ export interface paths {
                             id: string;
                             url: string;
                             /** @description Null: every event type. */
-                            events: ("message.sent" | "message.delivered" | "message.failed" | "message.bounced" | "message.opened" | "message.clicked" | "message.skipped" | "trigger.completed" | "trigger.cancelled" | "subscriber.created" | "subscriber.updated" | "subscriber.deleted" | "suppression.added" | "endpoint.disabled" | "webhook.test")[] | null;
+                            events: ("message.sent" | "message.delivered" | "message.failed" | "message.bounced" | "message.opened" | "message.clicked" | "message.skipped" | "trigger.completed" | "trigger.cancelled" | "subscriber.created" | "subscriber.updated" | "subscriber.deleted" | "suppression.added" | "endpoint.disabled" | "webhook.test" | "message.seen" | "message.read" | "message.archived")[] | null;
                             description: string | null;
                             enabled: boolean;
                             /**
@@ -11230,7 +11230,7 @@ export interface paths {
             parameters: {
                 query?: {
                     status?: "succeeded" | "failed";
-                    eventType?: "message.sent" | "message.delivered" | "message.failed" | "message.bounced" | "message.opened" | "message.clicked" | "message.skipped" | "trigger.completed" | "trigger.cancelled" | "subscriber.created" | "subscriber.updated" | "subscriber.deleted" | "suppression.added" | "endpoint.disabled" | "webhook.test";
+                    eventType?: "message.sent" | "message.delivered" | "message.failed" | "message.bounced" | "message.opened" | "message.clicked" | "message.skipped" | "trigger.completed" | "trigger.cancelled" | "subscriber.created" | "subscriber.updated" | "subscriber.deleted" | "suppression.added" | "endpoint.disabled" | "webhook.test" | "message.seen" | "message.read" | "message.archived";
                     limit?: number;
                     /** @description The `nextCursor` of the previous page. */
                     cursor?: string;
@@ -11527,7 +11527,7 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
-                    type?: "message.sent" | "message.delivered" | "message.failed" | "message.bounced" | "message.opened" | "message.clicked" | "message.skipped" | "trigger.completed" | "trigger.cancelled" | "subscriber.created" | "subscriber.updated" | "subscriber.deleted" | "suppression.added" | "endpoint.disabled" | "webhook.test";
+                    type?: "message.sent" | "message.delivered" | "message.failed" | "message.bounced" | "message.opened" | "message.clicked" | "message.skipped" | "trigger.completed" | "trigger.cancelled" | "subscriber.created" | "subscriber.updated" | "subscriber.deleted" | "suppression.added" | "endpoint.disabled" | "webhook.test" | "message.seen" | "message.read" | "message.archived";
                     /** @description Only events after this time. */
                     after?: string;
                     limit?: number;
@@ -11806,6 +11806,7 @@ export interface webhooks {
                     "application/json": components["schemas"]["Event"] & {
                         /** @enum {string} */
                         type?: "message.sent";
+                        data?: components["schemas"]["MessageEventData"];
                     };
                 };
             };
@@ -11857,6 +11858,7 @@ export interface webhooks {
                     "application/json": components["schemas"]["Event"] & {
                         /** @enum {string} */
                         type?: "message.delivered";
+                        data?: components["schemas"]["MessageEventData"];
                     };
                 };
             };
@@ -11908,6 +11910,7 @@ export interface webhooks {
                     "application/json": components["schemas"]["Event"] & {
                         /** @enum {string} */
                         type?: "message.failed";
+                        data?: components["schemas"]["MessageEventData"];
                     };
                 };
             };
@@ -11959,6 +11962,7 @@ export interface webhooks {
                     "application/json": components["schemas"]["Event"] & {
                         /** @enum {string} */
                         type?: "message.bounced";
+                        data?: components["schemas"]["MessageEventData"];
                     };
                 };
             };
@@ -12010,6 +12014,7 @@ export interface webhooks {
                     "application/json": components["schemas"]["Event"] & {
                         /** @enum {string} */
                         type?: "message.opened";
+                        data?: components["schemas"]["MessageEventData"];
                     };
                 };
             };
@@ -12061,6 +12066,7 @@ export interface webhooks {
                     "application/json": components["schemas"]["Event"] & {
                         /** @enum {string} */
                         type?: "message.clicked";
+                        data?: components["schemas"]["MessageEventData"];
                     };
                 };
             };
@@ -12112,6 +12118,7 @@ export interface webhooks {
                     "application/json": components["schemas"]["Event"] & {
                         /** @enum {string} */
                         type?: "message.skipped";
+                        data?: components["schemas"]["MessageEventData"];
                     };
                 };
             };
@@ -12163,6 +12170,7 @@ export interface webhooks {
                     "application/json": components["schemas"]["Event"] & {
                         /** @enum {string} */
                         type?: "trigger.completed";
+                        data?: components["schemas"]["TriggerEventData"];
                     };
                 };
             };
@@ -12214,6 +12222,7 @@ export interface webhooks {
                     "application/json": components["schemas"]["Event"] & {
                         /** @enum {string} */
                         type?: "trigger.cancelled";
+                        data?: components["schemas"]["TriggerEventData"];
                     };
                 };
             };
@@ -12265,6 +12274,7 @@ export interface webhooks {
                     "application/json": components["schemas"]["Event"] & {
                         /** @enum {string} */
                         type?: "subscriber.created";
+                        data?: components["schemas"]["SubscriberEventData"];
                     };
                 };
             };
@@ -12316,6 +12326,7 @@ export interface webhooks {
                     "application/json": components["schemas"]["Event"] & {
                         /** @enum {string} */
                         type?: "subscriber.updated";
+                        data?: components["schemas"]["SubscriberEventData"];
                     };
                 };
             };
@@ -12367,6 +12378,7 @@ export interface webhooks {
                     "application/json": components["schemas"]["Event"] & {
                         /** @enum {string} */
                         type?: "subscriber.deleted";
+                        data?: components["schemas"]["SubscriberEventData"];
                     };
                 };
             };
@@ -12418,6 +12430,7 @@ export interface webhooks {
                     "application/json": components["schemas"]["Event"] & {
                         /** @enum {string} */
                         type?: "suppression.added";
+                        data?: components["schemas"]["SuppressionEventData"];
                     };
                 };
             };
@@ -12469,6 +12482,7 @@ export interface webhooks {
                     "application/json": components["schemas"]["Event"] & {
                         /** @enum {string} */
                         type?: "endpoint.disabled";
+                        data?: components["schemas"]["EndpointDisabledData"];
                     };
                 };
             };
@@ -12520,6 +12534,163 @@ export interface webhooks {
                     "application/json": components["schemas"]["Event"] & {
                         /** @enum {string} */
                         type?: "webhook.test";
+                        data?: components["schemas"]["WebhookTestData"];
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx acknowledges the event; 410 turns the endpoint off; other answers are retried or final. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "message.seen": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * message.seen
+         * @description Sent to every enabled endpoint whose `events` include this type (or that has none), signed per Standard Webhooks. Answer any 2xx within 15 s; see docs/guides/event-webhooks.md.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event id (`evt_…`), the same on every retry. */
+                    "webhook-id": string;
+                    /** @description Unix seconds of this attempt. */
+                    "webhook-timestamp": string;
+                    /** @description `v1,<base64 HMAC-SHA256>` entries, space-separated (two during a secret rotation). */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": components["schemas"]["Event"] & {
+                        /** @enum {string} */
+                        type?: "message.seen";
+                        data?: components["schemas"]["MessageEventData"];
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx acknowledges the event; 410 turns the endpoint off; other answers are retried or final. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "message.read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * message.read
+         * @description Sent to every enabled endpoint whose `events` include this type (or that has none), signed per Standard Webhooks. Answer any 2xx within 15 s; see docs/guides/event-webhooks.md.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event id (`evt_…`), the same on every retry. */
+                    "webhook-id": string;
+                    /** @description Unix seconds of this attempt. */
+                    "webhook-timestamp": string;
+                    /** @description `v1,<base64 HMAC-SHA256>` entries, space-separated (two during a secret rotation). */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": components["schemas"]["Event"] & {
+                        /** @enum {string} */
+                        type?: "message.read";
+                        data?: components["schemas"]["MessageEventData"];
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx acknowledges the event; 410 turns the endpoint off; other answers are retried or final. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "message.archived": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * message.archived
+         * @description Sent to every enabled endpoint whose `events` include this type (or that has none), signed per Standard Webhooks. Answer any 2xx within 15 s; see docs/guides/event-webhooks.md.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event id (`evt_…`), the same on every retry. */
+                    "webhook-id": string;
+                    /** @description Unix seconds of this attempt. */
+                    "webhook-timestamp": string;
+                    /** @description `v1,<base64 HMAC-SHA256>` entries, space-separated (two during a secret rotation). */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": components["schemas"]["Event"] & {
+                        /** @enum {string} */
+                        type?: "message.archived";
+                        data?: components["schemas"]["MessageEventData"];
                     };
                 };
             };
@@ -12542,6 +12713,27 @@ export interface webhooks {
 }
 export interface components {
     schemas: {
+        MessageEventData: {
+            /** @description `msg_…` */
+            messageId: string;
+            /** @description The trigger's transaction id. */
+            transactionId: string;
+            /** @description The workflow's key. */
+            workflow: string;
+            subscriberId: string;
+            stepId: string;
+            /** @example email */
+            channel: string;
+            /** @description The provider that took the message; null before any did. */
+            provider: string | null;
+            /**
+             * @description The status this event reports (`undeliverable` for a refused address on `message.failed`).
+             * @enum {string}
+             */
+            status: "queued" | "sending" | "sent" | "delivered" | "opened" | "clicked" | "failed" | "bounced" | "undeliverable" | "skipped" | "cancelled" | "seen" | "read" | "archived";
+            /** @description Why a message was skipped (`preference`, `suppressed`, `condition`, `missing_address`, …) or the error code of a failure; null otherwise. */
+            reason: string | null;
+        };
         /**
          * @example {
          *       "id": "evt_0193b2c4d5e6f7a8b9c0d1e2f3a4b5c6",
@@ -12557,7 +12749,7 @@ export interface components {
             /** @description `evt_…`: the same on every delivery of this event, and its `webhook-id` header. */
             id: string;
             /** @enum {string} */
-            type: "message.sent" | "message.delivered" | "message.failed" | "message.bounced" | "message.opened" | "message.clicked" | "message.skipped" | "trigger.completed" | "trigger.cancelled" | "subscriber.created" | "subscriber.updated" | "subscriber.deleted" | "suppression.added" | "endpoint.disabled" | "webhook.test";
+            type: "message.sent" | "message.delivered" | "message.failed" | "message.bounced" | "message.opened" | "message.clicked" | "message.skipped" | "trigger.completed" | "trigger.cancelled" | "subscriber.created" | "subscriber.updated" | "subscriber.deleted" | "suppression.added" | "endpoint.disabled" | "webhook.test" | "message.seen" | "message.read" | "message.archived";
             /**
              * Format: date-time
              * @description When the event happened (RFC 3339).
@@ -12569,6 +12761,39 @@ export interface components {
             data: {
                 [key: string]: unknown;
             };
+        };
+        TriggerEventData: {
+            transactionId: string;
+            workflow: string;
+            /** @enum {string} */
+            status: "accepted" | "processing" | "completed" | "cancelled" | "failed";
+            /** @description The trigger's messages by status when the event was written. */
+            counts: {
+                [key: string]: number;
+            };
+            /** @description `trigger.cancelled`: messages the cancellation stopped. */
+            cancelledMessages?: number | null;
+        };
+        SubscriberEventData: {
+            subscriberId: string;
+        };
+        SuppressionEventData: {
+            /** @description As the list stores it: a lower-cased email, an E.164 phone, a token or chat URL. */
+            address: string;
+            channel: string;
+            /** @enum {string} */
+            reason: "hard_bounce" | "complaint" | "unsubscribed" | "invalid_recipient";
+            provider: string | null;
+            messageId: string | null;
+        };
+        EndpointDisabledData: {
+            endpointId: string;
+            url: string;
+            /** @enum {string} */
+            reason: "gone" | "failing";
+        };
+        WebhookTestData: {
+            endpointId: string;
         };
         FieldError: {
             /**
@@ -14077,7 +14302,7 @@ export interface components {
             id: string;
             url: string;
             /** @description Null: every event type. */
-            events: ("message.sent" | "message.delivered" | "message.failed" | "message.bounced" | "message.opened" | "message.clicked" | "message.skipped" | "trigger.completed" | "trigger.cancelled" | "subscriber.created" | "subscriber.updated" | "subscriber.deleted" | "suppression.added" | "endpoint.disabled" | "webhook.test")[] | null;
+            events: ("message.sent" | "message.delivered" | "message.failed" | "message.bounced" | "message.opened" | "message.clicked" | "message.skipped" | "trigger.completed" | "trigger.cancelled" | "subscriber.created" | "subscriber.updated" | "subscriber.deleted" | "suppression.added" | "endpoint.disabled" | "webhook.test" | "message.seen" | "message.read" | "message.archived")[] | null;
             description: string | null;
             enabled: boolean;
             /**
@@ -14097,7 +14322,7 @@ export interface components {
              */
             url: string;
             /** @description The event types sent to this endpoint. Omitted or null: every type, including types added later. */
-            events?: ("message.sent" | "message.delivered" | "message.failed" | "message.bounced" | "message.opened" | "message.clicked" | "message.skipped" | "trigger.completed" | "trigger.cancelled" | "subscriber.created" | "subscriber.updated" | "subscriber.deleted" | "suppression.added" | "endpoint.disabled" | "webhook.test")[] | null;
+            events?: ("message.sent" | "message.delivered" | "message.failed" | "message.bounced" | "message.opened" | "message.clicked" | "message.skipped" | "trigger.completed" | "trigger.cancelled" | "subscriber.created" | "subscriber.updated" | "subscriber.deleted" | "suppression.added" | "endpoint.disabled" | "webhook.test" | "message.seen" | "message.read" | "message.archived")[] | null;
             description?: string | null;
             /** @default true */
             enabled: boolean;
@@ -14113,7 +14338,7 @@ export interface components {
              */
             url?: string;
             /** @description The event types sent to this endpoint. Omitted or null: every type, including types added later. */
-            events?: ("message.sent" | "message.delivered" | "message.failed" | "message.bounced" | "message.opened" | "message.clicked" | "message.skipped" | "trigger.completed" | "trigger.cancelled" | "subscriber.created" | "subscriber.updated" | "subscriber.deleted" | "suppression.added" | "endpoint.disabled" | "webhook.test")[] | null;
+            events?: ("message.sent" | "message.delivered" | "message.failed" | "message.bounced" | "message.opened" | "message.clicked" | "message.skipped" | "trigger.completed" | "trigger.cancelled" | "subscriber.created" | "subscriber.updated" | "subscriber.deleted" | "suppression.added" | "endpoint.disabled" | "webhook.test" | "message.seen" | "message.read" | "message.archived")[] | null;
             description?: string | null;
             enabled?: boolean;
         };
@@ -14142,7 +14367,7 @@ export interface components {
             id: string;
             eventId: string;
             /** @enum {string} */
-            eventType: "message.sent" | "message.delivered" | "message.failed" | "message.bounced" | "message.opened" | "message.clicked" | "message.skipped" | "trigger.completed" | "trigger.cancelled" | "subscriber.created" | "subscriber.updated" | "subscriber.deleted" | "suppression.added" | "endpoint.disabled" | "webhook.test";
+            eventType: "message.sent" | "message.delivered" | "message.failed" | "message.bounced" | "message.opened" | "message.clicked" | "message.skipped" | "trigger.completed" | "trigger.cancelled" | "subscriber.created" | "subscriber.updated" | "subscriber.deleted" | "suppression.added" | "endpoint.disabled" | "webhook.test" | "message.seen" | "message.read" | "message.archived";
             /** @description 1 for the first try of this event at this endpoint. */
             attempt: number;
             /** @enum {string} */
