@@ -1,4 +1,4 @@
-import { env } from "cloudflare:test";
+import { env, SELF } from "cloudflare:test";
 import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
 import type { EventType } from "../../src/contract/event-types";
@@ -6,7 +6,7 @@ import { EVENT_DATA } from "../../src/features/events/payloads";
 import type { EventList } from "../../src/features/events/schemas";
 import type { WebhookEndpointCreated } from "../../src/features/webhook-endpoints/schemas";
 import { createWorkflow, postResendWebhook, settledMessages, trigger } from "../e2e/helpers";
-import { createEnvironment, createIntegration, fakeProviderScenario, unique } from "../factories";
+import { createEnvironment, createIntegration, createSandboxEnvironment, fakeProviderScenario, unique } from "../factories";
 import { api, eventually } from "../request";
 
 const RESEND_SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
@@ -172,6 +172,46 @@ describe("message events", () => {
     expect(got.map((g) => g.payload.type)).toEqual(["message.sent", "message.sent"]);
     expect(got[1]!.webhookId).toBe(got[0]!.webhookId);
     expect(got[1]!.payload.id).toBe(got[0]!.payload.id);
+  });
+});
+
+describe("tracking events", () => {
+  it("sends message.opened from the pixel and message.clicked from a tracked link", async () => {
+    // The sandbox provider keeps what it sent, so the test can follow the message's own links.
+    const environment = await createSandboxEnvironment();
+    const receiver = fakeProviderScenario();
+    const endpoint = await api<WebhookEndpointCreated>(environment.key, "POST", "/v1/webhook-endpoints", {
+      url: `${receiver.baseUrl}/tracked`,
+      events: ["message.opened", "message.clicked"],
+    });
+    const workflow = await createWorkflow(environment.key, {
+      steps: [
+        {
+          id: "mail",
+          type: "email",
+          tracking: { opens: true, clicks: true },
+          template: { subject: "news", html: '<html><body><a href="https://acme.dev/a">read</a></body></html>' },
+        },
+      ],
+    });
+    const transactionId = await trigger(environment.key, {
+      workflow: workflow.key,
+      to: { subscriberId: unique("s"), email: "o@example.com" },
+    });
+    const [message] = await settledMessages(environment.key, transactionId, 1);
+    const captures = await api<{ data: { content: { html: string } }[] }>(
+      environment.key,
+      "GET",
+      `/v1/sandbox/messages?messageId=${message!.id}`,
+    );
+    const html = captures.body.data[0]!.content.html;
+    const pixel = new URL(/<img src="([^"]+)"/.exec(html)![1]!);
+    const click = new URL(/<a href="([^"]+)"/.exec(html)![1]!.replaceAll("&amp;", "&"));
+    expect((await SELF.fetch(`http://clarion.test${pixel.pathname}`)).status).toBe(200);
+    expect((await SELF.fetch(`http://clarion.test${click.pathname}${click.search}`, { redirect: "manual" })).status).toBe(302);
+    const received = await receivedUntil(receiver, endpoint.body.secret, ["message.opened", "message.clicked"]);
+    expect(received.map((r) => r.type).sort()).toEqual(["message.clicked", "message.opened"]);
+    for (const r of received) expect(r.data).toMatchObject({ messageId: message!.id, channel: "email" });
   });
 });
 
