@@ -63,14 +63,17 @@ export interface SuppressionFact {
   at: Date;
 }
 
-/** `suppression.added` for each address the batch put on the list at the fact's time. */
+/**
+ * `suppression.added` for each address the batch put on the list at the fact's time. Only an
+ * email or phone is named: a chat address is a webhook URL (a credential), a push token no use.
+ */
 export function suppressionFactEvents(db: Db, facts: readonly SuppressionFact[]) {
   const type: EventType = "suppression.added";
   const tuples = facts.map((f) => [f.environmentId, f.address, f.at.getTime()]);
   return insertSelect(
     db,
     sql`SELECT ${stableId(sql`s.created_at`, sql`s.rowid`, sql`${typeIndex(type)}`)}, s.environment_id, ${type},
-      json_object('address', s.address, 'channel', s.channel, 'reason', s.reason, 'provider', s.provider, 'messageId', s.message_id),
+      json_object('address', CASE WHEN s.channel IN ('email', 'sms') THEN s.address END, 'channel', s.channel, 'reason', s.reason, 'provider', s.provider, 'messageId', s.message_id),
       s.created_at, NULL
     FROM json_each(${JSON.stringify(tuples)}) AS p
     JOIN suppressions AS s ON s.environment_id = json_extract(p.value, '$[0]') AND s.address = json_extract(p.value, '$[1]')
