@@ -12778,8 +12778,8 @@ export interface components {
             subscriberId: string;
         };
         SuppressionEventData: {
-            /** @description As the list stores it: a lower-cased email, an E.164 phone, a token or chat URL. */
-            address: string;
+            /** @description The lower-cased email or E.164 phone put on the list; null for push tokens and chat webhook URLs (credentials). */
+            address: string | null;
             channel: string;
             /** @enum {string} */
             reason: "hard_bounce" | "complaint" | "unsubscribed" | "invalid_recipient";

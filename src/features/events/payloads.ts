@@ -49,12 +49,9 @@ export const SubscriberEventData = z.object({ subscriberId: z.string() }).strict
 
 export const SuppressionEventData = z
   .object({
-    address: z
-      .string()
-      .nullable()
-      .openapi({
-        description: "The lower-cased email or E.164 phone put on the list; null for push tokens and chat webhook URLs (credentials).",
-      }),
+    address: z.string().nullable().openapi({
+      description: "The lower-cased email or E.164 phone put on the list; null for push tokens and chat webhook URLs (credentials).",
+    }),
     channel: z.string(),
     reason: z.enum(SUPPRESSION_REASONS),
     provider: z.string().nullable(),
