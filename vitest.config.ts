@@ -20,6 +20,8 @@ export default defineConfig({
           ADMIN_KEY_HASH: createHash("sha256").update("clarion_admin_testAdminCredential0123456789abcdef").digest("hex"),
           // Tight limits for the environments test/rate-limit.test.ts creates with these slugs.
           RATE_LIMITS: JSON.stringify({
+            // Only requests that send cf-connecting-ip count per IP: test/preference-links/rate-limit.test.ts does.
+            default: { linkIps: "5/60s" },
             "rl-env-a": { environment: "5/60s" },
             "rl-env-b": { environment: "5/60s" },
             "rl-key": { key: "4/60s" },

@@ -2,6 +2,7 @@ import type { Context } from "hono";
 import { requestId } from "hono/request-id";
 import type { AppEnv } from "./env";
 import { preferencesRoutes } from "./features/subscribers/preferences-routes";
+import { activityRoutes } from "./features/subscribers/activity-routes";
 import { preferenceLinksRoutes } from "./features/preference-links/routes";
 import { unsubscribeRoutes } from "./features/preference-links/unsubscribe-routes";
 import { preferencePageRoutes } from "./features/preference-links/page-routes";
@@ -111,6 +112,7 @@ function keyedRoutes() {
   routes.route("/", testSendRoutes);
   routes.route("/", variablesRoutes);
   routes.route("/", preferencesRoutes);
+  routes.route("/", activityRoutes);
   routes.route("/", preferenceLinksRoutes);
   routes.route("/", integrationsRoutes);
   routes.route("/", topicsRoutes);

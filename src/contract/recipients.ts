@@ -15,7 +15,8 @@ const isTimeZone = (value: string) => {
   }
 };
 
-const isLocale = (value: string) => {
+/** A BCP 47 language tag, as `Intl` reads one. */
+export const isLocale = (value: string) => {
   try {
     return Intl.getCanonicalLocales(value).length === 1;
   } catch {

@@ -10,6 +10,7 @@ const run = Date.now().toString(36);
 const subscriberId = `pref-${run}`;
 let browser: Browser | undefined;
 let pagePath = "";
+let germanPath = "";
 
 type AxeResult = { violations: { id: string; impact: string; nodes: { target: string[] }[] }[] };
 
@@ -32,6 +33,12 @@ beforeAll(async () => {
   expect((await api("POST", "/sub", { subscriberId, email: `${subscriberId}@example.com` })).status).toBe(201);
   const link = await api<{ url: string }>("POST", `/v1/subscribers/${subscriberId}/preference-link`);
   pagePath = new URL(link.body.url).pathname;
+
+  const german = { allNotifications: "Alle Benachrichtigungen", channelSms: "SMS", save: "Speichern", saved: "Gespeichert." };
+  expect((await api("PATCH", "/v1/preference-links/settings", { translations: { de: german } })).status).toBe(200);
+  expect((await api("POST", "/sub", { subscriberId: `${subscriberId}-de`, locale: "de-CH" })).status).toBe(201);
+  const germanLink = await api<{ url: string }>("POST", `/v1/subscribers/${subscriberId}-de/preference-link`);
+  germanPath = new URL(germanLink.body.url).pathname;
 });
 
 afterAll(async () => {
@@ -67,6 +74,22 @@ describe.skipIf(!CHROMIUM)("the hosted preference page in Chromium", () => {
     expect(await page.getByRole("group", { name: "All notifications" }).getByLabel("Text messages (SMS)").isChecked()).toBe(false);
     const prefs = await api<{ channels: Record<string, boolean> }>("GET", `/v1/subscribers/${subscriberId}/preferences`);
     expect(prefs.body.channels).toEqual({ email: true, sms: false, push: true, chat: true, in_app: true });
+    await context.close();
+  });
+
+  it("speaks the subscriber's locale where the environment translated it, and saves in it", async () => {
+    const context = await browser!.newContext({ viewport: { width: 390, height: 900 }, javaScriptEnabled: false });
+    const page = await context.newPage();
+    await page.goto(`${base()}${germanPath}`);
+    expect(await page.getAttribute("html", "lang")).toBe("de");
+    const sms = page.getByRole("group", { name: "Alle Benachrichtigungen" }).getByLabel("SMS", { exact: true });
+    await sms.uncheck();
+    await page.getByRole("button", { name: "Speichern" }).click();
+    await page.getByText("Gespeichert.").waitFor();
+    // Texts the environment left out stay English.
+    expect(await page.getByLabel("Push notifications").first().isChecked()).toBe(true);
+    const prefs = await api<{ channels: Record<string, boolean> }>("GET", `/v1/subscribers/${subscriberId}-de/preferences`);
+    expect(prefs.body.channels.sms).toBe(false);
     await context.close();
   });
 });

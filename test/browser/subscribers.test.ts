@@ -121,6 +121,16 @@ describe.skipIf(!CHROMIUM)("the Subscribers pages", () => {
     await screenshot(page, "subscriber-detail");
   });
 
+  it("shows those changes on the Activity card, newest first, with who made them", async () => {
+    const activity = page.getByRole("region", { name: "Activity" });
+    await activity.getByText("quiet hours 21:30–06:45").waitFor();
+    const items = await activity.getByRole("listitem").allTextContents();
+    expect(items[0]).toContain("Preferences changed by API: quiet hours 21:30–06:45");
+    expect(items[1]).toContain(`${workflow}: Email follows global, Push on`);
+    expect(items[2]).toContain(`SMS off; ${workflow}: Email off`);
+    expect(items.at(-1)).toContain("Created through the API");
+  });
+
   it("edits the profile, showing a bad email on its field", async () => {
     await page.getByRole("button", { name: "Edit profile" }).click();
     await page.getByRole("textbox", { name: "First name", exact: true }).fill("Augusta");

@@ -1,7 +1,12 @@
-import { SELF } from "cloudflare:test";
+import { env, SELF } from "cloudflare:test";
+import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { createSandboxEnvironment, unique } from "../factories";
 import { byStep, createWorkflow, messageDetail, settledMessages, trigger } from "../e2e/helpers";
+import { createDb } from "../../src/db/client";
+import { subscriberActivity } from "../../src/db/schema";
+import type { EventList } from "../../src/features/events/schemas";
+import type { SubscriberActivityPage } from "../../src/features/subscribers/activity-schemas";
 import { api, expectProblem } from "../request";
 
 const STEPS = [
@@ -167,6 +172,30 @@ describe("POST /v1/subscribers/{subscriberId}/preference-link", () => {
   });
 });
 
+describe("a one-click opt-out on the subscriber's timeline", () => {
+  it("is recorded with reason one_click and emitted as subscriber.updated with the changed preferences", async () => {
+    const { key, workflowKey, subscriberId, token } = await mailed();
+    expect((await oneClick(`/u/${token}`)).status).toBe(200);
+    const changed = { workflows: { [workflowKey]: { email: false } } };
+    const timeline = await api<SubscriberActivityPage>(key, "GET", `/v1/subscribers/${subscriberId}/activity`);
+    expect(timeline.body.data[0]).toMatchObject({ type: "preferences_changed", reason: "one_click", preferences: changed });
+    const events = await api<EventList>(key, "GET", "/v1/events?type=subscriber.updated");
+    expect(events.body.data.map((e) => e.data)).toEqual([{ subscriberId, reason: "one_click", preferences: changed }]);
+
+    // A second click (mail providers retry) changes nothing and records nothing.
+    expect((await oneClick(`/u/${token}`)).status).toBe(200);
+    const after = await api<SubscriberActivityPage>(key, "GET", `/v1/subscribers/${subscriberId}/activity`);
+    expect(after.body.data.filter((e) => e.reason === "one_click")).toHaveLength(1);
+  });
+
+  it("is not written by GET /u/{token}", async () => {
+    const { key, subscriberId, token } = await mailed();
+    expect((await page(`/u/${token}`)).status).toBe(200);
+    const timeline = await api<SubscriberActivityPage>(key, "GET", `/v1/subscribers/${subscriberId}/activity`);
+    expect(timeline.body.data.map((e) => e.type)).toEqual(["created"]);
+  });
+});
+
 describe("POST /v1/preference-links/rotate-secret", () => {
   it("revokes every link minted before", async () => {
     const { key, token } = await mailed();
@@ -186,6 +215,21 @@ describe("an erased subscriber's links", () => {
     expect(res.status).toBe(404);
     expect(await res.text()).toContain("Nothing to manage");
   });
+
+  it("show the neutral 404 page after a one-click left a timeline, which erasure deletes", async () => {
+    const { key, subscriberId, token, id } = await mailed();
+    expect((await oneClick(`/u/${token}`)).status).toBe(200);
+    expect((await api(key, "DELETE", `/v1/subscribers/${subscriberId}`)).status).toBe(200);
+    const rows = await createDb(env.DB).select().from(subscriberActivity).where(eq(subscriberActivity.environmentId, id));
+    expect(rows).toEqual([]);
+    for (const path of [`/u/${token}`, `/p/${token}`]) {
+      const res = await page(path);
+      expect(res.status).toBe(404);
+      expect(await res.text()).toContain("Nothing to manage");
+    }
+    expect((await oneClick(`/u/${token}`)).status).toBe(404);
+    expectProblem(await api(key, "GET", `/v1/subscribers/${subscriberId}/activity`), 404, "subscriber_not_found");
+  });
 });
 
 describe("/v1/preference-links/settings", () => {
@@ -196,12 +240,13 @@ describe("/v1/preference-links/settings", () => {
       logoUrl: "https://acme.dev/logo.png",
       accentColor: "#0a7d32",
     });
-    expect(set.body).toEqual({ brandName: "Acme", logoUrl: "https://acme.dev/logo.png", accentColor: "#0a7d32" });
+    expect(set.body).toEqual({ brandName: "Acme", logoUrl: "https://acme.dev/logo.png", accentColor: "#0a7d32", translations: {} });
     await api(key, "PATCH", "/v1/preference-links/settings", { logoUrl: null });
     expect((await api(key, "GET", "/v1/preference-links/settings")).body).toEqual({
       brandName: "Acme",
       logoUrl: null,
       accentColor: "#0a7d32",
+      translations: {},
     });
   });
 

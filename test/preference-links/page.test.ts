@@ -2,6 +2,8 @@ import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { createSandboxEnvironment, unique } from "../factories";
 import { createWorkflow } from "../e2e/helpers";
+import type { EventList } from "../../src/features/events/schemas";
+import type { SubscriberActivityPage } from "../../src/features/subscribers/activity-schemas";
 import { api } from "../request";
 
 const MAIL = { id: "mail", type: "email", template: { subject: "S", text: "T" } };
@@ -118,6 +120,24 @@ describe("POST /p/{token}", () => {
     expect(back.body.channels).toEqual({ email: true, sms: true, push: true, chat: true, in_app: true });
     expect(back.body.workflows[news]).toEqual({});
     expect(back.body.workflows[digest]).toEqual({});
+  });
+
+  it("records only what the save changed, with reason preference_page, and emits subscriber.updated with it", async () => {
+    const { key, subscriberId, path, news, digest } = await setUp();
+    const nonce = nonceOf(await (await get(path)).text());
+    await post(path, [
+      ["nonce", nonce],
+      ["channel:email", "on"],
+      ["channel:push", "on"],
+      ["channel:chat", "on"],
+      [`workflow:${digest}:email`, "on"],
+      [`workflow:${digest}:sms`, "on"],
+    ]);
+    const changed = { channels: { sms: false, in_app: false }, workflows: { [news]: { email: false }, [digest]: { sms: true } } };
+    const timeline = await api<SubscriberActivityPage>(key, "GET", `/v1/subscribers/${subscriberId}/activity`);
+    expect(timeline.body.data[0]).toMatchObject({ type: "preferences_changed", reason: "preference_page", preferences: changed });
+    const events = await api<EventList>(key, "GET", "/v1/events?type=subscriber.updated");
+    expect(events.body.data.map((e) => e.data)).toEqual([{ subscriberId, reason: "preference_page", preferences: changed }]);
   });
 
   it.each([

@@ -7,19 +7,10 @@ import { sha256Hex } from "../../src/lib/crypto";
 import { newId } from "../../src/lib/ids";
 import { createEnvironment } from "../factories";
 import { api, expectProblem } from "../request";
+import { awayFromWindowEdge } from "./window";
 
 // vitest.config.ts sets RATE_LIMITS for these slugs: rl-env-* 5 requests/60 s per environment, rl-key* 4/60 s per key, rl-both both.
 const listWorkflows = (key: string, headers: Record<string, string> = {}) => api(key, "GET", "/v1/workflows", undefined, { headers });
-
-/**
- * The local Rate Limiting binding counts in windows aligned to the wall clock (a new one every 60 s
- * on the minute): a test whose requests straddle that edge would see its count start again. Each
- * counting test begins at least 5 s before the edge.
- */
-async function awayFromWindowEdge(periodMs = 60_000, marginMs = 5_000) {
-  const left = periodMs - (Date.now() % periodMs);
-  if (left < marginMs) await new Promise((r) => setTimeout(r, left + 50));
-}
 
 async function spend(key: string, times: number) {
   const statuses: number[] = [];

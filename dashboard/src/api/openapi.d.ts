@@ -6278,7 +6278,7 @@ export interface paths {
         };
         /**
          * Update a subscriber's preferences
-         * @description Merges into the stored preferences: flags given replace, flags omitted keep their value.
+         * @description Merges into the stored preferences: flags given replace, flags omitted keep their value. What changed is recorded on the subscriber's activity with reason `api` and emitted as `subscriber.updated`.
          */
         put: {
             parameters: {
@@ -6435,6 +6435,121 @@ export interface paths {
                 };
             };
         };
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/subscribers/{subscriberId}/activity": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a subscriber's activity
+         * @description The subscriber's timeline, newest first: profile writes, preference changes with who made them (`one_click`, `preference_page`, `api`) and the suppressions of their addresses. Erasure deletes it.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    limit?: number;
+                    /** @description The `nextCursor` of the previous page. */
+                    cursor?: string;
+                };
+                header?: never;
+                path: {
+                    subscriberId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page of the timeline */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["SubscriberActivityPage"];
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `unauthorized` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 401;
+                            /** @enum {string} */
+                            code?: "unauthorized";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `forbidden` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 403;
+                            /** @enum {string} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `environment_not_found` or `subscriber_not_found` */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 404;
+                            /** @enum {string} */
+                            code?: "environment_not_found" | "subscriber_not_found";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `validation_failed` */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 422;
+                            /** @enum {string} */
+                            code?: "validation_failed";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `rate_limited` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 429;
+                            /** @enum {string} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
         post?: never;
         delete?: never;
         options?: never;
@@ -6733,7 +6848,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get the preference page's branding */
+        /** Get the preference page's branding and translations */
         get: {
             parameters: {
                 query?: never;
@@ -6816,8 +6931,8 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Brand the preference page
-         * @description The name, logo and accent colour the hosted preference and unsubscribe pages show.
+         * Brand and translate the preference page
+         * @description The name, logo and accent colour the hosted preference and unsubscribe pages show, and their texts per locale: a subscriber whose `locale` has a translation reads the pages in it, everyone else in English.
          */
         patch: {
             parameters: {
@@ -12776,6 +12891,15 @@ export interface components {
         };
         SubscriberEventData: {
             subscriberId: string;
+            /**
+             * @description `subscriber.updated` for a preference change: who made it.
+             * @enum {string}
+             */
+            reason?: "one_click" | "preference_page" | "api";
+            /** @description `subscriber.updated` for a preference change: only the flags that changed. */
+            preferences?: {
+                [key: string]: unknown;
+            };
         };
         SuppressionEventData: {
             /** @description The lower-cased email or E.164 phone put on the list; null for push tokens and chat webhook URLs (credentials). */
@@ -13945,6 +14069,47 @@ export interface components {
             };
             quietHours?: components["schemas"]["QuietHours"];
         };
+        SubscriberActivityPage: {
+            data: components["schemas"]["SubscriberActivity"][];
+            nextCursor: string | null;
+        };
+        SubscriberActivity: {
+            /** @example act_01936f0e6c2a7b3c9d4e5f60718293a4 */
+            id: string;
+            /**
+             * @description `created` and `updated`: the profile was written through the API. `preferences_changed`: see `reason` and `preferences`. `suppressed`: one of the subscriber's addresses is on the suppression list (see `channel`, `reason`).
+             * @enum {string}
+             */
+            type: "created" | "updated" | "preferences_changed" | "suppressed";
+            /**
+             * @description For `preferences_changed`: `one_click` (RFC 8058 unsubscribe), `preference_page` (the hosted page) or `api`. For `suppressed`: why the address is suppressed.
+             * @enum {string|null}
+             */
+            reason: "one_click" | "preference_page" | "api" | "hard_bounce" | "complaint" | "unsubscribed" | "invalid_recipient" | null;
+            /** @description For `suppressed`: the channel of the suppressed address. */
+            channel: string | null;
+            preferences: {
+                channels?: {
+                    email?: boolean;
+                    sms?: boolean;
+                    push?: boolean;
+                    chat?: boolean;
+                    in_app?: boolean;
+                };
+                workflows?: {
+                    [key: string]: {
+                        email?: boolean | null;
+                        sms?: boolean | null;
+                        push?: boolean | null;
+                        chat?: boolean | null;
+                        in_app?: boolean | null;
+                    } | null;
+                };
+                quietHours?: components["schemas"]["QuietHours"];
+            } | null;
+            /** Format: date-time */
+            createdAt: string;
+        };
         PreferenceLink: {
             /**
              * Format: uri
@@ -13977,6 +14142,42 @@ export interface components {
             logoUrl: string | null;
             /** @description `#rrggbb` for buttons and focus rings; null: Clarion's blue. */
             accentColor: string | null;
+            translations: components["schemas"]["PreferencePageTranslations"];
+        };
+        /** @description Per locale, the hosted pages' texts. A subscriber whose `locale` is `de-AT` gets `de-AT`, else `de`, else English (tags match in any case). */
+        PreferencePageTranslations: {
+            [key: string]: components["schemas"]["PreferencePageMessages"];
+        };
+        /**
+         * @description Texts of one locale, by key; a key left out is shown in English.
+         * @example {
+         *       "preferencesTitle": "Benachrichtigungseinstellungen",
+         *       "save": "Speichern"
+         *     }
+         */
+        PreferencePageMessages: {
+            preferencesTitle?: string;
+            saved?: string;
+            allNotifications?: string;
+            allNotificationsHint?: string;
+            channelEmail?: string;
+            channelSms?: string;
+            channelPush?: string;
+            channelChat?: string;
+            channelInApp?: string;
+            save?: string;
+            formExpired?: string;
+            reload?: string;
+            unsubscribeTitle?: string;
+            unsubscribeAllQuestion?: string;
+            unsubscribeWorkflowQuestion?: string;
+            unsubscribeButton?: string;
+            cannotUnsubscribe?: string;
+            chooseNotifications?: string;
+            unsubscribedTitle?: string;
+            unsubscribedBody?: string;
+            nothingChangedTitle?: string;
+            notOneClick?: string;
         };
         /** @description Fields given replace the stored ones; `null` clears one. */
         PreferencePageBrandingUpdate: {
@@ -13989,6 +14190,10 @@ export interface components {
             logoUrl?: string | null;
             /** @description `#rrggbb` for buttons and focus rings; null: Clarion's blue. */
             accentColor?: string | null;
+            /** @description Replaces every stored translation; `null` or `{}` leaves the pages in English. */
+            translations?: {
+                [key: string]: components["schemas"]["PreferencePageMessages"];
+            } | null;
         };
         ProviderList: {
             data: components["schemas"]["Provider"][];

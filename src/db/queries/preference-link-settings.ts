@@ -4,7 +4,14 @@ import { preferenceLinkSettings } from "../schema";
 import { decryptJson, encryptJson } from "../../lib/secrets";
 import { newLinkSecret } from "../../lib/link-tokens";
 
-export type Branding = { brandName: string | null; logoUrl: string | null; accentColor: string | null };
+export type Branding = {
+  brandName: string | null;
+  logoUrl: string | null;
+  accentColor: string | null;
+  /** Per locale, the page texts that replace the English ones (features/preference-links/messages.ts). */
+  translations: Record<string, Record<string, string>>;
+};
+export type BrandingUpdate = Partial<Omit<Branding, "translations">> & { translations?: Branding["translations"] | null };
 export type LinkSettings = Branding & { secret: string };
 
 const aad = (environmentId: string) => `preference-links:${environmentId}`;
@@ -18,6 +25,7 @@ export function preferenceLinksRepository(db: Db, environmentId: string, encrypt
     brandName: r.brandName,
     logoUrl: r.logoUrl,
     accentColor: r.accentColor,
+    translations: r.translations ?? {},
   });
 
   return {
@@ -48,9 +56,13 @@ export function preferenceLinksRepository(db: Db, environmentId: string, encrypt
     },
 
     /** Fields given replace the stored ones; `null` clears one. */
-    async brand(update: Partial<Branding>, now = new Date()): Promise<Branding> {
+    async brand(update: BrandingUpdate, now = new Date()): Promise<Branding> {
       const { secret: _secret, ...current } = await this.get(now);
-      const next = { ...current, ...update };
+      const next = {
+        ...current,
+        ...update,
+        translations: update.translations === undefined ? current.translations : (update.translations ?? {}),
+      };
       await db
         .update(preferenceLinkSettings)
         .set({ ...next, updatedAt: now })

@@ -2,6 +2,7 @@ import { and, asc, eq, gt, inArray, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { type ChatAddress, chatAddressValue, type SubscriberInput } from "../../contract/recipients";
 import { subscriberChangeEvents } from "./events";
+import { subscriberUpsertActivity } from "./subscriber-activity";
 import { chunk, rowsPerStatement, runBatch } from "../batch";
 import type { Db } from "../client";
 import { type ChannelAddressKind, subscriberChannels, subscribers } from "../schema";
@@ -36,8 +37,10 @@ export interface UpsertOutcome {
  */
 export async function upsertSubscribers(db: Db, environmentId: string, inputs: readonly SubscriberInput[], now = new Date()) {
   const { statements, upsertCount } = subscriberWrites(db, environmentId, inputs, now);
-  const changes = subscriberChangeEvents(db, environmentId, [...new Set(inputs.map((i) => i.subscriberId))], now);
-  const results = await runBatch(db, inputs.length ? [...statements, changes.statement] : statements);
+  const ids = [...new Set(inputs.map((i) => i.subscriberId))];
+  const changes = subscriberChangeEvents(db, environmentId, ids, now);
+  const recorded = inputs.length ? [changes.statement, subscriberUpsertActivity(db, environmentId, ids, now)] : [];
+  const results = await runBatch(db, [...statements, ...recorded]);
   return { outcomes: collectOutcomes(results.slice(0, upsertCount)), eventIds: inputs.length ? changes.eventIds : [] };
 }
 

@@ -9,3 +9,4 @@ export * from "./dashboard-sessions";
 export * from "./preference-links";
 export * from "./workflow-versions";
 export * from "./event-webhooks";
+export * from "./subscriber-activity";

@@ -1,4 +1,5 @@
 import { integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { json } from "./columns";
 
 /**
  * One row per environment, made on first use: the secret that signs its unsubscribe and
@@ -11,5 +12,7 @@ export const preferenceLinkSettings = sqliteTable("preference_link_settings", {
   brandName: text("brand_name"),
   logoUrl: text("logo_url"),
   accentColor: text("accent_color"),
+  /** Per locale (`de`, `pt-BR`), the page texts that replace the English ones; keys are checked against the English messages. */
+  translations: json<Record<string, Record<string, string>>>("translations"),
   updatedAt: integer("updated_at", { mode: "timestamp_ms" }).notNull(),
 });

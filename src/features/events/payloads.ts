@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import type { EventType } from "../../contract/event-types";
 import { MESSAGE_STATUSES, TRIGGER_STATUSES } from "../../contract/statuses";
+import { PREFERENCE_CHANGE_REASONS } from "../../contract/subscriber-activity";
 import { SUPPRESSION_REASONS } from "../../contract/suppressions";
 
 // The `data` of each event type: what the emitters write (db/queries/fact-events.ts and the
@@ -45,7 +46,20 @@ export const TriggerEventData = z
   .strict()
   .openapi("TriggerEventData");
 
-export const SubscriberEventData = z.object({ subscriberId: z.string() }).strict().openapi("SubscriberEventData");
+export const SubscriberEventData = z
+  .object({
+    subscriberId: z.string(),
+    reason: z
+      .enum(PREFERENCE_CHANGE_REASONS)
+      .optional()
+      .openapi({ description: "`subscriber.updated` for a preference change: who made it." }),
+    preferences: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .openapi({ description: "`subscriber.updated` for a preference change: only the flags that changed." }),
+  })
+  .strict()
+  .openapi("SubscriberEventData");
 
 export const SuppressionEventData = z
   .object({

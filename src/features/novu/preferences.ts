@@ -4,6 +4,7 @@ import { z } from "@hono/zod-openapi";
 import { createDb } from "../../db/client";
 import type { Bindings } from "../../env";
 import { withDefaults } from "../subscribers/preferences";
+import { changePreferences } from "../subscribers/change-preferences";
 import { preferencesRepository } from "../subscribers/preferences-repository";
 import type { SubscriberPreferences, SubscriberPreferencesUpdate } from "../subscribers/preferences-schemas";
 import { subscriberMissing } from "./subscriber-store";
@@ -91,7 +92,7 @@ export async function mergePreferences(
   subscriberId: string,
   update: SubscriberPreferencesUpdate,
 ): Promise<SubscriberPreferences> {
-  const merged = await preferencesRepository(createDb(env.DB), environmentId).merge(subscriberId, update);
+  const merged = await changePreferences(env, environmentId, subscriberId, update, "api");
   if (merged === undefined) throw subscriberMissing(subscriberId);
   return withDefaults(merged);
 }

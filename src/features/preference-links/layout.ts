@@ -45,13 +45,20 @@ a{color:${accent}}
 .muted{color:#4b5563;font-size:.875rem}
 `;
 
-/** A whole page: the environment's brand above `body`, with the headers every hosted page sends. */
-export async function page(c: Context, status: 200 | 400 | 404, title: string, brand: Branding | null, body: Body) {
+/** A whole page: the environment's brand above `body`, with the headers every hosted page sends. `lang`: the texts' language. */
+export async function page(
+  c: Context,
+  status: 200 | 400 | 404 | 429,
+  title: string,
+  brand: Branding | null,
+  body: Body,
+  options: { lang?: string; headers?: Record<string, string> } = {},
+) {
   const nonce = bytesToBase64(crypto.getRandomValues(new Uint8Array(16)));
   const accent = brand?.accentColor ?? DEFAULT_ACCENT;
   const name = brand ? (brand.brandName ?? brand.environmentName) : null;
   const markup = html`<!doctype html>
-<html lang="en">
+<html lang="${options.lang ?? "en"}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -74,6 +81,7 @@ ${await body}
     ...PAGE_HEADERS,
     "Content-Security-Policy": policy(nonce),
     "Cache-Control": "no-store",
+    ...options.headers,
   });
 }
 

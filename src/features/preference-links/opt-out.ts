@@ -1,18 +1,25 @@
+import type { PreferenceChangeReason } from "../../contract/subscriber-activity";
+import type { Bindings } from "../../env";
+import { changePreferences as recordedChange } from "../subscribers/change-preferences";
 import type { SubscriberPreferencesUpdate } from "../subscribers/preferences-schemas";
-import { preferencesRepository } from "../subscribers/preferences-repository";
 import type { LinkTarget } from "./resolve";
 import { pageRepository } from "./repository";
 
 /** Why a preference changed without the team's backend: the hosted pages' two ways. */
-export type ChangeReason = "one_click" | "preference_page";
+export type ChangeReason = Exclude<PreferenceChangeReason, "api">;
 
 /**
- * Every preference change the hosted pages make goes through here, into the same merge as
- * `PUT /v1/subscribers/{id}/preferences`: the one place a `subscriber.updated` event is to be
- * emitted from once outbound webhooks exist, with `reason`.
+ * Every preference change the hosted pages make goes through here, into the same change as
+ * `PUT /v1/subscribers/{id}/preferences`: recorded on the subscriber's timeline with `reason` and
+ * emitted as `subscriber.updated`, in the batch that writes it.
  */
-export async function changePreferences(target: LinkTarget, update: SubscriberPreferencesUpdate, _reason: ChangeReason) {
-  return preferencesRepository(target.db, target.environmentId).merge(target.subscriberId, update);
+export async function changePreferences(
+  env: Pick<Bindings, "DB" | "WEBHOOK_QUEUE">,
+  target: LinkTarget,
+  update: SubscriberPreferencesUpdate,
+  reason: ChangeReason,
+) {
+  return recordedChange(env, target.environmentId, target.subscriberId, update, reason);
 }
 
 /**

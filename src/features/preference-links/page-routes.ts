@@ -1,10 +1,13 @@
 import type { Context } from "hono";
 import { html } from "hono/html";
+import { CHANNELS, type Channel } from "../../engine/steps";
 import type { AppEnv } from "../../env";
 import { createRouter } from "../../lib/openapi";
 import { withDefaults } from "../subscribers/preferences";
 import type { SubscriberPreferences } from "../subscribers/preferences-schemas";
 import { nothingToManage, page } from "./layout";
+import { linkRateLimit } from "./rate-limit";
+import type { MessageKey } from "./messages";
 import { changePreferences } from "./opt-out";
 import {
   channelField,
@@ -21,14 +24,15 @@ import { resolveLink, type LinkTarget } from "./resolve";
 
 /** The hosted preference page: a plain form, no script, the link's token as the only credential. */
 export const preferencePageRoutes = createRouter();
+preferencePageRoutes.use("/p/:token", linkRateLimit);
 
 const CHANNEL_NAMES = {
-  email: "Email",
-  sms: "Text messages (SMS)",
-  push: "Push notifications",
-  chat: "Chat",
-  in_app: "In-app notifications",
-} as const;
+  email: "channelEmail",
+  sms: "channelSms",
+  push: "channelPush",
+  chat: "channelChat",
+  in_app: "channelInApp",
+} as const satisfies Record<Channel, MessageKey>;
 
 const checkbox = (name: string, label: string, checked: boolean) =>
   html`<label><input type="checkbox" name="${name}" value="on"${checked ? html` checked` : ""}> ${label}</label>`;
@@ -41,28 +45,30 @@ async function render(
   prefs: SubscriberPreferences,
   saved: boolean,
 ) {
+  const { text, lang } = target.messages;
   return page(
     c,
     200,
-    "Notification preferences",
+    text("preferencesTitle"),
     target.branding,
-    html`${saved ? html`<p class="note" role="status">Your choices are saved.</p>` : ""}
+    html`${saved ? html`<p class="note" role="status">${text("saved")}</p>` : ""}
 <form method="post" action="/p/${token}">
 <input type="hidden" name="nonce" value="${await formNonce(c.env.ENCRYPTION_KEY, token)}">
 <fieldset>
-<legend>All notifications</legend>
-<p class="desc">Untick a channel to get nothing on it, except messages needed for your account.</p>
-<div class="channels">${Object.entries(CHANNEL_NAMES).map(([ch, label]) => checkbox(channelField(ch as keyof typeof CHANNEL_NAMES), label, prefs.channels[ch as keyof typeof CHANNEL_NAMES]))}</div>
+<legend>${text("allNotifications")}</legend>
+<p class="desc">${text("allNotificationsHint")}</p>
+<div class="channels">${CHANNELS.map((ch) => checkbox(channelField(ch), text(CHANNEL_NAMES[ch]), prefs.channels[ch]))}</div>
 </fieldset>
 ${workflows.map(
   (wf) => html`<fieldset>
 <legend>${wf.name}</legend>
 ${wf.description ? html`<p class="desc">${wf.description}</p>` : ""}
-<div class="channels">${wf.channels.map((ch) => checkbox(workflowField(wf.key, ch), CHANNEL_NAMES[ch], effective(prefs, wf.key, ch)))}</div>
+<div class="channels">${wf.channels.map((ch) => checkbox(workflowField(wf.key, ch), text(CHANNEL_NAMES[ch]), effective(prefs, wf.key, ch)))}</div>
 </fieldset>`,
 )}
-<button type="submit">Save preferences</button>
+<button type="submit">${text("save")}</button>
 </form>`,
+    { lang },
   );
 }
 
@@ -88,16 +94,18 @@ preferencePageRoutes.post("/p/:token", async (c) => {
   if (!target) return nothingToManage(c);
   const form = await formOf(c.req.raw);
   if (!form || !(await checkNonce(c.env.ENCRYPTION_KEY, token, form.get("nonce")))) {
+    const { text, lang } = target.messages;
     return page(
       c,
       400,
-      "Notification preferences",
+      text("preferencesTitle"),
       target.branding,
-      html`<p>This form has expired. Nothing was changed.</p><p><a href="/p/${token}">Load the page again</a></p>`,
+      html`<p>${text("formExpired")}</p><p><a href="/p/${token}">${text("reload")}</a></p>`,
+      { lang },
     );
   }
   const workflows = choosable(await pageRepository(target.db, target.environmentId).choosable());
-  const saved = await changePreferences(target, updateFromForm(form, workflows), "preference_page");
+  const saved = await changePreferences(c.env, target, updateFromForm(form, workflows), "preference_page");
   if (saved === undefined) return nothingToManage(c);
   return render(c, token, target, workflows, withDefaults(saved), true);
 });

@@ -1,6 +1,6 @@
 import { and, asc, eq, isNull } from "drizzle-orm";
 import type { Db } from "../../db/client";
-import { environments, workflows } from "../../db/schema";
+import { environments, subscribers, workflows } from "../../db/schema";
 
 /** What the hosted pages read about an environment: its name and its workflows. */
 export function pageRepository(db: Db, environmentId: string) {
@@ -9,6 +9,16 @@ export function pageRepository(db: Db, environmentId: string) {
     async environmentName(): Promise<string | undefined> {
       const [row] = await db.select({ name: environments.name }).from(environments).where(eq(environments.id, environmentId)).limit(1);
       return row?.name;
+    },
+
+    /** What the pages show of the link's subscriber: their choices, and the locale their texts are in. */
+    async subscriber(subscriberId: string) {
+      const [row] = await db
+        .select({ preferences: subscribers.preferences, locale: subscribers.locale })
+        .from(subscribers)
+        .where(and(eq(subscribers.environmentId, environmentId), eq(subscribers.subscriberId, subscriberId)))
+        .limit(1);
+      return row;
     },
 
     async workflow(key: string) {

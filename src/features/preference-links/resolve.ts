@@ -3,13 +3,15 @@ import { preferenceLinksRepository, type Branding } from "../../db/queries/prefe
 import type { Bindings } from "../../env";
 import { readClaims, verifyToken, type LinkClaims } from "../../lib/link-tokens";
 import type { SubscriberPreferences } from "../../db/schema";
-import { preferencesRepository } from "../subscribers/preferences-repository";
+import { messagesFor } from "./messages";
 import { pageRepository } from "./repository";
 
 export interface LinkTarget extends LinkClaims {
   db: Db;
   branding: Branding & { environmentName: string };
   preferences: SubscriberPreferences | null;
+  /** The pages' texts in the subscriber's locale, where the environment translated them. */
+  messages: ReturnType<typeof messagesFor>;
 }
 
 /**
@@ -24,11 +26,15 @@ export async function resolveLink(env: Bindings, token: string): Promise<LinkTar
     .find()
     .catch(() => undefined);
   if (!settings || !(await verifyToken(settings.secret, token))) return null;
-  const [preferences, environmentName] = await Promise.all([
-    preferencesRepository(db, claims.environmentId).find(claims.subscriberId),
-    pageRepository(db, claims.environmentId).environmentName(),
-  ]);
-  if (preferences === undefined || environmentName === undefined) return null;
+  const pages = pageRepository(db, claims.environmentId);
+  const [subscriber, environmentName] = await Promise.all([pages.subscriber(claims.subscriberId), pages.environmentName()]);
+  if (subscriber === undefined || environmentName === undefined) return null;
   const { secret: _secret, ...branding } = settings;
-  return { ...claims, db, branding: { ...branding, environmentName }, preferences };
+  return {
+    ...claims,
+    db,
+    branding: { ...branding, environmentName },
+    preferences: subscriber.preferences,
+    messages: messagesFor(branding.translations, subscriber.locale),
+  };
 }

@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { PreferencePageTranslations } from "./messages";
 
 export const PreferenceLink = z
   .object({
@@ -32,11 +33,17 @@ export const PreferencePageBranding = z
       .regex(HEX_COLOR, "Use a colour as #rrggbb.")
       .nullable()
       .openapi({ description: "`#rrggbb` for buttons and focus rings; null: Clarion's blue." }),
+    translations: PreferencePageTranslations,
   })
   .openapi("PreferencePageBranding");
 export type PreferencePageBranding = z.infer<typeof PreferencePageBranding>;
 
 export const PreferencePageBrandingUpdate = PreferencePageBranding.partial()
+  .extend({
+    translations: PreferencePageTranslations.nullable()
+      .optional()
+      .openapi({ description: "Replaces every stored translation; `null` or `{}` leaves the pages in English." }),
+  })
   .strict()
   .openapi("PreferencePageBrandingUpdate", { description: "Fields given replace the stored ones; `null` clears one." });
 

@@ -1,4 +1,5 @@
 import { deleteSubscriberNotifications } from "../../db/queries/in-app";
+import { deleteSubscriberActivity } from "../../db/queries/subscriber-activity";
 import { and, eq, inArray, or, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { createDb, type Db } from "../../db/client";
@@ -16,9 +17,9 @@ import {
 import { allLedgerNames, coordinatorStub, ledgerStub } from "../../durable-objects/ledger/shards";
 import type { Bindings } from "../../env";
 import { answersMentioning, environmentKeyScope, replaceAnswerBody } from "../../lib/idempotency-store";
-import { normaliseAddress } from "../../lib/normalise-address";
 import { type EventRow, eventRow, eventStatements } from "../../db/queries/events";
 import { dispatchEvents } from "../events/record";
+import { addressesOf } from "./addresses";
 import type { SubscriberErased } from "./schemas";
 
 /**
@@ -116,6 +117,8 @@ async function eraseRecords(db: Db, environmentId: string, subscriberId: string,
       .returning({ preferences: subscribers.preferences }),
     // Their Inbox goes with them: the in-app notifications hold the rendered content.
     deleteSubscriberNotifications(db, environmentId, subscriberId),
+    // Their timeline: what they changed, and when.
+    deleteSubscriberActivity(db, environmentId, subscriberId),
     ...replays,
     // `subscriber.deleted`, written with the erasure it reports.
     ...eventStatements(db, [event]),
@@ -157,27 +160,6 @@ async function redactedReplays(db: Db, environmentId: string, subscriberId: stri
     const redacted = JSON.stringify(redact(parsed));
     return redacted === body ? [] : [replaceAnswerBody(db, scope, key, redacted)];
   });
-}
-
-/** Every address of the subscriber: as the suppression list stores it, and as given (what answers echoed). */
-async function addressesOf(db: Db, environmentId: string, subscriberId: string): Promise<{ normalised: string[]; raw: string[] }> {
-  const [profile, channels] = await db.batch([
-    db
-      .select({ email: subscribers.email, phone: subscribers.phone })
-      .from(subscribers)
-      .where(and(eq(subscribers.environmentId, environmentId), eq(subscribers.subscriberId, subscriberId))),
-    db
-      .select({ channel: subscriberChannels.channel, address: subscriberChannels.address })
-      .from(subscriberChannels)
-      .where(and(eq(subscriberChannels.environmentId, environmentId), eq(subscriberChannels.subscriberId, subscriberId))),
-  ]);
-  const found = [
-    ...profile.flatMap((p) => [p.email && normaliseAddress("email", p.email), p.phone && normaliseAddress("sms", p.phone)]),
-    ...channels.map((c) => normaliseAddress(c.channel, c.address)),
-  ];
-  const given = [...profile.flatMap((p) => [p.email, p.phone]), ...channels.map((c) => c.address)];
-  const distinct = (list: (string | null | undefined)[]) => [...new Set(list.filter((a): a is string => Boolean(a)))];
-  return { normalised: distinct(found), raw: distinct(given) };
 }
 
 /** Stored preference settings: channel flags, per-workflow overrides and quiet hours. */

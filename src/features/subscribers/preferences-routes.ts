@@ -1,6 +1,7 @@
 import { notFound } from "../../lib/errors";
 import { apiRoute, createRouter, json, security } from "../../lib/openapi";
 import { scopedRepository } from "../../lib/scoped-repository";
+import { changePreferences } from "./change-preferences";
 import { withDefaults } from "./preferences";
 import { preferencesRepository } from "./preferences-repository";
 import { SubscriberIdParam, SubscriberPreferences, SubscriberPreferencesUpdate } from "./preferences-schemas";
@@ -36,7 +37,8 @@ preferencesRoutes.openapi(
     path: "/v1/subscribers/{subscriberId}/preferences",
     tags: ["Subscribers"],
     summary: "Update a subscriber's preferences",
-    description: "Merges into the stored preferences: flags given replace, flags omitted keep their value.",
+    description:
+      "Merges into the stored preferences: flags given replace, flags omitted keep their value. What changed is recorded on the subscriber's activity with reason `api` and emitted as `subscriber.updated`.",
     security,
     request: { params: SubscriberIdParam, body: { required: true, content: json(SubscriberPreferencesUpdate) } },
     responses: { 200: { description: "The preferences after the update", content: json(SubscriberPreferences) } },
@@ -44,7 +46,7 @@ preferencesRoutes.openapi(
   }),
   async (c) => {
     const { subscriberId } = c.req.valid("param");
-    const merged = await repo(c).merge(subscriberId, c.req.valid("json"));
+    const merged = await changePreferences(c.env, c.get("environmentId"), subscriberId, c.req.valid("json"), "api");
     if (merged === undefined) throw missing(subscriberId);
     return c.json(withDefaults(merged), 200);
   },

@@ -42,14 +42,25 @@ const policyHeader = (rule: Rule) => `"${rule.name}";q=${rule.rate.limit};w=${ru
 const stateHeader = (rule: Rule, decision: Decision) =>
   `"${rule.name}";r=${decision.remaining ?? (decision.success ? rule.rate.limit : 0)};t=${decision.resetSeconds}`;
 
+const refusedHeaders = (rule: Rule, decision: Decision) => ({
+  "retry-after": String(decision.resetSeconds),
+  "ratelimit-policy": policyHeader(rule),
+  ratelimit: `"${rule.name}";r=0;t=${decision.resetSeconds}`,
+});
+
 function tooMany(rule: Rule, decision: Decision, detail: string): ApiError {
-  return new ApiError("rate_limited", detail, undefined, {
-    headers: {
-      "retry-after": String(decision.resetSeconds),
-      "ratelimit-policy": policyHeader(rule),
-      ratelimit: `"${rule.name}";r=0;t=${decision.resetSeconds}`,
-    },
-  });
+  return new ApiError("rate_limited", detail, undefined, { headers: refusedHeaders(rule, decision) });
+}
+
+/**
+ * Counts a request that carries no key (a hosted page) against `rules`, in the same local
+ * admission as keyed requests. The headers of the 429 to answer when one is spent, else null:
+ * the caller renders its own refusal.
+ */
+export async function limitKeyless(env: Bindings, rules: readonly Rule[]): Promise<Record<string, string> | null> {
+  const decisions = await admission.admit(rateLimiterFor(env), rules);
+  const spent = decisions.findIndex((d) => !d.success);
+  return spent < 0 ? null : refusedHeaders(rules[spent] as Rule, decisions[spent] as Decision);
 }
 
 export interface Caller {

@@ -10,7 +10,15 @@ const RateText = z
     return { limit: Number(limit), period: period === "10s" ? 10 : 60 };
   });
 
-const Rates = z.object({ environment: RateText.optional(), key: RateText.optional(), authFailures: RateText.optional() }).strict();
+const Rates = z
+  .object({
+    environment: RateText.optional(),
+    key: RateText.optional(),
+    authFailures: RateText.optional(),
+    links: RateText.optional(),
+    linkIps: RateText.optional(),
+  })
+  .strict();
 const RateLimitsConfig = z.record(z.string(), Rates);
 
 export interface Rates {
@@ -20,6 +28,10 @@ export interface Rates {
   key: Rate;
   /** Failed authentications per client IP (`cf-connecting-ip`). */
   authFailures: Rate;
+  /** Requests of one unsubscribe or preference link (`/u`, `/p`), whatever their origin. */
+  links: Rate;
+  /** Requests of `/u` and `/p` per client IP: mail providers post one-click unsubscribes from few addresses, so it is wide. */
+  linkIps: Rate;
 }
 
 /** Above the 10,000 triggers/s one deployment is designed for: the defaults stop runaway clients, not normal load. */
@@ -27,6 +39,8 @@ export const DEFAULT_RATES: Rates = {
   environment: { limit: 150_000, period: 10 },
   key: { limit: 100_000, period: 10 },
   authFailures: { limit: 20, period: 60 },
+  links: { limit: 20, period: 60 },
+  linkIps: { limit: 1000, period: 60 },
 };
 
 type Config = z.output<typeof RateLimitsConfig>;

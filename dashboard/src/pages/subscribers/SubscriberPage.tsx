@@ -6,6 +6,7 @@ import type { components } from "../../api/openapi";
 import { Loading } from "../../ui/Loading";
 import { PageHeader } from "../../ui/PageHeader";
 import { ProblemView } from "../../ui/ProblemView";
+import { ActivityCard } from "./ActivityCard";
 import { ChannelsCard } from "./ChannelsCard";
 import { EraseDialog } from "./EraseDialog";
 import { MessagesCard } from "./MessagesCard";
@@ -15,7 +16,7 @@ import "./subscribers.css";
 
 type Erased = components["schemas"]["SubscriberErased"];
 
-/** One subscriber: profile, channel addresses, preferences, topics, messages, and erasure. */
+/** One subscriber: profile, channel addresses, preferences, topics, messages, activity, and erasure. */
 export function SubscriberPage() {
   const { id = "" } = useParams();
   // Keyed by id: edits in progress and an erasure never carry over to the next subscriber opened.
@@ -78,6 +79,7 @@ function Subscriber({ id }: { id: string }) {
       </div>
       <PreferencesCard subscriberId={subscriber.subscriberId} preferences={subscriber.preferences} />
       <MessagesCard subscriberId={subscriber.subscriberId} />
+      <ActivityCard subscriberId={subscriber.subscriberId} />
       {confirming ? (
         <EraseDialog
           subscriberId={subscriber.subscriberId}

@@ -1,0 +1,59 @@
+import { createDb } from "../../db/client";
+import { activityPage, type ActivityRow } from "../../db/queries/subscriber-activity";
+import { notFound } from "../../lib/errors";
+import { apiRoute, createRouter, json, security } from "../../lib/openapi";
+import { keysetPage } from "../../lib/pagination";
+import {
+  ActivityQuery,
+  decodeActivityCursor,
+  encodeActivityCursor,
+  type SubscriberActivity,
+  SubscriberActivityPage,
+} from "./activity-schemas";
+import { addressesOf } from "./addresses";
+import { SubscriberIdParam } from "./preferences-schemas";
+import { preferencesRepository } from "./preferences-repository";
+
+export const activityRoutes = createRouter();
+
+const toEntry = (row: ActivityRow): SubscriberActivity => ({
+  id: row.id,
+  type: row.type,
+  reason: row.reason,
+  channel: row.channel,
+  preferences: row.preferences === null ? null : JSON.parse(row.preferences),
+  createdAt: new Date(row.created_at).toISOString(),
+});
+
+activityRoutes.openapi(
+  apiRoute({
+    method: "get",
+    path: "/v1/subscribers/{subscriberId}/activity",
+    tags: ["Subscribers"],
+    summary: "List a subscriber's activity",
+    description:
+      "The subscriber's timeline, newest first: profile writes, preference changes with who made them (`one_click`, `preference_page`, `api`) and the suppressions of their addresses. Erasure deletes it.",
+    security,
+    request: { params: SubscriberIdParam, query: ActivityQuery },
+    responses: { 200: { description: "A page of the timeline", content: json(SubscriberActivityPage) } },
+    errors: ["subscriber_not_found"],
+  }),
+  async (c) => {
+    const { subscriberId } = c.req.valid("param");
+    const { limit, cursor } = c.req.valid("query");
+    const environmentId = c.get("environmentId");
+    const db = createDb(c.env.DB);
+    if ((await preferencesRepository(db, environmentId).find(subscriberId)) === undefined) {
+      throw notFound("subscriber_not_found", `subscriber "${subscriberId}"`);
+    }
+    const { normalised } = await addressesOf(db, environmentId, subscriberId);
+    const rows = await activityPage(
+      db,
+      { environmentId, subscriberId, addresses: normalised },
+      cursor ? decodeActivityCursor(cursor) : null,
+      limit,
+    );
+    const page = keysetPage(rows, limit, (last) => encodeActivityCursor(last.created_at, last.id));
+    return c.json({ data: page.rows.map(toEntry), nextCursor: page.nextCursor }, 200);
+  },
+);
