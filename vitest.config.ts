@@ -1,13 +1,35 @@
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { createHash } from "node:crypto";
+import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
+import { unstable_readConfig } from "wrangler";
+
+/**
+ * wrangler.toml's Queue consumers, each handed its batch at once: a deployment waits up to a second
+ * to fill a batch, which in tests is only a second of waiting per hop (trigger → fan-out → send).
+ * Batch size, retries and dead-letter queue stay as configured.
+ */
+interface WranglerConsumer {
+  queue: string;
+  max_batch_size?: number;
+  max_retries?: number;
+  dead_letter_queue?: string;
+}
+const consumers: WranglerConsumer[] = unstable_readConfig({ config: "wrangler.toml" }).queues.consumers ?? [];
+const queueConsumers = Object.fromEntries(
+  consumers.map((c) => [
+    c.queue,
+    { maxBatchSize: c.max_batch_size, maxBatchTimeout: 0, maxRetries: c.max_retries, deadLetterQueue: c.dead_letter_queue },
+  ]),
+);
 
 export default defineConfig({
   plugins: [
     cloudflareTest(async ({ inject }) => ({
       wrangler: { configPath: "./wrangler.toml" },
       miniflare: {
+        queueConsumers,
         bindings: {
           TEST_MIGRATIONS: await readD1Migrations(fileURLToPath(new URL("./migrations", import.meta.url))),
           ENCRYPTION_KEY: "Y2xhcmlvbi10ZXN0LWtleS0wMTIzNDU2Nzg5YWJjZGU=",
@@ -42,5 +64,8 @@ export default defineConfig({
     setupFiles: ["./test/setup.ts"],
     globalSetup: ["./test/global-setup.ts"],
     testTimeout: 30_000,
+    // One file per core, at least two: a file mostly waits on its own runtime (start-up, D1, Queue hops), not
+    // on the CPU, so two files overlap well even on two cores (Vitest's default there is one).
+    maxWorkers: Math.max(2, availableParallelism()),
   },
 });

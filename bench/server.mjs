@@ -101,7 +101,7 @@ export async function startServer(options = {}) {
     if (!keep) rmSync(folder, { recursive: true, force: true });
     if (config !== "wrangler.toml") rmSync(config, { force: true });
   };
-  return { baseUrl, key, keys, persistTo, folder, encryptionKey, stop, log: () => log };
+  return { baseUrl, key, keys, persistTo, folder, encryptionKey, stop, log: () => log, pid: child.pid };
 }
 
 /**

@@ -13,7 +13,7 @@ import { spawn } from "node:child_process";
  * if the command fails.
  * @param {string} command
  * @param {string[]} args
- * @param {{ capture?: boolean, quiet?: boolean, env?: Record<string, string> }} [options]
+ * @param {{ capture?: boolean, quiet?: boolean, env?: Record<string, string>, signal?: AbortSignal }} [options]  `signal` ends the command
  * @returns {Promise<string>} its stdout when captured
  */
 export function run(command, args, options = {}) {
@@ -22,6 +22,7 @@ export function run(command, args, options = {}) {
     const child = spawn(command, args, {
       stdio: captured ? ["ignore", "pipe", options.quiet ? "pipe" : "inherit"] : "inherit",
       env: { ...process.env, ...options.env },
+      signal: options.signal,
     });
     let out = "";
     let all = "";

@@ -1,8 +1,12 @@
 // `npm test`: every test suite — Biome (lint and format), types, the layer rules
 // (.dependency-cruiser.cjs), the Workers runtime suite, the provider conformance suite (official
 // SDKs against our adapters, in Node), Novu's SDKs against a local Clarion, the documentation's
-// examples against another, and the dashboard in a real browser.
-import { existsSync, readFileSync } from "node:fs";
+// examples against another, and the dashboard in a real browser. Each stage is timed and the
+// times are printed at the end; the first failure stops the run and is named.
+//
+// `node scripts/test.mjs <stage>...` runs only the stages named (the `test:*` scripts in
+// package.json; docs/guides/testing.md lists them).
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { buildDashboard, run } from "./lib.mjs";
 import { ownRegistry } from "./registry.mjs";
@@ -12,36 +16,167 @@ Object.assign(process.env, ownRegistry(".wrangler/registry-test"));
 
 /**
  * Suites that test against official SDKs keep them in their own package.json, not in the root's:
- * `npm install` stays lean for someone who only runs Clarion. Installed here when missing: the
- * provider SDKs the conformance suite compares with, and Novu's SDKs the compatibility suite drives.
+ * `npm install` stays lean for someone who only runs Clarion. Installed here, from their lock
+ * files, when missing or not the version pinned: the provider SDKs the conformance suite compares
+ * with, and Novu's SDKs the compatibility suite drives. `npm install` rather than `npm ci`, so a
+ * package added to package.json is installed (and locked) rather than refused.
  */
 async function ensureSdks(dir, what) {
   const { devDependencies } = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
-  const missing = Object.keys(devDependencies).filter((name) => !existsSync(join(dir, "node_modules", name, "package.json")));
-  if (!missing.length) return;
-  console.log(`installing ${what} into ${dir}/node_modules (${missing.length} missing)`);
-  await run("npm", ["install", "--prefix", dir, "--no-audit", "--no-fund", "--no-package-lock"]);
+  const stale = Object.entries(devDependencies).filter(([name, version]) => {
+    const installed = join(dir, "node_modules", name, "package.json");
+    return !existsSync(installed) || JSON.parse(readFileSync(installed, "utf8")).version !== version;
+  });
+  // npm keeps what it installed in node_modules/.package-lock.json: older than the lock file means the lock moved since.
+  const installedTree = join(dir, "node_modules", ".package-lock.json");
+  const lockMoved = !existsSync(installedTree) || statSync(join(dir, "package-lock.json")).mtimeMs > statSync(installedTree).mtimeMs;
+  if (!stale.length && !lockMoved) return;
+  console.log(`installing ${what} into ${dir}/node_modules from its lock file`);
+  await run("npm", ["install", "--prefix", dir, "--no-audit", "--no-fund"], { quiet: true });
 }
 
-await ensureSdks("test/conformance", "the conformance suite's provider SDKs");
-await ensureSdks("test/novu-sdk", "Novu's SDKs for the compatibility suite");
-await run("biome", ["check"]);
-// The dashboard's client types must match the routes (`npm run openapi` rewrites them).
-await run("node", ["scripts/openapi-types.mjs", "--check"]);
-// The reference tables in docs/reference/ must match the code that defines them (`npm run reference` rewrites them).
-await run("node", ["scripts/reference.mjs", "--check"]);
-await buildDashboard();
-await run("tsc", ["-p", "."]);
-await run("tsc", ["-p", "tsconfig.node.json"]);
-await run("tsc", ["-p", "dashboard/tsconfig.json"]);
-await run("depcruise", ["src", "--config", ".dependency-cruiser.cjs"]);
-await run("vitest", ["run"]);
-await run("vitest", ["run", "--config", "vitest.scripts.config.ts"]);
-// The deploy bundles offline (`wrangler deploy --dry-run`): a broken deploy fails here, not in production.
-await run("node", ["scripts/deploy.mjs", "--dry-run"]);
-await run("vitest", ["run", "--config", "vitest.conformance.config.ts"]);
-// Novu's official SDKs, unmodified, against a real local Clarion (docs/guides/migrating-from-novu.md).
-await run("vitest", ["run", "--config", "vitest.novu.config.ts"]);
-// The documentation's curl examples, in reading order, against a fresh local Clarion (docs/README.md).
-await run("vitest", ["run", "--config", "vitest.docs.config.ts"]);
-if (existsSync("vitest.browser.config.ts")) await run("vitest", ["run", "--config", "vitest.browser.config.ts"]);
+let dashboardBuilt = false;
+/** The dashboard as the code is now, built once per run. */
+async function freshDashboard() {
+  if (dashboardBuilt) return;
+  await buildDashboard();
+  dashboardBuilt = true;
+}
+/** wrangler (the Workers suite, the local stacks, the deploy dry-run) serves the built dashboard as assets and refuses to start without it. */
+const ensureDashboard = () => (existsSync("dashboard/dist/index.html") ? undefined : freshDashboard());
+
+const vitest = (...args) => ["vitest", ["run", ...args]];
+
+/**
+ * Every stage, in the order a sequential run takes them. `needs` runs first (once per run);
+ * `commands` run one after another.
+ */
+const STAGES = {
+  static: {
+    what: "Biome, generated files current, types, layer rules",
+    commands: [
+      ["biome", ["check"]],
+      // The dashboard's client types must match the routes (`npm run openapi` rewrites them).
+      ["node", ["scripts/openapi-types.mjs", "--check"]],
+      // The reference tables in docs/reference/ must match the code that defines them (`npm run reference` rewrites them).
+      ["node", ["scripts/reference.mjs", "--check"]],
+      ["tsc", ["-p", "."]],
+      ["tsc", ["-p", "tsconfig.node.json"]],
+      ["tsc", ["-p", "dashboard/tsconfig.json"]],
+      ["depcruise", ["src", "--config", ".dependency-cruiser.cjs"]],
+    ],
+  },
+  unit: {
+    what: "pure functions (engine, lib) in the Workers runtime",
+    needs: ensureDashboard,
+    commands: [vitest("test/engine", "test/lib")],
+  },
+  workers: { what: "the Workers runtime suite, e2e included", needs: ensureDashboard, commands: [vitest()] },
+  e2e: { what: "trigger → Queue → provider → status, in the Workers runtime", needs: ensureDashboard, commands: [vitest("test/e2e")] },
+  scripts: {
+    what: "the CLI and deploy tooling, in Node",
+    needs: ensureDashboard,
+    commands: [vitest("--config", "vitest.scripts.config.ts")],
+  },
+  // The deploy bundles offline (`wrangler deploy --dry-run`): a broken deploy fails here, not in production.
+  deploy: { what: "wrangler deploy --dry-run", needs: ensureDashboard, commands: [["node", ["scripts/deploy.mjs", "--dry-run"]]] },
+  conformance: {
+    what: "official provider SDKs against our adapters",
+    needs: () => ensureSdks("test/conformance", "the conformance suite's provider SDKs"),
+    commands: [vitest("--config", "vitest.conformance.config.ts")],
+  },
+  // Novu's official SDKs, unmodified, against a real local Clarion (docs/guides/migrating-from-novu.md).
+  novu: {
+    what: "Novu's SDKs against a local Clarion at /novu",
+    needs: async () => {
+      await ensureSdks("test/novu-sdk", "Novu's SDKs for the compatibility suite");
+      await ensureDashboard();
+    },
+    commands: [vitest("--config", "vitest.novu.config.ts")],
+  },
+  // The documentation's curl examples, in reading order, against a fresh local Clarion (docs/README.md).
+  docs: { what: "the docs' curl examples", needs: ensureDashboard, commands: [vitest("--config", "vitest.docs.config.ts")] },
+  // The browser tests drive the dashboard as built now, never an older build.
+  browser: { what: "the dashboard in Chromium", needs: freshDashboard, commands: [vitest("--config", "vitest.browser.config.ts")] },
+};
+
+/**
+ * `npm test` on two cores: two lanes side by side, then the rest one after another. The Workers
+ * suite mostly waits on its runtime, so the CPU-bound checks and the Node suites that start their
+ * own `wrangler dev` (on a free port, with their own state) fit beside it. Lane "b" is buffered
+ * and printed stage by stage so the two outputs do not interleave line by line. The conformance
+ * suite (400 ms provider timeouts) and the browser suite run after both, with nothing beside them.
+ */
+const LANES = [["workers"], ["static", "scripts", "deploy", "novu", "docs"]];
+const AFTER_LANES = ["conformance", "browser"];
+
+const results = new Map(); // stage → { seconds, status }
+const aborter = new AbortController();
+let failed = null;
+
+/** Runs `body` as the stage `name`: its time and outcome go in the table; the first failure stops every other stage. */
+async function timed(name, body) {
+  const started = performance.now();
+  results.set(name, { seconds: 0, status: "running" });
+  try {
+    if (aborter.signal.aborted) throw new Error("stopped: another stage failed");
+    await body();
+    results.set(name, { seconds: (performance.now() - started) / 1000, status: "passed" });
+  } catch (error) {
+    const stopped = aborter.signal.aborted;
+    results.set(name, { seconds: (performance.now() - started) / 1000, status: stopped ? "stopped" : "FAILED" });
+    if (!stopped) {
+      failed ??= { name, error };
+      aborter.abort();
+    }
+    throw error;
+  }
+}
+
+const runStage = (name, buffered) =>
+  timed(name, async () => {
+    const stage = STAGES[name];
+    await stage.needs?.();
+    for (const [command, args] of stage.commands) {
+      const out = await run(command, args, buffered ? { quiet: true, signal: aborter.signal } : { signal: aborter.signal });
+      if (buffered && out) process.stdout.write(`\n── ${name}: ${command} ${args.join(" ")}\n${out}`);
+    }
+  });
+
+function printTable(wallSeconds, concurrent) {
+  const rows = [...results].map(([name, r]) => [name, r.seconds.toFixed(1), r.status]);
+  const width = Math.max(...rows.map((r) => r[0].length), 5);
+  console.log(`\n${"stage".padEnd(width)}  seconds  status`);
+  for (const [name, seconds, status] of rows) console.log(`${name.padEnd(width)}  ${seconds.padStart(7)}  ${status}`);
+  const note = concurrent ? ` (side by side: ${LANES.map((lane) => lane.join(" → ")).join(" ‖ ")}; then ${AFTER_LANES.join(" → ")})` : "";
+  console.log(`${"total".padEnd(width)}  ${wallSeconds.toFixed(1).padStart(7)}  wall clock${note}`);
+  if (failed) console.error(`\nnpm test failed at stage "${failed.name}": ${failed.error.message}`);
+}
+
+const requested = process.argv.slice(2);
+const unknown = requested.filter((name) => !(name in STAGES));
+if (unknown.length) {
+  console.error(`unknown stage ${unknown.join(", ")}; stages: ${Object.keys(STAGES).join(", ")}`);
+  process.exit(2);
+}
+
+const started = performance.now();
+const concurrent = requested.length === 0;
+try {
+  if (concurrent) {
+    await timed("dashboard", freshDashboard);
+    // allSettled: when one lane fails, the other's running stage is stopped and recorded before the table prints.
+    await Promise.allSettled(
+      LANES.map(async (lane, i) => {
+        for (const name of lane) await runStage(name, i > 0);
+      }),
+    );
+    if (!failed) for (const name of AFTER_LANES) await runStage(name, false);
+  } else {
+    for (const name of requested) await runStage(name, false);
+  }
+} catch {
+  // Named in the table's last line.
+}
+printTable((performance.now() - started) / 1000, concurrent);
+process.exitCode = failed ? 1 : 0;

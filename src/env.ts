@@ -2,6 +2,7 @@ import type { DeadLetter, DeliveryJob } from "./delivery/job";
 import type { WebhookJob } from "./delivery/webhooks/job";
 import type { DigestObject } from "./durable-objects/digest-object";
 import type { FanOutCoordinator } from "./durable-objects/fan-out-coordinator";
+import type { InboxSocket } from "./durable-objects/inbox-socket/inbox-socket";
 import type { TriggerLedger } from "./durable-objects/ledger/trigger-ledger";
 import type { ThrottleObject } from "./durable-objects/throttle-object";
 
@@ -19,6 +20,8 @@ export interface Bindings {
   COORDINATORS: DurableObjectNamespace<FanOutCoordinator>;
   THROTTLES: DurableObjectNamespace<ThrottleObject>;
   DIGESTS: DurableObjectNamespace<DigestObject>;
+  /** Each subscriber's open Inbox sockets (docs/architecture.md, "Realtime Inbox"). */
+  INBOX_SOCKETS: DurableObjectNamespace<InboxSocket>;
   /** Where this deployment is reached from outside: tracking links point here. */
   PUBLIC_URL: string;
   /**

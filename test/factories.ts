@@ -82,21 +82,21 @@ export const subscriberRow = (environmentId: string, subscriberId: string) =>
     .bind(environmentId, subscriberId)
     .first<Record<string, unknown>>();
 
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 /** What the D1 record of a trigger that was accepted (and not cancelled or failed) may say, depending on how far delivery got. */
 export const LIVE_TRIGGER_STATUSES = ["accepted", "processing", "completed"];
 
-/** The D1 record of a trigger once the consumer has stopped writing it (unchanged for `quietMs`). */
-export async function settledTriggerRow(environmentId: string, transactionId: string, quietMs = 1500) {
-  let last = await eventually(() => triggerRow(environmentId, transactionId));
-  for (;;) {
-    await sleep(quietMs);
-    const now = await triggerRow(environmentId, transactionId);
-    if (now && now.updated_at === last.updated_at && now.status === last.status) return now;
-    last = now ?? last;
-  }
-}
+const FINAL_TRIGGER_STATUSES = ["completed", "failed", "cancelled"];
+
+/**
+ * The D1 record of a trigger once it is final (completed, failed or cancelled): a final status is
+ * never replaced (src/delivery/trigger-writes.ts), so the record is settled, with no quiet period
+ * to wait out.
+ */
+export const settledTriggerRow = (environmentId: string, transactionId: string) =>
+  eventually(async () => {
+    const row = await triggerRow(environmentId, transactionId);
+    return row && FINAL_TRIGGER_STATUSES.includes(row.status) ? row : null;
+  });
 
 /** Adds an integration the way the integrations API stores it (credentials encrypted). */
 export async function createIntegration(
@@ -146,7 +146,8 @@ export async function createSandboxEnvironment() {
 }
 
 /** Base URL of a fresh scenario on the fake provider server, and helpers to script and read it. */
-export function fakeProviderScenario(name = unique("scenario")) {
+// Random, not `unique()`: the fake server is shared by the test files that run at the same time.
+export function fakeProviderScenario(name = `scenario-${crypto.randomUUID()}`) {
   const root = env.FAKE_PROVIDER_URL;
   return {
     baseUrl: `${root}/s/${name}`,

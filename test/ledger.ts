@@ -1,4 +1,5 @@
-import { env, evictDurableObject, runInDurableObject } from "cloudflare:test";
+import { createExecutionContext, createMessageBatch, env, evictDurableObject, getQueueResult, runInDurableObject } from "cloudflare:test";
+import worker from "../src/index";
 import type { TriggerRecord, TriggerSnapshot } from "../src/delivery/trigger-record";
 import { loadWorkflowGates, prepareTrigger } from "../src/features/triggers/accept";
 import { coordinatorStub, ledgerNameFor, ledgerStub } from "../src/durable-objects/ledger/shards";
@@ -61,4 +62,39 @@ export async function acceptThenCrash(
   await crash.catch(() => undefined);
   await evictDurableObject(ledger).catch(() => undefined);
   return { transactionId: prepared.transactionId, ledger: name };
+}
+
+/**
+ * How many jobs the trigger's ledger has ever written to its outbox: AUTOINCREMENT's counter, which
+ * the alarm's deletes of sent rows leave alone. Unchanged across a request proves the request
+ * enqueued nothing, with no wait for what the Queue would have done with it.
+ */
+export const outboxWrites = (environmentId: string, transactionId: string) =>
+  runInDurableObject(
+    ledgerOf(environmentId, transactionId),
+    (_ledger: TriggerLedger, state) =>
+      state.storage.sql.exec<{ seq: number }>("SELECT seq FROM sqlite_sequence WHERE name = 'outbox'").toArray()[0]?.seq ?? 0,
+  );
+
+/**
+ * Hands the jobs a held trigger (`acceptThenCrash`) left in its ledger's outbox to the Worker's
+ * Queue consumer now, and returns once the consumer is done with them: what the Queue would have
+ * delivered, at the moment the test chooses, with nothing left in flight.
+ */
+export async function deliverHeldJobs(environmentId: string, transactionId: string) {
+  const jobs = await runInDurableObject(ledgerOf(environmentId, transactionId), (_ledger: TriggerLedger, state) => {
+    const rows = state.storage.sql.exec<{ job: string }>("SELECT job FROM outbox WHERE tx = ? ORDER BY id", transactionId).toArray();
+    state.storage.sql.exec("DELETE FROM outbox WHERE tx = ?", transactionId);
+    return rows.map((row) => JSON.parse(row.job) as unknown);
+  });
+  if (!jobs.length) throw new Error(`the ledger holds no job for ${transactionId}`);
+  const batch = createMessageBatch(
+    "clarion-delivery-0",
+    jobs.map((body, i) => ({ id: `held-${transactionId}-${i}`, timestamp: new Date(), attempts: 1, body })),
+  );
+  const ctx = createExecutionContext();
+  await worker.queue(batch, env);
+  const result = await getQueueResult(batch, ctx);
+  if (result.retryMessages.length || result.retryBatch.retry) throw new Error(`the consumer asked to retry: ${JSON.stringify(result)}`);
+  return result;
 }

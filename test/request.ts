@@ -1,5 +1,6 @@
 import { SELF } from "cloudflare:test";
 import { expect } from "vitest";
+import type { paths } from "../dashboard/src/api/openapi";
 import type { ErrorCode, Problem } from "../src/lib/errors";
 
 /** The admin credential of the test runtime (vitest.config.ts binds its hash as ADMIN_KEY_HASH). */
@@ -11,14 +12,51 @@ export interface ApiResponse<T = Record<string, unknown>> {
   body: T;
 }
 
-/** Calls the Worker like a client does: JSON in, JSON (or problem+json) out. */
+type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+type Operation<P extends keyof paths, M extends Method> = NonNullable<paths[P][Lowercase<M>]>;
+/** The methods the OpenAPI document gives `P`. */
+type MethodOf<P extends keyof paths> = { [M in Method]: paths[P][Lowercase<M>] extends { responses: object } ? M : never }[Method];
+type JsonContent<R> = R extends { content: { "application/json": infer B } } ? B : never;
+/** The JSON body of the operation's 2xx answers, as the document (and so the zod schemas) describe it. */
+type SuccessBody<P extends keyof paths, M extends Method> =
+  Operation<P, M> extends { responses: infer R }
+    ? { [S in keyof R]: S extends 200 | 201 | 202 ? JsonContent<R[S]> : never }[keyof R]
+    : never;
+type RequestBody<P extends keyof paths, M extends Method> =
+  Operation<P, M> extends { requestBody?: { content: { "application/json": infer B } } } ? B : never;
+
+interface RequestInit {
+  headers?: Record<string, string>;
+  rawBody?: string;
+}
+
+/**
+ * Calls the Worker like a client does: JSON in, JSON (or problem+json) out. A path written as it
+ * stands in the OpenAPI document (`"/v1/subscribers"`, not a filled-in template) with a body that
+ * matches its schema gets the operation's typed success body; anything else (a malformed body on
+ * purpose, a filled-in path) takes the loose signature and names its type, or gets a record.
+ */
+export async function api<P extends keyof paths, M extends MethodOf<P>>(
+  key: string | null,
+  method: M,
+  path: P,
+  body?: RequestBody<P, M>,
+  init?: RequestInit,
+): Promise<ApiResponse<SuccessBody<P, M>>>;
 export async function api<T = Record<string, unknown>>(
   key: string | null,
   method: string,
   path: string,
   body?: unknown,
-  init: { headers?: Record<string, string>; rawBody?: string } = {},
-): Promise<ApiResponse<T>> {
+  init?: RequestInit,
+): Promise<ApiResponse<T>>;
+export async function api(
+  key: string | null,
+  method: string,
+  path: string,
+  body?: unknown,
+  init: RequestInit = {},
+): Promise<ApiResponse<unknown>> {
   const headers: Record<string, string> = { ...init.headers };
   if (key) headers.authorization ??= `ApiKey ${key}`;
   let payload: string | undefined = init.rawBody;
@@ -28,7 +66,7 @@ export async function api<T = Record<string, unknown>>(
   }
   const res = await SELF.fetch(`http://clarion.test${path}`, { method, headers, body: payload });
   const text = await res.text();
-  return { status: res.status, headers: res.headers, body: (text ? JSON.parse(text) : null) as T };
+  return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : null };
 }
 
 /** Polls until `check` returns a value, for what the Queue consumer writes a moment later. */

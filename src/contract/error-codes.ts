@@ -46,6 +46,9 @@ export const STATUS_BY_CODE = {
   invalid_idempotency_key: 400,
   idempotency_key_mismatch: 422,
   idempotency_key_in_flight: 409,
+  application_not_found: 404,
+  subscriber_hash_invalid: 401,
+  workflow_critical: 422,
   internal_error: 500,
 } as const;
 
@@ -98,6 +101,9 @@ export const TITLE_BY_CODE: Record<ErrorCode, string> = {
   invalid_idempotency_key: "Invalid idempotency key",
   idempotency_key_mismatch: "Idempotency key mismatch",
   idempotency_key_in_flight: "Idempotency key in flight",
+  application_not_found: "Application not found",
+  subscriber_hash_invalid: "Subscriber hash invalid",
+  workflow_critical: "Workflow is critical",
   internal_error: "Internal error",
 };
 
@@ -154,6 +160,10 @@ export const MEANING_BY_CODE: Record<ErrorCode, string> = {
   invalid_idempotency_key: "an `Idempotency-Key` that is not 1 to 255 printable ASCII characters",
   idempotency_key_mismatch: "an `Idempotency-Key` reused with another request",
   idempotency_key_in_flight: "a request with the same `Idempotency-Key` is still running; `Retry-After` says when to retry",
+  application_not_found: "an Inbox session (`POST /novu/v1/inbox/session`) naming an `applicationIdentifier` no environment has",
+  subscriber_hash_invalid:
+    "an Inbox session without the right `subscriberHash` (hex HMAC-SHA256 of the subscriberId with the environment's `hmacSecret`) where `hmacRequired` is on",
+  workflow_critical: "an Inbox preference change for a critical workflow: its notifications cannot be turned off",
   internal_error: "a failure on Clarion's side; the answer never carries its message, the `requestId` finds it in the logs",
 };
 

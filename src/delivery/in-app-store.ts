@@ -1,6 +1,8 @@
 import { runBatch } from "../db/batch";
-import { type InAppInsert, insertNotifications } from "../db/queries/in-app";
+import { type InAppInsert, type InAppRow, insertNotifications } from "../db/queries/in-app";
+import { inboxSockets } from "../durable-objects/inbox-socket/client";
 import type { InAppContent } from "../engine/content";
+import type { Bindings } from "../env";
 import type { SendResult } from "./send-message";
 import type { StepScope } from "./phases/scope";
 
@@ -14,12 +16,15 @@ export interface InAppSend {
 /**
  * The in-app channel's "provider": Clarion stores the step's notifications (id = message id, so
  * a retried send stores nothing twice) in one D1 batch. A failed write is retried like any
- * provider's transient error, for every send of the batch alike.
+ * provider's transient error, for every send of the batch alike. What was stored is then pushed
+ * to the subscribers' open Inbox sockets, one object call per subscriber; a failed push is logged
+ * and the message stays delivered.
  */
-export async function storeInApp(scope: StepScope, sends: InAppSend[]): Promise<SendResult[]> {
+export async function storeInApp(env: Pick<Bindings, "INBOX_SOCKETS">, scope: StepScope, sends: InAppSend[]): Promise<SendResult[]> {
   if (sends.length === 0) return [];
   const now = new Date();
-  const rows: InAppInsert[] = sends.map((send) => ({
+  // Only the columns a new notification sets: the insert fits its rows to D1's 100 bound parameters by this count.
+  const rows = sends.map((send) => ({
     id: send.messageId,
     environmentId: scope.job.environmentId,
     subscriberId: send.subscriberId,
@@ -30,16 +35,24 @@ export async function storeInApp(scope: StepScope, sends: InAppSend[]): Promise<
     tags: [...(scope.workflowTags ?? [])],
     createdAt: now,
     updatedAt: now,
-  }));
-  const failure = await runBatch(scope.db, insertNotifications(scope.db, rows)).then(
-    () => null,
+  })) satisfies InAppInsert[];
+  const stored = await runBatch(scope.db, insertNotifications(scope.db, rows)).then(
+    (results) => new Set((results as { id: string }[][]).flat().map((r) => r.id)),
     (error: unknown) => String(error),
   );
+  if (typeof stored !== "string") {
+    await inboxSockets(env.INBOX_SOCKETS).received(
+      scope.job.environmentId,
+      rows
+        .filter((row) => stored.has(row.id))
+        .map((row): InAppRow => ({ ...row, seenAt: null, readAt: null, archivedAt: null, snoozedUntil: null, completedAction: null })),
+    );
+  }
   return sends.map((send) => ({
     outcome:
-      failure === null
+      typeof stored !== "string"
         ? { ok: true, providerMessageId: send.messageId }
-        : { ok: false, kind: "retryable", code: "in_app_store_failed", message: failure },
+        : { ok: false, kind: "retryable", code: "in_app_store_failed", message: stored },
     captures: [],
     invalidAddresses: [],
   }));

@@ -5,8 +5,8 @@ import { Problem, STATUS_BY_CODE, validationError, type ErrorCode } from "./erro
 import { replaySchema, type SecretPaths } from "./secret-fields";
 
 /** Every feature's router: validation failures become 422 problems with field paths. */
-export const createRouter = () =>
-  new OpenAPIHono<AppEnv>({
+export const createRouter = <E extends AppEnv = AppEnv>() =>
+  new OpenAPIHono<E>({
     strict: false,
     defaultHook: (result) => {
       if (!result.success) throw validationError(result.error.issues);

@@ -66,17 +66,22 @@ export async function decryptJson<T>(secret: string | undefined, text: string, a
   return JSON.parse(decoder.decode(plain)) as T;
 }
 
-async function hmacKey(secret: string | undefined) {
-  // A distinct key for signing, derived so that the encryption key itself never signs anything.
+/**
+ * An HMAC-SHA256 key derived from ENCRYPTION_KEY for one purpose (`info`), so that the encryption
+ * key itself never signs anything and a signature made for one purpose is worthless for another.
+ */
+export async function signingKey(secret: string | undefined, info: string): Promise<CryptoKey> {
   const material = await crypto.subtle.importKey("raw", keyBytes(secret), "HKDF", false, ["deriveKey"]);
   return crypto.subtle.deriveKey(
-    { name: "HKDF", hash: "SHA-256", salt: new Uint8Array(0), info: encoder.encode("clarion-link-signing") },
+    { name: "HKDF", hash: "SHA-256", salt: new Uint8Array(0), info: encoder.encode(info) },
     material,
     { name: "HMAC", hash: "SHA-256", length: 256 },
     false,
     ["sign", "verify"],
   );
 }
+
+const hmacKey = (secret: string | undefined) => signingKey(secret, "clarion-link-signing");
 
 export async function sign(secret: string | undefined, content: string): Promise<string> {
   const mac = await crypto.subtle.sign("HMAC", await hmacKey(secret), encoder.encode(content));

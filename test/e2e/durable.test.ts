@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { DigestObject } from "../../src/durable-objects/digest-object";
 import type { TriggerLedger } from "../../src/durable-objects/ledger/trigger-ledger";
 import worker from "../../src/index";
-import { ledgerOf, tickLedger } from "../ledger";
+import { acceptThenCrash, deliverHeldJobs, ledgerOf, tickLedger } from "../ledger";
 import { api, eventually } from "../request";
 import { createSandboxEnvironment, unique } from "../factories";
 import { byStep, createWorkflow, messageDetail, settledMessages, trigger, type MessageView } from "./helpers";
@@ -154,11 +154,13 @@ describe("cancellation", () => {
   });
 
   it("records every planned message cancelled when the trigger is cancelled before it runs", async () => {
-    const { key } = await createSandboxEnvironment();
+    const { id, key } = await createSandboxEnvironment();
     await createWorkflow(key, emailDelaySms({ for: "PT1M" }));
-    const transactionId = await trigger(key, { workflow: "remind", to: [person(), person()] });
+    // Held in the ledger, so the cancellation surely comes first; then the Queue delivers the job.
+    const { transactionId } = await acceptThenCrash(id, "remind", [person(), person()]);
     const res = await api<{ cancelledMessages: number }>(key, "DELETE", "/v1/trigger", { transactionId });
     expect(res.body.cancelledMessages).toBe(4);
+    await deliverHeldJobs(id, transactionId);
     const messages = await settledMessages(key, transactionId, 4);
     expect(messages.every((m) => m.status === "cancelled")).toBe(true);
   });
@@ -226,11 +228,19 @@ describe("digest steps", () => {
     await createWorkflow(key, digestWorkflow(mode));
     const subscriber = person();
     const transactionIds: string[] = [];
+    const stub = digestStub(id, `comments-${mode}`, subscriber.subscriberId, "p1");
     for (const text of ["one", "two", "three"]) {
-      transactionIds.push(await trigger(key, { workflow: `comments-${mode}`, to: subscriber, payload: { postId: "p1", text } }));
-      await new Promise((r) => setTimeout(r, 1300));
+      const transactionId = await trigger(key, { workflow: `comments-${mode}`, to: subscriber, payload: { postId: "p1", text } });
+      transactionIds.push(transactionId);
+      // In order: the next trigger goes once the digest has decided about this one.
+      await eventually(async () => {
+        const state = await runInDurableObject(stub, async (_i: DigestObject, s) =>
+          s.storage.get<{ decisions: Record<string, string> }>("digest"),
+        );
+        return state?.decisions[transactionId] !== undefined;
+      });
     }
-    return { id, key, subscriber, transactionIds, stub: digestStub(id, `comments-${mode}`, subscriber.subscriberId, "p1") };
+    return { id, key, subscriber, transactionIds, stub };
   }
 
   it("collects three triggers in the window into one message with their events", async () => {

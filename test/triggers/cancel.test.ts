@@ -1,9 +1,9 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { createDb } from "../../src/db/client";
-import { readTrigger, tickLedger } from "../ledger";
+import { acceptThenCrash, deliverHeldJobs, outboxWrites, readTrigger } from "../ledger";
 import { recordTriggers } from "../../src/delivery/trigger-writes";
-import { createEnvironment, createEnvironmentWithWorkflow, createWorkflow, settledTriggerRow, triggerRow, unique } from "../factories";
+import { createEnvironment, createEnvironmentWithWorkflow, createWorkflow, triggerRow, unique } from "../factories";
 import { api, errorPaths, eventually, expectProblem } from "../request";
 
 interface CancelResult {
@@ -11,6 +11,13 @@ interface CancelResult {
   status: "cancelled" | "already_cancelled" | "completed";
   cancelledMessages: number;
   alreadySent: number;
+}
+
+/** An environment with one trigger whose job its ledger still holds: the consumer runs it when the test says (`deliverHeldJobs`). */
+async function heldTrigger() {
+  const environment = await createEnvironmentWithWorkflow();
+  const { transactionId } = await acceptThenCrash(environment.id, environment.workflowKey, "user-1");
+  return { ...environment, transactionId };
 }
 
 /** An environment with one accepted trigger. */
@@ -100,27 +107,28 @@ describe("DELETE /v1/trigger/", () => {
   });
 
   it("leaves the D1 record cancelled when the consumer recorded the trigger before the cancellation", async () => {
-    const { id, key, transactionId } = await acceptedTrigger();
+    const { id, key, transactionId } = await heldTrigger();
     const snapshot = (await readTrigger(id, transactionId))!;
     const { state: _state, ledger: _ledger, coordinated: _coordinated, ...record } = snapshot;
     // The consumer's first write for a trigger that is still running (what it does before any delivery).
     await recordTriggers(createDb(env.DB), [{ record, status: "processing" }]);
     expect((await cancelByBody(key, transactionId)).body.status).toBe("cancelled");
     expect((await triggerRow(id, transactionId))?.status).toBe("cancelled");
-    expect((await settledTriggerRow(id, transactionId)).status).toBe("cancelled");
+    // The rest of that consumer's run, after the cancellation.
+    await deliverHeldJobs(id, transactionId);
+    expect((await triggerRow(id, transactionId))?.status).toBe("cancelled");
   });
 
   it("leaves the D1 record cancelled when the consumer writes it after the cancellation", async () => {
-    const { id, key, transactionId } = await acceptedTrigger();
+    const { id, key, transactionId } = await heldTrigger();
     expect((await cancelByBody(key, transactionId)).body.status).toBe("cancelled");
     const written = await triggerRow(id, transactionId);
     expect(written?.status).toBe("cancelled");
-    // The consumer's own write (after the 1 s batch timeout) bumps updated_at; it must keep the status.
-    const rewritten = await eventually(async () => {
-      const row = await triggerRow(id, transactionId);
-      return row && row.updated_at > written!.updated_at ? row : null;
-    });
-    expect(rewritten.status).toBe("cancelled");
+    // The consumer's own write bumps updated_at; it must keep the status.
+    await deliverHeldJobs(id, transactionId);
+    const rewritten = await triggerRow(id, transactionId);
+    expect(rewritten!.updated_at).toBeGreaterThan(written!.updated_at);
+    expect(rewritten!.status).toBe("cancelled");
   });
 
   it("keeps the D1 record cancelled when a consumer that read the trigger before the cancellation writes after it", async () => {
@@ -137,11 +145,11 @@ describe("DELETE /v1/trigger/", () => {
   it("does not let a cancelled trigger be replayed into delivery", async () => {
     const { id, key, workflowKey, transactionId } = await acceptedTrigger();
     expect((await cancelByBody(key, transactionId)).body.status).toBe("cancelled");
+    const written = await outboxWrites(id, transactionId);
     const replay = await api(key, "POST", "/v1/trigger/", { workflow: workflowKey, to: "user-1", transactionId });
     expect(replay.status).toBe(202);
-    await settledTriggerRow(id, transactionId);
-    // Everything the first accept enqueued has been sent; a replay that enqueued again would leave a job now.
-    expect((await tickLedger(id, transactionId, Date.now())).flushed).toBe(0);
+    // The 202 comes once the ledger has written what it will send: a replay into delivery would have written a job.
+    expect(await outboxWrites(id, transactionId)).toBe(written);
     expect((await triggerRow(id, transactionId))?.status).toBe("cancelled");
     expect((await readTrigger(id, transactionId))?.state).toBe("cancelled");
   });

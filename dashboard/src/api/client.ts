@@ -22,7 +22,8 @@ export const requestAuth: { headers: () => Record<string, string> } = { headers:
 
 const auth: Middleware = {
   onRequest({ request }) {
-    for (const [name, value] of Object.entries(requestAuth.headers())) request.headers.set(name, value);
+    // A call may name its own environment (the admin's environment page acts in the environment it shows).
+    for (const [name, value] of Object.entries(requestAuth.headers())) if (!request.headers.has(name)) request.headers.set(name, value);
     return request;
   },
 };
@@ -35,6 +36,9 @@ const fetchOrProblem: typeof fetch = async (input, init) => {
     throw new ApiError(networkProblem());
   }
 };
+
+/** The options that make one call act in `slug` rather than in the environment chosen in the header. */
+export const inEnvironment = (slug: string) => ({ headers: { "Clarion-Environment": slug } });
 
 export const api = createClient<paths>({ baseUrl: API_URL, fetch: fetchOrProblem });
 api.use(auth);

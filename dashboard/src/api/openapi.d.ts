@@ -10104,7 +10104,7 @@ export interface paths {
                             applicationIdentifier: string;
                             /** @description Whether a session without a correct `subscriberHash` is refused (401). */
                             hmacRequired: boolean;
-                            /** @description The Inbox's `apiUrl`: Clarion's Novu-compatible prefix. */
+                            /** @description Clarion's Novu-compatible prefix: `backendUrl` of `@novu/react`'s `<Inbox/>` (which ignores `apiUrl`), `apiUrl` of `@novu/js`. */
                             apiUrl: string;
                             /** @description The Inbox's `socketUrl` (with `socketOptions: { socketType: 'cloud' }`). */
                             socketUrl: string;
@@ -12941,7 +12941,7 @@ export interface components {
              * @description Stable machine code.
              * @enum {string}
              */
-            code: "bad_request" | "validation_failed" | "malformed_json" | "unsupported_media_type" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "workflow_not_found" | "workflow_inactive" | "workflow_exists" | "workflow_key_immutable" | "workflow_version_not_found" | "workflow_changed" | "workflow_version_conflict" | "subscriber_not_found" | "subscriber_exists" | "variable_not_found" | "variable_exists" | "topic_not_found" | "topic_exists" | "no_valid_recipients" | "transaction_not_found" | "transaction_conflict" | "payload_too_large" | "rate_limited" | "invalid_tracking_link" | "invalid_signature" | "integration_not_found" | "message_not_found" | "suppression_not_found" | "webhook_endpoint_not_found" | "event_not_found" | "secret_requires_resupply" | "destination_not_allowed" | "environment_not_found" | "environment_exists" | "api_key_not_found" | "api_key_revoked" | "api_key_expired" | "invalid_idempotency_key" | "idempotency_key_mismatch" | "idempotency_key_in_flight" | "internal_error";
+            code: "bad_request" | "validation_failed" | "malformed_json" | "unsupported_media_type" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "workflow_not_found" | "workflow_inactive" | "workflow_exists" | "workflow_key_immutable" | "workflow_version_not_found" | "workflow_changed" | "workflow_version_conflict" | "subscriber_not_found" | "subscriber_exists" | "variable_not_found" | "variable_exists" | "topic_not_found" | "topic_exists" | "no_valid_recipients" | "transaction_not_found" | "transaction_conflict" | "payload_too_large" | "rate_limited" | "invalid_tracking_link" | "invalid_signature" | "integration_not_found" | "message_not_found" | "suppression_not_found" | "webhook_endpoint_not_found" | "event_not_found" | "secret_requires_resupply" | "destination_not_allowed" | "environment_not_found" | "environment_exists" | "api_key_not_found" | "api_key_revoked" | "api_key_expired" | "invalid_idempotency_key" | "idempotency_key_mismatch" | "idempotency_key_in_flight" | "application_not_found" | "subscriber_hash_invalid" | "workflow_critical" | "internal_error";
             /** @description Also sent as the `x-request-id` header. */
             requestId?: string;
             errors?: components["schemas"]["FieldError"][];
@@ -14482,7 +14482,7 @@ export interface components {
             hmacSecret: string;
             /** @description Whether a session without a correct `subscriberHash` is refused (401). */
             hmacRequired: boolean;
-            /** @description The Inbox's `apiUrl`: Clarion's Novu-compatible prefix. */
+            /** @description Clarion's Novu-compatible prefix: `backendUrl` of `@novu/react`'s `<Inbox/>` (which ignores `apiUrl`), `apiUrl` of `@novu/js`. */
             apiUrl: string;
             /** @description The Inbox's `socketUrl` (with `socketOptions: { socketType: 'cloud' }`). */
             socketUrl: string;

@@ -1,12 +1,25 @@
 import { activity } from "../pages/activity/feature";
 import { environments } from "../pages/environments/feature";
+import { inbox } from "../pages/inbox/feature";
 import { integrations } from "../pages/integrations/feature";
 import { subscribers } from "../pages/subscribers/feature";
 import { suppressions } from "../pages/suppressions/feature";
 import { topics } from "../pages/topics/feature";
 import { variables } from "../pages/variables/feature";
+import { webhooks } from "../pages/webhooks/feature";
 import { workflows } from "../pages/workflows/feature";
 import type { Feature } from "./feature";
 
 /** The dashboard's areas, in the navigation's order; the first is where signing in lands. */
-export const FEATURES: Feature[] = [workflows, activity, subscribers, topics, integrations, variables, suppressions, environments];
+export const FEATURES: Feature[] = [
+  workflows,
+  activity,
+  inbox,
+  subscribers,
+  topics,
+  integrations,
+  variables,
+  suppressions,
+  webhooks,
+  environments,
+];

@@ -1,4 +1,4 @@
-import { and, type Column, count, desc, eq, inArray, isNotNull, isNull, lt, sql, type SQL } from "drizzle-orm";
+import { and, type Column, count, desc, eq, gt, gte, inArray, isNotNull, isNull, lt, lte, or, sql, type SQL } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { chunk, rowsPerStatement } from "../batch";
 import type { Db } from "../client";
@@ -10,9 +10,14 @@ export type InAppInsert = typeof inAppNotifications.$inferInsert;
 /** Bound parameters per row of the multi-row insert (D1 allows 100 per statement). */
 const INSERT_COLUMNS = 10;
 
-/** Stores in-app notifications; a row already there (a retried send) is left as it is. */
+/**
+ * Stores in-app notifications; a row already there (a retried send) is left as it is. Each
+ * statement answers the ids it inserted, so only new notifications are announced.
+ */
 export function insertNotifications(db: Db, rows: InAppInsert[]): BatchItem<"sqlite">[] {
-  return chunk(rows, rowsPerStatement(INSERT_COLUMNS)).map((part) => db.insert(inAppNotifications).values(part).onConflictDoNothing());
+  return chunk(rows, rowsPerStatement(INSERT_COLUMNS)).map((part) =>
+    db.insert(inAppNotifications).values(part).onConflictDoNothing().returning({ id: inAppNotifications.id }),
+  );
 }
 
 /** Which notifications a feed read or a bulk change applies to: every flag left out matches both ways. */
@@ -23,12 +28,32 @@ export interface InAppFilter {
   /** Any of these tags. */
   tags?: string[];
   workflowKey?: string;
+  /** Every group must match: a notification has one of each group's tags (an AND of ORs). */
+  tagGroups?: string[][];
+  /** Snoozed at `now` (its `snoozedUntil` is later) or not; a snooze that ran out is no snooze. */
+  snoozed?: { value: boolean; now: Date };
+  /** Each clause: the value at `path` in the notification's `data` is one of `anyOf`. */
+  data?: InAppDataClause[];
+  createdGte?: Date;
+  createdLte?: Date;
+  /** Only these notifications. */
+  ids?: string[];
+}
+
+export type InAppDataScalar = string | number | boolean | null;
+export interface InAppDataClause {
+  path: string[];
+  anyOf: InAppDataScalar[];
 }
 
 export interface InAppChange {
   read?: boolean;
   seen?: boolean;
   archived?: boolean;
+  /** A moment to hide the notification until; null wakes it. */
+  snoozedUntil?: Date | null;
+  /** The action the subscriber completed; null reverts it. */
+  completedAction?: "primary" | "secondary" | null;
 }
 
 /** The exact counts an Inbox badge shows: never capped. */
@@ -41,6 +66,22 @@ export interface InAppCounts {
 
 const flag = (column: Column, wanted: boolean | undefined) =>
   wanted === undefined ? undefined : wanted ? isNotNull(column) : isNull(column);
+
+const anyTag = (column: Column, tags: readonly string[]) =>
+  sql`exists (select 1 from json_each(${column}) where json_each.value in ${sql`(${sql.join(
+    tags.map((tag) => sql`${tag}`),
+    sql`, `,
+  )})`})`;
+
+/** A JSON path into `data` with every key quoted, so no key is read as path syntax. */
+const dataPath = (path: readonly string[]) => `$.data${path.map((key) => `."${key.replaceAll('"', "")}"`).join("")}`;
+
+const dataMatches = (column: Column, clause: InAppDataClause) => {
+  const value = sql`json_extract(${column}, ${dataPath(clause.path)})`;
+  // json_extract answers a JSON boolean as 1 or 0.
+  const equal = (v: InAppDataScalar) => (v === null ? sql`${value} is null` : sql`${value} = ${typeof v === "boolean" ? Number(v) : v}`);
+  return or(...clause.anyOf.map(equal));
+};
 
 /**
  * One subscriber's in-app notifications in one environment: every read and write here is
@@ -56,12 +97,17 @@ export function inAppFeed(db: Db, environmentId: string, subscriberId: string) {
       flag(t.seenAt, filter.seen),
       flag(t.archivedAt, filter.archived),
       filter.workflowKey === undefined ? undefined : eq(t.workflowKey, filter.workflowKey),
-      filter.tags?.length
-        ? sql`exists (select 1 from json_each(${t.tags}) where json_each.value in ${sql`(${sql.join(
-            filter.tags.map((tag) => sql`${tag}`),
-            sql`, `,
-          )})`})`
-        : undefined,
+      filter.tags?.length ? anyTag(t.tags, filter.tags) : undefined,
+      ...(filter.tagGroups ?? []).map((group) => anyTag(t.tags, group)),
+      filter.snoozed === undefined
+        ? undefined
+        : filter.snoozed.value
+          ? gt(t.snoozedUntil, filter.snoozed.now)
+          : or(isNull(t.snoozedUntil), lte(t.snoozedUntil, filter.snoozed.now)),
+      ...(filter.data ?? []).map((clause) => dataMatches(t.content, clause)),
+      filter.createdGte === undefined ? undefined : gte(t.createdAt, filter.createdGte),
+      filter.createdLte === undefined ? undefined : lte(t.createdAt, filter.createdLte),
+      filter.ids === undefined ? undefined : filter.ids.length ? inArray(t.id, filter.ids) : sql`0`,
     );
   // Setting a moment keeps the first one; clearing it forgets it.
   const moment = (column: Column, wanted: boolean | undefined, now: Date) =>
@@ -76,6 +122,8 @@ export function inAppFeed(db: Db, environmentId: string, subscriberId: string) {
     if (seenAt !== undefined) set.seenAt = seenAt;
     const archived = moment(t.archivedAt, change.archived, now);
     if (archived !== undefined) set.archivedAt = archived;
+    if (change.snoozedUntil !== undefined) set.snoozedUntil = change.snoozedUntil;
+    if (change.completedAction !== undefined) set.completedAction = change.completedAction;
     return set;
   };
 
@@ -91,13 +139,14 @@ export function inAppFeed(db: Db, environmentId: string, subscriberId: string) {
     },
 
     /** Newest first; the cursor is the last id of the previous page (ids are time-ordered). */
-    async list(filter: InAppFilter, limit: number, after?: string): Promise<{ data: InAppRow[]; hasMore: boolean }> {
+    async list(filter: InAppFilter, limit: number, after?: string, offset = 0): Promise<{ data: InAppRow[]; hasMore: boolean }> {
       const rows = await db
         .select()
         .from(t)
         .where(and(where(filter), after ? lt(t.id, after) : undefined))
         .orderBy(desc(t.id))
-        .limit(limit + 1);
+        .limit(limit + 1)
+        .offset(offset);
       return { data: rows.slice(0, limit), hasMore: rows.length > limit };
     },
 
@@ -141,6 +190,12 @@ export function inAppFeed(db: Db, environmentId: string, subscriberId: string) {
     /** Changes every notification the filter matches; returns the ids it changed. */
     async updateAll(change: InAppChange, filter: InAppFilter, now: Date): Promise<string[]> {
       const rows = await db.update(t).set(changes(change, now)).where(where(filter)).returning({ id: t.id });
+      return rows.map((r) => r.id);
+    },
+
+    /** Deletes every notification the filter matches; returns the ids it deleted. */
+    async removeAll(filter: InAppFilter): Promise<string[]> {
+      const rows = await db.delete(t).where(where(filter)).returning({ id: t.id });
       return rows.map((r) => r.id);
     },
 

@@ -21,7 +21,7 @@ export interface Delivered {
 /** Calls the providers for every granted send of a step, in parallel: the failover chain picks each attempt's integration. */
 export function sendAll(env: Bindings, scope: StepScope, sends: Send[], chain: IntegrationConfig[]): Promise<Delivered[]> {
   const { step, trigger } = scope;
-  if (step.type === "in_app") return storeAll(scope, sends, chain[0]!);
+  if (step.type === "in_app") return storeAll(env, scope, sends, chain[0]!);
   return Promise.all(
     sends.map(async (send): Promise<Delivered> => {
       const integration = integrationForAttempt(chain, send.attempts)!;
@@ -58,8 +58,9 @@ export function sendAll(env: Bindings, scope: StepScope, sends: Send[], chain: I
 }
 
 /** The in-app step's sends: stored by Clarion in one batch rather than sent one by one. */
-async function storeAll(scope: StepScope, sends: Send[], integration: IntegrationConfig): Promise<Delivered[]> {
+async function storeAll(env: Bindings, scope: StepScope, sends: Send[], integration: IntegrationConfig): Promise<Delivered[]> {
   const results = await storeInApp(
+    env,
     scope,
     sends.map((s) => ({ messageId: s.messageId, subscriberId: s.recipient.profile.subscriberId, content: s.content })),
   );

@@ -1,7 +1,9 @@
+import type { Context } from "hono";
+import { createDb } from "../../db/client";
+import { inboxSockets } from "../../durable-objects/inbox-socket/client";
+import type { AppEnv } from "../../env";
 import { ApiError, notFound } from "../../lib/errors";
 import { apiRoute, createRouter, json, security } from "../../lib/openapi";
-import { createDb } from "../../db/client";
-import type { Bindings } from "../../env";
 import { filterOf, inboxService, toNotification } from "./feed";
 import {
   FeedParams,
@@ -18,9 +20,8 @@ import {
 
 export const feedRoutes = createRouter();
 
-// With the webhook Queue, so the read/seen/archived events a change writes go out at once.
-const inbox = (c: { env: Bindings; get: (key: "environmentId") => string }) => (subscriberId: string) =>
-  inboxService(createDb(c.env.DB), c.get("environmentId"), subscriberId, c.env);
+const inbox = (c: Context<AppEnv>) => (subscriberId: string) =>
+  inboxService(createDb(c.env.DB), c.get("environmentId"), subscriberId, inboxSockets(c.env.INBOX_SOCKETS), c.env);
 const tags = ["In-app"];
 const ID = /^msg_[0-9a-f]{32}$/;
 const missing = (id: string) => notFound("subscriber_not_found", `subscriber "${id}"`);

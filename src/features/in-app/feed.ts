@@ -2,6 +2,7 @@ import type { Db } from "../../db/client";
 import type { InAppChange, InAppFilter, InAppRow } from "../../db/queries/in-app";
 import { inAppFeed } from "../../db/queries/in-app";
 import type { EventQueue } from "../../delivery/webhooks/dispatch";
+import type { InboxSockets } from "../../durable-objects/inbox-socket/client";
 import { applyStatuses, type IncomingStatus } from "../messages/status";
 import type { InAppNotification } from "./schemas";
 
@@ -54,9 +55,10 @@ const trackingOf = (change: InAppChange, at: Date): IncomingStatus[] => [
 
 /**
  * Changes to one subscriber's Inbox, from the API or the browser alike: the notification rows
- * and the messages' tracking events move together.
+ * and the messages' tracking events move together, and every change that touched a notification
+ * pushes the new counts to the subscriber's open sockets.
  */
-export function inboxService(db: Db, environmentId: string, subscriberId: string, queue?: EventQueue) {
+export function inboxService(db: Db, environmentId: string, subscriberId: string, sockets: InboxSockets, queue: EventQueue) {
   const feed = inAppFeed(db, environmentId, subscriberId);
   const track = async (ids: string[], change: InAppChange, now: Date) => {
     const reports = trackingOf(change, now);
@@ -71,7 +73,10 @@ export function inboxService(db: Db, environmentId: string, subscriberId: string
     feed,
     async change(id: string, change: InAppChange, now = new Date()): Promise<InAppRow | null> {
       const row = await feed.update(id, change, now);
-      if (row) await track([row.id], change, now);
+      if (row) {
+        await track([row.id], change, now);
+        await sockets.changed(environmentId, subscriberId);
+      }
       return row;
     },
     async changeAll(change: InAppChange, filter: InAppFilter, now = new Date()): Promise<string[]> {
@@ -81,7 +86,19 @@ export function inboxService(db: Db, environmentId: string, subscriberId: string
       const narrowed = only && filter[only] === undefined ? { ...filter, [only]: !change[only] } : filter;
       const ids = await feed.updateAll(change, narrowed, now);
       await track(ids, change, now);
+      if (ids.length > 0) await sockets.changed(environmentId, subscriberId);
       return ids;
+    },
+    /** Deletes from the Inbox only: the messages and their timelines stay. Returns the ids deleted. */
+    async remove(ids: string[]): Promise<string[]> {
+      const removed = await feed.remove(ids);
+      if (removed.length > 0) await sockets.changed(environmentId, subscriberId);
+      return removed;
+    },
+    async removeAll(filter: InAppFilter): Promise<string[]> {
+      const removed = await feed.removeAll(filter);
+      if (removed.length > 0) await sockets.changed(environmentId, subscriberId);
+      return removed;
     },
   };
 }

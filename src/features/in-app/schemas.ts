@@ -101,7 +101,10 @@ export const InAppSettings = z
       description: "Keep it on your backend: `subscriberHash` = hex HMAC-SHA256(hmacSecret, subscriberId). Never send it to a browser.",
     }),
     hmacRequired: z.boolean().openapi({ description: "Whether a session without a correct `subscriberHash` is refused (401)." }),
-    apiUrl: z.string().openapi({ description: "The Inbox's `apiUrl`: Clarion's Novu-compatible prefix." }),
+    apiUrl: z.string().openapi({
+      description:
+        "Clarion's Novu-compatible prefix: `backendUrl` of `@novu/react`'s `<Inbox/>` (which ignores `apiUrl`), `apiUrl` of `@novu/js`.",
+    }),
     socketUrl: z.string().openapi({ description: "The Inbox's `socketUrl` (with `socketOptions: { socketType: 'cloud' }`)." }),
   })
   .openapi("InAppSettings", {

@@ -7,12 +7,7 @@ const aad = (environmentId: string) => `in_app:${environmentId}`;
 const hex = (bytes: Uint8Array) => [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("");
 const randomHex = (bytes: number) => hex(crypto.getRandomValues(new Uint8Array(bytes)));
 
-/** `subscriberHash` as a customer's backend computes it: hex HMAC-SHA256(hmacSecret, subscriberId). */
-export async function subscriberHash(hmacSecret: string, subscriberId: string): Promise<string> {
-  const encoder = new TextEncoder();
-  const key = await crypto.subtle.importKey("raw", encoder.encode(hmacSecret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
-  return hex(new Uint8Array(await crypto.subtle.sign("HMAC", key, encoder.encode(subscriberId))));
-}
+export { subscriberHash } from "../../contract/subscriber-hash";
 
 export interface InAppSettings {
   environmentId: string;

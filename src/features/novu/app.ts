@@ -10,12 +10,14 @@ import { createRouter, IDEMPOTENCY_COMPONENTS } from "../../lib/openapi";
 import { apiKeyAuth } from "../environments/auth";
 import { novuErrorResponse } from "./errors";
 import { novuEventsRoutes } from "./events";
+import { inboxRoutes } from "./inbox/app";
 import { novuListsV1Routes } from "./lists-v1";
 import { novuListsV2Routes } from "./lists-v2";
 import { novuSubscribersV1Routes } from "./subscribers-v1";
 import { novuSubscribersV2Routes } from "./subscribers-v2";
 import { novuTopicMemberRoutes } from "./topic-member";
 import { NOVU_TAG } from "./routing";
+import { novuSocketRoutes } from "./socket";
 import { novuTopicsRoutes } from "./topics";
 
 const KEYED = ["/v1/*", "/v2/*"];
@@ -45,6 +47,8 @@ function novuRouter() {
     return c.json(document);
   });
 
+  // The browser's Inbox, with its own session token: mounted before the key check of /v1/*.
+  routes.route("/", inboxRoutes);
   routes.on("ALL", KEYED, apiKeyAuth);
   routes.use("/v1/events/trigger/bulk", jsonBody({ maxSize: BULK_BODY_LIMIT }));
   routes.use("/v1/subscribers/bulk", jsonBody({ maxSize: BULK_BODY_LIMIT }));
@@ -58,6 +62,7 @@ function novuRouter() {
   routes.route("/", novuListsV1Routes);
   routes.route("/", novuListsV2Routes);
   routes.route("/", novuTopicMemberRoutes);
+  routes.route("/", novuSocketRoutes);
   routes.all("*", (c) => {
     throw new ApiError("not_found", `No Novu route for ${c.req.method} ${c.req.path}.`);
   });
@@ -67,6 +72,12 @@ function novuRouter() {
     in: "header",
     name: "Authorization",
     description: "`ApiKey <key>`, as Novu's SDKs send their secret key. The key selects the environment.",
+  });
+  routes.openAPIRegistry.registerComponent("securitySchemes", "InboxSession", {
+    type: "http",
+    scheme: "bearer",
+    description:
+      "The `token` of `POST /v1/inbox/session`, as `@novu/js` sends it. It names one subscriber of one environment and expires after 24 hours.",
   });
   routes.openAPIRegistry.registerComponent("parameters", "IdempotencyKey", IDEMPOTENCY_COMPONENTS.parameter);
   routes.openAPIRegistry.registerComponent("headers", "IdempotencyReplay", IDEMPOTENCY_COMPONENTS.header);

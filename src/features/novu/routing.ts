@@ -11,7 +11,7 @@ const NOVU_NOTE =
 type Responses = RouteConfig["responses"];
 
 /** `apiRoute` documents problem documents; on `/novu` the same statuses answer Novu's error body. */
-function asNovuErrors(responses: Responses): Responses {
+export function asNovuErrors(responses: Responses): Responses {
   return Object.fromEntries(
     Object.entries(responses).map(([status, response]) => {
       const problem = "content" in response && response.content?.["application/problem+json"];

@@ -14,6 +14,7 @@ import {
   topicMembers,
   triggers,
 } from "../../db/schema";
+import { inboxSockets } from "../../durable-objects/inbox-socket/client";
 import { allLedgerNames, coordinatorStub, ledgerStub } from "../../durable-objects/ledger/shards";
 import type { Bindings } from "../../env";
 import { answersMentioning, environmentKeyScope, replaceAnswerBody } from "../../lib/idempotency-store";
@@ -41,6 +42,8 @@ export async function eraseSubscriber(env: Bindings, environmentId: string, subs
   const waitingStepsCancelled = await cancelWaitingSteps(env, environmentId, subscriberId);
   const deleted = eventRow(environmentId, "subscriber.deleted", { subscriberId });
   const erased = await eraseRecords(db, environmentId, subscriberId, deleted);
+  // After the profile is gone, so a reconnecting Inbox is refused rather than let back in.
+  await inboxSockets(env.INBOX_SOCKETS).close(environmentId, subscriberId);
   await dispatchEvents(env, environmentId, [deleted.id]);
   return { subscriberId, erased: { profile: true, ...erased, waitingStepsCancelled } };
 }

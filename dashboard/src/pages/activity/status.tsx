@@ -14,6 +14,10 @@ const TONE: Record<string, "ok" | "warn" | "bad" | "info" | undefined> = {
   undeliverable: "bad",
   cancelled: undefined,
   skipped: undefined,
+  // An in-app message's Inbox life: seen and read are the subscriber's answers, as an open or a click is.
+  seen: "ok",
+  read: "ok",
+  archived: undefined,
 };
 
 /** A message's or a trigger's status as a coloured badge. */

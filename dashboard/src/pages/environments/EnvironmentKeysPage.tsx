@@ -10,7 +10,9 @@ import { PageHeader } from "../../ui/PageHeader";
 import { ProblemView } from "../../ui/ProblemView";
 import { ConfirmDialog, useConfirm } from "../../ui/ConfirmDialog";
 import { useSession } from "../../session/session";
+import { InAppSettingsCard } from "./InAppSettingsCard";
 import { NewKey } from "./NewKey";
+import { PreferencePageCard } from "./PreferencePageCard";
 import "./environments.css";
 
 type ApiKey = components["schemas"]["ApiKey"];
@@ -20,7 +22,10 @@ const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : "â€
 /** A date input's day, to its last second in UTC. */
 const endOfDay = (day: string) => (day ? new Date(`${day}T23:59:59.000Z`).toISOString() : undefined);
 
-/** One environment's API keys: create (shown once), rotate with an overlap, revoke. */
+/**
+ * One environment: its API keys (create, shown once; rotate with an overlap; revoke), its Inbox
+ * settings and its preference page's branding.
+ */
 export function EnvironmentKeysPage() {
   const { slug = "" } = useParams();
   const queryClient = useQueryClient();
@@ -217,6 +222,12 @@ export function EnvironmentKeysPage() {
           </table>
         </div>
       )}
+      {environment.data ? (
+        <div className="settings-grid">
+          <InAppSettingsCard slug={slug} />
+          <PreferencePageCard slug={slug} />
+        </div>
+      ) : null}
       <ConfirmDialog
         open={revoking !== null}
         title="Revoke this key?"

@@ -1,0 +1,111 @@
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { CopyButton } from "../../ui/CopyButton";
+import { useConfirm } from "../../ui/ConfirmDialog";
+import { Loading } from "../../ui/Loading";
+import { ProblemView } from "../../ui/ProblemView";
+import { InboxSnippets } from "./InboxSnippets";
+import { inAppSettingsQuery, rotateInboxSecret, setHmacRequired } from "./settings-queries";
+
+/** What the Novu Inbox needs to run against this environment: identifier, subscriber hashes, addresses, code. */
+export function InAppSettingsCard({ slug }: { slug: string }) {
+  const queryClient = useQueryClient();
+  const settings = useQuery(inAppSettingsQuery(slug));
+  const [shown, setShown] = useState(false);
+  const [dialog, ask] = useConfirm();
+  const key = inAppSettingsQuery(slug).queryKey;
+  // The choice shows at once; the answer confirms it (or the error says why not, and the box goes back).
+  const [wanted, setWanted] = useState<boolean | null>(null);
+  const hmac = useMutation({
+    mutationFn: (required: boolean) => setHmacRequired(slug, required),
+    onSuccess: (next) => queryClient.setQueryData(key, next),
+    onSettled: () => setWanted(null),
+  });
+  const rotate = useMutation({
+    mutationFn: () => rotateInboxSecret(slug),
+    onSuccess: async (next) => {
+      // Only a replay (an Idempotency-Key, which the dashboard never sends) comes without the secret.
+      if ("hmacSecret" in next) queryClient.setQueryData(key, next);
+      else await queryClient.invalidateQueries({ queryKey: key });
+      setShown(true);
+    },
+  });
+  const data = settings.data;
+
+  async function askToRotate() {
+    const yes = await ask({
+      title: "Rotate the Inbox HMAC secret?",
+      body: (
+        <p>
+          Every <code>subscriberHash</code> made with the current secret is refused from now on: Inboxes in your app fail to open until your
+          backend computes hashes with the new one.
+        </p>
+      ),
+      confirm: "Rotate secret",
+      danger: true,
+    });
+    if (yes) rotate.mutate();
+  }
+
+  return (
+    <section className="card settings-card" aria-labelledby="in-app-title" data-testid="in-app-settings">
+      <h2 id="in-app-title">In-app Inbox</h2>
+      <p className="muted small">
+        Novu's <code>&lt;Inbox/&gt;</code> (<code>@novu/react</code>) and <code>@novu/js</code> run against this environment with these
+        props. The identifier is public; the HMAC secret stays on your backend.
+      </p>
+      {dialog}
+      {settings.error ? <ProblemView error={settings.error} /> : null}
+      {hmac.error ? <ProblemView error={hmac.error} /> : null}
+      {rotate.error ? <ProblemView error={rotate.error} /> : null}
+      {settings.isPending ? <Loading what="the Inbox settings" /> : null}
+      {data ? (
+        <>
+          <dl className="facts">
+            <dt>Application identifier</dt>
+            <dd>
+              <code data-testid="application-identifier">{data.applicationIdentifier}</code>{" "}
+              <CopyButton text={data.applicationIdentifier} label="Copy identifier" />
+            </dd>
+            <dt>API URL</dt>
+            <dd>
+              <code>{data.apiUrl}</code>
+            </dd>
+            <dt>Socket URL</dt>
+            <dd>
+              <code>{data.socketUrl}</code>
+            </dd>
+            <dt>HMAC secret</dt>
+            <dd>
+              {shown ? (
+                <>
+                  <code data-testid="hmac-secret">{data.hmacSecret}</code> <CopyButton text={data.hmacSecret} label="Copy secret" />
+                </>
+              ) : (
+                <span className="muted">hidden</span>
+              )}
+              <div className="row-actions">
+                <button type="button" onClick={() => setShown(!shown)}>
+                  {shown ? "Hide secret" : "Reveal secret"}
+                </button>
+                <button type="button" className="danger" onClick={() => void askToRotate()} disabled={rotate.isPending}>
+                  Rotate secret
+                </button>
+              </div>
+            </dd>
+          </dl>
+          <label className="toggle">
+            <input type="checkbox" checked={data.hmacRequired} disabled={hmac.isPending} onChange={(e) => hmac.mutate(e.target.checked)} />{" "}
+            Require a subscriber hash
+          </label>
+          <p className="muted small">
+            {(wanted ?? data.hmacRequired)
+              ? "An Inbox opens only with subscriberHash = hex HMAC-SHA256(secret, subscriberId), computed by your backend."
+              : "Off: any browser can open any subscriber's Inbox by its id. For development only."}
+          </p>
+          <InboxSnippets target={data} />
+        </>
+      ) : null}
+    </section>
+  );
+}

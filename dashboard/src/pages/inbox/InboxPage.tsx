@@ -1,0 +1,90 @@
+import { useQuery } from "@tanstack/react-query";
+import { type FormEvent, useState } from "react";
+import { Link, useSearchParams } from "react-router";
+import { api, unwrap } from "../../api/client";
+import { useSession } from "../../session/session";
+import { Loading } from "../../ui/Loading";
+import { PageHeader } from "../../ui/PageHeader";
+import { ProblemView } from "../../ui/ProblemView";
+import { inAppSettingsQuery } from "../environments/settings-queries";
+import { subscriberPath } from "../subscribers/search";
+import { InboxPreview } from "./InboxPreview";
+import "./inbox.css";
+
+/** Only here: opening an Inbox marks its notifications seen, which a real user's Inbox should not owe to a look from the team. */
+const PREVIEW_ENVIRONMENT = "development";
+
+/** The Inbox a subscriber sees in the team's app, for a subscriber chosen here (development only). */
+export function InboxPage() {
+  const { environment, who, setEnvironment } = useSession();
+  const [params, setParams] = useSearchParams();
+  const chosen = params.get("subscriber")?.trim() ?? "";
+  const [typed, setTyped] = useState(chosen);
+  const [open, setOpen] = useState(true);
+  const inDevelopment = environment === PREVIEW_ENVIRONMENT;
+  const settings = useQuery({ ...inAppSettingsQuery(environment), enabled: inDevelopment });
+  const subscriber = useQuery({
+    queryKey: ["subscribers", chosen],
+    queryFn: () => unwrap(api.GET("/v1/subscribers/{subscriberId}", { params: { path: { subscriberId: chosen } } })),
+    enabled: inDevelopment && chosen !== "",
+  });
+
+  function submit(event: FormEvent) {
+    event.preventDefault();
+    setParams(typed.trim() ? { subscriber: typed.trim() } : {}, { replace: true });
+  }
+
+  if (!inDevelopment) {
+    const reachable = who?.environments.some((e) => e.slug === PREVIEW_ENVIRONMENT);
+    return (
+      <>
+        <PageHeader title="Inbox" />
+        <div className="empty" data-testid="inbox-development-only">
+          <p>
+            The Inbox preview runs in the <code>{PREVIEW_ENVIRONMENT}</code> environment only: opening an Inbox marks its notifications
+            seen, and a look from the team should not change what a real user sees.
+          </p>
+          {reachable ? (
+            <button type="button" className="primary" onClick={() => setEnvironment(PREVIEW_ENVIRONMENT)}>
+              Switch to {PREVIEW_ENVIRONMENT}
+            </button>
+          ) : null}
+        </div>
+      </>
+    );
+  }
+
+  return (
+    <>
+      <PageHeader title="Inbox" />
+      <p className="muted">
+        Novu's <code>&lt;Inbox/&gt;</code> (<code>@novu/react</code>), pointed at this Clarion with the props from the environment page:
+        what a subscriber sees in your app. New notifications appear as they are stored.
+      </p>
+      <form className="inline-form card" onSubmit={submit} aria-label="Choose a subscriber">
+        <div className="field">
+          <label htmlFor="inbox-subscriber">Subscriber id</label>
+          <input id="inbox-subscriber" value={typed} placeholder="user-42" onChange={(e) => setTyped(e.target.value)} spellCheck={false} />
+        </div>
+        <button type="submit" className="primary" disabled={!typed.trim()}>
+          Open Inbox
+        </button>
+        <label>
+          <input type="checkbox" checked={open} onChange={(e) => setOpen(e.target.checked)} /> Keep the list open
+        </label>
+      </form>
+      {settings.error ? <ProblemView error={settings.error} /> : null}
+      {subscriber.error ? <ProblemView error={subscriber.error} /> : null}
+      {chosen === "" ? <p className="muted">Choose a subscriber to see their Inbox.</p> : null}
+      {chosen && (settings.isPending || subscriber.isPending) ? <Loading what="the Inbox" /> : null}
+      {settings.data && subscriber.data ? (
+        <>
+          <p className="small">
+            The Inbox of <Link to={subscriberPath(chosen)}>{chosen}</Link>
+          </p>
+          <InboxPreview settings={settings.data} subscriberId={chosen} open={open} />
+        </>
+      ) : null}
+    </>
+  );
+}

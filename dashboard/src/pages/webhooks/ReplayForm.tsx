@@ -1,0 +1,57 @@
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { type FormEvent, useState } from "react";
+import { ApiError } from "../../api/problem";
+import { Field } from "../../ui/Field";
+import { ProblemView } from "../../ui/ProblemView";
+import { replay, WEBHOOKS } from "./queries";
+
+/** A datetime-local value (the person's own clock) as an instant. */
+const instant = (local: string) => (local ? new Date(local).toISOString() : undefined);
+/** A datetime-local value for an instant, in the person's own clock. */
+const local = (date: Date) => new Date(date.getTime() - date.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
+
+/** Sends a window of events again, with their original ids: by default only those that never got through. */
+export function ReplayForm({ id }: { id: string }) {
+  const queryClient = useQueryClient();
+  const [since, setSince] = useState(() => local(new Date(Date.now() - 24 * 3_600_000)));
+  const [until, setUntil] = useState("");
+  const [onlyFailed, setOnlyFailed] = useState(true);
+  const run = useMutation({
+    mutationFn: () => replay(id, { since: instant(since) ?? "", until: instant(until), onlyFailed }),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: [...WEBHOOKS, "attempts", id] }),
+  });
+  const fieldError = (path: string) => (run.error instanceof ApiError ? run.error.fieldError(path) : undefined);
+
+  function submit(event: FormEvent) {
+    event.preventDefault();
+    run.mutate();
+  }
+
+  return (
+    <form className="card" onSubmit={submit} aria-labelledby="replay-title">
+      <h2 id="replay-title">Replay</h2>
+      <p className="muted small">Queues the events of a time window again, with the same ids, so a receiver that was down catches up.</p>
+      <div className="inline-fields">
+        <Field label="Since" error={fieldError("since")}>
+          <input type="datetime-local" value={since} onChange={(e) => setSince(e.target.value)} required />
+        </Field>
+        <Field label="Until (optional)" error={fieldError("until")}>
+          <input type="datetime-local" value={until} onChange={(e) => setUntil(e.target.value)} />
+        </Field>
+      </div>
+      <label>
+        <input type="checkbox" checked={onlyFailed} onChange={(e) => setOnlyFailed(e.target.checked)} /> Only events that did not get
+        through
+      </label>
+      {run.error && !fieldError("since") && !fieldError("until") ? <ProblemView error={run.error} /> : null}
+      {run.data ? (
+        <p role="status" data-testid="replay-result">
+          {run.data.queued === 1 ? "1 event queued again." : `${run.data.queued} events queued again.`}
+        </p>
+      ) : null}
+      <button type="submit" disabled={run.isPending || !since}>
+        {onlyFailed ? "Replay failed events" : "Replay events"}
+      </button>
+    </form>
+  );
+}

@@ -1,0 +1,75 @@
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { ApiError } from "../../api/problem";
+import { ConfirmDialog } from "../../ui/ConfirmDialog";
+import { Field } from "../../ui/Field";
+import { ProblemView } from "../../ui/ProblemView";
+import { rotateSecret, secretQuery } from "./queries";
+
+/** The signing secret: hidden until asked for, and rotated with an overlap during which both sign. */
+export function SecretCard({ id }: { id: string }) {
+  const queryClient = useQueryClient();
+  const [shown, setShown] = useState(false);
+  const [rotating, setRotating] = useState(false);
+  const [overlapHours, setOverlapHours] = useState("24");
+  const secret = useQuery({ ...secretQuery(id), enabled: shown });
+  const rotate = useMutation({
+    mutationFn: () => rotateSecret(id, Number(overlapHours)),
+    onSuccess: async (rotated) => {
+      // Only a replay (an Idempotency-Key, which the dashboard never sends) comes without the secrets.
+      if ("secret" in rotated) queryClient.setQueryData(secretQuery(id).queryKey, rotated);
+      else await queryClient.invalidateQueries({ queryKey: secretQuery(id).queryKey });
+      setShown(true);
+      setRotating(false);
+    },
+  });
+  const overlapError = rotate.error instanceof ApiError ? rotate.error.fieldError("overlapHours") : undefined;
+  const data = shown ? secret.data : undefined;
+
+  return (
+    <section className="card" aria-labelledby="secret-title">
+      <h2 id="secret-title">Signing secret</h2>
+      <p className="muted small">
+        Verify each delivery's <code>webhook-signature</code> with it (the <code>standardwebhooks</code> package does). Keep it on your
+        server.
+      </p>
+      {data ? (
+        <>
+          <code className="secret" data-testid="endpoint-secret">
+            {data.secret}
+          </code>
+          {data.previousSecret ? (
+            <p className="small" data-testid="previous-secret">
+              The previous secret <code>{data.previousSecret}</code> signs too until{" "}
+              {data.previousSecretExpiresAt ? new Date(data.previousSecretExpiresAt).toLocaleString() : "—"}: every delivery carries both
+              signatures.
+            </p>
+          ) : null}
+        </>
+      ) : null}
+      {secret.error ? <ProblemView error={secret.error} /> : null}
+      <div className="row-actions">
+        <button type="button" onClick={() => setShown(!shown)} disabled={shown && secret.isFetching}>
+          {shown ? "Hide secret" : "Reveal secret"}
+        </button>
+        <button type="button" onClick={() => setRotating(true)}>
+          Rotate secret
+        </button>
+      </div>
+      <ConfirmDialog
+        open={rotating}
+        title="Rotate the signing secret?"
+        confirm="Rotate secret"
+        busy={rotate.isPending}
+        onConfirm={() => rotate.mutate()}
+        onCancel={() => setRotating(false)}
+      >
+        <p>A new secret signs from now on. During the overlap the old one signs too, so your receiver can switch without losing events.</p>
+        <Field label="Overlap (hours)" error={overlapError} hint="0 stops the old secret at once; at most 168.">
+          <input type="number" min={0} max={168} value={overlapHours} onChange={(e) => setOverlapHours(e.target.value)} />
+        </Field>
+        {rotate.error && !overlapError ? <ProblemView error={rotate.error} /> : null}
+      </ConfirmDialog>
+    </section>
+  );
+}

@@ -1,0 +1,105 @@
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { Link, useNavigate, useParams } from "react-router";
+import { useConfirm } from "../../ui/ConfirmDialog";
+import { Loading } from "../../ui/Loading";
+import { PageHeader } from "../../ui/PageHeader";
+import { ProblemView } from "../../ui/ProblemView";
+import { AttemptResult } from "./AttemptResult";
+import { AttemptsTable } from "./AttemptsTable";
+import { EndpointStatus, eventsLabel } from "./EndpointStatus";
+import { ReplayForm } from "./ReplayForm";
+import { SecretCard } from "./SecretCard";
+import { deleteEndpoint, endpointQuery, sendTest, updateEndpoint, WEBHOOKS } from "./queries";
+import "./webhooks.css";
+
+/** One endpoint: test it, its secret, its attempts, replay, turn it off or on, delete it. */
+export function WebhookEndpointPage() {
+  const { id = "" } = useParams();
+  const navigate = useNavigate();
+  const queryClient = useQueryClient();
+  const endpoint = useQuery(endpointQuery(id));
+  const [dialog, ask] = useConfirm();
+  const refresh = () => queryClient.invalidateQueries({ queryKey: WEBHOOKS });
+  const test = useMutation({ mutationFn: () => sendTest(id), onSuccess: refresh });
+  const toggle = useMutation({ mutationFn: (enabled: boolean) => updateEndpoint(id, { enabled }), onSuccess: refresh });
+  const remove = useMutation({
+    mutationFn: () => deleteEndpoint(id),
+    onSuccess: () => {
+      queryClient.removeQueries({ queryKey: endpointQuery(id).queryKey });
+      void refresh();
+      navigate("/webhooks");
+    },
+  });
+  const data = endpoint.data;
+
+  async function askToDelete() {
+    const yes = await ask({
+      title: "Delete this endpoint?",
+      body: (
+        <p>
+          Events stop going to <code>{data?.url}</code> at once, and deliveries still queued for it are dropped. This cannot be undone.
+        </p>
+      ),
+      confirm: "Delete endpoint",
+      danger: true,
+    });
+    if (yes) remove.mutate();
+  }
+
+  return (
+    <>
+      <PageHeader title={data ? <span className="endpoint-url">{data.url}</span> : "Webhook endpoint"}>
+        {data ? (
+          <>
+            <button type="button" className="primary" onClick={() => test.mutate()} disabled={test.isPending}>
+              {test.isPending ? "Sending…" : "Send test event"}
+            </button>
+            <button type="button" onClick={() => toggle.mutate(!data.enabled)} disabled={toggle.isPending}>
+              {data.enabled ? "Disable" : "Enable"}
+            </button>
+            <button type="button" className="danger" onClick={() => void askToDelete()} disabled={remove.isPending}>
+              Delete
+            </button>
+          </>
+        ) : null}
+      </PageHeader>
+      {dialog}
+      <p>
+        <Link to="/webhooks">← Webhooks</Link>
+      </p>
+      {endpoint.error ? <ProblemView error={endpoint.error} /> : null}
+      {test.error ? <ProblemView error={test.error} /> : null}
+      {toggle.error ? <ProblemView error={toggle.error} /> : null}
+      {remove.error ? <ProblemView error={remove.error} /> : null}
+      {test.data ? <AttemptResult attempt={test.data} /> : null}
+      {endpoint.isPending ? <Loading what="the endpoint" /> : null}
+      {data ? (
+        <>
+          <dl className="facts">
+            <dt>Status</dt>
+            <dd data-testid="endpoint-status">
+              <EndpointStatus endpoint={data} />
+            </dd>
+            <dt>Events</dt>
+            <dd>{eventsLabel(data.events)}</dd>
+            {data.description ? (
+              <>
+                <dt>Description</dt>
+                <dd>{data.description}</dd>
+              </>
+            ) : null}
+            <dt>Id</dt>
+            <dd>
+              <code>{data.id}</code>
+            </dd>
+          </dl>
+          <div className="webhooks-grid">
+            <SecretCard id={id} />
+            <ReplayForm id={id} />
+          </div>
+          <AttemptsTable id={id} />
+        </>
+      ) : null}
+    </>
+  );
+}

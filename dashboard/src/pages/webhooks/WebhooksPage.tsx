@@ -1,0 +1,111 @@
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { type FormEvent, useState } from "react";
+import { Link, useNavigate } from "react-router";
+import { ApiError } from "../../api/problem";
+import { Field } from "../../ui/Field";
+import { Loading } from "../../ui/Loading";
+import { PageHeader } from "../../ui/PageHeader";
+import { ProblemView } from "../../ui/ProblemView";
+import { standingError } from "../../ui/standing-errors";
+import { EndpointStatus, eventsLabel } from "./EndpointStatus";
+import { EventTypePicker } from "./EventTypePicker";
+import { createEndpoint, type EventType, endpointsQuery, WEBHOOKS } from "./queries";
+import "./webhooks.css";
+
+/** The environment's webhook endpoints, and a form to add one. */
+export function WebhooksPage() {
+  const queryClient = useQueryClient();
+  const navigate = useNavigate();
+  const list = useQuery(endpointsQuery());
+  const [url, setUrl] = useState("");
+  const [description, setDescription] = useState("");
+  const [events, setEvents] = useState<EventType[] | null>(null);
+  const body = { url: url.trim(), description: description.trim() || null, events, enabled: true };
+  const create = useMutation({
+    mutationFn: createEndpoint,
+    onSuccess: async (created) => {
+      await queryClient.invalidateQueries({ queryKey: WEBHOOKS });
+      navigate(`/webhooks/${encodeURIComponent(created.id)}`);
+    },
+  });
+  const error = standingError(create.error, create.variables, body);
+  const fieldError = (path: string) => (error instanceof ApiError ? error.fieldError(path) : undefined);
+  const rows = list.data ?? [];
+
+  function submit(event: FormEvent) {
+    event.preventDefault();
+    create.mutate(body);
+  }
+
+  return (
+    <>
+      <PageHeader title="Webhooks">
+        <Link to="/webhooks/events">Event log</Link>
+      </PageHeader>
+      <p className="muted">
+        Clarion POSTs this environment's events (messages sent, delivered, bounced…, triggers completed, subscribers changed) to your
+        endpoints, signed per Standard Webhooks, retried for up to three days. Order between events is not promised.
+      </p>
+      <div className="webhooks-grid">
+        <section aria-labelledby="endpoints-title">
+          <h2 id="endpoints-title">Endpoints</h2>
+          {list.error ? <ProblemView error={list.error} /> : null}
+          {list.isPending ? (
+            <Loading what="endpoints" />
+          ) : rows.length === 0 ? (
+            <p className="empty muted">No endpoint yet: add the first one.</p>
+          ) : (
+            <div className="table-wrap">
+              <table>
+                <thead>
+                  <tr>
+                    <th>URL</th>
+                    <th>Events</th>
+                    <th>Status</th>
+                    <th>Created</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {rows.map((endpoint) => (
+                    <tr key={endpoint.id} data-endpoint={endpoint.id}>
+                      <td className="endpoint-url">
+                        <Link to={`/webhooks/${encodeURIComponent(endpoint.id)}`}>{endpoint.url}</Link>
+                        {endpoint.description ? <div className="muted small">{endpoint.description}</div> : null}
+                      </td>
+                      <td className="small">{eventsLabel(endpoint.events)}</td>
+                      <td>
+                        <EndpointStatus endpoint={endpoint} />
+                      </td>
+                      <td className="nowrap">{new Date(endpoint.createdAt).toLocaleString()}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )}
+        </section>
+        <form className="card" onSubmit={submit} aria-labelledby="new-endpoint-title">
+          <h2 id="new-endpoint-title">New endpoint</h2>
+          <Field label="URL" error={fieldError("url")} hint="https:// to a public host: Clarion refuses private and local addresses.">
+            <input
+              type="url"
+              value={url}
+              placeholder="https://example.com/clarion/events"
+              onChange={(e) => setUrl(e.target.value)}
+              required
+              spellCheck={false}
+            />
+          </Field>
+          <Field label="Description (optional)" error={fieldError("description")}>
+            <input value={description} maxLength={512} placeholder="CRM sync" onChange={(e) => setDescription(e.target.value)} />
+          </Field>
+          <EventTypePicker value={events} onChange={setEvents} error={fieldError("events")} />
+          {error && !fieldError("url") && !fieldError("description") && !fieldError("events") ? <ProblemView error={error} /> : null}
+          <button type="submit" className="primary" disabled={create.isPending || !url.trim() || events?.length === 0}>
+            Add endpoint
+          </button>
+        </form>
+      </div>
+    </>
+  );
+}

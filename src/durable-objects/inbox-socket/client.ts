@@ -1,0 +1,47 @@
+import type { InAppRow } from "../../db/queries/in-app";
+import type { InboxSocket } from "./inbox-socket";
+
+/**
+ * The typed client of the Inbox socket objects: one per environment + subscriber. Pushes never
+ * fail the write that caused them (the write is done and the Inbox reads it on its next fetch):
+ * a failed push is logged and counted as no socket reached.
+ */
+export function inboxSockets(namespace: DurableObjectNamespace<InboxSocket>) {
+  const stub = (environmentId: string, subscriberId: string) => namespace.get(namespace.idFromName(`${environmentId}:${subscriberId}`));
+  const logged = async (event: string, environmentId: string, subscriberId: string, push: () => Promise<number>): Promise<number> => {
+    try {
+      return await push();
+    } catch (error) {
+      console.log(JSON.stringify({ level: "warn", event, environmentId, subscriberId, error: String(error) }));
+      return 0;
+    }
+  };
+
+  return {
+    /** Hands an authenticated upgrade request to the subscriber's object. */
+    connect: (environmentId: string, subscriberId: string, request: Request) => stub(environmentId, subscriberId).fetch(request),
+
+    /** New notifications of one environment, any subscribers: one call per subscriber, however many rows each has. */
+    async received(environmentId: string, rows: InAppRow[]): Promise<number> {
+      const bySubscriber = Map.groupBy(rows, (row) => row.subscriberId);
+      const reached = await Promise.all(
+        [...bySubscriber].map(([subscriberId, theirs]) =>
+          logged("inbox_push_failed", environmentId, subscriberId, () =>
+            stub(environmentId, subscriberId).received(environmentId, subscriberId, theirs),
+          ),
+        ),
+      );
+      return reached.reduce((n, r) => n + r, 0);
+    },
+
+    changed: (environmentId: string, subscriberId: string) =>
+      logged("inbox_push_failed", environmentId, subscriberId, () =>
+        stub(environmentId, subscriberId).changed(environmentId, subscriberId),
+      ),
+
+    close: (environmentId: string, subscriberId: string) =>
+      logged("inbox_close_failed", environmentId, subscriberId, () => stub(environmentId, subscriberId).closeAll()),
+  };
+}
+
+export type InboxSockets = ReturnType<typeof inboxSockets>;

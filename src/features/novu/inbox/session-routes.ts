@@ -1,0 +1,80 @@
+// `POST /novu/v1/inbox/session`: a browser proves who it is for (the subscriberHash its backend
+// computed) and gets a session token. The application identifier is public; the HMAC secret and the
+// environment's keys never reach a browser.
+import { createDb } from "../../../db/client";
+import { inAppFeed } from "../../../db/queries/in-app";
+import { ApiError } from "../../../lib/errors";
+import { json } from "../../../lib/openapi";
+import { inAppSettingsRepository, subscriberHash } from "../../in-app/settings";
+import { envelope } from "../shapes";
+import { writeNovuSubscriber } from "../subscriber-store";
+import { inboxRoute, inboxRouter } from "./routing";
+import { InboxSession, InboxSessionRequest } from "./schemas";
+import { issueSessionToken } from "./session-token";
+
+export const inboxSessionRoutes = inboxRouter();
+
+/** Snoozes up to 90 days, as Novu Cloud offers by default. */
+const MAX_SNOOZE_HOURS = 90 * 24;
+
+/** Compares in time independent of where the strings differ. */
+function sameText(a: string, b: string): boolean {
+  const x = new TextEncoder().encode(a);
+  const y = new TextEncoder().encode(b);
+  if (x.byteLength !== y.byteLength) return false;
+  let diff = 0;
+  for (let i = 0; i < x.byteLength; i++) diff |= x[i]! ^ y[i]!;
+  return diff === 0;
+}
+
+inboxSessionRoutes.openapi(
+  inboxRoute({
+    method: "post",
+    path: "/v1/inbox/session",
+    session: false,
+    summary: "Start an Inbox session",
+    description:
+      "Finds the environment by `applicationIdentifier`, checks `subscriberHash` = hex HMAC-SHA256(hmacSecret, subscriberId) when the environment requires it, creates or updates the subscriber with the profile fields sent, and answers a session token valid 24 hours.",
+    request: { body: { required: true, content: json(InboxSessionRequest) } },
+    responses: { 201: { description: "The session", content: json(envelope(InboxSession)) } },
+    errors: ["application_not_found", "subscriber_hash_invalid", "destination_not_allowed"],
+  }),
+  async (c) => {
+    const body = c.req.valid("json");
+    const { subscriberId: nested, ...profile } = body.subscriber ?? { subscriberId: undefined };
+    const subscriberId = (nested || body.subscriberId)!;
+    const db = createDb(c.env.DB);
+    const settings = await inAppSettingsRepository(db, c.env.ENCRYPTION_KEY).byApplicationIdentifier(body.applicationIdentifier);
+    if (!settings)
+      throw new ApiError("application_not_found", "No environment has this applicationIdentifier: copy it from GET /v1/in-app/settings.");
+    const { environmentId } = settings;
+    if (settings.hmacRequired && !sameText(body.subscriberHash ?? "", await subscriberHash(settings.hmacSecret, subscriberId))) {
+      throw new ApiError(
+        "subscriber_hash_invalid",
+        "This environment requires `subscriberHash`: hex HMAC-SHA256 of the subscriberId with the environment's hmacSecret, computed on your backend.",
+      );
+    }
+    c.set("environmentId", environmentId);
+
+    const feed = inAppFeed(db, environmentId, subscriberId);
+    const given = Object.fromEntries(Object.entries(profile).filter(([, v]) => v !== undefined));
+    // A reload with nothing new costs no write (and no subscriber.updated event).
+    if (Object.keys(given).length > 0 || !(await feed.subscriberExists())) {
+      await writeNovuSubscriber(c.env, environmentId, subscriberId, given);
+    }
+
+    const now = new Date();
+    const { unread } = await feed.counts({ snoozed: { value: false, now } });
+    const token = await issueSessionToken(c.env.ENCRYPTION_KEY, { environmentId, subscriberId }, now);
+    const data = {
+      token,
+      totalUnreadCount: unread,
+      unreadCount: { total: unread, severity: { high: 0, medium: 0, low: 0, none: unread } },
+      removeNovuBranding: false,
+      isDevelopmentMode: false,
+      maxSnoozeDurationHours: MAX_SNOOZE_HOURS,
+      applicationIdentifier: settings.applicationIdentifier,
+    };
+    return c.json({ data }, 201);
+  },
+);

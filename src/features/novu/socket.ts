@@ -1,0 +1,25 @@
+// Novu's Inbox socket, as `@novu/js` opens it with `socketOptions: {socketType: 'cloud'}`:
+// `GET <socketUrl>?token=<session token>` upgraded to a WebSocket, frames `{event, data}`
+// (durable-objects/inbox-socket/frames.ts). The token is the Inbox session's; no key is involved.
+import { Hono } from "hono";
+import { createDb } from "../../db/client";
+import { inAppFeed } from "../../db/queries/in-app";
+import { inboxSockets } from "../../durable-objects/inbox-socket/client";
+import type { AppEnv } from "../../env";
+import { ApiError } from "../../lib/errors";
+import { verifySessionToken } from "./inbox/session-token";
+
+export const novuSocketRoutes = new Hono<AppEnv>();
+
+// strict: false in the parent router, so `/socket/` (a socketUrl ending in a slash) lands here too.
+novuSocketRoutes.get("/socket", async (c) => {
+  if (c.req.header("upgrade")?.toLowerCase() !== "websocket") {
+    throw new ApiError("bad_request", "This is the Inbox's WebSocket: open it with `Upgrade: websocket`.", undefined, { status: 426 });
+  }
+  const { environmentId, subscriberId } = await verifySessionToken(c.env.ENCRYPTION_KEY, c.req.query("token"));
+  // An erased subscriber's token is still well signed: the profile is what ends it.
+  if (!(await inAppFeed(createDb(c.env.DB), environmentId, subscriberId).subscriberExists())) {
+    throw new ApiError("unauthorized", "The session's subscriber no longer exists: start a new session.");
+  }
+  return inboxSockets(c.env.INBOX_SOCKETS).connect(environmentId, subscriberId, c.req.raw);
+});

@@ -1,0 +1,68 @@
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { until } from "../local-stack";
+import { api, CHROMIUM, launch, screenshot, signIn } from "./browser";
+
+// Activity shows an in-app message's Inbox life: delivered when stored, then seen, read and
+// archived as its tracking events, whether the change came from the browser or the server API.
+let browser: Browser | undefined;
+let page: Page;
+
+const run = Date.now().toString(36);
+const WORKFLOW = `activity-bell-${run}`;
+const SUBSCRIBER = `activity-bell-reader-${run}`;
+
+interface Message {
+  id: string;
+  channel: string;
+  status: string;
+  events: { status: string }[];
+}
+
+beforeAll(async () => {
+  if (!CHROMIUM) return;
+  const workflow = {
+    key: WORKFLOW,
+    name: "Bell",
+    steps: [{ id: "bell", type: "in_app", template: { subject: "Hi", body: "Your report is ready" } }],
+  };
+  expect((await api("POST", "/v1/workflows", workflow)).status).toBe(201);
+  expect((await api("POST", "/sub", { subscriberId: SUBSCRIBER })).status).toBeLessThan(300);
+  browser = await launch();
+  page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+});
+afterAll(async () => {
+  await browser?.close();
+});
+
+describe.skipIf(!CHROMIUM)("Activity for in-app messages", () => {
+  it("shows the seen, read and archived tracking events in the message's timeline", async () => {
+    const accepted = await api<{ transactionId: string }>("POST", "/v1/trigger", { workflow: WORKFLOW, to: SUBSCRIBER, payload: {} });
+    expect(accepted.status).toBe(202);
+    const message = await until("the in-app message delivered", async () => {
+      const list = await api<{ data: Message[] }>("GET", `/v1/messages?transactionId=${accepted.body.transactionId}`);
+      return list.body.data.find((m) => m.status === "delivered");
+    });
+    expect(message.channel).toBe("in_app");
+    const change = (body: unknown) => api("PATCH", `/v1/subscribers/${SUBSCRIBER}/notifications/${message.id}`, body);
+    expect((await change({ read: true })).status).toBe(200);
+    expect((await change({ archived: true })).status).toBe(200);
+
+    await signIn(page, `/activity/messages/${message.id}`);
+    const timeline = page.getByTestId("timeline");
+    for (const status of ["delivered", "seen", "read", "archived"]) await timeline.locator(`li[data-status="${status}"]`).waitFor();
+    const order = await timeline.locator("li").evaluateAll((items) => items.map((li) => li.getAttribute("data-status")));
+    expect(order.indexOf("delivered")).toBeLessThan(order.indexOf("read"));
+    // Read and archived are things the subscriber did, shown as outcomes rather than neutral grey.
+    expect(await timeline.locator('li[data-status="read"] .badge').getAttribute("class")).toContain("ok");
+    await screenshot(page, "activity-in-app-message");
+  });
+
+  it("lists in-app messages under the in-app channel, with their current Inbox status", async () => {
+    await page.goto(page.url().replace(/\/activity\/messages\/.*$/, `/activity?tab=messages&channel=in_app&workflow=${WORKFLOW}`));
+    const row = page.locator("tbody tr").first();
+    await row.waitFor();
+    expect(await row.locator('[data-status="archived"]').count()).toBe(1);
+    expect(await row.getByText("in_app").count()).toBe(1);
+  });
+});

@@ -1,0 +1,76 @@
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { until } from "../local-stack";
+import { api, CHROMIUM, launch, screenshot, signIn } from "./browser";
+
+// The Inbox page: Novu's own <Inbox/> (@novu/react 3.19.2) for a subscriber of the development
+// environment, against this Clarion's /novu/v1/inbox routes and its /novu/socket.
+let browser: Browser | undefined;
+let page: Page;
+
+const run = Date.now().toString(36);
+const WORKFLOW = `inbox-page-${run}`;
+const SUBSCRIBER = `inbox-reader-${run}`;
+
+async function trigger(order: string): Promise<void> {
+  const res = await api("POST", "/v1/trigger", { workflow: WORKFLOW, to: SUBSCRIBER, payload: { order } });
+  expect(res.status).toBe(202);
+}
+
+/** The server feed's notifications of the subscriber (what the Inbox lists over HTTP). */
+const feed = async () =>
+  (await api<{ data: { body: string }[] }>("GET", `/v1/subscribers/${SUBSCRIBER}/notifications`)).body.data.map((n) => n.body);
+
+beforeAll(async () => {
+  if (!CHROMIUM) return;
+  const workflow = {
+    key: WORKFLOW,
+    name: "Inbox page",
+    steps: [
+      { id: "bell", type: "in_app", template: { subject: "Order {{ payload.order }}", body: "Order {{ payload.order }} has shipped" } },
+    ],
+  };
+  expect((await api("POST", "/v1/workflows", workflow)).status).toBe(201);
+  expect((await api("POST", "/sub", { subscriberId: SUBSCRIBER, firstName: "Ines" })).status).toBeLessThan(300);
+  browser = await launch();
+  page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+});
+afterAll(async () => {
+  await browser?.close();
+});
+
+describe.skipIf(!CHROMIUM)("the Inbox page", () => {
+  it("opens Novu's Inbox for the chosen subscriber, listing a notification stored before", async () => {
+    await trigger("A-1");
+    await until("the notification in the feed", async () => ((await feed()).includes("Order A-1 has shipped") ? true : undefined));
+    await signIn(page, "/inbox");
+    await page.getByRole("heading", { name: "Inbox", exact: true }).waitFor();
+    await page.getByLabel("Subscriber id").fill(SUBSCRIBER);
+    await page.getByRole("button", { name: "Open Inbox" }).click();
+    expect(new URL(page.url()).searchParams.get("subscriber")).toBe(SUBSCRIBER);
+    await page.getByTestId("inbox-preview").getByText("Order A-1 has shipped").waitFor();
+    await screenshot(page, "inbox");
+  });
+
+  it("shows a new notification without a reload", async () => {
+    await trigger("B-2");
+    await page.getByTestId("inbox-preview").getByText("Order B-2 has shipped").waitFor({ timeout: 20_000 });
+    expect(await page.getByTestId("inbox-preview").getByText("Order A-1 has shipped").isVisible()).toBe(true);
+  });
+
+  it("says so when the subscriber does not exist, and opens no Inbox for it", async () => {
+    await page.getByLabel("Subscriber id").fill(`nobody-${run}`);
+    await page.getByRole("button", { name: "Open Inbox" }).click();
+    await page.getByRole("alert").getByText("Subscriber not found").waitFor();
+    expect(await page.getByTestId("inbox-preview").count()).toBe(0);
+    expect((await api("GET", `/v1/subscribers/nobody-${run}`)).status).toBe(404);
+  });
+
+  it("runs in the development environment only", async () => {
+    const other = await browser!.newPage();
+    await signIn(other, "/inbox", inject("productionKey"));
+    await other.getByTestId("inbox-development-only").waitFor();
+    expect(await other.getByLabel("Subscriber id").count()).toBe(0);
+    await other.close();
+  });
+});

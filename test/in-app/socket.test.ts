@@ -1,0 +1,241 @@
+import { env, SELF } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import type { InAppRow } from "../../src/db/queries/in-app";
+import { inboxSockets } from "../../src/durable-objects/inbox-socket/client";
+import type { InboxSocket } from "../../src/durable-objects/inbox-socket/inbox-socket";
+import { issueSessionToken } from "../../src/features/novu/inbox/session-token";
+import { createEnvironment, createWorkflow, trigger, unique } from "../factories";
+import { api } from "../request";
+
+interface Frame {
+  event: string;
+  data: Record<string, unknown>;
+}
+
+const IN_APP_STEP = {
+  id: "bell",
+  type: "in_app",
+  template: {
+    subject: "Order {{ payload.orderId }}",
+    body: "Order {{ payload.orderId }} shipped",
+    avatar: "https://cdn.example.com/a.png",
+    primaryAction: { label: "Track", redirect: { url: "https://shop.example.com/o/{{ payload.orderId }}", target: "_blank" } },
+    redirect: { url: "https://shop.example.com/orders" },
+    data: { orderId: "{{ payload.orderId }}" },
+  },
+};
+
+const session = (environmentId: string, subscriberId: string, now?: Date) =>
+  issueSessionToken(env.ENCRYPTION_KEY, { environmentId, subscriberId }, now);
+
+/** An environment with an in_app workflow, a subscriber and an Inbox session token for them. */
+async function setup() {
+  const environment = await createEnvironment();
+  const workflow = await createWorkflow(environment.key, { steps: [IN_APP_STEP], tags: ["orders"] });
+  const subscriberId = unique("sub");
+  expect((await api(environment.key, "POST", "/sub", { subscriberId })).status).toBeLessThan(300);
+  return { ...environment, workflow: workflow.key, subscriberId, token: await session(environment.id, subscriberId) };
+}
+
+const upgrade = (query: string, path = "/novu/socket") =>
+  SELF.fetch(`http://clarion.test${path}${query}`, { headers: { Upgrade: "websocket" } });
+
+/** An open socket and the frames it got, awaited in order: the test settles on each push, no sleeping. */
+async function connect(token: string, path?: string) {
+  const res = await upgrade(`?token=${encodeURIComponent(token)}`, path);
+  expect(res.status).toBe(101);
+  const ws = res.webSocket!;
+  ws.accept();
+  const frames: (Frame | string)[] = [];
+  const waiters: (() => void)[] = [];
+  ws.addEventListener("message", (event) => {
+    const text = String(event.data);
+    frames.push(text.startsWith("{") ? (JSON.parse(text) as Frame) : text);
+    for (const wake of waiters.splice(0)) wake();
+  });
+  const closed = new Promise<CloseEvent>((resolve) => ws.addEventListener("close", resolve));
+  let read = 0;
+  const next = async (timeoutMs = 15_000): Promise<Frame | string> => {
+    const deadline = Date.now() + timeoutMs;
+    while (read >= frames.length) {
+      if (Date.now() > deadline) throw new Error(`no frame after ${JSON.stringify(frames)}`);
+      await new Promise<void>((wake) => {
+        waiters.push(wake);
+        setTimeout(wake, deadline - Date.now());
+      });
+    }
+    return frames[read++]!;
+  };
+  return { ws, next, closed };
+}
+
+describe("GET /novu/socket", () => {
+  it.each([
+    ["no token", ""],
+    ["a malformed token", "?token=nope"],
+    ["a forged signature", "?token=eyJlbnYiOiJlbnZfeCIsInN1YiI6InMiLCJleHAiOjk5OTk5OTk5OTl9.AAAA"],
+  ])("refuses %s with 401", async (_name, query) => {
+    const res = await upgrade(query);
+    expect(res.status).toBe(401);
+    expect(((await res.json()) as { code: string }).code).toBe("unauthorized");
+  });
+
+  it("refuses an expired token, and one for a subscriber the environment does not have", async () => {
+    const s = await setup();
+    const expired = await session(s.id, s.subscriberId, new Date(Date.now() - 25 * 60 * 60 * 1000));
+    expect((await upgrade(`?token=${expired}`)).status).toBe(401);
+    const stranger = await session(s.id, unique("nobody"));
+    expect((await upgrade(`?token=${stranger}`)).status).toBe(401);
+  });
+
+  it("answers 426 to a plain GET", async () => {
+    const { token } = await setup();
+    const res = await SELF.fetch(`http://clarion.test/novu/socket?token=${token}`);
+    expect(res.status).toBe(426);
+  });
+
+  it("answers the client's ping with pong (also on the trailing-slash path)", async () => {
+    const { token } = await setup();
+    const socket = await connect(token, "/novu/socket/");
+    socket.ws.send("ping");
+    expect(await socket.next()).toBe("pong");
+    socket.ws.close();
+  });
+
+  it("pushes a triggered notification in Novu's raw shape, then the exact counts", async () => {
+    const s = await setup();
+    const socket = await connect(s.token);
+    await trigger(s.key, { workflow: s.workflow, to: s.subscriberId, payload: { orderId: "A-1" } });
+    const received = (await socket.next()) as Frame;
+    expect(received.event).toBe("notification_received");
+    expect(received.data.message).toMatchObject({
+      _id: expect.stringMatching(/^msg_/),
+      transactionId: expect.any(String),
+      subject: "Order A-1",
+      content: "Order A-1 shipped",
+      avatar: "https://cdn.example.com/a.png",
+      read: false,
+      seen: false,
+      archived: false,
+      channel: "in_app",
+      subscriber: { subscriberId: s.subscriberId },
+      tags: ["orders"],
+      data: { orderId: "A-1" },
+      workflow: { identifier: s.workflow, severity: "none" },
+      severity: "none",
+      cta: {
+        data: { url: "https://shop.example.com/orders" },
+        action: { buttons: [{ type: "primary", content: "Track", url: "https://shop.example.com/o/A-1", target: "_blank" }] },
+      },
+    });
+    expect(await socket.next()).toEqual({ event: "unseen_count_changed", data: { unseenCount: 1 } });
+    expect(await socket.next()).toEqual({
+      event: "unread_count_changed",
+      data: { counts: { total: 1, severity: { high: 0, medium: 0, low: 0, none: 1 } } },
+    });
+    socket.ws.close();
+  });
+
+  it("pushes the counts after a PATCH read and a mark-all archive from the server API", async () => {
+    const s = await setup();
+    const socket = await connect(s.token);
+    await trigger(s.key, { workflow: s.workflow, to: s.subscriberId, payload: { orderId: "B-1" } });
+    const message = ((await socket.next()) as Frame).data.message as { _id: string };
+    await socket.next();
+    await socket.next();
+
+    const read = await api(s.key, "PATCH", `/v1/subscribers/${s.subscriberId}/notifications/${message._id}`, { read: true });
+    expect(read.status).toBe(200);
+    expect(await socket.next()).toEqual({ event: "unseen_count_changed", data: { unseenCount: 0 } });
+    expect(await socket.next()).toMatchObject({ event: "unread_count_changed", data: { counts: { total: 0 } } });
+
+    await api(s.key, "PATCH", `/v1/subscribers/${s.subscriberId}/notifications/${message._id}`, { read: false });
+    expect(await socket.next()).toEqual({ event: "unseen_count_changed", data: { unseenCount: 0 } });
+    expect(await socket.next()).toMatchObject({ data: { counts: { total: 1 } } });
+
+    const all = await api(s.key, "POST", `/v1/subscribers/${s.subscriberId}/notifications/mark-all`, { archived: true });
+    expect(all.status).toBe(200);
+    expect(await socket.next()).toEqual({ event: "unseen_count_changed", data: { unseenCount: 0 } });
+    expect(await socket.next()).toMatchObject({ data: { counts: { total: 0 } } });
+    socket.ws.close();
+  });
+
+  it("pushes the counts after the browser reads and deletes through the Inbox routes", async () => {
+    const s = await setup();
+    const socket = await connect(s.token);
+    await trigger(s.key, { workflow: s.workflow, to: s.subscriberId, payload: { orderId: "D-1" } });
+    const message = ((await socket.next()) as Frame).data.message as { _id: string };
+    await socket.next();
+    await socket.next();
+    const inbox = (method: string, path: string) =>
+      SELF.fetch(`http://clarion.test/novu/v1/inbox/notifications/${message._id}/${path}`, {
+        method,
+        headers: { authorization: `Bearer ${s.token}` },
+      });
+
+    expect((await inbox("PATCH", "read")).status).toBe(200);
+    expect(await socket.next()).toEqual({ event: "unseen_count_changed", data: { unseenCount: 0 } });
+    expect(await socket.next()).toMatchObject({ data: { counts: { total: 0 } } });
+    expect((await inbox("PATCH", "unread")).status).toBe(200);
+    await socket.next();
+    expect(await socket.next()).toMatchObject({ data: { counts: { total: 1 } } });
+    expect((await inbox("DELETE", "delete")).status).toBeLessThan(300);
+    await socket.next();
+    expect(await socket.next()).toMatchObject({ data: { counts: { total: 0 } } });
+    socket.ws.close();
+  });
+
+  it("pushes to every open socket of the subscriber and to no one else's", async () => {
+    const s = await setup();
+    const strangerId = unique("sub");
+    await api(s.key, "POST", "/sub", { subscriberId: strangerId });
+    const other = await session(s.id, strangerId);
+    const [tab1, tab2, stranger] = await Promise.all([connect(s.token), connect(s.token), connect(other)]);
+    await trigger(s.key, { workflow: s.workflow, to: s.subscriberId, payload: { orderId: "C-1" } });
+    for (const tab of [tab1, tab2]) expect(((await tab.next()) as Frame).event).toBe("notification_received");
+    stranger.ws.send("ping");
+    // The stranger's first frame is its pong: nothing of the other subscriber's arrived before it.
+    expect(await stranger.next()).toBe("pong");
+    for (const socket of [tab1, tab2, stranger]) socket.ws.close();
+  });
+
+  it("stores a trigger to many subscribers in one go and pushes each of them their own notification", async () => {
+    const s = await setup();
+    const ids = Array.from({ length: 12 }, () => unique("many"));
+    await Promise.all(ids.map((subscriberId) => api(s.key, "POST", "/sub", { subscriberId })));
+    const sockets = await Promise.all(ids.map(async (subscriberId) => connect(await session(s.id, subscriberId))));
+    await trigger(s.key, { workflow: s.workflow, to: ids, payload: { orderId: "M-1" } });
+    const received = await Promise.all(
+      sockets.map(async (socket) => ((await socket.next()) as Frame).data.message as { subscriber: { subscriberId: string } }),
+    );
+    expect(received.map((m) => m.subscriber.subscriberId)).toEqual(ids);
+    for (const socket of sockets) {
+      expect(await socket.next()).toEqual({ event: "unseen_count_changed", data: { unseenCount: 1 } });
+      socket.ws.close();
+    }
+  });
+
+  it("closes the sockets of an erased subscriber and lets the token in no more", async () => {
+    const s = await setup();
+    const socket = await connect(s.token);
+    expect((await api(s.key, "DELETE", `/v1/subscribers/${s.subscriberId}`)).status).toBe(200);
+    const closed = await socket.closed;
+    expect(closed.code).toBe(1008);
+    expect((await upgrade(`?token=${s.token}`)).status).toBe(401);
+  });
+});
+
+describe("inboxSockets", () => {
+  it("logs a failed push and reports no socket reached instead of failing the write", async () => {
+    const broken = {
+      idFromName: (name: string) => env.INBOX_SOCKETS.idFromName(name),
+      get: () => ({
+        received: () => Promise.reject(new Error("object unavailable")),
+        changed: () => Promise.reject(new Error("object unavailable")),
+      }),
+    } as unknown as DurableObjectNamespace<InboxSocket>;
+    const row = { id: "msg_1", subscriberId: "s" } as InAppRow;
+    await expect(inboxSockets(broken).received("env_1", [row])).resolves.toBe(0);
+    await expect(inboxSockets(broken).changed("env_1", "s")).resolves.toBe(0);
+  });
+});
