@@ -70,6 +70,8 @@ describe("message events", () => {
     const subscriberId = unique("s");
     const transactionId = await trigger(key, { workflow: workflow.key, to: { subscriberId, email: "Gone@Example.com" } });
     const [message] = await settledMessages(key, transactionId, 1);
+    // The counts are the trigger's when it finished: let it finish before the bounce arrives.
+    await receivedUntil(receiver, secret, ["message.sent", "trigger.completed"]);
 
     const bounce = JSON.stringify({
       type: "email.bounced",
