@@ -2,6 +2,7 @@ import { and, eq, notInArray, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { chunk, rowsPerStatement, runBatch } from "../db/batch";
 import { triggers, type TriggerStatus } from "../db/schema";
+import { triggerFactEvents, writtenEvents } from "../db/queries/fact-events";
 import type { TriggerRecord } from "./trigger-record";
 
 const COLUMNS = 13;
@@ -51,9 +52,15 @@ export async function recordTriggers(db: Db, items: TriggerWrite[], now = new Da
   await runBatch(db, triggerRecordWrites(db, items, now));
 }
 
-/** With how many messages the cancellation stopped, so the trigger's counts show them before each one is recorded. */
-export const recordCancellation = (db: Db, record: TriggerRecord, cancelledMessages: number, now: number) =>
-  recordTriggers(db, [{ record, status: "cancelled", cancelledMessages }], new Date(now));
+/**
+ * With how many messages the cancellation stopped, so the trigger's counts show them before each
+ * one is recorded; `trigger.cancelled` is written in the same batch. Answers the events written.
+ */
+export async function recordCancellation(db: Db, record: TriggerRecord, cancelledMessages: number, now: number) {
+  const statements = triggerRecordWrites(db, [{ record, status: "cancelled", cancelledMessages }], new Date(now));
+  const results = await runBatch(db, [...statements, triggerFactEvents(db, "trigger.cancelled", [record])]);
+  return writtenEvents(results, [statements.length]);
+}
 
 /** Moves a recorded trigger to a terminal status unless it already has one. */
 export const finishTrigger = (db: Db, environmentId: string, transactionId: string, status: "completed" | "failed", now = new Date()) =>

@@ -10779,7 +10779,7 @@ export interface paths {
                             id: string;
                             url: string;
                             /** @description Null: every event type. */
-                            events: ("message.sent" | "message.delivered" | "message.failed" | "message.bounced" | "message.opened" | "message.clicked" | "message.skipped" | "trigger.completed" | "trigger.cancelled" | "subscriber.created" | "subscriber.updated" | "subscriber.deleted" | "suppression.added" | "endpoint.disabled" | "webhook.test")[] | null;
+                            events: ("message.sent" | "message.delivered" | "message.failed" | "message.bounced" | "message.opened" | "message.clicked" | "message.skipped" | "trigger.completed" | "trigger.cancelled" | "subscriber.created" | "subscriber.updated" | "subscriber.deleted" | "suppression.added" | "endpoint.disabled" | "webhook.test" | "message.seen" | "message.read" | "message.archived")[] | null;
                             description: string | null;
                             enabled: boolean;
                             /**
@@ -11749,7 +11749,7 @@ export interface paths {
             parameters: {
                 query?: {
                     status?: "succeeded" | "failed";
-                    eventType?: "message.sent" | "message.delivered" | "message.failed" | "message.bounced" | "message.opened" | "message.clicked" | "message.skipped" | "trigger.completed" | "trigger.cancelled" | "subscriber.created" | "subscriber.updated" | "subscriber.deleted" | "suppression.added" | "endpoint.disabled" | "webhook.test";
+                    eventType?: "message.sent" | "message.delivered" | "message.failed" | "message.bounced" | "message.opened" | "message.clicked" | "message.skipped" | "trigger.completed" | "trigger.cancelled" | "subscriber.created" | "subscriber.updated" | "subscriber.deleted" | "suppression.added" | "endpoint.disabled" | "webhook.test" | "message.seen" | "message.read" | "message.archived";
                     limit?: number;
                     /** @description The `nextCursor` of the previous page. */
                     cursor?: string;
@@ -12046,7 +12046,7 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
-                    type?: "message.sent" | "message.delivered" | "message.failed" | "message.bounced" | "message.opened" | "message.clicked" | "message.skipped" | "trigger.completed" | "trigger.cancelled" | "subscriber.created" | "subscriber.updated" | "subscriber.deleted" | "suppression.added" | "endpoint.disabled" | "webhook.test";
+                    type?: "message.sent" | "message.delivered" | "message.failed" | "message.bounced" | "message.opened" | "message.clicked" | "message.skipped" | "trigger.completed" | "trigger.cancelled" | "subscriber.created" | "subscriber.updated" | "subscriber.deleted" | "suppression.added" | "endpoint.disabled" | "webhook.test" | "message.seen" | "message.read" | "message.archived";
                     /** @description Only events after this time. */
                     after?: string;
                     limit?: number;
@@ -12451,6 +12451,7 @@ export interface webhooks {
                     "application/json": components["schemas"]["Event"] & {
                         /** @enum {string} */
                         type?: "message.sent";
+                        data?: components["schemas"]["MessageEventData"];
                     };
                 };
             };
@@ -12502,6 +12503,7 @@ export interface webhooks {
                     "application/json": components["schemas"]["Event"] & {
                         /** @enum {string} */
                         type?: "message.delivered";
+                        data?: components["schemas"]["MessageEventData"];
                     };
                 };
             };
@@ -12553,6 +12555,7 @@ export interface webhooks {
                     "application/json": components["schemas"]["Event"] & {
                         /** @enum {string} */
                         type?: "message.failed";
+                        data?: components["schemas"]["MessageEventData"];
                     };
                 };
             };
@@ -12604,6 +12607,7 @@ export interface webhooks {
                     "application/json": components["schemas"]["Event"] & {
                         /** @enum {string} */
                         type?: "message.bounced";
+                        data?: components["schemas"]["MessageEventData"];
                     };
                 };
             };
@@ -12655,6 +12659,7 @@ export interface webhooks {
                     "application/json": components["schemas"]["Event"] & {
                         /** @enum {string} */
                         type?: "message.opened";
+                        data?: components["schemas"]["MessageEventData"];
                     };
                 };
             };
@@ -12706,6 +12711,7 @@ export interface webhooks {
                     "application/json": components["schemas"]["Event"] & {
                         /** @enum {string} */
                         type?: "message.clicked";
+                        data?: components["schemas"]["MessageEventData"];
                     };
                 };
             };
@@ -12757,6 +12763,7 @@ export interface webhooks {
                     "application/json": components["schemas"]["Event"] & {
                         /** @enum {string} */
                         type?: "message.skipped";
+                        data?: components["schemas"]["MessageEventData"];
                     };
                 };
             };
@@ -12808,6 +12815,7 @@ export interface webhooks {
                     "application/json": components["schemas"]["Event"] & {
                         /** @enum {string} */
                         type?: "trigger.completed";
+                        data?: components["schemas"]["TriggerEventData"];
                     };
                 };
             };
@@ -12859,6 +12867,7 @@ export interface webhooks {
                     "application/json": components["schemas"]["Event"] & {
                         /** @enum {string} */
                         type?: "trigger.cancelled";
+                        data?: components["schemas"]["TriggerEventData"];
                     };
                 };
             };
@@ -12910,6 +12919,7 @@ export interface webhooks {
                     "application/json": components["schemas"]["Event"] & {
                         /** @enum {string} */
                         type?: "subscriber.created";
+                        data?: components["schemas"]["SubscriberEventData"];
                     };
                 };
             };
@@ -12961,6 +12971,7 @@ export interface webhooks {
                     "application/json": components["schemas"]["Event"] & {
                         /** @enum {string} */
                         type?: "subscriber.updated";
+                        data?: components["schemas"]["SubscriberEventData"];
                     };
                 };
             };
@@ -13012,6 +13023,7 @@ export interface webhooks {
                     "application/json": components["schemas"]["Event"] & {
                         /** @enum {string} */
                         type?: "subscriber.deleted";
+                        data?: components["schemas"]["SubscriberEventData"];
                     };
                 };
             };
@@ -13063,6 +13075,7 @@ export interface webhooks {
                     "application/json": components["schemas"]["Event"] & {
                         /** @enum {string} */
                         type?: "suppression.added";
+                        data?: components["schemas"]["SuppressionEventData"];
                     };
                 };
             };
@@ -13114,6 +13127,7 @@ export interface webhooks {
                     "application/json": components["schemas"]["Event"] & {
                         /** @enum {string} */
                         type?: "endpoint.disabled";
+                        data?: components["schemas"]["EndpointDisabledData"];
                     };
                 };
             };
@@ -13165,6 +13179,163 @@ export interface webhooks {
                     "application/json": components["schemas"]["Event"] & {
                         /** @enum {string} */
                         type?: "webhook.test";
+                        data?: components["schemas"]["WebhookTestData"];
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx acknowledges the event; 410 turns the endpoint off; other answers are retried or final. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "message.seen": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * message.seen
+         * @description Sent to every enabled endpoint whose `events` include this type (or that has none), signed per Standard Webhooks. Answer any 2xx within 15 s; see docs/guides/event-webhooks.md.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event id (`evt_…`), the same on every retry. */
+                    "webhook-id": string;
+                    /** @description Unix seconds of this attempt. */
+                    "webhook-timestamp": string;
+                    /** @description `v1,<base64 HMAC-SHA256>` entries, space-separated (two during a secret rotation). */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": components["schemas"]["Event"] & {
+                        /** @enum {string} */
+                        type?: "message.seen";
+                        data?: components["schemas"]["MessageEventData"];
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx acknowledges the event; 410 turns the endpoint off; other answers are retried or final. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "message.read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * message.read
+         * @description Sent to every enabled endpoint whose `events` include this type (or that has none), signed per Standard Webhooks. Answer any 2xx within 15 s; see docs/guides/event-webhooks.md.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event id (`evt_…`), the same on every retry. */
+                    "webhook-id": string;
+                    /** @description Unix seconds of this attempt. */
+                    "webhook-timestamp": string;
+                    /** @description `v1,<base64 HMAC-SHA256>` entries, space-separated (two during a secret rotation). */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": components["schemas"]["Event"] & {
+                        /** @enum {string} */
+                        type?: "message.read";
+                        data?: components["schemas"]["MessageEventData"];
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx acknowledges the event; 410 turns the endpoint off; other answers are retried or final. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "message.archived": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * message.archived
+         * @description Sent to every enabled endpoint whose `events` include this type (or that has none), signed per Standard Webhooks. Answer any 2xx within 15 s; see docs/guides/event-webhooks.md.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event id (`evt_…`), the same on every retry. */
+                    "webhook-id": string;
+                    /** @description Unix seconds of this attempt. */
+                    "webhook-timestamp": string;
+                    /** @description `v1,<base64 HMAC-SHA256>` entries, space-separated (two during a secret rotation). */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": components["schemas"]["Event"] & {
+                        /** @enum {string} */
+                        type?: "message.archived";
+                        data?: components["schemas"]["MessageEventData"];
                     };
                 };
             };
@@ -13187,6 +13358,27 @@ export interface webhooks {
 }
 export interface components {
     schemas: {
+        MessageEventData: {
+            /** @description `msg_…` */
+            messageId: string;
+            /** @description The trigger's transaction id. */
+            transactionId: string;
+            /** @description The workflow's key. */
+            workflow: string;
+            subscriberId: string;
+            stepId: string;
+            /** @example email */
+            channel: string;
+            /** @description The provider that took the message; null before any did. */
+            provider: string | null;
+            /**
+             * @description The status this event reports (`undeliverable` for a refused address on `message.failed`).
+             * @enum {string}
+             */
+            status: "queued" | "sending" | "sent" | "delivered" | "opened" | "clicked" | "failed" | "bounced" | "undeliverable" | "skipped" | "cancelled" | "seen" | "read" | "archived";
+            /** @description Why a message was skipped (`preference`, `suppressed`, `condition`, `missing_address`, …) or the error code of a failure; null otherwise. */
+            reason: string | null;
+        };
         /**
          * @example {
          *       "id": "evt_0193b2c4d5e6f7a8b9c0d1e2f3a4b5c6",
@@ -13202,7 +13394,7 @@ export interface components {
             /** @description `evt_…`: the same on every delivery of this event, and its `webhook-id` header. */
             id: string;
             /** @enum {string} */
-            type: "message.sent" | "message.delivered" | "message.failed" | "message.bounced" | "message.opened" | "message.clicked" | "message.skipped" | "trigger.completed" | "trigger.cancelled" | "subscriber.created" | "subscriber.updated" | "subscriber.deleted" | "suppression.added" | "endpoint.disabled" | "webhook.test";
+            type: "message.sent" | "message.delivered" | "message.failed" | "message.bounced" | "message.opened" | "message.clicked" | "message.skipped" | "trigger.completed" | "trigger.cancelled" | "subscriber.created" | "subscriber.updated" | "subscriber.deleted" | "suppression.added" | "endpoint.disabled" | "webhook.test" | "message.seen" | "message.read" | "message.archived";
             /**
              * Format: date-time
              * @description When the event happened (RFC 3339).
@@ -13214,6 +13406,48 @@ export interface components {
             data: {
                 [key: string]: unknown;
             };
+        };
+        TriggerEventData: {
+            transactionId: string;
+            workflow: string;
+            /** @enum {string} */
+            status: "accepted" | "processing" | "completed" | "cancelled" | "failed";
+            /** @description The trigger's messages by status when the event was written. */
+            counts: {
+                [key: string]: number;
+            };
+            /** @description `trigger.cancelled`: messages the cancellation stopped. */
+            cancelledMessages?: number | null;
+        };
+        SubscriberEventData: {
+            subscriberId: string;
+            /**
+             * @description `subscriber.updated` for a preference change: who made it.
+             * @enum {string}
+             */
+            reason?: "one_click" | "preference_page" | "api";
+            /** @description `subscriber.updated` for a preference change: only the flags that changed. */
+            preferences?: {
+                [key: string]: unknown;
+            };
+        };
+        SuppressionEventData: {
+            /** @description The lower-cased email or E.164 phone put on the list; null for push tokens and chat webhook URLs (credentials). */
+            address: string | null;
+            channel: string;
+            /** @enum {string} */
+            reason: "hard_bounce" | "complaint" | "unsubscribed" | "invalid_recipient";
+            provider: string | null;
+            messageId: string | null;
+        };
+        EndpointDisabledData: {
+            endpointId: string;
+            url: string;
+            /** @enum {string} */
+            reason: "gone" | "failing";
+        };
+        WebhookTestData: {
+            endpointId: string;
         };
         FieldError: {
             /**
@@ -14914,7 +15148,7 @@ export interface components {
             id: string;
             url: string;
             /** @description Null: every event type. */
-            events: ("message.sent" | "message.delivered" | "message.failed" | "message.bounced" | "message.opened" | "message.clicked" | "message.skipped" | "trigger.completed" | "trigger.cancelled" | "subscriber.created" | "subscriber.updated" | "subscriber.deleted" | "suppression.added" | "endpoint.disabled" | "webhook.test")[] | null;
+            events: ("message.sent" | "message.delivered" | "message.failed" | "message.bounced" | "message.opened" | "message.clicked" | "message.skipped" | "trigger.completed" | "trigger.cancelled" | "subscriber.created" | "subscriber.updated" | "subscriber.deleted" | "suppression.added" | "endpoint.disabled" | "webhook.test" | "message.seen" | "message.read" | "message.archived")[] | null;
             description: string | null;
             enabled: boolean;
             /**
@@ -14934,7 +15168,7 @@ export interface components {
              */
             url: string;
             /** @description The event types sent to this endpoint. Omitted or null: every type, including types added later. */
-            events?: ("message.sent" | "message.delivered" | "message.failed" | "message.bounced" | "message.opened" | "message.clicked" | "message.skipped" | "trigger.completed" | "trigger.cancelled" | "subscriber.created" | "subscriber.updated" | "subscriber.deleted" | "suppression.added" | "endpoint.disabled" | "webhook.test")[] | null;
+            events?: ("message.sent" | "message.delivered" | "message.failed" | "message.bounced" | "message.opened" | "message.clicked" | "message.skipped" | "trigger.completed" | "trigger.cancelled" | "subscriber.created" | "subscriber.updated" | "subscriber.deleted" | "suppression.added" | "endpoint.disabled" | "webhook.test" | "message.seen" | "message.read" | "message.archived")[] | null;
             description?: string | null;
             /** @default true */
             enabled: boolean;
@@ -14950,7 +15184,7 @@ export interface components {
              */
             url?: string;
             /** @description The event types sent to this endpoint. Omitted or null: every type, including types added later. */
-            events?: ("message.sent" | "message.delivered" | "message.failed" | "message.bounced" | "message.opened" | "message.clicked" | "message.skipped" | "trigger.completed" | "trigger.cancelled" | "subscriber.created" | "subscriber.updated" | "subscriber.deleted" | "suppression.added" | "endpoint.disabled" | "webhook.test")[] | null;
+            events?: ("message.sent" | "message.delivered" | "message.failed" | "message.bounced" | "message.opened" | "message.clicked" | "message.skipped" | "trigger.completed" | "trigger.cancelled" | "subscriber.created" | "subscriber.updated" | "subscriber.deleted" | "suppression.added" | "endpoint.disabled" | "webhook.test" | "message.seen" | "message.read" | "message.archived")[] | null;
             description?: string | null;
             enabled?: boolean;
         };
@@ -14979,7 +15213,7 @@ export interface components {
             id: string;
             eventId: string;
             /** @enum {string} */
-            eventType: "message.sent" | "message.delivered" | "message.failed" | "message.bounced" | "message.opened" | "message.clicked" | "message.skipped" | "trigger.completed" | "trigger.cancelled" | "subscriber.created" | "subscriber.updated" | "subscriber.deleted" | "suppression.added" | "endpoint.disabled" | "webhook.test";
+            eventType: "message.sent" | "message.delivered" | "message.failed" | "message.bounced" | "message.opened" | "message.clicked" | "message.skipped" | "trigger.completed" | "trigger.cancelled" | "subscriber.created" | "subscriber.updated" | "subscriber.deleted" | "suppression.added" | "endpoint.disabled" | "webhook.test" | "message.seen" | "message.read" | "message.archived";
             /** @description 1 for the first try of this event at this endpoint. */
             attempt: number;
             /** @enum {string} */
