@@ -12,11 +12,12 @@ import { LOCAL_LEDGER_SHARDS, run } from "../scripts/lib.mjs";
 const HOST = "127.0.0.1";
 
 /**
- * @param {{ vars?: Record<string, string>, port?: string, acceptOnly?: boolean, rateLimits?: boolean, environments?: string[], restart?: { folder: string, key: string, keys?: Record<string, string>, encryptionKey: string } }} [options]
+ * @param {{ vars?: Record<string, string>, port?: string, acceptOnly?: boolean, testScheduled?: boolean, rateLimits?: boolean, environments?: string[], restart?: { folder: string, key: string, keys?: Record<string, string>, encryptionKey: string } }} [options]
  *   `vars` are wrangler vars for this run; `acceptOnly` runs without Queue consumers (jobs stay
  *   queued: the accept path alone); `rateLimits: false` runs without the `[[ratelimits]]`
  *   bindings (what the limiter costs); `environments` are more sandbox environments beside
- *   `bench` (their API keys in `keys`); `restart` starts again on the state of a stopped server.
+ *   `bench` (their API keys in `keys`); `restart` starts again on the state of a stopped server;
+ *   `testScheduled` lets the script run the cron at `GET /__scheduled` (wrangler dev never runs it by itself).
  */
 export async function startServer(options = {}) {
   const port = options.port ?? process.env.PORT ?? "8797";
@@ -60,6 +61,7 @@ export async function startServer(options = {}) {
     "--persist-to",
     persistTo,
     "--show-interactive-dev-session=false",
+    ...(options.testScheduled ? ["--test-scheduled"] : []),
   ];
   for (const [name, value] of Object.entries(vars)) args.push("--var", `${name}:${value}`);
   const child = spawn("wrangler", args, {

@@ -54,6 +54,11 @@ const vitest = (...args) => ["vitest", ["run", ...args]];
 const STAGES = {
   static: {
     what: "Biome, generated files current, types, layer rules",
+    // tsconfig.node.json type-checks the SDK suites too, against the SDKs' own types.
+    needs: async () => {
+      await ensureSdks("test/conformance", "the conformance suite's provider SDKs");
+      await ensureSdks("test/novu-sdk", "Novu's SDKs for the compatibility suite");
+    },
     commands: [
       ["biome", ["check"]],
       // The dashboard's client types must match the routes (`npm run openapi` rewrites them).

@@ -32,6 +32,8 @@ import { dashboardRoutes } from "./features/dashboard/routes";
 import { sessionRoutes } from "./features/dashboard/session-routes";
 import { docsRoutes } from "./features/docs/routes";
 import { adminRoutes } from "./features/environments/admin-routes";
+import { adminAuditRoutes, auditRoutes } from "./features/audit/routes";
+import { promotionsRoutes } from "./features/promotions/routes";
 import { adminAuth, apiKeyAuth } from "./features/environments/auth";
 import { adminScope, environmentScope, idempotency } from "./lib/middleware/idempotency";
 import { BULK_BODY_LIMIT, jsonBody } from "./lib/middleware/json-body";
@@ -76,6 +78,8 @@ function adminApi() {
   routes.use("/v1/admin/*", jsonBody());
   routes.on("POST", "/v1/admin/*", idempotency(adminScope));
   routes.route("/", adminRoutes);
+  routes.route("/", adminAuditRoutes);
+  routes.route("/", promotionsRoutes);
   routes.all("/v1/admin/*", (c) => {
     throw noRoute(c);
   });
@@ -121,6 +125,7 @@ function keyedRoutes() {
   routes.route("/", settingsRoutes);
   routes.route("/", webhookEndpointsRoutes);
   routes.route("/", eventsRoutes);
+  routes.route("/", auditRoutes);
   return routes;
 }
 

@@ -50,6 +50,8 @@ export interface Bindings {
   IDEMPOTENCY_WINDOW_HOURS?: string;
   /** Days messages, their events and finished triggers are kept in D1 (default 30). */
   RETENTION_DAYS?: string;
+  /** Days audit log entries are kept, whatever RETENTION_DAYS says (default 365). */
+  AUDIT_RETENTION_DAYS?: string;
   /** Days sandbox captures are kept (default 7). */
   SANDBOX_RETENTION_DAYS?: string;
   /** Rows of each table one retention run deletes at most (default 5000). */
@@ -65,7 +67,7 @@ export interface Bindings {
 export type Actor =
   | { type: "key"; id: string; name: string }
   | { type: "dashboard"; id: string; name: string }
-  | { type: "admin"; id: null; name: "admin" };
+  | { type: "admin"; id: null; name: string };
 
 export interface Variables {
   environmentId: string;

@@ -2,7 +2,7 @@ import { createApp } from "./app";
 import { consumeDeadLetters } from "./delivery/dead-letters";
 import { consumeDeliveryBatch } from "./delivery/consumer";
 import { consumeWebhookBatch } from "./features/webhook-endpoints/consumer";
-import { redispatchStale } from "./features/events/record";
+import { redeliverStranded, redispatchStale } from "./features/events/record";
 import { createDb } from "./db/client";
 import { purgeExpired, retentionPolicy } from "./db/retention";
 import { purgeWorkflowTombstones } from "./features/workflows/tombstones";
@@ -32,8 +32,17 @@ export default {
     const report = await purgeExpired(db, retentionPolicy(env, now));
     const workflowTombstones = await purgeWorkflowTombstones(db, now);
     const eventsRedispatched = await redispatchStale(env, now);
+    const deliveriesRequeued = await redeliverStranded(env, now);
     console.log(
-      JSON.stringify({ level: "info", message: "retention", cron: controller.cron, ...report, workflowTombstones, eventsRedispatched }),
+      JSON.stringify({
+        level: "info",
+        message: "retention",
+        cron: controller.cron,
+        ...report,
+        workflowTombstones,
+        eventsRedispatched,
+        deliveriesRequeued,
+      }),
     );
   },
 } satisfies ExportedHandler<Bindings>;

@@ -3,6 +3,7 @@ import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { createDb } from "../src/db/client";
 import {
+  auditLog,
   dashboardSessions,
   events,
   idempotencyKeys,
@@ -244,6 +245,29 @@ describe("scheduled retention", () => {
     expect((await db.select().from(webhookAttempts).where(eq(webhookAttempts.environmentId, id))).map((r) => r.eventId)).toEqual([
       young.id,
     ]);
+  });
+
+  it("keeps audit log entries for AUDIT_RETENTION_DAYS (365 by default), whatever RETENTION_DAYS says", async () => {
+    const { id, slug } = await createEnvironment();
+    const entry = (resourceId: string, age: number) => ({
+      id: newId("aud"),
+      environmentId: id,
+      environmentSlug: slug,
+      at: daysAgo(age),
+      actorType: "admin" as const,
+      actorId: null,
+      actorName: "admin",
+      resource: "variable" as const,
+      resourceId,
+      action: "created" as const,
+    });
+    await db.insert(auditLog).values([entry("ancient", 366), entry("old", 200), entry("recent", 40)]);
+    const kept = async () =>
+      (await db.select({ r: auditLog.resourceId }).from(auditLog).where(eq(auditLog.environmentId, id))).map((row) => row.r).sort();
+    await runRetention({ RETENTION_DAYS: "30" });
+    expect(await kept()).toEqual(["old", "recent"]);
+    await runRetention({ AUDIT_RETENTION_DAYS: "90" });
+    expect(await kept()).toEqual(["recent"]);
   });
 
   it("deletes at most RETENTION_MAX_ROWS rows of a table per run, oldest first", async () => {

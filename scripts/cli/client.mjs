@@ -23,7 +23,7 @@ export class ClarionError extends Error {
 
 /**
  * @typedef {{ url: string, credential: string | undefined, fetch?: typeof fetch }} ClientOptions
- * @typedef {(method: string, path: string, body?: unknown) => Promise<any>} Request
+ * @typedef {(method: string, path: string, body?: unknown, extraHeaders?: Record<string, string>) => Promise<any>} Request
  */
 
 /**
@@ -32,9 +32,9 @@ export class ClarionError extends Error {
  */
 export function client({ url, credential, fetch: fetchImpl = fetch }) {
   const base = url.replace(/\/+$/, "");
-  return async (method, path, body) => {
+  return async (method, path, body, extraHeaders = {}) => {
     /** @type {Record<string, string>} */
-    const headers = { accept: "application/json" };
+    const headers = { accept: "application/json", ...extraHeaders };
     if (credential) headers.authorization = `ApiKey ${credential}`;
     if (body !== undefined) headers["content-type"] = "application/json";
     let res;

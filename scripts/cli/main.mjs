@@ -3,6 +3,7 @@
 import { parseArgs } from "node:util";
 import { ClarionError, client, listAll } from "./client.mjs";
 import { exportWorkflows, importWorkflows } from "./workflows.mjs";
+import { promote, promotionLines } from "./promote.mjs";
 
 export const USAGE = `Usage: clarion <command> [options]
 
@@ -14,11 +15,13 @@ export const USAGE = `Usage: clarion <command> [options]
   keys rotate <key id> [--overlap-hours <hours, default 24>]
   workflows export [--dir <folder, default ./workflows>]
   workflows import <file or folder>...
+  promote --from <slug> --to <slug> [--workflow <key>]... [--dry-run]
 
 Options:
   --url <url>          Clarion's address (CLARION_URL, default http://127.0.0.1:8787)
   --admin-key <key>    the admin credential for envs and keys (CLARION_ADMIN_KEY)
   --key <key>          an environment's API key for workflows (CLARION_API_KEY)
+  --dry-run            promote: say what would change, change nothing
   --json               print the API's JSON answer
   -h, --help           this text
 
@@ -33,6 +36,10 @@ const OPTIONS = /** @type {const} */ ({
   "expires-at": { type: "string" },
   "overlap-hours": { type: "string" },
   dir: { type: "string" },
+  from: { type: "string" },
+  to: { type: "string" },
+  workflow: { type: "string", multiple: true },
+  "dry-run": { type: "boolean" },
   all: { type: "boolean" },
   json: { type: "boolean" },
   help: { type: "boolean", short: "h" },
@@ -152,6 +159,17 @@ export async function main(argv, io = {}) {
         if (!rest.length) throw new UsageError("Name the files or folders to import.");
         const results = await importWorkflows(keyRequest(), rest);
         print(results, () => results.map((r) => `${r.action} ${r.key} (${r.file})`));
+        return 0;
+      }
+      case "promote ": {
+        if (!values.from || !values.to) throw new UsageError("Name both environments: --from <slug> --to <slug>.");
+        const result = await promote(adminRequest(), {
+          from: values.from,
+          to: values.to,
+          workflows: values.workflow ?? [],
+          dryRun: values["dry-run"] ?? false,
+        });
+        print(result, () => promotionLines(result));
         return 0;
       }
       default:

@@ -31,6 +31,9 @@ export async function exportWorkflows(request, dir) {
   return files;
 }
 
+/** Tells the server the write applies a file, so its audit log records an import. */
+const IMPORT = { "clarion-import": "true" };
+
 /** @param {string[]} paths  files, or folders whose `*.json` are read */
 async function jsonFiles(paths) {
   const files = [];
@@ -57,11 +60,11 @@ export async function importWorkflows(request, paths) {
     if (typeof key !== "string") throw new Error(`${file}: a workflow file needs a "key"`);
     try {
       try {
-        await request("PUT", `/v1/workflows/${encodeURIComponent(key)}`, workflow);
+        await request("PUT", `/v1/workflows/${encodeURIComponent(key)}`, workflow, IMPORT);
         results.push({ file, key, action: /** @type {const} */ ("updated") });
       } catch (error) {
         if (!(error instanceof ClarionError && error.code === "workflow_not_found")) throw error;
-        await request("POST", "/v1/workflows", workflow);
+        await request("POST", "/v1/workflows", workflow, IMPORT);
         results.push({ file, key, action: /** @type {const} */ ("created") });
       }
     } catch (error) {

@@ -18,6 +18,7 @@ export const STATUS_BY_CODE = {
   workflow_version_not_found: 404,
   workflow_changed: 412,
   workflow_version_conflict: 409,
+  promotion_conflict: 409,
   subscriber_not_found: 404,
   subscriber_exists: 409,
   variable_not_found: 404,
@@ -73,6 +74,7 @@ export const TITLE_BY_CODE: Record<ErrorCode, string> = {
   workflow_version_not_found: "Workflow version not found",
   workflow_changed: "Workflow changed",
   workflow_version_conflict: "Workflow version conflict",
+  promotion_conflict: "Promotion conflict",
   subscriber_not_found: "Subscriber not found",
   subscriber_exists: "Subscriber already exists",
   variable_not_found: "Variable not found",
@@ -129,6 +131,8 @@ export const MEANING_BY_CODE: Record<ErrorCode, string> = {
     "`PUT` or `DELETE /v1/workflows/{key}` with an `If-Match` that is not the workflow's current `ETag`: someone saved it since you read it; `GET` it again, redo your change, send the new `ETag`",
   workflow_version_conflict:
     "`POST /v1/workflows/{key}/revert` with an `If-Match` that is not the current `ETag`: the workflow changed since you chose what to restore",
+  promotion_conflict:
+    "a workflow of the target environment changed while the promotion ran: the workflows before it in the answer's `detail` were promoted, the rest not; diff again and promote what is left",
   subscriber_not_found: "reading, erasing or setting preferences of an unknown subscriber",
   subscriber_exists: "Novu's `POST /novu/v2/subscribers?failIfExists=true` for a subscriber that exists",
   variable_not_found: "no variable with that key in this environment",

@@ -2,8 +2,8 @@
 // and the dashboard's event picker read them from here.
 
 /**
- * Every event type an endpoint can subscribe to. `message.read`, `message.seen` and
- * `message.archived` join this list with the in-app channel.
+ * Every event type an endpoint can subscribe to. The order is part of the stored ids (their type
+ * index, see db/queries/fact-events.ts): add new types at the end.
  */
 export const EVENT_TYPES = [
   "message.sent",
@@ -21,6 +21,10 @@ export const EVENT_TYPES = [
   "suppression.added",
   "endpoint.disabled",
   "webhook.test",
+  // In-app: what the subscriber did in their Inbox.
+  "message.seen",
+  "message.read",
+  "message.archived",
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];

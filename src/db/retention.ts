@@ -2,6 +2,7 @@ import { and, asc, eq, inArray, lt, sql } from "drizzle-orm";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { Db } from "./client";
 import {
+  auditLog,
   dashboardSessions,
   environments,
   events,
@@ -20,6 +21,8 @@ import {
 export interface RetentionPolicy {
   /** Messages, their events and finished triggers. */
   messagesBefore: Date;
+  /** Audit log entries: kept for their own period, not the messages'. */
+  auditBefore: Date;
   /** Sandbox captures: development output, kept shorter. */
   sandboxBefore: Date;
   /** Webhook replay receipts, once the replay window has passed. */
@@ -44,16 +47,18 @@ export interface RetentionReport {
   /** The event log and the delivery attempts of webhook endpoints, kept as long as messages. */
   events: number;
   webhookAttempts: number;
+  auditLog: number;
 }
 
 /** The retention settings a deployment can set (wrangler.toml `[vars]`); unset or invalid values take the defaults. */
 export interface RetentionSettings {
   RETENTION_DAYS?: string;
+  AUDIT_RETENTION_DAYS?: string;
   SANDBOX_RETENTION_DAYS?: string;
   RETENTION_MAX_ROWS?: string;
 }
 
-export const RETENTION_DEFAULTS = { days: 30, sandboxDays: 7, maxRows: 5000, sliceRows: 500 } as const;
+export const RETENTION_DEFAULTS = { days: 30, auditDays: 365, sandboxDays: 7, maxRows: 5000, sliceRows: 500 } as const;
 
 const positive = (value: string | undefined, fallback: number) => {
   const n = Number(value);
@@ -66,6 +71,7 @@ export function retentionPolicy(settings: RetentionSettings, now: Date): Retenti
   const ago = (ms: number) => new Date(now.getTime() - ms);
   return {
     messagesBefore: ago(positive(settings.RETENTION_DAYS, RETENTION_DEFAULTS.days) * DAY_MS),
+    auditBefore: ago(positive(settings.AUDIT_RETENTION_DAYS, RETENTION_DEFAULTS.auditDays) * DAY_MS),
     sandboxBefore: ago(positive(settings.SANDBOX_RETENTION_DAYS, RETENTION_DEFAULTS.sandboxDays) * DAY_MS),
     receiptsBefore: ago(WEBHOOK_RECEIPT_HOURS * 3_600_000),
     idempotencyBefore: ago(IDEMPOTENCY_KEY_HOURS * 3_600_000),
@@ -96,6 +102,7 @@ export async function purgeExpired(db: Db, policy: RetentionPolicy): Promise<Ret
     dashboardSessions: 0,
     events: 0,
     webhookAttempts: 0,
+    auditLog: 0,
   };
   const envs = await db.select({ id: environments.id }).from(environments);
 
@@ -167,6 +174,8 @@ export async function purgeExpired(db: Db, policy: RetentionPolicy): Promise<Ret
   report.webhookAttempts += await drain(policy, report.webhookAttempts, (n) =>
     oldestRows(db, webhookAttempts, webhookAttempts.createdAt, policy.messagesBefore, n),
   );
+  // Entries of deleted environments too: the audit log outlives them, up to its own period.
+  report.auditLog += await drain(policy, report.auditLog, (n) => oldestRows(db, auditLog, auditLog.at, policy.auditBefore, n));
   return report;
 }
 

@@ -1,5 +1,6 @@
 import type { BatchItem } from "drizzle-orm/batch";
 import { createDb, type Db } from "../db/client";
+import { triggerFactEvents, type WrittenEvent, writtenEvents } from "../db/queries/fact-events";
 import type { ClaimReport, ClaimResult, DeliveryOp, DeliveryOpResult, WaitEntry } from "../durable-objects/ledger/claims";
 import { coordinatorStub, ledgerNameFor, ledgerStub } from "../durable-objects/ledger/shards";
 import type { Bindings } from "../env";
@@ -7,6 +8,7 @@ import type { IntegrationConfig } from "../providers/types";
 import type { DeliveryJob } from "./job";
 import { MicroBatcher } from "./micro-batch";
 import { finishTriggers } from "./trigger-writes";
+import { dispatchWritten } from "./webhooks/dispatch";
 import type { TriggerSnapshot } from "./trigger-record";
 
 /** Where a trigger's sends are coordinated: its ledger shard, or its own coordinator for a large fan-out. */
@@ -41,6 +43,7 @@ export class DeliveryContext {
   private readonly ops: MicroBatcher<DeliveryOp, DeliveryOpResult>;
   private readonly reads: MicroBatcher<Key, TriggerSnapshot | null>;
   private readonly finishes: MicroBatcher<Key & { status: "completed" | "failed" }, undefined>;
+  private readonly emitted: MicroBatcher<readonly WrittenEvent[], undefined>;
 
   constructor(readonly env: Bindings) {
     this.db = createDb(env.DB);
@@ -66,8 +69,19 @@ export class DeliveryContext {
       return (await coordinatorStub(env, environmentId, transactionId).run(ops)) as DeliveryOpResult[];
     });
     this.finishes = new MicroBatcher(async (_key, items) => {
-      await this.write(finishTriggers(this.db, items));
+      const statements = finishTriggers(this.db, items);
+      const results = await this.write([...statements, triggerFactEvents(this.db, "trigger.completed", items)]);
+      await this.emit(writtenEvents(results, [statements.length]));
       return items.map(() => undefined);
+    });
+    this.emitted = new MicroBatcher(async (_key, lists) => {
+      try {
+        await dispatchWritten(env, lists.flat());
+      } catch (error) {
+        // Written events are never lost: the sweep dispatches what was not. A send's job is not retried for it.
+        console.log(JSON.stringify({ level: "error", event: "event_dispatch_failed", error: String(error) }));
+      }
+      return lists.map(() => undefined);
     });
     this.reads = new MicroBatcher(async (name, keys) => {
       this.costs.objectCalls++;
@@ -78,6 +92,11 @@ export class DeliveryContext {
   /** Runs statements in the phase's shared D1 batch; answers this caller's results, in order. */
   write(statements: BatchItem<"sqlite">[]): Promise<unknown[]> {
     return statements.length === 0 ? Promise.resolve([]) : this.d1.call("d1", statements);
+  }
+
+  /** Names to the webhook Queue the events a committed batch wrote; the chunks of one turn share the sends. */
+  emit(written: readonly WrittenEvent[]): Promise<undefined> {
+    return written.length === 0 ? Promise.resolve(undefined) : this.emitted.call("emit", written);
   }
 
   /** Moves a trigger's D1 record to a terminal status; the chunks finishing together share a statement. */

@@ -1,7 +1,7 @@
 import { runBatch } from "../db/batch";
 import { ledgerStub } from "../durable-objects/ledger/shards";
 import type { Bindings } from "../env";
-import { finishTrigger, recordTriggers } from "./trigger-writes";
+import { recordTriggers } from "./trigger-writes";
 import { retryDelaySeconds } from "./backoff";
 import { failRecipients } from "./close-recipients";
 import { DeliveryContext } from "./context";
@@ -39,7 +39,7 @@ async function deadLetter(ctx: DeliveryContext, body: unknown): Promise<void> {
   if (letter.success && letter.data.messageId) {
     const writes = new MessageWrites(ctx.db, new Date());
     writes.event(job.environmentId, letter.data.messageId, { status: "failed", detail: { deadLettered: true, reason } });
-    await runBatch(ctx.db, writes.all());
+    await ctx.emit(writes.written(await runBatch(ctx.db, writes.all())));
   } else if (job.type === "trigger" && stored) {
     const { state: _state, ledger, coordinated: _c, ...record } = stored;
     await recordTriggers(ctx.db, [{ record, status: "failed" }]);
@@ -47,7 +47,7 @@ async function deadLetter(ctx: DeliveryContext, body: unknown): Promise<void> {
   } else if (job.type === "recipients" && stored) {
     await failRecipients(ctx, job, stored, reason);
     if (await ctx.home(stored).recipientsDone(job.chunk, job.subscriberIds))
-      await finishTrigger(ctx.db, job.environmentId, job.transactionId, "completed");
+      await ctx.finish(job.environmentId, job.transactionId, "completed");
   }
   console.log(JSON.stringify({ level: "error", event: "dead_letter", transactionId: job.transactionId, reason }));
 }

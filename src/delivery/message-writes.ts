@@ -4,6 +4,9 @@ import type { Db } from "../db/client";
 import { messageEvents, messages, sandboxMessages, subscriberChannels, type MessageStatus } from "../db/schema";
 import { chunk, rowsPerStatement } from "../db/batch";
 import { suppressStatement, type SuppressionInput } from "../db/queries/suppressions";
+import { type MessageFact, messageFactEvents, type SuppressionFact, suppressionFactEvents, writtenEvents } from "../db/queries/fact-events";
+import type { EventType } from "../contract/event-types";
+import { normaliseAddress } from "../lib/normalise-address";
 import { newId } from "../lib/ids";
 import type { Capture } from "../providers/types";
 
@@ -50,6 +53,27 @@ const eventRow = (environmentId: string, messageId: string, event: EventInput, a
   at,
   detail: event.detail ?? null,
 });
+
+/** The outbound event a status in a message's timeline is reported as; the others (queued, sending, cancelled) are not. */
+const EVENT_OF_STATUS: Partial<Record<MessageStatus, EventType>> = {
+  sent: "message.sent",
+  delivered: "message.delivered",
+  failed: "message.failed",
+  undeliverable: "message.failed",
+  bounced: "message.bounced",
+  opened: "message.opened",
+  clicked: "message.clicked",
+  skipped: "message.skipped",
+  seen: "message.seen",
+  read: "message.read",
+  archived: "message.archived",
+};
+
+/** A skip's reason or a failure's code, as the timeline's detail names it. */
+const reasonOf = (detail: Record<string, unknown> | undefined) => {
+  const reason = detail?.reason ?? detail?.error;
+  return typeof reason === "string" ? reason : null;
+};
 
 type UpdatedColumn = keyof MessageFields | "status" | "updatedAt";
 
@@ -100,6 +124,10 @@ export class MessageWrites {
   private readonly sending: (typeof messages.$inferInsert)[] = [];
   private readonly captures: (typeof sandboxMessages.$inferInsert)[] = [];
   private readonly updates: MessageUpdate[] = [];
+  private readonly messageFacts: MessageFact[] = [];
+  private readonly suppressionFacts: SuppressionFact[] = [];
+  /** Where, in the statements `all()` answered, the outbound events' inserts are. */
+  private eventsAt: number[] = [];
   constructor(
     private readonly db: Db,
     private readonly now: Date,
@@ -114,7 +142,7 @@ export class MessageWrites {
         .values({ id, ...identity, status, ...fields, attempts: fields.attempts ?? 0, createdAt: this.now, updatedAt: this.now })
         .onConflictDoNothing(),
     );
-    for (const e of events) this.events.push(eventRow(identity.environmentId, id, e, this.now));
+    for (const e of events) this.timeline(identity.environmentId, id, e, this.now);
     return id;
   }
 
@@ -139,14 +167,21 @@ export class MessageWrites {
   }
 
   event(environmentId: string, messageId: string, event: EventInput, at = this.now): void {
+    this.timeline(environmentId, messageId, event, at);
+  }
+
+  /** A timeline entry, and the outbound event it is reported as (written in the same batch). */
+  private timeline(environmentId: string, messageId: string, event: EventInput, at: Date): void {
     this.events.push(eventRow(environmentId, messageId, event, at));
+    const type = EVENT_OF_STATUS[event.status];
+    if (type) this.messageFacts.push({ type, messageId, at, status: event.status, reason: reasonOf(event.detail) });
   }
 
   update(environmentId: string, messageId: string, status: MessageStatus, fields: MessageFields, event: EventInput): void {
     // Undefined leaves a column as it is, as drizzle's set() does.
     const values = Object.fromEntries(Object.entries({ status, ...fields, updatedAt: this.now }).filter(([, v]) => v !== undefined));
     this.updates.push({ messageId, values });
-    this.events.push(eventRow(environmentId, messageId, event, this.now));
+    this.timeline(environmentId, messageId, event, this.now);
   }
 
   capture(environmentId: string, messageId: string, capture: Capture): void {
@@ -169,8 +204,9 @@ export class MessageWrites {
     );
   }
 
-  suppress(input: Omit<SuppressionInput, "at">): void {
-    this.statements.push(suppressStatement(this.db, { ...input, at: this.now }));
+  suppress(input: Omit<SuppressionInput, "at">, at = this.now): void {
+    this.statements.push(suppressStatement(this.db, { ...input, at }));
+    this.suppressionFacts.push({ environmentId: input.environmentId, address: normaliseAddress(input.channel, input.address), at });
   }
 
   /** All statements: new messages first, events last (each kind in as few multi-row inserts as D1's 100 parameters allow). */
@@ -184,6 +220,17 @@ export class MessageWrites {
     const after: BatchItem<"sqlite">[] = [];
     for (const rows of chunk(this.captures, rowsPerStatement(CAPTURE_COLUMNS))) after.push(this.db.insert(sandboxMessages).values(rows));
     for (const rows of chunk(this.events, rowsPerStatement(EVENT_COLUMNS))) after.push(this.db.insert(messageEvents).values(rows));
-    return [...inserts, ...this.statements, ...updates, ...after];
+    // Last: they read the messages and suppressions as the statements before left them.
+    const outbound: BatchItem<"sqlite">[] = [];
+    if (this.messageFacts.length) outbound.push(messageFactEvents(this.db, this.messageFacts));
+    if (this.suppressionFacts.length) outbound.push(suppressionFactEvents(this.db, this.suppressionFacts));
+    const all = [...inserts, ...this.statements, ...updates, ...after, ...outbound];
+    this.eventsAt = outbound.map((_, i) => all.length - outbound.length + i);
+    return all;
+  }
+
+  /** The outbound events the batch of `all()` wrote, from its results: what to dispatch once it committed. */
+  written(results: readonly unknown[]) {
+    return writtenEvents(results, this.eventsAt);
   }
 }

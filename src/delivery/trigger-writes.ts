@@ -2,9 +2,10 @@ import { and, eq, notInArray, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { chunk, rowsPerStatement, runBatch } from "../db/batch";
 import { triggers, type TriggerStatus } from "../db/schema";
+import { triggerFactEvents, writtenEvents } from "../db/queries/fact-events";
 import type { TriggerRecord } from "./trigger-record";
 
-const COLUMNS = 12;
+const COLUMNS = 13;
 
 type TriggerWrite = { record: TriggerRecord; status: TriggerStatus; cancelledMessages?: number };
 
@@ -19,6 +20,8 @@ const row = ({ record, status, cancelledMessages }: TriggerWrite, now: Date) => 
   actor: record.actor,
   acceptedAt: new Date(record.acceptedAt),
   cancelledMessages: cancelledMessages ?? null,
+  // 0 marks a workflow saved before versions were kept: no version to show.
+  workflowVersion: record.workflowVersion || null,
   createdAt: now,
   updatedAt: now,
 });
@@ -49,9 +52,15 @@ export async function recordTriggers(db: Db, items: TriggerWrite[], now = new Da
   await runBatch(db, triggerRecordWrites(db, items, now));
 }
 
-/** With how many messages the cancellation stopped, so the trigger's counts show them before each one is recorded. */
-export const recordCancellation = (db: Db, record: TriggerRecord, cancelledMessages: number, now: number) =>
-  recordTriggers(db, [{ record, status: "cancelled", cancelledMessages }], new Date(now));
+/**
+ * With how many messages the cancellation stopped, so the trigger's counts show them before each
+ * one is recorded; `trigger.cancelled` is written in the same batch. Answers the events written.
+ */
+export async function recordCancellation(db: Db, record: TriggerRecord, cancelledMessages: number, now: number) {
+  const statements = triggerRecordWrites(db, [{ record, status: "cancelled", cancelledMessages }], new Date(now));
+  const results = await runBatch(db, [...statements, triggerFactEvents(db, "trigger.cancelled", [record])]);
+  return writtenEvents(results, [statements.length]);
+}
 
 /** Moves a recorded trigger to a terminal status unless it already has one. */
 export const finishTrigger = (db: Db, environmentId: string, transactionId: string, status: "completed" | "failed", now = new Date()) =>

@@ -1,7 +1,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { Environment, EnvironmentList } from "../../src/features/environments/schemas";
-import { ENVIRONMENT_TABLES } from "../../src/features/environments/repository";
+import { ENVIRONMENT_TABLES, OUTLIVES_ENVIRONMENT } from "../../src/features/environments/repository";
 import { createSandboxEnvironment, createWorkflow, trigger, unique } from "../factories";
 import { settledMessages } from "../e2e/helpers";
 import { api, errorPaths, expectProblem } from "../request";
@@ -89,7 +89,7 @@ const rowsOf = async (environmentId: string) =>
 
 describe("DELETE /v1/admin/environments/{slug}", () => {
   it("knows every table that holds an environment's data", async () => {
-    expect(ENVIRONMENT_TABLES.map((t) => getTableName(t)).sort()).toEqual(await tablesWithEnvironmentId());
+    expect([...ENVIRONMENT_TABLES, ...OUTLIVES_ENVIRONMENT].map((t) => getTableName(t)).sort()).toEqual(await tablesWithEnvironmentId());
   });
 
   it("deletes the environment with everything it holds, and leaves the others alone", async () => {
@@ -137,7 +137,16 @@ describe("DELETE /v1/admin/environments/{slug}", () => {
 
     expect((await admin("DELETE", `/environments/${slug}`)).status).toBe(204);
 
-    expect(Object.values(await rowsOf(doomed.id)).every((n) => n === 0)).toBe(true);
+    const { audit_log: audited, ...left } = await rowsOf(doomed.id);
+    expect(Object.values(left).every((n) => n === 0)).toBe(true);
+    // The audit log outlives the environment: its last entry says who deleted it.
+    expect(audited).toBeGreaterThan(0);
+    const last = await env.DB.prepare(
+      "SELECT resource, action, environment_slug AS slug FROM audit_log WHERE environment_id = ? ORDER BY id DESC LIMIT 1",
+    )
+      .bind(doomed.id)
+      .first();
+    expect(last).toEqual({ resource: "environment", action: "deleted", slug });
     expect(await env.DB.prepare("SELECT id FROM environments WHERE id = ?").bind(doomed.id).first()).toBeNull();
     expect(await rowsOf(kept.id)).toEqual(expect.objectContaining({ workflows: 1, subscribers: 1, messages: 1, suppressions: 1 }));
   });

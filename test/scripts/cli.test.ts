@@ -12,6 +12,8 @@ interface Seen {
   path: string;
   authorization: string | undefined;
   body: unknown;
+  /** The `Clarion-Import` header, when sent. */
+  import?: string;
 }
 
 const ADMIN = "clarion_admin_cliTest";
@@ -31,7 +33,14 @@ const readBody = async (req: IncomingMessage) => {
 beforeAll(async () => {
   server = createServer(async (req, res) => {
     const body = await readBody(req);
-    seen.push({ method: req.method!, path: req.url!, authorization: req.headers.authorization, body });
+    const imported = req.headers["clarion-import"];
+    seen.push({
+      method: req.method!,
+      path: req.url!,
+      authorization: req.headers.authorization,
+      body,
+      ...(typeof imported === "string" ? { import: imported } : {}),
+    });
     const answer = answers[`${req.method} ${req.url}`] ?? {
       status: 404,
       body: { status: 404, code: "workflow_not_found", detail: "No such thing." },
@@ -212,6 +221,8 @@ describe("clarion workflows", () => {
     expect(seen.map((s) => `${s.method} ${s.path}`)).toEqual(["PUT /v1/workflows/exists", "PUT /v1/workflows/fresh", "POST /v1/workflows"]);
     // The server's own fields never go back: PUT takes only what a workflow input holds.
     expect(seen[2]!.body).not.toHaveProperty("id");
+    // So the audit log records an import, not a hand edit.
+    expect(seen.map((s) => s.import)).toEqual(["true", "true", "true"]);
     expect(result.out).toBe(`updated exists (${join(dir, "a.json")})\ncreated fresh (${join(dir, "b.json")})`);
   });
 
@@ -245,5 +256,80 @@ describe("clarion workflows", () => {
     const result = await run(["workflows", "export"], { CLARION_API_KEY: "" });
     expect(result.code).toBe(2);
     expect(result.err).toContain("CLARION_API_KEY");
+  });
+});
+
+describe("clarion promote", () => {
+  const result = (dryRun: boolean) => ({
+    from: "development",
+    to: "production",
+    dryRun,
+    workflows: [
+      { key: "order-shipped", outcome: "updated", version: 4, patch: [] },
+      { key: "welcome", outcome: "created", version: 1, patch: [] },
+      { key: "digest", outcome: "unchanged", version: 2, patch: [] },
+    ],
+    needsValue: ["STRIPE_KEY"],
+  });
+
+  it("previews with --dry-run: the workflows named, with the admin credential", async () => {
+    answers = { "POST /v1/admin/promotions": { status: 200, body: result(true) } };
+    const out = await run([
+      "promote",
+      "--from",
+      "development",
+      "--to",
+      "production",
+      "--workflow",
+      "order-shipped",
+      "--workflow",
+      "welcome",
+      "--dry-run",
+    ]);
+    expect(out.code).toBe(0);
+    expect(seen).toEqual([
+      {
+        method: "POST",
+        path: "/v1/admin/promotions",
+        authorization: `ApiKey ${ADMIN}`,
+        body: { from: "development", to: "production", workflows: ["order-shipped", "welcome"], dryRun: true },
+      },
+    ]);
+    expect(out.out.split("\n")).toEqual([
+      "dry run: promoting from development to production would",
+      "  update order-shipped (version 4)",
+      "  create welcome (version 1)",
+      "  leave digest as it is",
+      "secret variables production lacks (never copied: set them there by hand): STRIPE_KEY",
+    ]);
+  });
+
+  it("promotes every workflow when none is named, and prints what it did", async () => {
+    answers = { "POST /v1/admin/promotions": { status: 200, body: result(false) } };
+    const out = await run(["promote", "--from", "development", "--to", "production"]);
+    expect(out.code).toBe(0);
+    expect(seen[0]?.body).toEqual({ from: "development", to: "production", workflows: "all", dryRun: false });
+    expect(out.out).toContain(
+      "promoted from development to production:\n  updated order-shipped (version 4)\n  created welcome (version 1)\n  unchanged digest",
+    );
+  });
+
+  it("needs both environments, and sends nothing without them", async () => {
+    const out = await run(["promote", "--from", "development"]);
+    expect(out.code).toBe(2);
+    expect(out.err).toContain("--to");
+    expect(seen).toEqual([]);
+  });
+
+  it("prints the server's problem and exits 1", async () => {
+    answers = {
+      "POST /v1/admin/promotions": {
+        status: 404,
+        body: { status: 404, code: "environment_not_found", detail: 'No environment with slug "prod".' },
+      },
+    };
+    const out = await run(["promote", "--from", "development", "--to", "prod"]);
+    expect(out.code).toBe(1);
+    expect(out.err).toContain("environment_not_found");
   });
 });

@@ -167,6 +167,34 @@ describe("delivery from the Queue", () => {
     expect(await receiver.captured()).toHaveLength(1);
   });
 
+  it("delivers a batch's jobs together, and announces an endpoint that two of them found gone once", async () => {
+    const { receiver, endpoint } = await receiverEndpoint();
+    await receiver.script([{ status: 410 }]);
+    const [first, second] = [await storedEvent(), await storedEvent()];
+    const batch = createMessageBatch(
+      "clarion-webhooks",
+      [first!, second!].map((event, i) => ({
+        id: `gone-${i}-${crypto.randomUUID()}`,
+        timestamp: new Date(),
+        attempts: 1,
+        body: { type: "deliver", environmentId, eventId: event.id, endpointId: endpoint.id },
+      })),
+    );
+    const ctx = createExecutionContext();
+    await worker.queue(batch, env);
+    const result = await getQueueResult(batch, ctx);
+    expect(result.explicitAcks).toHaveLength(2);
+    expect(await receiver.captured()).toHaveLength(2);
+    const announced = await env.DB.prepare(
+      "SELECT count(*) AS n FROM events WHERE type = 'endpoint.disabled' AND json_extract(data, '$.endpointId') = ?",
+    )
+      .bind(endpoint.id)
+      .first<{ n: number }>();
+    expect(announced?.n).toBe(1);
+    const attempts = await api<{ data: WebhookAttempt[] }>(key, "GET", `/v1/webhook-endpoints/${endpoint.id}/attempts`);
+    expect(attempts.body.data.map((a) => a.responseStatus)).toEqual([410, 410]);
+  });
+
   it("turns off an endpoint failing for five days and tells the other endpoints with endpoint.disabled", async () => {
     const { key: own, id: ownId } = await createEnvironment();
     const failing = fakeProviderScenario();

@@ -129,6 +129,9 @@ describe("GET, PATCH, DELETE /v1/webhook-endpoints/{id}", () => {
       ["GET", `/v1/webhook-endpoints/${endpoint.id}/secret`],
       ["PATCH", `/v1/webhook-endpoints/${endpoint.id}`, { enabled: false }],
       ["POST", `/v1/webhook-endpoints/${endpoint.id}/rotate-secret`, {}],
+      ["GET", `/v1/webhook-endpoints/${endpoint.id}/attempts`],
+      ["POST", `/v1/webhook-endpoints/${endpoint.id}/test`],
+      ["POST", `/v1/webhook-endpoints/${endpoint.id}/replay`, { since: new Date(Date.now() - 60_000).toISOString() }],
       ["DELETE", `/v1/webhook-endpoints/${endpoint.id}`],
     ] as const) {
       expectProblem(await api(otherKey, method, path, body), 404, "webhook_endpoint_not_found");

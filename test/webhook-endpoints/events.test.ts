@@ -3,7 +3,7 @@ import { eq } from "drizzle-orm";
 import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
 import { createDb } from "../../src/db/client";
-import { events } from "../../src/db/schema";
+import { events, webhookAttempts, webhookEndpoints } from "../../src/db/schema";
 import { eventRow } from "../../src/features/events/record";
 import type { EventList } from "../../src/features/events/schemas";
 import type { WebhookEndpointCreated } from "../../src/features/webhook-endpoints/schemas";
@@ -135,6 +135,51 @@ describe("crash safety", () => {
       return again?.dispatchedAt;
     });
     // The young one may still be on its way through its own dispatch: the cron leaves it alone.
+    expect((await receiver.captured()).length).toBe(1);
+  });
+  it("queues again from the cron a delivery whose Queue message was lost, and leaves settled or scheduled ones alone", async () => {
+    const { id, receiver, endpoint } = await setUp();
+    const old = new Date(Date.now() - 5 * 60_000);
+    // The endpoint existed when the events were written: only then was it meant to get them.
+    await createDb(env.DB)
+      .update(webhookEndpoints)
+      .set({ createdAt: new Date(Date.now() - 10 * 60_000) })
+      .where(eq(webhookEndpoints.id, endpoint.id));
+    const dispatched = (subscriberId: string) => ({
+      ...eventRow(id, "subscriber.created", { subscriberId }),
+      createdAt: old,
+      dispatchedAt: old,
+    });
+    const lost = dispatched("lost");
+    const delivered = dispatched("delivered");
+    const retrying = dispatched("retrying");
+    await createDb(env.DB).insert(events).values([lost, delivered, retrying]);
+    const attempt = (eventId: string, status: "succeeded" | "failed", nextAttemptAt: Date | null) => ({
+      id: `att_${crypto.randomUUID().replaceAll("-", "")}`,
+      environmentId: id,
+      endpointId: endpoint.id,
+      eventId,
+      eventType: "subscriber.created" as const,
+      attempt: 1,
+      status,
+      responseStatus: status === "succeeded" ? 200 : 500,
+      latencyMs: 5,
+      error: null,
+      nextAttemptAt,
+      createdAt: old,
+    });
+    await createDb(env.DB)
+      .insert(webhookAttempts)
+      .values([attempt(delivered.id, "succeeded", null), attempt(retrying.id, "failed", new Date(Date.now() + 60_000))]);
+    await worker.scheduled(createScheduledController({ scheduledTime: Date.now(), cron: "*/10 * * * *" }), env);
+    const [payload] = await payloads(receiver, endpoint.secret, 1);
+    expect(payload).toMatchObject({ id: lost.id, data: { subscriberId: "lost" } });
+    // Delivered now: the next run finds nothing to queue.
+    await eventually(async () => {
+      const [row] = await createDb(env.DB).select().from(webhookAttempts).where(eq(webhookAttempts.eventId, lost.id));
+      return row?.status === "succeeded";
+    });
+    await worker.scheduled(createScheduledController({ scheduledTime: Date.now(), cron: "*/10 * * * *" }), env);
     expect((await receiver.captured()).length).toBe(1);
   });
 });

@@ -151,6 +151,16 @@ describe("workflow versions", () => {
     expect(res.body.version).toBe(1);
   });
 
+  it("a save that changes only the unsubscribe setting is a new version, and is kept", async () => {
+    const { key } = await created();
+    const res = await call<Workflow>("PUT", `/v1/workflows/${key}`, body(key, { unsubscribe: "email" }));
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ unsubscribe: "email", version: 2 });
+    expect((await call<Workflow>("GET", `/v1/workflows/${key}`)).body.unsubscribe).toBe("email");
+    const diff = await call<{ changes: unknown[] }>("GET", `/v1/workflows/${key}/diff`);
+    expect(diff.body.changes).toEqual([{ step: null, change: "changed", fields: ["unsubscribe"] }]);
+  });
+
   it("records the admin credential as the author", async () => {
     const key = unique("v").toLowerCase();
     const res = await api<Workflow>(ADMIN_KEY, "POST", "/v1/workflows", body(key), {

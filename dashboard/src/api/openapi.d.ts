@@ -1392,6 +1392,406 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/audit-log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The audit log of every environment
+         * @description Every change to configuration: who made it (an API key by id and name, the admin credential, or a dashboard session), when, to what, and the resource before and after with every secret masked. Written in the same batch as the change; nothing changes or deletes an entry but retention (`AUDIT_RETENTION_DAYS`, default 365). `Accept: application/x-ndjson` or `?format=ndjson` exports every match as NDJSON. Across environments, deleted ones included; `environment` narrows it to one slug.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    limit?: number;
+                    /** @description The `nextCursor` of the previous page. */
+                    cursor?: string;
+                    resource?: "workflow" | "variable" | "integration" | "environment" | "api_key" | "webhook_endpoint" | "in_app_settings" | "preference_link_settings" | "promotion";
+                    /** @description With `resource`: one workflow's key, one integration's id, ... */
+                    resourceId?: string;
+                    action?: "created" | "updated" | "deleted" | "activated" | "deactivated" | "reverted" | "imported" | "renamed" | "revoked" | "rotated" | "promoted";
+                    /** @description An API key's id (`key_...`), a key's name, or `admin`. */
+                    actor?: string;
+                    /** @description Entries at or after this time. */
+                    after?: string;
+                    /** @description Entries before this time. */
+                    before?: string;
+                    /** @description `ndjson` (or `Accept: application/x-ndjson`) streams every matching entry, one per line, newest first. */
+                    format?: "json" | "ndjson";
+                    /** @description One environment's slug (deleted environments included). */
+                    environment?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Entries newest first */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AuditList"];
+                        "application/x-ndjson": string;
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `unauthorized` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 401;
+                            /** @enum {string} */
+                            code?: "unauthorized";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `forbidden` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 403;
+                            /** @enum {string} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `validation_failed` */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 422;
+                            /** @enum {string} */
+                            code?: "validation_failed";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `rate_limited` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 429;
+                            /** @enum {string} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/promotions/diff": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Compare two environments before a promotion
+         * @description Per workflow, `added | changed | removed | unchanged` with the JSON Patch promoting it would apply to the target; variables by key (secret values are never read: a secret the target lacks `needs_value`); integrations by provider and name only (credentials are never compared nor copied).
+         */
+        get: {
+            parameters: {
+                query: {
+                    /** @description The environment to promote from. */
+                    from: string;
+                    to: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The difference */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PromotionDiff"];
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `unauthorized` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 401;
+                            /** @enum {string} */
+                            code?: "unauthorized";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `forbidden` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 403;
+                            /** @enum {string} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `environment_not_found` */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 404;
+                            /** @enum {string} */
+                            code?: "environment_not_found";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `validation_failed` */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 422;
+                            /** @enum {string} */
+                            code?: "validation_failed";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `rate_limited` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 429;
+                            /** @enum {string} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/promotions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Promote workflows from one environment to another
+         * @description Each promoted workflow that is new or changed becomes a new version in the target, authored "promotion from <from>"; unchanged ones are left alone, and a promotion never deletes. Variables and integrations are not copied: `needsValue` lists the secret variables to set in the target by hand. `dryRun: true` answers exactly what the promotion would do, and does nothing. Every promoted workflow and the promotion itself are in the target's audit log.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes a retry safe (IETF draft-ietf-httpapi-idempotency-key-header): the first answer is kept 24 hours per environment and replayed to the same request; the same key with another request gets 422 `idempotency_key_mismatch`, and while the first is running, 409 `idempotency_key_in_flight`. 1 to 255 printable ASCII characters. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["PromotionInput"];
+                };
+            };
+            responses: {
+                /** @description What was promoted (or would be) */
+                200: {
+                    headers: {
+                        "Idempotency-Replay": components["headers"]["IdempotencyReplay"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PromotionResult"];
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `malformed_json` or `invalid_idempotency_key` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 400;
+                            /** @enum {string} */
+                            code?: "malformed_json" | "invalid_idempotency_key";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `unauthorized` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 401;
+                            /** @enum {string} */
+                            code?: "unauthorized";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `forbidden` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 403;
+                            /** @enum {string} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `environment_not_found` or `workflow_not_found` */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 404;
+                            /** @enum {string} */
+                            code?: "environment_not_found" | "workflow_not_found";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `idempotency_key_in_flight` or `promotion_conflict` */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 409;
+                            /** @enum {string} */
+                            code?: "idempotency_key_in_flight" | "promotion_conflict";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `payload_too_large` */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 413;
+                            /** @enum {string} */
+                            code?: "payload_too_large";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `unsupported_media_type` */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 415;
+                            /** @enum {string} */
+                            code?: "unsupported_media_type";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `validation_failed` or `idempotency_key_mismatch` */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 422;
+                            /** @enum {string} */
+                            code?: "validation_failed" | "idempotency_key_mismatch";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `rate_limited` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 429;
+                            /** @enum {string} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/dashboard/session": {
         parameters: {
             query?: never;
@@ -3828,6 +4228,8 @@ export interface paths {
                 header?: {
                     /** @description Makes a retry safe (IETF draft-ietf-httpapi-idempotency-key-header): the first answer is kept 24 hours per environment and replayed to the same request; the same key with another request gets 422 `idempotency_key_mismatch`, and while the first is running, 409 `idempotency_key_in_flight`. 1 to 255 printable ASCII characters. */
                     "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                    /** @description `true` when the write applies a workflow file (`clarion workflows import`): its audit entry's action is `imported`. */
+                    "clarion-import"?: "true";
                 };
                 path?: never;
                 cookie?: never;
@@ -4141,6 +4543,8 @@ export interface paths {
                 header?: {
                     /** @description The `ETag` you read: the write happens only if the workflow is still at that version (else 412). */
                     "if-match"?: string;
+                    /** @description `true` when the write applies a workflow file (`clarion workflows import`): its audit entry's action is `imported`. */
+                    "clarion-import"?: "true";
                 };
                 path: {
                     key: string;
@@ -10375,7 +10779,7 @@ export interface paths {
                             id: string;
                             url: string;
                             /** @description Null: every event type. */
-                            events: ("message.sent" | "message.delivered" | "message.failed" | "message.bounced" | "message.opened" | "message.clicked" | "message.skipped" | "trigger.completed" | "trigger.cancelled" | "subscriber.created" | "subscriber.updated" | "subscriber.deleted" | "suppression.added" | "endpoint.disabled" | "webhook.test")[] | null;
+                            events: ("message.sent" | "message.delivered" | "message.failed" | "message.bounced" | "message.opened" | "message.clicked" | "message.skipped" | "trigger.completed" | "trigger.cancelled" | "subscriber.created" | "subscriber.updated" | "subscriber.deleted" | "suppression.added" | "endpoint.disabled" | "webhook.test" | "message.seen" | "message.read" | "message.archived")[] | null;
                             description: string | null;
                             enabled: boolean;
                             /**
@@ -11345,7 +11749,7 @@ export interface paths {
             parameters: {
                 query?: {
                     status?: "succeeded" | "failed";
-                    eventType?: "message.sent" | "message.delivered" | "message.failed" | "message.bounced" | "message.opened" | "message.clicked" | "message.skipped" | "trigger.completed" | "trigger.cancelled" | "subscriber.created" | "subscriber.updated" | "subscriber.deleted" | "suppression.added" | "endpoint.disabled" | "webhook.test";
+                    eventType?: "message.sent" | "message.delivered" | "message.failed" | "message.bounced" | "message.opened" | "message.clicked" | "message.skipped" | "trigger.completed" | "trigger.cancelled" | "subscriber.created" | "subscriber.updated" | "subscriber.deleted" | "suppression.added" | "endpoint.disabled" | "webhook.test" | "message.seen" | "message.read" | "message.archived";
                     limit?: number;
                     /** @description The `nextCursor` of the previous page. */
                     cursor?: string;
@@ -11642,7 +12046,7 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
-                    type?: "message.sent" | "message.delivered" | "message.failed" | "message.bounced" | "message.opened" | "message.clicked" | "message.skipped" | "trigger.completed" | "trigger.cancelled" | "subscriber.created" | "subscriber.updated" | "subscriber.deleted" | "suppression.added" | "endpoint.disabled" | "webhook.test";
+                    type?: "message.sent" | "message.delivered" | "message.failed" | "message.bounced" | "message.opened" | "message.clicked" | "message.skipped" | "trigger.completed" | "trigger.cancelled" | "subscriber.created" | "subscriber.updated" | "subscriber.deleted" | "suppression.added" | "endpoint.disabled" | "webhook.test" | "message.seen" | "message.read" | "message.archived";
                     /** @description Only events after this time. */
                     after?: string;
                     limit?: number;
@@ -11887,6 +12291,132 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/audit-log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The environment's audit log
+         * @description Every change to configuration: who made it (an API key by id and name, the admin credential, or a dashboard session), when, to what, and the resource before and after with every secret masked. Written in the same batch as the change; nothing changes or deletes an entry but retention (`AUDIT_RETENTION_DAYS`, default 365). `Accept: application/x-ndjson` or `?format=ndjson` exports every match as NDJSON.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    limit?: number;
+                    /** @description The `nextCursor` of the previous page. */
+                    cursor?: string;
+                    resource?: "workflow" | "variable" | "integration" | "environment" | "api_key" | "webhook_endpoint" | "in_app_settings" | "preference_link_settings" | "promotion";
+                    /** @description With `resource`: one workflow's key, one integration's id, ... */
+                    resourceId?: string;
+                    action?: "created" | "updated" | "deleted" | "activated" | "deactivated" | "reverted" | "imported" | "renamed" | "revoked" | "rotated" | "promoted";
+                    /** @description An API key's id (`key_...`), a key's name, or `admin`. */
+                    actor?: string;
+                    /** @description Entries at or after this time. */
+                    after?: string;
+                    /** @description Entries before this time. */
+                    before?: string;
+                    /** @description `ndjson` (or `Accept: application/x-ndjson`) streams every matching entry, one per line, newest first. */
+                    format?: "json" | "ndjson";
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Entries newest first */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AuditList"];
+                        "application/x-ndjson": string;
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `unauthorized` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 401;
+                            /** @enum {string} */
+                            code?: "unauthorized";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `forbidden` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 403;
+                            /** @enum {string} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `environment_not_found` */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 404;
+                            /** @enum {string} */
+                            code?: "environment_not_found";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `validation_failed` */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 422;
+                            /** @enum {string} */
+                            code?: "validation_failed";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `rate_limited` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 429;
+                            /** @enum {string} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "message.sent": {
@@ -11921,6 +12451,7 @@ export interface webhooks {
                     "application/json": components["schemas"]["Event"] & {
                         /** @enum {string} */
                         type?: "message.sent";
+                        data?: components["schemas"]["MessageEventData"];
                     };
                 };
             };
@@ -11972,6 +12503,7 @@ export interface webhooks {
                     "application/json": components["schemas"]["Event"] & {
                         /** @enum {string} */
                         type?: "message.delivered";
+                        data?: components["schemas"]["MessageEventData"];
                     };
                 };
             };
@@ -12023,6 +12555,7 @@ export interface webhooks {
                     "application/json": components["schemas"]["Event"] & {
                         /** @enum {string} */
                         type?: "message.failed";
+                        data?: components["schemas"]["MessageEventData"];
                     };
                 };
             };
@@ -12074,6 +12607,7 @@ export interface webhooks {
                     "application/json": components["schemas"]["Event"] & {
                         /** @enum {string} */
                         type?: "message.bounced";
+                        data?: components["schemas"]["MessageEventData"];
                     };
                 };
             };
@@ -12125,6 +12659,7 @@ export interface webhooks {
                     "application/json": components["schemas"]["Event"] & {
                         /** @enum {string} */
                         type?: "message.opened";
+                        data?: components["schemas"]["MessageEventData"];
                     };
                 };
             };
@@ -12176,6 +12711,7 @@ export interface webhooks {
                     "application/json": components["schemas"]["Event"] & {
                         /** @enum {string} */
                         type?: "message.clicked";
+                        data?: components["schemas"]["MessageEventData"];
                     };
                 };
             };
@@ -12227,6 +12763,7 @@ export interface webhooks {
                     "application/json": components["schemas"]["Event"] & {
                         /** @enum {string} */
                         type?: "message.skipped";
+                        data?: components["schemas"]["MessageEventData"];
                     };
                 };
             };
@@ -12278,6 +12815,7 @@ export interface webhooks {
                     "application/json": components["schemas"]["Event"] & {
                         /** @enum {string} */
                         type?: "trigger.completed";
+                        data?: components["schemas"]["TriggerEventData"];
                     };
                 };
             };
@@ -12329,6 +12867,7 @@ export interface webhooks {
                     "application/json": components["schemas"]["Event"] & {
                         /** @enum {string} */
                         type?: "trigger.cancelled";
+                        data?: components["schemas"]["TriggerEventData"];
                     };
                 };
             };
@@ -12380,6 +12919,7 @@ export interface webhooks {
                     "application/json": components["schemas"]["Event"] & {
                         /** @enum {string} */
                         type?: "subscriber.created";
+                        data?: components["schemas"]["SubscriberEventData"];
                     };
                 };
             };
@@ -12431,6 +12971,7 @@ export interface webhooks {
                     "application/json": components["schemas"]["Event"] & {
                         /** @enum {string} */
                         type?: "subscriber.updated";
+                        data?: components["schemas"]["SubscriberEventData"];
                     };
                 };
             };
@@ -12482,6 +13023,7 @@ export interface webhooks {
                     "application/json": components["schemas"]["Event"] & {
                         /** @enum {string} */
                         type?: "subscriber.deleted";
+                        data?: components["schemas"]["SubscriberEventData"];
                     };
                 };
             };
@@ -12533,6 +13075,7 @@ export interface webhooks {
                     "application/json": components["schemas"]["Event"] & {
                         /** @enum {string} */
                         type?: "suppression.added";
+                        data?: components["schemas"]["SuppressionEventData"];
                     };
                 };
             };
@@ -12584,6 +13127,7 @@ export interface webhooks {
                     "application/json": components["schemas"]["Event"] & {
                         /** @enum {string} */
                         type?: "endpoint.disabled";
+                        data?: components["schemas"]["EndpointDisabledData"];
                     };
                 };
             };
@@ -12635,6 +13179,163 @@ export interface webhooks {
                     "application/json": components["schemas"]["Event"] & {
                         /** @enum {string} */
                         type?: "webhook.test";
+                        data?: components["schemas"]["WebhookTestData"];
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx acknowledges the event; 410 turns the endpoint off; other answers are retried or final. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "message.seen": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * message.seen
+         * @description Sent to every enabled endpoint whose `events` include this type (or that has none), signed per Standard Webhooks. Answer any 2xx within 15 s; see docs/guides/event-webhooks.md.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event id (`evt_…`), the same on every retry. */
+                    "webhook-id": string;
+                    /** @description Unix seconds of this attempt. */
+                    "webhook-timestamp": string;
+                    /** @description `v1,<base64 HMAC-SHA256>` entries, space-separated (two during a secret rotation). */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": components["schemas"]["Event"] & {
+                        /** @enum {string} */
+                        type?: "message.seen";
+                        data?: components["schemas"]["MessageEventData"];
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx acknowledges the event; 410 turns the endpoint off; other answers are retried or final. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "message.read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * message.read
+         * @description Sent to every enabled endpoint whose `events` include this type (or that has none), signed per Standard Webhooks. Answer any 2xx within 15 s; see docs/guides/event-webhooks.md.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event id (`evt_…`), the same on every retry. */
+                    "webhook-id": string;
+                    /** @description Unix seconds of this attempt. */
+                    "webhook-timestamp": string;
+                    /** @description `v1,<base64 HMAC-SHA256>` entries, space-separated (two during a secret rotation). */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": components["schemas"]["Event"] & {
+                        /** @enum {string} */
+                        type?: "message.read";
+                        data?: components["schemas"]["MessageEventData"];
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx acknowledges the event; 410 turns the endpoint off; other answers are retried or final. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "message.archived": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * message.archived
+         * @description Sent to every enabled endpoint whose `events` include this type (or that has none), signed per Standard Webhooks. Answer any 2xx within 15 s; see docs/guides/event-webhooks.md.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event id (`evt_…`), the same on every retry. */
+                    "webhook-id": string;
+                    /** @description Unix seconds of this attempt. */
+                    "webhook-timestamp": string;
+                    /** @description `v1,<base64 HMAC-SHA256>` entries, space-separated (two during a secret rotation). */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": components["schemas"]["Event"] & {
+                        /** @enum {string} */
+                        type?: "message.archived";
+                        data?: components["schemas"]["MessageEventData"];
                     };
                 };
             };
@@ -12657,6 +13358,27 @@ export interface webhooks {
 }
 export interface components {
     schemas: {
+        MessageEventData: {
+            /** @description `msg_…` */
+            messageId: string;
+            /** @description The trigger's transaction id. */
+            transactionId: string;
+            /** @description The workflow's key. */
+            workflow: string;
+            subscriberId: string;
+            stepId: string;
+            /** @example email */
+            channel: string;
+            /** @description The provider that took the message; null before any did. */
+            provider: string | null;
+            /**
+             * @description The status this event reports (`undeliverable` for a refused address on `message.failed`).
+             * @enum {string}
+             */
+            status: "queued" | "sending" | "sent" | "delivered" | "opened" | "clicked" | "failed" | "bounced" | "undeliverable" | "skipped" | "cancelled" | "seen" | "read" | "archived";
+            /** @description Why a message was skipped (`preference`, `suppressed`, `condition`, `missing_address`, …) or the error code of a failure; null otherwise. */
+            reason: string | null;
+        };
         /**
          * @example {
          *       "id": "evt_0193b2c4d5e6f7a8b9c0d1e2f3a4b5c6",
@@ -12672,7 +13394,7 @@ export interface components {
             /** @description `evt_…`: the same on every delivery of this event, and its `webhook-id` header. */
             id: string;
             /** @enum {string} */
-            type: "message.sent" | "message.delivered" | "message.failed" | "message.bounced" | "message.opened" | "message.clicked" | "message.skipped" | "trigger.completed" | "trigger.cancelled" | "subscriber.created" | "subscriber.updated" | "subscriber.deleted" | "suppression.added" | "endpoint.disabled" | "webhook.test";
+            type: "message.sent" | "message.delivered" | "message.failed" | "message.bounced" | "message.opened" | "message.clicked" | "message.skipped" | "trigger.completed" | "trigger.cancelled" | "subscriber.created" | "subscriber.updated" | "subscriber.deleted" | "suppression.added" | "endpoint.disabled" | "webhook.test" | "message.seen" | "message.read" | "message.archived";
             /**
              * Format: date-time
              * @description When the event happened (RFC 3339).
@@ -12684,6 +13406,48 @@ export interface components {
             data: {
                 [key: string]: unknown;
             };
+        };
+        TriggerEventData: {
+            transactionId: string;
+            workflow: string;
+            /** @enum {string} */
+            status: "accepted" | "processing" | "completed" | "cancelled" | "failed";
+            /** @description The trigger's messages by status when the event was written. */
+            counts: {
+                [key: string]: number;
+            };
+            /** @description `trigger.cancelled`: messages the cancellation stopped. */
+            cancelledMessages?: number | null;
+        };
+        SubscriberEventData: {
+            subscriberId: string;
+            /**
+             * @description `subscriber.updated` for a preference change: who made it.
+             * @enum {string}
+             */
+            reason?: "one_click" | "preference_page" | "api";
+            /** @description `subscriber.updated` for a preference change: only the flags that changed. */
+            preferences?: {
+                [key: string]: unknown;
+            };
+        };
+        SuppressionEventData: {
+            /** @description The lower-cased email or E.164 phone put on the list; null for push tokens and chat webhook URLs (credentials). */
+            address: string | null;
+            channel: string;
+            /** @enum {string} */
+            reason: "hard_bounce" | "complaint" | "unsubscribed" | "invalid_recipient";
+            provider: string | null;
+            messageId: string | null;
+        };
+        EndpointDisabledData: {
+            endpointId: string;
+            url: string;
+            /** @enum {string} */
+            reason: "gone" | "failing";
+        };
+        WebhookTestData: {
+            endpointId: string;
         };
         FieldError: {
             /**
@@ -12707,7 +13471,7 @@ export interface components {
              * @description Stable machine code.
              * @enum {string}
              */
-            code: "bad_request" | "validation_failed" | "malformed_json" | "unsupported_media_type" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "workflow_not_found" | "workflow_inactive" | "workflow_exists" | "workflow_key_immutable" | "workflow_version_not_found" | "workflow_changed" | "workflow_version_conflict" | "subscriber_not_found" | "subscriber_exists" | "variable_not_found" | "variable_exists" | "topic_not_found" | "topic_exists" | "no_valid_recipients" | "transaction_not_found" | "transaction_conflict" | "payload_too_large" | "rate_limited" | "invalid_tracking_link" | "invalid_signature" | "integration_not_found" | "message_not_found" | "suppression_not_found" | "webhook_endpoint_not_found" | "event_not_found" | "secret_requires_resupply" | "destination_not_allowed" | "environment_not_found" | "environment_exists" | "api_key_not_found" | "api_key_revoked" | "api_key_expired" | "invalid_idempotency_key" | "idempotency_key_mismatch" | "idempotency_key_in_flight" | "application_not_found" | "subscriber_hash_invalid" | "workflow_critical" | "internal_error";
+            code: "bad_request" | "validation_failed" | "malformed_json" | "unsupported_media_type" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "workflow_not_found" | "workflow_inactive" | "workflow_exists" | "workflow_key_immutable" | "workflow_version_not_found" | "workflow_changed" | "workflow_version_conflict" | "promotion_conflict" | "subscriber_not_found" | "subscriber_exists" | "variable_not_found" | "variable_exists" | "topic_not_found" | "topic_exists" | "no_valid_recipients" | "transaction_not_found" | "transaction_conflict" | "payload_too_large" | "rate_limited" | "invalid_tracking_link" | "invalid_signature" | "integration_not_found" | "message_not_found" | "suppression_not_found" | "webhook_endpoint_not_found" | "event_not_found" | "secret_requires_resupply" | "destination_not_allowed" | "environment_not_found" | "environment_exists" | "api_key_not_found" | "api_key_revoked" | "api_key_expired" | "invalid_idempotency_key" | "idempotency_key_mismatch" | "idempotency_key_in_flight" | "application_not_found" | "subscriber_hash_invalid" | "workflow_critical" | "internal_error";
             /** @description Also sent as the `x-request-id` header. */
             requestId?: string;
             errors?: components["schemas"]["FieldError"][];
@@ -12834,6 +13598,126 @@ export interface components {
             overlapHours: number;
             /** @description The new key's name; the old one's by default. */
             name?: string;
+        };
+        AuditList: {
+            data: components["schemas"]["AuditEntry"][];
+            nextCursor: string | null;
+        };
+        AuditEntry: {
+            /** @example aud_0193c1f2a4b07c3d9e8f00112233aabb */
+            id: string;
+            /** @description The environment's slug. */
+            environment: string;
+            /** Format: date-time */
+            at: string;
+            actor: components["schemas"]["AuditActor"];
+            /** @enum {string} */
+            resource: "workflow" | "variable" | "integration" | "environment" | "api_key" | "webhook_endpoint" | "in_app_settings" | "preference_link_settings" | "promotion";
+            /** @description A workflow's or variable's key, an integration's, key's or endpoint's id, an environment's slug. */
+            resourceId: string;
+            /** @enum {string} */
+            action: "created" | "updated" | "deleted" | "activated" | "deactivated" | "reverted" | "imported" | "renamed" | "revoked" | "rotated" | "promoted";
+            /** @description The resource before the change, secrets masked; null when it did not exist. */
+            before?: unknown;
+            /** @description The resource after the change, secrets masked; null once deleted. */
+            after?: unknown;
+            requestId: string | null;
+        };
+        AuditActor: {
+            /** @enum {string} */
+            type: "key" | "admin" | "dashboard";
+            /** @description The API key's id (`key_...`), never the key; null for the admin credential. */
+            id: string | null;
+            name: string;
+        };
+        PromotionDiff: {
+            from: string;
+            to: string;
+            workflows: components["schemas"]["WorkflowPromotionDiff"][];
+            variables: components["schemas"]["VariablePromotionDiff"][];
+            integrations: components["schemas"]["IntegrationPromotionDiff"][];
+        };
+        WorkflowPromotionDiff: {
+            key: string;
+            /**
+             * @description `added`: only in `from`; `removed`: only in `to` (a promotion never deletes it); `changed`/`unchanged`: in both, `patch` leads from `to`'s content to `from`'s.
+             * @enum {string}
+             */
+            status: "added" | "changed" | "removed" | "unchanged";
+            /** @description RFC 6902: what promoting it would do to the target's definition. */
+            patch: components["schemas"]["PatchOperation"][];
+            changes: components["schemas"]["VersionChange"][];
+        };
+        PatchOperation: {
+            /** @enum {string} */
+            op: "add" | "remove" | "replace";
+            path: string;
+            value?: unknown;
+        };
+        VersionChange: {
+            /** @description The step's id; null for a field of the workflow itself. */
+            step: string | null;
+            /** @enum {string} */
+            change: "added" | "removed" | "changed" | "moved";
+            fields: string[];
+        };
+        VariablePromotionDiff: {
+            key: string;
+            secret: boolean;
+            /**
+             * @description Plain variables by value: `added`, `changed`, `unchanged`, `removed` (only in the target). Secret ones are never read: `needs_value` when the target lacks the key (set it there by hand), `present` when it has one.
+             * @enum {string}
+             */
+            status: "added" | "changed" | "unchanged" | "removed" | "needs_value" | "present";
+        };
+        IntegrationPromotionDiff: {
+            provider: string;
+            name: string;
+            channel: string;
+            /**
+             * @description By provider and name only: `added` when only `from` has it. Credentials are never compared nor copied.
+             * @enum {string}
+             */
+            status: "added" | "removed" | "unchanged";
+        };
+        PromotionResult: {
+            from: string;
+            to: string;
+            dryRun: boolean;
+            workflows: components["schemas"]["PromotedWorkflow"][];
+            /** @description Secret variables `from` has and `to` lacks: never copied, set them in the target by hand. */
+            needsValue: string[];
+        };
+        PromotedWorkflow: {
+            key: string;
+            /** @enum {string} */
+            outcome: "created" | "updated" | "unchanged";
+            /** @description The target's version of it after the promotion (a new one unless unchanged). */
+            version: number;
+            patch: components["schemas"]["PatchOperation"][];
+        };
+        /**
+         * @example {
+         *       "from": "development",
+         *       "to": "production",
+         *       "workflows": [
+         *         "order-shipped"
+         *       ],
+         *       "dryRun": true
+         *     }
+         */
+        PromotionInput: {
+            /** @example development */
+            from: string;
+            /** @example production */
+            to: string;
+            /** @description `"all"`: every workflow of `from` that is added or changed; or the keys to promote. */
+            workflows: "all" | string[];
+            /**
+             * @description Answer what the promotion would do, and do nothing.
+             * @default false
+             */
+            dryRun: boolean;
         };
         DashboardSession: {
             /**
@@ -13016,6 +13900,8 @@ export interface components {
             transactionId: string;
             subscriberId: string;
             workflow: string;
+            /** @description The workflow version its trigger was accepted with, whose content it was sent from (null before versions were kept). */
+            workflowVersion: number | null;
             stepId: string;
             /** @enum {string} */
             channel: "email" | "sms" | "push" | "chat" | "in_app";
@@ -13084,6 +13970,8 @@ export interface components {
         TriggerStatus: {
             transactionId: string;
             workflow: string;
+            /** @description The workflow version the trigger was accepted with: every step, however late, runs that content (null before versions were kept). */
+            workflowVersion: number | null;
             /** @enum {string} */
             status: "accepted" | "processing" | "completed" | "cancelled" | "failed";
             /** Format: date-time */
@@ -13752,19 +14640,6 @@ export interface components {
             patch: components["schemas"]["PatchOperation"][];
             changes: components["schemas"]["VersionChange"][];
         };
-        PatchOperation: {
-            /** @enum {string} */
-            op: "add" | "remove" | "replace";
-            path: string;
-            value?: unknown;
-        };
-        VersionChange: {
-            /** @description The step's id; null for a field of the workflow itself. */
-            step: string | null;
-            /** @enum {string} */
-            change: "added" | "removed" | "changed" | "moved";
-            fields: string[];
-        };
         /**
          * @example {
          *       "version": 2
@@ -14273,7 +15148,7 @@ export interface components {
             id: string;
             url: string;
             /** @description Null: every event type. */
-            events: ("message.sent" | "message.delivered" | "message.failed" | "message.bounced" | "message.opened" | "message.clicked" | "message.skipped" | "trigger.completed" | "trigger.cancelled" | "subscriber.created" | "subscriber.updated" | "subscriber.deleted" | "suppression.added" | "endpoint.disabled" | "webhook.test")[] | null;
+            events: ("message.sent" | "message.delivered" | "message.failed" | "message.bounced" | "message.opened" | "message.clicked" | "message.skipped" | "trigger.completed" | "trigger.cancelled" | "subscriber.created" | "subscriber.updated" | "subscriber.deleted" | "suppression.added" | "endpoint.disabled" | "webhook.test" | "message.seen" | "message.read" | "message.archived")[] | null;
             description: string | null;
             enabled: boolean;
             /**
@@ -14293,7 +15168,7 @@ export interface components {
              */
             url: string;
             /** @description The event types sent to this endpoint. Omitted or null: every type, including types added later. */
-            events?: ("message.sent" | "message.delivered" | "message.failed" | "message.bounced" | "message.opened" | "message.clicked" | "message.skipped" | "trigger.completed" | "trigger.cancelled" | "subscriber.created" | "subscriber.updated" | "subscriber.deleted" | "suppression.added" | "endpoint.disabled" | "webhook.test")[] | null;
+            events?: ("message.sent" | "message.delivered" | "message.failed" | "message.bounced" | "message.opened" | "message.clicked" | "message.skipped" | "trigger.completed" | "trigger.cancelled" | "subscriber.created" | "subscriber.updated" | "subscriber.deleted" | "suppression.added" | "endpoint.disabled" | "webhook.test" | "message.seen" | "message.read" | "message.archived")[] | null;
             description?: string | null;
             /** @default true */
             enabled: boolean;
@@ -14309,7 +15184,7 @@ export interface components {
              */
             url?: string;
             /** @description The event types sent to this endpoint. Omitted or null: every type, including types added later. */
-            events?: ("message.sent" | "message.delivered" | "message.failed" | "message.bounced" | "message.opened" | "message.clicked" | "message.skipped" | "trigger.completed" | "trigger.cancelled" | "subscriber.created" | "subscriber.updated" | "subscriber.deleted" | "suppression.added" | "endpoint.disabled" | "webhook.test")[] | null;
+            events?: ("message.sent" | "message.delivered" | "message.failed" | "message.bounced" | "message.opened" | "message.clicked" | "message.skipped" | "trigger.completed" | "trigger.cancelled" | "subscriber.created" | "subscriber.updated" | "subscriber.deleted" | "suppression.added" | "endpoint.disabled" | "webhook.test" | "message.seen" | "message.read" | "message.archived")[] | null;
             description?: string | null;
             enabled?: boolean;
         };
@@ -14338,7 +15213,7 @@ export interface components {
             id: string;
             eventId: string;
             /** @enum {string} */
-            eventType: "message.sent" | "message.delivered" | "message.failed" | "message.bounced" | "message.opened" | "message.clicked" | "message.skipped" | "trigger.completed" | "trigger.cancelled" | "subscriber.created" | "subscriber.updated" | "subscriber.deleted" | "suppression.added" | "endpoint.disabled" | "webhook.test";
+            eventType: "message.sent" | "message.delivered" | "message.failed" | "message.bounced" | "message.opened" | "message.clicked" | "message.skipped" | "trigger.completed" | "trigger.cancelled" | "subscriber.created" | "subscriber.updated" | "subscriber.deleted" | "suppression.added" | "endpoint.disabled" | "webhook.test" | "message.seen" | "message.read" | "message.archived";
             /** @description 1 for the first try of this event at this endpoint. */
             attempt: number;
             /** @enum {string} */

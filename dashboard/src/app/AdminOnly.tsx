@@ -9,8 +9,8 @@ export function AdminOnly({ children }: { children: ReactNode }) {
     <div className="empty" data-testid="admin-only">
       <h1>This page needs the admin credential</h1>
       <p className="muted">
-        Environments and API keys are managed with the admin credential (<code>clarion_admin_…</code>). You are signed in with an API key,
-        which reaches its own environment only.
+        Environments, API keys and promotion between environments are managed with the admin credential (<code>clarion_admin_…</code>). You
+        are signed in with an API key, which reaches its own environment only.
       </p>
       <button type="button" onClick={() => void signOut()}>
         Sign out to use the admin credential

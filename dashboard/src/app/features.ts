@@ -1,7 +1,9 @@
 import { activity } from "../pages/activity/feature";
+import { audit } from "../pages/audit/feature";
 import { environments } from "../pages/environments/feature";
 import { inbox } from "../pages/inbox/feature";
 import { integrations } from "../pages/integrations/feature";
+import { promote } from "../pages/promote/feature";
 import { subscribers } from "../pages/subscribers/feature";
 import { suppressions } from "../pages/suppressions/feature";
 import { topics } from "../pages/topics/feature";
@@ -21,5 +23,7 @@ export const FEATURES: Feature[] = [
   variables,
   suppressions,
   webhooks,
+  audit,
   environments,
+  promote,
 ];

@@ -49,3 +49,21 @@ export const undispatchedEvents = (db: Db, before: Date, limit: number) =>
     .where(and(isNull(events.dispatchedAt), lt(events.createdAt, before)))
     .orderBy(asc(events.createdAt))
     .limit(limit);
+
+/**
+ * Deliveries that were queued but never settled: for each event dispatched before `before` (and
+ * after `since`), each enabled endpoint that took its type then and has no attempt that succeeded,
+ * ended for good, or has its next try still ahead of `before`. What a lost Queue message leaves.
+ */
+export const strandedDeliveries = (db: Db, since: Date, before: Date, limit: number) =>
+  db.all<{ eventId: string; environmentId: string; endpointId: string }>(sql`
+    SELECT e.id AS eventId, e.environment_id AS environmentId, w.id AS endpointId
+    FROM events AS e
+    JOIN webhook_endpoints AS w ON w.environment_id = e.environment_id AND w.enabled = 1 AND w.created_at <= e.created_at
+      AND (w.events IS NULL OR EXISTS (SELECT 1 FROM json_each(w.events) AS t WHERE t.value = e.type))
+    WHERE e.created_at > ${since.getTime()} AND e.dispatched_at IS NOT NULL AND e.dispatched_at < ${before.getTime()}
+      AND e.type NOT IN ('webhook.test', 'endpoint.disabled')
+      AND NOT EXISTS (SELECT 1 FROM webhook_attempts AS a WHERE a.event_id = e.id AND a.endpoint_id = w.id
+        AND (a.status = 'succeeded' OR a.next_attempt_at IS NULL OR a.next_attempt_at >= ${before.getTime()}))
+    ORDER BY e.created_at
+    LIMIT ${limit}`);

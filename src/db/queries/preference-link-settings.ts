@@ -3,6 +3,7 @@ import type { Db } from "../client";
 import { preferenceLinkSettings } from "../schema";
 import { decryptJson, encryptJson } from "../../lib/secrets";
 import { newLinkSecret } from "../../lib/link-tokens";
+import { type AuditContext, auditStatement } from "./audit";
 
 export type Branding = {
   brandName: string | null;
@@ -47,26 +48,48 @@ export function preferenceLinksRepository(db: Db, environmentId: string, encrypt
       return open(made!);
     },
 
-    async rotate(now = new Date()): Promise<void> {
+    /** The audit entry says that the secret changed, never what it is. */
+    async rotate(context: AuditContext, now = new Date()): Promise<void> {
       const secret = await sealed();
-      await db
-        .insert(preferenceLinkSettings)
-        .values({ environmentId, secret, updatedAt: now })
-        .onConflictDoUpdate({ target: preferenceLinkSettings.environmentId, set: { secret, updatedAt: now } });
+      const change = { secret: "rotated", rotatedAt: now.toISOString() };
+      await db.batch([
+        db
+          .insert(preferenceLinkSettings)
+          .values({ environmentId, secret, updatedAt: now })
+          .onConflictDoUpdate({ target: preferenceLinkSettings.environmentId, set: { secret, updatedAt: now } }),
+        auditStatement(db, context, {
+          environmentId,
+          resource: "preference_link_settings",
+          resourceId: environmentId,
+          action: "rotated",
+          before: null,
+          after: change,
+        }),
+      ]);
     },
 
     /** Fields given replace the stored ones; `null` clears one. */
-    async brand(update: BrandingUpdate, now = new Date()): Promise<Branding> {
+    async brand(update: BrandingUpdate, context: AuditContext, now = new Date()): Promise<Branding> {
       const { secret: _secret, ...current } = await this.get(now);
       const next = {
         ...current,
         ...update,
         translations: update.translations === undefined ? current.translations : (update.translations ?? {}),
       };
-      await db
-        .update(preferenceLinkSettings)
-        .set({ ...next, updatedAt: now })
-        .where(eq(preferenceLinkSettings.environmentId, environmentId));
+      await db.batch([
+        db
+          .update(preferenceLinkSettings)
+          .set({ ...next, updatedAt: now })
+          .where(eq(preferenceLinkSettings.environmentId, environmentId)),
+        auditStatement(db, context, {
+          environmentId,
+          resource: "preference_link_settings",
+          resourceId: environmentId,
+          action: "updated",
+          before: current,
+          after: next,
+        }),
+      ]);
       return next;
     },
   };

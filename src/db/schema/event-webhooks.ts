@@ -62,5 +62,10 @@ export const webhookAttempts = sqliteTable(
     nextAttemptAt: integer("next_attempt_at", { mode: "timestamp_ms" }),
     createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull(),
   },
-  (t) => [index("webhook_attempts_endpoint_idx").on(t.endpointId, t.createdAt), index("webhook_attempts_created_idx").on(t.createdAt)],
+  (t) => [
+    index("webhook_attempts_endpoint_idx").on(t.endpointId, t.createdAt),
+    index("webhook_attempts_created_idx").on(t.createdAt),
+    // The sweep's question per event and endpoint: has any attempt settled it or is one due?
+    index("webhook_attempts_event_idx").on(t.eventId, t.endpointId),
+  ],
 );

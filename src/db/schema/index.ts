@@ -9,4 +9,5 @@ export * from "./dashboard-sessions";
 export * from "./preference-links";
 export * from "./workflow-versions";
 export * from "./event-webhooks";
+export * from "./audit";
 export * from "./subscriber-activity";

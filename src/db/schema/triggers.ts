@@ -19,6 +19,8 @@ export const triggers = sqliteTable(
     acceptedAt: integer("accepted_at", { mode: "timestamp_ms" }).notNull(),
     /** Messages a `DELETE /v1/trigger/` stopped, as it answered: counted at once, before each is recorded. */
     cancelledMessages: integer("cancelled_messages"),
+    /** The workflow version the trigger was accepted with (its steps run that content); null before versions. */
+    workflowVersion: integer("workflow_version"),
     ...timestamps,
   },
   (t) => [

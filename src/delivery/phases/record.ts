@@ -25,6 +25,8 @@ export interface Recorded {
   toSend: Send[];
   /** Claimed by another consumer that has not reported: try again later. */
   busy: Recipient[];
+  /** The outbound events the batch wrote, from its results. */
+  written: MessageWrites["written"];
 }
 
 const CANCELLED = { status: "cancelled", code: "trigger_cancelled", message: "The trigger was cancelled." } as const;
@@ -61,7 +63,7 @@ export function recordClaims(plan: StepPlan, claims: ClaimResult, scope: StepSco
     if (!cancelled.has(claimKey(scope, final.recipient))) record(final.recipient, final.status, final.code, final.message);
   }
 
-  const result: Recorded = { statements: [], toSend: [], busy: [] };
+  const result: Recorded = { statements: [], toSend: [], busy: [], written: (results) => writes.written(results) };
   for (const { recipient, content } of plan.sends) {
     const key = claimKey(scope, recipient);
     if (cancelled.has(key)) continue;

@@ -20,6 +20,8 @@ export interface Reported {
   exhausted: { messageId: string; reason: string }[];
   /** Recipients to try again, each after its delay. */
   retries: { recipient: Recipient; delaySeconds: number }[];
+  /** The outbound events the batch wrote, from its results. */
+  written: MessageWrites["written"];
 }
 
 /** The error of a message that may or may not have been sent: final, never retried blindly. */
@@ -28,7 +30,7 @@ export const OUTCOME_UNKNOWN = "outcome_unknown";
 /** What the provider answers mean, without I/O: sent, retry (same or next provider), or final. */
 export function reportResults(delivered: Delivered[], chain: IntegrationConfig[], scope: StepScope, startedAt: Date, now: Date): Reported {
   const writes = new MessageWrites(scope.db, now);
-  const out: Reported = { reports: [], statements: [], exhausted: [], retries: [] };
+  const out: Reported = { reports: [], statements: [], exhausted: [], retries: [], written: (results) => writes.written(results) };
   const { environmentId } = scope.job;
   const { step } = scope;
   for (const { send, integration, to, result } of delivered) {

@@ -19,7 +19,14 @@ export const API_TAGS = [
     description:
       "Your endpoints that Clarion POSTs events to (Standard Webhooks): messages, triggers, subscribers, suppressions; the event log and delivery attempts.",
   },
-  { name: "Admin", description: "Environments and API keys; answers only to the admin credential." },
+  {
+    name: "Audit log",
+    description: "Every change to configuration, who made it and when, with what it was before and after (secrets masked).",
+  },
+  {
+    name: "Admin",
+    description: "Environments and API keys, promotion between environments, the audit log of all; answers only to the admin credential.",
+  },
   { name: "Dashboard", description: "The dashboard's session." },
   { name: "Webhooks", description: "Providers' delivery reports. Called by providers, not by you." },
 ] as const;

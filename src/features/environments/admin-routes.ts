@@ -2,6 +2,7 @@ import { createDb } from "../../db/client";
 import { ApiError } from "../../lib/errors";
 import { apiRoute, createRouter, json } from "../../lib/openapi";
 import { environmentsRepository } from "./repository";
+import { auditContextOf } from "../audit/record";
 import {
   ApiKeyCreated,
   ApiKeyIdParam,
@@ -60,7 +61,7 @@ adminRoutes.openapi(
   }),
   async (c) => {
     const input = c.req.valid("json");
-    const created = await repo(c).create(input);
+    const created = await repo(c).create(input, auditContextOf(c));
     if (!created) throw new ApiError("environment_exists", `An environment with slug "${input.slug}" already exists.`);
     return c.json(created, 201);
   },
@@ -98,7 +99,7 @@ adminRoutes.openapi(
   }),
   async (c) => {
     const { slug } = c.req.valid("param");
-    const renamed = await repo(c).rename(slug, c.req.valid("json").name);
+    const renamed = await repo(c).rename(slug, c.req.valid("json").name, auditContextOf(c));
     if (!renamed) throw noEnvironment(slug);
     return c.json(renamed, 200);
   },
@@ -119,7 +120,7 @@ adminRoutes.openapi(
   }),
   async (c) => {
     const { slug } = c.req.valid("param");
-    if (!(await repo(c).remove(slug))) throw noEnvironment(slug);
+    if (!(await repo(c).remove(slug, auditContextOf(c)))) throw noEnvironment(slug);
     return c.body(null, 204);
   },
 );
@@ -160,7 +161,7 @@ adminRoutes.openapi(
   }),
   async (c) => {
     const { slug } = c.req.valid("param");
-    const created = await repo(c).createKey(slug, c.req.valid("json"));
+    const created = await repo(c).createKey(slug, c.req.valid("json"), auditContextOf(c));
     if (!created) throw noEnvironment(slug);
     return c.json(created, 201);
   },
@@ -181,7 +182,7 @@ adminRoutes.openapi(
   }),
   async (c) => {
     const { id } = c.req.valid("param");
-    const outcome = await repo(c).revokeKey(id);
+    const outcome = await repo(c).revokeKey(id, auditContextOf(c));
     if (outcome.status === "not_found") throw noKey(id);
     return c.json(outcome.key, 200);
   },
@@ -203,7 +204,7 @@ adminRoutes.openapi(
   }),
   async (c) => {
     const { id } = c.req.valid("param");
-    const outcome = await repo(c).rotateKey(id, c.req.valid("json"));
+    const outcome = await repo(c).rotateKey(id, c.req.valid("json"), auditContextOf(c));
     switch (outcome.status) {
       case "not_found":
         throw noKey(id);

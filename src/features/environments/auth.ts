@@ -9,6 +9,8 @@ import { ADMIN_KEY_PREFIX, ownerOfKey } from "./api-keys";
 import { clearedSessionCookie, DASHBOARD_HEADER, fromDashboard, hasSessionCookie, sessionOf } from "./dashboard-session";
 import { environmentsRepository } from "./repository";
 
+const ADMIN_ACTOR: Actor = { type: "admin", id: null, name: "admin" };
+
 const SCHEME = /^(?:ApiKey|Bearer)\s+(\S+)\s*$/i;
 
 const credentialOf = (header: string | undefined) => SCHEME.exec(header ?? "")?.[1];
@@ -103,7 +105,7 @@ export const apiKeyAuth = createMiddleware<AppEnv>(async (c, next) => {
     const hash = await adminCredentialHash(c.env, key);
     if (!hash) return refuse(c, new ApiError("unauthorized", "The admin credential is not valid."));
     caller = await adminActingIn(c, hash);
-    actor = { type: "admin", id: null, name: "admin" };
+    actor = ADMIN_ACTOR;
   } else {
     const owner = await ownerOfKey(c.env.DB, key);
     if (!owner) return refuse(c, new ApiError("unauthorized", "The API key is not valid."));
@@ -144,5 +146,6 @@ export const adminAuth = createMiddleware<AppEnv>(async (c, next) => {
     throw new ApiError("forbidden", "Environment API keys cannot use the admin API; send the admin credential (clarion_admin_...).");
   }
   if (!(await isAdminCredential(c.env, key))) return refuse(c, new ApiError("unauthorized", "The admin credential is not valid."));
+  c.set("actor", ADMIN_ACTOR);
   await next();
 });

@@ -4,6 +4,7 @@ import { runBatch } from "../../db/batch";
 import type { Db } from "../../db/client";
 import {
   apiKeys,
+  auditLog,
   environments,
   events,
   inAppNotifications,
@@ -32,6 +33,7 @@ import { newId } from "../../lib/ids";
 import { keysetPage } from "../../lib/pagination";
 import { forgetApiKeys } from "./api-keys";
 import { generateApiKey } from "./key-format";
+import { type AuditChange, type AuditContext, auditStatement } from "../../db/queries/audit";
 import type { ApiKey, ApiKeyCreated, ApiKeyInput, Environment, EnvironmentInput, EnvironmentList, RotateInput } from "./schemas";
 
 type EnvironmentRow = typeof environments.$inferSelect;
@@ -65,6 +67,12 @@ export const ENVIRONMENT_TABLES = [
   suppressions,
   apiKeys,
 ] as const;
+
+/**
+ * Tables with an `environment_id` that deleting the environment leaves: the audit log, whose
+ * entries (the deletion's among them) outlive the environment until AUDIT_RETENTION_DAYS.
+ */
+export const OUTLIVES_ENVIRONMENT = [auditLog] as const;
 
 const toEnvironment = (row: EnvironmentRow): Environment => ({
   id: row.id,
@@ -105,6 +113,10 @@ export type RotateOutcome =
  * bound to one environment: choosing the environment is what the admin API is for.
  */
 export function environmentsRepository(db: Db) {
+  const audit = (context: AuditContext, change: AuditChange, when: "changed" | "always" = "changed") =>
+    auditStatement(db, context, change, when);
+  /** A key as the audit log keeps it: its API view, which never holds the key, without the moving `status`. */
+  const keyView = ({ status: _s, lastUsedAt: _l, ...view }: ApiKey) => view;
   const bySlug = async (slug: string) => (await db.select().from(environments).where(eq(environments.slug, slug)).limit(1))[0];
 
   async function keyWithSlug(id: string) {
@@ -151,28 +163,60 @@ export function environmentsRepository(db: Db) {
     },
 
     /** Returns null when the slug is taken. */
-    async create(input: EnvironmentInput, now = new Date()): Promise<Environment | null> {
-      const [row] = await db
-        .insert(environments)
-        .values({ id: newId("env"), name: input.name, slug: input.slug, createdAt: now })
-        .onConflictDoNothing()
-        .returning();
+    async create(input: EnvironmentInput, context: AuditContext, now = new Date()): Promise<Environment | null> {
+      const id = newId("env");
+      const [[row]] = await db.batch([
+        db.insert(environments).values({ id, name: input.name, slug: input.slug, createdAt: now }).onConflictDoNothing().returning(),
+        audit(context, {
+          environmentId: id,
+          resource: "environment",
+          resourceId: input.slug,
+          action: "created",
+          before: null,
+          after: input,
+        }),
+      ]);
       return row ? toEnvironment(row) : null;
     },
 
-    async rename(slug: string, name: string): Promise<Environment | null> {
-      const [row] = await db.update(environments).set({ name }).where(eq(environments.slug, slug)).returning();
+    async rename(slug: string, name: string, context: AuditContext): Promise<Environment | null> {
+      const current = await bySlug(slug);
+      if (!current) return null;
+      const [[row]] = await db.batch([
+        db.update(environments).set({ name }).where(eq(environments.id, current.id)).returning(),
+        audit(context, {
+          environmentId: current.id,
+          resource: "environment",
+          resourceId: slug,
+          action: "renamed",
+          before: { name: current.name, slug },
+          after: { name, slug },
+        }),
+      ]);
       return row ? toEnvironment(row) : null;
     },
 
     /** Deletes the environment and everything it holds in D1, in one batch (all or nothing). */
-    async remove(slug: string): Promise<boolean> {
+    async remove(slug: string, context: AuditContext): Promise<boolean> {
       const environment = await bySlug(slug);
       if (!environment) return false;
       const deletes: BatchItem<"sqlite">[] = ENVIRONMENT_TABLES.map((table) =>
         db.delete(table).where(eq(table.environmentId, environment.id)),
       );
-      await runBatch(db, [...deletes, db.delete(environments).where(eq(environments.id, environment.id))]);
+      // First, while the environment still has its slug to record; the batch is all or nothing.
+      const entry = audit(
+        context,
+        {
+          environmentId: environment.id,
+          resource: "environment",
+          resourceId: slug,
+          action: "deleted",
+          before: { name: environment.name, slug },
+          after: null,
+        },
+        "always",
+      );
+      await runBatch(db, [entry, ...deletes, db.delete(environments).where(eq(environments.id, environment.id))]);
       forgetApiKeys((entry) => entry.environmentId === environment.id);
       return true;
     },
@@ -199,22 +243,45 @@ export function environmentsRepository(db: Db) {
     },
 
     /** A new key, returned with its secret this once; null when there is no such environment. */
-    async createKey(slug: string, input: ApiKeyInput, now = new Date()): Promise<ApiKeyCreated | null> {
+    async createKey(slug: string, input: ApiKeyInput, context: AuditContext, now = new Date()): Promise<ApiKeyCreated | null> {
       const environment = await bySlug(slug);
       if (!environment) return null;
       const { row, created } = await issueKey(environment, input.name, input.expiresAt ? new Date(input.expiresAt) : null, now);
-      await db.insert(apiKeys).values(row);
+      await db.batch([
+        db.insert(apiKeys).values(row),
+        audit(context, {
+          environmentId: environment.id,
+          resource: "api_key",
+          resourceId: row.id,
+          action: "created",
+          before: null,
+          after: keyView(toApiKey(row, slug, now.getTime())),
+        }),
+      ]);
       return created;
     },
 
-    async revokeKey(id: string, now = new Date()): Promise<RevokeOutcome> {
+    async revokeKey(id: string, context: AuditContext, now = new Date()): Promise<RevokeOutcome> {
       const found = await keyWithSlug(id);
       if (!found) return { status: "not_found" };
-      const [row] = await db
-        .update(apiKeys)
-        .set({ revokedAt: found.key.revokedAt ?? now })
-        .where(eq(apiKeys.id, id))
-        .returning();
+      const revokedAt = found.key.revokedAt ?? now;
+      const update = db.update(apiKeys).set({ revokedAt }).where(eq(apiKeys.id, id)).returning();
+      // Revoking twice is harmless, and recorded once.
+      const [row] = found.key.revokedAt
+        ? await update
+        : (
+            await db.batch([
+              update,
+              audit(context, {
+                environmentId: found.key.environmentId,
+                resource: "api_key",
+                resourceId: id,
+                action: "revoked",
+                before: keyView(toApiKey(found.key, found.slug, now.getTime())),
+                after: keyView(toApiKey({ ...found.key, revokedAt }, found.slug, now.getTime())),
+              }),
+            ])
+          )[0];
       forgetApiKeys((entry) => entry.keyId === id);
       return row ? { status: "revoked", key: toApiKey(row, found.slug, now.getTime()) } : { status: "not_found" };
     },
@@ -223,7 +290,7 @@ export function environmentsRepository(db: Db) {
      * A new key for the same environment; the old one keeps working for the overlap, so clients
      * can move over without downtime. An old key already expiring keeps its earlier end.
      */
-    async rotateKey(id: string, input: RotateInput, now = new Date()): Promise<RotateOutcome> {
+    async rotateKey(id: string, input: RotateInput, context: AuditContext, now = new Date()): Promise<RotateOutcome> {
       const found = await keyWithSlug(id);
       if (!found) return { status: "not_found" };
       if (found.key.revokedAt) return { status: "revoked" };
@@ -237,6 +304,14 @@ export function environmentsRepository(db: Db) {
       const [, [previous]] = await db.batch([
         db.insert(apiKeys).values(row),
         db.update(apiKeys).set({ expiresAt }).where(eq(apiKeys.id, id)).returning(),
+        audit(context, {
+          environmentId: environment.id,
+          resource: "api_key",
+          resourceId: id,
+          action: "rotated",
+          before: keyView(toApiKey(found.key, found.slug, now.getTime())),
+          after: { ...keyView(toApiKey({ ...found.key, expiresAt }, found.slug, now.getTime())), replacedBy: row.id },
+        }),
       ]);
       // The cached entry still holds the old end (none): drop it so this isolate reads the new one.
       forgetApiKeys((entry) => entry.keyId === id);

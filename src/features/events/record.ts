@@ -1,23 +1,13 @@
 // Emission: an event is a row written in the same D1 batch as the row it describes
 // (db/queries/events.ts), then named in one Queue message per batch of events.
 export { eventRow, eventStatements } from "../../db/queries/events";
-import { undispatchedEvents } from "../../db/queries/events";
-import { createDb } from "../../db/client";
+import { strandedDeliveries, undispatchedEvents } from "../../db/queries/events";
 import { chunk } from "../../db/batch";
+import type { WebhookJob } from "../../delivery/webhooks/job";
+import { createDb } from "../../db/client";
 import type { Bindings } from "../../env";
-import { EVENTS_PER_DISPATCH, type WebhookJob } from "../../delivery/webhooks/job";
-
-/**
- * Names written events to the webhook Queue, one message per 50. Run after the batch commits
- * (in `waitUntil` on a request path): a dispatch lost to a crash is sent again by the sweep.
- */
-export async function dispatchEvents(env: Pick<Bindings, "WEBHOOK_QUEUE">, environmentId: string, ids: readonly string[]): Promise<void> {
-  if (ids.length === 0) return;
-  const jobs = chunk(ids, EVENTS_PER_DISPATCH).map((eventIds) => ({
-    body: { type: "dispatch", environmentId, eventIds } satisfies WebhookJob,
-  }));
-  await env.WEBHOOK_QUEUE.sendBatch(jobs);
-}
+import { dispatchEvents } from "../../delivery/webhooks/dispatch";
+export { dispatchEvents, dispatchWritten } from "../../delivery/webhooks/dispatch";
 
 /** An event not dispatched after this long lost its dispatch (a crash between the write and the send). */
 export const REDISPATCH_AFTER_MS = 2 * 60_000;
@@ -34,4 +24,28 @@ export async function redispatchStale(env: Pick<Bindings, "DB" | "WEBHOOK_QUEUE"
       rows.map((row) => row.id),
     );
   return stale.length;
+}
+
+/** Deliveries older than the Svix schedule's last retry (about 28 hours) are not looked for again. */
+const STRANDED_HORIZON_MS = 3 * 24 * 3_600_000;
+const STRANDED_ROWS = 1_000;
+
+/**
+ * Run by the cron: queues again each delivery that was queued but never settled (its Queue
+ * message lost, or its retry overdue by more than `REDISPATCH_AFTER_MS`), so every event reaches
+ * every endpoint that took it at least once. A delivery still waiting in a backlogged Queue may
+ * then arrive twice; receivers drop duplicates by `webhook-id`.
+ */
+export async function redeliverStranded(env: Pick<Bindings, "DB" | "WEBHOOK_QUEUE">, now: Date): Promise<number> {
+  const rows = await strandedDeliveries(
+    createDb(env.DB),
+    new Date(now.getTime() - STRANDED_HORIZON_MS),
+    new Date(now.getTime() - REDISPATCH_AFTER_MS),
+    STRANDED_ROWS,
+  );
+  const jobs = rows.map((r) => ({
+    body: { type: "deliver", environmentId: r.environmentId, eventId: r.eventId, endpointId: r.endpointId } satisfies WebhookJob,
+  }));
+  for (const part of chunk(jobs, 100)) await env.WEBHOOK_QUEUE.sendBatch(part);
+  return rows.length;
 }

@@ -1,5 +1,6 @@
 import { type RouteConfig, z } from "@hono/zod-openapi";
 import { EVENT_TYPES } from "../../contract/event-types";
+import { EVENT_DATA } from "./payloads";
 import { Event } from "./schemas";
 
 const header = (description: string) => z.string().openapi({ description });
@@ -20,7 +21,7 @@ export function registerEventWebhooks(registry: { registerWebhook(webhook: Route
           "webhook-timestamp": header("Unix seconds of this attempt."),
           "webhook-signature": header("`v1,<base64 HMAC-SHA256>` entries, space-separated (two during a secret rotation)."),
         }),
-        body: { content: { "application/json": { schema: Event.extend({ type: z.literal(type) }) } } },
+        body: { content: { "application/json": { schema: Event.extend({ type: z.literal(type), data: EVENT_DATA[type] }) } } },
       },
       responses: {
         200: { description: "Any 2xx acknowledges the event; 410 turns the endpoint off; other answers are retried or final." },

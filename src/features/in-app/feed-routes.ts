@@ -21,7 +21,7 @@ import {
 export const feedRoutes = createRouter();
 
 const inbox = (c: Context<AppEnv>) => (subscriberId: string) =>
-  inboxService(createDb(c.env.DB), c.get("environmentId"), subscriberId, inboxSockets(c.env.INBOX_SOCKETS));
+  inboxService(createDb(c.env.DB), c.get("environmentId"), subscriberId, inboxSockets(c.env.INBOX_SOCKETS), c.env);
 const tags = ["In-app"];
 const ID = /^msg_[0-9a-f]{32}$/;
 const missing = (id: string) => notFound("subscriber_not_found", `subscriber "${id}"`);

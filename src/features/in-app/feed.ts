@@ -1,6 +1,7 @@
 import type { Db } from "../../db/client";
 import type { InAppChange, InAppFilter, InAppRow } from "../../db/queries/in-app";
 import { inAppFeed } from "../../db/queries/in-app";
+import type { EventQueue } from "../../delivery/webhooks/dispatch";
 import type { InboxSockets } from "../../durable-objects/inbox-socket/client";
 import { applyStatuses, type IncomingStatus } from "../messages/status";
 import type { InAppNotification } from "./schemas";
@@ -57,7 +58,7 @@ const trackingOf = (change: InAppChange, at: Date): IncomingStatus[] => [
  * and the messages' tracking events move together, and every change that touched a notification
  * pushes the new counts to the subscriber's open sockets.
  */
-export function inboxService(db: Db, environmentId: string, subscriberId: string, sockets: InboxSockets) {
+export function inboxService(db: Db, environmentId: string, subscriberId: string, sockets: InboxSockets, queue: EventQueue) {
   const feed = inAppFeed(db, environmentId, subscriberId);
   const track = async (ids: string[], change: InAppChange, now: Date) => {
     const reports = trackingOf(change, now);
@@ -65,6 +66,7 @@ export function inboxService(db: Db, environmentId: string, subscriberId: string
     await applyStatuses(
       db,
       ids.flatMap((messageId) => reports.map((report) => ({ messageId, report }))),
+      queue,
     );
   };
   return {

@@ -1,5 +1,6 @@
 import { apiRoute, createRouter, json, security } from "../../lib/openapi";
 import { scopedRepository } from "../../lib/scoped-repository";
+import { auditContextOf } from "../audit/record";
 import { InAppSettings, InAppSettingsUpdate } from "./schemas";
 import { type InAppSettings as Stored, inAppSettingsRepository } from "./settings";
 
@@ -54,7 +55,7 @@ settingsRoutes.openapi(
   }),
   async (c) => {
     const { environmentId, settings } = repo(c);
-    return c.json(view(await settings.update(environmentId, c.req.valid("json")), c.env.PUBLIC_URL), 200);
+    return c.json(view(await settings.update(environmentId, c.req.valid("json"), auditContextOf(c)), c.env.PUBLIC_URL), 200);
   },
 );
 
@@ -71,6 +72,6 @@ settingsRoutes.openapi(
   }),
   async (c) => {
     const { environmentId, settings } = repo(c);
-    return c.json(view(await settings.rotateSecret(environmentId), c.env.PUBLIC_URL), 200);
+    return c.json(view(await settings.rotateSecret(environmentId, auditContextOf(c)), c.env.PUBLIC_URL), 200);
   },
 );

@@ -2,6 +2,7 @@ import { eq } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { environments, inAppSettings } from "../../db/schema";
 import { decryptJson, encryptJson } from "../../lib/secrets";
+import { type AuditContext, auditStatement } from "../../db/queries/audit";
 
 const aad = (environmentId: string) => `in_app:${environmentId}`;
 const hex = (bytes: Uint8Array) => [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("");
@@ -17,6 +18,9 @@ export interface InAppSettings {
 }
 
 type Row = typeof inAppSettings.$inferSelect;
+
+/** What the audit log keeps of the settings: never the HMAC secret, only that it changed. */
+const audited = (s: InAppSettings) => ({ applicationIdentifier: s.applicationIdentifier, hmacRequired: s.hmacRequired });
 
 /**
  * An environment's Inbox identity, made on first read: a public application identifier and an
@@ -58,22 +62,47 @@ export function inAppSettingsRepository(db: Db, encryptionKey: string | undefine
       return row ? open(row) : null;
     },
 
-    async update(environmentId: string, change: { hmacRequired: boolean }, now = new Date()): Promise<InAppSettings> {
-      await this.get(environmentId, now);
-      await db
-        .update(inAppSettings)
-        .set({ hmacRequired: change.hmacRequired, updatedAt: now })
-        .where(eq(inAppSettings.environmentId, environmentId));
+    async update(
+      environmentId: string,
+      change: { hmacRequired: boolean },
+      context: AuditContext,
+      now = new Date(),
+    ): Promise<InAppSettings> {
+      const before = await this.get(environmentId, now);
+      await db.batch([
+        db
+          .update(inAppSettings)
+          .set({ hmacRequired: change.hmacRequired, updatedAt: now })
+          .where(eq(inAppSettings.environmentId, environmentId)),
+        auditStatement(db, context, {
+          environmentId,
+          resource: "in_app_settings",
+          resourceId: before.applicationIdentifier,
+          action: "updated",
+          before: audited(before),
+          after: audited({ ...before, ...change }),
+        }),
+      ]);
       return open((await read(environmentId))!);
     },
 
     /** A new secret: every subscriberHash made with the old one stops working at once. */
-    async rotateSecret(environmentId: string, now = new Date()): Promise<InAppSettings> {
-      await this.get(environmentId, now);
-      await db
-        .update(inAppSettings)
-        .set({ hmacSecret: await encryptJson(encryptionKey, randomHex(32), aad(environmentId)), updatedAt: now })
-        .where(eq(inAppSettings.environmentId, environmentId));
+    async rotateSecret(environmentId: string, context: AuditContext, now = new Date()): Promise<InAppSettings> {
+      const before = await this.get(environmentId, now);
+      await db.batch([
+        db
+          .update(inAppSettings)
+          .set({ hmacSecret: await encryptJson(encryptionKey, randomHex(32), aad(environmentId)), updatedAt: now })
+          .where(eq(inAppSettings.environmentId, environmentId)),
+        auditStatement(db, context, {
+          environmentId,
+          resource: "in_app_settings",
+          resourceId: before.applicationIdentifier,
+          action: "rotated",
+          before: audited(before),
+          after: { ...audited(before), hmacSecret: "rotated" },
+        }),
+      ]);
       return open((await read(environmentId))!);
     },
   };

@@ -13,6 +13,7 @@ import { credentialIssues, credentialsJsonSchema, credentialsView, MASK, secretP
 import { destinationsOf, movedDestinations, refusedDestinations } from "./destinations";
 import type { Integration, IntegrationInput, IntegrationUpdate } from "./schemas";
 import { keysetPage } from "../../lib/pagination";
+import { type AuditContext, auditStatement } from "../../db/queries/audit";
 
 type Row = typeof integrations.$inferSelect;
 
@@ -34,6 +35,9 @@ async function toIntegration(row: Row, encryptionKey: string | undefined): Promi
     updatedAt: row.updatedAt.toISOString(),
   };
 }
+
+/** What the audit log keeps of an integration: its API view (secrets masked), without the timestamps. */
+const audited = ({ createdAt: _c, updatedAt: _u, ...view }: Integration) => view;
 
 export type IntegrationUpdateOutcome =
   | { status: "updated"; integration: Integration }
@@ -96,28 +100,36 @@ export function integrationsRepository(db: Db, environmentId: string, encryption
     },
 
     /** `input` is validated (provider known, credentials of its form); `channel` is the provider's. */
-    async create(input: IntegrationInput, channel: ProviderChannel, now = new Date()): Promise<Integration> {
+    async create(input: IntegrationInput, channel: ProviderChannel, context: AuditContext, now = new Date()): Promise<Integration> {
       const id = newId("int");
-      const insert = db
-        .insert(integrations)
-        .values({
-          id,
-          environmentId,
-          provider: input.provider,
-          channel,
-          name: input.name ?? input.provider,
-          active: input.active,
-          primary: input.primary,
-          priority: input.priority,
-          credentials: await encryptJson(encryptionKey, input.credentials, integrationAad(environmentId, id)),
-          settings: input.settings,
-          baseUrl: input.baseUrl ?? null,
-          createdAt: now,
-          updatedAt: now,
-        })
-        .returning();
-      const rows = input.primary ? (await db.batch([clearPrimary(channel, id, now), insert]))[1] : await insert;
-      return toIntegration(rows[0]!, encryptionKey);
+      const values = {
+        id,
+        environmentId,
+        provider: input.provider,
+        channel,
+        name: input.name ?? input.provider,
+        active: input.active,
+        primary: input.primary,
+        priority: input.priority,
+        credentials: await encryptJson(encryptionKey, input.credentials, integrationAad(environmentId, id)),
+        settings: input.settings,
+        baseUrl: input.baseUrl ?? null,
+        createdAt: now,
+        updatedAt: now,
+      };
+      const created = await toIntegration(values, encryptionKey);
+      const insert = db.insert(integrations).values(values);
+      const audit = auditStatement(db, context, {
+        environmentId,
+        resource: "integration",
+        resourceId: id,
+        action: "created",
+        before: null,
+        after: audited(created),
+      });
+      if (input.primary) await db.batch([clearPrimary(channel, id, now), insert, audit]);
+      else await db.batch([insert, audit]);
+      return created;
     },
 
     /**
@@ -125,7 +137,13 @@ export function integrationsRepository(db: Db, environmentId: string, encryption
      * names in `destinations`) unless the caller sends them in full: a key holder who only saw
      * the masked form must not be able to send them, or a token signed with them, elsewhere.
      */
-    async update(id: string, input: IntegrationUpdate, policy: DestinationOptions, now = new Date()): Promise<IntegrationUpdateOutcome> {
+    async update(
+      id: string,
+      input: IntegrationUpdate,
+      policy: DestinationOptions,
+      context: AuditContext,
+      now = new Date(),
+    ): Promise<IntegrationUpdateOutcome> {
       const row = await findRow(id);
       if (!row) return { status: "not_found" };
       const adapter = providerFor(row.provider);
@@ -165,27 +183,45 @@ export function integrationsRepository(db: Db, environmentId: string, encryption
       // Credentials from before row binding are written again bound to this row.
       const rewrite = clear ?? (read.ok && isUnboundCiphertext(row.credentials) ? stored : undefined);
       const credentials = rewrite !== undefined ? await encryptJson(encryptionKey, rewrite, integrationAad(environmentId, id)) : undefined;
-      const update = db
-        .update(integrations)
-        .set({
-          ...(input.name !== undefined ? { name: input.name } : {}),
-          ...(input.active !== undefined ? { active: input.active } : {}),
-          ...(input.primary !== undefined ? { primary: input.primary } : {}),
-          ...(input.priority !== undefined ? { priority: input.priority } : {}),
-          ...(input.settings !== undefined ? { settings: input.settings } : {}),
-          ...(input.baseUrl !== undefined ? { baseUrl: input.baseUrl } : {}),
-          ...(credentials !== undefined ? { credentials } : {}),
-          updatedAt: now,
-        })
-        .where(byId(id))
-        .returning();
-      const rows = input.primary ? (await db.batch([clearPrimary(row.channel, id, now), update]))[1] : await update;
-      const [updated] = rows;
+      const changes = {
+        ...(input.name !== undefined ? { name: input.name } : {}),
+        ...(input.active !== undefined ? { active: input.active } : {}),
+        ...(input.primary !== undefined ? { primary: input.primary } : {}),
+        ...(input.priority !== undefined ? { priority: input.priority } : {}),
+        ...(input.settings !== undefined ? { settings: input.settings } : {}),
+        ...(input.baseUrl !== undefined ? { baseUrl: input.baseUrl } : {}),
+        ...(credentials !== undefined ? { credentials } : {}),
+        updatedAt: now,
+      };
+      const update = db.update(integrations).set(changes).where(byId(id)).returning();
+      const audit = auditStatement(db, context, {
+        environmentId,
+        resource: "integration",
+        resourceId: id,
+        action: "updated",
+        before: audited(await toIntegration(row, encryptionKey)),
+        after: audited(await toIntegration({ ...row, ...changes }, encryptionKey)),
+      });
+      const [updated] = input.primary
+        ? (await db.batch([clearPrimary(row.channel, id, now), update, audit]))[1]
+        : (await db.batch([update, audit]))[0];
       return updated ? { status: "updated", integration: await toIntegration(updated, encryptionKey) } : { status: "not_found" };
     },
 
-    async remove(id: string): Promise<boolean> {
-      const rows = await db.delete(integrations).where(byId(id)).returning({ id: integrations.id });
+    async remove(id: string, context: AuditContext): Promise<boolean> {
+      const row = await findRow(id);
+      if (!row) return false;
+      const [rows] = await db.batch([
+        db.delete(integrations).where(byId(id)).returning({ id: integrations.id }),
+        auditStatement(db, context, {
+          environmentId,
+          resource: "integration",
+          resourceId: id,
+          action: "deleted",
+          before: audited(await toIntegration(row, encryptionKey)),
+          after: null,
+        }),
+      ]);
       return rows.length > 0;
     },
   };

@@ -3,6 +3,7 @@ import { destinationOptions } from "../../lib/destinations";
 import { ApiError, type FieldError, notFound } from "../../lib/errors";
 import { apiRoute, createRouter, json, security } from "../../lib/openapi";
 import { scopedRepository } from "../../lib/scoped-repository";
+import { auditContextOf } from "../audit/record";
 import { PROVIDERS, providerFor } from "../../providers/registry";
 import type { ProviderAdapter } from "../../providers/types";
 import { PROVIDER_CHANNELS } from "../../engine/steps";
@@ -71,7 +72,7 @@ integrationsRoutes.openapi(
     const adapter = providerFor(input.provider)!;
     const refused = refusedDestinations(destinationsOf(adapter, input.credentials, input.baseUrl), destinationOptions(c.env));
     if (refused.length) throw destinationRefused(refused);
-    return c.json(await repo(c).create(input, adapter.channel), 201);
+    return c.json(await repo(c).create(input, adapter.channel, auditContextOf(c)), 201);
   },
 );
 
@@ -123,7 +124,7 @@ integrationsRoutes.openapi(
   }),
   async (c) => {
     const { id } = c.req.valid("param");
-    const outcome = await repo(c).update(id, c.req.valid("json"), destinationOptions(c.env));
+    const outcome = await repo(c).update(id, c.req.valid("json"), destinationOptions(c.env), auditContextOf(c));
     switch (outcome.status) {
       case "updated":
         return c.json(outcome.integration, 200);
@@ -156,7 +157,7 @@ integrationsRoutes.openapi(
   }),
   async (c) => {
     const { id } = c.req.valid("param");
-    if (!(await repo(c).remove(id))) throw missing(id);
+    if (!(await repo(c).remove(id, auditContextOf(c)))) throw missing(id);
     return c.body(null, 204);
   },
 );

@@ -8,11 +8,12 @@ import { keysetPage } from "../../lib/pagination";
 
 type Row = typeof messages.$inferSelect;
 
-export const toMessage = (row: Row): Message => ({
+export const toMessage = (row: Row, workflowVersion: number | null): Message => ({
   id: row.id,
   transactionId: row.transactionId,
   subscriberId: row.subscriberId,
   workflow: row.workflowKey,
+  workflowVersion,
   stepId: row.stepId,
   channel: row.channel as Message["channel"],
   provider: row.provider,
@@ -45,6 +46,12 @@ const actorOf = (actor: unknown): string | Record<string, unknown> | null =>
     : null;
 
 export function messagesRepository(db: Db, environmentId: string) {
+  /** A message's version is its trigger's: read with it through the trigger's unique index, in the same query. */
+  const withVersion = () =>
+    db
+      .select({ message: messages, workflowVersion: triggers.workflowVersion })
+      .from(messages)
+      .leftJoin(triggers, and(eq(triggers.environmentId, messages.environmentId), eq(triggers.transactionId, messages.transactionId)));
   return {
     async list(query: z.infer<typeof MessageQuery>) {
       const filters: (SQL | undefined)[] = [
@@ -64,21 +71,17 @@ export function messagesRepository(db: Db, environmentId: string) {
           or(lt(messages.createdAt, new Date(cursor.at)), and(eq(messages.createdAt, new Date(cursor.at)), lt(messages.id, cursor.id))),
         );
       }
-      const rows = await db
-        .select()
-        .from(messages)
+      const rows = await withVersion()
         .where(and(...filters))
         .orderBy(desc(messages.createdAt), desc(messages.id))
         .limit(query.limit + 1);
-      const page = keysetPage(rows, query.limit, encodeCursor);
-      return { data: page.rows.map(toMessage), nextCursor: page.nextCursor };
+      const page = keysetPage(rows, query.limit, (last) => encodeCursor(last.message));
+      return { data: page.rows.map((r) => toMessage(r.message, r.workflowVersion)), nextCursor: page.nextCursor };
     },
 
     async find(id: string) {
       const [rows, events] = await db.batch([
-        db
-          .select()
-          .from(messages)
+        withVersion()
           .where(and(eq(messages.environmentId, environmentId), eq(messages.id, id)))
           .limit(1),
         db
@@ -87,11 +90,11 @@ export function messagesRepository(db: Db, environmentId: string) {
           .where(and(eq(messageEvents.environmentId, environmentId), eq(messageEvents.messageId, id)))
           .orderBy(asc(messageEvents.at), asc(messageEvents.id)),
       ]);
-      const row = rows[0];
-      if (!row) return null;
+      const found = rows[0];
+      if (!found) return null;
       return {
-        ...toMessage(row),
-        content: row.content ?? null,
+        ...toMessage(found.message, found.workflowVersion),
+        content: found.message.content ?? null,
         events: events.map((e) => ({ status: e.status, at: e.at.toISOString(), detail: e.detail ?? null })),
       };
     },
@@ -122,6 +125,7 @@ export function messagesRepository(db: Db, environmentId: string) {
       return {
         transactionId,
         workflow: row.workflowKey,
+        workflowVersion: row.workflowVersion,
         status: row.status,
         acceptedAt: row.acceptedAt.toISOString(),
         payload: row.payload,

@@ -14,6 +14,9 @@ export const Message = z
     transactionId: z.string(),
     subscriberId: z.string(),
     workflow: z.string(),
+    workflowVersion: z.number().int().nullable().openapi({
+      description: "The workflow version its trigger was accepted with, whose content it was sent from (null before versions were kept).",
+    }),
     stepId: z.string(),
     channel: z.enum(CHANNELS),
     provider: z.string().nullable(),
@@ -73,6 +76,10 @@ export const TriggerStatusView = z
   .object({
     transactionId: z.string(),
     workflow: z.string(),
+    workflowVersion: z.number().int().nullable().openapi({
+      description:
+        "The workflow version the trigger was accepted with: every step, however late, runs that content (null before versions were kept).",
+    }),
     status: z.enum(TRIGGER_STATUSES),
     acceptedAt: z.iso.datetime(),
     payload: z

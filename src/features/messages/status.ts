@@ -1,10 +1,9 @@
 import { eq, inArray } from "drizzle-orm";
-import type { BatchItem } from "drizzle-orm/batch";
 import type { Db } from "../../db/client";
 import { chunk, runBatch } from "../../db/batch";
-import { suppressStatement } from "../../db/queries/suppressions";
 import { messageEvents, messages, type MessageStatus, type SuppressionReason } from "../../db/schema";
 import { MessageWrites } from "../../delivery/message-writes";
+import { dispatchWritten, type EventQueue } from "../../delivery/webhooks/dispatch";
 
 /**
  * How far along a message is. A later report never moves it back (an `opened` arriving
@@ -67,14 +66,17 @@ async function readByIds<T>(ids: string[], read: (slice: string[]) => Promise<T[
   return slices.flat();
 }
 
-/** Applies status reports to messages found by id; every new report is kept in the event log. */
-export async function applyStatuses(db: Db, updates: { messageId: string; report: IncomingStatus }[]): Promise<number> {
+/**
+ * Applies status reports to messages found by id; every new report is kept in the event log.
+ * The outbound events written go to `queue` (without one, the sweep dispatches them).
+ */
+export async function applyStatuses(db: Db, updates: { messageId: string; report: IncomingStatus }[], queue?: EventQueue): Promise<number> {
   if (updates.length === 0) return 0;
   const rows = await readByIds(
     updates.map((u) => u.messageId),
     (ids) => db.select(rowColumns).from(messages).where(inArray(messages.id, ids)),
   );
-  return writeStatuses(db, rows, updates);
+  return writeStatuses(db, rows, updates, queue);
 }
 
 /** Same, for reports that name the provider's message id (status webhooks). */
@@ -82,6 +84,7 @@ export async function applyProviderStatuses(
   db: Db,
   integrationId: string,
   updates: { providerMessageId: string; report: IncomingStatus }[],
+  queue?: EventQueue,
 ): Promise<number> {
   if (updates.length === 0) return 0;
   const rows = await readByIds(
@@ -101,6 +104,7 @@ export async function applyProviderStatuses(
       const messageId = byProviderId.get(u.providerMessageId);
       return messageId ? [{ messageId, report: u.report }] : [];
     }),
+    queue,
   );
 }
 
@@ -109,7 +113,12 @@ export async function applyProviderStatuses(
  * time, opens and clicks at the same instant) adds no event, and the message's status only moves
  * forward, so a replayed or late report changes nothing it should not.
  */
-async function writeStatuses(db: Db, rows: MessageRow[], updates: { messageId: string; report: IncomingStatus }[]): Promise<number> {
+async function writeStatuses(
+  db: Db,
+  rows: MessageRow[],
+  updates: { messageId: string; report: IncomingStatus }[],
+  queue: EventQueue | undefined,
+): Promise<number> {
   if (rows.length === 0) return 0;
   const current = new Map(rows.map((r) => [r.id, r]));
   const logged = await readByIds([...current.keys()], (ids) =>
@@ -120,23 +129,22 @@ async function writeStatuses(db: Db, rows: MessageRow[], updates: { messageId: s
   );
   const seen = new Set(logged.flatMap((e) => [`${e.messageId}:${e.status}`, `${e.messageId}:${e.status}:${e.at.getTime()}`]));
   const writes = new MessageWrites(db, new Date());
-  const suppressions: BatchItem<"sqlite">[] = [];
   let applied = 0;
   for (const { messageId, report } of updates) {
     const row = current.get(messageId);
     if (!row) continue;
     applied++;
     if (report.suppress && row.to && (row.channel === "email" || row.channel === "sms")) {
-      suppressions.push(
-        suppressStatement(db, {
+      writes.suppress(
+        {
           environmentId: row.environmentId,
           channel: row.channel,
           address: row.to,
           reason: report.suppress,
           provider: row.provider,
           messageId,
-          at: report.at,
-        }),
+        },
+        report.at,
       );
     }
     const { status } = report;
@@ -151,6 +159,7 @@ async function writeStatuses(db: Db, rows: MessageRow[], updates: { messageId: s
       row.status = status;
     }
   }
-  await runBatch(db, [...writes.all(), ...suppressions]);
+  const written = writes.written(await runBatch(db, writes.all()));
+  if (queue) await dispatchWritten(queue, written);
   return applied;
 }

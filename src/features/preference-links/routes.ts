@@ -1,6 +1,7 @@
 import { notFound } from "../../lib/errors";
 import { apiRoute, createRouter, json, security } from "../../lib/openapi";
 import { scopedRepository } from "../../lib/scoped-repository";
+import { auditContextOf } from "../audit/record";
 import { preferencesRepository } from "../subscribers/preferences-repository";
 import { SubscriberIdParam } from "../subscribers/preferences-schemas";
 import { preferenceLinksRepository } from "../../db/queries/preference-link-settings";
@@ -50,7 +51,7 @@ preferenceLinksRoutes.openapi(
   }),
   async (c) => {
     const now = new Date();
-    await links(c).rotate(now);
+    await links(c).rotate(auditContextOf(c), now);
     return c.json({ rotatedAt: now.toISOString() }, 200);
   },
 );
@@ -82,5 +83,5 @@ preferenceLinksRoutes.openapi(
     request: { body: { required: true, content: json(PreferencePageBrandingUpdate) } },
     responses: { 200: { description: "The branding after the update", content: json(PreferencePageBranding) } },
   }),
-  async (c) => c.json(await links(c).brand(c.req.valid("json")), 200),
+  async (c) => c.json(await links(c).brand(c.req.valid("json"), auditContextOf(c)), 200),
 );

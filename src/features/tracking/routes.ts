@@ -13,9 +13,11 @@ trackingRoutes.get("/t/o/:token", async (c) => {
   const match = /^(msg_[0-9a-f]{32})\.([A-Za-z0-9_-]{32})\.gif$/.exec(c.req.param("token"));
   if (!match || !(await verifySignature(c.env.ENCRYPTION_KEY, `o:${match[1]}`, match[2]!))) throw tampered();
   c.executionCtx.waitUntil(
-    applyStatuses(createDb(c.env.DB), [
-      { messageId: match[1]!, report: { status: "opened", at: new Date(), detail: { source: "pixel" } } },
-    ]),
+    applyStatuses(
+      createDb(c.env.DB),
+      [{ messageId: match[1]!, report: { status: "opened", at: new Date(), detail: { source: "pixel" } } }],
+      c.env,
+    ),
   );
   return c.body(PIXEL, 200, { "content-type": "image/gif", "cache-control": "no-store, max-age=0" });
 });
@@ -25,8 +27,10 @@ trackingRoutes.get("/t/c/:token", async (c) => {
   const target = c.req.query("u");
   if (!match || !target || !/^https?:\/\//.test(target)) throw tampered();
   if (!(await verifySignature(c.env.ENCRYPTION_KEY, `c:${match[1]}:${target}`, match[2]!))) throw tampered();
-  await applyStatuses(createDb(c.env.DB), [
-    { messageId: match[1]!, report: { status: "clicked", at: new Date(), detail: { url: target } } },
-  ]);
+  await applyStatuses(
+    createDb(c.env.DB),
+    [{ messageId: match[1]!, report: { status: "clicked", at: new Date(), detail: { url: target } } }],
+    c.env,
+  );
   return c.redirect(target, 302);
 });

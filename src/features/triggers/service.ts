@@ -2,6 +2,7 @@
 // compatibility layer (src/features/novu/), so both reach one implementation.
 import { createDb } from "../../db/client";
 import { recordCancellation } from "../../delivery/trigger-writes";
+import { dispatchWritten } from "../../delivery/webhooks/dispatch";
 import type { Bindings } from "../../env";
 import { destinationOptions } from "../../lib/destinations";
 import { ApiError, fieldErrors } from "../../lib/errors";
@@ -108,7 +109,7 @@ export async function cancelByTransactionId(env: Bindings, environmentId: string
   if (outcome.status === "cancelled") {
     // Pending digest entries leave their digests; their jobs then record the messages cancelled.
     await Promise.all(outcome.digests.map((name) => env.DIGESTS.get(env.DIGESTS.idFromName(name)).remove(transactionId)));
-    await recordCancellation(createDb(env.DB), outcome.record, outcome.cancelledMessages, Date.now());
+    await dispatchWritten(env, await recordCancellation(createDb(env.DB), outcome.record, outcome.cancelledMessages, Date.now()));
   }
   return { transactionId, status: outcome.status, cancelledMessages: outcome.cancelledMessages, alreadySent: outcome.alreadySent };
 }

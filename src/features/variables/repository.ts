@@ -6,12 +6,20 @@ import { encryptJson, isUnboundCiphertext, variableAad } from "../../lib/secrets
 import { clear } from "../../db/queries/variables";
 import { SECRET_MASK, type Variable, type VariableInput, type VariableUpdate } from "./schemas";
 import { keysetPage } from "../../lib/pagination";
+import { type AuditContext, auditStatement } from "../../db/queries/audit";
 
 type Row = typeof variables.$inferSelect;
 
 /** Secret values are kept AES-GCM encrypted (like integration credentials), bound to their row; plain ones as they are. */
 const stored = (encryptionKey: string | undefined, environmentId: string, key: string, value: string, secret: boolean) =>
   secret ? encryptJson(encryptionKey, value, variableAad(environmentId, key)) : Promise.resolve(value);
+
+/** What the audit log keeps of a variable: its API view, a secret's value masked, without the timestamps. */
+const audited = (v: Pick<Variable, "key" | "value" | "secret">) => ({
+  key: v.key,
+  secret: v.secret,
+  value: v.secret ? SECRET_MASK : v.value,
+});
 
 /** The API view of a row: a secret's value never leaves in clear. */
 const toVariable = (row: Row): Variable => ({
@@ -52,24 +60,34 @@ export function variablesRepository(db: Db, environmentId: string, encryptionKey
     },
 
     /** Returns null when the key is already taken. */
-    async create(input: VariableInput, now = new Date()): Promise<Variable | null> {
-      const [row] = await db
-        .insert(variables)
-        .values({
-          id: newId("var"),
+    async create(input: VariableInput, context: AuditContext, now = new Date()): Promise<Variable | null> {
+      const [[row]] = await db.batch([
+        db
+          .insert(variables)
+          .values({
+            id: newId("var"),
+            environmentId,
+            key: input.key,
+            value: await stored(encryptionKey, environmentId, input.key, input.value, input.secret),
+            secret: input.secret,
+            createdAt: now,
+            updatedAt: now,
+          })
+          .onConflictDoNothing()
+          .returning(),
+        auditStatement(db, context, {
           environmentId,
-          key: input.key,
-          value: await stored(encryptionKey, environmentId, input.key, input.value, input.secret),
-          secret: input.secret,
-          createdAt: now,
-          updatedAt: now,
-        })
-        .onConflictDoNothing()
-        .returning();
+          resource: "variable",
+          resourceId: input.key,
+          action: "created",
+          before: null,
+          after: audited(input),
+        }),
+      ]);
       return row ? toVariable(row) : null;
     },
 
-    async update(key: string, input: VariableUpdate, now = new Date(), tries = 3): Promise<UpdateOutcome> {
+    async update(key: string, input: VariableUpdate, context: AuditContext, now = new Date(), tries = 3): Promise<UpdateOutcome> {
       const [current] = await db.select().from(variables).where(byKey(key)).limit(1);
       if (!current) return { status: "not_found" };
       const secret = input.secret ?? current.secret;
@@ -78,22 +96,47 @@ export function variablesRepository(db: Db, environmentId: string, encryptionKey
       // and a secret from before row binding is encrypted again bound to its row.
       const rebind = secret && current.secret && isUnboundCiphertext(current.value);
       const value = input.value ?? (secret === current.secret && !rebind ? undefined : await clear(encryptionKey, environmentId, current));
-      const [row] = await db
-        .update(variables)
-        .set({
-          ...(value !== undefined ? { value: await stored(encryptionKey, environmentId, key, value, secret) } : {}),
-          secret,
-          updatedAt: now,
-        })
-        .where(and(byKey(key), eq(variables.updatedAt, current.updatedAt)))
-        .returning();
+      const [[row]] = await db.batch([
+        db
+          .update(variables)
+          .set({
+            ...(value !== undefined ? { value: await stored(encryptionKey, environmentId, key, value, secret) } : {}),
+            secret,
+            updatedAt: now,
+          })
+          .where(and(byKey(key), eq(variables.updatedAt, current.updatedAt)))
+          .returning(),
+        auditStatement(db, context, {
+          environmentId,
+          resource: "variable",
+          resourceId: key,
+          action: "updated",
+          before: audited(current),
+          after: audited({ key, secret, value: input.value ?? current.value }),
+        }),
+      ]);
       if (row) return { status: "updated", variable: toVariable(row) };
       // Changed by someone else since it was read: decide again on the new state.
-      return tries > 1 ? this.update(key, input, now, tries - 1) : { status: "not_found" };
+      return tries > 1 ? this.update(key, input, context, now, tries - 1) : { status: "not_found" };
     },
 
-    async remove(key: string): Promise<boolean> {
-      const rows = await db.delete(variables).where(byKey(key)).returning({ id: variables.id });
+    async remove(key: string, context: AuditContext): Promise<boolean> {
+      const [current] = await db.select().from(variables).where(byKey(key)).limit(1);
+      if (!current) return false;
+      const [rows] = await db.batch([
+        db
+          .delete(variables)
+          .where(and(byKey(key), eq(variables.id, current.id)))
+          .returning({ id: variables.id }),
+        auditStatement(db, context, {
+          environmentId,
+          resource: "variable",
+          resourceId: key,
+          action: "deleted",
+          before: audited(current),
+          after: null,
+        }),
+      ]);
       return rows.length > 0;
     },
   };

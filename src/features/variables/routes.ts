@@ -1,6 +1,7 @@
 import { ApiError, notFound } from "../../lib/errors";
 import { apiRoute, createRouter, json, security } from "../../lib/openapi";
 import { scopedRepository } from "../../lib/scoped-repository";
+import { auditContextOf } from "../audit/record";
 import { variablesRepository } from "./repository";
 import { Variable, VariableInput, VariableKeyParam, VariableList, VariablePageQuery, VariableUpdate } from "./schemas";
 
@@ -24,7 +25,7 @@ variablesRoutes.openapi(
   }),
   async (c) => {
     const input = c.req.valid("json");
-    const created = await repo(c).create(input);
+    const created = await repo(c).create(input, auditContextOf(c));
     if (!created) throw new ApiError("variable_exists", `A variable with key "${input.key}" already exists.`);
     return c.json(created, 201);
   },
@@ -78,7 +79,7 @@ variablesRoutes.openapi(
   }),
   async (c) => {
     const { key } = c.req.valid("param");
-    const outcome = await repo(c).update(key, c.req.valid("json"));
+    const outcome = await repo(c).update(key, c.req.valid("json"), auditContextOf(c));
     switch (outcome.status) {
       case "updated":
         return c.json(outcome.variable, 200);
@@ -105,7 +106,7 @@ variablesRoutes.openapi(
   }),
   async (c) => {
     const { key } = c.req.valid("param");
-    if (!(await repo(c).remove(key))) throw missing(key);
+    if (!(await repo(c).remove(key, auditContextOf(c)))) throw missing(key);
     return c.body(null, 204);
   },
 );

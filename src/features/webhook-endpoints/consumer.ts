@@ -4,7 +4,9 @@ import { createDb, type Db } from "../../db/client";
 import { environments, events, webhookEndpoints } from "../../db/schema";
 import type { Bindings } from "../../env";
 import { takesEvent } from "./repository";
-import { deliverEvent } from "./deliver";
+import { attemptDelivery } from "./deliver";
+import { runBatch } from "../../db/batch";
+import { dispatchEvents, eventStatements } from "../events/record";
 import { WebhookJob } from "../../delivery/webhooks/job";
 
 type Job<T extends WebhookJob["type"]> = { message: Message<unknown>; job: Extract<WebhookJob, { type: T }> };
@@ -49,52 +51,105 @@ async function dispatch(env: Bindings, db: Db, { job }: Job<"dispatch">): Promis
       );
 }
 
-/** One attempt; the Queue's own retry (with the Svix delay) makes the next. */
-async function deliver(env: Bindings, db: Db, { message, job }: Job<"deliver">): Promise<void> {
+/**
+ * One attempt per `deliver` job of the batch: the events, endpoints and environments read in one
+ * D1 batch, the sends made in parallel, every attempt logged in one D1 batch; then each message is
+ * acked, or retried by the Queue with the Svix delay (its `attempts` count the tries).
+ */
+async function deliverAll(env: Bindings, db: Db, jobs: Job<"deliver">[]): Promise<void> {
+  if (jobs.length === 0) return;
+  const ids = (pick: (job: Job<"deliver">["job"]) => string) => [...new Set(jobs.map((j) => pick(j.job)))];
   const [eventRows, endpointRows, environmentRows] = await db.batch([
     db
       .select()
       .from(events)
-      .where(and(eq(events.environmentId, job.environmentId), eq(events.id, job.eventId))),
+      .where(
+        inArray(
+          events.id,
+          ids((j) => j.eventId),
+        ),
+      ),
     db
       .select()
       .from(webhookEndpoints)
-      .where(and(eq(webhookEndpoints.environmentId, job.environmentId), eq(webhookEndpoints.id, job.endpointId))),
-    db.select({ slug: environments.slug }).from(environments).where(eq(environments.id, job.environmentId)),
+      .where(
+        inArray(
+          webhookEndpoints.id,
+          ids((j) => j.endpointId),
+        ),
+      ),
+    db
+      .select({ id: environments.id, slug: environments.slug })
+      .from(environments)
+      .where(
+        inArray(
+          environments.id,
+          ids((j) => j.environmentId),
+        ),
+      ),
   ]);
-  const [event] = eventRows;
-  const [endpoint] = endpointRows;
-  const [environment] = environmentRows;
-  // Deleted or turned off since it was queued (or the event expired): nothing left to send.
-  if (!event || !endpoint?.enabled || !environment) {
-    message.ack();
-    return;
+  // Every row is taken only within its job's environment.
+  const eventOf = new Map(eventRows.map((r) => [`${r.environmentId}:${r.id}`, r]));
+  const endpointOf = new Map(endpointRows.map((r) => [`${r.environmentId}:${r.id}`, r]));
+  const slugOf = new Map(environmentRows.map((r) => [r.id, r.slug]));
+  const now = new Date();
+  const attempted = await Promise.all(
+    jobs.map(async ({ message, job }) => {
+      const event = eventOf.get(`${job.environmentId}:${job.eventId}`);
+      const endpoint = endpointOf.get(`${job.environmentId}:${job.endpointId}`);
+      const environmentSlug = slugOf.get(job.environmentId);
+      // Deleted or turned off since it was queued (or the event expired): nothing left to send.
+      if (!event || !endpoint?.enabled || environmentSlug === undefined) return { message, result: null };
+      try {
+        return { message, result: await attemptDelivery(env, db, { environmentSlug, endpoint, event, attempt: message.attempts }, now) };
+      } catch (error) {
+        // This delivery alone is tried again; the others' attempts are logged.
+        log({ level: "error", event: "webhook_job_failed", id: message.id, error: String(error) });
+        return { message, result: { statements: [], disabled: null, retryInSeconds: 5 } };
+      }
+    }),
+  );
+  // Two failed attempts to one endpoint may both turn it off: it is turned off, and announced, once.
+  const disabled = [
+    ...new Map(attempted.flatMap((a) => (a.result?.disabled ? [[a.result.disabled.data.endpointId, a.result.disabled]] : []))).values(),
+  ];
+  await runBatch(db, [...attempted.flatMap((a) => a.result?.statements ?? []), ...eventStatements(db, disabled)]);
+  for (const { environmentId, id } of disabled) await dispatchEvents(env, environmentId, [id]);
+  for (const { message, result } of attempted) {
+    if (result?.retryInSeconds == null) message.ack();
+    else message.retry({ delaySeconds: result.retryInSeconds });
   }
-  const { retryInSeconds } = await deliverEvent(env, db, { environmentSlug: environment.slug, endpoint, event, attempt: message.attempts });
-  if (retryInSeconds === null) message.ack();
-  else message.retry({ delaySeconds: retryInSeconds });
 }
 
 /** The webhook Queue's consumer: each message is acked when done, retried when not, never acked on error. */
 export async function consumeWebhookBatch(batch: MessageBatch<unknown>, env: Bindings): Promise<void> {
   const db = createDb(env.DB);
-  await Promise.all(
-    batch.messages.map(async (message) => {
-      const parsed = WebhookJob.safeParse(message.body);
-      if (!parsed.success) {
-        log({ level: "error", event: "invalid_webhook_job", id: message.id });
-        message.ack();
-        return;
-      }
-      try {
-        if (parsed.data.type === "dispatch") {
-          await dispatch(env, db, { message, job: parsed.data });
-          message.ack();
-        } else await deliver(env, db, { message, job: parsed.data });
-      } catch (error) {
-        log({ level: "error", event: "webhook_job_failed", id: message.id, error: String(error) });
-        message.retry({ delaySeconds: 5 });
-      }
-    }),
-  );
+  const deliveries: Job<"deliver">[] = [];
+  const dispatches = batch.messages.map(async (message) => {
+    const parsed = WebhookJob.safeParse(message.body);
+    if (!parsed.success) {
+      log({ level: "error", event: "invalid_webhook_job", id: message.id });
+      message.ack();
+      return;
+    }
+    if (parsed.data.type === "deliver") {
+      deliveries.push({ message, job: parsed.data });
+      return;
+    }
+    try {
+      await dispatch(env, db, { message, job: parsed.data });
+      message.ack();
+    } catch (error) {
+      log({ level: "error", event: "webhook_job_failed", id: message.id, error: String(error) });
+      message.retry({ delaySeconds: 5 });
+    }
+  });
+  await Promise.all(dispatches);
+  try {
+    await deliverAll(env, db, deliveries);
+  } catch (error) {
+    // Nothing of the batch's log was written: every delivery is tried again (at least once).
+    log({ level: "error", event: "webhook_deliveries_failed", count: deliveries.length, error: String(error) });
+    for (const { message } of deliveries) message.retry({ delaySeconds: 5 });
+  }
 }

@@ -8,6 +8,7 @@ import type { Bindings } from "../../env";
 import { destinationOptions } from "../../lib/destinations";
 import { newId } from "../../lib/ids";
 import { dispatchEvents, eventRow, eventStatements } from "../events/record";
+import type { EventRow } from "../../db/queries/events";
 import type { Event } from "../events/schemas";
 import { webhookEndpointsRepository } from "./repository";
 import type { WebhookAttempt } from "./schemas";
@@ -33,18 +34,35 @@ export interface Delivered {
   retryInSeconds: number | null;
 }
 
+export interface DeliveryTarget {
+  environmentSlug: string;
+  endpoint: EndpointRow;
+  event: StoredEvent;
+  attempt: number;
+  /** A test send, never retried, and leaving the endpoint's failure clock and state alone. */
+  test?: boolean;
+}
+
+/** One attempt made, not yet logged: the statements that log it, and the endpoint it turned off (if any). */
+export interface Attempted extends Delivered {
+  statements: BatchItem<"sqlite">[];
+  disabled: EventRow | null;
+}
+
 /**
  * Sends one attempt of `event` to `endpoint` and logs it in one batch with what it changes on
  * the endpoint: the failure clock, and turning it off on 410 or after five days of failures
  * (then `endpoint.disabled` goes to the environment's other endpoints).
  */
-export async function deliverEvent(
-  env: Bindings,
-  db: Db,
-  /** `test`: a test send, never retried, and leaving the endpoint's failure clock and state alone. */
-  target: { environmentSlug: string; endpoint: EndpointRow; event: StoredEvent; attempt: number; test?: boolean },
-  now = new Date(),
-): Promise<Delivered> {
+export async function deliverEvent(env: Bindings, db: Db, target: DeliveryTarget, now = new Date()): Promise<Delivered> {
+  const { statements, disabled, ...delivered } = await attemptDelivery(env, db, target, now);
+  await runBatch(db, [...statements, ...eventStatements(db, disabled ? [disabled] : [])]);
+  if (disabled) await dispatchEvents(env, disabled.environmentId, [disabled.id]);
+  return delivered;
+}
+
+/** The send of `deliverEvent`, leaving the log's write to the caller (the consumer writes a whole batch's at once). */
+export async function attemptDelivery(env: Bindings, db: Db, target: DeliveryTarget, now = new Date()): Promise<Attempted> {
   const { endpoint, event, attempt } = target;
   const repo = webhookEndpointsRepository(db, endpoint.environmentId, env.ENCRYPTION_KEY);
   const body = JSON.stringify(envelope(event, target.environmentSlug));
@@ -79,15 +97,14 @@ export async function deliverEvent(
   } else if ((endpoint.failingSince?.getTime() ?? null) !== (failingSince?.getTime() ?? null)) {
     statements.push(db.update(webhookEndpoints).set({ failingSince }).where(byId));
   }
-  const disabledEvent = disableFor
+  // The endpoint is off by the time this is dispatched: only the other endpoints get it.
+  const disabled = disableFor
     ? eventRow(endpoint.environmentId, "endpoint.disabled", { endpointId: endpoint.id, url: endpoint.url, reason: disableFor }, now)
     : null;
-  // The endpoint is off by the time this is dispatched: only the other endpoints get it.
-  if (disabledEvent) statements.push(...eventStatements(db, [disabledEvent]));
-  await runBatch(db, statements);
-  if (disabledEvent) await dispatchEvents(env, endpoint.environmentId, [disabledEvent.id]);
 
   return {
+    statements,
+    disabled,
     attempt: {
       ...attemptRow,
       nextAttemptAt: attemptRow.nextAttemptAt?.toISOString() ?? null,

@@ -6,6 +6,7 @@ import { keysetPage } from "../../lib/pagination";
 import { decryptJson, encryptJson, webhookEndpointAad } from "../../lib/secrets";
 import type { EventType } from "../../contract/event-types";
 import { newWebhookSecret } from "./signature";
+import { type AuditContext, auditStatement } from "../../db/queries/audit";
 import type {
   WebhookEndpoint,
   WebhookEndpointCreated,
@@ -28,6 +29,12 @@ export const toWebhookEndpoint = (row: Row): WebhookEndpoint => ({
   createdAt: row.createdAt.toISOString(),
   updatedAt: row.updatedAt.toISOString(),
 });
+
+/** What the audit log keeps of an endpoint: its API view (which never holds the secret), without the timestamps. */
+const audited = (row: Row) => {
+  const { createdAt: _c, updatedAt: _u, ...view } = toWebhookEndpoint(row);
+  return view;
+};
 
 /** Whether an endpoint takes events of `type`: null subscribes to every type. */
 export const takesEvent = (row: Pick<Row, "events">, type: EventType) => row.events === null || row.events.includes(type);
@@ -59,24 +66,36 @@ export function webhookEndpointsRepository(db: Db, environmentId: string, encryp
   return {
     find,
 
-    async create(input: WebhookEndpointInput, now = new Date()): Promise<WebhookEndpointCreated> {
+    async create(input: WebhookEndpointInput, context: AuditContext, now = new Date()): Promise<WebhookEndpointCreated> {
       const id = newId("ep");
       const secret = newWebhookSecret();
-      const [row] = await db
-        .insert(webhookEndpoints)
-        .values({
-          id,
+      const values: Row = {
+        id,
+        environmentId,
+        url: input.url,
+        events: input.events ?? null,
+        description: input.description ?? null,
+        enabled: input.enabled,
+        secret: await seal(id, secret),
+        previousSecret: null,
+        previousSecretExpiresAt: null,
+        disabledReason: null,
+        failingSince: null,
+        createdAt: now,
+        updatedAt: now,
+      };
+      await db.batch([
+        db.insert(webhookEndpoints).values(values),
+        auditStatement(db, context, {
           environmentId,
-          url: input.url,
-          events: input.events ?? null,
-          description: input.description ?? null,
-          enabled: input.enabled,
-          secret: await seal(id, secret),
-          createdAt: now,
-          updatedAt: now,
-        })
-        .returning();
-      return { ...toWebhookEndpoint(row!), secret };
+          resource: "webhook_endpoint",
+          resourceId: id,
+          action: "created",
+          before: null,
+          after: audited(values),
+        }),
+      ]);
+      return { ...toWebhookEndpoint(values), secret };
     },
 
     async list(query: WebhookEndpointQuery): Promise<WebhookEndpointList> {
@@ -97,7 +116,9 @@ export function webhookEndpointsRepository(db: Db, environmentId: string, encryp
         .from(webhookEndpoints)
         .where(and(eq(webhookEndpoints.environmentId, environmentId), eq(webhookEndpoints.enabled, true))),
 
-    async update(id: string, input: WebhookEndpointUpdate, now = new Date()): Promise<WebhookEndpoint | undefined> {
+    async update(id: string, input: WebhookEndpointUpdate, context: AuditContext, now = new Date()): Promise<WebhookEndpoint | undefined> {
+      const current = await find(id);
+      if (!current) return undefined;
       const changes: Partial<Row> = { updatedAt: now };
       if (input.url !== undefined) changes.url = input.url;
       if (input.events !== undefined) changes.events = input.events;
@@ -108,12 +129,34 @@ export function webhookEndpointsRepository(db: Db, environmentId: string, encryp
         changes.disabledReason = null;
         if (input.enabled) changes.failingSince = null;
       }
-      const [row] = await db.update(webhookEndpoints).set(changes).where(byId(id)).returning();
+      const [[row]] = await db.batch([
+        db.update(webhookEndpoints).set(changes).where(byId(id)).returning(),
+        auditStatement(db, context, {
+          environmentId,
+          resource: "webhook_endpoint",
+          resourceId: id,
+          action: "updated",
+          before: audited(current),
+          after: audited({ ...current, ...changes }),
+        }),
+      ]);
       return row ? toWebhookEndpoint(row) : undefined;
     },
 
-    async remove(id: string): Promise<boolean> {
-      const deleted = await db.delete(webhookEndpoints).where(byId(id)).returning({ id: webhookEndpoints.id });
+    async remove(id: string, context: AuditContext): Promise<boolean> {
+      const current = await find(id);
+      if (!current) return false;
+      const [deleted] = await db.batch([
+        db.delete(webhookEndpoints).where(byId(id)).returning({ id: webhookEndpoints.id }),
+        auditStatement(db, context, {
+          environmentId,
+          resource: "webhook_endpoint",
+          resourceId: id,
+          action: "deleted",
+          before: audited(current),
+          after: null,
+        }),
+      ]);
       return deleted.length > 0;
     },
 
@@ -129,20 +172,35 @@ export function webhookEndpointsRepository(db: Db, environmentId: string, encryp
     },
 
     /** A new secret; the current one keeps signing beside it for `overlapHours` (0: not at all). */
-    async rotateSecret(id: string, overlapHours: number, now = new Date()): Promise<WebhookEndpointSecret | undefined> {
+    async rotateSecret(
+      id: string,
+      overlapHours: number,
+      context: AuditContext,
+      now = new Date(),
+    ): Promise<WebhookEndpointSecret | undefined> {
       const row = await find(id);
       if (!row) return undefined;
       const secret = newWebhookSecret();
       const expiresAt = overlapHours > 0 ? new Date(now.getTime() + overlapHours * 3_600_000) : null;
-      await db
-        .update(webhookEndpoints)
-        .set({
-          secret: await seal(id, secret),
-          previousSecret: expiresAt ? row.secret : null,
-          previousSecretExpiresAt: expiresAt,
-          updatedAt: now,
-        })
-        .where(byId(id));
+      await db.batch([
+        db
+          .update(webhookEndpoints)
+          .set({
+            secret: await seal(id, secret),
+            previousSecret: expiresAt ? row.secret : null,
+            previousSecretExpiresAt: expiresAt,
+            updatedAt: now,
+          })
+          .where(byId(id)),
+        auditStatement(db, context, {
+          environmentId,
+          resource: "webhook_endpoint",
+          resourceId: id,
+          action: "rotated",
+          before: audited(row),
+          after: { ...audited(row), secret: "rotated", previousSecretExpiresAt: expiresAt?.toISOString() ?? null },
+        }),
+      ]);
       return {
         secret,
         previousSecret: expiresAt ? await open(row.id, row.secret) : null,

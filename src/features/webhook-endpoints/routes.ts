@@ -4,6 +4,7 @@ import { checkDestination, destinationOptions } from "../../lib/destinations";
 import { ApiError, notFound } from "../../lib/errors";
 import { apiRoute, createRouter, json, security } from "../../lib/openapi";
 import { scopedRepository } from "../../lib/scoped-repository";
+import { auditContextOf } from "../audit/record";
 import { createDb } from "../../db/client";
 import { eventsRepository } from "../events/repository";
 import { attemptsRepository } from "./attempts";
@@ -61,7 +62,7 @@ webhookEndpointsRoutes.openapi(
   async (c) => {
     const input = c.req.valid("json");
     assertAllowed(c, input.url);
-    return c.json(await repo(c).create(input), 201);
+    return c.json(await repo(c).create(input, auditContextOf(c)), 201);
   },
 );
 
@@ -114,7 +115,7 @@ webhookEndpointsRoutes.openapi(
     const { id } = c.req.valid("param");
     const input = c.req.valid("json");
     assertAllowed(c, input.url);
-    const endpoint = await repo(c).update(id, input);
+    const endpoint = await repo(c).update(id, input, auditContextOf(c));
     if (!endpoint) throw missing(id);
     return c.json(endpoint, 200);
   },
@@ -134,7 +135,7 @@ webhookEndpointsRoutes.openapi(
   }),
   async (c) => {
     const { id } = c.req.valid("param");
-    if (!(await repo(c).remove(id))) throw missing(id);
+    if (!(await repo(c).remove(id, auditContextOf(c)))) throw missing(id);
     return c.body(null, 204);
   },
 );
@@ -177,7 +178,7 @@ webhookEndpointsRoutes.openapi(
     const { id } = c.req.valid("param");
     // The body is optional: a bare POST is not validated, so its default is applied here.
     const { overlapHours } = RotateSecretInput.parse(c.req.valid("json") ?? {});
-    const secret = await repo(c).rotateSecret(id, overlapHours);
+    const secret = await repo(c).rotateSecret(id, overlapHours, auditContextOf(c));
     if (!secret) throw missing(id);
     return c.json(secret, 200);
   },

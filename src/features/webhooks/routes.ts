@@ -100,6 +100,7 @@ webhooksRoutes.openapi(
             ...(u.suppress ? { suppress: u.suppress } : {}),
           },
         })),
+        c.env,
       );
     } catch (error) {
       await releaseReceipts(db, integration.id, [...claimed]);

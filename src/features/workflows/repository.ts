@@ -2,6 +2,8 @@ import { and, asc, eq, gt, inArray, isNull, lt, notExists, or, sql } from "drizz
 import type { Db } from "../../db/client";
 import { triggers, type WorkflowDefinition, workflows } from "../../db/schema";
 import type { Actor } from "../../env";
+import type { AuditAction } from "../../db/schema";
+import { type AuditContext, auditStatement } from "../../db/queries/audit";
 import { newId } from "../../lib/ids";
 import { forgetGate } from "./gate-cache";
 import type { Workflow, WorkflowInput, WorkflowListFilter, WorkflowSummary } from "./schemas";
@@ -48,6 +50,19 @@ export const definitionOf = (w: Workflow | WorkflowInput): WorkflowDefinition =>
  * `If-Match` versions do not include the current one (or another write won the race for it).
  */
 export type WriteOutcome<T> = { status: "ok"; value: T } | { status: "missing" } | { status: "stale"; current: number };
+
+/**
+ * How a write is recorded: the audit entry's action (by default what the version says) and the
+ * version's author when it is not the caller (a promotion is authored "promotion from <env>").
+ */
+export interface WriteRecord {
+  auditAction?: AuditAction;
+  author?: Actor;
+}
+
+/** What an update did, for the audit log: the version's own action, or (de)activation when that is all it changed. */
+const auditActionOf = (action: VersionAction, summary: string): AuditAction =>
+  action !== "updated" ? action : summary === "Activated" ? "activated" : summary === "Deactivated" ? "deactivated" : "updated";
 
 /** A save without `If-Match` that loses a race reads the workflow again and retries, at most this often. */
 const RACE_RETRIES = 5;
@@ -118,9 +133,11 @@ export function workflowsRepository(db: Db, environmentId: string) {
     },
 
     /** Returns null when the key is already taken. The workflow and its version 1 go in one batch. */
-    async create(input: WorkflowInput, actor: Actor, now = new Date()): Promise<Workflow | null> {
+    async create(input: WorkflowInput, context: AuditContext, record: WriteRecord = {}, now = new Date()): Promise<Workflow | null> {
       const id = newId("wf");
       const definition = definitionOf(input);
+      const actor = record.author ?? context.actor;
+      const audited = { environmentId, resource: "workflow", resourceId: input.key } as const;
       const [[row]] = await db.batch([
         db
           .insert(workflows)
@@ -128,6 +145,7 @@ export function workflowsRepository(db: Db, environmentId: string) {
           .onConflictDoNothing()
           .returning(),
         insertVersion(db, environmentId, { workflowId: id, version: 1, definition, action: "created", actor, summary: "Created", at: now }),
+        auditStatement(db, context, { ...audited, action: record.auditAction ?? "created", before: null, after: definition }),
       ]);
       forgetGate(environmentId, input.key);
       return row ? toWorkflow(row) : null;
@@ -142,8 +160,8 @@ export function workflowsRepository(db: Db, environmentId: string) {
     async update(
       key: string,
       input: WorkflowInput,
-      actor: Actor,
-      options: { ifMatch?: readonly number[]; action?: VersionAction; summary?: string } = {},
+      context: AuditContext,
+      options: { ifMatch?: readonly number[]; action?: VersionAction; summary?: string } & WriteRecord = {},
       now = new Date(),
     ): Promise<WriteOutcome<Workflow>> {
       for (let attempt = 0; ; attempt++) {
@@ -156,6 +174,7 @@ export function workflowsRepository(db: Db, environmentId: string) {
         if (changes.length === 0) return { status: "ok", value: current };
         const version = current.version + 1;
         const summary = options.summary ?? summarise(changes, definition);
+        const action = options.action ?? "updated";
         const [[row]] = await db.batch([
           db
             .update(workflows)
@@ -166,10 +185,18 @@ export function workflowsRepository(db: Db, environmentId: string) {
             workflowId: current.id,
             version,
             definition,
-            action: options.action ?? "updated",
-            actor,
+            action,
+            actor: options.author ?? context.actor,
             summary,
             at: now,
+          }),
+          auditStatement(db, context, {
+            environmentId,
+            resource: "workflow",
+            resourceId: key,
+            action: options.auditAction ?? auditActionOf(action, summary),
+            before,
+            after: definition,
           }),
         ]);
         forgetGate(environmentId, key);
@@ -183,7 +210,7 @@ export function workflowsRepository(db: Db, environmentId: string) {
      * steps they were accepted for (the engine reads workflows by id); the key is free at once.
      * Its last version says who deleted it.
      */
-    async remove(key: string, actor: Actor, ifMatch?: readonly number[], now = new Date()): Promise<WriteOutcome<true>> {
+    async remove(key: string, context: AuditContext, ifMatch?: readonly number[], now = new Date()): Promise<WriteOutcome<true>> {
       for (let attempt = 0; ; attempt++) {
         const current = await find(key);
         if (!current) return { status: "missing" };
@@ -201,9 +228,17 @@ export function workflowsRepository(db: Db, environmentId: string) {
             version,
             definition,
             action: "deleted",
-            actor,
+            actor: context.actor,
             summary: "Deleted",
             at: now,
+          }),
+          auditStatement(db, context, {
+            environmentId,
+            resource: "workflow",
+            resourceId: key,
+            action: "deleted",
+            before: definition,
+            after: null,
           }),
         ]);
         forgetGate(environmentId, key);

@@ -1,11 +1,15 @@
 import { ApiError, notFound } from "../../lib/errors";
 import { apiRoute, createRouter, json, security } from "../../lib/openapi";
 import { scopedRepository } from "../../lib/scoped-repository";
+import { auditContextOf } from "../audit/record";
 import { workflowsRepository } from "./repository";
 import { Workflow, WorkflowInput, WorkflowKeyParam, WorkflowList, WorkflowPageQuery } from "./schemas";
-import { etagOf, IfMatchHeader, ifMatchVersions, staleWrite } from "./versions/if-match";
+import { etagOf, IfMatchHeader, ifMatchVersions, ImportHeader, staleWrite } from "./versions/if-match";
 
 export const workflowsRoutes = createRouter();
+
+/** A write from a file import is audited as `imported`. */
+const importRecord = (headers: { "clarion-import"?: "true" }) => (headers["clarion-import"] ? { auditAction: "imported" as const } : {});
 
 const missing = (key: string) => notFound("workflow_not_found", `workflow with key "${key}"`);
 const repo = scopedRepository(workflowsRepository);
@@ -28,13 +32,13 @@ workflowsRoutes.openapi(
     tags: ["Workflows"],
     summary: "Create a workflow",
     security,
-    request: { body: { required: true, content: json(WorkflowInput) } },
+    request: { headers: ImportHeader, body: { required: true, content: json(WorkflowInput) } },
     responses: { 201: { description: "Created", content: json(Workflow) } },
     errors: ["workflow_exists"],
   }),
   async (c) => {
     const input = c.req.valid("json");
-    const created = await repo(c).create(input, c.var.actor);
+    const created = await repo(c).create(input, auditContextOf(c), importRecord(c.req.valid("header")));
     if (!created) throw new ApiError("workflow_exists", `A workflow with key "${input.key}" already exists.`);
     c.header("etag", etagOf(created.version));
     return c.json(created, 201);
@@ -86,7 +90,11 @@ workflowsRoutes.openapi(
     description:
       "Replaces everything but the key: `key` in the body must be the key in the path. Triggers and subscribers' preferences name a workflow by its key, so a new key is a new workflow (create it, then delete this one).",
     security,
-    request: { params: WorkflowKeyParam, headers: IfMatchHeader, body: { required: true, content: json(WorkflowInput) } },
+    request: {
+      params: WorkflowKeyParam,
+      headers: IfMatchHeader.extend(ImportHeader.shape),
+      body: { required: true, content: json(WorkflowInput) },
+    },
     responses: { 200: { description: "Updated (a new version, unless nothing changed)", content: json(Workflow) } },
     errors: ["workflow_not_found", "workflow_key_immutable", "workflow_changed"],
   }),
@@ -94,7 +102,10 @@ workflowsRoutes.openapi(
     const { key } = c.req.valid("param");
     const input = c.req.valid("json");
     if (input.key !== key) throw keyImmutable(key, input.key);
-    const outcome = await repo(c).update(key, input, c.var.actor, { ifMatch: ifMatchVersions(c.req.header("if-match")) });
+    const outcome = await repo(c).update(key, input, auditContextOf(c), {
+      ifMatch: ifMatchVersions(c.req.header("if-match")),
+      ...importRecord(c.req.valid("header")),
+    });
     if (outcome.status === "missing") throw missing(key);
     if (outcome.status === "stale") throw staleWrite(key, outcome.current);
     c.header("etag", etagOf(outcome.value.version));
@@ -115,7 +126,7 @@ workflowsRoutes.openapi(
   }),
   async (c) => {
     const { key } = c.req.valid("param");
-    const outcome = await repo(c).remove(key, c.var.actor, ifMatchVersions(c.req.header("if-match")));
+    const outcome = await repo(c).remove(key, auditContextOf(c), ifMatchVersions(c.req.header("if-match")));
     if (outcome.status === "missing") throw missing(key);
     if (outcome.status === "stale") throw staleWrite(key, outcome.current);
     return c.body(null, 204);

@@ -6,7 +6,14 @@ import { Field } from "../../ui/Field";
 import { Loading } from "../../ui/Loading";
 import { ProblemView } from "../../ui/ProblemView";
 import { AA, contrastWithWhite } from "./contrast";
-import { brandingQuery, mintPreferenceLink, type PreferencePageBranding, rotateLinkSecret, saveBranding } from "./settings-queries";
+import {
+  brandingQuery,
+  mintPreferenceLink,
+  type PreferencePageBranding,
+  type PreferencePageBrandingUpdate,
+  rotateLinkSecret,
+  saveBranding,
+} from "./settings-queries";
 
 /** The hosted page's default accent (src/features/preference-links/layout.ts). */
 const DEFAULT_ACCENT = "#1d4ed8";
@@ -38,7 +45,7 @@ function BrandingForm({ slug, saved }: { slug: string; saved: PreferencePageBran
   const [logoUrl, setLogoUrl] = useState(saved.logoUrl ?? "");
   const [accent, setAccent] = useState(saved.accentColor ?? "");
   const save = useMutation({
-    mutationFn: (body: PreferencePageBranding) => saveBranding(slug, body),
+    mutationFn: (body: PreferencePageBrandingUpdate) => saveBranding(slug, body),
     onSuccess: (next) => queryClient.setQueryData(brandingQuery(slug).queryKey, next),
   });
   const fieldError = (path: string) => (save.error instanceof ApiError ? save.error.fieldError(path) : undefined);

@@ -4,6 +4,8 @@ import type { components } from "../../api/openapi";
 
 export type InAppSettings = components["schemas"]["InAppSettings"];
 export type PreferencePageBranding = components["schemas"]["PreferencePageBranding"];
+// What the branding form sends: translations are left out, so saving the branding keeps them.
+export type PreferencePageBrandingUpdate = components["schemas"]["PreferencePageBrandingUpdate"];
 
 // The environment page shows the environment in its address, whichever one the header has chosen:
 // every call here names it.
@@ -25,7 +27,7 @@ export const brandingQuery = (slug: string) =>
     queryFn: () => unwrap(api.GET("/v1/preference-links/settings", inEnvironment(slug))),
   });
 
-export const saveBranding = (slug: string, body: PreferencePageBranding) =>
+export const saveBranding = (slug: string, body: PreferencePageBrandingUpdate) =>
   unwrap(api.PATCH("/v1/preference-links/settings", { ...inEnvironment(slug), body }));
 
 export const rotateLinkSecret = (slug: string) => unwrap(api.POST("/v1/preference-links/rotate-secret", inEnvironment(slug)));

@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useRef, useState } from "react";
-import { useBlocker, useNavigate } from "react-router";
+import { Link, useBlocker, useNavigate, useSearchParams } from "react-router";
 import { api, unwrap } from "../../api/client";
 import { PageHeader } from "../../ui/PageHeader";
 import { standingError } from "../../ui/standing-errors";
@@ -28,6 +28,9 @@ import { SettingsCard } from "./SettingsCard";
 import { StepList } from "./StepList";
 import { StepPanel } from "./StepPanel";
 import { useConfirm } from "../../ui/ConfirmDialog";
+import { ConflictNotice, isConflict } from "./ConflictNotice";
+import { HistoryTab } from "./history/HistoryTab";
+import { etagOf, historyKey } from "./history/queries";
 
 const inputOf = (wf: Workflow, patch: Partial<WorkflowInput> = {}): WorkflowInput => ({
   key: wf.key,
@@ -41,6 +44,9 @@ const inputOf = (wf: Workflow, patch: Partial<WorkflowInput> = {}): WorkflowInpu
   steps: wf.steps,
   ...patch,
 });
+
+/** Every write names the version the editor read: a workflow saved by someone else since answers 412 instead of being overwritten. */
+const readAt = (wf: Workflow) => ({ path: { key: wf.key }, header: { "if-match": etagOf(wf.version) } });
 
 /** The whole editor: settings, payload schema, steps and the selected step on one side; preview and test send on the other. */
 export function WorkflowEditor({ saved, copyOf }: { saved: Workflow | null; copyOf?: Draft }) {
@@ -68,11 +74,12 @@ export function WorkflowEditor({ saved, copyOf }: { saved: Workflow | null; copy
   const stored = (wf: Workflow) => {
     queryClient.setQueryData(["workflow", wf.key], wf);
     void queryClient.invalidateQueries({ queryKey: ["workflows"] });
+    void queryClient.invalidateQueries({ queryKey: historyKey(wf.key) });
   };
   const save = useMutation({
     mutationFn: (input: WorkflowInput) =>
       saved
-        ? unwrap(api.PUT("/v1/workflows/{key}", { params: { path: { key: saved.key } }, body: input }))
+        ? unwrap(api.PUT("/v1/workflows/{key}", { params: readAt(saved), body: input }))
         : unwrap(api.POST("/v1/workflows", { body: input })),
     onSuccess: (wf) => {
       stored(wf);
@@ -85,8 +92,7 @@ export function WorkflowEditor({ saved, copyOf }: { saved: Workflow | null; copy
     },
   });
   const toggle = useMutation({
-    mutationFn: (wf: Workflow) =>
-      unwrap(api.PUT("/v1/workflows/{key}", { params: { path: { key: wf.key } }, body: inputOf(wf, { active: !wf.active }) })),
+    mutationFn: (wf: Workflow) => unwrap(api.PUT("/v1/workflows/{key}", { params: readAt(wf), body: inputOf(wf, { active: !wf.active }) })),
     onSuccess: (wf) => {
       stored(wf);
       setDraft((d) => ({ ...d, active: wf.active }));
@@ -94,13 +100,41 @@ export function WorkflowEditor({ saved, copyOf }: { saved: Workflow | null; copy
   });
   const [dialog, ask] = useConfirm();
   const remove = useMutation({
-    mutationFn: (wf: Workflow) => unwrap(api.DELETE("/v1/workflows/{key}", { params: { path: { key: wf.key } } })),
+    mutationFn: (wf: Workflow) => unwrap(api.DELETE("/v1/workflows/{key}", { params: readAt(wf) })),
     onSuccess: () => {
       void queryClient.invalidateQueries({ queryKey: ["workflows"] });
       leaving.current = true;
       navigate("/workflows");
     },
   });
+
+  // Someone else's version replaces the draft (and the version every write names).
+  const reload = useMutation({
+    mutationFn: (key: string) => unwrap(api.GET("/v1/workflows/{key}", { params: { path: { key } } })),
+    onSuccess: (wf) => {
+      restore(wf);
+      for (const m of [save, toggle, remove]) m.reset();
+    },
+  });
+  const restore = (wf: Workflow) => {
+    stored(wf);
+    setDraft(toDraft(wf));
+  };
+  const reloadTheirs = async () => {
+    if (!saved) return;
+    const yes =
+      !unsaved ||
+      (await ask({
+        title: "Reload their version?",
+        body: "The workflow as it is saved now replaces your unsaved changes here.",
+        confirm: "Reload and discard mine",
+        danger: true,
+      }));
+    if (yes) reload.mutate(saved.key);
+  };
+  const [params, setParams] = useSearchParams();
+  const tab = saved && params.get("tab") === "history" ? "history" : "editor";
+  const viewDiff = (from: number, to: number) => setParams({ tab: "history", from: String(from), to: String(to) }, { replace: false });
 
   const patch = (change: Partial<Draft>) => setDraft((d) => ({ ...d, ...change }));
   const setSteps = (steps: Step[], select = selected) => {
@@ -154,6 +188,15 @@ export function WorkflowEditor({ saved, copyOf }: { saved: Workflow | null; copy
                 {saved.active ? "active" : "inactive"}
               </span>
             ) : null}
+            {saved ? (
+              <span
+                className="badge"
+                data-testid="workflow-version"
+                title="The version this editor loaded; every save names it in If-Match"
+              >
+                v{saved.version}
+              </span>
+            ) : null}{" "}
             {unsaved ? <span className="badge warn">unsaved</span> : null}
           </>
         }
@@ -199,41 +242,62 @@ export function WorkflowEditor({ saved, copyOf }: { saved: Workflow | null; copy
         </button>
       </PageHeader>
       {dialog}
-      {saveError ? <ProblemView error={saveError} /> : null}
-      {toggle.error ? <ProblemView error={toggle.error} /> : null}
-      {remove.error ? <ProblemView error={remove.error} /> : null}
+      {saved && [save.error, toggle.error, remove.error].some(isConflict) ? (
+        <ConflictNotice workflowKey={saved.key} loaded={saved.version} onReload={() => void reloadTheirs()} onViewDiff={viewDiff} />
+      ) : (
+        <>
+          {saveError ? <ProblemView error={saveError} /> : null}
+          {toggle.error ? <ProblemView error={toggle.error} /> : null}
+          {remove.error ? <ProblemView error={remove.error} /> : null}
+        </>
+      )}
+      {reload.error ? <ProblemView error={reload.error} /> : null}
       {save.isSuccess && !unsaved ? (
         <p className="saved muted small" role="status">
           Saved.
         </p>
       ) : null}
-      <div className="workflow-editor">
-        <div className="editor-main">
-          <SettingsCard draft={draft} keyFixed={saved !== null} onChange={patch} />
-          <PayloadSchemaEditor text={draft.payloadSchemaText} onChange={changeSchema} />
-          <StepList steps={draft.steps} selected={selected} onSelect={setSelected} onChange={setSteps} />
-          {step ? (
-            <StepPanel
-              step={step}
-              index={selected}
-              groups={groups}
-              onChange={(next) => setSteps(replaceStep(draft.steps, selected, next))}
+      {saved ? (
+        <nav className="tabs" aria-label="Workflow">
+          <Link to={{ search: "" }} aria-current={tab === "editor" ? "page" : undefined}>
+            Editor
+          </Link>
+          <Link to={{ search: "?tab=history" }} aria-current={tab === "history" ? "page" : undefined}>
+            History
+          </Link>
+        </nav>
+      ) : null}
+      {saved && tab === "history" ? (
+        <HistoryTab workflow={saved} unsaved={unsaved} onReverted={restore} onReload={() => void reloadTheirs()} />
+      ) : (
+        <div className="workflow-editor">
+          <div className="editor-main">
+            <SettingsCard draft={draft} keyFixed={saved !== null} onChange={patch} />
+            <PayloadSchemaEditor text={draft.payloadSchemaText} onChange={changeSchema} />
+            <StepList steps={draft.steps} selected={selected} onSelect={setSelected} onChange={setSteps} />
+            {step ? (
+              <StepPanel
+                step={step}
+                index={selected}
+                groups={groups}
+                onChange={(next) => setSteps(replaceStep(draft.steps, selected, next))}
+              />
+            ) : null}
+          </div>
+          <aside className="editor-side">
+            <PreviewPanel
+              workflowKey={draft.key}
+              name={draft.name}
+              steps={draft.steps}
+              payloadText={samples.payload}
+              subscriberText={samples.subscriber}
+              onPayload={(payload) => setSamples({ ...samples, payload })}
+              onSubscriber={(subscriber) => setSamples({ ...samples, subscriber })}
             />
-          ) : null}
+            {saved ? <SendTest workflowKey={saved.key} unsaved={unsaved} payloadText={samples.payload} defaultSubscriber="" /> : null}
+          </aside>
         </div>
-        <aside className="editor-side">
-          <PreviewPanel
-            workflowKey={draft.key}
-            name={draft.name}
-            steps={draft.steps}
-            payloadText={samples.payload}
-            subscriberText={samples.subscriber}
-            onPayload={(payload) => setSamples({ ...samples, payload })}
-            onSubscriber={(subscriber) => setSamples({ ...samples, subscriber })}
-          />
-          {saved ? <SendTest workflowKey={saved.key} unsaved={unsaved} payloadText={samples.payload} defaultSubscriber="" /> : null}
-        </aside>
-      </div>
+      )}
     </SaveErrorsProvider>
   );
 }

@@ -13,7 +13,7 @@ import { InboxBulkBody, InboxSeenBody } from "./schemas";
 export const inboxBulkRoutes = inboxRouter();
 
 const service = (c: Context<InboxEnv>) =>
-  inboxService(createDb(c.env.DB), c.get("environmentId"), c.get("subscriberId"), inboxSockets(c.env.INBOX_SOCKETS));
+  inboxService(createDb(c.env.DB), c.get("environmentId"), c.get("subscriberId"), inboxSockets(c.env.INBOX_SOCKETS), c.env);
 
 /** The notifications a bulk body names; null when none can match. */
 function filterOf(body: { tags?: unknown; data?: string }): InAppFilter | null {

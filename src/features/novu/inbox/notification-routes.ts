@@ -32,7 +32,7 @@ const MAX_COUNT_FILTERS = 30;
 const scope = (c: Context<InboxEnv>) => {
   const db = createDb(c.env.DB);
   const environmentId = c.get("environmentId");
-  return { db, environmentId, service: inboxService(db, environmentId, c.get("subscriberId"), inboxSockets(c.env.INBOX_SOCKETS)) };
+  return { db, environmentId, service: inboxService(db, environmentId, c.get("subscriberId"), inboxSockets(c.env.INBOX_SOCKETS), c.env) };
 };
 
 async function present(c: Context<InboxEnv>, rows: InAppRow[], now: Date) {

@@ -10,7 +10,7 @@ export interface VersionChange {
   fields: string[];
 }
 
-const WORKFLOW_FIELDS = ["name", "description", "active", "critical", "tags", "payloadSchema"] as const;
+const WORKFLOW_FIELDS = ["name", "description", "active", "critical", "unsubscribe", "tags", "payloadSchema"] as const;
 
 /** `/template/subject` → `template.subject`; the patch's pointers unescaped. */
 const dotted = (path: string) =>

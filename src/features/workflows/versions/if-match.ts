@@ -32,3 +32,10 @@ export const IfMatchHeader = z.object({
     .optional()
     .openapi({ description: "The `ETag` you read: the write happens only if the workflow is still at that version (else 412)." }),
 });
+
+/** `Clarion-Import: true`: the write comes from a file import (`clarion workflows import`), and the audit log says so. */
+export const ImportHeader = z.object({
+  "clarion-import": z.enum(["true"]).optional().openapi({
+    description: "`true` when the write applies a workflow file (`clarion workflows import`): its audit entry's action is `imported`.",
+  }),
+});

@@ -1,6 +1,7 @@
 import { notFound } from "../../../lib/errors";
 import { apiRoute, createRouter, json, security } from "../../../lib/openapi";
 import { scopedRepository } from "../../../lib/scoped-repository";
+import { auditContextOf } from "../../audit/record";
 import { workflowsRepository } from "../repository";
 import { Workflow, WorkflowKeyParam } from "../schemas";
 import { versionChanges } from "./changes";
@@ -113,7 +114,7 @@ workflowVersionsRoutes.openapi(
     const { version } = c.req.valid("json");
     const workflow = await liveWorkflow(c, key);
     const target = await versionOf(c, key, workflow.id, version);
-    const outcome = await workflows(c).update(key, target.definition, c.var.actor, {
+    const outcome = await workflows(c).update(key, target.definition, auditContextOf(c), {
       ifMatch: ifMatchVersions(c.req.header("if-match")),
       action: "reverted",
       summary: `Reverted to version ${version}`,

@@ -1,0 +1,104 @@
+import type { ReactNode } from "react";
+import { DiffValue as Value } from "../../../ui/DiffValue";
+import type { DiffRow } from "../../../ui/field-diff";
+import type { DiffSection } from "./diff-rows";
+
+const CHANGE_LABEL = { added: "added", removed: "removed", changed: "changed", moved: "moved", unchanged: "unchanged" } as const;
+const CHANGE_BADGE = { added: "ok", removed: "bad", changed: "warn", moved: "info", unchanged: "" } as const;
+
+function SectionHead({ section, columns }: { section: DiffSection; columns: number }) {
+  const title = section.step === null ? "Settings" : `Step ${section.step}`;
+  return (
+    <tr className="section">
+      <th colSpan={columns} scope="colgroup">
+        {title} {section.type ? <span className="muted">({section.type})</span> : null}{" "}
+        {section.change !== "unchanged" ? (
+          <span className={`badge ${CHANGE_BADGE[section.change]}`}>{CHANGE_LABEL[section.change]}</span>
+        ) : null}
+        {section.moved && section.change !== "moved" ? <span className="badge info">moved</span> : null}
+      </th>
+    </tr>
+  );
+}
+
+/**
+ * Two versions side by side: a row per field, changed ones highlighted with the lines each side
+ * lacks marked. `showUnchanged` off leaves out unchanged fields and sections.
+ */
+export function DiffTable({
+  sections,
+  heads,
+  showUnchanged,
+}: {
+  sections: DiffSection[];
+  heads: [ReactNode, ReactNode];
+  showUnchanged: boolean;
+}) {
+  const shown = sections.filter((s) => showUnchanged || s.change !== "unchanged");
+  const rowsOf = (s: DiffSection): DiffRow[] => (showUnchanged ? s.rows : s.rows.filter((r) => r.changed));
+  return (
+    <div className="table-wrap">
+      <table className="field-diff">
+        <colgroup>
+          <col className="field-col" />
+          <col />
+          <col />
+        </colgroup>
+        <thead>
+          <tr>
+            <th scope="col">Field</th>
+            <th scope="col">{heads[0]}</th>
+            <th scope="col">{heads[1]}</th>
+          </tr>
+        </thead>
+        {shown.map((section) => (
+          <tbody key={section.step ?? "(settings)"} data-diff-section={section.step ?? "settings"} data-change={section.change}>
+            <SectionHead section={section} columns={3} />
+            {rowsOf(section).map((row) => (
+              <tr key={row.path} data-field={row.path} data-changed={row.changed} className={row.changed ? "changed" : undefined}>
+                <th scope="row">
+                  <code>{row.path}</code>
+                </th>
+                <td className="before">
+                  <Value text={row.before} other={row.after} side="before" />
+                </td>
+                <td className="after">
+                  <Value text={row.after} other={row.before} side="after" />
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        ))}
+      </table>
+    </div>
+  );
+}
+
+/** One version's content, read only: the same rows with one value each. */
+export function DefinitionTable({ sections }: { sections: DiffSection[] }) {
+  return (
+    <div className="table-wrap">
+      <table className="field-diff single">
+        <colgroup>
+          <col className="field-col" />
+          <col />
+        </colgroup>
+        {sections.map((section) => (
+          <tbody key={section.step ?? "(settings)"} data-diff-section={section.step ?? "settings"}>
+            <SectionHead section={{ ...section, change: "unchanged", moved: false }} columns={2} />
+            {section.rows.map((row) => (
+              <tr key={row.path} data-field={row.path}>
+                <th scope="row">
+                  <code>{row.path}</code>
+                </th>
+                <td>
+                  <pre className="value">{row.after}</pre>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        ))}
+      </table>
+    </div>
+  );
+}

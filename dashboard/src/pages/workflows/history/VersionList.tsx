@@ -1,0 +1,114 @@
+import { useInfiniteQuery } from "@tanstack/react-query";
+import { Loading } from "../../../ui/Loading";
+import { MoreButton } from "../../../ui/MoreButton";
+import { ProblemView } from "../../../ui/ProblemView";
+import { versionsQuery } from "./queries";
+import { Author, When } from "./VersionMeta";
+
+/**
+ * A workflow's versions, newest first, a page at a time. Ticking two compares them; each row can
+ * be viewed, compared with the one before it, or restored.
+ */
+export function VersionList({
+  workflowKey,
+  current,
+  picked,
+  onPick,
+  onView,
+  onCompare,
+  onRevert,
+  reverting,
+}: {
+  workflowKey: string;
+  current: number;
+  picked: number[];
+  onPick: (picked: number[]) => void;
+  onView: (n: number) => void;
+  onCompare: (from: number, to: number) => void;
+  onRevert: (n: number) => void;
+  reverting: boolean;
+}) {
+  const list = useInfiniteQuery(versionsQuery(workflowKey));
+  const rows = list.data?.pages.flatMap((p) => p.data) ?? [];
+  // A third tick lets go of the older of the two before it.
+  const toggle = (n: number, on: boolean) => onPick(on ? [...picked.filter((p) => p !== n), n].slice(-2) : picked.filter((p) => p !== n));
+  const pair = picked.length === 2 ? ([Math.min(...picked), Math.max(...picked)] as const) : null;
+  return (
+    <section className="card version-list" aria-labelledby="versions-title">
+      <div className="compare-head">
+        <h2 id="versions-title">Versions</h2>
+        <button type="button" disabled={!pair} onClick={() => pair && onCompare(pair[0], pair[1])}>
+          {pair ? `Compare ${pair[0]} and ${pair[1]}` : "Tick two versions to compare"}
+        </button>
+      </div>
+      {list.error ? <ProblemView error={list.error} /> : null}
+      {list.isPending ? (
+        <Loading what="versions" />
+      ) : (
+        <div className="table-wrap">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col" aria-label="Compare" />
+                <th scope="col">Version</th>
+                <th scope="col">Saved</th>
+                <th scope="col">By</th>
+                <th scope="col">What changed</th>
+                <th scope="col" aria-label="Actions" />
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((v) => (
+                <tr key={v.version} data-version={v.version}>
+                  <td>
+                    <input
+                      type="checkbox"
+                      aria-label={`Compare version ${v.version}`}
+                      checked={picked.includes(v.version)}
+                      onChange={(e) => toggle(v.version, e.target.checked)}
+                    />
+                  </td>
+                  <td>
+                    {v.version} {v.version === current ? <span className="badge ok">current</span> : null}
+                  </td>
+                  <td>
+                    <When iso={v.createdAt} />
+                  </td>
+                  <td>
+                    <Author version={v} />
+                  </td>
+                  <td className="summary">{v.summary}</td>
+                  <td className="row-actions">
+                    <button type="button" onClick={() => onView(v.version)} aria-label={`View version ${v.version}`}>
+                      View
+                    </button>
+                    {v.version > 1 ? (
+                      <button
+                        type="button"
+                        onClick={() => onCompare(v.version - 1, v.version)}
+                        aria-label={`Changes in version ${v.version}`}
+                      >
+                        Changes
+                      </button>
+                    ) : null}
+                    {v.version !== current ? (
+                      <button
+                        type="button"
+                        disabled={reverting}
+                        onClick={() => onRevert(v.version)}
+                        aria-label={`Revert to version ${v.version}`}
+                      >
+                        Revert…
+                      </button>
+                    ) : null}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <MoreButton list={list} label="Older versions" />
+    </section>
+  );
+}

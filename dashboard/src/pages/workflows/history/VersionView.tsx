@@ -1,0 +1,28 @@
+import { useQuery } from "@tanstack/react-query";
+import type { ReactNode } from "react";
+import { Loading } from "../../../ui/Loading";
+import { ProblemView } from "../../../ui/ProblemView";
+import { DefinitionTable } from "./DiffTable";
+import { diffSections } from "./diff-rows";
+import { versionQuery } from "./queries";
+import { Author, When } from "./VersionMeta";
+
+/** One version's full content as it was saved, with the actions on it (compare, revert). */
+export function VersionView({ workflowKey, n, children }: { workflowKey: string; n: number; children?: ReactNode }) {
+  const version = useQuery(versionQuery(workflowKey, n));
+  if (version.error) return <ProblemView error={version.error} />;
+  if (!version.data) return <Loading what={`version ${n}`} />;
+  const v = version.data;
+  return (
+    <section className="card version-view" aria-labelledby="version-title" data-version={n}>
+      <div className="compare-head">
+        <h2 id="version-title">Version {n}</h2>
+        <div className="actions">{children}</div>
+      </div>
+      <p className="muted">
+        {v.summary} · <Author version={v} /> · <When iso={v.createdAt} />
+      </p>
+      <DefinitionTable sections={diffSections(v.definition, v.definition, [])} />
+    </section>
+  );
+}

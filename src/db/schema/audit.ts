@@ -1,0 +1,57 @@
+import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { json } from "./columns";
+
+/** What an audit entry is about. */
+export const AUDIT_RESOURCES = [
+  "workflow",
+  "variable",
+  "integration",
+  "environment",
+  "api_key",
+  "webhook_endpoint",
+  "in_app_settings",
+  "preference_link_settings",
+  "promotion",
+] as const;
+export type AuditResource = (typeof AUDIT_RESOURCES)[number];
+
+export const AUDIT_ACTIONS = [
+  "created",
+  "updated",
+  "deleted",
+  "activated",
+  "deactivated",
+  "reverted",
+  "imported",
+  "renamed",
+  "revoked",
+  "rotated",
+  "promoted",
+] as const;
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+
+/**
+ * Every change to configuration, appended in the same batch as the change and never updated.
+ * It outlives its environment (a deleted environment's entries say who deleted it), so it keeps
+ * the slug too; only the retention job (AUDIT_RETENTION_DAYS) removes entries.
+ */
+export const auditLog = sqliteTable(
+  "audit_log",
+  {
+    id: text("id").primaryKey(),
+    environmentId: text("environment_id").notNull(),
+    environmentSlug: text("environment_slug").notNull(),
+    at: integer("at", { mode: "timestamp_ms" }).notNull(),
+    actorType: text("actor_type", { enum: ["key", "admin", "dashboard"] }).notNull(),
+    actorId: text("actor_id"),
+    actorName: text("actor_name").notNull(),
+    resource: text("resource", { enum: AUDIT_RESOURCES }).notNull(),
+    resourceId: text("resource_id").notNull(),
+    action: text("action", { enum: AUDIT_ACTIONS }).notNull(),
+    /** The resource before and after, with every secret masked; null when it did not exist. */
+    before: json<unknown>("before"),
+    after: json<unknown>("after"),
+    requestId: text("request_id"),
+  },
+  (t) => [index("audit_log_env_id_idx").on(t.environmentId, t.id), index("audit_log_at_idx").on(t.at)],
+);

@@ -1,0 +1,51 @@
+import { and, asc, eq, isNull } from "drizzle-orm";
+import type { Db } from "../../db/client";
+import { environments, integrations, variables, workflows } from "../../db/schema";
+import { definitionOf } from "../workflows/repository";
+
+/** A deployment's workflows are counted in the tens; the diff reads them all in one query per environment. */
+const MAX_WORKFLOWS = 1000;
+
+/** What a promotion reads of an environment: live workflows, variables (a secret's value never), integrations by name. */
+export function promotionReads(db: Db) {
+  return {
+    async environment(slug: string) {
+      const [row] = await db.select({ id: environments.id, slug: environments.slug }).from(environments).where(eq(environments.slug, slug));
+      return row;
+    },
+
+    async contents(environmentId: string) {
+      const [flows, vars, ints] = await db.batch([
+        db
+          .select()
+          .from(workflows)
+          .where(and(eq(workflows.environmentId, environmentId), isNull(workflows.deletedAt)))
+          .orderBy(asc(workflows.key))
+          .limit(MAX_WORKFLOWS),
+        db
+          .select({ key: variables.key, secret: variables.secret, value: variables.value })
+          .from(variables)
+          .where(eq(variables.environmentId, environmentId))
+          .orderBy(asc(variables.key)),
+        db
+          .select({ provider: integrations.provider, name: integrations.name, channel: integrations.channel })
+          .from(integrations)
+          .where(eq(integrations.environmentId, environmentId))
+          .orderBy(asc(integrations.provider), asc(integrations.name)),
+      ]);
+      return {
+        workflows: new Map(
+          flows.map((row) => [
+            row.key,
+            { version: row.version, definition: definitionOf({ ...row, payloadSchema: row.payloadSchema ?? null }) },
+          ]),
+        ),
+        // A secret's stored value is ciphertext, and never leaves this module.
+        variables: new Map(vars.map((v) => [v.key, v.secret ? { secret: true as const } : { secret: false as const, value: v.value }])),
+        integrations: ints,
+      };
+    },
+  };
+}
+
+export type EnvironmentContents = Awaited<ReturnType<ReturnType<typeof promotionReads>["contents"]>>;

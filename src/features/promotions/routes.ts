@@ -1,0 +1,120 @@
+import type { Context } from "hono";
+import { createDb } from "../../db/client";
+import { auditStatement } from "../../db/queries/audit";
+import type { Actor, AppEnv } from "../../env";
+import { ApiError } from "../../lib/errors";
+import { apiRoute, createRouter, json } from "../../lib/openapi";
+import { auditContextOf } from "../audit/record";
+import { adminSecurity } from "../environments/admin-routes";
+import { workflowsRepository } from "../workflows/repository";
+import { promotionDiff, promotionPlan } from "./diff";
+import { promotionReads } from "./repository";
+import { PromotionDiff, PromotionDiffQuery, PromotionInput, PromotionResult } from "./schemas";
+
+export const promotionsRoutes = createRouter();
+
+const tags = ["Admin"];
+
+/** Both environments' contents, or 404 naming the one that does not exist. */
+async function environmentsOf(c: Context<AppEnv>, from: string, to: string) {
+  const reads = promotionReads(createDb(c.env.DB));
+  const [source, target] = await Promise.all([reads.environment(from), reads.environment(to)]);
+  for (const [slug, found] of [
+    [from, source],
+    [to, target],
+  ] as const) {
+    if (!found) throw new ApiError("environment_not_found", `No environment with slug "${slug}".`);
+  }
+  const [sourceContents, targetContents] = await Promise.all([reads.contents(source!.id), reads.contents(target!.id)]);
+  return { source: source!, target: target!, sourceContents, targetContents };
+}
+
+promotionsRoutes.openapi(
+  apiRoute({
+    method: "get",
+    path: "/v1/admin/promotions/diff",
+    tags,
+    summary: "Compare two environments before a promotion",
+    description:
+      "Per workflow, `added | changed | removed | unchanged` with the JSON Patch promoting it would apply to the target; variables by key (secret values are never read: a secret the target lacks `needs_value`); integrations by provider and name only (credentials are never compared nor copied).",
+    security: adminSecurity,
+    request: { query: PromotionDiffQuery },
+    responses: { 200: { description: "The difference", content: json(PromotionDiff) } },
+    errors: ["environment_not_found"],
+  }),
+  async (c) => {
+    const { from, to } = c.req.valid("query");
+    const { sourceContents, targetContents } = await environmentsOf(c, from, to);
+    return c.json({ from, to, ...promotionDiff(sourceContents, targetContents) }, 200);
+  },
+);
+
+promotionsRoutes.openapi(
+  apiRoute({
+    method: "post",
+    path: "/v1/admin/promotions",
+    tags,
+    summary: "Promote workflows from one environment to another",
+    description:
+      'Each promoted workflow that is new or changed becomes a new version in the target, authored "promotion from <from>"; unchanged ones are left alone, and a promotion never deletes. Variables and integrations are not copied: `needsValue` lists the secret variables to set in the target by hand. `dryRun: true` answers exactly what the promotion would do, and does nothing. Every promoted workflow and the promotion itself are in the target\'s audit log.',
+    security: adminSecurity,
+    request: { body: { required: true, content: json(PromotionInput) } },
+    responses: { 200: { description: "What was promoted (or would be)", content: json(PromotionResult) } },
+    errors: ["environment_not_found", "workflow_not_found", "promotion_conflict"],
+  }),
+  async (c) => {
+    const input = c.req.valid("json");
+    const { source, target, sourceContents, targetContents } = await environmentsOf(c, input.from, input.to);
+    const plan = promotionPlan(sourceContents, targetContents, input.workflows);
+    if (plan.unknown.length > 0) {
+      throw new ApiError("workflow_not_found", `No workflow ${plan.unknown.map((k) => `"${k}"`).join(", ")} in "${input.from}".`);
+    }
+    const result = { from: input.from, to: input.to, workflows: plan.workflows, needsValue: plan.needsValue };
+    if (input.dryRun) return c.json({ ...result, dryRun: true }, 200);
+
+    const db = createDb(c.env.DB);
+    const context = auditContextOf(c);
+    const author: Actor = { type: "admin", id: null, name: `promotion from ${input.from}` };
+    const workflows = workflowsRepository(db, target.id);
+    const done: string[] = [];
+    for (const step of plan.workflows) {
+      if (step.outcome === "unchanged") continue;
+      const definition = sourceContents.workflows.get(step.key)!.definition;
+      const record = { author, auditAction: "promoted" as const };
+      const landed =
+        step.outcome === "created"
+          ? (await workflows.create(definition, context, record)) !== null
+          : (
+              await workflows.update(step.key, definition, context, {
+                ...record,
+                ifMatch: [step.version - 1],
+                summary: `Promoted from ${input.from}`,
+              })
+            ).status === "ok";
+      if (!landed) {
+        const promoted = done.length > 0 ? `${done.map((k) => `"${k}"`).join(", ")} were promoted` : "nothing was promoted";
+        throw new ApiError("promotion_conflict", `Workflow "${step.key}" changed in "${input.to}" while promoting: ${promoted}.`);
+      }
+      done.push(step.key);
+    }
+    // The promotion as one entry, beside each promoted workflow's own (written in that workflow's batch).
+    await auditStatement(
+      db,
+      context,
+      {
+        environmentId: target.id,
+        resource: "promotion",
+        resourceId: `${source.slug}:${target.slug}`,
+        action: "promoted",
+        before: null,
+        after: {
+          from: input.from,
+          to: input.to,
+          workflows: plan.workflows.map(({ key, outcome, version }) => ({ key, outcome, version })),
+        },
+      },
+      "always",
+    );
+    return c.json({ ...result, dryRun: false }, 200);
+  },
+);

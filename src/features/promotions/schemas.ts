@@ -1,0 +1,90 @@
+import { z } from "@hono/zod-openapi";
+import { PatchOperation, VersionChange } from "../workflows/versions/schemas";
+
+const slug = z.string().min(1).max(64).openapi({ example: "development" });
+
+export const PromotionDiffQuery = z
+  .object({ from: slug.openapi({ description: "The environment to promote from." }), to: slug.openapi({ example: "production" }) })
+  .refine((q) => q.from !== q.to, { message: "`from` and `to` must be different environments.", path: ["to"] });
+
+export const WorkflowPromotionDiff = z
+  .object({
+    key: z.string(),
+    status: z.enum(["added", "changed", "removed", "unchanged"]).openapi({
+      description:
+        "`added`: only in `from`; `removed`: only in `to` (a promotion never deletes it); `changed`/`unchanged`: in both, `patch` leads from `to`'s content to `from`'s.",
+    }),
+    patch: z.array(PatchOperation).openapi({ description: "RFC 6902: what promoting it would do to the target's definition." }),
+    changes: z.array(VersionChange),
+  })
+  .openapi("WorkflowPromotionDiff");
+
+export const VariablePromotionDiff = z
+  .object({
+    key: z.string(),
+    secret: z.boolean(),
+    status: z.enum(["added", "changed", "unchanged", "removed", "needs_value", "present"]).openapi({
+      description:
+        "Plain variables by value: `added`, `changed`, `unchanged`, `removed` (only in the target). Secret ones are never read: `needs_value` when the target lacks the key (set it there by hand), `present` when it has one.",
+    }),
+  })
+  .openapi("VariablePromotionDiff");
+
+export const IntegrationPromotionDiff = z
+  .object({
+    provider: z.string(),
+    name: z.string(),
+    channel: z.string(),
+    status: z.enum(["added", "removed", "unchanged"]).openapi({
+      description: "By provider and name only: `added` when only `from` has it. Credentials are never compared nor copied.",
+    }),
+  })
+  .openapi("IntegrationPromotionDiff");
+
+export const PromotionDiff = z
+  .object({
+    from: z.string(),
+    to: z.string(),
+    workflows: z.array(WorkflowPromotionDiff),
+    variables: z.array(VariablePromotionDiff),
+    integrations: z.array(IntegrationPromotionDiff),
+  })
+  .openapi("PromotionDiff");
+export type PromotionDiff = z.infer<typeof PromotionDiff>;
+
+export const PromotionInput = z
+  .object({
+    from: slug,
+    to: slug.openapi({ example: "production" }),
+    workflows: z
+      .union([z.literal("all"), z.array(z.string().min(1).max(64)).min(1).max(500)])
+      .openapi({ description: '`"all"`: every workflow of `from` that is added or changed; or the keys to promote.' }),
+    dryRun: z.boolean().default(false).openapi({ description: "Answer what the promotion would do, and do nothing." }),
+  })
+  .strict()
+  .refine((p) => p.from !== p.to, { message: "`from` and `to` must be different environments.", path: ["to"] })
+  .openapi("PromotionInput", { example: { from: "development", to: "production", workflows: ["order-shipped"], dryRun: true } });
+export type PromotionInput = z.infer<typeof PromotionInput>;
+
+export const PromotedWorkflow = z
+  .object({
+    key: z.string(),
+    outcome: z.enum(["created", "updated", "unchanged"]),
+    version: z.number().int().openapi({ description: "The target's version of it after the promotion (a new one unless unchanged)." }),
+    patch: z.array(PatchOperation),
+  })
+  .openapi("PromotedWorkflow");
+export type PromotedWorkflow = z.infer<typeof PromotedWorkflow>;
+
+export const PromotionResult = z
+  .object({
+    from: z.string(),
+    to: z.string(),
+    dryRun: z.boolean(),
+    workflows: z.array(PromotedWorkflow),
+    needsValue: z
+      .array(z.string())
+      .openapi({ description: "Secret variables `from` has and `to` lacks: never copied, set them in the target by hand." }),
+  })
+  .openapi("PromotionResult");
+export type PromotionResult = z.infer<typeof PromotionResult>;
