@@ -118,7 +118,7 @@ describe("DELETE /v1/admin/environments/{slug}", () => {
       )
         .bind(id, "gone@example.com", Date.now())
         .run();
-      // The inbox settings are made on first read; an endpoint, one delivery attempt to it and one in-app notification.
+      // The inbox settings are made on first read; an endpoint, one delivery attempt to it, one in-app notification and an open Inbox's presence.
       expect((await api(key, "GET", "/v1/in-app/settings")).status).toBe(200);
       const endpoint = await api<{ id: string }>(key, "POST", "/v1/webhook-endpoints", { url: "https://example.com/hooks" });
       expect(endpoint.status).toBe(201);
@@ -129,6 +129,10 @@ describe("DELETE /v1/admin/environments/{slug}", () => {
         env.DB.prepare(
           "INSERT INTO in_app_notifications (id, environment_id, subscriber_id, transaction_id, workflow_key, step_id, content, tags, created_at, updated_at) VALUES (?, ?, 'ada', 'tx', 'wf', 'inbox', '{}', '[]', ?, ?)",
         ).bind(unique("msg"), id, Date.now(), Date.now()),
+        env.DB.prepare("INSERT INTO inbox_presence (environment_id, subscriber_id, sockets, updated_at) VALUES (?, 'ada', 1, ?)").bind(
+          id,
+          Date.now(),
+        ),
       ]);
     }
     const slug = (await env.DB.prepare("SELECT slug FROM environments WHERE id = ?").bind(doomed.id).first<{ slug: string }>())!.slug;
