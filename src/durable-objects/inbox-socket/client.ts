@@ -1,5 +1,6 @@
 import type { InAppRow } from "../../db/queries/in-app";
-import { type InboxSocket, SOCKET_ENVIRONMENT_HEADER, SOCKET_SUBSCRIBER_HEADER } from "./inbox-socket";
+import type { InboxSocket } from "./inbox-socket";
+import { SOCKET_ENVIRONMENT_HEADER, SOCKET_SUBSCRIBER_HEADER } from "./owner";
 
 /**
  * The typed client of the Inbox socket objects: one per environment + subscriber. Pushes never

@@ -4,20 +4,11 @@ import { inAppFeed, type InAppRow } from "../../db/queries/in-app";
 import { setPresence } from "../../db/queries/inbox-presence";
 import type { Bindings } from "../../env";
 import { countFrames, receivedFrame } from "./frames";
+import { SOCKET_ENVIRONMENT_HEADER, SOCKET_SUBSCRIBER_HEADER, type SocketOwner } from "./owner";
 
 /** What `@novu/js` sends every 25 s to keep a hibernating socket open, and the answer it ignores. */
 const PING = "ping";
 const PONG = "pong";
-
-/** Set by the Worker only (client.ts; the object is not reachable from outside): whose socket an upgrade opens. */
-export const SOCKET_ENVIRONMENT_HEADER = "x-clarion-environment";
-export const SOCKET_SUBSCRIBER_HEADER = "x-clarion-subscriber";
-
-/** Kept on each socket (it survives hibernation), so a close knows whose presence it ends. */
-interface SocketOwner {
-  environmentId: string;
-  subscriberId: string;
-}
 
 /**
  * One subscriber's open Inbox sockets (named environment + subscriber; see client.ts). Sockets are
