@@ -39,6 +39,11 @@ beforeAll(async () => {
 afterAll(async () => {
   await context?.close();
   await browser?.close();
+  // The suite shares one Clarion: the Variables page's test expects an empty development list.
+  if (CHROMIUM) {
+    await api("DELETE", `/v1/variables/${VARIABLE}`);
+    await api("DELETE", `/v1/variables/${PROD_VARIABLE}`, undefined, inject("productionKey"));
+  }
 });
 
 describe.skipIf(!CHROMIUM)("the Audit log page", () => {

@@ -41,6 +41,8 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await browser?.close();
+  // The suite shares one Clarion: the Variables page's test expects an empty development list.
+  if (CHROMIUM) await api("DELETE", `/v1/variables/${SECRET_VAR}`);
 });
 
 describe.skipIf(!CHROMIUM)("the Promote screen", () => {

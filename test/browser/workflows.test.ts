@@ -89,7 +89,8 @@ describe.skipIf(!CHROMIUM)("the Workflows pages", () => {
       "email",
     ]);
     // Focus follows the moved step: at the top, onto its other arrow.
-    expect(await page.evaluate(() => document.activeElement?.getAttribute("aria-label"))).toBe("Move sms down");
+    // Focus moves after React commits the new order: wait for it rather than read it at once.
+    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute("aria-label"))).toBe("Move sms down");
     await page.keyboard.press("Enter");
     expect(await page.locator("[data-step-row]").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-step-row")))).toEqual([
       "email",
