@@ -124,7 +124,12 @@ describe.skipIf(!CHROMIUM)("the environment page's preference-page branding", ()
     await card().getByRole("button", { name: "Save branding" }).click();
     await card().getByText("Saved.").waitFor();
     const saved = await api("GET", "/v1/preference-links/settings", undefined, production());
-    expect(saved.body).toEqual({ brandName: `Acme ${run}`, logoUrl: "https://example.com/logo.png", accentColor: "#7a2e8e", translations: {} });
+    expect(saved.body).toEqual({
+      brandName: `Acme ${run}`,
+      logoUrl: "https://example.com/logo.png",
+      accentColor: "#7a2e8e",
+      translations: {},
+    });
     // Development keeps its own.
     const dev = await api<{ brandName: string | null }>("GET", "/v1/preference-links/settings");
     expect(dev.body.brandName).not.toBe(`Acme ${run}`);
