@@ -1,6 +1,6 @@
-import { and, type Column, count, desc, eq, gt, gte, inArray, isNotNull, isNull, lt, lte, or, sql, type SQL } from "drizzle-orm";
+import { and, type Column, count, desc, eq, gt, gte, isNotNull, isNull, lt, lte, or, sql, type SQL } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
-import { chunk, rowsPerStatement } from "../batch";
+import { chunk, inJsonList, rowsPerStatement } from "../batch";
 import type { Db } from "../client";
 import { inAppNotifications, subscribers } from "../schema";
 
@@ -67,20 +67,24 @@ export interface InAppCounts {
 const flag = (column: Column, wanted: boolean | undefined) =>
   wanted === undefined ? undefined : wanted ? isNotNull(column) : isNull(column);
 
-const anyTag = (column: Column, tags: readonly string[]) =>
-  sql`exists (select 1 from json_each(${column}) where json_each.value in ${sql`(${sql.join(
-    tags.map((tag) => sql`${tag}`),
-    sql`, `,
-  )})`})`;
+/** Every group has a tag (each list bound as one JSON parameter, see `inJsonList`): the notification carries (an AND of ORs), in one parameter. */
+const everyGroupTagged = (column: Column, groups: readonly (readonly string[])[]) =>
+  sql`not exists (select 1 from json_each(${JSON.stringify(groups)}) as g where not exists (select 1 from json_each(${column}) as t where t.value in (select value from json_each(g.value))))`;
 
 /** A JSON path into `data` with every key quoted, so no key is read as path syntax. */
 const dataPath = (path: readonly string[]) => `$.data${path.map((key) => `."${key.replaceAll('"', "")}"`).join("")}`;
 
-const dataMatches = (column: Column, clause: InAppDataClause) => {
-  const value = sql`json_extract(${column}, ${dataPath(clause.path)})`;
-  // json_extract answers a JSON boolean as 1 or 0.
-  const equal = (v: InAppDataScalar) => (v === null ? sql`${value} is null` : sql`${value} = ${typeof v === "boolean" ? Number(v) : v}`);
-  return or(...clause.anyOf.map(equal));
+/**
+ * Every clause matches: the value at its path is one of its values (null matches a missing
+ * value too), all clauses in one parameter. json_extract and json_each both answer a JSON
+ * boolean as 1 or 0, so `true` matches `true`; a missing value makes `in` NULL, hence the coalesce.
+ */
+const dataMatches = (column: Column, clauses: readonly InAppDataClause[]) => {
+  const spec = clauses.map((c) => ({ p: dataPath(c.path), v: c.anyOf.filter((v) => v !== null), n: c.anyOf.includes(null) ? 1 : 0 }));
+  const value = sql`json_extract(${column}, json_extract(c.value, '$.p'))`;
+  return sql`not exists (select 1 from json_each(${JSON.stringify(spec)}) as c where not coalesce(
+    (json_extract(c.value, '$.n') = 1 and ${value} is null)
+    or ${value} in (select value from json_each(c.value, '$.v')), 0))`;
 };
 
 /**
@@ -97,17 +101,17 @@ export function inAppFeed(db: Db, environmentId: string, subscriberId: string) {
       flag(t.seenAt, filter.seen),
       flag(t.archivedAt, filter.archived),
       filter.workflowKey === undefined ? undefined : eq(t.workflowKey, filter.workflowKey),
-      filter.tags?.length ? anyTag(t.tags, filter.tags) : undefined,
-      ...(filter.tagGroups ?? []).map((group) => anyTag(t.tags, group)),
+      filter.tags?.length ? everyGroupTagged(t.tags, [filter.tags]) : undefined,
+      filter.tagGroups?.length ? everyGroupTagged(t.tags, filter.tagGroups) : undefined,
       filter.snoozed === undefined
         ? undefined
         : filter.snoozed.value
           ? gt(t.snoozedUntil, filter.snoozed.now)
           : or(isNull(t.snoozedUntil), lte(t.snoozedUntil, filter.snoozed.now)),
-      ...(filter.data ?? []).map((clause) => dataMatches(t.content, clause)),
+      filter.data?.length ? dataMatches(t.content, filter.data) : undefined,
       filter.createdGte === undefined ? undefined : gte(t.createdAt, filter.createdGte),
       filter.createdLte === undefined ? undefined : lte(t.createdAt, filter.createdLte),
-      filter.ids === undefined ? undefined : filter.ids.length ? inArray(t.id, filter.ids) : sql`0`,
+      filter.ids === undefined ? undefined : filter.ids.length ? sql`${t.id} in ${inJsonList(filter.ids)}` : sql`0`,
     );
   // Setting a moment keeps the first one; clearing it forgets it.
   const moment = (column: Column, wanted: boolean | undefined, now: Date) =>
@@ -187,9 +191,14 @@ export function inAppFeed(db: Db, environmentId: string, subscriberId: string) {
       return row ?? null;
     },
 
+    /** The statement `updateAll` runs (its parameter count is what D1 limits). */
+    updateAllStatement(change: InAppChange, filter: InAppFilter, now: Date) {
+      return db.update(t).set(changes(change, now)).where(where(filter)).returning({ id: t.id });
+    },
+
     /** Changes every notification the filter matches; returns the ids it changed. */
     async updateAll(change: InAppChange, filter: InAppFilter, now: Date): Promise<string[]> {
-      const rows = await db.update(t).set(changes(change, now)).where(where(filter)).returning({ id: t.id });
+      const rows = await this.updateAllStatement(change, filter, now);
       return rows.map((r) => r.id);
     },
 
@@ -203,7 +212,7 @@ export function inAppFeed(db: Db, environmentId: string, subscriberId: string) {
       if (ids.length === 0) return [];
       const rows = await db
         .delete(t)
-        .where(and(owner, inArray(t.id, ids)))
+        .where(and(owner, sql`${t.id} in ${inJsonList(ids)}`))
         .returning({ id: t.id });
       return rows.map((r) => r.id);
     },

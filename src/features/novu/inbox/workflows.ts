@@ -1,5 +1,6 @@
 // The workflows an Inbox shows: a notification's workflow, and the ones its preferences list.
-import { and, asc, eq, inArray, isNull } from "drizzle-orm";
+import { and, asc, eq, isNull, sql } from "drizzle-orm";
+import { inJsonList } from "../../../db/batch";
 import type { Db } from "../../../db/client";
 import { workflows } from "../../../db/schema";
 import { CHANNELS, type Channel } from "../../../engine/steps";
@@ -30,13 +31,16 @@ export function inboxWorkflows(db: Db, environmentId: string) {
     channels: channelsOf(r.steps),
   });
   return {
-    async byKeys(keys: readonly string[]): Promise<Map<string, InboxWorkflowRow>> {
-      const unique = [...new Set(keys)];
-      if (unique.length === 0) return new Map();
-      const rows = await db
+    /** The statement `byKeys` runs (its parameter count is what D1 limits). */
+    byKeysStatement(keys: readonly string[]) {
+      return db
         .select(columns)
         .from(workflows)
-        .where(and(live, inArray(workflows.key, unique)));
+        .where(and(live, sql`${workflows.key} in ${inJsonList([...new Set(keys)])}`));
+    },
+    async byKeys(keys: readonly string[]): Promise<Map<string, InboxWorkflowRow>> {
+      if (keys.length === 0) return new Map();
+      const rows = await this.byKeysStatement(keys);
       return new Map(rows.map((r) => [r.key, toRow(r)]));
     },
     /** The active ones, by key. */
