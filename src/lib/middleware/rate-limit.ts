@@ -101,7 +101,7 @@ export async function limitRequest(c: Context<AppEnv>, caller: Caller): Promise<
  * every request it forwards; a request without it (a local test) is not counted.
  * Returns the 429 to answer instead of the 401 once the client is over its limit.
  */
-export async function limitFailedAuth(c: Context<AppEnv>): Promise<ApiError | null> {
+export async function limitFailedAuth(c: Pick<Context<{ Bindings: Bindings }>, "req" | "env">): Promise<ApiError | null> {
   const ip = c.req.header("cf-connecting-ip");
   if (!ip) return null;
   const rate = ratesFor(c.env.RATE_LIMITS).authFailures;

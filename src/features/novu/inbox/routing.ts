@@ -3,6 +3,7 @@ import type { RouteConfig } from "@hono/zod-openapi";
 import { createMiddleware } from "hono/factory";
 import type { Bindings, Variables } from "../../../env";
 import type { ErrorCode } from "../../../lib/errors";
+import { limitFailedAuth } from "../../../lib/middleware/rate-limit";
 import { apiRoute, createRouter } from "../../../lib/openapi";
 import { asNovuErrors } from "../routing";
 import { bearerToken, type InboxSubject, verifySessionToken } from "./session-token";
@@ -15,7 +16,13 @@ export const inboxRouter = () => createRouter<InboxEnv>();
 
 /** The session token's subject becomes the request's environment and subscriber: nothing else is reachable. */
 export const inboxSession = createMiddleware<InboxEnv>(async function inboxSession(c, next) {
-  const subject: InboxSubject = await verifySessionToken(c.env.ENCRYPTION_KEY, bearerToken(c.req.header("authorization")));
+  let subject: InboxSubject;
+  try {
+    subject = await verifySessionToken(c.env.ENCRYPTION_KEY, bearerToken(c.req.header("authorization")));
+  } catch (error) {
+    // Guessing tokens counts as failed authentications, as guessing API keys does.
+    throw (await limitFailedAuth(c)) ?? error;
+  }
   c.set("environmentId", subject.environmentId);
   c.set("subscriberId", subject.subscriberId);
   await next();
@@ -33,7 +40,7 @@ export function inboxRoute<const R extends Omit<RouteConfig, "security"> & { err
   const route = apiRoute({
     ...rest,
     tags: [INBOX_TAG],
-    errors: session ? ["unauthorized", ...errors] : errors,
+    errors: session ? ["unauthorized", "rate_limited", ...errors] : ["rate_limited", ...errors],
     description: rest.description ? `${rest.description}\n\n${NOTE}` : NOTE,
   });
   return {

@@ -4,7 +4,9 @@
 import { createDb } from "../../../db/client";
 import { inAppFeed } from "../../../db/queries/in-app";
 import { ApiError } from "../../../lib/errors";
+import { limitFailedAuth, limitKeyless } from "../../../lib/middleware/rate-limit";
 import { json } from "../../../lib/openapi";
+import { ratesFor } from "../../../lib/rate-limit/policy";
 import { inAppSettingsRepository, subscriberHash } from "../../in-app/settings";
 import { envelope } from "../shapes";
 import { writeNovuSubscriber } from "../subscriber-store";
@@ -45,16 +47,34 @@ inboxSessionRoutes.openapi(
     const subscriberId = (nested || body.subscriberId)!;
     const db = createDb(c.env.DB);
     const settings = await inAppSettingsRepository(db, c.env.ENCRYPTION_KEY).byApplicationIdentifier(body.applicationIdentifier);
+    // Guessing identifiers or hashes counts as failed authentications, as guessing API keys does.
     if (!settings)
-      throw new ApiError("application_not_found", "No environment has this applicationIdentifier: copy it from GET /v1/in-app/settings.");
+      throw (
+        (await limitFailedAuth(c)) ??
+        new ApiError("application_not_found", "No environment has this applicationIdentifier: copy it from GET /v1/in-app/settings.")
+      );
     const { environmentId } = settings;
     if (settings.hmacRequired && !sameText(body.subscriberHash ?? "", await subscriberHash(settings.hmacSecret, subscriberId))) {
-      throw new ApiError(
-        "subscriber_hash_invalid",
-        "This environment requires `subscriberHash`: hex HMAC-SHA256 of the subscriberId with the environment's hmacSecret, computed on your backend.",
+      throw (
+        (await limitFailedAuth(c)) ??
+        new ApiError(
+          "subscriber_hash_invalid",
+          "This environment requires `subscriberHash`: hex HMAC-SHA256 of the subscriberId with the environment's hmacSecret, computed on your backend.",
+        )
       );
     }
     c.set("environmentId", environmentId);
+    // No key counts these requests: each one may write the subscriber, so the environment and the
+    // subscriber have their own limits (the deployment's rates for an environment and for a key).
+    const rates = ratesFor(c.env.RATE_LIMITS);
+    const refused = await limitKeyless(c.env, [
+      { name: "inbox_environment", identifier: environmentId, rate: rates.environment },
+      { name: "inbox_subscriber", identifier: `${environmentId}:${subscriberId}`, rate: rates.key },
+    ]);
+    if (refused)
+      throw new ApiError("rate_limited", "Too many Inbox sessions; retry after the time in `Retry-After`.", undefined, {
+        headers: refused,
+      });
 
     const feed = inAppFeed(db, environmentId, subscriberId);
     const given = Object.fromEntries(Object.entries(profile).filter(([, v]) => v !== undefined));

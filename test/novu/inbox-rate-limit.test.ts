@@ -1,0 +1,29 @@
+import { describe, expect, it } from "vitest";
+import { inbox } from "./inbox-client";
+
+// Failed Inbox authentications count per client IP with failed API keys (auth_failures, 20 a minute by default).
+describe("Inbox failed authentications are rate limited", () => {
+  it("answers 429 with Retry-After once a client has failed too often, mixing sessions and tokens", async () => {
+    const ip = "203.0.113.77";
+    const headers = { "cf-connecting-ip": ip };
+    const statuses: number[] = [];
+    for (let i = 0; i < 10; i++)
+      statuses.push((await inbox(null, "POST", "/session", { applicationIdentifier: `nope-${i}`, subscriberId: "a" }, headers)).status);
+    for (let i = 0; i < 10; i++) statuses.push((await inbox(`not-a-token-${i}`, "GET", "/notifications", undefined, headers)).status);
+    expect(statuses).toEqual([...Array(10).fill(404), ...Array(10).fill(401)]);
+
+    const refused = await inbox(null, "POST", "/session", { applicationIdentifier: "nope", subscriberId: "a" }, headers);
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect((await inbox("not-a-token", "GET", "/notifications", undefined, headers)).status).toBe(429);
+    // Another client is not refused.
+    const other = await inbox(
+      null,
+      "POST",
+      "/session",
+      { applicationIdentifier: "nope", subscriberId: "a" },
+      { "cf-connecting-ip": "203.0.113.78" },
+    );
+    expect(other.status).toBe(404);
+  });
+});
