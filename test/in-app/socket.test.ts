@@ -38,6 +38,8 @@ async function setup() {
   const workflow = await createWorkflow(environment.key, { steps: [IN_APP_STEP], tags: ["orders"] });
   const subscriberId = unique("sub");
   expect((await api(environment.key, "POST", "/sub", { subscriberId })).status).toBeLessThan(300);
+  // A token counts only in an environment whose Inbox settings exist (reading them creates them), as a session's does.
+  expect((await api(environment.key, "GET", "/v1/in-app/settings")).status).toBe(200);
   return { ...environment, workflow: workflow.key, subscriberId, token: await session(environment.id, subscriberId) };
 }
 

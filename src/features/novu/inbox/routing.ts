@@ -1,6 +1,7 @@
 // What every Inbox route shares: its session, its documentation and its router type.
 import type { RouteConfig } from "@hono/zod-openapi";
 import { createMiddleware } from "hono/factory";
+import { createDb } from "../../../db/client";
 import type { Bindings, Variables } from "../../../env";
 import type { ErrorCode } from "../../../lib/errors";
 import { limitFailedAuth } from "../../../lib/middleware/rate-limit";
@@ -18,7 +19,7 @@ export const inboxRouter = () => createRouter<InboxEnv>();
 export const inboxSession = createMiddleware<InboxEnv>(async function inboxSession(c, next) {
   let subject: InboxSubject;
   try {
-    subject = await verifySessionToken(c.env.ENCRYPTION_KEY, bearerToken(c.req.header("authorization")));
+    subject = await verifySessionToken(createDb(c.env.DB), c.env.ENCRYPTION_KEY, bearerToken(c.req.header("authorization")));
   } catch (error) {
     // Guessing tokens counts as failed authentications, as guessing API keys does.
     throw (await limitFailedAuth(c)) ?? error;

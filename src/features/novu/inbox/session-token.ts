@@ -1,6 +1,9 @@
 // The Inbox session token: what a browser holds instead of a key. It names one subscriber in one
 // environment and expires; it is signed with a key derived from ENCRYPTION_KEY for this use only.
+import { and, eq, sql } from "drizzle-orm";
 import { sign, verify } from "hono/jwt";
+import type { Db } from "../../../db/client";
+import { inAppSettings, subscribers } from "../../../db/schema";
 import { ApiError } from "../../../lib/errors";
 import { signingKey } from "../../../lib/secrets";
 
@@ -46,9 +49,12 @@ const refused = () =>
 
 /**
  * The subject of a `Bearer` session token. Exported for every route that takes one (the notification
- * and preference routes here, the realtime socket's `?token=`).
+ * and preference routes here, the realtime socket's `?token=`). A well-signed token still ends when
+ * the environment's Inbox settings changed after it was issued (a rotated secret, a hash now
+ * required: both set `updatedAt`) or when its subscriber is gone (erased): one indexed read.
+ * `iat` counts seconds, so a token issued in the second of the change still counts.
  */
-export async function verifySessionToken(encryptionKey: string | undefined, token: string | undefined): Promise<InboxSubject> {
+export async function verifySessionToken(db: Db, encryptionKey: string | undefined, token: string | undefined): Promise<InboxSubject> {
   if (!token) throw refused();
   let payload: Record<string, unknown>;
   try {
@@ -56,8 +62,15 @@ export async function verifySessionToken(encryptionKey: string | undefined, toke
   } catch {
     throw refused();
   }
-  const { aud, env, sub } = payload;
-  if (aud !== AUDIENCE || typeof env !== "string" || typeof sub !== "string") throw refused();
+  const { aud, env, sub, iat } = payload;
+  if (aud !== AUDIENCE || typeof env !== "string" || typeof sub !== "string" || typeof iat !== "number") throw refused();
+  const [current] = await db
+    .select({ changedAt: inAppSettings.updatedAt, subscriber: sql<string | null>`${subscribers.id}` })
+    .from(inAppSettings)
+    .leftJoin(subscribers, and(eq(subscribers.environmentId, inAppSettings.environmentId), eq(subscribers.subscriberId, sub)))
+    .where(eq(inAppSettings.environmentId, env))
+    .limit(1);
+  if (!current || current.subscriber === null || iat < Math.floor(current.changedAt.getTime() / 1000)) throw refused();
   return { environmentId: env, subscriberId: sub };
 }
 
