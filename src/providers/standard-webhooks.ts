@@ -1,4 +1,5 @@
 import { bytesToBase64 } from "../lib/base64";
+import { timingSafeEqual } from "./signatures";
 
 /** Standard Webhooks (also Svix): HMAC-SHA256 over `${id}.${timestamp}.${body}` with a `whsec_` secret. */
 const encoder = new TextEncoder();
@@ -16,13 +17,6 @@ async function hmac(secret: string, content: string): Promise<string> {
 export async function signStandardWebhook(secret: string, id: string, timestamp: number, body: string): Promise<string> {
   return `v1,${await hmac(secret, `${id}.${timestamp}.${body}`)}`;
 }
-
-const timingSafeEqual = (a: string, b: string) => {
-  if (a.length !== b.length) return false;
-  let diff = 0;
-  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
-  return diff === 0;
-};
 
 /** The message id a Standard Webhooks sender keeps across its retries: a second delivery of it is a replay. */
 export const standardWebhookId = (headers: Headers) => headers.get("webhook-id") ?? headers.get("svix-id");

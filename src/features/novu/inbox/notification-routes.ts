@@ -20,13 +20,13 @@ import {
   InboxNotification,
   InboxNotificationList,
   NotificationIdParam,
+  MAX_SNOOZE_HOURS,
   SnoozeBody,
 } from "./schemas";
 import { inboxWorkflows } from "./workflows";
 
 export const inboxNotificationRoutes = inboxRouter();
 
-const MAX_SNOOZE_MS = 90 * 24 * 60 * 60 * 1000;
 const MAX_COUNT_FILTERS = 30;
 
 const scope = (c: Context<InboxEnv>) => {
@@ -138,7 +138,7 @@ inboxNotificationRoutes.openapi(
   (c) => {
     const until = new Date(c.req.valid("json").snoozeUntil);
     const now = Date.now();
-    if (until.getTime() <= now || until.getTime() > now + MAX_SNOOZE_MS) {
+    if (until.getTime() <= now || until.getTime() > now + MAX_SNOOZE_HOURS * 3_600_000) {
       throw validationError([{ path: ["snoozeUntil"], message: "Give a moment in the future, at most 90 days ahead." }]);
     }
     return changeOne(c, c.req.valid("param").id, { snoozedUntil: until });

@@ -59,6 +59,9 @@ export const DataFilter = z
 export type DataFilter = z.infer<typeof DataFilter>;
 export type DataValue = z.infer<typeof DataValue>;
 
+/** Snoozes up to 90 days, as Novu Cloud offers by default (the session tells the Inbox). */
+export const MAX_SNOOZE_HOURS = 90 * 24;
+
 /** The largest moment a JavaScript Date holds: a later one would be an Invalid Date. */
 const MAX_MOMENT = 8_640_000_000_000_000;
 const Moment = z.number().int().min(0).max(MAX_MOMENT).openapi({ description: "Milliseconds since the epoch." });

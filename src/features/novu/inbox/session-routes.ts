@@ -8,26 +8,14 @@ import { limitFailedAuth, limitKeyless } from "../../../lib/middleware/rate-limi
 import { json } from "../../../lib/openapi";
 import { ratesFor } from "../../../lib/rate-limit/policy";
 import { inAppSettingsRepository, subscriberHash } from "../../in-app/settings";
+import { timingSafeEqual } from "../../../providers/signatures";
 import { envelope } from "../shapes";
 import { writeNovuSubscriber } from "../subscriber-store";
 import { inboxRoute, inboxRouter } from "./routing";
-import { InboxSession, InboxSessionRequest } from "./schemas";
+import { InboxSession, InboxSessionRequest, MAX_SNOOZE_HOURS } from "./schemas";
 import { issueSessionToken } from "./session-token";
 
 export const inboxSessionRoutes = inboxRouter();
-
-/** Snoozes up to 90 days, as Novu Cloud offers by default. */
-const MAX_SNOOZE_HOURS = 90 * 24;
-
-/** Compares in time independent of where the strings differ. */
-function sameText(a: string, b: string): boolean {
-  const x = new TextEncoder().encode(a);
-  const y = new TextEncoder().encode(b);
-  if (x.byteLength !== y.byteLength) return false;
-  let diff = 0;
-  for (let i = 0; i < x.byteLength; i++) diff |= x[i]! ^ y[i]!;
-  return diff === 0;
-}
 
 inboxSessionRoutes.openapi(
   inboxRoute({
@@ -54,7 +42,7 @@ inboxSessionRoutes.openapi(
         new ApiError("application_not_found", "No environment has this applicationIdentifier: copy it from GET /v1/in-app/settings.")
       );
     const { environmentId } = settings;
-    if (settings.hmacRequired && !sameText(body.subscriberHash ?? "", await subscriberHash(settings.hmacSecret, subscriberId))) {
+    if (settings.hmacRequired && !timingSafeEqual(body.subscriberHash ?? "", await subscriberHash(settings.hmacSecret, subscriberId))) {
       throw (
         (await limitFailedAuth(c)) ??
         new ApiError(
