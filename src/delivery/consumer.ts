@@ -60,6 +60,7 @@ export async function consumeDeliveryBatch(batch: MessageBatch<unknown>, env: Bi
     runChunk(ctx, c.message, c.job, c.snapshot),
   );
   await settle();
+  await ctx.flushEvents();
   // Large batches only: what an operator (and the delivery benchmark) reads to see where a batch's time went.
   if (messages.length >= 20) {
     log({

@@ -28,6 +28,7 @@ export async function consumeDeadLetters(batch: MessageBatch<unknown>, env: Bind
       message.retry({ delaySeconds: retryDelaySeconds(message.attempts) });
     }
   }
+  await ctx.flushEvents();
 }
 
 async function deadLetter(ctx: DeliveryContext, body: unknown): Promise<void> {
@@ -39,7 +40,7 @@ async function deadLetter(ctx: DeliveryContext, body: unknown): Promise<void> {
   if (letter.success && letter.data.messageId) {
     const writes = new MessageWrites(ctx.db, new Date());
     writes.event(job.environmentId, letter.data.messageId, { status: "failed", detail: { deadLettered: true, reason } });
-    await ctx.emit(writes.written(await runBatch(ctx.db, writes.all())));
+    ctx.emit(writes.written(await runBatch(ctx.db, writes.all())));
   } else if (job.type === "trigger" && stored) {
     const { state: _state, ledger, coordinated: _c, ...record } = stored;
     await recordTriggers(ctx.db, [{ record, status: "failed" }]);

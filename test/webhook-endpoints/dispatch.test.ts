@@ -9,7 +9,7 @@ describe("dispatchEvents", () => {
     const ids = Array.from({ length: EVENTS_PER_DISPATCH * 100 + 1 }, (_, i) => `evt_${i}`);
     const sizes: number[] = [];
     const queue = {
-      sendBatch: (messages: Iterable<MessageSendRequest<unknown>>, options?: QueueSendBatchOptions) => {
+      sendBatch: (messages: Parameters<typeof env.WEBHOOK_QUEUE.sendBatch>[0], options?: QueueSendBatchOptions) => {
         const list = [...messages];
         sizes.push(list.length);
         return env.WEBHOOK_QUEUE.sendBatch(list, options);
