@@ -7,7 +7,7 @@ import type { Bindings } from "../../env";
 import { takesEvent } from "./repository";
 import { attemptDelivery } from "./deliver";
 import { runBatch } from "../../db/batch";
-import { dispatchEvents, eventStatements } from "../events/record";
+import { dispatchWritten, eventStatements } from "../events/record";
 import { WebhookJob } from "../../delivery/webhooks/job";
 
 type Job<T extends WebhookJob["type"]> = { message: Message<unknown>; job: Extract<WebhookJob, { type: T }> };
@@ -117,7 +117,7 @@ async function deliverAll(env: Bindings, db: Db, jobs: Job<"deliver">[]): Promis
     ...new Map(attempted.flatMap((a) => (a.result?.disabled ? [[a.result.disabled.data.endpointId, a.result.disabled]] : []))).values(),
   ];
   await runBatch(db, [...attempted.flatMap((a) => a.result?.statements ?? []), ...eventStatements(db, disabled)]);
-  for (const { environmentId, id } of disabled) await dispatchEvents(env, environmentId, [id]);
+  await dispatchWritten(env, disabled);
   for (const { message, result } of attempted) {
     if (result?.retryInSeconds == null) message.ack();
     else message.retry({ delaySeconds: result.retryInSeconds });
