@@ -52,6 +52,6 @@ async function closeRecipients(
       }
     }
   }
-  await ctx.emit(writes.written(await ctx.write(writes.all())));
+  ctx.emit(writes.written(await ctx.write(writes.all())));
   return closed;
 }

@@ -12,6 +12,7 @@ import { DeliveryContext } from "./context";
 import { DeliveryJob, RECIPIENTS_PER_JOB, type RecipientsJob } from "./job";
 import { runRecipients } from "./run-recipients";
 import { unpack } from "./unpack";
+import { sendInBatches } from "./pack";
 import { resolveRecipientIds } from "./resolve-recipients";
 import type { TriggerSnapshot, TriggerState } from "./trigger-record";
 
@@ -59,6 +60,7 @@ export async function consumeDeliveryBatch(batch: MessageBatch<unknown>, env: Bi
     runChunk(ctx, c.message, c.job, c.snapshot),
   );
   await settle();
+  await ctx.flushEvents();
   // Large batches only: what an operator (and the delivery benchmark) reads to see where a batch's time went.
   if (messages.length >= 20) {
     log({
@@ -174,7 +176,7 @@ async function startTriggers(ctx: DeliveryContext, jobs: Job<"trigger">[]) {
         if (jobs.length === 0) return r.message.ack();
         if (jobs.length === 1) return inline.push({ message: r.message, job: jobs[0]!, snapshot });
         const queue = deliveryQueueFor(env, transactionId);
-        for (const part of chunk(jobs, 100)) await queue.sendBatch(part.map((body) => ({ body })));
+        await sendInBatches(queue, jobs);
         r.message.ack();
       } catch (error) {
         retry(r.message, error, "fan_out_failed");

@@ -43,7 +43,8 @@ export class DeliveryContext {
   private readonly ops: MicroBatcher<DeliveryOp, DeliveryOpResult>;
   private readonly reads: MicroBatcher<Key, TriggerSnapshot | null>;
   private readonly finishes: MicroBatcher<Key & { status: "completed" | "failed" }, undefined>;
-  private readonly emitted: MicroBatcher<readonly WrittenEvent[], undefined>;
+  /** Events written by this invocation, named to the webhook Queue once at its end (`flushEvents`), never between a write and its sends. */
+  private readonly emitted: WrittenEvent[] = [];
 
   constructor(readonly env: Bindings) {
     this.db = createDb(env.DB);
@@ -71,17 +72,8 @@ export class DeliveryContext {
     this.finishes = new MicroBatcher(async (_key, items) => {
       const statements = finishTriggers(this.db, items);
       const results = await this.write([...statements, triggerFactEvents(this.db, "trigger.completed", items)]);
-      await this.emit(writtenEvents(results, [statements.length]));
+      this.emit(writtenEvents(results, [statements.length]));
       return items.map(() => undefined);
-    });
-    this.emitted = new MicroBatcher(async (_key, lists) => {
-      try {
-        await dispatchWritten(env, lists.flat());
-      } catch (error) {
-        // Written events are never lost: the sweep dispatches what was not. A send's job is not retried for it.
-        console.log(JSON.stringify({ level: "error", event: "event_dispatch_failed", error: String(error) }));
-      }
-      return lists.map(() => undefined);
     });
     this.reads = new MicroBatcher(async (name, keys) => {
       this.costs.objectCalls++;
@@ -94,9 +86,20 @@ export class DeliveryContext {
     return statements.length === 0 ? Promise.resolve([]) : this.d1.call("d1", statements);
   }
 
-  /** Names to the webhook Queue the events a committed batch wrote; the chunks of one turn share the sends. */
-  emit(written: readonly WrittenEvent[]): Promise<undefined> {
-    return written.length === 0 ? Promise.resolve(undefined) : this.emitted.call("emit", written);
+  /** Keeps the events a committed batch wrote, for `flushEvents` at the end of the invocation. */
+  emit(written: readonly WrittenEvent[]): void {
+    this.emitted.push(...written);
+  }
+
+  /** Names every event this invocation wrote to the webhook Queue, in as few sends as the Queue allows. */
+  async flushEvents(): Promise<void> {
+    const written = this.emitted.splice(0);
+    try {
+      await dispatchWritten(this.env, written);
+    } catch (error) {
+      // Written events are never lost: the sweep dispatches what was not. No job is retried for it.
+      console.log(JSON.stringify({ level: "error", event: "event_dispatch_failed", error: String(error) }));
+    }
   }
 
   /** Moves a trigger's D1 record to a terminal status; the chunks finishing together share a statement. */

@@ -22,24 +22,26 @@ export async function consumeDeadLetters(batch: MessageBatch<unknown>, env: Bind
     const pack = PackedJobs.safeParse(message.body);
     const bodies = pack.success ? pack.data.jobs : [message.body];
     try {
-      for (const body of bodies) await deadLetter(ctx, body);
+      for (const body of bodies) await deadLetter(ctx, body, message.timestamp);
       message.ack();
     } catch {
       message.retry({ delaySeconds: retryDelaySeconds(message.attempts) });
     }
   }
+  await ctx.flushEvents();
 }
 
-async function deadLetter(ctx: DeliveryContext, body: unknown): Promise<void> {
+/** `at` is the Queue message's timestamp: kept across retries, so a retried letter writes the same event id. */
+async function deadLetter(ctx: DeliveryContext, body: unknown, at: Date): Promise<void> {
   const letter = DeadLetter.safeParse(body);
   const job = letter.success ? letter.data.job : DeliveryJob.safeParse(body).data;
   const reason = letter.success ? letter.data.reason : "retries_exhausted";
   if (!job) return;
   const stored = await ctx.snapshot(job);
   if (letter.success && letter.data.messageId) {
-    const writes = new MessageWrites(ctx.db, new Date());
+    const writes = new MessageWrites(ctx.db, at);
     writes.event(job.environmentId, letter.data.messageId, { status: "failed", detail: { deadLettered: true, reason } });
-    await ctx.emit(writes.written(await runBatch(ctx.db, writes.all())));
+    ctx.emit(writes.written(await runBatch(ctx.db, writes.all())));
   } else if (job.type === "trigger" && stored) {
     const { state: _state, ledger, coordinated: _c, ...record } = stored;
     await recordTriggers(ctx.db, [{ record, status: "failed" }]);

@@ -174,7 +174,7 @@ export class MessageWrites {
   private timeline(environmentId: string, messageId: string, event: EventInput, at: Date): void {
     this.events.push(eventRow(environmentId, messageId, event, at));
     const type = EVENT_OF_STATUS[event.status];
-    if (type) this.messageFacts.push({ type, messageId, at, status: event.status, reason: reasonOf(event.detail) });
+    if (type) this.messageFacts.push({ type, environmentId, messageId, at, status: event.status, reason: reasonOf(event.detail) });
   }
 
   update(environmentId: string, messageId: string, status: MessageStatus, fields: MessageFields, event: EventInput): void {

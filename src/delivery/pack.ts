@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { chunk } from "../db/batch";
 
 /**
  * A Queue message's body may carry many jobs. A Queue takes about 5,000 messages a second, so
@@ -19,7 +20,7 @@ export type PackedJobs = z.infer<typeof PackedJobs>;
 export const PACK_MAX_BYTES = 120_000;
 /** sendBatch takes at most 100 messages and 256 KB in all (Cloudflare's limits). */
 const BATCH_MAX_BYTES = 250_000;
-const BATCH_MAX_MESSAGES = 100;
+export const BATCH_MAX_MESSAGES = 100;
 
 const utf8 = new TextEncoder();
 const size = (value: unknown) => utf8.encode(JSON.stringify(value)).length;
@@ -69,4 +70,9 @@ export async function sendPacked<T>(
   }
   if (batch.length) await queue.sendBatch(batch);
   return bodies.length;
+}
+
+/** Sends small bodies (far below the byte limit) in sendBatch calls of at most 100 messages. */
+export async function sendInBatches(queue: Pick<Queue<unknown>, "sendBatch">, bodies: readonly unknown[]): Promise<void> {
+  for (const part of chunk(bodies, BATCH_MAX_MESSAGES)) await queue.sendBatch(part.map((body) => ({ body })));
 }

@@ -93,14 +93,14 @@ export async function runRecipients(ctx: DeliveryContext, job: RecipientsJob, tr
     );
     const recorded = recordClaims(plan, claims, scope, startedAt);
     for (const r of recorded.busy) halt(r, CLAIM_RETRY_SECONDS);
-    await ctx.emit(recorded.written(await ctx.write(recorded.statements)));
+    ctx.emit(recorded.written(await ctx.write(recorded.statements)));
     const chain = loaded.integrations.get(step.type) ?? [];
     const delivered = await sendAll(ctx.env, scope, recorded.toSend, chain);
     const reported = reportResults(delivered, chain, scope, startedAt, new Date());
     for (const { recipient, delaySeconds } of reported.retries) halt(recipient, delaySeconds);
     exhausted.push(...reported.exhausted);
     if (reported.reports.length) await home.report(reported.reports);
-    await ctx.emit(reported.written(await ctx.write(reported.statements)));
+    ctx.emit(reported.written(await ctx.write(reported.statements)));
   }
 
   const entries = waitEntries(job, recipients);

@@ -1,4 +1,4 @@
-import { and, eq, notInArray, sql } from "drizzle-orm";
+import { and, notInArray, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { chunk, rowsPerStatement, runBatch } from "../db/batch";
 import { triggers, type TriggerStatus } from "../db/schema";
@@ -62,23 +62,10 @@ export async function recordCancellation(db: Db, record: TriggerRecord, cancelle
   return writtenEvents(results, [statements.length]);
 }
 
-/** Moves a recorded trigger to a terminal status unless it already has one. */
-export const finishTrigger = (db: Db, environmentId: string, transactionId: string, status: "completed" | "failed", now = new Date()) =>
-  db
-    .update(triggers)
-    .set({ status, updatedAt: now })
-    .where(
-      and(
-        eq(triggers.environmentId, environmentId),
-        eq(triggers.transactionId, transactionId),
-        notInArray(triggers.status, ["cancelled", "completed", "failed"]),
-      ),
-    );
-
 /** Triggers finished per statement: two bound parameters each, within D1's 100. */
 const FINISHED_PER_STATEMENT = 45;
 
-/** `finishTrigger` for many triggers, a few statements per status instead of one per trigger. */
+/** Moves recorded triggers to a terminal status unless they already have one: a few statements per status, not one per trigger. */
 export function finishTriggers(
   db: Db,
   items: { environmentId: string; transactionId: string; status: "completed" | "failed" }[],

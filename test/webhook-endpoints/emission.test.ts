@@ -3,6 +3,7 @@ import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
 import type { EventType } from "../../src/contract/event-types";
 import { EVENT_DATA } from "../../src/features/events/payloads";
+import { cancelByTransactionId } from "../../src/features/triggers/service";
 import type { EventList } from "../../src/features/events/schemas";
 import type { WebhookEndpointCreated } from "../../src/features/webhook-endpoints/schemas";
 import { createWorkflow, postResendWebhook, settledMessages, trigger } from "../e2e/helpers";
@@ -233,6 +234,28 @@ describe("trigger.cancelled", () => {
         data: expect.objectContaining({ transactionId, workflow: workflow.key, status: "cancelled", cancelledMessages: 1 }),
       }),
     ]);
+  });
+
+  it("answers a committed cancellation normally when the webhook Queue refuses the dispatch (the sweep sends it later)", async () => {
+    const { id, key } = await setUp({ events: ["trigger.cancelled"] });
+    const workflow = await createWorkflow(key, { steps: [{ id: "wait", type: "delay", for: "PT1H" }, EMAIL_STEP] });
+    const transactionId = unique("txn");
+    await trigger(key, { workflow: workflow.key, to: { subscriberId: unique("s"), email: "w@example.com" }, transactionId });
+    let sends = 0;
+    const refusing = {
+      ...env,
+      WEBHOOK_QUEUE: {
+        sendBatch: async () => {
+          sends++;
+          throw new Error("Queue send failed");
+        },
+      } as unknown as typeof env.WEBHOOK_QUEUE,
+    };
+    const result = await cancelByTransactionId(refusing, id, transactionId);
+    expect(sends).toBe(1);
+    expect(result).toMatchObject({ transactionId, status: "cancelled", cancelledMessages: 1 });
+    const events = await api<EventList>(key, "GET", "/v1/events");
+    expect(events.body.data.map((e) => e.type)).toContain("trigger.cancelled");
   });
 });
 

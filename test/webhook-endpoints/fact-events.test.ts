@@ -46,13 +46,36 @@ describe("events written with their facts", () => {
       createdAt: now,
       updatedAt: now,
     });
-    const fact = { type: "message.sent" as const, messageId, at: now, status: "sent", reason: null };
+    const fact = { type: "message.sent" as const, environmentId, messageId, at: now, status: "sent", reason: null };
     const first = writtenEvents(await runBatch(db, [messageFactEvents(db, [fact])]), [0]);
     const again = writtenEvents(await runBatch(db, [messageFactEvents(db, [fact])]), [0]);
     expect(first).toHaveLength(1);
     expect(first[0]!.id).toMatch(/^evt_[0-9a-f]{32}$/);
     expect(again).toEqual([]);
     expect((await stored("message.sent")).filter((e) => e.data.messageId === messageId).map((e) => e.id)).toEqual([first[0]!.id]);
+  });
+
+  it("writes nothing for a fact whose environment is not its message's", async () => {
+    const now = new Date();
+    const messageId = newId("msg");
+    await db.insert(messages).values({
+      id: messageId,
+      environmentId,
+      transactionId: unique("txn"),
+      subscriberId: "s",
+      workflowKey: "w",
+      stepId: "mail",
+      channel: "email",
+      status: "sent",
+      provider: "resend",
+      attempts: 1,
+      createdAt: now,
+      updatedAt: now,
+    });
+    const other = await createEnvironment();
+    const fact = { type: "message.sent" as const, environmentId: other.id, messageId, at: now, status: "sent", reason: null };
+    expect(writtenEvents(await runBatch(db, [messageFactEvents(db, [fact])]), [0])).toEqual([]);
+    expect((await stored("message.sent")).filter((e) => e.data.messageId === messageId)).toEqual([]);
   });
 
   it("writes trigger.completed once for a trigger finished twice", async () => {

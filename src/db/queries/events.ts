@@ -52,14 +52,16 @@ export const undispatchedEvents = (db: Db, before: Date, limit: number) =>
 
 /**
  * Deliveries that were queued but never settled: for each event dispatched before `before` (and
- * after `since`), each enabled endpoint that took its type then and has no attempt that succeeded,
- * ended for good, or has its next try still ahead of `before`. What a lost Queue message leaves.
+ * after `since`), each enabled endpoint unchanged since the dispatch (an endpoint enabled or
+ * re-subscribed later was not sent the event, and gets it by replay) that takes its type and has no
+ * attempt that succeeded, ended for good, or has its next try still ahead of `before`. What a lost
+ * Queue message leaves.
  */
 export const strandedDeliveries = (db: Db, since: Date, before: Date, limit: number) =>
   db.all<{ eventId: string; environmentId: string; endpointId: string }>(sql`
     SELECT e.id AS eventId, e.environment_id AS environmentId, w.id AS endpointId
     FROM events AS e
-    JOIN webhook_endpoints AS w ON w.environment_id = e.environment_id AND w.enabled = 1 AND w.created_at <= e.created_at
+    JOIN webhook_endpoints AS w ON w.environment_id = e.environment_id AND w.enabled = 1 AND w.updated_at <= e.dispatched_at
       AND (w.events IS NULL OR EXISTS (SELECT 1 FROM json_each(w.events) AS t WHERE t.value = e.type))
     WHERE e.created_at > ${since.getTime()} AND e.dispatched_at IS NOT NULL AND e.dispatched_at < ${before.getTime()}
       AND e.type NOT IN ('webhook.test', 'endpoint.disabled')

@@ -30,6 +30,7 @@ const insertSelect = (db: Db, select: SQL) =>
 /** A message reached a state an event reports: the type, when, and why (a skip's or failure's code). */
 export interface MessageFact {
   type: EventType;
+  environmentId: string;
   messageId: string;
   at: Date;
   status: string;
@@ -38,7 +39,7 @@ export interface MessageFact {
 
 /** One statement for every message fact of a batch, run after the rows it reads were written. */
 export function messageFactEvents(db: Db, facts: readonly MessageFact[]) {
-  const tuples = facts.map((f) => [f.type, typeIndex(f.type), f.messageId, f.at.getTime(), f.status, f.reason]);
+  const tuples = facts.map((f) => [f.type, typeIndex(f.type), f.messageId, f.at.getTime(), f.status, f.reason, f.environmentId]);
   // Columns in the table's order: id, environment_id, type, data, created_at, dispatched_at.
   return insertSelect(
     db,
@@ -48,9 +49,10 @@ export function messageFactEvents(db: Db, facts: readonly MessageFact[]) {
         'status', f.status, 'reason', f.reason),
       f.at, NULL
     FROM (SELECT json_extract(value, '$[0]') AS type, json_extract(value, '$[1]') AS kind, json_extract(value, '$[2]') AS message_id,
-        json_extract(value, '$[3]') AS at, json_extract(value, '$[4]') AS status, json_extract(value, '$[5]') AS reason
+        json_extract(value, '$[3]') AS at, json_extract(value, '$[4]') AS status, json_extract(value, '$[5]') AS reason,
+        json_extract(value, '$[6]') AS environment_id
       FROM json_each(${JSON.stringify(tuples)})) AS f
-    JOIN messages AS m ON m.id = f.message_id
+    JOIN messages AS m ON m.environment_id = f.environment_id AND m.id = f.message_id
     WHERE ${taken(sql`m.environment_id`, sql`f.type`)}`,
   );
 }

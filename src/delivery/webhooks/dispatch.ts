@@ -1,6 +1,7 @@
 import { chunk } from "../../db/batch";
 import type { WrittenEvent } from "../../db/queries/fact-events";
 import type { Bindings } from "../../env";
+import { sendInBatches } from "../pack";
 import { EVENTS_PER_DISPATCH, type WebhookJob } from "./job";
 
 export type EventQueue = Pick<Bindings, "WEBHOOK_QUEUE">;
@@ -11,10 +12,8 @@ export type EventQueue = Pick<Bindings, "WEBHOOK_QUEUE">;
  */
 export async function dispatchEvents(env: EventQueue, environmentId: string, ids: readonly string[]): Promise<void> {
   if (ids.length === 0) return;
-  const jobs = chunk(ids, EVENTS_PER_DISPATCH).map((eventIds) => ({
-    body: { type: "dispatch", environmentId, eventIds } satisfies WebhookJob,
-  }));
-  await env.WEBHOOK_QUEUE.sendBatch(jobs);
+  const jobs = chunk(ids, EVENTS_PER_DISPATCH).map((eventIds) => ({ type: "dispatch", environmentId, eventIds }) satisfies WebhookJob);
+  await sendInBatches(env.WEBHOOK_QUEUE, jobs);
 }
 
 /** `dispatchEvents` for what a batch wrote, whatever environments the events belong to; nothing written sends nothing. */

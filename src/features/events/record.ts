@@ -2,11 +2,10 @@
 // (db/queries/events.ts), then named in one Queue message per batch of events.
 export { eventRow, eventStatements } from "../../db/queries/events";
 import { strandedDeliveries, undispatchedEvents } from "../../db/queries/events";
-import { chunk } from "../../db/batch";
-import type { WebhookJob } from "../../delivery/webhooks/job";
 import { createDb } from "../../db/client";
 import type { Bindings } from "../../env";
 import { dispatchEvents } from "../../delivery/webhooks/dispatch";
+import { enqueueDeliveries } from "../webhook-endpoints/replay";
 export { dispatchEvents, dispatchWritten } from "../../delivery/webhooks/dispatch";
 
 /** An event not dispatched after this long lost its dispatch (a crash between the write and the send). */
@@ -31,21 +30,23 @@ const STRANDED_HORIZON_MS = 3 * 24 * 3_600_000;
 const STRANDED_ROWS = 1_000;
 
 /**
+ * A delivery queued this long ago with no attempt is taken as lost: well past what a backlogged
+ * Queue holds a message, so one still waiting is not sent twice.
+ */
+export const STRANDED_AFTER_MS = 60 * 60_000;
+
+/**
  * Run by the cron: queues again each delivery that was queued but never settled (its Queue
- * message lost, or its retry overdue by more than `REDISPATCH_AFTER_MS`), so every event reaches
- * every endpoint that took it at least once. A delivery still waiting in a backlogged Queue may
- * then arrive twice; receivers drop duplicates by `webhook-id`.
+ * message lost, or its retry overdue by more than `STRANDED_AFTER_MS`), so every event reaches
+ * every endpoint that took it at least once; receivers drop a rare duplicate by `webhook-id`.
  */
 export async function redeliverStranded(env: Pick<Bindings, "DB" | "WEBHOOK_QUEUE">, now: Date): Promise<number> {
   const rows = await strandedDeliveries(
     createDb(env.DB),
     new Date(now.getTime() - STRANDED_HORIZON_MS),
-    new Date(now.getTime() - REDISPATCH_AFTER_MS),
+    new Date(now.getTime() - STRANDED_AFTER_MS),
     STRANDED_ROWS,
   );
-  const jobs = rows.map((r) => ({
-    body: { type: "deliver", environmentId: r.environmentId, eventId: r.eventId, endpointId: r.endpointId } satisfies WebhookJob,
-  }));
-  for (const part of chunk(jobs, 100)) await env.WEBHOOK_QUEUE.sendBatch(part);
+  for (const [environmentId, pairs] of Map.groupBy(rows, (r) => r.environmentId)) await enqueueDeliveries(env, environmentId, pairs);
   return rows.length;
 }

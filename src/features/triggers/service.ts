@@ -109,7 +109,12 @@ export async function cancelByTransactionId(env: Bindings, environmentId: string
   if (outcome.status === "cancelled") {
     // Pending digest entries leave their digests; their jobs then record the messages cancelled.
     await Promise.all(outcome.digests.map((name) => env.DIGESTS.get(env.DIGESTS.idFromName(name)).remove(transactionId)));
-    await dispatchWritten(env, await recordCancellation(createDb(env.DB), outcome.record, outcome.cancelledMessages, Date.now()));
+    const written = await recordCancellation(createDb(env.DB), outcome.record, outcome.cancelledMessages, Date.now());
+    // The cancellation is committed: a failed dispatch must not turn it into a 500 (the sweep sends the events again).
+    await dispatchWritten(env, written).catch((error: unknown) => {
+      const message = error instanceof Error ? error.message : String(error);
+      console.error(JSON.stringify({ level: "error", message: `webhook dispatch after cancel ${transactionId}: ${message}` }));
+    });
   }
   return { transactionId, status: outcome.status, cancelledMessages: outcome.cancelledMessages, alreadySent: outcome.alreadySent };
 }

@@ -1,4 +1,5 @@
-import { and, eq, inArray } from "drizzle-orm";
+import { and, eq, inArray, sql } from "drizzle-orm";
+import type { AnySQLiteColumn } from "drizzle-orm/sqlite-core";
 import { chunk } from "../../db/batch";
 import { createDb, type Db } from "../../db/client";
 import { environments, events, webhookEndpoints } from "../../db/schema";
@@ -6,7 +7,7 @@ import type { Bindings } from "../../env";
 import { takesEvent } from "./repository";
 import { attemptDelivery } from "./deliver";
 import { runBatch } from "../../db/batch";
-import { dispatchEvents, eventStatements } from "../events/record";
+import { dispatchWritten, eventStatements } from "../events/record";
 import { WebhookJob } from "../../delivery/webhooks/job";
 
 type Job<T extends WebhookJob["type"]> = { message: Message<unknown>; job: Extract<WebhookJob, { type: T }> };
@@ -59,34 +60,36 @@ async function dispatch(env: Bindings, db: Db, { job }: Job<"dispatch">): Promis
 async function deliverAll(env: Bindings, db: Db, jobs: Job<"deliver">[]): Promise<void> {
   if (jobs.length === 0) return;
   const ids = (pick: (job: Job<"deliver">["job"]) => string) => [...new Set(jobs.map((j) => pick(j.job)))];
+  // Each row read by its (environment, id) pair: one JSON parameter however many jobs (D1 binds at most 100).
+  const pairs = (pick: (job: Job<"deliver">["job"]) => string) =>
+    JSON.stringify([...new Map(jobs.map((j) => [`${j.job.environmentId}:${pick(j.job)}`, [j.job.environmentId, pick(j.job)]])).values()]);
+  const inPairs = (environmentId: AnySQLiteColumn, id: AnySQLiteColumn, list: string) =>
+    sql`(${environmentId}, ${id}) IN (SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(${list}))`;
   const [eventRows, endpointRows, environmentRows] = await db.batch([
     db
       .select()
       .from(events)
       .where(
-        inArray(
+        inPairs(
+          events.environmentId,
           events.id,
-          ids((j) => j.eventId),
+          pairs((j) => j.eventId),
         ),
       ),
     db
       .select()
       .from(webhookEndpoints)
       .where(
-        inArray(
+        inPairs(
+          webhookEndpoints.environmentId,
           webhookEndpoints.id,
-          ids((j) => j.endpointId),
+          pairs((j) => j.endpointId),
         ),
       ),
     db
       .select({ id: environments.id, slug: environments.slug })
       .from(environments)
-      .where(
-        inArray(
-          environments.id,
-          ids((j) => j.environmentId),
-        ),
-      ),
+      .where(sql`${environments.id} IN (SELECT value FROM json_each(${JSON.stringify(ids((j) => j.environmentId))}))`),
   ]);
   // Every row is taken only within its job's environment.
   const eventOf = new Map(eventRows.map((r) => [`${r.environmentId}:${r.id}`, r]));
@@ -114,7 +117,7 @@ async function deliverAll(env: Bindings, db: Db, jobs: Job<"deliver">[]): Promis
     ...new Map(attempted.flatMap((a) => (a.result?.disabled ? [[a.result.disabled.data.endpointId, a.result.disabled]] : []))).values(),
   ];
   await runBatch(db, [...attempted.flatMap((a) => a.result?.statements ?? []), ...eventStatements(db, disabled)]);
-  for (const { environmentId, id } of disabled) await dispatchEvents(env, environmentId, [id]);
+  await dispatchWritten(env, disabled);
   for (const { message, result } of attempted) {
     if (result?.retryInSeconds == null) message.ack();
     else message.retry({ delaySeconds: result.retryInSeconds });
