@@ -4,7 +4,7 @@ import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
 import { createDb } from "../../src/db/client";
 import { events, webhookAttempts, webhookEndpoints } from "../../src/db/schema";
-import { eventRow } from "../../src/features/events/record";
+import { eventRow, STRANDED_AFTER_MS } from "../../src/features/events/record";
 import type { EventList } from "../../src/features/events/schemas";
 import type { WebhookEndpointCreated } from "../../src/features/webhook-endpoints/schemas";
 import worker from "../../src/index";
@@ -139,11 +139,13 @@ describe("crash safety", () => {
   });
   it("queues again from the cron a delivery whose Queue message was lost, and leaves settled or scheduled ones alone", async () => {
     const { id, receiver, endpoint } = await setUp();
-    const old = new Date(Date.now() - 5 * 60_000);
-    // The endpoint existed when the events were written: only then was it meant to get them.
+    // Past the sweep's delay (STRANDED_AFTER_MS): a delivery queued more recently may still be waiting in a backlog.
+    const old = new Date(Date.now() - 2 * STRANDED_AFTER_MS);
+    // The endpoint existed, unchanged, when the events were dispatched: only then was it meant to get them.
+    const before = new Date(Date.now() - 3 * STRANDED_AFTER_MS);
     await createDb(env.DB)
       .update(webhookEndpoints)
-      .set({ createdAt: new Date(Date.now() - 10 * 60_000) })
+      .set({ createdAt: before, updatedAt: before })
       .where(eq(webhookEndpoints.id, endpoint.id));
     const dispatched = (subscriberId: string) => ({
       ...eventRow(id, "subscriber.created", { subscriberId }),
