@@ -7,6 +7,7 @@ import type { Bindings } from "../env";
 import type { IntegrationConfig } from "../providers/types";
 import type { DeliveryJob } from "./job";
 import { MicroBatcher } from "./micro-batch";
+import { RecipientReads } from "./recipient-reads";
 import { finishTriggers } from "./trigger-writes";
 import { dispatchWritten } from "./webhooks/dispatch";
 import type { TriggerSnapshot } from "./trigger-record";
@@ -43,6 +44,8 @@ export class DeliveryContext {
   private readonly ops: MicroBatcher<DeliveryOp, DeliveryOpResult>;
   private readonly reads: MicroBatcher<Key, TriggerSnapshot | null>;
   private readonly finishes: MicroBatcher<Key & { status: "completed" | "failed" }, undefined>;
+  /** The reads of the recipient chunks started together, shared (one statement per table, not one per chunk). */
+  readonly recipientReads: RecipientReads;
   /** Events written by this invocation, named to the webhook Queue once at its end (`flushEvents`), never between a write and its sends. */
   private readonly emitted: WrittenEvent[] = [];
 
@@ -75,6 +78,7 @@ export class DeliveryContext {
       this.emit(writtenEvents(results, [statements.length]));
       return items.map(() => undefined);
     });
+    this.recipientReads = new RecipientReads(this.db, (statements) => this.write(statements));
     this.reads = new MicroBatcher(async (name, keys) => {
       this.costs.objectCalls++;
       return (await ledgerStub(env, name).snapshots(keys)) as (TriggerSnapshot | null)[];
