@@ -42,7 +42,7 @@ async function seed() {
       environmentId: environment.id,
       address: `${ids[3]}@example.com`,
       channel: "email",
-      reason: "bounce",
+      reason: "hard_bounce",
       provider: "test",
       createdAt: now,
     }),
