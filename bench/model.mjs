@@ -34,14 +34,18 @@ const CONFIG = {
 
 /**
  * Clarion's measurements: `BENCH_N=1000 BENCH_VERBOSE=1 npm run bench:delivery` (single-recipient
- * triggers, one email step, 4 local shards), a consumer invocation of 350 triggers: 3,511 D1
- * statements in 16 batches, 17 object calls. See docs/architecture.md.
+ * triggers, one email step, 4 local shards), a consumer invocation of 150 triggers: 769 D1
+ * statements in 8 batches, 11 object calls. See docs/architecture.md.
  */
 const MEASURED = {
   /** Bytes of one trigger job in a pack. */
   jobBytes: 130,
-  /** D1 statements per trigger: 6 reads per recipient chunk (workflow, subscribers, addresses, messages, 2 suppression reads), the rest multi-row writes. */
-  d1StatementsPerTrigger: 10,
+  /**
+   * D1 statements per trigger: the reads of all chunks an invocation starts together are shared
+   * (about 6 per invocation), so nearly all of it is the writes of each chunk (trigger record,
+   * messages as `sending`, results, events, captures, completion), one row each for a single recipient.
+   */
+  d1StatementsPerTrigger: 5.1,
   /** Calls a consumer invocation makes to each ledger shard it touches (snapshots, fan-out, claim, report, done). */
   objectCallsPerShard: 4.3,
 };
