@@ -1,8 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { Link, useNavigate, useParams } from "react-router";
-import { api, unwrap } from "../../api/client";
-import type { components } from "../../api/openapi";
+import { useApi } from "../../api/context";
 import { ApiError } from "../../api/problem";
 import { Field } from "../../ui/Field";
 import { Loading } from "../../ui/Loading";
@@ -13,9 +12,18 @@ import { useSession } from "../../session/session";
 import { InAppSettingsCard } from "./InAppSettingsCard";
 import { NewKey } from "./NewKey";
 import { PreferencePageCard } from "./PreferencePageCard";
+import {
+  type ApiKey,
+  createKey,
+  deleteEnvironment,
+  ENVIRONMENTS,
+  environmentQuery,
+  keysKey,
+  keysQuery,
+  revokeKey,
+  rotateKey,
+} from "./queries";
 import "./environments.css";
-
-type ApiKey = components["schemas"]["ApiKey"];
 
 const STATUS_BADGE: Record<ApiKey["status"], string> = { active: "ok", expiring: "warn", expired: "", revoked: "bad" };
 const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : "—");
@@ -28,6 +36,7 @@ const endOfDay = (day: string) => (day ? new Date(`${day}T23:59:59.000Z`).toISOS
  */
 export function EnvironmentKeysPage() {
   const { slug = "" } = useParams();
+  const api = useApi();
   const queryClient = useQueryClient();
   const [includeRevoked, setIncludeRevoked] = useState(false);
   const [name, setName] = useState("");
@@ -37,27 +46,16 @@ export function EnvironmentKeysPage() {
   const [rotating, setRotating] = useState<ApiKey | null>(null);
   const [overlapHours, setOverlapHours] = useState("24");
 
-  const environment = useQuery({
-    queryKey: ["admin", "environment", slug],
-    queryFn: () => unwrap(api.GET("/v1/admin/environments/{slug}", { params: { path: { slug } } })),
-  });
-  const keys = useQuery({
-    queryKey: ["admin", "keys", slug, includeRevoked],
-    queryFn: () =>
-      unwrap(
-        api.GET("/v1/admin/environments/{slug}/keys", {
-          params: { path: { slug }, query: { limit: 100, includeRevoked: includeRevoked ? "true" : "false" } },
-        }),
-      ),
-  });
-  const changed = () => queryClient.invalidateQueries({ queryKey: ["admin", "keys", slug] });
+  const environment = useQuery(environmentQuery(api, slug));
+  const keys = useQuery(keysQuery(api, slug, includeRevoked));
+  const changed = () => queryClient.invalidateQueries({ queryKey: keysKey(slug) });
   const navigate = useNavigate();
   const { refresh } = useSession();
   const [dialog, ask] = useConfirm();
   const removeEnvironment = useMutation({
-    mutationFn: () => unwrap(api.DELETE("/v1/admin/environments/{slug}", { params: { path: { slug } } })),
+    mutationFn: () => deleteEnvironment(api, slug),
     onSuccess: async () => {
-      await queryClient.invalidateQueries({ queryKey: ["admin", "environments"] });
+      await queryClient.invalidateQueries({ queryKey: ENVIRONMENTS });
       navigate("/environments");
       // The switcher drops it; working in it, the dashboard moves to another environment.
       await refresh();
@@ -79,13 +77,7 @@ export function EnvironmentKeysPage() {
   };
 
   const create = useMutation({
-    mutationFn: () =>
-      unwrap(
-        api.POST("/v1/admin/environments/{slug}/keys", {
-          params: { path: { slug } },
-          body: { name: name.trim() || "default", expiresAt: endOfDay(expires) },
-        }),
-      ),
+    mutationFn: () => createKey(api, slug, { name: name.trim() || "default", expiresAt: endOfDay(expires) }),
     onSuccess: async (created) => {
       // Only a replay (an Idempotency-Key, which the dashboard never sends) comes without the secret.
       setSecret("key" in created ? created.key : null);
@@ -95,15 +87,14 @@ export function EnvironmentKeysPage() {
     },
   });
   const revoke = useMutation({
-    mutationFn: (key: ApiKey) => unwrap(api.POST("/v1/admin/keys/{id}/revoke", { params: { path: { id: key.id } } })),
+    mutationFn: (key: ApiKey) => revokeKey(api, key.id),
     onSuccess: async () => {
       setRevoking(null);
       await changed();
     },
   });
   const rotate = useMutation({
-    mutationFn: (key: ApiKey) =>
-      unwrap(api.POST("/v1/admin/keys/{id}/rotate", { params: { path: { id: key.id } }, body: { overlapHours: Number(overlapHours) } })),
+    mutationFn: (key: ApiKey) => rotateKey(api, key.id, Number(overlapHours)),
     onSuccess: async (rotation) => {
       setRotating(null);
       setSecret("key" in rotation.key ? rotation.key.key : null);

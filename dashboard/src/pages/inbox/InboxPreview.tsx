@@ -2,7 +2,7 @@ import { Inbox } from "@novu/react";
 import { useQuery } from "@tanstack/react-query";
 import { Loading } from "../../ui/Loading";
 import { ProblemView } from "../../ui/ProblemView";
-import type { InAppSettings } from "../environments/settings-queries";
+import type { InAppSettings } from "../environments/queries";
 import { subscriberHash } from "../../../../src/contract/subscriber-hash";
 
 /**

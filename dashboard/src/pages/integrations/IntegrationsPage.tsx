@@ -1,6 +1,7 @@
-import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { Link } from "react-router";
+import { useApi } from "../../api/context";
 import { Loading } from "../../ui/Loading";
 import { PageHeader } from "../../ui/PageHeader";
 import { ProblemView } from "../../ui/ProblemView";
@@ -10,33 +11,35 @@ import {
   CHANNELS,
   type Channel,
   checkIntegration,
+  INTEGRATIONS,
   type Integration,
   type IntegrationCheck,
   type IntegrationUpdate,
+  integrationsQuery,
   updateIntegration,
-  useIntegrations,
 } from "./queries";
 import "./integrations.css";
 
 /** The environment's providers per channel, in the order delivery tries them, with the switches that change it. */
 export function IntegrationsPage() {
-  const list = useIntegrations();
+  const api = useApi();
+  const list = useQuery(integrationsQuery(api));
   const queryClient = useQueryClient();
   const [checks, setChecks] = useState<Record<string, IntegrationCheck>>({});
-  const refresh = () => queryClient.invalidateQueries({ queryKey: ["integrations"] });
+  const refresh = () => queryClient.invalidateQueries({ queryKey: INTEGRATIONS });
   const update = useMutation({
-    mutationFn: ({ id, body }: { id: string; body: IntegrationUpdate }) => updateIntegration(id, body),
+    mutationFn: ({ id, body }: { id: string; body: IntegrationUpdate }) => updateIntegration(api, id, body),
     onSettled: refresh,
   });
   // One PUT per integration whose priority changes, in turn: the list shows the new order once all are saved.
   const move = useMutation({
     mutationFn: async (changes: { id: string; priority: number }[]) => {
-      for (const { id, priority } of changes) await updateIntegration(id, { priority });
+      for (const { id, priority } of changes) await updateIntegration(api, id, { priority });
     },
     onSettled: refresh,
   });
   const check = useMutation({
-    mutationFn: (id: string) => checkIntegration(id),
+    mutationFn: (id: string) => checkIntegration(api, id),
     onSuccess: (result, id) => setChecks((all) => ({ ...all, [id]: result })),
   });
   const busy = update.isPending || move.isPending;

@@ -1,8 +1,9 @@
 import { useMutation } from "@tanstack/react-query";
 import { useEffect, useRef, useState } from "react";
-import { api, unwrap } from "../../api/client";
+import { useApi } from "../../api/context";
 import type { components } from "../../api/openapi";
 import { ProblemView } from "../../ui/ProblemView";
+import { eraseSubscriber } from "./queries";
 
 type Erased = components["schemas"]["SubscriberErased"];
 
@@ -20,10 +21,11 @@ export function EraseDialog({
   onClose: () => void;
   onErased: (erased: Erased) => void;
 }) {
+  const api = useApi();
   const ref = useRef<HTMLDialogElement>(null);
   const [typed, setTyped] = useState("");
   const erase = useMutation({
-    mutationFn: () => unwrap(api.DELETE("/v1/subscribers/{subscriberId}", { params: { path: { subscriberId } } })),
+    mutationFn: () => eraseSubscriber(api, subscriberId),
     onSuccess: onErased,
   });
 
