@@ -17,6 +17,9 @@ export interface ListQuery<T> {
   fetchNextPage?: () => unknown;
 }
 
+/** Rows already at hand (a part of a larger answer) as a list, for the same frame. */
+export const fixedList = <T,>(rows: T[]): ListQuery<T> => ({ data: rows, isPending: false, error: null });
+
 /** The rows a list query holds so far, every page read flattened. */
 export function rowsOf<T>(list: Pick<ListQuery<T>, "data">): T[] {
   const data = list.data;

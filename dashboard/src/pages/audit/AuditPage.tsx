@@ -12,6 +12,12 @@ import { ACTION_LABELS, type AuditEntry, RESOURCE_LABELS, useAuditFilters } from
 import { acrossEnvironments, auditLogQuery, exportNdjson } from "./queries";
 import "./audit.css";
 
+/** The filters chosen from a list of the API's values. */
+const CHOICES = [
+  { key: "resource", label: "Resource", all: "All resources", labels: RESOURCE_LABELS },
+  { key: "action", label: "Action", all: "All actions", labels: ACTION_LABELS },
+] as const;
+
 const actorOf = (entry: AuditEntry) =>
   entry.actor.type === "admin" ? "admin" : `${entry.actor.name}${entry.actor.type === "dashboard" ? " (dashboard)" : ""}`;
 
@@ -88,22 +94,17 @@ export function AuditPage() {
             onChange={(environment) => update({ environment })}
           />
         ) : null}
-        <SelectFilter
-          label="Resource"
-          value={filters.resource}
-          options={Object.keys(RESOURCE_LABELS)}
-          all="All resources"
-          labels={RESOURCE_LABELS}
-          onChange={(resource) => update({ resource })}
-        />
-        <SelectFilter
-          label="Action"
-          value={filters.action}
-          options={Object.keys(ACTION_LABELS)}
-          all="All actions"
-          labels={ACTION_LABELS}
-          onChange={(action) => update({ action })}
-        />
+        {CHOICES.map(({ key, label, all, labels }) => (
+          <SelectFilter
+            key={key}
+            label={label}
+            value={filters[key]}
+            options={Object.keys(labels)}
+            all={all}
+            labels={labels}
+            onChange={(value) => update({ [key]: value })}
+          />
+        ))}
         <label className="field">
           Actor
           <input

@@ -4,7 +4,7 @@ import { Link, useNavigate, useParams } from "react-router";
 import { useApi } from "../../api/context";
 import { ApiError } from "../../api/problem";
 import { Field } from "../../ui/Field";
-import { Loading } from "../../ui/Loading";
+import { DataList } from "../../ui/DataList";
 import { PageHeader } from "../../ui/PageHeader";
 import { ProblemView } from "../../ui/ProblemView";
 import { ConfirmDialog, useConfirm } from "../../ui/ConfirmDialog";
@@ -118,7 +118,6 @@ export function EnvironmentKeysPage() {
     );
   }
   const title = environment.data ? `${environment.data.name}: API keys` : "API keys";
-  const rows = keys.data?.data ?? [];
 
   return (
     <>
@@ -155,64 +154,46 @@ export function EnvironmentKeysPage() {
         <ProblemView error={create.error} />
       ) : null}
       {revoke.error ? <ProblemView error={revoke.error} /> : null}
-      {keys.error ? <ProblemView error={keys.error} /> : null}
       <div className="filters">
         <label>
           <input type="checkbox" checked={includeRevoked} onChange={(e) => setIncludeRevoked(e.target.checked)} /> Show revoked and expired
           keys
         </label>
       </div>
-      {keys.isPending ? (
-        <Loading what="keys" />
-      ) : rows.length === 0 ? (
-        <p className="empty muted">No keys in use: create one above.</p>
-      ) : (
-        <div className="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th>Name</th>
-                <th>Prefix</th>
-                <th>Status</th>
-                <th>Created</th>
-                <th>Last used</th>
-                <th>Expires</th>
-                <th />
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((key) => (
-                <tr key={key.id} data-key-prefix={key.prefix}>
-                  <td>{key.name}</td>
-                  <td>
-                    <code>{key.prefix}…</code>
-                  </td>
-                  <td>
-                    <span className={`badge ${STATUS_BADGE[key.status]}`}>{key.status}</span>
-                  </td>
-                  <td>{when(key.createdAt)}</td>
-                  <td>{when(key.lastUsedAt)}</td>
-                  <td>{when(key.revokedAt ?? key.expiresAt)}</td>
-                  <td>
-                    {key.status === "active" || key.status === "expiring" ? (
-                      <div className="key-actions">
-                        {key.status === "active" ? (
-                          <button type="button" onClick={() => setRotating(key)} aria-label={`Rotate ${key.prefix}`}>
-                            Rotate
-                          </button>
-                        ) : null}
-                        <button type="button" className="danger" onClick={() => setRevoking(key)} aria-label={`Revoke ${key.prefix}`}>
-                          Revoke
-                        </button>
-                      </div>
-                    ) : null}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <DataList
+        list={keys}
+        what="keys"
+        empty="No keys in use: create one above."
+        columns={["Name", "Prefix", "Status", "Created", "Last used", "Expires", { label: "Actions" }]}
+        row={(key) => (
+          <tr key={key.id} data-key-prefix={key.prefix}>
+            <td>{key.name}</td>
+            <td>
+              <code>{key.prefix}…</code>
+            </td>
+            <td>
+              <span className={`badge ${STATUS_BADGE[key.status]}`}>{key.status}</span>
+            </td>
+            <td>{when(key.createdAt)}</td>
+            <td>{when(key.lastUsedAt)}</td>
+            <td>{when(key.revokedAt ?? key.expiresAt)}</td>
+            <td>
+              {key.status === "active" || key.status === "expiring" ? (
+                <div className="key-actions">
+                  {key.status === "active" ? (
+                    <button type="button" onClick={() => setRotating(key)} aria-label={`Rotate ${key.prefix}`}>
+                      Rotate
+                    </button>
+                  ) : null}
+                  <button type="button" className="danger" onClick={() => setRevoking(key)} aria-label={`Revoke ${key.prefix}`}>
+                    Revoke
+                  </button>
+                </div>
+              ) : null}
+            </td>
+          </tr>
+        )}
+      />
       {environment.data ? (
         <div className="settings-grid">
           <InAppSettingsCard slug={slug} />

@@ -66,6 +66,8 @@ export const keysQuery = (api: Api, slug: string, includeRevoked: boolean) =>
           params: { path: { slug }, query: { limit: 100, includeRevoked: includeRevoked ? "true" : "false" } },
         }),
       ),
+    // An environment has a handful: the first hundred are all of them.
+    select: (page) => page.data,
   });
 
 export const createEnvironment = (api: Api, body: { name: string; slug: string }) => unwrap(api.POST("/v1/admin/environments", { body }));

@@ -4,6 +4,7 @@ import { Link } from "react-router";
 import { useApi } from "../../api/context";
 import { Loading } from "../../ui/Loading";
 import { PageHeader } from "../../ui/PageHeader";
+import { DataList, fixedList } from "../../ui/DataList";
 import { ProblemView } from "../../ui/ProblemView";
 import { CheckResult } from "./CheckResult";
 import { failoverOrder, movedPriorities } from "./order";
@@ -73,43 +74,31 @@ export function IntegrationsPage() {
                   Add {channelName(channel)} integration
                 </Link>
               </div>
-              {ordered.length === 0 ? (
-                <p className="muted small">No {channelName(channel)} integration yet.</p>
-              ) : (
-                <div className="table-wrap">
-                  <table>
-                    <thead>
-                      <tr>
-                        <th>Order</th>
-                        <th>Integration</th>
-                        <th>Active</th>
-                        <th>Primary</th>
-                        <th>Check</th>
-                      </tr>
-                    </thead>
-                    <tbody>
-                      {ordered.map((integration, index) => {
-                        const at = rest.indexOf(integration);
-                        return (
-                          <IntegrationRow
-                            key={integration.id}
-                            integration={integration}
-                            position={index + 1}
-                            canMoveUp={at > 0}
-                            canMoveDown={at >= 0 && at < rest.length - 1}
-                            busy={busy}
-                            onMove={(by) => move.mutate(movedPriorities(ordered, integration.id, by))}
-                            onUpdate={(body) => update.mutate({ id: integration.id, body })}
-                            checking={check.isPending && check.variables === integration.id}
-                            onCheck={() => check.mutate(integration.id)}
-                            result={checks[integration.id]}
-                          />
-                        );
-                      })}
-                    </tbody>
-                  </table>
-                </div>
-              )}
+              <DataList
+                list={fixedList(ordered)}
+                what="integrations"
+                empty={`No ${channelName(channel)} integration yet.`}
+                compact
+                columns={["Order", "Integration", "Active", "Primary", "Check"]}
+                row={(integration) => {
+                  const at = rest.indexOf(integration);
+                  return (
+                    <IntegrationRow
+                      key={integration.id}
+                      integration={integration}
+                      position={ordered.indexOf(integration) + 1}
+                      canMoveUp={at > 0}
+                      canMoveDown={at >= 0 && at < rest.length - 1}
+                      busy={busy}
+                      onMove={(by) => move.mutate(movedPriorities(ordered, integration.id, by))}
+                      onUpdate={(body) => update.mutate({ id: integration.id, body })}
+                      checking={check.isPending && check.variables === integration.id}
+                      onCheck={() => check.mutate(integration.id)}
+                      result={checks[integration.id]}
+                    />
+                  );
+                }}
+              />
             </section>
           );
         })

@@ -2,7 +2,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type ReactNode, useState } from "react";
 import { useApi } from "../../api/context";
 import { useConfirm } from "../../ui/ConfirmDialog";
-import { type Column, DataList } from "../../ui/DataList";
+import { type Column, DataList, fixedList } from "../../ui/DataList";
 import { Loading } from "../../ui/Loading";
 import { ProblemView } from "../../ui/ProblemView";
 import { PromotionResultView } from "./PromotionResultView";
@@ -71,14 +71,7 @@ function PlanSection<T>({
         {actions ? <div className="actions">{actions}</div> : null}
       </div>
       {note ? <p className="muted small">{note}</p> : null}
-      <DataList
-        list={{ data: rows, isPending: false, error: null }}
-        what={title.toLowerCase()}
-        empty={empty}
-        compact
-        columns={columns}
-        row={row}
-      />
+      <DataList list={fixedList(rows)} what={title.toLowerCase()} empty={empty} compact columns={columns} row={row} />
       {children}
     </section>
   );

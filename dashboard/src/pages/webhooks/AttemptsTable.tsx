@@ -3,6 +3,7 @@ import { useApi } from "../../api/context";
 import { useState } from "react";
 import { DataList } from "../../ui/DataList";
 import { answerOf } from "./AttemptResult";
+import { EventCell } from "./EventCell";
 import { type AttemptStatus, attemptsQuery } from "./queries";
 
 const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : "—");
@@ -34,12 +35,7 @@ export function AttemptsTable({ id }: { id: string }) {
         row={(a) => (
           <tr key={a.id} data-attempt={a.id} data-event={a.eventId} data-status={a.status}>
             <td className="nowrap">{when(a.createdAt)}</td>
-            <td>
-              <code>{a.eventType}</code>
-              <div className="muted small">
-                <code>{a.eventId}</code>
-              </div>
-            </td>
+            <EventCell type={a.eventType} id={a.eventId} />
             <td>{a.attempt}</td>
             <td>
               <span className={`badge ${a.status === "succeeded" ? "ok" : "bad"}`}>{a.status}</span>

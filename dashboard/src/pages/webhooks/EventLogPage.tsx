@@ -5,6 +5,7 @@ import { Link } from "react-router";
 import { EVENT_TYPES } from "../../../../src/contract/event-types";
 import { DataList } from "../../ui/DataList";
 import { PageHeader } from "../../ui/PageHeader";
+import { EventCell } from "./EventCell";
 import { type EventType, eventsQuery, resendEvent } from "./queries";
 import "./webhooks.css";
 
@@ -44,12 +45,7 @@ export function EventLogPage() {
         row={(event) => (
           <tr key={event.id} data-event={event.id}>
             <td className="nowrap">{new Date(event.timestamp).toLocaleString()}</td>
-            <td>
-              <code>{event.type}</code>
-              <div className="muted small">
-                <code>{event.id}</code>
-              </div>
-            </td>
+            <EventCell type={event.type} id={event.id} />
             <td className="event-data">
               <code className="small">{JSON.stringify(event.data)}</code>
             </td>

@@ -4,7 +4,7 @@ import { type FormEvent, useState } from "react";
 import { ApiError } from "../../api/problem";
 import { Field } from "../../ui/Field";
 import { ProblemView } from "../../ui/ProblemView";
-import { replay, WEBHOOKS } from "./queries";
+import { attemptsKey, replay } from "./queries";
 
 /** A datetime-local value (the person's own clock) as an instant. */
 const instant = (local: string) => (local ? new Date(local).toISOString() : undefined);
@@ -20,7 +20,7 @@ export function ReplayForm({ id }: { id: string }) {
   const [onlyFailed, setOnlyFailed] = useState(true);
   const run = useMutation({
     mutationFn: () => replay(api, id, { since: instant(since) ?? "", until: instant(until), onlyFailed }),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: [...WEBHOOKS, "attempts", id] }),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: attemptsKey(id) }),
   });
   const fieldError = (path: string) => (run.error instanceof ApiError ? run.error.fieldError(path) : undefined);
 

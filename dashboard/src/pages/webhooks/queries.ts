@@ -35,9 +35,12 @@ export const secretQuery = (api: Api, id: string) =>
     staleTime: Number.POSITIVE_INFINITY,
   });
 
+/** An endpoint's attempts, whatever the filter: a replay refreshes them. */
+export const attemptsKey = (id: string) => [...WEBHOOKS, "attempts", id] as const;
+
 export const attemptsQuery = (api: Api, id: string, status: AttemptStatus | undefined) =>
   infiniteQueryOptions({
-    queryKey: [...WEBHOOKS, "attempts", id, status ?? "all"],
+    queryKey: [...attemptsKey(id), status ?? "all"],
     queryFn: ({ pageParam }) =>
       unwrap(api.GET("/v1/webhook-endpoints/{id}/attempts", { params: { path: { id }, query: { status, cursor: pageParam, limit: 50 } } })),
     ...CURSOR_PAGES,
