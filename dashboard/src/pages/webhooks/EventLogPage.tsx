@@ -5,6 +5,7 @@ import { Link } from "react-router";
 import { EVENT_TYPES } from "../../../../src/contract/event-types";
 import { DataList } from "../../ui/DataList";
 import { PageHeader } from "../../ui/PageHeader";
+import { ProblemView } from "../../ui/ProblemView";
 import { EventCell } from "./EventCell";
 import { type EventType, eventsQuery, resendEvent } from "./queries";
 import "./webhooks.css";
@@ -37,6 +38,12 @@ export function EventLogPage() {
           </select>
         </label>
       </div>
+      {resend.error ? <ProblemView error={resend.error} /> : null}
+      {resend.data ? (
+        <p role="status" data-testid="resend-result">
+          <code>{resend.variables}</code>: queued to {resend.data.queued === 1 ? "1 endpoint" : `${resend.data.queued} endpoints`}.
+        </p>
+      ) : null}
       <DataList
         list={list}
         what="events"
