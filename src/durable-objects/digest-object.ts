@@ -1,6 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
 import type { RecipientsJob } from "../delivery/job";
-import { deliveryQueueFor, type Bindings } from "../env";
+import { deliveryQueueFor } from "../delivery/queues";
+import type { Bindings } from "../env";
 import { ledgerTimings } from "./ledger/shards";
 
 export interface DigestEntry {

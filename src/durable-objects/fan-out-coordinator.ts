@@ -1,6 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
 import type { RecipientsJob } from "../delivery/job";
-import { deliveryQueueFor, type Bindings } from "../env";
+import { deliveryQueueFor } from "../delivery/queues";
+import type { Bindings } from "../env";
 import type { DeliveryOp, DeliveryOpResult, WaitingStep } from "./ledger/claims";
 import { DELIVERY_SCHEMA, DeliveryState, pendingJobs, upgradeDeliverySchema, wakeBy } from "./ledger/delivery-state";
 import { digestResumes } from "./ledger/digest-resumes";
