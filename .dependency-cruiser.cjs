@@ -88,6 +88,24 @@ module.exports = {
       to: { path: "^src/delivery/", pathNot: JOB_CONTRACT },
     },
     {
+      name: "objects-only-through-their-clients",
+      comment:
+        "Features and delivery reach the Durable Objects through their clients (durable-objects/client/, " +
+        "inbox-socket/client.ts), which own naming, sharding and batching and answer in plain types; " +
+        "ledger/claims.ts is the delivery-op vocabulary both sides speak. Building a stub is refused by " +
+        "Biome (lint/durable-object-stubs.grit).",
+      severity: "error",
+      from: { path: [FEATURES, "^src/delivery/"] },
+      to: {
+        path: "^src/durable-objects/",
+        pathNot: [
+          "^src/durable-objects/client/",
+          "^src/durable-objects/inbox-socket/client\\.ts$",
+          "^src/durable-objects/ledger/claims\\.ts$",
+        ],
+      },
+    },
+    {
       name: "job-contract-is-a-leaf",
       comment:
         "job.ts, pack.ts, queues.ts and trigger-record.ts are shared by delivery and the Durable Objects; importing either " +

@@ -4,11 +4,12 @@ import { sendPacked } from "../../delivery/pack";
 import type { TriggerRecord, TriggerSnapshot, TriggerState } from "../../delivery/trigger-record";
 import { deliveryQueueFor } from "../../delivery/queues";
 import type { Bindings } from "../../env";
-import { DigestObject } from "../digest-object";
-import type { DeliveryOp, DeliveryOpResult, WaitingStep } from "./claims";
+import { digestCollectsFor } from "../client/naming";
+import { TriggerStore } from "../client/trigger-store";
+import { type LedgerTimings, ledgerTimings } from "../settings";
+import type { DeliveryOp, DeliveryOpResult } from "./claims";
 import { DELIVERY_SCHEMA, DeliveryState, pendingJobs, upgradeDeliverySchema, wakeBy } from "./delivery-state";
-import { digestResumes } from "./digest-resumes";
-import { coordinatorStub, ledgerTimings } from "./shards";
+import type { AcceptEntry, AcceptOutcome, CancelOutcome, FanOut, FanOutResult, LedgerWaits, ShardErasure } from "./outcomes";
 
 const LEDGER_SCHEMA = `
   CREATE TABLE IF NOT EXISTS triggers (
@@ -35,27 +36,6 @@ interface Row {
   chunks: string | null;
   coordinated: number;
   digests: string | null;
-}
-
-export type AcceptOutcome = "accepted" | "replayed" | "conflict";
-
-export type CancelOutcome =
-  | { status: "not_found" }
-  | {
-      status: "cancelled" | "already_cancelled" | "completed";
-      record: TriggerRecord;
-      /** Messages that will now never be sent. */
-      cancelledMessages: number;
-      /** Messages already handed to a provider (or being handed right now): not cancelled. */
-      alreadySent: number;
-      digests: string[];
-    };
-
-export interface FanOut {
-  environmentId: string;
-  transactionId: string;
-  /** The recipient chunks of a trigger that runs here; null when a coordinator took it. */
-  chunks: string[][] | null;
 }
 
 /** What a flush sent: outbox jobs, and the Queue messages that carried them. */
@@ -90,6 +70,7 @@ const log = (fields: Record<string, unknown>) => console.log(JSON.stringify(fiel
 export class TriggerLedger extends DurableObject<Bindings> {
   private readonly delivery: DeliveryState;
   private readonly sql: SqlStorage;
+  private readonly store: TriggerStore;
   private flushTimer: ReturnType<typeof setTimeout> | null = null;
   private flushing: Promise<Flushed> | null = null;
   /**
@@ -105,6 +86,7 @@ export class TriggerLedger extends DurableObject<Bindings> {
     super(ctx, env);
     this.sql = ctx.storage.sql;
     this.delivery = new DeliveryState(this.sql);
+    this.store = new TriggerStore(env);
     this.sql.exec(LEDGER_SCHEMA + DELIVERY_SCHEMA);
     upgradeDeliverySchema(this.sql);
   }
@@ -125,7 +107,7 @@ export class TriggerLedger extends DurableObject<Bindings> {
    * Stores new triggers with their jobs; a seen transactionId replays with the same body and
    * conflicts with another. Everything is written before the answer, in one transaction.
    */
-  async accept(name: string, items: { record: TriggerRecord; fingerprint: string }[]): Promise<AcceptOutcome[]> {
+  async accept(name: string, items: AcceptEntry[]): Promise<AcceptOutcome[]> {
     const now = Date.now();
     // Once per instance, not per accept: a replay then writes nothing, and an accept one statement less.
     if (!this.named) {
@@ -167,7 +149,7 @@ export class TriggerLedger extends DurableObject<Bindings> {
    * Records how each trigger fans out. A trigger of at most one chunk runs its claims here; the
    * first recorded chunks win, so a redelivered job runs exactly the recipients the first saw.
    */
-  async fanOut(items: FanOut[]): Promise<{ state: TriggerState; chunks: string[][] | null; completed: boolean }[]> {
+  async fanOut(items: FanOut[]): Promise<FanOutResult[]> {
     const now = Date.now();
     return items.map((item) => {
       const row = this.row(item.environmentId, item.transactionId);
@@ -266,7 +248,7 @@ export class TriggerLedger extends DurableObject<Bindings> {
     const digests = row.digests ? (JSON.parse(row.digests) as string[]) : [];
     const local = this.delivery.claimCounts(environmentId, transactionId);
     if (row.state !== "accepted") {
-      const counts = row.coordinated ? await coordinatorStub(this.env, environmentId, transactionId).counts() : local;
+      const counts = row.coordinated ? await this.store.coordinatorOf(environmentId, transactionId).counts() : local;
       const status = row.state === "cancelled" ? "already_cancelled" : "completed";
       return { status, record, cancelledMessages: 0, alreadySent: counts.sentOrSending, digests };
     }
@@ -275,7 +257,7 @@ export class TriggerLedger extends DurableObject<Bindings> {
     let recipients: number;
     if (row.coordinated) {
       // The coordinator refuses claims from here on and releases its own waits.
-      const coordinated = await coordinatorStub(this.env, environmentId, transactionId).cancel();
+      const coordinated = await this.store.coordinatorOf(environmentId, transactionId).cancel();
       counts = coordinated;
       recipients = coordinated.recipients;
     } else {
@@ -308,10 +290,7 @@ export class TriggerLedger extends DurableObject<Bindings> {
    * Answers what the caller must still reach: the environment's live coordinators and the
    * digests that collect for the subscriber.
    */
-  async eraseSubscriber(
-    environmentId: string,
-    subscriberId: string,
-  ): Promise<{ waitingSteps: number; coordinated: string[]; digests: string[] }> {
+  async eraseSubscriber(environmentId: string, subscriberId: string): Promise<ShardErasure> {
     const jobs = this.delivery.takeSubscriber({ env: environmentId }, subscriberId);
     for (const job of jobs) this.enqueue(job.transactionId, { ...job, erased: true });
     this.delivery.forgetAddresses(environmentId, subscriberId);
@@ -326,7 +305,7 @@ export class TriggerLedger extends DurableObject<Bindings> {
       environmentId,
     )) {
       for (const name of JSON.parse(row.digests) as string[]) {
-        if (DigestObject.isFor(name, environmentId, subscriberId)) digests.add(name);
+        if (digestCollectsFor(name, environmentId, subscriberId)) digests.add(name);
       }
     }
     // Finished triggers too: their records are kept for the idempotency window, not only while live.
@@ -355,16 +334,12 @@ export class TriggerLedger extends DurableObject<Bindings> {
    * most `limit`, and the digests it joined, which the caller asks for their own waits. Null when
    * this shard does not hold the trigger.
    */
-  async waitingSteps(
-    environmentId: string,
-    transactionId: string,
-    limit: number,
-  ): Promise<{ steps: WaitingStep[]; total: number; digests: string[] } | null> {
+  async waitingSteps(environmentId: string, transactionId: string, limit: number): Promise<LedgerWaits | null> {
     const row = this.row(environmentId, transactionId);
     if (!row) return null;
     const digests = row.state === "accepted" && row.digests ? (JSON.parse(row.digests) as string[]) : [];
     const parked = row.coordinated
-      ? ((await coordinatorStub(this.env, environmentId, transactionId).waitingSteps(limit)) as { steps: WaitingStep[]; total: number })
+      ? await this.store.coordinatorOf(environmentId, transactionId).waitingSteps(limit)
       : this.delivery.waitingSteps(environmentId, transactionId, limit);
     return { ...parked, digests };
   }
@@ -465,14 +440,14 @@ export class TriggerLedger extends DurableObject<Bindings> {
       if (this.delivery.hasWaits(row.env, row.tx)) continue;
       const digests = row.digests ? (JSON.parse(row.digests) as string[]) : [];
       if (row.coordinated) {
-        const state = await coordinatorStub(this.env, row.env, row.tx).poke(stallMs, digests, now);
+        const state = await this.store.coordinatorOf(row.env, row.tx).poke(stallMs, digests, now);
         if (state === "completed")
           this.sql.exec("UPDATE triggers SET state = 'completed', finished_at = ? WHERE env = ? AND tx = ?", now, row.env, row.tx);
         else if (state === "resumed") resumed++;
         continue;
       }
       // Recipients in a digest: still collecting (look again once it closes), or lost on their way out of it.
-      const fromDigests = row.chunks && digests.length ? await digestResumes(this.env, row.tx, digests) : null;
+      const fromDigests = row.chunks && digests.length ? await this.store.digestResumes(row.tx, digests) : null;
       if (fromDigests?.until) {
         this.hold(row, fromDigests.until, undefined);
         continue;
@@ -497,7 +472,7 @@ export class TriggerLedger extends DurableObject<Bindings> {
     return old.length;
   }
 
-  private async scheduleNext(now: number, timings: ReturnType<typeof ledgerTimings>, flushFailed: boolean) {
+  private async scheduleNext(now: number, timings: LedgerTimings, flushFailed: boolean) {
     const pending = this.sql.exec<{ n: number }>("SELECT count(*) AS n FROM outbox").one().n;
     const live = this.sql.exec<{ at: number | null }>("SELECT min(check_at) AS at FROM triggers WHERE state = 'accepted'").one().at;
     const finished = this.sql
