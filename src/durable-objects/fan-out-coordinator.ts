@@ -124,9 +124,8 @@ export class FanOutCoordinator extends DurableObject<Bindings> {
   async eraseSubscriber(subscriberId: string): Promise<number> {
     const t = this.trigger();
     if (t?.state !== "accepted") return 0;
-    this.delivery.forgetAddresses(t.env, subscriberId);
-    const jobs = this.delivery.takeSubscriber({ env: t.env, tx: t.tx }, subscriberId);
-    await this.send(jobs.map((job) => ({ ...job, erased: true as const })));
+    const jobs = this.delivery.eraseSubscriber({ env: t.env, tx: t.tx }, subscriberId);
+    await this.send(jobs);
     return jobs.length;
   }
 
