@@ -14,6 +14,7 @@ const WHO: Record<string, string> = {
   one_click: "one-click unsubscribe",
   preference_page: "preference page",
   api: "API",
+  inbox: "Inbox",
 };
 
 const flag = (on: boolean | null | undefined) => (on === null ? "follows global" : on ? "on" : "off");
