@@ -30,9 +30,10 @@ const KEY = "digest";
 const KEEP_CLOSED = 50;
 
 /**
- * One object per (environment, workflow, subscriber, digest key; `digestName`). Triggers that reach the
- * digest step within the window are collected; when the window closes, the first remaining
- * trigger's run continues with every collected payload and the others stop as `digested`.
+ * One object per (environment, workflow, subscriber, digest key): `digestName` in the client.
+ * Triggers that reach the digest step within the window are collected; when the window closes,
+ * the first remaining trigger's run continues with every collected payload and the others stop
+ * as `digested`.
  */
 export class DigestObject extends DurableObject<Bindings> {
   private async state(): Promise<State> {
