@@ -10,7 +10,7 @@ import {
   workflowRefKey,
 } from "../db/queries/recipient-reads";
 import type { MessageRow } from "./message-writes";
-import { MicroBatcher } from "./micro-batch";
+import { MicroBatcher } from "../lib/micro-batch";
 
 /** What one chunk of recipients reads before its steps run. */
 export interface ChunkRows {
