@@ -34,18 +34,18 @@ const CONFIG = {
 
 /**
  * Clarion's measurements: `BENCH_N=1000 BENCH_VERBOSE=1 npm run bench:delivery` (single-recipient
- * triggers, one email step, 4 local shards), a consumer invocation of 150 triggers: 769 D1
+ * triggers, one email step, 4 local shards), a consumer invocation of 150 triggers: 103 D1
  * statements in 8 batches, 11 object calls. See docs/architecture.md.
  */
 const MEASURED = {
   /** Bytes of one trigger job in a pack. */
   jobBytes: 130,
   /**
-   * D1 statements per trigger: the reads of all chunks an invocation starts together are shared
-   * (about 6 per invocation), so nearly all of it is the writes of each chunk (trigger record,
-   * messages as `sending`, results, events, captures, completion), one row each for a single recipient.
+   * D1 statements per trigger: the chunks an invocation runs together share their reads (about 6
+   * per invocation) and their multi-row writes (trigger records, messages as `sending`, results,
+   * events, captures, completions), so a statement carries the rows of many triggers.
    */
-  d1StatementsPerTrigger: 5.1,
+  d1StatementsPerTrigger: 0.69,
   /** Calls a consumer invocation makes to each ledger shard it touches (snapshots, fan-out, claim, report, done). */
   objectCallsPerShard: 4.3,
 };
