@@ -1,3 +1,4 @@
+import type { JsonObject } from "../contract/json";
 import { and, eq, inArray, isNull, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { SETTLED_MESSAGE_STATUSES } from "../contract/statuses";
@@ -55,7 +56,7 @@ export interface Recipient {
   stop?: Stop;
   resumeAt?: { fireAt: number; fromStep: number; hold: WaitHold };
   /** Said in the tracking log of the recipient's next message (a delay whose time had passed). */
-  notes: Record<string, unknown>[];
+  notes: JsonObject[];
 }
 
 export interface Loaded {
