@@ -1,3 +1,4 @@
+import type { JsonObject } from "../contract/json";
 import type { Db } from "../db/client";
 import { SETTLED_MESSAGE_STATUSES } from "../contract/statuses";
 import type { MessageStatus, SubscriberPreferences } from "../db/schema";
@@ -45,7 +46,7 @@ export interface Recipient {
   stop?: Stop;
   resumeAt?: { fireAt: number; fromStep: number; hold: WaitHold };
   /** Said in the tracking log of the recipient's next message (a delay whose time had passed). */
-  notes: Record<string, unknown>[];
+  notes: JsonObject[];
 }
 
 export interface Loaded {
