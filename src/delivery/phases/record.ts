@@ -31,13 +31,14 @@ const CANCELLED = { status: "cancelled", code: "trigger_cancelled", message: "Th
 /**
  * Turns the trigger object's answer to a step's claims into what D1 must record and what may
  * be sent, without I/O. A cancelled trigger records every message cancelled; an identity the
- * object already saw sent (its D1 write was lost) is recorded sent from the object's report.
+ * object already saw sent or fail for good (its D1 write was lost) is recorded from the object's report.
  */
 export function recordClaims(plan: StepPlan, claims: ClaimResult, scope: StepScope, now: Date): Recorded {
   const writes = new MessageWrites(scope.db, now);
   const cancelled = new Set(claims.cancelled);
   const granted = new Set(claims.granted);
   const alreadySent = new Map(claims.sent.map((s) => [s.key, s.report]));
+  const alreadyFinal = new Map(claims.final.map((s) => [s.key, s.report]));
   const { environmentId } = scope.job;
   const stepId = scope.step.id;
 
@@ -75,6 +76,15 @@ export function recordClaims(plan: StepPlan, claims: ClaimResult, scope: StepSco
       if (existing) writes.update(environmentId, existing.id, "sent", fields, event);
       else writes.insertFinal(identityOf(scope, recipient.profile.subscriberId), "sent", fields, [event]);
       transition(recipient, { type: "step", stepId, outcome: { status: "sent" } });
+      continue;
+    }
+    const final = alreadyFinal.get(key);
+    if (final) {
+      const { status, ...fields } = final;
+      const event = { status, detail: { error: final.errorCode, message: final.errorMessage, provider: final.provider, recovered: true } };
+      if (existing) writes.update(environmentId, existing.id, status, fields, event);
+      else writes.insertFinal(identityOf(scope, recipient.profile.subscriberId), status, fields, [event]);
+      transition(recipient, { type: "step", stepId, outcome: { status } });
       continue;
     }
     if (!granted.has(key)) {
