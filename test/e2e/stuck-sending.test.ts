@@ -92,6 +92,12 @@ describe("claims in the trigger's Durable Object", () => {
       attempts: 1,
     };
     await claimAt(id, transactionId, `${subscriberId}\u0000mail`, Date.now());
+    const recordedAt = Date.now() - 1_000;
+    await env.DB.prepare(
+      "INSERT INTO messages (id, environment_id, transaction_id, subscriber_id, workflow_key, step_id, channel, status, attempts, created_at, updated_at) VALUES (?, ?, ?, ?, 'lostfail', 'mail', 'email', 'sending', 0, ?, ?)",
+    )
+      .bind(`msg_${"0".repeat(28)}fail`, id, transactionId, subscriberId, recordedAt, recordedAt)
+      .run();
     await ledgerOf(id, transactionId).run([
       { kind: "report", environmentId: id, transactionId, reports: [{ key: `${subscriberId}\u0000mail`, outcome: "final", report }] },
     ]);
@@ -103,9 +109,9 @@ describe("claims in the trigger's Durable Object", () => {
       attempts: 1,
     });
     const detail = await messageDetail(key, message!.id);
-    expect(detail.events.filter((e) => e.status === "undeliverable")).toEqual([
-      expect.objectContaining({ detail: expect.objectContaining({ recovered: true }) }),
-    ]);
+    // Its whole timeline, once: the lost batch's first-attempt events, then the recovered end.
+    expect(detail.events.map((e) => e.status)).toEqual(["queued", "sending", "undeliverable"]);
+    expect(detail.events.at(-1)).toMatchObject({ detail: { recovered: true, error: "invalid_recipient" } });
     await eventually(async () => {
       const row = await env.DB.prepare("SELECT status FROM triggers WHERE environment_id = ? AND transaction_id = ?")
         .bind(id, transactionId)

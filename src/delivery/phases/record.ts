@@ -2,7 +2,7 @@ import type { MessageStatus } from "../../db/schema";
 import type { ClaimResult } from "../../durable-objects/ledger/claims";
 import { redactSecrets } from "../../engine/redact";
 import { preview } from "../decide";
-import { MessageWrites } from "../message-writes";
+import { type EventInput, type MessageFields, MessageWrites } from "../message-writes";
 import { transition } from "../recipient-transitions";
 import type { Recipient } from "../recipients-state";
 import type { StepPlan } from "./plan";
@@ -61,6 +61,19 @@ export function recordClaims(plan: StepPlan, claims: ClaimResult, scope: StepSco
     if (!cancelled.has(claimKey(scope, final.recipient))) record(final.recipient, final.status, final.code, final.message);
   }
 
+  /** A result the object kept but D1 lost: recorded now, with the `queued`/`sending` events its lost batch held for a first attempt. */
+  const repair = (recipient: Recipient, status: MessageStatus, fields: MessageFields, event: EventInput) => {
+    const existing = scope.existing.get(claimKey(scope, recipient));
+    if (existing) {
+      if (existing.attempts === 0) {
+        writes.event(environmentId, existing.id, { status: "queued" }, existing.createdAt);
+        writes.event(environmentId, existing.id, { status: "sending", detail: { attempt: 1 } }, existing.createdAt);
+      }
+      writes.update(environmentId, existing.id, status, fields, event);
+    } else writes.insertFinal(identityOf(scope, recipient.profile.subscriberId), status, fields, [event]);
+    transition(recipient, { type: "step", stepId, outcome: { status } });
+  };
+
   const result: Recorded = { writes, toSend: [], busy: [] };
   for (const { recipient, content } of plan.sends) {
     const key = claimKey(scope, recipient);
@@ -69,22 +82,17 @@ export function recordClaims(plan: StepPlan, claims: ClaimResult, scope: StepSco
     const report = alreadySent.get(key);
     if (report) {
       const fields = { ...report, errorCode: null, errorMessage: null };
-      const event = {
-        status: "sent" as const,
-        detail: { provider: report.provider, providerMessageId: report.providerMessageId, recovered: true },
-      };
-      if (existing) writes.update(environmentId, existing.id, "sent", fields, event);
-      else writes.insertFinal(identityOf(scope, recipient.profile.subscriberId), "sent", fields, [event]);
-      transition(recipient, { type: "step", stepId, outcome: { status: "sent" } });
+      const detail = { provider: report.provider, providerMessageId: report.providerMessageId, recovered: true };
+      repair(recipient, "sent", fields, { status: "sent", detail });
       continue;
     }
     const final = alreadyFinal.get(key);
     if (final) {
       const { status, ...fields } = final;
-      const event = { status, detail: { error: final.errorCode, message: final.errorMessage, provider: final.provider, recovered: true } };
-      if (existing) writes.update(environmentId, existing.id, status, fields, event);
-      else writes.insertFinal(identityOf(scope, recipient.profile.subscriberId), status, fields, [event]);
-      transition(recipient, { type: "step", stepId, outcome: { status } });
+      repair(recipient, status, fields, {
+        status,
+        detail: { error: fields.errorCode, message: fields.errorMessage, provider: fields.provider, recovered: true },
+      });
       continue;
     }
     if (!granted.has(key)) {
