@@ -115,17 +115,17 @@ const STAGES = {
 
 /**
  * `npm test` on two cores: two lanes side by side, then the conformance suite alone. The first
- * lane builds the dashboard, runs the Workers suite, then the Node suites of the CLI and of Novu's
- * SDKs; the second starts at once with the checks that need no build, then the deploy dry-run, the
- * docs' examples and the dashboard in Chromium. The split gives the lanes about the same time
- * (docs/guides/testing.md has the figures). The Node suites each start their own `wrangler dev`
- * on a free port with their own state. Lane "b" is buffered and printed stage by stage so the two
- * outputs do not interleave line by line. The conformance suite's provider timeouts are 400 ms,
- * which a busy neighbour makes a prompt answer miss, so nothing runs beside it.
+ * lane builds the dashboard, runs the Workers suite, then drives the dashboard in Chromium; the
+ * second starts at once with the checks that need no build, then the Node suites, which start
+ * their own `wrangler dev` on a free port with their own state. The browser suite follows the
+ * Workers suite rather than running beside it: its 10 s page waits timed out beside it on the
+ * loaded machine. Lane "b" is buffered and printed stage by stage so the two outputs do not
+ * interleave line by line. The conformance suite's provider timeouts are 400 ms, which a busy
+ * neighbour makes a prompt answer miss, so nothing runs beside it.
  */
 const LANES = [
-  ["workers", "scripts", "novu"],
-  ["static", "deploy", "docs", "browser"],
+  ["workers", "browser"],
+  ["static", "scripts", "deploy", "novu", "docs"],
 ];
 const AFTER_LANES = ["conformance"];
 
