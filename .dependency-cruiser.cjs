@@ -70,6 +70,15 @@ module.exports = {
       to: { path: ENGINE, pathNot: STEP_MODEL },
     },
     {
+      name: "engine-is-not-storage",
+      comment:
+        "The engine and the providers are pure: no D1, not even a type from db/. A type both the engine " +
+        "and the schema need (stored preferences, in-app content) lives in contract/ and the schema imports it.",
+      severity: "error",
+      from: { path: ENGINE },
+      to: { path: "^src/db/" },
+    },
+    {
       name: "schema-types-steps-only",
       comment:
         "The one exception to the rule above: the drizzle schema types the workflows.steps JSON column " +

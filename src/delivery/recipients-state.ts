@@ -1,15 +1,8 @@
 import { and, eq, inArray, isNull, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { SETTLED_MESSAGE_STATUSES } from "../contract/statuses";
-import {
-  messages,
-  subscriberChannels,
-  subscribers,
-  workflows,
-  workflowVersions,
-  type MessageStatus,
-  type SubscriberPreferences,
-} from "../db/schema";
+import { messages, subscriberChannels, subscribers, workflows, workflowVersions, type MessageStatus } from "../db/schema";
+import type { SubscriberPreferences } from "../contract/preferences";
 import type { StepOutcomeView, TemplateContext } from "../engine/content";
 import type { Bindings } from "../env";
 import { activeIntegrations } from "./integrations";

@@ -11,10 +11,10 @@ import {
   subscriberChannels,
   subscribers,
   suppressions,
-  type SubscriberPreferences,
   topicMembers,
   triggers,
 } from "../../db/schema";
+import type { SubscriberPreferences } from "../../contract/preferences";
 import { inboxSockets } from "../../durable-objects/inbox-socket/client";
 import { allLedgerNames, coordinatorStub, ledgerStub } from "../../durable-objects/ledger/shards";
 import type { Bindings } from "../../env";
