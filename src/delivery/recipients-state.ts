@@ -5,7 +5,7 @@ import { messages, subscriberChannels, subscribers, workflows, workflowVersions,
 import type { SubscriberPreferences } from "../contract/preferences";
 import type { StepOutcomeView, TemplateContext } from "../engine/content";
 import type { Bindings } from "../env";
-import { activeIntegrations } from "./integrations";
+import { activeIntegrations } from "../db/queries/integrations";
 import { loadTemplateVariables } from "../db/queries/variables";
 import { suppressedAddressReads } from "../db/queries/suppressions";
 import type { Step } from "../engine/steps";

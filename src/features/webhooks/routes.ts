@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { bodyLimit } from "hono/body-limit";
 import { createDb, type Db } from "../../db/client";
-import { integrationById } from "../../delivery/integrations";
+import { integrationById } from "../../db/queries/integrations";
 import { ApiError } from "../../lib/errors";
 import { apiRoute, createRouter } from "../../lib/openapi";
 import { providerFor } from "../../providers/registry";
