@@ -18,6 +18,17 @@ const DELIVERY = "^src/(delivery|durable-objects)/";
 const ENGINE = "^src/(engine|providers)/";
 const BASE = "^src/(db|lib|contract)/";
 
+/**
+ * Where D1 is queried: db/ (the schema, the client and the queries shared across layers), each
+ * feature's repositories (`repository.ts`, `<concern>-repository.ts`) and delivery's own writes.
+ * Everything else reaches rows through a repository bound to one environment (features/data.ts).
+ */
+const DATA_ACCESS = [
+  "^src/db/",
+  "^src/features/.+/[a-z0-9-]*repository\\.ts$",
+  "^src/delivery/(?:message-writes|trigger-writes|recipients-state)\\.ts$",
+];
+
 /** The step and channel model: zod schemas only, no imports from src/. */
 const STEP_MODEL = "^src/engine/steps\\.ts$";
 
@@ -129,6 +140,16 @@ module.exports = {
       severity: "error",
       from: { path: "^src/env\\.ts$" },
       to: { path: "^src/", pathNot: ["^src/durable-objects/", JOB_CONTRACT] },
+    },
+    {
+      name: "drizzle-only-in-data-access",
+      comment:
+        "A query outside a repository is where an environment predicate gets forgotten: a route or a " +
+        "service holds a repository bound to its environment (c.var.data) and cannot name a table. " +
+        "Types (a status union, BatchItem) may be imported anywhere: a type cannot run a query.",
+      severity: "error",
+      from: { path: "^src/", pathNot: DATA_ACCESS },
+      to: { path: ["(^|/)node_modules/drizzle-orm/", "^src/db/schema/"], dependencyTypesNot: ["type-only"] },
     },
     {
       name: "src-not-to-tests",

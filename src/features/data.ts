@@ -1,7 +1,7 @@
 import { createDb, type Db } from "../db/client";
 import { preferenceLinksRepository } from "../db/queries/preference-link-settings";
 import { eventsRepository } from "./events/repository";
-import { inAppSettingsRepository } from "./in-app/settings";
+import { inAppSettingsRepository } from "./in-app/settings-repository";
 import { integrationsRepository } from "./integrations/repository";
 import { messagesRepository } from "./messages/repository";
 import { pageRepository } from "./preference-links/repository";
@@ -11,7 +11,7 @@ import { suppressionsRepository } from "./suppressions/repository";
 import { topicsRepository } from "./topics/repository";
 import { triggersRepository } from "./triggers/repository";
 import { variablesRepository } from "./variables/repository";
-import { attemptsRepository } from "./webhook-endpoints/attempts";
+import { attemptsRepository } from "./webhook-endpoints/attempts-repository";
 import { webhookEndpointsRepository } from "./webhook-endpoints/repository";
 import { workflowsRepository } from "./workflows/repository";
 import { versionsRepository } from "./workflows/versions/repository";

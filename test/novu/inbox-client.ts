@@ -4,7 +4,7 @@ import { createDb } from "../../src/db/client";
 import { insertNotifications } from "../../src/db/queries/in-app";
 import type { InAppContent } from "../../src/contract/in-app-content";
 import type { InAppSettings } from "../../src/features/in-app/schemas";
-import { subscriberHash } from "../../src/features/in-app/settings";
+import { subscriberHash } from "../../src/features/in-app/settings-repository";
 import { newId } from "../../src/lib/ids";
 import { api, type ApiResponse } from "../request";
 

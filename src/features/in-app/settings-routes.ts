@@ -1,7 +1,7 @@
 import { apiRoute, createRouter, json, security } from "../../lib/openapi";
 import { auditContextOf } from "../audit/record";
 import { InAppSettings, InAppSettingsUpdate } from "./schemas";
-import type { InAppSettings as Stored } from "./settings";
+import type { InAppSettings as Stored } from "./settings-repository";
 
 export const settingsRoutes = createRouter();
 

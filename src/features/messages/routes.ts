@@ -16,7 +16,7 @@ import {
   SandboxMessage,
   TriggerStatusView,
 } from "./schemas";
-import { messageStats } from "./stats";
+import { messageStats } from "./stats-repository";
 
 export const messagesRoutes = createRouter();
 

@@ -2,7 +2,7 @@
 // an `OFFSET` read of at most 100 rows by key: bounded per call, dearer the deeper it goes.
 import { z } from "@hono/zod-openapi";
 import { notFound } from "../../lib/errors";
-import { TOTAL_COUNT_CAP } from "../../lib/keyset-window";
+import { TOTAL_COUNT_CAP } from "../../db/keyset-window";
 import { createRouter, json } from "../../lib/openapi";
 import { MAX_MEMBERS_PER_CALL, type Topic, TopicKeyParam } from "../topics/schemas";
 import { novuRoute } from "./routing";

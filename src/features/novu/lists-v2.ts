@@ -3,7 +3,7 @@
 // key); `orderBy` is accepted and ignored, `orderDirection` turns the order round.
 import { z } from "@hono/zod-openapi";
 import { notFound } from "../../lib/errors";
-import { TOTAL_COUNT_CAP } from "../../lib/keyset-window";
+import { TOTAL_COUNT_CAP } from "../../db/keyset-window";
 import { createRouter, json } from "../../lib/openapi";
 import { SubscriberCursor } from "../subscribers/cursor";
 import { SubscriberIdParam } from "../subscribers/preferences-schemas";

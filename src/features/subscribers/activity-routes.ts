@@ -10,7 +10,7 @@ import {
   type SubscriberActivity,
   SubscriberActivityPage,
 } from "./activity-schemas";
-import { addressesOf } from "./addresses";
+import { addressesOf } from "./addresses-repository";
 import { SubscriberIdParam } from "./preferences-schemas";
 
 export const activityRoutes = createRouter();

@@ -21,7 +21,7 @@ import type { Bindings } from "../../env";
 import { answersMentioning, environmentKeyScope, replaceAnswerBody } from "../../lib/idempotency-store";
 import { type EventRow, eventRow, eventStatements } from "../../db/queries/events";
 import { dispatchEvents } from "../events/record";
-import { addressesOf } from "./addresses";
+import { addressesOf } from "./addresses-repository";
 import type { SubscriberErased } from "./schemas";
 
 /**

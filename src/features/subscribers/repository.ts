@@ -3,7 +3,7 @@ import { chatAddressFrom } from "../../contract/recipients";
 import type { Db } from "../../db/client";
 import { subscriberChannels, subscribers, topicMembers } from "../../db/schema";
 import { chunk, runBatch } from "../../db/batch";
-import { countUpTo, type KeysetWindow, keysetWindow, totalOf, type WindowPage } from "../../lib/keyset-window";
+import { countUpTo, type KeysetWindow, keysetWindow, totalOf, type WindowPage } from "../../db/keyset-window";
 import { containing } from "../../lib/like";
 import { keysetPage } from "../../lib/pagination";
 import { maskString } from "../integrations/credentials";

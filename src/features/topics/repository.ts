@@ -5,7 +5,7 @@ import { chunk, rowsPerStatement, runBatch } from "../../db/batch";
 import { subscribers, topicMembers, topics } from "../../db/schema";
 import { newId } from "../../lib/ids";
 import type { Topic, TopicInput, TopicMember, TopicMembersAdded, TopicUpdate, TopicWithCount } from "./schemas";
-import { countUpTo, type KeysetWindow, keysetWindow, totalOf } from "../../lib/keyset-window";
+import { countUpTo, type KeysetWindow, keysetWindow, totalOf } from "../../db/keyset-window";
 import { containing } from "../../lib/like";
 import { keysetPage } from "../../lib/pagination";
 

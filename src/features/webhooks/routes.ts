@@ -6,8 +6,8 @@ import { ApiError } from "../../lib/errors";
 import { apiRoute, createRouter } from "../../lib/openapi";
 import { providerFor } from "../../providers/registry";
 import type { StatusUpdate } from "../../providers/types";
-import { applyProviderStatuses } from "../messages/status";
-import { claimReceipts, releaseReceipts } from "./receipts";
+import { applyProviderStatuses } from "../messages/status-repository";
+import { claimReceipts, releaseReceipts } from "./receipts-repository";
 
 export const webhooksRoutes = createRouter();
 

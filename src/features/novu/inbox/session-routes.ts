@@ -7,7 +7,7 @@ import { ApiError } from "../../../lib/errors";
 import { limitFailedAuth, limitKeyless } from "../../../lib/middleware/rate-limit";
 import { json } from "../../../lib/openapi";
 import { ratesFor } from "../../../lib/rate-limit/policy";
-import { settingsByApplicationIdentifier, subscriberHash } from "../../in-app/settings";
+import { settingsByApplicationIdentifier, subscriberHash } from "../../in-app/settings-repository";
 import { timingSafeEqual } from "../../../providers/signatures";
 import { envelope } from "../shapes";
 import { writeNovuSubscriber } from "../subscriber-store";
