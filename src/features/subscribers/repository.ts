@@ -153,6 +153,12 @@ export function subscribersRepository(db: Db, environmentId: string) {
       return { rows: await withChannels(rows.slice(0, limit)), hasMore: rows.length > limit, ...totalOf(counted) };
     },
 
+    /** The subscriber's internal id (`sub_...`), which Novu's answers show as `_id`. */
+    async internalId(subscriberId: string): Promise<string | undefined> {
+      const [row] = await db.select({ id: subscribers.id }).from(subscribers).where(bySubscriber(environmentId, subscriberId)).limit(1);
+      return row?.id;
+    },
+
     async find(subscriberId: string): Promise<SubscriberDetail | null> {
       const [rows, channels, topics] = await db.batch([
         db.select().from(subscribers).where(bySubscriber(environmentId, subscriberId)).limit(1),

@@ -6,7 +6,8 @@ import { apiRoute, createRouter, json, security } from "../../lib/openapi";
 import { auditContextOf } from "../audit/record";
 import { createDb } from "../../db/client";
 import { deliverEvent } from "./deliver";
-import { enqueueDeliveries, eventsToReplay, REPLAY_LIMIT } from "./replay";
+import { enqueueDeliveries } from "./replay";
+import { eventsToReplay, REPLAY_LIMIT } from "./replay-repository";
 import { toWebhookEndpoint } from "./repository";
 import {
   AttemptQuery,
