@@ -27,14 +27,12 @@ const DATA_ACCESS = [
   "^src/db/",
   "^src/features/.+/[a-z0-9-]*repository\\.ts$",
   "^src/delivery/(?:message-writes|trigger-writes|recipients-state)\\.ts$",
-  // Still to split into a service and its repository. accept.ts, erasure.ts, api-keys.ts,
-  // dashboard-session.ts and idempotency-store.ts were being rewritten on other branches (the
-  // Durable Object client, the accept path's speed) when this rule came in; the webhook consumer
-  // reads across environments per queue batch. Remove a line once its file is split.
+  // Still to split into a service and its repository: these were being rewritten on other
+  // branches (the Durable Object client, the accept path's speed) when this rule came in.
+  // Remove a line once its file is split.
   "^src/features/triggers/accept\\.ts$",
   "^src/features/subscribers/erasure\\.ts$",
   "^src/features/environments/(?:api-keys|dashboard-session)\\.ts$",
-  "^src/features/webhook-endpoints/(?:consumer|deliver)\\.ts$",
   "^src/lib/idempotency-store\\.ts$",
 ];
 
