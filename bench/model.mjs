@@ -19,7 +19,7 @@ const PUBLISHED = {
   d1QueriesPerSecond: 1_000,
 };
 
-/** Clarion's configuration (wrangler.toml, src/durable-objects/ledger/shards.ts). */
+/** Clarion's configuration (wrangler.toml, src/durable-objects/settings.ts). */
 const CONFIG = {
   /** Target rate, triggers per second per deployment. */
   target: 100_000,

@@ -65,6 +65,8 @@ const STAGES = {
       ["node", ["scripts/openapi-types.mjs", "--check"]],
       // The reference tables in docs/reference/ must match the code that defines them (`npm run reference` rewrites them).
       ["node", ["scripts/reference.mjs", "--check"]],
+      // Env comes from wrangler.toml (`npm run types` rewrites worker-configuration.d.ts); .dev.vars' secrets stay out of it.
+      ["npm", ["run", "--silent", "types", "--", "--check"]],
       ["tsc", ["-p", "."]],
       ["tsc", ["-p", "tsconfig.node.json"]],
       ["tsc", ["-p", "dashboard/tsconfig.json"]],

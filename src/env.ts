@@ -1,14 +1,17 @@
 import type { DeadLetter, DeliveryJob } from "./delivery/job";
 import type { WebhookJob } from "./delivery/webhooks/job";
-import type { DigestObject } from "./durable-objects/digest-object";
-import type { FanOutCoordinator } from "./durable-objects/fan-out-coordinator";
-import type { InboxSocket } from "./durable-objects/inbox-socket/inbox-socket";
-import type { TriggerLedger } from "./durable-objects/ledger/trigger-ledger";
-import type { ThrottleObject } from "./durable-objects/throttle-object";
 
-/** Bindings declared in wrangler.toml plus the secrets read from `.dev.vars` or `wrangler secret`. */
-export interface Bindings {
-  DB: D1Database;
+/**
+ * The bindings of wrangler.toml as `wrangler types` writes them (worker-configuration.d.ts, the
+ * global `WranglerBindings`; `npm run types` regenerates it, `npm test` checks it is current),
+ * with what the generator cannot know: the body each queue carries, and the vars and secrets
+ * set outside wrangler.toml (`.dev.vars`, `wrangler secret`, the dashboard).
+ */
+export interface Bindings
+  extends Omit<
+    WranglerBindings,
+    "ASSETS" | "LEDGER_SHARDS" | "DELIVERY_QUEUE_0" | "DELIVERY_QUEUE_1" | "DEAD_LETTER_QUEUE" | "WEBHOOK_QUEUE"
+  > {
   /** The dashboard's static build (wrangler.toml [assets]); absent in the Workers test runtime. */
   ASSETS?: Fetcher;
   DELIVERY_QUEUE_0: Queue<DeliveryJob>;
@@ -16,12 +19,6 @@ export interface Bindings {
   DEAD_LETTER_QUEUE: Queue<DeadLetter>;
   /** Outbound event webhooks: dispatch and delivery jobs (delivery/webhooks/job.ts). */
   WEBHOOK_QUEUE: Queue<WebhookJob>;
-  LEDGERS: DurableObjectNamespace<TriggerLedger>;
-  COORDINATORS: DurableObjectNamespace<FanOutCoordinator>;
-  THROTTLES: DurableObjectNamespace<ThrottleObject>;
-  DIGESTS: DurableObjectNamespace<DigestObject>;
-  /** Each subscriber's open Inbox sockets (docs/architecture.md, "Realtime Inbox"). */
-  INBOX_SOCKETS: DurableObjectNamespace<InboxSocket>;
   /** Where this deployment is reached from outside: tracking links point here. */
   PUBLIC_URL: string;
   /**
@@ -86,10 +83,3 @@ export interface Variables {
 }
 
 export type AppEnv = { Bindings: Bindings; Variables: Variables };
-
-/** Spreads triggers over the delivery queues: one queue takes about 5,000 messages/s. */
-export function deliveryQueueFor(env: Bindings, transactionId: string): Queue<DeliveryJob> {
-  let hash = 0;
-  for (let i = 0; i < transactionId.length; i++) hash = (hash * 31 + transactionId.charCodeAt(i)) | 0;
-  return (hash & 1) === 0 ? env.DELIVERY_QUEUE_0 : env.DELIVERY_QUEUE_1;
-}

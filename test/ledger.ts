@@ -2,12 +2,22 @@ import { createExecutionContext, createMessageBatch, env, evictDurableObject, ge
 import worker from "../src/index";
 import type { TriggerRecord, TriggerSnapshot } from "../src/delivery/trigger-record";
 import { loadWorkflowGates, prepareTrigger } from "../src/features/triggers/accept";
-import { coordinatorStub, ledgerNameFor, ledgerStub } from "../src/durable-objects/ledger/shards";
+import { coordinatorName, digestName, ledgerNameFor } from "../src/durable-objects/client/naming";
 import type { TriggerLedger } from "../src/durable-objects/ledger/trigger-ledger";
 import type { FanOutCoordinator } from "../src/durable-objects/fan-out-coordinator";
 
+// Tests reach into the objects' storage (runInDurableObject), so they build the stubs the app's TriggerStore keeps to itself.
 /** The ledger shard a trigger lives in. */
-export const ledgerOf = (environmentId: string, transactionId: string) => ledgerStub(env, ledgerNameFor(env, environmentId, transactionId));
+export const ledgerOf = (environmentId: string, transactionId: string) =>
+  env.LEDGERS.get(env.LEDGERS.idFromName(ledgerNameFor(env, environmentId, transactionId)));
+
+/** A large fan-out's coordinator. */
+export const coordinatorOf = (environmentId: string, transactionId: string) =>
+  env.COORDINATORS.get(env.COORDINATORS.idFromName(coordinatorName(environmentId, transactionId)));
+
+/** The digest of one subscriber, workflow and digest key. */
+export const digestOf = (environmentId: string, workflowKey: string, subscriberId: string, key: string) =>
+  env.DIGESTS.get(env.DIGESTS.idFromName(digestName(environmentId, workflowKey, subscriberId, key)));
 
 /** A trigger as its ledger holds it, or null: what the API's accept and cancel decided. */
 export async function readTrigger(environmentId: string, transactionId: string): Promise<TriggerSnapshot | null> {
@@ -25,7 +35,7 @@ export const tickLedger = (environmentId: string, transactionId: string, now: nu
   runInDurableObject(ledgerOf(environmentId, transactionId), (ledger: TriggerLedger) => ledger.tick(now));
 
 export const tickCoordinator = (environmentId: string, transactionId: string, now: number) =>
-  runInDurableObject(coordinatorStub(env, environmentId, transactionId), (coordinator: FanOutCoordinator) => coordinator.tick(now));
+  runInDurableObject(coordinatorOf(environmentId, transactionId), (coordinator: FanOutCoordinator) => coordinator.tick(now));
 
 /**
  * Accepts a trigger straight into its ledger and, in the same turn inside the object, does

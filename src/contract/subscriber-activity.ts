@@ -7,6 +7,9 @@ export const STORED_ACTIVITY_TYPES = ["created", "updated", "preferences_changed
 export const ACTIVITY_TYPES = [...STORED_ACTIVITY_TYPES, "suppressed"] as const;
 export type ActivityType = (typeof ACTIVITY_TYPES)[number];
 
-/** Who changed a subscriber's preferences: the RFC 8058 one-click POST, the hosted page, or the team's backend. */
-export const PREFERENCE_CHANGE_REASONS = ["one_click", "preference_page", "api"] as const;
+/**
+ * Who changed a subscriber's preferences: the RFC 8058 one-click POST, the hosted page, the team's backend,
+ * or the subscriber in the team's own app (the Inbox's preference routes).
+ */
+export const PREFERENCE_CHANGE_REASONS = ["one_click", "preference_page", "api", "inbox"] as const;
 export type PreferenceChangeReason = (typeof PREFERENCE_CHANGE_REASONS)[number];

@@ -1,8 +1,8 @@
-import { DigestObject } from "../durable-objects/digest-object";
+import type { TriggerHome } from "../durable-objects/client/batched-homes";
+import { digestName, throttleName } from "../durable-objects/client/naming";
+import type { TriggerStore } from "../durable-objects/client/trigger-store";
 import { evaluateCondition } from "../engine/conditions";
-import type { Bindings } from "../env";
 import type { ChannelStep, Step } from "../engine/steps";
-import type { TriggerHome } from "./context";
 import { NEGLIGIBLE_DELAY_MS, planDelay, stepKey, windowMs } from "./action-step-plans";
 import type { RecipientsJob } from "./job";
 import { transition } from "./recipient-transitions";
@@ -15,7 +15,7 @@ import type { TriggerSnapshot } from "./trigger-record";
  * hands them to the digest object. `next` is the step that waits for a delay or digest to end.
  */
 export async function runActionStep(
-  env: Bindings,
+  store: TriggerStore,
   job: RecipientsJob,
   trigger: TriggerSnapshot,
   step: Exclude<Step, ChannelStep>,
@@ -56,8 +56,8 @@ export async function runActionStep(
       await Promise.all(
         passes.map(async (r) => {
           const key = stepKey(step.key, contextFor(r, step));
-          const name = JSON.stringify([job.environmentId, trigger.workflowKey, r.profile.subscriberId, key]);
-          const passed = await env.THROTTLES.get(env.THROTTLES.idFromName(name)).take(job.transactionId, windowMs(step.window), step.limit);
+          const name = throttleName(job.environmentId, trigger.workflowKey, r.profile.subscriberId, key);
+          const passed = await store.takeThrottle(name, job.transactionId, windowMs(step.window), step.limit);
           transition(r, { type: "step", stepId: step.id, outcome: { status: passed ? "sent" : "skipped" } });
           if (!passed)
             transition(r, {
@@ -71,8 +71,8 @@ export async function runActionStep(
       await Promise.all(
         passes.map(async (r) => {
           const key = stepKey(step.key, contextFor(r, step));
-          const name = DigestObject.nameFor(job.environmentId, trigger.workflowKey, r.profile.subscriberId, key);
-          const digest = env.DIGESTS.get(env.DIGESTS.idFromName(name));
+          const name = digestName(job.environmentId, trigger.workflowKey, r.profile.subscriberId, key);
+          const digest = store.digest(name);
           const resume: RecipientsJob = {
             ...job,
             subscriberIds: [r.profile.subscriberId],

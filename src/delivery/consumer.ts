@@ -1,8 +1,8 @@
 import { chunk, runBatch } from "../db/batch";
 import type { TriggerStatus } from "../db/schema";
-import { coordinatorStub, ledgerStub } from "../durable-objects/ledger/shards";
-import type { FanOut } from "../durable-objects/ledger/trigger-ledger";
-import { deliveryQueueFor, type Bindings } from "../env";
+import type { FanOut } from "../durable-objects/client/trigger-store";
+import type { Bindings } from "../env";
+import { deliveryQueueFor } from "./queues";
 import { subscriberWrites } from "../db/queries/subscribers";
 import { inlineSubscribers } from "./inline-subscribers";
 import { triggerRecordWrites } from "./trigger-writes";
@@ -124,8 +124,7 @@ async function startTriggers(ctx: DeliveryContext, jobs: Job<"trigger">[]) {
       if (resolved.length <= 1) return { fanOut: { environmentId, transactionId, chunks: resolved }, chunks: resolved };
       // A large fan-out gets its own coordinator, so its many chunk calls never make the shard hot.
       // A redelivered job runs the chunks the coordinator took first, not a second resolution.
-      const stub = coordinatorStub(env, environmentId, transactionId);
-      const stored = (await stub.init(environmentId, transactionId, r.snapshot.ledger, resolved)) as string[][] | null;
+      const stored = await ctx.store.coordinatorOf(environmentId, transactionId).init(r.snapshot.ledger, resolved);
       return { fanOut: { environmentId, transactionId, chunks: null }, chunks: stored ?? resolved };
     }),
   );
@@ -141,7 +140,10 @@ async function startTriggers(ctx: DeliveryContext, jobs: Job<"trigger">[]) {
       if (ok.length === 0) return [];
       try {
         const plans = ok.map((i) => (i.plan as PromiseFulfilledResult<Plan>).value);
-        const results = await ledgerStub(env, ledger).fanOut(plans.map((p) => p.fanOut));
+        const results = await ctx.store.fanOut(
+          ledger,
+          plans.map((p) => p.fanOut),
+        );
         return ok.map((i, n) => ({ ...i, plan: plans[n]!, result: results[n]! }));
       } catch (error) {
         for (const i of ok) retry(i.r.message, error, "fan_out_failed");
@@ -158,7 +160,7 @@ async function startTriggers(ctx: DeliveryContext, jobs: Job<"trigger">[]) {
           state: result.state === "cancelled" ? "cancelled" : r.snapshot.state,
           coordinated: result.chunks === null,
         };
-        if (snapshot.coordinated && result.state === "cancelled") await coordinatorStub(env, environmentId, transactionId).cancel();
+        if (snapshot.coordinated && result.state === "cancelled") await ctx.store.coordinatorOf(environmentId, transactionId).cancel();
         if (result.completed) {
           await ctx.finish(environmentId, transactionId, "completed");
           return r.message.ack();

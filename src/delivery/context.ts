@@ -1,26 +1,15 @@
 import type { BatchItem } from "drizzle-orm/batch";
 import { createDb, type Db } from "../db/client";
 import { triggerFactEvents, type WrittenEvent, writtenEvents } from "../db/queries/fact-events";
-import type { ClaimReport, ClaimResult, DeliveryOp, DeliveryOpResult, WaitEntry } from "../durable-objects/ledger/claims";
-import { coordinatorStub, ledgerNameFor, ledgerStub } from "../durable-objects/ledger/shards";
+import { BatchedHomes, type TriggerHome } from "../durable-objects/client/batched-homes";
+import { TriggerStore } from "../durable-objects/client/trigger-store";
 import type { Bindings } from "../env";
 import type { IntegrationConfig } from "../providers/types";
 import type { DeliveryJob } from "./job";
-import { MicroBatcher } from "./micro-batch";
+import { MicroBatcher } from "../lib/micro-batch";
 import { finishTriggers } from "./trigger-writes";
 import { dispatchWritten } from "./webhooks/dispatch";
 import type { TriggerSnapshot } from "./trigger-record";
-
-/** Where a trigger's sends are coordinated: its ledger shard, or its own coordinator for a large fan-out. */
-export interface TriggerHome {
-  claim(send: string[], final: string[]): Promise<ClaimResult>;
-  report(reports: ClaimReport[]): Promise<void>;
-  /** Marks recipients through every step; answers whether this finished the trigger (once). */
-  recipientsDone(chunk: number, subscriberIds: string[]): Promise<boolean>;
-  wait(entries: WaitEntry[]): Promise<"waiting" | "cancelled">;
-  /** The trigger rests in a digest (or similar) until about `until`: the watchdog leaves it alone till then. */
-  hold(until: number, digest?: string): Promise<void>;
-}
 
 type Key = { environmentId: string; transactionId: string };
 
@@ -40,8 +29,9 @@ export class DeliveryContext {
   /** Round trips and statements of this invocation: what the delivery log reports and bench/model.mjs takes as measured costs. */
   readonly costs = { d1Batches: 0, d1Statements: 0, objectCalls: 0 };
   private readonly d1: MicroBatcher<BatchItem<"sqlite">[], unknown[]>;
-  private readonly ops: MicroBatcher<DeliveryOp, DeliveryOpResult>;
-  private readonly reads: MicroBatcher<Key, TriggerSnapshot | null>;
+  /** The trigger objects, one call per object per phase. */
+  readonly store: TriggerStore;
+  private readonly homes: BatchedHomes;
   private readonly finishes: MicroBatcher<Key & { status: "completed" | "failed" }, undefined>;
   /** Events written by this invocation, named to the webhook Queue once at its end (`flushEvents`), never between a write and its sends. */
   private readonly emitted: WrittenEvent[] = [];
@@ -62,22 +52,13 @@ export class DeliveryContext {
         return results.slice(start, offset);
       });
     });
-    this.ops = new MicroBatcher(async (key, ops) => {
-      this.costs.objectCalls++;
-      const [kind, name] = [key.slice(0, 1), key.slice(2)];
-      if (kind === "l") return (await ledgerStub(env, name).run(ops)) as DeliveryOpResult[];
-      const { environmentId, transactionId } = ops[0]!;
-      return (await coordinatorStub(env, environmentId, transactionId).run(ops)) as DeliveryOpResult[];
-    });
+    this.store = new TriggerStore(env);
+    this.homes = new BatchedHomes(this.store, () => this.costs.objectCalls++);
     this.finishes = new MicroBatcher(async (_key, items) => {
       const statements = finishTriggers(this.db, items);
       const results = await this.write([...statements, triggerFactEvents(this.db, "trigger.completed", items)]);
       this.emit(writtenEvents(results, [statements.length]));
       return items.map(() => undefined);
-    });
-    this.reads = new MicroBatcher(async (name, keys) => {
-      this.costs.objectCalls++;
-      return (await ledgerStub(env, name).snapshots(keys)) as (TriggerSnapshot | null)[];
     });
   }
 
@@ -109,27 +90,11 @@ export class DeliveryContext {
 
   /** Reads a trigger from its ledger (one call per shard for all jobs of the batch). */
   snapshot(job: DeliveryJob): Promise<TriggerSnapshot | null> {
-    const name = job.ledger ?? ledgerNameFor(this.env, job.environmentId, job.transactionId);
-    return this.reads.call(name, { environmentId: job.environmentId, transactionId: job.transactionId });
+    const ledger = job.ledger ?? this.store.ledgerOf(job.environmentId, job.transactionId);
+    return this.homes.snapshot(ledger, { environmentId: job.environmentId, transactionId: job.transactionId });
   }
 
   home(trigger: TriggerSnapshot): TriggerHome {
-    const target = trigger.coordinated ? `c:${trigger.environmentId}:${trigger.transactionId}` : `l:${trigger.ledger}`;
-    const ids = { environmentId: trigger.environmentId, transactionId: trigger.transactionId };
-    const run = <K extends DeliveryOp["kind"]>(op: Extract<DeliveryOp, { kind: K }>, to = target) =>
-      this.ops.call(to, op) as Promise<Extract<DeliveryOpResult, { kind: K }>>;
-    return {
-      claim: async (send, final) => (await run({ kind: "claim", ...ids, send, final })).result,
-      report: async (reports) => void (await run({ kind: "report", ...ids, reports })),
-      recipientsDone: async (chunk, subscriberIds) => {
-        const { completed } = await run({ kind: "done", ...ids, chunk, subscriberIds });
-        // A coordinator finished the trigger: its ledger stops watching it and starts its retention.
-        if (completed && trigger.coordinated) await ledgerStub(this.env, trigger.ledger).finish([{ ...ids, state: "completed" }]);
-        return completed;
-      },
-      wait: async (entries) => (await run({ kind: "park", ...ids, entries })).outcome,
-      hold: async (until, digest) =>
-        void (await run({ kind: "hold", ...ids, until, ...(digest ? { digest } : {}) }, `l:${trigger.ledger}`)),
-    };
+    return this.homes.home(trigger);
   }
 }

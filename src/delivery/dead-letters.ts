@@ -1,5 +1,4 @@
 import { runBatch } from "../db/batch";
-import { ledgerStub } from "../durable-objects/ledger/shards";
 import type { Bindings } from "../env";
 import { recordTriggers } from "./trigger-writes";
 import { retryDelaySeconds } from "./backoff";
@@ -45,7 +44,7 @@ async function deadLetter(ctx: DeliveryContext, body: unknown, at: Date): Promis
   } else if (job.type === "trigger" && stored) {
     const { state: _state, ledger, coordinated: _c, ...record } = stored;
     await recordTriggers(ctx.db, [{ record, status: "failed" }]);
-    await ledgerStub(ctx.env, ledger).finish([{ environmentId: job.environmentId, transactionId: job.transactionId, state: "failed" }]);
+    await ctx.store.finish(ledger, [{ environmentId: job.environmentId, transactionId: job.transactionId, state: "failed" }]);
   } else if (job.type === "recipients" && stored) {
     await failRecipients(ctx, job, stored, reason);
     if (await ctx.home(stored).recipientsDone(job.chunk, job.subscriberIds))

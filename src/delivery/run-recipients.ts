@@ -63,7 +63,7 @@ export async function runRecipients(ctx: DeliveryContext, job: RecipientsJob, tr
     if (!isChannelStep(step)) {
       if (index >= (job.fromStep ?? 0))
         await runActionStep(
-          ctx.env,
+          ctx.store,
           job,
           trigger,
           step,
@@ -123,11 +123,7 @@ async function resumeFromJob(ctx: DeliveryContext, job: RecipientsJob, loaded: L
     for (const r of recipients) transition(r, { type: "stop", stop });
   }
   if (job.digest) {
-    const digests = ctx.env.DIGESTS;
-    const collected = (await digests.get(digests.idFromName(job.digest.name)).collected(job.transactionId)) as {
-      events: Record<string, unknown>[];
-      count: number;
-    } | null;
+    const collected = await ctx.store.digest(job.digest.name).collected(job.transactionId);
     const outcome = { status: "sent", events: collected?.events ?? [], count: collected?.count ?? 0 };
     for (const r of recipients) transition(r, { type: "step", stepId: job.digest.stepId, outcome });
   }

@@ -1,4 +1,5 @@
-import { deliveryQueueFor, type Bindings } from "../env";
+import type { Bindings } from "../env";
+import { deliveryQueueFor } from "./queues";
 import { retryDelaySeconds } from "./backoff";
 import { DeliveryJob } from "./job";
 import { PackedJobs, sendPacked } from "./pack";

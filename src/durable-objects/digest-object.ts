@@ -1,16 +1,9 @@
 import { DurableObject } from "cloudflare:workers";
 import type { RecipientsJob } from "../delivery/job";
-import { deliveryQueueFor, type Bindings } from "../env";
-import { ledgerTimings } from "./ledger/shards";
-
-export interface DigestEntry {
-  transactionId: string;
-  payload: Record<string, unknown>;
-  /** The job that continues this trigger's run after the digest step. */
-  job: RecipientsJob;
-  /** The step that runs when the window closes (absent in entries from older versions). */
-  waitingStepId?: string;
-}
+import { deliveryQueueFor } from "../delivery/queues";
+import type { Bindings } from "../env";
+import type { DigestCollected, DigestEntry, DigestPending, DigestResume } from "./digest-types";
+import { ledgerTimings } from "./settings";
 
 interface OpenWindow {
   closesAt: number;
@@ -37,25 +30,12 @@ const KEY = "digest";
 const KEEP_CLOSED = 50;
 
 /**
- * One object per (environment, workflow, subscriber, digest key). Triggers that reach the
- * digest step within the window are collected; when the window closes, the first remaining
- * trigger's run continues with every collected payload and the others stop as `digested`.
+ * One object per (environment, workflow, subscriber, digest key): `digestName` in the client.
+ * Triggers that reach the digest step within the window are collected; when the window closes,
+ * the first remaining trigger's run continues with every collected payload and the others stop
+ * as `digested`.
  */
 export class DigestObject extends DurableObject<Bindings> {
-  static nameFor(environmentId: string, workflowKey: string, subscriberId: string, key: string) {
-    return JSON.stringify([environmentId, workflowKey, subscriberId, key]);
-  }
-
-  /** Whether a digest (by name) collects for this subscriber of this environment. */
-  static isFor(name: string, environmentId: string, subscriberId: string): boolean {
-    try {
-      const [env, , subscriber] = JSON.parse(name) as unknown[];
-      return env === environmentId && subscriber === subscriberId;
-    } catch {
-      return false;
-    }
-  }
-
   private async state(): Promise<State> {
     return (await this.ctx.storage.get<State>(KEY)) ?? { window: null, lastSentAt: null, decisions: {}, closed: {} };
   }
@@ -113,14 +93,14 @@ export class DigestObject extends DurableObject<Bindings> {
   }
 
   /** This trigger's recipient waiting in the open window, with the step that then runs and when it closes. */
-  async pending(transactionId: string): Promise<{ stepId: string; subscriberIds: string[]; until: number } | null> {
+  async pending(transactionId: string): Promise<DigestPending | null> {
     const window = (await this.state()).window;
     const entry = window?.entries.find((e) => e.transactionId === transactionId);
     if (!window || !entry) return null;
     return { stepId: entry.waitingStepId ?? window.stepId, subscriberIds: entry.job.subscriberIds, until: window.closesAt };
   }
 
-  async collected(transactionId: string): Promise<{ events: Record<string, unknown>[]; count: number } | null> {
+  async collected(transactionId: string): Promise<DigestCollected | null> {
     const closed = (await this.state()).closed[transactionId];
     return closed ? { events: closed.events, count: closed.count } : null;
   }
@@ -130,7 +110,7 @@ export class DigestObject extends DurableObject<Bindings> {
    * continued with (sent again by the watchdog when that one was lost), or null when its run
    * never waited here (it went on at once, or never arrived).
    */
-  async resume(transactionId: string): Promise<{ until: number } | { job: RecipientsJob } | null> {
+  async resume(transactionId: string): Promise<DigestResume> {
     const state = await this.state();
     if (state.window?.entries.some((e) => e.transactionId === transactionId)) return { until: state.window.closesAt };
     const released = state.released?.[transactionId];

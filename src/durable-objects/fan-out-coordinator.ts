@@ -1,10 +1,12 @@
 import { DurableObject } from "cloudflare:workers";
 import type { RecipientsJob } from "../delivery/job";
-import { deliveryQueueFor, type Bindings } from "../env";
-import type { DeliveryOp, DeliveryOpResult, WaitingStep } from "./ledger/claims";
+import { deliveryQueueFor } from "../delivery/queues";
+import type { Bindings } from "../env";
+import { TriggerStore } from "./client/trigger-store";
+import type { DeliveryOp, DeliveryOpResult } from "./ledger/claims";
 import { DELIVERY_SCHEMA, DeliveryState, pendingJobs, upgradeDeliverySchema, wakeBy } from "./ledger/delivery-state";
-import { digestResumes } from "./ledger/digest-resumes";
-import { ledgerTimings } from "./ledger/shards";
+import type { ClaimCounts, ParkedSteps, PokeOutcome } from "./ledger/outcomes";
+import { ledgerTimings } from "./settings";
 
 const SCHEMA = `
   CREATE TABLE IF NOT EXISTS chunks (chunk INTEGER PRIMARY KEY, ids TEXT NOT NULL);
@@ -101,13 +103,13 @@ export class FanOutCoordinator extends DurableObject<Bindings> {
     return true;
   }
 
-  async counts(): Promise<{ sentOrSending: number; settled: number }> {
+  async counts(): Promise<ClaimCounts> {
     const t = this.trigger();
     return t ? this.delivery.claimCounts(t.env, t.tx) : { sentOrSending: 0, settled: 0 };
   }
 
   /** Refuses every later claim and puts parked steps back on the Queue so they are recorded cancelled. */
-  async cancel(): Promise<{ sentOrSending: number; settled: number; recipients: number }> {
+  async cancel(): Promise<ClaimCounts & { recipients: number }> {
     const t = this.trigger();
     if (!t) return { sentOrSending: 0, settled: 0, recipients: 0 };
     const counts = this.delivery.claimCounts(t.env, t.tx);
@@ -122,9 +124,8 @@ export class FanOutCoordinator extends DurableObject<Bindings> {
   async eraseSubscriber(subscriberId: string): Promise<number> {
     const t = this.trigger();
     if (t?.state !== "accepted") return 0;
-    this.delivery.forgetAddresses(t.env, subscriberId);
-    const jobs = this.delivery.takeSubscriber({ env: t.env, tx: t.tx }, subscriberId);
-    await this.send(jobs.map((job) => ({ ...job, erased: true as const })));
+    const jobs = this.delivery.eraseSubscriber({ env: t.env, tx: t.tx }, subscriberId);
+    await this.send(jobs);
     return jobs.length;
   }
 
@@ -133,12 +134,12 @@ export class FanOutCoordinator extends DurableObject<Bindings> {
    * for `stallMs` and waits on nothing (no parked step, no open window among the `digests` it
    * joined) has its unfinished recipients enqueued again, each from where its run stands.
    */
-  async poke(stallMs: number, digests: string[] = [], now = Date.now()): Promise<"completed" | "cancelled" | "running" | "resumed"> {
+  async poke(stallMs: number, digests: string[] = [], now = Date.now()): Promise<PokeOutcome> {
     const t = this.trigger();
     if (!t) return "running";
     if (t.state !== "accepted") return t.state;
     if (t.progress_at > now - stallMs || this.delivery.hasWaits(t.env, t.tx)) return "running";
-    const fromDigests = await digestResumes(this.env, t.tx, digests);
+    const fromDigests = await new TriggerStore(this.env).digestResumes(t.tx, digests);
     if (fromDigests.until) return "running";
     const jobs = pendingJobs(t, this.storedChunks(), t.ledger, this.delivery, fromDigests.jobs);
     await this.send(jobs);
@@ -154,7 +155,7 @@ export class FanOutCoordinator extends DurableObject<Bindings> {
     for (let i = 0; i < jobs.length; i += 100) await queue.sendBatch(jobs.slice(i, i + 100).map((body) => ({ body })));
   }
 
-  async waitingSteps(limit: number): Promise<{ steps: WaitingStep[]; total: number }> {
+  async waitingSteps(limit: number): Promise<ParkedSteps> {
     const t = this.trigger();
     return t ? this.delivery.waitingSteps(t.env, t.tx, limit) : { steps: [], total: 0 };
   }

@@ -56,6 +56,23 @@ describe.skipIf(!CHROMIUM)("the dashboard's shell", () => {
     expect(await page.getByTestId("not-found").textContent()).toContain("/no/such/page");
   });
 
+  it("shows the admin's twelve areas on one line at 1280 × 800", async () => {
+    const wide = await browser!.newPage({ viewport: { width: 1280, height: 800 } });
+    await signIn(wide, "/", inject("adminKey"));
+    const links = wide.getByRole("navigation", { name: "Main" }).getByRole("link");
+    await expect.poll(() => links.count()).toBe(12);
+    const boxes = await links.evaluateAll((all) => all.map((a) => a.getBoundingClientRect()).map((r) => ({ top: r.top, right: r.right })));
+    // One line: every link at the height of the first, none past the screen's edge.
+    expect(new Set(boxes.map((b) => Math.round(b.top))).size).toBe(1);
+    expect(Math.max(...boxes.map((b) => b.right))).toBeLessThanOrEqual(1280);
+    // The header is one row: the session's controls beside the navigation, not below it.
+    const header = await wide.locator("header.top").boundingBox();
+    expect(header!.height).toBeLessThan(64);
+    expect(await wide.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0);
+    await screenshot(wide, "shell-admin-1280");
+    await wide.close();
+  });
+
   it("fits a 390 px phone: nothing wider than the screen, the navigation behind Menu", async () => {
     const phone = await browser!.newPage({ viewport: { width: 390, height: 844 } });
     await signIn(phone);

@@ -91,6 +91,47 @@ describe.skipIf(!CHROMIUM)("the Variables page", () => {
     expect((await variable("STRIPE_KEY")).body).toMatchObject({ value: "pk_public_value", secret: false });
   });
 
+  it("asks before deleting in a dialog that works from the keyboard alone", async () => {
+    await page.goto(`${base()}/dashboard/variables`);
+    const opener = rowOf("SUPPORT_EMAIL").getByRole("button", { name: "Delete SUPPORT_EMAIL" });
+    await opener.focus();
+    await page.keyboard.press("Enter");
+
+    // A modal dialog named by its title, with focus moved into it.
+    const dialog = page.getByRole("dialog", { name: "Delete SUPPORT_EMAIL?" });
+    await dialog.waitFor();
+    expect(await dialog.getAttribute("aria-modal")).toBe("true");
+    const focusInDialog = () => page.evaluate(() => Boolean(document.activeElement?.closest("dialog[open]")));
+    expect(await focusInDialog()).toBe(true);
+
+    // Tab and Shift+Tab go round its two buttons and never leave it.
+    const focused = () => page.evaluate(() => document.activeElement?.textContent ?? "");
+    const seen = new Set<string>();
+    for (let i = 0; i < 5; i++) {
+      await page.keyboard.press("Tab");
+      expect(await focusInDialog()).toBe(true);
+      seen.add(await focused());
+    }
+    expect([...seen].sort()).toEqual(["Cancel", "Delete variable"]);
+    await page.keyboard.press("Shift+Tab");
+    expect(await focusInDialog()).toBe(true);
+
+    // Escape closes it, nothing is deleted, and focus is back on the button that opened it.
+    await page.keyboard.press("Escape");
+    await dialog.waitFor({ state: "hidden" });
+    await expect.poll(() => opener.evaluate((button) => button === document.activeElement)).toBe(true);
+    expect((await variable("SUPPORT_EMAIL")).status).toBe(200);
+
+    // Enter on the confirming button deletes.
+    await page.keyboard.press("Enter");
+    await dialog.waitFor();
+    await dialog.getByRole("button", { name: "Delete variable" }).focus();
+    await page.keyboard.press("Enter");
+    await rowOf("SUPPORT_EMAIL").waitFor({ state: "detached" });
+    expect((await variable("SUPPORT_EMAIL")).status).toBe(404);
+    expect(await focusInDialog()).toBe(false);
+  });
+
   it("deletes a variable", async () => {
     await rowOf("STRIPE_KEY").getByRole("button", { name: "Delete STRIPE_KEY" }).click();
     await confirmDialog(page);
@@ -98,10 +139,30 @@ describe.skipIf(!CHROMIUM)("the Variables page", () => {
     expect((await variable("STRIPE_KEY")).status).toBe(404);
   });
 
+  it("keeps a variable called `keys` apart from the workflow editor's list of keys", async () => {
+    // `keys` is a valid key: the variable's own page and the editor's list of keys once shared a
+    // cache entry, so the editor opened after it read a variable as a list and the page fell over.
+    await create("keys", "kept-apart", false);
+    await rowOf("keys").getByRole("link", { name: "Edit keys" }).click();
+    await page.waitForURL(/\/variables\/keys$/);
+    expect(await page.getByLabel("Value").inputValue()).toBe("kept-apart");
+
+    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Workflows" }).click();
+    await page.getByRole("link", { name: "New workflow" }).click();
+    await page.getByLabel("Name", { exact: true }).waitFor();
+    expect(await page.getByText("Unexpected Application Error").count()).toBe(0);
+
+    // And back: the variable's page shows the variable, not the editor's list.
+    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Variables" }).click();
+    await rowOf("keys").getByRole("link", { name: "Edit keys" }).click();
+    expect(await page.getByLabel("Value").inputValue()).toBe("kept-apart");
+    expect((await variable("keys")).body.value).toBe("kept-apart");
+  });
+
   it("fits a 390 px phone", async () => {
     const phone = await browser!.newPage({ viewport: { width: 390, height: 844 } });
     await signIn(phone, "/variables", key());
-    await phone.locator('tr[data-key="SUPPORT_EMAIL"]').waitFor();
+    await phone.locator('tr[data-key="keys"]').waitFor();
     expect(await phone.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0);
     await screenshot(phone, "variables-390");
     await phone.close();

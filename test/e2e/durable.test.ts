@@ -1,9 +1,9 @@
 import { createMessageBatch, env, evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { DigestObject } from "../../src/durable-objects/digest-object";
+import type { DigestObject } from "../../src/durable-objects/digest-object";
 import type { TriggerLedger } from "../../src/durable-objects/ledger/trigger-ledger";
 import worker from "../../src/index";
-import { acceptThenCrash, deliverHeldJobs, ledgerOf, tickLedger } from "../ledger";
+import { acceptThenCrash, deliverHeldJobs, digestOf, ledgerOf, tickLedger } from "../ledger";
 import { api, eventually } from "../request";
 import { createSandboxEnvironment, unique } from "../factories";
 import { byStep, createWorkflow, messageDetail, settledMessages, trigger, type MessageView } from "./helpers";
@@ -221,7 +221,7 @@ describe("digest steps", () => {
     ],
   });
   const digestStub = (environmentId: string, workflowKey: string, subscriberId: string, key: string) =>
-    env.DIGESTS.get(env.DIGESTS.idFromName(DigestObject.nameFor(environmentId, workflowKey, subscriberId, key)));
+    digestOf(environmentId, workflowKey, subscriberId, key);
 
   async function collectThree(mode: "fixed" | "lookback") {
     const { id, key } = await createSandboxEnvironment();

@@ -1,12 +1,11 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { DigestObject } from "../../src/durable-objects/digest-object";
+import type { DigestObject } from "../../src/durable-objects/digest-object";
 import type { FanOutCoordinator } from "../../src/durable-objects/fan-out-coordinator";
-import { coordinatorStub } from "../../src/durable-objects/ledger/shards";
 import type { TriggerLedger } from "../../src/durable-objects/ledger/trigger-ledger";
 import type { SubscriberErased } from "../../src/features/subscribers/schemas";
 import { createSandboxEnvironment, triggerRow, unique } from "../factories";
-import { ledgerOf, readTrigger, tickCoordinator, tickLedger } from "../ledger";
+import { coordinatorOf, digestOf, ledgerOf, readTrigger, tickCoordinator, tickLedger } from "../ledger";
 import { api, eventually, expectProblem } from "../request";
 import { byStep, createWorkflow, messageDetail, settledMessages, trigger, type MessageView } from "./helpers";
 
@@ -232,7 +231,7 @@ describe("DELETE /v1/subscribers/{subscriberId}", () => {
     const to = Array.from({ length: 60 }, person);
     const gone = to[7]!;
     const transactionId = await trigger(key, { workflow: "wide-delay", to });
-    const coordinator = coordinatorStub(env, id, transactionId);
+    const coordinator = coordinatorOf(id, transactionId);
     const waiting = () => runInDurableObject(coordinator, (c: FanOutCoordinator) => c.waiting());
     await eventually(async () => (await waiting()).length === 2, 30_000);
 
@@ -263,7 +262,7 @@ describe("DELETE /v1/subscribers/{subscriberId}", () => {
     });
     const gone = person();
     const transactionId = await trigger(key, { workflow: "comments", to: gone, payload: { postId: "p1", text: "secret words" } });
-    const digest = env.DIGESTS.get(env.DIGESTS.idFromName(DigestObject.nameFor(id, "comments", gone.subscriberId, "p1")));
+    const digest = digestOf(id, "comments", gone.subscriberId, "p1");
     const pending = () =>
       runInDurableObject(digest, async (_d: DigestObject, state) => state.storage.get<{ window: { entries: unknown[] } | null }>("digest"));
     await eventually(async () => (await pending())?.window?.entries.length === 1);

@@ -1,10 +1,10 @@
-import { env, runInDurableObject } from "cloudflare:test";
+import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { FanOutCoordinator } from "../../src/durable-objects/fan-out-coordinator";
-import { coordinatorStub, ledgerNameIn } from "../../src/durable-objects/ledger/shards";
+import { ledgerNameIn } from "../../src/durable-objects/client/naming";
 import type { TriggerLedger } from "../../src/durable-objects/ledger/trigger-ledger";
 import { createSandboxEnvironment, unique } from "../factories";
-import { acceptThenCrash, ledgerOf, readTrigger, tickLedger } from "../ledger";
+import { acceptThenCrash, coordinatorOf, ledgerOf, readTrigger, tickLedger } from "../ledger";
 import { api, eventually } from "../request";
 import { byStep, createWorkflow, settledMessages, trigger, type MessageView } from "./helpers";
 
@@ -117,7 +117,7 @@ describe("fan-out coordinator", () => {
     });
     const to = Array.from({ length: 60 }, person);
     const transactionId = await trigger(key, { workflow: "wide-delay", to });
-    const coordinator = coordinatorStub(env, id, transactionId);
+    const coordinator = coordinatorOf(id, transactionId);
     await eventually(async () => (await runInDurableObject(coordinator, (c: FanOutCoordinator) => c.waiting())).length === 2, 30_000);
     const cancel = await api<{ status: string; cancelledMessages: number; alreadySent: number }>(key, "DELETE", "/v1/trigger", {
       transactionId,

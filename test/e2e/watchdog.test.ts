@@ -2,11 +2,11 @@ import { createMessageBatch, env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { BROADCAST_RECIPIENT } from "../../src/contract/recipients";
 import { triggerJob } from "../../src/delivery/job";
-import { DigestObject } from "../../src/durable-objects/digest-object";
+import type { DigestObject } from "../../src/durable-objects/digest-object";
 import type { Bindings } from "../../src/env";
 import worker from "../../src/index";
 import { createSandboxEnvironment, unique } from "../factories";
-import { acceptThenCrash, ledgerOf, readTrigger, tickLedger } from "../ledger";
+import { acceptThenCrash, digestOf, ledgerOf, readTrigger, tickLedger } from "../ledger";
 import { api, eventually } from "../request";
 import { byStep, createWorkflow, messageDetail, seedTopic, settledMessages, trigger, type MessageView } from "./helpers";
 
@@ -61,7 +61,7 @@ describe("the watchdog resumes every unfinished run", () => {
       await trigger(key, { workflow: "lost-digest", to: subscriber, payload: { postId: "p", text: "one" } }),
       await trigger(key, { workflow: "lost-digest", to: subscriber, payload: { postId: "p", text: "two" } }),
     ];
-    const digest = env.DIGESTS.get(env.DIGESTS.idFromName(DigestObject.nameFor(id, "lost-digest", subscriber.subscriberId, "p")));
+    const digest = digestOf(id, "lost-digest", subscriber.subscriberId, "p");
     await eventually(async () => {
       const state = await runInDurableObject(digest, async (_i: DigestObject, s) =>
         s.storage.get<{ window: { entries: unknown[] } | null }>("digest"),
@@ -112,7 +112,7 @@ describe("the watchdog resumes every unfinished run", () => {
     };
     await eventually(digestHeld);
     // The trigger's hold has run out but the digest's alarm is late: the watchdog asks the digest, which still collects.
-    const digest = env.DIGESTS.get(env.DIGESTS.idFromName(DigestObject.nameFor(id, "open-digest", subscriberOf, "")));
+    const digest = digestOf(id, "open-digest", subscriberOf, "");
     await runInDurableObject(digest, async (_i: DigestObject, state) => state.storage.deleteAlarm());
     expect((await tickLedger(id, transactionId, Date.now() + 60 * 60_000 + STALL_MS + 1_000)).resumed).toBe(0);
     expect(await messagesOf(key, transactionId)).toEqual([]);
@@ -175,7 +175,7 @@ describe("the watchdog resumes every unfinished run", () => {
     });
     const subscriber = person();
     const transactionId = await trigger(key, { workflow: "delay-digest", to: subscriber });
-    const digest = env.DIGESTS.get(env.DIGESTS.idFromName(DigestObject.nameFor(id, "delay-digest", subscriber.subscriberId, "")));
+    const digest = digestOf(id, "delay-digest", subscriber.subscriberId, "");
     await eventually(async () => (await messagesOf(key, transactionId)).length === 1);
     await eventually(async () => {
       const state = await runInDurableObject(digest, async (_i: DigestObject, s) =>

@@ -3,6 +3,7 @@ import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { sign } from "hono/jwt";
 import { subscriberHash } from "../../src/features/in-app/settings-repository";
+import type { SubscriberActivityPage } from "../../src/features/subscribers/activity-schemas";
 import { issueSessionToken } from "../../src/features/novu/inbox/session-token";
 import { createEnvironment, createWorkflow, unique } from "../factories";
 import { api } from "../request";
@@ -436,6 +437,10 @@ describe("/novu/v1/inbox/preferences", () => {
       preferences: [{ workflowId: regular, in_app: false, email: false }],
     });
     expect(bulk.body.data).toMatchObject([{ enabled: false, channels: { email: false, in_app: false } }]);
+    // The subscriber made these changes in the team's app, not the team's backend: the timeline says so.
+    const timeline = await api<SubscriberActivityPage>(key, "GET", `/v1/subscribers/${subscriberId}/activity`);
+    const reasons = timeline.body.data.filter((entry) => entry.type === "preferences_changed").map((entry) => entry.reason);
+    expect(reasons).toEqual(["inbox", "inbox", "inbox"]);
   });
 
   it("refuses to change a critical workflow, alone or in bulk", async () => {

@@ -1,10 +1,13 @@
-// The dashboard's one way to the API: openapi-fetch typed by openapi.d.ts, which `npm run openapi`
+// The dashboard's way to the API: openapi-fetch typed by openapi.d.ts, which `npm run openapi`
 // generates from the Worker's /openapi.json (no hand-copied server types).
-import createClient, { type Middleware } from "openapi-fetch";
+import createClient, { type Client } from "openapi-fetch";
 import type { paths } from "./openapi";
 import { ApiError, networkProblem, toProblem } from "./problem";
 
 export type { paths };
+
+/** A client whose every request says who is asking and in which environment. */
+export type Api = Client<paths>;
 
 /** Where the API is: the page's own origin when the Worker serves the dashboard, or VITE_API_URL for a Pages build. */
 export const API_URL = (import.meta.env.VITE_API_URL ?? "").replace(/\/$/, "");
@@ -17,17 +20,6 @@ export const API_URL = (import.meta.env.VITE_API_URL ?? "").replace(/\/$/, "");
  */
 export const SESSION_MODE: "cookie" | "header" = API_URL ? "header" : "cookie";
 
-/** What each request carries to say who is asking and in which environment; set by the session. */
-export const requestAuth: { headers: () => Record<string, string> } = { headers: () => ({}) };
-
-const auth: Middleware = {
-  onRequest({ request }) {
-    // A call may name its own environment (the admin's environment page acts in the environment it shows).
-    for (const [name, value] of Object.entries(requestAuth.headers())) if (!request.headers.has(name)) request.headers.set(name, value);
-    return request;
-  },
-};
-
 const fetchOrProblem: typeof fetch = async (input, init) => {
   try {
     return await fetch(input, init);
@@ -37,11 +29,24 @@ const fetchOrProblem: typeof fetch = async (input, init) => {
   }
 };
 
+/**
+ * A client that adds `headers` to every request: the session builds one per credential and
+ * environment and hands it down in React context (api/context.tsx). A call may still name its
+ * own environment (the admin's environment page acts in the environment it shows).
+ */
+export function createApi(headers: Record<string, string>): Api {
+  const client = createClient<paths>({ baseUrl: API_URL, fetch: fetchOrProblem });
+  client.use({
+    onRequest({ request }) {
+      for (const [name, value] of Object.entries(headers)) if (!request.headers.has(name)) request.headers.set(name, value);
+      return request;
+    },
+  });
+  return client;
+}
+
 /** The options that make one call act in `slug` rather than in the environment chosen in the header. */
 export const inEnvironment = (slug: string) => ({ headers: { "Clarion-Environment": slug } });
-
-export const api = createClient<paths>({ baseUrl: API_URL, fetch: fetchOrProblem });
-api.use(auth);
 
 /**
  * The data of an answer, or an ApiError with its problem document. Every call goes through it:

@@ -6855,7 +6855,7 @@ export interface paths {
         };
         /**
          * List a subscriber's activity
-         * @description The subscriber's timeline, newest first: profile writes, preference changes with who made them (`one_click`, `preference_page`, `api`) and the suppressions of their addresses. Erasure deletes it.
+         * @description The subscriber's timeline, newest first: profile writes, preference changes with who made them (`one_click`, `preference_page`, `api`, `inbox`) and the suppressions of their addresses. Erasure deletes it.
          */
         get: {
             parameters: {
@@ -13425,7 +13425,7 @@ export interface components {
              * @description `subscriber.updated` for a preference change: who made it.
              * @enum {string}
              */
-            reason?: "one_click" | "preference_page" | "api";
+            reason?: "one_click" | "preference_page" | "api" | "inbox";
             /** @description `subscriber.updated` for a preference change: only the flags that changed. */
             preferences?: {
                 [key: string]: unknown;
@@ -14723,10 +14723,10 @@ export interface components {
              */
             type: "created" | "updated" | "preferences_changed" | "suppressed";
             /**
-             * @description For `preferences_changed`: `one_click` (RFC 8058 unsubscribe), `preference_page` (the hosted page) or `api`. For `suppressed`: why the address is suppressed.
+             * @description For `preferences_changed`: `one_click` (RFC 8058 unsubscribe), `preference_page` (the hosted page), `api` (the team's backend, native or Novu-shaped) or `inbox` (the subscriber, in the Inbox's preferences). For `suppressed`: why the address is suppressed.
              * @enum {string|null}
              */
-            reason: "one_click" | "preference_page" | "api" | "hard_bounce" | "complaint" | "unsubscribed" | "invalid_recipient" | null;
+            reason: "one_click" | "preference_page" | "api" | "inbox" | "hard_bounce" | "complaint" | "unsubscribed" | "invalid_recipient" | null;
             /** @description For `suppressed`: the channel of the suppressed address. */
             channel: string | null;
             preferences: {

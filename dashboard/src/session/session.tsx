@@ -2,7 +2,8 @@
 // that environment alone; the admin credential reaches every environment, one at a time, named
 // by the `Clarion-Environment` header of each request.
 import { createContext, type ReactNode, useCallback, useContext, useEffect, useMemo, useState } from "react";
-import { api, requestAuth, SESSION_MODE, unwrap } from "../api/client";
+import { createApi, SESSION_MODE, unwrap } from "../api/client";
+import { ApiContext } from "../api/context";
 import type { components } from "../api/openapi";
 import { ApiError } from "../api/problem";
 import { environmentInAddress } from "../app/environment-address";
@@ -46,7 +47,10 @@ function pick(who: Who, wanted: string): string {
 const authHeaders = (credential: string): Record<string, string> =>
   SESSION_MODE === "header" ? (credential ? { Authorization: `ApiKey ${credential}` } : {}) : { ...DASHBOARD_HEADER };
 
-const whoIs = (credential: string) => unwrap(api.GET("/v1/dashboard/session", { headers: authHeaders(credential) }));
+/** Signing in and out names its own credential on each call: no environment yet. */
+const sessionApi = createApi({});
+
+const whoIs = (credential: string) => unwrap(sessionApi.GET("/v1/dashboard/session", { headers: authHeaders(credential) }));
 
 export function SessionProvider({ children }: { children: ReactNode }) {
   const [credential, setCredential] = useState(storedCredential);
@@ -55,8 +59,12 @@ export function SessionProvider({ children }: { children: ReactNode }) {
   // A link's environment first (/dashboard/env/<slug>/…), then the one last chosen in this tab.
   const [environment, setEnvironmentState] = useState(() => environmentInAddress() ?? sessionStorage.getItem(ENVIRONMENT_KEY) ?? "");
 
-  // Set while rendering, before any page below runs a query with it.
-  requestAuth.headers = () => ({ ...authHeaders(credential), ...(who && environment ? { "Clarion-Environment": environment } : {}) });
+  // A new client when the credential or the environment changes; every page below reads it from context.
+  const acting = who ? environment : "";
+  const api = useMemo(
+    () => createApi({ ...authHeaders(credential), ...(acting ? { "Clarion-Environment": acting } : {}) }),
+    [credential, acting],
+  );
 
   const accept = useCallback((next: Who | null) => {
     setWho(next);
@@ -85,7 +93,7 @@ export function SessionProvider({ children }: { children: ReactNode }) {
       if (SESSION_MODE === "cookie") {
         accept(
           await unwrap(
-            api.POST("/v1/dashboard/session", { body: { credential: value }, params: { header: { "x-clarion-dashboard": "1" } } }),
+            sessionApi.POST("/v1/dashboard/session", { body: { credential: value }, params: { header: { "x-clarion-dashboard": "1" } } }),
           ),
         );
       } else {
@@ -100,7 +108,9 @@ export function SessionProvider({ children }: { children: ReactNode }) {
 
   const signOut = useCallback(async () => {
     if (SESSION_MODE === "cookie") {
-      await unwrap(api.DELETE("/v1/dashboard/session", { params: { header: { "x-clarion-dashboard": "1" } } })).catch(() => undefined);
+      await unwrap(sessionApi.DELETE("/v1/dashboard/session", { params: { header: { "x-clarion-dashboard": "1" } } })).catch(
+        () => undefined,
+      );
     }
     sessionStorage.removeItem(CREDENTIAL_KEY);
     setCredential("");
@@ -122,7 +132,11 @@ export function SessionProvider({ children }: { children: ReactNode }) {
     () => ({ who, checked, environment, setEnvironment, signIn, signOut, refresh }),
     [who, checked, environment, setEnvironment, signIn, signOut, refresh],
   );
-  return <SessionContext.Provider value={session}>{children}</SessionContext.Provider>;
+  return (
+    <SessionContext.Provider value={session}>
+      <ApiContext.Provider value={api}>{children}</ApiContext.Provider>
+    </SessionContext.Provider>
+  );
 }
 
 export function useSession(): Session {

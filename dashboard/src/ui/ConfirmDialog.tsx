@@ -1,9 +1,7 @@
-import { type ReactNode, useCallback, useEffect, useId, useRef, useState } from "react";
+import { type ReactNode, useCallback, useState } from "react";
+import { Dialog } from "./Dialog";
 
-/**
- * A modal question (the browser's own <dialog>: focus moves into it, Escape cancels). `open`
- * shows it; `onConfirm` runs the action, `onCancel` closes it.
- */
+/** A modal question (ui/Dialog.tsx): `onConfirm` runs the action, `onCancel` (or Escape) closes it. */
 export function ConfirmDialog({
   open,
   title,
@@ -23,16 +21,8 @@ export function ConfirmDialog({
   onConfirm: () => void;
   onCancel: () => void;
 }) {
-  const ref = useRef<HTMLDialogElement>(null);
-  const titleId = useId();
-  useEffect(() => {
-    const dialog = ref.current;
-    if (!dialog) return;
-    if (open && !dialog.open) dialog.showModal();
-    if (!open && dialog.open) dialog.close();
-  }, [open]);
   return (
-    <dialog ref={ref} className="confirm card" aria-labelledby={titleId} onCancel={onCancel}>
+    <Dialog open={open} title={title} onClose={onCancel} className="confirm card">
       <form
         method="dialog"
         onSubmit={(e) => {
@@ -40,7 +30,6 @@ export function ConfirmDialog({
           onConfirm();
         }}
       >
-        <h2 id={titleId}>{title}</h2>
         {children}
         <div className="confirm-actions">
           <button type="button" onClick={onCancel}>
@@ -51,7 +40,7 @@ export function ConfirmDialog({
           </button>
         </div>
       </form>
-    </dialog>
+    </Dialog>
   );
 }
 

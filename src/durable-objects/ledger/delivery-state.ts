@@ -201,6 +201,16 @@ export class DeliveryState {
     ).rowsWritten;
   }
 
+  /**
+   * Erasure of one subscriber from this object's claims and waits, the same in a ledger shard and
+   * a coordinator: their addresses leave the sent reports, and their parked steps leave the waits
+   * marked `erased`, to be sent now so the consumer records them cancelled.
+   */
+  eraseSubscriber(filter: { env: string; tx?: string }, subscriberId: string): RecipientsJob[] {
+    this.forgetAddresses(filter.env, subscriberId);
+    return this.takeSubscriber(filter, subscriberId).map((job) => ({ ...job, erased: true as const }));
+  }
+
   takeSubscriber(filter: { env: string; tx?: string }, subscriberId: string): RecipientsJob[] {
     const rows = this.sql
       .exec<{ id: number; job: string }>(

@@ -1,6 +1,7 @@
 // Novu's preference shapes over Clarion's (global channel flags and per-workflow overrides).
 // Novu's `in_app` has no Clarion channel: it is accepted and answered as on.
 import { z } from "@hono/zod-openapi";
+import type { PreferenceChangeReason } from "../../contract/subscriber-activity";
 import { createDb } from "../../db/client";
 import type { Bindings } from "../../env";
 import { withDefaults } from "../subscribers/preferences";
@@ -91,8 +92,9 @@ export async function mergePreferences(
   environmentId: string,
   subscriberId: string,
   update: SubscriberPreferencesUpdate,
+  reason: Extract<PreferenceChangeReason, "api" | "inbox">,
 ): Promise<SubscriberPreferences> {
-  const merged = await changePreferences(env, environmentId, subscriberId, update, "api");
+  const merged = await changePreferences(env, environmentId, subscriberId, update, reason);
   if (merged === undefined) throw subscriberMissing(subscriberId);
   return withDefaults(merged);
 }

@@ -177,7 +177,7 @@ novuSubscribersV1Routes.openapi(
       ...(enabled === undefined ? {} : allChannels(enabled)),
       ...channelFlags(Object.fromEntries((preferences ?? []).map((p) => [p.type, p.enabled]))),
     };
-    const merged = await mergePreferences(c.env, c.get("environmentId"), c.req.valid("param").subscriberId, { channels: flags });
+    const merged = await mergePreferences(c.env, c.get("environmentId"), c.req.valid("param").subscriberId, { channels: flags }, "api");
     return c.json({ data: { preference: { enabled: true, channels: { ...merged.channels, in_app: true } } } }, 200);
   },
 );
@@ -211,7 +211,7 @@ novuSubscribersV1Routes.openapi(
       ...(enabled === undefined ? {} : allChannels(enabled)),
       ...(channel ? channelFlags({ [channel.type]: channel.enabled }) : {}),
     };
-    const merged = await mergePreferences(c.env, c.get("environmentId"), subscriberId, { workflows: { [workflowId]: flags } });
+    const merged = await mergePreferences(c.env, c.get("environmentId"), subscriberId, { workflows: { [workflowId]: flags } }, "api");
     const entry = toNovuV1Preferences(merged).find((p) => p.template._id === workflowId);
     return c.json({ data: entry ?? null }, 200);
   },

@@ -140,7 +140,7 @@ novuSubscribersV2Routes.openapi(
     const { channels = {}, workflowId } = c.req.valid("json");
     const flags = channelFlags(channels);
     const update = workflowId ? { workflows: { [workflowId]: flags } } : { channels: flags };
-    const merged = await mergePreferences(c.env, c.get("environmentId"), c.req.valid("param").subscriberId, update);
+    const merged = await mergePreferences(c.env, c.get("environmentId"), c.req.valid("param").subscriberId, update, "api");
     return c.json({ data: toNovuPreferences(merged) }, 200);
   },
 );

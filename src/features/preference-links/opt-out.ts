@@ -6,7 +6,7 @@ import type { LinkTarget } from "./resolve";
 import { pageRepository } from "./repository";
 
 /** Why a preference changed without the team's backend: the hosted pages' two ways. */
-export type ChangeReason = Exclude<PreferenceChangeReason, "api">;
+export type ChangeReason = Extract<PreferenceChangeReason, "one_click" | "preference_page">;
 
 /**
  * Every preference change the hosted pages make goes through here, into the same change as

@@ -31,7 +31,7 @@ activityRoutes.openapi(
     tags: ["Subscribers"],
     summary: "List a subscriber's activity",
     description:
-      "The subscriber's timeline, newest first: profile writes, preference changes with who made them (`one_click`, `preference_page`, `api`) and the suppressions of their addresses. Erasure deletes it.",
+      "The subscriber's timeline, newest first: profile writes, preference changes with who made them (`one_click`, `preference_page`, `api`, `inbox`) and the suppressions of their addresses. Erasure deletes it.",
     security,
     request: { params: SubscriberIdParam, query: ActivityQuery },
     responses: { 200: { description: "A page of the timeline", content: json(SubscriberActivityPage) } },

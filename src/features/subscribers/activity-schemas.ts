@@ -39,7 +39,7 @@ export const SubscriberActivity = z
       .nullable()
       .openapi({
         description:
-          "For `preferences_changed`: `one_click` (RFC 8058 unsubscribe), `preference_page` (the hosted page) or `api`. For `suppressed`: why the address is suppressed.",
+          "For `preferences_changed`: `one_click` (RFC 8058 unsubscribe), `preference_page` (the hosted page), `api` (the team's backend, native or Novu-shaped) or `inbox` (the subscriber, in the Inbox's preferences). For `suppressed`: why the address is suppressed.",
       }),
     channel: z.string().nullable().openapi({ description: "For `suppressed`: the channel of the suppressed address." }),
     // For `preferences_changed`: only the flags that changed, as an update names them (`null`: follows the global flag again).

@@ -16,7 +16,7 @@ import {
 } from "../../db/schema";
 import type { SubscriberPreferences } from "../../contract/preferences";
 import { inboxSockets } from "../../durable-objects/inbox-socket/client";
-import { allLedgerNames, coordinatorStub, ledgerStub } from "../../durable-objects/ledger/shards";
+import { TriggerStore } from "../../durable-objects/client/trigger-store";
 import type { Bindings } from "../../env";
 import { answersMentioning, environmentKeyScope, replaceAnswerBody } from "../../lib/idempotency-store";
 import { type EventRow, eventRow, eventStatements } from "../../db/queries/events";
@@ -40,26 +40,14 @@ export async function eraseSubscriber(env: Bindings, environmentId: string, subs
     .where(and(eq(subscribers.environmentId, environmentId), eq(subscribers.subscriberId, subscriberId)))
     .limit(1);
   if (!found) return null;
-  const waitingStepsCancelled = await cancelWaitingSteps(env, environmentId, subscriberId);
+  // First, so a failure in an object leaves the profile in place and the call can be repeated.
+  const waitingStepsCancelled = await new TriggerStore(env).eraseSubscriber(environmentId, subscriberId);
   const deleted = eventRow(environmentId, "subscriber.deleted", { subscriberId });
   const erased = await eraseRecords(db, environmentId, subscriberId, deleted);
   // After the profile is gone, so a reconnecting Inbox is refused rather than let back in.
   await inboxSockets(env.INBOX_SOCKETS).close(environmentId, subscriberId);
   await dispatchEvents(env, environmentId, [deleted.id]);
   return { subscriberId, erased: { profile: true, ...erased, waitingStepsCancelled } };
-}
-
-/** Asks every ledger shard, then the live coordinators and the subscriber's digests the shards name. */
-async function cancelWaitingSteps(env: Bindings, environmentId: string, subscriberId: string): Promise<number> {
-  const shards = await Promise.all(allLedgerNames(env).map((name) => ledgerStub(env, name).eraseSubscriber(environmentId, subscriberId)));
-  const coordinated = [...new Set(shards.flatMap((s) => s.coordinated))];
-  const digests = [...new Set(shards.flatMap((s) => s.digests))];
-  const [fromCoordinators, fromDigests] = await Promise.all([
-    Promise.all(coordinated.map((tx) => coordinatorStub(env, environmentId, tx).eraseSubscriber(subscriberId))),
-    Promise.all(digests.map((name) => env.DIGESTS.get(env.DIGESTS.idFromName(name)).erase())),
-  ]);
-  const sum = (counts: number[]) => counts.reduce((n, c) => n + c, 0);
-  return sum(shards.map((s) => s.waitingSteps)) + sum(fromCoordinators) + sum(fromDigests);
 }
 
 async function eraseRecords(db: Db, environmentId: string, subscriberId: string, event: EventRow) {

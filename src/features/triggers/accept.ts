@@ -3,8 +3,7 @@ import { chunk } from "../../db/batch";
 import { createDb } from "../../db/client";
 import { topics, workflows } from "../../db/schema";
 import type { TriggerRecord } from "../../delivery/trigger-record";
-import { ledgerNameFor, ledgerNamesFor, ledgerStub } from "../../durable-objects/ledger/shards";
-import type { AcceptOutcome } from "../../durable-objects/ledger/trigger-ledger";
+import { TriggerStore } from "../../durable-objects/client/trigger-store";
 import type { Bindings } from "../../env";
 import { byteLength, canonicalJson, sha256Hex } from "../../lib/crypto";
 import { type DestinationOptions, STRICT_DESTINATIONS } from "../../lib/destinations";
@@ -212,47 +211,10 @@ export async function prepareBroadcast(
  * sends the jobs moments later (its outbox), so the 202 waits for no Queue.
  */
 export async function makeDurable(env: Bindings, prepared: Prepared[]): Promise<(Accepted | ApiError)[]> {
-  const byLedger = Map.groupBy(
-    prepared.map((p, index) => ({ p, index })),
-    ({ p }) => ledgerNameFor(env, p.record.environmentId, p.transactionId),
-  );
-  const outcomes: AcceptOutcome[] = [];
-  await Promise.all(
-    [...byLedger].map(async ([name, items]) => {
-      const answers = await acceptIn(
-        env,
-        name,
-        items.map(({ p }) => p),
-      );
-      items.forEach(({ index }, i) => {
-        outcomes[index] = answers[i]!;
-      });
-    }),
-  );
+  const outcomes = await new TriggerStore(env).accept(prepared.map((p) => ({ record: p.record, fingerprint: p.fingerprint })));
   return prepared.map((p, i): Accepted | ApiError =>
     outcomes[i] === "conflict"
       ? new ApiError("transaction_conflict", `transactionId "${p.transactionId}" was already used for a different trigger.`)
       : { transactionId: p.transactionId, invalidRecipients: p.invalidRecipients },
-  );
-}
-
-/**
- * After a change of shard count, a transactionId may live in the previous layout: ask there
- * first (only then), so a replay or conflict is still recognised.
- */
-async function acceptIn(env: Bindings, name: string, items: Prepared[]): Promise<AcceptOutcome[]> {
-  const entries = items.map((p) => ({ record: p.record, fingerprint: p.fingerprint }));
-  if (!env.LEDGER_SHARDS_PREVIOUS) return (await ledgerStub(env, name).accept(name, entries)) as AcceptOutcome[];
-  return Promise.all(
-    items.map(async (p, i) => {
-      const [, previous] = ledgerNamesFor(env, p.record.environmentId, p.transactionId);
-      if (previous) {
-        const [known] = (await ledgerStub(env, previous).snapshots([
-          { environmentId: p.record.environmentId, transactionId: p.transactionId },
-        ])) as unknown[];
-        if (known) return ((await ledgerStub(env, previous).accept(previous, [entries[i]!])) as AcceptOutcome[])[0]!;
-      }
-      return ((await ledgerStub(env, name).accept(name, [entries[i]!])) as AcceptOutcome[])[0]!;
-    }),
   );
 }

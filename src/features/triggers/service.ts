@@ -1,6 +1,7 @@
 // What a trigger route does once its body is parsed: shared by the native routes and the Novu
 // compatibility layer (src/features/novu/), so both reach one implementation.
 import { createDb } from "../../db/client";
+import { TriggerStore } from "../../durable-objects/client/trigger-store";
 import { recordCancellation } from "../../delivery/trigger-writes";
 import { dispatchWritten } from "../../delivery/webhooks/dispatch";
 import type { Bindings } from "../../env";
@@ -16,7 +17,6 @@ import {
   withKeyTransactionId,
   workflowKeyOf,
 } from "./accept";
-import { cancelTrigger } from "./cancel";
 import { type BroadcastRequest, type CancelResult, TriggerRequest } from "./schemas";
 
 /** Accepts one trigger (`draft`: even if its workflow is inactive, for a test send); throws the problem a client should see. */
@@ -104,11 +104,12 @@ export async function acceptBroadcast(
 
 /** Cancels what of a trigger is not yet sent; `null` when the environment has no such trigger. */
 export async function cancelByTransactionId(env: Bindings, environmentId: string, transactionId: string): Promise<CancelResult | null> {
-  const outcome = await cancelTrigger(env, environmentId, transactionId);
+  const store = new TriggerStore(env);
+  const outcome = await store.cancel(environmentId, transactionId);
   if (outcome.status === "not_found") return null;
   if (outcome.status === "cancelled") {
     // Pending digest entries leave their digests; their jobs then record the messages cancelled.
-    await Promise.all(outcome.digests.map((name) => env.DIGESTS.get(env.DIGESTS.idFromName(name)).remove(transactionId)));
+    await Promise.all(outcome.digests.map((name) => store.digest(name).remove(transactionId)));
     const written = await recordCancellation(createDb(env.DB), outcome.record, outcome.cancelledMessages, Date.now());
     // The cancellation is committed: a failed dispatch must not turn it into a 500 (the sweep sends the events again).
     await dispatchWritten(env, written).catch((error: unknown) => {

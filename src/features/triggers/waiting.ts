@@ -1,11 +1,9 @@
+import { TriggerStore } from "../../durable-objects/client/trigger-store";
 import type { WaitingStep } from "../../durable-objects/ledger/claims";
-import { ledgerNamesFor, ledgerStub } from "../../durable-objects/ledger/shards";
 import type { Bindings } from "../../env";
 
 /** How many waiting steps a status lists; `waitingTotal` still counts every one. */
 export const MAX_WAITING_LISTED = 100;
-
-type Parked = { steps: WaitingStep[]; total: number; digests: string[] };
 
 /**
  * What a trigger waits on: the delays and quiet hours parked in its ledger shard (or its
@@ -17,13 +15,10 @@ export async function waitingSteps(
   environmentId: string,
   transactionId: string,
 ): Promise<{ steps: WaitingStep[]; total: number }> {
-  let parked: Parked | null = null;
-  for (const name of ledgerNamesFor(env, environmentId, transactionId)) {
-    parked = (await ledgerStub(env, name).waitingSteps(environmentId, transactionId, MAX_WAITING_LISTED)) as Parked | null;
-    if (parked) break;
-  }
+  const store = new TriggerStore(env);
+  const parked = await store.waits(environmentId, transactionId, MAX_WAITING_LISTED);
   if (!parked) return { steps: [], total: 0 };
-  const digested = await Promise.all(parked.digests.map((name) => env.DIGESTS.get(env.DIGESTS.idFromName(name)).pending(transactionId)));
+  const digested = await Promise.all(parked.digests.map((name) => store.digest(name).pending(transactionId)));
   const inDigests = digested.flatMap((d) =>
     d ? d.subscriberIds.map((subscriberId): WaitingStep => ({ stepId: d.stepId, subscriberId, kind: "digest", until: d.until })) : [],
   );

@@ -1,5 +1,6 @@
 import { type FormEvent, useState } from "react";
 import { MESSAGE_STATUSES, TRIGGER_STATUSES } from "../../../../src/contract/statuses";
+import { SelectFilter } from "../../ui/SelectFilter";
 import { type Filters, RANGES, type Tab, type FilterKey } from "./filters";
 
 const RANGE_LABELS: Record<string, string> = { "1h": "Last hour", "24h": "Last 24 hours", "7d": "Last 7 days", "30d": "Last 30 days" };
@@ -27,17 +28,14 @@ export function FilterBar({ tab, filters, update }: { tab: Tab; filters: Filters
   };
   const statuses = tab === "triggers" ? TRIGGER_STATUSES : MESSAGE_STATUSES;
   const select = (key: FilterKey, label: string, options: readonly string[], all: string, labels: Record<string, string> = {}) => (
-    <label className="field">
-      {label}
-      <select value={filters[key] ?? ""} onChange={(e) => apply(undefined, { [key]: e.target.value || undefined })}>
-        <option value="">{all}</option>
-        {options.map((o) => (
-          <option key={o} value={o}>
-            {labels[o] ?? o}
-          </option>
-        ))}
-      </select>
-    </label>
+    <SelectFilter
+      label={label}
+      value={filters[key]}
+      options={options}
+      all={all}
+      labels={labels}
+      onChange={(value) => apply(undefined, { [key]: value })}
+    />
   );
 
   return (

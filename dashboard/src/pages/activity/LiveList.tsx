@@ -1,45 +1,27 @@
 import type { ReactNode } from "react";
-import { Loading } from "../../ui/Loading";
-import { MoreButton } from "../../ui/MoreButton";
-import { ProblemView } from "../../ui/ProblemView";
+import { type Column, DataList, type ListQuery } from "../../ui/DataList";
 import { LiveIndicator } from "./live";
 
-/** What an Activity list shows around its table: the live dot, a problem, loading, the empty text, and More. */
-export function LiveList({
+/** An Activity list: the live dot above the dashboard's list frame. */
+export function LiveList<T>({
   label,
   list,
-  count,
   empty,
-  children,
+  columns,
+  row,
 }: {
   label: string;
-  list: {
-    dataUpdatedAt: number;
-    isRefetchError: boolean;
-    error: unknown;
-    isPending: boolean;
-    hasNextPage: boolean;
-    isFetchingNextPage: boolean;
-    fetchNextPage: () => unknown;
-  };
-  count: number;
+  list: ListQuery<T> & { dataUpdatedAt: number; isRefetchError: boolean };
   empty: ReactNode;
-  children: ReactNode;
+  columns: Column[];
+  row: (item: T) => ReactNode;
 }) {
   return (
     <section aria-label={label}>
       <div className="activity-bar">
         <LiveIndicator updatedAt={list.dataUpdatedAt} failed={list.isRefetchError} />
       </div>
-      {list.error ? <ProblemView error={list.error} /> : null}
-      {list.isPending ? (
-        <Loading what={label.toLowerCase()} />
-      ) : count === 0 ? (
-        <p className="empty muted">{empty}</p>
-      ) : (
-        <div className="table-wrap">{children}</div>
-      )}
-      <MoreButton list={list} />
+      <DataList list={list} what={label.toLowerCase()} empty={empty} className="stack" columns={columns} row={row} />
     </section>
   );
 }

@@ -1,11 +1,12 @@
 import { useQuery } from "@tanstack/react-query";
 import { Link, useParams } from "react-router";
-import { api, unwrap } from "../../api/client";
+import { useApi } from "../../api/context";
 import { Loading } from "../../ui/Loading";
 import { PageHeader } from "../../ui/PageHeader";
 import { ProblemView } from "../../ui/ProblemView";
 import "./activity.css";
 import { LIVE_INTERVAL, LiveIndicator } from "./live";
+import { messageDetailQuery } from "./queries";
 import { formatTime, StatusBadge } from "./status";
 import { subscriberPath } from "../subscribers/search";
 
@@ -14,11 +15,8 @@ const pretty = (value: unknown) => JSON.stringify(value, null, 2);
 /** One message: where it went, what happened to it (its timeline) and what it said. */
 export function MessagePage() {
   const { id = "" } = useParams();
-  const message = useQuery({
-    queryKey: ["activity", "message", id],
-    queryFn: () => unwrap(api.GET("/v1/messages/{id}", { params: { path: { id } } })),
-    refetchInterval: LIVE_INTERVAL,
-  });
+  const api = useApi();
+  const message = useQuery({ ...messageDetailQuery(api, id), refetchInterval: LIVE_INTERVAL });
   const m = message.data;
   return (
     <>

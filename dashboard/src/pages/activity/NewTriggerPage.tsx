@@ -1,11 +1,14 @@
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { Link, useNavigate } from "react-router";
-import { api, unwrap } from "../../api/client";
+import { useApi } from "../../api/context";
 import { Field } from "../../ui/Field";
 import { PageHeader } from "../../ui/PageHeader";
 import { ProblemView } from "../../ui/ProblemView";
+import { topicPickQuery } from "../topics/queries";
 import { parseObject } from "../workflows/model";
+import { workflowPickQuery } from "../workflows/queries";
+import { broadcast, trigger } from "./queries";
 import "./activity.css";
 
 type Audience = "subscribers" | "topic" | "everyone";
@@ -23,28 +26,22 @@ const ids = (text: string) =>
 
 /** Triggers a workflow from the dashboard: for subscribers by id, a topic's members, or every subscriber (a broadcast). */
 export function NewTriggerPage() {
+  const api = useApi();
   const navigate = useNavigate();
   const [workflow, setWorkflow] = useState("");
   const [audience, setAudience] = useState<Audience>("subscribers");
   const [subscriberIds, setSubscriberIds] = useState("");
   const [topic, setTopic] = useState("");
   const [payloadText, setPayloadText] = useState("{}");
-  const workflows = useQuery({
-    queryKey: ["workflows", "pick"],
-    queryFn: () => unwrap(api.GET("/v1/workflows", { params: { query: { limit: 100 } } })),
-  });
-  const topics = useQuery({
-    queryKey: ["topics", "pick"],
-    queryFn: () => unwrap(api.GET("/v1/topics", { params: { query: { limit: 100 } } })),
-    enabled: audience === "topic",
-  });
+  const workflows = useQuery(workflowPickQuery(api));
+  const topics = useQuery({ ...topicPickQuery(api), enabled: audience === "topic" });
   const payload = parseObject(payloadText, "payload");
   const send = useMutation({
     mutationFn: () => {
       const common = { workflow, payload: payload.ok ? (payload.value ?? {}) : {} };
-      if (audience === "everyone") return unwrap(api.POST("/v1/trigger/broadcast", { body: common }));
+      if (audience === "everyone") return broadcast(api, common);
       const to = audience === "topic" ? { topic } : ids(subscriberIds);
-      return unwrap(api.POST("/v1/trigger", { body: { ...common, to } }));
+      return trigger(api, { ...common, to });
     },
     onSuccess: (accepted) => navigate(`/activity/triggers/${encodeURIComponent(accepted.transactionId)}`),
   });

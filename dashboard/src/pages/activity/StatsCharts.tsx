@@ -1,12 +1,13 @@
 import { useQuery } from "@tanstack/react-query";
 import { useMemo } from "react";
 import type uPlot from "uplot";
-import { api, unwrap } from "../../api/client";
+import { useApi } from "../../api/context";
 import type { components } from "../../api/openapi";
 import { Loading } from "../../ui/Loading";
 import { ProblemView } from "../../ui/ProblemView";
 import { type Filters, isRange, RANGES } from "./filters";
 import { LIVE_INTERVAL, LiveIndicator } from "./live";
+import { statsQuery } from "./queries";
 import { UPlotChart } from "./UPlotChart";
 
 type Row = components["schemas"]["MessageStatsRow"];
@@ -50,10 +51,9 @@ export function StatsCharts({ filters, update }: { filters: Filters; update: (f:
   const range = filters.range;
   const span = isRange(range) ? RANGES[range] : RANGES["24h"];
   const bucket = span > RANGES["7d"] ? "day" : "hour";
+  const api = useApi();
   const stats = useQuery({
-    queryKey: ["activity", "stats", groupBy, span, bucket],
-    queryFn: () =>
-      unwrap(api.GET("/v1/messages/stats", { params: { query: { since: new Date(Date.now() - span).toISOString(), bucket, groupBy } } })),
+    ...statsQuery(api, span, bucket, groupBy),
     refetchInterval: LIVE_INTERVAL * 5,
   });
   const groups = useMemo(() => {

@@ -1,11 +1,12 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { Link, useParams } from "react-router";
-import { api, unwrap } from "../../api/client";
+import { useApi } from "../../api/context";
 import { Loading } from "../../ui/Loading";
 import { PageHeader } from "../../ui/PageHeader";
 import { ProblemView } from "../../ui/ProblemView";
 import "./activity.css";
 import { LIVE_INTERVAL, LiveIndicator } from "./live";
+import { ACTIVITY, cancelTrigger, triggerMessagesQuery, triggerStatusQuery, triggerWorkflowQuery } from "./queries";
 import { recipientSteps, type StepState } from "./recipient-steps";
 import { formatTime, StatusBadge } from "./status";
 import { subscriberPath } from "../subscribers/search";
@@ -41,27 +42,16 @@ function StepCell({ state, cancelled }: { state: StepState; cancelled: boolean }
 /** One trigger: every step for every recipient, what waits and until when, and a way to cancel what has not been sent. */
 export function TriggerPage() {
   const { transactionId = "" } = useParams();
+  const api = useApi();
   const queryClient = useQueryClient();
-  const status = useQuery({
-    queryKey: ["activity", "trigger", transactionId],
-    queryFn: () => unwrap(api.GET("/v1/trigger/{transactionId}", { params: { path: { transactionId } } })),
-    refetchInterval: LIVE_INTERVAL,
-  });
-  const messages = useQuery({
-    queryKey: ["activity", "trigger-messages", transactionId],
-    queryFn: () => unwrap(api.GET("/v1/messages", { params: { query: { transactionId, limit: 200 } } })),
-    refetchInterval: LIVE_INTERVAL,
-  });
+  const status = useQuery({ ...triggerStatusQuery(api, transactionId), refetchInterval: LIVE_INTERVAL });
+  const messages = useQuery({ ...triggerMessagesQuery(api, transactionId), refetchInterval: LIVE_INTERVAL });
   const workflowKey = status.data?.workflow;
-  const workflow = useQuery({
-    queryKey: ["activity", "workflow", workflowKey],
-    queryFn: () => unwrap(api.GET("/v1/workflows/{key}", { params: { path: { key: workflowKey ?? "" } } })),
-    enabled: workflowKey !== undefined,
-  });
+  const workflow = useQuery({ ...triggerWorkflowQuery(api, workflowKey ?? ""), enabled: workflowKey !== undefined });
   const [dialog, ask] = useConfirm();
   const cancel = useMutation({
-    mutationFn: () => unwrap(api.DELETE("/v1/trigger", { params: { query: { transactionId } } })),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: ["activity"] }),
+    mutationFn: () => cancelTrigger(api, transactionId),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: ACTIVITY }),
   });
 
   const t = status.data;

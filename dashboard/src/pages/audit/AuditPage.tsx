@@ -1,15 +1,22 @@
 import { useInfiniteQuery, useMutation } from "@tanstack/react-query";
 import { Fragment, useState } from "react";
+import { useApi } from "../../api/context";
 import { useSession } from "../../session/session";
-import { Loading } from "../../ui/Loading";
-import { MoreButton } from "../../ui/MoreButton";
+import { DataList } from "../../ui/DataList";
 import { PageHeader } from "../../ui/PageHeader";
 import { ProblemView } from "../../ui/ProblemView";
+import { SelectFilter } from "../../ui/SelectFilter";
 import { ago } from "../workflows/when";
 import { EntryChanges } from "./EntryChanges";
 import { ACTION_LABELS, type AuditEntry, RESOURCE_LABELS, useAuditFilters } from "./filters";
 import { acrossEnvironments, auditLogQuery, exportNdjson } from "./queries";
 import "./audit.css";
+
+/** The filters chosen from a list of the API's values. */
+const CHOICES = [
+  { key: "resource", label: "Resource", all: "All resources", labels: RESOURCE_LABELS },
+  { key: "action", label: "Action", all: "All actions", labels: ACTION_LABELS },
+] as const;
 
 const actorOf = (entry: AuditEntry) =>
   entry.actor.type === "admin" ? "admin" : `${entry.actor.name}${entry.actor.type === "dashboard" ? " (dashboard)" : ""}`;
@@ -31,16 +38,16 @@ function download(blob: Blob, name: string) {
  * side by side, and the whole selection as NDJSON.
  */
 export function AuditPage() {
+  const api = useApi();
   const { who, environment } = useSession();
   const admin = who?.kind === "admin";
   const { filters, update } = useAuditFilters();
   const [actor, setActor] = useState(filters.actor ?? "");
   const [open, setOpen] = useState<string[]>([]);
   const all = acrossEnvironments(filters, admin);
-  const list = useInfiniteQuery(auditLogQuery(filters, admin));
-  const rows = list.data?.pages.flatMap((p) => p.data) ?? [];
+  const list = useInfiniteQuery(auditLogQuery(api, filters, admin));
   const exported = useMutation({
-    mutationFn: () => exportNdjson(filters, admin),
+    mutationFn: () => exportNdjson(api, filters, admin),
     onSuccess: (blob) =>
       download(blob, `audit-log-${all ? (filters.environment ?? "all") : environment}-${new Date().toISOString().slice(0, 10)}.ndjson`),
   });
@@ -67,57 +74,37 @@ export function AuditPage() {
         }}
       >
         {admin ? (
-          <label className="field">
-            Environments
-            <select
-              id="audit-scope"
-              value={all ? "all" : ""}
-              onChange={(e) => update({ scope: e.target.value || undefined, environment: undefined })}
-            >
-              <option value="">This environment ({environment})</option>
-              <option value="all">All environments</option>
-            </select>
-          </label>
+          <SelectFilter
+            id="audit-scope"
+            label="Environments"
+            value={all ? "all" : undefined}
+            options={["all"]}
+            all={`This environment (${environment})`}
+            labels={{ all: "All environments" }}
+            onChange={(scope) => update({ scope, environment: undefined })}
+          />
         ) : null}
         {all ? (
-          <label className="field">
-            Environment
-            <select
-              id="audit-environment"
-              value={filters.environment ?? ""}
-              onChange={(e) => update({ environment: e.target.value || undefined })}
-            >
-              <option value="">Any</option>
-              {who?.environments.map((e) => (
-                <option key={e.slug} value={e.slug}>
-                  {e.slug}
-                </option>
-              ))}
-            </select>
-          </label>
+          <SelectFilter
+            id="audit-environment"
+            label="Environment"
+            value={filters.environment}
+            options={who?.environments.map((e) => e.slug) ?? []}
+            all="Any"
+            onChange={(environment) => update({ environment })}
+          />
         ) : null}
-        <label className="field">
-          Resource
-          <select value={filters.resource ?? ""} onChange={(e) => update({ resource: e.target.value || undefined })}>
-            <option value="">All resources</option>
-            {Object.entries(RESOURCE_LABELS).map(([value, label]) => (
-              <option key={value} value={value}>
-                {label}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label className="field">
-          Action
-          <select value={filters.action ?? ""} onChange={(e) => update({ action: e.target.value || undefined })}>
-            <option value="">All actions</option>
-            {Object.entries(ACTION_LABELS).map(([value, label]) => (
-              <option key={value} value={value}>
-                {label}
-              </option>
-            ))}
-          </select>
-        </label>
+        {CHOICES.map(({ key, label, all, labels }) => (
+          <SelectFilter
+            key={key}
+            label={label}
+            value={filters[key]}
+            options={Object.keys(labels)}
+            all={all}
+            labels={labels}
+            onChange={(value) => update({ [key]: value })}
+          />
+        ))}
         <label className="field">
           Actor
           <input
@@ -128,72 +115,52 @@ export function AuditPage() {
             onBlur={() => update({ actor: actor.trim() || undefined })}
           />
         </label>
-        <label className="field">
-          From
-          <input type="datetime-local" value={filters.after ?? ""} onChange={(e) => update({ after: e.target.value || undefined })} />
-        </label>
-        <label className="field">
-          Until
-          <input type="datetime-local" value={filters.before ?? ""} onChange={(e) => update({ before: e.target.value || undefined })} />
-        </label>
+        {(["after", "before"] as const).map((bound) => (
+          <label className="field" key={bound}>
+            {bound === "after" ? "From" : "Until"}
+            <input type="datetime-local" value={filters[bound] ?? ""} onChange={(e) => update({ [bound]: e.target.value || undefined })} />
+          </label>
+        ))}
       </form>
       {exported.error ? <ProblemView error={exported.error} /> : null}
-      {list.error ? <ProblemView error={list.error} /> : null}
-      {list.isPending ? (
-        <Loading what="the audit log" />
-      ) : rows.length === 0 ? (
-        <p className="empty muted">No change matches.</p>
-      ) : (
-        <div className="table-wrap">
-          <table className="audit-log">
-            <thead>
-              <tr>
-                <th scope="col">When</th>
-                {all ? <th scope="col">Environment</th> : null}
-                <th scope="col">Actor</th>
-                <th scope="col">Action</th>
-                <th scope="col">Resource</th>
-                <th scope="col">Id</th>
-                <th scope="col" aria-label="Details" />
+      <DataList
+        list={list}
+        what="the audit log"
+        empty="No change matches."
+        className="audit-log"
+        columns={["When", ...(all ? ["Environment"] : []), "Actor", "Action", "Resource", "Id", { label: "Details" }]}
+        row={(entry) => (
+          <Fragment key={entry.id}>
+            <tr data-entry={entry.id} data-resource={entry.resource} data-action={entry.action}>
+              <td>
+                <time dateTime={entry.at} title={new Date(entry.at).toLocaleString()}>
+                  {ago(entry.at)}
+                </time>
+              </td>
+              {all ? <td>{entry.environment}</td> : null}
+              <td title={entry.actor.id ?? undefined}>{actorOf(entry)}</td>
+              <td>{ACTION_LABELS[entry.action]}</td>
+              <td>{RESOURCE_LABELS[entry.resource]}</td>
+              <td>
+                <code>{entry.resourceId}</code>
+              </td>
+              <td>
+                <button type="button" aria-expanded={open.includes(entry.id)} onClick={() => toggle(entry.id)}>
+                  {open.includes(entry.id) ? "Hide" : "Before / after"}
+                </button>
+              </td>
+            </tr>
+            {open.includes(entry.id) ? (
+              <tr className="entry-details">
+                <td colSpan={columns}>
+                  <EntryChanges entry={entry} />
+                  {entry.requestId ? <p className="muted small">Request id: {entry.requestId}</p> : null}
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {rows.map((entry) => (
-                <Fragment key={entry.id}>
-                  <tr data-entry={entry.id} data-resource={entry.resource} data-action={entry.action}>
-                    <td>
-                      <time dateTime={entry.at} title={new Date(entry.at).toLocaleString()}>
-                        {ago(entry.at)}
-                      </time>
-                    </td>
-                    {all ? <td>{entry.environment}</td> : null}
-                    <td title={entry.actor.id ?? undefined}>{actorOf(entry)}</td>
-                    <td>{ACTION_LABELS[entry.action]}</td>
-                    <td>{RESOURCE_LABELS[entry.resource]}</td>
-                    <td>
-                      <code>{entry.resourceId}</code>
-                    </td>
-                    <td>
-                      <button type="button" aria-expanded={open.includes(entry.id)} onClick={() => toggle(entry.id)}>
-                        {open.includes(entry.id) ? "Hide" : "Before / after"}
-                      </button>
-                    </td>
-                  </tr>
-                  {open.includes(entry.id) ? (
-                    <tr className="entry-details">
-                      <td colSpan={columns}>
-                        <EntryChanges entry={entry} />
-                        {entry.requestId ? <p className="muted small">Request id: {entry.requestId}</p> : null}
-                      </td>
-                    </tr>
-                  ) : null}
-                </Fragment>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      <MoreButton list={list} />
+            ) : null}
+          </Fragment>
+        )}
+      />
     </>
   );
 }

@@ -1,5 +1,5 @@
 import { infiniteQueryOptions } from "@tanstack/react-query";
-import { api, unwrap } from "../../api/client";
+import { type Api, unwrap } from "../../api/client";
 import { CURSOR_PAGES } from "../../api/cursor-pages";
 import type { components } from "../../api/openapi";
 import { auditQuery, type Filters } from "./filters";
@@ -16,7 +16,7 @@ async function listOf(call: Promise<string | AuditList>): Promise<AuditList> {
 /** Across environments only for the admin credential, and only when asked (`scope=all`). */
 export const acrossEnvironments = (filters: Filters, admin: boolean) => admin && filters.scope === "all";
 
-export const auditLogQuery = (filters: Filters, admin: boolean) =>
+export const auditLogQuery = (api: Api, filters: Filters, admin: boolean) =>
   infiniteQueryOptions({
     queryKey: ["audit-log", filters, admin],
     queryFn: ({ pageParam }) =>
@@ -33,7 +33,7 @@ export const auditLogQuery = (filters: Filters, admin: boolean) =>
   });
 
 /** Every entry the filters match, as the API exports them: one JSON object per line. */
-export async function exportNdjson(filters: Filters, admin: boolean): Promise<Blob> {
+export async function exportNdjson(api: Api, filters: Filters, admin: boolean): Promise<Blob> {
   const query = { ...auditQuery(filters), format: "ndjson" as const };
   return acrossEnvironments(filters, admin)
     ? unwrap(

@@ -1,11 +1,10 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { Link, useNavigate, useParams } from "react-router";
-import { api, unwrap } from "../../api/client";
-import type { components } from "../../api/openapi";
+import { useApi } from "../../api/context";
 import { ApiError } from "../../api/problem";
 import { Field } from "../../ui/Field";
-import { Loading } from "../../ui/Loading";
+import { DataList } from "../../ui/DataList";
 import { PageHeader } from "../../ui/PageHeader";
 import { ProblemView } from "../../ui/ProblemView";
 import { ConfirmDialog, useConfirm } from "../../ui/ConfirmDialog";
@@ -13,9 +12,18 @@ import { useSession } from "../../session/session";
 import { InAppSettingsCard } from "./InAppSettingsCard";
 import { NewKey } from "./NewKey";
 import { PreferencePageCard } from "./PreferencePageCard";
+import {
+  type ApiKey,
+  createKey,
+  deleteEnvironment,
+  ENVIRONMENTS,
+  environmentQuery,
+  keysKey,
+  keysQuery,
+  revokeKey,
+  rotateKey,
+} from "./queries";
 import "./environments.css";
-
-type ApiKey = components["schemas"]["ApiKey"];
 
 const STATUS_BADGE: Record<ApiKey["status"], string> = { active: "ok", expiring: "warn", expired: "", revoked: "bad" };
 const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : "—");
@@ -28,6 +36,7 @@ const endOfDay = (day: string) => (day ? new Date(`${day}T23:59:59.000Z`).toISOS
  */
 export function EnvironmentKeysPage() {
   const { slug = "" } = useParams();
+  const api = useApi();
   const queryClient = useQueryClient();
   const [includeRevoked, setIncludeRevoked] = useState(false);
   const [name, setName] = useState("");
@@ -37,27 +46,16 @@ export function EnvironmentKeysPage() {
   const [rotating, setRotating] = useState<ApiKey | null>(null);
   const [overlapHours, setOverlapHours] = useState("24");
 
-  const environment = useQuery({
-    queryKey: ["admin", "environment", slug],
-    queryFn: () => unwrap(api.GET("/v1/admin/environments/{slug}", { params: { path: { slug } } })),
-  });
-  const keys = useQuery({
-    queryKey: ["admin", "keys", slug, includeRevoked],
-    queryFn: () =>
-      unwrap(
-        api.GET("/v1/admin/environments/{slug}/keys", {
-          params: { path: { slug }, query: { limit: 100, includeRevoked: includeRevoked ? "true" : "false" } },
-        }),
-      ),
-  });
-  const changed = () => queryClient.invalidateQueries({ queryKey: ["admin", "keys", slug] });
+  const environment = useQuery(environmentQuery(api, slug));
+  const keys = useQuery(keysQuery(api, slug, includeRevoked));
+  const changed = () => queryClient.invalidateQueries({ queryKey: keysKey(slug) });
   const navigate = useNavigate();
   const { refresh } = useSession();
   const [dialog, ask] = useConfirm();
   const removeEnvironment = useMutation({
-    mutationFn: () => unwrap(api.DELETE("/v1/admin/environments/{slug}", { params: { path: { slug } } })),
+    mutationFn: () => deleteEnvironment(api, slug),
     onSuccess: async () => {
-      await queryClient.invalidateQueries({ queryKey: ["admin", "environments"] });
+      await queryClient.invalidateQueries({ queryKey: ENVIRONMENTS });
       navigate("/environments");
       // The switcher drops it; working in it, the dashboard moves to another environment.
       await refresh();
@@ -79,13 +77,7 @@ export function EnvironmentKeysPage() {
   };
 
   const create = useMutation({
-    mutationFn: () =>
-      unwrap(
-        api.POST("/v1/admin/environments/{slug}/keys", {
-          params: { path: { slug } },
-          body: { name: name.trim() || "default", expiresAt: endOfDay(expires) },
-        }),
-      ),
+    mutationFn: () => createKey(api, slug, { name: name.trim() || "default", expiresAt: endOfDay(expires) }),
     onSuccess: async (created) => {
       // Only a replay (an Idempotency-Key, which the dashboard never sends) comes without the secret.
       setSecret("key" in created ? created.key : null);
@@ -95,15 +87,14 @@ export function EnvironmentKeysPage() {
     },
   });
   const revoke = useMutation({
-    mutationFn: (key: ApiKey) => unwrap(api.POST("/v1/admin/keys/{id}/revoke", { params: { path: { id: key.id } } })),
+    mutationFn: (key: ApiKey) => revokeKey(api, key.id),
     onSuccess: async () => {
       setRevoking(null);
       await changed();
     },
   });
   const rotate = useMutation({
-    mutationFn: (key: ApiKey) =>
-      unwrap(api.POST("/v1/admin/keys/{id}/rotate", { params: { path: { id: key.id } }, body: { overlapHours: Number(overlapHours) } })),
+    mutationFn: (key: ApiKey) => rotateKey(api, key.id, Number(overlapHours)),
     onSuccess: async (rotation) => {
       setRotating(null);
       setSecret("key" in rotation.key ? rotation.key.key : null);
@@ -127,7 +118,6 @@ export function EnvironmentKeysPage() {
     );
   }
   const title = environment.data ? `${environment.data.name}: API keys` : "API keys";
-  const rows = keys.data?.data ?? [];
 
   return (
     <>
@@ -164,64 +154,46 @@ export function EnvironmentKeysPage() {
         <ProblemView error={create.error} />
       ) : null}
       {revoke.error ? <ProblemView error={revoke.error} /> : null}
-      {keys.error ? <ProblemView error={keys.error} /> : null}
       <div className="filters">
         <label>
           <input type="checkbox" checked={includeRevoked} onChange={(e) => setIncludeRevoked(e.target.checked)} /> Show revoked and expired
           keys
         </label>
       </div>
-      {keys.isPending ? (
-        <Loading what="keys" />
-      ) : rows.length === 0 ? (
-        <p className="empty muted">No keys in use: create one above.</p>
-      ) : (
-        <div className="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th>Name</th>
-                <th>Prefix</th>
-                <th>Status</th>
-                <th>Created</th>
-                <th>Last used</th>
-                <th>Expires</th>
-                <th />
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((key) => (
-                <tr key={key.id} data-key-prefix={key.prefix}>
-                  <td>{key.name}</td>
-                  <td>
-                    <code>{key.prefix}…</code>
-                  </td>
-                  <td>
-                    <span className={`badge ${STATUS_BADGE[key.status]}`}>{key.status}</span>
-                  </td>
-                  <td>{when(key.createdAt)}</td>
-                  <td>{when(key.lastUsedAt)}</td>
-                  <td>{when(key.revokedAt ?? key.expiresAt)}</td>
-                  <td>
-                    {key.status === "active" || key.status === "expiring" ? (
-                      <div className="key-actions">
-                        {key.status === "active" ? (
-                          <button type="button" onClick={() => setRotating(key)} aria-label={`Rotate ${key.prefix}`}>
-                            Rotate
-                          </button>
-                        ) : null}
-                        <button type="button" className="danger" onClick={() => setRevoking(key)} aria-label={`Revoke ${key.prefix}`}>
-                          Revoke
-                        </button>
-                      </div>
-                    ) : null}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <DataList
+        list={keys}
+        what="keys"
+        empty="No keys in use: create one above."
+        columns={["Name", "Prefix", "Status", "Created", "Last used", "Expires", { label: "Actions" }]}
+        row={(key) => (
+          <tr key={key.id} data-key-prefix={key.prefix}>
+            <td>{key.name}</td>
+            <td>
+              <code>{key.prefix}…</code>
+            </td>
+            <td>
+              <span className={`badge ${STATUS_BADGE[key.status]}`}>{key.status}</span>
+            </td>
+            <td>{when(key.createdAt)}</td>
+            <td>{when(key.lastUsedAt)}</td>
+            <td>{when(key.revokedAt ?? key.expiresAt)}</td>
+            <td>
+              {key.status === "active" || key.status === "expiring" ? (
+                <div className="key-actions">
+                  {key.status === "active" ? (
+                    <button type="button" onClick={() => setRotating(key)} aria-label={`Rotate ${key.prefix}`}>
+                      Rotate
+                    </button>
+                  ) : null}
+                  <button type="button" className="danger" onClick={() => setRevoking(key)} aria-label={`Revoke ${key.prefix}`}>
+                    Revoke
+                  </button>
+                </div>
+              ) : null}
+            </td>
+          </tr>
+        )}
+      />
       {environment.data ? (
         <div className="settings-grid">
           <InAppSettingsCard slug={slug} />

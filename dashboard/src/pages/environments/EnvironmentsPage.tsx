@@ -1,16 +1,15 @@
-import { CURSOR_PAGES } from "../../api/cursor-pages";
-import { MoreButton } from "../../ui/MoreButton";
 import { useInfiniteQuery, useMutation, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { Link, useNavigate } from "react-router";
-import { api, unwrap } from "../../api/client";
+import { useApi } from "../../api/context";
 import { ApiError } from "../../api/problem";
 import { useSession } from "../../session/session";
 import { Field } from "../../ui/Field";
-import { Loading } from "../../ui/Loading";
+import { DataList } from "../../ui/DataList";
 import { PageHeader } from "../../ui/PageHeader";
 import { ProblemView } from "../../ui/ProblemView";
 import { standingError } from "../../ui/standing-errors";
+import { createEnvironment, ENVIRONMENTS, environmentsQuery } from "./queries";
 import "./environments.css";
 
 const SLUG_HINT =
@@ -18,20 +17,17 @@ const SLUG_HINT =
 
 /** The deployment's environments (admin only): each one's data and keys are its own. */
 export function EnvironmentsPage() {
+  const api = useApi();
   const { environment, refresh } = useSession();
   const queryClient = useQueryClient();
   const navigate = useNavigate();
   const [name, setName] = useState("");
   const [slug, setSlug] = useState("");
-  const list = useInfiniteQuery({
-    queryKey: ["admin", "environments"],
-    queryFn: ({ pageParam }) => unwrap(api.GET("/v1/admin/environments", { params: { query: { limit: 100, cursor: pageParam } } })),
-    ...CURSOR_PAGES,
-  });
+  const list = useInfiniteQuery(environmentsQuery(api));
   const create = useMutation({
-    mutationFn: (body: { name: string; slug: string }) => unwrap(api.POST("/v1/admin/environments", { body })),
+    mutationFn: (body: { name: string; slug: string }) => createEnvironment(api, body),
     onSuccess: async (created) => {
-      await queryClient.invalidateQueries({ queryKey: ["admin", "environments"] });
+      await queryClient.invalidateQueries({ queryKey: ENVIRONMENTS });
       // The switcher lists it too.
       await refresh();
       navigate(`/environments/${created.slug}`);
@@ -40,7 +36,6 @@ export function EnvironmentsPage() {
   const body = { name: name.trim(), slug: slug.trim() };
   const error = standingError(create.error, create.variables, body);
   const fieldError = (path: string) => (error instanceof ApiError ? error.fieldError(path) : undefined);
-  const rows = list.data?.pages.flatMap((p) => p.data) ?? [];
 
   function submit(event: FormEvent) {
     event.preventDefault();
@@ -57,44 +52,28 @@ export function EnvironmentsPage() {
       <div className="environments-grid">
         <section aria-labelledby="environments-title">
           <h2 id="environments-title">Environments</h2>
-          {list.error ? <ProblemView error={list.error} /> : null}
-          {list.isPending ? (
-            <Loading what="environments" />
-          ) : rows.length === 0 ? (
-            <p className="empty muted">No environments yet: create the first one.</p>
-          ) : (
-            <div className="table-wrap">
-              <table>
-                <thead>
-                  <tr>
-                    <th>Name</th>
-                    <th>Slug</th>
-                    <th>Created</th>
-                    <th />
-                  </tr>
-                </thead>
-                <tbody>
-                  {rows.map((e) => (
-                    <tr key={e.slug} data-environment={e.slug}>
-                      <td>
-                        {e.name} {e.slug === environment ? <span className="badge info">current</span> : null}
-                      </td>
-                      <td>
-                        <code>{e.slug}</code>
-                      </td>
-                      <td>{new Date(e.createdAt).toLocaleString()}</td>
-                      <td>
-                        <Link to={`/environments/${e.slug}`} aria-label={`API keys of ${e.name}`}>
-                          API keys
-                        </Link>
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-          )}
-          <MoreButton list={list} />
+          <DataList
+            list={list}
+            what="environments"
+            empty="No environments yet: create the first one."
+            columns={["Name", "Slug", "Created", { label: "Actions" }]}
+            row={(e) => (
+              <tr key={e.slug} data-environment={e.slug}>
+                <td>
+                  {e.name} {e.slug === environment ? <span className="badge info">current</span> : null}
+                </td>
+                <td>
+                  <code>{e.slug}</code>
+                </td>
+                <td>{new Date(e.createdAt).toLocaleString()}</td>
+                <td>
+                  <Link to={`/environments/${e.slug}`} aria-label={`API keys of ${e.name}`}>
+                    API keys
+                  </Link>
+                </td>
+              </tr>
+            )}
+          />
         </section>
         <form className="card" onSubmit={submit} aria-labelledby="new-environment-title">
           <h2 id="new-environment-title">New environment</h2>

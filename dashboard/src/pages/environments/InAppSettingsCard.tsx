@@ -1,28 +1,30 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useApi } from "../../api/context";
 import { useState } from "react";
 import { CopyButton } from "../../ui/CopyButton";
 import { useConfirm } from "../../ui/ConfirmDialog";
 import { Loading } from "../../ui/Loading";
 import { ProblemView } from "../../ui/ProblemView";
 import { InboxSnippets } from "./InboxSnippets";
-import { inAppSettingsQuery, rotateInboxSecret, setHmacRequired } from "./settings-queries";
+import { inAppSettingsQuery, rotateInboxSecret, setHmacRequired } from "./queries";
 
 /** What the Novu Inbox needs to run against this environment: identifier, subscriber hashes, addresses, code. */
 export function InAppSettingsCard({ slug }: { slug: string }) {
+  const api = useApi();
   const queryClient = useQueryClient();
-  const settings = useQuery(inAppSettingsQuery(slug));
+  const settings = useQuery(inAppSettingsQuery(api, slug));
   const [shown, setShown] = useState(false);
   const [dialog, ask] = useConfirm();
-  const key = inAppSettingsQuery(slug).queryKey;
+  const key = inAppSettingsQuery(api, slug).queryKey;
   // The choice shows at once; the answer confirms it (or the error says why not, and the box goes back).
   const [wanted, setWanted] = useState<boolean | null>(null);
   const hmac = useMutation({
-    mutationFn: (required: boolean) => setHmacRequired(slug, required),
+    mutationFn: (required: boolean) => setHmacRequired(api, slug, required),
     onSuccess: (next) => queryClient.setQueryData(key, next),
     onSettled: () => setWanted(null),
   });
   const rotate = useMutation({
-    mutationFn: () => rotateInboxSecret(slug),
+    mutationFn: () => rotateInboxSecret(api, slug),
     onSuccess: async (next) => {
       // Only a replay (an Idempotency-Key, which the dashboard never sends) comes without the secret.
       if ("hmacSecret" in next) queryClient.setQueryData(key, next);

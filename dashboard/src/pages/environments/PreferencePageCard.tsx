@@ -1,4 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useApi } from "../../api/context";
 import { type FormEvent, useState } from "react";
 import { ApiError } from "../../api/problem";
 import { useConfirm } from "../../ui/ConfirmDialog";
@@ -13,7 +14,7 @@ import {
   type PreferencePageBrandingUpdate,
   rotateLinkSecret,
   saveBranding,
-} from "./settings-queries";
+} from "./queries";
 
 /** The hosted page's default accent (src/features/preference-links/layout.ts). */
 const DEFAULT_ACCENT = "#1d4ed8";
@@ -21,7 +22,8 @@ const HEX = /^#[0-9a-fA-F]{6}$/;
 
 /** The hosted preference and unsubscribe pages: their branding, a preview, and revoking every link. */
 export function PreferencePageCard({ slug }: { slug: string }) {
-  const branding = useQuery(brandingQuery(slug));
+  const api = useApi();
+  const branding = useQuery(brandingQuery(api, slug));
   return (
     <section className="card settings-card" aria-labelledby="preference-page-title" data-testid="preference-page-settings">
       <h2 id="preference-page-title">Preference page</h2>
@@ -40,13 +42,14 @@ export function PreferencePageCard({ slug }: { slug: string }) {
 }
 
 function BrandingForm({ slug, saved }: { slug: string; saved: PreferencePageBranding }) {
+  const api = useApi();
   const queryClient = useQueryClient();
   const [brandName, setBrandName] = useState(saved.brandName ?? "");
   const [logoUrl, setLogoUrl] = useState(saved.logoUrl ?? "");
   const [accent, setAccent] = useState(saved.accentColor ?? "");
   const save = useMutation({
-    mutationFn: (body: PreferencePageBrandingUpdate) => saveBranding(slug, body),
-    onSuccess: (next) => queryClient.setQueryData(brandingQuery(slug).queryKey, next),
+    mutationFn: (body: PreferencePageBrandingUpdate) => saveBranding(api, slug, body),
+    onSuccess: (next) => queryClient.setQueryData(brandingQuery(api, slug).queryKey, next),
   });
   const fieldError = (path: string) => (save.error instanceof ApiError ? save.error.fieldError(path) : undefined);
   const shown = HEX.test(accent) ? accent : DEFAULT_ACCENT;
@@ -110,8 +113,9 @@ function BrandingForm({ slug, saved }: { slug: string; saved: PreferencePageBran
 
 /** A real link for one subscriber, so the page is seen as its recipients see it. */
 function Preview({ slug }: { slug: string }) {
+  const api = useApi();
   const [subscriberId, setSubscriberId] = useState("");
-  const mint = useMutation({ mutationFn: (id: string) => mintPreferenceLink(slug, id) });
+  const mint = useMutation({ mutationFn: (id: string) => mintPreferenceLink(api, slug, id) });
   function submit(event: FormEvent) {
     event.preventDefault();
     mint.mutate(subscriberId.trim());
@@ -134,8 +138,9 @@ function Preview({ slug }: { slug: string }) {
 }
 
 function RevokeLinks({ slug }: { slug: string }) {
+  const api = useApi();
   const [dialog, ask] = useConfirm();
-  const rotate = useMutation({ mutationFn: () => rotateLinkSecret(slug) });
+  const rotate = useMutation({ mutationFn: () => rotateLinkSecret(api, slug) });
   async function askToRotate() {
     const yes = await ask({
       title: "Revoke every preference and unsubscribe link?",

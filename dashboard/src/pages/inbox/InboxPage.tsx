@@ -1,12 +1,13 @@
 import { useQuery } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { Link, useSearchParams } from "react-router";
-import { api, unwrap } from "../../api/client";
+import { useApi } from "../../api/context";
 import { useSession } from "../../session/session";
 import { Loading } from "../../ui/Loading";
 import { PageHeader } from "../../ui/PageHeader";
 import { ProblemView } from "../../ui/ProblemView";
-import { inAppSettingsQuery } from "../environments/settings-queries";
+import { inAppSettingsQuery } from "../environments/queries";
+import { subscriberQuery } from "../subscribers/queries";
 import { subscriberPath } from "../subscribers/search";
 import { InboxPreview } from "./InboxPreview";
 import "./inbox.css";
@@ -16,16 +17,16 @@ const PREVIEW_ENVIRONMENT = "development";
 
 /** The Inbox a subscriber sees in the team's app, for a subscriber chosen here (development only). */
 export function InboxPage() {
+  const api = useApi();
   const { environment, who, setEnvironment } = useSession();
   const [params, setParams] = useSearchParams();
   const chosen = params.get("subscriber")?.trim() ?? "";
   const [typed, setTyped] = useState(chosen);
   const [open, setOpen] = useState(true);
   const inDevelopment = environment === PREVIEW_ENVIRONMENT;
-  const settings = useQuery({ ...inAppSettingsQuery(environment), enabled: inDevelopment });
+  const settings = useQuery({ ...inAppSettingsQuery(api, environment), enabled: inDevelopment });
   const subscriber = useQuery({
-    queryKey: ["subscribers", chosen],
-    queryFn: () => unwrap(api.GET("/v1/subscribers/{subscriberId}", { params: { path: { subscriberId: chosen } } })),
+    ...subscriberQuery(api, chosen),
     enabled: inDevelopment && chosen !== "",
   });
 

@@ -2,19 +2,15 @@ import { Inbox } from "@novu/react";
 import { useQuery } from "@tanstack/react-query";
 import { Loading } from "../../ui/Loading";
 import { ProblemView } from "../../ui/ProblemView";
-import type { InAppSettings } from "../environments/settings-queries";
-import { subscriberHash } from "../../../../src/contract/subscriber-hash";
+import type { InAppSettings } from "../environments/queries";
+import { subscriberHashQuery } from "./queries";
 
 /**
  * Novu's own <Inbox/>, given the props the environment page's snippet gives a team, for one
  * subscriber: what that person sees in the team's app.
  */
 export function InboxPreview({ settings, subscriberId, open }: { settings: InAppSettings; subscriberId: string; open: boolean }) {
-  const hash = useQuery({
-    queryKey: ["inbox", "hash", settings.hmacSecret, subscriberId],
-    queryFn: () => subscriberHash(settings.hmacSecret, subscriberId),
-    staleTime: Number.POSITIVE_INFINITY,
-  });
+  const hash = useQuery(subscriberHashQuery(settings.hmacSecret, subscriberId));
   if (hash.error) return <ProblemView error={hash.error} />;
   if (!hash.data) return <Loading what="the Inbox" />;
   return (

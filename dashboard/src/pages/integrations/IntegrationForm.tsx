@@ -1,12 +1,12 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useMemo, useState } from "react";
-import { api, unwrap } from "../../api/client";
+import { useApi } from "../../api/context";
 import { ApiError } from "../../api/problem";
 import { Field } from "../../ui/Field";
 import { ProblemView } from "../../ui/ProblemView";
 import { CredentialFields } from "./CredentialFields";
 import { CredentialInputError, credentialFields, credentialsToSend, type FormValues, initialValues } from "./credential-fields";
-import { type Integration, type IntegrationUpdate, type Provider, updateIntegration } from "./queries";
+import { createIntegration, INTEGRATIONS, type Integration, type IntegrationUpdate, type Provider, updateIntegration } from "./queries";
 
 type Settings = { timeoutMs: string; maxAttempts: string; failoverOnTimeout: boolean };
 
@@ -45,6 +45,7 @@ export function IntegrationForm({
   integration?: Integration;
   onSaved: (saved: Integration) => void;
 }) {
+  const api = useApi();
   const queryClient = useQueryClient();
   const fields = useMemo(() => credentialFields(provider.credentials), [provider]);
   const stored = integration?.credentials;
@@ -63,20 +64,16 @@ export function IntegrationForm({
       const settingsBody = settingsToSend(settings, integration?.settings);
       const url = baseUrl.trim() || null;
       if (!integration) {
-        return unwrap(
-          api.POST("/v1/integrations", {
-            body: {
-              provider: provider.id,
-              name: name.trim() || undefined,
-              active,
-              primary,
-              priority: priority.trim() === "" ? 0 : Number(priority),
-              credentials: credentials ?? {},
-              settings: settingsBody,
-              baseUrl: url,
-            },
-          }),
-        );
+        return createIntegration(api, {
+          provider: provider.id,
+          name: name.trim() || undefined,
+          active,
+          primary,
+          priority: priority.trim() === "" ? 0 : Number(priority),
+          credentials: credentials ?? {},
+          settings: settingsBody,
+          baseUrl: url,
+        });
       }
       const body: IntegrationUpdate = {};
       if (name.trim() !== integration.name) body.name = name.trim();
@@ -86,10 +83,10 @@ export function IntegrationForm({
       if (url !== integration.baseUrl) body.baseUrl = url;
       if (!sameJson(settingsBody, integration.settings)) body.settings = settingsBody;
       if (credentials) body.credentials = credentials;
-      return Object.keys(body).length ? updateIntegration(integration.id, body) : integration;
+      return Object.keys(body).length ? updateIntegration(api, integration.id, body) : integration;
     },
     onSuccess: (saved) => {
-      void queryClient.invalidateQueries({ queryKey: ["integrations"] });
+      void queryClient.invalidateQueries({ queryKey: INTEGRATIONS });
       onSaved(saved);
     },
   });

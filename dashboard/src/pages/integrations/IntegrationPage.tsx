@@ -1,29 +1,30 @@
-import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { Link, useNavigate, useParams } from "react-router";
-import { api, unwrap } from "../../api/client";
+import { useApi } from "../../api/context";
 import { Loading } from "../../ui/Loading";
 import { PageHeader } from "../../ui/PageHeader";
 import { ProblemView } from "../../ui/ProblemView";
 import { CheckResult } from "./CheckResult";
 import { IntegrationForm } from "./IntegrationForm";
-import { checkIntegration, useIntegration, useProviders } from "./queries";
+import { checkIntegration, deleteIntegration, INTEGRATIONS, integrationQuery, providersQuery } from "./queries";
 import "./integrations.css";
 import { useConfirm } from "../../ui/ConfirmDialog";
 
 /** One integration: its check, its form (credentials stay masked), and deleting it. */
 export function IntegrationPage() {
   const { id = "" } = useParams();
+  const api = useApi();
   const navigate = useNavigate();
   const queryClient = useQueryClient();
-  const integration = useIntegration(id);
-  const providers = useProviders();
-  const check = useMutation({ mutationFn: () => checkIntegration(id) });
+  const integration = useQuery(integrationQuery(api, id));
+  const providers = useQuery(providersQuery(api));
+  const check = useMutation({ mutationFn: () => checkIntegration(api, id) });
   const [dialog, ask] = useConfirm();
   const remove = useMutation({
-    mutationFn: () => unwrap(api.DELETE("/v1/integrations/{id}", { params: { path: { id } } })),
+    mutationFn: () => deleteIntegration(api, id),
     onSuccess: () => {
-      queryClient.removeQueries({ queryKey: ["integrations", id] });
-      void queryClient.invalidateQueries({ queryKey: ["integrations"] });
+      queryClient.removeQueries({ queryKey: integrationQuery(api, id).queryKey });
+      void queryClient.invalidateQueries({ queryKey: INTEGRATIONS });
       navigate("/integrations");
     },
   });

@@ -1,8 +1,10 @@
-import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { Link } from "react-router";
+import { useApi } from "../../api/context";
 import { Loading } from "../../ui/Loading";
 import { PageHeader } from "../../ui/PageHeader";
+import { DataList, fixedList } from "../../ui/DataList";
 import { ProblemView } from "../../ui/ProblemView";
 import { CheckResult } from "./CheckResult";
 import { failoverOrder, movedPriorities } from "./order";
@@ -10,33 +12,35 @@ import {
   CHANNELS,
   type Channel,
   checkIntegration,
+  INTEGRATIONS,
   type Integration,
   type IntegrationCheck,
   type IntegrationUpdate,
+  integrationsQuery,
   updateIntegration,
-  useIntegrations,
 } from "./queries";
 import "./integrations.css";
 
 /** The environment's providers per channel, in the order delivery tries them, with the switches that change it. */
 export function IntegrationsPage() {
-  const list = useIntegrations();
+  const api = useApi();
+  const list = useQuery(integrationsQuery(api));
   const queryClient = useQueryClient();
   const [checks, setChecks] = useState<Record<string, IntegrationCheck>>({});
-  const refresh = () => queryClient.invalidateQueries({ queryKey: ["integrations"] });
+  const refresh = () => queryClient.invalidateQueries({ queryKey: INTEGRATIONS });
   const update = useMutation({
-    mutationFn: ({ id, body }: { id: string; body: IntegrationUpdate }) => updateIntegration(id, body),
+    mutationFn: ({ id, body }: { id: string; body: IntegrationUpdate }) => updateIntegration(api, id, body),
     onSettled: refresh,
   });
   // One PUT per integration whose priority changes, in turn: the list shows the new order once all are saved.
   const move = useMutation({
     mutationFn: async (changes: { id: string; priority: number }[]) => {
-      for (const { id, priority } of changes) await updateIntegration(id, { priority });
+      for (const { id, priority } of changes) await updateIntegration(api, id, { priority });
     },
     onSettled: refresh,
   });
   const check = useMutation({
-    mutationFn: (id: string) => checkIntegration(id),
+    mutationFn: (id: string) => checkIntegration(api, id),
     onSuccess: (result, id) => setChecks((all) => ({ ...all, [id]: result })),
   });
   const busy = update.isPending || move.isPending;
@@ -70,43 +74,31 @@ export function IntegrationsPage() {
                   Add {channelName(channel)} integration
                 </Link>
               </div>
-              {ordered.length === 0 ? (
-                <p className="muted small">No {channelName(channel)} integration yet.</p>
-              ) : (
-                <div className="table-wrap">
-                  <table>
-                    <thead>
-                      <tr>
-                        <th>Order</th>
-                        <th>Integration</th>
-                        <th>Active</th>
-                        <th>Primary</th>
-                        <th>Check</th>
-                      </tr>
-                    </thead>
-                    <tbody>
-                      {ordered.map((integration, index) => {
-                        const at = rest.indexOf(integration);
-                        return (
-                          <IntegrationRow
-                            key={integration.id}
-                            integration={integration}
-                            position={index + 1}
-                            canMoveUp={at > 0}
-                            canMoveDown={at >= 0 && at < rest.length - 1}
-                            busy={busy}
-                            onMove={(by) => move.mutate(movedPriorities(ordered, integration.id, by))}
-                            onUpdate={(body) => update.mutate({ id: integration.id, body })}
-                            checking={check.isPending && check.variables === integration.id}
-                            onCheck={() => check.mutate(integration.id)}
-                            result={checks[integration.id]}
-                          />
-                        );
-                      })}
-                    </tbody>
-                  </table>
-                </div>
-              )}
+              <DataList
+                list={fixedList(ordered)}
+                what="integrations"
+                empty={`No ${channelName(channel)} integration yet.`}
+                compact
+                columns={["Order", "Integration", "Active", "Primary", "Check"]}
+                row={(integration) => {
+                  const at = rest.indexOf(integration);
+                  return (
+                    <IntegrationRow
+                      key={integration.id}
+                      integration={integration}
+                      position={ordered.indexOf(integration) + 1}
+                      canMoveUp={at > 0}
+                      canMoveDown={at >= 0 && at < rest.length - 1}
+                      busy={busy}
+                      onMove={(by) => move.mutate(movedPriorities(ordered, integration.id, by))}
+                      onUpdate={(body) => update.mutate({ id: integration.id, body })}
+                      checking={check.isPending && check.variables === integration.id}
+                      onCheck={() => check.mutate(integration.id)}
+                      result={checks[integration.id]}
+                    />
+                  );
+                }}
+              />
             </section>
           );
         })

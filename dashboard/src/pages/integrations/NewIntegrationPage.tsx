@@ -1,17 +1,20 @@
+import { useQuery } from "@tanstack/react-query";
 import { useNavigate, useSearchParams } from "react-router";
+import { useApi } from "../../api/context";
 import { Field } from "../../ui/Field";
 import { Loading } from "../../ui/Loading";
 import { PageHeader } from "../../ui/PageHeader";
 import { ProblemView } from "../../ui/ProblemView";
 import { IntegrationForm } from "./IntegrationForm";
-import { CHANNELS, type Channel, useProviders } from "./queries";
+import { CHANNELS, type Channel, providersQuery } from "./queries";
 import "./integrations.css";
 
 const isChannel = (value: string | null): value is Channel => CHANNELS.some((c) => c === value);
 
 /** Pick a channel and a provider, then fill in the form its credential schema asks for. The choice lives in the URL. */
 export function NewIntegrationPage() {
-  const providers = useProviders();
+  const api = useApi();
+  const providers = useQuery(providersQuery(api));
   const navigate = useNavigate();
   const [params, setParams] = useSearchParams();
   const requested = params.get("channel");

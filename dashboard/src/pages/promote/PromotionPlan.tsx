@@ -1,10 +1,12 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useState } from "react";
+import { type ReactNode, useState } from "react";
+import { useApi } from "../../api/context";
 import { useConfirm } from "../../ui/ConfirmDialog";
+import { type Column, DataList, fixedList } from "../../ui/DataList";
 import { Loading } from "../../ui/Loading";
 import { ProblemView } from "../../ui/ProblemView";
 import { PromotionResultView } from "./PromotionResultView";
-import { promotable, promote, promotionDiffQuery, type WorkflowPromotionDiff } from "./queries";
+import { PROMOTION_DIFF, promotable, promote, promotionDiffQuery, type WorkflowPromotionDiff } from "./queries";
 
 const STATUS_BADGE: Record<string, string> = {
   added: "ok",
@@ -40,19 +42,55 @@ function WorkflowChanges({ workflow, to }: { workflow: WorkflowPromotionDiff; to
   );
 }
 
+/** One part of the plan: a card with its title (and actions), a note, and a row per difference. */
+function PlanSection<T>({
+  id,
+  title,
+  actions,
+  note,
+  rows,
+  empty,
+  columns,
+  row,
+  children,
+}: {
+  id: string;
+  title: string;
+  actions?: ReactNode;
+  note?: string;
+  rows: T[];
+  empty: string;
+  columns: Column[];
+  row: (item: T) => ReactNode;
+  children?: ReactNode;
+}) {
+  return (
+    <section className="card" aria-labelledby={id}>
+      <div className="compare-head">
+        <h2 id={id}>{title}</h2>
+        {actions ? <div className="actions">{actions}</div> : null}
+      </div>
+      {note ? <p className="muted small">{note}</p> : null}
+      <DataList list={fixedList(rows)} what={title.toLowerCase()} empty={empty} compact columns={columns} row={row} />
+      {children}
+    </section>
+  );
+}
+
 /** The plan between two environments: their differences, the workflows ticked, and the dry run or the real thing. */
 export function PromotionPlan({ from, to }: { from: string; to: string }) {
+  const api = useApi();
   const queryClient = useQueryClient();
-  const diff = useQuery(promotionDiffQuery(from, to));
+  const diff = useQuery(promotionDiffQuery(api, from, to));
   // Until someone ticks, every workflow that can be promoted is.
   const [ticked, setTicked] = useState<string[] | null>(null);
   const [dialog, ask] = useConfirm();
   const run = useMutation({
-    mutationFn: ({ keys, dryRun }: { keys: string[]; dryRun: boolean }) => promote(from, to, keys, dryRun),
+    mutationFn: ({ keys, dryRun }: { keys: string[]; dryRun: boolean }) => promote(api, from, to, keys, dryRun),
     onSuccess: (result) => {
       if (result.dryRun) return;
       setTicked(null);
-      void queryClient.invalidateQueries({ queryKey: ["promotion-diff"] });
+      void queryClient.invalidateQueries({ queryKey: PROMOTION_DIFF });
     },
   });
   if (diff.error) return <ProblemView error={diff.error} />;
@@ -90,58 +128,45 @@ export function PromotionPlan({ from, to }: { from: string; to: string }) {
   return (
     <div className="promotion">
       {dialog}
-      <section className="card" aria-labelledby="promote-workflows">
-        <div className="compare-head">
-          <h2 id="promote-workflows">Workflows</h2>
-          <div className="actions">
+      <PlanSection
+        id="promote-workflows"
+        title="Workflows"
+        actions={
+          <>
             <button type="button" onClick={() => pick(candidates)} disabled={candidates.length === 0}>
               Tick all added and changed
             </button>
             <button type="button" onClick={() => pick([])} disabled={picked.length === 0}>
               Untick all
             </button>
-          </div>
-        </div>
-        {workflows.length === 0 ? (
-          <p className="muted">Neither environment has a workflow.</p>
-        ) : (
-          <div className="table-wrap">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col" aria-label="Promote" />
-                  <th scope="col">Workflow</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">What changes in {to}</th>
-                </tr>
-              </thead>
-              <tbody>
-                {workflows.map((w) => (
-                  <tr key={w.key} data-workflow={w.key} data-status={w.status}>
-                    <td>
-                      <input
-                        type="checkbox"
-                        aria-label={`Promote ${w.key}`}
-                        disabled={!promotable(w)}
-                        checked={picked.includes(w.key)}
-                        onChange={(e) => pick(e.target.checked ? [...picked, w.key] : picked.filter((k) => k !== w.key))}
-                      />
-                    </td>
-                    <td>
-                      <code>{w.key}</code>
-                    </td>
-                    <td>
-                      <Status status={w.status} />
-                    </td>
-                    <td>
-                      <WorkflowChanges workflow={w} to={to} />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          </>
+        }
+        rows={workflows}
+        empty="Neither environment has a workflow."
+        columns={[{ label: "Promote" }, "Workflow", "Status", `What changes in ${to}`]}
+        row={(w) => (
+          <tr key={w.key} data-workflow={w.key} data-status={w.status}>
+            <td>
+              <input
+                type="checkbox"
+                aria-label={`Promote ${w.key}`}
+                disabled={!promotable(w)}
+                checked={picked.includes(w.key)}
+                onChange={(e) => pick(e.target.checked ? [...picked, w.key] : picked.filter((k) => k !== w.key))}
+              />
+            </td>
+            <td>
+              <code>{w.key}</code>
+            </td>
+            <td>
+              <Status status={w.status} />
+            </td>
+            <td>
+              <WorkflowChanges workflow={w} to={to} />
+            </td>
+          </tr>
         )}
+      >
         <div className="promote-actions">
           <button type="button" disabled={picked.length === 0 || run.isPending} onClick={() => run.mutate({ keys: picked, dryRun: true })}>
             Dry run
@@ -152,73 +177,46 @@ export function PromotionPlan({ from, to }: { from: string; to: string }) {
         </div>
         {run.error ? <ProblemView error={run.error} /> : null}
         {run.data ? <PromotionResultView result={run.data} /> : null}
-      </section>
-      <section className="card" aria-labelledby="promote-variables">
-        <h2 id="promote-variables">Variables</h2>
-        <p className="muted small">Not promoted: shown so {to} has what the workflows read. Secret values are never read.</p>
-        {variables.length === 0 ? (
-          <p className="muted">No variables in either environment.</p>
-        ) : (
-          <div className="table-wrap">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Key</th>
-                  <th scope="col">Kind</th>
-                  <th scope="col">Status</th>
-                </tr>
-              </thead>
-              <tbody>
-                {variables.map((v) => (
-                  <tr key={v.key} data-variable={v.key} data-status={v.status}>
-                    <td>
-                      <code>{v.key}</code>
-                    </td>
-                    <td>{v.secret ? "secret" : "plain"}</td>
-                    <td>
-                      <Status status={v.status} />
-                      {v.status === "needs_value" ? <span className="small"> set it in {to} by hand</span> : null}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+      </PlanSection>
+      <PlanSection
+        id="promote-variables"
+        title="Variables"
+        note={`Not promoted: shown so ${to} has what the workflows read. Secret values are never read.`}
+        rows={variables}
+        empty="No variables in either environment."
+        columns={["Key", "Kind", "Status"]}
+        row={(v) => (
+          <tr key={v.key} data-variable={v.key} data-status={v.status}>
+            <td>
+              <code>{v.key}</code>
+            </td>
+            <td>{v.secret ? "secret" : "plain"}</td>
+            <td>
+              <Status status={v.status} />
+              {v.status === "needs_value" ? <span className="small"> set it in {to} by hand</span> : null}
+            </td>
+          </tr>
         )}
-      </section>
-      <section className="card" aria-labelledby="promote-integrations">
-        <h2 id="promote-integrations">Integrations</h2>
-        <p className="muted small">Compared by provider and name; credentials are never copied.</p>
-        {integrations.length === 0 ? (
-          <p className="muted">No integrations in either environment.</p>
-        ) : (
-          <div className="table-wrap">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Channel</th>
-                  <th scope="col">Provider</th>
-                  <th scope="col">Name</th>
-                  <th scope="col">Status</th>
-                </tr>
-              </thead>
-              <tbody>
-                {integrations.map((i) => (
-                  <tr key={`${i.provider}:${i.name}`} data-integration={`${i.provider}:${i.name}`} data-status={i.status}>
-                    <td>{i.channel}</td>
-                    <td>{i.provider}</td>
-                    <td>{i.name}</td>
-                    <td>
-                      <Status status={i.status} />
-                      {i.status === "added" ? <span className="small"> create it in {to} with its credentials</span> : null}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+      />
+      <PlanSection
+        id="promote-integrations"
+        title="Integrations"
+        note="Compared by provider and name; credentials are never copied."
+        rows={integrations}
+        empty="No integrations in either environment."
+        columns={["Channel", "Provider", "Name", "Status"]}
+        row={(i) => (
+          <tr key={`${i.provider}:${i.name}`} data-integration={`${i.provider}:${i.name}`} data-status={i.status}>
+            <td>{i.channel}</td>
+            <td>{i.provider}</td>
+            <td>{i.name}</td>
+            <td>
+              <Status status={i.status} />
+              {i.status === "added" ? <span className="small"> create it in {to} with its credentials</span> : null}
+            </td>
+          </tr>
         )}
-      </section>
+      />
     </div>
   );
 }

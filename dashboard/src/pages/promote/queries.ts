@@ -1,19 +1,22 @@
 import { queryOptions } from "@tanstack/react-query";
-import { api, unwrap } from "../../api/client";
+import { type Api, unwrap } from "../../api/client";
 import type { components } from "../../api/openapi";
 
 export type PromotionDiff = components["schemas"]["PromotionDiff"];
 export type WorkflowPromotionDiff = components["schemas"]["WorkflowPromotionDiff"];
 export type PromotionResult = components["schemas"]["PromotionResult"];
 
+/** Every difference asked for: a promotion changes the target, so all of them are refreshed. */
+export const PROMOTION_DIFF = ["promotion-diff"] as const;
+
 /** What promoting from one environment to another would change, workflow by workflow, with variables and integrations. */
-export const promotionDiffQuery = (from: string, to: string) =>
+export const promotionDiffQuery = (api: Api, from: string, to: string) =>
   queryOptions({
-    queryKey: ["promotion-diff", from, to],
+    queryKey: [...PROMOTION_DIFF, from, to],
     queryFn: () => unwrap(api.GET("/v1/admin/promotions/diff", { params: { query: { from, to } } })),
   });
 
-export const promote = (from: string, to: string, workflows: string[], dryRun: boolean) =>
+export const promote = (api: Api, from: string, to: string, workflows: string[], dryRun: boolean) =>
   unwrap(api.POST("/v1/admin/promotions", { body: { from, to, workflows, dryRun } }));
 
 /** Only what is new or different in the source can be promoted; a promotion never deletes. */

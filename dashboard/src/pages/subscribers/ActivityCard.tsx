@@ -1,11 +1,9 @@
 import { useInfiniteQuery } from "@tanstack/react-query";
-import { api, unwrap } from "../../api/client";
+import { useApi } from "../../api/context";
 import type { components } from "../../api/openapi";
-import { CURSOR_PAGES } from "../../api/cursor-pages";
-import { Loading } from "../../ui/Loading";
-import { MoreButton } from "../../ui/MoreButton";
-import { ProblemView } from "../../ui/ProblemView";
+import { DataList } from "../../ui/DataList";
 import { CHANNEL_LABEL, type Channel } from "./preferences";
+import { subscriberActivityQuery } from "./queries";
 
 type Entry = components["schemas"]["SubscriberActivityPage"]["data"][number];
 type Change = NonNullable<Entry["preferences"]>;
@@ -14,6 +12,7 @@ const WHO: Record<string, string> = {
   one_click: "one-click unsubscribe",
   preference_page: "preference page",
   api: "API",
+  inbox: "Inbox",
 };
 
 const flag = (on: boolean | null | undefined) => (on === null ? "follows global" : on ? "on" : "off");
@@ -50,38 +49,27 @@ function describe(entry: Entry): string {
 
 /** The subscriber's timeline, newest first: profile writes, preference changes and who made them, suppressions. */
 export function ActivityCard({ subscriberId }: { subscriberId: string }) {
-  const list = useInfiniteQuery({
-    // Under ["subscriber", id]: the profile and preference edits' invalidation refreshes it too.
-    queryKey: ["subscriber", subscriberId, "activity"],
-    queryFn: ({ pageParam }) =>
-      unwrap(
-        api.GET("/v1/subscribers/{subscriberId}/activity", { params: { path: { subscriberId }, query: { cursor: pageParam, limit: 20 } } }),
-      ),
-    ...CURSOR_PAGES,
-  });
-  const entries = list.data?.pages.flatMap((p) => p.data) ?? [];
+  const api = useApi();
+  // Under the subscriber's key: the profile and preference edits' invalidation refreshes it too.
+  const list = useInfiniteQuery(subscriberActivityQuery(api, subscriberId));
 
   return (
     <section className="card" aria-labelledby="activity-title">
       <h2 id="activity-title">Activity</h2>
-      {list.error ? <ProblemView error={list.error} /> : null}
-      {list.isPending ? (
-        <Loading what="activity" />
-      ) : entries.length === 0 ? (
-        <p className="muted">Nothing recorded yet.</p>
-      ) : (
-        <ol className="sub-plain sub-activity">
-          {entries.map((e) => (
-            <li key={e.id} data-activity={e.type}>
-              <time dateTime={e.createdAt} className="muted sub-nowrap">
-                {new Date(e.createdAt).toLocaleString()}
-              </time>{" "}
-              {describe(e)}
-            </li>
-          ))}
-        </ol>
-      )}
-      <MoreButton list={list} label="More activity" className="sub-more" />
+      <DataList list={list} what="activity" empty="Nothing recorded yet." compact more="More activity" moreClassName="sub-more">
+        {(entries) => (
+          <ol className="sub-plain sub-activity">
+            {entries.map((e) => (
+              <li key={e.id} data-activity={e.type}>
+                <time dateTime={e.createdAt} className="muted sub-nowrap">
+                  {new Date(e.createdAt).toLocaleString()}
+                </time>{" "}
+                {describe(e)}
+              </li>
+            ))}
+          </ol>
+        )}
+      </DataList>
     </section>
   );
 }

@@ -1,15 +1,16 @@
 import { useMutation } from "@tanstack/react-query";
-import { useEffect, useRef, useState } from "react";
-import { api, unwrap } from "../../api/client";
+import { useState } from "react";
+import { useApi } from "../../api/context";
 import type { components } from "../../api/openapi";
+import { Dialog } from "../../ui/Dialog";
 import { ProblemView } from "../../ui/ProblemView";
+import { eraseSubscriber } from "./queries";
 
 type Erased = components["schemas"]["SubscriberErased"];
 
 /**
  * Erasure (GDPR art. 17) cannot be undone, so the dialog says what goes and asks for the
- * subscriberId to be typed before the button works. A native modal <dialog> keeps focus inside
- * and closes on Escape.
+ * subscriberId to be typed before the button works.
  */
 export function EraseDialog({
   subscriberId,
@@ -20,20 +21,15 @@ export function EraseDialog({
   onClose: () => void;
   onErased: (erased: Erased) => void;
 }) {
-  const ref = useRef<HTMLDialogElement>(null);
+  const api = useApi();
   const [typed, setTyped] = useState("");
   const erase = useMutation({
-    mutationFn: () => unwrap(api.DELETE("/v1/subscribers/{subscriberId}", { params: { path: { subscriberId } } })),
+    mutationFn: () => eraseSubscriber(api, subscriberId),
     onSuccess: onErased,
   });
 
-  useEffect(() => {
-    const dialog = ref.current;
-    if (dialog && !dialog.open) dialog.showModal();
-  }, []);
-
   return (
-    <dialog ref={ref} className="sub-erase-dialog" aria-labelledby="erase-title" onClose={onClose}>
+    <Dialog open title={`Erase ${subscriberId}?`} onClose={onClose} className="sub-erase-dialog">
       <form
         method="dialog"
         onSubmit={(e) => {
@@ -41,7 +37,6 @@ export function EraseDialog({
           erase.mutate();
         }}
       >
-        <h2 id="erase-title">Erase {subscriberId}?</h2>
         <p>This cannot be undone. Erasing removes:</p>
         <ul>
           <li>the profile, push tokens and chat addresses, preferences and topic memberships;</li>
@@ -58,11 +53,11 @@ export function EraseDialog({
           <button type="submit" className="danger" disabled={typed !== subscriberId || erase.isPending}>
             {erase.isPending ? "Erasing…" : "Erase subscriber"}
           </button>
-          <button type="button" onClick={() => ref.current?.close()} disabled={erase.isPending}>
+          <button type="button" onClick={onClose} disabled={erase.isPending}>
             Cancel
           </button>
         </div>
       </form>
-    </dialog>
+    </Dialog>
   );
 }

@@ -1,11 +1,9 @@
-import { CURSOR_PAGES } from "../../api/cursor-pages";
 import { useInfiniteQuery } from "@tanstack/react-query";
 import { Link } from "react-router";
-import { api, unwrap } from "../../api/client";
+import { useApi } from "../../api/context";
 import type { components } from "../../api/openapi";
-import { Loading } from "../../ui/Loading";
-import { ProblemView } from "../../ui/ProblemView";
-import { MoreButton } from "../../ui/MoreButton";
+import { DataList } from "../../ui/DataList";
+import { subscriberMessagesQuery } from "./queries";
 
 type Status = components["schemas"]["Message"]["status"];
 
@@ -28,54 +26,36 @@ const TONE: Record<Status, string> = {
 
 /** The subscriber's latest messages, newest first, each opening in Activity. */
 export function MessagesCard({ subscriberId }: { subscriberId: string }) {
-  const list = useInfiniteQuery({
-    queryKey: ["messages", { subscriberId }],
-    queryFn: ({ pageParam }) => unwrap(api.GET("/v1/messages", { params: { query: { subscriberId, cursor: pageParam, limit: 20 } } })),
-    ...CURSOR_PAGES,
-  });
-  const rows = list.data?.pages.flatMap((p) => p.data) ?? [];
+  const api = useApi();
+  const list = useInfiniteQuery(subscriberMessagesQuery(api, subscriberId));
 
   return (
     <section className="card" aria-labelledby="messages-title">
       <h2 id="messages-title">Messages</h2>
-      {list.error ? <ProblemView error={list.error} /> : null}
-      {list.isPending ? (
-        <Loading what="messages" />
-      ) : rows.length === 0 ? (
-        <p className="muted">No messages to this subscriber yet.</p>
-      ) : (
-        <div className="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th>When</th>
-                <th>Workflow</th>
-                <th>Channel</th>
-                <th>Status</th>
-                <th>Subject or preview</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((m) => (
-                <tr key={m.id} data-message={m.id}>
-                  <td className="sub-nowrap">
-                    <Link to={`/activity/messages/${encodeURIComponent(m.id)}`}>{new Date(m.createdAt).toLocaleString()}</Link>
-                  </td>
-                  <td>
-                    <code>{m.workflow}</code>
-                  </td>
-                  <td>{m.channel}</td>
-                  <td>
-                    <span className={`badge ${TONE[m.status]}`}>{m.status}</span>
-                  </td>
-                  <td className="sub-clip">{m.subject ?? m.preview ?? <span className="muted">—</span>}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      <MoreButton list={list} label="More messages" className="sub-more" />
+      <DataList
+        list={list}
+        what="messages"
+        empty="No messages to this subscriber yet."
+        compact
+        more="More messages"
+        moreClassName="sub-more"
+        columns={["When", "Workflow", "Channel", "Status", "Subject or preview"]}
+        row={(m) => (
+          <tr key={m.id} data-message={m.id}>
+            <td className="sub-nowrap">
+              <Link to={`/activity/messages/${encodeURIComponent(m.id)}`}>{new Date(m.createdAt).toLocaleString()}</Link>
+            </td>
+            <td>
+              <code>{m.workflow}</code>
+            </td>
+            <td>{m.channel}</td>
+            <td>
+              <span className={`badge ${TONE[m.status]}`}>{m.status}</span>
+            </td>
+            <td className="sub-clip">{m.subject ?? m.preview ?? <span className="muted">—</span>}</td>
+          </tr>
+        )}
+      />
     </section>
   );
 }

@@ -1,12 +1,13 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { Link, useNavigate } from "react-router";
-import { api, unwrap } from "../../api/client";
+import { useApi } from "../../api/context";
 import { ApiError } from "../../api/problem";
 import { Field } from "../../ui/Field";
 import { PageHeader } from "../../ui/PageHeader";
 import { ProblemView } from "../../ui/ProblemView";
 import { standingError } from "../../ui/standing-errors";
+import { SUBSCRIBERS, subscriberTaken, upsertSubscriber } from "./queries";
 import { subscriberPath } from "./search";
 import "./subscribers.css";
 
@@ -23,6 +24,7 @@ class Taken extends Error {}
 
 /** A new subscriber by hand (the API also creates them with POST /sub or inline in a trigger). */
 export function NewSubscriberPage() {
+  const api = useApi();
   const navigate = useNavigate();
   const queryClient = useQueryClient();
   const [values, setValues] = useState<Record<Name, string>>({ subscriberId: "", email: "", phone: "", firstName: "", lastName: "" });
@@ -33,12 +35,11 @@ export function NewSubscriberPage() {
   };
   const create = useMutation({
     mutationFn: async (input: { subscriberId: string }) => {
-      const existing = await api.GET("/v1/subscribers/{subscriberId}", { params: { path: { subscriberId: input.subscriberId } } });
-      if (existing.response.ok) throw new Taken(input.subscriberId);
-      return unwrap(api.POST("/sub", { body: input }));
+      if (await subscriberTaken(api, input.subscriberId)) throw new Taken(input.subscriberId);
+      return upsertSubscriber(api, input);
     },
     onSuccess: async (created) => {
-      await queryClient.invalidateQueries({ queryKey: ["subscribers"] });
+      await queryClient.invalidateQueries({ queryKey: SUBSCRIBERS });
       navigate(subscriberPath(created.subscriberId));
     },
   });

@@ -1,7 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
-import { api, unwrap } from "../../api/client";
-import type { components } from "../../api/openapi";
+import { useApi } from "../../api/context";
 import { ApiError } from "../../api/problem";
 import { ProblemView } from "../../ui/ProblemView";
 import {
@@ -13,44 +12,33 @@ import {
   type Preferences,
   type PreferencesUpdate,
 } from "./preferences";
+import { savePreferences, type Subscriber, subscriberKey } from "./queries";
+import { allWorkflowsQuery } from "../workflows/queries";
 
-type Workflow = components["schemas"]["Workflow"];
-type Subscriber = components["schemas"]["SubscriberDetail"];
 type Flag = "" | "on" | "off";
 
 const flagOf = (value: boolean | undefined): Flag => (value === undefined ? "" : value ? "on" : "off");
 const flagValue = (flag: Flag): boolean | undefined => (flag === "" ? undefined : flag === "on");
-
-/** Every workflow of the environment, a page at a time: the editor offers a row for each. */
-async function allWorkflows(): Promise<Workflow[]> {
-  const all: Workflow[] = [];
-  let cursor: string | undefined;
-  do {
-    const page = await unwrap(api.GET("/v1/workflows", { params: { query: { limit: 100, cursor } } }));
-    all.push(...page.data);
-    cursor = page.nextCursor ?? undefined;
-  } while (cursor);
-  return all;
-}
 
 /**
  * The subscriber's opt-outs as the API models them: a global flag per channel, per-workflow
  * flags that beat it (unset follows it), and quiet hours. Saved with one merge (`PUT`).
  */
 export function PreferencesCard({ subscriberId, preferences }: { subscriberId: string; preferences: Preferences }) {
+  const api = useApi();
   const queryClient = useQueryClient();
-  const workflows = useQuery({ queryKey: ["workflows", "all"], queryFn: allWorkflows });
+  // Every workflow of the environment: the editor offers a row for each.
+  const workflows = useQuery(allWorkflowsQuery(api));
   const [channels, setChannels] = useState(preferences.channels);
   const [overrides, setOverrides] = useState<Overrides>(preferences.workflows);
   const [quiet, setQuiet] = useState(preferences.quietHours !== null);
   const [start, setStart] = useState(preferences.quietHours?.start ?? "22:00");
   const [end, setEnd] = useState(preferences.quietHours?.end ?? "07:00");
   const save = useMutation({
-    mutationFn: (body: PreferencesUpdate) =>
-      unwrap(api.PUT("/v1/subscribers/{subscriberId}/preferences", { params: { path: { subscriberId } }, body })),
+    mutationFn: (body: PreferencesUpdate) => savePreferences(api, subscriberId, body),
     onSuccess: (saved) => {
-      queryClient.setQueryData<Subscriber>(["subscriber", subscriberId], (old) => (old ? { ...old, preferences: saved } : old));
-      return queryClient.invalidateQueries({ queryKey: ["subscriber", subscriberId] });
+      queryClient.setQueryData<Subscriber>(subscriberKey(subscriberId), (old) => (old ? { ...old, preferences: saved } : old));
+      return queryClient.invalidateQueries({ queryKey: subscriberKey(subscriberId) });
     },
   });
 

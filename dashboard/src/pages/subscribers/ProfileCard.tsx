@@ -1,15 +1,12 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { useForm } from "react-hook-form";
-import { api, unwrap } from "../../api/client";
-import type { components } from "../../api/openapi";
+import { useApi } from "../../api/context";
 import { ApiError } from "../../api/problem";
 import { Field } from "../../ui/Field";
 import { ProblemView } from "../../ui/ProblemView";
+import { SUBSCRIBERS, type Subscriber, type SubscriberInput, subscriberKey, upsertSubscriber } from "./queries";
 import { fullName } from "./search";
-
-type Subscriber = components["schemas"]["SubscriberDetail"];
-type SubscriberInput = components["schemas"]["SubscriberInput"];
 
 const TEXT_FIELDS = [
   { name: "firstName", label: "First name" },
@@ -96,14 +93,15 @@ function Fact({ label, value }: { label: string; value: string | null }) {
 }
 
 function ProfileEditor({ subscriber, onDone }: { subscriber: Subscriber; onDone: () => void }) {
+  const api = useApi();
   const queryClient = useQueryClient();
   const form = useForm<ProfileForm>({ defaultValues: toForm(subscriber) });
   const { dirtyFields, errors } = form.formState;
   const save = useMutation({
-    mutationFn: (body: SubscriberInput) => unwrap(api.POST("/sub", { body })),
+    mutationFn: (body: SubscriberInput) => upsertSubscriber(api, body),
     onSuccess: async () => {
-      await queryClient.invalidateQueries({ queryKey: ["subscriber", subscriber.subscriberId] });
-      await queryClient.invalidateQueries({ queryKey: ["subscribers"] });
+      await queryClient.invalidateQueries({ queryKey: subscriberKey(subscriber.subscriberId) });
+      await queryClient.invalidateQueries({ queryKey: SUBSCRIBERS });
       onDone();
     },
   });

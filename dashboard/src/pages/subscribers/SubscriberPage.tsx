@@ -1,7 +1,7 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { type ReactNode, useState } from "react";
 import { Link, useParams } from "react-router";
-import { api, unwrap } from "../../api/client";
+import { useApi } from "../../api/context";
 import type { components } from "../../api/openapi";
 import { Loading } from "../../ui/Loading";
 import { PageHeader } from "../../ui/PageHeader";
@@ -12,6 +12,7 @@ import { EraseDialog } from "./EraseDialog";
 import { MessagesCard } from "./MessagesCard";
 import { PreferencesCard } from "./PreferencesCard";
 import { ProfileCard } from "./ProfileCard";
+import { MESSAGES, SUBSCRIBERS, subscriberKey, subscriberQuery } from "./queries";
 import "./subscribers.css";
 
 type Erased = components["schemas"]["SubscriberErased"];
@@ -24,12 +25,12 @@ export function SubscriberPage() {
 }
 
 function Subscriber({ id }: { id: string }) {
+  const api = useApi();
   const queryClient = useQueryClient();
   const [confirming, setConfirming] = useState(false);
   const [erased, setErased] = useState<Erased | null>(null);
   const detail = useQuery({
-    queryKey: ["subscriber", id],
-    queryFn: () => unwrap(api.GET("/v1/subscribers/{subscriberId}", { params: { path: { subscriberId: id } } })),
+    ...subscriberQuery(api, id),
     enabled: erased === null,
   });
 
@@ -86,9 +87,9 @@ function Subscriber({ id }: { id: string }) {
           onClose={() => setConfirming(false)}
           onErased={(result) => {
             setErased(result);
-            queryClient.removeQueries({ queryKey: ["subscriber", id] });
-            void queryClient.invalidateQueries({ queryKey: ["subscribers"] });
-            void queryClient.invalidateQueries({ queryKey: ["messages"] });
+            queryClient.removeQueries({ queryKey: subscriberKey(id) });
+            void queryClient.invalidateQueries({ queryKey: SUBSCRIBERS });
+            void queryClient.invalidateQueries({ queryKey: MESSAGES });
           }}
         />
       ) : null}

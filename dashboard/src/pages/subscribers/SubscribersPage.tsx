@@ -1,18 +1,14 @@
-import { CURSOR_PAGES } from "../../api/cursor-pages";
-import { MoreButton } from "../../ui/MoreButton";
 import { keepPreviousData, useInfiniteQuery } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
 import { Link, useSearchParams } from "react-router";
-import { api, unwrap } from "../../api/client";
+import { useApi } from "../../api/context";
+import { DataList } from "../../ui/DataList";
 import { Field } from "../../ui/Field";
-import { Loading } from "../../ui/Loading";
 import { PageHeader } from "../../ui/PageHeader";
-import { ProblemView } from "../../ui/ProblemView";
-import { fullName, searchFilter, subscriberPath } from "./search";
 import { useDebounced } from "../../ui/use-debounced";
+import { subscribersQuery } from "./queries";
+import { fullName, searchFilter, subscriberPath } from "./search";
 import "./subscribers.css";
-
-const PAGE = 50;
 
 /** Everyone Clarion can notify in this environment, searchable by id, name, email or phone. */
 export function SubscribersPage() {
@@ -24,14 +20,12 @@ export function SubscribersPage() {
     if (settled !== (params.get("search") ?? "")) setParams(settled ? { search: settled } : {}, { replace: true });
   }, [settled, params, setParams]);
   const filter = searchFilter(settled);
+  const api = useApi();
   const list = useInfiniteQuery({
-    queryKey: ["subscribers", filter],
-    queryFn: ({ pageParam }) => unwrap(api.GET("/v1/subscribers", { params: { query: { ...filter, cursor: pageParam, limit: PAGE } } })),
-    ...CURSOR_PAGES,
+    ...subscribersQuery(api, filter),
     // The last answer stays on screen while the next search runs, instead of a flash of "Loading".
     placeholderData: keepPreviousData,
   });
-  const rows = list.data?.pages.flatMap((p) => p.data) ?? [];
 
   return (
     <>
@@ -45,44 +39,26 @@ export function SubscribersPage() {
           <input type="search" value={search} placeholder="ada, ada@example.com, +4179…" onChange={(e) => setSearch(e.target.value)} />
         </Field>
       </div>
-      {list.error ? <ProblemView error={list.error} /> : null}
-      {list.isPending ? (
-        <Loading what="subscribers" />
-      ) : rows.length === 0 ? (
-        <p className="empty muted">
-          {search.trim() ? "No subscriber matches." : "No subscribers yet: a trigger or POST /sub creates them."}
-        </p>
-      ) : (
-        <div className="table-wrap" aria-busy={list.isPlaceholderData}>
-          <table>
-            <thead>
-              <tr>
-                <th>Subscriber</th>
-                <th>Name</th>
-                <th>Email</th>
-                <th>Phone</th>
-                <th>Updated</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((s) => (
-                <tr key={s.subscriberId} data-subscriber={s.subscriberId}>
-                  <td>
-                    <Link to={subscriberPath(s.subscriberId)}>
-                      <code>{s.subscriberId}</code>
-                    </Link>
-                  </td>
-                  <td>{fullName(s) ?? <span className="muted">—</span>}</td>
-                  <td>{s.email ?? <span className="muted">—</span>}</td>
-                  <td>{s.phone ?? <span className="muted">—</span>}</td>
-                  <td className="sub-nowrap">{new Date(s.updatedAt).toLocaleString()}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      <MoreButton list={list} className="sub-more" />
+      <DataList
+        list={list}
+        what="subscribers"
+        empty={search.trim() ? "No subscriber matches." : "No subscribers yet: a trigger or POST /sub creates them."}
+        moreClassName="sub-more"
+        columns={["Subscriber", "Name", "Email", "Phone", "Updated"]}
+        row={(s) => (
+          <tr key={s.subscriberId} data-subscriber={s.subscriberId}>
+            <td>
+              <Link to={subscriberPath(s.subscriberId)}>
+                <code>{s.subscriberId}</code>
+              </Link>
+            </td>
+            <td>{fullName(s) ?? <span className="muted">—</span>}</td>
+            <td>{s.email ?? <span className="muted">—</span>}</td>
+            <td>{s.phone ?? <span className="muted">—</span>}</td>
+            <td className="sub-nowrap">{new Date(s.updatedAt).toLocaleString()}</td>
+          </tr>
+        )}
+      />
     </>
   );
 }

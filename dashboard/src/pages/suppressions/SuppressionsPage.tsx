@@ -1,35 +1,26 @@
-import { CURSOR_PAGES } from "../../api/cursor-pages";
 import { useInfiniteQuery, useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
-import { api, unwrap } from "../../api/client";
-import type { components } from "../../api/openapi";
-import { Loading } from "../../ui/Loading";
+import { useApi } from "../../api/context";
+import { useConfirm } from "../../ui/ConfirmDialog";
+import { DataList } from "../../ui/DataList";
 import { PageHeader } from "../../ui/PageHeader";
 import { ProblemView } from "../../ui/ProblemView";
-import { MoreButton } from "../../ui/MoreButton";
-import { useConfirm } from "../../ui/ConfirmDialog";
-
-type Suppression = components["schemas"]["Suppression"];
-type Channel = Suppression["channel"];
+import { type Channel, liftSuppression, SUPPRESSIONS, type Suppression, suppressionsQuery } from "./queries";
 const CHANNELS: Channel[] = ["email", "sms", "push", "chat"];
 
 /** Addresses Clarion no longer sends to (hard bounces, complaints, unsubscribes, invalid recipients), and lifting them. */
 export function SuppressionsPage() {
   const [channel, setChannel] = useState<Channel | "">("");
   const [address, setAddress] = useState("");
+  const api = useApi();
   const queryClient = useQueryClient();
   const filters = { channel: channel || undefined, address: address.trim() || undefined };
-  const list = useInfiniteQuery({
-    queryKey: ["suppressions", filters],
-    queryFn: ({ pageParam }) => unwrap(api.GET("/v1/suppressions", { params: { query: { ...filters, cursor: pageParam, limit: 50 } } })),
-    ...CURSOR_PAGES,
-  });
+  const list = useInfiniteQuery(suppressionsQuery(api, filters));
   const [dialog, ask] = useConfirm();
   const lift = useMutation({
-    mutationFn: (s: Suppression) => unwrap(api.DELETE("/v1/suppressions/{address}", { params: { path: { address: s.address } } })),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: ["suppressions"] }),
+    mutationFn: (s: Suppression) => liftSuppression(api, s.address),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: SUPPRESSIONS }),
   });
-  const rows = list.data?.pages.flatMap((p) => p.data) ?? [];
 
   return (
     <>
@@ -54,59 +45,41 @@ export function SuppressionsPage() {
         </label>
       </div>
       {lift.error ? <ProblemView error={lift.error} /> : null}
-      {list.error ? <ProblemView error={list.error} /> : null}
-      {list.isPending ? (
-        <Loading what="suppressions" />
-      ) : rows.length === 0 ? (
-        <p className="empty muted">No suppressed addresses.</p>
-      ) : (
-        <div className="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th>Address</th>
-                <th>Channel</th>
-                <th>Reason</th>
-                <th>Provider</th>
-                <th>Since</th>
-                <th />
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((s) => (
-                <tr key={`${s.channel}:${s.address}`} data-address={s.address}>
-                  <td>
-                    <code>{s.address}</code>
-                  </td>
-                  <td>{s.channel}</td>
-                  <td>
-                    <span className="badge bad">{s.reason.replaceAll("_", " ")}</span>
-                  </td>
-                  <td>{s.provider ?? "—"}</td>
-                  <td>{new Date(s.createdAt).toLocaleString()}</td>
-                  <td>
-                    <button
-                      type="button"
-                      disabled={lift.isPending}
-                      onClick={async () => {
-                        const yes = await ask({
-                          title: `Send to ${s.address} again?`,
-                          body: "Clarion stops skipping this address; a new bounce or complaint suppresses it again.",
-                          confirm: "Lift suppression",
-                        });
-                        if (yes) lift.mutate(s);
-                      }}
-                    >
-                      Lift
-                    </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      <MoreButton list={list} />
+      <DataList
+        list={list}
+        what="suppressions"
+        empty="No suppressed addresses."
+        columns={["Address", "Channel", "Reason", "Provider", "Since", { label: "Actions" }]}
+        row={(s) => (
+          <tr key={`${s.channel}:${s.address}`} data-address={s.address}>
+            <td>
+              <code>{s.address}</code>
+            </td>
+            <td>{s.channel}</td>
+            <td>
+              <span className="badge bad">{s.reason.replaceAll("_", " ")}</span>
+            </td>
+            <td>{s.provider ?? "—"}</td>
+            <td>{new Date(s.createdAt).toLocaleString()}</td>
+            <td>
+              <button
+                type="button"
+                disabled={lift.isPending}
+                onClick={async () => {
+                  const yes = await ask({
+                    title: `Send to ${s.address} again?`,
+                    body: "Clarion stops skipping this address; a new bounce or complaint suppresses it again.",
+                    confirm: "Lift suppression",
+                  });
+                  if (yes) lift.mutate(s);
+                }}
+              >
+                Lift
+              </button>
+            </td>
+          </tr>
+        )}
+      />
     </>
   );
 }

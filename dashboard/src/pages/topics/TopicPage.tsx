@@ -1,19 +1,17 @@
-import { CURSOR_PAGES } from "../../api/cursor-pages";
-import { MoreButton } from "../../ui/MoreButton";
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { Link, useNavigate, useParams } from "react-router";
-import { api, unwrap } from "../../api/client";
+import { useApi } from "../../api/context";
 import { ApiError } from "../../api/problem";
+import { useConfirm } from "../../ui/ConfirmDialog";
+import { DataList, rowsOf } from "../../ui/DataList";
 import { Field } from "../../ui/Field";
 import { Loading } from "../../ui/Loading";
 import { PageHeader } from "../../ui/PageHeader";
 import { ProblemView } from "../../ui/ProblemView";
-import { chunks, parseIds } from "./members";
+import { parseIds } from "./members";
+import { addMembers, deleteTopic, membersQuery, removeMembers, renameTopic, TOPICS, topicQuery, topicScope } from "./queries";
 import "./topics.css";
-import { useConfirm } from "../../ui/ConfirmDialog";
-
-const PAGE = 100;
 
 /** A topic's members: added many at once from pasted ids, removed by ticking several. */
 export function TopicPage() {
@@ -23,17 +21,17 @@ export function TopicPage() {
 }
 
 function Topic({ topicKey: key }: { topicKey: string }) {
+  const api = useApi();
   const navigate = useNavigate();
   const queryClient = useQueryClient();
   const [renaming, setRenaming] = useState(false);
-  const path = { params: { path: { key } } };
-  const topic = useQuery({ queryKey: ["topic", key], queryFn: () => unwrap(api.GET("/v1/topics/{key}", path)) });
+  const topic = useQuery(topicQuery(api, key));
   const [dialog, ask] = useConfirm();
   const remove = useMutation({
-    mutationFn: () => unwrap(api.DELETE("/v1/topics/{key}", path)),
+    mutationFn: () => deleteTopic(api, key),
     onSuccess: () => {
-      queryClient.removeQueries({ queryKey: ["topic", key] });
-      void queryClient.invalidateQueries({ queryKey: ["topics"] });
+      queryClient.removeQueries({ queryKey: topicScope(key) });
+      void queryClient.invalidateQueries({ queryKey: TOPICS });
       navigate("/topics");
     },
   });
@@ -87,15 +85,16 @@ function Topic({ topicKey: key }: { topicKey: string }) {
   );
 }
 
-function RenameTopic({ topicKey, name, onDone }: { topicKey: string; name: string; onDone: () => void }) {
+function RenameTopic({ topicKey: key, name, onDone }: { topicKey: string; name: string; onDone: () => void }) {
+  const api = useApi();
   const queryClient = useQueryClient();
   const [value, setValue] = useState(name);
   const rename = useMutation({
-    mutationFn: () => unwrap(api.PUT("/v1/topics/{key}", { params: { path: { key: topicKey } }, body: { name: value } })),
+    mutationFn: () => renameTopic(api, key, value),
     onSuccess: async () => {
       await Promise.all([
-        queryClient.invalidateQueries({ queryKey: ["topic", topicKey] }),
-        queryClient.invalidateQueries({ queryKey: ["topics"] }),
+        queryClient.invalidateQueries({ queryKey: topicScope(key) }),
+        queryClient.invalidateQueries({ queryKey: TOPICS }),
       ]);
       onDone();
     },
@@ -129,30 +128,17 @@ function RenameTopic({ topicKey, name, onDone }: { topicKey: string; name: strin
 function useRefreshTopic(key: string) {
   const queryClient = useQueryClient();
   return () =>
-    Promise.all([
-      queryClient.invalidateQueries({ queryKey: ["topic", key] }),
-      queryClient.invalidateQueries({ queryKey: ["topic-members", key] }),
-    ]);
+    // The members are under the topic's key: one refresh for the count and the list.
+    queryClient.invalidateQueries({ queryKey: topicScope(key) });
 }
 
 function AddMembers({ topicKey }: { topicKey: string }) {
+  const api = useApi();
   const [text, setText] = useState("");
   const refresh = useRefreshTopic(topicKey);
   const ids = parseIds(text);
   const add = useMutation({
-    // Unknown ids become bare subscribers (the API's rule), so a topic can be filled before profiles arrive.
-    mutationFn: async (subscriberIds: string[]) => {
-      let added = 0;
-      let alreadyMembers = 0;
-      for (const batch of chunks(subscriberIds)) {
-        const r = await unwrap(
-          api.POST("/v1/topics/{key}/subscribers", { params: { path: { key: topicKey } }, body: { subscriberIds: batch } }),
-        );
-        added += r.added;
-        alreadyMembers += r.alreadyMembers;
-      }
-      return { added, alreadyMembers };
-    },
+    mutationFn: (subscriberIds: string[]) => addMembers(api, topicKey, subscriberIds),
     onSuccess: () => {
       setText("");
       return refresh();
@@ -190,32 +176,19 @@ function AddMembers({ topicKey }: { topicKey: string }) {
 }
 
 function Members({ topicKey }: { topicKey: string }) {
+  const api = useApi();
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const refresh = useRefreshTopic(topicKey);
-  const list = useInfiniteQuery({
-    queryKey: ["topic-members", topicKey],
-    queryFn: ({ pageParam }) =>
-      unwrap(api.GET("/v1/topics/{key}/subscribers", { params: { path: { key: topicKey }, query: { cursor: pageParam, limit: PAGE } } })),
-    ...CURSOR_PAGES,
-  });
+  const list = useInfiniteQuery(membersQuery(api, topicKey));
   const [dialog, ask] = useConfirm();
   const remove = useMutation({
-    mutationFn: async (subscriberIds: string[]) => {
-      let removed = 0;
-      for (const batch of chunks(subscriberIds)) {
-        const r = await unwrap(
-          api.DELETE("/v1/topics/{key}/subscribers", { params: { path: { key: topicKey } }, body: { subscriberIds: batch } }),
-        );
-        removed += r.removed;
-      }
-      return removed;
-    },
+    mutationFn: (subscriberIds: string[]) => removeMembers(api, topicKey, subscriberIds),
     onSuccess: () => {
       setSelected(new Set());
       return refresh();
     },
   });
-  const rows = list.data?.pages.flatMap((p) => p.data) ?? [];
+  const rows = rowsOf(list);
   const allTicked = rows.length > 0 && rows.every((m) => selected.has(m.subscriberId));
 
   function toggle(id: string, on: boolean) {
@@ -254,52 +227,43 @@ function Members({ topicKey }: { topicKey: string }) {
         </p>
       ) : null}
       {remove.error ? <ProblemView error={remove.error} /> : null}
-      {list.error ? <ProblemView error={list.error} /> : null}
-      {list.isPending ? (
-        <Loading what="members" />
-      ) : rows.length === 0 ? (
-        <p className="muted">No members yet.</p>
-      ) : (
-        <div className="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th className="topic-tick">
-                  <input
-                    type="checkbox"
-                    aria-label="Select all loaded members"
-                    checked={allTicked}
-                    onChange={(e) => setSelected(e.target.checked ? new Set(rows.map((m) => m.subscriberId)) : new Set())}
-                  />
-                </th>
-                <th>Subscriber</th>
-                <th>Added</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((m) => (
-                <tr key={m.subscriberId} data-member={m.subscriberId}>
-                  <td className="topic-tick">
-                    <input
-                      type="checkbox"
-                      aria-label={`Select ${m.subscriberId}`}
-                      checked={selected.has(m.subscriberId)}
-                      onChange={(e) => toggle(m.subscriberId, e.target.checked)}
-                    />
-                  </td>
-                  <td>
-                    <Link to={`/subscribers/${encodeURIComponent(m.subscriberId)}`}>
-                      <code>{m.subscriberId}</code>
-                    </Link>
-                  </td>
-                  <td className="topic-nowrap">{new Date(m.addedAt).toLocaleString()}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      <MoreButton list={list} label="More members" className="topic-more" />
+      <DataList
+        list={list}
+        what="members"
+        empty="No members yet."
+        compact
+        more="More members"
+        moreClassName="topic-more"
+        columns={[
+          <input
+            key="all"
+            type="checkbox"
+            aria-label="Select all loaded members"
+            checked={allTicked}
+            onChange={(e) => setSelected(e.target.checked ? new Set(rows.map((m) => m.subscriberId)) : new Set())}
+          />,
+          "Subscriber",
+          "Added",
+        ]}
+        row={(m) => (
+          <tr key={m.subscriberId} data-member={m.subscriberId}>
+            <td className="topic-tick">
+              <input
+                type="checkbox"
+                aria-label={`Select ${m.subscriberId}`}
+                checked={selected.has(m.subscriberId)}
+                onChange={(e) => toggle(m.subscriberId, e.target.checked)}
+              />
+            </td>
+            <td>
+              <Link to={`/subscribers/${encodeURIComponent(m.subscriberId)}`}>
+                <code>{m.subscriberId}</code>
+              </Link>
+            </td>
+            <td className="topic-nowrap">{new Date(m.addedAt).toLocaleString()}</td>
+          </tr>
+        )}
+      />
     </section>
   );
 }

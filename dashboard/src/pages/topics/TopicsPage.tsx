@@ -1,77 +1,56 @@
-import { CURSOR_PAGES } from "../../api/cursor-pages";
-import { MoreButton } from "../../ui/MoreButton";
 import { useInfiniteQuery, useMutation, useQueryClient } from "@tanstack/react-query";
 import { useForm } from "react-hook-form";
 import { Link, useNavigate } from "react-router";
-import { api, unwrap } from "../../api/client";
-import type { components } from "../../api/openapi";
+import { useApi } from "../../api/context";
 import { ApiError } from "../../api/problem";
+import { DataList } from "../../ui/DataList";
 import { Field } from "../../ui/Field";
-import { Loading } from "../../ui/Loading";
 import { PageHeader } from "../../ui/PageHeader";
 import { ProblemView } from "../../ui/ProblemView";
 import { topicPath } from "./members";
+import { createTopic, TOPICS, type TopicInput, topicsQuery } from "./queries";
 import "./topics.css";
-
-type TopicInput = components["schemas"]["TopicInput"];
 
 /** Named lists of subscribers that a trigger can address as `to: { topic: key }`. */
 export function TopicsPage() {
-  const list = useInfiniteQuery({
-    queryKey: ["topics"],
-    queryFn: ({ pageParam }) => unwrap(api.GET("/v1/topics", { params: { query: { cursor: pageParam, limit: 50 } } })),
-    ...CURSOR_PAGES,
-  });
-  const rows = list.data?.pages.flatMap((p) => p.data) ?? [];
+  const api = useApi();
+  const list = useInfiniteQuery(topicsQuery(api));
 
   return (
     <>
       <PageHeader title="Topics" />
       <CreateTopic />
-      {list.error ? <ProblemView error={list.error} /> : null}
-      {list.isPending ? (
-        <Loading what="topics" />
-      ) : rows.length === 0 ? (
-        <p className="empty muted">No topics yet.</p>
-      ) : (
-        <div className="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th>Key</th>
-                <th>Name</th>
-                <th>Created</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((t) => (
-                <tr key={t.key} data-topic={t.key}>
-                  <td>
-                    <Link to={topicPath(t.key)}>
-                      <code>{t.key}</code>
-                    </Link>
-                  </td>
-                  <td>{t.name}</td>
-                  <td className="topic-nowrap">{new Date(t.createdAt).toLocaleString()}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      <MoreButton list={list} className="topic-more" />
+      <DataList
+        list={list}
+        what="topics"
+        empty="No topics yet."
+        moreClassName="topic-more"
+        columns={["Key", "Name", "Created"]}
+        row={(t) => (
+          <tr key={t.key} data-topic={t.key}>
+            <td>
+              <Link to={topicPath(t.key)}>
+                <code>{t.key}</code>
+              </Link>
+            </td>
+            <td>{t.name}</td>
+            <td className="topic-nowrap">{new Date(t.createdAt).toLocaleString()}</td>
+          </tr>
+        )}
+      />
     </>
   );
 }
 
 function CreateTopic() {
+  const api = useApi();
   const queryClient = useQueryClient();
   const navigate = useNavigate();
   const form = useForm<TopicInput>({ defaultValues: { key: "", name: "" } });
   const create = useMutation({
-    mutationFn: (body: TopicInput) => unwrap(api.POST("/v1/topics", { body })),
+    mutationFn: (body: TopicInput) => createTopic(api, body),
     onSuccess: (topic) => {
-      void queryClient.invalidateQueries({ queryKey: ["topics"] });
+      void queryClient.invalidateQueries({ queryKey: TOPICS });
       navigate(topicPath(topic.key));
     },
   });

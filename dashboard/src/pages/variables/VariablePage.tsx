@@ -1,26 +1,20 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { Link, useNavigate, useParams } from "react-router";
-import { api, unwrap } from "../../api/client";
-import type { components } from "../../api/openapi";
+import { useApi } from "../../api/context";
 import { ApiError } from "../../api/problem";
 import { Field } from "../../ui/Field";
 import { Loading } from "../../ui/Loading";
 import { PageHeader } from "../../ui/PageHeader";
 import { ProblemView } from "../../ui/ProblemView";
+import { createVariable, updateVariable, VARIABLES, type Variable, type VariableUpdate, variableQuery } from "./queries";
 import "./variables.css";
-
-type Variable = components["schemas"]["Variable"];
-type VariableUpdate = components["schemas"]["VariableUpdate"];
 
 /** /variables/new creates one; /variables/:key changes its value or secrecy. */
 export function VariablePage() {
   const { key } = useParams();
-  const variable = useQuery({
-    queryKey: ["variables", key],
-    queryFn: () => unwrap(api.GET("/v1/variables/{key}", { params: { path: { key: key! } } })),
-    enabled: key !== undefined,
-  });
+  const api = useApi();
+  const variable = useQuery({ ...variableQuery(api, key ?? ""), enabled: key !== undefined });
   return (
     <>
       <PageHeader title={key ? <code>{key}</code> : "New variable"} />
@@ -41,6 +35,7 @@ export function VariablePage() {
 
 /** A secret's value is never put back into the input: left empty, it stays as stored. */
 function VariableForm({ variable }: { variable?: Variable }) {
+  const api = useApi();
   const navigate = useNavigate();
   const queryClient = useQueryClient();
   const [key, setKey] = useState("");
@@ -48,15 +43,15 @@ function VariableForm({ variable }: { variable?: Variable }) {
   const [secret, setSecret] = useState(variable?.secret ?? false);
   const save = useMutation({
     mutationFn: async () => {
-      if (!variable) return unwrap(api.POST("/v1/variables", { body: { key: key.trim(), value, secret } }));
+      if (!variable) return createVariable(api, { key: key.trim(), value, secret });
       const body: VariableUpdate = {};
       if (variable.secret ? value !== "" : value !== variable.value) body.value = value;
       if (secret !== variable.secret) body.secret = secret;
       if (body.value === undefined && body.secret === undefined) return variable;
-      return unwrap(api.PUT("/v1/variables/{key}", { params: { path: { key: variable.key } }, body }));
+      return updateVariable(api, variable.key, body);
     },
     onSuccess: () => {
-      void queryClient.invalidateQueries({ queryKey: ["variables"] });
+      void queryClient.invalidateQueries({ queryKey: VARIABLES });
       navigate("/variables");
     },
   });

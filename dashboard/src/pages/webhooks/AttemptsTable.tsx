@@ -1,18 +1,18 @@
 import { useInfiniteQuery } from "@tanstack/react-query";
+import { useApi } from "../../api/context";
 import { useState } from "react";
-import { Loading } from "../../ui/Loading";
-import { MoreButton } from "../../ui/MoreButton";
-import { ProblemView } from "../../ui/ProblemView";
+import { DataList } from "../../ui/DataList";
 import { answerOf } from "./AttemptResult";
+import { EventCell } from "./EventCell";
 import { type AttemptStatus, attemptsQuery } from "./queries";
 
 const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : "—");
 
 /** Every try of every event at this endpoint, newest first, to see what failed and when the next try is due. */
 export function AttemptsTable({ id }: { id: string }) {
+  const api = useApi();
   const [status, setStatus] = useState<AttemptStatus | undefined>(undefined);
-  const list = useInfiniteQuery({ ...attemptsQuery(id, status), refetchInterval: 5_000 });
-  const rows = list.data?.pages.flatMap((p) => p.data) ?? [];
+  const list = useInfiniteQuery({ ...attemptsQuery(api, id, status), refetchInterval: 5_000 });
   return (
     <section aria-labelledby="attempts-title">
       <div className="section-header">
@@ -26,51 +26,27 @@ export function AttemptsTable({ id }: { id: string }) {
           </select>
         </label>
       </div>
-      {list.error ? <ProblemView error={list.error} /> : null}
-      {list.isPending ? (
-        <Loading what="attempts" />
-      ) : rows.length === 0 ? (
-        <p className="empty muted">{status ? `No ${status} attempts.` : "No attempts yet: send a test, or wait for an event."}</p>
-      ) : (
-        <div className="table-wrap">
-          <table className="attempts">
-            <thead>
-              <tr>
-                <th>When</th>
-                <th>Event</th>
-                <th>Try</th>
-                <th>Status</th>
-                <th>Answer</th>
-                <th>Latency</th>
-                <th>Error</th>
-                <th>Next try</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((a) => (
-                <tr key={a.id} data-attempt={a.id} data-event={a.eventId} data-status={a.status}>
-                  <td className="nowrap">{when(a.createdAt)}</td>
-                  <td>
-                    <code>{a.eventType}</code>
-                    <div className="muted small">
-                      <code>{a.eventId}</code>
-                    </div>
-                  </td>
-                  <td>{a.attempt}</td>
-                  <td>
-                    <span className={`badge ${a.status === "succeeded" ? "ok" : "bad"}`}>{a.status}</span>
-                  </td>
-                  <td className="nowrap">{answerOf(a)}</td>
-                  <td className="nowrap">{a.latencyMs} ms</td>
-                  <td className="small attempt-error">{a.error ?? ""}</td>
-                  <td className="nowrap">{when(a.nextAttemptAt)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      <MoreButton list={list} />
+      <DataList
+        list={list}
+        what="attempts"
+        empty={status ? `No ${status} attempts.` : "No attempts yet: send a test, or wait for an event."}
+        className="attempts"
+        columns={["When", "Event", "Try", "Status", "Answer", "Latency", "Error", "Next try"]}
+        row={(a) => (
+          <tr key={a.id} data-attempt={a.id} data-event={a.eventId} data-status={a.status}>
+            <td className="nowrap">{when(a.createdAt)}</td>
+            <EventCell type={a.eventType} id={a.eventId} />
+            <td>{a.attempt}</td>
+            <td>
+              <span className={`badge ${a.status === "succeeded" ? "ok" : "bad"}`}>{a.status}</span>
+            </td>
+            <td className="nowrap">{answerOf(a)}</td>
+            <td className="nowrap">{a.latencyMs} ms</td>
+            <td className="small attempt-error">{a.error ?? ""}</td>
+            <td className="nowrap">{when(a.nextAttemptAt)}</td>
+          </tr>
+        )}
+      />
     </section>
   );
 }

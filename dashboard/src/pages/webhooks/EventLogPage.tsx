@@ -1,20 +1,21 @@
 import { useInfiniteQuery, useMutation } from "@tanstack/react-query";
+import { useApi } from "../../api/context";
 import { useState } from "react";
 import { Link } from "react-router";
 import { EVENT_TYPES } from "../../../../src/contract/event-types";
-import { Loading } from "../../ui/Loading";
-import { MoreButton } from "../../ui/MoreButton";
+import { DataList } from "../../ui/DataList";
 import { PageHeader } from "../../ui/PageHeader";
 import { ProblemView } from "../../ui/ProblemView";
+import { EventCell } from "./EventCell";
 import { type EventType, eventsQuery, resendEvent } from "./queries";
 import "./webhooks.css";
 
 /** The environment's events, newest first, as endpoints receive them; one can be sent again to every endpoint that takes it. */
 export function EventLogPage() {
   const [type, setType] = useState<EventType | undefined>(undefined);
-  const list = useInfiniteQuery(eventsQuery(type));
-  const resend = useMutation({ mutationFn: resendEvent });
-  const rows = list.data?.pages.flatMap((p) => p.data) ?? [];
+  const api = useApi();
+  const list = useInfiniteQuery(eventsQuery(api, type));
+  const resend = useMutation({ mutationFn: (eventId: string) => resendEvent(api, eventId) });
   return (
     <>
       <PageHeader title="Event log">
@@ -37,58 +38,32 @@ export function EventLogPage() {
           </select>
         </label>
       </div>
-      {list.error ? <ProblemView error={list.error} /> : null}
       {resend.error ? <ProblemView error={resend.error} /> : null}
       {resend.data ? (
         <p role="status" data-testid="resend-result">
           <code>{resend.variables}</code>: queued to {resend.data.queued === 1 ? "1 endpoint" : `${resend.data.queued} endpoints`}.
         </p>
       ) : null}
-      {list.isPending ? (
-        <Loading what="events" />
-      ) : rows.length === 0 ? (
-        <p className="empty muted">{type ? `No ${type} events.` : "No events yet."}</p>
-      ) : (
-        <div className="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th>When</th>
-                <th>Type</th>
-                <th>Data</th>
-                <th />
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((event) => (
-                <tr key={event.id} data-event={event.id}>
-                  <td className="nowrap">{new Date(event.timestamp).toLocaleString()}</td>
-                  <td>
-                    <code>{event.type}</code>
-                    <div className="muted small">
-                      <code>{event.id}</code>
-                    </div>
-                  </td>
-                  <td className="event-data">
-                    <code className="small">{JSON.stringify(event.data)}</code>
-                  </td>
-                  <td>
-                    <button
-                      type="button"
-                      onClick={() => resend.mutate(event.id)}
-                      disabled={resend.isPending}
-                      aria-label={`Resend ${event.id}`}
-                    >
-                      Resend
-                    </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      <MoreButton list={list} />
+      <DataList
+        list={list}
+        what="events"
+        empty={type ? `No ${type} events.` : "No events yet."}
+        columns={["When", "Type", "Data", { label: "Actions" }]}
+        row={(event) => (
+          <tr key={event.id} data-event={event.id}>
+            <td className="nowrap">{new Date(event.timestamp).toLocaleString()}</td>
+            <EventCell type={event.type} id={event.id} />
+            <td className="event-data">
+              <code className="small">{JSON.stringify(event.data)}</code>
+            </td>
+            <td>
+              <button type="button" onClick={() => resend.mutate(event.id)} disabled={resend.isPending} aria-label={`Resend ${event.id}`}>
+                Resend
+              </button>
+            </td>
+          </tr>
+        )}
+      />
     </>
   );
 }

@@ -1,9 +1,10 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useApi } from "../../api/context";
 import { type FormEvent, useState } from "react";
 import { ApiError } from "../../api/problem";
 import { Field } from "../../ui/Field";
 import { ProblemView } from "../../ui/ProblemView";
-import { replay, WEBHOOKS } from "./queries";
+import { attemptsKey, replay } from "./queries";
 
 /** A datetime-local value (the person's own clock) as an instant. */
 const instant = (local: string) => (local ? new Date(local).toISOString() : undefined);
@@ -12,13 +13,14 @@ const local = (date: Date) => new Date(date.getTime() - date.getTimezoneOffset()
 
 /** Sends a window of events again, with their original ids: by default only those that never got through. */
 export function ReplayForm({ id }: { id: string }) {
+  const api = useApi();
   const queryClient = useQueryClient();
   const [since, setSince] = useState(() => local(new Date(Date.now() - 24 * 3_600_000)));
   const [until, setUntil] = useState("");
   const [onlyFailed, setOnlyFailed] = useState(true);
   const run = useMutation({
-    mutationFn: () => replay(id, { since: instant(since) ?? "", until: instant(until), onlyFailed }),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: [...WEBHOOKS, "attempts", id] }),
+    mutationFn: () => replay(api, id, { since: instant(since) ?? "", until: instant(until), onlyFailed }),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: attemptsKey(id) }),
   });
   const fieldError = (path: string) => (run.error instanceof ApiError ? run.error.fieldError(path) : undefined);
 

@@ -1,4 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useApi } from "../../api/context";
 import { useState } from "react";
 import { ApiError } from "../../api/problem";
 import { ConfirmDialog } from "../../ui/ConfirmDialog";
@@ -8,17 +9,18 @@ import { rotateSecret, secretQuery } from "./queries";
 
 /** The signing secret: hidden until asked for, and rotated with an overlap during which both sign. */
 export function SecretCard({ id }: { id: string }) {
+  const api = useApi();
   const queryClient = useQueryClient();
   const [shown, setShown] = useState(false);
   const [rotating, setRotating] = useState(false);
   const [overlapHours, setOverlapHours] = useState("24");
-  const secret = useQuery({ ...secretQuery(id), enabled: shown });
+  const secret = useQuery({ ...secretQuery(api, id), enabled: shown });
   const rotate = useMutation({
-    mutationFn: () => rotateSecret(id, Number(overlapHours)),
+    mutationFn: () => rotateSecret(api, id, Number(overlapHours)),
     onSuccess: async (rotated) => {
       // Only a replay (an Idempotency-Key, which the dashboard never sends) comes without the secrets.
-      if ("secret" in rotated) queryClient.setQueryData(secretQuery(id).queryKey, rotated);
-      else await queryClient.invalidateQueries({ queryKey: secretQuery(id).queryKey });
+      if ("secret" in rotated) queryClient.setQueryData(secretQuery(api, id).queryKey, rotated);
+      else await queryClient.invalidateQueries({ queryKey: secretQuery(api, id).queryKey });
       setShown(true);
       setRotating(false);
     },

@@ -1,4 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useApi } from "../../api/context";
 import { Link, useNavigate, useParams } from "react-router";
 import { useConfirm } from "../../ui/ConfirmDialog";
 import { Loading } from "../../ui/Loading";
@@ -15,17 +16,18 @@ import "./webhooks.css";
 /** One endpoint: test it, its secret, its attempts, replay, turn it off or on, delete it. */
 export function WebhookEndpointPage() {
   const { id = "" } = useParams();
+  const api = useApi();
   const navigate = useNavigate();
   const queryClient = useQueryClient();
-  const endpoint = useQuery(endpointQuery(id));
+  const endpoint = useQuery(endpointQuery(api, id));
   const [dialog, ask] = useConfirm();
   const refresh = () => queryClient.invalidateQueries({ queryKey: WEBHOOKS });
-  const test = useMutation({ mutationFn: () => sendTest(id), onSuccess: refresh });
-  const toggle = useMutation({ mutationFn: (enabled: boolean) => updateEndpoint(id, { enabled }), onSuccess: refresh });
+  const test = useMutation({ mutationFn: () => sendTest(api, id), onSuccess: refresh });
+  const toggle = useMutation({ mutationFn: (enabled: boolean) => updateEndpoint(api, id, { enabled }), onSuccess: refresh });
   const remove = useMutation({
-    mutationFn: () => deleteEndpoint(id),
+    mutationFn: () => deleteEndpoint(api, id),
     onSuccess: () => {
-      queryClient.removeQueries({ queryKey: endpointQuery(id).queryKey });
+      queryClient.removeQueries({ queryKey: endpointQuery(api, id).queryKey });
       void refresh();
       navigate("/webhooks");
     },

@@ -1,9 +1,10 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useApi } from "../../api/context";
 import { type FormEvent, useState } from "react";
 import { Link, useNavigate } from "react-router";
 import { ApiError } from "../../api/problem";
 import { Field } from "../../ui/Field";
-import { Loading } from "../../ui/Loading";
+import { DataList } from "../../ui/DataList";
 import { PageHeader } from "../../ui/PageHeader";
 import { ProblemView } from "../../ui/ProblemView";
 import { standingError } from "../../ui/standing-errors";
@@ -14,15 +15,16 @@ import "./webhooks.css";
 
 /** The environment's webhook endpoints, and a form to add one. */
 export function WebhooksPage() {
+  const api = useApi();
   const queryClient = useQueryClient();
   const navigate = useNavigate();
-  const list = useQuery(endpointsQuery());
+  const list = useQuery(endpointsQuery(api));
   const [url, setUrl] = useState("");
   const [description, setDescription] = useState("");
   const [events, setEvents] = useState<EventType[] | null>(null);
   const body = { url: url.trim(), description: description.trim() || null, events, enabled: true };
   const create = useMutation({
-    mutationFn: createEndpoint,
+    mutationFn: (input: typeof body) => createEndpoint(api, input),
     onSuccess: async (created) => {
       await queryClient.invalidateQueries({ queryKey: WEBHOOKS });
       navigate(`/webhooks/${encodeURIComponent(created.id)}`);
@@ -30,7 +32,6 @@ export function WebhooksPage() {
   });
   const error = standingError(create.error, create.variables, body);
   const fieldError = (path: string) => (error instanceof ApiError ? error.fieldError(path) : undefined);
-  const rows = list.data ?? [];
 
   function submit(event: FormEvent) {
     event.preventDefault();
@@ -49,40 +50,25 @@ export function WebhooksPage() {
       <div className="webhooks-grid">
         <section aria-labelledby="endpoints-title">
           <h2 id="endpoints-title">Endpoints</h2>
-          {list.error ? <ProblemView error={list.error} /> : null}
-          {list.isPending ? (
-            <Loading what="endpoints" />
-          ) : rows.length === 0 ? (
-            <p className="empty muted">No endpoint yet: add the first one.</p>
-          ) : (
-            <div className="table-wrap">
-              <table>
-                <thead>
-                  <tr>
-                    <th>URL</th>
-                    <th>Events</th>
-                    <th>Status</th>
-                    <th>Created</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {rows.map((endpoint) => (
-                    <tr key={endpoint.id} data-endpoint={endpoint.id}>
-                      <td className="endpoint-url">
-                        <Link to={`/webhooks/${encodeURIComponent(endpoint.id)}`}>{endpoint.url}</Link>
-                        {endpoint.description ? <div className="muted small">{endpoint.description}</div> : null}
-                      </td>
-                      <td className="small">{eventsLabel(endpoint.events)}</td>
-                      <td>
-                        <EndpointStatus endpoint={endpoint} />
-                      </td>
-                      <td className="nowrap">{new Date(endpoint.createdAt).toLocaleString()}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-          )}
+          <DataList
+            list={list}
+            what="endpoints"
+            empty="No endpoint yet: add the first one."
+            columns={["URL", "Events", "Status", "Created"]}
+            row={(endpoint) => (
+              <tr key={endpoint.id} data-endpoint={endpoint.id}>
+                <td className="endpoint-url">
+                  <Link to={`/webhooks/${encodeURIComponent(endpoint.id)}`}>{endpoint.url}</Link>
+                  {endpoint.description ? <div className="muted small">{endpoint.description}</div> : null}
+                </td>
+                <td className="small">{eventsLabel(endpoint.events)}</td>
+                <td>
+                  <EndpointStatus endpoint={endpoint} />
+                </td>
+                <td className="nowrap">{new Date(endpoint.createdAt).toLocaleString()}</td>
+              </tr>
+            )}
+          />
         </section>
         <form className="card" onSubmit={submit} aria-labelledby="new-endpoint-title">
           <h2 id="new-endpoint-title">New endpoint</h2>

@@ -1,6 +1,6 @@
-import { queryOptions } from "@tanstack/react-query";
-import { api, unwrap } from "../../api/client";
-import { CURSOR_PAGES } from "../../api/cursor-pages";
+import { infiniteQueryOptions, queryOptions } from "@tanstack/react-query";
+import { type Api, unwrap } from "../../api/client";
+import { allPages, CURSOR_PAGES } from "../../api/cursor-pages";
 import type { components } from "../../api/openapi";
 
 export type WebhookEndpoint = components["schemas"]["WebhookEndpoint"];
@@ -13,30 +13,21 @@ export type AttemptStatus = WebhookAttempt["status"];
 /** Every query of the area starts with this key, so a change refreshes what it touches. */
 export const WEBHOOKS = ["webhooks"] as const;
 
-export const endpointsQuery = () =>
+export const endpointsQuery = (api: Api) =>
   queryOptions({
     queryKey: [...WEBHOOKS, "list"],
-    queryFn: async () => {
-      // A handful per environment: every page is read so the list is whole.
-      const all: WebhookEndpoint[] = [];
-      let cursor: string | undefined;
-      do {
-        const page = await unwrap(api.GET("/v1/webhook-endpoints", { params: { query: { limit: 100, cursor } } }));
-        all.push(...page.data);
-        cursor = page.nextCursor ?? undefined;
-      } while (cursor);
-      return all;
-    },
+    // A handful per environment: every page is read so the list is whole.
+    queryFn: () => allPages((cursor) => unwrap(api.GET("/v1/webhook-endpoints", { params: { query: { limit: 100, cursor } } }))),
   });
 
-export const endpointQuery = (id: string) =>
+export const endpointQuery = (api: Api, id: string) =>
   queryOptions({
     queryKey: [...WEBHOOKS, "endpoint", id],
     queryFn: () => unwrap(api.GET("/v1/webhook-endpoints/{id}", { params: { path: { id } } })),
   });
 
 /** The secret is asked for only when the person reveals it, and never kept once the page is left. */
-export const secretQuery = (id: string) =>
+export const secretQuery = (api: Api, id: string) =>
   queryOptions({
     queryKey: [...WEBHOOKS, "secret", id],
     queryFn: () => unwrap(api.GET("/v1/webhook-endpoints/{id}/secret", { params: { path: { id } } })),
@@ -44,33 +35,38 @@ export const secretQuery = (id: string) =>
     staleTime: Number.POSITIVE_INFINITY,
   });
 
-export const attemptsQuery = (id: string, status: AttemptStatus | undefined) => ({
-  queryKey: [...WEBHOOKS, "attempts", id, status ?? "all"],
-  queryFn: ({ pageParam }: { pageParam: string | undefined }) =>
-    unwrap(api.GET("/v1/webhook-endpoints/{id}/attempts", { params: { path: { id }, query: { status, cursor: pageParam, limit: 50 } } })),
-  ...CURSOR_PAGES,
-});
+/** An endpoint's attempts, whatever the filter: a replay refreshes them. */
+export const attemptsKey = (id: string) => [...WEBHOOKS, "attempts", id] as const;
 
-export const createEndpoint = (body: WebhookEndpointInput) => unwrap(api.POST("/v1/webhook-endpoints", { body }));
+export const attemptsQuery = (api: Api, id: string, status: AttemptStatus | undefined) =>
+  infiniteQueryOptions({
+    queryKey: [...attemptsKey(id), status ?? "all"],
+    queryFn: ({ pageParam }) =>
+      unwrap(api.GET("/v1/webhook-endpoints/{id}/attempts", { params: { path: { id }, query: { status, cursor: pageParam, limit: 50 } } })),
+    ...CURSOR_PAGES,
+  });
 
-export const updateEndpoint = (id: string, body: WebhookEndpointUpdate) =>
+export const createEndpoint = (api: Api, body: WebhookEndpointInput) => unwrap(api.POST("/v1/webhook-endpoints", { body }));
+
+export const updateEndpoint = (api: Api, id: string, body: WebhookEndpointUpdate) =>
   unwrap(api.PATCH("/v1/webhook-endpoints/{id}", { params: { path: { id } }, body }));
 
-export const deleteEndpoint = (id: string) => unwrap(api.DELETE("/v1/webhook-endpoints/{id}", { params: { path: { id } } }));
+export const deleteEndpoint = (api: Api, id: string) => unwrap(api.DELETE("/v1/webhook-endpoints/{id}", { params: { path: { id } } }));
 
-export const rotateSecret = (id: string, overlapHours: number) =>
+export const rotateSecret = (api: Api, id: string, overlapHours: number) =>
   unwrap(api.POST("/v1/webhook-endpoints/{id}/rotate-secret", { params: { path: { id } }, body: { overlapHours } }));
 
-export const sendTest = (id: string) => unwrap(api.POST("/v1/webhook-endpoints/{id}/test", { params: { path: { id } } }));
+export const sendTest = (api: Api, id: string) => unwrap(api.POST("/v1/webhook-endpoints/{id}/test", { params: { path: { id } } }));
 
-export const replay = (id: string, body: { since: string; until?: string; onlyFailed: boolean }) =>
+export const replay = (api: Api, id: string, body: { since: string; until?: string; onlyFailed: boolean }) =>
   unwrap(api.POST("/v1/webhook-endpoints/{id}/replay", { params: { path: { id } }, body }));
 
-export const eventsQuery = (type: EventType | undefined) => ({
-  queryKey: [...WEBHOOKS, "events", type ?? "all"],
-  queryFn: ({ pageParam }: { pageParam: string | undefined }) =>
-    unwrap(api.GET("/v1/events", { params: { query: { type, cursor: pageParam, limit: 50 } } })),
-  ...CURSOR_PAGES,
-});
+export const eventsQuery = (api: Api, type: EventType | undefined) =>
+  infiniteQueryOptions({
+    queryKey: [...WEBHOOKS, "events", type ?? "all"],
+    queryFn: ({ pageParam }) => unwrap(api.GET("/v1/events", { params: { query: { type, cursor: pageParam, limit: 50 } } })),
+    ...CURSOR_PAGES,
+  });
 
-export const resendEvent = (eventId: string) => unwrap(api.POST("/v1/events/{eventId}/resend", { params: { path: { eventId } } }));
+export const resendEvent = (api: Api, eventId: string) =>
+  unwrap(api.POST("/v1/events/{eventId}/resend", { params: { path: { eventId } } }));

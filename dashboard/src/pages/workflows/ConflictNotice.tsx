@@ -1,6 +1,7 @@
 // What a write refused for a stale If-Match shows instead of a bare 412: who changed the workflow,
 // and the two ways on (take their version, or see what they changed first).
 import { useQuery } from "@tanstack/react-query";
+import { useApi } from "../../api/context";
 import { ApiError } from "../../api/problem";
 import { latestVersionQuery } from "./history/queries";
 import { Author, When } from "./history/VersionMeta";
@@ -21,7 +22,8 @@ export function ConflictNotice({
   onReload: () => void;
   onViewDiff: (from: number, to: number) => void;
 }) {
-  const latest = useQuery(latestVersionQuery(workflowKey));
+  const api = useApi();
+  const latest = useQuery(latestVersionQuery(api, workflowKey));
   const theirs = latest.data;
   return (
     <div className="problem conflict" role="alert" data-testid="conflict">

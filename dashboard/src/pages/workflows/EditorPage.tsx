@@ -1,10 +1,11 @@
 import { useQuery } from "@tanstack/react-query";
 import { useLocation, useParams } from "react-router";
-import { api, unwrap } from "../../api/client";
+import { useApi } from "../../api/context";
 import { Loading } from "../../ui/Loading";
 import { PageHeader } from "../../ui/PageHeader";
 import { ProblemView } from "../../ui/ProblemView";
 import type { Draft } from "./model";
+import { workflowQuery } from "./queries";
 import { WorkflowEditor } from "./WorkflowEditor";
 import "./workflows.css";
 
@@ -13,9 +14,9 @@ export function EditorPage() {
   const { key } = useParams();
   // Duplicate opens /workflows/new with the copy in the history entry's state.
   const copyOf = (useLocation().state as { copyOf?: Draft } | null)?.copyOf;
+  const api = useApi();
   const workflow = useQuery({
-    queryKey: ["workflow", key],
-    queryFn: () => unwrap(api.GET("/v1/workflows/{key}", { params: { path: { key: key ?? "" } } })),
+    ...workflowQuery(api, key ?? ""),
     enabled: key !== undefined,
     // The editor holds its own draft: a refetch on focus must not look like someone else's change.
     refetchOnWindowFocus: false,

@@ -1,9 +1,10 @@
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
-import { api, unwrap } from "../../api/client";
+import { useApi } from "../../api/context";
 import type { components } from "../../api/openapi";
 import { ProblemView } from "../../ui/ProblemView";
 import { describeCondition } from "./describe";
 import { parseObject, type Step } from "./model";
+import { previewQuery } from "./queries";
 import { useDebounced } from "../../ui/use-debounced";
 
 type PreviewStep = components["schemas"]["PreviewStep"];
@@ -47,11 +48,10 @@ export function PreviewPanel({
           subscriber: (subscriber.value ?? {}) as PreviewSubscriber,
         } satisfies Partial<DraftPreviewRequest>)
       : null;
+  const api = useApi();
   const settled = useDebounced(request, PREVIEW_DELAY_MS);
   const preview = useQuery({
-    queryKey: ["workflow-preview", settled],
-    queryFn: ({ signal }) =>
-      unwrap(api.POST("/v1/workflows/preview", { body: JSON.parse(settled ?? "{}") as DraftPreviewRequest, signal })),
+    ...previewQuery(api, settled),
     enabled: settled !== null && steps.length > 0,
     placeholderData: keepPreviousData,
     retry: false,

@@ -1,14 +1,17 @@
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { useId, useState } from "react";
 import { Link } from "react-router";
-import { api, unwrap } from "../../api/client";
+import { type Api, unwrap } from "../../api/client";
+import { useApi } from "../../api/context";
 import { ApiError } from "../../api/problem";
 import { Field } from "../../ui/Field";
 import { ProblemView } from "../../ui/ProblemView";
 import { parseObject } from "./model";
+import { sendTest } from "./queries";
+import { subscriberPickQuery } from "../subscribers/queries";
 
 /** Whether a subscriber exists: a 404 says no; any other failure is left to the send to report. */
-async function subscriberExists(subscriberId: string): Promise<boolean> {
+async function subscriberExists(api: Api, subscriberId: string): Promise<boolean> {
   try {
     await unwrap(api.GET("/v1/subscribers/{subscriberId}", { params: { path: { subscriberId } } }));
     return true;
@@ -33,28 +36,21 @@ export function SendTest({
   payloadText: string;
   defaultSubscriber: string;
 }) {
+  const api = useApi();
   const [subscriberId, setSubscriberId] = useState(defaultSubscriber);
   const [unknown, setUnknown] = useState<string | null>(null);
   const listId = useId();
   const search = subscriberId.trim();
-  const subscribers = useQuery({
-    queryKey: ["subscribers", "pick", search],
-    queryFn: () => unwrap(api.GET("/v1/subscribers", { params: { query: { q: search || undefined, limit: 20 } } })),
-  });
+  const subscribers = useQuery(subscriberPickQuery(api, search));
   const payload = parseObject(payloadText, "payload");
   const send = useMutation({
     mutationFn: async ({ to, checked }: { to: string; checked: boolean }) => {
-      if (!checked && !(await subscriberExists(to))) {
+      if (!checked && !(await subscriberExists(api, to))) {
         setUnknown(to);
         return null;
       }
       setUnknown(null);
-      return unwrap(
-        api.POST("/v1/workflows/{key}/test", {
-          params: { path: { key: workflowKey } },
-          body: { to, payload: payload.ok ? (payload.value ?? {}) : {} },
-        }),
-      );
+      return sendTest(api, workflowKey, to, payload.ok ? (payload.value ?? {}) : {});
     },
   });
   return (

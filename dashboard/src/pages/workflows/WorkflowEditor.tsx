@@ -1,7 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useRef, useState } from "react";
 import { Link, useBlocker, useNavigate, useSearchParams } from "react-router";
-import { api, unwrap } from "../../api/client";
+import { useApi } from "../../api/context";
 import { PageHeader } from "../../ui/PageHeader";
 import { standingError } from "../../ui/standing-errors";
 import { ProblemView } from "../../ui/ProblemView";
@@ -30,7 +30,9 @@ import { StepPanel } from "./StepPanel";
 import { useConfirm } from "../../ui/ConfirmDialog";
 import { ConflictNotice, isConflict } from "./ConflictNotice";
 import { HistoryTab } from "./history/HistoryTab";
-import { etagOf, historyKey } from "./history/queries";
+import { historyKey } from "./history/queries";
+import { createWorkflow, deleteWorkflow, readWorkflow, updateWorkflow, WORKFLOWS, workflowQuery } from "./queries";
+import { variableKeysQuery } from "../variables/queries";
 
 const inputOf = (wf: Workflow, patch: Partial<WorkflowInput> = {}): WorkflowInput => ({
   key: wf.key,
@@ -45,11 +47,9 @@ const inputOf = (wf: Workflow, patch: Partial<WorkflowInput> = {}): WorkflowInpu
   ...patch,
 });
 
-/** Every write names the version the editor read: a workflow saved by someone else since answers 412 instead of being overwritten. */
-const readAt = (wf: Workflow) => ({ path: { key: wf.key }, header: { "if-match": etagOf(wf.version) } });
-
 /** The whole editor: settings, payload schema, steps and the selected step on one side; preview and test send on the other. */
 export function WorkflowEditor({ saved, copyOf }: { saved: Workflow | null; copyOf?: Draft }) {
+  const api = useApi();
   const queryClient = useQueryClient();
   const navigate = useNavigate();
   const leaving = useRef(false);
@@ -66,21 +66,15 @@ export function WorkflowEditor({ saved, copyOf }: { saved: Workflow | null; copy
     setSamplesState(next);
     keepSamples(saved?.key ?? "", next);
   };
-  const variables = useQuery({
-    queryKey: ["variables", "keys"],
-    queryFn: () => unwrap(api.GET("/v1/variables", { params: { query: { limit: 100 } } })),
-  });
+  const variables = useQuery(variableKeysQuery(api));
 
   const stored = (wf: Workflow) => {
-    queryClient.setQueryData(["workflow", wf.key], wf);
-    void queryClient.invalidateQueries({ queryKey: ["workflows"] });
+    queryClient.setQueryData(workflowQuery(api, wf.key).queryKey, wf);
+    void queryClient.invalidateQueries({ queryKey: WORKFLOWS });
     void queryClient.invalidateQueries({ queryKey: historyKey(wf.key) });
   };
   const save = useMutation({
-    mutationFn: (input: WorkflowInput) =>
-      saved
-        ? unwrap(api.PUT("/v1/workflows/{key}", { params: readAt(saved), body: input }))
-        : unwrap(api.POST("/v1/workflows", { body: input })),
+    mutationFn: (input: WorkflowInput) => (saved ? updateWorkflow(api, saved, input) : createWorkflow(api, input)),
     onSuccess: (wf) => {
       stored(wf);
       setDraft(toDraft(wf));
@@ -92,7 +86,7 @@ export function WorkflowEditor({ saved, copyOf }: { saved: Workflow | null; copy
     },
   });
   const toggle = useMutation({
-    mutationFn: (wf: Workflow) => unwrap(api.PUT("/v1/workflows/{key}", { params: readAt(wf), body: inputOf(wf, { active: !wf.active }) })),
+    mutationFn: (wf: Workflow) => updateWorkflow(api, wf, inputOf(wf, { active: !wf.active })),
     onSuccess: (wf) => {
       stored(wf);
       setDraft((d) => ({ ...d, active: wf.active }));
@@ -100,9 +94,9 @@ export function WorkflowEditor({ saved, copyOf }: { saved: Workflow | null; copy
   });
   const [dialog, ask] = useConfirm();
   const remove = useMutation({
-    mutationFn: (wf: Workflow) => unwrap(api.DELETE("/v1/workflows/{key}", { params: readAt(wf) })),
+    mutationFn: (wf: Workflow) => deleteWorkflow(api, wf),
     onSuccess: () => {
-      void queryClient.invalidateQueries({ queryKey: ["workflows"] });
+      void queryClient.invalidateQueries({ queryKey: WORKFLOWS });
       leaving.current = true;
       navigate("/workflows");
     },
@@ -110,7 +104,7 @@ export function WorkflowEditor({ saved, copyOf }: { saved: Workflow | null; copy
 
   // Someone else's version replaces the draft (and the version every write names).
   const reload = useMutation({
-    mutationFn: (key: string) => unwrap(api.GET("/v1/workflows/{key}", { params: { path: { key } } })),
+    mutationFn: (key: string) => readWorkflow(api, key),
     onSuccess: (wf) => {
       restore(wf);
       for (const m of [save, toggle, remove]) m.reset();
@@ -175,7 +169,7 @@ export function WorkflowEditor({ saved, copyOf }: { saved: Workflow | null; copy
   // Errors of the last save fade as their fields are fixed, banner included.
   const saveError = standingError(save.error, save.variables, schema.ok ? toInput(draft, schema.value) : undefined);
   const step = draft.steps[selected];
-  const groups = fieldGroups(schema.ok ? schema.value : null, variables.data?.data.map((v) => v.key) ?? [], draft.steps.slice(0, selected));
+  const groups = fieldGroups(schema.ok ? schema.value : null, variables.data ?? [], draft.steps.slice(0, selected));
 
   return (
     <SaveErrorsProvider error={saveError}>

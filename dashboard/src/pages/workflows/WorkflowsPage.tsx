@@ -1,13 +1,11 @@
-import { CURSOR_PAGES } from "../../api/cursor-pages";
-import { MoreButton } from "../../ui/MoreButton";
 import { useInfiniteQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { Link } from "react-router";
-import { api, unwrap } from "../../api/client";
-import { Loading } from "../../ui/Loading";
+import { useApi } from "../../api/context";
+import { DataList } from "../../ui/DataList";
 import { PageHeader } from "../../ui/PageHeader";
-import { ProblemView } from "../../ui/ProblemView";
 import { useDebounced } from "../../ui/use-debounced";
+import { workflowsQuery } from "./queries";
 import { ago } from "./when";
 import "./workflows.css";
 
@@ -19,12 +17,8 @@ export function WorkflowsPage() {
   const [active, setActive] = useState<ActiveFilter>("");
   const q = useDebounced(search.trim(), 250);
   const filters = { q: q || undefined, active: active || undefined };
-  const list = useInfiniteQuery({
-    queryKey: ["workflows", filters],
-    queryFn: ({ pageParam }) => unwrap(api.GET("/v1/workflows", { params: { query: { ...filters, cursor: pageParam, limit: 50 } } })),
-    ...CURSOR_PAGES,
-  });
-  const rows = list.data?.pages.flatMap((p) => p.data) ?? [];
+  const api = useApi();
+  const list = useInfiniteQuery(workflowsQuery(api, filters));
   const filtered = Boolean(filters.q || filters.active);
 
   return (
@@ -48,50 +42,34 @@ export function WorkflowsPage() {
           </select>
         </label>
       </div>
-      {list.error ? <ProblemView error={list.error} /> : null}
-      {list.isPending ? (
-        <Loading what="workflows" />
-      ) : rows.length === 0 ? (
-        <p className="empty muted">{filtered ? "No workflow matches." : "No workflows yet: create one with New workflow."}</p>
-      ) : (
-        <div className="table-wrap">
-          <table className="workflow-list">
-            <thead>
-              <tr>
-                <th>Name</th>
-                <th>Key</th>
-                <th>Steps</th>
-                <th>Status</th>
-                <th>Last triggered</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((wf) => (
-                <tr key={wf.key} data-workflow={wf.key}>
-                  <td>
-                    <Link to={`/workflows/${encodeURIComponent(wf.key)}`}>{wf.name}</Link>
-                  </td>
-                  <td>
-                    <code>{wf.key}</code>
-                  </td>
-                  <td className="step-types">{wf.steps.map((s) => s.type).join(" → ") || "—"}</td>
-                  <td>{wf.active ? <span className="badge ok">active</span> : <span className="badge">inactive</span>}</td>
-                  <td data-testid="last-triggered">
-                    {wf.lastTriggeredAt ? (
-                      <time dateTime={wf.lastTriggeredAt} title={new Date(wf.lastTriggeredAt).toLocaleString()}>
-                        {ago(wf.lastTriggeredAt)}
-                      </time>
-                    ) : (
-                      <span className="muted">never</span>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      <MoreButton list={list} />
+      <DataList
+        list={list}
+        what="workflows"
+        empty={filtered ? "No workflow matches." : "No workflows yet: create one with New workflow."}
+        className="workflow-list"
+        columns={["Name", "Key", "Steps", "Status", "Last triggered"]}
+        row={(wf) => (
+          <tr key={wf.key} data-workflow={wf.key}>
+            <td>
+              <Link to={`/workflows/${encodeURIComponent(wf.key)}`}>{wf.name}</Link>
+            </td>
+            <td>
+              <code>{wf.key}</code>
+            </td>
+            <td className="step-types">{wf.steps.map((s) => s.type).join(" → ") || "—"}</td>
+            <td>{wf.active ? <span className="badge ok">active</span> : <span className="badge">inactive</span>}</td>
+            <td data-testid="last-triggered">
+              {wf.lastTriggeredAt ? (
+                <time dateTime={wf.lastTriggeredAt} title={new Date(wf.lastTriggeredAt).toLocaleString()}>
+                  {ago(wf.lastTriggeredAt)}
+                </time>
+              ) : (
+                <span className="muted">never</span>
+              )}
+            </td>
+          </tr>
+        )}
+      />
     </>
   );
 }

@@ -116,7 +116,7 @@ inboxPreferenceRoutes.openapi(
     errors: ["subscriber_not_found"],
   }),
   async (c) => {
-    const prefs = await mergePreferences(...who(c), { channels: flagsOf(c.req.valid("json")) });
+    const prefs = await mergePreferences(...who(c), { channels: flagsOf(c.req.valid("json")) }, "inbox");
     return c.json({ data: globalPreference(prefs) }, 200);
   },
 );
@@ -138,7 +138,7 @@ inboxPreferenceRoutes.openapi(
       preferences.map((p) => p.workflowId),
     );
     const update = Object.fromEntries(preferences.map(({ workflowId, ...flags }) => [workflowId, flagsOf(flags)]));
-    const prefs = await mergePreferences(...who(c), { workflows: update });
+    const prefs = await mergePreferences(...who(c), { workflows: update }, "inbox");
     const data = [...new Set(preferences.map((p) => p.workflowId))].map((key) => workflowPreference(prefs, workflows.get(key)!));
     return c.json({ data }, 200);
   },
@@ -157,7 +157,7 @@ inboxPreferenceRoutes.openapi(
   async (c) => {
     const { workflowId } = c.req.valid("param");
     const workflow = (await changeable(c, [workflowId])).get(workflowId)!;
-    const prefs = await mergePreferences(...who(c), { workflows: { [workflowId]: flagsOf(c.req.valid("json")) } });
+    const prefs = await mergePreferences(...who(c), { workflows: { [workflowId]: flagsOf(c.req.valid("json")) } }, "inbox");
     return c.json({ data: workflowPreference(prefs, workflow) }, 200);
   },
 );

@@ -1,6 +1,6 @@
 import type { ReactNode } from "react";
-import { DiffValue as Value } from "../../../ui/DiffValue";
-import type { DiffRow } from "../../../ui/field-diff";
+import type { DiffRow as Row } from "../../../ui/field-diff";
+import { DiffRow, FieldDiffTable } from "../../../ui/FieldDiff";
 import type { DiffSection } from "./diff-rows";
 
 const CHANGE_LABEL = { added: "added", removed: "removed", changed: "changed", moved: "moved", unchanged: "unchanged" } as const;
@@ -35,42 +35,18 @@ export function DiffTable({
   showUnchanged: boolean;
 }) {
   const shown = sections.filter((s) => showUnchanged || s.change !== "unchanged");
-  const rowsOf = (s: DiffSection): DiffRow[] => (showUnchanged ? s.rows : s.rows.filter((r) => r.changed));
+  const rowsOf = (s: DiffSection): Row[] => (showUnchanged ? s.rows : s.rows.filter((r) => r.changed));
   return (
-    <div className="table-wrap">
-      <table className="field-diff">
-        <colgroup>
-          <col className="field-col" />
-          <col />
-          <col />
-        </colgroup>
-        <thead>
-          <tr>
-            <th scope="col">Field</th>
-            <th scope="col">{heads[0]}</th>
-            <th scope="col">{heads[1]}</th>
-          </tr>
-        </thead>
-        {shown.map((section) => (
-          <tbody key={section.step ?? "(settings)"} data-diff-section={section.step ?? "settings"} data-change={section.change}>
-            <SectionHead section={section} columns={3} />
-            {rowsOf(section).map((row) => (
-              <tr key={row.path} data-field={row.path} data-changed={row.changed} className={row.changed ? "changed" : undefined}>
-                <th scope="row">
-                  <code>{row.path}</code>
-                </th>
-                <td className="before">
-                  <Value text={row.before} other={row.after} side="before" />
-                </td>
-                <td className="after">
-                  <Value text={row.after} other={row.before} side="after" />
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        ))}
-      </table>
-    </div>
+    <FieldDiffTable heads={heads}>
+      {shown.map((section) => (
+        <tbody key={section.step ?? "(settings)"} data-diff-section={section.step ?? "settings"} data-change={section.change}>
+          <SectionHead section={section} columns={3} />
+          {rowsOf(section).map((row) => (
+            <DiffRow key={row.path} row={row} />
+          ))}
+        </tbody>
+      ))}
+    </FieldDiffTable>
   );
 }
 

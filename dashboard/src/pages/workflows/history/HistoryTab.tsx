@@ -1,4 +1,5 @@
 import { useMutation } from "@tanstack/react-query";
+import { useApi } from "../../../api/context";
 import { useState } from "react";
 import { useSearchParams } from "react-router";
 import { useConfirm } from "../../../ui/ConfirmDialog";
@@ -29,6 +30,7 @@ export function HistoryTab({
   onReverted: (restored: Workflow) => void;
   onReload: () => void;
 }) {
+  const api = useApi();
   const [params, setParams] = useSearchParams();
   const view = versionParam(params.get("view"));
   const from = versionParam(params.get("from"));
@@ -42,7 +44,7 @@ export function HistoryTab({
     show({ from: a, to: b });
   };
   const revert = useMutation({
-    mutationFn: (n: number) => revertTo(workflow.key, n, workflow.version),
+    mutationFn: (n: number) => revertTo(api, workflow.key, n, workflow.version),
     onSuccess: (restored) => {
       onReverted(restored);
       show({ view: restored.version });

@@ -1,4 +1,5 @@
 import { useQuery } from "@tanstack/react-query";
+import { useApi } from "../../../api/context";
 import { useState } from "react";
 import { Loading } from "../../../ui/Loading";
 import { ProblemView } from "../../../ui/ProblemView";
@@ -10,9 +11,10 @@ import { VersionHead } from "./VersionMeta";
 /** Versions `from` and `to` side by side, with what the API says changed between them. */
 export function VersionDiff({ workflowKey, from, to }: { workflowKey: string; from: number; to: number }) {
   const [showUnchanged, setShowUnchanged] = useState(false);
-  const diff = useQuery(diffQuery(workflowKey, from, to));
-  const before = useQuery(versionQuery(workflowKey, from));
-  const after = useQuery(versionQuery(workflowKey, to));
+  const api = useApi();
+  const diff = useQuery(diffQuery(api, workflowKey, from, to));
+  const before = useQuery(versionQuery(api, workflowKey, from));
+  const after = useQuery(versionQuery(api, workflowKey, to));
   const error = diff.error ?? before.error ?? after.error;
   if (error) return <ProblemView error={error} />;
   if (!diff.data || !before.data || !after.data) return <Loading what={`versions ${from} and ${to}`} />;

@@ -1,7 +1,6 @@
 import { useInfiniteQuery } from "@tanstack/react-query";
-import { Loading } from "../../../ui/Loading";
-import { MoreButton } from "../../../ui/MoreButton";
-import { ProblemView } from "../../../ui/ProblemView";
+import { useApi } from "../../../api/context";
+import { DataList } from "../../../ui/DataList";
 import { versionsQuery } from "./queries";
 import { Author, When } from "./VersionMeta";
 
@@ -28,8 +27,8 @@ export function VersionList({
   onRevert: (n: number) => void;
   reverting: boolean;
 }) {
-  const list = useInfiniteQuery(versionsQuery(workflowKey));
-  const rows = list.data?.pages.flatMap((p) => p.data) ?? [];
+  const api = useApi();
+  const list = useInfiniteQuery(versionsQuery(api, workflowKey));
   // A third tick lets go of the older of the two before it.
   const toggle = (n: number, on: boolean) => onPick(on ? [...picked.filter((p) => p !== n), n].slice(-2) : picked.filter((p) => p !== n));
   const pair = picked.length === 2 ? ([Math.min(...picked), Math.max(...picked)] as const) : null;
@@ -41,74 +40,55 @@ export function VersionList({
           {pair ? `Compare ${pair[0]} and ${pair[1]}` : "Tick two versions to compare"}
         </button>
       </div>
-      {list.error ? <ProblemView error={list.error} /> : null}
-      {list.isPending ? (
-        <Loading what="versions" />
-      ) : (
-        <div className="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col" aria-label="Compare" />
-                <th scope="col">Version</th>
-                <th scope="col">Saved</th>
-                <th scope="col">By</th>
-                <th scope="col">What changed</th>
-                <th scope="col" aria-label="Actions" />
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((v) => (
-                <tr key={v.version} data-version={v.version}>
-                  <td>
-                    <input
-                      type="checkbox"
-                      aria-label={`Compare version ${v.version}`}
-                      checked={picked.includes(v.version)}
-                      onChange={(e) => toggle(v.version, e.target.checked)}
-                    />
-                  </td>
-                  <td>
-                    {v.version} {v.version === current ? <span className="badge ok">current</span> : null}
-                  </td>
-                  <td>
-                    <When iso={v.createdAt} />
-                  </td>
-                  <td>
-                    <Author version={v} />
-                  </td>
-                  <td className="summary">{v.summary}</td>
-                  <td className="row-actions">
-                    <button type="button" onClick={() => onView(v.version)} aria-label={`View version ${v.version}`}>
-                      View
-                    </button>
-                    {v.version > 1 ? (
-                      <button
-                        type="button"
-                        onClick={() => onCompare(v.version - 1, v.version)}
-                        aria-label={`Changes in version ${v.version}`}
-                      >
-                        Changes
-                      </button>
-                    ) : null}
-                    {v.version !== current ? (
-                      <button
-                        type="button"
-                        disabled={reverting}
-                        onClick={() => onRevert(v.version)}
-                        aria-label={`Revert to version ${v.version}`}
-                      >
-                        Revert…
-                      </button>
-                    ) : null}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      <MoreButton list={list} label="Older versions" />
+      <DataList
+        list={list}
+        what="versions"
+        empty="No versions yet."
+        more="Older versions"
+        columns={[{ label: "Compare" }, "Version", "Saved", "By", "What changed", { label: "Actions" }]}
+        row={(v) => (
+          <tr key={v.version} data-version={v.version}>
+            <td>
+              <input
+                type="checkbox"
+                aria-label={`Compare version ${v.version}`}
+                checked={picked.includes(v.version)}
+                onChange={(e) => toggle(v.version, e.target.checked)}
+              />
+            </td>
+            <td>
+              {v.version} {v.version === current ? <span className="badge ok">current</span> : null}
+            </td>
+            <td>
+              <When iso={v.createdAt} />
+            </td>
+            <td>
+              <Author version={v} />
+            </td>
+            <td className="summary">{v.summary}</td>
+            <td className="row-actions">
+              <button type="button" onClick={() => onView(v.version)} aria-label={`View version ${v.version}`}>
+                View
+              </button>
+              {v.version > 1 ? (
+                <button type="button" onClick={() => onCompare(v.version - 1, v.version)} aria-label={`Changes in version ${v.version}`}>
+                  Changes
+                </button>
+              ) : null}
+              {v.version !== current ? (
+                <button
+                  type="button"
+                  disabled={reverting}
+                  onClick={() => onRevert(v.version)}
+                  aria-label={`Revert to version ${v.version}`}
+                >
+                  Revert…
+                </button>
+              ) : null}
+            </td>
+          </tr>
+        )}
+      />
     </section>
   );
 }

@@ -1,4 +1,5 @@
 import { useQuery } from "@tanstack/react-query";
+import { useApi } from "../../../api/context";
 import type { ReactNode } from "react";
 import { Loading } from "../../../ui/Loading";
 import { ProblemView } from "../../../ui/ProblemView";
@@ -9,7 +10,8 @@ import { Author, When } from "./VersionMeta";
 
 /** One version's full content as it was saved, with the actions on it (compare, revert). */
 export function VersionView({ workflowKey, n, children }: { workflowKey: string; n: number; children?: ReactNode }) {
-  const version = useQuery(versionQuery(workflowKey, n));
+  const api = useApi();
+  const version = useQuery(versionQuery(api, workflowKey, n));
   if (version.error) return <ProblemView error={version.error} />;
   if (!version.data) return <Loading what={`version ${n}`} />;
   const v = version.data;

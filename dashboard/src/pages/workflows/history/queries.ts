@@ -1,7 +1,7 @@
 // A workflow's history: its versions, any one of them, the difference between two, and the
 // revert; query keys start with the workflow's key so a save can refresh all of them at once.
 import { infiniteQueryOptions, queryOptions } from "@tanstack/react-query";
-import { api, unwrap } from "../../../api/client";
+import { type Api, unwrap } from "../../../api/client";
 import type { components } from "../../../api/openapi";
 import { CURSOR_PAGES } from "../../../api/cursor-pages";
 
@@ -16,7 +16,7 @@ export const etagOf = (version: number) => `"${version}"`;
 /** Every query of one workflow's history: invalidated after each write to that workflow. */
 export const historyKey = (key: string) => ["workflow-history", key] as const;
 
-export const versionsQuery = (key: string) =>
+export const versionsQuery = (api: Api, key: string) =>
   infiniteQueryOptions({
     queryKey: [...historyKey(key), "versions"],
     queryFn: ({ pageParam }) =>
@@ -25,14 +25,14 @@ export const versionsQuery = (key: string) =>
   });
 
 /** A version never changes once written. */
-export const versionQuery = (key: string, n: number) =>
+export const versionQuery = (api: Api, key: string, n: number) =>
   queryOptions({
     queryKey: [...historyKey(key), "version", n],
     queryFn: () => unwrap(api.GET("/v1/workflows/{key}/versions/{n}", { params: { path: { key, n } } })),
     staleTime: Number.POSITIVE_INFINITY,
   });
 
-export const diffQuery = (key: string, from: number, to: number) =>
+export const diffQuery = (api: Api, key: string, from: number, to: number) =>
   queryOptions({
     queryKey: [...historyKey(key), "diff", from, to],
     queryFn: () => unwrap(api.GET("/v1/workflows/{key}/diff", { params: { path: { key }, query: { from, to } } })),
@@ -40,7 +40,7 @@ export const diffQuery = (key: string, from: number, to: number) =>
   });
 
 /** Restores version `version` as a new one, only if the workflow is still at `current` (else 409 `workflow_version_conflict`). */
-export const revertTo = (key: string, version: number, current: number) =>
+export const revertTo = (api: Api, key: string, version: number, current: number) =>
   unwrap(
     api.POST("/v1/workflows/{key}/revert", {
       params: { path: { key }, header: { "if-match": etagOf(current) } },
@@ -49,7 +49,7 @@ export const revertTo = (key: string, version: number, current: number) =>
   );
 
 /** The newest version: who changed the workflow last, and to what. */
-export const latestVersionQuery = (key: string) =>
+export const latestVersionQuery = (api: Api, key: string) =>
   queryOptions({
     queryKey: [...historyKey(key), "latest"],
     queryFn: async () =>

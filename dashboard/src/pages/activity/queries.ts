@@ -1,0 +1,70 @@
+// The Activity area's queries, and the writes beside the keys they refresh. Everything here is
+// asked for again every couple of seconds while on screen (live.tsx).
+import { infiniteQueryOptions, queryOptions } from "@tanstack/react-query";
+import { type Api, unwrap } from "../../api/client";
+import { CURSOR_PAGES } from "../../api/cursor-pages";
+import type { components } from "../../api/openapi";
+import { type Filters, messageQuery, triggerQuery } from "./filters";
+
+type TriggerRequest = components["schemas"]["TriggerRequest"];
+type BroadcastRequest = components["schemas"]["BroadcastRequest"];
+type StatsQuery = { since: string; bucket: "hour" | "day"; groupBy: "channel" | "provider" };
+
+/** Every query of the area: a cancel refreshes all of them. */
+export const ACTIVITY = ["activity"] as const;
+
+export const messagesQuery = (api: Api, filters: Filters) =>
+  infiniteQueryOptions({
+    queryKey: [...ACTIVITY, "messages", filters],
+    queryFn: ({ pageParam }) =>
+      unwrap(api.GET("/v1/messages", { params: { query: { ...messageQuery(filters), cursor: pageParam, limit: 50 } } })),
+    ...CURSOR_PAGES,
+  });
+
+export const triggersQuery = (api: Api, filters: Filters) =>
+  infiniteQueryOptions({
+    queryKey: [...ACTIVITY, "triggers", filters],
+    queryFn: ({ pageParam }) =>
+      unwrap(api.GET("/v1/triggers", { params: { query: { ...triggerQuery(filters), cursor: pageParam, limit: 50 } } })),
+    ...CURSOR_PAGES,
+  });
+
+export const triggerStatusQuery = (api: Api, transactionId: string) =>
+  queryOptions({
+    queryKey: [...ACTIVITY, "trigger", transactionId],
+    queryFn: () => unwrap(api.GET("/v1/trigger/{transactionId}", { params: { path: { transactionId } } })),
+  });
+
+export const triggerMessagesQuery = (api: Api, transactionId: string) =>
+  queryOptions({
+    queryKey: [...ACTIVITY, "trigger-messages", transactionId],
+    queryFn: () => unwrap(api.GET("/v1/messages", { params: { query: { transactionId, limit: 200 } } })),
+  });
+
+/** The trigger's workflow as it is now, for its steps. */
+export const triggerWorkflowQuery = (api: Api, key: string) =>
+  queryOptions({
+    queryKey: [...ACTIVITY, "workflow", key],
+    queryFn: () => unwrap(api.GET("/v1/workflows/{key}", { params: { path: { key } } })),
+  });
+
+export const messageDetailQuery = (api: Api, id: string) =>
+  queryOptions({
+    queryKey: [...ACTIVITY, "message", id],
+    queryFn: () => unwrap(api.GET("/v1/messages/{id}", { params: { path: { id } } })),
+  });
+
+/** `span` back from the moment the query runs (not from when the options were made). */
+export const statsQuery = (api: Api, span: number, bucket: StatsQuery["bucket"], groupBy: StatsQuery["groupBy"]) =>
+  queryOptions({
+    queryKey: [...ACTIVITY, "stats", groupBy, span, bucket],
+    queryFn: () =>
+      unwrap(api.GET("/v1/messages/stats", { params: { query: { since: new Date(Date.now() - span).toISOString(), bucket, groupBy } } })),
+  });
+
+export const cancelTrigger = (api: Api, transactionId: string) =>
+  unwrap(api.DELETE("/v1/trigger", { params: { query: { transactionId } } }));
+
+export const trigger = (api: Api, body: TriggerRequest) => unwrap(api.POST("/v1/trigger", { body }));
+
+export const broadcast = (api: Api, body: BroadcastRequest) => unwrap(api.POST("/v1/trigger/broadcast", { body }));

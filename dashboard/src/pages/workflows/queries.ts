@@ -1,0 +1,66 @@
+// The Workflows area's queries, and the writes beside the keys they refresh (a workflow's
+// history has its own, in history/queries.ts).
+import { infiniteQueryOptions, queryOptions } from "@tanstack/react-query";
+import { type Api, unwrap } from "../../api/client";
+import { allPages, CURSOR_PAGES } from "../../api/cursor-pages";
+import type { components } from "../../api/openapi";
+import { etagOf } from "./history/queries";
+import type { Workflow, WorkflowInput } from "./model";
+
+type DraftPreviewRequest = components["schemas"]["DraftPreviewRequest"];
+
+/** The lists of workflows (the page, the pickers): refreshed by every write. */
+export const WORKFLOWS = ["workflows"] as const;
+
+export const workflowsQuery = (api: Api, filters: { q?: string; active?: "true" | "false" }) =>
+  infiniteQueryOptions({
+    queryKey: [...WORKFLOWS, "list", filters],
+    queryFn: ({ pageParam }) => unwrap(api.GET("/v1/workflows", { params: { query: { ...filters, cursor: pageParam, limit: 50 } } })),
+    ...CURSOR_PAGES,
+  });
+
+/** Every workflow, each page read: the subscriber's preferences offer a row for each. */
+export const allWorkflowsQuery = (api: Api) =>
+  queryOptions({
+    queryKey: [...WORKFLOWS, "all"],
+    queryFn: () => allPages((cursor) => unwrap(api.GET("/v1/workflows", { params: { query: { limit: 100, cursor } } }))),
+  });
+
+/** The first hundred, for a picker. */
+export const workflowPickQuery = (api: Api) =>
+  queryOptions({
+    queryKey: [...WORKFLOWS, "pick"],
+    queryFn: () => unwrap(api.GET("/v1/workflows", { params: { query: { limit: 100 } } })),
+  });
+
+/**
+ * One workflow as the editor holds it: apart from the lists, so refreshing them after a save
+ * does not reload the draft under the editor.
+ */
+export const workflowQuery = (api: Api, key: string) =>
+  queryOptions({
+    queryKey: ["workflow", key],
+    queryFn: () => unwrap(api.GET("/v1/workflows/{key}", { params: { path: { key } } })),
+  });
+
+export const previewQuery = (api: Api, request: string | null) =>
+  queryOptions({
+    queryKey: ["workflow-preview", request],
+    queryFn: ({ signal }) =>
+      unwrap(api.POST("/v1/workflows/preview", { body: JSON.parse(request ?? "{}") as DraftPreviewRequest, signal })),
+  });
+
+/** Every write names the version the editor read: a workflow saved by someone else since answers 412 instead of being overwritten. */
+const readAt = (wf: Workflow) => ({ path: { key: wf.key }, header: { "if-match": etagOf(wf.version) } });
+
+export const createWorkflow = (api: Api, body: WorkflowInput) => unwrap(api.POST("/v1/workflows", { body }));
+
+export const updateWorkflow = (api: Api, wf: Workflow, body: WorkflowInput) =>
+  unwrap(api.PUT("/v1/workflows/{key}", { params: readAt(wf), body }));
+
+export const deleteWorkflow = (api: Api, wf: Workflow) => unwrap(api.DELETE("/v1/workflows/{key}", { params: readAt(wf) }));
+
+export const readWorkflow = (api: Api, key: string) => unwrap(api.GET("/v1/workflows/{key}", { params: { path: { key } } }));
+
+export const sendTest = (api: Api, key: string, to: string, payload: Record<string, unknown>) =>
+  unwrap(api.POST("/v1/workflows/{key}/test", { params: { path: { key } }, body: { to, payload } }));

@@ -1,0 +1,64 @@
+import type { TriggerRecord, TriggerState } from "../../delivery/trigger-record";
+import type { WaitingStep } from "./claims";
+
+/** What a ledger answers an accept, per trigger. */
+export type AcceptOutcome = "accepted" | "replayed" | "conflict";
+
+/** A trigger made durable: its record and the fingerprint a replay must match. */
+export interface AcceptEntry {
+  record: TriggerRecord;
+  fingerprint: string;
+}
+
+export type CancelOutcome =
+  | { status: "not_found" }
+  | {
+      status: "cancelled" | "already_cancelled" | "completed";
+      record: TriggerRecord;
+      /** Messages that will now never be sent. */
+      cancelledMessages: number;
+      /** Messages already handed to a provider (or being handed right now): not cancelled. */
+      alreadySent: number;
+      digests: string[];
+    };
+
+export interface FanOut {
+  environmentId: string;
+  transactionId: string;
+  /** The recipient chunks of a trigger that runs here; null when a coordinator took it. */
+  chunks: string[][] | null;
+}
+
+export interface FanOutResult {
+  state: TriggerState;
+  chunks: string[][] | null;
+  completed: boolean;
+}
+
+/** A trigger's steps parked on a delay or quiet hours, at most the number asked for, and how many in all. */
+export interface ParkedSteps {
+  steps: WaitingStep[];
+  total: number;
+}
+
+/** What a ledger knows of a trigger's waits: its parked steps, and the digests it joined (asked apart). */
+export interface LedgerWaits extends ParkedSteps {
+  digests: string[];
+}
+
+/** Claims of a trigger: sent or being sent, and settled one way or another. */
+export interface ClaimCounts {
+  sentOrSending: number;
+  settled: number;
+}
+
+/** What one ledger shard did for an erasure, and what the caller must still reach. */
+export interface ShardErasure {
+  waitingSteps: number;
+  /** transactionIds of the environment's live coordinated triggers. */
+  coordinated: string[];
+  /** Digests that collect for the subscriber. */
+  digests: string[];
+}
+
+export type PokeOutcome = "completed" | "cancelled" | "running" | "resumed";

@@ -1,0 +1,108 @@
+import type { TriggerSnapshot } from "../../delivery/trigger-record";
+import type { DeliveryOp, DeliveryOpResult } from "./claims";
+import { wakeBy } from "./delivery-state";
+import type { FanOut, FanOutResult, LedgerWaits } from "./outcomes";
+import type { LedgerParts } from "./parts";
+import { chunksOf, digestsOf, recordOf } from "./triggers-table";
+
+type TriggerKey = { environmentId: string; transactionId: string };
+
+export function snapshots(parts: LedgerParts, keys: TriggerKey[]): (TriggerSnapshot | null)[] {
+  const name = parts.triggers.name;
+  return keys.map(({ environmentId, transactionId }) => {
+    const row = parts.triggers.row(environmentId, transactionId);
+    if (!row) return null;
+    return { ...recordOf(row), state: row.state, ledger: name, coordinated: row.coordinated === 1 };
+  });
+}
+
+/** Marks a trigger whose every recipient is through as completed; answers whether it just did. */
+function completeIfDone(parts: LedgerParts, env: string, tx: string, now: number): boolean {
+  const row = parts.triggers.row(env, tx);
+  const chunks = row?.state === "accepted" ? chunksOf(row) : null;
+  if (!chunks) return false;
+  const total = chunks.reduce((n, c) => n + c.length, 0);
+  if (parts.delivery.doneCount(env, tx) < total) return false;
+  parts.triggers.completed(env, tx, now);
+  return true;
+}
+
+/**
+ * Records how each trigger fans out. A trigger of at most one chunk runs its claims here; the
+ * first recorded chunks win, so a redelivered job runs exactly the recipients the first saw.
+ */
+export function fanOut(parts: LedgerParts, items: FanOut[], now: number): FanOutResult[] {
+  return items.map((item) => {
+    const row = parts.triggers.row(item.environmentId, item.transactionId);
+    if (!row) return { state: "failed", chunks: null, completed: false };
+    let chunks = chunksOf(row);
+    if (!row.chunks && !row.coordinated) {
+      chunks = item.chunks;
+      parts.storage.sql.exec(
+        "UPDATE triggers SET chunks = ?, coordinated = ?, enqueued_at = coalesce(enqueued_at, ?), check_at = max(?, coalesce(hold_until, 0)) WHERE env = ? AND tx = ?",
+        chunks ? JSON.stringify(chunks) : null,
+        chunks ? 0 : 1,
+        now,
+        now + parts.timings.stallMs,
+        item.environmentId,
+        item.transactionId,
+      );
+    }
+    const completed = completeIfDone(parts, item.environmentId, item.transactionId, now);
+    return { state: completed ? "completed" : row.state, chunks, completed };
+  });
+}
+
+/** The delivery bookkeeping of a consumer phase, for every trigger of this shard it touched. */
+export async function run(parts: LedgerParts, ops: DeliveryOp[], now: number): Promise<DeliveryOpResult[]> {
+  const checkAt = now + parts.timings.stallMs;
+  const touched = new Set<string>();
+  let wakeAt = Number.POSITIVE_INFINITY;
+  const results = ops.map((op): DeliveryOpResult => {
+    const { environmentId: env, transactionId: tx } = op;
+    const row = parts.triggers.row(env, tx);
+    if (row && !touched.has(`${env}\u0000${tx}`)) {
+      touched.add(`${env}\u0000${tx}`);
+      parts.storage.sql.exec("UPDATE triggers SET check_at = max(?, coalesce(hold_until, 0)) WHERE env = ? AND tx = ?", checkAt, env, tx);
+    }
+    if (op.kind === "hold") {
+      if (row) parts.triggers.hold(row, op.until, op.digest);
+      return { kind: "hold" };
+    }
+    const trigger = { cancelled: !row || row.state === "cancelled", complete: () => completeIfDone(parts, env, tx, now) };
+    const applied = parts.delivery.apply(op, trigger, now);
+    wakeAt = Math.min(wakeAt, applied.wakeAt ?? wakeAt);
+    return applied.result;
+  });
+  if (wakeAt !== Number.POSITIVE_INFINITY) await wakeBy(parts.storage, wakeAt);
+  return results;
+}
+
+/** Triggers whose coordinator (or the dead-letter queue) finished them. */
+export async function finish(parts: LedgerParts, items: (TriggerKey & { state: "completed" | "failed" })[], now: number): Promise<void> {
+  for (const i of items) {
+    parts.storage.sql.exec(
+      "UPDATE triggers SET state = ?, finished_at = ? WHERE env = ? AND tx = ? AND state = 'accepted'",
+      i.state,
+      now,
+      i.environmentId,
+      i.transactionId,
+    );
+  }
+  await wakeBy(parts.storage, now + parts.timings.retentionMs);
+}
+
+/**
+ * The trigger's recipients parked on a delay or quiet hours (here, or in its coordinator), at
+ * most `limit`, and the digests it joined, which the caller asks for their own waits. Null when
+ * this shard does not hold the trigger.
+ */
+export async function waits(parts: LedgerParts, environmentId: string, transactionId: string, limit: number): Promise<LedgerWaits | null> {
+  const row = parts.triggers.row(environmentId, transactionId);
+  if (!row) return null;
+  const digests = row.state === "accepted" ? digestsOf(row) : [];
+  const parked = row.coordinated
+    ? await parts.store.coordinatorOf(environmentId, transactionId).waitingSteps(limit)
+    : parts.delivery.waitingSteps(environmentId, transactionId, limit);
+  return { ...parked, digests };
+}

@@ -1,0 +1,76 @@
+import type { TriggerRecord, TriggerState } from "../../delivery/trigger-record";
+
+export const TRIGGERS_SCHEMA = `
+  CREATE TABLE IF NOT EXISTS triggers (
+    env TEXT NOT NULL, tx TEXT NOT NULL, fingerprint TEXT NOT NULL, state TEXT NOT NULL, record TEXT NOT NULL,
+    accepted_at INTEGER NOT NULL, enqueued_at INTEGER, cancelled_at INTEGER, finished_at INTEGER,
+    check_at INTEGER NOT NULL, hold_until INTEGER, chunks TEXT, coordinated INTEGER NOT NULL DEFAULT 0, digests TEXT,
+    PRIMARY KEY (env, tx)
+  );
+  CREATE INDEX IF NOT EXISTS triggers_live ON triggers (state, check_at);
+  CREATE INDEX IF NOT EXISTS triggers_finished ON triggers (finished_at);
+  CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+`;
+
+export interface TriggerRow {
+  env: string;
+  tx: string;
+  fingerprint: string;
+  state: TriggerState;
+  record: string;
+  /** When the watchdog looks at the trigger next: the stall window after its last progress, or the end of a hold. */
+  check_at: number;
+  hold_until: number | null;
+  chunks: string | null;
+  coordinated: number;
+  digests: string | null;
+}
+
+/** The shard's triggers table: the reads and small writes every concern of the ledger shares. */
+export class TriggersTable {
+  constructor(private readonly sql: SqlStorage) {}
+
+  row(env: string, tx: string): TriggerRow | undefined {
+    return this.sql
+      .exec<TriggerRow & Record<string, SqlStorageValue>>("SELECT * FROM triggers WHERE env = ? AND tx = ?", env, tx)
+      .toArray()[0];
+  }
+
+  /** The shard's own name (`v1/<count>/<shard>`), stored by its first accept. */
+  get name(): string {
+    return this.sql.exec<{ value: string }>("SELECT value FROM meta WHERE key = 'name'").toArray()[0]?.value ?? "";
+  }
+
+  nameOnce(name: string) {
+    this.sql.exec("INSERT OR IGNORE INTO meta (key, value) VALUES ('name', ?)", name);
+  }
+
+  /** A trigger resting in a digest (or similar) until about `until`: the watchdog leaves it alone till then. */
+  hold(row: TriggerRow, until: number, digest: string | undefined) {
+    const digests = new Set(digestsOf(row));
+    if (digest) digests.add(digest);
+    this.sql.exec(
+      "UPDATE triggers SET hold_until = max(coalesce(hold_until, 0), ?), check_at = max(check_at, ?), digests = ? WHERE env = ? AND tx = ?",
+      until,
+      until,
+      JSON.stringify([...digests]),
+      row.env,
+      row.tx,
+    );
+  }
+
+  completed(env: string, tx: string, now: number) {
+    this.sql.exec("UPDATE triggers SET state = 'completed', finished_at = ? WHERE env = ? AND tx = ?", now, env, tx);
+  }
+}
+
+export const digestsOf = (row: Pick<TriggerRow, "digests">): string[] => (row.digests ? (JSON.parse(row.digests) as string[]) : []);
+
+export const chunksOf = (row: Pick<TriggerRow, "chunks">): string[][] | null =>
+  row.chunks ? (JSON.parse(row.chunks) as string[][]) : null;
+
+export const recordOf = (row: Pick<TriggerRow, "record">) => JSON.parse(row.record) as TriggerRecord;
+
+/** Recipients named directly in `to` (topics are counted once they are resolved). */
+export const namedRecipients = (record: TriggerRecord) =>
+  record.recipients.filter((r) => typeof r === "string" || (typeof r === "object" && r !== null && "subscriberId" in r)).length;
