@@ -8,6 +8,7 @@ import { pageRepository } from "./preference-links/repository";
 import { preferencesRepository } from "./subscribers/preferences-repository";
 import { subscribersRepository } from "./subscribers/repository";
 import { suppressionsRepository } from "./suppressions/repository";
+import { topicMembersRepository } from "./topics/members-repository";
 import { topicsRepository } from "./topics/repository";
 import { triggersRepository } from "./triggers/repository";
 import { variablesRepository } from "./variables/repository";
@@ -34,6 +35,7 @@ export function dataFor(db: Db, environmentId: string, encryptionKey: string | u
     preferences: preferencesRepository(db, environmentId),
     subscribers: subscribersRepository(db, environmentId),
     suppressions: suppressionsRepository(db, environmentId),
+    topicMembers: topicMembersRepository(db, environmentId),
     topics: topicsRepository(db, environmentId),
     triggers: triggersRepository(db, environmentId),
     variables: variablesRepository(db, environmentId, encryptionKey),

@@ -100,7 +100,7 @@ novuListsV1Routes.openapi(
   async (c) => {
     const { key } = c.req.valid("param");
     const environmentId = c.get("environmentId");
-    const [topic, members] = await Promise.all([c.var.data.topics.find(key), c.var.data.topics.members(key, MAX_MEMBERS_PER_CALL)]);
+    const [topic, members] = await Promise.all([c.var.data.topics.find(key), c.var.data.topicMembers.members(key, MAX_MEMBERS_PER_CALL)]);
     if (!topic || !members) throw notFound("topic_not_found", `topic with key "${key}"`);
     return c.json({ data: { ...v1Topic(environmentId, topic), subscribers: members.data.map((m) => m.subscriberId) } }, 200);
   },

@@ -146,7 +146,7 @@ novuListsV2Routes.openapi(
   async (c) => {
     const { key } = c.req.valid("param");
     const { subscriberId, ...window } = c.req.valid("query");
-    const page = await c.var.data.topics.searchMembers(key, subscriberId, windowOf(window));
+    const page = await c.var.data.topicMembers.searchMembers(key, subscriberId, windowOf(window));
     if (!page) throw notFound("topic_not_found", `topic with key "${key}"`);
     return c.json(
       listOf(page, (m) => subscription(page.topic, { _id: m.internalId, subscriberId: m.subscriberId }, m.createdAt)),
@@ -173,7 +173,7 @@ novuListsV2Routes.openapi(
   async (c) => {
     const { subscriberId } = c.req.valid("param");
     const { key, ...window } = c.req.valid("query");
-    const page = await c.var.data.topics.searchSubscriptions(subscriberId, key, windowOf(window));
+    const page = await c.var.data.topicMembers.searchSubscriptions(subscriberId, key, windowOf(window));
     if (!page) throw notFound("subscriber_not_found", `subscriber "${subscriberId}"`);
     return c.json(
       listOf(page, (s) => subscription(s.topic, { _id: page.internalId, subscriberId }, s.createdAt)),

@@ -29,7 +29,7 @@ novuTopicsRoutes.openapi(
   }),
   async (c) => {
     const { key } = c.req.valid("param");
-    if (!(await c.var.data.topics.removeMembers(key, c.req.valid("json").subscribers))) throw missing(key);
+    if (!(await c.var.data.topicMembers.removeMembers(key, c.req.valid("json").subscribers))) throw missing(key);
     return c.body(null, 204);
   },
 );
@@ -55,7 +55,7 @@ novuTopicsRoutes.openapi(
   async (c) => {
     const { key } = c.req.valid("param");
     const { subscribers } = c.req.valid("json");
-    if (!(await c.var.data.topics.addMembers(key, subscribers))) throw missing(key);
+    if (!(await c.var.data.topicMembers.addMembers(key, subscribers))) throw missing(key);
     return c.json({ data: { succeeded: [...new Set(subscribers)], failed: {} } }, 200);
   },
 );
@@ -245,7 +245,7 @@ novuTopicsRoutes.openapi(
     if (!parsedKey.success) throw validationError(parsedKey.error.issues.map((i) => ({ ...i, path: ["key"] })));
     const ids = idsOf(c.req.valid("json"));
     const topic = (await c.var.data.topics.create({ key, name: key })) ?? (await c.var.data.topics.find(key));
-    if (!topic || !(await c.var.data.topics.addMembers(key, ids))) throw missing(key);
+    if (!topic || !(await c.var.data.topicMembers.addMembers(key, ids))) throw missing(key);
     return c.json(subscriptionsOf(topic, ids, new Date().toISOString()), 201);
   },
 );
@@ -263,7 +263,7 @@ novuTopicsRoutes.openapi(
     const { key } = c.req.valid("param");
     const ids = idsOf(c.req.valid("json"));
     const topic = await c.var.data.topics.find(key);
-    if (!topic || !(await c.var.data.topics.removeMembers(key, ids))) throw missing(key);
+    if (!topic || !(await c.var.data.topicMembers.removeMembers(key, ids))) throw missing(key);
     return c.json(subscriptionsOf(topic, ids, new Date().toISOString()), 200);
   },
 );

@@ -128,7 +128,7 @@ topicsRoutes.openapi(
   }),
   async (c) => {
     const { key } = c.req.valid("param");
-    const outcome = await c.var.data.topics.addMembers(key, c.req.valid("json").subscriberIds);
+    const outcome = await c.var.data.topicMembers.addMembers(key, c.req.valid("json").subscriberIds);
     if (!outcome) throw missing(key);
     return c.json(outcome, 200);
   },
@@ -148,7 +148,7 @@ topicsRoutes.openapi(
   }),
   async (c) => {
     const { key } = c.req.valid("param");
-    const outcome = await c.var.data.topics.removeMembers(key, c.req.valid("json").subscriberIds);
+    const outcome = await c.var.data.topicMembers.removeMembers(key, c.req.valid("json").subscriberIds);
     if (!outcome) throw missing(key);
     return c.json(outcome, 200);
   },
@@ -168,7 +168,7 @@ topicsRoutes.openapi(
   async (c) => {
     const { key } = c.req.valid("param");
     const { limit, cursor } = c.req.valid("query");
-    const page = await c.var.data.topics.members(key, limit, cursor);
+    const page = await c.var.data.topicMembers.members(key, limit, cursor);
     if (!page) throw missing(key);
     return c.json(page, 200);
   },
