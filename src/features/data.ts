@@ -4,6 +4,7 @@ import { eventsRepository } from "./events/repository";
 import { inAppSettingsRepository } from "./in-app/settings-repository";
 import { integrationsRepository } from "./integrations/repository";
 import { messagesRepository } from "./messages/repository";
+import { messageStats } from "./messages/stats-repository";
 import { pageRepository } from "./preference-links/repository";
 import { preferencesRepository } from "./subscribers/preferences-repository";
 import { subscribersRepository } from "./subscribers/repository";
@@ -30,6 +31,7 @@ export function dataFor(db: Db, environmentId: string, encryptionKey: string | u
     inAppSettings: inAppSettingsRepository(db, environmentId, encryptionKey),
     integrations: integrationsRepository(db, environmentId, encryptionKey),
     messages: messagesRepository(db, environmentId),
+    messageStats: (query: Parameters<typeof messageStats>[2]) => messageStats(db, environmentId, query),
     preferenceLinks: preferenceLinksRepository(db, environmentId, encryptionKey),
     preferencePages: pageRepository(db, environmentId),
     preferences: preferencesRepository(db, environmentId),

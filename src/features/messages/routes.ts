@@ -16,7 +16,6 @@ import {
   SandboxMessage,
   TriggerStatusView,
 } from "./schemas";
-import { messageStats } from "./stats-repository";
 
 export const messagesRoutes = createRouter();
 
@@ -56,7 +55,7 @@ messagesRoutes.openapi(
     request: { query: MessageStatsQuery },
     responses: { 200: { description: "Counts per bucket and group", content: json(MessageStats) } },
   }),
-  async (c) => c.json(await messageStats(createDb(c.env.DB), c.get("environmentId"), c.req.valid("query")), 200),
+  async (c) => c.json(await c.var.data.messageStats(c.req.valid("query")), 200),
 );
 
 messagesRoutes.openapi(
