@@ -3,7 +3,8 @@
 // Clarion this script starts (bench/server.mjs), so the environment holds exactly the subscribers
 // seeded here. Prints the accept latency, the seconds from the broadcast until all messages are
 // `sent`, messages per second, and the duplicate count (sandbox sends beyond one per message; must be 0).
-import { client, ensureWorkflow, providerCalls, startServer } from "./server.mjs";
+import { loadavg } from "node:os";
+import { client, cpuSpent, ensureWorkflow, providerCalls, startServer } from "./server.mjs";
 
 const SUBSCRIBERS = Number(process.env.BROADCAST_SUBSCRIBERS ?? 100_000);
 const WORKFLOW = "bench-broadcast";
@@ -29,6 +30,8 @@ async function seed(call, count) {
 }
 
 async function broadcastOnce(call) {
+  const load = loadavg()[0].toFixed(2);
+  const cpuBefore = server.cpuSeconds();
   const started = performance.now();
   const accepted = await call("POST", "/v1/trigger/broadcast", { workflow: WORKFLOW });
   const acceptMs = performance.now() - started;
@@ -41,7 +44,7 @@ async function broadcastOnce(call) {
     await new Promise((r) => setTimeout(r, 250));
   }
   const seconds = (performance.now() - started) / 1000;
-  return { transactionId, status, seconds, acceptMs };
+  return { transactionId, status, seconds, acceptMs, cpu: cpuSpent(cpuBefore, server.cpuSeconds()), load };
 }
 
 const server = await startServer();
@@ -52,13 +55,13 @@ try {
     { id: "push", type: "push", template: { title: "News", body: "Hello {{ subscriber.subscriberId }}" } },
   ]);
   await seed(call, SUBSCRIBERS);
-  const { transactionId, status, seconds, acceptMs } = await broadcastOnce(call);
+  const { transactionId, status, seconds, acceptMs, cpu, load } = await broadcastOnce(call);
   const { captures, messages } = await providerCalls(server.persistTo, `m.transaction_id = '${transactionId}'`);
   const sent = status?.messages?.byStatus?.sent ?? 0;
   console.log(`subscribers          ${SUBSCRIBERS}`);
   console.log(`accepted in          ${acceptMs.toFixed(1)} ms (202)`);
   console.log(`trigger status       ${status?.status} (${JSON.stringify(status?.messages?.byStatus)})`);
-  console.log(`all sent in          ${seconds.toFixed(2)} s (from the broadcast)`);
+  console.log(`all sent in          ${seconds.toFixed(2)} s (from the broadcast${cpu}; load average ${load} before)`);
   console.log(`messages per second  ${(sent / seconds).toFixed(1)}`);
   console.log(`provider calls       ${captures} for ${messages} messages: duplicates ${captures - messages}`);
   ok = sent === SUBSCRIBERS && captures === messages;

@@ -2,7 +2,8 @@
 // workflow with one sandbox email step, sent as bulk calls of 100 to a Clarion this script starts
 // (bench/server.mjs). Prints the time from the first trigger until all N messages are `sent`,
 // and the duplicate provider calls (must be 0).
-import { client, ensureWorkflow, localDb, providerCalls, startServer } from "./server.mjs";
+import { loadavg } from "node:os";
+import { client, cpuSpent, ensureWorkflow, localDb, providerCalls, startServer } from "./server.mjs";
 
 const SIZES = process.env.BENCH_N ? [Number(process.env.BENCH_N)] : [1_000, 10_000];
 const WORKFLOW = "bench-delivery";
@@ -17,6 +18,8 @@ async function runOnce(server, n) {
   const { call } = client(server.baseUrl, server.key);
   const db = await localDb(server.persistTo);
   const run = Date.now().toString(36);
+  const load = loadavg()[0].toFixed(2);
+  const cpuBefore = server.cpuSeconds();
   const started = performance.now();
   for (let i = 0; i < n; i += 100) {
     const events = Array.from({ length: Math.min(100, n - i) }, (_, j) => ({
@@ -40,11 +43,12 @@ async function runOnce(server, n) {
     await new Promise((r) => setTimeout(r, 200));
   }
   const seconds = (performance.now() - started) / 1000;
+  const cpu = cpuSpent(cpuBefore, server.cpuSeconds());
   db.close();
   const calls = await providerCalls(server.persistTo, `m.transaction_id LIKE 'bd-${run}-%'`);
   console.log(`\nN = ${n} triggers (bulk calls of 100), one sandbox email step each`);
   console.log(`accepted in            ${((accepted - started) / 1000).toFixed(2)} s`);
-  console.log(`all messages sent in   ${seconds.toFixed(2)} s (from the first trigger)`);
+  console.log(`all messages sent in   ${seconds.toFixed(2)} s (from the first trigger${cpu}; load average ${load} before)`);
   console.log(`messages sent          ${sent} (failed ${failed})`);
   console.log(`messages per second    ${(sent / seconds).toFixed(1)}`);
   console.log(`provider calls         ${calls.captures} for ${calls.messages} messages: duplicates ${calls.captures - calls.messages}`);

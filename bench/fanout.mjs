@@ -2,7 +2,8 @@
 // workflow with one sandbox push step, on a Clarion this script starts (bench/server.mjs). Prints
 // the seconds from the trigger until all messages are `sent`, messages per second, and the
 // duplicate count (sandbox sends beyond one per message; must be 0).
-import { client, ensureWorkflow, providerCalls, startServer } from "./server.mjs";
+import { loadavg } from "node:os";
+import { client, cpuSpent, ensureWorkflow, providerCalls, startServer } from "./server.mjs";
 
 const SIZES = process.env.BENCH_MEMBERS ? [Number(process.env.BENCH_MEMBERS)] : [10_000, 100_000];
 const WORKFLOW = "bench-fanout";
@@ -36,6 +37,8 @@ async function runOnce(server, members) {
     `\nset-up: ${members} subscribers with push tokens in topic ${topic} (${((performance.now() - setUpStarted) / 1000).toFixed(1)} s)`,
   );
 
+  const load = loadavg()[0].toFixed(2);
+  const cpuBefore = server.cpuSeconds();
   const started = performance.now();
   const accepted = await call("POST", "/v1/trigger", { workflow: WORKFLOW, to: { topic } });
   if (accepted.status !== 202) throw new Error(`trigger answered ${accepted.status}: ${JSON.stringify(accepted.body)}`);
@@ -47,11 +50,12 @@ async function runOnce(server, members) {
     await new Promise((r) => setTimeout(r, 250));
   }
   const seconds = (performance.now() - started) / 1000;
+  const cpu = cpuSpent(cpuBefore, server.cpuSeconds());
   const { captures, messages } = await providerCalls(server.persistTo, `m.transaction_id = '${transactionId}'`);
   const sent = status?.messages?.byStatus?.sent ?? 0;
   console.log(`members              ${members}`);
   console.log(`trigger status       ${status?.status} (${JSON.stringify(status?.messages?.byStatus)})`);
-  console.log(`all sent in          ${seconds.toFixed(2)} s (from the trigger)`);
+  console.log(`all sent in          ${seconds.toFixed(2)} s (from the trigger${cpu}; load average ${load} before)`);
   console.log(`messages per second  ${(sent / seconds).toFixed(1)}`);
   console.log(`provider calls       ${captures} for ${messages} messages: duplicates ${captures - messages}`);
   return sent === members && captures === messages;

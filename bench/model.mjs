@@ -34,14 +34,18 @@ const CONFIG = {
 
 /**
  * Clarion's measurements: `BENCH_N=1000 BENCH_VERBOSE=1 npm run bench:delivery` (single-recipient
- * triggers, one email step, 4 local shards), a consumer invocation of 350 triggers: 3,511 D1
- * statements in 16 batches, 17 object calls. See docs/architecture.md.
+ * triggers, one email step, 4 local shards), a consumer invocation of 150 triggers: 103 D1
+ * statements in 8 batches, 11 object calls. See docs/architecture.md.
  */
 const MEASURED = {
   /** Bytes of one trigger job in a pack. */
   jobBytes: 130,
-  /** D1 statements per trigger: 6 reads per recipient chunk (workflow, subscribers, addresses, messages, 2 suppression reads), the rest multi-row writes. */
-  d1StatementsPerTrigger: 10,
+  /**
+   * D1 statements per trigger: the chunks an invocation runs together share their reads (about 6
+   * per invocation) and their multi-row writes (trigger records, messages as `sending`, results,
+   * events, captures, completions), so a statement carries the rows of many triggers.
+   */
+  d1StatementsPerTrigger: 0.69,
   /** Calls a consumer invocation makes to each ledger shard it touches (snapshots, fan-out, claim, report, done). */
   objectCallsPerShard: 4.3,
 };

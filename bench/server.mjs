@@ -101,8 +101,46 @@ export async function startServer(options = {}) {
     if (!keep) rmSync(folder, { recursive: true, force: true });
     if (config !== "wrangler.toml") rmSync(config, { force: true });
   };
-  return { baseUrl, key, keys, persistTo, folder, encryptionKey, stop, log: () => log, pid: child.pid };
+  return {
+    baseUrl,
+    key,
+    keys,
+    persistTo,
+    folder,
+    encryptionKey,
+    stop,
+    log: () => log,
+    pid: child.pid,
+    cpuSeconds: () => cpuSeconds(child.pid),
+  };
 }
+
+/**
+ * CPU seconds the local runtime has used so far (wrangler, workerd and their helpers: the
+ * server's process group), from /proc; null where there is none. On a shared machine the wall
+ * time of a run moves with everyone's load, its CPU time much less: compare runs by both.
+ */
+export function cpuSeconds(group) {
+  if (!existsSync("/proc/self/stat")) return null;
+  let ticks = 0;
+  for (const pid of readdirSync("/proc")) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      // Fields after the command name: state, ppid, pgrp, ... utime (14th) and stime (15th) of the whole line.
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      if (Number(fields[2]) === group) ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // The process ended while the list was read.
+    }
+  }
+  // Linux reports in clock ticks, 100 per second on every common configuration.
+  return ticks / 100;
+}
+
+/** "12.3 s of CPU" between two readings of `cpuSeconds`, or "" where there are none. */
+export const cpuSpent = (before, after) =>
+  before === null || after === null ? "" : `, ${(after - before).toFixed(1)} s of CPU in the local runtime`;
 
 /**
  * The project's wrangler.toml without the blocks of the given tables, written beside it (paths

@@ -52,6 +52,6 @@ async function closeRecipients(
       }
     }
   }
-  ctx.emit(writes.written(await ctx.write(writes.all())));
+  await ctx.writeMessages(writes);
   return closed;
 }

@@ -7,6 +7,8 @@ import type { Bindings } from "../env";
 import type { IntegrationConfig } from "../providers/types";
 import type { DeliveryJob } from "./job";
 import { MicroBatcher } from "../lib/micro-batch";
+import { MessageWrites } from "./message-writes";
+import { RecipientReads } from "./recipient-reads";
 import { finishTriggers } from "./trigger-writes";
 import { dispatchWritten } from "./webhooks/dispatch";
 import type { TriggerSnapshot } from "./trigger-record";
@@ -29,10 +31,13 @@ export class DeliveryContext {
   /** Round trips and statements of this invocation: what the delivery log reports and bench/model.mjs takes as measured costs. */
   readonly costs = { d1Batches: 0, d1Statements: 0, objectCalls: 0 };
   private readonly d1: MicroBatcher<BatchItem<"sqlite">[], unknown[]>;
+  private readonly messageWrites: MicroBatcher<MessageWrites, undefined>;
   /** The trigger objects, one call per object per phase. */
   readonly store: TriggerStore;
   private readonly homes: BatchedHomes;
   private readonly finishes: MicroBatcher<Key & { status: "completed" | "failed" }, undefined>;
+  /** The reads of the recipient chunks started together, shared (one statement per table, not one per chunk). */
+  readonly recipientReads: RecipientReads;
   /** Events written by this invocation, named to the webhook Queue once at its end (`flushEvents`), never between a write and its sends. */
   private readonly emitted: WrittenEvent[] = [];
 
@@ -60,11 +65,26 @@ export class DeliveryContext {
       this.emit(writtenEvents(results, [statements.length]));
       return items.map(() => undefined);
     });
+    this.messageWrites = new MicroBatcher(async (_key, list) => {
+      const merged = MessageWrites.merged(list[0]!, list.slice(1));
+      this.emit(merged.written(await this.write(merged.all())));
+      return list.map(() => undefined);
+    }, true);
+    this.recipientReads = new RecipientReads(this.db, (statements) => this.write(statements));
   }
 
   /** Runs statements in the phase's shared D1 batch; answers this caller's results, in order. */
   write(statements: BatchItem<"sqlite">[]): Promise<unknown[]> {
     return statements.length === 0 ? Promise.resolve([]) : this.d1.call("d1", statements);
+  }
+
+  /**
+   * Writes a phase's messages, results and events with those of every chunk writing at the same
+   * moment, merged into one statement per table and shape (MessageWrites.merged), and keeps the
+   * events they wrote for `flushEvents`.
+   */
+  writeMessages(writes: MessageWrites): Promise<undefined> {
+    return this.messageWrites.call("messages", writes);
   }
 
   /** Keeps the events a committed batch wrote, for `flushEvents` at the end of the invocation. */

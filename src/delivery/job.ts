@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { JsonValue } from "../contract/json";
 
 /** How many recipients one job carries: keeps an invocation far inside CPU and subrequest limits. */
 export const RECIPIENTS_PER_JOB = 50;
@@ -30,7 +31,7 @@ export const DeliveryJob = z.discriminatedUnion("type", [
     /** Resuming as the run that carries a closed digest: its collected events live in that object. */
     digest: z.object({ name: z.string(), stepId: z.string() }).optional(),
     /** Said in the tracking log of the next message of a resumed run (e.g. when the delay waited until). */
-    note: z.record(z.string(), z.unknown()).optional(),
+    note: z.record(z.string(), JsonValue).optional(),
     /** This trigger's events went into another trigger's digest: its remaining steps stop as digested. */
     digestedInto: z.string().optional(),
     /** These subscribers were erased while their steps waited: the remaining steps are recorded cancelled, nothing is sent. */

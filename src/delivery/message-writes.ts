@@ -133,6 +133,25 @@ export class MessageWrites {
     private readonly now: Date,
   ) {}
 
+  /**
+   * The writes of many chunks as one: their rows share multi-row statements, so chunks of one
+   * recipient each (single triggers) cost a few statements together rather than a few each.
+   */
+  static merged(first: MessageWrites, rest: readonly MessageWrites[]): MessageWrites {
+    if (rest.length === 0) return first;
+    const merged = new MessageWrites(first.db, first.now);
+    for (const w of [first, ...rest]) {
+      merged.statements.push(...w.statements);
+      merged.events.push(...w.events);
+      merged.sending.push(...w.sending);
+      merged.captures.push(...w.captures);
+      merged.updates.push(...w.updates);
+      merged.messageFacts.push(...w.messageFacts);
+      merged.suppressionFacts.push(...w.suppressionFacts);
+    }
+    return merged;
+  }
+
   /** A message that reaches its state without a send (skipped, failed before sending, cancelled). */
   insertFinal(identity: SendIdentity, status: MessageStatus, fields: MessageFields, events: EventInput[]): string {
     const id = newId("msg");

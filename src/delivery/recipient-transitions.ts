@@ -1,4 +1,5 @@
 import type { WaitHold } from "../durable-objects/ledger/claims";
+import type { JsonObject } from "../contract/json";
 import type { StepOutcomeView } from "../engine/content";
 import type { Recipient, Stop } from "./recipients-state";
 
@@ -9,9 +10,9 @@ export type RecipientEvent =
   /** Its remaining channel steps are recorded without a send, for this reason. */
   | { type: "stop"; stop: Stop }
   /** Held until `fireAt` (a delay, quiet hours); the run resumes at `fromStep`. */
-  | { type: "wait"; fireAt: number; fromStep: number; hold: WaitHold; note: Record<string, unknown> }
+  | { type: "wait"; fireAt: number; fromStep: number; hold: WaitHold; note: JsonObject }
   /** Said in the tracking log of its next message. */
-  | { type: "note"; note: Record<string, unknown> }
+  | { type: "note"; note: JsonObject }
   /** Must be tried again later: a retry, or a claim another consumer holds. */
   | { type: "halt" }
   /** Handed to a digest: the digest object continues its run. */

@@ -1,13 +1,12 @@
-import { and, eq, inArray, isNull, sql } from "drizzle-orm";
+import type { JsonObject } from "../contract/json";
 import type { Db } from "../db/client";
 import { SETTLED_MESSAGE_STATUSES } from "../contract/statuses";
-import { messages, subscriberChannels, subscribers, workflows, workflowVersions, type MessageStatus } from "../db/schema";
+import type { MessageStatus } from "../db/schema";
 import type { SubscriberPreferences } from "../contract/preferences";
 import type { StepOutcomeView, TemplateContext } from "../engine/content";
 import type { Bindings } from "../env";
 import { activeIntegrations } from "../db/queries/integrations";
 import { loadTemplateVariables } from "../db/queries/variables";
-import { suppressedAddressReads } from "../db/queries/suppressions";
 import type { Step } from "../engine/steps";
 import type { UnsubscribeScope } from "../contract/unsubscribe";
 import { preferenceLinksRepository } from "../db/queries/preference-link-settings";
@@ -48,7 +47,7 @@ export interface Recipient {
   stop?: Stop;
   resumeAt?: { fireAt: number; fromStep: number; hold: WaitHold };
   /** Said in the tracking log of the recipient's next message (a delay whose time had passed). */
-  notes: Record<string, unknown>[];
+  notes: JsonObject[];
 }
 
 export interface Loaded {
@@ -77,92 +76,16 @@ function environmentData(db: Db, env: Bindings, environmentId: string, cache?: E
   return data;
 }
 
-/** The trigger's workflow, deleted or not, by the id it was accepted with; older records name only a live key. */
-const workflowOf = (trigger: TriggerRecord) =>
-  trigger.workflowId ? eq(workflows.id, trigger.workflowId) : and(eq(workflows.key, trigger.workflowKey), isNull(workflows.deletedAt));
-
-/**
- * The workflow's content as the trigger was accepted: its version when the record names one (the
- * same single read, from the versions), else the row, deleted or not.
- */
-function workflowRead(db: Db, environmentId: string, trigger: TriggerRecord) {
-  if (trigger.workflowId && trigger.workflowVersion) {
-    const definition = workflowVersions.definition;
-    return (
-      db
-        .select({
-          key: workflowVersions.workflowKey,
-          name: sql<string>`json_extract(${definition}, '$.name')`,
-          critical: sql<boolean>`json_extract(${definition}, '$.critical')`.mapWith(Boolean),
-          unsubscribe: sql<UnsubscribeScope>`json_extract(${definition}, '$.unsubscribe')`,
-          tags: sql<string[]>`json_extract(${definition}, '$.tags')`.mapWith((v: string) => JSON.parse(v) as string[]),
-          steps: sql<Step[]>`json_extract(${definition}, '$.steps')`.mapWith((v: string) => JSON.parse(v) as Step[]),
-        })
-        .from(workflowVersions)
-        // The row must still be there (live or a tombstone): a purged workflow fails its runs, as before versions.
-        .innerJoin(workflows, eq(workflows.id, workflowVersions.workflowId))
-        .where(
-          and(
-            eq(workflowVersions.environmentId, environmentId),
-            eq(workflowVersions.workflowId, trigger.workflowId),
-            eq(workflowVersions.version, trigger.workflowVersion),
-          ),
-        )
-        .limit(1)
-    );
-  }
-  return db
-    .select({
-      key: workflows.key,
-      name: workflows.name,
-      critical: workflows.critical,
-      unsubscribe: workflows.unsubscribe,
-      tags: workflows.tags,
-      steps: workflows.steps,
-    })
-    .from(workflows)
-    .where(and(eq(workflows.environmentId, environmentId), workflowOf(trigger)))
-    .limit(1);
-}
-
-/** Everything a chunk of recipients needs: its reads join the phase's shared D1 batch; variables and integrations come once per batch. */
+/** Everything a chunk of recipients needs: its reads are shared with the chunks started with it (RecipientReads); variables and integrations come once per batch. */
 export async function load(ctx: DeliveryContext, job: RecipientsJob, trigger: TriggerRecord): Promise<Loaded> {
   const { db, env } = ctx;
   const { environmentId, transactionId, subscriberIds } = job;
-  const [reads, { vars, secrets, integrations, linkSecret }] = await Promise.all([
-    ctx.write([
-      workflowRead(db, environmentId, trigger),
-      db
-        .select()
-        .from(subscribers)
-        .where(and(eq(subscribers.environmentId, environmentId), inArray(subscribers.subscriberId, subscriberIds))),
-      db
-        .select()
-        .from(subscriberChannels)
-        .where(and(eq(subscriberChannels.environmentId, environmentId), inArray(subscriberChannels.subscriberId, subscriberIds))),
-      db
-        .select()
-        .from(messages)
-        .where(
-          and(
-            eq(messages.environmentId, environmentId),
-            eq(messages.transactionId, transactionId),
-            inArray(messages.subscriberId, subscriberIds),
-          ),
-        ),
-      ...suppressedAddressReads(db, environmentId, subscriberIds),
-    ]),
+  const [rows, { vars, secrets, integrations, linkSecret }] = await Promise.all([
+    ctx.recipientReads.rows(environmentId, trigger, transactionId, subscriberIds),
     environmentData(db, env, environmentId, ctx.environments),
   ]);
-  const [workflowRows, subscriberRows, channelRows, messageRows, suppressedProfiles, suppressedChannels] = reads as [
-    Pick<typeof workflows.$inferSelect, "key" | "name" | "critical" | "unsubscribe" | "tags" | "steps">[],
-    (typeof subscribers.$inferSelect)[],
-    (typeof subscriberChannels.$inferSelect)[],
-    MessageRow[],
-    { address: string }[],
-    { address: string }[],
-  ];
-  const workflow = workflowRows[0] ?? null;
+  const { subscribers: subscriberRows, channels: channelRows, messages: messageRows } = rows;
+  const workflow = rows.workflow;
   const actor = actorView(trigger.actor);
   const offersUnsubscribe = workflow !== null && !workflow.critical && workflow.unsubscribe !== "none";
   const links = await Promise.all(
@@ -205,7 +128,7 @@ export async function load(ctx: DeliveryContext, job: RecipientsJob, trigger: Tr
     });
   }
   const existing = new Map(messageRows.map((m) => [keyOf(m.subscriberId, m.stepId), m]));
-  const suppressed = new Set([...suppressedProfiles, ...suppressedChannels].map((s) => s.address));
+  const suppressed = new Set(rows.suppressed);
   return { workflow, recipients, existing, integrations, suppressed, secrets };
 }
 

@@ -93,14 +93,14 @@ export async function runRecipients(ctx: DeliveryContext, job: RecipientsJob, tr
     );
     const recorded = recordClaims(plan, claims, scope, startedAt);
     for (const r of recorded.busy) halt(r, CLAIM_RETRY_SECONDS);
-    ctx.emit(recorded.written(await ctx.write(recorded.statements)));
+    await ctx.writeMessages(recorded.writes);
     const chain = loaded.integrations.get(step.type) ?? [];
     const delivered = await sendAll(ctx.env, scope, recorded.toSend, chain);
     const reported = reportResults(delivered, chain, scope, startedAt, new Date());
     for (const { recipient, delaySeconds } of reported.retries) halt(recipient, delaySeconds);
     exhausted.push(...reported.exhausted);
     if (reported.reports.length) await home.report(reported.reports);
-    ctx.emit(reported.written(await ctx.write(reported.statements)));
+    await ctx.writeMessages(reported.writes);
   }
 
   const entries = waitEntries(job, recipients);

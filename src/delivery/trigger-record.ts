@@ -1,3 +1,5 @@
+import type { Json, JsonArray, JsonObject } from "../contract/json";
+
 /** Everything a trigger needs to run, as accepted; a Queue message names it, never carries it. */
 export interface TriggerRecord {
   environmentId: string;
@@ -14,10 +16,10 @@ export interface TriggerRecord {
    * workflow saved before versions were kept: those read the workflow row.
    */
   workflowVersion?: number;
-  recipients: unknown[];
-  payload: Record<string, unknown>;
-  overrides: Record<string, unknown> | null;
-  actor: unknown;
+  recipients: JsonArray;
+  payload: JsonObject;
+  overrides: JsonObject | null;
+  actor: Json;
   acceptedAt: number;
   /** Channel steps of the workflow when accepted: messages planned per recipient. */
   plannedSteps?: number;

@@ -1,4 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
+import type { JsonObject } from "../contract/json";
 import type { RecipientsJob } from "../delivery/job";
 import { deliveryQueueFor } from "../delivery/queues";
 import type { Bindings } from "../env";
@@ -18,7 +19,7 @@ interface State {
   /** Each trigger's answer, so a redelivered job gets the same one. */
   decisions: Record<string, "continue" | "wait">;
   /** Closed digests by the transactionId whose run carries them; read by that run. */
-  closed: Record<string, { events: Record<string, unknown>[]; count: number; closedAt: number }>;
+  closed: Record<string, { events: JsonObject[]; count: number; closedAt: number }>;
   /**
    * The job each trigger's run continued with when its window closed, kept for the idempotency
    * window: if that job is lost, the trigger's watchdog asks for it again (`resume`).

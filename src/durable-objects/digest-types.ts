@@ -1,8 +1,9 @@
+import type { JsonObject } from "../contract/json";
 import type { RecipientsJob } from "../delivery/job";
 
 export interface DigestEntry {
   transactionId: string;
-  payload: Record<string, unknown>;
+  payload: JsonObject;
   /** The job that continues this trigger's run after the digest step. */
   job: RecipientsJob;
   /** The step that runs when the window closes (absent in entries from older versions). */
@@ -17,7 +18,7 @@ export interface DigestPending {
 }
 
 export interface DigestCollected {
-  events: Record<string, unknown>[];
+  events: JsonObject[];
   count: number;
 }
 

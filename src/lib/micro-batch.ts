@@ -1,20 +1,32 @@
+type Group<I, O> = { items: I[]; waiters: { resolve: (o: O) => void; reject: (e: unknown) => void }[] };
+
 /**
  * Gathers the calls made in the same turn of the event loop, per key, into one call with a
  * list. The consumer runs many chunks at once; each asks its trigger's object and D1 in its
  * own words, and this turns their asks into one request per object and one D1 batch per phase.
+ * With `serial`, a key has one call in flight at a time and the asks made meanwhile go out
+ * together when it ends (group commit): chunks whose objects answer at different moments still
+ * share their writes.
  */
 export class MicroBatcher<I, O> {
-  private readonly open = new Map<string, { items: I[]; waiters: { resolve: (o: O) => void; reject: (e: unknown) => void }[] }>();
+  private readonly open = new Map<string, Group<I, O>>();
+  private readonly inFlight = new Map<string, Promise<void>>();
 
-  constructor(private readonly send: (key: string, items: I[]) => Promise<O[]>) {}
+  constructor(
+    private readonly send: (key: string, items: I[]) => Promise<O[]>,
+    private readonly serial = false,
+  ) {}
 
   call(key: string, item: I): Promise<O> {
     let group = this.open.get(key);
     if (!group) {
-      const created = { items: [] as I[], waiters: [] as { resolve: (o: O) => void; reject: (e: unknown) => void }[] };
+      const created: Group<I, O> = { items: [], waiters: [] };
       group = created;
       this.open.set(key, created);
-      setTimeout(() => void this.flush(key, created), 0);
+      const start = () => setTimeout(() => void this.flush(key, created), 0);
+      const running = this.serial ? this.inFlight.get(key) : undefined;
+      if (running) void running.then(start);
+      else start();
     }
     const target = group;
     return new Promise<O>((resolve, reject) => {
@@ -23,8 +35,20 @@ export class MicroBatcher<I, O> {
     });
   }
 
-  private async flush(key: string, group: { items: I[]; waiters: { resolve: (o: O) => void; reject: (e: unknown) => void }[] }) {
+  private async flush(key: string, group: Group<I, O>) {
     this.open.delete(key);
+    const run = this.deliver(key, group);
+    if (this.serial) {
+      this.inFlight.set(key, run);
+      void run.then(() => {
+        if (this.inFlight.get(key) === run) this.inFlight.delete(key);
+      });
+    }
+    await run;
+  }
+
+  /** Never rejects: a failure goes to the group's callers. */
+  private async deliver(key: string, group: Group<I, O>) {
     try {
       const results = await this.send(key, group.items);
       group.waiters.forEach((w, i) => {

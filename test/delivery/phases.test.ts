@@ -145,7 +145,7 @@ describe("record phase", () => {
     const granted = recordClaims(plan, { ...noClaims(), granted: [key("a")], busy: [key("b")] }, scope(loaded), NOW);
     expect(granted.toSend.map((s) => s.recipient.profile.subscriberId)).toEqual(["a"]);
     expect(granted.busy.map((r) => r.profile.subscriberId)).toEqual(["b"]);
-    expect(granted.statements).toHaveLength(1);
+    expect(granted.writes.all()).toHaveLength(1);
 
     const [x, y] = [recipient("a"), recipient("b")];
     const again = planChannelStep(mail, 0, [x, y], loadedWith([x, y]), trigger, NOW);
@@ -163,7 +163,7 @@ describe("record phase", () => {
     const recorded = recordClaims(plan, { ...noClaims(), sent: [{ key: key("a"), report }] }, scope(loaded), NOW);
     expect(recorded.toSend).toEqual([]);
     expect(a.steps.mail).toEqual({ status: "sent" });
-    expect(recorded.statements.length).toBeGreaterThan(0);
+    expect(recorded.writes.all().length).toBeGreaterThan(0);
   });
 });
 

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { BROADCAST_RECIPIENT } from "../../src/contract/recipients";
 import { createDb } from "../../src/db/client";
 import { resolveRecipientIds } from "../../src/delivery/resolve-recipients";
+import type { JsonArray } from "../../src/contract/json";
 import type { TriggerRecord } from "../../src/delivery/trigger-record";
 import { unique } from "../factories";
 
@@ -21,7 +22,7 @@ async function seedSubscribers(environmentId: string, ids: string[]) {
   for (let i = 0; i < statements.length; i += 90) await env.DB.batch(statements.slice(i, i + 90));
 }
 
-const record = (environmentId: string, recipients: unknown[]): TriggerRecord => ({
+const record = (environmentId: string, recipients: JsonArray): TriggerRecord => ({
   environmentId,
   transactionId: unique("txn"),
   workflowKey: "w",

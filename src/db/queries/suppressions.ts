@@ -1,4 +1,5 @@
-import { and, eq, inArray, sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
+import { inJsonList } from "../batch";
 import type { Db } from "../client";
 import { subscriberChannels, subscribers, suppressions, type SuppressionReason } from "../schema";
 import { normaliseAddress } from "../../lib/normalise-address";
@@ -33,10 +34,11 @@ export const suppressStatement = (db: Db, input: SuppressionInput) =>
 
 /**
  * The suppressed addresses among some subscribers' emails, phones, push tokens and chat webhooks,
- * as two reads that join a delivery phase's batch. Subscriber phones are E.164 already (the API
+ * as two reads that join a delivery phase's batch (the ids are one bound parameter, however many). Subscriber phones are E.164 already (the API
  * checks them) and emails are compared lower-cased, as the list stores them.
  */
-export function suppressedAddressReads(db: Db, environmentId: string, subscriberIds: string[]) {
+export function suppressedAddressReads(db: Db, environmentId: string, subscriberIds: readonly string[]) {
+  const ids = inJsonList(subscriberIds);
   return [
     db
       .select({ address: suppressions.address })
@@ -48,7 +50,7 @@ export function suppressedAddressReads(db: Db, environmentId: string, subscriber
           sql`(${suppressions.address} = lower(${subscribers.email}) or ${suppressions.address} = ${subscribers.phone})`,
         ),
       )
-      .where(and(eq(suppressions.environmentId, environmentId), inArray(subscribers.subscriberId, subscriberIds))),
+      .where(and(eq(suppressions.environmentId, environmentId), sql`${subscribers.subscriberId} in ${ids}`)),
     db
       .select({ address: suppressions.address })
       .from(suppressions)
@@ -56,6 +58,6 @@ export function suppressedAddressReads(db: Db, environmentId: string, subscriber
         subscriberChannels,
         and(eq(subscriberChannels.environmentId, suppressions.environmentId), eq(subscriberChannels.address, suppressions.address)),
       )
-      .where(and(eq(suppressions.environmentId, environmentId), inArray(subscriberChannels.subscriberId, subscriberIds))),
+      .where(and(eq(suppressions.environmentId, environmentId), sql`${subscriberChannels.subscriberId} in ${ids}`)),
   ] as const;
 }

@@ -1,3 +1,4 @@
+import type { JsonObject } from "../../contract/json";
 import type { WaitEntry } from "../../durable-objects/ledger/claims";
 import type { RecipientsJob } from "../job";
 import type { Recipient } from "../recipients-state";
@@ -13,7 +14,7 @@ export function waitEntries(job: RecipientsJob, recipients: Recipient[]): WaitEn
       ...job,
       subscriberIds: group.map((r) => r.profile.subscriberId),
       fromStep: group[0]!.resumeAt!.fromStep,
-      note: Object.assign({}, ...group[0]!.notes) as Record<string, unknown>,
+      note: Object.assign({}, ...group[0]!.notes) as JsonObject,
       digest: undefined,
       digestedInto: undefined,
     },

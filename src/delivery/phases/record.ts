@@ -1,4 +1,3 @@
-import type { BatchItem } from "drizzle-orm/batch";
 import type { MessageStatus } from "../../db/schema";
 import type { ClaimResult } from "../../durable-objects/ledger/claims";
 import { redactSecrets } from "../../engine/redact";
@@ -20,13 +19,11 @@ export interface Send {
 }
 
 export interface Recorded {
-  /** One D1 batch: skips, cancellations, repaired sends, and the granted messages as `sending`. */
-  statements: BatchItem<"sqlite">[];
+  /** What D1 records: skips, cancellations, repaired sends, and the granted messages as `sending` (written with the other chunks', `DeliveryContext.writeMessages`). */
+  writes: MessageWrites;
   toSend: Send[];
   /** Claimed by another consumer that has not reported: try again later. */
   busy: Recipient[];
-  /** The outbound events the batch wrote, from its results. */
-  written: MessageWrites["written"];
 }
 
 const CANCELLED = { status: "cancelled", code: "trigger_cancelled", message: "The trigger was cancelled." } as const;
@@ -63,7 +60,7 @@ export function recordClaims(plan: StepPlan, claims: ClaimResult, scope: StepSco
     if (!cancelled.has(claimKey(scope, final.recipient))) record(final.recipient, final.status, final.code, final.message);
   }
 
-  const result: Recorded = { statements: [], toSend: [], busy: [], written: (results) => writes.written(results) };
+  const result: Recorded = { writes, toSend: [], busy: [] };
   for (const { recipient, content } of plan.sends) {
     const key = claimKey(scope, recipient);
     if (cancelled.has(key)) continue;
@@ -92,6 +89,5 @@ export function recordClaims(plan: StepPlan, claims: ClaimResult, scope: StepSco
     result.toSend.push({ recipient, messageId, isNew: !existing, content, attempts: existing?.attempts ?? 0, notes: recipient.notes });
     transition(recipient, { type: "notes-used" });
   }
-  result.statements = writes.all();
   return result;
 }

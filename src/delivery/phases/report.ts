@@ -1,4 +1,3 @@
-import type { BatchItem } from "drizzle-orm/batch";
 import type { MessageStatus } from "../../db/schema";
 import type { ClaimReport } from "../../durable-objects/ledger/claims";
 import type { IntegrationConfig } from "../../providers/types";
@@ -14,14 +13,12 @@ import { claimKey, type StepScope } from "./scope";
 export interface Reported {
   /** What the trigger's object hears first, so a lost D1 write is repaired instead of sent again. */
   reports: ClaimReport[];
-  /** The D1 batch written after the reports: results, tracking events, captures, dead addresses. */
-  statements: BatchItem<"sqlite">[];
+  /** What D1 records after the reports: results, tracking events, captures, dead addresses. */
+  writes: MessageWrites;
   /** Messages that failed for good after every provider's attempts: reasons for the dead-letter queue. */
   exhausted: { messageId: string; reason: string }[];
   /** Recipients to try again, each after its delay. */
   retries: { recipient: Recipient; delaySeconds: number }[];
-  /** The outbound events the batch wrote, from its results. */
-  written: MessageWrites["written"];
 }
 
 /** The error of a message that may or may not have been sent: final, never retried blindly. */
@@ -30,7 +27,7 @@ export const OUTCOME_UNKNOWN = "outcome_unknown";
 /** What the provider answers mean, without I/O: sent, retry (same or next provider), or final. */
 export function reportResults(delivered: Delivered[], chain: IntegrationConfig[], scope: StepScope, startedAt: Date, now: Date): Reported {
   const writes = new MessageWrites(scope.db, now);
-  const out: Reported = { reports: [], statements: [], exhausted: [], retries: [], written: (results) => writes.written(results) };
+  const out: Reported = { reports: [], writes, exhausted: [], retries: [] };
   const { environmentId } = scope.job;
   const { step } = scope;
   for (const { send, integration, to, result } of delivered) {
@@ -134,6 +131,5 @@ export function reportResults(delivered: Delivered[], chain: IntegrationConfig[]
       out.exhausted.push({ messageId, reason: `failed after ${attempts} attempts over ${chain.length} provider(s): ${outcome.code}` });
     }
   }
-  out.statements = writes.all();
   return out;
 }

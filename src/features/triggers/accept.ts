@@ -11,6 +11,7 @@ import { ApiError } from "../../lib/errors";
 import { uuidv7 } from "../../lib/ids";
 import { cachedGate, rememberGate, type WorkflowGate } from "../workflows/gate-cache";
 import { isChannelStep } from "../../engine/steps";
+import { parsedJson, parsedJsonObject } from "../../contract/json";
 import { BROADCAST_RECIPIENT } from "../../contract/recipients";
 import { payloadErrors } from "./payload-schema";
 import { namedTopics, parseRecipients, type InvalidRecipient } from "./recipients";
@@ -154,10 +155,10 @@ async function prepared(
       workflowKey,
       workflowId: gate.id,
       workflowVersion: gate.version,
-      recipients: recipients.valid,
-      payload,
-      overrides: request.overrides ?? null,
-      actor: request.actor ?? null,
+      recipients: recipients.valid.map(parsedJson),
+      payload: parsedJsonObject(payload),
+      overrides: request.overrides ? parsedJsonObject(request.overrides) : null,
+      actor: parsedJson(request.actor ?? null),
       acceptedAt: now,
       plannedSteps: gate.channelSteps,
     },

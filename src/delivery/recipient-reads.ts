@@ -1,0 +1,115 @@
+import type { BatchItem } from "drizzle-orm/batch";
+import type { Db } from "../db/client";
+import {
+  type ChannelRow,
+  recipientRowReads,
+  type SubscriberRow,
+  type WorkflowRef,
+  type WorkflowRow,
+  workflowRead,
+  workflowRefKey,
+} from "../db/queries/recipient-reads";
+import type { MessageRow } from "./message-writes";
+import { MicroBatcher } from "../lib/micro-batch";
+
+/** What one chunk of recipients reads before its steps run. */
+export interface ChunkRows {
+  workflow: WorkflowRow | null;
+  subscribers: SubscriberRow[];
+  channels: ChannelRow[];
+  messages: MessageRow[];
+  /** Suppressed addresses among the subscribers of the chunks read with this one: a superset of its own, in the same environment. */
+  suppressed: string[];
+}
+
+interface Ask {
+  workflow: WorkflowRef;
+  transactionId: string;
+  subscriberIds: string[];
+}
+
+/** Subscriber ids per group of reads: a list is one bound parameter, but a group's rows stay a modest answer. */
+const IDS_PER_READ = 1_000;
+
+/**
+ * The reads of every chunk a consumer invocation starts together, per environment: each workflow
+ * version once, and the subscribers, channels, messages and suppressions of all chunks in five
+ * statements (per thousand subscribers) instead of five per chunk. They join the invocation's
+ * shared D1 batch, so a batch of single-recipient triggers costs a handful of reads, not six each.
+ */
+export class RecipientReads {
+  private readonly batcher: MicroBatcher<Ask, ChunkRows>;
+
+  constructor(
+    private readonly db: Db,
+    private readonly write: (statements: BatchItem<"sqlite">[]) => Promise<unknown[]>,
+  ) {
+    this.batcher = new MicroBatcher((environmentId, asks) => this.read(environmentId, asks));
+  }
+
+  rows(environmentId: string, workflow: WorkflowRef, transactionId: string, subscriberIds: string[]): Promise<ChunkRows> {
+    return this.batcher.call(environmentId, { workflow, transactionId, subscriberIds });
+  }
+
+  private async read(environmentId: string, asks: Ask[]): Promise<ChunkRows[]> {
+    const statements: BatchItem<"sqlite">[] = [];
+    const workflowAt = new Map<string, number>();
+    for (const ask of asks) {
+      const key = workflowRefKey(ask.workflow);
+      if (workflowAt.has(key)) continue;
+      workflowAt.set(key, statements.length);
+      statements.push(workflowRead(this.db, environmentId, ask.workflow));
+    }
+    const groups = groupsOf(asks);
+    const groupAt = groups.map((group) => {
+      const at = statements.length;
+      const ids = [...new Set(group.flatMap((a) => a.subscriberIds))];
+      const transactionIds = [...new Set(group.map((a) => a.transactionId))];
+      statements.push(...recipientRowReads(this.db, environmentId, transactionIds, ids));
+      return at;
+    });
+    const results = await this.write(statements);
+    const rows: ChunkRows[] = [];
+    groups.forEach((group, g) => {
+      const at = groupAt[g]!;
+      const [subscribers, channels, messages, suppressedProfiles, suppressedChannels] = results.slice(at, at + 5) as [
+        SubscriberRow[],
+        ChannelRow[],
+        MessageRow[],
+        { address: string }[],
+        { address: string }[],
+      ];
+      const suppressed = [...suppressedProfiles, ...suppressedChannels].map((s) => s.address);
+      for (const ask of group) {
+        const mine = new Set(ask.subscriberIds);
+        const workflowRows = results[workflowAt.get(workflowRefKey(ask.workflow))!] as WorkflowRow[];
+        rows.push({
+          workflow: workflowRows[0] ?? null,
+          subscribers: subscribers.filter((s) => mine.has(s.subscriberId)),
+          channels: channels.filter((c) => mine.has(c.subscriberId)),
+          messages: messages.filter((m) => m.transactionId === ask.transactionId && mine.has(m.subscriberId)),
+          suppressed,
+        });
+      }
+    });
+    return rows;
+  }
+}
+
+/** Consecutive asks whose subscriber ids add up to at most IDS_PER_READ (a larger ask is a group alone); the order is kept. */
+function groupsOf(asks: Ask[]): Ask[][] {
+  const groups: Ask[][] = [];
+  let current: Ask[] = [];
+  let size = 0;
+  for (const ask of asks) {
+    if (current.length > 0 && size + ask.subscriberIds.length > IDS_PER_READ) {
+      groups.push(current);
+      current = [];
+      size = 0;
+    }
+    current.push(ask);
+    size += ask.subscriberIds.length;
+  }
+  if (current.length > 0) groups.push(current);
+  return groups;
+}

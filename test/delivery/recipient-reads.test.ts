@@ -1,0 +1,124 @@
+import { env } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { createDb } from "../../src/db/client";
+import { messages, suppressions, subscribers } from "../../src/db/schema";
+import { DeliveryContext } from "../../src/delivery/context";
+import type { RecipientsJob } from "../../src/delivery/job";
+import { load } from "../../src/delivery/recipients-state";
+import type { TriggerRecord } from "../../src/delivery/trigger-record";
+import { newId } from "../../src/lib/ids";
+import { createEnvironment, createWorkflow, unique } from "../factories";
+
+const CHUNKS = 20;
+
+async function seed() {
+  const environment = await createEnvironment();
+  const workflow = await createWorkflow(environment.key);
+  const ids = Array.from({ length: CHUNKS }, (_, i) => unique(`rr${i}`));
+  const db = createDb(env.DB);
+  const now = new Date();
+  await db.batch([
+    db.insert(subscribers).values(
+      ids.slice(0, 10).map((subscriberId) => ({
+        id: newId("sub"),
+        environmentId: environment.id,
+        subscriberId,
+        email: `${subscriberId}@example.com`,
+        createdAt: now,
+        updatedAt: now,
+      })),
+    ),
+    db.insert(subscribers).values(
+      ids.slice(10).map((subscriberId) => ({
+        id: newId("sub"),
+        environmentId: environment.id,
+        subscriberId,
+        email: `${subscriberId}@example.com`,
+        createdAt: now,
+        updatedAt: now,
+      })),
+    ),
+    db.insert(suppressions).values({
+      environmentId: environment.id,
+      address: `${ids[3]}@example.com`,
+      channel: "email",
+      reason: "hard_bounce",
+      provider: "test",
+      createdAt: now,
+    }),
+  ]);
+  const record = (transactionId: string, subscriberId: string): TriggerRecord => ({
+    environmentId: environment.id,
+    transactionId,
+    workflowKey: workflow.key,
+    workflowId: workflow.id,
+    workflowVersion: workflow.version,
+    recipients: [subscriberId],
+    payload: {},
+    overrides: null,
+    actor: null,
+    acceptedAt: now.getTime(),
+  });
+  const chunks = ids.map((subscriberId, i) => {
+    const trigger = record(unique(`tx${i}`), subscriberId);
+    const job: RecipientsJob = {
+      v: 1,
+      type: "recipients",
+      environmentId: environment.id,
+      transactionId: trigger.transactionId,
+      chunk: 0,
+      subscriberIds: [subscriberId],
+    };
+    return { trigger, job };
+  });
+  // Chunk 5's subscriber already has a message of chunk 6's trigger: it belongs to neither chunk's own pair.
+  await db.insert(messages).values(
+    [chunks[5]!, chunks[6]!].map((c, n) => ({
+      id: newId("msg"),
+      environmentId: environment.id,
+      transactionId: chunks[6]!.trigger.transactionId,
+      subscriberId: n === 0 ? chunks[5]!.job.subscriberIds[0]! : c.job.subscriberIds[0]!,
+      workflowKey: workflow.key,
+      stepId: workflow.steps[0]!.id,
+      channel: "email",
+      status: "sent" as const,
+      createdAt: now,
+      updatedAt: now,
+    })),
+  );
+  return { environment, chunks };
+}
+
+describe("the reads of a consumer invocation's recipient chunks", () => {
+  it("reads the workflow once and each table once for chunks started together, and gives each chunk only its rows", async () => {
+    const { chunks } = await seed();
+    const ctx = new DeliveryContext(env);
+    const loaded = await Promise.all(chunks.map(({ job, trigger }) => load(ctx, job, trigger)));
+
+    // One workflow version and five tables, in one D1 batch: not six statements per chunk.
+    expect(ctx.costs.d1Statements).toBeLessThanOrEqual(6);
+    expect(ctx.costs.d1Batches).toBe(1);
+
+    loaded.forEach((l, i) => {
+      const [subscriberId] = chunks[i]!.job.subscriberIds;
+      expect(l.workflow?.steps).toHaveLength(1);
+      expect([...l.recipients.keys()]).toEqual([subscriberId]);
+      expect(l.recipients.get(subscriberId!)?.profile.email).toBe(`${subscriberId}@example.com`);
+      expect(l.suppressed.has(`${chunks[3]!.job.subscriberIds[0]}@example.com`)).toBe(true);
+    });
+    expect(loaded[5]!.existing.size).toBe(0);
+    expect([...loaded[6]!.existing.values()].map((m) => m.subscriberId)).toEqual(chunks[6]!.job.subscriberIds);
+    expect(loaded.filter((l) => l.existing.size > 0)).toHaveLength(1);
+  });
+
+  it("reads a recipient list larger than D1's 100 bound parameters in one statement per table", async () => {
+    const { environment, chunks } = await seed();
+    const ctx = new DeliveryContext(env);
+    const many = [...chunks.map((c) => c.job.subscriberIds[0]!), ...Array.from({ length: 180 }, (_, i) => unique(`none${i}`))];
+    const { trigger } = chunks[0]!;
+    const loaded = await load(ctx, { ...chunks[0]!.job, environmentId: environment.id, subscriberIds: many }, trigger);
+    expect(ctx.costs.d1Statements).toBe(6);
+    expect(loaded.recipients.size).toBe(200);
+    expect([...loaded.recipients.values()].filter((r) => r.profile.email !== null)).toHaveLength(CHUNKS);
+  });
+});

@@ -1,0 +1,69 @@
+import { env } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { DeliveryContext } from "../../src/delivery/context";
+import type { RecipientsJob } from "../../src/delivery/job";
+import { runRecipients } from "../../src/delivery/run-recipients";
+import { api } from "../request";
+import { createSandboxEnvironment, createWorkflow, unique } from "../factories";
+import { acceptThenCrash } from "../ledger";
+
+const TRIGGERS = 20;
+
+describe("the writes of a consumer invocation's recipient chunks", () => {
+  it("records single triggers' messages, results and events in a few statements together, each message sent once", async () => {
+    const { id, key } = await createSandboxEnvironment();
+    const workflow = await createWorkflow(key, {
+      steps: [{ id: "mail", type: "email", template: { subject: "Shared", text: "Hello" } }],
+    });
+    const subscriberIds = Array.from({ length: TRIGGERS }, (_, i) => unique(`sw${i}`));
+    const created = await api(key, "POST", "/sub/bulk", {
+      subscribers: subscriberIds.map((subscriberId) => ({ subscriberId, email: `${subscriberId}@example.com` })),
+    });
+    expect(created.status).toBe(200);
+    // Held in their ledgers, as a consumer invocation finds them: one chunk of one recipient each.
+    // One after another: a simulated crash takes down whatever else its shard is doing.
+    const held: { subscriberId: string; transactionId: string; ledger: string }[] = [];
+    for (const subscriberId of subscriberIds) held.push({ subscriberId, ...(await acceptThenCrash(id, workflow.key, subscriberId)) });
+
+    const ctx = new DeliveryContext(env);
+    const runs = await Promise.all(
+      held.map(async ({ subscriberId, transactionId, ledger }) => {
+        const job: RecipientsJob = {
+          v: 1,
+          type: "recipients",
+          environmentId: id,
+          transactionId,
+          ledger,
+          chunk: 0,
+          subscriberIds: [subscriberId],
+        };
+        const snapshot = await ctx.snapshot(job);
+        if (!snapshot) throw new Error(`no trigger ${transactionId} in its ledger`);
+        return runRecipients(ctx, job, snapshot);
+      }),
+    );
+    expect(runs.every((r) => r.retry === null && r.exhausted.length === 0)).toBe(true);
+
+    // Reads (6), the messages as `sending`, then results, captures, timeline and outbound events:
+    // a few multi-row statements for all twenty chunks (whose claims come back from their shards
+    // at different moments), not five or six for each (112 when each chunk wrote its own).
+    expect(ctx.costs.d1Statements).toBeLessThan(56);
+    const rows = await env.DB.prepare(
+      "SELECT count(*) AS sent, count(DISTINCT m.subscriber_id) AS subscribers, (SELECT count(*) FROM sandbox_messages c WHERE c.environment_id = ?1) AS captures FROM messages m WHERE m.environment_id = ?1 AND m.status = 'sent'",
+    )
+      .bind(id)
+      .first<{ sent: number; subscribers: number; captures: number }>();
+    expect(rows).toEqual({ sent: TRIGGERS, subscribers: TRIGGERS, captures: TRIGGERS });
+    const events = await env.DB.prepare(
+      "SELECT e.status, count(*) AS n FROM message_events e JOIN messages m ON m.id = e.message_id WHERE m.environment_id = ? GROUP BY e.status ORDER BY e.status",
+    )
+      .bind(id)
+      .all<{ status: string; n: number }>();
+    // Every message's timeline is whole: queued, sending and sent, once each.
+    expect(events.results).toEqual([
+      { status: "queued", n: TRIGGERS },
+      { status: "sending", n: TRIGGERS },
+      { status: "sent", n: TRIGGERS },
+    ]);
+  });
+});
