@@ -18,6 +18,22 @@ const DELIVERY = "^src/(delivery|durable-objects)/";
 const ENGINE = "^src/(engine|providers)/";
 const BASE = "^src/(db|lib|contract)/";
 
+/**
+ * Where D1 is queried: db/ (the schema, the client and the queries shared across layers), each
+ * feature's repositories (`repository.ts`, `<concern>-repository.ts`) and delivery's own writes.
+ * Everything else reaches rows through a repository bound to one environment (features/data.ts).
+ */
+const DATA_ACCESS = [
+  "^src/db/",
+  "^src/features/.+/[a-z0-9-]*repository\\.ts$",
+  "^src/delivery/(?:message-writes|trigger-writes)\\.ts$",
+  // Still to split into a service and its repository (they were being rewritten for the accept
+  // path's speed when this rule came in): key lookup, dashboard sessions, stored idempotent
+  // answers. Remove a line once its file is split.
+  "^src/features/environments/(?:api-keys|dashboard-session)\\.ts$",
+  "^src/lib/idempotency-store\\.ts$",
+];
+
 /** The step and channel model: zod schemas only, no imports from src/. */
 const STEP_MODEL = "^src/engine/steps\\.ts$";
 
@@ -68,6 +84,15 @@ module.exports = {
       severity: "error",
       from: { path: BASE },
       to: { path: ENGINE, pathNot: STEP_MODEL },
+    },
+    {
+      name: "engine-is-not-storage",
+      comment:
+        "The engine and the providers are pure: no D1, not even a type from db/. A type both the engine " +
+        "and the schema need (stored preferences, in-app content) lives in contract/ and the schema imports it.",
+      severity: "error",
+      from: { path: ENGINE },
+      to: { path: "^src/db/" },
     },
     {
       name: "schema-types-steps-only",
@@ -139,6 +164,16 @@ module.exports = {
       severity: "error",
       from: { path: "^src/env\\.ts$" },
       to: { path: "^src/", pathNot: JOB_CONTRACT },
+    },
+    {
+      name: "drizzle-only-in-data-access",
+      comment:
+        "A query outside a repository is where an environment predicate gets forgotten: a route or a " +
+        "service holds a repository bound to its environment (c.var.data) and cannot name a table. " +
+        "Types (a status union, BatchItem) may be imported anywhere: a type cannot run a query.",
+      severity: "error",
+      from: { path: "^src/", pathNot: DATA_ACCESS },
+      to: { path: ["(^|/)node_modules/drizzle-orm/", "^src/db/schema/"], dependencyTypesNot: ["type-only"] },
     },
     {
       name: "src-not-to-tests",

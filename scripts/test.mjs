@@ -35,15 +35,21 @@ async function ensureSdks(dir, what) {
   await run("npm", ["install", "--prefix", dir, "--no-audit", "--no-fund"], { quiet: true });
 }
 
-let dashboardBuilt = false;
-/** The dashboard as the code is now, built once per run. */
-async function freshDashboard() {
-  if (dashboardBuilt) return;
-  await buildDashboard();
-  dashboardBuilt = true;
-}
-/** wrangler (the Workers suite, the local stacks, the deploy dry-run) serves the built dashboard as assets and refuses to start without it. */
-const ensureDashboard = () => (existsSync("dashboard/dist/index.html") ? undefined : freshDashboard());
+let dashboardBuild;
+/** The dashboard as the code is now, built once per run: a stage that asks while it builds waits for that build. */
+const freshDashboard = () => (dashboardBuild ??= buildDashboard());
+/**
+ * wrangler (the Workers suite, the local stacks, the deploy dry-run) serves the built dashboard as
+ * assets and refuses to start without it. A build under way empties dashboard/dist first, so a
+ * stage waits for it rather than start on a half-written folder.
+ */
+const ensureDashboard = () => dashboardBuild ?? (existsSync("dashboard/dist/index.html") ? undefined : freshDashboard());
+
+/** tsc's incremental state, outside git: a second run re-checks only what changed since the first. */
+const tsc = (project, name) => [
+  "tsc",
+  ["-p", project, "--incremental", "--tsBuildInfoFile", `node_modules/.cache/tsc/${name}.tsbuildinfo`],
+];
 
 const vitest = (...args) => ["vitest", ["run", ...args]];
 
@@ -67,9 +73,9 @@ const STAGES = {
       ["node", ["scripts/reference.mjs", "--check"]],
       // Env comes from wrangler.toml (`npm run types` rewrites worker-configuration.d.ts); .dev.vars' secrets stay out of it.
       ["npm", ["run", "--silent", "types", "--", "--check"]],
-      ["tsc", ["-p", "."]],
-      ["tsc", ["-p", "tsconfig.node.json"]],
-      ["tsc", ["-p", "dashboard/tsconfig.json"]],
+      tsc(".", "worker"),
+      tsc("tsconfig.node.json", "node"),
+      tsc("dashboard/tsconfig.json", "dashboard"),
       ["depcruise", ["src", "--config", ".dependency-cruiser.cjs"]],
     ],
   },
@@ -108,14 +114,20 @@ const STAGES = {
 };
 
 /**
- * `npm test` on two cores: two lanes side by side, then the rest one after another. The Workers
- * suite mostly waits on its runtime, so the CPU-bound checks and the Node suites that start their
- * own `wrangler dev` (on a free port, with their own state) fit beside it. Lane "b" is buffered
- * and printed stage by stage so the two outputs do not interleave line by line. The conformance
- * suite (400 ms provider timeouts) and the browser suite run after both, with nothing beside them.
+ * `npm test` on two cores: two lanes side by side, then the conformance suite alone. The first
+ * lane builds the dashboard, runs the Workers suite, then drives the dashboard in Chromium; the
+ * second starts at once with the checks that need no build, then the Node suites, which start
+ * their own `wrangler dev` on a free port with their own state. The browser suite follows the
+ * Workers suite rather than running beside it: its 10 s page waits timed out beside it on the
+ * loaded machine. Lane "b" is buffered and printed stage by stage so the two outputs do not
+ * interleave line by line. The conformance suite's provider timeouts are 400 ms, which a busy
+ * neighbour makes a prompt answer miss, so nothing runs beside it.
  */
-const LANES = [["workers"], ["static", "scripts", "deploy", "novu", "docs"]];
-const AFTER_LANES = ["conformance", "browser"];
+const LANES = [
+  ["workers", "browser"],
+  ["static", "scripts", "deploy", "novu", "docs"],
+];
+const AFTER_LANES = ["conformance"];
 
 const results = new Map(); // stage → { seconds, status }
 const aborter = new AbortController();
@@ -171,10 +183,10 @@ const started = performance.now();
 const concurrent = requested.length === 0;
 try {
   if (concurrent) {
-    await timed("dashboard", freshDashboard);
     // allSettled: when one lane fails, the other's running stage is stopped and recorded before the table prints.
     await Promise.allSettled(
       LANES.map(async (lane, i) => {
+        if (i === 0) await timed("dashboard", freshDashboard);
         for (const name of lane) await runStage(name, i > 0);
       }),
     );

@@ -66,8 +66,14 @@ export type Actor =
   | { type: "dashboard"; id: string; name: string }
   | { type: "admin"; id: null; name: string };
 
+/** The request's environment's repositories: features/data.ts fills this in by declaration merging. */
+// biome-ignore lint/suspicious/noEmptyInterface: merged with features/data.ts, which env.ts may not import.
+export interface EnvironmentData {}
+
 export interface Variables {
   environmentId: string;
+  /** Repositories bound to `environmentId`, set with it by the auth middleware: no query of a route can name another environment. */
+  data: EnvironmentData;
   actor: Actor;
   requestId: string;
   /** The request's `Idempotency-Key`, when it sent one (see `lib/middleware/idempotency.ts`). */

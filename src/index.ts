@@ -5,7 +5,7 @@ import { consumeWebhookBatch } from "./features/webhook-endpoints/consumer";
 import { redeliverStranded, redispatchStale } from "./features/events/record";
 import { createDb } from "./db/client";
 import { purgeExpired, retentionPolicy } from "./db/retention";
-import { purgeWorkflowTombstones } from "./features/workflows/tombstones";
+import { purgeWorkflowTombstones } from "./features/workflows/tombstones-repository";
 import type { Bindings } from "./env";
 
 export { DigestObject } from "./durable-objects/digest-object";

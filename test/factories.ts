@@ -112,7 +112,7 @@ export async function createIntegration(
     active?: boolean;
   },
 ) {
-  const { encryptJson, integrationAad } = await import("../src/lib/secrets");
+  const { sealCredentials } = await import("../src/db/queries/integrations");
   const { integrations } = await import("../src/db/schema");
   const id = newId("int");
   const now = new Date();
@@ -127,7 +127,7 @@ export async function createIntegration(
       active: input.active ?? true,
       primary: input.primary ?? false,
       priority: input.priority ?? 0,
-      credentials: await encryptJson(env.ENCRYPTION_KEY, input.credentials ?? {}, integrationAad(environmentId, id)),
+      credentials: await sealCredentials({ environmentId, id }, input.credentials ?? {}, env.ENCRYPTION_KEY),
       settings: input.settings ?? {},
       baseUrl: input.baseUrl ?? null,
       createdAt: now,

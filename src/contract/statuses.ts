@@ -37,3 +37,6 @@ export const SETTLED_MESSAGE_STATUSES = [
   "skipped",
   "cancelled",
 ] as const satisfies readonly MessageStatus[];
+
+/** How one delivery attempt of an event to a webhook endpoint ended. */
+export const ATTEMPT_STATUSES = ["succeeded", "failed"] as const;

@@ -1,10 +1,11 @@
 import type { JsonObject } from "../contract/json";
 import type { Db } from "../db/client";
 import { SETTLED_MESSAGE_STATUSES } from "../contract/statuses";
-import type { MessageStatus, SubscriberPreferences } from "../db/schema";
+import type { MessageStatus } from "../db/schema";
+import type { SubscriberPreferences } from "../contract/preferences";
 import type { StepOutcomeView, TemplateContext } from "../engine/content";
 import type { Bindings } from "../env";
-import { activeIntegrations } from "./integrations";
+import { activeIntegrations } from "../db/queries/integrations";
 import { loadTemplateVariables } from "../db/queries/variables";
 import type { Step } from "../engine/steps";
 import type { UnsubscribeScope } from "../contract/unsubscribe";

@@ -1,6 +1,6 @@
-import type { InAppContent } from "../db/schema/in-app";
+import type { InAppContent } from "../contract/in-app-content";
 
-export type { InAppActionContent, InAppContent, InAppRedirectContent } from "../db/schema/in-app";
+export type { InAppActionContent, InAppContent, InAppRedirectContent } from "../contract/in-app-content";
 /** What a channel step renders to, before a provider adapter turns it into its own request. */
 export interface EmailContent {
   subject: string;

@@ -1,4 +1,4 @@
-import type { SubscriberPreferences as StoredPreferences } from "../db/schema";
+import type { SubscriberPreferences as StoredPreferences } from "../contract/preferences";
 import type { Channel } from "./steps";
 
 /**

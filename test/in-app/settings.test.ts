@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { InAppSettings } from "../../src/features/in-app/schemas";
-import { subscriberHash } from "../../src/features/in-app/settings";
+import { subscriberHash } from "../../src/features/in-app/settings-repository";
 import { createEnvironment } from "../factories";
 import { api, expectProblem } from "../request";
 

@@ -4,7 +4,7 @@ import type { MessageStatus } from "../../src/contract/statuses";
 import { createDb } from "../../src/db/client";
 import { messages } from "../../src/db/schema";
 import type { MessageStats } from "../../src/features/messages/schemas";
-import { statsQuery } from "../../src/features/messages/stats";
+import { statsQuery } from "../../src/features/messages/stats-repository";
 import { newId } from "../../src/lib/ids";
 import { createEnvironment, createSandboxEnvironment, createWorkflow, trigger, unique } from "../factories";
 import { settledMessages } from "../e2e/helpers";

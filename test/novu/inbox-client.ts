@@ -2,9 +2,9 @@
 import { env, SELF } from "cloudflare:test";
 import { createDb } from "../../src/db/client";
 import { insertNotifications } from "../../src/db/queries/in-app";
-import type { InAppContent } from "../../src/db/schema";
+import type { InAppContent } from "../../src/contract/in-app-content";
 import type { InAppSettings } from "../../src/features/in-app/schemas";
-import { subscriberHash } from "../../src/features/in-app/settings";
+import { subscriberHash } from "../../src/features/in-app/settings-repository";
 import { newId } from "../../src/lib/ids";
 import { api, type ApiResponse } from "../request";
 

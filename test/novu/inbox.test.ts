@@ -2,7 +2,7 @@ import { env, SELF } from "cloudflare:test";
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { sign } from "hono/jwt";
-import { subscriberHash } from "../../src/features/in-app/settings";
+import { subscriberHash } from "../../src/features/in-app/settings-repository";
 import type { SubscriberActivityPage } from "../../src/features/subscribers/activity-schemas";
 import { issueSessionToken } from "../../src/features/novu/inbox/session-token";
 import { createEnvironment, createWorkflow, unique } from "../factories";

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import type { SubscriberPreferences as Stored } from "../../src/db/schema";
+import type { SubscriberPreferences as Stored } from "../../src/contract/preferences";
 import { isChannelAllowed } from "../../src/engine/preferences";
 import type { SubscriberPreferences } from "../../src/features/subscribers/preferences-schemas";
 import { createEnvironment, unique } from "../factories";

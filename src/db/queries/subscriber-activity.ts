@@ -5,7 +5,8 @@ import type { PreferenceChangeReason } from "../../contract/subscriber-activity"
 import type { SuppressionReason } from "../../contract/suppressions";
 import { newId } from "../../lib/ids";
 import type { Db } from "../client";
-import { events, type PreferenceChange, subscriberActivity, subscribers, type SubscriberPreferences } from "../schema";
+import type { PreferenceChange, SubscriberPreferences } from "../../contract/preferences";
+import { events, subscriberActivity, subscribers } from "../schema";
 
 /**
  * A preference change as one batch: the timeline row and `subscriber.updated`, then the new

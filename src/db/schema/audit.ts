@@ -1,34 +1,8 @@
 import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { AUDIT_ACTIONS, AUDIT_RESOURCES } from "../../contract/audit";
 import { json } from "./columns";
 
-/** What an audit entry is about. */
-export const AUDIT_RESOURCES = [
-  "workflow",
-  "variable",
-  "integration",
-  "environment",
-  "api_key",
-  "webhook_endpoint",
-  "in_app_settings",
-  "preference_link_settings",
-  "promotion",
-] as const;
-export type AuditResource = (typeof AUDIT_RESOURCES)[number];
-
-export const AUDIT_ACTIONS = [
-  "created",
-  "updated",
-  "deleted",
-  "activated",
-  "deactivated",
-  "reverted",
-  "imported",
-  "renamed",
-  "revoked",
-  "rotated",
-  "promoted",
-] as const;
-export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+export type { AuditAction, AuditResource } from "../../contract/audit";
 
 /**
  * Every change to configuration, appended in the same batch as the change and never updated.

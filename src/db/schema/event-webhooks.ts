@@ -1,6 +1,7 @@
 import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import type { EventType } from "../../contract/event-types";
 import { environmentId, json, timestamps } from "./columns";
+import { ATTEMPT_STATUSES } from "../../contract/statuses";
 
 /** Where an environment's outbound events go (Standard Webhooks), and the secret they are signed with. */
 export const webhookEndpoints = sqliteTable(
@@ -41,8 +42,6 @@ export const events = sqliteTable(
   },
   (t) => [index("events_env_created_idx").on(t.environmentId, t.createdAt), index("events_created_idx").on(t.createdAt)],
 );
-
-export const ATTEMPT_STATUSES = ["succeeded", "failed"] as const;
 
 /** One delivery attempt of an event to an endpoint: the delivery log. */
 export const webhookAttempts = sqliteTable(

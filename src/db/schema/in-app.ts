@@ -1,24 +1,6 @@
 import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import type { InAppContent } from "../../contract/in-app-content";
 import { environmentId, json, timestamps } from "./columns";
-
-/** What an in_app step renders to and the Inbox shows. */
-export interface InAppRedirectContent {
-  url: string;
-  target?: string;
-}
-export interface InAppActionContent {
-  label: string;
-  redirect?: InAppRedirectContent;
-}
-export interface InAppContent {
-  subject?: string;
-  body: string;
-  avatar?: string;
-  primaryAction?: InAppActionContent;
-  secondaryAction?: InAppActionContent;
-  redirect?: InAppRedirectContent;
-  data?: Record<string, unknown>;
-}
 
 /**
  * A subscriber's in-app notification: the `in_app` message (same id) as its Inbox shows it.

@@ -1,16 +1,7 @@
 import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { PREFERENCE_CHANGE_REASONS, STORED_ACTIVITY_TYPES } from "../../contract/subscriber-activity";
-import type { SubscriberPreferences } from "./subscribers";
+import type { PreferenceChange } from "../../contract/preferences";
 import { environmentId, json } from "./columns";
-
-type ChannelName = "email" | "sms" | "push" | "chat" | "in_app";
-
-/** The flags a change touched, as an update names them: a workflow's flag (or whole entry) set to null follows the global flag again. */
-export interface PreferenceChange {
-  channels?: Partial<Record<ChannelName, boolean>>;
-  workflows?: Record<string, Partial<Record<ChannelName, boolean | null>> | null>;
-  quietHours?: SubscriberPreferences["quietHours"];
-}
 
 /**
  * A subscriber's timeline: each row is written in the D1 batch that made the change it records,

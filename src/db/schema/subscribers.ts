@@ -1,12 +1,6 @@
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import type { SubscriberPreferences } from "../../contract/preferences";
 import { environmentId, json, timestamps } from "./columns";
-
-/** Opt-outs: `false` turns a channel off globally or for one workflow; critical workflows ignore them. */
-export interface SubscriberPreferences {
-  channels?: Partial<Record<"email" | "sms" | "push" | "chat" | "in_app", boolean>>;
-  workflows?: Record<string, Partial<Record<"email" | "sms" | "push" | "chat" | "in_app", boolean>>>;
-  quietHours?: { start: string; end: string } | null;
-}
 
 export const subscribers = sqliteTable(
   "subscribers",

@@ -6,7 +6,7 @@
  * docs/guides/in-app-inbox.md ("Realtime").
  */
 import type { InAppCounts, InAppRow } from "../../db/queries/in-app";
-import type { InAppActionContent } from "../../db/schema/in-app";
+import type { InAppActionContent } from "../../contract/in-app-content";
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { AUDIT_ACTIONS, AUDIT_RESOURCES } from "../../db/schema";
+import { AUDIT_ACTIONS, AUDIT_RESOURCES } from "../../contract/audit";
 import { pageOf, pageQuery } from "../../lib/pagination";
 
 export const AuditActor = z

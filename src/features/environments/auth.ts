@@ -7,6 +7,7 @@ import { type Caller, limitFailedAuth, limitRequest } from "../../lib/middleware
 import { createDb } from "../../db/client";
 import { ADMIN_KEY_PREFIX, ownerOfKey } from "./api-keys";
 import { clearedSessionCookie, DASHBOARD_HEADER, fromDashboard, hasSessionCookie, sessionOf } from "./dashboard-session";
+import { dataOf } from "../data";
 import { environmentsRepository } from "./repository";
 
 const ADMIN_ACTOR: Actor = { type: "admin", id: null, name: "admin" };
@@ -120,6 +121,7 @@ export const apiKeyAuth = createMiddleware<AppEnv>(async (c, next) => {
   }
   const headers = await limitRequest(c, caller);
   c.set("environmentId", caller.environmentId);
+  c.set("data", dataOf(c.env, caller.environmentId));
   c.set("actor", actor);
   await next();
   for (const [name, value] of Object.entries(headers)) c.res.headers.set(name, value);

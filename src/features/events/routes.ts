@@ -1,18 +1,12 @@
-import { createDb } from "../../db/client";
 import { notFound } from "../../lib/errors";
 import { apiRoute, createRouter, json, security } from "../../lib/openapi";
-import { scopedRepository } from "../../lib/scoped-repository";
 import { enqueueDeliveries } from "../webhook-endpoints/replay";
-import { takesEvent, webhookEndpointsRepository } from "../webhook-endpoints/repository";
+import { takesEvent } from "../webhook-endpoints/repository";
 import { ReplayResult } from "../webhook-endpoints/schemas";
-import { eventsRepository } from "./repository";
 import { EventIdParam, EventList, EventQuery } from "./schemas";
 
 export const eventsRoutes = createRouter();
 
-const repo = (c: { env: { DB: D1Database }; get: (key: "environmentId") => string }) =>
-  eventsRepository(createDb(c.env.DB), c.get("environmentId"));
-const endpoints = scopedRepository(webhookEndpointsRepository);
 const tags = ["Event webhooks"];
 
 eventsRoutes.openapi(
@@ -27,7 +21,7 @@ eventsRoutes.openapi(
     request: { query: EventQuery },
     responses: { 200: { description: "A page of events", content: json(EventList) } },
   }),
-  async (c) => c.json(await repo(c).list(c.req.valid("query")), 200),
+  async (c) => c.json(await c.var.data.events.list(c.req.valid("query")), 200),
 );
 
 eventsRoutes.openapi(
@@ -44,9 +38,9 @@ eventsRoutes.openapi(
   }),
   async (c) => {
     const { eventId } = c.req.valid("param");
-    const event = await repo(c).find(eventId);
+    const event = await c.var.data.events.find(eventId);
     if (!event) throw notFound("event_not_found", `event "${eventId}"`);
-    const targets = (await endpoints(c).enabled()).filter((endpoint) => takesEvent(endpoint, event.type));
+    const targets = (await c.var.data.webhookEndpoints.enabled()).filter((endpoint) => takesEvent(endpoint, event.type));
     const queued = await enqueueDeliveries(
       c.env,
       event.environmentId,

@@ -3,7 +3,7 @@ import type { InAppChange, InAppFilter, InAppRow } from "../../db/queries/in-app
 import { inAppFeed } from "../../db/queries/in-app";
 import type { EventQueue } from "../../delivery/webhooks/dispatch";
 import type { InboxSockets } from "../../durable-objects/inbox-socket/client";
-import { applyStatuses, type IncomingStatus } from "../messages/status";
+import { applyStatuses, type IncomingStatus } from "../messages/status-repository";
 import type { InAppNotification } from "./schemas";
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);

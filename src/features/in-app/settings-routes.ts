@@ -1,15 +1,10 @@
 import { apiRoute, createRouter, json, security } from "../../lib/openapi";
-import { scopedRepository } from "../../lib/scoped-repository";
 import { auditContextOf } from "../audit/record";
 import { InAppSettings, InAppSettingsUpdate } from "./schemas";
-import { type InAppSettings as Stored, inAppSettingsRepository } from "./settings";
+import type { InAppSettings as Stored } from "./settings-repository";
 
 export const settingsRoutes = createRouter();
 
-const repo = scopedRepository((db, environmentId, encryptionKey) => ({
-  environmentId,
-  settings: inAppSettingsRepository(db, encryptionKey),
-}));
 const tags = ["In-app"];
 
 /** What the Inbox is given: the settings and where this Clarion answers. */
@@ -37,8 +32,7 @@ settingsRoutes.openapi(
     responses: { 200: { description: "The settings", content: json(InAppSettings) } },
   }),
   async (c) => {
-    const { environmentId, settings } = repo(c);
-    return c.json(view(await settings.get(environmentId), c.env.PUBLIC_URL), 200);
+    return c.json(view(await c.var.data.inAppSettings.get(), c.env.PUBLIC_URL), 200);
   },
 );
 
@@ -54,8 +48,7 @@ settingsRoutes.openapi(
     responses: { 200: { description: "The settings after the change", content: json(InAppSettings) } },
   }),
   async (c) => {
-    const { environmentId, settings } = repo(c);
-    return c.json(view(await settings.update(environmentId, c.req.valid("json"), auditContextOf(c)), c.env.PUBLIC_URL), 200);
+    return c.json(view(await c.var.data.inAppSettings.update(c.req.valid("json"), auditContextOf(c)), c.env.PUBLIC_URL), 200);
   },
 );
 
@@ -71,7 +64,6 @@ settingsRoutes.openapi(
     secrets: ["hmacSecret"],
   }),
   async (c) => {
-    const { environmentId, settings } = repo(c);
-    return c.json(view(await settings.rotateSecret(environmentId, auditContextOf(c)), c.env.PUBLIC_URL), 200);
+    return c.json(view(await c.var.data.inAppSettings.rotateSecret(auditContextOf(c)), c.env.PUBLIC_URL), 200);
   },
 );

@@ -1,11 +1,11 @@
 import { and, asc, eq, gt, ne } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { integrations } from "../../db/schema";
-import { readCredentials, toConfig } from "../../delivery/integrations";
+import { readCredentials, sealCredentials, toConfig } from "../../db/queries/integrations";
 import type { DestinationOptions } from "../../lib/destinations";
 import { fieldErrors, type FieldError } from "../../lib/errors";
 import { newId } from "../../lib/ids";
-import { encryptJson, integrationAad, isUnboundCiphertext } from "../../lib/secrets";
+import { isUnboundCiphertext } from "../../lib/secrets";
 import { providerFor } from "../../providers/registry";
 import type { ProviderChannel } from "../../engine/steps";
 import type { IntegrationConfig } from "../../providers/types";
@@ -111,7 +111,7 @@ export function integrationsRepository(db: Db, environmentId: string, encryption
         active: input.active,
         primary: input.primary,
         priority: input.priority,
-        credentials: await encryptJson(encryptionKey, input.credentials, integrationAad(environmentId, id)),
+        credentials: await sealCredentials({ environmentId, id }, input.credentials, encryptionKey),
         settings: input.settings,
         baseUrl: input.baseUrl ?? null,
         createdAt: now,
@@ -182,7 +182,7 @@ export function integrationsRepository(db: Db, environmentId: string, encryption
       }
       // Credentials from before row binding are written again bound to this row.
       const rewrite = clear ?? (read.ok && isUnboundCiphertext(row.credentials) ? stored : undefined);
-      const credentials = rewrite !== undefined ? await encryptJson(encryptionKey, rewrite, integrationAad(environmentId, id)) : undefined;
+      const credentials = rewrite !== undefined ? await sealCredentials({ environmentId, id }, rewrite, encryptionKey) : undefined;
       const changes = {
         ...(input.name !== undefined ? { name: input.name } : {}),
         ...(input.active !== undefined ? { active: input.active } : {}),

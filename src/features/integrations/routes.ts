@@ -2,14 +2,12 @@ import { z } from "@hono/zod-openapi";
 import { destinationOptions } from "../../lib/destinations";
 import { ApiError, type FieldError, notFound } from "../../lib/errors";
 import { apiRoute, createRouter, json, security } from "../../lib/openapi";
-import { scopedRepository } from "../../lib/scoped-repository";
 import { auditContextOf } from "../audit/record";
 import { PROVIDERS, providerFor } from "../../providers/registry";
 import type { ProviderAdapter } from "../../providers/types";
 import { PROVIDER_CHANNELS } from "../../engine/steps";
 import { checkIntegration, credentialsJsonSchema } from "./credentials";
 import { destinationsOf, refusedDestinations } from "./destinations";
-import { integrationsRepository } from "./repository";
 import {
   Integration,
   IntegrationCheck,
@@ -27,7 +25,6 @@ export const integrationsRoutes = createRouter();
 const destinationRefused = (errors: FieldError[]) =>
   new ApiError("destination_not_allowed", "A destination is loopback, private, link-local or not https.", errors);
 const missing = (id: string) => notFound("integration_not_found", `integration with id "${id}"`);
-const repo = scopedRepository(integrationsRepository);
 
 /** Looked up per request, never a fixed list: adapters join the registry without touching this file. */
 export const registeredProviders = (): ProviderAdapter[] => Object.keys(PROVIDERS).flatMap((id) => providerFor(id) ?? []);
@@ -72,7 +69,7 @@ integrationsRoutes.openapi(
     const adapter = providerFor(input.provider)!;
     const refused = refusedDestinations(destinationsOf(adapter, input.credentials, input.baseUrl), destinationOptions(c.env));
     if (refused.length) throw destinationRefused(refused);
-    return c.json(await repo(c).create(input, adapter.channel, auditContextOf(c)), 201);
+    return c.json(await c.var.data.integrations.create(input, adapter.channel, auditContextOf(c)), 201);
   },
 );
 
@@ -88,7 +85,7 @@ integrationsRoutes.openapi(
   }),
   async (c) => {
     const { limit, cursor, channel } = c.req.valid("query");
-    return c.json(await repo(c).list(limit, cursor, channel), 200);
+    return c.json(await c.var.data.integrations.list(limit, cursor, channel), 200);
   },
 );
 
@@ -105,7 +102,7 @@ integrationsRoutes.openapi(
   }),
   async (c) => {
     const { id } = c.req.valid("param");
-    const integration = await repo(c).find(id);
+    const integration = await c.var.data.integrations.find(id);
     if (!integration) throw missing(id);
     return c.json(integration, 200);
   },
@@ -124,7 +121,7 @@ integrationsRoutes.openapi(
   }),
   async (c) => {
     const { id } = c.req.valid("param");
-    const outcome = await repo(c).update(id, c.req.valid("json"), destinationOptions(c.env), auditContextOf(c));
+    const outcome = await c.var.data.integrations.update(id, c.req.valid("json"), destinationOptions(c.env), auditContextOf(c));
     switch (outcome.status) {
       case "updated":
         return c.json(outcome.integration, 200);
@@ -157,7 +154,7 @@ integrationsRoutes.openapi(
   }),
   async (c) => {
     const { id } = c.req.valid("param");
-    if (!(await repo(c).remove(id, auditContextOf(c)))) throw missing(id);
+    if (!(await c.var.data.integrations.remove(id, auditContextOf(c)))) throw missing(id);
     return c.body(null, 204);
   },
 );
@@ -178,7 +175,7 @@ integrationsRoutes.openapi(
   }),
   async (c) => {
     const { id } = c.req.valid("param");
-    const integration = await repo(c).config(id);
+    const integration = await c.var.data.integrations.config(id);
     if (!integration) throw missing(id);
     return c.json(await checkIntegration(providerFor(integration.provider), integration, destinationOptions(c.env)), 200);
   },

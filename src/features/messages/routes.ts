@@ -6,9 +6,7 @@ import { redactSecrets } from "../../engine/redact";
 import type { AppEnv } from "../../env";
 import { ApiError } from "../../lib/errors";
 import { apiRoute, createRouter, json, security } from "../../lib/openapi";
-import { scopedRepository } from "../../lib/scoped-repository";
 import { waitingSteps } from "../triggers/waiting";
-import { messagesRepository } from "./repository";
 import {
   MessageList,
   MessageQuery,
@@ -18,11 +16,8 @@ import {
   SandboxMessage,
   TriggerStatusView,
 } from "./schemas";
-import { messageStats } from "./stats";
 
 export const messagesRoutes = createRouter();
-
-const repo = scopedRepository(messagesRepository);
 
 /**
  * Content is stored with secret variables redacted; this also covers messages stored before
@@ -46,7 +41,7 @@ messagesRoutes.openapi(
     request: { query: MessageQuery },
     responses: { 200: { description: "A page of messages", content: json(MessageList) } },
   }),
-  async (c) => c.json(await withoutSecrets(c, repo(c).list(c.req.valid("query"))), 200),
+  async (c) => c.json(await withoutSecrets(c, c.var.data.messages.list(c.req.valid("query"))), 200),
 );
 
 // Registered before /v1/messages/{id}, which would otherwise take "stats" for an id.
@@ -60,7 +55,7 @@ messagesRoutes.openapi(
     request: { query: MessageStatsQuery },
     responses: { 200: { description: "Counts per bucket and group", content: json(MessageStats) } },
   }),
-  async (c) => c.json(await messageStats(createDb(c.env.DB), c.get("environmentId"), c.req.valid("query")), 200),
+  async (c) => c.json(await c.var.data.messageStats(c.req.valid("query")), 200),
 );
 
 messagesRoutes.openapi(
@@ -76,7 +71,7 @@ messagesRoutes.openapi(
   }),
   async (c) => {
     const { id } = c.req.valid("param");
-    const message = await withoutSecrets(c, repo(c).find(id));
+    const message = await withoutSecrets(c, c.var.data.messages.find(id));
     if (!message) throw new ApiError("message_not_found", `No message ${id} in this environment.`);
     return c.json(message, 200);
   },
@@ -98,7 +93,7 @@ messagesRoutes.openapi(
   async (c) => {
     const { transactionId } = c.req.valid("param");
     const [status, waiting] = await Promise.all([
-      withoutSecrets(c, repo(c).triggerStatus(transactionId)),
+      withoutSecrets(c, c.var.data.messages.triggerStatus(transactionId)),
       waitingSteps(c.env, c.get("environmentId"), transactionId),
     ]);
     if (!status)
@@ -120,6 +115,6 @@ messagesRoutes.openapi(
   }),
   async (c) => {
     const { limit, messageId } = c.req.valid("query");
-    return c.json({ data: await withoutSecrets(c, repo(c).sandbox(limit, messageId)) }, 200);
+    return c.json({ data: await withoutSecrets(c, c.var.data.messages.sandbox(limit, messageId)) }, 200);
   },
 );

@@ -1,14 +1,9 @@
 // `@novu/node`'s listings and topic read: Novu v1's page numbers over Clarion's lists. A page is
 // an `OFFSET` read of at most 100 rows by key: bounded per call, dearer the deeper it goes.
 import { z } from "@hono/zod-openapi";
-import type { Context } from "hono";
-import { createDb } from "../../db/client";
-import type { AppEnv } from "../../env";
 import { notFound } from "../../lib/errors";
-import { TOTAL_COUNT_CAP } from "../../lib/keyset-window";
+import { TOTAL_COUNT_CAP } from "../../db/keyset-window";
 import { createRouter, json } from "../../lib/openapi";
-import { subscribersRepository } from "../subscribers/repository";
-import { topicsRepository } from "../topics/repository";
 import { MAX_MEMBERS_PER_CALL, type Topic, TopicKeyParam } from "../topics/schemas";
 import { novuRoute } from "./routing";
 import { envelope, NovuSubscriber, toNovuSubscriber } from "./shapes";
@@ -21,8 +16,6 @@ const totalCount = z
   .number()
   .int()
   .openapi({ description: `Counted up to ${TOTAL_COUNT_CAP.toLocaleString("en")}.` });
-
-const topicsRepo = (c: Context<AppEnv>) => topicsRepository(createDb(c.env.DB), c.get("environmentId"));
 
 const NovuV1Topic = z
   .object({ _id: z.string(), _organizationId: z.string(), _environmentId: z.string(), key: z.string(), name: z.string() })
@@ -57,7 +50,7 @@ novuListsV1Routes.openapi(
   async (c) => {
     const { page, limit } = c.req.valid("query");
     const environmentId = c.get("environmentId");
-    const found = await subscribersRepository(createDb(c.env.DB), environmentId).atOffset({}, page, limit);
+    const found = await c.var.data.subscribers.atOffset({}, page, limit);
     const data = found.rows.map((s) => toNovuSubscriber(environmentId, s.id, s));
     return c.json({ page, totalCount: found.totalCount, pageSize: limit, hasMore: found.hasMore, data }, 200);
   },
@@ -84,7 +77,7 @@ novuListsV1Routes.openapi(
   async (c) => {
     const { page, pageSize: size, key } = c.req.valid("query");
     const environmentId = c.get("environmentId");
-    const found = await topicsRepo(c).atOffset({ key }, page, size);
+    const found = await c.var.data.topics.atOffset({ key }, page, size);
     return c.json({ page, pageSize: size, totalCount: found.totalCount, data: found.rows.map((t) => v1Topic(environmentId, t)) }, 200);
   },
 );
@@ -107,7 +100,7 @@ novuListsV1Routes.openapi(
   async (c) => {
     const { key } = c.req.valid("param");
     const environmentId = c.get("environmentId");
-    const [topic, members] = await Promise.all([topicsRepo(c).find(key), topicsRepo(c).members(key, MAX_MEMBERS_PER_CALL)]);
+    const [topic, members] = await Promise.all([c.var.data.topics.find(key), c.var.data.topicMembers.members(key, MAX_MEMBERS_PER_CALL)]);
     if (!topic || !members) throw notFound("topic_not_found", `topic with key "${key}"`);
     return c.json({ data: { ...v1Topic(environmentId, topic), subscribers: members.data.map((m) => m.subscriberId) } }, 200);
   },

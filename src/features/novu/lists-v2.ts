@@ -2,25 +2,16 @@
 // v2's cursor pages over Clarion's keyset lists. Both order by their key (subscriberId, topic
 // key); `orderBy` is accepted and ignored, `orderDirection` turns the order round.
 import { z } from "@hono/zod-openapi";
-import type { Context } from "hono";
-import { createDb } from "../../db/client";
-import type { AppEnv } from "../../env";
 import { notFound } from "../../lib/errors";
-import { TOTAL_COUNT_CAP } from "../../lib/keyset-window";
+import { TOTAL_COUNT_CAP } from "../../db/keyset-window";
 import { createRouter, json } from "../../lib/openapi";
-import { scopedRepository } from "../../lib/scoped-repository";
 import { SubscriberCursor } from "../subscribers/cursor";
-import { subscribersRepository } from "../subscribers/repository";
-import { topicsRepository } from "../topics/repository";
 import { SubscriberIdParam } from "../subscribers/preferences-schemas";
 import { type Topic, TopicKeyParam } from "../topics/schemas";
 import { novuRoute } from "./routing";
 import { NovuSubscriber, NovuTopic, toNovuSubscriber, toNovuTopic } from "./shapes";
 
 export const novuListsV2Routes = createRouter();
-
-const subscribersRepo = scopedRepository(subscribersRepository);
-const topicsRepo = (c: Context<AppEnv>) => topicsRepository(createDb(c.env.DB), c.get("environmentId"));
 
 const text = (max: number) => z.string().trim().min(1).max(max).optional();
 
@@ -94,7 +85,7 @@ novuListsV2Routes.openapi(
   async (c) => {
     const { email, phone, subscriberId, name, ...window } = c.req.valid("query");
     const environmentId = c.get("environmentId");
-    const page = await subscribersRepo(c).search({ email, phone, subscriberId, name }, windowOf(window));
+    const page = await c.var.data.subscribers.search({ email, phone, subscriberId, name }, windowOf(window));
     return c.json(
       listOf(page, (s) => toNovuSubscriber(environmentId, s.id, s)),
       200,
@@ -113,7 +104,7 @@ novuListsV2Routes.openapi(
   }),
   async (c) => {
     const { key, name, ...window } = c.req.valid("query");
-    return c.json(listOf(await topicsRepo(c).search({ key, name }, windowOf(window)), toNovuTopic), 200);
+    return c.json(listOf(await c.var.data.topics.search({ key, name }, windowOf(window)), toNovuTopic), 200);
   },
 );
 
@@ -155,7 +146,7 @@ novuListsV2Routes.openapi(
   async (c) => {
     const { key } = c.req.valid("param");
     const { subscriberId, ...window } = c.req.valid("query");
-    const page = await topicsRepo(c).searchMembers(key, subscriberId, windowOf(window));
+    const page = await c.var.data.topicMembers.searchMembers(key, subscriberId, windowOf(window));
     if (!page) throw notFound("topic_not_found", `topic with key "${key}"`);
     return c.json(
       listOf(page, (m) => subscription(page.topic, { _id: m.internalId, subscriberId: m.subscriberId }, m.createdAt)),
@@ -182,7 +173,7 @@ novuListsV2Routes.openapi(
   async (c) => {
     const { subscriberId } = c.req.valid("param");
     const { key, ...window } = c.req.valid("query");
-    const page = await topicsRepo(c).searchSubscriptions(subscriberId, key, windowOf(window));
+    const page = await c.var.data.topicMembers.searchSubscriptions(subscriberId, key, windowOf(window));
     if (!page) throw notFound("subscriber_not_found", `subscriber "${subscriberId}"`);
     return c.json(
       listOf(page, (s) => subscription(s.topic, { _id: page.internalId, subscriberId }, s.createdAt)),

@@ -1,11 +1,8 @@
 // Subscriber reads and writes in Novu's terms, over Clarion's subscriber feature.
-import { and, eq } from "drizzle-orm";
-import { createDb } from "../../db/client";
-import { subscribers } from "../../db/schema";
 import type { Bindings } from "../../env";
 import { ApiError, notFound, validationError } from "../../lib/errors";
 import { SubscriberInput } from "../../contract/recipients";
-import { subscribersRepository } from "../subscribers/repository";
+import { dataOf } from "../data";
 import { eraseSubscriber } from "../subscribers/erasure";
 import { saveSubscriber } from "../subscribers/save";
 import type { Subscriber } from "../subscribers/schemas";
@@ -20,14 +17,8 @@ export async function eraseNovuSubscriber(env: Bindings, environmentId: string, 
   return { data: { acknowledged: true as const, status: "deleted" as const } };
 }
 
-async function internalId(env: Bindings, environmentId: string, subscriberId: string): Promise<string | undefined> {
-  const [row] = await createDb(env.DB)
-    .select({ id: subscribers.id })
-    .from(subscribers)
-    .where(and(eq(subscribers.environmentId, environmentId), eq(subscribers.subscriberId, subscriberId)))
-    .limit(1);
-  return row?.id;
-}
+const internalId = (env: Bindings, environmentId: string, subscriberId: string) =>
+  dataOf(env, environmentId).subscribers.internalId(subscriberId);
 
 /** Novu's subscriber for a Clarion one (its internal id looked up); for a stored write's answer. */
 export async function asNovu(env: Bindings, environmentId: string, subscriber: Subscriber): Promise<NovuSubscriber> {
@@ -38,7 +29,7 @@ export async function asNovu(env: Bindings, environmentId: string, subscriber: S
 /** A subscriber as a read shows it: push tokens and webhook URLs masked, as `GET /v1/subscribers/{id}` does. */
 export async function readNovuSubscriber(env: Bindings, environmentId: string, subscriberId: string): Promise<NovuSubscriber | null> {
   const [found, id] = await Promise.all([
-    subscribersRepository(createDb(env.DB), environmentId).find(subscriberId),
+    dataOf(env, environmentId).subscribers.find(subscriberId),
     internalId(env, environmentId, subscriberId),
   ]);
   return found && id ? toNovuSubscriber(environmentId, id, found) : null;

@@ -2,11 +2,9 @@
 // `getSubscriber` / `checkSubscriber` and `@novu/api`'s `topics.subscribers.retrieve`. A non-member
 // is a 404, which is the answer these calls exist for.
 import { z } from "@hono/zod-openapi";
-import { createDb } from "../../db/client";
 import { notFound } from "../../lib/errors";
 import { createRouter, json } from "../../lib/openapi";
 import { SubscriberIdParam } from "../subscribers/preferences-schemas";
-import { topicsRepository } from "../topics/repository";
 import { TopicKeyParam } from "../topics/schemas";
 import { novuRoute } from "./routing";
 import { envelope } from "./shapes";
@@ -37,7 +35,7 @@ novuTopicMemberRoutes.openapi(
   async (c) => {
     const { key, subscriberId } = c.req.valid("param");
     const environmentId = c.get("environmentId");
-    const found = await topicsRepository(createDb(c.env.DB), environmentId).membership(key, subscriberId);
+    const found = await c.var.data.topicMembers.membership(key, subscriberId);
     if (!found) throw notFound("subscriber_not_found", `subscriber "${subscriberId}" in topic "${key}"`);
     const data = {
       _organizationId: environmentId,

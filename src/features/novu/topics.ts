@@ -2,12 +2,8 @@
 // `@novu/api` on `/novu/v2/topics…` (`{ subscriptions }`). Unknown subscriberIds become bare
 // subscribers, as Clarion's `POST /v1/topics/{key}/subscribers` makes them.
 import { z } from "@hono/zod-openapi";
-import type { Context } from "hono";
-import { createDb } from "../../db/client";
-import type { AppEnv } from "../../env";
 import { ApiError, notFound, validationError } from "../../lib/errors";
 import { createRouter, json } from "../../lib/openapi";
-import { topicsRepository } from "../topics/repository";
 import { MAX_MEMBERS_PER_CALL, type Topic, TopicInput, TopicKeyParam } from "../topics/schemas";
 import { NovuErrorBody, novuErrorBody } from "./errors";
 import { novuRoute } from "./routing";
@@ -15,7 +11,6 @@ import { envelope, NovuTopic, toNovuTopic } from "./shapes";
 
 export const novuTopicsRoutes = createRouter();
 
-const repo = (c: Context<AppEnv>) => topicsRepository(createDb(c.env.DB), c.get("environmentId"));
 const missing = (key: string) => notFound("topic_not_found", `topic with key "${key}"`);
 
 const SubscriberIds = z.array(z.string().trim().min(1).max(256)).min(1).max(MAX_MEMBERS_PER_CALL);
@@ -34,7 +29,7 @@ novuTopicsRoutes.openapi(
   }),
   async (c) => {
     const { key } = c.req.valid("param");
-    if (!(await repo(c).removeMembers(key, c.req.valid("json").subscribers))) throw missing(key);
+    if (!(await c.var.data.topicMembers.removeMembers(key, c.req.valid("json").subscribers))) throw missing(key);
     return c.body(null, 204);
   },
 );
@@ -60,7 +55,7 @@ novuTopicsRoutes.openapi(
   async (c) => {
     const { key } = c.req.valid("param");
     const { subscribers } = c.req.valid("json");
-    if (!(await repo(c).addMembers(key, subscribers))) throw missing(key);
+    if (!(await c.var.data.topicMembers.addMembers(key, subscribers))) throw missing(key);
     return c.json({ data: { succeeded: [...new Set(subscribers)], failed: {} } }, 200);
   },
 );
@@ -86,7 +81,7 @@ novuTopicsRoutes.openapi(
   }),
   async (c) => {
     const input = c.req.valid("json");
-    const created = await repo(c).create(input);
+    const created = await c.var.data.topics.create(input);
     if (!created) throw new ApiError("topic_exists", `A topic with key "${input.key}" already exists.`);
     return c.json({ data: { _id: created.id, key: created.key } }, 201);
   },
@@ -104,7 +99,7 @@ novuTopicsRoutes.openapi(
   }),
   async (c) => {
     const { key } = c.req.valid("param");
-    if (!(await repo(c).remove(key))) throw missing(key);
+    if (!(await c.var.data.topics.remove(key))) throw missing(key);
     return c.body(null, 204);
   },
 );
@@ -136,16 +131,16 @@ novuTopicsRoutes.openapi(
   }),
   async (c) => {
     const { key, name } = c.req.valid("json");
-    const created = await repo(c).create({ key, name: name ?? key });
+    const created = await c.var.data.topics.create({ key, name: name ?? key });
     if (created) return c.json({ data: toNovuTopic(created) }, 201);
     if (c.req.valid("query").failIfExists === "true") {
-      const existing = await repo(c).find(key);
+      const existing = await c.var.data.topics.find(key);
       if (existing) {
         const problem = new ApiError("topic_exists", `A topic with key "${key}" already exists.`).toProblem(c.get("requestId"));
         return c.json({ ...toNovuTopic(existing), ...novuErrorBody(problem, c.req.path) }, 409);
       }
     }
-    const topic = name ? await repo(c).update(key, { name }) : await repo(c).find(key);
+    const topic = name ? await c.var.data.topics.update(key, { name }) : await c.var.data.topics.find(key);
     if (!topic) throw missing(key);
     return c.json({ data: toNovuTopic(topic) }, 200);
   },
@@ -162,7 +157,7 @@ novuTopicsRoutes.openapi(
   }),
   async (c) => {
     const { key } = c.req.valid("param");
-    const topic = await repo(c).find(key);
+    const topic = await c.var.data.topics.find(key);
     if (!topic) throw missing(key);
     return c.json({ data: toNovuTopic(topic) }, 200);
   },
@@ -180,7 +175,7 @@ novuTopicsRoutes.openapi(
   }),
   async (c) => {
     const { key } = c.req.valid("param");
-    if (!(await repo(c).remove(key))) throw missing(key);
+    if (!(await c.var.data.topics.remove(key))) throw missing(key);
     return c.json({ data: { acknowledged: true as const } }, 200);
   },
 );
@@ -249,8 +244,8 @@ novuTopicsRoutes.openapi(
     const parsedKey = TopicInput.shape.key.safeParse(key);
     if (!parsedKey.success) throw validationError(parsedKey.error.issues.map((i) => ({ ...i, path: ["key"] })));
     const ids = idsOf(c.req.valid("json"));
-    const topic = (await repo(c).create({ key, name: key })) ?? (await repo(c).find(key));
-    if (!topic || !(await repo(c).addMembers(key, ids))) throw missing(key);
+    const topic = (await c.var.data.topics.create({ key, name: key })) ?? (await c.var.data.topics.find(key));
+    if (!topic || !(await c.var.data.topicMembers.addMembers(key, ids))) throw missing(key);
     return c.json(subscriptionsOf(topic, ids, new Date().toISOString()), 201);
   },
 );
@@ -267,8 +262,8 @@ novuTopicsRoutes.openapi(
   async (c) => {
     const { key } = c.req.valid("param");
     const ids = idsOf(c.req.valid("json"));
-    const topic = await repo(c).find(key);
-    if (!topic || !(await repo(c).removeMembers(key, ids))) throw missing(key);
+    const topic = await c.var.data.topics.find(key);
+    if (!topic || !(await c.var.data.topicMembers.removeMembers(key, ids))) throw missing(key);
     return c.json(subscriptionsOf(topic, ids, new Date().toISOString()), 200);
   },
 );
@@ -290,7 +285,7 @@ novuTopicsRoutes.openapi(
   }),
   async (c) => {
     const { key } = c.req.valid("param");
-    const topic = await repo(c).update(key, c.req.valid("json"));
+    const topic = await c.var.data.topics.update(key, c.req.valid("json"));
     if (!topic) throw missing(key);
     return c.json({ data: toNovuTopic(topic) }, 200);
   },
@@ -313,7 +308,7 @@ novuTopicsRoutes.openapi(
   async (c) => {
     const { key } = c.req.valid("param");
     const { name } = c.req.valid("json");
-    const topic = name ? await repo(c).update(key, { name }) : await repo(c).find(key);
+    const topic = name ? await c.var.data.topics.update(key, { name }) : await c.var.data.topics.find(key);
     if (!topic) throw missing(key);
     return c.json({ data: toNovuTopic(topic) }, 200);
   },

@@ -1,17 +1,11 @@
 import { notFound } from "../../lib/errors";
 import { apiRoute, createRouter, json, security } from "../../lib/openapi";
-import { scopedRepository } from "../../lib/scoped-repository";
 import { auditContextOf } from "../audit/record";
-import { preferencesRepository } from "../subscribers/preferences-repository";
 import { SubscriberIdParam } from "../subscribers/preferences-schemas";
-import { preferenceLinksRepository } from "../../db/queries/preference-link-settings";
 import { preferenceLinks } from "../../lib/link-tokens";
 import { PreferenceLink, PreferencePageBranding, PreferencePageBrandingUpdate, SecretRotated } from "./schemas";
 
 export const preferenceLinksRoutes = createRouter();
-
-const links = scopedRepository(preferenceLinksRepository);
-const preferences = scopedRepository(preferencesRepository);
 
 preferenceLinksRoutes.openapi(
   apiRoute({
@@ -28,8 +22,9 @@ preferenceLinksRoutes.openapi(
   }),
   async (c) => {
     const { subscriberId } = c.req.valid("param");
-    if ((await preferences(c).find(subscriberId)) === undefined) throw notFound("subscriber_not_found", `subscriber "${subscriberId}"`);
-    const { secret } = await links(c).get();
+    if ((await c.var.data.preferences.find(subscriberId)) === undefined)
+      throw notFound("subscriber_not_found", `subscriber "${subscriberId}"`);
+    const { secret } = await c.var.data.preferenceLinks.get();
     const minted = await preferenceLinks(c.env.PUBLIC_URL, secret, {
       environmentId: c.get("environmentId"),
       subscriberId,
@@ -51,7 +46,7 @@ preferenceLinksRoutes.openapi(
   }),
   async (c) => {
     const now = new Date();
-    await links(c).rotate(auditContextOf(c), now);
+    await c.var.data.preferenceLinks.rotate(auditContextOf(c), now);
     return c.json({ rotatedAt: now.toISOString() }, 200);
   },
 );
@@ -66,7 +61,7 @@ preferenceLinksRoutes.openapi(
     responses: { 200: { description: "The branding", content: json(PreferencePageBranding) } },
   }),
   async (c) => {
-    const { secret: _secret, ...branding } = await links(c).get();
+    const { secret: _secret, ...branding } = await c.var.data.preferenceLinks.get();
     return c.json(branding, 200);
   },
 );
@@ -83,5 +78,5 @@ preferenceLinksRoutes.openapi(
     request: { body: { required: true, content: json(PreferencePageBrandingUpdate) } },
     responses: { 200: { description: "The branding after the update", content: json(PreferencePageBranding) } },
   }),
-  async (c) => c.json(await links(c).brand(c.req.valid("json"), auditContextOf(c)), 200),
+  async (c) => c.json(await c.var.data.preferenceLinks.brand(c.req.valid("json"), auditContextOf(c)), 200),
 );

@@ -10,9 +10,8 @@ import {
   type SubscriberActivity,
   SubscriberActivityPage,
 } from "./activity-schemas";
-import { addressesOf } from "./addresses";
+import { addressesOf } from "./addresses-repository";
 import { SubscriberIdParam } from "./preferences-schemas";
-import { preferencesRepository } from "./preferences-repository";
 
 export const activityRoutes = createRouter();
 
@@ -43,7 +42,7 @@ activityRoutes.openapi(
     const { limit, cursor } = c.req.valid("query");
     const environmentId = c.get("environmentId");
     const db = createDb(c.env.DB);
-    if ((await preferencesRepository(db, environmentId).find(subscriberId)) === undefined) {
+    if ((await c.var.data.preferences.find(subscriberId)) === undefined) {
       throw notFound("subscriber_not_found", `subscriber "${subscriberId}"`);
     }
     const { normalised } = await addressesOf(db, environmentId, subscriberId);

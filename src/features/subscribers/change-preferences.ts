@@ -1,6 +1,6 @@
 import type { PreferenceChangeReason } from "../../contract/subscriber-activity";
 import { createDb } from "../../db/client";
-import type { SubscriberPreferences } from "../../db/schema";
+import type { SubscriberPreferences } from "../../contract/preferences";
 import type { Bindings } from "../../env";
 import { dispatchEvents } from "../events/record";
 import { preferencesRepository } from "./preferences-repository";

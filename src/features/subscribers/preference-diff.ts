@@ -1,4 +1,4 @@
-import type { PreferenceChange, SubscriberPreferences } from "../../db/schema";
+import type { PreferenceChange, SubscriberPreferences } from "../../contract/preferences";
 import { CHANNELS } from "../../engine/steps";
 import type { SubscriberPreferencesUpdate } from "./preferences-schemas";
 

@@ -2,7 +2,8 @@ import { and, eq, sql } from "drizzle-orm";
 import type { PreferenceChangeReason } from "../../contract/subscriber-activity";
 import type { Db } from "../../db/client";
 import { preferenceChangeStatements } from "../../db/queries/subscriber-activity";
-import { subscribers, type SubscriberPreferences } from "../../db/schema";
+import type { SubscriberPreferences } from "../../contract/preferences";
+import { subscribers } from "../../db/schema";
 import { applyUpdate, preferenceChange } from "./preference-diff";
 import type { SubscriberPreferencesUpdate } from "./preferences-schemas";
 

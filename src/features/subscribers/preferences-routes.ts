@@ -1,15 +1,12 @@
 import { notFound } from "../../lib/errors";
 import { apiRoute, createRouter, json, security } from "../../lib/openapi";
-import { scopedRepository } from "../../lib/scoped-repository";
 import { changePreferences } from "./change-preferences";
 import { withDefaults } from "./preferences";
-import { preferencesRepository } from "./preferences-repository";
 import { SubscriberIdParam, SubscriberPreferences, SubscriberPreferencesUpdate } from "./preferences-schemas";
 
 export const preferencesRoutes = createRouter();
 
 const missing = (id: string) => notFound("subscriber_not_found", `subscriber "${id}"`);
-const repo = scopedRepository(preferencesRepository);
 
 preferencesRoutes.openapi(
   apiRoute({
@@ -25,7 +22,7 @@ preferencesRoutes.openapi(
   }),
   async (c) => {
     const { subscriberId } = c.req.valid("param");
-    const stored = await repo(c).find(subscriberId);
+    const stored = await c.var.data.preferences.find(subscriberId);
     if (stored === undefined) throw missing(subscriberId);
     return c.json(withDefaults(stored), 200);
   },

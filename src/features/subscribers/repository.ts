@@ -3,7 +3,7 @@ import { chatAddressFrom } from "../../contract/recipients";
 import type { Db } from "../../db/client";
 import { subscriberChannels, subscribers, topicMembers } from "../../db/schema";
 import { chunk, runBatch } from "../../db/batch";
-import { countUpTo, type KeysetWindow, keysetWindow, totalOf, type WindowPage } from "../../lib/keyset-window";
+import { countUpTo, type KeysetWindow, keysetWindow, totalOf, type WindowPage } from "../../db/keyset-window";
 import { containing } from "../../lib/like";
 import { keysetPage } from "../../lib/pagination";
 import { maskString } from "../integrations/credentials";
@@ -151,6 +151,12 @@ export function subscribersRepository(db: Db, environmentId: string) {
         countUpTo(db, subscribers, where),
       ]);
       return { rows: await withChannels(rows.slice(0, limit)), hasMore: rows.length > limit, ...totalOf(counted) };
+    },
+
+    /** The subscriber's internal id (`sub_...`), which Novu's answers show as `_id`. */
+    async internalId(subscriberId: string): Promise<string | undefined> {
+      const [row] = await db.select({ id: subscribers.id }).from(subscribers).where(bySubscriber(environmentId, subscriberId)).limit(1);
+      return row?.id;
     },
 
     async find(subscriberId: string): Promise<SubscriberDetail | null> {

@@ -1,10 +1,8 @@
 import { notFound } from "../../lib/errors";
 import { apiRoute, createRouter, json, security } from "../../lib/openapi";
-import { scopedRepository } from "../../lib/scoped-repository";
 import { SubscriberInput } from "../../contract/recipients";
 import { eraseSubscriber } from "./erasure";
 import { SubscriberIdParam } from "./preferences-schemas";
-import { subscribersRepository } from "./repository";
 import { saveSubscriber, saveSubscribers } from "./save";
 import {
   BulkSubscribersRequest,
@@ -57,7 +55,6 @@ subscribersRoutes.openapi(bulkRoute, async (c) => {
   return c.json(await saveSubscribers(c.env, c.get("environmentId"), subscribers), 200);
 });
 
-const repo = scopedRepository(subscribersRepository);
 const missing = (id: string) => notFound("subscriber_not_found", `subscriber "${id}"`);
 
 subscribersRoutes.openapi(
@@ -72,7 +69,7 @@ subscribersRoutes.openapi(
     request: { query: SubscriberQuery },
     responses: { 200: { description: "A page of subscribers", content: json(SubscriberList) } },
   }),
-  async (c) => c.json(await repo(c).list(c.req.valid("query")), 200),
+  async (c) => c.json(await c.var.data.subscribers.list(c.req.valid("query")), 200),
 );
 
 subscribersRoutes.openapi(
@@ -89,7 +86,7 @@ subscribersRoutes.openapi(
   }),
   async (c) => {
     const { subscriberId } = c.req.valid("param");
-    const found = await repo(c).find(subscriberId);
+    const found = await c.var.data.subscribers.find(subscriberId);
     if (!found) throw missing(subscriberId);
     return c.json(found, 200);
   },

@@ -1,12 +1,8 @@
 import { notFound } from "../../lib/errors";
 import { apiRoute, createRouter, json, security } from "../../lib/openapi";
-import { scopedRepository } from "../../lib/scoped-repository";
-import { suppressionsRepository } from "./repository";
 import { SuppressionAddressParam, SuppressionList, SuppressionQuery } from "./schemas";
 
 export const suppressionsRoutes = createRouter();
-
-const repo = scopedRepository(suppressionsRepository);
 
 suppressionsRoutes.openapi(
   apiRoute({
@@ -21,7 +17,7 @@ suppressionsRoutes.openapi(
     responses: { 200: { description: "A page of suppressions", content: json(SuppressionList) } },
     errors: ["bad_request"],
   }),
-  async (c) => c.json(await repo(c).list(c.req.valid("query")), 200),
+  async (c) => c.json(await c.var.data.suppressions.list(c.req.valid("query")), 200),
 );
 
 suppressionsRoutes.openapi(
@@ -38,7 +34,7 @@ suppressionsRoutes.openapi(
   }),
   async (c) => {
     const { address } = c.req.valid("param");
-    if (!(await repo(c).remove(address))) throw notFound("suppression_not_found", `suppression for "${address}"`);
+    if (!(await c.var.data.suppressions.remove(address))) throw notFound("suppression_not_found", `suppression for "${address}"`);
     return c.body(null, 204);
   },
 );

@@ -1,7 +1,5 @@
 import { ApiError, notFound } from "../../lib/errors";
 import { apiRoute, createRouter, json, security } from "../../lib/openapi";
-import { scopedRepository } from "../../lib/scoped-repository";
-import { topicsRepository } from "./repository";
 import {
   MemberPageQuery,
   Topic,
@@ -20,7 +18,6 @@ import {
 export const topicsRoutes = createRouter();
 
 const missing = (key: string) => notFound("topic_not_found", `topic with key "${key}"`);
-const repo = scopedRepository(topicsRepository);
 
 topicsRoutes.openapi(
   apiRoute({
@@ -36,7 +33,7 @@ topicsRoutes.openapi(
   }),
   async (c) => {
     const input = c.req.valid("json");
-    const created = await repo(c).create(input);
+    const created = await c.var.data.topics.create(input);
     if (!created) throw new ApiError("topic_exists", `A topic with key "${input.key}" already exists.`);
     return c.json(created, 201);
   },
@@ -54,7 +51,7 @@ topicsRoutes.openapi(
   }),
   async (c) => {
     const { limit, cursor } = c.req.valid("query");
-    return c.json(await repo(c).list(limit, cursor), 200);
+    return c.json(await c.var.data.topics.list(limit, cursor), 200);
   },
 );
 
@@ -71,7 +68,7 @@ topicsRoutes.openapi(
   }),
   async (c) => {
     const { key } = c.req.valid("param");
-    const topic = await repo(c).find(key);
+    const topic = await c.var.data.topics.find(key);
     if (!topic) throw missing(key);
     return c.json(topic, 200);
   },
@@ -91,7 +88,7 @@ topicsRoutes.openapi(
   }),
   async (c) => {
     const { key } = c.req.valid("param");
-    const topic = await repo(c).update(key, c.req.valid("json"));
+    const topic = await c.var.data.topics.update(key, c.req.valid("json"));
     if (!topic) throw missing(key);
     return c.json(topic, 200);
   },
@@ -111,7 +108,7 @@ topicsRoutes.openapi(
   }),
   async (c) => {
     const { key } = c.req.valid("param");
-    if (!(await repo(c).remove(key))) throw missing(key);
+    if (!(await c.var.data.topics.remove(key))) throw missing(key);
     return c.body(null, 204);
   },
 );
@@ -131,7 +128,7 @@ topicsRoutes.openapi(
   }),
   async (c) => {
     const { key } = c.req.valid("param");
-    const outcome = await repo(c).addMembers(key, c.req.valid("json").subscriberIds);
+    const outcome = await c.var.data.topicMembers.addMembers(key, c.req.valid("json").subscriberIds);
     if (!outcome) throw missing(key);
     return c.json(outcome, 200);
   },
@@ -151,7 +148,7 @@ topicsRoutes.openapi(
   }),
   async (c) => {
     const { key } = c.req.valid("param");
-    const outcome = await repo(c).removeMembers(key, c.req.valid("json").subscriberIds);
+    const outcome = await c.var.data.topicMembers.removeMembers(key, c.req.valid("json").subscriberIds);
     if (!outcome) throw missing(key);
     return c.json(outcome, 200);
   },
@@ -171,7 +168,7 @@ topicsRoutes.openapi(
   async (c) => {
     const { key } = c.req.valid("param");
     const { limit, cursor } = c.req.valid("query");
-    const page = await repo(c).members(key, limit, cursor);
+    const page = await c.var.data.topicMembers.members(key, limit, cursor);
     if (!page) throw missing(key);
     return c.json(page, 200);
   },

@@ -2,7 +2,7 @@ import { createDb } from "../../db/client";
 import { ApiError } from "../../lib/errors";
 import { createRouter } from "../../lib/openapi";
 import { verifySignature } from "../../lib/secrets";
-import { applyStatuses } from "../messages/status";
+import { applyStatuses } from "../messages/status-repository";
 
 export const trackingRoutes = createRouter();
 

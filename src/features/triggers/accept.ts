@@ -1,7 +1,3 @@
-import { and, eq, inArray, isNull } from "drizzle-orm";
-import { chunk } from "../../db/batch";
-import { createDb } from "../../db/client";
-import { topics, workflows } from "../../db/schema";
 import type { TriggerRecord } from "../../delivery/trigger-record";
 import { TriggerStore } from "../../durable-objects/client/trigger-store";
 import type { Bindings } from "../../env";
@@ -13,6 +9,7 @@ import { cachedGate, rememberGate, type WorkflowGate } from "../workflows/gate-c
 import { isChannelStep } from "../../engine/steps";
 import { parsedJson, parsedJsonObject } from "../../contract/json";
 import { BROADCAST_RECIPIENT } from "../../contract/recipients";
+import { existingTopicKeys, workflowGateRows } from "./accept-repository";
 import { payloadErrors } from "./payload-schema";
 import { namedTopics, parseRecipients, type InvalidRecipient } from "./recipients";
 import { type BroadcastRequest, MAX_PAYLOAD_BYTES, type TriggerRequest } from "./schemas";
@@ -38,22 +35,7 @@ export async function loadWorkflowGates(d1: D1Database, environmentId: string, k
     else if (hit) gates.set(key, hit);
   }
   if (missing.length === 0) return gates;
-  const db = createDb(d1);
-  // 99 keys plus the environment id stay within D1's 100 bound parameters per statement.
-  const [first, ...rest] = chunk(missing, 99).map((part) =>
-    db
-      .select({
-        id: workflows.id,
-        key: workflows.key,
-        version: workflows.version,
-        active: workflows.active,
-        payloadSchema: workflows.payloadSchema,
-        steps: workflows.steps,
-      })
-      .from(workflows)
-      .where(and(eq(workflows.environmentId, environmentId), isNull(workflows.deletedAt), inArray(workflows.key, part))),
-  );
-  const rows = (await db.batch([first!, ...rest])).flat();
+  const rows = await workflowGateRows(d1, environmentId, missing);
   for (const r of rows) {
     const gate = {
       id: r.id,
@@ -104,15 +86,7 @@ export async function withKeyTransactionId<T extends { transactionId?: string | 
 export async function loadTopicKeys(d1: D1Database, environmentId: string, requests: TriggerRequest[]): Promise<Set<string>> {
   const keys = [...new Set(requests.flatMap((r) => namedTopics(r.to)))];
   if (keys.length === 0) return new Set();
-  const db = createDb(d1);
-  const [first, ...rest] = chunk(keys, 99).map((part) =>
-    db
-      .select({ key: topics.key })
-      .from(topics)
-      .where(and(eq(topics.environmentId, environmentId), inArray(topics.key, part))),
-  );
-  const rows = (await db.batch([first!, ...rest])).flat();
-  return new Set(rows.map((r) => r.key));
+  return existingTopicKeys(d1, environmentId, keys);
 }
 
 /** Checks the workflow gate and payload every trigger shares; throws the problem a client should see. */

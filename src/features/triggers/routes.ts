@@ -13,12 +13,8 @@ import {
   TriggerRequest,
 } from "./schemas";
 import { acceptBroadcast, acceptBulk, acceptTrigger, cancelByTransactionId } from "./service";
-import { scopedRepository } from "../../lib/scoped-repository";
-import { triggersRepository } from "./repository";
 
 export const triggersRoutes = createRouter();
-
-const repo = scopedRepository(triggersRepository);
 
 const acceptedBody = (a: { transactionId: string; invalidRecipients: unknown[] }) => ({
   acknowledged: true as const,
@@ -133,5 +129,5 @@ triggersRoutes.openapi(
     request: { query: TriggerQuery },
     responses: { 200: { description: "A page of triggers", content: json(TriggerList) } },
   }),
-  async (c) => c.json(await repo(c).list(c.req.valid("query")), 200),
+  async (c) => c.json(await c.var.data.triggers.list(c.req.valid("query")), 200),
 );

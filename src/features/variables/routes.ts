@@ -1,14 +1,11 @@
 import { ApiError, notFound } from "../../lib/errors";
 import { apiRoute, createRouter, json, security } from "../../lib/openapi";
-import { scopedRepository } from "../../lib/scoped-repository";
 import { auditContextOf } from "../audit/record";
-import { variablesRepository } from "./repository";
 import { Variable, VariableInput, VariableKeyParam, VariableList, VariablePageQuery, VariableUpdate } from "./schemas";
 
 export const variablesRoutes = createRouter();
 
 const missing = (key: string) => notFound("variable_not_found", `variable with key "${key}"`);
-const repo = scopedRepository(variablesRepository);
 
 variablesRoutes.openapi(
   apiRoute({
@@ -25,7 +22,7 @@ variablesRoutes.openapi(
   }),
   async (c) => {
     const input = c.req.valid("json");
-    const created = await repo(c).create(input, auditContextOf(c));
+    const created = await c.var.data.variables.create(input, auditContextOf(c));
     if (!created) throw new ApiError("variable_exists", `A variable with key "${input.key}" already exists.`);
     return c.json(created, 201);
   },
@@ -43,7 +40,7 @@ variablesRoutes.openapi(
   }),
   async (c) => {
     const { limit, cursor } = c.req.valid("query");
-    return c.json(await repo(c).list(limit, cursor), 200);
+    return c.json(await c.var.data.variables.list(limit, cursor), 200);
   },
 );
 
@@ -60,7 +57,7 @@ variablesRoutes.openapi(
   }),
   async (c) => {
     const { key } = c.req.valid("param");
-    const variable = await repo(c).find(key);
+    const variable = await c.var.data.variables.find(key);
     if (!variable) throw missing(key);
     return c.json(variable, 200);
   },
@@ -79,7 +76,7 @@ variablesRoutes.openapi(
   }),
   async (c) => {
     const { key } = c.req.valid("param");
-    const outcome = await repo(c).update(key, c.req.valid("json"), auditContextOf(c));
+    const outcome = await c.var.data.variables.update(key, c.req.valid("json"), auditContextOf(c));
     switch (outcome.status) {
       case "updated":
         return c.json(outcome.variable, 200);
@@ -106,7 +103,7 @@ variablesRoutes.openapi(
   }),
   async (c) => {
     const { key } = c.req.valid("param");
-    if (!(await repo(c).remove(key, auditContextOf(c)))) throw missing(key);
+    if (!(await c.var.data.variables.remove(key, auditContextOf(c)))) throw missing(key);
     return c.body(null, 204);
   },
 );

@@ -1,11 +1,9 @@
-import { and, eq, inArray, sql } from "drizzle-orm";
-import type { AnySQLiteColumn } from "drizzle-orm/sqlite-core";
 import { chunk } from "../../db/batch";
 import { createDb, type Db } from "../../db/client";
-import { environments, events, webhookEndpoints } from "../../db/schema";
 import type { Bindings } from "../../env";
 import { takesEvent } from "./repository";
 import { attemptDelivery } from "./deliver";
+import { deliveryReads, dispatchReads, markDispatched } from "./consumer-repository";
 import { runBatch } from "../../db/batch";
 import { dispatchWritten, eventStatements } from "../events/record";
 import { WebhookJob } from "../../delivery/webhooks/job";
@@ -19,16 +17,7 @@ const log = (entry: Record<string, unknown>) => console.log(JSON.stringify(entry
 
 /** Turns named events into one `deliver` job per endpoint that takes their type, then marks them dispatched. */
 async function dispatch(env: Bindings, db: Db, { job }: Job<"dispatch">): Promise<void> {
-  const [rows, endpoints] = await db.batch([
-    db
-      .select({ id: events.id, type: events.type })
-      .from(events)
-      .where(and(eq(events.environmentId, job.environmentId), inArray(events.id, job.eventIds))),
-    db
-      .select({ id: webhookEndpoints.id, events: webhookEndpoints.events })
-      .from(webhookEndpoints)
-      .where(and(eq(webhookEndpoints.environmentId, job.environmentId), eq(webhookEndpoints.enabled, true))),
-  ]);
+  const { rows, endpoints } = await dispatchReads(db, job.environmentId, job.eventIds);
   const deliveries = rows.flatMap((event) =>
     endpoints
       .filter((endpoint) => takesEvent(endpoint, event.type))
@@ -37,19 +26,11 @@ async function dispatch(env: Bindings, db: Db, { job }: Job<"dispatch">): Promis
       })),
   );
   for (const part of chunk(deliveries, SEND_BATCH)) await env.WEBHOOK_QUEUE.sendBatch(part);
-  if (rows.length)
-    await db
-      .update(events)
-      .set({ dispatchedAt: new Date() })
-      .where(
-        and(
-          eq(events.environmentId, job.environmentId),
-          inArray(
-            events.id,
-            rows.map((r) => r.id),
-          ),
-        ),
-      );
+  await markDispatched(
+    db,
+    job.environmentId,
+    rows.map((r) => r.id),
+  );
 }
 
 /**
@@ -59,42 +40,10 @@ async function dispatch(env: Bindings, db: Db, { job }: Job<"dispatch">): Promis
  */
 async function deliverAll(env: Bindings, db: Db, jobs: Job<"deliver">[]): Promise<void> {
   if (jobs.length === 0) return;
-  const ids = (pick: (job: Job<"deliver">["job"]) => string) => [...new Set(jobs.map((j) => pick(j.job)))];
-  // Each row read by its (environment, id) pair: one JSON parameter however many jobs (D1 binds at most 100).
-  const pairs = (pick: (job: Job<"deliver">["job"]) => string) =>
-    JSON.stringify([...new Map(jobs.map((j) => [`${j.job.environmentId}:${pick(j.job)}`, [j.job.environmentId, pick(j.job)]])).values()]);
-  const inPairs = (environmentId: AnySQLiteColumn, id: AnySQLiteColumn, list: string) =>
-    sql`(${environmentId}, ${id}) IN (SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(${list}))`;
-  const [eventRows, endpointRows, environmentRows] = await db.batch([
-    db
-      .select()
-      .from(events)
-      .where(
-        inPairs(
-          events.environmentId,
-          events.id,
-          pairs((j) => j.eventId),
-        ),
-      ),
-    db
-      .select()
-      .from(webhookEndpoints)
-      .where(
-        inPairs(
-          webhookEndpoints.environmentId,
-          webhookEndpoints.id,
-          pairs((j) => j.endpointId),
-        ),
-      ),
-    db
-      .select({ id: environments.id, slug: environments.slug })
-      .from(environments)
-      .where(sql`${environments.id} IN (SELECT value FROM json_each(${JSON.stringify(ids((j) => j.environmentId))}))`),
-  ]);
-  // Every row is taken only within its job's environment.
-  const eventOf = new Map(eventRows.map((r) => [`${r.environmentId}:${r.id}`, r]));
-  const endpointOf = new Map(endpointRows.map((r) => [`${r.environmentId}:${r.id}`, r]));
-  const slugOf = new Map(environmentRows.map((r) => [r.id, r.slug]));
+  const { eventOf, endpointOf, slugOf } = await deliveryReads(
+    db,
+    jobs.map((j) => j.job),
+  );
   const now = new Date();
   const attempted = await Promise.all(
     jobs.map(async ({ message, job }) => {

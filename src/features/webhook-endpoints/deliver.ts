@@ -1,8 +1,7 @@
-import { and, eq } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { runBatch } from "../../db/batch";
 import type { Db } from "../../db/client";
-import { webhookAttempts, webhookEndpoints } from "../../db/schema";
+import type { webhookEndpoints } from "../../db/schema";
 import type { StoredEvent } from "../events/repository";
 import type { Bindings } from "../../env";
 import { destinationOptions } from "../../lib/destinations";
@@ -88,15 +87,12 @@ export async function attemptDelivery(env: Bindings, db: Db, target: DeliveryTar
     nextAttemptAt: delay !== null && !disableFor ? new Date(now.getTime() + delay * 1000) : null,
     createdAt: now,
   };
-  const statements: BatchItem<"sqlite">[] = [db.insert(webhookAttempts).values(attemptRow)];
-  const byId = and(eq(webhookEndpoints.environmentId, endpoint.environmentId), eq(webhookEndpoints.id, endpoint.id));
-  if (disableFor) {
-    statements.push(
-      db.update(webhookEndpoints).set({ enabled: false, disabledReason: disableFor, failingSince, updatedAt: now }).where(byId),
-    );
-  } else if ((endpoint.failingSince?.getTime() ?? null) !== (failingSince?.getTime() ?? null)) {
-    statements.push(db.update(webhookEndpoints).set({ failingSince }).where(byId));
-  }
+  const endpointChange = disableFor
+    ? { enabled: false, disabledReason: disableFor, failingSince, updatedAt: now }
+    : (endpoint.failingSince?.getTime() ?? null) !== (failingSince?.getTime() ?? null)
+      ? { failingSince }
+      : null;
+  const statements = repo.attemptWrites(attemptRow, endpointChange);
   // The endpoint is off by the time this is dispatched: only the other endpoints get it.
   const disabled = disableFor
     ? eventRow(endpoint.environmentId, "endpoint.disabled", { endpointId: endpoint.id, url: endpoint.url, reason: disableFor }, now)

@@ -1,6 +1,7 @@
 import { and, desc, eq, lt } from "drizzle-orm";
 import type { Db } from "../../db/client";
-import { webhookEndpoints } from "../../db/schema";
+import type { BatchItem } from "drizzle-orm/batch";
+import { webhookAttempts, webhookEndpoints } from "../../db/schema";
 import { newId } from "../../lib/ids";
 import { keysetPage } from "../../lib/pagination";
 import { decryptJson, encryptJson, webhookEndpointAad } from "../../lib/secrets";
@@ -64,6 +65,19 @@ export function webhookEndpointsRepository(db: Db, environmentId: string, encryp
   }
 
   return {
+    /**
+     * The statements that log one delivery attempt and, when its outcome changed the endpoint
+     * (turned off, or failing since another time), record that too: for the caller's D1 batch.
+     */
+    attemptWrites(
+      attempt: Omit<typeof webhookAttempts.$inferInsert, "environmentId">,
+      endpointChange: Partial<Pick<Row, "enabled" | "disabledReason" | "failingSince" | "updatedAt">> | null,
+    ): BatchItem<"sqlite">[] {
+      const statements: BatchItem<"sqlite">[] = [db.insert(webhookAttempts).values({ ...attempt, environmentId })];
+      if (endpointChange) statements.push(db.update(webhookEndpoints).set(endpointChange).where(byId(attempt.endpointId)));
+      return statements;
+    },
+
     find,
 
     async create(input: WebhookEndpointInput, context: AuditContext, now = new Date()): Promise<WebhookEndpointCreated> {

@@ -3,14 +3,12 @@ import type { AppEnv } from "../../env";
 import { checkDestination, destinationOptions } from "../../lib/destinations";
 import { ApiError, notFound } from "../../lib/errors";
 import { apiRoute, createRouter, json, security } from "../../lib/openapi";
-import { scopedRepository } from "../../lib/scoped-repository";
 import { auditContextOf } from "../audit/record";
 import { createDb } from "../../db/client";
-import { eventsRepository } from "../events/repository";
-import { attemptsRepository } from "./attempts";
 import { deliverEvent } from "./deliver";
-import { enqueueDeliveries, eventsToReplay, REPLAY_LIMIT } from "./replay";
-import { toWebhookEndpoint, webhookEndpointsRepository } from "./repository";
+import { enqueueDeliveries } from "./replay";
+import { eventsToReplay, REPLAY_LIMIT } from "./replay-repository";
+import { toWebhookEndpoint } from "./repository";
 import {
   AttemptQuery,
   EndpointIdParam,
@@ -30,8 +28,6 @@ import {
 
 export const webhookEndpointsRoutes = createRouter();
 
-const repo = scopedRepository(webhookEndpointsRepository);
-const attempts = scopedRepository(attemptsRepository);
 const tags = ["Event webhooks"];
 const missing = (id: string) => notFound("webhook_endpoint_not_found", `webhook endpoint "${id}"`);
 
@@ -62,7 +58,7 @@ webhookEndpointsRoutes.openapi(
   async (c) => {
     const input = c.req.valid("json");
     assertAllowed(c, input.url);
-    return c.json(await repo(c).create(input, auditContextOf(c)), 201);
+    return c.json(await c.var.data.webhookEndpoints.create(input, auditContextOf(c)), 201);
   },
 );
 
@@ -77,7 +73,7 @@ webhookEndpointsRoutes.openapi(
     request: { query: WebhookEndpointQuery },
     responses: { 200: { description: "A page of endpoints", content: json(WebhookEndpointList) } },
   }),
-  async (c) => c.json(await repo(c).list(c.req.valid("query")), 200),
+  async (c) => c.json(await c.var.data.webhookEndpoints.list(c.req.valid("query")), 200),
 );
 
 webhookEndpointsRoutes.openapi(
@@ -93,7 +89,7 @@ webhookEndpointsRoutes.openapi(
   }),
   async (c) => {
     const { id } = c.req.valid("param");
-    const row = await repo(c).find(id);
+    const row = await c.var.data.webhookEndpoints.find(id);
     if (!row) throw missing(id);
     return c.json(toWebhookEndpoint(row), 200);
   },
@@ -115,7 +111,7 @@ webhookEndpointsRoutes.openapi(
     const { id } = c.req.valid("param");
     const input = c.req.valid("json");
     assertAllowed(c, input.url);
-    const endpoint = await repo(c).update(id, input, auditContextOf(c));
+    const endpoint = await c.var.data.webhookEndpoints.update(id, input, auditContextOf(c));
     if (!endpoint) throw missing(id);
     return c.json(endpoint, 200);
   },
@@ -135,7 +131,7 @@ webhookEndpointsRoutes.openapi(
   }),
   async (c) => {
     const { id } = c.req.valid("param");
-    if (!(await repo(c).remove(id, auditContextOf(c)))) throw missing(id);
+    if (!(await c.var.data.webhookEndpoints.remove(id, auditContextOf(c)))) throw missing(id);
     return c.body(null, 204);
   },
 );
@@ -154,7 +150,7 @@ webhookEndpointsRoutes.openapi(
   }),
   async (c) => {
     const { id } = c.req.valid("param");
-    const secret = await repo(c).secret(id);
+    const secret = await c.var.data.webhookEndpoints.secret(id);
     if (!secret) throw missing(id);
     return c.json(secret, 200);
   },
@@ -178,7 +174,7 @@ webhookEndpointsRoutes.openapi(
     const { id } = c.req.valid("param");
     // The body is optional: a bare POST is not validated, so its default is applied here.
     const { overlapHours } = RotateSecretInput.parse(c.req.valid("json") ?? {});
-    const secret = await repo(c).rotateSecret(id, overlapHours, auditContextOf(c));
+    const secret = await c.var.data.webhookEndpoints.rotateSecret(id, overlapHours, auditContextOf(c));
     if (!secret) throw missing(id);
     return c.json(secret, 200);
   },
@@ -199,9 +195,9 @@ webhookEndpointsRoutes.openapi(
   }),
   async (c) => {
     const { id } = c.req.valid("param");
-    const endpoint = await repo(c).find(id);
+    const endpoint = await c.var.data.webhookEndpoints.find(id);
     if (!endpoint) throw missing(id);
-    const log = eventsRepository(createDb(c.env.DB), c.get("environmentId"));
+    const log = c.var.data.events;
     const event = await log.recordDirect("webhook.test", { endpointId: id });
     const { attempt } = await deliverEvent(c.env, createDb(c.env.DB), {
       environmentSlug: await log.slug(),
@@ -228,8 +224,8 @@ webhookEndpointsRoutes.openapi(
   }),
   async (c) => {
     const { id } = c.req.valid("param");
-    if (!(await repo(c).find(id))) throw missing(id);
-    return c.json(await attempts(c).list(id, c.req.valid("query")), 200);
+    if (!(await c.var.data.webhookEndpoints.find(id))) throw missing(id);
+    return c.json(await c.var.data.webhookAttempts.list(id, c.req.valid("query")), 200);
   },
 );
 
@@ -247,7 +243,7 @@ webhookEndpointsRoutes.openapi(
   }),
   async (c) => {
     const { id } = c.req.valid("param");
-    const endpoint = await repo(c).find(id);
+    const endpoint = await c.var.data.webhookEndpoints.find(id);
     if (!endpoint) throw missing(id);
     const eventIds = await eventsToReplay(createDb(c.env.DB), endpoint, c.req.valid("json"));
     const queued = await enqueueDeliveries(

@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { EVENT_TYPES } from "../../contract/event-types";
-import { ATTEMPT_STATUSES } from "../../db/schema/event-webhooks";
+import { ATTEMPT_STATUSES } from "../../contract/statuses";
 import { pageOf, pageQuery } from "../../lib/pagination";
 
 const EventTypes = z

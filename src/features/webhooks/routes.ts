@@ -1,13 +1,13 @@
 import { z } from "@hono/zod-openapi";
 import { bodyLimit } from "hono/body-limit";
 import { createDb, type Db } from "../../db/client";
-import { integrationById } from "../../delivery/integrations";
+import { integrationById } from "../../db/queries/integrations";
 import { ApiError } from "../../lib/errors";
 import { apiRoute, createRouter } from "../../lib/openapi";
 import { providerFor } from "../../providers/registry";
 import type { StatusUpdate } from "../../providers/types";
-import { applyProviderStatuses } from "../messages/status";
-import { claimReceipts, releaseReceipts } from "./receipts";
+import { applyProviderStatuses } from "../messages/status-repository";
+import { claimReceipts, releaseReceipts } from "./receipts-repository";
 
 export const webhooksRoutes = createRouter();
 

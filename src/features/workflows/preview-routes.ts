@@ -4,7 +4,6 @@ import { apiRoute, createRouter, json, security } from "../../lib/openapi";
 import { loadPreviewVariables } from "../../db/queries/variables";
 import { previewDraft, previewWorkflow } from "./preview";
 import { DraftPreviewRequest, PreviewRequest, PreviewResponse } from "./preview-schemas";
-import { workflowsRepository } from "./repository";
 import { WorkflowKeyParam } from "./schemas";
 
 export const previewRoutes = createRouter();
@@ -27,7 +26,7 @@ previewRoutes.openapi(
     const environmentId = c.get("environmentId");
     const db = createDb(c.env.DB);
     // Secret variables are never decrypted here: each renders as `[secret:<key>]`, whatever filter follows.
-    const [workflow, vars] = await Promise.all([workflowsRepository(db, environmentId).find(key), loadPreviewVariables(db, environmentId)]);
+    const [workflow, vars] = await Promise.all([c.var.data.workflows.find(key), loadPreviewVariables(db, environmentId)]);
     if (!workflow) throw new ApiError("workflow_not_found", `No workflow with key "${key}" in this environment.`);
     return c.json(previewWorkflow(workflow, input, vars, new Date()), 200);
   },

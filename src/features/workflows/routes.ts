@@ -1,8 +1,6 @@
 import { ApiError, notFound } from "../../lib/errors";
 import { apiRoute, createRouter, json, security } from "../../lib/openapi";
-import { scopedRepository } from "../../lib/scoped-repository";
 import { auditContextOf } from "../audit/record";
-import { workflowsRepository } from "./repository";
 import { Workflow, WorkflowInput, WorkflowKeyParam, WorkflowList, WorkflowPageQuery } from "./schemas";
 import { etagOf, IfMatchHeader, ifMatchVersions, ImportHeader, staleWrite } from "./versions/if-match";
 
@@ -12,7 +10,6 @@ export const workflowsRoutes = createRouter();
 const importRecord = (headers: { "clarion-import"?: "true" }) => (headers["clarion-import"] ? { auditAction: "imported" as const } : {});
 
 const missing = (key: string) => notFound("workflow_not_found", `workflow with key "${key}"`);
-const repo = scopedRepository(workflowsRepository);
 
 /**
  * A renamed workflow would answer 404 to every caller of the old key, and the opt-outs stored under
@@ -38,7 +35,7 @@ workflowsRoutes.openapi(
   }),
   async (c) => {
     const input = c.req.valid("json");
-    const created = await repo(c).create(input, auditContextOf(c), importRecord(c.req.valid("header")));
+    const created = await c.var.data.workflows.create(input, auditContextOf(c), importRecord(c.req.valid("header")));
     if (!created) throw new ApiError("workflow_exists", `A workflow with key "${input.key}" already exists.`);
     c.header("etag", etagOf(created.version));
     return c.json(created, 201);
@@ -57,7 +54,7 @@ workflowsRoutes.openapi(
   }),
   async (c) => {
     const { limit, cursor, q, active } = c.req.valid("query");
-    return c.json(await repo(c).list(limit, cursor, { q, active }), 200);
+    return c.json(await c.var.data.workflows.list(limit, cursor, { q, active }), 200);
   },
 );
 
@@ -74,7 +71,7 @@ workflowsRoutes.openapi(
   }),
   async (c) => {
     const { key } = c.req.valid("param");
-    const workflow = await repo(c).find(key);
+    const workflow = await c.var.data.workflows.find(key);
     if (!workflow) throw missing(key);
     c.header("etag", etagOf(workflow.version));
     return c.json(workflow, 200);
@@ -102,7 +99,7 @@ workflowsRoutes.openapi(
     const { key } = c.req.valid("param");
     const input = c.req.valid("json");
     if (input.key !== key) throw keyImmutable(key, input.key);
-    const outcome = await repo(c).update(key, input, auditContextOf(c), {
+    const outcome = await c.var.data.workflows.update(key, input, auditContextOf(c), {
       ifMatch: ifMatchVersions(c.req.header("if-match")),
       ...importRecord(c.req.valid("header")),
     });
@@ -126,7 +123,7 @@ workflowsRoutes.openapi(
   }),
   async (c) => {
     const { key } = c.req.valid("param");
-    const outcome = await repo(c).remove(key, auditContextOf(c), ifMatchVersions(c.req.header("if-match")));
+    const outcome = await c.var.data.workflows.remove(key, auditContextOf(c), ifMatchVersions(c.req.header("if-match")));
     if (outcome.status === "missing") throw missing(key);
     if (outcome.status === "stale") throw staleWrite(key, outcome.current);
     return c.body(null, 204);

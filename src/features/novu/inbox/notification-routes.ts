@@ -23,7 +23,7 @@ import {
   MAX_SNOOZE_HOURS,
   SnoozeBody,
 } from "./schemas";
-import { inboxWorkflows } from "./workflows";
+import { inboxWorkflows } from "./workflows-repository";
 
 export const inboxNotificationRoutes = inboxRouter();
 

@@ -1,7 +1,7 @@
 // Clarion's in-app notification rows in the shape `@novu/js` maps into its `Notification`.
 import type { InAppRow } from "../../../db/queries/in-app";
 import type { InboxNotification, InboxWorkflow } from "./schemas";
-import type { InboxWorkflowRow } from "./workflows";
+import type { InboxWorkflowRow } from "./workflows-repository";
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 

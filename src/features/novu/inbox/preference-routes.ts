@@ -19,7 +19,7 @@ import {
   InboxPreferenceUpdate,
   WorkflowIdParam,
 } from "./schemas";
-import { type InboxWorkflowRow, inboxWorkflows } from "./workflows";
+import { type InboxWorkflowRow, inboxWorkflows } from "./workflows-repository";
 
 export const inboxPreferenceRoutes = inboxRouter();
 

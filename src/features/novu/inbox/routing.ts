@@ -8,6 +8,7 @@ import { limitFailedAuth } from "../../../lib/middleware/rate-limit";
 import { apiRoute, createRouter } from "../../../lib/openapi";
 import { asNovuErrors } from "../routing";
 import { bearerToken, type InboxSubject, verifySessionToken } from "./session-token";
+import { dataOf } from "../../data";
 
 export const INBOX_TAG = "Novu Inbox";
 
@@ -25,6 +26,7 @@ export const inboxSession = createMiddleware<InboxEnv>(async function inboxSessi
     throw (await limitFailedAuth(c)) ?? error;
   }
   c.set("environmentId", subject.environmentId);
+  c.set("data", dataOf(c.env, subject.environmentId));
   c.set("subscriberId", subject.subscriberId);
   await next();
 });

@@ -7,13 +7,14 @@ import { ApiError } from "../../../lib/errors";
 import { limitFailedAuth, limitKeyless } from "../../../lib/middleware/rate-limit";
 import { json } from "../../../lib/openapi";
 import { ratesFor } from "../../../lib/rate-limit/policy";
-import { inAppSettingsRepository, subscriberHash } from "../../in-app/settings";
+import { settingsByApplicationIdentifier, subscriberHash } from "../../in-app/settings-repository";
 import { timingSafeEqual } from "../../../providers/signatures";
 import { envelope } from "../shapes";
 import { writeNovuSubscriber } from "../subscriber-store";
 import { inboxRoute, inboxRouter } from "./routing";
 import { InboxSession, InboxSessionRequest, MAX_SNOOZE_HOURS } from "./schemas";
 import { issueSessionToken } from "./session-token";
+import { dataOf } from "../../data";
 
 export const inboxSessionRoutes = inboxRouter();
 
@@ -34,7 +35,7 @@ inboxSessionRoutes.openapi(
     const { subscriberId: nested, ...profile } = body.subscriber ?? { subscriberId: undefined };
     const subscriberId = (nested || body.subscriberId)!;
     const db = createDb(c.env.DB);
-    const settings = await inAppSettingsRepository(db, c.env.ENCRYPTION_KEY).byApplicationIdentifier(body.applicationIdentifier);
+    const settings = await settingsByApplicationIdentifier(db, c.env.ENCRYPTION_KEY, body.applicationIdentifier);
     // Guessing identifiers or hashes counts as failed authentications, as guessing API keys does.
     if (!settings)
       throw (
@@ -52,6 +53,7 @@ inboxSessionRoutes.openapi(
       );
     }
     c.set("environmentId", environmentId);
+    c.set("data", dataOf(c.env, environmentId));
     // No key counts these requests: each one may write the subscriber, so the environment and the
     // subscriber have their own limits (the deployment's rates for an environment and for a key).
     const rates = ratesFor(c.env.RATE_LIMITS);

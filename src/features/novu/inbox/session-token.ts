@@ -1,11 +1,10 @@
 // The Inbox session token: what a browser holds instead of a key. It names one subscriber in one
 // environment and expires; it is signed with a key derived from ENCRYPTION_KEY for this use only.
-import { and, eq, sql } from "drizzle-orm";
 import { sign, verify } from "hono/jwt";
 import type { Db } from "../../../db/client";
-import { inAppSettings, subscribers } from "../../../db/schema";
 import { ApiError } from "../../../lib/errors";
 import { signingKey } from "../../../lib/secrets";
+import { sessionState } from "./session-repository";
 
 /** `@novu/js` never renews its token: a day outlives a working session, and a reload starts a new one. */
 export const SESSION_TTL_SECONDS = 24 * 60 * 60;
@@ -64,12 +63,7 @@ export async function verifySessionToken(db: Db, encryptionKey: string | undefin
   }
   const { aud, env, sub, iat } = payload;
   if (aud !== AUDIENCE || typeof env !== "string" || typeof sub !== "string" || typeof iat !== "number") throw refused();
-  const [current] = await db
-    .select({ changedAt: inAppSettings.updatedAt, subscriber: sql<string | null>`${subscribers.id}` })
-    .from(inAppSettings)
-    .leftJoin(subscribers, and(eq(subscribers.environmentId, inAppSettings.environmentId), eq(subscribers.subscriberId, sub)))
-    .where(eq(inAppSettings.environmentId, env))
-    .limit(1);
+  const current = await sessionState(db, env, sub);
   if (!current || current.subscriber === null || iat < Math.floor(current.changedAt.getTime() / 1000)) throw refused();
   return { environmentId: env, subscriberId: sub };
 }

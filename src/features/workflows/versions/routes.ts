@@ -1,21 +1,16 @@
 import { notFound } from "../../../lib/errors";
 import { apiRoute, createRouter, json, security } from "../../../lib/openapi";
-import { scopedRepository } from "../../../lib/scoped-repository";
 import { auditContextOf } from "../../audit/record";
-import { workflowsRepository } from "../repository";
 import { Workflow, WorkflowKeyParam } from "../schemas";
 import { versionChanges } from "./changes";
 import { etagOf, IfMatchHeader, ifMatchVersions, staleWrite } from "./if-match";
 import { jsonPatch } from "./json-patch";
-import { versionsRepository } from "./repository";
 import { DiffQuery, RevertInput, VersionPageQuery, VersionParam, WorkflowDiff, WorkflowVersion, WorkflowVersionList } from "./schemas";
 import type { Context } from "hono";
 import type { AppEnv } from "../../../env";
 
 export const workflowVersionsRoutes = createRouter();
 
-const workflows = scopedRepository(workflowsRepository);
-const versions = scopedRepository(versionsRepository);
 const tags = ["Workflows"];
 
 const missing = (key: string) => notFound("workflow_not_found", `workflow with key "${key}"`);
@@ -23,13 +18,13 @@ const noVersion = (key: string, n: number) => notFound("workflow_version_not_fou
 
 /** The live workflow's id: versions belong to it, so a new workflow under a deleted one's key starts afresh. */
 async function liveWorkflow(c: Context<AppEnv>, key: string) {
-  const workflow = await workflows(c).find(key);
+  const workflow = await c.var.data.workflows.find(key);
   if (!workflow) throw missing(key);
   return workflow;
 }
 
 async function versionOf(c: Context<AppEnv>, key: string, workflowId: string, n: number) {
-  const found = await versions(c).find(workflowId, n);
+  const found = await c.var.data.workflowVersions.find(workflowId, n);
   if (!found) throw noVersion(key, n);
   return found;
 }
@@ -50,7 +45,7 @@ workflowVersionsRoutes.openapi(
     const { key } = c.req.valid("param");
     const { limit, cursor } = c.req.valid("query");
     const workflow = await liveWorkflow(c, key);
-    return c.json(await versions(c).list(workflow.id, limit, cursor === undefined ? undefined : Number(cursor)), 200);
+    return c.json(await c.var.data.workflowVersions.list(workflow.id, limit, cursor === undefined ? undefined : Number(cursor)), 200);
   },
 );
 
@@ -114,7 +109,7 @@ workflowVersionsRoutes.openapi(
     const { version } = c.req.valid("json");
     const workflow = await liveWorkflow(c, key);
     const target = await versionOf(c, key, workflow.id, version);
-    const outcome = await workflows(c).update(key, target.definition, auditContextOf(c), {
+    const outcome = await c.var.data.workflows.update(key, target.definition, auditContextOf(c), {
       ifMatch: ifMatchVersions(c.req.header("if-match")),
       action: "reverted",
       summary: `Reverted to version ${version}`,

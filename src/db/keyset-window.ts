@@ -1,6 +1,6 @@
 import { asc, count, desc, gt, gte, lt, lte, type SQL, sql } from "drizzle-orm";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
-import type { Db } from "../db/client";
+import type { Db } from "./client";
 
 /** A page asked for by its neighbours: after one key, or before one, in either order. */
 export interface KeysetWindow {

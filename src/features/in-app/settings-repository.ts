@@ -19,6 +19,28 @@ export interface InAppSettings {
 
 type Row = typeof inAppSettings.$inferSelect;
 
+const opener =
+  (encryptionKey: string | undefined) =>
+  async (row: Row): Promise<InAppSettings> => ({
+    environmentId: row.environmentId,
+    applicationIdentifier: row.applicationIdentifier,
+    hmacSecret: await decryptJson<string>(encryptionKey, row.hmacSecret, aad(row.environmentId)),
+    hmacRequired: row.hmacRequired,
+  });
+
+/**
+ * The settings of whichever environment owns an application identifier: unscoped on purpose, as
+ * the Inbox's session request names the application, not the environment (it learns it here).
+ */
+export async function settingsByApplicationIdentifier(
+  db: Db,
+  encryptionKey: string | undefined,
+  applicationIdentifier: string,
+): Promise<InAppSettings | null> {
+  const [row] = await db.select().from(inAppSettings).where(eq(inAppSettings.applicationIdentifier, applicationIdentifier)).limit(1);
+  return row ? opener(encryptionKey)(row) : null;
+}
+
 /** What the audit log keeps of the settings: never the HMAC secret, only that it changed. */
 const audited = (s: InAppSettings) => ({ applicationIdentifier: s.applicationIdentifier, hmacRequired: s.hmacRequired });
 
@@ -27,19 +49,13 @@ const audited = (s: InAppSettings) => ({ applicationIdentifier: s.applicationIde
  * HMAC secret (kept encrypted like integration credentials). Hashes are required everywhere but
  * in `development`, where a team tries the Inbox before its backend signs anything.
  */
-export function inAppSettingsRepository(db: Db, encryptionKey: string | undefined) {
-  const open = async (row: Row): Promise<InAppSettings> => ({
-    environmentId: row.environmentId,
-    applicationIdentifier: row.applicationIdentifier,
-    hmacSecret: await decryptJson<string>(encryptionKey, row.hmacSecret, aad(row.environmentId)),
-    hmacRequired: row.hmacRequired,
-  });
-  const read = async (environmentId: string) =>
-    (await db.select().from(inAppSettings).where(eq(inAppSettings.environmentId, environmentId)).limit(1))[0];
+export function inAppSettingsRepository(db: Db, environmentId: string, encryptionKey: string | undefined) {
+  const open = opener(encryptionKey);
+  const read = async () => (await db.select().from(inAppSettings).where(eq(inAppSettings.environmentId, environmentId)).limit(1))[0];
 
   return {
-    async get(environmentId: string, now = new Date()): Promise<InAppSettings> {
-      const existing = await read(environmentId);
+    async get(now = new Date()): Promise<InAppSettings> {
+      const existing = await read();
       if (existing) return open(existing);
       const [environment] = await db.select({ slug: environments.slug }).from(environments).where(eq(environments.id, environmentId));
       await db
@@ -54,21 +70,11 @@ export function inAppSettingsRepository(db: Db, encryptionKey: string | undefine
         })
         // Two first reads at once: the one that lost reads what the other wrote.
         .onConflictDoNothing();
-      return open((await read(environmentId))!);
+      return open((await read())!);
     },
 
-    async byApplicationIdentifier(applicationIdentifier: string): Promise<InAppSettings | null> {
-      const [row] = await db.select().from(inAppSettings).where(eq(inAppSettings.applicationIdentifier, applicationIdentifier)).limit(1);
-      return row ? open(row) : null;
-    },
-
-    async update(
-      environmentId: string,
-      change: { hmacRequired: boolean },
-      context: AuditContext,
-      now = new Date(),
-    ): Promise<InAppSettings> {
-      const before = await this.get(environmentId, now);
+    async update(change: { hmacRequired: boolean }, context: AuditContext, now = new Date()): Promise<InAppSettings> {
+      const before = await this.get(now);
       await db.batch([
         db
           .update(inAppSettings)
@@ -83,12 +89,12 @@ export function inAppSettingsRepository(db: Db, encryptionKey: string | undefine
           after: audited({ ...before, ...change }),
         }),
       ]);
-      return open((await read(environmentId))!);
+      return open((await read())!);
     },
 
     /** A new secret: every subscriberHash made with the old one stops working at once. */
-    async rotateSecret(environmentId: string, context: AuditContext, now = new Date()): Promise<InAppSettings> {
-      const before = await this.get(environmentId, now);
+    async rotateSecret(context: AuditContext, now = new Date()): Promise<InAppSettings> {
+      const before = await this.get(now);
       await db.batch([
         db
           .update(inAppSettings)
@@ -103,7 +109,7 @@ export function inAppSettingsRepository(db: Db, encryptionKey: string | undefine
           after: { ...audited(before), hmacSecret: "rotated" },
         }),
       ]);
-      return open((await read(environmentId))!);
+      return open((await read())!);
     },
   };
 }

@@ -1,12 +1,26 @@
+// The one credential store of integrations: their credentials are sealed here when the API writes
+// them and opened here when the API shows them or delivery builds an adapter from them, so both
+// sides bind each ciphertext to its row (environment and id) the same way.
 import { and, asc, desc, eq } from "drizzle-orm";
-import type { Db } from "../db/client";
-import { integrations } from "../db/schema";
-import type { Channel } from "../engine/steps";
-import { CiphertextError, decryptJson, integrationAad } from "../lib/secrets";
-import type { IntegrationConfig } from "../providers/types";
+import type { Channel } from "../../engine/steps";
+import { CiphertextError, decryptJson, encryptJson, integrationAad } from "../../lib/secrets";
+import type { Db } from "../client";
+import { integrations } from "../schema";
+
+/** An integration opened for sending: the shape providers/types.ts names `IntegrationConfig` (db/ sits below providers/). */
+export interface OpenedIntegration {
+  id: string;
+  provider: string;
+  channel: Channel;
+  credentials: Record<string, unknown>;
+  /** Set when the stored credentials do not decrypt for this row; `credentials` is then empty and nothing is sent. */
+  credentialsError?: string;
+  settings: Record<string, unknown>;
+  baseUrl: string | null;
+}
 
 /** Clarion is the in-app channel's provider: every environment has it, with nothing to configure. */
-export const IN_APP_INTEGRATION: IntegrationConfig = {
+export const IN_APP_INTEGRATION: OpenedIntegration = {
   id: "in_app",
   provider: "clarion",
   channel: "in_app",
@@ -22,7 +36,7 @@ export async function activeIntegrations(db: Db, environmentId: string, encrypti
     .from(integrations)
     .where(and(eq(integrations.environmentId, environmentId), eq(integrations.active, true)))
     .orderBy(desc(integrations.primary), asc(integrations.priority), asc(integrations.createdAt));
-  const byChannel = new Map<Channel, IntegrationConfig[]>([["in_app", [IN_APP_INTEGRATION]]]);
+  const byChannel = new Map<Channel, OpenedIntegration[]>([["in_app", [IN_APP_INTEGRATION]]]);
   for (const row of rows) {
     const config = await toConfig(row, encryptionKey);
     byChannel.set(config.channel, [...(byChannel.get(config.channel) ?? []), config]);
@@ -30,12 +44,20 @@ export async function activeIntegrations(db: Db, environmentId: string, encrypti
   return byChannel;
 }
 
+/** Any environment's integration by id: only for a provider's webhook, which names the integration and not the environment. */
 export async function integrationById(db: Db, integrationId: string, encryptionKey: string | undefined) {
   const [row] = await db.select().from(integrations).where(eq(integrations.id, integrationId)).limit(1);
   return row ? { ...(await toConfig(row, encryptionKey)), environmentId: row.environmentId } : null;
 }
 
 type Row = typeof integrations.$inferSelect;
+
+/** Credentials as stored: encrypted, bound to the integration's environment and id. */
+export const sealCredentials = (
+  row: Pick<Row, "id" | "environmentId">,
+  credentials: Record<string, unknown>,
+  encryptionKey: string | undefined,
+): Promise<string> => encryptJson(encryptionKey, credentials, integrationAad(row.environmentId, row.id));
 
 /** A row's credentials in clear, or why they cannot be read (a ciphertext that is not this row's). */
 export async function readCredentials(
@@ -51,7 +73,7 @@ export async function readCredentials(
 }
 
 /** A stored integration as an adapter is built from it: credentials in clear, or `credentialsError` and none. */
-export async function toConfig(row: Row, encryptionKey: string | undefined): Promise<IntegrationConfig> {
+export async function toConfig(row: Row, encryptionKey: string | undefined): Promise<OpenedIntegration> {
   const read = await readCredentials(row, encryptionKey);
   return {
     id: row.id,

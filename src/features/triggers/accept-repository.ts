@@ -1,0 +1,38 @@
+// The accept path's two D1 reads, scoped by the environment of the trigger: both one batch.
+import { and, eq, inArray, isNull } from "drizzle-orm";
+import { chunk } from "../../db/batch";
+import { createDb } from "../../db/client";
+import { topics, workflows } from "../../db/schema";
+
+/** What the accept path checks of the named workflows (deleted ones left out), in one D1 batch. */
+export async function workflowGateRows(d1: D1Database, environmentId: string, keys: string[]) {
+  const db = createDb(d1);
+  // 99 keys plus the environment id stay within D1's 100 bound parameters per statement.
+  const [first, ...rest] = chunk(keys, 99).map((part) =>
+    db
+      .select({
+        id: workflows.id,
+        key: workflows.key,
+        version: workflows.version,
+        active: workflows.active,
+        payloadSchema: workflows.payloadSchema,
+        steps: workflows.steps,
+      })
+      .from(workflows)
+      .where(and(eq(workflows.environmentId, environmentId), isNull(workflows.deletedAt), inArray(workflows.key, part))),
+  );
+  return (await db.batch([first!, ...rest])).flat();
+}
+
+/** Which of `keys` (not empty) are topics of the environment, in one D1 batch. */
+export async function existingTopicKeys(d1: D1Database, environmentId: string, keys: string[]): Promise<Set<string>> {
+  const db = createDb(d1);
+  const [first, ...rest] = chunk(keys, 99).map((part) =>
+    db
+      .select({ key: topics.key })
+      .from(topics)
+      .where(and(eq(topics.environmentId, environmentId), inArray(topics.key, part))),
+  );
+  const rows = (await db.batch([first!, ...rest])).flat();
+  return new Set(rows.map((r) => r.key));
+}
