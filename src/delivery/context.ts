@@ -31,7 +31,8 @@ export class DeliveryContext {
   /** Round trips and statements of this invocation: what the delivery log reports and bench/model.mjs takes as measured costs. */
   readonly costs = { d1Batches: 0, d1Statements: 0, objectCalls: 0 };
   private readonly d1: MicroBatcher<BatchItem<"sqlite">[], unknown[]>;
-  private readonly messageWrites: MicroBatcher<MessageWrites, undefined>;
+  /** Answers each chunk's own failure rather than rejecting: a merged batch's failure is not every chunk's. */
+  private readonly messageWrites: MicroBatcher<MessageWrites, { error: unknown } | null>;
   /** The trigger objects, one call per object per phase. */
   readonly store: TriggerStore;
   private readonly homes: BatchedHomes;
@@ -44,12 +45,7 @@ export class DeliveryContext {
   constructor(readonly env: Bindings) {
     this.db = createDb(env.DB);
     this.d1 = new MicroBatcher(async (_key, lists) => {
-      const all = lists.flat();
-      if (all.length === 0) return lists.map(() => []);
-      const [first, ...rest] = all;
-      this.costs.d1Batches++;
-      this.costs.d1Statements += all.length;
-      const results = (await this.db.batch([first!, ...rest])) as unknown[];
+      const results = await this.batch(lists.flat());
       let offset = 0;
       return lists.map((list) => {
         const start = offset;
@@ -67,10 +63,35 @@ export class DeliveryContext {
     });
     this.messageWrites = new MicroBatcher(async (_key, list) => {
       const merged = MessageWrites.merged(list[0]!, list.slice(1));
-      this.emit(merged.written(await this.write(merged.all())));
-      return list.map(() => undefined);
+      try {
+        this.emit(merged.written(await this.write(merged.all())));
+        return list.map(() => null);
+      } catch (error) {
+        if (list.length === 1) return [{ error }];
+      }
+      // A D1 batch is atomic: one chunk's bad row rolled back every chunk merged with it. Each
+      // alone (straight to D1, not merged again), so only the chunk whose own write fails retries.
+      return Promise.all(
+        list.map(async (writes) => {
+          try {
+            this.emit(writes.written(await this.batch(writes.all())));
+            return null;
+          } catch (error) {
+            return { error };
+          }
+        }),
+      );
     }, true);
     this.recipientReads = new RecipientReads(this.db, (statements) => this.write(statements));
+  }
+
+  /** One D1 batch, counted. */
+  private async batch(statements: BatchItem<"sqlite">[]): Promise<unknown[]> {
+    const [first, ...rest] = statements;
+    if (!first) return [];
+    this.costs.d1Batches++;
+    this.costs.d1Statements += statements.length;
+    return (await this.db.batch([first, ...rest])) as unknown[];
   }
 
   /** Runs statements in the phase's shared D1 batch; answers this caller's results, in order. */
@@ -83,8 +104,10 @@ export class DeliveryContext {
    * moment, merged into one statement per table and shape (MessageWrites.merged), and keeps the
    * events they wrote for `flushEvents`.
    */
-  writeMessages(writes: MessageWrites): Promise<undefined> {
-    return this.messageWrites.call("messages", writes);
+  async writeMessages(writes: MessageWrites): Promise<undefined> {
+    const failed = await this.messageWrites.call("messages", writes);
+    if (failed) throw failed.error;
+    return undefined;
   }
 
   /** Keeps the events a committed batch wrote, for `flushEvents` at the end of the invocation. */

@@ -64,8 +64,8 @@ export class RecipientReads {
     const groupAt = groups.map((group) => {
       const at = statements.length;
       const ids = [...new Set(group.flatMap((a) => a.subscriberIds))];
-      const transactionIds = [...new Set(group.map((a) => a.transactionId))];
-      statements.push(...recipientRowReads(this.db, environmentId, transactionIds, ids));
+      const pairs = group.flatMap((a) => a.subscriberIds.map((s) => [a.transactionId, s] as const));
+      statements.push(...recipientRowReads(this.db, environmentId, pairs, ids));
       return at;
     });
     const results = await this.write(statements);

@@ -97,7 +97,7 @@ const scope = (loaded: Loaded): StepScope => ({
   secrets: loaded.secrets,
 });
 const key = (id: string) => `${id}\u0000mail`;
-const noClaims = (): ClaimResult => ({ granted: [], cancelled: [], busy: [], sent: [] });
+const noClaims = (): ClaimResult => ({ granted: [], cancelled: [], busy: [], sent: [], final: [] });
 
 describe("plan phase", () => {
   it("renders a send for a reachable recipient and a final skip for one without an address", () => {
@@ -209,7 +209,9 @@ describe("report phase", () => {
       NOW,
       NOW,
     );
-    expect(exhausted.reports).toEqual([{ key: key("b"), outcome: "final" }]);
+    expect(exhausted.reports).toEqual([
+      { key: key("b"), outcome: "final", report: expect.objectContaining({ status: "failed", errorCode: "timeout", attempts: 6 }) },
+    ]);
     expect(exhausted.exhausted).toEqual([{ messageId: "msg_1", reason: "failed after 6 attempts over 2 provider(s): timeout" }]);
     expect(b.steps.mail).toEqual({ status: "failed" });
   });
@@ -223,7 +225,9 @@ describe("report phase", () => {
       NOW,
       NOW,
     );
-    expect(out.reports).toEqual([{ key: key("a"), outcome: "final" }]);
+    expect(out.reports).toEqual([
+      { key: key("a"), outcome: "final", report: expect.objectContaining({ status: "undeliverable", errorCode: "bad_address" }) },
+    ]);
     expect(a.steps.mail).toEqual({ status: "undeliverable" });
   });
 });

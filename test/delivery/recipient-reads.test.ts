@@ -1,6 +1,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { createDb } from "../../src/db/client";
+import { recipientRowReads } from "../../src/db/queries/recipient-reads";
 import { messages, suppressions, subscribers } from "../../src/db/schema";
 import { DeliveryContext } from "../../src/delivery/context";
 import type { RecipientsJob } from "../../src/delivery/job";
@@ -120,5 +121,16 @@ describe("the reads of a consumer invocation's recipient chunks", () => {
     expect(ctx.costs.d1Statements).toBe(6);
     expect(loaded.recipients.size).toBe(200);
     expect([...loaded.recipients.values()].filter((r) => r.profile.email !== null)).toHaveLength(CHUNKS);
+  });
+
+  it("reads the messages of the (transaction, subscriber) pairs asked, not of every transaction to every subscriber", async () => {
+    const { environment, chunks } = await seed();
+    const db = createDb(env.DB);
+    const [five, six] = [chunks[5]!, chunks[6]!];
+    const pairs = [five, six].map((c) => [c.trigger.transactionId, c.job.subscriberIds[0]!] as const);
+    const read = recipientRowReads(db, environment.id, pairs, [...five.job.subscriberIds, ...six.job.subscriberIds])[2];
+    // Chunk 5's subscriber's message of chunk 6's trigger is no asked pair: only chunk 6's own is read.
+    const rows = await read;
+    expect(rows.map((m) => [m.transactionId, m.subscriberId])).toEqual([pairs[1]]);
   });
 });

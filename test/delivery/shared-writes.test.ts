@@ -1,6 +1,8 @@
 import { env } from "cloudflare:test";
+import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { DeliveryContext } from "../../src/delivery/context";
+import { MessageWrites } from "../../src/delivery/message-writes";
 import type { RecipientsJob } from "../../src/delivery/job";
 import { runRecipients } from "../../src/delivery/run-recipients";
 import { api } from "../request";
@@ -65,5 +67,40 @@ describe("the writes of a consumer invocation's recipient chunks", () => {
       { status: "sending", n: TRIGGERS },
       { status: "sent", n: TRIGGERS },
     ]);
+  });
+
+  it("fails only the chunk whose own write fails when the merged batch fails, and writes the others", async () => {
+    const { id } = await createSandboxEnvironment();
+    const ctx = new DeliveryContext(env);
+    const chunks = Array.from({ length: 4 }, (_, i) => {
+      const writes = new MessageWrites(ctx.db, new Date());
+      const subscriberId = unique(`mw${i}`);
+      writes.insertFinal(
+        { environmentId: id, transactionId: unique("tx"), subscriberId, workflowKey: "w", stepId: "s", channel: "email" },
+        "skipped",
+        {},
+        [{ status: "skipped", detail: { reason: "test" } }],
+      );
+      return { subscriberId, writes };
+    });
+    // A row D1 refuses (as it would one over its row size) in one chunk of the four written together.
+    chunks[2]!.writes.statements.push(ctx.db.run(sql`INSERT INTO messages (id) VALUES (${unique("bad")})`));
+
+    const settled = await Promise.allSettled(chunks.map((c) => ctx.writeMessages(c.writes)));
+    expect(settled.map((s) => s.status)).toEqual(["fulfilled", "fulfilled", "rejected", "fulfilled"]);
+    const written = await env.DB.prepare("SELECT subscriber_id FROM messages WHERE environment_id = ? ORDER BY subscriber_id")
+      .bind(id)
+      .all<{ subscriber_id: string }>();
+    expect(written.results.map((r) => r.subscriber_id)).toEqual(
+      chunks
+        .filter((_, i) => i !== 2)
+        .map((c) => c.subscriberId)
+        .sort(),
+    );
+    // Their timelines too: each chunk's batch is whole or absent.
+    const timeline = await env.DB.prepare("SELECT count(*) AS n FROM message_events WHERE environment_id = ?")
+      .bind(id)
+      .first<{ n: number }>();
+    expect(timeline?.n).toBe(3);
   });
 });

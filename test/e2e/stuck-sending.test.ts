@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { CLAIM_DEADLINE_MS, type ClaimResult, type DeliveryOpResult } from "../../src/durable-objects/ledger/claims";
 import { DeliveryState } from "../../src/durable-objects/ledger/delivery-state";
 import { ledgerOf } from "../ledger";
-import { api } from "../request";
+import { api, eventually } from "../request";
 import { createSandboxEnvironment, unique } from "../factories";
 import { createWorkflow, messageDetail, settledMessages, trigger } from "./helpers";
 
@@ -23,10 +23,10 @@ describe("claims in the trigger's Durable Object", () => {
     const claim = async () =>
       ((await ledger.run([{ kind: "claim", ...ids, send: ["a\u0000x"], final: [] }])) as DeliveryOpResult[])[0] as { result: ClaimResult };
     const report = { providerMessageId: "p-1", provider: "sandbox-email", integrationId: "int_x", to: "a@example.com", attempts: 1 };
-    expect((await claim()).result).toEqual({ granted: ["a\u0000x"], cancelled: [], busy: [], sent: [] });
-    expect((await claim()).result).toEqual({ granted: [], cancelled: [], busy: ["a\u0000x"], sent: [] });
+    expect((await claim()).result).toEqual({ granted: ["a\u0000x"], cancelled: [], busy: [], sent: [], final: [] });
+    expect((await claim()).result).toEqual({ granted: [], cancelled: [], busy: ["a\u0000x"], sent: [], final: [] });
     await ledger.run([{ kind: "report", ...ids, reports: [{ key: "a\u0000x", outcome: "sent", report }] }]);
-    expect((await claim()).result).toEqual({ granted: [], cancelled: [], busy: [], sent: [{ key: "a\u0000x", report }] });
+    expect((await claim()).result).toEqual({ granted: [], cancelled: [], busy: [], sent: [{ key: "a\u0000x", report }], final: [] });
   });
 
   it("re-sends a message left in `sending` by a consumer that died, once its claim is past the deadline", async () => {
@@ -73,5 +73,50 @@ describe("claims in the trigger's Durable Object", () => {
     expect(detail.events.at(-1)).toMatchObject({ status: "sent", detail: { recovered: true } });
     const captures = await api<{ data: unknown[] }>(key, "GET", `/v1/sandbox/messages?messageId=${message!.id}`);
     expect(captures.body.data).toEqual([]);
+  });
+
+  it("records a failure whose D1 write was lost from what the trigger object kept, and completes the trigger", async () => {
+    const { id, key } = await createSandboxEnvironment();
+    await createWorkflow(key, { key: "lostfail", steps: [{ id: "mail", type: "email", template: { subject: "lost", text: "Hello" } }] });
+    const subscriberId = unique("s");
+    await api(key, "POST", "/sub", { subscriberId, email: "lostfail@example.com" });
+    const transactionId = await trigger(key, { workflow: "lostfail", to: subscriberId });
+    // A consumer's send failed for good, it reported that to the object, then its D1 write was lost.
+    const report = {
+      status: "undeliverable" as const,
+      errorCode: "invalid_recipient",
+      errorMessage: "No such mailbox.",
+      provider: "sandbox-email",
+      integrationId: "int_earlier",
+      to: "lostfail@example.com",
+      attempts: 1,
+    };
+    await claimAt(id, transactionId, `${subscriberId}\u0000mail`, Date.now());
+    const recordedAt = Date.now() - 1_000;
+    await env.DB.prepare(
+      "INSERT INTO messages (id, environment_id, transaction_id, subscriber_id, workflow_key, step_id, channel, status, attempts, created_at, updated_at) VALUES (?, ?, ?, ?, 'lostfail', 'mail', 'email', 'sending', 0, ?, ?)",
+    )
+      .bind(`msg_${"0".repeat(28)}fail`, id, transactionId, subscriberId, recordedAt, recordedAt)
+      .run();
+    await ledgerOf(id, transactionId).run([
+      { kind: "report", environmentId: id, transactionId, reports: [{ key: `${subscriberId}\u0000mail`, outcome: "final", report }] },
+    ]);
+    const [message] = await settledMessages(key, transactionId, 1);
+    expect(message).toMatchObject({
+      status: "undeliverable",
+      error: { code: "invalid_recipient", message: "No such mailbox." },
+      provider: "sandbox-email",
+      attempts: 1,
+    });
+    const detail = await messageDetail(key, message!.id);
+    // Its whole timeline, once: the lost batch's first-attempt events, then the recovered end.
+    expect(detail.events.map((e) => e.status)).toEqual(["queued", "sending", "undeliverable"]);
+    expect(detail.events.at(-1)).toMatchObject({ detail: { recovered: true, error: "invalid_recipient" } });
+    await eventually(async () => {
+      const row = await env.DB.prepare("SELECT status FROM triggers WHERE environment_id = ? AND transaction_id = ?")
+        .bind(id, transactionId)
+        .first<{ status: string }>();
+      return row?.status === "completed";
+    });
   });
 });

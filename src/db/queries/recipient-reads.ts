@@ -74,10 +74,15 @@ export function workflowRead(db: Db, environmentId: string, ref: WorkflowRef) {
  * The subscribers, their channels, the messages of the given triggers to them and their
  * suppressed addresses: five reads for any number of recipient chunks of one environment. Each
  * list is one bound parameter, so the reads stay within D1's 100 whatever the number of ids.
- * The messages are those of any of the triggers to any of the subscribers: a caller keeps the
- * pairs it asked for.
+ * The messages are those of the (transaction, subscriber) pairs asked, one index seek per pair
+ * (not one per transaction times subscriber).
  */
-export function recipientRowReads(db: Db, environmentId: string, transactionIds: readonly string[], subscriberIds: readonly string[]) {
+export function recipientRowReads(
+  db: Db,
+  environmentId: string,
+  pairs: readonly (readonly [transactionId: string, subscriberId: string])[],
+  subscriberIds: readonly string[],
+) {
   const ids = inJsonList(subscriberIds);
   return [
     db
@@ -94,8 +99,7 @@ export function recipientRowReads(db: Db, environmentId: string, transactionIds:
       .where(
         and(
           eq(messages.environmentId, environmentId),
-          sql`${messages.transactionId} in ${inJsonList(transactionIds)}`,
-          sql`${messages.subscriberId} in ${ids}`,
+          sql`(${messages.transactionId}, ${messages.subscriberId}) in (select json_extract(value, '$[0]'), json_extract(value, '$[1]') from json_each(${JSON.stringify(pairs)}))`,
         ),
       ),
     ...suppressedAddressReads(db, environmentId, subscriberIds),

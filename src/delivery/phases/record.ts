@@ -2,7 +2,7 @@ import type { MessageStatus } from "../../db/schema";
 import type { ClaimResult } from "../../durable-objects/ledger/claims";
 import { redactSecrets } from "../../engine/redact";
 import { preview } from "../decide";
-import { MessageWrites } from "../message-writes";
+import { type EventInput, type MessageFields, MessageWrites } from "../message-writes";
 import { transition } from "../recipient-transitions";
 import type { Recipient } from "../recipients-state";
 import type { StepPlan } from "./plan";
@@ -31,13 +31,14 @@ const CANCELLED = { status: "cancelled", code: "trigger_cancelled", message: "Th
 /**
  * Turns the trigger object's answer to a step's claims into what D1 must record and what may
  * be sent, without I/O. A cancelled trigger records every message cancelled; an identity the
- * object already saw sent (its D1 write was lost) is recorded sent from the object's report.
+ * object already saw sent or fail for good (its D1 write was lost) is recorded from the object's report.
  */
 export function recordClaims(plan: StepPlan, claims: ClaimResult, scope: StepScope, now: Date): Recorded {
   const writes = new MessageWrites(scope.db, now);
   const cancelled = new Set(claims.cancelled);
   const granted = new Set(claims.granted);
   const alreadySent = new Map(claims.sent.map((s) => [s.key, s.report]));
+  const alreadyFinal = new Map(claims.final.map((s) => [s.key, s.report]));
   const { environmentId } = scope.job;
   const stepId = scope.step.id;
 
@@ -60,6 +61,19 @@ export function recordClaims(plan: StepPlan, claims: ClaimResult, scope: StepSco
     if (!cancelled.has(claimKey(scope, final.recipient))) record(final.recipient, final.status, final.code, final.message);
   }
 
+  /** A result the object kept but D1 lost: recorded now, with the `queued`/`sending` events its lost batch held for a first attempt. */
+  const repair = (recipient: Recipient, status: MessageStatus, fields: MessageFields, event: EventInput) => {
+    const existing = scope.existing.get(claimKey(scope, recipient));
+    if (existing) {
+      if (existing.attempts === 0) {
+        writes.event(environmentId, existing.id, { status: "queued" }, existing.createdAt);
+        writes.event(environmentId, existing.id, { status: "sending", detail: { attempt: 1 } }, existing.createdAt);
+      }
+      writes.update(environmentId, existing.id, status, fields, event);
+    } else writes.insertFinal(identityOf(scope, recipient.profile.subscriberId), status, fields, [event]);
+    transition(recipient, { type: "step", stepId, outcome: { status } });
+  };
+
   const result: Recorded = { writes, toSend: [], busy: [] };
   for (const { recipient, content } of plan.sends) {
     const key = claimKey(scope, recipient);
@@ -68,13 +82,17 @@ export function recordClaims(plan: StepPlan, claims: ClaimResult, scope: StepSco
     const report = alreadySent.get(key);
     if (report) {
       const fields = { ...report, errorCode: null, errorMessage: null };
-      const event = {
-        status: "sent" as const,
-        detail: { provider: report.provider, providerMessageId: report.providerMessageId, recovered: true },
-      };
-      if (existing) writes.update(environmentId, existing.id, "sent", fields, event);
-      else writes.insertFinal(identityOf(scope, recipient.profile.subscriberId), "sent", fields, [event]);
-      transition(recipient, { type: "step", stepId, outcome: { status: "sent" } });
+      const detail = { provider: report.provider, providerMessageId: report.providerMessageId, recovered: true };
+      repair(recipient, "sent", fields, { status: "sent", detail });
+      continue;
+    }
+    const final = alreadyFinal.get(key);
+    if (final) {
+      const { status, ...fields } = final;
+      repair(recipient, status, fields, {
+        status,
+        detail: { error: fields.errorCode, message: fields.errorMessage, provider: fields.provider, recovered: true },
+      });
       continue;
     }
     if (!granted.has(key)) {

@@ -126,7 +126,7 @@ export function reportResults(delivered: Delivered[], chain: IntegrationConfig[]
       },
     );
     transition(recipient, { type: "step", stepId: step.id, outcome: { status } });
-    out.reports.push({ key, outcome: "final" });
+    out.reports.push({ key, outcome: "final", report: { status, ...base, ...error } });
     if (outcome.kind === "retryable") {
       out.exhausted.push({ messageId, reason: `failed after ${attempts} attempts over ${chain.length} provider(s): ${outcome.code}` });
     }

@@ -12,6 +12,11 @@ export interface ClaimResult {
    * lost after the send can still record the message as sent.
    */
   sent: { key: string; report: SentReport }[];
+  /**
+   * Already failed for good (or undeliverable): never sent again. The result is given back so a
+   * consumer whose D1 write was lost after the report can still record the message's end.
+   */
+  final: { key: string; report: FinalReport }[];
 }
 
 /** What the object keeps of a send, to repair the message's D1 record if that write was lost. */
@@ -24,7 +29,22 @@ export interface SentReport {
   attempts: number;
 }
 
-export type ClaimReport = { key: string; outcome: "final" | "retry" } | { key: string; outcome: "sent"; report: SentReport };
+/** What the object keeps of a send that ended without being sent, to repair its D1 record likewise. */
+export interface FinalReport {
+  status: "failed" | "undeliverable";
+  errorCode: string;
+  errorMessage: string;
+  provider: string;
+  integrationId: string;
+  /** Null once the subscriber is erased. */
+  to: string | null;
+  attempts: number;
+}
+
+export type ClaimReport =
+  | { key: string; outcome: "retry" }
+  | { key: string; outcome: "sent"; report: SentReport }
+  | { key: string; outcome: "final"; report: FinalReport };
 
 /** What holds a parked run: the kind of wait, and the step that runs when it ends. */
 export interface WaitHold {

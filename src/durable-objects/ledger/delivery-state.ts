@@ -5,6 +5,7 @@ import {
   type ClaimResult,
   type DeliveryOp,
   type DeliveryOpResult,
+  type FinalReport,
   type SentReport,
   type WaitEntry,
   type WaitHold,
@@ -68,7 +69,7 @@ export class DeliveryState {
   }
 
   claim(env: string, tx: string, send: string[], final: string[], cancelled: boolean, now: number): ClaimResult {
-    const result: ClaimResult = { granted: [], cancelled: [], busy: [], sent: [] };
+    const result: ClaimResult = { granted: [], cancelled: [], busy: [], sent: [], final: [] };
     if (cancelled) {
       result.cancelled = [...send, ...final];
       return result;
@@ -89,6 +90,11 @@ export class DeliveryState {
         result.sent.push({ key, report: JSON.parse(row.report) as SentReport });
         continue;
       }
+      // A final claim without a result (reported before results were kept) stays busy, as before.
+      if (row?.state === "final" && row.report) {
+        result.final.push({ key, report: JSON.parse(row.report) as FinalReport });
+        continue;
+      }
       if (row && (row.state !== "claimed" || row.at > now - CLAIM_DEADLINE_MS)) {
         result.busy.push(key);
         continue;
@@ -105,7 +111,7 @@ export class DeliveryState {
       if (r.outcome === "retry") {
         this.sql.exec("DELETE FROM claims WHERE env = ? AND tx = ? AND key = ? AND state = 'claimed'", env, tx, r.key);
       } else {
-        const report = r.outcome === "sent" ? JSON.stringify(r.report) : null;
+        const report = JSON.stringify(r.report);
         this.sql.exec(
           "UPDATE claims SET state = ?, at = ?, report = ? WHERE env = ? AND tx = ? AND key = ?",
           r.outcome,
