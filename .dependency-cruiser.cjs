@@ -23,16 +23,7 @@ const BASE = "^src/(db|lib|contract)/";
  * feature's repositories (`repository.ts`, `<concern>-repository.ts`) and delivery's own writes.
  * Everything else reaches rows through a repository bound to one environment (features/data.ts).
  */
-const DATA_ACCESS = [
-  "^src/db/",
-  "^src/features/.+/[a-z0-9-]*repository\\.ts$",
-  "^src/delivery/(?:message-writes|trigger-writes)\\.ts$",
-  // Still to split into a service and its repository (they were being rewritten for the accept
-  // path's speed when this rule came in): key lookup, dashboard sessions, stored idempotent
-  // answers. Remove a line once its file is split.
-  "^src/features/environments/(?:api-keys|dashboard-session)\\.ts$",
-  "^src/lib/idempotency-store\\.ts$",
-];
+const DATA_ACCESS = ["^src/db/", "^src/features/.+/[a-z0-9-]*repository\\.ts$", "^src/delivery/(?:message-writes|trigger-writes)\\.ts$"];
 
 /** The step and channel model: zod schemas only, no imports from src/. */
 const STEP_MODEL = "^src/engine/steps\\.ts$";

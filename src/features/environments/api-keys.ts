@@ -1,7 +1,6 @@
-import { and, eq, isNull } from "drizzle-orm";
 import { createDb } from "../../db/client";
-import { apiKeys, environments } from "../../db/schema";
 import { sha256Hex } from "../../lib/crypto";
+import { recordKeyUse, unrevokedKeyByHash } from "./api-keys-repository";
 import { randomBody } from "./key-format";
 
 // Where callers have always found it; the format itself lives in key-format.ts.
@@ -67,18 +66,7 @@ export async function ownerOfKey(d1: D1Database, key: string, now = Date.now()):
   const missUntil = unknown.get(keyHash);
   if (missUntil !== undefined && missUntil > now) return null;
   const db = createDb(d1);
-  const [row] = await db
-    .select({
-      id: apiKeys.id,
-      name: apiKeys.name,
-      environmentId: apiKeys.environmentId,
-      slug: environments.slug,
-      expiresAt: apiKeys.expiresAt,
-    })
-    .from(apiKeys)
-    .innerJoin(environments, eq(environments.id, apiKeys.environmentId))
-    .where(and(eq(apiKeys.hash, keyHash), isNull(apiKeys.revokedAt)))
-    .limit(1);
+  const [row] = await unrevokedKeyByHash(db, keyHash);
   const keyExpiresAt = row?.expiresAt?.getTime() ?? null;
   if (!row || (keyExpiresAt !== null && keyExpiresAt <= now)) {
     cache.delete(keyHash);
@@ -94,11 +82,7 @@ export async function ownerOfKey(d1: D1Database, key: string, now = Date.now()):
     keyExpiresAt,
     cachedUntil: now + CACHE_TTL_MS,
   });
-  const touch = db
-    .update(apiKeys)
-    .set({ lastUsedAt: new Date(now) })
-    .where(eq(apiKeys.id, row.id))
-    .run();
+  const touch = recordKeyUse(db, row.id, new Date(now));
   return { environmentId: row.environmentId, slug: row.slug, keyHash, keyId: row.id, keyName: row.name, touch };
 }
 

@@ -15,13 +15,12 @@
 import type { Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { serialize } from "hono/utils/cookie";
-import { and, eq, gt } from "drizzle-orm";
 import { createDb } from "../../db/client";
-import { dashboardSessions } from "../../db/schema";
 import type { AppEnv } from "../../env";
 import { bytesToBase64 } from "../../lib/base64";
 import { sha256Hex } from "../../lib/crypto";
 import { CiphertextError, decryptJson, encryptJson } from "../../lib/secrets";
+import { deleteDashboardSession, insertDashboardSession, liveDashboardSession } from "./dashboard-sessions-repository";
 
 /** Sent as `__Host-clarion_session`. */
 export const SESSION_COOKIE = "clarion_session";
@@ -48,9 +47,7 @@ const newSessionId = () => bytesToBase64(crypto.getRandomValues(new Uint8Array(3
 export async function openSession(c: Context<AppEnv>, credential: string, now = Date.now()): Promise<Date> {
   const expiresAt = now + SESSION_HOURS * 3600_000;
   const sid = newSessionId();
-  await createDb(c.env.DB)
-    .insert(dashboardSessions)
-    .values({ id: await sha256Hex(sid), expiresAt: new Date(expiresAt), createdAt: new Date(now) });
+  await insertDashboardSession(createDb(c.env.DB), await sha256Hex(sid), new Date(expiresAt), new Date(now));
   const value = await encryptJson(c.env.ENCRYPTION_KEY, { sid, credential, expiresAt } satisfies Sealed, AAD);
   setCookie(c, SESSION_COOKIE, value, {
     prefix: "host",
@@ -64,10 +61,7 @@ export async function openSession(c: Context<AppEnv>, credential: string, now = 
 /** Ends the session for every copy of its cookie (the row goes), then clears this browser's cookie. */
 export async function closeSession(c: Context<AppEnv>): Promise<void> {
   const sealed = await unsealed(c);
-  if (sealed)
-    await createDb(c.env.DB)
-      .delete(dashboardSessions)
-      .where(eq(dashboardSessions.id, await sha256Hex(sealed.sid)));
+  if (sealed) await deleteDashboardSession(createDb(c.env.DB), await sha256Hex(sealed.sid));
   deleteCookie(c, SESSION_COOKIE, { prefix: "host", httpOnly: true, sameSite: "Strict" });
 }
 
@@ -112,10 +106,6 @@ export function sessionOf(c: Context<AppEnv>, now = Date.now()): Promise<Session
 async function lookUp(c: Context<AppEnv>, now: number): Promise<Session> {
   const sealed = await unsealed(c);
   if (!sealed || sealed.expiresAt <= now) return null;
-  const [row] = await createDb(c.env.DB)
-    .select({ id: dashboardSessions.id })
-    .from(dashboardSessions)
-    .where(and(eq(dashboardSessions.id, await sha256Hex(sealed.sid)), gt(dashboardSessions.expiresAt, new Date(now))))
-    .limit(1);
+  const [row] = await liveDashboardSession(createDb(c.env.DB), await sha256Hex(sealed.sid), new Date(now));
   return row ? { credential: sealed.credential, expiresAt: new Date(sealed.expiresAt) } : null;
 }

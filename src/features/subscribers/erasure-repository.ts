@@ -15,7 +15,8 @@ import {
   triggers,
 } from "../../db/schema";
 import type { SubscriberPreferences } from "../../contract/preferences";
-import { answersMentioning, environmentKeyScope, replaceAnswerBody } from "../../lib/idempotency-store";
+import { answersMentioning, replaceAnswerBody } from "../../db/queries/idempotency";
+import { environmentKeyScope } from "../../lib/idempotency-keys";
 import { type EventRow, eventStatements } from "../../db/queries/events";
 import { addressesOf } from "./addresses-repository";
 

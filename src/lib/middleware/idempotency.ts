@@ -4,7 +4,8 @@ import { createDb } from "../../db/client";
 import type { AppEnv } from "../../env";
 import { byteLength, canonicalJson, sha256Hex } from "../crypto";
 import { ApiError } from "../errors";
-import { claimKey, completeKey, environmentKeyScope, type KeyRef, releaseKey, type StoredAnswer } from "../idempotency-store";
+import { claimKey, completeKey, releaseKey } from "../../db/queries/idempotency";
+import { environmentKeyScope, type KeyRef, type StoredAnswer } from "../idempotency-keys";
 import { type SecretPaths, storableBody } from "../secret-fields";
 
 export const IDEMPOTENCY_KEY_HEADER = "idempotency-key";

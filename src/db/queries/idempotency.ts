@@ -1,29 +1,12 @@
 import { and, eq, isNotNull, isNull, lt, or, sql } from "drizzle-orm";
-import type { Db } from "../db/client";
-import { IDEMPOTENCY_KEY_HOURS, idempotencyKeys } from "../db/schema";
+import { type Claim, IN_FLIGHT_LEASE_MS, type KeyRef, type StoredAnswer } from "../../lib/idempotency-keys";
+import type { Db } from "../client";
+import { IDEMPOTENCY_KEY_HOURS, idempotencyKeys } from "../schema";
 
-/**
- * A claim left in flight this long is taken to belong to a request that died (an evicted isolate):
- * a retry with the same request may take it over instead of getting 409 for a whole day.
- */
-export const IN_FLIGHT_LEASE_MS = 60_000;
+// Stored idempotent answers. Scopes are per environment (`environmentKeyScope`) or `admin`: the
+// scope is the environment predicate, and every statement here names it.
 
 const WINDOW_MS = IDEMPOTENCY_KEY_HOURS * 3_600_000;
-
-export interface StoredAnswer {
-  status: number;
-  headers: Record<string, string>;
-  body: string;
-}
-
-/** What a claim found: the key is ours to run, or someone else's row as it stands. */
-export type Claim = { kind: "claimed" } | { kind: "mismatch" } | { kind: "in_flight" } | { kind: "replay"; answer: StoredAnswer };
-
-export interface KeyRef {
-  scope: string;
-  key: string;
-  fingerprint: string;
-}
 
 /**
  * Claims a key in one statement, so two concurrent requests cannot both run: the insert wins, or
@@ -74,9 +57,6 @@ export async function completeKey(db: Db, ref: KeyRef, answer: StoredAnswer): Pr
     .set({ responseStatus: answer.status, responseHeaders: answer.headers, responseBody: answer.body })
     .where(and(ownRow(ref), isNull(idempotencyKeys.responseStatus)));
 }
-
-/** The scope of an environment's keys (the admin API's is `admin`). */
-export const environmentKeyScope = (environmentId: string) => `env:${environmentId}`;
 
 /** Stored answers of a scope whose body contains any of `needles` (as written): what an erasure must look at. */
 export async function answersMentioning(db: Db, scope: string, needles: readonly string[]): Promise<{ key: string; body: string }[]> {
