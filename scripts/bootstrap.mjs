@@ -42,7 +42,7 @@ export function localSql(options = {}) {
 const ALPHABET = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
 /**
  * `ck_<tag>_<32 random base62 characters>`: the Worker's format (`generateApiKey` in
- * src/features/environments/api-keys.ts, whose `keyTag` rule this repeats; test/scripts/keys.test.ts holds them together).
+ * src/features/environments/key-format.ts, whose `keyTag` rule this repeats; test/scripts/keys.test.ts holds them together).
  * @param {string} slug
  */
 export const newApiKey = (slug) => {
