@@ -1,5 +1,5 @@
-import { useSearchParams } from "react-router";
 import type { paths } from "../../api/client";
+import { useQueryFilters } from "../../ui/use-query-filters";
 
 /** The filters of the Activity page, kept in the query string so a link shares them. */
 export const FILTER_KEYS = ["workflow", "subscriberId", "transactionId", "channel", "provider", "status", "range", "groupBy"] as const;
@@ -15,27 +15,15 @@ export type Range = keyof typeof RANGES;
 export const isRange = (value: string | undefined): value is Range => value !== undefined && value in RANGES;
 
 export function useActivityFilters() {
-  const [params, setParams] = useSearchParams();
-  const filters: Filters = {};
-  for (const key of FILTER_KEYS) {
-    const value = params.get(key);
-    if (value) filters[key] = value;
-  }
+  const { params, filters, update } = useQueryFilters(FILTER_KEYS);
   const tabParam = params.get("tab");
   const tab: Tab = TABS.find((t) => t === tabParam) ?? "messages";
-  const update = (changes: Partial<Record<FilterKey | "tab", string | undefined>>) =>
-    setParams(
-      (current) => {
-        const next = new URLSearchParams(current);
-        for (const [key, value] of Object.entries(changes)) {
-          if (value) next.set(key, value);
-          else next.delete(key);
-        }
-        return next;
-      },
-      { replace: true },
-    );
-  return { filters, tab, update, search: params.toString() };
+  return {
+    filters,
+    tab,
+    update: (changes: Partial<Record<FilterKey | "tab", string | undefined>>) => update(changes),
+    search: params.toString(),
+  };
 }
 
 /** `since` for a range, computed when a request is made so live polling keeps the window moving. */

@@ -1,5 +1,5 @@
-import { useSearchParams } from "react-router";
 import type { components } from "../../api/openapi";
+import { useQueryFilters } from "../../ui/use-query-filters";
 
 export type AuditEntry = components["schemas"]["AuditEntry"];
 export type Resource = AuditEntry["resource"];
@@ -36,25 +36,8 @@ export const FILTER_KEYS = ["resource", "action", "actor", "after", "before", "s
 export type Filters = Partial<Record<(typeof FILTER_KEYS)[number], string>>;
 
 export function useAuditFilters() {
-  const [params, setParams] = useSearchParams();
-  const filters: Filters = {};
-  for (const key of FILTER_KEYS) {
-    const value = params.get(key);
-    if (value) filters[key] = value;
-  }
-  const update = (changes: Filters) =>
-    setParams(
-      (current) => {
-        const next = new URLSearchParams(current);
-        for (const [key, value] of Object.entries(changes)) {
-          if (value) next.set(key, value);
-          else next.delete(key);
-        }
-        return next;
-      },
-      { replace: true },
-    );
-  return { filters, update };
+  const { filters, update } = useQueryFilters(FILTER_KEYS);
+  return { filters, update: (changes: Filters) => update(changes) };
 }
 
 const isResource = (value: string | undefined): value is Resource => value !== undefined && Object.hasOwn(RESOURCE_LABELS, value);
