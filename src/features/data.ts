@@ -19,33 +19,55 @@ import { workflowsRepository } from "./workflows/repository";
 import { versionsRepository } from "./workflows/versions/repository";
 
 /**
+ * An object whose properties are made on first read and kept: a request builds `c.var.data` on
+ * every authenticated call (the accept path included) and most read one or two repositories of it.
+ */
+function onFirstRead<T extends Record<string, () => unknown>>(makers: T): { readonly [K in keyof T]: ReturnType<T[K]> } {
+  const made = {} as { [K in keyof T]: ReturnType<T[K]> };
+  for (const key of Object.keys(makers) as (keyof T & string)[]) {
+    Object.defineProperty(made, key, {
+      enumerable: true,
+      configurable: true,
+      get() {
+        const value = makers[key]!() as ReturnType<T[typeof key]>;
+        Object.defineProperty(made, key, { value, enumerable: true });
+        return value;
+      },
+    });
+  }
+  return made;
+}
+
+/**
  * Every repository of one environment, bound to it once: a caller holding this object has no way
  * to name another environment's rows. Requests get it as `c.var.data` (set by the auth middleware
  * from the key's environment); work without a request builds it from the environmentId it carries.
- * Making one is cheap (closures over `db`, no query runs until a method is called).
+ * Making one is cheap: each repository is built when first read, and no query runs until a method is called.
  */
 export function dataFor(db: Db, environmentId: string, encryptionKey: string | undefined) {
-  return {
+  const repositories = onFirstRead({
+    events: () => eventsRepository(db, environmentId),
+    inAppSettings: () => inAppSettingsRepository(db, environmentId, encryptionKey),
+    integrations: () => integrationsRepository(db, environmentId, encryptionKey),
+    messages: () => messagesRepository(db, environmentId),
+    preferenceLinks: () => preferenceLinksRepository(db, environmentId, encryptionKey),
+    preferencePages: () => pageRepository(db, environmentId),
+    preferences: () => preferencesRepository(db, environmentId),
+    subscribers: () => subscribersRepository(db, environmentId),
+    suppressions: () => suppressionsRepository(db, environmentId),
+    topicMembers: () => topicMembersRepository(db, environmentId),
+    topics: () => topicsRepository(db, environmentId),
+    triggers: () => triggersRepository(db, environmentId),
+    variables: () => variablesRepository(db, environmentId, encryptionKey),
+    webhookAttempts: () => attemptsRepository(db, environmentId),
+    webhookEndpoints: () => webhookEndpointsRepository(db, environmentId, encryptionKey),
+    workflowVersions: () => versionsRepository(db, environmentId),
+    workflows: () => workflowsRepository(db, environmentId),
+  });
+  return Object.assign(repositories, {
     environmentId,
-    events: eventsRepository(db, environmentId),
-    inAppSettings: inAppSettingsRepository(db, environmentId, encryptionKey),
-    integrations: integrationsRepository(db, environmentId, encryptionKey),
-    messages: messagesRepository(db, environmentId),
     messageStats: (query: Parameters<typeof messageStats>[2]) => messageStats(db, environmentId, query),
-    preferenceLinks: preferenceLinksRepository(db, environmentId, encryptionKey),
-    preferencePages: pageRepository(db, environmentId),
-    preferences: preferencesRepository(db, environmentId),
-    subscribers: subscribersRepository(db, environmentId),
-    suppressions: suppressionsRepository(db, environmentId),
-    topicMembers: topicMembersRepository(db, environmentId),
-    topics: topicsRepository(db, environmentId),
-    triggers: triggersRepository(db, environmentId),
-    variables: variablesRepository(db, environmentId, encryptionKey),
-    webhookAttempts: attemptsRepository(db, environmentId),
-    webhookEndpoints: webhookEndpointsRepository(db, environmentId, encryptionKey),
-    workflowVersions: versionsRepository(db, environmentId),
-    workflows: workflowsRepository(db, environmentId),
-  };
+  });
 }
 
 export type Data = ReturnType<typeof dataFor>;
