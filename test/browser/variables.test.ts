@@ -145,7 +145,8 @@ describe.skipIf(!CHROMIUM)("the Variables page", () => {
     await create("keys", "kept-apart", false);
     await rowOf("keys").getByRole("link", { name: "Edit keys" }).click();
     await page.waitForURL(/\/variables\/keys$/);
-    expect(await page.getByLabel("Value").inputValue()).toBe("kept-apart");
+    // The router renders the new page in a transition: wait for its value rather than read the first "Value" seen.
+    await expect.poll(() => page.getByLabel("Value").inputValue()).toBe("kept-apart");
 
     await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Workflows" }).click();
     await page.getByRole("link", { name: "New workflow" }).click();
@@ -155,7 +156,7 @@ describe.skipIf(!CHROMIUM)("the Variables page", () => {
     // And back: the variable's page shows the variable, not the editor's list.
     await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Variables" }).click();
     await rowOf("keys").getByRole("link", { name: "Edit keys" }).click();
-    expect(await page.getByLabel("Value").inputValue()).toBe("kept-apart");
+    await expect.poll(() => page.getByLabel("Value").inputValue()).toBe("kept-apart");
     expect((await variable("keys")).body.value).toBe("kept-apart");
   });
 

@@ -264,7 +264,8 @@ describe.skipIf(!CHROMIUM)("the Workflows pages", () => {
     await page.getByRole("button", { name: "Duplicate" }).click();
     await page.waitForURL(/\/workflows\/new$/);
     const key = page.getByLabel("Key", { exact: true });
-    expect(await key.inputValue()).toBe(`${KEY}-copy`);
+    // The router renders the new page in a transition: the URL can change while the saved editor is still shown.
+    await expect.poll(() => key.inputValue()).toBe(`${KEY}-copy`);
     expect(await key.getAttribute("readonly")).toBeNull();
     expect(await page.getByLabel("Name", { exact: true }).inputValue()).toBe("Order update (browser) (copy)");
     await page.getByRole("button", { name: "Create" }).click();
