@@ -12,7 +12,7 @@ import { LOCAL_LEDGER_SHARDS, run } from "../scripts/lib.mjs";
 const HOST = "127.0.0.1";
 
 /**
- * @param {{ vars?: Record<string, string>, port?: string, acceptOnly?: boolean, testScheduled?: boolean, rateLimits?: boolean, environments?: string[], restart?: { folder: string, key: string, keys?: Record<string, string>, encryptionKey: string } }} [options]
+ * @param {{ vars?: Record<string, string>, port?: string, inspectorPort?: number, acceptOnly?: boolean, testScheduled?: boolean, rateLimits?: boolean, environments?: string[], restart?: { folder: string, key: string, keys?: Record<string, string>, encryptionKey: string } }} [options]
  *   `vars` are wrangler vars for this run; `acceptOnly` runs without Queue consumers (jobs stay
  *   queued: the accept path alone); `rateLimits: false` runs without the `[[ratelimits]]`
  *   bindings (what the limiter costs); `environments` are more sandbox environments beside
@@ -62,6 +62,8 @@ export async function startServer(options = {}) {
     persistTo,
     "--show-interactive-dev-session=false",
     ...(options.testScheduled ? ["--test-scheduled"] : []),
+    // bench/profile.mjs reads the Worker's CPU profile through the inspector.
+    ...(options.inspectorPort ? ["--inspector-port", String(options.inspectorPort)] : []),
   ];
   for (const [name, value] of Object.entries(vars)) args.push("--var", `${name}:${value}`);
   const child = spawn("wrangler", args, {

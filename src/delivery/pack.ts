@@ -23,43 +23,61 @@ const BATCH_MAX_BYTES = 250_000;
 export const BATCH_MAX_MESSAGES = 100;
 
 const utf8 = new TextEncoder();
-const size = (value: unknown) => utf8.encode(JSON.stringify(value)).length;
+/** A job's size in a pack: its JSON and the comma after it. */
+export const jobBytes = (json: string) => utf8.encode(json).length + 1;
+/** What a pack adds around its jobs: `{"v":1,"type":"pack","jobs":[…],"attempts":N}`. */
+const ENVELOPE_BYTES = 64;
 
-/** The jobs (DeliveryJob bodies) in as few packs as fit the limits, in order; a single first-attempt job goes alone, unwrapped. */
-export function packJobs<T>(jobs: readonly T[], attempts = 0): (PackedJobs | T)[] {
-  const packs: T[][] = [];
+interface Body<T> {
+  body: PackedJobs | T;
+  bytes: number;
+}
+
+/** Packs with their sizes: each job is measured once (`sizes`, when the caller already has its JSON), never the pack again. */
+function packed<T>(jobs: readonly T[], attempts: number, sizes?: readonly number[]): Body<T>[] {
+  const packs: { jobs: T[]; bytes: number }[] = [];
   let current: T[] = [];
   let bytes = 0;
-  for (const job of jobs) {
-    const jobBytes = size(job) + 1;
-    if (current.length && bytes + jobBytes > PACK_MAX_BYTES) {
-      packs.push(current);
+  jobs.forEach((job, i) => {
+    const size = sizes?.[i] ?? jobBytes(JSON.stringify(job));
+    if (current.length && bytes + size > PACK_MAX_BYTES) {
+      packs.push({ jobs: current, bytes });
       current = [];
       bytes = 0;
     }
     current.push(job);
-    bytes += jobBytes;
-  }
-  if (current.length) packs.push(current);
+    bytes += size;
+  });
+  if (current.length) packs.push({ jobs: current, bytes });
   return packs.map((part) =>
-    part.length === 1 && attempts === 0
-      ? part[0]!
-      : { v: 1 as const, type: "pack" as const, jobs: part, ...(attempts ? { attempts } : {}) },
+    part.jobs.length === 1 && attempts === 0
+      ? { body: part.jobs[0]!, bytes: part.bytes }
+      : {
+          body: { v: 1 as const, type: "pack" as const, jobs: part.jobs, ...(attempts ? { attempts } : {}) },
+          bytes: part.bytes + ENVELOPE_BYTES,
+        },
   );
 }
 
-/** Sends jobs packed, in as few sendBatch calls as the Queue's batch limits allow. */
+/** The jobs (DeliveryJob bodies) in as few packs as fit the limits, in order; a single first-attempt job goes alone, unwrapped. */
+export function packJobs<T>(jobs: readonly T[], attempts = 0): (PackedJobs | T)[] {
+  return packed(jobs, attempts).map((p) => p.body);
+}
+
+/**
+ * Sends jobs packed, in as few sendBatch calls as the Queue's batch limits allow. `sizes` are the
+ * jobs' sizes (`jobBytes` of their JSON) when the caller has them.
+ */
 export async function sendPacked<T>(
   queue: Queue<unknown>,
   jobs: readonly T[],
-  options: { delaySeconds?: number; attempts?: number } = {},
+  options: { delaySeconds?: number; attempts?: number; sizes?: readonly number[] } = {},
 ): Promise<number> {
-  const bodies = packJobs(jobs, options.attempts);
+  const bodies = packed(jobs, options.attempts ?? 0, options.sizes);
   const delay = options.delaySeconds ? { delaySeconds: options.delaySeconds } : {};
   let batch: MessageSendRequest<unknown>[] = [];
   let bytes = 0;
-  for (const body of bodies) {
-    const bodyBytes = size(body);
+  for (const { body, bytes: bodyBytes } of bodies) {
     if (batch.length && (batch.length >= BATCH_MAX_MESSAGES || bytes + bodyBytes > BATCH_MAX_BYTES)) {
       await queue.sendBatch(batch);
       batch = [];

@@ -19,58 +19,113 @@ import { workflowsRepository } from "./workflows/repository";
 import { versionsRepository } from "./workflows/versions/repository";
 
 /**
- * An object whose properties are made on first read and kept: a request builds `c.var.data` on
- * every authenticated call (the accept path included) and most read one or two repositories of it.
- */
-function onFirstRead<T extends Record<string, () => unknown>>(makers: T): { readonly [K in keyof T]: ReturnType<T[K]> } {
-  const made = {} as { [K in keyof T]: ReturnType<T[K]> };
-  for (const key of Object.keys(makers) as (keyof T & string)[]) {
-    Object.defineProperty(made, key, {
-      enumerable: true,
-      configurable: true,
-      get() {
-        const value = makers[key]!() as ReturnType<T[typeof key]>;
-        Object.defineProperty(made, key, { value, enumerable: true });
-        return value;
-      },
-    });
-  }
-  return made;
-}
-
-/**
  * Every repository of one environment, bound to it once: a caller holding this object has no way
  * to name another environment's rows. Requests get it as `c.var.data` (set by the auth middleware
  * from the key's environment); work without a request builds it from the environmentId it carries.
- * Making one is cheap: each repository is built when first read, and no query runs until a method is called.
+ * Making one is cheap, as every authenticated request (the accept path included) does and most
+ * read one or two repositories of it: each is built when first read (getters on the class, not
+ * per-object properties), and no query runs until a method is called.
  */
-export function dataFor(db: Db, environmentId: string, encryptionKey: string | undefined) {
-  const repositories = onFirstRead({
-    events: () => eventsRepository(db, environmentId),
-    inAppSettings: () => inAppSettingsRepository(db, environmentId, encryptionKey),
-    integrations: () => integrationsRepository(db, environmentId, encryptionKey),
-    messages: () => messagesRepository(db, environmentId),
-    preferenceLinks: () => preferenceLinksRepository(db, environmentId, encryptionKey),
-    preferencePages: () => pageRepository(db, environmentId),
-    preferences: () => preferencesRepository(db, environmentId),
-    subscribers: () => subscribersRepository(db, environmentId),
-    suppressions: () => suppressionsRepository(db, environmentId),
-    topicMembers: () => topicMembersRepository(db, environmentId),
-    topics: () => topicsRepository(db, environmentId),
-    triggers: () => triggersRepository(db, environmentId),
-    variables: () => variablesRepository(db, environmentId, encryptionKey),
-    webhookAttempts: () => attemptsRepository(db, environmentId),
-    webhookEndpoints: () => webhookEndpointsRepository(db, environmentId, encryptionKey),
-    workflowVersions: () => versionsRepository(db, environmentId),
-    workflows: () => workflowsRepository(db, environmentId),
-  });
-  return Object.assign(repositories, {
-    environmentId,
-    messageStats: (query: Parameters<typeof messageStats>[2]) => messageStats(db, environmentId, query),
-  });
+export class Data {
+  #events?: ReturnType<typeof eventsRepository>;
+  #inAppSettings?: ReturnType<typeof inAppSettingsRepository>;
+  #integrations?: ReturnType<typeof integrationsRepository>;
+  #messages?: ReturnType<typeof messagesRepository>;
+  #preferenceLinks?: ReturnType<typeof preferenceLinksRepository>;
+  #preferencePages?: ReturnType<typeof pageRepository>;
+  #preferences?: ReturnType<typeof preferencesRepository>;
+  #subscribers?: ReturnType<typeof subscribersRepository>;
+  #suppressions?: ReturnType<typeof suppressionsRepository>;
+  #topicMembers?: ReturnType<typeof topicMembersRepository>;
+  #topics?: ReturnType<typeof topicsRepository>;
+  #triggers?: ReturnType<typeof triggersRepository>;
+  #variables?: ReturnType<typeof variablesRepository>;
+  #webhookAttempts?: ReturnType<typeof attemptsRepository>;
+  #webhookEndpoints?: ReturnType<typeof webhookEndpointsRepository>;
+  #workflowVersions?: ReturnType<typeof versionsRepository>;
+  #workflows?: ReturnType<typeof workflowsRepository>;
+
+  constructor(
+    private readonly db: Db,
+    readonly environmentId: string,
+    private readonly encryptionKey: string | undefined,
+  ) {}
+
+  get events() {
+    this.#events ??= eventsRepository(this.db, this.environmentId);
+    return this.#events;
+  }
+  get inAppSettings() {
+    this.#inAppSettings ??= inAppSettingsRepository(this.db, this.environmentId, this.encryptionKey);
+    return this.#inAppSettings;
+  }
+  get integrations() {
+    this.#integrations ??= integrationsRepository(this.db, this.environmentId, this.encryptionKey);
+    return this.#integrations;
+  }
+  get messages() {
+    this.#messages ??= messagesRepository(this.db, this.environmentId);
+    return this.#messages;
+  }
+  get preferenceLinks() {
+    this.#preferenceLinks ??= preferenceLinksRepository(this.db, this.environmentId, this.encryptionKey);
+    return this.#preferenceLinks;
+  }
+  get preferencePages() {
+    this.#preferencePages ??= pageRepository(this.db, this.environmentId);
+    return this.#preferencePages;
+  }
+  get preferences() {
+    this.#preferences ??= preferencesRepository(this.db, this.environmentId);
+    return this.#preferences;
+  }
+  get subscribers() {
+    this.#subscribers ??= subscribersRepository(this.db, this.environmentId);
+    return this.#subscribers;
+  }
+  get suppressions() {
+    this.#suppressions ??= suppressionsRepository(this.db, this.environmentId);
+    return this.#suppressions;
+  }
+  get topicMembers() {
+    this.#topicMembers ??= topicMembersRepository(this.db, this.environmentId);
+    return this.#topicMembers;
+  }
+  get topics() {
+    this.#topics ??= topicsRepository(this.db, this.environmentId);
+    return this.#topics;
+  }
+  get triggers() {
+    this.#triggers ??= triggersRepository(this.db, this.environmentId);
+    return this.#triggers;
+  }
+  get variables() {
+    this.#variables ??= variablesRepository(this.db, this.environmentId, this.encryptionKey);
+    return this.#variables;
+  }
+  get webhookAttempts() {
+    this.#webhookAttempts ??= attemptsRepository(this.db, this.environmentId);
+    return this.#webhookAttempts;
+  }
+  get webhookEndpoints() {
+    this.#webhookEndpoints ??= webhookEndpointsRepository(this.db, this.environmentId, this.encryptionKey);
+    return this.#webhookEndpoints;
+  }
+  get workflowVersions() {
+    this.#workflowVersions ??= versionsRepository(this.db, this.environmentId);
+    return this.#workflowVersions;
+  }
+  get workflows() {
+    this.#workflows ??= workflowsRepository(this.db, this.environmentId);
+    return this.#workflows;
+  }
+
+  messageStats(query: Parameters<typeof messageStats>[2]) {
+    return messageStats(this.db, this.environmentId, query);
+  }
 }
 
-export type Data = ReturnType<typeof dataFor>;
+export const dataFor = (db: Db, environmentId: string, encryptionKey: string | undefined) => new Data(db, environmentId, encryptionKey);
 
 /** `dataFor` from a Worker's bindings: the environment's repositories on its own D1 with its encryption key. */
 export const dataOf = (env: { DB: D1Database; ENCRYPTION_KEY?: string }, environmentId: string): Data =>

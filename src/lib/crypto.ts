@@ -1,8 +1,10 @@
+import { hex } from "./hex";
+
 const encoder = new TextEncoder();
 
 export async function sha256Hex(input: string): Promise<string> {
   const digest = await crypto.subtle.digest("SHA-256", encoder.encode(input));
-  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+  return hex(digest);
 }
 
 export const byteLength = (text: string) => encoder.encode(text).byteLength;

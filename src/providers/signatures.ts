@@ -1,11 +1,11 @@
 import { bytesToBase64 } from "../lib/base64";
+import { hex } from "../lib/hex";
 
 /** Web Crypto helpers shared by status-webhook verifiers (HMAC, ECDSA, RSA over X.509, header secrets). */
 const encoder = new TextEncoder();
 
 export const base64ToBytes = (b64: string): Uint8Array<ArrayBuffer> => Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
 export { bytesToBase64 };
-const toHex = (bytes: ArrayBuffer) => [...new Uint8Array(bytes)].map((b) => b.toString(16).padStart(2, "0")).join("");
 
 /** Compares two strings in time that does not depend on where they differ. */
 export function timingSafeEqual(a: string, b: string): boolean {
@@ -17,7 +17,7 @@ export function timingSafeEqual(a: string, b: string): boolean {
 
 export async function hmacHex(hash: "SHA-1" | "SHA-256" | "SHA-512", key: string, content: string): Promise<string> {
   const cryptoKey = await crypto.subtle.importKey("raw", encoder.encode(key), { name: "HMAC", hash }, false, ["sign"]);
-  return toHex(await crypto.subtle.sign("HMAC", cryptoKey, encoder.encode(content)));
+  return hex(await crypto.subtle.sign("HMAC", cryptoKey, encoder.encode(content)));
 }
 
 /**

@@ -10,10 +10,9 @@ import { chunksOf, digestsOf, namedRecipients, recordOf } from "./triggers-table
 export async function accept(parts: LedgerParts, name: string, items: AcceptEntry[], now: number): Promise<AcceptOutcome[]> {
   const { triggers, outbox, storage } = parts;
   const outcomes = items.map(({ record, fingerprint }): AcceptOutcome => {
-    const existing = triggers.row(record.environmentId, record.transactionId);
-    if (existing) return existing.fingerprint === fingerprint ? "replayed" : "conflict";
-    storage.sql.exec(
-      "INSERT INTO triggers (env, tx, fingerprint, state, record, accepted_at, check_at) VALUES (?, ?, ?, 'accepted', ?, ?, ?)",
+    // One statement for a new trigger (the common case); a known one is read only when it is there.
+    const { rowsWritten } = storage.sql.exec(
+      "INSERT INTO triggers (env, tx, fingerprint, state, record, accepted_at, check_at) VALUES (?, ?, ?, 'accepted', ?, ?, ?) ON CONFLICT (env, tx) DO NOTHING",
       record.environmentId,
       record.transactionId,
       fingerprint,
@@ -21,6 +20,10 @@ export async function accept(parts: LedgerParts, name: string, items: AcceptEntr
       now,
       now + parts.timings.stallMs,
     );
+    if (rowsWritten === 0) {
+      const existing = triggers.row(record.environmentId, record.transactionId);
+      return existing?.fingerprint === fingerprint ? "replayed" : "conflict";
+    }
     outbox.add(record.transactionId, { ...triggerJob(record.environmentId, record.transactionId), ledger: name });
     return "accepted";
   });

@@ -1,5 +1,5 @@
 import type { DeliveryJob } from "../../delivery/job";
-import { sendPacked } from "../../delivery/pack";
+import { jobBytes, sendPacked } from "../../delivery/pack";
 import { deliveryQueueFor } from "../../delivery/queues";
 import type { Bindings } from "../../env";
 import { wakeBy } from "./delivery-state";
@@ -37,6 +37,12 @@ export class Outbox {
    * sends them again (harmless: the consumer is idempotent).
    */
   private sentUpTo = 0;
+  /**
+   * The jobs this instance wrote and has not sent yet, by row id, as written: a flush reads only
+   * the ids of the table (still the truth of what is due) and takes these jobs instead of reading
+   * and parsing each row back. A row left by an instance that died is read from storage.
+   */
+  private readonly written = new Map<number, { job: DeliveryJob; bytes: number }>();
 
   constructor(
     private readonly storage: DurableObjectStorage,
@@ -44,8 +50,11 @@ export class Outbox {
     private readonly flushMs: number,
   ) {}
 
+  /** Stores a job to send; the outbox keeps the object itself, so the caller must not change it afterwards. */
   add(tx: string, job: DeliveryJob) {
-    this.storage.sql.exec("INSERT INTO outbox (tx, job) VALUES (?, ?)", tx, JSON.stringify(job));
+    const json = JSON.stringify(job);
+    const { id } = this.storage.sql.exec<{ id: number }>("INSERT INTO outbox (tx, job) VALUES (?, ?) RETURNING id", tx, json).one();
+    this.written.set(id, { job, bytes: jobBytes(json) });
   }
 
   /** Sends what was just added within `flushMs`, and arms the alarm as the backstop should this instance die first. */
@@ -81,23 +90,39 @@ export class Outbox {
   private async send(): Promise<Flushed> {
     const flushed: Flushed = { jobs: 0, messages: 0 };
     for (;;) {
-      const rows = this.storage.sql
-        .exec<{ id: number; tx: string; job: string }>(
-          "SELECT id, tx, job FROM outbox WHERE id > ? ORDER BY id LIMIT ?",
-          this.sentUpTo,
-          FLUSH_BATCH,
-        )
-        .toArray();
+      const rows = this.dueRows();
       if (rows.length === 0) return flushed;
       // One queue per round, not one per job: a round's jobs then travel in one message, not two.
       const sent = await sendPacked(
         deliveryQueueFor(this.queues, rows[0]!.tx),
-        rows.map((r) => JSON.parse(r.job) as DeliveryJob),
+        rows.map((r) => r.job),
+        { sizes: rows.map((r) => r.bytes) },
       );
       this.sentUpTo = rows.at(-1)!.id;
+      this.forgetWritten();
       flushed.jobs += rows.length;
       flushed.messages += sent;
+      // A job added while this round was sending asked for a flush of its own (sendSoon), which
+      // runs after this one: no need to read the table again to find nothing.
+      if (rows.length < FLUSH_BATCH) return flushed;
     }
+  }
+
+  /** The next rows due, in order: the jobs this instance wrote from memory, any other from storage. */
+  private dueRows(): { id: number; tx: string; job: DeliveryJob; bytes: number }[] {
+    const ids = this.storage.sql
+      .exec<{ id: number; tx: string }>("SELECT id, tx FROM outbox WHERE id > ? ORDER BY id LIMIT ?", this.sentUpTo, FLUSH_BATCH)
+      .toArray();
+    return ids.map(({ id, tx }) => {
+      const known = this.written.get(id);
+      if (known) return { id, tx, ...known };
+      const { job } = this.storage.sql.exec<{ job: string }>("SELECT job FROM outbox WHERE id = ?", id).one();
+      return { id, tx, job: JSON.parse(job) as DeliveryJob, bytes: jobBytes(job) };
+    });
+  }
+
+  private forgetWritten() {
+    for (const id of this.written.keys()) if (id <= this.sentUpTo) this.written.delete(id);
   }
 
   /** Deletes the rows this instance has sent (the alarm does, so a flush itself writes nothing). */

@@ -1,6 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
 import type { TriggerSnapshot } from "../../delivery/trigger-record";
 import type { Bindings } from "../../env";
+import { MicroBatcher } from "../../lib/micro-batch";
 import { TriggerStore } from "../client/trigger-store";
 import { ledgerTimings } from "../settings";
 import { accept, cancel } from "./accept-cancel";
@@ -34,6 +35,16 @@ export class TriggerLedger extends DurableObject<Bindings> {
   private readonly parts: LedgerParts;
   /** This instance has stored its name (the first accept does). */
   private named = false;
+  /**
+   * Accepts that arrive together are written together: one storage transaction, so one commit,
+   * for every accept call that came in while the previous group was being written (group
+   * commit). A commit is most of what an accept costs the object; each call still gets its own
+   * answers, and none before its triggers are durable (the output gate holds it until then).
+   */
+  private readonly accepts = new MicroBatcher<{ name: string; items: AcceptEntry[] }, AcceptOutcome[]>(
+    (_name, calls) => this.acceptTogether(calls),
+    true,
+  );
 
   constructor(ctx: DurableObjectState, env: Bindings) {
     super(ctx, env);
@@ -56,7 +67,22 @@ export class TriggerLedger extends DurableObject<Bindings> {
       this.parts.triggers.nameOnce(name);
       this.named = true;
     }
-    return accept(this.parts, name, items, Date.now());
+    return this.accepts.call(name, { name, items });
+  }
+
+  private async acceptTogether(calls: { name: string; items: AcceptEntry[] }[]): Promise<AcceptOutcome[][]> {
+    const outcomes = await accept(
+      this.parts,
+      calls[0]!.name,
+      calls.flatMap((c) => c.items),
+      Date.now(),
+    );
+    let at = 0;
+    return calls.map((c) => {
+      const start = at;
+      at += c.items.length;
+      return outcomes.slice(start, at);
+    });
   }
 
   async snapshots(keys: { environmentId: string; transactionId: string }[]): Promise<(TriggerSnapshot | null)[]> {

@@ -37,6 +37,21 @@ interface CachedKey {
 
 const cache = new Map<string, CachedKey>();
 const unknown = new Map<string, number>();
+/**
+ * The hash of each key that matched, so its next requests skip hashing it (a SHA-256 per request
+ * is a few percent of the accept path). A hash never changes, so this needs no expiry: whether
+ * the key still works is `cache`'s answer. Keys that matched nothing are not kept.
+ */
+const hashes = new Map<string, string>();
+const HASHES_SIZE = 1_000;
+
+function rememberHash(key: string, hash: string) {
+  if (hashes.size >= HASHES_SIZE) {
+    const oldest = hashes.keys().next().value;
+    if (oldest !== undefined) hashes.delete(oldest);
+  }
+  hashes.set(key, hash);
+}
 
 function rememberUnknown(hash: string, now: number) {
   unknown.delete(hash);
@@ -57,7 +72,7 @@ function rememberUnknown(hash: string, now: number) {
  * key created elsewhere during that time is found once it has passed.
  */
 export async function ownerOfKey(d1: D1Database, key: string, now = Date.now()): Promise<KeyOwner | null> {
-  const keyHash = await sha256Hex(key);
+  const keyHash = hashes.get(key) ?? (await sha256Hex(key));
   const hit = cache.get(keyHash);
   if (hit && hit.cachedUntil > now) {
     if (hit.keyExpiresAt !== null && hit.keyExpiresAt <= now) return null;
@@ -74,6 +89,7 @@ export async function ownerOfKey(d1: D1Database, key: string, now = Date.now()):
     return null;
   }
   unknown.delete(keyHash);
+  rememberHash(key, keyHash);
   cache.set(keyHash, {
     keyId: row.id,
     keyName: row.name,

@@ -1,11 +1,11 @@
 import { eq } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { environments, inAppSettings } from "../../db/schema";
+import { hex } from "../../lib/hex";
 import { decryptJson, encryptJson } from "../../lib/secrets";
 import { type AuditContext, auditStatement } from "../../db/queries/audit";
 
 const aad = (environmentId: string) => `in_app:${environmentId}`;
-const hex = (bytes: Uint8Array) => [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("");
 const randomHex = (bytes: number) => hex(crypto.getRandomValues(new Uint8Array(bytes)));
 
 export { subscriberHash } from "../../contract/subscriber-hash";

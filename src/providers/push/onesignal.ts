@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { hex } from "../../lib/hex";
 import { capped, failure, joinUrl, malformed, sendJson } from "../http";
 import type { ProviderAdapter } from "../types";
 
@@ -19,8 +20,8 @@ async function idempotencyKey(messageId: string, to: string): Promise<string> {
   const hash = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(`${messageId}:${to}`)));
   hash[6] = (hash[6]! & 0x0f) | 0x40;
   hash[8] = (hash[8]! & 0x3f) | 0x80;
-  const hex = [...hash.subarray(0, 16)].map((b) => b.toString(16).padStart(2, "0")).join("");
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  const h = hex(hash.subarray(0, 16));
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
 }
 
 const CreateResponse = z

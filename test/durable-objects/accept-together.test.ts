@@ -1,0 +1,63 @@
+import { env, runInDurableObject } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { ledgerNameFor } from "../../src/durable-objects/client/naming";
+import type { TriggerLedger } from "../../src/durable-objects/ledger/trigger-ledger";
+import { loadWorkflowGates, prepareTrigger } from "../../src/features/triggers/accept";
+import { createSandboxEnvironment, createWorkflow, unique } from "../factories";
+import { ledgerOf } from "../ledger";
+
+/** Accept calls that reach one ledger at once are written as one group; each keeps its own answers. */
+describe("accepts written together", () => {
+  it("answers each of many simultaneous calls for itself, a transactionId sent twice once accepted", async () => {
+    const { id, key } = await createSandboxEnvironment();
+    await createWorkflow(key, {
+      key: "together",
+      steps: [
+        { id: "wait", type: "delay", for: "PT1H" },
+        { id: "mail", type: "email", template: { subject: "S", text: "T" } },
+      ],
+    });
+    const gates = await loadWorkflowGates(env.DB, id, ["together"]);
+    const entry = async (transactionId: string, n: number) => {
+      const p = await prepareTrigger(
+        id,
+        { workflow: "together", to: { subscriberId: `p-${transactionId}`, email: "p@example.com" }, transactionId, payload: { n } },
+        gates.get("together"),
+        new Set(),
+        Date.now(),
+      );
+      return { record: p.record, fingerprint: p.fingerprint };
+    };
+    // Every trigger of this test in the ledger shard of the first: calls land in one object.
+    const shared = unique("tx");
+    const name = ledgerNameFor(env, id, shared);
+    const sameShard: string[] = [];
+    for (let i = 0; sameShard.length < 6; i++) if (ledgerNameFor(env, id, `${shared}-${i}`) === name) sameShard.push(`${shared}-${i}`);
+    const [a, b, c, d, e, f] = sameShard as [string, string, string, string, string, string];
+    const calls = [
+      [await entry(a, 1), await entry(b, 1)],
+      [await entry(c, 1)],
+      // the same transactionId and body as the first call's first trigger: a replay
+      [await entry(a, 1)],
+      // the same transactionId with another body: a conflict
+      [await entry(b, 2), await entry(d, 1)],
+      [await entry(e, 1), await entry(f, 1), await entry(e, 1)],
+    ];
+    const ledger = ledgerOf(id, shared);
+    const answers = await runInDurableObject(ledger, (instance: TriggerLedger) =>
+      Promise.all(calls.map((items) => instance.accept(name, items))),
+    );
+    expect(answers).toEqual([
+      ["accepted", "accepted"],
+      ["accepted"],
+      ["replayed"],
+      ["conflict", "accepted"],
+      ["accepted", "accepted", "replayed"],
+    ]);
+    const stored = await runInDurableObject(ledger, (_i: TriggerLedger, state) => ({
+      triggers: state.storage.sql.exec<{ n: number }>("SELECT count(*) AS n FROM triggers WHERE tx LIKE ?", `${shared}-%`).one().n,
+      jobs: state.storage.sql.exec<{ n: number }>("SELECT count(*) AS n FROM outbox WHERE tx LIKE ?", `${shared}-%`).one().n,
+    }));
+    expect(stored).toEqual({ triggers: 6, jobs: 6 });
+  });
+});
