@@ -1,14 +1,17 @@
 // `npm run bench:profile`: where the accept path's CPU goes. Starts a local Clarion (accept-only,
 // rate limits on, as deployed) with the inspector open, drives POST /v1/trigger (or, with
-// `--bulk`, bulk calls of 100) at 50 connections for BENCH_SECONDS, and prints the functions
+// `--bulk`, bulk calls of 100) at 50 connections for BENCH_SECONDS, or (with `--delivery N`)
+// accepts N triggers and waits until they are all sent with the consumers on, and prints the functions
 // with the most self time in the Worker's isolate (the accepting Worker and its Durable Objects
 // share it locally). Time the isolate spends idle or in the runtime's own C++ (storage commits,
 // RPC transport) shows as "(idle)" / "(program)".
 import autocannon from "autocannon";
-import { client, ensureWorkflow, startServer } from "./server.mjs";
+import { client, ensureWorkflow, localDb, startServer } from "./server.mjs";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const BULK = process.argv.includes("--bulk");
+/** `--delivery N`: profile the delivery of N triggers (consumers on) instead of the accept path. */
+const DELIVERY = process.argv.includes("--delivery") ? Number(process.argv[process.argv.indexOf("--delivery") + 1] ?? 1000) : 0;
 const INSPECTOR = 9239;
 const WORKFLOW = "bench-trigger";
 
@@ -48,10 +51,34 @@ function session(url) {
 }
 
 const server = await startServer({
-  acceptOnly: true,
+  acceptOnly: !DELIVERY,
   inspectorPort: INSPECTOR,
   vars: process.env.BENCH_FLUSH_MS ? { OUTBOX_FLUSH_MS: process.env.BENCH_FLUSH_MS } : {},
 });
+
+/** Accepts DELIVERY single-recipient triggers in bulk calls of 100 and waits until their messages are all sent. */
+async function deliver(call) {
+  const db = await localDb(server.persistTo);
+  const run = Date.now().toString(36);
+  for (let i = 0; i < DELIVERY; i += 100) {
+    const events = Array.from({ length: Math.min(100, DELIVERY - i) }, (_, j) => ({
+      workflow: WORKFLOW,
+      to: { subscriberId: `p-${run}-${i + j}`, email: `p-${i + j}@example.com` },
+      transactionId: `pd-${run}-${i + j}`,
+    }));
+    const res = await call("POST", "/v1/trigger/bulk", { events });
+    if (res.status !== 202) throw new Error(`bulk answered ${res.status}`);
+  }
+  const started = performance.now();
+  for (;;) {
+    const [r] = db.all(`SELECT count(*) AS n FROM messages WHERE transaction_id LIKE 'pd-${run}-%' AND status = 'sent'`);
+    if (Number(r.n) >= DELIVERY || performance.now() - started > 120_000) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  db.close();
+  return `${DELIVERY} triggers delivered`;
+}
+
 try {
   const { call, headers } = client(server.baseUrl, server.key);
   await ensureWorkflow(call, WORKFLOW, "Benchmark trigger", [
@@ -63,21 +90,31 @@ try {
   await devtools.send("Profiler.setSamplingInterval", { interval: 200 });
   await devtools.send("Profiler.start");
   const event = { workflow: WORKFLOW, to: "bench-subscriber", payload: { n: 1 } };
-  const result = await new Promise((resolve, reject) =>
-    autocannon(
-      BULK
-        ? {
-            url: `${server.baseUrl}/v1/trigger/bulk`,
-            method: "POST",
-            headers,
-            connections: 10,
-            duration: SECONDS,
-            body: JSON.stringify({ events: Array.from({ length: 100 }, () => event) }),
-          }
-        : { url: `${server.baseUrl}/v1/trigger`, method: "POST", headers, connections: 50, duration: SECONDS, body: JSON.stringify(event) },
-      (error, r) => (error ? reject(error) : resolve(r)),
-    ),
-  );
+  const load = (options) =>
+    new Promise((resolve, reject) => autocannon(options, (error, r) => (error ? reject(error) : resolve(r)))).then(
+      (r) => `${BULK ? "bulk calls of 100" : "single triggers"}: ${r.requests.total} requests in ${SECONDS} s (${r.non2xx} non-2xx)`,
+    );
+  const what = DELIVERY
+    ? await deliver(call)
+    : await load(
+        BULK
+          ? {
+              url: `${server.baseUrl}/v1/trigger/bulk`,
+              method: "POST",
+              headers,
+              connections: 10,
+              duration: SECONDS,
+              body: JSON.stringify({ events: Array.from({ length: 100 }, () => event) }),
+            }
+          : {
+              url: `${server.baseUrl}/v1/trigger`,
+              method: "POST",
+              headers,
+              connections: 50,
+              duration: SECONDS,
+              body: JSON.stringify(event),
+            },
+      );
   const {
     result: { profile },
   } = await devtools.send("Profiler.stop");
@@ -93,9 +130,7 @@ try {
     self.set(key, (self.get(key) ?? 0) + (dt[i] ?? 0));
   });
   const total = [...self.values()].reduce((a, b) => a + b, 0);
-  console.log(
-    `${BULK ? "bulk calls of 100" : "single triggers"}: ${result.requests.total} requests in ${SECONDS} s (${result.non2xx} non-2xx), ${(total / 1e6).toFixed(1)} s of samples`,
-  );
+  console.log(`${what}, ${(total / 1e6).toFixed(1)} s of samples`);
   for (const [key, us] of [...self].sort((a, b) => b[1] - a[1]).slice(0, Number(process.env.TOP ?? 40))) {
     console.log(`${((100 * us) / total).toFixed(1).padStart(5)} %  ${key}`);
   }

@@ -45,83 +45,90 @@ export class Data {
   #workflowVersions?: ReturnType<typeof versionsRepository>;
   #workflows?: ReturnType<typeof workflowsRepository>;
 
+  // True private fields: logging or spreading this object must not show the encryption key.
+  readonly #db: Db;
+  readonly #encryptionKey: string | undefined;
+
   constructor(
-    private readonly db: Db,
+    db: Db,
     readonly environmentId: string,
-    private readonly encryptionKey: string | undefined,
-  ) {}
+    encryptionKey: string | undefined,
+  ) {
+    this.#db = db;
+    this.#encryptionKey = encryptionKey;
+  }
 
   get events() {
-    this.#events ??= eventsRepository(this.db, this.environmentId);
+    this.#events ??= eventsRepository(this.#db, this.environmentId);
     return this.#events;
   }
   get inAppSettings() {
-    this.#inAppSettings ??= inAppSettingsRepository(this.db, this.environmentId, this.encryptionKey);
+    this.#inAppSettings ??= inAppSettingsRepository(this.#db, this.environmentId, this.#encryptionKey);
     return this.#inAppSettings;
   }
   get integrations() {
-    this.#integrations ??= integrationsRepository(this.db, this.environmentId, this.encryptionKey);
+    this.#integrations ??= integrationsRepository(this.#db, this.environmentId, this.#encryptionKey);
     return this.#integrations;
   }
   get messages() {
-    this.#messages ??= messagesRepository(this.db, this.environmentId);
+    this.#messages ??= messagesRepository(this.#db, this.environmentId);
     return this.#messages;
   }
   get preferenceLinks() {
-    this.#preferenceLinks ??= preferenceLinksRepository(this.db, this.environmentId, this.encryptionKey);
+    this.#preferenceLinks ??= preferenceLinksRepository(this.#db, this.environmentId, this.#encryptionKey);
     return this.#preferenceLinks;
   }
   get preferencePages() {
-    this.#preferencePages ??= pageRepository(this.db, this.environmentId);
+    this.#preferencePages ??= pageRepository(this.#db, this.environmentId);
     return this.#preferencePages;
   }
   get preferences() {
-    this.#preferences ??= preferencesRepository(this.db, this.environmentId);
+    this.#preferences ??= preferencesRepository(this.#db, this.environmentId);
     return this.#preferences;
   }
   get subscribers() {
-    this.#subscribers ??= subscribersRepository(this.db, this.environmentId);
+    this.#subscribers ??= subscribersRepository(this.#db, this.environmentId);
     return this.#subscribers;
   }
   get suppressions() {
-    this.#suppressions ??= suppressionsRepository(this.db, this.environmentId);
+    this.#suppressions ??= suppressionsRepository(this.#db, this.environmentId);
     return this.#suppressions;
   }
   get topicMembers() {
-    this.#topicMembers ??= topicMembersRepository(this.db, this.environmentId);
+    this.#topicMembers ??= topicMembersRepository(this.#db, this.environmentId);
     return this.#topicMembers;
   }
   get topics() {
-    this.#topics ??= topicsRepository(this.db, this.environmentId);
+    this.#topics ??= topicsRepository(this.#db, this.environmentId);
     return this.#topics;
   }
   get triggers() {
-    this.#triggers ??= triggersRepository(this.db, this.environmentId);
+    this.#triggers ??= triggersRepository(this.#db, this.environmentId);
     return this.#triggers;
   }
   get variables() {
-    this.#variables ??= variablesRepository(this.db, this.environmentId, this.encryptionKey);
+    this.#variables ??= variablesRepository(this.#db, this.environmentId, this.#encryptionKey);
     return this.#variables;
   }
   get webhookAttempts() {
-    this.#webhookAttempts ??= attemptsRepository(this.db, this.environmentId);
+    this.#webhookAttempts ??= attemptsRepository(this.#db, this.environmentId);
     return this.#webhookAttempts;
   }
   get webhookEndpoints() {
-    this.#webhookEndpoints ??= webhookEndpointsRepository(this.db, this.environmentId, this.encryptionKey);
+    this.#webhookEndpoints ??= webhookEndpointsRepository(this.#db, this.environmentId, this.#encryptionKey);
     return this.#webhookEndpoints;
   }
   get workflowVersions() {
-    this.#workflowVersions ??= versionsRepository(this.db, this.environmentId);
+    this.#workflowVersions ??= versionsRepository(this.#db, this.environmentId);
     return this.#workflowVersions;
   }
   get workflows() {
-    this.#workflows ??= workflowsRepository(this.db, this.environmentId);
+    this.#workflows ??= workflowsRepository(this.#db, this.environmentId);
     return this.#workflows;
   }
 
   messageStats(query: Parameters<typeof messageStats>[2]) {
-    return messageStats(this.db, this.environmentId, query);
+    return messageStats(this.#db, this.environmentId, query);
   }
 }
 

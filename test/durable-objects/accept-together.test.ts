@@ -60,4 +60,46 @@ describe("accepts written together", () => {
     }));
     expect(stored).toEqual({ triggers: 6, jobs: 6 });
   });
+
+  it("fails a call alone: the calls written with it are stored, and nothing of the failed one is", async () => {
+    const { id, key } = await createSandboxEnvironment();
+    await createWorkflow(key, {
+      key: "apart",
+      steps: [
+        { id: "wait", type: "delay", for: "PT1H" },
+        { id: "mail", type: "email", template: { subject: "S", text: "T" } },
+      ],
+    });
+    const gates = await loadWorkflowGates(env.DB, id, ["apart"]);
+    const shared = unique("tx");
+    const name = ledgerNameFor(env, id, shared);
+    const txs: string[] = [];
+    for (let i = 0; txs.length < 3; i++) if (ledgerNameFor(env, id, `${shared}-${i}`) === name) txs.push(`${shared}-${i}`);
+    const entry = async (transactionId: string) => {
+      const p = await prepareTrigger(
+        id,
+        { workflow: "apart", to: `p-${transactionId}`, transactionId },
+        gates.get("apart"),
+        new Set(),
+        Date.now(),
+      );
+      return { record: p.record, fingerprint: p.fingerprint };
+    };
+    const [a, b, c] = await Promise.all(txs.map(entry));
+    // A record that cannot be stored (JSON.stringify throws on a BigInt) after one that can.
+    const broken = { ...c!, record: { ...c!.record, payload: { n: 1n } as never } };
+    const ledger = ledgerOf(id, shared);
+    const settled = await runInDurableObject(ledger, (instance: TriggerLedger) =>
+      Promise.allSettled([instance.accept(name, [a!]), instance.accept(name, [b!, broken])]),
+    );
+    expect(settled[0]).toEqual({ status: "fulfilled", value: ["accepted"] });
+    expect(settled[1]!.status).toBe("rejected");
+    const stored = await runInDurableObject(ledger, (_i: TriggerLedger, state) =>
+      state.storage.sql
+        .exec<{ tx: string }>("SELECT tx FROM triggers WHERE tx LIKE ? ORDER BY tx", `${shared}-%`)
+        .toArray()
+        .map((r) => r.tx),
+    );
+    expect(stored).toEqual([txs[0]]);
+  });
 });

@@ -3,13 +3,13 @@ import type { AcceptEntry, AcceptOutcome, CancelOutcome } from "./outcomes";
 import type { LedgerParts } from "./parts";
 import { chunksOf, digestsOf, namedRecipients, recordOf } from "./triggers-table";
 
-/**
- * Stores new triggers with their jobs; a seen transactionId replays with the same body and
- * conflicts with another. Everything is written before the answer, in one transaction.
- */
-export async function accept(parts: LedgerParts, name: string, items: AcceptEntry[], now: number): Promise<AcceptOutcome[]> {
+/** One accept call's answers, or why it failed: the calls written together fail apart. */
+export type AcceptAnswer = { outcomes: AcceptOutcome[] } | { error: unknown };
+
+/** Stores one call's triggers with their jobs (the caller holds the transaction). */
+function store(parts: LedgerParts, name: string, items: AcceptEntry[], now: number): AcceptOutcome[] {
   const { triggers, outbox, storage } = parts;
-  const outcomes = items.map(({ record, fingerprint }): AcceptOutcome => {
+  return items.map(({ record, fingerprint }): AcceptOutcome => {
     // One statement for a new trigger (the common case); a known one is read only when it is there.
     const { rowsWritten } = storage.sql.exec(
       "INSERT INTO triggers (env, tx, fingerprint, state, record, accepted_at, check_at) VALUES (?, ?, ?, 'accepted', ?, ?, ?) ON CONFLICT (env, tx) DO NOTHING",
@@ -27,8 +27,24 @@ export async function accept(parts: LedgerParts, name: string, items: AcceptEntr
     outbox.add(record.transactionId, { ...triggerJob(record.environmentId, record.transactionId), ledger: name });
     return "accepted";
   });
-  if (outcomes.includes("accepted")) await outbox.sendSoon(now);
-  return outcomes;
+}
+
+/**
+ * Stores new triggers with their jobs; a seen transactionId replays with the same body and
+ * conflicts with another. The calls that arrived together are written in one storage commit,
+ * each in its own nested transaction: a call that fails leaves nothing behind and fails alone.
+ * Nothing is answered before it is durable (the object's output gate holds the answers).
+ */
+export async function acceptCalls(parts: LedgerParts, name: string, calls: AcceptEntry[][], now: number): Promise<AcceptAnswer[]> {
+  const answers = calls.map((items): AcceptAnswer => {
+    try {
+      return { outcomes: parts.storage.transactionSync(() => store(parts, name, items, now)) };
+    } catch (error) {
+      return { error };
+    }
+  });
+  if (answers.some((a) => "outcomes" in a && a.outcomes.includes("accepted"))) await parts.outbox.sendSoon(now);
+  return answers;
 }
 
 /**

@@ -43,6 +43,8 @@ export class Outbox {
    * and parsing each row back. A row left by an instance that died is read from storage.
    */
   private readonly written = new Map<number, { job: DeliveryJob; bytes: number }>();
+  /** Jobs added since this instance started: a flush reads again if any came while it sent. */
+  private added = 0;
 
   constructor(
     private readonly storage: DurableObjectStorage,
@@ -55,6 +57,7 @@ export class Outbox {
     const json = JSON.stringify(job);
     const { id } = this.storage.sql.exec<{ id: number }>("INSERT INTO outbox (tx, job) VALUES (?, ?) RETURNING id", tx, json).one();
     this.written.set(id, { job, bytes: jobBytes(json) });
+    this.added++;
   }
 
   /** Sends what was just added within `flushMs`, and arms the alarm as the backstop should this instance die first. */
@@ -90,6 +93,7 @@ export class Outbox {
   private async send(): Promise<Flushed> {
     const flushed: Flushed = { jobs: 0, messages: 0 };
     for (;;) {
+      const addedBefore = this.added;
       const rows = this.dueRows();
       if (rows.length === 0) return flushed;
       // One queue per round, not one per job: a round's jobs then travel in one message, not two.
@@ -102,9 +106,9 @@ export class Outbox {
       this.forgetWritten();
       flushed.jobs += rows.length;
       flushed.messages += sent;
-      // A job added while this round was sending asked for a flush of its own (sendSoon), which
-      // runs after this one: no need to read the table again to find nothing.
-      if (rows.length < FLUSH_BATCH) return flushed;
+      // The table holds nothing more unless a job came while this round was sending (the
+      // alarm's jobs ask for no flush of their own): then read again, else stop without asking.
+      if (rows.length < FLUSH_BATCH && this.added === addedBefore) return flushed;
     }
   }
 

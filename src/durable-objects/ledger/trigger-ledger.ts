@@ -4,7 +4,7 @@ import type { Bindings } from "../../env";
 import { MicroBatcher } from "../../lib/micro-batch";
 import { TriggerStore } from "../client/trigger-store";
 import { ledgerTimings } from "../settings";
-import { accept, cancel } from "./accept-cancel";
+import { type AcceptAnswer, acceptCalls, cancel } from "./accept-cancel";
 import type { DeliveryOp, DeliveryOpResult } from "./claims";
 import { DELIVERY_SCHEMA, DeliveryState, upgradeDeliverySchema } from "./delivery-state";
 import { eraseSubscriber } from "./erasure";
@@ -41,8 +41,8 @@ export class TriggerLedger extends DurableObject<Bindings> {
    * commit). A commit is most of what an accept costs the object; each call still gets its own
    * answers, and none before its triggers are durable (the output gate holds it until then).
    */
-  private readonly accepts = new MicroBatcher<{ name: string; items: AcceptEntry[] }, AcceptOutcome[]>(
-    (_name, calls) => this.acceptTogether(calls),
+  private readonly accepts = new MicroBatcher<AcceptEntry[], AcceptAnswer>(
+    (name, calls) => acceptCalls(this.parts, name, calls, Date.now()),
     true,
   );
 
@@ -67,22 +67,9 @@ export class TriggerLedger extends DurableObject<Bindings> {
       this.parts.triggers.nameOnce(name);
       this.named = true;
     }
-    return this.accepts.call(name, { name, items });
-  }
-
-  private async acceptTogether(calls: { name: string; items: AcceptEntry[] }[]): Promise<AcceptOutcome[][]> {
-    const outcomes = await accept(
-      this.parts,
-      calls[0]!.name,
-      calls.flatMap((c) => c.items),
-      Date.now(),
-    );
-    let at = 0;
-    return calls.map((c) => {
-      const start = at;
-      at += c.items.length;
-      return outcomes.slice(start, at);
-    });
+    const answer = await this.accepts.call(name, items);
+    if ("error" in answer) throw answer.error;
+    return answer.outcomes;
   }
 
   async snapshots(keys: { environmentId: string; transactionId: string }[]): Promise<(TriggerSnapshot | null)[]> {
