@@ -37,7 +37,8 @@ export function subscriberChangeEvents(db: Db, environmentId: string, subscriber
       CASE WHEN s.created_at = s.updated_at THEN 'subscriber.created' ELSE 'subscriber.updated' END,
       json_object('subscriberId', s.subscriber_id), ${now.getTime()}, NULL
     FROM json_each(${JSON.stringify(pairs)}) AS p
-    JOIN subscribers AS s ON s.environment_id = ${environmentId} AND s.subscriber_id = json_extract(p.value, '$[1]')`);
+    -- CROSS JOIN keeps the list as the outer loop: each key is one index lookup (test/subscribers/json-list-joins.test.ts)
+    CROSS JOIN subscribers AS s ON s.environment_id = ${environmentId} AND s.subscriber_id = json_extract(p.value, '$[1]')`);
   return { statement, eventIds: pairs.map(([id]) => id!) };
 }
 

@@ -52,7 +52,8 @@ export function messageFactEvents(db: Db, facts: readonly MessageFact[]) {
         json_extract(value, '$[3]') AS at, json_extract(value, '$[4]') AS status, json_extract(value, '$[5]') AS reason,
         json_extract(value, '$[6]') AS environment_id
       FROM json_each(${JSON.stringify(tuples)})) AS f
-    JOIN messages AS m ON m.environment_id = f.environment_id AND m.id = f.message_id
+    -- CROSS JOIN keeps the list as the outer loop: each key is one index lookup (test/subscribers/json-list-joins.test.ts)
+    CROSS JOIN messages AS m ON m.environment_id = f.environment_id AND m.id = f.message_id
     WHERE ${taken(sql`m.environment_id`, sql`f.type`)}`,
   );
 }
@@ -78,7 +79,8 @@ export function suppressionFactEvents(db: Db, facts: readonly SuppressionFact[])
       json_object('address', CASE WHEN s.channel IN ('email', 'sms') THEN s.address END, 'channel', s.channel, 'reason', s.reason, 'provider', s.provider, 'messageId', s.message_id),
       s.created_at, NULL
     FROM json_each(${JSON.stringify(tuples)}) AS p
-    JOIN suppressions AS s ON s.environment_id = json_extract(p.value, '$[0]') AND s.address = json_extract(p.value, '$[1]')
+    -- CROSS JOIN keeps the list as the outer loop: each key is one index lookup (test/subscribers/json-list-joins.test.ts)
+    CROSS JOIN suppressions AS s ON s.environment_id = json_extract(p.value, '$[0]') AND s.address = json_extract(p.value, '$[1]')
       AND s.created_at = json_extract(p.value, '$[2]')
     WHERE ${taken(sql`s.environment_id`, sql`${type}`)}`,
   );
@@ -101,7 +103,8 @@ export function triggerFactEvents(
         'counts', json(coalesce(${counts}, '{}'))${type === "trigger.cancelled" ? sql`, 'cancelledMessages', t.cancelled_messages` : sql``}),
       t.updated_at, NULL
     FROM json_each(${JSON.stringify(tuples)}) AS p
-    JOIN triggers AS t ON t.environment_id = json_extract(p.value, '$[0]') AND t.transaction_id = json_extract(p.value, '$[1]')
+    -- CROSS JOIN keeps the list as the outer loop: each key is one index lookup (test/subscribers/json-list-joins.test.ts)
+    CROSS JOIN triggers AS t ON t.environment_id = json_extract(p.value, '$[0]') AND t.transaction_id = json_extract(p.value, '$[1]')
     WHERE t.status IN ${type === "trigger.cancelled" ? sql`('cancelled')` : sql`('completed', 'failed')`}
       AND ${taken(sql`t.environment_id`, sql`${type}`)}`,
   );

@@ -57,7 +57,8 @@ export function subscriberUpsertActivity(db: Db, environmentId: string, subscrib
     SELECT json_extract(p.value, '$[0]'), ${environmentId}, s.subscriber_id,
       CASE WHEN s.created_at = s.updated_at THEN 'created' ELSE 'updated' END, NULL, NULL, ${now.getTime()}
     FROM json_each(${JSON.stringify(pairs)}) AS p
-    JOIN subscribers AS s ON s.environment_id = ${environmentId} AND s.subscriber_id = json_extract(p.value, '$[1]')`);
+    -- CROSS JOIN keeps the list as the outer loop: each key is one index lookup (test/subscribers/json-list-joins.test.ts)
+    CROSS JOIN subscribers AS s ON s.environment_id = ${environmentId} AND s.subscriber_id = json_extract(p.value, '$[1]')`);
 }
 
 export const deleteSubscriberActivity = (db: Db, environmentId: string, subscriberId: string) =>
