@@ -75,6 +75,30 @@ describe("claims in the trigger's Durable Object", () => {
     expect(captures.body.data).toEqual([]);
   });
 
+  it("records an in-app send whose D1 write was lost as delivered, as a send records it", async () => {
+    const { id, key } = await createSandboxEnvironment();
+    await createWorkflow(key, {
+      key: "lost-inbox",
+      steps: [{ id: "inbox", type: "in_app", template: { subject: "lost", body: "Hello" } }],
+    });
+    const subscriberId = unique("s");
+    await api(key, "POST", "/sub", { subscriberId });
+    const transactionId = await trigger(key, { workflow: "lost-inbox", to: subscriberId });
+    // A consumer stored the notification, reported to the object, then died before its D1 write.
+    const report = { providerMessageId: "inapp_earlier", provider: "in_app", integrationId: "int_earlier", to: subscriberId, attempts: 1 };
+    await claimAt(id, transactionId, `${subscriberId}\u0000inbox`, Date.now());
+    await ledgerOf(id, transactionId).run([
+      { kind: "report", environmentId: id, transactionId, reports: [{ key: `${subscriberId}\u0000inbox`, outcome: "sent", report }] },
+    ]);
+    const [message] = await settledMessages(key, transactionId, 1);
+    expect(message).toMatchObject({ status: "delivered", providerMessageId: "inapp_earlier", attempts: 1 });
+    const events = (await messageDetail(key, message!.id)).events;
+    expect(events.slice(-2)).toMatchObject([
+      { status: "sent", detail: { recovered: true } },
+      { status: "delivered", detail: { recovered: true } },
+    ]);
+  });
+
   it("records a failure whose D1 write was lost from what the trigger object kept, and completes the trigger", async () => {
     const { id, key } = await createSandboxEnvironment();
     await createWorkflow(key, { key: "lostfail", steps: [{ id: "mail", type: "email", template: { subject: "lost", text: "Hello" } }] });

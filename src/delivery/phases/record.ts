@@ -62,7 +62,7 @@ export function recordClaims(plan: StepPlan, claims: ClaimResult, scope: StepSco
   }
 
   /** A result the object kept but D1 lost: recorded now, with the `queued`/`sending` events its lost batch held for a first attempt. */
-  const repair = (recipient: Recipient, status: MessageStatus, fields: MessageFields, event: EventInput) => {
+  const repair = (recipient: Recipient, status: MessageStatus, fields: MessageFields, [event, ...more]: [EventInput, ...EventInput[]]) => {
     const existing = scope.existing.get(claimKey(scope, recipient));
     if (existing) {
       if (existing.attempts === 0) {
@@ -70,7 +70,8 @@ export function recordClaims(plan: StepPlan, claims: ClaimResult, scope: StepSco
         writes.event(environmentId, existing.id, { status: "sending", detail: { attempt: 1 } }, existing.createdAt);
       }
       writes.update(environmentId, existing.id, status, fields, event);
-    } else writes.insertFinal(identityOf(scope, recipient.profile.subscriberId), status, fields, [event]);
+      for (const e of more) writes.event(environmentId, existing.id, e);
+    } else writes.insertFinal(identityOf(scope, recipient.profile.subscriberId), status, fields, [event, ...more]);
     transition(recipient, { type: "step", stepId, outcome: { status } });
   };
 
@@ -83,16 +84,21 @@ export function recordClaims(plan: StepPlan, claims: ClaimResult, scope: StepSco
     if (report) {
       const fields = { ...report, errorCode: null, errorMessage: null };
       const detail = { provider: report.provider, providerMessageId: report.providerMessageId, recovered: true };
-      repair(recipient, "sent", fields, { status: "sent", detail });
+      // As a send records it (phases/report.ts): Clarion is the in-app provider, so stored is delivered.
+      if (scope.step.type === "in_app")
+        repair(recipient, "delivered", fields, [
+          { status: "sent", detail },
+          { status: "delivered", detail: { provider: report.provider, recovered: true } },
+        ]);
+      else repair(recipient, "sent", fields, [{ status: "sent", detail }]);
       continue;
     }
     const final = alreadyFinal.get(key);
     if (final) {
       const { status, ...fields } = final;
-      repair(recipient, status, fields, {
-        status,
-        detail: { error: fields.errorCode, message: fields.errorMessage, provider: fields.provider, recovered: true },
-      });
+      repair(recipient, status, fields, [
+        { status, detail: { error: fields.errorCode, message: fields.errorMessage, provider: fields.provider, recovered: true } },
+      ]);
       continue;
     }
     if (!granted.has(key)) {
