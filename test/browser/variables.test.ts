@@ -130,6 +130,8 @@ describe.skipIf(!CHROMIUM)("the Variables page", () => {
     await rowOf("SUPPORT_EMAIL").waitFor({ state: "detached" });
     expect((await variable("SUPPORT_EMAIL")).status).toBe(404);
     expect(await focusInDialog()).toBe(false);
+    // The opener went with its row: the page's content has focus, not the document body.
+    await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe("main");
   });
 
   it("deletes a variable", async () => {

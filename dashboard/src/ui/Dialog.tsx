@@ -3,11 +3,36 @@ import { type KeyboardEvent, type ReactNode, useEffect, useId, useRef } from "re
 const FOCUSABLE =
   'a[href], button:not([disabled]), input:not([disabled]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"])';
 
+/** How long after a dialog closes the removal of its opener is still its doing (a delete's request and refetch). */
+const OPENER_WATCH_MS = 10_000;
+
+/**
+ * Hands focus back to the dialog's opener. When the opener leaves the page, at once or when
+ * the request the dialog confirmed removes its row, the page's content takes focus (as the skip
+ * link gives it) rather than the document body.
+ */
+function returnFocus(opener: HTMLElement | null) {
+  const toContent = () => document.getElementById("main")?.focus();
+  if (!opener?.isConnected) {
+    toContent();
+    return;
+  }
+  opener.focus();
+  const watch = new MutationObserver(() => {
+    if (opener.isConnected) return;
+    watch.disconnect();
+    if (document.activeElement === document.body || document.activeElement === null) toContent();
+  });
+  watch.observe(document.body, { childList: true, subtree: true });
+  setTimeout(() => watch.disconnect(), OPENER_WATCH_MS);
+}
+
 /**
  * Every modal of the dashboard: the browser's own <dialog> opened with showModal() (the page
  * behind goes inert, focus moves to the first control), named by its title, Tab kept inside,
  * Escape asking `onClose`, and focus handed back to whatever opened it, also when the dialog
- * leaves the page rather than closing (an erased subscriber's page).
+ * leaves the page rather than closing (an erased subscriber's page), or to the page's content
+ * when the opener is gone.
  */
 export function Dialog({
   open,
@@ -31,7 +56,7 @@ export function Dialog({
     if (!dialog.open) dialog.showModal();
     return () => {
       if (dialog.open) dialog.close();
-      if (opener?.isConnected) opener.focus();
+      returnFocus(opener);
     };
   }, [open]);
 
