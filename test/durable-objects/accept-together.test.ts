@@ -6,34 +6,43 @@ import { loadWorkflowGates, prepareTrigger } from "../../src/features/triggers/a
 import { createSandboxEnvironment, createWorkflow, unique } from "../factories";
 import { ledgerOf } from "../ledger";
 
+/**
+ * An environment with a workflow that waits an hour (its triggers stay live), `count`
+ * transactionIds that land in one ledger shard (so simultaneous calls reach one object), and
+ * the accept entry of a trigger to its own subscriber.
+ */
+async function oneShard(workflowKey: string, count: number) {
+  const { id, key } = await createSandboxEnvironment();
+  await createWorkflow(key, {
+    key: workflowKey,
+    steps: [
+      { id: "wait", type: "delay", for: "PT1H" },
+      { id: "mail", type: "email", template: { subject: "S", text: "T" } },
+    ],
+  });
+  const gates = await loadWorkflowGates(env.DB, id, [workflowKey]);
+  const shared = unique("tx");
+  const name = ledgerNameFor(env, id, shared);
+  const txs: string[] = [];
+  for (let i = 0; txs.length < count; i++) if (ledgerNameFor(env, id, `${shared}-${i}`) === name) txs.push(`${shared}-${i}`);
+  const entry = async (transactionId: string, n = 1) => {
+    const p = await prepareTrigger(
+      id,
+      { workflow: workflowKey, to: { subscriberId: `p-${transactionId}`, email: "p@example.com" }, transactionId, payload: { n } },
+      gates.get(workflowKey),
+      new Set(),
+      Date.now(),
+    );
+    return { record: p.record, fingerprint: p.fingerprint };
+  };
+  return { shared, name, txs, entry, ledger: ledgerOf(id, shared) };
+}
+
 /** Accept calls that reach one ledger at once are written as one group; each keeps its own answers. */
 describe("accepts written together", () => {
   it("answers each of many simultaneous calls for itself, a transactionId sent twice once accepted", async () => {
-    const { id, key } = await createSandboxEnvironment();
-    await createWorkflow(key, {
-      key: "together",
-      steps: [
-        { id: "wait", type: "delay", for: "PT1H" },
-        { id: "mail", type: "email", template: { subject: "S", text: "T" } },
-      ],
-    });
-    const gates = await loadWorkflowGates(env.DB, id, ["together"]);
-    const entry = async (transactionId: string, n: number) => {
-      const p = await prepareTrigger(
-        id,
-        { workflow: "together", to: { subscriberId: `p-${transactionId}`, email: "p@example.com" }, transactionId, payload: { n } },
-        gates.get("together"),
-        new Set(),
-        Date.now(),
-      );
-      return { record: p.record, fingerprint: p.fingerprint };
-    };
-    // Every trigger of this test in the ledger shard of the first: calls land in one object.
-    const shared = unique("tx");
-    const name = ledgerNameFor(env, id, shared);
-    const sameShard: string[] = [];
-    for (let i = 0; sameShard.length < 6; i++) if (ledgerNameFor(env, id, `${shared}-${i}`) === name) sameShard.push(`${shared}-${i}`);
-    const [a, b, c, d, e, f] = sameShard as [string, string, string, string, string, string];
+    const { shared, name, txs, entry, ledger } = await oneShard("together", 6);
+    const [a, b, c, d, e, f] = txs as [string, string, string, string, string, string];
     const calls = [
       [await entry(a, 1), await entry(b, 1)],
       [await entry(c, 1)],
@@ -43,7 +52,6 @@ describe("accepts written together", () => {
       [await entry(b, 2), await entry(d, 1)],
       [await entry(e, 1), await entry(f, 1), await entry(e, 1)],
     ];
-    const ledger = ledgerOf(id, shared);
     const answers = await runInDurableObject(ledger, (instance: TriggerLedger) =>
       Promise.all(calls.map((items) => instance.accept(name, items))),
     );
@@ -62,33 +70,10 @@ describe("accepts written together", () => {
   });
 
   it("fails a call alone: the calls written with it are stored, and nothing of the failed one is", async () => {
-    const { id, key } = await createSandboxEnvironment();
-    await createWorkflow(key, {
-      key: "apart",
-      steps: [
-        { id: "wait", type: "delay", for: "PT1H" },
-        { id: "mail", type: "email", template: { subject: "S", text: "T" } },
-      ],
-    });
-    const gates = await loadWorkflowGates(env.DB, id, ["apart"]);
-    const shared = unique("tx");
-    const name = ledgerNameFor(env, id, shared);
-    const txs: string[] = [];
-    for (let i = 0; txs.length < 3; i++) if (ledgerNameFor(env, id, `${shared}-${i}`) === name) txs.push(`${shared}-${i}`);
-    const entry = async (transactionId: string) => {
-      const p = await prepareTrigger(
-        id,
-        { workflow: "apart", to: `p-${transactionId}`, transactionId },
-        gates.get("apart"),
-        new Set(),
-        Date.now(),
-      );
-      return { record: p.record, fingerprint: p.fingerprint };
-    };
-    const [a, b, c] = await Promise.all(txs.map(entry));
+    const { shared, name, txs, entry, ledger } = await oneShard("apart", 3);
+    const [a, b, c] = await Promise.all(txs.map((tx) => entry(tx)));
     // A record that cannot be stored (JSON.stringify throws on a BigInt) after one that can.
     const broken = { ...c!, record: { ...c!.record, payload: { n: 1n } as never } };
-    const ledger = ledgerOf(id, shared);
     const settled = await runInDurableObject(ledger, (instance: TriggerLedger) =>
       Promise.allSettled([instance.accept(name, [a!]), instance.accept(name, [b!, broken])]),
     );
