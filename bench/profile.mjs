@@ -5,6 +5,7 @@
 // with the most self time in the Worker's isolate (the accepting Worker and its Durable Objects
 // share it locally). Time the isolate spends idle or in the runtime's own C++ (storage commits,
 // RPC transport) shows as "(idle)" / "(program)".
+import { writeFileSync } from "node:fs";
 import autocannon from "autocannon";
 import { client, ensureWorkflow, localDb, startServer } from "./server.mjs";
 
@@ -119,6 +120,8 @@ try {
     result: { profile },
   } = await devtools.send("Profiler.stop");
   devtools.close();
+  // PROFILE_OUT=file.cpuprofile keeps the raw profile (Chrome DevTools opens it) for a closer look.
+  if (process.env.PROFILE_OUT) writeFileSync(process.env.PROFILE_OUT, JSON.stringify(profile));
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const self = new Map();
   const dt = profile.timeDeltas;

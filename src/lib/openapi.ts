@@ -1,6 +1,7 @@
 import { createRoute, OpenAPIHono, z, type RouteConfig } from "@hono/zod-openapi";
 import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../env";
+import { MemoRouter } from "./memo-router";
 import { Problem, STATUS_BY_CODE, validationError, type ErrorCode } from "./errors";
 import { replaySchema, type SecretPaths } from "./secret-fields";
 
@@ -8,6 +9,7 @@ import { replaySchema, type SecretPaths } from "./secret-fields";
 export const createRouter = <E extends AppEnv = AppEnv>() =>
   new OpenAPIHono<E>({
     strict: false,
+    router: new MemoRouter(),
     defaultHook: (result) => {
       if (!result.success) throw validationError(result.error.issues);
     },
