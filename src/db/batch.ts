@@ -17,9 +17,47 @@ export function chunk<T>(items: readonly T[], size: number): T[][] {
   return out;
 }
 
-/** Runs statements as one D1 batch (one round trip, atomic); an empty list runs nothing. */
-export async function runBatch(db: Db, statements: BatchItem<"sqlite">[]): Promise<unknown[]> {
+/**
+ * One statement of a batch: a drizzle query, whose result is its rows mapped as `db.batch` maps
+ * them, or a D1 statement bound by hand (the hot inserts of ./row-insert.ts), whose result is
+ * D1's own `D1Result`.
+ */
+export type Statement = BatchItem<"sqlite"> | D1PreparedStatement;
+
+/** Drizzle's query builders have no `bind`. */
+const isD1 = (statement: Statement): statement is D1PreparedStatement => "bind" in statement;
+
+/**
+ * A drizzle query as its own D1 batch prepares it (drizzle-orm/d1/session.js). `_prepare` is
+ * internal to drizzle's types: test/db/batch.test.ts fails if an upgrade changes what it answers.
+ */
+interface Prepared {
+  getQuery(): { sql: string; params: unknown[] };
+  mapResult(response: unknown, isFromBatch?: boolean): unknown;
+}
+const prepared = (item: BatchItem<"sqlite">) => (item as unknown as { _prepare(): Prepared })._prepare();
+
+/**
+ * Runs statements as one D1 batch (one round trip, atomic), drizzle's queries and hand-bound
+ * D1 statements mixed, each answering at its own index; an empty list runs nothing.
+ */
+export async function runBatch(db: Db, statements: readonly Statement[]): Promise<unknown[]> {
   if (statements.length === 0) return [];
-  const [first, ...rest] = statements;
-  return db.batch([first!, ...rest]);
+  const d1 = db.$client;
+  const mappers: (Prepared | null)[] = [];
+  const bound = statements.map((statement) => {
+    if (isD1(statement)) {
+      mappers.push(null);
+      return statement;
+    }
+    const query = prepared(statement);
+    mappers.push(query);
+    const { sql: text, params } = query.getQuery();
+    return d1.prepare(text).bind(...params);
+  });
+  const results = await d1.batch(bound);
+  return results.map((result, i) => {
+    const mapper = mappers[i];
+    return mapper ? mapper.mapResult(result, true) : result;
+  });
 }

@@ -1,4 +1,4 @@
-import type { BatchItem } from "drizzle-orm/batch";
+import { runBatch, type Statement } from "../db/batch";
 import { createDb, type Db } from "../db/client";
 import { triggerFactEvents, type WrittenEvent, writtenEvents } from "../db/queries/fact-events";
 import { BatchedHomes, type TriggerHome } from "../durable-objects/client/batched-homes";
@@ -30,7 +30,7 @@ export class DeliveryContext {
   readonly environments: EnvironmentCache = new Map();
   /** Round trips and statements of this invocation: what the delivery log reports and bench/model.mjs takes as measured costs. */
   readonly costs = { d1Batches: 0, d1Statements: 0, objectCalls: 0 };
-  private readonly d1: MicroBatcher<BatchItem<"sqlite">[], unknown[]>;
+  private readonly d1: MicroBatcher<Statement[], unknown[]>;
   /** Answers each chunk's own failure rather than rejecting: a merged batch's failure is not every chunk's. */
   private readonly messageWrites: MicroBatcher<MessageWrites, { error: unknown } | null>;
   /** The trigger objects, one call per object per phase. */
@@ -85,17 +85,16 @@ export class DeliveryContext {
     this.recipientReads = new RecipientReads(this.db, (statements) => this.write(statements));
   }
 
-  /** One D1 batch, counted. */
-  private async batch(statements: BatchItem<"sqlite">[]): Promise<unknown[]> {
-    const [first, ...rest] = statements;
-    if (!first) return [];
+  /** One D1 batch, counted: drizzle's queries and the hand-bound inserts of MessageWrites together. */
+  private async batch(statements: Statement[]): Promise<unknown[]> {
+    if (statements.length === 0) return [];
     this.costs.d1Batches++;
     this.costs.d1Statements += statements.length;
-    return (await this.db.batch([first, ...rest])) as unknown[];
+    return runBatch(this.db, statements);
   }
 
   /** Runs statements in the phase's shared D1 batch; answers this caller's results, in order. */
-  write(statements: BatchItem<"sqlite">[]): Promise<unknown[]> {
+  write(statements: Statement[]): Promise<unknown[]> {
     return statements.length === 0 ? Promise.resolve([]) : this.d1.call("d1", statements);
   }
 
