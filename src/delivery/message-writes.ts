@@ -1,8 +1,10 @@
 import { and, eq, inArray, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Db } from "../db/client";
-import { messageEvents, messages, sandboxMessages, subscriberChannels, type MessageStatus } from "../db/schema";
-import { chunk, rowsPerStatement } from "../db/batch";
+import { messages, subscriberChannels, type MessageStatus } from "../db/schema";
+import { chunk, type Statement } from "../db/batch";
+import { captureRows, eventRows, finalRows, sendingRows } from "../db/queries/message-rows";
+import type { RowOf } from "../db/row-insert";
 import { suppressStatement, type SuppressionInput } from "../db/queries/suppressions";
 import { type MessageFact, messageFactEvents, type SuppressionFact, suppressionFactEvents, writtenEvents } from "../db/queries/fact-events";
 import type { EventType } from "../contract/event-types";
@@ -11,11 +13,6 @@ import { newId } from "../lib/ids";
 import type { Capture } from "../providers/types";
 
 export type MessageRow = typeof messages.$inferSelect;
-
-/** Bound parameters per row of each multi-row insert (D1 allows 100 per statement). */
-const SENDING_COLUMNS = 14;
-const CAPTURE_COLUMNS = 8;
-const EVENT_COLUMNS = 7;
 
 /** The identity of one delivery: trigger + subscriber + step (Novu's send identity). */
 export interface SendIdentity {
@@ -118,11 +115,12 @@ function updateMany(db: Db, columns: UpdatedColumn[], group: MessageUpdate[]): B
 
 /** Builds the D1 statements of one delivery phase, to run as a single batch. */
 export class MessageWrites {
-  readonly statements: BatchItem<"sqlite">[] = [];
+  readonly statements: Statement[] = [];
   private readonly events: ReturnType<typeof eventRow>[] = [];
   /** Rows of one shape, written as multi-row inserts: a fan-out writes thousands per batch. */
-  private readonly sending: (typeof messages.$inferInsert)[] = [];
-  private readonly captures: (typeof sandboxMessages.$inferInsert)[] = [];
+  private readonly sending: RowOf<typeof sendingRows>[] = [];
+  private readonly finals: RowOf<typeof finalRows>[] = [];
+  private readonly captures: RowOf<typeof captureRows>[] = [];
   private readonly updates: MessageUpdate[] = [];
   private readonly messageFacts: MessageFact[] = [];
   private readonly suppressionFacts: SuppressionFact[] = [];
@@ -144,6 +142,7 @@ export class MessageWrites {
       merged.statements.push(...w.statements);
       merged.events.push(...w.events);
       merged.sending.push(...w.sending);
+      merged.finals.push(...w.finals);
       merged.captures.push(...w.captures);
       merged.updates.push(...w.updates);
       merged.messageFacts.push(...w.messageFacts);
@@ -155,12 +154,7 @@ export class MessageWrites {
   /** A message that reaches its state without a send (skipped, failed before sending, cancelled). */
   insertFinal(identity: SendIdentity, status: MessageStatus, fields: MessageFields, events: EventInput[]): string {
     const id = newId("msg");
-    this.statements.push(
-      this.db
-        .insert(messages)
-        .values({ id, ...identity, status, ...fields, attempts: fields.attempts ?? 0, createdAt: this.now, updatedAt: this.now })
-        .onConflictDoNothing(),
-    );
+    this.finals.push({ id, ...identity, status, ...fields, attempts: fields.attempts ?? 0, createdAt: this.now, updatedAt: this.now });
     for (const e of events) this.timeline(identity.environmentId, id, e, this.now);
     return id;
   }
@@ -228,17 +222,19 @@ export class MessageWrites {
     this.suppressionFacts.push({ environmentId: input.environmentId, address: normaliseAddress(input.channel, input.address), at });
   }
 
-  /** All statements: new messages first, events last (each kind in as few multi-row inserts as D1's 100 parameters allow). */
-  all(): BatchItem<"sqlite">[] {
-    const inserts: BatchItem<"sqlite">[] = [];
-    for (const rows of chunk(this.sending, rowsPerStatement(SENDING_COLUMNS)))
-      inserts.push(this.db.insert(messages).values(rows).onConflictDoNothing());
+  /**
+   * All statements: new messages first, events last (each kind in as few multi-row inserts as D1's
+   * 100 parameters allow). The new rows are D1 statements bound by hand (db/queries/message-rows.ts),
+   * the rest drizzle's; `runBatch` runs both as one batch.
+   */
+  all(): Statement[] {
+    const d1 = this.db.$client;
+    // Of two rows for one send identity (chunks merged), the first is kept: the `sending` one.
+    const inserts = [...sendingRows.statements(d1, this.sending), ...finalRows.statements(d1, this.finals)];
     const updates = [...Map.groupBy(this.updates, (u) => Object.keys(u.values).sort().join(","))].flatMap(([shape, group]) => {
       return updateMany(this.db, shape.split(",") as UpdatedColumn[], group);
     });
-    const after: BatchItem<"sqlite">[] = [];
-    for (const rows of chunk(this.captures, rowsPerStatement(CAPTURE_COLUMNS))) after.push(this.db.insert(sandboxMessages).values(rows));
-    for (const rows of chunk(this.events, rowsPerStatement(EVENT_COLUMNS))) after.push(this.db.insert(messageEvents).values(rows));
+    const after = [...captureRows.statements(d1, this.captures), ...eventRows.statements(d1, this.events)];
     // Last: they read the messages and suppressions as the statements before left them.
     const outbound: BatchItem<"sqlite">[] = [];
     if (this.messageFacts.length) outbound.push(messageFactEvents(this.db, this.messageFacts));

@@ -1,7 +1,10 @@
 import { env } from "cloudflare:test";
+import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { runBatch } from "../../src/db/batch";
 import { createDb } from "../../src/db/client";
+import { messageEvents, messages, sandboxMessages, suppressions } from "../../src/db/schema";
+import { DeliveryContext } from "../../src/delivery/context";
 import { MessageWrites } from "../../src/delivery/message-writes";
 import { createEnvironment, unique } from "../factories";
 
@@ -53,5 +56,94 @@ describe("MessageWrites", () => {
       .bind(transactionId)
       .first<{ n: number }>();
     expect(events?.n).toBe(300);
+  });
+
+  it("writes a final message, its timeline and a capture with every column as given", async () => {
+    const { id: environmentId } = await createEnvironment();
+    const db = createDb(env.DB);
+    const now = new Date(1_700_000_000_123);
+    const identity = { environmentId, transactionId: unique("tx"), subscriberId: "s", workflowKey: "w", stepId: "email", channel: "email" };
+    const writes = new MessageWrites(db, now);
+    const content = { subject: 'Über "it"', list: [1, null, { deep: true }] };
+    const id = writes.insertFinal(
+      identity,
+      "failed",
+      {
+        provider: "sendgrid",
+        integrationId: "int_1",
+        to: "s@example.com",
+        subject: "Hi",
+        content,
+        errorCode: "http_400",
+        errorMessage: null,
+      },
+      [{ status: "failed", detail: { error: "http_400" } }],
+    );
+    writes.capture(environmentId, id, { channel: "email", provider: "sandbox", to: "s@example.com", content });
+    await runBatch(db, writes.all());
+
+    const [row] = await db.select().from(messages).where(eq(messages.id, id));
+    expect(row).toEqual({
+      id,
+      ...identity,
+      provider: "sendgrid",
+      integrationId: "int_1",
+      status: "failed",
+      providerMessageId: null,
+      to: "s@example.com",
+      subject: "Hi",
+      preview: null,
+      content,
+      errorCode: "http_400",
+      errorMessage: null,
+      attempts: 0,
+      createdAt: now,
+      updatedAt: now,
+    });
+    const timeline = await db.select().from(messageEvents).where(eq(messageEvents.messageId, id));
+    expect(timeline).toEqual([
+      { id: expect.stringMatching(/^evt_/), environmentId, messageId: id, status: "failed", at: now, detail: { error: "http_400" } },
+    ]);
+    const captures = await db.select().from(sandboxMessages).where(eq(sandboxMessages.messageId, id));
+    expect(captures).toEqual([
+      {
+        id: expect.stringMatching(/^cap_/),
+        environmentId,
+        messageId: id,
+        channel: "email",
+        provider: "sandbox",
+        to: "s@example.com",
+        content,
+        createdAt: now,
+      },
+    ]);
+  });
+
+  it("writes none of a phase's rows when one of its statements fails: the phase is one D1 batch", async () => {
+    const { id: environmentId } = await createEnvironment();
+    const ctx = new DeliveryContext(env);
+    const writes = new MessageWrites(ctx.db, new Date());
+    const identity = (stepId: string) => ({
+      environmentId,
+      transactionId: unique("tx"),
+      subscriberId: "s",
+      workflowKey: "w",
+      stepId,
+      channel: "email",
+    });
+    const sending = writes.insertSending(identity("mail"), { content: { subject: "Hi" } });
+    writes.insertFinal(identity("skip"), "skipped", {}, [{ status: "skipped", detail: { reason: "test" } }]);
+    writes.suppress({ environmentId, channel: "email", address: "s@example.com", reason: "hard_bounce", messageId: sending });
+    // A capture D1 refuses (no address, which is NOT NULL): it runs after the messages and the suppression, before the timeline.
+    writes.capture(environmentId, sending, { channel: "email", provider: "sandbox", to: null as unknown as string, content: {} });
+
+    await expect(ctx.writeMessages(writes)).rejects.toThrow(/NOT NULL/);
+    const left = await Promise.all([
+      ctx.db.select({ id: messages.id }).from(messages).where(eq(messages.environmentId, environmentId)),
+      ctx.db.select({ id: messageEvents.id }).from(messageEvents).where(eq(messageEvents.environmentId, environmentId)),
+      ctx.db.select({ address: suppressions.address }).from(suppressions).where(eq(suppressions.environmentId, environmentId)),
+      ctx.db.select({ id: sandboxMessages.id }).from(sandboxMessages).where(eq(sandboxMessages.environmentId, environmentId)),
+    ]);
+    expect(left).toEqual([[], [], [], []]);
   });
 });
