@@ -18,7 +18,7 @@ export function snapshots(parts: LedgerParts, keys: TriggerKey[]): (TriggerSnaps
 
 /** Marks a trigger whose every recipient is through as completed; answers whether it just did. */
 function completeIfDone(parts: LedgerParts, env: string, tx: string, now: number): boolean {
-  const row = parts.triggers.row(env, tx);
+  const row = parts.triggers.progress(env, tx);
   const chunks = row?.state === "accepted" ? chunksOf(row) : null;
   if (!chunks) return false;
   const total = chunks.reduce((n, c) => n + c.length, 0);
@@ -33,7 +33,7 @@ function completeIfDone(parts: LedgerParts, env: string, tx: string, now: number
  */
 export function fanOut(parts: LedgerParts, items: FanOut[], now: number): FanOutResult[] {
   return items.map((item) => {
-    const row = parts.triggers.row(item.environmentId, item.transactionId);
+    const row = parts.triggers.progress(item.environmentId, item.transactionId);
     if (!row) return { state: "failed", chunks: null, completed: false };
     let chunks = chunksOf(row);
     if (!row.chunks && !row.coordinated) {
@@ -60,7 +60,7 @@ export async function run(parts: LedgerParts, ops: DeliveryOp[], now: number): P
   let wakeAt = Number.POSITIVE_INFINITY;
   const results = ops.map((op): DeliveryOpResult => {
     const { environmentId: env, transactionId: tx } = op;
-    const row = parts.triggers.row(env, tx);
+    const row = parts.triggers.progress(env, tx);
     if (row && !touched.has(`${env}\u0000${tx}`)) {
       touched.add(`${env}\u0000${tx}`);
       parts.storage.sql.exec("UPDATE triggers SET check_at = max(?, coalesce(hold_until, 0)) WHERE env = ? AND tx = ?", checkAt, env, tx);
@@ -98,7 +98,7 @@ export async function finish(parts: LedgerParts, items: (TriggerKey & { state: "
  * this shard does not hold the trigger.
  */
 export async function waits(parts: LedgerParts, environmentId: string, transactionId: string, limit: number): Promise<LedgerWaits | null> {
-  const row = parts.triggers.row(environmentId, transactionId);
+  const row = parts.triggers.progress(environmentId, transactionId);
   if (!row) return null;
   const digests = row.state === "accepted" ? digestsOf(row) : [];
   const parked = row.coordinated

@@ -26,6 +26,21 @@ export interface TriggerRow {
   digests: string | null;
 }
 
+/** What delivery's bookkeeping reads of a trigger: not its record (the request, often the largest column) or fingerprint. */
+const PROGRESS_COLUMNS = [
+  "env",
+  "tx",
+  "state",
+  "check_at",
+  "hold_until",
+  "chunks",
+  "coordinated",
+  "digests",
+] as const satisfies readonly (keyof TriggerRow)[];
+/** A trigger as `progress()` reads it, typed from the columns read: a caller cannot use one that is not. */
+export type TriggerProgress = Pick<TriggerRow, (typeof PROGRESS_COLUMNS)[number]>;
+const PROGRESS_SELECT = `SELECT ${PROGRESS_COLUMNS.join(", ")} FROM triggers WHERE env = ? AND tx = ?`;
+
 /** The shard's triggers table: the reads and small writes every concern of the ledger shares. */
 export class TriggersTable {
   constructor(private readonly sql: SqlStorage) {}
@@ -34,6 +49,15 @@ export class TriggersTable {
     return this.sql
       .exec<TriggerRow & Record<string, SqlStorageValue>>("SELECT * FROM triggers WHERE env = ? AND tx = ?", env, tx)
       .toArray()[0];
+  }
+
+  /**
+   * The trigger without its record. Delivery reads one per operation of a phase (`run`, and
+   * again to see whether it completed): with `SELECT *`, copying the record out of SQLite for
+   * each was 5 % of the CPU in a profile of 2,000 single triggers' delivery.
+   */
+  progress(env: string, tx: string): TriggerProgress | undefined {
+    return this.sql.exec<TriggerProgress & Record<string, SqlStorageValue>>(PROGRESS_SELECT, env, tx).toArray()[0];
   }
 
   /** The shard's own name (`v1/<count>/<shard>`), stored by its first accept. */
@@ -46,7 +70,7 @@ export class TriggersTable {
   }
 
   /** A trigger resting in a digest (or similar) until about `until`: the watchdog leaves it alone till then. */
-  hold(row: TriggerRow, until: number, digest: string | undefined) {
+  hold(row: Pick<TriggerRow, "env" | "tx" | "digests">, until: number, digest: string | undefined) {
     const digests = new Set(digestsOf(row));
     if (digest) digests.add(digest);
     this.sql.exec(
