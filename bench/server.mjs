@@ -19,6 +19,9 @@ const HOST = "127.0.0.1";
  *   `bench` (their API keys in `keys`); `restart` starts again on the state of a stopped server;
  *   `testScheduled` lets the script run the cron at `GET /__scheduled` (wrangler dev never runs it by itself).
  */
+/** BENCH_LOCAL_OBSERVABILITY=1 keeps wrangler's local trace store on, as `wrangler dev` has it by default. */
+export const LOCAL_OBSERVABILITY = process.env.BENCH_LOCAL_OBSERVABILITY === "1";
+
 export async function startServer(options = {}) {
   const port = options.port ?? process.env.PORT ?? "8797";
   const folder = options.restart?.folder ?? mkdtempSync(join(tmpdir(), "clarion-bench-"));
@@ -69,7 +72,17 @@ export async function startServer(options = {}) {
   const child = spawn("wrangler", args, {
     stdio: ["ignore", "pipe", "pipe"],
     detached: true,
-    env: { ...process.env, WRANGLER_SEND_METRICS: "false", WRANGLER_REGISTRY_PATH: join(folder, "registry") },
+    env: {
+      ...process.env,
+      WRANGLER_SEND_METRICS: "false",
+      WRANGLER_REGISTRY_PATH: join(folder, "registry"),
+      // wrangler dev's local trace store (its local observability explorer, on by default) writes
+      // every invocation's events to a SQLite file, with an fsync per commit, on the same thread as
+      // the Worker: more than the ledger's own commits, and charged per invocation, so a trigger (a
+      // Worker and a ledger invocation) pays it twice where /health pays once. Nothing like it is
+      // on a request's path on Cloudflare. Off unless BENCH_LOCAL_OBSERVABILITY=1 (docs/guides/benchmarks.md).
+      X_LOCAL_OBSERVABILITY: LOCAL_OBSERVABILITY ? "true" : "false",
+    },
   });
   // A script that fails half-way must not leave its server running (it would hold the port).
   const killOnExit = () => {

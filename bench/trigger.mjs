@@ -6,7 +6,7 @@
 // `[[ratelimits]]` bindings, to see what the limiter costs; `--accept-only` skips the second run.
 import { loadavg } from "node:os";
 import autocannon from "autocannon";
-import { client, ensureWorkflow, localDb, startServer } from "./server.mjs";
+import { client, ensureWorkflow, LOCAL_OBSERVABILITY, localDb, startServer } from "./server.mjs";
 
 const CONNECTIONS = 50;
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
@@ -105,7 +105,7 @@ async function delivered(persistTo, expected, timeoutMs = 180_000) {
 }
 
 console.log(
-  `${CONNECTIONS} connections, ${ROUNDS} alternating rounds of ${SECONDS} s per endpoint, rate limits ${RATE_LIMITS ? "on" : "off (no [[ratelimits]] bindings)"}`,
+  `${CONNECTIONS} connections, ${ROUNDS} alternating rounds of ${SECONDS} s per endpoint, rate limits ${RATE_LIMITS ? "on" : "off (no [[ratelimits]] bindings)"}, wrangler's local trace store ${LOCAL_OBSERVABILITY ? "on" : "off (BENCH_LOCAL_OBSERVABILITY=1 keeps it)"}`,
 );
 let failed = false;
 for (const mode of MODES) {
