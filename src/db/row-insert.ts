@@ -7,7 +7,8 @@ type Insert<T extends SQLiteTable> = T["$inferInsert"];
 /** A row as a RowInsert takes it: its columns and no other (a column left out of the insert would be lost silently). */
 export type RowOf<R> = R extends RowInsert<infer T, infer K> ? Pick<Insert<T>, K> : never;
 
-const quoted = (name: string) => `"${name.replaceAll('"', '""')}"`;
+/** An identifier as SQL text. */
+export const quoted = (name: string) => `"${name.replaceAll('"', '""')}"`;
 
 /**
  * Multi-row INSERTs of one table's chosen columns, as D1 statements bound by hand. Built through

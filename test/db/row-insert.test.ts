@@ -1,5 +1,5 @@
 import { env } from "cloudflare:test";
-import { getTableColumns, getTableName, inArray } from "drizzle-orm";
+import { getTableName, inArray } from "drizzle-orm";
 import type { SQLiteTable } from "drizzle-orm/sqlite-core";
 import { describe, expect, it } from "vitest";
 import { chunk } from "../../src/db/batch";
@@ -8,21 +8,11 @@ import { captureRows, eventRows, finalRows, sendingRows } from "../../src/db/que
 import type { RowInsert, RowOf } from "../../src/db/row-insert";
 import { MESSAGE_STATUSES, messageEvents, messages, sandboxMessages } from "../../src/db/schema";
 import { createEnvironment, unique } from "../factories";
+import { storedRows } from "./stored";
 
 const db = createDb(env.DB);
 
-/** Every column of the rows, as SQL literals (`quote()`): a value stored with another type or encoding shows. */
-async function stored(table: SQLiteTable, ids: string[]) {
-  const select = Object.values(getTableColumns(table))
-    .map((c) => `quote("${c.name}") AS "${c.name}"`)
-    .join(", ");
-  const rows = await env.DB.prepare(
-    `SELECT ${select} FROM "${getTableName(table)}" WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id`,
-  )
-    .bind(JSON.stringify(ids))
-    .all();
-  return rows.results;
-}
+const stored = (table: SQLiteTable, ids: string[]) => storedRows(table, "id", ids);
 
 /** The rows written by hand, then (once deleted) the same rows through drizzle's insert: what each stored. */
 async function bothWays<T extends SQLiteTable, K extends keyof T["$inferInsert"] & string>(

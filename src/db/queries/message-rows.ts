@@ -1,3 +1,4 @@
+import { CaseUpdate } from "../case-update";
 import { RowInsert } from "../row-insert";
 import { messageEvents, messages, sandboxMessages } from "../schema";
 
@@ -66,3 +67,6 @@ export const captureRows = new RowInsert(sandboxMessages, [
 ]);
 
 export const eventRows = new RowInsert(messageEvents, ["id", "environmentId", "messageId", "status", "at", "detail"]);
+
+/** A phase's results (status, provider, error…) set on the messages they are about, by id. */
+export const messageUpdates = new CaseUpdate(messages, "id");

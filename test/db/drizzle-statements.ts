@@ -1,0 +1,45 @@
+// The drizzle-built statements that delivery's hand-bound ones replaced, kept as they were: the
+// tests write the same data both ways and compare what each stored (and answered).
+import { inArray, sql } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
+import { chunk } from "../../src/db/batch";
+import type { Db } from "../../src/db/client";
+import { messages } from "../../src/db/schema";
+import type { MessageFields } from "../../src/delivery/message-writes";
+
+type UpdatedColumn = keyof MessageFields | "status" | "updatedAt";
+
+interface MessageUpdate {
+  messageId: string;
+  values: Partial<Record<UpdatedColumn, unknown>>;
+}
+
+/** delivery/message-writes.ts's `updateMany` before CaseUpdate. */
+export function updateMany(db: Db, columns: UpdatedColumn[], group: MessageUpdate[]): BatchItem<"sqlite">[] {
+  const driver = (c: UpdatedColumn, value: unknown) => (value == null ? null : messages[c].mapToDriverValue(value as never));
+  const shared = columns.filter((c) => {
+    const first = JSON.stringify(driver(c, group[0]!.values[c]));
+    return group.every((u) => JSON.stringify(driver(c, u.values[c])) === first);
+  });
+  const varying = columns.filter((c) => !shared.includes(c));
+  // 100 bound parameters a statement: the shared values, then per row its id and a WHEN/THEN pair per varying column.
+  const perStatement = Math.max(1, Math.floor((100 - shared.length) / (1 + 2 * varying.length)));
+  return chunk(group, perStatement).map((rows) => {
+    const set: Record<string, unknown> = {};
+    for (const c of shared) set[c] = rows[0]!.values[c] ?? null;
+    for (const c of varying)
+      set[c] = sql`CASE ${messages.id} ${sql.join(
+        rows.map((r) => sql`WHEN ${r.messageId} THEN ${driver(c, r.values[c])}`),
+        sql` `,
+      )} END`;
+    return db
+      .update(messages)
+      .set(set)
+      .where(
+        inArray(
+          messages.id,
+          rows.map((r) => r.messageId),
+        ),
+      );
+  });
+}
