@@ -1,9 +1,10 @@
-import { and, eq, inArray, sql } from "drizzle-orm";
+import { and, eq, inArray } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Db } from "../db/client";
-import { messages, subscriberChannels, type MessageStatus } from "../db/schema";
-import { chunk, type Statement } from "../db/batch";
-import { captureRows, eventRows, finalRows, sendingRows } from "../db/queries/message-rows";
+import { type messages, subscriberChannels, type MessageStatus } from "../db/schema";
+import type { Statement } from "../db/batch";
+import { captureRows, eventRows, finalRows, messageUpdates, sendingRows } from "../db/queries/message-rows";
+import type { KeyedValues } from "../db/case-update";
 import type { RowOf } from "../db/row-insert";
 import { suppressStatement, type SuppressionInput } from "../db/queries/suppressions";
 import { type MessageFact, messageFactEvents, type SuppressionFact, suppressionFactEvents, writtenEvents } from "../db/queries/fact-events";
@@ -74,44 +75,8 @@ const reasonOf = (detail: Record<string, unknown> | undefined) => {
 
 type UpdatedColumn = keyof MessageFields | "status" | "updatedAt";
 
-interface MessageUpdate {
-  messageId: string;
-  values: Partial<Record<UpdatedColumn, unknown>>;
-}
-
-/**
- * Many messages' results in few statements rather than one UPDATE per message: a fan-out's
- * results are thousands of rows per batch, and D1 runs statements one after another. Values
- * the rows share are set once; the others by `CASE id WHEN … THEN … END`.
- */
-function updateMany(db: Db, columns: UpdatedColumn[], group: MessageUpdate[]): BatchItem<"sqlite">[] {
-  const driver = (c: UpdatedColumn, value: unknown) => (value == null ? null : messages[c].mapToDriverValue(value as never));
-  const shared = columns.filter((c) => {
-    const first = JSON.stringify(driver(c, group[0]!.values[c]));
-    return group.every((u) => JSON.stringify(driver(c, u.values[c])) === first);
-  });
-  const varying = columns.filter((c) => !shared.includes(c));
-  // 100 bound parameters a statement: the shared values, then per row its id and a WHEN/THEN pair per varying column.
-  const perStatement = Math.max(1, Math.floor((100 - shared.length) / (1 + 2 * varying.length)));
-  return chunk(group, perStatement).map((rows) => {
-    const set: Record<string, unknown> = {};
-    for (const c of shared) set[c] = rows[0]!.values[c] ?? null;
-    for (const c of varying)
-      set[c] = sql`CASE ${messages.id} ${sql.join(
-        rows.map((r) => sql`WHEN ${r.messageId} THEN ${driver(c, r.values[c])}`),
-        sql` `,
-      )} END`;
-    return db
-      .update(messages)
-      .set(set)
-      .where(
-        inArray(
-          messages.id,
-          rows.map((r) => r.messageId),
-        ),
-      );
-  });
-}
+/** A message's new values, by its id. */
+type MessageUpdate = KeyedValues<UpdatedColumn>;
 
 /** Builds the D1 statements of one delivery phase, to run as a single batch. */
 export class MessageWrites {
@@ -193,7 +158,7 @@ export class MessageWrites {
   update(environmentId: string, messageId: string, status: MessageStatus, fields: MessageFields, event: EventInput): void {
     // Undefined leaves a column as it is, as drizzle's set() does.
     const values = Object.fromEntries(Object.entries({ status, ...fields, updatedAt: this.now }).filter(([, v]) => v !== undefined));
-    this.updates.push({ messageId, values });
+    this.updates.push({ key: messageId, values });
     this.timeline(environmentId, messageId, event, this.now);
   }
 
@@ -224,16 +189,18 @@ export class MessageWrites {
 
   /**
    * All statements: new messages first, events last (each kind in as few multi-row inserts as D1's
-   * 100 parameters allow). The new rows are D1 statements bound by hand (db/queries/message-rows.ts),
-   * the rest drizzle's; `runBatch` runs both as one batch.
+   * 100 parameters allow). The new rows and the results set on messages are D1 statements bound by
+   * hand (db/queries/message-rows.ts), the rest drizzle's; `runBatch` runs both as one batch.
    */
   all(): Statement[] {
     const d1 = this.db.$client;
     // Of two rows for one send identity (chunks merged), the first is kept: the `sending` one.
     const inserts = [...sendingRows.statements(d1, this.sending), ...finalRows.statements(d1, this.finals)];
-    const updates = [...Map.groupBy(this.updates, (u) => Object.keys(u.values).sort().join(","))].flatMap(([shape, group]) => {
-      return updateMany(this.db, shape.split(",") as UpdatedColumn[], group);
-    });
+    // Many messages' results in few statements rather than one UPDATE per message: a fan-out's results are
+    // thousands of rows per batch, and D1 runs statements one after another. One CaseUpdate per shape (the columns set).
+    const updates = [...Map.groupBy(this.updates, (u) => Object.keys(u.values).sort().join(","))].flatMap(([shape, group]) =>
+      messageUpdates.statements(d1, shape.split(",") as UpdatedColumn[], group),
+    );
     const after = [...captureRows.statements(d1, this.captures), ...eventRows.statements(d1, this.events)];
     // Last: they read the messages and suppressions as the statements before left them.
     const outbound: BatchItem<"sqlite">[] = [];
