@@ -27,7 +27,8 @@ export class RowInsert<T extends SQLiteTable, K extends keyof Insert<T> & string
   /** The statement's text per number of rows. */
   private readonly texts = new Map<number, string>();
 
-  constructor(table: T, keys: readonly K[], options: { onConflictDoNothing?: boolean } = {}) {
+  /** `onConflict`: the clause after ON CONFLICT, as SQL text (`do nothing`, or a target and its `do update set …`). */
+  constructor(table: T, keys: readonly K[], options: { onConflict?: string } = {}) {
     const all: Record<string, Column> = getTableColumns(table);
     this.columns = keys.map((key) => {
       const column = all[key];
@@ -39,7 +40,7 @@ export class RowInsert<T extends SQLiteTable, K extends keyof Insert<T> & string
     });
     this.rowsPerStatement = rowsPerStatement(keys.length);
     this.head = `insert into ${quoted(getTableName(table))} (${this.columns.map((c) => quoted(c.column.name)).join(", ")}) values `;
-    this.tail = options.onConflictDoNothing ? " on conflict do nothing" : "";
+    this.tail = options.onConflict ? ` on conflict ${options.onConflict}` : "";
   }
 
   /** The rows in as few statements as D1's 100 parameters allow, in their order. */

@@ -24,7 +24,7 @@ export const sendingRows = new RowInsert(
     "createdAt",
     "updatedAt",
   ],
-  { onConflictDoNothing: true },
+  { onConflict: "do nothing" },
 );
 
 /** A message that reaches its state without a send (skipped, failed, cancelled): any column may be set. */
@@ -52,7 +52,7 @@ export const finalRows = new RowInsert(
     "createdAt",
     "updatedAt",
   ],
-  { onConflictDoNothing: true },
+  { onConflict: "do nothing" },
 );
 
 export const captureRows = new RowInsert(sandboxMessages, [
