@@ -1,11 +1,12 @@
 // The drizzle-built statements that delivery's hand-bound ones replaced, kept as they were: the
 // tests write the same data both ways and compare what each stored (and answered).
-import { inArray, sql } from "drizzle-orm";
+import { and, inArray, notInArray, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
-import { chunk } from "../../src/db/batch";
+import { chunk, rowsPerStatement } from "../../src/db/batch";
 import type { Db } from "../../src/db/client";
-import { messages } from "../../src/db/schema";
+import { messages, type TriggerStatus, triggers } from "../../src/db/schema";
 import type { MessageFields } from "../../src/delivery/message-writes";
+import type { TriggerRecord } from "../../src/delivery/trigger-record";
 
 type UpdatedColumn = keyof MessageFields | "status" | "updatedAt";
 
@@ -42,4 +43,64 @@ export function updateMany(db: Db, columns: UpdatedColumn[], group: MessageUpdat
         ),
       );
   });
+}
+
+type TriggerWrite = { record: TriggerRecord; status: TriggerStatus; cancelledMessages?: number };
+
+const row = ({ record, status, cancelledMessages }: TriggerWrite, now: Date) => ({
+  environmentId: record.environmentId,
+  transactionId: record.transactionId,
+  workflowKey: record.workflowKey,
+  status,
+  recipients: record.recipients,
+  payload: record.payload,
+  overrides: record.overrides,
+  actor: record.actor,
+  acceptedAt: new Date(record.acceptedAt),
+  cancelledMessages: cancelledMessages ?? null,
+  // 0 marks a workflow saved before versions were kept: no version to show.
+  workflowVersion: record.workflowVersion || null,
+  createdAt: now,
+  updatedAt: now,
+});
+
+/** delivery/trigger-writes.ts's `triggerRecordWrites` before it was bound by hand. */
+export function triggerRecordWrites(db: Db, items: TriggerWrite[], now: Date) {
+  return chunk(items, rowsPerStatement(13)).map((part) =>
+    db
+      .insert(triggers)
+      .values(part.map((i) => row(i, now)))
+      .onConflictDoUpdate({
+        target: [triggers.environmentId, triggers.transactionId],
+        set: {
+          status: sql`CASE WHEN ${triggers.status} IN ('cancelled', 'completed', 'failed') THEN ${triggers.status} ELSE excluded.status END`,
+          cancelledMessages: sql`coalesce(excluded.cancelled_messages, ${triggers.cancelledMessages})`,
+          updatedAt: sql`excluded.updated_at`,
+        },
+      }),
+  );
+}
+
+/** delivery/trigger-writes.ts's `finishTriggers` before it was bound by hand. */
+export function finishTriggers(
+  db: Db,
+  items: { environmentId: string; transactionId: string; status: "completed" | "failed" }[],
+  now = new Date(),
+) {
+  return [...Map.groupBy(items, (i) => i.status)].flatMap(([status, group]) =>
+    chunk(group, 45).map((part) =>
+      db
+        .update(triggers)
+        .set({ status, updatedAt: now })
+        .where(
+          and(
+            sql`(${triggers.environmentId}, ${triggers.transactionId}) IN (VALUES ${sql.join(
+              part.map((i) => sql`(${i.environmentId}, ${i.transactionId})`),
+              sql`, `,
+            )})`,
+            notInArray(triggers.status, ["cancelled", "completed", "failed"]),
+          ),
+        ),
+    ),
+  );
 }

@@ -1,0 +1,73 @@
+import { RowInsert } from "../row-insert";
+import { triggers } from "../schema";
+
+// The trigger records delivery writes (delivery/trigger-writes.ts), as statements bound by hand
+// rather than built by drizzle (see ../row-insert.ts for the CPU it saves).
+
+/** The statuses a trigger never leaves. */
+const TERMINAL = "('cancelled', 'completed', 'failed')";
+
+/**
+ * Triggers' queryable records, inserted or updated. A terminal status is never replaced, and a
+ * count of cancelled messages only by another one.
+ */
+export const triggerRecords = new RowInsert(
+  triggers,
+  [
+    "environmentId",
+    "transactionId",
+    "workflowKey",
+    "status",
+    "recipients",
+    "payload",
+    "overrides",
+    "actor",
+    "acceptedAt",
+    "cancelledMessages",
+    "workflowVersion",
+    "createdAt",
+    "updatedAt",
+  ],
+  {
+    onConflict:
+      `("environment_id", "transaction_id") do update set ` +
+      `"status" = CASE WHEN "triggers"."status" IN ${TERMINAL} THEN "triggers"."status" ELSE excluded.status END, ` +
+      `"cancelled_messages" = coalesce(excluded.cancelled_messages, "triggers"."cancelled_messages"), ` +
+      `"updated_at" = excluded.updated_at`,
+  },
+);
+
+/** Triggers finished per statement: two bound parameters each, and the status and time, within D1's 100. */
+const FINISHED_PER_STATEMENT = 45;
+
+/** The finishing statement's text per number of triggers. */
+const finishTexts = new Map<number, string>();
+const finishText = (count: number) => {
+  let text = finishTexts.get(count);
+  if (text === undefined) {
+    const keys = Array.from({ length: count }, () => "(?, ?)").join(", ");
+    text =
+      `update "triggers" set "status" = ?, "updated_at" = ? ` +
+      `where (("triggers"."environment_id", "triggers"."transaction_id") IN (VALUES ${keys}) and "triggers"."status" not in ${TERMINAL})`;
+    finishTexts.set(count, text);
+  }
+  return text;
+};
+
+/** Moves recorded triggers to `status` unless they already have a terminal one, `FINISHED_PER_STATEMENT` a statement. */
+export function finishedTriggers(
+  d1: D1Database,
+  status: "completed" | "failed",
+  now: Date,
+  keys: readonly { environmentId: string; transactionId: string }[],
+): D1PreparedStatement[] {
+  const set = [triggers.status.mapToDriverValue(status), triggers.updatedAt.mapToDriverValue(now)];
+  const statements: D1PreparedStatement[] = [];
+  for (let start = 0; start < keys.length; start += FINISHED_PER_STATEMENT) {
+    const part = keys.slice(start, start + FINISHED_PER_STATEMENT);
+    const params: unknown[] = [...set];
+    for (const key of part) params.push(key.environmentId, key.transactionId);
+    statements.push(d1.prepare(finishText(part.length)).bind(...params));
+  }
+  return statements;
+}
