@@ -19,8 +19,9 @@ export function chunk<T>(items: readonly T[], size: number): T[][] {
 
 /**
  * One statement of a batch: a drizzle query, whose result is its rows mapped as `db.batch` maps
- * them, or a D1 statement bound by hand (the hot inserts of ./row-insert.ts), whose result is
- * D1's own `D1Result`.
+ * them, or a D1 statement bound by hand (delivery's hot statements: ./row-insert.ts,
+ * ./case-update.ts, ./queries/trigger-rows.ts, ./queries/fact-events.ts), whose result is D1's
+ * own `D1Result`.
  */
 export type Statement = BatchItem<"sqlite"> | D1PreparedStatement;
 

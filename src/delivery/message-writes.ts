@@ -1,5 +1,4 @@
 import { and, eq, inArray } from "drizzle-orm";
-import type { BatchItem } from "drizzle-orm/batch";
 import type { Db } from "../db/client";
 import { type messages, subscriberChannels, type MessageStatus } from "../db/schema";
 import type { Statement } from "../db/batch";
@@ -203,7 +202,7 @@ export class MessageWrites {
     );
     const after = [...captureRows.statements(d1, this.captures), ...eventRows.statements(d1, this.events)];
     // Last: they read the messages and suppressions as the statements before left them.
-    const outbound: BatchItem<"sqlite">[] = [];
+    const outbound: D1PreparedStatement[] = [];
     if (this.messageFacts.length) outbound.push(messageFactEvents(this.db, this.messageFacts));
     if (this.suppressionFacts.length) outbound.push(suppressionFactEvents(this.db, this.suppressionFacts));
     const all = [...inserts, ...this.statements, ...updates, ...after, ...outbound];

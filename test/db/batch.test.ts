@@ -46,7 +46,7 @@ describe("runBatch with drizzle's queries and hand-bound statements", () => {
     expect((results[0] as D1Result).meta.changes).toBe(1);
     expect(results[1]).toEqual([{ id: first.id, createdAt: at, content: { subject: "Hi" } }]);
     expect((results[2] as D1Result).meta.changes).toBe(1);
-    // As `writtenEvents` reads the RETURNING rows of the outbound-event inserts: by index, keys as drizzle names them.
+    // A drizzle query's RETURNING rows, keys as drizzle names them (the outbound-event inserts answer D1Results: db/queries/fact-events.ts).
     expect(results[3]).toEqual(
       expect.arrayContaining([
         { id: first.id, environmentId },

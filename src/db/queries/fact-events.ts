@@ -6,9 +6,14 @@
 //   no extra round trip). The event log (`GET /v1/events`) therefore holds what was emitted.
 // - The id is derived from the fact (its time, the described row, the type), so a retried write of
 //   the same fact keeps its id and adds nothing (`ON CONFLICT DO NOTHING`).
-import { type SQL, sql } from "drizzle-orm";
+//
+// Each statement's text is fixed per type and made once; the facts are one bound JSON list. They
+// are D1 statements bound by hand, not drizzle's (whose query building cost the delivery isolate
+// CPU for each phase), and a batch answers each with its D1Result, which `writtenEvents` reads.
+import { getTableColumns, getTableName } from "drizzle-orm";
 import { EVENT_TYPES, type EventType } from "../../contract/event-types";
 import type { Db } from "../client";
+import { quoted } from "../row-insert";
 import { events } from "../schema";
 
 /** What a written batch answers for each statement built here: the events it wrote. */
@@ -17,15 +22,21 @@ export type WrittenEvent = { id: string; environmentId: string };
 const typeIndex = (type: EventType) => EVENT_TYPES.indexOf(type);
 
 /** `evt_` + 32 hex, time-ordered like `newId`: the fact's time (ms), the described row's rowid, the type. */
-const stableId = (at: SQL, rowid: SQL, kind: SQL) => sql`'evt_' || printf('%012x%016x%04x', ${at}, ${rowid}, ${kind})`;
+const stableId = (at: string, rowid: string, kind: string) => `'evt_' || printf('%012x%016x%04x', ${at}, ${rowid}, ${kind})`;
 
 /** Whether the environment has an enabled endpoint that takes events of `type`. */
-const taken = (environmentId: SQL, type: SQL) => sql`EXISTS (
+const taken = (environmentId: string, type: string) => `EXISTS (
   SELECT 1 FROM webhook_endpoints AS w WHERE w.environment_id = ${environmentId} AND w.enabled = 1
     AND (w.events IS NULL OR EXISTS (SELECT 1 FROM json_each(w.events) AS t WHERE t.value = ${type})))`;
 
-const insertSelect = (db: Db, select: SQL) =>
-  db.insert(events).select(select).onConflictDoNothing().returning({ id: events.id, environmentId: events.environmentId });
+/** The insert around a SELECT of the table's columns in its order; RETURNING what `writtenEvents` reads. */
+const insertSelect = (select: string) =>
+  `insert into ${quoted(getTableName(events))} (${Object.values(getTableColumns(events))
+    .map((c) => quoted(c.name))
+    .join(", ")}) ${select} on conflict do nothing returning ${quoted(events.id.name)}, ${quoted(events.environmentId.name)}`;
+
+// Each JSON list is joined with CROSS JOIN, which keeps the list as the outer loop: each key is one
+// index lookup (test/subscribers/json-list-joins.test.ts).
 
 /** A message reached a state an event reports: the type, when, and why (a skip's or failure's code). */
 export interface MessageFact {
@@ -37,13 +48,9 @@ export interface MessageFact {
   reason: string | null;
 }
 
-/** One statement for every message fact of a batch, run after the rows it reads were written. */
-export function messageFactEvents(db: Db, facts: readonly MessageFact[]) {
-  const tuples = facts.map((f) => [f.type, typeIndex(f.type), f.messageId, f.at.getTime(), f.status, f.reason, f.environmentId]);
-  // Columns in the table's order: id, environment_id, type, data, created_at, dispatched_at.
-  return insertSelect(
-    db,
-    sql`SELECT ${stableId(sql`f.at`, sql`m.rowid`, sql`f.kind`)}, m.environment_id, f.type,
+// Columns in the table's order: id, environment_id, type, data, created_at, dispatched_at.
+const MESSAGE_EVENTS = insertSelect(
+  `SELECT ${stableId("f.at", "m.rowid", "f.kind")}, m.environment_id, f.type,
       json_object('messageId', m.id, 'transactionId', m.transaction_id, 'workflow', m.workflow_key,
         'subscriberId', m.subscriber_id, 'stepId', m.step_id, 'channel', m.channel, 'provider', m.provider,
         'status', f.status, 'reason', f.reason),
@@ -51,11 +58,15 @@ export function messageFactEvents(db: Db, facts: readonly MessageFact[]) {
     FROM (SELECT json_extract(value, '$[0]') AS type, json_extract(value, '$[1]') AS kind, json_extract(value, '$[2]') AS message_id,
         json_extract(value, '$[3]') AS at, json_extract(value, '$[4]') AS status, json_extract(value, '$[5]') AS reason,
         json_extract(value, '$[6]') AS environment_id
-      FROM json_each(${JSON.stringify(tuples)})) AS f
-    -- CROSS JOIN keeps the list as the outer loop: each key is one index lookup (test/subscribers/json-list-joins.test.ts)
+      FROM json_each(?)) AS f
     CROSS JOIN messages AS m ON m.environment_id = f.environment_id AND m.id = f.message_id
-    WHERE ${taken(sql`m.environment_id`, sql`f.type`)}`,
-  );
+    WHERE ${taken("m.environment_id", "f.type")}`,
+);
+
+/** One statement for every message fact of a batch, run after the rows it reads were written. */
+export function messageFactEvents(db: Db, facts: readonly MessageFact[]): D1PreparedStatement {
+  const tuples = facts.map((f) => [f.type, typeIndex(f.type), f.messageId, f.at.getTime(), f.status, f.reason, f.environmentId]);
+  return db.$client.prepare(MESSAGE_EVENTS).bind(JSON.stringify(tuples));
 }
 
 /** An address put on the suppression list at `at` (a later report of a listed address is no news). */
@@ -66,50 +77,69 @@ export interface SuppressionFact {
   at: Date;
 }
 
+/** Bound: the type's index, the type, the list, the type. */
+const SUPPRESSION_EVENTS = insertSelect(
+  `SELECT ${stableId("s.created_at", "s.rowid", "?")}, s.environment_id, ?,
+      json_object('address', CASE WHEN s.channel IN ('email', 'sms') THEN s.address END, 'channel', s.channel, 'reason', s.reason, 'provider', s.provider, 'messageId', s.message_id),
+      s.created_at, NULL
+    FROM json_each(?) AS p
+    CROSS JOIN suppressions AS s ON s.environment_id = json_extract(p.value, '$[0]') AND s.address = json_extract(p.value, '$[1]')
+      AND s.created_at = json_extract(p.value, '$[2]')
+    WHERE ${taken("s.environment_id", "?")}`,
+);
+
 /**
  * `suppression.added` for each address the batch put on the list at the fact's time. Only an
  * email or phone is named: a chat address is a webhook URL (a credential), a push token no use.
  */
-export function suppressionFactEvents(db: Db, facts: readonly SuppressionFact[]) {
+export function suppressionFactEvents(db: Db, facts: readonly SuppressionFact[]): D1PreparedStatement {
   const type: EventType = "suppression.added";
   const tuples = facts.map((f) => [f.environmentId, f.address, f.at.getTime()]);
-  return insertSelect(
-    db,
-    sql`SELECT ${stableId(sql`s.created_at`, sql`s.rowid`, sql`${typeIndex(type)}`)}, s.environment_id, ${type},
-      json_object('address', CASE WHEN s.channel IN ('email', 'sms') THEN s.address END, 'channel', s.channel, 'reason', s.reason, 'provider', s.provider, 'messageId', s.message_id),
-      s.created_at, NULL
-    FROM json_each(${JSON.stringify(tuples)}) AS p
-    -- CROSS JOIN keeps the list as the outer loop: each key is one index lookup (test/subscribers/json-list-joins.test.ts)
-    CROSS JOIN suppressions AS s ON s.environment_id = json_extract(p.value, '$[0]') AND s.address = json_extract(p.value, '$[1]')
-      AND s.created_at = json_extract(p.value, '$[2]')
-    WHERE ${taken(sql`s.environment_id`, sql`${type}`)}`,
-  );
+  return db.$client.prepare(SUPPRESSION_EVENTS).bind(typeIndex(type), type, JSON.stringify(tuples), type);
 }
+
+type TriggerEventType = Extract<EventType, "trigger.completed" | "trigger.cancelled">;
+
+/** Bound: the type's index, the type, the list, the type. */
+const triggerEvents = (type: TriggerEventType) => {
+  const counts = `(SELECT json_group_object(c.status, c.n) FROM (
+      SELECT m.status, count(*) AS n FROM messages AS m
+      WHERE m.environment_id = t.environment_id AND m.transaction_id = t.transaction_id GROUP BY m.status) AS c)`;
+  return insertSelect(
+    `SELECT ${stableId("t.accepted_at", "t.rowid", "?")}, t.environment_id, ?,
+      json_object('transactionId', t.transaction_id, 'workflow', t.workflow_key, 'status', t.status,
+        'counts', json(coalesce(${counts}, '{}'))${type === "trigger.cancelled" ? ", 'cancelledMessages', t.cancelled_messages" : ""}),
+      t.updated_at, NULL
+    FROM json_each(?) AS p
+    CROSS JOIN triggers AS t ON t.environment_id = json_extract(p.value, '$[0]') AND t.transaction_id = json_extract(p.value, '$[1]')
+    WHERE t.status IN ${type === "trigger.cancelled" ? "('cancelled')" : "('completed', 'failed')"}
+      AND ${taken("t.environment_id", "?")}`,
+  );
+};
+const TRIGGER_EVENTS: Record<TriggerEventType, string> = {
+  "trigger.completed": triggerEvents("trigger.completed"),
+  "trigger.cancelled": triggerEvents("trigger.cancelled"),
+};
 
 /** A trigger that reached a terminal status: `trigger.completed` (with its messages counted by status) or `trigger.cancelled`. */
 export function triggerFactEvents(
   db: Db,
-  type: Extract<EventType, "trigger.completed" | "trigger.cancelled">,
+  type: TriggerEventType,
   items: readonly { environmentId: string; transactionId: string }[],
-) {
+): D1PreparedStatement {
   const tuples = items.map((i) => [i.environmentId, i.transactionId]);
-  const counts = sql`(SELECT json_group_object(c.status, c.n) FROM (
-      SELECT m.status, count(*) AS n FROM messages AS m
-      WHERE m.environment_id = t.environment_id AND m.transaction_id = t.transaction_id GROUP BY m.status) AS c)`;
-  return insertSelect(
-    db,
-    sql`SELECT ${stableId(sql`t.accepted_at`, sql`t.rowid`, sql`${typeIndex(type)}`)}, t.environment_id, ${type},
-      json_object('transactionId', t.transaction_id, 'workflow', t.workflow_key, 'status', t.status,
-        'counts', json(coalesce(${counts}, '{}'))${type === "trigger.cancelled" ? sql`, 'cancelledMessages', t.cancelled_messages` : sql``}),
-      t.updated_at, NULL
-    FROM json_each(${JSON.stringify(tuples)}) AS p
-    -- CROSS JOIN keeps the list as the outer loop: each key is one index lookup (test/subscribers/json-list-joins.test.ts)
-    CROSS JOIN triggers AS t ON t.environment_id = json_extract(p.value, '$[0]') AND t.transaction_id = json_extract(p.value, '$[1]')
-    WHERE t.status IN ${type === "trigger.cancelled" ? sql`('cancelled')` : sql`('completed', 'failed')`}
-      AND ${taken(sql`t.environment_id`, sql`${type}`)}`,
-  );
+  return db.$client.prepare(TRIGGER_EVENTS[type]).bind(typeIndex(type), type, JSON.stringify(tuples), type);
 }
 
-/** The events written, from a batch's results, given where the statements built here sit in it. */
+/** A row of the statements' RETURNING, as D1 answers it: named by column. */
+type Returned = { id: string; environment_id: string };
+
+/**
+ * The events written, from a batch's results, given where the statements built here sit in it:
+ * their D1Results' rows, named as drizzle's `returning({ id, environmentId })` named them.
+ */
 export const writtenEvents = (results: readonly unknown[], at: readonly number[]): WrittenEvent[] =>
-  at.flatMap((i) => (results[i] as WrittenEvent[] | undefined) ?? []);
+  at.flatMap((i) => {
+    const result = results[i] as D1Result<Returned> | undefined;
+    return (result?.results ?? []).map((row) => ({ id: row.id, environmentId: row.environment_id }));
+  });
