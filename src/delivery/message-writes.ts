@@ -77,6 +77,9 @@ type UpdatedColumn = keyof MessageFields | "status" | "updatedAt";
 /** A message's new values, by its id. */
 type MessageUpdate = KeyedValues<UpdatedColumn>;
 
+/** Fields of a final message that `finalRows` has no column for (none, or `insertFinal` does not compile). */
+type Unwritten = Exclude<keyof MessageFields | keyof SendIdentity, keyof RowOf<typeof finalRows>>;
+
 /** Builds the D1 statements of one delivery phase, to run as a single batch. */
 export class MessageWrites {
   readonly statements: Statement[] = [];
@@ -117,6 +120,10 @@ export class MessageWrites {
 
   /** A message that reaches its state without a send (skipped, failed before sending, cancelled). */
   insertFinal(identity: SendIdentity, status: MessageStatus, fields: MessageFields, events: EventInput[]): string {
+    // A field missing from finalRows' columns would be dropped silently (a spread's extra keys are
+    // not checked): this fails to compile, naming the field, instead.
+    const everyFieldWritten: [Unwritten] extends [never] ? true : Unwritten = true;
+    void everyFieldWritten;
     const id = newId("msg");
     this.finals.push({ id, ...identity, status, ...fields, attempts: fields.attempts ?? 0, createdAt: this.now, updatedAt: this.now });
     for (const e of events) this.timeline(identity.environmentId, id, e, this.now);

@@ -1,13 +1,13 @@
 import type { Result, Router } from "hono/router";
 import { TrieRouter } from "hono/router/trie-router";
 
-/** Paths whose match is kept; a path with an id in it is kept too, so the oldest go first past this many. */
+/** Paths whose match is kept; paths with ids in them are kept too, so past this many the least recently used goes. */
 const MEMO_SIZE = 1_000;
 /** A longer path is matched every time rather than kept (bounds what the memo holds). */
 const MEMO_PATH_LENGTH = 256;
 
 /**
- * Hono's trie router, with each (method, path)'s match kept for the isolate's life. Hono's faster
+ * Hono's trie router, with the matches of the (method, path) pairs used most recently kept. Hono's faster
  * RegExpRouter refuses this API (a static segment beside a parameter, `/v1/messages/stats` and
  * `/v1/messages/:id`), so the trie matched every request from scratch: about 7 % of the accept
  * path's CPU in `npm run bench:profile`. A match depends only on the method and the path, and Hono
@@ -18,6 +18,11 @@ export class MemoRouter<T> implements Router<T> {
   readonly #trie = new TrieRouter<T>();
   readonly #matches = new Map<string, Result<T>>();
 
+  /** How many matches are kept. */
+  get size(): number {
+    return this.#matches.size;
+  }
+
   add(method: string, path: string, handler: T): void {
     this.#matches.clear();
     this.#trie.add(method, path, handler);
@@ -26,11 +31,16 @@ export class MemoRouter<T> implements Router<T> {
   match(method: string, path: string): Result<T> {
     const key = `${method} ${path}`;
     const known = this.#matches.get(key);
-    if (known) return known;
+    if (known) {
+      // Moved to the end (Maps iterate in insertion order), so paths with ids never push out a hot route.
+      this.#matches.delete(key);
+      this.#matches.set(key, known);
+      return known;
+    }
     const result = this.#trie.match(method, path);
     if (path.length <= MEMO_PATH_LENGTH) {
       if (this.#matches.size >= MEMO_SIZE) {
-        // Maps iterate in insertion order: the first key is the oldest.
+        // The first key is the least recently used.
         const oldest = this.#matches.keys().next().value;
         if (oldest !== undefined) this.#matches.delete(oldest);
       }

@@ -76,7 +76,10 @@ describe("the watchdog resumes every unfinished run", () => {
       expect(await instance.close(Date.now())).toHaveLength(2);
     });
     const later = Date.now() + 10 * 60_000 + STALL_MS + 1_000;
-    for (const tx of transactionIds) expect((await tickLedger(id, tx, later)).resumed).toBe(1);
+    // Both triggers may live in one ledger shard (1 in 32): its tick then resumes both, and the other's none.
+    const resumed: number[] = [];
+    for (const tx of transactionIds) resumed.push((await tickLedger(id, tx, later)).resumed);
+    expect(resumed[0]! + resumed[1]!).toBe(2);
 
     const [sent] = await settledMessages(key, transactionIds[0]!, 1);
     expect(sent).toMatchObject({ status: "sent", subject: "2 new" });

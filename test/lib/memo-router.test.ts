@@ -40,12 +40,22 @@ describe("MemoRouter", () => {
     expect([paramsOf("/v1/messages/msg_a"), paramsOf("/v1/messages/msg_b")]).toEqual([{ id: "msg_a" }, { id: "msg_b" }]);
   });
 
-  it("keeps a bounded number of paths: past the bound the oldest is matched again, still correctly", () => {
+  it("keeps a bounded number of paths, the least recently used going first, and matches the rest again correctly", () => {
     const { memo, trie } = both();
-    for (let i = 0; i < 1_500; i++) memo.match("GET", `/v1/messages/msg_${i}`);
+    const hot = memo.match("POST", "/v1/trigger");
+    for (let i = 0; i < 1_500; i++) {
+      memo.match("GET", `/v1/messages/msg_${i}`);
+      // A route used all along stays kept (the same result object), however many ids pass through.
+      expect(memo.match("POST", "/v1/trigger")).toBe(hot);
+    }
+    expect(memo.size).toBe(1_000);
     expect(memo.match("GET", "/v1/messages/msg_0")).toEqual(trie.match("GET", "/v1/messages/msg_0"));
     const long = `/v1/messages/${"x".repeat(300)}`;
     expect(memo.match("GET", long)).toEqual(trie.match("GET", long));
+    expect(memo.size).toBe(1_000);
+    const kept = memo.size;
+    memo.add("GET", "/v1/other", "h5");
+    expect([kept, memo.size]).toEqual([1_000, 0]);
   });
 
   it("serves the app: a route added after a match is found (the memo forgets on add)", () => {
