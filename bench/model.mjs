@@ -34,8 +34,9 @@ const CONFIG = {
 
 /**
  * Clarion's measurements: `BENCH_N=1000 BENCH_VERBOSE=1 npm run bench:delivery` (single-recipient
- * triggers, one email step, 4 local shards), a consumer invocation of 150 triggers: 103 D1
- * statements in 8 batches, 11 object calls. See docs/architecture.md.
+ * triggers, one email step, 4 local shards). 0.12: invocations of 275, 300 and 200 triggers wrote
+ * 172, 186 and 124 D1 statements (0.62 a trigger) with 14, 14 and 8 object calls; 0.10 measured
+ * 103 statements and 11 calls for 150. See docs/architecture.md.
  */
 const MEASURED = {
   /** Bytes of one trigger job in a pack. */
@@ -45,7 +46,7 @@ const MEASURED = {
    * per invocation) and their multi-row writes (trigger records, messages as `sending`, results,
    * events, captures, completions), so a statement carries the rows of many triggers.
    */
-  d1StatementsPerTrigger: 0.69,
+  d1StatementsPerTrigger: 0.62,
   /** Calls a consumer invocation makes to each ledger shard it touches (snapshots, fan-out, claim, report, done). */
   objectCallsPerShard: 4.3,
 };
