@@ -164,7 +164,7 @@ export function createApp() {
     openapi: "3.1.0",
     info: {
       title: "Clarion API",
-      version: "0.11.0",
+      version: "0.12.0",
       description:
         "Notification infrastructure on Cloudflare Workers. Errors are RFC 9457 problem documents; each operation lists the `code`s it can answer with in its problem responses and in `x-error-codes`.",
     },

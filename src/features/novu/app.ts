@@ -26,7 +26,7 @@ const DOCUMENT_CONFIG = {
   openapi: "3.1.0",
   info: {
     title: "Clarion: Novu-compatible API",
-    version: "0.11.0",
+    version: "0.12.0",
     description:
       "Novu's REST API as Novu's SDKs call it (`@novu/api`, `@novu/node`), served by Clarion under `/novu`: set `serverURL` (`@novu/api`) or `backendUrl` (`@novu/node`) to `https://<clarion>/novu`. Answers are Novu's (`{ data }`); errors are Novu's error body (`statusCode`, `message`, `error`) with Clarion's `code` and `requestId` beside it. Clarion's own API is described at `/openapi.json`.",
   },
