@@ -102,7 +102,16 @@ const args = [
  */
 const wrangler = spawn("wrangler", args, {
   stdio: ["inherit", "pipe", "pipe"],
-  env: { ...process.env, ...QUIET_WRANGLER_ENV, ...ownRegistry() },
+  env: {
+    ...process.env,
+    ...QUIET_WRANGLER_ENV,
+    ...ownRegistry(),
+    // wrangler's local trace store (on by default) writes every invocation's events to a SQLite
+    // file with an fsync per commit, on the Worker's thread: local triggers ran about a quarter
+    // faster without it (docs/guides/benchmarks.md). Clarion's logs still print here, and its
+    // dashboard shows every message's timeline. X_LOCAL_OBSERVABILITY=true npm start keeps it.
+    X_LOCAL_OBSERVABILITY: process.env.X_LOCAL_OBSERVABILITY ?? "false",
+  },
 });
 let held = "";
 let ready = false;
