@@ -5,9 +5,10 @@ import { finishedTriggers, triggerRecords } from "../db/queries/trigger-rows";
 import { triggerFactEvents, writtenEvents } from "../db/queries/fact-events";
 import type { TriggerRecord } from "./trigger-record";
 
-type TriggerWrite = { record: TriggerRecord; status: TriggerStatus; cancelledMessages?: number };
+export type TriggerWrite = { record: TriggerRecord; status: TriggerStatus; cancelledMessages?: number };
 
-const row = ({ record, status, cancelledMessages }: TriggerWrite, now: Date) => ({
+/** A trigger's queryable record as its columns (test/db/drizzle-statements.ts writes it through drizzle too, to compare). */
+export const triggerRow = ({ record, status, cancelledMessages }: TriggerWrite, now: Date) => ({
   environmentId: record.environmentId,
   transactionId: record.transactionId,
   workflowKey: record.workflowKey,
@@ -34,7 +35,7 @@ const row = ({ record, status, cancelledMessages }: TriggerWrite, now: Date) => 
 export const triggerRecordWrites = (db: Db, items: TriggerWrite[], now: Date) =>
   triggerRecords.statements(
     db.$client,
-    items.map((i) => row(i, now)),
+    items.map((i) => triggerRow(i, now)),
   );
 
 export async function recordTriggers(db: Db, items: TriggerWrite[], now = new Date()) {

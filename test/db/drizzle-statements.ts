@@ -4,9 +4,9 @@ import { and, inArray, notInArray, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { chunk, rowsPerStatement } from "../../src/db/batch";
 import type { Db } from "../../src/db/client";
-import { messages, type TriggerStatus, triggers } from "../../src/db/schema";
+import { messages, triggers } from "../../src/db/schema";
 import type { MessageFields } from "../../src/delivery/message-writes";
-import type { TriggerRecord } from "../../src/delivery/trigger-record";
+import { type TriggerWrite, triggerRow } from "../../src/delivery/trigger-writes";
 
 type UpdatedColumn = keyof MessageFields | "status" | "updatedAt";
 
@@ -45,31 +45,12 @@ export function updateMany(db: Db, columns: UpdatedColumn[], group: MessageUpdat
   });
 }
 
-type TriggerWrite = { record: TriggerRecord; status: TriggerStatus; cancelledMessages?: number };
-
-const row = ({ record, status, cancelledMessages }: TriggerWrite, now: Date) => ({
-  environmentId: record.environmentId,
-  transactionId: record.transactionId,
-  workflowKey: record.workflowKey,
-  status,
-  recipients: record.recipients,
-  payload: record.payload,
-  overrides: record.overrides,
-  actor: record.actor,
-  acceptedAt: new Date(record.acceptedAt),
-  cancelledMessages: cancelledMessages ?? null,
-  // 0 marks a workflow saved before versions were kept: no version to show.
-  workflowVersion: record.workflowVersion || null,
-  createdAt: now,
-  updatedAt: now,
-});
-
 /** delivery/trigger-writes.ts's `triggerRecordWrites` before it was bound by hand. */
 export function triggerRecordWrites(db: Db, items: TriggerWrite[], now: Date) {
   return chunk(items, rowsPerStatement(13)).map((part) =>
     db
       .insert(triggers)
-      .values(part.map((i) => row(i, now)))
+      .values(part.map((i) => triggerRow(i, now)))
       .onConflictDoUpdate({
         target: [triggers.environmentId, triggers.transactionId],
         set: {
