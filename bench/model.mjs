@@ -17,6 +17,8 @@ const PUBLISHED = {
   objectRequestsPerSecond: 1_000,
   /** One D1 database runs one query at a time: about 1,000 queries/s at 1 ms each. */
   d1QueriesPerSecond: 1_000,
+  /** One D1 database holds 10 GB (Workers Paid). */
+  d1Bytes: 10e9,
 };
 
 /** Clarion's configuration (wrangler.toml, src/durable-objects/settings.ts). */
@@ -30,6 +32,8 @@ const CONFIG = {
   /** Triggers per API request: 1 for single triggers, up to 100 with /v1/trigger/bulk. */
   perRequest: 1,
   d1Databases: 1,
+  /** Days of message history a deployment keeps at the target rate (the log's retention). */
+  historyDays: 30,
 };
 
 /**
@@ -49,6 +53,12 @@ const MEASURED = {
   d1StatementsPerTrigger: 0.62,
   /** Calls a consumer invocation makes to each ledger shard it touches (snapshots, fan-out, claim, report, done). */
   objectCallsPerShard: 4.3,
+  /**
+   * D1 bytes a delivered single-recipient one-step trigger leaves (trigger row, message, its
+   * events, their indexes; sandbox captures left out): `npm run bench:storage`, 0.12, 2,000
+   * triggers. A three-step one (in-app, email, SMS) leaves 6,218.
+   */
+  d1BytesPerTrigger: 2_140,
 };
 
 const inputs = { ...PUBLISHED, ...CONFIG, ...MEASURED };
@@ -62,6 +72,10 @@ for (const arg of process.argv.slice(2)) {
 }
 const i = inputs;
 const PACK_BYTES = 120_000;
+
+const DAY = 86_400;
+/** Bytes the log of `historyDays` at rate `r` takes. */
+const historyBytes = (r) => r * DAY * i.historyDays * i.d1BytesPerTrigger;
 
 /** What rate `r` costs each resource, as a share of what it can take (1 = saturated). */
 function load(r) {
@@ -89,6 +103,9 @@ function load(r) {
       "ledger shard (requests/s per object)": (acceptCallsPerShard + deliveryCallsPerShard) / i.objectRequestsPerSecond,
       "Queues (messages/s per queue)": messagesPerSecond / i.queues / i.queueMessagesPerSecond,
       "D1 (queries/s per database)": d1Statements / i.d1Databases / i.d1QueriesPerSecond,
+      // What historyDays of the log take, against the databases' size: a rate that fills them
+      // before the oldest rows expire is not sustainable either.
+      "D1 (bytes of history per database)": historyBytes(r) / i.d1Databases / i.d1Bytes,
     },
   };
 }
@@ -118,6 +135,9 @@ console.log(`  consumer invocations/s     ${fmt(f.invocationsPerSecond)}`);
 console.log(
   `  D1 statements/s            ${fmt(f.d1Statements)} (limit ${fmt(i.d1Databases * i.d1QueriesPerSecond)} over ${i.d1Databases} database(s))`,
 );
+console.log(
+  `  D1 history                 ${(historyBytes(i.target) / 1e9).toLocaleString("en-US", { maximumFractionDigits: 1 })} GB for ${i.historyDays} days (${fmt((i.d1Databases * i.d1Bytes) / 1e9)} GB over ${i.d1Databases} database(s): ${((i.d1Databases * i.d1Bytes) / (i.target * DAY * i.d1BytesPerTrigger)).toFixed(2)} days held)`,
+);
 for (const [name, share] of Object.entries(at.shares)) console.log(`  ${name.padEnd(40)} ${(share * 100).toFixed(0)} %`);
 
 // The ceiling: the highest rate at which every resource stays under its limit.
@@ -132,7 +152,8 @@ const first = Object.entries(load(high).shares).sort(([, a], [, b]) => b - a)[0]
 console.log(`\nCeiling of this deployment: ${fmt(low)} triggers/s; the first resource to saturate: ${first}.`);
 if (low < i.target) {
   const d1Needed = Math.ceil(f.d1Statements / i.d1QueriesPerSecond);
+  const d1ForHistory = Math.ceil(historyBytes(i.target) / i.d1Bytes);
   console.log(
-    `To reach ${fmt(i.target)}/s: D1 needs ${d1Needed} database(s) at these statements per trigger (shard by environment, docs/architecture.md), or fewer statements per trigger.`,
+    `To reach ${fmt(i.target)}/s: D1 needs ${fmt(d1Needed)} database(s) for its statements and ${fmt(d1ForHistory)} for ${i.historyDays} days of history at these per-trigger costs (docs/architecture.md), or a log that leaves D1.`,
   );
 }
