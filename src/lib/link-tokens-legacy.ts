@@ -48,4 +48,3 @@ export async function verifyLegacyToken(secret: string, token: string): Promise<
   for (let i = 0; i < expected.length; i++) diff |= expected[i]! ^ actual[i]!;
   return diff === 0;
 }
-

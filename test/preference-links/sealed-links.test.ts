@@ -24,8 +24,13 @@ const oneClick = (path: string) =>
   });
 const tokenOf = (url: string) => new URL(url).pathname.slice(3);
 const preferencesOf = async (key: string, subscriberId: string) =>
-  (await api<{ channels: Record<string, boolean>; workflows: Record<string, Record<string, boolean>> }>(key, "GET", `/v1/subscribers/${subscriberId}/preferences`))
-    .body;
+  (
+    await api<{ channels: Record<string, boolean>; workflows: Record<string, Record<string, boolean>> }>(
+      key,
+      "GET",
+      `/v1/subscribers/${subscriberId}/preferences`,
+    )
+  ).body;
 
 /** Every reading a log or a curious reader could make of a token: as is, URL-decoded, and each part as base64 or base64url. */
 function readings(token: string): string[] {

@@ -39,6 +39,7 @@ export async function oneClick(target: LinkTarget): Promise<OneClick> {
   if (!workflow) return { update: { workflows: { [target.workflowKey]: { email: false } } }, workflowName: target.workflowKey };
   const workflowName = workflow.name;
   if (workflow.critical || workflow.unsubscribe === "none") return { update: null, workflowName };
-  const update = workflow.unsubscribe === "email" ? { channels: { email: false } } : { workflows: { [target.workflowKey]: { email: false } } };
+  const update =
+    workflow.unsubscribe === "email" ? { channels: { email: false } } : { workflows: { [target.workflowKey]: { email: false } } };
   return { update, workflowName };
 }

@@ -13,7 +13,12 @@ export function pageRepository(db: Db, environmentId: string) {
     async subscriber(by: { rowId: string } | { subscriberId: string }) {
       const match = "rowId" in by ? eq(subscribers.id, by.rowId) : eq(subscribers.subscriberId, by.subscriberId);
       const [row] = await db
-        .select({ rowId: subscribers.id, subscriberId: subscribers.subscriberId, preferences: subscribers.preferences, locale: subscribers.locale })
+        .select({
+          rowId: subscribers.id,
+          subscriberId: subscribers.subscriberId,
+          preferences: subscribers.preferences,
+          locale: subscribers.locale,
+        })
         .from(subscribers)
         .where(and(eq(subscribers.environmentId, environmentId), match))
         .limit(1);
