@@ -10,7 +10,7 @@ import { loadTemplateVariables } from "../db/queries/variables";
 import type { Step } from "../engine/steps";
 import type { UnsubscribeScope } from "../contract/unsubscribe";
 import { preferenceLinksRepository } from "../db/queries/preference-link-settings";
-import { preferenceLinks } from "../lib/link-tokens";
+import { linkSealer, linkUrls } from "../lib/link-tokens";
 import type { IntegrationConfig } from "../providers/types";
 import type { WaitHold } from "../durable-objects/ledger/claims";
 import type { RecipientProfile } from "./addresses";
@@ -88,15 +88,19 @@ export async function load(ctx: DeliveryContext, job: RecipientsJob, trigger: Tr
   const workflow = rows.workflow;
   const actor = actorView(trigger.actor);
   const offersUnsubscribe = workflow !== null && !workflow.critical && workflow.unsubscribe !== "none";
+  const seal = await linkSealer(linkSecret, environmentId);
+  const rowOf = new Map(subscriberRows.map((s) => [s.subscriberId, s]));
+  // Sealed to the subscriber's row: a recipient without one is stopped below, and gets no link.
   const links = await Promise.all(
-    subscriberIds.map((subscriberId) =>
-      preferenceLinks(env.PUBLIC_URL, linkSecret, { environmentId, subscriberId, workflowKey: trigger.workflowKey }),
-    ),
+    subscriberIds.map(async (subscriberId) => {
+      const row = rowOf.get(subscriberId);
+      return row ? linkUrls(env.PUBLIC_URL, await seal(row.id, trigger.workflowKey)) : { unsubscribeUrl: "", preferencesUrl: "" };
+    }),
   );
   const recipients = new Map<string, Recipient>();
   for (const [i, subscriberId] of subscriberIds.entries()) {
     const { unsubscribeUrl, preferencesUrl } = links[i]!;
-    const row = subscriberRows.find((s) => s.subscriberId === subscriberId);
+    const row = rowOf.get(subscriberId);
     const mine = channelRows.filter((c) => c.subscriberId === subscriberId);
     const { preferences, id: _id, environmentId: _env, createdAt, updatedAt, ...profile } = row ?? { subscriberId };
     recipients.set(subscriberId, {
@@ -116,7 +120,7 @@ export async function load(ctx: DeliveryContext, job: RecipientsJob, trigger: Tr
         unsubscribe_url: offersUnsubscribe ? unsubscribeUrl : "",
         preferences_url: preferencesUrl,
       },
-      listUnsubscribe: offersUnsubscribe ? unsubscribeUrl : null,
+      listUnsubscribe: offersUnsubscribe && unsubscribeUrl ? unsubscribeUrl : null,
       preferences: preferences ?? null,
       locale: row?.locale ?? null,
       timezone: row?.timezone ?? null,

@@ -1,76 +1,126 @@
 /**
- * Preference-link tokens: `<payload>.<mac>`, both base64url. The payload names the environment,
- * the subscriber and (for links minted with a message) the workflow; the MAC is HMAC-SHA-256
- * under the environment's own link secret, so a token never works in another environment and
- * rotating that secret revokes every link at once. Tokens do not expire.
+ * Preference-link tokens: `<environmentId>.<sealed>`. The environment id is in the clear because
+ * it picks the secret; everything else is sealed with AES-256-GCM under a key derived (HKDF) from
+ * that environment's link secret: the subscriber's row id (one per incarnation, so a link minted
+ * before an erasure names nobody once the subscriberId is created again) and the workflow. Nothing
+ * a mail log or a proxy records of the URL says who the subscriber is. Rotating the secret revokes
+ * every link at once; tokens do not expire.
+ *
+ * The IV is synthetic (an HMAC of the sealed content, under a second derived key), so the same
+ * subscriber and workflow always get the same link: one spelling per link, as the per-link rate
+ * limit and the form nonce expect, and an IV repeats only with the very same plaintext.
  */
 import { base64ToBytes, bytesToBase64 } from "./base64";
+
+/** What a verified token names: the environment, the subscriber's row, and the workflow of its email. */
+export interface SealedLink {
+  environmentId: string;
+  /** `subscribers.id`: the incarnation, not the team's subscriberId. */
+  subscriberRowId: string;
+  /** The workflow the message came from; null for links minted by a backend. */
+  workflowKey: string | null;
+}
 
 export interface LinkClaims {
   environmentId: string;
   subscriberId: string;
-  /** The workflow the message came from; null for links minted by a backend. */
   workflowKey: string | null;
 }
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
-/** Bytes of the MAC kept in the token: 128 bits is beyond guessing and keeps URLs short. */
-const MAC_BYTES = 16;
+const IV_BYTES = 12;
+const TAG_BYTES = 16;
 /** Longer tokens are refused before any parsing or crypto. */
 export const MAX_TOKEN_LENGTH = 1024;
+const ENVIRONMENT_ID = /^[A-Za-z0-9_-]{1,100}$/;
+const BASE64URL = /^[A-Za-z0-9_-]+$/;
 
-const toBase64Url = (bytes: Uint8Array) => bytesToBase64(bytes).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
-const fromBase64Url = (text: string) => base64ToBytes(text.replaceAll("-", "+").replaceAll("_", "/"));
+export const toBase64Url = (bytes: Uint8Array) => bytesToBase64(bytes).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
+export const fromBase64Url = (text: string) => base64ToBytes(text.replaceAll("-", "+").replaceAll("_", "/"));
 
 /** A fresh link secret: 32 random bytes, base64. */
 export const newLinkSecret = () => bytesToBase64(crypto.getRandomValues(new Uint8Array(32)));
 
-const hmacKey = (secret: string) =>
-  crypto.subtle.importKey("raw", base64ToBytes(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+const aad = (environmentId: string) => encoder.encode(`clarion-link:${environmentId}`);
 
-async function mac(secret: string, payload: string): Promise<Uint8Array> {
-  const full = await crypto.subtle.sign("HMAC", await hmacKey(secret), encoder.encode(payload));
-  return new Uint8Array(full).subarray(0, MAC_BYTES);
+async function derive(
+  secret: string,
+  info: string,
+  algorithm: Parameters<SubtleCrypto["deriveKey"]>[2],
+  usages: Parameters<SubtleCrypto["deriveKey"]>[4],
+) {
+  const material = await crypto.subtle.importKey("raw", base64ToBytes(secret), "HKDF", false, ["deriveKey"]);
+  return crypto.subtle.deriveKey(
+    { name: "HKDF", hash: "SHA-256", salt: new Uint8Array(0), info: encoder.encode(info) },
+    material,
+    algorithm,
+    false,
+    usages,
+  );
 }
 
-export async function mintToken(secret: string, claims: LinkClaims): Promise<string> {
-  const payload = toBase64Url(encoder.encode(JSON.stringify([claims.environmentId, claims.subscriberId, claims.workflowKey])));
-  return `${payload}.${toBase64Url(await mac(secret, payload))}`;
+/** The two keys of one environment's secret, derived once per batch of links. */
+async function linkKeys(secret: string) {
+  const [seal, iv] = await Promise.all([
+    derive(secret, "clarion-link-seal", { name: "AES-GCM", length: 256 }, ["encrypt", "decrypt"]),
+    derive(secret, "clarion-link-iv", { name: "HMAC", hash: "SHA-256", length: 256 }, ["sign"]),
+  ]);
+  return { seal, iv };
 }
 
-/** The claims a token states, unverified: which environment's secret to check it with. Null when it is not a token. */
-export function readClaims(token: string): LinkClaims | null {
-  if (token.length > MAX_TOKEN_LENGTH || !/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/.test(token)) return null;
+/** Seals links of one environment; the keys are derived once, for a whole delivery batch. */
+export async function linkSealer(secret: string, environmentId: string) {
+  const keys = await linkKeys(secret);
+  const additionalData = aad(environmentId);
+  return async (subscriberRowId: string, workflowKey: string | null): Promise<string> => {
+    const plain = encoder.encode(JSON.stringify([subscriberRowId, workflowKey]));
+    const mac = await crypto.subtle.sign("HMAC", keys.iv, new Uint8Array([...additionalData, 0, ...plain]));
+    const iv = new Uint8Array(mac).subarray(0, IV_BYTES);
+    const sealed = new Uint8Array(await crypto.subtle.encrypt({ name: "AES-GCM", iv, additionalData }, keys.seal, plain));
+    const bytes = new Uint8Array(IV_BYTES + sealed.length);
+    bytes.set(iv);
+    bytes.set(sealed, IV_BYTES);
+    return `${environmentId}.${toBase64Url(bytes)}`;
+  };
+}
+
+/** The environment a token says it is for, unverified: whose secret to open it with. Null when it is no sealed token. */
+export function tokenEnvironment(token: string): string | null {
+  if (token.length > MAX_TOKEN_LENGTH) return null;
+  const [environmentId, sealed, extra] = token.split(".");
+  if (extra !== undefined || !environmentId || !sealed || !ENVIRONMENT_ID.test(environmentId) || !BASE64URL.test(sealed)) return null;
+  return environmentId;
+}
+
+/** What a token names, when it was sealed under this secret for its environment; null for anything else. */
+export async function openToken(secret: string, token: string): Promise<SealedLink | null> {
+  const environmentId = tokenEnvironment(token);
+  if (!environmentId) return null;
+  const text = token.slice(environmentId.length + 1);
+  let bytes: Uint8Array;
   try {
-    const parsed: unknown = JSON.parse(decoder.decode(fromBase64Url(token.split(".")[0]!)));
-    if (!Array.isArray(parsed) || parsed.length !== 3) return null;
-    const [environmentId, subscriberId, workflowKey] = parsed as unknown[];
-    if (typeof environmentId !== "string" || typeof subscriberId !== "string") return null;
-    if (workflowKey !== null && typeof workflowKey !== "string") return null;
-    return { environmentId, subscriberId, workflowKey };
+    bytes = fromBase64Url(text);
   } catch {
     return null;
   }
-}
-
-/** Whether the token's MAC is right under this secret; compared in constant time. */
-export async function verifyToken(secret: string, token: string): Promise<boolean> {
-  const [payload, given] = token.split(".");
-  if (!payload || !given) return false;
-  let expected: Uint8Array;
-  let actual: Uint8Array;
+  // Re-encoding refuses non-canonical trailing bits: each link has one spelling.
+  if (bytes.length <= IV_BYTES + TAG_BYTES || toBase64Url(bytes) !== text) return null;
   try {
-    expected = await mac(secret, payload);
-    actual = fromBase64Url(given);
+    const { seal } = await linkKeys(secret);
+    const plain = await crypto.subtle.decrypt(
+      { name: "AES-GCM", iv: bytes.subarray(0, IV_BYTES), additionalData: aad(environmentId) },
+      seal,
+      bytes.subarray(IV_BYTES),
+    );
+    const parsed: unknown = JSON.parse(decoder.decode(plain));
+    if (!Array.isArray(parsed) || parsed.length !== 2) return null;
+    const [subscriberRowId, workflowKey] = parsed as unknown[];
+    if (typeof subscriberRowId !== "string" || (workflowKey !== null && typeof workflowKey !== "string")) return null;
+    return { environmentId, subscriberRowId, workflowKey };
   } catch {
-    return false;
+    return null;
   }
-  // Re-encoding rejects a MAC with non-canonical trailing bits, so each link has one spelling.
-  if (actual.length !== expected.length || toBase64Url(actual) !== given) return false;
-  let diff = 0;
-  for (let i = 0; i < expected.length; i++) diff |= expected[i]! ^ actual[i]!;
-  return diff === 0;
 }
 
 export interface PreferenceLinks {
@@ -80,9 +130,8 @@ export interface PreferenceLinks {
   preferencesUrl: string;
 }
 
-/** Both links of one subscriber (and workflow), signed with the environment's link secret. */
-export async function preferenceLinks(publicUrl: string, secret: string, claims: LinkClaims): Promise<PreferenceLinks> {
-  const token = await mintToken(secret, claims);
+/** Both links of one token, on the deployment's public URL. */
+export function linkUrls(publicUrl: string, token: string): PreferenceLinks {
   const base = publicUrl.replace(/\/+$/, "");
   return { unsubscribeUrl: `${base}/u/${token}`, preferencesUrl: `${base}/p/${token}` };
 }

@@ -45,7 +45,38 @@ afterAll(async () => {
   await browser?.close();
 });
 
+/** The `/u` path in the one email of a workflow named `name`, sent to the page's subscriber. */
+async function unsubscribePathOf(name: string): Promise<string> {
+  const key = `leave-${run}`;
+  const step = { id: "m", type: "email", template: { subject: "S", text: "Leave: {{ unsubscribe_url }}" } };
+  expect((await api("POST", "/v1/workflows", { key, name, steps: [step] })).status).toBe(201);
+  const sent = await api<{ transactionId: string }>("POST", "/v1/trigger", { workflow: key, to: subscriberId, payload: {} });
+  expect(sent.status).toBe(202);
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const list = await api<{ data: { id: string; status: string }[] }>("GET", `/v1/messages?transactionId=${sent.body.transactionId}`);
+    const message = list.body.data.find((m) => m.status === "sent");
+    if (message) {
+      const detail = await api<{ content: { text: string } }>("GET", `/v1/messages/${message.id}`);
+      return new URL(/Leave: (\S+)/.exec(detail.body.content.text)![1]!).pathname;
+    }
+    if (Date.now() > deadline) throw new Error("the email was not sent");
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
 describe.skipIf(!CHROMIUM)("the hosted preference page in Chromium", () => {
+  it("is set in the page's sans-serif fonts, not the browser's serif default", async () => {
+    const context = await browser!.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    await page.goto(`${base()}${pagePath}`);
+    const font = (await page.evaluate("getComputedStyle(document.body).fontFamily")) as string;
+    expect(font).toContain("system-ui");
+    expect(font).toContain('"Segoe UI"');
+    expect(font.split(",")[0]!.trim()).not.toMatch(/serif/i);
+    await context.close();
+  });
+
   it.each([1280, 390])("at %i px has no WCAG A/AA violation and no sideways scrolling", async (width) => {
     // axe is a script, which the page's CSP forbids: this context alone lets the test inject it.
     const context = await browser!.newContext({ viewport: { width, height: 900 }, bypassCSP: true });
@@ -90,6 +121,26 @@ describe.skipIf(!CHROMIUM)("the hosted preference page in Chromium", () => {
     expect(await page.getByLabel("Push notifications").first().isChecked()).toBe(true);
     const prefs = await api<{ channels: Record<string, boolean> }>("GET", `/v1/subscribers/${subscriberId}-de/preferences`);
     expect(prefs.body.channels.sms).toBe(false);
+    await context.close();
+  });
+});
+
+describe.skipIf(!CHROMIUM)("the hosted unsubscribe page in Chromium", () => {
+  it("names the workflow and the brand, in the page's fonts, and unsubscribes with its button", async () => {
+    const path = await unsubscribePathOf("Release notes");
+    expect((await api("PATCH", "/v1/preference-links/settings", { brandName: "Acme" })).status).toBe(200);
+    const context = await browser!.newContext({ viewport: { width: 390, height: 900 }, javaScriptEnabled: false });
+    const page = await context.newPage();
+    await page.goto(`${base()}${path}`);
+    await page.getByText("Stop receiving “Release notes” emails from Acme?", { exact: true }).waitFor();
+    expect(await page.title()).toBe("Unsubscribe · Acme");
+    expect(await page.getByText("development").count()).toBe(0);
+    const font = (await page.evaluate("getComputedStyle(document.body).fontFamily")) as string;
+    expect(font).toContain("system-ui");
+    await page.getByRole("button", { name: "Unsubscribe" }).click();
+    await page.getByRole("heading", { name: "You are unsubscribed" }).waitFor();
+    const prefs = await api<{ workflows: Record<string, { email?: boolean }> }>("GET", `/v1/subscribers/${subscriberId}/preferences`);
+    expect(prefs.body.workflows[`leave-${run}`]).toEqual({ email: false });
     await context.close();
   });
 });

@@ -61,6 +61,14 @@ describe("GET /p/{token}", () => {
     );
   });
 
+  it("sends its style block unescaped, so the fonts and colours apply", async () => {
+    const { path } = await setUp();
+    const html = await (await get(path)).text();
+    const style = /<style nonce="[^"]+">([^<]*)<\/style>/.exec(html)?.[1] ?? "";
+    expect(style).toContain('font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif');
+    expect(style).not.toContain("&quot;");
+  });
+
   it("shows the environment's branding", async () => {
     const { key, path } = await setUp();
     await api(key, "PATCH", "/v1/preference-links/settings", {

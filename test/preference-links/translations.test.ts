@@ -1,7 +1,7 @@
 import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { createSandboxEnvironment, unique } from "../factories";
-import { createWorkflow } from "../e2e/helpers";
+import { createWorkflow, messageDetail, settledMessages, trigger } from "../e2e/helpers";
 import { api, errorPaths, expectProblem } from "../request";
 
 const GERMAN = {
@@ -73,6 +73,21 @@ describe("translations of the hosted pages", () => {
     expect(await done.text()).toContain("<h1>Sie sind abgemeldet</h1>");
   });
 
+  it("name the workflow in a translated question through {workflow}", async () => {
+    const { key } = await createSandboxEnvironment();
+    const translations = { de: { unsubscribeWorkflowQuestion: "Keine „{workflow}“-E-Mails mehr von {brand}?" } };
+    await api(key, "PATCH", "/v1/preference-links/settings", { brandName: "Acme", translations });
+    const workflowKey = unique("news").toLowerCase();
+    const steps = [{ id: "mail", type: "email", template: { subject: "S", text: "{{ unsubscribe_url }}" } }];
+    await createWorkflow(key, { key: workflowKey, name: "Neuigkeiten", steps });
+    const subscriberId = unique("s");
+    await api(key, "POST", "/sub", { subscriberId, email: "ada@example.com", locale: "de" });
+    const [message] = await settledMessages(key, await trigger(key, { workflow: workflowKey, to: subscriberId }), 1);
+    const url = String(((await messageDetail(key, message!.id)).content as { text: string }).text).trim();
+    const html = await (await get(new URL(url).pathname)).text();
+    expect(html).toContain("<p>Keine „Neuigkeiten“-E-Mails mehr von Acme?</p>");
+  });
+
   it("escape translated text as any other", async () => {
     const { page } = await subscriberIn("de", { de: { save: "<script>alert(1)</script>" } });
     const html = await (await get(page)).text();
@@ -97,6 +112,11 @@ describe("translations of the hosted pages", () => {
     ["an empty text", { de: { save: " " } }, "translations.de.save"],
     ["a placeholder the English text lacks", { de: { save: "Speichern {name}" } }, "translations.de.save"],
     ["a misspelt placeholder", { de: { unsubscribeAllQuestion: "Keine E-Mails von {brnd}?" } }, "translations.de.unsubscribeAllQuestion"],
+    [
+      "a brand in a text shown while there is none",
+      { de: { unsubscribeWorkflowQuestionUnbranded: "Keine „{workflow}“-E-Mails von {brand}?" } },
+      "translations.de.unsubscribeWorkflowQuestionUnbranded",
+    ],
     ["a locale that is no language tag", { "german!": { save: "Speichern" } }, "translations.german!"],
     ["a locale given twice", { de: { save: "A" }, DE: { save: "B" } }, "translations"],
     ["a text that is not a string", { de: { save: 1 } }, "translations.de.save"],

@@ -14754,7 +14754,7 @@ export interface components {
         PreferenceLink: {
             /**
              * Format: uri
-             * @description The hosted preference page of this subscriber. Valid until the link secret is rotated.
+             * @description The hosted preference page of this subscriber; the token is opaque. Valid until the link secret is rotated or the subscriber is erased.
              */
             url: string;
             /**
@@ -14774,7 +14774,7 @@ export interface components {
             rotatedAt: string;
         };
         PreferencePageBranding: {
-            /** @description Shown as the page title; null: the environment's name. */
+            /** @description Shown above the title and in the unsubscribe question; null: the pages name no sender. */
             brandName: string | null;
             /**
              * Format: uri
@@ -14811,7 +14811,9 @@ export interface components {
             reload?: string;
             unsubscribeTitle?: string;
             unsubscribeAllQuestion?: string;
+            unsubscribeAllQuestionUnbranded?: string;
             unsubscribeWorkflowQuestion?: string;
+            unsubscribeWorkflowQuestionUnbranded?: string;
             unsubscribeButton?: string;
             cannotUnsubscribe?: string;
             chooseNotifications?: string;
@@ -14822,7 +14824,7 @@ export interface components {
         };
         /** @description Fields given replace the stored ones; `null` clears one. */
         PreferencePageBrandingUpdate: {
-            /** @description Shown as the page title; null: the environment's name. */
+            /** @description Shown above the title and in the unsubscribe question; null: the pages name no sender. */
             brandName?: string | null;
             /**
              * Format: uri

@@ -1,5 +1,5 @@
 import type { Context } from "hono";
-import { html } from "hono/html";
+import { html, raw } from "hono/html";
 import type { HtmlEscapedString } from "hono/utils/html";
 import { PAGE_HEADERS } from "../../contract/content-security-policy";
 import { bytesToBase64 } from "../../lib/base64";
@@ -24,6 +24,7 @@ const policy = (nonce: string) =>
     "base-uri 'none'",
   ].join("; ");
 
+/** Raw in the page: escaping would turn its quotes into `&quot;`, and the fonts back to serif. `accent` is a checked `#rrggbb`. */
 const css = (accent: string) => `
 *{box-sizing:border-box}
 body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#111827;background:#f3f4f6}
@@ -55,8 +56,10 @@ export async function page(
   options: { lang?: string; headers?: Record<string, string> } = {},
 ) {
   const nonce = bytesToBase64(crypto.getRandomValues(new Uint8Array(16)));
-  const accent = brand?.accentColor ?? DEFAULT_ACCENT;
-  const name = brand ? (brand.brandName ?? brand.environmentName) : null;
+  // Checked again here, as the style block is raw: only a colour ever reaches it.
+  const accent = brand?.accentColor && /^#[0-9a-fA-F]{6}$/.test(brand.accentColor) ? brand.accentColor : DEFAULT_ACCENT;
+  // Only a brand the team set: an environment's name ("development") means nothing to a subscriber.
+  const name = brand?.brandName ?? null;
   const markup = html`<!doctype html>
 <html lang="${options.lang ?? "en"}">
 <head>
@@ -64,7 +67,7 @@ export async function page(
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex">
 <title>${name ? `${title} · ${name}` : title}</title>
-<style nonce="${nonce}">${css(accent)}</style>
+<style nonce="${nonce}">${raw(css(accent))}</style>
 </head>
 <body>
 <main>

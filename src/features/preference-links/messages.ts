@@ -3,7 +3,8 @@ import { isLocale } from "../../contract/recipients";
 
 /**
  * Every text the hosted pages show, in English. An environment's translations replace them per
- * locale, key by key; a key left out stays English. `{brand}` is the page's brand name.
+ * locale, key by key; a key left out stays English. `{brand}` is the page's brand name (the
+ * `…Unbranded` texts are shown while the environment has none), `{workflow}` the workflow's name.
  */
 export const MESSAGES = {
   preferencesTitle: "Notification preferences",
@@ -20,7 +21,9 @@ export const MESSAGES = {
   reload: "Load the page again",
   unsubscribeTitle: "Unsubscribe",
   unsubscribeAllQuestion: "Stop receiving all email from {brand}?",
-  unsubscribeWorkflowQuestion: "Stop receiving these emails from {brand}?",
+  unsubscribeAllQuestionUnbranded: "Stop receiving all email from this sender?",
+  unsubscribeWorkflowQuestion: "Stop receiving “{workflow}” emails from {brand}?",
+  unsubscribeWorkflowQuestionUnbranded: "Stop receiving “{workflow}” emails?",
   unsubscribeButton: "Unsubscribe",
   cannotUnsubscribe: "These emails cannot be unsubscribed from: they are needed for your account.",
   chooseNotifications: "Choose which notifications you get",

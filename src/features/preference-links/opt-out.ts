@@ -22,15 +22,24 @@ export async function changePreferences(
   return recordedChange(env, target.environmentId, target.subscriberId, update, reason);
 }
 
+/** What one click turns off, and the name of the workflow the link came from (null: none, or a backend's link). */
+export interface OneClick {
+  update: SubscriberPreferencesUpdate | null;
+  workflowName: string | null;
+}
+
 /**
  * What one click turns off: the link's workflow's email, or all email when the workflow says so
- * or the link names no workflow. Null: nothing, the workflow is critical or offers no unsubscribe.
+ * or the link names no workflow. `update` null: nothing, the workflow is critical or offers no unsubscribe.
  */
-export async function oneClickUpdate(target: LinkTarget): Promise<SubscriberPreferencesUpdate | null> {
-  if (target.workflowKey === null) return { channels: { email: false } };
+export async function oneClick(target: LinkTarget): Promise<OneClick> {
+  if (target.workflowKey === null) return { update: { channels: { email: false } }, workflowName: null };
   const workflow = await pageRepository(target.db, target.environmentId).workflow(target.workflowKey);
   // A workflow deleted since the email was sent still gets its opt-out: its key may come back.
-  if (!workflow) return { workflows: { [target.workflowKey]: { email: false } } };
-  if (workflow.critical || workflow.unsubscribe === "none") return null;
-  return workflow.unsubscribe === "email" ? { channels: { email: false } } : { workflows: { [target.workflowKey]: { email: false } } };
+  if (!workflow) return { update: { workflows: { [target.workflowKey]: { email: false } } }, workflowName: target.workflowKey };
+  const workflowName = workflow.name;
+  if (workflow.critical || workflow.unsubscribe === "none") return { update: null, workflowName };
+  const update =
+    workflow.unsubscribe === "email" ? { channels: { email: false } } : { workflows: { [target.workflowKey]: { email: false } } };
+  return { update, workflowName };
 }

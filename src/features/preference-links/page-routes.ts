@@ -82,7 +82,7 @@ async function formOf(request: Request): Promise<FormData | null> {
 
 preferencePageRoutes.get("/p/:token", async (c) => {
   const token = c.req.param("token");
-  const target = await resolveLink(c.env, token);
+  const target = await resolveLink(c.env, token, "preferences");
   if (!target) return nothingToManage(c);
   const workflows = choosable(await pageRepository(target.db, target.environmentId).choosable());
   return render(c, token, target, workflows, withDefaults(target.preferences), false);
@@ -90,7 +90,7 @@ preferencePageRoutes.get("/p/:token", async (c) => {
 
 preferencePageRoutes.post("/p/:token", async (c) => {
   const token = c.req.param("token");
-  const target = await resolveLink(c.env, token);
+  const target = await resolveLink(c.env, token, "preferences");
   if (!target) return nothingToManage(c);
   const form = await formOf(c.req.raw);
   if (!form || !(await checkNonce(c.env.ENCRYPTION_KEY, token, form.get("nonce")))) {

@@ -1,40 +1,65 @@
 import { createDb, type Db } from "../../db/client";
 import { preferenceLinksRepository, type Branding } from "../../db/queries/preference-link-settings";
 import type { Bindings } from "../../env";
-import { readClaims, verifyToken, type LinkClaims } from "../../lib/link-tokens";
+import { openToken, tokenEnvironment, type LinkClaims } from "../../lib/link-tokens";
+import { readLegacyClaims, verifyLegacyToken } from "../../lib/link-tokens-legacy";
 import type { SubscriberPreferences } from "../../contract/preferences";
 import { messagesFor } from "./messages";
 import { pageRepository } from "./repository";
 
 export interface LinkTarget extends LinkClaims {
   db: Db;
-  branding: Branding & { environmentName: string };
+  branding: Branding;
   preferences: SubscriberPreferences | null;
   /** The pages' texts in the subscriber's locale, where the environment translated them. */
   messages: ReturnType<typeof messagesFor>;
+  /** A 0.12 token (readable, not bound to the subscriber's incarnation): good for one-click unsubscribe only. */
+  legacy: boolean;
 }
 
 /**
- * The subscriber a link is for, or null: a token that is malformed, signed under another or a
- * rotated secret, or names an erased subscriber all end here alike, so a 404 tells nothing.
+ * `unsubscribe`: the `/u` pages, which also honour the tokens of emails sent by 0.12 so their
+ * `List-Unsubscribe` keeps working; `preferences`: the `/p` page, sealed tokens only.
  */
-export async function resolveLink(env: Bindings, token: string): Promise<LinkTarget | null> {
-  const claims = readClaims(token);
-  if (!claims) return null;
+export type LinkUse = "unsubscribe" | "preferences";
+
+/**
+ * The subscriber a link is for, or null: a token that is malformed, sealed under another or a
+ * rotated secret, or names an erased subscriber (also one whose subscriberId was created again
+ * since) all end here alike, so a 404 tells nothing.
+ */
+export async function resolveLink(env: Bindings, token: string, use: LinkUse): Promise<LinkTarget | null> {
+  const legacy = readLegacyClaims(token);
+  const environmentId = legacy?.environmentId ?? tokenEnvironment(token);
+  if (!environmentId || (legacy && use !== "unsubscribe")) return null;
   const db = createDb(env.DB);
-  const settings = await preferenceLinksRepository(db, claims.environmentId, env.ENCRYPTION_KEY)
+  const settings = await preferenceLinksRepository(db, environmentId, env.ENCRYPTION_KEY)
     .find()
     .catch(() => undefined);
-  if (!settings || !(await verifyToken(settings.secret, token))) return null;
-  const pages = pageRepository(db, claims.environmentId);
-  const [subscriber, environmentName] = await Promise.all([pages.subscriber(claims.subscriberId), pages.environmentName()]);
-  if (subscriber === undefined || environmentName === undefined) return null;
+  if (!settings) return null;
+  const pages = pageRepository(db, environmentId);
+  let workflowKey: string | null;
+  let subscriber: Awaited<ReturnType<typeof pages.subscriber>>;
+  if (legacy) {
+    if (!(await verifyLegacyToken(settings.secret, token))) return null;
+    workflowKey = legacy.workflowKey;
+    subscriber = await pages.subscriber({ subscriberId: legacy.subscriberId });
+  } else {
+    const sealed = await openToken(settings.secret, token);
+    if (!sealed) return null;
+    workflowKey = sealed.workflowKey;
+    subscriber = await pages.subscriber({ rowId: sealed.subscriberRowId });
+  }
+  if (subscriber === undefined) return null;
   const { secret: _secret, ...branding } = settings;
   return {
-    ...claims,
+    environmentId,
+    subscriberId: subscriber.subscriberId,
+    workflowKey,
     db,
-    branding: { ...branding, environmentName },
+    branding,
     preferences: subscriber.preferences,
     messages: messagesFor(branding.translations, subscriber.locale),
+    legacy: legacy !== null,
   };
 }

@@ -2,7 +2,7 @@ import { notFound } from "../../lib/errors";
 import { apiRoute, createRouter, json, security } from "../../lib/openapi";
 import { auditContextOf } from "../audit/record";
 import { SubscriberIdParam } from "../subscribers/preferences-schemas";
-import { preferenceLinks } from "../../lib/link-tokens";
+import { linkSealer, linkUrls } from "../../lib/link-tokens";
 import { PreferenceLink, PreferencePageBranding, PreferencePageBrandingUpdate, SecretRotated } from "./schemas";
 
 export const preferenceLinksRoutes = createRouter();
@@ -22,14 +22,11 @@ preferenceLinksRoutes.openapi(
   }),
   async (c) => {
     const { subscriberId } = c.req.valid("param");
-    if ((await c.var.data.preferences.find(subscriberId)) === undefined)
-      throw notFound("subscriber_not_found", `subscriber "${subscriberId}"`);
+    const subscriber = await c.var.data.preferencePages.subscriber({ subscriberId });
+    if (subscriber === undefined) throw notFound("subscriber_not_found", `subscriber "${subscriberId}"`);
     const { secret } = await c.var.data.preferenceLinks.get();
-    const minted = await preferenceLinks(c.env.PUBLIC_URL, secret, {
-      environmentId: c.get("environmentId"),
-      subscriberId,
-      workflowKey: null,
-    });
+    const seal = await linkSealer(secret, c.get("environmentId"));
+    const minted = linkUrls(c.env.PUBLIC_URL, await seal(subscriber.rowId, null));
     return c.json({ url: minted.preferencesUrl, unsubscribeUrl: minted.unsubscribeUrl, expiresAt: null }, 200);
   },
 );

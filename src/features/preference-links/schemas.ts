@@ -3,7 +3,10 @@ import { PreferencePageTranslations } from "./messages";
 
 export const PreferenceLink = z
   .object({
-    url: z.url().openapi({ description: "The hosted preference page of this subscriber. Valid until the link secret is rotated." }),
+    url: z.url().openapi({
+      description:
+        "The hosted preference page of this subscriber; the token is opaque. Valid until the link secret is rotated or the subscriber is erased.",
+    }),
     unsubscribeUrl: z.url().openapi({
       description: "One-click unsubscribe from all email (`POST` with `List-Unsubscribe=One-Click`); `GET` shows a confirmation button.",
     }),
@@ -22,7 +25,7 @@ export const PreferencePageBranding = z
       .min(1)
       .max(100)
       .nullable()
-      .openapi({ description: "Shown as the page title; null: the environment's name." }),
+      .openapi({ description: "Shown above the title and in the unsubscribe question; null: the pages name no sender." }),
     logoUrl: z
       .url({ protocol: /^https$/ })
       .max(2048)

@@ -62,7 +62,7 @@ function BrandingForm({ slug, saved }: { slug: string; saved: PreferencePageBran
 
   return (
     <form onSubmit={submit} aria-label="Preference page branding">
-      <Field label="Brand name" error={fieldError("brandName")} hint="Empty: the environment's name.">
+      <Field label="Brand name" error={fieldError("brandName")} hint="Empty: the pages name no sender.">
         <input value={brandName} maxLength={100} onChange={(e) => setBrandName(e.target.value)} />
       </Field>
       <Field label="Logo URL" error={fieldError("logoUrl")} hint="An https image, shown at most 48 px high.">
