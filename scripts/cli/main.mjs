@@ -20,7 +20,7 @@ export const USAGE = `Usage: clarion <command> [options]
 Options:
   --url <url>          Clarion's address (CLARION_URL, default http://127.0.0.1:8787)
   --admin-key <key>    the admin credential for envs and keys (CLARION_ADMIN_KEY)
-  --key <key>          an environment's API key for workflows (CLARION_API_KEY)
+  --key <key>          an environment's API key for workflows (CLARION_KEY, or CLARION_API_KEY)
   --dry-run            promote: say what would change, change nothing
   --json               print the API's JSON answer
   -h, --help           this text
@@ -78,8 +78,9 @@ export async function main(argv, io = {}) {
       return client({ url, credential, fetch: io.fetch });
     };
     const keyRequest = () => {
-      const credential = values.key ?? env.CLARION_API_KEY;
-      if (!credential) throw new UsageError("Workflows belong to an environment: give its key with CLARION_API_KEY=ck_... or --key.");
+      // CLARION_KEY is the name the docs' examples use; CLARION_API_KEY was the CLI's own before 0.13.
+      const credential = values.key || env.CLARION_KEY || env.CLARION_API_KEY;
+      if (!credential) throw new UsageError("Workflows belong to an environment: give its key with CLARION_KEY=ck_... or --key.");
       return client({ url, credential, fetch: io.fetch });
     };
     const needEnv = () => {

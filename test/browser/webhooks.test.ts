@@ -59,6 +59,11 @@ const endpointId = () => decodeURIComponent(new URL(page.url()).pathname.split("
 describe.skipIf(!CHROMIUM)("the Webhooks page", () => {
   let id = "";
 
+  it("states the retry schedule delivery follows (8 attempts over about 28 hours), not another", async () => {
+    const intro = page.getByText("Clarion POSTs this environment's events");
+    expect(await intro.textContent()).toContain("retried on failure (8 attempts over about 28 hours)");
+  });
+
   it("adds an endpoint for the event types ticked, and opens it", async () => {
     await page.getByLabel("URL").fill(`${receiverUrl}/crm`);
     await page.getByLabel("Description (optional)").fill("CRM sync");

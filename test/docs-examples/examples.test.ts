@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -7,7 +7,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type LocalStack, ROOT, startLocalStack, until } from "../local-stack";
 import { type Example, examplesOf, matches, statusPattern, type Unmarked } from "./markdown";
 
-/** The reading order the docs promise their examples work in (docs/README.md says so). */
+/**
+ * The reading order the docs promise their examples work in (docs/README.md says so): every page
+ * with an example that talks to Clarion. First email comes last: its Resend integration becomes
+ * development's primary, which no later example should send through.
+ */
 const READING_ORDER = [
   "README.md",
   "docs/getting-started.md",
@@ -17,11 +21,25 @@ const READING_ORDER = [
   "docs/concepts/tracking.md",
   "docs/guides/integrations.md",
   "docs/reference/errors.md",
+  "docs/guides/in-app-inbox.md",
+  "docs/guides/unsubscribe-and-preferences.md",
+  "docs/guides/event-webhooks.md",
+  "docs/guides/changing-content-safely.md",
+  "docs/guides/admin-and-cli.md",
+  "docs/concepts/security.md",
   "docs/guides/rate-limits.md",
   "docs/guides/retention.md",
+  "docs/guides/first-email.md",
 ];
 
-const pages = READING_ORDER.map((page) => examplesOf(page, readFileSync(join(ROOT, page), "utf8")));
+const read = (page: string) => readFileSync(join(ROOT, page), "utf8");
+const pages = READING_ORDER.map((page) => examplesOf(page, read(page)));
+const everyPage = [
+  "README.md",
+  ...readdirSync(join(ROOT, "docs"), { recursive: true, encoding: "utf8" })
+    .filter((file) => file.endsWith(".md"))
+    .map((file) => `docs/${file.replaceAll("\\", "/")}`),
+];
 const examples: Example[] = pages.flatMap((p) => p.examples);
 const unmarked: Unmarked[] = pages.flatMap((p) => p.unmarked);
 
@@ -29,9 +47,13 @@ const unmarked: Unmarked[] = pages.flatMap((p) => p.unmarked);
  * Each block runs in bash as a reader would paste it, in a folder holding `.clarion/keys.json` as
  * `npm start` writes it. `curl` is wrapped to report each answer's status on stderr (its `-w` comes
  * last, so it wins over one the page gives) and keep the last body; exported variables carry over to later blocks, as in one terminal.
+ * `npx clarion` is the repository's CLI, as it is for a reader in the repository (this folder is not one).
  */
 const PRELUDE = `
 [ -f "$DOCS_STATE" ] && . "$DOCS_STATE"
+npx() {
+  if [ "$1" = clarion ]; then shift; node "$DOCS_CLI" "$@"; else command npx "$@"; fi
+}
 curl() {
   local out rc
   out=$(mktemp)
@@ -84,6 +106,15 @@ describe("the documentation's examples, in reading order, against a fresh server
     expect(unmarked).toEqual([]);
   });
 
+  it("runs every page that has an example talking to Clarion", () => {
+    const outside = everyPage.filter((page) => !READING_ORDER.includes(page));
+    const withExamples = outside.filter((page) => {
+      const { examples: runnable, unmarked: left } = examplesOf(page, read(page));
+      return runnable.length + left.length > 0;
+    });
+    expect(withExamples).toEqual([]);
+  });
+
   it.each(examples.map((e) => [`${e.page}:${e.line}`, e] as const))("%s", async (_, example) => {
     if (example.after) await settle(example.after);
     if (example.alignMinute) await awayFromMinuteEdge();
@@ -92,7 +123,7 @@ describe("the documentation's examples, in reading order, against a fresh server
     rmSync(last, { force: true });
     const { stdout, stderr } = await promisify(execFile)("bash", ["-c", PRELUDE + script + EPILOGUE], {
       cwd: work,
-      env: { ...process.env, DOCS_STATE: join(work, "state.sh"), DOCS_LAST: last },
+      env: { ...process.env, DOCS_STATE: join(work, "state.sh"), DOCS_LAST: last, DOCS_CLI: join(ROOT, "bin/clarion.mjs") },
       maxBuffer: 16 * 1024 * 1024,
     });
     const statuses = [...stderr.matchAll(/^@@status (\d{3})$/gm)].map((m) => m[1]);

@@ -1,6 +1,6 @@
-// The runnable examples of a Markdown page: each ```sh block followed by a `<!-- test: ... -->`
-// comment saying what its curl commands answer, and the ```json block after it, if any, the
-// answer the page shows.
+// The runnable examples of a Markdown page: each ```sh (or ```bash) block followed by a
+// `<!-- test: ... -->` comment saying what its curl commands answer, and the ```json block after
+// it, if any, the answer the page shows. `<!-- test: skip: <why> -->` leaves a block out.
 export interface Example {
   page: string;
   /** 1-based line of the block's opening fence, for failure messages. */
@@ -21,9 +21,14 @@ export interface Example {
 export interface Unmarked {
   page: string;
   line: number;
+  /** What is missing: no marker at all, or a `skip` that gives no reason. */
+  problem: "no marker" | "skip without a reason";
 }
 
 const MARKER = /^<!-- test: (.*) -->$/;
+
+/** A block that talks to Clarion: curl to its address, or its CLI. */
+const TALKS_TO_CLARION = /\bcurl\b.*(\$CLARION_URL|127\.0\.0\.1:8787)|\bnpx clarion\b/;
 
 /** The examples of a page, and the curl blocks that carry no marker at all. */
 export function examplesOf(page: string, text: string): { examples: Example[]; unmarked: Unmarked[] } {
@@ -37,16 +42,19 @@ export function examplesOf(page: string, text: string): { examples: Example[]; u
     const start = i;
     const body: string[] = [];
     for (i++; i < lines.length && lines[i]!.trim() !== "```"; i++) body.push(lines[i]!.slice(indent));
-    if (open[2] !== "sh") continue;
+    if (open[2] !== "sh" && open[2] !== "bash") continue;
     const script = body.join("\n");
     const next = nextLine(lines, i + 1);
     const marker = next ? MARKER.exec(lines[next]!.trim()) : null;
     if (!marker) {
-      if (/\bcurl\b.*127\.0\.0\.1:8787/.test(script)) unmarked.push({ page, line: start + 1 });
+      if (TALKS_TO_CLARION.test(script)) unmarked.push({ page, line: start + 1, problem: "no marker" });
       continue;
     }
     const parts = marker[1]!.split(";").map((p) => p.trim());
-    if (parts[0]!.startsWith("skip")) continue;
+    if (parts[0]!.startsWith("skip")) {
+      if (!/^skip:\s*\S/.test(marker[1]!)) unmarked.push({ page, line: start + 1, problem: "skip without a reason" });
+      continue;
+    }
     const example: Example = {
       page,
       line: start + 1,

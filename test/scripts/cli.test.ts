@@ -252,10 +252,18 @@ describe("clarion workflows", () => {
     );
   });
 
+  it("takes the environment key from CLARION_KEY, the variable the docs' examples set, over CLARION_API_KEY", async () => {
+    answers["GET /v1/workflows?limit=100"] = { status: 200, body: { data: [], nextCursor: null } };
+    const dir = await mkdtemp(join(tmpdir(), "clarion-export-"));
+    const result = await run(["workflows", "export", "--dir", dir], { CLARION_KEY: "ck_dev_fromDocs" });
+    expect(result.code).toBe(0);
+    expect(seen[0]!.authorization).toBe("ApiKey ck_dev_fromDocs");
+  });
+
   it("refuses to work on workflows without an environment key", async () => {
     const result = await run(["workflows", "export"], { CLARION_API_KEY: "" });
     expect(result.code).toBe(2);
-    expect(result.err).toContain("CLARION_API_KEY");
+    expect(result.err).toContain("CLARION_KEY");
   });
 });
 

@@ -2,6 +2,7 @@ import type { BatchItem } from "drizzle-orm/batch";
 import { runBatch } from "../../db/batch";
 import type { Db } from "../../db/client";
 import type { webhookEndpoints } from "../../db/schema";
+import { RETRY_SCHEDULE_SECONDS } from "../../contract/webhook-retries";
 import type { StoredEvent } from "../events/repository";
 import type { Bindings } from "../../env";
 import { destinationOptions } from "../../lib/destinations";
@@ -11,7 +12,7 @@ import type { EventRow } from "../../db/queries/events";
 import type { Event } from "../events/schemas";
 import { webhookEndpointsRepository } from "./repository";
 import type { WebhookAttempt } from "./schemas";
-import { RETRY_SCHEDULE_SECONDS, sendSigned } from "./send";
+import { sendSigned } from "./send";
 
 type EndpointRow = typeof webhookEndpoints.$inferSelect;
 

@@ -5,9 +5,6 @@ import { signatureHeader } from "./signature";
 /** Standard Webhooks / Svix: a receiver answers within 15 s or the attempt counts as failed. */
 export const ATTEMPT_TIMEOUT_MS = 15_000;
 
-/** Seconds before each retry (Svix's schedule): 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h; 8 attempts in all. */
-export const RETRY_SCHEDULE_SECONDS = [5, 300, 1800, 7200, 18000, 36000, 36000] as const;
-
 /** Stored errors are short: the receiver's answer is theirs, not ours to keep. */
 const ERROR_LIMIT = 200;
 

@@ -8,6 +8,7 @@ import { DataList } from "../../ui/DataList";
 import { PageHeader } from "../../ui/PageHeader";
 import { ProblemView } from "../../ui/ProblemView";
 import { standingError } from "../../ui/standing-errors";
+import { retrySchedulePhrase } from "../../../../src/contract/webhook-retries";
 import { EndpointStatus, eventsLabel } from "./EndpointStatus";
 import { EventTypePicker } from "./EventTypePicker";
 import { createEndpoint, type EventType, endpointsQuery, WEBHOOKS } from "./queries";
@@ -45,7 +46,7 @@ export function WebhooksPage() {
       </PageHeader>
       <p className="muted">
         Clarion POSTs this environment's events (messages sent, delivered, bounced…, triggers completed, subscribers changed) to your
-        endpoints, signed per Standard Webhooks, retried for up to three days. Order between events is not promised.
+        endpoints, signed per Standard Webhooks, retried on failure ({retrySchedulePhrase()}). Order between events is not promised.
       </p>
       <div className="webhooks-grid">
         <section aria-labelledby="endpoints-title">
