@@ -9,8 +9,7 @@ let page: Page;
 
 const run = Date.now().toString(36);
 const subscriberId = `sched-${run}`;
-const preferencesOf = async () =>
-  (await api<{ schedule: unknown }>("GET", `/v1/subscribers/${subscriberId}/preferences`)).body.schedule;
+const preferencesOf = async () => (await api<{ schedule: unknown }>("GET", `/v1/subscribers/${subscriberId}/preferences`)).body.schedule;
 
 beforeAll(async () => {
   if (!CHROMIUM) return;
@@ -59,7 +58,10 @@ describe.skipIf(!CHROMIUM)("the subscriber's Delivery schedule", () => {
     expect(await reloaded.getByLabel("Saturday window 1 to").inputValue()).toBe("12:30");
     expect(await reloaded.getByRole("checkbox", { name: "Friday" }).isChecked()).toBe(false);
     // The change is on the subscriber's timeline, in words.
-    await page.getByText(/schedule on: Mon 09:00–17:00, 22:00–01:00/).first().waitFor();
+    await page
+      .getByText(/schedule on: Mon 09:00–17:00, 22:00–01:00/)
+      .first()
+      .waitFor();
   });
 
   it("turns the schedule off, shows the API's refusal of a window that ends when it starts, then removes it", async () => {

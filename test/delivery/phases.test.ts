@@ -134,7 +134,11 @@ describe("plan phase", () => {
     const plan = planChannelStep(mail, 1, [held], loadedWith([held]), trigger, NOW);
     expect(plan.sends).toEqual([]);
     expect(held.state).toBe("waiting");
-    expect(held.resumeAt).toEqual({ fireAt: Date.parse("2026-06-01T12:00:00Z") + 3_600_000, fromStep: 1, hold: { kind: "schedule", stepId: "mail" } });
+    expect(held.resumeAt).toEqual({
+      fireAt: Date.parse("2026-06-01T12:00:00Z") + 3_600_000,
+      fromStep: 1,
+      hold: { kind: "schedule", stepId: "mail" },
+    });
     expect(held.notes[0]).toMatchObject({ reason: "schedule", heldUntil: "2026-06-01T13:00:00.000Z" });
     // When the wait ends the run comes back to this step, now inside the window.
     const resumed = recipient("a", { preferences: { schedule }, timezone: "Europe/Zurich" });

@@ -5,7 +5,9 @@ import { holdFor, scheduleOpensAt } from "../../src/engine/delivery-schedule";
 // 2026-11-23 is a Monday.
 const weekdays9to5: DeliverySchedule = {
   enabled: true,
-  days: Object.fromEntries(["mon", "tue", "wed", "thu", "fri"].map((d) => [d, { enabled: true, hours: [{ start: "09:00", end: "17:00" }] }])),
+  days: Object.fromEntries(
+    ["mon", "tue", "wed", "thu", "fri"].map((d) => [d, { enabled: true, hours: [{ start: "09:00", end: "17:00" }] }]),
+  ),
 };
 const iso = (d: Date) => d.toISOString();
 

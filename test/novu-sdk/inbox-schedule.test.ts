@@ -90,7 +90,10 @@ describe("@novu/js preferences.schedule", () => {
 describe("@novu/js defaultSchedule", () => {
   it("gives a subscriber without a schedule the page's default, and never replaces one they have", async () => {
     const subscriberId = unique("sched");
-    const defaultSchedule = { isEnabled: true, weeklySchedule: { friday: { isEnabled: true, hours: [{ start: "08:00 AM", end: "06:00 PM" }] } } };
+    const defaultSchedule = {
+      isEnabled: true,
+      weeklySchedule: { friday: { isEnabled: true, hours: [{ start: "08:00 AM", end: "06:00 PM" }] } },
+    };
     const first = await inboxFor(subscriberId, { defaultSchedule }).preferences.schedule.get();
     expect(first.data).toMatchObject(defaultSchedule);
     expect(await storedSchedule(subscriberId)).toEqual({
@@ -132,7 +135,12 @@ describe("a schedule set in the Inbox holds email", () => {
       return body.waiting?.length ? body.waiting : undefined;
     });
     expect(waiting).toEqual([
-      { stepId: "mail", subscriberId, kind: "schedule", until: new Date(Math.floor((now + 2 * 3_600_000) / 60_000) * 60_000).toISOString() },
+      {
+        stepId: "mail",
+        subscriberId,
+        kind: "schedule",
+        until: new Date(Math.floor((now + 2 * 3_600_000) / 60_000) * 60_000).toISOString(),
+      },
     ]);
     await clarion("DELETE", "/v1/trigger", { transactionId });
   });

@@ -130,7 +130,13 @@ describe("PUT /v1/subscribers/{subscriberId}/preferences", () => {
       enabled: true,
       days: {
         fri: { enabled: true, hours: [{ start: "09:00", end: "12:00" }] },
-        mon: { enabled: true, hours: [{ start: "09:00", end: "17:00" }, { start: "20:00", end: "01:00" }] },
+        mon: {
+          enabled: true,
+          hours: [
+            { start: "09:00", end: "17:00" },
+            { start: "20:00", end: "01:00" },
+          ],
+        },
       },
     };
     const first = await api<SubscriberPreferences>(key, "PUT", path(id), { schedule: weekdays });
@@ -142,7 +148,9 @@ describe("PUT /v1/subscribers/{subscriberId}/preferences", () => {
     const second = await api<SubscriberPreferences>(key, "PUT", path(id), { schedule: replaced, channels: { sms: false } });
     expect(second.body.schedule).toEqual(replaced);
     expect((await api<SubscriberPreferences>(key, "GET", path(id))).body.schedule).toEqual(replaced);
-    expect((await api<{ preferences: SubscriberPreferences }>(key, "GET", `/v1/subscribers/${id}`)).body.preferences.schedule).toEqual(replaced);
+    expect((await api<{ preferences: SubscriberPreferences }>(key, "GET", `/v1/subscribers/${id}`)).body.preferences.schedule).toEqual(
+      replaced,
+    );
     const third = await api<SubscriberPreferences>(key, "PUT", path(id), { schedule: null });
     expect(third.body).toEqual({ channels: { ...ALL_ON, sms: false }, workflows: {}, quietHours: null, schedule: null });
   });

@@ -133,7 +133,9 @@ async function redactedReplays(db: Db, environmentId: string, subscriberId: stri
 function preferenceCount(prefs: SubscriberPreferences | null): number {
   if (!prefs) return 0;
   return (
-    Object.keys(prefs.channels ?? {}).length + Object.keys(prefs.workflows ?? {}).length + (prefs.quietHours ? 1 : 0) +
+    Object.keys(prefs.channels ?? {}).length +
+    Object.keys(prefs.workflows ?? {}).length +
+    (prefs.quietHours ? 1 : 0) +
     (prefs.schedule ? 1 : 0)
   );
 }

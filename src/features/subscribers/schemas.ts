@@ -95,7 +95,12 @@ export const SubscriberDetail = Subscriber.extend({
       push: [{ provider: "fcm", token: "fcm-••••" }],
       chat: [{ provider: "slack", webhookUrl: "http••••" }],
     },
-    preferences: { channels: { email: true, sms: false, push: true, chat: true, in_app: true }, workflows: {}, quietHours: null, schedule: null },
+    preferences: {
+      channels: { email: true, sms: false, push: true, chat: true, in_app: true },
+      workflows: {},
+      quietHours: null,
+      schedule: null,
+    },
     topics: ["beta-testers"],
   },
 });

@@ -53,8 +53,8 @@ export function ScheduleCard({ subscriber }: { subscriber: Subscriber }) {
       <h2 id="schedule-title">Delivery schedule</h2>
       <p className="muted small">
         Outside these hours, non-critical email, SMS, push and chat wait for the next window, in the subscriber's time zone (
-        {subscriber.timezone ?? "UTC, none set"}). In-app and critical messages are never held. The subscriber sets the same schedule in
-        the Inbox's preferences.
+        {subscriber.timezone ?? "UTC, none set"}). In-app and critical messages are never held. The subscriber sets the same schedule in the
+        Inbox's preferences.
       </p>
       <form onSubmit={submit} aria-label="Delivery schedule">
         {draft === null ? (

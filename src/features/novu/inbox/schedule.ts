@@ -51,7 +51,12 @@ const NovuTimeRange = z
 const NovuDaySchedule = z.object({ isEnabled: z.boolean(), hours: z.array(NovuTimeRange).max(12).optional() });
 
 const NovuWeeklySchedule = z
-  .object(Object.fromEntries(Object.keys(NOVU_DAYS).map((d) => [d, NovuDaySchedule.optional()])) as Record<NovuDay, z.ZodOptional<typeof NovuDaySchedule>>)
+  .object(
+    Object.fromEntries(Object.keys(NOVU_DAYS).map((d) => [d, NovuDaySchedule.optional()])) as Record<
+      NovuDay,
+      z.ZodOptional<typeof NovuDaySchedule>
+    >,
+  )
   .openapi("InboxWeeklySchedule");
 
 /** What the Inbox sends: a change of the schedule (`PATCH /v1/inbox/preferences`) or the one to start with (`defaultSchedule`). */
@@ -62,11 +67,9 @@ export const InboxScheduleInput = z
   });
 export type InboxScheduleInput = z.infer<typeof InboxScheduleInput>;
 
-export const InboxSchedule = z
-  .object({ isEnabled: z.boolean(), weeklySchedule: NovuWeeklySchedule.optional() })
-  .openapi("InboxSchedule", {
-    description: "The subscriber's delivery schedule (Clarion's `preferences.schedule`), in Novu's words and 12 h times.",
-  });
+export const InboxSchedule = z.object({ isEnabled: z.boolean(), weeklySchedule: NovuWeeklySchedule.optional() }).openapi("InboxSchedule", {
+  description: "The subscriber's delivery schedule (Clarion's `preferences.schedule`), in Novu's words and 12 h times.",
+});
 export type InboxSchedule = z.infer<typeof InboxSchedule>;
 
 /** The stored schedule as the Inbox reads it; none is a schedule turned off. */
