@@ -1,6 +1,7 @@
 import type { MessageStatus } from "../db/schema";
 import { evaluateCondition } from "../engine/conditions";
-import { quietHoursEnd, zoneOf } from "../engine/local-time";
+import { holdFor } from "../engine/delivery-schedule";
+import { zoneOf } from "../engine/local-time";
 import { applyOverrides, foldHeaderFields, renderChannel } from "../engine/templates";
 import type { TriggerRecord } from "./trigger-record";
 import { isChannelAllowed } from "../engine/preferences";
@@ -18,7 +19,7 @@ export const preview = (content: Record<string, unknown>) => {
 
 export type Decision =
   | { kind: "done"; status: string }
-  | { kind: "wait"; until: number }
+  | { kind: "wait"; until: number; reason: "quiet_hours" | "schedule" }
   | { kind: "final"; status: MessageStatus; code: string; message: string }
   | { kind: "send"; content: Record<string, unknown> };
 
@@ -42,9 +43,8 @@ export function decide(step: ChannelStep, recipient: Recipient, loaded: Loaded, 
     return final("skipped", "suppressed", `The subscriber's ${step.type} address is on the suppression list.`);
   }
   if (chain.length === 0) return final("failed", "no_integration", `No active ${step.type} integration in this environment.`);
-  const quiet = recipient.preferences?.quietHours;
-  const quietEnd = quiet && !critical ? quietHoursEnd(now, quiet, zoneOf(recipient.timezone)) : null;
-  if (quietEnd) return { kind: "wait", until: quietEnd.getTime() };
+  const hold = critical ? null : holdFor(now, recipient.preferences, step.type, zoneOf(recipient.timezone));
+  if (hold) return { kind: "wait", until: hold.until.getTime(), reason: hold.reason };
   const rendered = renderChannel(step, context, recipient.locale);
   if (!rendered.ok) return final("failed", rendered.code, rendered.message);
   return {

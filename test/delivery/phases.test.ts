@@ -127,6 +127,35 @@ describe("plan phase", () => {
     expect(quiet.notes[0]).toMatchObject({ reason: "quiet_hours" });
   });
 
+  it("holds a recipient outside their schedule until its next window, then sends (the clock injected)", () => {
+    // NOW is Monday 12:00 UTC (14:00 in Zurich, summer time); the subscriber takes email on Mondays 15:00-17:00 Zurich time.
+    const schedule = { enabled: true, days: { mon: { enabled: true, hours: [{ start: "15:00", end: "17:00" }] } } };
+    const held = recipient("a", { preferences: { schedule }, timezone: "Europe/Zurich" });
+    const plan = planChannelStep(mail, 1, [held], loadedWith([held]), trigger, NOW);
+    expect(plan.sends).toEqual([]);
+    expect(held.state).toBe("waiting");
+    expect(held.resumeAt).toEqual({
+      fireAt: Date.parse("2026-06-01T12:00:00Z") + 3_600_000,
+      fromStep: 1,
+      hold: { kind: "schedule", stepId: "mail" },
+    });
+    expect(held.notes[0]).toMatchObject({ reason: "schedule", heldUntil: "2026-06-01T13:00:00.000Z" });
+    // When the wait ends the run comes back to this step, now inside the window.
+    const resumed = recipient("a", { preferences: { schedule }, timezone: "Europe/Zurich" });
+    const later = planChannelStep(mail, 1, [resumed], loadedWith([resumed]), trigger, new Date(held.resumeAt!.fireAt));
+    expect(later.sends.map((s) => s.recipient.profile.subscriberId)).toEqual(["a"]);
+  });
+
+  it("sends at once inside the schedule, and never holds a critical workflow's message", () => {
+    const schedule = { enabled: true, days: { mon: { enabled: true, hours: [{ start: "11:00", end: "13:00" }] } } };
+    const inside = recipient("a", { preferences: { schedule } });
+    expect(planChannelStep(mail, 0, [inside], loadedWith([inside]), trigger, NOW).sends).toHaveLength(1);
+    const closed = { enabled: true, days: { tue: { enabled: true, hours: [{ start: "09:00", end: "10:00" }] } } };
+    const urgent = recipient("b", { preferences: { schedule: closed } });
+    const loaded = loadedWith([urgent], { workflow: { key: "wf", name: "wf", critical: true, unsubscribe: "workflow", steps: [mail] } });
+    expect(planChannelStep(mail, 0, [urgent], loaded, trigger, NOW).sends).toHaveLength(1);
+  });
+
   it("counts a message already final in D1 as done without planning it again", () => {
     const a = recipient("a");
     const loaded = loadedWith([a]);

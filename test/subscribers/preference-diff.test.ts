@@ -16,6 +16,26 @@ describe("applyUpdate", () => {
     });
     expect(applyUpdate(null, { workflows: { news: null } })).toEqual({ workflows: {} });
   });
+
+  it("replaces a schedule as a whole, days in week order, and removes it with null", () => {
+    const stored = {
+      schedule: {
+        enabled: true,
+        days: { mon: { enabled: true, hours: [{ start: "09:00", end: "17:00" }] }, tue: { enabled: true, hours: [] } },
+      },
+    };
+    const given = {
+      enabled: true,
+      days: { sun: { enabled: true, hours: [{ end: "12:00", start: "10:00" }] }, wed: { enabled: false, hours: [] } },
+    };
+    const after = applyUpdate(stored, { schedule: given });
+    expect(after).toEqual({ schedule: given });
+    expect(JSON.stringify(after.schedule)).toBe(
+      '{"enabled":true,"days":{"wed":{"enabled":false,"hours":[]},"sun":{"enabled":true,"hours":[{"start":"10:00","end":"12:00"}]}}}',
+    );
+    expect(applyUpdate(stored, { schedule: null })).toEqual({});
+    expect(applyUpdate(stored, { channels: { sms: false } }).schedule).toEqual(stored.schedule);
+  });
 });
 
 describe("preferenceChange", () => {
@@ -38,6 +58,14 @@ describe("preferenceChange", () => {
       { quietHours: { start: "23:00", end: "07:00" } },
     ],
     ["quiet hours cleared", { quietHours: { start: "22:00", end: "07:00" } }, {}, { quietHours: null }],
+    [
+      "a schedule changed, as a whole",
+      { schedule: { enabled: true, days: { mon: { enabled: true, hours: [{ start: "09:00", end: "17:00" }] } } } },
+      { schedule: { enabled: false, days: { mon: { enabled: true, hours: [{ start: "09:00", end: "17:00" }] } } } },
+      { schedule: { enabled: false, days: { mon: { enabled: true, hours: [{ start: "09:00", end: "17:00" }] } } } },
+    ],
+    ["a schedule removed", { schedule: { enabled: true, days: {} } }, {}, { schedule: null }],
+    ["the same schedule again", { schedule: { enabled: true, days: {} } }, { schedule: { enabled: true, days: {} } }, null],
   ])("%s", (_name, before, after, expected) => {
     expect(preferenceChange(before, after)).toEqual(expected);
   });

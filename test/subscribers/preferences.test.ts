@@ -34,7 +34,7 @@ describe("GET /v1/subscribers/{subscriberId}/preferences", () => {
     const id = await newSubscriber();
     const res = await api<SubscriberPreferences>(key, "GET", path(id));
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ channels: ALL_ON, workflows: {}, quietHours: null });
+    expect(res.body).toEqual({ channels: ALL_ON, workflows: {}, quietHours: null, schedule: null });
   });
 
   it("fills the channels a subscriber left unset", async () => {
@@ -62,6 +62,7 @@ describe("PUT /v1/subscribers/{subscriberId}/preferences", () => {
       channels: { ...ALL_ON, email: false },
       workflows: { "order-shipped": { sms: false } },
       quietHours: { start: "22:00", end: "07:00" },
+      schedule: null,
     };
     expect(res.body).toEqual(expected);
     expect((await api(key, "GET", path(id))).body).toEqual(expected);
@@ -83,6 +84,7 @@ describe("PUT /v1/subscribers/{subscriberId}/preferences", () => {
       channels: { ...ALL_ON, email: false, sms: true },
       workflows: { digest: { email: true, chat: false }, "order-shipped": { push: false } },
       quietHours: { start: "22:00", end: "07:00" },
+      schedule: null,
     });
   });
 
@@ -111,7 +113,7 @@ describe("PUT /v1/subscribers/{subscriberId}/preferences", () => {
     await api(key, "PUT", path(id), { channels: { chat: false } });
     const res = await api<SubscriberPreferences>(key, "PUT", path(id), {});
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ channels: { ...ALL_ON, chat: false }, workflows: {}, quietHours: null });
+    expect(res.body).toEqual({ channels: { ...ALL_ON, chat: false }, workflows: {}, quietHours: null, schedule: null });
   });
 
   it("keeps the subscriber's profile when preferences change", async () => {
@@ -120,6 +122,37 @@ describe("PUT /v1/subscribers/{subscriberId}/preferences", () => {
     const res = await api<{ email: string }>(key, "POST", "/sub", { subscriberId: id });
     expect(res.body.email).toBe("a@example.com");
     expect((await api<SubscriberPreferences>(key, "GET", path(id))).body.channels.email).toBe(false);
+  });
+
+  it("stores a delivery schedule, replaces it as a whole and removes it with null", async () => {
+    const id = await newSubscriber();
+    const weekdays = {
+      enabled: true,
+      days: {
+        fri: { enabled: true, hours: [{ start: "09:00", end: "12:00" }] },
+        mon: {
+          enabled: true,
+          hours: [
+            { start: "09:00", end: "17:00" },
+            { start: "20:00", end: "01:00" },
+          ],
+        },
+      },
+    };
+    const first = await api<SubscriberPreferences>(key, "PUT", path(id), { schedule: weekdays });
+    expect(first.status).toBe(200);
+    // Stored in week order.
+    expect(first.body.schedule).toEqual({ enabled: true, days: { mon: weekdays.days.mon, fri: weekdays.days.fri } });
+    expect(Object.keys(first.body.schedule!.days)).toEqual(["mon", "fri"]);
+    const replaced = { enabled: false, days: { sat: { enabled: true, hours: [{ start: "10:00", end: "11:00" }] } } };
+    const second = await api<SubscriberPreferences>(key, "PUT", path(id), { schedule: replaced, channels: { sms: false } });
+    expect(second.body.schedule).toEqual(replaced);
+    expect((await api<SubscriberPreferences>(key, "GET", path(id))).body.schedule).toEqual(replaced);
+    expect((await api<{ preferences: SubscriberPreferences }>(key, "GET", `/v1/subscribers/${id}`)).body.preferences.schedule).toEqual(
+      replaced,
+    );
+    const third = await api<SubscriberPreferences>(key, "PUT", path(id), { schedule: null });
+    expect(third.body).toEqual({ channels: { ...ALL_ON, sms: false }, workflows: {}, quietHours: null, schedule: null });
   });
 
   it("answers 404 subscriber_not_found for an unknown subscriber", async () => {
@@ -138,13 +171,25 @@ describe("PUT /v1/subscribers/{subscriberId}/preferences", () => {
     ["quiet hours at 24:00", { quietHours: { start: "22:00", end: "24:00" } }, "quietHours.end"],
     ["quiet hours without a leading zero", { quietHours: { start: "7:00", end: "09:00" } }, "quietHours.start"],
     ["quiet hours that start when they end", { quietHours: { start: "08:00", end: "08:00" } }, "quietHours.end"],
+    ["a schedule without days", { schedule: { enabled: true } }, "schedule.days"],
+    ["a schedule day that is no day", { schedule: { enabled: true, days: { monday: { enabled: true, hours: [] } } } }, "schedule.days"],
+    [
+      "a schedule window in 12 h time",
+      { schedule: { enabled: true, days: { mon: { enabled: true, hours: [{ start: "09:00 AM", end: "17:00" }] } } } },
+      "schedule.days.mon.hours.0.start",
+    ],
+    [
+      "a schedule window that ends when it starts",
+      { schedule: { enabled: true, days: { mon: { enabled: true, hours: [{ start: "09:00", end: "09:00" }] } } } },
+      "schedule.days.mon.hours.0.end",
+    ],
     ["a list body", [], "(root)"],
   ])("rejects %s with 422", async (_name, body, errorPath) => {
     const id = await newSubscriber();
     const res = await api<Problem>(key, "PUT", path(id), body);
     expectProblem(res, 422, "validation_failed");
     expect(res.body.errors?.map((e) => e.path)).toContain(errorPath);
-    expect((await api(key, "GET", path(id))).body).toEqual({ channels: ALL_ON, workflows: {}, quietHours: null });
+    expect((await api(key, "GET", path(id))).body).toEqual({ channels: ALL_ON, workflows: {}, quietHours: null, schedule: null });
   });
 
   it("keeps one environment's subscriber out of another's reach", async () => {

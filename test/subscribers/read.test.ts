@@ -48,7 +48,12 @@ describe("GET /v1/subscribers/{subscriberId}", () => {
           { provider: "slack-api", channelId: "C0123ABCD" },
         ]),
       },
-      preferences: { channels: { email: true, sms: false, push: true, chat: true, in_app: true }, workflows: {}, quietHours: null },
+      preferences: {
+        channels: { email: true, sms: false, push: true, chat: true, in_app: true },
+        workflows: {},
+        quietHours: null,
+        schedule: null,
+      },
       topics: [topic],
     });
     expect(JSON.stringify(res.body)).not.toContain("fcm-device-token");

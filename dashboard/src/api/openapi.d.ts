@@ -14012,10 +14012,10 @@ export interface components {
             stepId: string | null;
             subscriberId: string;
             /**
-             * @description What holds it: a delay step, an open digest window, or the subscriber's quiet hours. Throttles never hold: they skip.
+             * @description What holds it: a delay step, an open digest window, the subscriber's quiet hours, or their delivery schedule (until its next window). Throttles never hold: they skip.
              * @enum {string}
              */
-            kind: "delay" | "digest" | "quiet_hours";
+            kind: "delay" | "digest" | "quiet_hours" | "schedule";
             /**
              * Format: date-time
              * @description When the wait ends and the step runs.
@@ -14143,7 +14143,8 @@ export interface components {
          *           "in_app": true
          *         },
          *         "workflows": {},
-         *         "quietHours": null
+         *         "quietHours": null,
+         *         "schedule": null
          *       },
          *       "topics": [
          *         "beta-testers"
@@ -14167,6 +14168,7 @@ export interface components {
                 };
             };
             quietHours: components["schemas"]["QuietHours"];
+            schedule: components["schemas"]["DeliverySchedule"];
         };
         /** @description `false` opts the subscriber out of a channel. */
         ChannelFlags: {
@@ -14181,6 +14183,54 @@ export interface components {
             start: string;
             end: string;
         } | null;
+        /**
+         * @description When the subscriber accepts non-critical email, SMS, push and chat, in their time zone (Novu's Inbox `Schedule`): outside every window of an enabled day, such a message waits for the next window, as in quiet hours. In-app and critical messages are never held by it. Days left out are off; a schedule with no window at all holds nothing.
+         * @example {
+         *       "enabled": true,
+         *       "days": {
+         *         "mon": {
+         *           "enabled": true,
+         *           "hours": [
+         *             {
+         *               "start": "09:00",
+         *               "end": "17:00"
+         *             }
+         *           ]
+         *         },
+         *         "tue": {
+         *           "enabled": true,
+         *           "hours": [
+         *             {
+         *               "start": "09:00",
+         *               "end": "17:00"
+         *             }
+         *           ]
+         *         }
+         *       }
+         *     }
+         */
+        DeliverySchedule: {
+            enabled: boolean;
+            days: {
+                mon?: components["schemas"]["ScheduleDay"];
+                tue?: components["schemas"]["ScheduleDay"];
+                wed?: components["schemas"]["ScheduleDay"];
+                thu?: components["schemas"]["ScheduleDay"];
+                fri?: components["schemas"]["ScheduleDay"];
+                sat?: components["schemas"]["ScheduleDay"];
+                sun?: components["schemas"]["ScheduleDay"];
+            };
+        } | null;
+        /** @description A day that is not `enabled`, or has no `hours`, lets nothing through. */
+        ScheduleDay: {
+            enabled: boolean;
+            hours: components["schemas"]["ScheduleWindow"][];
+        };
+        /** @description Local time; an `end` before `start` runs past midnight (22:00 to 02:00). */
+        ScheduleWindow: {
+            start: string;
+            end: string;
+        };
         /**
          * @example {
          *       "subscriberId": "user-42",
@@ -14202,7 +14252,7 @@ export interface components {
                 profile: true;
                 /** @description Push tokens and chat addresses removed. */
                 channels: number;
-                /** @description Stored preference settings removed: channel flags, workflow overrides, quiet hours. */
+                /** @description Stored preference settings removed: channel flags, workflow overrides, quiet hours, delivery schedule. */
                 preferences: number;
                 /** @description Topic memberships removed. */
                 topics: number;
@@ -14690,7 +14740,7 @@ export interface components {
             value?: string;
             secret?: boolean;
         };
-        /** @description A merge: each flag given replaces the stored one, omitted ones keep theirs. A workflow set to `null` drops its overrides, a workflow's flag set to `null` drops that override; `quietHours: null` clears quiet hours. */
+        /** @description A merge: each flag given replaces the stored one, omitted ones keep theirs. A workflow set to `null` drops its overrides, a workflow's flag set to `null` drops that override; `quietHours: null` clears quiet hours. A `schedule` given replaces the stored one as a whole; `schedule: null` removes it. */
         SubscriberPreferencesUpdate: {
             channels?: {
                 email?: boolean;
@@ -14709,6 +14759,7 @@ export interface components {
                 } | null;
             };
             quietHours?: components["schemas"]["QuietHours"];
+            schedule?: components["schemas"]["DeliverySchedule"];
         };
         SubscriberActivityPage: {
             data: components["schemas"]["SubscriberActivity"][];
@@ -14747,6 +14798,7 @@ export interface components {
                     } | null;
                 };
                 quietHours?: components["schemas"]["QuietHours"];
+                schedule?: components["schemas"]["DeliverySchedule"];
             } | null;
             /** Format: date-time */
             createdAt: string;

@@ -15,7 +15,7 @@ export interface StepPlan {
 
 /**
  * Plans one channel step for the running recipients, without I/O: a message already final
- * counts as done, quiet hours make the recipient wait (the run resumes at this step), and the
+ * counts as done, quiet hours or the subscriber's schedule make the recipient wait (the run resumes at this step), and the
  * rest are sends or finals.
  */
 export function planChannelStep(
@@ -38,8 +38,8 @@ export function planChannelStep(
           type: "wait",
           fireAt: decision.until,
           fromStep: index,
-          hold: { kind: "quiet_hours", stepId: step.id },
-          note: { heldUntil: new Date(decision.until).toISOString(), reason: "quiet_hours" },
+          hold: { kind: decision.reason, stepId: step.id },
+          note: { heldUntil: new Date(decision.until).toISOString(), reason: decision.reason },
         });
         break;
       case "send":

@@ -48,7 +48,7 @@ export type ClaimReport =
 
 /** What holds a parked run: the kind of wait, and the step that runs when it ends. */
 export interface WaitHold {
-  kind: "delay" | "quiet_hours";
+  kind: "delay" | "quiet_hours" | "schedule";
   stepId: string;
 }
 
@@ -63,7 +63,7 @@ export interface WaitingStep {
   /** Null for a wait parked before waits named their step. */
   stepId: string | null;
   subscriberId: string;
-  kind: "delay" | "digest" | "quiet_hours";
+  kind: "delay" | "digest" | "quiet_hours" | "schedule";
   until: number;
 }
 

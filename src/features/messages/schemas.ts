@@ -62,8 +62,9 @@ export const WaitingStep = z
       .nullable()
       .openapi({ description: "The step that runs when the wait ends (null only for waits parked by an older version)." }),
     subscriberId: z.string(),
-    kind: z.enum(["delay", "digest", "quiet_hours"]).openapi({
-      description: "What holds it: a delay step, an open digest window, or the subscriber's quiet hours. Throttles never hold: they skip.",
+    kind: z.enum(["delay", "digest", "quiet_hours", "schedule"]).openapi({
+      description:
+        "What holds it: a delay step, an open digest window, the subscriber's quiet hours, or their delivery schedule (until its next window). Throttles never hold: they skip.",
     }),
     until: z.iso.datetime().openapi({ description: "When the wait ends and the step runs." }),
   })

@@ -129,8 +129,13 @@ async function redactedReplays(db: Db, environmentId: string, subscriberId: stri
   });
 }
 
-/** Stored preference settings: channel flags, per-workflow overrides and quiet hours. */
+/** Stored preference settings: channel flags, per-workflow overrides, quiet hours and the delivery schedule. */
 function preferenceCount(prefs: SubscriberPreferences | null): number {
   if (!prefs) return 0;
-  return Object.keys(prefs.channels ?? {}).length + Object.keys(prefs.workflows ?? {}).length + (prefs.quietHours ? 1 : 0);
+  return (
+    Object.keys(prefs.channels ?? {}).length +
+    Object.keys(prefs.workflows ?? {}).length +
+    (prefs.quietHours ? 1 : 0) +
+    (prefs.schedule ? 1 : 0)
+  );
 }

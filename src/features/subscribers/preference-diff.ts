@@ -1,4 +1,4 @@
-import type { PreferenceChange, SubscriberPreferences } from "../../contract/preferences";
+import { type DeliverySchedule, type PreferenceChange, SCHEDULE_DAYS, type SubscriberPreferences } from "../../contract/preferences";
 import { CHANNELS } from "../../engine/steps";
 import type { SubscriberPreferencesUpdate } from "./preferences-schemas";
 
@@ -19,8 +19,25 @@ function mergePatch(target: Json | undefined, patch: Json): Json {
 }
 
 /** The preferences an update leaves, stored as the merge leaves them. */
-export const applyUpdate = (stored: SubscriberPreferences | null, update: SubscriberPreferencesUpdate): SubscriberPreferences =>
-  mergePatch((stored ?? {}) as JsonObject, update as JsonObject) as SubscriberPreferences;
+export function applyUpdate(stored: SubscriberPreferences | null, update: SubscriberPreferencesUpdate): SubscriberPreferences {
+  const { schedule, ...rest } = update;
+  const merged = mergePatch((stored ?? {}) as JsonObject, rest as JsonObject) as SubscriberPreferences;
+  // A schedule is one setting (the Inbox sends it whole): a day left out of a new one is off, not kept.
+  if (schedule === undefined) return merged;
+  const { schedule: _old, ...without } = merged;
+  return schedule === null ? without : { ...without, schedule: canonical(schedule) };
+}
+
+/** Days in week order, fields in one order: the same schedule is stored as the same text, so re-sending it changes nothing. */
+const canonical = (schedule: DeliverySchedule): DeliverySchedule => ({
+  enabled: schedule.enabled,
+  days: Object.fromEntries(
+    SCHEDULE_DAYS.flatMap((d) => {
+      const day = schedule.days[d];
+      return day ? [[d, { enabled: day.enabled, hours: day.hours.map(({ start, end }) => ({ start, end })) }]] : [];
+    }),
+  ),
+});
 
 /**
  * What a subscriber's flags mean, for comparing two of them: an unset channel flag is on, and
@@ -52,8 +69,10 @@ function patchBetween(a: Json | undefined, b: Json | undefined): Json | undefine
  */
 export function preferenceChange(before: SubscriberPreferences | null, after: SubscriberPreferences): PreferenceChange | null {
   const flags = (patchBetween(meaning(before), meaning(after)) ?? {}) as PreferenceChange;
-  // Quiet hours change as a whole: half a pair means nothing.
+  // Quiet hours and the schedule change as a whole: half a pair means nothing.
   const [from, to] = [before?.quietHours ?? null, after.quietHours ?? null];
-  const change = JSON.stringify(from) === JSON.stringify(to) ? flags : { ...flags, quietHours: to };
+  const quiet = JSON.stringify(from) === JSON.stringify(to) ? flags : { ...flags, quietHours: to };
+  const [was, is] = [before?.schedule ?? null, after.schedule ?? null];
+  const change = JSON.stringify(was) === JSON.stringify(is) ? quiet : { ...quiet, schedule: is };
   return Object.keys(change).length ? change : null;
 }

@@ -95,7 +95,12 @@ export const SubscriberDetail = Subscriber.extend({
       push: [{ provider: "fcm", token: "fcm-••••" }],
       chat: [{ provider: "slack", webhookUrl: "http••••" }],
     },
-    preferences: { channels: { email: true, sms: false, push: true, chat: true, in_app: true }, workflows: {}, quietHours: null },
+    preferences: {
+      channels: { email: true, sms: false, push: true, chat: true, in_app: true },
+      workflows: {},
+      quietHours: null,
+      schedule: null,
+    },
     topics: ["beta-testers"],
   },
 });
@@ -110,7 +115,7 @@ export const SubscriberErased = z
       preferences: z
         .number()
         .int()
-        .openapi({ description: "Stored preference settings removed: channel flags, workflow overrides, quiet hours." }),
+        .openapi({ description: "Stored preference settings removed: channel flags, workflow overrides, quiet hours, delivery schedule." }),
       topics: z.number().int().openapi({ description: "Topic memberships removed." }),
       messagesRedacted: z
         .number()

@@ -4,6 +4,7 @@ import type { components } from "../../api/openapi";
 import { DataList } from "../../ui/DataList";
 import { CHANNEL_LABEL, type Channel } from "./preferences";
 import { subscriberActivityQuery } from "./queries";
+import { describeSchedule } from "./schedule";
 
 type Entry = components["schemas"]["SubscriberActivityPage"]["data"][number];
 type Change = NonNullable<Entry["preferences"]>;
@@ -31,6 +32,7 @@ function describeChange(change: Change): string {
   }
   if (change.quietHours !== undefined)
     parts.push(change.quietHours ? `quiet hours ${change.quietHours.start}–${change.quietHours.end}` : "no quiet hours");
+  if (change.schedule !== undefined) parts.push(describeSchedule(change.schedule));
   return parts.join("; ");
 }
 

@@ -11,6 +11,7 @@ import { ChannelsCard } from "./ChannelsCard";
 import { EraseDialog } from "./EraseDialog";
 import { MessagesCard } from "./MessagesCard";
 import { PreferencesCard } from "./PreferencesCard";
+import { ScheduleCard } from "./ScheduleCard";
 import { ProfileCard } from "./ProfileCard";
 import { MESSAGES, SUBSCRIBERS, subscriberKey, subscriberQuery } from "./queries";
 import "./subscribers.css";
@@ -79,6 +80,7 @@ function Subscriber({ id }: { id: string }) {
         </div>
       </div>
       <PreferencesCard subscriberId={subscriber.subscriberId} preferences={subscriber.preferences} />
+      <ScheduleCard subscriber={subscriber} />
       <MessagesCard subscriberId={subscriber.subscriberId} />
       <ActivityCard subscriberId={subscriber.subscriberId} />
       {confirming ? (

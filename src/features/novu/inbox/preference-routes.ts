@@ -6,10 +6,11 @@ import { createDb } from "../../../db/client";
 import type { Channel } from "../../../engine/steps";
 import { ApiError, notFound } from "../../../lib/errors";
 import { json } from "../../../lib/openapi";
-import type { SubscriberPreferences } from "../../subscribers/preferences-schemas";
+import type { SubscriberPreferences, SubscriberPreferencesUpdate } from "../../subscribers/preferences-schemas";
 import { mergePreferences, readPreferences } from "../preferences";
 import { envelope } from "../shapes";
 import { toInboxWorkflow } from "./notifications";
+import { fromInboxSchedule, toInboxSchedule } from "./schedule";
 import { type InboxEnv, inboxRoute, inboxRouter } from "./routing";
 import {
   type InboxChannels,
@@ -30,7 +31,7 @@ const globalPreference = (prefs: SubscriberPreferences): InboxPreference => ({
   enabled: true,
   channels: prefs.channels,
   overrides: [],
-  schedule: { isEnabled: false },
+  schedule: toInboxSchedule(prefs.schedule),
 });
 
 function workflowPreference(prefs: SubscriberPreferences, workflow: InboxWorkflowRow): InboxPreference {
@@ -110,13 +111,16 @@ inboxPreferenceRoutes.openapi(
     path: "/v1/inbox/preferences",
     summary: "Change the global preference",
     description:
-      "Each channel flag given replaces the subscriber's global flag. Novu's `schedule` is accepted and not applied: Clarion's quiet hours are set with the server API.",
+      "Each channel flag given replaces the subscriber's global flag. `schedule` changes the subscriber's delivery schedule (`preferences.schedule` of the server API): `isEnabled` left out keeps the stored one, `weeklySchedule` given replaces every day. Outside it, non-critical email, SMS, push and chat wait for its next window; in-app and critical messages never wait for it.",
     request: { body: { required: true, content: json(InboxPreferenceUpdate) } },
     responses: { 200: { description: "The global preference after the change", content: json(envelope(InboxPreference)) } },
     errors: ["subscriber_not_found"],
   }),
   async (c) => {
-    const prefs = await mergePreferences(...who(c), { channels: flagsOf(c.req.valid("json")) }, "inbox");
+    const { schedule, ...flags } = c.req.valid("json");
+    const update: SubscriberPreferencesUpdate = { channels: flagsOf(flags) };
+    if (schedule) update.schedule = fromInboxSchedule(schedule, (await readPreferences(...who(c))).schedule);
+    const prefs = await mergePreferences(...who(c), update, "inbox");
     return c.json({ data: globalPreference(prefs) }, 200);
   },
 );

@@ -3,6 +3,7 @@
 import { z } from "@hono/zod-openapi";
 import { CHANNELS } from "../../../engine/steps";
 import { NovuSubscriberInput } from "../inputs";
+import { InboxSchedule, InboxScheduleInput } from "./schedule";
 
 /** A browser may name its profile, never its push tokens or chat webhooks. */
 const SessionSubscriber = NovuSubscriberInput.omit({ channels: true });
@@ -14,6 +15,10 @@ export const InboxSessionRequest = z
     subscriber: SessionSubscriber.optional(),
     /** Before `subscriber`, clients sent the id alone. */
     subscriberId: z.string().min(1).max(256).optional(),
+    defaultSchedule: InboxScheduleInput.optional().openapi({
+      description:
+        "The delivery schedule a subscriber starts with: stored only when they have none yet (never over one they or your backend set). `isEnabled` left out means on.",
+    }),
   })
   .refine((b) => b.subscriber?.subscriberId || b.subscriberId, { message: "Give `subscriber.subscriberId`.", path: ["subscriber"] })
   .openapi("InboxSessionRequest", {
@@ -187,7 +192,7 @@ export const InboxPreference = z
     channels: InboxChannels,
     overrides: z.array(z.unknown()),
     workflow: InboxWorkflow.optional(),
-    schedule: z.object({ isEnabled: z.boolean() }).optional(),
+    schedule: InboxSchedule.optional(),
   })
   .openapi("InboxPreference");
 export type InboxPreference = z.infer<typeof InboxPreference>;
@@ -199,8 +204,8 @@ export const InboxPreferencesQuery = z.object({
   "severity[]": z.union([z.string(), z.array(z.string())]).optional(),
 });
 
-/** Novu's channel flags; its `schedule` is taken and left alone (Clarion's quiet hours differ). */
-export const InboxPreferenceUpdate = InboxChannels.extend({ schedule: z.unknown().optional() }).openapi("InboxPreferenceUpdate", {
+/** Novu's channel flags and its delivery schedule. */
+export const InboxPreferenceUpdate = InboxChannels.extend({ schedule: InboxScheduleInput.optional() }).openapi("InboxPreferenceUpdate", {
   example: { email: false, in_app: true },
 });
 export const InboxBulkPreferences = z

@@ -14,6 +14,7 @@ import { writeNovuSubscriber } from "../subscriber-store";
 import { inboxRoute, inboxRouter } from "./routing";
 import { InboxSession, InboxSessionRequest, MAX_SNOOZE_HOURS } from "./schemas";
 import { issueSessionToken } from "./session-token";
+import { applyDefaultSchedule } from "./default-schedule";
 import { dataOf } from "../../data";
 
 export const inboxSessionRoutes = inboxRouter();
@@ -25,7 +26,7 @@ inboxSessionRoutes.openapi(
     session: false,
     summary: "Start an Inbox session",
     description:
-      "Finds the environment by `applicationIdentifier`, checks `subscriberHash` = hex HMAC-SHA256(hmacSecret, subscriberId) when the environment requires it, creates or updates the subscriber with the profile fields sent, and answers a session token valid 24 hours.",
+      "Finds the environment by `applicationIdentifier`, checks `subscriberHash` = hex HMAC-SHA256(hmacSecret, subscriberId) when the environment requires it, creates or updates the subscriber with the profile fields sent, stores `defaultSchedule` as their delivery schedule if they have none, and answers a session token valid 24 hours.",
     request: { body: { required: true, content: json(InboxSessionRequest) } },
     responses: { 201: { description: "The session", content: json(envelope(InboxSession)) } },
     errors: ["application_not_found", "subscriber_hash_invalid", "destination_not_allowed"],
@@ -72,6 +73,7 @@ inboxSessionRoutes.openapi(
     if (Object.keys(given).length > 0 || !(await feed.subscriberExists())) {
       await writeNovuSubscriber(c.env, environmentId, subscriberId, given);
     }
+    if (body.defaultSchedule) await applyDefaultSchedule(c.env, environmentId, subscriberId, body.defaultSchedule);
 
     const now = new Date();
     const { unread } = await feed.counts({ snoozed: { value: false, now } });
