@@ -13931,7 +13931,7 @@ export interface components {
             bucket: "hour" | "day";
             /** @enum {string} */
             groupBy: "channel" | "provider";
-            /** @description Buckets with messages only, oldest first; messages are counted by when they were created. */
+            /** @description Buckets with messages only, oldest first; messages are counted by when they were created, each under every state it reached (its timeline), not only its current status. */
             data: components["schemas"]["MessageStatsRow"][];
         };
         MessageStatsRow: {
@@ -13943,13 +13943,21 @@ export interface components {
             /** @description The channel or provider; null for messages that reached no provider. */
             group: string | null;
             total: number;
-            /** @description Handed to the provider: now sent, delivered, opened, clicked or bounced. */
+            /** @description Handed to the provider (in-app: stored), whatever happened after. */
             sent: number;
-            /** @description Now delivered, opened or clicked. */
+            /** @description Delivered, or further: opened, clicked, or seen, read or archived in the Inbox. */
             delivered: number;
-            /** @description Now opened or clicked. */
+            /** @description Opened or clicked (email). */
             opened: number;
-            /** @description Now failed, bounced or undeliverable. */
+            /** @description Clicked (email). */
+            clicked: number;
+            /** @description Seen or read in the Inbox. */
+            seen: number;
+            /** @description Read in the Inbox (and counted even if marked unread since). */
+            read: number;
+            /** @description Archived in the Inbox. */
+            archived: number;
+            /** @description Failed, bounced or undeliverable, even if the provider took it first. */
             failed: number;
         };
         MessageWithEvents: components["schemas"]["Message"] & {
