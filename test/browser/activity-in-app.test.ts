@@ -64,12 +64,12 @@ describe.skipIf(!CHROMIUM)("Activity for in-app messages", () => {
     const since = new Date(Date.now() - 23 * 3_600_000).toISOString();
     const list: Message[] = [];
     for (let cursor: string | null = ""; cursor !== null; ) {
-      const page = await api<{ data: Message[]; nextCursor: string | null }>(
+      const listed: { body: { data: Message[]; nextCursor: string | null } } = await api<{ data: Message[]; nextCursor: string | null }>(
         "GET",
         `/v1/messages?channel=in_app&since=${since}&limit=200${cursor ? `&cursor=${cursor}` : ""}`,
       );
-      list.push(...page.body.data);
-      cursor = page.body.nextCursor;
+      list.push(...listed.body.data);
+      cursor = listed.body.nextCursor;
     }
     const implied: Record<string, string[]> = {
       sent: ["sent"],

@@ -92,7 +92,7 @@ export function statsQuery(
       ...(Object.fromEntries(FIGURES.map((f) => [f, countOf(f)])) as Record<Figure, SQL<number>>),
     })
     .from(reached)
-    .groupBy(reached.at, reached.group)
+    .groupBy(sql`${reached.at}`, sql`${reached.group}`)
     .orderBy(asc(reached.at), asc(reached.group));
 }
 
