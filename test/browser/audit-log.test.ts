@@ -54,6 +54,9 @@ describe.skipIf(!CHROMIUM)("the Audit log page", () => {
     await expect.poll(() => mine.count()).toBe(2);
     expect(await mine.first().getAttribute("data-action")).toBe("updated");
     expect(await mine.last().getAttribute("data-action")).toBe("created");
+    // Each row says what changed, in one line, as a workflow's History does; field names, never values.
+    expect(await mine.first().locator("[data-summary]").textContent()).toBe("secret, value changed");
+    expect(await mine.last().locator("[data-summary]").textContent()).toBe("Created");
     // Production's change is not in development's log.
     expect(await page.locator("tr", { hasText: PROD_VARIABLE }).count()).toBe(0);
   });

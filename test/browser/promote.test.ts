@@ -74,6 +74,11 @@ describe.skipIf(!CHROMIUM)("the Promote screen", () => {
 
     expect(await page.locator(`tr[data-variable="${SECRET_VAR}"]`).getAttribute("data-status")).toBe("needs_value");
     expect(await page.locator("tr[data-integration]").count()).toBeGreaterThan(0);
+    // Development's sandbox integrations are development-only: production is not told to create them.
+    const sandbox = page.locator('tr[data-integration^="sandbox-"][data-status="added"]').first();
+    await sandbox.waitFor();
+    expect(await sandbox.textContent()).toContain("development only");
+    expect(await sandbox.textContent()).not.toContain("create it in production");
     expect(await page.content()).not.toContain(SECRET_VALUE);
     await screenshot(page, "promote");
   });

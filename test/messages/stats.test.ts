@@ -1,4 +1,4 @@
-import { env } from "cloudflare:test";
+import { env, SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { MessageStatus } from "../../src/contract/statuses";
 import { createDb } from "../../src/db/client";
@@ -7,8 +7,8 @@ import type { MessageStats } from "../../src/features/messages/schemas";
 import { statsQuery } from "../../src/features/messages/stats-repository";
 import { newId } from "../../src/lib/ids";
 import { createEnvironment, createSandboxEnvironment, createWorkflow, trigger, unique } from "../factories";
-import { settledMessages } from "../e2e/helpers";
-import { api, expectProblem } from "../request";
+import { byStep, type MessageDetail, messageDetail, settledMessages } from "../e2e/helpers";
+import { api, eventually, expectProblem } from "../request";
 
 const db = createDb(env.DB);
 const HOUR = 3_600_000;
@@ -56,9 +56,45 @@ describe("GET /v1/messages/stats", () => {
       bucket: "hour",
       groupBy: "channel",
       data: [
-        { at: new Date(T0).toISOString(), group: "email", total: 7, sent: 5, delivered: 3, opened: 2, failed: 2 },
-        { at: new Date(T0).toISOString(), group: "sms", total: 1, sent: 1, delivered: 1, opened: 0, failed: 0 },
-        { at: new Date(T0 + HOUR).toISOString(), group: "email", total: 1, sent: 0, delivered: 0, opened: 0, failed: 0 },
+        {
+          at: new Date(T0).toISOString(),
+          group: "email",
+          total: 7,
+          sent: 5,
+          delivered: 3,
+          opened: 2,
+          clicked: 1,
+          seen: 0,
+          read: 0,
+          archived: 0,
+          failed: 2,
+        },
+        {
+          at: new Date(T0).toISOString(),
+          group: "sms",
+          total: 1,
+          sent: 1,
+          delivered: 1,
+          opened: 0,
+          clicked: 0,
+          seen: 0,
+          read: 0,
+          archived: 0,
+          failed: 0,
+        },
+        {
+          at: new Date(T0 + HOUR).toISOString(),
+          group: "email",
+          total: 1,
+          sent: 0,
+          delivered: 0,
+          opened: 0,
+          clicked: 0,
+          seen: 0,
+          read: 0,
+          archived: 0,
+          failed: 0,
+        },
       ],
     });
   });
@@ -74,10 +110,58 @@ describe("GET /v1/messages/stats", () => {
     const res = await stats(key, `${range(day, day + 2 * 24 * HOUR)}&bucket=day&groupBy=provider`);
     expect(res.status).toBe(200);
     expect(res.body.data).toEqual([
-      { at: new Date(day).toISOString(), group: null, total: 1, sent: 0, delivered: 0, opened: 0, failed: 0 },
-      { at: new Date(day).toISOString(), group: "resend", total: 1, sent: 1, delivered: 1, opened: 0, failed: 0 },
-      { at: new Date(day).toISOString(), group: "twilio", total: 1, sent: 1, delivered: 0, opened: 0, failed: 0 },
-      { at: new Date(day + 24 * HOUR).toISOString(), group: "resend", total: 1, sent: 0, delivered: 0, opened: 0, failed: 1 },
+      {
+        at: new Date(day).toISOString(),
+        group: null,
+        total: 1,
+        sent: 0,
+        delivered: 0,
+        opened: 0,
+        clicked: 0,
+        seen: 0,
+        read: 0,
+        archived: 0,
+        failed: 0,
+      },
+      {
+        at: new Date(day).toISOString(),
+        group: "resend",
+        total: 1,
+        sent: 1,
+        delivered: 1,
+        opened: 0,
+        clicked: 0,
+        seen: 0,
+        read: 0,
+        archived: 0,
+        failed: 0,
+      },
+      {
+        at: new Date(day).toISOString(),
+        group: "twilio",
+        total: 1,
+        sent: 1,
+        delivered: 0,
+        opened: 0,
+        clicked: 0,
+        seen: 0,
+        read: 0,
+        archived: 0,
+        failed: 0,
+      },
+      {
+        at: new Date(day + 24 * HOUR).toISOString(),
+        group: "resend",
+        total: 1,
+        sent: 0,
+        delivered: 0,
+        opened: 0,
+        clicked: 0,
+        seen: 0,
+        read: 0,
+        archived: 0,
+        failed: 1,
+      },
     ]);
   });
 
@@ -130,11 +214,95 @@ describe("GET /v1/messages/stats", () => {
     expectProblem(await stats(key, query), 422, "validation_failed");
   });
 
-  it("reads only the covering index", async () => {
+  it("reads only covering indexes: the messages' range and one seek in each one's timeline", async () => {
     const query = statsQuery(db, "env_x", { bucket: "hour", groupBy: "provider" }, { since: T0, until: T0 + HOUR }).toSQL();
     const plan = await env.DB.prepare(`EXPLAIN QUERY PLAN ${query.sql}`)
       .bind(...query.params)
       .all<{ detail: string }>();
-    expect(plan.results.map((r) => r.detail).join("\n")).toMatch(/USING COVERING INDEX messages_env_created_idx/);
+    const details = plan.results.map((r) => r.detail).join("\n");
+    expect(details).toMatch(/USING COVERING INDEX messages_env_created_idx/);
+    expect(details).toMatch(/SEARCH message_events USING COVERING INDEX message_events_message_idx \(message_id=\?\)/);
+    expect(details).not.toMatch(/SCAN message_events/);
+    // Once per message, not once per figure.
+    expect(details.match(/SEARCH message_events/g)).toHaveLength(1);
+  });
+});
+
+/** The states a timeline proves, by the documented rules: a state implies the ones before it. */
+const IMPLIED: Record<string, string[]> = {
+  sent: ["sent"],
+  delivered: ["sent", "delivered"],
+  opened: ["sent", "delivered", "opened"],
+  clicked: ["sent", "delivered", "opened", "clicked"],
+  bounced: ["sent", "failed"],
+  failed: ["failed"],
+  undeliverable: ["failed"],
+  seen: ["sent", "delivered", "seen"],
+  read: ["sent", "delivered", "seen", "read"],
+  archived: ["sent", "delivered", "archived"],
+};
+const FIGURES = ["sent", "delivered", "opened", "clicked", "seen", "read", "archived", "failed"] as const;
+
+describe("GET /v1/messages/stats after the messages moved on", () => {
+  it("counts each message under every state its timeline reached, as counting the messages does", async () => {
+    const { key } = await createSandboxEnvironment();
+    const workflow = unique("moved");
+    await createWorkflow(key, {
+      key: workflow,
+      steps: [
+        { id: "bell", type: "in_app", template: { subject: "Hi", body: "Your report is ready" } },
+        { id: "mail", type: "email", tracking: { opens: true }, template: { subject: "Hi", html: "<html><body>Hello</body></html>" } },
+      ],
+    });
+    const people = Array.from({ length: 6 }, (_, i) => ({ subscriberId: unique(`reader${i}`), email: `r${i}@example.com` }));
+    const transactionId = await trigger(key, { workflow, to: people });
+    const sent = await settledMessages(key, transactionId, 12);
+
+    // In the Inbox: one left alone, one seen, one read, one archived unread, one read then
+    // archived, one read then marked unread again.
+    const inApp = people.map((p) => byStep(sent, "bell", p.subscriberId));
+    const change = async (i: number, body: Record<string, boolean>) => {
+      const res = await api(key, "PATCH", `/v1/subscribers/${people[i]!.subscriberId}/notifications/${inApp[i]!.id}`, body);
+      expect(res.status).toBe(200);
+    };
+    await change(1, { seen: true });
+    await change(2, { read: true });
+    await change(3, { archived: true });
+    await change(4, { read: true });
+    await change(4, { archived: true });
+    await change(5, { read: true });
+    await change(5, { read: false });
+    // Two emails opened through their tracking pixel.
+    for (const i of [0, 1]) {
+      const email = byStep(sent, "mail", people[i]!.subscriberId);
+      const captures = await api<{ data: { content: { html: string } }[] }>(key, "GET", `/v1/sandbox/messages?messageId=${email.id}`);
+      const pixel = new URL(/<img src="([^"]+)"/.exec(captures.body.data[0]!.content.html)![1]!);
+      expect((await SELF.fetch(`http://clarion.test${pixel.pathname}`)).status).toBe(200);
+      await eventually(async () => (await messageDetail(key, email.id)).status === "opened");
+    }
+
+    const details = await Promise.all(sent.map((m) => messageDetail(key, m.id)));
+    const counted = (groupOf: (m: MessageDetail) => string | null) => {
+      const groups = new Map<string | null, Record<string, number>>();
+      for (const m of details) {
+        const group = groupOf(m);
+        const row = groups.get(group) ?? { total: 0, ...Object.fromEntries(FIGURES.map((f) => [f, 0])) };
+        const reached = new Set([m.status, ...m.events.map((e) => e.status)].flatMap((s) => IMPLIED[s] ?? []));
+        row.total! += 1;
+        for (const f of FIGURES) if (reached.has(f)) row[f]! += 1;
+        groups.set(group, row);
+      }
+      return [...groups].map(([group, row]) => ({ group, ...row }));
+    };
+    const figures = async (groupBy: string) => (await stats(key, `groupBy=${groupBy}`)).body.data.map(({ at: _, ...row }) => row);
+    const sorted = <T extends { group: string | null }>(rows: T[]) => rows.sort((a, b) => String(a.group).localeCompare(String(b.group)));
+
+    expect(await figures("channel")).toEqual(sorted(counted((m) => m.channel)));
+    expect(await figures("provider")).toEqual(sorted(counted((m) => m.provider)));
+    // The same figures, written out: no in-app message is lost to the state it is in now.
+    expect(await figures("channel")).toEqual([
+      { group: "email", total: 6, sent: 6, delivered: 2, opened: 2, clicked: 0, seen: 0, read: 0, archived: 0, failed: 0 },
+      { group: "in_app", total: 6, sent: 6, delivered: 6, opened: 0, clicked: 0, seen: 4, read: 3, archived: 2, failed: 0 },
+    ]);
   });
 });

@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { PromotionDiff, PromotionResult } from "../../src/features/promotions/schemas";
 import type { Workflow } from "../../src/features/workflows/schemas";
-import { createSandboxEnvironment, trigger, workflowBody } from "../factories";
+import { createEnvironment, createSandboxEnvironment, trigger, workflowBody } from "../factories";
 import { settledMessages } from "../e2e/helpers";
 import { ADMIN_KEY, api, expectProblem } from "../request";
 import { auditLog } from "../audit/helpers";
@@ -78,9 +78,30 @@ describe("GET /v1/admin/promotions/diff", () => {
       { key: "API_TOKEN", secret: true, status: "needs_value" },
       { key: "SUPPORT_EMAIL", secret: false, status: "added" },
     ]);
-    expect(res.body.integrations).toContainEqual({ provider: "resend", name: "Resend (dev)", channel: "email", status: "added" });
+    expect(res.body.integrations).toContainEqual({
+      provider: "resend",
+      name: "Resend (dev)",
+      channel: "email",
+      status: "added",
+      developmentOnly: false,
+    });
     expect(JSON.stringify(res.body)).not.toContain(SECRET);
     expect(JSON.stringify(res.body)).not.toContain(CREDENTIAL);
+  });
+});
+
+describe("GET /v1/admin/promotions/diff of sandbox integrations", () => {
+  it("marks them development-only, as a real provider is what the target needs", async () => {
+    const target = await createEnvironment();
+    const res = await diff(dev.slug, target.slug);
+    const sandbox = res.body.integrations.filter((i) => i.provider.startsWith("sandbox-"));
+    expect(sandbox.map((i) => [i.provider, i.status, i.developmentOnly]).sort()).toEqual([
+      ["sandbox-chat", "added", true],
+      ["sandbox-email", "added", true],
+      ["sandbox-push", "added", true],
+      ["sandbox-sms", "added", true],
+    ]);
+    expect(res.body.integrations.find((i) => i.provider === "resend")?.developmentOnly).toBe(false);
   });
 });
 
@@ -135,6 +156,24 @@ describe("POST /v1/admin/promotions", () => {
     );
     expect(audit.body.data.find((e) => e.resourceId === key)?.actor).toEqual({ type: "admin", id: null, name: "admin" });
     expect(JSON.stringify(audit.body)).not.toContain(SECRET);
+  });
+
+  it("logs the promotion in the source environment too, with a summary of what it did", async () => {
+    const [source, target] = await Promise.all([createSandboxEnvironment(), createSandboxEnvironment()]);
+    const key = workflowBody().key;
+    expect((await api(source.key, "POST", "/v1/workflows", workflowBody({ key, steps: email("Promoted") }))).status).toBe(201);
+    expect((await promote({ from: source.slug, to: target.slug, workflows: "all" })).status).toBe(200);
+
+    const summary = `From ${source.slug} to ${target.slug}: "${key}" created`;
+    for (const environment of [source, target]) {
+      const entries = (await auditLog(environment.key, "resource=promotion")).body.data;
+      expect(entries.map((e) => ({ environment: e.environment, resourceId: e.resourceId, action: e.action, summary: e.summary }))).toEqual([
+        { environment: environment.slug, resourceId: `${source.slug}:${target.slug}`, action: "promoted", summary },
+      ]);
+    }
+    // The promoted workflow's own entry stays in the target only.
+    expect((await auditLog(source.key, `resource=workflow&resourceId=${key}&action=promoted`)).body.data).toEqual([]);
+    expect((await auditLog(target.key, `resource=workflow&resourceId=${key}&action=promoted`)).body.data).toHaveLength(1);
   });
 
   it("promotes only the workflows named", async () => {

@@ -1630,7 +1630,7 @@ export interface paths {
         put?: never;
         /**
          * Promote workflows from one environment to another
-         * @description Each promoted workflow that is new or changed becomes a new version in the target, authored "promotion from <from>"; unchanged ones are left alone, and a promotion never deletes. Variables and integrations are not copied: `needsValue` lists the secret variables to set in the target by hand. `dryRun: true` answers exactly what the promotion would do, and does nothing. Every promoted workflow and the promotion itself are in the target's audit log.
+         * @description Each promoted workflow that is new or changed becomes a new version in the target, authored "promotion from <from>"; unchanged ones are left alone, and a promotion never deletes. Variables and integrations are not copied: `needsValue` lists the secret variables to set in the target by hand. `dryRun: true` answers exactly what the promotion would do, and does nothing. Every promoted workflow is in the target's audit log, and the promotion itself in the audit logs of both.
          */
         post: {
             parameters: {
@@ -13617,6 +13617,11 @@ export interface components {
             resourceId: string;
             /** @enum {string} */
             action: "created" | "updated" | "deleted" | "activated" | "deactivated" | "reverted" | "imported" | "renamed" | "revoked" | "rotated" | "promoted";
+            /**
+             * @description One line saying what changed, as a workflow's History does (`step "mail": template.subject changed`, `name changed`, `Created`); it names fields, never values.
+             * @example step "mail": template.subject changed
+             */
+            summary: string;
             /** @description The resource before the change, secrets masked; null when it did not exist. */
             before?: unknown;
             /** @description The resource after the change, secrets masked; null once deleted. */
@@ -13679,6 +13684,8 @@ export interface components {
              * @enum {string}
              */
             status: "added" | "removed" | "unchanged";
+            /** @description A sandbox provider (`sandbox-email`, ...): it sends nothing, so it is for development only; the target needs a real provider of that channel, not a copy of it. */
+            developmentOnly: boolean;
         };
         PromotionResult: {
             from: string;
@@ -13931,7 +13938,7 @@ export interface components {
             bucket: "hour" | "day";
             /** @enum {string} */
             groupBy: "channel" | "provider";
-            /** @description Buckets with messages only, oldest first; messages are counted by when they were created. */
+            /** @description Buckets with messages only, oldest first; messages are counted by when they were created, each under every state it reached (its timeline), not only its current status. */
             data: components["schemas"]["MessageStatsRow"][];
         };
         MessageStatsRow: {
@@ -13943,13 +13950,21 @@ export interface components {
             /** @description The channel or provider; null for messages that reached no provider. */
             group: string | null;
             total: number;
-            /** @description Handed to the provider: now sent, delivered, opened, clicked or bounced. */
+            /** @description Handed to the provider (in-app: stored), whatever happened after. */
             sent: number;
-            /** @description Now delivered, opened or clicked. */
+            /** @description Delivered, or further: opened, clicked, or seen, read or archived in the Inbox. */
             delivered: number;
-            /** @description Now opened or clicked. */
+            /** @description Opened or clicked (email). */
             opened: number;
-            /** @description Now failed, bounced or undeliverable. */
+            /** @description Clicked (email). */
+            clicked: number;
+            /** @description Seen or read in the Inbox. */
+            seen: number;
+            /** @description Read in the Inbox (and counted even if marked unread since). */
+            read: number;
+            /** @description Archived in the Inbox. */
+            archived: number;
+            /** @description Failed, bounced or undeliverable, even if the provider took it first. */
             failed: number;
         };
         MessageWithEvents: components["schemas"]["Message"] & {

@@ -56,9 +56,10 @@ export const messages = sqliteTable(
   },
   (t) => [
     uniqueIndex("messages_send_identity_uq").on(t.environmentId, t.transactionId, t.subscriberId, t.stepId),
-    // Covers GET /v1/messages/stats (a GROUP BY read from the index alone) and lets the channel and
-    // provider filters of GET /v1/messages skip rows without reading them.
-    index("messages_env_created_idx").on(t.environmentId, t.createdAt, t.channel, t.provider, t.status),
+    // Covers GET /v1/messages/stats (a GROUP BY read from the index alone, the id to seek each
+    // message's timeline) and lets the channel and provider filters of GET /v1/messages skip rows
+    // without reading them.
+    index("messages_env_created_idx").on(t.environmentId, t.createdAt, t.channel, t.provider, t.status, t.id),
     index("messages_env_subscriber_idx").on(t.environmentId, t.subscriberId, t.createdAt),
     index("messages_env_status_idx").on(t.environmentId, t.status, t.createdAt),
     index("messages_provider_message_idx").on(t.providerMessageId),
@@ -76,7 +77,9 @@ export const messageEvents = sqliteTable(
     at: integer("at", { mode: "timestamp_ms" }).notNull(),
     detail: json<Record<string, unknown>>("detail"),
   },
-  (t) => [index("message_events_message_idx").on(t.messageId, t.at)],
+  // A message's timeline in order; status rides along so GET /v1/messages/stats and the status
+  // webhooks' duplicate check read the index without a row.
+  (t) => [index("message_events_message_idx").on(t.messageId, t.at, t.status)],
 );
 
 /** What the local sandbox providers would have sent, so development needs no credentials. */

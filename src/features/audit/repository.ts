@@ -3,6 +3,7 @@ import type { Db } from "../../db/client";
 import { auditLog } from "../../db/schema";
 import { keysetPage } from "../../lib/pagination";
 import type { AdminAuditQuery, AuditEntry } from "./schemas";
+import { auditSummary } from "./summary";
 
 type Row = typeof auditLog.$inferSelect;
 
@@ -14,6 +15,7 @@ const toEntry = (row: Row): AuditEntry => ({
   resource: row.resource,
   resourceId: row.resourceId,
   action: row.action,
+  summary: auditSummary(row),
   before: row.before ?? null,
   after: row.after ?? null,
   requestId: row.requestId,

@@ -21,6 +21,11 @@ export const AuditEntry = z
       .string()
       .openapi({ description: "A workflow's or variable's key, an integration's, key's or endpoint's id, an environment's slug." }),
     action: z.enum(AUDIT_ACTIONS),
+    summary: z.string().openapi({
+      description:
+        'One line saying what changed, as a workflow\'s History does (`step "mail": template.subject changed`, `name changed`, `Created`); it names fields, never values.',
+      example: 'step "mail": template.subject changed',
+    }),
     before: z.unknown().nullable().openapi({ description: "The resource before the change, secrets masked; null when it did not exist." }),
     after: z.unknown().nullable().openapi({ description: "The resource after the change, secrets masked; null once deleted." }),
     requestId: z.string().nullable(),

@@ -134,10 +134,14 @@ export const MessageStatsRow = z
     at: z.iso.datetime().openapi({ description: "Start of the bucket." }),
     group: z.string().nullable().openapi({ description: "The channel or provider; null for messages that reached no provider." }),
     total: z.number().int(),
-    sent: z.number().int().openapi({ description: "Handed to the provider: now sent, delivered, opened, clicked or bounced." }),
-    delivered: z.number().int().openapi({ description: "Now delivered, opened or clicked." }),
-    opened: z.number().int().openapi({ description: "Now opened or clicked." }),
-    failed: z.number().int().openapi({ description: "Now failed, bounced or undeliverable." }),
+    sent: z.number().int().openapi({ description: "Handed to the provider (in-app: stored), whatever happened after." }),
+    delivered: z.number().int().openapi({ description: "Delivered, or further: opened, clicked, or seen, read or archived in the Inbox." }),
+    opened: z.number().int().openapi({ description: "Opened or clicked (email)." }),
+    clicked: z.number().int().openapi({ description: "Clicked (email)." }),
+    seen: z.number().int().openapi({ description: "Seen or read in the Inbox." }),
+    read: z.number().int().openapi({ description: "Read in the Inbox (and counted even if marked unread since)." }),
+    archived: z.number().int().openapi({ description: "Archived in the Inbox." }),
+    failed: z.number().int().openapi({ description: "Failed, bounced or undeliverable, even if the provider took it first." }),
   })
   .openapi("MessageStatsRow");
 
@@ -147,9 +151,10 @@ export const MessageStats = z
     until: z.iso.datetime(),
     bucket: z.enum(["hour", "day"]),
     groupBy: z.enum(["channel", "provider"]),
-    data: z
-      .array(MessageStatsRow)
-      .openapi({ description: "Buckets with messages only, oldest first; messages are counted by when they were created." }),
+    data: z.array(MessageStatsRow).openapi({
+      description:
+        "Buckets with messages only, oldest first; messages are counted by when they were created, each under every state it reached (its timeline), not only its current status.",
+    }),
   })
   .openapi("MessageStats");
 export type MessageStats = z.infer<typeof MessageStats>;

@@ -5,6 +5,10 @@ import type { PromotedWorkflow, PromotionDiff } from "./schemas";
 
 type Lists = Omit<PromotionDiff, "from" | "to">;
 
+// The sandbox providers record sends and deliver nothing: a development tool, which another
+// environment gets no use from (its counterpart there is a real provider of the same channel).
+const isSandbox = (provider: string) => provider.startsWith("sandbox-");
+
 const byName = (i: { provider: string; name: string }) => `${i.provider}\u0000${i.name}`;
 
 /** What differs between two environments, as promotion from `source` to `target` sees it: never a secret's value. */
@@ -39,7 +43,7 @@ export function promotionDiff(source: EnvironmentContents, target: EnvironmentCo
   const integrations = [
     ...source.integrations.map((i) => ({ ...i, status: targetNames.has(byName(i)) ? ("unchanged" as const) : ("added" as const) })),
     ...target.integrations.filter((i) => !sourceNames.has(byName(i))).map((i) => ({ ...i, status: "removed" as const })),
-  ];
+  ].map((i) => ({ ...i, developmentOnly: isSandbox(i.provider) }));
   return { workflows, variables, integrations };
 }
 

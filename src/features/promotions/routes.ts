@@ -56,7 +56,7 @@ promotionsRoutes.openapi(
     tags,
     summary: "Promote workflows from one environment to another",
     description:
-      'Each promoted workflow that is new or changed becomes a new version in the target, authored "promotion from <from>"; unchanged ones are left alone, and a promotion never deletes. Variables and integrations are not copied: `needsValue` lists the secret variables to set in the target by hand. `dryRun: true` answers exactly what the promotion would do, and does nothing. Every promoted workflow and the promotion itself are in the target\'s audit log.',
+      'Each promoted workflow that is new or changed becomes a new version in the target, authored "promotion from <from>"; unchanged ones are left alone, and a promotion never deletes. Variables and integrations are not copied: `needsValue` lists the secret variables to set in the target by hand. `dryRun: true` answers exactly what the promotion would do, and does nothing. Every promoted workflow is in the target\'s audit log, and the promotion itself in the audit logs of both.',
     security: adminSecurity,
     request: { body: { required: true, content: json(PromotionInput) } },
     responses: { 200: { description: "What was promoted (or would be)", content: json(PromotionResult) } },
@@ -97,24 +97,19 @@ promotionsRoutes.openapi(
       }
       done.push(step.key);
     }
-    // The promotion as one entry, beside each promoted workflow's own (written in that workflow's batch).
-    await auditStatement(
-      db,
-      context,
-      {
-        environmentId: target.id,
-        resource: "promotion",
-        resourceId: `${source.slug}:${target.slug}`,
-        action: "promoted",
-        before: null,
-        after: {
-          from: input.from,
-          to: input.to,
-          workflows: plan.workflows.map(({ key, outcome, version }) => ({ key, outcome, version })),
-        },
-      },
-      "always",
-    );
+    // The promotion as one entry in each environment, beside each promoted workflow's own in the
+    // target (written in that workflow's batch): the source's log shows where its workflows went.
+    const entry = {
+      resource: "promotion",
+      resourceId: `${source.slug}:${target.slug}`,
+      action: "promoted",
+      before: null,
+      after: { from: input.from, to: input.to, workflows: plan.workflows.map(({ key, outcome, version }) => ({ key, outcome, version })) },
+    } as const;
+    await db.batch([
+      auditStatement(db, context, { ...entry, environmentId: target.id }, "always"),
+      auditStatement(db, context, { ...entry, environmentId: source.id }, "always"),
+    ]);
     return c.json({ ...result, dryRun: false }, 200);
   },
 );

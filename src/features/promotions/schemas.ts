@@ -38,6 +38,10 @@ export const IntegrationPromotionDiff = z
     status: z.enum(["added", "removed", "unchanged"]).openapi({
       description: "By provider and name only: `added` when only `from` has it. Credentials are never compared nor copied.",
     }),
+    developmentOnly: z.boolean().openapi({
+      description:
+        "A sandbox provider (`sandbox-email`, ...): it sends nothing, so it is for development only; the target needs a real provider of that channel, not a copy of it.",
+    }),
   })
   .openapi("IntegrationPromotionDiff");
 

@@ -12,12 +12,18 @@ import { UPlotChart } from "./UPlotChart";
 
 type Row = components["schemas"]["MessageStatsRow"];
 type GroupBy = "channel" | "provider";
+// Each message counts under every state it reached: an archived in-app message is also sent and delivered.
 const METRICS = [
   { key: "sent", color: "#3b5bdb" },
   { key: "delivered", color: "#2b8a3e" },
   { key: "opened", color: "#ae3ec9" },
+  { key: "clicked", color: "#862e9c" },
+  { key: "seen", color: "#1098ad" },
+  { key: "read", color: "#0b7285" },
+  { key: "archived", color: "#868e96" },
   { key: "failed", color: "#c92a2a" },
 ] as const;
+type Metric = (typeof METRICS)[number]["key"];
 
 /** Buckets from `since` to `until` with zeros where no message was created, one series per metric. */
 function seriesOf(rows: Row[], since: number, until: number, size: number): uPlot.AlignedData {
@@ -36,16 +42,17 @@ function seriesOf(rows: Row[], since: number, until: number, size: number): uPlo
   return [xs.map((t) => t / 1000), ...ys];
 }
 
-const chartOptions = (title: string): Omit<uPlot.Options, "width"> => ({
+/** A line per metric; those that stay at zero for the group (opens of in-app, reads of email) start hidden. */
+const chartOptions = (title: string, totals: Record<Metric, number>): Omit<uPlot.Options, "width"> => ({
   title,
   height: 180,
-  series: [{}, ...METRICS.map((m) => ({ label: m.key, stroke: m.color, width: 2, points: { show: false } }))],
+  series: [{}, ...METRICS.map((m) => ({ label: m.key, stroke: m.color, width: 2, points: { show: false }, show: totals[m.key] > 0 }))],
   // Counts are whole: no 0.5 on the axis.
   axes: [{}, { size: 40, incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1_000, 2_000, 5_000, 10_000, 100_000, 1_000_000] }],
   scales: { y: { range: (_u, _min, max) => [0, Math.max(1, max)] } },
 });
 
-/** Sent, delivered, opened and failed messages over the chosen range: one small chart per channel or provider. */
+/** Messages by the states they reached over the chosen range: one small chart per channel or provider. */
 export function StatsCharts({ filters, update }: { filters: Filters; update: (f: Filters) => void }) {
   const groupBy: GroupBy = filters.groupBy === "provider" ? "provider" : "channel";
   const range = filters.range;
@@ -63,8 +70,13 @@ export function StatsCharts({ filters, update }: { filters: Filters; update: (f:
     const names = [...new Set(data.data.map((r) => r.group ?? "none"))];
     return names.map((name) => {
       const rows = data.data.filter((r) => (r.group ?? "none") === name);
-      const totals = Object.fromEntries(METRICS.map((m) => [m.key, rows.reduce((n, r) => n + r[m.key], 0)]));
-      return { name, totals, data: seriesOf(rows, Date.parse(data.since), Date.parse(data.until), size), options: chartOptions(name) };
+      const totals = Object.fromEntries(METRICS.map((m) => [m.key, rows.reduce((n, r) => n + r[m.key], 0)])) as Record<Metric, number>;
+      return {
+        name,
+        totals,
+        data: seriesOf(rows, Date.parse(data.since), Date.parse(data.until), size),
+        options: chartOptions(name, totals),
+      };
     });
   }, [stats.data]);
 
@@ -122,7 +134,7 @@ export function StatsCharts({ filters, update }: { filters: Filters; update: (f:
           <div className="charts">
             {groups.map((g) => (
               <div className="card chart" key={g.name} data-chart={g.name}>
-                <UPlotChart options={g.options} data={g.data} label={`${g.name}: messages sent, delivered, opened and failed over time`} />
+                <UPlotChart options={g.options} data={g.data} label={`${g.name}: messages by the states they reached over time`} />
               </div>
             ))}
           </div>

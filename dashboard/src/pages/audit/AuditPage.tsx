@@ -52,7 +52,7 @@ export function AuditPage() {
       download(blob, `audit-log-${all ? (filters.environment ?? "all") : environment}-${new Date().toISOString().slice(0, 10)}.ndjson`),
   });
   const toggle = (id: string) => setOpen((ids) => (ids.includes(id) ? ids.filter((i) => i !== id) : [...ids, id]));
-  const columns = all ? 7 : 6;
+  const columns = all ? 8 : 7;
 
   return (
     <>
@@ -128,7 +128,7 @@ export function AuditPage() {
         what="the audit log"
         empty="No change matches."
         className="audit-log"
-        columns={["When", ...(all ? ["Environment"] : []), "Actor", "Action", "Resource", "Id", { label: "Details" }]}
+        columns={["When", ...(all ? ["Environment"] : []), "Actor", "Action", "Resource", "Id", "What changed", { label: "Details" }]}
         row={(entry) => (
           <Fragment key={entry.id}>
             <tr data-entry={entry.id} data-resource={entry.resource} data-action={entry.action}>
@@ -143,6 +143,9 @@ export function AuditPage() {
               <td>{RESOURCE_LABELS[entry.resource]}</td>
               <td>
                 <code>{entry.resourceId}</code>
+              </td>
+              <td className="audit-summary" data-summary>
+                {entry.summary}
               </td>
               <td>
                 <button type="button" aria-expanded={open.includes(entry.id)} onClick={() => toggle(entry.id)}>

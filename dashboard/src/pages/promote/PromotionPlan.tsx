@@ -212,7 +212,14 @@ export function PromotionPlan({ from, to }: { from: string; to: string }) {
             <td>{i.name}</td>
             <td>
               <Status status={i.status} />
-              {i.status === "added" ? <span className="small"> create it in {to} with its credentials</span> : null}
+              {i.status !== "added" ? null : i.developmentOnly ? (
+                <span className="small" data-note="development-only">
+                  {" "}
+                  development only: the sandbox sends nothing, so {to} needs a real {i.channel} provider instead
+                </span>
+              ) : (
+                <span className="small"> create it in {to} with its credentials</span>
+              )}
             </td>
           </tr>
         )}
