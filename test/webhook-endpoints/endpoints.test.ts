@@ -14,7 +14,7 @@ import { createEnvironment } from "../factories";
 import { api, errorPaths, expectProblem } from "../request";
 import { strictApi } from "../strict-api";
 import { awayFromWindowEdge } from "../rate-limit/window";
-import type { AuditList } from "../../src/features/audit/schemas";
+import type { AuditEntry } from "../../src/features/audit/schemas";
 import { DEFAULT_ENDPOINTS_MAX, endpointsMax } from "../../src/features/webhook-endpoints/limits";
 
 let key: string;
@@ -219,7 +219,7 @@ describe("credentials in endpoint URLs", () => {
   it("keeps query values out of the audit log, and their names in it", async () => {
     const endpoint = await createEndpoint({ url: "https://example.com/hooks?token=s3cr3t&team=acme" });
     await api(key, "PATCH", `/v1/webhook-endpoints/${endpoint.id}`, { url: "https://example.com/hooks?token=n3wer&bare0ne" });
-    const log = await api<AuditList>(key, "GET", `/v1/audit-log?resource=webhook_endpoint&resourceId=${endpoint.id}`);
+    const log = await api<{ data: AuditEntry[] }>(key, "GET", `/v1/audit-log?resource=webhook_endpoint&resourceId=${endpoint.id}`);
     expect(log.body.data.map((e) => e.action)).toEqual(["updated", "created"]);
     const text = JSON.stringify(log.body);
     for (const secret of ["s3cr3t", "acme", "n3wer", "bare0ne"]) expect(text).not.toContain(secret);

@@ -123,8 +123,13 @@ describe("replay and resend", () => {
 });
 
 /** An event written as emitters write it, already dispatched (the cron leaves it alone), at `createdAt`. */
-async function dispatchedEvent(environmentId: string, type: EventType, createdAt = new Date()) {
-  const row = { ...eventRow(environmentId, type, { subscriberId: unique("s") }), createdAt, dispatchedAt: createdAt };
+async function dispatchedEvent(
+  environmentId: string,
+  type: EventType,
+  createdAt = new Date(),
+  data: Record<string, unknown> = { subscriberId: unique("s") },
+) {
+  const row = { ...eventRow(environmentId, type, data), createdAt, dispatchedAt: createdAt };
   await createDb(env.DB).insert(events).values(row);
   return row;
 }
@@ -177,7 +182,8 @@ describe("POST /v1/webhook-endpoints/{id}/replay", () => {
     const cases = {
       beforeEndpoint: [await dispatchedEvent(id, "subscriber.created", new Date(created.getTime() - 60_000)), ["failed"]],
       otherType: [await dispatchedEvent(id, "subscriber.updated", after(1)), ["failed"]],
-      testEvent: [await dispatchedEvent(id, "webhook.test", after(2)), ["failed"]],
+      otherEndpointsTest: [await dispatchedEvent(id, "webhook.test", after(2), { endpointId: "ep_other" }), []],
+      ownTest: [await dispatchedEvent(id, "webhook.test", after(2), { endpointId: endpoint.id }), ["failed"]],
       delivered: [await dispatchedEvent(id, "subscriber.created", after(3)), ["failed", "succeeded"]],
       neverTried: [await dispatchedEvent(id, "subscriber.created", after(4)), []],
       failed: [await dispatchedEvent(id, "subscriber.created", after(5)), ["failed"]],
@@ -188,15 +194,15 @@ describe("POST /v1/webhook-endpoints/{id}/replay", () => {
     const replay = (body: Record<string, unknown>) =>
       api<{ queued: number }>(key, "POST", `/v1/webhook-endpoints/${endpoint.id}/replay`, { since, ...body });
 
-    expect((await replay({})).body.queued).toBe(2);
-    const received = await payloads(receiver, endpoint.secret, 2);
-    expect(received.map((p) => p.id).sort()).toEqual([cases.failed[0].id, cases.failedAgain[0].id].sort());
+    expect((await replay({})).body.queued).toBe(3);
+    const received = await payloads(receiver, endpoint.secret, 3);
+    expect(received.map((p) => p.id).sort()).toEqual([cases.ownTest[0].id, cases.failed[0].id, cases.failedAgain[0].id].sort());
 
-    // Everything meant for it, failed or not; still nothing from before it existed, of another type, or a test.
-    expect((await replay({ onlyFailed: false })).body.queued).toBe(4);
-    const all = await payloads(receiver, endpoint.secret, 6);
-    expect(new Set(all.slice(2).map((p) => p.id))).toEqual(
-      new Set([cases.delivered[0].id, cases.neverTried[0].id, cases.failed[0].id, cases.failedAgain[0].id]),
+    // Everything meant for it, failed or not; still nothing from before it existed, of another type, or another endpoint's test.
+    expect((await replay({ onlyFailed: false })).body.queued).toBe(5);
+    const all = await payloads(receiver, endpoint.secret, 8);
+    expect(new Set(all.slice(3).map((p) => p.id))).toEqual(
+      new Set([cases.ownTest[0].id, cases.delivered[0].id, cases.neverTried[0].id, cases.failed[0].id, cases.failedAgain[0].id]),
     );
   });
 

@@ -1,4 +1,4 @@
-import { and, eq, gte, inArray, isNotNull, lte, ne, sql } from "drizzle-orm";
+import { and, eq, gte, inArray, isNotNull, lte, sql } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { events, webhookAttempts, type webhookEndpoints } from "../../db/schema";
 import type { ReplayInput } from "./schemas";
@@ -10,7 +10,7 @@ type Endpoint = typeof webhookEndpoints.$inferSelect;
 
 /**
  * The events of a time range that were meant for this endpoint (written since it was created, of a
- * type it takes now; never another endpoint's test) and, with `onlyFailed`, whose last attempt here
+ * type it takes now; a test only if it was this endpoint's) and, with `onlyFailed`, whose last attempt here
  * failed. An event with no attempt is not one that failed: it is on its way, or was not for this
  * endpoint when it was sent (the endpoint was off), and replaying it would deliver it twice.
  */
@@ -27,7 +27,8 @@ export async function eventsToReplay(db: Db, endpoint: Endpoint, input: ReplayIn
         eq(events.environmentId, endpoint.environmentId),
         gte(events.createdAt, since),
         lte(events.createdAt, input.until ? new Date(input.until) : now),
-        ne(events.type, "webhook.test"),
+        // A test was sent to one endpoint only (its id in the data).
+        sql`(${events.type} <> 'webhook.test' OR json_extract(${events.data}, '$.endpointId') = ${endpoint.id})`,
         endpoint.events ? inArray(events.type, endpoint.events) : undefined,
         input.onlyFailed ? sql`${lastStatus} = 'failed'` : undefined,
       ),
