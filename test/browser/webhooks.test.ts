@@ -98,8 +98,10 @@ describe.skipIf(!CHROMIUM)("the Webhooks page", () => {
     await page.goto(page.url().replace(/\/webhooks\/.*$/, "/webhooks"));
     await page.getByLabel("URL").fill("https://user:s3cr3t@example.com/hook");
     await page.getByRole("button", { name: "Add endpoint" }).click();
-    await page.getByText(/Credentials in the URL .* signing secret/).waitFor();
-    expect(await page.getByRole("alert").count()).toBe(0);
+    // On the field itself (read out with it), not as a separate problem box.
+    await page.locator(".field-error").getByText(/Credentials in the URL .* signing secret/).waitFor();
+    expect(await page.getByLabel("URL").getAttribute("aria-invalid")).toBe("true");
+    expect(await page.locator(".problem").count()).toBe(0);
 
     // As many endpoints as the deployment allows (20 by default): the next one is refused in words.
     const existing = (await api<{ data: unknown[] }>("GET", "/v1/webhook-endpoints?limit=100")).body.data.length;
@@ -108,7 +110,7 @@ describe.skipIf(!CHROMIUM)("the Webhooks page", () => {
       extra.push((await api<{ id: string }>("POST", "/v1/webhook-endpoints", { url: `https://example.com/filler-${i}` })).body.id);
     await page.getByLabel("URL").fill("https://example.com/one-too-many");
     await page.getByRole("button", { name: "Add endpoint" }).click();
-    const alert = page.getByRole("alert");
+    const alert = page.locator('.problem[data-code="limit_reached"]');
     await alert.getByText("422 Limit reached").waitFor();
     expect(await alert.textContent()).toContain("delete one");
     for (const filler of extra) await api("DELETE", `/v1/webhook-endpoints/${filler}`);
