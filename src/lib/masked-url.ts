@@ -12,9 +12,7 @@ export function maskedUrl(value: string): string {
   }
   if (url.password) url.password = "***";
   if (url.search) {
-    url.search = [...url.searchParams]
-      .map(([name, v]) => (v === "" ? "***" : `${encodeURIComponent(name)}=***`))
-      .join("&");
+    url.search = [...url.searchParams].map(([name, v]) => (v === "" ? "***" : `${encodeURIComponent(name)}=***`)).join("&");
   }
   return url.href;
 }

@@ -99,7 +99,10 @@ describe.skipIf(!CHROMIUM)("the Webhooks page", () => {
     await page.getByLabel("URL").fill("https://user:s3cr3t@example.com/hook");
     await page.getByRole("button", { name: "Add endpoint" }).click();
     // On the field itself (read out with it), not as a separate problem box.
-    await page.locator(".field-error").getByText(/Credentials in the URL .* signing secret/).waitFor();
+    await page
+      .locator(".field-error")
+      .getByText(/Credentials in the URL .* signing secret/)
+      .waitFor();
     expect(await page.getByLabel("URL").getAttribute("aria-invalid")).toBe("true");
     expect(await page.locator(".problem").count()).toBe(0);
 

@@ -51,7 +51,10 @@ describe("checkDestination", () => {
   });
 
   it("names an empty label as the reason", () => {
-    expect(checkDestination("https://api..example.com/", strict)).toMatchObject({ ok: false, reason: expect.stringContaining("empty label") });
+    expect(checkDestination("https://api..example.com/", strict)).toMatchObject({
+      ok: false,
+      reason: expect.stringContaining("empty label"),
+    });
   });
 
   describe("webhook endpoint ports", () => {

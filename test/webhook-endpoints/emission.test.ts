@@ -283,11 +283,21 @@ describe("in-app events, once per message", () => {
     const transactionId = await trigger(key, { workflow: workflow.key, to: { subscriberId } });
     const [message] = await settledMessages(key, transactionId, 1);
     const path = `/v1/subscribers/${subscriberId}/notifications/${message!.id}`;
-    for (const change of [{ read: true }, { read: false }, { read: true }, { seen: true }, { archived: true }, { archived: false }, { archived: true }])
+    for (const change of [
+      { read: true },
+      { read: false },
+      { read: true },
+      { seen: true },
+      { archived: true },
+      { archived: false },
+      { archived: true },
+    ])
       expect((await api(key, "PATCH", path, change)).status).toBe(200);
     // Nor is the Inbox's "mark all as unread", then "mark all as read".
     for (const read of [false, true])
-      expect((await api(key, "POST", `/v1/subscribers/${subscriberId}/notifications/mark-all`, { read })).body).toMatchObject({ updated: 1 });
+      expect((await api(key, "POST", `/v1/subscribers/${subscriberId}/notifications/mark-all`, { read })).body).toMatchObject({
+        updated: 1,
+      });
 
     // Every event sent is one of the log's: the log holds each fact once...
     const log = await api<EventList>(key, "GET", "/v1/events");

@@ -165,7 +165,12 @@ async function loggedAttempts(
 /** Runs the webhook consumer over one delivery job, as the Queue does on try number `attempts`. */
 async function deliverOnce(environmentId: string, eventId: string, endpointId: string, attempts: number) {
   const batch = createMessageBatch("clarion-webhooks", [
-    { id: `m-${attempts}-${crypto.randomUUID()}`, timestamp: new Date(), attempts, body: { type: "deliver", environmentId, eventId, endpointId } },
+    {
+      id: `m-${attempts}-${crypto.randomUUID()}`,
+      timestamp: new Date(),
+      attempts,
+      body: { type: "deliver", environmentId, eventId, endpointId },
+    },
   ]);
   const ctx = createExecutionContext();
   await worker.queue(batch, env);
@@ -178,16 +183,16 @@ describe("POST /v1/webhook-endpoints/{id}/replay", () => {
     // The endpoint was made ten minutes ago: its events (and their attempts) all lie in the past.
     const created = new Date(Date.now() - 10 * 60_000);
     await createDb(env.DB).update(webhookEndpoints).set({ createdAt: created }).where(eq(webhookEndpoints.id, endpoint.id));
-    const after = (seconds: number) => new Date(created.getTime() + seconds * 1000);
+    const later = (seconds: number) => new Date(created.getTime() + seconds * 1000);
     const cases = {
       beforeEndpoint: [await dispatchedEvent(id, "subscriber.created", new Date(created.getTime() - 60_000)), ["failed"]],
-      otherType: [await dispatchedEvent(id, "subscriber.updated", after(1)), ["failed"]],
-      otherEndpointsTest: [await dispatchedEvent(id, "webhook.test", after(2), { endpointId: "ep_other" }), []],
-      ownTest: [await dispatchedEvent(id, "webhook.test", after(2), { endpointId: endpoint.id }), ["failed"]],
-      delivered: [await dispatchedEvent(id, "subscriber.created", after(3)), ["failed", "succeeded"]],
-      neverTried: [await dispatchedEvent(id, "subscriber.created", after(4)), []],
-      failed: [await dispatchedEvent(id, "subscriber.created", after(5)), ["failed"]],
-      failedAgain: [await dispatchedEvent(id, "subscriber.created", after(6)), ["succeeded", "failed"]],
+      otherType: [await dispatchedEvent(id, "subscriber.updated", later(1)), ["failed"]],
+      otherEndpointsTest: [await dispatchedEvent(id, "webhook.test", later(2), { endpointId: "ep_other" }), []],
+      ownTest: [await dispatchedEvent(id, "webhook.test", later(2), { endpointId: endpoint.id }), ["failed"]],
+      delivered: [await dispatchedEvent(id, "subscriber.created", later(3)), ["failed", "succeeded"]],
+      neverTried: [await dispatchedEvent(id, "subscriber.created", later(4)), []],
+      failed: [await dispatchedEvent(id, "subscriber.created", later(5)), ["failed"]],
+      failedAgain: [await dispatchedEvent(id, "subscriber.created", later(6)), ["succeeded", "failed"]],
     } as const;
     for (const [event, statuses] of Object.values(cases)) await loggedAttempts(id, endpoint.id, event, [...statuses]);
     const since = new Date(created.getTime() - 3_600_000).toISOString();

@@ -90,7 +90,8 @@ export async function deliveryReads(db: Db, jobs: DeliverJob[], retries: Deliver
   for (const row of attemptRows) {
     const key = `${row.environmentId}:${row.eventId}:${row.endpointId}`;
     const kept = lastAttemptOf.get(key);
-    const later = !kept || row.createdAt > kept.createdAt || (row.createdAt.getTime() === kept.createdAt.getTime() && row.attempt > kept.attempt);
+    const later =
+      !kept || row.createdAt > kept.createdAt || (row.createdAt.getTime() === kept.createdAt.getTime() && row.attempt > kept.attempt);
     if (later) lastAttemptOf.set(key, row);
   }
   return {

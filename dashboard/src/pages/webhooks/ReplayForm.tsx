@@ -33,8 +33,8 @@ export function ReplayForm({ id }: { id: string }) {
     <form className="card" onSubmit={submit} aria-labelledby="replay-title">
       <h2 id="replay-title">Replay</h2>
       <p className="muted small">
-        Queues this endpoint's events of a time window again, with the same ids, so a receiver that was down catches up. A replayed
-        event's pending retry is cancelled: it is not delivered twice.
+        Queues this endpoint's events of a time window again, with the same ids, so a receiver that was down catches up. A replayed event's
+        pending retry is cancelled: it is not delivered twice.
       </p>
       <div className="inline-fields">
         <Field label="Since" error={fieldError("since")}>
@@ -45,8 +45,8 @@ export function ReplayForm({ id }: { id: string }) {
         </Field>
       </div>
       <label>
-        <input type="checkbox" checked={onlyFailed} onChange={(e) => setOnlyFailed(e.target.checked)} /> Only events whose last
-        attempt failed
+        <input type="checkbox" checked={onlyFailed} onChange={(e) => setOnlyFailed(e.target.checked)} /> Only events whose last attempt
+        failed
       </label>
       {run.error && !fieldError("since") && !fieldError("until") ? <ProblemView error={run.error} /> : null}
       {run.data ? (
