@@ -150,6 +150,22 @@ async function limitsTable(load, openapi) {
       "Waiting steps listed by `GET /v1/trigger/{transactionId}`",
       count(await constant("/src/features/triggers/waiting.ts", "MAX_WAITING_LISTED")),
     ],
+    [
+      "Webhook endpoints per environment",
+      `${count(await constant("/src/features/webhook-endpoints/limits.ts", "DEFAULT_ENDPOINTS_MAX"))} (\`WEBHOOK_ENDPOINTS_MAX\` changes it)`,
+    ],
+    [
+      "Events one webhook endpoint replay queues",
+      count(await constant("/src/features/webhook-endpoints/replay-repository.ts", "REPLAY_LIMIT")),
+    ],
+    [
+      "Tests and replays of one webhook endpoint",
+      await (async () => {
+        const rate = (await load("/src/lib/rate-limit/policy.ts")).DEFAULT_RATES?.webhookActions;
+        if (typeof rate?.limit !== "number") throw new Error("policy.ts has no DEFAULT_RATES.webhookActions: update scripts/reference.mjs");
+        return `${count(rate.limit)} per ${rate.period} s (\`RATE_LIMITS\` \`webhookActions\` changes it)`;
+      })(),
+    ],
   ];
   return table(["What", "Limit"], rows);
 }

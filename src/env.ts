@@ -53,6 +53,8 @@ export interface Bindings
   SANDBOX_RETENTION_DAYS?: string;
   /** Rows of each table one retention run deletes at most (default 5000). */
   RETENTION_MAX_ROWS?: string;
+  /** Webhook endpoints one environment may have (default 20): each event is one signed POST per endpoint. */
+  WEBHOOK_ENDPOINTS_MAX?: string;
   /** JSON: rates per environment slug (docs/guides/rate-limits.md); each rate needs its `RATE_LIMIT_<n>_PER_<p>S` binding. */
   RATE_LIMITS?: string;
   /** Both set: Upstash Redis counts the rate limits (global, exact) instead of the bindings. */

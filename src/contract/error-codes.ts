@@ -50,6 +50,7 @@ export const STATUS_BY_CODE = {
   application_not_found: 404,
   subscriber_hash_invalid: 401,
   workflow_critical: 422,
+  limit_reached: 422,
   internal_error: 500,
 } as const;
 
@@ -106,6 +107,7 @@ export const TITLE_BY_CODE: Record<ErrorCode, string> = {
   application_not_found: "Application not found",
   subscriber_hash_invalid: "Subscriber hash invalid",
   workflow_critical: "Workflow is critical",
+  limit_reached: "Limit reached",
   internal_error: "Internal error",
 };
 
@@ -168,6 +170,8 @@ export const MEANING_BY_CODE: Record<ErrorCode, string> = {
   subscriber_hash_invalid:
     "an Inbox session without the right `subscriberHash` (hex HMAC-SHA256 of the subscriberId with the environment's `hmacSecret`) where `hmacRequired` is on",
   workflow_critical: "an Inbox preference change for a critical workflow: its notifications cannot be turned off",
+  limit_reached:
+    "creating a webhook endpoint in an environment that has as many as the deployment allows (`WEBHOOK_ENDPOINTS_MAX`, default 20): delete one first",
   internal_error: "a failure on Clarion's side; the answer never carries its message, the `requestId` finds it in the logs",
 };
 

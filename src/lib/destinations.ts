@@ -11,6 +11,11 @@
 export interface DestinationOptions {
   /** Local development and tests: http, loopback and private ranges are allowed. Link-local and metadata never are. */
   allowPrivate: boolean;
+  /**
+   * The ports allowed in strict mode (`allowPrivate` off); absent: any. Webhook endpoints take
+   * 443 and 8443 only, so that a public name cannot aim Clarion's signed POSTs at another service.
+   */
+  ports?: readonly number[];
 }
 
 export const STRICT_DESTINATIONS: DestinationOptions = { allowPrivate: false };
@@ -20,14 +25,24 @@ export const destinationOptions = (env: { ALLOW_PRIVATE_DESTINATIONS?: string })
   allowPrivate: env.ALLOW_PRIVATE_DESTINATIONS === "true",
 });
 
+/** Ports a webhook endpoint may use in strict mode: HTTPS's own and its usual alternative. */
+export const WEBHOOK_PORTS: readonly number[] = [443, 8443];
+
+/** The policy for webhook endpoints: the deployment's, with their ports in strict mode. */
+export const webhookDestinationOptions = (env: { ALLOW_PRIVATE_DESTINATIONS?: string }): DestinationOptions => ({
+  ...destinationOptions(env),
+  ports: WEBHOOK_PORTS,
+});
+
 export type DestinationVerdict = { ok: true; url: URL } | { ok: false; reason: string };
 
 /** Names that reach the machine itself, the local network or a cloud's instance metadata. */
 const LOCAL_NAMES = new Set(["localhost", "localhost.localdomain", "ip6-localhost", "ip6-loopback"]);
 const METADATA_NAMES = new Set(["metadata", "metadata.google.internal", "instance-data", "instance-data.ec2.internal"]);
-const LOCAL_SUFFIXES = [".localhost", ".local", ".internal", ".home.arpa", ".lan", ".intranet", ".corp"];
+// `.svc` and `.cluster.local` are Kubernetes' service names; `.internal` is Google Cloud's and AWS's.
+const LOCAL_SUFFIXES = [".localhost", ".local", ".cluster.local", ".svc", ".internal", ".home.arpa", ".lan", ".intranet", ".corp"];
 
-type Range = "loopback" | "private" | "link-local" | "reserved";
+type Range = "loopback" | "private" | "link-local" | "reserved" | "malformed";
 
 /** `a.b.c.d` (the URL parser has already turned `2130706433`, `0x7f000001`, `127.1`, `0177.0.0.1` into this). */
 function ipv4Range(host: string): Range | null | undefined {
@@ -105,13 +120,16 @@ function ipv6Range(groups: number[]): Range | null {
 }
 
 function hostRange(hostname: string): Range | "metadata" | null {
-  const host = hostname.toLowerCase().replace(/\.$/, "");
+  // Every trailing dot: resolvers take `localhost..` and `127.0.0.1..` as the names without them.
+  const host = hostname.toLowerCase().replace(/\.+$/, "");
   if (host.startsWith("[")) {
     const groups = ipv6Groups(host.slice(1, -1));
     return groups ? ipv6Range(groups) : "reserved";
   }
   const v4 = ipv4Range(host);
   if (v4 !== undefined) return v4;
+  // An empty label (`a..b`, `.example.com`) is no DNS name: how a resolver reads it is not ours to guess.
+  if (host.split(".").includes("")) return host === "" ? "loopback" : "malformed";
   if (METADATA_NAMES.has(host)) return "metadata";
   if (host === "" || LOCAL_NAMES.has(host) || LOCAL_SUFFIXES.some((suffix) => host.endsWith(suffix))) return "loopback";
   // A name without a dot resolves through a local search domain, never on the public internet.
@@ -125,6 +143,7 @@ const REASONS: Record<Range | "metadata", string> = {
   "link-local": "a link-local address (where cloud metadata services answer)",
   metadata: "a cloud metadata host",
   reserved: "a reserved or non-routable address",
+  malformed: "not a valid host name (it has an empty label)",
 };
 
 /** Whether Clarion may call `target`: https to a public host, or more under `allowPrivate`. */
@@ -138,8 +157,13 @@ export function checkDestination(target: string | URL, options: DestinationOptio
   if (url.protocol !== "https:" && !(options.allowPrivate && url.protocol === "http:"))
     return { ok: false, reason: `${url.protocol} is not allowed: use https://` };
   const range = hostRange(url.hostname);
-  if (range === null) return { ok: true, url };
-  const allowedUnderOptIn = range === "loopback" || range === "private";
-  if (options.allowPrivate && allowedUnderOptIn) return { ok: true, url };
-  return { ok: false, reason: `${url.hostname} is ${REASONS[range]}` };
+  if (range !== null) {
+    const allowedUnderOptIn = range === "loopback" || range === "private";
+    if (options.allowPrivate && allowedUnderOptIn) return { ok: true, url };
+    return { ok: false, reason: `${url.hostname} is ${REASONS[range]}` };
+  }
+  const port = Number(url.port || (url.protocol === "http:" ? 80 : 443));
+  if (!options.allowPrivate && options.ports && !options.ports.includes(port))
+    return { ok: false, reason: `port ${port} is not allowed: use ${options.ports.join(" or ")}` };
+  return { ok: true, url };
 }

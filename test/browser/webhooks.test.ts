@@ -4,6 +4,7 @@ import type { Browser, Page } from "playwright-core";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { until } from "../local-stack";
+import { awayFromWindowEdge } from "../rate-limit/window";
 import { api, CHROMIUM, confirmDialog, launch, screenshot, signIn } from "./browser";
 
 // The Webhooks page: add an endpoint with chosen event types, reveal and rotate its secret, send a
@@ -98,6 +99,34 @@ describe.skipIf(!CHROMIUM)("the Webhooks page", () => {
     await page.getByRole("heading", { name: `${receiverUrl}/crm` }).waitFor();
   });
 
+  it("refuses credentials in the URL on its field, pointing to the signing secret, and a full environment readably", async () => {
+    await page.goto(page.url().replace(/\/webhooks\/.*$/, "/webhooks"));
+    await page.getByLabel("URL").fill("https://user:s3cr3t@example.com/hook");
+    await page.getByRole("button", { name: "Add endpoint" }).click();
+    // On the field itself (read out with it), not as a separate problem box.
+    await page
+      .locator(".field-error")
+      .getByText(/Credentials in the URL .* signing secret/)
+      .waitFor();
+    expect(await page.getByLabel("URL").getAttribute("aria-invalid")).toBe("true");
+    expect(await page.locator(".problem").count()).toBe(0);
+
+    // As many endpoints as the deployment allows (20 by default): the next one is refused in words.
+    const existing = (await api<{ data: unknown[] }>("GET", "/v1/webhook-endpoints?limit=100")).body.data.length;
+    const extra: string[] = [];
+    for (let i = existing; i < 20; i++)
+      extra.push((await api<{ id: string }>("POST", "/v1/webhook-endpoints", { url: `https://example.com/filler-${i}` })).body.id);
+    await page.getByLabel("URL").fill("https://example.com/one-too-many");
+    await page.getByRole("button", { name: "Add endpoint" }).click();
+    const alert = page.locator('.problem[data-code="limit_reached"]');
+    await alert.getByText("422 Limit reached").waitFor();
+    expect(await alert.textContent()).toContain("delete one");
+    for (const filler of extra) await api("DELETE", `/v1/webhook-endpoints/${filler}`);
+    await page.reload();
+    await page.locator(`tr[data-endpoint="${id}"]`).getByRole("link").click();
+    await page.getByRole("heading", { name: `${receiverUrl}/crm` }).waitFor();
+  });
+
   it("reveals the signing secret, and rotates it with an overlap during which both sign", async () => {
     expect(await page.getByTestId("endpoint-secret").count()).toBe(0);
     await page.getByRole("button", { name: "Reveal secret" }).click();
@@ -163,7 +192,7 @@ describe.skipIf(!CHROMIUM)("the Webhooks page", () => {
     await status.selectOption("");
   });
 
-  it("replays the events that did not get through, with their ids", async () => {
+  it("replays the events whose last attempt failed, with their ids", async () => {
     const failed = received.filter((r) => r.headers["webhook-id"]).at(-1)!.headers["webhook-id"] as string;
     failing = false;
     const before = received.length;
@@ -177,6 +206,19 @@ describe.skipIf(!CHROMIUM)("the Webhooks page", () => {
       received.slice(before).find((r) => r.headers["webhook-id"] === failed) ? true : undefined,
     );
     await page.locator(`tr[data-event="${failed}"][data-status="succeeded"]`).waitFor({ timeout: 20_000 });
+  });
+
+  it("says when to try again once the endpoint's tests and replays are rate limited", async () => {
+    await awayFromWindowEdge();
+    // Spend what is left of this minute's 20 (the tests and the replay above counted).
+    for (let i = 0; i < 25; i++) {
+      const res = await api("POST", `/v1/webhook-endpoints/${id}/replay`, { since: new Date(Date.now() - 60_000).toISOString() });
+      if (res.status === 429) break;
+    }
+    await page.getByRole("button", { name: "Replay failed events" }).click();
+    const alert = page.locator('[role="alert"][data-code="rate_limited"]');
+    await alert.getByText("429 Rate limited").waitFor();
+    expect(await alert.textContent()).toMatch(/Try again in \d+ s\./);
   });
 
   it("turns the endpoint off and on", async () => {

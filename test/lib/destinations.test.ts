@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { checkDestination } from "../../src/lib/destinations";
+import { checkDestination, webhookDestinationOptions } from "../../src/lib/destinations";
 
 const strict = { allowPrivate: false };
 const optIn = { allowPrivate: true };
@@ -32,6 +32,47 @@ describe("checkDestination", () => {
     ["not a url", "unparseable"],
   ])("refuses %s (%s)", (url) => {
     expect(checkDestination(url, strict)).toMatchObject({ ok: false, reason: expect.any(String) });
+  });
+
+  it.each([
+    ["https://localhost../", "loopback"],
+    ["https://localhost.../", "loopback"],
+    ["https://127.0.0.1../", "loopback"],
+    ["https://10.0.0.1.../", "private"],
+    ["https://metadata.google.internal../", "cloud metadata"],
+    ["https://db.internal/", "private"],
+    ["https://redis.default.svc/", "Kubernetes service"],
+    ["https://redis.default.svc./", "Kubernetes service"],
+    ["https://redis.default.svc.cluster.local/", "Kubernetes service"],
+    ["https://api..example.com/", "empty label"],
+    ["https://.example.com/", "empty label"],
+  ])("refuses %s in strict mode (%s)", (url) => {
+    expect(checkDestination(url, strict)).toMatchObject({ ok: false, reason: expect.any(String) });
+  });
+
+  it("names an empty label as the reason", () => {
+    expect(checkDestination("https://api..example.com/", strict)).toMatchObject({
+      ok: false,
+      reason: expect.stringContaining("empty label"),
+    });
+  });
+
+  describe("webhook endpoint ports", () => {
+    const webhooks = webhookDestinationOptions({});
+    it.each(["https://example.com/", "https://example.com:443/", "https://example.com:8443/"])("allows %s", (url) => {
+      expect(checkDestination(url, webhooks)).toMatchObject({ ok: true });
+    });
+    it.each(["https://example.com:8080/", "https://example.com:22/", "https://example.com:6379/"])("refuses %s", (url) => {
+      expect(checkDestination(url, webhooks)).toMatchObject({ ok: false, reason: expect.stringContaining("port") });
+    });
+    it("leaves other destinations' ports alone", () => {
+      expect(checkDestination("https://example.com:8080/", strict)).toMatchObject({ ok: true });
+    });
+    it("allows any port where private destinations are allowed", () => {
+      expect(checkDestination("http://127.0.0.1:8787/", webhookDestinationOptions({ ALLOW_PRIVATE_DESTINATIONS: "true" }))).toMatchObject({
+        ok: true,
+      });
+    });
   });
 
   it.each(["http://127.0.0.1:8787/", "http://localhost:3000/", "http://10.0.0.5/", "https://[fd00::1]/"])(

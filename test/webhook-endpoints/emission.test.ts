@@ -275,6 +275,44 @@ describe("in-app events", () => {
   });
 });
 
+describe("in-app events, once per message", () => {
+  it("reports seen, read and archived the first time only: unread-then-read or unarchive-then-archive is no new fact", async () => {
+    const { key, receiver, secret } = await setUp({ events: ["message.seen", "message.read", "message.archived"] });
+    const workflow = await createWorkflow(key, { steps: [{ id: "bell", type: "in_app", template: { body: "Hi" } }] });
+    const subscriberId = unique("sub");
+    const transactionId = await trigger(key, { workflow: workflow.key, to: { subscriberId } });
+    const [message] = await settledMessages(key, transactionId, 1);
+    const path = `/v1/subscribers/${subscriberId}/notifications/${message!.id}`;
+    for (const change of [
+      { read: true },
+      { read: false },
+      { read: true },
+      { seen: true },
+      { archived: true },
+      { archived: false },
+      { archived: true },
+    ])
+      expect((await api(key, "PATCH", path, change)).status).toBe(200);
+    // Nor is the Inbox's "mark all as unread", then "mark all as read".
+    for (const read of [false, true])
+      expect((await api(key, "POST", `/v1/subscribers/${subscriberId}/notifications/mark-all`, { read })).body).toMatchObject({
+        updated: 1,
+      });
+
+    // Every event sent is one of the log's: the log holds each fact once...
+    const log = await api<EventList>(key, "GET", "/v1/events");
+    expect(log.body.data.map((e) => e.type).sort()).toEqual(["message.archived", "message.read", "message.seen"]);
+    // ...and the receiver, verifying with standardwebhooks, gets each once, under one webhook-id each.
+    const received = await eventually(async () => {
+      const got = await verifiedAll(receiver, secret);
+      return got.length >= 3 ? got : null;
+    });
+    expect(received.map((r) => r.payload.type).sort()).toEqual(["message.archived", "message.read", "message.seen"]);
+    expect(new Set(received.map((r) => r.webhookId)).size).toBe(3);
+    expect(received.map((r) => r.webhookId).sort()).toEqual(log.body.data.map((e) => e.id).sort());
+  });
+});
+
 describe("isolation", () => {
   it("keeps an environment's message events out of another's log and endpoints", async () => {
     const a = await setUp();

@@ -13,6 +13,9 @@ import { EVENT_TYPES } from "../../src/contract/event-types";
 import { createEnvironment } from "../factories";
 import { api, errorPaths, expectProblem } from "../request";
 import { strictApi } from "../strict-api";
+import { awayFromWindowEdge } from "../rate-limit/window";
+import type { AuditEntry } from "../../src/features/audit/schemas";
+import { DEFAULT_ENDPOINTS_MAX, endpointsMax } from "../../src/features/webhook-endpoints/limits";
 
 let key: string;
 let otherKey: string;
@@ -192,5 +195,106 @@ describe("GET /openapi.json", () => {
     const doc = (await api<{ webhooks: Record<string, { post: { requestBody: unknown } }> }>(null, "GET", "/openapi.json")).body;
     expect(Object.keys(doc.webhooks).sort()).toEqual([...EVENT_TYPES].sort());
     expect(JSON.stringify(doc.webhooks["subscriber.deleted"]!.post.requestBody)).toContain("subscriber.deleted");
+  });
+});
+
+describe("credentials in endpoint URLs", () => {
+  it.each(["https://user:s3cr3t@example.com/hooks", "https://t0ken@example.com/hooks"])(
+    "refuses %s with 422 pointing to the signing secret",
+    async (url) => {
+      const res = await api<{ errors: { path: string; message: string }[] }>(key, "POST", "/v1/webhook-endpoints", { url });
+      expectProblem(res, 422, "validation_failed");
+      expect(res.body.errors).toEqual([{ path: "url", message: expect.stringContaining("signing secret") }]);
+    },
+  );
+
+  it("refuses userinfo on update too, and never echoes it", async () => {
+    const endpoint = await createEndpoint();
+    const res = await api(key, "PATCH", `/v1/webhook-endpoints/${endpoint.id}`, { url: "https://user:s3cr3t@example.com/hooks" });
+    expectProblem(res, 422, "validation_failed");
+    expect(errorPaths(res.body)).toEqual(["url"]);
+    expect(JSON.stringify(res.body)).not.toContain("s3cr3t");
+  });
+
+  it("keeps query values out of the audit log, and their names in it", async () => {
+    const endpoint = await createEndpoint({ url: "https://example.com/hooks?token=s3cr3t&team=acme" });
+    await api(key, "PATCH", `/v1/webhook-endpoints/${endpoint.id}`, { url: "https://example.com/hooks?token=n3wer&bare0ne" });
+    const log = await api<{ data: AuditEntry[] }>(key, "GET", `/v1/audit-log?resource=webhook_endpoint&resourceId=${endpoint.id}`);
+    expect(log.body.data.map((e) => e.action)).toEqual(["updated", "created"]);
+    const text = JSON.stringify(log.body);
+    for (const secret of ["s3cr3t", "acme", "n3wer", "bare0ne"]) expect(text).not.toContain(secret);
+    expect(log.body.data[0]!.before).toMatchObject({ url: "https://example.com/hooks?token=***&team=***" });
+    expect(log.body.data[0]!.after).toMatchObject({ url: "https://example.com/hooks?token=***&***" });
+    // The endpoint itself keeps its URL: the receiver needs its token.
+    expect((await api<WebhookEndpoint>(key, "GET", `/v1/webhook-endpoints/${endpoint.id}`)).body.url).toBe(
+      "https://example.com/hooks?token=n3wer&bare0ne",
+    );
+  });
+});
+
+describe("destination policy of endpoints (strict)", () => {
+  it.each([
+    "https://localhost../hooks",
+    "https://127.0.0.1../hooks",
+    "https://kubernetes.default.svc/hooks",
+    "https://api.default.svc.cluster.local./hooks",
+    "https://metadata.google.internal../hooks",
+    "https://hooks..example.com/x",
+    "https://example.com:8080/hooks",
+    "https://example.com:80/hooks",
+  ])("refuses %s", async (url) => {
+    const res = await strictApi(key, "POST", "/v1/webhook-endpoints", { url });
+    expectProblem(res, 422, "destination_not_allowed");
+    expect(errorPaths(res.body)).toEqual(["url"]);
+  });
+
+  it.each(["https://example.com:8443/hooks", "https://example.com:443/hooks", "https://hooks.example.com./x"])("takes %s", async (url) => {
+    expect((await strictApi(key, "POST", "/v1/webhook-endpoints", { url })).status).toBe(201);
+  });
+
+  it("takes any port where private destinations are allowed (local development)", async () => {
+    expect((await api(key, "POST", "/v1/webhook-endpoints", { url: "http://127.0.0.1:8080/hooks" })).status).toBe(201);
+  });
+});
+
+describe("endpoints per environment", () => {
+  it(`refuses the endpoint past ${DEFAULT_ENDPOINTS_MAX} with 422 limit_reached, and takes one again after a delete`, async () => {
+    const { key: own } = await createEnvironment();
+    const made: string[] = [];
+    for (let i = 0; i < DEFAULT_ENDPOINTS_MAX; i++) made.push((await createEndpoint({ url: `https://example.com/${i}` }, own)).id);
+    const refused = await api(own, "POST", "/v1/webhook-endpoints", { url: "https://example.com/one-more" });
+    const problem = expectProblem(refused, 422, "limit_reached");
+    expect(problem.detail).toContain("WEBHOOK_ENDPOINTS_MAX");
+    // Another environment has its own count.
+    expect((await api(otherKey, "POST", "/v1/webhook-endpoints", { url: "https://example.com/other" })).status).toBe(201);
+    expect((await api(own, "DELETE", `/v1/webhook-endpoints/${made[0]}`)).status).toBe(204);
+    expect((await api(own, "POST", "/v1/webhook-endpoints", { url: "https://example.com/one-more" })).status).toBe(201);
+  });
+
+  it("reads the cap from WEBHOOK_ENDPOINTS_MAX", () => {
+    expect(endpointsMax({ WEBHOOK_ENDPOINTS_MAX: "3" })).toBe(3);
+    expect(endpointsMax({ WEBHOOK_ENDPOINTS_MAX: "0" })).toBe(DEFAULT_ENDPOINTS_MAX);
+    expect(endpointsMax({ WEBHOOK_ENDPOINTS_MAX: "many" })).toBe(DEFAULT_ENDPOINTS_MAX);
+    expect(endpointsMax({})).toBe(DEFAULT_ENDPOINTS_MAX);
+  });
+});
+
+describe("test and replay rate limit", () => {
+  it("answers 429 with Retry-After once an endpoint's tests and replays pass 20 a minute, and counts each endpoint apart", async () => {
+    await awayFromWindowEdge();
+    const { key: own } = await createEnvironment();
+    const endpoint = await createEndpoint({ url: "https://example.com/limited" }, own);
+    const other = await createEndpoint({ url: "https://example.com/other" }, own);
+    const replay = (id: string) => api(own, "POST", `/v1/webhook-endpoints/${id}/replay`, { since: new Date(0).toISOString() });
+    const statuses: number[] = [];
+    for (let i = 0; i < 20; i++) statuses.push((await replay(endpoint.id)).status);
+    expect(statuses).toEqual(Array(20).fill(202));
+    for (const res of [await replay(endpoint.id), await api(own, "POST", `/v1/webhook-endpoints/${endpoint.id}/test`)]) {
+      const problem = expectProblem(res, 429, "rate_limited");
+      expect(problem.detail).toContain("webhook endpoint");
+      expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0);
+      expect(res.headers.get("ratelimit-policy")).toBe('"webhook_endpoint";q=20;w=60');
+    }
+    expect((await replay(other.id)).status).toBe(202);
   });
 });

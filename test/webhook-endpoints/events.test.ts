@@ -6,7 +6,8 @@ import { createDb } from "../../src/db/client";
 import { events, webhookAttempts, webhookEndpoints } from "../../src/db/schema";
 import { eventRow, STRANDED_AFTER_MS } from "../../src/features/events/record";
 import type { EventList } from "../../src/features/events/schemas";
-import type { WebhookEndpointCreated } from "../../src/features/webhook-endpoints/schemas";
+import type { WebhookAttempt, WebhookEndpointCreated } from "../../src/features/webhook-endpoints/schemas";
+import type { EventType } from "../../src/contract/event-types";
 import worker from "../../src/index";
 import { createEnvironment, fakeProviderScenario, unique } from "../factories";
 import { api, eventually, expectProblem } from "../request";
@@ -118,6 +119,137 @@ describe("replay and resend", () => {
     const ctx = createExecutionContext();
     await worker.queue(batch, env);
     expect((await getQueueResult(batch, ctx)).explicitAcks).toEqual(["x"]);
+  });
+});
+
+/** An event written as emitters write it, already dispatched (the cron leaves it alone), at `createdAt`. */
+async function dispatchedEvent(
+  environmentId: string,
+  type: EventType,
+  createdAt = new Date(),
+  data: Record<string, unknown> = { subscriberId: unique("s") },
+) {
+  const row = { ...eventRow(environmentId, type, data), createdAt, dispatchedAt: createdAt };
+  await createDb(env.DB).insert(events).values(row);
+  return row;
+}
+
+/** Attempts logged for an event at an endpoint, oldest first, a second apart. */
+async function loggedAttempts(
+  environmentId: string,
+  endpointId: string,
+  event: { id: string; type: EventType; createdAt: Date },
+  statuses: ("succeeded" | "failed")[],
+) {
+  if (statuses.length === 0) return;
+  await createDb(env.DB)
+    .insert(webhookAttempts)
+    .values(
+      statuses.map((status, i) => ({
+        id: `att_${crypto.randomUUID().replaceAll("-", "")}`,
+        environmentId,
+        endpointId,
+        eventId: event.id,
+        eventType: event.type,
+        attempt: i + 1,
+        status,
+        responseStatus: status === "succeeded" ? 200 : 400,
+        latencyMs: 5,
+        error: null,
+        nextAttemptAt: null,
+        createdAt: new Date(event.createdAt.getTime() + (i + 1) * 1000),
+      })),
+    );
+}
+
+/** Runs the webhook consumer over one delivery job, as the Queue does on try number `attempts`. */
+async function deliverOnce(environmentId: string, eventId: string, endpointId: string, attempts: number) {
+  const batch = createMessageBatch("clarion-webhooks", [
+    {
+      id: `m-${attempts}-${crypto.randomUUID()}`,
+      timestamp: new Date(),
+      attempts,
+      body: { type: "deliver", environmentId, eventId, endpointId },
+    },
+  ]);
+  const ctx = createExecutionContext();
+  await worker.queue(batch, env);
+  return getQueueResult(batch, ctx);
+}
+
+describe("POST /v1/webhook-endpoints/{id}/replay", () => {
+  it("replays only the events meant for the endpoint (since it exists, of its types) whose last attempt there failed", async () => {
+    const { key, id, receiver, endpoint } = await setUp(["subscriber.created", "webhook.test"]);
+    // The endpoint was made ten minutes ago: its events (and their attempts) all lie in the past.
+    const created = new Date(Date.now() - 10 * 60_000);
+    await createDb(env.DB).update(webhookEndpoints).set({ createdAt: created }).where(eq(webhookEndpoints.id, endpoint.id));
+    const later = (seconds: number) => new Date(created.getTime() + seconds * 1000);
+    const cases = {
+      beforeEndpoint: [await dispatchedEvent(id, "subscriber.created", new Date(created.getTime() - 60_000)), ["failed"]],
+      otherType: [await dispatchedEvent(id, "subscriber.updated", later(1)), ["failed"]],
+      otherEndpointsTest: [await dispatchedEvent(id, "webhook.test", later(2), { endpointId: "ep_other" }), []],
+      ownTest: [await dispatchedEvent(id, "webhook.test", later(2), { endpointId: endpoint.id }), ["failed"]],
+      delivered: [await dispatchedEvent(id, "subscriber.created", later(3)), ["failed", "succeeded"]],
+      neverTried: [await dispatchedEvent(id, "subscriber.created", later(4)), []],
+      failed: [await dispatchedEvent(id, "subscriber.created", later(5)), ["failed"]],
+      failedAgain: [await dispatchedEvent(id, "subscriber.created", later(6)), ["succeeded", "failed"]],
+    } as const;
+    for (const [event, statuses] of Object.values(cases)) await loggedAttempts(id, endpoint.id, event, [...statuses]);
+    const since = new Date(created.getTime() - 3_600_000).toISOString();
+    const replay = (body: Record<string, unknown>) =>
+      api<{ queued: number }>(key, "POST", `/v1/webhook-endpoints/${endpoint.id}/replay`, { since, ...body });
+
+    expect((await replay({})).body.queued).toBe(3);
+    const received = await payloads(receiver, endpoint.secret, 3);
+    expect(received.map((p) => p.id).sort()).toEqual([cases.ownTest[0].id, cases.failed[0].id, cases.failedAgain[0].id].sort());
+
+    // Everything meant for it, failed or not; still nothing from before it existed, of another type, or another endpoint's test.
+    expect((await replay({ onlyFailed: false })).body.queued).toBe(5);
+    const all = await payloads(receiver, endpoint.secret, 8);
+    expect(new Set(all.slice(3).map((p) => p.id))).toEqual(
+      new Set([cases.ownTest[0].id, cases.delivered[0].id, cases.neverTried[0].id, cases.failed[0].id, cases.failedAgain[0].id]),
+    );
+  });
+
+  it("cancels the replayed event's pending retry, so the receiver gets it once more, not twice", async () => {
+    const { key, id, receiver, endpoint } = await setUp();
+    await receiver.script([{ status: 500 }, { status: 200 }, { status: 200 }]);
+    const event = await dispatchedEvent(id, "subscriber.created");
+    // The first try fails: the Queue holds a retry (5 s on).
+    expect((await deliverOnce(id, event.id, endpoint.id, 1)).retryMessages).toHaveLength(1);
+
+    const replay = await api<{ queued: number }>(key, "POST", `/v1/webhook-endpoints/${endpoint.id}/replay`, {
+      since: new Date(Date.now() - 60_000).toISOString(),
+    });
+    expect(replay.body.queued).toBe(1);
+    const [, replayed] = await payloads(receiver, endpoint.secret, 2);
+    expect(replayed!.id).toBe(event.id);
+    await eventually(async () => {
+      const attempts = await api<{ data: WebhookAttempt[] }>(key, "GET", `/v1/webhook-endpoints/${endpoint.id}/attempts`);
+      return attempts.body.data[0]?.status === "succeeded";
+    });
+
+    // The retry comes due: its delivery was settled by the replay, so it is acked without a send.
+    const retry = await deliverOnce(id, event.id, endpoint.id, 2);
+    expect(retry.explicitAcks).toHaveLength(1);
+    expect(retry.retryMessages).toEqual([]);
+    const requests = await receiver.captured();
+    expect(requests).toHaveLength(2);
+    expect(requests.map((r) => r.headers["webhook-id"])).toEqual([event.id, event.id]);
+    const attempts = await api<{ data: WebhookAttempt[] }>(key, "GET", `/v1/webhook-endpoints/${endpoint.id}/attempts`);
+    expect(attempts.body.data.map((a) => [a.status, a.nextAttemptAt])).toEqual([
+      ["succeeded", null],
+      ["failed", null],
+    ]);
+  });
+
+  it("still makes a retry whose delivery nothing settled", async () => {
+    const { id, receiver, endpoint } = await setUp();
+    await receiver.script([{ status: 500 }, { status: 200 }]);
+    const event = await dispatchedEvent(id, "subscriber.created");
+    expect((await deliverOnce(id, event.id, endpoint.id, 1)).retryMessages).toHaveLength(1);
+    expect((await deliverOnce(id, event.id, endpoint.id, 2)).explicitAcks).toHaveLength(1);
+    expect((await receiver.captured()).map((r) => r.headers["webhook-id"])).toEqual([event.id, event.id]);
   });
 });
 

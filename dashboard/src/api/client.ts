@@ -54,6 +54,10 @@ export const inEnvironment = (slug: string) => ({ headers: { "Clarion-Environmen
  */
 export async function unwrap<T>(call: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
   const { data, error, response } = await call;
-  if (!response.ok) throw new ApiError(toProblem(response.status, response.statusText, error));
+  if (!response.ok) {
+    const problem = toProblem(response.status, response.statusText, error);
+    const retryAfter = Number.parseInt(response.headers.get("retry-after") ?? "", 10);
+    throw new ApiError(Number.isFinite(retryAfter) ? { ...problem, retryAfterSeconds: retryAfter } : problem);
+  }
   return data as T;
 }

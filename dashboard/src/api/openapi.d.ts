@@ -10738,7 +10738,7 @@ export interface paths {
         put?: never;
         /**
          * Create a webhook endpoint
-         * @description Events of this environment are POSTed to `url`, signed per Standard Webhooks with the `secret` in the answer (also at `GET /v1/webhook-endpoints/{id}/secret`).
+         * @description Events of this environment are POSTed to `url`, signed per Standard Webhooks with the `secret` in the answer (also at `GET /v1/webhook-endpoints/{id}/secret`). An environment has at most `WEBHOOK_ENDPOINTS_MAX` endpoints (default 20).
          */
         post: {
             parameters: {
@@ -10901,7 +10901,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Problem (RFC 9457) with `code` `validation_failed` or `idempotency_key_mismatch` or `destination_not_allowed` */
+                /** @description Problem (RFC 9457) with `code` `validation_failed` or `idempotency_key_mismatch` or `destination_not_allowed` or `limit_reached` */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -10911,7 +10911,7 @@ export interface paths {
                             /** @enum {number} */
                             status?: 422;
                             /** @enum {string} */
-                            code?: "validation_failed" | "idempotency_key_mismatch" | "destination_not_allowed";
+                            code?: "validation_failed" | "idempotency_key_mismatch" | "destination_not_allowed" | "limit_reached";
                         };
                     };
                 };
@@ -11602,7 +11602,7 @@ export interface paths {
         put?: never;
         /**
          * Send a test event
-         * @description Sends a `webhook.test` event to this endpoint now (turned off or not) and answers with the attempt: status, the endpoint's response status, latency, error. A failed test is not retried; it counts toward nothing.
+         * @description Sends a `webhook.test` event to this endpoint now (turned off or not) and answers with the attempt: status, the endpoint's response status, latency, error. A failed test is not retried; it counts toward nothing. Tests and replays of one endpoint share a rate limit (`webhookActions`, default 20 a minute): past it, `429` with `Retry-After`.
          */
         post: {
             parameters: {
@@ -11862,7 +11862,7 @@ export interface paths {
         put?: never;
         /**
          * Replay events to an endpoint
-         * @description Queues again the events of `since`..`until` that this endpoint takes, with their original ids (the same `webhook-id`): by default only those that never reached it. At most 5000 events per call, oldest first.
+         * @description Queues again, with their original ids (the same `webhook-id`), the events of `since`..`until` that were meant for this endpoint: created since the endpoint was, of a type it takes. By default only those whose last attempt here failed; `onlyFailed: false` takes every one. A replayed event's pending retry is cancelled, so it is not delivered twice. At most 5000 events per call, oldest first. Tests and replays of one endpoint share a rate limit (`webhookActions`, default 20 a minute): past it, `429` with `Retry-After`.
          */
         post: {
             parameters: {
@@ -12159,7 +12159,7 @@ export interface paths {
         put?: never;
         /**
          * Resend an event
-         * @description Queues the event again, with its original id, to every enabled endpoint that takes its type.
+         * @description Queues the event again, with its original id, to every enabled endpoint that takes its type; a retry of it still pending at one of them is cancelled.
          */
         post: {
             parameters: {
@@ -13471,7 +13471,7 @@ export interface components {
              * @description Stable machine code.
              * @enum {string}
              */
-            code: "bad_request" | "validation_failed" | "malformed_json" | "unsupported_media_type" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "workflow_not_found" | "workflow_inactive" | "workflow_exists" | "workflow_key_immutable" | "workflow_version_not_found" | "workflow_changed" | "workflow_version_conflict" | "promotion_conflict" | "subscriber_not_found" | "subscriber_exists" | "variable_not_found" | "variable_exists" | "topic_not_found" | "topic_exists" | "no_valid_recipients" | "transaction_not_found" | "transaction_conflict" | "payload_too_large" | "rate_limited" | "invalid_tracking_link" | "invalid_signature" | "integration_not_found" | "message_not_found" | "suppression_not_found" | "webhook_endpoint_not_found" | "event_not_found" | "secret_requires_resupply" | "destination_not_allowed" | "environment_not_found" | "environment_exists" | "api_key_not_found" | "api_key_revoked" | "api_key_expired" | "invalid_idempotency_key" | "idempotency_key_mismatch" | "idempotency_key_in_flight" | "application_not_found" | "subscriber_hash_invalid" | "workflow_critical" | "internal_error";
+            code: "bad_request" | "validation_failed" | "malformed_json" | "unsupported_media_type" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "workflow_not_found" | "workflow_inactive" | "workflow_exists" | "workflow_key_immutable" | "workflow_version_not_found" | "workflow_changed" | "workflow_version_conflict" | "promotion_conflict" | "subscriber_not_found" | "subscriber_exists" | "variable_not_found" | "variable_exists" | "topic_not_found" | "topic_exists" | "no_valid_recipients" | "transaction_not_found" | "transaction_conflict" | "payload_too_large" | "rate_limited" | "invalid_tracking_link" | "invalid_signature" | "integration_not_found" | "message_not_found" | "suppression_not_found" | "webhook_endpoint_not_found" | "event_not_found" | "secret_requires_resupply" | "destination_not_allowed" | "environment_not_found" | "environment_exists" | "api_key_not_found" | "api_key_revoked" | "api_key_expired" | "invalid_idempotency_key" | "idempotency_key_mismatch" | "idempotency_key_in_flight" | "application_not_found" | "subscriber_hash_invalid" | "workflow_critical" | "limit_reached" | "internal_error";
             /** @description Also sent as the `x-request-id` header. */
             requestId?: string;
             errors?: components["schemas"]["FieldError"][];
@@ -15232,7 +15232,7 @@ export interface components {
         };
         WebhookEndpointInput: {
             /**
-             * @description Where events are POSTed: `https://` to a public host.
+             * @description Where events are POSTed: `https://` to a public host, port 443 or 8443. No `user:password@`: receivers verify the signing secret instead.
              * @example https://example.com/clarion/events
              */
             url: string;
@@ -15248,7 +15248,7 @@ export interface components {
         };
         WebhookEndpointUpdate: {
             /**
-             * @description Where events are POSTed: `https://` to a public host.
+             * @description Where events are POSTed: `https://` to a public host, port 443 or 8443. No `user:password@`: receivers verify the signing secret instead.
              * @example https://example.com/clarion/events
              */
             url?: string;
@@ -15319,7 +15319,7 @@ export interface components {
              */
             until?: string;
             /**
-             * @description Only events whose last attempt at this endpoint failed (or that never reached it). False: every matching event.
+             * @description Only events whose last attempt at this endpoint failed. False: every event meant for this endpoint (created since it was, of a type it takes).
              * @default true
              */
             onlyFailed: boolean;

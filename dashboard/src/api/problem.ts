@@ -17,6 +17,8 @@ export interface Problem {
   code: ErrorCode | ClientErrorCode | "unknown";
   requestId?: string;
   errors?: FieldError[];
+  /** From a 429's `Retry-After`: seconds until the limit lets a request through again. */
+  retryAfterSeconds?: number;
 }
 
 /** Thrown for every answer that is not 2xx, and for a network failure (status 0). */

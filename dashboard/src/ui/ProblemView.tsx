@@ -16,7 +16,9 @@ export function ProblemView({ error }: { error: unknown }) {
       ? "The credential is not valid here: it may have been revoked or have expired. Sign in again."
       : p.status === 0
         ? "Is the Worker running?"
-        : null;
+        : p.status === 429
+          ? `Too many of these in a short time. ${p.retryAfterSeconds === undefined ? "Wait a minute" : `Try again in ${p.retryAfterSeconds} s`}.`
+          : null;
   return (
     <div className="problem" role="alert" data-code={p.code}>
       <strong>{p.status ? `${p.status} ${p.title}` : p.title}</strong>

@@ -1,6 +1,8 @@
 import { notFound } from "../../lib/errors";
 import { apiRoute, createRouter, json, security } from "../../lib/openapi";
+import { createDb } from "../../db/client";
 import { enqueueDeliveries } from "../webhook-endpoints/replay";
+import { cancelPendingRetries } from "../webhook-endpoints/replay-repository";
 import { takesEvent } from "../webhook-endpoints/repository";
 import { ReplayResult } from "../webhook-endpoints/schemas";
 import { EventIdParam, EventList, EventQuery } from "./schemas";
@@ -30,7 +32,8 @@ eventsRoutes.openapi(
     path: "/v1/events/{eventId}/resend",
     tags,
     summary: "Resend an event",
-    description: "Queues the event again, with its original id, to every enabled endpoint that takes its type.",
+    description:
+      "Queues the event again, with its original id, to every enabled endpoint that takes its type; a retry of it still pending at one of them is cancelled.",
     security,
     request: { params: EventIdParam },
     responses: { 202: { description: "Queued", content: json(ReplayResult) } },
@@ -41,11 +44,10 @@ eventsRoutes.openapi(
     const event = await c.var.data.events.find(eventId);
     if (!event) throw notFound("event_not_found", `event "${eventId}"`);
     const targets = (await c.var.data.webhookEndpoints.enabled()).filter((endpoint) => takesEvent(endpoint, event.type));
-    const queued = await enqueueDeliveries(
-      c.env,
-      event.environmentId,
-      targets.map((endpoint) => ({ eventId, endpointId: endpoint.id })),
-    );
+    const pairs = targets.map((endpoint) => ({ eventId, endpointId: endpoint.id }));
+    // As a replay does: a retry still pending for one of them would deliver the event a second time.
+    await cancelPendingRetries(createDb(c.env.DB), event.environmentId, pairs);
+    const queued = await enqueueDeliveries(c.env, event.environmentId, pairs);
     return c.json({ queued }, 202);
   },
 );

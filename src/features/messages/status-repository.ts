@@ -28,8 +28,12 @@ const RANK: Record<MessageStatus, number> = {
   cancelled: 9,
 };
 
-/** Outcomes a message reaches once: a second report of one is a replay or a provider's retry, never news. */
-const ONCE: ReadonlySet<MessageStatus> = new Set(["sent", "delivered", "bounced", "failed", "undeliverable"]);
+/**
+ * Outcomes a message reaches once: a second report of one is a replay or a provider's retry, never
+ * news. An in-app message is seen, read and archived once too: marking it unread and read again
+ * (or unarchived and archived) is no new fact, so neither its timeline nor `message.read` repeats.
+ */
+const ONCE: ReadonlySet<MessageStatus> = new Set(["sent", "delivered", "bounced", "failed", "undeliverable", "seen", "read", "archived"]);
 
 export interface IncomingStatus {
   /** Absent for a report that only puts the address on the suppression list (an unsubscribe). */

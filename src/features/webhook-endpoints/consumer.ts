@@ -3,7 +3,7 @@ import { createDb, type Db } from "../../db/client";
 import type { Bindings } from "../../env";
 import { takesEvent } from "./repository";
 import { attemptDelivery } from "./deliver";
-import { deliveryReads, dispatchReads, markDispatched } from "./consumer-repository";
+import { deliveryReads, dispatchReads, type LastAttempt, markDispatched } from "./consumer-repository";
 import { runBatch } from "../../db/batch";
 import { dispatchWritten, eventStatements } from "../events/record";
 import { WebhookJob } from "../../delivery/webhooks/job";
@@ -34,15 +34,23 @@ async function dispatch(env: Bindings, db: Db, { job }: Job<"dispatch">): Promis
 }
 
 /**
+ * Whether no retry is due after this attempt: it succeeded, or no next try followed it (the last
+ * one, or cancelled by a replay that queued the event anew). No attempt at all (the earlier tries
+ * failed before logging one): the retry is due.
+ */
+const settled = (last: LastAttempt | undefined) => last !== undefined && (last.status === "succeeded" || last.nextAttemptAt === null);
+
+/**
  * One attempt per `deliver` job of the batch: the events, endpoints and environments read in one
  * D1 batch, the sends made in parallel, every attempt logged in one D1 batch; then each message is
  * acked, or retried by the Queue with the Svix delay (its `attempts` count the tries).
  */
 async function deliverAll(env: Bindings, db: Db, jobs: Job<"deliver">[]): Promise<void> {
   if (jobs.length === 0) return;
-  const { eventOf, endpointOf, slugOf } = await deliveryReads(
+  const { eventOf, endpointOf, slugOf, lastAttemptOf } = await deliveryReads(
     db,
     jobs.map((j) => j.job),
+    jobs.filter((j) => j.message.attempts > 1).map((j) => j.job),
   );
   const now = new Date();
   const attempted = await Promise.all(
@@ -52,6 +60,9 @@ async function deliverAll(env: Bindings, db: Db, jobs: Job<"deliver">[]): Promis
       const environmentSlug = slugOf.get(job.environmentId);
       // Deleted or turned off since it was queued (or the event expired): nothing left to send.
       if (!event || !endpoint?.enabled || environmentSlug === undefined) return { message, result: null };
+      // A retry whose delivery was settled meanwhile: delivered, or its retries cancelled by a replay or resend.
+      if (message.attempts > 1 && settled(lastAttemptOf.get(`${job.environmentId}:${job.eventId}:${job.endpointId}`)))
+        return { message, result: null };
       try {
         return { message, result: await attemptDelivery(env, db, { environmentSlug, endpoint, event, attempt: message.attempts }, now) };
       } catch (error) {

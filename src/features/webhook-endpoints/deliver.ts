@@ -5,7 +5,7 @@ import type { webhookEndpoints } from "../../db/schema";
 import { RETRY_SCHEDULE_SECONDS } from "../../contract/webhook-retries";
 import type { StoredEvent } from "../events/repository";
 import type { Bindings } from "../../env";
-import { destinationOptions } from "../../lib/destinations";
+import { webhookDestinationOptions } from "../../lib/destinations";
 import { newId } from "../../lib/ids";
 import { dispatchEvents, eventRow, eventStatements } from "../events/record";
 import type { EventRow } from "../../db/queries/events";
@@ -66,7 +66,7 @@ export async function attemptDelivery(env: Bindings, db: Db, target: DeliveryTar
   const { endpoint, event, attempt } = target;
   const repo = webhookEndpointsRepository(db, endpoint.environmentId, env.ENCRYPTION_KEY);
   const body = JSON.stringify(envelope(event, target.environmentSlug));
-  const result = await sendSigned(await repo.sendable(endpoint, now), event.id, body, destinationOptions(env), now.getTime());
+  const result = await sendSigned(await repo.sendable(endpoint, now), event.id, body, webhookDestinationOptions(env), now.getTime());
 
   const failed = result.status === "failed";
   const counts = !target.test;

@@ -1,9 +1,10 @@
-import { and, desc, eq, lt } from "drizzle-orm";
+import { and, count, desc, eq, lt } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import type { BatchItem } from "drizzle-orm/batch";
 import { webhookAttempts, webhookEndpoints } from "../../db/schema";
 import { newId } from "../../lib/ids";
 import { keysetPage } from "../../lib/pagination";
+import { maskedUrl } from "../../lib/masked-url";
 import { decryptJson, encryptJson, webhookEndpointAad } from "../../lib/secrets";
 import type { EventType } from "../../contract/event-types";
 import { newWebhookSecret } from "./signature";
@@ -31,10 +32,13 @@ export const toWebhookEndpoint = (row: Row): WebhookEndpoint => ({
   updatedAt: row.updatedAt.toISOString(),
 });
 
-/** What the audit log keeps of an endpoint: its API view (which never holds the secret), without the timestamps. */
+/**
+ * What the audit log keeps of an endpoint: its API view (which never holds the secret), without
+ * the timestamps, and its URL without query values (receivers put tokens there; the log keeps a year).
+ */
 const audited = (row: Row) => {
   const { createdAt: _c, updatedAt: _u, ...view } = toWebhookEndpoint(row);
-  return view;
+  return { ...view, url: maskedUrl(view.url) };
 };
 
 /** Whether an endpoint takes events of `type`: null subscribes to every type. */
@@ -79,6 +83,11 @@ export function webhookEndpointsRepository(db: Db, environmentId: string, encryp
     },
 
     find,
+
+    async count(): Promise<number> {
+      const [row] = await db.select({ n: count() }).from(webhookEndpoints).where(eq(webhookEndpoints.environmentId, environmentId));
+      return row?.n ?? 0;
+    },
 
     async create(input: WebhookEndpointInput, context: AuditContext, now = new Date()): Promise<WebhookEndpointCreated> {
       const id = newId("ep");

@@ -1,13 +1,15 @@
 import type { Context } from "hono";
 import type { AppEnv } from "../../env";
-import { checkDestination, destinationOptions } from "../../lib/destinations";
+import { checkDestination, webhookDestinationOptions } from "../../lib/destinations";
 import { ApiError, notFound } from "../../lib/errors";
 import { apiRoute, createRouter, json, security } from "../../lib/openapi";
 import { auditContextOf } from "../audit/record";
 import { createDb } from "../../db/client";
 import { deliverEvent } from "./deliver";
 import { enqueueDeliveries } from "./replay";
-import { eventsToReplay, REPLAY_LIMIT } from "./replay-repository";
+import { cancelPendingRetries, eventsToReplay, REPLAY_LIMIT } from "./replay-repository";
+import { limitEndpointAction } from "./rate-limit";
+import { endpointsMax } from "./limits";
 import { toWebhookEndpoint } from "./repository";
 import {
   AttemptQuery,
@@ -31,10 +33,10 @@ export const webhookEndpointsRoutes = createRouter();
 const tags = ["Event webhooks"];
 const missing = (id: string) => notFound("webhook_endpoint_not_found", `webhook endpoint "${id}"`);
 
-/** The same policy as provider URLs: refused on save here, and checked again on every send. */
+/** The same policy as provider URLs, ports 443 and 8443 only: refused on save here, and checked again on every send. */
 function assertAllowed(c: Context<AppEnv>, url: string | undefined) {
   if (url === undefined) return;
-  const verdict = checkDestination(url, destinationOptions(c.env));
+  const verdict = checkDestination(url, webhookDestinationOptions(c.env));
   if (!verdict.ok)
     throw new ApiError("destination_not_allowed", "The endpoint URL is not an allowed destination.", [
       { path: "url", message: `Not an allowed destination: ${verdict.reason}.` },
@@ -48,16 +50,23 @@ webhookEndpointsRoutes.openapi(
     tags,
     summary: "Create a webhook endpoint",
     description:
-      "Events of this environment are POSTed to `url`, signed per Standard Webhooks with the `secret` in the answer (also at `GET /v1/webhook-endpoints/{id}/secret`).",
+      "Events of this environment are POSTed to `url`, signed per Standard Webhooks with the `secret` in the answer (also at `GET /v1/webhook-endpoints/{id}/secret`). An environment has at most `WEBHOOK_ENDPOINTS_MAX` endpoints (default 20).",
     security,
     request: { body: { content: json(WebhookEndpointInput), required: true } },
     responses: { 201: { description: "Created, with its signing secret", content: json(WebhookEndpointCreated) } },
-    errors: ["destination_not_allowed"],
+    errors: ["destination_not_allowed", "limit_reached"],
     secrets: ["secret"],
   }),
   async (c) => {
     const input = c.req.valid("json");
     assertAllowed(c, input.url);
+    // Each endpoint is one more signed POST per event to a host of the caller's choosing.
+    const max = endpointsMax(c.env);
+    if ((await c.var.data.webhookEndpoints.count()) >= max)
+      throw new ApiError(
+        "limit_reached",
+        `This environment has ${max} webhook endpoints, as many as this deployment allows (WEBHOOK_ENDPOINTS_MAX): delete one, or have one endpoint take more event types.`,
+      );
     return c.json(await c.var.data.webhookEndpoints.create(input, auditContextOf(c)), 201);
   },
 );
@@ -187,7 +196,7 @@ webhookEndpointsRoutes.openapi(
     tags,
     summary: "Send a test event",
     description:
-      "Sends a `webhook.test` event to this endpoint now (turned off or not) and answers with the attempt: status, the endpoint's response status, latency, error. A failed test is not retried; it counts toward nothing.",
+      "Sends a `webhook.test` event to this endpoint now (turned off or not) and answers with the attempt: status, the endpoint's response status, latency, error. A failed test is not retried; it counts toward nothing. Tests and replays of one endpoint share a rate limit (`webhookActions`, default 20 a minute): past it, `429` with `Retry-After`.",
     security,
     request: { params: EndpointIdParam },
     responses: { 200: { description: "The attempt", content: json(WebhookAttempt) } },
@@ -198,9 +207,11 @@ webhookEndpointsRoutes.openapi(
     const endpoint = await c.var.data.webhookEndpoints.find(id);
     if (!endpoint) throw missing(id);
     const log = c.var.data.events;
+    const environmentSlug = await log.slug();
+    await limitEndpointAction(c, environmentSlug, id);
     const event = await log.recordDirect("webhook.test", { endpointId: id });
     const { attempt } = await deliverEvent(c.env, createDb(c.env.DB), {
-      environmentSlug: await log.slug(),
+      environmentSlug,
       endpoint,
       event,
       attempt: 1,
@@ -235,7 +246,7 @@ webhookEndpointsRoutes.openapi(
     path: "/v1/webhook-endpoints/{id}/replay",
     tags,
     summary: "Replay events to an endpoint",
-    description: `Queues again the events of \`since\`..\`until\` that this endpoint takes, with their original ids (the same \`webhook-id\`): by default only those that never reached it. At most ${REPLAY_LIMIT} events per call, oldest first.`,
+    description: `Queues again, with their original ids (the same \`webhook-id\`), the events of \`since\`..\`until\` that were meant for this endpoint: created since the endpoint was, of a type it takes. By default only those whose last attempt here failed; \`onlyFailed: false\` takes every one. A replayed event's pending retry is cancelled, so it is not delivered twice. At most ${REPLAY_LIMIT} events per call, oldest first. Tests and replays of one endpoint share a rate limit (\`webhookActions\`, default 20 a minute): past it, \`429\` with \`Retry-After\`.`,
     security,
     request: { params: EndpointIdParam, body: { content: json(ReplayInput), required: true } },
     responses: { 202: { description: "Queued", content: json(ReplayResult) } },
@@ -245,12 +256,12 @@ webhookEndpointsRoutes.openapi(
     const { id } = c.req.valid("param");
     const endpoint = await c.var.data.webhookEndpoints.find(id);
     if (!endpoint) throw missing(id);
-    const eventIds = await eventsToReplay(createDb(c.env.DB), endpoint, c.req.valid("json"));
-    const queued = await enqueueDeliveries(
-      c.env,
-      endpoint.environmentId,
-      eventIds.map((eventId) => ({ eventId, endpointId: id })),
-    );
+    await limitEndpointAction(c, await c.var.data.events.slug(), id);
+    const db = createDb(c.env.DB);
+    const pairs = (await eventsToReplay(db, endpoint, c.req.valid("json"))).map((eventId) => ({ eventId, endpointId: id }));
+    // Before the new deliveries are queued: a retry that comes due in between finds itself cancelled.
+    await cancelPendingRetries(db, endpoint.environmentId, pairs);
+    const queued = await enqueueDeliveries(c.env, endpoint.environmentId, pairs);
     return c.json({ queued }, 202);
   },
 );

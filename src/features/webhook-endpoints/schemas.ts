@@ -3,6 +3,16 @@ import { EVENT_TYPES } from "../../contract/event-types";
 import { ATTEMPT_STATUSES } from "../../contract/statuses";
 import { pageOf, pageQuery } from "../../lib/pagination";
 
+/** Whether a URL names a user or password (`https://user:pass@host/`). */
+const hasUserinfo = (url: string) => {
+  try {
+    const { username, password } = new URL(url);
+    return username !== "" || password !== "";
+  } catch {
+    return false; // not a URL: z.url() says so
+  }
+};
+
 const EventTypes = z
   .array(z.enum(EVENT_TYPES))
   .min(1)
@@ -16,7 +26,16 @@ export const WebhookEndpointInput = z
       .trim()
       .max(2048)
       .pipe(z.url())
-      .openapi({ description: "Where events are POSTed: `https://` to a public host.", example: "https://example.com/clarion/events" }),
+      // A password in the URL would be shown by every read of the endpoint and kept in the audit log.
+      .refine((url) => !hasUserinfo(url), {
+        message:
+          "Credentials in the URL (user:password@) are not allowed: they would be shown to every reader of the endpoint. Verify deliveries with the endpoint's signing secret (the webhook-signature header) instead.",
+      })
+      .openapi({
+        description:
+          "Where events are POSTed: `https://` to a public host, port 443 or 8443. No `user:password@`: receivers verify the signing secret instead.",
+        example: "https://example.com/clarion/events",
+      }),
     events: EventTypes.nullable().optional(),
     description: z.string().trim().max(512).nullable().optional(),
     enabled: z.boolean().default(true),
@@ -129,7 +148,8 @@ export const ReplayInput = z
     since: z.iso.datetime().openapi({ description: "Events from this time on (the event log keeps them for the retention period)." }),
     until: z.iso.datetime().optional().openapi({ description: "Up to this time; default: now." }),
     onlyFailed: z.boolean().default(true).openapi({
-      description: "Only events whose last attempt at this endpoint failed (or that never reached it). False: every matching event.",
+      description:
+        "Only events whose last attempt at this endpoint failed. False: every event meant for this endpoint (created since it was, of a type it takes).",
     }),
   })
   .strict()

@@ -17,6 +17,7 @@ const Rates = z
     authFailures: RateText.optional(),
     links: RateText.optional(),
     linkIps: RateText.optional(),
+    webhookActions: RateText.optional(),
   })
   .strict();
 const RateLimitsConfig = z.record(z.string(), Rates);
@@ -32,6 +33,8 @@ export interface Rates {
   links: Rate;
   /** Requests of `/u` and `/p` per client IP: mail providers post one-click unsubscribes from few addresses, so it is wide. */
   linkIps: Rate;
+  /** `test` and `replay` calls per webhook endpoint: each sends to, or queues for, a host the caller chose. */
+  webhookActions: Rate;
 }
 
 /** Above the 10,000 triggers/s one deployment is designed for: the defaults stop runaway clients, not normal load. */
@@ -41,6 +44,7 @@ export const DEFAULT_RATES: Rates = {
   authFailures: { limit: 20, period: 60 },
   links: { limit: 20, period: 60 },
   linkIps: { limit: 1000, period: 60 },
+  webhookActions: { limit: 20, period: 60 },
 };
 
 type Config = z.output<typeof RateLimitsConfig>;

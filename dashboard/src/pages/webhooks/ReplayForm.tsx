@@ -11,7 +11,7 @@ const instant = (local: string) => (local ? new Date(local).toISOString() : unde
 /** A datetime-local value for an instant, in the person's own clock. */
 const local = (date: Date) => new Date(date.getTime() - date.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
 
-/** Sends a window of events again, with their original ids: by default only those that never got through. */
+/** Sends a window of this endpoint's events again, with their original ids: by default only those whose last attempt failed. */
 export function ReplayForm({ id }: { id: string }) {
   const api = useApi();
   const queryClient = useQueryClient();
@@ -32,7 +32,10 @@ export function ReplayForm({ id }: { id: string }) {
   return (
     <form className="card" onSubmit={submit} aria-labelledby="replay-title">
       <h2 id="replay-title">Replay</h2>
-      <p className="muted small">Queues the events of a time window again, with the same ids, so a receiver that was down catches up.</p>
+      <p className="muted small">
+        Queues this endpoint's events of a time window again, with the same ids, so a receiver that was down catches up. A replayed event's
+        pending retry is cancelled: it is not delivered twice.
+      </p>
       <div className="inline-fields">
         <Field label="Since" error={fieldError("since")}>
           <input type="datetime-local" value={since} onChange={(e) => setSince(e.target.value)} required />
@@ -42,8 +45,8 @@ export function ReplayForm({ id }: { id: string }) {
         </Field>
       </div>
       <label>
-        <input type="checkbox" checked={onlyFailed} onChange={(e) => setOnlyFailed(e.target.checked)} /> Only events that did not get
-        through
+        <input type="checkbox" checked={onlyFailed} onChange={(e) => setOnlyFailed(e.target.checked)} /> Only events whose last attempt
+        failed
       </label>
       {run.error && !fieldError("since") && !fieldError("until") ? <ProblemView error={run.error} /> : null}
       {run.data ? (

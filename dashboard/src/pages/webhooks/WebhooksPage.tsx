@@ -73,7 +73,11 @@ export function WebhooksPage() {
         </section>
         <form className="card" onSubmit={submit} aria-labelledby="new-endpoint-title">
           <h2 id="new-endpoint-title">New endpoint</h2>
-          <Field label="URL" error={fieldError("url")} hint="https:// to a public host: Clarion refuses private and local addresses.">
+          <Field
+            label="URL"
+            error={fieldError("url")}
+            hint="https:// to a public host, port 443 or 8443: Clarion refuses private and local addresses. No user:password@ in it: your receiver verifies the signing secret instead."
+          >
             <input
               type="url"
               value={url}
