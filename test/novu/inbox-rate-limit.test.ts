@@ -1,7 +1,9 @@
-import { SELF } from "cloudflare:test";
+import { env, SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { issueSessionToken, SESSION_TTL_SECONDS } from "../../src/features/novu/inbox/session-token";
+import { createEnvironment, unique } from "../factories";
 import { awayFromWindowEdge } from "../rate-limit/window";
-import { inbox } from "./inbox-client";
+import { inbox, startSession } from "./inbox-client";
 
 const socket = (token: string, ip: string) =>
   SELF.fetch(`http://clarion.test/novu/socket?token=${encodeURIComponent(token)}`, {
@@ -49,5 +51,22 @@ describe("Inbox failed authentications are rate limited", () => {
     const session = await inbox(null, "POST", "/session", { applicationIdentifier: "nope", subscriberId: "a" }, { "cf-connecting-ip": ip });
     expect(session.status).toBe(429);
     expect((await socket("not-a-token", "203.0.113.80")).status).toBe(401);
+  });
+
+  it("does not count a token Clarion issued whose session ended: @novu/js reconnects with it until the page reloads", async () => {
+    await awayFromWindowEdge();
+    const ip = "203.0.113.81";
+    const { id, key } = await createEnvironment();
+    const subscriberId = unique("sub");
+    await startSession(key, subscriberId);
+    const expired = await issueSessionToken(
+      env.ENCRYPTION_KEY,
+      { environmentId: id, subscriberId },
+      new Date(Date.now() - (SESSION_TTL_SECONDS + 60) * 1000),
+    );
+    const statuses: number[] = [];
+    for (let i = 0; i < 25; i++) statuses.push((await socket(expired, ip)).status);
+    expect(statuses).toEqual(Array(25).fill(401));
+    expect((await socket("not-a-token", ip)).status).toBe(401);
   });
 });

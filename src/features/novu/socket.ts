@@ -7,7 +7,7 @@ import { inboxSockets } from "../../durable-objects/inbox-socket/client";
 import type { AppEnv } from "../../env";
 import { ApiError } from "../../lib/errors";
 import { limitFailedAuth } from "../../lib/middleware/rate-limit";
-import { type VerifiedSession, verifySessionToken } from "./inbox/session-token";
+import { SessionEnded, type VerifiedSession, verifySessionToken } from "./inbox/session-token";
 
 export const novuSocketRoutes = new Hono<AppEnv>();
 
@@ -22,6 +22,10 @@ novuSocketRoutes.get("/socket", async (c) => {
     session = await verifySessionToken(createDb(c.env.DB), c.env.ENCRYPTION_KEY, c.req.query("token"));
   } catch (error) {
     // Guessing tokens here counts with the REST session's failed authentications (per client IP).
+    // A token that was Clarion's is no guess: @novu/js reconnects with it every few seconds until
+    // the page reloads, and counting those would shut out every Inbox behind a shared address after
+    // a secret rotation.
+    if (error instanceof SessionEnded) throw error;
     throw (await limitFailedAuth(c)) ?? error;
   }
   // The object keeps the token's iat and exp: the socket ends with the session (inbox-socket.ts).

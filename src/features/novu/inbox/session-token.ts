@@ -40,11 +40,19 @@ export async function issueSessionToken(encryptionKey: string | undefined, subje
   );
 }
 
-const refused = () =>
-  new ApiError(
-    "unauthorized",
-    "Start an Inbox session first (POST /novu/v1/inbox/session): the session token is missing, expired or not Clarion's.",
-  );
+const REFUSED = "Start an Inbox session first (POST /novu/v1/inbox/session): the session token is missing, expired or not Clarion's.";
+const refused = () => new ApiError("unauthorized", REFUSED);
+
+/**
+ * The refusal of a token Clarion signed whose session has since ended (expired, the Inbox settings
+ * changed, the subscriber erased or created again): a browser's leftover, not a guess. The socket
+ * does not count it as a failed authentication (features/novu/socket.ts).
+ */
+export class SessionEnded extends ApiError {
+  constructor() {
+    super("unauthorized", REFUSED);
+  }
+}
 
 /** A verified token: whom it acts for, and when it was issued and ends (what an open socket checks again before each push). */
 export type VerifiedSession = InboxSubject & InboxSessionClaims;
@@ -60,7 +68,8 @@ export async function verifySessionToken(db: Db, encryptionKey: string | undefin
   if (!token) throw refused();
   let payload: Record<string, unknown>;
   try {
-    payload = await verify(token, await keyOf(encryptionKey), { alg: ALGORITHM, aud: AUDIENCE });
+    // Expiry is checked below with the rest of the session (sessionHolds), so that an expired token is told from a forged one.
+    payload = await verify(token, await keyOf(encryptionKey), { alg: ALGORITHM, aud: AUDIENCE, exp: false });
   } catch {
     throw refused();
   }
@@ -69,7 +78,8 @@ export async function verifySessionToken(db: Db, encryptionKey: string | undefin
     throw refused();
   }
   const claims = { issuedAt: iat, expiresAt: exp };
-  if (!sessionHolds(claims, await inboxSessionState(db, env, sub))) throw refused();
+  if (claims.expiresAt <= Math.floor(Date.now() / 1000)) throw new SessionEnded();
+  if (!sessionHolds(claims, await inboxSessionState(db, env, sub))) throw new SessionEnded();
   return { environmentId: env, subscriberId: sub, ...claims };
 }
 
