@@ -10,11 +10,7 @@ import type { InboxSocket } from "../../src/durable-objects/inbox-socket/inbox-s
 import { issueSessionToken } from "../../src/features/novu/inbox/session-token";
 import { createEnvironment, createWorkflow, trigger, unique } from "../factories";
 import { api } from "../request";
-
-interface Frame {
-  event: string;
-  data: Record<string, unknown>;
-}
+import { connect, type Frame, upgrade } from "./socket-client";
 
 const IN_APP_STEP = {
   id: "bell",
@@ -41,38 +37,6 @@ async function setup() {
   // A token counts only in an environment whose Inbox settings exist (reading them creates them), as a session's does.
   expect((await api(environment.key, "GET", "/v1/in-app/settings")).status).toBe(200);
   return { ...environment, workflow: workflow.key, subscriberId, token: await session(environment.id, subscriberId) };
-}
-
-const upgrade = (query: string, path = "/novu/socket") =>
-  SELF.fetch(`http://clarion.test${path}${query}`, { headers: { Upgrade: "websocket" } });
-
-/** An open socket and the frames it got, awaited in order: the test settles on each push, no sleeping. */
-async function connect(token: string, path?: string) {
-  const res = await upgrade(`?token=${encodeURIComponent(token)}`, path);
-  expect(res.status).toBe(101);
-  const ws = res.webSocket!;
-  ws.accept();
-  const frames: (Frame | string)[] = [];
-  const waiters: (() => void)[] = [];
-  ws.addEventListener("message", (event) => {
-    const text = String(event.data);
-    frames.push(text.startsWith("{") ? (JSON.parse(text) as Frame) : text);
-    for (const wake of waiters.splice(0)) wake();
-  });
-  const closed = new Promise<CloseEvent>((resolve) => ws.addEventListener("close", resolve));
-  let read = 0;
-  const next = async (timeoutMs = 15_000): Promise<Frame | string> => {
-    const deadline = Date.now() + timeoutMs;
-    while (read >= frames.length) {
-      if (Date.now() > deadline) throw new Error(`no frame after ${JSON.stringify(frames)}`);
-      await new Promise<void>((wake) => {
-        waiters.push(wake);
-        setTimeout(wake, deadline - Date.now());
-      });
-    }
-    return frames[read++]!;
-  };
-  return { ws, next, closed };
 }
 
 describe("GET /novu/socket", () => {

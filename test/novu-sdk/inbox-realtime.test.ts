@@ -15,8 +15,8 @@ interface InboxSettings {
 const socketUrl = `${base.replace(/^http/, "ws")}/novu/socket`;
 const clients: Novu[] = [];
 
-/** An Inbox client as a browser page builds it, for a new subscriber. */
-async function inbox(subscriberId = unique("sub")) {
+/** An Inbox client as a browser page builds it, for a new subscriber; `socketOptions` go to its partysocket. */
+async function inbox(subscriberId = unique("sub"), socketOptions: Record<string, unknown> = {}) {
   const { body } = await clarion<InboxSettings>("GET", "/v1/in-app/settings");
   const novu = new Novu({
     applicationIdentifier: body.applicationIdentifier,
@@ -25,7 +25,7 @@ async function inbox(subscriberId = unique("sub")) {
     apiUrl: novuBase,
     socketUrl,
     // Node 20 has no global WebSocket; a browser passes only socketType.
-    socketOptions: { socketType: "cloud", WebSocket },
+    socketOptions: { socketType: "cloud", WebSocket, ...socketOptions },
   });
   clients.push(novu);
   const connected = new Promise<void>((resolve, reject) =>
@@ -91,5 +91,30 @@ describe("@novu/js 3.19.2 realtime on Clarion", () => {
     await notification.read();
     expect((await unread).result.total).toBe(0);
     expect((await unseen).result).toBe(0);
+  });
+
+  it("closes the socket when the in-app secret is rotated: its reconnect is refused, and a later notification reaches only a new session", async () => {
+    const workflowKey = await workflow(steps);
+    // One reconnect, then the orphaned partysocket stops (a page would reload and start a new session).
+    const old = await inbox(undefined, { maxRetries: 1 });
+    const stale: unknown[] = [];
+    // Listening is what opens the socket.
+    old.novu.on("notifications.notification_received", ({ result }) => stale.push(result));
+    await old.connected;
+    // A token's `iat` counts seconds, and one issued in the second of the rotation still holds.
+    await new Promise((r) => setTimeout(r, 1_010 - (Date.now() % 1_000)));
+    const disconnected = new Promise((resolve) => old.novu.on("socket.disconnect.resolved", resolve));
+    const reconnectRefused = new Promise((resolve) => old.novu.on("socket.connect.resolved", ({ error }) => error && resolve(error)));
+
+    expect((await clarion("POST", "/v1/in-app/settings/rotate-secret")).status).toBe(200);
+    await disconnected;
+    await reconnectRefused;
+
+    const fresh = await inbox(old.subscriberId);
+    const received = nextEvent<{ subject?: string }>(fresh.novu, "notifications.notification_received");
+    await fresh.connected;
+    await clarion("POST", "/v1/trigger", { workflow: workflowKey, to: old.subscriberId, payload: { orderId: "R-3" } });
+    expect((await received).result.subject).toBe("Order R-3");
+    expect(stale).toEqual([]);
   });
 });

@@ -5,12 +5,17 @@ import { createEnvironment, unique } from "../factories";
 import { api } from "../request";
 import { inbox, startSession } from "./inbox-client";
 
-/** A session token issued a minute ago, in settings last changed before it (iat counts seconds). */
+/** A session token issued a minute ago, to a subscriber created and in settings last changed before it (iat counts seconds). */
 async function minuteOldToken(environmentId: string, subscriberId: string): Promise<string> {
   const now = Date.now();
-  await env.DB.prepare("UPDATE in_app_settings SET updated_at = ? WHERE environment_id = ?")
-    .bind(now - 120_000, environmentId)
-    .run();
+  await env.DB.batch([
+    env.DB.prepare("UPDATE in_app_settings SET updated_at = ? WHERE environment_id = ?").bind(now - 120_000, environmentId),
+    env.DB.prepare("UPDATE subscribers SET created_at = ? WHERE environment_id = ? AND subscriber_id = ?").bind(
+      now - 120_000,
+      environmentId,
+      subscriberId,
+    ),
+  ]);
   return issueSessionToken(env.ENCRYPTION_KEY, { environmentId, subscriberId }, new Date(now - 60_000));
 }
 
@@ -42,5 +47,19 @@ describe("Inbox session tokens end with the settings they were issued under", ()
     expect((await inbox(token, "GET", "/notifications")).status).toBe(200);
     expect((await api(key, "DELETE", `/v1/subscribers/${subscriberId}`)).status).toBeLessThan(300);
     expect((await inbox(token, "GET", "/notifications")).status).toBe(401);
+  });
+
+  it("refuses a token issued before its subscriber was erased, once the subscriberId is created again", async () => {
+    const { id, key } = await createEnvironment();
+    const subscriberId = unique("sub");
+    await startSession(key, subscriberId);
+    const token = await minuteOldToken(id, subscriberId);
+    expect((await inbox(token, "GET", "/notifications")).status).toBe(200);
+    expect((await api(key, "DELETE", `/v1/subscribers/${subscriberId}`)).status).toBeLessThan(300);
+    expect((await api(key, "POST", "/sub", { subscriberId })).status).toBeLessThan(300);
+    expect((await inbox(token, "GET", "/notifications")).status).toBe(401);
+    expect((await inbox(token, "GET", "/preferences")).status).toBe(401);
+    // The new person's own session works.
+    expect((await inbox((await startSession(key, subscriberId)).token, "GET", "/notifications")).status).toBe(200);
   });
 });

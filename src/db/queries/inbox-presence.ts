@@ -19,6 +19,16 @@ export const presentAmong = (db: Db, environmentId: string, subscriberIds: reado
       .where(and(eq(inboxPresence.environmentId, environmentId), inArray(inboxPresence.subscriberId, ids))),
   );
 
+/** Subscribers of an environment with an open Inbox socket, at most `limit` (the primary key's order). */
+export async function presentSubscribers(db: Db, environmentId: string, limit: number): Promise<string[]> {
+  const rows = await db
+    .select({ subscriberId: inboxPresence.subscriberId })
+    .from(inboxPresence)
+    .where(eq(inboxPresence.environmentId, environmentId))
+    .limit(limit);
+  return rows.map((r) => r.subscriberId);
+}
+
 export const deleteSubscriberPresence = (db: Db, environmentId: string, subscriberId: string) =>
   db.delete(inboxPresence).where(and(eq(inboxPresence.environmentId, environmentId), eq(inboxPresence.subscriberId, subscriberId)));
 

@@ -1,6 +1,15 @@
 import type { InAppRow } from "../../db/queries/in-app";
 import type { InboxSocket } from "./inbox-socket";
-import { SOCKET_ENVIRONMENT_HEADER, SOCKET_SUBSCRIBER_HEADER } from "./owner";
+import {
+  SOCKET_ENVIRONMENT_HEADER,
+  SOCKET_EXPIRES_AT_HEADER,
+  SOCKET_ISSUED_AT_HEADER,
+  SOCKET_SUBSCRIBER_HEADER,
+  type SocketSession,
+} from "./owner";
+
+/** Objects asked at once when a settings change ends an environment's sessions. */
+const REVALIDATE_CONCURRENCY = 25;
 
 /**
  * The typed client of the Inbox socket objects: one per environment + subscriber. Pushes never
@@ -19,12 +28,14 @@ export function inboxSockets(namespace: DurableObjectNamespace<InboxSocket>) {
   };
 
   return {
-    /** Hands an authenticated upgrade request to the subscriber's object, with whom it authenticated. */
-    connect(environmentId: string, subscriberId: string, request: Request) {
+    /** Hands an authenticated upgrade request to the subscriber's object, with the session it authenticated with. */
+    connect(session: SocketSession, request: Request) {
       const forwarded = new Request(request);
-      forwarded.headers.set(SOCKET_ENVIRONMENT_HEADER, environmentId);
-      forwarded.headers.set(SOCKET_SUBSCRIBER_HEADER, subscriberId);
-      return stub(environmentId, subscriberId).fetch(forwarded);
+      forwarded.headers.set(SOCKET_ENVIRONMENT_HEADER, session.environmentId);
+      forwarded.headers.set(SOCKET_SUBSCRIBER_HEADER, session.subscriberId);
+      forwarded.headers.set(SOCKET_ISSUED_AT_HEADER, String(session.issuedAt));
+      forwarded.headers.set(SOCKET_EXPIRES_AT_HEADER, String(session.expiresAt));
+      return stub(session.environmentId, session.subscriberId).fetch(forwarded);
     },
 
     /**
@@ -47,6 +58,27 @@ export function inboxSockets(namespace: DurableObjectNamespace<InboxSocket>) {
       logged("inbox_push_failed", environmentId, subscriberId, () =>
         stub(environmentId, subscriberId).changed(environmentId, subscriberId),
       ),
+
+    /**
+     * The environment's Inbox settings changed: each of these subscribers' objects closes the sockets
+     * whose session ended with it. Returns the sockets closed. Each object also checks before its
+     * next push, so one not reached here still pushes nothing to an ended session.
+     */
+    async revalidate(environmentId: string, subscriberIds: readonly string[]): Promise<number> {
+      let closed = 0;
+      for (let i = 0; i < subscriberIds.length; i += REVALIDATE_CONCURRENCY) {
+        const batch = subscriberIds.slice(i, i + REVALIDATE_CONCURRENCY);
+        const counts = await Promise.all(
+          batch.map((subscriberId) =>
+            logged("inbox_revalidate_failed", environmentId, subscriberId, () =>
+              stub(environmentId, subscriberId).revalidate(environmentId, subscriberId),
+            ),
+          ),
+        );
+        closed += counts.reduce((n, c) => n + c, 0);
+      }
+      return closed;
+    },
 
     close: (environmentId: string, subscriberId: string) =>
       logged("inbox_close_failed", environmentId, subscriberId, () => stub(environmentId, subscriberId).closeAll()),

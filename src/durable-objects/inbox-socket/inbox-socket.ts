@@ -2,9 +2,10 @@ import { DurableObject } from "cloudflare:workers";
 import { createDb } from "../../db/client";
 import { inAppFeed, type InAppRow } from "../../db/queries/in-app";
 import { setPresence } from "../../db/queries/inbox-presence";
+import { inboxSessionState, sessionHolds } from "../../db/queries/inbox-session";
 import type { Bindings } from "../../env";
 import { countFrames, receivedFrame } from "./frames";
-import { SOCKET_ENVIRONMENT_HEADER, SOCKET_SUBSCRIBER_HEADER, type SocketOwner } from "./owner";
+import { type SocketOwner, type SocketSession, sessionOfUpgrade } from "./owner";
 
 /** What `@novu/js` sends every 25 s to keep a hibernating socket open, and the answer it ignores. */
 const PING = "ping";
@@ -18,6 +19,11 @@ const PONG = "pong";
  *
  * The object keeps its subscriber's presence row (db/queries/inbox-presence.ts) equal to its open
  * sockets, so deliveries call only objects that have someone to push to.
+ *
+ * A socket lives no longer than the session token it was opened with, as REST does: each keeps the
+ * token's `iat` and `exp`, every push first closes the sockets whose session no longer holds (expired,
+ * the Inbox settings changed, the subscriber erased or created again), and an alarm closes each at
+ * its expiry. Closed with 1008 (policy): the client's reconnect with the same token is refused.
  */
 export class InboxSocket extends DurableObject<Bindings> {
   constructor(ctx: DurableObjectState, env: Bindings) {
@@ -27,19 +33,17 @@ export class InboxSocket extends DurableObject<Bindings> {
 
   /** The upgrade, already authenticated by the Worker (features/novu/socket.ts). */
   override async fetch(request: Request): Promise<Response> {
-    const owner: SocketOwner = {
-      environmentId: request.headers.get(SOCKET_ENVIRONMENT_HEADER) ?? "",
-      subscriberId: request.headers.get(SOCKET_SUBSCRIBER_HEADER) ?? "",
-    };
-    if (!owner.environmentId || !owner.subscriberId) return new Response("The Worker names the socket's owner.", { status: 400 });
+    const session = sessionOfUpgrade(request.headers);
+    if (!session) return new Response("The Worker names the socket's owner and session.", { status: 400 });
     const [client, server] = Object.values(new WebSocketPair()) as [WebSocket, WebSocket];
     // Present before accepted: a notification stored from here on finds this object and waits for the socket.
     const recorded = await this.recordPresence(
-      owner,
+      session,
       () => this.openSockets().length + 1,
       () => {
-        server.serializeAttachment(owner);
+        server.serializeAttachment(session);
         this.ctx.acceptWebSocket(server);
+        return this.scheduleExpiry();
       },
     );
     // Unrecorded, the socket would never be pushed to: the client reconnects instead.
@@ -50,26 +54,46 @@ export class InboxSocket extends DurableObject<Bindings> {
   /** New notifications stored for this subscriber: each one, then the counts after them. Returns the sockets reached. */
   async received(environmentId: string, subscriberId: string, rows: InAppRow[]): Promise<number> {
     if (this.openSockets().length === 0) return this.forgetStalePresence(environmentId, subscriberId);
-    return this.broadcast([...rows.map(receivedFrame), ...countFrames(await this.counts(environmentId, subscriberId))]);
+    // Both reads at once: a push waits for one D1 round trip, not two.
+    const [live, counts] = await Promise.all([
+      this.endStaleSessions(environmentId, subscriberId),
+      this.counts(environmentId, subscriberId),
+    ]);
+    return this.broadcast(live, [...rows.map(receivedFrame), ...countFrames(counts)]);
   }
 
   /** Notifications read, seen, archived or removed: the counts after the change. Returns the sockets reached. */
   async changed(environmentId: string, subscriberId: string): Promise<number> {
     if (this.openSockets().length === 0) return this.forgetStalePresence(environmentId, subscriberId);
-    return this.broadcast(countFrames(await this.counts(environmentId, subscriberId)));
+    const [live, counts] = await Promise.all([
+      this.endStaleSessions(environmentId, subscriberId),
+      this.counts(environmentId, subscriberId),
+    ]);
+    return this.broadcast(live, countFrames(counts));
+  }
+
+  /** The environment's Inbox settings changed: closes the sockets whose session ended with it. Returns the sockets closed. */
+  async revalidate(environmentId: string, subscriberId: string): Promise<number> {
+    const open = this.openSockets().length;
+    if (open === 0) return 0;
+    return open - (await this.endStaleSessions(environmentId, subscriberId)).length;
   }
 
   /** The subscriber was erased: every socket is closed (1008, policy) and none is let in again by the Worker. */
   async closeAll(reason = "subscriber deleted"): Promise<number> {
     const sockets = this.ctx.getWebSockets();
-    for (const ws of sockets) {
-      try {
-        ws.close(1008, reason);
-      } catch {
-        // Already closing: nothing left to end.
-      }
-    }
+    for (const ws of sockets) end(ws, reason);
     return sockets.length;
+  }
+
+  /** The earliest session expiry: its sockets are closed, and the next expiry is scheduled. */
+  override async alarm(): Promise<void> {
+    const now = Math.floor(Date.now() / 1000);
+    for (const ws of this.openSockets()) {
+      const session = ws.deserializeAttachment() as SocketSession | null;
+      if (!session || session.expiresAt <= now) end(ws, "session expired");
+    }
+    await this.scheduleExpiry();
   }
 
   override async webSocketMessage(): Promise<void> {
@@ -93,7 +117,43 @@ export class InboxSocket extends DurableObject<Bindings> {
 
   private async socketGone(ws: WebSocket): Promise<void> {
     const owner = ws.deserializeAttachment() as SocketOwner | null;
-    if (owner) await this.recordPresence(owner, () => this.openSockets().filter((s) => s !== ws).length);
+    if (owner) {
+      await this.recordPresence(
+        owner,
+        () => this.openSockets().filter((s) => s !== ws).length,
+        () => this.scheduleExpiry(ws),
+      );
+    }
+  }
+
+  /**
+   * Closes the sockets whose session no longer holds, as REST would refuse their token now (one
+   * indexed read), and answers the others: the only ones a push may reach.
+   */
+  private async endStaleSessions(environmentId: string, subscriberId: string): Promise<WebSocket[]> {
+    const state = await inboxSessionState(createDb(this.env.DB), environmentId, subscriberId);
+    const now = new Date();
+    const live: WebSocket[] = [];
+    for (const ws of this.openSockets()) {
+      const session = ws.deserializeAttachment() as SocketSession | null;
+      if (session && sessionHolds(session, state, now)) live.push(ws);
+      else end(ws, "session ended");
+    }
+    return live;
+  }
+
+  /** An alarm at the earliest expiry of the sockets still open (but `leaving`), or none. Never throws (see recordPresence). */
+  private async scheduleExpiry(leaving?: WebSocket): Promise<void> {
+    const expiries = this.openSockets()
+      .filter((ws) => ws !== leaving)
+      .map((ws) => (ws.deserializeAttachment() as SocketSession | null)?.expiresAt ?? 0);
+    try {
+      if (expiries.length === 0) await this.ctx.storage.deleteAlarm();
+      else await this.ctx.storage.setAlarm(Math.min(...expiries) * 1000);
+    } catch (error) {
+      // Unscheduled, an expired socket still receives nothing: every push checks its session first.
+      console.log(JSON.stringify({ level: "warn", event: "inbox_expiry_unscheduled", error: String(error) }));
+    }
   }
 
   /** Sockets still open: one whose close is being handled is listed until its handler ends. */
@@ -109,10 +169,10 @@ export class InboxSocket extends DurableObject<Bindings> {
 
   /**
    * Writes the socket count to D1 with no other event of this object in between (connects and
-   * closes interleave otherwise, and an older count could land last); `then` runs in the same turn,
-   * only once the count is written.
+   * closes interleave otherwise, and an older count could land last); `then` starts in the same turn,
+   * only once the count is written, and must not throw.
    */
-  private recordPresence(owner: SocketOwner, count: () => number, then?: () => void): Promise<boolean> {
+  private recordPresence(owner: SocketOwner, count: () => number, then?: () => Promise<void>): Promise<boolean> {
     // Never throws: a throw inside blockConcurrencyWhile resets the object and drops every socket.
     return this.ctx.blockConcurrencyWhile(async () => {
       try {
@@ -121,7 +181,7 @@ export class InboxSocket extends DurableObject<Bindings> {
         console.log(JSON.stringify({ level: "warn", event: "inbox_presence_failed", ...owner, error: String(error) }));
         return false;
       }
-      then?.();
+      await then?.();
       return true;
     });
   }
@@ -131,9 +191,9 @@ export class InboxSocket extends DurableObject<Bindings> {
     return inAppFeed(createDb(this.env.DB), environmentId, subscriberId).counts({ snoozed: { value: false, now: new Date() } });
   }
 
-  private broadcast(frames: string[]): number {
+  private broadcast(sockets: WebSocket[], frames: string[]): number {
     let reached = 0;
-    for (const ws of this.ctx.getWebSockets()) {
+    for (const ws of sockets) {
       try {
         for (const frame of frames) ws.send(frame);
         reached++;
@@ -142,5 +202,14 @@ export class InboxSocket extends DurableObject<Bindings> {
       }
     }
     return reached;
+  }
+}
+
+/** Closes a socket with 1008 (policy): the client's reconnect with the same token is refused by the Worker. */
+function end(ws: WebSocket, reason: string): void {
+  try {
+    ws.close(1008, reason);
+  } catch {
+    // Already closing: nothing left to end.
   }
 }

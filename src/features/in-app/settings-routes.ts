@@ -1,6 +1,7 @@
 import { apiRoute, createRouter, json, security } from "../../lib/openapi";
 import { auditContextOf } from "../audit/record";
 import { InAppSettings, InAppSettingsUpdate } from "./schemas";
+import { closeEndedInboxSockets } from "./session-ends";
 import type { InAppSettings as Stored } from "./settings-repository";
 
 export const settingsRoutes = createRouter();
@@ -48,7 +49,9 @@ settingsRoutes.openapi(
     responses: { 200: { description: "The settings after the change", content: json(InAppSettings) } },
   }),
   async (c) => {
-    return c.json(view(await c.var.data.inAppSettings.update(c.req.valid("json"), auditContextOf(c)), c.env.PUBLIC_URL), 200);
+    const settings = await c.var.data.inAppSettings.update(c.req.valid("json"), auditContextOf(c));
+    closeEndedInboxSockets(c);
+    return c.json(view(settings, c.env.PUBLIC_URL), 200);
   },
 );
 
@@ -64,6 +67,8 @@ settingsRoutes.openapi(
     secrets: ["hmacSecret"],
   }),
   async (c) => {
-    return c.json(view(await c.var.data.inAppSettings.rotateSecret(auditContextOf(c)), c.env.PUBLIC_URL), 200);
+    const settings = await c.var.data.inAppSettings.rotateSecret(auditContextOf(c));
+    closeEndedInboxSockets(c);
+    return c.json(view(settings, c.env.PUBLIC_URL), 200);
   },
 );

@@ -2,9 +2,9 @@
 // environment and expires; it is signed with a key derived from ENCRYPTION_KEY for this use only.
 import { sign, verify } from "hono/jwt";
 import type { Db } from "../../../db/client";
+import { type InboxSessionClaims, inboxSessionState, sessionHolds } from "../../../db/queries/inbox-session";
 import { ApiError } from "../../../lib/errors";
 import { signingKey } from "../../../lib/secrets";
-import { sessionState } from "./session-repository";
 
 /** `@novu/js` never renews its token: a day outlives a working session, and a reload starts a new one. */
 export const SESSION_TTL_SECONDS = 24 * 60 * 60;
@@ -40,32 +40,47 @@ export async function issueSessionToken(encryptionKey: string | undefined, subje
   );
 }
 
-const refused = () =>
-  new ApiError(
-    "unauthorized",
-    "Start an Inbox session first (POST /novu/v1/inbox/session): the session token is missing, expired or not Clarion's.",
-  );
+const REFUSED = "Start an Inbox session first (POST /novu/v1/inbox/session): the session token is missing, expired or not Clarion's.";
+const refused = () => new ApiError("unauthorized", REFUSED);
+
+/**
+ * The refusal of a token Clarion signed whose session has since ended (expired, the Inbox settings
+ * changed, the subscriber erased or created again): a browser's leftover, not a guess. The socket
+ * does not count it as a failed authentication (features/novu/socket.ts).
+ */
+export class SessionEnded extends ApiError {
+  constructor() {
+    super("unauthorized", REFUSED);
+  }
+}
+
+/** A verified token: whom it acts for, and when it was issued and ends (what an open socket checks again before each push). */
+export type VerifiedSession = InboxSubject & InboxSessionClaims;
 
 /**
  * The subject of a `Bearer` session token. Exported for every route that takes one (the notification
  * and preference routes here, the realtime socket's `?token=`). A well-signed token still ends when
  * the environment's Inbox settings changed after it was issued (a rotated secret, a hash now
- * required: both set `updatedAt`) or when its subscriber is gone (erased): one indexed read.
- * `iat` counts seconds, so a token issued in the second of the change still counts.
+ * required: both set `updatedAt`), when its subscriber is gone (erased), or when the subscriberId
+ * was created again after it was issued (another person): one indexed read (db/queries/inbox-session.ts).
  */
-export async function verifySessionToken(db: Db, encryptionKey: string | undefined, token: string | undefined): Promise<InboxSubject> {
+export async function verifySessionToken(db: Db, encryptionKey: string | undefined, token: string | undefined): Promise<VerifiedSession> {
   if (!token) throw refused();
   let payload: Record<string, unknown>;
   try {
-    payload = await verify(token, await keyOf(encryptionKey), { alg: ALGORITHM, aud: AUDIENCE });
+    // Expiry is checked below with the rest of the session (sessionHolds), so that an expired token is told from a forged one.
+    payload = await verify(token, await keyOf(encryptionKey), { alg: ALGORITHM, aud: AUDIENCE, exp: false });
   } catch {
     throw refused();
   }
-  const { aud, env, sub, iat } = payload;
-  if (aud !== AUDIENCE || typeof env !== "string" || typeof sub !== "string" || typeof iat !== "number") throw refused();
-  const current = await sessionState(db, env, sub);
-  if (!current || current.subscriber === null || iat < Math.floor(current.changedAt.getTime() / 1000)) throw refused();
-  return { environmentId: env, subscriberId: sub };
+  const { aud, env, sub, iat, exp } = payload;
+  if (aud !== AUDIENCE || typeof env !== "string" || typeof sub !== "string" || typeof iat !== "number" || typeof exp !== "number") {
+    throw refused();
+  }
+  const claims = { issuedAt: iat, expiresAt: exp };
+  if (claims.expiresAt <= Math.floor(Date.now() / 1000)) throw new SessionEnded();
+  if (!sessionHolds(claims, await inboxSessionState(db, env, sub))) throw new SessionEnded();
+  return { environmentId: env, subscriberId: sub, ...claims };
 }
 
 /** `Authorization: Bearer <token>`, as `@novu/js` sends it. */
