@@ -49,8 +49,8 @@ const refused = () =>
 /**
  * The subject of a `Bearer` session token. Exported for every route that takes one (the notification
  * and preference routes here, the realtime socket's `?token=`). A well-signed token still ends when
- * the environment's Inbox settings changed after it was issued (a rotated secret, a hash now
- * required: both set `updatedAt`) or when its subscriber is gone (erased): one indexed read.
+ * the environment's sessions were ended after it was issued (a rotated secret, a changed hash
+ * requirement: both set `sessionsResetAt`; a PATCH that changes nothing sets nothing) or when its subscriber is gone (erased): one indexed read.
  * `iat` counts seconds, so a token issued in the second of the change still counts.
  */
 export async function verifySessionToken(db: Db, encryptionKey: string | undefined, token: string | undefined): Promise<InboxSubject> {
