@@ -161,6 +161,30 @@ describe("the session token", () => {
 });
 
 describe("GET /novu/v1/inbox/notifications and /count", () => {
+  it("serves no unsafe URL of a notification stored before sends left them out", async () => {
+    const { id, key } = await createEnvironment();
+    const subscriberId = unique("sub");
+    const { token } = await startSession(key, subscriberId);
+    await storeNotifications(id, subscriberId, [
+      {
+        content: {
+          avatar: "javascript:alert(1)",
+          redirect: { url: "javascript:alert(2)" },
+          primaryAction: { label: "Go", redirect: { url: "javascript:alert(3)" } },
+          secondaryAction: { label: "Orders", redirect: { url: "/orders" } },
+        },
+      },
+    ]);
+    const [notification] = (await list(token, "?limit=10")).body.data;
+    expect(JSON.stringify(notification)).not.toContain("javascript:");
+    expect(notification).toMatchObject({
+      primaryAction: { label: "Go" },
+      secondaryAction: { label: "Orders", redirect: { url: "/orders" } },
+    });
+    const native = await api<{ data: Record<string, unknown>[] }>(key, "GET", `/v1/subscribers/${subscriberId}/notifications`);
+    expect(JSON.stringify(native.body.data)).not.toContain("javascript:");
+  });
+
   it("lists the subscriber's notifications in Novu's shape, and the counts agree", async () => {
     const { id, key } = await createEnvironment();
     const workflow = await createWorkflow(key, { name: "Order shipped", tags: ["orders"] });
