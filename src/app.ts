@@ -1,5 +1,4 @@
 import type { Context } from "hono";
-import { requestId } from "hono/request-id";
 import type { AppEnv } from "./env";
 import { preferencesRoutes } from "./features/subscribers/preferences-routes";
 import { activityRoutes } from "./features/subscribers/activity-routes";
@@ -26,7 +25,6 @@ import { workflowVersionsRoutes } from "./features/workflows/versions/routes";
 import { testSendRoutes } from "./features/workflows/test-send-routes";
 import { novuApp } from "./features/novu/app";
 import { ApiError, apiErrorOf, problemResponse } from "./lib/errors";
-import { uuidv7 } from "./lib/ids";
 import { addRequestExamples } from "./features/docs/examples";
 import { dashboardRoutes } from "./features/dashboard/routes";
 import { sessionRoutes } from "./features/dashboard/session-routes";
@@ -38,6 +36,7 @@ import { adminAuth, apiKeyAuth } from "./features/environments/auth";
 import { adminScope, environmentScope, idempotency } from "./lib/middleware/idempotency";
 import { BULK_BODY_LIMIT, jsonBody } from "./lib/middleware/json-body";
 import { dashboardCors } from "./lib/middleware/cors";
+import { requestIds } from "./lib/middleware/request-id";
 import { createRouter, IDEMPOTENCY_COMPONENTS } from "./lib/openapi";
 import { API_TAGS } from "./features/docs/tags";
 
@@ -132,7 +131,7 @@ function keyedRoutes() {
 export function createApp() {
   const app = createRouter();
 
-  app.use("*", requestId({ generator: () => uuidv7() }));
+  app.use("*", requestIds());
   // Before every route, so a preflight is answered here and never reaches a key check.
   app.on("ALL", KEYED_PREFIXES, dashboardCors);
 

@@ -77,7 +77,10 @@ export interface Variables {
   /** Repositories bound to `environmentId`, set with it by the auth middleware: no query of a route can name another environment. */
   data: EnvironmentData;
   actor: Actor;
+  /** Clarion's id of this request (lib/middleware/request-id.ts). */
   requestId: string;
+  /** The caller's own `X-Request-Id`, when well-formed: recorded beside `requestId`, never instead of it. */
+  clientRequestId?: string;
   /** The request's `Idempotency-Key`, when it sent one (see `lib/middleware/idempotency.ts`). */
   idempotencyKey?: string;
   /** Fields of this route's answer that hold a secret, never stored for a replay (see `lib/secret-fields.ts`). */

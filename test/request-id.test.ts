@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createEnvironment } from "./factories";
+import { auditLog } from "./audit/helpers";
 import { api, expectProblem } from "./request";
 
 const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -10,10 +11,28 @@ describe("x-request-id", () => {
     expect(res.headers.get("x-request-id")).toMatch(UUID_V7);
   });
 
-  it("echoes a well-formed id the client sends, in the header and the problem", async () => {
+  it("keeps its own id when the client sends one, in the header and the problem", async () => {
     const res = await api(null, "GET", "/v1/workflows", undefined, { headers: { "x-request-id": "client-id_42=" } });
-    expect(res.headers.get("x-request-id")).toBe("client-id_42=");
-    expect(expectProblem(res, 401, "unauthorized").requestId).toBe("client-id_42=");
+    const id = res.headers.get("x-request-id");
+    expect(id).toMatch(UUID_V7);
+    expect(expectProblem(res, 401, "unauthorized").requestId).toBe(id);
+  });
+
+  it("records Clarion's id as the audit entry's requestId and the client's as its clientRequestId", async () => {
+    const { key } = await createEnvironment();
+    const res = await api(key, "PATCH", "/v1/in-app/settings", { hmacRequired: false }, { headers: { "x-request-id": "client-id_42=" } });
+    expect(res.status).toBe(200);
+    const [entry] = (await auditLog(key, "resource=in_app_settings")).body.data;
+    expect(entry).toMatchObject({ requestId: res.headers.get("x-request-id"), clientRequestId: "client-id_42=" });
+  });
+
+  it("records no clientRequestId when the client sends none, or one it would not keep", async () => {
+    const { key } = await createEnvironment();
+    await api(key, "PATCH", "/v1/in-app/settings", { hmacRequired: false });
+    await api(key, "PATCH", "/v1/in-app/settings", { hmacRequired: true }, { headers: { "x-request-id": "a b" } });
+    const entries = (await auditLog(key, "resource=in_app_settings")).body.data;
+    expect(entries.map((e) => e.clientRequestId)).toEqual([null, null]);
+    for (const e of entries) expect(e.requestId).toMatch(UUID_V7);
   });
 
   it.each([

@@ -3,6 +3,8 @@ import { evaluateCondition } from "../engine/conditions";
 import { holdFor } from "../engine/delivery-schedule";
 import { zoneOf } from "../engine/local-time";
 import { applyOverrides, foldHeaderFields, renderChannel } from "../engine/templates";
+import type { InAppContent } from "../contract/in-app-content";
+import { UNSAFE_URL_MESSAGE, withoutUnsafeUrls } from "../engine/in-app-urls";
 import type { TriggerRecord } from "./trigger-record";
 import { isChannelAllowed } from "../engine/preferences";
 import type { ChannelStep } from "../engine/steps";
@@ -21,7 +23,7 @@ export type Decision =
   | { kind: "done"; status: string }
   | { kind: "wait"; until: number; reason: "quiet_hours" | "schedule" }
   | { kind: "final"; status: MessageStatus; code: string; message: string }
-  | { kind: "send"; content: Record<string, unknown> };
+  | { kind: "send"; content: Record<string, unknown>; warnings?: { field: string; message: string }[] };
 
 /** Decides, without I/O, what one channel step does for one recipient. */
 export function decide(step: ChannelStep, recipient: Recipient, loaded: Loaded, trigger: TriggerRecord, now: Date): Decision {
@@ -47,11 +49,14 @@ export function decide(step: ChannelStep, recipient: Recipient, loaded: Loaded, 
   if (hold) return { kind: "wait", until: hold.until.getTime(), reason: hold.reason };
   const rendered = renderChannel(step, context, recipient.locale);
   if (!rendered.ok) return final("failed", rendered.code, rendered.message);
+  const content = foldHeaderFields(step.type, applyOverrides(step.type, rendered.content, trigger.overrides ?? {}));
+  if (step.type !== "in_app") return { kind: "send", content: content as unknown as Record<string, unknown> };
+  // A URL rendered from a payload (or given in `overrides.in_app`) that may not be served is left
+  // out, and the message says so: the notification still goes, without the link.
+  const safe = withoutUnsafeUrls(content as InAppContent);
   return {
     kind: "send",
-    content: foldHeaderFields(step.type, applyOverrides(step.type, rendered.content, trigger.overrides ?? {})) as unknown as Record<
-      string,
-      unknown
-    >,
+    content: safe.content as unknown as Record<string, unknown>,
+    ...(safe.dropped.length ? { warnings: safe.dropped.map((field) => ({ field, message: `Left out: ${UNSAFE_URL_MESSAGE}` })) } : {}),
   };
 }

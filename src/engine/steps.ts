@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { isRefusedUrlTemplate, UNSAFE_URL_MESSAGE } from "./in-app-urls";
 
 /** ISO 8601 durations such as PT15M, P1D, -P1D (negative only where a condition compares dates). */
 export const DURATION = /^-?P(?!$)(\d+Y)?(\d+M)?(\d+W)?(\d+D)?(T(?=\d)(\d+H)?(\d+M)?(\d+(\.\d+)?S)?)?$/;
@@ -68,15 +69,17 @@ export const PushTemplate = z
   })
   .strict();
 export const ChatTemplate = z.object({ text: Liquid.min(1), blocks: z.array(z.record(z.string(), z.unknown())).optional() }).strict();
+/** A URL the Inbox is given: a literal one must be https:, http: or relative here; a rendered one is checked at send. */
+const InAppUrl = Liquid.refine((url) => !isRefusedUrlTemplate(url), UNSAFE_URL_MESSAGE);
 const InAppRedirect = z
-  .object({ url: Liquid.min(1), target: z.enum(["_self", "_blank", "_parent", "_top", "_unfencedTop"]).optional() })
+  .object({ url: InAppUrl.min(1), target: z.enum(["_self", "_blank", "_parent", "_top", "_unfencedTop"]).optional() })
   .strict();
 const InAppAction = z.object({ label: Liquid.min(1), redirect: InAppRedirect.optional() }).strict();
 export const InAppTemplate = z
   .object({
     subject: Liquid.optional(),
     body: Liquid.min(1),
-    avatar: Liquid.optional(),
+    avatar: InAppUrl.optional(),
     primaryAction: InAppAction.optional(),
     secondaryAction: InAppAction.optional(),
     redirect: InAppRedirect.optional(),

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { api, CHROMIUM, launch, screenshot, signIn } from "./browser";
+import { api, base, CHROMIUM, launch, screenshot, signIn } from "./browser";
 
 // The Audit log page: changes made through the API listed with who made them, filtered, each
 // entry's before and after side by side with secrets masked, the selection as NDJSON; the admin
@@ -14,6 +14,9 @@ const run = Date.now().toString(36);
 const SECRET = `sk_live_${run}_do_not_show`;
 const VARIABLE = `AUDIT_${run.toUpperCase()}`;
 const PROD_VARIABLE = `AUDIT_PROD_${run.toUpperCase()}`;
+/** What the caller names its request: kept beside Clarion's own id, never instead of it. */
+const CLIENT_REQUEST_ID = `deploy-${run}`;
+let serverRequestId = "";
 
 interface Entry {
   id: string;
@@ -32,7 +35,14 @@ beforeAll(async () => {
   page = await context.newPage();
   page.setDefaultTimeout(10_000);
   expect((await api("POST", "/v1/variables", { key: VARIABLE, value: "first", secret: false })).status).toBe(201);
-  expect((await api("PUT", `/v1/variables/${VARIABLE}`, { value: SECRET, secret: true })).status).toBe(200);
+  const put = await fetch(`${base()}/v1/variables/${VARIABLE}`, {
+    method: "PUT",
+    headers: { Authorization: `ApiKey ${inject("apiKey")}`, "Content-Type": "application/json", "X-Request-Id": CLIENT_REQUEST_ID },
+    body: JSON.stringify({ value: SECRET, secret: true }),
+  });
+  expect(put.status).toBe(200);
+  serverRequestId = put.headers.get("x-request-id") ?? "";
+  expect(serverRequestId).not.toBe(CLIENT_REQUEST_ID);
   const production = inject("productionKey");
   expect((await api("POST", "/v1/variables", { key: PROD_VARIABLE, value: "p" }, production)).status).toBe(201);
 });
@@ -84,6 +94,7 @@ describe.skipIf(!CHROMIUM)("the Audit log page", () => {
     expect(await changes.locator('[data-field="value"] td.before').textContent()).toContain("first");
     expect(await changes.locator('[data-field="value"] td.after').textContent()).not.toContain(SECRET);
     expect(await page.content()).not.toContain(SECRET);
+    await page.getByText(`Request id: ${serverRequestId} (the caller's X-Request-Id: ${CLIENT_REQUEST_ID})`).waitFor();
     await screenshot(page, "audit-log");
   });
 

@@ -13,6 +13,7 @@ interface InAppSettings {
   applicationIdentifier: string;
   hmacSecret: string;
   hmacRequired: boolean;
+  sessionProfileWrites: "create_only" | "always";
   apiUrl: string;
   socketUrl: string;
 }
@@ -53,6 +54,19 @@ describe.skipIf(!CHROMIUM)("the environment page's Inbox settings", () => {
     await toggle.click();
     await card().getByText("computed by your backend").waitFor();
     expect((await inAppOf(production())).hmacRequired).toBe(true);
+  });
+
+  it("chooses what an Inbox session may write of a profile, and says the risk of always", async () => {
+    const select = card().getByLabel("What an Inbox session may write of the profile it is sent");
+    expect(await select.inputValue()).toBe("create_only");
+    await card().getByText("an existing subscriber is never changed by it").waitFor();
+    await select.selectOption("always");
+    await card().getByText("Any signed-in end user can set their own email, phone, data").waitFor();
+    expect((await inAppOf(production())).sessionProfileWrites).toBe("always");
+    expect((await inAppOf(inject("apiKey"))).sessionProfileWrites).toBe("create_only");
+    await select.selectOption("create_only");
+    await card().getByText("an existing subscriber is never changed by it").waitFor();
+    expect((await inAppOf(production())).sessionProfileWrites).toBe("create_only");
   });
 
   it("reveals the HMAC secret, and rotates it after a confirmation", async () => {

@@ -230,3 +230,96 @@ describe("/v1/subscribers/{subscriberId}/notifications", () => {
     expect(rows?.n).toBe(0);
   });
 });
+
+describe("in_app URLs (only https:, http: and relative paths are served)", () => {
+  const step = (template: Record<string, unknown>, locales?: Record<string, unknown>) => ({
+    id: "bell",
+    type: "in_app",
+    template: { body: "Hi", ...template },
+    ...(locales ? { locales } : {}),
+  });
+
+  it.each([
+    ["redirect.url", step({ redirect: { url: "javascript:alert(1)" } }), "steps.0.template.redirect.url"],
+    [
+      "primaryAction",
+      step({ primaryAction: { label: "Go", redirect: { url: "JavaScript:alert(1)" } } }),
+      "steps.0.template.primaryAction.redirect.url",
+    ],
+    [
+      "secondaryAction",
+      step({ secondaryAction: { label: "Go", redirect: { url: "data:text/html,x" } } }),
+      "steps.0.template.secondaryAction.redirect.url",
+    ],
+    ["avatar", step({ avatar: "java\tscript:alert(1)" }), "steps.0.template.avatar"],
+    ["a literal scheme before Liquid", step({ redirect: { url: "javascript:{{ payload.code }}" } }), "steps.0.template.redirect.url"],
+    ["a locale's variant", step({}, { de: { redirect: { url: "javascript:alert(1)" } } }), "steps.0.locales.de.redirect.url"],
+  ])("refuses a literal unsafe URL in %s at save with 422 and its path", async (_label, bad, path) => {
+    const { key } = await createEnvironment();
+    const problem = expectProblem(
+      await api(key, "POST", "/v1/workflows", { key: unique("wf"), name: "Bad", steps: [bad] }),
+      422,
+      "validation_failed",
+    );
+    expect(problem.errors?.map((e) => e.path)).toContain(path);
+  });
+
+  it("takes https:, http:, relative and Liquid-rendered URLs at save", async () => {
+    const { key } = await createEnvironment();
+    const good = step({
+      avatar: "/avatars/{{ payload.id }}.png",
+      redirect: { url: "{{ payload.url }}" },
+      primaryAction: { label: "Go", redirect: { url: "https://shop.example.com/{{ payload.id }}" } },
+      secondaryAction: { label: "Later", redirect: { url: "http://shop.example.com" } },
+    });
+    expect((await api(key, "POST", "/v1/workflows", { key: unique("wf"), name: "Good", steps: [good] })).status).toBe(201);
+  });
+
+  it("leaves out a rendered unsafe URL at send, and says so on the message's timeline", async () => {
+    const { key, workflow } = await inAppSetup([
+      step({
+        avatar: "{{ payload.avatar }}",
+        redirect: { url: "{{ payload.url }}" },
+        primaryAction: { label: "Track", redirect: { url: "{{ payload.url }}" } },
+        secondaryAction: { label: "Orders", redirect: { url: "/orders" } },
+      }),
+    ]);
+    const subscriberId = unique("sub");
+    const transactionId = await trigger(key, {
+      workflow,
+      to: { subscriberId },
+      payload: { url: " javascript:alert(document.cookie)", avatar: "data:image/svg+xml,<svg onload=alert(1)>" },
+    });
+    const [message] = await settledMessages(key, transactionId, 1);
+    expect(message).toMatchObject({ status: "delivered" });
+    const [notification] = (await feed(key, subscriberId)).body.data;
+    expect(notification).toMatchObject({
+      avatar: null,
+      redirect: null,
+      primaryAction: { label: "Track" },
+      secondaryAction: { label: "Orders", redirect: { url: "/orders" } },
+    });
+    expect(notification?.primaryAction?.redirect).toBeUndefined();
+    const detail = await messageDetail(key, message!.id);
+    const queued = detail.events.find((e) => e.status === "queued");
+    expect((queued?.detail as { warnings?: { field: string }[] } | undefined)?.warnings?.map((w) => w.field)).toEqual([
+      "avatar",
+      "redirect.url",
+      "primaryAction.redirect.url",
+    ]);
+    expect(JSON.stringify(detail)).not.toContain("javascript:");
+  });
+
+  it("leaves out an unsafe URL given in overrides.in_app", async () => {
+    const { key, workflow } = await inAppSetup();
+    const subscriberId = unique("sub");
+    const transactionId = await trigger(key, {
+      workflow,
+      to: { subscriberId },
+      payload: { orderId: "O-2" },
+      overrides: { in_app: { redirect: { url: "javascript:alert(1)" } } },
+    });
+    await settledMessages(key, transactionId, 1);
+    expect((await feed(key, subscriberId)).body.data[0]).toMatchObject({ redirect: null, avatar: "https://cdn.example.com/O-2.png" });
+  });
+});

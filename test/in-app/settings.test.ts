@@ -1,4 +1,6 @@
+import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { auditLog } from "../audit/helpers";
 import type { InAppSettings } from "../../src/features/in-app/schemas";
 import { subscriberHash } from "../../src/features/in-app/settings-repository";
 import { createEnvironment } from "../factories";
@@ -15,6 +17,7 @@ describe("GET /v1/in-app/settings", () => {
       applicationIdentifier: expect.stringMatching(/^[0-9a-f]{24}$/),
       hmacSecret: expect.stringMatching(/^[0-9a-f]{64}$/),
       hmacRequired: true,
+      sessionProfileWrites: "create_only",
       apiUrl: "http://127.0.0.1:8787/novu",
       socketUrl: "ws://127.0.0.1:8787/novu/socket",
     });
@@ -48,7 +51,42 @@ describe("PATCH /v1/in-app/settings", () => {
     expect((await api<InAppSettings>(key, "PATCH", "/v1/in-app/settings", { hmacRequired: true })).body.hmacRequired).toBe(true);
   });
 
-  it.each([{}, { hmacRequired: "yes" }, { hmacRequired: true, hmacSecret: "mine" }])("refuses %j with 422", async (body) => {
+  it("sets sessionProfileWrites (create_only by default) and keeps hmacRequired", async () => {
+    const { key } = await createEnvironment();
+    expect((await settings(key)).body.sessionProfileWrites).toBe("create_only");
+    const res = await api<InAppSettings>(key, "PATCH", "/v1/in-app/settings", { sessionProfileWrites: "always" });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ sessionProfileWrites: "always", hmacRequired: true });
+    expect((await settings(key)).body.sessionProfileWrites).toBe("always");
+    const [entry] = (await auditLog(key, "resource=in_app_settings")).body.data;
+    expect(entry).toMatchObject({
+      action: "updated",
+      before: { sessionProfileWrites: "create_only" },
+      after: { sessionProfileWrites: "always", hmacRequired: true },
+    });
+  });
+
+  it("changes nothing for a PATCH that changes nothing: no updatedAt, no audit entry", async () => {
+    const { id, key } = await createEnvironment();
+    await settings(key);
+    await env.DB.prepare("UPDATE in_app_settings SET updated_at = 1000 WHERE environment_id = ?").bind(id).run();
+    const res = await api<InAppSettings>(key, "PATCH", "/v1/in-app/settings", { hmacRequired: true, sessionProfileWrites: "create_only" });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ hmacRequired: true, sessionProfileWrites: "create_only" });
+    const row = await env.DB.prepare("SELECT updated_at FROM in_app_settings WHERE environment_id = ?")
+      .bind(id)
+      .first<{ updated_at: number }>();
+    expect(row?.updated_at).toBe(1000);
+    expect((await auditLog(key, "resource=in_app_settings")).body.data).toEqual([]);
+  });
+
+  it.each([
+    {},
+    { hmacRequired: "yes" },
+    { hmacRequired: true, hmacSecret: "mine" },
+    { sessionProfileWrites: "sometimes" },
+    { sessionProfileWrites: null },
+  ])("refuses %j with 422", async (body) => {
     const { key } = await createEnvironment();
     expectProblem(await api(key, "PATCH", "/v1/in-app/settings", body), 422, "validation_failed");
   });

@@ -65,6 +65,35 @@ describe("@novu/js session", () => {
     expect((await clarion("GET", `/v1/subscribers/${subscriberId}`)).body).toMatchObject({ subscriberId, firstName: "Ada" });
   });
 
+  it("never rewrites an existing subscriber's profile with what the page passes", async () => {
+    const subscriberId = unique("inbox");
+    const zurich = { email: "ada@example.com", phone: "+41791234567", locale: "de-CH", timezone: "Europe/Zurich", data: { plan: "pro" } };
+    expect((await clarion("POST", "/v1/subscribers", { subscriberId, ...zurich })).status).toBe(201);
+    const before = (await clarion("GET", `/v1/subscribers/${subscriberId}`)).body;
+    // What a New York browser sends, or an end user who edits the page's props.
+    const novu = new Novu({
+      applicationIdentifier: settings.applicationIdentifier,
+      subscriber: {
+        subscriberId,
+        email: "attacker@example.net",
+        phone: "+19005550100",
+        locale: "en-US",
+        timezone: "America/New_York",
+        data: { plan: "enterprise" },
+      },
+      subscriberHash: hash(subscriberId),
+      apiUrl: novuBase,
+      useCache: false,
+    });
+    const { error } = await novu.notifications.list();
+    expect(error).toBeUndefined();
+    expect((await clarion("GET", `/v1/subscribers/${subscriberId}`)).body).toEqual(before);
+    const timeline = await clarion<{ data: { type: string }[] }>("GET", `/v1/subscribers/${subscriberId}/activity`);
+    expect(timeline.body.data.map((e) => e.type)).toEqual(["created"]);
+    const updates = await clarion<{ data: { data: { subscriberId?: string } }[] }>("GET", "/v1/events?type=subscriber.updated&limit=100");
+    expect(updates.body.data.filter((e) => e.data.subscriberId === subscriberId)).toEqual([]);
+  });
+
   it("fails with a wrong subscriberHash, and every call says so", async () => {
     const subscriberId = unique("inbox");
     const novu = inboxFor(subscriberId, "0".repeat(64));

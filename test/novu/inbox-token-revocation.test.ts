@@ -40,6 +40,18 @@ describe("Inbox session tokens end with the settings they were issued under", ()
     expect((await inbox((await startSession(key, subscriberId)).token, "GET", "/notifications")).status).toBe(200);
   });
 
+  it.each([
+    ["changes nothing", { hmacRequired: true }],
+    ["changes only sessionProfileWrites", { sessionProfileWrites: "always" }],
+  ])("keeps every token through a PATCH that %s", async (_, body) => {
+    const { id, key } = await createEnvironment();
+    const subscriberId = unique("sub");
+    await startSession(key, subscriberId);
+    const token = await minuteOldToken(id, subscriberId);
+    expect((await api(key, "PATCH", "/v1/in-app/settings", body)).status).toBe(200);
+    expect((await inbox(token, "GET", "/notifications")).status).toBe(200);
+  });
+
   it("refuses the token of an erased subscriber", async () => {
     const { key } = await createEnvironment();
     const subscriberId = unique("sub");

@@ -111,15 +111,15 @@ describe("POST /novu/v1/inbox/session", () => {
     );
   });
 
-  it("creates the subscriber with the profile fields sent, and updates them in a later session", async () => {
+  it("creates the subscriber with the profile fields sent, and keeps them through a later session", async () => {
     const { key } = await createEnvironment();
     const subscriberId = unique("sub");
     await startSession(key, subscriberId, { firstName: "Ada", email: "ada@example.com", timezone: "Europe/Zurich" });
     const created = await api<Record<string, unknown>>(key, "GET", `/v1/subscribers/${subscriberId}`);
     expect(created.body).toMatchObject({ subscriberId, firstName: "Ada", email: "ada@example.com", timezone: "Europe/Zurich" });
-    await startSession(key, subscriberId, { lastName: "Lovelace" });
-    const updated = await api<Record<string, unknown>>(key, "GET", `/v1/subscribers/${subscriberId}`);
-    expect(updated.body).toMatchObject({ firstName: "Ada", lastName: "Lovelace" });
+    await startSession(key, subscriberId, { lastName: "Lovelace", timezone: "America/New_York" });
+    const later = await api<Record<string, unknown>>(key, "GET", `/v1/subscribers/${subscriberId}`);
+    expect(later.body).toMatchObject({ firstName: "Ada", lastName: null, timezone: "Europe/Zurich" });
   });
 
   it("takes the subscriberId alone, as older clients send it", async () => {
@@ -161,6 +161,30 @@ describe("the session token", () => {
 });
 
 describe("GET /novu/v1/inbox/notifications and /count", () => {
+  it("serves no unsafe URL of a notification stored before sends left them out", async () => {
+    const { id, key } = await createEnvironment();
+    const subscriberId = unique("sub");
+    const { token } = await startSession(key, subscriberId);
+    await storeNotifications(id, subscriberId, [
+      {
+        content: {
+          avatar: "javascript:alert(1)",
+          redirect: { url: "javascript:alert(2)" },
+          primaryAction: { label: "Go", redirect: { url: "javascript:alert(3)" } },
+          secondaryAction: { label: "Orders", redirect: { url: "/orders" } },
+        },
+      },
+    ]);
+    const [notification] = (await list(token, "?limit=10")).body.data;
+    expect(JSON.stringify(notification)).not.toContain("javascript:");
+    expect(notification).toMatchObject({
+      primaryAction: { label: "Go" },
+      secondaryAction: { label: "Orders", redirect: { url: "/orders" } },
+    });
+    const native = await api<{ data: Record<string, unknown>[] }>(key, "GET", `/v1/subscribers/${subscriberId}/notifications`);
+    expect(JSON.stringify(native.body.data)).not.toContain("javascript:");
+  });
+
   it("lists the subscriber's notifications in Novu's shape, and the counts agree", async () => {
     const { id, key } = await createEnvironment();
     const workflow = await createWorkflow(key, { name: "Order shipped", tags: ["orders"] });

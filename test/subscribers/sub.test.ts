@@ -262,3 +262,31 @@ describe("POST /sub", () => {
     });
   });
 });
+
+describe("POST /v1/subscribers", () => {
+  it("creates (201) and updates (200) a subscriber as POST /sub does", async () => {
+    const subscriberId = unique("sub");
+    const created = await upsert({ subscriberId, email: "ada@example.com", firstName: "Ada" }, "/v1/subscribers");
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ subscriberId, email: "ada@example.com", firstName: "Ada" });
+    const updated = await upsert({ subscriberId, firstName: "Grace", email: null }, "/v1/subscribers");
+    expect(updated.status).toBe(200);
+    expect(updated.body).toMatchObject({ subscriberId, email: null, firstName: "Grace" });
+    expect((await api<Subscriber>(environment.key, "GET", `/v1/subscribers/${subscriberId}`)).body).toMatchObject({ firstName: "Grace" });
+  });
+
+  it("refuses what POST /sub refuses, with the field's path", async () => {
+    const problem = expectProblem(await upsert({ subscriberId: unique("sub"), email: "bad" }, "/v1/subscribers"), 422, "validation_failed");
+    expect(errorPaths(problem)).toContain("email");
+  });
+
+  it("needs a key", async () => {
+    expectProblem(await api(null, "POST", "/v1/subscribers", { subscriberId: unique("sub") }), 401, "unauthorized");
+  });
+
+  it("is described in /openapi.json beside POST /sub", async () => {
+    const document = (await api<{ paths: Record<string, Record<string, unknown>> }>(null, "GET", "/openapi.json")).body;
+    expect(document.paths["/v1/subscribers"]?.post).toBeDefined();
+    expect(document.paths["/sub"]?.post).toBeDefined();
+  });
+});

@@ -3405,7 +3405,7 @@ export interface paths {
         put?: never;
         /**
          * Create or update a subscriber
-         * @description Fields left out keep their stored value; `null` clears a field.
+         * @description Fields left out keep their stored value; `null` clears a field. Also served as `POST /v1/subscribers`.
          */
         post: {
             parameters: {
@@ -3433,6 +3433,294 @@ export interface paths {
                      *       }
                      *     }
                      */
+                    "application/json": components["schemas"]["SubscriberInput"];
+                };
+            };
+            responses: {
+                /** @description Updated */
+                200: {
+                    headers: {
+                        "Idempotency-Replay": components["headers"]["IdempotencyReplay"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Subscriber"];
+                    };
+                };
+                /** @description Created */
+                201: {
+                    headers: {
+                        "Idempotency-Replay": components["headers"]["IdempotencyReplay"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Subscriber"];
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `malformed_json` or `invalid_idempotency_key` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 400;
+                            /** @enum {string} */
+                            code?: "malformed_json" | "invalid_idempotency_key";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `unauthorized` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 401;
+                            /** @enum {string} */
+                            code?: "unauthorized";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `forbidden` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 403;
+                            /** @enum {string} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `environment_not_found` */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 404;
+                            /** @enum {string} */
+                            code?: "environment_not_found";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `idempotency_key_in_flight` */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 409;
+                            /** @enum {string} */
+                            code?: "idempotency_key_in_flight";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `payload_too_large` */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 413;
+                            /** @enum {string} */
+                            code?: "payload_too_large";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `unsupported_media_type` */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 415;
+                            /** @enum {string} */
+                            code?: "unsupported_media_type";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `validation_failed` or `idempotency_key_mismatch` or `destination_not_allowed` */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 422;
+                            /** @enum {string} */
+                            code?: "validation_failed" | "idempotency_key_mismatch" | "destination_not_allowed";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `rate_limited` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 429;
+                            /** @enum {string} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/subscribers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List subscribers by subscriberId
+         * @description Filters combine: `email` and `phone` match exactly, `q` finds part of the subscriberId or name (case-insensitive), `updatedSince` keeps those changed at or after a time.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Exact email address. */
+                    email?: string;
+                    /** @description Exact phone number (E.164). */
+                    phone?: string;
+                    /** @description Part of the subscriberId, first name, last name or full name; case-insensitive. */
+                    q?: string;
+                    /** @description Only subscribers changed at or after this time (ISO 8601). */
+                    updatedSince?: string;
+                    limit?: number;
+                    /** @description The `nextCursor` of the previous page. */
+                    cursor?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page of subscribers */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["SubscriberList"];
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `unauthorized` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 401;
+                            /** @enum {string} */
+                            code?: "unauthorized";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `forbidden` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 403;
+                            /** @enum {string} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `environment_not_found` */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 404;
+                            /** @enum {string} */
+                            code?: "environment_not_found";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `validation_failed` */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 422;
+                            /** @enum {string} */
+                            code?: "validation_failed";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `rate_limited` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 429;
+                            /** @enum {string} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Create or update a subscriber (as `POST /sub`)
+         * @description The same operation as `POST /sub`: fields left out keep their stored value; `null` clears a field.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes a retry safe (IETF draft-ietf-httpapi-idempotency-key-header): the first answer is kept 24 hours per environment and replayed to the same request; the same key with another request gets 422 `idempotency_key_mismatch`, and while the first is running, 409 `idempotency_key_in_flight`. 1 to 255 printable ASCII characters. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
                     "application/json": components["schemas"]["SubscriberInput"];
                 };
             };
@@ -3781,127 +4069,6 @@ export interface paths {
                 };
             };
         };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/subscribers": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * List subscribers by subscriberId
-         * @description Filters combine: `email` and `phone` match exactly, `q` finds part of the subscriberId or name (case-insensitive), `updatedSince` keeps those changed at or after a time.
-         */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description Exact email address. */
-                    email?: string;
-                    /** @description Exact phone number (E.164). */
-                    phone?: string;
-                    /** @description Part of the subscriberId, first name, last name or full name; case-insensitive. */
-                    q?: string;
-                    /** @description Only subscribers changed at or after this time (ISO 8601). */
-                    updatedSince?: string;
-                    limit?: number;
-                    /** @description The `nextCursor` of the previous page. */
-                    cursor?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description A page of subscribers */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["SubscriberList"];
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `unauthorized` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 401;
-                            /** @enum {string} */
-                            code?: "unauthorized";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `forbidden` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 403;
-                            /** @enum {string} */
-                            code?: "forbidden";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `environment_not_found` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 404;
-                            /** @enum {string} */
-                            code?: "environment_not_found";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `validation_failed` */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 422;
-                            /** @enum {string} */
-                            code?: "validation_failed";
-                        };
-                    };
-                };
-                /** @description Problem (RFC 9457) with `code` `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {number} */
-                            status?: 429;
-                            /** @enum {string} */
-                            code?: "rate_limited";
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -10330,8 +10497,8 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Require (or not) a subscriber hash
-         * @description `hmacRequired: false` lets a browser open any subscriber's Inbox by id: for development only.
+         * Change the Inbox settings
+         * @description `hmacRequired: false` lets a browser open any subscriber's Inbox by id: for development only. Changing `hmacRequired` ends every Inbox session issued before; `sessionProfileWrites` applies to the next session. A request that changes nothing writes nothing and ends no session.
          */
         patch: {
             parameters: {
@@ -10508,6 +10675,11 @@ export interface paths {
                             applicationIdentifier: string;
                             /** @description Whether a session without a correct `subscriberHash` is refused (401). */
                             hmacRequired: boolean;
+                            /**
+                             * @description What an Inbox session (`POST /novu/v1/inbox/session`) may write of the profile the browser sends. `create_only` (the default): a missing subscriber is created with it; an existing subscriber is never changed. `always`: an existing subscriber's fields are updated too, so any signed-in end user can set their own email, phone, data, locale and time zone from the browser (the hash proves only the subscriberId).
+                             * @enum {string}
+                             */
+                            sessionProfileWrites: "create_only" | "always";
                             /** @description Clarion's Novu-compatible prefix: `backendUrl` of `@novu/react`'s `<Inbox/>` (which ignores `apiUrl`), `apiUrl` of `@novu/js`. */
                             apiUrl: string;
                             /** @description The Inbox's `socketUrl` (with `socketOptions: { socketType: 'cloud' }`). */
@@ -13422,7 +13594,7 @@ export interface components {
         SubscriberEventData: {
             subscriberId: string;
             /**
-             * @description `subscriber.updated` for a preference change: who made it.
+             * @description `subscriber.updated` for a preference change: who made it; `inbox` on `subscriber.created` / `subscriber.updated` also for a profile written by an Inbox session.
              * @enum {string}
              */
             reason?: "one_click" | "preference_page" | "api" | "inbox";
@@ -13626,7 +13798,10 @@ export interface components {
             before?: unknown;
             /** @description The resource after the change, secrets masked; null once deleted. */
             after?: unknown;
+            /** @description Clarion's id of the request that made the change (its `x-request-id` answer header). */
             requestId: string | null;
+            /** @description The `X-Request-Id` the caller sent, if any: recorded as given, never used as `requestId`. */
+            clientRequestId: string | null;
         };
         AuditActor: {
             /** @enum {string} */
@@ -14784,12 +14959,12 @@ export interface components {
             /** @example act_01936f0e6c2a7b3c9d4e5f60718293a4 */
             id: string;
             /**
-             * @description `created` and `updated`: the profile was written through the API. `preferences_changed`: see `reason` and `preferences`. `suppressed`: one of the subscriber's addresses is on the suppression list (see `channel`, `reason`).
+             * @description `created` and `updated`: the profile was written through the API, or by an Inbox session (`reason: inbox`). `preferences_changed`: see `reason` and `preferences`. `suppressed`: one of the subscriber's addresses is on the suppression list (see `channel`, `reason`).
              * @enum {string}
              */
             type: "created" | "updated" | "preferences_changed" | "suppressed";
             /**
-             * @description For `preferences_changed`: `one_click` (RFC 8058 unsubscribe), `preference_page` (the hosted page), `api` (the team's backend, native or Novu-shaped) or `inbox` (the subscriber, in the Inbox's preferences). For `suppressed`: why the address is suppressed.
+             * @description For `created` and `updated`: `inbox` when an Inbox session wrote the profile, else null. For `preferences_changed`: `one_click` (RFC 8058 unsubscribe), `preference_page` (the hosted page), `api` (the team's backend, native or Novu-shaped) or `inbox` (the subscriber, in the Inbox's preferences). For `suppressed`: why the address is suppressed.
              * @enum {string|null}
              */
             reason: "one_click" | "preference_page" | "api" | "inbox" | "hard_bounce" | "complaint" | "unsubscribed" | "invalid_recipient" | null;
@@ -15181,6 +15356,7 @@ export interface components {
          *       "applicationIdentifier": "5f0c3e9a2b7d41c8a6e0f2d3",
          *       "hmacSecret": "9c1e…",
          *       "hmacRequired": true,
+         *       "sessionProfileWrites": "create_only",
          *       "apiUrl": "https://clarion.example.com/novu",
          *       "socketUrl": "wss://clarion.example.com/novu/socket"
          *     }
@@ -15192,6 +15368,11 @@ export interface components {
             hmacSecret: string;
             /** @description Whether a session without a correct `subscriberHash` is refused (401). */
             hmacRequired: boolean;
+            /**
+             * @description What an Inbox session (`POST /novu/v1/inbox/session`) may write of the profile the browser sends. `create_only` (the default): a missing subscriber is created with it; an existing subscriber is never changed. `always`: an existing subscriber's fields are updated too, so any signed-in end user can set their own email, phone, data, locale and time zone from the browser (the hash proves only the subscriberId).
+             * @enum {string}
+             */
+            sessionProfileWrites: "create_only" | "always";
             /** @description Clarion's Novu-compatible prefix: `backendUrl` of `@novu/react`'s `<Inbox/>` (which ignores `apiUrl`), `apiUrl` of `@novu/js`. */
             apiUrl: string;
             /** @description The Inbox's `socketUrl` (with `socketOptions: { socketType: 'cloud' }`). */
@@ -15203,7 +15384,12 @@ export interface components {
          *     }
          */
         InAppSettingsUpdate: {
-            hmacRequired: boolean;
+            hmacRequired?: boolean;
+            /**
+             * @description What an Inbox session (`POST /novu/v1/inbox/session`) may write of the profile the browser sends. `create_only` (the default): a missing subscriber is created with it; an existing subscriber is never changed. `always`: an existing subscriber's fields are updated too, so any signed-in end user can set their own email, phone, data, locale and time zone from the browser (the hash proves only the subscriberId).
+             * @enum {string}
+             */
+            sessionProfileWrites?: "create_only" | "always";
         };
         WebhookEndpointCreated: components["schemas"]["WebhookEndpoint"] & {
             /**

@@ -8,6 +8,8 @@ import { newId } from "../../lib/ids";
 export interface AuditContext {
   actor: Actor;
   requestId: string | null;
+  /** The caller's `X-Request-Id`, kept apart from Clarion's id. */
+  clientRequestId: string | null;
 }
 
 /** One change, its before and after already masked by the feature that knows its secrets. */
@@ -40,7 +42,8 @@ export function auditStatement(
     sql`SELECT ${newId("aud")}, ${change.environmentId},
         coalesce((SELECT slug FROM environments WHERE id = ${change.environmentId}), ''), ${at.getTime()},
         ${actor.type}, ${actor.id}, ${actor.name}, ${change.resource}, ${change.resourceId}, ${change.action},
-        ${json(change.before)}, ${json(change.after)}, ${context.requestId}
+        ${json(change.before)}, ${json(change.after)}, ${context.requestId},
+        ${context.clientRequestId}
       WHERE ${when === "always" ? sql`1` : sql`changes() > 0`}`,
   );
 }

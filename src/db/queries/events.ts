@@ -3,6 +3,7 @@
 import { and, asc, isNull, lt, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { EventType } from "../../contract/event-types";
+import type { PreferenceChangeReason } from "../../contract/subscriber-activity";
 import { newId } from "../../lib/ids";
 import { chunk, rowsPerStatement } from "../batch";
 import type { Db } from "../client";
@@ -29,13 +30,20 @@ export const eventStatements = (db: Db, rows: readonly EventRow[]): BatchItem<"s
  * `subscriber.created` or `subscriber.updated` for each upserted subscriber, decided by the row as
  * the upsert left it (created now, or before): one statement, run after the upserts in their batch.
  */
-export function subscriberChangeEvents(db: Db, environmentId: string, subscriberIds: readonly string[], now: Date) {
+export function subscriberChangeEvents(
+  db: Db,
+  environmentId: string,
+  subscriberIds: readonly string[],
+  now: Date,
+  reason: PreferenceChangeReason | null = null,
+) {
   const pairs = subscriberIds.map((subscriberId) => [newId("evt"), subscriberId]);
   // Columns in the table's order: id, environment_id, type, data, created_at, dispatched_at.
   const statement = db.insert(events).select(sql`
     SELECT json_extract(p.value, '$[0]'), ${environmentId},
       CASE WHEN s.created_at = s.updated_at THEN 'subscriber.created' ELSE 'subscriber.updated' END,
-      json_object('subscriberId', s.subscriber_id), ${now.getTime()}, NULL
+      ${reason ? sql`json_object('subscriberId', s.subscriber_id, 'reason', ${reason})` : sql`json_object('subscriberId', s.subscriber_id)`},
+      ${now.getTime()}, NULL
     FROM json_each(${JSON.stringify(pairs)}) AS p
     -- CROSS JOIN keeps the list as the outer loop: each key is one index lookup (test/subscribers/json-list-joins.test.ts)
     CROSS JOIN subscribers AS s ON s.environment_id = ${environmentId} AND s.subscriber_id = json_extract(p.value, '$[1]')`);

@@ -1,4 +1,4 @@
-import { and, eq } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "../client";
 import { inAppSettings, subscribers } from "../schema";
 
@@ -8,7 +8,11 @@ export interface InboxSessionClaims {
   expiresAt: number;
 }
 
-/** What a session is checked against: when the environment's Inbox settings last changed, and when its subscriber was created (null once erased). */
+/**
+ * What a session is checked against: when the environment's Inbox sessions were last ended (a
+ * rotated secret, a changed hash requirement; rows from before `sessions_reset_at` existed fall
+ * back to the settings' last change), and when its subscriber was created (null once erased).
+ */
 export interface InboxSessionState {
   settingsChangedAt: Date;
   subscriberCreatedAt: Date | null;
@@ -20,7 +24,10 @@ export interface InboxSessionState {
  */
 export async function inboxSessionState(db: Db, environmentId: string, subscriberId: string): Promise<InboxSessionState | undefined> {
   const [current] = await db
-    .select({ settingsChangedAt: inAppSettings.updatedAt, subscriberCreatedAt: subscribers.createdAt })
+    .select({
+      settingsChangedAt: sql<Date>`coalesce(${inAppSettings.sessionsResetAt}, ${inAppSettings.updatedAt})`.mapWith(inAppSettings.updatedAt),
+      subscriberCreatedAt: subscribers.createdAt,
+    })
     .from(inAppSettings)
     .leftJoin(subscribers, and(eq(subscribers.environmentId, inAppSettings.environmentId), eq(subscribers.subscriberId, subscriberId)))
     .where(eq(inAppSettings.environmentId, environmentId))
@@ -31,7 +38,7 @@ export async function inboxSessionState(db: Db, environmentId: string, subscribe
 const seconds = (at: Date) => Math.floor(at.getTime() / 1000);
 
 /**
- * Whether a session still holds: not expired, issued after the last change of the Inbox settings
+ * Whether a session still holds: not expired, issued after the Inbox sessions were last ended
  * (a rotated secret, `hmacRequired` changed) and after its subscriber was created. The last binds a
  * token to one incarnation of a subscriberId: erased and created again, it is someone else.
  * `iat` counts seconds, so a token issued in the second of a change still counts.

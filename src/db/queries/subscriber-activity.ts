@@ -51,11 +51,17 @@ export function preferenceChangeStatements(
 }
 
 /** `created` or `updated` for each upserted subscriber, decided as `subscriberChangeEvents` decides: run after the upserts in their batch. */
-export function subscriberUpsertActivity(db: Db, environmentId: string, subscriberIds: readonly string[], now: Date) {
+export function subscriberUpsertActivity(
+  db: Db,
+  environmentId: string,
+  subscriberIds: readonly string[],
+  now: Date,
+  reason: PreferenceChangeReason | null = null,
+) {
   const pairs = subscriberIds.map((subscriberId) => [newId("act"), subscriberId]);
   return db.insert(subscriberActivity).select(sql`
     SELECT json_extract(p.value, '$[0]'), ${environmentId}, s.subscriber_id,
-      CASE WHEN s.created_at = s.updated_at THEN 'created' ELSE 'updated' END, NULL, NULL, ${now.getTime()}
+      CASE WHEN s.created_at = s.updated_at THEN 'created' ELSE 'updated' END, ${reason}, NULL, ${now.getTime()}
     FROM json_each(${JSON.stringify(pairs)}) AS p
     -- CROSS JOIN keeps the list as the outer loop: each key is one index lookup (test/subscribers/json-list-joins.test.ts)
     CROSS JOIN subscribers AS s ON s.environment_id = ${environmentId} AND s.subscriber_id = json_extract(p.value, '$[1]')`);

@@ -5,14 +5,18 @@ import { subscriberChangeEvents } from "./events";
 import { subscriberUpsertActivity } from "./subscriber-activity";
 import { chunk, rowsPerStatement, runBatch } from "../batch";
 import type { Db } from "../client";
-import { type ChannelAddressKind, subscriberChannels, subscribers } from "../schema";
+import { type ChannelAddressKind, events, subscriberActivity, subscriberChannels, subscribers } from "../schema";
 import { newId } from "../../lib/ids";
+import type { PreferenceChangeReason } from "../../contract/subscriber-activity";
 
 // Subscriber upserts: `/sub` and `/sub/bulk` run them, and so does the queue consumer for the
 // subscribers a trigger names inline.
 
-const PROFILE_FIELDS = ["email", "phone", "firstName", "lastName", "avatar", "locale", "timezone", "data"] as const;
-type ProfileField = (typeof PROFILE_FIELDS)[number];
+export const PROFILE_FIELDS = ["email", "phone", "firstName", "lastName", "avatar", "locale", "timezone", "data"] as const;
+export type ProfileField = (typeof PROFILE_FIELDS)[number];
+
+/** A subscriber's profile without channel addresses: what a browser may name (the Inbox session). */
+export type SubscriberProfile = Pick<SubscriberInput, "subscriberId" | ProfileField>;
 
 const COLUMN_BY_FIELD: Record<ProfileField, string> = {
   email: "email",
@@ -35,11 +39,17 @@ export interface UpsertOutcome {
  * omitted fields keep their value; inputs are grouped by the fields they name so that rows
  * of one shape share multi-row statements within D1's bound-parameter limit.
  */
-export async function upsertSubscribers(db: Db, environmentId: string, inputs: readonly SubscriberInput[], now = new Date()) {
+export async function upsertSubscribers(
+  db: Db,
+  environmentId: string,
+  inputs: readonly SubscriberInput[],
+  now = new Date(),
+  reason: PreferenceChangeReason | null = null,
+) {
   const { statements, upsertCount } = subscriberWrites(db, environmentId, inputs, now);
   const ids = [...new Set(inputs.map((i) => i.subscriberId))];
-  const changes = subscriberChangeEvents(db, environmentId, ids, now);
-  const recorded = inputs.length ? [changes.statement, subscriberUpsertActivity(db, environmentId, ids, now)] : [];
+  const changes = subscriberChangeEvents(db, environmentId, ids, now, reason);
+  const recorded = inputs.length ? [changes.statement, subscriberUpsertActivity(db, environmentId, ids, now, reason)] : [];
   const results = await runBatch(db, [...statements, ...recorded]);
   return { outcomes: collectOutcomes(results.slice(0, upsertCount)), eventIds: inputs.length ? changes.eventIds : [] };
 }
@@ -77,6 +87,40 @@ export function subscriberWrites(db: Db, environmentId: string, inputs: readonly
     }
   }
   return { statements: [...upserts, ...channelWrites(db, environmentId, inputs, now)], upsertCount: upserts.length };
+}
+
+/**
+ * Creates `profile`'s subscriber only if there is none, in one batch: the timeline's `created` and
+ * `subscriber.created` (both with `reason`) land only when this batch made the row, so a subscriber
+ * made meanwhile by anyone else is neither changed nor reported. The event's id when it was created.
+ */
+export async function createSubscriberIfMissing(
+  db: Db,
+  environmentId: string,
+  profile: SubscriberProfile,
+  reason: PreferenceChangeReason,
+  now = new Date(),
+): Promise<string | null> {
+  const id = newId("sub");
+  const eventId = newId("evt");
+  const { subscriberId } = profile;
+  const fields = Object.fromEntries(PROFILE_FIELDS.filter((f) => profile[f] !== undefined).map((f) => [f, profile[f]]));
+  const made = sql`EXISTS (SELECT 1 FROM subscribers WHERE id = ${id})`;
+  const data = JSON.stringify({ subscriberId, reason });
+  const [inserted] = await db.batch([
+    db
+      .insert(subscribers)
+      .values({ id, environmentId, subscriberId, createdAt: now, updatedAt: now, ...fields })
+      .onConflictDoNothing()
+      .returning({ id: subscribers.id }),
+    // Columns in the tables' order: id, environment_id, subscriber_id, type, reason, preferences, created_at.
+    db
+      .insert(subscriberActivity)
+      .select(sql`SELECT ${newId("act")}, ${environmentId}, ${subscriberId}, 'created', ${reason}, NULL, ${now.getTime()} WHERE ${made}`),
+    // id, environment_id, type, data, created_at, dispatched_at.
+    db.insert(events).select(sql`SELECT ${eventId}, ${environmentId}, 'subscriber.created', ${data}, ${now.getTime()}, NULL WHERE ${made}`),
+  ]);
+  return inserted.length ? eventId : null;
 }
 
 function channelWrites(db: Db, environmentId: string, inputs: readonly SubscriberInput[], now: Date): BatchItem<"sqlite">[] {

@@ -25,7 +25,10 @@ export const auditLog = sqliteTable(
     /** The resource before and after, with every secret masked; null when it did not exist. */
     before: json<unknown>("before"),
     after: json<unknown>("after"),
+    /** Clarion's id of the request that made the change. */
     requestId: text("request_id"),
+    /** The id the caller sent as `X-Request-Id`, if any: its own, never trusted as Clarion's. */
+    clientRequestId: text("client_request_id"),
   },
   (t) => [index("audit_log_env_id_idx").on(t.environmentId, t.id), index("audit_log_at_idx").on(t.at)],
 );

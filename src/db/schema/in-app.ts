@@ -1,5 +1,6 @@
 import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import type { InAppContent } from "../../contract/in-app-content";
+import { SESSION_PROFILE_WRITES } from "../../contract/in-app-settings";
 import { environmentId, json, timestamps } from "./columns";
 
 /**
@@ -37,6 +38,12 @@ export const inAppSettings = sqliteTable("in_app_settings", {
   applicationIdentifier: text("application_identifier").notNull().unique(),
   hmacSecret: text("hmac_secret").notNull(),
   hmacRequired: integer("hmac_required", { mode: "boolean" }).notNull(),
+  sessionProfileWrites: text("session_profile_writes", { enum: SESSION_PROFILE_WRITES }).notNull().default("create_only"),
+  /**
+   * Sessions issued before this moment are over (a rotated secret, a changed hash requirement); null
+   * on rows from before it was kept apart from `updatedAt`, which then stands for it.
+   */
+  sessionsResetAt: integer("sessions_reset_at", { mode: "timestamp_ms" }),
   ...timestamps,
 });
 

@@ -8,7 +8,7 @@ import type { TriggerRecord } from "../trigger-record";
 export interface StepPlan {
   step: ChannelStep;
   /** Recipients to send to, with their rendered content. */
-  sends: { recipient: Recipient; content: Record<string, unknown> }[];
+  sends: { recipient: Recipient; content: Record<string, unknown>; warnings?: { field: string; message: string }[] }[];
   /** Recipients whose message reaches a state without a send (skipped, failed before sending, stopped). */
   finals: { recipient: Recipient; status: MessageStatus; code: string; message: string }[];
 }
@@ -43,7 +43,7 @@ export function planChannelStep(
         });
         break;
       case "send":
-        plan.sends.push({ recipient, content: decision.content });
+        plan.sends.push({ recipient, content: decision.content, ...(decision.warnings ? { warnings: decision.warnings } : {}) });
         break;
       case "final":
         plan.finals.push({ recipient, status: decision.status, code: decision.code, message: decision.message });

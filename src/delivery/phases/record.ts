@@ -76,7 +76,7 @@ export function recordClaims(plan: StepPlan, claims: ClaimResult, scope: StepSco
   };
 
   const result: Recorded = { writes, toSend: [], busy: [] };
-  for (const { recipient, content } of plan.sends) {
+  for (const { recipient, content, warnings } of plan.sends) {
     const key = claimKey(scope, recipient);
     if (cancelled.has(key)) continue;
     const existing = scope.existing.get(key);
@@ -110,7 +110,9 @@ export function recordClaims(plan: StepPlan, claims: ClaimResult, scope: StepSco
     const messageId = existing ? existing.id : writes.insertSending(identityOf(scope, recipient.profile.subscriberId), fields);
     if (existing)
       writes.update(environmentId, existing.id, "sending", fields, { status: "sending", detail: { attempt: existing.attempts + 1 } });
-    result.toSend.push({ recipient, messageId, isNew: !existing, content, attempts: existing?.attempts ?? 0, notes: recipient.notes });
+    // What the send left out (an in-app URL that may not be served) is on the timeline with its first event, as a hold is.
+    const notes = warnings ? [...recipient.notes, { warnings }] : recipient.notes;
+    result.toSend.push({ recipient, messageId, isNew: !existing, content, attempts: existing?.attempts ?? 0, notes });
     transition(recipient, { type: "notes-used" });
   }
   return result;

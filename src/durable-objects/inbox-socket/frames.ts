@@ -7,6 +7,7 @@
  */
 import type { InAppCounts, InAppRow } from "../../db/queries/in-app";
 import type { InAppActionContent } from "../../contract/in-app-content";
+import { withoutUnsafeUrls } from "../../engine/in-app-urls";
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
@@ -18,7 +19,8 @@ const button = (type: "primary" | "secondary", action: InAppActionContent | unde
 
 /** An in-app notification in the raw shape of Novu's Inbox API (what `@novu/js` maps to its `Notification`). */
 export function novuInboxMessage(row: InAppRow) {
-  const c = row.content;
+  // Also for notifications stored before sends left such URLs out.
+  const c = withoutUnsafeUrls(row.content).content;
   return {
     _id: row.id,
     transactionId: row.transactionId,

@@ -19,6 +19,7 @@ const toEntry = (row: Row): AuditEntry => ({
   before: row.before ?? null,
   after: row.after ?? null,
   requestId: row.requestId,
+  clientRequestId: row.clientRequestId,
 });
 
 /** What reads of the log filter on; `environmentId` set: one environment's entries only. */

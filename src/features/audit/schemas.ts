@@ -28,7 +28,14 @@ export const AuditEntry = z
     }),
     before: z.unknown().nullable().openapi({ description: "The resource before the change, secrets masked; null when it did not exist." }),
     after: z.unknown().nullable().openapi({ description: "The resource after the change, secrets masked; null once deleted." }),
-    requestId: z.string().nullable(),
+    requestId: z
+      .string()
+      .nullable()
+      .openapi({ description: "Clarion's id of the request that made the change (its `x-request-id` answer header)." }),
+    clientRequestId: z
+      .string()
+      .nullable()
+      .openapi({ description: "The `X-Request-Id` the caller sent, if any: recorded as given, never used as `requestId`." }),
   })
   .openapi("AuditEntry");
 export type AuditEntry = z.infer<typeof AuditEntry>;

@@ -57,6 +57,7 @@ export const REQUEST_EXAMPLES: Record<string, unknown> = {
   },
   "POST /v1/trigger/broadcast": { workflow: "order-shipped", payload: { orderId: "A-1001" }, transactionId: "order-A-1001-everyone" },
   "POST /sub": subscriber,
+  "POST /v1/subscribers": subscriber,
   "POST /sub/bulk": { subscribers: [subscriber, { subscriberId: "user-43", email: "grace@example.com", firstName: "Grace" }] },
   "POST /v1/workflows": workflow,
   "PUT /v1/workflows/{key}": workflow,

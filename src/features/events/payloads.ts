@@ -49,10 +49,10 @@ export const TriggerEventData = z
 export const SubscriberEventData = z
   .object({
     subscriberId: z.string(),
-    reason: z
-      .enum(PREFERENCE_CHANGE_REASONS)
-      .optional()
-      .openapi({ description: "`subscriber.updated` for a preference change: who made it." }),
+    reason: z.enum(PREFERENCE_CHANGE_REASONS).optional().openapi({
+      description:
+        "`subscriber.updated` for a preference change: who made it; `inbox` on `subscriber.created` / `subscriber.updated` also for a profile written by an Inbox session.",
+    }),
     preferences: z
       .record(z.string(), z.unknown())
       .optional()

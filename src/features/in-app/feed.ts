@@ -5,11 +5,13 @@ import type { EventQueue } from "../../delivery/webhooks/dispatch";
 import type { InboxSockets } from "../../durable-objects/inbox-socket/client";
 import { applyStatuses, type IncomingStatus } from "../messages/status-repository";
 import type { InAppNotification } from "./schemas";
+import { withoutUnsafeUrls } from "../../engine/in-app-urls";
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
 export function toNotification(row: InAppRow): InAppNotification {
-  const c = row.content;
+  // Also for notifications stored before sends left such URLs out.
+  const c = withoutUnsafeUrls(row.content).content;
   return {
     id: row.id,
     subscriberId: row.subscriberId,

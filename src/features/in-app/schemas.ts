@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { pageQuery } from "../../lib/pagination";
+import { SESSION_PROFILE_WRITES } from "../../contract/in-app-settings";
 
 const Redirect = z.object({ url: z.string(), target: z.string().optional() }).openapi("InAppRedirect");
 const Action = z.object({ label: z.string(), redirect: Redirect.optional() }).openapi("InAppAction");
@@ -94,6 +95,11 @@ export const NotificationParams = z.object({ subscriberId: z.string().min(1).max
 export const FeedParams = NotificationParams.pick({ subscriberId: true });
 export type InAppCounts = z.infer<typeof InAppCounts>;
 
+const SessionProfileWrites = z.enum(SESSION_PROFILE_WRITES).openapi({
+  description:
+    "What an Inbox session (`POST /novu/v1/inbox/session`) may write of the profile the browser sends. `create_only` (the default): a missing subscriber is created with it; an existing subscriber is never changed. `always`: an existing subscriber's fields are updated too, so any signed-in end user can set their own email, phone, data, locale and time zone from the browser (the hash proves only the subscriberId).",
+});
+
 export const InAppSettings = z
   .object({
     applicationIdentifier: z.string().openapi({ description: "Public: pass it to the Inbox as `applicationIdentifier`." }),
@@ -101,6 +107,7 @@ export const InAppSettings = z
       description: "Keep it on your backend: `subscriberHash` = hex HMAC-SHA256(hmacSecret, subscriberId). Never send it to a browser.",
     }),
     hmacRequired: z.boolean().openapi({ description: "Whether a session without a correct `subscriberHash` is refused (401)." }),
+    sessionProfileWrites: SessionProfileWrites,
     apiUrl: z.string().openapi({
       description:
         "Clarion's Novu-compatible prefix: `backendUrl` of `@novu/react`'s `<Inbox/>` (which ignores `apiUrl`), `apiUrl` of `@novu/js`.",
@@ -112,6 +119,7 @@ export const InAppSettings = z
       applicationIdentifier: "5f0c3e9a2b7d41c8a6e0f2d3",
       hmacSecret: "9c1e…",
       hmacRequired: true,
+      sessionProfileWrites: "create_only",
       apiUrl: "https://clarion.example.com/novu",
       socketUrl: "wss://clarion.example.com/novu/socket",
     },
@@ -119,6 +127,7 @@ export const InAppSettings = z
 export type InAppSettings = z.infer<typeof InAppSettings>;
 
 export const InAppSettingsUpdate = z
-  .object({ hmacRequired: z.boolean() })
+  .object({ hmacRequired: z.boolean().optional(), sessionProfileWrites: SessionProfileWrites.optional() })
   .strict()
+  .refine((u) => u.hmacRequired !== undefined || u.sessionProfileWrites !== undefined, "Give hmacRequired, sessionProfileWrites or both.")
   .openapi("InAppSettingsUpdate", { example: { hmacRequired: true } });

@@ -1,9 +1,10 @@
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { environments, inAppSettings } from "../../db/schema";
 import { hex } from "../../lib/hex";
 import { decryptJson, encryptJson } from "../../lib/secrets";
 import { type AuditContext, auditStatement } from "../../db/queries/audit";
+import type { SessionProfileWrites } from "../../contract/in-app-settings";
 
 const aad = (environmentId: string) => `in_app:${environmentId}`;
 const randomHex = (bytes: number) => hex(crypto.getRandomValues(new Uint8Array(bytes)));
@@ -15,6 +16,13 @@ export interface InAppSettings {
   applicationIdentifier: string;
   hmacSecret: string;
   hmacRequired: boolean;
+  sessionProfileWrites: SessionProfileWrites;
+}
+
+/** What `PATCH /v1/in-app/settings` may change; a field left out keeps its value. */
+export interface InAppSettingsChange {
+  hmacRequired?: boolean;
+  sessionProfileWrites?: SessionProfileWrites;
 }
 
 type Row = typeof inAppSettings.$inferSelect;
@@ -26,6 +34,7 @@ const opener =
     applicationIdentifier: row.applicationIdentifier,
     hmacSecret: await decryptJson<string>(encryptionKey, row.hmacSecret, aad(row.environmentId)),
     hmacRequired: row.hmacRequired,
+    sessionProfileWrites: row.sessionProfileWrites,
   });
 
 /**
@@ -42,7 +51,11 @@ export async function settingsByApplicationIdentifier(
 }
 
 /** What the audit log keeps of the settings: never the HMAC secret, only that it changed. */
-const audited = (s: InAppSettings) => ({ applicationIdentifier: s.applicationIdentifier, hmacRequired: s.hmacRequired });
+const audited = (s: InAppSettings) => ({
+  applicationIdentifier: s.applicationIdentifier,
+  hmacRequired: s.hmacRequired,
+  sessionProfileWrites: s.sessionProfileWrites,
+});
 
 /**
  * An environment's Inbox identity, made on first read: a public application identifier and an
@@ -73,12 +86,30 @@ export function inAppSettingsRepository(db: Db, environmentId: string, encryptio
       return open((await read())!);
     },
 
-    async update(change: { hmacRequired: boolean }, context: AuditContext, now = new Date()): Promise<InAppSettings> {
+    /**
+     * Applies what differs from the stored settings. A change of nothing writes nothing (no
+     * `updatedAt`, no audit entry) and ends no session; only a changed hash requirement ends the
+     * sessions issued before it, as a rotated secret does.
+     */
+    async update(change: InAppSettingsChange, context: AuditContext, now = new Date()): Promise<InAppSettings> {
       const before = await this.get(now);
+      const after: InAppSettings = {
+        ...before,
+        hmacRequired: change.hmacRequired ?? before.hmacRequired,
+        sessionProfileWrites: change.sessionProfileWrites ?? before.sessionProfileWrites,
+      };
+      const hmacChanged = after.hmacRequired !== before.hmacRequired;
+      if (!hmacChanged && after.sessionProfileWrites === before.sessionProfileWrites) return before;
       await db.batch([
         db
           .update(inAppSettings)
-          .set({ hmacRequired: change.hmacRequired, updatedAt: now })
+          .set({
+            hmacRequired: after.hmacRequired,
+            sessionProfileWrites: after.sessionProfileWrites,
+            // A row from before `sessions_reset_at` keeps the moment its `updated_at` stood for.
+            sessionsResetAt: hmacChanged ? now : sql`coalesce(${inAppSettings.sessionsResetAt}, ${inAppSettings.updatedAt})`,
+            updatedAt: now,
+          })
           .where(eq(inAppSettings.environmentId, environmentId)),
         auditStatement(db, context, {
           environmentId,
@@ -86,7 +117,7 @@ export function inAppSettingsRepository(db: Db, environmentId: string, encryptio
           resourceId: before.applicationIdentifier,
           action: "updated",
           before: audited(before),
-          after: audited({ ...before, ...change }),
+          after: audited(after),
         }),
       ]);
       return open((await read())!);
@@ -98,7 +129,7 @@ export function inAppSettingsRepository(db: Db, environmentId: string, encryptio
       await db.batch([
         db
           .update(inAppSettings)
-          .set({ hmacSecret: await encryptJson(encryptionKey, randomHex(32), aad(environmentId)), updatedAt: now })
+          .set({ hmacSecret: await encryptJson(encryptionKey, randomHex(32), aad(environmentId)), sessionsResetAt: now, updatedAt: now })
           .where(eq(inAppSettings.environmentId, environmentId)),
         auditStatement(db, context, {
           environmentId,

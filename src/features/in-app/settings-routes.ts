@@ -17,6 +17,7 @@ function view(stored: Stored, publicUrl: string): InAppSettings {
     applicationIdentifier: stored.applicationIdentifier,
     hmacSecret: stored.hmacSecret,
     hmacRequired: stored.hmacRequired,
+    sessionProfileWrites: stored.sessionProfileWrites,
     apiUrl: `${base.origin}${path}/novu`,
     socketUrl: socket,
   };
@@ -42,8 +43,9 @@ settingsRoutes.openapi(
     method: "patch",
     path: "/v1/in-app/settings",
     tags,
-    summary: "Require (or not) a subscriber hash",
-    description: "`hmacRequired: false` lets a browser open any subscriber's Inbox by id: for development only.",
+    summary: "Change the Inbox settings",
+    description:
+      "`hmacRequired: false` lets a browser open any subscriber's Inbox by id: for development only. Changing `hmacRequired` ends every Inbox session issued before; `sessionProfileWrites` applies to the next session. A request that changes nothing writes nothing and ends no session.",
     security,
     request: { body: { required: true, content: json(InAppSettingsUpdate) } },
     responses: { 200: { description: "The settings after the change", content: json(InAppSettings) } },

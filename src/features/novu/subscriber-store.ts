@@ -4,7 +4,8 @@ import { ApiError, notFound, validationError } from "../../lib/errors";
 import { SubscriberInput } from "../../contract/recipients";
 import { dataOf } from "../data";
 import { eraseSubscriber } from "../subscribers/erasure";
-import { saveSubscriber } from "../subscribers/save";
+import { saveSubscriber, saveSubscriberProfile } from "../subscribers/save";
+import type { SessionProfileWrites } from "../../contract/in-app-settings";
 import type { Subscriber } from "../subscribers/schemas";
 import { type NovuSubscriberUpdate, toSubscriberInput, unknownProviders } from "./inputs";
 import { type NovuSubscriber, toNovuSubscriber } from "./shapes";
@@ -48,6 +49,23 @@ export async function writeNovuSubscriber(
   if (!input.success) throw validationError(input.error.issues);
   const { subscriber, created } = await saveSubscriber(env, environmentId, input.data);
   return { subscriber: await asNovu(env, environmentId, subscriber), created };
+}
+
+/**
+ * The profile an Inbox session sends (`@novu/js` passes the browser's time zone, and whatever the
+ * page gives): checked as any write is, then written as `sessionProfileWrites` allows, with reason `inbox`.
+ */
+export async function writeSessionProfile(
+  env: Bindings,
+  environmentId: string,
+  subscriberId: string,
+  novu: NovuSubscriberUpdate,
+  writes: SessionProfileWrites,
+): Promise<void> {
+  const input = SubscriberInput.safeParse(toSubscriberInput(subscriberId, novu));
+  if (!input.success) throw validationError(input.error.issues);
+  const { channels: _, ...profile } = input.data;
+  await saveSubscriberProfile(env, environmentId, profile, { reason: "inbox", existing: writes === "always" ? "update" : "keep" });
 }
 
 /** Novu's update (v1 `PUT`, v2 `PATCH`): only a subscriber that exists, else `subscriber_not_found`. */

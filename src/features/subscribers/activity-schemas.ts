@@ -32,14 +32,14 @@ export const SubscriberActivity = z
     id: z.string().openapi({ example: "act_01936f0e6c2a7b3c9d4e5f60718293a4" }),
     type: z.enum(ACTIVITY_TYPES).openapi({
       description:
-        "`created` and `updated`: the profile was written through the API. `preferences_changed`: see `reason` and `preferences`. `suppressed`: one of the subscriber's addresses is on the suppression list (see `channel`, `reason`).",
+        "`created` and `updated`: the profile was written through the API, or by an Inbox session (`reason: inbox`). `preferences_changed`: see `reason` and `preferences`. `suppressed`: one of the subscriber's addresses is on the suppression list (see `channel`, `reason`).",
     }),
     reason: z
       .enum([...PREFERENCE_CHANGE_REASONS, ...SUPPRESSION_REASONS])
       .nullable()
       .openapi({
         description:
-          "For `preferences_changed`: `one_click` (RFC 8058 unsubscribe), `preference_page` (the hosted page), `api` (the team's backend, native or Novu-shaped) or `inbox` (the subscriber, in the Inbox's preferences). For `suppressed`: why the address is suppressed.",
+          "For `created` and `updated`: `inbox` when an Inbox session wrote the profile, else null. For `preferences_changed`: `one_click` (RFC 8058 unsubscribe), `preference_page` (the hosted page), `api` (the team's backend, native or Novu-shaped) or `inbox` (the subscriber, in the Inbox's preferences). For `suppressed`: why the address is suppressed.",
       }),
     channel: z.string().nullable().openapi({ description: "For `suppressed`: the channel of the suppressed address." }),
     // For `preferences_changed`: only the flags that changed, as an update names them (`null`: follows the global flag again).

@@ -16,25 +16,32 @@ import {
 
 export const subscribersRoutes = createRouter();
 
-const upsertRoute = apiRoute({
-  method: "post",
-  path: "/sub",
-  tags: ["Subscribers"],
-  summary: "Create or update a subscriber",
-  description: "Fields left out keep their stored value; `null` clears a field.",
-  security,
-  request: { body: { required: true, content: { "application/json": { schema: SubscriberInput } } } },
-  responses: {
-    200: { description: "Updated", content: { "application/json": { schema: Subscriber } } },
-    201: { description: "Created", content: { "application/json": { schema: Subscriber } } },
-  },
-  errors: ["destination_not_allowed"],
-});
+/** `POST /sub` (the first path, kept) and `POST /v1/subscribers` (beside every other subscriber route): one operation. */
+const upsertRoute = (path: "/sub" | "/v1/subscribers") =>
+  apiRoute({
+    method: "post",
+    path,
+    tags: ["Subscribers"],
+    summary: path === "/sub" ? "Create or update a subscriber" : "Create or update a subscriber (as `POST /sub`)",
+    description:
+      path === "/sub"
+        ? "Fields left out keep their stored value; `null` clears a field. Also served as `POST /v1/subscribers`."
+        : "The same operation as `POST /sub`: fields left out keep their stored value; `null` clears a field.",
+    security,
+    request: { body: { required: true, content: { "application/json": { schema: SubscriberInput } } } },
+    responses: {
+      200: { description: "Updated", content: { "application/json": { schema: Subscriber } } },
+      201: { description: "Created", content: { "application/json": { schema: Subscriber } } },
+    },
+    errors: ["destination_not_allowed"],
+  });
 
-subscribersRoutes.openapi(upsertRoute, async (c) => {
-  const { subscriber, created } = await saveSubscriber(c.env, c.get("environmentId"), c.req.valid("json"));
-  return c.json(subscriber, created ? 201 : 200);
-});
+for (const path of ["/sub", "/v1/subscribers"] as const) {
+  subscribersRoutes.openapi(upsertRoute(path), async (c) => {
+    const { subscriber, created } = await saveSubscriber(c.env, c.get("environmentId"), c.req.valid("json"));
+    return c.json(subscriber, created ? 201 : 200);
+  });
+}
 
 const bulkRoute = apiRoute({
   method: "post",

@@ -1,7 +1,8 @@
 // Writes of subscriber profiles, shared by `/sub`, `/sub/bulk` and the Novu adapter (`/novu`).
 import { SubscriberInput } from "../../contract/recipients";
 import { createDb } from "../../db/client";
-import { upsertSubscribers } from "../../db/queries/subscribers";
+import { createSubscriberIfMissing, PROFILE_FIELDS, type SubscriberProfile, upsertSubscribers } from "../../db/queries/subscribers";
+import type { PreferenceChangeReason } from "../../contract/subscriber-activity";
 import type { Bindings } from "../../env";
 import { destinationOptions } from "../../lib/destinations";
 import { ApiError, fieldErrors } from "../../lib/errors";
@@ -29,6 +30,53 @@ export async function saveSubscriber(
   const stored = await findSubscriber(db, environmentId, input.subscriberId);
   if (!outcome || !stored) throw new Error("subscriber upsert returned no row");
   return { subscriber: { ...stored, channels: maskChannels(stored.channels) }, created: outcome.created };
+}
+
+/** Equal as stored JSON is equal: key order aside. */
+function sameValue(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  const keys = Object.keys(a);
+  const other = b as Record<string, unknown>;
+  return keys.length === Object.keys(b).length && keys.every((k) => k in other && sameValue((a as Record<string, unknown>)[k], other[k]));
+}
+
+/** The fields of `profile` whose value differs from the stored subscriber's, or null when none does. */
+function changedProfile(stored: Subscriber, profile: SubscriberProfile): SubscriberProfile | null {
+  const changed = PROFILE_FIELDS.filter((f) => profile[f] !== undefined && !sameValue(profile[f], stored[f]));
+  return changed.length ? { subscriberId: profile.subscriberId, ...Object.fromEntries(changed.map((f) => [f, profile[f]])) } : null;
+}
+
+/**
+ * A profile written for someone other than the team's backend (the subscriber's own Inbox session),
+ * recorded with `reason`. `keep`: a missing subscriber is created from it and an existing one is
+ * never changed. `update`: an existing one also gets the fields that differ. A write that changes
+ * nothing writes nothing: no timeline entry, no `subscriber.updated`.
+ */
+export async function saveSubscriberProfile(
+  env: Bindings,
+  environmentId: string,
+  profile: SubscriberProfile,
+  options: { reason: PreferenceChangeReason; existing: "keep" | "update" },
+): Promise<"created" | "updated" | "unchanged"> {
+  const db = createDb(env.DB);
+  let stored = await findSubscriber(db, environmentId, profile.subscriberId);
+  if (!stored) {
+    const eventId = await createSubscriberIfMissing(db, environmentId, profile, options.reason);
+    if (eventId) {
+      await dispatchEvents(env, environmentId, [eventId]);
+      return "created";
+    }
+    // Made by another request since the read: it is an existing subscriber now.
+    stored = await findSubscriber(db, environmentId, profile.subscriberId);
+  }
+  if (!stored || options.existing === "keep") return "unchanged";
+  const changed = changedProfile(stored, profile);
+  if (!changed) return "unchanged";
+  const { eventIds } = await upsertSubscribers(db, environmentId, [changed], new Date(), options.reason);
+  await dispatchEvents(env, environmentId, eventIds);
+  return "updated";
 }
 
 /** Validates and writes each item on its own: one bad item never fails the rest. */

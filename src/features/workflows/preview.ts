@@ -1,6 +1,8 @@
 import type { StepOutcomeView, TemplateContext } from "../../engine/content";
 import { explainCondition } from "../../engine/conditions";
 import { applyOverrides, renderChannel } from "../../engine/templates";
+import type { InAppContent } from "../../contract/in-app-content";
+import { withoutUnsafeUrls } from "../../engine/in-app-urls";
 import type { DraftWorkflow, PreviewRequest, PreviewResponse, PreviewStep } from "./preview-schemas";
 import type { Workflow } from "./schemas";
 import { isChannelStep, Step } from "../../engine/steps";
@@ -20,7 +22,9 @@ function previewStep(step: Step, base: Omit<TemplateContext, "step">, input: Pre
   const rendered = renderChannel(step, ctx, input.subscriber.locale);
   if (!rendered.ok) return { ...head, locale: null, error: { code: rendered.code, message: rendered.message } };
   const content = applyOverrides(step.type, rendered.content, input.overrides);
-  return { ...head, locale: rendered.locale, content: { ...content } };
+  // What the Inbox would get: a rendered URL a send would leave out is left out here too.
+  const shown = step.type === "in_app" ? withoutUnsafeUrls(content as InAppContent).content : content;
+  return { ...head, locale: rendered.locale, content: { ...shown } };
 }
 
 /**

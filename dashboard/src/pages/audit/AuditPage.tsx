@@ -157,7 +157,12 @@ export function AuditPage() {
               <tr className="entry-details">
                 <td colSpan={columns}>
                   <EntryChanges entry={entry} />
-                  {entry.requestId ? <p className="muted small">Request id: {entry.requestId}</p> : null}
+                  {entry.requestId ? (
+                    <p className="muted small">
+                      Request id: {entry.requestId}
+                      {entry.clientRequestId ? ` (the caller's X-Request-Id: ${entry.clientRequestId})` : null}
+                    </p>
+                  ) : null}
                 </td>
               </tr>
             ) : null}

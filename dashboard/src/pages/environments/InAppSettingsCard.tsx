@@ -6,7 +6,7 @@ import { useConfirm } from "../../ui/ConfirmDialog";
 import { Loading } from "../../ui/Loading";
 import { ProblemView } from "../../ui/ProblemView";
 import { InboxSnippets } from "./InboxSnippets";
-import { inAppSettingsQuery, rotateInboxSecret, setHmacRequired } from "./queries";
+import { inAppSettingsQuery, rotateInboxSecret, type SessionProfileWrites, setHmacRequired, setSessionProfileWrites } from "./queries";
 
 /** What the Novu Inbox needs to run against this environment: identifier, subscriber hashes, addresses, code. */
 export function InAppSettingsCard({ slug }: { slug: string }) {
@@ -22,6 +22,10 @@ export function InAppSettingsCard({ slug }: { slug: string }) {
     mutationFn: (required: boolean) => setHmacRequired(api, slug, required),
     onSuccess: (next) => queryClient.setQueryData(key, next),
     onSettled: () => setWanted(null),
+  });
+  const profileWrites = useMutation({
+    mutationFn: (writes: SessionProfileWrites) => setSessionProfileWrites(api, slug, writes),
+    onSuccess: (next) => queryClient.setQueryData(key, next),
   });
   const rotate = useMutation({
     mutationFn: () => rotateInboxSecret(api, slug),
@@ -60,6 +64,7 @@ export function InAppSettingsCard({ slug }: { slug: string }) {
       {settings.error ? <ProblemView error={settings.error} /> : null}
       {hmac.error ? <ProblemView error={hmac.error} /> : null}
       {rotate.error ? <ProblemView error={rotate.error} /> : null}
+      {profileWrites.error ? <ProblemView error={profileWrites.error} /> : null}
       {settings.isPending ? <Loading what="the Inbox settings" /> : null}
       {data ? (
         <>
@@ -104,6 +109,23 @@ export function InAppSettingsCard({ slug }: { slug: string }) {
             {(wanted ?? data.hmacRequired)
               ? "An Inbox opens only with subscriberHash = hex HMAC-SHA256(secret, subscriberId), computed by your backend."
               : "Off: any browser can open any subscriber's Inbox by its id. For development only."}
+          </p>
+          <label className="field">
+            What an Inbox session may write of the profile it is sent
+            <select
+              data-testid="session-profile-writes"
+              value={(profileWrites.isPending ? profileWrites.variables : undefined) ?? data.sessionProfileWrites}
+              disabled={profileWrites.isPending}
+              onChange={(e) => profileWrites.mutate(e.target.value as SessionProfileWrites)}
+            >
+              <option value="create_only">Create a missing subscriber only (recommended)</option>
+              <option value="always">Also update an existing subscriber</option>
+            </select>
+          </label>
+          <p className="muted small" data-testid="session-profile-writes-help">
+            {((profileWrites.isPending ? profileWrites.variables : undefined) ?? data.sessionProfileWrites) === "always"
+              ? "Any signed-in end user can set their own email, phone, data, locale and time zone from the browser: the hash proves only the subscriberId. Your mail and SMS then go where they say, and an Inbox opened elsewhere moves their time zone."
+              : "The Inbox creates a subscriber it does not find, with the profile the page passes; an existing subscriber is never changed by it. Your backend stays the one writer of email, phone, data and time zone."}
           </p>
           <InboxSnippets target={data} />
         </>

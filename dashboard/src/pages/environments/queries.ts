@@ -23,6 +23,11 @@ export const inAppSettingsQuery = (api: Api, slug: string) =>
 export const setHmacRequired = (api: Api, slug: string, hmacRequired: boolean) =>
   unwrap(api.PATCH("/v1/in-app/settings", { ...inEnvironment(slug), body: { hmacRequired } }));
 
+export type SessionProfileWrites = "create_only" | "always";
+
+export const setSessionProfileWrites = (api: Api, slug: string, sessionProfileWrites: SessionProfileWrites) =>
+  unwrap(api.PATCH("/v1/in-app/settings", { ...inEnvironment(slug), body: { sessionProfileWrites } }));
+
 export const rotateInboxSecret = (api: Api, slug: string) => unwrap(api.POST("/v1/in-app/settings/rotate-secret", inEnvironment(slug)));
 
 export const brandingQuery = (api: Api, slug: string) =>

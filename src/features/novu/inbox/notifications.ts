@@ -2,6 +2,7 @@
 import type { InAppRow } from "../../../db/queries/in-app";
 import type { InboxNotification, InboxWorkflow } from "./schemas";
 import type { InboxWorkflowRow } from "./workflows-repository";
+import { withoutUnsafeUrls } from "../../../engine/in-app-urls";
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
@@ -15,7 +16,8 @@ export const toInboxWorkflow = (key: string, found: InboxWorkflowRow | undefined
 });
 
 export function toInboxNotification(row: InAppRow, workflow: InboxWorkflowRow | undefined, now: Date): InboxNotification {
-  const c = row.content;
+  // Also for notifications stored before sends left such URLs out.
+  const c = withoutUnsafeUrls(row.content).content;
   const action = (a: typeof c.primaryAction, type: "primary" | "secondary") =>
     a ? { label: a.label, isCompleted: row.completedAction === type, ...(a.redirect ? { redirect: a.redirect } : {}) } : undefined;
   const snoozed = row.snoozedUntil !== null && row.snoozedUntil > now;

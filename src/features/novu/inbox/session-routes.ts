@@ -10,7 +10,7 @@ import { ratesFor } from "../../../lib/rate-limit/policy";
 import { settingsByApplicationIdentifier, subscriberHash } from "../../in-app/settings-repository";
 import { timingSafeEqual } from "../../../providers/signatures";
 import { envelope } from "../shapes";
-import { writeNovuSubscriber } from "../subscriber-store";
+import { writeSessionProfile } from "../subscriber-store";
 import { inboxRoute, inboxRouter } from "./routing";
 import { InboxSession, InboxSessionRequest, MAX_SNOOZE_HOURS } from "./schemas";
 import { issueSessionToken } from "./session-token";
@@ -26,10 +26,10 @@ inboxSessionRoutes.openapi(
     session: false,
     summary: "Start an Inbox session",
     description:
-      "Finds the environment by `applicationIdentifier`, checks `subscriberHash` = hex HMAC-SHA256(hmacSecret, subscriberId) when the environment requires it, creates or updates the subscriber with the profile fields sent, stores `defaultSchedule` as their delivery schedule if they have none, and answers a session token valid 24 hours.",
+      "Finds the environment by `applicationIdentifier`, checks `subscriberHash` = hex HMAC-SHA256(hmacSecret, subscriberId) when the environment requires it, creates a missing subscriber with the profile fields sent (an existing one is changed only when `sessionProfileWrites` is `always`, and then only where a field differs; the change is recorded with reason `inbox`), stores `defaultSchedule` as their delivery schedule if they have none, and answers a session token valid 24 hours.",
     request: { body: { required: true, content: json(InboxSessionRequest) } },
     responses: { 201: { description: "The session", content: json(envelope(InboxSession)) } },
-    errors: ["application_not_found", "subscriber_hash_invalid", "destination_not_allowed"],
+    errors: ["application_not_found", "subscriber_hash_invalid"],
   }),
   async (c) => {
     const body = c.req.valid("json");
@@ -68,11 +68,9 @@ inboxSessionRoutes.openapi(
       });
 
     const feed = inAppFeed(db, environmentId, subscriberId);
-    const given = Object.fromEntries(Object.entries(profile).filter(([, v]) => v !== undefined));
-    // A reload with nothing new costs no write (and no subscriber.updated event).
-    if (Object.keys(given).length > 0 || !(await feed.subscriberExists())) {
-      await writeNovuSubscriber(c.env, environmentId, subscriberId, given);
-    }
+    // The browser's profile makes a missing subscriber; it changes an existing one only where the
+    // environment allows it (the hash proves the subscriberId, never the email or phone sent with it).
+    await writeSessionProfile(c.env, environmentId, subscriberId, profile, settings.sessionProfileWrites);
     if (body.defaultSchedule) await applyDefaultSchedule(c.env, environmentId, subscriberId, body.defaultSchedule);
 
     const now = new Date();

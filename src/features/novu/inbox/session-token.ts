@@ -60,9 +60,10 @@ export type VerifiedSession = InboxSubject & InboxSessionClaims;
 /**
  * The subject of a `Bearer` session token. Exported for every route that takes one (the notification
  * and preference routes here, the realtime socket's `?token=`). A well-signed token still ends when
- * the environment's Inbox settings changed after it was issued (a rotated secret, a hash now
- * required: both set `updatedAt`), when its subscriber is gone (erased), or when the subscriberId
- * was created again after it was issued (another person): one indexed read (db/queries/inbox-session.ts).
+ * the environment's sessions were ended after it was issued (a rotated secret, a changed hash
+ * requirement: both set `sessionsResetAt`; a PATCH that changes nothing sets nothing), when its
+ * subscriber is gone (erased), or when the subscriberId was created again after it was issued
+ * (another person): one indexed read (db/queries/inbox-session.ts).
  */
 export async function verifySessionToken(db: Db, encryptionKey: string | undefined, token: string | undefined): Promise<VerifiedSession> {
   if (!token) throw refused();
