@@ -3721,6 +3721,20 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "subscriberId": "user-42",
+                     *       "email": "ada@example.com",
+                     *       "phone": "+41791234567",
+                     *       "firstName": "Ada",
+                     *       "lastName": "Lovelace",
+                     *       "locale": "en-GB",
+                     *       "timezone": "Europe/London",
+                     *       "data": {
+                     *         "plan": "pro"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["SubscriberInput"];
                 };
             };
