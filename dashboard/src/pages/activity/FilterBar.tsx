@@ -7,10 +7,11 @@ const RANGE_LABELS: Record<string, string> = { "1h": "Last hour", "24h": "Last 2
 const CHANNELS = ["email", "sms", "push", "chat", "in_app"] as const;
 /** The fields typed into rather than chosen. */
 export const TYPED = ["workflow", "subscriberId", "transactionId", "provider"] as const;
+// Placeholders say what an empty field means, as "All channels" does: an example value ("user-42") read as a filter already set.
 const TEXT_FIELDS: { key: FilterKey; label: string; placeholder: string }[] = [
-  { key: "workflow", label: "Workflow", placeholder: "order-shipped" },
-  { key: "subscriberId", label: "Subscriber", placeholder: "user-42" },
-  { key: "transactionId", label: "Transaction", placeholder: "txn id" },
+  { key: "workflow", label: "Workflow", placeholder: "Any workflow (key)" },
+  { key: "subscriberId", label: "Subscriber", placeholder: "Any subscriber (id)" },
+  { key: "transactionId", label: "Transaction", placeholder: "Any transaction (id)" },
 ];
 
 /**
@@ -61,7 +62,7 @@ export function FilterBar({ tab, filters, update }: { tab: Tab; filters: Filters
           <input
             type="search"
             value={typed.provider ?? ""}
-            placeholder="resend"
+            placeholder="Any provider (id)"
             onChange={(e) => setTyped({ ...typed, provider: e.target.value })}
             onBlur={() => apply()}
           />
