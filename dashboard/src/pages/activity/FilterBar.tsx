@@ -2,6 +2,7 @@ import { type FormEvent, useState } from "react";
 import { MESSAGE_STATUSES, TRIGGER_STATUSES } from "../../../../src/contract/statuses";
 import { SelectFilter } from "../../ui/SelectFilter";
 import { type Filters, RANGES, type Tab, type FilterKey } from "./filters";
+import { STEP_TYPE_LABEL } from "../../ui/labels";
 
 const RANGE_LABELS: Record<string, string> = { "1h": "Last hour", "24h": "Last 24 hours", "7d": "Last 7 days", "30d": "Last 30 days" };
 const CHANNELS = ["email", "sms", "push", "chat", "in_app"] as const;
@@ -55,7 +56,7 @@ export function FilterBar({ tab, filters, update }: { tab: Tab; filters: Filters
             </label>
           ))
         : null}
-      {tab === "messages" ? select("channel", "Channel", CHANNELS, "All channels") : null}
+      {tab === "messages" ? select("channel", "Channel", CHANNELS, "All channels", STEP_TYPE_LABEL) : null}
       {tab === "messages" ? (
         <label className="field">
           Provider

@@ -10,6 +10,7 @@ import { LIVE_INTERVAL, LiveIndicator } from "./live";
 import { messageDetailQuery } from "./queries";
 import { formatTime, StatusBadge } from "./status";
 import { subscriberPath } from "../subscribers/search";
+import { typeLabel } from "../../ui/labels";
 
 const pretty = (value: unknown) => JSON.stringify(value, null, 2);
 
@@ -51,7 +52,7 @@ export function MessagePage() {
             </dd>
             <dt>Channel</dt>
             <dd>
-              {m.channel}
+              {typeLabel(m.channel)}
               {m.provider ? ` via ${m.provider}` : ""}
             </dd>
             <dt>Subscriber</dt>
