@@ -18,9 +18,11 @@ const BLANK: Record<string, unknown> = { string: "", number: 0, integer: 0, bool
 function sampleOf(spec: unknown, depth: number): unknown {
   if (typeof spec !== "object" || spec === null) return "";
   const s = spec as Record<string, unknown>;
-  const given = s.example ?? (Array.isArray(s.examples) ? s.examples[0] : undefined) ?? s.default ?? (Array.isArray(s.enum) ? s.enum[0] : undefined);
+  const given =
+    s.example ?? (Array.isArray(s.examples) ? s.examples[0] : undefined) ?? s.default ?? (Array.isArray(s.enum) ? s.enum[0] : undefined);
   if (given !== undefined) return given;
-  const type = typeof s.type === "string" ? s.type : Array.isArray(s.type) ? String(s.type.find((t) => t !== "null") ?? "string") : "string";
+  const type =
+    typeof s.type === "string" ? s.type : Array.isArray(s.type) ? String(s.type.find((t) => t !== "null") ?? "string") : "string";
   if (depth < 6 && (type === "object" || typeof s.properties === "object") && typeof s.properties === "object" && s.properties !== null) {
     return Object.fromEntries(Object.entries(s.properties).map(([name, child]) => [name, sampleOf(child, depth + 1)]));
   }
