@@ -12,6 +12,7 @@ import { spawn } from "node:child_process";
 import { readdirSync } from "node:fs";
 import { buildDashboard, LOCAL_LEDGER_SHARDS, QUIET_WRANGLER_ENV } from "./lib.mjs";
 import { ownRegistry } from "./registry.mjs";
+import { requestLogFilter } from "./request-log.mjs";
 
 const HOST = "127.0.0.1";
 const PORT = process.env.PORT ?? "8787";
@@ -115,15 +116,17 @@ const wrangler = spawn("wrangler", args, {
 });
 let held = "";
 let ready = false;
-const forward = (stream, out) =>
+const forward = (stream, out) => {
+  const filter = requestLogFilter({ logAssets });
   stream.on("data", (chunk) => {
-    if (ready) return out.write(chunk);
+    if (ready) return out.write(filter(chunk));
     held += chunk;
     if (/Ready on http/.test(held)) {
       ready = true;
       console.log(banner);
     }
   });
+};
 forward(wrangler.stdout, process.stdout);
 forward(wrangler.stderr, process.stderr);
 wrangler.on("exit", (code, signal) => {

@@ -108,6 +108,16 @@ describe("POST /v1/integrations", () => {
     expect(errorPaths(problem)).toEqual(["provider"]);
   });
 
+  it("words a missing or empty credential as Required, not in the validator's terms", async () => {
+    const { key } = await createEnvironment();
+    const res = await api(key, "POST", "/v1/integrations", resendBody({ credentials: { apiKey: "" } }));
+    const problem = expectProblem(res, 422, "validation_failed");
+    expect(problem.errors).toEqual([
+      { path: "credentials.apiKey", message: "Required" },
+      { path: "credentials.from", message: "Required" },
+    ]);
+  });
+
   it.each([
     ["a missing apiKey", { credentials: { from: "Acme <hi@acme.dev>" } }, ["credentials.apiKey"]],
     ["an empty apiKey and a short from", { credentials: { apiKey: "", from: "a" } }, ["credentials.apiKey", "credentials.from"]],

@@ -105,6 +105,9 @@ describe.skipIf(!CHROMIUM)("Activity for in-app messages", () => {
     const row = page.locator("tbody tr").first();
     await row.waitFor();
     expect(await row.locator('[data-status="archived"]').count()).toBe(1);
-    expect(await row.getByText("in_app").count()).toBe(1);
+    // The channel in words, not its API key.
+    expect(await row.locator('[data-label="Channel"]').textContent()).toMatch(/^In-app/);
+    expect(await row.getByText("in_app").count()).toBe(0);
+    expect(await page.getByLabel("Channel").locator("option:checked").textContent()).toBe("In-app");
   });
 });

@@ -86,6 +86,23 @@ describe.skipIf(!CHROMIUM)("the Activity pages", () => {
     await screenshot(page, "activity-messages");
   });
 
+  it("words the empty filters as what they mean, set apart from typed values", async () => {
+    const filters = page.getByRole("form", { name: "Filters" });
+    const placeholders = await filters.locator('input[type="search"]').evaluateAll((inputs) =>
+      inputs.map((input) => ({
+        text: (input as HTMLInputElement).placeholder,
+        style: getComputedStyle(input, "::placeholder").fontStyle,
+      })),
+    );
+    expect(placeholders.map((p) => p.text)).toEqual([
+      "Any workflow (key)",
+      "Any subscriber (id)",
+      "Any transaction (id)",
+      "Any provider (id)",
+    ]);
+    expect(placeholders.every((p) => p.style === "italic")).toBe(true);
+  });
+
   it("filters by channel, with the filter in the link", async () => {
     await page.getByLabel("Channel").selectOption("sms");
     await page.locator(`tr[data-transaction="${notifyTxn}"][data-step="mail"]`).waitFor({ state: "detached" });
@@ -119,6 +136,17 @@ describe.skipIf(!CHROMIUM)("the Activity pages", () => {
     await timeline.locator('li[data-status="sent"]').waitFor();
     expect(await page.locator("h1").textContent()).toBe("Your order shipped");
     expect(await page.locator("dl.facts").textContent()).toContain("sandbox-email");
+    // Each step in lines a person reads, its JSON behind a toggle.
+    const sent = timeline.locator('li[data-status="sent"]');
+    const lines = (status: string) =>
+      timeline
+        .locator(`li[data-status="${status}"] .event-lines > div`)
+        .evaluateAll((rows) => rows.map((row) => `${row.querySelector("dt")?.textContent} ${row.querySelector("dd")?.textContent}`));
+    expect(await lines("sent")).toEqual(["Provider sandbox-email", expect.stringMatching(/^Provider's id \S+$/)]);
+    expect(await lines("sending")).toEqual(["Attempt 1"]);
+    expect(await sent.locator("pre").isVisible()).toBe(false);
+    await sent.getByText("JSON").click();
+    expect(JSON.parse((await sent.locator("pre").textContent()) ?? "")).toMatchObject({ provider: "sandbox-email" });
     // Workflow and subscriber lead to their own pages.
     const facts = page.locator("dl.facts");
     expect(await facts.getByRole("link", { name: NOTIFY }).getAttribute("href")).toMatch(new RegExp(`/workflows/${NOTIFY}$`));

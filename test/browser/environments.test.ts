@@ -161,6 +161,15 @@ describe.skipIf(!CHROMIUM)("signing in with the admin credential", () => {
     await page.waitForURL(/\/dashboard\/env\/development\/suppressions$/);
   });
 
+  it("says a link names no environment rather than opening development", async () => {
+    await page.goto(`${base()}/dashboard/env/nowhere-${Date.now().toString(36)}/workflows`);
+    const refused = page.getByTestId("environment-refused");
+    await refused.getByRole("heading", { name: /^No environment "nowhere-/ }).waitFor();
+    expect(await page.getByRole("heading", { name: "Workflows" }).count()).toBe(0);
+    await refused.getByRole("button", { name: "Open development instead" }).click();
+    await page.waitForURL(/\/dashboard\/env\/development\/workflows$/);
+  });
+
   it("deletes an environment after a confirmation: its key stops at once and the switcher drops it", async () => {
     const slug = `doomed-${Date.now().toString(36)}`;
     const admin = { Authorization: `ApiKey ${inject("adminKey")}`, "Content-Type": "application/json" };
@@ -211,6 +220,22 @@ describe.skipIf(!CHROMIUM)("signing in with an environment key", () => {
     await keyPage.getByTestId("admin-only").waitFor();
     expect(await keyPage.getByTestId("admin-only").textContent()).toContain("needs the admin credential");
     expect(await keyPage.getByTestId("not-found").count()).toBe(0);
+    await keyPage.close();
+  });
+});
+
+describe.skipIf(!CHROMIUM)("a production link opened with the development key", () => {
+  it("says the link is for production instead of looking for its page in development", async () => {
+    const keyPage = await browser!.newPage({ viewport: { width: 1280, height: 800 } });
+    await keyPage.goto(`${base()}/dashboard/env/production/workflows/some-workflow`);
+    await keyPage.fill("#credential", inject("apiKey"));
+    await keyPage.getByRole("button", { name: "Sign in" }).click();
+    const refused = keyPage.getByTestId("environment-refused");
+    await refused.getByRole("heading", { name: "This link is for the production environment" }).waitFor();
+    expect(await refused.textContent()).toContain("which reaches that environment only");
+    expect(await keyPage.getByText("in this environment").count()).toBe(0);
+    await refused.getByRole("button", { name: "Open development instead" }).click();
+    await keyPage.waitForURL(/\/dashboard\/env\/development\/workflows\/some-workflow$/);
     await keyPage.close();
   });
 });

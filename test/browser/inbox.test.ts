@@ -50,12 +50,40 @@ describe.skipIf(!CHROMIUM)("the Inbox page", () => {
     expect(new URL(page.url()).searchParams.get("subscriber")).toBe(SUBSCRIBER);
     await page.getByTestId("inbox-preview").getByText("Order A-1 has shipped").waitFor();
     await screenshot(page, "inbox");
+    const environmentPage = page.getByRole("link", { name: "the environment page" });
+    expect(await environmentPage.getAttribute("href")).toBe("/dashboard/env/development/environments/development");
   });
 
   it("shows a new notification without a reload", async () => {
     await trigger("B-2");
     await page.getByTestId("inbox-preview").getByText("Order B-2 has shipped").waitFor({ timeout: 20_000 });
     expect(await page.getByTestId("inbox-preview").getByText("Order A-1 has shipped").isVisible()).toBe(true);
+  });
+
+  it("leaves Novu's notifications without the dashboard's link underline on hover", async () => {
+    const item = page.getByTestId("inbox-preview").getByText("Order A-1 has shipped");
+    await item.hover();
+    const underlined = await item.evaluate((el) => {
+      for (let node: Element | null = el; node; node = node.parentElement) {
+        if (getComputedStyle(node).textDecorationLine.includes("underline")) return true;
+      }
+      return false;
+    });
+    expect(underlined).toBe(false);
+  });
+
+  it("fits Novu's Inbox on a 390 px screen: nothing above it or beside it", async () => {
+    const phone = await browser!.newPage({ viewport: { width: 390, height: 844 } });
+    await signIn(phone, `/inbox?subscriber=${SUBSCRIBER}`);
+    const item = phone.getByTestId("inbox-preview").getByText("Order A-1 has shipped");
+    await item.waitFor();
+    await screenshot(phone, "inbox-390");
+    const box = (await item.boundingBox())!;
+    expect(box.y).toBeGreaterThanOrEqual(0);
+    expect(box.x).toBeGreaterThanOrEqual(0);
+    expect(box.x + box.width).toBeLessThanOrEqual(390);
+    expect(await phone.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await phone.close();
   });
 
   it("says so when the subscriber does not exist, and opens no Inbox for it", async () => {

@@ -89,6 +89,19 @@ describe.skipIf(!CHROMIUM)("the Integrations page", () => {
     expect(await integrations()).toEqual([]);
   });
 
+  it("says a missing credential is required, in words rather than the validator's", async () => {
+    await page.goto(`${base()}/dashboard/integrations/new?channel=sms`);
+    await page.getByLabel("Provider").selectOption("twilio");
+    await page.getByRole("button", { name: "Create integration" }).click();
+    await page.waitForFunction(() => document.querySelector('input[name="accountSid"]')?.getAttribute("aria-invalid") === "true");
+    const describedBy = (await page.locator('input[name="accountSid"]').getAttribute("aria-describedby"))!.split(" ")[0]!;
+    expect(await page.locator(`[id="${describedBy}"]`).textContent()).toBe("Required");
+    // biome-ignore lint/performance/useDomNodeTextContent: the text as shown
+    const shown = await page.evaluate(() => document.body.innerText);
+    expect(shown).not.toMatch(/Invalid input|expected string|received undefined|Too small/);
+    expect(await integrations()).toEqual([]);
+  });
+
   it("creates one against a fake Telegram, checks it, and never shows its token back", async () => {
     await newTelegram("Ops bot", GOOD_TOKEN);
     await page.getByRole("button", { name: "Create integration" }).click();

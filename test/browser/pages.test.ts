@@ -13,10 +13,12 @@ import { base, CHROMIUM, launch, screenshot } from "./browser";
 
 const TYPES: Record<string, string> = { ".html": "text/html", ".js": "text/javascript", ".css": "text/css", ".svg": "image/svg+xml" };
 
-/** A static server like Pages: `_headers` on every answer, index.html for paths that name no file. */
+/** A static server like Pages: `_headers`' headers for every path on every answer, index.html for paths that name no file. */
 function servePages(dir: string, port: number): Promise<Server> {
   const headers = Object.fromEntries(
+    // The `/*` block only: the next one is the hashed bundles' caching.
     readFileSync(join(dir, "_headers"), "utf8")
+      .split(/\n(?=\S)/)[0]!
       .split("\n")
       .filter((line) => line.startsWith("  "))
       .map((line) => [

@@ -29,6 +29,17 @@ describe.skipIf(!CHROMIUM)("the API reference and the static files", () => {
     ]);
   });
 
+  it("caches the dashboard's hashed bundles for a year and revalidates index.html", async () => {
+    const index = await fetch(`${base}/dashboard/`);
+    expect(index.headers.get("cache-control")).toBe("public, max-age=0, must-revalidate");
+    const bundles = [...(await index.text()).matchAll(/(?:src|href)="(\/dashboard\/assets\/[^"]+)"/g)].map((m) => m[1]);
+    expect(bundles.length).toBeGreaterThan(0);
+    for (const bundle of bundles) {
+      const res = await fetch(`${base}${bundle}`);
+      expect([res.status, res.headers.get("cache-control")]).toEqual([200, "public, max-age=31536000, immutable"]);
+    }
+  });
+
   it("renders /docs from this origin alone, with curl examples that send `Authorization: ApiKey`", async () => {
     const docs = await browser!.newPage({ viewport: { width: 1400, height: 900 } });
     const elsewhere: string[] = [];

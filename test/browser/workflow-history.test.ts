@@ -146,6 +146,20 @@ describe.skipIf(!CHROMIUM)("the History tab on a 390 px phone", () => {
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
     await page.setViewportSize({ width: 1280, height: 900 });
   });
+
+  it("shows each version's actions on the screen, not beyond the list's edge", async () => {
+    await page.setViewportSize({ width: 390, height: 800 });
+    await page.goto(page.url().replace(/\/workflows\/.*$/, `/workflows/${KEY}?tab=history`));
+    for (const name of ["View version 1", "Changes in version 2", "Revert to version 1"]) {
+      const button = page.getByRole("button", { name });
+      await button.waitFor();
+      const box = (await button.boundingBox())!;
+      expect(box.x).toBeGreaterThanOrEqual(0);
+      expect(box.x + box.width).toBeLessThanOrEqual(390);
+    }
+    await screenshot(page, "workflow-history-390");
+    await page.setViewportSize({ width: 1280, height: 900 });
+  });
 });
 
 describe.skipIf(!CHROMIUM)("two people editing one workflow", () => {

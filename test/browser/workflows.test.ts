@@ -56,8 +56,12 @@ describe.skipIf(!CHROMIUM)("the Workflows pages", () => {
   it("builds an email and an SMS step by clicking, with a condition on the payload", async () => {
     await page.getByRole("link", { name: "New workflow" }).click();
     await page.waitForURL(/\/workflows\/new$/);
-    await page.getByLabel("Name", { exact: true }).fill("Order update (browser)");
+    await page.getByLabel("Name", { exact: true }).fill("Order update (browser) – Zürich");
+    // The key follows the name until it is typed in.
+    expect(await page.getByLabel("Key", { exact: true }).inputValue()).toBe("order-update-browser-zurich");
     await page.getByLabel("Key", { exact: true }).fill(KEY);
+    await page.getByLabel("Name", { exact: true }).fill("Order update (browser)");
+    expect(await page.getByLabel("Key", { exact: true }).inputValue()).toBe(KEY);
     await page.getByRole("button", { name: "Start from an example" }).click();
     expect(await page.getByLabel("JSON Schema").inputValue()).toContain('"express"');
 
@@ -126,7 +130,9 @@ describe.skipIf(!CHROMIUM)("the Workflows pages", () => {
     expect(await smsCard.locator('[data-field="body"] .value').textContent()).toBe("Order B-2002 is on its way");
     expect(await smsCard.locator(".leaves li").textContent()).toContain("payload.express eq true");
     // The email has no subject yet: its card says so, and the SMS still renders.
-    expect(await emailCard.locator('.problem[data-code="invalid_step"]').textContent()).toContain("template.subject");
+    const invalid = (await emailCard.locator('.problem[data-code="invalid_step"]').textContent()) ?? "";
+    expect(invalid).toContain("template.subject: Required");
+    expect(invalid).not.toMatch(/Too small|Invalid input|expected string/);
 
     // The template change shows up without touching the sample.
     await page.locator('[data-step-row="email"] .step-select').click();
@@ -360,6 +366,19 @@ describe.skipIf(!CHROMIUM)("the workflow editor's flow steps and nested conditio
     await chat.locator('[data-template="text"]').fill("Order {{ payload.orderId }}");
     await chat.getByLabel("Blocks").fill('[{ "type": "section" }]');
     const bell = await add("in_app");
+    // Step types in words: the API's keys stay in the values.
+    expect(await page.getByLabel("Step type").locator("option").allTextContents()).toEqual([
+      "Email",
+      "SMS",
+      "Push",
+      "Chat",
+      "In-app",
+      "Delay",
+      "Digest",
+      "Throttle",
+    ]);
+    expect(await page.locator('[data-step-row="in_app"] .step-type').textContent()).toBe("In-app");
+    expect(await bell.locator(".step-type").first().textContent()).toBe("In-app");
     await bell.locator('[data-template="body"]').fill("Order {{ payload.orderId }} shipped");
     await bell.getByLabel("Primary action").fill('{ "label": "Track {{ payload.orderId }}" }');
 
@@ -406,5 +425,53 @@ describe.skipIf(!CHROMIUM)("leaving the workflow editor", () => {
     await page.getByRole("link", { name: "Activity" }).click();
     await confirmDialog(page);
     await page.waitForURL(/\/dashboard\/env\/development\/activity/);
+  });
+});
+
+describe.skipIf(!CHROMIUM)("the preview's sample payload", () => {
+  const SCHEMA_KEY = `sample-schema-${run}`;
+  const PLAIN_KEY = `sample-plain-${run}`;
+  const sms = (body: string) => [{ id: "text", type: "sms", template: { body } }];
+  const samplePayload = async () => JSON.parse(await page.locator("#preview-payload").inputValue()) as unknown;
+
+  beforeAll(async () => {
+    if (!CHROMIUM) return;
+    const payloadSchema = {
+      type: "object",
+      properties: {
+        order: { type: "object", properties: { id: { type: "string", examples: ["A-1"] }, total: { type: "number" } } },
+        express: { type: "boolean" },
+        items: { type: "array", items: { type: "object", properties: { sku: { type: "string" } } } },
+      },
+    };
+    const withSchema = { key: SCHEMA_KEY, name: "Sample from schema", payloadSchema, steps: sms("Order {{ payload.order.id }}") };
+    expect((await api("POST", "/v1/workflows", withSchema)).status).toBe(201);
+    const plain = { key: PLAIN_KEY, name: "Sample from templates", steps: sms("{{ payload.order.id }} for {{ payload.customer }}") };
+    expect((await api("POST", "/v1/workflows", plain)).status).toBe(201);
+  });
+
+  it("starts from the payload schema, nested properties included", async () => {
+    await page.goto(`${base()}/dashboard/workflows/${SCHEMA_KEY}`);
+    await page.locator("#preview-payload").waitFor();
+    expect(await samplePayload()).toEqual({ order: { id: "A-1", total: 0 }, express: false, items: [{ sku: "" }] });
+  });
+
+  it("starts from what the templates read when there is no schema", async () => {
+    await page.goto(`${base()}/dashboard/workflows/${PLAIN_KEY}`);
+    await page.locator("#preview-payload").waitFor();
+    expect(await samplePayload()).toEqual({ order: { id: "" }, customer: "" });
+  });
+
+  it("keeps the last sample of each workflow for the next visit", async () => {
+    await page.goto(`${base()}/dashboard/workflows/${SCHEMA_KEY}`);
+    await page.fill("#preview-payload", '{ "order": { "id": "KEPT-9" } }');
+    await page.locator('.preview [data-field="body"] .value').getByText("Order KEPT-9").waitFor();
+    await page.reload();
+    await page.locator("#preview-payload").waitFor();
+    expect(await samplePayload()).toEqual({ order: { id: "KEPT-9" } });
+    // Another workflow keeps its own.
+    await page.goto(`${base()}/dashboard/workflows/${PLAIN_KEY}`);
+    await page.locator("#preview-payload").waitFor();
+    expect(await samplePayload()).toEqual({ order: { id: "" }, customer: "" });
   });
 });

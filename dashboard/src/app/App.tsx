@@ -6,6 +6,7 @@ import { SessionProvider, useSession } from "../session/session";
 import { SignIn } from "../session/SignIn";
 import { Loading } from "../ui/Loading";
 import { AdminOnly } from "./AdminOnly";
+import { EnvironmentRefused } from "./EnvironmentRefused";
 import { environmentBase, moveAddressInto } from "./environment-address";
 import { FEATURES } from "./features";
 import { NotFound } from "./NotFound";
@@ -80,9 +81,10 @@ function EnvironmentRouter({ slug }: { slug: string }) {
 
 /** Signed in, the shell in the chosen environment; otherwise the sign-in form, whatever the address. */
 function Gate() {
-  const { who, checked, environment } = useSession();
+  const { who, checked, environment, refused } = useSession();
   if (!checked) return <Loading what="your session" />;
   if (!who) return <SignIn />;
+  if (refused) return <EnvironmentRefused slug={refused} />;
   return (
     <EnvironmentScope key={environment}>
       <EnvironmentRouter slug={environment} />

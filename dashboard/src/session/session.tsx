@@ -1,7 +1,7 @@
 // Who is signed in, and the environment every page works in. An environment's API key reaches
 // that environment alone; the admin credential reaches every environment, one at a time, named
 // by the `Clarion-Environment` header of each request.
-import { createContext, type ReactNode, useCallback, useContext, useEffect, useMemo, useState } from "react";
+import { createContext, type ReactNode, useCallback, useContext, useEffect, useMemo, useRef, useState } from "react";
 import { createApi, SESSION_MODE, unwrap } from "../api/client";
 import { ApiContext } from "../api/context";
 import type { components } from "../api/openapi";
@@ -24,6 +24,12 @@ export interface Session {
   /** The slug every request acts in; "" when the admin has no environment yet. */
   environment: string;
   setEnvironment: (slug: string) => void;
+  /**
+   * The environment the address named (a shared link) when this session cannot open it: an
+   * environment's key reaches its own only, and an unknown slug is no environment at all. The
+   * dashboard says so instead of opening another environment; choosing one clears it.
+   */
+  refused: string | null;
   /** Checks the credential with the API (throws its ApiError) and signs in. */
   signIn: (credential: string) => Promise<void>;
   signOut: () => Promise<void>;
@@ -58,6 +64,9 @@ export function SessionProvider({ children }: { children: ReactNode }) {
   const [checked, setChecked] = useState(false);
   // A link's environment first (/dashboard/env/<slug>/…), then the one last chosen in this tab.
   const [environment, setEnvironmentState] = useState(() => environmentInAddress() ?? sessionStorage.getItem(ENVIRONMENT_KEY) ?? "");
+  // The link's environment until it has been checked against a session (or set aside by a choice).
+  const linked = useRef(environmentInAddress());
+  const [refused, setRefused] = useState<string | null>(null);
 
   // A new client when the credential or the environment changes; every page below reads it from context.
   const acting = who ? environment : "";
@@ -69,6 +78,11 @@ export function SessionProvider({ children }: { children: ReactNode }) {
   const accept = useCallback((next: Who | null) => {
     setWho(next);
     setEnvironmentState((current) => (next ? pick(next, current) : current));
+    const slug = linked.current;
+    if (next && slug !== null) {
+      setRefused(next.environments.some((e) => e.slug === slug) ? null : slug);
+      linked.current = null;
+    }
     setChecked(true);
   }, []);
 
@@ -115,7 +129,10 @@ export function SessionProvider({ children }: { children: ReactNode }) {
     sessionStorage.removeItem(CREDENTIAL_KEY);
     setCredential("");
     setWho(null);
-  }, []);
+    // Signing out from a refused link keeps it for the next sign-in.
+    if (refused) linked.current = refused;
+    setRefused(null);
+  }, [refused]);
 
   const refresh = useCallback(async () => {
     try {
@@ -126,11 +143,14 @@ export function SessionProvider({ children }: { children: ReactNode }) {
     }
   }, [accept, credential]);
 
-  const setEnvironment = useCallback((slug: string) => setEnvironmentState(slug), []);
+  const setEnvironment = useCallback((slug: string) => {
+    setEnvironmentState(slug);
+    setRefused(null);
+  }, []);
 
   const session = useMemo(
-    () => ({ who, checked, environment, setEnvironment, signIn, signOut, refresh }),
-    [who, checked, environment, setEnvironment, signIn, signOut, refresh],
+    () => ({ who, checked, environment, setEnvironment, refused, signIn, signOut, refresh }),
+    [who, checked, environment, setEnvironment, refused, signIn, signOut, refresh],
   );
   return (
     <SessionContext.Provider value={session}>

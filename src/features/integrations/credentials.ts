@@ -2,6 +2,7 @@ import { getOpenApiMetadata } from "@asteasolutions/zod-to-openapi";
 import { z } from "@hono/zod-openapi";
 import type { DestinationOptions } from "../../lib/destinations";
 import { fieldErrors } from "../../lib/errors";
+import { issueMessage } from "../../lib/issue-messages";
 import { destinationSignal } from "../../providers/destination-scope";
 import { providerFor } from "../../providers/registry";
 import type { IntegrationConfig, ProviderAdapter } from "../../providers/types";
@@ -141,7 +142,8 @@ export function unmaskCredentials(given: Record<string, unknown>, stored: Record
 /** The credentials checked against the adapter's schema: issues with paths under `credentials`. */
 export function credentialIssues(adapter: ProviderAdapter, credentials: unknown): { path: PropertyKey[]; message: string }[] {
   const result = adapter.credentials.safeParse(credentials);
-  return result.success ? [] : result.error.issues.map((issue) => ({ path: ["credentials", ...issue.path], message: issue.message }));
+  // In words here: the issue reaches fieldErrors rebuilt, without the details that would let it reword zod's message.
+  return result.success ? [] : result.error.issues.map((issue) => ({ path: ["credentials", ...issue.path], message: issueMessage(issue) }));
 }
 
 /** Hides any credential string (of a guessable length or more) that an adapter's detail might repeat. */

@@ -6,6 +6,7 @@ import { withoutUnsafeUrls } from "../../engine/in-app-urls";
 import type { DraftWorkflow, PreviewRequest, PreviewResponse, PreviewStep } from "./preview-schemas";
 import type { Workflow } from "./schemas";
 import { isChannelStep, Step } from "../../engine/steps";
+import { issueMessage } from "../../lib/issue-messages";
 import { MAX_CONDITION_DEPTH } from "../../lib/json-limits";
 import { conditionDepth } from "./condition-depth";
 
@@ -68,7 +69,7 @@ type Checked = { ok: true; step: Step } | { ok: false; card: PreviewStep };
 function checkDraftStep(raw: Record<string, unknown>, index: number): Checked {
   const parsed = Step.safeParse(raw);
   const problem = !parsed.success
-    ? parsed.error.issues.map((issue) => `${issue.path.map(String).join(".") || "step"}: ${issue.message}`).join("; ")
+    ? parsed.error.issues.map((issue) => `${issue.path.map(String).join(".") || "step"}: ${issueMessage(issue)}`).join("; ")
     : parsed.data.if && conditionDepth(parsed.data.if) > MAX_CONDITION_DEPTH
       ? `if: conditions nest at most ${MAX_CONDITION_DEPTH} groups deep.`
       : null;

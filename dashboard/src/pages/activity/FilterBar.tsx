@@ -2,15 +2,17 @@ import { type FormEvent, useState } from "react";
 import { MESSAGE_STATUSES, TRIGGER_STATUSES } from "../../../../src/contract/statuses";
 import { SelectFilter } from "../../ui/SelectFilter";
 import { type Filters, RANGES, type Tab, type FilterKey } from "./filters";
+import { STEP_TYPE_LABEL } from "../../ui/labels";
 
 const RANGE_LABELS: Record<string, string> = { "1h": "Last hour", "24h": "Last 24 hours", "7d": "Last 7 days", "30d": "Last 30 days" };
 const CHANNELS = ["email", "sms", "push", "chat", "in_app"] as const;
 /** The fields typed into rather than chosen. */
 export const TYPED = ["workflow", "subscriberId", "transactionId", "provider"] as const;
+// Placeholders say what an empty field means, as "All channels" does: an example value ("user-42") read as a filter already set.
 const TEXT_FIELDS: { key: FilterKey; label: string; placeholder: string }[] = [
-  { key: "workflow", label: "Workflow", placeholder: "order-shipped" },
-  { key: "subscriberId", label: "Subscriber", placeholder: "user-42" },
-  { key: "transactionId", label: "Transaction", placeholder: "txn id" },
+  { key: "workflow", label: "Workflow", placeholder: "Any workflow (key)" },
+  { key: "subscriberId", label: "Subscriber", placeholder: "Any subscriber (id)" },
+  { key: "transactionId", label: "Transaction", placeholder: "Any transaction (id)" },
 ];
 
 /**
@@ -54,14 +56,14 @@ export function FilterBar({ tab, filters, update }: { tab: Tab; filters: Filters
             </label>
           ))
         : null}
-      {tab === "messages" ? select("channel", "Channel", CHANNELS, "All channels") : null}
+      {tab === "messages" ? select("channel", "Channel", CHANNELS, "All channels", STEP_TYPE_LABEL) : null}
       {tab === "messages" ? (
         <label className="field">
           Provider
           <input
             type="search"
             value={typed.provider ?? ""}
-            placeholder="resend"
+            placeholder="Any provider (id)"
             onChange={(e) => setTyped({ ...typed, provider: e.target.value })}
             onBlur={() => apply()}
           />

@@ -5,10 +5,12 @@ import { Loading } from "../../ui/Loading";
 import { PageHeader } from "../../ui/PageHeader";
 import { ProblemView } from "../../ui/ProblemView";
 import "./activity.css";
+import { eventLines } from "./event-lines";
 import { LIVE_INTERVAL, LiveIndicator } from "./live";
 import { messageDetailQuery } from "./queries";
 import { formatTime, StatusBadge } from "./status";
 import { subscriberPath } from "../subscribers/search";
+import { typeLabel } from "../../ui/labels";
 
 const pretty = (value: unknown) => JSON.stringify(value, null, 2);
 
@@ -50,7 +52,7 @@ export function MessagePage() {
             </dd>
             <dt>Channel</dt>
             <dd>
-              {m.channel}
+              {typeLabel(m.channel)}
               {m.provider ? ` via ${m.provider}` : ""}
             </dd>
             <dt>Subscriber</dt>
@@ -83,7 +85,22 @@ export function MessagePage() {
                 <li key={`${e.at}:${e.status}:${JSON.stringify(e.detail)}`} data-status={e.status}>
                   <StatusBadge status={e.status} />
                   <time dateTime={e.at}>{formatTime(e.at)}</time>
-                  {e.detail && Object.keys(e.detail).length ? <pre className="small">{pretty(e.detail)}</pre> : null}
+                  {e.detail && Object.keys(e.detail).length ? (
+                    <>
+                      <dl className="event-lines small">
+                        {eventLines(e.detail).map((line) => (
+                          <div key={line.label}>
+                            <dt>{line.label}</dt>
+                            <dd>{line.value}</dd>
+                          </div>
+                        ))}
+                      </dl>
+                      <details className="event-json">
+                        <summary>JSON</summary>
+                        <pre className="small">{pretty(e.detail)}</pre>
+                      </details>
+                    </>
+                  ) : null}
                 </li>
               ))}
             </ol>

@@ -6,6 +6,7 @@ import { messagesQuery } from "./queries";
 import { LIVE_INTERVAL } from "./live";
 import { LiveList } from "./LiveList";
 import { formatTime, StatusBadge } from "./status";
+import { typeLabel } from "../../ui/labels";
 
 /** Messages matching the filters, newest first, asked for again every couple of seconds. */
 export function MessagesTable({ filters }: { filters: Filters }) {
@@ -33,7 +34,7 @@ export function MessagesTable({ filters }: { filters: Filters }) {
           </td>
           <td data-label="Subscriber">{m.subscriberId}</td>
           <td data-label="Channel">
-            {m.channel}
+            {typeLabel(m.channel)}
             {m.provider ? <div className="muted small">{m.provider}</div> : null}
           </td>
           <td data-label="To">{m.to ?? "—"}</td>

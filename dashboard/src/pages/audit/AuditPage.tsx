@@ -110,7 +110,7 @@ export function AuditPage() {
           <input
             type="search"
             value={actor}
-            placeholder="Key id or name, or admin"
+            placeholder="Anyone (key id or name, admin)"
             onChange={(e) => setActor(e.target.value)}
             onBlur={() => update({ actor: actor.trim() || undefined })}
           />

@@ -59,8 +59,9 @@ export function InboxPage() {
     <>
       <PageHeader title="Inbox" />
       <p className="muted">
-        Novu's <code>&lt;Inbox/&gt;</code> (<code>@novu/react</code>), pointed at this Clarion with the props from the environment page:
-        what a subscriber sees in your app. New notifications appear as they are stored.
+        Novu's <code>&lt;Inbox/&gt;</code> (<code>@novu/react</code>), pointed at this Clarion with the props from{" "}
+        <Link to={`/environments/${encodeURIComponent(environment)}`}>the environment page</Link>: what a subscriber sees in your app. New
+        notifications appear as they are stored.
       </p>
       <form className="inline-form card" onSubmit={submit} aria-label="Choose a subscriber">
         <div className="field">

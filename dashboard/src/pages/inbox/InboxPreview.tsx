@@ -1,32 +1,49 @@
-import { Inbox } from "@novu/react";
+import { Inbox, InboxContent } from "@novu/react";
 import { useQuery } from "@tanstack/react-query";
+import { useSyncExternalStore } from "react";
 import { Loading } from "../../ui/Loading";
 import { ProblemView } from "../../ui/ProblemView";
 import type { InAppSettings } from "../environments/queries";
 import { subscriberHashQuery } from "./queries";
 
+/** Narrower than Novu's 400 px popover and its margin: there it would hang off the screen, sideways or above. */
+const NARROW = "(max-width: 440px)";
+const subscribeNarrow = (onChange: () => void) => {
+  const query = window.matchMedia(NARROW);
+  query.addEventListener("change", onChange);
+  return () => query.removeEventListener("change", onChange);
+};
+const isNarrow = () => window.matchMedia(NARROW).matches;
+
 /**
  * Novu's own <Inbox/>, given the props the environment page's snippet gives a team, for one
- * subscriber: what that person sees in the team's app.
+ * subscriber: what that person sees in the team's app. On a phone the list is shown in the page, as an app
+ * would give it the whole screen, rather than in the bell's popover.
  */
 export function InboxPreview({ settings, subscriberId, open }: { settings: InAppSettings; subscriberId: string; open: boolean }) {
   const hash = useQuery(subscriberHashQuery(settings.hmacSecret, subscriberId));
+  const narrow = useSyncExternalStore(subscribeNarrow, isNarrow);
   if (hash.error) return <ProblemView error={hash.error} />;
   if (!hash.data) return <Loading what="the Inbox" />;
+  // A new subscriber is a new session (the key): the Inbox starts over rather than mixing two people's feeds.
+  const props = {
+    applicationIdentifier: settings.applicationIdentifier,
+    subscriber: subscriberId,
+    subscriberHash: hash.data,
+    backendUrl: settings.apiUrl,
+    socketUrl: settings.socketUrl,
+    socketOptions: { socketType: "cloud" as const },
+  };
   return (
-    <div className="inbox-preview" data-testid="inbox-preview">
-      <Inbox
-        // A new subscriber is a new session: the Inbox starts over rather than mixing two people's feeds.
-        key={subscriberId}
-        applicationIdentifier={settings.applicationIdentifier}
-        subscriber={subscriberId}
-        subscriberHash={hash.data}
-        backendUrl={settings.apiUrl}
-        socketUrl={settings.socketUrl}
-        socketOptions={{ socketType: "cloud" }}
-        open={open || undefined}
-        placement="bottom-start"
-      />
+    <div className={narrow ? "inbox-preview inline" : "inbox-preview"} data-testid="inbox-preview">
+      {/* Novu's Inbox draws the bell unless it is given children ("children" in props), even undefined ones. */}
+      {narrow ? (
+        <Inbox key={subscriberId} {...props}>
+          <InboxContent />
+        </Inbox>
+      ) : (
+        <Inbox key={subscriberId} {...props} open={open || undefined} placement="bottom-start" />
+      )}
     </div>
   );
 }

@@ -139,6 +139,9 @@ export function PreferencesCard({ subscriberId, preferences }: { subscriberId: s
                 <tbody>
                   {rows.map((key) => {
                     const wf = byKey.get(key);
+                    // Only the channels the workflow sends on (and any override already stored, so it can be taken off).
+                    const used = new Set<string>(wf?.steps.map((step) => step.type) ?? []);
+                    const offered = (ch: Channel) => used.has(ch) || overrides[key]?.[ch] !== undefined;
                     return (
                       <tr key={key} data-workflow={key}>
                         <td>
@@ -149,15 +152,21 @@ export function PreferencesCard({ subscriberId, preferences }: { subscriberId: s
                         </td>
                         {CHANNELS.map((ch) => (
                           <td key={ch}>
-                            <select
-                              aria-label={`${key} ${ch}`}
-                              value={flagOf(overrides[key]?.[ch])}
-                              onChange={(e) => setOverride(key, ch, e.target.value as Flag)}
-                            >
-                              <option value="">Follow</option>
-                              <option value="on">On</option>
-                              <option value="off">Off</option>
-                            </select>
+                            {offered(ch) ? (
+                              <select
+                                aria-label={`${key} ${ch}`}
+                                value={flagOf(overrides[key]?.[ch])}
+                                onChange={(e) => setOverride(key, ch, e.target.value as Flag)}
+                              >
+                                <option value="">Follow</option>
+                                <option value="on">On</option>
+                                <option value="off">Off</option>
+                              </select>
+                            ) : (
+                              <span className="muted" title={`${wf?.name ?? key} sends no ${CHANNEL_LABEL[ch]}`}>
+                                —
+                              </span>
+                            )}
                           </td>
                         ))}
                       </tr>

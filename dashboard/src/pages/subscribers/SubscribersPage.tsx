@@ -36,7 +36,12 @@ export function SubscribersPage() {
       </PageHeader>
       <div className="filters sub-search">
         <Field label="Search" hint="Part of an id or name, a whole email address, or a phone number such as +41791234567.">
-          <input type="search" value={search} placeholder="ada, ada@example.com, +4179…" onChange={(e) => setSearch(e.target.value)} />
+          <input
+            type="search"
+            value={search}
+            placeholder="Search by id, name, email or phone"
+            onChange={(e) => setSearch(e.target.value)}
+          />
         </Field>
       </div>
       <DataList

@@ -41,7 +41,12 @@ export function SuppressionsPage() {
         </label>
         <label className="field">
           Address
-          <input type="search" value={address} placeholder="ada@example.com" onChange={(e) => setAddress(e.target.value)} />
+          <input
+            type="search"
+            value={address}
+            placeholder="Search an email address or phone number"
+            onChange={(e) => setAddress(e.target.value)}
+          />
         </label>
       </div>
       {lift.error ? <ProblemView error={lift.error} /> : null}

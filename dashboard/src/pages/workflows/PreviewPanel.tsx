@@ -6,6 +6,7 @@ import { describeCondition } from "./describe";
 import { parseObject, type Step } from "./model";
 import { previewQuery } from "./queries";
 import { useDebounced } from "../../ui/use-debounced";
+import { typeLabel } from "../../ui/labels";
 
 type PreviewStep = components["schemas"]["PreviewStep"];
 type PreviewSubscriber = components["schemas"]["PreviewSubscriber"];
@@ -116,7 +117,7 @@ function StepCard({ step, condition }: { step: PreviewStep; condition: Step["if"
   return (
     <article className={`preview-step ${step.wouldRun ? "runs" : "skips"}`} data-step={step.id} data-would-run={String(step.wouldRun)}>
       <header>
-        <strong>{step.id}</strong> <span className="muted">{step.type}</span>{" "}
+        <strong>{step.id}</strong> <span className="muted">{typeLabel(step.type)}</span>{" "}
         <span className={`badge ${step.wouldRun ? "ok" : ""}`} data-testid="verdict">
           {step.wouldRun ? "would run" : "skipped"}
         </span>

@@ -10,6 +10,17 @@ const parseTags = (text: string) =>
     .filter(Boolean);
 const showTags = (tags: unknown) => (Array.isArray(tags) ? tags.join(", ") : "");
 
+/** "Order shipped – Zürich" → "order-shipped-zurich": a key the API accepts (lowercase, digits, . - _, at most 64). */
+export const keyFromName = (name: string) =>
+  name
+    .normalize("NFKD")
+    .replace(/[\u0300-\u036f]/g, "")
+    .toLowerCase()
+    .replace(/[^a-z0-9._-]+/g, "-")
+    .replace(/^[^a-z0-9]+/, "")
+    .slice(0, 64)
+    .replace(/-+$/, "");
+
 /** Name, key, description, tags and whether a failure of this workflow counts as critical. */
 export function SettingsCard({
   draft,
@@ -31,7 +42,18 @@ export function SettingsCard({
     <section className="card settings" aria-label="Settings">
       <div className="row">
         <Field label="Name" error={errors.name}>
-          <input value={draft.name} placeholder="Order shipped" onChange={(e) => onChange({ name: e.target.value })} />
+          <input
+            value={draft.name}
+            placeholder="Order shipped"
+            onChange={(e) =>
+              // A new workflow's key follows its name until someone types a key of their own.
+              onChange(
+                !keyFixed && (draft.key === "" || draft.key === keyFromName(draft.name))
+                  ? { name: e.target.value, key: keyFromName(e.target.value) }
+                  : { name: e.target.value },
+              )
+            }
+          />
         </Field>
         <Field
           label="Key"

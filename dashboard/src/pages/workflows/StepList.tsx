@@ -1,6 +1,7 @@
 import { useState } from "react";
 import { moveItem, newStep, STEP_TYPES, type Step, type StepType } from "./model";
 import { useFieldError } from "./save-errors";
+import { typeLabel } from "../../ui/labels";
 
 /**
  * Rows are keyed by place, so after a move the focused button would belong to another step: focus
@@ -79,7 +80,7 @@ export function StepList({
         <select aria-label="Step type" value={type} onChange={(e) => setType(e.target.value as StepType)}>
           {STEP_TYPES.map((t) => (
             <option key={t} value={t}>
-              {t}
+              {typeLabel(t)}
             </option>
           ))}
         </select>
@@ -126,7 +127,7 @@ function StepRow({
   return (
     <li className={selected ? "selected" : undefined} data-step-row={step.id}>
       <button type="button" className="step-select" aria-current={selected ? "step" : undefined} onClick={onSelect}>
-        <span className="step-type">{step.type}</span> <code>{step.id}</code>
+        <span className="step-type">{typeLabel(step.type)}</span> <code>{step.id}</code>
         {step.if ? <span className="badge info">if</span> : null}
         {error ? <span className="badge bad">error</span> : null}
       </button>

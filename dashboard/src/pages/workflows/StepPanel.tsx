@@ -5,6 +5,7 @@ import { isChannelStep, type Step } from "./model";
 import { useFieldError, useOwnError } from "./save-errors";
 import { TemplateEditor } from "./TemplateEditor";
 import { TimingFields } from "./TimingFields";
+import { typeLabel } from "../../ui/labels";
 
 /** One step's settings: its id and name, what its type needs, its condition and, for a channel, its template. */
 export function StepPanel({
@@ -25,7 +26,7 @@ export function StepPanel({
   return (
     <section className="card step-panel" aria-label={`Step ${step.id}`} data-step-panel={step.id}>
       <h2>
-        Step {index + 1}: <span className="step-type">{step.type}</span>
+        Step {index + 1}: <span className="step-type">{typeLabel(step.type)}</span>
       </h2>
       {own ? (
         <p className="field-error" role="alert">

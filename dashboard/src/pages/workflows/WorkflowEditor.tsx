@@ -33,6 +33,7 @@ import { HistoryTab } from "./history/HistoryTab";
 import { historyKey } from "./history/queries";
 import { createWorkflow, deleteWorkflow, readWorkflow, updateWorkflow, WORKFLOWS, workflowQuery } from "./queries";
 import { variableKeysQuery } from "../variables/queries";
+import { useSession } from "../../session/session";
 
 const inputOf = (wf: Workflow, patch: Partial<WorkflowInput> = {}): WorkflowInput => ({
   key: wf.key,
@@ -61,10 +62,13 @@ export function WorkflowEditor({ saved, copyOf }: { saved: Workflow | null; copy
   const [draft, setDraft] = useState<Draft>(() => (saved ? toDraft(saved) : (copyOf ?? EMPTY_DRAFT)));
   const [selected, setSelected] = useState(0);
   const schema = parseObject(draft.payloadSchemaText, "payload schema");
-  const [samples, setSamplesState] = useState<Samples>(() => samplesFor(saved?.key ?? "", saved?.payloadSchema ?? null));
+  const { environment } = useSession();
+  const [samples, setSamplesState] = useState<Samples>(() =>
+    samplesFor(environment, saved?.key ?? "", saved?.payloadSchema ?? null, saved?.steps),
+  );
   const setSamples = (next: Samples) => {
     setSamplesState(next);
-    keepSamples(saved?.key ?? "", next);
+    keepSamples(environment, saved?.key ?? "", next);
   };
   const variables = useQuery(variableKeysQuery(api));
 
@@ -78,7 +82,7 @@ export function WorkflowEditor({ saved, copyOf }: { saved: Workflow | null; copy
     onSuccess: (wf) => {
       stored(wf);
       setDraft(toDraft(wf));
-      keepSamples(wf.key, samples);
+      keepSamples(environment, wf.key, samples);
       if (wf.key !== saved?.key) {
         leaving.current = true;
         navigate(`/workflows/${encodeURIComponent(wf.key)}`, { replace: true });
