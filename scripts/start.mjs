@@ -74,8 +74,9 @@ const banner = `
     production   ${keys.production}
     admin        ${keys.admin}   (the dashboard in every environment, the admin API and \`npx clarion\`)
 
-  Try: curl -H "Authorization: ApiKey ${keys.development}" http://${HOST}:${PORT}/v1/workflows
-       CLARION_URL=http://${HOST}:${PORT} CLARION_ADMIN_KEY=${keys.admin} npx clarion envs list
+  Try: export CLARION_URL=http://${HOST}:${PORT} CLARION_KEY=${keys.development} CLARION_ADMIN_KEY=${keys.admin}
+       curl -H "Authorization: ApiKey $CLARION_KEY" $CLARION_URL/v1/workflows
+       npx clarion envs list
 `;
 
 const args = [
@@ -116,6 +117,8 @@ const wrangler = spawn("wrangler", args, {
 });
 let held = "";
 let ready = false;
+// Static files' request lines are two in three of a dashboard session's output (scripts/request-log.mjs).
+const logAssets = process.env.CLARION_LOG_ASSETS === "true";
 const forward = (stream, out) => {
   const filter = requestLogFilter({ logAssets });
   stream.on("data", (chunk) => {
