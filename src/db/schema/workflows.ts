@@ -34,36 +34,3 @@ export const workflows = sqliteTable(
     index("workflows_env_deleted_idx").on(t.environmentId, t.deletedAt),
   ],
 );
-
-export const variables = sqliteTable(
-  "variables",
-  {
-    id: text("id").primaryKey(),
-    environmentId: environmentId(),
-    key: text("key").notNull(),
-    value: text("value").notNull(),
-    secret: integer("secret", { mode: "boolean" }).notNull(),
-    ...timestamps,
-  },
-  (t) => [uniqueIndex("variables_env_key_uq").on(t.environmentId, t.key)],
-);
-
-export const integrations = sqliteTable(
-  "integrations",
-  {
-    id: text("id").primaryKey(),
-    environmentId: environmentId(),
-    provider: text("provider").notNull(),
-    channel: text("channel").notNull(),
-    name: text("name").notNull(),
-    active: integer("active", { mode: "boolean" }).notNull(),
-    primary: integer("primary", { mode: "boolean" }).notNull(),
-    priority: integer("priority").notNull(),
-    /** AES-GCM ciphertext of the credentials JSON; never stored in clear. */
-    credentials: text("credentials").notNull(),
-    settings: json<Record<string, unknown>>("settings").notNull(),
-    baseUrl: text("base_url"),
-    ...timestamps,
-  },
-  (t) => [index("integrations_env_channel_idx").on(t.environmentId, t.channel)],
-);
