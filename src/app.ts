@@ -23,7 +23,7 @@ import { previewRoutes } from "./features/workflows/preview-routes";
 import { workflowsRoutes } from "./features/workflows/routes";
 import { workflowVersionsRoutes } from "./features/workflows/versions/routes";
 import { testSendRoutes } from "./features/workflows/test-send-routes";
-import { novuApp } from "./features/novu/app";
+import { novuApp } from "./novu/app";
 import { ApiError, apiErrorOf, problemResponse } from "./lib/errors";
 import { addRequestExamples } from "./features/docs/examples";
 import { dashboardRoutes } from "./features/dashboard/routes";
