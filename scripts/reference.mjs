@@ -127,7 +127,7 @@ async function limitsTable(load, openapi) {
     ["A trigger's `payload` (as JSON)", size(await constant("/src/features/triggers/schemas.ts", "MAX_PAYLOAD_BYTES"))],
     ["Request body", size(await constant("/src/lib/middleware/json-body.ts", "REQUEST_BODY_LIMIT"))],
     ["Bulk request body (`/v1/trigger/bulk`, `/sub/bulk`)", size(await constant("/src/lib/middleware/json-body.ts", "BULK_BODY_LIMIT"))],
-    ["Status webhook body (`/v1/webhooks/…`)", size(await constant("/src/features/webhooks/routes.ts", "WEBHOOK_BODY_LIMIT"))],
+    ["Status webhook body (`/v1/webhooks/…`)", size(await constant("/src/features/provider-callbacks/routes.ts", "WEBHOOK_BODY_LIMIT"))],
     [
       "`transactionId`",
       `${schemaProperty("TriggerRequest", "transactionId", "pattern", maxRepeat)} characters: letters, digits, \`.\` \`_\` \`:\` \`-\``,

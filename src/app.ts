@@ -12,7 +12,7 @@ import { subscribersRoutes } from "./features/subscribers/routes";
 import { suppressionsRoutes } from "./features/suppressions/routes";
 import { topicsRoutes } from "./features/topics/routes";
 import { trackingRoutes } from "./features/tracking/routes";
-import { webhooksRoutes } from "./features/webhooks/routes";
+import { providerCallbackRoutes } from "./features/provider-callbacks/routes";
 import { webhookEndpointsRoutes } from "./features/webhook-endpoints/routes";
 import { eventsRoutes } from "./features/events/routes";
 import { registerEventWebhooks } from "./features/events/webhooks-doc";
@@ -55,7 +55,7 @@ const noRoute = (c: Context<AppEnv>) => new ApiError("not_found", `No route for 
 function publicRoutes() {
   const routes = createRouter();
   routes.get("/health", (c) => c.json({ status: "ok" }));
-  routes.route("/", webhooksRoutes);
+  routes.route("/", providerCallbackRoutes);
   // All of /v1/webhooks/ is public: a path no webhook route matched is a 404 here, never a 401.
   routes.all("/v1/webhooks/*", (c) => {
     throw noRoute(c);

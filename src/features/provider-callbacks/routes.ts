@@ -9,14 +9,14 @@ import type { StatusUpdate } from "../../providers/types";
 import { applyProviderStatuses } from "../messages/status-repository";
 import { claimReceipts, releaseReceipts } from "./receipts-repository";
 
-export const webhooksRoutes = createRouter();
+export const providerCallbackRoutes = createRouter();
 
 /** Status webhooks are small (SendGrid batches stay far below); anyone can post to these routes. */
 export const WEBHOOK_BODY_LIMIT = 256 * 1024;
 
 // Before the integration is looked up or a signature checked: an unauthenticated caller must
 // not make the Worker read megabytes.
-webhooksRoutes.use(
+providerCallbackRoutes.use(
   "/v1/webhooks/*",
   bodyLimit({
     maxSize: WEBHOOK_BODY_LIMIT,
@@ -47,7 +47,7 @@ async function freshUpdates(db: Db, integrationId: string, updates: StatusUpdate
   return { fresh: updates.filter((_, i) => events[i] === null || claimed.has(events[i]!)), claimed };
 }
 
-webhooksRoutes.openapi(
+providerCallbackRoutes.openapi(
   apiRoute({
     method: "post",
     path: "/v1/webhooks/{provider}/{integrationId}",
