@@ -27,7 +27,7 @@ import { novuApp } from "./novu/app";
 import { ApiError, apiErrorOf, problemResponse } from "./lib/errors";
 import { addRequestExamples } from "./features/docs/examples";
 import { dashboardRoutes } from "./features/dashboard/routes";
-import { sessionRoutes } from "./features/dashboard/session-routes";
+import { dashboardSessionRoutes } from "./features/environments/dashboard-session-routes";
 import { docsRoutes } from "./features/docs/routes";
 import { adminRoutes } from "./features/environments/admin-routes";
 import { adminAuditRoutes, auditRoutes } from "./features/audit/routes";
@@ -89,7 +89,7 @@ function adminApi() {
 function sessionApi() {
   const routes = createRouter();
   routes.use("/v1/dashboard/session", jsonBody());
-  routes.route("/", sessionRoutes);
+  routes.route("/", dashboardSessionRoutes);
   return routes;
 }
 

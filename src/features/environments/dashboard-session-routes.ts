@@ -4,11 +4,11 @@ import { createDb } from "../../db/client";
 import type { AppEnv } from "../../env";
 import { ApiError } from "../../lib/errors";
 import { apiRoute, createRouter, json } from "../../lib/openapi";
-import { ADMIN_KEY_PREFIX, ownerOfKey } from "../environments/api-keys";
-import { credentialOfRequest, inBackground, isAdminCredential, refuse } from "../environments/auth";
-import { closeSession, DASHBOARD_HEADER, openSession, sessionOf } from "../environments/dashboard-session";
-import { environmentsRepository } from "../environments/repository";
-import type { Environment } from "../environments/schemas";
+import { ADMIN_KEY_PREFIX, ownerOfKey } from "./api-keys";
+import { credentialOfRequest, inBackground, isAdminCredential, refuse } from "./auth";
+import { closeSession, DASHBOARD_HEADER, openSession, sessionOf } from "./dashboard-session";
+import { environmentsRepository } from "./repository";
+import type { Environment } from "./schemas";
 
 const tags = ["Dashboard"];
 
@@ -79,12 +79,12 @@ async function reachOf(c: Context<AppEnv>, credential: string): Promise<{ kind: 
 
 /**
  * The dashboard's sign-in. Served by the same Worker, it keeps the credential in an HttpOnly
- * cookie that script cannot read (environments/dashboard-session.ts); built for another origin
+ * cookie that script cannot read (dashboard-session.ts); built for another origin
  * (Cloudflare Pages), it sends `Authorization` instead and asks `GET` who that is.
  */
-export const sessionRoutes = createRouter();
+export const dashboardSessionRoutes = createRouter();
 
-sessionRoutes.openapi(
+dashboardSessionRoutes.openapi(
   apiRoute({
     method: "post",
     path: "/v1/dashboard/session",
@@ -105,7 +105,7 @@ sessionRoutes.openapi(
   },
 );
 
-sessionRoutes.openapi(
+dashboardSessionRoutes.openapi(
   apiRoute({
     method: "get",
     path: "/v1/dashboard/session",
@@ -127,7 +127,7 @@ sessionRoutes.openapi(
   },
 );
 
-sessionRoutes.openapi(
+dashboardSessionRoutes.openapi(
   apiRoute({
     method: "delete",
     path: "/v1/dashboard/session",
