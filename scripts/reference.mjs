@@ -152,11 +152,11 @@ async function limitsTable(load, openapi) {
     ],
     [
       "Webhook endpoints per environment",
-      `${count(await constant("/src/features/webhook-endpoints/limits.ts", "DEFAULT_ENDPOINTS_MAX"))} (\`WEBHOOK_ENDPOINTS_MAX\` changes it)`,
+      `${count(await constant("/src/features/events/endpoints/limits.ts", "DEFAULT_ENDPOINTS_MAX"))} (\`WEBHOOK_ENDPOINTS_MAX\` changes it)`,
     ],
     [
       "Events one webhook endpoint replay queues",
-      count(await constant("/src/features/webhook-endpoints/replay-repository.ts", "REPLAY_LIMIT")),
+      count(await constant("/src/features/events/endpoints/replay-repository.ts", "REPLAY_LIMIT")),
     ],
     [
       "Tests and replays of one webhook endpoint",

@@ -13,7 +13,7 @@ import { suppressionsRoutes } from "./features/suppressions/routes";
 import { topicsRoutes } from "./features/topics/routes";
 import { trackingRoutes } from "./features/tracking/routes";
 import { providerCallbackRoutes } from "./features/provider-callbacks/routes";
-import { webhookEndpointsRoutes } from "./features/webhook-endpoints/routes";
+import { webhookEndpointsRoutes } from "./features/events/endpoints/routes";
 import { eventsRoutes } from "./features/events/routes";
 import { registerEventWebhooks } from "./features/events/webhooks-doc";
 import { triggersRoutes } from "./features/triggers/routes";

@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
-import { EVENT_TYPES } from "../../contract/event-types";
-import { ATTEMPT_STATUSES } from "../../contract/statuses";
-import { pageOf, pageQuery } from "../../lib/pagination";
+import { EVENT_TYPES } from "../../../contract/event-types";
+import { ATTEMPT_STATUSES } from "../../../contract/statuses";
+import { pageOf, pageQuery } from "../../../lib/pagination";
 
 /** Whether a URL names a user or password (`https://user:pass@host/`). */
 const hasUserinfo = (url: string) => {

@@ -1,12 +1,12 @@
-import { chunk } from "../../db/batch";
-import { createDb, type Db } from "../../db/client";
-import type { Bindings } from "../../env";
+import { chunk } from "../../../db/batch";
+import { createDb, type Db } from "../../../db/client";
+import type { Bindings } from "../../../env";
 import { takesEvent } from "./repository";
 import { attemptDelivery } from "./deliver";
 import { deliveryReads, dispatchReads, type LastAttempt, markDispatched } from "./consumer-repository";
-import { runBatch } from "../../db/batch";
-import { dispatchWritten, eventStatements } from "../events/record";
-import { WebhookJob } from "../../delivery/webhooks/job";
+import { runBatch } from "../../../db/batch";
+import { dispatchWritten, eventStatements } from "../record";
+import { WebhookJob } from "../../../delivery/webhooks/job";
 
 type Job<T extends WebhookJob["type"]> = { message: Message<unknown>; job: Extract<WebhookJob, { type: T }> };
 

@@ -1,7 +1,7 @@
 import { and, desc, eq, lt } from "drizzle-orm";
-import type { Db } from "../../db/client";
-import { webhookAttempts } from "../../db/schema";
-import { keysetPage } from "../../lib/pagination";
+import type { Db } from "../../../db/client";
+import { webhookAttempts } from "../../../db/schema";
+import { keysetPage } from "../../../lib/pagination";
 import type { AttemptQuery, WebhookAttempt, WebhookAttemptList } from "./schemas";
 
 type Row = typeof webhookAttempts.$inferSelect;

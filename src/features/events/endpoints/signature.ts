@@ -2,7 +2,7 @@
  * Standard Webhooks signing (standardwebhooks.com): `webhook-signature` is `v1,<base64 HMAC-SHA256
  * of "id.timestamp.body">`, keyed with the base64-decoded part of the secret after `whsec_`.
  */
-import { base64ToBytes, bytesToBase64 } from "../../lib/base64";
+import { base64ToBytes, bytesToBase64 } from "../../../lib/base64";
 
 const SECRET_PREFIX = "whsec_";
 /** Standard Webhooks asks for 24 to 64 bytes; 32 match the HMAC-SHA256 block's key size well. */

@@ -1,6 +1,6 @@
 import { and, eq, gte, inArray, isNotNull, lte, sql } from "drizzle-orm";
-import type { Db } from "../../db/client";
-import { events, webhookAttempts, type webhookEndpoints } from "../../db/schema";
+import type { Db } from "../../../db/client";
+import { events, webhookAttempts, type webhookEndpoints } from "../../../db/schema";
 import type { ReplayInput } from "./schemas";
 
 /** Events one replay call queues at most: the rest is one more call with a later `since`. */

@@ -1,8 +1,8 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { dispatchEvents } from "../../src/delivery/webhooks/dispatch";
-import { EVENTS_PER_DISPATCH } from "../../src/delivery/webhooks/job";
-import { unique } from "../factories";
+import { dispatchEvents } from "../../../src/delivery/webhooks/dispatch";
+import { EVENTS_PER_DISPATCH } from "../../../src/delivery/webhooks/job";
+import { unique } from "../../factories";
 
 describe("dispatchEvents", () => {
   it("sends more than 100 dispatch messages in sendBatch calls of at most 100 (the Queue's limit)", async () => {

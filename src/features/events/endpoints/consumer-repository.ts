@@ -2,8 +2,8 @@
 // the environmentId each job carries, and a batch of jobs is read in one D1 batch across them.
 import { and, eq, inArray, sql } from "drizzle-orm";
 import type { AnySQLiteColumn } from "drizzle-orm/sqlite-core";
-import type { Db } from "../../db/client";
-import { environments, events, webhookAttempts, webhookEndpoints } from "../../db/schema";
+import type { Db } from "../../../db/client";
+import { environments, events, webhookAttempts, webhookEndpoints } from "../../../db/schema";
 
 /** The named events of one environment, and its enabled endpoints. */
 export async function dispatchReads(db: Db, environmentId: string, eventIds: string[]) {

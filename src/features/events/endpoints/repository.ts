@@ -1,14 +1,14 @@
 import { and, count, desc, eq, lt } from "drizzle-orm";
-import type { Db } from "../../db/client";
+import type { Db } from "../../../db/client";
 import type { BatchItem } from "drizzle-orm/batch";
-import { webhookAttempts, webhookEndpoints } from "../../db/schema";
-import { newId } from "../../lib/ids";
-import { keysetPage } from "../../lib/pagination";
-import { maskedUrl } from "../../lib/masked-url";
-import { decryptJson, encryptJson, webhookEndpointAad } from "../../lib/secrets";
-import type { EventType } from "../../contract/event-types";
+import { webhookAttempts, webhookEndpoints } from "../../../db/schema";
+import { newId } from "../../../lib/ids";
+import { keysetPage } from "../../../lib/pagination";
+import { maskedUrl } from "../../../lib/masked-url";
+import { decryptJson, encryptJson, webhookEndpointAad } from "../../../lib/secrets";
+import type { EventType } from "../../../contract/event-types";
 import { newWebhookSecret } from "./signature";
-import { type AuditContext, auditStatement } from "../../db/queries/audit";
+import { type AuditContext, auditStatement } from "../../../db/queries/audit";
 import type {
   WebhookEndpoint,
   WebhookEndpointCreated,

@@ -1,8 +1,8 @@
 import type { Context } from "hono";
-import type { AppEnv } from "../../env";
-import { ApiError } from "../../lib/errors";
-import { limitKeyless } from "../../lib/middleware/rate-limit";
-import { ratesFor } from "../../lib/rate-limit/policy";
+import type { AppEnv } from "../../../env";
+import { ApiError } from "../../../lib/errors";
+import { limitKeyless } from "../../../lib/middleware/rate-limit";
+import { ratesFor } from "../../../lib/rate-limit/policy";
 
 /**
  * `test` and `replay` of one endpoint share one count (`webhookActions`, default 20 a minute): each

@@ -1,4 +1,4 @@
-import type { Bindings } from "../../env";
+import type { Bindings } from "../../../env";
 
 /** Endpoints per environment when the deployment sets no `WEBHOOK_ENDPOINTS_MAX`. */
 export const DEFAULT_ENDPOINTS_MAX = 20;

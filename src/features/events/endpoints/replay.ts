@@ -1,6 +1,6 @@
-import { chunk } from "../../db/batch";
-import type { WebhookJob } from "../../delivery/webhooks/job";
-import type { Bindings } from "../../env";
+import { chunk } from "../../../db/batch";
+import type { WebhookJob } from "../../../delivery/webhooks/job";
+import type { Bindings } from "../../../env";
 
 /** Messages per Queue `sendBatch` call (the platform's limit). */
 const SEND_BATCH = 100;

@@ -3,10 +3,10 @@
 // and a body that is refused leaves no endpoint behind.
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
-import { EVENT_TYPES } from "../../src/contract/event-types";
-import type { WebhookEndpointCreated, WebhookEndpointList } from "../../src/features/webhook-endpoints/schemas";
-import { createEnvironment } from "../factories";
-import { api } from "../request";
+import { EVENT_TYPES } from "../../../src/contract/event-types";
+import type { WebhookEndpointCreated, WebhookEndpointList } from "../../../src/features/events/endpoints/schemas";
+import { createEnvironment } from "../../factories";
+import { api } from "../../request";
 
 let key: string;
 let endpointId: string;

@@ -1,13 +1,13 @@
 // The cron's sweep for deliveries whose Queue message was lost: what it queues again, and what it leaves.
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { createDb } from "../../src/db/client";
-import { events } from "../../src/db/schema";
-import { redeliverStranded } from "../../src/features/events/record";
-import type { WebhookEndpointCreated } from "../../src/features/webhook-endpoints/schemas";
-import { newId } from "../../src/lib/ids";
-import { createEnvironment } from "../factories";
-import { api } from "../request";
+import { createDb } from "../../../src/db/client";
+import { events } from "../../../src/db/schema";
+import { redeliverStranded } from "../../../src/features/events/endpoints/sweep";
+import type { WebhookEndpointCreated } from "../../../src/features/events/endpoints/schemas";
+import { newId } from "../../../src/lib/ids";
+import { createEnvironment } from "../../factories";
+import { api } from "../../request";
 
 const MINUTE = 60_000;
 

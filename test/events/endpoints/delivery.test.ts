@@ -2,19 +2,19 @@ import { createExecutionContext, createMessageBatch, env, getQueueResult } from 
 import { eq } from "drizzle-orm";
 import { Webhook } from "standardwebhooks";
 import { beforeAll, describe, expect, it } from "vitest";
-import { createDb } from "../../src/db/client";
-import { webhookEndpoints } from "../../src/db/schema";
-import type { EventType } from "../../src/contract/event-types";
-import { eventRow, eventStatements } from "../../src/features/events/record";
+import { createDb } from "../../../src/db/client";
+import { webhookEndpoints } from "../../../src/db/schema";
+import type { EventType } from "../../../src/contract/event-types";
+import { eventRow, eventStatements } from "../../../src/features/events/record";
 import type {
   WebhookAttempt,
   WebhookEndpoint,
   WebhookEndpointCreated,
   WebhookEndpointSecret,
-} from "../../src/features/webhook-endpoints/schemas";
-import worker from "../../src/index";
-import { createEnvironment, fakeProviderScenario } from "../factories";
-import { api, eventually, expectProblem } from "../request";
+} from "../../../src/features/events/endpoints/schemas";
+import worker from "../../../src/index";
+import { createEnvironment, fakeProviderScenario } from "../../factories";
+import { api, eventually, expectProblem } from "../../request";
 
 let key: string;
 let environmentId: string;

@@ -1,21 +1,21 @@
 import { env } from "cloudflare:test";
 import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { createDb } from "../../src/db/client";
-import { webhookEndpoints } from "../../src/db/schema";
+import { createDb } from "../../../src/db/client";
+import { webhookEndpoints } from "../../../src/db/schema";
 import type {
   WebhookEndpoint,
   WebhookEndpointCreated,
   WebhookEndpointList,
   WebhookEndpointSecret,
-} from "../../src/features/webhook-endpoints/schemas";
-import { EVENT_TYPES } from "../../src/contract/event-types";
-import { createEnvironment } from "../factories";
-import { api, errorPaths, expectProblem } from "../request";
-import { strictApi } from "../strict-api";
-import { awayFromWindowEdge } from "../rate-limit/window";
-import type { AuditEntry } from "../../src/features/audit/schemas";
-import { DEFAULT_ENDPOINTS_MAX, endpointsMax } from "../../src/features/webhook-endpoints/limits";
+} from "../../../src/features/events/endpoints/schemas";
+import { EVENT_TYPES } from "../../../src/contract/event-types";
+import { createEnvironment } from "../../factories";
+import { api, errorPaths, expectProblem } from "../../request";
+import { strictApi } from "../../strict-api";
+import { awayFromWindowEdge } from "../../rate-limit/window";
+import type { AuditEntry } from "../../../src/features/audit/schemas";
+import { DEFAULT_ENDPOINTS_MAX, endpointsMax } from "../../../src/features/events/endpoints/limits";
 
 let key: string;
 let otherKey: string;

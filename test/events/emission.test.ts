@@ -5,7 +5,7 @@ import type { EventType } from "../../src/contract/event-types";
 import { EVENT_DATA } from "../../src/features/events/payloads";
 import { cancelByTransactionId } from "../../src/features/triggers/service";
 import type { EventList } from "../../src/features/events/schemas";
-import type { WebhookEndpointCreated } from "../../src/features/webhook-endpoints/schemas";
+import type { WebhookEndpointCreated } from "../../src/features/events/endpoints/schemas";
 import { createWorkflow, postResendWebhook, settledMessages, trigger } from "../e2e/helpers";
 import { createEnvironment, createIntegration, createSandboxEnvironment, fakeProviderScenario, unique } from "../factories";
 import { api, eventually } from "../request";

@@ -1,10 +1,10 @@
 import type { Context } from "hono";
-import type { AppEnv } from "../../env";
-import { checkDestination, webhookDestinationOptions } from "../../lib/destinations";
-import { ApiError, notFound } from "../../lib/errors";
-import { apiRoute, createRouter, json, security } from "../../lib/openapi";
-import { auditContextOf } from "../audit/record";
-import { createDb } from "../../db/client";
+import type { AppEnv } from "../../../env";
+import { checkDestination, webhookDestinationOptions } from "../../../lib/destinations";
+import { ApiError, notFound } from "../../../lib/errors";
+import { apiRoute, createRouter, json, security } from "../../../lib/openapi";
+import { auditContextOf } from "../../audit/record";
+import { createDb } from "../../../db/client";
 import { deliverEvent } from "./deliver";
 import { enqueueDeliveries } from "./replay";
 import { cancelPendingRetries, eventsToReplay, REPLAY_LIMIT } from "./replay-repository";

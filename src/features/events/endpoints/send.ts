@@ -1,4 +1,4 @@
-import { checkDestination, type DestinationOptions } from "../../lib/destinations";
+import { checkDestination, type DestinationOptions } from "../../../lib/destinations";
 import type { SendableEndpoint } from "./repository";
 import { signatureHeader } from "./signature";
 
