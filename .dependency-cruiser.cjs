@@ -67,6 +67,16 @@ module.exports = {
       to: { path: NOVU },
     },
     {
+      name: "event-log-below-endpoints",
+      comment:
+        "Outbound events are one room, features/events/: the event log and emission at its root, the webhook " +
+        "endpoints that events are carried to in endpoints/. Endpoints read the log's events; only the log's " +
+        "routes look back (a replay names endpoints), so the two halves cannot loop again.",
+      severity: "error",
+      from: { path: "^src/features/events/[^/]+\\.ts$", pathNot: "^src/features/events/routes\\.ts$" },
+      to: { path: "^src/features/events/endpoints/" },
+    },
+    {
       name: "features-are-above-delivery",
       comment:
         "Features answer HTTP requests and may hand work to delivery; delivery runs without a request " +
