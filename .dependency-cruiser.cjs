@@ -2,6 +2,7 @@
 // them (and `npm test` runs it first). docs/architecture.md ("Layers") explains the layout.
 //
 //   entry      src/index.ts, src/app.ts
+//   novu       src/novu/**                            Novu's API and Inbox on /novu, over the features; only app.ts imports it
 //   features   src/features/**                        the HTTP API, one folder per resource
 //   delivery   src/delivery/**, src/durable-objects/** the queue consumer and its storage
 //   engine     src/engine/**, src/providers/**         pure step logic; one adapter per provider
@@ -13,6 +14,7 @@
 
 /** Paths of one layer and of every layer above it. */
 const ENTRY = "^src/(index|app)\\.ts$";
+const NOVU = "^src/novu/";
 const FEATURES = "^src/features/";
 const DELIVERY = "^src/(delivery|durable-objects)/";
 const ENGINE = "^src/(engine|providers)/";
@@ -23,7 +25,11 @@ const BASE = "^src/(db|lib|contract)/";
  * feature's repositories (`repository.ts`, `<concern>-repository.ts`) and delivery's own writes.
  * Everything else reaches rows through a repository bound to one environment (features/data.ts).
  */
-const DATA_ACCESS = ["^src/db/", "^src/features/.+/[a-z0-9-]*repository\\.ts$", "^src/delivery/(?:message-writes|trigger-writes)\\.ts$"];
+const DATA_ACCESS = [
+  "^src/db/",
+  "^src/(features|novu)/.+/[a-z0-9-]*repository\\.ts$",
+  "^src/delivery/(?:message-writes|trigger-writes)\\.ts$",
+];
 
 /** The step and channel model: zod schemas only, no imports from src/. */
 const STEP_MODEL = "^src/engine/steps\\.ts$";
@@ -50,6 +56,25 @@ module.exports = {
       severity: "error",
       from: { path: "^src/", pathNot: ENTRY },
       to: { path: ENTRY },
+    },
+    {
+      name: "novu-only-from-app",
+      comment:
+        "The Novu compatibility layer translates Novu's API and Inbox into Clarion's features; app.ts mounts it " +
+        "on /novu. Nothing else may lean on it: Clarion's own API must stand without it.",
+      severity: "error",
+      from: { path: "^src/", pathNot: ["^src/app\\.ts$", NOVU] },
+      to: { path: NOVU },
+    },
+    {
+      name: "event-log-below-endpoints",
+      comment:
+        "Outbound events are one room, features/events/: the event log and emission at its root, the webhook " +
+        "endpoints that events are carried to in endpoints/. Endpoints read the log's events; only the log's " +
+        "routes look back (a replay names endpoints), so the two halves cannot loop again.",
+      severity: "error",
+      from: { path: "^src/features/events/[^/]+\\.ts$", pathNot: "^src/features/events/routes\\.ts$" },
+      to: { path: "^src/features/events/endpoints/" },
     },
     {
       name: "features-are-above-delivery",
@@ -111,7 +136,7 @@ module.exports = {
         "ledger/claims.ts is the delivery-op vocabulary both sides speak. Building a stub is refused by " +
         "Biome (lint/durable-object-stubs.grit).",
       severity: "error",
-      from: { path: [FEATURES, "^src/delivery/"] },
+      from: { path: [NOVU, FEATURES, "^src/delivery/"] },
       to: {
         path: "^src/durable-objects/",
         pathNot: [

@@ -10,7 +10,7 @@ import { startReceiver } from "../bench/webhook-receiver.mjs";
 
 const EVENTS = Number(process.env.CHAOS_EVENTS ?? 2_000);
 const KILL_AT_SHARE = Number(process.env.CHAOS_KILL_AT_SHARE ?? 0.25);
-/** The cron looks again at what is older than this (REDISPATCH_AFTER_MS in src/features/events/record.ts), plus a margin. */
+/** The cron looks again at what is older than this (REDISPATCH_AFTER_MS in src/features/events/endpoints/sweep.ts), plus a margin. */
 const SWEEP_AGE_MS = 2 * 60_000 + 5_000;
 const TIMEOUT_MS = 10 * 60_000;
 

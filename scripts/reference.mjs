@@ -127,7 +127,7 @@ async function limitsTable(load, openapi) {
     ["A trigger's `payload` (as JSON)", size(await constant("/src/features/triggers/schemas.ts", "MAX_PAYLOAD_BYTES"))],
     ["Request body", size(await constant("/src/lib/middleware/json-body.ts", "REQUEST_BODY_LIMIT"))],
     ["Bulk request body (`/v1/trigger/bulk`, `/sub/bulk`)", size(await constant("/src/lib/middleware/json-body.ts", "BULK_BODY_LIMIT"))],
-    ["Status webhook body (`/v1/webhooks/…`)", size(await constant("/src/features/webhooks/routes.ts", "WEBHOOK_BODY_LIMIT"))],
+    ["Status webhook body (`/v1/webhooks/…`)", size(await constant("/src/features/provider-callbacks/routes.ts", "WEBHOOK_BODY_LIMIT"))],
     [
       "`transactionId`",
       `${schemaProperty("TriggerRequest", "transactionId", "pattern", maxRepeat)} characters: letters, digits, \`.\` \`_\` \`:\` \`-\``,
@@ -152,11 +152,11 @@ async function limitsTable(load, openapi) {
     ],
     [
       "Webhook endpoints per environment",
-      `${count(await constant("/src/features/webhook-endpoints/limits.ts", "DEFAULT_ENDPOINTS_MAX"))} (\`WEBHOOK_ENDPOINTS_MAX\` changes it)`,
+      `${count(await constant("/src/features/events/endpoints/limits.ts", "DEFAULT_ENDPOINTS_MAX"))} (\`WEBHOOK_ENDPOINTS_MAX\` changes it)`,
     ],
     [
       "Events one webhook endpoint replay queues",
-      count(await constant("/src/features/webhook-endpoints/replay-repository.ts", "REPLAY_LIMIT")),
+      count(await constant("/src/features/events/endpoints/replay-repository.ts", "REPLAY_LIMIT")),
     ],
     [
       "Tests and replays of one webhook endpoint",

@@ -12,8 +12,8 @@ import { subscribersRoutes } from "./features/subscribers/routes";
 import { suppressionsRoutes } from "./features/suppressions/routes";
 import { topicsRoutes } from "./features/topics/routes";
 import { trackingRoutes } from "./features/tracking/routes";
-import { webhooksRoutes } from "./features/webhooks/routes";
-import { webhookEndpointsRoutes } from "./features/webhook-endpoints/routes";
+import { providerCallbackRoutes } from "./features/provider-callbacks/routes";
+import { webhookEndpointsRoutes } from "./features/events/endpoints/routes";
 import { eventsRoutes } from "./features/events/routes";
 import { registerEventWebhooks } from "./features/events/webhooks-doc";
 import { triggersRoutes } from "./features/triggers/routes";
@@ -23,11 +23,11 @@ import { previewRoutes } from "./features/workflows/preview-routes";
 import { workflowsRoutes } from "./features/workflows/routes";
 import { workflowVersionsRoutes } from "./features/workflows/versions/routes";
 import { testSendRoutes } from "./features/workflows/test-send-routes";
-import { novuApp } from "./features/novu/app";
+import { novuApp } from "./novu/app";
 import { ApiError, apiErrorOf, problemResponse } from "./lib/errors";
 import { addRequestExamples } from "./features/docs/examples";
 import { dashboardRoutes } from "./features/dashboard/routes";
-import { sessionRoutes } from "./features/dashboard/session-routes";
+import { dashboardSessionRoutes } from "./features/environments/dashboard-session-routes";
 import { docsRoutes } from "./features/docs/routes";
 import { adminRoutes } from "./features/environments/admin-routes";
 import { adminAuditRoutes, auditRoutes } from "./features/audit/routes";
@@ -55,7 +55,7 @@ const noRoute = (c: Context<AppEnv>) => new ApiError("not_found", `No route for 
 function publicRoutes() {
   const routes = createRouter();
   routes.get("/health", (c) => c.json({ status: "ok" }));
-  routes.route("/", webhooksRoutes);
+  routes.route("/", providerCallbackRoutes);
   // All of /v1/webhooks/ is public: a path no webhook route matched is a 404 here, never a 401.
   routes.all("/v1/webhooks/*", (c) => {
     throw noRoute(c);
@@ -89,7 +89,7 @@ function adminApi() {
 function sessionApi() {
   const routes = createRouter();
   routes.use("/v1/dashboard/session", jsonBody());
-  routes.route("/", sessionRoutes);
+  routes.route("/", dashboardSessionRoutes);
   return routes;
 }
 

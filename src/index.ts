@@ -1,8 +1,8 @@
 import { createApp } from "./app";
 import { consumeDeadLetters } from "./delivery/dead-letters";
 import { consumeDeliveryBatch } from "./delivery/consumer";
-import { consumeWebhookBatch } from "./features/webhook-endpoints/consumer";
-import { redeliverStranded, redispatchStale } from "./features/events/record";
+import { consumeWebhookBatch } from "./features/events/endpoints/consumer";
+import { redeliverStranded, redispatchStale } from "./features/events/endpoints/sweep";
 import { createDb } from "./db/client";
 import { purgeExpired, retentionPolicy } from "./db/retention";
 import { purgeWorkflowTombstones } from "./features/workflows/tombstones-repository";

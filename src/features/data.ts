@@ -13,8 +13,8 @@ import { topicMembersRepository } from "./topics/members-repository";
 import { topicsRepository } from "./topics/repository";
 import { triggersRepository } from "./triggers/repository";
 import { variablesRepository } from "./variables/repository";
-import { attemptsRepository } from "./webhook-endpoints/attempts-repository";
-import { webhookEndpointsRepository } from "./webhook-endpoints/repository";
+import { attemptsRepository } from "./events/endpoints/attempts-repository";
+import { webhookEndpointsRepository } from "./events/endpoints/repository";
 import { workflowsRepository } from "./workflows/repository";
 import { versionsRepository } from "./workflows/versions/repository";
 

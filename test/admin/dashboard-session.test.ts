@@ -1,6 +1,6 @@
 import { env, SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import type { DashboardSession } from "../../src/features/dashboard/session-routes";
+import type { DashboardSession } from "../../src/features/environments/dashboard-session-routes";
 import { eq } from "drizzle-orm";
 import { createDb } from "../../src/db/client";
 import { dashboardSessions } from "../../src/db/schema";

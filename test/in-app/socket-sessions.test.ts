@@ -2,7 +2,7 @@
 // rotated, hmacRequired changed, the token expired, the subscriber erased and created again.
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { issueSessionToken, SESSION_TTL_SECONDS } from "../../src/features/novu/inbox/session-token";
+import { issueSessionToken, SESSION_TTL_SECONDS } from "../../src/novu/inbox/session-token";
 import { createEnvironment, createWorkflow, trigger, unique } from "../factories";
 import { api } from "../request";
 import { connect, type Frame, upgrade } from "./socket-client";

@@ -7,7 +7,7 @@ import { storeInApp } from "../../src/delivery/in-app-store";
 import type { StepScope } from "../../src/delivery/phases/scope";
 import { inboxSockets } from "../../src/durable-objects/inbox-socket/client";
 import type { InboxSocket } from "../../src/durable-objects/inbox-socket/inbox-socket";
-import { issueSessionToken } from "../../src/features/novu/inbox/session-token";
+import { issueSessionToken } from "../../src/novu/inbox/session-token";
 import { createEnvironment, createWorkflow, trigger, unique } from "../factories";
 import { api } from "../request";
 import { connect, type Frame, upgrade } from "./socket-client";

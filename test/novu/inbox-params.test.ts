@@ -4,7 +4,7 @@ import { createDb } from "../../src/db/client";
 import { runBatch } from "../../src/db/batch";
 import { type InAppFilter, inAppFeed, insertNotifications } from "../../src/db/queries/in-app";
 import { createEnvironment, unique } from "../factories";
-import { inboxWorkflows } from "../../src/features/novu/inbox/workflows-repository";
+import { inboxWorkflows } from "../../src/novu/inbox/workflows-repository";
 
 // D1 refuses a statement with more than 100 bound parameters; local SQLite takes more, so the
 // count is checked on the statement the routes build for the largest input they accept.

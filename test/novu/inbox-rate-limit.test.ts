@@ -1,6 +1,6 @@
 import { env, SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { issueSessionToken, SESSION_TTL_SECONDS } from "../../src/features/novu/inbox/session-token";
+import { issueSessionToken, SESSION_TTL_SECONDS } from "../../src/novu/inbox/session-token";
 import { createEnvironment, unique } from "../factories";
 import { awayFromWindowEdge } from "../rate-limit/window";
 import { inbox, startSession } from "./inbox-client";

@@ -1,6 +1,6 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { issueSessionToken } from "../../src/features/novu/inbox/session-token";
+import { issueSessionToken } from "../../src/novu/inbox/session-token";
 import { createEnvironment, unique } from "../factories";
 import { api } from "../request";
 import { inbox, startSession } from "./inbox-client";

@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { sign } from "hono/jwt";
 import { subscriberHash } from "../../src/features/in-app/settings-repository";
 import type { SubscriberActivityPage } from "../../src/features/subscribers/activity-schemas";
-import { issueSessionToken } from "../../src/features/novu/inbox/session-token";
+import { issueSessionToken } from "../../src/novu/inbox/session-token";
 import { createEnvironment, createWorkflow, unique } from "../factories";
 import { api } from "../request";
 import { inbox, settingsOf, startSession, storeNotifications } from "./inbox-client";

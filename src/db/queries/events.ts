@@ -1,5 +1,5 @@
 // Outbound events are rows written in the same D1 batch as the rows they describe: these build
-// the statements; features/events/record.ts names written events to the webhook Queue.
+// the statements; delivery/webhooks/dispatch.ts names written events to the webhook Queue (features reach both through features/events/record.ts).
 import { and, asc, isNull, lt, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { EventType } from "../../contract/event-types";

@@ -31,7 +31,7 @@ export class InboxSocket extends DurableObject<Bindings> {
     ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair(PING, PONG));
   }
 
-  /** The upgrade, already authenticated by the Worker (features/novu/socket.ts). */
+  /** The upgrade, already authenticated by the Worker (novu/socket.ts). */
   override async fetch(request: Request): Promise<Response> {
     const session = sessionOfUpgrade(request.headers);
     if (!session) return new Response("The Worker names the socket's owner and session.", { status: 400 });

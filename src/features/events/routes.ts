@@ -1,10 +1,10 @@
 import { notFound } from "../../lib/errors";
 import { apiRoute, createRouter, json, security } from "../../lib/openapi";
 import { createDb } from "../../db/client";
-import { enqueueDeliveries } from "../webhook-endpoints/replay";
-import { cancelPendingRetries } from "../webhook-endpoints/replay-repository";
-import { takesEvent } from "../webhook-endpoints/repository";
-import { ReplayResult } from "../webhook-endpoints/schemas";
+import { enqueueDeliveries } from "./endpoints/replay";
+import { cancelPendingRetries } from "./endpoints/replay-repository";
+import { takesEvent } from "./endpoints/repository";
+import { ReplayResult } from "./endpoints/schemas";
 import { EventIdParam, EventList, EventQuery } from "./schemas";
 
 export const eventsRoutes = createRouter();

@@ -1,5 +1,5 @@
 // What a trigger route does once its body is parsed: shared by the native routes and the Novu
-// compatibility layer (src/features/novu/), so both reach one implementation.
+// compatibility layer (src/novu/), so both reach one implementation.
 import { createDb } from "../../db/client";
 import { TriggerStore } from "../../durable-objects/client/trigger-store";
 import { recordCancellation } from "../../delivery/trigger-writes";

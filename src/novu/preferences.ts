@@ -1,0 +1,100 @@
+// Novu's preference shapes over Clarion's (global channel flags and per-workflow overrides).
+// Novu's `in_app` has no Clarion channel: it is accepted and answered as on.
+import { z } from "@hono/zod-openapi";
+import type { PreferenceChangeReason } from "../contract/subscriber-activity";
+import { createDb } from "../db/client";
+import type { Bindings } from "../env";
+import { withDefaults } from "../features/subscribers/preferences";
+import { changePreferences } from "../features/subscribers/change-preferences";
+import { preferencesRepository } from "../features/subscribers/preferences-repository";
+import type { SubscriberPreferences, SubscriberPreferencesUpdate } from "../features/subscribers/preferences-schemas";
+import { subscriberMissing } from "./subscriber-store";
+
+const CHANNELS = ["email", "sms", "push", "chat"] as const;
+type Channel = (typeof CHANNELS)[number];
+type Flags = Partial<Record<Channel, boolean>>;
+
+export const NovuChannelType = z.enum(["email", "sms", "push", "chat", "in_app"]);
+
+const NovuChannelFlags = z
+  .object({ email: z.boolean(), sms: z.boolean(), push: z.boolean(), chat: z.boolean(), in_app: z.boolean() })
+  .openapi("NovuChannelFlags");
+
+export const NovuPreferencesV2 = z
+  .object({
+    global: z.object({ enabled: z.boolean(), channels: NovuChannelFlags }),
+    workflows: z.array(
+      z.object({
+        enabled: z.boolean(),
+        channels: NovuChannelFlags,
+        overrides: z.array(z.unknown()),
+        workflow: z.object({ slug: z.string(), identifier: z.string(), name: z.string() }),
+      }),
+    ),
+  })
+  .openapi("NovuPreferences");
+export type NovuPreferencesV2 = z.infer<typeof NovuPreferencesV2>;
+
+const flagsOf = (channels: Flags, base: Record<Channel, boolean>) => {
+  const merged = { ...base, ...channels };
+  return { ...merged, in_app: true };
+};
+
+/** Novu's v2 answer: the global flags, and one entry per workflow the subscriber has overrides for. */
+export function toNovuPreferences(prefs: SubscriberPreferences): NovuPreferencesV2 {
+  const global = flagsOf({}, prefs.channels);
+  return {
+    global: { enabled: true, channels: global },
+    workflows: Object.entries(prefs.workflows).map(([key, flags]) => {
+      const channels = flagsOf(flags, prefs.channels);
+      return {
+        enabled: CHANNELS.some((c) => channels[c]),
+        channels,
+        overrides: [],
+        workflow: { slug: key, identifier: key, name: key },
+      };
+    }),
+  };
+}
+
+export const NovuV1Preference = z
+  .object({
+    template: z.object({ _id: z.string(), name: z.string(), critical: z.boolean() }),
+    preference: z.object({ enabled: z.boolean(), channels: NovuChannelFlags }),
+  })
+  .openapi("NovuV1Preference");
+export type NovuV1Preference = z.infer<typeof NovuV1Preference>;
+
+/** Novu's v1 list: `{ template, preference }` per workflow with overrides. */
+export function toNovuV1Preferences(prefs: SubscriberPreferences): NovuV1Preference[] {
+  const v2 = toNovuPreferences(prefs);
+  return v2.workflows.map((w) => ({
+    template: { _id: w.workflow.identifier, name: w.workflow.name, critical: false },
+    preference: { enabled: w.enabled, channels: w.channels },
+  }));
+}
+
+/** Novu's channel flags for Clarion's update: `in_app` is dropped. */
+export const channelFlags = (flags: Partial<Record<string, boolean>>): Flags =>
+  Object.fromEntries(CHANNELS.flatMap((c) => (typeof flags[c] === "boolean" ? [[c, flags[c]]] : [])));
+
+/** `enabled: false` for a workflow turns off every channel of it; `true` turns them back on. */
+export const allChannels = (enabled: boolean): Flags => Object.fromEntries(CHANNELS.map((c) => [c, enabled]));
+
+export async function readPreferences(env: Bindings, environmentId: string, subscriberId: string): Promise<SubscriberPreferences> {
+  const stored = await preferencesRepository(createDb(env.DB), environmentId).find(subscriberId);
+  if (stored === undefined) throw subscriberMissing(subscriberId);
+  return withDefaults(stored);
+}
+
+export async function mergePreferences(
+  env: Bindings,
+  environmentId: string,
+  subscriberId: string,
+  update: SubscriberPreferencesUpdate,
+  reason: Extract<PreferenceChangeReason, "api" | "inbox">,
+): Promise<SubscriberPreferences> {
+  const merged = await changePreferences(env, environmentId, subscriberId, update, reason);
+  if (merged === undefined) throw subscriberMissing(subscriberId);
+  return withDefaults(merged);
+}
