@@ -16,3 +16,21 @@ export function maskedUrl(value: string): string {
   }
   return url.href;
 }
+
+/**
+ * A URL without its userinfo's secret: `https://user:***@host/…`. Endpoints saved before URLs with
+ * credentials were refused may still hold one; the API shows them without it.
+ */
+export function withoutPassword(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return value;
+  }
+  if (!url.password && !url.username) return value;
+  // A lone username (`https://t0ken@host`) is as likely to be the secret as a password is.
+  if (url.password) url.password = "***";
+  else url.username = "***";
+  return url.href;
+}

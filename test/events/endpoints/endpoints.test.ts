@@ -216,6 +216,18 @@ describe("credentials in endpoint URLs", () => {
     expect(JSON.stringify(res.body)).not.toContain("s3cr3t");
   });
 
+  it.each([
+    ["https://user:s3cr3t@example.com/hooks", "https://user:***@example.com/hooks"],
+    ["https://t0k3n@example.com/hooks", "https://***@example.com/hooks"],
+  ])("never shows the credentials of an endpoint saved with them before they were refused (%s)", async (saved, shown) => {
+    const endpoint = await createEndpoint();
+    await createDb(env.DB).update(webhookEndpoints).set({ url: saved }).where(eq(webhookEndpoints.id, endpoint.id));
+    const one = await api<WebhookEndpoint>(key, "GET", `/v1/webhook-endpoints/${endpoint.id}`);
+    expect(one.body.url).toBe(shown);
+    const list = await api<{ data: WebhookEndpoint[] }>(key, "GET", "/v1/webhook-endpoints?limit=100");
+    expect(JSON.stringify(list.body)).not.toMatch(/s3cr3t|t0k3n/);
+  });
+
   it("keeps query values out of the audit log, and their names in it", async () => {
     const endpoint = await createEndpoint({ url: "https://example.com/hooks?token=s3cr3t&team=acme" });
     await api(key, "PATCH", `/v1/webhook-endpoints/${endpoint.id}`, { url: "https://example.com/hooks?token=n3wer&bare0ne" });

@@ -4,7 +4,7 @@ import type { BatchItem } from "drizzle-orm/batch";
 import { webhookAttempts, webhookEndpoints } from "../../../db/schema";
 import { newId } from "../../../lib/ids";
 import { keysetPage } from "../../../lib/pagination";
-import { maskedUrl } from "../../../lib/masked-url";
+import { maskedUrl, withoutPassword } from "../../../lib/masked-url";
 import { decryptJson, encryptJson, webhookEndpointAad } from "../../../lib/secrets";
 import type { EventType } from "../../../contract/event-types";
 import { newWebhookSecret } from "./signature";
@@ -23,7 +23,8 @@ type Row = typeof webhookEndpoints.$inferSelect;
 
 export const toWebhookEndpoint = (row: Row): WebhookEndpoint => ({
   id: row.id,
-  url: row.url,
+  // Endpoints saved before credentials in URLs were refused may hold one: never shown again.
+  url: withoutPassword(row.url),
   events: row.events ?? null,
   description: row.description ?? null,
   enabled: row.enabled,
