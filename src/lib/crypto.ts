@@ -17,3 +17,11 @@ export function canonicalJson(value: unknown): string {
       : v,
   );
 }
+
+/** Compares two strings in time that does not depend on where they differ (only on their length). */
+export function timingSafeEqual(a: string, b: string): boolean {
+  if (a.length !== b.length) return false;
+  let diff = 0;
+  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
+  return diff === 0;
+}

@@ -1,11 +1,12 @@
 import { z } from "@hono/zod-openapi";
+import { base64ToBytes } from "../../lib/base64";
 import { addressUrl, capped, failure, sendRequest } from "../http";
 import { signStandardWebhook } from "../standard-webhooks";
 import type { ProviderAdapter } from "../types";
 
 const isBase64 = (value: string) => {
   try {
-    return atob(value).length > 0;
+    return base64ToBytes(value).length > 0;
   } catch {
     return false;
   }

@@ -1,7 +1,8 @@
 import { headersField } from "./headers";
 import { z } from "@hono/zod-openapi";
 import { capped, joinUrl, malformed, retryAfterSeconds, secondsUntilEpoch, sendJson } from "../http";
-import { base64ToBytes, derToRawEcdsa } from "../signatures";
+import { base64ToBytes } from "../../lib/base64";
+import { derToRawEcdsa } from "../signatures";
 import type { DeliveryStatus, ProviderAdapter, StatusUpdate, SuppressionSignal } from "../types";
 import { parseMailbox } from "./mailbox";
 

@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { capped, classifyStatus, joinUrl, malformed, retryAfterSeconds, sendJson, statusWebhookUrl } from "../http";
-import { base64ToBytes } from "../signatures";
+import { base64ToBytes } from "../../lib/base64";
 import type { DeliveryStatus, FailureKind, ProviderAdapter, StatusUpdate } from "../types";
 
 const Credentials = z
