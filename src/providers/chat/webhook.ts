@@ -32,7 +32,7 @@ export const webhook: ProviderAdapter<"chat"> = {
   channel: "chat",
   credentials: Credentials,
 
-  async send(request, { integration, signal }) {
+  async send(request, { integration, outbound }) {
     const credentials = Credentials.parse(integration.credentials);
     const url = addressUrl(request.to, integration.baseUrl);
     if (!url) return failure("invalid_recipient", "invalid_webhook_url", "The chat address is not an http(s) URL.");
@@ -64,7 +64,7 @@ export const webhook: ProviderAdapter<"chat"> = {
           ...(status === 410 ? { kind: "invalid_recipient" as const } : {}),
         }),
       },
-      signal,
+      outbound,
     );
   },
 };

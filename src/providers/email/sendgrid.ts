@@ -66,7 +66,7 @@ export const sendgrid: ProviderAdapter<"email"> = {
   channel: "email",
   credentials: Credentials,
 
-  async send(request, { integration, signal }) {
+  async send(request, { integration, outbound }) {
     const credentials = Credentials.parse(integration.credentials);
     const { content } = request;
     // SendGrid requires text/plain before text/html.
@@ -99,7 +99,7 @@ export const sendgrid: ProviderAdapter<"email"> = {
           };
         },
       },
-      signal,
+      outbound,
     );
   },
 

@@ -119,7 +119,7 @@ export const webpush: ProviderAdapter<"push"> = {
   channel: "push",
   credentials: Credentials,
 
-  async send(request, { integration, signal }) {
+  async send(request, { integration, outbound }) {
     const credentials = Credentials.parse(integration.credentials);
     const subscription = Subscription.safeParse(parseJson(request.to));
     if (!subscription.success)
@@ -189,7 +189,7 @@ export const webpush: ProviderAdapter<"push"> = {
           return status === 404 || status === 410 ? { kind: "invalid_recipient", code: "subscription_gone", message } : { message };
         },
       },
-      signal,
+      outbound,
     );
   },
 

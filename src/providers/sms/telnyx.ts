@@ -71,7 +71,7 @@ export const telnyx: ProviderAdapter<"sms"> = {
   credentials: Credentials,
   destinations: ["publicUrl"],
 
-  async send(request, { integration, signal }) {
+  async send(request, { integration, outbound }) {
     const credentials = Credentials.parse(integration.credentials);
     return sendJson(
       {
@@ -96,7 +96,7 @@ export const telnyx: ProviderAdapter<"sms"> = {
           };
         },
       },
-      signal,
+      outbound,
     );
   },
 
