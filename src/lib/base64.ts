@@ -33,5 +33,11 @@ export const textToBase64 = (text: string) => bytesToBase64(encoder.encode(text)
 /** Base64url of a string's UTF-8. */
 export const textToBase64Url = (text: string) => bytesToBase64Url(encoder.encode(text));
 
+/** Standard base64 of a binary string (a byte per character, as `btoa` takes it; throws past U+00FF): HTTP Basic credentials. */
+export const binaryToBase64 = (binary: string) => btoa(binary);
+
+/** Standard base64 as a binary string (a character per byte, as `btoa` took it): for what was written with `btoa`. */
+export const base64ToBinary = (b64: string) => atob(b64);
+
 /** The UTF-8 text of base64url or base64; throws when either layer does not decode. */
 export const base64UrlToText = (text: string) => strictDecoder.decode(base64UrlToBytes(text));

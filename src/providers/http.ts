@@ -1,3 +1,4 @@
+import { binaryToBase64 } from "../lib/base64";
 import { checkDestination } from "../lib/destinations";
 import type { FailureKind, Outbound, SendOutcome } from "./types";
 
@@ -76,7 +77,7 @@ export function secondsUntilEpoch(value: string | null, now = Date.now()): numbe
 }
 
 /** The `Authorization` value for HTTP Basic auth (Twilio, Plivo, Vonage). */
-export const basicAuth = (username: string, password: string) => `Basic ${btoa(`${username}:${password}`)}`;
+export const basicAuth = (username: string, password: string) => `Basic ${binaryToBase64(`${username}:${password}`)}`;
 
 /**
  * Where a provider's status callbacks reach an integration, when the integration knows the

@@ -1,10 +1,9 @@
 import { and, desc, eq, inArray, lt, or, type SQL } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { suppressions } from "../../db/schema";
-import { ApiError } from "../../lib/errors";
 import { normaliseAddress } from "../../lib/normalise-address";
 import { keysetPage } from "../../lib/pagination";
-import type { Suppression, SuppressionList, SuppressionQuery } from "./schemas";
+import { type Suppression, type SuppressionList, type SuppressionQuery, suppressionCursor } from "./schemas";
 
 type Row = typeof suppressions.$inferSelect;
 
@@ -28,18 +27,6 @@ function storedForms(address: string): string[] {
   return [...forms];
 }
 
-/** Cursor: the last row's time and address (JSON: addresses may hold any character). */
-const encodeCursor = (row: Row) => btoa(JSON.stringify([row.createdAt.getTime(), row.address]));
-function decodeCursor(cursor: string): { at: Date; address: string } {
-  try {
-    const [at, address] = JSON.parse(atob(cursor)) as unknown[];
-    if (typeof at === "number" && Number.isInteger(at) && typeof address === "string") return { at: new Date(at), address };
-  } catch {
-    // Falls through to the problem below.
-  }
-  throw new ApiError("bad_request", "The cursor is not one this API returned: pass the `nextCursor` of the previous page.");
-}
-
 /** The suppression list of one environment, newest first. */
 export function suppressionsRepository(db: Db, environmentId: string) {
   return {
@@ -50,8 +37,9 @@ export function suppressionsRepository(db: Db, environmentId: string) {
         query.reason ? eq(suppressions.reason, query.reason) : undefined,
         query.address ? inArray(suppressions.address, storedForms(query.address)) : undefined,
       ];
-      if (query.cursor) {
-        const { at, address } = decodeCursor(query.cursor);
+      const cursor = suppressionCursor.read(query.cursor);
+      if (cursor) {
+        const [at, address] = [new Date(cursor[0]), cursor[1]];
         filters.push(or(lt(suppressions.createdAt, at), and(eq(suppressions.createdAt, at), lt(suppressions.address, address))));
       }
       const rows = await db
@@ -60,7 +48,7 @@ export function suppressionsRepository(db: Db, environmentId: string) {
         .where(and(...filters))
         .orderBy(desc(suppressions.createdAt), desc(suppressions.address))
         .limit(query.limit + 1);
-      const page = keysetPage(rows, query.limit, encodeCursor);
+      const page = keysetPage(rows, query.limit, (last) => suppressionCursor.encode([last.createdAt.getTime(), last.address]));
       return { data: page.rows.map(toSuppression), nextCursor: page.nextCursor };
     },
 

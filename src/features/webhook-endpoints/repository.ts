@@ -2,6 +2,7 @@ import { and, count, desc, eq, lt } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import type { BatchItem } from "drizzle-orm/batch";
 import { webhookAttempts, webhookEndpoints } from "../../db/schema";
+import { idCursor } from "../../lib/cursor";
 import { newId } from "../../lib/ids";
 import { keysetPage } from "../../lib/pagination";
 import { maskedUrl } from "../../lib/masked-url";
@@ -122,13 +123,14 @@ export function webhookEndpointsRepository(db: Db, environmentId: string, encryp
     },
 
     async list(query: WebhookEndpointQuery): Promise<WebhookEndpointList> {
+      const [before] = idCursor.read(query.cursor) ?? [];
       const rows = await db
         .select()
         .from(webhookEndpoints)
-        .where(and(eq(webhookEndpoints.environmentId, environmentId), query.cursor ? lt(webhookEndpoints.id, query.cursor) : undefined))
+        .where(and(eq(webhookEndpoints.environmentId, environmentId), before ? lt(webhookEndpoints.id, before) : undefined))
         .orderBy(desc(webhookEndpoints.id))
         .limit(query.limit + 1);
-      const page = keysetPage(rows, query.limit, (last) => last.id);
+      const page = keysetPage(rows, query.limit, (last) => idCursor.encode([last.id]));
       return { data: page.rows.map(toWebhookEndpoint), nextCursor: page.nextCursor };
     },
 
