@@ -25,3 +25,20 @@ export function timingSafeEqual(a: string, b: string): boolean {
   for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
   return diff === 0;
 }
+
+/** A key for one purpose (`info`) derived from secret key material by HKDF-SHA256 (no salt). */
+export async function hkdfKey(
+  material: Uint8Array<ArrayBuffer>,
+  info: string,
+  algorithm: Parameters<SubtleCrypto["deriveKey"]>[2],
+  usages: Parameters<SubtleCrypto["deriveKey"]>[4],
+): Promise<CryptoKey> {
+  const base = await crypto.subtle.importKey("raw", material, "HKDF", false, ["deriveKey"]);
+  return crypto.subtle.deriveKey(
+    { name: "HKDF", hash: "SHA-256", salt: new Uint8Array(0), info: encoder.encode(info) },
+    base,
+    algorithm,
+    false,
+    usages,
+  );
+}

@@ -26,7 +26,7 @@ const MAX_CURSOR_LENGTH = 1024;
 /**
  * A list's codec for cursors of `shape`. `legacy` reads the list's cursor of 0.12 and before
  * (each list had its own format then) into the same tuple.
- * TODO(0.14): drop `legacy`: 0.13 reads the old cursors for one release (docs/reference/pagination).
+ * TODO(0.14): drop `legacy`: 0.13 reads the old cursors for one release (docs/reference/api.md, "Pagination").
  */
 export function cursorCodec<T extends readonly unknown[]>(
   shape: z.ZodType<T>,

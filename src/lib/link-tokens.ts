@@ -11,6 +11,7 @@
  * limit and the form nonce expect, and an IV repeats only with the very same plaintext.
  */
 import { base64ToBytes, base64UrlToBytes, bytesToBase64, bytesToBase64Url } from "./base64";
+import { hkdfKey } from "./crypto";
 
 /** What a verified token names: the environment, the subscriber's row, and the workflow of its email. */
 export interface SealedLink {
@@ -41,21 +42,8 @@ export const newLinkSecret = () => bytesToBase64(crypto.getRandomValues(new Uint
 
 const aad = (environmentId: string) => encoder.encode(`clarion-link:${environmentId}`);
 
-async function derive(
-  secret: string,
-  info: string,
-  algorithm: Parameters<SubtleCrypto["deriveKey"]>[2],
-  usages: Parameters<SubtleCrypto["deriveKey"]>[4],
-) {
-  const material = await crypto.subtle.importKey("raw", base64ToBytes(secret), "HKDF", false, ["deriveKey"]);
-  return crypto.subtle.deriveKey(
-    { name: "HKDF", hash: "SHA-256", salt: new Uint8Array(0), info: encoder.encode(info) },
-    material,
-    algorithm,
-    false,
-    usages,
-  );
-}
+const derive = (secret: string, info: string, algorithm: Parameters<typeof hkdfKey>[2], usages: Parameters<typeof hkdfKey>[3]) =>
+  hkdfKey(base64ToBytes(secret), info, algorithm, usages);
 
 /** The two keys of one environment's secret, derived once per batch of links. */
 async function linkKeys(secret: string) {

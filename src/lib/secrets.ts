@@ -8,12 +8,12 @@
  * the next time its row is written.
  */
 import { base64ToBytes, base64UrlToBytes, bytesToBase64Url } from "./base64";
-import { timingSafeEqual } from "./crypto";
+import { hkdfKey, timingSafeEqual } from "./crypto";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
-function keyBytes(secret: string | undefined): Uint8Array {
+function keyBytes(secret: string | undefined): Uint8Array<ArrayBuffer> {
   if (!secret) throw new Error("ENCRYPTION_KEY is not set: run `npm start` locally or `wrangler secret put ENCRYPTION_KEY`.");
   const bytes = base64ToBytes(secret);
   if (bytes.byteLength !== 32) throw new Error("ENCRYPTION_KEY must be base64 of 32 bytes.");
@@ -67,16 +67,8 @@ export async function decryptJson<T>(secret: string | undefined, text: string, a
  * An HMAC-SHA256 key derived from ENCRYPTION_KEY for one purpose (`info`), so that the encryption
  * key itself never signs anything and a signature made for one purpose is worthless for another.
  */
-export async function signingKey(secret: string | undefined, info: string): Promise<CryptoKey> {
-  const material = await crypto.subtle.importKey("raw", keyBytes(secret), "HKDF", false, ["deriveKey"]);
-  return crypto.subtle.deriveKey(
-    { name: "HKDF", hash: "SHA-256", salt: new Uint8Array(0), info: encoder.encode(info) },
-    material,
-    { name: "HMAC", hash: "SHA-256", length: 256 },
-    false,
-    ["sign", "verify"],
-  );
-}
+export const signingKey = (secret: string | undefined, info: string): Promise<CryptoKey> =>
+  hkdfKey(keyBytes(secret), info, { name: "HMAC", hash: "SHA-256", length: 256 }, ["sign", "verify"]);
 
 const hmacKey = (secret: string | undefined) => signingKey(secret, "clarion-link-signing");
 

@@ -1,5 +1,6 @@
-import { and, asc, desc, eq, gte, lt, lte, or, sql, type SQL } from "drizzle-orm";
+import { and, asc, desc, eq, gte, lte, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../../db/client";
+import { olderThan } from "../../db/keyset-window";
 import { messageEvents, messages, sandboxMessages, triggers } from "../../db/schema";
 import type { Message } from "./schemas";
 import type { z } from "@hono/zod-openapi";
@@ -55,10 +56,7 @@ export function messagesRepository(db: Db, environmentId: string) {
         query.until ? lte(messages.createdAt, new Date(query.until)) : undefined,
       ];
       const cursor = messageCursor.read(query.cursor);
-      if (cursor) {
-        const [at, id] = [new Date(cursor[0]), cursor[1]];
-        filters.push(or(lt(messages.createdAt, at), and(eq(messages.createdAt, at), lt(messages.id, id))));
-      }
+      if (cursor) filters.push(olderThan(messages.createdAt, messages.id, cursor));
       const rows = await withVersion()
         .where(and(...filters))
         .orderBy(desc(messages.createdAt), desc(messages.id))

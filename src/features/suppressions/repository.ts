@@ -1,5 +1,6 @@
-import { and, desc, eq, inArray, lt, or, type SQL } from "drizzle-orm";
+import { and, desc, eq, inArray, type SQL } from "drizzle-orm";
 import type { Db } from "../../db/client";
+import { olderThan } from "../../db/keyset-window";
 import { suppressions } from "../../db/schema";
 import { normaliseAddress } from "../../lib/normalise-address";
 import { keysetPage } from "../../lib/pagination";
@@ -38,10 +39,7 @@ export function suppressionsRepository(db: Db, environmentId: string) {
         query.address ? inArray(suppressions.address, storedForms(query.address)) : undefined,
       ];
       const cursor = suppressionCursor.read(query.cursor);
-      if (cursor) {
-        const [at, address] = [new Date(cursor[0]), cursor[1]];
-        filters.push(or(lt(suppressions.createdAt, at), and(eq(suppressions.createdAt, at), lt(suppressions.address, address))));
-      }
+      if (cursor) filters.push(olderThan(suppressions.createdAt, suppressions.address, cursor));
       const rows = await db
         .select()
         .from(suppressions)

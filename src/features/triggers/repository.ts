@@ -1,6 +1,7 @@
-import { and, desc, eq, gte, lt, lte, or, type SQL, sql } from "drizzle-orm";
+import { and, desc, eq, gte, lte, type SQL, sql } from "drizzle-orm";
 import { isBroadcastRecipient } from "../../contract/recipients";
 import type { Db } from "../../db/client";
+import { olderThan } from "../../db/keyset-window";
 import { triggers } from "../../db/schema";
 import { keysetPage } from "../../lib/pagination";
 import { MAX_RECIPIENT_LABELS, type TriggerQuery, type TriggerSummary, triggerCursor } from "./schemas";
@@ -31,7 +32,7 @@ const toSummary = (row: Row): TriggerSummary => {
 
 /** The page's query: newest first, one row more than asked for to know whether another page follows. */
 export function listQuery(db: Db, environmentId: string, query: TriggerQuery) {
-  const [at, id] = triggerCursor.read(query.cursor) ?? [];
+  const cursor = triggerCursor.read(query.cursor);
   // Subscribers are only known per message for topics and broadcasts. Named indexes, because
   // without table statistics SQLite would rather walk every message and trigger of the environment.
   const ofSubscriber = query.subscriberId
@@ -45,9 +46,7 @@ export function listQuery(db: Db, environmentId: string, query: TriggerQuery) {
     query.since ? gte(triggers.acceptedAt, new Date(query.since)) : undefined,
     query.until ? lte(triggers.acceptedAt, new Date(query.until)) : undefined,
     ofSubscriber,
-    at !== undefined && id !== undefined
-      ? or(lt(triggers.acceptedAt, new Date(at)), and(eq(triggers.acceptedAt, new Date(at)), lt(triggers.transactionId, id)))
-      : undefined,
+    cursor ? olderThan(triggers.acceptedAt, triggers.transactionId, cursor) : undefined,
   ];
   return (
     db
