@@ -2,10 +2,10 @@
  * The tokens of 0.12 and before: `<payload>.<mac>`, the payload readable base64url of
  * `[environmentId, subscriberId, workflowKey]`, the MAC HMAC-SHA-256 under the environment's link
  * secret. None is minted any more; emails already sent still carry them in `List-Unsubscribe`, so
- * they are read for one-click unsubscribe only (see features/preference-links/resolve.ts).
+ * they are read for one-click unsubscribe only (see resolve.ts).
  */
-import { base64ToBytes, base64UrlToBytes, bytesToBase64Url } from "./base64";
-import { type LinkClaims, MAX_TOKEN_LENGTH } from "./link-tokens";
+import { base64ToBytes, base64UrlToBytes, bytesToBase64Url } from "../../lib/base64";
+import { type LinkClaims, MAX_TOKEN_LENGTH } from "../../lib/link-tokens";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
