@@ -10,7 +10,6 @@ export default defineConfig({
   test: {
     include: ["test/conformance/**/*.test.ts"],
     environment: "node",
-    setupFiles: ["./test/conformance/setup.ts"],
     testTimeout: 20_000,
   },
 });

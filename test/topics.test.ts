@@ -2,7 +2,7 @@ import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createDb } from "../src/db/client";
 import { topicMemberIds } from "../src/db/queries/topics";
-import type { Topic, TopicMember, TopicMembersAdded, TopicWithCount } from "../src/features/topics/schemas";
+import { type Topic, type TopicMember, type TopicMembersAdded, type TopicWithCount, topicCursor } from "../src/features/topics/schemas";
 import { createEnvironment, createSandboxEnvironment, subscriberRow, trigger, unique } from "./factories";
 import { api, errorPaths, eventually, expectProblem } from "./request";
 
@@ -83,9 +83,15 @@ describe("GET /v1/topics", () => {
     for (const k of keys) await createTopic(own.key, { key: k, name: k });
     const first = await api<Page<Topic>>(own.key, "GET", "/v1/topics?limit=2");
     expect(first.body.data.map((t) => t.key)).toEqual(["a-topic", "b-topic"]);
-    expect(first.body.nextCursor).toBe("b-topic");
+    expect(first.body.nextCursor).toBe(topicCursor.encode(["b-topic"]));
     const second = await api<Page<Topic>>(own.key, "GET", `/v1/topics?limit=2&cursor=${first.body.nextCursor}`);
     expect(second.body).toEqual({ data: [expect.objectContaining({ key: "c-topic" })], nextCursor: null });
+    // The cursor of 0.12 (the key itself) still pages, until 0.14.
+    expect((await api<Page<Topic>>(own.key, "GET", "/v1/topics?limit=2&cursor=b-topic")).body).toEqual(second.body);
+  });
+
+  it.each(["Not%20A%20Key", "WyJOb3QgYSBrZXkiXQ"])("answers 422 for a cursor that is not one of this list: %s", async (cursor) => {
+    expectProblem(await api(key, "GET", `/v1/topics?cursor=${cursor}`), 422, "validation_failed");
   });
 
   it("answers 422 for a limit above 100", async () => {

@@ -1,6 +1,13 @@
-import { asc, count, desc, gt, gte, lt, lte, type SQL, sql } from "drizzle-orm";
+import { and, asc, count, desc, eq, gt, gte, lt, lte, or, type SQL, sql } from "drizzle-orm";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { Db } from "./client";
+
+/**
+ * The rows after a `[time, key]` cursor in a newest-first order by (time, key): older, or as old
+ * with a lower key. The keyset predicate of the lists whose cursor is a time and a tie-breaker.
+ */
+export const olderThan = (time: SQLiteColumn, key: SQLiteColumn, [at, tie]: readonly [number, string]): SQL | undefined =>
+  or(lt(time, new Date(at)), and(eq(time, new Date(at)), lt(key, tie)));
 
 /** A page asked for by its neighbours: after one key, or before one, in either order. */
 export interface KeysetWindow {

@@ -1,9 +1,8 @@
 import type { ContentByChannel } from "../engine/content";
 import type { Channel, ProviderChannel } from "../engine/steps";
 import type { DestinationOptions } from "../lib/destinations";
-import { destinationSignal } from "../providers/destination-scope";
 import { providerFor } from "../providers/registry";
-import type { Capture, FailureKind, IntegrationConfig, SendOutcome, SendRequest } from "../providers/types";
+import type { Capture, FailureKind, IntegrationConfig, Outbound, SendOutcome, SendRequest } from "../providers/types";
 
 const DEFAULT_TIMEOUT_MS = 10_000;
 const DEFAULT_ATTEMPTS_PER_PROVIDER = 3;
@@ -94,18 +93,18 @@ export async function sendMessage<C extends Channel>(
       invalidAddresses: [],
     };
   }
-  const signal = destinationSignal(setting(integration, "timeoutMs", DEFAULT_TIMEOUT_MS), destinations);
+  const outbound: Outbound = { signal: AbortSignal.timeout(setting(integration, "timeoutMs", DEFAULT_TIMEOUT_MS)), destinations };
   const outcomes = await Promise.all(
     addresses.map((to) =>
       adapter
         .send({ ...request, to, content: request.content as ContentByChannel[ProviderChannel] } as SendRequest<ProviderChannel>, {
           integration,
-          signal,
+          outbound,
           capture: (c) => captures.push(c),
         })
         .catch(
           (error: unknown): SendOutcome =>
-            signal.aborted
+            outbound.signal.aborted
               ? {
                   ok: false,
                   kind: "unknown",

@@ -1,14 +1,13 @@
+import { textToBase64 } from "../lib/base64";
 /** What stands for a secret variable's value in stored and returned message content. */
 export const REDACTED = "[secret]";
 
 /** Secrets shorter than this are left alone: replacing every "a" or "1" would garble the content. */
 const MIN_REDACTED_LENGTH = 4;
 
-const utf8Base64 = (text: string) => btoa(String.fromCharCode(...new TextEncoder().encode(text)));
-
 /** The secret as it is, and as the cheap filters a template may have run on it would show it. */
 function forms(secret: string): string[] {
-  const all = [secret, secret.toUpperCase(), secret.toLowerCase(), encodeURIComponent(secret), utf8Base64(secret)];
+  const all = [secret, secret.toUpperCase(), secret.toLowerCase(), encodeURIComponent(secret), textToBase64(secret)];
   return [...new Set(all)].filter((form) => form.length >= MIN_REDACTED_LENGTH);
 }
 

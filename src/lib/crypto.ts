@@ -17,3 +17,28 @@ export function canonicalJson(value: unknown): string {
       : v,
   );
 }
+
+/** Compares two strings in time that does not depend on where they differ (only on their length). */
+export function timingSafeEqual(a: string, b: string): boolean {
+  if (a.length !== b.length) return false;
+  let diff = 0;
+  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
+  return diff === 0;
+}
+
+/** A key for one purpose (`info`) derived from secret key material by HKDF-SHA256 (no salt). */
+export async function hkdfKey(
+  material: Uint8Array<ArrayBuffer>,
+  info: string,
+  algorithm: Parameters<SubtleCrypto["deriveKey"]>[2],
+  usages: Parameters<SubtleCrypto["deriveKey"]>[4],
+): Promise<CryptoKey> {
+  const base = await crypto.subtle.importKey("raw", material, "HKDF", false, ["deriveKey"]);
+  return crypto.subtle.deriveKey(
+    { name: "HKDF", hash: "SHA-256", salt: new Uint8Array(0), info: encoder.encode(info) },
+    base,
+    algorithm,
+    false,
+    usages,
+  );
+}

@@ -10,7 +10,8 @@
  * subscriber and workflow always get the same link: one spelling per link, as the per-link rate
  * limit and the form nonce expect, and an IV repeats only with the very same plaintext.
  */
-import { base64ToBytes, bytesToBase64 } from "./base64";
+import { base64ToBytes, base64UrlToBytes, bytesToBase64, bytesToBase64Url } from "./base64";
+import { hkdfKey } from "./crypto";
 
 /** What a verified token names: the environment, the subscriber's row, and the workflow of its email. */
 export interface SealedLink {
@@ -36,29 +37,13 @@ export const MAX_TOKEN_LENGTH = 1024;
 const ENVIRONMENT_ID = /^[A-Za-z0-9_-]{1,100}$/;
 const BASE64URL = /^[A-Za-z0-9_-]+$/;
 
-export const toBase64Url = (bytes: Uint8Array) => bytesToBase64(bytes).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
-export const fromBase64Url = (text: string) => base64ToBytes(text.replaceAll("-", "+").replaceAll("_", "/"));
-
 /** A fresh link secret: 32 random bytes, base64. */
 export const newLinkSecret = () => bytesToBase64(crypto.getRandomValues(new Uint8Array(32)));
 
 const aad = (environmentId: string) => encoder.encode(`clarion-link:${environmentId}`);
 
-async function derive(
-  secret: string,
-  info: string,
-  algorithm: Parameters<SubtleCrypto["deriveKey"]>[2],
-  usages: Parameters<SubtleCrypto["deriveKey"]>[4],
-) {
-  const material = await crypto.subtle.importKey("raw", base64ToBytes(secret), "HKDF", false, ["deriveKey"]);
-  return crypto.subtle.deriveKey(
-    { name: "HKDF", hash: "SHA-256", salt: new Uint8Array(0), info: encoder.encode(info) },
-    material,
-    algorithm,
-    false,
-    usages,
-  );
-}
+const derive = (secret: string, info: string, algorithm: Parameters<typeof hkdfKey>[2], usages: Parameters<typeof hkdfKey>[3]) =>
+  hkdfKey(base64ToBytes(secret), info, algorithm, usages);
 
 /** The two keys of one environment's secret, derived once per batch of links. */
 async function linkKeys(secret: string) {
@@ -81,7 +66,7 @@ export async function linkSealer(secret: string, environmentId: string) {
     const bytes = new Uint8Array(IV_BYTES + sealed.length);
     bytes.set(iv);
     bytes.set(sealed, IV_BYTES);
-    return `${environmentId}.${toBase64Url(bytes)}`;
+    return `${environmentId}.${bytesToBase64Url(bytes)}`;
   };
 }
 
@@ -100,12 +85,12 @@ export async function openToken(secret: string, token: string): Promise<SealedLi
   const text = token.slice(environmentId.length + 1);
   let bytes: Uint8Array;
   try {
-    bytes = fromBase64Url(text);
+    bytes = base64UrlToBytes(text);
   } catch {
     return null;
   }
   // Re-encoding refuses non-canonical trailing bits: each link has one spelling.
-  if (bytes.length <= IV_BYTES + TAG_BYTES || toBase64Url(bytes) !== text) return null;
+  if (bytes.length <= IV_BYTES + TAG_BYTES || bytesToBase64Url(bytes) !== text) return null;
   try {
     const { seal } = await linkKeys(secret);
     const plain = await crypto.subtle.decrypt(

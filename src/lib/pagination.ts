@@ -1,10 +1,14 @@
 import { z } from "@hono/zod-openapi";
+import type { CursorCodec } from "./cursor";
 
-/** `?limit=&cursor=` of a list endpoint; `cursor` is the `nextCursor` of the previous page. */
-export const pageQuery = (max: number) =>
+/**
+ * `?limit=&cursor=` of a list endpoint; `cursor` is the `nextCursor` of the previous page, checked
+ * by the list's codec (422 when it does not decode). Without a codec the list checks it itself.
+ */
+export const pageQuery = (max: number, cursor?: CursorCodec<readonly unknown[]>) =>
   z.object({
     limit: z.coerce.number().int().min(1).max(max).default(50),
-    cursor: z.string().optional().openapi({ description: "The `nextCursor` of the previous page." }),
+    cursor: cursor?.param ?? z.string().optional().openapi({ description: "The `nextCursor` of the previous page." }),
   });
 
 /** A page of `item`s; `nextCursor` is null on the last page. */

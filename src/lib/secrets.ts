@@ -7,18 +7,15 @@
  * does not decrypt. `v1.<iv>.<data>` (before 0.6, no AAD) is still read, and written again as v2
  * the next time its row is written.
  */
-import { bytesToBase64 } from "./base64";
+import { base64ToBytes, base64UrlToBytes, bytesToBase64Url } from "./base64";
+import { hkdfKey, timingSafeEqual } from "./crypto";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
-const fromBase64 = (b64: string) => Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
-const toBase64Url = (bytes: Uint8Array) => bytesToBase64(bytes).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
-const fromBase64Url = (text: string) => fromBase64(text.replaceAll("-", "+").replaceAll("_", "/"));
-
-function keyBytes(secret: string | undefined): Uint8Array {
+function keyBytes(secret: string | undefined): Uint8Array<ArrayBuffer> {
   if (!secret) throw new Error("ENCRYPTION_KEY is not set: run `npm start` locally or `wrangler secret put ENCRYPTION_KEY`.");
-  const bytes = fromBase64(secret);
+  const bytes = base64ToBytes(secret);
   if (bytes.byteLength !== 32) throw new Error("ENCRYPTION_KEY must be base64 of 32 bytes.");
   return bytes;
 }
@@ -45,7 +42,7 @@ export async function encryptJson(secret: string | undefined, value: unknown, aa
     await aesKey(secret),
     encoder.encode(JSON.stringify(value)),
   );
-  return `v2.${toBase64Url(iv)}.${toBase64Url(new Uint8Array(data))}`;
+  return `v2.${bytesToBase64Url(iv)}.${bytesToBase64Url(new Uint8Array(data))}`;
 }
 
 /** Throws CiphertextError when the value does not decrypt for `aad` (ENCRYPTION_KEY problems keep their own message). */
@@ -57,9 +54,9 @@ export async function decryptJson<T>(secret: string | undefined, text: string, a
   try {
     const params =
       version === "v2"
-        ? { name: "AES-GCM", iv: fromBase64Url(iv), additionalData: encoder.encode(aad) }
-        : { name: "AES-GCM", iv: fromBase64Url(iv) };
-    plain = await crypto.subtle.decrypt(params, key, fromBase64Url(data));
+        ? { name: "AES-GCM", iv: base64UrlToBytes(iv), additionalData: encoder.encode(aad) }
+        : { name: "AES-GCM", iv: base64UrlToBytes(iv) };
+    plain = await crypto.subtle.decrypt(params, key, base64UrlToBytes(data));
   } catch {
     throw new CiphertextError("The stored value does not decrypt for this row: it was moved from another row or changed.");
   }
@@ -70,28 +67,16 @@ export async function decryptJson<T>(secret: string | undefined, text: string, a
  * An HMAC-SHA256 key derived from ENCRYPTION_KEY for one purpose (`info`), so that the encryption
  * key itself never signs anything and a signature made for one purpose is worthless for another.
  */
-export async function signingKey(secret: string | undefined, info: string): Promise<CryptoKey> {
-  const material = await crypto.subtle.importKey("raw", keyBytes(secret), "HKDF", false, ["deriveKey"]);
-  return crypto.subtle.deriveKey(
-    { name: "HKDF", hash: "SHA-256", salt: new Uint8Array(0), info: encoder.encode(info) },
-    material,
-    { name: "HMAC", hash: "SHA-256", length: 256 },
-    false,
-    ["sign", "verify"],
-  );
-}
+export const signingKey = (secret: string | undefined, info: string): Promise<CryptoKey> =>
+  hkdfKey(keyBytes(secret), info, { name: "HMAC", hash: "SHA-256", length: 256 }, ["sign", "verify"]);
 
 const hmacKey = (secret: string | undefined) => signingKey(secret, "clarion-link-signing");
 
 export async function sign(secret: string | undefined, content: string): Promise<string> {
   const mac = await crypto.subtle.sign("HMAC", await hmacKey(secret), encoder.encode(content));
-  return toBase64Url(new Uint8Array(mac)).slice(0, 32);
+  return bytesToBase64Url(new Uint8Array(mac)).slice(0, 32);
 }
 
 export async function verifySignature(secret: string | undefined, content: string, signature: string): Promise<boolean> {
-  const expected = await sign(secret, content);
-  if (expected.length !== signature.length) return false;
-  let diff = 0;
-  for (let i = 0; i < expected.length; i++) diff |= expected.charCodeAt(i) ^ signature.charCodeAt(i);
-  return diff === 0;
+  return timingSafeEqual(await sign(secret, content), signature);
 }

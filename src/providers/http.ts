@@ -1,6 +1,6 @@
+import { binaryToBase64 } from "../lib/base64";
 import { checkDestination } from "../lib/destinations";
-import { destinationOptionsFor } from "./destination-scope";
-import type { FailureKind, SendOutcome } from "./types";
+import type { FailureKind, Outbound, SendOutcome } from "./types";
 
 /** Seconds to wait from a Retry-After header: delta-seconds or an HTTP date. */
 export function retryAfterSeconds(value: string | null, now = Date.now()): number | undefined {
@@ -29,8 +29,8 @@ export const failure = (kind: FailureKind, code: string, message: string, retryA
  * checked against the policy before anything leaves, and redirects are never followed: a 3xx is
  * the provider's answer (a failure), so a credential cannot be bounced to another host.
  */
-async function providerFetch(url: string, init: RequestInit, signal: AbortSignal): Promise<Response | SendOutcome> {
-  const verdict = checkDestination(url, destinationOptionsFor(signal));
+async function providerFetch(url: string, init: RequestInit, { signal, destinations }: Outbound): Promise<Response | SendOutcome> {
+  const verdict = checkDestination(url, destinations);
   if (!verdict.ok) return failure("permanent", "destination_not_allowed", `The destination is not allowed: ${verdict.reason}.`);
   try {
     return await fetch(verdict.url.href, { ...init, redirect: "manual", signal });
@@ -77,7 +77,7 @@ export function secondsUntilEpoch(value: string | null, now = Date.now()): numbe
 }
 
 /** The `Authorization` value for HTTP Basic auth (Twilio, Plivo, Vonage). */
-export const basicAuth = (username: string, password: string) => `Basic ${btoa(`${username}:${password}`)}`;
+export const basicAuth = (username: string, password: string) => `Basic ${binaryToBase64(`${username}:${password}`)}`;
 
 /**
  * Where a provider's status callbacks reach an integration, when the integration knows the
@@ -158,7 +158,7 @@ export const malformed = (message: string) => failure("retryable", "malformed_re
  * fetch plus reading the answer: a network error or the integration's timeout becomes a retryable
  * outcome instead of an exception, and the body is read whole.
  */
-export async function callProvider(call: ProviderCall, signal: AbortSignal): Promise<ProviderAnswer | SendOutcome> {
+export async function callProvider(call: ProviderCall, outbound: Outbound): Promise<ProviderAnswer | SendOutcome> {
   const response = await providerFetch(
     typeof call.url === "string" ? call.url : call.url.href,
     {
@@ -166,7 +166,7 @@ export async function callProvider(call: ProviderCall, signal: AbortSignal): Pro
       ...(call.headers ? { headers: call.headers } : {}),
       ...(call.body !== undefined ? { body: call.body } : {}),
     },
-    signal,
+    outbound,
   );
   if (isOutcome(response)) return response;
   let text: string;
@@ -176,7 +176,7 @@ export async function callProvider(call: ProviderCall, signal: AbortSignal): Pro
     // The connection dropped (or the timeout struck) while the body was arriving: a failure's
     // status still classifies it, a success without its body cannot be read.
     if (!response.ok) text = "";
-    else if (signal.aborted)
+    else if (outbound.signal.aborted)
       return failure("unknown", "timeout", "The provider did not answer within its timeout: it may have sent the message.");
     else return failure("retryable", "network_error", `The provider's answer was cut off: ${(error as Error).message}`);
   }
@@ -217,8 +217,8 @@ export function answerOutcome(answer: ProviderAnswer, mapping: AnswerMapping): S
 }
 
 /** One send: the request as given (an adapter that signs or encrypts builds the body itself), the answer mapped. */
-export async function sendRequest(call: ProviderCall & AnswerMapping, signal: AbortSignal): Promise<SendOutcome> {
-  const answer = await callProvider(call, signal);
+export async function sendRequest(call: ProviderCall & AnswerMapping, outbound: Outbound): Promise<SendOutcome> {
+  const answer = await callProvider(call, outbound);
   return isAnswer(answer) ? answerOutcome(answer, call) : answer;
 }
 
@@ -232,18 +232,18 @@ const withContentType = (contentType: string, headers: Record<string, string> = 
 /** A send with a JSON body (`content-type: application/json` unless the adapter's headers say otherwise). */
 export function sendJson(
   call: Omit<ProviderCall, "body" | "headers"> & AnswerMapping & { headers?: Record<string, string>; body: unknown },
-  signal: AbortSignal,
+  outbound: Outbound,
 ): Promise<SendOutcome> {
-  return sendRequest({ ...call, headers: withContentType("application/json", call.headers), body: JSON.stringify(call.body) }, signal);
+  return sendRequest({ ...call, headers: withContentType("application/json", call.headers), body: JSON.stringify(call.body) }, outbound);
 }
 
 /** A send with an `application/x-www-form-urlencoded` body (Twilio, Slack's Web API): `+` goes out as `%2B`. */
 export function sendForm(
   call: Omit<ProviderCall, "body" | "headers"> & AnswerMapping & { headers?: Record<string, string>; body: URLSearchParams },
-  signal: AbortSignal,
+  outbound: Outbound,
 ): Promise<SendOutcome> {
   return sendRequest(
     { ...call, headers: withContentType("application/x-www-form-urlencoded", call.headers), body: call.body.toString() },
-    signal,
+    outbound,
   );
 }

@@ -1,20 +1,8 @@
 /** Compact JWS for provider auth (Google service accounts RS256, APNs and VAPID ES256) with Web Crypto. */
+import { bytesToBase64Url, textToBase64Url } from "../lib/base64";
 import { pemToDer } from "./signatures";
 
 const encoder = new TextEncoder();
-
-export function base64UrlEncode(input: ArrayBuffer | Uint8Array | string): string {
-  const bytes = typeof input === "string" ? encoder.encode(input) : new Uint8Array(input);
-  let binary = "";
-  for (const byte of bytes) binary += String.fromCharCode(byte);
-  return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-}
-
-/** Throws on input that is not base64url (or base64); callers treat that as malformed credentials. */
-export function base64UrlDecode(input: string): Uint8Array<ArrayBuffer> {
-  const b64 = input.replace(/-/g, "+").replace(/_/g, "/");
-  return Uint8Array.from(atob(b64 + "=".repeat((4 - (b64.length % 4)) % 4)), (c) => c.charCodeAt(0));
-}
 
 export type JwtAlgorithm = "RS256" | "ES256";
 
@@ -40,9 +28,9 @@ export async function signJwt(
   claims: Record<string, unknown>,
   key: CryptoKey,
 ): Promise<string> {
-  const input = `${base64UrlEncode(JSON.stringify(header))}.${base64UrlEncode(JSON.stringify(claims))}`;
+  const input = `${textToBase64Url(JSON.stringify(header))}.${textToBase64Url(JSON.stringify(claims))}`;
   const signature = await crypto.subtle.sign(SIGN[header.alg], key, encoder.encode(input));
-  return `${input}.${base64UrlEncode(signature)}`;
+  return `${input}.${bytesToBase64Url(signature)}`;
 }
 
 /** The armour of a PKCS#8 PEM key, for credential schemas (importing it is async, so sends check that). */

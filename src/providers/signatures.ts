@@ -1,19 +1,12 @@
-import { bytesToBase64 } from "../lib/base64";
+import { base64ToBytes, bytesToBase64 } from "../lib/base64";
+import { timingSafeEqual } from "../lib/crypto";
 import { hex } from "../lib/hex";
+import { basicAuth } from "./http";
 
 /** Web Crypto helpers shared by status-webhook verifiers (HMAC, ECDSA, RSA over X.509, header secrets). */
 const encoder = new TextEncoder();
 
-export const base64ToBytes = (b64: string): Uint8Array<ArrayBuffer> => Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
-export { bytesToBase64 };
-
-/** Compares two strings in time that does not depend on where they differ. */
-export function timingSafeEqual(a: string, b: string): boolean {
-  if (a.length !== b.length) return false;
-  let diff = 0;
-  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
-  return diff === 0;
-}
+export { timingSafeEqual };
 
 export async function hmacHex(hash: "SHA-1" | "SHA-256" | "SHA-512", key: string, content: string): Promise<string> {
   const cryptoKey = await crypto.subtle.importKey("raw", encoder.encode(key), { name: "HMAC", hash }, false, ["sign"]);
@@ -26,7 +19,7 @@ export async function hmacHex(hash: "SHA-1" | "SHA-256" | "SHA-512", key: string
  */
 export function verifyAuthorization(headers: Headers, expected: { username: string; password: string } | { token: string }): boolean {
   const actual = headers.get("authorization") ?? "";
-  const wanted = "token" in expected ? `Bearer ${expected.token}` : `Basic ${btoa(`${expected.username}:${expected.password}`)}`;
+  const wanted = "token" in expected ? `Bearer ${expected.token}` : basicAuth(expected.username, expected.password);
   return timingSafeEqual(actual, wanted);
 }
 

@@ -4,9 +4,10 @@
  * A signature only proves that SNS sent the message, not that it came from your topic: callers must
  * also pin `TopicArn`.
  */
+import { base64ToBytes } from "../lib/base64";
 import { z } from "@hono/zod-openapi";
 import { parseJson } from "./http";
-import { base64ToBytes, pemToDer, spkiFromCertificate } from "./signatures";
+import { pemToDer, spkiFromCertificate } from "./signatures";
 
 export const SnsMessage = z
   .object({

@@ -1,17 +1,14 @@
-import { bytesToBase64 } from "../lib/base64";
+import { base64ToBytes, bytesToBase64 } from "../lib/base64";
 import { timingSafeEqual } from "./signatures";
 
 /** Standard Webhooks (also Svix): HMAC-SHA256 over `${id}.${timestamp}.${body}` with a `whsec_` secret. */
 const encoder = new TextEncoder();
 const TOLERANCE_SECONDS = 5 * 60;
 
-const fromBase64 = (b64: string) => Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
-const toBase64 = (bytes: ArrayBuffer) => bytesToBase64(bytes);
-
 async function hmac(secret: string, content: string): Promise<string> {
-  const raw = fromBase64(secret.startsWith("whsec_") ? secret.slice(6) : secret);
+  const raw = base64ToBytes(secret.startsWith("whsec_") ? secret.slice(6) : secret);
   const key = await crypto.subtle.importKey("raw", raw, { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
-  return toBase64(await crypto.subtle.sign("HMAC", key, encoder.encode(content)));
+  return bytesToBase64(await crypto.subtle.sign("HMAC", key, encoder.encode(content)));
 }
 
 export async function signStandardWebhook(secret: string, id: string, timestamp: number, body: string): Promise<string> {

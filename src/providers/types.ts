@@ -1,6 +1,7 @@
 import type { z } from "@hono/zod-openapi";
 import type { ContentByChannel } from "../engine/content";
 import type { Channel, ProviderChannel } from "../engine/steps";
+import type { DestinationOptions } from "../lib/destinations";
 
 /** An integration as an adapter sees it: credentials already decrypted. */
 export interface IntegrationConfig {
@@ -32,9 +33,18 @@ export interface SendRequest<C extends Channel> {
   subscriber: { subscriberId: string; firstName: string | null; lastName: string | null };
 }
 
+/**
+ * What every request to a provider carries, from the caller that starts it (a send or a check):
+ * the integration's timeout and the destination policy the shared fetch checks before anything leaves.
+ */
+export interface Outbound {
+  signal: AbortSignal;
+  destinations: DestinationOptions;
+}
+
 export interface SendContext {
   integration: IntegrationConfig;
-  signal: AbortSignal;
+  outbound: Outbound;
   capture: (capture: Capture) => void;
 }
 
@@ -105,6 +115,6 @@ export interface ProviderAdapter<C extends ProviderChannel = ProviderChannel> {
    * for `POST /v1/integrations/{id}/check`. Runs only once the credentials match `credentials`;
    * `detail` is shown to the user, so never put a secret in it. Without it the check validates the form.
    */
-  check?(integration: IntegrationConfig, signal: AbortSignal): Promise<{ ok: boolean; detail: string }>;
+  check?(integration: IntegrationConfig, outbound: Outbound): Promise<{ ok: boolean; detail: string }>;
   webhook?: StatusWebhook;
 }

@@ -1,5 +1,11 @@
-import type { Capture, IntegrationConfig, ProviderAdapter, SendOutcome, SendRequest } from "../../src/providers/types";
+import type { Capture, IntegrationConfig, Outbound, ProviderAdapter, SendOutcome, SendRequest } from "../../src/providers/types";
 import type { ProviderChannel } from "../../src/engine/steps";
+
+/** The conformance suite calls adapters directly against capture servers on 127.0.0.1. */
+export const localOutbound = (signal: AbortSignal = AbortSignal.timeout(5000)): Outbound => ({
+  signal,
+  destinations: { allowPrivate: true },
+});
 
 /** Runs one adapter send the way the delivery engine does, against a given base URL. */
 export async function sendWith<C extends ProviderChannel>(
@@ -18,7 +24,7 @@ export async function sendWith<C extends ProviderChannel>(
     } as SendRequest<C>,
     {
       integration: { id: "int_conformance", provider: adapter.id, channel: adapter.channel, settings: {}, ...integration },
-      signal,
+      outbound: localOutbound(signal),
       capture: (c) => captures.push(c),
     },
   );

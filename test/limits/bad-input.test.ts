@@ -1,7 +1,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { foldHeaderFields } from "../../src/engine/templates";
-import { bytesToBase64 } from "../../src/providers/signatures";
+import { bytesToBase64 } from "../../src/lib/base64";
 import { decryptJson, encryptJson } from "../../src/lib/secrets";
 import { createEnvironment, createEnvironmentWithWorkflow, createWorkflow, postTrigger, workflowBody } from "../factories";
 import { api, errorPaths, expectProblem } from "../request";

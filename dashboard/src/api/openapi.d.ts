@@ -5459,6 +5459,7 @@ export interface paths {
             parameters: {
                 query?: {
                     limit?: number;
+                    /** @description The `nextCursor` of the previous page. */
                     cursor?: string;
                 };
                 header?: never;

@@ -1,6 +1,7 @@
 import { and, desc, eq, gte, lt, or, type SQL } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { auditLog } from "../../db/schema";
+import { idCursor } from "../../lib/cursor";
 import { keysetPage } from "../../lib/pagination";
 import type { AdminAuditQuery, AuditEntry } from "./schemas";
 import { auditSummary } from "./summary";
@@ -27,7 +28,7 @@ export type AuditFilter = Omit<AdminAuditQuery, "limit" | "cursor" | "format"> &
 
 /** Reads only: entries are written by `auditStatement` in each change's batch, and nothing updates or deletes them but retention. */
 export function auditRepository(db: Db) {
-  const where = (filter: AuditFilter, cursor?: string): SQL | undefined =>
+  const where = (filter: AuditFilter, before?: string): SQL | undefined =>
     and(
       filter.environmentId === undefined ? undefined : eq(auditLog.environmentId, filter.environmentId),
       filter.environment === undefined ? undefined : eq(auditLog.environmentSlug, filter.environment),
@@ -41,8 +42,8 @@ export function auditRepository(db: Db) {
           : or(eq(auditLog.actorId, filter.actor), eq(auditLog.actorName, filter.actor)),
       filter.after === undefined ? undefined : gte(auditLog.at, new Date(filter.after)),
       filter.before === undefined ? undefined : lt(auditLog.at, new Date(filter.before)),
-      // Ids are time-ordered: newest first is by id, and the cursor is the last id seen.
-      cursor === undefined ? undefined : lt(auditLog.id, cursor),
+      // Ids are time-ordered: newest first is by id, and the cursor holds the last id seen.
+      before === undefined ? undefined : lt(auditLog.id, before),
     );
 
   return {
@@ -50,10 +51,10 @@ export function auditRepository(db: Db) {
       const rows = await db
         .select()
         .from(auditLog)
-        .where(where(filter, cursor))
+        .where(where(filter, idCursor.read(cursor)?.[0]))
         .orderBy(desc(auditLog.id))
         .limit(limit + 1);
-      const page = keysetPage(rows, limit, (last) => last.id);
+      const page = keysetPage(rows, limit, (last) => idCursor.encode([last.id]));
       return { data: page.rows.map(toEntry), nextCursor: page.nextCursor };
     },
 

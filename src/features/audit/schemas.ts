@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { AUDIT_ACTIONS, AUDIT_RESOURCES } from "../../contract/audit";
+import { idCursor } from "../../lib/cursor";
 import { pageOf, pageQuery } from "../../lib/pagination";
 
 export const AuditActor = z
@@ -42,14 +43,7 @@ export type AuditEntry = z.infer<typeof AuditEntry>;
 
 export const AuditList = pageOf(AuditEntry).openapi("AuditList");
 
-const entryId = z
-  .string()
-  .regex(/^aud_[0-9a-f]{32}$/, "A cursor is the `nextCursor` of the previous page.")
-  .optional()
-  .openapi({ description: "The `nextCursor` of the previous page." });
-
-export const AuditQuery = pageQuery(500).extend({
-  cursor: entryId,
+export const AuditQuery = pageQuery(500, idCursor).extend({
   resource: z.enum(AUDIT_RESOURCES).optional(),
   resourceId: z.string().max(200).optional().openapi({ description: "With `resource`: one workflow's key, one integration's id, ..." }),
   action: z.enum(AUDIT_ACTIONS).optional(),

@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import type { Actor, AppEnv } from "../../env";
-import { sha256Hex } from "../../lib/crypto";
+import { sha256Hex, timingSafeEqual } from "../../lib/crypto";
 import { ApiError } from "../../lib/errors";
 import { type Caller, limitFailedAuth, limitRequest } from "../../lib/middleware/rate-limit";
 import { createDb } from "../../db/client";
@@ -69,7 +69,7 @@ async function adminCredentialHash(env: { ADMIN_KEY_HASH?: string }, key: string
     .map((h) => h.trim().toLowerCase())
     .filter(Boolean);
   const hash = await sha256Hex(key);
-  return hashes.some((h) => sameDigest(h, hash)) ? hash : null;
+  return hashes.some((h) => timingSafeEqual(h, hash)) ? hash : null;
 }
 
 /** Whether `key` is the admin credential. */
@@ -127,14 +127,6 @@ export const apiKeyAuth = createMiddleware<AppEnv>(async (c, next) => {
   // A 429 of a route's own limit (a webhook endpoint's tests) describes that limit: it keeps its headers.
   for (const [name, value] of Object.entries(headers)) if (!c.res.headers.has(name)) c.res.headers.set(name, value);
 });
-
-/** Compares two equal-length hex digests without an early exit. */
-function sameDigest(a: string, b: string): boolean {
-  if (a.length !== b.length) return false;
-  let diff = 0;
-  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
-  return diff === 0;
-}
 
 /**
  * The admin API answers only to the admin credential, whose SHA-256 is the `ADMIN_KEY_HASH`

@@ -34,7 +34,17 @@ import { keysetPage } from "../../lib/pagination";
 import { forgetApiKeys } from "./api-keys";
 import { generateApiKey } from "./key-format";
 import { type AuditChange, type AuditContext, auditStatement } from "../../db/queries/audit";
-import type { ApiKey, ApiKeyCreated, ApiKeyInput, Environment, EnvironmentInput, EnvironmentList, RotateInput } from "./schemas";
+import {
+  type ApiKey,
+  type ApiKeyCreated,
+  type ApiKeyInput,
+  type Environment,
+  type EnvironmentInput,
+  type EnvironmentList,
+  environmentCursor,
+  type RotateInput,
+} from "./schemas";
+import { idCursor } from "../../lib/cursor";
 
 type EnvironmentRow = typeof environments.$inferSelect;
 type KeyRow = typeof apiKeys.$inferSelect;
@@ -151,14 +161,15 @@ export function environmentsRepository(db: Db) {
       return row ? toEnvironment(row) : null;
     },
 
-    async list(limit: number, after?: string): Promise<EnvironmentList> {
+    async list(limit: number, cursor?: string): Promise<EnvironmentList> {
+      const [after] = environmentCursor.read(cursor) ?? [];
       const rows = await db
         .select()
         .from(environments)
         .where(after ? gt(environments.slug, after) : undefined)
         .orderBy(asc(environments.slug))
         .limit(limit + 1);
-      const page = keysetPage(rows, limit, (last) => last.slug);
+      const page = keysetPage(rows, limit, (last) => environmentCursor.encode([last.slug]));
       return { data: page.rows.map(toEnvironment), nextCursor: page.nextCursor };
     },
 
@@ -222,7 +233,8 @@ export function environmentsRepository(db: Db) {
     },
 
     /** Keys of an environment, newest first; null when there is no such environment. */
-    async listKeys(slug: string, limit: number, after: string | undefined, includeRevoked: boolean, now = new Date()) {
+    async listKeys(slug: string, limit: number, cursor: string | undefined, includeRevoked: boolean, now = new Date()) {
+      const [after] = idCursor.read(cursor) ?? [];
       const environment = await bySlug(slug);
       if (!environment) return null;
       const usable = or(isNull(apiKeys.expiresAt), gt(apiKeys.expiresAt, now));
@@ -238,7 +250,7 @@ export function environmentsRepository(db: Db) {
         )
         .orderBy(asc(apiKeys.id))
         .limit(limit + 1);
-      const page = keysetPage(rows, limit, (last) => last.id);
+      const page = keysetPage(rows, limit, (last) => idCursor.encode([last.id]));
       return { data: page.rows.map((row) => toApiKey(row, slug, now.getTime())), nextCursor: page.nextCursor };
     },
 

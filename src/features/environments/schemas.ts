@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { cursorCodec, idCursor, rawKey } from "../../lib/cursor";
 import { pageOf, pageQuery } from "../../lib/pagination";
 
 const SLUG = /^[a-z][a-z0-9-]{0,31}$/;
@@ -34,7 +35,11 @@ export type EnvironmentUpdate = z.infer<typeof EnvironmentUpdate>;
 
 export const EnvironmentList = pageOf(Environment).openapi("EnvironmentList");
 export type EnvironmentList = z.infer<typeof EnvironmentList>;
-export const EnvironmentPageQuery = pageQuery(100);
+const Slug = z.string().regex(SLUG);
+/** Environments by slug; before 0.13 the cursor was the slug itself. */
+export const environmentCursor = cursorCodec(z.tuple([Slug]), { legacy: rawKey(Slug) });
+
+export const EnvironmentPageQuery = pageQuery(100, environmentCursor);
 
 export const EnvironmentSlugParam = z.object({
   slug: z.string().openapi({ param: { name: "slug", in: "path" }, example: "staging" }),
@@ -89,7 +94,7 @@ export type ApiKeyInput = z.infer<typeof ApiKeyInput>;
 
 export const ApiKeyList = pageOf(ApiKey).openapi("ApiKeyList");
 export type ApiKeyList = z.infer<typeof ApiKeyList>;
-export const ApiKeyPageQuery = pageQuery(100).extend({
+export const ApiKeyPageQuery = pageQuery(100, idCursor).extend({
   includeRevoked: z
     .enum(["true", "false"])
     .default("false")

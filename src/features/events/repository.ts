@@ -2,6 +2,7 @@ import { and, desc, eq, gt, lt } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { environments, events } from "../../db/schema";
 import type { EventType } from "../../contract/event-types";
+import { idCursor } from "../../lib/cursor";
 import { keysetPage } from "../../lib/pagination";
 import { eventRow } from "./record";
 import type { Event, EventList, EventQuery } from "./schemas";
@@ -41,6 +42,7 @@ export function eventsRepository(db: Db, environmentId: string) {
     },
 
     async list(query: EventQuery): Promise<EventList> {
+      const [before] = idCursor.read(query.cursor) ?? [];
       const rows = await db
         .select()
         .from(events)
@@ -49,12 +51,12 @@ export function eventsRepository(db: Db, environmentId: string) {
             eq(events.environmentId, environmentId),
             query.type ? eq(events.type, query.type) : undefined,
             query.after ? gt(events.createdAt, new Date(query.after)) : undefined,
-            query.cursor ? lt(events.id, query.cursor) : undefined,
+            before ? lt(events.id, before) : undefined,
           ),
         )
         .orderBy(desc(events.id))
         .limit(query.limit + 1);
-      const page = keysetPage(rows, query.limit, (last) => last.id);
+      const page = keysetPage(rows, query.limit, (last) => idCursor.encode([last.id]));
       const environment = await slug();
       return { data: page.rows.map((row) => toEvent(row, environment)), nextCursor: page.nextCursor };
     },

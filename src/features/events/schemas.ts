@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { EVENT_TYPES } from "../../contract/event-types";
+import { idCursor } from "../../lib/cursor";
 import { pageOf, pageQuery } from "../../lib/pagination";
 
 /** The body of every delivery (Standard Webhooks' envelope), and an entry of the event log. */
@@ -30,7 +31,7 @@ export const EventQuery = z
     type: z.enum(EVENT_TYPES).optional(),
     after: z.iso.datetime().optional().openapi({ description: "Only events after this time." }),
   })
-  .extend(pageQuery(200).shape);
+  .extend(pageQuery(200, idCursor).shape);
 export type EventQuery = z.infer<typeof EventQuery>;
 
 export const EventList = pageOf(Event).openapi("EventList");

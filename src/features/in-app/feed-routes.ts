@@ -2,10 +2,11 @@ import type { Context } from "hono";
 import { createDb } from "../../db/client";
 import { inboxSockets } from "../../durable-objects/inbox-socket/client";
 import type { AppEnv } from "../../env";
-import { ApiError, notFound } from "../../lib/errors";
+import { notFound } from "../../lib/errors";
 import { apiRoute, createRouter, json, security } from "../../lib/openapi";
 import { filterOf, inboxService, toNotification } from "./feed";
 import {
+  feedCursor,
   FeedParams,
   InAppChange,
   InAppCounts,
@@ -23,7 +24,6 @@ export const feedRoutes = createRouter();
 const inbox = (c: Context<AppEnv>) => (subscriberId: string) =>
   inboxService(createDb(c.env.DB), c.get("environmentId"), subscriberId, inboxSockets(c.env.INBOX_SOCKETS), c.env);
 const tags = ["In-app"];
-const ID = /^msg_[0-9a-f]{32}$/;
 const missing = (id: string) => notFound("subscriber_not_found", `subscriber "${id}"`);
 
 feedRoutes.openapi(
@@ -41,15 +41,14 @@ feedRoutes.openapi(
   async (c) => {
     const { subscriberId } = c.req.valid("param");
     const { limit, cursor, ...query } = c.req.valid("query");
-    if (cursor !== undefined && !ID.test(cursor)) {
-      throw new ApiError("bad_request", "Not a cursor of this list: pass the `nextCursor` of the previous page.");
-    }
+    const [after] = feedCursor.read(cursor) ?? [];
     const { feed } = inbox(c)(subscriberId);
-    const page = await feed.list(filterOf(query), limit, cursor);
+    const page = await feed.list(filterOf(query), limit, after);
     // Only an empty page costs the existence check.
     if (page.data.length === 0 && !(await feed.subscriberExists())) throw missing(subscriberId);
     const data = page.data.map(toNotification);
-    return c.json({ data, nextCursor: page.hasMore ? (data.at(-1)?.id ?? null) : null }, 200);
+    const last = data.at(-1);
+    return c.json({ data, nextCursor: page.hasMore && last ? feedCursor.encode([last.id]) : null }, 200);
   },
 );
 

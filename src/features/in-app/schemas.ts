@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { cursorCodec, rawKey } from "../../lib/cursor";
 import { pageQuery } from "../../lib/pagination";
 import { SESSION_PROFILE_WRITES } from "../../contract/in-app-settings";
 
@@ -51,6 +52,13 @@ export const InAppFilter = z
   })
   .strict()
   .openapi("InAppFilter");
+
+const MessageId = z.string().regex(/^msg_[0-9a-f]{32}$/);
+/**
+ * The feed by message id, newest first; before 0.13 the cursor was the id itself. The route reads
+ * it (a bad cursor is a 400 there), so the query leaves it a plain string.
+ */
+export const feedCursor = cursorCodec(z.tuple([MessageId]), { legacy: rawKey(MessageId) });
 
 export const InAppFeedQuery = z
   .object({

@@ -3,7 +3,6 @@ import { z } from "@hono/zod-openapi";
 import type { DestinationOptions } from "../../lib/destinations";
 import { fieldErrors } from "../../lib/errors";
 import { issueMessage } from "../../lib/issue-messages";
-import { destinationSignal } from "../../providers/destination-scope";
 import { providerFor } from "../../providers/registry";
 import type { IntegrationConfig, ProviderAdapter } from "../../providers/types";
 
@@ -187,11 +186,11 @@ export async function checkIntegration(
     };
   }
   const timeout = integration.settings.timeoutMs;
-  const signal = destinationSignal(typeof timeout === "number" && timeout > 0 ? timeout : CHECK_TIMEOUT_MS, destinations);
+  const signal = AbortSignal.timeout(typeof timeout === "number" && timeout > 0 ? timeout : CHECK_TIMEOUT_MS);
   try {
     // An adapter that ignores the signal still does not hold the request past the timeout.
     const timedOut = new Promise<never>((_, reject) => signal.addEventListener("abort", () => reject(signal.reason), { once: true }));
-    const result = await Promise.race([adapter.check(integration, signal), timedOut]);
+    const result = await Promise.race([adapter.check(integration, { signal, destinations }), timedOut]);
     return { ok: result.ok, mode: "remote", detail: redact(result.detail, integration.credentials) };
   } catch {
     // An adapter's exception may quote a URL or header with a secret in it: say only what happened.

@@ -12,6 +12,7 @@ import type { IntegrationConfig } from "../../providers/types";
 import { credentialIssues, credentialsJsonSchema, credentialsView, MASK, secretPaths, unmaskCredentials } from "./credentials";
 import { destinationsOf, movedDestinations, refusedDestinations } from "./destinations";
 import type { Integration, IntegrationInput, IntegrationUpdate } from "./schemas";
+import { idCursor } from "../../lib/cursor";
 import { keysetPage } from "../../lib/pagination";
 import { type AuditContext, auditStatement } from "../../db/queries/audit";
 
@@ -82,7 +83,8 @@ export function integrationsRepository(db: Db, environmentId: string, encryption
     },
 
     /** Pages by id, which is time-ordered: oldest first. */
-    async list(limit: number, after?: string, channel?: ProviderChannel): Promise<{ data: Integration[]; nextCursor: string | null }> {
+    async list(limit: number, cursor?: string, channel?: ProviderChannel): Promise<{ data: Integration[]; nextCursor: string | null }> {
+      const [after] = idCursor.read(cursor) ?? [];
       const rows = await db
         .select()
         .from(integrations)
@@ -95,7 +97,7 @@ export function integrationsRepository(db: Db, environmentId: string, encryption
         )
         .orderBy(asc(integrations.id))
         .limit(limit + 1);
-      const page = keysetPage(rows, limit, (last) => last.id);
+      const page = keysetPage(rows, limit, (last) => idCursor.encode([last.id]));
       return { data: await Promise.all(page.rows.map((row) => toIntegration(row, encryptionKey))), nextCursor: page.nextCursor };
     },
 

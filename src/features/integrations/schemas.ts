@@ -4,6 +4,7 @@ import { MAX_CREDENTIALS_BYTES } from "../../lib/json-limits";
 import { providerFor } from "../../providers/registry";
 import { PROVIDER_CHANNELS } from "../../engine/steps";
 import { credentialIssues, MASK } from "./credentials";
+import { idCursor } from "../../lib/cursor";
 import { pageOf, pageQuery } from "../../lib/pagination";
 
 const ProviderId = z
@@ -105,7 +106,7 @@ export const IntegrationIdParam = z.object({
   id: z.string().openapi({ param: { name: "id", in: "path" }, example: "int_019a2b3c4d5e7f8091a2b3c4d5e6f708" }),
 });
 
-export const IntegrationListQuery = pageQuery(100).extend({ channel: z.enum(PROVIDER_CHANNELS).optional() });
+export const IntegrationListQuery = pageQuery(100, idCursor).extend({ channel: z.enum(PROVIDER_CHANNELS).optional() });
 
 export const IntegrationList = pageOf(Integration).openapi("IntegrationList");
 export type IntegrationList = z.infer<typeof IntegrationList>;

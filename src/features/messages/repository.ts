@@ -1,9 +1,10 @@
-import { and, asc, desc, eq, gte, lt, lte, or, sql, type SQL } from "drizzle-orm";
+import { and, asc, desc, eq, gte, lte, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../../db/client";
+import { olderThan } from "../../db/keyset-window";
 import { messageEvents, messages, sandboxMessages, triggers } from "../../db/schema";
 import type { Message } from "./schemas";
 import type { z } from "@hono/zod-openapi";
-import type { MessageQuery } from "./schemas";
+import { type MessageQuery, messageCursor } from "./schemas";
 import { keysetPage } from "../../lib/pagination";
 
 type Row = typeof messages.$inferSelect;
@@ -27,17 +28,6 @@ export const toMessage = (row: Row, workflowVersion: number | null): Message => 
   createdAt: row.createdAt.toISOString(),
   updatedAt: row.updatedAt.toISOString(),
 });
-
-/** Cursor: the last row's creation time and id, so pages stay stable while new messages arrive. */
-const encodeCursor = (row: Row) => btoa(`${row.createdAt.getTime()}:${row.id}`);
-function decodeCursor(cursor: string): { at: number; id: string } | null {
-  try {
-    const [at, id] = atob(cursor).split(":");
-    return at && id && /^\d+$/.test(at) ? { at: Number(at), id } : null;
-  } catch {
-    return null;
-  }
-}
 
 /** A stored actor: a subscriberId or an inline profile; anything else reads as none. */
 const actorOf = (actor: unknown): string | Record<string, unknown> | null =>
@@ -65,17 +55,13 @@ export function messagesRepository(db: Db, environmentId: string) {
         query.since ? gte(messages.createdAt, new Date(query.since)) : undefined,
         query.until ? lte(messages.createdAt, new Date(query.until)) : undefined,
       ];
-      const cursor = query.cursor ? decodeCursor(query.cursor) : null;
-      if (cursor) {
-        filters.push(
-          or(lt(messages.createdAt, new Date(cursor.at)), and(eq(messages.createdAt, new Date(cursor.at)), lt(messages.id, cursor.id))),
-        );
-      }
+      const cursor = messageCursor.read(query.cursor);
+      if (cursor) filters.push(olderThan(messages.createdAt, messages.id, cursor));
       const rows = await withVersion()
         .where(and(...filters))
         .orderBy(desc(messages.createdAt), desc(messages.id))
         .limit(query.limit + 1);
-      const page = keysetPage(rows, query.limit, (last) => encodeCursor(last.message));
+      const page = keysetPage(rows, query.limit, ({ message }) => messageCursor.encode([message.createdAt.getTime(), message.id]));
       return { data: page.rows.map((r) => toMessage(r.message, r.workflowVersion)), nextCursor: page.nextCursor };
     },
 

@@ -1,6 +1,8 @@
 import { z } from "@hono/zod-openapi";
 import { MESSAGE_STATUSES, TRIGGER_STATUSES } from "../../contract/statuses";
 import { CHANNELS } from "../../engine/steps";
+import { base64ToBinary } from "../../lib/base64";
+import { cursorCodec } from "../../lib/cursor";
 import { pageOf, pageQuery } from "../../lib/pagination";
 
 export const MessageEvent = z
@@ -39,6 +41,17 @@ export const MessageWithEvents = Message.extend({
 }).openapi("MessageWithEvents");
 export type MessageWithEvents = z.infer<typeof MessageWithEvents>;
 
+/**
+ * The last message's creation time and id, so pages stay stable while new messages arrive.
+ * Before 0.13 the cursor was base64 of `<time>:<id>`, read by `legacy`.
+ */
+export const messageCursor = cursorCodec(z.tuple([z.number().int().min(0), z.string().min(1)]), {
+  legacy: (cursor) => {
+    const [at, id] = base64ToBinary(cursor).split(":");
+    return at && id && /^\d+$/.test(at) ? [Number(at), id] : null;
+  },
+});
+
 export const MessageQuery = z
   .object({
     transactionId: z.string().optional(),
@@ -50,7 +63,7 @@ export const MessageQuery = z
     since: z.iso.datetime({ offset: true }).optional(),
     until: z.iso.datetime({ offset: true }).optional(),
   })
-  .extend(pageQuery(200).shape);
+  .extend(pageQuery(200, messageCursor).shape);
 
 export const MessageList = pageOf(Message).openapi("MessageList");
 export type MessageList = z.infer<typeof MessageList>;

@@ -2,7 +2,7 @@ import { createDb, type Db } from "../../db/client";
 import { preferenceLinksRepository, type Branding } from "../../db/queries/preference-link-settings";
 import type { Bindings } from "../../env";
 import { openToken, tokenEnvironment, type LinkClaims } from "../../lib/link-tokens";
-import { readLegacyClaims, verifyLegacyToken } from "../../lib/link-tokens-legacy";
+import { readLegacyClaims, verifyLegacyToken } from "./legacy-tokens";
 import type { SubscriberPreferences } from "../../contract/preferences";
 import { messagesFor } from "./messages";
 import { pageRepository } from "./repository";

@@ -3,13 +3,7 @@ import { activityPage, type ActivityRow } from "../../db/queries/subscriber-acti
 import { notFound } from "../../lib/errors";
 import { apiRoute, createRouter, json, security } from "../../lib/openapi";
 import { keysetPage } from "../../lib/pagination";
-import {
-  ActivityQuery,
-  decodeActivityCursor,
-  encodeActivityCursor,
-  type SubscriberActivity,
-  SubscriberActivityPage,
-} from "./activity-schemas";
+import { ActivityQuery, activityCursor, type SubscriberActivity, SubscriberActivityPage } from "./activity-schemas";
 import { addressesOf } from "./addresses-repository";
 import { SubscriberIdParam } from "./preferences-schemas";
 
@@ -40,6 +34,7 @@ activityRoutes.openapi(
   async (c) => {
     const { subscriberId } = c.req.valid("param");
     const { limit, cursor } = c.req.valid("query");
+    const after = activityCursor.read(cursor);
     const environmentId = c.get("environmentId");
     const db = createDb(c.env.DB);
     if ((await c.var.data.preferences.find(subscriberId)) === undefined) {
@@ -49,10 +44,10 @@ activityRoutes.openapi(
     const rows = await activityPage(
       db,
       { environmentId, subscriberId, addresses: normalised },
-      cursor ? decodeActivityCursor(cursor) : null,
+      after ? { createdAt: after[0], id: after[1] } : null,
       limit,
     );
-    const page = keysetPage(rows, limit, (last) => encodeActivityCursor(last.created_at, last.id));
+    const page = keysetPage(rows, limit, (last) => activityCursor.encode([last.created_at, last.id]));
     return c.json({ data: page.rows.map(toEntry), nextCursor: page.nextCursor }, 200);
   },
 );

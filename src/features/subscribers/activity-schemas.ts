@@ -1,31 +1,27 @@
 import { z } from "@hono/zod-openapi";
 import { ACTIVITY_TYPES, PREFERENCE_CHANGE_REASONS } from "../../contract/subscriber-activity";
 import { SUPPRESSION_REASONS } from "../../contract/suppressions";
+import { base64UrlToText } from "../../lib/base64";
+import { cursorCodec } from "../../lib/cursor";
 import { pageOf, pageQuery } from "../../lib/pagination";
 import { SubscriberPreferencesUpdate } from "./preferences-schemas";
 
-// The cursor is the (time, id) of the last entry of a page, opaque to clients so the order can change later.
-const encode = (text: string) => btoa(text).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
+/**
+ * The (time, id) of the last entry of a page. Before 0.13 the cursor was base64url of
+ * `a:<time>:<id>`, read by `legacy`.
+ */
+export const activityCursor = cursorCodec(
+  z.tuple([z.number().int().min(0).max(999_999_999_999_999), z.string().regex(/^[a-z]{3}_[0-9a-z]{1,40}$/)]),
+  {
+    legacy: (cursor) => {
+      const match = /^a:(\d{1,15}):([a-z]{3}_[0-9a-z]{1,40})$/.exec(base64UrlToText(cursor));
+      return match ? [Number(match[1]), match[2]] : null;
+    },
+    maxLength: 200,
+  },
+);
 
-export const encodeActivityCursor = (createdAt: number, id: string) => encode(`a:${createdAt}:${id}`);
-
-export function decodeActivityCursor(cursor: string): { createdAt: number; id: string } | null {
-  try {
-    const match = /^a:(\d{1,15}):([a-z]{3}_[0-9a-z]{1,40})$/.exec(atob(cursor.replaceAll("-", "+").replaceAll("_", "/")));
-    return match ? { createdAt: Number(match[1]), id: match[2]! } : null;
-  } catch {
-    return null;
-  }
-}
-
-export const ActivityQuery = pageQuery(100).extend({
-  cursor: z
-    .string()
-    .max(200)
-    .refine((cursor) => decodeActivityCursor(cursor) !== null, "Not a cursor of this list: pass the `nextCursor` of the previous page.")
-    .optional()
-    .openapi({ description: "The `nextCursor` of the previous page." }),
-});
+export const ActivityQuery = pageQuery(100, activityCursor);
 
 export const SubscriberActivity = z
   .object({

@@ -7,7 +7,7 @@ import { countUpTo, type KeysetWindow, keysetWindow, totalOf, type WindowPage } 
 import { containing } from "../../lib/like";
 import { keysetPage } from "../../lib/pagination";
 import { maskString } from "../integrations/credentials";
-import { decodeCursor, encodeCursor } from "./cursor";
+import { decodeCursor, encodeCursor, subscriberCursor } from "./cursor";
 import { withDefaults } from "./preferences";
 import type { Subscriber, SubscriberDetail, SubscriberQuery, SubscriberSummary } from "./schemas";
 
@@ -113,18 +113,18 @@ export function subscribersRepository(db: Db, environmentId: string) {
 
   return {
     async list(query: SubscriberQuery): Promise<{ data: SubscriberSummary[]; nextCursor: string | null }> {
-      const after = query.cursor ? decodeCursor(query.cursor) : null;
+      const [after] = subscriberCursor.read(query.cursor) ?? [];
       const rows = await db
         .select()
         .from(subscribers)
-        .where(and(matching(environmentId, query), after !== null ? gt(subscribers.subscriberId, after) : undefined))
+        .where(and(matching(environmentId, query), after !== undefined ? gt(subscribers.subscriberId, after) : undefined))
         .orderBy(asc(subscribers.subscriberId))
         .limit(query.limit + 1);
-      const page = keysetPage(rows, query.limit, (last) => encodeCursor(last.subscriberId));
+      const page = keysetPage(rows, query.limit, (last) => subscriberCursor.encode([last.subscriberId]));
       return { data: page.rows.map(toSummary), nextCursor: page.nextCursor };
     },
 
-    /** A page by subscriberId either way from a cursor of this list (`encodeCursor`), with the capped count of all that match. */
+    /** A page by subscriberId either way from a Novu cursor (`encodeCursor`), with the capped count of all that match. */
     async search(filter: SubscriberFilter, window: KeysetWindow) {
       const decode = (cursor: string | undefined) => (cursor === undefined ? undefined : (decodeCursor(cursor) ?? undefined));
       const w = keysetWindow(subscribers.subscriberId, { ...window, after: decode(window.after), before: decode(window.before) });

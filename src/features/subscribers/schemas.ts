@@ -2,7 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { ChatAddress, PushAddress } from "../../contract/recipients";
 import { BulkItemError } from "../../lib/errors";
 import { pageOf, pageQuery } from "../../lib/pagination";
-import { SubscriberCursor } from "./cursor";
+import { subscriberCursor } from "./cursor";
 import { SubscriberPreferences } from "./preferences-schemas";
 
 export const Subscriber = z
@@ -80,8 +80,7 @@ export const SubscriberQuery = z
       .optional()
       .openapi({ description: "Only subscribers changed at or after this time (ISO 8601).", example: "2026-02-01T00:00:00Z" }),
   })
-  .extend(pageQuery(200).shape)
-  .extend({ cursor: SubscriberCursor.optional().openapi({ description: "The `nextCursor` of the previous page." }) });
+  .extend(pageQuery(200, subscriberCursor).shape);
 export type SubscriberQuery = z.infer<typeof SubscriberQuery>;
 
 export const SubscriberDetail = Subscriber.extend({

@@ -1,10 +1,10 @@
-import { and, desc, eq, inArray, lt, or, type SQL } from "drizzle-orm";
+import { and, desc, eq, inArray, type SQL } from "drizzle-orm";
 import type { Db } from "../../db/client";
+import { olderThan } from "../../db/keyset-window";
 import { suppressions } from "../../db/schema";
-import { ApiError } from "../../lib/errors";
 import { normaliseAddress } from "../../lib/normalise-address";
 import { keysetPage } from "../../lib/pagination";
-import type { Suppression, SuppressionList, SuppressionQuery } from "./schemas";
+import { type Suppression, type SuppressionList, type SuppressionQuery, suppressionCursor } from "./schemas";
 
 type Row = typeof suppressions.$inferSelect;
 
@@ -28,18 +28,6 @@ function storedForms(address: string): string[] {
   return [...forms];
 }
 
-/** Cursor: the last row's time and address (JSON: addresses may hold any character). */
-const encodeCursor = (row: Row) => btoa(JSON.stringify([row.createdAt.getTime(), row.address]));
-function decodeCursor(cursor: string): { at: Date; address: string } {
-  try {
-    const [at, address] = JSON.parse(atob(cursor)) as unknown[];
-    if (typeof at === "number" && Number.isInteger(at) && typeof address === "string") return { at: new Date(at), address };
-  } catch {
-    // Falls through to the problem below.
-  }
-  throw new ApiError("bad_request", "The cursor is not one this API returned: pass the `nextCursor` of the previous page.");
-}
-
 /** The suppression list of one environment, newest first. */
 export function suppressionsRepository(db: Db, environmentId: string) {
   return {
@@ -50,17 +38,15 @@ export function suppressionsRepository(db: Db, environmentId: string) {
         query.reason ? eq(suppressions.reason, query.reason) : undefined,
         query.address ? inArray(suppressions.address, storedForms(query.address)) : undefined,
       ];
-      if (query.cursor) {
-        const { at, address } = decodeCursor(query.cursor);
-        filters.push(or(lt(suppressions.createdAt, at), and(eq(suppressions.createdAt, at), lt(suppressions.address, address))));
-      }
+      const cursor = suppressionCursor.read(query.cursor);
+      if (cursor) filters.push(olderThan(suppressions.createdAt, suppressions.address, cursor));
       const rows = await db
         .select()
         .from(suppressions)
         .where(and(...filters))
         .orderBy(desc(suppressions.createdAt), desc(suppressions.address))
         .limit(query.limit + 1);
-      const page = keysetPage(rows, query.limit, encodeCursor);
+      const page = keysetPage(rows, query.limit, (last) => suppressionCursor.encode([last.createdAt.getTime(), last.address]));
       return { data: page.rows.map(toSuppression), nextCursor: page.nextCursor };
     },
 

@@ -1,6 +1,8 @@
 import { z } from "@hono/zod-openapi";
 import { SUPPRESSION_REASONS } from "../../contract/suppressions";
 import { PROVIDER_CHANNELS } from "../../engine/steps";
+import { base64ToBinary } from "../../lib/base64";
+import { cursorCodec } from "../../lib/cursor";
 import { pageOf, pageQuery } from "../../lib/pagination";
 
 export const Suppression = z
@@ -26,6 +28,15 @@ export const Suppression = z
     },
   });
 export type Suppression = z.infer<typeof Suppression>;
+
+/**
+ * The last row's time and address (addresses may hold any character). The cursor of 0.12 and
+ * before was the same tuple's JSON through `btoa` (a byte per character), read by `legacy`. The
+ * repository reads it, so a bad cursor is a 400 (`bad_request`) here, and the query leaves it a plain string.
+ */
+export const suppressionCursor = cursorCodec(z.tuple([z.number().int(), z.string()]), {
+  legacy: (cursor) => JSON.parse(base64ToBinary(cursor)),
+});
 
 export const SuppressionQuery = z
   .object({

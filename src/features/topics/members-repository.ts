@@ -7,7 +7,7 @@ import { countUpTo, type KeysetWindow, keysetWindow, totalOf } from "../../db/ke
 import { newId } from "../../lib/ids";
 import { keysetPage } from "../../lib/pagination";
 import { toTopic, topicScope } from "./repository";
-import type { TopicMember, TopicMembersAdded } from "./schemas";
+import { memberCursor, type TopicMember, type TopicMembersAdded } from "./schemas";
 
 /** D1 allows 100 bound parameters; a delete binds the environment and topic besides the ids. */
 const IDS_PER_DELETE = 90;
@@ -143,7 +143,8 @@ export function topicMembersRepository(db: Db, environmentId: string) {
     },
 
     /** A page of members by subscriberId; null when the topic is unknown. */
-    async members(key: string, limit: number, after?: string): Promise<{ data: TopicMember[]; nextCursor: string | null } | null> {
+    async members(key: string, limit: number, cursor?: string): Promise<{ data: TopicMember[]; nextCursor: string | null } | null> {
+      const [after] = memberCursor.read(cursor) ?? [];
       const [found, rows] = await db.batch([
         exists(key),
         db
@@ -154,7 +155,7 @@ export function topicMembersRepository(db: Db, environmentId: string) {
           .limit(limit + 1),
       ]);
       if (found.length === 0) return null;
-      const page = keysetPage(rows, limit, (last) => last.subscriberId);
+      const page = keysetPage(rows, limit, (last) => memberCursor.encode([last.subscriberId]));
       return {
         data: page.rows.map((row) => ({ subscriberId: row.subscriberId, addedAt: row.createdAt.toISOString() })),
         nextCursor: page.nextCursor,

@@ -2,7 +2,7 @@ import { and, asc, count, eq, gt, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { topicMembers, topics } from "../../db/schema";
 import { newId } from "../../lib/ids";
-import type { Topic, TopicInput, TopicUpdate, TopicWithCount } from "./schemas";
+import { type Topic, type TopicInput, type TopicUpdate, type TopicWithCount, topicCursor } from "./schemas";
 import { countUpTo, type KeysetWindow, keysetWindow, totalOf } from "../../db/keyset-window";
 import { containing } from "../../lib/like";
 import { keysetPage } from "../../lib/pagination";
@@ -52,14 +52,15 @@ export function topicsRepository(db: Db, environmentId: string) {
       return row ? { ...toTopic(row), memberCount: counted[0]?.n ?? 0 } : null;
     },
 
-    async list(limit: number, after?: string): Promise<{ data: Topic[]; nextCursor: string | null }> {
+    async list(limit: number, cursor?: string): Promise<{ data: Topic[]; nextCursor: string | null }> {
+      const [after] = topicCursor.read(cursor) ?? [];
       const rows = await db
         .select()
         .from(topics)
         .where(and(eq(topics.environmentId, environmentId), after ? gt(topics.key, after) : undefined))
         .orderBy(asc(topics.key))
         .limit(limit + 1);
-      const page = keysetPage(rows, limit, (last) => last.key);
+      const page = keysetPage(rows, limit, (last) => topicCursor.encode([last.key]));
       return { data: page.rows.map(toTopic), nextCursor: page.nextCursor };
     },
 

@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { cursorCodec, rawKey } from "../../lib/cursor";
 import { pageOf, pageQuery } from "../../lib/pagination";
 
 const TOPIC_KEY = /^[a-z0-9][a-z0-9._:-]{0,127}$/;
@@ -67,5 +68,12 @@ export type TopicMember = z.infer<typeof TopicMember>;
 export const TopicMemberList = pageOf(TopicMember).openapi("TopicMemberList");
 export type TopicMemberList = z.infer<typeof TopicMemberList>;
 
-export const TopicPageQuery = pageQuery(100);
-export const MemberPageQuery = pageQuery(500);
+const TopicKey = z.string().regex(TOPIC_KEY);
+const MemberId = z.string().min(1).max(256);
+/** Topics by key; before 0.13 the cursor was the key itself. */
+export const topicCursor = cursorCodec(z.tuple([TopicKey]), { legacy: rawKey(TopicKey) });
+/** A topic's members by subscriberId; before 0.13 the cursor was the subscriberId itself. */
+export const memberCursor = cursorCodec(z.tuple([MemberId]), { legacy: rawKey(MemberId) });
+
+export const TopicPageQuery = pageQuery(100, topicCursor);
+export const MemberPageQuery = pageQuery(500, memberCursor);

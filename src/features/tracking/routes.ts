@@ -1,3 +1,4 @@
+import { base64ToBytes } from "../../lib/base64";
 import { createDb } from "../../db/client";
 import { ApiError } from "../../lib/errors";
 import { createRouter } from "../../lib/openapi";
@@ -6,7 +7,7 @@ import { applyStatuses } from "../messages/status-repository";
 
 export const trackingRoutes = createRouter();
 
-const PIXEL = Uint8Array.from(atob("R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7"), (c) => c.charCodeAt(0));
+const PIXEL = base64ToBytes("R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7");
 const tampered = () => new ApiError("invalid_tracking_link", "This tracking link is not valid.");
 
 trackingRoutes.get("/t/o/:token", async (c) => {

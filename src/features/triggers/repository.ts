@@ -1,9 +1,10 @@
-import { and, desc, eq, gte, lt, lte, or, type SQL, sql } from "drizzle-orm";
+import { and, desc, eq, gte, lte, type SQL, sql } from "drizzle-orm";
 import { isBroadcastRecipient } from "../../contract/recipients";
 import type { Db } from "../../db/client";
+import { olderThan } from "../../db/keyset-window";
 import { triggers } from "../../db/schema";
 import { keysetPage } from "../../lib/pagination";
-import { MAX_RECIPIENT_LABELS, type TriggerQuery, type TriggerSummary } from "./schemas";
+import { MAX_RECIPIENT_LABELS, type TriggerQuery, type TriggerSummary, triggerCursor } from "./schemas";
 
 type Row = typeof triggers.$inferSelect;
 
@@ -29,22 +30,9 @@ const toSummary = (row: Row): TriggerSummary => {
   };
 };
 
-// A transactionId may hold ':', so the cursor splits at the first one only.
-const encodeCursor = (row: Row) => btoa(`${row.acceptedAt.getTime()}:${row.transactionId}`);
-function decodeCursor(cursor: string): { at: Date; id: string } | null {
-  try {
-    const text = atob(cursor);
-    const split = text.indexOf(":");
-    const at = text.slice(0, split);
-    return split > 0 && /^\d+$/.test(at) ? { at: new Date(Number(at)), id: text.slice(split + 1) } : null;
-  } catch {
-    return null;
-  }
-}
-
 /** The page's query: newest first, one row more than asked for to know whether another page follows. */
 export function listQuery(db: Db, environmentId: string, query: TriggerQuery) {
-  const cursor = query.cursor ? decodeCursor(query.cursor) : null;
+  const cursor = triggerCursor.read(query.cursor);
   // Subscribers are only known per message for topics and broadcasts. Named indexes, because
   // without table statistics SQLite would rather walk every message and trigger of the environment.
   const ofSubscriber = query.subscriberId
@@ -58,9 +46,7 @@ export function listQuery(db: Db, environmentId: string, query: TriggerQuery) {
     query.since ? gte(triggers.acceptedAt, new Date(query.since)) : undefined,
     query.until ? lte(triggers.acceptedAt, new Date(query.until)) : undefined,
     ofSubscriber,
-    cursor
-      ? or(lt(triggers.acceptedAt, cursor.at), and(eq(triggers.acceptedAt, cursor.at), lt(triggers.transactionId, cursor.id)))
-      : undefined,
+    cursor ? olderThan(triggers.acceptedAt, triggers.transactionId, cursor) : undefined,
   ];
   return (
     db
@@ -78,7 +64,7 @@ export function triggersRepository(db: Db, environmentId: string) {
   return {
     async list(query: TriggerQuery) {
       const rows = await listQuery(db, environmentId, query);
-      const page = keysetPage(rows, query.limit, encodeCursor);
+      const page = keysetPage(rows, query.limit, (last) => triggerCursor.encode([last.acceptedAt.getTime(), last.transactionId]));
       return { data: page.rows.map(toSummary), nextCursor: page.nextCursor };
     },
   };

@@ -2,6 +2,8 @@ import { z } from "@hono/zod-openapi";
 import { BulkItemError } from "../../lib/errors";
 import { SubscriberInput } from "../../contract/recipients";
 import { depthIssue, MAX_PAYLOAD_DEPTH } from "../../lib/json-limits";
+import { base64ToBinary } from "../../lib/base64";
+import { cursorCodec } from "../../lib/cursor";
 import { pageOf, pageQuery } from "../../lib/pagination";
 import { TRIGGER_STATUSES } from "../../contract/statuses";
 import { overridesIssues } from "./overrides";
@@ -120,6 +122,19 @@ export const TriggerSummary = z
   .openapi("TriggerSummary");
 export type TriggerSummary = z.infer<typeof TriggerSummary>;
 
+/**
+ * The last trigger's acceptance time and transactionId. Before 0.13 the cursor was base64 of
+ * `<time>:<transactionId>`, read by `legacy` (a transactionId may hold ':': split at the first).
+ */
+export const triggerCursor = cursorCodec(z.tuple([z.number().int().min(0), z.string()]), {
+  legacy: (cursor) => {
+    const text = base64ToBinary(cursor);
+    const split = text.indexOf(":");
+    const at = text.slice(0, split);
+    return split > 0 && /^\d+$/.test(at) ? [Number(at), text.slice(split + 1)] : null;
+  },
+});
+
 export const TriggerQuery = z
   .object({
     workflow: z.string().optional(),
@@ -132,7 +147,7 @@ export const TriggerQuery = z
     since: z.iso.datetime({ offset: true }).optional().openapi({ description: "Accepted at or after this time." }),
     until: z.iso.datetime({ offset: true }).optional().openapi({ description: "Accepted at or before this time." }),
   })
-  .extend(pageQuery(200).shape);
+  .extend(pageQuery(200, triggerCursor).shape);
 export type TriggerQuery = z.infer<typeof TriggerQuery>;
 
 export const TriggerList = pageOf(TriggerSummary).openapi("TriggerList");

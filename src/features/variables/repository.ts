@@ -4,7 +4,7 @@ import { variables } from "../../db/schema";
 import { newId } from "../../lib/ids";
 import { encryptJson, isUnboundCiphertext, variableAad } from "../../lib/secrets";
 import { clear } from "../../db/queries/variables";
-import { SECRET_MASK, type Variable, type VariableInput, type VariableUpdate } from "./schemas";
+import { SECRET_MASK, type Variable, type VariableInput, type VariableUpdate, variableCursor } from "./schemas";
 import { keysetPage } from "../../lib/pagination";
 import { type AuditContext, auditStatement } from "../../db/queries/audit";
 
@@ -48,14 +48,15 @@ export function variablesRepository(db: Db, environmentId: string, encryptionKey
   return {
     find,
 
-    async list(limit: number, after?: string): Promise<{ data: Variable[]; nextCursor: string | null }> {
+    async list(limit: number, cursor?: string): Promise<{ data: Variable[]; nextCursor: string | null }> {
+      const [after] = variableCursor.read(cursor) ?? [];
       const rows = await db
         .select()
         .from(variables)
         .where(and(eq(variables.environmentId, environmentId), after ? gt(variables.key, after) : undefined))
         .orderBy(asc(variables.key))
         .limit(limit + 1);
-      const page = keysetPage(rows, limit, (last) => last.key);
+      const page = keysetPage(rows, limit, (last) => variableCursor.encode([last.key]));
       return { data: page.rows.map(toVariable), nextCursor: page.nextCursor };
     },
 

@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { byteLength } from "../../lib/crypto";
+import { cursorCodec, rawKey } from "../../lib/cursor";
 import { pageOf, pageQuery } from "../../lib/pagination";
 
 const VARIABLE_KEY = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
@@ -51,4 +52,8 @@ export const VariableKeyParam = z.object({
 export const VariableList = pageOf(Variable).openapi("VariableList");
 export type VariableList = z.infer<typeof VariableList>;
 
-export const VariablePageQuery = pageQuery(100);
+const VariableKey = z.string().regex(VARIABLE_KEY);
+/** Variables by key; before 0.13 the cursor was the key itself. */
+export const variableCursor = cursorCodec(z.tuple([VariableKey]), { legacy: rawKey(VariableKey) });
+
+export const VariablePageQuery = pageQuery(100, variableCursor);

@@ -6,7 +6,7 @@ import type { AuditAction } from "../../db/schema";
 import { type AuditContext, auditStatement } from "../../db/queries/audit";
 import { newId } from "../../lib/ids";
 import { forgetGate } from "./gate-cache";
-import type { Workflow, WorkflowInput, WorkflowListFilter, WorkflowSummary } from "./schemas";
+import { type Workflow, type WorkflowInput, type WorkflowListFilter, type WorkflowSummary, workflowCursor } from "./schemas";
 import { keysetPage } from "../../lib/pagination";
 import { summarise, versionChanges } from "./versions/changes";
 import { insertVersion, type VersionAction } from "./versions/repository";
@@ -120,11 +120,12 @@ export function workflowsRepository(db: Db, environmentId: string) {
 
     async list(
       limit: number,
-      after?: string,
+      cursor?: string,
       filter: WorkflowListFilter = {},
     ): Promise<{ data: WorkflowSummary[]; nextCursor: string | null }> {
+      const [after] = workflowCursor.read(cursor) ?? [];
       const rows = await listQuery(limit, after, filter);
-      const page = keysetPage(rows, limit, (last) => last.row.key);
+      const page = keysetPage(rows, limit, (last) => workflowCursor.encode([last.row.key]));
       const data = page.rows.map(({ row, lastTriggered: at }) => ({
         ...toWorkflow(row),
         lastTriggeredAt: at === null ? null : new Date(at).toISOString(),

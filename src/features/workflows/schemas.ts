@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { cursorCodec, rawKey } from "../../lib/cursor";
 import { UNSUBSCRIBE_SCOPES } from "../../contract/unsubscribe";
 import { everyLocalized } from "../../engine/locale";
 import { templateIssues } from "../../engine/templates";
@@ -120,7 +121,11 @@ export type WorkflowSummary = z.infer<typeof WorkflowSummary>;
 export const WorkflowList = pageOf(WorkflowSummary).openapi("WorkflowList");
 export type WorkflowList = z.infer<typeof WorkflowList>;
 
-export const WorkflowPageQuery = pageQuery(100).extend({
+const WorkflowKey = z.string().regex(WORKFLOW_KEY);
+/** Workflows by key; before 0.13 the cursor was the key itself. */
+export const workflowCursor = cursorCodec(z.tuple([WorkflowKey]), { legacy: rawKey(WorkflowKey) });
+
+export const WorkflowPageQuery = pageQuery(100, workflowCursor).extend({
   q: z
     .string()
     .trim()

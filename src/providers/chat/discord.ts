@@ -40,7 +40,7 @@ export const discord: ProviderAdapter<"chat"> = {
   channel: "chat",
   credentials: Credentials,
 
-  async send(request, { integration, signal }) {
+  async send(request, { integration, outbound }) {
     const credentials = Credentials.parse(integration.credentials);
     const address = addressUrl(request.to, integration.baseUrl);
     if (!address) return failure("invalid_recipient", "invalid_webhook_url", "The chat address is not a Discord webhook URL.");
@@ -65,7 +65,7 @@ export const discord: ProviderAdapter<"chat"> = {
           return status === 429 && error?.retry_after !== undefined ? { code, retryAfterSeconds: Math.ceil(error.retry_after) } : { code };
         },
       },
-      signal,
+      outbound,
     );
   },
 };

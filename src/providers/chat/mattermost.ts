@@ -19,7 +19,7 @@ export const mattermost: ProviderAdapter<"chat"> = {
   channel: "chat",
   credentials: Credentials,
 
-  async send(request, { integration, signal }) {
+  async send(request, { integration, outbound }) {
     const credentials = Credentials.parse(integration.credentials);
     const url = addressUrl(request.to, integration.baseUrl);
     if (!url) return failure("invalid_recipient", "invalid_webhook_url", "The chat address is not a Mattermost webhook URL.");
@@ -43,7 +43,7 @@ export const mattermost: ProviderAdapter<"chat"> = {
           return gone ? { kind: "invalid_recipient", code } : status === 501 ? { kind: "permanent", code } : { code };
         },
       },
-      signal,
+      outbound,
     );
   },
 };

@@ -34,7 +34,7 @@ export const slackApi: ProviderAdapter<"chat"> = {
   channel: "chat",
   credentials: Credentials,
 
-  async send(request, { integration, signal }) {
+  async send(request, { integration, outbound }) {
     const credentials = Credentials.parse(integration.credentials);
     const { content } = request;
     return sendForm(
@@ -56,19 +56,19 @@ export const slackApi: ProviderAdapter<"chat"> = {
         },
         failure: ({ json, status }) => ({ code: SlackAnswer.safeParse(json).data?.error ?? `http_${status}` }),
       },
-      signal,
+      outbound,
     );
   },
 
   /** `auth.test` posts nothing and names the workspace and bot the token belongs to. */
-  async check(integration, signal) {
+  async check(integration, outbound) {
     const credentials = Credentials.parse(integration.credentials);
     const response = await callProvider(
       {
         url: joinUrl(integration.baseUrl ?? "https://slack.com", "/api/auth.test"),
         headers: { authorization: `Bearer ${credentials.botToken}` },
       },
-      signal,
+      outbound,
     );
     if (!isAnswer(response)) return { ok: false, detail: response.ok ? "" : response.message };
     const answer = z

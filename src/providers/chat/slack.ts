@@ -14,7 +14,7 @@ export const slack: ProviderAdapter<"chat"> = {
   channel: "chat",
   credentials: Credentials,
 
-  async send(request, { integration, signal }) {
+  async send(request, { integration, outbound }) {
     const url = addressUrl(request.to, integration.baseUrl);
     if (!url) return failure("invalid_recipient", "invalid_webhook_url", "The chat address is not a Slack webhook URL.");
     const { content } = request;
@@ -37,7 +37,7 @@ export const slack: ProviderAdapter<"chat"> = {
           return { code, message: text || statusText, ...(gone ? { kind: "invalid_recipient" as const } : {}) };
         },
       },
-      signal,
+      outbound,
     );
   },
 };

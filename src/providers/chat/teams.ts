@@ -17,7 +17,7 @@ export const teams: ProviderAdapter<"chat"> = {
   channel: "chat",
   credentials: Credentials,
 
-  async send(request, { integration, signal }) {
+  async send(request, { integration, outbound }) {
     const url = addressUrl(request.to, integration.baseUrl);
     if (!url) return failure("invalid_recipient", "invalid_webhook_url", "The chat address is not a Teams Workflows URL.");
     return sendJson(
@@ -47,7 +47,7 @@ export const teams: ProviderAdapter<"chat"> = {
           return code === undefined ? {} : status === 404 ? { kind: "invalid_recipient", code } : { code };
         },
       },
-      signal,
+      outbound,
     );
   },
 };

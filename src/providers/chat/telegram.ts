@@ -60,7 +60,7 @@ export const telegram: ProviderAdapter<"chat"> = {
   channel: "chat",
   credentials: Credentials,
 
-  async send(request, { integration, signal }) {
+  async send(request, { integration, outbound }) {
     const credentials = Credentials.parse(integration.credentials);
     const url = joinUrl(integration.baseUrl ?? "https://api.telegram.org", `/bot${credentials.botToken}/sendMessage`);
     const post = async (chatId: string | number) => {
@@ -75,7 +75,7 @@ export const telegram: ProviderAdapter<"chat"> = {
             ...request.providerOverrides,
           }),
         },
-        signal,
+        outbound,
       );
       if (!isAnswer(response)) return { outcome: response };
       const answer = TelegramAnswer.safeParse(response.json).data;
@@ -87,10 +87,10 @@ export const telegram: ProviderAdapter<"chat"> = {
   },
 
   /** `getMe` sends nothing and names the bot the token belongs to. */
-  async check(integration, signal) {
+  async check(integration, outbound) {
     const credentials = Credentials.parse(integration.credentials);
     const url = joinUrl(integration.baseUrl ?? "https://api.telegram.org", `/bot${credentials.botToken}/getMe`);
-    const response = await callProvider({ url, method: "GET" }, signal);
+    const response = await callProvider({ url, method: "GET" }, outbound);
     if (!isAnswer(response)) return { ok: false, detail: response.ok ? "" : response.message };
     const answer = z
       .object({

@@ -1,11 +1,12 @@
 import { z } from "@hono/zod-openapi";
+import { base64ToBytes } from "../../lib/base64";
 import { addressUrl, capped, failure, sendRequest } from "../http";
 import { signStandardWebhook } from "../standard-webhooks";
 import type { ProviderAdapter } from "../types";
 
 const isBase64 = (value: string) => {
   try {
-    return atob(value).length > 0;
+    return base64ToBytes(value).length > 0;
   } catch {
     return false;
   }
@@ -31,7 +32,7 @@ export const webhook: ProviderAdapter<"chat"> = {
   channel: "chat",
   credentials: Credentials,
 
-  async send(request, { integration, signal }) {
+  async send(request, { integration, outbound }) {
     const credentials = Credentials.parse(integration.credentials);
     const url = addressUrl(request.to, integration.baseUrl);
     if (!url) return failure("invalid_recipient", "invalid_webhook_url", "The chat address is not an http(s) URL.");
@@ -63,7 +64,7 @@ export const webhook: ProviderAdapter<"chat"> = {
           ...(status === 410 ? { kind: "invalid_recipient" as const } : {}),
         }),
       },
-      signal,
+      outbound,
     );
   },
 };

@@ -52,7 +52,7 @@ export const brevo: ProviderAdapter<"email"> = {
   channel: "email",
   credentials: Credentials,
 
-  async send(request, { integration, signal }) {
+  async send(request, { integration, outbound }) {
     const credentials = Credentials.parse(integration.credentials);
     const { content } = request;
     return sendJson(
@@ -81,7 +81,7 @@ export const brevo: ProviderAdapter<"email"> = {
           };
         },
       },
-      signal,
+      outbound,
     );
   },
 

@@ -76,7 +76,7 @@ export const mailgun: ProviderAdapter<"email"> = {
   channel: "email",
   credentials: Credentials,
 
-  async send(request, { integration, signal }) {
+  async send(request, { integration, outbound }) {
     const credentials = Credentials.parse(integration.credentials);
     const { content } = request;
     return sendRequest(
@@ -99,7 +99,7 @@ export const mailgun: ProviderAdapter<"email"> = {
           (json as MailgunAnswer | undefined)?.id?.replace(/^<|>$/g, "") || malformed("Mailgun answered without an id."),
         failure: ({ json, text }) => ({ message: (json as MailgunAnswer | undefined)?.message ?? capped(text) }),
       },
-      signal,
+      outbound,
     );
   },
 

@@ -55,7 +55,7 @@ export const postmark: ProviderAdapter<"email"> = {
   channel: "email",
   credentials: Credentials,
 
-  async send(request, { integration, signal }) {
+  async send(request, { integration, outbound }) {
     const credentials = Credentials.parse(integration.credentials);
     const { content } = request;
     return sendJson(
@@ -88,7 +88,7 @@ export const postmark: ProviderAdapter<"email"> = {
           };
         },
       },
-      signal,
+      outbound,
     );
   },
 

@@ -44,7 +44,7 @@ export const resend: ProviderAdapter<"email"> = {
   channel: "email",
   credentials: Credentials,
 
-  async send(request, { integration, signal }) {
+  async send(request, { integration, outbound }) {
     const credentials = Credentials.parse(integration.credentials);
     const { content } = request;
     return sendJson(
@@ -72,7 +72,7 @@ export const resend: ProviderAdapter<"email"> = {
           return { code: name, ...(name === "concurrent_idempotent_requests" ? { kind: "retryable" as const } : {}) };
         },
       },
-      signal,
+      outbound,
     );
   },
 

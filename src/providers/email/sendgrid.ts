@@ -1,7 +1,8 @@
 import { headersField } from "./headers";
 import { z } from "@hono/zod-openapi";
 import { capped, joinUrl, malformed, retryAfterSeconds, secondsUntilEpoch, sendJson } from "../http";
-import { base64ToBytes, derToRawEcdsa } from "../signatures";
+import { base64ToBytes } from "../../lib/base64";
+import { derToRawEcdsa } from "../signatures";
 import type { DeliveryStatus, ProviderAdapter, StatusUpdate, SuppressionSignal } from "../types";
 import { parseMailbox } from "./mailbox";
 
@@ -65,7 +66,7 @@ export const sendgrid: ProviderAdapter<"email"> = {
   channel: "email",
   credentials: Credentials,
 
-  async send(request, { integration, signal }) {
+  async send(request, { integration, outbound }) {
     const credentials = Credentials.parse(integration.credentials);
     const { content } = request;
     // SendGrid requires text/plain before text/html.
@@ -98,7 +99,7 @@ export const sendgrid: ProviderAdapter<"email"> = {
           };
         },
       },
-      signal,
+      outbound,
     );
   },
 

@@ -82,7 +82,7 @@ export const ses: ProviderAdapter<"email"> = {
   credentials: Credentials,
   destinations: ["region", "snsTrustedUrlPrefix"],
 
-  async send(request, { integration, signal }) {
+  async send(request, { integration, outbound }) {
     const credentials = Credentials.parse(integration.credentials);
     const { content } = request;
     const body = (data: string) => ({ Data: data, Charset: "UTF-8" });
@@ -132,7 +132,7 @@ export const ses: ProviderAdapter<"email"> = {
           return { kind, code: type, message: parsed?.message ?? parsed?.Message ?? capped(text) };
         },
       },
-      signal,
+      outbound,
     );
   },
 

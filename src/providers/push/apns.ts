@@ -68,7 +68,7 @@ export const apns: ProviderAdapter<"push"> = {
   channel: "push",
   credentials: Credentials,
 
-  async send(request, { integration, signal }) {
+  async send(request, { integration, outbound }) {
     const credentials = Credentials.parse(integration.credentials);
     if (!integration.baseUrl) return failure("permanent", "apns_relay_required", RELAY_REQUIRED);
     let token: string;
@@ -115,7 +115,7 @@ export const apns: ProviderAdapter<"push"> = {
           return { kind, code: reason ?? `http_${status}`, message: capped(text) || `APNs answered ${status}.` };
         },
       },
-      signal,
+      outbound,
     );
   },
 

@@ -37,7 +37,7 @@ export const expo: ProviderAdapter<"push"> = {
   channel: "push",
   credentials: Credentials,
 
-  async send(request, { integration, signal }) {
+  async send(request, { integration, outbound }) {
     const credentials = Credentials.parse(integration.credentials);
     const { content } = request;
     return sendJson(
@@ -85,7 +85,7 @@ export const expo: ProviderAdapter<"push"> = {
           return { code: first?.code ?? `http_${status}`, message: first?.message ?? (capped(text) || `Expo answered ${status}.`) };
         },
       },
-      signal,
+      outbound,
     );
   },
 };

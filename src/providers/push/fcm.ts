@@ -14,7 +14,7 @@ import {
   parseJson,
 } from "../http";
 import { expiringCache, importPkcs8, looksLikePem, signJwt } from "../jwt";
-import type { FailureKind, ProviderAdapter, SendOutcome } from "../types";
+import type { FailureKind, Outbound, ProviderAdapter, SendOutcome } from "../types";
 
 const GOOGLE_TOKEN_URI = "https://oauth2.googleapis.com/token";
 const SCOPE = "https://www.googleapis.com/auth/firebase.messaging";
@@ -70,7 +70,7 @@ function tokenEndpoint(credentials: Credentials) {
   return { audience, tokenUri, cacheKey: `${credentials.serviceAccount.client_email}|${tokenUri}` };
 }
 
-async function accessToken(credentials: Credentials, signal: AbortSignal): Promise<string | SendOutcome> {
+async function accessToken(credentials: Credentials, outbound: Outbound): Promise<string | SendOutcome> {
   const account = credentials.serviceAccount;
   const { audience, tokenUri, cacheKey } = tokenEndpoint(credentials);
   const cached = accessTokens.get(cacheKey);
@@ -100,7 +100,7 @@ async function accessToken(credentials: Credentials, signal: AbortSignal): Promi
       headers: { "content-type": "application/x-www-form-urlencoded" },
       body: new URLSearchParams({ grant_type: "urn:ietf:params:oauth:grant-type:jwt-bearer", assertion }).toString(),
     },
-    signal,
+    outbound,
   );
   if (!isAnswer(answer)) return answer;
   const body = answer.json as { access_token?: string; expires_in?: number; error?: string; error_description?: string } | undefined;
@@ -189,7 +189,7 @@ export const fcm: ProviderAdapter<"push"> = {
   credentials: Credentials,
   destinations: ["tokenUri", "serviceAccount.token_uri"],
 
-  async send(request, { integration, signal }) {
+  async send(request, { integration, outbound }) {
     const credentials = Credentials.parse(integration.credentials);
     const url = joinUrl(
       integration.baseUrl ?? "https://fcm.googleapis.com",
@@ -200,11 +200,11 @@ export const fcm: ProviderAdapter<"push"> = {
 
     // A 401 UNAUTHENTICATED means the cached token went bad early (revoked): one fresh token, once.
     for (let attempt = 0; ; attempt++) {
-      const token = await accessToken(credentials, signal);
+      const token = await accessToken(credentials, outbound);
       if (typeof token !== "string") return token;
       const answer = await callProvider(
         { url, headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body },
-        signal,
+        outbound,
       );
       if (!isAnswer(answer)) return answer;
       if (!answer.ok && answer.status === 401 && readError(answer.text).code === "UNAUTHENTICATED") {
@@ -216,8 +216,8 @@ export const fcm: ProviderAdapter<"push"> = {
   },
 
   /** Exchanging the assertion for an access token proves the key without sending anything. */
-  async check(integration, signal) {
-    const token = await accessToken(Credentials.parse(integration.credentials), signal);
+  async check(integration, outbound) {
+    const token = await accessToken(Credentials.parse(integration.credentials), outbound);
     return typeof token === "string"
       ? { ok: true, detail: "Google issued an access token for the service account." }
       : { ok: false, detail: `Google did not issue an access token (${token.ok ? "" : token.code}).` };

@@ -49,7 +49,7 @@ export const onesignal: ProviderAdapter<"push"> = {
   channel: "push",
   credentials: Credentials,
 
-  async send(request, { integration, signal }) {
+  async send(request, { integration, outbound }) {
     const credentials = Credentials.parse(integration.credentials);
     const { content } = request;
     const target =
@@ -92,7 +92,7 @@ export const onesignal: ProviderAdapter<"push"> = {
           return { message: (Array.isArray(errors) ? errors.join("; ") : capped(text)) || `OneSignal answered ${status}.` };
         },
       },
-      signal,
+      outbound,
     );
   },
 };

@@ -1,11 +1,12 @@
 import { z } from "@hono/zod-openapi";
 import { addressUrl, capped, failure, parseJson, sendRequest } from "../http";
-import { base64UrlDecode, base64UrlEncode, signJwt } from "../jwt";
+import { base64UrlToBytes, bytesToBase64Url } from "../../lib/base64";
+import { signJwt } from "../jwt";
 import type { ProviderAdapter } from "../types";
 
 const isKeyOf = (length: number) => (value: string) => {
   try {
-    return base64UrlDecode(value).length === length;
+    return base64UrlToBytes(value).length === length;
   } catch {
     return false;
   }
@@ -89,14 +90,14 @@ export async function encryptPayload(
 
 /** RFC 8292: `vapid t=<JWT>, k=<public key>`, the JWT's audience being the push service's origin. */
 async function vapidAuthorization(credentials: z.infer<typeof Credentials>, audience: string): Promise<string> {
-  const publicKey = base64UrlDecode(credentials.vapidPublicKey);
+  const publicKey = base64UrlToBytes(credentials.vapidPublicKey);
   const key = await crypto.subtle.importKey(
     "jwk",
     {
       kty: "EC",
       crv: "P-256",
-      x: base64UrlEncode(publicKey.subarray(1, 33)),
-      y: base64UrlEncode(publicKey.subarray(33, 65)),
+      x: bytesToBase64Url(publicKey.subarray(1, 33)),
+      y: bytesToBase64Url(publicKey.subarray(33, 65)),
       d: credentials.vapidPrivateKey,
       ext: true,
     },
@@ -118,7 +119,7 @@ export const webpush: ProviderAdapter<"push"> = {
   channel: "push",
   credentials: Credentials,
 
-  async send(request, { integration, signal }) {
+  async send(request, { integration, outbound }) {
     const credentials = Credentials.parse(integration.credentials);
     const subscription = Subscription.safeParse(parseJson(request.to));
     if (!subscription.success)
@@ -148,7 +149,7 @@ export const webpush: ProviderAdapter<"push"> = {
     );
     let body: Uint8Array<ArrayBuffer>;
     try {
-      body = await encryptPayload(plaintext, { p256dh: base64UrlDecode(keys.p256dh), auth: base64UrlDecode(keys.auth) });
+      body = await encryptPayload(plaintext, { p256dh: base64UrlToBytes(keys.p256dh), auth: base64UrlToBytes(keys.auth) });
     } catch (error) {
       // The schema checked the lengths; what is left is a p256dh that is not a point on the curve.
       return failure(
@@ -188,7 +189,7 @@ export const webpush: ProviderAdapter<"push"> = {
           return status === 404 || status === 410 ? { kind: "invalid_recipient", code: "subscription_gone", message } : { message };
         },
       },
-      signal,
+      outbound,
     );
   },
 
@@ -200,7 +201,7 @@ export const webpush: ProviderAdapter<"push"> = {
       const [header, claims, signature] = jwt.split(".") as [string, string, string];
       const publicKey = await crypto.subtle.importKey(
         "raw",
-        base64UrlDecode(credentials.vapidPublicKey),
+        base64UrlToBytes(credentials.vapidPublicKey),
         { name: "ECDSA", namedCurve: "P-256" },
         false,
         ["verify"],
@@ -208,7 +209,7 @@ export const webpush: ProviderAdapter<"push"> = {
       const paired = await crypto.subtle.verify(
         { name: "ECDSA", hash: "SHA-256" },
         publicKey,
-        base64UrlDecode(signature),
+        base64UrlToBytes(signature),
         utf8(`${header}.${claims}`),
       );
       return paired

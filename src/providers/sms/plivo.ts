@@ -63,7 +63,7 @@ export const plivo: ProviderAdapter<"sms"> = {
   credentials: Credentials,
   destinations: ["publicUrl"],
 
-  async send(request, { integration, signal }) {
+  async send(request, { integration, outbound }) {
     const credentials = Credentials.parse(integration.credentials);
     return sendJson(
       {
@@ -83,7 +83,7 @@ export const plivo: ProviderAdapter<"sms"> = {
           return { message: typeof error === "string" ? error : error !== undefined ? JSON.stringify(error) : capped(text) };
         },
       },
-      signal,
+      outbound,
     );
   },
 

@@ -56,7 +56,7 @@ export const sns: ProviderAdapter<"sms"> = {
   credentials: Credentials,
   destinations: ["region"],
 
-  async send(request, { integration, signal }) {
+  async send(request, { integration, outbound }) {
     const credentials = Credentials.parse(integration.credentials);
     const form = new URLSearchParams({ Action: "Publish", Version: "2010-03-31", PhoneNumber: request.to, Message: request.content.body });
     const attributes: [string, string][] = [];
@@ -100,7 +100,7 @@ export const sns: ProviderAdapter<"sms"> = {
           return { kind: classify(status, code, message), code: code ?? `http_${status}`, message };
         },
       },
-      signal,
+      outbound,
     );
   },
 };

@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { capped, classifyStatus, joinUrl, malformed, retryAfterSeconds, sendJson, statusWebhookUrl } from "../http";
-import { base64ToBytes } from "../signatures";
+import { base64ToBytes } from "../../lib/base64";
 import type { DeliveryStatus, FailureKind, ProviderAdapter, StatusUpdate } from "../types";
 
 const Credentials = z
@@ -71,7 +71,7 @@ export const telnyx: ProviderAdapter<"sms"> = {
   credentials: Credentials,
   destinations: ["publicUrl"],
 
-  async send(request, { integration, signal }) {
+  async send(request, { integration, outbound }) {
     const credentials = Credentials.parse(integration.credentials);
     return sendJson(
       {
@@ -96,7 +96,7 @@ export const telnyx: ProviderAdapter<"sms"> = {
           };
         },
       },
-      signal,
+      outbound,
     );
   },
 

@@ -61,7 +61,7 @@ export const twilio: ProviderAdapter<"sms"> = {
   credentials: Credentials,
   destinations: ["publicUrl"],
 
-  async send(request, { integration, signal }) {
+  async send(request, { integration, outbound }) {
     const credentials = Credentials.parse(integration.credentials);
     const form = new URLSearchParams({ To: request.to, Body: request.content.body });
     if (credentials.messagingServiceSid) form.set("MessagingServiceSid", credentials.messagingServiceSid);
@@ -92,7 +92,7 @@ export const twilio: ProviderAdapter<"sms"> = {
           };
         },
       },
-      signal,
+      outbound,
     );
   },
 

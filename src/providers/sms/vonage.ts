@@ -80,7 +80,7 @@ export const vonage: ProviderAdapter<"sms"> = {
   channel: "sms",
   credentials: Credentials,
 
-  async send(request, { integration, signal }) {
+  async send(request, { integration, outbound }) {
     const credentials = Credentials.parse(integration.credentials);
     const text = request.content.body;
     return sendJson(
@@ -113,7 +113,7 @@ export const vonage: ProviderAdapter<"sms"> = {
           return messages[0]?.["message-id"] || malformed("Vonage answered without a message id.");
         },
       },
-      signal,
+      outbound,
     );
   },
 

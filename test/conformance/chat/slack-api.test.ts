@@ -1,7 +1,7 @@
 import { WebClient } from "@slack/web-api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { slackApi } from "../../../src/providers/chat/slack-api";
-import { sendWith } from "../adapter";
+import { localOutbound, sendWith } from "../adapter";
 import { shape, startCaptureServer, type CaptureServer } from "../capture-server";
 
 let server: CaptureServer;
@@ -107,7 +107,7 @@ describe("slack-api check", () => {
   it("verifies the token with auth.test, which posts nothing", async () => {
     server.reset();
     server.answer({ status: 200, body: { ok: true, url: "https://acme.slack.com/", team: "Acme", user: "clarion", bot_id: "B01" } });
-    const result = await slackApi.check!(integration(server.url), AbortSignal.timeout(5000));
+    const result = await slackApi.check!(integration(server.url), localOutbound());
     expect(result).toEqual({ ok: true, detail: "The token works as clarion in Acme." });
     expect(server.requests.at(-1)).toMatchObject({
       method: "POST",
@@ -118,7 +118,7 @@ describe("slack-api check", () => {
 
   it("reports a refused token without echoing it", async () => {
     server.answer({ status: 200, body: { ok: false, error: "invalid_auth" } });
-    const result = await slackApi.check!(integration(server.url), AbortSignal.timeout(5000));
+    const result = await slackApi.check!(integration(server.url), localOutbound());
     expect(result).toEqual({ ok: false, detail: "Slack refused the token: invalid_auth." });
   });
 });

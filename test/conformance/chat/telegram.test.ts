@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { telegram } from "../../../src/providers/chat/telegram";
-import { sendWith } from "../adapter";
+import { localOutbound, sendWith } from "../adapter";
 import { startCaptureServer, type CaptureServer } from "../capture-server";
 
 // Telegram publishes no official Node SDK: the request is checked against the documented one (providers.md §4.5).
@@ -110,14 +110,14 @@ describe("telegram check", () => {
       status: 200,
       body: { ok: true, result: { id: 123456789, is_bot: true, first_name: "Clarion", username: "clarion_bot" } },
     });
-    const result = await telegram.check!(integration(server.url), AbortSignal.timeout(5000));
+    const result = await telegram.check!(integration(server.url), localOutbound());
     expect(result).toEqual({ ok: true, detail: "The token belongs to @clarion_bot." });
     expect(server.requests.at(-1)).toMatchObject({ method: "GET", path: `/bot${credentials.botToken}/getMe` });
   });
 
   it("reports a refused token without echoing it", async () => {
     server.answer({ status: 401, body: failed(401, "Unauthorized") });
-    const result = await telegram.check!(integration(server.url), AbortSignal.timeout(5000));
+    const result = await telegram.check!(integration(server.url), localOutbound());
     expect(result).toEqual({ ok: false, detail: "Telegram refused the token: Unauthorized." });
   });
 });

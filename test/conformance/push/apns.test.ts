@@ -5,7 +5,7 @@ import { getOpenApiMetadata } from "@asteasolutions/zod-to-openapi";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apns } from "../../../src/providers/push/apns";
 import type { IntegrationConfig } from "../../../src/providers/types";
-import { sendWith } from "../adapter";
+import { localOutbound, sendWith } from "../adapter";
 import { startCaptureServer, type CaptureServer } from "../capture-server";
 import { tamper, verifyJwt } from "./jwt";
 
@@ -121,11 +121,13 @@ describe("apns adapter sends Apple's documented request to the relay", () => {
     expect(outcome).toMatchObject({ ok: false, kind: "permanent", code: "apns_relay_required" });
     expect(server.requests).toHaveLength(0);
     const integration: IntegrationConfig = { id: "int_1", provider: "apns", channel: "push", credentials, settings: {}, baseUrl: null };
-    expect(await apns.check!(integration, AbortSignal.timeout(1000))).toMatchObject({
+    expect(await apns.check!(integration, localOutbound(AbortSignal.timeout(1000)))).toMatchObject({
       ok: false,
       detail: expect.stringContaining("HTTP/2"),
     });
-    expect(await apns.check!({ ...integration, baseUrl: server.url }, AbortSignal.timeout(1000))).toMatchObject({ ok: true });
+    expect(await apns.check!({ ...integration, baseUrl: server.url }, localOutbound(AbortSignal.timeout(1000)))).toMatchObject({
+      ok: true,
+    });
   });
 
   it.each(

@@ -5,7 +5,7 @@ import { deleteApp, initializeApp, type App } from "firebase-admin/app";
 import { getMessaging } from "firebase-admin/messaging";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fcm } from "../../../src/providers/push/fcm";
-import { sendWith } from "../adapter";
+import { localOutbound, sendWith } from "../adapter";
 import { shape, startCaptureServer, type CaptureServer } from "../capture-server";
 import { verifyJwt } from "./jwt";
 import { pushContent } from "./sample-content";
@@ -246,9 +246,9 @@ describe("fcm adapter matches firebase-admin", () => {
       baseUrl: server.url,
     });
     server.answer(tokenAnswer);
-    expect(await fcm.check!(integration(serviceAccount()), AbortSignal.timeout(1000))).toMatchObject({ ok: true });
+    expect(await fcm.check!(integration(serviceAccount()), localOutbound(AbortSignal.timeout(1000)))).toMatchObject({ ok: true });
     server.answer({ status: 400, body: { error: "invalid_grant", error_description: "Invalid JWT Signature." } });
-    expect(await fcm.check!(integration(serviceAccount()), AbortSignal.timeout(1000))).toEqual({
+    expect(await fcm.check!(integration(serviceAccount()), localOutbound(AbortSignal.timeout(1000)))).toEqual({
       ok: false,
       detail: expect.stringContaining("oauth_invalid_grant"),
     });

@@ -2,7 +2,7 @@ import { createDecipheriv, createECDH, createPublicKey, hkdfSync, randomBytes, t
 import webPushSdk from "web-push";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { webpush } from "../../../src/providers/push/webpush";
-import { sendWith } from "../adapter";
+import { localOutbound, sendWith } from "../adapter";
 import { startCaptureServer, type CaptureServer } from "../capture-server";
 import { verifyJwt } from "./jwt";
 import { pushContent } from "./sample-content";
@@ -173,10 +173,10 @@ describe("webpush adapter matches web-push", () => {
 
   it("checks that the VAPID keys form a pair", async () => {
     const integration = { id: "int_1", provider: "webpush", channel: "push" as const, credentials, settings: {}, baseUrl: null };
-    expect(await webpush.check!(integration, AbortSignal.timeout(1000))).toMatchObject({ ok: true });
+    expect(await webpush.check!(integration, localOutbound(AbortSignal.timeout(1000)))).toMatchObject({ ok: true });
     const other = webPushSdk.generateVAPIDKeys();
     const mismatched = { ...integration, credentials: { ...credentials, vapidPrivateKey: other.privateKey } };
-    expect(await webpush.check!(mismatched, AbortSignal.timeout(1000))).toMatchObject({ ok: false });
+    expect(await webpush.check!(mismatched, localOutbound(AbortSignal.timeout(1000)))).toMatchObject({ ok: false });
   });
 
   it.each([

@@ -2,6 +2,7 @@ import { and, desc, eq, lt } from "drizzle-orm";
 import type { Db } from "../../../db/client";
 import { webhookAttempts } from "../../../db/schema";
 import { keysetPage } from "../../../lib/pagination";
+import { idCursor } from "../../../lib/cursor";
 import type { AttemptQuery, WebhookAttempt, WebhookAttemptList } from "./schemas";
 
 type Row = typeof webhookAttempts.$inferSelect;
@@ -23,6 +24,7 @@ const toAttempt = (row: Row): WebhookAttempt => ({
 export function attemptsRepository(db: Db, environmentId: string) {
   return {
     async list(endpointId: string, query: AttemptQuery): Promise<WebhookAttemptList> {
+      const [before] = idCursor.read(query.cursor) ?? [];
       const rows = await db
         .select()
         .from(webhookAttempts)
@@ -32,12 +34,12 @@ export function attemptsRepository(db: Db, environmentId: string) {
             eq(webhookAttempts.endpointId, endpointId),
             query.status ? eq(webhookAttempts.status, query.status) : undefined,
             query.eventType ? eq(webhookAttempts.eventType, query.eventType) : undefined,
-            query.cursor ? lt(webhookAttempts.id, query.cursor) : undefined,
+            before ? lt(webhookAttempts.id, before) : undefined,
           ),
         )
         .orderBy(desc(webhookAttempts.id))
         .limit(query.limit + 1);
-      const page = keysetPage(rows, query.limit, (last) => last.id);
+      const page = keysetPage(rows, query.limit, (last) => idCursor.encode([last.id]));
       return { data: page.rows.map(toAttempt), nextCursor: page.nextCursor };
     },
   };

@@ -7,6 +7,7 @@ import { keysetPage } from "../../../lib/pagination";
 import { maskedUrl, withoutPassword } from "../../../lib/masked-url";
 import { decryptJson, encryptJson, webhookEndpointAad } from "../../../lib/secrets";
 import type { EventType } from "../../../contract/event-types";
+import { idCursor } from "../../../lib/cursor";
 import { newWebhookSecret } from "./signature";
 import { type AuditContext, auditStatement } from "../../../db/queries/audit";
 import type {
@@ -123,13 +124,14 @@ export function webhookEndpointsRepository(db: Db, environmentId: string, encryp
     },
 
     async list(query: WebhookEndpointQuery): Promise<WebhookEndpointList> {
+      const [before] = idCursor.read(query.cursor) ?? [];
       const rows = await db
         .select()
         .from(webhookEndpoints)
-        .where(and(eq(webhookEndpoints.environmentId, environmentId), query.cursor ? lt(webhookEndpoints.id, query.cursor) : undefined))
+        .where(and(eq(webhookEndpoints.environmentId, environmentId), before ? lt(webhookEndpoints.id, before) : undefined))
         .orderBy(desc(webhookEndpoints.id))
         .limit(query.limit + 1);
-      const page = keysetPage(rows, query.limit, (last) => last.id);
+      const page = keysetPage(rows, query.limit, (last) => idCursor.encode([last.id]));
       return { data: page.rows.map(toWebhookEndpoint), nextCursor: page.nextCursor };
     },
 

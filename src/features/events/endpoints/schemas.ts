@@ -2,6 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { EVENT_TYPES } from "../../../contract/event-types";
 import { ATTEMPT_STATUSES } from "../../../contract/statuses";
 import { pageOf, pageQuery } from "../../../lib/pagination";
+import { idCursor } from "../../../lib/cursor";
 
 /** Whether a URL names a user or password (`https://user:pass@host/`). */
 const hasUserinfo = (url: string) => {
@@ -101,7 +102,7 @@ export const RotateSecretInput = z
 
 export const WebhookEndpointList = pageOf(WebhookEndpoint).openapi("WebhookEndpointList");
 export type WebhookEndpointList = z.infer<typeof WebhookEndpointList>;
-export const WebhookEndpointQuery = pageQuery(100);
+export const WebhookEndpointQuery = pageQuery(100, idCursor);
 export type WebhookEndpointQuery = z.infer<typeof WebhookEndpointQuery>;
 
 export const EndpointIdParam = z.object({
@@ -137,7 +138,7 @@ export const AttemptQuery = z
     status: z.enum(ATTEMPT_STATUSES).optional(),
     eventType: z.enum(EVENT_TYPES).optional(),
   })
-  .extend(pageQuery(200).shape);
+  .extend(pageQuery(200, idCursor).shape);
 export type AttemptQuery = z.infer<typeof AttemptQuery>;
 
 export const WebhookAttemptList = pageOf(WebhookAttempt).openapi("WebhookAttemptList");

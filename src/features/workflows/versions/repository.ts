@@ -4,7 +4,7 @@ import { type WorkflowDefinition, workflowVersions } from "../../../db/schema";
 import type { Actor } from "../../../env";
 import { newId } from "../../../lib/ids";
 import { keysetPage } from "../../../lib/pagination";
-import type { WorkflowVersion } from "./schemas";
+import { versionCursor, type WorkflowVersion } from "./schemas";
 
 type Row = typeof workflowVersions.$inferSelect;
 export type VersionAction = Row["action"];
@@ -48,15 +48,16 @@ export const insertVersion = (db: Db, environmentId: string, write: VersionWrite
 export function versionsRepository(db: Db, environmentId: string) {
   const of = (workflowId: string) => and(eq(workflowVersions.environmentId, environmentId), eq(workflowVersions.workflowId, workflowId));
   return {
-    /** Newest first; `before` is the cursor (a version number). */
-    async list(workflowId: string, limit: number, before?: number) {
+    /** Newest first, from a cursor of this list. */
+    async list(workflowId: string, limit: number, cursor?: string) {
+      const [before] = versionCursor.read(cursor) ?? [];
       const rows = await db
         .select()
         .from(workflowVersions)
         .where(and(of(workflowId), before === undefined ? undefined : lt(workflowVersions.version, before)))
         .orderBy(desc(workflowVersions.version))
         .limit(limit + 1);
-      const page = keysetPage(rows, limit, (last) => String(last.version));
+      const page = keysetPage(rows, limit, (last) => versionCursor.encode([last.version]));
       return { data: page.rows.map(toVersion), nextCursor: page.nextCursor };
     },
 

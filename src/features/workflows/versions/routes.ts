@@ -45,7 +45,7 @@ workflowVersionsRoutes.openapi(
     const { key } = c.req.valid("param");
     const { limit, cursor } = c.req.valid("query");
     const workflow = await liveWorkflow(c, key);
-    return c.json(await c.var.data.workflowVersions.list(workflow.id, limit, cursor === undefined ? undefined : Number(cursor)), 200);
+    return c.json(await c.var.data.workflowVersions.list(workflow.id, limit, cursor), 200);
   },
 );
 

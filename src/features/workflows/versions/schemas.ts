@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { UNSUBSCRIBE_SCOPES } from "../../../contract/unsubscribe";
 import { Step } from "../../../engine/steps";
+import { cursorCodec, rawKey } from "../../../lib/cursor";
 import { pageOf, pageQuery } from "../../../lib/pagination";
 import { WorkflowKeyParam } from "../schemas";
 
@@ -42,12 +43,17 @@ export const WorkflowVersionList = pageOf(WorkflowVersion).openapi("WorkflowVers
 
 const versionNumber = z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
 
-export const VersionPageQuery = pageQuery(100).extend({
-  cursor: z
-    .string()
-    .regex(/^[1-9][0-9]{0,15}$/, "A cursor is the `nextCursor` of the previous page.")
-    .optional(),
+/** Versions newest first, by number; before 0.13 the cursor was the number itself. */
+export const versionCursor = cursorCodec(z.tuple([z.number().int().min(1).max(Number.MAX_SAFE_INTEGER)]), {
+  legacy: rawKey(
+    z
+      .string()
+      .regex(/^[1-9][0-9]{0,15}$/)
+      .transform(Number),
+  ),
 });
+
+export const VersionPageQuery = pageQuery(100, versionCursor);
 
 export const VersionParam = WorkflowKeyParam.extend({
   n: versionNumber.openapi({ param: { name: "n", in: "path" }, example: 3 }),

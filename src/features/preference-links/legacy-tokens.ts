@@ -2,10 +2,10 @@
  * The tokens of 0.12 and before: `<payload>.<mac>`, the payload readable base64url of
  * `[environmentId, subscriberId, workflowKey]`, the MAC HMAC-SHA-256 under the environment's link
  * secret. None is minted any more; emails already sent still carry them in `List-Unsubscribe`, so
- * they are read for one-click unsubscribe only (see features/preference-links/resolve.ts).
+ * they are read for one-click unsubscribe only (see resolve.ts).
  */
-import { base64ToBytes } from "./base64";
-import { fromBase64Url, type LinkClaims, MAX_TOKEN_LENGTH, toBase64Url } from "./link-tokens";
+import { base64ToBytes, base64UrlToBytes, bytesToBase64Url } from "../../lib/base64";
+import { type LinkClaims, MAX_TOKEN_LENGTH } from "../../lib/link-tokens";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -20,7 +20,7 @@ async function mac(secret: string, payload: string): Promise<Uint8Array> {
 export function readLegacyClaims(token: string): LinkClaims | null {
   if (token.length > MAX_TOKEN_LENGTH || !/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/.test(token)) return null;
   try {
-    const parsed: unknown = JSON.parse(decoder.decode(fromBase64Url(token.split(".")[0]!)));
+    const parsed: unknown = JSON.parse(decoder.decode(base64UrlToBytes(token.split(".")[0]!)));
     if (!Array.isArray(parsed) || parsed.length !== 3) return null;
     const [environmentId, subscriberId, workflowKey] = parsed as unknown[];
     if (typeof environmentId !== "string" || typeof subscriberId !== "string") return null;
@@ -39,11 +39,11 @@ export async function verifyLegacyToken(secret: string, token: string): Promise<
   let actual: Uint8Array;
   try {
     expected = await mac(secret, payload);
-    actual = fromBase64Url(given);
+    actual = base64UrlToBytes(given);
   } catch {
     return false;
   }
-  if (actual.length !== expected.length || toBase64Url(actual) !== given) return false;
+  if (actual.length !== expected.length || bytesToBase64Url(actual) !== given) return false;
   let diff = 0;
   for (let i = 0; i < expected.length; i++) diff |= expected[i]! ^ actual[i]!;
   return diff === 0;
