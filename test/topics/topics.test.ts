@@ -1,10 +1,10 @@
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import { createDb } from "../src/db/client";
-import { topicMemberIds } from "../src/db/queries/topics";
-import { type Topic, type TopicMember, type TopicMembersAdded, type TopicWithCount, topicCursor } from "../src/features/topics/schemas";
-import { createEnvironment, createSandboxEnvironment, subscriberRow, trigger, unique } from "./factories";
-import { api, errorPaths, eventually, expectProblem } from "./request";
+import { createDb } from "../../src/db/client";
+import { topicMemberIds } from "../../src/db/queries/topics";
+import { type Topic, type TopicMember, type TopicMembersAdded, type TopicWithCount, topicCursor } from "../../src/features/topics/schemas";
+import { createEnvironment, createSandboxEnvironment, subscriberRow, trigger, unique } from "../factories";
+import { api, errorPaths, eventually, expectProblem } from "../request";
 
 type Page<T> = { data: T[]; nextCursor: string | null };
 

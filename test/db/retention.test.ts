@@ -1,7 +1,7 @@
 import { createScheduledController, env } from "cloudflare:test";
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { createDb } from "../src/db/client";
+import { createDb } from "../../src/db/client";
 import {
   auditLog,
   dashboardSessions,
@@ -16,12 +16,12 @@ import {
   webhookReceipts,
   workflows,
   type TriggerStatus,
-} from "../src/db/schema";
-import type { Bindings } from "../src/env";
-import worker from "../src/index";
-import { eventRow } from "../src/db/queries/events";
-import { newId } from "../src/lib/ids";
-import { createEnvironment, unique } from "./factories";
+} from "../../src/db/schema";
+import type { Bindings } from "../../src/env";
+import worker from "../../src/index";
+import { eventRow } from "../../src/db/queries/events";
+import { newId } from "../../src/lib/ids";
+import { createEnvironment, unique } from "../factories";
 
 const db = createDb(env.DB);
 const NOW = Date.now();

@@ -1,11 +1,11 @@
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import { createDb } from "../src/db/client";
-import { loadTemplateVariables } from "../src/db/queries/variables";
-import { SECRET_MASK, type Variable, type VariableList as Page, variableCursor } from "../src/features/variables/schemas";
-import type { Problem } from "../src/lib/errors";
-import { createEnvironment } from "./factories";
-import { api } from "./request";
+import { createDb } from "../../src/db/client";
+import { loadTemplateVariables } from "../../src/db/queries/variables";
+import { SECRET_MASK, type Variable, type VariableList as Page, variableCursor } from "../../src/features/variables/schemas";
+import type { Problem } from "../../src/lib/errors";
+import { createEnvironment } from "../factories";
+import { api } from "../request";
 
 let key: string;
 let environmentId: string;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { createEnvironment } from "./factories";
-import { auditLog } from "./audit/helpers";
-import { api, expectProblem } from "./request";
+import { createEnvironment } from "../factories";
+import { auditLog } from "../audit/helpers";
+import { api, expectProblem } from "../request";
 
 const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 

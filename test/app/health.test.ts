@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { api } from "./request";
+import { api } from "../request";
 
 describe("GET /health", () => {
   it("answers without an API key", async () => {

@@ -1,6 +1,6 @@
 import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { FAVICON_SVG } from "../src/contract/favicon";
+import { FAVICON_SVG } from "../../src/contract/favicon";
 
 const page = (path: string) => SELF.fetch(`http://clarion.test${path}`);
 

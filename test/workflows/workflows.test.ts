@@ -1,10 +1,10 @@
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import { createDb } from "../src/db/client";
-import { workflowsRepository } from "../src/features/workflows/repository";
-import type { Workflow } from "../src/features/workflows/schemas";
-import { createEnvironment, createWorkflow, trigger, unique, workflowBody } from "./factories";
-import { api, errorPaths, eventually, expectProblem } from "./request";
+import { createDb } from "../../src/db/client";
+import { workflowsRepository } from "../../src/features/workflows/repository";
+import type { Workflow } from "../../src/features/workflows/schemas";
+import { createEnvironment, createWorkflow, trigger, unique, workflowBody } from "../factories";
+import { api, errorPaths, eventually, expectProblem } from "../request";
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { readTrigger } from "./ledger";
-import { createEnvironment, createEnvironmentWithWorkflow, subscriberRow, unique } from "./factories";
-import { api, expectProblem } from "./request";
+import { readTrigger } from "../ledger";
+import { createEnvironment, createEnvironmentWithWorkflow, subscriberRow, unique } from "../factories";
+import { api, expectProblem } from "../request";
 
 describe("API key authentication", () => {
   it("rejects a key that does not exist with 401", async () => {

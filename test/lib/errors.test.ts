@@ -1,6 +1,6 @@
 import { HTTPException } from "hono/http-exception";
 import { describe, expect, it } from "vitest";
-import { ApiError, Problem } from "../src/lib/errors";
+import { ApiError, Problem } from "../../src/lib/errors";
 
 describe("ApiError.from", () => {
   it.each([

@@ -1,13 +1,13 @@
 import { env, SELF } from "cloudflare:test";
 import { and, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { createDb } from "../src/db/client";
-import { idempotencyKeys } from "../src/db/schema";
-import type { ApiKeyCreated, ApiKeyList, Environment, EnvironmentList, Rotation } from "../src/features/environments/schemas";
-import type { Topic } from "../src/features/topics/schemas";
-import { canonicalJson, sha256Hex } from "../src/lib/crypto";
-import { createEnvironment, unique, workflowBody } from "./factories";
-import { ADMIN_KEY, api, expectProblem } from "./request";
+import { createDb } from "../../src/db/client";
+import { idempotencyKeys } from "../../src/db/schema";
+import type { ApiKeyCreated, ApiKeyList, Environment, EnvironmentList, Rotation } from "../../src/features/environments/schemas";
+import type { Topic } from "../../src/features/topics/schemas";
+import { canonicalJson, sha256Hex } from "../../src/lib/crypto";
+import { createEnvironment, unique, workflowBody } from "../factories";
+import { ADMIN_KEY, api, expectProblem } from "../request";
 
 const db = createDb(env.DB);
 

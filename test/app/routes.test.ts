@@ -3,11 +3,11 @@
 // and one environment's key never reads another environment's data.
 import { SELF } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { ErrorCode } from "../src/contract/error-codes";
-import type { IntegrationList } from "../src/features/integrations/schemas";
-import type { MessageList } from "../src/features/messages/schemas";
-import { createEnvironment, createSandboxEnvironment, createWorkflow, unique } from "./factories";
-import { ADMIN_KEY, api, eventually, expectProblem } from "./request";
+import type { ErrorCode } from "../../src/contract/error-codes";
+import type { IntegrationList } from "../../src/features/integrations/schemas";
+import type { MessageList } from "../../src/features/messages/schemas";
+import { createEnvironment, createSandboxEnvironment, createWorkflow, unique } from "../factories";
+import { ADMIN_KEY, api, eventually, expectProblem } from "../request";
 
 interface Operation {
   security?: unknown[];

@@ -1,9 +1,9 @@
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import { createDb } from "../src/db/client";
-import { dataFor } from "../src/features/data";
-import { createEnvironment } from "./factories";
-import { api, expectProblem } from "./request";
+import { createDb } from "../../src/db/client";
+import { dataFor } from "../../src/features/data";
+import { createEnvironment } from "../factories";
+import { api, expectProblem } from "../request";
 
 // Two environments holding the same subscriberId, topic key and workflow key with different
 // contents: whatever reads through one environment's data must never see the other's.

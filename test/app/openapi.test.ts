@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { api } from "./request";
+import { api } from "../request";
 
 describe("GET /openapi.json", () => {
   it("describes the public endpoints from the zod schemas", async () => {
@@ -116,8 +116,8 @@ describe("the reference's examples", async () => {
 
 describe("the request examples", () => {
   it("are accepted by the API they document, in the order a new user would send them", async () => {
-    const { REQUEST_EXAMPLES } = await import("../src/features/docs/examples");
-    const { createSandboxEnvironment } = await import("./factories");
+    const { REQUEST_EXAMPLES } = await import("../../src/features/docs/examples");
+    const { createSandboxEnvironment } = await import("../factories");
     const { key } = await createSandboxEnvironment();
     const send = (operation: string, path = operation.split(" ")[1]!) =>
       api(key, operation.split(" ")[0]!, path, REQUEST_EXAMPLES[operation]).then((res) => [operation, res.status < 300 ? "ok" : res.body]);

@@ -1,10 +1,10 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import type { Integration as IntegrationView } from "../src/features/integrations/schemas";
-import { decryptJson, integrationAad } from "../src/lib/secrets";
-import { createEnvironment, createIntegration, fakeProviderScenario, unique } from "./factories";
-import { api, errorPaths, expectProblem, type ApiResponse } from "./request";
-import { byStep, createWorkflow, settledMessages, trigger } from "./e2e/helpers";
+import type { Integration as IntegrationView } from "../../src/features/integrations/schemas";
+import { decryptJson, integrationAad } from "../../src/lib/secrets";
+import { createEnvironment, createIntegration, fakeProviderScenario, unique } from "../factories";
+import { api, errorPaths, expectProblem, type ApiResponse } from "../request";
+import { byStep, createWorkflow, settledMessages, trigger } from "../e2e/helpers";
 
 const API_KEY = "re_live_9f8e7d6c5b4a3210";
 const WEBHOOK_SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";

@@ -2,8 +2,8 @@
 // Novu adapter answer in Clarion's shapes to axios (the User-Agent `@novu/node` sends, and every
 // Node team's) and to a Novu SDK's own User-Agent alike. Novu's answers live under /novu.
 import { beforeAll, describe, expect, it } from "vitest";
-import { createEnvironment, unique } from "./factories";
-import { api, expectProblem } from "./request";
+import { createEnvironment, unique } from "../factories";
+import { api, expectProblem } from "../request";
 
 const AGENTS = [
   ["axios", "axios/1.7.9"],
