@@ -40,7 +40,7 @@ export default defineConfig({
           // The one origin test/admin/dashboard-session.test.ts expects CORS to allow.
           DASHBOARD_ORIGINS: "https://dashboard.example",
           ADMIN_KEY_HASH: createHash("sha256").update("clarion_admin_testAdminCredential0123456789abcdef").digest("hex"),
-          // Tight limits for the environments test/rate-limit.test.ts creates with these slugs.
+          // Tight limits for the environments test/rate-limit/api.test.ts creates with these slugs.
           RATE_LIMITS: JSON.stringify({
             // Only requests that send cf-connecting-ip count per IP: test/preference-links/rate-limit.test.ts does.
             default: { linkIps: "5/60s" },
