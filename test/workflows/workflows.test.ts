@@ -3,8 +3,9 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { createDb } from "../../src/db/client";
 import { workflowsRepository } from "../../src/features/workflows/repository";
 import type { Workflow } from "../../src/features/workflows/schemas";
-import { createEnvironment, createWorkflow, trigger, unique, workflowBody } from "../factories";
-import { api, errorPaths, eventually, expectProblem } from "../request";
+import { createEnvironment, createWorkflow, unique, workflowBody } from "../factories";
+import { acceptThenCrash, deliverHeldJobs } from "../ledger";
+import { api, errorPaths, expectProblem } from "../request";
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 
@@ -273,14 +274,14 @@ describe("GET /v1/workflows", () => {
     // Another environment's trigger of the same key is not this one's.
     const other = await createEnvironment();
     await createWorkflow(other.key, { key: "unused" });
-    await trigger(other.key, { workflow: "unused", to: "s-1", payload: { orderId: "B-1" } });
+    // The trigger's row is the consumer's first write: each job goes to the consumer now rather than through the Queue.
+    const triggered = async (environmentId: string, workflowKey: string) =>
+      deliverHeldJobs(environmentId, (await acceptThenCrash(environmentId, workflowKey, "s-1")).transactionId);
+    await triggered(other.id, "unused");
     const before = Date.now();
-    await trigger(own.key, { workflow: used.key, to: "s-1", payload: { orderId: "A-1" } });
+    await triggered(own.id, used.key);
     type Page = { data: (Workflow & { lastTriggeredAt: string | null })[] };
-    const listed = await eventually(async () => {
-      const page = await api<Page>(own.key, "GET", "/v1/workflows");
-      return page.body.data.find((w) => w.key === "used")?.lastTriggeredAt ? page.body.data : null;
-    });
+    const listed = (await api<Page>(own.key, "GET", "/v1/workflows")).body.data;
     const at = Date.parse(listed.find((w) => w.key === "used")!.lastTriggeredAt!);
     expect(at).toBeGreaterThanOrEqual(before - 1000);
     expect(at).toBeLessThanOrEqual(Date.now());
