@@ -1,9 +1,10 @@
-import { env } from "cloudflare:test";
+import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { ownerOfKey } from "../../src/features/environments/api-keys";
 import { keyTag } from "../../src/features/environments/key-format";
 import type { ApiKey, ApiKeyCreated, ApiKeyList, Rotation } from "../../src/features/environments/schemas";
-import { api, eventually, expectProblem, errorPaths } from "../request";
+import worker from "../../src/index";
+import { api, expectProblem, errorPaths } from "../request";
 import { admin, adminEnvironment } from "./helpers";
 
 const works = async (key: string) => (await api(key, "GET", "/v1/workflows")).status;
@@ -89,11 +90,12 @@ describe("GET /v1/admin/environments/{slug}/keys", () => {
 
   it("records when a key was last used", async () => {
     const { environment, key } = await adminEnvironment();
-    expect(await works(key.key)).toBe(200);
-    const listed = await eventually(async () => {
-      const res = await admin<ApiKeyList>("GET", `/environments/${environment.slug}/keys`);
-      return res.body.data[0]?.lastUsedAt ? res.body.data[0] : null;
-    });
+    // Straight to the Worker's fetch(), so the test waits for the write the answer left running (waitUntil).
+    const ctx = createExecutionContext();
+    const request = new Request("http://clarion.test/v1/workflows", { headers: { authorization: `ApiKey ${key.key}` } });
+    expect((await worker.fetch(request, env, ctx)).status).toBe(200);
+    await waitOnExecutionContext(ctx);
+    const listed = (await admin<ApiKeyList>("GET", `/environments/${environment.slug}/keys`)).body.data[0]!;
     expect(Date.parse(listed.lastUsedAt!)).toBeGreaterThan(Date.parse(key.createdAt) - 1);
   });
 
