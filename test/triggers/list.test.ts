@@ -6,8 +6,9 @@ import { messages, triggers } from "../../src/db/schema";
 import { listQuery } from "../../src/features/triggers/repository";
 import type { TriggerList } from "../../src/features/triggers/schemas";
 import { newId } from "../../src/lib/ids";
-import { createEnvironment, createSandboxEnvironment, createWorkflow, trigger, unique } from "../factories";
-import { api, eventually, expectProblem } from "../request";
+import { createEnvironment, createSandboxEnvironment, createWorkflow, unique } from "../factories";
+import { acceptThenCrash, deliverHeldJobs } from "../ledger";
+import { api, expectProblem } from "../request";
 
 const db = createDb(env.DB);
 const T0 = Date.UTC(2026, 2, 2, 10);
@@ -38,11 +39,13 @@ const list = (key: string, query = "") => api<TriggerList>(key, "GET", `/v1/trig
 const ids = (res: { body: TriggerList }) => res.body.data.map((t) => t.transactionId);
 
 describe("GET /v1/triggers", () => {
-  it("lists a trigger a moment after it is accepted", async () => {
-    const { key } = await createSandboxEnvironment();
+  it("lists a trigger once the consumer has run its first job", async () => {
+    const { id, key } = await createSandboxEnvironment();
     await createWorkflow(key, { key: "hello" });
-    const transactionId = await trigger(key, { workflow: "hello", to: { subscriberId: "ada", email: "ada@example.com" } });
-    const found = await eventually(async () => (await list(key)).body.data.find((t) => t.transactionId === transactionId));
+    // The job goes to the consumer now, as the Queue would deliver it, rather than through the Queue.
+    const { transactionId } = await acceptThenCrash(id, "hello", { subscriberId: "ada", email: "ada@example.com" });
+    await deliverHeldJobs(id, transactionId);
+    const found = (await list(key)).body.data.find((t) => t.transactionId === transactionId)!;
     expect(found).toMatchObject({ transactionId, workflow: "hello", recipients: ["ada"], recipientCount: 1 });
     expect(["accepted", "processing", "completed"]).toContain(found.status);
   });
