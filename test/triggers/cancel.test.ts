@@ -4,7 +4,7 @@ import { createDb } from "../../src/db/client";
 import { acceptThenCrash, deliverHeldJobs, outboxWrites, readTrigger } from "../ledger";
 import { recordTriggers } from "../../src/delivery/trigger-writes";
 import { createEnvironment, createEnvironmentWithWorkflow, createWorkflow, triggerRow, unique } from "../factories";
-import { api, errorPaths, eventually, expectProblem } from "../request";
+import { api, errorPaths, expectProblem } from "../request";
 
 interface CancelResult {
   transactionId: string;
@@ -55,16 +55,15 @@ describe("DELETE /v1/trigger/", () => {
   });
 
   it("shows the cancellation in GET /v1/trigger/{transactionId} as soon as it answers, and counts each message once when recorded", async () => {
-    const { key, transactionId } = await acceptedTrigger();
+    const { id, key, transactionId } = await heldTrigger();
     expect((await cancelByBody(key, transactionId)).body.cancelledMessages).toBe(1);
     const status = () => api<{ status: string; messages: unknown }>(key, "GET", `/v1/trigger/${transactionId}`);
     const cancelled = { status: "cancelled", messages: { total: 1, byStatus: { cancelled: 1 } } };
     expect((await status()).body).toMatchObject(cancelled);
-    // The consumer records the message itself a moment later: still one cancelled message, not two.
-    await eventually(async () => {
-      const list = await api<{ data: { status: string }[] }>(key, "GET", `/v1/messages?transactionId=${transactionId}`);
-      return list.body.data.some((m) => m.status === "cancelled");
-    });
+    // The consumer then records the message itself: still one cancelled message, not two.
+    await deliverHeldJobs(id, transactionId);
+    const list = await api<{ data: { status: string }[] }>(key, "GET", `/v1/messages?transactionId=${transactionId}`);
+    expect(list.body.data.map((m) => m.status)).toEqual(["cancelled"]);
     expect((await status()).body).toMatchObject(cancelled);
   });
 
