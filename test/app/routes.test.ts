@@ -7,7 +7,8 @@ import type { ErrorCode } from "../../src/contract/error-codes";
 import type { IntegrationList } from "../../src/features/integrations/schemas";
 import type { MessageList } from "../../src/features/messages/schemas";
 import { createEnvironment, createSandboxEnvironment, createWorkflow, unique } from "../factories";
-import { ADMIN_KEY, api, eventually, expectProblem } from "../request";
+import { acceptThenCrash, deliverHeldJobs } from "../ledger";
+import { ADMIN_KEY, api, expectProblem } from "../request";
 
 interface Operation {
   security?: unknown[];
@@ -104,13 +105,11 @@ describe("every keyed read, across environments", () => {
     values.key = workflow.key;
     values.subscriberId = unique("sub");
     expect((await api(owner, "POST", "/sub", { subscriberId: values.subscriberId, email: "owner@example.com" })).status).toBe(201);
-    const trigger = await api<{ transactionId: string }>(owner, "POST", "/v1/trigger", { workflow: workflow.key, to: values.subscriberId });
-    values.transactionId = trigger.body.transactionId;
-    const message = await eventually(async () => {
-      const list = await api<MessageList>(owner, "GET", `/v1/messages?transactionId=${values.transactionId}`);
-      return list.body.data[0];
-    });
-    values.id = message.id;
+    // The trigger's job goes to the consumer now, which writes its message, rather than through the Queue.
+    values.transactionId = (await acceptThenCrash(a.id, workflow.key, values.subscriberId)).transactionId;
+    await deliverHeldJobs(a.id, values.transactionId);
+    const list = await api<MessageList>(owner, "GET", `/v1/messages?transactionId=${values.transactionId}`);
+    values.id = list.body.data[0]!.id;
     expect((await api(owner, "POST", "/v1/variables", { key: workflow.key, value: "owner's" })).status).toBe(201);
     expect((await api(owner, "POST", "/v1/topics", { key: workflow.key, name: "Owner's" })).status).toBe(201);
     const integrations = await api<IntegrationList>(owner, "GET", "/v1/integrations");
