@@ -46,8 +46,10 @@ eventsRoutes.openapi(
     const targets = (await c.var.data.webhookEndpoints.enabled()).filter((endpoint) => takesEvent(endpoint, event.type));
     const pairs = targets.map((endpoint) => ({ eventId, endpointId: endpoint.id }));
     // As a replay does: a retry still pending for one of them would deliver the event a second time.
-    await cancelPendingRetries(createDb(c.env.DB), event.environmentId, pairs);
+    // Queued first, as a replay does (endpoints/routes.ts says why).
+    const before = new Date();
     const queued = await enqueueDeliveries(c.env, event.environmentId, pairs);
+    await cancelPendingRetries(createDb(c.env.DB), event.environmentId, pairs, before);
     return c.json({ queued }, 202);
   },
 );

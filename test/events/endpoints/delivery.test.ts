@@ -238,6 +238,41 @@ describe("delivery from the Queue", () => {
     expect(await failing.captured()).toHaveLength(1);
   });
 
+  it("announces an endpoint saved with credentials in its URL without them", async () => {
+    const { key: own, id: ownId } = await createEnvironment();
+    const failing = fakeProviderScenario();
+    const bad = await api<WebhookEndpointCreated>(own, "POST", "/v1/webhook-endpoints", { url: `${failing.baseUrl}/x` });
+    await failing.script([{ status: 503 }]);
+    // Saved before credentials in URLs were refused.
+    const withCredentials = `${failing.baseUrl.replace("://", "://user:s3cr3t@")}/x`;
+    await createDb(env.DB)
+      .update(webhookEndpoints)
+      .set({ url: withCredentials, failingSince: new Date(Date.now() - 5 * 24 * 3_600_000 - 1000) })
+      .where(eq(webhookEndpoints.id, bad.body.id));
+    const event = eventRow(ownId, "subscriber.created", { subscriberId: "s" });
+    const db = createDb(env.DB);
+    await db.batch([eventStatements(db, [event])[0]!]);
+    const batch = createMessageBatch("clarion-webhooks", [
+      {
+        id: "credentials",
+        timestamp: new Date(),
+        attempts: 3,
+        body: { type: "deliver", environmentId: ownId, eventId: event.id, endpointId: bad.body.id },
+      },
+    ]);
+    const ctx = createExecutionContext();
+    await worker.queue(batch, env);
+    await getQueueResult(batch, ctx);
+    const notice = await env.DB.prepare(
+      "SELECT data FROM events WHERE type = 'endpoint.disabled' AND json_extract(data, '$.endpointId') = ?",
+    )
+      .bind(bad.body.id)
+      .first<{ data: string }>();
+    expect(notice).not.toBeNull();
+    expect(notice!.data).not.toContain("s3cr3t");
+    expect(JSON.parse(notice!.data).url).toContain("user:***@");
+  });
+
   it("signs with both secrets during a rotation's overlap, so either verifies", async () => {
     const { receiver, endpoint } = await receiverEndpoint();
     const rotated = await api<WebhookEndpointSecret>(key, "POST", `/v1/webhook-endpoints/${endpoint.id}/rotate-secret`, {

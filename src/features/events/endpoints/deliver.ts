@@ -7,6 +7,7 @@ import type { StoredEvent } from "../repository";
 import type { Bindings } from "../../../env";
 import { webhookDestinationOptions } from "../../../lib/destinations";
 import { newId } from "../../../lib/ids";
+import { withoutPassword } from "../../../lib/masked-url";
 import { dispatchEvents, eventRow, eventStatements } from "../record";
 import type { EventRow } from "../../../db/queries/events";
 import type { Event } from "../schemas";
@@ -96,7 +97,12 @@ export async function attemptDelivery(env: Bindings, db: Db, target: DeliveryTar
   const statements = repo.attemptWrites(attemptRow, endpointChange);
   // The endpoint is off by the time this is dispatched: only the other endpoints get it.
   const disabled = disableFor
-    ? eventRow(endpoint.environmentId, "endpoint.disabled", { endpointId: endpoint.id, url: endpoint.url, reason: disableFor }, now)
+    ? eventRow(
+        endpoint.environmentId,
+        "endpoint.disabled",
+        { endpointId: endpoint.id, url: withoutPassword(endpoint.url), reason: disableFor },
+        now,
+      )
     : null;
 
   return {

@@ -47,6 +47,7 @@ export async function cancelPendingRetries(
   db: Db,
   environmentId: string,
   pairs: readonly { eventId: string; endpointId: string }[],
+  attemptedBefore: Date,
 ): Promise<void> {
   if (pairs.length === 0) return;
   // One JSON parameter however many pairs (D1 binds at most 100).
@@ -58,6 +59,9 @@ export async function cancelPendingRetries(
       and(
         eq(webhookAttempts.environmentId, environmentId),
         isNotNull(webhookAttempts.nextAttemptAt),
+        // Only the chains that ran before the new deliveries were queued: one of those may have
+        // failed already and scheduled its own retry, which must live.
+        lte(webhookAttempts.createdAt, attemptedBefore),
         sql`(${webhookAttempts.eventId}, ${webhookAttempts.endpointId}) IN (SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(${list}))`,
       ),
     );

@@ -259,9 +259,12 @@ webhookEndpointsRoutes.openapi(
     await limitEndpointAction(c, await c.var.data.events.slug(), id);
     const db = createDb(c.env.DB);
     const pairs = (await eventsToReplay(db, endpoint, c.req.valid("json"))).map((eventId) => ({ eventId, endpointId: id }));
-    // Before the new deliveries are queued: a retry that comes due in between finds itself cancelled.
-    await cancelPendingRetries(db, endpoint.environmentId, pairs);
+    // Queued first, then the pending retries of the attempts made before are cancelled: if queueing
+    // fails, those retries still run (at least once beats at most once; receivers drop a repeated
+    // webhook-id), and a retry that comes due in between is at worst one repeat.
+    const before = new Date();
     const queued = await enqueueDeliveries(c.env, endpoint.environmentId, pairs);
+    await cancelPendingRetries(db, endpoint.environmentId, pairs, before);
     return c.json({ queued }, 202);
   },
 );
