@@ -4,10 +4,10 @@ import type { TriggerStore } from "../durable-objects/client/trigger-store";
 import { evaluateCondition } from "../engine/conditions";
 import type { ChannelStep, Step } from "../engine/steps";
 import { NEGLIGIBLE_DELAY_MS, planDelay, stepKey, windowMs } from "./action-step-plans";
-import type { RecipientsJob } from "./job";
+import type { RecipientsJob } from "../jobs/job";
 import { transition } from "./recipient-transitions";
 import { contextFor, type Recipient } from "./recipients-state";
-import type { TriggerSnapshot } from "./trigger-record";
+import type { TriggerSnapshot } from "../jobs/trigger-record";
 
 /**
  * Runs a delay, throttle or digest step for the recipients still running: a delay parks them

@@ -4,9 +4,9 @@ import { recordTriggers } from "./trigger-writes";
 import { retryDelaySeconds } from "./backoff";
 import { failRecipients } from "./close-recipients";
 import { DeliveryContext } from "./context";
-import { DeadLetter, DeliveryJob } from "./job";
+import { DeadLetter, DeliveryJob } from "../jobs/job";
 import { MessageWrites } from "./message-writes";
-import { PackedJobs } from "./pack";
+import { PackedJobs } from "../jobs/pack";
 
 /**
  * Jobs that exhausted their retries land here, either as the original job (the Queue moved

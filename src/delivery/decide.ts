@@ -5,7 +5,7 @@ import { zoneOf } from "../engine/local-time";
 import { applyOverrides, foldHeaderFields, renderChannel } from "../engine/templates";
 import type { InAppContent } from "../contract/in-app-content";
 import { UNSAFE_URL_MESSAGE, withoutUnsafeUrls } from "../engine/in-app-urls";
-import type { TriggerRecord } from "./trigger-record";
+import type { TriggerRecord } from "../jobs/trigger-record";
 import { isChannelAllowed } from "../engine/preferences";
 import type { ChannelStep } from "../engine/steps";
 import { normaliseAddress } from "../lib/normalise-address";

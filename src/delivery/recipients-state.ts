@@ -15,9 +15,9 @@ import type { IntegrationConfig } from "../providers/types";
 import type { WaitHold } from "../durable-objects/ledger/claims";
 import type { RecipientProfile } from "./addresses";
 import type { DeliveryContext, EnvironmentCache } from "./context";
-import type { RecipientsJob } from "./job";
+import type { RecipientsJob } from "../jobs/job";
 import type { MessageRow } from "./message-writes";
-import type { TriggerRecord } from "./trigger-record";
+import type { TriggerRecord } from "../jobs/trigger-record";
 
 /** Statuses after which a message is never sent again. */
 export const FINAL_OR_SENT: ReadonlySet<MessageStatus> = new Set(SETTLED_MESSAGE_STATUSES);

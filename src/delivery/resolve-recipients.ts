@@ -1,5 +1,5 @@
 import type { Db } from "../db/client";
-import type { TriggerRecord } from "./trigger-record";
+import type { TriggerRecord } from "../jobs/trigger-record";
 import { topicMemberIds } from "../db/queries/topics";
 import { environmentSubscriberIds } from "../db/queries/subscribers";
 import { isBroadcastRecipient, type Recipient } from "../contract/recipients";

@@ -2,7 +2,7 @@ import { isChannelStep } from "../engine/steps";
 import { runActionStep } from "./action-steps";
 import { cancelRecipients } from "./close-recipients";
 import type { DeliveryContext } from "./context";
-import type { RecipientsJob } from "./job";
+import type { RecipientsJob } from "../jobs/job";
 import { runOutcome, waitEntries } from "./phases/park";
 import { planChannelStep } from "./phases/plan";
 import { recordClaims } from "./phases/record";
@@ -11,7 +11,7 @@ import { claimKey, type StepScope } from "./phases/scope";
 import { sendAll } from "./phases/send";
 import { transition } from "./recipient-transitions";
 import { load, type Loaded, type Recipient } from "./recipients-state";
-import type { TriggerSnapshot } from "./trigger-record";
+import type { TriggerSnapshot } from "../jobs/trigger-record";
 
 export interface RecipientsResult {
   /** Subscribers whose delivery must continue later, and when. */

@@ -5,7 +5,7 @@ import { runBatch, type Statement } from "../../src/db/batch";
 import { createDb } from "../../src/db/client";
 import { TRIGGER_STATUSES, type TriggerStatus, triggers } from "../../src/db/schema";
 import type { JsonArray } from "../../src/contract/json";
-import type { TriggerRecord } from "../../src/delivery/trigger-record";
+import type { TriggerRecord } from "../../src/jobs/trigger-record";
 import { finishTriggers, triggerRecordWrites } from "../../src/delivery/trigger-writes";
 import { createEnvironment, unique } from "../factories";
 import * as drizzleBuilt from "./drizzle-statements";

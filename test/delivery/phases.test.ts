@@ -11,7 +11,7 @@ import type { StepScope } from "../../src/delivery/phases/scope";
 import { sendAll, type Delivered } from "../../src/delivery/phases/send";
 import { transition } from "../../src/delivery/recipient-transitions";
 import type { Loaded, Recipient } from "../../src/delivery/recipients-state";
-import type { RecipientsJob } from "../../src/delivery/job";
+import type { RecipientsJob } from "../../src/jobs/job";
 import type { IntegrationConfig } from "../../src/providers/types";
 
 const NOW = new Date("2026-06-01T12:00:00Z");

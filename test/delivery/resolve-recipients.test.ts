@@ -4,7 +4,7 @@ import { BROADCAST_RECIPIENT } from "../../src/contract/recipients";
 import { createDb } from "../../src/db/client";
 import { resolveRecipientIds } from "../../src/delivery/resolve-recipients";
 import type { JsonArray } from "../../src/contract/json";
-import type { TriggerRecord } from "../../src/delivery/trigger-record";
+import type { TriggerRecord } from "../../src/jobs/trigger-record";
 import { unique } from "../factories";
 
 /** Bare subscribers straight into D1, 20 rows per statement. */

@@ -3,7 +3,7 @@ import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { DeliveryContext } from "../../src/delivery/context";
 import { MessageWrites } from "../../src/delivery/message-writes";
-import type { RecipientsJob } from "../../src/delivery/job";
+import type { RecipientsJob } from "../../src/jobs/job";
 import { runRecipients } from "../../src/delivery/run-recipients";
 import { api } from "../request";
 import { createSandboxEnvironment, createWorkflow, unique } from "../factories";

@@ -1,6 +1,6 @@
 import type { JsonObject } from "../../contract/json";
 import type { WaitEntry } from "../../durable-objects/ledger/claims";
-import type { RecipientsJob } from "../job";
+import type { RecipientsJob } from "../../jobs/job";
 import type { Recipient } from "../recipients-state";
 
 /** The jobs that resume waiting recipients, one per (time, step) they wait for; no I/O. */

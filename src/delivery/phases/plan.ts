@@ -3,7 +3,7 @@ import type { ChannelStep } from "../../engine/steps";
 import { decide } from "../decide";
 import { transition } from "../recipient-transitions";
 import type { Loaded, Recipient } from "../recipients-state";
-import type { TriggerRecord } from "../trigger-record";
+import type { TriggerRecord } from "../../jobs/trigger-record";
 
 export interface StepPlan {
   step: ChannelStep;
