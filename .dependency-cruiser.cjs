@@ -27,11 +27,7 @@ const BASE = "^src/(db|lib|contract)/";
  * feature's repositories (`repository.ts`, `<concern>-repository.ts`) and delivery's own writes.
  * Everything else reaches rows through a repository bound to one environment (features/data.ts).
  */
-const DATA_ACCESS = [
-  "^src/db/",
-  "^src/(features|novu)/.+/[a-z0-9-]*repository\\.ts$",
-  "^src/delivery/(?:message-writes|trigger-writes)\\.ts$",
-];
+const DATA_ACCESS = ["^src/db/", "^src/(features|novu)/.+/[a-z0-9-]*repository\\.ts$", "^src/delivery/writes/"];
 
 /** The step and channel model: zod schemas only, no imports from src/. */
 const STEP_MODEL = "^src/engine/steps\\.ts$";

@@ -6,7 +6,7 @@ import { createDb } from "../../src/db/client";
 import { TRIGGER_STATUSES, type TriggerStatus, triggers } from "../../src/db/schema";
 import type { JsonArray } from "../../src/contract/json";
 import type { TriggerRecord } from "../../src/jobs/trigger-record";
-import { finishTriggers, triggerRecordWrites } from "../../src/delivery/trigger-writes";
+import { finishTriggers, triggerRecordWrites } from "../../src/delivery/writes/trigger-writes";
 import { createEnvironment, unique } from "../factories";
 import * as drizzleBuilt from "./drizzle-statements";
 import { recorded, recordingDb } from "./recorded";

@@ -1,11 +1,11 @@
-import { runBatch } from "../db/batch";
-import { type InAppInsert, type InAppRow, insertNotifications } from "../db/queries/in-app";
-import { presentAmong } from "../db/queries/inbox-presence";
-import { inboxSockets } from "../durable-objects/inbox-socket/client";
-import type { InAppContent } from "../engine/content";
-import type { Bindings } from "../env";
+import { runBatch } from "../../db/batch";
+import { type InAppInsert, type InAppRow, insertNotifications } from "../../db/queries/in-app";
+import { presentAmong } from "../../db/queries/inbox-presence";
+import { inboxSockets } from "../../durable-objects/inbox-socket/client";
+import type { InAppContent } from "../../engine/content";
+import type { Bindings } from "../../env";
 import type { SendResult } from "./send-message";
-import type { StepScope } from "./phases/scope";
+import type { StepScope } from "../phases/scope";
 
 /** One in_app send: its message id (the notification's id too), subscriber and rendered content. */
 export interface InAppSend {
