@@ -8,7 +8,7 @@ import type { IntegrationConfig } from "../providers/types";
 import type { DeliveryJob } from "../jobs/job";
 import { MicroBatcher } from "../lib/micro-batch";
 import { MessageWrites } from "./writes/message-writes";
-import { RecipientReads } from "./recipients/recipient-reads";
+import { RecipientReads } from "./recipient-reads";
 import { finishTriggers } from "./writes/trigger-writes";
 import { dispatchWritten } from "./webhooks/dispatch";
 import type { TriggerSnapshot } from "../jobs/trigger-record";

@@ -1,14 +1,14 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { createDb } from "../../../src/db/client";
-import { recipientRowReads } from "../../../src/db/queries/recipient-reads";
-import { messages, suppressions, subscribers } from "../../../src/db/schema";
-import { DeliveryContext } from "../../../src/delivery/context";
-import type { RecipientsJob } from "../../../src/jobs/job";
-import { load } from "../../../src/delivery/recipients/recipients-state";
-import type { TriggerRecord } from "../../../src/jobs/trigger-record";
-import { newId } from "../../../src/lib/ids";
-import { createEnvironment, createWorkflow, unique } from "../../factories";
+import { createDb } from "../../src/db/client";
+import { recipientRowReads } from "../../src/db/queries/recipient-reads";
+import { messages, suppressions, subscribers } from "../../src/db/schema";
+import { DeliveryContext } from "../../src/delivery/context";
+import type { RecipientsJob } from "../../src/jobs/job";
+import { load } from "../../src/delivery/recipients/recipients-state";
+import type { TriggerRecord } from "../../src/jobs/trigger-record";
+import { newId } from "../../src/lib/ids";
+import { createEnvironment, createWorkflow, unique } from "../factories";
 
 const CHUNKS = 20;
 

@@ -1,5 +1,5 @@
 import type { BatchItem } from "drizzle-orm/batch";
-import type { Db } from "../../db/client";
+import type { Db } from "../db/client";
 import {
   type ChannelRow,
   recipientRowReads,
@@ -8,9 +8,9 @@ import {
   type WorkflowRow,
   workflowRead,
   workflowRefKey,
-} from "../../db/queries/recipient-reads";
-import type { MessageRow } from "../writes/message-writes";
-import { MicroBatcher } from "../../lib/micro-batch";
+} from "../db/queries/recipient-reads";
+import type { MessageRow } from "./writes/message-writes";
+import { MicroBatcher } from "../lib/micro-batch";
 
 /** What one chunk of recipients reads before its steps run. */
 export interface ChunkRows {
