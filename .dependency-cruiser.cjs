@@ -5,6 +5,7 @@
 //   novu       src/novu/**                            Novu's API and Inbox on /novu, over the features; only app.ts imports it
 //   features   src/features/**                        the HTTP API, one folder per resource
 //   delivery   src/delivery/**, src/durable-objects/** the queue consumer and its storage
+//   jobs       src/jobs/**                            the queue jobs and trigger record delivery and the objects share
 //   engine     src/engine/**, src/providers/**         pure step logic; one adapter per provider
 //   base       src/db/**, src/lib/**, src/contract/**  D1 schema and shared queries, helpers, the API vocabulary
 //   bindings   src/env.ts                              the Worker's bindings (from `wrangler types`); imports types only
@@ -17,6 +18,7 @@ const ENTRY = "^src/(index|app)\\.ts$";
 const NOVU = "^src/novu/";
 const FEATURES = "^src/features/";
 const DELIVERY = "^src/(delivery|durable-objects)/";
+const JOBS = "^src/jobs/";
 const ENGINE = "^src/(engine|providers)/";
 const BASE = "^src/(db|lib|contract)/";
 
@@ -25,17 +27,10 @@ const BASE = "^src/(db|lib|contract)/";
  * feature's repositories (`repository.ts`, `<concern>-repository.ts`) and delivery's own writes.
  * Everything else reaches rows through a repository bound to one environment (features/data.ts).
  */
-const DATA_ACCESS = [
-  "^src/db/",
-  "^src/(features|novu)/.+/[a-z0-9-]*repository\\.ts$",
-  "^src/delivery/(?:message-writes|trigger-writes)\\.ts$",
-];
+const DATA_ACCESS = ["^src/db/", "^src/(features|novu)/.+/[a-z0-9-]*repository\\.ts$", "^src/delivery/writes/"];
 
 /** The step and channel model: zod schemas only, no imports from src/. */
 const STEP_MODEL = "^src/engine/steps\\.ts$";
-
-/** The small part of delivery that durable objects may read: the queue job, its queues and the trigger record. */
-const JOB_CONTRACT = "^src/delivery/(job|pack|queues|trigger-record|webhooks/job)\\.ts$";
 
 module.exports = {
   forbidden: [
@@ -82,7 +77,7 @@ module.exports = {
         "Features answer HTTP requests and may hand work to delivery; delivery runs without a request " +
         "and must not depend on route code. What both need lives below (db/queries, contract, engine).",
       severity: "error",
-      from: { path: [DELIVERY, ENGINE, BASE] },
+      from: { path: [DELIVERY, JOBS, ENGINE, BASE] },
       to: { path: FEATURES },
     },
     {
@@ -91,8 +86,17 @@ module.exports = {
         "The engine and the providers are pure step logic and stateless adapters: they must not know " +
         "about queues, the consumer or Durable Objects.",
       severity: "error",
-      from: { path: [ENGINE, BASE] },
+      from: { path: [JOBS, ENGINE, BASE] },
       to: { path: DELIVERY },
+    },
+    {
+      name: "jobs-are-above-engine",
+      comment:
+        "The queue jobs and the trigger record are what delivery and the Durable Objects exchange; the engine, " +
+        "the providers and the base below them know nothing of queues.",
+      severity: "error",
+      from: { path: [ENGINE, BASE] },
+      to: { path: JOBS },
     },
     {
       name: "engine-is-above-base",
@@ -120,13 +124,13 @@ module.exports = {
       to: { path: STEP_MODEL, dependencyTypesNot: ["type-only"] },
     },
     {
-      name: "durable-objects-read-only-the-job-contract",
+      name: "durable-objects-do-not-import-delivery",
       comment:
         "Delivery drives the Durable Objects through their RPC clients; the objects know delivery only " +
-        "through the job and trigger-record types they store and enqueue, so the arrow points one way.",
+        "through the jobs and trigger records they store and enqueue (src/jobs/), so the arrow points one way.",
       severity: "error",
       from: { path: "^src/durable-objects/" },
-      to: { path: "^src/delivery/", pathNot: JOB_CONTRACT },
+      to: { path: "^src/delivery/" },
     },
     {
       name: "objects-only-through-their-clients",
@@ -147,13 +151,13 @@ module.exports = {
       },
     },
     {
-      name: "job-contract-is-a-leaf",
+      name: "jobs-import-neither-delivery-nor-objects",
       comment:
-        "job.ts, pack.ts, queues.ts and trigger-record.ts are shared by delivery and the Durable Objects; importing either " +
-        "side back would turn the one-way arrow into a cycle.",
+        "src/jobs/ (the queue jobs, their packing and queues, the trigger record) is shared by delivery and the " +
+        "Durable Objects; importing either side back would turn the one-way arrows into a cycle.",
       severity: "error",
-      from: { path: JOB_CONTRACT },
-      to: { path: "^src/(delivery|durable-objects|features|engine|providers)/", pathNot: JOB_CONTRACT },
+      from: { path: JOBS },
+      to: { path: "^src/(delivery|durable-objects|features|novu|engine|providers)/" },
     },
     {
       name: "contract-stands-alone",
@@ -179,7 +183,7 @@ module.exports = {
         "The only upward types env.ts may name: the bodies of its queues. The Durable Object classes come from worker-configuration.d.ts.",
       severity: "error",
       from: { path: "^src/env\\.ts$" },
-      to: { path: "^src/", pathNot: JOB_CONTRACT },
+      to: { path: "^src/", pathNot: JOBS },
     },
     {
       name: "drizzle-only-in-data-access",

@@ -1,5 +1,5 @@
-import type { DeadLetter, DeliveryJob } from "./delivery/job";
-import type { WebhookJob } from "./delivery/webhooks/job";
+import type { DeadLetter, DeliveryJob } from "./jobs/job";
+import type { WebhookJob } from "./jobs/webhook-job";
 
 /**
  * The bindings of wrangler.toml as `wrangler types` writes them (worker-configuration.d.ts, the
@@ -17,7 +17,7 @@ export interface Bindings
   DELIVERY_QUEUE_0: Queue<DeliveryJob>;
   DELIVERY_QUEUE_1: Queue<DeliveryJob>;
   DEAD_LETTER_QUEUE: Queue<DeadLetter>;
-  /** Outbound event webhooks: dispatch and delivery jobs (delivery/webhooks/job.ts). */
+  /** Outbound event webhooks: dispatch and delivery jobs (jobs/webhook-job.ts). */
   WEBHOOK_QUEUE: Queue<WebhookJob>;
   /** Where this deployment is reached from outside: tracking links point here. */
   PUBLIC_URL: string;

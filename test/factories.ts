@@ -89,7 +89,7 @@ const FINAL_TRIGGER_STATUSES = ["completed", "failed", "cancelled"];
 
 /**
  * The D1 record of a trigger once it is final (completed, failed or cancelled): a final status is
- * never replaced (src/delivery/trigger-writes.ts), so the record is settled, with no quiet period
+ * never replaced (src/delivery/writes/trigger-writes.ts), so the record is settled, with no quiet period
  * to wait out.
  */
 export const settledTriggerRow = (environmentId: string, transactionId: string) =>

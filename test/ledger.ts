@@ -1,6 +1,6 @@
 import { createExecutionContext, createMessageBatch, env, evictDurableObject, getQueueResult, runInDurableObject } from "cloudflare:test";
 import worker from "../src/index";
-import type { TriggerRecord, TriggerSnapshot } from "../src/delivery/trigger-record";
+import type { TriggerRecord, TriggerSnapshot } from "../src/jobs/trigger-record";
 import { loadWorkflowGates, prepareTrigger } from "../src/features/triggers/accept";
 import { coordinatorName, digestName, ledgerNameFor } from "../src/durable-objects/client/naming";
 import type { TriggerLedger } from "../src/durable-objects/ledger/trigger-ledger";

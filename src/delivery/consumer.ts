@@ -2,19 +2,19 @@ import { chunk, runBatch } from "../db/batch";
 import type { TriggerStatus } from "../db/schema";
 import type { FanOut } from "../durable-objects/client/trigger-store";
 import type { Bindings } from "../env";
-import { deliveryQueueFor } from "./queues";
+import { deliveryQueueFor } from "../jobs/queues";
 import { subscriberWrites } from "../db/queries/subscribers";
-import { inlineSubscribers } from "./inline-subscribers";
-import { triggerRecordWrites } from "./trigger-writes";
+import { inlineSubscribers } from "./recipients/inline-subscribers";
+import { triggerRecordWrites } from "./writes/trigger-writes";
 import { retryDelaySeconds } from "./backoff";
-import { cancelRecipients, eraseRecipients } from "./close-recipients";
+import { cancelRecipients, eraseRecipients } from "./recipients/close-recipients";
 import { DeliveryContext } from "./context";
-import { DeliveryJob, RECIPIENTS_PER_JOB, type RecipientsJob } from "./job";
-import { runRecipients } from "./run-recipients";
+import { DeliveryJob, RECIPIENTS_PER_JOB, type RecipientsJob } from "../jobs/job";
+import { runRecipients } from "./phases/run-recipients";
 import { unpack } from "./unpack";
-import { sendInBatches } from "./pack";
-import { resolveRecipientIds } from "./resolve-recipients";
-import type { TriggerSnapshot, TriggerState } from "./trigger-record";
+import { sendInBatches } from "../jobs/pack";
+import { resolveRecipientIds } from "./recipients/resolve-recipients";
+import type { TriggerSnapshot, TriggerState } from "../jobs/trigger-record";
 
 const STATUS_BY_STATE: Record<TriggerState, TriggerStatus> = {
   accepted: "processing",

@@ -5,13 +5,13 @@ import { BatchedHomes, type TriggerHome } from "../durable-objects/client/batche
 import { TriggerStore } from "../durable-objects/client/trigger-store";
 import type { Bindings } from "../env";
 import type { IntegrationConfig } from "../providers/types";
-import type { DeliveryJob } from "./job";
+import type { DeliveryJob } from "../jobs/job";
 import { MicroBatcher } from "../lib/micro-batch";
-import { MessageWrites } from "./message-writes";
+import { MessageWrites } from "./writes/message-writes";
 import { RecipientReads } from "./recipient-reads";
-import { finishTriggers } from "./trigger-writes";
+import { finishTriggers } from "./writes/trigger-writes";
 import { dispatchWritten } from "./webhooks/dispatch";
-import type { TriggerSnapshot } from "./trigger-record";
+import type { TriggerSnapshot } from "../jobs/trigger-record";
 
 type Key = { environmentId: string; transactionId: string };
 

@@ -1,12 +1,12 @@
 import { runBatch } from "../db/batch";
 import type { Bindings } from "../env";
-import { recordTriggers } from "./trigger-writes";
+import { recordTriggers } from "./writes/trigger-writes";
 import { retryDelaySeconds } from "./backoff";
-import { failRecipients } from "./close-recipients";
+import { failRecipients } from "./recipients/close-recipients";
 import { DeliveryContext } from "./context";
-import { DeadLetter, DeliveryJob } from "./job";
-import { MessageWrites } from "./message-writes";
-import { PackedJobs } from "./pack";
+import { DeadLetter, DeliveryJob } from "../jobs/job";
+import { MessageWrites } from "./writes/message-writes";
+import { PackedJobs } from "../jobs/pack";
 
 /**
  * Jobs that exhausted their retries land here, either as the original job (the Queue moved

@@ -9,7 +9,7 @@ import {
   workflowRead,
   workflowRefKey,
 } from "../db/queries/recipient-reads";
-import type { MessageRow } from "./message-writes";
+import type { MessageRow } from "./writes/message-writes";
 import { MicroBatcher } from "../lib/micro-batch";
 
 /** What one chunk of recipients reads before its steps run. */

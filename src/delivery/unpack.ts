@@ -1,8 +1,8 @@
 import type { Bindings } from "../env";
-import { deliveryQueueFor } from "./queues";
+import { deliveryQueueFor } from "../jobs/queues";
 import { retryDelaySeconds } from "./backoff";
-import { DeliveryJob } from "./job";
-import { PackedJobs, sendPacked } from "./pack";
+import { DeliveryJob } from "../jobs/job";
+import { PackedJobs, sendPacked } from "../jobs/pack";
 
 /** Deliveries a job gets before it is dead-lettered: 1 + `max_retries` of the delivery consumers in wrangler.toml. */
 export const MAX_ATTEMPTS = 11;

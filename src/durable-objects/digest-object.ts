@@ -1,7 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
 import type { JsonObject } from "../contract/json";
-import type { RecipientsJob } from "../delivery/job";
-import { deliveryQueueFor } from "../delivery/queues";
+import type { RecipientsJob } from "../jobs/job";
+import { deliveryQueueFor } from "../jobs/queues";
 import type { Bindings } from "../env";
 import type { DigestCollected, DigestEntry, DigestPending, DigestResume } from "./digest-types";
 import { ledgerTimings } from "./settings";

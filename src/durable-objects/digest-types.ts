@@ -1,5 +1,5 @@
 import type { JsonObject } from "../contract/json";
-import type { RecipientsJob } from "../delivery/job";
+import type { RecipientsJob } from "../jobs/job";
 
 export interface DigestEntry {
   transactionId: string;

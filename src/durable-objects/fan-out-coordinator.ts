@@ -1,6 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
-import type { RecipientsJob } from "../delivery/job";
-import { deliveryQueueFor } from "../delivery/queues";
+import type { RecipientsJob } from "../jobs/job";
+import { deliveryQueueFor } from "../jobs/queues";
 import type { Bindings } from "../env";
 import { TriggerStore } from "./client/trigger-store";
 import type { DeliveryOp, DeliveryOpResult } from "./ledger/claims";

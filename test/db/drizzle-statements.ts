@@ -5,8 +5,8 @@ import type { BatchItem } from "drizzle-orm/batch";
 import { chunk, rowsPerStatement } from "../../src/db/batch";
 import type { Db } from "../../src/db/client";
 import { messages, triggers } from "../../src/db/schema";
-import type { MessageFields } from "../../src/delivery/message-writes";
-import { type TriggerWrite, triggerRow } from "../../src/delivery/trigger-writes";
+import type { MessageFields } from "../../src/delivery/writes/message-writes";
+import { type TriggerWrite, triggerRow } from "../../src/delivery/writes/trigger-writes";
 
 type UpdatedColumn = keyof MessageFields | "status" | "updatedAt";
 
@@ -15,7 +15,7 @@ interface MessageUpdate {
   values: Partial<Record<UpdatedColumn, unknown>>;
 }
 
-/** delivery/message-writes.ts's `updateMany` before CaseUpdate. */
+/** delivery/writes/message-writes.ts's `updateMany` before CaseUpdate. */
 export function updateMany(db: Db, columns: UpdatedColumn[], group: MessageUpdate[]): BatchItem<"sqlite">[] {
   const driver = (c: UpdatedColumn, value: unknown) => (value == null ? null : messages[c].mapToDriverValue(value as never));
   const shared = columns.filter((c) => {
@@ -45,7 +45,7 @@ export function updateMany(db: Db, columns: UpdatedColumn[], group: MessageUpdat
   });
 }
 
-/** delivery/trigger-writes.ts's `triggerRecordWrites` before it was bound by hand. */
+/** delivery/writes/trigger-writes.ts's `triggerRecordWrites` before it was bound by hand. */
 export function triggerRecordWrites(db: Db, items: TriggerWrite[], now: Date) {
   return chunk(items, rowsPerStatement(13)).map((part) =>
     db
@@ -62,7 +62,7 @@ export function triggerRecordWrites(db: Db, items: TriggerWrite[], now: Date) {
   );
 }
 
-/** delivery/trigger-writes.ts's `finishTriggers` before it was bound by hand. */
+/** delivery/writes/trigger-writes.ts's `finishTriggers` before it was bound by hand. */
 export function finishTriggers(
   db: Db,
   items: { environmentId: string; transactionId: string; status: "completed" | "failed" }[],

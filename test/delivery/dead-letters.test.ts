@@ -1,6 +1,6 @@
 import { createMessageBatch, env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { triggerJob } from "../../src/delivery/job";
+import { triggerJob } from "../../src/jobs/job";
 import worker from "../../src/index";
 import type { EventList } from "../../src/features/events/schemas";
 import { createSandboxEnvironment, fakeProviderScenario, unique } from "../factories";

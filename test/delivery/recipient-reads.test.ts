@@ -4,9 +4,9 @@ import { createDb } from "../../src/db/client";
 import { recipientRowReads } from "../../src/db/queries/recipient-reads";
 import { messages, suppressions, subscribers } from "../../src/db/schema";
 import { DeliveryContext } from "../../src/delivery/context";
-import type { RecipientsJob } from "../../src/delivery/job";
-import { load } from "../../src/delivery/recipients-state";
-import type { TriggerRecord } from "../../src/delivery/trigger-record";
+import type { RecipientsJob } from "../../src/jobs/job";
+import { load } from "../../src/delivery/recipients/recipients-state";
+import type { TriggerRecord } from "../../src/jobs/trigger-record";
 import { newId } from "../../src/lib/ids";
 import { createEnvironment, createWorkflow, unique } from "../factories";
 

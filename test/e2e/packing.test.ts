@@ -1,7 +1,7 @@
 import { createExecutionContext, createMessageBatch, env, evictDurableObject, getQueueResult, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { triggerJob } from "../../src/delivery/job";
-import { PACK_MAX_BYTES, packJobs } from "../../src/delivery/pack";
+import { triggerJob } from "../../src/jobs/job";
+import { PACK_MAX_BYTES, packJobs } from "../../src/jobs/pack";
 import type { TriggerLedger } from "../../src/durable-objects/ledger/trigger-ledger";
 import { loadWorkflowGates, prepareTrigger } from "../../src/features/triggers/accept";
 import worker from "../../src/index";

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { createDb } from "../../src/db/client";
 import { integrations } from "../../src/db/schema";
 import { toConfig } from "../../src/db/queries/integrations";
-import { sendMessage } from "../../src/delivery/send-message";
+import { sendMessage } from "../../src/delivery/send/send-message";
 import type { Integration } from "../../src/features/integrations/schemas";
 import { STRICT_DESTINATIONS } from "../../src/lib/destinations";
 import { eq } from "drizzle-orm";

@@ -1,7 +1,7 @@
 import { createMessageBatch, env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { BROADCAST_RECIPIENT } from "../../src/contract/recipients";
-import { triggerJob } from "../../src/delivery/job";
+import { triggerJob } from "../../src/jobs/job";
 import type { DigestObject } from "../../src/durable-objects/digest-object";
 import type { Bindings } from "../../src/env";
 import worker from "../../src/index";

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { createDb } from "../../src/db/client";
 import type { InAppRow } from "../../src/db/queries/in-app";
 import { setPresence } from "../../src/db/queries/inbox-presence";
-import { storeInApp } from "../../src/delivery/in-app-store";
+import { storeInApp } from "../../src/delivery/send/in-app-store";
 import type { StepScope } from "../../src/delivery/phases/scope";
 import { inboxSockets } from "../../src/durable-objects/inbox-socket/client";
 import type { InboxSocket } from "../../src/durable-objects/inbox-socket/inbox-socket";

@@ -2,7 +2,7 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { createDb } from "../../src/db/client";
 import { acceptThenCrash, deliverHeldJobs, outboxWrites, readTrigger } from "../ledger";
-import { recordTriggers } from "../../src/delivery/trigger-writes";
+import { recordTriggers } from "../../src/delivery/writes/trigger-writes";
 import { createEnvironment, createEnvironmentWithWorkflow, createWorkflow, triggerRow, unique } from "../factories";
 import { api, errorPaths, expectProblem } from "../request";
 

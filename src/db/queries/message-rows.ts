@@ -2,7 +2,7 @@ import { CaseUpdate } from "../case-update";
 import { RowInsert } from "../row-insert";
 import { messageEvents, messages, sandboxMessages } from "../schema";
 
-// The rows a delivery phase writes by the thousand (delivery/message-writes.ts), as multi-row
+// The rows a delivery phase writes by the thousand (delivery/writes/message-writes.ts), as multi-row
 // inserts bound by hand rather than built by drizzle (see ../row-insert.ts for the CPU it saves).
 
 /** A message granted for sending, recorded as `sending`: the columns it has (the others stay NULL). */

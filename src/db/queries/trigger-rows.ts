@@ -1,7 +1,7 @@
 import { RowInsert } from "../row-insert";
 import { triggers } from "../schema";
 
-// The trigger records delivery writes (delivery/trigger-writes.ts), as statements bound by hand
+// The trigger records delivery writes (delivery/writes/trigger-writes.ts), as statements bound by hand
 // rather than built by drizzle (see ../row-insert.ts for the CPU it saves).
 
 /** The statuses a trigger never leaves. */

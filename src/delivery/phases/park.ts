@@ -1,7 +1,7 @@
 import type { JsonObject } from "../../contract/json";
 import type { WaitEntry } from "../../durable-objects/ledger/claims";
-import type { RecipientsJob } from "../job";
-import type { Recipient } from "../recipients-state";
+import type { RecipientsJob } from "../../jobs/job";
+import type { Recipient } from "../recipients/recipients-state";
 
 /** The jobs that resume waiting recipients, one per (time, step) they wait for; no I/O. */
 export function waitEntries(job: RecipientsJob, recipients: Recipient[]): WaitEntry[] {

@@ -1,9 +1,9 @@
 import type { MessageStatus } from "../../db/schema";
 import type { ChannelStep } from "../../engine/steps";
-import { decide } from "../decide";
-import { transition } from "../recipient-transitions";
-import type { Loaded, Recipient } from "../recipients-state";
-import type { TriggerRecord } from "../trigger-record";
+import { decide } from "./decide";
+import { transition } from "../recipients/recipient-transitions";
+import type { Loaded, Recipient } from "../recipients/recipients-state";
+import type { TriggerRecord } from "../../jobs/trigger-record";
 
 export interface StepPlan {
   step: ChannelStep;

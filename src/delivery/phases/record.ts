@@ -1,10 +1,10 @@
 import type { MessageStatus } from "../../db/schema";
 import type { ClaimResult } from "../../durable-objects/ledger/claims";
 import { redactSecrets } from "../../engine/redact";
-import { preview } from "../decide";
-import { type EventInput, type MessageFields, MessageWrites } from "../message-writes";
-import { transition } from "../recipient-transitions";
-import type { Recipient } from "../recipients-state";
+import { preview } from "./decide";
+import { type EventInput, type MessageFields, MessageWrites } from "../writes/message-writes";
+import { transition } from "../recipients/recipient-transitions";
+import type { Recipient } from "../recipients/recipients-state";
 import type { StepPlan } from "./plan";
 import { claimKey, identityOf, type StepScope } from "./scope";
 

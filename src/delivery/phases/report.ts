@@ -3,10 +3,10 @@ import type { ClaimReport } from "../../durable-objects/ledger/claims";
 import type { IntegrationConfig } from "../../providers/types";
 import { redactSecrets } from "../../engine/redact";
 import { retryDelaySeconds } from "../backoff";
-import { MessageWrites } from "../message-writes";
-import { transition } from "../recipient-transitions";
-import type { Recipient } from "../recipients-state";
-import { nextAttempt } from "../send-message";
+import { MessageWrites } from "../writes/message-writes";
+import { transition } from "../recipients/recipient-transitions";
+import type { Recipient } from "../recipients/recipients-state";
+import { nextAttempt } from "../send/send-message";
 import type { Delivered } from "./send";
 import { claimKey, type StepScope } from "./scope";
 

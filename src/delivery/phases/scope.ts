@@ -1,9 +1,9 @@
 import type { Db } from "../../db/client";
 import type { ChannelStep } from "../../engine/steps";
-import type { RecipientsJob } from "../job";
-import type { MessageRow, SendIdentity } from "../message-writes";
-import { keyOf, type Recipient } from "../recipients-state";
-import type { TriggerRecord } from "../trigger-record";
+import type { RecipientsJob } from "../../jobs/job";
+import type { MessageRow, SendIdentity } from "../writes/message-writes";
+import { keyOf, type Recipient } from "../recipients/recipients-state";
+import type { TriggerRecord } from "../../jobs/trigger-record";
 
 /** What every phase of one channel step for one chunk shares. */
 export interface StepScope {

@@ -2,11 +2,11 @@ import type { Bindings } from "../../env";
 import { destinationOptions } from "../../lib/destinations";
 import type { IntegrationConfig } from "../../providers/types";
 import { normaliseAddress } from "../../lib/normalise-address";
-import { addressesFor, displayAddress } from "../addresses";
-import { integrationForAttempt, sendMessage, type SendResult } from "../send-message";
-import { storeInApp } from "../in-app-store";
-import { decorateEmail } from "../tracking-links";
-import { withListUnsubscribe } from "../list-unsubscribe";
+import { addressesFor, displayAddress } from "../send/addresses";
+import { integrationForAttempt, sendMessage, type SendResult } from "../send/send-message";
+import { storeInApp } from "../send/in-app-store";
+import { decorateEmail } from "../send/tracking-links";
+import { withListUnsubscribe } from "../send/list-unsubscribe";
 import type { Send } from "./record";
 import type { StepScope } from "./scope";
 

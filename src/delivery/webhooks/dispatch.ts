@@ -1,8 +1,8 @@
 import { chunk } from "../../db/batch";
 import type { WrittenEvent } from "../../db/queries/fact-events";
 import type { Bindings } from "../../env";
-import { sendInBatches } from "../pack";
-import { EVENTS_PER_DISPATCH, type WebhookJob } from "./job";
+import { sendInBatches } from "../../jobs/pack";
+import { EVENTS_PER_DISPATCH, type WebhookJob } from "../../jobs/webhook-job";
 
 export type EventQueue = Pick<Bindings, "WEBHOOK_QUEUE">;
 

@@ -1,4 +1,4 @@
-import type { TriggerSnapshot } from "../../delivery/trigger-record";
+import type { TriggerSnapshot } from "../../jobs/trigger-record";
 import { MicroBatcher } from "../../lib/micro-batch";
 import type { ClaimReport, ClaimResult, DeliveryOp, DeliveryOpResult, WaitEntry } from "../ledger/claims";
 import type { TriggerHomeName, TriggerStore } from "./trigger-store";

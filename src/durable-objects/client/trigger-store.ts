@@ -1,4 +1,4 @@
-import type { TriggerSnapshot } from "../../delivery/trigger-record";
+import type { TriggerSnapshot } from "../../jobs/trigger-record";
 import type { Bindings } from "../../env";
 import type { DeliveryOp, DeliveryOpResult } from "../ledger/claims";
 import type {

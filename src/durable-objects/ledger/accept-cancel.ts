@@ -1,4 +1,4 @@
-import { triggerJob } from "../../delivery/job";
+import { triggerJob } from "../../jobs/job";
 import type { AcceptEntry, AcceptOutcome, CancelOutcome } from "./outcomes";
 import type { LedgerParts } from "./parts";
 import { chunksOf, digestsOf, namedRecipients, recordOf } from "./triggers-table";

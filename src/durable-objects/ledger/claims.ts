@@ -1,4 +1,4 @@
-import type { RecipientsJob } from "../../delivery/job";
+import type { RecipientsJob } from "../../jobs/job";
 
 /** What a consumer may do with each send identity (`subscriberId` + step) it asked for. */
 export interface ClaimResult {

@@ -1,4 +1,4 @@
-import type { RecipientsJob } from "../../delivery/job";
+import type { RecipientsJob } from "../../jobs/job";
 import {
   CLAIM_DEADLINE_MS,
   type ClaimReport,

@@ -1,4 +1,4 @@
-import type { TriggerRecord } from "../../delivery/trigger-record";
+import type { TriggerRecord } from "../../jobs/trigger-record";
 import { digestCollectsFor } from "../client/naming";
 import type { ShardErasure } from "./outcomes";
 import type { LedgerParts } from "./parts";

@@ -1,6 +1,6 @@
-import type { DeliveryJob } from "../../delivery/job";
-import { jobBytes, sendPacked } from "../../delivery/pack";
-import { deliveryQueueFor } from "../../delivery/queues";
+import type { DeliveryJob } from "../../jobs/job";
+import { jobBytes, sendPacked } from "../../jobs/pack";
+import { deliveryQueueFor } from "../../jobs/queues";
 import type { Bindings } from "../../env";
 import { wakeBy } from "./delivery-state";
 

@@ -1,4 +1,4 @@
-import type { TriggerRecord, TriggerState } from "../../delivery/trigger-record";
+import type { TriggerRecord, TriggerState } from "../../jobs/trigger-record";
 import type { WaitingStep } from "./claims";
 
 /** What a ledger answers an accept, per trigger. */

@@ -1,4 +1,4 @@
-import type { TriggerSnapshot } from "../../delivery/trigger-record";
+import type { TriggerSnapshot } from "../../jobs/trigger-record";
 import type { DeliveryOp, DeliveryOpResult } from "./claims";
 import { wakeBy } from "./delivery-state";
 import type { FanOut, FanOutResult, LedgerWaits } from "./outcomes";

@@ -1,5 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
-import type { TriggerSnapshot } from "../../delivery/trigger-record";
+import type { TriggerSnapshot } from "../../jobs/trigger-record";
 import type { Bindings } from "../../env";
 import { MicroBatcher } from "../../lib/micro-batch";
 import { TriggerStore } from "../client/trigger-store";

@@ -1,4 +1,4 @@
-import type { TriggerRecord, TriggerState } from "../../delivery/trigger-record";
+import type { TriggerRecord, TriggerState } from "../../jobs/trigger-record";
 
 export const TRIGGERS_SCHEMA = `
   CREATE TABLE IF NOT EXISTS triggers (

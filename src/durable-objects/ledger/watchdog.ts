@@ -1,4 +1,4 @@
-import { triggerJob } from "../../delivery/job";
+import { triggerJob } from "../../jobs/job";
 import { pendingJobs } from "./delivery-state";
 import { BACKSTOP_MS } from "./outbox";
 import type { LedgerParts } from "./parts";

@@ -2,7 +2,7 @@ import { eq, inArray } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { chunk, runBatch } from "../../db/batch";
 import { messageEvents, messages, type MessageStatus, type SuppressionReason } from "../../db/schema";
-import { MessageWrites } from "../../delivery/message-writes";
+import { MessageWrites } from "../../delivery/writes/message-writes";
 import { dispatchWritten, type EventQueue } from "../../delivery/webhooks/dispatch";
 
 /**

@@ -1,4 +1,4 @@
-import type { TriggerRecord } from "../../delivery/trigger-record";
+import type { TriggerRecord } from "../../jobs/trigger-record";
 import { TriggerStore } from "../../durable-objects/client/trigger-store";
 import type { Bindings } from "../../env";
 import { byteLength, canonicalJson, sha256Hex } from "../../lib/crypto";

@@ -2,7 +2,7 @@
 // compatibility layer (src/novu/), so both reach one implementation.
 import { createDb } from "../../db/client";
 import { TriggerStore } from "../../durable-objects/client/trigger-store";
-import { recordCancellation } from "../../delivery/trigger-writes";
+import { recordCancellation } from "../../delivery/writes/trigger-writes";
 import { dispatchWritten } from "../../delivery/webhooks/dispatch";
 import type { Bindings } from "../../env";
 import { destinationOptions } from "../../lib/destinations";

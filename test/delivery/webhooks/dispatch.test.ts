@@ -1,7 +1,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { dispatchEvents } from "../../../src/delivery/webhooks/dispatch";
-import { EVENTS_PER_DISPATCH } from "../../../src/delivery/webhooks/job";
+import { EVENTS_PER_DISPATCH } from "../../../src/jobs/webhook-job";
 import { unique } from "../../factories";
 
 describe("dispatchEvents", () => {

@@ -6,7 +6,7 @@ import { attemptDelivery } from "./deliver";
 import { deliveryReads, dispatchReads, type LastAttempt, markDispatched } from "./consumer-repository";
 import { runBatch } from "../../../db/batch";
 import { dispatchWritten, eventStatements } from "../record";
-import { WebhookJob } from "../../../delivery/webhooks/job";
+import { WebhookJob } from "../../../jobs/webhook-job";
 
 type Job<T extends WebhookJob["type"]> = { message: Message<unknown>; job: Extract<WebhookJob, { type: T }> };
 

@@ -1,5 +1,5 @@
 import { chunk } from "../../../db/batch";
-import type { WebhookJob } from "../../../delivery/webhooks/job";
+import type { WebhookJob } from "../../../jobs/webhook-job";
 import type { Bindings } from "../../../env";
 
 /** Messages per Queue `sendBatch` call (the platform's limit). */

@@ -1,8 +1,8 @@
-import type { ContentByChannel } from "../engine/content";
-import type { Channel, ProviderChannel } from "../engine/steps";
-import type { DestinationOptions } from "../lib/destinations";
-import { providerFor } from "../providers/registry";
-import type { Capture, FailureKind, IntegrationConfig, Outbound, SendOutcome, SendRequest } from "../providers/types";
+import type { ContentByChannel } from "../../engine/content";
+import type { Channel, ProviderChannel } from "../../engine/steps";
+import type { DestinationOptions } from "../../lib/destinations";
+import { providerFor } from "../../providers/registry";
+import type { Capture, FailureKind, IntegrationConfig, Outbound, SendOutcome, SendRequest } from "../../providers/types";
 
 const DEFAULT_TIMEOUT_MS = 10_000;
 const DEFAULT_ATTEMPTS_PER_PROVIDER = 3;

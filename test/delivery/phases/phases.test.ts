@@ -1,18 +1,18 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { createDb } from "../../src/db/client";
-import type { ClaimResult } from "../../src/durable-objects/ledger/claims";
-import type { ChannelStep } from "../../src/engine/steps";
-import { runOutcome, waitEntries } from "../../src/delivery/phases/park";
-import { planChannelStep } from "../../src/delivery/phases/plan";
-import { recordClaims } from "../../src/delivery/phases/record";
-import { reportResults } from "../../src/delivery/phases/report";
-import type { StepScope } from "../../src/delivery/phases/scope";
-import { sendAll, type Delivered } from "../../src/delivery/phases/send";
-import { transition } from "../../src/delivery/recipient-transitions";
-import type { Loaded, Recipient } from "../../src/delivery/recipients-state";
-import type { RecipientsJob } from "../../src/delivery/job";
-import type { IntegrationConfig } from "../../src/providers/types";
+import { createDb } from "../../../src/db/client";
+import type { ClaimResult } from "../../../src/durable-objects/ledger/claims";
+import type { ChannelStep } from "../../../src/engine/steps";
+import { runOutcome, waitEntries } from "../../../src/delivery/phases/park";
+import { planChannelStep } from "../../../src/delivery/phases/plan";
+import { recordClaims } from "../../../src/delivery/phases/record";
+import { reportResults } from "../../../src/delivery/phases/report";
+import type { StepScope } from "../../../src/delivery/phases/scope";
+import { sendAll, type Delivered } from "../../../src/delivery/phases/send";
+import { transition } from "../../../src/delivery/recipients/recipient-transitions";
+import type { Loaded, Recipient } from "../../../src/delivery/recipients/recipients-state";
+import type { RecipientsJob } from "../../../src/jobs/job";
+import type { IntegrationConfig } from "../../../src/providers/types";
 
 const NOW = new Date("2026-06-01T12:00:00Z");
 const mail: ChannelStep = {

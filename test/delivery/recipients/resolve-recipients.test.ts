@@ -1,11 +1,11 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { BROADCAST_RECIPIENT } from "../../src/contract/recipients";
-import { createDb } from "../../src/db/client";
-import { resolveRecipientIds } from "../../src/delivery/resolve-recipients";
-import type { JsonArray } from "../../src/contract/json";
-import type { TriggerRecord } from "../../src/delivery/trigger-record";
-import { unique } from "../factories";
+import { BROADCAST_RECIPIENT } from "../../../src/contract/recipients";
+import { createDb } from "../../../src/db/client";
+import { resolveRecipientIds } from "../../../src/delivery/recipients/resolve-recipients";
+import type { JsonArray } from "../../../src/contract/json";
+import type { TriggerRecord } from "../../../src/jobs/trigger-record";
+import { unique } from "../../factories";
 
 /** Bare subscribers straight into D1, 20 rows per statement. */
 async function seedSubscribers(environmentId: string, ids: string[]) {

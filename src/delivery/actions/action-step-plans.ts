@@ -1,8 +1,8 @@
-import type { TemplateContext } from "../engine/content";
-import { addDuration, parseDuration } from "../engine/durations";
-import { nextLocalTime, zoneOf } from "../engine/local-time";
-import { renderText } from "../engine/templates";
-import type { Step } from "../engine/steps";
+import type { TemplateContext } from "../../engine/content";
+import { addDuration, parseDuration } from "../../engine/durations";
+import { nextLocalTime, zoneOf } from "../../engine/local-time";
+import { renderText } from "../../engine/templates";
+import type { Step } from "../../engine/steps";
 
 type DelayStep = Extract<Step, { type: "delay" }>;
 

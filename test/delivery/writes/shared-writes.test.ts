@@ -1,13 +1,13 @@
 import { env } from "cloudflare:test";
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { DeliveryContext } from "../../src/delivery/context";
-import { MessageWrites } from "../../src/delivery/message-writes";
-import type { RecipientsJob } from "../../src/delivery/job";
-import { runRecipients } from "../../src/delivery/run-recipients";
-import { api } from "../request";
-import { createSandboxEnvironment, createWorkflow, unique } from "../factories";
-import { acceptThenCrash } from "../ledger";
+import { DeliveryContext } from "../../../src/delivery/context";
+import { MessageWrites } from "../../../src/delivery/writes/message-writes";
+import type { RecipientsJob } from "../../../src/jobs/job";
+import { runRecipients } from "../../../src/delivery/phases/run-recipients";
+import { api } from "../../request";
+import { createSandboxEnvironment, createWorkflow, unique } from "../../factories";
+import { acceptThenCrash } from "../../ledger";
 
 const TRIGGERS = 20;
 

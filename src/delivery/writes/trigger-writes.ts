@@ -1,9 +1,9 @@
-import type { Db } from "../db/client";
-import { runBatch } from "../db/batch";
-import type { TriggerStatus } from "../db/schema";
-import { finishedTriggers, triggerRecords } from "../db/queries/trigger-rows";
-import { triggerFactEvents, writtenEvents } from "../db/queries/fact-events";
-import type { TriggerRecord } from "./trigger-record";
+import type { Db } from "../../db/client";
+import { runBatch } from "../../db/batch";
+import type { TriggerStatus } from "../../db/schema";
+import { finishedTriggers, triggerRecords } from "../../db/queries/trigger-rows";
+import { triggerFactEvents, writtenEvents } from "../../db/queries/fact-events";
+import type { TriggerRecord } from "../../jobs/trigger-record";
 
 export type TriggerWrite = { record: TriggerRecord; status: TriggerStatus; cancelledMessages?: number };
 

@@ -1,5 +1,5 @@
-import type { Bindings } from "../env";
-import { sign } from "../lib/secrets";
+import type { Bindings } from "../../env";
+import { sign } from "../../lib/secrets";
 
 /** Signed tracking URLs: the signature covers the message id (and the target, for clicks). */
 export async function openPixelUrl(env: Bindings, publicUrl: string, messageId: string): Promise<string> {

@@ -1,5 +1,5 @@
-import type { SubscriberInput } from "../contract/recipients";
-import type { TriggerRecord } from "./trigger-record";
+import type { SubscriberInput } from "../../contract/recipients";
+import type { TriggerRecord } from "../../jobs/trigger-record";
 
 const isSubscriberInput = (value: unknown): value is SubscriberInput =>
   typeof value === "object" && value !== null && typeof (value as { subscriberId?: unknown }).subscriberId === "string";

@@ -1,9 +1,9 @@
-import type { DeliveryContext } from "./context";
-import { isChannelStep } from "../engine/steps";
-import type { RecipientsJob } from "./job";
-import { MessageWrites } from "./message-writes";
+import type { DeliveryContext } from "../context";
+import { isChannelStep } from "../../engine/steps";
+import type { RecipientsJob } from "../../jobs/job";
+import { MessageWrites } from "../writes/message-writes";
 import { FINAL_OR_SENT, keyOf, load } from "./recipients-state";
-import type { TriggerRecord } from "./trigger-record";
+import type { TriggerRecord } from "../../jobs/trigger-record";
 
 /** Records every step not yet done for these recipients as cancelled: nothing more of the trigger is sent. */
 export const cancelRecipients = (ctx: DeliveryContext, job: RecipientsJob, trigger: TriggerRecord) =>

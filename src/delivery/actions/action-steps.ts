@@ -1,13 +1,13 @@
-import type { TriggerHome } from "../durable-objects/client/batched-homes";
-import { digestName, throttleName } from "../durable-objects/client/naming";
-import type { TriggerStore } from "../durable-objects/client/trigger-store";
-import { evaluateCondition } from "../engine/conditions";
-import type { ChannelStep, Step } from "../engine/steps";
+import type { TriggerHome } from "../../durable-objects/client/batched-homes";
+import { digestName, throttleName } from "../../durable-objects/client/naming";
+import type { TriggerStore } from "../../durable-objects/client/trigger-store";
+import { evaluateCondition } from "../../engine/conditions";
+import type { ChannelStep, Step } from "../../engine/steps";
 import { NEGLIGIBLE_DELAY_MS, planDelay, stepKey, windowMs } from "./action-step-plans";
-import type { RecipientsJob } from "./job";
-import { transition } from "./recipient-transitions";
-import { contextFor, type Recipient } from "./recipients-state";
-import type { TriggerSnapshot } from "./trigger-record";
+import type { RecipientsJob } from "../../jobs/job";
+import { transition } from "../recipients/recipient-transitions";
+import { contextFor, type Recipient } from "../recipients/recipients-state";
+import type { TriggerSnapshot } from "../../jobs/trigger-record";
 
 /**
  * Runs a delay, throttle or digest step for the recipients still running: a delay parks them

@@ -1,16 +1,16 @@
-import type { MessageStatus } from "../db/schema";
-import { evaluateCondition } from "../engine/conditions";
-import { holdFor } from "../engine/delivery-schedule";
-import { zoneOf } from "../engine/local-time";
-import { applyOverrides, foldHeaderFields, renderChannel } from "../engine/templates";
-import type { InAppContent } from "../contract/in-app-content";
-import { UNSAFE_URL_MESSAGE, withoutUnsafeUrls } from "../engine/in-app-urls";
-import type { TriggerRecord } from "./trigger-record";
-import { isChannelAllowed } from "../engine/preferences";
-import type { ChannelStep } from "../engine/steps";
-import { normaliseAddress } from "../lib/normalise-address";
-import { addressesFor } from "./addresses";
-import { contextFor, FINAL_OR_SENT, keyOf, type Loaded, type Recipient } from "./recipients-state";
+import type { MessageStatus } from "../../db/schema";
+import { evaluateCondition } from "../../engine/conditions";
+import { holdFor } from "../../engine/delivery-schedule";
+import { zoneOf } from "../../engine/local-time";
+import { applyOverrides, foldHeaderFields, renderChannel } from "../../engine/templates";
+import type { InAppContent } from "../../contract/in-app-content";
+import { UNSAFE_URL_MESSAGE, withoutUnsafeUrls } from "../../engine/in-app-urls";
+import type { TriggerRecord } from "../../jobs/trigger-record";
+import { isChannelAllowed } from "../../engine/preferences";
+import type { ChannelStep } from "../../engine/steps";
+import { normaliseAddress } from "../../lib/normalise-address";
+import { addressesFor } from "../send/addresses";
+import { contextFor, FINAL_OR_SENT, keyOf, type Loaded, type Recipient } from "../recipients/recipients-state";
 
 /** A short plain-text view for message lists: the text part, else the HTML without its tags. */
 export const preview = (content: Record<string, unknown>) => {

@@ -1,5 +1,5 @@
-import type { Channel } from "../engine/steps";
-import type { IntegrationConfig } from "../providers/types";
+import type { Channel } from "../../engine/steps";
+import type { IntegrationConfig } from "../../providers/types";
 
 export interface RecipientProfile {
   subscriberId: string;

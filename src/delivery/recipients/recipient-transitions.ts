@@ -1,6 +1,6 @@
-import type { WaitHold } from "../durable-objects/ledger/claims";
-import type { JsonObject } from "../contract/json";
-import type { StepOutcomeView } from "../engine/content";
+import type { WaitHold } from "../../durable-objects/ledger/claims";
+import type { JsonObject } from "../../contract/json";
+import type { StepOutcomeView } from "../../engine/content";
 import type { Recipient, Stop } from "./recipients-state";
 
 /** Everything that can happen to a recipient during a run. */

@@ -1,8 +1,8 @@
-import type { Db } from "../db/client";
-import type { TriggerRecord } from "./trigger-record";
-import { topicMemberIds } from "../db/queries/topics";
-import { environmentSubscriberIds } from "../db/queries/subscribers";
-import { isBroadcastRecipient, type Recipient } from "../contract/recipients";
+import type { Db } from "../../db/client";
+import type { TriggerRecord } from "../../jobs/trigger-record";
+import { topicMemberIds } from "../../db/queries/topics";
+import { environmentSubscriberIds } from "../../db/queries/subscribers";
+import { isBroadcastRecipient, type Recipient } from "../../contract/recipients";
 
 /** Topic members and broadcast audiences are read in pages, so 100,000 ids never load as one D1 result. */
 const PAGE = 5_000;

@@ -1,11 +1,23 @@
-import { runBatch } from "../db/batch";
-import { type InAppInsert, type InAppRow, insertNotifications } from "../db/queries/in-app";
-import { presentAmong } from "../db/queries/inbox-presence";
-import { inboxSockets } from "../durable-objects/inbox-socket/client";
-import type { InAppContent } from "../engine/content";
-import type { Bindings } from "../env";
+import { runBatch } from "../../db/batch";
+import { type InAppInsert, type InAppRow, insertNotifications } from "../../db/queries/in-app";
+import { presentAmong } from "../../db/queries/inbox-presence";
+import { inboxSockets } from "../../durable-objects/inbox-socket/client";
+import type { InAppContent } from "../../engine/content";
+import type { Bindings } from "../../env";
 import type { SendResult } from "./send-message";
-import type { StepScope } from "./phases/scope";
+import type { Db } from "../../db/client";
+import type { ChannelStep } from "../../engine/steps";
+import type { RecipientsJob } from "../../jobs/job";
+import type { TriggerRecord } from "../../jobs/trigger-record";
+
+/** What storing a step's in_app sends reads of the step's scope (phases/scope.ts's StepScope carries it). */
+export interface InAppScope {
+  db: Db;
+  job: RecipientsJob;
+  trigger: TriggerRecord;
+  step: ChannelStep;
+  workflowTags?: readonly string[];
+}
 
 /** One in_app send: its message id (the notification's id too), subscriber and rendered content. */
 export interface InAppSend {
@@ -22,7 +34,7 @@ export interface InAppSend {
  * pushed, one object call per present subscriber (the others' objects are never created); a failed
  * push is logged and the message stays delivered.
  */
-export async function storeInApp(env: Pick<Bindings, "INBOX_SOCKETS">, scope: StepScope, sends: InAppSend[]): Promise<SendResult[]> {
+export async function storeInApp(env: Pick<Bindings, "INBOX_SOCKETS">, scope: InAppScope, sends: InAppSend[]): Promise<SendResult[]> {
   if (sends.length === 0) return [];
   const now = new Date();
   // Only the columns a new notification sets: the insert fits its rows to D1's 100 bound parameters by this count.

@@ -1,12 +1,12 @@
 import { env } from "cloudflare:test";
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { runBatch } from "../../src/db/batch";
-import { createDb } from "../../src/db/client";
-import { messageEvents, messages, sandboxMessages, suppressions } from "../../src/db/schema";
-import { DeliveryContext } from "../../src/delivery/context";
-import { MessageWrites } from "../../src/delivery/message-writes";
-import { createEnvironment, unique } from "../factories";
+import { runBatch } from "../../../src/db/batch";
+import { createDb } from "../../../src/db/client";
+import { messageEvents, messages, sandboxMessages, suppressions } from "../../../src/db/schema";
+import { DeliveryContext } from "../../../src/delivery/context";
+import { MessageWrites } from "../../../src/delivery/writes/message-writes";
+import { createEnvironment, unique } from "../../factories";
 
 describe("MessageWrites", () => {
   it("writes 300 messages' results in a few statements, each row with its own values", async () => {

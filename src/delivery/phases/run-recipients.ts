@@ -1,17 +1,17 @@
-import { isChannelStep } from "../engine/steps";
-import { runActionStep } from "./action-steps";
-import { cancelRecipients } from "./close-recipients";
-import type { DeliveryContext } from "./context";
-import type { RecipientsJob } from "./job";
-import { runOutcome, waitEntries } from "./phases/park";
-import { planChannelStep } from "./phases/plan";
-import { recordClaims } from "./phases/record";
-import { reportResults } from "./phases/report";
-import { claimKey, type StepScope } from "./phases/scope";
-import { sendAll } from "./phases/send";
-import { transition } from "./recipient-transitions";
-import { load, type Loaded, type Recipient } from "./recipients-state";
-import type { TriggerSnapshot } from "./trigger-record";
+import { isChannelStep } from "../../engine/steps";
+import { runActionStep } from "../actions/action-steps";
+import { cancelRecipients } from "../recipients/close-recipients";
+import type { DeliveryContext } from "../context";
+import type { RecipientsJob } from "../../jobs/job";
+import { runOutcome, waitEntries } from "./park";
+import { planChannelStep } from "./plan";
+import { recordClaims } from "./record";
+import { reportResults } from "./report";
+import { claimKey, type StepScope } from "./scope";
+import { sendAll } from "./send";
+import { transition } from "../recipients/recipient-transitions";
+import { load, type Loaded, type Recipient } from "../recipients/recipients-state";
+import type { TriggerSnapshot } from "../../jobs/trigger-record";
 
 export interface RecipientsResult {
   /** Subscribers whose delivery must continue later, and when. */

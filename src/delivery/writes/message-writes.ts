@@ -1,16 +1,22 @@
 import { and, eq, inArray } from "drizzle-orm";
-import type { Db } from "../db/client";
-import { type messages, subscriberChannels, type MessageStatus } from "../db/schema";
-import type { Statement } from "../db/batch";
-import { captureRows, eventRows, finalRows, messageUpdates, sendingRows } from "../db/queries/message-rows";
-import type { KeyedValues } from "../db/case-update";
-import type { RowOf } from "../db/row-insert";
-import { suppressStatement, type SuppressionInput } from "../db/queries/suppressions";
-import { type MessageFact, messageFactEvents, type SuppressionFact, suppressionFactEvents, writtenEvents } from "../db/queries/fact-events";
-import type { EventType } from "../contract/event-types";
-import { normaliseAddress } from "../lib/normalise-address";
-import { newId } from "../lib/ids";
-import type { Capture } from "../providers/types";
+import type { Db } from "../../db/client";
+import { type messages, subscriberChannels, type MessageStatus } from "../../db/schema";
+import type { Statement } from "../../db/batch";
+import { captureRows, eventRows, finalRows, messageUpdates, sendingRows } from "../../db/queries/message-rows";
+import type { KeyedValues } from "../../db/case-update";
+import type { RowOf } from "../../db/row-insert";
+import { suppressStatement, type SuppressionInput } from "../../db/queries/suppressions";
+import {
+  type MessageFact,
+  messageFactEvents,
+  type SuppressionFact,
+  suppressionFactEvents,
+  writtenEvents,
+} from "../../db/queries/fact-events";
+import type { EventType } from "../../contract/event-types";
+import { normaliseAddress } from "../../lib/normalise-address";
+import { newId } from "../../lib/ids";
+import type { Capture } from "../../providers/types";
 
 export type MessageRow = typeof messages.$inferSelect;
 
