@@ -1,8 +1,7 @@
 import { notFound } from "../../lib/errors";
 import { apiRoute, createRouter, json, security } from "../../lib/openapi";
 import { createDb } from "../../db/client";
-import { enqueueDeliveries } from "./endpoints/replay";
-import { cancelPendingRetries } from "./endpoints/replay-repository";
+import { redeliver } from "./endpoints/replay";
 import { takesEvent } from "./endpoints/repository";
 import { ReplayResult } from "./endpoints/schemas";
 import { EventIdParam, EventList, EventQuery } from "./schemas";
@@ -46,10 +45,7 @@ eventsRoutes.openapi(
     const targets = (await c.var.data.webhookEndpoints.enabled()).filter((endpoint) => takesEvent(endpoint, event.type));
     const pairs = targets.map((endpoint) => ({ eventId, endpointId: endpoint.id }));
     // As a replay does: a retry still pending for one of them would deliver the event a second time.
-    // Queued first, as a replay does (endpoints/routes.ts says why).
-    const before = new Date();
-    const queued = await enqueueDeliveries(c.env, event.environmentId, pairs);
-    await cancelPendingRetries(createDb(c.env.DB), event.environmentId, pairs, before);
+    const queued = await redeliver(c.env, createDb(c.env.DB), event.environmentId, pairs);
     return c.json({ queued }, 202);
   },
 );

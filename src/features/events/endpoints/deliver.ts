@@ -7,7 +7,7 @@ import type { StoredEvent } from "../repository";
 import type { Bindings } from "../../../env";
 import { webhookDestinationOptions } from "../../../lib/destinations";
 import { newId } from "../../../lib/ids";
-import { withoutPassword } from "../../../lib/masked-url";
+import { withoutPassword } from "./masked-url";
 import { dispatchEvents, eventRow, eventStatements } from "../record";
 import type { EventRow } from "../../../db/queries/events";
 import type { Event } from "../schemas";

@@ -4,7 +4,7 @@ import type { BatchItem } from "drizzle-orm/batch";
 import { webhookAttempts, webhookEndpoints } from "../../../db/schema";
 import { newId } from "../../../lib/ids";
 import { keysetPage } from "../../../lib/pagination";
-import { maskedUrl, withoutPassword } from "../../../lib/masked-url";
+import { maskedUrl, withoutPassword } from "./masked-url";
 import { decryptJson, encryptJson, webhookEndpointAad } from "../../../lib/secrets";
 import type { EventType } from "../../../contract/event-types";
 import { idCursor } from "../../../lib/cursor";

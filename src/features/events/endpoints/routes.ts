@@ -6,8 +6,8 @@ import { apiRoute, createRouter, json, security } from "../../../lib/openapi";
 import { auditContextOf } from "../../audit/record";
 import { createDb } from "../../../db/client";
 import { deliverEvent } from "./deliver";
-import { enqueueDeliveries } from "./replay";
-import { cancelPendingRetries, eventsToReplay, REPLAY_LIMIT } from "./replay-repository";
+import { redeliver } from "./replay";
+import { eventsToReplay, REPLAY_LIMIT } from "./replay-repository";
 import { limitEndpointAction } from "./rate-limit";
 import { endpointsMax } from "./limits";
 import { toWebhookEndpoint } from "./repository";
@@ -259,12 +259,7 @@ webhookEndpointsRoutes.openapi(
     await limitEndpointAction(c, await c.var.data.events.slug(), id);
     const db = createDb(c.env.DB);
     const pairs = (await eventsToReplay(db, endpoint, c.req.valid("json"))).map((eventId) => ({ eventId, endpointId: id }));
-    // Queued first, then the pending retries of the attempts made before are cancelled: if queueing
-    // fails, those retries still run (at least once beats at most once; receivers drop a repeated
-    // webhook-id), and a retry that comes due in between is at worst one repeat.
-    const before = new Date();
-    const queued = await enqueueDeliveries(c.env, endpoint.environmentId, pairs);
-    await cancelPendingRetries(db, endpoint.environmentId, pairs, before);
+    const queued = await redeliver(c.env, db, endpoint.environmentId, pairs);
     return c.json({ queued }, 202);
   },
 );
