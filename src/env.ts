@@ -10,7 +10,14 @@ import type { WebhookJob } from "./jobs/webhook-job";
 export interface Bindings
   extends Omit<
     WranglerBindings,
-    "ASSETS" | "LEDGER_SHARDS" | "DELIVERY_QUEUE_0" | "DELIVERY_QUEUE_1" | "DEAD_LETTER_QUEUE" | "WEBHOOK_QUEUE"
+    | "ASSETS"
+    | "LEDGER_SHARDS"
+    | "LOG_SHARDS"
+    | "ARCHIVE_TO_R2"
+    | "DELIVERY_QUEUE_0"
+    | "DELIVERY_QUEUE_1"
+    | "DEAD_LETTER_QUEUE"
+    | "WEBHOOK_QUEUE"
   > {
   /** The dashboard's static build (wrangler.toml [assets]); absent in the Workers test runtime. */
   ASSETS?: Fetcher;
@@ -39,6 +46,12 @@ export interface Bindings
   LEDGER_SHARDS?: string;
   /** The shard count before the last change, asked too until its triggers expire. */
   LEDGER_SHARDS_PREVIOUS?: string;
+  /** Message log shards (default 16); see docs/architecture.md before changing it. */
+  LOG_SHARDS?: string;
+  /** The log shard count before the last change, read too until its rows expire. */
+  LOG_SHARDS_PREVIOUS?: string;
+  /** "true": expired log rows are archived to the ARCHIVE bucket (NDJSON) before they are deleted. */
+  ARCHIVE_TO_R2?: string;
   /** Milliseconds accepted jobs gather in a ledger's outbox before one sendBatch (default 20). */
   OUTBOX_FLUSH_MS?: string;
   /** Seconds without progress before a live trigger's unfinished work is enqueued again (default 120). */

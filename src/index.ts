@@ -10,6 +10,7 @@ import type { Bindings } from "./env";
 
 export { DigestObject } from "./durable-objects/digest-object";
 export { FanOutCoordinator } from "./durable-objects/fan-out-coordinator";
+export { LogShard } from "./durable-objects/log/log-shard";
 export { InboxSocket } from "./durable-objects/inbox-socket/inbox-socket";
 export { TriggerLedger } from "./durable-objects/ledger/trigger-ledger";
 export { ThrottleObject } from "./durable-objects/throttle-object";

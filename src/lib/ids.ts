@@ -53,3 +53,22 @@ export type IdPrefix = "env" | "key" | "sub" | "wf" | "wfv" | "msg" | "evt" | "t
 
 /** Prefixed, time-ordered ids so a reader of a log knows what an id names. */
 export const newId = (prefix: IdPrefix) => `${prefix}_${uuidv7().replaceAll("-", "")}`;
+
+/**
+ * A log row's id: a UUIDv7's time and sequence, version 8 (RFC 9562's custom layout), and the
+ * last 32 bits the row's partition hash instead of randomness. Whoever holds the id finds the log
+ * shard that holds the row (hash mod the shard count) without asking anything, for any shard
+ * count; an id of version 7 was made before the log left D1.
+ */
+export function newLogId(prefix: "msg", partition: number): string {
+  const v7 = uuidv7().replaceAll("-", "");
+  return `${prefix}_${v7.slice(0, 12)}8${v7.slice(13, 24)}${(partition >>> 0).toString(16).padStart(8, "0")}`;
+}
+
+/** The partition hash a log row's id carries; null for an id made before the log left D1 (or not an id). */
+export function partitionOfId(id: string): number | null {
+  const hex = id.slice(id.indexOf("_") + 1);
+  if (hex.length !== 32 || hex[12] !== "8") return null;
+  const partition = Number.parseInt(hex.slice(24), 16);
+  return Number.isNaN(partition) ? null : partition;
+}

@@ -10,7 +10,7 @@ const LAYOUT_VERSION = "v1";
 type Layout = Pick<Bindings, "LEDGER_SHARDS" | "LEDGER_SHARDS_PREVIOUS">;
 
 /** FNV-1a: its low bits mix every character, so shards fill evenly for any count. */
-function fnv1a(text: string): number {
+export function fnv1a(text: string): number {
   let hash = 0x811c9dc5;
   for (let i = 0; i < text.length; i++) {
     hash ^= text.charCodeAt(i);

@@ -1,0 +1,188 @@
+import type { Bindings } from "../../env";
+import { partitionOfId } from "../../lib/ids";
+import type {
+  Expired,
+  LogEvent,
+  LogMessage,
+  LogWrite,
+  LogWritten,
+  MessageChanges,
+  MessageFilter,
+  ProviderRef,
+  StatsRow,
+} from "../log/rows";
+import { allLogShards, logShardFor, logShardsFor, providerPartition, subscriberPartition } from "./log-naming";
+
+export type { Expired, LogEvent, LogMessage, LogWrite, MessageChanges, MessageFilter, ProviderRef, StatsRow } from "../log/rows";
+
+/** Newest first by (createdAt, id): the order of every page of messages. */
+const newestFirst = (a: LogMessage, b: LogMessage) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
+
+/**
+ * Rows for the log gathered over one phase and sent as one call per shard. A row goes where its
+ * id's partition says; an id without one names a message from before the log left D1, which the
+ * caller writes there (`legacy`).
+ */
+export class LogBatch {
+  private readonly byShard = new Map<string, Required<LogWrite>>();
+  readonly legacy: { updates: { id: string; changes: MessageChanges }[]; events: LogEvent[] } = { updates: [], events: [] };
+
+  constructor(private readonly env: Bindings) {}
+
+  private at(partition: number): Required<LogWrite> {
+    const name = logShardFor(this.env, partition);
+    let w = this.byShard.get(name);
+    if (!w) {
+      w = { inserts: [], updates: [], events: [], refs: [] };
+      this.byShard.set(name, w);
+    }
+    return w;
+  }
+
+  insert(message: LogMessage): void {
+    const partition = partitionOfId(message.id);
+    if (partition === null) throw new Error(`log message id without a partition: ${message.id}`);
+    this.at(partition).inserts.push(message);
+  }
+
+  update(id: string, changes: MessageChanges): void {
+    const partition = partitionOfId(id);
+    if (partition === null) this.legacy.updates.push({ id, changes });
+    else this.at(partition).updates.push({ id, changes });
+  }
+
+  event(event: LogEvent): void {
+    const partition = partitionOfId(event.messageId);
+    if (partition === null) this.legacy.events.push(event);
+    else this.at(partition).events.push(event);
+  }
+
+  /** Where a provider's report of `providerMessageId` finds the message. */
+  ref(ref: ProviderRef): void {
+    this.at(providerPartition(ref.providerMessageId)).refs.push(ref);
+  }
+
+  get shards(): number {
+    return this.byShard.size;
+  }
+
+  entries(): [string, LogWrite][] {
+    return [...this.byShard];
+  }
+}
+
+/**
+ * The one way into the log shards: it owns their names and placement, sends a phase's rows as one
+ * call per shard, and fans reads out to the shards that may hold the answer, merging by time.
+ */
+export class LogStore {
+  constructor(private readonly env: Bindings) {}
+
+  private shard(name: string) {
+    return this.env.LOGS.get(this.env.LOGS.idFromName(name));
+  }
+
+  batch(): LogBatch {
+    return new LogBatch(this.env);
+  }
+
+  /** Writes a batch, all shards at once; answers which inserted send identities already had a message (by the id asked for). */
+  async write(batch: LogBatch): Promise<Map<string, string>> {
+    const answers: LogWritten[] = await Promise.all(batch.entries().map(([name, w]) => this.shard(name).write(name, w)));
+    return new Map(answers.flatMap((a) => a.existing.map((e) => [e.requested, e.id] as const)));
+  }
+
+  /**
+   * A page of messages newest first (`limit` rows at most): one shard for a subscriber's, else
+   * every shard asked at once for its own first `limit`, merged by time.
+   */
+  async list(filter: MessageFilter): Promise<LogMessage[]> {
+    const names =
+      filter.subscriberId !== undefined
+        ? logShardsFor(this.env, subscriberPartition(filter.environmentId, filter.subscriberId))
+        : allLogShards(this.env);
+    const pages = await Promise.all(names.map((name) => this.shard(name).list(filter)));
+    return pages.flat().sort(newestFirst).slice(0, filter.limit);
+  }
+
+  /** Messages by id with their timelines (ids made before the log left D1 are not here). */
+  async find(environmentId: string, ids: string[]): Promise<{ message: LogMessage; events: LogEvent[] }[]> {
+    const byShard = new Map<string, string[]>();
+    for (const id of ids) {
+      const partition = partitionOfId(id);
+      if (partition === null) continue;
+      for (const name of logShardsFor(this.env, partition)) byShard.set(name, [...(byShard.get(name) ?? []), id]);
+    }
+    const found = await Promise.all([...byShard].map(([name, some]) => this.shard(name).find(environmentId, some)));
+    return found.flat();
+  }
+
+  /** What a redelivered chunk already recorded for these (transactionId, subscriberId) pairs. */
+  async ofRecipients(environmentId: string, pairs: [string, string][]): Promise<LogMessage[]> {
+    const byShard = new Map<string, [string, string][]>();
+    for (const pair of pairs)
+      for (const name of logShardsFor(this.env, subscriberPartition(environmentId, pair[1])))
+        byShard.set(name, [...(byShard.get(name) ?? []), pair]);
+    const found = await Promise.all([...byShard].map(([name, some]) => this.shard(name).ofRecipients(environmentId, some)));
+    return found.flat();
+  }
+
+  /** A trigger's messages counted by status, over every shard (its recipients may be anywhere). */
+  async counts(environmentId: string, transactionId: string): Promise<Map<string, number>> {
+    const all = await Promise.all(allLogShards(this.env).map((name) => this.shard(name).counts(environmentId, transactionId)));
+    const byStatus = new Map<string, number>();
+    for (const { status, n } of all.flat()) byStatus.set(status, (byStatus.get(status) ?? 0) + n);
+    return byStatus;
+  }
+
+  /** Messages counted per bucket, group and set of states reached, summed over every shard. */
+  async stats(environmentId: string, since: number, until: number, size: number, groupBy: "channel" | "provider"): Promise<StatsRow[]> {
+    const all = await Promise.all(allLogShards(this.env).map((name) => this.shard(name).stats(environmentId, since, until, size, groupBy)));
+    const merged = new Map<string, StatsRow>();
+    for (const row of all.flat()) {
+      const key = JSON.stringify([row.at, row.group, row.states]);
+      const seen = merged.get(key);
+      if (seen) seen.n += row.n;
+      else merged.set(key, { ...row });
+    }
+    return [...merged.values()];
+  }
+
+  /** The messages providers' ids name. */
+  async refs(providerMessageIds: string[]): Promise<ProviderRef[]> {
+    const byShard = new Map<string, string[]>();
+    for (const id of providerMessageIds)
+      for (const name of logShardsFor(this.env, providerPartition(id))) byShard.set(name, [...(byShard.get(name) ?? []), id]);
+    const found = await Promise.all([...byShard].map(([name, some]) => this.shard(name).refs(some)));
+    return found.flat();
+  }
+
+  /** Erasure reaches the shards of the subscriber's partition only. */
+  async eraseSubscriber(environmentId: string, subscriberId: string): Promise<{ redacted: number; transactionIds: string[] }> {
+    const all = await Promise.all(
+      logShardsFor(this.env, subscriberPartition(environmentId, subscriberId)).map((name) =>
+        this.shard(name).eraseSubscriber(environmentId, subscriberId),
+      ),
+    );
+    return { redacted: all.reduce((n, a) => n + a.redacted, 0), transactionIds: [...new Set(all.flatMap((a) => a.transactionIds))] };
+  }
+
+  async eraseEnvironment(environmentId: string): Promise<number> {
+    const all = await Promise.all(allLogShards(this.env).map((name) => this.shard(name).eraseEnvironment(environmentId)));
+    return all.reduce((n, a) => n + a, 0);
+  }
+
+  /** One expiry pass on every shard at `now` (the shards run their own hourly; tests and `clarion` tools call this). */
+  async expire(now: number): Promise<Expired> {
+    const all = await Promise.all(allLogShards(this.env).map((name) => this.shard(name).expire(now)));
+    return all.reduce(
+      (sum, e) => ({
+        messages: sum.messages + e.messages,
+        events: sum.events + e.events,
+        refs: sum.refs + e.refs,
+        archived: sum.archived + e.archived,
+      }),
+      { messages: 0, events: 0, refs: 0, archived: 0 },
+    );
+  }
+}

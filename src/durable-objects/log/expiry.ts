@@ -1,0 +1,85 @@
+import type { Bindings } from "../../env";
+import { toEvent, toMessage } from "./records";
+import type { EventRecord, MessageRecord } from "./schema";
+
+const DAY_MS = 86_400_000;
+
+const positive = (value: string | undefined, fallback: number) => {
+  const n = Number(value);
+  return Number.isInteger(n) && n > 0 ? n : fallback;
+};
+
+/** How long the log keeps a message (RETENTION_DAYS, default 30) and how many one pass removes. */
+export const logRetention = (env: Pick<Bindings, "RETENTION_DAYS" | "RETENTION_MAX_ROWS">) => ({
+  ms: positive(env.RETENTION_DAYS, 30) * DAY_MS,
+  maxRows: positive(env.RETENTION_MAX_ROWS, 5000),
+});
+
+interface Pass {
+  /** The shard's name, which the archive's keys carry. */
+  shard: string;
+  /** Messages created before this go, with their timelines. */
+  before: number;
+  maxRows: number;
+}
+
+const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+
+/**
+ * Removes up to `maxRows` expired messages, oldest first, with their timelines; with an archive
+ * bucket they are written to it first as NDJSON, one object per environment, table, day (of the
+ * message) and shard: `<environment>/<table>/<yyyy-mm-dd>/<shard>.ndjson`, then `<shard>.<n>.ndjson`
+ * for a day that took more than one pass. The part number moves on in the transaction that deletes
+ * the rows: a pass that dies between the upload and the delete writes the same object again.
+ */
+export async function archiveAndExpire(storage: DurableObjectStorage, archive: R2Bucket | undefined, pass: Pass) {
+  const sql = storage.sql;
+  const messages = sql
+    .exec<MessageRecord>("SELECT * FROM messages WHERE created_at < ? ORDER BY created_at, id LIMIT ?", pass.before, pass.maxRows)
+    .toArray();
+  const ids = messages.map((m) => m.id);
+  const events = ids.flatMap((id) =>
+    sql.exec<EventRecord>("SELECT * FROM message_events WHERE message_id = ? ORDER BY at, id", id).toArray(),
+  );
+  const createdOf = new Map(messages.map((m) => [m.id, m.created_at]));
+  const files = new Map<string, string[]>();
+  const add = (env: string, table: string, at: number, line: unknown) => {
+    const key = `${env}/${table}/${day(at)}`;
+    const lines = files.get(key) ?? [];
+    lines.push(JSON.stringify(line));
+    files.set(key, lines);
+  };
+  if (archive) {
+    for (const m of messages) add(m.env, "messages", m.created_at, toMessage(m));
+    for (const e of events) add(e.env, "message_events", createdOf.get(e.message_id) ?? e.at, toEvent(e));
+  }
+  const parts = [...files].map(([prefix, lines]) => {
+    const setting = `part:${prefix}`;
+    const part = Number(sql.exec<{ value: string }>("SELECT value FROM settings WHERE key = ?", setting).toArray()[0]?.value ?? 0);
+    const shard = pass.shard.replaceAll("/", "-");
+    return { setting, part, key: `${prefix}/${part === 0 ? shard : `${shard}.${part}`}.ndjson`, body: `${lines.join("\n")}\n` };
+  });
+  if (archive) {
+    await Promise.all(parts.map((p) => archive.put(p.key, p.body, { httpMetadata: { contentType: "application/x-ndjson" } })));
+  }
+  const refs = storage.transactionSync(() => {
+    for (const id of ids) {
+      sql.exec("DELETE FROM message_events WHERE message_id = ?", id);
+      sql.exec("DELETE FROM messages WHERE id = ?", id);
+    }
+    for (const p of parts)
+      sql.exec(
+        "INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+        p.setting,
+        String(p.part + 1),
+      );
+    return sql.exec("DELETE FROM provider_refs WHERE created_at < ?", pass.before).rowsWritten;
+  });
+  return {
+    messages: ids.length,
+    events: events.length,
+    refs,
+    archived: archive ? ids.length + events.length : 0,
+    more: ids.length === pass.maxRows,
+  };
+}

@@ -1,0 +1,243 @@
+import { DurableObject } from "cloudflare:workers";
+import type { Bindings } from "../../env";
+import { archiveAndExpire, logRetention } from "./expiry";
+import { bitOf, CHANGE_COLUMNS, MESSAGE_INSERT, messageValues, stored, toEvent, toMessage } from "./records";
+import type { Expired, LogEvent, LogMessage, LogWrite, LogWritten, MessageChanges, MessageFilter, ProviderRef, StatsRow } from "./rows";
+import { type EventRecord, LOG_SCHEMA, type MessageRecord } from "./schema";
+
+/** How often a shard looks for rows past their retention. */
+const EXPIRY_EVERY_MS = 3_600_000;
+
+/**
+ * One shard of the message log: messages, their timelines and providers' message ids, in its own
+ * SQLite. Rows are placed by subscriber (a message, its events) or by provider id (a ref), so a
+ * subscriber's history, a message and a provider's report each touch one shard. Every write of a
+ * delivery phase to this shard arrives as one call and commits as one transaction.
+ */
+export class LogShard extends DurableObject<Bindings> {
+  private readonly sql: SqlStorage;
+
+  constructor(ctx: DurableObjectState, env: Bindings) {
+    super(ctx, env);
+    this.sql = ctx.storage.sql;
+    this.sql.exec(LOG_SCHEMA);
+  }
+
+  /** Applies one phase's rows; a message whose send identity is already stored keeps its row (and id). */
+  async write(name: string, w: LogWrite): Promise<LogWritten> {
+    const existing: LogWritten["existing"] = [];
+    this.ctx.storage.transactionSync(() => {
+      for (const m of w.inserts ?? []) {
+        const inserted = this.sql.exec(MESSAGE_INSERT, ...messageValues(m)).rowsWritten > 0;
+        if (!inserted) {
+          const [row] = this.sql
+            .exec<{ id: string }>(
+              "SELECT id FROM messages WHERE env = ? AND tx = ? AND subscriber = ? AND step = ?",
+              m.environmentId,
+              m.transactionId,
+              m.subscriberId,
+              m.stepId,
+            )
+            .toArray();
+          if (row && row.id !== m.id) existing.push({ requested: m.id, id: row.id });
+        }
+      }
+      for (const u of w.updates ?? []) this.update(u.id, u.changes);
+      for (const e of w.events ?? []) this.append(e);
+      for (const r of w.refs ?? [])
+        this.sql.exec(
+          "INSERT INTO provider_refs (provider_message_id, env, message_id, created_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
+          r.providerMessageId,
+          r.environmentId,
+          r.messageId,
+          Date.now(),
+        );
+    });
+    await this.armExpiry(name);
+    return { existing };
+  }
+
+  private update(id: string, changes: MessageChanges): void {
+    const entries = Object.entries(changes).filter(([, v]) => v !== undefined) as [keyof MessageChanges, unknown][];
+    if (entries.length === 0) return;
+    const sets = entries.map(([k]) => `${CHANGE_COLUMNS[k]} = ?`);
+    const values = entries.map(([, v]) => stored(v));
+    // A new status is a state reached: its bit joins the others.
+    if (changes.status) {
+      sets.push("states = states | ?");
+      values.push(bitOf(changes.status));
+    }
+    this.sql.exec(`UPDATE messages SET ${sets.join(", ")} WHERE id = ?`, ...values, id);
+  }
+
+  private append(e: LogEvent): void {
+    this.sql.exec(
+      "INSERT INTO message_events (id, env, message_id, status, at, detail) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+      e.id,
+      e.environmentId,
+      e.messageId,
+      e.status,
+      e.at,
+      stored(e.detail),
+    );
+    this.sql.exec("UPDATE messages SET states = states | ? WHERE id = ?", bitOf(e.status), e.messageId);
+  }
+
+  /** A page of messages, newest first, below the keyset `before`. */
+  async list(f: MessageFilter): Promise<LogMessage[]> {
+    const where = ["env = ?"];
+    const values: SqlStorageValue[] = [f.environmentId];
+    const eq = (column: string, value: string | undefined) => {
+      if (value === undefined) return;
+      where.push(`${column} = ?`);
+      values.push(value);
+    };
+    eq("subscriber", f.subscriberId);
+    eq("tx", f.transactionId);
+    eq("workflow", f.workflowKey);
+    eq("channel", f.channel);
+    eq("status", f.status);
+    eq("provider", f.provider);
+    if (f.since !== undefined) {
+      where.push("created_at >= ?");
+      values.push(f.since);
+    }
+    if (f.until !== undefined) {
+      where.push("created_at <= ?");
+      values.push(f.until);
+    }
+    if (f.before) {
+      where.push("(created_at < ? OR (created_at = ? AND id < ?))");
+      values.push(f.before[0], f.before[0], f.before[1]);
+    }
+    const rows = this.sql
+      .exec<MessageRecord>(
+        `SELECT * FROM messages WHERE ${where.join(" AND ")} ORDER BY created_at DESC, id DESC LIMIT ?`,
+        ...values,
+        f.limit,
+      )
+      .toArray();
+    return rows.map(toMessage);
+  }
+
+  /** Messages by id, each with its timeline in order. */
+  async find(environmentId: string, ids: string[]): Promise<{ message: LogMessage; events: LogEvent[] }[]> {
+    return ids.flatMap((id) => {
+      const [row] = this.sql.exec<MessageRecord>("SELECT * FROM messages WHERE env = ? AND id = ?", environmentId, id).toArray();
+      if (!row) return [];
+      const events = this.sql
+        .exec<EventRecord>("SELECT * FROM message_events WHERE message_id = ? ORDER BY at, id", id)
+        .toArray()
+        .map(toEvent);
+      return [{ message: toMessage(row), events }];
+    });
+  }
+
+  /** The messages of these (transactionId, subscriberId) pairs: what a redelivered chunk already recorded. */
+  async ofRecipients(environmentId: string, pairs: [string, string][]): Promise<LogMessage[]> {
+    return pairs.flatMap(([tx, subscriber]) =>
+      this.sql
+        .exec<MessageRecord>("SELECT * FROM messages WHERE env = ? AND tx = ? AND subscriber = ?", environmentId, tx, subscriber)
+        .toArray()
+        .map(toMessage),
+    );
+  }
+
+  /** A trigger's messages counted by status. */
+  async counts(environmentId: string, transactionId: string): Promise<{ status: string; n: number }[]> {
+    return this.sql
+      .exec<{ status: string; n: number }>(
+        "SELECT status, count(*) AS n FROM messages WHERE env = ? AND tx = ? GROUP BY status",
+        environmentId,
+        transactionId,
+      )
+      .toArray();
+  }
+
+  /** Messages created in [since, until) counted per bucket, group and set of states reached. */
+  async stats(environmentId: string, since: number, until: number, size: number, groupBy: "channel" | "provider"): Promise<StatsRow[]> {
+    return this.sql
+      .exec<{ at: number; grp: string | null; states: number; n: number }>(
+        `SELECT (created_at / ?) * ? AS at, ${groupBy === "channel" ? "channel" : "provider"} AS grp, states, count(*) AS n
+         FROM messages WHERE env = ? AND created_at >= ? AND created_at < ? GROUP BY at, grp, states`,
+        size,
+        size,
+        environmentId,
+        since,
+        until,
+      )
+      .toArray()
+      .map((r) => ({ at: r.at, group: r.grp, states: r.states, n: r.n }));
+  }
+
+  /** Which messages providers' ids name. */
+  async refs(providerMessageIds: string[]): Promise<ProviderRef[]> {
+    return providerMessageIds.flatMap((p) =>
+      this.sql
+        .exec<{ env: string; message_id: string }>("SELECT env, message_id FROM provider_refs WHERE provider_message_id = ?", p)
+        .toArray()
+        .map((r) => ({ providerMessageId: p, environmentId: r.env, messageId: r.message_id })),
+    );
+  }
+
+  /**
+   * Erasure of one subscriber: what their messages said (address, content, errors) and what their
+   * timelines quoted goes; status and times stay. Answers the messages redacted and their triggers.
+   */
+  async eraseSubscriber(environmentId: string, subscriberId: string): Promise<{ redacted: number; transactionIds: string[] }> {
+    return this.ctx.storage.transactionSync(() => {
+      const transactionIds = this.sql
+        .exec<{ tx: string }>("SELECT DISTINCT tx FROM messages WHERE env = ? AND subscriber = ?", environmentId, subscriberId)
+        .toArray()
+        .map((r) => r.tx);
+      this.sql.exec(
+        `UPDATE message_events SET detail = NULL WHERE message_id IN (SELECT id FROM messages WHERE env = ? AND subscriber = ?)`,
+        environmentId,
+        subscriberId,
+      );
+      const redacted = this.sql.exec(
+        `UPDATE messages SET "to" = NULL, subject = NULL, preview = NULL, content = NULL, error_message = NULL WHERE env = ? AND subscriber = ?`,
+        environmentId,
+        subscriberId,
+      ).rowsWritten;
+      return { redacted, transactionIds };
+    });
+  }
+
+  /** Everything of a deleted environment. */
+  async eraseEnvironment(environmentId: string): Promise<number> {
+    return this.ctx.storage.transactionSync(() => {
+      this.sql.exec("DELETE FROM message_events WHERE env = ?", environmentId);
+      this.sql.exec("DELETE FROM provider_refs WHERE env = ?", environmentId);
+      return this.sql.exec("DELETE FROM messages WHERE env = ?", environmentId).rowsWritten;
+    });
+  }
+
+  override async alarm(): Promise<void> {
+    await this.expire(Date.now());
+  }
+
+  /**
+   * One expiry pass at `now`: archived first (ARCHIVE_TO_R2, or `archive` from a caller), then
+   * deleted. Tests and tools pass a later time instead of waiting for the hourly alarm.
+   */
+  async expire(now: number, archive = this.env.ARCHIVE_TO_R2 === "true"): Promise<Expired & { more: boolean }> {
+    const name = this.sql.exec<{ value: string }>("SELECT value FROM settings WHERE key = 'name'").toArray()[0]?.value ?? "unnamed";
+    const expired = await archiveAndExpire(this.ctx.storage, archive ? this.env.ARCHIVE : undefined, {
+      shard: name,
+      before: now - logRetention(this.env).ms,
+      maxRows: logRetention(this.env).maxRows,
+    });
+    await this.ctx.storage.setAlarm(now + (expired.more ? 1_000 : EXPIRY_EVERY_MS));
+    return expired;
+  }
+
+  /** The first write names the shard (for the archive's keys) and arms the expiry alarm. */
+  private async armExpiry(name: string): Promise<void> {
+    if (this.named) return;
+    this.sql.exec("INSERT INTO settings (key, value) VALUES ('name', ?) ON CONFLICT DO NOTHING", name);
+    if ((await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(Date.now() + EXPIRY_EVERY_MS);
+    this.named = true;
+  }
+  private named = false;
+}

@@ -1,0 +1,91 @@
+import { MESSAGE_STATUSES, type MessageStatus } from "../../contract/statuses";
+import type { LogEvent, LogMessage, MessageChanges } from "./rows";
+import type { EventRecord, MessageRecord } from "./schema";
+
+/** One bit per status, so the states a message reached fold into one integer (the stats read it). */
+export const bitOf = (status: string) => {
+  const i = MESSAGE_STATUSES.indexOf(status as MessageStatus);
+  return i < 0 ? 0 : 1 << i;
+};
+
+const parsed = <T>(text: string | null): T | null => (text === null ? null : (JSON.parse(text) as T));
+
+export const toMessage = (r: MessageRecord): LogMessage => ({
+  id: r.id,
+  environmentId: r.env,
+  transactionId: r.tx,
+  subscriberId: r.subscriber,
+  workflowKey: r.workflow,
+  stepId: r.step,
+  channel: r.channel,
+  provider: r.provider,
+  integrationId: r.integration,
+  status: r.status as MessageStatus,
+  providerMessageId: r.provider_message_id,
+  to: r.to,
+  subject: r.subject,
+  preview: r.preview,
+  content: parsed<Record<string, unknown>>(r.content),
+  errorCode: r.error_code,
+  errorMessage: r.error_message,
+  attempts: r.attempts,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+});
+
+export const toEvent = (r: EventRecord): LogEvent => ({
+  id: r.id,
+  environmentId: r.env,
+  messageId: r.message_id,
+  status: r.status as MessageStatus,
+  at: r.at,
+  detail: parsed<Record<string, unknown>>(r.detail),
+});
+
+/** The column each changeable field is stored in. */
+export const CHANGE_COLUMNS: Record<keyof MessageChanges, string> = {
+  status: "status",
+  provider: "provider",
+  integrationId: "integration",
+  providerMessageId: "provider_message_id",
+  to: '"to"',
+  subject: "subject",
+  preview: "preview",
+  content: "content",
+  errorCode: "error_code",
+  errorMessage: "error_message",
+  attempts: "attempts",
+  updatedAt: "updated_at",
+};
+
+/** A change's value as SQLite stores it (objects as JSON text). */
+export const stored = (value: unknown): SqlStorageValue =>
+  value === undefined || value === null ? null : typeof value === "object" ? JSON.stringify(value) : (value as SqlStorageValue);
+
+export const MESSAGE_INSERT = `INSERT INTO messages (id, env, tx, subscriber, workflow, step, channel, provider, integration, status,
+  provider_message_id, "to", subject, preview, content, error_code, error_message, attempts, states, created_at, updated_at)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`;
+
+export const messageValues = (m: LogMessage): SqlStorageValue[] => [
+  m.id,
+  m.environmentId,
+  m.transactionId,
+  m.subscriberId,
+  m.workflowKey,
+  m.stepId,
+  m.channel,
+  m.provider,
+  m.integrationId,
+  m.status,
+  m.providerMessageId,
+  m.to,
+  m.subject,
+  m.preview,
+  stored(m.content),
+  m.errorCode,
+  m.errorMessage,
+  m.attempts,
+  bitOf(m.status),
+  m.createdAt,
+  m.updatedAt,
+];

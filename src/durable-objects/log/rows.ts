@@ -1,0 +1,108 @@
+import type { MessageStatus } from "../../contract/statuses";
+
+/** A message as the log holds it: times are epoch milliseconds, so it crosses RPC as it is stored. */
+export interface LogMessage {
+  id: string;
+  environmentId: string;
+  transactionId: string;
+  subscriberId: string;
+  workflowKey: string;
+  stepId: string;
+  channel: string;
+  provider: string | null;
+  integrationId: string | null;
+  status: MessageStatus;
+  providerMessageId: string | null;
+  to: string | null;
+  subject: string | null;
+  preview: string | null;
+  content: Record<string, unknown> | null;
+  errorCode: string | null;
+  errorMessage: string | null;
+  attempts: number;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** One entry of a message's timeline. */
+export interface LogEvent {
+  id: string;
+  environmentId: string;
+  messageId: string;
+  status: MessageStatus;
+  at: number;
+  detail: Record<string, unknown> | null;
+}
+
+/** Columns a later phase sets on a message (a send's result, a provider's report); absent ones stay. */
+export type MessageChanges = Partial<
+  Pick<
+    LogMessage,
+    | "status"
+    | "provider"
+    | "integrationId"
+    | "providerMessageId"
+    | "to"
+    | "subject"
+    | "preview"
+    | "content"
+    | "errorCode"
+    | "errorMessage"
+    | "attempts"
+    | "updatedAt"
+  >
+>;
+
+/** Where a provider's message id leads: kept in the shard of the provider id's hash, as the provider's reports carry only it. */
+export interface ProviderRef {
+  providerMessageId: string;
+  environmentId: string;
+  messageId: string;
+}
+
+/**
+ * What one phase of delivery (or one report) writes to one shard, applied in one transaction:
+ * new messages (a send identity already present keeps its row), changes, timeline entries, refs.
+ */
+export interface LogWrite {
+  inserts?: LogMessage[];
+  updates?: { id: string; changes: MessageChanges }[];
+  events?: LogEvent[];
+  refs?: ProviderRef[];
+}
+
+/** What a write answers: the send identities that already had a message, with that message's id. */
+export interface LogWritten {
+  existing: { requested: string; id: string }[];
+}
+
+/** `GET /v1/messages`' filters as a shard applies them; `before` is the page's keyset (createdAt, id). */
+export interface MessageFilter {
+  environmentId: string;
+  transactionId?: string;
+  subscriberId?: string;
+  workflowKey?: string;
+  channel?: string;
+  status?: string;
+  provider?: string;
+  since?: number;
+  until?: number;
+  before?: [number, string];
+  limit: number;
+}
+
+/** Messages counted by (bucket, channel or provider, the set of states reached as one bit each). */
+export interface StatsRow {
+  at: number;
+  group: string | null;
+  states: number;
+  n: number;
+}
+
+/** The rows an expiry pass removed (and archived, when asked to). */
+export interface Expired {
+  messages: number;
+  events: number;
+  refs: number;
+  archived: number;
+}

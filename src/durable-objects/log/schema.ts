@@ -1,0 +1,62 @@
+/**
+ * A log shard's tables. A message row carries `states`, the bits of every status its timeline
+ * reached, kept as events are appended: the stats read one index range and no timeline.
+ */
+export const LOG_SCHEMA = `
+  CREATE TABLE IF NOT EXISTS messages (
+    id TEXT PRIMARY KEY, env TEXT NOT NULL, tx TEXT NOT NULL, subscriber TEXT NOT NULL, workflow TEXT NOT NULL,
+    step TEXT NOT NULL, channel TEXT NOT NULL, provider TEXT, integration TEXT, status TEXT NOT NULL,
+    provider_message_id TEXT, "to" TEXT, subject TEXT, preview TEXT, content TEXT, error_code TEXT, error_message TEXT,
+    attempts INTEGER NOT NULL DEFAULT 0, states INTEGER NOT NULL DEFAULT 0, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL
+  ) WITHOUT ROWID;
+  CREATE UNIQUE INDEX IF NOT EXISTS messages_identity ON messages (env, tx, subscriber, step);
+  CREATE INDEX IF NOT EXISTS messages_env_created ON messages (env, created_at, id);
+  CREATE INDEX IF NOT EXISTS messages_env_subscriber ON messages (env, subscriber, created_at, id);
+  CREATE INDEX IF NOT EXISTS messages_env_workflow ON messages (env, workflow, created_at, id);
+  CREATE INDEX IF NOT EXISTS messages_created ON messages (created_at);
+  CREATE TABLE IF NOT EXISTS message_events (
+    id TEXT PRIMARY KEY, env TEXT NOT NULL, message_id TEXT NOT NULL, status TEXT NOT NULL, at INTEGER NOT NULL, detail TEXT
+  ) WITHOUT ROWID;
+  CREATE INDEX IF NOT EXISTS message_events_message ON message_events (message_id, at);
+  CREATE INDEX IF NOT EXISTS message_events_at ON message_events (at);
+  CREATE TABLE IF NOT EXISTS provider_refs (
+    provider_message_id TEXT NOT NULL, env TEXT NOT NULL, message_id TEXT NOT NULL, created_at INTEGER NOT NULL,
+    PRIMARY KEY (provider_message_id, message_id)
+  ) WITHOUT ROWID;
+  CREATE INDEX IF NOT EXISTS provider_refs_created ON provider_refs (created_at);
+  CREATE TABLE IF NOT EXISTS settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+`;
+
+/** A stored message row, as SQLite answers it. */
+export interface MessageRecord extends Record<string, SqlStorageValue> {
+  id: string;
+  env: string;
+  tx: string;
+  subscriber: string;
+  workflow: string;
+  step: string;
+  channel: string;
+  provider: string | null;
+  integration: string | null;
+  status: string;
+  provider_message_id: string | null;
+  to: string | null;
+  subject: string | null;
+  preview: string | null;
+  content: string | null;
+  error_code: string | null;
+  error_message: string | null;
+  attempts: number;
+  states: number;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface EventRecord extends Record<string, SqlStorageValue> {
+  id: string;
+  env: string;
+  message_id: string;
+  status: string;
+  at: number;
+  detail: string | null;
+}
