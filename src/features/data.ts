@@ -1,4 +1,6 @@
 import { createDb, type Db } from "../db/client";
+import { LogStore } from "../durable-objects/client/log-store";
+import type { Bindings } from "../env";
 import { preferenceLinksRepository } from "../db/queries/preference-link-settings";
 import { eventsRepository } from "./events/repository";
 import { inAppSettingsRepository } from "./in-app/settings-repository";
@@ -48,14 +50,18 @@ export class Data {
   // True private fields: logging or spreading this object must not show the encryption key.
   readonly #db: Db;
   readonly #encryptionKey: string | undefined;
+  /** The message log's shards (messages and their timelines since v4; D1 keeps the older ones until they expire). */
+  readonly #logs: LogStore;
 
   constructor(
     db: Db,
     readonly environmentId: string,
     encryptionKey: string | undefined,
+    logs: LogStore,
   ) {
     this.#db = db;
     this.#encryptionKey = encryptionKey;
+    this.#logs = logs;
   }
 
   get events() {
@@ -71,7 +77,7 @@ export class Data {
     return this.#integrations;
   }
   get messages() {
-    this.#messages ??= messagesRepository(this.#db, this.environmentId);
+    this.#messages ??= messagesRepository(this.#db, this.environmentId, this.#logs);
     return this.#messages;
   }
   get preferenceLinks() {
@@ -103,7 +109,7 @@ export class Data {
     return this.#topics;
   }
   get triggers() {
-    this.#triggers ??= triggersRepository(this.#db, this.environmentId);
+    this.#triggers ??= triggersRepository(this.#db, this.environmentId, this.#logs);
     return this.#triggers;
   }
   get variables() {
@@ -127,16 +133,17 @@ export class Data {
     return this.#workflows;
   }
 
-  messageStats(query: Parameters<typeof messageStats>[2]) {
-    return messageStats(this.#db, this.environmentId, query);
+  messageStats(query: Parameters<typeof messageStats>[3]) {
+    return messageStats(this.#db, this.#logs, this.environmentId, query);
   }
 }
 
-export const dataFor = (db: Db, environmentId: string, encryptionKey: string | undefined) => new Data(db, environmentId, encryptionKey);
+export const dataFor = (db: Db, environmentId: string, encryptionKey: string | undefined, logs: LogStore) =>
+  new Data(db, environmentId, encryptionKey, logs);
 
-/** `dataFor` from a Worker's bindings: the environment's repositories on its own D1 with its encryption key. */
-export const dataOf = (env: { DB: D1Database; ENCRYPTION_KEY?: string }, environmentId: string): Data =>
-  dataFor(createDb(env.DB), environmentId, env.ENCRYPTION_KEY);
+/** `dataFor` from a Worker's bindings: the environment's repositories on its own D1 and the log's shards, with its encryption key. */
+export const dataOf = (env: Bindings, environmentId: string): Data =>
+  dataFor(createDb(env.DB), environmentId, env.ENCRYPTION_KEY, new LogStore(env));
 
 declare module "../env" {
   /** `c.var.data`'s type, filled in here because env.ts names no feature (see .dependency-cruiser.cjs). */

@@ -1,6 +1,7 @@
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createDb } from "../../src/db/client";
+import { LogStore } from "../../src/durable-objects/client/log-store";
 import { dataFor } from "../../src/features/data";
 import { createEnvironment } from "../factories";
 import { api, expectProblem } from "../request";
@@ -25,7 +26,7 @@ beforeAll(async () => {
 });
 
 describe("dataFor(db, environmentId)", () => {
-  const data = (environmentId: string) => dataFor(createDb(env.DB), environmentId, env.ENCRYPTION_KEY);
+  const data = (environmentId: string) => dataFor(createDb(env.DB), environmentId, env.ENCRYPTION_KEY, new LogStore(env));
 
   it("finds a subscriber of its own environment only", async () => {
     expect((await data(a.id).subscribers.find(shared))?.email).toBe("a@example.com");

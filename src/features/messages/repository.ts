@@ -6,10 +6,11 @@ import type { Message } from "./schemas";
 import type { z } from "@hono/zod-openapi";
 import { type MessageQuery, messageCursor } from "./schemas";
 import { keysetPage } from "../../lib/pagination";
+import { partitionOfId } from "../../lib/ids";
+import type { LogStore, MessageFilter } from "../../durable-objects/client/log-store";
+import { fromLog, type MessageRow, newestFirst } from "./log-rows";
 
-type Row = typeof messages.$inferSelect;
-
-export const toMessage = (row: Row, workflowVersion: number | null): Message => ({
+export const toMessage = (row: MessageRow, workflowVersion: number | null): Message => ({
   id: row.id,
   transactionId: row.transactionId,
   subscriberId: row.subscriberId,
@@ -35,15 +36,64 @@ const actorOf = (actor: unknown): string | Record<string, unknown> | null =>
     ? (actor as string | Record<string, unknown>)
     : null;
 
-export function messagesRepository(db: Db, environmentId: string) {
-  /** A message's version is its trigger's: read with it through the trigger's unique index, in the same query. */
-  const withVersion = () =>
-    db
-      .select({ message: messages, workflowVersion: triggers.workflowVersion })
-      .from(messages)
-      .leftJoin(triggers, and(eq(triggers.environmentId, messages.environmentId), eq(triggers.transactionId, messages.transactionId)));
+export function messagesRepository(db: Db, environmentId: string, logs: LogStore) {
+  /** The versions of these triggers, in one query: a message's version is its trigger's. */
+  const versionsOf = async (transactionIds: string[]): Promise<Map<string, number | null>> => {
+    const wanted = [...new Set(transactionIds)];
+    if (wanted.length === 0) return new Map();
+    const rows = await db
+      .select({ transactionId: triggers.transactionId, workflowVersion: triggers.workflowVersion })
+      .from(triggers)
+      .where(
+        and(
+          eq(triggers.environmentId, environmentId),
+          // One bound JSON list: a page of 200 triggers would pass D1's 100 parameters.
+          sql`${triggers.transactionId} IN (SELECT value FROM json_each(${JSON.stringify(wanted)}))`,
+        ),
+      );
+    return new Map(rows.map((r) => [r.transactionId, r.workflowVersion]));
+  };
+  const findLogged = async (id: string) => {
+    const [found] = await logs.find(environmentId, [id]);
+    return found ? { message: fromLog(found.message), events: found.events.map((e) => ({ ...e, at: new Date(e.at) })) } : null;
+  };
+  const findLegacy = async (id: string) => {
+    const [rows, events] = await db.batch([
+      db
+        .select()
+        .from(messages)
+        .where(and(eq(messages.environmentId, environmentId), eq(messages.id, id)))
+        .limit(1),
+      db
+        .select()
+        .from(messageEvents)
+        .where(and(eq(messageEvents.environmentId, environmentId), eq(messageEvents.messageId, id)))
+        .orderBy(asc(messageEvents.at), asc(messageEvents.id)),
+    ]);
+    return rows[0] ? { message: rows[0], events } : null;
+  };
   return {
+    /**
+     * A page of the log's messages and D1's legacy ones (written before the log left D1, kept until
+     * they expire), each store asked for one more than the page below the cursor and merged by time.
+     */
     async list(query: z.infer<typeof MessageQuery>) {
+      const cursor = messageCursor.read(query.cursor) ?? undefined;
+      const since = query.since ? Date.parse(query.since) : undefined;
+      const until = query.until ? Date.parse(query.until) : undefined;
+      const filter: MessageFilter = {
+        environmentId,
+        limit: query.limit + 1,
+        ...(query.transactionId ? { transactionId: query.transactionId } : {}),
+        ...(query.subscriberId ? { subscriberId: query.subscriberId } : {}),
+        ...(query.workflow ? { workflowKey: query.workflow } : {}),
+        ...(query.channel ? { channel: query.channel } : {}),
+        ...(query.status ? { status: query.status } : {}),
+        ...(query.provider ? { provider: query.provider } : {}),
+        ...(since !== undefined ? { since } : {}),
+        ...(until !== undefined ? { until } : {}),
+        ...(cursor ? { before: [cursor[0], cursor[1]] as [number, string] } : {}),
+      };
       const filters: (SQL | undefined)[] = [
         eq(messages.environmentId, environmentId),
         query.transactionId ? eq(messages.transactionId, query.transactionId) : undefined,
@@ -52,41 +102,40 @@ export function messagesRepository(db: Db, environmentId: string) {
         query.channel ? eq(messages.channel, query.channel) : undefined,
         query.status ? eq(messages.status, query.status) : undefined,
         query.provider ? eq(messages.provider, query.provider) : undefined,
-        query.since ? gte(messages.createdAt, new Date(query.since)) : undefined,
-        query.until ? lte(messages.createdAt, new Date(query.until)) : undefined,
+        since !== undefined ? gte(messages.createdAt, new Date(since)) : undefined,
+        until !== undefined ? lte(messages.createdAt, new Date(until)) : undefined,
       ];
-      const cursor = messageCursor.read(query.cursor);
       if (cursor) filters.push(olderThan(messages.createdAt, messages.id, cursor));
-      const rows = await withVersion()
-        .where(and(...filters))
-        .orderBy(desc(messages.createdAt), desc(messages.id))
-        .limit(query.limit + 1);
-      const page = keysetPage(rows, query.limit, ({ message }) => messageCursor.encode([message.createdAt.getTime(), message.id]));
-      return { data: page.rows.map((r) => toMessage(r.message, r.workflowVersion)), nextCursor: page.nextCursor };
-    },
-
-    async find(id: string) {
-      const [rows, events] = await db.batch([
-        withVersion()
-          .where(and(eq(messages.environmentId, environmentId), eq(messages.id, id)))
-          .limit(1),
+      const [logged, legacy] = await Promise.all([
+        logs.list(filter),
         db
           .select()
-          .from(messageEvents)
-          .where(and(eq(messageEvents.environmentId, environmentId), eq(messageEvents.messageId, id)))
-          .orderBy(asc(messageEvents.at), asc(messageEvents.id)),
+          .from(messages)
+          .where(and(...filters))
+          .orderBy(desc(messages.createdAt), desc(messages.id))
+          .limit(query.limit + 1),
       ]);
-      const found = rows[0];
+      const rows = [...logged.map(fromLog), ...legacy].sort(newestFirst);
+      const page = keysetPage(rows, query.limit, (m) => messageCursor.encode([m.createdAt.getTime(), m.id]));
+      const versions = await versionsOf(page.rows.map((m) => m.transactionId));
+      return { data: page.rows.map((m) => toMessage(m, versions.get(m.transactionId) ?? null)), nextCursor: page.nextCursor };
+    },
+
+    /** A message with its timeline: from the log when its id carries a partition, else D1's legacy rows. */
+    async find(id: string) {
+      const found = partitionOfId(id) !== null ? await findLogged(id) : await findLegacy(id);
       if (!found) return null;
+      const versions = await versionsOf([found.message.transactionId]);
       return {
-        ...toMessage(found.message, found.workflowVersion),
+        ...toMessage(found.message, versions.get(found.message.transactionId) ?? null),
         content: found.message.content ?? null,
-        events: events.map((e) => ({ status: e.status, at: e.at.toISOString(), detail: e.detail ?? null })),
+        events: found.events.map((e) => ({ status: e.status, at: e.at.toISOString(), detail: e.detail ?? null })),
       };
     },
 
     async triggerStatus(transactionId: string) {
-      const [rows, counts] = await db.batch([
+      const [[rows, legacy], logged] = await Promise.all([
+        db.batch([
         db
           .select()
           .from(triggers)
@@ -97,11 +146,15 @@ export function messagesRepository(db: Db, environmentId: string) {
           .from(messages)
           .where(and(eq(messages.environmentId, environmentId), eq(messages.transactionId, transactionId)))
           .groupBy(messages.status),
+        ]),
+        logs.counts(environmentId, transactionId),
       ]);
       const row = rows[0];
       if (!row) return null;
-      const byStatus: Record<string, number> = Object.fromEntries(counts.map((c) => [c.status, Number(c.count)]));
-      let total = counts.reduce((n, c) => n + Number(c.count), 0);
+      // The log's messages and D1's legacy ones (a trigger accepted before the upgrade may have both).
+      const byStatus: Record<string, number> = Object.fromEntries(logged);
+      for (const c of legacy) byStatus[c.status] = (byStatus[c.status] ?? 0) + Number(c.count);
+      let total = Object.values(byStatus).reduce((n, c) => n + c, 0);
       // The consumers record each stopped message moments after the cancel answered; until then they count as the cancel said.
       const unrecorded = row.status === "cancelled" ? (row.cancelledMessages ?? 0) - (byStatus.cancelled ?? 0) : 0;
       if (unrecorded > 0) {

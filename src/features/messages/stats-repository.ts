@@ -3,6 +3,7 @@ import { type AnyColumn, and, asc, eq, gte, lt, type SQL, sql } from "drizzle-or
 import { MESSAGE_STATUSES, type MessageStatus } from "../../contract/statuses";
 import type { Db } from "../../db/client";
 import { messageEvents, messages } from "../../db/schema";
+import type { LogStore } from "../../durable-objects/client/log-store";
 import { ApiError } from "../../lib/errors";
 import { type MessageStats, type MessageStatsQuery, STATS_BUCKETS, STATS_MAX_RANGE } from "./schemas";
 
@@ -33,6 +34,7 @@ const bitOf = (column: AnyColumn) =>
     sql` else 0 end)`,
   ]);
 const maskOf = (statuses: readonly MessageStatus[]) => statuses.reduce((m, s) => m | (1 << MESSAGE_STATUSES.indexOf(s)), 0);
+const MASKS = Object.fromEntries(FIGURES.map((f) => [f, maskOf(STATS_FIGURES[f])])) as Record<Figure, number>;
 
 const DEFAULT_RANGE = { hour: 86_400_000, day: 30 * 86_400_000 } as const;
 
@@ -96,19 +98,53 @@ export function statsQuery(
     .orderBy(asc(reached.at), asc(reached.group));
 }
 
-export async function messageStats(db: Db, environmentId: string, query: z.infer<typeof MessageStatsQuery>): Promise<MessageStats> {
+type Counts = { total: number } & Record<Figure, number>;
+
+/** Both stores' figures per (bucket, group), in the order D1 sorts them (a null group first). */
+const byBucket = (a: { at: number; group: string | null }, b: { at: number; group: string | null }) =>
+  a.at - b.at || (a.group === b.group ? 0 : a.group === null ? -1 : b.group === null ? 1 : a.group < b.group ? -1 : 1);
+
+/**
+ * The log's messages (their `states` already fold status and timeline, one bit each, so the same
+ * masks apply) summed with D1's legacy ones, written before the log left D1 and kept until they expire.
+ */
+export async function messageStats(
+  db: Db,
+  logs: LogStore,
+  environmentId: string,
+  query: z.infer<typeof MessageStatsQuery>,
+): Promise<MessageStats> {
   const range = statsRange(query);
-  const rows = await statsQuery(db, environmentId, query, range);
+  const [legacy, logged] = await Promise.all([
+    statsQuery(db, environmentId, query, range),
+    logs.stats(environmentId, range.since, range.until, STATS_BUCKETS[query.bucket], query.groupBy),
+  ]);
+  const merged = new Map<string, { at: number; group: string | null; counts: Counts }>();
+  const at = (bucket: number, group: string | null) => {
+    const key = JSON.stringify([bucket, group]);
+    let entry = merged.get(key);
+    if (!entry) {
+      const counts = { total: 0, ...(Object.fromEntries(FIGURES.map((f) => [f, 0])) as Record<Figure, number>) };
+      entry = { at: bucket, group, counts };
+      merged.set(key, entry);
+    }
+    return entry.counts;
+  };
+  for (const r of legacy) {
+    const counts = at(Number(r.at), r.group);
+    counts.total += Number(r.total);
+    for (const f of FIGURES) counts[f] += Number(r[f]);
+  }
+  for (const r of logged) {
+    const counts = at(r.at, r.group);
+    counts.total += r.n;
+    for (const f of FIGURES) if ((r.states & MASKS[f]) !== 0) counts[f] += r.n;
+  }
   return {
     since: new Date(range.since).toISOString(),
     until: new Date(range.until).toISOString(),
     bucket: query.bucket,
     groupBy: query.groupBy,
-    data: rows.map((r) => ({
-      at: new Date(Number(r.at)).toISOString(),
-      group: r.group,
-      total: Number(r.total),
-      ...(Object.fromEntries(FIGURES.map((f) => [f, Number(r[f])])) as Record<Figure, number>),
-    })),
+    data: [...merged.values()].sort(byBucket).map((e) => ({ at: new Date(e.at).toISOString(), group: e.group, ...e.counts })),
   };
 }

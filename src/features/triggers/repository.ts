@@ -1,6 +1,7 @@
 import { and, desc, eq, gte, lte, type SQL, sql } from "drizzle-orm";
 import { isBroadcastRecipient } from "../../contract/recipients";
 import type { Db } from "../../db/client";
+import type { LogStore } from "../../durable-objects/client/log-store";
 import { olderThan } from "../../db/keyset-window";
 import { triggers } from "../../db/schema";
 import { keysetPage } from "../../lib/pagination";
@@ -31,12 +32,13 @@ const toSummary = (row: Row): TriggerSummary => {
 };
 
 /** The page's query: newest first, one row more than asked for to know whether another page follows. */
-export function listQuery(db: Db, environmentId: string, query: TriggerQuery) {
+export function listQuery(db: Db, environmentId: string, query: TriggerQuery, logged: readonly string[] = []) {
   const cursor = triggerCursor.read(query.cursor);
-  // Subscribers are only known per message for topics and broadcasts. Named indexes, because
+  // Subscribers are only known per message for topics and broadcasts: the triggers of the log's
+  // messages (`logged`, one bound JSON list) and of D1's legacy ones. Named indexes, because
   // without table statistics SQLite would rather walk every message and trigger of the environment.
   const ofSubscriber = query.subscriberId
-    ? sql`${triggers.transactionId} IN (SELECT transaction_id FROM messages INDEXED BY messages_env_subscriber_idx WHERE environment_id = ${environmentId} AND subscriber_id = ${query.subscriberId})`
+    ? sql`${triggers.transactionId} IN (SELECT value FROM json_each(${JSON.stringify(logged)}) UNION ALL SELECT transaction_id FROM messages INDEXED BY messages_env_subscriber_idx WHERE environment_id = ${environmentId} AND subscriber_id = ${query.subscriberId})`
     : undefined;
   const filters: (SQL | undefined)[] = [
     eq(triggers.environmentId, environmentId),
@@ -59,11 +61,41 @@ export function listQuery(db: Db, environmentId: string, query: TriggerQuery) {
   );
 }
 
+/** Messages read per call while gathering a subscriber's triggers from their shard. */
+const SUBSCRIBER_PAGE = 500;
+/** How far back a subscriber's triggers are looked for in the log: their newest messages up to this many. */
+const SUBSCRIBER_MESSAGES_MAX = 10_000;
+
+/**
+ * The triggers a subscriber has messages of in the log, newest first. A trigger's messages are
+ * made after it was accepted, but a delay may put them any time later, so no cursor of the trigger
+ * list bounds the messages to read: they are walked in pages (one shard, newest first), from `since`.
+ */
+async function transactionsOf(logs: LogStore, environmentId: string, subscriberId: string, since: string | undefined) {
+  const found = new Set<string>();
+  let before: [number, string] | undefined;
+  for (let read = 0; read < SUBSCRIBER_MESSAGES_MAX; read += SUBSCRIBER_PAGE) {
+    const page = await logs.list({
+      environmentId,
+      subscriberId,
+      limit: SUBSCRIBER_PAGE,
+      ...(since ? { since: Date.parse(since) } : {}),
+      ...(before ? { before } : {}),
+    });
+    for (const m of page) found.add(m.transactionId);
+    const last = page.at(-1);
+    if (page.length < SUBSCRIBER_PAGE || !last) break;
+    before = [last.createdAt, last.id];
+  }
+  return [...found];
+}
+
 /** The D1 records of triggers (written by the Queue consumer, never by the accept path), newest first. */
-export function triggersRepository(db: Db, environmentId: string) {
+export function triggersRepository(db: Db, environmentId: string, logs: LogStore) {
   return {
     async list(query: TriggerQuery) {
-      const rows = await listQuery(db, environmentId, query);
+      const logged = query.subscriberId ? await transactionsOf(logs, environmentId, query.subscriberId, query.since) : [];
+      const rows = await listQuery(db, environmentId, query, logged);
       const page = keysetPage(rows, query.limit, (last) => triggerCursor.encode([last.acceptedAt.getTime(), last.transactionId]));
       return { data: page.rows.map(toSummary), nextCursor: page.nextCursor };
     },
