@@ -48,7 +48,7 @@ describe("LogStore", () => {
     const rows = Array.from({ length: 40 }, (_, i) => message(environmentId, `sub-${i % 8}`, `tx-${i}`, base + i));
     for (const r of rows) batch.insert(r);
     expect(batch.shards).toBeLessThanOrEqual(8);
-    expect((await store.write(batch)).size).toBe(0);
+    expect((await store.write(batch)).existing.size).toBe(0);
 
     const page = await store.list({ environmentId, limit: 10 });
     expect(page.map((m) => m.id)).toEqual(
@@ -80,7 +80,7 @@ describe("LogStore", () => {
     await store.write(b1);
     const b2 = store.batch();
     b2.insert(again);
-    expect([...(await store.write(b2))]).toEqual([[again.id, first.id]]);
+    expect([...(await store.write(b2)).existing]).toEqual([[again.id, first.id]]);
   });
 
   it("applies updates and timelines; stats count every state reached; refs lead back", async () => {

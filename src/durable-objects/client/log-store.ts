@@ -6,6 +6,7 @@ import type {
   LogMessage,
   LogWrite,
   LogWritten,
+  MessageAbout,
   MessageChanges,
   MessageFilter,
   ProviderRef,
@@ -13,7 +14,7 @@ import type {
 } from "../log/rows";
 import { allLogShards, logShardFor, logShardsFor, providerPartition, subscriberPartition } from "./log-naming";
 
-export type { Expired, LogEvent, LogMessage, LogWrite, MessageChanges, MessageFilter, ProviderRef, StatsRow } from "../log/rows";
+export type { Expired, LogEvent, LogMessage, LogWrite, MessageAbout, MessageChanges, MessageFilter, ProviderRef, StatsRow } from "../log/rows";
 
 /** Newest first by (createdAt, id): the order of every page of messages. */
 const newestFirst = (a: LogMessage, b: LogMessage) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
@@ -86,10 +87,16 @@ export class LogStore {
     return new LogBatch(this.env);
   }
 
-  /** Writes a batch, all shards at once; answers which inserted send identities already had a message (by the id asked for). */
-  async write(batch: LogBatch): Promise<Map<string, string>> {
+  /**
+   * Writes a batch, all shards at once. Answers which inserted send identities already had a
+   * message (the id asked for → the stored one) and the messages the batch touched, as left.
+   */
+  async write(batch: LogBatch): Promise<{ existing: Map<string, string>; described: Map<string, MessageAbout> }> {
     const answers: LogWritten[] = await Promise.all(batch.entries().map(([name, w]) => this.shard(name).write(name, w)));
-    return new Map(answers.flatMap((a) => a.existing.map((e) => [e.requested, e.id] as const)));
+    return {
+      existing: new Map(answers.flatMap((a) => a.existing.map((e) => [e.requested, e.id] as const))),
+      described: new Map(answers.flatMap((a) => a.described.map((d) => [d.id, d] as const))),
+    };
   }
 
   /**

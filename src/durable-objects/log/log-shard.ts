@@ -1,7 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Bindings } from "../../env";
 import { archiveAndExpire, logRetention } from "./expiry";
-import { bitOf, CHANGE_COLUMNS, MESSAGE_INSERT, messageValues, stored, toEvent, toMessage } from "./records";
+import { ABOUT_COLUMNS, aboutOf, type MessageAboutRecord, bitOf, CHANGE_COLUMNS, MESSAGE_INSERT, messageValues, stored, toEvent, toMessage } from "./records";
 import type { Expired, LogEvent, LogMessage, LogWrite, LogWritten, MessageChanges, MessageFilter, ProviderRef, StatsRow } from "./rows";
 import { type EventRecord, LOG_SCHEMA, type MessageRecord } from "./schema";
 
@@ -26,6 +26,7 @@ export class LogShard extends DurableObject<Bindings> {
   /** Applies one phase's rows; a message whose send identity is already stored keeps its row (and id). */
   async write(name: string, w: LogWrite): Promise<LogWritten> {
     const existing: LogWritten["existing"] = [];
+    const described: LogWritten["described"] = [];
     this.ctx.storage.transactionSync(() => {
       for (const m of w.inserts ?? []) {
         const inserted = this.sql.exec(MESSAGE_INSERT, ...messageValues(m)).rowsWritten > 0;
@@ -52,9 +53,14 @@ export class LogShard extends DurableObject<Bindings> {
           r.messageId,
           Date.now(),
         );
+      const touched = new Set([...(w.updates ?? []).map((u) => u.id), ...(w.events ?? []).map((e) => e.messageId)]);
+      for (const id of touched) {
+        const [row] = this.sql.exec<MessageAboutRecord>(`SELECT ${ABOUT_COLUMNS} FROM messages WHERE id = ?`, id).toArray();
+        if (row) described.push(aboutOf(row));
+      }
     });
     await this.armExpiry(name);
-    return { existing };
+    return { existing, described };
   }
 
   private update(id: string, changes: MessageChanges): void {

@@ -1,5 +1,5 @@
 import { MESSAGE_STATUSES, type MessageStatus } from "../../contract/statuses";
-import type { LogEvent, LogMessage, MessageChanges } from "./rows";
+import type { LogEvent, LogMessage, MessageAbout, MessageChanges } from "./rows";
 import type { EventRecord, MessageRecord } from "./schema";
 
 /** One bit per status, so the states a message reached fold into one integer (the stats read it). */
@@ -89,3 +89,16 @@ export const messageValues = (m: LogMessage): SqlStorageValue[] => [
   m.createdAt,
   m.updatedAt,
 ];
+
+export const ABOUT_COLUMNS = "id, env, tx, subscriber, workflow, step, channel, provider";
+export type MessageAboutRecord = Pick<MessageRecord, "id" | "env" | "tx" | "subscriber" | "workflow" | "step" | "channel" | "provider">;
+export const aboutOf = (r: MessageAboutRecord): MessageAbout => ({
+  id: r.id,
+  environmentId: r.env,
+  transactionId: r.tx,
+  subscriberId: r.subscriber,
+  workflowKey: r.workflow,
+  stepId: r.step,
+  channel: r.channel,
+  provider: r.provider,
+});

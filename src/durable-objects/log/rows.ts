@@ -71,9 +71,16 @@ export interface LogWrite {
   refs?: ProviderRef[];
 }
 
-/** What a write answers: the send identities that already had a message, with that message's id. */
+/** What an outbound event says of the message it reports, as the write left it. */
+export type MessageAbout = Pick<LogMessage, "id" | "environmentId" | "transactionId" | "subscriberId" | "workflowKey" | "stepId" | "channel" | "provider">;
+
+/**
+ * What a write answers: the send identities that already had a message (with that message's id),
+ * and every message a change or timeline entry touched, as the write left it.
+ */
 export interface LogWritten {
   existing: { requested: string; id: string }[];
+  described: MessageAbout[];
 }
 
 /** `GET /v1/messages`' filters as a shard applies them; `before` is the page's keyset (createdAt, id). */
