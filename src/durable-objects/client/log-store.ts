@@ -112,8 +112,8 @@ export class LogStore {
     return pages.flat().sort(newestFirst).slice(0, filter.limit);
   }
 
-  /** Messages by id with their timelines (ids made before the log left D1 are not here). */
-  async find(environmentId: string, ids: string[]): Promise<{ message: LogMessage; events: LogEvent[] }[]> {
+  /** Messages by id with their timelines (ids made before the log left D1 are not here); `null`: of any environment. */
+  async find(environmentId: string | null, ids: string[]): Promise<{ message: LogMessage; events: LogEvent[] }[]> {
     const byShard = new Map<string, string[]>();
     for (const id of ids) {
       const partition = partitionOfId(id);

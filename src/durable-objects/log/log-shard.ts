@@ -126,10 +126,12 @@ export class LogShard extends DurableObject<Bindings> {
     return rows.map(toMessage);
   }
 
-  /** Messages by id, each with its timeline in order. */
-  async find(environmentId: string, ids: string[]): Promise<{ message: LogMessage; events: LogEvent[] }[]> {
+  /** Messages by id, each with its timeline in order; `null` for any environment (a signed tracking link names only the message). */
+  async find(environmentId: string | null, ids: string[]): Promise<{ message: LogMessage; events: LogEvent[] }[]> {
     return ids.flatMap((id) => {
-      const [row] = this.sql.exec<MessageRecord>("SELECT * FROM messages WHERE env = ? AND id = ?", environmentId, id).toArray();
+      const [row] = this.sql
+        .exec<MessageRecord>("SELECT * FROM messages WHERE id = ? AND (?2 IS NULL OR env = ?2)", id, environmentId)
+        .toArray();
       if (!row) return [];
       const events = this.sql
         .exec<EventRecord>("SELECT * FROM message_events WHERE message_id = ? ORDER BY at, id", id)

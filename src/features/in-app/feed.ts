@@ -1,7 +1,8 @@
 import type { Db } from "../../db/client";
 import type { InAppChange, InAppFilter, InAppRow } from "../../db/queries/in-app";
 import { inAppFeed } from "../../db/queries/in-app";
-import type { EventQueue } from "../../delivery/webhooks/dispatch";
+import { LogStore } from "../../durable-objects/client/log-store";
+import type { Bindings } from "../../env";
 import type { InboxSockets } from "../../durable-objects/inbox-socket/client";
 import { applyStatuses, type IncomingStatus } from "../messages/status-repository";
 import type { InAppNotification } from "./schemas";
@@ -60,15 +61,16 @@ const trackingOf = (change: InAppChange, at: Date): IncomingStatus[] => [
  * and the messages' tracking events move together, and every change that touched a notification
  * pushes the new counts to the subscriber's open sockets.
  */
-export function inboxService(db: Db, environmentId: string, subscriberId: string, sockets: InboxSockets, queue: EventQueue) {
+export function inboxService(db: Db, environmentId: string, subscriberId: string, sockets: InboxSockets, env: Bindings) {
   const feed = inAppFeed(db, environmentId, subscriberId);
   const track = async (ids: string[], change: InAppChange, now: Date) => {
     const reports = trackingOf(change, now);
     if (reports.length === 0 || ids.length === 0) return;
     await applyStatuses(
       db,
+      new LogStore(env),
       ids.flatMap((messageId) => reports.map((report) => ({ messageId, report }))),
-      queue,
+      env,
     );
   };
   return {

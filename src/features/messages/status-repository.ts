@@ -4,6 +4,10 @@ import { chunk, runBatch } from "../../db/batch";
 import { messageEvents, messages, type MessageStatus, type SuppressionReason } from "../../db/schema";
 import { MessageWrites } from "../../delivery/writes/message-writes";
 import { dispatchWritten, type EventQueue } from "../../delivery/webhooks/dispatch";
+import { writtenEvents } from "../../db/queries/fact-events";
+import type { LogEvent, LogMessage, LogStore } from "../../durable-objects/client/log-store";
+import { newId, partitionOfId } from "../../lib/ids";
+import { EVENT_OF_REPORT, type LogMessageFact, logMessageFactEvents, reasonOf } from "./log-facts-repository";
 
 /**
  * How far along a message is. A later report never moves it back (an `opened` arriving
@@ -52,6 +56,13 @@ interface MessageRow {
   provider: string | null;
 }
 
+/** A message a report names, and what its timeline already holds (as `<status>` and `<status>:<at ms>`). */
+interface Found {
+  row: MessageRow;
+  /** The log's message, whose outbound events carry its fields; absent for D1's legacy rows. */
+  logged?: LogMessage;
+}
+
 const rowColumns = {
   id: messages.id,
   environmentId: messages.environmentId,
@@ -70,40 +81,92 @@ async function readByIds<T>(ids: string[], read: (slice: string[]) => Promise<T[
   return slices.flat();
 }
 
-/**
- * Applies status reports to messages found by id; every new report is kept in the event log.
- * The outbound events written go to `queue` (without one, the sweep dispatches them).
- */
-export async function applyStatuses(db: Db, updates: { messageId: string; report: IncomingStatus }[], queue?: EventQueue): Promise<number> {
-  if (updates.length === 0) return 0;
-  const rows = await readByIds(
-    updates.map((u) => u.messageId),
-    (ids) => db.select(rowColumns).from(messages).where(inArray(messages.id, ids)),
+/** What a log message's timeline holds, in the keys `writeStatuses` checks. */
+const loggedKeys = (found: { message: LogMessage; events: LogEvent[] }[]) =>
+  found.flatMap(({ message, events }) => events.flatMap((e) => [`${message.id}:${e.status}`, `${message.id}:${e.status}:${e.at}`]));
+
+/** D1's legacy messages' timelines, in the same keys. */
+async function legacyKeys(db: Db, ids: string[]): Promise<string[]> {
+  const logged = await readByIds(ids, (slice) =>
+    db
+      .select({ messageId: messageEvents.messageId, status: messageEvents.status, at: messageEvents.at })
+      .from(messageEvents)
+      .where(inArray(messageEvents.messageId, slice)),
   );
-  return writeStatuses(db, rows, updates, queue);
+  return logged.flatMap((e) => [`${e.messageId}:${e.status}`, `${e.messageId}:${e.status}:${e.at.getTime()}`]);
 }
 
-/** Same, for reports that name the provider's message id (status webhooks). */
+const foundInLog = (found: { message: LogMessage }[]): Found[] => found.map(({ message }) => ({ row: { ...message }, logged: message }));
+
+/**
+ * Applies status reports to messages found by id (the log's by the partition their id carries,
+ * D1's legacy ones by id); every new report is kept in the message's timeline. The outbound
+ * events written go to `queue` (without one, the sweep dispatches them).
+ */
+export async function applyStatuses(
+  db: Db,
+  logs: LogStore,
+  updates: { messageId: string; report: IncomingStatus }[],
+  queue?: EventQueue,
+): Promise<number> {
+  if (updates.length === 0) return 0;
+  const ids = [...new Set(updates.map((u) => u.messageId))];
+  const legacy = ids.filter((id) => partitionOfId(id) === null);
+  const [logged, rows] = await Promise.all([
+    // A tracking link names the message only: its environment is whichever the message is in.
+    logs.find(null, ids),
+    readByIds(legacy, (slice) => db.select(rowColumns).from(messages).where(inArray(messages.id, slice))),
+  ]);
+  const seen = [...loggedKeys(logged), ...(await legacyKeys(db, rows.map((r) => r.id)))];
+  return writeStatuses(db, logs, [...foundInLog(logged), ...rows.map((row) => ({ row }))], seen, updates, queue);
+}
+
+/**
+ * Same, for reports that name the provider's message id (status webhooks): the log's messages
+ * through the refs kept by provider id, D1's legacy ones by their column; either only when the
+ * integration reporting is the one that sent them.
+ */
 export async function applyProviderStatuses(
   db: Db,
+  logs: LogStore,
   integrationId: string,
   updates: { providerMessageId: string; report: IncomingStatus }[],
   queue?: EventQueue,
 ): Promise<number> {
   if (updates.length === 0) return 0;
-  const rows = await readByIds(
-    updates.map((u) => u.providerMessageId),
-    (ids) =>
+  const providerIds = [...new Set(updates.map((u) => u.providerMessageId))];
+  const [refs, rows] = await Promise.all([
+    logs.refs(providerIds),
+    readByIds(providerIds, (ids) =>
       db
         .select({ ...rowColumns, providerMessageId: messages.providerMessageId, integrationId: messages.integrationId })
         .from(messages)
         .where(inArray(messages.providerMessageId, ids)),
-  );
-  const mine = rows.filter((r) => r.integrationId === integrationId);
-  const byProviderId = new Map(mine.map((r) => [r.providerMessageId, r.id]));
+    ),
+  ]);
+  const logged = (
+    await Promise.all(
+      [...Map.groupBy(refs, (r) => r.environmentId)].map(([environmentId, some]) =>
+        logs.find(
+          environmentId,
+          some.map((r) => r.messageId),
+        ),
+      ),
+    )
+  )
+    .flat()
+    .filter((f) => f.message.integrationId === integrationId);
+  const legacy = rows.filter((r) => r.integrationId === integrationId);
+  const byProviderId = new Map<string, string>([
+    ...legacy.map((r) => [r.providerMessageId, r.id] as [string, string]),
+    ...logged.map((f) => [f.message.providerMessageId, f.message.id] as [string, string]),
+  ]);
+  const seen = [...loggedKeys(logged), ...(await legacyKeys(db, legacy.map((r) => r.id)))];
   return writeStatuses(
     db,
-    mine,
+    logs,
+    [...foundInLog(logged), ...legacy.map((row) => ({ row }))],
+    seen,
     updates.flatMap((u) => {
       const messageId = byProviderId.get(u.providerMessageId);
       return messageId ? [{ messageId, report: u.report }] : [];
@@ -113,30 +176,33 @@ export async function applyProviderStatuses(
 }
 
 /**
- * Writes reports idempotently: a status already in a message's log (once-only outcomes at any
- * time, opens and clicks at the same instant) adds no event, and the message's status only moves
- * forward, so a replayed or late report changes nothing it should not.
+ * Writes reports idempotently: a status already in a message's timeline (once-only outcomes at
+ * any time, opens and clicks at the same instant) adds no event, and the message's status only
+ * moves forward, so a replayed or late report changes nothing it should not. D1's statements (the
+ * legacy rows, suppressions, outbound events) commit before the log's: a report retried after a
+ * failure between them finds its timeline entry missing and writes it then, while its outbound
+ * event, whose id comes from the fact, is not written twice.
  */
 async function writeStatuses(
   db: Db,
-  rows: MessageRow[],
+  logs: LogStore,
+  found: Found[],
+  logged: string[],
   updates: { messageId: string; report: IncomingStatus }[],
   queue: EventQueue | undefined,
 ): Promise<number> {
-  if (rows.length === 0) return 0;
-  const current = new Map(rows.map((r) => [r.id, r]));
-  const logged = await readByIds([...current.keys()], (ids) =>
-    db
-      .select({ messageId: messageEvents.messageId, status: messageEvents.status, at: messageEvents.at })
-      .from(messageEvents)
-      .where(inArray(messageEvents.messageId, ids)),
-  );
-  const seen = new Set(logged.flatMap((e) => [`${e.messageId}:${e.status}`, `${e.messageId}:${e.status}:${e.at.getTime()}`]));
-  const writes = new MessageWrites(db, new Date());
+  if (found.length === 0) return 0;
+  const current = new Map(found.map((f) => [f.row.id, f]));
+  const seen = new Set(logged);
+  const now = new Date();
+  const writes = new MessageWrites(db, now);
+  const batch = logs.batch();
+  const facts: LogMessageFact[] = [];
   let applied = 0;
   for (const { messageId, report } of updates) {
-    const row = current.get(messageId);
-    if (!row) continue;
+    const entry = current.get(messageId);
+    if (!entry) continue;
+    const { row, logged: message } = entry;
     applied++;
     if (report.suppress && row.to && (row.channel === "email" || row.channel === "sms")) {
       writes.suppress(
@@ -157,13 +223,23 @@ async function writeStatuses(
     const instant = `${once}:${report.at.getTime()}`;
     if (seen.has(instant) || (ONCE.has(status) && seen.has(once))) continue;
     seen.add(once).add(instant);
-    writes.event(row.environmentId, messageId, { status, ...(report.detail ? { detail: report.detail } : {}) }, report.at);
-    if (RANK[status] > RANK[row.status] && RANK[row.status] >= RANK.sent && RANK[row.status] < RANK.skipped) {
-      writes.statements.push(db.update(messages).set({ status, updatedAt: new Date() }).where(eq(messages.id, messageId)));
-      row.status = status;
+    const forward = RANK[status] > RANK[row.status] && RANK[row.status] >= RANK.sent && RANK[row.status] < RANK.skipped;
+    if (message) {
+      batch.event({ id: newId("evt"), environmentId: row.environmentId, messageId, status, at: report.at.getTime(), detail: report.detail ?? null });
+      if (forward) batch.update(messageId, { status, updatedAt: now.getTime() });
+      const type = EVENT_OF_REPORT[status];
+      if (type) facts.push({ type, message, at: report.at, status, reason: reasonOf(report.detail) });
+    } else {
+      writes.event(row.environmentId, messageId, { status, ...(report.detail ? { detail: report.detail } : {}) }, report.at);
+      if (forward) writes.statements.push(db.update(messages).set({ status, updatedAt: now }).where(eq(messages.id, messageId)));
     }
+    if (forward) row.status = status;
   }
-  const written = writes.written(await runBatch(db, writes.all()));
+  const statements = writes.all();
+  if (facts.length) statements.push(logMessageFactEvents(db, facts));
+  const results = await runBatch(db, statements);
+  if (batch.shards > 0) await logs.write(batch);
+  const written = [...writes.written(results), ...(facts.length ? writtenEvents(results, [statements.length - 1]) : [])];
   if (queue) await dispatchWritten(queue, written);
   return applied;
 }

@@ -1,5 +1,6 @@
 import { base64ToBytes } from "../../lib/base64";
 import { createDb } from "../../db/client";
+import { LogStore } from "../../durable-objects/client/log-store";
 import { ApiError } from "../../lib/errors";
 import { createRouter } from "../../lib/openapi";
 import { verifySignature } from "../../lib/secrets";
@@ -16,6 +17,7 @@ trackingRoutes.get("/t/o/:token", async (c) => {
   c.executionCtx.waitUntil(
     applyStatuses(
       createDb(c.env.DB),
+      new LogStore(c.env),
       [{ messageId: match[1]!, report: { status: "opened", at: new Date(), detail: { source: "pixel" } } }],
       c.env,
     ),
@@ -30,6 +32,7 @@ trackingRoutes.get("/t/c/:token", async (c) => {
   if (!(await verifySignature(c.env.ENCRYPTION_KEY, `c:${match[1]}:${target}`, match[2]!))) throw tampered();
   await applyStatuses(
     createDb(c.env.DB),
+    new LogStore(c.env),
     [{ messageId: match[1]!, report: { status: "clicked", at: new Date(), detail: { url: target } } }],
     c.env,
   );
