@@ -1,4 +1,5 @@
 import { createDb } from "../../db/client";
+import { LogStore } from "../../durable-objects/client/log-store";
 import { ApiError } from "../../lib/errors";
 import { apiRoute, createRouter, json } from "../../lib/openapi";
 import { environmentsRepository } from "./repository";
@@ -112,7 +113,7 @@ adminRoutes.openapi(
     tags,
     summary: "Delete an environment and all its data",
     description:
-      "Deletes the environment's keys, workflows (with their versions), subscribers, topics, integrations, variables, triggers, messages, in-app notifications, webhook endpoints with their events and attempts, and settings in D1, in one batch. It cannot be undone: export what you keep first (`npx clarion workflows export`).",
+      "Deletes the environment's keys, workflows (with their versions), subscribers, topics, integrations, variables, triggers, messages, in-app notifications, webhook endpoints with their events and attempts, and settings in D1, in one batch, after its messages and their timelines in the message log's shards. It cannot be undone: export what you keep first (`npx clarion workflows export`).",
     security: adminSecurity,
     request: { params: EnvironmentSlugParam },
     responses: { 204: { description: "Deleted" } },
@@ -120,7 +121,7 @@ adminRoutes.openapi(
   }),
   async (c) => {
     const { slug } = c.req.valid("param");
-    if (!(await repo(c).remove(slug, auditContextOf(c)))) throw noEnvironment(slug);
+    if (!(await repo(c).remove(slug, auditContextOf(c), new LogStore(c.env)))) throw noEnvironment(slug);
     return c.body(null, 204);
   },
 );

@@ -2,6 +2,7 @@ import { and, asc, eq, gt, isNull, or } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { runBatch } from "../../db/batch";
 import type { Db } from "../../db/client";
+import type { LogStore } from "../../durable-objects/client/log-store";
 import {
   apiKeys,
   auditLog,
@@ -208,9 +209,11 @@ export function environmentsRepository(db: Db) {
     },
 
     /** Deletes the environment and everything it holds in D1, in one batch (all or nothing). */
-    async remove(slug: string, context: AuditContext): Promise<boolean> {
+    /** `logs`: the message log's shards, emptied of the environment first, so a failure there leaves it to delete again. */
+    async remove(slug: string, context: AuditContext, logs: LogStore): Promise<boolean> {
       const environment = await bySlug(slug);
       if (!environment) return false;
+      await logs.eraseEnvironment(environment.id);
       const deletes: BatchItem<"sqlite">[] = ENVIRONMENT_TABLES.map((table) =>
         db.delete(table).where(eq(table.environmentId, environment.id)),
       );

@@ -1,5 +1,5 @@
 import type { messages } from "../../db/schema";
-import type { LogMessage } from "../../durable-objects/client/log-store";
+import type { LogMessage, LogStore } from "../../durable-objects/client/log-store";
 
 /** A message as D1 answers it: the shape every read of messages works in, whichever store held it. */
 export type MessageRow = typeof messages.$inferSelect;
@@ -34,3 +34,37 @@ export const fromLog = (m: LogMessage): MessageRow => ({
  */
 export const newestFirst = (a: MessageRow, b: MessageRow) =>
   b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
+
+/** Messages read per call while walking a subscriber's log. */
+const SUBSCRIBER_PAGE = 500;
+/** How far back a read walks a subscriber's log by default: their newest messages up to this many. */
+const SUBSCRIBER_MESSAGES_MAX = 10_000;
+
+/**
+ * A subscriber's log messages (id and trigger), newest first from `since` on, walked in pages of
+ * their one shard: for the reads that need all of them (their triggers, their erasure).
+ */
+export async function subscriberMessages(
+  logs: LogStore,
+  environmentId: string,
+  subscriberId: string,
+  since?: string,
+  max = SUBSCRIBER_MESSAGES_MAX,
+): Promise<{ id: string; transactionId: string }[]> {
+  const found: { id: string; transactionId: string }[] = [];
+  let before: [number, string] | undefined;
+  while (found.length < max) {
+    const page = await logs.list({
+      environmentId,
+      subscriberId,
+      limit: SUBSCRIBER_PAGE,
+      ...(since ? { since: Date.parse(since) } : {}),
+      ...(before ? { before } : {}),
+    });
+    for (const m of page) found.push({ id: m.id, transactionId: m.transactionId });
+    const last = page.at(-1);
+    if (page.length < SUBSCRIBER_PAGE || !last) break;
+    before = [last.createdAt, last.id];
+  }
+  return found;
+}

@@ -4,6 +4,8 @@ import { deleteSubscriberPresence } from "../../db/queries/inbox-presence";
 import { and, eq, inArray, or, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Db } from "../../db/client";
+import type { LogStore } from "../../durable-objects/client/log-store";
+import { subscriberMessages } from "../messages/log-rows";
 import {
   messageEvents,
   messages,
@@ -23,8 +25,10 @@ import { addressesOf } from "./addresses-repository";
 /**
  * The D1 half of an erasure, one batch: the profile, channel addresses, topic memberships, Inbox
  * and timeline removed; their messages, triggers and stored replays redacted; `event` written with it.
+ * `logged` is what the log's erasure (done first) answered: its messages' triggers and sandbox
+ * captures are D1's to redact and delete here too.
  */
-export async function eraseRecords(db: Db, environmentId: string, subscriberId: string, event: EventRow) {
+export async function eraseRecords(db: Db, environmentId: string, subscriberId: string, event: EventRow, logged: LoggedErasure) {
   const theirMessages = db
     .select({ id: messages.id })
     .from(messages)
@@ -33,6 +37,9 @@ export async function eraseRecords(db: Db, environmentId: string, subscriberId: 
     .select({ tx: messages.transactionId })
     .from(messages)
     .where(and(eq(messages.environmentId, environmentId), eq(messages.subscriberId, subscriberId)));
+  // One bound JSON list each: a subscriber's log may name thousands, past D1's 100 parameters.
+  const loggedTriggers = sql`(SELECT value FROM json_each(${JSON.stringify(logged.transactionIds)}))`;
+  const loggedMessages = sql`(SELECT value FROM json_each(${JSON.stringify(logged.messageIds)}))`;
   const subscriberJson = JSON.stringify(subscriberId);
   const { normalised: addresses, raw } = await addressesOf(db, environmentId, subscriberId);
   const replays = await redactedReplays(db, environmentId, subscriberId, raw);
@@ -55,7 +62,12 @@ export async function eraseRecords(db: Db, environmentId: string, subscriberId: 
       .where(and(eq(messageEvents.environmentId, environmentId), inArray(messageEvents.messageId, theirMessages))),
     db
       .delete(sandboxMessages)
-      .where(and(eq(sandboxMessages.environmentId, environmentId), inArray(sandboxMessages.messageId, theirMessages))),
+      .where(
+        and(
+          eq(sandboxMessages.environmentId, environmentId),
+          or(inArray(sandboxMessages.messageId, theirMessages), sql`${sandboxMessages.messageId} IN ${loggedMessages}`),
+        ),
+      ),
     // A trigger that named them inline keeps only their subscriberId, in `to` and as `actor`: also
     // one that sent them nothing (they were only its actor, or every step skipped them).
     db
@@ -65,7 +77,7 @@ export async function eraseRecords(db: Db, environmentId: string, subscriberId: 
         recipients: sql`(SELECT json_group_array(CASE r.type WHEN 'object' THEN (CASE WHEN json_extract(r.value, '$.subscriberId') = ${subscriberId} THEN ${subscriberId} ELSE json(r.value) END) WHEN 'array' THEN json(r.value) ELSE r.value END) FROM json_each(${triggers.recipients}) AS r)`,
         actor: sql`CASE WHEN json_type(${triggers.actor}) = 'object' THEN (CASE WHEN json_extract(${triggers.actor}, '$.subscriberId') = ${subscriberId} THEN ${subscriberJson} ELSE ${triggers.actor} END) ELSE ${triggers.actor} END`,
       })
-      .where(and(eq(triggers.environmentId, environmentId), or(inArray(triggers.transactionId, theirTriggers), actorIsThem, namedInline))),
+      .where(and(eq(triggers.environmentId, environmentId), or(inArray(triggers.transactionId, theirTriggers), sql`${triggers.transactionId} IN ${loggedTriggers}`, actorIsThem, namedInline))),
     db
       .update(messages)
       .set({ to: null, subject: null, preview: null, content: null, errorMessage: null })
@@ -94,9 +106,24 @@ export async function eraseRecords(db: Db, environmentId: string, subscriberId: 
     channels: channels.length,
     preferences: preferenceCount(profile[0]?.preferences ?? null),
     topics: topics.length,
-    messagesRedacted: redacted.length,
+    messagesRedacted: redacted.length + logged.redacted,
     suppressions: lifted.length,
   };
+}
+
+/** What erasing a subscriber's log messages answered, and the ids of those messages. */
+export interface LoggedErasure {
+  redacted: number;
+  transactionIds: string[];
+  messageIds: string[];
+}
+
+/** Their log messages redacted, in their one partition's shards (not by scanning all). */
+export async function eraseLogged(logs: LogStore, environmentId: string, subscriberId: string): Promise<LoggedErasure> {
+  // Their ids first, for the sandbox captures D1 holds of them: every one, however old.
+  const theirs = await subscriberMessages(logs, environmentId, subscriberId, undefined, Number.POSITIVE_INFINITY);
+  const { redacted, transactionIds } = await logs.eraseSubscriber(environmentId, subscriberId);
+  return { redacted, transactionIds, messageIds: theirs.map((m) => m.id) };
 }
 
 /**

@@ -2,9 +2,10 @@ import { createDb } from "../../db/client";
 import { eventRow } from "../../db/queries/events";
 import { inboxSockets } from "../../durable-objects/inbox-socket/client";
 import { TriggerStore } from "../../durable-objects/client/trigger-store";
+import { LogStore } from "../../durable-objects/client/log-store";
 import type { Bindings } from "../../env";
 import { dispatchEvents } from "../events/record";
-import { eraseRecords } from "./erasure-repository";
+import { eraseLogged, eraseRecords } from "./erasure-repository";
 import { subscribersRepository } from "./repository";
 import type { SubscriberErased } from "./schemas";
 
@@ -21,8 +22,10 @@ export async function eraseSubscriber(env: Bindings, environmentId: string, subs
   if ((await subscribersRepository(db, environmentId).internalId(subscriberId)) === undefined) return null;
   // First, so a failure in an object leaves the profile in place and the call can be repeated.
   const waitingStepsCancelled = await new TriggerStore(env).eraseSubscriber(environmentId, subscriberId);
+  // Their log messages next, for the same reason (redacting again is harmless).
+  const logged = await eraseLogged(new LogStore(env), environmentId, subscriberId);
   const deleted = eventRow(environmentId, "subscriber.deleted", { subscriberId });
-  const erased = await eraseRecords(db, environmentId, subscriberId, deleted);
+  const erased = await eraseRecords(db, environmentId, subscriberId, deleted, logged);
   // After the profile is gone, so a reconnecting Inbox is refused rather than let back in.
   await inboxSockets(env.INBOX_SOCKETS).close(environmentId, subscriberId);
   await dispatchEvents(env, environmentId, [deleted.id]);

@@ -2,6 +2,7 @@ import { and, desc, eq, gte, lte, type SQL, sql } from "drizzle-orm";
 import { isBroadcastRecipient } from "../../contract/recipients";
 import type { Db } from "../../db/client";
 import type { LogStore } from "../../durable-objects/client/log-store";
+import { subscriberMessages } from "../messages/log-rows";
 import { olderThan } from "../../db/keyset-window";
 import { triggers } from "../../db/schema";
 import { keysetPage } from "../../lib/pagination";
@@ -61,40 +62,15 @@ export function listQuery(db: Db, environmentId: string, query: TriggerQuery, lo
   );
 }
 
-/** Messages read per call while gathering a subscriber's triggers from their shard. */
-const SUBSCRIBER_PAGE = 500;
-/** How far back a subscriber's triggers are looked for in the log: their newest messages up to this many. */
-const SUBSCRIBER_MESSAGES_MAX = 10_000;
-
-/**
- * The triggers a subscriber has messages of in the log, newest first. A trigger's messages are
- * made after it was accepted, but a delay may put them any time later, so no cursor of the trigger
- * list bounds the messages to read: they are walked in pages (one shard, newest first), from `since`.
- */
-async function transactionsOf(logs: LogStore, environmentId: string, subscriberId: string, since: string | undefined) {
-  const found = new Set<string>();
-  let before: [number, string] | undefined;
-  for (let read = 0; read < SUBSCRIBER_MESSAGES_MAX; read += SUBSCRIBER_PAGE) {
-    const page = await logs.list({
-      environmentId,
-      subscriberId,
-      limit: SUBSCRIBER_PAGE,
-      ...(since ? { since: Date.parse(since) } : {}),
-      ...(before ? { before } : {}),
-    });
-    for (const m of page) found.add(m.transactionId);
-    const last = page.at(-1);
-    if (page.length < SUBSCRIBER_PAGE || !last) break;
-    before = [last.createdAt, last.id];
-  }
-  return [...found];
-}
-
 /** The D1 records of triggers (written by the Queue consumer, never by the accept path), newest first. */
 export function triggersRepository(db: Db, environmentId: string, logs: LogStore) {
   return {
     async list(query: TriggerQuery) {
-      const logged = query.subscriberId ? await transactionsOf(logs, environmentId, query.subscriberId, query.since) : [];
+      // A trigger's messages are made after it was accepted, but a delay may put them any time
+      // later: no cursor of this list bounds the messages to read, only `since` does.
+      const logged = query.subscriberId
+        ? [...new Set((await subscriberMessages(logs, environmentId, query.subscriberId, query.since)).map((m) => m.transactionId))]
+        : [];
       const rows = await listQuery(db, environmentId, query, logged);
       const page = keysetPage(rows, query.limit, (last) => triggerCursor.encode([last.acceptedAt.getTime(), last.transactionId]));
       return { data: page.rows.map(toSummary), nextCursor: page.nextCursor };
