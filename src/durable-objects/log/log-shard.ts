@@ -162,11 +162,14 @@ export class LogShard extends DurableObject<Bindings> {
       .toArray();
   }
 
-  /** Messages created in [since, until) counted per bucket, group and set of states reached. */
+  /**
+   * Messages created in [since, until) counted per bucket, group and set of states reached. The
+   * CAST: a bound number arrives as a REAL, and `/` would not round down to the bucket.
+   */
   async stats(environmentId: string, since: number, until: number, size: number, groupBy: "channel" | "provider"): Promise<StatsRow[]> {
     return this.sql
       .exec<{ at: number; grp: string | null; states: number; n: number }>(
-        `SELECT (created_at / ?) * ? AS at, ${groupBy === "channel" ? "channel" : "provider"} AS grp, states, count(*) AS n
+        `SELECT CAST(created_at / ? AS INTEGER) * ? AS at, ${groupBy === "channel" ? "channel" : "provider"} AS grp, states, count(*) AS n
          FROM messages WHERE env = ? AND created_at >= ? AND created_at < ? GROUP BY at, grp, states`,
         size,
         size,
