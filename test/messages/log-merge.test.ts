@@ -1,4 +1,4 @@
-import { env } from "cloudflare:test";
+import { env, SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { createDb } from "../../src/db/client";
 import { messageEvents, messages } from "../../src/db/schema";
@@ -6,6 +6,7 @@ import { subscriberPartition } from "../../src/durable-objects/client/log-naming
 import { type LogMessage, LogStore } from "../../src/durable-objects/client/log-store";
 import type { MessageStats } from "../../src/features/messages/schemas";
 import { newId, newLogId } from "../../src/lib/ids";
+import { sign } from "../../src/lib/secrets";
 import { createEnvironment, createIntegration, unique } from "../factories";
 import { api } from "../request";
 import { postResendWebhook } from "../e2e/helpers";
@@ -196,6 +197,7 @@ describe("status reports and erasure reach log messages", () => {
       credentials: { apiKey: "re_x", from: "a@acme.dev", webhookSecret: SECRET },
       primary: true,
     });
+    expect((await api(key, "POST", "/v1/webhook-endpoints", { url: "https://example.com/hooks" })).status).toBe(201);
     const providerMessageId = `re_${unique("id")}`;
     const message = await writeLogged(logMessage(id, "ada", Date.now(), { integrationId, providerMessageId }), true);
     const body = JSON.stringify({ type: "email.delivered", created_at: new Date().toISOString(), data: { email_id: providerMessageId, to: ["log@example.com"] } });
@@ -205,10 +207,28 @@ describe("status reports and erasure reach log messages", () => {
     const detail = (await api<Detail>(key, "GET", `/v1/messages/${message.id}`)).body;
     expect(detail.status).toBe("delivered");
     expect(detail.events.map((e) => e.status)).toEqual(["sent", "delivered"]);
+    // Its outbound event names the message, its trigger and subscriber, from the log's row.
+    const outbound = await api<{ data: { type: string; data: Record<string, unknown> }[] }>(key, "GET", "/v1/events?type=message.delivered");
+    expect(outbound.body.data.map((e) => e.data)).toEqual([
+      expect.objectContaining({ messageId: message.id, transactionId: message.transactionId, subscriberId: "ada", channel: "email", status: "delivered" }),
+    ]);
 
     // A replay changes nothing: the timeline already holds the delivery.
     expect(await (await postResendWebhook(integrationId, body, SECRET)).json()).toEqual({ received: 1, applied: 1 });
     expect((await api<Detail>(key, "GET", `/v1/messages/${message.id}`)).body.events).toHaveLength(2);
+    expect((await api<{ data: unknown[] }>(key, "GET", "/v1/events?type=message.delivered")).body.data).toHaveLength(1);
+  });
+
+  it("a tracked link (which names the message only) records a log message clicked", async () => {
+    const { id, key } = await createEnvironment();
+    const message = await writeLogged(logMessage(id, "ada", Date.now()));
+    const target = "https://acme.dev/a";
+    const signature = await sign(env.ENCRYPTION_KEY, `c:${message.id}:${target}`);
+    const click = await SELF.fetch(`http://clarion.test/t/c/${message.id}.${signature}?u=${encodeURIComponent(target)}`, { redirect: "manual" });
+    expect(click.status).toBe(302);
+    const detail = (await api<Detail>(key, "GET", `/v1/messages/${message.id}`)).body;
+    expect(detail.status).toBe("clicked");
+    expect(detail.events).toEqual([expect.objectContaining({ status: "sent" }), expect.objectContaining({ status: "clicked", detail: { url: target } })]);
   });
 
   it("erasing a subscriber redacts their log messages and keeps others'", async () => {
