@@ -17,7 +17,14 @@ const db = createDb(env.DB);
 const logs = new LogStore(env);
 const T0 = Date.UTC(2026, 2, 2, 10);
 
-type Detail = { id: string; status: string; subject: string | null; to: string | null; content: unknown; events: { status: string; detail: unknown }[] };
+type Detail = {
+  id: string;
+  status: string;
+  subject: string | null;
+  to: string | null;
+  content: unknown;
+  events: { status: string; detail: unknown }[];
+};
 type Page = { data: { id: string; subject: string | null }[]; nextCursor: string | null };
 
 function logMessage(environmentId: string, subscriberId: string, at: number, over: Partial<LogMessage> = {}): LogMessage {
@@ -49,7 +56,14 @@ function logMessage(environmentId: string, subscriberId: string, at: number, ove
 async function writeLogged(message: LogMessage, refs = false) {
   const batch = logs.batch();
   batch.insert(message);
-  batch.event({ id: newId("evt"), environmentId: message.environmentId, messageId: message.id, status: "sent", at: message.createdAt, detail: { via: "log" } });
+  batch.event({
+    id: newId("evt"),
+    environmentId: message.environmentId,
+    messageId: message.id,
+    status: "sent",
+    at: message.createdAt,
+    detail: { via: "log" },
+  });
   if (refs && message.providerMessageId)
     batch.ref({ providerMessageId: message.providerMessageId, environmentId: message.environmentId, messageId: message.id });
   await logs.write(batch);
@@ -73,7 +87,9 @@ async function writeLegacy(environmentId: string, subscriberId: string, at: numb
     createdAt: new Date(at),
     updatedAt: new Date(at),
   });
-  await db.insert(messageEvents).values({ id: newId("evt"), environmentId, messageId: id, status: "sent", at: new Date(at), detail: { via: "d1" } });
+  await db
+    .insert(messageEvents)
+    .values({ id: newId("evt"), environmentId, messageId: id, status: "sent", at: new Date(at), detail: { via: "d1" } });
   return id;
 }
 
@@ -96,7 +112,11 @@ describe("reads merge the log's messages with D1's legacy ones", () => {
 
     const ada = await api<Page>(key, "GET", "/v1/messages?subscriberId=ada");
     expect(ada.body.data.map((m) => m.id)).toEqual([d, a]);
-    const since = await api<Page>(key, "GET", `/v1/messages?since=${new Date(T0 + 1_500).toISOString()}&until=${new Date(T0 + 3_500).toISOString()}`);
+    const since = await api<Page>(
+      key,
+      "GET",
+      `/v1/messages?since=${new Date(T0 + 1_500).toISOString()}&until=${new Date(T0 + 3_500).toISOString()}`,
+    );
     expect(since.body.data.map((m) => m.id)).toEqual([c, b]);
   });
 
@@ -200,7 +220,11 @@ describe("status reports and erasure reach log messages", () => {
     expect((await api(key, "POST", "/v1/webhook-endpoints", { url: "https://example.com/hooks" })).status).toBe(201);
     const providerMessageId = `re_${unique("id")}`;
     const message = await writeLogged(logMessage(id, "ada", Date.now(), { integrationId, providerMessageId }), true);
-    const body = JSON.stringify({ type: "email.delivered", created_at: new Date().toISOString(), data: { email_id: providerMessageId, to: ["log@example.com"] } });
+    const body = JSON.stringify({
+      type: "email.delivered",
+      created_at: new Date().toISOString(),
+      data: { email_id: providerMessageId, to: ["log@example.com"] },
+    });
     const res = await postResendWebhook(integrationId, body, SECRET);
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ received: 1, applied: 1 });
@@ -208,9 +232,19 @@ describe("status reports and erasure reach log messages", () => {
     expect(detail.status).toBe("delivered");
     expect(detail.events.map((e) => e.status)).toEqual(["sent", "delivered"]);
     // Its outbound event names the message, its trigger and subscriber, from the log's row.
-    const outbound = await api<{ data: { type: string; data: Record<string, unknown> }[] }>(key, "GET", "/v1/events?type=message.delivered");
+    const outbound = await api<{ data: { type: string; data: Record<string, unknown> }[] }>(
+      key,
+      "GET",
+      "/v1/events?type=message.delivered",
+    );
     expect(outbound.body.data.map((e) => e.data)).toEqual([
-      expect.objectContaining({ messageId: message.id, transactionId: message.transactionId, subscriberId: "ada", channel: "email", status: "delivered" }),
+      expect.objectContaining({
+        messageId: message.id,
+        transactionId: message.transactionId,
+        subscriberId: "ada",
+        channel: "email",
+        status: "delivered",
+      }),
     ]);
 
     // A replay changes nothing: the timeline already holds the delivery.
@@ -224,11 +258,16 @@ describe("status reports and erasure reach log messages", () => {
     const message = await writeLogged(logMessage(id, "ada", Date.now()));
     const target = "https://acme.dev/a";
     const signature = await sign(env.ENCRYPTION_KEY, `c:${message.id}:${target}`);
-    const click = await SELF.fetch(`http://clarion.test/t/c/${message.id}.${signature}?u=${encodeURIComponent(target)}`, { redirect: "manual" });
+    const click = await SELF.fetch(`http://clarion.test/t/c/${message.id}.${signature}?u=${encodeURIComponent(target)}`, {
+      redirect: "manual",
+    });
     expect(click.status).toBe(302);
     const detail = (await api<Detail>(key, "GET", `/v1/messages/${message.id}`)).body;
     expect(detail.status).toBe("clicked");
-    expect(detail.events).toEqual([expect.objectContaining({ status: "sent" }), expect.objectContaining({ status: "clicked", detail: { url: target } })]);
+    expect(detail.events).toEqual([
+      expect.objectContaining({ status: "sent" }),
+      expect.objectContaining({ status: "clicked", detail: { url: target } }),
+    ]);
   });
 
   it("erasing a subscriber redacts their log messages and keeps others'", async () => {

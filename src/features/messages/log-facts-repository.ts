@@ -43,7 +43,10 @@ export const reasonOf = (detail: Record<string, unknown> | undefined) => {
  */
 const stableId = (f: LogMessageFact) => {
   const hex = f.message.id.slice(f.message.id.indexOf("_") + 1);
-  const kind = Math.max(0, ["sent", "delivered", "failed", "undeliverable", "bounced", "opened", "clicked", "seen", "read", "archived"].indexOf(f.status));
+  const kind = Math.max(
+    0,
+    ["sent", "delivered", "failed", "undeliverable", "bounced", "opened", "clicked", "seen", "read", "archived"].indexOf(f.status),
+  );
   return `evt_${f.at.getTime().toString(16).padStart(12, "0")}${hex.slice(13, 29)}${kind.toString(16).padStart(4, "0")}`;
 };
 

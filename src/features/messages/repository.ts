@@ -136,16 +136,16 @@ export function messagesRepository(db: Db, environmentId: string, logs: LogStore
     async triggerStatus(transactionId: string) {
       const [[rows, legacy], logged] = await Promise.all([
         db.batch([
-        db
-          .select()
-          .from(triggers)
-          .where(and(eq(triggers.environmentId, environmentId), eq(triggers.transactionId, transactionId)))
-          .limit(1),
-        db
-          .select({ status: messages.status, count: sql<number>`count(*)` })
-          .from(messages)
-          .where(and(eq(messages.environmentId, environmentId), eq(messages.transactionId, transactionId)))
-          .groupBy(messages.status),
+          db
+            .select()
+            .from(triggers)
+            .where(and(eq(triggers.environmentId, environmentId), eq(triggers.transactionId, transactionId)))
+            .limit(1),
+          db
+            .select({ status: messages.status, count: sql<number>`count(*)` })
+            .from(messages)
+            .where(and(eq(messages.environmentId, environmentId), eq(messages.transactionId, transactionId)))
+            .groupBy(messages.status),
         ]),
         logs.counts(environmentId, transactionId),
       ]);

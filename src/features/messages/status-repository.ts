@@ -117,7 +117,13 @@ export async function applyStatuses(
     logs.find(null, ids),
     readByIds(legacy, (slice) => db.select(rowColumns).from(messages).where(inArray(messages.id, slice))),
   ]);
-  const seen = [...loggedKeys(logged), ...(await legacyKeys(db, rows.map((r) => r.id)))];
+  const seen = [
+    ...loggedKeys(logged),
+    ...(await legacyKeys(
+      db,
+      rows.map((r) => r.id),
+    )),
+  ];
   return writeStatuses(db, logs, [...foundInLog(logged), ...rows.map((row) => ({ row }))], seen, updates, queue);
 }
 
@@ -161,7 +167,13 @@ export async function applyProviderStatuses(
     ...legacy.map((r) => [r.providerMessageId, r.id] as [string, string]),
     ...logged.map((f) => [f.message.providerMessageId, f.message.id] as [string, string]),
   ]);
-  const seen = [...loggedKeys(logged), ...(await legacyKeys(db, legacy.map((r) => r.id)))];
+  const seen = [
+    ...loggedKeys(logged),
+    ...(await legacyKeys(
+      db,
+      legacy.map((r) => r.id),
+    )),
+  ];
   return writeStatuses(
     db,
     logs,
@@ -225,7 +237,14 @@ async function writeStatuses(
     seen.add(once).add(instant);
     const forward = RANK[status] > RANK[row.status] && RANK[row.status] >= RANK.sent && RANK[row.status] < RANK.skipped;
     if (message) {
-      batch.event({ id: newId("evt"), environmentId: row.environmentId, messageId, status, at: report.at.getTime(), detail: report.detail ?? null });
+      batch.event({
+        id: newId("evt"),
+        environmentId: row.environmentId,
+        messageId,
+        status,
+        at: report.at.getTime(),
+        detail: report.detail ?? null,
+      });
       if (forward) batch.update(messageId, { status, updatedAt: now.getTime() });
       const type = EVENT_OF_REPORT[status];
       if (type) facts.push({ type, message, at: report.at, status, reason: reasonOf(report.detail) });

@@ -77,7 +77,12 @@ export async function eraseRecords(db: Db, environmentId: string, subscriberId: 
         recipients: sql`(SELECT json_group_array(CASE r.type WHEN 'object' THEN (CASE WHEN json_extract(r.value, '$.subscriberId') = ${subscriberId} THEN ${subscriberId} ELSE json(r.value) END) WHEN 'array' THEN json(r.value) ELSE r.value END) FROM json_each(${triggers.recipients}) AS r)`,
         actor: sql`CASE WHEN json_type(${triggers.actor}) = 'object' THEN (CASE WHEN json_extract(${triggers.actor}, '$.subscriberId') = ${subscriberId} THEN ${subscriberJson} ELSE ${triggers.actor} END) ELSE ${triggers.actor} END`,
       })
-      .where(and(eq(triggers.environmentId, environmentId), or(inArray(triggers.transactionId, theirTriggers), sql`${triggers.transactionId} IN ${loggedTriggers}`, actorIsThem, namedInline))),
+      .where(
+        and(
+          eq(triggers.environmentId, environmentId),
+          or(inArray(triggers.transactionId, theirTriggers), sql`${triggers.transactionId} IN ${loggedTriggers}`, actorIsThem, namedInline),
+        ),
+      ),
     db
       .update(messages)
       .set({ to: null, subject: null, preview: null, content: null, errorMessage: null })
