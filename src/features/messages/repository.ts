@@ -53,15 +53,25 @@ export function messagesRepository(db: Db, environmentId: string, logs: LogStore
       );
     return new Map(rows.map((r) => [r.transactionId, r.workflowVersion]));
   };
+  /** A legacy message's version is its trigger's: read with it through the trigger's unique index, in the same query. */
+  const withVersion = () =>
+    db
+      .select({ message: messages, workflowVersion: triggers.workflowVersion })
+      .from(messages)
+      .leftJoin(triggers, and(eq(triggers.environmentId, messages.environmentId), eq(triggers.transactionId, messages.transactionId)));
   const findLogged = async (id: string) => {
     const [found] = await logs.find(environmentId, [id]);
-    return found ? { message: fromLog(found.message), events: found.events.map((e) => ({ ...e, at: new Date(e.at) })) } : null;
+    if (!found) return null;
+    const versions = await versionsOf([found.message.transactionId]);
+    return {
+      message: fromLog(found.message),
+      workflowVersion: versions.get(found.message.transactionId) ?? null,
+      events: found.events.map((e) => ({ ...e, at: new Date(e.at) })),
+    };
   };
   const findLegacy = async (id: string) => {
     const [rows, events] = await db.batch([
-      db
-        .select()
-        .from(messages)
+      withVersion()
         .where(and(eq(messages.environmentId, environmentId), eq(messages.id, id)))
         .limit(1),
       db
@@ -70,7 +80,7 @@ export function messagesRepository(db: Db, environmentId: string, logs: LogStore
         .where(and(eq(messageEvents.environmentId, environmentId), eq(messageEvents.messageId, id)))
         .orderBy(asc(messageEvents.at), asc(messageEvents.id)),
     ]);
-    return rows[0] ? { message: rows[0], events } : null;
+    return rows[0] ? { ...rows[0], events } : null;
   };
   return {
     /**
@@ -108,26 +118,31 @@ export function messagesRepository(db: Db, environmentId: string, logs: LogStore
       if (cursor) filters.push(olderThan(messages.createdAt, messages.id, cursor));
       const [logged, legacy] = await Promise.all([
         logs.list(filter),
-        db
-          .select()
-          .from(messages)
+        withVersion()
           .where(and(...filters))
           .orderBy(desc(messages.createdAt), desc(messages.id))
           .limit(query.limit + 1),
       ]);
-      const rows = [...logged.map(fromLog), ...legacy].sort(newestFirst);
-      const page = keysetPage(rows, query.limit, (m) => messageCursor.encode([m.createdAt.getTime(), m.id]));
-      const versions = await versionsOf(page.rows.map((m) => m.transactionId));
-      return { data: page.rows.map((m) => toMessage(m, versions.get(m.transactionId) ?? null)), nextCursor: page.nextCursor };
+      const rows = [...logged.map((m) => ({ message: fromLog(m), workflowVersion: undefined })), ...legacy].sort((a, b) =>
+        newestFirst(a.message, b.message),
+      );
+      const page = keysetPage(rows, query.limit, ({ message }) => messageCursor.encode([message.createdAt.getTime(), message.id]));
+      // The log's messages' versions, in one more query (the legacy rows came with theirs).
+      const versions = await versionsOf(page.rows.filter((r) => r.workflowVersion === undefined).map((r) => r.message.transactionId));
+      return {
+        data: page.rows.map(({ message, workflowVersion }) =>
+          toMessage(message, workflowVersion === undefined ? (versions.get(message.transactionId) ?? null) : workflowVersion),
+        ),
+        nextCursor: page.nextCursor,
+      };
     },
 
     /** A message with its timeline: from the log when its id carries a partition, else D1's legacy rows. */
     async find(id: string) {
       const found = partitionOfId(id) !== null ? await findLogged(id) : await findLegacy(id);
       if (!found) return null;
-      const versions = await versionsOf([found.message.transactionId]);
       return {
-        ...toMessage(found.message, versions.get(found.message.transactionId) ?? null),
+        ...toMessage(found.message, found.workflowVersion),
         content: found.message.content ?? null,
         events: found.events.map((e) => ({ status: e.status, at: e.at.toISOString(), detail: e.detail ?? null })),
       };
