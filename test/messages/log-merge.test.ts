@@ -9,6 +9,7 @@ import { newId, newLogId } from "../../src/lib/ids";
 import { sign } from "../../src/lib/secrets";
 import { createEnvironment, createIntegration, unique } from "../factories";
 import { api } from "../request";
+import { adminEnvironment, admin } from "../admin/helpers";
 import { postResendWebhook } from "../e2e/helpers";
 
 // Messages written to the log shards since v4, and D1's legacy rows (0.12's log, kept until they
@@ -282,5 +283,15 @@ describe("status reports and erasure reach log messages", () => {
     expect(detail).toMatchObject({ status: "sent", to: null, subject: null, content: null });
     expect(detail.events).toEqual([expect.objectContaining({ status: "sent", detail: null })]);
     expect((await api<Detail>(key, "GET", `/v1/messages/${others.id}`)).body.subject).toBe("from the log");
+  });
+
+  it("deleting an environment empties its rows in the log's shards", async () => {
+    const { environment } = await adminEnvironment();
+    const other = await createEnvironment();
+    const theirs = await writeLogged(logMessage(environment.id, "ada", T0));
+    const kept = await writeLogged(logMessage(other.id, "ada", T0));
+    expect((await admin("DELETE", `/environments/${environment.slug}`)).status).toBe(204);
+    expect(await logs.find(environment.id, [theirs.id])).toEqual([]);
+    expect(await logs.find(other.id, [kept.id])).toHaveLength(1);
   });
 });
