@@ -3,7 +3,12 @@
 // resource, the ceiling of the configured deployment and the first resource to saturate.
 // Override any input as `--name=value` (e.g. `--shards=256 --flushMs=40 --d1Databases=32`).
 // No server needed: the measured figures come from `BENCH_VERBOSE=1 npm run bench:delivery`
-// (its `delivery_batch` lines: d1Statements and objectCalls per batch of triggers).
+// (its `delivery_batch` lines: d1Statements and objectCalls per batch of triggers), from
+// `bench:storage` (D1 bytes per trigger) and from `bench:reads` (the log's bytes per message).
+//
+// The message log lives in log shards (Durable Object SQLite, 0.13); `--logInD1=1` models 0.12,
+// where it lived in D1. `--logGenerationDays=N` models a layout that is not built: a new set of
+// `logShards` shards every N days, so a shard holds N days and an unfiltered page asks one set.
 
 /** Cloudflare's published limits (Queues, Durable Objects and D1 limits pages). */
 const PUBLISHED = {
@@ -19,6 +24,10 @@ const PUBLISHED = {
   d1QueriesPerSecond: 1_000,
   /** One D1 database holds 10 GB (Workers Paid). */
   d1Bytes: 10e9,
+  /** One SQLite-backed Durable Object holds 10 GB (Durable Objects limits page); the number of objects is unlimited. */
+  logObjectBytes: 10e9,
+  /** Subrequests one invocation may make, Durable Object calls included (Workers Paid, Workers limits page). */
+  subrequestsPerInvocation: 10_000,
 };
 
 /** Clarion's configuration (wrangler.toml, src/durable-objects/settings.ts). */
@@ -34,6 +43,12 @@ const CONFIG = {
   d1Databases: 1,
   /** Days of message history a deployment keeps at the target rate (the log's retention). */
   historyDays: 30,
+  /** Message log shards (LOG_SHARDS). */
+  logShards: 16,
+  /** 0: one set of shards holds the whole history (as built); N: a new set every N days (not built). */
+  logGenerationDays: 0,
+  /** 1: the log in D1, as up to 0.12 (d1StatementsPerTrigger, d1BytesPerTrigger); 0: in log shards. */
+  logInD1: 0,
 };
 
 /**
@@ -59,6 +74,36 @@ const MEASURED = {
    * triggers. A three-step one (in-app, email, SMS) leaves 6,218.
    */
   d1BytesPerTrigger: 2_140,
+  /**
+   * With the log in shards, D1 statements come per consumer invocation, not per trigger: the
+   * shared reads (6 measured in 0.12, less the read of the triggers' existing messages, which
+   * goes to the log) and two multi-row writes (the triggers' records, their completion).
+   * Per trigger that is 7 ÷ the invocation's triggers: 0.035 at the 200 measured locally.
+   */
+  d1ReadsPerInvocation: 5,
+  d1WritesPerInvocation: 2,
+  /**
+   * What a delivered one-step trigger still leaves in D1 with the log in shards: its `triggers`
+   * row (457 in 0.12's measurement), until trigger records move to the log too (then 0).
+   */
+  d1BytesLeftPerTrigger: 457,
+  /**
+   * Log bytes per delivered one-step trigger (the message, its queued/sending/sent events, its
+   * provider ref, every index; in whole pages from dbstat): `npm run bench:reads` over 50,000
+   * messages written through LogStore. Add 457 for the trigger record once it lives there.
+   */
+  logBytesPerTrigger: 2_130,
+  /** Log writes per invocation and shard touched: the claim (messages as sending), the results (updates, events, refs). */
+  logPhasesPerInvocation: 2,
+  /** Provider reports (delivered, opened...) per message, each a call to the ref's shard and one to the message's. */
+  reportsPerTrigger: 1,
+  logCallsPerReport: 2,
+  /**
+   * Milliseconds of a shard's thread per trigger written (message, 3 events, ref): bench:reads
+   * wrote 3,342 messages/s on one local thread shared with wrangler and the HTTP front, on a
+   * loaded two-core machine, so an upper bound.
+   */
+  logWriteMsPerTrigger: 0.3,
 };
 
 const inputs = { ...PUBLISHED, ...CONFIG, ...MEASURED };
@@ -74,8 +119,16 @@ const i = inputs;
 const PACK_BYTES = 120_000;
 
 const DAY = 86_400;
-/** Bytes the log of `historyDays` at rate `r` takes. */
-const historyBytes = (r) => r * DAY * i.historyDays * i.d1BytesPerTrigger;
+/** D1 bytes per trigger and statements per trigger (at `triggersPerInvocation`) in the layout modelled. */
+const d1BytesPerTrigger = () => (i.logInD1 ? i.d1BytesPerTrigger : i.d1BytesLeftPerTrigger);
+const d1StatementsPerTrigger = (triggersPerInvocation) =>
+  i.logInD1 ? i.d1StatementsPerTrigger : (i.d1ReadsPerInvocation + i.d1WritesPerInvocation) / Math.max(1, triggersPerInvocation);
+/** Bytes the D1 history of `historyDays` at rate `r` takes. */
+const historyBytes = (r) => r * DAY * i.historyDays * d1BytesPerTrigger();
+/** Days a set of log shards covers: the whole history, or one generation. */
+const shardDays = () => (i.logGenerationDays > 0 ? Math.min(i.logGenerationDays, i.historyDays) : i.historyDays);
+/** Days of history the log holds at rate `r` before its shards are full (Infinity with generations: each is a new set). */
+const logDaysHeld = (r) => (i.logGenerationDays > 0 ? Infinity : (i.logShards * i.logObjectBytes) / (r * DAY * i.logBytesPerTrigger));
 
 /** What rate `r` costs each resource, as a share of what it can take (1 = saturated). */
 function load(r) {
@@ -89,7 +142,22 @@ function load(r) {
   const shardsPerInvocation = Math.min(i.shards, messagesPerInvocation);
   const acceptCallsPerShard = ((r / i.perRequest) * Math.min(i.perRequest, i.shards)) / i.shards;
   const deliveryCallsPerShard = (invocationsPerSecond * shardsPerInvocation * i.objectCallsPerShard) / i.shards;
-  const d1Statements = r * i.d1StatementsPerTrigger;
+  const triggersPerInvocation = r / invocationsPerSecond;
+  const d1Statements = r * d1StatementsPerTrigger(triggersPerInvocation);
+  const logShardsPerInvocation = Math.min(i.logShards, triggersPerInvocation);
+  const logDeliveryCallsPerShard = i.logInD1 ? 0 : (invocationsPerSecond * i.logPhasesPerInvocation * logShardsPerInvocation) / i.logShards;
+  const logReportCallsPerShard = i.logInD1 ? 0 : (r * i.reportsPerTrigger * i.logCallsPerReport) / i.logShards;
+  const subrequestsPerInvocation =
+    shardsPerInvocation * i.objectCallsPerShard + (i.logInD1 ? 0 : i.logPhasesPerInvocation * logShardsPerInvocation);
+  const log = i.logInD1
+    ? {}
+    : {
+        "log shard (requests/s per object)": (logDeliveryCallsPerShard + logReportCallsPerShard) / i.objectRequestsPerSecond,
+        "log shard (its thread's time writing)": ((r / i.logShards) * i.logWriteMsPerTrigger) / 1000,
+        "log shard (bytes of history per object)": (r * DAY * shardDays() * i.logBytesPerTrigger) / i.logShards / i.logObjectBytes,
+        // An unfiltered page of GET /v1/messages asks every shard of a set from one invocation.
+        "unfiltered page (subrequests: one per shard)": i.logShards / i.subrequestsPerInvocation,
+      };
   return {
     figures: {
       acceptCallsPerShard,
@@ -97,7 +165,11 @@ function load(r) {
       messagesPerSecond,
       triggersPerMessage: r / messagesPerSecond,
       invocationsPerSecond,
+      triggersPerInvocation,
       d1Statements,
+      logDeliveryCallsPerShard,
+      logReportCallsPerShard,
+      subrequestsPerInvocation,
     },
     shares: {
       "ledger shard (requests/s per object)": (acceptCallsPerShard + deliveryCallsPerShard) / i.objectRequestsPerSecond,
@@ -106,6 +178,8 @@ function load(r) {
       // What historyDays of the log take, against the databases' size: a rate that fills them
       // before the oldest rows expire is not sustainable either.
       "D1 (bytes of history per database)": historyBytes(r) / i.d1Databases / i.d1Bytes,
+      "consumer invocation (subrequests)": subrequestsPerInvocation / i.subrequestsPerInvocation,
+      ...log,
     },
   };
 }
@@ -133,15 +207,29 @@ console.log(
 );
 console.log(`  consumer invocations/s     ${fmt(f.invocationsPerSecond)}`);
 console.log(
-  `  D1 statements/s            ${fmt(f.d1Statements)} (limit ${fmt(i.d1Databases * i.d1QueriesPerSecond)} over ${i.d1Databases} database(s))`,
+  `  triggers per invocation    ${fmt(f.triggersPerInvocation)} (subrequests ${fmt(f.subrequestsPerInvocation)} of ${fmt(i.subrequestsPerInvocation)})`,
 );
 console.log(
-  `  D1 history                 ${(historyBytes(i.target) / 1e9).toLocaleString("en-US", { maximumFractionDigits: 1 })} GB for ${i.historyDays} days (${fmt((i.d1Databases * i.d1Bytes) / 1e9)} GB over ${i.d1Databases} database(s): ${((i.d1Databases * i.d1Bytes) / (i.target * DAY * i.d1BytesPerTrigger)).toFixed(2)} days held)`,
+  `  D1 statements/s            ${fmt(f.d1Statements)} (${(f.d1Statements / i.target).toFixed(3)} a trigger; limit ${fmt(i.d1Databases * i.d1QueriesPerSecond)} over ${i.d1Databases} database(s))`,
 );
-for (const [name, share] of Object.entries(at.shares)) console.log(`  ${name.padEnd(40)} ${(share * 100).toFixed(0)} %`);
+const days = (d) => (d === Infinity ? "all" : d >= 1 ? `${d.toFixed(1)} days` : `${(d * 24).toFixed(1)} hours`);
+const d1Days = d1BytesPerTrigger() ? (i.d1Databases * i.d1Bytes) / (i.target * DAY * d1BytesPerTrigger()) : Infinity;
+console.log(
+  `  D1 history                 ${(historyBytes(i.target) / 1e9).toLocaleString("en-US", { maximumFractionDigits: 1 })} GB for ${i.historyDays} days (${fmt((i.d1Databases * i.d1Bytes) / 1e9)} GB over ${i.d1Databases} database(s): ${days(d1Days)} held)`,
+);
+if (!i.logInD1) {
+  const logBytes = i.target * DAY * i.historyDays * i.logBytesPerTrigger;
+  console.log(
+    `  log calls per shard/s      ${fmt(f.logDeliveryCallsPerShard)} delivery + ${fmt(f.logReportCallsPerShard)} reports (limit ${fmt(i.objectRequestsPerSecond)})`,
+  );
+  console.log(
+    `  log history                ${fmt(logBytes / 1e9)} GB for ${i.historyDays} days over ${fmt(i.logShards)} shards${i.logGenerationDays > 0 ? ` per ${i.logGenerationDays}-day generation (${fmt(Math.ceil(i.historyDays / i.logGenerationDays) * i.logShards)} objects)` : ""}: ${days(Math.min(logDaysHeld(i.target), d1Days === Infinity ? Infinity : d1Days))} held (log ${days(logDaysHeld(i.target))})`,
+  );
+}
+for (const [name, share] of Object.entries(at.shares)) console.log(`  ${name.padEnd(46)} ${(share * 100).toFixed(0)} %`);
 
 // The ceiling: the highest rate at which every resource stays under its limit.
-let low = 1;
+let low = 0;
 let high = 10_000_000;
 while (high - low > 1) {
   const mid = Math.floor((low + high) / 2);
@@ -149,8 +237,10 @@ while (high - low > 1) {
   else high = mid;
 }
 const first = Object.entries(load(high).shares).sort(([, a], [, b]) => b - a)[0][0];
+const highest = Object.entries(at.shares).sort(([, a], [, b]) => b - a)[0];
 console.log(`\nCeiling of this deployment: ${fmt(low)} triggers/s; the first resource to saturate: ${first}.`);
-if (low < i.target) {
+console.log(`At ${fmt(i.target)}/s the busiest resource is ${highest[0]} at ${(highest[1] * 100).toFixed(0)} %.`);
+if (low < i.target && i.logInD1) {
   const d1Needed = Math.ceil(f.d1Statements / i.d1QueriesPerSecond);
   const d1ForHistory = Math.ceil(historyBytes(i.target) / i.d1Bytes);
   console.log(

@@ -29,3 +29,8 @@ export function deployConfig(toml, { name, databaseName, databaseId, publicUrl }
 export function queuesOf(/** @type {string} */ toml) {
   return [...new Set([...toml.matchAll(/^(?:queue|dead_letter_queue) = "([^"]+)"$/gm)].map((m) => m[1]))];
 }
+
+/** The R2 buckets wrangler.toml binds: the deployment must have each of them. */
+export function bucketsOf(/** @type {string} */ toml) {
+  return [...new Set([...toml.matchAll(/^bucket_name = "([^"]+)"$/gm)].map((m) => m[1]))];
+}

@@ -4,8 +4,8 @@
 import { randomBytes } from "node:crypto";
 import { adminKeyHash, newAdminKey, newEncryptionKey } from "../bootstrap.mjs";
 import { client } from "../cli/client.mjs";
-import { DEPLOY_CONFIG, deployConfig, queuesOf } from "./config.mjs";
-import { databaseIdFrom, deployedUrlFrom, isMissingWorker, queueNamesFrom, secretNamesFrom } from "./parse.mjs";
+import { bucketsOf, DEPLOY_CONFIG, deployConfig, queuesOf } from "./config.mjs";
+import { bucketNamesFrom, databaseIdFrom, deployedUrlFrom, isMissingWorker, queueNamesFrom, secretNamesFrom } from "./parse.mjs";
 
 export const STATE_FILE = ".clarion/deploy.json";
 export const DRY_RUN_CONFIG = "wrangler.dry-run.toml";
@@ -80,6 +80,23 @@ async function ensureQueues(/** @type {DeployDeps} */ { wrangler, log }, /** @ty
 }
 
 /**
+ * The R2 buckets wrangler.toml binds (the log's archive): the Worker does not deploy with a binding
+ * to a bucket the account lacks, even while ARCHIVE_TO_R2 is off.
+ */
+async function ensureBuckets(/** @type {DeployDeps} */ { wrangler, log }, /** @type {string[]} */ wanted) {
+  if (!wanted.length) return;
+  const existing = bucketNamesFrom(await must(wrangler, ["r2", "bucket", "list"]));
+  for (const bucket of wanted) {
+    if (existing.includes(bucket)) {
+      log(`  R2 bucket ${bucket}: found`);
+      continue;
+    }
+    await must(wrangler, ["r2", "bucket", "create", bucket]);
+    log(`  R2 bucket ${bucket}: created`);
+  }
+}
+
+/**
  * The secrets the Worker has. A Worker that was never deployed has none; any other failure stops
  * the deploy, since guessing "none" would replace ENCRYPTION_KEY and lose every stored credential.
  */
@@ -118,13 +135,14 @@ async function createFirstEnvironments(/** @type {DeployDeps} */ deps, /** @type
 function describePlan(
   /** @type {DeployDeps} */ { options, files, log },
   /** @type {string[]} */ queues,
+  /** @type {string[]} */ buckets,
   /** @type {string | undefined} */ url,
 ) {
   const migrations = files.list("migrations").filter((f) => f.endsWith(".sql"));
   log(`Plan for Worker "${options.name}"${options.dryRun ? " (dry run: nothing remote is read or changed)" : ""}:`);
   log("  1. build the dashboard (dashboard/dist)");
   log(`  2. find or create the D1 database "${options.database}"`);
-  log(`  3. find or create the queues ${queues.join(", ")}`);
+  log(`  3. find or create the queues ${queues.join(", ")} and the R2 bucket${buckets.length === 1 ? "" : "s"} ${buckets.join(", ")}`);
   log(`  4. write ${DEPLOY_CONFIG} (wrangler.toml with the database id and PUBLIC_URL; ignored by git)`);
   log(`  5. apply the migrations not yet applied remotely (of ${migrations.length}: ${migrations.join(", ")})`);
   log("  6. set ENCRYPTION_KEY and ADMIN_KEY_HASH only if the Worker does not have them");
@@ -138,8 +156,9 @@ export async function deploy(deps) {
   const toml = files.read("wrangler.toml");
   if (!toml) throw new Error("wrangler.toml not found: run npm run deploy from the repository's root");
   const queues = queuesOf(toml);
+  const buckets = bucketsOf(toml);
   const state = JSON.parse(files.read(STATE_FILE) ?? "{}");
-  describePlan(deps, queues, options.url ?? state.url);
+  describePlan(deps, queues, buckets, options.url ?? state.url);
 
   await build();
   log("built the dashboard");
@@ -164,6 +183,7 @@ export async function deploy(deps) {
 
   const databaseId = await ensureDatabase(deps);
   await ensureQueues(deps, queues);
+  await ensureBuckets(deps, buckets);
   const secrets = await workerSecrets(deps);
 
   /** @type {Record<string, string>} */

@@ -1,5 +1,5 @@
 // Reading what wrangler prints. JSON where wrangler offers it (`--json`, `--format json`);
-// `queues list` and `deploy` only print text, read here as narrowly as possible.
+// `queues list`, `r2 bucket list` and `deploy` only print text, read here as narrowly as possible.
 
 /**
  * The id of the D1 database named `name` in `wrangler d1 list --json`, or null.
@@ -35,6 +35,18 @@ export function queueNamesFrom(stdout) {
     .slice(header + 1)
     .map((cells) => cells[column])
     .filter((name) => typeof name === "string" && name !== "");
+}
+
+/**
+ * The bucket names in `wrangler r2 bucket list`, which prints no JSON: one block of labelled values
+ * per bucket (`name:` then `creation_date:`), in colour on a terminal.
+ * @param {string} stdout
+ * @returns {string[]}
+ */
+export function bucketNamesFrom(stdout) {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: wrangler's colour codes are what this strips
+  const plain = stdout.replace(/\u001b\[[0-9;]*m/g, "");
+  return [...plain.matchAll(/^\s*name:\s+(\S+)\s*$/gm)].map((m) => m[1]);
 }
 
 /**

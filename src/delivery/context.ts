@@ -1,8 +1,9 @@
 import { runBatch, type Statement } from "../db/batch";
 import { createDb, type Db } from "../db/client";
-import { triggerFactEvents, type WrittenEvent, writtenEvents } from "../db/queries/fact-events";
+import { eventTaken, triggerFactEvents, type WrittenEvent, writtenEvents } from "../db/queries/fact-events";
 import { BatchedHomes, type TriggerHome } from "../durable-objects/client/batched-homes";
 import { TriggerStore } from "../durable-objects/client/trigger-store";
+import { LogStore } from "../durable-objects/client/log-store";
 import type { Bindings } from "../env";
 import type { IntegrationConfig } from "../providers/types";
 import type { DeliveryJob } from "../jobs/job";
@@ -29,7 +30,9 @@ export class DeliveryContext {
   readonly db: Db;
   readonly environments: EnvironmentCache = new Map();
   /** Round trips and statements of this invocation: what the delivery log reports and bench/model.mjs takes as measured costs. */
-  readonly costs = { d1Batches: 0, d1Statements: 0, objectCalls: 0 };
+  readonly costs = { d1Batches: 0, d1Statements: 0, objectCalls: 0, logCalls: 0 };
+  /** The message log's shards: a phase's messages and timelines, one call per shard. */
+  readonly logs: LogStore;
   private readonly d1: MicroBatcher<Statement[], unknown[]>;
   /** Answers each chunk's own failure rather than rejecting: a merged batch's failure is not every chunk's. */
   private readonly messageWrites: MicroBatcher<MessageWrites, { error: unknown } | null>;
@@ -54,27 +57,30 @@ export class DeliveryContext {
       });
     });
     this.store = new TriggerStore(env);
+    this.logs = new LogStore(env);
     this.homes = new BatchedHomes(this.store, () => this.costs.objectCalls++);
     this.finishes = new MicroBatcher(async (_key, items) => {
       const statements = finishTriggers(this.db, items);
-      const results = await this.write([...statements, triggerFactEvents(this.db, "trigger.completed", items)]);
+      const counted = await this.countedForEvents(items);
+      const results = await this.write([...statements, triggerFactEvents(this.db, "trigger.completed", counted)]);
       this.emit(writtenEvents(results, [statements.length]));
       return items.map(() => undefined);
     });
     this.messageWrites = new MicroBatcher(async (_key, list) => {
       const merged = MessageWrites.merged(list[0]!, list.slice(1));
       try {
-        this.emit(merged.written(await this.write(merged.all())));
+        this.emit(merged.written(await this.write(await this.toLog(merged))));
         return list.map(() => null);
       } catch (error) {
         if (list.length === 1) return [{ error }];
       }
       // A D1 batch is atomic: one chunk's bad row rolled back every chunk merged with it. Each
       // alone (straight to D1, not merged again), so only the chunk whose own write fails retries.
+      // The log's rows are written again with it: a message's send identity keeps its first row.
       return Promise.all(
         list.map(async (writes) => {
           try {
-            this.emit(writes.written(await this.batch(writes.all())));
+            this.emit(writes.written(await this.batch(await this.toLog(writes))));
             return null;
           } catch (error) {
             return { error };
@@ -82,7 +88,7 @@ export class DeliveryContext {
         }),
       );
     }, true);
-    this.recipientReads = new RecipientReads(this.db, (statements) => this.write(statements));
+    this.recipientReads = new RecipientReads(this.db, (statements) => this.write(statements), this.logs);
   }
 
   /** One D1 batch, counted: drizzle's queries and the hand-bound inserts of MessageWrites together. */
@@ -91,6 +97,34 @@ export class DeliveryContext {
     this.costs.d1Batches++;
     this.costs.d1Statements += statements.length;
     return runBatch(this.db, statements);
+  }
+
+  /**
+   * Finished triggers with their messages counted by status, for `trigger.completed`: asked of
+   * every log shard (a trigger's recipients may be anywhere), so only for an environment with an
+   * endpoint that takes the event.
+   */
+  private async countedForEvents<T extends Key>(items: T[]): Promise<(T & { counts?: Record<string, number> })[]> {
+    const environments = [...new Set(items.map((i) => i.environmentId))];
+    const taking = new Set(
+      (await Promise.all(environments.map(async (e) => ((await eventTaken(this.db, e, "trigger.completed")) ? e : null)))).filter(
+        (e) => e !== null,
+      ),
+    );
+    if (taking.size === 0) return items;
+    return Promise.all(
+      items.map(async (i) =>
+        taking.has(i.environmentId) ? { ...i, counts: Object.fromEntries(await this.logs.counts(i.environmentId, i.transactionId)) } : i,
+      ),
+    );
+  }
+
+  /** Writes a phase's log rows (one call per shard) and answers the D1 statements that follow them. */
+  private async toLog(writes: MessageWrites): Promise<Statement[]> {
+    const batch = writes.logBatch(this.logs);
+    this.costs.logCalls += batch.shards;
+    const { described } = await this.logs.write(batch);
+    return writes.all(batch.legacy, described);
   }
 
   /** Runs statements in the phase's shared D1 batch; answers this caller's results, in order. */

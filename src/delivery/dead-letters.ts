@@ -1,4 +1,3 @@
-import { runBatch } from "../db/batch";
 import type { Bindings } from "../env";
 import { recordTriggers } from "./writes/trigger-writes";
 import { retryDelaySeconds } from "./backoff";
@@ -40,7 +39,7 @@ async function deadLetter(ctx: DeliveryContext, body: unknown, at: Date): Promis
   if (letter.success && letter.data.messageId) {
     const writes = new MessageWrites(ctx.db, at);
     writes.event(job.environmentId, letter.data.messageId, { status: "failed", detail: { deadLettered: true, reason } });
-    ctx.emit(writes.written(await runBatch(ctx.db, writes.all())));
+    await ctx.writeMessages(writes);
   } else if (job.type === "trigger" && stored) {
     const { state: _state, ledger, coordinated: _c, ...record } = stored;
     await recordTriggers(ctx.db, [{ record, status: "failed" }]);

@@ -11,6 +11,10 @@ import {
 } from "../db/queries/recipient-reads";
 import type { MessageRow } from "./writes/message-writes";
 import { MicroBatcher } from "../lib/micro-batch";
+import type { LogMessage, LogStore } from "../durable-objects/client/log-store";
+
+/** A log message as the phases read a recorded one (D1's row shape, times as dates). */
+const asRow = (m: LogMessage): MessageRow => ({ ...m, createdAt: new Date(m.createdAt), updatedAt: new Date(m.updatedAt) });
 
 /** What one chunk of recipients reads before its steps run. */
 export interface ChunkRows {
@@ -43,6 +47,7 @@ export class RecipientReads {
   constructor(
     private readonly db: Db,
     private readonly write: (statements: BatchItem<"sqlite">[]) => Promise<unknown[]>,
+    private readonly logs: LogStore,
   ) {
     this.batcher = new MicroBatcher((environmentId, asks) => this.read(environmentId, asks));
   }
@@ -68,7 +73,11 @@ export class RecipientReads {
       statements.push(...recipientRowReads(this.db, environmentId, pairs, ids));
       return at;
     });
-    const results = await this.write(statements);
+    // What a redelivered chunk already recorded is in the log (and, for a trigger delivered across
+    // the upgrade, in D1): both read at once, one call per shard of the subscribers' partitions.
+    const allPairs = asks.flatMap((a) => a.subscriberIds.map((s): [string, string] => [a.transactionId, s]));
+    const [results, logged] = await Promise.all([this.write(statements), this.logs.ofRecipients(environmentId, allPairs)]);
+    const recorded = logged.map(asRow);
     const rows: ChunkRows[] = [];
     groups.forEach((group, g) => {
       const at = groupAt[g]!;
@@ -87,7 +96,7 @@ export class RecipientReads {
           workflow: workflowRows[0] ?? null,
           subscribers: subscribers.filter((s) => mine.has(s.subscriberId)),
           channels: channels.filter((c) => mine.has(c.subscriberId)),
-          messages: messages.filter((m) => m.transactionId === ask.transactionId && mine.has(m.subscriberId)),
+          messages: [...messages, ...recorded].filter((m) => m.transactionId === ask.transactionId && mine.has(m.subscriberId)),
           suppressed,
         });
       }

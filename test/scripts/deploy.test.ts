@@ -4,7 +4,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { DEPLOY_CONFIG } from "../../scripts/deploy/config.mjs";
 import { deploy, DRY_RUN_CONFIG, STATE_FILE } from "../../scripts/deploy/deploy.mjs";
-import { databaseIdFrom, deployedUrlFrom, queueNamesFrom } from "../../scripts/deploy/parse.mjs";
+import { bucketNamesFrom, databaseIdFrom, deployedUrlFrom, queueNamesFrom } from "../../scripts/deploy/parse.mjs";
 import type { WranglerResult } from "../../scripts/deploy/wrangler.mjs";
 
 const TOML = readFileSync(new URL("../../wrangler.toml", import.meta.url), "utf8");
@@ -20,11 +20,24 @@ const queueTable = (names: string[]) =>
     "└──────────┴────────────────────┴────────────┘",
   ].join("\n");
 
+/** `wrangler r2 bucket list` as wrangler 4 prints it (no JSON), in colour as on a terminal. */
+const bucketBlocks = (names: string[]) =>
+  [
+    "Listing buckets...",
+    ...names.map(
+      (name) =>
+        `\u001b[37mname:\u001b[39m           \u001b[90m${name}\u001b[39m\n\u001b[37mcreation_date:\u001b[39m  \u001b[90m2026-11-01T09:00:00.000Z\u001b[39m`,
+    ),
+  ].join("\n\n");
+
 /** A Cloudflare account as wrangler shows it, changed by the commands the deploy runs. */
-function fakeAccount(initial: { databases?: string[]; queues?: string[]; secrets?: string[] | "no worker" | "error" } = {}) {
+function fakeAccount(
+  initial: { databases?: string[]; queues?: string[]; buckets?: string[]; secrets?: string[] | "no worker" | "error" } = {},
+) {
   const account = {
     databases: new Set(initial.databases ?? []),
     queues: new Set(initial.queues ?? []),
+    buckets: new Set(initial.buckets ?? []),
     secrets: initial.secrets ?? ("no worker" as string[] | "no worker" | "error"),
     calls: [] as string[][],
     secretFiles: [] as Record<string, string>[],
@@ -44,6 +57,13 @@ function fakeAccount(initial: { databases?: string[]; queues?: string[]; secrets
     if (a === "queues" && b === "create") {
       account.queues.add(args[2]!);
       return ok();
+    }
+    if (a === "r2" && b === "bucket" && args[2] === "list") return ok(bucketBlocks([...account.buckets]));
+    if (a === "r2" && b === "bucket" && args[2] === "create") {
+      if (account.buckets.has(args[3]!))
+        return { ok: false, stdout: "", stderr: "✘ [ERROR] The bucket you tried to create already exists [code: 10004]", code: 1 };
+      account.buckets.add(args[3]!);
+      return ok(`Creating bucket '${args[3]}'...\n✅ Created bucket '${args[3]}' with default storage class of Standard.`);
     }
     if (a === "secret" && b === "list") {
       if (account.secrets === "no worker")
@@ -106,7 +126,7 @@ async function runDeploy(fake: ReturnType<typeof fakeAccount>, options: { dryRun
 const commands = (calls: string[][]) => calls.map((args) => args.filter((a) => !a.startsWith(".clarion/secrets-")).join(" "));
 
 describe("npm run deploy on a fresh account", () => {
-  it("creates the database and the queues, reading their ids from wrangler", async () => {
+  it("creates the database, the queues and the log's archive bucket, reading their ids from wrangler", async () => {
     const fake = fakeAccount();
     await runDeploy(fake);
     expect(commands(fake.account.calls)).toEqual(
@@ -116,9 +136,25 @@ describe("npm run deploy on a fresh account", () => {
         "queues create clarion-delivery-1",
         "queues create clarion-delivery-dlq",
         "queues create clarion-webhooks",
+        "r2 bucket create clarion-archive",
       ]),
     );
     expect(fake.files.get(DEPLOY_CONFIG)).toContain(`database_id = "${DB_ID}"`);
+  });
+
+  it("creates the bucket before the first deploy, which fails on a binding to a missing bucket", async () => {
+    const fake = fakeAccount();
+    const { log } = await runDeploy(fake);
+    const run = commands(fake.account.calls);
+    expect(run.indexOf("r2 bucket create clarion-archive")).toBeLessThan(run.findIndex((c) => c.startsWith("deploy")));
+    expect(log).toContain("R2 bucket clarion-archive: created");
+  });
+
+  it("keeps a bucket the account already has", async () => {
+    const fake = fakeAccount({ buckets: ["other", "clarion-archive"] });
+    const { log } = await runDeploy(fake);
+    expect(commands(fake.account.calls).filter((c) => c.startsWith("r2 bucket create"))).toEqual([]);
+    expect(log).toContain("R2 bucket clarion-archive: found");
   });
 
   it("builds the dashboard, applies migrations before deploying, and sets both secrets with the first version", async () => {
@@ -227,6 +263,12 @@ describe("reading wrangler's output", () => {
   it("reads the name column of queues list", () => {
     expect(queueNamesFrom(queueTable(["clarion-delivery-0", "other"]))).toEqual(["clarion-delivery-0", "other"]);
     expect(queueNamesFrom("No queues found.")).toEqual([]);
+  });
+
+  it("reads the bucket names of r2 bucket list, coloured or not", () => {
+    expect(bucketNamesFrom(bucketBlocks(["clarion-archive", "media"]))).toEqual(["clarion-archive", "media"]);
+    expect(bucketNamesFrom("Listing buckets...\nname:           plain\ncreation_date:  2026-11-01")).toEqual(["plain"]);
+    expect(bucketNamesFrom("Listing buckets...\n")).toEqual([]);
   });
 
   it("finds the workers.dev address in deploy's output", () => {

@@ -48,24 +48,57 @@ export interface MessageFact {
   reason: string | null;
 }
 
-// Columns in the table's order: id, environment_id, type, data, created_at, dispatched_at.
+/** What an event says of the message it reports (the log's answer for a message the log holds). */
+export interface MessageDescription {
+  transactionId: string;
+  workflowKey: string;
+  subscriberId: string;
+  stepId: string;
+  channel: string;
+  provider: string | null;
+}
+
+// Columns in the table's order: id, environment_id, type, data, created_at, dispatched_at. A message
+// the log holds is described by the fact itself (d = 1) and its id's last 16 hex digits stand in for
+// a rowid; one recorded in D1 before the log left it is read from `messages` as the batch left it.
 const MESSAGE_EVENTS = insertSelect(
-  `SELECT ${stableId("f.at", "m.rowid", "f.kind")}, m.environment_id, f.type,
-      json_object('messageId', m.id, 'transactionId', m.transaction_id, 'workflow', m.workflow_key,
-        'subscriberId', m.subscriber_id, 'stepId', m.step_id, 'channel', m.channel, 'provider', m.provider,
+  `SELECT 'evt_' || printf('%012x', f.at) || (CASE WHEN f.d = 1 THEN substr(f.message_id, -16) ELSE printf('%016x', m.rowid) END)
+        || printf('%04x', f.kind),
+      f.environment_id, f.type,
+      json_object('messageId', f.message_id,
+        'transactionId', CASE WHEN f.d = 1 THEN f.tx ELSE m.transaction_id END,
+        'workflow', CASE WHEN f.d = 1 THEN f.workflow ELSE m.workflow_key END,
+        'subscriberId', CASE WHEN f.d = 1 THEN f.subscriber ELSE m.subscriber_id END,
+        'stepId', CASE WHEN f.d = 1 THEN f.step ELSE m.step_id END,
+        'channel', CASE WHEN f.d = 1 THEN f.channel ELSE m.channel END,
+        'provider', CASE WHEN f.d = 1 THEN f.provider ELSE m.provider END,
         'status', f.status, 'reason', f.reason),
       f.at, NULL
     FROM (SELECT json_extract(value, '$[0]') AS type, json_extract(value, '$[1]') AS kind, json_extract(value, '$[2]') AS message_id,
         json_extract(value, '$[3]') AS at, json_extract(value, '$[4]') AS status, json_extract(value, '$[5]') AS reason,
-        json_extract(value, '$[6]') AS environment_id
+        json_extract(value, '$[6]') AS environment_id, json_extract(value, '$[7]') AS d, json_extract(value, '$[8]') AS tx,
+        json_extract(value, '$[9]') AS workflow, json_extract(value, '$[10]') AS subscriber, json_extract(value, '$[11]') AS step,
+        json_extract(value, '$[12]') AS channel, json_extract(value, '$[13]') AS provider
       FROM json_each(?)) AS f
-    CROSS JOIN messages AS m ON m.environment_id = f.environment_id AND m.id = f.message_id
-    WHERE ${taken("m.environment_id", "f.type")}`,
+    LEFT JOIN messages AS m ON f.d = 0 AND m.environment_id = f.environment_id AND m.id = f.message_id
+    WHERE (f.d = 1 OR m.id IS NOT NULL) AND ${taken("f.environment_id", "f.type")}`,
 );
 
-/** One statement for every message fact of a batch, run after the rows it reads were written. */
-export function messageFactEvents(db: Db, facts: readonly MessageFact[]): D1PreparedStatement {
-  const tuples = facts.map((f) => [f.type, typeIndex(f.type), f.messageId, f.at.getTime(), f.status, f.reason, f.environmentId]);
+/**
+ * One statement for every message fact of a batch, run after the rows it reads were written.
+ * `described` holds the log's messages as the write left them; a fact about any other message
+ * is described by its D1 row (one recorded before the log left D1), or dropped if there is none.
+ */
+export function messageFactEvents(
+  db: Db,
+  facts: readonly MessageFact[],
+  described: ReadonlyMap<string, MessageDescription> = new Map(),
+): D1PreparedStatement {
+  const tuples = facts.map((f) => {
+    const d = described.get(f.messageId);
+    const head = [f.type, typeIndex(f.type), f.messageId, f.at.getTime(), f.status, f.reason, f.environmentId];
+    return d ? [...head, 1, d.transactionId, d.workflowKey, d.subscriberId, d.stepId, d.channel, d.provider] : [...head, 0];
+  });
   return db.$client.prepare(MESSAGE_EVENTS).bind(JSON.stringify(tuples));
 }
 
@@ -100,7 +133,11 @@ export function suppressionFactEvents(db: Db, facts: readonly SuppressionFact[])
 
 type TriggerEventType = Extract<EventType, "trigger.completed" | "trigger.cancelled">;
 
-/** Bound: the type's index, the type, the list, the type. */
+/**
+ * Bound: the type's index, the type, the list, the type. A trigger's messages are counted by the
+ * log (each item's `counts`); a trigger whose messages were recorded in D1 before the log left it
+ * (no counts given) is counted there.
+ */
 const triggerEvents = (type: TriggerEventType) => {
   const counts = `(SELECT json_group_object(c.status, c.n) FROM (
       SELECT m.status, count(*) AS n FROM messages AS m
@@ -108,7 +145,7 @@ const triggerEvents = (type: TriggerEventType) => {
   return insertSelect(
     `SELECT ${stableId("t.accepted_at", "t.rowid", "?")}, t.environment_id, ?,
       json_object('transactionId', t.transaction_id, 'workflow', t.workflow_key, 'status', t.status,
-        'counts', json(coalesce(${counts}, '{}'))${type === "trigger.cancelled" ? ", 'cancelledMessages', t.cancelled_messages" : ""}),
+        'counts', json(coalesce(json_extract(p.value, '$[2]'), ${counts}, '{}'))${type === "trigger.cancelled" ? ", 'cancelledMessages', t.cancelled_messages" : ""}),
       t.updated_at, NULL
     FROM json_each(?) AS p
     CROSS JOIN triggers AS t ON t.environment_id = json_extract(p.value, '$[0]') AND t.transaction_id = json_extract(p.value, '$[1]')
@@ -121,14 +158,30 @@ const TRIGGER_EVENTS: Record<TriggerEventType, string> = {
   "trigger.cancelled": triggerEvents("trigger.cancelled"),
 };
 
-/** A trigger that reached a terminal status: `trigger.completed` (with its messages counted by status) or `trigger.cancelled`. */
+/**
+ * A trigger that reached a terminal status: `trigger.completed` (with its messages counted by
+ * status: `counts` from the log, when it has any) or `trigger.cancelled`.
+ */
 export function triggerFactEvents(
   db: Db,
   type: TriggerEventType,
-  items: readonly { environmentId: string; transactionId: string }[],
+  items: readonly { environmentId: string; transactionId: string; counts?: Record<string, number> | null }[],
 ): D1PreparedStatement {
-  const tuples = items.map((i) => [i.environmentId, i.transactionId]);
+  const tuples = items.map((i) => [
+    i.environmentId,
+    i.transactionId,
+    i.counts && Object.keys(i.counts).length ? JSON.stringify(i.counts) : null,
+  ]);
   return db.$client.prepare(TRIGGER_EVENTS[type]).bind(typeIndex(type), type, JSON.stringify(tuples), type);
+}
+
+/** Whether an enabled endpoint of the environment takes `type`: a trigger's counts are gathered from the log only then. */
+export async function eventTaken(db: Db, environmentId: string, type: EventType): Promise<boolean> {
+  const row = await db.$client
+    .prepare(`SELECT ${taken("?", "?")} AS taken`)
+    .bind(environmentId, type)
+    .first<{ taken: number }>();
+  return row?.taken === 1;
 }
 
 /** A row of the statements' RETURNING, as D1 answers it: named by column. */

@@ -2,7 +2,7 @@ import { and, eq, inArray } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { type messages, subscriberChannels, type MessageStatus } from "../../db/schema";
 import type { Statement } from "../../db/batch";
-import { captureRows, eventRows, finalRows, messageUpdates, sendingRows } from "../../db/queries/message-rows";
+import { captureRows, eventRows, messageUpdates } from "../../db/queries/message-rows";
 import type { KeyedValues } from "../../db/case-update";
 import type { RowOf } from "../../db/row-insert";
 import { suppressStatement, type SuppressionInput } from "../../db/queries/suppressions";
@@ -15,10 +15,31 @@ import {
 } from "../../db/queries/fact-events";
 import type { EventType } from "../../contract/event-types";
 import { normaliseAddress } from "../../lib/normalise-address";
-import { newId } from "../../lib/ids";
+import { newId, newLogId } from "../../lib/ids";
+import type { LogBatch, LogMessage, LogStore, MessageAbout, MessageChanges } from "../../durable-objects/client/log-store";
+import { subscriberPartition } from "../../durable-objects/client/log-naming";
 import type { Capture } from "../../providers/types";
 
 export type MessageRow = typeof messages.$inferSelect;
+
+/** The columns a new message leaves empty unless its fields set them. */
+const EMPTY = {
+  provider: null,
+  integrationId: null,
+  providerMessageId: null,
+  to: null,
+  subject: null,
+  preview: null,
+  content: null,
+  errorCode: null,
+  errorMessage: null,
+} satisfies Partial<LogMessage>;
+
+/** A change as D1's columns take it (times as dates). */
+const toD1Values = (changes: MessageChanges): KeyedValues<UpdatedColumn>["values"] =>
+  Object.fromEntries(
+    Object.entries(changes).map(([k, v]) => [k, k === "updatedAt" && typeof v === "number" ? new Date(v) : v]),
+  ) as KeyedValues<UpdatedColumn>["values"];
 
 /** The identity of one delivery: trigger + subscriber + step (Novu's send identity). */
 export interface SendIdentity {
@@ -53,7 +74,7 @@ const eventRow = (environmentId: string, messageId: string, event: EventInput, a
   environmentId,
   messageId,
   status: event.status,
-  at,
+  at: at.getTime(),
   detail: event.detail ?? null,
 });
 
@@ -81,18 +102,20 @@ const reasonOf = (detail: Record<string, unknown> | undefined) => {
 type UpdatedColumn = keyof MessageFields | "status" | "updatedAt";
 
 /** A message's new values, by its id. */
-type MessageUpdate = KeyedValues<UpdatedColumn>;
+type MessageUpdate = { key: string; values: MessageChanges };
 
-/** Fields of a final message that `finalRows` has no column for (none, or `insertFinal` does not compile). */
-type Unwritten = Exclude<keyof MessageFields | keyof SendIdentity, keyof RowOf<typeof finalRows>>;
+/** Fields of a message that the log's row has no place for (none, or `insertFinal` does not compile). */
+type Unwritten = Exclude<keyof MessageFields | keyof SendIdentity, keyof LogMessage>;
 
-/** Builds the D1 statements of one delivery phase, to run as a single batch. */
+/**
+ * The writes of one delivery phase: messages and their timelines for the log shards (one call
+ * per shard), the rest (captures, suppressions, removed addresses, outbound events, and the
+ * results of messages recorded in D1 before the log left it) as one D1 batch after them.
+ */
 export class MessageWrites {
   readonly statements: Statement[] = [];
   private readonly events: ReturnType<typeof eventRow>[] = [];
-  /** Rows of one shape, written as multi-row inserts: a fan-out writes thousands per batch. */
-  private readonly sending: RowOf<typeof sendingRows>[] = [];
-  private readonly finals: RowOf<typeof finalRows>[] = [];
+  private readonly inserts: LogMessage[] = [];
   private readonly captures: RowOf<typeof captureRows>[] = [];
   private readonly updates: MessageUpdate[] = [];
   private readonly messageFacts: MessageFact[] = [];
@@ -114,8 +137,7 @@ export class MessageWrites {
     for (const w of [first, ...rest]) {
       merged.statements.push(...w.statements);
       merged.events.push(...w.events);
-      merged.sending.push(...w.sending);
-      merged.finals.push(...w.finals);
+      merged.inserts.push(...w.inserts);
       merged.captures.push(...w.captures);
       merged.updates.push(...w.updates);
       merged.messageFacts.push(...w.messageFacts);
@@ -130,8 +152,17 @@ export class MessageWrites {
     // not checked): this fails to compile, naming the field, instead.
     const everyFieldWritten: [Unwritten] extends [never] ? true : Unwritten = true;
     void everyFieldWritten;
-    const id = newId("msg");
-    this.finals.push({ id, ...identity, status, ...fields, attempts: fields.attempts ?? 0, createdAt: this.now, updatedAt: this.now });
+    const id = newLogId("msg", subscriberPartition(identity.environmentId, identity.subscriberId));
+    this.inserts.push({
+      ...EMPTY,
+      id,
+      ...identity,
+      status,
+      ...fields,
+      attempts: fields.attempts ?? 0,
+      createdAt: this.now.getTime(),
+      updatedAt: this.now.getTime(),
+    });
     for (const e of events) this.timeline(identity.environmentId, id, e, this.now);
     return id;
   }
@@ -141,8 +172,9 @@ export class MessageWrites {
    * `queued`/`sending` events are written with the send's result, in the next batch.
    */
   insertSending(identity: SendIdentity, fields: MessageFields): string {
-    const id = newId("msg");
-    this.sending.push({
+    const id = newLogId("msg", subscriberPartition(identity.environmentId, identity.subscriberId));
+    this.inserts.push({
+      ...EMPTY,
       id,
       ...identity,
       status: "sending",
@@ -150,8 +182,8 @@ export class MessageWrites {
       subject: fields.subject ?? null,
       preview: fields.preview ?? null,
       attempts: 0,
-      createdAt: this.now,
-      updatedAt: this.now,
+      createdAt: this.now.getTime(),
+      updatedAt: this.now.getTime(),
     });
     return id;
   }
@@ -169,7 +201,9 @@ export class MessageWrites {
 
   update(environmentId: string, messageId: string, status: MessageStatus, fields: MessageFields, event: EventInput): void {
     // Undefined leaves a column as it is, as drizzle's set() does.
-    const values = Object.fromEntries(Object.entries({ status, ...fields, updatedAt: this.now }).filter(([, v]) => v !== undefined));
+    const values: MessageChanges = Object.fromEntries(
+      Object.entries({ status, ...fields, updatedAt: this.now.getTime() }).filter(([, v]) => v !== undefined),
+    );
     this.updates.push({ key: messageId, values });
     this.timeline(environmentId, messageId, event, this.now);
   }
@@ -200,25 +234,48 @@ export class MessageWrites {
   }
 
   /**
-   * All statements: new messages first, events last (each kind in as few multi-row inserts as D1's
-   * 100 parameters allow). The new rows and the results set on messages are D1 statements bound by
-   * hand (db/queries/message-rows.ts), the rest drizzle's; `runBatch` runs both as one batch.
+   * The phase's log rows, one call per shard once written. A message's provider id also gets a
+   * ref in the shard of that id's hash: a provider's report names only it.
    */
-  all(): Statement[] {
+  logBatch(store: LogStore): LogBatch {
+    const batch = store.batch();
+    // Every change has its timeline entry, which names the environment.
+    const environmentOf = new Map(this.events.map((e) => [e.messageId, e.environmentId]));
+    for (const m of this.inserts) batch.insert(m);
+    for (const u of this.updates) {
+      batch.update(u.key, u.values);
+      const environmentId = environmentOf.get(u.key);
+      if (u.values.providerMessageId && environmentId)
+        batch.ref({ providerMessageId: u.values.providerMessageId, environmentId, messageId: u.key });
+    }
+    for (const e of this.events) batch.event(e);
+    for (const m of this.inserts)
+      if (m.providerMessageId) batch.ref({ providerMessageId: m.providerMessageId, environmentId: m.environmentId, messageId: m.id });
+    return batch;
+  }
+
+  /**
+   * The D1 statements, after the log was written: the results and timelines of messages recorded
+   * in D1 before the log left it (`legacy`), captures, the statements added directly, and last
+   * the outbound events, which describe the messages as the log write left them (`described`).
+   */
+  all(legacy: LogBatch["legacy"] = { updates: [], events: [] }, described: ReadonlyMap<string, MessageAbout> = new Map()): Statement[] {
     const d1 = this.db.$client;
-    // Of two rows for one send identity (chunks merged), the first is kept: the `sending` one.
-    const inserts = [...sendingRows.statements(d1, this.sending), ...finalRows.statements(d1, this.finals)];
-    // Many messages' results in few statements rather than one UPDATE per message: a fan-out's results are
-    // thousands of rows per batch, and D1 runs statements one after another. One CaseUpdate per shape (the columns set).
-    const updates = [...Map.groupBy(this.updates, (u) => Object.keys(u.values).sort().join(","))].flatMap(([shape, group]) =>
-      messageUpdates.statements(d1, shape.split(",") as UpdatedColumn[], group),
+    // Many messages' results in few statements rather than one UPDATE per message. One CaseUpdate per shape (the columns set).
+    const updates = [...Map.groupBy(legacy.updates, (u) => Object.keys(u.changes).sort().join(","))].flatMap(([shape, group]) =>
+      messageUpdates.statements(
+        d1,
+        shape.split(",") as UpdatedColumn[],
+        group.map((u) => ({ key: u.id, values: toD1Values(u.changes) })),
+      ),
     );
-    const after = [...captureRows.statements(d1, this.captures), ...eventRows.statements(d1, this.events)];
+    const legacyEvents = legacy.events.map((e) => ({ ...e, at: new Date(e.at) }));
+    const after = [...captureRows.statements(d1, this.captures), ...eventRows.statements(d1, legacyEvents)];
     // Last: they read the messages and suppressions as the statements before left them.
     const outbound: D1PreparedStatement[] = [];
-    if (this.messageFacts.length) outbound.push(messageFactEvents(this.db, this.messageFacts));
+    if (this.messageFacts.length) outbound.push(messageFactEvents(this.db, this.messageFacts, described));
     if (this.suppressionFacts.length) outbound.push(suppressionFactEvents(this.db, this.suppressionFacts));
-    const all = [...inserts, ...this.statements, ...updates, ...after, ...outbound];
+    const all = [...this.statements, ...updates, ...after, ...outbound];
     this.eventsAt = outbound.map((_, i) => all.length - outbound.length + i);
     return all;
   }

@@ -2,7 +2,8 @@ import type { Db } from "../../db/client";
 import { runBatch } from "../../db/batch";
 import type { TriggerStatus } from "../../db/schema";
 import { finishedTriggers, triggerRecords } from "../../db/queries/trigger-rows";
-import { triggerFactEvents, writtenEvents } from "../../db/queries/fact-events";
+import { eventTaken, triggerFactEvents, writtenEvents } from "../../db/queries/fact-events";
+import type { LogStore } from "../../durable-objects/client/log-store";
 import type { TriggerRecord } from "../../jobs/trigger-record";
 
 export type TriggerWrite = { record: TriggerRecord; status: TriggerStatus; cancelledMessages?: number };
@@ -46,9 +47,13 @@ export async function recordTriggers(db: Db, items: TriggerWrite[], now = new Da
  * With how many messages the cancellation stopped, so the trigger's counts show them before each
  * one is recorded; `trigger.cancelled` is written in the same batch. Answers the events written.
  */
-export async function recordCancellation(db: Db, record: TriggerRecord, cancelledMessages: number, now: number) {
+export async function recordCancellation(db: Db, logs: LogStore, record: TriggerRecord, cancelledMessages: number, now: number) {
   const statements = triggerRecordWrites(db, [{ record, status: "cancelled", cancelledMessages }], new Date(now));
-  const results = await runBatch(db, [...statements, triggerFactEvents(db, "trigger.cancelled", [record])]);
+  // The messages recorded so far are in the log: counted there (every shard) only if someone takes the event.
+  const counts = (await eventTaken(db, record.environmentId, "trigger.cancelled"))
+    ? Object.fromEntries(await logs.counts(record.environmentId, record.transactionId))
+    : null;
+  const results = await runBatch(db, [...statements, triggerFactEvents(db, "trigger.cancelled", [{ ...record, counts }])]);
   return writtenEvents(results, [statements.length]);
 }
 

@@ -14,7 +14,17 @@ import type {
 } from "../log/rows";
 import { allLogShards, logShardFor, logShardsFor, providerPartition, subscriberPartition } from "./log-naming";
 
-export type { Expired, LogEvent, LogMessage, LogWrite, MessageAbout, MessageChanges, MessageFilter, ProviderRef, StatsRow } from "../log/rows";
+export type {
+  Expired,
+  LogEvent,
+  LogMessage,
+  LogWrite,
+  MessageAbout,
+  MessageChanges,
+  MessageFilter,
+  ProviderRef,
+  StatsRow,
+} from "../log/rows";
 
 /** Newest first by (createdAt, id): the order of every page of messages. */
 const newestFirst = (a: LogMessage, b: LogMessage) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);

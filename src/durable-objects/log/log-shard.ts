@@ -1,7 +1,18 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Bindings } from "../../env";
 import { archiveAndExpire, logRetention } from "./expiry";
-import { ABOUT_COLUMNS, aboutOf, type MessageAboutRecord, bitOf, CHANGE_COLUMNS, MESSAGE_INSERT, messageValues, stored, toEvent, toMessage } from "./records";
+import {
+  ABOUT_COLUMNS,
+  aboutOf,
+  type MessageAboutRecord,
+  bitOf,
+  CHANGE_COLUMNS,
+  MESSAGE_INSERT,
+  messageValues,
+  stored,
+  toEvent,
+  toMessage,
+} from "./records";
 import type { Expired, LogEvent, LogMessage, LogWrite, LogWritten, MessageChanges, MessageFilter, ProviderRef, StatsRow } from "./rows";
 import { type EventRecord, LOG_SCHEMA, type MessageRecord } from "./schema";
 

@@ -72,7 +72,10 @@ export interface LogWrite {
 }
 
 /** What an outbound event says of the message it reports, as the write left it. */
-export type MessageAbout = Pick<LogMessage, "id" | "environmentId" | "transactionId" | "subscriberId" | "workflowKey" | "stepId" | "channel" | "provider">;
+export type MessageAbout = Pick<
+  LogMessage,
+  "id" | "environmentId" | "transactionId" | "subscriberId" | "workflowKey" | "stepId" | "channel" | "provider"
+>;
 
 /**
  * What a write answers: the send identities that already had a message (with that message's id),

@@ -3,6 +3,7 @@
 import { createDb } from "../../db/client";
 import { TriggerStore } from "../../durable-objects/client/trigger-store";
 import { recordCancellation } from "../../delivery/writes/trigger-writes";
+import { LogStore } from "../../durable-objects/client/log-store";
 import { dispatchWritten } from "../../delivery/webhooks/dispatch";
 import type { Bindings } from "../../env";
 import { destinationOptions } from "../../lib/destinations";
@@ -110,7 +111,7 @@ export async function cancelByTransactionId(env: Bindings, environmentId: string
   if (outcome.status === "cancelled") {
     // Pending digest entries leave their digests; their jobs then record the messages cancelled.
     await Promise.all(outcome.digests.map((name) => store.digest(name).remove(transactionId)));
-    const written = await recordCancellation(createDb(env.DB), outcome.record, outcome.cancelledMessages, Date.now());
+    const written = await recordCancellation(createDb(env.DB), new LogStore(env), outcome.record, outcome.cancelledMessages, Date.now());
     // The cancellation is committed: a failed dispatch must not turn it into a 500 (the sweep sends the events again).
     await dispatchWritten(env, written).catch((error: unknown) => {
       const message = error instanceof Error ? error.message : String(error);

@@ -1,0 +1,38 @@
+import { env } from "cloudflare:test";
+import { type LogEvent, type LogMessage, LogStore, type MessageFilter } from "../src/durable-objects/client/log-store";
+
+/**
+ * Every message of an environment in the log, newest first (all pages), optionally filtered as
+ * `GET /v1/messages` filters: what tests read where they once read D1's `messages`.
+ */
+export async function loggedMessages(
+  environmentId: string,
+  filter: Omit<Partial<MessageFilter>, "environmentId"> = {},
+): Promise<LogMessage[]> {
+  const store = new LogStore(env);
+  const all: LogMessage[] = [];
+  let before: [number, string] | undefined;
+  for (;;) {
+    const page = await store.list({ ...filter, environmentId, limit: 500, ...(before ? { before } : {}) });
+    all.push(...page);
+    if (page.length < 500) return all;
+    const last = page[page.length - 1]!;
+    before = [last.createdAt, last.id];
+  }
+}
+
+/** Messages by id with their timelines, in the order asked. */
+export async function loggedTimelines(environmentId: string, ids: string[]): Promise<{ message: LogMessage; events: LogEvent[] }[]> {
+  const found = await new LogStore(env).find(environmentId, ids);
+  return ids.flatMap((id) => found.filter((f) => f.message.id === id));
+}
+
+/** Every timeline entry of an environment's messages. */
+export async function loggedEvents(environmentId: string): Promise<LogEvent[]> {
+  const messages = await loggedMessages(environmentId);
+  const found = await new LogStore(env).find(
+    environmentId,
+    messages.map((m) => m.id),
+  );
+  return found.flatMap((f) => f.events);
+}
