@@ -1,6 +1,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { Environment, EnvironmentList } from "../../src/features/environments/schemas";
+import { LogStore } from "../../src/durable-objects/client/log-store";
 import { ENVIRONMENT_TABLES, OUTLIVES_ENVIRONMENT } from "../../src/features/environments/repository";
 import { createSandboxEnvironment, createWorkflow, trigger, unique } from "../factories";
 import { settledMessages } from "../e2e/helpers";
@@ -133,11 +134,23 @@ describe("DELETE /v1/admin/environments/{slug}", () => {
           id,
           Date.now(),
         ),
+        // A message from before the log left D1 (the trigger's own message is in the log's shards).
+        env.DB.prepare(
+          "INSERT INTO messages (id, environment_id, transaction_id, subscriber_id, workflow_key, step_id, channel, status, attempts, created_at, updated_at) VALUES (?, ?, 'tx-old', 'ada', 'wf', 'mail', 'email', 'sent', 1, ?, ?)",
+        ).bind(`legacy-${id}`, id, Date.now(), Date.now()),
+        env.DB.prepare("INSERT INTO message_events (id, environment_id, message_id, status, at) VALUES (?, ?, ?, 'sent', ?)").bind(
+          unique("evt"),
+          id,
+          `legacy-${id}`,
+          Date.now(),
+        ),
       ]);
     }
     const slug = (await env.DB.prepare("SELECT slug FROM environments WHERE id = ?").bind(doomed.id).first<{ slug: string }>())!.slug;
     const before = await rowsOf(doomed.id);
     expect(Object.entries(before).filter(([, n]) => n === 0)).toEqual([]);
+    const logs = new LogStore(env);
+    expect(await logs.list({ environmentId: doomed.id, limit: 10 })).toHaveLength(1);
 
     expect((await admin("DELETE", `/environments/${slug}`)).status).toBe(204);
 
@@ -153,6 +166,9 @@ describe("DELETE /v1/admin/environments/{slug}", () => {
     expect(last).toEqual({ resource: "environment", action: "deleted", slug });
     expect(await env.DB.prepare("SELECT id FROM environments WHERE id = ?").bind(doomed.id).first()).toBeNull();
     expect(await rowsOf(kept.id)).toEqual(expect.objectContaining({ workflows: 1, subscribers: 1, messages: 1, suppressions: 1 }));
+    // The log's shards too: the doomed environment's messages are gone, the other's stay.
+    expect(await logs.list({ environmentId: doomed.id, limit: 10 })).toEqual([]);
+    expect(await logs.list({ environmentId: kept.id, limit: 10 })).toHaveLength(1);
   });
 
   it("refuses the deleted environment's key at once", async () => {

@@ -1,13 +1,11 @@
-import { eq, inArray } from "drizzle-orm";
+import { inArray } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { chunk, runBatch } from "../../db/batch";
 import { messageEvents, messages, type MessageStatus, type SuppressionReason } from "../../db/schema";
 import { MessageWrites } from "../../delivery/writes/message-writes";
 import { dispatchWritten, type EventQueue } from "../../delivery/webhooks/dispatch";
-import { writtenEvents } from "../../db/queries/fact-events";
 import type { LogEvent, LogMessage, LogStore } from "../../durable-objects/client/log-store";
-import { newId, partitionOfId } from "../../lib/ids";
-import { EVENT_OF_REPORT, type LogMessageFact, logMessageFactEvents, reasonOf } from "./log-facts-repository";
+import { partitionOfId } from "../../lib/ids";
 
 /**
  * How far along a message is. A later report never moves it back (an `opened` arriving
@@ -190,8 +188,9 @@ export async function applyProviderStatuses(
 /**
  * Writes reports idempotently: a status already in a message's timeline (once-only outcomes at
  * any time, opens and clicks at the same instant) adds no event, and the message's status only
- * moves forward, so a replayed or late report changes nothing it should not. D1's statements (the
- * legacy rows, suppressions, outbound events) commit before the log's: a report retried after a
+ * moves forward, so a replayed or late report changes nothing it should not. Timeline entries and
+ * status changes go where the message is (the log, or D1 for a legacy row). D1's statements
+ * (legacy rows, suppressions, outbound events) commit before the log's: a report retried after a
  * failure between them finds its timeline entry missing and writes it then, while its outbound
  * event, whose id comes from the fact, is not written twice.
  */
@@ -208,13 +207,12 @@ async function writeStatuses(
   const seen = new Set(logged);
   const now = new Date();
   const writes = new MessageWrites(db, now);
-  const batch = logs.batch();
-  const facts: LogMessageFact[] = [];
+  const forward = new Map<string, MessageStatus>();
   let applied = 0;
   for (const { messageId, report } of updates) {
     const entry = current.get(messageId);
     if (!entry) continue;
-    const { row, logged: message } = entry;
+    const { row } = entry;
     applied++;
     if (report.suppress && row.to && (row.channel === "email" || row.channel === "sms")) {
       writes.suppress(
@@ -235,30 +233,19 @@ async function writeStatuses(
     const instant = `${once}:${report.at.getTime()}`;
     if (seen.has(instant) || (ONCE.has(status) && seen.has(once))) continue;
     seen.add(once).add(instant);
-    const forward = RANK[status] > RANK[row.status] && RANK[row.status] >= RANK.sent && RANK[row.status] < RANK.skipped;
-    if (message) {
-      batch.event({
-        id: newId("evt"),
-        environmentId: row.environmentId,
-        messageId,
-        status,
-        at: report.at.getTime(),
-        detail: report.detail ?? null,
-      });
-      if (forward) batch.update(messageId, { status, updatedAt: now.getTime() });
-      const type = EVENT_OF_REPORT[status];
-      if (type) facts.push({ type, message, at: report.at, status, reason: reasonOf(report.detail) });
-    } else {
-      writes.event(row.environmentId, messageId, { status, ...(report.detail ? { detail: report.detail } : {}) }, report.at);
-      if (forward) writes.statements.push(db.update(messages).set({ status, updatedAt: now }).where(eq(messages.id, messageId)));
+    writes.event(row.environmentId, messageId, { status, ...(report.detail ? { detail: report.detail } : {}) }, report.at);
+    if (RANK[status] > RANK[row.status] && RANK[row.status] >= RANK.sent && RANK[row.status] < RANK.skipped) {
+      forward.set(messageId, status);
+      row.status = status;
     }
-    if (forward) row.status = status;
   }
-  const statements = writes.all();
-  if (facts.length) statements.push(logMessageFactEvents(db, facts));
-  const results = await runBatch(db, statements);
+  // The log's rows by the partition their ids carry; a legacy message's land in `batch.legacy`, for D1.
+  const batch = writes.logBatch(logs);
+  for (const [id, status] of forward) batch.update(id, { status, updatedAt: now.getTime() });
+  // The log's messages as found describe their outbound events (a report changes none of what those say).
+  const described = new Map(found.flatMap((f) => (f.logged ? [[f.row.id, f.logged] as const] : [])));
+  const results = await runBatch(db, writes.all(batch.legacy, described));
   if (batch.shards > 0) await logs.write(batch);
-  const written = [...writes.written(results), ...(facts.length ? writtenEvents(results, [statements.length - 1]) : [])];
-  if (queue) await dispatchWritten(queue, written);
+  if (queue) await dispatchWritten(queue, writes.written(results));
   return applied;
 }
