@@ -1,6 +1,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { createDb } from "../../src/db/client";
+import { LogStore } from "../../src/durable-objects/client/log-store";
 import { integrations } from "../../src/db/schema";
 import { toConfig } from "../../src/db/queries/integrations";
 import { sendMessage } from "../../src/delivery/send/send-message";
@@ -70,20 +71,20 @@ describe("secret variables in sent messages", () => {
   });
 
   it("are redacted from messages stored before redaction, when answered", async () => {
-    const { id: environmentId, key } = await createEnvironment();
+    const { key } = await createEnvironment();
     const scenario = fakeProviderScenario();
     expect((await api(key, "POST", "/v1/integrations", resend(scenario.baseUrl))).status).toBe(201);
     expect((await api(key, "POST", "/v1/variables", { key: "TOKEN", value: SECRET, secret: true })).status).toBe(201);
     const { transactionId, message } = await sendOne(key, await emailWorkflow(key, { subject: "Hi", text: "Hi" }));
-    await env.DB.prepare("UPDATE messages SET content = ?, subject = ?, preview = ? WHERE id = ? AND environment_id = ?")
-      .bind(
-        JSON.stringify({ subject: `Code ${SECRET}`, text: `Use ${SECRET}` }),
-        `Code ${SECRET}`,
-        `Use ${SECRET}`,
-        message.id,
-        environmentId,
-      )
-      .run();
+    // As a message stored before redaction was written: the log's row holds the secret.
+    const logs = new LogStore(env);
+    const rewrite = logs.batch();
+    rewrite.update(message.id, {
+      content: { subject: `Code ${SECRET}`, text: `Use ${SECRET}` },
+      subject: `Code ${SECRET}`,
+      preview: `Use ${SECRET}`,
+    });
+    await logs.write(rewrite);
     const answers = [
       await api(key, "GET", `/v1/messages?transactionId=${transactionId}`),
       await messageDetail(key, message.id),
