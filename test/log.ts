@@ -36,3 +36,18 @@ export async function loggedEvents(environmentId: string): Promise<LogEvent[]> {
   );
   return found.flatMap((f) => f.events);
 }
+
+/**
+ * The sandbox's captures of a trigger's messages, each with the message it captured: what tests
+ * once read by joining `sandbox_messages` to D1's `messages`.
+ */
+export async function loggedCaptures(environmentId: string, transactionId: string): Promise<{ captureId: string; message: LogMessage }[]> {
+  const messages = new Map((await loggedMessages(environmentId, { transactionId })).map((m) => [m.id, m]));
+  const captures = await env.DB.prepare("SELECT id, message_id FROM sandbox_messages WHERE environment_id = ?")
+    .bind(environmentId)
+    .all<{ id: string; message_id: string }>();
+  return captures.results.flatMap((c) => {
+    const message = messages.get(c.message_id);
+    return message ? [{ captureId: c.id, message }] : [];
+  });
+}

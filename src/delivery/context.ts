@@ -16,6 +16,9 @@ import type { TriggerSnapshot } from "../jobs/trigger-record";
 
 type Key = { environmentId: string; transactionId: string };
 
+/** Waits before the D1 half of a phase is tried again (see `afterLog`). */
+const AFTER_LOG_RETRY_MS = [100, 500, 2_000];
+
 /** An environment's variables and integrations, read once per consumer batch rather than once per chunk. */
 export type EnvironmentCache = Map<
   string,
@@ -80,7 +83,8 @@ export class DeliveryContext {
       return Promise.all(
         list.map(async (writes) => {
           try {
-            this.emit(writes.written(await this.batch(await this.toLog(writes))));
+            const statements = await this.toLog(writes);
+            this.emit(writes.written(await this.afterLog(statements)));
             return null;
           } catch (error) {
             return { error };
@@ -125,6 +129,25 @@ export class DeliveryContext {
     this.costs.logCalls += batch.shards;
     const { described } = await this.logs.write(batch);
     return writes.all(batch.legacy, described);
+  }
+
+  /**
+   * The D1 half of a phase whose log rows are written: tried again here, a little later, before
+   * the chunk is given back to the Queue, because a retried chunk finds its messages final in the
+   * log and does not redo this half (its outbound events, suppressions and captures). D1 refuses a
+   * batch for a passing reason far more often than for good: the retries cover those.
+   */
+  private async afterLog(statements: Statement[]): Promise<unknown[]> {
+    let failure: unknown;
+    for (const delay of [0, ...AFTER_LOG_RETRY_MS]) {
+      if (delay) await new Promise((resolve) => setTimeout(resolve, delay));
+      try {
+        return await this.batch(statements);
+      } catch (error) {
+        failure ??= error;
+      }
+    }
+    throw failure;
   }
 
   /** Runs statements in the phase's shared D1 batch; answers this caller's results, in order. */

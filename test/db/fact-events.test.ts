@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { runBatch, type Statement } from "../../src/db/batch";
 import { createDb } from "../../src/db/client";
 import {
+  type MessageDescription,
   type MessageFact,
   messageFactEvents,
   suppressionFactEvents,
@@ -12,6 +13,9 @@ import {
 } from "../../src/db/queries/fact-events";
 import { suppressStatement } from "../../src/db/queries/suppressions";
 import { events, messages, triggers } from "../../src/db/schema";
+import { EVENT_TYPES } from "../../src/contract/event-types";
+import { subscriberPartition } from "../../src/durable-objects/client/log-naming";
+import { newLogId } from "../../src/lib/ids";
 import { createEnvironment, unique } from "../factories";
 import { api } from "../request";
 import * as drizzleBuilt from "./drizzle-fact-events";
@@ -34,13 +38,21 @@ const messageFacts = (environmentId: string): MessageFact[] => [
 ];
 const keys = [
   { environmentId: "env_x", transactionId: "tx_1" },
-  { environmentId: "env_y", transactionId: "tx_2" },
+  { environmentId: "env_y", transactionId: "tx_2", counts: { sent: 2, failed: 1 } },
 ];
+/** msg_2 as the log describes it; msg_1 has no description (a message recorded in D1 before the log left it). */
+const described = new Map<string, MessageDescription>([
+  ["msg_2", { transactionId: "tx_1", workflowKey: "w", subscriberId: "s", stepId: "mail", channel: "email", provider: null }],
+]);
 
 describe("the outbound-event statements bound by hand", () => {
   it("are the SQL drizzle built, with the same parameters", () => {
     const pairs = [
       [messageFactEvents(recordingDb, messageFacts("env_x")), drizzleBuilt.messageFactEvents(db, messageFacts("env_x"))],
+      [
+        messageFactEvents(recordingDb, messageFacts("env_x"), described),
+        drizzleBuilt.messageFactEvents(db, messageFacts("env_x"), described),
+      ],
       [
         suppressionFactEvents(recordingDb, [{ environmentId: "env_x", address: "a@example.com", at: at(0) }]),
         drizzleBuilt.suppressionFactEvents(db, [{ environmentId: "env_x", address: "a@example.com", at: at(0) }]),
@@ -158,5 +170,74 @@ describe("the outbound-event statements bound by hand", () => {
     // One statement's events alone, and one that wrote none.
     expect(writtenEvents(results, [4])).toEqual([byDrizzle[5]]);
     expect(writtenEvents(results, [5])).toEqual([]);
+  });
+  it("describe a log message by the write's answer with a stable id, and a legacy one by its D1 row", async () => {
+    const { id: environmentId, key } = await createEnvironment();
+    await api(key, "POST", "/v1/webhook-endpoints", { url: "https://example.com/hooks" });
+    const legacy = unique("msg");
+    await db.insert(messages).values({
+      id: legacy,
+      environmentId,
+      transactionId: "tx_old",
+      subscriberId: "old",
+      workflowKey: "w_old",
+      stepId: "sms",
+      channel: "sms",
+      status: "sent",
+      provider: "twilio",
+      attempts: 1,
+      createdAt: at(0),
+      updatedAt: at(0),
+    });
+    const logged = newLogId("msg", subscriberPartition(environmentId, "s"));
+    const unknown = newLogId("msg", subscriberPartition(environmentId, "t"));
+    const about = new Map<string, MessageDescription>([
+      [logged, { transactionId: "tx_new", workflowKey: "w", subscriberId: "s", stepId: "mail", channel: "email", provider: "resend" }],
+    ]);
+    const facts: MessageFact[] = [
+      { type: "message.sent", environmentId, messageId: logged, at: at(1), status: "sent", reason: null },
+      { type: "message.sent", environmentId, messageId: legacy, at: at(2), status: "sent", reason: null },
+      // Neither in the write's answer nor in D1: nothing to describe, no event.
+      { type: "message.failed", environmentId, messageId: unknown, at: at(3), status: "failed", reason: "x" },
+    ];
+    const first = writtenEvents(await runBatch(db, [messageFactEvents(db, facts, about)]), [0]);
+    // Written again (a retried phase): the same ids, nothing added.
+    const again = writtenEvents(await runBatch(db, [messageFactEvents(db, facts, about)]), [0]);
+    expect(again).toEqual([]);
+    const rows = await db.select().from(events).where(eq(events.environmentId, environmentId));
+    expect(rows.map((r) => r.id).sort()).toEqual(first.map((e) => e.id).sort());
+    const byMessage = new Map(rows.map((r) => [(r.data as { messageId: string }).messageId, r]));
+    expect(rows).toHaveLength(2);
+    expect(byMessage.get(logged)).toMatchObject({
+      // The fact's time, the log id's last 16 hex digits, the type's index: the same for the same fact.
+      id: `evt_${at(1).getTime().toString(16).padStart(12, "0")}${logged.slice(-16)}${EVENT_TYPES.indexOf("message.sent").toString(16).padStart(4, "0")}`,
+      type: "message.sent",
+      data: {
+        messageId: logged,
+        transactionId: "tx_new",
+        workflow: "w",
+        subscriberId: "s",
+        stepId: "mail",
+        channel: "email",
+        provider: "resend",
+        status: "sent",
+        reason: null,
+      },
+    });
+    expect(byMessage.get(legacy)).toMatchObject({
+      id: expect.stringMatching(/^evt_[0-9a-f]{32}$/),
+      type: "message.sent",
+      data: {
+        messageId: legacy,
+        transactionId: "tx_old",
+        workflow: "w_old",
+        subscriberId: "old",
+        stepId: "sms",
+        channel: "sms",
+        provider: "twilio",
+        status: "sent",
+        reason: null,
+      },
+    });
   });
 });

@@ -7,7 +7,9 @@ import { DeliveryContext } from "../../src/delivery/context";
 import type { RecipientsJob } from "../../src/jobs/job";
 import { load } from "../../src/delivery/recipients/recipients-state";
 import type { TriggerRecord } from "../../src/jobs/trigger-record";
-import { newId } from "../../src/lib/ids";
+import { newId, newLogId } from "../../src/lib/ids";
+import { subscriberPartition } from "../../src/durable-objects/client/log-naming";
+import { LogStore } from "../../src/durable-objects/client/log-store";
 import { createEnvironment, createWorkflow, unique } from "../factories";
 
 const CHUNKS = 20;
@@ -132,5 +134,46 @@ describe("the reads of a consumer invocation's recipient chunks", () => {
     // Chunk 5's subscriber's message of chunk 6's trigger is no asked pair: only chunk 6's own is read.
     const rows = await read;
     expect(rows.map((m) => [m.transactionId, m.subscriberId])).toEqual([pairs[1]]);
+  });
+  it("finds what a chunk already recorded in the log for its own pairs, merged with D1's, without another D1 statement", async () => {
+    const { environment, chunks } = await seed();
+    const [seven, eight] = [chunks[7]!, chunks[8]!];
+    const store = new LogStore(env);
+    const batch = store.batch();
+    const now = Date.now();
+    // Chunk 7's subscriber has a log message of chunk 8's trigger (no pair of either), chunk 8's its own.
+    for (const subscriberId of [seven.job.subscriberIds[0]!, eight.job.subscriberIds[0]!])
+      batch.insert({
+        id: newLogId("msg", subscriberPartition(environment.id, subscriberId)),
+        environmentId: environment.id,
+        transactionId: eight.trigger.transactionId,
+        subscriberId,
+        workflowKey: eight.trigger.workflowKey,
+        stepId: "s",
+        channel: "email",
+        provider: null,
+        integrationId: null,
+        status: "sent",
+        providerMessageId: null,
+        to: null,
+        subject: null,
+        preview: null,
+        content: null,
+        errorCode: null,
+        errorMessage: null,
+        attempts: 1,
+        createdAt: now,
+        updatedAt: now,
+      });
+    await store.write(batch);
+
+    const ctx = new DeliveryContext(env);
+    const loaded = await Promise.all(chunks.map(({ job, trigger }) => load(ctx, job, trigger)));
+    expect(ctx.costs.d1Statements).toBeLessThanOrEqual(6);
+    expect(loaded[7]!.existing.size).toBe(0);
+    expect([...loaded[8]!.existing.values()].map((m) => [m.subscriberId, m.status])).toEqual([[eight.job.subscriberIds[0], "sent"]]);
+    // D1's message of chunk 6 (recorded before the log left D1) is still found.
+    expect([...loaded[6]!.existing.values()].map((m) => m.subscriberId)).toEqual(chunks[6]!.job.subscriberIds);
+    expect(loaded.filter((l) => l.existing.size > 0)).toHaveLength(2);
   });
 });

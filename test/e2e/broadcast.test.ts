@@ -4,6 +4,7 @@ import type { TriggerStatusView } from "../../src/features/messages/schemas";
 import { api, eventually } from "../request";
 import { createSandboxEnvironment, postTrigger, unique } from "../factories";
 import { outboxWrites } from "../ledger";
+import { loggedCaptures, loggedMessages } from "../log";
 import { createWorkflow } from "./helpers";
 
 // More than two chunks of 50, so the broadcast runs through a FanOutCoordinator like a large topic.
@@ -38,12 +39,14 @@ const statusOf = async (key: string, transactionId: string) =>
   (await api<Partial<TriggerStatusView>>(key, "GET", `/v1/trigger/${transactionId}`)).body;
 
 /** What the sandbox captured for the trigger; `strangers` are messages to anyone not seeded under `prefix`. */
-const capturedFor = (transactionId: string, prefix: string) =>
-  env.DB.prepare(
-    "SELECT count(*) AS n, count(DISTINCT m.subscriber_id) AS distinct_subscribers, sum(m.subscriber_id NOT LIKE ?) AS strangers FROM sandbox_messages c JOIN messages m ON m.id = c.message_id WHERE m.transaction_id = ?",
-  )
-    .bind(`${prefix}-%`, transactionId)
-    .first<{ n: number; distinct_subscribers: number; strangers: number | null }>();
+const capturedFor = async (environmentId: string, transactionId: string, prefix: string) => {
+  const captured = await loggedCaptures(environmentId, transactionId);
+  return {
+    n: captured.length,
+    distinct_subscribers: new Set(captured.map((c) => c.message.subscriberId)).size,
+    strangers: captured.filter((c) => !c.message.subscriberId.startsWith(`${prefix}-`)).length,
+  };
+};
 
 describe("broadcast through the Queue", () => {
   it(`reaches each of ${SUBSCRIBERS} subscribers once and no subscriber of another environment`, async () => {
@@ -62,7 +65,9 @@ describe("broadcast through the Queue", () => {
       return s.status === "completed" ? s : null;
     }, 60_000);
     expect(status.messages).toEqual({ total: SUBSCRIBERS, byStatus: { sent: SUBSCRIBERS } });
-    expect(await capturedFor(transactionId, prefix)).toEqual({ n: SUBSCRIBERS, distinct_subscribers: SUBSCRIBERS, strangers: 0 });
+    expect(await capturedFor(mine.id, transactionId, prefix)).toEqual({ n: SUBSCRIBERS, distinct_subscribers: SUBSCRIBERS, strangers: 0 });
+    // Nothing recorded for this trigger in the other environment either.
+    expect(await loggedMessages(other.id, { transactionId })).toEqual([]);
   }, 90_000);
 
   it("sends nothing new for a replay of the same transactionId", async () => {
@@ -78,7 +83,7 @@ describe("broadcast through the Queue", () => {
     expect(await broadcast(key, body)).toBe(transactionId);
     // The 202 comes once the ledger has written what it will send: a replay that fanned out again would have written a job.
     expect(await outboxWrites(id, transactionId)).toBe(written);
-    expect(await capturedFor(transactionId, prefix)).toEqual({ n: SUBSCRIBERS, distinct_subscribers: SUBSCRIBERS, strangers: 0 });
+    expect(await capturedFor(id, transactionId, prefix)).toEqual({ n: SUBSCRIBERS, distinct_subscribers: SUBSCRIBERS, strangers: 0 });
     expect((await statusOf(key, transactionId)).messages?.total).toBe(SUBSCRIBERS);
   }, 90_000);
 
@@ -110,6 +115,6 @@ describe("broadcast through the Queue", () => {
     expect(after).toMatchObject({ status: "cancelled", waitingTotal: 0 });
     expect(after.messages).toEqual({ total: 2 * SUBSCRIBERS, byStatus: { sent: SUBSCRIBERS, cancelled: SUBSCRIBERS } });
     // Only the push of the first step reached the sandbox.
-    expect(await capturedFor(transactionId, prefix)).toEqual({ n: SUBSCRIBERS, distinct_subscribers: SUBSCRIBERS, strangers: 0 });
+    expect(await capturedFor(id, transactionId, prefix)).toEqual({ n: SUBSCRIBERS, distinct_subscribers: SUBSCRIBERS, strangers: 0 });
   }, 120_000);
 });

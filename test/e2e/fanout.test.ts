@@ -1,5 +1,5 @@
-import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { loggedCaptures } from "../log";
 import { api, eventually } from "../request";
 import { createSandboxEnvironment, unique } from "../factories";
 import { createWorkflow, seedTopic, trigger } from "./helpers";
@@ -27,11 +27,8 @@ describe("topic fan-out through the Queue", () => {
     }, 120_000);
     expect(status.messages).toEqual({ total: MEMBERS, byStatus: { sent: MEMBERS } });
 
-    const captures = await env.DB.prepare(
-      "SELECT count(*) AS n, count(DISTINCT m.subscriber_id) AS distinct_subscribers FROM sandbox_messages c JOIN messages m ON m.id = c.message_id WHERE m.transaction_id = ?",
-    )
-      .bind(transactionId)
-      .first<{ n: number; distinct_subscribers: number }>();
+    const captured = await loggedCaptures(id, transactionId);
+    const captures = { n: captured.length, distinct_subscribers: new Set(captured.map((c) => c.message.subscriberId)).size };
     expect(captures).toEqual({ n: MEMBERS, distinct_subscribers: MEMBERS });
   }, 180_000);
 });

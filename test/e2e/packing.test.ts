@@ -7,6 +7,7 @@ import { loadWorkflowGates, prepareTrigger } from "../../src/features/triggers/a
 import worker from "../../src/index";
 import { createSandboxEnvironment, unique } from "../factories";
 import { acceptThenCrash, ledgerOf } from "../ledger";
+import { loggedMessages } from "../log";
 import { api, eventually } from "../request";
 import { createWorkflow, type MessageView, settledMessages } from "./helpers";
 
@@ -58,12 +59,13 @@ describe("packing jobs into Queue messages", () => {
     const tick = await runInDurableObject(restarted, (instance: TriggerLedger) => instance.tick(Date.now()));
     expect(tick.flushed).toBe(150);
     expect(tick.messages).toBe(1);
-    const sends = () =>
-      env.DB.prepare(
-        "SELECT count(DISTINCT m.id) AS messages, count(c.message_id) AS captures FROM messages m LEFT JOIN sandbox_messages c ON c.message_id = m.id WHERE m.environment_id = ? AND m.status = 'sent'",
-      )
+    const sends = async () => {
+      const sent = new Set((await loggedMessages(id, { status: "sent" })).map((m) => m.id));
+      const captures = await env.DB.prepare("SELECT message_id FROM sandbox_messages WHERE environment_id = ?")
         .bind(id)
-        .first<{ messages: number; captures: number }>();
+        .all<{ message_id: string }>();
+      return { messages: sent.size, captures: captures.results.filter((c) => sent.has(c.message_id)).length };
+    };
     expect(await eventually(async () => ((await sends())?.messages === 150 ? sends() : null), 30_000)).toEqual({
       messages: 150,
       captures: 150,

@@ -2,10 +2,58 @@ import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { CLAIM_DEADLINE_MS, type ClaimResult, type DeliveryOpResult } from "../../src/durable-objects/ledger/claims";
 import { DeliveryState } from "../../src/durable-objects/ledger/delivery-state";
+import { subscriberPartition } from "../../src/durable-objects/client/log-naming";
+import { LogStore } from "../../src/durable-objects/client/log-store";
+import { newLogId } from "../../src/lib/ids";
 import { ledgerOf } from "../ledger";
 import { api, eventually } from "../request";
 import { createSandboxEnvironment, unique } from "../factories";
 import { createWorkflow, messageDetail, settledMessages, trigger } from "./helpers";
+
+type Left = { environmentId: string; transactionId: string; subscriberId: string; workflowKey: string; suffix: string };
+
+/**
+ * A message in `sending`, as a consumer that died left it: in the log (where delivery writes), or
+ * in D1 before the log left it (an upgraded deployment's row, with an id without a partition).
+ */
+async function leaveSending(where: "log" | "D1", m: Left, at: number): Promise<string> {
+  if (where === "D1") {
+    const id = `msg_${"0".repeat(28)}${m.suffix}`;
+    await env.DB.prepare(
+      "INSERT INTO messages (id, environment_id, transaction_id, subscriber_id, workflow_key, step_id, channel, status, attempts, created_at, updated_at) VALUES (?, ?, ?, ?, ?, 'mail', 'email', 'sending', 0, ?, ?)",
+    )
+      .bind(id, m.environmentId, m.transactionId, m.subscriberId, m.workflowKey, at, at)
+      .run();
+    return id;
+  }
+  const id = newLogId("msg", subscriberPartition(m.environmentId, m.subscriberId));
+  const store = new LogStore(env);
+  const batch = store.batch();
+  batch.insert({
+    id,
+    environmentId: m.environmentId,
+    transactionId: m.transactionId,
+    subscriberId: m.subscriberId,
+    workflowKey: m.workflowKey,
+    stepId: "mail",
+    channel: "email",
+    provider: null,
+    integrationId: null,
+    status: "sending",
+    providerMessageId: null,
+    to: null,
+    subject: null,
+    preview: null,
+    content: null,
+    errorCode: null,
+    errorMessage: null,
+    attempts: 0,
+    createdAt: at,
+    updatedAt: at,
+  });
+  await store.write(batch);
+  return id;
+}
 
 /** A consumer's claim (and what a consumer that then died leaves behind), at a chosen time. */
 const claimAt = (environmentId: string, transactionId: string, key: string, at: number) =>
@@ -29,25 +77,27 @@ describe("claims in the trigger's Durable Object", () => {
     expect((await claim()).result).toEqual({ granted: [], cancelled: [], busy: [], sent: [{ key: "a\u0000x", report }], final: [] });
   });
 
-  it("re-sends a message left in `sending` by a consumer that died, once its claim is past the deadline", async () => {
-    const { id, key } = await createSandboxEnvironment();
-    await createWorkflow(key, { key: "stuck", steps: [{ id: "mail", type: "email", template: { subject: "stuck", text: "Hello" } }] });
-    const subscriberId = unique("s");
-    await api(key, "POST", "/sub", { subscriberId, email: "stuck@example.com" });
-    const transactionId = await trigger(key, { workflow: "stuck", to: subscriberId });
-    // What a consumer that crashed after claiming leaves behind: a claim without a report and a message in `sending`.
-    await claimAt(id, transactionId, `${subscriberId}\u0000mail`, Date.now() - CLAIM_DEADLINE_MS - 1_000);
-    const now = Date.now();
-    await env.DB.prepare(
-      "INSERT INTO messages (id, environment_id, transaction_id, subscriber_id, workflow_key, step_id, channel, status, attempts, created_at, updated_at) VALUES (?, ?, ?, ?, 'stuck', 'mail', 'email', 'sending', 0, ?, ?)",
-    )
-      .bind(`msg_${"0".repeat(28)}dead`, id, transactionId, subscriberId, now, now)
-      .run();
+  it.each(["log", "D1"] as const)(
+    "re-sends a message left in `sending` (in %s) by a consumer that died, once its claim is past the deadline",
+    async (where) => {
+      const { id, key } = await createSandboxEnvironment();
+      await createWorkflow(key, { key: "stuck", steps: [{ id: "mail", type: "email", template: { subject: "stuck", text: "Hello" } }] });
+      const subscriberId = unique("s");
+      await api(key, "POST", "/sub", { subscriberId, email: "stuck@example.com" });
+      const transactionId = await trigger(key, { workflow: "stuck", to: subscriberId });
+      // What a consumer that crashed after claiming leaves behind: a claim without a report and a message in `sending`.
+      await claimAt(id, transactionId, `${subscriberId}\u0000mail`, Date.now() - CLAIM_DEADLINE_MS - 1_000);
+      const left = await leaveSending(
+        where,
+        { environmentId: id, transactionId, subscriberId, workflowKey: "stuck", suffix: "dead" },
+        Date.now(),
+      );
 
-    const [message] = await settledMessages(key, transactionId, 1);
-    expect(message).toMatchObject({ id: `msg_${"0".repeat(28)}dead`, status: "sent", attempts: 1 });
-    expect((await messageDetail(key, message!.id)).events.map((e) => e.status)).toEqual(["sending", "sent"]);
-  });
+      const [message] = await settledMessages(key, transactionId, 1);
+      expect(message).toMatchObject({ id: left, status: "sent", attempts: 1 });
+      expect((await messageDetail(key, message!.id)).events.map((e) => e.status)).toEqual(["sending", "sent"]);
+    },
+  );
 
   it("records a send whose D1 write was lost from what the trigger object kept, without sending again", async () => {
     const { id, key } = await createSandboxEnvironment();
@@ -99,48 +149,52 @@ describe("claims in the trigger's Durable Object", () => {
     ]);
   });
 
-  it("records a failure whose D1 write was lost from what the trigger object kept, and completes the trigger", async () => {
-    const { id, key } = await createSandboxEnvironment();
-    await createWorkflow(key, { key: "lostfail", steps: [{ id: "mail", type: "email", template: { subject: "lost", text: "Hello" } }] });
-    const subscriberId = unique("s");
-    await api(key, "POST", "/sub", { subscriberId, email: "lostfail@example.com" });
-    const transactionId = await trigger(key, { workflow: "lostfail", to: subscriberId });
-    // A consumer's send failed for good, it reported that to the object, then its D1 write was lost.
-    const report = {
-      status: "undeliverable" as const,
-      errorCode: "invalid_recipient",
-      errorMessage: "No such mailbox.",
-      provider: "sandbox-email",
-      integrationId: "int_earlier",
-      to: "lostfail@example.com",
-      attempts: 1,
-    };
-    await claimAt(id, transactionId, `${subscriberId}\u0000mail`, Date.now());
-    const recordedAt = Date.now() - 1_000;
-    await env.DB.prepare(
-      "INSERT INTO messages (id, environment_id, transaction_id, subscriber_id, workflow_key, step_id, channel, status, attempts, created_at, updated_at) VALUES (?, ?, ?, ?, 'lostfail', 'mail', 'email', 'sending', 0, ?, ?)",
-    )
-      .bind(`msg_${"0".repeat(28)}fail`, id, transactionId, subscriberId, recordedAt, recordedAt)
-      .run();
-    await ledgerOf(id, transactionId).run([
-      { kind: "report", environmentId: id, transactionId, reports: [{ key: `${subscriberId}\u0000mail`, outcome: "final", report }] },
-    ]);
-    const [message] = await settledMessages(key, transactionId, 1);
-    expect(message).toMatchObject({
-      status: "undeliverable",
-      error: { code: "invalid_recipient", message: "No such mailbox." },
-      provider: "sandbox-email",
-      attempts: 1,
-    });
-    const detail = await messageDetail(key, message!.id);
-    // Its whole timeline, once: the lost batch's first-attempt events, then the recovered end.
-    expect(detail.events.map((e) => e.status)).toEqual(["queued", "sending", "undeliverable"]);
-    expect(detail.events.at(-1)).toMatchObject({ detail: { recovered: true, error: "invalid_recipient" } });
-    await eventually(async () => {
-      const row = await env.DB.prepare("SELECT status FROM triggers WHERE environment_id = ? AND transaction_id = ?")
-        .bind(id, transactionId)
-        .first<{ status: string }>();
-      return row?.status === "completed";
-    });
-  });
+  it.each(["log", "D1"] as const)(
+    "records a failure whose write (a message in %s) was lost from what the trigger object kept, and completes the trigger",
+    async (where) => {
+      const { id, key } = await createSandboxEnvironment();
+      await createWorkflow(key, { key: "lostfail", steps: [{ id: "mail", type: "email", template: { subject: "lost", text: "Hello" } }] });
+      const subscriberId = unique("s");
+      await api(key, "POST", "/sub", { subscriberId, email: "lostfail@example.com" });
+      const transactionId = await trigger(key, { workflow: "lostfail", to: subscriberId });
+      // A consumer's send failed for good, it reported that to the object, then its D1 write was lost.
+      const report = {
+        status: "undeliverable" as const,
+        errorCode: "invalid_recipient",
+        errorMessage: "No such mailbox.",
+        provider: "sandbox-email",
+        integrationId: "int_earlier",
+        to: "lostfail@example.com",
+        attempts: 1,
+      };
+      await claimAt(id, transactionId, `${subscriberId}\u0000mail`, Date.now());
+      const recordedAt = Date.now() - 1_000;
+      const left = await leaveSending(
+        where,
+        { environmentId: id, transactionId, subscriberId, workflowKey: "lostfail", suffix: "fail" },
+        recordedAt,
+      );
+      await ledgerOf(id, transactionId).run([
+        { kind: "report", environmentId: id, transactionId, reports: [{ key: `${subscriberId}\u0000mail`, outcome: "final", report }] },
+      ]);
+      const [message] = await settledMessages(key, transactionId, 1);
+      expect(message).toMatchObject({
+        id: left,
+        status: "undeliverable",
+        error: { code: "invalid_recipient", message: "No such mailbox." },
+        provider: "sandbox-email",
+        attempts: 1,
+      });
+      const detail = await messageDetail(key, message!.id);
+      // Its whole timeline, once: the lost batch's first-attempt events, then the recovered end.
+      expect(detail.events.map((e) => e.status)).toEqual(["queued", "sending", "undeliverable"]);
+      expect(detail.events.at(-1)).toMatchObject({ detail: { recovered: true, error: "invalid_recipient" } });
+      await eventually(async () => {
+        const row = await env.DB.prepare("SELECT status FROM triggers WHERE environment_id = ? AND transaction_id = ?")
+          .bind(id, transactionId)
+          .first<{ status: string }>();
+        return row?.status === "completed";
+      });
+    },
+  );
 });

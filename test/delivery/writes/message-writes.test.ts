@@ -2,11 +2,24 @@ import { env } from "cloudflare:test";
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { runBatch } from "../../../src/db/batch";
-import { createDb } from "../../../src/db/client";
-import { messageEvents, messages, sandboxMessages, suppressions } from "../../../src/db/schema";
+import { createDb, type Db } from "../../../src/db/client";
+import { sandboxMessages, suppressions } from "../../../src/db/schema";
 import { DeliveryContext } from "../../../src/delivery/context";
 import { MessageWrites } from "../../../src/delivery/writes/message-writes";
+import { DEFAULT_LOG_SHARDS } from "../../../src/durable-objects/client/log-naming";
+import { LogStore } from "../../../src/durable-objects/client/log-store";
 import { createEnvironment, unique } from "../../factories";
+import { loggedMessages, loggedTimelines } from "../../log";
+
+/** Writes a phase as delivery does: its log rows (one call per shard), then the D1 statements that follow. */
+async function written(db: Db, writes: MessageWrites) {
+  const store = new LogStore(env);
+  const batch = writes.logBatch(store);
+  const { described } = await store.write(batch);
+  const statements = writes.all(batch.legacy, described);
+  await runBatch(db, statements);
+  return { shards: batch.shards, statements: statements.length };
+}
 
 describe("MessageWrites", () => {
   it("writes 300 messages' results in a few statements, each row with its own values", async () => {
@@ -23,7 +36,7 @@ describe("MessageWrites", () => {
     });
     const created = new MessageWrites(db, new Date());
     const ids = Array.from({ length: 300 }, (_, n) => created.insertSending(identity(n), { content: { n } }));
-    await runBatch(db, created.all());
+    await written(db, created);
 
     const results = new MessageWrites(db, new Date());
     ids.forEach((id, n) => {
@@ -32,30 +45,29 @@ describe("MessageWrites", () => {
         results.update(environmentId, id, "failed", { ...fields, errorCode: "http_400", errorMessage: `bad ${n}` }, { status: "failed" });
       else results.update(environmentId, id, "sent", { ...fields, providerMessageId: `pm-${n}`, errorCode: null }, { status: "sent" });
     });
-    const statements = results.all();
-    // One UPDATE per message would be 300 statements (plus the events' inserts).
-    expect(statements.length).toBeLessThan(60);
-    await runBatch(db, statements);
+    const cost = await written(db, results);
+    // One UPDATE per message would be 300 statements (plus the events' inserts): the results and
+    // timelines are one call per log shard, and D1 takes only the outbound events' one statement.
+    expect(cost.shards).toBeLessThanOrEqual(DEFAULT_LOG_SHARDS);
+    expect(cost.statements).toBe(1);
 
-    const rows = await env.DB.prepare(
-      'SELECT subscriber_id AS s, status, provider_message_id AS pm, "to", error_message AS err, attempts FROM messages WHERE transaction_id = ? ORDER BY rowid',
-    )
-      .bind(transactionId)
-      .all<{ s: string; status: string; pm: string | null; to: string; err: string | null; attempts: number }>();
-    expect(rows.results).toHaveLength(300);
-    for (const [n, row] of rows.results.entries()) {
-      expect(row).toEqual(
+    const logged = await loggedMessages(environmentId, { transactionId });
+    expect(logged).toHaveLength(300);
+    const bySubscriber = new Map(
+      logged.map((m) => [
+        m.subscriberId,
+        { s: m.subscriberId, status: m.status, pm: m.providerMessageId, to: m.to, err: m.errorMessage, attempts: m.attempts },
+      ]),
+    );
+    for (const n of ids.keys()) {
+      expect(bySubscriber.get(`s-${n}`)).toEqual(
         n % 3 === 0
           ? { s: `s-${n}`, status: "failed", pm: null, to: `token-${n}`, err: `bad ${n}`, attempts: 1 }
           : { s: `s-${n}`, status: "sent", pm: `pm-${n}`, to: `token-${n}`, err: null, attempts: 1 },
       );
     }
-    const events = await env.DB.prepare(
-      "SELECT count(*) AS n FROM message_events WHERE message_id IN (SELECT id FROM messages WHERE transaction_id = ?)",
-    )
-      .bind(transactionId)
-      .first<{ n: number }>();
-    expect(events?.n).toBe(300);
+    const timelines = await loggedTimelines(environmentId, ids);
+    expect(timelines.flatMap((t) => t.events)).toHaveLength(300);
   });
 
   it("writes a final message, its timeline and a capture with every column as given", async () => {
@@ -80,10 +92,10 @@ describe("MessageWrites", () => {
       [{ status: "failed", detail: { error: "http_400" } }],
     );
     writes.capture(environmentId, id, { channel: "email", provider: "sandbox", to: "s@example.com", content });
-    await runBatch(db, writes.all());
+    await written(db, writes);
 
-    const [row] = await db.select().from(messages).where(eq(messages.id, id));
-    expect(row).toEqual({
+    const [logged] = await loggedTimelines(environmentId, [id]);
+    expect(logged?.message).toEqual({
       id,
       ...identity,
       provider: "sendgrid",
@@ -97,12 +109,18 @@ describe("MessageWrites", () => {
       errorCode: "http_400",
       errorMessage: null,
       attempts: 0,
-      createdAt: now,
-      updatedAt: now,
+      createdAt: now.getTime(),
+      updatedAt: now.getTime(),
     });
-    const timeline = await db.select().from(messageEvents).where(eq(messageEvents.messageId, id));
-    expect(timeline).toEqual([
-      { id: expect.stringMatching(/^evt_/), environmentId, messageId: id, status: "failed", at: now, detail: { error: "http_400" } },
+    expect(logged?.events).toEqual([
+      {
+        id: expect.stringMatching(/^evt_/),
+        environmentId,
+        messageId: id,
+        status: "failed",
+        at: now.getTime(),
+        detail: { error: "http_400" },
+      },
     ]);
     const captures = await db.select().from(sandboxMessages).where(eq(sandboxMessages.messageId, id));
     expect(captures).toEqual([
@@ -134,16 +152,24 @@ describe("MessageWrites", () => {
     const sending = writes.insertSending(identity("mail"), { content: { subject: "Hi" } });
     writes.insertFinal(identity("skip"), "skipped", {}, [{ status: "skipped", detail: { reason: "test" } }]);
     writes.suppress({ environmentId, channel: "email", address: "s@example.com", reason: "hard_bounce", messageId: sending });
-    // A capture D1 refuses (no address, which is NOT NULL): it runs after the messages and the suppression, before the timeline.
+    // A capture D1 refuses (no address, which is NOT NULL): it runs after the suppression, in the same D1 batch.
     writes.capture(environmentId, sending, { channel: "email", provider: "sandbox", to: null as unknown as string, content: {} });
 
     await expect(ctx.writeMessages(writes)).rejects.toThrow(/NOT NULL/);
     const left = await Promise.all([
-      ctx.db.select({ id: messages.id }).from(messages).where(eq(messages.environmentId, environmentId)),
-      ctx.db.select({ id: messageEvents.id }).from(messageEvents).where(eq(messageEvents.environmentId, environmentId)),
       ctx.db.select({ address: suppressions.address }).from(suppressions).where(eq(suppressions.environmentId, environmentId)),
       ctx.db.select({ id: sandboxMessages.id }).from(sandboxMessages).where(eq(sandboxMessages.environmentId, environmentId)),
     ]);
-    expect(left).toEqual([[], [], [], []]);
+    expect(left).toEqual([[], []]);
+    // The log was written before the D1 batch and keeps the phase's messages and timeline; writing
+    // the phase again (its retry) adds nothing: one row per send identity, one entry per event id.
+    await expect(ctx.writeMessages(writes)).rejects.toThrow(/NOT NULL/);
+    const logged = await loggedMessages(environmentId);
+    expect(logged.map((m) => m.stepId).sort()).toEqual(["mail", "skip"]);
+    const timelines = await loggedTimelines(
+      environmentId,
+      logged.map((m) => m.id),
+    );
+    expect(timelines.flatMap((t) => t.events.map((e) => e.status))).toEqual(["skipped"]);
   });
 });
