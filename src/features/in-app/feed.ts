@@ -1,9 +1,8 @@
-import type { Db } from "../../db/client";
 import type { InAppChange, InAppFilter, InAppRow } from "../../db/queries/in-app";
-import { inAppFeed } from "../../db/queries/in-app";
+import type { Data } from "../data";
 import type { EventQueue } from "../../delivery/webhooks/dispatch";
 import type { InboxSockets } from "../../durable-objects/inbox-socket/client";
-import { applyStatuses, type IncomingStatus } from "../messages/status-repository";
+import type { IncomingStatus } from "../messages/status-repository";
 import type { InAppNotification } from "./schemas";
 import { withoutUnsafeUrls } from "../../engine/in-app-urls";
 
@@ -60,13 +59,13 @@ const trackingOf = (change: InAppChange, at: Date): IncomingStatus[] => [
  * and the messages' tracking events move together, and every change that touched a notification
  * pushes the new counts to the subscriber's open sockets.
  */
-export function inboxService(db: Db, environmentId: string, subscriberId: string, sockets: InboxSockets, queue: EventQueue) {
-  const feed = inAppFeed(db, environmentId, subscriberId);
+export function inboxService(data: Data, subscriberId: string, sockets: InboxSockets, queue: EventQueue) {
+  const { environmentId } = data;
+  const feed = data.inAppFeed(subscriberId);
   const track = async (ids: string[], change: InAppChange, now: Date) => {
     const reports = trackingOf(change, now);
     if (reports.length === 0 || ids.length === 0) return;
-    await applyStatuses(
-      db,
+    await data.applyStatuses(
       ids.flatMap((messageId) => reports.map((report) => ({ messageId, report }))),
       queue,
     );

@@ -1,11 +1,9 @@
-import { createDb } from "../../db/client";
 import { eventRow } from "../../db/queries/events";
 import { inboxSockets } from "../../durable-objects/inbox-socket/client";
 import { TriggerStore } from "../../durable-objects/client/trigger-store";
 import type { Bindings } from "../../env";
 import { dispatchEvents } from "../events/record";
-import { eraseRecords } from "./erasure-repository";
-import { subscribersRepository } from "./repository";
+import type { Data } from "../data";
 import type { SubscriberErased } from "./schemas";
 
 /**
@@ -16,13 +14,13 @@ import type { SubscriberErased } from "./schemas";
  * channel and timestamps for the counts, and of the triggers and stored `Idempotency-Key` answers
  * that name them. Null when the environment has no such subscriber.
  */
-export async function eraseSubscriber(env: Bindings, environmentId: string, subscriberId: string): Promise<SubscriberErased | null> {
-  const db = createDb(env.DB);
-  if ((await subscribersRepository(db, environmentId).internalId(subscriberId)) === undefined) return null;
+export async function eraseSubscriber(data: Data, env: Bindings, subscriberId: string): Promise<SubscriberErased | null> {
+  const { environmentId } = data;
+  if ((await data.subscribers.internalId(subscriberId)) === undefined) return null;
   // First, so a failure in an object leaves the profile in place and the call can be repeated.
   const waitingStepsCancelled = await new TriggerStore(env).eraseSubscriber(environmentId, subscriberId);
   const deleted = eventRow(environmentId, "subscriber.deleted", { subscriberId });
-  const erased = await eraseRecords(db, environmentId, subscriberId, deleted);
+  const erased = await data.subscriberWrites.erase(subscriberId, deleted);
   // After the profile is gone, so a reconnecting Inbox is refused rather than let back in.
   await inboxSockets(env.INBOX_SOCKETS).close(environmentId, subscriberId);
   await dispatchEvents(env, environmentId, [deleted.id]);
