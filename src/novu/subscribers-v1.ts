@@ -118,8 +118,8 @@ for (const [method, mode, summary] of [
     async (c) => {
       const { providerId, credentials } = c.req.valid("json");
       const subscriber = await changeCredentials(
+        c.var.data,
         c.env,
-        c.get("environmentId"),
         c.req.valid("param").subscriberId,
         providerId,
         mode,
@@ -229,7 +229,7 @@ novuSubscribersV1Routes.openapi(
   }),
   async (c) => {
     const { subscriberId } = c.req.valid("param");
-    const found = await readNovuSubscriber(c.var.data, c.env, subscriberId);
+    const found = await readNovuSubscriber(c.var.data, subscriberId);
     if (!found) throw subscriberMissing(subscriberId);
     return c.json({ data: found }, 200);
   },
@@ -262,7 +262,7 @@ novuSubscribersV1Routes.openapi(
     errors: ["subscriber_not_found"],
   }),
   async (c) => {
-    const prefs = await readPreferences(c.var.data, c.env, c.req.valid("param").subscriberId);
+    const prefs = await readPreferences(c.var.data, c.req.valid("param").subscriberId);
     return c.json({ data: toNovuV1Preferences(prefs) }, 200);
   },
 );
@@ -288,7 +288,7 @@ novuSubscribersV1Routes.openapi(
   }),
   async (c) => {
     const { subscriberId, level } = c.req.valid("param");
-    const prefs = await readPreferences(c.var.data, c.env, subscriberId);
+    const prefs = await readPreferences(c.var.data, subscriberId);
     const data =
       level === "global" ? [{ preference: { enabled: true, channels: { ...prefs.channels, in_app: true } } }] : toNovuV1Preferences(prefs);
     return c.json({ data }, 200);
