@@ -196,6 +196,18 @@ module.exports = {
       to: { path: ["(^|/)node_modules/drizzle-orm/", "^src/db/schema/"], dependencyTypesNot: ["type-only"] },
     },
     {
+      name: "d1-handle-only-in-data",
+      comment:
+        "One way to reach data: a route or a service holds its environment's Data (c.var.data, or " +
+        "dataOf(env, environmentId) where there is no request) and cannot build a D1 handle of its own " +
+        "(createDb). Only db/ and features/data.ts build one; work that is no one environment's (the key " +
+        "lookup, environments, sessions, sweeps, the queues' batches) goes through db/unscoped.ts. " +
+        "`import type { Db }` stays free: a type cannot run a query.",
+      severity: "error",
+      from: { path: "^src/", pathNot: ["^src/db/", "^src/features/data\\.ts$"] },
+      to: { path: "^src/db/client\\.ts$", dependencyTypesNot: ["type-only"] },
+    },
+    {
       name: "src-not-to-tests",
       comment: "Production code never imports tests, benchmarks or scripts: they would be bundled into the Worker.",
       severity: "error",

@@ -32,6 +32,9 @@ import { webhookEndpointsRepository } from "./events/endpoints/repository";
 import { workflowsRepository } from "./workflows/repository";
 import { versionsRepository } from "./workflows/versions/repository";
 
+/** The arguments of a query function after its D1 handle. */
+type AfterDb<F> = F extends (db: Db, ...rest: infer R) => unknown ? R : never;
+
 /**
  * Every repository of one environment, bound to it once: a caller holding this object has no way
  * to name another environment's rows. Requests get it as `c.var.data` (set by the auth middleware
@@ -168,7 +171,7 @@ export class Data {
   /** What a replay to an endpoint of this environment sends again, and the retries it cancels. */
   get replay() {
     return {
-      eventsToReplay: (...args: Parameters<typeof eventsToReplay> extends [Db, ...infer R] ? R : never) => eventsToReplay(this.#db, ...args),
+      eventsToReplay: (...args: AfterDb<typeof eventsToReplay>) => eventsToReplay(this.#db, ...args),
       cancelPendingRetries: this.#bound(cancelPendingRetries),
     };
   }
@@ -215,7 +218,7 @@ export class Data {
     return presentSubscribers(this.#db, this.environmentId, limit);
   }
   /** Tracking reports for messages of this environment, by message id (the Inbox's read, seen and archived). */
-  applyStatuses(...args: Parameters<typeof applyStatuses> extends [Db, ...infer R] ? R : never) {
+  applyStatuses(...args: AfterDb<typeof applyStatuses>) {
     return applyStatuses(this.#db, ...args);
   }
 

@@ -28,10 +28,7 @@ export async function asNovu(data: Data, subscriber: Subscriber): Promise<NovuSu
 
 /** A subscriber as a read shows it: push tokens and webhook URLs masked, as `GET /v1/subscribers/{id}` does. */
 export async function readNovuSubscriber(data: Data, subscriberId: string): Promise<NovuSubscriber | null> {
-  const [found, id] = await Promise.all([
-    data.subscribers.find(subscriberId),
-    internalId(data, subscriberId),
-  ]);
+  const [found, id] = await Promise.all([data.subscribers.find(subscriberId), internalId(data, subscriberId)]);
   return found && id ? toNovuSubscriber(data.environmentId, id, found) : null;
 }
 

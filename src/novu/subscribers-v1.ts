@@ -117,14 +117,7 @@ for (const [method, mode, summary] of [
     }),
     async (c) => {
       const { providerId, credentials } = c.req.valid("json");
-      const subscriber = await changeCredentials(
-        c.var.data,
-        c.env,
-        c.req.valid("param").subscriberId,
-        providerId,
-        mode,
-        credentials,
-      );
+      const subscriber = await changeCredentials(c.var.data, c.env, c.req.valid("param").subscriberId, providerId, mode, credentials);
       return c.json({ data: subscriber }, 200);
     },
   );

@@ -22,10 +22,7 @@ export const messagesRoutes = createRouter();
  * that, as long as the secret still has the value they were sent with.
  */
 async function withoutSecrets<T>(c: Context<AppEnv>, read: Promise<T>): Promise<T> {
-  const [value, { secrets }] = await Promise.all([
-    read,
-    c.var.data.templateVariables(),
-  ]);
+  const [value, { secrets }] = await Promise.all([read, c.var.data.templateVariables()]);
   return redactSecrets(value, secrets);
 }
 

@@ -33,9 +33,7 @@ export async function resolveLink(env: Bindings, token: string, use: LinkUse): P
   const environmentId = legacy?.environmentId ?? tokenEnvironment(token);
   if (!environmentId || (legacy && use !== "unsubscribe")) return null;
   const data = dataOf(env, environmentId);
-  const settings = await data.preferenceLinks
-    .find()
-    .catch(() => undefined);
+  const settings = await data.preferenceLinks.find().catch(() => undefined);
   if (!settings) return null;
   const pages = data.preferencePages;
   let workflowKey: string | null;

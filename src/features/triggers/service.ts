@@ -27,10 +27,7 @@ export async function acceptTrigger(
   { draft = false }: { draft?: boolean } = {},
 ): Promise<Accepted> {
   const request = await withKeyTransactionId(body, idempotencyKey);
-  const [gates, knownTopics] = await Promise.all([
-    loadWorkflowGates(data, [workflowKeyOf(request)]),
-    loadTopicKeys(data, [request]),
-  ]);
+  const [gates, knownTopics] = await Promise.all([loadWorkflowGates(data, [workflowKeyOf(request)]), loadTopicKeys(data, [request])]);
   const gate = gates.get(workflowKeyOf(request));
   const prepared = await prepareTrigger(
     data.environmentId,
@@ -62,10 +59,7 @@ export async function acceptBulk(
   );
   const requests = parsed.flatMap((p) => (p.success ? [p.data] : []));
   const keys = requests.map(workflowKeyOf);
-  const [gates, knownTopics] = await Promise.all([
-    keys.length ? loadWorkflowGates(data, keys) : new Map(),
-    loadTopicKeys(data, requests),
-  ]);
+  const [gates, knownTopics] = await Promise.all([keys.length ? loadWorkflowGates(data, keys) : new Map(), loadTopicKeys(data, requests)]);
 
   const outcomes: (ApiError | { index: number })[] = [];
   const ready: Awaited<ReturnType<typeof prepareTrigger>>[] = [];
@@ -75,7 +69,9 @@ export async function acceptBulk(
       continue;
     }
     try {
-      ready.push(await prepareTrigger(data.environmentId, p.data, gates.get(workflowKeyOf(p.data)), knownTopics, now, destinationOptions(env)));
+      ready.push(
+        await prepareTrigger(data.environmentId, p.data, gates.get(workflowKeyOf(p.data)), knownTopics, now, destinationOptions(env)),
+      );
       outcomes.push({ index: ready.length - 1 });
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
@@ -87,12 +83,7 @@ export async function acceptBulk(
 }
 
 /** Accepts a trigger to every subscriber of the environment. */
-export async function acceptBroadcast(
-  data: Data,
-  env: Bindings,
-  body: BroadcastRequest,
-  idempotencyKey?: string,
-): Promise<Accepted> {
+export async function acceptBroadcast(data: Data, env: Bindings, body: BroadcastRequest, idempotencyKey?: string): Promise<Accepted> {
   const request = await withKeyTransactionId(body, idempotencyKey);
   const gates = await loadWorkflowGates(data, [workflowKeyOf(request)]);
   const prepared = await prepareBroadcast(data.environmentId, request, gates.get(workflowKeyOf(request)), Date.now());

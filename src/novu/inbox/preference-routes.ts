@@ -81,10 +81,7 @@ inboxPreferenceRoutes.openapi(
     const query = c.req.valid("query");
     const tags = [query["tags[]"] ?? []].flat();
     const severities = [query["severity[]"] ?? [], query.severity ?? []].flat();
-    const [prefs, workflows] = await Promise.all([
-      readPreferences(...who(c)),
-      workflowsOf(c).active(),
-    ]);
+    const [prefs, workflows] = await Promise.all([readPreferences(...who(c)), workflowsOf(c).active()]);
     const shown = workflows.filter(
       (w) =>
         (query.criticality === "all" || w.critical === (query.criticality === "critical")) &&
