@@ -45,7 +45,7 @@ type AfterDb<F> = F extends (db: Db, ...rest: infer R) => unknown ? R : never;
  *
  * This is the only way to one environment's rows: only src/db/ and this file build a D1 handle
  * (`createDb`, fenced by .dependency-cruiser.cjs), and a route names its environment as
- * `c.var.data.environmentId` (lint/environment-id.grit refuses `c.get("environmentId")`). Work
+ * `c.var.data.environmentId` (lint/environment-id.grit refuses a separate variable for it). Work
  * that is no one environment's goes through `unscopedDb` (db/unscoped.ts).
  */
 export class Data {
@@ -217,7 +217,10 @@ export class Data {
   presentSubscribers(limit: number) {
     return presentSubscribers(this.#db, this.environmentId, limit);
   }
-  /** Tracking reports for messages of this environment, by message id (the Inbox's read, seen and archived). */
+  /**
+   * Tracking reports by message id (the Inbox's read, seen and archived): the ids are this
+   * environment's, read from its feed, and the update goes by id as a provider's report does.
+   */
   applyStatuses(...args: AfterDb<typeof applyStatuses>) {
     return applyStatuses(this.#db, ...args);
   }
