@@ -196,6 +196,48 @@ module.exports = {
       to: { path: ["(^|/)node_modules/drizzle-orm/", "^src/db/schema/"], dependencyTypesNot: ["type-only"] },
     },
     {
+      name: "d1-handle-only-in-data",
+      comment:
+        "One way to reach data: a route or a service holds its environment's Data (c.var.data, or " +
+        "dataOf(env, environmentId) where there is no request) and cannot build a D1 handle of its own " +
+        "(createDb). Only db/ and features/data.ts build one; work that is no one environment's (the key " +
+        "lookup, environments, sessions, sweeps, the queues' batches) goes through db/unscoped.ts. " +
+        "`import type { Db }` stays free: a type cannot run a query.",
+      severity: "error",
+      from: { path: "^src/", pathNot: ["^src/db/", "^src/features/data\\.ts$"] },
+      to: { path: "^src/db/client\\.ts$", dependencyTypesNot: ["type-only"] },
+    },
+    {
+      name: "unscoped-data-is-named",
+      comment:
+        "db/unscoped.ts is D1 for work that is no one environment's. Each user is named here, so taking " +
+        "it instead of c.var.data is a decision a review sees: the key lookup, environments and dashboard " +
+        "sessions (features/environments/), Idempotency-Key answers, the admin audit log, promotions, " +
+        "provider callbacks and tracking links (they find their environment from what they are sent), the " +
+        "webhook queue's consumer, test send and sweeps, the cron, the Inbox's session lookups, and the " +
+        "layers below features/ that cannot hold Data (delivery's batch context, the Inbox socket object).",
+      severity: "error",
+      from: {
+        path: "^src/",
+        pathNot: [
+          "^src/db/",
+          "^src/index\\.ts$",
+          "^src/features/environments/",
+          "^src/lib/middleware/idempotency\\.ts$",
+          "^src/features/audit/routes\\.ts$",
+          "^src/features/promotions/routes\\.ts$",
+          "^src/features/provider-callbacks/routes\\.ts$",
+          "^src/features/tracking/routes\\.ts$",
+          "^src/features/events/endpoints/(consumer|routes|sweep)\\.ts$",
+          "^src/novu/socket\\.ts$",
+          "^src/novu/inbox/(routing|session-routes)\\.ts$",
+          "^src/delivery/context\\.ts$",
+          "^src/durable-objects/inbox-socket/inbox-socket\\.ts$",
+        ],
+      },
+      to: { path: "^src/db/unscoped\\.ts$" },
+    },
+    {
       name: "src-not-to-tests",
       comment: "Production code never imports tests, benchmarks or scripts: they would be bundled into the Worker.",
       severity: "error",

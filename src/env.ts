@@ -82,12 +82,13 @@ export type Actor =
   | { type: "admin"; id: null; name: string };
 
 /** The request's environment's repositories: features/data.ts fills this in by declaration merging. */
-// biome-ignore lint/suspicious/noEmptyInterface: merged with features/data.ts, which env.ts may not import.
-export interface EnvironmentData {}
+export interface EnvironmentData {
+  /** The environment every repository of it is bound to: a route's only way to name its environment. */
+  readonly environmentId: string;
+}
 
 export interface Variables {
-  environmentId: string;
-  /** Repositories bound to `environmentId`, set with it by the auth middleware: no query of a route can name another environment. */
+  /** Repositories bound to the request's environment, set by the auth middleware: no query of a route can name another environment. */
   data: EnvironmentData;
   actor: Actor;
   /** Clarion's id of this request (lib/middleware/request-id.ts). */

@@ -3,7 +3,7 @@ import { consumeDeadLetters } from "./delivery/dead-letters";
 import { consumeDeliveryBatch } from "./delivery/consumer";
 import { consumeWebhookBatch } from "./features/events/endpoints/consumer";
 import { redeliverStranded, redispatchStale } from "./features/events/endpoints/sweep";
-import { createDb } from "./db/client";
+import { unscopedDb } from "./db/unscoped";
 import { purgeExpired, retentionPolicy } from "./db/retention";
 import { purgeWorkflowTombstones } from "./features/workflows/tombstones-repository";
 import type { Bindings } from "./env";
@@ -28,7 +28,7 @@ export default {
   },
   /** Retention (`[triggers] crons` in wrangler.toml): each run deletes a bounded number of expired rows. */
   async scheduled(controller, env) {
-    const db = createDb(env.DB);
+    const db = unscopedDb(env);
     const now = new Date(controller.scheduledTime);
     const report = await purgeExpired(db, retentionPolicy(env, now));
     const workflowTombstones = await purgeWorkflowTombstones(db, now);

@@ -5,6 +5,7 @@ import { loadWorkflowGates, prepareTrigger } from "../src/features/triggers/acce
 import { coordinatorName, digestName, ledgerNameFor } from "../src/durable-objects/client/naming";
 import type { TriggerLedger } from "../src/durable-objects/ledger/trigger-ledger";
 import type { FanOutCoordinator } from "../src/durable-objects/fan-out-coordinator";
+import { dataOf } from "../src/features/data";
 
 // Tests reach into the objects' storage (runInDurableObject), so they build the stubs the app's TriggerStore keeps to itself.
 /** The ledger shard a trigger lives in. */
@@ -49,7 +50,7 @@ export async function acceptThenCrash(
   to: unknown,
   options: { loseJob?: boolean; record?: (record: TriggerRecord) => TriggerRecord; topics?: string[] } = {},
 ) {
-  const gates = await loadWorkflowGates(env.DB, environmentId, [workflowKey]);
+  const gates = await loadWorkflowGates(dataOf(env, environmentId), [workflowKey]);
   const prepared = await prepareTrigger(
     environmentId,
     { workflow: workflowKey, to: to as string },

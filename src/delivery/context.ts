@@ -1,5 +1,6 @@
 import { runBatch, type Statement } from "../db/batch";
-import { createDb, type Db } from "../db/client";
+import type { Db } from "../db/client";
+import { unscopedDb } from "../db/unscoped";
 import { eventTaken, triggerFactEvents, type WrittenEvent, writtenEvents } from "../db/queries/fact-events";
 import { BatchedHomes, type TriggerHome } from "../durable-objects/client/batched-homes";
 import { TriggerStore } from "../durable-objects/client/trigger-store";
@@ -49,7 +50,9 @@ export class DeliveryContext {
   private readonly emitted: WrittenEvent[] = [];
 
   constructor(readonly env: Bindings) {
-    this.db = createDb(env.DB);
+    // Not one environment's: a consumer batch holds jobs of several, and their writes are merged
+    // into one D1 batch per phase. Each statement names its job's environment (writes/, db/queries/).
+    this.db = unscopedDb(env);
     this.d1 = new MicroBatcher(async (_key, lists) => {
       const results = await this.batch(lists.flat());
       let offset = 0;

@@ -1,7 +1,21 @@
 import { createDb, type Db } from "../db/client";
 import { LogStore } from "../durable-objects/client/log-store";
 import type { Bindings } from "../env";
+import { inAppFeed } from "../db/queries/in-app";
+import { presentSubscribers } from "../db/queries/inbox-presence";
 import { preferenceLinksRepository } from "../db/queries/preference-link-settings";
+import { activityPage } from "../db/queries/subscriber-activity";
+import { createSubscriberIfMissing, upsertSubscribers } from "../db/queries/subscribers";
+import { loadPreviewVariables, loadTemplateVariables } from "../db/queries/variables";
+import { recordCancellation } from "../delivery/writes/trigger-writes";
+import type { TriggerRecord } from "../jobs/trigger-record";
+import { type AuditFilter, auditRepository } from "./audit/repository";
+import { applyStatuses } from "./messages/status-repository";
+import { addressesOf } from "./subscribers/addresses-repository";
+import { eraseRecords } from "./subscribers/erasure-repository";
+import { findSubscriber } from "./subscribers/repository";
+import { existingTopicKeys, workflowGateRows } from "./triggers/accept-repository";
+import { cancelPendingRetries, eventsToReplay } from "./events/endpoints/replay-repository";
 import { eventsRepository } from "./events/repository";
 import { inAppSettingsRepository } from "./in-app/settings-repository";
 import { integrationsRepository } from "./integrations/repository";
@@ -20,6 +34,9 @@ import { webhookEndpointsRepository } from "./events/endpoints/repository";
 import { workflowsRepository } from "./workflows/repository";
 import { versionsRepository } from "./workflows/versions/repository";
 
+/** The arguments of a query function after its D1 handle. */
+type AfterDb<F> = F extends (db: Db, ...rest: infer R) => unknown ? R : never;
+
 /**
  * Every repository of one environment, bound to it once: a caller holding this object has no way
  * to name another environment's rows. Requests get it as `c.var.data` (set by the auth middleware
@@ -27,6 +44,11 @@ import { versionsRepository } from "./workflows/versions/repository";
  * Making one is cheap, as every authenticated request (the accept path included) does and most
  * read one or two repositories of it: each is built when first read (getters on the class, not
  * per-object properties), and no query runs until a method is called.
+ *
+ * This is the only way to one environment's rows: only src/db/ and this file build a D1 handle
+ * (`createDb`, fenced by .dependency-cruiser.cjs), and a route names its environment as
+ * `c.var.data.environmentId` (lint/environment-id.grit refuses a separate variable for it). Work
+ * that is no one environment's goes through `unscopedDb` (db/unscoped.ts).
  */
 export class Data {
   #events?: ReturnType<typeof eventsRepository>;
@@ -135,6 +157,91 @@ export class Data {
 
   messageStats(query: Parameters<typeof messageStats>[3]) {
     return messageStats(this.#db, this.#logs, this.environmentId, query);
+  }
+
+  /** The environment's audit log: whatever the filter says, only this environment's entries. */
+  get audit() {
+    const log = auditRepository(this.#db);
+    const own = (filter: AuditFilter): AuditFilter => ({ ...filter, environmentId: this.environmentId });
+    return {
+      page: (filter: AuditFilter, limit: number, cursor?: string) => log.page(own(filter), limit, cursor),
+      ndjson: (filter: AuditFilter) => log.ndjson(own(filter)),
+    };
+  }
+
+  /** What the accept path reads of the named workflows and topics, each in one D1 batch. */
+  get accept() {
+    return { workflowGateRows: this.#bound(workflowGateRows), existingTopicKeys: this.#bound(existingTopicKeys) };
+  }
+
+  /** What a replay to an endpoint of this environment sends again, and the retries it cancels. */
+  get replay() {
+    return {
+      eventsToReplay: (...args: AfterDb<typeof eventsToReplay>) => eventsToReplay(this.#db, ...args),
+      cancelPendingRetries: this.#bound(cancelPendingRetries),
+    };
+  }
+
+  /** Records a trigger of this environment as cancelled; answers the events it wrote. */
+  recordCancellation(record: TriggerRecord, cancelledMessages: number, now: number) {
+    if (record.environmentId !== this.environmentId) throw new Error("a trigger of another environment");
+    return recordCancellation(this.#db, this.#logs, record, cancelledMessages, now);
+  }
+
+  /** Writes of subscriber profiles (the reads are `subscribers`). */
+  get subscriberWrites() {
+    return {
+      upsert: this.#bound(upsertSubscribers),
+      createIfMissing: this.#bound(createSubscriberIfMissing),
+      /** The stored profile with its unmasked channels, as a write answers it. */
+      find: this.#bound(findSubscriber),
+      /** Removes a subscriber's records and redacts their messages (see subscribers/erasure.ts). */
+      erase: this.#bound(eraseRecords),
+    };
+  }
+
+  /** A subscriber's timeline page: their activity and the suppressions of their addresses. */
+  async activity(subscriberId: string, after: { createdAt: number; id: string } | null, limit: number) {
+    const { normalised } = await addressesOf(this.#db, this.environmentId, subscriberId);
+    return activityPage(this.#db, { environmentId: this.environmentId, subscriberId, addresses: normalised }, after, limit);
+  }
+
+  /** The variables a template renders with, secrets in clear (delivery's view) and their values to redact. */
+  templateVariables() {
+    return loadTemplateVariables(this.#db, this.environmentId, this.#encryptionKey);
+  }
+  /** The variables a preview renders with, secrets as placeholders. */
+  previewVariables() {
+    return loadPreviewVariables(this.#db, this.environmentId);
+  }
+
+  /** One subscriber's Inbox rows. */
+  inAppFeed(subscriberId: string) {
+    return inAppFeed(this.#db, this.environmentId, subscriberId);
+  }
+  /** The subscribers with an open Inbox socket, at most `limit`. */
+  presentSubscribers(limit: number) {
+    return presentSubscribers(this.#db, this.environmentId, limit);
+  }
+  /**
+   * Tracking reports by message id (the Inbox's read, seen and archived): the ids are this
+   * environment's, read from its feed, and the update goes by id as a provider's report does.
+   */
+  applyStatuses(updates: Parameters<typeof applyStatuses>[2], queue?: Parameters<typeof applyStatuses>[3]) {
+    return applyStatuses(this.#db, this.#logs, updates, queue);
+  }
+
+  /**
+   * A repository of a layer this file may not import (the Novu layer's), bound to this
+   * environment as the getters above are: its maker gets the handle and the id, never the caller.
+   */
+  repository<R>(make: (db: Db, environmentId: string) => R): R {
+    return make(this.#db, this.environmentId);
+  }
+
+  /** `fn` with this environment's handle and id filled in. */
+  #bound<A extends unknown[], R>(fn: (db: Db, environmentId: string, ...rest: A) => R): (...rest: A) => R {
+    return (...rest) => fn(this.#db, this.environmentId, ...rest);
   }
 }
 

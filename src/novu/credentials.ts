@@ -1,10 +1,9 @@
 // Novu's per-provider credentials: Clarion keeps a subscriber's push tokens and chat addresses
 // per channel, so one provider's addresses are replaced, appended or removed and the rest kept.
 import type { ChatAddress } from "../contract/recipients";
-import { createDb } from "../db/client";
 import type { Bindings } from "../env";
 import { ApiError } from "../lib/errors";
-import { findSubscriber } from "../features/subscribers/repository";
+import type { Data } from "../features/data";
 import { saveSubscriber } from "../features/subscribers/save";
 import { addressesOf, clarionProviderOf, NOVU_PROVIDER_IDS, type NovuCredentials } from "./providers";
 import type { NovuSubscriber } from "./shapes";
@@ -21,8 +20,8 @@ const unsupported = (providerId: string) =>
 const sameProvider = (stored: string, target: string) => stored === target || (target === "slack" && stored === "slack-api");
 
 export async function changeCredentials(
+  data: Data,
   env: Bindings,
-  environmentId: string,
   subscriberId: string,
   providerId: string,
   mode: Mode,
@@ -30,13 +29,13 @@ export async function changeCredentials(
 ): Promise<NovuSubscriber> {
   const target = clarionProviderOf(providerId);
   if (!target) throw unsupported(providerId);
-  const current = await findSubscriber(createDb(env.DB), environmentId, subscriberId);
+  const current = await data.subscriberWrites.find(subscriberId);
   if (!current) throw subscriberMissing(subscriberId);
   const given = mode === "remove" ? { push: [], chat: [] } : (addressesOf(providerId, credentials) ?? { push: [], chat: [] });
   const keep = mode === "append" ? () => true : (provider: string) => !sameProvider(provider, target.provider);
   const dedupe = <T>(list: T[]) => [...new Map(list.map((item) => [JSON.stringify(item), item])).values()];
   const push = dedupe([...current.channels.push.filter((p) => keep(p.provider)), ...given.push]);
   const chat: ChatAddress[] = dedupe([...current.channels.chat.filter((c) => keep(c.provider)), ...given.chat]);
-  const { subscriber } = await saveSubscriber(env, environmentId, { subscriberId, channels: { push, chat } });
-  return asNovu(env, environmentId, subscriber);
+  const { subscriber } = await saveSubscriber(data, env, { subscriberId, channels: { push, chat } });
+  return asNovu(data, subscriber);
 }

@@ -38,7 +38,7 @@ novuEventsRoutes.openapi(
   }),
   async (c) => {
     const request = parsed(TriggerRequest, toTriggerBody(c.req.valid("json")));
-    const accepted = await acceptTrigger(c.env, c.get("environmentId"), request, c.get("idempotencyKey"));
+    const accepted = await acceptTrigger(c.var.data, c.env, request, c.get("idempotencyKey"));
     return c.json({ data: toNovuTrigger(accepted) }, 201);
   },
 );
@@ -58,7 +58,7 @@ novuEventsRoutes.openapi(
       const novu = NovuTriggerInput.safeParse(event);
       return novu.success ? toTriggerBody(novu.data) : event;
     });
-    const outcomes = await acceptBulk(c.env, c.get("environmentId"), bodies, c.get("idempotencyKey"));
+    const outcomes = await acceptBulk(c.var.data, c.env, bodies, c.get("idempotencyKey"));
     const data = outcomes.map((o) =>
       "transactionId" in o ? toNovuTrigger(o) : { acknowledged: false, status: "error" as const, error: [o.detail] },
     );
@@ -78,7 +78,7 @@ novuEventsRoutes.openapi(
   }),
   async (c) => {
     const request = parsed(BroadcastRequest, toTriggerBody(c.req.valid("json")));
-    const accepted = await acceptBroadcast(c.env, c.get("environmentId"), request, c.get("idempotencyKey"));
+    const accepted = await acceptBroadcast(c.var.data, c.env, request, c.get("idempotencyKey"));
     return c.json({ data: toNovuTrigger(accepted) }, 201);
   },
 );
@@ -102,7 +102,7 @@ novuEventsRoutes.openapi(
     responses: { 200: { description: "Whether anything was cancelled", content: json(envelope(z.boolean())) } },
   }),
   async (c) => {
-    const outcome = await cancelByTransactionId(c.env, c.get("environmentId"), c.req.valid("param").transactionId);
+    const outcome = await cancelByTransactionId(c.var.data, c.env, c.req.valid("param").transactionId);
     return c.json({ data: outcome?.status === "cancelled" }, 200);
   },
 );

@@ -49,7 +49,7 @@ novuListsV1Routes.openapi(
   }),
   async (c) => {
     const { page, limit } = c.req.valid("query");
-    const environmentId = c.get("environmentId");
+    const { environmentId } = c.var.data;
     const found = await c.var.data.subscribers.atOffset({}, page, limit);
     const data = found.rows.map((s) => toNovuSubscriber(environmentId, s.id, s));
     return c.json({ page, totalCount: found.totalCount, pageSize: limit, hasMore: found.hasMore, data }, 200);
@@ -76,7 +76,7 @@ novuListsV1Routes.openapi(
   }),
   async (c) => {
     const { page, pageSize: size, key } = c.req.valid("query");
-    const environmentId = c.get("environmentId");
+    const { environmentId } = c.var.data;
     const found = await c.var.data.topics.atOffset({ key }, page, size);
     return c.json({ page, pageSize: size, totalCount: found.totalCount, data: found.rows.map((t) => v1Topic(environmentId, t)) }, 200);
   },
@@ -99,7 +99,7 @@ novuListsV1Routes.openapi(
   }),
   async (c) => {
     const { key } = c.req.valid("param");
-    const environmentId = c.get("environmentId");
+    const { environmentId } = c.var.data;
     const [topic, members] = await Promise.all([c.var.data.topics.find(key), c.var.data.topicMembers.members(key, MAX_MEMBERS_PER_CALL)]);
     if (!topic || !members) throw notFound("topic_not_found", `topic with key "${key}"`);
     return c.json({ data: { ...v1Topic(environmentId, topic), subscribers: members.data.map((m) => m.subscriberId) } }, 200);

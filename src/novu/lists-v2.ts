@@ -84,7 +84,7 @@ novuListsV2Routes.openapi(
   }),
   async (c) => {
     const { email, phone, subscriberId, name, ...window } = c.req.valid("query");
-    const environmentId = c.get("environmentId");
+    const { environmentId } = c.var.data;
     const page = await c.var.data.subscribers.search({ email, phone, subscriberId, name }, windowOf(window));
     return c.json(
       listOf(page, (s) => toNovuSubscriber(environmentId, s.id, s)),

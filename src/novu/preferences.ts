@@ -2,11 +2,10 @@
 // Novu's `in_app` has no Clarion channel: it is accepted and answered as on.
 import { z } from "@hono/zod-openapi";
 import type { PreferenceChangeReason } from "../contract/subscriber-activity";
-import { createDb } from "../db/client";
 import type { Bindings } from "../env";
 import { withDefaults } from "../features/subscribers/preferences";
 import { changePreferences } from "../features/subscribers/change-preferences";
-import { preferencesRepository } from "../features/subscribers/preferences-repository";
+import type { Data } from "../features/data";
 import type { SubscriberPreferences, SubscriberPreferencesUpdate } from "../features/subscribers/preferences-schemas";
 import { subscriberMissing } from "./subscriber-store";
 
@@ -81,20 +80,20 @@ export const channelFlags = (flags: Partial<Record<string, boolean>>): Flags =>
 /** `enabled: false` for a workflow turns off every channel of it; `true` turns them back on. */
 export const allChannels = (enabled: boolean): Flags => Object.fromEntries(CHANNELS.map((c) => [c, enabled]));
 
-export async function readPreferences(env: Bindings, environmentId: string, subscriberId: string): Promise<SubscriberPreferences> {
-  const stored = await preferencesRepository(createDb(env.DB), environmentId).find(subscriberId);
+export async function readPreferences(data: Data, subscriberId: string): Promise<SubscriberPreferences> {
+  const stored = await data.preferences.find(subscriberId);
   if (stored === undefined) throw subscriberMissing(subscriberId);
   return withDefaults(stored);
 }
 
 export async function mergePreferences(
+  data: Data,
   env: Bindings,
-  environmentId: string,
   subscriberId: string,
   update: SubscriberPreferencesUpdate,
   reason: Extract<PreferenceChangeReason, "api" | "inbox">,
 ): Promise<SubscriberPreferences> {
-  const merged = await changePreferences(env, environmentId, subscriberId, update, reason);
+  const merged = await changePreferences(data, env, subscriberId, update, reason);
   if (merged === undefined) throw subscriberMissing(subscriberId);
   return withDefaults(merged);
 }

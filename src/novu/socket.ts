@@ -2,7 +2,7 @@
 // `GET <socketUrl>?token=<session token>` upgraded to a WebSocket, frames `{event, data}`
 // (durable-objects/inbox-socket/frames.ts). The token is the Inbox session's; no key is involved.
 import { Hono } from "hono";
-import { createDb } from "../db/client";
+import { unscopedDb } from "../db/unscoped";
 import { inboxSockets } from "../durable-objects/inbox-socket/client";
 import type { AppEnv } from "../env";
 import { ApiError } from "../lib/errors";
@@ -19,7 +19,7 @@ novuSocketRoutes.get("/socket", async (c) => {
   // Refuses the token of an erased subscriber, or one older than the last change of the Inbox settings.
   let session: VerifiedSession;
   try {
-    session = await verifySessionToken(createDb(c.env.DB), c.env.ENCRYPTION_KEY, c.req.query("token"));
+    session = await verifySessionToken(unscopedDb(c.env), c.env.ENCRYPTION_KEY, c.req.query("token"));
   } catch (error) {
     // Guessing tokens here counts with the REST session's failed authentications (per client IP).
     // A token that was Clarion's is no guess: @novu/js reconnects with it every few seconds until

@@ -32,7 +32,7 @@ novuSubscribersV1Routes.openapi(
   }),
   async (c) => {
     const { subscriberId, ...fields } = c.req.valid("json");
-    const { subscriber } = await writeNovuSubscriber(c.env, c.get("environmentId"), subscriberId, fields);
+    const { subscriber } = await writeNovuSubscriber(c.var.data, c.env, subscriberId, fields);
     return c.json({ data: subscriber }, 201);
   },
 );
@@ -68,7 +68,7 @@ novuSubscribersV1Routes.openapi(
       const novu = NovuSubscriberInput.safeParse(item);
       return novu.success ? toSubscriberInput(novu.data.subscriberId, novu.data) : item;
     });
-    const result = await saveSubscribers(c.env, c.get("environmentId"), items);
+    const result = await saveSubscribers(c.var.data, c.env, items);
     const ids = (list: string[]) => list.map((subscriberId) => ({ subscriberId }));
     const failed = result.failed.map((f) => ({
       message: [f.error.detail, ...(f.error.errors ?? []).map((e) => `${e.path}: ${e.message}`)].join(" "),
@@ -90,7 +90,7 @@ novuSubscribersV1Routes.openapi(
   }),
   async (c) => {
     const { subscriberId } = c.req.valid("param");
-    return c.json({ data: await updateNovuSubscriber(c.env, c.get("environmentId"), subscriberId, c.req.valid("json")) }, 200);
+    return c.json({ data: await updateNovuSubscriber(c.var.data, c.env, subscriberId, c.req.valid("json")) }, 200);
   },
 );
 
@@ -117,14 +117,7 @@ for (const [method, mode, summary] of [
     }),
     async (c) => {
       const { providerId, credentials } = c.req.valid("json");
-      const subscriber = await changeCredentials(
-        c.env,
-        c.get("environmentId"),
-        c.req.valid("param").subscriberId,
-        providerId,
-        mode,
-        credentials,
-      );
+      const subscriber = await changeCredentials(c.var.data, c.env, c.req.valid("param").subscriberId, providerId, mode, credentials);
       return c.json({ data: subscriber }, 200);
     },
   );
@@ -149,7 +142,7 @@ novuSubscribersV1Routes.openapi(
   }),
   async (c) => {
     const { subscriberId, providerId } = c.req.valid("param");
-    await changeCredentials(c.env, c.get("environmentId"), subscriberId, providerId, "remove");
+    await changeCredentials(c.var.data, c.env, subscriberId, providerId, "remove");
     return c.body(null, 204);
   },
 );
@@ -177,7 +170,7 @@ novuSubscribersV1Routes.openapi(
       ...(enabled === undefined ? {} : allChannels(enabled)),
       ...channelFlags(Object.fromEntries((preferences ?? []).map((p) => [p.type, p.enabled]))),
     };
-    const merged = await mergePreferences(c.env, c.get("environmentId"), c.req.valid("param").subscriberId, { channels: flags }, "api");
+    const merged = await mergePreferences(c.var.data, c.env, c.req.valid("param").subscriberId, { channels: flags }, "api");
     return c.json({ data: { preference: { enabled: true, channels: { ...merged.channels, in_app: true } } } }, 200);
   },
 );
@@ -211,7 +204,7 @@ novuSubscribersV1Routes.openapi(
       ...(enabled === undefined ? {} : allChannels(enabled)),
       ...(channel ? channelFlags({ [channel.type]: channel.enabled }) : {}),
     };
-    const merged = await mergePreferences(c.env, c.get("environmentId"), subscriberId, { workflows: { [workflowId]: flags } }, "api");
+    const merged = await mergePreferences(c.var.data, c.env, subscriberId, { workflows: { [workflowId]: flags } }, "api");
     const entry = toNovuV1Preferences(merged).find((p) => p.template._id === workflowId);
     return c.json({ data: entry ?? null }, 200);
   },
@@ -229,7 +222,7 @@ novuSubscribersV1Routes.openapi(
   }),
   async (c) => {
     const { subscriberId } = c.req.valid("param");
-    const found = await readNovuSubscriber(c.env, c.get("environmentId"), subscriberId);
+    const found = await readNovuSubscriber(c.var.data, subscriberId);
     if (!found) throw subscriberMissing(subscriberId);
     return c.json({ data: found }, 200);
   },
@@ -247,7 +240,7 @@ novuSubscribersV1Routes.openapi(
   }),
   async (c) => {
     const { subscriberId } = c.req.valid("param");
-    return c.json(await eraseNovuSubscriber(c.env, c.get("environmentId"), subscriberId), 200);
+    return c.json(await eraseNovuSubscriber(c.var.data, c.env, subscriberId), 200);
   },
 );
 
@@ -262,7 +255,7 @@ novuSubscribersV1Routes.openapi(
     errors: ["subscriber_not_found"],
   }),
   async (c) => {
-    const prefs = await readPreferences(c.env, c.get("environmentId"), c.req.valid("param").subscriberId);
+    const prefs = await readPreferences(c.var.data, c.req.valid("param").subscriberId);
     return c.json({ data: toNovuV1Preferences(prefs) }, 200);
   },
 );
@@ -288,7 +281,7 @@ novuSubscribersV1Routes.openapi(
   }),
   async (c) => {
     const { subscriberId, level } = c.req.valid("param");
-    const prefs = await readPreferences(c.env, c.get("environmentId"), subscriberId);
+    const prefs = await readPreferences(c.var.data, subscriberId);
     const data =
       level === "global" ? [{ preference: { enabled: true, channels: { ...prefs.channels, in_app: true } } }] : toNovuV1Preferences(prefs);
     return c.json({ data }, 200);

@@ -35,16 +35,15 @@ novuSubscribersV2Routes.openapi(
     errors: ["destination_not_allowed"],
   }),
   async (c) => {
-    const environmentId = c.get("environmentId");
     const { subscriberId, ...fields } = c.req.valid("json");
     if (c.req.valid("query").failIfExists === "true") {
-      const existing = await readNovuSubscriber(c.env, environmentId, subscriberId);
+      const existing = await readNovuSubscriber(c.var.data, subscriberId);
       if (existing) {
         const problem = new ApiError("subscriber_exists", `A subscriber "${subscriberId}" already exists.`).toProblem(c.get("requestId"));
         return c.json({ ...existing, ...novuErrorBody(problem, c.req.path) }, 409);
       }
     }
-    const { subscriber } = await writeNovuSubscriber(c.env, environmentId, subscriberId, fields);
+    const { subscriber } = await writeNovuSubscriber(c.var.data, c.env, subscriberId, fields);
     return c.json({ data: subscriber }, 201);
   },
 );
@@ -61,7 +60,7 @@ novuSubscribersV2Routes.openapi(
   }),
   async (c) => {
     const { subscriberId } = c.req.valid("param");
-    const found = await readNovuSubscriber(c.env, c.get("environmentId"), subscriberId);
+    const found = await readNovuSubscriber(c.var.data, subscriberId);
     if (!found) throw subscriberMissing(subscriberId);
     return c.json({ data: found }, 200);
   },
@@ -79,7 +78,7 @@ novuSubscribersV2Routes.openapi(
   }),
   async (c) => {
     const { subscriberId } = c.req.valid("param");
-    return c.json({ data: await updateNovuSubscriber(c.env, c.get("environmentId"), subscriberId, c.req.valid("json")) }, 200);
+    return c.json({ data: await updateNovuSubscriber(c.var.data, c.env, subscriberId, c.req.valid("json")) }, 200);
   },
 );
 
@@ -95,7 +94,7 @@ novuSubscribersV2Routes.openapi(
   }),
   async (c) => {
     const { subscriberId } = c.req.valid("param");
-    return c.json(await eraseNovuSubscriber(c.env, c.get("environmentId"), subscriberId), 200);
+    return c.json(await eraseNovuSubscriber(c.var.data, c.env, subscriberId), 200);
   },
 );
 
@@ -110,7 +109,7 @@ novuSubscribersV2Routes.openapi(
     errors: ["subscriber_not_found"],
   }),
   async (c) => {
-    const prefs = await readPreferences(c.env, c.get("environmentId"), c.req.valid("param").subscriberId);
+    const prefs = await readPreferences(c.var.data, c.req.valid("param").subscriberId);
     return c.json({ data: toNovuPreferences(prefs) }, 200);
   },
 );
@@ -140,7 +139,7 @@ novuSubscribersV2Routes.openapi(
     const { channels = {}, workflowId } = c.req.valid("json");
     const flags = channelFlags(channels);
     const update = workflowId ? { workflows: { [workflowId]: flags } } : { channels: flags };
-    const merged = await mergePreferences(c.env, c.get("environmentId"), c.req.valid("param").subscriberId, update, "api");
+    const merged = await mergePreferences(c.var.data, c.env, c.req.valid("param").subscriberId, update, "api");
     return c.json({ data: toNovuPreferences(merged) }, 200);
   },
 );

@@ -34,7 +34,7 @@ novuTopicMemberRoutes.openapi(
   }),
   async (c) => {
     const { key, subscriberId } = c.req.valid("param");
-    const environmentId = c.get("environmentId");
+    const { environmentId } = c.var.data;
     const found = await c.var.data.topicMembers.membership(key, subscriberId);
     if (!found) throw notFound("subscriber_not_found", `subscriber "${subscriberId}" in topic "${key}"`);
     const data = {

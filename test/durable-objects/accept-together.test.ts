@@ -5,6 +5,7 @@ import type { TriggerLedger } from "../../src/durable-objects/ledger/trigger-led
 import { loadWorkflowGates, prepareTrigger } from "../../src/features/triggers/accept";
 import { createSandboxEnvironment, createWorkflow, unique } from "../factories";
 import { ledgerOf } from "../ledger";
+import { dataOf } from "../../src/features/data";
 
 /**
  * An environment with a workflow that waits an hour (its triggers stay live), `count`
@@ -20,7 +21,7 @@ async function oneShard(workflowKey: string, count: number) {
       { id: "mail", type: "email", template: { subject: "S", text: "T" } },
     ],
   });
-  const gates = await loadWorkflowGates(env.DB, id, [workflowKey]);
+  const gates = await loadWorkflowGates(dataOf(env, id), [workflowKey]);
   const shared = unique("tx");
   const name = ledgerNameFor(env, id, shared);
   const txs: string[] = [];

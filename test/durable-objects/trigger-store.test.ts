@@ -4,6 +4,7 @@ import { allLedgerNames, ledgerNameIn, ledgerNamesFor } from "../../src/durable-
 import { TriggerStore } from "../../src/durable-objects/client/trigger-store";
 import { loadWorkflowGates, prepareTrigger } from "../../src/features/triggers/accept";
 import { createSandboxEnvironment, createWorkflow, unique } from "../factories";
+import { dataOf } from "../../src/features/data";
 
 /** The shard count grew from 4 to 8: new triggers go to the 8-shard layout, the 4-shard one is still asked. */
 const grown = { ...env, LEDGER_SHARDS: "8", LEDGER_SHARDS_PREVIOUS: "4" };
@@ -12,7 +13,7 @@ const after = { ...env, LEDGER_SHARDS: "8", LEDGER_SHARDS_PREVIOUS: undefined };
 
 /** A trigger to one subscriber of a workflow that waits an hour, so it is still live when cancelled. */
 async function entry(environmentId: string, workflowKey: string) {
-  const gates = await loadWorkflowGates(env.DB, environmentId, [workflowKey]);
+  const gates = await loadWorkflowGates(dataOf(env, environmentId), [workflowKey]);
   const to = { subscriberId: unique("p"), email: "p@example.com" };
   const prepared = await prepareTrigger(environmentId, { workflow: workflowKey, to }, gates.get(workflowKey), new Set(), Date.now());
   return { record: prepared.record, fingerprint: prepared.fingerprint };

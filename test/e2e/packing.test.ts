@@ -10,6 +10,7 @@ import { acceptThenCrash, ledgerOf } from "../ledger";
 import { loggedMessages } from "../log";
 import { api, eventually } from "../request";
 import { createWorkflow, type MessageView, settledMessages } from "./helpers";
+import { dataOf } from "../../src/features/data";
 
 const person = () => ({ subscriberId: unique("pk"), email: "pk@example.com" });
 
@@ -34,7 +35,7 @@ describe("packing jobs into Queue messages", () => {
   it("sends every trigger a shard accepted in a tick in one message, and each is delivered once", async () => {
     const { id, key } = await createSandboxEnvironment();
     await createWorkflow(key, { key: "packed", steps: [{ id: "mail", type: "email", template: { subject: "packed", text: "Hi" } }] });
-    const gates = await loadWorkflowGates(env.DB, id, ["packed"]);
+    const gates = await loadWorkflowGates(dataOf(env, id), ["packed"]);
     const prepared = await Promise.all(
       Array.from({ length: 150 }, () =>
         prepareTrigger(id, { workflow: "packed", to: person() }, gates.get("packed"), new Set(), Date.now()),

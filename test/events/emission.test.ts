@@ -9,6 +9,7 @@ import type { WebhookEndpointCreated } from "../../src/features/events/endpoints
 import { createWorkflow, postResendWebhook, settledMessages, trigger } from "../e2e/helpers";
 import { createEnvironment, createIntegration, createSandboxEnvironment, fakeProviderScenario, unique } from "../factories";
 import { api, eventually } from "../request";
+import { dataOf } from "../../src/features/data";
 
 const RESEND_SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
 
@@ -251,7 +252,7 @@ describe("trigger.cancelled", () => {
         },
       } as unknown as typeof env.WEBHOOK_QUEUE,
     };
-    const result = await cancelByTransactionId(refusing, id, transactionId);
+    const result = await cancelByTransactionId(dataOf(env, id), refusing, transactionId);
     expect(sends).toBe(1);
     expect(result).toMatchObject({ transactionId, status: "cancelled", cancelledMessages: 1 });
     const events = await api<EventList>(key, "GET", "/v1/events");

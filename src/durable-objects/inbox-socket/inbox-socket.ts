@@ -1,5 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
-import { createDb } from "../../db/client";
+import { unscopedDb } from "../../db/unscoped";
 import { inAppFeed, type InAppRow } from "../../db/queries/in-app";
 import { setPresence } from "../../db/queries/inbox-presence";
 import { inboxSessionState, sessionHolds } from "../../db/queries/inbox-session";
@@ -131,7 +131,7 @@ export class InboxSocket extends DurableObject<Bindings> {
    * indexed read), and answers the others: the only ones a push may reach.
    */
   private async endStaleSessions(environmentId: string, subscriberId: string): Promise<WebSocket[]> {
-    const state = await inboxSessionState(createDb(this.env.DB), environmentId, subscriberId);
+    const state = await inboxSessionState(unscopedDb(this.env), environmentId, subscriberId);
     const now = new Date();
     const live: WebSocket[] = [];
     for (const ws of this.openSockets()) {
@@ -176,7 +176,7 @@ export class InboxSocket extends DurableObject<Bindings> {
     // Never throws: a throw inside blockConcurrencyWhile resets the object and drops every socket.
     return this.ctx.blockConcurrencyWhile(async () => {
       try {
-        await setPresence(createDb(this.env.DB), owner.environmentId, owner.subscriberId, count());
+        await setPresence(unscopedDb(this.env), owner.environmentId, owner.subscriberId, count());
       } catch (error) {
         console.log(JSON.stringify({ level: "warn", event: "inbox_presence_failed", ...owner, error: String(error) }));
         return false;
@@ -188,7 +188,7 @@ export class InboxSocket extends DurableObject<Bindings> {
 
   /** The badges as the Inbox session counts them: a snoozed notification is out of sight until it wakes. */
   private counts(environmentId: string, subscriberId: string) {
-    return inAppFeed(createDb(this.env.DB), environmentId, subscriberId).counts({ snoozed: { value: false, now: new Date() } });
+    return inAppFeed(unscopedDb(this.env), environmentId, subscriberId).counts({ snoozed: { value: false, now: new Date() } });
   }
 
   private broadcast(sockets: WebSocket[], frames: string[]): number {

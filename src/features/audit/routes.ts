@@ -2,7 +2,7 @@ import type { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import { validationError } from "../../lib/errors";
-import { createDb } from "../../db/client";
+import { unscopedDb } from "../../db/unscoped";
 import type { AppEnv } from "../../env";
 import { apiRoute, createRouter, json, security } from "../../lib/openapi";
 import { adminSecurity } from "../environments/admin-routes";
@@ -30,12 +30,11 @@ const DESCRIPTION =
  * The NDJSON export, answered before the documented route (whose typed handler answers JSON only),
  * with the same query schema: every match streamed, a page at a time.
  */
-function ndjsonExport(filterOf: (c: Context<AppEnv>) => AuditFilter) {
+function ndjsonExport(exportOf: (c: Context<AppEnv>) => ReadableStream) {
   return createMiddleware<AppEnv>(async (c, next) => {
     const format = c.req.query("format");
     if (format === "json" || (format !== "ndjson" && !(c.req.header("accept") ?? "").includes(NDJSON))) return next();
-    const stream = auditRepository(createDb(c.env.DB)).ndjson(filterOf(c));
-    return c.body(stream, 200, { "content-type": NDJSON });
+    return c.body(exportOf(c), 200, { "content-type": NDJSON });
   });
 }
 
@@ -45,24 +44,18 @@ function parsed<T>(schema: z.ZodType<T>, c: Context<AppEnv>): T {
   return result.data;
 }
 
-const pageOf = (c: Context<AppEnv>, filter: AuditFilter, limit: number, cursor: string | undefined) =>
-  auditRepository(createDb(c.env.DB)).page(filter, limit, cursor);
+/** The admin reads every environment's entries; an environment key reads its own only (`c.var.data.audit`, whatever its query). */
+const everyEnvironment = (c: Context<AppEnv>) => auditRepository(unscopedDb(c.env));
 
 /** The query's filters, without its paging. */
 const filterOf = ({ limit: _limit, cursor: _cursor, format: _format, ...filter }: AdminAuditQuery): AuditFilter => filter;
-/** An environment key reads its own environment's entries only (its query has no `environment`). */
-const inEnvironment = (c: Context<AppEnv>, query: AuditQuery): AuditFilter => ({
-  ...filterOf(query),
-  environmentId: c.get("environmentId"),
-});
-
 auditRoutes.get(
   "/v1/audit-log",
-  ndjsonExport((c) => inEnvironment(c, parsed(AuditQuery, c))),
+  ndjsonExport((c) => c.var.data.audit.ndjson(filterOf(parsed(AuditQuery, c)))),
 );
 adminAuditRoutes.get(
   "/v1/admin/audit-log",
-  ndjsonExport((c) => filterOf(parsed(AdminAuditQuery, c))),
+  ndjsonExport((c) => everyEnvironment(c).ndjson(filterOf(parsed(AdminAuditQuery, c)))),
 );
 
 auditRoutes.openapi(
@@ -78,7 +71,7 @@ auditRoutes.openapi(
   }),
   async (c) => {
     const query = c.req.valid("query");
-    return c.json(await pageOf(c, inEnvironment(c, query), query.limit, query.cursor), 200);
+    return c.json(await c.var.data.audit.page(filterOf(query), query.limit, query.cursor), 200);
   },
 );
 
@@ -95,6 +88,6 @@ adminAuditRoutes.openapi(
   }),
   async (c) => {
     const query = c.req.valid("query");
-    return c.json(await pageOf(c, filterOf(query), query.limit, query.cursor), 200);
+    return c.json(await everyEnvironment(c).page(filterOf(query), query.limit, query.cursor), 200);
   },
 );

@@ -1,4 +1,4 @@
-import { createDb } from "../../db/client";
+import { unscopedDb } from "../../db/unscoped";
 import { LogStore } from "../../durable-objects/client/log-store";
 import { ApiError } from "../../lib/errors";
 import { apiRoute, createRouter, json } from "../../lib/openapi";
@@ -28,7 +28,7 @@ const tags = ["Admin"];
 
 export const adminRoutes = createRouter();
 
-const repo = (c: { env: { DB: D1Database } }) => environmentsRepository(createDb(c.env.DB));
+const repo = (c: { env: { DB: D1Database } }) => environmentsRepository(unscopedDb(c.env));
 const noEnvironment = (slug: string) => new ApiError("environment_not_found", `No environment with slug "${slug}".`);
 const noKey = (id: string) => new ApiError("api_key_not_found", `No API key with id "${id}".`);
 

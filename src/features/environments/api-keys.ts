@@ -1,4 +1,4 @@
-import { createDb } from "../../db/client";
+import { unscopedDb } from "../../db/unscoped";
 import { sha256Hex } from "../../lib/crypto";
 import { recordKeyUse, unrevokedKeyByHash } from "./api-keys-repository";
 import { randomBody } from "./key-format";
@@ -80,7 +80,7 @@ export async function ownerOfKey(d1: D1Database, key: string, now = Date.now()):
   }
   const missUntil = unknown.get(keyHash);
   if (missUntil !== undefined && missUntil > now) return null;
-  const db = createDb(d1);
+  const db = unscopedDb({ DB: d1 });
   const [row] = await unrevokedKeyByHash(db, keyHash);
   const keyExpiresAt = row?.expiresAt?.getTime() ?? null;
   if (!row || (keyExpiresAt !== null && keyExpiresAt <= now)) {

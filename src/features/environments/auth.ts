@@ -4,7 +4,7 @@ import type { Actor, AppEnv } from "../../env";
 import { sha256Hex, timingSafeEqual } from "../../lib/crypto";
 import { ApiError } from "../../lib/errors";
 import { type Caller, limitFailedAuth, limitRequest } from "../../lib/middleware/rate-limit";
-import { createDb } from "../../db/client";
+import { unscopedDb } from "../../db/unscoped";
 import { ADMIN_KEY_PREFIX, ownerOfKey } from "./api-keys";
 import { clearedSessionCookie, DASHBOARD_HEADER, fromDashboard, hasSessionCookie, sessionOf } from "./dashboard-session";
 import { dataOf } from "../data";
@@ -88,7 +88,7 @@ async function adminActingIn(c: Context<AppEnv>, keyHash: string): Promise<Calle
       `The admin credential acts in an environment only when the request names it: send \`${ENVIRONMENT_HEADER}: <slug>\`, or use an environment's API key.`,
     );
   }
-  const environment = await environmentsRepository(createDb(c.env.DB)).find(slug);
+  const environment = await environmentsRepository(unscopedDb(c.env)).find(slug);
   if (!environment) throw new ApiError("environment_not_found", `No environment with slug "${slug}".`);
   return { environmentId: environment.id, slug: environment.slug, keyHash };
 }
@@ -120,7 +120,6 @@ export const apiKeyAuth = createMiddleware<AppEnv>(async (c, next) => {
     actor = { type: viaSession ? "dashboard" : "key", id: owner.keyId, name: owner.keyName };
   }
   const headers = await limitRequest(c, caller);
-  c.set("environmentId", caller.environmentId);
   c.set("data", dataOf(c.env, caller.environmentId));
   c.set("actor", actor);
   await next();

@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { createDb } from "../../db/client";
+import { unscopedDb } from "../../db/unscoped";
 import type { AppEnv } from "../../env";
 import { ApiError } from "../../lib/errors";
 import { apiRoute, createRouter, json } from "../../lib/openapi";
@@ -52,7 +52,7 @@ const answer = (kind: DashboardSession["kind"], environments: Environment[], exp
 
 /** Environments are few (one per stage of a product): every page of them. */
 async function allEnvironments(c: Context<AppEnv>): Promise<Environment[]> {
-  const repo = environmentsRepository(createDb(c.env.DB));
+  const repo = environmentsRepository(unscopedDb(c.env));
   const all: Environment[] = [];
   let cursor: string | undefined;
   do {
@@ -72,7 +72,7 @@ async function reachOf(c: Context<AppEnv>, credential: string): Promise<{ kind: 
   const owner = await ownerOfKey(c.env.DB, credential);
   if (!owner) return refuse(c, new ApiError("unauthorized", "The API key is not valid."));
   if (owner.touch) inBackground(c, owner.touch);
-  const environment = await environmentsRepository(createDb(c.env.DB)).find(owner.slug);
+  const environment = await environmentsRepository(unscopedDb(c.env)).find(owner.slug);
   if (!environment) return refuse(c, new ApiError("unauthorized", "The API key is not valid."));
   return { kind: "environment", environments: [environment] };
 }

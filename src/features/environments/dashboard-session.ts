@@ -15,7 +15,7 @@
 import type { Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { serialize } from "hono/utils/cookie";
-import { createDb } from "../../db/client";
+import { unscopedDb } from "../../db/unscoped";
 import type { AppEnv } from "../../env";
 import { bytesToBase64 } from "../../lib/base64";
 import { sha256Hex } from "../../lib/crypto";
@@ -47,7 +47,7 @@ const newSessionId = () => bytesToBase64(crypto.getRandomValues(new Uint8Array(3
 export async function openSession(c: Context<AppEnv>, credential: string, now = Date.now()): Promise<Date> {
   const expiresAt = now + SESSION_HOURS * 3600_000;
   const sid = newSessionId();
-  await insertDashboardSession(createDb(c.env.DB), await sha256Hex(sid), new Date(expiresAt), new Date(now));
+  await insertDashboardSession(unscopedDb(c.env), await sha256Hex(sid), new Date(expiresAt), new Date(now));
   const value = await encryptJson(c.env.ENCRYPTION_KEY, { sid, credential, expiresAt } satisfies Sealed, AAD);
   setCookie(c, SESSION_COOKIE, value, {
     prefix: "host",
@@ -61,7 +61,7 @@ export async function openSession(c: Context<AppEnv>, credential: string, now = 
 /** Ends the session for every copy of its cookie (the row goes), then clears this browser's cookie. */
 export async function closeSession(c: Context<AppEnv>): Promise<void> {
   const sealed = await unsealed(c);
-  if (sealed) await deleteDashboardSession(createDb(c.env.DB), await sha256Hex(sealed.sid));
+  if (sealed) await deleteDashboardSession(unscopedDb(c.env), await sha256Hex(sealed.sid));
   deleteCookie(c, SESSION_COOKIE, { prefix: "host", httpOnly: true, sameSite: "Strict" });
 }
 
@@ -106,6 +106,6 @@ export function sessionOf(c: Context<AppEnv>, now = Date.now()): Promise<Session
 async function lookUp(c: Context<AppEnv>, now: number): Promise<Session> {
   const sealed = await unsealed(c);
   if (!sealed || sealed.expiresAt <= now) return null;
-  const [row] = await liveDashboardSession(createDb(c.env.DB), await sha256Hex(sealed.sid), new Date(now));
+  const [row] = await liveDashboardSession(unscopedDb(c.env), await sha256Hex(sealed.sid), new Date(now));
   return row ? { credential: sealed.credential, expiresAt: new Date(sealed.expiresAt) } : null;
 }

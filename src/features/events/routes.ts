@@ -1,6 +1,5 @@
 import { notFound } from "../../lib/errors";
 import { apiRoute, createRouter, json, security } from "../../lib/openapi";
-import { createDb } from "../../db/client";
 import { redeliver } from "./endpoints/replay";
 import { takesEvent } from "./endpoints/repository";
 import { ReplayResult } from "./endpoints/schemas";
@@ -45,7 +44,7 @@ eventsRoutes.openapi(
     const targets = (await c.var.data.webhookEndpoints.enabled()).filter((endpoint) => takesEvent(endpoint, event.type));
     const pairs = targets.map((endpoint) => ({ eventId, endpointId: endpoint.id }));
     // As a replay does: a retry still pending for one of them would deliver the event a second time.
-    const queued = await redeliver(c.env, createDb(c.env.DB), event.environmentId, pairs);
+    const queued = await redeliver(c.var.data, c.env, pairs);
     return c.json({ queued }, 202);
   },
 );

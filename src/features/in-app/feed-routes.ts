@@ -1,5 +1,4 @@
 import type { Context } from "hono";
-import { createDb } from "../../db/client";
 import { inboxSockets } from "../../durable-objects/inbox-socket/client";
 import type { AppEnv } from "../../env";
 import { notFound } from "../../lib/errors";
@@ -22,7 +21,7 @@ import {
 export const feedRoutes = createRouter();
 
 const inbox = (c: Context<AppEnv>) => (subscriberId: string) =>
-  inboxService(createDb(c.env.DB), c.get("environmentId"), subscriberId, inboxSockets(c.env.INBOX_SOCKETS), c.env);
+  inboxService(c.var.data, subscriberId, inboxSockets(c.env.INBOX_SOCKETS), c.env);
 const tags = ["In-app"];
 const missing = (id: string) => notFound("subscriber_not_found", `subscriber "${id}"`);
 

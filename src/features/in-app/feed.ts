@@ -1,10 +1,8 @@
-import type { Db } from "../../db/client";
 import type { InAppChange, InAppFilter, InAppRow } from "../../db/queries/in-app";
-import { inAppFeed } from "../../db/queries/in-app";
-import { LogStore } from "../../durable-objects/client/log-store";
+import type { Data } from "../data";
 import type { Bindings } from "../../env";
 import type { InboxSockets } from "../../durable-objects/inbox-socket/client";
-import { applyStatuses, type IncomingStatus } from "../messages/status-repository";
+import type { IncomingStatus } from "../messages/status-repository";
 import type { InAppNotification } from "./schemas";
 import { withoutUnsafeUrls } from "../../engine/in-app-urls";
 
@@ -61,14 +59,13 @@ const trackingOf = (change: InAppChange, at: Date): IncomingStatus[] => [
  * and the messages' tracking events move together, and every change that touched a notification
  * pushes the new counts to the subscriber's open sockets.
  */
-export function inboxService(db: Db, environmentId: string, subscriberId: string, sockets: InboxSockets, env: Bindings) {
-  const feed = inAppFeed(db, environmentId, subscriberId);
+export function inboxService(data: Data, subscriberId: string, sockets: InboxSockets, env: Bindings) {
+  const { environmentId } = data;
+  const feed = data.inAppFeed(subscriberId);
   const track = async (ids: string[], change: InAppChange, now: Date) => {
     const reports = trackingOf(change, now);
     if (reports.length === 0 || ids.length === 0) return;
-    await applyStatuses(
-      db,
-      new LogStore(env),
+    await data.applyStatuses(
       ids.flatMap((messageId) => reports.map((report) => ({ messageId, report }))),
       env,
     );

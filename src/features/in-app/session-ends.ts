@@ -1,6 +1,4 @@
 import type { Context } from "hono";
-import { createDb } from "../../db/client";
-import { presentSubscribers } from "../../db/queries/inbox-presence";
 import { inboxSockets } from "../../durable-objects/inbox-socket/client";
 import type { AppEnv } from "../../env";
 
@@ -21,7 +19,7 @@ export function closeEndedInboxSockets(c: Context<AppEnv>): void {
   const { environmentId } = c.var.data;
   c.executionCtx.waitUntil(
     (async () => {
-      const present = await presentSubscribers(createDb(c.env.DB), environmentId, PROMPT_CLOSES);
+      const present = await c.var.data.presentSubscribers(PROMPT_CLOSES);
       await inboxSockets(c.env.INBOX_SOCKETS).revalidate(environmentId, present);
     })().catch((error) =>
       console.log(JSON.stringify({ level: "warn", event: "inbox_revalidate_failed", environmentId, error: String(error) })),

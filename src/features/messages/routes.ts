@@ -1,7 +1,5 @@
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { createDb } from "../../db/client";
-import { loadTemplateVariables } from "../../db/queries/variables";
 import { redactSecrets } from "../../engine/redact";
 import type { AppEnv } from "../../env";
 import { ApiError } from "../../lib/errors";
@@ -24,10 +22,7 @@ export const messagesRoutes = createRouter();
  * that, as long as the secret still has the value they were sent with.
  */
 async function withoutSecrets<T>(c: Context<AppEnv>, read: Promise<T>): Promise<T> {
-  const [value, { secrets }] = await Promise.all([
-    read,
-    loadTemplateVariables(createDb(c.env.DB), c.get("environmentId"), c.env.ENCRYPTION_KEY),
-  ]);
+  const [value, { secrets }] = await Promise.all([read, c.var.data.templateVariables()]);
   return redactSecrets(value, secrets);
 }
 
@@ -94,7 +89,7 @@ messagesRoutes.openapi(
     const { transactionId } = c.req.valid("param");
     const [status, waiting] = await Promise.all([
       withoutSecrets(c, c.var.data.messages.triggerStatus(transactionId)),
-      waitingSteps(c.env, c.get("environmentId"), transactionId),
+      waitingSteps(c.env, c.var.data.environmentId, transactionId),
     ]);
     if (!status)
       throw new ApiError("transaction_not_found", `No recorded trigger with transactionId "${transactionId}" in this environment.`);

@@ -3,7 +3,6 @@ import type { Bindings } from "../../env";
 import { changePreferences as recordedChange } from "../subscribers/change-preferences";
 import type { SubscriberPreferencesUpdate } from "../subscribers/preferences-schemas";
 import type { LinkTarget } from "./resolve";
-import { pageRepository } from "./repository";
 
 /** Why a preference changed without the team's backend: the hosted pages' two ways. */
 export type ChangeReason = Extract<PreferenceChangeReason, "one_click" | "preference_page">;
@@ -14,12 +13,12 @@ export type ChangeReason = Extract<PreferenceChangeReason, "one_click" | "prefer
  * emitted as `subscriber.updated`, in the batch that writes it.
  */
 export async function changePreferences(
-  env: Pick<Bindings, "DB" | "WEBHOOK_QUEUE">,
+  env: Pick<Bindings, "WEBHOOK_QUEUE">,
   target: LinkTarget,
   update: SubscriberPreferencesUpdate,
   reason: ChangeReason,
 ) {
-  return recordedChange(env, target.environmentId, target.subscriberId, update, reason);
+  return recordedChange(target.data, env, target.subscriberId, update, reason);
 }
 
 /** What one click turns off, and the name of the workflow the link came from (null: none, or a backend's link). */
@@ -34,7 +33,7 @@ export interface OneClick {
  */
 export async function oneClick(target: LinkTarget): Promise<OneClick> {
   if (target.workflowKey === null) return { update: { channels: { email: false } }, workflowName: null };
-  const workflow = await pageRepository(target.db, target.environmentId).workflow(target.workflowKey);
+  const workflow = await target.data.preferencePages.workflow(target.workflowKey);
   // A workflow deleted since the email was sent still gets its opt-out: its key may come back.
   if (!workflow) return { update: { workflows: { [target.workflowKey]: { email: false } } }, workflowName: target.workflowKey };
   const workflowName = workflow.name;

@@ -19,7 +19,6 @@ import {
   workflowField,
   type ChoosableWorkflow,
 } from "./page-form";
-import { pageRepository } from "./repository";
 import { resolveLink, type LinkTarget } from "./resolve";
 
 /** The hosted preference page: a plain form, no script, the link's token as the only credential. */
@@ -84,7 +83,7 @@ preferencePageRoutes.get("/p/:token", async (c) => {
   const token = c.req.param("token");
   const target = await resolveLink(c.env, token, "preferences");
   if (!target) return nothingToManage(c);
-  const workflows = choosable(await pageRepository(target.db, target.environmentId).choosable());
+  const workflows = choosable(await target.data.preferencePages.choosable());
   return render(c, token, target, workflows, withDefaults(target.preferences), false);
 });
 
@@ -104,7 +103,7 @@ preferencePageRoutes.post("/p/:token", async (c) => {
       { lang },
     );
   }
-  const workflows = choosable(await pageRepository(target.db, target.environmentId).choosable());
+  const workflows = choosable(await target.data.preferencePages.choosable());
   const saved = await changePreferences(c.env, target, updateFromForm(form, workflows), "preference_page");
   if (saved === undefined) return nothingToManage(c);
   return render(c, token, target, workflows, withDefaults(saved), true);

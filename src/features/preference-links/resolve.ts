@@ -1,14 +1,14 @@
-import { createDb, type Db } from "../../db/client";
-import { preferenceLinksRepository, type Branding } from "../../db/queries/preference-link-settings";
+import type { Branding } from "../../db/queries/preference-link-settings";
 import type { Bindings } from "../../env";
 import { openToken, tokenEnvironment, type LinkClaims } from "../../lib/link-tokens";
 import { readLegacyClaims, verifyLegacyToken } from "./legacy-tokens";
 import type { SubscriberPreferences } from "../../contract/preferences";
 import { messagesFor } from "./messages";
-import { pageRepository } from "./repository";
+import { type Data, dataOf } from "../data";
 
 export interface LinkTarget extends LinkClaims {
-  db: Db;
+  /** The repositories of the environment the token names. */
+  data: Data;
   branding: Branding;
   preferences: SubscriberPreferences | null;
   /** The pages' texts in the subscriber's locale, where the environment translated them. */
@@ -32,12 +32,10 @@ export async function resolveLink(env: Bindings, token: string, use: LinkUse): P
   const legacy = readLegacyClaims(token);
   const environmentId = legacy?.environmentId ?? tokenEnvironment(token);
   if (!environmentId || (legacy && use !== "unsubscribe")) return null;
-  const db = createDb(env.DB);
-  const settings = await preferenceLinksRepository(db, environmentId, env.ENCRYPTION_KEY)
-    .find()
-    .catch(() => undefined);
+  const data = dataOf(env, environmentId);
+  const settings = await data.preferenceLinks.find().catch(() => undefined);
   if (!settings) return null;
-  const pages = pageRepository(db, environmentId);
+  const pages = data.preferencePages;
   let workflowKey: string | null;
   let subscriber: Awaited<ReturnType<typeof pages.subscriber>>;
   if (legacy) {
@@ -56,7 +54,7 @@ export async function resolveLink(env: Bindings, token: string, use: LinkUse): P
     environmentId,
     subscriberId: subscriber.subscriberId,
     workflowKey,
-    db,
+    data,
     branding,
     preferences: subscriber.preferences,
     messages: messagesFor(branding.translations, subscriber.locale),

@@ -25,7 +25,7 @@ preferenceLinksRoutes.openapi(
     const subscriber = await c.var.data.preferencePages.subscriber({ subscriberId });
     if (subscriber === undefined) throw notFound("subscriber_not_found", `subscriber "${subscriberId}"`);
     const { secret } = await c.var.data.preferenceLinks.get();
-    const seal = await linkSealer(secret, c.get("environmentId"));
+    const seal = await linkSealer(secret, c.var.data.environmentId);
     const minted = linkUrls(c.env.PUBLIC_URL, await seal(subscriber.rowId, null));
     return c.json({ url: minted.preferencesUrl, unsubscribeUrl: minted.unsubscribeUrl, expiresAt: null }, 200);
   },

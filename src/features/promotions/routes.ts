@@ -1,12 +1,12 @@
 import type { Context } from "hono";
-import { createDb } from "../../db/client";
+import { unscopedDb } from "../../db/unscoped";
 import { auditStatement } from "../../db/queries/audit";
 import type { Actor, AppEnv } from "../../env";
 import { ApiError } from "../../lib/errors";
 import { apiRoute, createRouter, json } from "../../lib/openapi";
 import { auditContextOf } from "../audit/record";
 import { adminSecurity } from "../environments/admin-routes";
-import { workflowsRepository } from "../workflows/repository";
+import { dataOf } from "../data";
 import { promotionDiff, promotionPlan } from "./diff";
 import { promotionReads } from "./repository";
 import { PromotionDiff, PromotionDiffQuery, PromotionInput, PromotionResult } from "./schemas";
@@ -17,7 +17,7 @@ const tags = ["Admin"];
 
 /** Both environments' contents, or 404 naming the one that does not exist. */
 async function environmentsOf(c: Context<AppEnv>, from: string, to: string) {
-  const reads = promotionReads(createDb(c.env.DB));
+  const reads = promotionReads(unscopedDb(c.env));
   const [source, target] = await Promise.all([reads.environment(from), reads.environment(to)]);
   for (const [slug, found] of [
     [from, source],
@@ -72,10 +72,10 @@ promotionsRoutes.openapi(
     const result = { from: input.from, to: input.to, workflows: plan.workflows, needsValue: plan.needsValue };
     if (input.dryRun) return c.json({ ...result, dryRun: true }, 200);
 
-    const db = createDb(c.env.DB);
+    const db = unscopedDb(c.env);
     const context = auditContextOf(c);
     const author: Actor = { type: "admin", id: null, name: `promotion from ${input.from}` };
-    const workflows = workflowsRepository(db, target.id);
+    const { workflows } = dataOf(c.env, target.id);
     const done: string[] = [];
     for (const step of plan.workflows) {
       if (step.outcome === "unchanged") continue;

@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { bodyLimit } from "hono/body-limit";
-import { createDb, type Db } from "../../db/client";
+import type { Db } from "../../db/client";
+import { unscopedDb } from "../../db/unscoped";
 import { integrationById } from "../../db/queries/integrations";
 import { ApiError } from "../../lib/errors";
 import { apiRoute, createRouter } from "../../lib/openapi";
@@ -66,7 +67,7 @@ providerCallbackRoutes.openapi(
   }),
   async (c) => {
     const { provider, integrationId } = c.req.valid("param");
-    const db = createDb(c.env.DB);
+    const db = unscopedDb(c.env);
     const integration = await integrationById(db, integrationId, c.env.ENCRYPTION_KEY);
     const webhook = providerFor(provider)?.webhook;
     if (!integration || integration.provider !== provider || !webhook) {

@@ -1,10 +1,8 @@
-import { createDb } from "../../db/client";
-import { activityPage, type ActivityRow } from "../../db/queries/subscriber-activity";
+import type { ActivityRow } from "../../db/queries/subscriber-activity";
 import { notFound } from "../../lib/errors";
 import { apiRoute, createRouter, json, security } from "../../lib/openapi";
 import { keysetPage } from "../../lib/pagination";
 import { ActivityQuery, activityCursor, type SubscriberActivity, SubscriberActivityPage } from "./activity-schemas";
-import { addressesOf } from "./addresses-repository";
 import { SubscriberIdParam } from "./preferences-schemas";
 
 export const activityRoutes = createRouter();
@@ -35,18 +33,10 @@ activityRoutes.openapi(
     const { subscriberId } = c.req.valid("param");
     const { limit, cursor } = c.req.valid("query");
     const after = activityCursor.read(cursor);
-    const environmentId = c.get("environmentId");
-    const db = createDb(c.env.DB);
     if ((await c.var.data.preferences.find(subscriberId)) === undefined) {
       throw notFound("subscriber_not_found", `subscriber "${subscriberId}"`);
     }
-    const { normalised } = await addressesOf(db, environmentId, subscriberId);
-    const rows = await activityPage(
-      db,
-      { environmentId, subscriberId, addresses: normalised },
-      after ? { createdAt: after[0], id: after[1] } : null,
-      limit,
-    );
+    const rows = await c.var.data.activity(subscriberId, after ? { createdAt: after[0], id: after[1] } : null, limit);
     const page = keysetPage(rows, limit, (last) => activityCursor.encode([last.created_at, last.id]));
     return c.json({ data: page.rows.map(toEntry), nextCursor: page.nextCursor }, 200);
   },

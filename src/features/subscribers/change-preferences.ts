@@ -1,9 +1,8 @@
 import type { PreferenceChangeReason } from "../../contract/subscriber-activity";
-import { createDb } from "../../db/client";
 import type { SubscriberPreferences } from "../../contract/preferences";
 import type { Bindings } from "../../env";
 import { dispatchEvents } from "../events/record";
-import { preferencesRepository } from "./preferences-repository";
+import type { Data } from "../data";
 import type { SubscriberPreferencesUpdate } from "./preferences-schemas";
 
 /**
@@ -13,14 +12,14 @@ import type { SubscriberPreferencesUpdate } from "./preferences-schemas";
  * `undefined`: no such subscriber.
  */
 export async function changePreferences(
-  env: Pick<Bindings, "DB" | "WEBHOOK_QUEUE">,
-  environmentId: string,
+  data: Data,
+  env: Pick<Bindings, "WEBHOOK_QUEUE">,
   subscriberId: string,
   update: SubscriberPreferencesUpdate,
   reason: PreferenceChangeReason,
 ): Promise<SubscriberPreferences | null | undefined> {
-  const result = await preferencesRepository(createDb(env.DB), environmentId).change(subscriberId, update, reason);
+  const result = await data.preferences.change(subscriberId, update, reason);
   if (!result) return undefined;
-  await dispatchEvents(env, environmentId, result.eventIds);
+  await dispatchEvents(env, data.environmentId, result.eventIds);
   return result.preferences;
 }

@@ -1,12 +1,11 @@
-import { createDb } from "../../db/client";
 import { eventRow } from "../../db/queries/events";
 import { inboxSockets } from "../../durable-objects/inbox-socket/client";
 import { TriggerStore } from "../../durable-objects/client/trigger-store";
 import { LogStore } from "../../durable-objects/client/log-store";
 import type { Bindings } from "../../env";
 import { dispatchEvents } from "../events/record";
-import { eraseLogged, eraseRecords } from "./erasure-repository";
-import { subscribersRepository } from "./repository";
+import type { Data } from "../data";
+import { eraseLogged } from "./erasure-repository";
 import type { SubscriberErased } from "./schemas";
 
 /**
@@ -17,15 +16,15 @@ import type { SubscriberErased } from "./schemas";
  * channel and timestamps for the counts, and of the triggers and stored `Idempotency-Key` answers
  * that name them. Null when the environment has no such subscriber.
  */
-export async function eraseSubscriber(env: Bindings, environmentId: string, subscriberId: string): Promise<SubscriberErased | null> {
-  const db = createDb(env.DB);
-  if ((await subscribersRepository(db, environmentId).internalId(subscriberId)) === undefined) return null;
+export async function eraseSubscriber(data: Data, env: Bindings, subscriberId: string): Promise<SubscriberErased | null> {
+  const { environmentId } = data;
+  if ((await data.subscribers.internalId(subscriberId)) === undefined) return null;
   // First, so a failure in an object leaves the profile in place and the call can be repeated.
   const waitingStepsCancelled = await new TriggerStore(env).eraseSubscriber(environmentId, subscriberId);
   // Their log messages next, for the same reason (redacting again is harmless).
   const logged = await eraseLogged(new LogStore(env), environmentId, subscriberId);
   const deleted = eventRow(environmentId, "subscriber.deleted", { subscriberId });
-  const erased = await eraseRecords(db, environmentId, subscriberId, deleted, logged);
+  const erased = await data.subscriberWrites.erase(subscriberId, deleted, logged);
   // After the profile is gone, so a reconnecting Inbox is refused rather than let back in.
   await inboxSockets(env.INBOX_SOCKETS).close(environmentId, subscriberId);
   await dispatchEvents(env, environmentId, [deleted.id]);

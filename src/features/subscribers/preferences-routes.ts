@@ -43,7 +43,7 @@ preferencesRoutes.openapi(
   }),
   async (c) => {
     const { subscriberId } = c.req.valid("param");
-    const merged = await changePreferences(c.env, c.get("environmentId"), subscriberId, c.req.valid("json"), "api");
+    const merged = await changePreferences(c.var.data, c.env, subscriberId, c.req.valid("json"), "api");
     if (merged === undefined) throw missing(subscriberId);
     return c.json(withDefaults(merged), 200);
   },

@@ -38,7 +38,7 @@ const upsertRoute = (path: "/sub" | "/v1/subscribers") =>
 
 for (const path of ["/sub", "/v1/subscribers"] as const) {
   subscribersRoutes.openapi(upsertRoute(path), async (c) => {
-    const { subscriber, created } = await saveSubscriber(c.env, c.get("environmentId"), c.req.valid("json"));
+    const { subscriber, created } = await saveSubscriber(c.var.data, c.env, c.req.valid("json"));
     return c.json(subscriber, created ? 201 : 200);
   });
 }
@@ -59,7 +59,7 @@ const bulkRoute = apiRoute({
 
 subscribersRoutes.openapi(bulkRoute, async (c) => {
   const { subscribers } = c.req.valid("json");
-  return c.json(await saveSubscribers(c.env, c.get("environmentId"), subscribers), 200);
+  return c.json(await saveSubscribers(c.var.data, c.env, subscribers), 200);
 });
 
 const missing = (id: string) => notFound("subscriber_not_found", `subscriber "${id}"`);
@@ -114,7 +114,7 @@ subscribersRoutes.openapi(
   }),
   async (c) => {
     const { subscriberId } = c.req.valid("param");
-    const erased = await eraseSubscriber(c.env, c.get("environmentId"), subscriberId);
+    const erased = await eraseSubscriber(c.var.data, c.env, subscriberId);
     if (!erased) throw missing(subscriberId);
     return c.json(erased, 200);
   },

@@ -1,14 +1,14 @@
 // Writes of subscriber profiles, shared by `/sub`, `/sub/bulk` and the Novu adapter (`/novu`).
 import { SubscriberInput } from "../../contract/recipients";
-import { createDb } from "../../db/client";
-import { createSubscriberIfMissing, PROFILE_FIELDS, type SubscriberProfile, upsertSubscribers } from "../../db/queries/subscribers";
+import { PROFILE_FIELDS, type SubscriberProfile } from "../../db/queries/subscribers";
 import type { PreferenceChangeReason } from "../../contract/subscriber-activity";
 import type { Bindings } from "../../env";
 import { destinationOptions } from "../../lib/destinations";
 import { ApiError, fieldErrors } from "../../lib/errors";
 import { refusedSubscriberDestinations } from "./destinations";
 import { mergeDuplicates } from "./merge-duplicates";
-import { findSubscriber, maskChannels } from "./repository";
+import { maskChannels } from "./repository";
+import type { Data } from "../data";
 import { dispatchEvents } from "../events/record";
 import type { BulkSubscribersResult, Subscriber } from "./schemas";
 
@@ -17,17 +17,17 @@ const destinationRefused = (errors: ReturnType<typeof refusedSubscriberDestinati
 
 /** Creates or updates one subscriber; throws when a destination is refused. The answer masks push tokens and webhook URLs, as a read does. */
 export async function saveSubscriber(
+  data: Data,
   env: Bindings,
-  environmentId: string,
   input: SubscriberInput,
 ): Promise<{ subscriber: Subscriber; created: boolean }> {
   const refused = refusedSubscriberDestinations(input, destinationOptions(env));
   if (refused.length) throw destinationRefused(refused);
-  const db = createDb(env.DB);
-  const { outcomes, eventIds } = await upsertSubscribers(db, environmentId, [input]);
-  await dispatchEvents(env, environmentId, eventIds);
+  const writes = data.subscriberWrites;
+  const { outcomes, eventIds } = await writes.upsert([input]);
+  await dispatchEvents(env, data.environmentId, eventIds);
   const [outcome] = outcomes;
-  const stored = await findSubscriber(db, environmentId, input.subscriberId);
+  const stored = await writes.find(input.subscriberId);
   if (!outcome || !stored) throw new Error("subscriber upsert returned no row");
   return { subscriber: { ...stored, channels: maskChannels(stored.channels) }, created: outcome.created };
 }
@@ -55,32 +55,33 @@ function changedProfile(stored: Subscriber, profile: SubscriberProfile): Subscri
  * nothing writes nothing: no timeline entry, no `subscriber.updated`.
  */
 export async function saveSubscriberProfile(
+  data: Data,
   env: Bindings,
-  environmentId: string,
   profile: SubscriberProfile,
   options: { reason: PreferenceChangeReason; existing: "keep" | "update" },
 ): Promise<"created" | "updated" | "unchanged"> {
-  const db = createDb(env.DB);
-  let stored = await findSubscriber(db, environmentId, profile.subscriberId);
+  const { environmentId } = data;
+  const writes = data.subscriberWrites;
+  let stored = await writes.find(profile.subscriberId);
   if (!stored) {
-    const eventId = await createSubscriberIfMissing(db, environmentId, profile, options.reason);
+    const eventId = await writes.createIfMissing(profile, options.reason);
     if (eventId) {
       await dispatchEvents(env, environmentId, [eventId]);
       return "created";
     }
     // Made by another request since the read: it is an existing subscriber now.
-    stored = await findSubscriber(db, environmentId, profile.subscriberId);
+    stored = await writes.find(profile.subscriberId);
   }
   if (!stored || options.existing === "keep") return "unchanged";
   const changed = changedProfile(stored, profile);
   if (!changed) return "unchanged";
-  const { eventIds } = await upsertSubscribers(db, environmentId, [changed], new Date(), options.reason);
+  const { eventIds } = await writes.upsert([changed], new Date(), options.reason);
   await dispatchEvents(env, environmentId, eventIds);
   return "updated";
 }
 
 /** Validates and writes each item on its own: one bad item never fails the rest. */
-export async function saveSubscribers(env: Bindings, environmentId: string, items: readonly unknown[]): Promise<BulkSubscribersResult> {
+export async function saveSubscribers(data: Data, env: Bindings, items: readonly unknown[]): Promise<BulkSubscribersResult> {
   const valid: SubscriberInput[] = [];
   const failed: BulkSubscribersResult["failed"] = [];
   const policy = destinationOptions(env);
@@ -97,8 +98,8 @@ export async function saveSubscribers(env: Bindings, environmentId: string, item
     const id = (item as { subscriberId?: unknown } | null)?.subscriberId;
     failed.push({ index, subscriberId: typeof id === "string" ? id : null, error: error.toProblem() });
   });
-  const { outcomes, eventIds } = await upsertSubscribers(createDb(env.DB), environmentId, mergeDuplicates(valid));
-  await dispatchEvents(env, environmentId, eventIds);
+  const { outcomes, eventIds } = await data.subscriberWrites.upsert(mergeDuplicates(valid));
+  await dispatchEvents(env, data.environmentId, eventIds);
   return {
     created: outcomes.filter((o) => o.created).map((o) => o.subscriberId),
     updated: outcomes.filter((o) => !o.created).map((o) => o.subscriberId),

@@ -1,5 +1,5 @@
 import { base64ToBytes } from "../../lib/base64";
-import { createDb } from "../../db/client";
+import { unscopedDb } from "../../db/unscoped";
 import { LogStore } from "../../durable-objects/client/log-store";
 import { ApiError } from "../../lib/errors";
 import { createRouter } from "../../lib/openapi";
@@ -16,7 +16,7 @@ trackingRoutes.get("/t/o/:token", async (c) => {
   if (!match || !(await verifySignature(c.env.ENCRYPTION_KEY, `o:${match[1]}`, match[2]!))) throw tampered();
   c.executionCtx.waitUntil(
     applyStatuses(
-      createDb(c.env.DB),
+      unscopedDb(c.env),
       new LogStore(c.env),
       [{ messageId: match[1]!, report: { status: "opened", at: new Date(), detail: { source: "pixel" } } }],
       c.env,
@@ -31,7 +31,7 @@ trackingRoutes.get("/t/c/:token", async (c) => {
   if (!match || !target || !/^https?:\/\//.test(target)) throw tampered();
   if (!(await verifySignature(c.env.ENCRYPTION_KEY, `c:${match[1]}:${target}`, match[2]!))) throw tampered();
   await applyStatuses(
-    createDb(c.env.DB),
+    unscopedDb(c.env),
     new LogStore(c.env),
     [{ messageId: match[1]!, report: { status: "clicked", at: new Date(), detail: { url: target } } }],
     c.env,

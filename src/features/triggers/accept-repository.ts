@@ -1,12 +1,11 @@
 // The accept path's two D1 reads, scoped by the environment of the trigger: both one batch.
 import { and, eq, inArray, isNull } from "drizzle-orm";
 import { chunk } from "../../db/batch";
-import { createDb } from "../../db/client";
+import type { Db } from "../../db/client";
 import { topics, workflows } from "../../db/schema";
 
 /** What the accept path checks of the named workflows (deleted ones left out), in one D1 batch. */
-export async function workflowGateRows(d1: D1Database, environmentId: string, keys: string[]) {
-  const db = createDb(d1);
+export async function workflowGateRows(db: Db, environmentId: string, keys: string[]) {
   // 99 keys plus the environment id stay within D1's 100 bound parameters per statement.
   const [first, ...rest] = chunk(keys, 99).map((part) =>
     db
@@ -25,8 +24,7 @@ export async function workflowGateRows(d1: D1Database, environmentId: string, ke
 }
 
 /** Which of `keys` (not empty) are topics of the environment, in one D1 batch. */
-export async function existingTopicKeys(d1: D1Database, environmentId: string, keys: string[]): Promise<Set<string>> {
-  const db = createDb(d1);
+export async function existingTopicKeys(db: Db, environmentId: string, keys: string[]): Promise<Set<string>> {
   const [first, ...rest] = chunk(keys, 99).map((part) =>
     db
       .select({ key: topics.key })

@@ -9,7 +9,7 @@ import { cachedGate, rememberGate, type WorkflowGate } from "../workflows/gate-c
 import { isChannelStep } from "../../engine/steps";
 import { parsedJson, parsedJsonObject } from "../../contract/json";
 import { BROADCAST_RECIPIENT } from "../../contract/recipients";
-import { existingTopicKeys, workflowGateRows } from "./accept-repository";
+import type { Data } from "../data";
 import { payloadErrors } from "./payload-schema";
 import { namedTopics, parseRecipients, type InvalidRecipient } from "./recipients";
 import { type BroadcastRequest, MAX_PAYLOAD_BYTES, type TriggerRequest } from "./schemas";
@@ -26,7 +26,8 @@ interface Prepared extends Accepted {
 }
 
 /** The gates of the named workflows (absent when unknown), from the isolate's cache or one D1 batch. */
-export async function loadWorkflowGates(d1: D1Database, environmentId: string, keys: string[]) {
+export async function loadWorkflowGates(data: Data, keys: string[]) {
+  const { environmentId } = data;
   const gates = new Map<string, WorkflowGate>();
   const missing: string[] = [];
   for (const key of new Set(keys)) {
@@ -35,7 +36,7 @@ export async function loadWorkflowGates(d1: D1Database, environmentId: string, k
     else if (hit) gates.set(key, hit);
   }
   if (missing.length === 0) return gates;
-  const rows = await workflowGateRows(d1, environmentId, missing);
+  const rows = await data.accept.workflowGateRows(missing);
   for (const r of rows) {
     const gate = {
       id: r.id,
@@ -83,10 +84,10 @@ export async function withKeyTransactionId<T extends { transactionId?: string | 
  * Which of the topics the triggers name exist: one D1 read, and none for triggers without topics
  * (the common case), so the accept path of a trigger to subscribers is unchanged.
  */
-export async function loadTopicKeys(d1: D1Database, environmentId: string, requests: TriggerRequest[]): Promise<Set<string>> {
+export async function loadTopicKeys(data: Data, requests: TriggerRequest[]): Promise<Set<string>> {
   const keys = [...new Set(requests.flatMap((r) => namedTopics(r.to)))];
   if (keys.length === 0) return new Set();
-  return existingTopicKeys(d1, environmentId, keys);
+  return data.accept.existingTopicKeys(keys);
 }
 
 /** Checks the workflow gate and payload every trigger shares; throws the problem a client should see. */

@@ -37,7 +37,7 @@ triggersRoutes.openapi(
     errors: ["workflow_not_found", "workflow_inactive", "topic_not_found", "no_valid_recipients", "transaction_conflict"],
   }),
   async (c) => {
-    const result = await acceptTrigger(c.env, c.get("environmentId"), c.req.valid("json"), c.get("idempotencyKey"));
+    const result = await acceptTrigger(c.var.data, c.env, c.req.valid("json"), c.get("idempotencyKey"));
     return c.json(acceptedBody(result) as z.infer<typeof TriggerAccepted>, 202);
   },
 );
@@ -55,7 +55,7 @@ triggersRoutes.openapi(
   }),
   async (c) => {
     const { events } = c.req.valid("json");
-    const outcomes = await acceptBulk(c.env, c.get("environmentId"), events, c.get("idempotencyKey"));
+    const outcomes = await acceptBulk(c.var.data, c.env, events, c.get("idempotencyKey"));
     const results = outcomes.map((result, index) => {
       if (result instanceof ApiError) return { status: "error" as const, index, error: result.toProblem() };
       const { acknowledged: _a, ...body } = acceptedBody(result);
@@ -79,7 +79,7 @@ triggersRoutes.openapi(
     errors: ["workflow_not_found", "workflow_inactive", "transaction_conflict"],
   }),
   async (c) => {
-    const result = await acceptBroadcast(c.env, c.get("environmentId"), c.req.valid("json"), c.get("idempotencyKey"));
+    const result = await acceptBroadcast(c.var.data, c.env, c.req.valid("json"), c.get("idempotencyKey"));
     return c.json(acceptedBody(result) as z.infer<typeof TriggerAccepted>, 202);
   },
 );
@@ -111,7 +111,7 @@ triggersRoutes.openapi(
         { path: "transactionId", message: "Required" },
       ]);
     }
-    const outcome = await cancelByTransactionId(c.env, c.get("environmentId"), transactionId);
+    const outcome = await cancelByTransactionId(c.var.data, c.env, transactionId);
     if (!outcome) throw new ApiError("transaction_not_found", `No trigger with transactionId "${transactionId}" in this environment.`);
     return c.json(outcome, 200);
   },

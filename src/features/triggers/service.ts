@@ -1,11 +1,9 @@
 // What a trigger route does once its body is parsed: shared by the native routes and the Novu
 // compatibility layer (src/novu/), so both reach one implementation.
-import { createDb } from "../../db/client";
 import { TriggerStore } from "../../durable-objects/client/trigger-store";
-import { recordCancellation } from "../../delivery/writes/trigger-writes";
-import { LogStore } from "../../durable-objects/client/log-store";
 import { dispatchWritten } from "../../delivery/webhooks/dispatch";
 import type { Bindings } from "../../env";
+import type { Data } from "../data";
 import { destinationOptions } from "../../lib/destinations";
 import { ApiError, fieldErrors } from "../../lib/errors";
 import {
@@ -22,20 +20,17 @@ import { type BroadcastRequest, type CancelResult, TriggerRequest } from "./sche
 
 /** Accepts one trigger (`draft`: even if its workflow is inactive, for a test send); throws the problem a client should see. */
 export async function acceptTrigger(
+  data: Data,
   env: Bindings,
-  environmentId: string,
   body: TriggerRequest,
   idempotencyKey?: string,
   { draft = false }: { draft?: boolean } = {},
 ): Promise<Accepted> {
   const request = await withKeyTransactionId(body, idempotencyKey);
-  const [gates, knownTopics] = await Promise.all([
-    loadWorkflowGates(env.DB, environmentId, [workflowKeyOf(request)]),
-    loadTopicKeys(env.DB, environmentId, [request]),
-  ]);
+  const [gates, knownTopics] = await Promise.all([loadWorkflowGates(data, [workflowKeyOf(request)]), loadTopicKeys(data, [request])]);
   const gate = gates.get(workflowKeyOf(request));
   const prepared = await prepareTrigger(
-    environmentId,
+    data.environmentId,
     request,
     // A test send runs an inactive (draft) workflow too: only accepting is gated on `active`.
     draft && gate ? { ...gate, active: true } : gate,
@@ -50,8 +45,8 @@ export async function acceptTrigger(
 
 /** Accepts each event on its own, in request order: one bad event never fails the others. */
 export async function acceptBulk(
+  data: Data,
   env: Bindings,
-  environmentId: string,
   events: readonly unknown[],
   idempotencyKey?: string,
 ): Promise<(Accepted | ApiError)[]> {
@@ -64,10 +59,7 @@ export async function acceptBulk(
   );
   const requests = parsed.flatMap((p) => (p.success ? [p.data] : []));
   const keys = requests.map(workflowKeyOf);
-  const [gates, knownTopics] = await Promise.all([
-    keys.length ? loadWorkflowGates(env.DB, environmentId, keys) : new Map(),
-    loadTopicKeys(env.DB, environmentId, requests),
-  ]);
+  const [gates, knownTopics] = await Promise.all([keys.length ? loadWorkflowGates(data, keys) : new Map(), loadTopicKeys(data, requests)]);
 
   const outcomes: (ApiError | { index: number })[] = [];
   const ready: Awaited<ReturnType<typeof prepareTrigger>>[] = [];
@@ -77,7 +69,9 @@ export async function acceptBulk(
       continue;
     }
     try {
-      ready.push(await prepareTrigger(environmentId, p.data, gates.get(workflowKeyOf(p.data)), knownTopics, now, destinationOptions(env)));
+      ready.push(
+        await prepareTrigger(data.environmentId, p.data, gates.get(workflowKeyOf(p.data)), knownTopics, now, destinationOptions(env)),
+      );
       outcomes.push({ index: ready.length - 1 });
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
@@ -89,29 +83,25 @@ export async function acceptBulk(
 }
 
 /** Accepts a trigger to every subscriber of the environment. */
-export async function acceptBroadcast(
-  env: Bindings,
-  environmentId: string,
-  body: BroadcastRequest,
-  idempotencyKey?: string,
-): Promise<Accepted> {
+export async function acceptBroadcast(data: Data, env: Bindings, body: BroadcastRequest, idempotencyKey?: string): Promise<Accepted> {
   const request = await withKeyTransactionId(body, idempotencyKey);
-  const gates = await loadWorkflowGates(env.DB, environmentId, [workflowKeyOf(request)]);
-  const prepared = await prepareBroadcast(environmentId, request, gates.get(workflowKeyOf(request)), Date.now());
+  const gates = await loadWorkflowGates(data, [workflowKeyOf(request)]);
+  const prepared = await prepareBroadcast(data.environmentId, request, gates.get(workflowKeyOf(request)), Date.now());
   const [result] = await makeDurable(env, [prepared]);
   if (!result || result instanceof ApiError) throw result ?? new Error("no accept result");
   return result;
 }
 
 /** Cancels what of a trigger is not yet sent; `null` when the environment has no such trigger. */
-export async function cancelByTransactionId(env: Bindings, environmentId: string, transactionId: string): Promise<CancelResult | null> {
+export async function cancelByTransactionId(data: Data, env: Bindings, transactionId: string): Promise<CancelResult | null> {
+  const { environmentId } = data;
   const store = new TriggerStore(env);
   const outcome = await store.cancel(environmentId, transactionId);
   if (outcome.status === "not_found") return null;
   if (outcome.status === "cancelled") {
     // Pending digest entries leave their digests; their jobs then record the messages cancelled.
     await Promise.all(outcome.digests.map((name) => store.digest(name).remove(transactionId)));
-    const written = await recordCancellation(createDb(env.DB), new LogStore(env), outcome.record, outcome.cancelledMessages, Date.now());
+    const written = await data.recordCancellation(outcome.record, outcome.cancelledMessages, Date.now());
     // The cancellation is committed: a failed dispatch must not turn it into a 500 (the sweep sends the events again).
     await dispatchWritten(env, written).catch((error: unknown) => {
       const message = error instanceof Error ? error.message : String(error);

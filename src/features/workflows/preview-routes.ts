@@ -1,7 +1,5 @@
-import { createDb } from "../../db/client";
 import { ApiError } from "../../lib/errors";
 import { apiRoute, createRouter, json, security } from "../../lib/openapi";
-import { loadPreviewVariables } from "../../db/queries/variables";
 import { previewDraft, previewWorkflow } from "./preview";
 import { DraftPreviewRequest, PreviewRequest, PreviewResponse } from "./preview-schemas";
 import { WorkflowKeyParam } from "./schemas";
@@ -23,10 +21,8 @@ previewRoutes.openapi(
   async (c) => {
     const { key } = c.req.valid("param");
     const input = c.req.valid("json");
-    const environmentId = c.get("environmentId");
-    const db = createDb(c.env.DB);
     // Secret variables are never decrypted here: each renders as `[secret:<key>]`, whatever filter follows.
-    const [workflow, vars] = await Promise.all([c.var.data.workflows.find(key), loadPreviewVariables(db, environmentId)]);
+    const [workflow, vars] = await Promise.all([c.var.data.workflows.find(key), c.var.data.previewVariables()]);
     if (!workflow) throw new ApiError("workflow_not_found", `No workflow with key "${key}" in this environment.`);
     return c.json(previewWorkflow(workflow, input, vars, new Date()), 200);
   },
@@ -46,7 +42,7 @@ previewRoutes.openapi(
   }),
   async (c) => {
     const { workflow, ...input } = c.req.valid("json");
-    const vars = await loadPreviewVariables(createDb(c.env.DB), c.get("environmentId"));
+    const vars = await c.var.data.previewVariables();
     return c.json(previewDraft(workflow, input, vars, new Date()), 200);
   },
 );

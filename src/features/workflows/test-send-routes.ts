@@ -24,7 +24,7 @@ testSendRoutes.openapi(
     // The trigger's own checks (payload schema, overrides, depth) apply to a test as to any trigger.
     const parsed = TriggerRequest.safeParse({ ...c.req.valid("json"), workflow: key });
     if (!parsed.success) throw validationError(parsed.error.issues);
-    const accepted = await acceptTrigger(c.env, c.get("environmentId"), parsed.data, undefined, { draft: true });
+    const accepted = await acceptTrigger(c.var.data, c.env, parsed.data, undefined, { draft: true });
     return c.json(
       {
         acknowledged: true as const,

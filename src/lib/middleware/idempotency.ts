@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
-import { createDb } from "../../db/client";
+import { unscopedDb } from "../../db/unscoped";
 import type { AppEnv } from "../../env";
 import { byteLength, canonicalJson, sha256Hex } from "../crypto";
 import { ApiError } from "../errors";
@@ -71,7 +71,7 @@ async function answerOf(response: Response, secrets: SecretPaths | undefined): P
 
 /** Finishing the claim must not turn an answer the handler gave into an error: a failure is logged. */
 async function settle(c: Context<AppEnv>, ref: KeyRef) {
-  const db = createDb(c.env.DB);
+  const db = unscopedDb(c.env);
   try {
     const answer = isReplayable(c.res.status) ? await answerOf(c.res, c.get("responseSecrets")) : null;
     await (answer ? completeKey(db, ref, answer) : releaseKey(db, ref));
@@ -95,7 +95,7 @@ export const idempotency = (scopeOf: (c: Context<AppEnv>) => string) =>
     if (header === undefined || c.req.method !== "POST") return next();
     const key = parseIdempotencyKey(header);
     const ref: KeyRef = { scope: scopeOf(c), key, fingerprint: await fingerprintOf(c) };
-    const claim = await claimKey(createDb(c.env.DB), ref, Date.now());
+    const claim = await claimKey(unscopedDb(c.env), ref, Date.now());
     switch (claim.kind) {
       case "mismatch":
         throw new ApiError("idempotency_key_mismatch", "This Idempotency-Key was already used for a different request.");
@@ -115,11 +115,11 @@ export const idempotency = (scopeOf: (c: Context<AppEnv>) => string) =>
     try {
       await next();
     } catch (error) {
-      await releaseKey(createDb(c.env.DB), ref).catch(() => undefined);
+      await releaseKey(unscopedDb(c.env), ref).catch(() => undefined);
       throw error;
     }
     await settle(c, ref);
   });
 
-export const environmentScope = (c: Context<AppEnv>) => environmentKeyScope(c.get("environmentId"));
+export const environmentScope = (c: Context<AppEnv>) => environmentKeyScope(c.var.data.environmentId);
 export const adminScope = () => "admin";

@@ -1,7 +1,6 @@
 // Changes to many of one subscriber's notifications at once: "mark all read", "archive all",
 // "archive read", "mark seen" and "delete all", optionally narrowed by tags and data.
 import type { Context } from "hono";
-import { createDb } from "../../db/client";
 import type { InAppChange, InAppFilter } from "../../db/queries/in-app";
 import { inboxSockets } from "../../durable-objects/inbox-socket/client";
 import { json } from "../../lib/openapi";
@@ -12,8 +11,7 @@ import { InboxBulkBody, InboxSeenBody } from "./schemas";
 
 export const inboxBulkRoutes = inboxRouter();
 
-const service = (c: Context<InboxEnv>) =>
-  inboxService(createDb(c.env.DB), c.get("environmentId"), c.get("subscriberId"), inboxSockets(c.env.INBOX_SOCKETS), c.env);
+const service = (c: Context<InboxEnv>) => inboxService(c.var.data, c.get("subscriberId"), inboxSockets(c.env.INBOX_SOCKETS), c.env);
 
 /** The notifications a bulk body names; null when none can match. */
 function filterOf(body: { tags?: unknown; data?: string }): InAppFilter | null {

@@ -1,7 +1,6 @@
-import { createDb } from "../../db/client";
 import type { Bindings } from "../../env";
 import { changePreferences } from "../../features/subscribers/change-preferences";
-import { preferencesRepository } from "../../features/subscribers/preferences-repository";
+import type { Data } from "../../features/data";
 import { fromInboxSchedule, type InboxScheduleInput } from "./schedule";
 
 /**
@@ -10,12 +9,12 @@ import { fromInboxSchedule, type InboxScheduleInput } from "./schedule";
  * subscriber chose in the Inbox or your backend set.
  */
 export async function applyDefaultSchedule(
-  env: Pick<Bindings, "DB" | "WEBHOOK_QUEUE">,
-  environmentId: string,
+  data: Data,
+  env: Pick<Bindings, "WEBHOOK_QUEUE">,
   subscriberId: string,
   schedule: InboxScheduleInput,
 ): Promise<void> {
-  const stored = await preferencesRepository(createDb(env.DB), environmentId).find(subscriberId);
+  const stored = await data.preferences.find(subscriberId);
   if (stored === undefined || stored?.schedule) return;
-  await changePreferences(env, environmentId, subscriberId, { schedule: fromInboxSchedule(schedule, null, true) }, "inbox");
+  await changePreferences(data, env, subscriberId, { schedule: fromInboxSchedule(schedule, null, true) }, "inbox");
 }

@@ -2,7 +2,6 @@
 // `inboxService`, as the server feed API's do, so tracking and realtime pushes follow browser writes too.
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { createDb } from "../../db/client";
 import type { InAppChange, InAppRow } from "../../db/queries/in-app";
 import { inboxSockets } from "../../durable-objects/inbox-socket/client";
 import { notFound, validationError } from "../../lib/errors";
@@ -30,14 +29,11 @@ export const inboxNotificationRoutes = inboxRouter();
 const MAX_COUNT_FILTERS = 30;
 
 const scope = (c: Context<InboxEnv>) => {
-  const db = createDb(c.env.DB);
-  const environmentId = c.get("environmentId");
-  return { db, environmentId, service: inboxService(db, environmentId, c.get("subscriberId"), inboxSockets(c.env.INBOX_SOCKETS), c.env) };
+  return { service: inboxService(c.var.data, c.get("subscriberId"), inboxSockets(c.env.INBOX_SOCKETS), c.env) };
 };
 
 async function present(c: Context<InboxEnv>, rows: InAppRow[], now: Date) {
-  const { db, environmentId } = scope(c);
-  const workflows = await inboxWorkflows(db, environmentId).byKeys(rows.map((r) => r.workflowKey));
+  const workflows = await c.var.data.repository(inboxWorkflows).byKeys(rows.map((r) => r.workflowKey));
   return rows.map((row) => toInboxNotification(row, workflows.get(row.workflowKey), now));
 }
 

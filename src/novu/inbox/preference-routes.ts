@@ -2,7 +2,6 @@
 // Clarion's channel flags, its workflow level Clarion's per-workflow overrides (channel keys
 // email, sms, push, chat, in_app). Critical workflows are listed on request and never changed.
 import type { Context } from "hono";
-import { createDb } from "../../db/client";
 import type { Channel } from "../../engine/steps";
 import { ApiError, notFound } from "../../lib/errors";
 import { json } from "../../lib/openapi";
@@ -24,7 +23,9 @@ import { type InboxWorkflowRow, inboxWorkflows } from "./workflows-repository";
 
 export const inboxPreferenceRoutes = inboxRouter();
 
-const who = (c: Context<InboxEnv>) => [c.env, c.get("environmentId"), c.get("subscriberId")] as const;
+const who = (c: Context<InboxEnv>) => [c.var.data, c.get("subscriberId")] as const;
+const whoWrites = (c: Context<InboxEnv>) => [c.var.data, c.env, c.get("subscriberId")] as const;
+const workflowsOf = (c: Context<InboxEnv>) => c.var.data.repository(inboxWorkflows);
 
 const globalPreference = (prefs: SubscriberPreferences): InboxPreference => ({
   level: "global",
@@ -55,7 +56,7 @@ const flagsOf = (body: InboxChannels): Partial<Record<Channel, boolean>> =>
 
 /** The workflows a change names, each existing and not critical. */
 async function changeable(c: Context<InboxEnv>, keys: string[]): Promise<Map<string, InboxWorkflowRow>> {
-  const found = await inboxWorkflows(createDb(c.env.DB), c.get("environmentId")).byKeys(keys);
+  const found = await workflowsOf(c).byKeys(keys);
   for (const key of keys) {
     const workflow = found.get(key);
     if (!workflow) throw notFound("workflow_not_found", `workflow "${key}"`);
@@ -80,10 +81,7 @@ inboxPreferenceRoutes.openapi(
     const query = c.req.valid("query");
     const tags = [query["tags[]"] ?? []].flat();
     const severities = [query["severity[]"] ?? [], query.severity ?? []].flat();
-    const [prefs, workflows] = await Promise.all([
-      readPreferences(...who(c)),
-      inboxWorkflows(createDb(c.env.DB), c.get("environmentId")).active(),
-    ]);
+    const [prefs, workflows] = await Promise.all([readPreferences(...who(c)), workflowsOf(c).active()]);
     const shown = workflows.filter(
       (w) =>
         (query.criticality === "all" || w.critical === (query.criticality === "critical")) &&
@@ -120,7 +118,7 @@ inboxPreferenceRoutes.openapi(
     const { schedule, ...flags } = c.req.valid("json");
     const update: SubscriberPreferencesUpdate = { channels: flagsOf(flags) };
     if (schedule) update.schedule = fromInboxSchedule(schedule, (await readPreferences(...who(c))).schedule);
-    const prefs = await mergePreferences(...who(c), update, "inbox");
+    const prefs = await mergePreferences(...whoWrites(c), update, "inbox");
     return c.json({ data: globalPreference(prefs) }, 200);
   },
 );
@@ -142,7 +140,7 @@ inboxPreferenceRoutes.openapi(
       preferences.map((p) => p.workflowId),
     );
     const update = Object.fromEntries(preferences.map(({ workflowId, ...flags }) => [workflowId, flagsOf(flags)]));
-    const prefs = await mergePreferences(...who(c), { workflows: update }, "inbox");
+    const prefs = await mergePreferences(...whoWrites(c), { workflows: update }, "inbox");
     const data = [...new Set(preferences.map((p) => p.workflowId))].map((key) => workflowPreference(prefs, workflows.get(key)!));
     return c.json({ data }, 200);
   },
@@ -161,7 +159,7 @@ inboxPreferenceRoutes.openapi(
   async (c) => {
     const { workflowId } = c.req.valid("param");
     const workflow = (await changeable(c, [workflowId])).get(workflowId)!;
-    const prefs = await mergePreferences(...who(c), { workflows: { [workflowId]: flagsOf(c.req.valid("json")) } }, "inbox");
+    const prefs = await mergePreferences(...whoWrites(c), { workflows: { [workflowId]: flagsOf(c.req.valid("json")) } }, "inbox");
     return c.json({ data: workflowPreference(prefs, workflow) }, 200);
   },
 );

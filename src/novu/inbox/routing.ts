@@ -1,7 +1,7 @@
 // What every Inbox route shares: its session, its documentation and its router type.
 import type { RouteConfig } from "@hono/zod-openapi";
 import { createMiddleware } from "hono/factory";
-import { createDb } from "../../db/client";
+import { unscopedDb } from "../../db/unscoped";
 import type { Bindings, Variables } from "../../env";
 import type { ErrorCode } from "../../lib/errors";
 import { limitFailedAuth } from "../../lib/middleware/rate-limit";
@@ -20,12 +20,11 @@ export const inboxRouter = () => createRouter<InboxEnv>();
 export const inboxSession = createMiddleware<InboxEnv>(async function inboxSession(c, next) {
   let subject: InboxSubject;
   try {
-    subject = await verifySessionToken(createDb(c.env.DB), c.env.ENCRYPTION_KEY, bearerToken(c.req.header("authorization")));
+    subject = await verifySessionToken(unscopedDb(c.env), c.env.ENCRYPTION_KEY, bearerToken(c.req.header("authorization")));
   } catch (error) {
     // Guessing tokens counts as failed authentications, as guessing API keys does.
     throw (await limitFailedAuth(c)) ?? error;
   }
-  c.set("environmentId", subject.environmentId);
   c.set("data", dataOf(c.env, subject.environmentId));
   c.set("subscriberId", subject.subscriberId);
   await next();

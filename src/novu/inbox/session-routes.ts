@@ -1,8 +1,7 @@
 // `POST /novu/v1/inbox/session`: a browser proves who it is for (the subscriberHash its backend
 // computed) and gets a session token. The application identifier is public; the HMAC secret and the
 // environment's keys never reach a browser.
-import { createDb } from "../../db/client";
-import { inAppFeed } from "../../db/queries/in-app";
+import { unscopedDb } from "../../db/unscoped";
 import { ApiError } from "../../lib/errors";
 import { limitFailedAuth, limitKeyless } from "../../lib/middleware/rate-limit";
 import { json } from "../../lib/openapi";
@@ -35,8 +34,7 @@ inboxSessionRoutes.openapi(
     const body = c.req.valid("json");
     const { subscriberId: nested, ...profile } = body.subscriber ?? { subscriberId: undefined };
     const subscriberId = (nested || body.subscriberId)!;
-    const db = createDb(c.env.DB);
-    const settings = await settingsByApplicationIdentifier(db, c.env.ENCRYPTION_KEY, body.applicationIdentifier);
+    const settings = await settingsByApplicationIdentifier(unscopedDb(c.env), c.env.ENCRYPTION_KEY, body.applicationIdentifier);
     // Guessing identifiers or hashes counts as failed authentications, as guessing API keys does.
     if (!settings)
       throw (
@@ -53,8 +51,8 @@ inboxSessionRoutes.openapi(
         )
       );
     }
-    c.set("environmentId", environmentId);
-    c.set("data", dataOf(c.env, environmentId));
+    const data = dataOf(c.env, environmentId);
+    c.set("data", data);
     // No key counts these requests: each one may write the subscriber, so the environment and the
     // subscriber have their own limits (the deployment's rates for an environment and for a key).
     const rates = ratesFor(c.env.RATE_LIMITS);
@@ -67,16 +65,16 @@ inboxSessionRoutes.openapi(
         headers: refused,
       });
 
-    const feed = inAppFeed(db, environmentId, subscriberId);
+    const feed = data.inAppFeed(subscriberId);
     // The browser's profile makes a missing subscriber; it changes an existing one only where the
     // environment allows it (the hash proves the subscriberId, never the email or phone sent with it).
-    await writeSessionProfile(c.env, environmentId, subscriberId, profile, settings.sessionProfileWrites);
-    if (body.defaultSchedule) await applyDefaultSchedule(c.env, environmentId, subscriberId, body.defaultSchedule);
+    await writeSessionProfile(data, c.env, subscriberId, profile, settings.sessionProfileWrites);
+    if (body.defaultSchedule) await applyDefaultSchedule(data, c.env, subscriberId, body.defaultSchedule);
 
     const now = new Date();
     const { unread } = await feed.counts({ snoozed: { value: false, now } });
     const token = await issueSessionToken(c.env.ENCRYPTION_KEY, { environmentId, subscriberId }, now);
-    const data = {
+    const session = {
       token,
       totalUnreadCount: unread,
       unreadCount: { total: unread, severity: { high: 0, medium: 0, low: 0, none: unread } },
@@ -85,6 +83,6 @@ inboxSessionRoutes.openapi(
       maxSnoozeDurationHours: MAX_SNOOZE_HOURS,
       applicationIdentifier: settings.applicationIdentifier,
     };
-    return c.json({ data }, 201);
+    return c.json({ data: session }, 201);
   },
 );

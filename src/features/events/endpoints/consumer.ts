@@ -1,5 +1,6 @@
 import { chunk } from "../../../db/batch";
-import { createDb, type Db } from "../../../db/client";
+import type { Db } from "../../../db/client";
+import { unscopedDb } from "../../../db/unscoped";
 import type { Bindings } from "../../../env";
 import { takesEvent } from "./repository";
 import { attemptDelivery } from "./deliver";
@@ -86,7 +87,7 @@ async function deliverAll(env: Bindings, db: Db, jobs: Job<"deliver">[]): Promis
 
 /** The webhook Queue's consumer: each message is acked when done, retried when not, never acked on error. */
 export async function consumeWebhookBatch(batch: MessageBatch<unknown>, env: Bindings): Promise<void> {
-  const db = createDb(env.DB);
+  const db = unscopedDb(env);
   const deliveries: Job<"deliver">[] = [];
   const dispatches = batch.messages.map(async (message) => {
     const parsed = WebhookJob.safeParse(message.body);

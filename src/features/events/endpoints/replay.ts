@@ -1,8 +1,7 @@
 import { chunk } from "../../../db/batch";
 import type { WebhookJob } from "../../../jobs/webhook-job";
-import type { Db } from "../../../db/client";
 import type { Bindings } from "../../../env";
-import { cancelPendingRetries } from "./replay-repository";
+import type { Data } from "../../data";
 
 /** Messages per Queue `sendBatch` call (the platform's limit). */
 const SEND_BATCH = 100;
@@ -26,13 +25,12 @@ export async function enqueueDeliveries(
  * repeat.
  */
 export async function redeliver(
+  data: Data,
   env: Pick<Bindings, "WEBHOOK_QUEUE">,
-  db: Db,
-  environmentId: string,
   pairs: readonly { eventId: string; endpointId: string }[],
 ): Promise<number> {
   const before = new Date();
-  const queued = await enqueueDeliveries(env, environmentId, pairs);
-  await cancelPendingRetries(db, environmentId, pairs, before);
+  const queued = await enqueueDeliveries(env, data.environmentId, pairs);
+  await data.replay.cancelPendingRetries(pairs, before);
   return queued;
 }

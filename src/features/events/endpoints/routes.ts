@@ -4,10 +4,10 @@ import { checkDestination, webhookDestinationOptions } from "../../../lib/destin
 import { ApiError, notFound } from "../../../lib/errors";
 import { apiRoute, createRouter, json, security } from "../../../lib/openapi";
 import { auditContextOf } from "../../audit/record";
-import { createDb } from "../../../db/client";
+import { unscopedDb } from "../../../db/unscoped";
 import { deliverEvent } from "./deliver";
 import { redeliver } from "./replay";
-import { eventsToReplay, REPLAY_LIMIT } from "./replay-repository";
+import { REPLAY_LIMIT } from "./replay-repository";
 import { limitEndpointAction } from "./rate-limit";
 import { endpointsMax } from "./limits";
 import { toWebhookEndpoint } from "./repository";
@@ -210,7 +210,7 @@ webhookEndpointsRoutes.openapi(
     const environmentSlug = await log.slug();
     await limitEndpointAction(c, environmentSlug, id);
     const event = await log.recordDirect("webhook.test", { endpointId: id });
-    const { attempt } = await deliverEvent(c.env, createDb(c.env.DB), {
+    const { attempt } = await deliverEvent(c.env, unscopedDb(c.env), {
       environmentSlug,
       endpoint,
       event,
@@ -257,9 +257,8 @@ webhookEndpointsRoutes.openapi(
     const endpoint = await c.var.data.webhookEndpoints.find(id);
     if (!endpoint) throw missing(id);
     await limitEndpointAction(c, await c.var.data.events.slug(), id);
-    const db = createDb(c.env.DB);
-    const pairs = (await eventsToReplay(db, endpoint, c.req.valid("json"))).map((eventId) => ({ eventId, endpointId: id }));
-    const queued = await redeliver(c.env, db, endpoint.environmentId, pairs);
+    const pairs = (await c.var.data.replay.eventsToReplay(endpoint, c.req.valid("json"))).map((eventId) => ({ eventId, endpointId: id }));
+    const queued = await redeliver(c.var.data, c.env, pairs);
     return c.json({ queued }, 202);
   },
 );

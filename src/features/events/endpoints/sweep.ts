@@ -1,7 +1,7 @@
 // The cron's sweep: what emission or delivery lost to a crash is sent again, so every event
 // written reaches every endpoint that takes it at least once.
 import { strandedDeliveries, undispatchedEvents } from "../../../db/queries/events";
-import { createDb } from "../../../db/client";
+import { unscopedDb } from "../../../db/unscoped";
 import type { Bindings } from "../../../env";
 import { dispatchEvents } from "../../../delivery/webhooks/dispatch";
 import { enqueueDeliveries } from "./replay";
@@ -12,7 +12,7 @@ const REDISPATCH_ROWS = 1_000;
 
 /** Run by the cron: names again the events whose dispatch never ran, so none written is lost. */
 export async function redispatchStale(env: Pick<Bindings, "DB" | "WEBHOOK_QUEUE">, now: Date): Promise<number> {
-  const stale = await undispatchedEvents(createDb(env.DB), new Date(now.getTime() - REDISPATCH_AFTER_MS), REDISPATCH_ROWS);
+  const stale = await undispatchedEvents(unscopedDb(env), new Date(now.getTime() - REDISPATCH_AFTER_MS), REDISPATCH_ROWS);
   const byEnvironment = Map.groupBy(stale, (row) => row.environmentId);
   for (const [environmentId, rows] of byEnvironment)
     await dispatchEvents(
@@ -40,7 +40,7 @@ export const STRANDED_AFTER_MS = 60 * 60_000;
  */
 export async function redeliverStranded(env: Pick<Bindings, "DB" | "WEBHOOK_QUEUE">, now: Date): Promise<number> {
   const rows = await strandedDeliveries(
-    createDb(env.DB),
+    unscopedDb(env),
     new Date(now.getTime() - STRANDED_HORIZON_MS),
     new Date(now.getTime() - STRANDED_AFTER_MS),
     STRANDED_ROWS,
