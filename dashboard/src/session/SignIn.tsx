@@ -2,6 +2,8 @@ import { type FormEvent, useState } from "react";
 import { ApiError } from "../api/problem";
 import { ProblemView } from "../ui/ProblemView";
 import { useSession } from "./session";
+import { Button } from "../ui/Button";
+import { Input } from "../ui/Input";
 
 /** The API checks the credential before the dashboard keeps a session, so a typo is said at once. */
 export function SignIn() {
@@ -32,7 +34,7 @@ export function SignIn() {
           <code>npm start</code> prints them and saves them in <code>.clarion/keys.json</code>.
         </p>
         <label htmlFor="credential">Admin credential or API key</label>
-        <input
+        <Input
           id="credential"
           type="password"
           autoComplete="off"
@@ -42,9 +44,9 @@ export function SignIn() {
           onChange={(e) => setValue(e.target.value)}
           required
         />
-        <button type="submit" className="primary" disabled={busy || !value.trim()}>
+        <Button type="submit" variant="primary" disabled={busy || !value.trim()}>
           {busy ? "Checking…" : "Sign in"}
-        </button>
+        </Button>
         {error ? <ProblemView error={error} /> : null}
       </form>
     </main>

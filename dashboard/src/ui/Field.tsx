@@ -2,7 +2,7 @@ import { type ReactElement, cloneElement, useId } from "react";
 
 /**
  * A labelled control with its error below it. The control gets the id, `aria-invalid` and
- * `aria-describedby`, so the error is read out with it: `<Field label="Key" error={e}><input/></Field>`.
+ * `aria-describedby`, so the error is read out with it: `<Field label="Key" error={e}><Input/></Field>`.
  */
 export function Field({
   label,
@@ -22,7 +22,7 @@ export function Field({
       <label htmlFor={id}>{label}</label>
       {cloneElement(children, { id, "aria-invalid": error ? true : undefined, "aria-describedby": described })}
       {hint ? (
-        <span id={`${id}-hint`} className="muted small">
+        <span id={`${id}-hint`} className="field-hint">
           {hint}
         </span>
       ) : null}

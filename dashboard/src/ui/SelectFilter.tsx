@@ -1,3 +1,4 @@
+import { Select } from "./Select";
 /**
  * A filter chosen from a list: "All …" (the empty value) first, then each option. `labels` names
  * an option for a reader where its value is a code.
@@ -22,14 +23,14 @@ export function SelectFilter({
   return (
     <label className="field">
       {label}
-      <select id={id} value={value ?? ""} onChange={(e) => onChange(e.target.value || undefined)}>
+      <Select id={id} value={value ?? ""} onChange={(e) => onChange(e.target.value || undefined)}>
         <option value="">{all}</option>
         {options.map((o) => (
           <option key={o} value={o}>
             {labels[o] ?? o}
           </option>
         ))}
-      </select>
+      </Select>
     </label>
   );
 }

@@ -3,6 +3,8 @@ import { MESSAGE_STATUSES, TRIGGER_STATUSES } from "../../../../src/contract/sta
 import { SelectFilter } from "../../ui/SelectFilter";
 import { type Filters, RANGES, type Tab, type FilterKey } from "./filters";
 import { STEP_TYPE_LABEL } from "../../ui/labels";
+import { Button } from "../../ui/Button";
+import { Input } from "../../ui/Input";
 
 const RANGE_LABELS: Record<string, string> = { "1h": "Last hour", "24h": "Last 24 hours", "7d": "Last 7 days", "30d": "Last 30 days" };
 const CHANNELS = ["email", "sms", "push", "chat", "in_app"] as const;
@@ -46,7 +48,7 @@ export function FilterBar({ tab, filters, update }: { tab: Tab; filters: Filters
         ? TEXT_FIELDS.map(({ key, label, placeholder }) => (
             <label className="field" key={key}>
               {label}
-              <input
+              <Input
                 type="search"
                 value={typed[key] ?? ""}
                 placeholder={placeholder}
@@ -60,7 +62,7 @@ export function FilterBar({ tab, filters, update }: { tab: Tab; filters: Filters
       {tab === "messages" ? (
         <label className="field">
           Provider
-          <input
+          <Input
             type="search"
             value={typed.provider ?? ""}
             placeholder="Any provider (id)"
@@ -71,7 +73,7 @@ export function FilterBar({ tab, filters, update }: { tab: Tab; filters: Filters
       ) : null}
       {tab !== "charts" ? select("status", "Status", statuses, "All statuses") : null}
       {select("range", "Time", Object.keys(RANGES), tab === "charts" ? "Last 24 hours" : "Any time", RANGE_LABELS)}
-      {tab !== "charts" ? <button type="submit">Apply</button> : null}
+      {tab !== "charts" ? <Button type="submit">Apply</Button> : null}
     </form>
   );
 }

@@ -11,6 +11,8 @@ import { recipientSteps, type StepState } from "./recipient-steps";
 import { formatTime, StatusBadge } from "./status";
 import { subscriberPath } from "../subscribers/search";
 import { useConfirm } from "../../ui/ConfirmDialog";
+import { Button } from "../../ui/Button";
+import { Table } from "../../ui/Table";
 
 const pretty = (value: unknown) => JSON.stringify(value, null, 2);
 const CANCELLABLE = new Set(["accepted", "processing"]);
@@ -62,9 +64,9 @@ export function TriggerPage() {
       <PageHeader title="Trigger">
         <LiveIndicator updatedAt={status.dataUpdatedAt} failed={status.isRefetchError} />
         {t && CANCELLABLE.has(t.status) ? (
-          <button
+          <Button
             type="button"
-            className="danger"
+            variant="danger"
             disabled={cancel.isPending}
             onClick={async () => {
               const yes = await ask({
@@ -77,7 +79,7 @@ export function TriggerPage() {
             }}
           >
             Cancel trigger
-          </button>
+          </Button>
         ) : null}
       </PageHeader>
       {dialog}
@@ -156,28 +158,26 @@ export function TriggerPage() {
               <h2>
                 <Link to={subscriberPath(r.subscriberId)}>{r.subscriberId}</Link>
               </h2>
-              <div className="table-wrap">
-                <table>
-                  <thead>
-                    <tr>
-                      <th>Step</th>
-                      <th>Type</th>
-                      <th>State</th>
+              <Table>
+                <thead>
+                  <tr>
+                    <th>Step</th>
+                    <th>Type</th>
+                    <th>State</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {r.steps.map((s) => (
+                    <tr key={s.step.id} data-step={s.step.id}>
+                      <td>{s.step.id}</td>
+                      <td>{s.step.type}</td>
+                      <td>
+                        <StepCell state={s} cancelled={cancelled} />
+                      </td>
                     </tr>
-                  </thead>
-                  <tbody>
-                    {r.steps.map((s) => (
-                      <tr key={s.step.id} data-step={s.step.id}>
-                        <td>{s.step.id}</td>
-                        <td>{s.step.type}</td>
-                        <td>
-                          <StepCell state={s} cancelled={cancelled} />
-                        </td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
+                  ))}
+                </tbody>
+              </Table>
             </section>
           ))}
         </>

@@ -11,6 +11,8 @@ import { EntryChanges } from "./EntryChanges";
 import { ACTION_LABELS, type AuditEntry, RESOURCE_LABELS, useAuditFilters } from "./filters";
 import { acrossEnvironments, auditLogQuery, exportNdjson } from "./queries";
 import "./audit.css";
+import { Button } from "../../ui/Button";
+import { Input } from "../../ui/Input";
 
 /** The filters chosen from a list of the API's values. */
 const CHOICES = [
@@ -57,9 +59,9 @@ export function AuditPage() {
   return (
     <>
       <PageHeader title="Audit log">
-        <button type="button" onClick={() => exported.mutate()} disabled={exported.isPending}>
+        <Button type="button" onClick={() => exported.mutate()} disabled={exported.isPending}>
           {exported.isPending ? "Exporting…" : "Download NDJSON"}
-        </button>
+        </Button>
       </PageHeader>
       <p className="muted">
         Every change to workflows, variables, integrations, environments, keys, webhook endpoints and settings: who made it, when, and the
@@ -107,7 +109,7 @@ export function AuditPage() {
         ))}
         <label className="field">
           Actor
-          <input
+          <Input
             type="search"
             value={actor}
             placeholder="Anyone (key id or name, admin)"
@@ -118,7 +120,7 @@ export function AuditPage() {
         {(["after", "before"] as const).map((bound) => (
           <label className="field" key={bound}>
             {bound === "after" ? "From" : "Until"}
-            <input type="datetime-local" value={filters[bound] ?? ""} onChange={(e) => update({ [bound]: e.target.value || undefined })} />
+            <Input type="datetime-local" value={filters[bound] ?? ""} onChange={(e) => update({ [bound]: e.target.value || undefined })} />
           </label>
         ))}
       </form>
@@ -148,9 +150,9 @@ export function AuditPage() {
                 {entry.summary}
               </td>
               <td>
-                <button type="button" aria-expanded={open.includes(entry.id)} onClick={() => toggle(entry.id)}>
+                <Button type="button" aria-expanded={open.includes(entry.id)} onClick={() => toggle(entry.id)}>
                   {open.includes(entry.id) ? "Hide" : "Before / after"}
-                </button>
+                </Button>
               </td>
             </tr>
             {open.includes(entry.id) ? (

@@ -24,8 +24,11 @@ import {
   rotateKey,
 } from "./queries";
 import "./environments.css";
+import { Button } from "../../ui/Button";
+import { Checkbox, Input } from "../../ui/Input";
+import { Badge, type BadgeTone } from "../../ui/Badge";
 
-const STATUS_BADGE: Record<ApiKey["status"], string> = { active: "ok", expiring: "warn", expired: "", revoked: "bad" };
+const STATUS_BADGE: Record<ApiKey["status"], BadgeTone> = { active: "ok", expiring: "warn", expired: "", revoked: "bad" };
 const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : "—");
 /** A date input's day, to its last second in UTC. */
 const endOfDay = (day: string) => (day ? new Date(`${day}T23:59:59.000Z`).toISOString() : undefined);
@@ -123,14 +126,14 @@ export function EnvironmentKeysPage() {
     <>
       <PageHeader title={title}>
         <Link to="/environments">All environments</Link>
-        <button
+        <Button
           type="button"
-          className="danger"
+          variant="danger"
           disabled={removeEnvironment.isPending || !environment.data}
           onClick={() => void askToDelete(environment.data?.name ?? slug)}
         >
           Delete environment
-        </button>
+        </Button>
       </PageHeader>
       {dialog}
       {removeEnvironment.error ? <ProblemView error={removeEnvironment.error} /> : null}
@@ -141,14 +144,14 @@ export function EnvironmentKeysPage() {
       {secret ? <NewKey secret={secret} onDone={() => setSecret(null)} /> : null}
       <form className="card inline-form" onSubmit={submit} aria-label="New API key">
         <Field label="Key name" error={fieldError(create.error, "name")}>
-          <input value={name} placeholder="ci" maxLength={100} onChange={(e) => setName(e.target.value)} />
+          <Input value={name} placeholder="ci" maxLength={100} onChange={(e) => setName(e.target.value)} />
         </Field>
         <Field label="Expires (optional)" error={fieldError(create.error, "expiresAt")}>
-          <input type="date" value={expires} onChange={(e) => setExpires(e.target.value)} />
+          <Input type="date" value={expires} onChange={(e) => setExpires(e.target.value)} />
         </Field>
-        <button type="submit" className="primary" disabled={create.isPending}>
+        <Button type="submit" variant="primary" disabled={create.isPending}>
           Create key
-        </button>
+        </Button>
       </form>
       {create.error && !fieldError(create.error, "name") && !fieldError(create.error, "expiresAt") ? (
         <ProblemView error={create.error} />
@@ -156,8 +159,7 @@ export function EnvironmentKeysPage() {
       {revoke.error ? <ProblemView error={revoke.error} /> : null}
       <div className="filters">
         <label>
-          <input type="checkbox" checked={includeRevoked} onChange={(e) => setIncludeRevoked(e.target.checked)} /> Show revoked and expired
-          keys
+          <Checkbox checked={includeRevoked} onChange={(e) => setIncludeRevoked(e.target.checked)} /> Show revoked and expired keys
         </label>
       </div>
       <DataList
@@ -172,7 +174,7 @@ export function EnvironmentKeysPage() {
               <code>{key.prefix}…</code>
             </td>
             <td>
-              <span className={`badge ${STATUS_BADGE[key.status]}`}>{key.status}</span>
+              <Badge tone={STATUS_BADGE[key.status]}>{key.status}</Badge>
             </td>
             <td>{when(key.createdAt)}</td>
             <td>{when(key.lastUsedAt)}</td>
@@ -181,13 +183,13 @@ export function EnvironmentKeysPage() {
               {key.status === "active" || key.status === "expiring" ? (
                 <div className="key-actions">
                   {key.status === "active" ? (
-                    <button type="button" onClick={() => setRotating(key)} aria-label={`Rotate ${key.prefix}`}>
+                    <Button type="button" onClick={() => setRotating(key)} aria-label={`Rotate ${key.prefix}`}>
                       Rotate
-                    </button>
+                    </Button>
                   ) : null}
-                  <button type="button" className="danger" onClick={() => setRevoking(key)} aria-label={`Revoke ${key.prefix}`}>
+                  <Button type="button" variant="danger" onClick={() => setRevoking(key)} aria-label={`Revoke ${key.prefix}`}>
                     Revoke
-                  </button>
+                  </Button>
                 </div>
               ) : null}
             </td>
@@ -225,7 +227,7 @@ export function EnvironmentKeysPage() {
           A new key replaces <code>{rotating?.prefix}…</code>; the old one keeps working for the overlap, so clients can move over.
         </p>
         <Field label="Overlap (hours)" error={fieldError(rotate.error, "overlapHours")} hint="0 ends the old key at once; at most 720.">
-          <input type="number" min={0} max={720} value={overlapHours} onChange={(e) => setOverlapHours(e.target.value)} />
+          <Input type="number" min={0} max={720} value={overlapHours} onChange={(e) => setOverlapHours(e.target.value)} />
         </Field>
         {rotate.error && !fieldError(rotate.error, "overlapHours") ? <ProblemView error={rotate.error} /> : null}
       </ConfirmDialog>

@@ -11,6 +11,9 @@ import { ProblemView } from "../../ui/ProblemView";
 import { standingError } from "../../ui/standing-errors";
 import { createEnvironment, ENVIRONMENTS, environmentsQuery } from "./queries";
 import "./environments.css";
+import { Button } from "../../ui/Button";
+import { Input } from "../../ui/Input";
+import { Badge } from "../../ui/Badge";
 
 const SLUG_HINT =
   "A lower-case letter, then lower-case letters, digits and '-'; it appears in the keys (ck_<slug without '-'>_…, as ck_dev_… and ck_prod_…) and never changes.";
@@ -60,7 +63,7 @@ export function EnvironmentsPage() {
             row={(e) => (
               <tr key={e.slug} data-environment={e.slug}>
                 <td>
-                  {e.name} {e.slug === environment ? <span className="badge info">current</span> : null}
+                  {e.name} {e.slug === environment ? <Badge tone="info">current</Badge> : null}
                 </td>
                 <td>
                   <code>{e.slug}</code>
@@ -78,10 +81,10 @@ export function EnvironmentsPage() {
         <form className="card" onSubmit={submit} aria-labelledby="new-environment-title">
           <h2 id="new-environment-title">New environment</h2>
           <Field label="Name" error={fieldError("name")}>
-            <input value={name} placeholder="Staging" onChange={(e) => setName(e.target.value)} required maxLength={100} />
+            <Input value={name} placeholder="Staging" onChange={(e) => setName(e.target.value)} required maxLength={100} />
           </Field>
           <Field label="Slug" error={fieldError("slug")} hint={SLUG_HINT}>
-            <input
+            <Input
               value={slug}
               placeholder="staging"
               onChange={(e) => setSlug(e.target.value)}
@@ -91,9 +94,9 @@ export function EnvironmentsPage() {
             />
           </Field>
           {error && !fieldError("name") && !fieldError("slug") ? <ProblemView error={error} /> : null}
-          <button type="submit" className="primary" disabled={create.isPending || !name.trim() || !slug.trim()}>
+          <Button type="submit" variant="primary" disabled={create.isPending || !name.trim() || !slug.trim()}>
             Create environment
-          </button>
+          </Button>
         </form>
       </div>
     </>

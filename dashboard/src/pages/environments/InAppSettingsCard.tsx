@@ -7,6 +7,9 @@ import { Loading } from "../../ui/Loading";
 import { ProblemView } from "../../ui/ProblemView";
 import { InboxSnippets } from "./InboxSnippets";
 import { inAppSettingsQuery, rotateInboxSecret, type SessionProfileWrites, setHmacRequired, setSessionProfileWrites } from "./queries";
+import { Button } from "../../ui/Button";
+import { Checkbox } from "../../ui/Input";
+import { Select } from "../../ui/Select";
 
 /** What the Novu Inbox needs to run against this environment: identifier, subscriber hashes, addresses, code. */
 export function InAppSettingsCard({ slug }: { slug: string }) {
@@ -92,18 +95,18 @@ export function InAppSettingsCard({ slug }: { slug: string }) {
                 <span className="muted">hidden</span>
               )}
               <div className="row-actions">
-                <button type="button" onClick={() => setShown(!shown)}>
+                <Button type="button" onClick={() => setShown(!shown)}>
                   {shown ? "Hide secret" : "Reveal secret"}
-                </button>
-                <button type="button" className="danger" onClick={() => void askToRotate()} disabled={rotate.isPending}>
+                </Button>
+                <Button type="button" variant="danger" onClick={() => void askToRotate()} disabled={rotate.isPending}>
                   Rotate secret
-                </button>
+                </Button>
               </div>
             </dd>
           </dl>
           <label className="toggle">
-            <input type="checkbox" checked={data.hmacRequired} disabled={hmac.isPending} onChange={(e) => hmac.mutate(e.target.checked)} />{" "}
-            Require a subscriber hash
+            <Checkbox checked={data.hmacRequired} disabled={hmac.isPending} onChange={(e) => hmac.mutate(e.target.checked)} /> Require a
+            subscriber hash
           </label>
           <p className="muted small">
             {(wanted ?? data.hmacRequired)
@@ -112,7 +115,7 @@ export function InAppSettingsCard({ slug }: { slug: string }) {
           </p>
           <label className="field">
             What an Inbox session may write of the profile it is sent
-            <select
+            <Select
               data-testid="session-profile-writes"
               value={(profileWrites.isPending ? profileWrites.variables : undefined) ?? data.sessionProfileWrites}
               disabled={profileWrites.isPending}
@@ -120,7 +123,7 @@ export function InAppSettingsCard({ slug }: { slug: string }) {
             >
               <option value="create_only">Create a missing subscriber only (recommended)</option>
               <option value="always">Also update an existing subscriber</option>
-            </select>
+            </Select>
           </label>
           <p className="muted small" data-testid="session-profile-writes-help">
             {((profileWrites.isPending ? profileWrites.variables : undefined) ?? data.sessionProfileWrites) === "always"

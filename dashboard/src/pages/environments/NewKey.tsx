@@ -1,4 +1,5 @@
 import { useState } from "react";
+import { Button } from "../../ui/Button";
 
 /** A key just created or rotated: the only time its secret is shown, with a way to copy it. */
 export function NewKey({ secret, onDone }: { secret: string; onDone: () => void }) {
@@ -21,9 +22,9 @@ export function NewKey({ secret, onDone }: { secret: string; onDone: () => void 
       </p>
       <div className="new-key-value">
         <code data-testid="new-key">{secret}</code>
-        <button type="button" className="primary" onClick={() => void copy()}>
+        <Button type="button" variant="primary" onClick={() => void copy()}>
           Copy
-        </button>
+        </Button>
       </div>
       <p className="muted small" role="status">
         {copied === "yes"
@@ -32,9 +33,9 @@ export function NewKey({ secret, onDone }: { secret: string; onDone: () => void 
             ? "The browser refused the clipboard: select the key and copy it."
             : ""}
       </p>
-      <button type="button" onClick={onDone}>
+      <Button type="button" onClick={onDone}>
         I have stored it
-      </button>
+      </Button>
     </section>
   );
 }

@@ -15,6 +15,8 @@ import {
   rotateLinkSecret,
   saveBranding,
 } from "./queries";
+import { Button } from "../../ui/Button";
+import { Input } from "../../ui/Input";
 
 /** The hosted page's default accent (src/features/preference-links/layout.ts). */
 const DEFAULT_ACCENT = "#1d4ed8";
@@ -63,16 +65,16 @@ function BrandingForm({ slug, saved }: { slug: string; saved: PreferencePageBran
   return (
     <form onSubmit={submit} aria-label="Preference page branding">
       <Field label="Brand name" error={fieldError("brandName")} hint="Empty: the pages name no sender.">
-        <input value={brandName} maxLength={100} onChange={(e) => setBrandName(e.target.value)} />
+        <Input value={brandName} maxLength={100} onChange={(e) => setBrandName(e.target.value)} />
       </Field>
       <Field label="Logo URL" error={fieldError("logoUrl")} hint="An https image, shown at most 48 px high.">
-        <input type="url" value={logoUrl} placeholder="https://example.com/logo.svg" onChange={(e) => setLogoUrl(e.target.value)} />
+        <Input type="url" value={logoUrl} placeholder="https://example.com/logo.svg" onChange={(e) => setLogoUrl(e.target.value)} />
       </Field>
       <div className="field">
         <label htmlFor="accent-color">Accent colour</label>
         <div className="accent-inputs">
-          <input type="color" aria-label="Colour picker" value={shown} onChange={(e) => setAccent(e.target.value)} />
-          <input
+          <Input type="color" aria-label="Colour picker" value={shown} onChange={(e) => setAccent(e.target.value)} />
+          <Input
             id="accent-color"
             value={accent}
             placeholder={DEFAULT_ACCENT}
@@ -101,9 +103,9 @@ function BrandingForm({ slug, saved }: { slug: string; saved: PreferencePageBran
       {save.error && !fieldError("brandName") && !fieldError("logoUrl") && !fieldError("accentColor") ? (
         <ProblemView error={save.error} />
       ) : null}
-      <button type="submit" className="primary" disabled={save.isPending}>
+      <Button type="submit" variant="primary" disabled={save.isPending}>
         Save branding
-      </button>{" "}
+      </Button>{" "}
       <span className="muted small" role="status">
         {save.isSuccess ? "Saved." : ""}
       </span>
@@ -123,11 +125,11 @@ function Preview({ slug }: { slug: string }) {
   return (
     <form className="inline-form preview-form" onSubmit={submit} aria-label="Preview the preference page">
       <Field label="Preview for subscriber" error={mint.error instanceof ApiError ? mint.error.problem.detail : undefined}>
-        <input value={subscriberId} placeholder="user-42" onChange={(e) => setSubscriberId(e.target.value)} required />
+        <Input value={subscriberId} placeholder="user-42" onChange={(e) => setSubscriberId(e.target.value)} required />
       </Field>
-      <button type="submit" disabled={mint.isPending || !subscriberId.trim()}>
+      <Button type="submit" disabled={mint.isPending || !subscriberId.trim()}>
         Get preview link
-      </button>
+      </Button>
       {mint.data && mint.variables === subscriberId.trim() ? (
         <a href={mint.data.url} target="_blank" rel="noreferrer" data-testid="preview-link">
           Open the preference page of {mint.variables}
@@ -159,9 +161,9 @@ function RevokeLinks({ slug }: { slug: string }) {
     <div className="revoke-links">
       {dialog}
       {rotate.error ? <ProblemView error={rotate.error} /> : null}
-      <button type="button" className="danger" onClick={() => void askToRotate()} disabled={rotate.isPending}>
+      <Button type="button" variant="danger" onClick={() => void askToRotate()} disabled={rotate.isPending}>
         Rotate link secret
-      </button>{" "}
+      </Button>{" "}
       <span className="muted small" role="status">
         {rotate.data ? `Links made before ${new Date(rotate.data.rotatedAt).toLocaleString()} no longer work.` : ""}
       </span>

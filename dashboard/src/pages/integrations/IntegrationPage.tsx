@@ -9,6 +9,7 @@ import { IntegrationForm } from "./IntegrationForm";
 import { checkIntegration, deleteIntegration, INTEGRATIONS, integrationQuery, providersQuery } from "./queries";
 import "./integrations.css";
 import { useConfirm } from "../../ui/ConfirmDialog";
+import { Button } from "../../ui/Button";
 
 /** One integration: its check, its form (credentials stay masked), and deleting it. */
 export function IntegrationPage() {
@@ -36,12 +37,12 @@ export function IntegrationPage() {
       <PageHeader title={data ? data.name : "Integration"}>
         {data ? (
           <>
-            <button type="button" onClick={() => check.mutate()} disabled={check.isPending}>
+            <Button type="button" onClick={() => check.mutate()} disabled={check.isPending}>
               {check.isPending ? "Checking…" : "Check"}
-            </button>
-            <button
+            </Button>
+            <Button
               type="button"
-              className="danger"
+              variant="danger"
               disabled={remove.isPending}
               onClick={async () => {
                 const yes = await ask({
@@ -54,7 +55,7 @@ export function IntegrationPage() {
               }}
             >
               Delete
-            </button>
+            </Button>
           </>
         ) : null}
       </PageHeader>

@@ -20,6 +20,9 @@ import {
   updateIntegration,
 } from "./queries";
 import "./integrations.css";
+import { Button } from "../../ui/Button";
+import { Checkbox } from "../../ui/Input";
+import { Badge } from "../../ui/Badge";
 
 /** The environment's providers per channel, in the order delivery tries them, with the switches that change it. */
 export function IntegrationsPage() {
@@ -49,9 +52,9 @@ export function IntegrationsPage() {
   return (
     <>
       <PageHeader title="Integrations">
-        <Link className="button primary" to="/integrations/new">
-          New integration
-        </Link>
+        <Button asChild variant="primary">
+          <Link to="/integrations/new">New integration</Link>
+        </Button>
       </PageHeader>
       <p className="muted">
         Each channel sends through its primary integration first, then fails over down the list. Inactive ones are skipped.
@@ -140,12 +143,12 @@ function IntegrationRow({
           <span className="position">{position}</span>
           {primary ? null : (
             <>
-              <button type="button" aria-label={`Move ${name} up`} disabled={busy || !canMoveUp} onClick={() => onMove(-1)}>
+              <Button type="button" aria-label={`Move ${name} up`} disabled={busy || !canMoveUp} onClick={() => onMove(-1)}>
                 ↑
-              </button>
-              <button type="button" aria-label={`Move ${name} down`} disabled={busy || !canMoveDown} onClick={() => onMove(1)}>
+              </Button>
+              <Button type="button" aria-label={`Move ${name} down`} disabled={busy || !canMoveDown} onClick={() => onMove(1)}>
                 ↓
-              </button>
+              </Button>
             </>
           )}
         </div>
@@ -159,8 +162,7 @@ function IntegrationRow({
       </td>
       <td>
         <label className="switch">
-          <input
-            type="checkbox"
+          <Checkbox
             role="switch"
             aria-checked={active}
             aria-label={`${name} active`}
@@ -173,17 +175,17 @@ function IntegrationRow({
       </td>
       <td>
         {primary ? (
-          <span className="badge info">primary</span>
+          <Badge tone="info">primary</Badge>
         ) : (
-          <button type="button" disabled={busy} onClick={() => onUpdate({ primary: true })} aria-label={`Make ${name} primary`}>
+          <Button type="button" disabled={busy} onClick={() => onUpdate({ primary: true })} aria-label={`Make ${name} primary`}>
             Make primary
-          </button>
+          </Button>
         )}
       </td>
       <td className="check-cell">
-        <button type="button" disabled={checking} onClick={onCheck} aria-label={`Check ${name}`}>
+        <Button type="button" disabled={checking} onClick={onCheck} aria-label={`Check ${name}`}>
           {checking ? "Checking…" : "Check"}
-        </button>
+        </Button>
         {result ? <CheckResult result={result} /> : null}
       </td>
     </tr>

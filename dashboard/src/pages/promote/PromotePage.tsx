@@ -3,6 +3,7 @@ import { useSession } from "../../session/session";
 import { PageHeader } from "../../ui/PageHeader";
 import { PromotionPlan } from "./PromotionPlan";
 import "./promote.css";
+import { Select } from "../../ui/Select";
 
 /**
  * Moving tested workflows from one environment to another (admin only, as it spans
@@ -19,13 +20,13 @@ export function PromotePage() {
   const picker = (side: "from" | "to", label: string, value: string) => (
     <label className="field">
       {label}
-      <select id={`promote-${side}`} value={value} onChange={(e) => choose(side, e.target.value)}>
+      <Select id={`promote-${side}`} value={value} onChange={(e) => choose(side, e.target.value)}>
         {slugs.map((slug) => (
           <option key={slug} value={slug}>
             {slug}
           </option>
         ))}
-      </select>
+      </Select>
     </label>
   );
   return (

@@ -7,8 +7,11 @@ import { Loading } from "../../ui/Loading";
 import { ProblemView } from "../../ui/ProblemView";
 import { PromotionResultView } from "./PromotionResultView";
 import { PROMOTION_DIFF, promotable, promote, promotionDiffQuery, type WorkflowPromotionDiff } from "./queries";
+import { Button } from "../../ui/Button";
+import { Checkbox } from "../../ui/Input";
+import { Badge, type BadgeTone } from "../../ui/Badge";
 
-const STATUS_BADGE: Record<string, string> = {
+const STATUS_BADGE: Record<string, BadgeTone> = {
   added: "ok",
   changed: "warn",
   removed: "bad",
@@ -19,7 +22,7 @@ const STATUS_BADGE: Record<string, string> = {
 const STATUS_LABEL: Record<string, string> = { needs_value: "needs a value", present: "set in both" };
 
 function Status({ status }: { status: string }) {
-  return <span className={`badge ${STATUS_BADGE[status] ?? ""}`}>{STATUS_LABEL[status] ?? status}</span>;
+  return <Badge tone={STATUS_BADGE[status] ?? ""}>{STATUS_LABEL[status] ?? status}</Badge>;
 }
 
 const describe = (c: WorkflowPromotionDiff["changes"][number]) =>
@@ -133,12 +136,12 @@ export function PromotionPlan({ from, to }: { from: string; to: string }) {
         title="Workflows"
         actions={
           <>
-            <button type="button" onClick={() => pick(candidates)} disabled={candidates.length === 0}>
+            <Button type="button" onClick={() => pick(candidates)} disabled={candidates.length === 0}>
               Tick all added and changed
-            </button>
-            <button type="button" onClick={() => pick([])} disabled={picked.length === 0}>
+            </Button>
+            <Button type="button" onClick={() => pick([])} disabled={picked.length === 0}>
               Untick all
-            </button>
+            </Button>
           </>
         }
         rows={workflows}
@@ -147,8 +150,7 @@ export function PromotionPlan({ from, to }: { from: string; to: string }) {
         row={(w) => (
           <tr key={w.key} data-workflow={w.key} data-status={w.status}>
             <td>
-              <input
-                type="checkbox"
+              <Checkbox
                 aria-label={`Promote ${w.key}`}
                 disabled={!promotable(w)}
                 checked={picked.includes(w.key)}
@@ -168,12 +170,12 @@ export function PromotionPlan({ from, to }: { from: string; to: string }) {
         )}
       >
         <div className="promote-actions">
-          <button type="button" disabled={picked.length === 0 || run.isPending} onClick={() => run.mutate({ keys: picked, dryRun: true })}>
+          <Button type="button" disabled={picked.length === 0 || run.isPending} onClick={() => run.mutate({ keys: picked, dryRun: true })}>
             Dry run
-          </button>
-          <button type="button" className="primary" disabled={picked.length === 0 || run.isPending} onClick={() => void apply()}>
+          </Button>
+          <Button type="button" variant="primary" disabled={picked.length === 0 || run.isPending} onClick={() => void apply()}>
             Promote {picked.length} workflow{picked.length === 1 ? "" : "s"}…
-          </button>
+          </Button>
         </div>
         {run.error ? <ProblemView error={run.error} /> : null}
         {run.data ? <PromotionResultView result={run.data} /> : null}

@@ -1,4 +1,5 @@
 import type { components } from "../../api/openapi";
+import { Badge } from "../../ui/Badge";
 
 type Subscriber = components["schemas"]["SubscriberDetail"];
 
@@ -19,7 +20,7 @@ export function ChannelsCard({ subscriber }: { subscriber: Subscriber }) {
             <ul className="sub-plain">
               {push.map((p) => (
                 <li key={`${p.provider}:${p.token}`}>
-                  <span className="badge">{p.provider}</span> <code>{p.token}</code>
+                  <Badge>{p.provider}</Badge> <code>{p.token}</code>
                 </li>
               ))}
             </ul>
@@ -35,7 +36,7 @@ export function ChannelsCard({ subscriber }: { subscriber: Subscriber }) {
                 const address = "webhookUrl" in c ? c.webhookUrl : c.channelId;
                 return (
                   <li key={`${c.provider}:${address}`}>
-                    <span className="badge">{c.provider}</span> <code>{address}</code>
+                    <Badge>{c.provider}</Badge> <code>{address}</code>
                   </li>
                 );
               })}

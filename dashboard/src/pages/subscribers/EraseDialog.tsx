@@ -5,6 +5,8 @@ import type { components } from "../../api/openapi";
 import { Dialog } from "../../ui/Dialog";
 import { ProblemView } from "../../ui/ProblemView";
 import { eraseSubscriber } from "./queries";
+import { Button } from "../../ui/Button";
+import { Input } from "../../ui/Input";
 
 type Erased = components["schemas"]["SubscriberErased"];
 
@@ -46,16 +48,16 @@ export function EraseDialog({
         </ul>
         <label className="field">
           Type the subscriber id to confirm
-          <input value={typed} autoComplete="off" spellCheck={false} onChange={(e) => setTyped(e.target.value)} />
+          <Input value={typed} autoComplete="off" spellCheck={false} onChange={(e) => setTyped(e.target.value)} />
         </label>
         {erase.error ? <ProblemView error={erase.error} /> : null}
         <div className="sub-actions">
-          <button type="submit" className="danger" disabled={typed !== subscriberId || erase.isPending}>
+          <Button type="submit" variant="danger" disabled={typed !== subscriberId || erase.isPending}>
             {erase.isPending ? "Erasing…" : "Erase subscriber"}
-          </button>
-          <button type="button" onClick={onClose} disabled={erase.isPending}>
+          </Button>
+          <Button type="button" onClick={onClose} disabled={erase.isPending}>
             Cancel
-          </button>
+          </Button>
         </div>
       </form>
     </Dialog>

@@ -4,10 +4,11 @@ import { useApi } from "../../api/context";
 import type { components } from "../../api/openapi";
 import { DataList } from "../../ui/DataList";
 import { subscriberMessagesQuery } from "./queries";
+import { Badge, type BadgeTone } from "../../ui/Badge";
 
 type Status = components["schemas"]["Message"]["status"];
 
-const TONE: Record<Status, string> = {
+const TONE: Record<Status, BadgeTone> = {
   queued: "info",
   sending: "info",
   sent: "ok",
@@ -50,7 +51,7 @@ export function MessagesCard({ subscriberId }: { subscriberId: string }) {
             </td>
             <td>{m.channel}</td>
             <td>
-              <span className={`badge ${TONE[m.status]}`}>{m.status}</span>
+              <Badge tone={TONE[m.status]}>{m.status}</Badge>
             </td>
             <td className="sub-clip">{m.subject ?? m.preview ?? <span className="muted">—</span>}</td>
           </tr>

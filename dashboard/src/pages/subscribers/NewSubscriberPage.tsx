@@ -10,6 +10,8 @@ import { standingError } from "../../ui/standing-errors";
 import { SUBSCRIBERS, subscriberTaken, upsertSubscriber } from "./queries";
 import { subscriberPath } from "./search";
 import "./subscribers.css";
+import { Button } from "../../ui/Button";
+import { Input } from "../../ui/Input";
 
 const FIELDS = [
   { name: "email", label: "Email", type: "email", placeholder: "ada@example.com" },
@@ -59,7 +61,7 @@ export function NewSubscriberPage() {
       </PageHeader>
       <form className="card new-subscriber" onSubmit={submit} aria-label="New subscriber">
         <Field label="Subscriber id" error={fieldError("subscriberId")} hint="Your own id for this person; it never changes.">
-          <input
+          <Input
             value={values.subscriberId}
             spellCheck={false}
             autoCapitalize="off"
@@ -69,7 +71,7 @@ export function NewSubscriberPage() {
         </Field>
         {FIELDS.map((f) => (
           <Field key={f.name} label={f.label} error={fieldError(f.name)}>
-            <input
+            <Input
               type={f.type}
               value={values[f.name]}
               placeholder={f.placeholder}
@@ -83,9 +85,9 @@ export function NewSubscriberPage() {
           </p>
         ) : null}
         {error && !(error instanceof Taken) && !shownAbove ? <ProblemView error={error} /> : null}
-        <button type="submit" className="primary" disabled={create.isPending || !values.subscriberId.trim()}>
+        <Button type="submit" variant="primary" disabled={create.isPending || !values.subscriberId.trim()}>
           Create subscriber
-        </button>
+        </Button>
       </form>
     </>
   );

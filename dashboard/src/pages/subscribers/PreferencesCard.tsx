@@ -14,6 +14,11 @@ import {
 } from "./preferences";
 import { savePreferences, type Subscriber, subscriberKey } from "./queries";
 import { allWorkflowsQuery } from "../workflows/queries";
+import { Button } from "../../ui/Button";
+import { Checkbox, Input } from "../../ui/Input";
+import { Select } from "../../ui/Select";
+import { Badge } from "../../ui/Badge";
+import { Table } from "../../ui/Table";
 
 type Flag = "" | "on" | "off";
 
@@ -75,7 +80,7 @@ export function PreferencesCard({ subscriberId, preferences }: { subscriberId: s
           <div className="sub-checks">
             {CHANNELS.map((ch) => (
               <label key={ch} className="sub-check">
-                <input type="checkbox" checked={channels[ch]} onChange={(e) => setChannels({ ...channels, [ch]: e.target.checked })} />
+                <Checkbox checked={channels[ch]} onChange={(e) => setChannels({ ...channels, [ch]: e.target.checked })} />
                 {CHANNEL_LABEL[ch]}
               </label>
             ))}
@@ -85,14 +90,14 @@ export function PreferencesCard({ subscriberId, preferences }: { subscriberId: s
         <fieldset className="sub-fieldset">
           <legend>Quiet hours</legend>
           <label className="sub-check">
-            <input type="checkbox" checked={quiet} onChange={(e) => setQuiet(e.target.checked)} />
+            <Checkbox checked={quiet} onChange={(e) => setQuiet(e.target.checked)} />
             Hold messages during quiet hours (in the subscriber's time zone)
           </label>
           {quiet ? (
             <div className="sub-checks">
               <label className="field">
                 From
-                <input
+                <Input
                   type="time"
                   value={start}
                   required
@@ -102,7 +107,7 @@ export function PreferencesCard({ subscriberId, preferences }: { subscriberId: s
               </label>
               <label className="field">
                 To
-                <input
+                <Input
                   type="time"
                   value={end}
                   required
@@ -126,63 +131,61 @@ export function PreferencesCard({ subscriberId, preferences }: { subscriberId: s
           {rows.length === 0 ? (
             <p className="muted">{workflows.isPending ? "Loading workflows…" : "No workflows yet."}</p>
           ) : (
-            <div className="table-wrap">
-              <table className="sub-preferences">
-                <thead>
-                  <tr>
-                    <th>Workflow</th>
-                    {CHANNELS.map((ch) => (
-                      <th key={ch}>{CHANNEL_LABEL[ch]}</th>
-                    ))}
-                  </tr>
-                </thead>
-                <tbody>
-                  {rows.map((key) => {
-                    const wf = byKey.get(key);
-                    // Only the channels the workflow sends on (and any override already stored, so it can be taken off).
-                    const used = new Set<string>(wf?.steps.map((step) => step.type) ?? []);
-                    const offered = (ch: Channel) => used.has(ch) || overrides[key]?.[ch] !== undefined;
-                    return (
-                      <tr key={key} data-workflow={key}>
-                        <td>
-                          <code>{key}</code>
-                          {wf && wf.name !== key ? <div className="muted small">{wf.name}</div> : null}
-                          {wf?.critical ? <span className="badge warn">critical</span> : null}
-                          {workflows.data && !wf ? <span className="badge">deleted</span> : null}
+            <Table className="sub-preferences">
+              <thead>
+                <tr>
+                  <th>Workflow</th>
+                  {CHANNELS.map((ch) => (
+                    <th key={ch}>{CHANNEL_LABEL[ch]}</th>
+                  ))}
+                </tr>
+              </thead>
+              <tbody>
+                {rows.map((key) => {
+                  const wf = byKey.get(key);
+                  // Only the channels the workflow sends on (and any override already stored, so it can be taken off).
+                  const used = new Set<string>(wf?.steps.map((step) => step.type) ?? []);
+                  const offered = (ch: Channel) => used.has(ch) || overrides[key]?.[ch] !== undefined;
+                  return (
+                    <tr key={key} data-workflow={key}>
+                      <td>
+                        <code>{key}</code>
+                        {wf && wf.name !== key ? <div className="muted small">{wf.name}</div> : null}
+                        {wf?.critical ? <Badge tone="warn">critical</Badge> : null}
+                        {workflows.data && !wf ? <Badge>deleted</Badge> : null}
+                      </td>
+                      {CHANNELS.map((ch) => (
+                        <td key={ch}>
+                          {offered(ch) ? (
+                            <Select
+                              aria-label={`${key} ${ch}`}
+                              value={flagOf(overrides[key]?.[ch])}
+                              onChange={(e) => setOverride(key, ch, e.target.value as Flag)}
+                            >
+                              <option value="">Follow</option>
+                              <option value="on">On</option>
+                              <option value="off">Off</option>
+                            </Select>
+                          ) : (
+                            <span className="muted" title={`${wf?.name ?? key} sends no ${CHANNEL_LABEL[ch]}`}>
+                              —
+                            </span>
+                          )}
                         </td>
-                        {CHANNELS.map((ch) => (
-                          <td key={ch}>
-                            {offered(ch) ? (
-                              <select
-                                aria-label={`${key} ${ch}`}
-                                value={flagOf(overrides[key]?.[ch])}
-                                onChange={(e) => setOverride(key, ch, e.target.value as Flag)}
-                              >
-                                <option value="">Follow</option>
-                                <option value="on">On</option>
-                                <option value="off">Off</option>
-                              </select>
-                            ) : (
-                              <span className="muted" title={`${wf?.name ?? key} sends no ${CHANNEL_LABEL[ch]}`}>
-                                —
-                              </span>
-                            )}
-                          </td>
-                        ))}
-                      </tr>
-                    );
-                  })}
-                </tbody>
-              </table>
-            </div>
+                      ))}
+                    </tr>
+                  );
+                })}
+              </tbody>
+            </Table>
           )}
         </fieldset>
 
         {save.error && !quietError ? <ProblemView error={save.error} /> : null}
         <div className="sub-actions">
-          <button type="submit" className="primary" disabled={!changed || save.isPending}>
+          <Button type="submit" variant="primary" disabled={!changed || save.isPending}>
             {save.isPending ? "Saving…" : "Save preferences"}
-          </button>
+          </Button>
           {save.isSuccess && !changed ? (
             <span className="muted" role="status">
               Saved.

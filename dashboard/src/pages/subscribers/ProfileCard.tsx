@@ -7,6 +7,9 @@ import { Field } from "../../ui/Field";
 import { ProblemView } from "../../ui/ProblemView";
 import { SUBSCRIBERS, type Subscriber, type SubscriberInput, subscriberKey, upsertSubscriber } from "./queries";
 import { fullName } from "./search";
+import { Button } from "../../ui/Button";
+import { Input } from "../../ui/Input";
+import { Textarea } from "../../ui/Textarea";
 
 const TEXT_FIELDS = [
   { name: "firstName", label: "First name" },
@@ -51,9 +54,9 @@ export function ProfileCard({ subscriber }: { subscriber: Subscriber }) {
       <div className="sub-card-header">
         <h2 id="profile-title">Profile</h2>
         {editing ? null : (
-          <button type="button" onClick={() => setEditing(true)}>
+          <Button type="button" onClick={() => setEditing(true)}>
             Edit profile
-          </button>
+          </Button>
         )}
       </div>
       {editing ? (
@@ -131,7 +134,7 @@ function ProfileEditor({ subscriber, onDone }: { subscriber: Subscriber; onDone:
       <div className="sub-form-grid">
         {TEXT_FIELDS.map((f) => (
           <Field key={f.name} label={f.label} hint={"hint" in f ? f.hint : undefined} error={apiError?.fieldError(f.name)}>
-            <input type={"type" in f ? f.type : "text"} autoComplete="off" {...form.register(f.name)} />
+            <Input type={"type" in f ? f.type : "text"} autoComplete="off" {...form.register(f.name)} />
           </Field>
         ))}
       </div>
@@ -140,16 +143,16 @@ function ProfileEditor({ subscriber, onDone }: { subscriber: Subscriber; onDone:
         hint="Custom fields for templates: {{ subscriber.data.plan }}"
         error={errors.data?.message ?? apiError?.fieldError("data")}
       >
-        <textarea className="code" rows={5} spellCheck={false} {...form.register("data")} />
+        <Textarea className="code" rows={5} spellCheck={false} {...form.register("data")} />
       </Field>
       {save.error && !allOnFields ? <ProblemView error={save.error} /> : null}
       <div className="sub-actions">
-        <button type="submit" className="primary" disabled={save.isPending}>
+        <Button type="submit" variant="primary" disabled={save.isPending}>
           {save.isPending ? "Saving…" : "Save profile"}
-        </button>
-        <button type="button" onClick={onDone} disabled={save.isPending}>
+        </Button>
+        <Button type="button" onClick={onDone} disabled={save.isPending}>
           Cancel
-        </button>
+        </Button>
       </div>
     </form>
   );

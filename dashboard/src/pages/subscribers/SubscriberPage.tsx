@@ -15,6 +15,7 @@ import { ScheduleCard } from "./ScheduleCard";
 import { ProfileCard } from "./ProfileCard";
 import { MESSAGES, SUBSCRIBERS, subscriberKey, subscriberQuery } from "./queries";
 import "./subscribers.css";
+import { Button } from "../../ui/Button";
 
 type Erased = components["schemas"]["SubscriberErased"];
 
@@ -53,9 +54,9 @@ function Subscriber({ id }: { id: string }) {
     <>
       {back}
       <PageHeader title={<code className="sub-title-id">{subscriber.subscriberId}</code>}>
-        <button type="button" className="danger" onClick={() => setConfirming(true)}>
+        <Button type="button" variant="danger" onClick={() => setConfirming(true)}>
           Delete…
-        </button>
+        </Button>
       </PageHeader>
       <div className="subscriber-grid">
         <ProfileCard subscriber={subscriber} />

@@ -6,6 +6,10 @@ import { DataList } from "../../ui/DataList";
 import { PageHeader } from "../../ui/PageHeader";
 import { ProblemView } from "../../ui/ProblemView";
 import { type Channel, liftSuppression, SUPPRESSIONS, type Suppression, suppressionsQuery } from "./queries";
+import { Button } from "../../ui/Button";
+import { Input } from "../../ui/Input";
+import { Select } from "../../ui/Select";
+import { Badge } from "../../ui/Badge";
 const CHANNELS: Channel[] = ["email", "sms", "push", "chat"];
 
 /** Addresses Clarion no longer sends to (hard bounces, complaints, unsubscribes, invalid recipients), and lifting them. */
@@ -32,16 +36,16 @@ export function SuppressionsPage() {
       <div className="filters">
         <label className="field">
           Channel
-          <select value={channel} onChange={(e) => setChannel(e.target.value as Channel | "")}>
+          <Select value={channel} onChange={(e) => setChannel(e.target.value as Channel | "")}>
             <option value="">All</option>
             {CHANNELS.map((c) => (
               <option key={c}>{c}</option>
             ))}
-          </select>
+          </Select>
         </label>
         <label className="field">
           Address
-          <input
+          <Input
             type="search"
             value={address}
             placeholder="Search an email address or phone number"
@@ -62,12 +66,12 @@ export function SuppressionsPage() {
             </td>
             <td>{s.channel}</td>
             <td>
-              <span className="badge bad">{s.reason.replaceAll("_", " ")}</span>
+              <Badge tone="bad">{s.reason.replaceAll("_", " ")}</Badge>
             </td>
             <td>{s.provider ?? "—"}</td>
             <td>{new Date(s.createdAt).toLocaleString()}</td>
             <td>
-              <button
+              <Button
                 type="button"
                 disabled={lift.isPending}
                 onClick={async () => {
@@ -80,7 +84,7 @@ export function SuppressionsPage() {
                 }}
               >
                 Lift
-              </button>
+              </Button>
             </td>
           </tr>
         )}

@@ -12,6 +12,9 @@ import { ProblemView } from "../../ui/ProblemView";
 import { parseIds } from "./members";
 import { addMembers, deleteTopic, membersQuery, removeMembers, renameTopic, TOPICS, topicQuery, topicScope } from "./queries";
 import "./topics.css";
+import { Button } from "../../ui/Button";
+import { Checkbox, Input } from "../../ui/Input";
+import { Textarea } from "../../ui/Textarea";
 
 /** A topic's members: added many at once from pasted ids, removed by ticking several. */
 export function TopicPage() {
@@ -53,12 +56,12 @@ function Topic({ topicKey: key }: { topicKey: string }) {
       {back}
       {dialog}
       <PageHeader title={topic.data.name}>
-        <button type="button" onClick={() => setRenaming(true)} disabled={renaming}>
+        <Button type="button" onClick={() => setRenaming(true)} disabled={renaming}>
           Rename
-        </button>
-        <button
+        </Button>
+        <Button
           type="button"
-          className="danger"
+          variant="danger"
           disabled={remove.isPending}
           onClick={async () => {
             const yes = await ask({
@@ -71,7 +74,7 @@ function Topic({ topicKey: key }: { topicKey: string }) {
           }}
         >
           Delete topic
-        </button>
+        </Button>
       </PageHeader>
       <p className="muted">
         <code>{key}</code> · <span data-testid="member-count">{topic.data.memberCount}</span>{" "}
@@ -110,16 +113,16 @@ function RenameTopic({ topicKey: key, name, onDone }: { topicKey: string; name: 
       }}
     >
       <Field label="Topic name" error={nameError} hint="The key stays: triggers and memberships refer to it.">
-        <input value={value} autoComplete="off" onChange={(e) => setValue(e.target.value)} />
+        <Input value={value} autoComplete="off" onChange={(e) => setValue(e.target.value)} />
       </Field>
       {rename.error && !nameError ? <ProblemView error={rename.error} /> : null}
       <div className="topic-actions">
-        <button type="submit" className="primary" disabled={rename.isPending}>
+        <Button type="submit" variant="primary" disabled={rename.isPending}>
           {rename.isPending ? "Saving…" : "Save name"}
-        </button>
-        <button type="button" onClick={onDone} disabled={rename.isPending}>
+        </Button>
+        <Button type="button" onClick={onDone} disabled={rename.isPending}>
           Cancel
-        </button>
+        </Button>
       </div>
     </form>
   );
@@ -157,12 +160,12 @@ function AddMembers({ topicKey }: { topicKey: string }) {
         label="Subscriber ids"
         hint="One per line, or separated by spaces or commas. Unknown ids are created as subscribers without a profile."
       >
-        <textarea className="code topic-ids" rows={4} spellCheck={false} value={text} onChange={(e) => setText(e.target.value)} />
+        <Textarea className="code topic-ids" rows={4} spellCheck={false} value={text} onChange={(e) => setText(e.target.value)} />
       </Field>
       <div className="topic-actions">
-        <button type="submit" className="primary" disabled={!ids.length || add.isPending}>
+        <Button type="submit" variant="primary" disabled={!ids.length || add.isPending}>
           {add.isPending ? "Adding…" : ids.length ? `Add ${ids.length}` : "Add"}
-        </button>
+        </Button>
         {add.data ? (
           <span role="status" className="muted">
             Added {add.data.added}
@@ -203,9 +206,9 @@ function Members({ topicKey }: { topicKey: string }) {
       {dialog}
       <div className="topic-members-header">
         <h2 id="members-title">Members</h2>
-        <button
+        <Button
           type="button"
-          className="danger"
+          variant="danger"
           disabled={selected.size === 0 || remove.isPending}
           onClick={async () => {
             const count = `${selected.size} ${selected.size === 1 ? "member" : "members"}`;
@@ -219,7 +222,7 @@ function Members({ topicKey }: { topicKey: string }) {
           }}
         >
           {remove.isPending ? "Removing…" : `Remove selected (${selected.size})`}
-        </button>
+        </Button>
       </div>
       {remove.data !== undefined && !remove.isPending ? (
         <p role="status" className="muted">
@@ -235,9 +238,8 @@ function Members({ topicKey }: { topicKey: string }) {
         more="More members"
         moreClassName="topic-more"
         columns={[
-          <input
+          <Checkbox
             key="all"
-            type="checkbox"
             aria-label="Select all loaded members"
             checked={allTicked}
             onChange={(e) => setSelected(e.target.checked ? new Set(rows.map((m) => m.subscriberId)) : new Set())}
@@ -248,8 +250,7 @@ function Members({ topicKey }: { topicKey: string }) {
         row={(m) => (
           <tr key={m.subscriberId} data-member={m.subscriberId}>
             <td className="topic-tick">
-              <input
-                type="checkbox"
+              <Checkbox
                 aria-label={`Select ${m.subscriberId}`}
                 checked={selected.has(m.subscriberId)}
                 onChange={(e) => toggle(m.subscriberId, e.target.checked)}

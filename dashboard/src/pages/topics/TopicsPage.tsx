@@ -10,6 +10,8 @@ import { ProblemView } from "../../ui/ProblemView";
 import { topicPath } from "./members";
 import { createTopic, TOPICS, type TopicInput, topicsQuery } from "./queries";
 import "./topics.css";
+import { Button } from "../../ui/Button";
+import { Input } from "../../ui/Input";
 
 /** Named lists of subscribers that a trigger can address as `to: { topic: key }`. */
 export function TopicsPage() {
@@ -63,14 +65,14 @@ function CreateTopic() {
       <h2>New topic</h2>
       <div className="topic-create-fields">
         <Field label="Key" hint="Lowercase letters, digits, '.', '_', ':' and '-', e.g. project:42:watchers" error={keyError}>
-          <input autoComplete="off" spellCheck={false} {...form.register("key")} />
+          <Input autoComplete="off" spellCheck={false} {...form.register("key")} />
         </Field>
         <Field label="Name" error={nameError}>
-          <input autoComplete="off" {...form.register("name")} />
+          <Input autoComplete="off" {...form.register("name")} />
         </Field>
-        <button type="submit" className="primary" disabled={create.isPending}>
+        <Button type="submit" variant="primary" disabled={create.isPending}>
           {create.isPending ? "Creating…" : "Create topic"}
-        </button>
+        </Button>
       </div>
       {create.error && !keyError && !nameError ? <ProblemView error={create.error} /> : null}
     </form>

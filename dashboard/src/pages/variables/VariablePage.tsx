@@ -9,6 +9,9 @@ import { PageHeader } from "../../ui/PageHeader";
 import { ProblemView } from "../../ui/ProblemView";
 import { createVariable, updateVariable, VARIABLES, type Variable, type VariableUpdate, variableQuery } from "./queries";
 import "./variables.css";
+import { Button } from "../../ui/Button";
+import { Checkbox, Input } from "../../ui/Input";
+import { Textarea } from "../../ui/Textarea";
 
 /** /variables/new creates one; /variables/:key changes its value or secrecy. */
 export function VariablePage() {
@@ -66,7 +69,7 @@ function VariableForm({ variable }: { variable?: Variable }) {
     <form className="variable-form card" onSubmit={submit} noValidate>
       {variable ? null : (
         <Field label="Key" hint="Letters, digits and _; starts with a letter or _." error={errorOf("key")}>
-          <input value={key} onChange={(e) => setKey(e.target.value)} autoComplete="off" spellCheck={false} placeholder="SUPPORT_EMAIL" />
+          <Input value={key} onChange={(e) => setKey(e.target.value)} autoComplete="off" spellCheck={false} placeholder="SUPPORT_EMAIL" />
         </Field>
       )}
       <Field
@@ -75,7 +78,7 @@ function VariableForm({ variable }: { variable?: Variable }) {
         error={errorOf("value")}
       >
         {secret ? (
-          <input
+          <Input
             type="password"
             autoComplete="new-password"
             value={value}
@@ -83,18 +86,18 @@ function VariableForm({ variable }: { variable?: Variable }) {
             onChange={(e) => setValue(e.target.value)}
           />
         ) : (
-          <textarea rows={3} value={value} onChange={(e) => setValue(e.target.value)} spellCheck={false} />
+          <Textarea rows={3} value={value} onChange={(e) => setValue(e.target.value)} spellCheck={false} />
         )}
       </Field>
       <label className="checkbox">
-        <input type="checkbox" checked={secret} onChange={(e) => setSecret(e.target.checked)} />
+        <Checkbox checked={secret} onChange={(e) => setSecret(e.target.checked)} />
         Secret <span className="muted small">Masked in every answer and in this dashboard.</span>
       </label>
       {save.error ? <ProblemView error={save.error} /> : null}
       <div className="form-actions">
-        <button type="submit" className="primary" disabled={save.isPending}>
+        <Button type="submit" variant="primary" disabled={save.isPending}>
           {save.isPending ? "Saving…" : variable ? "Save" : "Create variable"}
-        </button>
+        </Button>
       </div>
     </form>
   );

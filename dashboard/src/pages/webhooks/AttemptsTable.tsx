@@ -5,6 +5,8 @@ import { DataList } from "../../ui/DataList";
 import { answerOf } from "./AttemptResult";
 import { EventCell } from "./EventCell";
 import { type AttemptStatus, attemptsQuery } from "./queries";
+import { Select } from "../../ui/Select";
+import { Badge } from "../../ui/Badge";
 
 const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : "—");
 
@@ -19,11 +21,11 @@ export function AttemptsTable({ id }: { id: string }) {
         <h2 id="attempts-title">Delivery attempts</h2>
         <label className="field">
           Status
-          <select value={status ?? ""} onChange={(e) => setStatus((e.target.value || undefined) as AttemptStatus | undefined)}>
+          <Select value={status ?? ""} onChange={(e) => setStatus((e.target.value || undefined) as AttemptStatus | undefined)}>
             <option value="">All attempts</option>
             <option value="succeeded">Succeeded</option>
             <option value="failed">Failed</option>
-          </select>
+          </Select>
         </label>
       </div>
       <DataList
@@ -38,7 +40,7 @@ export function AttemptsTable({ id }: { id: string }) {
             <EventCell type={a.eventType} id={a.eventId} />
             <td>{a.attempt}</td>
             <td>
-              <span className={`badge ${a.status === "succeeded" ? "ok" : "bad"}`}>{a.status}</span>
+              <Badge tone={a.status === "succeeded" ? "ok" : "bad"}>{a.status}</Badge>
             </td>
             <td className="nowrap">{answerOf(a)}</td>
             <td className="nowrap">{a.latencyMs} ms</td>

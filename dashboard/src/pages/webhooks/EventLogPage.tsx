@@ -9,6 +9,8 @@ import { ProblemView } from "../../ui/ProblemView";
 import { EventCell } from "./EventCell";
 import { type EventType, eventsQuery, resendEvent } from "./queries";
 import "./webhooks.css";
+import { Button } from "../../ui/Button";
+import { Select } from "../../ui/Select";
 
 /** The environment's events, newest first, as endpoints receive them; one can be sent again to every endpoint that takes it. */
 export function EventLogPage() {
@@ -28,14 +30,14 @@ export function EventLogPage() {
       <div className="filters">
         <label className="field">
           Type
-          <select value={type ?? ""} onChange={(e) => setType((e.target.value || undefined) as EventType | undefined)}>
+          <Select value={type ?? ""} onChange={(e) => setType((e.target.value || undefined) as EventType | undefined)}>
             <option value="">All types</option>
             {EVENT_TYPES.map((t) => (
               <option key={t} value={t}>
                 {t}
               </option>
             ))}
-          </select>
+          </Select>
         </label>
       </div>
       {resend.error ? <ProblemView error={resend.error} /> : null}
@@ -57,9 +59,9 @@ export function EventLogPage() {
               <code className="small">{JSON.stringify(event.data)}</code>
             </td>
             <td>
-              <button type="button" onClick={() => resend.mutate(event.id)} disabled={resend.isPending} aria-label={`Resend ${event.id}`}>
+              <Button type="button" onClick={() => resend.mutate(event.id)} disabled={resend.isPending} aria-label={`Resend ${event.id}`}>
                 Resend
-              </button>
+              </Button>
             </td>
           </tr>
         )}

@@ -5,6 +5,8 @@ import { ApiError } from "../../api/problem";
 import { Field } from "../../ui/Field";
 import { ProblemView } from "../../ui/ProblemView";
 import { attemptsKey, replay } from "./queries";
+import { Button } from "../../ui/Button";
+import { Checkbox, Input } from "../../ui/Input";
 
 /** A datetime-local value (the person's own clock) as an instant. */
 const instant = (local: string) => (local ? new Date(local).toISOString() : undefined);
@@ -38,15 +40,14 @@ export function ReplayForm({ id }: { id: string }) {
       </p>
       <div className="inline-fields">
         <Field label="Since" error={fieldError("since")}>
-          <input type="datetime-local" value={since} onChange={(e) => setSince(e.target.value)} required />
+          <Input type="datetime-local" value={since} onChange={(e) => setSince(e.target.value)} required />
         </Field>
         <Field label="Until (optional)" error={fieldError("until")}>
-          <input type="datetime-local" value={until} onChange={(e) => setUntil(e.target.value)} />
+          <Input type="datetime-local" value={until} onChange={(e) => setUntil(e.target.value)} />
         </Field>
       </div>
       <label>
-        <input type="checkbox" checked={onlyFailed} onChange={(e) => setOnlyFailed(e.target.checked)} /> Only events whose last attempt
-        failed
+        <Checkbox checked={onlyFailed} onChange={(e) => setOnlyFailed(e.target.checked)} /> Only events whose last attempt failed
       </label>
       {run.error && !fieldError("since") && !fieldError("until") ? <ProblemView error={run.error} /> : null}
       {run.data ? (
@@ -54,9 +55,9 @@ export function ReplayForm({ id }: { id: string }) {
           {run.data.queued === 1 ? "1 event queued again." : `${run.data.queued} events queued again.`}
         </p>
       ) : null}
-      <button type="submit" disabled={run.isPending || !since}>
+      <Button type="submit" disabled={run.isPending || !since}>
         {onlyFailed ? "Replay failed events" : "Replay events"}
-      </button>
+      </Button>
     </form>
   );
 }

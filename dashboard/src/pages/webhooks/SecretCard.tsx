@@ -6,6 +6,8 @@ import { ConfirmDialog } from "../../ui/ConfirmDialog";
 import { Field } from "../../ui/Field";
 import { ProblemView } from "../../ui/ProblemView";
 import { rotateSecret, secretQuery } from "./queries";
+import { Button } from "../../ui/Button";
+import { Input } from "../../ui/Input";
 
 /** The signing secret: hidden until asked for, and rotated with an overlap during which both sign. */
 export function SecretCard({ id }: { id: string }) {
@@ -51,12 +53,12 @@ export function SecretCard({ id }: { id: string }) {
       ) : null}
       {secret.error ? <ProblemView error={secret.error} /> : null}
       <div className="row-actions">
-        <button type="button" onClick={() => setShown(!shown)} disabled={shown && secret.isFetching}>
+        <Button type="button" onClick={() => setShown(!shown)} disabled={shown && secret.isFetching}>
           {shown ? "Hide secret" : "Reveal secret"}
-        </button>
-        <button type="button" onClick={() => setRotating(true)}>
+        </Button>
+        <Button type="button" onClick={() => setRotating(true)}>
           Rotate secret
-        </button>
+        </Button>
       </div>
       <ConfirmDialog
         open={rotating}
@@ -68,7 +70,7 @@ export function SecretCard({ id }: { id: string }) {
       >
         <p>A new secret signs from now on. During the overlap the old one signs too, so your receiver can switch without losing events.</p>
         <Field label="Overlap (hours)" error={overlapError} hint="0 stops the old secret at once; at most 168.">
-          <input type="number" min={0} max={168} value={overlapHours} onChange={(e) => setOverlapHours(e.target.value)} />
+          <Input type="number" min={0} max={168} value={overlapHours} onChange={(e) => setOverlapHours(e.target.value)} />
         </Field>
         {rotate.error && !overlapError ? <ProblemView error={rotate.error} /> : null}
       </ConfirmDialog>

@@ -12,6 +12,7 @@ import { ReplayForm } from "./ReplayForm";
 import { SecretCard } from "./SecretCard";
 import { deleteEndpoint, endpointQuery, sendTest, updateEndpoint, WEBHOOKS } from "./queries";
 import "./webhooks.css";
+import { Button } from "../../ui/Button";
 
 /** One endpoint: test it, its secret, its attempts, replay, turn it off or on, delete it. */
 export function WebhookEndpointPage() {
@@ -53,15 +54,15 @@ export function WebhookEndpointPage() {
       <PageHeader title={data ? <span className="endpoint-url">{data.url}</span> : "Webhook endpoint"}>
         {data ? (
           <>
-            <button type="button" className="primary" onClick={() => test.mutate()} disabled={test.isPending}>
+            <Button type="button" variant="primary" onClick={() => test.mutate()} disabled={test.isPending}>
               {test.isPending ? "Sending…" : "Send test event"}
-            </button>
-            <button type="button" onClick={() => toggle.mutate(!data.enabled)} disabled={toggle.isPending}>
+            </Button>
+            <Button type="button" onClick={() => toggle.mutate(!data.enabled)} disabled={toggle.isPending}>
               {data.enabled ? "Disable" : "Enable"}
-            </button>
-            <button type="button" className="danger" onClick={() => void askToDelete()} disabled={remove.isPending}>
+            </Button>
+            <Button type="button" variant="danger" onClick={() => void askToDelete()} disabled={remove.isPending}>
               Delete
-            </button>
+            </Button>
           </>
         ) : null}
       </PageHeader>

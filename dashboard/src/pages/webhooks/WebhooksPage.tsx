@@ -13,6 +13,8 @@ import { EndpointStatus, eventsLabel } from "./EndpointStatus";
 import { EventTypePicker } from "./EventTypePicker";
 import { createEndpoint, type EventType, endpointsQuery, WEBHOOKS } from "./queries";
 import "./webhooks.css";
+import { Button } from "../../ui/Button";
+import { Input } from "../../ui/Input";
 
 /** The environment's webhook endpoints, and a form to add one. */
 export function WebhooksPage() {
@@ -78,7 +80,7 @@ export function WebhooksPage() {
             error={fieldError("url")}
             hint="https:// to a public host, port 443 or 8443: Clarion refuses private and local addresses. No user:password@ in it: your receiver verifies the signing secret instead."
           >
-            <input
+            <Input
               type="url"
               value={url}
               placeholder="https://example.com/clarion/events"
@@ -88,13 +90,13 @@ export function WebhooksPage() {
             />
           </Field>
           <Field label="Description (optional)" error={fieldError("description")}>
-            <input value={description} maxLength={512} placeholder="CRM sync" onChange={(e) => setDescription(e.target.value)} />
+            <Input value={description} maxLength={512} placeholder="CRM sync" onChange={(e) => setDescription(e.target.value)} />
           </Field>
           <EventTypePicker value={events} onChange={setEvents} error={fieldError("events")} />
           {error && !fieldError("url") && !fieldError("description") && !fieldError("events") ? <ProblemView error={error} /> : null}
-          <button type="submit" className="primary" disabled={create.isPending || !url.trim() || events?.length === 0}>
+          <Button type="submit" variant="primary" disabled={create.isPending || !url.trim() || events?.length === 0}>
             Add endpoint
-          </button>
+          </Button>
         </form>
       </div>
     </>

@@ -1,6 +1,8 @@
 import { Field } from "../../ui/Field";
 import { parseObject } from "./model";
 import { useFieldError } from "./save-errors";
+import { Button } from "../../ui/Button";
+import { Textarea } from "../../ui/Textarea";
 
 const STARTER = { type: "object", required: ["orderId"], properties: { orderId: { type: "string" }, express: { type: "boolean" } } };
 
@@ -16,7 +18,7 @@ export function PayloadSchemaEditor({ text, onChange }: { text: string; onChange
         error={parsed.ok ? serverError : parsed.message}
         hint="Optional. Triggers whose payload does not match it are refused with 422; its properties are offered to conditions."
       >
-        <textarea
+        <Textarea
           className="code"
           rows={Math.min(16, Math.max(4, text.split("\n").length))}
           spellCheck={false}
@@ -26,9 +28,9 @@ export function PayloadSchemaEditor({ text, onChange }: { text: string; onChange
         />
       </Field>
       {text.trim() ? null : (
-        <button type="button" onClick={() => onChange(JSON.stringify(STARTER, null, 2))}>
+        <Button type="button" onClick={() => onChange(JSON.stringify(STARTER, null, 2))}>
           Start from an example
-        </button>
+        </Button>
       )}
     </section>
   );

@@ -9,6 +9,8 @@ import { ProblemView } from "../../ui/ProblemView";
 import { parseObject } from "./model";
 import { sendTest } from "./queries";
 import { subscriberPickQuery } from "../subscribers/queries";
+import { Button } from "../../ui/Button";
+import { Input } from "../../ui/Input";
 
 /** Whether a subscriber exists: a 404 says no; any other failure is left to the send to report. */
 async function subscriberExists(api: Api, subscriberId: string): Promise<boolean> {
@@ -68,7 +70,7 @@ export function SendTest({
         }}
       >
         <Field label="Subscriber id">
-          <input
+          <Input
             list={listId}
             value={subscriberId}
             spellCheck={false}
@@ -85,9 +87,9 @@ export function SendTest({
             </option>
           ))}
         </datalist>
-        <button type="submit" className="primary" disabled={!search || !payload.ok || send.isPending}>
+        <Button type="submit" variant="primary" disabled={!search || !payload.ok || send.isPending}>
           Send test
-        </button>
+        </Button>
       </form>
       {unknown ? (
         <div className="notice warn" role="alert" data-testid="unknown-subscriber">
@@ -95,9 +97,9 @@ export function SendTest({
             No subscriber <code>{unknown}</code> in this environment: each message would be skipped (<code>subscriber_not_found</code>).
             Create the subscriber first, or send anyway.
           </p>
-          <button type="button" onClick={() => send.mutate({ to: unknown, checked: true })} disabled={send.isPending}>
+          <Button type="button" onClick={() => send.mutate({ to: unknown, checked: true })} disabled={send.isPending}>
             Send anyway
-          </button>
+          </Button>
         </div>
       ) : null}
       {send.error ? <ProblemView error={send.error} /> : null}

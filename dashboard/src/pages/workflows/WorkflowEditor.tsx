@@ -34,6 +34,8 @@ import { historyKey } from "./history/queries";
 import { createWorkflow, deleteWorkflow, readWorkflow, updateWorkflow, WORKFLOWS, workflowQuery } from "./queries";
 import { variableKeysQuery } from "../variables/queries";
 import { useSession } from "../../session/session";
+import { Button } from "../../ui/Button";
+import { Badge } from "../../ui/Badge";
 
 const inputOf = (wf: Workflow, patch: Partial<WorkflowInput> = {}): WorkflowInput => ({
   key: wf.key,
@@ -182,38 +184,34 @@ export function WorkflowEditor({ saved, copyOf }: { saved: Workflow | null; copy
           <>
             {saved?.name || "New workflow"}{" "}
             {saved ? (
-              <span className={`badge ${saved.active ? "ok" : ""}`} data-testid="workflow-status">
+              <Badge tone={saved.active ? "ok" : ""} data-testid="workflow-status">
                 {saved.active ? "active" : "inactive"}
-              </span>
+              </Badge>
             ) : null}
             {saved ? (
-              <span
-                className="badge"
-                data-testid="workflow-version"
-                title="The version this editor loaded; every save names it in If-Match"
-              >
+              <Badge data-testid="workflow-version" title="The version this editor loaded; every save names it in If-Match">
                 v{saved.version}
-              </span>
+              </Badge>
             ) : null}{" "}
-            {unsaved ? <span className="badge warn">unsaved</span> : null}
+            {unsaved ? <Badge tone="warn">unsaved</Badge> : null}
           </>
         }
       >
         {saved ? (
           <>
-            <button
+            <Button
               type="button"
               title="A new workflow with this one's content under another key (a key never changes once saved)"
               onClick={() => navigate("/workflows/new", { state: { copyOf: duplicateOf(draft) } })}
             >
               Duplicate
-            </button>
-            <button type="button" onClick={() => toggle.mutate(saved)} disabled={toggle.isPending}>
+            </Button>
+            <Button type="button" onClick={() => toggle.mutate(saved)} disabled={toggle.isPending}>
               {saved.active ? "Deactivate" : "Activate"}
-            </button>
-            <button
+            </Button>
+            <Button
               type="button"
-              className="danger"
+              variant="danger"
               disabled={remove.isPending}
               onClick={async () => {
                 const yes = await ask({
@@ -226,18 +224,18 @@ export function WorkflowEditor({ saved, copyOf }: { saved: Workflow | null; copy
               }}
             >
               Delete
-            </button>
+            </Button>
           </>
         ) : null}
-        <button
+        <Button
           type="button"
-          className="primary"
+          variant="primary"
           disabled={save.isPending || !schema.ok}
           title={schema.ok ? undefined : schema.message}
           onClick={() => schema.ok && save.mutate(toInput(draft, schema.value))}
         >
           {save.isPending ? "Saving…" : saved ? "Save" : "Create"}
-        </button>
+        </Button>
       </PageHeader>
       {dialog}
       {saved && [save.error, toggle.error, remove.error].some(isConflict) ? (

@@ -7,6 +7,7 @@ import { DiffTable } from "./DiffTable";
 import { diffSections } from "./diff-rows";
 import { diffQuery, versionQuery } from "./queries";
 import { VersionHead } from "./VersionMeta";
+import { Checkbox } from "../../../ui/Input";
 
 /** Versions `from` and `to` side by side, with what the API says changed between them. */
 export function VersionDiff({ workflowKey, from, to }: { workflowKey: string; from: number; to: number }) {
@@ -27,7 +28,7 @@ export function VersionDiff({ workflowKey, from, to }: { workflowKey: string; fr
           Version {from} → version {to}
         </h2>
         <label className="inline">
-          <input type="checkbox" checked={showUnchanged} onChange={(e) => setShowUnchanged(e.target.checked)} /> Show unchanged fields
+          <Checkbox checked={showUnchanged} onChange={(e) => setShowUnchanged(e.target.checked)} /> Show unchanged fields
         </label>
       </div>
       <p className="muted" data-testid="diff-summary">
