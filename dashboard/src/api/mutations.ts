@@ -1,0 +1,20 @@
+// What a page does after a write, added to the write's own options (an area's queries.ts holds
+// each write with the cache it refreshes; the page adds only what it shows or where it goes).
+import type { DefaultError, UseMutationOptions } from "@tanstack/react-query";
+
+/**
+ * `options` (a write and its cache refresh, from an area's queries.ts) followed by `after` once the
+ * cache has had its say: `useMutation(andThen(saveVariable(api), () => navigate("/variables")))`.
+ */
+export function andThen<TData, TVariables, TError = DefaultError, TResult = unknown>(
+  options: UseMutationOptions<TData, TError, TVariables, TResult>,
+  after: (data: TData, variables: TVariables) => void,
+): UseMutationOptions<TData, TError, TVariables, TResult> {
+  return {
+    ...options,
+    onSuccess: (data, variables, result, context) => {
+      options.onSuccess?.(data, variables, result, context);
+      after(data, variables);
+    },
+  };
+}
