@@ -12,8 +12,9 @@ export function andThen<TData, TVariables, TError = DefaultError, TResult = unkn
 ): UseMutationOptions<TData, TError, TVariables, TResult> {
   return {
     ...options,
-    onSuccess: (data, variables, result, context) => {
-      options.onSuccess?.(data, variables, result, context);
+    // A refresh the write waits for (its promise returned) is done before `after` runs, as it was in the page.
+    onSuccess: async (data, variables, result, context) => {
+      await options.onSuccess?.(data, variables, result, context);
       after(data, variables);
     },
   };

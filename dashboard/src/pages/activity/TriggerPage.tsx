@@ -1,4 +1,4 @@
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQuery } from "@tanstack/react-query";
 import { Link, useParams } from "react-router";
 import { useApi } from "../../api/context";
 import { Loading } from "../../ui/Loading";
@@ -6,7 +6,7 @@ import { PageHeader } from "../../ui/PageHeader";
 import { ProblemView } from "../../ui/ProblemView";
 import "./activity.css";
 import { LIVE_INTERVAL, LiveIndicator } from "./live";
-import { ACTIVITY, cancelTrigger, triggerMessagesQuery, triggerStatusQuery, triggerWorkflowQuery } from "./queries";
+import { cancelTriggerMutation, triggerMessagesQuery, triggerStatusQuery, triggerWorkflowQuery } from "./queries";
 import { recipientSteps, type StepState } from "./recipient-steps";
 import { formatTime, StatusBadge } from "./status";
 import { subscriberPath } from "../subscribers/search";
@@ -45,16 +45,12 @@ function StepCell({ state, cancelled }: { state: StepState; cancelled: boolean }
 export function TriggerPage() {
   const { transactionId = "" } = useParams();
   const api = useApi();
-  const queryClient = useQueryClient();
   const status = useQuery({ ...triggerStatusQuery(api, transactionId), refetchInterval: LIVE_INTERVAL });
   const messages = useQuery({ ...triggerMessagesQuery(api, transactionId), refetchInterval: LIVE_INTERVAL });
   const workflowKey = status.data?.workflow;
   const workflow = useQuery({ ...triggerWorkflowQuery(api, workflowKey ?? ""), enabled: workflowKey !== undefined });
   const [dialog, ask] = useConfirm();
-  const cancel = useMutation({
-    mutationFn: () => cancelTrigger(api, transactionId),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: ACTIVITY }),
-  });
+  const cancel = useMutation(cancelTriggerMutation(api, transactionId));
 
   const t = status.data;
   const cancelled = t?.status === "cancelled";

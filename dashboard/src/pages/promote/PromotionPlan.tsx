@@ -1,4 +1,4 @@
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQuery } from "@tanstack/react-query";
 import { type ReactNode, useState } from "react";
 import { useApi } from "../../api/context";
 import { useConfirm } from "../../ui/ConfirmDialog";
@@ -6,7 +6,8 @@ import { type Column, DataList, fixedList } from "../../ui/DataList";
 import { Loading } from "../../ui/Loading";
 import { ProblemView } from "../../ui/ProblemView";
 import { PromotionResultView } from "./PromotionResultView";
-import { PROMOTION_DIFF, promotable, promote, promotionDiffQuery, type WorkflowPromotionDiff } from "./queries";
+import { promotable, promoteMutation, promotionDiffQuery, type WorkflowPromotionDiff } from "./queries";
+import { andThen } from "../../api/mutations";
 import { Button } from "../../ui/Button";
 import { Checkbox } from "../../ui/Input";
 import { Badge, type BadgeTone } from "../../ui/Badge";
@@ -83,19 +84,15 @@ function PlanSection<T>({
 /** The plan between two environments: their differences, the workflows ticked, and the dry run or the real thing. */
 export function PromotionPlan({ from, to }: { from: string; to: string }) {
   const api = useApi();
-  const queryClient = useQueryClient();
   const diff = useQuery(promotionDiffQuery(api, from, to));
   // Until someone ticks, every workflow that can be promoted is.
   const [ticked, setTicked] = useState<string[] | null>(null);
   const [dialog, ask] = useConfirm();
-  const run = useMutation({
-    mutationFn: ({ keys, dryRun }: { keys: string[]; dryRun: boolean }) => promote(api, from, to, keys, dryRun),
-    onSuccess: (result) => {
-      if (result.dryRun) return;
-      setTicked(null);
-      void queryClient.invalidateQueries({ queryKey: PROMOTION_DIFF });
-    },
-  });
+  const run = useMutation(
+    andThen(promoteMutation(api, from, to), (result) => {
+      if (!result.dryRun) setTicked(null);
+    }),
+  );
   if (diff.error) return <ProblemView error={diff.error} />;
   if (!diff.data) return <Loading what="the differences" />;
   const { workflows, variables, integrations } = diff.data;

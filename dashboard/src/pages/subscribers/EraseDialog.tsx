@@ -4,7 +4,8 @@ import { useApi } from "../../api/context";
 import type { components } from "../../api/openapi";
 import { Dialog } from "../../ui/Dialog";
 import { ProblemView } from "../../ui/ProblemView";
-import { eraseSubscriber } from "./queries";
+import { eraseSubscriberMutation } from "./queries";
+import { andThen } from "../../api/mutations";
 import { Button } from "../../ui/Button";
 import { Input } from "../../ui/Input";
 
@@ -25,10 +26,7 @@ export function EraseDialog({
 }) {
   const api = useApi();
   const [typed, setTyped] = useState("");
-  const erase = useMutation({
-    mutationFn: () => eraseSubscriber(api, subscriberId),
-    onSuccess: onErased,
-  });
+  const erase = useMutation(andThen(eraseSubscriberMutation(api, subscriberId), onErased));
 
   return (
     <Dialog open title={`Erase ${subscriberId}?`} onClose={onClose} className="sub-erase-dialog">

@@ -1,18 +1,10 @@
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQuery } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { useApi } from "../../api/context";
 import { ApiError } from "../../api/problem";
 import { ProblemView } from "../../ui/ProblemView";
-import {
-  CHANNEL_LABEL,
-  CHANNELS,
-  type Channel,
-  type Overrides,
-  overridesUpdate,
-  type Preferences,
-  type PreferencesUpdate,
-} from "./preferences";
-import { savePreferences, type Subscriber, subscriberKey } from "./queries";
+import { CHANNEL_LABEL, CHANNELS, type Channel, type Overrides, overridesUpdate, type Preferences } from "./preferences";
+import { savePreferencesMutation } from "./queries";
 import { allWorkflowsQuery } from "../workflows/queries";
 import { Button } from "../../ui/Button";
 import { Checkbox, Input } from "../../ui/Input";
@@ -31,7 +23,6 @@ const flagValue = (flag: Flag): boolean | undefined => (flag === "" ? undefined 
  */
 export function PreferencesCard({ subscriberId, preferences }: { subscriberId: string; preferences: Preferences }) {
   const api = useApi();
-  const queryClient = useQueryClient();
   // Every workflow of the environment: the editor offers a row for each.
   const workflows = useQuery(allWorkflowsQuery(api));
   const [channels, setChannels] = useState(preferences.channels);
@@ -39,13 +30,7 @@ export function PreferencesCard({ subscriberId, preferences }: { subscriberId: s
   const [quiet, setQuiet] = useState(preferences.quietHours !== null);
   const [start, setStart] = useState(preferences.quietHours?.start ?? "22:00");
   const [end, setEnd] = useState(preferences.quietHours?.end ?? "07:00");
-  const save = useMutation({
-    mutationFn: (body: PreferencesUpdate) => savePreferences(api, subscriberId, body),
-    onSuccess: (saved) => {
-      queryClient.setQueryData<Subscriber>(subscriberKey(subscriberId), (old) => (old ? { ...old, preferences: saved } : old));
-      return queryClient.invalidateQueries({ queryKey: subscriberKey(subscriberId) });
-    },
-  });
+  const save = useMutation(savePreferencesMutation(api, subscriberId));
 
   const byKey = new Map((workflows.data ?? []).map((w) => [w.key, w]));
   const rows = [...new Set([...byKey.keys(), ...Object.keys(overrides)])].sort();

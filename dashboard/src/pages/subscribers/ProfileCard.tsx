@@ -1,11 +1,12 @@
-import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useMutation } from "@tanstack/react-query";
 import { useState } from "react";
 import { useForm } from "react-hook-form";
 import { useApi } from "../../api/context";
 import { ApiError } from "../../api/problem";
 import { Field } from "../../ui/Field";
 import { ProblemView } from "../../ui/ProblemView";
-import { SUBSCRIBERS, type Subscriber, type SubscriberInput, subscriberKey, upsertSubscriber } from "./queries";
+import { saveProfileMutation, type Subscriber, type SubscriberInput } from "./queries";
+import { andThen } from "../../api/mutations";
 import { fullName } from "./search";
 import { Button } from "../../ui/Button";
 import { Input } from "../../ui/Input";
@@ -97,17 +98,9 @@ function Fact({ label, value }: { label: string; value: string | null }) {
 
 function ProfileEditor({ subscriber, onDone }: { subscriber: Subscriber; onDone: () => void }) {
   const api = useApi();
-  const queryClient = useQueryClient();
   const form = useForm<ProfileForm>({ defaultValues: toForm(subscriber) });
   const { dirtyFields, errors } = form.formState;
-  const save = useMutation({
-    mutationFn: (body: SubscriberInput) => upsertSubscriber(api, body),
-    onSuccess: async () => {
-      await queryClient.invalidateQueries({ queryKey: subscriberKey(subscriber.subscriberId) });
-      await queryClient.invalidateQueries({ queryKey: SUBSCRIBERS });
-      onDone();
-    },
-  });
+  const save = useMutation(andThen(saveProfileMutation(api, subscriber.subscriberId), onDone));
   const apiError = save.error instanceof ApiError ? save.error : null;
   const fieldErrors = apiError?.problem.errors ?? [];
   const allOnFields =

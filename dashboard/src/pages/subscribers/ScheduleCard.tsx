@@ -1,9 +1,10 @@
-import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useMutation } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { useApi } from "../../api/context";
 import { ApiError } from "../../api/problem";
 import { ProblemView } from "../../ui/ProblemView";
-import { savePreferences, type Subscriber, subscriberKey } from "./queries";
+import { savePreferencesMutation, type Subscriber } from "./queries";
+import { andThen } from "../../api/mutations";
 import { DAY_LABEL, DAYS, type Day, OFFICE_WEEK, type Schedule, sameSchedule } from "./schedule";
 import { Button } from "../../ui/Button";
 import { Checkbox, Input } from "../../ui/Input";
@@ -15,17 +16,9 @@ import { Table } from "../../ui/Table";
  */
 export function ScheduleCard({ subscriber }: { subscriber: Subscriber }) {
   const api = useApi();
-  const queryClient = useQueryClient();
   const stored = subscriber.preferences.schedule;
   const [draft, setDraft] = useState<Schedule | null>(stored);
-  const save = useMutation({
-    mutationFn: (schedule: Schedule | null) => savePreferences(api, subscriber.subscriberId, { schedule }),
-    onSuccess: (saved) => {
-      setDraft(saved.schedule);
-      queryClient.setQueryData<Subscriber>(subscriberKey(subscriber.subscriberId), (old) => (old ? { ...old, preferences: saved } : old));
-      return queryClient.invalidateQueries({ queryKey: subscriberKey(subscriber.subscriberId) });
-    },
-  });
+  const save = useMutation(andThen(savePreferencesMutation(api, subscriber.subscriberId), (saved) => setDraft(saved.schedule)));
   const changed = !sameSchedule(draft, stored);
 
   function setDay(day: Day, patch: Partial<NonNullable<Schedule["days"][Day]>>) {
@@ -45,7 +38,7 @@ export function ScheduleCard({ subscriber }: { subscriber: Subscriber }) {
   function submit(event: FormEvent) {
     event.preventDefault();
     save.reset();
-    save.mutate(draft);
+    save.mutate({ schedule: draft });
   }
 
   const errorAt = (path: string) => (save.error instanceof ApiError ? save.error.fieldError(path) : undefined);

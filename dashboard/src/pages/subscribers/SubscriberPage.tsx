@@ -1,4 +1,4 @@
-import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { useQuery } from "@tanstack/react-query";
 import { type ReactNode, useState } from "react";
 import { Link, useParams } from "react-router";
 import { useApi } from "../../api/context";
@@ -13,7 +13,7 @@ import { MessagesCard } from "./MessagesCard";
 import { PreferencesCard } from "./PreferencesCard";
 import { ScheduleCard } from "./ScheduleCard";
 import { ProfileCard } from "./ProfileCard";
-import { MESSAGES, SUBSCRIBERS, subscriberKey, subscriberQuery } from "./queries";
+import { subscriberQuery } from "./queries";
 import "./subscribers.css";
 import { Button } from "../../ui/Button";
 
@@ -28,7 +28,6 @@ export function SubscriberPage() {
 
 function Subscriber({ id }: { id: string }) {
   const api = useApi();
-  const queryClient = useQueryClient();
   const [confirming, setConfirming] = useState(false);
   const [erased, setErased] = useState<Erased | null>(null);
   const detail = useQuery({
@@ -90,9 +89,6 @@ function Subscriber({ id }: { id: string }) {
           onClose={() => setConfirming(false)}
           onErased={(result) => {
             setErased(result);
-            queryClient.removeQueries({ queryKey: subscriberKey(id) });
-            void queryClient.invalidateQueries({ queryKey: SUBSCRIBERS });
-            void queryClient.invalidateQueries({ queryKey: MESSAGES });
           }}
         />
       ) : null}

@@ -1,11 +1,11 @@
-import { useInfiniteQuery, useMutation, useQueryClient } from "@tanstack/react-query";
+import { useInfiniteQuery, useMutation } from "@tanstack/react-query";
 import { useState } from "react";
 import { useApi } from "../../api/context";
 import { useConfirm } from "../../ui/ConfirmDialog";
 import { DataList } from "../../ui/DataList";
 import { PageHeader } from "../../ui/PageHeader";
 import { ProblemView } from "../../ui/ProblemView";
-import { type Channel, liftSuppression, SUPPRESSIONS, type Suppression, suppressionsQuery } from "./queries";
+import { type Channel, liftSuppressionMutation, suppressionsQuery } from "./queries";
 import { Button } from "../../ui/Button";
 import { Input } from "../../ui/Input";
 import { Select } from "../../ui/Select";
@@ -17,14 +17,10 @@ export function SuppressionsPage() {
   const [channel, setChannel] = useState<Channel | "">("");
   const [address, setAddress] = useState("");
   const api = useApi();
-  const queryClient = useQueryClient();
   const filters = { channel: channel || undefined, address: address.trim() || undefined };
   const list = useInfiniteQuery(suppressionsQuery(api, filters));
   const [dialog, ask] = useConfirm();
-  const lift = useMutation({
-    mutationFn: (s: Suppression) => liftSuppression(api, s.address),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: SUPPRESSIONS }),
-  });
+  const lift = useMutation(liftSuppressionMutation(api));
 
   return (
     <>

@@ -1,4 +1,4 @@
-import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useInfiniteQuery, useMutation, useQuery } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { Link, useNavigate, useParams } from "react-router";
 import { useApi } from "../../api/context";
@@ -10,7 +10,8 @@ import { Loading } from "../../ui/Loading";
 import { PageHeader } from "../../ui/PageHeader";
 import { ProblemView } from "../../ui/ProblemView";
 import { parseIds } from "./members";
-import { addMembers, deleteTopic, membersQuery, removeMembers, renameTopic, TOPICS, topicQuery, topicScope } from "./queries";
+import { addMembersMutation, deleteTopicMutation, membersQuery, removeMembersMutation, renameTopicMutation, topicQuery } from "./queries";
+import { andThen } from "../../api/mutations";
 import "./topics.css";
 import { Button } from "../../ui/Button";
 import { Checkbox, Input } from "../../ui/Input";
@@ -26,18 +27,10 @@ export function TopicPage() {
 function Topic({ topicKey: key }: { topicKey: string }) {
   const api = useApi();
   const navigate = useNavigate();
-  const queryClient = useQueryClient();
   const [renaming, setRenaming] = useState(false);
   const topic = useQuery(topicQuery(api, key));
   const [dialog, ask] = useConfirm();
-  const remove = useMutation({
-    mutationFn: () => deleteTopic(api, key),
-    onSuccess: () => {
-      queryClient.removeQueries({ queryKey: topicScope(key) });
-      void queryClient.invalidateQueries({ queryKey: TOPICS });
-      navigate("/topics");
-    },
-  });
+  const remove = useMutation(andThen(deleteTopicMutation(api, key), () => navigate("/topics")));
 
   const back = <Link to="/topics">← Topics</Link>;
   if (topic.error) {
@@ -90,18 +83,8 @@ function Topic({ topicKey: key }: { topicKey: string }) {
 
 function RenameTopic({ topicKey: key, name, onDone }: { topicKey: string; name: string; onDone: () => void }) {
   const api = useApi();
-  const queryClient = useQueryClient();
   const [value, setValue] = useState(name);
-  const rename = useMutation({
-    mutationFn: () => renameTopic(api, key, value),
-    onSuccess: async () => {
-      await Promise.all([
-        queryClient.invalidateQueries({ queryKey: topicScope(key) }),
-        queryClient.invalidateQueries({ queryKey: TOPICS }),
-      ]);
-      onDone();
-    },
-  });
+  const rename = useMutation(andThen(renameTopicMutation(api, key), onDone));
   const nameError = rename.error instanceof ApiError ? rename.error.fieldError("name") : undefined;
 
   return (
@@ -109,7 +92,7 @@ function RenameTopic({ topicKey: key, name, onDone }: { topicKey: string; name: 
       className="card"
       onSubmit={(e) => {
         e.preventDefault();
-        rename.mutate();
+        rename.mutate(value);
       }}
     >
       <Field label="Topic name" error={nameError} hint="The key stays: triggers and memberships refer to it.">
@@ -128,25 +111,11 @@ function RenameTopic({ topicKey: key, name, onDone }: { topicKey: string; name: 
   );
 }
 
-function useRefreshTopic(key: string) {
-  const queryClient = useQueryClient();
-  return () =>
-    // The members are under the topic's key: one refresh for the count and the list.
-    queryClient.invalidateQueries({ queryKey: topicScope(key) });
-}
-
 function AddMembers({ topicKey }: { topicKey: string }) {
   const api = useApi();
   const [text, setText] = useState("");
-  const refresh = useRefreshTopic(topicKey);
   const ids = parseIds(text);
-  const add = useMutation({
-    mutationFn: (subscriberIds: string[]) => addMembers(api, topicKey, subscriberIds),
-    onSuccess: () => {
-      setText("");
-      return refresh();
-    },
-  });
+  const add = useMutation(andThen(addMembersMutation(api, topicKey), () => setText("")));
 
   function submit(event: FormEvent) {
     event.preventDefault();
@@ -181,16 +150,9 @@ function AddMembers({ topicKey }: { topicKey: string }) {
 function Members({ topicKey }: { topicKey: string }) {
   const api = useApi();
   const [selected, setSelected] = useState<Set<string>>(new Set());
-  const refresh = useRefreshTopic(topicKey);
   const list = useInfiniteQuery(membersQuery(api, topicKey));
   const [dialog, ask] = useConfirm();
-  const remove = useMutation({
-    mutationFn: (subscriberIds: string[]) => removeMembers(api, topicKey, subscriberIds),
-    onSuccess: () => {
-      setSelected(new Set());
-      return refresh();
-    },
-  });
+  const remove = useMutation(andThen(removeMembersMutation(api, topicKey), () => setSelected(new Set())));
   const rows = rowsOf(list);
   const allTicked = rows.length > 0 && rows.every((m) => selected.has(m.subscriberId));
 

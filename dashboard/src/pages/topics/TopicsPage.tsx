@@ -1,4 +1,4 @@
-import { useInfiniteQuery, useMutation, useQueryClient } from "@tanstack/react-query";
+import { useInfiniteQuery, useMutation } from "@tanstack/react-query";
 import { useForm } from "react-hook-form";
 import { Link, useNavigate } from "react-router";
 import { useApi } from "../../api/context";
@@ -8,7 +8,8 @@ import { Field } from "../../ui/Field";
 import { PageHeader } from "../../ui/PageHeader";
 import { ProblemView } from "../../ui/ProblemView";
 import { topicPath } from "./members";
-import { createTopic, TOPICS, type TopicInput, topicsQuery } from "./queries";
+import { createTopicMutation, type TopicInput, topicsQuery } from "./queries";
+import { andThen } from "../../api/mutations";
 import "./topics.css";
 import { Button } from "../../ui/Button";
 import { Input } from "../../ui/Input";
@@ -46,16 +47,9 @@ export function TopicsPage() {
 
 function CreateTopic() {
   const api = useApi();
-  const queryClient = useQueryClient();
   const navigate = useNavigate();
   const form = useForm<TopicInput>({ defaultValues: { key: "", name: "" } });
-  const create = useMutation({
-    mutationFn: (body: TopicInput) => createTopic(api, body),
-    onSuccess: (topic) => {
-      void queryClient.invalidateQueries({ queryKey: TOPICS });
-      navigate(topicPath(topic.key));
-    },
-  });
+  const create = useMutation(andThen(createTopicMutation(api), (topic) => navigate(topicPath(topic.key))));
   const apiError = create.error instanceof ApiError ? create.error : null;
   const keyError = apiError?.fieldError("key") ?? (apiError?.problem.code === "topic_exists" ? apiError.problem.detail : undefined);
   const nameError = apiError?.fieldError("name");

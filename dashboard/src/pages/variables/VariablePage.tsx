@@ -1,4 +1,4 @@
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQuery } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { Link, useNavigate, useParams } from "react-router";
 import { useApi } from "../../api/context";
@@ -7,7 +7,8 @@ import { Field } from "../../ui/Field";
 import { Loading } from "../../ui/Loading";
 import { PageHeader } from "../../ui/PageHeader";
 import { ProblemView } from "../../ui/ProblemView";
-import { createVariable, updateVariable, VARIABLES, type Variable, type VariableUpdate, variableQuery } from "./queries";
+import { saveVariableMutation, type Variable, variableQuery } from "./queries";
+import { andThen } from "../../api/mutations";
 import "./variables.css";
 import { Button } from "../../ui/Button";
 import { Checkbox, Input } from "../../ui/Input";
@@ -40,28 +41,14 @@ export function VariablePage() {
 function VariableForm({ variable }: { variable?: Variable }) {
   const api = useApi();
   const navigate = useNavigate();
-  const queryClient = useQueryClient();
   const [key, setKey] = useState("");
   const [value, setValue] = useState(variable && !variable.secret ? variable.value : "");
   const [secret, setSecret] = useState(variable?.secret ?? false);
-  const save = useMutation({
-    mutationFn: async () => {
-      if (!variable) return createVariable(api, { key: key.trim(), value, secret });
-      const body: VariableUpdate = {};
-      if (variable.secret ? value !== "" : value !== variable.value) body.value = value;
-      if (secret !== variable.secret) body.secret = secret;
-      if (body.value === undefined && body.secret === undefined) return variable;
-      return updateVariable(api, variable.key, body);
-    },
-    onSuccess: () => {
-      void queryClient.invalidateQueries({ queryKey: VARIABLES });
-      navigate("/variables");
-    },
-  });
+  const save = useMutation(andThen(saveVariableMutation(api, variable), () => navigate("/variables")));
   const errorOf = (path: string) => (save.error instanceof ApiError ? save.error.fieldError(path) : undefined);
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    save.mutate();
+    save.mutate({ key: key.trim(), value, secret });
   };
   const keepsSecret = variable?.secret === true;
 

@@ -1,11 +1,11 @@
-import { useInfiniteQuery, useMutation, useQueryClient } from "@tanstack/react-query";
+import { useInfiniteQuery, useMutation } from "@tanstack/react-query";
 import { Link } from "react-router";
 import { useApi } from "../../api/context";
 import { useConfirm } from "../../ui/ConfirmDialog";
 import { DataList } from "../../ui/DataList";
 import { PageHeader } from "../../ui/PageHeader";
 import { ProblemView } from "../../ui/ProblemView";
-import { deleteVariable, VARIABLES, type Variable, variablesQuery } from "./queries";
+import { deleteVariableMutation, variablesQuery } from "./queries";
 import "./variables.css";
 import { Button } from "../../ui/Button";
 import { Badge } from "../../ui/Badge";
@@ -13,13 +13,9 @@ import { Badge } from "../../ui/Badge";
 /** Environment variables for templates and conditions (`vars.<key>`); a secret's value is never shown. */
 export function VariablesPage() {
   const api = useApi();
-  const queryClient = useQueryClient();
   const list = useInfiniteQuery(variablesQuery(api));
   const [dialog, ask] = useConfirm();
-  const remove = useMutation({
-    mutationFn: (v: Variable) => deleteVariable(api, v.key),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: VARIABLES }),
-  });
+  const remove = useMutation(deleteVariableMutation(api));
 
   return (
     <>

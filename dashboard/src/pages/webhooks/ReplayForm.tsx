@@ -1,10 +1,10 @@
-import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useMutation } from "@tanstack/react-query";
 import { useApi } from "../../api/context";
 import { type FormEvent, useState } from "react";
 import { ApiError } from "../../api/problem";
 import { Field } from "../../ui/Field";
 import { ProblemView } from "../../ui/ProblemView";
-import { attemptsKey, replay } from "./queries";
+import { replayMutation } from "./queries";
 import { Button } from "../../ui/Button";
 import { Checkbox, Input } from "../../ui/Input";
 
@@ -16,19 +16,15 @@ const local = (date: Date) => new Date(date.getTime() - date.getTimezoneOffset()
 /** Sends a window of this endpoint's events again, with their original ids: by default only those whose last attempt failed. */
 export function ReplayForm({ id }: { id: string }) {
   const api = useApi();
-  const queryClient = useQueryClient();
   const [since, setSince] = useState(() => local(new Date(Date.now() - 24 * 3_600_000)));
   const [until, setUntil] = useState("");
   const [onlyFailed, setOnlyFailed] = useState(true);
-  const run = useMutation({
-    mutationFn: () => replay(api, id, { since: instant(since) ?? "", until: instant(until), onlyFailed }),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: attemptsKey(id) }),
-  });
+  const run = useMutation(replayMutation(api, id));
   const fieldError = (path: string) => (run.error instanceof ApiError ? run.error.fieldError(path) : undefined);
 
   function submit(event: FormEvent) {
     event.preventDefault();
-    run.mutate();
+    run.mutate({ since: instant(since) ?? "", until: instant(until), onlyFailed });
   }
 
   return (

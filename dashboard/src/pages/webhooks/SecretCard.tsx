@@ -1,32 +1,28 @@
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQuery } from "@tanstack/react-query";
 import { useApi } from "../../api/context";
 import { useState } from "react";
 import { ApiError } from "../../api/problem";
 import { ConfirmDialog } from "../../ui/ConfirmDialog";
 import { Field } from "../../ui/Field";
 import { ProblemView } from "../../ui/ProblemView";
-import { rotateSecret, secretQuery } from "./queries";
+import { rotateSecretMutation, secretQuery } from "./queries";
+import { andThen } from "../../api/mutations";
 import { Button } from "../../ui/Button";
 import { Input } from "../../ui/Input";
 
 /** The signing secret: hidden until asked for, and rotated with an overlap during which both sign. */
 export function SecretCard({ id }: { id: string }) {
   const api = useApi();
-  const queryClient = useQueryClient();
   const [shown, setShown] = useState(false);
   const [rotating, setRotating] = useState(false);
   const [overlapHours, setOverlapHours] = useState("24");
   const secret = useQuery({ ...secretQuery(api, id), enabled: shown });
-  const rotate = useMutation({
-    mutationFn: () => rotateSecret(api, id, Number(overlapHours)),
-    onSuccess: async (rotated) => {
-      // Only a replay (an Idempotency-Key, which the dashboard never sends) comes without the secrets.
-      if ("secret" in rotated) queryClient.setQueryData(secretQuery(api, id).queryKey, rotated);
-      else await queryClient.invalidateQueries({ queryKey: secretQuery(api, id).queryKey });
+  const rotate = useMutation(
+    andThen(rotateSecretMutation(api, id), () => {
       setShown(true);
       setRotating(false);
-    },
-  });
+    }),
+  );
   const overlapError = rotate.error instanceof ApiError ? rotate.error.fieldError("overlapHours") : undefined;
   const data = shown ? secret.data : undefined;
 
@@ -65,7 +61,7 @@ export function SecretCard({ id }: { id: string }) {
         title="Rotate the signing secret?"
         confirm="Rotate secret"
         busy={rotate.isPending}
-        onConfirm={() => rotate.mutate()}
+        onConfirm={() => rotate.mutate(Number(overlapHours))}
         onCancel={() => setRotating(false)}
       >
         <p>A new secret signs from now on. During the overlap the old one signs too, so your receiver can switch without losing events.</p>

@@ -1,4 +1,4 @@
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQuery } from "@tanstack/react-query";
 import { useApi } from "../../api/context";
 import { type FormEvent, useState } from "react";
 import { Link, useNavigate } from "react-router";
@@ -11,7 +11,8 @@ import { standingError } from "../../ui/standing-errors";
 import { retrySchedulePhrase } from "../../../../src/contract/webhook-retries";
 import { EndpointStatus, eventsLabel } from "./EndpointStatus";
 import { EventTypePicker } from "./EventTypePicker";
-import { createEndpoint, type EventType, endpointsQuery, WEBHOOKS } from "./queries";
+import { createEndpointMutation, type EventType, endpointsQuery } from "./queries";
+import { andThen } from "../../api/mutations";
 import "./webhooks.css";
 import { Button } from "../../ui/Button";
 import { Input } from "../../ui/Input";
@@ -19,20 +20,13 @@ import { Input } from "../../ui/Input";
 /** The environment's webhook endpoints, and a form to add one. */
 export function WebhooksPage() {
   const api = useApi();
-  const queryClient = useQueryClient();
   const navigate = useNavigate();
   const list = useQuery(endpointsQuery(api));
   const [url, setUrl] = useState("");
   const [description, setDescription] = useState("");
   const [events, setEvents] = useState<EventType[] | null>(null);
   const body = { url: url.trim(), description: description.trim() || null, events, enabled: true };
-  const create = useMutation({
-    mutationFn: (input: typeof body) => createEndpoint(api, input),
-    onSuccess: async (created) => {
-      await queryClient.invalidateQueries({ queryKey: WEBHOOKS });
-      navigate(`/webhooks/${encodeURIComponent(created.id)}`);
-    },
-  });
+  const create = useMutation(andThen(createEndpointMutation(api), (created) => navigate(`/webhooks/${encodeURIComponent(created.id)}`)));
   const error = standingError(create.error, create.variables, body);
   const fieldError = (path: string) => (error instanceof ApiError ? error.fieldError(path) : undefined);
 
