@@ -8,14 +8,15 @@ import type { DefaultError, UseMutationOptions } from "@tanstack/react-query";
  */
 export function andThen<TData, TVariables, TError = DefaultError, TResult = unknown>(
   options: UseMutationOptions<TData, TError, TVariables, TResult>,
-  after: (data: TData, variables: TVariables) => void,
+  after: (data: TData, variables: TVariables) => unknown,
 ): UseMutationOptions<TData, TError, TVariables, TResult> {
   return {
     ...options,
     // A refresh the write waits for (its promise returned) is done before `after` runs, as it was in the page.
     onSuccess: async (data, variables, result, context) => {
       await options.onSuccess?.(data, variables, result, context);
-      after(data, variables);
+      // What `after` waits for (the session read again) the write waits for too, as it did in the page.
+      await after(data, variables);
     },
   };
 }

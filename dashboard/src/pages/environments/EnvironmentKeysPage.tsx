@@ -1,4 +1,4 @@
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQuery } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { Link, useNavigate, useParams } from "react-router";
 import { useApi } from "../../api/context";
@@ -14,15 +14,14 @@ import { NewKey } from "./NewKey";
 import { PreferencePageCard } from "./PreferencePageCard";
 import {
   type ApiKey,
-  createKey,
-  deleteEnvironment,
-  ENVIRONMENTS,
+  createKeyMutation,
+  deleteEnvironmentMutation,
   environmentQuery,
-  keysKey,
   keysQuery,
-  revokeKey,
-  rotateKey,
+  revokeKeyMutation,
+  rotateKeyMutation,
 } from "./queries";
+import { andThen } from "../../api/mutations";
 import "./environments.css";
 import { Button } from "../../ui/Button";
 import { Checkbox, Input } from "../../ui/Input";
@@ -40,7 +39,6 @@ const endOfDay = (day: string) => (day ? new Date(`${day}T23:59:59.000Z`).toISOS
 export function EnvironmentKeysPage() {
   const { slug = "" } = useParams();
   const api = useApi();
-  const queryClient = useQueryClient();
   const [includeRevoked, setIncludeRevoked] = useState(false);
   const [name, setName] = useState("");
   const [expires, setExpires] = useState("");
@@ -51,19 +49,16 @@ export function EnvironmentKeysPage() {
 
   const environment = useQuery(environmentQuery(api, slug));
   const keys = useQuery(keysQuery(api, slug, includeRevoked));
-  const changed = () => queryClient.invalidateQueries({ queryKey: keysKey(slug) });
   const navigate = useNavigate();
   const { refresh } = useSession();
   const [dialog, ask] = useConfirm();
-  const removeEnvironment = useMutation({
-    mutationFn: () => deleteEnvironment(api, slug),
-    onSuccess: async () => {
-      await queryClient.invalidateQueries({ queryKey: ENVIRONMENTS });
+  const removeEnvironment = useMutation(
+    andThen(deleteEnvironmentMutation(api, slug), async () => {
       navigate("/environments");
       // The switcher drops it; working in it, the dashboard moves to another environment.
       await refresh();
-    },
-  });
+    }),
+  );
   const askToDelete = async (name: string) => {
     const yes = await ask({
       title: `Delete the environment ${name}?`,
@@ -79,36 +74,26 @@ export function EnvironmentKeysPage() {
     if (yes) removeEnvironment.mutate();
   };
 
-  const create = useMutation({
-    mutationFn: () => createKey(api, slug, { name: name.trim() || "default", expiresAt: endOfDay(expires) }),
-    onSuccess: async (created) => {
+  const create = useMutation(
+    andThen(createKeyMutation(api, slug), (created) => {
       // Only a replay (an Idempotency-Key, which the dashboard never sends) comes without the secret.
       setSecret("key" in created ? created.key : null);
       setName("");
       setExpires("");
-      await changed();
-    },
-  });
-  const revoke = useMutation({
-    mutationFn: (key: ApiKey) => revokeKey(api, key.id),
-    onSuccess: async () => {
-      setRevoking(null);
-      await changed();
-    },
-  });
-  const rotate = useMutation({
-    mutationFn: (key: ApiKey) => rotateKey(api, key.id, Number(overlapHours)),
-    onSuccess: async (rotation) => {
+    }),
+  );
+  const revoke = useMutation(andThen(revokeKeyMutation(api, slug), () => setRevoking(null)));
+  const rotate = useMutation(
+    andThen(rotateKeyMutation(api, slug), (rotation) => {
       setRotating(null);
       setSecret("key" in rotation.key ? rotation.key.key : null);
-      await changed();
-    },
-  });
+    }),
+  );
   const fieldError = (error: unknown, path: string) => (error instanceof ApiError ? error.fieldError(path) : undefined);
 
   function submit(event: FormEvent) {
     event.preventDefault();
-    create.mutate();
+    create.mutate({ name: name.trim() || "default", expiresAt: endOfDay(expires) });
   }
 
   if (environment.error) {
@@ -220,7 +205,7 @@ export function EnvironmentKeysPage() {
         title="Rotate this key?"
         confirm="Rotate key"
         busy={rotate.isPending}
-        onConfirm={() => rotating && rotate.mutate(rotating)}
+        onConfirm={() => rotating && rotate.mutate({ key: rotating, overlapHours: Number(overlapHours) })}
         onCancel={() => setRotating(null)}
       >
         <p>

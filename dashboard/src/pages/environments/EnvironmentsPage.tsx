@@ -1,4 +1,4 @@
-import { useInfiniteQuery, useMutation, useQueryClient } from "@tanstack/react-query";
+import { useInfiniteQuery, useMutation } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { Link, useNavigate } from "react-router";
 import { useApi } from "../../api/context";
@@ -9,7 +9,8 @@ import { DataList } from "../../ui/DataList";
 import { PageHeader } from "../../ui/PageHeader";
 import { ProblemView } from "../../ui/ProblemView";
 import { standingError } from "../../ui/standing-errors";
-import { createEnvironment, ENVIRONMENTS, environmentsQuery } from "./queries";
+import { createEnvironmentMutation, environmentsQuery } from "./queries";
+import { andThen } from "../../api/mutations";
 import "./environments.css";
 import { Button } from "../../ui/Button";
 import { Input } from "../../ui/Input";
@@ -22,20 +23,17 @@ const SLUG_HINT =
 export function EnvironmentsPage() {
   const api = useApi();
   const { environment, refresh } = useSession();
-  const queryClient = useQueryClient();
   const navigate = useNavigate();
   const [name, setName] = useState("");
   const [slug, setSlug] = useState("");
   const list = useInfiniteQuery(environmentsQuery(api));
-  const create = useMutation({
-    mutationFn: (body: { name: string; slug: string }) => createEnvironment(api, body),
-    onSuccess: async (created) => {
-      await queryClient.invalidateQueries({ queryKey: ENVIRONMENTS });
+  const create = useMutation(
+    andThen(createEnvironmentMutation(api), async (created) => {
       // The switcher lists it too.
       await refresh();
       navigate(`/environments/${created.slug}`);
-    },
-  });
+    }),
+  );
   const body = { name: name.trim(), slug: slug.trim() };
   const error = standingError(create.error, create.variables, body);
   const fieldError = (path: string) => (error instanceof ApiError ? error.fieldError(path) : undefined);

@@ -1,4 +1,4 @@
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQuery } from "@tanstack/react-query";
 import { useApi } from "../../api/context";
 import { useState } from "react";
 import { CopyButton } from "../../ui/CopyButton";
@@ -6,7 +6,14 @@ import { useConfirm } from "../../ui/ConfirmDialog";
 import { Loading } from "../../ui/Loading";
 import { ProblemView } from "../../ui/ProblemView";
 import { InboxSnippets } from "./InboxSnippets";
-import { inAppSettingsQuery, rotateInboxSecret, type SessionProfileWrites, setHmacRequired, setSessionProfileWrites } from "./queries";
+import {
+  hmacRequiredMutation,
+  inAppSettingsQuery,
+  rotateInboxSecretMutation,
+  type SessionProfileWrites,
+  sessionProfileWritesMutation,
+} from "./queries";
+import { andThen } from "../../api/mutations";
 import { Button } from "../../ui/Button";
 import { Checkbox } from "../../ui/Input";
 import { Select } from "../../ui/Select";
@@ -14,31 +21,14 @@ import { Select } from "../../ui/Select";
 /** What the Novu Inbox needs to run against this environment: identifier, subscriber hashes, addresses, code. */
 export function InAppSettingsCard({ slug }: { slug: string }) {
   const api = useApi();
-  const queryClient = useQueryClient();
   const settings = useQuery(inAppSettingsQuery(api, slug));
   const [shown, setShown] = useState(false);
   const [dialog, ask] = useConfirm();
-  const key = inAppSettingsQuery(api, slug).queryKey;
   // The choice shows at once; the answer confirms it (or the error says why not, and the box goes back).
   const [wanted, setWanted] = useState<boolean | null>(null);
-  const hmac = useMutation({
-    mutationFn: (required: boolean) => setHmacRequired(api, slug, required),
-    onSuccess: (next) => queryClient.setQueryData(key, next),
-    onSettled: () => setWanted(null),
-  });
-  const profileWrites = useMutation({
-    mutationFn: (writes: SessionProfileWrites) => setSessionProfileWrites(api, slug, writes),
-    onSuccess: (next) => queryClient.setQueryData(key, next),
-  });
-  const rotate = useMutation({
-    mutationFn: () => rotateInboxSecret(api, slug),
-    onSuccess: async (next) => {
-      // Only a replay (an Idempotency-Key, which the dashboard never sends) comes without the secret.
-      if ("hmacSecret" in next) queryClient.setQueryData(key, next);
-      else await queryClient.invalidateQueries({ queryKey: key });
-      setShown(true);
-    },
-  });
+  const hmac = useMutation({ ...hmacRequiredMutation(api, slug), onSettled: () => setWanted(null) });
+  const profileWrites = useMutation(sessionProfileWritesMutation(api, slug));
+  const rotate = useMutation(andThen(rotateInboxSecretMutation(api, slug), () => setShown(true)));
   const data = settings.data;
 
   async function askToRotate() {

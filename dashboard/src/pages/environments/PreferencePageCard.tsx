@@ -1,4 +1,4 @@
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQuery } from "@tanstack/react-query";
 import { useApi } from "../../api/context";
 import { type FormEvent, useState } from "react";
 import { ApiError } from "../../api/problem";
@@ -7,14 +7,7 @@ import { Field } from "../../ui/Field";
 import { Loading } from "../../ui/Loading";
 import { ProblemView } from "../../ui/ProblemView";
 import { AA, contrastWithWhite } from "./contrast";
-import {
-  brandingQuery,
-  mintPreferenceLink,
-  type PreferencePageBranding,
-  type PreferencePageBrandingUpdate,
-  rotateLinkSecret,
-  saveBranding,
-} from "./queries";
+import { brandingQuery, mintPreferenceLink, type PreferencePageBranding, rotateLinkSecret, saveBrandingMutation } from "./queries";
 import { Button } from "../../ui/Button";
 import { Input } from "../../ui/Input";
 
@@ -45,14 +38,10 @@ export function PreferencePageCard({ slug }: { slug: string }) {
 
 function BrandingForm({ slug, saved }: { slug: string; saved: PreferencePageBranding }) {
   const api = useApi();
-  const queryClient = useQueryClient();
   const [brandName, setBrandName] = useState(saved.brandName ?? "");
   const [logoUrl, setLogoUrl] = useState(saved.logoUrl ?? "");
   const [accent, setAccent] = useState(saved.accentColor ?? "");
-  const save = useMutation({
-    mutationFn: (body: PreferencePageBrandingUpdate) => saveBranding(api, slug, body),
-    onSuccess: (next) => queryClient.setQueryData(brandingQuery(api, slug).queryKey, next),
-  });
+  const save = useMutation(saveBrandingMutation(api, slug));
   const fieldError = (path: string) => (save.error instanceof ApiError ? save.error.fieldError(path) : undefined);
   const shown = HEX.test(accent) ? accent : DEFAULT_ACCENT;
   const ratio = contrastWithWhite(shown);

@@ -1,4 +1,4 @@
-import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useMutation } from "@tanstack/react-query";
 import { type FormEvent, useMemo, useState } from "react";
 import { useApi } from "../../api/context";
 import { ApiError } from "../../api/problem";
@@ -6,7 +6,8 @@ import { Field } from "../../ui/Field";
 import { ProblemView } from "../../ui/ProblemView";
 import { CredentialFields } from "./CredentialFields";
 import { CredentialInputError, credentialFields, credentialsToSend, type FormValues, initialValues } from "./credential-fields";
-import { createIntegration, INTEGRATIONS, type Integration, type IntegrationUpdate, type Provider, updateIntegration } from "./queries";
+import { type Integration, type IntegrationSave, type IntegrationUpdate, type Provider, saveIntegrationMutation } from "./queries";
+import { andThen } from "../../api/mutations";
 import { Button } from "../../ui/Button";
 import { Checkbox, Input } from "../../ui/Input";
 
@@ -48,7 +49,6 @@ export function IntegrationForm({
   onSaved: (saved: Integration) => void;
 }) {
   const api = useApi();
-  const queryClient = useQueryClient();
   const fields = useMemo(() => credentialFields(provider.credentials), [provider]);
   const stored = integration?.credentials;
   const [name, setName] = useState(integration?.name ?? "");
@@ -60,38 +60,39 @@ export function IntegrationForm({
   const [values, setValues] = useState<FormValues>(() => initialValues(fields, stored));
   const [cleared, setCleared] = useState<ReadonlySet<string>>(new Set());
 
-  const save = useMutation({
-    mutationFn: async () => {
-      const credentials = credentialsToSend(fields, values, stored, cleared);
-      const settingsBody = settingsToSend(settings, integration?.settings);
-      const url = baseUrl.trim() || null;
-      if (!integration) {
-        return createIntegration(api, {
-          provider: provider.id,
-          name: name.trim() || undefined,
-          active,
-          primary,
-          priority: priority.trim() === "" ? 0 : Number(priority),
-          credentials: credentials ?? {},
-          settings: settingsBody,
-          baseUrl: url,
-        });
-      }
-      const body: IntegrationUpdate = {};
-      if (name.trim() !== integration.name) body.name = name.trim();
-      if (active !== integration.active) body.active = active;
-      if (primary !== integration.primary) body.primary = primary;
-      if (priority.trim() !== "" && Number(priority) !== integration.priority) body.priority = Number(priority);
-      if (url !== integration.baseUrl) body.baseUrl = url;
-      if (!sameJson(settingsBody, integration.settings)) body.settings = settingsBody;
-      if (credentials) body.credentials = credentials;
-      return Object.keys(body).length ? updateIntegration(api, integration.id, body) : integration;
-    },
-    onSuccess: (saved) => {
-      void queryClient.invalidateQueries({ queryKey: INTEGRATIONS });
-      onSaved(saved);
-    },
-  });
+  const save = useMutation(
+    andThen(
+      saveIntegrationMutation(api, (): IntegrationSave => {
+        const credentials = credentialsToSend(fields, values, stored, cleared);
+        const settingsBody = settingsToSend(settings, integration?.settings);
+        const url = baseUrl.trim() || null;
+        if (!integration) {
+          return {
+            create: {
+              provider: provider.id,
+              name: name.trim() || undefined,
+              active,
+              primary,
+              priority: priority.trim() === "" ? 0 : Number(priority),
+              credentials: credentials ?? {},
+              settings: settingsBody,
+              baseUrl: url,
+            },
+          };
+        }
+        const body: IntegrationUpdate = {};
+        if (name.trim() !== integration.name) body.name = name.trim();
+        if (active !== integration.active) body.active = active;
+        if (primary !== integration.primary) body.primary = primary;
+        if (priority.trim() !== "" && Number(priority) !== integration.priority) body.priority = Number(priority);
+        if (url !== integration.baseUrl) body.baseUrl = url;
+        if (!sameJson(settingsBody, integration.settings)) body.settings = settingsBody;
+        if (credentials) body.credentials = credentials;
+        return { integration, update: body };
+      }),
+      onSaved,
+    ),
+  );
 
   const error = save.error;
   const errorOf = (path: string) => (error instanceof ApiError ? error.fieldError(path) : undefined);

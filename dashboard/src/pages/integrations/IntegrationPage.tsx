@@ -1,4 +1,4 @@
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQuery } from "@tanstack/react-query";
 import { Link, useNavigate, useParams } from "react-router";
 import { useApi } from "../../api/context";
 import { Loading } from "../../ui/Loading";
@@ -6,7 +6,8 @@ import { PageHeader } from "../../ui/PageHeader";
 import { ProblemView } from "../../ui/ProblemView";
 import { CheckResult } from "./CheckResult";
 import { IntegrationForm } from "./IntegrationForm";
-import { checkIntegration, deleteIntegration, INTEGRATIONS, integrationQuery, providersQuery } from "./queries";
+import { checkIntegration, deleteIntegrationMutation, integrationQuery, providersQuery } from "./queries";
+import { andThen } from "../../api/mutations";
 import "./integrations.css";
 import { useConfirm } from "../../ui/ConfirmDialog";
 import { Button } from "../../ui/Button";
@@ -16,19 +17,11 @@ export function IntegrationPage() {
   const { id = "" } = useParams();
   const api = useApi();
   const navigate = useNavigate();
-  const queryClient = useQueryClient();
   const integration = useQuery(integrationQuery(api, id));
   const providers = useQuery(providersQuery(api));
   const check = useMutation({ mutationFn: () => checkIntegration(api, id) });
   const [dialog, ask] = useConfirm();
-  const remove = useMutation({
-    mutationFn: () => deleteIntegration(api, id),
-    onSuccess: () => {
-      queryClient.removeQueries({ queryKey: integrationQuery(api, id).queryKey });
-      void queryClient.invalidateQueries({ queryKey: INTEGRATIONS });
-      navigate("/integrations");
-    },
-  });
+  const remove = useMutation(andThen(deleteIntegrationMutation(api, id), () => navigate("/integrations")));
   const data = integration.data;
   const provider = providers.data?.data.find((p) => p.id === data?.provider);
 

@@ -1,4 +1,4 @@
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { Link } from "react-router";
 import { useApi } from "../../api/context";
@@ -12,12 +12,12 @@ import {
   CHANNELS,
   type Channel,
   checkIntegration,
-  INTEGRATIONS,
   type Integration,
   type IntegrationCheck,
   type IntegrationUpdate,
   integrationsQuery,
-  updateIntegration,
+  movePrioritiesMutation,
+  updateIntegrationMutation,
 } from "./queries";
 import "./integrations.css";
 import { Button } from "../../ui/Button";
@@ -28,20 +28,10 @@ import { Badge } from "../../ui/Badge";
 export function IntegrationsPage() {
   const api = useApi();
   const list = useQuery(integrationsQuery(api));
-  const queryClient = useQueryClient();
   const [checks, setChecks] = useState<Record<string, IntegrationCheck>>({});
-  const refresh = () => queryClient.invalidateQueries({ queryKey: INTEGRATIONS });
-  const update = useMutation({
-    mutationFn: ({ id, body }: { id: string; body: IntegrationUpdate }) => updateIntegration(api, id, body),
-    onSettled: refresh,
-  });
+  const update = useMutation(updateIntegrationMutation(api));
   // One PUT per integration whose priority changes, in turn: the list shows the new order once all are saved.
-  const move = useMutation({
-    mutationFn: async (changes: { id: string; priority: number }[]) => {
-      for (const { id, priority } of changes) await updateIntegration(api, id, { priority });
-    },
-    onSettled: refresh,
-  });
+  const move = useMutation(movePrioritiesMutation(api));
   const check = useMutation({
     mutationFn: (id: string) => checkIntegration(api, id),
     onSuccess: (result, id) => setChecks((all) => ({ ...all, [id]: result })),
