@@ -1,4 +1,4 @@
-import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useMutation } from "@tanstack/react-query";
 import { useEffect, useRef } from "react";
 import { useNavigate, useSearchParams } from "react-router";
 import { useApi } from "../../api/context";
@@ -19,7 +19,6 @@ import { useWorkflowDraft } from "./use-workflow-draft";
 /** The whole editor: its header and notices, then the Editor tab (EditorPanels) or the History tab of a saved workflow. */
 export function WorkflowEditor({ saved, copyOf }: { saved: Workflow | null; copyOf?: Draft }) {
   const api = useApi();
-  const queryClient = useQueryClient();
   const navigate = useNavigate();
   const leaving = useRef(false);
   // Arrived at the saved workflow's own address: guard again.
@@ -54,10 +53,8 @@ export function WorkflowEditor({ saved, copyOf }: { saved: Workflow | null; copy
       for (const m of [save, toggle, remove]) m.reset();
     }),
   );
-  const restore = (wf: Workflow) => {
-    storeWorkflow(queryClient, api, wf);
-    setDraft(toDraft(wf));
-  };
+  // A revert (the History tab) stored the restored version already: the draft follows it.
+  const restore = (wf: Workflow) => setDraft(toDraft(wf));
 
   const [dialog, ask] = useConfirm();
   useLeaveGuard(unsaved, leaving, ask);

@@ -4,7 +4,7 @@ import { infiniteQueryOptions, mutationOptions, type QueryClient, queryOptions }
 import { type Api, unwrap } from "../../api/client";
 import { allPages, CURSOR_PAGES } from "../../api/cursor-pages";
 import type { components } from "../../api/openapi";
-import { etagOf, historyKey } from "./history/queries";
+import { etagOf, historyKey, revertTo } from "./history/queries";
 import { inputOf, type Workflow, type WorkflowInput } from "./model";
 
 type DraftPreviewRequest = components["schemas"]["DraftPreviewRequest"];
@@ -97,4 +97,11 @@ export const reloadWorkflowMutation = (api: Api) =>
   mutationOptions({
     mutationFn: (key: string) => readWorkflow(api, key),
     onSuccess: (wf, _key, _result, { client }) => storeWorkflow(client, api, wf),
+  });
+
+/** Restores version `n` of `wf` as a new version, at the version the editor loaded; stored as a save is. */
+export const revertWorkflowMutation = (api: Api, wf: Workflow) =>
+  mutationOptions({
+    mutationFn: (n: number) => revertTo(api, wf.key, n, wf.version),
+    onSuccess: (restored, _n, _result, { client }) => storeWorkflow(client, api, restored),
   });

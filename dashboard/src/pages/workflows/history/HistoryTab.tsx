@@ -6,7 +6,8 @@ import { useConfirm } from "../../../ui/ConfirmDialog";
 import { ProblemView } from "../../../ui/ProblemView";
 import { ConflictNotice, isConflict } from "../ConflictNotice";
 import type { Workflow } from "../model";
-import { revertTo } from "./queries";
+import { revertWorkflowMutation } from "../queries";
+import { andThen } from "../../../api/mutations";
 import { VersionDiff } from "./VersionDiff";
 import { VersionList } from "./VersionList";
 import { VersionView } from "./VersionView";
@@ -45,13 +46,12 @@ export function HistoryTab({
     setPicked([a, b]);
     show({ from: a, to: b });
   };
-  const revert = useMutation({
-    mutationFn: (n: number) => revertTo(api, workflow.key, n, workflow.version),
-    onSuccess: (restored) => {
+  const revert = useMutation(
+    andThen(revertWorkflowMutation(api, workflow), (restored) => {
       onReverted(restored);
       show({ view: restored.version });
-    },
-  });
+    }),
+  );
   const askRevert = async (n: number) => {
     const yes = await ask({
       title: `Restore version ${n}?`,
