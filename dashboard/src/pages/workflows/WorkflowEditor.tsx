@@ -11,7 +11,7 @@ import { EditorPanels } from "./EditorPanels";
 import { EditorTabs } from "./EditorTabs";
 import { HistoryTab } from "./history/HistoryTab";
 import { type Draft, duplicateOf, toDraft, toInput, type Workflow } from "./model";
-import { deleteWorkflowMutation, reloadWorkflowMutation, saveWorkflowMutation, storeWorkflow, toggleWorkflowMutation } from "./queries";
+import { deleteWorkflowMutation, reloadWorkflowMutation, saveWorkflowMutation, toggleWorkflowMutation } from "./queries";
 import { SaveErrorsProvider } from "./save-errors";
 import { useLeaveGuard } from "./use-leave-guard";
 import { useWorkflowDraft } from "./use-workflow-draft";
