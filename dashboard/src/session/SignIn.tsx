@@ -4,6 +4,7 @@ import { ProblemView } from "../ui/ProblemView";
 import { useSession } from "./session";
 import { Button } from "../ui/Button";
 import { Input } from "../ui/Input";
+import { Card } from "../ui/Card";
 
 /** The API checks the credential before the dashboard keeps a session, so a typo is said at once. */
 export function SignIn() {
@@ -27,7 +28,7 @@ export function SignIn() {
 
   return (
     <main className="sign-in">
-      <form onSubmit={submit} className="card">
+      <Card as="form" onSubmit={submit}>
         <h1>Sign in to Clarion</h1>
         <p className="muted">
           Use the admin credential (<code>clarion_admin_…</code>) to work in every environment, or an environment's API key for that one.{" "}
@@ -48,7 +49,7 @@ export function SignIn() {
           {busy ? "Checking…" : "Sign in"}
         </Button>
         {error ? <ProblemView error={error} /> : null}
-      </form>
+      </Card>
     </main>
   );
 }

@@ -14,6 +14,7 @@ import { Button } from "../../ui/Button";
 import { Input, Radio } from "../../ui/Input";
 import { Select } from "../../ui/Select";
 import { Textarea } from "../../ui/Textarea";
+import { Card } from "../../ui/Card";
 
 type Audience = "subscribers" | "topic" | "everyone";
 const AUDIENCES: { value: Audience; label: string }[] = [
@@ -61,7 +62,7 @@ export function NewTriggerPage() {
       <PageHeader title="New trigger">
         <Link to="/activity?tab=triggers">← Triggers</Link>
       </PageHeader>
-      <form className="card new-trigger" onSubmit={submit} aria-label="New trigger">
+      <Card as="form" className="new-trigger" onSubmit={submit} aria-label="New trigger">
         <Field label="Workflow">
           <Select value={workflow} onChange={(e) => setWorkflow(e.target.value)} required>
             <option value="">Choose a workflow</option>
@@ -107,7 +108,7 @@ export function NewTriggerPage() {
         <Button type="submit" variant="primary" disabled={!ready || send.isPending}>
           {audience === "everyone" ? "Broadcast" : "Trigger"}
         </Button>
-      </form>
+      </Card>
     </>
   );
 }

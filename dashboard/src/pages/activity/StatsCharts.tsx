@@ -11,6 +11,7 @@ import { statsQuery } from "./queries";
 import { UPlotChart } from "./UPlotChart";
 import { Radio } from "../../ui/Input";
 import { Table } from "../../ui/Table";
+import { Card } from "../../ui/Card";
 
 type Row = components["schemas"]["MessageStatsRow"];
 type GroupBy = "channel" | "provider";
@@ -132,9 +133,9 @@ export function StatsCharts({ filters, update }: { filters: Filters; update: (f:
           </Table>
           <div className="charts">
             {groups.map((g) => (
-              <div className="card chart" key={g.name} data-chart={g.name}>
+              <Card as="div" className="chart" key={g.name} data-chart={g.name}>
                 <UPlotChart options={g.options} data={g.data} label={`${g.name}: messages by the states they reached over time`} />
-              </div>
+              </Card>
             ))}
           </div>
         </>

@@ -13,6 +13,7 @@ import { subscriberPath } from "../subscribers/search";
 import { useConfirm } from "../../ui/ConfirmDialog";
 import { Button } from "../../ui/Button";
 import { Table } from "../../ui/Table";
+import { Card } from "../../ui/Card";
 
 const pretty = (value: unknown) => JSON.stringify(value, null, 2);
 const CANCELLABLE = new Set(["accepted", "processing"]);
@@ -145,12 +146,7 @@ export function TriggerPage() {
           {messages.error ? <ProblemView error={messages.error} /> : null}
           {rows.length === 0 ? <p className="muted">No step has run for a recipient yet.</p> : null}
           {rows.map((r) => (
-            <section
-              key={r.subscriberId}
-              className="card recipient"
-              data-recipient={r.subscriberId}
-              aria-label={`Steps for ${r.subscriberId}`}
-            >
+            <Card key={r.subscriberId} className="recipient" data-recipient={r.subscriberId} aria-label={`Steps for ${r.subscriberId}`}>
               <h2>
                 <Link to={subscriberPath(r.subscriberId)}>{r.subscriberId}</Link>
               </h2>
@@ -174,7 +170,7 @@ export function TriggerPage() {
                   ))}
                 </tbody>
               </Table>
-            </section>
+            </Card>
           ))}
         </>
       ) : null}

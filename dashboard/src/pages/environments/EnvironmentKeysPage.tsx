@@ -26,6 +26,7 @@ import "./environments.css";
 import { Button } from "../../ui/Button";
 import { Checkbox, Input } from "../../ui/Input";
 import { Badge, type BadgeTone } from "../../ui/Badge";
+import { Card } from "../../ui/Card";
 
 const STATUS_BADGE: Record<ApiKey["status"], BadgeTone> = { active: "ok", expiring: "warn", expired: "", revoked: "bad" };
 const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : "—");
@@ -127,7 +128,7 @@ export function EnvironmentKeysPage() {
         rotated one works until its overlap ends.
       </p>
       {secret ? <NewKey secret={secret} onDone={() => setSecret(null)} /> : null}
-      <form className="card inline-form" onSubmit={submit} aria-label="New API key">
+      <Card as="form" className="inline-form" onSubmit={submit} aria-label="New API key">
         <Field label="Key name" error={fieldError(create.error, "name")}>
           <Input value={name} placeholder="ci" maxLength={100} onChange={(e) => setName(e.target.value)} />
         </Field>
@@ -137,7 +138,7 @@ export function EnvironmentKeysPage() {
         <Button type="submit" variant="primary" disabled={create.isPending}>
           Create key
         </Button>
-      </form>
+      </Card>
       {create.error && !fieldError(create.error, "name") && !fieldError(create.error, "expiresAt") ? (
         <ProblemView error={create.error} />
       ) : null}

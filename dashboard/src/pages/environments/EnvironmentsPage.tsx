@@ -15,6 +15,7 @@ import "./environments.css";
 import { Button } from "../../ui/Button";
 import { Input } from "../../ui/Input";
 import { Badge } from "../../ui/Badge";
+import { Card } from "../../ui/Card";
 
 const SLUG_HINT =
   "A lower-case letter, then lower-case letters, digits and '-'; it appears in the keys (ck_<slug without '-'>_…, as ck_dev_… and ck_prod_…) and never changes.";
@@ -76,7 +77,7 @@ export function EnvironmentsPage() {
             )}
           />
         </section>
-        <form className="card" onSubmit={submit} aria-labelledby="new-environment-title">
+        <Card as="form" onSubmit={submit} aria-labelledby="new-environment-title">
           <h2 id="new-environment-title">New environment</h2>
           <Field label="Name" error={fieldError("name")}>
             <Input value={name} placeholder="Staging" onChange={(e) => setName(e.target.value)} required maxLength={100} />
@@ -95,7 +96,7 @@ export function EnvironmentsPage() {
           <Button type="submit" variant="primary" disabled={create.isPending || !name.trim() || !slug.trim()}>
             Create environment
           </Button>
-        </form>
+        </Card>
       </div>
     </>
   );

@@ -17,6 +17,7 @@ import { andThen } from "../../api/mutations";
 import { Button } from "../../ui/Button";
 import { Checkbox } from "../../ui/Input";
 import { Select } from "../../ui/Select";
+import { Card } from "../../ui/Card";
 
 /** What the Novu Inbox needs to run against this environment: identifier, subscriber hashes, addresses, code. */
 export function InAppSettingsCard({ slug }: { slug: string }) {
@@ -47,7 +48,7 @@ export function InAppSettingsCard({ slug }: { slug: string }) {
   }
 
   return (
-    <section className="card settings-card" aria-labelledby="in-app-title" data-testid="in-app-settings">
+    <Card className="settings-card" aria-labelledby="in-app-title" data-testid="in-app-settings">
       <h2 id="in-app-title">In-app Inbox</h2>
       <p className="muted small">
         Novu's <code>&lt;Inbox/&gt;</code> (<code>@novu/react</code>) and <code>@novu/js</code> run against this environment with these
@@ -123,6 +124,6 @@ export function InAppSettingsCard({ slug }: { slug: string }) {
           <InboxSnippets target={data} />
         </>
       ) : null}
-    </section>
+    </Card>
   );
 }

@@ -1,5 +1,6 @@
 import { useState } from "react";
 import { Button } from "../../ui/Button";
+import { Card } from "../../ui/Card";
 
 /** A key just created or rotated: the only time its secret is shown, with a way to copy it. */
 export function NewKey({ secret, onDone }: { secret: string; onDone: () => void }) {
@@ -15,7 +16,7 @@ export function NewKey({ secret, onDone }: { secret: string; onDone: () => void 
     }
   }
   return (
-    <section className="card new-key" aria-labelledby="new-key-title">
+    <Card className="new-key" aria-labelledby="new-key-title">
       <h2 id="new-key-title">Your new API key</h2>
       <p>
         <strong>Copy it now: you will not see it again.</strong> Clarion keeps only its SHA-256.
@@ -36,6 +37,6 @@ export function NewKey({ secret, onDone }: { secret: string; onDone: () => void 
       <Button type="button" onClick={onDone}>
         I have stored it
       </Button>
-    </section>
+    </Card>
   );
 }

@@ -10,6 +10,7 @@ import { AA, contrastWithWhite } from "./contrast";
 import { brandingQuery, mintPreferenceLink, type PreferencePageBranding, rotateLinkSecret, saveBrandingMutation } from "./queries";
 import { Button } from "../../ui/Button";
 import { Input } from "../../ui/Input";
+import { Card } from "../../ui/Card";
 
 /** The hosted page's default accent (src/features/preference-links/layout.ts). */
 const DEFAULT_ACCENT = "#1d4ed8";
@@ -20,7 +21,7 @@ export function PreferencePageCard({ slug }: { slug: string }) {
   const api = useApi();
   const branding = useQuery(brandingQuery(api, slug));
   return (
-    <section className="card settings-card" aria-labelledby="preference-page-title" data-testid="preference-page-settings">
+    <Card className="settings-card" aria-labelledby="preference-page-title" data-testid="preference-page-settings">
       <h2 id="preference-page-title">Preference page</h2>
       <p className="muted small">
         Every email of a non-critical workflow links to a page where its recipient unsubscribes or chooses channels. It shows this name,
@@ -32,7 +33,7 @@ export function PreferencePageCard({ slug }: { slug: string }) {
       {branding.data ? <BrandingForm slug={slug} saved={branding.data} /> : null}
       <Preview slug={slug} />
       <RevokeLinks slug={slug} />
-    </section>
+    </Card>
   );
 }
 

@@ -11,6 +11,7 @@ import { andThen } from "../../api/mutations";
 import { Button } from "../../ui/Button";
 import { Checkbox } from "../../ui/Input";
 import { Badge, type BadgeTone } from "../../ui/Badge";
+import { Card } from "../../ui/Card";
 
 const STATUS_BADGE: Record<string, BadgeTone> = {
   added: "ok",
@@ -69,7 +70,7 @@ function PlanSection<T>({
   children?: ReactNode;
 }) {
   return (
-    <section className="card" aria-labelledby={id}>
+    <Card aria-labelledby={id}>
       <div className="compare-head">
         <h2 id={id}>{title}</h2>
         {actions ? <div className="actions">{actions}</div> : null}
@@ -77,7 +78,7 @@ function PlanSection<T>({
       {note ? <p className="muted small">{note}</p> : null}
       <DataList list={fixedList(rows)} what={title.toLowerCase()} empty={empty} compact columns={columns} row={row} />
       {children}
-    </section>
+    </Card>
   );
 }
 

@@ -1,5 +1,6 @@
 import type { components } from "../../api/openapi";
 import { Badge } from "../../ui/Badge";
+import { Card } from "../../ui/Card";
 
 type Subscriber = components["schemas"]["SubscriberDetail"];
 
@@ -7,7 +8,7 @@ type Subscriber = components["schemas"]["SubscriberDetail"];
 export function ChannelsCard({ subscriber }: { subscriber: Subscriber }) {
   const { push, chat } = subscriber.channels;
   return (
-    <section className="card" aria-labelledby="channels-title">
+    <Card aria-labelledby="channels-title">
       <h2 id="channels-title">Channel addresses</h2>
       <dl className="sub-facts">
         <dt>Email</dt>
@@ -46,6 +47,6 @@ export function ChannelsCard({ subscriber }: { subscriber: Subscriber }) {
           )}
         </dd>
       </dl>
-    </section>
+    </Card>
   );
 }

@@ -5,6 +5,7 @@ import type { components } from "../../api/openapi";
 import { DataList } from "../../ui/DataList";
 import { subscriberMessagesQuery } from "./queries";
 import { Badge, type BadgeTone } from "../../ui/Badge";
+import { Card } from "../../ui/Card";
 
 type Status = components["schemas"]["Message"]["status"];
 
@@ -31,7 +32,7 @@ export function MessagesCard({ subscriberId }: { subscriberId: string }) {
   const list = useInfiniteQuery(subscriberMessagesQuery(api, subscriberId));
 
   return (
-    <section className="card" aria-labelledby="messages-title">
+    <Card aria-labelledby="messages-title">
       <h2 id="messages-title">Messages</h2>
       <DataList
         list={list}
@@ -57,6 +58,6 @@ export function MessagesCard({ subscriberId }: { subscriberId: string }) {
           </tr>
         )}
       />
-    </section>
+    </Card>
   );
 }

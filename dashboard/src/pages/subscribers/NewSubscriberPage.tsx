@@ -13,6 +13,7 @@ import { subscriberPath } from "./search";
 import "./subscribers.css";
 import { Button } from "../../ui/Button";
 import { Input } from "../../ui/Input";
+import { Card } from "../../ui/Card";
 
 const FIELDS = [
   { name: "email", label: "Email", type: "email", placeholder: "ada@example.com" },
@@ -48,7 +49,7 @@ export function NewSubscriberPage() {
       <PageHeader title="New subscriber">
         <Link to="/subscribers">All subscribers</Link>
       </PageHeader>
-      <form className="card new-subscriber" onSubmit={submit} aria-label="New subscriber">
+      <Card as="form" className="new-subscriber" onSubmit={submit} aria-label="New subscriber">
         <Field label="Subscriber id" error={fieldError("subscriberId")} hint="Your own id for this person; it never changes.">
           <Input
             value={values.subscriberId}
@@ -77,7 +78,7 @@ export function NewSubscriberPage() {
         <Button type="submit" variant="primary" disabled={create.isPending || !values.subscriberId.trim()}>
           Create subscriber
         </Button>
-      </form>
+      </Card>
     </>
   );
 }

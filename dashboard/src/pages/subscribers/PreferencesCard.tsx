@@ -11,6 +11,7 @@ import { Checkbox, Input } from "../../ui/Input";
 import { Select } from "../../ui/Select";
 import { Badge } from "../../ui/Badge";
 import { Table } from "../../ui/Table";
+import { Card } from "../../ui/Card";
 
 type Flag = "" | "on" | "off";
 
@@ -56,7 +57,7 @@ export function PreferencesCard({ subscriberId, preferences }: { subscriberId: s
   const quietError = save.error instanceof ApiError ? save.error.fieldError("quietHours") : undefined;
 
   return (
-    <section className="card" aria-labelledby="preferences-title">
+    <Card aria-labelledby="preferences-title">
       <h2 id="preferences-title">Preferences</h2>
       <form onSubmit={submit}>
         <fieldset className="sub-fieldset">
@@ -178,6 +179,6 @@ export function PreferencesCard({ subscriberId, preferences }: { subscriberId: s
           ) : null}
         </div>
       </form>
-    </section>
+    </Card>
   );
 }

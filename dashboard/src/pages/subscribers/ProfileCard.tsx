@@ -11,6 +11,7 @@ import { fullName } from "./search";
 import { Button } from "../../ui/Button";
 import { Input } from "../../ui/Input";
 import { Textarea } from "../../ui/Textarea";
+import { Card } from "../../ui/Card";
 
 const TEXT_FIELDS = [
   { name: "firstName", label: "First name" },
@@ -51,7 +52,7 @@ function parseData(text: string): Record<string, unknown> | null | Error {
 export function ProfileCard({ subscriber }: { subscriber: Subscriber }) {
   const [editing, setEditing] = useState(false);
   return (
-    <section className="card" aria-labelledby="profile-title">
+    <Card aria-labelledby="profile-title">
       <div className="sub-card-header">
         <h2 id="profile-title">Profile</h2>
         {editing ? null : (
@@ -83,7 +84,7 @@ export function ProfileCard({ subscriber }: { subscriber: Subscriber }) {
           <dd>{new Date(subscriber.updatedAt).toLocaleString()}</dd>
         </dl>
       )}
-    </section>
+    </Card>
   );
 }
 

@@ -9,6 +9,7 @@ import { DAY_LABEL, DAYS, type Day, OFFICE_WEEK, type Schedule, sameSchedule } f
 import { Button } from "../../ui/Button";
 import { Checkbox, Input } from "../../ui/Input";
 import { Table } from "../../ui/Table";
+import { Card } from "../../ui/Card";
 
 /**
  * The subscriber's delivery schedule, the one Novu's Inbox shows as "Schedule": the hours of each
@@ -45,7 +46,7 @@ export function ScheduleCard({ subscriber }: { subscriber: Subscriber }) {
   const anyFieldError = save.error instanceof ApiError && save.error.fieldError("schedule") !== undefined;
 
   return (
-    <section className="card" aria-labelledby="schedule-title">
+    <Card aria-labelledby="schedule-title">
       <h2 id="schedule-title">Delivery schedule</h2>
       <p className="muted small">
         Outside these hours, non-critical email, SMS, push and chat wait for the next window, in the subscriber's time zone (
@@ -163,6 +164,6 @@ export function ScheduleCard({ subscriber }: { subscriber: Subscriber }) {
           ) : null}
         </div>
       </form>
-    </section>
+    </Card>
   );
 }

@@ -16,6 +16,7 @@ import { ProfileCard } from "./ProfileCard";
 import { subscriberQuery } from "./queries";
 import "./subscribers.css";
 import { Button } from "../../ui/Button";
+import { Card } from "../../ui/Card";
 
 type Erased = components["schemas"]["SubscriberErased"];
 
@@ -61,7 +62,7 @@ function Subscriber({ id }: { id: string }) {
         <ProfileCard subscriber={subscriber} />
         <div>
           <ChannelsCard subscriber={subscriber} />
-          <section className="card" aria-labelledby="topics-title">
+          <Card aria-labelledby="topics-title">
             <h2 id="topics-title">Topics</h2>
             {subscriber.topics.length ? (
               <ul className="sub-plain sub-topic-list">
@@ -76,7 +77,7 @@ function Subscriber({ id }: { id: string }) {
             ) : (
               <p className="muted">Not a member of any topic.</p>
             )}
-          </section>
+          </Card>
         </div>
       </div>
       <PreferencesCard subscriberId={subscriber.subscriberId} preferences={subscriber.preferences} />
@@ -108,7 +109,7 @@ function ErasedSummary({ erased, back }: { erased: Erased; back: ReactNode }) {
           </>
         }
       />
-      <section className="card" role="status">
+      <Card role="status">
         <p>The subscriber is gone. What was removed:</p>
         <dl className="sub-facts">
           <dt>Profile</dt>
@@ -126,7 +127,7 @@ function ErasedSummary({ erased, back }: { erased: Erased; back: ReactNode }) {
           <dt>Waiting steps cancelled</dt>
           <dd>{e.waitingStepsCancelled}</dd>
         </dl>
-      </section>
+      </Card>
     </>
   );
 }

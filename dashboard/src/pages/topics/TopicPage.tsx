@@ -16,6 +16,7 @@ import "./topics.css";
 import { Button } from "../../ui/Button";
 import { Checkbox, Input } from "../../ui/Input";
 import { Textarea } from "../../ui/Textarea";
+import { Card } from "../../ui/Card";
 
 /** A topic's members: added many at once from pasted ids, removed by ticking several. */
 export function TopicPage() {
@@ -88,8 +89,8 @@ function RenameTopic({ topicKey: key, name, onDone }: { topicKey: string; name: 
   const nameError = rename.error instanceof ApiError ? rename.error.fieldError("name") : undefined;
 
   return (
-    <form
-      className="card"
+    <Card
+      as="form"
       onSubmit={(e) => {
         e.preventDefault();
         rename.mutate(value);
@@ -107,7 +108,7 @@ function RenameTopic({ topicKey: key, name, onDone }: { topicKey: string; name: 
           Cancel
         </Button>
       </div>
-    </form>
+    </Card>
   );
 }
 
@@ -123,7 +124,7 @@ function AddMembers({ topicKey }: { topicKey: string }) {
   }
 
   return (
-    <form className="card" onSubmit={submit}>
+    <Card as="form" onSubmit={submit}>
       <h2>Add members</h2>
       <Field
         label="Subscriber ids"
@@ -143,7 +144,7 @@ function AddMembers({ topicKey }: { topicKey: string }) {
         ) : null}
       </div>
       {add.error ? <ProblemView error={add.error} /> : null}
-    </form>
+    </Card>
   );
 }
 
@@ -164,7 +165,7 @@ function Members({ topicKey }: { topicKey: string }) {
   }
 
   return (
-    <section className="card" aria-labelledby="members-title">
+    <Card aria-labelledby="members-title">
       {dialog}
       <div className="topic-members-header">
         <h2 id="members-title">Members</h2>
@@ -227,6 +228,6 @@ function Members({ topicKey }: { topicKey: string }) {
           </tr>
         )}
       />
-    </section>
+    </Card>
   );
 }

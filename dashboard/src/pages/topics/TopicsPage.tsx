@@ -13,6 +13,7 @@ import { andThen } from "../../api/mutations";
 import "./topics.css";
 import { Button } from "../../ui/Button";
 import { Input } from "../../ui/Input";
+import { Card } from "../../ui/Card";
 
 /** Named lists of subscribers that a trigger can address as `to: { topic: key }`. */
 export function TopicsPage() {
@@ -55,7 +56,7 @@ function CreateTopic() {
   const nameError = apiError?.fieldError("name");
 
   return (
-    <form className="card topic-create" onSubmit={form.handleSubmit((values) => create.mutate(values))} noValidate>
+    <Card as="form" className="topic-create" onSubmit={form.handleSubmit((values) => create.mutate(values))} noValidate>
       <h2>New topic</h2>
       <div className="topic-create-fields">
         <Field label="Key" hint="Lowercase letters, digits, '.', '_', ':' and '-', e.g. project:42:watchers" error={keyError}>
@@ -69,6 +70,6 @@ function CreateTopic() {
         </Button>
       </div>
       {create.error && !keyError && !nameError ? <ProblemView error={create.error} /> : null}
-    </form>
+    </Card>
   );
 }

@@ -7,6 +7,7 @@ import { ProblemView } from "../../ui/ProblemView";
 import { replayMutation } from "./queries";
 import { Button } from "../../ui/Button";
 import { Checkbox, Input } from "../../ui/Input";
+import { Card } from "../../ui/Card";
 
 /** A datetime-local value (the person's own clock) as an instant. */
 const instant = (local: string) => (local ? new Date(local).toISOString() : undefined);
@@ -28,7 +29,7 @@ export function ReplayForm({ id }: { id: string }) {
   }
 
   return (
-    <form className="card" onSubmit={submit} aria-labelledby="replay-title">
+    <Card as="form" onSubmit={submit} aria-labelledby="replay-title">
       <h2 id="replay-title">Replay</h2>
       <p className="muted small">
         Queues this endpoint's events of a time window again, with the same ids, so a receiver that was down catches up. A replayed event's
@@ -54,6 +55,6 @@ export function ReplayForm({ id }: { id: string }) {
       <Button type="submit" disabled={run.isPending || !since}>
         {onlyFailed ? "Replay failed events" : "Replay events"}
       </Button>
-    </form>
+    </Card>
   );
 }

@@ -9,6 +9,7 @@ import { rotateSecretMutation, secretQuery } from "./queries";
 import { andThen } from "../../api/mutations";
 import { Button } from "../../ui/Button";
 import { Input } from "../../ui/Input";
+import { Card } from "../../ui/Card";
 
 /** The signing secret: hidden until asked for, and rotated with an overlap during which both sign. */
 export function SecretCard({ id }: { id: string }) {
@@ -27,7 +28,7 @@ export function SecretCard({ id }: { id: string }) {
   const data = shown ? secret.data : undefined;
 
   return (
-    <section className="card" aria-labelledby="secret-title">
+    <Card aria-labelledby="secret-title">
       <h2 id="secret-title">Signing secret</h2>
       <p className="muted small">
         Verify each delivery's <code>webhook-signature</code> with it (the <code>standardwebhooks</code> package does). Keep it on your
@@ -70,6 +71,6 @@ export function SecretCard({ id }: { id: string }) {
         </Field>
         {rotate.error && !overlapError ? <ProblemView error={rotate.error} /> : null}
       </ConfirmDialog>
-    </section>
+    </Card>
   );
 }

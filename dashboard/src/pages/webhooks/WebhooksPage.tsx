@@ -16,6 +16,7 @@ import { andThen } from "../../api/mutations";
 import "./webhooks.css";
 import { Button } from "../../ui/Button";
 import { Input } from "../../ui/Input";
+import { Card } from "../../ui/Card";
 
 /** The environment's webhook endpoints, and a form to add one. */
 export function WebhooksPage() {
@@ -67,7 +68,7 @@ export function WebhooksPage() {
             )}
           />
         </section>
-        <form className="card" onSubmit={submit} aria-labelledby="new-endpoint-title">
+        <Card as="form" onSubmit={submit} aria-labelledby="new-endpoint-title">
           <h2 id="new-endpoint-title">New endpoint</h2>
           <Field
             label="URL"
@@ -91,7 +92,7 @@ export function WebhooksPage() {
           <Button type="submit" variant="primary" disabled={create.isPending || !url.trim() || events?.length === 0}>
             Add endpoint
           </Button>
-        </form>
+        </Card>
       </div>
     </>
   );

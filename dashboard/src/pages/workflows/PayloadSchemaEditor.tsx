@@ -3,6 +3,7 @@ import { parseObject } from "./model";
 import { useFieldError } from "./save-errors";
 import { Button } from "../../ui/Button";
 import { Textarea } from "../../ui/Textarea";
+import { Card } from "../../ui/Card";
 
 const STARTER = { type: "object", required: ["orderId"], properties: { orderId: { type: "string" }, express: { type: "boolean" } } };
 
@@ -11,7 +12,7 @@ export function PayloadSchemaEditor({ text, onChange }: { text: string; onChange
   const parsed = parseObject(text, "payload schema");
   const serverError = useFieldError("payloadSchema");
   return (
-    <section className="card" aria-label="Payload schema">
+    <Card aria-label="Payload schema">
       <h2>Payload schema</h2>
       <Field
         label="JSON Schema"
@@ -32,6 +33,6 @@ export function PayloadSchemaEditor({ text, onChange }: { text: string; onChange
           Start from an example
         </Button>
       )}
-    </section>
+    </Card>
   );
 }

@@ -9,6 +9,7 @@ import { useDebounced } from "../../ui/use-debounced";
 import { typeLabel } from "../../ui/labels";
 import { Textarea } from "../../ui/Textarea";
 import { Badge } from "../../ui/Badge";
+import { Card } from "../../ui/Card";
 
 type PreviewStep = components["schemas"]["PreviewStep"];
 type PreviewSubscriber = components["schemas"]["PreviewSubscriber"];
@@ -63,7 +64,7 @@ export function PreviewPanel({
   const result = preview.data;
 
   return (
-    <section className="card preview" aria-label="Preview">
+    <Card className="preview" aria-label="Preview">
       <h2>Preview</h2>
       <p className="muted small">Edit the sample; the steps re-render as you type. Nothing is sent.</p>
       <label htmlFor="preview-payload">Sample payload</label>
@@ -111,7 +112,7 @@ export function PreviewPanel({
           ))}
         </div>
       ) : null}
-    </section>
+    </Card>
   );
 }
 

@@ -11,6 +11,7 @@ import { sendTest } from "./queries";
 import { subscriberPickQuery } from "../subscribers/queries";
 import { Button } from "../../ui/Button";
 import { Input } from "../../ui/Input";
+import { Card } from "../../ui/Card";
 
 /** Whether a subscriber exists: a 404 says no; any other failure is left to the send to report. */
 async function subscriberExists(api: Api, subscriberId: string): Promise<boolean> {
@@ -56,7 +57,7 @@ export function SendTest({
     },
   });
   return (
-    <section className="card send-test" aria-label="Send test">
+    <Card className="send-test" aria-label="Send test">
       <h2>Send test</h2>
       <p className="muted small">
         Sends the saved workflow, even an inactive one, to this subscriber with the sample payload: messages really go out.
@@ -111,6 +112,6 @@ export function SendTest({
           </Link>
         </p>
       ) : null}
-    </section>
+    </Card>
   );
 }

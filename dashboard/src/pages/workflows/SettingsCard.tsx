@@ -4,6 +4,7 @@ import { useFieldError } from "./save-errors";
 import { ValueInput } from "./ValueInput";
 import { Checkbox, Input } from "../../ui/Input";
 import { Select } from "../../ui/Select";
+import { Card } from "../../ui/Card";
 
 const parseTags = (text: string) =>
   text
@@ -41,7 +42,7 @@ export function SettingsCard({
     tags: useFieldError("tags"),
   };
   return (
-    <section className="card settings" aria-label="Settings">
+    <Card className="settings" aria-label="Settings">
       <div className="row">
         <Field label="Name" error={errors.name}>
           <Input
@@ -105,6 +106,6 @@ export function SettingsCard({
           <option value="none">Nothing (no link, no header)</option>
         </Select>
       </Field>
-    </section>
+    </Card>
   );
 }

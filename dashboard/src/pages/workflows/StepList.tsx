@@ -5,6 +5,7 @@ import { typeLabel } from "../../ui/labels";
 import { Button } from "../../ui/Button";
 import { Select } from "../../ui/Select";
 import { Badge } from "../../ui/Badge";
+import { Card } from "../../ui/Card";
 
 /**
  * Rows are keyed by place, so after a move the focused button would belong to another step: focus
@@ -36,7 +37,7 @@ export function StepList({
   // The last step removed, so a slip of the ✕ can be taken back (until another step is removed).
   const [removed, setRemoved] = useState<{ step: Step; index: number } | null>(null);
   return (
-    <section className="card step-list" aria-label="Steps">
+    <Card className="step-list" aria-label="Steps">
       <h2>Steps</h2>
       {steps.length === 0 ? <p className="muted">No steps yet: a workflow runs its steps in order.</p> : null}
       <ol>
@@ -105,7 +106,7 @@ export function StepList({
           Add step
         </Button>
       </div>
-    </section>
+    </Card>
   );
 }
 

@@ -7,6 +7,7 @@ import { TemplateEditor } from "./TemplateEditor";
 import { TimingFields } from "./TimingFields";
 import { typeLabel } from "../../ui/labels";
 import { Checkbox, Input } from "../../ui/Input";
+import { Card } from "../../ui/Card";
 
 /** One step's settings: its id and name, what its type needs, its condition and, for a channel, its template. */
 export function StepPanel({
@@ -25,7 +26,7 @@ export function StepPanel({
   const nameError = useFieldError(`${path}.name`);
   const own = useOwnError(path);
   return (
-    <section className="card step-panel" aria-label={`Step ${step.id}`} data-step-panel={step.id}>
+    <Card className="step-panel" aria-label={`Step ${step.id}`} data-step-panel={step.id}>
       <h2>
         Step {index + 1}: <span className="step-type">{typeLabel(step.type)}</span>
       </h2>
@@ -63,6 +64,6 @@ export function StepPanel({
           ))}
         </fieldset>
       ) : null}
-    </section>
+    </Card>
   );
 }

@@ -6,6 +6,7 @@ import { Author, When } from "./VersionMeta";
 import { Button } from "../../../ui/Button";
 import { Checkbox } from "../../../ui/Input";
 import { Badge } from "../../../ui/Badge";
+import { Card } from "../../../ui/Card";
 
 /**
  * A workflow's versions, newest first, a page at a time. Ticking two compares them; each row can
@@ -36,7 +37,7 @@ export function VersionList({
   const toggle = (n: number, on: boolean) => onPick(on ? [...picked.filter((p) => p !== n), n].slice(-2) : picked.filter((p) => p !== n));
   const pair = picked.length === 2 ? ([Math.min(...picked), Math.max(...picked)] as const) : null;
   return (
-    <section className="card version-list" aria-labelledby="versions-title">
+    <Card className="version-list" aria-labelledby="versions-title">
       <div className="compare-head">
         <h2 id="versions-title">Versions</h2>
         <Button type="button" disabled={!pair} onClick={() => pair && onCompare(pair[0], pair[1])}>
@@ -91,6 +92,6 @@ export function VersionList({
           </tr>
         )}
       />
-    </section>
+    </Card>
   );
 }
