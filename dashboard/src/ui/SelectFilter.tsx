@@ -1,4 +1,6 @@
 import { Select } from "./Select";
+import { Field } from "./Field";
+
 /**
  * A filter chosen from a list: "All …" (the empty value) first, then each option. `labels` names
  * an option for a reader where its value is a code.
@@ -21,8 +23,7 @@ export function SelectFilter({
   onChange: (value: string | undefined) => void;
 }) {
   return (
-    <label className="field">
-      {label}
+    <Field label={label}>
       <Select id={id} value={value ?? ""} onChange={(e) => onChange(e.target.value || undefined)}>
         <option value="">{all}</option>
         {options.map((o) => (
@@ -31,6 +32,6 @@ export function SelectFilter({
           </option>
         ))}
       </Select>
-    </label>
+    </Field>
   );
 }

@@ -13,6 +13,7 @@ import { acrossEnvironments, auditLogQuery, exportNdjson } from "./queries";
 import "./audit.css";
 import { Button } from "../../ui/Button";
 import { Input } from "../../ui/Input";
+import { Field } from "../../ui/Field";
 
 /** The filters chosen from a list of the API's values. */
 const CHOICES = [
@@ -107,8 +108,7 @@ export function AuditPage() {
             onChange={(value) => update({ [key]: value })}
           />
         ))}
-        <label className="field">
-          Actor
+        <Field label="Actor">
           <Input
             type="search"
             value={actor}
@@ -116,12 +116,11 @@ export function AuditPage() {
             onChange={(e) => setActor(e.target.value)}
             onBlur={() => update({ actor: actor.trim() || undefined })}
           />
-        </label>
+        </Field>
         {(["after", "before"] as const).map((bound) => (
-          <label className="field" key={bound}>
-            {bound === "after" ? "From" : "Until"}
+          <Field label={bound === "after" ? "From" : "Until"} key={bound}>
             <Input type="datetime-local" value={filters[bound] ?? ""} onChange={(e) => update({ [bound]: e.target.value || undefined })} />
-          </label>
+          </Field>
         ))}
       </form>
       {exported.error ? <ProblemView error={exported.error} /> : null}

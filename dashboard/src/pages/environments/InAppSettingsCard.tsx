@@ -18,6 +18,7 @@ import { Button } from "../../ui/Button";
 import { Checkbox } from "../../ui/Input";
 import { Select } from "../../ui/Select";
 import { Card } from "../../ui/Card";
+import { Field } from "../../ui/Field";
 
 /** What the Novu Inbox needs to run against this environment: identifier, subscriber hashes, addresses, code. */
 export function InAppSettingsCard({ slug }: { slug: string }) {
@@ -104,8 +105,7 @@ export function InAppSettingsCard({ slug }: { slug: string }) {
               ? "An Inbox opens only with subscriberHash = hex HMAC-SHA256(secret, subscriberId), computed by your backend."
               : "Off: any browser can open any subscriber's Inbox by its id. For development only."}
           </p>
-          <label className="field">
-            What an Inbox session may write of the profile it is sent
+          <Field label="What an Inbox session may write of the profile it is sent">
             <Select
               data-testid="session-profile-writes"
               value={(profileWrites.isPending ? profileWrites.variables : undefined) ?? data.sessionProfileWrites}
@@ -115,7 +115,7 @@ export function InAppSettingsCard({ slug }: { slug: string }) {
               <option value="create_only">Create a missing subscriber only (recommended)</option>
               <option value="always">Also update an existing subscriber</option>
             </Select>
-          </label>
+          </Field>
           <p className="muted small" data-testid="session-profile-writes-help">
             {((profileWrites.isPending ? profileWrites.variables : undefined) ?? data.sessionProfileWrites) === "always"
               ? "Any signed-in end user can set their own email, phone, data, locale and time zone from the browser: the hash proves only the subscriberId. Your mail and SMS then go where they say, and an Inbox opened elsewhere moves their time zone."

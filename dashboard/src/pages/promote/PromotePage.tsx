@@ -4,6 +4,7 @@ import { PageHeader } from "../../ui/PageHeader";
 import { PromotionPlan } from "./PromotionPlan";
 import "./promote.css";
 import { Select } from "../../ui/Select";
+import { Field } from "../../ui/Field";
 
 /**
  * Moving tested workflows from one environment to another (admin only, as it spans
@@ -18,8 +19,7 @@ export function PromotePage() {
     params.get("to") ?? (slugs.includes("production") && from !== "production" ? "production" : (slugs.find((s) => s !== from) ?? ""));
   const choose = (side: "from" | "to", slug: string) => setParams({ from, to, [side]: slug }, { replace: true });
   const picker = (side: "from" | "to", label: string, value: string) => (
-    <label className="field">
-      {label}
+    <Field label={label}>
       <Select id={`promote-${side}`} value={value} onChange={(e) => choose(side, e.target.value)}>
         {slugs.map((slug) => (
           <option key={slug} value={slug}>
@@ -27,7 +27,7 @@ export function PromotePage() {
           </option>
         ))}
       </Select>
-    </label>
+    </Field>
   );
   return (
     <>

@@ -8,6 +8,7 @@ import { eraseSubscriberMutation } from "./queries";
 import { andThen } from "../../api/mutations";
 import { Button } from "../../ui/Button";
 import { Input } from "../../ui/Input";
+import { Field } from "../../ui/Field";
 
 type Erased = components["schemas"]["SubscriberErased"];
 
@@ -44,10 +45,9 @@ export function EraseDialog({
           <li>their addresses from the suppression list;</li>
           <li>their steps still waiting on a delay, digest or quiet hours (recorded as cancelled).</li>
         </ul>
-        <label className="field">
-          Type the subscriber id to confirm
+        <Field label="Type the subscriber id to confirm">
           <Input value={typed} autoComplete="off" spellCheck={false} onChange={(e) => setTyped(e.target.value)} />
-        </label>
+        </Field>
         {erase.error ? <ProblemView error={erase.error} /> : null}
         <div className="sub-actions">
           <Button type="submit" variant="danger" disabled={typed !== subscriberId || erase.isPending}>

@@ -12,6 +12,7 @@ import { Select } from "../../ui/Select";
 import { Badge } from "../../ui/Badge";
 import { Table } from "../../ui/Table";
 import { Card } from "../../ui/Card";
+import { Field } from "../../ui/Field";
 
 type Flag = "" | "on" | "off";
 
@@ -81,8 +82,7 @@ export function PreferencesCard({ subscriberId, preferences }: { subscriberId: s
           </label>
           {quiet ? (
             <div className="sub-checks">
-              <label className="field">
-                From
+              <Field label="From">
                 <Input
                   type="time"
                   value={start}
@@ -90,9 +90,8 @@ export function PreferencesCard({ subscriberId, preferences }: { subscriberId: s
                   onChange={(e) => setStart(e.target.value)}
                   aria-invalid={quietError ? true : undefined}
                 />
-              </label>
-              <label className="field">
-                To
+              </Field>
+              <Field label="To">
                 <Input
                   type="time"
                   value={end}
@@ -100,7 +99,7 @@ export function PreferencesCard({ subscriberId, preferences }: { subscriberId: s
                   onChange={(e) => setEnd(e.target.value)}
                   aria-invalid={quietError ? true : undefined}
                 />
-              </label>
+              </Field>
             </div>
           ) : null}
           {quietError ? (

@@ -10,6 +10,7 @@ import { Button } from "../../ui/Button";
 import { Input } from "../../ui/Input";
 import { Select } from "../../ui/Select";
 import { Badge } from "../../ui/Badge";
+import { Field } from "../../ui/Field";
 const CHANNELS: Channel[] = ["email", "sms", "push", "chat"];
 
 /** Addresses Clarion no longer sends to (hard bounces, complaints, unsubscribes, invalid recipients), and lifting them. */
@@ -30,24 +31,22 @@ export function SuppressionsPage() {
         Clarion skips these addresses (the message ends <code>suppressed</code>) until you lift them.
       </p>
       <div className="filters">
-        <label className="field">
-          Channel
+        <Field label="Channel">
           <Select value={channel} onChange={(e) => setChannel(e.target.value as Channel | "")}>
             <option value="">All</option>
             {CHANNELS.map((c) => (
               <option key={c}>{c}</option>
             ))}
           </Select>
-        </label>
-        <label className="field">
-          Address
+        </Field>
+        <Field label="Address">
           <Input
             type="search"
             value={address}
             placeholder="Search an email address or phone number"
             onChange={(e) => setAddress(e.target.value)}
           />
-        </label>
+        </Field>
       </div>
       {lift.error ? <ProblemView error={lift.error} /> : null}
       <DataList

@@ -7,6 +7,7 @@ import { EventCell } from "./EventCell";
 import { type AttemptStatus, attemptsQuery } from "./queries";
 import { Select } from "../../ui/Select";
 import { Badge } from "../../ui/Badge";
+import { Field } from "../../ui/Field";
 
 const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : "—");
 
@@ -19,14 +20,13 @@ export function AttemptsTable({ id }: { id: string }) {
     <section aria-labelledby="attempts-title">
       <div className="section-header">
         <h2 id="attempts-title">Delivery attempts</h2>
-        <label className="field">
-          Status
+        <Field label="Status">
           <Select value={status ?? ""} onChange={(e) => setStatus((e.target.value || undefined) as AttemptStatus | undefined)}>
             <option value="">All attempts</option>
             <option value="succeeded">Succeeded</option>
             <option value="failed">Failed</option>
           </Select>
-        </label>
+        </Field>
       </div>
       <DataList
         list={list}

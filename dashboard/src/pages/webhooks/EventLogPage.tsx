@@ -11,6 +11,7 @@ import { type EventType, eventsQuery, resendEvent } from "./queries";
 import "./webhooks.css";
 import { Button } from "../../ui/Button";
 import { Select } from "../../ui/Select";
+import { Field } from "../../ui/Field";
 
 /** The environment's events, newest first, as endpoints receive them; one can be sent again to every endpoint that takes it. */
 export function EventLogPage() {
@@ -28,8 +29,7 @@ export function EventLogPage() {
         with its id, to every enabled endpoint that takes its type.
       </p>
       <div className="filters">
-        <label className="field">
-          Type
+        <Field label="Type">
           <Select value={type ?? ""} onChange={(e) => setType((e.target.value || undefined) as EventType | undefined)}>
             <option value="">All types</option>
             {EVENT_TYPES.map((t) => (
@@ -38,7 +38,7 @@ export function EventLogPage() {
               </option>
             ))}
           </Select>
-        </label>
+        </Field>
       </div>
       {resend.error ? <ProblemView error={resend.error} /> : null}
       {resend.data ? (

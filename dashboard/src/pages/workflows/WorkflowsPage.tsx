@@ -12,6 +12,7 @@ import { Input } from "../../ui/Input";
 import { Select } from "../../ui/Select";
 import { Badge } from "../../ui/Badge";
 import { Button } from "../../ui/Button";
+import { Field } from "../../ui/Field";
 
 type ActiveFilter = "" | "true" | "false";
 
@@ -33,18 +34,16 @@ export function WorkflowsPage() {
         </Button>
       </PageHeader>
       <div className="filters">
-        <label className="field">
-          Search
+        <Field label="Search">
           <Input type="search" value={search} placeholder="Key or name" onChange={(e) => setSearch(e.target.value)} />
-        </label>
-        <label className="field">
-          Status
+        </Field>
+        <Field label="Status">
           <Select value={active} onChange={(e) => setActive(e.target.value as ActiveFilter)}>
             <option value="">All</option>
             <option value="true">Active</option>
             <option value="false">Inactive</option>
           </Select>
-        </label>
+        </Field>
       </div>
       <DataList
         list={list}
