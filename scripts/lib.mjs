@@ -6,6 +6,8 @@
 export const LOCAL_LEDGER_SHARDS = "4";
 
 import { spawn } from "node:child_process";
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
 
 /**
  * Runs a command with the project's own bin folder (and so its Node 22) first on PATH. `capture`
@@ -58,7 +60,46 @@ export const QUIET_WRANGLER_ENV = {
  * @param {string[]} [args]
  * @param {Record<string, string>} [env]
  */
-export const buildDashboard = (args = [], env = {}) =>
-  run("vite", ["build", "--config", "dashboard/vite.config.ts", "--logLevel", "warn", ...args], {
+export const buildDashboard = async (args = [], env = {}) => {
+  await ensureInstalled("dashboard", "the dashboard's dependencies");
+  return run("vite", ["build", "--config", "dashboard/vite.config.ts", "--logLevel", "warn", ...args], {
     env: { ...env, NODE_ENV: "production" },
   });
+};
+
+/**
+ * What has its own package.json keeps its own node_modules, so the root's `npm install` stays lean
+ * for someone who only runs the Worker: the dashboard (dashboard/package.json), the provider SDKs
+ * the conformance suite compares with, and Novu's SDKs the compatibility suite drives. Installed
+ * here, from their lock files, when a package is missing, not the exact version pinned, or the
+ * lock file moved since. `npm install` rather than `npm ci`, so a package added to package.json is
+ * installed (and locked) rather than refused.
+ * @param {string} dir
+ * @param {string} what  said while installing
+ */
+export function ensureInstalled(dir, what) {
+  // Once per process: two stages running side by side (`npm test`'s lanes) wait for the same install.
+  const pending = installs.get(dir) ?? install(dir, what);
+  installs.set(dir, pending);
+  return pending;
+}
+
+/** @type {Map<string, Promise<void>>} */
+const installs = new Map();
+
+/** @param {string} dir @param {string} what */
+async function install(dir, what) {
+  const { dependencies = {}, devDependencies = {} } = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
+  const stale = Object.entries({ ...dependencies, ...devDependencies }).filter(([name, version]) => {
+    const installed = join(dir, "node_modules", name, "package.json");
+    if (!existsSync(installed)) return true;
+    // A range (the dashboard's ^x.y.z) is the lock file's business; an exact pin (the SDKs) is checked here.
+    return /^\d/.test(version) && JSON.parse(readFileSync(installed, "utf8")).version !== version;
+  });
+  // npm keeps what it installed in node_modules/.package-lock.json: older than the lock file means the lock moved since.
+  const installedTree = join(dir, "node_modules", ".package-lock.json");
+  const lockMoved = !existsSync(installedTree) || statSync(join(dir, "package-lock.json")).mtimeMs > statSync(installedTree).mtimeMs;
+  if (!stale.length && !lockMoved) return;
+  console.log(`installing ${what} into ${dir}/node_modules from its lock file`);
+  await run("npm", ["install", "--prefix", dir, "--no-audit", "--no-fund"], { quiet: true });
+}

@@ -6,34 +6,12 @@
 //
 // `node scripts/test.mjs <stage>...` runs only the stages named (the `test:*` scripts in
 // package.json; docs/guides/testing.md lists them).
-import { existsSync, readFileSync, statSync } from "node:fs";
-import { join } from "node:path";
-import { buildDashboard, run } from "./lib.mjs";
+import { existsSync } from "node:fs";
+import { buildDashboard, ensureInstalled } from "./lib.mjs";
 import { ownRegistry } from "./registry.mjs";
 
 // The tests' runtime gets its own dev registry too, so a running `npm start` never takes its jobs.
 Object.assign(process.env, ownRegistry(".wrangler/registry-test"));
-
-/**
- * Suites that test against official SDKs keep them in their own package.json, not in the root's:
- * `npm install` stays lean for someone who only runs Clarion. Installed here, from their lock
- * files, when missing or not the version pinned: the provider SDKs the conformance suite compares
- * with, and Novu's SDKs the compatibility suite drives. `npm install` rather than `npm ci`, so a
- * package added to package.json is installed (and locked) rather than refused.
- */
-async function ensureSdks(dir, what) {
-  const { devDependencies } = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
-  const stale = Object.entries(devDependencies).filter(([name, version]) => {
-    const installed = join(dir, "node_modules", name, "package.json");
-    return !existsSync(installed) || JSON.parse(readFileSync(installed, "utf8")).version !== version;
-  });
-  // npm keeps what it installed in node_modules/.package-lock.json: older than the lock file means the lock moved since.
-  const installedTree = join(dir, "node_modules", ".package-lock.json");
-  const lockMoved = !existsSync(installedTree) || statSync(join(dir, "package-lock.json")).mtimeMs > statSync(installedTree).mtimeMs;
-  if (!stale.length && !lockMoved) return;
-  console.log(`installing ${what} into ${dir}/node_modules from its lock file`);
-  await run("npm", ["install", "--prefix", dir, "--no-audit", "--no-fund"], { quiet: true });
-}
 
 let dashboardBuild;
 /** The dashboard as the code is now, built once per run: a stage that asks while it builds waits for that build. */
@@ -62,8 +40,9 @@ const STAGES = {
     what: "Biome, generated files current, types, layer rules",
     // tsconfig.node.json type-checks the SDK suites too, against the SDKs' own types.
     needs: async () => {
-      await ensureSdks("test/conformance", "the conformance suite's provider SDKs");
-      await ensureSdks("test/novu-sdk", "Novu's SDKs for the compatibility suite");
+      await ensureInstalled("dashboard", "the dashboard's dependencies");
+      await ensureInstalled("test/conformance", "the conformance suite's provider SDKs");
+      await ensureInstalled("test/novu-sdk", "Novu's SDKs for the compatibility suite");
     },
     commands: [
       ["biome", ["check"]],
@@ -95,14 +74,14 @@ const STAGES = {
   deploy: { what: "wrangler deploy --dry-run", needs: ensureDashboard, commands: [["node", ["scripts/deploy.mjs", "--dry-run"]]] },
   conformance: {
     what: "official provider SDKs against our adapters",
-    needs: () => ensureSdks("test/conformance", "the conformance suite's provider SDKs"),
+    needs: () => ensureInstalled("test/conformance", "the conformance suite's provider SDKs"),
     commands: [vitest("--config", "vitest.conformance.config.ts")],
   },
   // Novu's official SDKs, unmodified, against a real local Clarion (docs/guides/migrating-from-novu.md).
   novu: {
     what: "Novu's SDKs against a local Clarion at /novu",
     needs: async () => {
-      await ensureSdks("test/novu-sdk", "Novu's SDKs for the compatibility suite");
+      await ensureInstalled("test/novu-sdk", "Novu's SDKs for the compatibility suite");
       await ensureDashboard();
     },
     commands: [vitest("--config", "vitest.novu.config.ts")],

@@ -42,7 +42,7 @@ export async function signIn(page: Page, path = "/", credential = inject("apiKey
 
 /** Answers the open confirmation dialog (ui/ConfirmDialog.tsx) with its confirming button, and waits until it closes. */
 export async function confirmDialog(page: Page): Promise<void> {
-  const dialog = page.locator("dialog[open]");
+  const dialog = page.locator('[role="dialog"]');
   await dialog.locator('button[type="submit"]').click();
   await dialog.waitFor({ state: "detached" });
 }

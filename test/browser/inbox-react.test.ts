@@ -29,7 +29,7 @@ async function bundle(): Promise<string> {
     write: false,
     logLevel: "silent",
     define: { "process.env.NODE_ENV": '"production"' },
-    alias: { react: join(ROOT, "node_modules/react"), "react-dom": join(ROOT, "node_modules/react-dom") },
+    alias: { react: join(ROOT, "dashboard/node_modules/react"), "react-dom": join(ROOT, "dashboard/node_modules/react-dom") },
   });
   return out.outputFiles[0]!.text;
 }

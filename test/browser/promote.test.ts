@@ -102,7 +102,7 @@ describe.skipIf(!CHROMIUM)("the Promote screen", () => {
       .evaluateAll((items) => items.map((i) => `${i.getAttribute("data-result")} ${i.textContent}`));
     await page.getByRole("button", { name: "Promote 2 workflows…" }).click();
     // Other suites' secrets may be listed too: this run's is among those to set by hand.
-    expect(await page.locator("dialog[open]").textContent()).toMatch(
+    expect(await page.locator('[role="dialog"]').textContent()).toMatch(
       new RegExp(`Secret variables are not copied: set [^.]*${SECRET_VAR}[^.]* in production by hand`),
     );
     await confirmDialog(page);

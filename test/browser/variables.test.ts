@@ -101,7 +101,7 @@ describe.skipIf(!CHROMIUM)("the Variables page", () => {
     const dialog = page.getByRole("dialog", { name: "Delete SUPPORT_EMAIL?" });
     await dialog.waitFor();
     expect(await dialog.getAttribute("aria-modal")).toBe("true");
-    const focusInDialog = () => page.evaluate(() => Boolean(document.activeElement?.closest("dialog[open]")));
+    const focusInDialog = () => page.evaluate(() => Boolean(document.activeElement?.closest('[role="dialog"]')));
     expect(await focusInDialog()).toBe(true);
 
     // Tab and Shift+Tab go round its two buttons and never leave it.

@@ -111,7 +111,7 @@ describe.skipIf(!CHROMIUM)("a workflow's History tab", () => {
     expect(await view.locator('[data-diff-section="text"]').count()).toBe(0);
 
     await view.getByRole("button", { name: "Revert to this version…" }).click();
-    const dialog = page.locator("dialog[open]");
+    const dialog = page.locator('[role="dialog"]');
     expect(await dialog.textContent()).toContain("Version 1's content becomes version 4");
     await confirmDialog(page);
     await page.getByText("Restored version 1 as version 4.").waitFor();
@@ -210,7 +210,7 @@ describe.skipIf(!CHROMIUM)("two people editing one workflow", () => {
     expect(await second.getByLabel("Name", { exact: true }).inputValue()).toBe("Shared (second)");
     const sent = ifMatches(second, KEY2);
     await second.getByRole("button", { name: "Reload their version" }).click();
-    expect(await second.locator("dialog[open]").textContent()).toContain("replaces your unsaved changes");
+    expect(await second.locator('[role="dialog"]').textContent()).toContain("replaces your unsaved changes");
     await confirmDialog(second);
     await expect.poll(() => second.getByLabel("Name", { exact: true }).inputValue()).toBe("Shared (first)");
     expect(await second.getByTestId("conflict").count()).toBe(0);

@@ -1,5 +1,6 @@
 import type { ReactNode } from "react";
 import { useSession } from "../session/session";
+import { Button } from "../ui/Button";
 
 /** A page of the admin credential: signed in with an environment's key, it says what it needs instead of "not found". */
 export function AdminOnly({ children }: { children: ReactNode }) {
@@ -12,9 +13,9 @@ export function AdminOnly({ children }: { children: ReactNode }) {
         Environments, API keys and promotion between environments are managed with the admin credential (<code>clarion_admin_…</code>). You
         are signed in with an API key, which reaches its own environment only.
       </p>
-      <button type="button" onClick={() => void signOut()}>
+      <Button type="button" onClick={() => void signOut()}>
         Sign out to use the admin credential
-      </button>
+      </Button>
     </div>
   );
 }

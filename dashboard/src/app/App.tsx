@@ -1,5 +1,5 @@
 import { QueryCache, QueryClient, QueryClientProvider } from "@tanstack/react-query";
-import { type ReactNode, useEffect, useLayoutEffect, useState } from "react";
+import { type ReactNode, Suspense, useEffect, useLayoutEffect, useState } from "react";
 import { createBrowserRouter, Navigate, RouterProvider } from "react-router";
 import { ApiError } from "../api/problem";
 import { SessionProvider, useSession } from "../session/session";
@@ -7,8 +7,9 @@ import { SignIn } from "../session/SignIn";
 import { Loading } from "../ui/Loading";
 import { AdminOnly } from "./AdminOnly";
 import { EnvironmentRefused } from "./EnvironmentRefused";
-import { environmentBase, moveAddressInto } from "./environment-address";
+import { environmentBase, isComponentPage, moveAddressInto } from "./environment-address";
 import { FEATURES } from "./features";
+import { lazyPage } from "./lazy-page";
 import { NotFound } from "./NotFound";
 import { Shell } from "./Shell";
 
@@ -92,7 +93,16 @@ function Gate() {
   );
 }
 
+const UiGallery = lazyPage(() => import("../ui/gallery/UiGallery"), "UiGallery");
+
 export function App() {
+  if (isComponentPage()) {
+    return (
+      <Suspense fallback={<Loading what="the components" />}>
+        <UiGallery />
+      </Suspense>
+    );
+  }
   return (
     <SessionProvider>
       <Gate />

@@ -1,4 +1,5 @@
 import { useSession } from "../session/session";
+import { Button } from "../ui/Button";
 
 /**
  * A link to an environment this session cannot open: said in words, rather than opening another
@@ -29,13 +30,13 @@ export function EnvironmentRefused({ slug }: { slug: string }) {
         )}
         <div className="form-actions">
           {environment ? (
-            <button type="button" className="primary" onClick={() => setEnvironment(environment)}>
+            <Button type="button" variant="primary" onClick={() => setEnvironment(environment)}>
               Open {current?.name ?? environment} instead
-            </button>
+            </Button>
           ) : null}
-          <button type="button" onClick={() => void signOut()}>
+          <Button type="button" onClick={() => void signOut()}>
             Sign out
-          </button>
+          </Button>
         </div>
       </div>
     </main>

@@ -3,6 +3,8 @@ import { NavLink, Outlet } from "react-router";
 import { useSession } from "../session/session";
 import { Loading } from "../ui/Loading";
 import { FEATURES } from "./features";
+import { Button } from "../ui/Button";
+import { Select } from "../ui/Select";
 
 /** Which environment every page works in: a choice for the admin credential, a fixed name for an environment's key. */
 function EnvironmentSwitcher() {
@@ -26,13 +28,13 @@ function EnvironmentSwitcher() {
   return (
     <label className="environment" data-testid="environment">
       <span className="muted">Environment</span>
-      <select id="environment" value={environment} onChange={(e) => setEnvironment(e.target.value)}>
+      <Select id="environment" value={environment} onChange={(e) => setEnvironment(e.target.value)}>
         {who.environments.map((e) => (
           <option key={e.slug} value={e.slug}>
             {e.name === e.slug ? e.slug : `${e.name} (${e.slug})`}
           </option>
         ))}
-      </select>
+      </Select>
     </label>
   );
 }
@@ -51,9 +53,9 @@ export function Shell() {
         <NavLink to="/" className="brand">
           Clarion
         </NavLink>
-        <button type="button" className="menu" aria-expanded={open} aria-controls="main-nav" onClick={() => setOpen(!open)}>
+        <Button type="button" className="menu" aria-expanded={open} aria-controls="main-nav" onClick={() => setOpen(!open)}>
           Menu
-        </button>
+        </Button>
         <nav id="main-nav" className={open ? "open" : undefined} aria-label="Main">
           {features.map(({ nav }) => (
             <NavLink key={nav.to} to={nav.to} onClick={() => setOpen(false)}>
@@ -63,9 +65,9 @@ export function Shell() {
         </nav>
         <div className="session">
           <EnvironmentSwitcher />
-          <button type="button" onClick={() => void signOut()}>
+          <Button type="button" onClick={() => void signOut()}>
             Sign out
-          </button>
+          </Button>
         </div>
       </header>
       <main className="page" id="main" tabIndex={-1}>

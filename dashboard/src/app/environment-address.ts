@@ -26,3 +26,10 @@ export function moveAddressInto(slug: string): void {
   const wanted = `${environmentBase(slug)}${page.startsWith("/") || page === "" ? page : `/${page}`}`;
   if (wanted !== pathname) window.history.replaceState(window.history.state, "", `${wanted}${search}${hash}`);
 }
+
+/**
+ * The component page (/dashboard/_ui): every component of ui/ in each state, in both themes. It
+ * shows no data, so it needs no session; it ships with the build, since the browser suite checks
+ * the built dashboard's contrast on it.
+ */
+export const isComponentPage = (pathname = window.location.pathname) => pathname === `${BASE}/_ui` || pathname === `${BASE}/_ui/`;

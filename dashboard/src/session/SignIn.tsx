@@ -2,6 +2,9 @@ import { type FormEvent, useState } from "react";
 import { ApiError } from "../api/problem";
 import { ProblemView } from "../ui/ProblemView";
 import { useSession } from "./session";
+import { Button } from "../ui/Button";
+import { Input } from "../ui/Input";
+import { Card } from "../ui/Card";
 
 /** The API checks the credential before the dashboard keeps a session, so a typo is said at once. */
 export function SignIn() {
@@ -25,14 +28,14 @@ export function SignIn() {
 
   return (
     <main className="sign-in">
-      <form onSubmit={submit} className="card">
+      <Card as="form" onSubmit={submit}>
         <h1>Sign in to Clarion</h1>
         <p className="muted">
           Use the admin credential (<code>clarion_admin_…</code>) to work in every environment, or an environment's API key for that one.{" "}
           <code>npm start</code> prints them and saves them in <code>.clarion/keys.json</code>.
         </p>
         <label htmlFor="credential">Admin credential or API key</label>
-        <input
+        <Input
           id="credential"
           type="password"
           autoComplete="off"
@@ -42,11 +45,11 @@ export function SignIn() {
           onChange={(e) => setValue(e.target.value)}
           required
         />
-        <button type="submit" className="primary" disabled={busy || !value.trim()}>
+        <Button type="submit" variant="primary" disabled={busy || !value.trim()}>
           {busy ? "Checking…" : "Sign in"}
-        </button>
+        </Button>
         {error ? <ProblemView error={error} /> : null}
-      </form>
+      </Card>
     </main>
   );
 }

@@ -1,5 +1,6 @@
 import { type ReactNode, useCallback, useState } from "react";
 import { Dialog } from "./Dialog";
+import { Button } from "./Button";
 
 /** A modal question (ui/Dialog.tsx): `onConfirm` runs the action, `onCancel` (or Escape) closes it. */
 export function ConfirmDialog({
@@ -22,7 +23,7 @@ export function ConfirmDialog({
   onCancel: () => void;
 }) {
   return (
-    <Dialog open={open} title={title} onClose={onCancel} className="confirm card">
+    <Dialog open={open} title={title} onClose={onCancel} className="confirm">
       <form
         method="dialog"
         onSubmit={(e) => {
@@ -32,12 +33,12 @@ export function ConfirmDialog({
       >
         {children}
         <div className="confirm-actions">
-          <button type="button" onClick={onCancel}>
+          <Button type="button" onClick={onCancel}>
             Cancel
-          </button>
-          <button type="submit" className={danger ? "danger" : "primary"} disabled={busy}>
+          </Button>
+          <Button type="submit" variant={danger ? "danger" : "primary"} disabled={busy}>
             {confirm}
-          </button>
+          </Button>
         </div>
       </form>
     </Dialog>

@@ -1,4 +1,5 @@
 import { useState } from "react";
+import { Button } from "./Button";
 
 /** Copies `text` and says whether the browser let it: "Copied", or to select it by hand. */
 export function CopyButton({ text, label = "Copy", className }: { text: string; label?: string; className?: string }) {
@@ -16,9 +17,9 @@ export function CopyButton({ text, label = "Copy", className }: { text: string; 
   }
   return (
     <span className="copy">
-      <button type="button" className={className} onClick={() => void copy()}>
+      <Button type="button" className={className} onClick={() => void copy()}>
         {label}
-      </button>{" "}
+      </Button>{" "}
       <span className="muted small" role="status">
         {said}
       </span>

@@ -2,6 +2,7 @@ import type { ReactNode } from "react";
 import { Loading } from "./Loading";
 import { MoreButton } from "./MoreButton";
 import { ProblemView } from "./ProblemView";
+import { Table } from "./Table";
 
 /**
  * What a list needs of its query: a TanStack infinite query over the API's cursor pages
@@ -81,26 +82,24 @@ export function DataList<T>(props: Frame<T> & Body<T>) {
       ) : props.children ? (
         props.children(rows)
       ) : (
-        <div className="table-wrap" aria-busy={list.isPlaceholderData || undefined}>
-          <table className={props.className}>
-            <thead>
-              <tr>
-                {props.columns.map((head, i) =>
-                  isLabel(head) ? (
-                    // biome-ignore lint/suspicious/noArrayIndexKey: the columns are fixed for the table's life
-                    <th key={i} scope="col" aria-label={head.label} />
-                  ) : (
-                    // biome-ignore lint/suspicious/noArrayIndexKey: the columns are fixed for the table's life
-                    <th key={i} scope="col">
-                      {head}
-                    </th>
-                  ),
-                )}
-              </tr>
-            </thead>
-            <tbody>{rows.map(props.row)}</tbody>
-          </table>
-        </div>
+        <Table busy={list.isPlaceholderData} className={props.className}>
+          <thead>
+            <tr>
+              {props.columns.map((head, i) =>
+                isLabel(head) ? (
+                  // biome-ignore lint/suspicious/noArrayIndexKey: the columns are fixed for the table's life
+                  <th key={i} scope="col" aria-label={head.label} />
+                ) : (
+                  // biome-ignore lint/suspicious/noArrayIndexKey: the columns are fixed for the table's life
+                  <th key={i} scope="col">
+                    {head}
+                  </th>
+                ),
+              )}
+            </tr>
+          </thead>
+          <tbody>{rows.map(props.row)}</tbody>
+        </Table>
       )}
       {list.fetchNextPage ? (
         <MoreButton

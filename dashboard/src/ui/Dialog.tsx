@@ -1,7 +1,7 @@
-import { type KeyboardEvent, type ReactNode, useEffect, useId, useRef } from "react";
-
-const FOCUSABLE =
-  'a[href], button:not([disabled]), input:not([disabled]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"])';
+import * as Radix from "@radix-ui/react-dialog";
+import { type ReactNode, useRef } from "react";
+import "./dialog.css";
+import { classNames } from "./class-names";
 
 /** How long after a dialog closes the removal of its opener is still its doing (a delete's request and refetch). */
 const OPENER_WATCH_MS = 10_000;
@@ -28,11 +28,12 @@ function returnFocus(opener: HTMLElement | null) {
 }
 
 /**
- * Every modal of the dashboard: the browser's own <dialog> opened with showModal() (the page
- * behind goes inert, focus moves to the first control), named by its title, Tab kept inside,
- * Escape asking `onClose`, and focus handed back to whatever opened it, also when the dialog
- * leaves the page rather than closing (an erased subscriber's page), or to the page's content
- * when the opener is gone.
+ * Every modal of the dashboard, on Radix's Dialog: the page behind hidden from assistive
+ * technology and out of reach, focus moved to the first control and kept inside (Tab wraps),
+ * named by its title, Escape asking `onClose`, and focus handed back to whatever opened it, also
+ * when the dialog leaves the page rather than closing (an erased subscriber's page), or to the
+ * page's content when the opener is gone. A click outside does not close it: a half-filled
+ * dialog (a rotation's overlap) is not lost to a stray click.
  */
 export function Dialog({
   open,
@@ -47,53 +48,35 @@ export function Dialog({
   className?: string;
   children: ReactNode;
 }) {
-  const ref = useRef<HTMLDialogElement>(null);
-  const titleId = useId();
-  useEffect(() => {
-    const dialog = ref.current;
-    if (!dialog || !open) return;
-    const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null;
-    if (!dialog.open) dialog.showModal();
-    return () => {
-      if (dialog.open) dialog.close();
-      returnFocus(opener);
-    };
-  }, [open]);
-
-  // showModal() makes the page inert, but Tab past the last control would leave for the browser's own UI.
-  const keepFocusInside = (event: KeyboardEvent<HTMLDialogElement>) => {
-    if (event.key !== "Tab" || !ref.current) return;
-    const controls = [...ref.current.querySelectorAll<HTMLElement>(FOCUSABLE)];
-    const first = controls[0];
-    const last = controls[controls.length - 1];
-    if (!first || !last) return;
-    if (event.shiftKey && document.activeElement === first) {
-      event.preventDefault();
-      last.focus();
-    } else if (!event.shiftKey && document.activeElement === last) {
-      event.preventDefault();
-      first.focus();
-    }
-  };
-
+  const opener = useRef<HTMLElement | null>(null);
   return (
-    <dialog
-      ref={ref}
-      className={className ? `modal ${className}` : "modal"}
-      // The element's own role, said outright with aria-modal for assistive technology that reads attributes only.
-      // biome-ignore lint/a11y/noRedundantRoles: see above
-      role="dialog"
-      aria-modal="true"
-      aria-labelledby={titleId}
-      onCancel={(event) => {
-        // Escape: the owner decides (its state closes the dialog, and the effect above restores focus).
-        event.preventDefault();
-        onClose();
+    <Radix.Root
+      open={open}
+      onOpenChange={(next) => {
+        if (!next) onClose();
       }}
-      onKeyDown={keepFocusInside}
     >
-      <h2 id={titleId}>{title}</h2>
-      {children}
-    </dialog>
+      <Radix.Portal>
+        <Radix.Overlay className="modal-backdrop" />
+        <Radix.Content
+          className={classNames("modal", className)}
+          aria-modal="true"
+          // The title names the dialog; its body is read as the user moves through it.
+          aria-describedby={undefined}
+          onOpenAutoFocus={() => {
+            // Still the element that opened it: Radix moves focus in after this.
+            opener.current = document.activeElement instanceof HTMLElement ? document.activeElement : null;
+          }}
+          onCloseAutoFocus={(event) => {
+            event.preventDefault();
+            returnFocus(opener.current);
+          }}
+          onInteractOutside={(event) => event.preventDefault()}
+        >
+          <Radix.Title>{title}</Radix.Title>
+          {children}
+        </Radix.Content>
+      </Radix.Portal>
+    </Radix.Root>
   );
 }

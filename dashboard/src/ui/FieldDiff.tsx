@@ -1,6 +1,7 @@
 import type { ReactNode } from "react";
 import { DiffValue } from "./DiffValue";
 import type { DiffRow as Row } from "./field-diff";
+import { Table } from "./Table";
 
 /**
  * Two versions side by side (an audit entry's before and after, two workflow versions): the
@@ -8,23 +9,21 @@ import type { DiffRow as Row } from "./field-diff";
  */
 export function FieldDiffTable({ heads, children, testId }: { heads: [ReactNode, ReactNode]; children: ReactNode; testId?: string }) {
   return (
-    <div className="table-wrap">
-      <table className="field-diff" data-testid={testId}>
-        <colgroup>
-          <col className="field-col" />
-          <col />
-          <col />
-        </colgroup>
-        <thead>
-          <tr>
-            <th scope="col">Field</th>
-            <th scope="col">{heads[0]}</th>
-            <th scope="col">{heads[1]}</th>
-          </tr>
-        </thead>
-        {children}
-      </table>
-    </div>
+    <Table className="field-diff" data-testid={testId}>
+      <colgroup>
+        <col className="field-col" />
+        <col />
+        <col />
+      </colgroup>
+      <thead>
+        <tr>
+          <th scope="col">Field</th>
+          <th scope="col">{heads[0]}</th>
+          <th scope="col">{heads[1]}</th>
+        </tr>
+      </thead>
+      {children}
+    </Table>
   );
 }
 

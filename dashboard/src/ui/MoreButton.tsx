@@ -1,3 +1,4 @@
+import { Button } from "./Button";
 /** Loads the next page of a cursor-paged list (a TanStack infinite query); absent on the last page. */
 export function MoreButton({
   list,
@@ -10,8 +11,8 @@ export function MoreButton({
 }) {
   if (!list.hasNextPage) return null;
   return (
-    <button type="button" className={className} onClick={() => list.fetchNextPage()} disabled={list.isFetchingNextPage}>
+    <Button type="button" className={className} onClick={() => list.fetchNextPage()} disabled={list.isFetchingNextPage}>
       {list.isFetchingNextPage ? "Loading…" : label}
-    </button>
+    </Button>
   );
 }

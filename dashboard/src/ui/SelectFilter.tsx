@@ -1,3 +1,6 @@
+import { Select } from "./Select";
+import { Field } from "./Field";
+
 /**
  * A filter chosen from a list: "All …" (the empty value) first, then each option. `labels` names
  * an option for a reader where its value is a code.
@@ -20,16 +23,15 @@ export function SelectFilter({
   onChange: (value: string | undefined) => void;
 }) {
   return (
-    <label className="field">
-      {label}
-      <select id={id} value={value ?? ""} onChange={(e) => onChange(e.target.value || undefined)}>
+    <Field label={label}>
+      <Select id={id} value={value ?? ""} onChange={(e) => onChange(e.target.value || undefined)}>
         <option value="">{all}</option>
         {options.map((o) => (
           <option key={o} value={o}>
             {labels[o] ?? o}
           </option>
         ))}
-      </select>
-    </label>
+      </Select>
+    </Field>
   );
 }

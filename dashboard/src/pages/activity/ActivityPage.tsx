@@ -6,6 +6,7 @@ import { type Tab, TABS, useActivityFilters } from "./filters";
 import { MessagesTable } from "./MessagesTable";
 import { StatsCharts } from "./StatsCharts";
 import { TriggersTable } from "./TriggersTable";
+import { Button } from "../../ui/Button";
 
 const LABELS: Record<Tab, string> = { messages: "Messages", triggers: "Triggers", charts: "Charts" };
 
@@ -22,9 +23,9 @@ export function ActivityPage() {
   return (
     <>
       <PageHeader title="Activity">
-        <Link to="/activity/new" className="button primary">
-          New trigger
-        </Link>
+        <Button asChild variant="primary">
+          <Link to="/activity/new">New trigger</Link>
+        </Button>
       </PageHeader>
       <nav className="tabs" aria-label="Activity views">
         {TABS.map((t) => (

@@ -3,6 +3,9 @@ import { MESSAGE_STATUSES, TRIGGER_STATUSES } from "../../../../src/contract/sta
 import { SelectFilter } from "../../ui/SelectFilter";
 import { type Filters, RANGES, type Tab, type FilterKey } from "./filters";
 import { STEP_TYPE_LABEL } from "../../ui/labels";
+import { Button } from "../../ui/Button";
+import { Input } from "../../ui/Input";
+import { Field } from "../../ui/Field";
 
 const RANGE_LABELS: Record<string, string> = { "1h": "Last hour", "24h": "Last 24 hours", "7d": "Last 7 days", "30d": "Last 30 days" };
 const CHANNELS = ["email", "sms", "push", "chat", "in_app"] as const;
@@ -44,34 +47,32 @@ export function FilterBar({ tab, filters, update }: { tab: Tab; filters: Filters
     <form className="filters activity-filters" aria-label="Filters" onSubmit={apply}>
       {tab !== "charts"
         ? TEXT_FIELDS.map(({ key, label, placeholder }) => (
-            <label className="field" key={key}>
-              {label}
-              <input
+            <Field label={label} key={key}>
+              <Input
                 type="search"
                 value={typed[key] ?? ""}
                 placeholder={placeholder}
                 onChange={(e) => setTyped({ ...typed, [key]: e.target.value })}
                 onBlur={() => apply()}
               />
-            </label>
+            </Field>
           ))
         : null}
       {tab === "messages" ? select("channel", "Channel", CHANNELS, "All channels", STEP_TYPE_LABEL) : null}
       {tab === "messages" ? (
-        <label className="field">
-          Provider
-          <input
+        <Field label="Provider">
+          <Input
             type="search"
             value={typed.provider ?? ""}
             placeholder="Any provider (id)"
             onChange={(e) => setTyped({ ...typed, provider: e.target.value })}
             onBlur={() => apply()}
           />
-        </label>
+        </Field>
       ) : null}
       {tab !== "charts" ? select("status", "Status", statuses, "All statuses") : null}
       {select("range", "Time", Object.keys(RANGES), tab === "charts" ? "Last 24 hours" : "Any time", RANGE_LABELS)}
-      {tab !== "charts" ? <button type="submit">Apply</button> : null}
+      {tab !== "charts" ? <Button type="submit">Apply</Button> : null}
     </form>
   );
 }

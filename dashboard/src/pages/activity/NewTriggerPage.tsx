@@ -10,6 +10,11 @@ import { parseObject } from "../workflows/model";
 import { workflowPickQuery } from "../workflows/queries";
 import { broadcast, trigger } from "./queries";
 import "./activity.css";
+import { Button } from "../../ui/Button";
+import { Input, Radio } from "../../ui/Input";
+import { Select } from "../../ui/Select";
+import { Textarea } from "../../ui/Textarea";
+import { Card } from "../../ui/Card";
 
 type Audience = "subscribers" | "topic" | "everyone";
 const AUDIENCES: { value: Audience; label: string }[] = [
@@ -57,40 +62,39 @@ export function NewTriggerPage() {
       <PageHeader title="New trigger">
         <Link to="/activity?tab=triggers">← Triggers</Link>
       </PageHeader>
-      <form className="card new-trigger" onSubmit={submit} aria-label="New trigger">
+      <Card as="form" className="new-trigger" onSubmit={submit} aria-label="New trigger">
         <Field label="Workflow">
-          <select value={workflow} onChange={(e) => setWorkflow(e.target.value)} required>
+          <Select value={workflow} onChange={(e) => setWorkflow(e.target.value)} required>
             <option value="">Choose a workflow</option>
             {workflows.data?.data.map((w) => (
               <option key={w.key} value={w.key} disabled={!w.active}>
                 {w.name} ({w.key}){w.active ? "" : " — inactive"}
               </option>
             ))}
-          </select>
+          </Select>
         </Field>
         <fieldset className="segmented">
           <legend>To</legend>
           {AUDIENCES.map((a) => (
             <label key={a.value}>
-              <input type="radio" name="audience" value={a.value} checked={audience === a.value} onChange={() => setAudience(a.value)} />{" "}
-              {a.label}
+              <Radio name="audience" value={a.value} checked={audience === a.value} onChange={() => setAudience(a.value)} /> {a.label}
             </label>
           ))}
         </fieldset>
         {audience === "subscribers" ? (
           <Field label="Subscriber ids" hint="Separated by commas or spaces; up to 100.">
-            <input value={subscriberIds} spellCheck={false} onChange={(e) => setSubscriberIds(e.target.value)} />
+            <Input value={subscriberIds} spellCheck={false} onChange={(e) => setSubscriberIds(e.target.value)} />
           </Field>
         ) : audience === "topic" ? (
           <Field label="Topic">
-            <select value={topic} onChange={(e) => setTopic(e.target.value)}>
+            <Select value={topic} onChange={(e) => setTopic(e.target.value)}>
               <option value="">Choose a topic</option>
               {topics.data?.data.map((t) => (
                 <option key={t.key} value={t.key}>
                   {t.name} ({t.key})
                 </option>
               ))}
-            </select>
+            </Select>
           </Field>
         ) : (
           <p className="notice" data-testid="broadcast-notice">
@@ -98,13 +102,13 @@ export function NewTriggerPage() {
           </p>
         )}
         <Field label="Payload (JSON)" error={payload.ok ? undefined : payload.message}>
-          <textarea rows={6} spellCheck={false} value={payloadText} onChange={(e) => setPayloadText(e.target.value)} />
+          <Textarea rows={6} spellCheck={false} value={payloadText} onChange={(e) => setPayloadText(e.target.value)} />
         </Field>
         {send.error ? <ProblemView error={send.error} /> : null}
-        <button type="submit" className="primary" disabled={!ready || send.isPending}>
+        <Button type="submit" variant="primary" disabled={!ready || send.isPending}>
           {audience === "everyone" ? "Broadcast" : "Trigger"}
-        </button>
-      </form>
+        </Button>
+      </Card>
     </>
   );
 }

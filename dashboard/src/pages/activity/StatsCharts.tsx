@@ -9,6 +9,9 @@ import { type Filters, isRange, RANGES } from "./filters";
 import { LIVE_INTERVAL, LiveIndicator } from "./live";
 import { statsQuery } from "./queries";
 import { UPlotChart } from "./UPlotChart";
+import { Radio } from "../../ui/Input";
+import { Table } from "../../ui/Table";
+import { Card } from "../../ui/Card";
 
 type Row = components["schemas"]["MessageStatsRow"];
 type GroupBy = "channel" | "provider";
@@ -87,8 +90,7 @@ export function StatsCharts({ filters, update }: { filters: Filters; update: (f:
           <legend className="muted small">By</legend>
           {(["channel", "provider"] as const).map((g) => (
             <label key={g}>
-              <input
-                type="radio"
+              <Radio
                 name="groupBy"
                 value={g}
                 checked={groupBy === g}
@@ -107,35 +109,33 @@ export function StatsCharts({ filters, update }: { filters: Filters; update: (f:
         <p className="empty muted">No messages in this range.</p>
       ) : (
         <>
-          <div className="table-wrap">
-            <table className="stats-totals">
-              <thead>
-                <tr>
-                  <th>{groupBy}</th>
+          <Table className="stats-totals">
+            <thead>
+              <tr>
+                <th>{groupBy}</th>
+                {METRICS.map((m) => (
+                  <th key={m.key}>{m.key}</th>
+                ))}
+              </tr>
+            </thead>
+            <tbody>
+              {groups.map((g) => (
+                <tr key={g.name} data-group={g.name}>
+                  <td>{g.name}</td>
                   {METRICS.map((m) => (
-                    <th key={m.key}>{m.key}</th>
+                    <td key={m.key} data-metric={m.key}>
+                      {g.totals[m.key]}
+                    </td>
                   ))}
                 </tr>
-              </thead>
-              <tbody>
-                {groups.map((g) => (
-                  <tr key={g.name} data-group={g.name}>
-                    <td>{g.name}</td>
-                    {METRICS.map((m) => (
-                      <td key={m.key} data-metric={m.key}>
-                        {g.totals[m.key]}
-                      </td>
-                    ))}
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+              ))}
+            </tbody>
+          </Table>
           <div className="charts">
             {groups.map((g) => (
-              <div className="card chart" key={g.name} data-chart={g.name}>
+              <Card as="div" className="chart" key={g.name} data-chart={g.name}>
                 <UPlotChart options={g.options} data={g.data} label={`${g.name}: messages by the states they reached over time`} />
-              </div>
+              </Card>
             ))}
           </div>
         </>

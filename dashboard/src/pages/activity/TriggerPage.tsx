@@ -1,4 +1,4 @@
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQuery } from "@tanstack/react-query";
 import { Link, useParams } from "react-router";
 import { useApi } from "../../api/context";
 import { Loading } from "../../ui/Loading";
@@ -6,11 +6,14 @@ import { PageHeader } from "../../ui/PageHeader";
 import { ProblemView } from "../../ui/ProblemView";
 import "./activity.css";
 import { LIVE_INTERVAL, LiveIndicator } from "./live";
-import { ACTIVITY, cancelTrigger, triggerMessagesQuery, triggerStatusQuery, triggerWorkflowQuery } from "./queries";
+import { cancelTriggerMutation, triggerMessagesQuery, triggerStatusQuery, triggerWorkflowQuery } from "./queries";
 import { recipientSteps, type StepState } from "./recipient-steps";
 import { formatTime, StatusBadge } from "./status";
 import { subscriberPath } from "../subscribers/search";
 import { useConfirm } from "../../ui/ConfirmDialog";
+import { Button } from "../../ui/Button";
+import { Table } from "../../ui/Table";
+import { Card } from "../../ui/Card";
 
 const pretty = (value: unknown) => JSON.stringify(value, null, 2);
 const CANCELLABLE = new Set(["accepted", "processing"]);
@@ -43,16 +46,12 @@ function StepCell({ state, cancelled }: { state: StepState; cancelled: boolean }
 export function TriggerPage() {
   const { transactionId = "" } = useParams();
   const api = useApi();
-  const queryClient = useQueryClient();
   const status = useQuery({ ...triggerStatusQuery(api, transactionId), refetchInterval: LIVE_INTERVAL });
   const messages = useQuery({ ...triggerMessagesQuery(api, transactionId), refetchInterval: LIVE_INTERVAL });
   const workflowKey = status.data?.workflow;
   const workflow = useQuery({ ...triggerWorkflowQuery(api, workflowKey ?? ""), enabled: workflowKey !== undefined });
   const [dialog, ask] = useConfirm();
-  const cancel = useMutation({
-    mutationFn: () => cancelTrigger(api, transactionId),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: ACTIVITY }),
-  });
+  const cancel = useMutation(cancelTriggerMutation(api, transactionId));
 
   const t = status.data;
   const cancelled = t?.status === "cancelled";
@@ -62,9 +61,9 @@ export function TriggerPage() {
       <PageHeader title="Trigger">
         <LiveIndicator updatedAt={status.dataUpdatedAt} failed={status.isRefetchError} />
         {t && CANCELLABLE.has(t.status) ? (
-          <button
+          <Button
             type="button"
-            className="danger"
+            variant="danger"
             disabled={cancel.isPending}
             onClick={async () => {
               const yes = await ask({
@@ -77,7 +76,7 @@ export function TriggerPage() {
             }}
           >
             Cancel trigger
-          </button>
+          </Button>
         ) : null}
       </PageHeader>
       {dialog}
@@ -147,38 +146,31 @@ export function TriggerPage() {
           {messages.error ? <ProblemView error={messages.error} /> : null}
           {rows.length === 0 ? <p className="muted">No step has run for a recipient yet.</p> : null}
           {rows.map((r) => (
-            <section
-              key={r.subscriberId}
-              className="card recipient"
-              data-recipient={r.subscriberId}
-              aria-label={`Steps for ${r.subscriberId}`}
-            >
+            <Card key={r.subscriberId} className="recipient" data-recipient={r.subscriberId} aria-label={`Steps for ${r.subscriberId}`}>
               <h2>
                 <Link to={subscriberPath(r.subscriberId)}>{r.subscriberId}</Link>
               </h2>
-              <div className="table-wrap">
-                <table>
-                  <thead>
-                    <tr>
-                      <th>Step</th>
-                      <th>Type</th>
-                      <th>State</th>
+              <Table>
+                <thead>
+                  <tr>
+                    <th>Step</th>
+                    <th>Type</th>
+                    <th>State</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {r.steps.map((s) => (
+                    <tr key={s.step.id} data-step={s.step.id}>
+                      <td>{s.step.id}</td>
+                      <td>{s.step.type}</td>
+                      <td>
+                        <StepCell state={s} cancelled={cancelled} />
+                      </td>
                     </tr>
-                  </thead>
-                  <tbody>
-                    {r.steps.map((s) => (
-                      <tr key={s.step.id} data-step={s.step.id}>
-                        <td>{s.step.id}</td>
-                        <td>{s.step.type}</td>
-                        <td>
-                          <StepCell state={s} cancelled={cancelled} />
-                        </td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
-            </section>
+                  ))}
+                </tbody>
+              </Table>
+            </Card>
           ))}
         </>
       ) : null}

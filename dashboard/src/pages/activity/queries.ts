@@ -1,6 +1,6 @@
 // The Activity area's queries, and the writes beside the keys they refresh. Everything here is
 // asked for again every couple of seconds while on screen (live.tsx).
-import { infiniteQueryOptions, queryOptions } from "@tanstack/react-query";
+import { infiniteQueryOptions, mutationOptions, queryOptions } from "@tanstack/react-query";
 import { type Api, unwrap } from "../../api/client";
 import { CURSOR_PAGES } from "../../api/cursor-pages";
 import type { components } from "../../api/openapi";
@@ -68,3 +68,10 @@ export const cancelTrigger = (api: Api, transactionId: string) =>
 export const trigger = (api: Api, body: TriggerRequest) => unwrap(api.POST("/v1/trigger", { body }));
 
 export const broadcast = (api: Api, body: BroadcastRequest) => unwrap(api.POST("/v1/trigger/broadcast", { body }));
+
+/** Cancels what of a trigger is still to come; the activity refreshes. */
+export const cancelTriggerMutation = (api: Api, transactionId: string) =>
+  mutationOptions({
+    mutationFn: () => cancelTrigger(api, transactionId),
+    onSuccess: (_answer, _v, _result, { client }) => client.invalidateQueries({ queryKey: ACTIVITY }),
+  });

@@ -1,3 +1,4 @@
+import { Badge } from "../../ui/Badge";
 const TONE: Record<string, "ok" | "warn" | "bad" | "info" | undefined> = {
   sent: "ok",
   delivered: "ok",
@@ -24,9 +25,9 @@ const TONE: Record<string, "ok" | "warn" | "bad" | "info" | undefined> = {
 export function StatusBadge({ status }: { status: string }) {
   const tone = TONE[status];
   return (
-    <span className={tone ? `badge ${tone}` : "badge"} data-status={status}>
+    <Badge tone={tone} data-status={status}>
       {status}
-    </span>
+    </Badge>
   );
 }
 

@@ -11,6 +11,9 @@ import { EntryChanges } from "./EntryChanges";
 import { ACTION_LABELS, type AuditEntry, RESOURCE_LABELS, useAuditFilters } from "./filters";
 import { acrossEnvironments, auditLogQuery, exportNdjson } from "./queries";
 import "./audit.css";
+import { Button } from "../../ui/Button";
+import { Input } from "../../ui/Input";
+import { Field } from "../../ui/Field";
 
 /** The filters chosen from a list of the API's values. */
 const CHOICES = [
@@ -57,9 +60,9 @@ export function AuditPage() {
   return (
     <>
       <PageHeader title="Audit log">
-        <button type="button" onClick={() => exported.mutate()} disabled={exported.isPending}>
+        <Button type="button" onClick={() => exported.mutate()} disabled={exported.isPending}>
           {exported.isPending ? "Exporting…" : "Download NDJSON"}
-        </button>
+        </Button>
       </PageHeader>
       <p className="muted">
         Every change to workflows, variables, integrations, environments, keys, webhook endpoints and settings: who made it, when, and the
@@ -105,21 +108,19 @@ export function AuditPage() {
             onChange={(value) => update({ [key]: value })}
           />
         ))}
-        <label className="field">
-          Actor
-          <input
+        <Field label="Actor">
+          <Input
             type="search"
             value={actor}
             placeholder="Anyone (key id or name, admin)"
             onChange={(e) => setActor(e.target.value)}
             onBlur={() => update({ actor: actor.trim() || undefined })}
           />
-        </label>
+        </Field>
         {(["after", "before"] as const).map((bound) => (
-          <label className="field" key={bound}>
-            {bound === "after" ? "From" : "Until"}
-            <input type="datetime-local" value={filters[bound] ?? ""} onChange={(e) => update({ [bound]: e.target.value || undefined })} />
-          </label>
+          <Field label={bound === "after" ? "From" : "Until"} key={bound}>
+            <Input type="datetime-local" value={filters[bound] ?? ""} onChange={(e) => update({ [bound]: e.target.value || undefined })} />
+          </Field>
         ))}
       </form>
       {exported.error ? <ProblemView error={exported.error} /> : null}
@@ -148,9 +149,9 @@ export function AuditPage() {
                 {entry.summary}
               </td>
               <td>
-                <button type="button" aria-expanded={open.includes(entry.id)} onClick={() => toggle(entry.id)}>
+                <Button type="button" aria-expanded={open.includes(entry.id)} onClick={() => toggle(entry.id)}>
                   {open.includes(entry.id) ? "Hide" : "Before / after"}
-                </button>
+                </Button>
               </td>
             </tr>
             {open.includes(entry.id) ? (

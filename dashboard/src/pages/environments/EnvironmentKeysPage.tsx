@@ -1,4 +1,4 @@
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQuery } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { Link, useNavigate, useParams } from "react-router";
 import { useApi } from "../../api/context";
@@ -14,18 +14,21 @@ import { NewKey } from "./NewKey";
 import { PreferencePageCard } from "./PreferencePageCard";
 import {
   type ApiKey,
-  createKey,
-  deleteEnvironment,
-  ENVIRONMENTS,
+  createKeyMutation,
+  deleteEnvironmentMutation,
   environmentQuery,
-  keysKey,
   keysQuery,
-  revokeKey,
-  rotateKey,
+  revokeKeyMutation,
+  rotateKeyMutation,
 } from "./queries";
+import { andThen } from "../../api/mutations";
 import "./environments.css";
+import { Button } from "../../ui/Button";
+import { Checkbox, Input } from "../../ui/Input";
+import { Badge, type BadgeTone } from "../../ui/Badge";
+import { Card } from "../../ui/Card";
 
-const STATUS_BADGE: Record<ApiKey["status"], string> = { active: "ok", expiring: "warn", expired: "", revoked: "bad" };
+const STATUS_BADGE: Record<ApiKey["status"], BadgeTone> = { active: "ok", expiring: "warn", expired: "", revoked: "bad" };
 const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : "—");
 /** A date input's day, to its last second in UTC. */
 const endOfDay = (day: string) => (day ? new Date(`${day}T23:59:59.000Z`).toISOString() : undefined);
@@ -37,7 +40,6 @@ const endOfDay = (day: string) => (day ? new Date(`${day}T23:59:59.000Z`).toISOS
 export function EnvironmentKeysPage() {
   const { slug = "" } = useParams();
   const api = useApi();
-  const queryClient = useQueryClient();
   const [includeRevoked, setIncludeRevoked] = useState(false);
   const [name, setName] = useState("");
   const [expires, setExpires] = useState("");
@@ -48,19 +50,16 @@ export function EnvironmentKeysPage() {
 
   const environment = useQuery(environmentQuery(api, slug));
   const keys = useQuery(keysQuery(api, slug, includeRevoked));
-  const changed = () => queryClient.invalidateQueries({ queryKey: keysKey(slug) });
   const navigate = useNavigate();
   const { refresh } = useSession();
   const [dialog, ask] = useConfirm();
-  const removeEnvironment = useMutation({
-    mutationFn: () => deleteEnvironment(api, slug),
-    onSuccess: async () => {
-      await queryClient.invalidateQueries({ queryKey: ENVIRONMENTS });
+  const removeEnvironment = useMutation(
+    andThen(deleteEnvironmentMutation(api, slug), async () => {
       navigate("/environments");
       // The switcher drops it; working in it, the dashboard moves to another environment.
       await refresh();
-    },
-  });
+    }),
+  );
   const askToDelete = async (name: string) => {
     const yes = await ask({
       title: `Delete the environment ${name}?`,
@@ -76,36 +75,26 @@ export function EnvironmentKeysPage() {
     if (yes) removeEnvironment.mutate();
   };
 
-  const create = useMutation({
-    mutationFn: () => createKey(api, slug, { name: name.trim() || "default", expiresAt: endOfDay(expires) }),
-    onSuccess: async (created) => {
+  const create = useMutation(
+    andThen(createKeyMutation(api, slug), (created) => {
       // Only a replay (an Idempotency-Key, which the dashboard never sends) comes without the secret.
       setSecret("key" in created ? created.key : null);
       setName("");
       setExpires("");
-      await changed();
-    },
-  });
-  const revoke = useMutation({
-    mutationFn: (key: ApiKey) => revokeKey(api, key.id),
-    onSuccess: async () => {
-      setRevoking(null);
-      await changed();
-    },
-  });
-  const rotate = useMutation({
-    mutationFn: (key: ApiKey) => rotateKey(api, key.id, Number(overlapHours)),
-    onSuccess: async (rotation) => {
+    }),
+  );
+  const revoke = useMutation(andThen(revokeKeyMutation(api, slug), () => setRevoking(null)));
+  const rotate = useMutation(
+    andThen(rotateKeyMutation(api, slug), (rotation) => {
       setRotating(null);
       setSecret("key" in rotation.key ? rotation.key.key : null);
-      await changed();
-    },
-  });
+    }),
+  );
   const fieldError = (error: unknown, path: string) => (error instanceof ApiError ? error.fieldError(path) : undefined);
 
   function submit(event: FormEvent) {
     event.preventDefault();
-    create.mutate();
+    create.mutate({ name: name.trim() || "default", expiresAt: endOfDay(expires) });
   }
 
   if (environment.error) {
@@ -123,14 +112,14 @@ export function EnvironmentKeysPage() {
     <>
       <PageHeader title={title}>
         <Link to="/environments">All environments</Link>
-        <button
+        <Button
           type="button"
-          className="danger"
+          variant="danger"
           disabled={removeEnvironment.isPending || !environment.data}
           onClick={() => void askToDelete(environment.data?.name ?? slug)}
         >
           Delete environment
-        </button>
+        </Button>
       </PageHeader>
       {dialog}
       {removeEnvironment.error ? <ProblemView error={removeEnvironment.error} /> : null}
@@ -139,25 +128,24 @@ export function EnvironmentKeysPage() {
         rotated one works until its overlap ends.
       </p>
       {secret ? <NewKey secret={secret} onDone={() => setSecret(null)} /> : null}
-      <form className="card inline-form" onSubmit={submit} aria-label="New API key">
+      <Card as="form" className="inline-form" onSubmit={submit} aria-label="New API key">
         <Field label="Key name" error={fieldError(create.error, "name")}>
-          <input value={name} placeholder="ci" maxLength={100} onChange={(e) => setName(e.target.value)} />
+          <Input value={name} placeholder="ci" maxLength={100} onChange={(e) => setName(e.target.value)} />
         </Field>
         <Field label="Expires (optional)" error={fieldError(create.error, "expiresAt")}>
-          <input type="date" value={expires} onChange={(e) => setExpires(e.target.value)} />
+          <Input type="date" value={expires} onChange={(e) => setExpires(e.target.value)} />
         </Field>
-        <button type="submit" className="primary" disabled={create.isPending}>
+        <Button type="submit" variant="primary" disabled={create.isPending}>
           Create key
-        </button>
-      </form>
+        </Button>
+      </Card>
       {create.error && !fieldError(create.error, "name") && !fieldError(create.error, "expiresAt") ? (
         <ProblemView error={create.error} />
       ) : null}
       {revoke.error ? <ProblemView error={revoke.error} /> : null}
       <div className="filters">
         <label>
-          <input type="checkbox" checked={includeRevoked} onChange={(e) => setIncludeRevoked(e.target.checked)} /> Show revoked and expired
-          keys
+          <Checkbox checked={includeRevoked} onChange={(e) => setIncludeRevoked(e.target.checked)} /> Show revoked and expired keys
         </label>
       </div>
       <DataList
@@ -172,7 +160,7 @@ export function EnvironmentKeysPage() {
               <code>{key.prefix}…</code>
             </td>
             <td>
-              <span className={`badge ${STATUS_BADGE[key.status]}`}>{key.status}</span>
+              <Badge tone={STATUS_BADGE[key.status]}>{key.status}</Badge>
             </td>
             <td>{when(key.createdAt)}</td>
             <td>{when(key.lastUsedAt)}</td>
@@ -181,13 +169,13 @@ export function EnvironmentKeysPage() {
               {key.status === "active" || key.status === "expiring" ? (
                 <div className="key-actions">
                   {key.status === "active" ? (
-                    <button type="button" onClick={() => setRotating(key)} aria-label={`Rotate ${key.prefix}`}>
+                    <Button type="button" onClick={() => setRotating(key)} aria-label={`Rotate ${key.prefix}`}>
                       Rotate
-                    </button>
+                    </Button>
                   ) : null}
-                  <button type="button" className="danger" onClick={() => setRevoking(key)} aria-label={`Revoke ${key.prefix}`}>
+                  <Button type="button" variant="danger" onClick={() => setRevoking(key)} aria-label={`Revoke ${key.prefix}`}>
                     Revoke
-                  </button>
+                  </Button>
                 </div>
               ) : null}
             </td>
@@ -218,14 +206,14 @@ export function EnvironmentKeysPage() {
         title="Rotate this key?"
         confirm="Rotate key"
         busy={rotate.isPending}
-        onConfirm={() => rotating && rotate.mutate(rotating)}
+        onConfirm={() => rotating && rotate.mutate({ key: rotating, overlapHours: Number(overlapHours) })}
         onCancel={() => setRotating(null)}
       >
         <p>
           A new key replaces <code>{rotating?.prefix}…</code>; the old one keeps working for the overlap, so clients can move over.
         </p>
         <Field label="Overlap (hours)" error={fieldError(rotate.error, "overlapHours")} hint="0 ends the old key at once; at most 720.">
-          <input type="number" min={0} max={720} value={overlapHours} onChange={(e) => setOverlapHours(e.target.value)} />
+          <Input type="number" min={0} max={720} value={overlapHours} onChange={(e) => setOverlapHours(e.target.value)} />
         </Field>
         {rotate.error && !fieldError(rotate.error, "overlapHours") ? <ProblemView error={rotate.error} /> : null}
       </ConfirmDialog>

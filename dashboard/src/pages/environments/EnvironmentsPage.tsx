@@ -1,4 +1,4 @@
-import { useInfiniteQuery, useMutation, useQueryClient } from "@tanstack/react-query";
+import { useInfiniteQuery, useMutation } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { Link, useNavigate } from "react-router";
 import { useApi } from "../../api/context";
@@ -9,8 +9,13 @@ import { DataList } from "../../ui/DataList";
 import { PageHeader } from "../../ui/PageHeader";
 import { ProblemView } from "../../ui/ProblemView";
 import { standingError } from "../../ui/standing-errors";
-import { createEnvironment, ENVIRONMENTS, environmentsQuery } from "./queries";
+import { createEnvironmentMutation, environmentsQuery } from "./queries";
+import { andThen } from "../../api/mutations";
 import "./environments.css";
+import { Button } from "../../ui/Button";
+import { Input } from "../../ui/Input";
+import { Badge } from "../../ui/Badge";
+import { Card } from "../../ui/Card";
 
 const SLUG_HINT =
   "A lower-case letter, then lower-case letters, digits and '-'; it appears in the keys (ck_<slug without '-'>_…, as ck_dev_… and ck_prod_…) and never changes.";
@@ -19,20 +24,17 @@ const SLUG_HINT =
 export function EnvironmentsPage() {
   const api = useApi();
   const { environment, refresh } = useSession();
-  const queryClient = useQueryClient();
   const navigate = useNavigate();
   const [name, setName] = useState("");
   const [slug, setSlug] = useState("");
   const list = useInfiniteQuery(environmentsQuery(api));
-  const create = useMutation({
-    mutationFn: (body: { name: string; slug: string }) => createEnvironment(api, body),
-    onSuccess: async (created) => {
-      await queryClient.invalidateQueries({ queryKey: ENVIRONMENTS });
+  const create = useMutation(
+    andThen(createEnvironmentMutation(api), async (created) => {
       // The switcher lists it too.
       await refresh();
       navigate(`/environments/${created.slug}`);
-    },
-  });
+    }),
+  );
   const body = { name: name.trim(), slug: slug.trim() };
   const error = standingError(create.error, create.variables, body);
   const fieldError = (path: string) => (error instanceof ApiError ? error.fieldError(path) : undefined);
@@ -60,7 +62,7 @@ export function EnvironmentsPage() {
             row={(e) => (
               <tr key={e.slug} data-environment={e.slug}>
                 <td>
-                  {e.name} {e.slug === environment ? <span className="badge info">current</span> : null}
+                  {e.name} {e.slug === environment ? <Badge tone="info">current</Badge> : null}
                 </td>
                 <td>
                   <code>{e.slug}</code>
@@ -75,13 +77,13 @@ export function EnvironmentsPage() {
             )}
           />
         </section>
-        <form className="card" onSubmit={submit} aria-labelledby="new-environment-title">
+        <Card as="form" onSubmit={submit} aria-labelledby="new-environment-title">
           <h2 id="new-environment-title">New environment</h2>
           <Field label="Name" error={fieldError("name")}>
-            <input value={name} placeholder="Staging" onChange={(e) => setName(e.target.value)} required maxLength={100} />
+            <Input value={name} placeholder="Staging" onChange={(e) => setName(e.target.value)} required maxLength={100} />
           </Field>
           <Field label="Slug" error={fieldError("slug")} hint={SLUG_HINT}>
-            <input
+            <Input
               value={slug}
               placeholder="staging"
               onChange={(e) => setSlug(e.target.value)}
@@ -91,10 +93,10 @@ export function EnvironmentsPage() {
             />
           </Field>
           {error && !fieldError("name") && !fieldError("slug") ? <ProblemView error={error} /> : null}
-          <button type="submit" className="primary" disabled={create.isPending || !name.trim() || !slug.trim()}>
+          <Button type="submit" variant="primary" disabled={create.isPending || !name.trim() || !slug.trim()}>
             Create environment
-          </button>
-        </form>
+          </Button>
+        </Card>
       </div>
     </>
   );

@@ -1,4 +1,4 @@
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQuery } from "@tanstack/react-query";
 import { useApi } from "../../api/context";
 import { useState } from "react";
 import { CopyButton } from "../../ui/CopyButton";
@@ -6,36 +6,31 @@ import { useConfirm } from "../../ui/ConfirmDialog";
 import { Loading } from "../../ui/Loading";
 import { ProblemView } from "../../ui/ProblemView";
 import { InboxSnippets } from "./InboxSnippets";
-import { inAppSettingsQuery, rotateInboxSecret, type SessionProfileWrites, setHmacRequired, setSessionProfileWrites } from "./queries";
+import {
+  hmacRequiredMutation,
+  inAppSettingsQuery,
+  rotateInboxSecretMutation,
+  type SessionProfileWrites,
+  sessionProfileWritesMutation,
+} from "./queries";
+import { andThen } from "../../api/mutations";
+import { Button } from "../../ui/Button";
+import { Checkbox } from "../../ui/Input";
+import { Select } from "../../ui/Select";
+import { Card } from "../../ui/Card";
+import { Field } from "../../ui/Field";
 
 /** What the Novu Inbox needs to run against this environment: identifier, subscriber hashes, addresses, code. */
 export function InAppSettingsCard({ slug }: { slug: string }) {
   const api = useApi();
-  const queryClient = useQueryClient();
   const settings = useQuery(inAppSettingsQuery(api, slug));
   const [shown, setShown] = useState(false);
   const [dialog, ask] = useConfirm();
-  const key = inAppSettingsQuery(api, slug).queryKey;
   // The choice shows at once; the answer confirms it (or the error says why not, and the box goes back).
   const [wanted, setWanted] = useState<boolean | null>(null);
-  const hmac = useMutation({
-    mutationFn: (required: boolean) => setHmacRequired(api, slug, required),
-    onSuccess: (next) => queryClient.setQueryData(key, next),
-    onSettled: () => setWanted(null),
-  });
-  const profileWrites = useMutation({
-    mutationFn: (writes: SessionProfileWrites) => setSessionProfileWrites(api, slug, writes),
-    onSuccess: (next) => queryClient.setQueryData(key, next),
-  });
-  const rotate = useMutation({
-    mutationFn: () => rotateInboxSecret(api, slug),
-    onSuccess: async (next) => {
-      // Only a replay (an Idempotency-Key, which the dashboard never sends) comes without the secret.
-      if ("hmacSecret" in next) queryClient.setQueryData(key, next);
-      else await queryClient.invalidateQueries({ queryKey: key });
-      setShown(true);
-    },
-  });
+  const hmac = useMutation({ ...hmacRequiredMutation(api, slug), onSettled: () => setWanted(null) });
+  const profileWrites = useMutation(sessionProfileWritesMutation(api, slug));
+  const rotate = useMutation(andThen(rotateInboxSecretMutation(api, slug), () => setShown(true)));
   const data = settings.data;
 
   async function askToRotate() {
@@ -54,7 +49,7 @@ export function InAppSettingsCard({ slug }: { slug: string }) {
   }
 
   return (
-    <section className="card settings-card" aria-labelledby="in-app-title" data-testid="in-app-settings">
+    <Card className="settings-card" aria-labelledby="in-app-title" data-testid="in-app-settings">
       <h2 id="in-app-title">In-app Inbox</h2>
       <p className="muted small">
         Novu's <code>&lt;Inbox/&gt;</code> (<code>@novu/react</code>) and <code>@novu/js</code> run against this environment with these
@@ -92,27 +87,26 @@ export function InAppSettingsCard({ slug }: { slug: string }) {
                 <span className="muted">hidden</span>
               )}
               <div className="row-actions">
-                <button type="button" onClick={() => setShown(!shown)}>
+                <Button type="button" onClick={() => setShown(!shown)}>
                   {shown ? "Hide secret" : "Reveal secret"}
-                </button>
-                <button type="button" className="danger" onClick={() => void askToRotate()} disabled={rotate.isPending}>
+                </Button>
+                <Button type="button" variant="danger" onClick={() => void askToRotate()} disabled={rotate.isPending}>
                   Rotate secret
-                </button>
+                </Button>
               </div>
             </dd>
           </dl>
           <label className="toggle">
-            <input type="checkbox" checked={data.hmacRequired} disabled={hmac.isPending} onChange={(e) => hmac.mutate(e.target.checked)} />{" "}
-            Require a subscriber hash
+            <Checkbox checked={data.hmacRequired} disabled={hmac.isPending} onChange={(e) => hmac.mutate(e.target.checked)} /> Require a
+            subscriber hash
           </label>
           <p className="muted small">
             {(wanted ?? data.hmacRequired)
               ? "An Inbox opens only with subscriberHash = hex HMAC-SHA256(secret, subscriberId), computed by your backend."
               : "Off: any browser can open any subscriber's Inbox by its id. For development only."}
           </p>
-          <label className="field">
-            What an Inbox session may write of the profile it is sent
-            <select
+          <Field label="What an Inbox session may write of the profile it is sent">
+            <Select
               data-testid="session-profile-writes"
               value={(profileWrites.isPending ? profileWrites.variables : undefined) ?? data.sessionProfileWrites}
               disabled={profileWrites.isPending}
@@ -120,8 +114,8 @@ export function InAppSettingsCard({ slug }: { slug: string }) {
             >
               <option value="create_only">Create a missing subscriber only (recommended)</option>
               <option value="always">Also update an existing subscriber</option>
-            </select>
-          </label>
+            </Select>
+          </Field>
           <p className="muted small" data-testid="session-profile-writes-help">
             {((profileWrites.isPending ? profileWrites.variables : undefined) ?? data.sessionProfileWrites) === "always"
               ? "Any signed-in end user can set their own email, phone, data, locale and time zone from the browser: the hash proves only the subscriberId. Your mail and SMS then go where they say, and an Inbox opened elsewhere moves their time zone."
@@ -130,6 +124,6 @@ export function InAppSettingsCard({ slug }: { slug: string }) {
           <InboxSnippets target={data} />
         </>
       ) : null}
-    </section>
+    </Card>
   );
 }

@@ -1,6 +1,7 @@
 import { useState } from "react";
 import { CopyButton } from "../../ui/CopyButton";
 import { hashSnippet, type InboxTarget, jsSnippet, reactSnippet } from "./inbox-snippets";
+import { Button } from "../../ui/Button";
 
 const SNIPPETS = {
   react: { label: "React", code: reactSnippet },
@@ -18,9 +19,9 @@ export function InboxSnippets({ target }: { target: InboxTarget }) {
       <fieldset className="snippet-tabs">
         <legend className="small muted">Snippet</legend>
         {(Object.keys(SNIPPETS) as Kind[]).map((k) => (
-          <button key={k} type="button" aria-pressed={k === kind} onClick={() => setKind(k)}>
+          <Button key={k} type="button" aria-pressed={k === kind} onClick={() => setKind(k)}>
             {SNIPPETS[k].label}
-          </button>
+          </Button>
         ))}
       </fieldset>
       <pre className="snippet" data-testid="snippet" data-kind={kind}>

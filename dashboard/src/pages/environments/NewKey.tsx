@@ -1,4 +1,6 @@
 import { useState } from "react";
+import { Button } from "../../ui/Button";
+import { Card } from "../../ui/Card";
 
 /** A key just created or rotated: the only time its secret is shown, with a way to copy it. */
 export function NewKey({ secret, onDone }: { secret: string; onDone: () => void }) {
@@ -14,16 +16,16 @@ export function NewKey({ secret, onDone }: { secret: string; onDone: () => void 
     }
   }
   return (
-    <section className="card new-key" aria-labelledby="new-key-title">
+    <Card className="new-key" aria-labelledby="new-key-title">
       <h2 id="new-key-title">Your new API key</h2>
       <p>
         <strong>Copy it now: you will not see it again.</strong> Clarion keeps only its SHA-256.
       </p>
       <div className="new-key-value">
         <code data-testid="new-key">{secret}</code>
-        <button type="button" className="primary" onClick={() => void copy()}>
+        <Button type="button" variant="primary" onClick={() => void copy()}>
           Copy
-        </button>
+        </Button>
       </div>
       <p className="muted small" role="status">
         {copied === "yes"
@@ -32,9 +34,9 @@ export function NewKey({ secret, onDone }: { secret: string; onDone: () => void 
             ? "The browser refused the clipboard: select the key and copy it."
             : ""}
       </p>
-      <button type="button" onClick={onDone}>
+      <Button type="button" onClick={onDone}>
         I have stored it
-      </button>
-    </section>
+      </Button>
+    </Card>
   );
 }

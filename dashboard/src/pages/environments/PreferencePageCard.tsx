@@ -1,4 +1,4 @@
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQuery } from "@tanstack/react-query";
 import { useApi } from "../../api/context";
 import { type FormEvent, useState } from "react";
 import { ApiError } from "../../api/problem";
@@ -7,14 +7,10 @@ import { Field } from "../../ui/Field";
 import { Loading } from "../../ui/Loading";
 import { ProblemView } from "../../ui/ProblemView";
 import { AA, contrastWithWhite } from "./contrast";
-import {
-  brandingQuery,
-  mintPreferenceLink,
-  type PreferencePageBranding,
-  type PreferencePageBrandingUpdate,
-  rotateLinkSecret,
-  saveBranding,
-} from "./queries";
+import { brandingQuery, mintPreferenceLink, type PreferencePageBranding, rotateLinkSecret, saveBrandingMutation } from "./queries";
+import { Button } from "../../ui/Button";
+import { Input } from "../../ui/Input";
+import { Card } from "../../ui/Card";
 
 /** The hosted page's default accent (src/features/preference-links/layout.ts). */
 const DEFAULT_ACCENT = "#1d4ed8";
@@ -25,7 +21,7 @@ export function PreferencePageCard({ slug }: { slug: string }) {
   const api = useApi();
   const branding = useQuery(brandingQuery(api, slug));
   return (
-    <section className="card settings-card" aria-labelledby="preference-page-title" data-testid="preference-page-settings">
+    <Card className="settings-card" aria-labelledby="preference-page-title" data-testid="preference-page-settings">
       <h2 id="preference-page-title">Preference page</h2>
       <p className="muted small">
         Every email of a non-critical workflow links to a page where its recipient unsubscribes or chooses channels. It shows this name,
@@ -37,20 +33,16 @@ export function PreferencePageCard({ slug }: { slug: string }) {
       {branding.data ? <BrandingForm slug={slug} saved={branding.data} /> : null}
       <Preview slug={slug} />
       <RevokeLinks slug={slug} />
-    </section>
+    </Card>
   );
 }
 
 function BrandingForm({ slug, saved }: { slug: string; saved: PreferencePageBranding }) {
   const api = useApi();
-  const queryClient = useQueryClient();
   const [brandName, setBrandName] = useState(saved.brandName ?? "");
   const [logoUrl, setLogoUrl] = useState(saved.logoUrl ?? "");
   const [accent, setAccent] = useState(saved.accentColor ?? "");
-  const save = useMutation({
-    mutationFn: (body: PreferencePageBrandingUpdate) => saveBranding(api, slug, body),
-    onSuccess: (next) => queryClient.setQueryData(brandingQuery(api, slug).queryKey, next),
-  });
+  const save = useMutation(saveBrandingMutation(api, slug));
   const fieldError = (path: string) => (save.error instanceof ApiError ? save.error.fieldError(path) : undefined);
   const shown = HEX.test(accent) ? accent : DEFAULT_ACCENT;
   const ratio = contrastWithWhite(shown);
@@ -63,16 +55,16 @@ function BrandingForm({ slug, saved }: { slug: string; saved: PreferencePageBran
   return (
     <form onSubmit={submit} aria-label="Preference page branding">
       <Field label="Brand name" error={fieldError("brandName")} hint="Empty: the pages name no sender.">
-        <input value={brandName} maxLength={100} onChange={(e) => setBrandName(e.target.value)} />
+        <Input value={brandName} maxLength={100} onChange={(e) => setBrandName(e.target.value)} />
       </Field>
       <Field label="Logo URL" error={fieldError("logoUrl")} hint="An https image, shown at most 48 px high.">
-        <input type="url" value={logoUrl} placeholder="https://example.com/logo.svg" onChange={(e) => setLogoUrl(e.target.value)} />
+        <Input type="url" value={logoUrl} placeholder="https://example.com/logo.svg" onChange={(e) => setLogoUrl(e.target.value)} />
       </Field>
       <div className="field">
         <label htmlFor="accent-color">Accent colour</label>
         <div className="accent-inputs">
-          <input type="color" aria-label="Colour picker" value={shown} onChange={(e) => setAccent(e.target.value)} />
-          <input
+          <Input type="color" aria-label="Colour picker" value={shown} onChange={(e) => setAccent(e.target.value)} />
+          <Input
             id="accent-color"
             value={accent}
             placeholder={DEFAULT_ACCENT}
@@ -101,9 +93,9 @@ function BrandingForm({ slug, saved }: { slug: string; saved: PreferencePageBran
       {save.error && !fieldError("brandName") && !fieldError("logoUrl") && !fieldError("accentColor") ? (
         <ProblemView error={save.error} />
       ) : null}
-      <button type="submit" className="primary" disabled={save.isPending}>
+      <Button type="submit" variant="primary" disabled={save.isPending}>
         Save branding
-      </button>{" "}
+      </Button>{" "}
       <span className="muted small" role="status">
         {save.isSuccess ? "Saved." : ""}
       </span>
@@ -123,11 +115,11 @@ function Preview({ slug }: { slug: string }) {
   return (
     <form className="inline-form preview-form" onSubmit={submit} aria-label="Preview the preference page">
       <Field label="Preview for subscriber" error={mint.error instanceof ApiError ? mint.error.problem.detail : undefined}>
-        <input value={subscriberId} placeholder="user-42" onChange={(e) => setSubscriberId(e.target.value)} required />
+        <Input value={subscriberId} placeholder="user-42" onChange={(e) => setSubscriberId(e.target.value)} required />
       </Field>
-      <button type="submit" disabled={mint.isPending || !subscriberId.trim()}>
+      <Button type="submit" disabled={mint.isPending || !subscriberId.trim()}>
         Get preview link
-      </button>
+      </Button>
       {mint.data && mint.variables === subscriberId.trim() ? (
         <a href={mint.data.url} target="_blank" rel="noreferrer" data-testid="preview-link">
           Open the preference page of {mint.variables}
@@ -159,9 +151,9 @@ function RevokeLinks({ slug }: { slug: string }) {
     <div className="revoke-links">
       {dialog}
       {rotate.error ? <ProblemView error={rotate.error} /> : null}
-      <button type="button" className="danger" onClick={() => void askToRotate()} disabled={rotate.isPending}>
+      <Button type="button" variant="danger" onClick={() => void askToRotate()} disabled={rotate.isPending}>
         Rotate link secret
-      </button>{" "}
+      </Button>{" "}
       <span className="muted small" role="status">
         {rotate.data ? `Links made before ${new Date(rotate.data.rotatedAt).toLocaleString()} no longer work.` : ""}
       </span>

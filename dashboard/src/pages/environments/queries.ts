@@ -1,6 +1,6 @@
 // The Environments area (admin only): the environments, their keys, and each one's Inbox and
 // preference-page settings, with the writes beside the keys they refresh.
-import { infiniteQueryOptions, queryOptions } from "@tanstack/react-query";
+import { infiniteQueryOptions, mutationOptions, type QueryClient, queryOptions } from "@tanstack/react-query";
 import { type Api, inEnvironment, unwrap } from "../../api/client";
 import { CURSOR_PAGES } from "../../api/cursor-pages";
 import type { components } from "../../api/openapi";
@@ -87,3 +87,68 @@ export const revokeKey = (api: Api, id: string) => unwrap(api.POST("/v1/admin/ke
 
 export const rotateKey = (api: Api, id: string, overlapHours: number) =>
   unwrap(api.POST("/v1/admin/keys/{id}/rotate", { params: { path: { id } }, body: { overlapHours } }));
+
+/** Creates an environment; the list is read again before the page moves on. */
+export const createEnvironmentMutation = (api: Api) =>
+  mutationOptions({
+    mutationFn: (body: { name: string; slug: string }) => createEnvironment(api, body),
+    onSuccess: (_created, _body, _result, { client }) => client.invalidateQueries({ queryKey: ENVIRONMENTS }),
+  });
+
+export const deleteEnvironmentMutation = (api: Api, slug: string) =>
+  mutationOptions({
+    mutationFn: () => deleteEnvironment(api, slug),
+    onSuccess: (_answer, _v, _result, { client }) => client.invalidateQueries({ queryKey: ENVIRONMENTS }),
+  });
+
+/** A new key of the environment; its keys are read again. */
+export const createKeyMutation = (api: Api, slug: string) =>
+  mutationOptions({
+    mutationFn: (body: { name: string; expiresAt?: string }) => createKey(api, slug, body),
+    onSuccess: (_created, _body, _result, { client }) => client.invalidateQueries({ queryKey: keysKey(slug) }),
+  });
+
+export const revokeKeyMutation = (api: Api, slug: string) =>
+  mutationOptions({
+    mutationFn: (key: ApiKey) => revokeKey(api, key.id),
+    onSuccess: (_answer, _key, _result, { client }) => client.invalidateQueries({ queryKey: keysKey(slug) }),
+  });
+
+export const rotateKeyMutation = (api: Api, slug: string) =>
+  mutationOptions({
+    mutationFn: ({ key, overlapHours }: { key: ApiKey; overlapHours: number }) => rotateKey(api, key.id, overlapHours),
+    onSuccess: (_rotation, _input, _result, { client }) => client.invalidateQueries({ queryKey: keysKey(slug) }),
+  });
+
+/** The Inbox settings as a write answered them. */
+const storeInAppSettings = (client: QueryClient, api: Api, slug: string, next: InAppSettings) =>
+  client.setQueryData(inAppSettingsQuery(api, slug).queryKey, next);
+
+export const hmacRequiredMutation = (api: Api, slug: string) =>
+  mutationOptions({
+    mutationFn: (required: boolean) => setHmacRequired(api, slug, required),
+    onSuccess: (next, _required, _result, { client }) => storeInAppSettings(client, api, slug, next),
+  });
+
+export const sessionProfileWritesMutation = (api: Api, slug: string) =>
+  mutationOptions({
+    mutationFn: (writes: SessionProfileWrites) => setSessionProfileWrites(api, slug, writes),
+    onSuccess: (next, _writes, _result, { client }) => storeInAppSettings(client, api, slug, next),
+  });
+
+/** A new Inbox HMAC secret, shown at once from the answer. */
+export const rotateInboxSecretMutation = (api: Api, slug: string) =>
+  mutationOptions({
+    mutationFn: () => rotateInboxSecret(api, slug),
+    onSuccess: async (next, _v, _result, { client }) => {
+      // Only a replay (an Idempotency-Key, which the dashboard never sends) comes without the secret.
+      if ("hmacSecret" in next) storeInAppSettings(client, api, slug, next);
+      else await client.invalidateQueries({ queryKey: inAppSettingsQuery(api, slug).queryKey });
+    },
+  });
+
+export const saveBrandingMutation = (api: Api, slug: string) =>
+  mutationOptions({
+    mutationFn: (body: PreferencePageBrandingUpdate) => saveBranding(api, slug, body),
+    onSuccess: (next, _body, _result, { client }) => client.setQueryData(brandingQuery(api, slug).queryKey, next),
+  });

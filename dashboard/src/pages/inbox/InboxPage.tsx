@@ -11,6 +11,8 @@ import { subscriberQuery } from "../subscribers/queries";
 import { subscriberPath } from "../subscribers/search";
 import { InboxPreview } from "./InboxPreview";
 import "./inbox.css";
+import { Button } from "../../ui/Button";
+import { Checkbox, Input } from "../../ui/Input";
 
 /** Only here: opening an Inbox marks its notifications seen, which a real user's Inbox should not owe to a look from the team. */
 const PREVIEW_ENVIRONMENT = "development";
@@ -46,9 +48,9 @@ export function InboxPage() {
             seen, and a look from the team should not change what a real user sees.
           </p>
           {reachable ? (
-            <button type="button" className="primary" onClick={() => setEnvironment(PREVIEW_ENVIRONMENT)}>
+            <Button type="button" variant="primary" onClick={() => setEnvironment(PREVIEW_ENVIRONMENT)}>
               Switch to {PREVIEW_ENVIRONMENT}
-            </button>
+            </Button>
           ) : null}
         </div>
       </>
@@ -66,13 +68,13 @@ export function InboxPage() {
       <form className="inline-form card" onSubmit={submit} aria-label="Choose a subscriber">
         <div className="field">
           <label htmlFor="inbox-subscriber">Subscriber id</label>
-          <input id="inbox-subscriber" value={typed} placeholder="user-42" onChange={(e) => setTyped(e.target.value)} spellCheck={false} />
+          <Input id="inbox-subscriber" value={typed} placeholder="user-42" onChange={(e) => setTyped(e.target.value)} spellCheck={false} />
         </div>
-        <button type="submit" className="primary" disabled={!typed.trim()}>
+        <Button type="submit" variant="primary" disabled={!typed.trim()}>
           Open Inbox
-        </button>
+        </Button>
         <label>
-          <input type="checkbox" checked={open} onChange={(e) => setOpen(e.target.checked)} /> Keep the list open
+          <Checkbox checked={open} onChange={(e) => setOpen(e.target.checked)} /> Keep the list open
         </label>
       </form>
       {settings.error ? <ProblemView error={settings.error} /> : null}

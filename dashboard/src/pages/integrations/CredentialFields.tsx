@@ -1,6 +1,9 @@
 import type { ReactElement } from "react";
 import { Field } from "../../ui/Field";
 import type { CredentialField, FormValues } from "./credential-fields";
+import { Checkbox, Input } from "../../ui/Input";
+import { Select } from "../../ui/Select";
+import { Textarea } from "../../ui/Textarea";
 
 interface Props {
   fields: CredentialField[];
@@ -35,23 +38,21 @@ export function CredentialFields({ fields, values, onChange, stored, cleared, on
         let control: ReactElement<Record<string, unknown>>;
         switch (field.kind) {
           case "boolean":
-            control = (
-              <input type="checkbox" {...common} checked={value === true} onChange={(e) => onChange(field.name, e.target.checked)} />
-            );
+            control = <Checkbox {...common} checked={value === true} onChange={(e) => onChange(field.name, e.target.checked)} />;
             break;
           case "enum":
             control = (
-              <select {...common} value={text} onChange={(e) => onChange(field.name, e.target.value)}>
+              <Select {...common} value={text} onChange={(e) => onChange(field.name, e.target.value)}>
                 <option value="">{keeps ? "Unchanged" : "Not set"}</option>
                 {field.options.map((option) => (
                   <option key={option}>{option}</option>
                 ))}
-              </select>
+              </Select>
             );
             break;
           case "number":
             control = (
-              <input
+              <Input
                 type="number"
                 inputMode="numeric"
                 {...common}
@@ -67,7 +68,7 @@ export function CredentialFields({ fields, values, onChange, stored, cleared, on
             const multiline = field.kind === "json" || field.multiline;
             const placeholder = keeps ? "•••••••• (stored)" : undefined;
             control = multiline ? (
-              <textarea
+              <Textarea
                 className="code"
                 rows={4}
                 spellCheck={false}
@@ -78,7 +79,7 @@ export function CredentialFields({ fields, values, onChange, stored, cleared, on
                 onChange={(e) => onChange(field.name, e.target.value)}
               />
             ) : (
-              <input
+              <Input
                 type={field.kind === "text" && field.secret ? "password" : "text"}
                 autoComplete={field.kind === "text" && field.secret ? "new-password" : "off"}
                 spellCheck={false}
@@ -97,7 +98,7 @@ export function CredentialFields({ fields, values, onChange, stored, cleared, on
             </Field>
             {has && !field.required ? (
               <label className="credential-clear small">
-                <input type="checkbox" checked={isCleared} onChange={(e) => onClear(field.name, e.target.checked)} /> Remove the stored{" "}
+                <Checkbox checked={isCleared} onChange={(e) => onClear(field.name, e.target.checked)} /> Remove the stored{" "}
                 {field.label.toLowerCase()}
               </label>
             ) : null}

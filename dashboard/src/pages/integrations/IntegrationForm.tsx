@@ -1,4 +1,4 @@
-import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useMutation } from "@tanstack/react-query";
 import { type FormEvent, useMemo, useState } from "react";
 import { useApi } from "../../api/context";
 import { ApiError } from "../../api/problem";
@@ -6,7 +6,10 @@ import { Field } from "../../ui/Field";
 import { ProblemView } from "../../ui/ProblemView";
 import { CredentialFields } from "./CredentialFields";
 import { CredentialInputError, credentialFields, credentialsToSend, type FormValues, initialValues } from "./credential-fields";
-import { createIntegration, INTEGRATIONS, type Integration, type IntegrationUpdate, type Provider, updateIntegration } from "./queries";
+import { type Integration, type IntegrationSave, type IntegrationUpdate, type Provider, saveIntegrationMutation } from "./queries";
+import { andThen } from "../../api/mutations";
+import { Button } from "../../ui/Button";
+import { Checkbox, Input } from "../../ui/Input";
 
 type Settings = { timeoutMs: string; maxAttempts: string; failoverOnTimeout: boolean };
 
@@ -46,7 +49,6 @@ export function IntegrationForm({
   onSaved: (saved: Integration) => void;
 }) {
   const api = useApi();
-  const queryClient = useQueryClient();
   const fields = useMemo(() => credentialFields(provider.credentials), [provider]);
   const stored = integration?.credentials;
   const [name, setName] = useState(integration?.name ?? "");
@@ -58,38 +60,39 @@ export function IntegrationForm({
   const [values, setValues] = useState<FormValues>(() => initialValues(fields, stored));
   const [cleared, setCleared] = useState<ReadonlySet<string>>(new Set());
 
-  const save = useMutation({
-    mutationFn: async () => {
-      const credentials = credentialsToSend(fields, values, stored, cleared);
-      const settingsBody = settingsToSend(settings, integration?.settings);
-      const url = baseUrl.trim() || null;
-      if (!integration) {
-        return createIntegration(api, {
-          provider: provider.id,
-          name: name.trim() || undefined,
-          active,
-          primary,
-          priority: priority.trim() === "" ? 0 : Number(priority),
-          credentials: credentials ?? {},
-          settings: settingsBody,
-          baseUrl: url,
-        });
-      }
-      const body: IntegrationUpdate = {};
-      if (name.trim() !== integration.name) body.name = name.trim();
-      if (active !== integration.active) body.active = active;
-      if (primary !== integration.primary) body.primary = primary;
-      if (priority.trim() !== "" && Number(priority) !== integration.priority) body.priority = Number(priority);
-      if (url !== integration.baseUrl) body.baseUrl = url;
-      if (!sameJson(settingsBody, integration.settings)) body.settings = settingsBody;
-      if (credentials) body.credentials = credentials;
-      return Object.keys(body).length ? updateIntegration(api, integration.id, body) : integration;
-    },
-    onSuccess: (saved) => {
-      void queryClient.invalidateQueries({ queryKey: INTEGRATIONS });
-      onSaved(saved);
-    },
-  });
+  const save = useMutation(
+    andThen(
+      saveIntegrationMutation(api, (): IntegrationSave => {
+        const credentials = credentialsToSend(fields, values, stored, cleared);
+        const settingsBody = settingsToSend(settings, integration?.settings);
+        const url = baseUrl.trim() || null;
+        if (!integration) {
+          return {
+            create: {
+              provider: provider.id,
+              name: name.trim() || undefined,
+              active,
+              primary,
+              priority: priority.trim() === "" ? 0 : Number(priority),
+              credentials: credentials ?? {},
+              settings: settingsBody,
+              baseUrl: url,
+            },
+          };
+        }
+        const body: IntegrationUpdate = {};
+        if (name.trim() !== integration.name) body.name = name.trim();
+        if (active !== integration.active) body.active = active;
+        if (primary !== integration.primary) body.primary = primary;
+        if (priority.trim() !== "" && Number(priority) !== integration.priority) body.priority = Number(priority);
+        if (url !== integration.baseUrl) body.baseUrl = url;
+        if (!sameJson(settingsBody, integration.settings)) body.settings = settingsBody;
+        if (credentials) body.credentials = credentials;
+        return { integration, update: body };
+      }),
+      onSaved,
+    ),
+  );
 
   const error = save.error;
   const errorOf = (path: string) => (error instanceof ApiError ? error.fieldError(path) : undefined);
@@ -130,18 +133,18 @@ export function IntegrationForm({
       <fieldset>
         <legend>Integration</legend>
         <Field label="Name" hint={integration ? undefined : `Defaults to ${provider.id}.`} error={errorOf("name")}>
-          <input value={name} onChange={(e) => setName(e.target.value)} placeholder={provider.id} />
+          <Input value={name} onChange={(e) => setName(e.target.value)} placeholder={provider.id} />
         </Field>
         <label className="checkbox">
-          <input type="checkbox" checked={active} onChange={(e) => setActive(e.target.checked)} />
+          <Checkbox checked={active} onChange={(e) => setActive(e.target.checked)} />
           Active <span className="muted small">Inactive integrations are skipped.</span>
         </label>
         <label className="checkbox">
-          <input type="checkbox" checked={primary} onChange={(e) => setPrimary(e.target.checked)} />
+          <Checkbox checked={primary} onChange={(e) => setPrimary(e.target.checked)} />
           Primary <span className="muted small">Tried first for {provider.channel}; the channel's other primary loses it.</span>
         </label>
         <Field label="Priority" hint="Failover order after the primary: lower goes first." error={errorOf("priority")}>
-          <input type="number" inputMode="numeric" step={1} value={priority} onChange={(e) => setPriority(e.target.value)} />
+          <Input type="number" inputMode="numeric" step={1} value={priority} onChange={(e) => setPriority(e.target.value)} />
         </Field>
       </fieldset>
       <details open={Boolean(baseUrl) || Boolean(errorOf("baseUrl") ?? errorOf("settings"))}>
@@ -151,10 +154,10 @@ export function IntegrationForm({
           hint="Send here instead of the provider's API: an EU region, a proxy, a test server. Changing it needs the secrets typed again."
           error={errorOf("baseUrl")}
         >
-          <input type="url" value={baseUrl} onChange={(e) => setBaseUrl(e.target.value)} placeholder="https://" />
+          <Input type="url" value={baseUrl} onChange={(e) => setBaseUrl(e.target.value)} placeholder="https://" />
         </Field>
         <Field label="Timeout (ms, optional)" hint="How long one send may take; 10000 unless set." error={errorOf("settings.timeoutMs")}>
-          <input
+          <Input
             type="number"
             inputMode="numeric"
             min={100}
@@ -168,7 +171,7 @@ export function IntegrationForm({
           hint="Before failing over to the next integration; 3 unless set."
           error={errorOf("settings.maxAttempts")}
         >
-          <input
+          <Input
             type="number"
             inputMode="numeric"
             min={1}
@@ -178,8 +181,7 @@ export function IntegrationForm({
           />
         </Field>
         <label className="checkbox">
-          <input
-            type="checkbox"
+          <Checkbox
             checked={settings.failoverOnTimeout}
             onChange={(e) => setSettings({ ...settings, failoverOnTimeout: e.target.checked })}
           />
@@ -188,9 +190,9 @@ export function IntegrationForm({
       </details>
       {error ? <ProblemView error={error} /> : null}
       <div className="form-actions">
-        <button type="submit" className="primary" disabled={save.isPending}>
+        <Button type="submit" variant="primary" disabled={save.isPending}>
           {save.isPending ? "Saving…" : integration ? "Save" : "Create integration"}
-        </button>
+        </Button>
       </div>
     </form>
   );

@@ -1,4 +1,4 @@
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQuery } from "@tanstack/react-query";
 import { Link, useNavigate, useParams } from "react-router";
 import { useApi } from "../../api/context";
 import { Loading } from "../../ui/Loading";
@@ -6,28 +6,22 @@ import { PageHeader } from "../../ui/PageHeader";
 import { ProblemView } from "../../ui/ProblemView";
 import { CheckResult } from "./CheckResult";
 import { IntegrationForm } from "./IntegrationForm";
-import { checkIntegration, deleteIntegration, INTEGRATIONS, integrationQuery, providersQuery } from "./queries";
+import { checkIntegration, deleteIntegrationMutation, integrationQuery, providersQuery } from "./queries";
+import { andThen } from "../../api/mutations";
 import "./integrations.css";
 import { useConfirm } from "../../ui/ConfirmDialog";
+import { Button } from "../../ui/Button";
 
 /** One integration: its check, its form (credentials stay masked), and deleting it. */
 export function IntegrationPage() {
   const { id = "" } = useParams();
   const api = useApi();
   const navigate = useNavigate();
-  const queryClient = useQueryClient();
   const integration = useQuery(integrationQuery(api, id));
   const providers = useQuery(providersQuery(api));
   const check = useMutation({ mutationFn: () => checkIntegration(api, id) });
   const [dialog, ask] = useConfirm();
-  const remove = useMutation({
-    mutationFn: () => deleteIntegration(api, id),
-    onSuccess: () => {
-      queryClient.removeQueries({ queryKey: integrationQuery(api, id).queryKey });
-      void queryClient.invalidateQueries({ queryKey: INTEGRATIONS });
-      navigate("/integrations");
-    },
-  });
+  const remove = useMutation(andThen(deleteIntegrationMutation(api, id), () => navigate("/integrations")));
   const data = integration.data;
   const provider = providers.data?.data.find((p) => p.id === data?.provider);
 
@@ -36,12 +30,12 @@ export function IntegrationPage() {
       <PageHeader title={data ? data.name : "Integration"}>
         {data ? (
           <>
-            <button type="button" onClick={() => check.mutate()} disabled={check.isPending}>
+            <Button type="button" onClick={() => check.mutate()} disabled={check.isPending}>
               {check.isPending ? "Checking…" : "Check"}
-            </button>
-            <button
+            </Button>
+            <Button
               type="button"
-              className="danger"
+              variant="danger"
               disabled={remove.isPending}
               onClick={async () => {
                 const yes = await ask({
@@ -54,7 +48,7 @@ export function IntegrationPage() {
               }}
             >
               Delete
-            </button>
+            </Button>
           </>
         ) : null}
       </PageHeader>

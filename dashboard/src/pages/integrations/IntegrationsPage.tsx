@@ -1,4 +1,4 @@
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { Link } from "react-router";
 import { useApi } from "../../api/context";
@@ -12,33 +12,26 @@ import {
   CHANNELS,
   type Channel,
   checkIntegration,
-  INTEGRATIONS,
   type Integration,
   type IntegrationCheck,
   type IntegrationUpdate,
   integrationsQuery,
-  updateIntegration,
+  movePrioritiesMutation,
+  updateIntegrationMutation,
 } from "./queries";
 import "./integrations.css";
+import { Button } from "../../ui/Button";
+import { Checkbox } from "../../ui/Input";
+import { Badge } from "../../ui/Badge";
 
 /** The environment's providers per channel, in the order delivery tries them, with the switches that change it. */
 export function IntegrationsPage() {
   const api = useApi();
   const list = useQuery(integrationsQuery(api));
-  const queryClient = useQueryClient();
   const [checks, setChecks] = useState<Record<string, IntegrationCheck>>({});
-  const refresh = () => queryClient.invalidateQueries({ queryKey: INTEGRATIONS });
-  const update = useMutation({
-    mutationFn: ({ id, body }: { id: string; body: IntegrationUpdate }) => updateIntegration(api, id, body),
-    onSettled: refresh,
-  });
+  const update = useMutation(updateIntegrationMutation(api));
   // One PUT per integration whose priority changes, in turn: the list shows the new order once all are saved.
-  const move = useMutation({
-    mutationFn: async (changes: { id: string; priority: number }[]) => {
-      for (const { id, priority } of changes) await updateIntegration(api, id, { priority });
-    },
-    onSettled: refresh,
-  });
+  const move = useMutation(movePrioritiesMutation(api));
   const check = useMutation({
     mutationFn: (id: string) => checkIntegration(api, id),
     onSuccess: (result, id) => setChecks((all) => ({ ...all, [id]: result })),
@@ -49,9 +42,9 @@ export function IntegrationsPage() {
   return (
     <>
       <PageHeader title="Integrations">
-        <Link className="button primary" to="/integrations/new">
-          New integration
-        </Link>
+        <Button asChild variant="primary">
+          <Link to="/integrations/new">New integration</Link>
+        </Button>
       </PageHeader>
       <p className="muted">
         Each channel sends through its primary integration first, then fails over down the list. Inactive ones are skipped.
@@ -140,12 +133,12 @@ function IntegrationRow({
           <span className="position">{position}</span>
           {primary ? null : (
             <>
-              <button type="button" aria-label={`Move ${name} up`} disabled={busy || !canMoveUp} onClick={() => onMove(-1)}>
+              <Button type="button" aria-label={`Move ${name} up`} disabled={busy || !canMoveUp} onClick={() => onMove(-1)}>
                 ↑
-              </button>
-              <button type="button" aria-label={`Move ${name} down`} disabled={busy || !canMoveDown} onClick={() => onMove(1)}>
+              </Button>
+              <Button type="button" aria-label={`Move ${name} down`} disabled={busy || !canMoveDown} onClick={() => onMove(1)}>
                 ↓
-              </button>
+              </Button>
             </>
           )}
         </div>
@@ -159,8 +152,7 @@ function IntegrationRow({
       </td>
       <td>
         <label className="switch">
-          <input
-            type="checkbox"
+          <Checkbox
             role="switch"
             aria-checked={active}
             aria-label={`${name} active`}
@@ -173,17 +165,17 @@ function IntegrationRow({
       </td>
       <td>
         {primary ? (
-          <span className="badge info">primary</span>
+          <Badge tone="info">primary</Badge>
         ) : (
-          <button type="button" disabled={busy} onClick={() => onUpdate({ primary: true })} aria-label={`Make ${name} primary`}>
+          <Button type="button" disabled={busy} onClick={() => onUpdate({ primary: true })} aria-label={`Make ${name} primary`}>
             Make primary
-          </button>
+          </Button>
         )}
       </td>
       <td className="check-cell">
-        <button type="button" disabled={checking} onClick={onCheck} aria-label={`Check ${name}`}>
+        <Button type="button" disabled={checking} onClick={onCheck} aria-label={`Check ${name}`}>
           {checking ? "Checking…" : "Check"}
-        </button>
+        </Button>
         {result ? <CheckResult result={result} /> : null}
       </td>
     </tr>

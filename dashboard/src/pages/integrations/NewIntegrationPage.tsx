@@ -8,6 +8,7 @@ import { ProblemView } from "../../ui/ProblemView";
 import { IntegrationForm } from "./IntegrationForm";
 import { CHANNELS, type Channel, providersQuery } from "./queries";
 import "./integrations.css";
+import { Select } from "../../ui/Select";
 
 const isChannel = (value: string | null): value is Channel => CHANNELS.some((c) => c === value);
 
@@ -34,21 +35,21 @@ export function NewIntegrationPage() {
         <div className="integration-form">
           <div className="filters">
             <Field label="Channel">
-              <select value={channel} onChange={(e) => choose({ channel: e.target.value as Channel })}>
+              <Select value={channel} onChange={(e) => choose({ channel: e.target.value as Channel })}>
                 {CHANNELS.map((c) => (
                   <option key={c}>{c}</option>
                 ))}
-              </select>
+              </Select>
             </Field>
             <Field label="Provider">
-              <select value={provider?.id ?? ""} onChange={(e) => choose({ provider: e.target.value })}>
+              <Select value={provider?.id ?? ""} onChange={(e) => choose({ provider: e.target.value })}>
                 <option value="" disabled>
                   Choose…
                 </option>
                 {choices.map((p) => (
                   <option key={p.id}>{p.id}</option>
                 ))}
-              </select>
+              </Select>
             </Field>
           </div>
           {provider ? (

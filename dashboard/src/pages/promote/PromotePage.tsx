@@ -3,6 +3,8 @@ import { useSession } from "../../session/session";
 import { PageHeader } from "../../ui/PageHeader";
 import { PromotionPlan } from "./PromotionPlan";
 import "./promote.css";
+import { Select } from "../../ui/Select";
+import { Field } from "../../ui/Field";
 
 /**
  * Moving tested workflows from one environment to another (admin only, as it spans
@@ -17,16 +19,15 @@ export function PromotePage() {
     params.get("to") ?? (slugs.includes("production") && from !== "production" ? "production" : (slugs.find((s) => s !== from) ?? ""));
   const choose = (side: "from" | "to", slug: string) => setParams({ from, to, [side]: slug }, { replace: true });
   const picker = (side: "from" | "to", label: string, value: string) => (
-    <label className="field">
-      {label}
-      <select id={`promote-${side}`} value={value} onChange={(e) => choose(side, e.target.value)}>
+    <Field label={label}>
+      <Select id={`promote-${side}`} value={value} onChange={(e) => choose(side, e.target.value)}>
         {slugs.map((slug) => (
           <option key={slug} value={slug}>
             {slug}
           </option>
         ))}
-      </select>
-    </label>
+      </Select>
+    </Field>
   );
   return (
     <>

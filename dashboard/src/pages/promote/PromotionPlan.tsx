@@ -1,4 +1,4 @@
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQuery } from "@tanstack/react-query";
 import { type ReactNode, useState } from "react";
 import { useApi } from "../../api/context";
 import { useConfirm } from "../../ui/ConfirmDialog";
@@ -6,9 +6,14 @@ import { type Column, DataList, fixedList } from "../../ui/DataList";
 import { Loading } from "../../ui/Loading";
 import { ProblemView } from "../../ui/ProblemView";
 import { PromotionResultView } from "./PromotionResultView";
-import { PROMOTION_DIFF, promotable, promote, promotionDiffQuery, type WorkflowPromotionDiff } from "./queries";
+import { promotable, promoteMutation, promotionDiffQuery, type WorkflowPromotionDiff } from "./queries";
+import { andThen } from "../../api/mutations";
+import { Button } from "../../ui/Button";
+import { Checkbox } from "../../ui/Input";
+import { Badge, type BadgeTone } from "../../ui/Badge";
+import { Card } from "../../ui/Card";
 
-const STATUS_BADGE: Record<string, string> = {
+const STATUS_BADGE: Record<string, BadgeTone> = {
   added: "ok",
   changed: "warn",
   removed: "bad",
@@ -19,7 +24,7 @@ const STATUS_BADGE: Record<string, string> = {
 const STATUS_LABEL: Record<string, string> = { needs_value: "needs a value", present: "set in both" };
 
 function Status({ status }: { status: string }) {
-  return <span className={`badge ${STATUS_BADGE[status] ?? ""}`}>{STATUS_LABEL[status] ?? status}</span>;
+  return <Badge tone={STATUS_BADGE[status] ?? ""}>{STATUS_LABEL[status] ?? status}</Badge>;
 }
 
 const describe = (c: WorkflowPromotionDiff["changes"][number]) =>
@@ -65,7 +70,7 @@ function PlanSection<T>({
   children?: ReactNode;
 }) {
   return (
-    <section className="card" aria-labelledby={id}>
+    <Card aria-labelledby={id}>
       <div className="compare-head">
         <h2 id={id}>{title}</h2>
         {actions ? <div className="actions">{actions}</div> : null}
@@ -73,26 +78,22 @@ function PlanSection<T>({
       {note ? <p className="muted small">{note}</p> : null}
       <DataList list={fixedList(rows)} what={title.toLowerCase()} empty={empty} compact columns={columns} row={row} />
       {children}
-    </section>
+    </Card>
   );
 }
 
 /** The plan between two environments: their differences, the workflows ticked, and the dry run or the real thing. */
 export function PromotionPlan({ from, to }: { from: string; to: string }) {
   const api = useApi();
-  const queryClient = useQueryClient();
   const diff = useQuery(promotionDiffQuery(api, from, to));
   // Until someone ticks, every workflow that can be promoted is.
   const [ticked, setTicked] = useState<string[] | null>(null);
   const [dialog, ask] = useConfirm();
-  const run = useMutation({
-    mutationFn: ({ keys, dryRun }: { keys: string[]; dryRun: boolean }) => promote(api, from, to, keys, dryRun),
-    onSuccess: (result) => {
-      if (result.dryRun) return;
-      setTicked(null);
-      void queryClient.invalidateQueries({ queryKey: PROMOTION_DIFF });
-    },
-  });
+  const run = useMutation(
+    andThen(promoteMutation(api, from, to), (result) => {
+      if (!result.dryRun) setTicked(null);
+    }),
+  );
   if (diff.error) return <ProblemView error={diff.error} />;
   if (!diff.data) return <Loading what="the differences" />;
   const { workflows, variables, integrations } = diff.data;
@@ -133,12 +134,12 @@ export function PromotionPlan({ from, to }: { from: string; to: string }) {
         title="Workflows"
         actions={
           <>
-            <button type="button" onClick={() => pick(candidates)} disabled={candidates.length === 0}>
+            <Button type="button" onClick={() => pick(candidates)} disabled={candidates.length === 0}>
               Tick all added and changed
-            </button>
-            <button type="button" onClick={() => pick([])} disabled={picked.length === 0}>
+            </Button>
+            <Button type="button" onClick={() => pick([])} disabled={picked.length === 0}>
               Untick all
-            </button>
+            </Button>
           </>
         }
         rows={workflows}
@@ -147,8 +148,7 @@ export function PromotionPlan({ from, to }: { from: string; to: string }) {
         row={(w) => (
           <tr key={w.key} data-workflow={w.key} data-status={w.status}>
             <td>
-              <input
-                type="checkbox"
+              <Checkbox
                 aria-label={`Promote ${w.key}`}
                 disabled={!promotable(w)}
                 checked={picked.includes(w.key)}
@@ -168,12 +168,12 @@ export function PromotionPlan({ from, to }: { from: string; to: string }) {
         )}
       >
         <div className="promote-actions">
-          <button type="button" disabled={picked.length === 0 || run.isPending} onClick={() => run.mutate({ keys: picked, dryRun: true })}>
+          <Button type="button" disabled={picked.length === 0 || run.isPending} onClick={() => run.mutate({ keys: picked, dryRun: true })}>
             Dry run
-          </button>
-          <button type="button" className="primary" disabled={picked.length === 0 || run.isPending} onClick={() => void apply()}>
+          </Button>
+          <Button type="button" variant="primary" disabled={picked.length === 0 || run.isPending} onClick={() => void apply()}>
             Promote {picked.length} workflow{picked.length === 1 ? "" : "s"}…
-          </button>
+          </Button>
         </div>
         {run.error ? <ProblemView error={run.error} /> : null}
         {run.data ? <PromotionResultView result={run.data} /> : null}

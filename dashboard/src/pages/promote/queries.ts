@@ -1,4 +1,4 @@
-import { queryOptions } from "@tanstack/react-query";
+import { mutationOptions, queryOptions } from "@tanstack/react-query";
 import { type Api, unwrap } from "../../api/client";
 import type { components } from "../../api/openapi";
 
@@ -21,3 +21,12 @@ export const promote = (api: Api, from: string, to: string, workflows: string[],
 
 /** Only what is new or different in the source can be promoted; a promotion never deletes. */
 export const promotable = (w: WorkflowPromotionDiff) => w.status === "added" || w.status === "changed";
+
+/** Promotes `keys` (or only plans it, `dryRun`); a real promotion refreshes the difference. */
+export const promoteMutation = (api: Api, from: string, to: string) =>
+  mutationOptions({
+    mutationFn: ({ keys, dryRun }: { keys: string[]; dryRun: boolean }) => promote(api, from, to, keys, dryRun),
+    onSuccess: (result, _input, _r, { client }) => {
+      if (!result.dryRun) void client.invalidateQueries({ queryKey: PROMOTION_DIFF });
+    },
+  });

@@ -5,6 +5,7 @@ import { DataList } from "../../ui/DataList";
 import { CHANNEL_LABEL, type Channel } from "./preferences";
 import { subscriberActivityQuery } from "./queries";
 import { describeSchedule } from "./schedule";
+import { Card } from "../../ui/Card";
 
 type Entry = components["schemas"]["SubscriberActivityPage"]["data"][number];
 type Change = NonNullable<Entry["preferences"]>;
@@ -56,7 +57,7 @@ export function ActivityCard({ subscriberId }: { subscriberId: string }) {
   const list = useInfiniteQuery(subscriberActivityQuery(api, subscriberId));
 
   return (
-    <section className="card" aria-labelledby="activity-title">
+    <Card aria-labelledby="activity-title">
       <h2 id="activity-title">Activity</h2>
       <DataList list={list} what="activity" empty="Nothing recorded yet." compact more="More activity" moreClassName="sub-more">
         {(entries) => (
@@ -72,6 +73,6 @@ export function ActivityCard({ subscriberId }: { subscriberId: string }) {
           </ol>
         )}
       </DataList>
-    </section>
+    </Card>
   );
 }

@@ -1,4 +1,6 @@
 import type { components } from "../../api/openapi";
+import { Badge } from "../../ui/Badge";
+import { Card } from "../../ui/Card";
 
 type Subscriber = components["schemas"]["SubscriberDetail"];
 
@@ -6,7 +8,7 @@ type Subscriber = components["schemas"]["SubscriberDetail"];
 export function ChannelsCard({ subscriber }: { subscriber: Subscriber }) {
   const { push, chat } = subscriber.channels;
   return (
-    <section className="card" aria-labelledby="channels-title">
+    <Card aria-labelledby="channels-title">
       <h2 id="channels-title">Channel addresses</h2>
       <dl className="sub-facts">
         <dt>Email</dt>
@@ -19,7 +21,7 @@ export function ChannelsCard({ subscriber }: { subscriber: Subscriber }) {
             <ul className="sub-plain">
               {push.map((p) => (
                 <li key={`${p.provider}:${p.token}`}>
-                  <span className="badge">{p.provider}</span> <code>{p.token}</code>
+                  <Badge>{p.provider}</Badge> <code>{p.token}</code>
                 </li>
               ))}
             </ul>
@@ -35,7 +37,7 @@ export function ChannelsCard({ subscriber }: { subscriber: Subscriber }) {
                 const address = "webhookUrl" in c ? c.webhookUrl : c.channelId;
                 return (
                   <li key={`${c.provider}:${address}`}>
-                    <span className="badge">{c.provider}</span> <code>{address}</code>
+                    <Badge>{c.provider}</Badge> <code>{address}</code>
                   </li>
                 );
               })}
@@ -45,6 +47,6 @@ export function ChannelsCard({ subscriber }: { subscriber: Subscriber }) {
           )}
         </dd>
       </dl>
-    </section>
+    </Card>
   );
 }

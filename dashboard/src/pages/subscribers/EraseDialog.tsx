@@ -4,7 +4,11 @@ import { useApi } from "../../api/context";
 import type { components } from "../../api/openapi";
 import { Dialog } from "../../ui/Dialog";
 import { ProblemView } from "../../ui/ProblemView";
-import { eraseSubscriber } from "./queries";
+import { eraseSubscriberMutation } from "./queries";
+import { andThen } from "../../api/mutations";
+import { Button } from "../../ui/Button";
+import { Input } from "../../ui/Input";
+import { Field } from "../../ui/Field";
 
 type Erased = components["schemas"]["SubscriberErased"];
 
@@ -23,10 +27,7 @@ export function EraseDialog({
 }) {
   const api = useApi();
   const [typed, setTyped] = useState("");
-  const erase = useMutation({
-    mutationFn: () => eraseSubscriber(api, subscriberId),
-    onSuccess: onErased,
-  });
+  const erase = useMutation(andThen(eraseSubscriberMutation(api, subscriberId), onErased));
 
   return (
     <Dialog open title={`Erase ${subscriberId}?`} onClose={onClose} className="sub-erase-dialog">
@@ -44,18 +45,17 @@ export function EraseDialog({
           <li>their addresses from the suppression list;</li>
           <li>their steps still waiting on a delay, digest or quiet hours (recorded as cancelled).</li>
         </ul>
-        <label className="field">
-          Type the subscriber id to confirm
-          <input value={typed} autoComplete="off" spellCheck={false} onChange={(e) => setTyped(e.target.value)} />
-        </label>
+        <Field label="Type the subscriber id to confirm">
+          <Input value={typed} autoComplete="off" spellCheck={false} onChange={(e) => setTyped(e.target.value)} />
+        </Field>
         {erase.error ? <ProblemView error={erase.error} /> : null}
         <div className="sub-actions">
-          <button type="submit" className="danger" disabled={typed !== subscriberId || erase.isPending}>
+          <Button type="submit" variant="danger" disabled={typed !== subscriberId || erase.isPending}>
             {erase.isPending ? "Erasing…" : "Erase subscriber"}
-          </button>
-          <button type="button" onClick={onClose} disabled={erase.isPending}>
+          </Button>
+          <Button type="button" onClick={onClose} disabled={erase.isPending}>
             Cancel
-          </button>
+          </Button>
         </div>
       </form>
     </Dialog>

@@ -4,10 +4,12 @@ import { useApi } from "../../api/context";
 import type { components } from "../../api/openapi";
 import { DataList } from "../../ui/DataList";
 import { subscriberMessagesQuery } from "./queries";
+import { Badge, type BadgeTone } from "../../ui/Badge";
+import { Card } from "../../ui/Card";
 
 type Status = components["schemas"]["Message"]["status"];
 
-const TONE: Record<Status, string> = {
+const TONE: Record<Status, BadgeTone> = {
   queued: "info",
   sending: "info",
   sent: "ok",
@@ -30,7 +32,7 @@ export function MessagesCard({ subscriberId }: { subscriberId: string }) {
   const list = useInfiniteQuery(subscriberMessagesQuery(api, subscriberId));
 
   return (
-    <section className="card" aria-labelledby="messages-title">
+    <Card aria-labelledby="messages-title">
       <h2 id="messages-title">Messages</h2>
       <DataList
         list={list}
@@ -50,12 +52,12 @@ export function MessagesCard({ subscriberId }: { subscriberId: string }) {
             </td>
             <td>{m.channel}</td>
             <td>
-              <span className={`badge ${TONE[m.status]}`}>{m.status}</span>
+              <Badge tone={TONE[m.status]}>{m.status}</Badge>
             </td>
             <td className="sub-clip">{m.subject ?? m.preview ?? <span className="muted">—</span>}</td>
           </tr>
         )}
       />
-    </section>
+    </Card>
   );
 }

@@ -1,4 +1,4 @@
-import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useMutation } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { Link, useNavigate } from "react-router";
 import { useApi } from "../../api/context";
@@ -7,9 +7,13 @@ import { Field } from "../../ui/Field";
 import { PageHeader } from "../../ui/PageHeader";
 import { ProblemView } from "../../ui/ProblemView";
 import { standingError } from "../../ui/standing-errors";
-import { SUBSCRIBERS, subscriberTaken, upsertSubscriber } from "./queries";
+import { createSubscriberMutation, SubscriberTaken } from "./queries";
+import { andThen } from "../../api/mutations";
 import { subscriberPath } from "./search";
 import "./subscribers.css";
+import { Button } from "../../ui/Button";
+import { Input } from "../../ui/Input";
+import { Card } from "../../ui/Card";
 
 const FIELDS = [
   { name: "email", label: "Email", type: "email", placeholder: "ada@example.com" },
@@ -20,29 +24,17 @@ const FIELDS = [
 type Name = "subscriberId" | (typeof FIELDS)[number]["name"];
 
 /** Says so when the id is taken: POST /sub would update that subscriber instead of creating one. */
-class Taken extends Error {}
-
 /** A new subscriber by hand (the API also creates them with POST /sub or inline in a trigger). */
 export function NewSubscriberPage() {
   const api = useApi();
   const navigate = useNavigate();
-  const queryClient = useQueryClient();
   const [values, setValues] = useState<Record<Name, string>>({ subscriberId: "", email: "", phone: "", firstName: "", lastName: "" });
   const body = () => {
     const input: Record<string, string> = { subscriberId: values.subscriberId.trim() };
     for (const { name } of FIELDS) if (values[name].trim()) input[name] = values[name].trim();
     return input as { subscriberId: string };
   };
-  const create = useMutation({
-    mutationFn: async (input: { subscriberId: string }) => {
-      if (await subscriberTaken(api, input.subscriberId)) throw new Taken(input.subscriberId);
-      return upsertSubscriber(api, input);
-    },
-    onSuccess: async (created) => {
-      await queryClient.invalidateQueries({ queryKey: SUBSCRIBERS });
-      navigate(subscriberPath(created.subscriberId));
-    },
-  });
+  const create = useMutation(andThen(createSubscriberMutation(api), (created) => navigate(subscriberPath(created.subscriberId))));
   const error = standingError(create.error, create.variables, body());
   const fieldError = (path: Name) => (error instanceof ApiError ? error.fieldError(path) : undefined);
   const shownAbove = error instanceof ApiError && error.problem.errors?.every((e) => e.path in values);
@@ -57,9 +49,9 @@ export function NewSubscriberPage() {
       <PageHeader title="New subscriber">
         <Link to="/subscribers">All subscribers</Link>
       </PageHeader>
-      <form className="card new-subscriber" onSubmit={submit} aria-label="New subscriber">
+      <Card as="form" className="new-subscriber" onSubmit={submit} aria-label="New subscriber">
         <Field label="Subscriber id" error={fieldError("subscriberId")} hint="Your own id for this person; it never changes.">
-          <input
+          <Input
             value={values.subscriberId}
             spellCheck={false}
             autoCapitalize="off"
@@ -69,7 +61,7 @@ export function NewSubscriberPage() {
         </Field>
         {FIELDS.map((f) => (
           <Field key={f.name} label={f.label} error={fieldError(f.name)}>
-            <input
+            <Input
               type={f.type}
               value={values[f.name]}
               placeholder={f.placeholder}
@@ -77,16 +69,16 @@ export function NewSubscriberPage() {
             />
           </Field>
         ))}
-        {create.error instanceof Taken && create.variables?.subscriberId === values.subscriberId.trim() ? (
+        {create.error instanceof SubscriberTaken && create.variables?.subscriberId === values.subscriberId.trim() ? (
           <p className="problem" role="alert">
             A subscriber <Link to={subscriberPath(create.error.message)}>{create.error.message}</Link> exists already: edit it there.
           </p>
         ) : null}
-        {error && !(error instanceof Taken) && !shownAbove ? <ProblemView error={error} /> : null}
-        <button type="submit" className="primary" disabled={create.isPending || !values.subscriberId.trim()}>
+        {error && !(error instanceof SubscriberTaken) && !shownAbove ? <ProblemView error={error} /> : null}
+        <Button type="submit" variant="primary" disabled={create.isPending || !values.subscriberId.trim()}>
           Create subscriber
-        </button>
-      </form>
+        </Button>
+      </Card>
     </>
   );
 }

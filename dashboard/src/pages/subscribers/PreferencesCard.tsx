@@ -1,19 +1,18 @@
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQuery } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { useApi } from "../../api/context";
 import { ApiError } from "../../api/problem";
 import { ProblemView } from "../../ui/ProblemView";
-import {
-  CHANNEL_LABEL,
-  CHANNELS,
-  type Channel,
-  type Overrides,
-  overridesUpdate,
-  type Preferences,
-  type PreferencesUpdate,
-} from "./preferences";
-import { savePreferences, type Subscriber, subscriberKey } from "./queries";
+import { CHANNEL_LABEL, CHANNELS, type Channel, type Overrides, overridesUpdate, type Preferences } from "./preferences";
+import { savePreferencesMutation } from "./queries";
 import { allWorkflowsQuery } from "../workflows/queries";
+import { Button } from "../../ui/Button";
+import { Checkbox, Input } from "../../ui/Input";
+import { Select } from "../../ui/Select";
+import { Badge } from "../../ui/Badge";
+import { Table } from "../../ui/Table";
+import { Card } from "../../ui/Card";
+import { Field } from "../../ui/Field";
 
 type Flag = "" | "on" | "off";
 
@@ -26,7 +25,6 @@ const flagValue = (flag: Flag): boolean | undefined => (flag === "" ? undefined 
  */
 export function PreferencesCard({ subscriberId, preferences }: { subscriberId: string; preferences: Preferences }) {
   const api = useApi();
-  const queryClient = useQueryClient();
   // Every workflow of the environment: the editor offers a row for each.
   const workflows = useQuery(allWorkflowsQuery(api));
   const [channels, setChannels] = useState(preferences.channels);
@@ -34,13 +32,7 @@ export function PreferencesCard({ subscriberId, preferences }: { subscriberId: s
   const [quiet, setQuiet] = useState(preferences.quietHours !== null);
   const [start, setStart] = useState(preferences.quietHours?.start ?? "22:00");
   const [end, setEnd] = useState(preferences.quietHours?.end ?? "07:00");
-  const save = useMutation({
-    mutationFn: (body: PreferencesUpdate) => savePreferences(api, subscriberId, body),
-    onSuccess: (saved) => {
-      queryClient.setQueryData<Subscriber>(subscriberKey(subscriberId), (old) => (old ? { ...old, preferences: saved } : old));
-      return queryClient.invalidateQueries({ queryKey: subscriberKey(subscriberId) });
-    },
-  });
+  const save = useMutation(savePreferencesMutation(api, subscriberId));
 
   const byKey = new Map((workflows.data ?? []).map((w) => [w.key, w]));
   const rows = [...new Set([...byKey.keys(), ...Object.keys(overrides)])].sort();
@@ -66,7 +58,7 @@ export function PreferencesCard({ subscriberId, preferences }: { subscriberId: s
   const quietError = save.error instanceof ApiError ? save.error.fieldError("quietHours") : undefined;
 
   return (
-    <section className="card" aria-labelledby="preferences-title">
+    <Card aria-labelledby="preferences-title">
       <h2 id="preferences-title">Preferences</h2>
       <form onSubmit={submit}>
         <fieldset className="sub-fieldset">
@@ -75,7 +67,7 @@ export function PreferencesCard({ subscriberId, preferences }: { subscriberId: s
           <div className="sub-checks">
             {CHANNELS.map((ch) => (
               <label key={ch} className="sub-check">
-                <input type="checkbox" checked={channels[ch]} onChange={(e) => setChannels({ ...channels, [ch]: e.target.checked })} />
+                <Checkbox checked={channels[ch]} onChange={(e) => setChannels({ ...channels, [ch]: e.target.checked })} />
                 {CHANNEL_LABEL[ch]}
               </label>
             ))}
@@ -85,31 +77,29 @@ export function PreferencesCard({ subscriberId, preferences }: { subscriberId: s
         <fieldset className="sub-fieldset">
           <legend>Quiet hours</legend>
           <label className="sub-check">
-            <input type="checkbox" checked={quiet} onChange={(e) => setQuiet(e.target.checked)} />
+            <Checkbox checked={quiet} onChange={(e) => setQuiet(e.target.checked)} />
             Hold messages during quiet hours (in the subscriber's time zone)
           </label>
           {quiet ? (
             <div className="sub-checks">
-              <label className="field">
-                From
-                <input
+              <Field label="From">
+                <Input
                   type="time"
                   value={start}
                   required
                   onChange={(e) => setStart(e.target.value)}
                   aria-invalid={quietError ? true : undefined}
                 />
-              </label>
-              <label className="field">
-                To
-                <input
+              </Field>
+              <Field label="To">
+                <Input
                   type="time"
                   value={end}
                   required
                   onChange={(e) => setEnd(e.target.value)}
                   aria-invalid={quietError ? true : undefined}
                 />
-              </label>
+              </Field>
             </div>
           ) : null}
           {quietError ? (
@@ -126,63 +116,61 @@ export function PreferencesCard({ subscriberId, preferences }: { subscriberId: s
           {rows.length === 0 ? (
             <p className="muted">{workflows.isPending ? "Loading workflows…" : "No workflows yet."}</p>
           ) : (
-            <div className="table-wrap">
-              <table className="sub-preferences">
-                <thead>
-                  <tr>
-                    <th>Workflow</th>
-                    {CHANNELS.map((ch) => (
-                      <th key={ch}>{CHANNEL_LABEL[ch]}</th>
-                    ))}
-                  </tr>
-                </thead>
-                <tbody>
-                  {rows.map((key) => {
-                    const wf = byKey.get(key);
-                    // Only the channels the workflow sends on (and any override already stored, so it can be taken off).
-                    const used = new Set<string>(wf?.steps.map((step) => step.type) ?? []);
-                    const offered = (ch: Channel) => used.has(ch) || overrides[key]?.[ch] !== undefined;
-                    return (
-                      <tr key={key} data-workflow={key}>
-                        <td>
-                          <code>{key}</code>
-                          {wf && wf.name !== key ? <div className="muted small">{wf.name}</div> : null}
-                          {wf?.critical ? <span className="badge warn">critical</span> : null}
-                          {workflows.data && !wf ? <span className="badge">deleted</span> : null}
+            <Table className="sub-preferences">
+              <thead>
+                <tr>
+                  <th>Workflow</th>
+                  {CHANNELS.map((ch) => (
+                    <th key={ch}>{CHANNEL_LABEL[ch]}</th>
+                  ))}
+                </tr>
+              </thead>
+              <tbody>
+                {rows.map((key) => {
+                  const wf = byKey.get(key);
+                  // Only the channels the workflow sends on (and any override already stored, so it can be taken off).
+                  const used = new Set<string>(wf?.steps.map((step) => step.type) ?? []);
+                  const offered = (ch: Channel) => used.has(ch) || overrides[key]?.[ch] !== undefined;
+                  return (
+                    <tr key={key} data-workflow={key}>
+                      <td>
+                        <code>{key}</code>
+                        {wf && wf.name !== key ? <div className="muted small">{wf.name}</div> : null}
+                        {wf?.critical ? <Badge tone="warn">critical</Badge> : null}
+                        {workflows.data && !wf ? <Badge>deleted</Badge> : null}
+                      </td>
+                      {CHANNELS.map((ch) => (
+                        <td key={ch}>
+                          {offered(ch) ? (
+                            <Select
+                              aria-label={`${key} ${ch}`}
+                              value={flagOf(overrides[key]?.[ch])}
+                              onChange={(e) => setOverride(key, ch, e.target.value as Flag)}
+                            >
+                              <option value="">Follow</option>
+                              <option value="on">On</option>
+                              <option value="off">Off</option>
+                            </Select>
+                          ) : (
+                            <span className="muted" title={`${wf?.name ?? key} sends no ${CHANNEL_LABEL[ch]}`}>
+                              —
+                            </span>
+                          )}
                         </td>
-                        {CHANNELS.map((ch) => (
-                          <td key={ch}>
-                            {offered(ch) ? (
-                              <select
-                                aria-label={`${key} ${ch}`}
-                                value={flagOf(overrides[key]?.[ch])}
-                                onChange={(e) => setOverride(key, ch, e.target.value as Flag)}
-                              >
-                                <option value="">Follow</option>
-                                <option value="on">On</option>
-                                <option value="off">Off</option>
-                              </select>
-                            ) : (
-                              <span className="muted" title={`${wf?.name ?? key} sends no ${CHANNEL_LABEL[ch]}`}>
-                                —
-                              </span>
-                            )}
-                          </td>
-                        ))}
-                      </tr>
-                    );
-                  })}
-                </tbody>
-              </table>
-            </div>
+                      ))}
+                    </tr>
+                  );
+                })}
+              </tbody>
+            </Table>
           )}
         </fieldset>
 
         {save.error && !quietError ? <ProblemView error={save.error} /> : null}
         <div className="sub-actions">
-          <button type="submit" className="primary" disabled={!changed || save.isPending}>
+          <Button type="submit" variant="primary" disabled={!changed || save.isPending}>
             {save.isPending ? "Saving…" : "Save preferences"}
-          </button>
+          </Button>
           {save.isSuccess && !changed ? (
             <span className="muted" role="status">
               Saved.
@@ -190,6 +178,6 @@ export function PreferencesCard({ subscriberId, preferences }: { subscriberId: s
           ) : null}
         </div>
       </form>
-    </section>
+    </Card>
   );
 }

@@ -1,12 +1,17 @@
-import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useMutation } from "@tanstack/react-query";
 import { useState } from "react";
 import { useForm } from "react-hook-form";
 import { useApi } from "../../api/context";
 import { ApiError } from "../../api/problem";
 import { Field } from "../../ui/Field";
 import { ProblemView } from "../../ui/ProblemView";
-import { SUBSCRIBERS, type Subscriber, type SubscriberInput, subscriberKey, upsertSubscriber } from "./queries";
+import { saveProfileMutation, type Subscriber, type SubscriberInput } from "./queries";
+import { andThen } from "../../api/mutations";
 import { fullName } from "./search";
+import { Button } from "../../ui/Button";
+import { Input } from "../../ui/Input";
+import { Textarea } from "../../ui/Textarea";
+import { Card } from "../../ui/Card";
 
 const TEXT_FIELDS = [
   { name: "firstName", label: "First name" },
@@ -47,13 +52,13 @@ function parseData(text: string): Record<string, unknown> | null | Error {
 export function ProfileCard({ subscriber }: { subscriber: Subscriber }) {
   const [editing, setEditing] = useState(false);
   return (
-    <section className="card" aria-labelledby="profile-title">
+    <Card aria-labelledby="profile-title">
       <div className="sub-card-header">
         <h2 id="profile-title">Profile</h2>
         {editing ? null : (
-          <button type="button" onClick={() => setEditing(true)}>
+          <Button type="button" onClick={() => setEditing(true)}>
             Edit profile
-          </button>
+          </Button>
         )}
       </div>
       {editing ? (
@@ -79,7 +84,7 @@ export function ProfileCard({ subscriber }: { subscriber: Subscriber }) {
           <dd>{new Date(subscriber.updatedAt).toLocaleString()}</dd>
         </dl>
       )}
-    </section>
+    </Card>
   );
 }
 
@@ -94,17 +99,9 @@ function Fact({ label, value }: { label: string; value: string | null }) {
 
 function ProfileEditor({ subscriber, onDone }: { subscriber: Subscriber; onDone: () => void }) {
   const api = useApi();
-  const queryClient = useQueryClient();
   const form = useForm<ProfileForm>({ defaultValues: toForm(subscriber) });
   const { dirtyFields, errors } = form.formState;
-  const save = useMutation({
-    mutationFn: (body: SubscriberInput) => upsertSubscriber(api, body),
-    onSuccess: async () => {
-      await queryClient.invalidateQueries({ queryKey: subscriberKey(subscriber.subscriberId) });
-      await queryClient.invalidateQueries({ queryKey: SUBSCRIBERS });
-      onDone();
-    },
-  });
+  const save = useMutation(andThen(saveProfileMutation(api, subscriber.subscriberId), onDone));
   const apiError = save.error instanceof ApiError ? save.error : null;
   const fieldErrors = apiError?.problem.errors ?? [];
   const allOnFields =
@@ -131,7 +128,7 @@ function ProfileEditor({ subscriber, onDone }: { subscriber: Subscriber; onDone:
       <div className="sub-form-grid">
         {TEXT_FIELDS.map((f) => (
           <Field key={f.name} label={f.label} hint={"hint" in f ? f.hint : undefined} error={apiError?.fieldError(f.name)}>
-            <input type={"type" in f ? f.type : "text"} autoComplete="off" {...form.register(f.name)} />
+            <Input type={"type" in f ? f.type : "text"} autoComplete="off" {...form.register(f.name)} />
           </Field>
         ))}
       </div>
@@ -140,16 +137,16 @@ function ProfileEditor({ subscriber, onDone }: { subscriber: Subscriber; onDone:
         hint="Custom fields for templates: {{ subscriber.data.plan }}"
         error={errors.data?.message ?? apiError?.fieldError("data")}
       >
-        <textarea className="code" rows={5} spellCheck={false} {...form.register("data")} />
+        <Textarea className="code" rows={5} spellCheck={false} {...form.register("data")} />
       </Field>
       {save.error && !allOnFields ? <ProblemView error={save.error} /> : null}
       <div className="sub-actions">
-        <button type="submit" className="primary" disabled={save.isPending}>
+        <Button type="submit" variant="primary" disabled={save.isPending}>
           {save.isPending ? "Saving…" : "Save profile"}
-        </button>
-        <button type="button" onClick={onDone} disabled={save.isPending}>
+        </Button>
+        <Button type="button" onClick={onDone} disabled={save.isPending}>
           Cancel
-        </button>
+        </Button>
       </div>
     </form>
   );

@@ -1,10 +1,15 @@
-import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useMutation } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { useApi } from "../../api/context";
 import { ApiError } from "../../api/problem";
 import { ProblemView } from "../../ui/ProblemView";
-import { savePreferences, type Subscriber, subscriberKey } from "./queries";
+import { savePreferencesMutation, type Subscriber } from "./queries";
+import { andThen } from "../../api/mutations";
 import { DAY_LABEL, DAYS, type Day, OFFICE_WEEK, type Schedule, sameSchedule } from "./schedule";
+import { Button } from "../../ui/Button";
+import { Checkbox, Input } from "../../ui/Input";
+import { Table } from "../../ui/Table";
+import { Card } from "../../ui/Card";
 
 /**
  * The subscriber's delivery schedule, the one Novu's Inbox shows as "Schedule": the hours of each
@@ -12,17 +17,9 @@ import { DAY_LABEL, DAYS, type Day, OFFICE_WEEK, type Schedule, sameSchedule } f
  */
 export function ScheduleCard({ subscriber }: { subscriber: Subscriber }) {
   const api = useApi();
-  const queryClient = useQueryClient();
   const stored = subscriber.preferences.schedule;
   const [draft, setDraft] = useState<Schedule | null>(stored);
-  const save = useMutation({
-    mutationFn: (schedule: Schedule | null) => savePreferences(api, subscriber.subscriberId, { schedule }),
-    onSuccess: (saved) => {
-      setDraft(saved.schedule);
-      queryClient.setQueryData<Subscriber>(subscriberKey(subscriber.subscriberId), (old) => (old ? { ...old, preferences: saved } : old));
-      return queryClient.invalidateQueries({ queryKey: subscriberKey(subscriber.subscriberId) });
-    },
-  });
+  const save = useMutation(andThen(savePreferencesMutation(api, subscriber.subscriberId), (saved) => setDraft(saved.schedule)));
   const changed = !sameSchedule(draft, stored);
 
   function setDay(day: Day, patch: Partial<NonNullable<Schedule["days"][Day]>>) {
@@ -42,14 +39,14 @@ export function ScheduleCard({ subscriber }: { subscriber: Subscriber }) {
   function submit(event: FormEvent) {
     event.preventDefault();
     save.reset();
-    save.mutate(draft);
+    save.mutate({ schedule: draft });
   }
 
   const errorAt = (path: string) => (save.error instanceof ApiError ? save.error.fieldError(path) : undefined);
   const anyFieldError = save.error instanceof ApiError && save.error.fieldError("schedule") !== undefined;
 
   return (
-    <section className="card" aria-labelledby="schedule-title">
+    <Card aria-labelledby="schedule-title">
       <h2 id="schedule-title">Delivery schedule</h2>
       <p className="muted small">
         Outside these hours, non-critical email, SMS, push and chat wait for the next window, in the subscriber's time zone (
@@ -60,107 +57,105 @@ export function ScheduleCard({ subscriber }: { subscriber: Subscriber }) {
         {draft === null ? (
           <div className="sub-actions">
             <span className="muted">No schedule: messages go out at any time (quiet hours aside).</span>
-            <button type="button" onClick={() => setDraft(OFFICE_WEEK)}>
+            <Button type="button" onClick={() => setDraft(OFFICE_WEEK)}>
               Add a schedule
-            </button>
+            </Button>
           </div>
         ) : (
           <>
             <label className="sub-check">
-              <input type="checkbox" checked={draft.enabled} onChange={(e) => setDraft({ ...draft, enabled: e.target.checked })} />
+              <Checkbox checked={draft.enabled} onChange={(e) => setDraft({ ...draft, enabled: e.target.checked })} />
               Hold messages outside the schedule
             </label>
-            <div className="table-wrap">
-              <table className="sub-schedule">
-                <thead>
-                  <tr>
-                    <th>Day</th>
-                    <th>Hours</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {DAYS.map((day) => {
-                    const value = draft.days[day];
-                    const on = value?.enabled ?? false;
-                    return (
-                      <tr key={day} data-day={day}>
-                        <td>
-                          <label className="sub-check">
-                            <input type="checkbox" checked={on} onChange={(e) => setDay(day, { enabled: e.target.checked })} />
-                            {DAY_LABEL[day]}
-                          </label>
-                        </td>
-                        <td>
-                          {on ? (
-                            <div className="sub-schedule-hours">
-                              {(value?.hours ?? []).map((h, i) => {
-                                const error = errorAt(`schedule.days.${day}.hours.${i}`);
-                                return (
-                                  // biome-ignore lint/suspicious/noArrayIndexKey: a window has no identity but its place
-                                  <div key={i} className="sub-schedule-window">
-                                    <input
-                                      type="time"
-                                      required
-                                      aria-label={`${DAY_LABEL[day]} window ${i + 1} from`}
-                                      value={h.start}
-                                      onChange={(e) => setHour(day, i, "start", e.target.value)}
-                                      aria-invalid={error ? true : undefined}
-                                    />
-                                    <span aria-hidden="true">–</span>
-                                    <input
-                                      type="time"
-                                      required
-                                      aria-label={`${DAY_LABEL[day]} window ${i + 1} to`}
-                                      value={h.end}
-                                      onChange={(e) => setHour(day, i, "end", e.target.value)}
-                                      aria-invalid={error ? true : undefined}
-                                    />
-                                    <button
-                                      type="button"
-                                      aria-label={`Remove ${DAY_LABEL[day]} window ${i + 1}`}
-                                      onClick={() => setDay(day, { hours: (value?.hours ?? []).filter((_, j) => j !== i) })}
-                                    >
-                                      Remove
-                                    </button>
-                                    {error ? (
-                                      <span className="field-error" role="alert">
-                                        {error}
-                                      </span>
-                                    ) : null}
-                                  </div>
-                                );
-                              })}
-                              <button
-                                type="button"
-                                onClick={() => setDay(day, { hours: [...(value?.hours ?? []), { start: "09:00", end: "17:00" }] })}
-                              >
-                                Add hours
-                              </button>
-                            </div>
-                          ) : (
-                            <span className="muted">Nothing goes out</span>
-                          )}
-                        </td>
-                      </tr>
-                    );
-                  })}
-                </tbody>
-              </table>
-            </div>
+            <Table className="sub-schedule">
+              <thead>
+                <tr>
+                  <th>Day</th>
+                  <th>Hours</th>
+                </tr>
+              </thead>
+              <tbody>
+                {DAYS.map((day) => {
+                  const value = draft.days[day];
+                  const on = value?.enabled ?? false;
+                  return (
+                    <tr key={day} data-day={day}>
+                      <td>
+                        <label className="sub-check">
+                          <Checkbox checked={on} onChange={(e) => setDay(day, { enabled: e.target.checked })} />
+                          {DAY_LABEL[day]}
+                        </label>
+                      </td>
+                      <td>
+                        {on ? (
+                          <div className="sub-schedule-hours">
+                            {(value?.hours ?? []).map((h, i) => {
+                              const error = errorAt(`schedule.days.${day}.hours.${i}`);
+                              return (
+                                // biome-ignore lint/suspicious/noArrayIndexKey: a window has no identity but its place
+                                <div key={i} className="sub-schedule-window">
+                                  <Input
+                                    type="time"
+                                    required
+                                    aria-label={`${DAY_LABEL[day]} window ${i + 1} from`}
+                                    value={h.start}
+                                    onChange={(e) => setHour(day, i, "start", e.target.value)}
+                                    aria-invalid={error ? true : undefined}
+                                  />
+                                  <span aria-hidden="true">–</span>
+                                  <Input
+                                    type="time"
+                                    required
+                                    aria-label={`${DAY_LABEL[day]} window ${i + 1} to`}
+                                    value={h.end}
+                                    onChange={(e) => setHour(day, i, "end", e.target.value)}
+                                    aria-invalid={error ? true : undefined}
+                                  />
+                                  <Button
+                                    type="button"
+                                    aria-label={`Remove ${DAY_LABEL[day]} window ${i + 1}`}
+                                    onClick={() => setDay(day, { hours: (value?.hours ?? []).filter((_, j) => j !== i) })}
+                                  >
+                                    Remove
+                                  </Button>
+                                  {error ? (
+                                    <span className="field-error" role="alert">
+                                      {error}
+                                    </span>
+                                  ) : null}
+                                </div>
+                              );
+                            })}
+                            <Button
+                              type="button"
+                              onClick={() => setDay(day, { hours: [...(value?.hours ?? []), { start: "09:00", end: "17:00" }] })}
+                            >
+                              Add hours
+                            </Button>
+                          </div>
+                        ) : (
+                          <span className="muted">Nothing goes out</span>
+                        )}
+                      </td>
+                    </tr>
+                  );
+                })}
+              </tbody>
+            </Table>
             <p className="muted small">An end before the start runs past midnight (22:00–02:00).</p>
           </>
         )}
         {save.error && !anyFieldError ? <ProblemView error={save.error} /> : null}
         <div className="sub-actions">
           {draft !== null || stored !== null ? (
-            <button type="submit" className="primary" disabled={!changed || save.isPending}>
+            <Button type="submit" variant="primary" disabled={!changed || save.isPending}>
               {save.isPending ? "Saving…" : "Save schedule"}
-            </button>
+            </Button>
           ) : null}
           {draft !== null ? (
-            <button type="button" onClick={() => setDraft(null)}>
+            <Button type="button" onClick={() => setDraft(null)}>
               Remove schedule
-            </button>
+            </Button>
           ) : null}
           {save.isSuccess && !changed ? (
             <span className="muted" role="status">
@@ -169,6 +164,6 @@ export function ScheduleCard({ subscriber }: { subscriber: Subscriber }) {
           ) : null}
         </div>
       </form>
-    </section>
+    </Card>
   );
 }

@@ -1,4 +1,4 @@
-import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { useQuery } from "@tanstack/react-query";
 import { type ReactNode, useState } from "react";
 import { Link, useParams } from "react-router";
 import { useApi } from "../../api/context";
@@ -13,8 +13,10 @@ import { MessagesCard } from "./MessagesCard";
 import { PreferencesCard } from "./PreferencesCard";
 import { ScheduleCard } from "./ScheduleCard";
 import { ProfileCard } from "./ProfileCard";
-import { MESSAGES, SUBSCRIBERS, subscriberKey, subscriberQuery } from "./queries";
+import { subscriberQuery } from "./queries";
 import "./subscribers.css";
+import { Button } from "../../ui/Button";
+import { Card } from "../../ui/Card";
 
 type Erased = components["schemas"]["SubscriberErased"];
 
@@ -27,7 +29,6 @@ export function SubscriberPage() {
 
 function Subscriber({ id }: { id: string }) {
   const api = useApi();
-  const queryClient = useQueryClient();
   const [confirming, setConfirming] = useState(false);
   const [erased, setErased] = useState<Erased | null>(null);
   const detail = useQuery({
@@ -53,15 +54,15 @@ function Subscriber({ id }: { id: string }) {
     <>
       {back}
       <PageHeader title={<code className="sub-title-id">{subscriber.subscriberId}</code>}>
-        <button type="button" className="danger" onClick={() => setConfirming(true)}>
+        <Button type="button" variant="danger" onClick={() => setConfirming(true)}>
           Delete…
-        </button>
+        </Button>
       </PageHeader>
       <div className="subscriber-grid">
         <ProfileCard subscriber={subscriber} />
         <div>
           <ChannelsCard subscriber={subscriber} />
-          <section className="card" aria-labelledby="topics-title">
+          <Card aria-labelledby="topics-title">
             <h2 id="topics-title">Topics</h2>
             {subscriber.topics.length ? (
               <ul className="sub-plain sub-topic-list">
@@ -76,7 +77,7 @@ function Subscriber({ id }: { id: string }) {
             ) : (
               <p className="muted">Not a member of any topic.</p>
             )}
-          </section>
+          </Card>
         </div>
       </div>
       <PreferencesCard subscriberId={subscriber.subscriberId} preferences={subscriber.preferences} />
@@ -89,9 +90,6 @@ function Subscriber({ id }: { id: string }) {
           onClose={() => setConfirming(false)}
           onErased={(result) => {
             setErased(result);
-            queryClient.removeQueries({ queryKey: subscriberKey(id) });
-            void queryClient.invalidateQueries({ queryKey: SUBSCRIBERS });
-            void queryClient.invalidateQueries({ queryKey: MESSAGES });
           }}
         />
       ) : null}
@@ -111,7 +109,7 @@ function ErasedSummary({ erased, back }: { erased: Erased; back: ReactNode }) {
           </>
         }
       />
-      <section className="card" role="status">
+      <Card role="status">
         <p>The subscriber is gone. What was removed:</p>
         <dl className="sub-facts">
           <dt>Profile</dt>
@@ -129,7 +127,7 @@ function ErasedSummary({ erased, back }: { erased: Erased; back: ReactNode }) {
           <dt>Waiting steps cancelled</dt>
           <dd>{e.waitingStepsCancelled}</dd>
         </dl>
-      </section>
+      </Card>
     </>
   );
 }

@@ -9,6 +9,8 @@ import { useDebounced } from "../../ui/use-debounced";
 import { subscribersQuery } from "./queries";
 import { fullName, searchFilter, subscriberPath } from "./search";
 import "./subscribers.css";
+import { Input } from "../../ui/Input";
+import { Button } from "../../ui/Button";
 
 /** Everyone Clarion can notify in this environment, searchable by id, name, email or phone. */
 export function SubscribersPage() {
@@ -30,13 +32,13 @@ export function SubscribersPage() {
   return (
     <>
       <PageHeader title="Subscribers">
-        <Link to="/subscribers/new" className="button primary">
-          New subscriber
-        </Link>
+        <Button asChild variant="primary">
+          <Link to="/subscribers/new">New subscriber</Link>
+        </Button>
       </PageHeader>
       <div className="filters sub-search">
         <Field label="Search" hint="Part of an id or name, a whole email address, or a phone number such as +41791234567.">
-          <input
+          <Input
             type="search"
             value={search}
             placeholder="Search by id, name, email or phone"

@@ -1,5 +1,5 @@
 // The Subscribers area's queries, and the writes beside the keys they refresh.
-import { infiniteQueryOptions, queryOptions } from "@tanstack/react-query";
+import { infiniteQueryOptions, mutationOptions, type QueryClient, queryOptions } from "@tanstack/react-query";
 import { type Api, unwrap } from "../../api/client";
 import { CURSOR_PAGES } from "../../api/cursor-pages";
 import type { components } from "../../api/openapi";
@@ -65,3 +65,50 @@ export const savePreferences = (api: Api, subscriberId: string, body: Preference
 
 export const eraseSubscriber = (api: Api, subscriberId: string) =>
   unwrap(api.DELETE("/v1/subscribers/{subscriberId}", { params: { path: { subscriberId } } }));
+
+/** The subscriber's cached detail with the preferences a write answered, then read again. */
+function storePreferences(client: QueryClient, subscriberId: string, saved: Subscriber["preferences"]) {
+  client.setQueryData<Subscriber>(subscriberKey(subscriberId), (old) => (old ? { ...old, preferences: saved } : old));
+  return client.invalidateQueries({ queryKey: subscriberKey(subscriberId) });
+}
+
+/** Saves part of the preferences (channels, workflows, quiet hours, or the schedule). */
+export const savePreferencesMutation = (api: Api, subscriberId: string) =>
+  mutationOptions({
+    mutationFn: (body: PreferencesUpdate) => savePreferences(api, subscriberId, body),
+    onSuccess: (saved, _body, _result, { client }) => storePreferences(client, subscriberId, saved),
+  });
+
+/** Saves the profile; the subscriber and the lists are read again before the editor closes. */
+export const saveProfileMutation = (api: Api, subscriberId: string) =>
+  mutationOptions({
+    mutationFn: (body: SubscriberInput) => upsertSubscriber(api, body),
+    onSuccess: async (_saved, _body, _result, { client }) => {
+      await client.invalidateQueries({ queryKey: subscriberKey(subscriberId) });
+      await client.invalidateQueries({ queryKey: SUBSCRIBERS });
+    },
+  });
+
+/** The id asked for is a subscriber already: creating it would overwrite their profile. */
+export class SubscriberTaken extends Error {}
+
+/** Creates a subscriber, refusing an id already taken (POST /sub would update it). */
+export const createSubscriberMutation = (api: Api) =>
+  mutationOptions({
+    mutationFn: async (input: { subscriberId: string }) => {
+      if (await subscriberTaken(api, input.subscriberId)) throw new SubscriberTaken(input.subscriberId);
+      return upsertSubscriber(api, input);
+    },
+    onSuccess: (_created, _input, _result, { client }) => client.invalidateQueries({ queryKey: SUBSCRIBERS }),
+  });
+
+/** Erases the subscriber: their cached detail goes (not refetched into a 404); the lists and messages refresh. */
+export const eraseSubscriberMutation = (api: Api, subscriberId: string) =>
+  mutationOptions({
+    mutationFn: () => eraseSubscriber(api, subscriberId),
+    onSuccess: (_erased, _v, _result, { client }) => {
+      client.removeQueries({ queryKey: subscriberKey(subscriberId) });
+      void client.invalidateQueries({ queryKey: SUBSCRIBERS });
+      void client.invalidateQueries({ queryKey: MESSAGES });
+    },
+  });

@@ -1,11 +1,16 @@
-import { useInfiniteQuery, useMutation, useQueryClient } from "@tanstack/react-query";
+import { useInfiniteQuery, useMutation } from "@tanstack/react-query";
 import { useState } from "react";
 import { useApi } from "../../api/context";
 import { useConfirm } from "../../ui/ConfirmDialog";
 import { DataList } from "../../ui/DataList";
 import { PageHeader } from "../../ui/PageHeader";
 import { ProblemView } from "../../ui/ProblemView";
-import { type Channel, liftSuppression, SUPPRESSIONS, type Suppression, suppressionsQuery } from "./queries";
+import { type Channel, liftSuppressionMutation, suppressionsQuery } from "./queries";
+import { Button } from "../../ui/Button";
+import { Input } from "../../ui/Input";
+import { Select } from "../../ui/Select";
+import { Badge } from "../../ui/Badge";
+import { Field } from "../../ui/Field";
 const CHANNELS: Channel[] = ["email", "sms", "push", "chat"];
 
 /** Addresses Clarion no longer sends to (hard bounces, complaints, unsubscribes, invalid recipients), and lifting them. */
@@ -13,14 +18,10 @@ export function SuppressionsPage() {
   const [channel, setChannel] = useState<Channel | "">("");
   const [address, setAddress] = useState("");
   const api = useApi();
-  const queryClient = useQueryClient();
   const filters = { channel: channel || undefined, address: address.trim() || undefined };
   const list = useInfiniteQuery(suppressionsQuery(api, filters));
   const [dialog, ask] = useConfirm();
-  const lift = useMutation({
-    mutationFn: (s: Suppression) => liftSuppression(api, s.address),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: SUPPRESSIONS }),
-  });
+  const lift = useMutation(liftSuppressionMutation(api));
 
   return (
     <>
@@ -30,24 +31,22 @@ export function SuppressionsPage() {
         Clarion skips these addresses (the message ends <code>suppressed</code>) until you lift them.
       </p>
       <div className="filters">
-        <label className="field">
-          Channel
-          <select value={channel} onChange={(e) => setChannel(e.target.value as Channel | "")}>
+        <Field label="Channel">
+          <Select value={channel} onChange={(e) => setChannel(e.target.value as Channel | "")}>
             <option value="">All</option>
             {CHANNELS.map((c) => (
               <option key={c}>{c}</option>
             ))}
-          </select>
-        </label>
-        <label className="field">
-          Address
-          <input
+          </Select>
+        </Field>
+        <Field label="Address">
+          <Input
             type="search"
             value={address}
             placeholder="Search an email address or phone number"
             onChange={(e) => setAddress(e.target.value)}
           />
-        </label>
+        </Field>
       </div>
       {lift.error ? <ProblemView error={lift.error} /> : null}
       <DataList
@@ -62,12 +61,12 @@ export function SuppressionsPage() {
             </td>
             <td>{s.channel}</td>
             <td>
-              <span className="badge bad">{s.reason.replaceAll("_", " ")}</span>
+              <Badge tone="bad">{s.reason.replaceAll("_", " ")}</Badge>
             </td>
             <td>{s.provider ?? "—"}</td>
             <td>{new Date(s.createdAt).toLocaleString()}</td>
             <td>
-              <button
+              <Button
                 type="button"
                 disabled={lift.isPending}
                 onClick={async () => {
@@ -80,7 +79,7 @@ export function SuppressionsPage() {
                 }}
               >
                 Lift
-              </button>
+              </Button>
             </td>
           </tr>
         )}

@@ -1,5 +1,5 @@
 // The Suppressions area's query, and the write beside the key it refreshes.
-import { infiniteQueryOptions } from "@tanstack/react-query";
+import { infiniteQueryOptions, mutationOptions } from "@tanstack/react-query";
 import { type Api, unwrap } from "../../api/client";
 import { CURSOR_PAGES } from "../../api/cursor-pages";
 import type { components } from "../../api/openapi";
@@ -19,3 +19,9 @@ export const suppressionsQuery = (api: Api, filters: { channel?: Channel; addres
 /** Sends to the address again; a new bounce or complaint suppresses it again. */
 export const liftSuppression = (api: Api, address: string) =>
   unwrap(api.DELETE("/v1/suppressions/{address}", { params: { path: { address } } }));
+
+export const liftSuppressionMutation = (api: Api) =>
+  mutationOptions({
+    mutationFn: (s: Suppression) => liftSuppression(api, s.address),
+    onSuccess: (_answer, _s, _result, { client }) => client.invalidateQueries({ queryKey: SUPPRESSIONS }),
+  });

@@ -1,4 +1,4 @@
-import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useInfiniteQuery, useMutation, useQuery } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { Link, useNavigate, useParams } from "react-router";
 import { useApi } from "../../api/context";
@@ -10,8 +10,13 @@ import { Loading } from "../../ui/Loading";
 import { PageHeader } from "../../ui/PageHeader";
 import { ProblemView } from "../../ui/ProblemView";
 import { parseIds } from "./members";
-import { addMembers, deleteTopic, membersQuery, removeMembers, renameTopic, TOPICS, topicQuery, topicScope } from "./queries";
+import { addMembersMutation, deleteTopicMutation, membersQuery, removeMembersMutation, renameTopicMutation, topicQuery } from "./queries";
+import { andThen } from "../../api/mutations";
 import "./topics.css";
+import { Button } from "../../ui/Button";
+import { Checkbox, Input } from "../../ui/Input";
+import { Textarea } from "../../ui/Textarea";
+import { Card } from "../../ui/Card";
 
 /** A topic's members: added many at once from pasted ids, removed by ticking several. */
 export function TopicPage() {
@@ -23,18 +28,10 @@ export function TopicPage() {
 function Topic({ topicKey: key }: { topicKey: string }) {
   const api = useApi();
   const navigate = useNavigate();
-  const queryClient = useQueryClient();
   const [renaming, setRenaming] = useState(false);
   const topic = useQuery(topicQuery(api, key));
   const [dialog, ask] = useConfirm();
-  const remove = useMutation({
-    mutationFn: () => deleteTopic(api, key),
-    onSuccess: () => {
-      queryClient.removeQueries({ queryKey: topicScope(key) });
-      void queryClient.invalidateQueries({ queryKey: TOPICS });
-      navigate("/topics");
-    },
-  });
+  const remove = useMutation(andThen(deleteTopicMutation(api, key), () => navigate("/topics")));
 
   const back = <Link to="/topics">← Topics</Link>;
   if (topic.error) {
@@ -53,12 +50,12 @@ function Topic({ topicKey: key }: { topicKey: string }) {
       {back}
       {dialog}
       <PageHeader title={topic.data.name}>
-        <button type="button" onClick={() => setRenaming(true)} disabled={renaming}>
+        <Button type="button" onClick={() => setRenaming(true)} disabled={renaming}>
           Rename
-        </button>
-        <button
+        </Button>
+        <Button
           type="button"
-          className="danger"
+          variant="danger"
           disabled={remove.isPending}
           onClick={async () => {
             const yes = await ask({
@@ -71,7 +68,7 @@ function Topic({ topicKey: key }: { topicKey: string }) {
           }}
         >
           Delete topic
-        </button>
+        </Button>
       </PageHeader>
       <p className="muted">
         <code>{key}</code> · <span data-testid="member-count">{topic.data.memberCount}</span>{" "}
@@ -87,63 +84,39 @@ function Topic({ topicKey: key }: { topicKey: string }) {
 
 function RenameTopic({ topicKey: key, name, onDone }: { topicKey: string; name: string; onDone: () => void }) {
   const api = useApi();
-  const queryClient = useQueryClient();
   const [value, setValue] = useState(name);
-  const rename = useMutation({
-    mutationFn: () => renameTopic(api, key, value),
-    onSuccess: async () => {
-      await Promise.all([
-        queryClient.invalidateQueries({ queryKey: topicScope(key) }),
-        queryClient.invalidateQueries({ queryKey: TOPICS }),
-      ]);
-      onDone();
-    },
-  });
+  const rename = useMutation(andThen(renameTopicMutation(api, key), onDone));
   const nameError = rename.error instanceof ApiError ? rename.error.fieldError("name") : undefined;
 
   return (
-    <form
-      className="card"
+    <Card
+      as="form"
       onSubmit={(e) => {
         e.preventDefault();
-        rename.mutate();
+        rename.mutate(value);
       }}
     >
       <Field label="Topic name" error={nameError} hint="The key stays: triggers and memberships refer to it.">
-        <input value={value} autoComplete="off" onChange={(e) => setValue(e.target.value)} />
+        <Input value={value} autoComplete="off" onChange={(e) => setValue(e.target.value)} />
       </Field>
       {rename.error && !nameError ? <ProblemView error={rename.error} /> : null}
       <div className="topic-actions">
-        <button type="submit" className="primary" disabled={rename.isPending}>
+        <Button type="submit" variant="primary" disabled={rename.isPending}>
           {rename.isPending ? "Saving…" : "Save name"}
-        </button>
-        <button type="button" onClick={onDone} disabled={rename.isPending}>
+        </Button>
+        <Button type="button" onClick={onDone} disabled={rename.isPending}>
           Cancel
-        </button>
+        </Button>
       </div>
-    </form>
+    </Card>
   );
-}
-
-function useRefreshTopic(key: string) {
-  const queryClient = useQueryClient();
-  return () =>
-    // The members are under the topic's key: one refresh for the count and the list.
-    queryClient.invalidateQueries({ queryKey: topicScope(key) });
 }
 
 function AddMembers({ topicKey }: { topicKey: string }) {
   const api = useApi();
   const [text, setText] = useState("");
-  const refresh = useRefreshTopic(topicKey);
   const ids = parseIds(text);
-  const add = useMutation({
-    mutationFn: (subscriberIds: string[]) => addMembers(api, topicKey, subscriberIds),
-    onSuccess: () => {
-      setText("");
-      return refresh();
-    },
-  });
+  const add = useMutation(andThen(addMembersMutation(api, topicKey), () => setText("")));
 
   function submit(event: FormEvent) {
     event.preventDefault();
@@ -151,18 +124,18 @@ function AddMembers({ topicKey }: { topicKey: string }) {
   }
 
   return (
-    <form className="card" onSubmit={submit}>
+    <Card as="form" onSubmit={submit}>
       <h2>Add members</h2>
       <Field
         label="Subscriber ids"
         hint="One per line, or separated by spaces or commas. Unknown ids are created as subscribers without a profile."
       >
-        <textarea className="code topic-ids" rows={4} spellCheck={false} value={text} onChange={(e) => setText(e.target.value)} />
+        <Textarea className="code topic-ids" rows={4} spellCheck={false} value={text} onChange={(e) => setText(e.target.value)} />
       </Field>
       <div className="topic-actions">
-        <button type="submit" className="primary" disabled={!ids.length || add.isPending}>
+        <Button type="submit" variant="primary" disabled={!ids.length || add.isPending}>
           {add.isPending ? "Adding…" : ids.length ? `Add ${ids.length}` : "Add"}
-        </button>
+        </Button>
         {add.data ? (
           <span role="status" className="muted">
             Added {add.data.added}
@@ -171,23 +144,16 @@ function AddMembers({ topicKey }: { topicKey: string }) {
         ) : null}
       </div>
       {add.error ? <ProblemView error={add.error} /> : null}
-    </form>
+    </Card>
   );
 }
 
 function Members({ topicKey }: { topicKey: string }) {
   const api = useApi();
   const [selected, setSelected] = useState<Set<string>>(new Set());
-  const refresh = useRefreshTopic(topicKey);
   const list = useInfiniteQuery(membersQuery(api, topicKey));
   const [dialog, ask] = useConfirm();
-  const remove = useMutation({
-    mutationFn: (subscriberIds: string[]) => removeMembers(api, topicKey, subscriberIds),
-    onSuccess: () => {
-      setSelected(new Set());
-      return refresh();
-    },
-  });
+  const remove = useMutation(andThen(removeMembersMutation(api, topicKey), () => setSelected(new Set())));
   const rows = rowsOf(list);
   const allTicked = rows.length > 0 && rows.every((m) => selected.has(m.subscriberId));
 
@@ -199,13 +165,13 @@ function Members({ topicKey }: { topicKey: string }) {
   }
 
   return (
-    <section className="card" aria-labelledby="members-title">
+    <Card aria-labelledby="members-title">
       {dialog}
       <div className="topic-members-header">
         <h2 id="members-title">Members</h2>
-        <button
+        <Button
           type="button"
-          className="danger"
+          variant="danger"
           disabled={selected.size === 0 || remove.isPending}
           onClick={async () => {
             const count = `${selected.size} ${selected.size === 1 ? "member" : "members"}`;
@@ -219,7 +185,7 @@ function Members({ topicKey }: { topicKey: string }) {
           }}
         >
           {remove.isPending ? "Removing…" : `Remove selected (${selected.size})`}
-        </button>
+        </Button>
       </div>
       {remove.data !== undefined && !remove.isPending ? (
         <p role="status" className="muted">
@@ -235,9 +201,8 @@ function Members({ topicKey }: { topicKey: string }) {
         more="More members"
         moreClassName="topic-more"
         columns={[
-          <input
+          <Checkbox
             key="all"
-            type="checkbox"
             aria-label="Select all loaded members"
             checked={allTicked}
             onChange={(e) => setSelected(e.target.checked ? new Set(rows.map((m) => m.subscriberId)) : new Set())}
@@ -248,8 +213,7 @@ function Members({ topicKey }: { topicKey: string }) {
         row={(m) => (
           <tr key={m.subscriberId} data-member={m.subscriberId}>
             <td className="topic-tick">
-              <input
-                type="checkbox"
+              <Checkbox
                 aria-label={`Select ${m.subscriberId}`}
                 checked={selected.has(m.subscriberId)}
                 onChange={(e) => toggle(m.subscriberId, e.target.checked)}
@@ -264,6 +228,6 @@ function Members({ topicKey }: { topicKey: string }) {
           </tr>
         )}
       />
-    </section>
+    </Card>
   );
 }

@@ -1,4 +1,4 @@
-import { useInfiniteQuery, useMutation, useQueryClient } from "@tanstack/react-query";
+import { useInfiniteQuery, useMutation } from "@tanstack/react-query";
 import { useForm } from "react-hook-form";
 import { Link, useNavigate } from "react-router";
 import { useApi } from "../../api/context";
@@ -8,8 +8,12 @@ import { Field } from "../../ui/Field";
 import { PageHeader } from "../../ui/PageHeader";
 import { ProblemView } from "../../ui/ProblemView";
 import { topicPath } from "./members";
-import { createTopic, TOPICS, type TopicInput, topicsQuery } from "./queries";
+import { createTopicMutation, type TopicInput, topicsQuery } from "./queries";
+import { andThen } from "../../api/mutations";
 import "./topics.css";
+import { Button } from "../../ui/Button";
+import { Input } from "../../ui/Input";
+import { Card } from "../../ui/Card";
 
 /** Named lists of subscribers that a trigger can address as `to: { topic: key }`. */
 export function TopicsPage() {
@@ -44,35 +48,28 @@ export function TopicsPage() {
 
 function CreateTopic() {
   const api = useApi();
-  const queryClient = useQueryClient();
   const navigate = useNavigate();
   const form = useForm<TopicInput>({ defaultValues: { key: "", name: "" } });
-  const create = useMutation({
-    mutationFn: (body: TopicInput) => createTopic(api, body),
-    onSuccess: (topic) => {
-      void queryClient.invalidateQueries({ queryKey: TOPICS });
-      navigate(topicPath(topic.key));
-    },
-  });
+  const create = useMutation(andThen(createTopicMutation(api), (topic) => navigate(topicPath(topic.key))));
   const apiError = create.error instanceof ApiError ? create.error : null;
   const keyError = apiError?.fieldError("key") ?? (apiError?.problem.code === "topic_exists" ? apiError.problem.detail : undefined);
   const nameError = apiError?.fieldError("name");
 
   return (
-    <form className="card topic-create" onSubmit={form.handleSubmit((values) => create.mutate(values))} noValidate>
+    <Card as="form" className="topic-create" onSubmit={form.handleSubmit((values) => create.mutate(values))} noValidate>
       <h2>New topic</h2>
       <div className="topic-create-fields">
         <Field label="Key" hint="Lowercase letters, digits, '.', '_', ':' and '-', e.g. project:42:watchers" error={keyError}>
-          <input autoComplete="off" spellCheck={false} {...form.register("key")} />
+          <Input autoComplete="off" spellCheck={false} {...form.register("key")} />
         </Field>
         <Field label="Name" error={nameError}>
-          <input autoComplete="off" {...form.register("name")} />
+          <Input autoComplete="off" {...form.register("name")} />
         </Field>
-        <button type="submit" className="primary" disabled={create.isPending}>
+        <Button type="submit" variant="primary" disabled={create.isPending}>
           {create.isPending ? "Creating…" : "Create topic"}
-        </button>
+        </Button>
       </div>
       {create.error && !keyError && !nameError ? <ProblemView error={create.error} /> : null}
-    </form>
+    </Card>
   );
 }

@@ -1,5 +1,5 @@
 // The Topics area's queries, and the writes beside the keys they refresh.
-import { infiniteQueryOptions, queryOptions } from "@tanstack/react-query";
+import { infiniteQueryOptions, mutationOptions, queryOptions } from "@tanstack/react-query";
 import { type Api, unwrap } from "../../api/client";
 import { CURSOR_PAGES } from "../../api/cursor-pages";
 import type { components } from "../../api/openapi";
@@ -67,3 +67,41 @@ export async function removeMembers(api: Api, key: string, subscriberIds: string
   }
   return removed;
 }
+
+export const createTopicMutation = (api: Api) =>
+  mutationOptions({
+    mutationFn: (body: TopicInput) => createTopic(api, body),
+    onSuccess: (_topic, _body, _result, { client }) => void client.invalidateQueries({ queryKey: TOPICS }),
+  });
+
+/** Deletes the topic: its own entries go (not refetched into a 404), the lists refresh. */
+export const deleteTopicMutation = (api: Api, key: string) =>
+  mutationOptions({
+    mutationFn: () => deleteTopic(api, key),
+    onSuccess: (_answer, _v, _result, { client }) => {
+      client.removeQueries({ queryKey: topicScope(key) });
+      void client.invalidateQueries({ queryKey: TOPICS });
+    },
+  });
+
+/** Renames the topic; it and the lists are read again before the form closes. */
+export const renameTopicMutation = (api: Api, key: string) =>
+  mutationOptions({
+    mutationFn: (name: string) => renameTopic(api, key, name),
+    onSuccess: async (_answer, _name, _result, { client }) => {
+      await Promise.all([client.invalidateQueries({ queryKey: topicScope(key) }), client.invalidateQueries({ queryKey: TOPICS })]);
+    },
+  });
+
+// The members are under the topic's key: one refresh for the count and the list.
+export const addMembersMutation = (api: Api, key: string) =>
+  mutationOptions({
+    mutationFn: (subscriberIds: string[]) => addMembers(api, key, subscriberIds),
+    onSuccess: (_answer, _ids, _result, { client }) => client.invalidateQueries({ queryKey: topicScope(key) }),
+  });
+
+export const removeMembersMutation = (api: Api, key: string) =>
+  mutationOptions({
+    mutationFn: (subscriberIds: string[]) => removeMembers(api, key, subscriberIds),
+    onSuccess: (_answer, _ids, _result, { client }) => client.invalidateQueries({ queryKey: topicScope(key) }),
+  });

@@ -1,4 +1,4 @@
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQuery } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { Link, useNavigate, useParams } from "react-router";
 import { useApi } from "../../api/context";
@@ -7,8 +7,12 @@ import { Field } from "../../ui/Field";
 import { Loading } from "../../ui/Loading";
 import { PageHeader } from "../../ui/PageHeader";
 import { ProblemView } from "../../ui/ProblemView";
-import { createVariable, updateVariable, VARIABLES, type Variable, type VariableUpdate, variableQuery } from "./queries";
+import { saveVariableMutation, type Variable, variableQuery } from "./queries";
+import { andThen } from "../../api/mutations";
 import "./variables.css";
+import { Button } from "../../ui/Button";
+import { Checkbox, Input } from "../../ui/Input";
+import { Textarea } from "../../ui/Textarea";
 
 /** /variables/new creates one; /variables/:key changes its value or secrecy. */
 export function VariablePage() {
@@ -37,28 +41,14 @@ export function VariablePage() {
 function VariableForm({ variable }: { variable?: Variable }) {
   const api = useApi();
   const navigate = useNavigate();
-  const queryClient = useQueryClient();
   const [key, setKey] = useState("");
   const [value, setValue] = useState(variable && !variable.secret ? variable.value : "");
   const [secret, setSecret] = useState(variable?.secret ?? false);
-  const save = useMutation({
-    mutationFn: async () => {
-      if (!variable) return createVariable(api, { key: key.trim(), value, secret });
-      const body: VariableUpdate = {};
-      if (variable.secret ? value !== "" : value !== variable.value) body.value = value;
-      if (secret !== variable.secret) body.secret = secret;
-      if (body.value === undefined && body.secret === undefined) return variable;
-      return updateVariable(api, variable.key, body);
-    },
-    onSuccess: () => {
-      void queryClient.invalidateQueries({ queryKey: VARIABLES });
-      navigate("/variables");
-    },
-  });
+  const save = useMutation(andThen(saveVariableMutation(api, variable), () => navigate("/variables")));
   const errorOf = (path: string) => (save.error instanceof ApiError ? save.error.fieldError(path) : undefined);
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    save.mutate();
+    save.mutate({ key: key.trim(), value, secret });
   };
   const keepsSecret = variable?.secret === true;
 
@@ -66,7 +56,7 @@ function VariableForm({ variable }: { variable?: Variable }) {
     <form className="variable-form card" onSubmit={submit} noValidate>
       {variable ? null : (
         <Field label="Key" hint="Letters, digits and _; starts with a letter or _." error={errorOf("key")}>
-          <input value={key} onChange={(e) => setKey(e.target.value)} autoComplete="off" spellCheck={false} placeholder="SUPPORT_EMAIL" />
+          <Input value={key} onChange={(e) => setKey(e.target.value)} autoComplete="off" spellCheck={false} placeholder="SUPPORT_EMAIL" />
         </Field>
       )}
       <Field
@@ -75,7 +65,7 @@ function VariableForm({ variable }: { variable?: Variable }) {
         error={errorOf("value")}
       >
         {secret ? (
-          <input
+          <Input
             type="password"
             autoComplete="new-password"
             value={value}
@@ -83,18 +73,18 @@ function VariableForm({ variable }: { variable?: Variable }) {
             onChange={(e) => setValue(e.target.value)}
           />
         ) : (
-          <textarea rows={3} value={value} onChange={(e) => setValue(e.target.value)} spellCheck={false} />
+          <Textarea rows={3} value={value} onChange={(e) => setValue(e.target.value)} spellCheck={false} />
         )}
       </Field>
       <label className="checkbox">
-        <input type="checkbox" checked={secret} onChange={(e) => setSecret(e.target.checked)} />
+        <Checkbox checked={secret} onChange={(e) => setSecret(e.target.checked)} />
         Secret <span className="muted small">Masked in every answer and in this dashboard.</span>
       </label>
       {save.error ? <ProblemView error={save.error} /> : null}
       <div className="form-actions">
-        <button type="submit" className="primary" disabled={save.isPending}>
+        <Button type="submit" variant="primary" disabled={save.isPending}>
           {save.isPending ? "Saving…" : variable ? "Save" : "Create variable"}
-        </button>
+        </Button>
       </div>
     </form>
   );

@@ -1,31 +1,29 @@
-import { useInfiniteQuery, useMutation, useQueryClient } from "@tanstack/react-query";
+import { useInfiniteQuery, useMutation } from "@tanstack/react-query";
 import { Link } from "react-router";
 import { useApi } from "../../api/context";
 import { useConfirm } from "../../ui/ConfirmDialog";
 import { DataList } from "../../ui/DataList";
 import { PageHeader } from "../../ui/PageHeader";
 import { ProblemView } from "../../ui/ProblemView";
-import { deleteVariable, VARIABLES, type Variable, variablesQuery } from "./queries";
+import { deleteVariableMutation, variablesQuery } from "./queries";
 import "./variables.css";
+import { Button } from "../../ui/Button";
+import { Badge } from "../../ui/Badge";
 
 /** Environment variables for templates and conditions (`vars.<key>`); a secret's value is never shown. */
 export function VariablesPage() {
   const api = useApi();
-  const queryClient = useQueryClient();
   const list = useInfiniteQuery(variablesQuery(api));
   const [dialog, ask] = useConfirm();
-  const remove = useMutation({
-    mutationFn: (v: Variable) => deleteVariable(api, v.key),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: VARIABLES }),
-  });
+  const remove = useMutation(deleteVariableMutation(api));
 
   return (
     <>
       {dialog}
       <PageHeader title="Variables">
-        <Link className="button primary" to="/variables/new">
-          New variable
-        </Link>
+        <Button asChild variant="primary">
+          <Link to="/variables/new">New variable</Link>
+        </Button>
       </PageHeader>
       <p className="muted">
         Templates and conditions read these as <code>vars.KEY</code>. A secret variable's value is stored encrypted and never shown again.
@@ -47,7 +45,7 @@ export function VariablesPage() {
             <td className="value">
               {v.secret ? (
                 <>
-                  <span className="badge warn">secret</span> <span className="muted">{v.value}</span>
+                  <Badge tone="warn">secret</Badge> <span className="muted">{v.value}</span>
                 </>
               ) : (
                 <code>{v.value}</code>
@@ -56,12 +54,14 @@ export function VariablesPage() {
             <td>{new Date(v.updatedAt).toLocaleString()}</td>
             <td>
               <div className="row-actions">
-                <Link className="button" to={`/variables/${v.key}`} aria-label={`Edit ${v.key}`}>
-                  Edit
-                </Link>
-                <button
+                <Button asChild>
+                  <Link to={`/variables/${v.key}`} aria-label={`Edit ${v.key}`}>
+                    Edit
+                  </Link>
+                </Button>
+                <Button
                   type="button"
-                  className="danger"
+                  variant="danger"
                   aria-label={`Delete ${v.key}`}
                   disabled={remove.isPending}
                   onClick={async () => {
@@ -75,7 +75,7 @@ export function VariablesPage() {
                   }}
                 >
                   Delete
-                </button>
+                </Button>
               </div>
             </td>
           </tr>

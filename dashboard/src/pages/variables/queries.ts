@@ -1,5 +1,5 @@
 // The Variables area's queries, and the writes beside the keys they refresh.
-import { infiniteQueryOptions, queryOptions } from "@tanstack/react-query";
+import { infiniteQueryOptions, mutationOptions, queryOptions } from "@tanstack/react-query";
 import { type Api, unwrap } from "../../api/client";
 import { CURSOR_PAGES } from "../../api/cursor-pages";
 import type { components } from "../../api/openapi";
@@ -40,3 +40,23 @@ export const updateVariable = (api: Api, key: string, body: VariableUpdate) =>
   unwrap(api.PUT("/v1/variables/{key}", { params: { path: { key } }, body }));
 
 export const deleteVariable = (api: Api, key: string) => unwrap(api.DELETE("/v1/variables/{key}", { params: { path: { key } } }));
+
+/** Creates a variable, or saves what changed of `variable` (nothing changed: no request); the area refreshes. */
+export const saveVariableMutation = (api: Api, variable: Variable | undefined) =>
+  mutationOptions({
+    mutationFn: async ({ key, value, secret }: VariableInput) => {
+      if (!variable) return createVariable(api, { key, value, secret });
+      const body: VariableUpdate = {};
+      if (variable.secret ? value !== "" : value !== variable.value) body.value = value;
+      if (secret !== variable.secret) body.secret = secret;
+      if (body.value === undefined && body.secret === undefined) return variable;
+      return updateVariable(api, variable.key, body);
+    },
+    onSuccess: (_saved, _input, _result, { client }) => void client.invalidateQueries({ queryKey: VARIABLES }),
+  });
+
+export const deleteVariableMutation = (api: Api) =>
+  mutationOptions({
+    mutationFn: (v: Variable) => deleteVariable(api, v.key),
+    onSuccess: (_answer, _v, _result, { client }) => client.invalidateQueries({ queryKey: VARIABLES }),
+  });

@@ -1,4 +1,5 @@
 import type { WebhookAttempt } from "./queries";
+import { Badge } from "../../ui/Badge";
 
 /** What the endpoint answered to one attempt, in words. */
 export const answerOf = (attempt: WebhookAttempt) => (attempt.responseStatus === null ? "no answer" : `HTTP ${attempt.responseStatus}`);
@@ -8,7 +9,7 @@ export function AttemptResult({ attempt }: { attempt: WebhookAttempt }) {
   const ok = attempt.status === "succeeded";
   return (
     <div className="test-result card" role="status" data-testid="test-result" data-status={attempt.status}>
-      <span className={`badge ${ok ? "ok" : "bad"}`}>{ok ? "Test delivered" : "Test failed"}</span>{" "}
+      <Badge tone={ok ? "ok" : "bad"}>{ok ? "Test delivered" : "Test failed"}</Badge>{" "}
       <span className="small">
         {answerOf(attempt)} in {attempt.latencyMs} ms
       </span>

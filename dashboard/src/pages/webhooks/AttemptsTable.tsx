@@ -5,6 +5,9 @@ import { DataList } from "../../ui/DataList";
 import { answerOf } from "./AttemptResult";
 import { EventCell } from "./EventCell";
 import { type AttemptStatus, attemptsQuery } from "./queries";
+import { Select } from "../../ui/Select";
+import { Badge } from "../../ui/Badge";
+import { Field } from "../../ui/Field";
 
 const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : "—");
 
@@ -17,14 +20,13 @@ export function AttemptsTable({ id }: { id: string }) {
     <section aria-labelledby="attempts-title">
       <div className="section-header">
         <h2 id="attempts-title">Delivery attempts</h2>
-        <label className="field">
-          Status
-          <select value={status ?? ""} onChange={(e) => setStatus((e.target.value || undefined) as AttemptStatus | undefined)}>
+        <Field label="Status">
+          <Select value={status ?? ""} onChange={(e) => setStatus((e.target.value || undefined) as AttemptStatus | undefined)}>
             <option value="">All attempts</option>
             <option value="succeeded">Succeeded</option>
             <option value="failed">Failed</option>
-          </select>
-        </label>
+          </Select>
+        </Field>
       </div>
       <DataList
         list={list}
@@ -38,7 +40,7 @@ export function AttemptsTable({ id }: { id: string }) {
             <EventCell type={a.eventType} id={a.eventId} />
             <td>{a.attempt}</td>
             <td>
-              <span className={`badge ${a.status === "succeeded" ? "ok" : "bad"}`}>{a.status}</span>
+              <Badge tone={a.status === "succeeded" ? "ok" : "bad"}>{a.status}</Badge>
             </td>
             <td className="nowrap">{answerOf(a)}</td>
             <td className="nowrap">{a.latencyMs} ms</td>

@@ -1,4 +1,5 @@
 import type { WebhookEndpoint } from "./queries";
+import { Badge } from "../../ui/Badge";
 
 const WHY_OFF: Record<NonNullable<WebhookEndpoint["disabledReason"]>, string> = {
   gone: "turned off: it answered 410 Gone",
@@ -7,11 +8,11 @@ const WHY_OFF: Record<NonNullable<WebhookEndpoint["disabledReason"]>, string> = 
 
 /** Enabled, or off, with the reason when Clarion turned it off itself. */
 export function EndpointStatus({ endpoint }: { endpoint: WebhookEndpoint }) {
-  if (endpoint.enabled) return <span className="badge ok">enabled</span>;
+  if (endpoint.enabled) return <Badge tone="ok">enabled</Badge>;
   return (
-    <span className="badge warn" title={endpoint.disabledReason ? WHY_OFF[endpoint.disabledReason] : "turned off by hand"}>
+    <Badge tone="warn" title={endpoint.disabledReason ? WHY_OFF[endpoint.disabledReason] : "turned off by hand"}>
       disabled{endpoint.disabledReason ? ` (${endpoint.disabledReason})` : ""}
-    </span>
+    </Badge>
   );
 }
 

@@ -9,6 +9,9 @@ import { ProblemView } from "../../ui/ProblemView";
 import { EventCell } from "./EventCell";
 import { type EventType, eventsQuery, resendEvent } from "./queries";
 import "./webhooks.css";
+import { Button } from "../../ui/Button";
+import { Select } from "../../ui/Select";
+import { Field } from "../../ui/Field";
 
 /** The environment's events, newest first, as endpoints receive them; one can be sent again to every endpoint that takes it. */
 export function EventLogPage() {
@@ -26,17 +29,16 @@ export function EventLogPage() {
         with its id, to every enabled endpoint that takes its type.
       </p>
       <div className="filters">
-        <label className="field">
-          Type
-          <select value={type ?? ""} onChange={(e) => setType((e.target.value || undefined) as EventType | undefined)}>
+        <Field label="Type">
+          <Select value={type ?? ""} onChange={(e) => setType((e.target.value || undefined) as EventType | undefined)}>
             <option value="">All types</option>
             {EVENT_TYPES.map((t) => (
               <option key={t} value={t}>
                 {t}
               </option>
             ))}
-          </select>
-        </label>
+          </Select>
+        </Field>
       </div>
       {resend.error ? <ProblemView error={resend.error} /> : null}
       {resend.data ? (
@@ -57,9 +59,9 @@ export function EventLogPage() {
               <code className="small">{JSON.stringify(event.data)}</code>
             </td>
             <td>
-              <button type="button" onClick={() => resend.mutate(event.id)} disabled={resend.isPending} aria-label={`Resend ${event.id}`}>
+              <Button type="button" onClick={() => resend.mutate(event.id)} disabled={resend.isPending} aria-label={`Resend ${event.id}`}>
                 Resend
-              </button>
+              </Button>
             </td>
           </tr>
         )}

@@ -1,6 +1,7 @@
 import { useId } from "react";
 import { EVENT_TYPES } from "../../../../src/contract/event-types";
 import type { EventType } from "./queries";
+import { Checkbox, Radio } from "../../ui/Input";
 
 /** The event types by their family (`message.sent` → message), in the order the API lists them. */
 const FAMILIES = EVENT_TYPES.reduce<Record<string, EventType[]>>((all, type) => {
@@ -32,11 +33,10 @@ export function EventTypePicker({
     <fieldset className="event-types" aria-invalid={error ? true : undefined}>
       <legend>Events</legend>
       <label>
-        <input type="radio" name={scope} checked={value === null} onChange={() => onChange(null)} /> Every event, including types added
-        later
+        <Radio name={scope} checked={value === null} onChange={() => onChange(null)} /> Every event, including types added later
       </label>
       <label>
-        <input type="radio" name={scope} checked={value !== null} onChange={() => onChange([...chosen])} /> Only these:
+        <Radio name={scope} checked={value !== null} onChange={() => onChange([...chosen])} /> Only these:
       </label>
       {value !== null ? (
         <div className="event-families">
@@ -45,7 +45,7 @@ export function EventTypePicker({
               <legend className="small">{family}</legend>
               {types.map((type) => (
                 <label key={type}>
-                  <input type="checkbox" checked={chosen.has(type)} onChange={(e) => toggle(type, e.target.checked)} /> <code>{type}</code>
+                  <Checkbox checked={chosen.has(type)} onChange={(e) => toggle(type, e.target.checked)} /> <code>{type}</code>
                 </label>
               ))}
             </fieldset>

@@ -1,35 +1,34 @@
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQuery } from "@tanstack/react-query";
 import { useApi } from "../../api/context";
 import { useState } from "react";
 import { ApiError } from "../../api/problem";
 import { ConfirmDialog } from "../../ui/ConfirmDialog";
 import { Field } from "../../ui/Field";
 import { ProblemView } from "../../ui/ProblemView";
-import { rotateSecret, secretQuery } from "./queries";
+import { rotateSecretMutation, secretQuery } from "./queries";
+import { andThen } from "../../api/mutations";
+import { Button } from "../../ui/Button";
+import { Input } from "../../ui/Input";
+import { Card } from "../../ui/Card";
 
 /** The signing secret: hidden until asked for, and rotated with an overlap during which both sign. */
 export function SecretCard({ id }: { id: string }) {
   const api = useApi();
-  const queryClient = useQueryClient();
   const [shown, setShown] = useState(false);
   const [rotating, setRotating] = useState(false);
   const [overlapHours, setOverlapHours] = useState("24");
   const secret = useQuery({ ...secretQuery(api, id), enabled: shown });
-  const rotate = useMutation({
-    mutationFn: () => rotateSecret(api, id, Number(overlapHours)),
-    onSuccess: async (rotated) => {
-      // Only a replay (an Idempotency-Key, which the dashboard never sends) comes without the secrets.
-      if ("secret" in rotated) queryClient.setQueryData(secretQuery(api, id).queryKey, rotated);
-      else await queryClient.invalidateQueries({ queryKey: secretQuery(api, id).queryKey });
+  const rotate = useMutation(
+    andThen(rotateSecretMutation(api, id), () => {
       setShown(true);
       setRotating(false);
-    },
-  });
+    }),
+  );
   const overlapError = rotate.error instanceof ApiError ? rotate.error.fieldError("overlapHours") : undefined;
   const data = shown ? secret.data : undefined;
 
   return (
-    <section className="card" aria-labelledby="secret-title">
+    <Card aria-labelledby="secret-title">
       <h2 id="secret-title">Signing secret</h2>
       <p className="muted small">
         Verify each delivery's <code>webhook-signature</code> with it (the <code>standardwebhooks</code> package does). Keep it on your
@@ -51,27 +50,27 @@ export function SecretCard({ id }: { id: string }) {
       ) : null}
       {secret.error ? <ProblemView error={secret.error} /> : null}
       <div className="row-actions">
-        <button type="button" onClick={() => setShown(!shown)} disabled={shown && secret.isFetching}>
+        <Button type="button" onClick={() => setShown(!shown)} disabled={shown && secret.isFetching}>
           {shown ? "Hide secret" : "Reveal secret"}
-        </button>
-        <button type="button" onClick={() => setRotating(true)}>
+        </Button>
+        <Button type="button" onClick={() => setRotating(true)}>
           Rotate secret
-        </button>
+        </Button>
       </div>
       <ConfirmDialog
         open={rotating}
         title="Rotate the signing secret?"
         confirm="Rotate secret"
         busy={rotate.isPending}
-        onConfirm={() => rotate.mutate()}
+        onConfirm={() => rotate.mutate(Number(overlapHours))}
         onCancel={() => setRotating(false)}
       >
         <p>A new secret signs from now on. During the overlap the old one signs too, so your receiver can switch without losing events.</p>
         <Field label="Overlap (hours)" error={overlapError} hint="0 stops the old secret at once; at most 168.">
-          <input type="number" min={0} max={168} value={overlapHours} onChange={(e) => setOverlapHours(e.target.value)} />
+          <Input type="number" min={0} max={168} value={overlapHours} onChange={(e) => setOverlapHours(e.target.value)} />
         </Field>
         {rotate.error && !overlapError ? <ProblemView error={rotate.error} /> : null}
       </ConfirmDialog>
-    </section>
+    </Card>
   );
 }

@@ -1,4 +1,4 @@
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQuery } from "@tanstack/react-query";
 import { useApi } from "../../api/context";
 import { Link, useNavigate, useParams } from "react-router";
 import { useConfirm } from "../../ui/ConfirmDialog";
@@ -10,28 +10,21 @@ import { AttemptsTable } from "./AttemptsTable";
 import { EndpointStatus, eventsLabel } from "./EndpointStatus";
 import { ReplayForm } from "./ReplayForm";
 import { SecretCard } from "./SecretCard";
-import { deleteEndpoint, endpointQuery, sendTest, updateEndpoint, WEBHOOKS } from "./queries";
+import { deleteEndpointMutation, enableEndpointMutation, endpointQuery, sendTestMutation } from "./queries";
+import { andThen } from "../../api/mutations";
 import "./webhooks.css";
+import { Button } from "../../ui/Button";
 
 /** One endpoint: test it, its secret, its attempts, replay, turn it off or on, delete it. */
 export function WebhookEndpointPage() {
   const { id = "" } = useParams();
   const api = useApi();
   const navigate = useNavigate();
-  const queryClient = useQueryClient();
   const endpoint = useQuery(endpointQuery(api, id));
   const [dialog, ask] = useConfirm();
-  const refresh = () => queryClient.invalidateQueries({ queryKey: WEBHOOKS });
-  const test = useMutation({ mutationFn: () => sendTest(api, id), onSuccess: refresh });
-  const toggle = useMutation({ mutationFn: (enabled: boolean) => updateEndpoint(api, id, { enabled }), onSuccess: refresh });
-  const remove = useMutation({
-    mutationFn: () => deleteEndpoint(api, id),
-    onSuccess: () => {
-      queryClient.removeQueries({ queryKey: endpointQuery(api, id).queryKey });
-      void refresh();
-      navigate("/webhooks");
-    },
-  });
+  const test = useMutation(sendTestMutation(api, id));
+  const toggle = useMutation(enableEndpointMutation(api, id));
+  const remove = useMutation(andThen(deleteEndpointMutation(api, id), () => navigate("/webhooks")));
   const data = endpoint.data;
 
   async function askToDelete() {
@@ -53,15 +46,15 @@ export function WebhookEndpointPage() {
       <PageHeader title={data ? <span className="endpoint-url">{data.url}</span> : "Webhook endpoint"}>
         {data ? (
           <>
-            <button type="button" className="primary" onClick={() => test.mutate()} disabled={test.isPending}>
+            <Button type="button" variant="primary" onClick={() => test.mutate()} disabled={test.isPending}>
               {test.isPending ? "Sending…" : "Send test event"}
-            </button>
-            <button type="button" onClick={() => toggle.mutate(!data.enabled)} disabled={toggle.isPending}>
+            </Button>
+            <Button type="button" onClick={() => toggle.mutate(!data.enabled)} disabled={toggle.isPending}>
               {data.enabled ? "Disable" : "Enable"}
-            </button>
-            <button type="button" className="danger" onClick={() => void askToDelete()} disabled={remove.isPending}>
+            </Button>
+            <Button type="button" variant="danger" onClick={() => void askToDelete()} disabled={remove.isPending}>
               Delete
-            </button>
+            </Button>
           </>
         ) : null}
       </PageHeader>

@@ -1,4 +1,4 @@
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQuery } from "@tanstack/react-query";
 import { useApi } from "../../api/context";
 import { type FormEvent, useState } from "react";
 import { Link, useNavigate } from "react-router";
@@ -11,26 +11,23 @@ import { standingError } from "../../ui/standing-errors";
 import { retrySchedulePhrase } from "../../../../src/contract/webhook-retries";
 import { EndpointStatus, eventsLabel } from "./EndpointStatus";
 import { EventTypePicker } from "./EventTypePicker";
-import { createEndpoint, type EventType, endpointsQuery, WEBHOOKS } from "./queries";
+import { createEndpointMutation, type EventType, endpointsQuery } from "./queries";
+import { andThen } from "../../api/mutations";
 import "./webhooks.css";
+import { Button } from "../../ui/Button";
+import { Input } from "../../ui/Input";
+import { Card } from "../../ui/Card";
 
 /** The environment's webhook endpoints, and a form to add one. */
 export function WebhooksPage() {
   const api = useApi();
-  const queryClient = useQueryClient();
   const navigate = useNavigate();
   const list = useQuery(endpointsQuery(api));
   const [url, setUrl] = useState("");
   const [description, setDescription] = useState("");
   const [events, setEvents] = useState<EventType[] | null>(null);
   const body = { url: url.trim(), description: description.trim() || null, events, enabled: true };
-  const create = useMutation({
-    mutationFn: (input: typeof body) => createEndpoint(api, input),
-    onSuccess: async (created) => {
-      await queryClient.invalidateQueries({ queryKey: WEBHOOKS });
-      navigate(`/webhooks/${encodeURIComponent(created.id)}`);
-    },
-  });
+  const create = useMutation(andThen(createEndpointMutation(api), (created) => navigate(`/webhooks/${encodeURIComponent(created.id)}`)));
   const error = standingError(create.error, create.variables, body);
   const fieldError = (path: string) => (error instanceof ApiError ? error.fieldError(path) : undefined);
 
@@ -71,14 +68,14 @@ export function WebhooksPage() {
             )}
           />
         </section>
-        <form className="card" onSubmit={submit} aria-labelledby="new-endpoint-title">
+        <Card as="form" onSubmit={submit} aria-labelledby="new-endpoint-title">
           <h2 id="new-endpoint-title">New endpoint</h2>
           <Field
             label="URL"
             error={fieldError("url")}
             hint="https:// to a public host, port 443 or 8443: Clarion refuses private and local addresses. No user:password@ in it: your receiver verifies the signing secret instead."
           >
-            <input
+            <Input
               type="url"
               value={url}
               placeholder="https://example.com/clarion/events"
@@ -88,14 +85,14 @@ export function WebhooksPage() {
             />
           </Field>
           <Field label="Description (optional)" error={fieldError("description")}>
-            <input value={description} maxLength={512} placeholder="CRM sync" onChange={(e) => setDescription(e.target.value)} />
+            <Input value={description} maxLength={512} placeholder="CRM sync" onChange={(e) => setDescription(e.target.value)} />
           </Field>
           <EventTypePicker value={events} onChange={setEvents} error={fieldError("events")} />
           {error && !fieldError("url") && !fieldError("description") && !fieldError("events") ? <ProblemView error={error} /> : null}
-          <button type="submit" className="primary" disabled={create.isPending || !url.trim() || events?.length === 0}>
+          <Button type="submit" variant="primary" disabled={create.isPending || !url.trim() || events?.length === 0}>
             Add endpoint
-          </button>
-        </form>
+          </Button>
+        </Card>
       </div>
     </>
   );

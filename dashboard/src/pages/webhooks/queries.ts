@@ -1,4 +1,4 @@
-import { infiniteQueryOptions, queryOptions } from "@tanstack/react-query";
+import { infiniteQueryOptions, mutationOptions, queryOptions } from "@tanstack/react-query";
 import { type Api, unwrap } from "../../api/client";
 import { allPages, CURSOR_PAGES } from "../../api/cursor-pages";
 import type { components } from "../../api/openapi";
@@ -70,3 +70,50 @@ export const eventsQuery = (api: Api, type: EventType | undefined) =>
 
 export const resendEvent = (api: Api, eventId: string) =>
   unwrap(api.POST("/v1/events/{eventId}/resend", { params: { path: { eventId } } }));
+
+/** Creates an endpoint; the lists wait for their refresh (the new endpoint's page opens next). */
+export const createEndpointMutation = (api: Api) =>
+  mutationOptions({
+    mutationFn: (input: WebhookEndpointInput) => createEndpoint(api, input),
+    onSuccess: (_created, _input, _result, { client }) => client.invalidateQueries({ queryKey: WEBHOOKS }),
+  });
+
+export const sendTestMutation = (api: Api, id: string) =>
+  mutationOptions({
+    mutationFn: () => sendTest(api, id),
+    onSuccess: (_answer, _v, _result, { client }) => client.invalidateQueries({ queryKey: WEBHOOKS }),
+  });
+
+export const enableEndpointMutation = (api: Api, id: string) =>
+  mutationOptions({
+    mutationFn: (enabled: boolean) => updateEndpoint(api, id, { enabled }),
+    onSuccess: (_answer, _enabled, _result, { client }) => client.invalidateQueries({ queryKey: WEBHOOKS }),
+  });
+
+/** Deletes the endpoint: its own entry goes (not refetched into a 404), the lists refresh. */
+export const deleteEndpointMutation = (api: Api, id: string) =>
+  mutationOptions({
+    mutationFn: () => deleteEndpoint(api, id),
+    onSuccess: (_answer, _v, _result, { client }) => {
+      client.removeQueries({ queryKey: endpointQuery(api, id).queryKey });
+      void client.invalidateQueries({ queryKey: WEBHOOKS });
+    },
+  });
+
+/** A new signing secret: the answer holds both secrets, shown at once without another request. */
+export const rotateSecretMutation = (api: Api, id: string) =>
+  mutationOptions({
+    mutationFn: (overlapHours: number) => rotateSecret(api, id, overlapHours),
+    onSuccess: async (rotated, _overlap, _result, { client }) => {
+      // Only a replay (an Idempotency-Key, which the dashboard never sends) comes without the secrets.
+      if ("secret" in rotated) client.setQueryData(secretQuery(api, id).queryKey, rotated);
+      else await client.invalidateQueries({ queryKey: secretQuery(api, id).queryKey });
+    },
+  });
+
+/** Queues the endpoint's events again; its attempts refresh. */
+export const replayMutation = (api: Api, id: string) =>
+  mutationOptions({
+    mutationFn: (body: { since: string; until?: string; onlyFailed: boolean }) => replay(api, id, body),
+    onSuccess: (_answer, _body, _result, { client }) => client.invalidateQueries({ queryKey: attemptsKey(id) }),
+  });

@@ -5,6 +5,8 @@ import type { Condition, Leaf, Op } from "./model";
 import { OPS, opSpec, parseList, parseScalar, showList, showScalar, valueFor } from "./ops";
 import { useFieldError, useOwnError } from "./save-errors";
 import { ValueInput } from "./ValueInput";
+import { Button } from "../../ui/Button";
+import { Select } from "../../ui/Select";
 
 interface NodeProps {
   node: Condition;
@@ -42,9 +44,9 @@ export function ConditionBuilder({
       ) : (
         <p className="muted small">
           Always runs.{" "}
-          <button type="button" onClick={() => onChange({ all: [newLeaf(groups)] })}>
+          <Button type="button" onClick={() => onChange({ all: [newLeaf(groups)] })}>
             Add a condition
-          </button>
+          </Button>
         </p>
       )}
     </section>
@@ -68,14 +70,14 @@ function GroupNode({ node, path, groups, onChange, onRemove }: NodeProps) {
   return (
     <fieldset className="cond-group" data-mode={mode}>
       <legend>
-        <select
+        <Select
           aria-label="Match"
           value={mode}
           onChange={(e) => onChange(e.target.value === "all" ? { all: children } : { any: children })}
         >
           <option value="all">All of these</option>
           <option value="any">Any of these</option>
-        </select>
+        </Select>
       </legend>
       <ol className="cond-children">
         {children.map((child, i) => (
@@ -93,18 +95,18 @@ function GroupNode({ node, path, groups, onChange, onRemove }: NodeProps) {
         ))}
       </ol>
       <div className="cond-actions">
-        <button type="button" onClick={() => set([...children, newLeaf(groups)])}>
+        <Button type="button" onClick={() => set([...children, newLeaf(groups)])}>
           + Rule
-        </button>
-        <button type="button" onClick={() => set([...children, { any: [newLeaf(groups)] }])}>
+        </Button>
+        <Button type="button" onClick={() => set([...children, { any: [newLeaf(groups)] }])}>
           + Group
-        </button>
-        <button type="button" onClick={() => onChange({ not: node })}>
+        </Button>
+        <Button type="button" onClick={() => onChange({ not: node })}>
           Negate group
-        </button>
-        <button type="button" className="danger" onClick={onRemove}>
+        </Button>
+        <Button type="button" variant="danger" onClick={onRemove}>
           Remove group
-        </button>
+        </Button>
       </div>
     </fieldset>
   );
@@ -115,9 +117,9 @@ function NotNode({ node, path, groups, onChange, onRemove }: NodeProps & { node:
     <div className="cond-not">
       <div className="cond-not-head">
         <strong>Not</strong>
-        <button type="button" onClick={() => onChange(node.not)}>
+        <Button type="button" onClick={() => onChange(node.not)}>
           Remove “not”
-        </button>
+        </Button>
       </div>
       <ConditionNode
         node={node.not}
@@ -147,13 +149,13 @@ function LeafNode({ node, path, groups, onChange, onRemove }: NodeProps & { node
         <FieldPicker value={node.field} groups={groups} onChange={(field) => set({ field })} />
       </Field>
       <Field label="Operator" error={opError}>
-        <select value={node.op} onChange={(e) => set({ op: e.target.value as Op, value: valueFor(e.target.value as Op, node.value) })}>
+        <Select value={node.op} onChange={(e) => set({ op: e.target.value as Op, value: valueFor(e.target.value as Op, node.value) })}>
           {OPS.map((o) => (
             <option key={o.op} value={o.op}>
               {o.label}
             </option>
           ))}
-        </select>
+        </Select>
       </Field>
       {spec.value === "one" || spec.value === "time" ? (
         <Field
@@ -178,12 +180,12 @@ function LeafNode({ node, path, groups, onChange, onRemove }: NodeProps & { node
         </div>
       ) : null}
       <div className="cond-leaf-actions">
-        <button type="button" onClick={() => onChange({ not: node })} title="Negate this rule">
+        <Button type="button" onClick={() => onChange({ not: node })} title="Negate this rule">
           Not
-        </button>
-        <button type="button" className="danger" onClick={onRemove} aria-label={`Remove rule on ${node.field}`}>
+        </Button>
+        <Button type="button" variant="danger" onClick={onRemove} aria-label={`Remove rule on ${node.field}`}>
           Remove
-        </button>
+        </Button>
       </div>
     </div>
   );

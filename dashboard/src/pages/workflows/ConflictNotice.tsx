@@ -5,6 +5,7 @@ import { useApi } from "../../api/context";
 import { ApiError } from "../../api/problem";
 import { latestVersionQuery } from "./history/queries";
 import { Author, When } from "./history/VersionMeta";
+import { Button } from "../../ui/Button";
 
 /** A save or delete (412 `workflow_changed`) or a revert (409 `workflow_version_conflict`) of a workflow changed since it was read. */
 export const isConflict = (error: unknown): error is ApiError =>
@@ -38,12 +39,12 @@ export function ConflictNotice({
         . Your changes are still here; reload their version to work on it, or see what they changed first.
       </p>
       <div className="actions">
-        <button type="button" className="primary" onClick={onReload}>
+        <Button type="button" variant="primary" onClick={onReload}>
           Reload their version
-        </button>
-        <button type="button" disabled={!theirs} onClick={() => theirs && onViewDiff(loaded, theirs.version)}>
+        </Button>
+        <Button type="button" disabled={!theirs} onClick={() => theirs && onViewDiff(loaded, theirs.version)}>
           View the difference
-        </button>
+        </Button>
       </div>
     </div>
   );

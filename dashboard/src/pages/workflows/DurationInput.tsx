@@ -1,4 +1,6 @@
 import { joinDuration, splitDuration, UNITS, type Unit } from "./duration";
+import { Input } from "../../ui/Input";
+import { Select } from "../../ui/Select";
 
 /** An ISO 8601 duration as an amount and a unit; one with several parts (`P1DT2H`) is edited as text. */
 export function DurationInput({
@@ -16,7 +18,7 @@ export function DurationInput({
   const split = splitDuration(value);
   if (!split) {
     return (
-      <input
+      <Input
         id={id}
         {...aria}
         value={value}
@@ -28,7 +30,7 @@ export function DurationInput({
   }
   return (
     <span className="duration">
-      <input
+      <Input
         id={id}
         {...aria}
         type="number"
@@ -36,13 +38,13 @@ export function DurationInput({
         value={split.amount}
         onChange={(e) => onChange(joinDuration(Number(e.target.value), split.unit))}
       />
-      <select aria-label="Unit" value={split.unit} onChange={(e) => onChange(joinDuration(split.amount, e.target.value as Unit))}>
+      <Select aria-label="Unit" value={split.unit} onChange={(e) => onChange(joinDuration(split.amount, e.target.value as Unit))}>
         {UNITS.map((u) => (
           <option key={u.unit} value={u.unit}>
             {u.label}
           </option>
         ))}
-      </select>
+      </Select>
     </span>
   );
 }

@@ -1,5 +1,7 @@
 import { useState } from "react";
 import type { FieldGroup } from "./field-options";
+import { Input } from "../../ui/Input";
+import { Select } from "../../ui/Select";
 
 const OTHER = "\u0000other";
 
@@ -23,7 +25,7 @@ export function FieldPicker({
   const custom = typing || !offered;
   return (
     <span className="field-picker">
-      <select
+      <Select
         id={id}
         {...aria}
         value={custom ? OTHER : value}
@@ -43,9 +45,9 @@ export function FieldPicker({
           </optgroup>
         ))}
         <option value={OTHER}>Other…</option>
-      </select>
+      </Select>
       {custom ? (
-        <input
+        <Input
           aria-label="Field path"
           value={value}
           placeholder="payload.order.total"

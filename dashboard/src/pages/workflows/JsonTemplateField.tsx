@@ -1,6 +1,7 @@
 import { useState } from "react";
 import { Field } from "../../ui/Field";
 import { useFieldError } from "./save-errors";
+import { Textarea } from "../../ui/Textarea";
 
 /**
  * A template field that is JSON, not text (a push's `data`, a chat's Slack `blocks`): kept as typed
@@ -40,7 +41,7 @@ export function JsonTemplateField({
   };
   return (
     <Field label={label} error={problem ?? serverError} hint="JSON; string values are Liquid templates">
-      <textarea className="code" rows={4} spellCheck={false} value={text} onChange={(e) => accept(e.target.value)} />
+      <Textarea className="code" rows={4} spellCheck={false} value={text} onChange={(e) => accept(e.target.value)} />
     </Field>
   );
 }

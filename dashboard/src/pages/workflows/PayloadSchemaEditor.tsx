@@ -1,6 +1,9 @@
 import { Field } from "../../ui/Field";
 import { parseObject } from "./model";
 import { useFieldError } from "./save-errors";
+import { Button } from "../../ui/Button";
+import { Textarea } from "../../ui/Textarea";
+import { Card } from "../../ui/Card";
 
 const STARTER = { type: "object", required: ["orderId"], properties: { orderId: { type: "string" }, express: { type: "boolean" } } };
 
@@ -9,14 +12,14 @@ export function PayloadSchemaEditor({ text, onChange }: { text: string; onChange
   const parsed = parseObject(text, "payload schema");
   const serverError = useFieldError("payloadSchema");
   return (
-    <section className="card" aria-label="Payload schema">
+    <Card aria-label="Payload schema">
       <h2>Payload schema</h2>
       <Field
         label="JSON Schema"
         error={parsed.ok ? serverError : parsed.message}
         hint="Optional. Triggers whose payload does not match it are refused with 422; its properties are offered to conditions."
       >
-        <textarea
+        <Textarea
           className="code"
           rows={Math.min(16, Math.max(4, text.split("\n").length))}
           spellCheck={false}
@@ -26,10 +29,10 @@ export function PayloadSchemaEditor({ text, onChange }: { text: string; onChange
         />
       </Field>
       {text.trim() ? null : (
-        <button type="button" onClick={() => onChange(JSON.stringify(STARTER, null, 2))}>
+        <Button type="button" onClick={() => onChange(JSON.stringify(STARTER, null, 2))}>
           Start from an example
-        </button>
+        </Button>
       )}
-    </section>
+    </Card>
   );
 }

@@ -7,6 +7,9 @@ import { parseObject, type Step } from "./model";
 import { previewQuery } from "./queries";
 import { useDebounced } from "../../ui/use-debounced";
 import { typeLabel } from "../../ui/labels";
+import { Textarea } from "../../ui/Textarea";
+import { Badge } from "../../ui/Badge";
+import { Card } from "../../ui/Card";
 
 type PreviewStep = components["schemas"]["PreviewStep"];
 type PreviewSubscriber = components["schemas"]["PreviewSubscriber"];
@@ -61,11 +64,11 @@ export function PreviewPanel({
   const result = preview.data;
 
   return (
-    <section className="card preview" aria-label="Preview">
+    <Card className="preview" aria-label="Preview">
       <h2>Preview</h2>
       <p className="muted small">Edit the sample; the steps re-render as you type. Nothing is sent.</p>
       <label htmlFor="preview-payload">Sample payload</label>
-      <textarea
+      <Textarea
         id="preview-payload"
         className="code"
         rows={6}
@@ -75,7 +78,7 @@ export function PreviewPanel({
         onChange={(e) => onPayload(e.target.value)}
       />
       <label htmlFor="preview-subscriber">Sample subscriber</label>
-      <textarea
+      <Textarea
         id="preview-subscriber"
         className="code"
         rows={5}
@@ -109,7 +112,7 @@ export function PreviewPanel({
           ))}
         </div>
       ) : null}
-    </section>
+    </Card>
   );
 }
 
@@ -118,9 +121,9 @@ function StepCard({ step, condition }: { step: PreviewStep; condition: Step["if"
     <article className={`preview-step ${step.wouldRun ? "runs" : "skips"}`} data-step={step.id} data-would-run={String(step.wouldRun)}>
       <header>
         <strong>{step.id}</strong> <span className="muted">{typeLabel(step.type)}</span>{" "}
-        <span className={`badge ${step.wouldRun ? "ok" : ""}`} data-testid="verdict">
+        <Badge tone={step.wouldRun ? "ok" : ""} data-testid="verdict">
           {step.wouldRun ? "would run" : "skipped"}
-        </span>
+        </Badge>
         {step.locale ? <span className="muted small"> · locale {step.locale}</span> : null}
       </header>
       {step.condition ? (

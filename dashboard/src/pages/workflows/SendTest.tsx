@@ -9,6 +9,9 @@ import { ProblemView } from "../../ui/ProblemView";
 import { parseObject } from "./model";
 import { sendTest } from "./queries";
 import { subscriberPickQuery } from "../subscribers/queries";
+import { Button } from "../../ui/Button";
+import { Input } from "../../ui/Input";
+import { Card } from "../../ui/Card";
 
 /** Whether a subscriber exists: a 404 says no; any other failure is left to the send to report. */
 async function subscriberExists(api: Api, subscriberId: string): Promise<boolean> {
@@ -54,7 +57,7 @@ export function SendTest({
     },
   });
   return (
-    <section className="card send-test" aria-label="Send test">
+    <Card className="send-test" aria-label="Send test">
       <h2>Send test</h2>
       <p className="muted small">
         Sends the saved workflow, even an inactive one, to this subscriber with the sample payload: messages really go out.
@@ -68,7 +71,7 @@ export function SendTest({
         }}
       >
         <Field label="Subscriber id">
-          <input
+          <Input
             list={listId}
             value={subscriberId}
             spellCheck={false}
@@ -85,9 +88,9 @@ export function SendTest({
             </option>
           ))}
         </datalist>
-        <button type="submit" className="primary" disabled={!search || !payload.ok || send.isPending}>
+        <Button type="submit" variant="primary" disabled={!search || !payload.ok || send.isPending}>
           Send test
-        </button>
+        </Button>
       </form>
       {unknown ? (
         <div className="notice warn" role="alert" data-testid="unknown-subscriber">
@@ -95,9 +98,9 @@ export function SendTest({
             No subscriber <code>{unknown}</code> in this environment: each message would be skipped (<code>subscriber_not_found</code>).
             Create the subscriber first, or send anyway.
           </p>
-          <button type="button" onClick={() => send.mutate({ to: unknown, checked: true })} disabled={send.isPending}>
+          <Button type="button" onClick={() => send.mutate({ to: unknown, checked: true })} disabled={send.isPending}>
             Send anyway
-          </button>
+          </Button>
         </div>
       ) : null}
       {send.error ? <ProblemView error={send.error} /> : null}
@@ -109,6 +112,6 @@ export function SendTest({
           </Link>
         </p>
       ) : null}
-    </section>
+    </Card>
   );
 }

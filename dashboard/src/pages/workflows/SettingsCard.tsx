@@ -2,6 +2,9 @@ import { Field } from "../../ui/Field";
 import type { Draft } from "./model";
 import { useFieldError } from "./save-errors";
 import { ValueInput } from "./ValueInput";
+import { Checkbox, Input } from "../../ui/Input";
+import { Select } from "../../ui/Select";
+import { Card } from "../../ui/Card";
 
 const parseTags = (text: string) =>
   text
@@ -39,10 +42,10 @@ export function SettingsCard({
     tags: useFieldError("tags"),
   };
   return (
-    <section className="card settings" aria-label="Settings">
+    <Card className="settings" aria-label="Settings">
       <div className="row">
         <Field label="Name" error={errors.name}>
-          <input
+          <Input
             value={draft.name}
             placeholder="Order shipped"
             onChange={(e) =>
@@ -64,7 +67,7 @@ export function SettingsCard({
               : "What triggers name: lowercase letters, digits, . - _ (fixed once saved)"
           }
         >
-          <input
+          <Input
             value={draft.key}
             readOnly={keyFixed}
             placeholder="order-shipped"
@@ -74,15 +77,15 @@ export function SettingsCard({
         </Field>
       </div>
       <Field label="Description" error={errors.description}>
-        <input value={draft.description} onChange={(e) => onChange({ description: e.target.value })} />
+        <Input value={draft.description} onChange={(e) => onChange({ description: e.target.value })} />
       </Field>
       <div className="row">
         <Field label="Tags" error={errors.tags} hint="Separated by commas">
           <ValueInput value={draft.tags} parse={parseTags} show={showTags} onValue={(tags) => onChange({ tags: tags as string[] })} />
         </Field>
         <label className="check">
-          <input type="checkbox" checked={draft.critical} onChange={(e) => onChange({ critical: e.target.checked })} /> Critical (ignores
-          opt-outs and quiet hours)
+          <Checkbox checked={draft.critical} onChange={(e) => onChange({ critical: e.target.checked })} /> Critical (ignores opt-outs and
+          quiet hours)
         </label>
       </div>
       <Field
@@ -93,7 +96,7 @@ export function SettingsCard({
             : "What the List-Unsubscribe header and {{ unsubscribe_url }} of this workflow's emails turn off"
         }
       >
-        <select
+        <Select
           value={draft.critical ? "none" : draft.unsubscribe}
           disabled={draft.critical}
           onChange={(e) => onChange({ unsubscribe: e.target.value as Draft["unsubscribe"] })}
@@ -101,8 +104,8 @@ export function SettingsCard({
           <option value="workflow">This workflow's emails</option>
           <option value="email">All email</option>
           <option value="none">Nothing (no link, no header)</option>
-        </select>
+        </Select>
       </Field>
-    </section>
+    </Card>
   );
 }

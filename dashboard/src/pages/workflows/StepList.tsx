@@ -2,6 +2,10 @@ import { useState } from "react";
 import { moveItem, newStep, STEP_TYPES, type Step, type StepType } from "./model";
 import { useFieldError } from "./save-errors";
 import { typeLabel } from "../../ui/labels";
+import { Button } from "../../ui/Button";
+import { Select } from "../../ui/Select";
+import { Badge } from "../../ui/Badge";
+import { Card } from "../../ui/Card";
 
 /**
  * Rows are keyed by place, so after a move the focused button would belong to another step: focus
@@ -33,7 +37,7 @@ export function StepList({
   // The last step removed, so a slip of the ✕ can be taken back (until another step is removed).
   const [removed, setRemoved] = useState<{ step: Step; index: number } | null>(null);
   return (
-    <section className="card step-list" aria-label="Steps">
+    <Card className="step-list" aria-label="Steps">
       <h2>Steps</h2>
       {steps.length === 0 ? <p className="muted">No steps yet: a workflow runs its steps in order.</p> : null}
       <ol>
@@ -64,7 +68,7 @@ export function StepList({
       {removed ? (
         <p className="removed-step small" role="status">
           Removed step <code>{removed.step.id}</code>.{" "}
-          <button
+          <Button
             type="button"
             onClick={() => {
               const at = Math.min(removed.index, steps.length);
@@ -73,18 +77,18 @@ export function StepList({
             }}
           >
             Undo
-          </button>
+          </Button>
         </p>
       ) : null}
       <div className="add-step">
-        <select aria-label="Step type" value={type} onChange={(e) => setType(e.target.value as StepType)}>
+        <Select aria-label="Step type" value={type} onChange={(e) => setType(e.target.value as StepType)}>
           {STEP_TYPES.map((t) => (
             <option key={t} value={t}>
               {typeLabel(t)}
             </option>
           ))}
-        </select>
-        <button
+        </Select>
+        <Button
           type="button"
           onClick={() =>
             onChange(
@@ -100,9 +104,9 @@ export function StepList({
           }
         >
           Add step
-        </button>
+        </Button>
       </div>
-    </section>
+    </Card>
   );
 }
 
@@ -126,21 +130,21 @@ function StepRow({
   const error = useFieldError(`steps.${index}`);
   return (
     <li className={selected ? "selected" : undefined} data-step-row={step.id}>
-      <button type="button" className="step-select" aria-current={selected ? "step" : undefined} onClick={onSelect}>
+      <Button type="button" className="step-select" aria-current={selected ? "step" : undefined} onClick={onSelect}>
         <span className="step-type">{typeLabel(step.type)}</span> <code>{step.id}</code>
-        {step.if ? <span className="badge info">if</span> : null}
-        {error ? <span className="badge bad">error</span> : null}
-      </button>
+        {step.if ? <Badge tone="info">if</Badge> : null}
+        {error ? <Badge tone="bad">error</Badge> : null}
+      </Button>
       <span className="step-actions">
-        <button type="button" aria-label={`Move ${step.id} up`} disabled={index === 0} onClick={() => onMove(index - 1)}>
+        <Button type="button" aria-label={`Move ${step.id} up`} disabled={index === 0} onClick={() => onMove(index - 1)}>
           ↑
-        </button>
-        <button type="button" aria-label={`Move ${step.id} down`} disabled={last} onClick={() => onMove(index + 1)}>
+        </Button>
+        <Button type="button" aria-label={`Move ${step.id} down`} disabled={last} onClick={() => onMove(index + 1)}>
           ↓
-        </button>
-        <button type="button" className="danger" aria-label={`Remove ${step.id}`} onClick={onRemove}>
+        </Button>
+        <Button type="button" variant="danger" aria-label={`Remove ${step.id}`} onClick={onRemove}>
           ✕
-        </button>
+        </Button>
       </span>
     </li>
   );

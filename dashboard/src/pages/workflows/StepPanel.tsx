@@ -6,6 +6,8 @@ import { useFieldError, useOwnError } from "./save-errors";
 import { TemplateEditor } from "./TemplateEditor";
 import { TimingFields } from "./TimingFields";
 import { typeLabel } from "../../ui/labels";
+import { Checkbox, Input } from "../../ui/Input";
+import { Card } from "../../ui/Card";
 
 /** One step's settings: its id and name, what its type needs, its condition and, for a channel, its template. */
 export function StepPanel({
@@ -24,7 +26,7 @@ export function StepPanel({
   const nameError = useFieldError(`${path}.name`);
   const own = useOwnError(path);
   return (
-    <section className="card step-panel" aria-label={`Step ${step.id}`} data-step-panel={step.id}>
+    <Card className="step-panel" aria-label={`Step ${step.id}`} data-step-panel={step.id}>
       <h2>
         Step {index + 1}: <span className="step-type">{typeLabel(step.type)}</span>
       </h2>
@@ -35,10 +37,10 @@ export function StepPanel({
       ) : null}
       <div className="row">
         <Field label="Step id" error={idError} hint="Later conditions read it as steps.<id>.status">
-          <input value={step.id} spellCheck={false} onChange={(e) => onChange({ ...step, id: e.target.value.trim() })} />
+          <Input value={step.id} spellCheck={false} onChange={(e) => onChange({ ...step, id: e.target.value.trim() })} />
         </Field>
         <Field label="Step name" error={nameError}>
-          <input value={step.name ?? ""} onChange={(e) => onChange({ ...step, name: e.target.value || undefined })} />
+          <Input value={step.name ?? ""} onChange={(e) => onChange({ ...step, name: e.target.value || undefined })} />
         </Field>
       </div>
       {step.type === "delay" || step.type === "digest" || step.type === "throttle" ? (
@@ -51,8 +53,7 @@ export function StepPanel({
           <legend>Tracking</legend>
           {(["opens", "clicks"] as const).map((what) => (
             <label key={what}>
-              <input
-                type="checkbox"
+              <Checkbox
                 checked={step.tracking?.[what] ?? false}
                 onChange={(e) =>
                   onChange({ ...step, tracking: { opens: false, clicks: false, ...step.tracking, [what]: e.target.checked } })
@@ -63,6 +64,6 @@ export function StepPanel({
           ))}
         </fieldset>
       ) : null}
-    </section>
+    </Card>
   );
 }

@@ -3,6 +3,10 @@ import { Field } from "../../ui/Field";
 import { JsonTemplateField } from "./JsonTemplateField";
 import type { ChannelStep } from "./model";
 import { useFieldError } from "./save-errors";
+import { Button } from "../../ui/Button";
+import { Input } from "../../ui/Input";
+import { Textarea } from "../../ui/Textarea";
+import { Badge } from "../../ui/Badge";
 
 interface TemplateField {
   name: string;
@@ -104,7 +108,7 @@ export function TemplateEditor({ step, path, onChange }: { step: ChannelStep; pa
           />
         ))}
         <span className="add-locale">
-          <input
+          <Input
             aria-label="New locale"
             placeholder="de-CH"
             size={6}
@@ -117,18 +121,18 @@ export function TemplateEditor({ step, path, onChange }: { step: ChannelStep; pa
               }
             }}
           />
-          <button type="button" onClick={addLocale} disabled={!LOCALE.test(adding.trim()) || adding.trim() in locales}>
+          <Button type="button" onClick={addLocale} disabled={!LOCALE.test(adding.trim()) || adding.trim() in locales}>
             + Locale
-          </button>
+          </Button>
         </span>
       </div>
       <div role="tabpanel" data-locale={current ?? "default"}>
         {current !== null ? (
           <p className="muted small">
             For subscribers whose locale is <code>{current}</code> (or its language). Empty fields use the default template's.{" "}
-            <button type="button" className="danger" onClick={() => removeLocale(current)}>
+            <Button type="button" variant="danger" onClick={() => removeLocale(current)}>
               Remove {current}
-            </button>
+            </Button>
           </p>
         ) : null}
         {FIELDS[step.type].map((field) => (
@@ -176,7 +180,7 @@ function LocaleTab({
 }) {
   const error = useFieldError(errorPath);
   return (
-    <button
+    <Button
       type="button"
       role="tab"
       aria-selected={selected}
@@ -185,8 +189,8 @@ function LocaleTab({
       onClick={onSelect}
     >
       {tag ?? "Default"}
-      {error ? <span className="badge bad">error</span> : null}
-    </button>
+      {error ? <Badge tone="bad">error</Badge> : null}
+    </Button>
   );
 }
 
@@ -207,7 +211,7 @@ function TemplateInput({
   return (
     <Field label={field.label} error={error}>
       {field.multiline ? (
-        <textarea
+        <Textarea
           className="code"
           rows={field.name === "html" ? 8 : 4}
           spellCheck={false}
@@ -217,7 +221,7 @@ function TemplateInput({
           onChange={(e) => onChange(e.target.value)}
         />
       ) : (
-        <input data-template={field.name} value={value} placeholder={placeholder} onChange={(e) => onChange(e.target.value)} />
+        <Input data-template={field.name} value={value} placeholder={placeholder} onChange={(e) => onChange(e.target.value)} />
       )}
     </Field>
   );

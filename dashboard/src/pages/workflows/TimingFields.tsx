@@ -2,6 +2,8 @@ import { Field } from "../../ui/Field";
 import { DurationInput } from "./DurationInput";
 import type { Step } from "./model";
 import { useFieldError, useOwnError } from "./save-errors";
+import { Checkbox, Input } from "../../ui/Input";
+import { Select } from "../../ui/Select";
 
 type Delay = Extract<Step, { type: "delay" }>;
 type Digest = Extract<Step, { type: "digest" }>;
@@ -26,7 +28,7 @@ function DelayFields({ step, path, onChange }: { step: Delay; path: string; onCh
   return (
     <>
       <Field label="Wait" error={own}>
-        <select
+        <Select
           value={mode}
           onChange={(e) => {
             const next = e.target.value;
@@ -38,7 +40,7 @@ function DelayFields({ step, path, onChange }: { step: Delay; path: string; onCh
           <option value="for">For a while</option>
           <option value="until">Until a date and time</option>
           <option value="local">Until a time of day (subscriber's time zone)</option>
-        </select>
+        </Select>
       </Field>
       {mode === "for" ? (
         <Field label="Duration" error={forError}>
@@ -46,12 +48,12 @@ function DelayFields({ step, path, onChange }: { step: Delay; path: string; onCh
         </Field>
       ) : mode === "until" ? (
         <Field label="Until" error={untilError} hint="An ISO 8601 date-time; Liquid, e.g. {{ payload.sendAt }}">
-          <input value={typeof step.until === "string" ? step.until : ""} onChange={(e) => onChange({ ...base, until: e.target.value })} />
+          <Input value={typeof step.until === "string" ? step.until : ""} onChange={(e) => onChange({ ...base, until: e.target.value })} />
         </Field>
       ) : (
         <>
           <Field label="Time of day" error={untilError}>
-            <input
+            <Input
               type="time"
               value={local.localTime}
               onChange={(e) => onChange({ ...base, until: { ...local, localTime: e.target.value } })}
@@ -61,8 +63,7 @@ function DelayFields({ step, path, onChange }: { step: Delay; path: string; onCh
             <legend>On (any day when none is ticked)</legend>
             {DAYS.map((day) => (
               <label key={day}>
-                <input
-                  type="checkbox"
+                <Checkbox
                   checked={local.days?.includes(day) ?? false}
                   onChange={(e) => {
                     const days = DAYS.filter((d) => (d === day ? e.target.checked : local.days?.includes(d)));
@@ -88,10 +89,10 @@ function DigestFields({ step, path, onChange }: { step: Digest; path: string; on
         <DurationInput value={step.window} onChange={(window) => onChange({ ...step, window })} />
       </Field>
       <Field label="Mode">
-        <select value={step.mode} onChange={(e) => onChange({ ...step, mode: e.target.value as Digest["mode"] })}>
+        <Select value={step.mode} onChange={(e) => onChange({ ...step, mode: e.target.value as Digest["mode"] })}>
           <option value="fixed">Fixed: collect from the first event until the window closes</option>
           <option value="lookback">Look-back: send the first at once, collect those that follow</option>
-        </select>
+        </Select>
       </Field>
       <KeyField value={step.key} error={keyError} onChange={(key) => onChange({ ...step, key })} />
     </>
@@ -105,7 +106,7 @@ function ThrottleFields({ step, path, onChange }: { step: Throttle; path: string
   return (
     <>
       <Field label="At most" error={limitError} hint="Runs per subscriber (and group) within the window; the rest are skipped as throttled">
-        <input
+        <Input
           type="number"
           min={1}
           value={step.limit}
@@ -123,7 +124,7 @@ function ThrottleFields({ step, path, onChange }: { step: Throttle; path: string
 function KeyField({ value, error, onChange }: { value: string | undefined; error?: string; onChange: (key: string | undefined) => void }) {
   return (
     <Field label="Group by" error={error} hint="Liquid, e.g. {{ payload.threadId }}; empty groups by subscriber only">
-      <input value={value ?? ""} spellCheck={false} onChange={(e) => onChange(e.target.value || undefined)} />
+      <Input value={value ?? ""} spellCheck={false} onChange={(e) => onChange(e.target.value || undefined)} />
     </Field>
   );
 }

@@ -1,4 +1,5 @@
 import { type InputHTMLAttributes, useEffect, useState } from "react";
+import { Input } from "../../ui/Input";
 
 /**
  * A text box for a value that is stored parsed (a number, a list): it keeps what was typed
@@ -21,7 +22,7 @@ export function ValueInput({
     setText((current) => (JSON.stringify(parse(current)) === JSON.stringify(value) ? current : show(value)));
   }, [value, parse, show]);
   return (
-    <input
+    <Input
       {...rest}
       value={text}
       onChange={(e) => {

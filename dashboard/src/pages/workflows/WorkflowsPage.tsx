@@ -8,6 +8,11 @@ import { useDebounced } from "../../ui/use-debounced";
 import { workflowsQuery } from "./queries";
 import { ago } from "./when";
 import "./workflows.css";
+import { Input } from "../../ui/Input";
+import { Select } from "../../ui/Select";
+import { Badge } from "../../ui/Badge";
+import { Button } from "../../ui/Button";
+import { Field } from "../../ui/Field";
 
 type ActiveFilter = "" | "true" | "false";
 
@@ -24,23 +29,21 @@ export function WorkflowsPage() {
   return (
     <>
       <PageHeader title="Workflows">
-        <Link to="/workflows/new" className="button primary">
-          New workflow
-        </Link>
+        <Button asChild variant="primary">
+          <Link to="/workflows/new">New workflow</Link>
+        </Button>
       </PageHeader>
       <div className="filters">
-        <label className="field">
-          Search
-          <input type="search" value={search} placeholder="Key or name" onChange={(e) => setSearch(e.target.value)} />
-        </label>
-        <label className="field">
-          Status
-          <select value={active} onChange={(e) => setActive(e.target.value as ActiveFilter)}>
+        <Field label="Search">
+          <Input type="search" value={search} placeholder="Key or name" onChange={(e) => setSearch(e.target.value)} />
+        </Field>
+        <Field label="Status">
+          <Select value={active} onChange={(e) => setActive(e.target.value as ActiveFilter)}>
             <option value="">All</option>
             <option value="true">Active</option>
             <option value="false">Inactive</option>
-          </select>
-        </label>
+          </Select>
+        </Field>
       </div>
       <DataList
         list={list}
@@ -57,7 +60,7 @@ export function WorkflowsPage() {
               <code>{wf.key}</code>
             </td>
             <td className="step-types">{wf.steps.map((s) => s.type).join(" → ") || "—"}</td>
-            <td>{wf.active ? <span className="badge ok">active</span> : <span className="badge">inactive</span>}</td>
+            <td>{wf.active ? <Badge tone="ok">active</Badge> : <Badge>inactive</Badge>}</td>
             <td data-testid="last-triggered">
               {wf.lastTriggeredAt ? (
                 <time dateTime={wf.lastTriggeredAt} title={new Date(wf.lastTriggeredAt).toLocaleString()}>

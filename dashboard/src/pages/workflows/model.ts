@@ -137,3 +137,17 @@ export function replaceStep(steps: Step[], index: number, next: Step): Step[] {
     return s;
   });
 }
+
+/** A saved workflow as the input that writes it again, with `patch` applied (activating it). */
+export const inputOf = (wf: Workflow, patch: Partial<WorkflowInput> = {}): WorkflowInput => ({
+  key: wf.key,
+  name: wf.name,
+  description: wf.description,
+  active: wf.active,
+  critical: wf.critical,
+  unsubscribe: wf.unsubscribe,
+  tags: wf.tags,
+  payloadSchema: wf.payloadSchema,
+  steps: wf.steps,
+  ...patch,
+});

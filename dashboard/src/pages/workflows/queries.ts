@@ -1,11 +1,11 @@
 // The Workflows area's queries, and the writes beside the keys they refresh (a workflow's
 // history has its own, in history/queries.ts).
-import { infiniteQueryOptions, queryOptions } from "@tanstack/react-query";
+import { infiniteQueryOptions, mutationOptions, type QueryClient, queryOptions } from "@tanstack/react-query";
 import { type Api, unwrap } from "../../api/client";
 import { allPages, CURSOR_PAGES } from "../../api/cursor-pages";
 import type { components } from "../../api/openapi";
-import { etagOf } from "./history/queries";
-import type { Workflow, WorkflowInput } from "./model";
+import { etagOf, historyKey, revertTo } from "./history/queries";
+import { inputOf, type Workflow, type WorkflowInput } from "./model";
 
 type DraftPreviewRequest = components["schemas"]["DraftPreviewRequest"];
 
@@ -64,3 +64,44 @@ export const readWorkflow = (api: Api, key: string) => unwrap(api.GET("/v1/workf
 
 export const sendTest = (api: Api, key: string, to: string, payload: Record<string, unknown>) =>
   unwrap(api.POST("/v1/workflows/{key}/test", { params: { path: { key } }, body: { to, payload } }));
+
+/** A workflow as a write answered it: the editor's copy is the answer; the lists and its history refresh. */
+export function storeWorkflow(client: QueryClient, api: Api, wf: Workflow): void {
+  client.setQueryData(workflowQuery(api, wf.key).queryKey, wf);
+  void client.invalidateQueries({ queryKey: WORKFLOWS });
+  void client.invalidateQueries({ queryKey: historyKey(wf.key) });
+}
+
+/** Creates the workflow, or saves `saved` at the version the editor read. */
+export const saveWorkflowMutation = (api: Api, saved: Workflow | null) =>
+  mutationOptions({
+    mutationFn: (input: WorkflowInput) => (saved ? updateWorkflow(api, saved, input) : createWorkflow(api, input)),
+    onSuccess: (wf, _input, _result, { client }) => storeWorkflow(client, api, wf),
+  });
+
+/** Activates an inactive workflow, deactivates an active one. */
+export const toggleWorkflowMutation = (api: Api) =>
+  mutationOptions({
+    mutationFn: (wf: Workflow) => updateWorkflow(api, wf, inputOf(wf, { active: !wf.active })),
+    onSuccess: (wf, _input, _result, { client }) => storeWorkflow(client, api, wf),
+  });
+
+export const deleteWorkflowMutation = (api: Api) =>
+  mutationOptions({
+    mutationFn: (wf: Workflow) => deleteWorkflow(api, wf),
+    onSuccess: (_answer, _wf, _result, { client }) => void client.invalidateQueries({ queryKey: WORKFLOWS }),
+  });
+
+/** The workflow as saved now (someone else's version, after a conflict). */
+export const reloadWorkflowMutation = (api: Api) =>
+  mutationOptions({
+    mutationFn: (key: string) => readWorkflow(api, key),
+    onSuccess: (wf, _key, _result, { client }) => storeWorkflow(client, api, wf),
+  });
+
+/** Restores version `n` of `wf` as a new version, at the version the editor loaded; stored as a save is. */
+export const revertWorkflowMutation = (api: Api, wf: Workflow) =>
+  mutationOptions({
+    mutationFn: (n: number) => revertTo(api, wf.key, n, wf.version),
+    onSuccess: (restored, _n, _result, { client }) => storeWorkflow(client, api, restored),
+  });

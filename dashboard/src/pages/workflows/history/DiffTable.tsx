@@ -2,6 +2,8 @@ import type { ReactNode } from "react";
 import type { DiffRow as Row } from "../../../ui/field-diff";
 import { DiffRow, FieldDiffTable } from "../../../ui/FieldDiff";
 import type { DiffSection } from "./diff-rows";
+import { Badge } from "../../../ui/Badge";
+import { Table } from "../../../ui/Table";
 
 const CHANGE_LABEL = { added: "added", removed: "removed", changed: "changed", moved: "moved", unchanged: "unchanged" } as const;
 const CHANGE_BADGE = { added: "ok", removed: "bad", changed: "warn", moved: "info", unchanged: "" } as const;
@@ -12,10 +14,8 @@ function SectionHead({ section, columns }: { section: DiffSection; columns: numb
     <tr className="section">
       <th colSpan={columns} scope="colgroup">
         {title} {section.type ? <span className="muted">({section.type})</span> : null}{" "}
-        {section.change !== "unchanged" ? (
-          <span className={`badge ${CHANGE_BADGE[section.change]}`}>{CHANGE_LABEL[section.change]}</span>
-        ) : null}
-        {section.moved && section.change !== "moved" ? <span className="badge info">moved</span> : null}
+        {section.change !== "unchanged" ? <Badge tone={CHANGE_BADGE[section.change]}>{CHANGE_LABEL[section.change]}</Badge> : null}
+        {section.moved && section.change !== "moved" ? <Badge tone="info">moved</Badge> : null}
       </th>
     </tr>
   );
@@ -53,28 +53,26 @@ export function DiffTable({
 /** One version's content, read only: the same rows with one value each. */
 export function DefinitionTable({ sections }: { sections: DiffSection[] }) {
   return (
-    <div className="table-wrap">
-      <table className="field-diff single">
-        <colgroup>
-          <col className="field-col" />
-          <col />
-        </colgroup>
-        {sections.map((section) => (
-          <tbody key={section.step ?? "(settings)"} data-diff-section={section.step ?? "settings"}>
-            <SectionHead section={{ ...section, change: "unchanged", moved: false }} columns={2} />
-            {section.rows.map((row) => (
-              <tr key={row.path} data-field={row.path}>
-                <th scope="row">
-                  <code>{row.path}</code>
-                </th>
-                <td>
-                  <pre className="value">{row.after}</pre>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        ))}
-      </table>
-    </div>
+    <Table className="field-diff single">
+      <colgroup>
+        <col className="field-col" />
+        <col />
+      </colgroup>
+      {sections.map((section) => (
+        <tbody key={section.step ?? "(settings)"} data-diff-section={section.step ?? "settings"}>
+          <SectionHead section={{ ...section, change: "unchanged", moved: false }} columns={2} />
+          {section.rows.map((row) => (
+            <tr key={row.path} data-field={row.path}>
+              <th scope="row">
+                <code>{row.path}</code>
+              </th>
+              <td>
+                <pre className="value">{row.after}</pre>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      ))}
+    </Table>
   );
 }

@@ -6,10 +6,13 @@ import { useConfirm } from "../../../ui/ConfirmDialog";
 import { ProblemView } from "../../../ui/ProblemView";
 import { ConflictNotice, isConflict } from "../ConflictNotice";
 import type { Workflow } from "../model";
-import { revertTo } from "./queries";
+import { revertWorkflowMutation } from "../queries";
+import { andThen } from "../../../api/mutations";
 import { VersionDiff } from "./VersionDiff";
 import { VersionList } from "./VersionList";
 import { VersionView } from "./VersionView";
+import { Button } from "../../../ui/Button";
+import { Badge } from "../../../ui/Badge";
 
 /** A version number from the address (`?view=3`, `?from=2&to=5`); anything else as none. */
 const versionParam = (value: string | null) => (value && /^[1-9][0-9]{0,15}$/.test(value) ? Number(value) : null);
@@ -43,13 +46,12 @@ export function HistoryTab({
     setPicked([a, b]);
     show({ from: a, to: b });
   };
-  const revert = useMutation({
-    mutationFn: (n: number) => revertTo(api, workflow.key, n, workflow.version),
-    onSuccess: (restored) => {
+  const revert = useMutation(
+    andThen(revertWorkflowMutation(api, workflow), (restored) => {
       onReverted(restored);
       show({ view: restored.version });
-    },
-  });
+    }),
+  );
   const askRevert = async (n: number) => {
     const yes = await ask({
       title: `Restore version ${n}?`,
@@ -105,15 +107,15 @@ export function HistoryTab({
         <VersionView workflowKey={workflow.key} n={view}>
           {view !== workflow.version ? (
             <>
-              <button type="button" onClick={() => compare(view, workflow.version)}>
+              <Button type="button" onClick={() => compare(view, workflow.version)}>
                 Compare with current
-              </button>
-              <button type="button" className="danger" disabled={revert.isPending} onClick={() => void askRevert(view)}>
+              </Button>
+              <Button type="button" variant="danger" disabled={revert.isPending} onClick={() => void askRevert(view)}>
                 Revert to this version…
-              </button>
+              </Button>
             </>
           ) : (
-            <span className="badge ok">current</span>
+            <Badge tone="ok">current</Badge>
           )}
         </VersionView>
       ) : (

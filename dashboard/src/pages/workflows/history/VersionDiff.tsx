@@ -7,6 +7,8 @@ import { DiffTable } from "./DiffTable";
 import { diffSections } from "./diff-rows";
 import { diffQuery, versionQuery } from "./queries";
 import { VersionHead } from "./VersionMeta";
+import { Checkbox } from "../../../ui/Input";
+import { Card } from "../../../ui/Card";
 
 /** Versions `from` and `to` side by side, with what the API says changed between them. */
 export function VersionDiff({ workflowKey, from, to }: { workflowKey: string; from: number; to: number }) {
@@ -21,13 +23,13 @@ export function VersionDiff({ workflowKey, from, to }: { workflowKey: string; fr
   const sections = diffSections(before.data.definition, after.data.definition, diff.data.changes);
   const same = diff.data.patch.length === 0;
   return (
-    <section className="card version-compare" aria-labelledby="compare-title" data-from={from} data-to={to}>
+    <Card className="version-compare" aria-labelledby="compare-title" data-from={from} data-to={to}>
       <div className="compare-head">
         <h2 id="compare-title">
           Version {from} → version {to}
         </h2>
         <label className="inline">
-          <input type="checkbox" checked={showUnchanged} onChange={(e) => setShowUnchanged(e.target.checked)} /> Show unchanged fields
+          <Checkbox checked={showUnchanged} onChange={(e) => setShowUnchanged(e.target.checked)} /> Show unchanged fields
         </label>
       </div>
       <p className="muted" data-testid="diff-summary">
@@ -42,6 +44,6 @@ export function VersionDiff({ workflowKey, from, to }: { workflowKey: string; fr
           heads={[<VersionHead key="from" n={from} version={before.data} />, <VersionHead key="to" n={to} version={after.data} />]}
         />
       )}
-    </section>
+    </Card>
   );
 }

@@ -3,6 +3,10 @@ import { useApi } from "../../../api/context";
 import { DataList } from "../../../ui/DataList";
 import { versionsQuery } from "./queries";
 import { Author, When } from "./VersionMeta";
+import { Button } from "../../../ui/Button";
+import { Checkbox } from "../../../ui/Input";
+import { Badge } from "../../../ui/Badge";
+import { Card } from "../../../ui/Card";
 
 /**
  * A workflow's versions, newest first, a page at a time. Ticking two compares them; each row can
@@ -33,12 +37,12 @@ export function VersionList({
   const toggle = (n: number, on: boolean) => onPick(on ? [...picked.filter((p) => p !== n), n].slice(-2) : picked.filter((p) => p !== n));
   const pair = picked.length === 2 ? ([Math.min(...picked), Math.max(...picked)] as const) : null;
   return (
-    <section className="card version-list" aria-labelledby="versions-title">
+    <Card className="version-list" aria-labelledby="versions-title">
       <div className="compare-head">
         <h2 id="versions-title">Versions</h2>
-        <button type="button" disabled={!pair} onClick={() => pair && onCompare(pair[0], pair[1])}>
+        <Button type="button" disabled={!pair} onClick={() => pair && onCompare(pair[0], pair[1])}>
           {pair ? `Compare ${pair[0]} and ${pair[1]}` : "Tick two versions to compare"}
-        </button>
+        </Button>
       </div>
       <DataList
         list={list}
@@ -49,15 +53,14 @@ export function VersionList({
         row={(v) => (
           <tr key={v.version} data-version={v.version}>
             <td>
-              <input
-                type="checkbox"
+              <Checkbox
                 aria-label={`Compare version ${v.version}`}
                 checked={picked.includes(v.version)}
                 onChange={(e) => toggle(v.version, e.target.checked)}
               />
             </td>
             <td>
-              {v.version} {v.version === current ? <span className="badge ok">current</span> : null}
+              {v.version} {v.version === current ? <Badge tone="ok">current</Badge> : null}
             </td>
             <td>
               <When iso={v.createdAt} />
@@ -67,28 +70,28 @@ export function VersionList({
             </td>
             <td className="summary">{v.summary}</td>
             <td className="row-actions">
-              <button type="button" onClick={() => onView(v.version)} aria-label={`View version ${v.version}`}>
+              <Button type="button" onClick={() => onView(v.version)} aria-label={`View version ${v.version}`}>
                 View
-              </button>
+              </Button>
               {v.version > 1 ? (
-                <button type="button" onClick={() => onCompare(v.version - 1, v.version)} aria-label={`Changes in version ${v.version}`}>
+                <Button type="button" onClick={() => onCompare(v.version - 1, v.version)} aria-label={`Changes in version ${v.version}`}>
                   Changes
-                </button>
+                </Button>
               ) : null}
               {v.version !== current ? (
-                <button
+                <Button
                   type="button"
                   disabled={reverting}
                   onClick={() => onRevert(v.version)}
                   aria-label={`Revert to version ${v.version}`}
                 >
                   Revert…
-                </button>
+                </Button>
               ) : null}
             </td>
           </tr>
         )}
       />
-    </section>
+    </Card>
   );
 }

@@ -7,6 +7,7 @@ import { DefinitionTable } from "./DiffTable";
 import { diffSections } from "./diff-rows";
 import { versionQuery } from "./queries";
 import { Author, When } from "./VersionMeta";
+import { Card } from "../../../ui/Card";
 
 /** One version's full content as it was saved, with the actions on it (compare, revert). */
 export function VersionView({ workflowKey, n, children }: { workflowKey: string; n: number; children?: ReactNode }) {
@@ -16,7 +17,7 @@ export function VersionView({ workflowKey, n, children }: { workflowKey: string;
   if (!version.data) return <Loading what={`version ${n}`} />;
   const v = version.data;
   return (
-    <section className="card version-view" aria-labelledby="version-title" data-version={n}>
+    <Card className="version-view" aria-labelledby="version-title" data-version={n}>
       <div className="compare-head">
         <h2 id="version-title">Version {n}</h2>
         <div className="actions">{children}</div>
@@ -25,6 +26,6 @@ export function VersionView({ workflowKey, n, children }: { workflowKey: string;
         {v.summary} · <Author version={v} /> · <When iso={v.createdAt} />
       </p>
       <DefinitionTable sections={diffSections(v.definition, v.definition, [])} />
-    </section>
+    </Card>
   );
 }
