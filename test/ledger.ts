@@ -1,6 +1,7 @@
 import { createExecutionContext, createMessageBatch, env, evictDurableObject, getQueueResult, runInDurableObject } from "cloudflare:test";
 import worker from "../src/index";
 import type { TriggerRecord, TriggerSnapshot } from "../src/jobs/trigger-record";
+import { triggerJob } from "../src/jobs/job";
 import { loadWorkflowGates, prepareTrigger } from "../src/features/triggers/accept";
 import { coordinatorName, digestName, ledgerNameFor } from "../src/durable-objects/client/naming";
 import type { TriggerLedger } from "../src/durable-objects/ledger/trigger-ledger";
@@ -102,6 +103,29 @@ export async function deliverHeldJobs(environmentId: string, transactionId: stri
   const batch = createMessageBatch(
     "clarion-delivery-0",
     jobs.map((body, i) => ({ id: `held-${transactionId}-${i}`, timestamp: new Date(), attempts: 1, body })),
+  );
+  const ctx = createExecutionContext();
+  await worker.queue(batch, env);
+  const result = await getQueueResult(batch, ctx);
+  if (result.retryMessages.length || result.retryBatch.retry) throw new Error(`the consumer asked to retry: ${JSON.stringify(result)}`);
+  return result;
+}
+
+/**
+ * Hands accepted triggers' start jobs to the Worker's Queue consumer now and returns once it is
+ * done with them: their D1 records and inline subscribers are written when this returns, with no
+ * wait for the Queue. The consumer is idempotent, so whether or not the Queue has delivered the
+ * same job already changes nothing the test reads.
+ */
+export async function startTriggers(environmentId: string, transactionIds: string[]) {
+  const batch = createMessageBatch(
+    "clarion-delivery-0",
+    transactionIds.map((transactionId, i) => ({
+      id: `start-${transactionId}-${i}`,
+      timestamp: new Date(),
+      attempts: 1,
+      body: { ...triggerJob(environmentId, transactionId), ledger: ledgerNameFor(env, environmentId, transactionId) },
+    })),
   );
   const ctx = createExecutionContext();
   await worker.queue(batch, env);

@@ -1,6 +1,6 @@
 import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { outboxWrites, readTrigger } from "../ledger";
+import { outboxWrites, readTrigger, startTriggers } from "../ledger";
 import {
   LIVE_TRIGGER_STATUSES,
   countTriggerRows,
@@ -13,7 +13,7 @@ import {
   triggerRow,
   unique,
 } from "../factories";
-import { api, errorPaths, eventually, expectProblem } from "../request";
+import { api, errorPaths, expectProblem } from "../request";
 
 const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
@@ -85,7 +85,8 @@ describe("POST /v1/trigger/", () => {
       });
       expect(res.status).toBe(202);
       expect(res.body.invalidRecipients).toBeUndefined();
-      const row = await eventually(() => subscriberRow(id, subscriberId));
+      await startTriggers(id, [res.body.transactionId]);
+      const row = await subscriberRow(id, subscriberId);
       expect(row).toMatchObject({ email: "inline@example.com", first_name: "Ines", phone: "+41791234567" });
     });
 
@@ -247,7 +248,8 @@ describe("POST /v1/trigger/", () => {
       const res = await trigger(key, { workflow: workflowKey, to: "user-1", payload: { blob } });
       expect(res.status).toBe(202);
       expect((await readDurable(id, res.body.transactionId))?.payload).toEqual({ blob });
-      const row = await eventually(() => triggerRow(id, res.body.transactionId));
+      await startTriggers(id, [res.body.transactionId]);
+      const row = (await triggerRow(id, res.body.transactionId))!;
       expect(JSON.parse(row.payload)).toEqual({ blob });
     });
 
@@ -339,7 +341,7 @@ describe("POST /v1/trigger/", () => {
       expect(first.status).toBe(202);
       expect(replay.status).toBe(202);
       expect(replay.body).toEqual(first.body);
-      await eventually(() => triggerRow(id, body.transactionId));
+      await startTriggers(id, [body.transactionId]);
       expect(await countTriggerRows(id, body.transactionId)).toBe(1);
     });
 
@@ -410,7 +412,8 @@ describe("POST /v1/trigger/", () => {
       await createTopic(key, "t-1");
       const res = await trigger(key, { workflow: workflowKey, to: ["user-1", { topic: "t-1" }], payload: { orderId: "o-8" } });
       expect(res.status).toBe(202);
-      const row = await eventually(() => triggerRow(id, res.body.transactionId));
+      await startTriggers(id, [res.body.transactionId]);
+      const row = (await triggerRow(id, res.body.transactionId))!;
       expect(row.workflow_key).toBe(workflowKey);
       expect(LIVE_TRIGGER_STATUSES).toContain(row.status);
       expect(JSON.parse(row.recipients)).toEqual(["user-1", { topic: "t-1" }]);
