@@ -28,6 +28,8 @@ type RequestBody<P extends keyof paths, M extends Method> =
 interface RequestInit {
   headers?: Record<string, string>;
   rawBody?: string;
+  /** Sends the request through this instead of `SELF` (a Worker with held Queues: test/webhook-queue.ts). */
+  via?: { fetch(path: string, init: globalThis.RequestInit): Promise<Response> };
 }
 
 /**
@@ -64,7 +66,8 @@ export async function api(
     payload = JSON.stringify(body);
     headers["content-type"] ??= "application/json";
   }
-  const res = await SELF.fetch(`http://clarion.test${path}`, { method, headers, body: payload });
+  const request = { method, headers, body: payload };
+  const res = await (init.via ? init.via.fetch(path, request) : SELF.fetch(`http://clarion.test${path}`, request));
   const text = await res.text();
   return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : null };
 }
