@@ -91,9 +91,10 @@ export const outboxWrites = (environmentId: string, transactionId: string) =>
 /**
  * Hands the jobs a held trigger (`acceptThenCrash`) left in its ledger's outbox to the Worker's
  * Queue consumer now, and returns once the consumer is done with them: what the Queue would have
- * delivered, at the moment the test chooses, with nothing left in flight.
+ * delivered, at the moment the test chooses, with nothing left in flight. `bindings` are the
+ * consumer's (the webhook Queue held by test/webhook-queue.ts, say).
  */
-export async function deliverHeldJobs(environmentId: string, transactionId: string) {
+export async function deliverHeldJobs(environmentId: string, transactionId: string, bindings: Env = env) {
   const jobs = await runInDurableObject(ledgerOf(environmentId, transactionId), (_ledger: TriggerLedger, state) => {
     const rows = state.storage.sql.exec<{ job: string }>("SELECT job FROM outbox WHERE tx = ? ORDER BY id", transactionId).toArray();
     state.storage.sql.exec("DELETE FROM outbox WHERE tx = ?", transactionId);
@@ -105,7 +106,7 @@ export async function deliverHeldJobs(environmentId: string, transactionId: stri
     jobs.map((body, i) => ({ id: `held-${transactionId}-${i}`, timestamp: new Date(), attempts: 1, body })),
   );
   const ctx = createExecutionContext();
-  await worker.queue(batch, env);
+  await worker.queue(batch, bindings);
   const result = await getQueueResult(batch, ctx);
   if (result.retryMessages.length || result.retryBatch.retry) throw new Error(`the consumer asked to retry: ${JSON.stringify(result)}`);
   return result;

@@ -31,11 +31,16 @@ export const byStep = (messages: MessageView[], stepId: string, subscriberId?: s
   return found;
 };
 
-/** A Resend status webhook signed as Resend signs it (Standard Webhooks), under a fresh delivery id. */
-export async function postResendWebhook(integrationId: string, body: string, secret: string) {
+const viaSelf = { fetch: (path: string, init: RequestInit) => SELF.fetch(`http://clarion.test${path}`, init) };
+
+/**
+ * A Resend status webhook signed as Resend signs it (Standard Webhooks), under a fresh delivery id;
+ * `via` sends it through a Worker with held Queues (test/webhook-queue.ts) instead of `SELF`.
+ */
+export async function postResendWebhook(integrationId: string, body: string, secret: string, via = viaSelf) {
   const id = `msg_${crypto.randomUUID()}`;
   const timestamp = Math.floor(Date.now() / 1000);
-  return SELF.fetch(`http://clarion.test/v1/webhooks/resend/${integrationId}`, {
+  return via.fetch(`/v1/webhooks/resend/${integrationId}`, {
     method: "POST",
     headers: {
       "content-type": "application/json",
