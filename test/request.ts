@@ -1,4 +1,5 @@
-import { SELF } from "cloudflare:test";
+import { createExecutionContext, env, SELF, waitOnExecutionContext } from "cloudflare:test";
+import worker from "../src/index";
 import { expect } from "vitest";
 import type { paths } from "../dashboard/src/api/openapi";
 import type { ErrorCode, Problem } from "../src/lib/errors";
@@ -70,6 +71,14 @@ export async function api(
   const res = await (init.via ? init.via.fetch(path, request) : SELF.fetch(`http://clarion.test${path}`, request));
   const text = await res.text();
   return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : null };
+}
+
+/** Calls the Worker as `SELF` does and returns once the request's `waitUntil` work is done as well. */
+export async function fetchSettled(path: string, init?: globalThis.RequestInit): Promise<Response> {
+  const ctx = createExecutionContext();
+  const res = await worker.fetch(new Request(`http://clarion.test${path}`, init), env, ctx);
+  await waitOnExecutionContext(ctx);
+  return res;
 }
 
 /** Polls until `check` returns a value, for what the Queue consumer writes a moment later. */
