@@ -43,18 +43,18 @@ export const tickCoordinator = (environmentId: string, transactionId: string, no
  * Accepts a trigger straight into its ledger and, in the same turn inside the object, does
  * what a crash right after the 202 would leave: the alarm that flushes the outbox never runs;
  * with `loseJob`, the job also left the outbox and was lost by the Queue. `record` changes what
- * is stored (a record the consumer cannot write, say).
+ * is stored (a record the consumer cannot write, say); `transactionId` is the client's, as a request would give it.
  */
 export async function acceptThenCrash(
   environmentId: string,
   workflowKey: string,
   to: unknown,
-  options: { loseJob?: boolean; record?: (record: TriggerRecord) => TriggerRecord; topics?: string[] } = {},
+  options: { loseJob?: boolean; record?: (record: TriggerRecord) => TriggerRecord; topics?: string[]; transactionId?: string } = {},
 ) {
   const gates = await loadWorkflowGates(dataOf(env, environmentId), [workflowKey]);
   const prepared = await prepareTrigger(
     environmentId,
-    { workflow: workflowKey, to: to as string },
+    { workflow: workflowKey, to: to as string, ...(options.transactionId ? { transactionId: options.transactionId } : {}) },
     gates.get(workflowKey),
     new Set(options.topics),
     Date.now(),

@@ -2,6 +2,7 @@ import { env, SELF } from "cloudflare:test";
 import { SETTLED_MESSAGE_STATUSES } from "../../src/contract/statuses";
 import type { Message, MessageWithEvents } from "../../src/features/messages/schemas";
 import { signStandardWebhook } from "../../src/providers/standard-webhooks";
+import { triggerRow } from "../factories";
 import { api, eventually } from "../request";
 
 export type MessageView = Message;
@@ -10,6 +11,19 @@ export type MessageDetail = MessageWithEvents;
 const FINAL: ReadonlySet<string> = new Set(SETTLED_MESSAGE_STATUSES);
 
 export { createWorkflow, trigger } from "../factories";
+
+const FINAL_TRIGGER_STATUSES = ["completed", "failed", "cancelled"];
+
+/**
+ * The D1 record of a trigger once it is final (completed, failed or cancelled): a final status is
+ * never replaced (src/delivery/writes/trigger-writes.ts), so the record is settled, with no quiet period
+ * to wait out.
+ */
+export const settledTriggerRow = (environmentId: string, transactionId: string) =>
+  eventually(async () => {
+    const row = await triggerRow(environmentId, transactionId);
+    return row && FINAL_TRIGGER_STATUSES.includes(row.status) ? row : null;
+  });
 
 /** Waits until the trigger has `count` messages and all of them are sent or final. */
 export async function settledMessages(key: string, transactionId: string, count: number, timeoutMs = 20_000) {

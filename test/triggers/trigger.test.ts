@@ -1,6 +1,6 @@
 import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { outboxWrites, readTrigger, startTriggers } from "../ledger";
+import { acceptThenCrash, deliverHeldJobs, outboxWrites, readTrigger, startTriggers } from "../ledger";
 import {
   LIVE_TRIGGER_STATUSES,
   countTriggerRows,
@@ -8,7 +8,6 @@ import {
   createEnvironmentWithWorkflow,
   createWorkflow,
   postTrigger,
-  settledTriggerRow,
   subscriberRow,
   triggerRow,
   unique,
@@ -348,8 +347,11 @@ describe("POST /v1/trigger/", () => {
     it("does not process a replayed trigger a second time", async () => {
       const { id, key, workflowKey } = await createEnvironmentWithWorkflow();
       const body = { workflow: workflowKey, to: "user-1", transactionId: unique("txn") };
-      expect((await trigger(key, body)).status).toBe(202);
-      const processed = await settledTriggerRow(id, body.transactionId);
+      // Accepted as the API accepts it, then delivered to the end: its record is final.
+      await acceptThenCrash(id, workflowKey, body.to, { transactionId: body.transactionId });
+      await deliverHeldJobs(id, body.transactionId);
+      const processed = (await triggerRow(id, body.transactionId))!;
+      expect(processed.status).toBe("completed");
       const written = await outboxWrites(id, body.transactionId);
       expect((await trigger(key, body)).status).toBe(202);
       // The 202 comes once the ledger has written what it will send: a replay processed again would have written a job.
