@@ -94,7 +94,7 @@ export const outboxWrites = (environmentId: string, transactionId: string) =>
  * delivered, at the moment the test chooses, with nothing left in flight. `bindings` are the
  * consumer's (the webhook Queue held by test/webhook-queue.ts, say).
  */
-export async function deliverHeldJobs(environmentId: string, transactionId: string, bindings: Env = env) {
+export async function deliverHeldJobs(environmentId: string, transactionId: string, bindings: typeof env = env) {
   const jobs = await runInDurableObject(ledgerOf(environmentId, transactionId), (_ledger: TriggerLedger, state) => {
     const rows = state.storage.sql.exec<{ job: string }>("SELECT job FROM outbox WHERE tx = ? ORDER BY id", transactionId).toArray();
     state.storage.sql.exec("DELETE FROM outbox WHERE tx = ?", transactionId);

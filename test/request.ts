@@ -81,17 +81,6 @@ export async function fetchSettled(path: string, init?: globalThis.RequestInit):
   return res;
 }
 
-/** Polls until `check` returns a value, for what the Queue consumer writes a moment later. */
-export async function eventually<T>(check: () => Promise<T | null | undefined | false>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 export type ProblemBody = Problem;
 
 /** Asserts an RFC 9457 problem response with the given status and code; returns its body. */

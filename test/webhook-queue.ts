@@ -25,8 +25,8 @@ export function holdWebhooks() {
     async sendBatch(messages: Iterable<MessageSendRequest<WebhookJob>>) {
       for (const message of messages) hold(message.body);
     },
-  } as Queue<WebhookJob>;
-  const heldEnv: Env = { ...env, WEBHOOK_QUEUE };
+  } as unknown as Queue<WebhookJob>;
+  const heldEnv: typeof env = { ...env, WEBHOOK_QUEUE };
 
   return {
     env: heldEnv,

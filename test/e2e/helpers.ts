@@ -3,12 +3,27 @@ import { SETTLED_MESSAGE_STATUSES } from "../../src/contract/statuses";
 import type { Message, MessageWithEvents } from "../../src/features/messages/schemas";
 import { signStandardWebhook } from "../../src/providers/standard-webhooks";
 import { triggerRow } from "../factories";
-import { api, eventually } from "../request";
+import { api } from "../request";
 
 export type MessageView = Message;
 export type MessageDetail = MessageWithEvents;
 
 const FINAL: ReadonlySet<string> = new Set(SETTLED_MESSAGE_STATUSES);
+
+/**
+ * Polls until `check` returns a value, for what the Queue consumer writes a moment later. Only the
+ * end-to-end tests wait on the Queue like this; every other test drives the consumer, the request's
+ * waitUntil or the alarm itself (test/ledger.ts, test/webhook-queue.ts) and reads once.
+ */
+export async function eventually<T>(check: () => Promise<T | null | undefined | false>, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error("condition not met in time");
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
 
 export { createWorkflow, trigger } from "../factories";
 
