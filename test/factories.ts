@@ -6,7 +6,7 @@ import { sha256Hex } from "../src/lib/crypto";
 import { newId } from "../src/lib/ids";
 import type { TriggerAccepted } from "../src/features/triggers/schemas";
 import type { Workflow } from "../src/features/workflows/schemas";
-import { api, eventually } from "./request";
+import { api } from "./request";
 
 let counter = 0;
 export const unique = (prefix: string) => `${prefix}-${Date.now().toString(36)}-${++counter}`;
@@ -84,19 +84,6 @@ export const subscriberRow = (environmentId: string, subscriberId: string) =>
 
 /** What the D1 record of a trigger that was accepted (and not cancelled or failed) may say, depending on how far delivery got. */
 export const LIVE_TRIGGER_STATUSES = ["accepted", "processing", "completed"];
-
-const FINAL_TRIGGER_STATUSES = ["completed", "failed", "cancelled"];
-
-/**
- * The D1 record of a trigger once it is final (completed, failed or cancelled): a final status is
- * never replaced (src/delivery/writes/trigger-writes.ts), so the record is settled, with no quiet period
- * to wait out.
- */
-export const settledTriggerRow = (environmentId: string, transactionId: string) =>
-  eventually(async () => {
-    const row = await triggerRow(environmentId, transactionId);
-    return row && FINAL_TRIGGER_STATUSES.includes(row.status) ? row : null;
-  });
 
 /** Adds an integration the way the integrations API stores it (credentials encrypted). */
 export async function createIntegration(

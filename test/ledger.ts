@@ -1,6 +1,7 @@
 import { createExecutionContext, createMessageBatch, env, evictDurableObject, getQueueResult, runInDurableObject } from "cloudflare:test";
 import worker from "../src/index";
 import type { TriggerRecord, TriggerSnapshot } from "../src/jobs/trigger-record";
+import { triggerJob } from "../src/jobs/job";
 import { loadWorkflowGates, prepareTrigger } from "../src/features/triggers/accept";
 import { coordinatorName, digestName, ledgerNameFor } from "../src/durable-objects/client/naming";
 import type { TriggerLedger } from "../src/durable-objects/ledger/trigger-ledger";
@@ -42,18 +43,18 @@ export const tickCoordinator = (environmentId: string, transactionId: string, no
  * Accepts a trigger straight into its ledger and, in the same turn inside the object, does
  * what a crash right after the 202 would leave: the alarm that flushes the outbox never runs;
  * with `loseJob`, the job also left the outbox and was lost by the Queue. `record` changes what
- * is stored (a record the consumer cannot write, say).
+ * is stored (a record the consumer cannot write, say); `transactionId` is the client's, as a request would give it.
  */
 export async function acceptThenCrash(
   environmentId: string,
   workflowKey: string,
   to: unknown,
-  options: { loseJob?: boolean; record?: (record: TriggerRecord) => TriggerRecord; topics?: string[] } = {},
+  options: { loseJob?: boolean; record?: (record: TriggerRecord) => TriggerRecord; topics?: string[]; transactionId?: string } = {},
 ) {
   const gates = await loadWorkflowGates(dataOf(env, environmentId), [workflowKey]);
   const prepared = await prepareTrigger(
     environmentId,
-    { workflow: workflowKey, to: to as string },
+    { workflow: workflowKey, to: to as string, ...(options.transactionId ? { transactionId: options.transactionId } : {}) },
     gates.get(workflowKey),
     new Set(options.topics),
     Date.now(),
@@ -90,9 +91,10 @@ export const outboxWrites = (environmentId: string, transactionId: string) =>
 /**
  * Hands the jobs a held trigger (`acceptThenCrash`) left in its ledger's outbox to the Worker's
  * Queue consumer now, and returns once the consumer is done with them: what the Queue would have
- * delivered, at the moment the test chooses, with nothing left in flight.
+ * delivered, at the moment the test chooses, with nothing left in flight. `bindings` are the
+ * consumer's (the webhook Queue held by test/webhook-queue.ts, say).
  */
-export async function deliverHeldJobs(environmentId: string, transactionId: string) {
+export async function deliverHeldJobs(environmentId: string, transactionId: string, bindings: typeof env = env) {
   const jobs = await runInDurableObject(ledgerOf(environmentId, transactionId), (_ledger: TriggerLedger, state) => {
     const rows = state.storage.sql.exec<{ job: string }>("SELECT job FROM outbox WHERE tx = ? ORDER BY id", transactionId).toArray();
     state.storage.sql.exec("DELETE FROM outbox WHERE tx = ?", transactionId);
@@ -102,6 +104,29 @@ export async function deliverHeldJobs(environmentId: string, transactionId: stri
   const batch = createMessageBatch(
     "clarion-delivery-0",
     jobs.map((body, i) => ({ id: `held-${transactionId}-${i}`, timestamp: new Date(), attempts: 1, body })),
+  );
+  const ctx = createExecutionContext();
+  await worker.queue(batch, bindings);
+  const result = await getQueueResult(batch, ctx);
+  if (result.retryMessages.length || result.retryBatch.retry) throw new Error(`the consumer asked to retry: ${JSON.stringify(result)}`);
+  return result;
+}
+
+/**
+ * Hands accepted triggers' start jobs to the Worker's Queue consumer now and returns once it is
+ * done with them: their D1 records and inline subscribers are written when this returns, with no
+ * wait for the Queue. The consumer is idempotent, so whether or not the Queue has delivered the
+ * same job already changes nothing the test reads.
+ */
+export async function startTriggers(environmentId: string, transactionIds: string[]) {
+  const batch = createMessageBatch(
+    "clarion-delivery-0",
+    transactionIds.map((transactionId, i) => ({
+      id: `start-${transactionId}-${i}`,
+      timestamp: new Date(),
+      attempts: 1,
+      body: { ...triggerJob(environmentId, transactionId), ledger: ledgerNameFor(env, environmentId, transactionId) },
+    })),
   );
   const ctx = createExecutionContext();
   await worker.queue(batch, env);

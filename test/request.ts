@@ -1,4 +1,5 @@
-import { SELF } from "cloudflare:test";
+import { createExecutionContext, env, SELF, waitOnExecutionContext } from "cloudflare:test";
+import worker from "../src/index";
 import { expect } from "vitest";
 import type { paths } from "../dashboard/src/api/openapi";
 import type { ErrorCode, Problem } from "../src/lib/errors";
@@ -28,6 +29,8 @@ type RequestBody<P extends keyof paths, M extends Method> =
 interface RequestInit {
   headers?: Record<string, string>;
   rawBody?: string;
+  /** Sends the request through this instead of `SELF` (a Worker with held Queues: test/webhook-queue.ts). */
+  via?: { fetch(path: string, init: globalThis.RequestInit): Promise<Response> };
 }
 
 /**
@@ -64,20 +67,18 @@ export async function api(
     payload = JSON.stringify(body);
     headers["content-type"] ??= "application/json";
   }
-  const res = await SELF.fetch(`http://clarion.test${path}`, { method, headers, body: payload });
+  const request = { method, headers, body: payload };
+  const res = await (init.via ? init.via.fetch(path, request) : SELF.fetch(`http://clarion.test${path}`, request));
   const text = await res.text();
   return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : null };
 }
 
-/** Polls until `check` returns a value, for what the Queue consumer writes a moment later. */
-export async function eventually<T>(check: () => Promise<T | null | undefined | false>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await new Promise((r) => setTimeout(r, 100));
-  }
+/** Calls the Worker as `SELF` does and returns once the request's `waitUntil` work is done as well. */
+export async function fetchSettled(path: string, init?: globalThis.RequestInit): Promise<Response> {
+  const ctx = createExecutionContext();
+  const res = await worker.fetch(new Request(`http://clarion.test${path}`, init), env, ctx);
+  await waitOnExecutionContext(ctx);
+  return res;
 }
 
 export type ProblemBody = Problem;

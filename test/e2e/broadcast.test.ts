@@ -1,11 +1,11 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { TriggerStatusView } from "../../src/features/messages/schemas";
-import { api, eventually } from "../request";
+import { api } from "../request";
 import { createSandboxEnvironment, postTrigger, unique } from "../factories";
 import { outboxWrites } from "../ledger";
 import { loggedCaptures, loggedMessages } from "../log";
-import { createWorkflow } from "./helpers";
+import { createWorkflow, eventually } from "./helpers";
 
 // More than two chunks of 50, so the broadcast runs through a FanOutCoordinator like a large topic.
 const SUBSCRIBERS = 120;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { api, eventually } from "../request";
+import { api } from "../request";
 import { createSandboxEnvironment, unique } from "../factories";
-import { byStep, createWorkflow, messageDetail, settledMessages, trigger } from "./helpers";
+import { byStep, createWorkflow, messageDetail, settledMessages, trigger, eventually } from "./helpers";
 
 const sandboxCaptures = async (key: string, messageId: string) =>
   (

@@ -4,9 +4,9 @@ import type { DigestObject } from "../../src/durable-objects/digest-object";
 import type { TriggerLedger } from "../../src/durable-objects/ledger/trigger-ledger";
 import worker from "../../src/index";
 import { acceptThenCrash, deliverHeldJobs, digestOf, ledgerOf, tickLedger } from "../ledger";
-import { api, eventually } from "../request";
+import { api } from "../request";
 import { createSandboxEnvironment, unique } from "../factories";
-import { byStep, createWorkflow, messageDetail, settledMessages, trigger, type MessageView } from "./helpers";
+import { byStep, createWorkflow, messageDetail, settledMessages, trigger, type MessageView, eventually } from "./helpers";
 
 /** The parked steps of a trigger, as its ledger holds them. */
 const waits = async (environmentId: string, transactionId: string) =>

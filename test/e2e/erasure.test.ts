@@ -6,8 +6,8 @@ import type { TriggerLedger } from "../../src/durable-objects/ledger/trigger-led
 import type { SubscriberErased } from "../../src/features/subscribers/schemas";
 import { createSandboxEnvironment, triggerRow, unique } from "../factories";
 import { coordinatorOf, digestOf, ledgerOf, readTrigger, tickCoordinator, tickLedger } from "../ledger";
-import { api, eventually, expectProblem } from "../request";
-import { byStep, createWorkflow, messageDetail, settledMessages, trigger, type MessageView } from "./helpers";
+import { api, expectProblem } from "../request";
+import { byStep, createWorkflow, messageDetail, settledMessages, trigger, type MessageView, eventually } from "./helpers";
 
 const messagesOf = async (key: string, transactionId: string) =>
   (await api<{ data: MessageView[] }>(key, "GET", `/v1/messages?transactionId=${transactionId}&limit=200`)).body.data;

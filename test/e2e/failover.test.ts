@@ -1,9 +1,9 @@
 import { createMessageBatch, env, getQueueResult, createExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import worker from "../../src/index";
-import { api, eventually } from "../request";
+import { api } from "../request";
 import { createEnvironment, createIntegration, createSandboxEnvironment, fakeProviderScenario, unique } from "../factories";
-import { byStep, createWorkflow, messageDetail, settledMessages, trigger } from "./helpers";
+import { byStep, createWorkflow, messageDetail, settledMessages, trigger, eventually } from "./helpers";
 
 const resendCredentials = { apiKey: "re_test_123", from: "Acme <hi@acme.dev>", webhookSecret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw" };
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { loggedCaptures } from "../log";
-import { api, eventually } from "../request";
+import { api } from "../request";
 import { createSandboxEnvironment, unique } from "../factories";
-import { createWorkflow, seedTopic, trigger } from "./helpers";
+import { createWorkflow, seedTopic, trigger, eventually } from "./helpers";
 
 const MEMBERS = 2_000;
 

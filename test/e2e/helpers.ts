@@ -2,14 +2,43 @@ import { env, SELF } from "cloudflare:test";
 import { SETTLED_MESSAGE_STATUSES } from "../../src/contract/statuses";
 import type { Message, MessageWithEvents } from "../../src/features/messages/schemas";
 import { signStandardWebhook } from "../../src/providers/standard-webhooks";
-import { api, eventually } from "../request";
+import { triggerRow } from "../factories";
+import { api } from "../request";
 
 export type MessageView = Message;
 export type MessageDetail = MessageWithEvents;
 
 const FINAL: ReadonlySet<string> = new Set(SETTLED_MESSAGE_STATUSES);
 
+/**
+ * Polls until `check` returns a value, for what the Queue consumer writes a moment later. Only the
+ * end-to-end tests wait on the Queue like this; every other test drives the consumer, the request's
+ * waitUntil or the alarm itself (test/ledger.ts, test/webhook-queue.ts) and reads once.
+ */
+export async function eventually<T>(check: () => Promise<T | null | undefined | false>, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error("condition not met in time");
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
 export { createWorkflow, trigger } from "../factories";
+
+const FINAL_TRIGGER_STATUSES = ["completed", "failed", "cancelled"];
+
+/**
+ * The D1 record of a trigger once it is final (completed, failed or cancelled): a final status is
+ * never replaced (src/delivery/writes/trigger-writes.ts), so the record is settled, with no quiet period
+ * to wait out.
+ */
+export const settledTriggerRow = (environmentId: string, transactionId: string) =>
+  eventually(async () => {
+    const row = await triggerRow(environmentId, transactionId);
+    return row && FINAL_TRIGGER_STATUSES.includes(row.status) ? row : null;
+  });
 
 /** Waits until the trigger has `count` messages and all of them are sent or final. */
 export async function settledMessages(key: string, transactionId: string, count: number, timeoutMs = 20_000) {
@@ -31,11 +60,16 @@ export const byStep = (messages: MessageView[], stepId: string, subscriberId?: s
   return found;
 };
 
-/** A Resend status webhook signed as Resend signs it (Standard Webhooks), under a fresh delivery id. */
-export async function postResendWebhook(integrationId: string, body: string, secret: string) {
+const viaSelf = { fetch: (path: string, init: RequestInit) => SELF.fetch(`http://clarion.test${path}`, init) };
+
+/**
+ * A Resend status webhook signed as Resend signs it (Standard Webhooks), under a fresh delivery id;
+ * `via` sends it through a Worker with held Queues (test/webhook-queue.ts) instead of `SELF`.
+ */
+export async function postResendWebhook(integrationId: string, body: string, secret: string, via = viaSelf) {
   const id = `msg_${crypto.randomUUID()}`;
   const timestamp = Math.floor(Date.now() / 1000);
-  return SELF.fetch(`http://clarion.test/v1/webhooks/resend/${integrationId}`, {
+  return via.fetch(`/v1/webhooks/resend/${integrationId}`, {
     method: "POST",
     headers: {
       "content-type": "application/json",

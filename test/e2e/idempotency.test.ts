@@ -4,9 +4,9 @@ import { describe, expect, it } from "vitest";
 import { createDb } from "../../src/db/client";
 import { idempotencyKeys } from "../../src/db/schema";
 import type { TriggerAccepted } from "../../src/features/triggers/schemas";
-import { countTriggerRows, createEnvironment, createIntegration, fakeProviderScenario, settledTriggerRow, unique } from "../factories";
+import { countTriggerRows, createEnvironment, createIntegration, fakeProviderScenario, unique } from "../factories";
 import { api } from "../request";
-import { createWorkflow, settledMessages } from "./helpers";
+import { createWorkflow, settledMessages, settledTriggerRow } from "./helpers";
 
 const resendCredentials = { apiKey: "re_test_idem", from: "Acme <hi@acme.dev>" };
 

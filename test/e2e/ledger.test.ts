@@ -5,8 +5,8 @@ import { ledgerNameIn } from "../../src/durable-objects/client/naming";
 import type { TriggerLedger } from "../../src/durable-objects/ledger/trigger-ledger";
 import { createSandboxEnvironment, unique } from "../factories";
 import { acceptThenCrash, coordinatorOf, ledgerOf, readTrigger, tickLedger } from "../ledger";
-import { api, eventually } from "../request";
-import { byStep, createWorkflow, settledMessages, trigger, type MessageView } from "./helpers";
+import { api } from "../request";
+import { byStep, createWorkflow, settledMessages, trigger, type MessageView, eventually } from "./helpers";
 
 const STALL_MS = 120_000;
 const RETENTION_MS = 24 * 3_600_000;

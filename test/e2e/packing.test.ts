@@ -8,8 +8,8 @@ import worker from "../../src/index";
 import { createSandboxEnvironment, unique } from "../factories";
 import { acceptThenCrash, ledgerOf } from "../ledger";
 import { loggedMessages } from "../log";
-import { api, eventually } from "../request";
-import { createWorkflow, type MessageView, settledMessages } from "./helpers";
+import { api } from "../request";
+import { createWorkflow, type MessageView, settledMessages, eventually } from "./helpers";
 import { dataOf } from "../../src/features/data";
 
 const person = () => ({ subscriberId: unique("pk"), email: "pk@example.com" });

@@ -5,9 +5,9 @@ import { describe, expect, it } from "vitest";
 import type { TriggerLedger } from "../../src/durable-objects/ledger/trigger-ledger";
 import type { TriggerStatusView } from "../../src/features/messages/schemas";
 import { ledgerOf, tickLedger } from "../ledger";
-import { api, eventually } from "../request";
+import { api } from "../request";
 import { createSandboxEnvironment, unique } from "../factories";
-import { createWorkflow, settledMessages, trigger, type MessageView } from "./helpers";
+import { createWorkflow, settledMessages, trigger, type MessageView, eventually } from "./helpers";
 
 const parkedAt = (environmentId: string, transactionId: string) =>
   runInDurableObject(ledgerOf(environmentId, transactionId), (ledger: TriggerLedger) => ledger.waiting(environmentId, transactionId));

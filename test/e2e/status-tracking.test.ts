@@ -1,8 +1,8 @@
 import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { api, eventually } from "../request";
+import { api } from "../request";
 import { createEnvironment, createIntegration, createSandboxEnvironment, fakeProviderScenario, unique } from "../factories";
-import { createWorkflow, messageDetail, settledMessages, trigger, postResendWebhook as postWebhookSigned } from "./helpers";
+import { createWorkflow, messageDetail, settledMessages, trigger, postResendWebhook as postWebhookSigned, eventually } from "./helpers";
 
 const SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
 

@@ -6,9 +6,9 @@ import { subscriberPartition } from "../../src/durable-objects/client/log-naming
 import { LogStore } from "../../src/durable-objects/client/log-store";
 import { newLogId } from "../../src/lib/ids";
 import { ledgerOf } from "../ledger";
-import { api, eventually } from "../request";
+import { api } from "../request";
 import { createSandboxEnvironment, unique } from "../factories";
-import { createWorkflow, messageDetail, settledMessages, trigger } from "./helpers";
+import { createWorkflow, messageDetail, settledMessages, trigger, eventually } from "./helpers";
 
 type Left = { environmentId: string; transactionId: string; subscriberId: string; workflowKey: string; suffix: string };
 

@@ -8,8 +8,8 @@ import worker from "../../src/index";
 import { createSandboxEnvironment, unique } from "../factories";
 import { acceptThenCrash, digestOf, ledgerOf, readTrigger, tickLedger } from "../ledger";
 import { loggedMessages } from "../log";
-import { api, eventually } from "../request";
-import { byStep, createWorkflow, messageDetail, seedTopic, settledMessages, trigger, type MessageView } from "./helpers";
+import { api } from "../request";
+import { byStep, createWorkflow, messageDetail, seedTopic, settledMessages, trigger, type MessageView, eventually } from "./helpers";
 
 // The watchdog's defaults (wrangler.toml): a live trigger without progress for this long is resumed.
 const STALL_MS = 120_000;

@@ -4,9 +4,9 @@ import { createDb } from "../../src/db/client";
 import type { TriggerLedger } from "../../src/durable-objects/ledger/trigger-ledger";
 import { workflowsRepository } from "../../src/features/workflows/repository";
 import { ledgerOf, tickLedger } from "../ledger";
-import { api, eventually, expectProblem } from "../request";
+import { api, expectProblem } from "../request";
 import { createSandboxEnvironment, postTrigger, unique } from "../factories";
-import { byStep, createWorkflow, messageDetail, settledMessages, trigger, type MessageView } from "./helpers";
+import { byStep, createWorkflow, messageDetail, settledMessages, trigger, type MessageView, eventually } from "./helpers";
 
 const waits = (environmentId: string, transactionId: string) =>
   runInDurableObject(ledgerOf(environmentId, transactionId), (ledger: TriggerLedger) => ledger.waiting(environmentId, transactionId));

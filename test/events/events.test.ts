@@ -11,34 +11,40 @@ import type { WebhookAttempt, WebhookEndpointCreated } from "../../src/features/
 import type { EventType } from "../../src/contract/event-types";
 import worker from "../../src/index";
 import { createEnvironment, fakeProviderScenario, unique } from "../factories";
-import { api, eventually, expectProblem } from "../request";
+import { api, expectProblem } from "../request";
+import { holdWebhooks } from "../webhook-queue";
 
-/** An environment with one endpoint on a fresh receiver; `events` filters its types. */
+/** An environment with one endpoint on a fresh receiver; `events` filters its types. Its webhook Queue is held (`hooks`). */
 async function setUp(events?: string[]) {
   const environment = await createEnvironment();
   const receiver = fakeProviderScenario();
   const res = await api<WebhookEndpointCreated>(environment.key, "POST", "/v1/webhook-endpoints", { url: `${receiver.baseUrl}/e`, events });
-  return { ...environment, receiver, endpoint: res.body };
+  return { ...environment, receiver, endpoint: res.body, hooks: holdWebhooks() };
 }
 
-const payloads = async (receiver: ReturnType<typeof fakeProviderScenario>, secret: string, count: number) =>
-  eventually(async () => {
-    const got = await receiver.captured();
-    return got.length >= count
-      ? got.map((r) => new Webhook(secret).verify(r.body, r.headers) as { id: string; type: string; data: Record<string, unknown> })
-      : null;
-  });
+type Setup = Awaited<ReturnType<typeof setUp>>;
+
+/** Delivers what the webhook Queue holds, then answers what the receiver got (at least `count`), verified. */
+async function payloads({ hooks, receiver, endpoint }: Setup, count: number) {
+  await hooks.drain();
+  const got = await receiver.captured();
+  expect(got.length).toBeGreaterThanOrEqual(count);
+  return got.map(
+    (r) => new Webhook(endpoint.secret).verify(r.body, r.headers) as { id: string; type: string; data: Record<string, unknown> },
+  );
+}
 
 describe("subscriber events", () => {
   it("sends subscriber.created, subscriber.updated and subscriber.deleted, each once, and logs them in /v1/events", async () => {
-    const { key, receiver, endpoint } = await setUp();
+    const setup = await setUp();
+    const { key, hooks } = setup;
     const subscriberId = unique("sub");
-    expect((await api(key, "POST", "/sub", { subscriberId, email: "ada@example.com" })).status).toBe(201);
-    await payloads(receiver, endpoint.secret, 1);
-    expect((await api(key, "POST", "/sub", { subscriberId, firstName: "Ada" })).status).toBe(200);
-    await payloads(receiver, endpoint.secret, 2);
-    expect((await api(key, "DELETE", `/v1/subscribers/${subscriberId}`)).status).toBe(200);
-    const received = await payloads(receiver, endpoint.secret, 3);
+    expect((await api(key, "POST", "/sub", { subscriberId, email: "ada@example.com" }, { via: hooks })).status).toBe(201);
+    await payloads(setup, 1);
+    expect((await api(key, "POST", "/sub", { subscriberId, firstName: "Ada" }, { via: hooks })).status).toBe(200);
+    await payloads(setup, 2);
+    expect((await api(key, "DELETE", `/v1/subscribers/${subscriberId}`, undefined, { via: hooks })).status).toBe(200);
+    const received = await payloads(setup, 3);
     expect(received.map((p) => [p.type, p.data])).toEqual([
       ["subscriber.created", { subscriberId }],
       ["subscriber.updated", { subscriberId }],
@@ -54,11 +60,17 @@ describe("subscriber events", () => {
   });
 
   it("writes the events of a bulk upsert with one dispatch", async () => {
-    const { key, receiver, endpoint } = await setUp(["subscriber.created"]);
+    const setup = await setUp(["subscriber.created"]);
     const ids = [unique("a"), unique("b"), unique("c")];
-    const res = await api(key, "POST", "/sub/bulk", { subscribers: ids.map((subscriberId) => ({ subscriberId })) });
+    const res = await api(
+      setup.key,
+      "POST",
+      "/sub/bulk",
+      { subscribers: ids.map((subscriberId) => ({ subscriberId })) },
+      { via: setup.hooks },
+    );
     expect(res.status).toBe(200);
-    const received = await payloads(receiver, endpoint.secret, 3);
+    const received = await payloads(setup, 3);
     expect(received.map((p) => p.data.subscriberId).sort()).toEqual([...ids].sort());
   });
 
@@ -75,43 +87,47 @@ describe("subscriber events", () => {
 
 describe("replay and resend", () => {
   it("replays the events that never reached the endpoint, with their original ids", async () => {
-    const { key, id, receiver, endpoint } = await setUp();
+    const { key, id, receiver, endpoint, hooks } = await setUp();
     await receiver.script([{ status: 400 }]);
     const since = new Date(Date.now() - 1000).toISOString();
-    await api(key, "POST", "/sub", { subscriberId: unique("s") });
-    const [refused] = await eventually(async () => {
-      const got = await receiver.captured();
-      return got.length ? got : null;
-    });
+    await api(key, "POST", "/sub", { subscriberId: unique("s") }, { via: hooks });
+    // The Queue would retry the refused delivery later; the replay comes first.
+    await hooks.drain();
+    const [refused] = await receiver.captured();
+    expect(refused).toBeDefined();
     await receiver.script([{ status: 200 }]);
 
-    const replay = await api<{ queued: number }>(key, "POST", `/v1/webhook-endpoints/${endpoint.id}/replay`, { since });
+    const replay = await api<{ queued: number }>(key, "POST", `/v1/webhook-endpoints/${endpoint.id}/replay`, { since }, { via: hooks });
     expect(replay.status).toBe(202);
     expect(replay.body.queued).toBe(1);
-    const requests = await eventually(async () => {
-      const got = await receiver.captured();
-      return got.length >= 2 ? got : null;
-    });
+    await hooks.drain();
+    const requests = await receiver.captured();
+    expect(requests).toHaveLength(2);
     expect(requests[1]!.headers["webhook-id"]).toBe(refused!.headers["webhook-id"]);
     expect(requests[1]!.body).toBe(refused!.body);
 
     // Delivered now: a second replay of failures finds nothing, one of everything finds it again.
-    await eventually(async () => {
-      const again = await api<{ queued: number }>(key, "POST", `/v1/webhook-endpoints/${endpoint.id}/replay`, { since });
-      return again.body.queued === 0;
-    });
-    const all = await api<{ queued: number }>(key, "POST", `/v1/webhook-endpoints/${endpoint.id}/replay`, { since, onlyFailed: false });
+    const again = await api<{ queued: number }>(key, "POST", `/v1/webhook-endpoints/${endpoint.id}/replay`, { since }, { via: hooks });
+    expect(again.body.queued).toBe(0);
+    const all = await api<{ queued: number }>(
+      key,
+      "POST",
+      `/v1/webhook-endpoints/${endpoint.id}/replay`,
+      { since, onlyFailed: false },
+      { via: hooks },
+    );
     expect(all.body.queued).toBe(1);
     expect(id).toMatch(/^env_/);
   });
 
   it("resends one event to every endpoint that takes it", async () => {
-    const { key, id, receiver, endpoint } = await setUp(["subscriber.created"]);
-    await api(key, "POST", "/sub", { subscriberId: unique("s") });
-    const [first] = await payloads(receiver, endpoint.secret, 1);
-    const res = await api<{ queued: number }>(key, "POST", `/v1/events/${first!.id}/resend`);
+    const setup = await setUp(["subscriber.created"]);
+    const { key, id, hooks } = setup;
+    await api(key, "POST", "/sub", { subscriberId: unique("s") }, { via: hooks });
+    const [first] = await payloads(setup, 1);
+    const res = await api<{ queued: number }>(key, "POST", `/v1/events/${first!.id}/resend`, undefined, { via: hooks });
     expect(res).toMatchObject({ status: 202, body: { queued: 1 } });
-    const both = await payloads(receiver, endpoint.secret, 2);
+    const both = await payloads(setup, 2);
     expect(both.map((p) => p.id)).toEqual([first!.id, first!.id]);
     // The dispatch of an event already dispatched is harmless to run again (at least once).
     const batch = createMessageBatch("clarion-webhooks", [
@@ -180,7 +196,8 @@ async function deliverOnce(environmentId: string, eventId: string, endpointId: s
 
 describe("POST /v1/webhook-endpoints/{id}/replay", () => {
   it("replays only the events meant for the endpoint (since it exists, of its types) whose last attempt there failed", async () => {
-    const { key, id, receiver, endpoint } = await setUp(["subscriber.created", "webhook.test"]);
+    const setup = await setUp(["subscriber.created", "webhook.test"]);
+    const { key, id, endpoint, hooks } = setup;
     // The endpoint was made ten minutes ago: its events (and their attempts) all lie in the past.
     const created = new Date(Date.now() - 10 * 60_000);
     await createDb(env.DB).update(webhookEndpoints).set({ createdAt: created }).where(eq(webhookEndpoints.id, endpoint.id));
@@ -198,37 +215,40 @@ describe("POST /v1/webhook-endpoints/{id}/replay", () => {
     for (const [event, statuses] of Object.values(cases)) await loggedAttempts(id, endpoint.id, event, [...statuses]);
     const since = new Date(created.getTime() - 3_600_000).toISOString();
     const replay = (body: Record<string, unknown>) =>
-      api<{ queued: number }>(key, "POST", `/v1/webhook-endpoints/${endpoint.id}/replay`, { since, ...body });
+      api<{ queued: number }>(key, "POST", `/v1/webhook-endpoints/${endpoint.id}/replay`, { since, ...body }, { via: hooks });
 
     expect((await replay({})).body.queued).toBe(3);
-    const received = await payloads(receiver, endpoint.secret, 3);
+    const received = await payloads(setup, 3);
     expect(received.map((p) => p.id).sort()).toEqual([cases.ownTest[0].id, cases.failed[0].id, cases.failedAgain[0].id].sort());
 
     // Everything meant for it, failed or not; still nothing from before it existed, of another type, or another endpoint's test.
     expect((await replay({ onlyFailed: false })).body.queued).toBe(5);
-    const all = await payloads(receiver, endpoint.secret, 8);
+    const all = await payloads(setup, 8);
     expect(new Set(all.slice(3).map((p) => p.id))).toEqual(
       new Set([cases.ownTest[0].id, cases.delivered[0].id, cases.neverTried[0].id, cases.failed[0].id, cases.failedAgain[0].id]),
     );
   });
 
   it("cancels the replayed event's pending retry, so the receiver gets it once more, not twice", async () => {
-    const { key, id, receiver, endpoint } = await setUp();
+    const setup = await setUp();
+    const { key, id, receiver, endpoint, hooks } = setup;
     await receiver.script([{ status: 500 }, { status: 200 }, { status: 200 }]);
     const event = await dispatchedEvent(id, "subscriber.created");
     // The first try fails: the Queue holds a retry (5 s on).
     expect((await deliverOnce(id, event.id, endpoint.id, 1)).retryMessages).toHaveLength(1);
 
-    const replay = await api<{ queued: number }>(key, "POST", `/v1/webhook-endpoints/${endpoint.id}/replay`, {
-      since: new Date(Date.now() - 60_000).toISOString(),
-    });
+    const replay = await api<{ queued: number }>(
+      key,
+      "POST",
+      `/v1/webhook-endpoints/${endpoint.id}/replay`,
+      { since: new Date(Date.now() - 60_000).toISOString() },
+      { via: hooks },
+    );
     expect(replay.body.queued).toBe(1);
-    const [, replayed] = await payloads(receiver, endpoint.secret, 2);
+    const [, replayed] = await payloads(setup, 2);
     expect(replayed!.id).toBe(event.id);
-    await eventually(async () => {
-      const attempts = await api<{ data: WebhookAttempt[] }>(key, "GET", `/v1/webhook-endpoints/${endpoint.id}/attempts`);
-      return attempts.body.data[0]?.status === "succeeded";
-    });
+    const settled = await api<{ data: WebhookAttempt[] }>(key, "GET", `/v1/webhook-endpoints/${endpoint.id}/attempts`);
+    expect(settled.body.data[0]?.status).toBe("succeeded");
 
     // The retry comes due: its delivery was settled by the replay, so it is acked without a send.
     const retry = await deliverOnce(id, event.id, endpoint.id, 2);
@@ -256,22 +276,22 @@ describe("POST /v1/webhook-endpoints/{id}/replay", () => {
 
 describe("crash safety", () => {
   it("dispatches from the cron an event whose dispatch was lost between the write and the Queue send", async () => {
-    const { id, receiver, endpoint } = await setUp();
+    const setup = await setUp();
+    const { id, receiver, hooks } = setup;
     const lost = { ...eventRow(id, "subscriber.created", { subscriberId: "lost" }), createdAt: new Date(Date.now() - 5 * 60_000) };
     const fresh = eventRow(id, "subscriber.created", { subscriberId: "in-flight" });
     await createDb(env.DB).insert(events).values([lost, fresh]);
-    await worker.scheduled(createScheduledController({ scheduledTime: Date.now(), cron: "*/10 * * * *" }), env);
-    const [payload] = await payloads(receiver, endpoint.secret, 1);
+    await worker.scheduled(createScheduledController({ scheduledTime: Date.now(), cron: "*/10 * * * *" }), hooks.env);
+    const [payload] = await payloads(setup, 1);
     expect(payload).toMatchObject({ id: lost.id, data: { subscriberId: "lost" } });
-    await eventually(async () => {
-      const [again] = await createDb(env.DB).select().from(events).where(eq(events.id, lost.id));
-      return again?.dispatchedAt;
-    });
+    const [again] = await createDb(env.DB).select().from(events).where(eq(events.id, lost.id));
+    expect(again?.dispatchedAt).toBeTruthy();
     // The young one may still be on its way through its own dispatch: the cron leaves it alone.
     expect((await receiver.captured()).length).toBe(1);
   });
   it("queues again from the cron a delivery whose Queue message was lost, and leaves settled or scheduled ones alone", async () => {
-    const { id, receiver, endpoint } = await setUp();
+    const setup = await setUp();
+    const { id, receiver, endpoint, hooks } = setup;
     // Past the sweep's delay (STRANDED_AFTER_MS): a delivery queued more recently may still be waiting in a backlog.
     const old = new Date(Date.now() - 2 * STRANDED_AFTER_MS);
     // The endpoint existed, unchanged, when the events were dispatched: only then was it meant to get them.
@@ -306,15 +326,14 @@ describe("crash safety", () => {
     await createDb(env.DB)
       .insert(webhookAttempts)
       .values([attempt(delivered.id, "succeeded", null), attempt(retrying.id, "failed", new Date(Date.now() + 60_000))]);
-    await worker.scheduled(createScheduledController({ scheduledTime: Date.now(), cron: "*/10 * * * *" }), env);
-    const [payload] = await payloads(receiver, endpoint.secret, 1);
+    await worker.scheduled(createScheduledController({ scheduledTime: Date.now(), cron: "*/10 * * * *" }), hooks.env);
+    const [payload] = await payloads(setup, 1);
     expect(payload).toMatchObject({ id: lost.id, data: { subscriberId: "lost" } });
     // Delivered now: the next run finds nothing to queue.
-    await eventually(async () => {
-      const [row] = await createDb(env.DB).select().from(webhookAttempts).where(eq(webhookAttempts.eventId, lost.id));
-      return row?.status === "succeeded";
-    });
-    await worker.scheduled(createScheduledController({ scheduledTime: Date.now(), cron: "*/10 * * * *" }), env);
+    const [row] = await createDb(env.DB).select().from(webhookAttempts).where(eq(webhookAttempts.eventId, lost.id));
+    expect(row?.status).toBe("succeeded");
+    await worker.scheduled(createScheduledController({ scheduledTime: Date.now(), cron: "*/10 * * * *" }), hooks.env);
+    await hooks.drain();
     expect((await receiver.captured()).length).toBe(1);
   });
 });

@@ -1,4 +1,4 @@
-import { env, SELF } from "cloudflare:test";
+import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { MessageStatus } from "../../src/contract/statuses";
 import { createDb } from "../../src/db/client";
@@ -8,7 +8,7 @@ import { statsQuery } from "../../src/features/messages/stats-repository";
 import { newId } from "../../src/lib/ids";
 import { createEnvironment, createSandboxEnvironment, createWorkflow, trigger, unique } from "../factories";
 import { byStep, type MessageDetail, messageDetail, settledMessages } from "../e2e/helpers";
-import { api, eventually, expectProblem } from "../request";
+import { api, expectProblem, fetchSettled } from "../request";
 
 const db = createDb(env.DB);
 const HOUR = 3_600_000;
@@ -277,8 +277,9 @@ describe("GET /v1/messages/stats after the messages moved on", () => {
       const email = byStep(sent, "mail", people[i]!.subscriberId);
       const captures = await api<{ data: { content: { html: string } }[] }>(key, "GET", `/v1/sandbox/messages?messageId=${email.id}`);
       const pixel = new URL(/<img src="([^"]+)"/.exec(captures.body.data[0]!.content.html)![1]!);
-      expect((await SELF.fetch(`http://clarion.test${pixel.pathname}`)).status).toBe(200);
-      await eventually(async () => (await messageDetail(key, email.id)).status === "opened");
+      // The open is recorded in the request's waitUntil: done when fetchSettled returns.
+      expect((await fetchSettled(pixel.pathname)).status).toBe(200);
+      expect((await messageDetail(key, email.id)).status).toBe("opened");
     }
 
     const details = await Promise.all(sent.map((m) => messageDetail(key, m.id)));

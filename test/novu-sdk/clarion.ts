@@ -24,6 +24,10 @@ export async function clarion<T = Record<string, unknown>>(
   return { status: res.status, body: (text ? JSON.parse(text) : null) as T };
 }
 
+/**
+ * Polls Clarion until `probe` answers. This suite talks HTTP to a separate `wrangler dev`, so it
+ * cannot hand that process's Queue a batch as the Workers suite does: like `test/e2e/`, it waits.
+ */
 export async function eventually<T>(what: string, probe: () => Promise<T | undefined | null | false>, timeoutMs = 30_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {

@@ -1,9 +1,9 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { readTrigger } from "../ledger";
+import { readTrigger, startTriggers } from "../ledger";
 import { LIVE_TRIGGER_STATUSES, createEnvironment, createEnvironmentWithWorkflow, createWorkflow, triggerRow, unique } from "../factories";
 import type { BulkTriggerResult } from "../../src/features/triggers/schemas";
-import { api, errorPaths, eventually, expectProblem } from "../request";
+import { api, errorPaths, expectProblem } from "../request";
 
 type BulkResult = BulkTriggerResult["results"][number];
 
@@ -172,12 +172,7 @@ describe("POST /v1/trigger/bulk/", () => {
     expect(new Set(ids).size).toBe(100);
     const durable = await Promise.all(ids.map((t) => readTrigger(id, t)));
     expect(durable.map((d) => d?.payload)).toEqual(events.map((e) => e.payload));
-    await eventually(async () => {
-      const { results } = await env.DB.prepare("SELECT transaction_id FROM triggers WHERE environment_id = ?")
-        .bind(id)
-        .all<{ transaction_id: string }>();
-      return results.length === 100;
-    }, 25_000);
+    await startTriggers(id, ids);
     const { results } = await env.DB.prepare("SELECT transaction_id, payload FROM triggers WHERE environment_id = ?").bind(id).all<{
       transaction_id: string;
       payload: string;
@@ -194,7 +189,8 @@ describe("POST /v1/trigger/bulk/", () => {
       { workflow: "no-such-workflow", to: "user-1", transactionId: bad },
     ]);
     expect(res.status).toBe(202);
-    const row = await eventually(() => triggerRow(id, good));
+    await startTriggers(id, [good]);
+    const row = (await triggerRow(id, good))!;
     expect(row.workflow_key).toBe(workflowKey);
     expect(LIVE_TRIGGER_STATUSES).toContain(row.status);
     expect(await triggerRow(id, bad)).toBeNull();

@@ -1,6 +1,6 @@
 import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { outboxWrites, readTrigger } from "../ledger";
+import { acceptThenCrash, deliverHeldJobs, outboxWrites, readTrigger, startTriggers } from "../ledger";
 import {
   LIVE_TRIGGER_STATUSES,
   countTriggerRows,
@@ -8,12 +8,11 @@ import {
   createEnvironmentWithWorkflow,
   createWorkflow,
   postTrigger,
-  settledTriggerRow,
   subscriberRow,
   triggerRow,
   unique,
 } from "../factories";
-import { api, errorPaths, eventually, expectProblem } from "../request";
+import { api, errorPaths, expectProblem } from "../request";
 
 const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
@@ -85,7 +84,8 @@ describe("POST /v1/trigger/", () => {
       });
       expect(res.status).toBe(202);
       expect(res.body.invalidRecipients).toBeUndefined();
-      const row = await eventually(() => subscriberRow(id, subscriberId));
+      await startTriggers(id, [res.body.transactionId]);
+      const row = await subscriberRow(id, subscriberId);
       expect(row).toMatchObject({ email: "inline@example.com", first_name: "Ines", phone: "+41791234567" });
     });
 
@@ -247,7 +247,8 @@ describe("POST /v1/trigger/", () => {
       const res = await trigger(key, { workflow: workflowKey, to: "user-1", payload: { blob } });
       expect(res.status).toBe(202);
       expect((await readDurable(id, res.body.transactionId))?.payload).toEqual({ blob });
-      const row = await eventually(() => triggerRow(id, res.body.transactionId));
+      await startTriggers(id, [res.body.transactionId]);
+      const row = (await triggerRow(id, res.body.transactionId))!;
       expect(JSON.parse(row.payload)).toEqual({ blob });
     });
 
@@ -339,15 +340,18 @@ describe("POST /v1/trigger/", () => {
       expect(first.status).toBe(202);
       expect(replay.status).toBe(202);
       expect(replay.body).toEqual(first.body);
-      await eventually(() => triggerRow(id, body.transactionId));
+      await startTriggers(id, [body.transactionId]);
       expect(await countTriggerRows(id, body.transactionId)).toBe(1);
     });
 
     it("does not process a replayed trigger a second time", async () => {
       const { id, key, workflowKey } = await createEnvironmentWithWorkflow();
       const body = { workflow: workflowKey, to: "user-1", transactionId: unique("txn") };
-      expect((await trigger(key, body)).status).toBe(202);
-      const processed = await settledTriggerRow(id, body.transactionId);
+      // Accepted as the API accepts it, then delivered to the end: its record is final.
+      await acceptThenCrash(id, workflowKey, body.to, { transactionId: body.transactionId });
+      await deliverHeldJobs(id, body.transactionId);
+      const processed = (await triggerRow(id, body.transactionId))!;
+      expect(processed.status).toBe("completed");
       const written = await outboxWrites(id, body.transactionId);
       expect((await trigger(key, body)).status).toBe(202);
       // The 202 comes once the ledger has written what it will send: a replay processed again would have written a job.
@@ -410,7 +414,8 @@ describe("POST /v1/trigger/", () => {
       await createTopic(key, "t-1");
       const res = await trigger(key, { workflow: workflowKey, to: ["user-1", { topic: "t-1" }], payload: { orderId: "o-8" } });
       expect(res.status).toBe(202);
-      const row = await eventually(() => triggerRow(id, res.body.transactionId));
+      await startTriggers(id, [res.body.transactionId]);
+      const row = (await triggerRow(id, res.body.transactionId))!;
       expect(row.workflow_key).toBe(workflowKey);
       expect(LIVE_TRIGGER_STATUSES).toContain(row.status);
       expect(JSON.parse(row.recipients)).toEqual(["user-1", { topic: "t-1" }]);

@@ -14,7 +14,8 @@ import type {
 } from "../../../src/features/events/endpoints/schemas";
 import worker from "../../../src/index";
 import { createEnvironment, fakeProviderScenario } from "../../factories";
-import { api, eventually, expectProblem } from "../../request";
+import { api, expectProblem } from "../../request";
+import { holdWebhooks } from "../../webhook-queue";
 
 let key: string;
 let environmentId: string;
@@ -220,17 +221,15 @@ describe("delivery from the Queue", () => {
         body: { type: "deliver", environmentId: ownId, eventId: event.id, endpointId: bad.body.id },
       },
     ]);
-    const ctx = createExecutionContext();
-    await worker.queue(batch, env);
-    expect((await getQueueResult(batch, ctx)).retryMessages).toEqual([]);
+    const hooks = holdWebhooks();
+    expect((await hooks.consume("clarion-webhooks", batch)).retryMessages).toEqual([]);
     expect((await api<WebhookEndpoint>(own, "GET", `/v1/webhook-endpoints/${bad.body.id}`)).body).toMatchObject({
       enabled: false,
       disabledReason: "failing",
     });
-    const [notice] = await eventually(async () => {
-      const got = await watcher.captured();
-      return got.length ? got : null;
-    });
+    // The endpoint.disabled event, dispatched and delivered as the Queue would.
+    await hooks.drain();
+    const [notice] = await watcher.captured();
     expect(verified(good.body.secret, notice!)).toMatchObject({
       type: "endpoint.disabled",
       data: { endpointId: bad.body.id, reason: "failing" },
@@ -311,13 +310,10 @@ describe("delivery from the Queue", () => {
     const batch = createMessageBatch("clarion-webhooks", [
       { id: "dispatch", timestamp: new Date(), attempts: 1, body: { type: "dispatch", environmentId: ownId, eventIds: [event.id] } },
     ]);
-    const ctx = createExecutionContext();
-    await worker.queue(batch, env);
-    expect((await getQueueResult(batch, ctx)).explicitAcks).toEqual(["dispatch"]);
-    const [request] = await eventually(async () => {
-      const got = await all.captured();
-      return got.length ? got : null;
-    });
+    const hooks = holdWebhooks();
+    expect((await hooks.consume("clarion-webhooks", batch)).explicitAcks).toEqual(["dispatch"]);
+    await hooks.drain();
+    const [request] = await all.captured();
     expect(verified(a.body.secret, request!)).toMatchObject({ id: event.id, type: "subscriber.updated" });
     expect(await onlyFailed.captured()).toEqual([]);
     expect(await off.captured()).toEqual([]);
