@@ -226,3 +226,10 @@ export const deleteSubscriberNotifications = (db: Db, environmentId: string, sub
   db
     .delete(inAppNotifications)
     .where(and(eq(inAppNotifications.environmentId, environmentId), eq(inAppNotifications.subscriberId, subscriberId)));
+
+/** Which of these notifications D1 holds (from before the feed left it for the log), as statements to batch. */
+export const existingNotifications = (db: Db, environmentId: string, ids: readonly string[]) =>
+  db
+    .select({ id: inAppNotifications.id })
+    .from(inAppNotifications)
+    .where(and(eq(inAppNotifications.environmentId, environmentId), sql`${inAppNotifications.id} in ${inJsonList(ids)}`));
