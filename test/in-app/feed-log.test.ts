@@ -1,4 +1,4 @@
-import { env } from "cloudflare:test";
+import { createScheduledController, env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { createDb } from "../../src/db/client";
 import { inboxFeed } from "../../src/durable-objects/client/inbox-feed";
@@ -10,6 +10,7 @@ import { createEnvironment, unique } from "../factories";
 import { loggedFeed } from "../log";
 import { startSession, storeLegacyNotifications, storeNotifications } from "../novu/inbox-client";
 import { api } from "../request";
+import worker from "../../src/index";
 
 type Page = { data: InAppNotification[]; nextCursor: string | null };
 
@@ -159,5 +160,18 @@ describe("the in-app feed's expiry", () => {
       .map((l) => JSON.parse(l) as FeedRow);
     expect(lines).toEqual([notificationOf(old)]);
     expect(await shard.expire(Date.now(), false)).toMatchObject({ feed: 0 });
+  });
+});
+
+describe("D1's legacy in-app notifications", () => {
+  it("are deleted by the retention cron after RETENTION_DAYS, as the log's expire", async () => {
+    const f = await mixedFeed();
+    await env.DB.prepare("UPDATE in_app_notifications SET created_at = ? WHERE id = ?")
+      .bind(Date.now() - 31 * 86_400_000, f.legacy[0])
+      .run();
+    await worker.scheduled(createScheduledController({ scheduledTime: Date.now(), cron: "*/10 * * * *" }), env);
+    expect(await d1Row(f.legacy[0]!)).toBeNull();
+    expect(await d1Row(f.legacy[1]!)).not.toBeNull();
+    expect((await page(f.key, f.subscriberId)).body.data.map((n) => n.id)).toEqual(f.newestFirst.filter((id) => id !== f.legacy[0]));
   });
 });
