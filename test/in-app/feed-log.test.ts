@@ -23,7 +23,14 @@ async function mixedFeed() {
   const [older] = await storeNotifications(environmentId, subscriberId, [{ tags: ["a"] }]);
   const [newer] = await storeLegacyNotifications(environmentId, subscriberId, [{ tags: ["b"] }]);
   const [newest] = await storeNotifications(environmentId, subscriberId, [{ tags: ["b"] }]);
-  return { environmentId, key, subscriberId, legacy: [oldest!, newer!], logged: [older!, newest!], newestFirst: [newest!, newer!, older!, oldest!] };
+  return {
+    environmentId,
+    key,
+    subscriberId,
+    legacy: [oldest!, newer!],
+    logged: [older!, newest!],
+    newestFirst: [newest!, newer!, older!, oldest!],
+  };
 }
 
 const page = (key: string, subscriberId: string, query = "") =>
@@ -66,9 +73,14 @@ describe("the in-app feed in the log, merged with D1's legacy rows", () => {
     expect(inLog.map((r) => r.id).sort()).toEqual([...f.logged].sort());
     expect(await counts(f.key, f.subscriberId)).toEqual({ total: 4, unread: 2, unseen: 2, archived: 0 });
 
-    const all = await api<{ updated: number; counts: InAppCounts }>(f.key, "POST", `/v1/subscribers/${f.subscriberId}/notifications/mark-all`, {
-      archived: true,
-    });
+    const all = await api<{ updated: number; counts: InAppCounts }>(
+      f.key,
+      "POST",
+      `/v1/subscribers/${f.subscriberId}/notifications/mark-all`,
+      {
+        archived: true,
+      },
+    );
     expect(all.body).toEqual({ updated: 4, counts: { total: 4, unread: 0, unseen: 0, archived: 4 } });
     expect((await d1Row(f.legacy[1]!))?.archived_at).toEqual(expect.any(Number));
   });

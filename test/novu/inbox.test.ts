@@ -310,7 +310,13 @@ describe("PATCH /novu/v1/inbox/notifications/:id/*", () => {
     expect((await list(token, "?snoozed=true")).body.data.map((n) => n.id)).toEqual([notificationId]);
     expect(await count(token, [{ read: false, archived: false, snoozed: false }])).toEqual([0]);
     // The moment passes: no timer wakes it, the read does.
-    await new LogStore(env).feedUpdate(environmentId, subscriberId, { snoozedUntil: Date.now() - 1000 }, { ids: [notificationId] }, Date.now());
+    await new LogStore(env).feedUpdate(
+      environmentId,
+      subscriberId,
+      { snoozedUntil: Date.now() - 1000 },
+      { ids: [notificationId] },
+      Date.now(),
+    );
     expect((await list(token, "?snoozed=false")).body.data).toMatchObject([{ id: notificationId, isSnoozed: false, snoozedUntil: null }]);
   });
 

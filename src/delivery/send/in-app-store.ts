@@ -84,11 +84,13 @@ export async function storeInApp(env: Bindings, scope: InAppScope, sends: InAppS
 async function storeOlder(env: Bindings, scope: InAppScope, rows: InAppRow[]): Promise<Set<string>> {
   if (rows.length === 0) return new Set();
   const held = new Set(
-    (await existingNotifications(
-      scope.db,
-      scope.job.environmentId,
-      rows.map((r) => r.id),
-    )).map((r) => r.id),
+    (
+      await existingNotifications(
+        scope.db,
+        scope.job.environmentId,
+        rows.map((r) => r.id),
+      )
+    ).map((r) => r.id),
   );
   const missing = rows.filter((r) => !held.has(r.id));
   if (missing.length === 0) return new Set();
@@ -111,6 +113,8 @@ async function pushFresh(env: Pick<Bindings, "INBOX_SOCKETS">, scope: InAppScope
     const reached = rows.filter((row) => present.has(row.subscriberId));
     if (reached.length) await inboxSockets(env.INBOX_SOCKETS).received(scope.job.environmentId, reached);
   } catch (error) {
-    console.log(JSON.stringify({ level: "warn", event: "inbox_push_failed", environmentId: scope.job.environmentId, error: String(error) }));
+    console.log(
+      JSON.stringify({ level: "warn", event: "inbox_push_failed", environmentId: scope.job.environmentId, error: String(error) }),
+    );
   }
 }

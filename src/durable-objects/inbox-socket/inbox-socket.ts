@@ -190,7 +190,9 @@ export class InboxSocket extends DurableObject<Bindings> {
 
   /** The badges as the Inbox session counts them: a snoozed notification is out of sight until it wakes. */
   private counts(environmentId: string, subscriberId: string) {
-    return inboxFeed(unscopedDb(this.env), new LogStore(this.env), environmentId, subscriberId).counts({ snoozed: { value: false, now: new Date() } });
+    return inboxFeed(unscopedDb(this.env), new LogStore(this.env), environmentId, subscriberId).counts({
+      snoozed: { value: false, now: new Date() },
+    });
   }
 
   private broadcast(sockets: WebSocket[], frames: string[]): number {
