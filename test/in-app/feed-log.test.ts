@@ -105,6 +105,16 @@ describe("the in-app feed in the log, merged with D1's legacy rows", () => {
   });
 });
 
+describe("an environment's deletion", () => {
+  it("empties its notifications in the log, and no other environment's", async () => {
+    const [doomed, kept] = [unique("env"), unique("env")];
+    for (const environmentId of [doomed, kept]) await storeNotifications(environmentId, "ada", [{}, {}]);
+    await new LogStore(env).eraseEnvironment(doomed);
+    expect(await loggedFeed(doomed, "ada")).toEqual([]);
+    expect(await loggedFeed(kept, "ada")).toHaveLength(2);
+  });
+});
+
 describe("the in-app feed's expiry", () => {
   const notificationOf = (m: LogMessage): FeedRow => ({
     id: m.id,
