@@ -93,7 +93,7 @@ export function inboxFeed(db: Db, logs: LogStore, environmentId: string, subscri
         const row = await legacy.update(id, change, now);
         if (row) return row;
       }
-      const [row] = await logs.feedUpdate(environmentId, subscriberId, toFeedChange(change), toFeedFilter({ ids: [id] }), now.getTime());
+      const row = await logs.feedUpdateOne(environmentId, subscriberId, id, toFeedChange(change), now.getTime());
       return row ? fromFeedRow(row) : null;
     },
 
@@ -103,7 +103,7 @@ export function inboxFeed(db: Db, logs: LogStore, environmentId: string, subscri
         legacy.updateAll(change, filter, now),
         logs.feedUpdate(environmentId, subscriberId, toFeedChange(change), toFeedFilter(filter), now.getTime()),
       ]);
-      return [...fresh.map((r) => r.id), ...old];
+      return [...fresh, ...old];
     },
 
     async removeAll(filter: InAppFilter): Promise<string[]> {

@@ -248,12 +248,20 @@ export class LogStore {
     );
   }
 
-  /** Changes a subscriber's notifications that the filter matches; answers them as changed. */
-  async feedUpdate(environmentId: string, subscriberId: string, change: FeedChange, filter: FeedFilter, now: number): Promise<FeedRow[]> {
-    const all: FeedRow[][] = await Promise.all(
+  /** Changes a subscriber's notifications that the filter matches; answers their ids. */
+  async feedUpdate(environmentId: string, subscriberId: string, change: FeedChange, filter: FeedFilter, now: number): Promise<string[]> {
+    const all = await Promise.all(
       this.feedShards(environmentId, subscriberId).map(({ shard }) => shard.feedUpdate(environmentId, subscriberId, change, filter, now)),
     );
     return all.flat();
+  }
+
+  /** Changes one of a subscriber's notifications; answers it as changed, or null when they have no such notification. */
+  async feedUpdateOne(environmentId: string, subscriberId: string, id: string, change: FeedChange, now: number): Promise<FeedRow | null> {
+    const all: (FeedRow | null)[] = await Promise.all(
+      this.feedShards(environmentId, subscriberId).map(({ shard }) => shard.feedUpdateOne(environmentId, subscriberId, id, change, now)),
+    );
+    return all.find((row) => row !== null) ?? null;
   }
 
   /** Deletes a subscriber's notifications that the filter matches; answers their ids. */

@@ -177,14 +177,29 @@ export class FeedTable {
     return { total: row?.total ?? 0, unread: row?.unread ?? 0, unseen: row?.unseen ?? 0, archived: row?.archived ?? 0 };
   }
 
-  /** Changes every notification the filter matches; answers them as changed. */
-  update(environmentId: string, subscriberId: string, change: FeedChange, filter: FeedFilter, now: number): FeedRow[] {
+  /** Changes every notification the filter matches; answers their ids (a mark-all answers no content). */
+  update(environmentId: string, subscriberId: string, change: FeedChange, filter: FeedFilter, now: number): string[] {
     const [set, ...setValues] = setOf(change, now);
     const [where, ...values] = whereOf(environmentId, subscriberId, filter);
     return this.sql
-      .exec<FeedRecord>(`UPDATE in_app_notifications SET ${set} WHERE ${where} RETURNING *`, ...setValues, ...values)
+      .exec<{ id: string }>(`UPDATE in_app_notifications SET ${set} WHERE ${where} RETURNING id`, ...setValues, ...values)
       .toArray()
-      .map(toFeedRow);
+      .map((r) => r.id);
+  }
+
+  /** Changes one notification; answers it as changed, or null when it is not this subscriber's. */
+  updateOne(environmentId: string, subscriberId: string, id: string, change: FeedChange, now: number): FeedRow | null {
+    const [set, ...setValues] = setOf(change, now);
+    const [row] = this.sql
+      .exec<FeedRecord>(
+        `UPDATE in_app_notifications SET ${set} WHERE id = ? AND env = ? AND subscriber = ? RETURNING *`,
+        ...setValues,
+        id,
+        environmentId,
+        subscriberId,
+      )
+      .toArray();
+    return row ? toFeedRow(row) : null;
   }
 
   /** Deletes every notification the filter matches; answers their ids. */

@@ -294,8 +294,12 @@ export class LogShard extends DurableObject<Bindings> {
     return this.feed.counts(environmentId, subscriberId, filter);
   }
 
-  async feedUpdate(environmentId: string, subscriberId: string, change: FeedChange, filter: FeedFilter, now: number): Promise<FeedRow[]> {
+  async feedUpdate(environmentId: string, subscriberId: string, change: FeedChange, filter: FeedFilter, now: number): Promise<string[]> {
     return this.feed.update(environmentId, subscriberId, change, filter, now);
+  }
+
+  async feedUpdateOne(environmentId: string, subscriberId: string, id: string, change: FeedChange, now: number): Promise<FeedRow | null> {
+    return this.feed.updateOne(environmentId, subscriberId, id, change, now);
   }
 
   async feedRemove(environmentId: string, subscriberId: string, filter: FeedFilter): Promise<string[]> {
