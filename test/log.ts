@@ -1,5 +1,5 @@
 import { env } from "cloudflare:test";
-import { type LogEvent, type LogMessage, LogStore, type MessageFilter } from "../src/durable-objects/client/log-store";
+import { type FeedRow, type LogEvent, type LogMessage, LogStore, type MessageFilter } from "../src/durable-objects/client/log-store";
 
 /**
  * Every message of an environment in the log, newest first (all pages), optionally filtered as
@@ -50,4 +50,9 @@ export async function loggedCaptures(environmentId: string, transactionId: strin
     const message = messages.get(c.message_id);
     return message ? [{ captureId: c.id, message }] : [];
   });
+}
+
+/** A subscriber's in-app notifications in the log, newest first: what tests read where they once read D1's `in_app_notifications`. */
+export async function loggedFeed(environmentId: string, subscriberId: string): Promise<FeedRow[]> {
+  return new LogStore(env).feedList(environmentId, subscriberId, {}, 10_000);
 }

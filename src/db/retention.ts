@@ -7,6 +7,7 @@ import {
   environments,
   events,
   IDEMPOTENCY_KEY_HOURS,
+  inAppNotifications,
   idempotencyKeys,
   messageEvents,
   messages,
@@ -48,6 +49,8 @@ export interface RetentionReport {
   events: number;
   webhookAttempts: number;
   auditLog: number;
+  /** In-app notifications D1 kept from before the feed moved to the log shards (which expire their own). */
+  inAppNotifications: number;
 }
 
 /** The retention settings a deployment can set (wrangler.toml `[vars]`); unset or invalid values take the defaults. */
@@ -103,6 +106,7 @@ export async function purgeExpired(db: Db, policy: RetentionPolicy): Promise<Ret
     events: 0,
     webhookAttempts: 0,
     auditLog: 0,
+    inAppNotifications: 0,
   };
   const envs = await db.select({ id: environments.id }).from(environments);
 
@@ -142,6 +146,18 @@ export async function purgeExpired(db: Db, policy: RetentionPolicy): Promise<Ret
               .orderBy(asc(triggers.acceptedAt))
               .limit(n),
           ),
+        ),
+      ),
+    );
+    report.inAppNotifications += await drain(policy, report.inAppNotifications, (n) =>
+      db.delete(inAppNotifications).where(
+        inArray(
+          inAppNotifications.id,
+          db
+            .select({ id: inAppNotifications.id })
+            .from(inAppNotifications)
+            .where(and(eq(inAppNotifications.environmentId, id), lt(inAppNotifications.createdAt, policy.messagesBefore)))
+            .limit(n),
         ),
       ),
     );

@@ -1,7 +1,7 @@
 import { createDb, type Db } from "../db/client";
 import { LogStore } from "../durable-objects/client/log-store";
+import { inboxFeed } from "../durable-objects/client/inbox-feed";
 import type { Bindings } from "../env";
-import { inAppFeed } from "../db/queries/in-app";
 import { presentSubscribers } from "../db/queries/inbox-presence";
 import { preferenceLinksRepository } from "../db/queries/preference-link-settings";
 import { activityPage } from "../db/queries/subscriber-activity";
@@ -215,9 +215,9 @@ export class Data {
     return loadPreviewVariables(this.#db, this.environmentId);
   }
 
-  /** One subscriber's Inbox rows. */
+  /** One subscriber's Inbox rows: in their log shard, with D1's from before the feed left it. */
   inAppFeed(subscriberId: string) {
-    return inAppFeed(this.#db, this.environmentId, subscriberId);
+    return inboxFeed(this.#db, this.#logs, this.environmentId, subscriberId);
   }
   /** The subscribers with an open Inbox socket, at most `limit`. */
   presentSubscribers(limit: number) {

@@ -2,6 +2,7 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { InAppCounts, InAppNotification } from "../../src/features/in-app/schemas";
 import { createEnvironment, unique } from "../factories";
+import { loggedFeed } from "../log";
 import { api, expectProblem } from "../request";
 import { createWorkflow, messageDetail, settledMessages, trigger } from "./helpers";
 
@@ -26,9 +27,9 @@ const IN_APP_STEP = {
 
 /** An environment with no integration at all: the in-app channel needs none. */
 async function inAppSetup(steps: unknown[] = [IN_APP_STEP], tags = ["orders"]) {
-  const { key } = await createEnvironment();
+  const { key, id } = await createEnvironment();
   const workflow = await createWorkflow(key, { steps, tags });
-  return { key, workflow: workflow.key };
+  return { key, workflow: workflow.key, environmentId: id };
 }
 
 async function deliverTo(key: string, workflow: string, subscriberId: string, orderId = "A-1") {
@@ -39,9 +40,15 @@ async function deliverTo(key: string, workflow: string, subscriberId: string, or
 
 describe("in_app channel", () => {
   it("stores the rendered notification without any integration and records the message delivered", async () => {
-    const { key, workflow } = await inAppSetup();
+    const { key, workflow, environmentId } = await inAppSetup();
     const subscriberId = unique("sub");
     const message = await deliverTo(key, workflow, subscriberId);
+    // In the subscriber's log shard with the message (same id), none in D1.
+    expect((await loggedFeed(environmentId, subscriberId)).map((n) => n.id)).toEqual([message.id]);
+    const inD1 = await env.DB.prepare("SELECT count(*) AS n FROM in_app_notifications WHERE environment_id = ?")
+      .bind(environmentId)
+      .first<{ n: number }>();
+    expect(inD1?.n).toBe(0);
     expect(message).toMatchObject({ status: "delivered", channel: "in_app", provider: "clarion", to: subscriberId, subject: "Order A-1" });
     const detail = await messageDetail(key, message.id);
     expect(detail.events.map((e) => e.status)).toEqual(["queued", "sending", "sent", "delivered"]);
@@ -219,15 +226,13 @@ describe("/v1/subscribers/{subscriberId}/notifications", () => {
   });
 
   it("is emptied when the subscriber is erased", async () => {
-    const { key, workflow } = await inAppSetup();
+    const { key, workflow, environmentId } = await inAppSetup();
     const subscriberId = unique("sub");
     await deliverTo(key, workflow, subscriberId);
+    expect(await loggedFeed(environmentId, subscriberId)).toHaveLength(1);
     expect((await api(key, "DELETE", `/v1/subscribers/${subscriberId}`)).status).toBe(200);
     expectProblem(await feed(key, subscriberId), 404, "subscriber_not_found");
-    const rows = await env.DB.prepare("SELECT count(*) AS n FROM in_app_notifications WHERE subscriber_id = ?")
-      .bind(subscriberId)
-      .first<{ n: number }>();
-    expect(rows?.n).toBe(0);
+    expect(await loggedFeed(environmentId, subscriberId)).toEqual([]);
   });
 });
 

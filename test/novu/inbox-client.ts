@@ -5,7 +5,9 @@ import { insertNotifications } from "../../src/db/queries/in-app";
 import type { InAppContent } from "../../src/contract/in-app-content";
 import type { InAppSettings } from "../../src/features/in-app/schemas";
 import { subscriberHash } from "../../src/features/in-app/settings-repository";
-import { newId } from "../../src/lib/ids";
+import { newId, newLogId } from "../../src/lib/ids";
+import { type FeedRow, LogStore } from "../../src/durable-objects/client/log-store";
+import { subscriberPartition } from "../../src/durable-objects/client/log-naming";
 import { api, type ApiResponse } from "../request";
 
 export const settingsOf = async (key: string) => (await api<InAppSettings>(key, "GET", "/v1/in-app/settings")).body;
@@ -53,8 +55,39 @@ export async function startSession(key: string, subscriberId: string, profile: R
   return res.body.data;
 }
 
-/** Stores in-app notifications as the in_app step does (newest last); returns their ids. */
+/** Stores in-app notifications as the in_app step does, in the subscriber's log shard (newest last); returns their ids. */
 export async function storeNotifications(
+  environmentId: string,
+  subscriberId: string,
+  items: { workflowKey?: string; tags?: string[]; content?: Partial<InAppContent> }[],
+): Promise<string[]> {
+  const partition = subscriberPartition(environmentId, subscriberId);
+  const rows = items.map((item, i): FeedRow => {
+    const now = Date.now() + i;
+    return {
+      id: newLogId("msg", partition),
+      environmentId,
+      subscriberId,
+      transactionId: newId("msg"),
+      workflowKey: item.workflowKey ?? "orders",
+      stepId: "bell",
+      content: { body: `Notification ${i}`, ...item.content },
+      tags: item.tags ?? [],
+      seenAt: null,
+      readAt: null,
+      archivedAt: null,
+      snoozedUntil: null,
+      completedAction: null,
+      createdAt: now,
+      updatedAt: now,
+    };
+  });
+  await new LogStore(env).feedInsert(rows);
+  return rows.map((r) => r.id);
+}
+
+/** Stores in-app notifications in D1, as releases before the feed left it did (newest last); returns their ids. */
+export async function storeLegacyNotifications(
   environmentId: string,
   subscriberId: string,
   items: { workflowKey?: string; tags?: string[]; content?: Partial<InAppContent> }[],

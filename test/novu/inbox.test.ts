@@ -8,6 +8,8 @@ import { issueSessionToken } from "../../src/novu/inbox/session-token";
 import { createEnvironment, createWorkflow, unique } from "../factories";
 import { api } from "../request";
 import { inbox, settingsOf, startSession, storeNotifications } from "./inbox-client";
+import { LogStore } from "../../src/durable-objects/client/log-store";
+import { loggedFeed } from "../log";
 
 interface Notification {
   id: string;
@@ -273,7 +275,7 @@ describe("PATCH /novu/v1/inbox/notifications/:id/*", () => {
     const [notificationId] = await storeNotifications(id, subscriberId, [
       { content: { primaryAction: { label: "Accept" }, secondaryAction: { label: "Decline" } } },
     ]);
-    return { key, token, subscriberId, notificationId: notificationId! };
+    return { key, token, subscriberId, environmentId: id, notificationId: notificationId! };
   }
   const patch = (token: string, id: string, action: string, body?: unknown) =>
     inbox<{ data: Notification }>(token, "PATCH", `/notifications/${id}/${action}`, body);
@@ -298,7 +300,7 @@ describe("PATCH /novu/v1/inbox/notifications/:id/*", () => {
   });
 
   it("snoozes: hidden from the unsnoozed list until snoozeUntil, then back on its own", async () => {
-    const { token, notificationId } = await oneNotification();
+    const { token, notificationId, environmentId, subscriberId } = await oneNotification();
     const until = new Date(Date.now() + 3600_000).toISOString();
     expect((await patch(token, notificationId, "snooze", { snoozeUntil: until })).body.data).toMatchObject({
       isSnoozed: true,
@@ -308,9 +310,13 @@ describe("PATCH /novu/v1/inbox/notifications/:id/*", () => {
     expect((await list(token, "?snoozed=true")).body.data.map((n) => n.id)).toEqual([notificationId]);
     expect(await count(token, [{ read: false, archived: false, snoozed: false }])).toEqual([0]);
     // The moment passes: no timer wakes it, the read does.
-    await env.DB.prepare("UPDATE in_app_notifications SET snoozed_until = ? WHERE id = ?")
-      .bind(Date.now() - 1000, notificationId)
-      .run();
+    await new LogStore(env).feedUpdate(
+      environmentId,
+      subscriberId,
+      { snoozedUntil: Date.now() - 1000 },
+      { ids: [notificationId] },
+      Date.now(),
+    );
     expect((await list(token, "?snoozed=false")).body.data).toMatchObject([{ id: notificationId, isSnoozed: false, snoozedUntil: null }]);
   });
 
@@ -366,13 +372,16 @@ describe("POST /novu/v1/inbox/notifications/{read,archive,read-archive,seen,dele
     const { token } = await startSession(key, subscriberId);
     const ids = await storeNotifications(id, subscriberId, [{ tags: ["a"] }, { tags: ["b"] }, { tags: ["a", "b"] }]);
     // Another subscriber's notification, which no bulk change may touch.
-    const [theirs] = await storeNotifications(id, unique("other"), [{ tags: ["a"] }]);
-    return { key, token, ids, theirs: theirs!, environmentId: id };
+    const other = unique("other");
+    const [theirs] = await storeNotifications(id, other, [{ tags: ["a"] }]);
+    return { key, token, ids, theirs: { environmentId: id, subscriberId: other, id: theirs! }, environmentId: id };
   }
   const states = async (token: string) =>
     Object.fromEntries((await list(token)).body.data.map((n) => [n.id, { read: n.isRead, seen: n.isSeen, archived: n.isArchived }]));
-  const theirState = async (theirs: string) =>
-    env.DB.prepare("SELECT read_at, seen_at, archived_at FROM in_app_notifications WHERE id = ?").bind(theirs).first();
+  const theirState = async (theirs: { environmentId: string; subscriberId: string; id: string }) => {
+    const row = (await loggedFeed(theirs.environmentId, theirs.subscriberId)).find((r) => r.id === theirs.id);
+    return row ? { read_at: row.readAt, seen_at: row.seenAt, archived_at: row.archivedAt } : null;
+  };
 
   it("marks all read (narrowed by tags), then archives the read ones", async () => {
     const { token, ids, theirs } = await three();

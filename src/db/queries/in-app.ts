@@ -11,8 +11,9 @@ export type InAppInsert = typeof inAppNotifications.$inferInsert;
 const INSERT_COLUMNS = 10;
 
 /**
- * Stores in-app notifications; a row already there (a retried send) is left as it is. Each
- * statement answers the ids it inserted, so only new notifications are announced.
+ * Stores in-app notifications in D1, as releases before the feed moved to the log shards did
+ * (delivery writes none here now; tests seed an upgraded deployment's rows with it). A row
+ * already there is left as it is; each statement answers the ids it inserted.
  */
 export function insertNotifications(db: Db, rows: InAppInsert[]): BatchItem<"sqlite">[] {
   return chunk(rows, rowsPerStatement(INSERT_COLUMNS)).map((part) =>
@@ -226,3 +227,10 @@ export const deleteSubscriberNotifications = (db: Db, environmentId: string, sub
   db
     .delete(inAppNotifications)
     .where(and(eq(inAppNotifications.environmentId, environmentId), eq(inAppNotifications.subscriberId, subscriberId)));
+
+/** Which of these notifications D1 holds (from before the feed left it for the log), as statements to batch. */
+export const existingNotifications = (db: Db, environmentId: string, ids: readonly string[]) =>
+  db
+    .select({ id: inAppNotifications.id })
+    .from(inAppNotifications)
+    .where(and(eq(inAppNotifications.environmentId, environmentId), sql`${inAppNotifications.id} in ${inJsonList(ids)}`));

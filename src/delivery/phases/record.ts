@@ -1,6 +1,7 @@
 import type { MessageStatus } from "../../db/schema";
 import type { ClaimResult } from "../../durable-objects/ledger/claims";
 import { redactSecrets } from "../../engine/redact";
+import { partitionOfId } from "../../lib/ids";
 import { preview } from "./decide";
 import { type EventInput, type MessageFields, MessageWrites } from "../writes/message-writes";
 import { transition } from "../recipients/recipient-transitions";
@@ -110,6 +111,27 @@ export function recordClaims(plan: StepPlan, claims: ClaimResult, scope: StepSco
     const messageId = existing ? existing.id : writes.insertSending(identityOf(scope, recipient.profile.subscriberId), fields);
     if (existing)
       writes.update(environmentId, existing.id, "sending", fields, { status: "sending", detail: { attempt: existing.attempts + 1 } });
+    // The Inbox's notification goes to the log with its message (one shard, one transaction), so
+    // it is there before the send pushes it. One for a message D1 recorded is stored by the send,
+    // which looks first for the one D1 may hold.
+    if (scope.step.type === "in_app" && partitionOfId(messageId) !== null)
+      writes.notify({
+        id: messageId,
+        environmentId,
+        subscriberId: recipient.profile.subscriberId,
+        transactionId: scope.job.transactionId,
+        workflowKey: scope.trigger.workflowKey,
+        stepId,
+        content,
+        tags: [...(scope.workflowTags ?? [])],
+        seenAt: null,
+        readAt: null,
+        archivedAt: null,
+        snoozedUntil: null,
+        completedAction: null,
+        createdAt: now.getTime(),
+        updatedAt: now.getTime(),
+      });
     // What the send left out (an in-app URL that may not be served) is on the timeline with its first event, as a hold is.
     const notes = warnings ? [...recipient.notes, { warnings }] : recipient.notes;
     result.toSend.push({ recipient, messageId, isNew: !existing, content, attempts: existing?.attempts ?? 0, notes });

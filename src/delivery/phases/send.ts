@@ -62,7 +62,7 @@ async function storeAll(env: Bindings, scope: StepScope, sends: Send[], integrat
   const results = await storeInApp(
     env,
     scope,
-    sends.map((s) => ({ messageId: s.messageId, subscriberId: s.recipient.profile.subscriberId, content: s.content })),
+    sends.map((s) => ({ messageId: s.messageId, subscriberId: s.recipient.profile.subscriberId, content: s.content, isNew: s.isNew })),
   );
   return sends.map((send, i) => ({ send, integration, to: send.recipient.profile.subscriberId, result: results[i]! }));
 }

@@ -16,7 +16,7 @@ import {
 import type { EventType } from "../../contract/event-types";
 import { normaliseAddress } from "../../lib/normalise-address";
 import { newId, newLogId } from "../../lib/ids";
-import type { LogBatch, LogMessage, LogStore, MessageAbout, MessageChanges } from "../../durable-objects/client/log-store";
+import type { FeedRow, LogBatch, LogMessage, LogStore, MessageAbout, MessageChanges } from "../../durable-objects/client/log-store";
 import { subscriberPartition } from "../../durable-objects/client/log-naming";
 import type { Capture } from "../../providers/types";
 
@@ -120,6 +120,7 @@ export class MessageWrites {
   private readonly updates: MessageUpdate[] = [];
   private readonly messageFacts: MessageFact[] = [];
   private readonly suppressionFacts: SuppressionFact[] = [];
+  private readonly notifications: FeedRow[] = [];
   /** Where, in the statements `all()` answered, the outbound events' inserts are. */
   private eventsAt: number[] = [];
   constructor(
@@ -142,6 +143,7 @@ export class MessageWrites {
       merged.updates.push(...w.updates);
       merged.messageFacts.push(...w.messageFacts);
       merged.suppressionFacts.push(...w.suppressionFacts);
+      merged.notifications.push(...w.notifications);
     }
     return merged;
   }
@@ -208,6 +210,11 @@ export class MessageWrites {
     this.timeline(environmentId, messageId, event, this.now);
   }
 
+  /** An in-app notification: written with its message, in the same shard and transaction. */
+  notify(row: FeedRow): void {
+    this.notifications.push(row);
+  }
+
   capture(environmentId: string, messageId: string, capture: Capture): void {
     this.captures.push({ id: newId("cap"), environmentId, messageId, ...capture, createdAt: this.now });
   }
@@ -249,6 +256,7 @@ export class MessageWrites {
         batch.ref({ providerMessageId: u.values.providerMessageId, environmentId, messageId: u.key });
     }
     for (const e of this.events) batch.event(e);
+    for (const f of this.notifications) batch.feed(f);
     for (const m of this.inserts)
       if (m.providerMessageId) batch.ref({ providerMessageId: m.providerMessageId, environmentId: m.environmentId, messageId: m.id });
     return batch;

@@ -2,6 +2,10 @@ import type { Bindings } from "../../env";
 import { partitionOfId } from "../../lib/ids";
 import type {
   Expired,
+  FeedChange,
+  FeedCounts,
+  FeedFilter,
+  FeedRow,
   LogEvent,
   LogMessage,
   LogWrite,
@@ -16,6 +20,10 @@ import { allLogShards, logShardFor, logShardsFor, providerPartition, subscriberP
 
 export type {
   Expired,
+  FeedChange,
+  FeedCounts,
+  FeedFilter,
+  FeedRow,
   LogEvent,
   LogMessage,
   LogWrite,
@@ -44,7 +52,7 @@ export class LogBatch {
     const name = logShardFor(this.env, partition);
     let w = this.byShard.get(name);
     if (!w) {
-      w = { inserts: [], updates: [], events: [], refs: [] };
+      w = { inserts: [], updates: [], events: [], refs: [], feed: [] };
       this.byShard.set(name, w);
     }
     return w;
@@ -71,6 +79,11 @@ export class LogBatch {
   /** Where a provider's report of `providerMessageId` finds the message. */
   ref(ref: ProviderRef): void {
     this.at(providerPartition(ref.providerMessageId)).refs.push(ref);
+  }
+
+  /** An in-app notification: in its subscriber's shard, with its message. */
+  feed(row: FeedRow): void {
+    this.at(subscriberPartition(row.environmentId, row.subscriberId)).feed.push(row);
   }
 
   get shards(): number {
@@ -197,9 +210,72 @@ export class LogStore {
         messages: sum.messages + e.messages,
         events: sum.events + e.events,
         refs: sum.refs + e.refs,
+        feed: sum.feed + e.feed,
         archived: sum.archived + e.archived,
       }),
-      { messages: 0, events: 0, refs: 0, archived: 0 },
+      { messages: 0, events: 0, refs: 0, feed: 0, archived: 0 },
     );
+  }
+
+  /** The shards that may hold a subscriber's notifications: their partition's, in the current layout and the previous one. */
+  private feedShards(environmentId: string, subscriberId: string) {
+    return logShardsFor(this.env, subscriberPartition(environmentId, subscriberId)).map((name) => ({ name, shard: this.shard(name) }));
+  }
+
+  /** A page of a subscriber's notifications, newest first (by id, which is time-ordered), below `after`: at most `limit`. */
+  async feedList(environmentId: string, subscriberId: string, filter: FeedFilter, limit: number, after?: string): Promise<FeedRow[]> {
+    const pages: FeedRow[][] = await Promise.all(
+      this.feedShards(environmentId, subscriberId).map(({ shard }) => shard.feedList(environmentId, subscriberId, filter, limit, after)),
+    );
+    return pages
+      .flat()
+      .sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
+      .slice(0, limit);
+  }
+
+  async feedCounts(environmentId: string, subscriberId: string, filter: FeedFilter): Promise<FeedCounts> {
+    const all = await Promise.all(
+      this.feedShards(environmentId, subscriberId).map(({ shard }) => shard.feedCounts(environmentId, subscriberId, filter)),
+    );
+    return all.reduce(
+      (sum, c) => ({
+        total: sum.total + c.total,
+        unread: sum.unread + c.unread,
+        unseen: sum.unseen + c.unseen,
+        archived: sum.archived + c.archived,
+      }),
+      { total: 0, unread: 0, unseen: 0, archived: 0 },
+    );
+  }
+
+  /** Changes a subscriber's notifications that the filter matches; answers their ids. */
+  async feedUpdate(environmentId: string, subscriberId: string, change: FeedChange, filter: FeedFilter, now: number): Promise<string[]> {
+    const all = await Promise.all(
+      this.feedShards(environmentId, subscriberId).map(({ shard }) => shard.feedUpdate(environmentId, subscriberId, change, filter, now)),
+    );
+    return all.flat();
+  }
+
+  /** Changes one of a subscriber's notifications; answers it as changed, or null when they have no such notification. */
+  async feedUpdateOne(environmentId: string, subscriberId: string, id: string, change: FeedChange, now: number): Promise<FeedRow | null> {
+    const all: (FeedRow | null)[] = await Promise.all(
+      this.feedShards(environmentId, subscriberId).map(({ shard }) => shard.feedUpdateOne(environmentId, subscriberId, id, change, now)),
+    );
+    return all.find((row) => row !== null) ?? null;
+  }
+
+  /** Deletes a subscriber's notifications that the filter matches; answers their ids. */
+  async feedRemove(environmentId: string, subscriberId: string, filter: FeedFilter): Promise<string[]> {
+    const all = await Promise.all(
+      this.feedShards(environmentId, subscriberId).map(({ shard }) => shard.feedRemove(environmentId, subscriberId, filter)),
+    );
+    return all.flat();
+  }
+
+  /** Stores notifications outside a delivery phase's write, each in its subscriber's shard; answers the new ones' ids. */
+  async feedInsert(rows: FeedRow[]): Promise<string[]> {
+    const byShard = Map.groupBy(rows, (r) => logShardFor(this.env, subscriberPartition(r.environmentId, r.subscriberId)));
+    const all = await Promise.all([...byShard].map(([name, some]) => this.shard(name).feedInsert(name, some)));
+    return all.flat();
   }
 }

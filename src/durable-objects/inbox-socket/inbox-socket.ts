@@ -1,6 +1,8 @@
 import { DurableObject } from "cloudflare:workers";
 import { unscopedDb } from "../../db/unscoped";
-import { inAppFeed, type InAppRow } from "../../db/queries/in-app";
+import type { InAppRow } from "../../db/queries/in-app";
+import { inboxFeed } from "../client/inbox-feed";
+import { LogStore } from "../client/log-store";
 import { setPresence } from "../../db/queries/inbox-presence";
 import { inboxSessionState, sessionHolds } from "../../db/queries/inbox-session";
 import type { Bindings } from "../../env";
@@ -188,7 +190,9 @@ export class InboxSocket extends DurableObject<Bindings> {
 
   /** The badges as the Inbox session counts them: a snoozed notification is out of sight until it wakes. */
   private counts(environmentId: string, subscriberId: string) {
-    return inAppFeed(unscopedDb(this.env), environmentId, subscriberId).counts({ snoozed: { value: false, now: new Date() } });
+    return inboxFeed(unscopedDb(this.env), new LogStore(this.env), environmentId, subscriberId).counts({
+      snoozed: { value: false, now: new Date() },
+    });
   }
 
   private broadcast(sockets: WebSocket[], frames: string[]): number {

@@ -1,4 +1,5 @@
 import type { Bindings } from "../../env";
+import { type FeedRecord, toFeedRow } from "./feed-table";
 import { toEvent, toMessage } from "./records";
 import type { EventRecord, MessageRecord } from "./schema";
 
@@ -41,6 +42,11 @@ export async function archiveAndExpire(storage: DurableObjectStorage, archive: R
   const events = ids.flatMap((id) =>
     sql.exec<EventRecord>("SELECT * FROM message_events WHERE message_id = ? ORDER BY at, id", id).toArray(),
   );
+  // A notification is made with its message, so it goes with it (by the same age: one made for a
+  // message still in D1 has none here).
+  const feed = sql
+    .exec<FeedRecord>("SELECT * FROM in_app_notifications WHERE created_at < ? ORDER BY created_at, id LIMIT ?", pass.before, pass.maxRows)
+    .toArray();
   const createdOf = new Map(messages.map((m) => [m.id, m.created_at]));
   const files = new Map<string, string[]>();
   const add = (env: string, table: string, at: number, line: unknown) => {
@@ -52,6 +58,7 @@ export async function archiveAndExpire(storage: DurableObjectStorage, archive: R
   if (archive) {
     for (const m of messages) add(m.env, "messages", m.created_at, toMessage(m));
     for (const e of events) add(e.env, "message_events", createdOf.get(e.message_id) ?? e.at, toEvent(e));
+    for (const f of feed) add(f.env, "in_app_notifications", f.created_at, toFeedRow(f));
   }
   const parts = [...files].map(([prefix, lines]) => {
     const setting = `part:${prefix}`;
@@ -67,6 +74,7 @@ export async function archiveAndExpire(storage: DurableObjectStorage, archive: R
       sql.exec("DELETE FROM message_events WHERE message_id = ?", id);
       sql.exec("DELETE FROM messages WHERE id = ?", id);
     }
+    for (const f of feed) sql.exec("DELETE FROM in_app_notifications WHERE id = ?", f.id);
     for (const p of parts)
       sql.exec(
         "INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
@@ -79,7 +87,8 @@ export async function archiveAndExpire(storage: DurableObjectStorage, archive: R
     messages: ids.length,
     events: events.length,
     refs,
-    archived: archive ? ids.length + events.length : 0,
-    more: ids.length === pass.maxRows,
+    feed: feed.length,
+    archived: archive ? ids.length + events.length + feed.length : 0,
+    more: ids.length === pass.maxRows || feed.length === pass.maxRows,
   };
 }

@@ -13,7 +13,22 @@ import {
   toEvent,
   toMessage,
 } from "./records";
-import type { Expired, LogEvent, LogMessage, LogWrite, LogWritten, MessageChanges, MessageFilter, ProviderRef, StatsRow } from "./rows";
+import { FeedTable } from "./feed-table";
+import type {
+  Expired,
+  FeedChange,
+  FeedCounts,
+  FeedFilter,
+  FeedRow,
+  LogEvent,
+  LogMessage,
+  LogWrite,
+  LogWritten,
+  MessageChanges,
+  MessageFilter,
+  ProviderRef,
+  StatsRow,
+} from "./rows";
 import { type EventRecord, LOG_SCHEMA, type MessageRecord } from "./schema";
 
 /** How often a shard looks for rows past their retention. */
@@ -27,11 +42,13 @@ const EXPIRY_EVERY_MS = 3_600_000;
  */
 export class LogShard extends DurableObject<Bindings> {
   private readonly sql: SqlStorage;
+  private readonly feed: FeedTable;
 
   constructor(ctx: DurableObjectState, env: Bindings) {
     super(ctx, env);
     this.sql = ctx.storage.sql;
     this.sql.exec(LOG_SCHEMA);
+    this.feed = new FeedTable(this.sql);
   }
 
   /** Applies one phase's rows; a message whose send identity is already stored keeps its row (and id). */
@@ -54,6 +71,8 @@ export class LogShard extends DurableObject<Bindings> {
           if (row && row.id !== m.id) existing.push({ requested: m.id, id: row.id });
         }
       }
+      const storedAs = new Map(existing.map((e) => [e.requested, e.id]));
+      for (const f of w.feed ?? []) this.feed.insert({ ...f, id: storedAs.get(f.id) ?? f.id });
       for (const u of w.updates ?? []) this.update(u.id, u.changes);
       for (const e of w.events ?? []) this.append(e);
       for (const r of w.refs ?? [])
@@ -222,6 +241,8 @@ export class LogShard extends DurableObject<Bindings> {
         environmentId,
         subscriberId,
       ).rowsWritten;
+      // Their Inbox goes with them: a notification holds the rendered content.
+      this.feed.eraseSubscriber(environmentId, subscriberId);
       return { redacted, transactionIds };
     });
   }
@@ -231,6 +252,7 @@ export class LogShard extends DurableObject<Bindings> {
     return this.ctx.storage.transactionSync(() => {
       this.sql.exec("DELETE FROM message_events WHERE env = ?", environmentId);
       this.sql.exec("DELETE FROM provider_refs WHERE env = ?", environmentId);
+      this.feed.eraseEnvironment(environmentId);
       return this.sql.exec("DELETE FROM messages WHERE env = ?", environmentId).rowsWritten;
     });
   }
@@ -262,4 +284,32 @@ export class LogShard extends DurableObject<Bindings> {
     this.named = true;
   }
   private named = false;
+
+  /** A page of one subscriber's in-app notifications, newest first, below the id `after`. */
+  async feedList(environmentId: string, subscriberId: string, filter: FeedFilter, limit: number, after?: string): Promise<FeedRow[]> {
+    return this.feed.list(environmentId, subscriberId, filter, limit, after);
+  }
+
+  async feedCounts(environmentId: string, subscriberId: string, filter: FeedFilter): Promise<FeedCounts> {
+    return this.feed.counts(environmentId, subscriberId, filter);
+  }
+
+  async feedUpdate(environmentId: string, subscriberId: string, change: FeedChange, filter: FeedFilter, now: number): Promise<string[]> {
+    return this.feed.update(environmentId, subscriberId, change, filter, now);
+  }
+
+  async feedUpdateOne(environmentId: string, subscriberId: string, id: string, change: FeedChange, now: number): Promise<FeedRow | null> {
+    return this.feed.updateOne(environmentId, subscriberId, id, change, now);
+  }
+
+  async feedRemove(environmentId: string, subscriberId: string, filter: FeedFilter): Promise<string[]> {
+    return this.feed.remove(environmentId, subscriberId, filter);
+  }
+
+  /** Stores notifications outside a delivery phase's write (a retried send of a message recorded in D1); answers the new ones' ids. */
+  async feedInsert(name: string, rows: FeedRow[]): Promise<string[]> {
+    const inserted = this.ctx.storage.transactionSync(() => rows.filter((f) => this.feed.insert(f)).map((f) => f.id));
+    await this.armExpiry(name);
+    return inserted;
+  }
 }

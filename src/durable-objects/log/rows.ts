@@ -69,6 +69,8 @@ export interface LogWrite {
   updates?: { id: string; changes: MessageChanges }[];
   events?: LogEvent[];
   refs?: ProviderRef[];
+  /** In-app notifications, with their messages (a message whose send identity was stored already lends its id). */
+  feed?: FeedRow[];
 }
 
 /** What an outbound event says of the message it reports, as the write left it. */
@@ -114,5 +116,57 @@ export interface Expired {
   messages: number;
   events: number;
   refs: number;
+  /** In-app notifications. */
+  feed: number;
+  archived: number;
+}
+
+/** A subscriber's in-app notification as the log holds it: the `in_app` message's id, times as epoch ms. */
+export interface FeedRow {
+  id: string;
+  environmentId: string;
+  subscriberId: string;
+  transactionId: string;
+  workflowKey: string;
+  stepId: string;
+  content: Record<string, unknown>;
+  tags: string[];
+  seenAt: number | null;
+  readAt: number | null;
+  archivedAt: number | null;
+  snoozedUntil: number | null;
+  completedAction: "primary" | "secondary" | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** Which of a subscriber's notifications a feed read or bulk change applies to (db/queries/in-app.ts' InAppFilter, times as ms). */
+export interface FeedFilter {
+  read?: boolean;
+  seen?: boolean;
+  archived?: boolean;
+  tags?: string[];
+  workflowKey?: string;
+  tagGroups?: string[][];
+  snoozed?: { value: boolean; now: number };
+  data?: { path: string[]; anyOf: (string | number | boolean | null)[] }[];
+  createdGte?: number;
+  createdLte?: number;
+  ids?: string[];
+}
+
+/** A change to notifications (InAppChange, times as ms). */
+export interface FeedChange {
+  read?: boolean;
+  seen?: boolean;
+  archived?: boolean;
+  snoozedUntil?: number | null;
+  completedAction?: "primary" | "secondary" | null;
+}
+
+export interface FeedCounts {
+  total: number;
+  unread: number;
+  unseen: number;
   archived: number;
 }
