@@ -114,5 +114,7 @@ export interface Expired {
   messages: number;
   events: number;
   refs: number;
+  /** Finished trigger records. */
+  triggers: number;
   archived: number;
 }

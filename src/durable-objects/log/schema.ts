@@ -1,3 +1,5 @@
+import { TRIGGERS_SCHEMA } from "./triggers-table";
+
 /**
  * A log shard's tables. A message row carries `states`, the bits of every status its timeline
  * reached, kept as events are appended: the stats read one index range and no timeline.
@@ -25,6 +27,7 @@ export const LOG_SCHEMA = `
   ) WITHOUT ROWID;
   CREATE INDEX IF NOT EXISTS provider_refs_created ON provider_refs (created_at);
   CREATE TABLE IF NOT EXISTS settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+${TRIGGERS_SCHEMA}
 `;
 
 /** A stored message row, as SQLite answers it. */
