@@ -296,7 +296,7 @@ export class LogStore {
     return last;
   }
 
-  /** Which deleted workflows (key, deleted at) still have an unfinished trigger accepted before the delete. */
+  /** Which deleted workflows (key, deleted at) still have an unfinished trigger accepted before the delete, as `<deleted at>:<key>`. */
   async unfinishedTriggers(environmentId: string, tombstones: [string, number][]): Promise<Set<string>> {
     if (tombstones.length === 0) return new Set();
     const all = await Promise.all(allLogShards(this.env).map((name) => this.shard(name).unfinishedTriggers(environmentId, tombstones)));

@@ -225,7 +225,7 @@ export class TriggersTable {
     });
   }
 
-  /** Which of these (workflow key, deleted at) have an unfinished trigger accepted at or before then. */
+  /** Which of these (workflow key, deleted at) have an unfinished trigger accepted at or before then, as `<deleted at>:<key>`. */
   unfinished(environmentId: string, tombstones: [string, number][]): string[] {
     return tombstones.flatMap(([workflowKey, deletedAt]) =>
       this.sql
@@ -236,7 +236,7 @@ export class TriggersTable {
           deletedAt,
         )
         .toArray().length > 0
-        ? [workflowKey]
+        ? [`${deletedAt}:${workflowKey}`]
         : [],
     );
   }
