@@ -1,5 +1,12 @@
 import { env } from "cloudflare:test";
-import { type LogEvent, type LogMessage, LogStore, type MessageFilter } from "../src/durable-objects/client/log-store";
+import {
+  type LogEvent,
+  type LogMessage,
+  LogStore,
+  type LogTrigger,
+  type MessageFilter,
+  type TriggerFilter,
+} from "../src/durable-objects/client/log-store";
 
 /**
  * Every message of an environment in the log, newest first (all pages), optionally filtered as
@@ -50,4 +57,24 @@ export async function loggedCaptures(environmentId: string, transactionId: strin
     const message = messages.get(c.message_id);
     return message ? [{ captureId: c.id, message }] : [];
   });
+}
+
+/** A trigger's record in the log (placed by trigger), or null: what tests once read from D1's `triggers`. */
+export async function loggedTrigger(environmentId: string, transactionId: string): Promise<LogTrigger | null> {
+  const [found] = await new LogStore(env).findTriggers(environmentId, [transactionId]);
+  return found ?? null;
+}
+
+/** Every trigger record of an environment in the log, newest first (all pages). */
+export async function loggedTriggers(environmentId: string, filter: Omit<Partial<TriggerFilter>, "environmentId"> = {}): Promise<LogTrigger[]> {
+  const store = new LogStore(env);
+  const all: LogTrigger[] = [];
+  let before: [number, string] | undefined;
+  for (;;) {
+    const page = await store.listTriggers({ ...filter, environmentId, limit: 500, ...(before ? { before } : {}) });
+    all.push(...page);
+    if (page.length < 500) return all;
+    const last = page[page.length - 1]!;
+    before = [last.acceptedAt, last.transactionId];
+  }
 }
