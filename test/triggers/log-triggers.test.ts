@@ -200,6 +200,23 @@ describe("GET /v1/triggers with the log and D1's legacy records", () => {
   });
 });
 
+describe("the workflow list's last triggered, from the log and D1's legacy records", () => {
+  it("takes the newest of both, per workflow", async () => {
+    const { id, key } = await createEnvironment();
+    for (const k of ["both", "legacy", "logged", "never"]) await createWorkflow(key, { key: k });
+    await legacy(id, 5, { workflow: "both" });
+    await logged(id, 9, { workflow: "both" });
+    await legacy(id, 7, { workflow: "legacy" });
+    await logged(id, 3, { workflow: "logged" });
+    await logged(id, 1, { workflow: "logged" });
+    type Page = { data: { key: string; lastTriggeredAt: string | null }[] };
+    const listed = (await api<Page>(key, "GET", "/v1/workflows")).body.data;
+    const last = Object.fromEntries(listed.map((w) => [w.key, w.lastTriggeredAt]));
+    const iso = (minutes: number) => new Date(T0 + minutes * 60_000).toISOString();
+    expect(last).toEqual({ both: iso(9), legacy: iso(7), logged: iso(3), never: null });
+  });
+});
+
 describe("trigger.completed and trigger.cancelled from the log's record", () => {
   it("describe the trigger as the log left it, once however often written", async () => {
     const { id, key } = await createEnvironment();
