@@ -66,7 +66,10 @@ export async function loggedTrigger(environmentId: string, transactionId: string
 }
 
 /** Every trigger record of an environment in the log, newest first (all pages). */
-export async function loggedTriggers(environmentId: string, filter: Omit<Partial<TriggerFilter>, "environmentId"> = {}): Promise<LogTrigger[]> {
+export async function loggedTriggers(
+  environmentId: string,
+  filter: Omit<Partial<TriggerFilter>, "environmentId"> = {},
+): Promise<LogTrigger[]> {
   const store = new LogStore(env);
   const all: LogTrigger[] = [];
   let before: [number, string] | undefined;

@@ -77,7 +77,12 @@ export class DeliveryContext {
         ...(described.length ? [loggedTriggerFactEvents(this.db, "trigger.completed", described)] : []),
       ];
       const results = await this.write([...statements, ...events]);
-      this.emit(writtenEvents(results, events.map((_, i) => statements.length + i)));
+      this.emit(
+        writtenEvents(
+          results,
+          events.map((_, i) => statements.length + i),
+        ),
+      );
       return items.map(() => undefined);
     });
     this.messageWrites = new MicroBatcher(async (_key, list) => {

@@ -92,8 +92,7 @@ describe("the hand-bound trigger writes of delivery (D1's records from before th
       }));
       const finishStatements = finishTriggers(recordingDb, finishes, at(0));
       expect(finishStatements.length).toBe(drizzleBuilt.finishTriggers(db, finishes, at(0)).length);
-      for (const statement of finishStatements)
-        expect(recorded(statement).params.length).toBeLessThanOrEqual(100);
+      for (const statement of finishStatements) expect(recorded(statement).params.length).toBeLessThanOrEqual(100);
     }
   });
 });

@@ -154,8 +154,7 @@ describe("DELETE /v1/subscribers/{subscriberId}", () => {
     await api(key, "POST", "/sub", actor);
     const transactionId = await trigger(key, { workflow: "mention", to: [reader], actor, payload: {} });
     await settledMessages(key, transactionId, 1);
-    const actorOf = async () =>
-      JSON.stringify((await loggedTrigger(id, transactionId))!.actor);
+    const actorOf = async () => JSON.stringify((await loggedTrigger(id, transactionId))!.actor);
     expect(await actorOf()).toContain(actor.email);
 
     expect((await erase(key, actor.subscriberId)).status).toBe(200);

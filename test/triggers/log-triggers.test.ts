@@ -114,7 +114,16 @@ describe("trigger records in the log", () => {
     const write = (status: TriggerStatus, cancelledMessages?: number) =>
       recordTriggers(store, [
         {
-          record: { environmentId: id, transactionId, workflowKey: "welcome", recipients: [], payload: {}, overrides: null, actor: null, acceptedAt: T0 },
+          record: {
+            environmentId: id,
+            transactionId,
+            workflowKey: "welcome",
+            recipients: [],
+            payload: {},
+            overrides: null,
+            actor: null,
+            acceptedAt: T0,
+          },
           status,
           ...(cancelledMessages === undefined ? {} : { cancelledMessages }),
         },

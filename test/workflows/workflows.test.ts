@@ -290,7 +290,9 @@ describe("GET /v1/workflows", () => {
   });
 
   it("reads lastTriggeredAt with an index seek per workflow, not a scan of the triggers", async () => {
-    const query = workflowsRepository(createDb(env.DB), "env_plan", new LogStore(env)).listQuery(50, undefined, { q: "order", active: true }).toSQL();
+    const query = workflowsRepository(createDb(env.DB), "env_plan", new LogStore(env))
+      .listQuery(50, undefined, { q: "order", active: true })
+      .toSQL();
     const plan = await env.DB.prepare(`EXPLAIN QUERY PLAN ${query.sql}`)
       .bind(...query.params)
       .all<{ detail: string }>();

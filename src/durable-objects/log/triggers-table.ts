@@ -219,7 +219,11 @@ export class TriggersTable {
   lastTriggered(environmentId: string, workflowKeys: string[]): { workflowKey: string; at: number }[] {
     return workflowKeys.flatMap((workflowKey) => {
       const [row] = this.sql
-        .exec<{ at: number | null }>("SELECT max(accepted_at) AS at FROM triggers WHERE env = ? AND workflow = ?", environmentId, workflowKey)
+        .exec<{ at: number | null }>(
+          "SELECT max(accepted_at) AS at FROM triggers WHERE env = ? AND workflow = ?",
+          environmentId,
+          workflowKey,
+        )
         .toArray();
       return row?.at != null ? [{ workflowKey, at: row.at }] : [];
     });

@@ -111,7 +111,9 @@ export function triggersRepository(db: Db, environmentId: string, logs: LogStore
       ]);
       // The log's first: a trigger in both (in flight at the upgrade) shows the log's record.
       const seen = new Set<string>();
-      const rows = [...fromLog, ...legacy.map(fromD1)].sort(newestFirst).filter((r) => !seen.has(r.transactionId) && seen.add(r.transactionId));
+      const rows = [...fromLog, ...legacy.map(fromD1)]
+        .sort(newestFirst)
+        .filter((r) => !seen.has(r.transactionId) && seen.add(r.transactionId));
       const page = keysetPage(rows, query.limit, (last) => triggerCursor.encode([last.acceptedAt, last.transactionId]));
       return { data: page.rows.map(toSummary), nextCursor: page.nextCursor };
     },
