@@ -7,8 +7,14 @@
 // real provider would have received) are shown apart and left out of the totals: a deployment
 // with real providers writes none.
 //
+// Since v4 the message log (messages, timelines, trigger records) lives in the log shards (Durable
+// Object SQLite): their files are read too (read-only, as bench/reads.mjs does) to wait for the
+// deliveries and to print the log's own bytes per trigger beside D1's.
+//
 // The recipients are a fixed pool of subscribers that exist before the measurement, so the
 // figures are the log's growth, not new profiles'.
+import { existsSync, readdirSync } from "node:fs";
+import { join } from "node:path";
 import { client, ensureWorkflow, localDb, startServer } from "./server.mjs";
 
 const N = Number(process.env.BENCH_N ?? 2_000);
@@ -47,20 +53,73 @@ function pagesByTable(persistTo) {
   });
 }
 
-async function waitFinal(persistTo, prefix, expected) {
+/** The log shards' SQLite files, each opened read-only (a busy page is read again). */
+async function logShards(persistTo) {
+  process.removeAllListeners("warning");
+  const { DatabaseSync } = await import("node:sqlite");
+  const folder = join(persistTo, "v3", "do", "clarion-LogShard");
+  const files = existsSync(folder) ? readdirSync(folder).filter((f) => f.endsWith(".sqlite") && f !== "metadata.sqlite") : [];
+  return files.map((file) => {
+    const db = new DatabaseSync(join(folder, file), { readOnly: true });
+    db.exec("PRAGMA busy_timeout = 5000");
+    return {
+      all: (sql) => {
+        for (let attempt = 0; ; attempt++) {
+          try {
+            return db.prepare(sql).all();
+          } catch (error) {
+            // A shard made since the last look may not have its tables yet.
+            if (/no such table/i.test(String(error))) return [];
+            if (attempt >= 20 || !/BUSY|locked/i.test(String(error))) throw error;
+          }
+        }
+      },
+      close: () => db.close(),
+    };
+  });
+}
+
+/** The log's bytes per table over every shard, in whole pages with its indexes. */
+async function logPagesByTable(persistTo) {
+  const bytes = new Map();
+  for (const db of await logShards(persistTo)) {
+    for (const r of db.all(
+      `SELECT coalesce(s.tbl_name, d.name) AS tbl, sum(d.pgsize) AS bytes FROM dbstat d LEFT JOIN sqlite_schema s ON s.name = d.name GROUP BY tbl`,
+    ))
+      bytes.set(r.tbl, (bytes.get(r.tbl) ?? 0) + Number(r.bytes));
+    db.close();
+  }
+  return bytes;
+}
+
+/** Rows of `sql` (one count each) summed over D1's legacy tables and every log shard. */
+async function countEverywhere(persistTo, d1Sql, logSql) {
+  const d1 = await localDb(persistTo);
+  let n = Number(d1.all(d1Sql)[0].n);
+  d1.close();
+  for (const db of await logShards(persistTo)) {
+    n += Number(db.all(logSql)[0]?.n ?? 0);
+    db.close();
+  }
+  return n;
+}
+
+async function waitFinal(persistTo, prefix, expected, triggers) {
   const started = Date.now();
   for (;;) {
-    const db = await localDb(persistTo);
-    const [row] = db.all(
+    const final = await countEverywhere(
+      persistTo,
       `SELECT count(*) AS n FROM messages WHERE transaction_id LIKE '${prefix}%' AND status NOT IN ('queued', 'sending')`,
+      `SELECT count(*) AS n FROM messages WHERE tx LIKE '${prefix}%' AND status NOT IN ('queued', 'sending')`,
     );
     // The trigger's record is finished after its messages: wait for that write too.
-    const [open] = db.all(
-      `SELECT count(*) AS n FROM triggers WHERE transaction_id LIKE '${prefix}%' AND status IN ('accepted', 'processing')`,
+    const finished = await countEverywhere(
+      persistTo,
+      `SELECT count(*) AS n FROM triggers WHERE transaction_id LIKE '${prefix}%' AND status NOT IN ('accepted', 'processing')`,
+      `SELECT count(*) AS n FROM triggers WHERE tx LIKE '${prefix}%' AND status NOT IN ('accepted', 'processing')`,
     );
-    db.close();
-    if (Number(row.n) >= expected && Number(open.n) === 0) return;
-    if (Date.now() - started > TIMEOUT_MS) throw new Error(`only ${row.n} of ${expected} messages final after ${TIMEOUT_MS / 1000} s`);
+    if (final >= expected && finished >= triggers) return;
+    if (Date.now() - started > TIMEOUT_MS) throw new Error(`only ${final} of ${expected} messages final after ${TIMEOUT_MS / 1000} s`);
     await new Promise((r) => setTimeout(r, 500));
   }
 }
@@ -88,6 +147,7 @@ const num = (n) => Math.round(n).toLocaleString("en-US");
 
 const server = await startServer({ port: process.env.PORT ?? "8799" });
 const results = {};
+const logResults = {};
 try {
   const { call } = client(server.baseUrl, server.key);
   const run = Date.now().toString(36);
@@ -96,16 +156,20 @@ try {
     await ensureWorkflow(call, key, `Storage ${name}`, steps);
     // The pool's profiles, and a first page of each table, exist before the measurement.
     await send(call, key, `warm-${name}-${run}-`, POOL);
-    await waitFinal(server.persistTo, `warm-${name}-${run}-`, POOL * steps.length);
+    await waitFinal(server.persistTo, `warm-${name}-${run}-`, POOL * steps.length, POOL);
     const before = await pagesByTable(server.persistTo);
+    const logBefore = await logPagesByTable(server.persistTo);
     await send(call, key, `st-${name}-${run}-`, N);
-    await waitFinal(server.persistTo, `st-${name}-${run}-`, N * steps.length);
+    await waitFinal(server.persistTo, `st-${name}-${run}-`, N * steps.length, N);
     const after = await pagesByTable(server.persistTo);
-    const perTable = [...after]
-      .map(([table, bytes]) => [table, (bytes - (before.get(table) ?? 0)) / N])
-      .filter(([, b]) => b !== 0)
-      .sort(([, a], [, b]) => b - a);
-    results[name] = perTable;
+    const logAfter = await logPagesByTable(server.persistTo);
+    const grown = (a, b) =>
+      [...a]
+        .map(([table, bytes]) => [table, (bytes - (b.get(table) ?? 0)) / N])
+        .filter(([, n]) => n !== 0)
+        .sort(([, x], [, y]) => y - x);
+    results[name] = grown(after, before);
+    logResults[name] = grown(logAfter, logBefore);
   }
 } finally {
   await server.stop();
@@ -123,6 +187,13 @@ for (const [name, perTable] of Object.entries(results)) {
   }
   console.log(`  ${pad("total", 28)} ${num(total).padStart(7)}`);
   totals[name] = total;
+  console.log(`${name} workflow: the log's bytes per delivered trigger (all shards)`);
+  let logTotal = 0;
+  for (const [table, bytes] of logResults[name]) {
+    logTotal += bytes;
+    console.log(`  ${pad(table, 28)} ${num(bytes).padStart(7)}`);
+  }
+  console.log(`  ${pad("total", 28)} ${num(logTotal).padStart(7)}`);
 }
 
 console.log(`\nHistory one D1 database (${D1_BYTES / 1e9} GB) holds, and the bytes 30 days take:`);

@@ -7,6 +7,8 @@ import { newId } from "../src/lib/ids";
 import type { TriggerAccepted } from "../src/features/triggers/schemas";
 import type { Workflow } from "../src/features/workflows/schemas";
 import { api } from "./request";
+import type { LogTrigger } from "../src/durable-objects/client/log-store";
+import { loggedTrigger, loggedTriggers } from "./log";
 
 let counter = 0;
 export const unique = (prefix: string) => `${prefix}-${Date.now().toString(36)}-${++counter}`;
@@ -66,16 +68,34 @@ export interface TriggerRow {
   updated_at: number;
 }
 
-/** The D1 record of a trigger, as the Queue consumer (or a cancellation) wrote it. */
-export const triggerRow = (environmentId: string, transactionId: string) =>
-  env.DB.prepare("SELECT * FROM triggers WHERE environment_id = ? AND transaction_id = ?")
-    .bind(environmentId, transactionId)
-    .first<TriggerRow>();
+/**
+ * The record of a trigger, as the Queue consumer (or a cancellation) wrote it: in the log since
+ * v4 (placed by trigger), shown in the columns D1's `triggers` had (JSON as text, times in ms).
+ */
+export const triggerRow = async (environmentId: string, transactionId: string): Promise<TriggerRow | null> => {
+  const t = await loggedTrigger(environmentId, transactionId);
+  return t && storedTrigger(t);
+};
 
+const storedTrigger = (t: LogTrigger) => ({
+  environment_id: t.environmentId,
+  transaction_id: t.transactionId,
+  workflow_key: t.workflowKey,
+  status: t.status,
+  recipients: JSON.stringify(t.recipients),
+  payload: JSON.stringify(t.payload),
+  overrides: t.overrides === null ? null : JSON.stringify(t.overrides),
+  actor: t.actor === null ? null : JSON.stringify(t.actor),
+  accepted_at: t.acceptedAt,
+  cancelled_messages: t.cancelledMessages,
+  workflow_version: t.workflowVersion,
+  created_at: t.createdAt,
+  updated_at: t.updatedAt,
+});
+
+/** How many trigger records the log holds (of one transactionId, or all the environment's). */
 export const countTriggerRows = async (environmentId: string, transactionId?: string) =>
-  (await env.DB.prepare(`SELECT COUNT(*) AS n FROM triggers WHERE environment_id = ?${transactionId ? " AND transaction_id = ?" : ""}`)
-    .bind(...(transactionId ? [environmentId, transactionId] : [environmentId]))
-    .first<{ n: number }>())!.n;
+  transactionId ? ((await loggedTrigger(environmentId, transactionId)) ? 1 : 0) : (await loggedTriggers(environmentId)).length;
 
 export const subscriberRow = (environmentId: string, subscriberId: string) =>
   env.DB.prepare("SELECT * FROM subscribers WHERE environment_id = ? AND subscriber_id = ?")

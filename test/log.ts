@@ -1,5 +1,13 @@
 import { env } from "cloudflare:test";
-import { type FeedRow, type LogEvent, type LogMessage, LogStore, type MessageFilter } from "../src/durable-objects/client/log-store";
+import {
+  type FeedRow,
+  type LogEvent,
+  type LogMessage,
+  LogStore,
+  type LogTrigger,
+  type MessageFilter,
+  type TriggerFilter,
+} from "../src/durable-objects/client/log-store";
 
 /**
  * Every message of an environment in the log, newest first (all pages), optionally filtered as
@@ -55,4 +63,27 @@ export async function loggedCaptures(environmentId: string, transactionId: strin
 /** A subscriber's in-app notifications in the log, newest first: what tests read where they once read D1's `in_app_notifications`. */
 export async function loggedFeed(environmentId: string, subscriberId: string): Promise<FeedRow[]> {
   return new LogStore(env).feedList(environmentId, subscriberId, {}, 10_000);
+}
+
+/** A trigger's record in the log (placed by trigger), or null: what tests once read from D1's `triggers`. */
+export async function loggedTrigger(environmentId: string, transactionId: string): Promise<LogTrigger | null> {
+  const [found] = await new LogStore(env).findTriggers(environmentId, [transactionId]);
+  return found ?? null;
+}
+
+/** Every trigger record of an environment in the log, newest first (all pages). */
+export async function loggedTriggers(
+  environmentId: string,
+  filter: Omit<Partial<TriggerFilter>, "environmentId"> = {},
+): Promise<LogTrigger[]> {
+  const store = new LogStore(env);
+  const all: LogTrigger[] = [];
+  let before: [number, string] | undefined;
+  for (;;) {
+    const page = await store.listTriggers({ ...filter, environmentId, limit: 500, ...(before ? { before } : {}) });
+    all.push(...page);
+    if (page.length < 500) return all;
+    const last = page[page.length - 1]!;
+    before = [last.acceptedAt, last.transactionId];
+  }
 }

@@ -5,7 +5,7 @@ import type { Bindings } from "../env";
 import { deliveryQueueFor } from "../jobs/queues";
 import { subscriberWrites } from "../db/queries/subscribers";
 import { inlineSubscribers } from "./recipients/inline-subscribers";
-import { triggerRecordWrites } from "./writes/trigger-writes";
+import { logTrigger } from "./writes/trigger-writes";
 import { retryDelaySeconds } from "./backoff";
 import { cancelRecipients, eraseRecipients } from "./recipients/close-recipients";
 import { DeliveryContext } from "./context";
@@ -35,8 +35,8 @@ const log = (fields: Record<string, unknown>) => console.log(JSON.stringify(fiel
 type Job<T extends DeliveryJob["type"]> = { message: Message<unknown>; job: Extract<DeliveryJob, { type: T }> };
 
 /**
- * Consumes a batch of delivery jobs. Trigger jobs are recorded in D1 together (one batch for
- * every trigger's record and inline subscribers), then fanned out into recipient chunks;
+ * Consumes a batch of delivery jobs. Trigger jobs are recorded together (their records in the
+ * log, one call per shard; their inline subscribers in one D1 batch), then fanned out into recipient chunks;
  * chunks run the workflow. A job is acked only once its work is written; anything
  * unexpected retries it with backoff.
  */
@@ -190,10 +190,10 @@ async function startTriggers(ctx: DeliveryContext, jobs: Job<"trigger">[]) {
 
 type Ready = Job<"trigger"> & { snapshot: TriggerSnapshot };
 
-/** The D1 writes that record triggers and upsert their inline subscribers, one statement per environment and table. */
-function recordWrites(ctx: DeliveryContext, items: Ready[], now: Date) {
+/** The D1 writes that upsert triggers' inline subscribers, one statement per environment. */
+function subscriberUpserts(ctx: DeliveryContext, items: Ready[], now: Date) {
   const active = items.filter((r) => r.snapshot.state === "accepted");
-  const upserts = [...Map.groupBy(active, (r) => r.snapshot.environmentId)].flatMap(
+  return [...Map.groupBy(active, (r) => r.snapshot.environmentId)].flatMap(
     ([environmentId, group]) =>
       subscriberWrites(
         ctx.db,
@@ -202,18 +202,22 @@ function recordWrites(ctx: DeliveryContext, items: Ready[], now: Date) {
         now,
       ).statements,
   );
-  const records = items.map((r) => ({ record: r.snapshot, status: STATUS_BY_STATE[r.snapshot.state] }));
-  return [...upserts, ...triggerRecordWrites(ctx.db, records, now)];
+}
+
+/** Records triggers in the log (one call per shard) and upserts their inline subscribers in D1 (one batch), together. */
+async function recordWrites(ctx: DeliveryContext, items: Ready[], now: Date) {
+  const records = items.map((r) => logTrigger({ record: r.snapshot, status: STATUS_BY_STATE[r.snapshot.state] }, now.getTime()));
+  await Promise.all([ctx.logs.recordTriggers(records), runBatch(ctx.db, subscriberUpserts(ctx, items, now))]);
 }
 
 /**
- * Records every trigger in one D1 batch. A batch is atomic, so one trigger whose writes fail
- * would fail them all: then each is written on its own and only those that fail retry.
+ * Records every trigger together. A D1 batch is atomic, so one trigger whose writes fail would
+ * fail them all: then each is written on its own and only those that fail retry.
  */
 async function recordAll(ctx: DeliveryContext, ready: Ready[]): Promise<Ready[]> {
   const now = new Date();
   try {
-    await runBatch(ctx.db, recordWrites(ctx, ready, now));
+    await recordWrites(ctx, ready, now);
     return ready;
   } catch (error) {
     if (ready.length === 1) {
@@ -221,7 +225,7 @@ async function recordAll(ctx: DeliveryContext, ready: Ready[]): Promise<Ready[]>
       return [];
     }
   }
-  const alone = await Promise.allSettled(ready.map((r) => runBatch(ctx.db, recordWrites(ctx, [r], now))));
+  const alone = await Promise.allSettled(ready.map((r) => recordWrites(ctx, [r], now)));
   return ready.filter((r, i) => {
     const result = alone[i]!;
     if (result.status === "rejected") retry(r.message, result.reason, "record_batch_failed");

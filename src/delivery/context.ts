@@ -1,7 +1,7 @@
 import { runBatch, type Statement } from "../db/batch";
 import type { Db } from "../db/client";
 import { unscopedDb } from "../db/unscoped";
-import { eventTaken, triggerFactEvents, type WrittenEvent, writtenEvents } from "../db/queries/fact-events";
+import { eventTaken, loggedTriggerFactEvents, triggerFactEvents, type WrittenEvent, writtenEvents } from "../db/queries/fact-events";
 import { BatchedHomes, type TriggerHome } from "../durable-objects/client/batched-homes";
 import { TriggerStore } from "../durable-objects/client/trigger-store";
 import { LogStore } from "../durable-objects/client/log-store";
@@ -66,10 +66,23 @@ export class DeliveryContext {
     this.logs = new LogStore(env);
     this.homes = new BatchedHomes(this.store, () => this.costs.objectCalls++);
     this.finishes = new MicroBatcher(async (_key, items) => {
-      const statements = finishTriggers(this.db, items);
-      const counted = await this.countedForEvents(items);
-      const results = await this.write([...statements, triggerFactEvents(this.db, "trigger.completed", counted)]);
-      this.emit(writtenEvents(results, [statements.length]));
+      // The log's records first; D1 only for triggers it recorded before the log took them.
+      const { finished, legacy } = await this.logs.finishTriggers(items, Date.now());
+      const done = finished.filter((t) => t.status === "completed" || t.status === "failed");
+      const described = (await this.countedForEvents(done)).filter((t) => t.counts !== undefined);
+      const statements = legacy.length ? finishTriggers(this.db, legacy) : [];
+      const events = [
+        ...(legacy.length ? [triggerFactEvents(this.db, "trigger.completed", await this.countedForEvents(legacy))] : []),
+        // Only for environments an endpoint takes it in: no D1 statement at all otherwise.
+        ...(described.length ? [loggedTriggerFactEvents(this.db, "trigger.completed", described)] : []),
+      ];
+      const results = await this.write([...statements, ...events]);
+      this.emit(
+        writtenEvents(
+          results,
+          events.map((_, i) => statements.length + i),
+        ),
+      );
       return items.map(() => undefined);
     });
     this.messageWrites = new MicroBatcher(async (_key, list) => {
@@ -112,6 +125,7 @@ export class DeliveryContext {
    * endpoint that takes the event.
    */
   private async countedForEvents<T extends Key>(items: T[]): Promise<(T & { counts?: Record<string, number> })[]> {
+    if (items.length === 0) return [];
     const environments = [...new Set(items.map((i) => i.environmentId))];
     const taking = new Set(
       (await Promise.all(environments.map(async (e) => ((await eventTaken(this.db, e, "trigger.completed")) ? e : null)))).filter(
@@ -185,7 +199,7 @@ export class DeliveryContext {
     }
   }
 
-  /** Moves a trigger's D1 record to a terminal status; the chunks finishing together share a statement. */
+  /** Moves a trigger's record (the log's, or D1's from before it) to a terminal status; the chunks finishing together share a call. */
   finish(environmentId: string, transactionId: string, status: "completed" | "failed"): Promise<undefined> {
     return this.finishes.call("finish", { environmentId, transactionId, status });
   }

@@ -42,7 +42,7 @@ async function deadLetter(ctx: DeliveryContext, body: unknown, at: Date): Promis
     await ctx.writeMessages(writes);
   } else if (job.type === "trigger" && stored) {
     const { state: _state, ledger, coordinated: _c, ...record } = stored;
-    await recordTriggers(ctx.db, [{ record, status: "failed" }]);
+    await recordTriggers(ctx.logs, [{ record, status: "failed" }]);
     await ctx.store.finish(ledger, [{ environmentId: job.environmentId, transactionId: job.transactionId, state: "failed" }]);
   } else if (job.type === "recipients" && stored) {
     await failRecipients(ctx, job, stored, reason);

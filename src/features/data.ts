@@ -151,7 +151,7 @@ export class Data {
     return this.#workflowVersions;
   }
   get workflows() {
-    this.#workflows ??= workflowsRepository(this.#db, this.environmentId);
+    this.#workflows ??= workflowsRepository(this.#db, this.environmentId, this.#logs);
     return this.#workflows;
   }
 

@@ -144,6 +144,10 @@ describe("DELETE /v1/admin/environments/{slug}", () => {
           `legacy-${id}`,
           Date.now(),
         ),
+        // And its trigger's record, from then too (the new trigger's record is in the log's shards).
+        env.DB.prepare(
+          "INSERT INTO triggers (environment_id, transaction_id, workflow_key, status, recipients, payload, accepted_at, created_at, updated_at) VALUES (?, 'tx-old', 'wf', 'completed', '[\"ada\"]', '{}', ?, ?, ?)",
+        ).bind(id, Date.now(), Date.now(), Date.now()),
       ]);
     }
     const slug = (await env.DB.prepare("SELECT slug FROM environments WHERE id = ?").bind(doomed.id).first<{ slug: string }>())!.slug;
@@ -151,6 +155,7 @@ describe("DELETE /v1/admin/environments/{slug}", () => {
     expect(Object.entries(before).filter(([, n]) => n === 0)).toEqual([]);
     const logs = new LogStore(env);
     expect(await logs.list({ environmentId: doomed.id, limit: 10 })).toHaveLength(1);
+    expect(await logs.listTriggers({ environmentId: doomed.id, limit: 10 })).toHaveLength(1);
 
     expect((await admin("DELETE", `/environments/${slug}`)).status).toBe(204);
 
@@ -169,6 +174,8 @@ describe("DELETE /v1/admin/environments/{slug}", () => {
     // The log's shards too: the doomed environment's messages are gone, the other's stay.
     expect(await logs.list({ environmentId: doomed.id, limit: 10 })).toEqual([]);
     expect(await logs.list({ environmentId: kept.id, limit: 10 })).toHaveLength(1);
+    expect(await logs.listTriggers({ environmentId: doomed.id, limit: 10 })).toEqual([]);
+    expect(await logs.listTriggers({ environmentId: kept.id, limit: 10 })).toHaveLength(1);
   });
 
   it("refuses the deleted environment's key at once", async () => {

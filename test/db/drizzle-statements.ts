@@ -2,11 +2,10 @@
 // tests write the same data both ways and compare what each stored (and answered).
 import { and, inArray, notInArray, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
-import { chunk, rowsPerStatement } from "../../src/db/batch";
+import { chunk } from "../../src/db/batch";
 import type { Db } from "../../src/db/client";
 import { messages, triggers } from "../../src/db/schema";
 import type { MessageFields } from "../../src/delivery/writes/message-writes";
-import { type TriggerWrite, triggerRow } from "../../src/delivery/writes/trigger-writes";
 
 type UpdatedColumn = keyof MessageFields | "status" | "updatedAt";
 
@@ -43,23 +42,6 @@ export function updateMany(db: Db, columns: UpdatedColumn[], group: MessageUpdat
         ),
       );
   });
-}
-
-/** delivery/writes/trigger-writes.ts's `triggerRecordWrites` before it was bound by hand. */
-export function triggerRecordWrites(db: Db, items: TriggerWrite[], now: Date) {
-  return chunk(items, rowsPerStatement(13)).map((part) =>
-    db
-      .insert(triggers)
-      .values(part.map((i) => triggerRow(i, now)))
-      .onConflictDoUpdate({
-        target: [triggers.environmentId, triggers.transactionId],
-        set: {
-          status: sql`CASE WHEN ${triggers.status} IN ('cancelled', 'completed', 'failed') THEN ${triggers.status} ELSE excluded.status END`,
-          cancelledMessages: sql`coalesce(excluded.cancelled_messages, ${triggers.cancelledMessages})`,
-          updatedAt: sql`excluded.updated_at`,
-        },
-      }),
-  );
 }
 
 /** delivery/writes/trigger-writes.ts's `finishTriggers` before it was bound by hand. */

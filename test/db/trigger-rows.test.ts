@@ -6,7 +6,7 @@ import { createDb } from "../../src/db/client";
 import { TRIGGER_STATUSES, type TriggerStatus, triggers } from "../../src/db/schema";
 import type { JsonArray } from "../../src/contract/json";
 import type { TriggerRecord } from "../../src/jobs/trigger-record";
-import { finishTriggers, triggerRecordWrites } from "../../src/delivery/writes/trigger-writes";
+import { finishTriggers } from "../../src/delivery/writes/trigger-writes";
 import { createEnvironment, unique } from "../factories";
 import * as drizzleBuilt from "./drizzle-statements";
 import { recorded, recordingDb } from "./recorded";
@@ -62,24 +62,8 @@ async function bothWays(
   return { before, byDrizzle, byHand: await storedRows(triggers, "transaction_id", keys) };
 }
 
-describe("the hand-bound trigger writes of delivery", () => {
-  it("record triggers as drizzle's upsert did: new rows, a terminal status kept, cancelled counts, JSON, NULLs, ms timestamps", async () => {
-    const now = at(50);
-    const { before, byDrizzle, byHand } = await bothWays(30, (built, keys, environmentId) => {
-      const items = keys.map((transactionId, i) => ({
-        record: record(environmentId, transactionId, i),
-        status: pick(i, ["processing", "cancelled", "completed", "failed", "accepted"] as const),
-        cancelledMessages: pick(i, [undefined, 7, undefined, 0]),
-      }));
-      return built === "byHand" ? triggerRecordWrites(db, items, now) : built.triggerRecordWrites(db, items, now);
-    });
-    expect(byHand).toHaveLength(30);
-    expect(byDrizzle).not.toEqual(before);
-    expect(byHand).toEqual(byDrizzle);
-    // Among them, a cancellation recorded first that a later write did not undo.
-    expect(byHand.filter((r) => r.status === "'cancelled'").length).toBeGreaterThan(0);
-  });
-
+// D1's trigger records from before the log took them: still finished by delivery, by hand-bound statements.
+describe("the hand-bound trigger writes of delivery (D1's records from before the log)", () => {
   it("finish triggers as drizzle's update did: a terminal status never replaced, completed and failed in one call", async () => {
     const now = at(60);
     const { before, byDrizzle, byHand } = await bothWays(100, (built, keys, environmentId) => {
@@ -99,21 +83,16 @@ describe("the hand-bound trigger writes of delivery", () => {
   });
 
   it("bind at most D1's 100 parameters a statement, in as many statements as drizzle's", () => {
-    const record0 = record("env_x", "tx", 0);
     for (const count of [1, 7, 8, 45, 46, 200]) {
       const keys = Array.from({ length: count }, (_, i) => `tx_${i}`);
-      const records = keys.map((transactionId) => ({ record: { ...record0, transactionId }, status: "processing" as const }));
       const finishes = keys.map((transactionId, i) => ({
         environmentId: "env_x",
         transactionId,
         status: pick(i, ["completed", "failed"] as const),
       }));
-      const recordStatements = triggerRecordWrites(recordingDb, records, at(0));
       const finishStatements = finishTriggers(recordingDb, finishes, at(0));
-      expect(recordStatements.length).toBe(drizzleBuilt.triggerRecordWrites(db, records, at(0)).length);
       expect(finishStatements.length).toBe(drizzleBuilt.finishTriggers(db, finishes, at(0)).length);
-      for (const statement of [...recordStatements, ...finishStatements])
-        expect(recorded(statement).params.length).toBeLessThanOrEqual(100);
+      for (const statement of finishStatements) expect(recorded(statement).params.length).toBeLessThanOrEqual(100);
     }
   });
 });

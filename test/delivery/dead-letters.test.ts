@@ -7,6 +7,7 @@ import { createSandboxEnvironment, fakeProviderScenario, unique } from "../facto
 import { api } from "../request";
 import { acceptThenCrash, readTrigger } from "../ledger";
 import { createWorkflow, settledMessages, trigger } from "../e2e/helpers";
+import { loggedTrigger } from "../log";
 
 describe("the dead-letter consumer", () => {
   it("opens a pack that ran out of retries and fails each of its triggers", async () => {
@@ -26,10 +27,7 @@ describe("the dead-letter consumer", () => {
     );
     for (const t of triggers) {
       expect((await readTrigger(id, t.transactionId))?.state).toBe("failed");
-      const row = await env.DB.prepare("SELECT status FROM triggers WHERE environment_id = ? AND transaction_id = ?")
-        .bind(id, t.transactionId)
-        .first<{ status: string }>();
-      expect(row?.status).toBe("failed");
+      expect((await loggedTrigger(id, t.transactionId))?.status).toBe("failed");
     }
   });
 });

@@ -8,6 +8,7 @@ import { createSandboxEnvironment, triggerRow, unique } from "../factories";
 import { coordinatorOf, digestOf, ledgerOf, readTrigger, tickCoordinator, tickLedger } from "../ledger";
 import { api, expectProblem } from "../request";
 import { byStep, createWorkflow, messageDetail, settledMessages, trigger, type MessageView, eventually } from "./helpers";
+import { loggedTrigger } from "../log";
 
 const messagesOf = async (key: string, transactionId: string) =>
   (await api<{ data: MessageView[] }>(key, "GET", `/v1/messages?transactionId=${transactionId}&limit=200`)).body.data;
@@ -145,7 +146,7 @@ describe("DELETE /v1/subscribers/{subscriberId}", () => {
     expect((await api(key, "POST", "/sub", kept, { headers: keptHeaders })).body).toMatchObject({ email: kept.email });
   });
 
-  it("removes the profile of someone who was only a trigger's actor, in D1 and in the ledger", async () => {
+  it("removes the profile of someone who was only a trigger's actor, in the log and in the ledger", async () => {
     const { id, key } = await createSandboxEnvironment();
     await createWorkflow(key, { key: "mention", steps: [{ id: "mail", type: "email", template: { subject: "Hi", html: "<p>Hi</p>" } }] });
     const actor = person();
@@ -153,10 +154,7 @@ describe("DELETE /v1/subscribers/{subscriberId}", () => {
     await api(key, "POST", "/sub", actor);
     const transactionId = await trigger(key, { workflow: "mention", to: [reader], actor, payload: {} });
     await settledMessages(key, transactionId, 1);
-    const actorOf = async () =>
-      (await env.DB.prepare("SELECT actor FROM triggers WHERE environment_id = ? AND transaction_id = ?")
-        .bind(id, transactionId)
-        .first<{ actor: string }>())!.actor;
+    const actorOf = async () => JSON.stringify((await loggedTrigger(id, transactionId))!.actor);
     expect(await actorOf()).toContain(actor.email);
 
     expect((await erase(key, actor.subscriberId)).status).toBe(200);

@@ -9,6 +9,7 @@ import { ledgerOf } from "../ledger";
 import { api } from "../request";
 import { createSandboxEnvironment, unique } from "../factories";
 import { createWorkflow, messageDetail, settledMessages, trigger, eventually } from "./helpers";
+import { loggedTrigger } from "../log";
 
 type Left = { environmentId: string; transactionId: string; subscriberId: string; workflowKey: string; suffix: string };
 
@@ -190,10 +191,7 @@ describe("claims in the trigger's Durable Object", () => {
       expect(detail.events.map((e) => e.status)).toEqual(["queued", "sending", "undeliverable"]);
       expect(detail.events.at(-1)).toMatchObject({ detail: { recovered: true, error: "invalid_recipient" } });
       await eventually(async () => {
-        const row = await env.DB.prepare("SELECT status FROM triggers WHERE environment_id = ? AND transaction_id = ?")
-          .bind(id, transactionId)
-          .first<{ status: string }>();
-        return row?.status === "completed";
+        return (await loggedTrigger(id, transactionId))?.status === "completed";
       });
     },
   );

@@ -7,6 +7,7 @@ import { ledgerOf, tickLedger } from "../ledger";
 import { api, expectProblem } from "../request";
 import { createSandboxEnvironment, postTrigger, unique } from "../factories";
 import { byStep, createWorkflow, messageDetail, settledMessages, trigger, type MessageView, eventually } from "./helpers";
+import { LogStore } from "../../src/durable-objects/client/log-store";
 
 const waits = (environmentId: string, transactionId: string) =>
   runInDurableObject(ledgerOf(environmentId, transactionId), (ledger: TriggerLedger) => ledger.waiting(environmentId, transactionId));
@@ -97,7 +98,7 @@ describe("DELETE /v1/workflows/{key} with triggers in flight", () => {
     await eventually(async () => (await waits(id, transactionId)).length === 1);
     await eventually(async () => (await statusOf(key, transactionId)).status === "processing");
     expect((await api(key, "DELETE", "/v1/workflows/remind")).status).toBe(204);
-    const repo = workflowsRepository(createDb(env.DB), id);
+    const repo = workflowsRepository(createDb(env.DB), id, new LogStore(env));
     const later = new Date(Date.now() + 60_000);
 
     expect(await repo.purgeDeletedWorkflows(later)).toBe(0);

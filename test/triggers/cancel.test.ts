@@ -1,8 +1,8 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { createDb } from "../../src/db/client";
 import { acceptThenCrash, deliverHeldJobs, outboxWrites, readTrigger } from "../ledger";
 import { recordTriggers } from "../../src/delivery/writes/trigger-writes";
+import { LogStore } from "../../src/durable-objects/client/log-store";
 import { createEnvironment, createEnvironmentWithWorkflow, createWorkflow, triggerRow, unique } from "../factories";
 import { api, errorPaths, expectProblem } from "../request";
 
@@ -105,12 +105,12 @@ describe("DELETE /v1/trigger/", () => {
     expectProblem(res, 400, "malformed_json");
   });
 
-  it("leaves the D1 record cancelled when the consumer recorded the trigger before the cancellation", async () => {
+  it("leaves the record cancelled when the consumer recorded the trigger before the cancellation", async () => {
     const { id, key, transactionId } = await heldTrigger();
     const snapshot = (await readTrigger(id, transactionId))!;
     const { state: _state, ledger: _ledger, coordinated: _coordinated, ...record } = snapshot;
     // The consumer's first write for a trigger that is still running (what it does before any delivery).
-    await recordTriggers(createDb(env.DB), [{ record, status: "processing" }]);
+    await recordTriggers(new LogStore(env), [{ record, status: "processing" }]);
     expect((await cancelByBody(key, transactionId)).body.status).toBe("cancelled");
     expect((await triggerRow(id, transactionId))?.status).toBe("cancelled");
     // The rest of that consumer's run, after the cancellation.
@@ -118,7 +118,7 @@ describe("DELETE /v1/trigger/", () => {
     expect((await triggerRow(id, transactionId))?.status).toBe("cancelled");
   });
 
-  it("leaves the D1 record cancelled when the consumer writes it after the cancellation", async () => {
+  it("leaves the record cancelled when the consumer writes it after the cancellation", async () => {
     const { id, key, transactionId } = await heldTrigger();
     expect((await cancelByBody(key, transactionId)).body.status).toBe("cancelled");
     const written = await triggerRow(id, transactionId);
@@ -130,14 +130,14 @@ describe("DELETE /v1/trigger/", () => {
     expect(rewritten!.status).toBe("cancelled");
   });
 
-  it("keeps the D1 record cancelled when a consumer that read the trigger before the cancellation writes after it", async () => {
+  it("keeps the record cancelled when a consumer that read the trigger before the cancellation writes after it", async () => {
     const { id, key, transactionId } = await acceptedTrigger();
     const snapshot = (await readTrigger(id, transactionId))!;
     expect(snapshot.state).toBe("accepted");
     expect((await cancelByBody(key, transactionId)).body.status).toBe("cancelled");
     const { state: _state, ledger: _ledger, coordinated: _coordinated, ...record } = snapshot;
     // What a consumer holding the pre-cancellation snapshot writes.
-    await recordTriggers(createDb(env.DB), [{ record, status: "accepted" }], new Date(Date.now() + 1000));
+    await recordTriggers(new LogStore(env), [{ record, status: "accepted" }], Date.now() + 1000);
     expect((await triggerRow(id, transactionId))?.status).toBe("cancelled");
   });
 

@@ -6,6 +6,7 @@ import type { Workflow } from "../../src/features/workflows/schemas";
 import { createEnvironment, createWorkflow, unique, workflowBody } from "../factories";
 import { acceptThenCrash, deliverHeldJobs } from "../ledger";
 import { api, errorPaths, expectProblem } from "../request";
+import { LogStore } from "../../src/durable-objects/client/log-store";
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 
@@ -289,7 +290,9 @@ describe("GET /v1/workflows", () => {
   });
 
   it("reads lastTriggeredAt with an index seek per workflow, not a scan of the triggers", async () => {
-    const query = workflowsRepository(createDb(env.DB), "env_plan").listQuery(50, undefined, { q: "order", active: true }).toSQL();
+    const query = workflowsRepository(createDb(env.DB), "env_plan", new LogStore(env))
+      .listQuery(50, undefined, { q: "order", active: true })
+      .toSQL();
     const plan = await env.DB.prepare(`EXPLAIN QUERY PLAN ${query.sql}`)
       .bind(...query.params)
       .all<{ detail: string }>();

@@ -159,8 +159,9 @@ const TRIGGER_EVENTS: Record<TriggerEventType, string> = {
 };
 
 /**
- * A trigger that reached a terminal status: `trigger.completed` (with its messages counted by
- * status: `counts` from the log, when it has any) or `trigger.cancelled`.
+ * A trigger recorded in D1 (before the log took trigger records) that reached a terminal status:
+ * `trigger.completed` (with its messages counted by status: `counts` from the log, when it has
+ * any) or `trigger.cancelled`, read from its D1 row.
  */
 export function triggerFactEvents(
   db: Db,
@@ -173,6 +174,77 @@ export function triggerFactEvents(
     i.counts && Object.keys(i.counts).length ? JSON.stringify(i.counts) : null,
   ]);
   return db.$client.prepare(TRIGGER_EVENTS[type]).bind(typeIndex(type), type, JSON.stringify(tuples), type);
+}
+
+/** 16 hex digits from a trigger's key: what stands in for the rowid of a record the log holds. */
+function triggerHash(environmentId: string, transactionId: string): string {
+  const fnv = (text: string) => {
+    let hash = 0x811c9dc5;
+    for (let i = 0; i < text.length; i++) {
+      hash ^= text.charCodeAt(i);
+      hash = Math.imul(hash, 0x01000193);
+    }
+    return (hash >>> 0).toString(16).padStart(8, "0");
+  };
+  return fnv(`${environmentId}:${transactionId}`) + fnv(`${transactionId}:${environmentId}`);
+}
+
+/**
+ * Bound: the type's index, the type, the list, the type. Each item describes its trigger as the
+ * log left it (no D1 row to join); its id is its acceptance time and a hash of its key, so a
+ * retried write keeps it. Messages recorded in D1 before the log left it are counted there when
+ * the log gave no counts.
+ */
+const loggedTriggerEvents = (type: TriggerEventType) =>
+  insertSelect(
+    `SELECT 'evt_' || printf('%012x', f.accepted_at) || f.h || printf('%04x', ?), f.environment_id, ?,
+      json_object('transactionId', f.tx, 'workflow', f.workflow, 'status', f.status,
+        'counts', json(coalesce(f.counts, (SELECT json_group_object(c.status, c.n) FROM (
+          SELECT m.status, count(*) AS n FROM messages AS m
+          WHERE m.environment_id = f.environment_id AND m.transaction_id = f.tx GROUP BY m.status) AS c), '{}'))${
+            type === "trigger.cancelled" ? ", 'cancelledMessages', f.cancelled" : ""
+          }),
+      f.updated_at, NULL
+    FROM (SELECT json_extract(value, '$[0]') AS environment_id, json_extract(value, '$[1]') AS tx, json_extract(value, '$[2]') AS counts,
+        json_extract(value, '$[3]') AS accepted_at, json_extract(value, '$[4]') AS h, json_extract(value, '$[5]') AS workflow,
+        json_extract(value, '$[6]') AS status, json_extract(value, '$[7]') AS cancelled, json_extract(value, '$[8]') AS updated_at
+      FROM json_each(?)) AS f
+    WHERE ${taken("f.environment_id", "?")}`,
+  );
+const LOGGED_TRIGGER_EVENTS: Record<TriggerEventType, string> = {
+  "trigger.completed": loggedTriggerEvents("trigger.completed"),
+  "trigger.cancelled": loggedTriggerEvents("trigger.cancelled"),
+};
+
+/** A trigger the log holds, as it left it, with its messages counted by the log. */
+export interface TriggerDescription {
+  environmentId: string;
+  transactionId: string;
+  workflowKey: string;
+  status: string;
+  acceptedAt: number;
+  updatedAt: number;
+  cancelledMessages: number | null;
+  counts?: Record<string, number> | null;
+}
+
+/**
+ * `trigger.completed` or `trigger.cancelled` for triggers the log holds, described by the bound
+ * list (the caller passes only those whose status the type reports).
+ */
+export function loggedTriggerFactEvents(db: Db, type: TriggerEventType, items: readonly TriggerDescription[]): D1PreparedStatement {
+  const tuples = items.map((i) => [
+    i.environmentId,
+    i.transactionId,
+    i.counts && Object.keys(i.counts).length ? JSON.stringify(i.counts) : null,
+    i.acceptedAt,
+    triggerHash(i.environmentId, i.transactionId),
+    i.workflowKey,
+    i.status,
+    i.cancelledMessages,
+    i.updatedAt,
+  ]);
+  return db.$client.prepare(LOGGED_TRIGGER_EVENTS[type]).bind(typeIndex(type), type, JSON.stringify(tuples), type);
 }
 
 /** Whether an enabled endpoint of the environment takes `type`: a trigger's counts are gathered from the log only then. */

@@ -1,41 +1,11 @@
-import { RowInsert } from "../row-insert";
 import { triggers } from "../schema";
 
-// The trigger records delivery writes (delivery/writes/trigger-writes.ts), as statements bound by hand
-// rather than built by drizzle (see ../row-insert.ts for the CPU it saves).
+// D1's trigger records, kept readable after the log took new ones (delivery/writes/trigger-writes.ts):
+// a trigger recorded here before the upgrade is finished here, by a statement bound by hand rather
+// than built by drizzle (see ../row-insert.ts for the CPU it saves).
 
 /** The statuses a trigger never leaves. */
 const TERMINAL = "('cancelled', 'completed', 'failed')";
-
-/**
- * Triggers' queryable records, inserted or updated. A terminal status is never replaced, and a
- * count of cancelled messages only by another one.
- */
-export const triggerRecords = new RowInsert(
-  triggers,
-  [
-    "environmentId",
-    "transactionId",
-    "workflowKey",
-    "status",
-    "recipients",
-    "payload",
-    "overrides",
-    "actor",
-    "acceptedAt",
-    "cancelledMessages",
-    "workflowVersion",
-    "createdAt",
-    "updatedAt",
-  ],
-  {
-    onConflict:
-      `("environment_id", "transaction_id") do update set ` +
-      `"status" = CASE WHEN "triggers"."status" IN ${TERMINAL} THEN "triggers"."status" ELSE excluded.status END, ` +
-      `"cancelled_messages" = coalesce(excluded.cancelled_messages, "triggers"."cancelled_messages"), ` +
-      `"updated_at" = excluded.updated_at`,
-  },
-);
 
 /** Triggers finished per statement: two bound parameters each, and the status and time, within D1's 100. */
 const FINISHED_PER_STATEMENT = 45;

@@ -28,6 +28,9 @@ export const subscriberPartition = (environmentId: string, subscriberId: string)
 /** A provider message id's partition: where a provider's report finds the message it names. */
 export const providerPartition = (providerMessageId: string) => fnv1a(`p:${providerMessageId}`);
 
+/** A trigger's partition: its record lives in one shard, whoever its recipients are. */
+export const triggerPartition = (environmentId: string, transactionId: string) => fnv1a(`t:${environmentId}:${transactionId}`);
+
 export const logShardName = (count: number, partition: number) => `${LAYOUT}/${count}/${partition % count}`;
 
 /** The shard a new row of this partition goes to. */

@@ -16,7 +16,8 @@ import type {
   ProviderRef,
   StatsRow,
 } from "../log/rows";
-import { allLogShards, logShardFor, logShardsFor, providerPartition, subscriberPartition } from "./log-naming";
+import type { LogTrigger, TriggerFilter, TriggerKey } from "../log/triggers-table";
+import { allLogShards, logShardFor, logShardsFor, providerPartition, subscriberPartition, triggerPartition } from "./log-naming";
 
 export type {
   Expired,
@@ -33,6 +34,7 @@ export type {
   ProviderRef,
   StatsRow,
 } from "../log/rows";
+export type { LogTrigger, TriggerFilter, TriggerKey } from "../log/triggers-table";
 
 /** Newest first by (createdAt, id): the order of every page of messages. */
 const newestFirst = (a: LogMessage, b: LogMessage) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
@@ -211,9 +213,10 @@ export class LogStore {
         events: sum.events + e.events,
         refs: sum.refs + e.refs,
         feed: sum.feed + e.feed,
+        triggers: sum.triggers + e.triggers,
         archived: sum.archived + e.archived,
       }),
-      { messages: 0, events: 0, refs: 0, feed: 0, archived: 0 },
+      { messages: 0, events: 0, refs: 0, feed: 0, triggers: 0, archived: 0 },
     );
   }
 
@@ -277,5 +280,120 @@ export class LogStore {
     const byShard = Map.groupBy(rows, (r) => logShardFor(this.env, subscriberPartition(r.environmentId, r.subscriberId)));
     const all = await Promise.all([...byShard].map(([name, some]) => this.shard(name).feedInsert(name, some)));
     return all.flat();
+  }
+
+  // Trigger records, placed by trigger (`triggerPartition`): one trigger's read touches one shard.
+
+  /** Groups transactionIds by the shards that may hold them (`current`: only where new rows go). */
+  private triggerShards(environmentId: string, transactionIds: string[], current = false): Map<string, string[]> {
+    const byShard = new Map<string, string[]>();
+    for (const tx of transactionIds) {
+      const partition = triggerPartition(environmentId, tx);
+      for (const name of current ? [logShardFor(this.env, partition)] : logShardsFor(this.env, partition))
+        byShard.set(name, [...(byShard.get(name) ?? []), tx]);
+    }
+    return byShard;
+  }
+
+  /** Records triggers (a terminal status is never replaced), one call per shard; answers each as left. */
+  async recordTriggers(rows: LogTrigger[]): Promise<LogTrigger[]> {
+    const byShard = new Map<string, LogTrigger[]>();
+    for (const row of rows) {
+      const name = logShardFor(this.env, triggerPartition(row.environmentId, row.transactionId));
+      byShard.set(name, [...(byShard.get(name) ?? []), row]);
+    }
+    const left = await Promise.all([...byShard].map(([name, some]) => this.shard(name).writeTriggers(name, some)));
+    return left.flat();
+  }
+
+  /**
+   * Moves triggers to a terminal status unless they have one. Answers the records the log holds,
+   * as left, and the keys it holds none of: triggers recorded in D1 before the log took them.
+   */
+  async finishTriggers(
+    items: (TriggerKey & { status: "completed" | "failed" })[],
+    now: number,
+  ): Promise<{ finished: LogTrigger[]; legacy: (TriggerKey & { status: "completed" | "failed" })[] }> {
+    const calls: Promise<LogTrigger[]>[] = [];
+    for (const [status, group] of Map.groupBy(items, (i) => i.status)) {
+      for (const [environmentId, ofEnv] of Map.groupBy(group, (i) => i.environmentId)) {
+        const byShard = this.triggerShards(
+          environmentId,
+          ofEnv.map((i) => i.transactionId),
+        );
+        for (const [name, txs] of byShard)
+          calls.push(
+            this.shard(name).finishTriggers(
+              txs.map((transactionId) => ({ environmentId, transactionId })),
+              status,
+              now,
+            ),
+          );
+      }
+    }
+    const found = (await Promise.all(calls)).flat();
+    const held = new Set(found.map((t) => `${t.environmentId}\n${t.transactionId}`));
+    return { finished: found, legacy: items.filter((i) => !held.has(`${i.environmentId}\n${i.transactionId}`)) };
+  }
+
+  /** Trigger records by transactionId (each once: the current layout's first). */
+  async findTriggers(environmentId: string, transactionIds: string[]): Promise<LogTrigger[]> {
+    const byShard = this.triggerShards(environmentId, [...new Set(transactionIds)]);
+    const found = (await Promise.all([...byShard].map(([name, txs]) => this.shard(name).findTriggers(environmentId, txs)))).flat();
+    const seen = new Set<string>();
+    return found.filter((t) => !seen.has(t.transactionId) && seen.add(t.transactionId));
+  }
+
+  /**
+   * A page of triggers newest first by (acceptedAt, transactionId): only the shards of the
+   * transactionIds asked for when the filter names them, else every shard, merged.
+   */
+  async listTriggers(filter: TriggerFilter): Promise<LogTrigger[]> {
+    const calls =
+      filter.transactionIds !== undefined
+        ? [...this.triggerShards(filter.environmentId, filter.transactionIds)].map(([name, txs]) =>
+            this.shard(name).listTriggers({ ...filter, transactionIds: txs }),
+          )
+        : allLogShards(this.env).map((name) => this.shard(name).listTriggers(filter));
+    const seen = new Set<string>();
+    return (await Promise.all(calls))
+      .flat()
+      .sort((a, b) => b.acceptedAt - a.acceptedAt || (a.transactionId < b.transactionId ? 1 : a.transactionId > b.transactionId ? -1 : 0))
+      .filter((t) => !seen.has(t.transactionId) && seen.add(t.transactionId))
+      .slice(0, filter.limit);
+  }
+
+  /** The newest acceptance of each workflow key, over every shard. */
+  async lastTriggered(environmentId: string, workflowKeys: string[]): Promise<Map<string, number>> {
+    const last = new Map<string, number>();
+    if (workflowKeys.length === 0) return last;
+    const all = await Promise.all(allLogShards(this.env).map((name) => this.shard(name).lastTriggered(environmentId, workflowKeys)));
+    for (const { workflowKey, at } of all.flat()) last.set(workflowKey, Math.max(at, last.get(workflowKey) ?? 0));
+    return last;
+  }
+
+  /** Which deleted workflows (key, deleted at) still have an unfinished trigger accepted before the delete, as `<deleted at>:<key>`. */
+  async unfinishedTriggers(environmentId: string, tombstones: [string, number][]): Promise<Set<string>> {
+    if (tombstones.length === 0) return new Set();
+    const all = await Promise.all(allLogShards(this.env).map((name) => this.shard(name).unfinishedTriggers(environmentId, tombstones)));
+    return new Set(all.flat());
+  }
+
+  /**
+   * A subscriber's erasure in the trigger records: those of `transactionIds` (their messages'
+   * triggers) and those that quote them inline, found by each shard's `trigger_people` index (one
+   * seek per shard, not a scan). Every shard is asked: a trigger's place is its own, not theirs.
+   */
+  async eraseTriggerSubject(environmentId: string, subscriberId: string, transactionIds: string[]): Promise<number> {
+    const byShard = this.triggerShards(environmentId, [...new Set(transactionIds)]);
+    const all = await Promise.all(
+      allLogShards(this.env).map((name) => this.shard(name).eraseTriggerSubject(environmentId, subscriberId, byShard.get(name) ?? [])),
+    );
+    return all.reduce((n, a) => n + a, 0);
+  }
+
+  async eraseEnvironmentTriggers(environmentId: string): Promise<number> {
+    const all = await Promise.all(allLogShards(this.env).map((name) => this.shard(name).eraseEnvironmentTriggers(environmentId)));
+    return all.reduce((n, a) => n + a, 0);
   }
 }

@@ -30,6 +30,7 @@ import type {
   StatsRow,
 } from "./rows";
 import { type EventRecord, LOG_SCHEMA, type MessageRecord } from "./schema";
+import { type LogTrigger, type TriggerFilter, type TriggerKey, TriggersTable } from "./triggers-table";
 
 /** How often a shard looks for rows past their retention. */
 const EXPIRY_EVERY_MS = 3_600_000;
@@ -43,12 +44,15 @@ const EXPIRY_EVERY_MS = 3_600_000;
 export class LogShard extends DurableObject<Bindings> {
   private readonly sql: SqlStorage;
   private readonly feed: FeedTable;
+  /** Trigger records, placed by trigger (triggers-table.ts). */
+  private readonly triggers: TriggersTable;
 
   constructor(ctx: DurableObjectState, env: Bindings) {
     super(ctx, env);
     this.sql = ctx.storage.sql;
     this.sql.exec(LOG_SCHEMA);
     this.feed = new FeedTable(this.sql);
+    this.triggers = new TriggersTable(this.sql);
   }
 
   /** Applies one phase's rows; a message whose send identity is already stored keeps its row (and id). */
@@ -267,13 +271,12 @@ export class LogShard extends DurableObject<Bindings> {
    */
   async expire(now: number, archive = this.env.ARCHIVE_TO_R2 === "true"): Promise<Expired & { more: boolean }> {
     const name = this.sql.exec<{ value: string }>("SELECT value FROM settings WHERE key = 'name'").toArray()[0]?.value ?? "unnamed";
-    const expired = await archiveAndExpire(this.ctx.storage, archive ? this.env.ARCHIVE : undefined, {
-      shard: name,
-      before: now - logRetention(this.env).ms,
-      maxRows: logRetention(this.env).maxRows,
-    });
-    await this.ctx.storage.setAlarm(now + (expired.more ? 1_000 : EXPIRY_EVERY_MS));
-    return expired;
+    const pass = { shard: name, before: now - logRetention(this.env).ms, maxRows: logRetention(this.env).maxRows };
+    const expired = await archiveAndExpire(this.ctx.storage, archive ? this.env.ARCHIVE : undefined, pass);
+    const triggers = await this.triggers.expire(this.ctx.storage, archive ? this.env.ARCHIVE : undefined, pass);
+    const more = expired.more || triggers.more;
+    await this.ctx.storage.setAlarm(now + (more ? 1_000 : EXPIRY_EVERY_MS));
+    return { ...expired, triggers: triggers.triggers, archived: expired.archived + triggers.archived, more };
   }
 
   /** The first write names the shard (for the archive's keys) and arms the expiry alarm. */
@@ -311,5 +314,42 @@ export class LogShard extends DurableObject<Bindings> {
     const inserted = this.ctx.storage.transactionSync(() => rows.filter((f) => this.feed.insert(f)).map((f) => f.id));
     await this.armExpiry(name);
     return inserted;
+  }
+
+  // Trigger records (triggers-table.ts).
+
+  /** Records triggers in one transaction; answers each as left. */
+  async writeTriggers(name: string, rows: LogTrigger[]): Promise<LogTrigger[]> {
+    const left = this.ctx.storage.transactionSync(() => this.triggers.upsert(rows));
+    await this.armExpiry(name);
+    return left;
+  }
+
+  async finishTriggers(keys: TriggerKey[], status: "completed" | "failed", now: number): Promise<LogTrigger[]> {
+    return this.ctx.storage.transactionSync(() => this.triggers.finish(keys, status, now));
+  }
+
+  async findTriggers(environmentId: string, transactionIds: string[]): Promise<LogTrigger[]> {
+    return this.triggers.find(environmentId, transactionIds);
+  }
+
+  async listTriggers(filter: TriggerFilter): Promise<LogTrigger[]> {
+    return this.triggers.list(filter);
+  }
+
+  async lastTriggered(environmentId: string, workflowKeys: string[]): Promise<{ workflowKey: string; at: number }[]> {
+    return this.triggers.lastTriggered(environmentId, workflowKeys);
+  }
+
+  async unfinishedTriggers(environmentId: string, tombstones: [string, number][]): Promise<string[]> {
+    return this.triggers.unfinished(environmentId, tombstones);
+  }
+
+  async eraseTriggerSubject(environmentId: string, subscriberId: string, transactionIds: string[]): Promise<number> {
+    return this.ctx.storage.transactionSync(() => this.triggers.erase(environmentId, subscriberId, transactionIds));
+  }
+
+  async eraseEnvironmentTriggers(environmentId: string): Promise<number> {
+    return this.ctx.storage.transactionSync(() => this.triggers.eraseEnvironment(environmentId));
   }
 }

@@ -118,6 +118,8 @@ export interface Expired {
   refs: number;
   /** In-app notifications. */
   feed: number;
+  /** Finished trigger records. */
+  triggers: number;
   archived: number;
 }
 

@@ -1,4 +1,5 @@
 import { FEED_SCHEMA } from "./feed-table";
+import { TRIGGERS_SCHEMA } from "./triggers-table";
 
 /**
  * A log shard's tables. A message row carries `states`, the bits of every status its timeline
@@ -27,7 +28,9 @@ export const LOG_SCHEMA = `
   ) WITHOUT ROWID;
   CREATE INDEX IF NOT EXISTS provider_refs_created ON provider_refs (created_at);
   CREATE TABLE IF NOT EXISTS settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-${FEED_SCHEMA}`;
+${FEED_SCHEMA}
+${TRIGGERS_SCHEMA}
+`;
 
 /** A stored message row, as SQLite answers it. */
 export interface MessageRecord extends Record<string, SqlStorageValue> {

@@ -213,7 +213,7 @@ export function environmentsRepository(db: Db) {
     async remove(slug: string, context: AuditContext, logs: LogStore): Promise<boolean> {
       const environment = await bySlug(slug);
       if (!environment) return false;
-      await logs.eraseEnvironment(environment.id);
+      await Promise.all([logs.eraseEnvironment(environment.id), logs.eraseEnvironmentTriggers(environment.id)]);
       const deletes: BatchItem<"sqlite">[] = ENVIRONMENT_TABLES.map((table) =>
         db.delete(table).where(eq(table.environmentId, environment.id)),
       );

@@ -41,6 +41,10 @@ export function messagesRepository(db: Db, environmentId: string, logs: LogStore
   const versionsOf = async (transactionIds: string[]): Promise<Map<string, number | null>> => {
     const wanted = [...new Set(transactionIds)];
     if (wanted.length === 0) return new Map();
+    // The log's records first; D1's for triggers recorded before the log took them.
+    const logged = new Map((await logs.findTriggers(environmentId, wanted)).map((t) => [t.transactionId, t.workflowVersion]));
+    const rest = wanted.filter((tx) => !logged.has(tx));
+    if (rest.length === 0) return logged;
     const rows = await db
       .select({ transactionId: triggers.transactionId, workflowVersion: triggers.workflowVersion })
       .from(triggers)
@@ -48,10 +52,11 @@ export function messagesRepository(db: Db, environmentId: string, logs: LogStore
         and(
           eq(triggers.environmentId, environmentId),
           // One bound JSON list: a page of 200 triggers would pass D1's 100 parameters.
-          sql`${triggers.transactionId} IN (SELECT value FROM json_each(${JSON.stringify(wanted)}))`,
+          sql`${triggers.transactionId} IN (SELECT value FROM json_each(${JSON.stringify(rest)}))`,
         ),
       );
-    return new Map(rows.map((r) => [r.transactionId, r.workflowVersion]));
+    for (const r of rows) logged.set(r.transactionId, r.workflowVersion);
+    return logged;
   };
   /** A legacy message's version is its trigger's: read with it through the trigger's unique index, in the same query. */
   const withVersion = () =>
@@ -149,7 +154,7 @@ export function messagesRepository(db: Db, environmentId: string, logs: LogStore
     },
 
     async triggerStatus(transactionId: string) {
-      const [[rows, legacy], logged] = await Promise.all([
+      const [[rows, legacy], logged, [inLog]] = await Promise.all([
         db.batch([
           db
             .select()
@@ -163,8 +168,11 @@ export function messagesRepository(db: Db, environmentId: string, logs: LogStore
             .groupBy(messages.status),
         ]),
         logs.counts(environmentId, transactionId),
+        logs.findTriggers(environmentId, [transactionId]),
       ]);
-      const row = rows[0];
+      // The log's record (one shard) first; D1's for a trigger recorded before the log took them.
+      const d1Row = rows[0];
+      const row = inLog ?? (d1Row ? { ...d1Row, acceptedAt: d1Row.acceptedAt.getTime() } : undefined);
       if (!row) return null;
       // The log's messages and D1's legacy ones (a trigger accepted before the upgrade may have both).
       const byStatus: Record<string, number> = Object.fromEntries(logged);
@@ -181,7 +189,7 @@ export function messagesRepository(db: Db, environmentId: string, logs: LogStore
         workflow: row.workflowKey,
         workflowVersion: row.workflowVersion,
         status: row.status,
-        acceptedAt: row.acceptedAt.toISOString(),
+        acceptedAt: new Date(row.acceptedAt).toISOString(),
         payload: row.payload,
         actor: actorOf(row.actor),
         overrides: row.overrides ?? null,

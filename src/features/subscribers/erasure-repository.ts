@@ -68,8 +68,9 @@ export async function eraseRecords(db: Db, environmentId: string, subscriberId: 
           or(inArray(sandboxMessages.messageId, theirMessages), sql`${sandboxMessages.messageId} IN ${loggedMessages}`),
         ),
       ),
-    // A trigger that named them inline keeps only their subscriberId, in `to` and as `actor`: also
-    // one that sent them nothing (they were only its actor, or every step skipped them).
+    // A trigger D1 recorded before the log took them that named them inline keeps only their
+    // subscriberId, in `to` and as `actor`: also one that sent them nothing (they were only its
+    // actor, or every step skipped them). The log's records were redacted by `eraseLogged`.
     db
       .update(triggers)
       .set({
@@ -123,11 +124,17 @@ export interface LoggedErasure {
   messageIds: string[];
 }
 
-/** Their log messages redacted, in their one partition's shards (not by scanning all). */
+/**
+ * Their log messages redacted, in their one partition's shards (not by scanning all), and the log's
+ * trigger records that named them (each shard asked once: a trigger lives in its own partition).
+ */
 export async function eraseLogged(logs: LogStore, environmentId: string, subscriberId: string): Promise<LoggedErasure> {
   // Their ids first, for the sandbox captures D1 holds of them: every one, however old.
   const theirs = await subscriberMessages(logs, environmentId, subscriberId, undefined, Number.POSITIVE_INFINITY);
   const { redacted, transactionIds } = await logs.eraseSubscriber(environmentId, subscriberId);
+  // The log's trigger records: those of their messages, and those that quote them inline or as
+  // actor while sending them nothing, found by each shard's index of people a trigger quotes.
+  await logs.eraseTriggerSubject(environmentId, subscriberId, transactionIds);
   return { redacted, transactionIds, messageIds: theirs.map((m) => m.id) };
 }
 

@@ -1,14 +1,28 @@
 import { and, desc, eq, gte, lte, type SQL, sql } from "drizzle-orm";
 import { isBroadcastRecipient } from "../../contract/recipients";
 import type { Db } from "../../db/client";
-import type { LogStore } from "../../durable-objects/client/log-store";
+import type { LogStore, LogTrigger, TriggerFilter } from "../../durable-objects/client/log-store";
 import { subscriberMessages } from "../messages/log-rows";
 import { olderThan } from "../../db/keyset-window";
 import { triggers } from "../../db/schema";
 import { keysetPage } from "../../lib/pagination";
 import { MAX_RECIPIENT_LABELS, type TriggerQuery, type TriggerSummary, triggerCursor } from "./schemas";
 
-type Row = typeof triggers.$inferSelect;
+/** A trigger record as the list shows it, from the log or from D1 (times in ms). */
+type Row = Pick<LogTrigger, "transactionId" | "workflowKey" | "status" | "recipients" | "acceptedAt" | "updatedAt">;
+
+const fromD1 = (row: typeof triggers.$inferSelect): Row => ({
+  transactionId: row.transactionId,
+  workflowKey: row.workflowKey,
+  status: row.status,
+  recipients: row.recipients as Row["recipients"],
+  acceptedAt: row.acceptedAt.getTime(),
+  updatedAt: row.updatedAt.getTime(),
+});
+
+/** Newest first by (acceptedAt, transactionId): the keyset of every page of triggers. */
+const newestFirst = (a: Row, b: Row) =>
+  b.acceptedAt - a.acceptedAt || (a.transactionId < b.transactionId ? 1 : a.transactionId > b.transactionId ? -1 : 0);
 
 /** A recipient as a person reads it; the stored inline subscriber carries addresses that a list does not need. */
 function recipientLabel(recipient: unknown): string {
@@ -27,8 +41,8 @@ const toSummary = (row: Row): TriggerSummary => {
     status: row.status,
     recipients: recipients.slice(0, MAX_RECIPIENT_LABELS).map(recipientLabel),
     recipientCount: recipients.length,
-    acceptedAt: row.acceptedAt.toISOString(),
-    updatedAt: row.updatedAt.toISOString(),
+    acceptedAt: new Date(row.acceptedAt).toISOString(),
+    updatedAt: new Date(row.updatedAt).toISOString(),
   };
 };
 
@@ -62,7 +76,10 @@ export function listQuery(db: Db, environmentId: string, query: TriggerQuery, lo
   );
 }
 
-/** The D1 records of triggers (written by the Queue consumer, never by the accept path), newest first. */
+/**
+ * Triggers' records, newest first: the log's (placed by trigger, written by the Queue consumer,
+ * never by the accept path) merged with D1's from before the log took them, until those expire.
+ */
 export function triggersRepository(db: Db, environmentId: string, logs: LogStore) {
   return {
     async list(query: TriggerQuery) {
@@ -71,8 +88,33 @@ export function triggersRepository(db: Db, environmentId: string, logs: LogStore
       const logged = query.subscriberId
         ? [...new Set((await subscriberMessages(logs, environmentId, query.subscriberId, query.since)).map((m) => m.transactionId))]
         : [];
-      const rows = await listQuery(db, environmentId, query, logged);
-      const page = keysetPage(rows, query.limit, (last) => triggerCursor.encode([last.acceptedAt.getTime(), last.transactionId]));
+      const cursor = triggerCursor.read(query.cursor);
+      // Only the shards of the transactionIds asked for, when the query names them.
+      const named = query.subscriberId
+        ? logged.filter((tx) => query.transactionId === undefined || tx === query.transactionId)
+        : query.transactionId !== undefined
+          ? [query.transactionId]
+          : undefined;
+      const filter: TriggerFilter = {
+        environmentId,
+        limit: query.limit + 1,
+        ...(query.workflow ? { workflowKey: query.workflow } : {}),
+        ...(named ? { transactionIds: named } : {}),
+        ...(query.status ? { status: query.status } : {}),
+        ...(query.since ? { since: Date.parse(query.since) } : {}),
+        ...(query.until ? { until: Date.parse(query.until) } : {}),
+        ...(cursor ? { before: [cursor[0], cursor[1]] as [number, string] } : {}),
+      };
+      const [fromLog, legacy] = await Promise.all([
+        named?.length === 0 ? [] : logs.listTriggers(filter),
+        listQuery(db, environmentId, query, logged),
+      ]);
+      // The log's first: a trigger in both (in flight at the upgrade) shows the log's record.
+      const seen = new Set<string>();
+      const rows = [...fromLog, ...legacy.map(fromD1)]
+        .sort(newestFirst)
+        .filter((r) => !seen.has(r.transactionId) && seen.add(r.transactionId));
+      const page = keysetPage(rows, query.limit, (last) => triggerCursor.encode([last.acceptedAt, last.transactionId]));
       return { data: page.rows.map(toSummary), nextCursor: page.nextCursor };
     },
   };

@@ -1,5 +1,6 @@
 import { and, asc, eq, gt, inArray, isNull, lt, notExists, or, sql } from "drizzle-orm";
 import type { Db } from "../../db/client";
+import type { LogStore } from "../../durable-objects/client/log-store";
 import { triggers, type WorkflowDefinition, workflows } from "../../db/schema";
 import type { Actor } from "../../env";
 import type { AuditAction } from "../../db/schema";
@@ -68,7 +69,7 @@ const auditActionOf = (action: VersionAction, summary: string): AuditAction =>
 const RACE_RETRIES = 5;
 
 /** Workflows of one environment: the environment is fixed once, so no query can forget it. */
-export function workflowsRepository(db: Db, environmentId: string) {
+export function workflowsRepository(db: Db, environmentId: string, logs: LogStore) {
   // Tombstones (deleted workflows kept for the triggers accepted before) are invisible to the API.
   const live = and(eq(workflows.environmentId, environmentId), isNull(workflows.deletedAt));
   const byKey = (key: string) => and(live, eq(workflows.key, key));
@@ -126,10 +127,19 @@ export function workflowsRepository(db: Db, environmentId: string) {
       const [after] = workflowCursor.read(cursor) ?? [];
       const rows = await listQuery(limit, after, filter);
       const page = keysetPage(rows, limit, (last) => workflowCursor.encode([last.row.key]));
-      const data = page.rows.map(({ row, lastTriggered: at }) => ({
-        ...toWorkflow(row),
-        lastTriggeredAt: at === null ? null : new Date(at).toISOString(),
-      }));
+      // The log's trigger records: one call per shard for the page's keys, each a seek per key
+      // (a max over its workflow index). Chosen over a `last_triggered_at` kept in D1, which
+      // would cost delivery a D1 write per consumer batch and workflow (for a single trigger, one
+      // per trigger: what the log left D1 to save), for a read only this list makes.
+      const logged = await logs.lastTriggered(
+        environmentId,
+        page.rows.map((r) => r.row.key),
+      );
+      const data = page.rows.map(({ row, lastTriggered: legacy }) => {
+        // D1's records from before the log took them, until they expire.
+        const at = Math.max(logged.get(row.key) ?? -1, legacy ?? -1);
+        return { ...toWorkflow(row), lastTriggeredAt: at < 0 ? null : new Date(at).toISOString() };
+      });
       return { data, nextCursor: page.nextCursor };
     },
 
@@ -253,6 +263,7 @@ export function workflowsRepository(db: Db, environmentId: string) {
      * the delete still needs; for a retention job. Returns how many went.
      */
     async purgeDeletedWorkflows(olderThan: Date): Promise<number> {
+      // D1's trigger records from before the log took them, until they expire.
       const stillNeeded = db
         .select({ one: sql`1` })
         .from(triggers)
@@ -264,9 +275,21 @@ export function workflowsRepository(db: Db, environmentId: string) {
             inArray(triggers.status, ["accepted", "processing"]),
           ),
         );
+      const candidates = await db
+        .select({ id: workflows.id, key: workflows.key, deletedAt: workflows.deletedAt })
+        .from(workflows)
+        .where(and(eq(workflows.environmentId, environmentId), lt(workflows.deletedAt, olderThan), notExists(stillNeeded)));
+      if (candidates.length === 0) return 0;
+      // The log's: one call per shard for every tombstone at once.
+      const needed = await logs.unfinishedTriggers(
+        environmentId,
+        candidates.map((c) => [c.key, c.deletedAt?.getTime() ?? 0]),
+      );
+      const gone = candidates.filter((c) => !needed.has(`${c.deletedAt?.getTime() ?? 0}:${c.key}`)).map((c) => c.id);
+      if (gone.length === 0) return 0;
       const rows = await db
         .delete(workflows)
-        .where(and(eq(workflows.environmentId, environmentId), lt(workflows.deletedAt, olderThan), notExists(stillNeeded)))
+        .where(and(eq(workflows.environmentId, environmentId), inArray(workflows.id, gone), notExists(stillNeeded)))
         .returning({ id: workflows.id });
       return rows.length;
     },

@@ -1,4 +1,5 @@
 import type { Db } from "../../db/client";
+import type { LogStore } from "../../durable-objects/client/log-store";
 import { environments } from "../../db/schema";
 import { workflowsRepository } from "./repository";
 
@@ -9,11 +10,11 @@ import { workflowsRepository } from "./repository";
 export const TOMBSTONE_KEEP_HOURS = 24;
 
 /** Retention's share for workflows: every environment's tombstones that no unfinished trigger needs. */
-export async function purgeWorkflowTombstones(db: Db, now: Date): Promise<number> {
+export async function purgeWorkflowTombstones(db: Db, logs: LogStore, now: Date): Promise<number> {
   const olderThan = new Date(now.getTime() - TOMBSTONE_KEEP_HOURS * 3_600_000);
   let purged = 0;
   for (const { id } of await db.select({ id: environments.id }).from(environments)) {
-    purged += await workflowsRepository(db, id).purgeDeletedWorkflows(olderThan);
+    purged += await workflowsRepository(db, id, logs).purgeDeletedWorkflows(olderThan);
   }
   return purged;
 }

@@ -1,0 +1,316 @@
+// A log shard's trigger records: the queryable record of each trigger (what `GET /v1/trigger/{tx}`
+// and `GET /v1/triggers` show), placed by trigger (log-naming.ts `triggerPartition`), so a read of
+// one trigger touches one shard and a list fans out and merges by (acceptedAt, transactionId).
+import type { Json, JsonArray, JsonObject } from "../../contract/json";
+
+/** The record of one trigger as the log keeps it: times are epoch ms, JSON values as given. */
+export interface LogTrigger {
+  environmentId: string;
+  transactionId: string;
+  workflowKey: string;
+  status: "accepted" | "processing" | "completed" | "cancelled" | "failed";
+  recipients: JsonArray;
+  payload: JsonObject;
+  overrides: JsonObject | null;
+  actor: Json;
+  acceptedAt: number;
+  /** Messages a `DELETE /v1/trigger/` stopped, as it answered. */
+  cancelledMessages: number | null;
+  /** The workflow version accepted with; null before versions were kept. */
+  workflowVersion: number | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export type TriggerKey = { environmentId: string; transactionId: string };
+
+/** A page of triggers: newest first by (acceptedAt, transactionId), below the keyset `before`. */
+export interface TriggerFilter {
+  environmentId: string;
+  workflowKey?: string;
+  /** Only these (a transactionId asked for, or a subscriber's triggers). */
+  transactionIds?: string[];
+  status?: string;
+  since?: number;
+  until?: number;
+  before?: [number, string];
+  limit: number;
+}
+
+/**
+ * `trigger_people`: the subscribers a trigger names with a profile (an inline recipient object, an
+ * actor object), so an erasure finds the triggers that quote them without reading every record.
+ * A trigger naming someone by id only holds nothing of theirs to redact.
+ */
+export const TRIGGERS_SCHEMA = `
+  CREATE TABLE IF NOT EXISTS triggers (
+    env TEXT NOT NULL, tx TEXT NOT NULL, workflow TEXT NOT NULL, status TEXT NOT NULL, recipients TEXT NOT NULL,
+    payload TEXT NOT NULL, overrides TEXT, actor TEXT, accepted_at INTEGER NOT NULL, cancelled_messages INTEGER,
+    workflow_version INTEGER, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL, PRIMARY KEY (env, tx)
+  ) WITHOUT ROWID;
+  CREATE INDEX IF NOT EXISTS triggers_env_accepted ON triggers (env, accepted_at, tx);
+  CREATE INDEX IF NOT EXISTS triggers_env_workflow ON triggers (env, workflow, accepted_at);
+  CREATE INDEX IF NOT EXISTS triggers_accepted ON triggers (accepted_at);
+  CREATE TABLE IF NOT EXISTS trigger_people (
+    env TEXT NOT NULL, subscriber TEXT NOT NULL, tx TEXT NOT NULL, PRIMARY KEY (env, subscriber, tx)
+  ) WITHOUT ROWID;
+  CREATE INDEX IF NOT EXISTS trigger_people_tx ON trigger_people (env, tx);
+`;
+
+interface TriggerRecordRow extends Record<string, SqlStorageValue> {
+  env: string;
+  tx: string;
+  workflow: string;
+  status: string;
+  recipients: string;
+  payload: string;
+  overrides: string | null;
+  actor: string | null;
+  accepted_at: number;
+  cancelled_messages: number | null;
+  workflow_version: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+const parsed = (text: string | null): Json => (text === null ? null : (JSON.parse(text) as Json));
+
+const toTrigger = (r: TriggerRecordRow): LogTrigger => ({
+  environmentId: r.env,
+  transactionId: r.tx,
+  workflowKey: r.workflow,
+  status: r.status as LogTrigger["status"],
+  recipients: parsed(r.recipients) as JsonArray,
+  payload: parsed(r.payload) as JsonObject,
+  overrides: parsed(r.overrides) as JsonObject | null,
+  actor: parsed(r.actor),
+  acceptedAt: r.accepted_at,
+  cancelledMessages: r.cancelled_messages,
+  workflowVersion: r.workflow_version,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+});
+
+/** The statuses a trigger never leaves. */
+const TERMINAL = "('cancelled', 'completed', 'failed')";
+
+/**
+ * Inserted or updated. A terminal status is never replaced (a cancellation recorded by
+ * `DELETE /v1/trigger/` wins whichever write lands last; a redelivered job cannot move a finished
+ * trigger back), and a count of cancelled messages only by another one.
+ */
+const UPSERT = `INSERT INTO triggers (env, tx, workflow, status, recipients, payload, overrides, actor, accepted_at, cancelled_messages,
+    workflow_version, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+  ON CONFLICT (env, tx) DO UPDATE SET
+    status = CASE WHEN triggers.status IN ${TERMINAL} THEN triggers.status ELSE excluded.status END,
+    cancelled_messages = coalesce(excluded.cancelled_messages, triggers.cancelled_messages),
+    updated_at = excluded.updated_at
+  RETURNING *`;
+
+/** The subscribers a recipient list and actor name with a profile. */
+function peopleOf(t: LogTrigger): string[] {
+  const named = (v: Json) =>
+    typeof v === "object" && v !== null && !Array.isArray(v) && typeof (v as { subscriberId?: unknown }).subscriberId === "string"
+      ? [(v as { subscriberId: string }).subscriberId]
+      : [];
+  return [...new Set([...(Array.isArray(t.recipients) ? t.recipients.flatMap(named) : []), ...named(t.actor)])];
+}
+
+const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+
+export class TriggersTable {
+  constructor(private readonly sql: SqlStorage) {}
+
+  /** Records triggers (caller's transaction); answers each as left. */
+  upsert(rows: LogTrigger[]): LogTrigger[] {
+    return rows.flatMap((t) => {
+      const left = this.sql
+        .exec<TriggerRecordRow>(
+          UPSERT,
+          t.environmentId,
+          t.transactionId,
+          t.workflowKey,
+          t.status,
+          JSON.stringify(t.recipients ?? []),
+          JSON.stringify(t.payload ?? {}),
+          t.overrides === null ? null : JSON.stringify(t.overrides),
+          t.actor === null ? null : JSON.stringify(t.actor),
+          t.acceptedAt,
+          t.cancelledMessages,
+          t.workflowVersion,
+          t.createdAt,
+          t.updatedAt,
+        )
+        .toArray();
+      for (const subscriber of peopleOf(t))
+        this.sql.exec(
+          "INSERT INTO trigger_people (env, subscriber, tx) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+          t.environmentId,
+          subscriber,
+          t.transactionId,
+        );
+      return left.map(toTrigger);
+    });
+  }
+
+  /** Moves these triggers to `status` unless they have a terminal one; answers those this shard holds, as left. */
+  finish(keys: TriggerKey[], status: "completed" | "failed", now: number): LogTrigger[] {
+    return keys.flatMap((k) => {
+      this.sql.exec(
+        `UPDATE triggers SET status = ?, updated_at = ? WHERE env = ? AND tx = ? AND status NOT IN ${TERMINAL}`,
+        status,
+        now,
+        k.environmentId,
+        k.transactionId,
+      );
+      return this.find(k.environmentId, [k.transactionId]);
+    });
+  }
+
+  find(environmentId: string, transactionIds: string[]): LogTrigger[] {
+    return this.sql
+      .exec<TriggerRecordRow>(
+        "SELECT * FROM triggers WHERE env = ? AND tx IN (SELECT value FROM json_each(?))",
+        environmentId,
+        JSON.stringify(transactionIds),
+      )
+      .toArray()
+      .map(toTrigger);
+  }
+
+  list(f: TriggerFilter): LogTrigger[] {
+    const where = ["env = ?"];
+    const values: SqlStorageValue[] = [f.environmentId];
+    if (f.workflowKey !== undefined) {
+      where.push("workflow = ?");
+      values.push(f.workflowKey);
+    }
+    if (f.transactionIds !== undefined) {
+      where.push("tx IN (SELECT value FROM json_each(?))");
+      values.push(JSON.stringify(f.transactionIds));
+    }
+    if (f.status !== undefined) {
+      where.push("status = ?");
+      values.push(f.status);
+    }
+    if (f.since !== undefined) {
+      where.push("accepted_at >= ?");
+      values.push(f.since);
+    }
+    if (f.until !== undefined) {
+      where.push("accepted_at <= ?");
+      values.push(f.until);
+    }
+    if (f.before) {
+      where.push("(accepted_at < ? OR (accepted_at = ? AND tx < ?))");
+      values.push(f.before[0], f.before[0], f.before[1]);
+    }
+    return this.sql
+      .exec<TriggerRecordRow>(
+        `SELECT * FROM triggers WHERE ${where.join(" AND ")} ORDER BY accepted_at DESC, tx DESC LIMIT ?`,
+        ...values,
+        f.limit,
+      )
+      .toArray()
+      .map(toTrigger);
+  }
+
+  /** The newest acceptance per workflow key: one seek each (max over the index's last column). */
+  lastTriggered(environmentId: string, workflowKeys: string[]): { workflowKey: string; at: number }[] {
+    return workflowKeys.flatMap((workflowKey) => {
+      const [row] = this.sql
+        .exec<{ at: number | null }>(
+          "SELECT max(accepted_at) AS at FROM triggers WHERE env = ? AND workflow = ?",
+          environmentId,
+          workflowKey,
+        )
+        .toArray();
+      return row?.at != null ? [{ workflowKey, at: row.at }] : [];
+    });
+  }
+
+  /** Which of these (workflow key, deleted at) have an unfinished trigger accepted at or before then, as `<deleted at>:<key>`. */
+  unfinished(environmentId: string, tombstones: [string, number][]): string[] {
+    return tombstones.flatMap(([workflowKey, deletedAt]) =>
+      this.sql
+        .exec(
+          "SELECT 1 FROM triggers WHERE env = ? AND workflow = ? AND accepted_at <= ? AND status IN ('accepted', 'processing') LIMIT 1",
+          environmentId,
+          workflowKey,
+          deletedAt,
+        )
+        .toArray().length > 0
+        ? [`${deletedAt}:${workflowKey}`]
+        : [],
+    );
+  }
+
+  /**
+   * A subscriber's erasure: the triggers among `transactionIds` (their messages') and those that
+   * quote them (trigger_people) keep only their subscriberId, in the recipients and as actor.
+   * Nested CASEs: json_extract is only ever applied to an object (a bare id is not JSON text).
+   */
+  erase(environmentId: string, subscriberId: string, transactionIds: string[]): number {
+    const redacted = this.sql.exec(
+      `UPDATE triggers SET
+         recipients = (SELECT json_group_array(CASE r.type WHEN 'object' THEN (CASE WHEN json_extract(r.value, '$.subscriberId') = ?2 THEN ?2 ELSE json(r.value) END) WHEN 'array' THEN json(r.value) ELSE r.value END) FROM json_each(triggers.recipients) AS r),
+         actor = CASE WHEN json_type(actor) = 'object' THEN (CASE WHEN json_extract(actor, '$.subscriberId') = ?2 THEN json_quote(?2) ELSE actor END) ELSE actor END
+       WHERE env = ?1 AND (tx IN (SELECT value FROM json_each(?3)) OR tx IN (SELECT tx FROM trigger_people WHERE env = ?1 AND subscriber = ?2))`,
+      environmentId,
+      subscriberId,
+      JSON.stringify(transactionIds),
+    ).rowsWritten;
+    this.sql.exec("DELETE FROM trigger_people WHERE env = ? AND subscriber = ?", environmentId, subscriberId);
+    return redacted;
+  }
+
+  eraseEnvironment(environmentId: string): number {
+    this.sql.exec("DELETE FROM trigger_people WHERE env = ?", environmentId);
+    return this.sql.exec("DELETE FROM triggers WHERE env = ?", environmentId).rowsWritten;
+  }
+
+  /**
+   * Finished triggers accepted before `before`, up to `maxRows`, oldest first: archived (with a
+   * bucket) as `<environment>/triggers/<yyyy-mm-dd>/<shard>.ndjson` by the day accepted, then
+   * deleted; the part number moves on in the deleting transaction, as the messages' pass does.
+   */
+  async expire(
+    storage: DurableObjectStorage,
+    archive: R2Bucket | undefined,
+    pass: { shard: string; before: number; maxRows: number },
+  ): Promise<{ triggers: number; archived: number; more: boolean }> {
+    const rows = this.sql
+      .exec<TriggerRecordRow>(
+        `SELECT * FROM triggers WHERE accepted_at < ? AND status IN ${TERMINAL} ORDER BY accepted_at, tx LIMIT ?`,
+        pass.before,
+        pass.maxRows,
+      )
+      .toArray();
+    const files = new Map<string, string[]>();
+    if (archive)
+      for (const r of rows) {
+        const key = `${r.env}/triggers/${day(r.accepted_at)}`;
+        files.set(key, [...(files.get(key) ?? []), JSON.stringify(toTrigger(r))]);
+      }
+    const shard = pass.shard.replaceAll("/", "-");
+    const parts = [...files].map(([prefix, lines]) => {
+      const setting = `part:${prefix}`;
+      const part = Number(this.sql.exec<{ value: string }>("SELECT value FROM settings WHERE key = ?", setting).toArray()[0]?.value ?? 0);
+      return { setting, part, key: `${prefix}/${part === 0 ? shard : `${shard}.${part}`}.ndjson`, body: `${lines.join("\n")}\n` };
+    });
+    if (archive) await Promise.all(parts.map((p) => archive.put(p.key, p.body, { httpMetadata: { contentType: "application/x-ndjson" } })));
+    storage.transactionSync(() => {
+      for (const r of rows) {
+        this.sql.exec("DELETE FROM trigger_people WHERE env = ? AND tx = ?", r.env, r.tx);
+        this.sql.exec("DELETE FROM triggers WHERE env = ? AND tx = ?", r.env, r.tx);
+      }
+      for (const p of parts)
+        this.sql.exec(
+          "INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+          p.setting,
+          String(p.part + 1),
+        );
+    });
+    return { triggers: rows.length, archived: archive ? rows.length : 0, more: rows.length === pass.maxRows };
+  }
+}
