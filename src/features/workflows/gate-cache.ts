@@ -33,3 +33,9 @@ export function rememberGate(environmentId: string, workflowKey: string, gate: W
 export function forgetGate(environmentId: string, workflowKey: string): void {
   cache.delete(keyOf(environmentId, workflowKey));
 }
+
+/** A layout or partial changed: gates carry the environment's content stamp, so all of its gates go. */
+export function forgetEnvironmentGates(environmentId: string): void {
+  const prefix = `${environmentId}\u0000`;
+  for (const key of cache.keys()) if (key.startsWith(prefix)) cache.delete(key);
+}
