@@ -11,6 +11,8 @@ export interface WorkflowGate {
   version: number;
   active: boolean;
   payloadSchema: Record<string, unknown> | null;
+  /** The environment's content stamp (layouts, partials) read with the gate: what a trigger accepted now renders with. */
+  contentStamp: number;
   /** Channel steps: the messages each recipient is planned to get. */
   channelSteps: number;
 }
