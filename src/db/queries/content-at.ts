@@ -1,14 +1,6 @@
-import { sql } from "drizzle-orm";
+import { and, eq, lte, ne, sql } from "drizzle-orm";
 import type { Db } from "../client";
-import type { LayoutDefinition, PartialDefinition } from "../schema";
-
-interface VersionRow<D> {
-  key: string;
-  version: number;
-  action: string;
-  definition: string;
-  _?: D;
-}
+import { layoutVersions, partialVersions } from "../schema";
 
 /**
  * The layouts and partials of an environment as they were at a content stamp: per key, its newest
@@ -16,13 +8,31 @@ interface VersionRow<D> {
  * changes, so a caller may keep the answer.
  */
 export async function contentAt(db: Db, environmentId: string, stamp: number) {
-  const newest = (table: "layout_versions" | "partial_versions", keyColumn: "layout_key" | "partial_key") =>
-    db.all<VersionRow<unknown>>(sql`SELECT ${sql.raw(keyColumn)} AS key, version, action, definition FROM ${sql.raw(table)} AS v
-      WHERE v.environment_id = ${environmentId} AND v.stamp <= ${stamp}
-        AND v.stamp = (SELECT max(w.stamp) FROM ${sql.raw(table)} AS w
-          WHERE w.environment_id = v.environment_id AND w.${sql.raw(keyColumn)} = v.${sql.raw(keyColumn)} AND w.stamp <= ${stamp})`);
-  const [layouts, partials] = await db.batch([newest("layout_versions", "layout_key"), newest("partial_versions", "partial_key")]);
-  const live = <D>(rows: VersionRow<unknown>[]) =>
-    rows.filter((r) => r.action !== "deleted").map((r) => ({ key: r.key, version: r.version, definition: JSON.parse(r.definition) as D }));
-  return { layouts: live<LayoutDefinition>(layouts), partials: live<PartialDefinition>(partials) };
+  const [layouts, partials] = await db.batch([
+    db
+      .select({ key: layoutVersions.layoutKey, version: layoutVersions.version, definition: layoutVersions.definition })
+      .from(layoutVersions)
+      .where(
+        and(
+          eq(layoutVersions.environmentId, environmentId),
+          lte(layoutVersions.stamp, stamp),
+          ne(layoutVersions.action, "deleted"),
+          sql`${layoutVersions.stamp} = (SELECT max(w.stamp) FROM layout_versions AS w
+            WHERE w.environment_id = ${environmentId} AND w.layout_key = "layout_versions"."layout_key" AND w.stamp <= ${stamp})`,
+        ),
+      ),
+    db
+      .select({ key: partialVersions.partialKey, version: partialVersions.version, definition: partialVersions.definition })
+      .from(partialVersions)
+      .where(
+        and(
+          eq(partialVersions.environmentId, environmentId),
+          lte(partialVersions.stamp, stamp),
+          ne(partialVersions.action, "deleted"),
+          sql`${partialVersions.stamp} = (SELECT max(w.stamp) FROM partial_versions AS w
+            WHERE w.environment_id = ${environmentId} AND w.partial_key = "partial_versions"."partial_key" AND w.stamp <= ${stamp})`,
+        ),
+      ),
+  ]);
+  return { layouts, partials };
 }
