@@ -57,7 +57,7 @@ export const partialFs: FS = {
 
 function readRef(ref: string): string {
   const found = active.byRef(ref);
-  if (!found) throw lookupFailed(ref.replace(/^\u0000/, ""));
+  if (!found) throw lookupFailed(ref.startsWith("\u0000") ? ref.slice(1) : ref);
   return found.content;
 }
 

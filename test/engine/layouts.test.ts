@@ -13,10 +13,15 @@ const partials = (list: Record<string, string>) =>
 
 describe("a layout", () => {
   it("wraps the step's HTML and text, seeing the step's variables", () => {
-    const result = renderChannel(email({ subject: "Hi", html: "<p>Hello {{ payload.name }}</p>", text: "Hello {{ payload.name }}" }), ctx, null, {
-      layout: layout("<main data-n='{{ payload.name }}'>{{ content }}</main>", "== {{ content }} =="),
-      partials: PartialSet.EMPTY,
-    });
+    const result = renderChannel(
+      email({ subject: "Hi", html: "<p>Hello {{ payload.name }}</p>", text: "Hello {{ payload.name }}" }),
+      ctx,
+      null,
+      {
+        layout: layout("<main data-n='{{ payload.name }}'>{{ content }}</main>", "== {{ content }} =="),
+        partials: PartialSet.EMPTY,
+      },
+    );
     expect(result.ok && result.content).toEqual({
       subject: "Hi",
       html: "<main data-n='Ada'><p>Hello Ada</p></main>",
@@ -64,7 +69,10 @@ describe("{% render %}", () => {
 
   it("uses the set it is given: two versions of one key never share a parse", () => {
     const render = (content: string, ref: string) =>
-      renderChannel(email({ subject: '{% render "p" %}' }), ctx, null, { layout: null, partials: new PartialSet([{ key: "p", content, ref }]) });
+      renderChannel(email({ subject: '{% render "p" %}' }), ctx, null, {
+        layout: null,
+        partials: new PartialSet([{ key: "p", content, ref }]),
+      });
     const v1 = render("one", "e/p@1");
     const v2 = render("two", "e/p@2");
     expect([v1.ok && v1.content.subject, v2.ok && v2.content.subject]).toEqual(["one", "two"]);

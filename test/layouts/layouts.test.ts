@@ -141,9 +141,7 @@ describe("partials at save", () => {
     expect((await call("POST", "/v1/partials", partial(a, "A"))).status).toBe(201);
     expect((await call("POST", "/v1/partials", partial(b, `{% render "${a}" %}`))).status).toBe(201);
     const res = await call("PUT", `/v1/partials/${a}`, partial(a, `{% render "${b}" %}`));
-    expect(expectProblem(res, 422, "validation_failed").errors).toEqual([
-      { path: "content", message: expect.stringMatching(/cycle/) },
-    ]);
+    expect(expectProblem(res, 422, "validation_failed").errors).toEqual([{ path: "content", message: expect.stringMatching(/cycle/) }]);
   });
 
   it("refuses a partial rendering itself", async () => {

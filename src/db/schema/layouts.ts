@@ -22,4 +22,3 @@ export const layouts = sqliteTable(
   },
   (t) => [uniqueIndex("layouts_env_key_uq").on(t.environmentId, t.key)],
 );
-

@@ -16,7 +16,13 @@ export async function checkLayout(data: Data, input: LayoutInput): Promise<void>
   const missing = parts.flatMap(([field, source]): FieldError[] => {
     const n = contentSlots(source);
     if (n === 1) return [];
-    return [{ path: field, message: n === 0 ? "Must contain {{ content }}, where the step's content goes." : `Must contain {{ content }} once, not ${n} times.` }];
+    return [
+      {
+        path: field,
+        message:
+          n === 0 ? "Must contain {{ content }}, where the step's content goes." : `Must contain {{ content }} once, not ${n} times.`,
+      },
+    ];
   });
   if (missing.length > 0) {
     throw new ApiError("layout_content_missing", "A layout's HTML (and text, when given) contains {{ content }} exactly once.", missing);

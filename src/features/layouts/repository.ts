@@ -54,7 +54,15 @@ export function layoutsRepository(db: Db, environmentId: string) {
   const byKey = (key: string) => and(mine, eq(layouts.key, key));
 
   /** The version row, written only if the layout's row now carries that version (as workflows' are). */
-  const insertVersion = (layoutId: string, version: number, definition: LayoutDefinition, action: Action, actor: Actor, summary: string, at: Date) =>
+  const insertVersion = (
+    layoutId: string,
+    version: number,
+    definition: LayoutDefinition,
+    action: Action,
+    actor: Actor,
+    summary: string,
+    at: Date,
+  ) =>
     db
       .insert(layoutVersions)
       .select(
@@ -64,8 +72,13 @@ export function layoutsRepository(db: Db, environmentId: string) {
       )
       .onConflictDoNothing();
 
-  const audit = (context: AuditContext, key: string, action: "created" | "updated" | "deleted" | "reverted" | "promoted", before: unknown, after: unknown) =>
-    auditStatement(db, context, { environmentId, resource: "layout", resourceId: key, action, before, after });
+  const audit = (
+    context: AuditContext,
+    key: string,
+    action: "created" | "updated" | "deleted" | "reverted" | "promoted",
+    before: unknown,
+    after: unknown,
+  ) => auditStatement(db, context, { environmentId, resource: "layout", resourceId: key, action, before, after });
 
   /**
    * The statements that take the default flag from the layout that has it (other than `key`): a

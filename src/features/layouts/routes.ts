@@ -23,7 +23,12 @@ const stale = (key: string, current: number, code: ErrorCode = "layout_changed")
     { headers: { etag: etagOf(current) } },
   );
 const VersionParam = LayoutKeyParam.extend({
-  n: z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER).openapi({ param: { name: "n", in: "path" }, example: 2 }),
+  n: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(Number.MAX_SAFE_INTEGER)
+    .openapi({ param: { name: "n", in: "path" }, example: 2 }),
 });
 
 async function layoutId(c: Context<AppEnv>, key: string) {

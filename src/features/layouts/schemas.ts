@@ -39,7 +39,10 @@ export const Layout = z
     html: z.string(),
     text: z.string().nullable(),
     isDefault: z.boolean(),
-    version: z.number().int().openapi({ ...readOnly, description: "Its latest version's number; the `ETag` is this number, quoted." }),
+    version: z
+      .number()
+      .int()
+      .openapi({ ...readOnly, description: "Its latest version's number; the `ETag` is this number, quoted." }),
     createdAt: z.iso.datetime().openapi(readOnly),
     updatedAt: z.iso.datetime().openapi(readOnly),
   })

@@ -8,12 +8,13 @@ import type { PartialInput } from "./schemas";
 /** A partial is checked when saved: Liquid that parses, and partials it renders that exist, without a cycle, at most 5 deep. */
 export async function checkPartial(data: Data, input: PartialInput): Promise<void> {
   const parsed = parseTemplate(input.content, input.type);
-  if (!parsed.ok) throw new ApiError("validation_failed", "The partial does not parse.", [{ path: "content", message: `Liquid: ${parsed.message}` }]);
-  const errors = await partialIssues(
-    [{ path: ["content"], source: input.content, mode: input.type }],
-    () => data.partials.all(),
-    { key: input.key, content: input.content, type: input.type },
-  );
+  if (!parsed.ok)
+    throw new ApiError("validation_failed", "The partial does not parse.", [{ path: "content", message: `Liquid: ${parsed.message}` }]);
+  const errors = await partialIssues([{ path: ["content"], source: input.content, mode: input.type }], () => data.partials.all(), {
+    key: input.key,
+    content: input.content,
+    type: input.type,
+  });
   if (errors.length > 0) throw new ApiError("validation_failed", "The partial cannot render.", errors);
 }
 

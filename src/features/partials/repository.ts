@@ -53,7 +53,15 @@ export function partialsRepository(db: Db, environmentId: string) {
   const byKey = (key: string) => and(mine, eq(partials.key, key));
 
   /** The version row, written only if the partial's row now carries that version (as workflows' are). */
-  const insertVersion = (partialId: string, version: number, definition: PartialDefinition, action: Action, actor: Actor, summary: string, at: Date) =>
+  const insertVersion = (
+    partialId: string,
+    version: number,
+    definition: PartialDefinition,
+    action: Action,
+    actor: Actor,
+    summary: string,
+    at: Date,
+  ) =>
     db
       .insert(partialVersions)
       .select(
@@ -63,8 +71,13 @@ export function partialsRepository(db: Db, environmentId: string) {
       )
       .onConflictDoNothing();
 
-  const audit = (context: AuditContext, key: string, action: "created" | "updated" | "deleted" | "reverted" | "promoted", before: unknown, after: unknown) =>
-    auditStatement(db, context, { environmentId, resource: "partial", resourceId: key, action, before, after });
+  const audit = (
+    context: AuditContext,
+    key: string,
+    action: "created" | "updated" | "deleted" | "reverted" | "promoted",
+    before: unknown,
+    after: unknown,
+  ) => auditStatement(db, context, { environmentId, resource: "partial", resourceId: key, action, before, after });
 
   const find = async (key: string): Promise<Partial | null> => {
     const [row] = await db.select().from(partials).where(byKey(key)).limit(1);
@@ -159,7 +172,7 @@ export function partialsRepository(db: Db, environmentId: string) {
             .returning(),
           insertVersion(current.id, version, definition, action, actor, options.summary ?? summaryOf(fields), now),
           audit(context, key, options.auditAction === "promoted" ? "promoted" : action, before, definition),
-          ]);
+        ]);
         forgetEnvironmentGates(environmentId);
         if (row) return { status: "ok", value: toPartial(row) };
         if (options.ifMatch || attempt >= RACE_RETRIES) return { status: "stale", current: version };
@@ -217,7 +230,9 @@ export function partialsRepository(db: Db, environmentId: string) {
       const [row] = await db
         .select()
         .from(partialVersions)
-        .where(and(eq(partialVersions.environmentId, environmentId), eq(partialVersions.partialId, partialId), eq(partialVersions.version, n)))
+        .where(
+          and(eq(partialVersions.environmentId, environmentId), eq(partialVersions.partialId, partialId), eq(partialVersions.version, n)),
+        )
         .limit(1);
       return row ? toVersion(row) : null;
     },
@@ -231,11 +246,7 @@ export function partialsRepository(db: Db, environmentId: string) {
         .select({ key: workflows.key, steps: workflows.steps })
         .from(workflows)
         .where(
-          and(
-            eq(workflows.environmentId, environmentId),
-            isNull(workflows.deletedAt),
-            sql`${workflows.steps} LIKE ${pattern} ESCAPE '\\'`,
-          ),
+          and(eq(workflows.environmentId, environmentId), isNull(workflows.deletedAt), sql`${workflows.steps} LIKE ${pattern} ESCAPE '\\'`),
         )
         .limit(1000);
     },

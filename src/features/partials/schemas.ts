@@ -1,11 +1,11 @@
 import { z } from "@hono/zod-openapi";
-import { PARTIAL_TYPES } from "../../db/schema";
 import { cursorCodec } from "../../lib/cursor";
 import { pageOf, pageQuery } from "../../lib/pagination";
 import { ContentKey } from "../layouts/schemas";
 import { VersionAuthor } from "../workflows/versions/schemas";
 
 const readOnly = { readOnly: true } as const;
+const PARTIAL_TYPES = ["html", "text"] as const;
 
 export const PartialInput = z
   .object({
@@ -17,7 +17,9 @@ export const PartialInput = z
       .min(1)
       .max(100_000)
       .openapi({ description: 'Liquid; sees only the arguments of the `{% render "key", name: value %}` that renders it.' }),
-    type: z.enum(PARTIAL_TYPES).openapi({ description: "`html`: parsed and rendered with HTML escaping (email HTML); `text`: as plain text." }),
+    type: z
+      .enum(PARTIAL_TYPES)
+      .openapi({ description: "`html`: parsed and rendered with HTML escaping (email HTML); `text`: as plain text." }),
   })
   .strict()
   .openapi("PartialInput", {
@@ -32,7 +34,10 @@ export const Partial = z
     description: z.string().nullable(),
     content: z.string(),
     type: z.enum(PARTIAL_TYPES),
-    version: z.number().int().openapi({ ...readOnly, description: "Its latest version's number; the `ETag` is this number, quoted." }),
+    version: z
+      .number()
+      .int()
+      .openapi({ ...readOnly, description: "Its latest version's number; the `ETag` is this number, quoted." }),
     createdAt: z.iso.datetime().openapi(readOnly),
     updatedAt: z.iso.datetime().openapi(readOnly),
   })

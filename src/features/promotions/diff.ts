@@ -47,7 +47,13 @@ export function promotionDiff(source: EnvironmentContents, target: EnvironmentCo
     ...source.integrations.map((i) => ({ ...i, status: targetNames.has(byName(i)) ? ("unchanged" as const) : ("added" as const) })),
     ...target.integrations.filter((i) => !sourceNames.has(byName(i))).map((i) => ({ ...i, status: "removed" as const })),
   ].map((i) => ({ ...i, developmentOnly: isSandbox(i.provider) }));
-  return { workflows, variables, integrations, layouts: contentDiff(source.layouts, target.layouts), partials: contentDiff(source.partials, target.partials) };
+  return {
+    workflows,
+    variables,
+    integrations,
+    layouts: contentDiff(source.layouts, target.layouts),
+    partials: contentDiff(source.partials, target.partials),
+  };
 }
 
 /** Layouts or partials by key: `added`, `changed`, `removed` or `unchanged`, with the patch promoting would apply. */
@@ -99,7 +105,11 @@ function dependencies(source: EnvironmentContents, target: EnvironmentContents, 
         ...(l.definition.text ? [{ path: [], source: l.definition.text, mode: "text" as const }] : []),
       ]);
   }
-  const promote = <D>(keys: Set<string>, from: ReadonlyMap<string, { definition: D }>, to: ReadonlyMap<string, { version: number; definition: D }>) =>
+  const promote = <D>(
+    keys: Set<string>,
+    from: ReadonlyMap<string, { definition: D }>,
+    to: ReadonlyMap<string, { version: number; definition: D }>,
+  ) =>
     [...keys].sort().flatMap((key): PromotedContent[] => {
       const a = from.get(key);
       if (!a) return [];

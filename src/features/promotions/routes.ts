@@ -99,9 +99,15 @@ promotionsRoutes.openapi(
       const landed =
         step.outcome === "created"
           ? (await partials.create(definition, context, record)) !== null
-          : (await partials.update(step.key, definition, context, { ...record, ifMatch: [step.version - 1], summary: `Promoted from ${input.from}` }))
-              .status === "ok";
-      if (!landed) throw new ApiError("promotion_conflict", `Partial "${step.key}" changed in "${input.to}" while promoting: nothing was promoted.`);
+          : (
+              await partials.update(step.key, definition, context, {
+                ...record,
+                ifMatch: [step.version - 1],
+                summary: `Promoted from ${input.from}`,
+              })
+            ).status === "ok";
+      if (!landed)
+        throw new ApiError("promotion_conflict", `Partial "${step.key}" changed in "${input.to}" while promoting: nothing was promoted.`);
     }
     for (const step of plan.layouts) {
       if (step.outcome === "unchanged") continue;
@@ -110,9 +116,15 @@ promotionsRoutes.openapi(
       const landed =
         step.outcome === "created"
           ? (await layouts.create(definition, context, record)) !== null
-          : (await layouts.update(step.key, definition, context, { ...record, ifMatch: [step.version - 1], summary: `Promoted from ${input.from}` }))
-              .status === "ok";
-      if (!landed) throw new ApiError("promotion_conflict", `Layout "${step.key}" changed in "${input.to}" while promoting: nothing was promoted.`);
+          : (
+              await layouts.update(step.key, definition, context, {
+                ...record,
+                ifMatch: [step.version - 1],
+                summary: `Promoted from ${input.from}`,
+              })
+            ).status === "ok";
+      if (!landed)
+        throw new ApiError("promotion_conflict", `Layout "${step.key}" changed in "${input.to}" while promoting: nothing was promoted.`);
     }
     for (const step of plan.workflows) {
       if (step.outcome === "unchanged") continue;
