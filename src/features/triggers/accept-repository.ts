@@ -7,8 +7,8 @@ import { contentStampOf } from "../../db/queries/content-stamps";
 
 /** What the accept path checks of the named workflows (deleted ones left out), in one D1 batch. */
 export async function workflowGateRows(db: Db, environmentId: string, keys: string[]) {
-  // 99 keys plus the environment id stay within D1's 100 bound parameters per statement.
-  const [first, ...rest] = chunk(keys, 99).map((part) =>
+  // 98 keys plus the environment id (twice: the content stamp) stay within D1's 100 bound parameters per statement.
+  const [first, ...rest] = chunk(keys, 98).map((part) =>
     db
       .select({
         id: workflows.id,
