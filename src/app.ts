@@ -22,6 +22,8 @@ import { integrationsRoutes } from "./features/integrations/routes";
 import { previewRoutes } from "./features/workflows/preview-routes";
 import { workflowsRoutes } from "./features/workflows/routes";
 import { workflowVersionsRoutes } from "./features/workflows/versions/routes";
+import { layoutsRoutes } from "./features/layouts/routes";
+import { partialsRoutes } from "./features/partials/routes";
 import { testSendRoutes } from "./features/workflows/test-send-routes";
 import { novuApp } from "./novu/app";
 import { ApiError, apiErrorOf, problemResponse } from "./lib/errors";
@@ -112,6 +114,8 @@ function keyedRoutes() {
   routes.route("/", workflowsRoutes);
   routes.route("/", previewRoutes);
   routes.route("/", workflowVersionsRoutes);
+  routes.route("/", layoutsRoutes);
+  routes.route("/", partialsRoutes);
   routes.route("/", testSendRoutes);
   routes.route("/", variablesRoutes);
   routes.route("/", preferencesRoutes);

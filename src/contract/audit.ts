@@ -11,6 +11,8 @@ export const AUDIT_RESOURCES = [
   "in_app_settings",
   "preference_link_settings",
   "promotion",
+  "layout",
+  "partial",
 ] as const;
 export type AuditResource = (typeof AUDIT_RESOURCES)[number];
 

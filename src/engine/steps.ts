@@ -103,6 +103,14 @@ export const EmailStep = z
     template: EmailTemplate,
     locales: locales(EmailTemplate),
     tracking: z.object({ opens: z.boolean().default(false), clicks: z.boolean().default(false) }).optional(),
+    layout: z
+      .string()
+      .regex(/^[a-z0-9][a-z0-9._-]{0,63}$/, "A layout's key.")
+      .nullable()
+      .optional()
+      .openapi({
+        description: "The layout around this email: a layout's key, `null` for none, or left out for the environment's default.",
+      }),
   })
   .strict();
 export const SmsStep = z.object({ ...stepBase, type: z.literal("sms"), template: SmsTemplate, locales: locales(SmsTemplate) }).strict();

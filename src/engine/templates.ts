@@ -12,6 +12,14 @@ import type {
   TemplateContext,
 } from "./content";
 import { localizedTemplate } from "./locale";
+import { type LayoutSource, layoutEmail } from "./layouts";
+import { type PartialSet, partialCache, partialFs, withPartials } from "./partials";
+
+/** What a render may use beyond the step: its layout (email) and the partials `{% render %}` reads. */
+export interface RenderAssets {
+  layout: LayoutSource | null;
+  partials: PartialSet;
+}
 
 export type RenderResult<C extends Channel> =
   | { ok: true; channel: C; content: ContentByChannel[C]; locale: string | null }
@@ -24,13 +32,15 @@ type TemplateOf<C extends Channel> = StepOf<C>["template"];
  * Deployed Workers give no way to interrupt synchronous code and their clock stands still while it
  * runs, so `renderLimit` alone cannot stop a runaway template; `memoryLimit` (charged by ranges, joins, string
  * filters and, see below, every block render) and `parseLimit` are the guards that bite.
- * `templates: {}` keeps include/render/layout away from any file system or fetch.
+ * `fs: partialFs` keeps `{% render %}` away from any file system or fetch: it reads the partials the
+ * render was given (engine/partials.ts).
  */
 const OPTIONS = {
   strictVariables: false,
   strictFilters: true,
   ownPropertyOnly: true,
-  templates: {},
+  fs: partialFs,
+  relativeReference: false,
   parseLimit: 200_000,
   renderLimit: 1_000,
   // About 0.4 s of CPU at worst (nested loops measured in workerd); far above any real message.
@@ -51,11 +61,27 @@ function chargeEveryRender(engine: Liquid): Liquid {
   return engine;
 }
 
+/**
+ * `include` and `layout` would run a partial in the caller's scope: only `render` (the arguments
+ * it is given, nothing else) may use a partial, and an email's frame is a stored layout.
+ */
+function renderOnly(engine: Liquid): Liquid {
+  for (const name of ["include", "layout"]) {
+    engine.registerTag(name, {
+      parse() {
+        throw new Error(`"${name}" is not supported: use {% render "partial-key", name: value %}`);
+      },
+      render() {},
+    });
+  }
+  return engine;
+}
+
 const engines = {
-  text: chargeEveryRender(new Liquid(OPTIONS)),
-  html: chargeEveryRender(new Liquid({ ...OPTIONS, outputEscape: "escape" })),
+  text: renderOnly(chargeEveryRender(new Liquid({ ...OPTIONS, cache: partialCache() }))),
+  html: renderOnly(chargeEveryRender(new Liquid({ ...OPTIONS, cache: partialCache(), outputEscape: "escape" }))),
 };
-type Mode = keyof typeof engines;
+export type Mode = keyof typeof engines;
 
 const CACHE_SIZE = 256;
 const parsed = new Map<string, Template[]>();
@@ -157,11 +183,22 @@ const renderers: { [C in Channel]: (template: TemplateOf<C>, scope: TemplateCont
     }),
 };
 
-function renderStep<C extends Channel>(step: StepOf<C>, ctx: TemplateContext, locale: string | null | undefined): RenderResult<C> {
+function renderStep<C extends Channel>(
+  step: StepOf<C>,
+  ctx: TemplateContext,
+  locale: string | null | undefined,
+  layout: LayoutSource | null,
+): RenderResult<C> {
   const variants = step.locales as Record<string, Partial<TemplateOf<C>>> | undefined;
   const picked = localizedTemplate(step.template as TemplateOf<C>, variants, locale);
   const renderer = renderers[step.type as C];
-  return { ok: true, channel: step.type as C, content: renderer(picked.template, ctx), locale: picked.locale };
+  let content = renderer(picked.template, ctx);
+  // The layout wraps what the step rendered, with the step's own variables.
+  if (step.type === "email" && layout) {
+    const email = content as EmailContent;
+    content = compact({ ...email, ...layoutEmail(email, layout, (source, mode) => render(source, ctx, mode)) }) as ContentByChannel[C];
+  }
+  return { ok: true, channel: step.type as C, content, locale: picked.locale };
 }
 
 /**
@@ -173,9 +210,10 @@ export function renderChannel<C extends Channel>(
   step: ChannelStep & { type: C },
   ctx: TemplateContext,
   locale?: string | null,
+  assets?: RenderAssets,
 ): RenderResult<C> {
   try {
-    return renderStep(step as StepOf<C>, ctx, locale);
+    return withPartials(assets?.partials, () => renderStep(step as StepOf<C>, ctx, locale, assets?.layout ?? null));
   } catch (error) {
     return { ok: false, code: "template_error", message: error instanceof Error ? error.message : String(error) };
   }
@@ -265,6 +303,15 @@ function liquidStrings(value: unknown, path: (string | number)[]): [(string | nu
   if (Array.isArray(value)) return value.flatMap((item, i) => liquidStrings(item, [...path, i]));
   if (value !== null && typeof value === "object") return Object.entries(value).flatMap(([k, item]) => liquidStrings(item, [...path, k]));
   return [];
+}
+
+/** A template parsed as it renders (for the partials it names), or the parser's complaint. */
+export function parseTemplate(source: string, mode: Mode = "text"): { ok: true; templates: Template[] } | { ok: false; message: string } {
+  try {
+    return { ok: true, templates: engines[mode].parse(source) };
+  } catch (error) {
+    return { ok: false, message: error instanceof Error ? error.message : String(error) };
+  }
 }
 
 /** The parser's complaint about one template, or null when it parses. */

@@ -32,6 +32,8 @@ import { variablesRepository } from "./variables/repository";
 import { attemptsRepository } from "./events/endpoints/attempts-repository";
 import { webhookEndpointsRepository } from "./events/endpoints/repository";
 import { workflowsRepository } from "./workflows/repository";
+import { layoutsRepository } from "./layouts/repository";
+import { partialsRepository } from "./partials/repository";
 import { versionsRepository } from "./workflows/versions/repository";
 
 /** The arguments of a query function after its D1 handle. */
@@ -68,6 +70,8 @@ export class Data {
   #webhookEndpoints?: ReturnType<typeof webhookEndpointsRepository>;
   #workflowVersions?: ReturnType<typeof versionsRepository>;
   #workflows?: ReturnType<typeof workflowsRepository>;
+  #layouts?: ReturnType<typeof layoutsRepository>;
+  #partials?: ReturnType<typeof partialsRepository>;
 
   // True private fields: logging or spreading this object must not show the encryption key.
   readonly #db: Db;
@@ -153,6 +157,15 @@ export class Data {
   get workflows() {
     this.#workflows ??= workflowsRepository(this.#db, this.environmentId, this.#logs);
     return this.#workflows;
+  }
+
+  get layouts() {
+    this.#layouts ??= layoutsRepository(this.#db, this.environmentId);
+    return this.#layouts;
+  }
+  get partials() {
+    this.#partials ??= partialsRepository(this.#db, this.environmentId);
+    return this.#partials;
   }
 
   messageStats(query: Parameters<typeof messageStats>[3]) {

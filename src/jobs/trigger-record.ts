@@ -16,6 +16,11 @@ export interface TriggerRecord {
    * workflow saved before versions were kept: those read the workflow row.
    */
   workflowVersion?: number;
+  /**
+   * The environment's content stamp when accepted (db/schema/content-stamps.ts): its layouts and
+   * partials render as they were then. Absent in older records, which render the current ones.
+   */
+  contentStamp?: number;
   recipients: JsonArray;
   payload: JsonObject;
   overrides: JsonObject | null;

@@ -110,6 +110,8 @@ describe("DELETE /v1/admin/environments/{slug}", () => {
       expect((await api(key, "POST", "/v1/topics", { key: "news", name: "News" })).status).toBe(201);
       expect((await api(key, "POST", "/v1/topics/news/subscribers", { subscriberIds: ["ada"] })).status).toBeLessThan(300);
       expect((await api(key, "POST", "/v1/variables", { key: "SUPPORT", value: "x" })).status).toBe(201);
+      expect((await api(key, "POST", "/v1/layouts", { key: "frame", name: "Frame", html: "<main>{{ content }}</main>" })).status).toBe(201);
+      expect((await api(key, "POST", "/v1/partials", { key: "sig", name: "Sig", content: "-- us", type: "text" })).status).toBe(201);
       const tx = await trigger(key, { workflow: workflow.key, to: "ada" });
       await settledMessages(key, tx, 1);
     }

@@ -112,6 +112,8 @@ describe("every keyed read, across environments", () => {
     values.id = list.body.data[0]!.id;
     expect((await api(owner, "POST", "/v1/variables", { key: workflow.key, value: "owner's" })).status).toBe(201);
     expect((await api(owner, "POST", "/v1/topics", { key: workflow.key, name: "Owner's" })).status).toBe(201);
+    expect((await api(owner, "POST", "/v1/layouts", { key: workflow.key, name: "Owner's", html: "{{ content }}" })).status).toBe(201);
+    expect((await api(owner, "POST", "/v1/partials", { key: workflow.key, name: "Owner's", content: "x", type: "text" })).status).toBe(201);
     const integrations = await api<IntegrationList>(owner, "GET", "/v1/integrations");
     integrationId = integrations.body.data[0]!.id;
     const endpoint = await api<{ id: string }>(owner, "POST", "/v1/webhook-endpoints", { url: "https://example.com/owner" });

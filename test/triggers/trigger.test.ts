@@ -397,6 +397,7 @@ describe("POST /v1/trigger/", () => {
         workflowKey,
         workflowId,
         workflowVersion: 1,
+        contentStamp: 0,
         recipients: ["user-1"],
         payload: { orderId: "o-7" },
         overrides: { email: { from: "shop@example.com" } },

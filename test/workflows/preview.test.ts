@@ -176,14 +176,17 @@ describe("POST /v1/workflows/{key}/preview", () => {
     const { key } = await createEnvironment();
     const workflow = await createWorkflow(key, {
       steps: [
-        // Parses (so it saves) but fails when rendered: templates have no files to include.
-        { id: "bad", type: "email", template: { subject: "{% include 'nope' %}", text: "Hello" } },
+        // Parses (so it saves) but fails when rendered: the loop passes the render's limits.
+        { id: "bad", type: "email", template: { subject: "{% for i in (1..100000000) %}{% endfor %}", text: "Hello" } },
         { id: "good", type: "sms", template: { body: "ok" } },
       ],
     });
     const res = await api<PreviewBody>(key, "POST", `/v1/workflows/${workflow.key}/preview`, {});
     expect(res.status).toBe(200);
-    expect(res.body.steps[0]).toMatchObject({ id: "bad", error: { code: "template_error", message: expect.stringContaining("nope") } });
+    expect(res.body.steps[0]).toMatchObject({
+      id: "bad",
+      error: { code: "template_error", message: expect.stringMatching(/limit exceeded/) },
+    });
     expect(res.body.steps[0]?.content).toBeUndefined();
     expect(res.body.steps[1]).toMatchObject({ id: "good", content: { body: "ok" } });
   });

@@ -16,3 +16,8 @@ export * from "./dashboard-sessions";
 export * from "./preference-links";
 export * from "./event-webhooks";
 export * from "./audit";
+export * from "./layouts";
+export * from "./layout-versions";
+export * from "./partials";
+export * from "./partial-versions";
+export * from "./content-stamps";

@@ -10,6 +10,7 @@ import { isChannelAllowed } from "../../engine/preferences";
 import type { ChannelStep } from "../../engine/steps";
 import { normaliseAddress } from "../../lib/normalise-address";
 import { addressesFor } from "../send/addresses";
+import { assetsFor } from "../recipients/render-content";
 import { contextFor, FINAL_OR_SENT, keyOf, type Loaded, type Recipient } from "../recipients/recipients-state";
 
 /** A short plain-text view for message lists: the text part, else the HTML without its tags. */
@@ -47,7 +48,9 @@ export function decide(step: ChannelStep, recipient: Recipient, loaded: Loaded, 
   if (chain.length === 0) return final("failed", "no_integration", `No active ${step.type} integration in this environment.`);
   const hold = critical ? null : holdFor(now, recipient.preferences, step.type, zoneOf(recipient.timezone));
   if (hold) return { kind: "wait", until: hold.until.getTime(), reason: hold.reason };
-  const rendered = renderChannel(step, context, recipient.locale);
+  const assets = assetsFor(step, loaded.content);
+  if ("error" in assets) return final("failed", "template_error", assets.error);
+  const rendered = renderChannel(step, context, recipient.locale, assets);
   if (!rendered.ok) return final("failed", rendered.code, rendered.message);
   const content = foldHeaderFields(step.type, applyOverrides(step.type, rendered.content, trigger.overrides ?? {}));
   if (step.type !== "in_app") return { kind: "send", content: content as unknown as Record<string, unknown> };

@@ -18,6 +18,7 @@ import type { DeliveryContext, EnvironmentCache } from "../context";
 import type { RecipientsJob } from "../../jobs/job";
 import type { MessageRow } from "../writes/message-writes";
 import type { TriggerRecord } from "../../jobs/trigger-record";
+import { type PinnedContent, pinnedContent } from "./render-content";
 
 /** Statuses after which a message is never sent again. */
 export const FINAL_OR_SENT: ReadonlySet<MessageStatus> = new Set(SETTLED_MESSAGE_STATUSES);
@@ -49,7 +50,6 @@ export interface Recipient {
   /** Said in the tracking log of the recipient's next message (a delay whose time had passed). */
   notes: JsonObject[];
 }
-
 export interface Loaded {
   workflow: { key: string; name: string; critical: boolean; unsubscribe: UnsubscribeScope; tags?: string[]; steps: Step[] } | null;
   recipients: Map<string, Recipient>;
@@ -59,6 +59,8 @@ export interface Loaded {
   suppressed: ReadonlySet<string>;
   /** Clear values of the environment's secret variables: redacted from every message stored. */
   secrets: string[];
+  /** The layouts and partials of the trigger's content stamp. */
+  content: PinnedContent;
 }
 
 export const keyOf = (subscriberId: string, stepId: string) => `${subscriberId}\u0000${stepId}`;
@@ -80,9 +82,10 @@ function environmentData(db: Db, env: Bindings, environmentId: string, cache?: E
 export async function load(ctx: DeliveryContext, job: RecipientsJob, trigger: TriggerRecord): Promise<Loaded> {
   const { db, env } = ctx;
   const { environmentId, transactionId, subscriberIds } = job;
-  const [rows, { vars, secrets, integrations, linkSecret }] = await Promise.all([
+  const [rows, { vars, secrets, integrations, linkSecret }, content] = await Promise.all([
     ctx.recipientReads.rows(environmentId, trigger, transactionId, subscriberIds),
     environmentData(db, env, environmentId, ctx.environments),
+    pinnedContent(db, environmentId, trigger.contentStamp),
   ]);
   const { subscribers: subscriberRows, channels: channelRows, messages: messageRows } = rows;
   const workflow = rows.workflow;
@@ -133,7 +136,7 @@ export async function load(ctx: DeliveryContext, job: RecipientsJob, trigger: Tr
   }
   const existing = new Map(messageRows.map((m) => [keyOf(m.subscriberId, m.stepId), m]));
   const suppressed = new Set(rows.suppressed);
-  return { workflow, recipients, existing, integrations, suppressed, secrets };
+  return { workflow, recipients, existing, integrations, suppressed, secrets, content };
 }
 
 /** A recipient id with no subscriber in the environment: each of its messages is skipped for this reason. */

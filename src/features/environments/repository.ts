@@ -28,6 +28,11 @@ import {
   webhookEndpoints,
   workflows,
   workflowVersions,
+  layouts,
+  layoutVersions,
+  partials,
+  partialVersions,
+  contentStamps,
 } from "../../db/schema";
 import { sha256Hex } from "../../lib/crypto";
 import { newId } from "../../lib/ids";
@@ -75,6 +80,11 @@ export const ENVIRONMENT_TABLES = [
   integrations,
   workflowVersions,
   workflows,
+  layoutVersions,
+  layouts,
+  partialVersions,
+  partials,
+  contentStamps,
   suppressions,
   apiKeys,
 ] as const;

@@ -1,7 +1,10 @@
 import { versionChanges } from "../workflows/versions/changes";
 import { jsonPatch } from "../workflows/versions/json-patch";
 import type { EnvironmentContents } from "./repository";
-import type { PromotedWorkflow, PromotionDiff } from "./schemas";
+import type { PromotedContent, PromotedWorkflow, PromotionDiff } from "./schemas";
+import { renderedPartials } from "../../engine/partials";
+import { parseTemplate } from "../../engine/templates";
+import { type TemplateSource, workflowTemplateSources } from "../partials/references";
 
 type Lists = Omit<PromotionDiff, "from" | "to">;
 
@@ -44,7 +47,83 @@ export function promotionDiff(source: EnvironmentContents, target: EnvironmentCo
     ...source.integrations.map((i) => ({ ...i, status: targetNames.has(byName(i)) ? ("unchanged" as const) : ("added" as const) })),
     ...target.integrations.filter((i) => !sourceNames.has(byName(i))).map((i) => ({ ...i, status: "removed" as const })),
   ].map((i) => ({ ...i, developmentOnly: isSandbox(i.provider) }));
-  return { workflows, variables, integrations };
+  return {
+    workflows,
+    variables,
+    integrations,
+    layouts: contentDiff(source.layouts, target.layouts),
+    partials: contentDiff(source.partials, target.partials),
+  };
+}
+
+/** Layouts or partials by key: `added`, `changed`, `removed` or `unchanged`, with the patch promoting would apply. */
+function contentDiff<D>(source: ReadonlyMap<string, { definition: D }>, target: ReadonlyMap<string, { definition: D }>) {
+  return [...new Set([...source.keys(), ...target.keys()])].sort().map((key) => {
+    const from = source.get(key);
+    const to = target.get(key);
+    if (!to) return { key, status: "added" as const, patch: jsonPatch({}, from!.definition) };
+    if (!from) return { key, status: "removed" as const, patch: [] };
+    const patch = jsonPatch(to.definition, from.definition);
+    return { key, status: patch.length === 0 ? ("unchanged" as const) : ("changed" as const), patch };
+  });
+}
+
+/**
+ * The layouts and partials the promoted workflows render (layouts by name, partials from their
+ * templates and those layouts, through partials rendering partials): promoted with them when
+ * `source` has them and they differ, and `missing` when neither environment has one.
+ */
+function dependencies(source: EnvironmentContents, target: EnvironmentContents, workflowKeys: string[]) {
+  const layoutKeys = new Set<string>();
+  const partialKeys = new Set<string>();
+  const missing: string[] = [];
+  const visitPartials = (sources: TemplateSource[]) => {
+    for (const s of sources) {
+      if (!s.source.includes("{%")) continue;
+      const parsed = parseTemplate(s.source, s.mode);
+      if (!parsed.ok) continue;
+      for (const ref of renderedPartials(parsed.templates)) {
+        if (ref.key === null || partialKeys.has(ref.key)) continue;
+        partialKeys.add(ref.key);
+        const p = source.partials.get(ref.key) ?? target.partials.get(ref.key);
+        if (!p) missing.push(`partial "${ref.key}"`);
+        else visitPartials([{ path: [], source: p.definition.content, mode: p.definition.type }]);
+      }
+    }
+  };
+  for (const key of workflowKeys) {
+    const steps = source.workflows.get(key)?.definition.steps ?? [];
+    for (const step of steps) if (step.type === "email" && typeof step.layout === "string") layoutKeys.add(step.layout);
+    visitPartials(workflowTemplateSources(steps));
+  }
+  for (const key of layoutKeys) {
+    const l = source.layouts.get(key) ?? target.layouts.get(key);
+    if (!l) missing.push(`layout "${key}"`);
+    else
+      visitPartials([
+        { path: [], source: l.definition.html, mode: "html" },
+        ...(l.definition.text ? [{ path: [], source: l.definition.text, mode: "text" as const }] : []),
+      ]);
+  }
+  const promote = <D>(
+    keys: Set<string>,
+    from: ReadonlyMap<string, { definition: D }>,
+    to: ReadonlyMap<string, { version: number; definition: D }>,
+  ) =>
+    [...keys].sort().flatMap((key): PromotedContent[] => {
+      const a = from.get(key);
+      if (!a) return [];
+      const b = to.get(key);
+      if (!b) return [{ key, outcome: "created", version: 1 }];
+      return jsonPatch(b.definition, a.definition).length === 0
+        ? [{ key, outcome: "unchanged", version: b.version }]
+        : [{ key, outcome: "updated", version: b.version + 1 }];
+    });
+  return {
+    layouts: promote(layoutKeys, source.layouts, target.layouts),
+    partials: promote(partialKeys, source.partials, target.partials),
+    missing,
+  };
 }
 
 /**
@@ -66,5 +145,10 @@ export function promotionPlan(source: EnvironmentContents, target: EnvironmentCo
         : { key, outcome: "updated", version: to.version + 1, patch };
     });
   const needsValue = [...source.variables].filter(([key, v]) => v.secret && !target.variables.has(key)).map(([key]) => key);
-  return { workflows, unknown, needsValue };
+  const { layouts, partials, missing } = dependencies(
+    source,
+    target,
+    workflows.map((w) => w.key),
+  );
+  return { workflows, unknown, needsValue, layouts, partials, missing };
 }

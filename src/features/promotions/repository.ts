@@ -1,6 +1,7 @@
 import { and, asc, eq, isNull } from "drizzle-orm";
 import type { Db } from "../../db/client";
-import { environments, integrations, variables, workflows } from "../../db/schema";
+import { environments, integrations, layouts, partials, variables, workflows } from "../../db/schema";
+import { layoutDefinitionOf } from "../layouts/repository";
 import { definitionOf } from "../workflows/repository";
 
 /** A deployment's workflows are counted in the tens; the diff reads them all in one query per environment. */
@@ -15,7 +16,7 @@ export function promotionReads(db: Db) {
     },
 
     async contents(environmentId: string) {
-      const [flows, vars, ints] = await db.batch([
+      const [flows, vars, ints, lays, parts] = await db.batch([
         db
           .select()
           .from(workflows)
@@ -32,6 +33,8 @@ export function promotionReads(db: Db) {
           .from(integrations)
           .where(eq(integrations.environmentId, environmentId))
           .orderBy(asc(integrations.provider), asc(integrations.name)),
+        db.select().from(layouts).where(eq(layouts.environmentId, environmentId)).orderBy(asc(layouts.key)),
+        db.select().from(partials).where(eq(partials.environmentId, environmentId)).orderBy(asc(partials.key)),
       ]);
       return {
         workflows: new Map(
@@ -43,6 +46,15 @@ export function promotionReads(db: Db) {
         // A secret's stored value is ciphertext, and never leaves this module.
         variables: new Map(vars.map((v) => [v.key, v.secret ? { secret: true as const } : { secret: false as const, value: v.value }])),
         integrations: ints,
+        layouts: new Map(
+          lays.map((l) => [l.key, { version: l.version, definition: layoutDefinitionOf({ ...l, createdAt: "", updatedAt: "" }) }]),
+        ),
+        partials: new Map(
+          parts.map((p) => [
+            p.key,
+            { version: p.version, definition: { key: p.key, name: p.name, description: p.description, content: p.content, type: p.type } },
+          ]),
+        ),
       };
     },
   };

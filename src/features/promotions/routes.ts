@@ -69,14 +69,63 @@ promotionsRoutes.openapi(
     if (plan.unknown.length > 0) {
       throw new ApiError("workflow_not_found", `No workflow ${plan.unknown.map((k) => `"${k}"`).join(", ")} in "${input.from}".`);
     }
-    const result = { from: input.from, to: input.to, workflows: plan.workflows, needsValue: plan.needsValue };
+    if (plan.missing.length > 0) {
+      throw new ApiError(
+        "validation_failed",
+        `The workflows render what neither "${input.from}" nor "${input.to}" has: ${plan.missing.join(", ")}. Nothing was promoted.`,
+        plan.missing.map((m) => ({ path: "workflows", message: `Missing ${m}.` })),
+      );
+    }
+    const result = {
+      from: input.from,
+      to: input.to,
+      workflows: plan.workflows,
+      layouts: plan.layouts,
+      partials: plan.partials,
+      needsValue: plan.needsValue,
+    };
     if (input.dryRun) return c.json({ ...result, dryRun: true }, 200);
 
     const db = unscopedDb(c.env);
     const context = auditContextOf(c);
     const author: Actor = { type: "admin", id: null, name: `promotion from ${input.from}` };
-    const { workflows } = dataOf(c.env, target.id);
+    const { workflows, layouts, partials } = dataOf(c.env, target.id);
     const done: string[] = [];
+    // What the workflows render lands first: a workflow never arrives before its layout or partials.
+    for (const step of plan.partials) {
+      if (step.outcome === "unchanged") continue;
+      const definition = sourceContents.partials.get(step.key)!.definition;
+      const record = { author, auditAction: "promoted" as const };
+      const landed =
+        step.outcome === "created"
+          ? (await partials.create(definition, context, record)) !== null
+          : (
+              await partials.update(step.key, definition, context, {
+                ...record,
+                ifMatch: [step.version - 1],
+                summary: `Promoted from ${input.from}`,
+              })
+            ).status === "ok";
+      if (!landed)
+        throw new ApiError("promotion_conflict", `Partial "${step.key}" changed in "${input.to}" while promoting: nothing was promoted.`);
+    }
+    for (const step of plan.layouts) {
+      if (step.outcome === "unchanged") continue;
+      const definition = sourceContents.layouts.get(step.key)!.definition;
+      const record = { author, auditAction: "promoted" as const };
+      const landed =
+        step.outcome === "created"
+          ? (await layouts.create(definition, context, record)) !== null
+          : (
+              await layouts.update(step.key, definition, context, {
+                ...record,
+                ifMatch: [step.version - 1],
+                summary: `Promoted from ${input.from}`,
+              })
+            ).status === "ok";
+      if (!landed)
+        throw new ApiError("promotion_conflict", `Layout "${step.key}" changed in "${input.to}" while promoting: nothing was promoted.`);
+    }
     for (const step of plan.workflows) {
       if (step.outcome === "unchanged") continue;
       const definition = sourceContents.workflows.get(step.key)!.definition;
@@ -104,7 +153,13 @@ promotionsRoutes.openapi(
       resourceId: `${source.slug}:${target.slug}`,
       action: "promoted",
       before: null,
-      after: { from: input.from, to: input.to, workflows: plan.workflows.map(({ key, outcome, version }) => ({ key, outcome, version })) },
+      after: {
+        from: input.from,
+        to: input.to,
+        workflows: plan.workflows.map(({ key, outcome, version }) => ({ key, outcome, version })),
+        layouts: plan.layouts,
+        partials: plan.partials,
+      },
     } as const;
     await db.batch([
       auditStatement(db, context, { ...entry, environmentId: target.id }, "always"),

@@ -45,6 +45,14 @@ export const IntegrationPromotionDiff = z
   })
   .openapi("IntegrationPromotionDiff");
 
+export const ContentPromotionDiff = z
+  .object({
+    key: z.string(),
+    status: z.enum(["added", "changed", "removed", "unchanged"]),
+    patch: z.array(PatchOperation).openapi({ description: "RFC 6902: what promoting it would do to the target's definition." }),
+  })
+  .openapi("ContentPromotionDiff");
+
 export const PromotionDiff = z
   .object({
     from: z.string(),
@@ -52,6 +60,8 @@ export const PromotionDiff = z
     workflows: z.array(WorkflowPromotionDiff),
     variables: z.array(VariablePromotionDiff),
     integrations: z.array(IntegrationPromotionDiff),
+    layouts: z.array(ContentPromotionDiff),
+    partials: z.array(ContentPromotionDiff),
   })
   .openapi("PromotionDiff");
 export type PromotionDiff = z.infer<typeof PromotionDiff>;
@@ -80,12 +90,23 @@ export const PromotedWorkflow = z
   .openapi("PromotedWorkflow");
 export type PromotedWorkflow = z.infer<typeof PromotedWorkflow>;
 
+export const PromotedContent = z
+  .object({
+    key: z.string(),
+    outcome: z.enum(["created", "updated", "unchanged"]),
+    version: z.number().int().openapi({ description: "The target's version of it after the promotion." }),
+  })
+  .openapi("PromotedContent");
+export type PromotedContent = z.infer<typeof PromotedContent>;
+
 export const PromotionResult = z
   .object({
     from: z.string(),
     to: z.string(),
     dryRun: z.boolean(),
     workflows: z.array(PromotedWorkflow),
+    layouts: z.array(PromotedContent).openapi({ description: "The layouts the promoted workflows name, promoted with them." }),
+    partials: z.array(PromotedContent).openapi({ description: "The partials they (and those layouts) render, promoted with them." }),
     needsValue: z
       .array(z.string())
       .openapi({ description: "Secret variables `from` has and `to` lacks: never copied, set them in the target by hand." }),

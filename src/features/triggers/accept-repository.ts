@@ -3,11 +3,12 @@ import { and, eq, inArray, isNull } from "drizzle-orm";
 import { chunk } from "../../db/batch";
 import type { Db } from "../../db/client";
 import { topics, workflows } from "../../db/schema";
+import { contentStampOf } from "../../db/queries/content-stamps";
 
 /** What the accept path checks of the named workflows (deleted ones left out), in one D1 batch. */
 export async function workflowGateRows(db: Db, environmentId: string, keys: string[]) {
-  // 99 keys plus the environment id stay within D1's 100 bound parameters per statement.
-  const [first, ...rest] = chunk(keys, 99).map((part) =>
+  // 98 keys plus the environment id (twice: the content stamp) stay within D1's 100 bound parameters per statement.
+  const [first, ...rest] = chunk(keys, 98).map((part) =>
     db
       .select({
         id: workflows.id,
@@ -16,6 +17,8 @@ export async function workflowGateRows(db: Db, environmentId: string, keys: stri
         active: workflows.active,
         payloadSchema: workflows.payloadSchema,
         steps: workflows.steps,
+        // In the same statement: pinning the layouts and partials costs the accept path no round trip.
+        contentStamp: contentStampOf(environmentId),
       })
       .from(workflows)
       .where(and(eq(workflows.environmentId, environmentId), isNull(workflows.deletedAt), inArray(workflows.key, part))),

@@ -44,6 +44,7 @@ export async function loadWorkflowGates(data: Data, keys: string[]) {
       version: r.version,
       active: r.active,
       payloadSchema: r.payloadSchema ?? null,
+      contentStamp: r.contentStamp,
       channelSteps: r.steps.filter(isChannelStep).length,
     };
     gates.set(r.key, gate);
@@ -130,6 +131,7 @@ async function prepared(
       workflowKey,
       workflowId: gate.id,
       workflowVersion: gate.version,
+      contentStamp: gate.contentStamp,
       recipients: recipients.valid.map(parsedJson),
       payload: parsedJsonObject(payload),
       overrides: request.overrides ? parsedJsonObject(request.overrides) : null,

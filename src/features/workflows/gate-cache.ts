@@ -11,6 +11,8 @@ export interface WorkflowGate {
   version: number;
   active: boolean;
   payloadSchema: Record<string, unknown> | null;
+  /** The environment's content stamp (layouts, partials) read with the gate: what a trigger accepted now renders with. */
+  contentStamp: number;
   /** Channel steps: the messages each recipient is planned to get. */
   channelSteps: number;
 }
@@ -32,4 +34,10 @@ export function rememberGate(environmentId: string, workflowKey: string, gate: W
 
 export function forgetGate(environmentId: string, workflowKey: string): void {
   cache.delete(keyOf(environmentId, workflowKey));
+}
+
+/** A layout or partial changed: gates carry the environment's content stamp, so all of its gates go. */
+export function forgetEnvironmentGates(environmentId: string): void {
+  const prefix = `${environmentId}\u0000`;
+  for (const key of cache.keys()) if (key.startsWith(prefix)) cache.delete(key);
 }

@@ -1,6 +1,7 @@
 import { ApiError, notFound } from "../../lib/errors";
 import { apiRoute, createRouter, json, security } from "../../lib/openapi";
 import { auditContextOf } from "../audit/record";
+import { checkWorkflowContent } from "../layouts/checks";
 import { Workflow, WorkflowInput, WorkflowKeyParam, WorkflowList, WorkflowPageQuery } from "./schemas";
 import { etagOf, IfMatchHeader, ifMatchVersions, ImportHeader, staleWrite } from "./versions/if-match";
 
@@ -35,6 +36,7 @@ workflowsRoutes.openapi(
   }),
   async (c) => {
     const input = c.req.valid("json");
+    await checkWorkflowContent(c.var.data, input.steps);
     const created = await c.var.data.workflows.create(input, auditContextOf(c), importRecord(c.req.valid("header")));
     if (!created) throw new ApiError("workflow_exists", `A workflow with key "${input.key}" already exists.`);
     c.header("etag", etagOf(created.version));
@@ -99,6 +101,7 @@ workflowsRoutes.openapi(
     const { key } = c.req.valid("param");
     const input = c.req.valid("json");
     if (input.key !== key) throw keyImmutable(key, input.key);
+    await checkWorkflowContent(c.var.data, input.steps);
     const outcome = await c.var.data.workflows.update(key, input, auditContextOf(c), {
       ifMatch: ifMatchVersions(c.req.header("if-match")),
       ...importRecord(c.req.valid("header")),

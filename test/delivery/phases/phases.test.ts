@@ -13,6 +13,7 @@ import { sendAll, type Delivered } from "../../../src/delivery/phases/send";
 import { transition } from "../../../src/delivery/recipients/recipient-transitions";
 import type { Loaded, Recipient } from "../../../src/delivery/recipients/recipients-state";
 import type { RecipientsJob } from "../../../src/jobs/job";
+import { PartialSet } from "../../../src/engine/partials";
 import type { IntegrationConfig } from "../../../src/providers/types";
 
 const NOW = new Date("2026-06-01T12:00:00Z");
@@ -83,6 +84,7 @@ function loadedWith(recipients: Recipient[], patch: Partial<Loaded> = {}): Loade
     existing: new Map(),
     integrations: new Map([["email", [sandbox, backup]]]),
     suppressed: new Set(),
+    content: { layouts: new Map(), defaultLayout: null, partials: PartialSet.EMPTY },
     secrets: [],
     ...patch,
   };
