@@ -2,9 +2,9 @@ import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { TriggerLedger } from "../../src/durable-objects/ledger/trigger-ledger";
 import { ledgerOf, tickLedger } from "../ledger";
-import { api, eventually } from "../request";
+import { api } from "../request";
 import { createSandboxEnvironment, unique } from "../factories";
-import { byStep, createWorkflow, messageDetail, settledMessages, trigger } from "./helpers";
+import { byStep, createWorkflow, eventually, messageDetail, settledMessages, trigger } from "./helpers";
 
 const waits = (environmentId: string, transactionId: string) =>
   runInDurableObject(ledgerOf(environmentId, transactionId), (ledger: TriggerLedger) => ledger.waiting(environmentId, transactionId));
