@@ -11,6 +11,9 @@ export const AUDIT_RESOURCES = [
   "in_app_settings",
   "preference_link_settings",
   "promotion",
+  "brand",
+  "translation",
+  "translation_settings",
 ] as const;
 export type AuditResource = (typeof AUDIT_RESOURCES)[number];
 

@@ -49,7 +49,24 @@ export function uuidv7(now = Date.now()): string {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
 }
 
-export type IdPrefix = "env" | "key" | "sub" | "wf" | "wfv" | "msg" | "evt" | "top" | "int" | "var" | "cap" | "ep" | "att" | "act" | "aud";
+export type IdPrefix =
+  | "env"
+  | "key"
+  | "sub"
+  | "wf"
+  | "wfv"
+  | "msg"
+  | "evt"
+  | "top"
+  | "int"
+  | "var"
+  | "cap"
+  | "ep"
+  | "att"
+  | "act"
+  | "aud"
+  | "brv"
+  | "trv";
 
 /** Prefixed, time-ordered ids so a reader of a log knows what an id names. */
 export const newId = (prefix: IdPrefix) => `${prefix}_${uuidv7().replaceAll("-", "")}`;

@@ -16,3 +16,8 @@ export * from "./dashboard-sessions";
 export * from "./preference-links";
 export * from "./event-webhooks";
 export * from "./audit";
+export * from "./brands";
+export * from "./brand-versions";
+export * from "./translations";
+export * from "./translation-versions";
+export * from "./translation-settings";

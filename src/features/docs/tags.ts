@@ -8,6 +8,11 @@ export const API_TAGS = [
   },
   { name: "Subscribers", description: "The people you notify: profiles, channel addresses, preferences, erasure." },
   { name: "Workflows", description: "What a trigger runs: steps, conditions, templates; preview before saving." },
+  { name: "Brand", description: "The brand kit every template reads as `{{ brand.* }}` and the hosted pages show; versioned." },
+  {
+    name: "Translations",
+    description: 'Texts per locale that templates read with `{{ "key" | t }}`; the default locale, what is missing or outdated; versioned.',
+  },
   { name: "In-app", description: "Each subscriber's in-app notifications (what their Inbox shows) and the Inbox settings." },
   { name: "Topics", description: "Named groups of subscribers to trigger at once." },
   { name: "Messages", description: "What each step produced for each recipient, its status and timeline; statistics; sandbox captures." },

@@ -45,6 +45,9 @@ export async function loadWorkflowGates(data: Data, keys: string[]) {
       active: r.active,
       payloadSchema: r.payloadSchema ?? null,
       channelSteps: r.steps.filter(isChannelStep).length,
+      brandVersion: r.brandVersion,
+      translationsRevision: r.translationsRevision,
+      defaultLocale: r.defaultLocale,
     };
     gates.set(r.key, gate);
   }
@@ -136,6 +139,9 @@ async function prepared(
       actor: parsedJson(request.actor ?? null),
       acceptedAt: now,
       plannedSteps: gate.channelSteps,
+      brandVersion: gate.brandVersion,
+      translationsRevision: gate.translationsRevision,
+      defaultLocale: gate.defaultLocale,
     },
   };
 }

@@ -13,6 +13,10 @@ export interface WorkflowGate {
   payloadSchema: Record<string, unknown> | null;
   /** Channel steps: the messages each recipient is planned to get. */
   channelSteps: number;
+  /** The environment's brand version and translations revision and default locale: a trigger renders with them. */
+  brandVersion: number;
+  translationsRevision: number;
+  defaultLocale: string;
 }
 
 export const GATE_TTL_MS = 5_000;
@@ -32,4 +36,10 @@ export function rememberGate(environmentId: string, workflowKey: string, gate: W
 
 export function forgetGate(environmentId: string, workflowKey: string): void {
   cache.delete(keyOf(environmentId, workflowKey));
+}
+
+/** A change to what every workflow of an environment renders with (its brand, its translations) moves the pins its gates carry. */
+export function forgetEnvironmentGates(environmentId: string): void {
+  const prefix = `${environmentId}\u0000`;
+  for (const key of cache.keys()) if (key.startsWith(prefix)) cache.delete(key);
 }
