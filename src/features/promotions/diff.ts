@@ -1,6 +1,7 @@
 import { versionChanges } from "../workflows/versions/changes";
 import { jsonPatch } from "../workflows/versions/json-patch";
 import type { EnvironmentContents } from "./repository";
+import { brandDiff, translationsDiff } from "./content-diff";
 import type { PromotedWorkflow, PromotionDiff } from "./schemas";
 
 type Lists = Omit<PromotionDiff, "from" | "to">;
@@ -44,7 +45,7 @@ export function promotionDiff(source: EnvironmentContents, target: EnvironmentCo
     ...source.integrations.map((i) => ({ ...i, status: targetNames.has(byName(i)) ? ("unchanged" as const) : ("added" as const) })),
     ...target.integrations.filter((i) => !sourceNames.has(byName(i))).map((i) => ({ ...i, status: "removed" as const })),
   ].map((i) => ({ ...i, developmentOnly: isSandbox(i.provider) }));
-  return { workflows, variables, integrations };
+  return { workflows, variables, integrations, brand: brandDiff(source, target), translations: translationsDiff(source, target) };
 }
 
 /**

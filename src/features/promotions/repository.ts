@@ -2,6 +2,8 @@ import { and, asc, eq, isNull } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { environments, integrations, variables, workflows } from "../../db/schema";
 import { definitionOf } from "../workflows/repository";
+import { brandRepository } from "../../db/queries/brand";
+import { translationsRepository } from "../../db/queries/translations";
 
 /** A deployment's workflows are counted in the tens; the diff reads them all in one query per environment. */
 const MAX_WORKFLOWS = 1000;
@@ -15,6 +17,8 @@ export function promotionReads(db: Db) {
     },
 
     async contents(environmentId: string) {
+      const texts = translationsRepository(db, environmentId);
+      const content = Promise.all([brandRepository(db, environmentId).get(), texts.list(), texts.settings()]);
       const [flows, vars, ints] = await db.batch([
         db
           .select()
@@ -33,7 +37,11 @@ export function promotionReads(db: Db) {
           .where(eq(integrations.environmentId, environmentId))
           .orderBy(asc(integrations.provider), asc(integrations.name)),
       ]);
+      const [brand, locales, settings] = await content;
       return {
+        brand,
+        translations: new Map(locales.map((row) => [row.locale, row])),
+        defaultLocale: settings.defaultLocale,
         workflows: new Map(
           flows.map((row) => [
             row.key,

@@ -9,6 +9,7 @@ import { adminSecurity } from "../environments/admin-routes";
 import { dataOf } from "../data";
 import { promotionDiff, promotionPlan } from "./diff";
 import { promotionReads } from "./repository";
+import { applyContent, contentPlan } from "./content-apply";
 import { PromotionDiff, PromotionDiffQuery, PromotionInput, PromotionResult } from "./schemas";
 
 export const promotionsRoutes = createRouter();
@@ -60,7 +61,7 @@ promotionsRoutes.openapi(
     security: adminSecurity,
     request: { body: { required: true, content: json(PromotionInput) } },
     responses: { 200: { description: "What was promoted (or would be)", content: json(PromotionResult) } },
-    errors: ["environment_not_found", "workflow_not_found", "promotion_conflict"],
+    errors: ["environment_not_found", "workflow_not_found", "translation_not_found", "translation_key_missing", "promotion_conflict"],
   }),
   async (c) => {
     const input = c.req.valid("json");
@@ -69,13 +70,17 @@ promotionsRoutes.openapi(
     if (plan.unknown.length > 0) {
       throw new ApiError("workflow_not_found", `No workflow ${plan.unknown.map((k) => `"${k}"`).join(", ")} in "${input.from}".`);
     }
-    const result = { from: input.from, to: input.to, workflows: plan.workflows, needsValue: plan.needsValue };
+    const content = contentPlan(input, sourceContents, targetContents, plan.workflows);
+    const result = { from: input.from, to: input.to, workflows: plan.workflows, needsValue: plan.needsValue, ...content.result };
     if (input.dryRun) return c.json({ ...result, dryRun: true }, 200);
 
     const db = unscopedDb(c.env);
     const context = auditContextOf(c);
     const author: Actor = { type: "admin", id: null, name: `promotion from ${input.from}` };
-    const { workflows } = dataOf(c.env, target.id);
+    const targetData = dataOf(c.env, target.id);
+    const { workflows } = targetData;
+    // Texts and brand first: the promoted workflows' `t` keys are there before they are.
+    await applyContent(targetData, content, sourceContents, context, author);
     const done: string[] = [];
     for (const step of plan.workflows) {
       if (step.outcome === "unchanged") continue;
@@ -104,7 +109,13 @@ promotionsRoutes.openapi(
       resourceId: `${source.slug}:${target.slug}`,
       action: "promoted",
       before: null,
-      after: { from: input.from, to: input.to, workflows: plan.workflows.map(({ key, outcome, version }) => ({ key, outcome, version })) },
+      after: {
+        from: input.from,
+        to: input.to,
+        workflows: plan.workflows.map(({ key, outcome, version }) => ({ key, outcome, version })),
+        brand: content.result.brand,
+        translations: content.result.translations,
+      },
     } as const;
     await db.batch([
       auditStatement(db, context, { ...entry, environmentId: target.id }, "always"),
