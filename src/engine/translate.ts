@@ -46,7 +46,8 @@ export function flattenKeys(nested: Record<string, unknown>, maxDepth = 10): { k
     for (const [part, item] of Object.entries(value)) {
       const path = [...prefix, part];
       const key = path.join(".");
-      if (!/^[A-Za-z0-9_-]+$/.test(part)) {
+      // `"welcome.subject": "..."` and `{"welcome": {"subject": "..."}}` are the same key.
+      if (!part.split(".").every((segment) => /^[A-Za-z0-9_-]+$/.test(segment))) {
         issues.push({ path, message: "A key part is letters, digits, `_` or `-` (dots separate levels)." });
       } else if (key.length > MAX_KEY_LENGTH) {
         issues.push({ path, message: `A key is at most ${MAX_KEY_LENGTH} characters.` });
