@@ -71,7 +71,7 @@ export async function translationsAt(db: Db, environmentId: string, revision: nu
       and(
         eq(translationVersions.environmentId, environmentId),
         sql`${translationVersions.revision} = (SELECT max(v.revision) FROM translation_versions v
-          WHERE v.environment_id = ${translationVersions.environmentId} AND v.locale = ${translationVersions.locale} AND v.revision <= ${revision})`,
+          WHERE v.environment_id = "translation_versions"."environment_id" AND v.locale = "translation_versions"."locale" AND v.revision <= ${revision})`,
       ),
     );
   const found = new Map(rows.flatMap((r) => (r.keys ? [[r.locale, r.keys] as const] : [])));

@@ -20,12 +20,14 @@ const NONE: RenderInputs = { brand: undefined, translatorFor: () => undefined };
  */
 export async function renderInputs(db: Db, environmentId: string, trigger: TriggerRecord, steps: readonly Step[]): Promise<RenderInputs> {
   const wantsBrand = JSON.stringify(steps).includes("brand");
+
   const wantsTexts = usesTranslations(steps);
   if (!wantsBrand && !wantsTexts) return NONE;
   const [brand, dictionaries] = await Promise.all([
     wantsBrand ? brandAt(db, environmentId, trigger.brandVersion) : undefined,
     wantsTexts ? translationsAt(db, environmentId, trigger.translationsRevision) : undefined,
   ]);
+
   const defaultLocale = trigger.defaultLocale ?? (wantsTexts ? await currentDefault(db, environmentId) : DEFAULT_LOCALE);
   return {
     brand,

@@ -17,9 +17,10 @@ export async function workflowGateRows(db: Db, environmentId: string, keys: stri
         payloadSchema: workflows.payloadSchema,
         steps: workflows.steps,
         // What every workflow of the environment renders with, pinned at accept: read in the same statement, no round trip more.
-        brandVersion: sql<number>`coalesce((SELECT version FROM brands WHERE brands.environment_id = ${workflows.environmentId}), 0)`,
-        translationsRevision: sql<number>`coalesce((SELECT revision FROM translation_settings ts WHERE ts.environment_id = ${workflows.environmentId}), 0)`,
-        defaultLocale: sql<string>`coalesce((SELECT default_locale FROM translation_settings ts WHERE ts.environment_id = ${workflows.environmentId}), 'en')`,
+        // The outer column is written out: drizzle leaves a single table's columns unqualified, which inside a subquery would name its own.
+        brandVersion: sql<number>`coalesce((SELECT version FROM brands WHERE brands.environment_id = "workflows"."environment_id"), 0)`,
+        translationsRevision: sql<number>`coalesce((SELECT revision FROM translation_settings ts WHERE ts.environment_id = "workflows"."environment_id"), 0)`,
+        defaultLocale: sql<string>`coalesce((SELECT default_locale FROM translation_settings ts WHERE ts.environment_id = "workflows"."environment_id"), 'en')`,
       })
       .from(workflows)
       .where(and(eq(workflows.environmentId, environmentId), isNull(workflows.deletedAt), inArray(workflows.key, part))),
