@@ -110,6 +110,10 @@ describe("DELETE /v1/admin/environments/{slug}", () => {
       expect((await api(key, "POST", "/v1/topics", { key: "news", name: "News" })).status).toBe(201);
       expect((await api(key, "POST", "/v1/topics/news/subscribers", { subscriberIds: ["ada"] })).status).toBeLessThan(300);
       expect((await api(key, "POST", "/v1/variables", { key: "SUPPORT", value: "x" })).status).toBe(201);
+      // The brand, its versions, a locale's translations, their versions and the translation settings.
+      const colors = { primary: "#000000", background: "#ffffff", text: "#000000", link: "#0000ee" };
+      expect((await api(key, "PUT", "/v1/brand", { name: "Acme", logoUrl: null, colors })).status).toBe(200);
+      expect((await api(key, "PUT", "/v1/translations/en", { keys: { hello: "Hello" } })).status).toBe(200);
       const tx = await trigger(key, { workflow: workflow.key, to: "ada" });
       await settledMessages(key, tx, 1);
     }
