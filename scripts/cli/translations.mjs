@@ -37,7 +37,9 @@ export async function pushTranslations(request, dir) {
     const file = join(dir, name);
     const locale = name.slice(0, -".json".length);
     try {
-      const saved = await request("PUT", `/v1/translations/${encodeURIComponent(locale)}`, { keys: JSON.parse(await readFile(file, "utf8")) });
+      const saved = await request("PUT", `/v1/translations/${encodeURIComponent(locale)}`, {
+        keys: JSON.parse(await readFile(file, "utf8")),
+      });
       results.push({ file, locale: saved.locale, version: saved.version });
     } catch (error) {
       // Which file the server refused: the files before it were applied, the ones after it were not.

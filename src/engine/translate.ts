@@ -1,12 +1,9 @@
 import type { Step } from "./steps";
 import { isChannelStep } from "./steps";
 
-/** A translation's text: one string, or one per plural category. */
-export type TranslationValue = string | Partial<Record<PluralCategory, string>>;
-export type TranslationKeys = Record<string, TranslationValue>;
+import { PLURAL_CATEGORIES, type PluralCategory, type TranslationKeys, type TranslationValue } from "../contract/translations";
 
-export const PLURAL_CATEGORIES = ["zero", "one", "two", "few", "many", "other"] as const;
-export type PluralCategory = (typeof PLURAL_CATEGORIES)[number];
+export { PLURAL_CATEGORIES, type PluralCategory, type TranslationKeys, type TranslationValue };
 
 export const TRANSLATION_KEY = /^[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*$/;
 export const MAX_KEY_LENGTH = 200;

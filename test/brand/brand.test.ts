@@ -33,7 +33,11 @@ describe("PUT /v1/brand", () => {
     expect((await api(key, "PUT", "/v1/brand", BRAND)).body).toMatchObject({ version: 1 });
     const second = await api(key, "PUT", "/v1/brand", { ...BRAND, name: "Acme 2" });
     expect(second.body).toMatchObject({ version: 2 });
-    expect((await api(key, "GET", "/v1/brand/diff")).body).toEqual({ from: 1, to: 2, patch: [{ op: "replace", path: "/name", value: "Acme 2" }] });
+    expect((await api(key, "GET", "/v1/brand/diff")).body).toEqual({
+      from: 1,
+      to: 2,
+      patch: [{ op: "replace", path: "/name", value: "Acme 2" }],
+    });
     const reverted = await api(key, "POST", "/v1/brand/revert", { version: 1 });
     expect(reverted.body).toMatchObject({ name: "Acme", version: 3 });
     const versions = await api<{ data: { version: number; action: string }[] }>(key, "GET", "/v1/brand/versions");
@@ -101,7 +105,11 @@ describe("the preference page's former branding route", () => {
     await env.DB.prepare("UPDATE preference_link_settings SET brand_name = ?, accent_color = ? WHERE environment_id = ?")
       .bind("Old Co", "#123456", id)
       .run();
-    expect((await api(key, "GET", "/v1/brand")).body).toMatchObject({ name: "Old Co", colors: { primary: "#123456", link: "#123456" }, version: 0 });
+    expect((await api(key, "GET", "/v1/brand")).body).toMatchObject({
+      name: "Old Co",
+      colors: { primary: "#123456", link: "#123456" },
+      version: 0,
+    });
     expect((await api(key, "GET", "/v1/preference-links/settings")).body).toMatchObject({ brandName: "Old Co", accentColor: "#123456" });
   });
 });
@@ -110,7 +118,10 @@ describe("the hosted pages", () => {
   it("show the brand's name, logo and primary colour", async () => {
     const { key } = await createSandboxEnvironment();
     await api(key, "PUT", "/v1/brand", BRAND);
-    await createWorkflow(key, { key: unique("news").toLowerCase(), steps: [{ id: "m", type: "email", template: { subject: "S", text: "T" } }] });
+    await createWorkflow(key, {
+      key: unique("news").toLowerCase(),
+      steps: [{ id: "m", type: "email", template: { subject: "S", text: "T" } }],
+    });
     const subscriberId = unique("s");
     await api(key, "POST", "/sub", { subscriberId, email: "ada@example.com" });
     const link = await api<{ url: string }>(key, "POST", `/v1/subscribers/${subscriberId}/preference-link`);

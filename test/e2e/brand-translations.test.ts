@@ -38,7 +38,10 @@ async function setUp(steps: unknown[]) {
 }
 
 const contentOf = async (key: string, transactionId: string, count = 1, step = "mail") =>
-  (await messageDetail(key, byStep(await settledMessages(key, transactionId, count), step).id)).content as { subject: string; html: string };
+  (await messageDetail(key, byStep(await settledMessages(key, transactionId, count), step).id)).content as {
+    subject: string;
+    html: string;
+  };
 
 describe("brand and translations in a sent email", () => {
   it("render the brand and each subscriber's texts, falling back from de-CH to de to the default locale", async () => {
@@ -52,7 +55,11 @@ describe("brand and translations in a sent email", () => {
     expect(content.subject).toBe("Willkommen, Ada");
     expect(content.html).toBe('<h1 style="color: #112233">Acme</h1><p>3 items</p><footer>Acme Inc.</footer>');
 
-    const english = await trigger(key, { workflow, to: { subscriberId: unique("s"), email: "b@example.com", firstName: "Bo" }, payload: { n: 1 } });
+    const english = await trigger(key, {
+      workflow,
+      to: { subscriberId: unique("s"), email: "b@example.com", firstName: "Bo" },
+      payload: { n: 1 },
+    });
     expect(await contentOf(key, english)).toMatchObject({ subject: "Welcome, Bo", html: expect.stringContaining("<p>1 item</p>") });
   });
 

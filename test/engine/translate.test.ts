@@ -25,10 +25,7 @@ const dictionaries = new Map<string, TranslationKeys>([
   ],
   ["de", { "welcome.subject": "Willkommen, {{ name }}", "only.language": "Nur Deutsch" }],
   ["de-CH", { "welcome.subject": "Grüezi, {{ name }}" }],
-  [
-    "fr",
-    { "cart.items": { one: "{{ count }} article", many: "{{ count }} d'articles", other: "{{ count }} articles" } },
-  ],
+  ["fr", { "cart.items": { one: "{{ count }} article", many: "{{ count }} d'articles", other: "{{ count }} articles" } }],
   [
     "ar",
     {

@@ -12,27 +12,55 @@ beforeAll(async () => {
 
 const edge = fc.oneof(
   fc.jsonValue({ maxDepth: 3 }),
-  fc.constantFrom(null, "", "#12345", "#zzzzzz", "http://x", "https://x.example/a.png", "javascript:alert(1)", "{{", "{% if %}", "💥", "\u0000"),
+  fc.constantFrom(
+    null,
+    "",
+    "#12345",
+    "#zzzzzz",
+    "http://x",
+    "https://x.example/a.png",
+    "javascript:alert(1)",
+    "{{",
+    "{% if %}",
+    "💥",
+    "\u0000",
+  ),
   fc.integer({ min: 1_000, max: 20_000 }).map((n) => "x".repeat(n)),
 );
 const colors = fc.dictionary(fc.constantFrom("primary", "background", "text", "link", "other"), edge);
 const brand = fc.record(
-  { name: edge, logoUrl: edge, colors: fc.oneof(colors, edge), footer: edge, address: edge, socialLinks: fc.oneof(fc.array(fc.record({ name: edge, url: edge })), edge) },
+  {
+    name: edge,
+    logoUrl: edge,
+    colors: fc.oneof(colors, edge),
+    footer: edge,
+    address: edge,
+    socialLinks: fc.oneof(fc.array(fc.record({ name: edge, url: edge })), edge),
+  },
   { requiredKeys: [] },
 );
 const plural = fc.dictionary(fc.constantFrom("zero", "one", "two", "few", "many", "other", "lots"), edge);
 const keys = fc.letrec((tie) => ({
-  node: fc.dictionary(fc.oneof(fc.string({ maxLength: 12 }), fc.constantFrom("a.b", "a", ".", "a..b", "other")), fc.oneof(edge, plural, tie("node")), {
-    maxKeys: 6,
-  }),
+  node: fc.dictionary(
+    fc.oneof(fc.string({ maxLength: 12 }), fc.constantFrom("a.b", "a", ".", "a..b", "other")),
+    fc.oneof(edge, plural, tie("node")),
+    {
+      maxKeys: 6,
+    },
+  ),
 })).node;
-const locale = fc.oneof(fc.constantFrom("en", "de-CH", "pt-br", "status", "settings", "x", "en_US", "%20", "zh-Hant-TW", "a".repeat(40)), fc.string({ maxLength: 12 }));
+const locale = fc.oneof(
+  fc.constantFrom("en", "de-CH", "pt-br", "status", "settings", "x", "en_US", "%20", "zh-Hant-TW", "a".repeat(40)),
+  fc.string({ maxLength: 12 }),
+);
 
 type Case = { method: "PUT" | "GET" | "DELETE" | "POST"; path: string; body?: unknown };
 const cases: fc.Arbitrary<Case> = fc.oneof(
   brand.map((body) => ({ method: "PUT" as const, path: "/v1/brand", body })),
   edge.map((body) => ({ method: "PUT" as const, path: "/v1/brand", body })),
-  fc.tuple(locale, fc.oneof(keys, edge)).map(([l, k]) => ({ method: "PUT" as const, path: `/v1/translations/${encodeURIComponent(l)}`, body: { keys: k } })),
+  fc
+    .tuple(locale, fc.oneof(keys, edge))
+    .map(([l, k]) => ({ method: "PUT" as const, path: `/v1/translations/${encodeURIComponent(l)}`, body: { keys: k } })),
   fc.tuple(locale, edge).map(([l, body]) => ({ method: "PUT" as const, path: `/v1/translations/${encodeURIComponent(l)}`, body })),
   fc.oneof(locale, edge).map((defaultLocale) => ({ method: "PUT" as const, path: "/v1/translations/settings", body: { defaultLocale } })),
   edge.map((version) => ({ method: "POST" as const, path: "/v1/brand/revert", body: { version } })),

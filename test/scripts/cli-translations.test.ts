@@ -10,7 +10,8 @@ import { main } from "../../scripts/cli/main.mjs";
 function fakeServer(initial: Record<string, Record<string, unknown>>) {
   const locales = new Map(Object.entries(initial).map(([locale, keys]) => [locale, { keys, version: 1 }]));
   const calls: string[] = [];
-  const json = (status: number, body: unknown, type = "application/json") => new Response(JSON.stringify(body), { status, headers: { "content-type": type } });
+  const json = (status: number, body: unknown, type = "application/json") =>
+    new Response(JSON.stringify(body), { status, headers: { "content-type": type } });
   const fetch = async (url: string | URL | Request, init?: RequestInit) => {
     const { pathname } = new URL(String(url));
     const method = init?.method ?? "GET";
@@ -19,11 +20,17 @@ function fakeServer(initial: Record<string, Record<string, unknown>>) {
     const locale = decodeURIComponent(pathname.split("/").at(-1)!);
     if (method === "GET") {
       const found = locales.get(locale);
-      return found ? json(200, { locale, ...found }) : json(404, { code: "translation_not_found", detail: "No." }, "application/problem+json");
+      return found
+        ? json(200, { locale, ...found })
+        : json(404, { code: "translation_not_found", detail: "No." }, "application/problem+json");
     }
     const { keys } = JSON.parse(String(init?.body)) as { keys: Record<string, unknown> };
     if (locale === "en_US") {
-      return json(422, { code: "validation_failed", detail: "Bad.", errors: [{ path: "locale", message: "A BCP 47 locale" }] }, "application/problem+json");
+      return json(
+        422,
+        { code: "validation_failed", detail: "Bad.", errors: [{ path: "locale", message: "A BCP 47 locale" }] },
+        "application/problem+json",
+      );
     }
     const before = locales.get(locale);
     const same = before && JSON.stringify(before.keys) === JSON.stringify(keys);
@@ -37,7 +44,12 @@ function fakeServer(initial: Record<string, Record<string, unknown>>) {
 async function clarion(args: string[], fetch: typeof globalThis.fetch) {
   const out: string[] = [];
   const err: string[] = [];
-  const code = await main(args, { env: { CLARION_URL: "http://clarion.test", CLARION_KEY: "ck_test" }, fetch, out: (l) => out.push(l), err: (l) => err.push(l) });
+  const code = await main(args, {
+    env: { CLARION_URL: "http://clarion.test", CLARION_KEY: "ck_test" },
+    fetch,
+    out: (l) => out.push(l),
+    err: (l) => err.push(l),
+  });
   return { code, out: out.join("\n"), err: err.join("\n") };
 }
 
@@ -54,7 +66,10 @@ describe("clarion translations", () => {
 
     const pushed = await clarion(["translations", "push", dir], server.fetch);
     expect(pushed.code).toBe(0);
-    expect(pushed.out.split("\n")).toEqual([`de-CH at version 1 (${join(dir, "de-CH.json")})`, `en at version 1 (${join(dir, "en.json")})`]);
+    expect(pushed.out.split("\n")).toEqual([
+      `de-CH at version 1 (${join(dir, "de-CH.json")})`,
+      `en at version 1 (${join(dir, "en.json")})`,
+    ]);
     expect(server.calls.filter((c) => c.startsWith("PUT"))).toEqual(["PUT /v1/translations/de-CH", "PUT /v1/translations/en"]);
   });
 

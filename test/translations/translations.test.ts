@@ -110,14 +110,22 @@ describe("GET /v1/translations/status", () => {
     });
     // Translating it again brings it up to date.
     await put(key, "fr", { a: "A-fr 2", b: "B-fr", c: "C-fr" });
-    const after = await api<{ locales: { locale: string; missing: string[]; outdated: string[] }[] }>(key, "GET", "/v1/translations/status");
+    const after = await api<{ locales: { locale: string; missing: string[]; outdated: string[] }[] }>(
+      key,
+      "GET",
+      "/v1/translations/status",
+    );
     expect(after.body.locales.find((l) => l.locale === "fr")).toEqual({ locale: "fr", missing: [], outdated: [] });
   });
 });
 
 describe("a workflow's t keys", () => {
   const steps = [
-    { id: "mail", type: "email", template: { subject: '{{ "welcome.subject" | t: name: subscriber.firstName }}', text: '{{ "nope.key" | t }}' } },
+    {
+      id: "mail",
+      type: "email",
+      template: { subject: '{{ "welcome.subject" | t: name: subscriber.firstName }}', text: '{{ "nope.key" | t }}' },
+    },
   ];
 
   it("must exist in the default locale when the workflow is saved (422 with the field path and the key)", async () => {

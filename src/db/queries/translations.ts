@@ -1,7 +1,7 @@
 import { and, asc, desc, eq, sql } from "drizzle-orm";
 import type { Db } from "../client";
 import { translations, translationSettings, translationVersions } from "../schema";
-import type { TranslationKeys } from "../../engine/translate";
+import type { TranslationKeys } from "../../contract/translations";
 import type { Actor } from "../../env";
 import { newId } from "../../lib/ids";
 import { type AuditContext, auditStatement } from "./audit";

@@ -1,6 +1,6 @@
 import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { environmentId, json } from "./columns";
-import type { TranslationValue } from "../../engine/translate";
+import type { TranslationValue } from "../../contract/translations";
 
 /**
  * Every state of every locale, never updated. `version` counts per locale (what the API shows);

@@ -1,5 +1,5 @@
 import { integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
-import type { TranslationValue } from "../../engine/translate";
+import type { TranslationValue } from "../../contract/translations";
 import { environmentId, json } from "./columns";
 
 /**

@@ -12,7 +12,12 @@ import type { PromotedWorkflow, PromotionInput } from "./schemas";
  * dry run answers the same and a refusal (an unknown locale, a workflow's `t` key the target would
  * lack) leaves the target untouched.
  */
-export function contentPlan(input: PromotionInput, source: EnvironmentContents, target: EnvironmentContents, workflows: PromotedWorkflow[]) {
+export function contentPlan(
+  input: PromotionInput,
+  source: EnvironmentContents,
+  target: EnvironmentContents,
+  workflows: PromotedWorkflow[],
+) {
   const { locales, unknown } = localesToPromote(source, target, input.translations);
   if (unknown.length > 0) {
     throw new ApiError("translation_not_found", `No translations for ${unknown.map((l) => `"${l}"`).join(", ")} in "${input.from}".`);
@@ -48,8 +53,13 @@ export async function applyContent(target: Data, plan: ContentPlan, source: Cont
     await target.translations.put(locale, source.translations.get(locale)!.keys, context, { action: "promoted", author });
   }
   if (plan.result.brand && plan.result.brand.outcome !== "unchanged") {
-    const saved = await target.brand.save(source.brand.definition, context, { action: "promoted", author, ifVersion: plan.targetBrandVersion });
-    if (saved.status === "stale") throw new ApiError("promotion_conflict", "The target's brand changed while promoting: diff again and promote what is left.");
+    const saved = await target.brand.save(source.brand.definition, context, {
+      action: "promoted",
+      author,
+      ifVersion: plan.targetBrandVersion,
+    });
+    if (saved.status === "stale")
+      throw new ApiError("promotion_conflict", "The target's brand changed while promoting: diff again and promote what is left.");
   }
   forgetEnvironmentGates(target.environmentId);
 }

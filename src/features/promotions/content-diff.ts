@@ -35,7 +35,11 @@ export function translationsDiff(source: ContentSide, target: ContentSide) {
 /** The locales a promotion copies: those asked (or every added or changed one for `"all"`) that differ. */
 export function localesToPromote(source: ContentSide, target: ContentSide, wanted: "all" | string[] | undefined) {
   if (wanted === undefined) return { locales: [], unknown: [] };
-  const changed = new Set(translationsDiff(source, target).filter((d) => d.status === "added" || d.status === "changed").map((d) => d.locale));
+  const changed = new Set(
+    translationsDiff(source, target)
+      .filter((d) => d.status === "added" || d.status === "changed")
+      .map((d) => d.locale),
+  );
   const asked = wanted === "all" ? [...changed] : [...new Set(wanted)];
   return { locales: asked.filter((l) => changed.has(l)), unknown: asked.filter((l) => !source.translations.has(l)) };
 }

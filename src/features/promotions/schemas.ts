@@ -70,7 +70,10 @@ export const PromotionInput = z
     workflows: z
       .union([z.literal("all"), z.array(z.string().min(1).max(64)).max(500)])
       .openapi({ description: '`"all"`: every workflow of `from` that is added or changed; or the keys to promote (`[]`: none).' }),
-    brand: z.boolean().default(false).openapi({ description: "Copy `from`'s brand too (a new brand version in the target when it differs)." }),
+    brand: z
+      .boolean()
+      .default(false)
+      .openapi({ description: "Copy `from`'s brand too (a new brand version in the target when it differs)." }),
     translations: z
       .union([z.literal("all"), z.array(Locale).max(200)])
       .optional()

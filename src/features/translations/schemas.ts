@@ -95,11 +95,9 @@ export const LocaleStatus = z
     missing: z
       .array(z.string())
       .openapi({ description: "Keys of the default locale this locale lacks: they render in the default locale." }),
-    outdated: z
-      .array(z.string())
-      .openapi({
-        description: "Keys whose default text changed after this locale's text did: the translation may no longer say the same.",
-      }),
+    outdated: z.array(z.string()).openapi({
+      description: "Keys whose default text changed after this locale's text did: the translation may no longer say the same.",
+    }),
   })
   .openapi("LocaleStatus");
 

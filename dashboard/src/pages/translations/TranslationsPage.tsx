@@ -20,12 +20,16 @@ export function TranslationsPage() {
   const list = useQuery(localesQuery(api));
   const status = useQuery(statusQuery(api));
   const defaultLocale = list.data?.defaultLocale ?? "en";
-  const locales = [...(list.data?.data ?? []).map((l) => l.locale)].sort((a, b) => (a === defaultLocale ? -1 : b === defaultLocale ? 1 : a.localeCompare(b)));
+  const locales = [...(list.data?.data ?? []).map((l) => l.locale)].sort((a, b) =>
+    a === defaultLocale ? -1 : b === defaultLocale ? 1 : a.localeCompare(b),
+  );
   const rows = useQueries({ queries: locales.map((locale) => localeQuery(api, locale)) });
   const byLocale = new Map(rows.flatMap((r) => (r.data ? [[r.data.locale, r.data] as const] : [])));
   const flat = new Map([...byLocale].map(([locale, t]) => [locale, flatten(t.keys)]));
   const keys = [...new Set([...flat.values()].flatMap((k) => Object.keys(k)))].sort();
-  const marks = new Map((status.data?.locales ?? []).map((s) => [s.locale, { missing: new Set(s.missing), outdated: new Set(s.outdated) }]));
+  const marks = new Map(
+    (status.data?.locales ?? []).map((s) => [s.locale, { missing: new Set(s.missing), outdated: new Set(s.outdated) }]),
+  );
 
   return (
     <>
@@ -34,8 +38,8 @@ export function TranslationsPage() {
       </PageHeader>
       <p className="muted">
         Templates read these as <code>{'{{ "welcome.subject" | t: name: subscriber.firstName }}'}</code>. A subscriber gets their locale's
-        text, else their language's, else the default locale's (<code>{defaultLocale}</code>). Cells marked <em>missing</em> fall back to the
-        default text; <em>outdated</em> ones were translated before the default text last changed.
+        text, else their language's, else the default locale's (<code>{defaultLocale}</code>). Cells marked <em>missing</em> fall back to
+        the default text; <em>outdated</em> ones were translated before the default text last changed.
       </p>
       {list.error ? <ProblemView error={list.error} /> : null}
       {list.isPending ? <Loading what="the locales" /> : null}
@@ -66,7 +70,9 @@ export function TranslationsPage() {
                     const state = mark?.missing.has(key) ? "missing" : mark?.outdated.has(key) ? "outdated" : undefined;
                     return (
                       <td key={locale} data-locale={locale} data-key={key} data-state={state}>
-                        {translation ? <Cell translation={translation} flatKey={key} value={flat.get(locale)?.[key]} state={state} /> : null}
+                        {translation ? (
+                          <Cell translation={translation} flatKey={key} value={flat.get(locale)?.[key]} state={state} />
+                        ) : null}
                       </td>
                     );
                   })}

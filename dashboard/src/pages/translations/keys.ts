@@ -17,6 +17,12 @@ export function flatten(nested: Record<string, unknown>, prefix = ""): Record<st
 
 /** A cell's text for reading: a plural value shows its forms. */
 export const cellText = (value: unknown) =>
-  typeof value === "string" ? value : isRecord(value) ? Object.entries(value).map(([form, text]) => `${form}: ${String(text)}`).join(" · ") : "";
+  typeof value === "string"
+    ? value
+    : isRecord(value)
+      ? Object.entries(value)
+          .map(([form, text]) => `${form}: ${String(text)}`)
+          .join(" · ")
+      : "";
 
 export const isPluralValue = isPlural;
