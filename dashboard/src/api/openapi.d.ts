@@ -8131,7 +8131,7 @@ export interface paths {
         };
         /**
          * Compare two versions of the brand
-         * @description `patch` is the RFC 6902 JSON Patch that turns version `from` into version `to`.
+         * @description `patch` is the RFC 6902 JSON Patch that turns version `from` into version `to`; by default the last change. Before the first save: `from` and `to` 0, no patch.
          */
         get: {
             parameters: {
@@ -9203,7 +9203,7 @@ export interface paths {
         };
         /**
          * List a locale's versions
-         * @description Newest first (the last 100), a deletion among them.
+         * @description Newest first (the last 100), a deletion among them; 404 for a locale that never had translations.
          */
         get: {
             parameters: {
@@ -9254,7 +9254,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Problem (RFC 9457) with `code` `environment_not_found` */
+                /** @description Problem (RFC 9457) with `code` `environment_not_found` or `translation_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -9264,7 +9264,7 @@ export interface paths {
                             /** @enum {number} */
                             status?: 404;
                             /** @enum {string} */
-                            code?: "environment_not_found";
+                            code?: "environment_not_found" | "translation_not_found";
                         };
                     };
                 };
@@ -17111,7 +17111,13 @@ export interface components {
             to: number;
             patch: components["schemas"]["PatchOperation"][];
         };
+        /**
+         * @example {
+         *       "version": 2
+         *     }
+         */
         BrandRevertInput: {
+            /** @description The version to restore. */
             version: number;
         };
         TranslationList: {

@@ -159,7 +159,8 @@ brandRoutes.openapi(
     path: "/v1/brand/diff",
     tags,
     summary: "Compare two versions of the brand",
-    description: "`patch` is the RFC 6902 JSON Patch that turns version `from` into version `to`.",
+    description:
+      "`patch` is the RFC 6902 JSON Patch that turns version `from` into version `to`; by default the last change. Before the first save: `from` and `to` 0, no patch.",
     security,
     request: { query: BrandDiffQuery },
     responses: { 200: { description: "The difference", content: json(BrandDiff) } },
@@ -168,6 +169,8 @@ brandRoutes.openapi(
   async (c) => {
     const query = c.req.valid("query");
     const to = query.to ?? (await c.var.data.brand.get()).version;
+    // Never saved, nothing asked: nothing to compare (a brand's versions start at 1).
+    if (to === 0 && query.from === undefined) return c.json({ from: 0, to: 0, patch: [] }, 200);
     const from = query.from ?? Math.max(1, to - 1);
     const [a, b] = await Promise.all([versionOf(c, from), versionOf(c, to)]);
     return c.json({ from, to, patch: jsonPatch(a.definition, b.definition) }, 200);

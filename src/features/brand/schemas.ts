@@ -88,6 +88,6 @@ export const BrandDiffQuery = z.object({
 export const BrandDiff = z.object({ from: z.number().int(), to: z.number().int(), patch: z.array(PatchOperation) }).openapi("BrandDiff");
 
 export const BrandRevertInput = z
-  .object({ version: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER) })
+  .object({ version: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).openapi({ description: "The version to restore." }) })
   .strict()
-  .openapi("BrandRevertInput");
+  .openapi("BrandRevertInput", { example: { version: 2 } });

@@ -191,12 +191,18 @@ translationsRoutes.openapi(
     path: "/v1/translations/{locale}/versions",
     tags,
     summary: "List a locale's versions",
-    description: "Newest first (the last 100), a deletion among them.",
+    description: "Newest first (the last 100), a deletion among them; 404 for a locale that never had translations.",
     security,
     request: { params: LocaleParam },
     responses: { 200: { description: "The versions", content: json(TranslationVersionList) } },
+    errors: ["translation_not_found"],
   }),
-  async (c) => c.json({ data: (await c.var.data.translations.versions(c.req.valid("param").locale)).map(toVersion) }, 200),
+  async (c) => {
+    const { locale } = c.req.valid("param");
+    const versions = await c.var.data.translations.versions(locale);
+    if (versions.length === 0) throw missing(locale);
+    return c.json({ data: versions.map(toVersion) }, 200);
+  },
 );
 
 translationsRoutes.openapi(
