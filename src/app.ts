@@ -24,6 +24,8 @@ import { workflowsRoutes } from "./features/workflows/routes";
 import { workflowVersionsRoutes } from "./features/workflows/versions/routes";
 import { layoutsRoutes } from "./features/layouts/routes";
 import { partialsRoutes } from "./features/partials/routes";
+import { brandRoutes } from "./features/brand/routes";
+import { translationsRoutes } from "./features/translations/routes";
 import { testSendRoutes } from "./features/workflows/test-send-routes";
 import { novuApp } from "./novu/app";
 import { ApiError, apiErrorOf, problemResponse } from "./lib/errors";
@@ -121,6 +123,8 @@ function keyedRoutes() {
   routes.route("/", preferencesRoutes);
   routes.route("/", activityRoutes);
   routes.route("/", preferenceLinksRoutes);
+  routes.route("/", brandRoutes);
+  routes.route("/", translationsRoutes);
   routes.route("/", integrationsRoutes);
   routes.route("/", topicsRoutes);
   routes.route("/", suppressionsRoutes);

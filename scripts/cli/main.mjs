@@ -4,6 +4,7 @@ import { parseArgs } from "node:util";
 import { ClarionError, client, listAll } from "./client.mjs";
 import { exportWorkflows, importWorkflows } from "./workflows.mjs";
 import { promote, promotionLines } from "./promote.mjs";
+import { pullTranslations, pushTranslations } from "./translations.mjs";
 
 export const USAGE = `Usage: clarion <command> [options]
 
@@ -15,6 +16,8 @@ export const USAGE = `Usage: clarion <command> [options]
   keys rotate <key id> [--overlap-hours <hours, default 24>]
   workflows export [--dir <folder, default ./workflows>]
   workflows import <file or folder>...
+  translations pull <folder>        one <locale>.json per locale, nested keys
+  translations push <folder>        each <locale>.json replaces that locale's keys
   promote --from <slug> --to <slug> [--workflow <key>]... [--dry-run]
 
 Options:
@@ -160,6 +163,18 @@ export async function main(argv, io = {}) {
         if (!rest.length) throw new UsageError("Name the files or folders to import.");
         const results = await importWorkflows(keyRequest(), rest);
         print(results, () => results.map((r) => `${r.action} ${r.key} (${r.file})`));
+        return 0;
+      }
+      case "translations pull": {
+        if (rest.length !== 1) throw new UsageError("Name the folder to write: clarion translations pull <folder>.");
+        const files = await pullTranslations(keyRequest(), rest[0]);
+        print(files, () => [`pulled ${files.length} locale(s)`, ...files.map((f) => `  ${f}`)]);
+        return 0;
+      }
+      case "translations push": {
+        if (rest.length !== 1) throw new UsageError("Name the folder to read: clarion translations push <folder>.");
+        const results = await pushTranslations(keyRequest(), rest[0]);
+        print(results, () => results.map((r) => `${r.locale} at version ${r.version} (${r.file})`));
         return 0;
       }
       case "promote ": {

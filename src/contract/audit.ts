@@ -13,6 +13,9 @@ export const AUDIT_RESOURCES = [
   "promotion",
   "layout",
   "partial",
+  "brand",
+  "translation",
+  "translation_settings",
 ] as const;
 export type AuditResource = (typeof AUDIT_RESOURCES)[number];
 

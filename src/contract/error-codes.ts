@@ -66,6 +66,11 @@ export const STATUS_BY_CODE = {
   subscriber_hash_invalid: 401,
   workflow_critical: 422,
   limit_reached: 422,
+  brand_version_not_found: 404,
+  brand_changed: 412,
+  translation_not_found: 404,
+  translation_version_not_found: 404,
+  translation_key_missing: 422,
   internal_error: 500,
 } as const;
 
@@ -138,6 +143,11 @@ export const TITLE_BY_CODE: Record<ErrorCode, string> = {
   subscriber_hash_invalid: "Subscriber hash invalid",
   workflow_critical: "Workflow is critical",
   limit_reached: "Limit reached",
+  brand_version_not_found: "Brand version not found",
+  brand_changed: "Brand changed",
+  translation_not_found: "Translation not found",
+  translation_version_not_found: "Translation version not found",
+  translation_key_missing: "Translation key missing",
   internal_error: "Internal error",
 };
 
@@ -217,6 +227,13 @@ export const MEANING_BY_CODE: Record<ErrorCode, string> = {
   workflow_critical: "an Inbox preference change for a critical workflow: its notifications cannot be turned off",
   limit_reached:
     "creating a webhook endpoint in an environment that has as many as the deployment allows (`WEBHOOK_ENDPOINTS_MAX`, default 20): delete one first",
+  brand_version_not_found: "a brand version (in the path, `from`/`to` of a diff, or a revert's `version`) this environment does not have",
+  brand_changed:
+    "`PUT /v1/brand` with an `If-Match` that is not the brand's current `ETag`: someone saved it since you read it; `GET` it again and redo your change",
+  translation_not_found: "no translations for that locale in this environment",
+  translation_version_not_found: "a version number this locale's translations do not have",
+  translation_key_missing:
+    'a workflow whose template uses `{{ "key" | t }}` with a key the environment\'s default locale lacks; `errors` names the template field and the key',
   internal_error: "a failure on Clarion's side; the answer never carries its message, the `requestId` finds it in the logs",
 };
 

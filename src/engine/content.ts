@@ -1,3 +1,5 @@
+import type { BrandDefinition } from "../contract/brand";
+import type { TRANSLATOR, Translator } from "./translate";
 import type { InAppContent } from "../contract/in-app-content";
 
 export type { InAppActionContent, InAppContent, InAppRedirectContent } from "../contract/in-app-content";
@@ -55,4 +57,8 @@ export interface TemplateContext {
   unsubscribe_url?: string;
   /** This subscriber's hosted preference page. */
   preferences_url?: string;
+  /** The environment's brand kit, as pinned when the trigger was accepted. */
+  brand?: BrandDefinition;
+  /** Where `t` finds this subscriber's texts; a symbol, so no template can read it. */
+  [TRANSLATOR]?: Translator;
 }

@@ -20,6 +20,8 @@ export interface RenderAssets {
   layout: LayoutSource | null;
   partials: PartialSet;
 }
+import { TRANSLATOR } from "./translate";
+import { translateFilter, translatorGlobals } from "./translate-filter";
 
 export type RenderResult<C extends Channel> =
   | { ok: true; channel: C; content: ContentByChannel[C]; locale: string | null }
@@ -82,6 +84,12 @@ const engines = {
   html: renderOnly(chargeEveryRender(new Liquid({ ...OPTIONS, cache: partialCache(), outputEscape: "escape" }))),
 };
 export type Mode = keyof typeof engines;
+// Interpolated as text: an HTML body escapes the filter's whole output once.
+for (const engine of Object.values(engines))
+  engine.registerFilter(
+    "t",
+    translateFilter((source, vars) => render(source, vars)),
+  );
 
 const CACHE_SIZE = 256;
 const parsed = new Map<string, Template[]>();
@@ -101,9 +109,11 @@ function parse(mode: Mode, source: string): Template[] {
   return templates;
 }
 
-function render(source: string, scope: TemplateContext, mode: Mode = "text"): string {
+function render(source: string, scope: TemplateContext | Record<string, unknown>, mode: Mode = "text"): string {
   if (!source.includes("{{") && !source.includes("{%")) return source;
-  return String(engines[mode].renderSync(parse(mode, source), scope));
+  return String(
+    engines[mode].renderSync(parse(mode, source), scope, { globals: translatorGlobals((scope as Partial<TemplateContext>)[TRANSLATOR]) }),
+  );
 }
 
 /** Optional fields that render blank are dropped, so the integration's default (a sender, say) applies. */
@@ -324,6 +334,9 @@ function parseError(mode: Mode, source: string): string | null {
     return error instanceof Error ? error.message : String(error);
   }
 }
+
+/** Why one plain-text Liquid string (a translation) does not parse, or null. */
+export const liquidTextIssue = (source: string): string | null => parseError("text", source);
 
 /**
  * Parses every Liquid template of a workflow's steps (each channel's fields in the base template

@@ -4,6 +4,8 @@ import { inboxFeed } from "../durable-objects/client/inbox-feed";
 import type { Bindings } from "../env";
 import { presentSubscribers } from "../db/queries/inbox-presence";
 import { preferenceLinksRepository } from "../db/queries/preference-link-settings";
+import { brandRepository } from "../db/queries/brand";
+import { translationsRepository } from "../db/queries/translations";
 import { activityPage } from "../db/queries/subscriber-activity";
 import { createSubscriberIfMissing, upsertSubscribers } from "../db/queries/subscribers";
 import { loadPreviewVariables, loadTemplateVariables } from "../db/queries/variables";
@@ -53,6 +55,8 @@ type AfterDb<F> = F extends (db: Db, ...rest: infer R) => unknown ? R : never;
  * that is no one environment's goes through `unscopedDb` (db/unscoped.ts).
  */
 export class Data {
+  #brand?: ReturnType<typeof brandRepository>;
+  #translations?: ReturnType<typeof translationsRepository>;
   #events?: ReturnType<typeof eventsRepository>;
   #inAppSettings?: ReturnType<typeof inAppSettingsRepository>;
   #integrations?: ReturnType<typeof integrationsRepository>;
@@ -90,6 +94,14 @@ export class Data {
     this.#logs = logs;
   }
 
+  get brand() {
+    this.#brand ??= brandRepository(this.#db, this.environmentId);
+    return this.#brand;
+  }
+  get translations() {
+    this.#translations ??= translationsRepository(this.#db, this.environmentId);
+    return this.#translations;
+  }
   get events() {
     this.#events ??= eventsRepository(this.#db, this.environmentId);
     return this.#events;

@@ -26,6 +26,13 @@ export interface TriggerRecord {
   overrides: JsonObject | null;
   actor: Json;
   acceptedAt: number;
+  /**
+   * The environment's brand version (0: none saved), translations revision and default locale
+   * when accepted: templates render with those, however late. Absent in older records: those read the current ones.
+   */
+  brandVersion?: number;
+  translationsRevision?: number;
+  defaultLocale?: string;
   /** Channel steps of the workflow when accepted: messages planned per recipient. */
   plannedSteps?: number;
 }

@@ -68,7 +68,9 @@ export type IdPrefix =
   | "lay"
   | "lyv"
   | "prt"
-  | "prv";
+  | "prv"
+  | "brv"
+  | "trv";
 
 /** Prefixed, time-ordered ids so a reader of a log knows what an id names. */
 export const newId = (prefix: IdPrefix) => `${prefix}_${uuidv7().replaceAll("-", "")}`;

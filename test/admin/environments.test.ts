@@ -112,6 +112,10 @@ describe("DELETE /v1/admin/environments/{slug}", () => {
       expect((await api(key, "POST", "/v1/variables", { key: "SUPPORT", value: "x" })).status).toBe(201);
       expect((await api(key, "POST", "/v1/layouts", { key: "frame", name: "Frame", html: "<main>{{ content }}</main>" })).status).toBe(201);
       expect((await api(key, "POST", "/v1/partials", { key: "sig", name: "Sig", content: "-- us", type: "text" })).status).toBe(201);
+      // The brand, its versions, a locale's translations, their versions and the translation settings.
+      const colors = { primary: "#000000", background: "#ffffff", text: "#000000", link: "#0000ee" };
+      expect((await api(key, "PUT", "/v1/brand", { name: "Acme", logoUrl: null, colors })).status).toBe(200);
+      expect((await api(key, "PUT", "/v1/translations/en", { keys: { hello: "Hello" } })).status).toBe(200);
       const tx = await trigger(key, { workflow: workflow.key, to: "ada" });
       await settledMessages(key, tx, 1);
     }

@@ -118,6 +118,11 @@ describe("every keyed read, across environments", () => {
     integrationId = integrations.body.data[0]!.id;
     const endpoint = await api<{ id: string }>(owner, "POST", "/v1/webhook-endpoints", { url: "https://example.com/owner" });
     endpointId = endpoint.body.id;
+    // A brand and a locale, each at version 1.
+    const colors = { primary: "#000000", background: "#ffffff", text: "#000000", link: "#0000ee" };
+    expect((await api(owner, "PUT", "/v1/brand", { name: "Owner's", logoUrl: null, colors })).status).toBe(200);
+    values.locale = "fr-CA";
+    expect((await api(owner, "PUT", `/v1/translations/${values.locale}`, { keys: { owned: "Owner's" } })).status).toBe(200);
   });
 
   /** `{id}` is an integration's id under /v1/integrations/, an endpoint's under /v1/webhook-endpoints/ and a message's elsewhere; `{n}` the workflow's first version. */

@@ -88,8 +88,10 @@ describe("secrets never reach the audit log", () => {
     const text = await everywhere(key, id, slug);
     expect(text).not.toContain(secret);
     const entries = (await auditLog(key, "resource=preference_link_settings")).body.data;
-    expect(entries.map((e) => e.action)).toEqual(["rotated", "updated"]);
-    expect(entries[1]).toMatchObject({ before: { brandName: null }, after: { brandName: "Acme" } });
+    expect(entries.map((e) => e.action)).toEqual(["rotated"]);
+    // The branding is the brand's now: the legacy route's change is a brand version.
+    const brand = (await auditLog(key, "resource=brand")).body.data;
+    expect(brand).toMatchObject([{ action: "created", before: null, after: { name: "Acme" } }]);
   });
 
   it("environments and keys: the key itself is never recorded, and the admin is the actor", async () => {

@@ -404,6 +404,10 @@ describe("POST /v1/trigger/", () => {
         actor: "admin-1",
         acceptedAt: expect.any(Number),
         plannedSteps: 1,
+        // No brand or translations saved: version and revision 0, the default locale.
+        brandVersion: 0,
+        translationsRevision: 0,
+        defaultLocale: "en",
         state: expect.stringMatching(/^(accepted|completed)$/),
         ledger: expect.stringMatching(/^v1\/32\/\d+$/),
         coordinated: false,

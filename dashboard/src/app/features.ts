@@ -8,6 +8,8 @@ import { subscribers } from "../pages/subscribers/feature";
 import { suppressions } from "../pages/suppressions/feature";
 import { topics } from "../pages/topics/feature";
 import { variables } from "../pages/variables/feature";
+import { brand } from "../pages/brand/feature";
+import { translations } from "../pages/translations/feature";
 import { webhooks } from "../pages/webhooks/feature";
 import { workflows } from "../pages/workflows/feature";
 import type { Feature } from "./feature";
@@ -21,6 +23,8 @@ export const FEATURES: Feature[] = [
   topics,
   integrations,
   variables,
+  brand,
+  translations,
   suppressions,
   webhooks,
   audit,

@@ -21,3 +21,8 @@ export * from "./layout-versions";
 export * from "./partials";
 export * from "./partial-versions";
 export * from "./content-stamps";
+export * from "./brands";
+export * from "./brand-versions";
+export * from "./translations";
+export * from "./translation-versions";
+export * from "./translation-settings";

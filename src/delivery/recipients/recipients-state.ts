@@ -16,6 +16,8 @@ import type { WaitHold } from "../../durable-objects/ledger/claims";
 import type { RecipientProfile } from "../send/addresses";
 import type { DeliveryContext, EnvironmentCache } from "../context";
 import type { RecipientsJob } from "../../jobs/job";
+import { TRANSLATOR } from "../../engine/translate";
+import { renderInputs } from "./render-inputs";
 import type { MessageRow } from "../writes/message-writes";
 import type { TriggerRecord } from "../../jobs/trigger-record";
 import { type PinnedContent, pinnedContent } from "./render-content";
@@ -89,6 +91,7 @@ export async function load(ctx: DeliveryContext, job: RecipientsJob, trigger: Tr
   ]);
   const { subscribers: subscriberRows, channels: channelRows, messages: messageRows } = rows;
   const workflow = rows.workflow;
+  const rendering = await renderInputs(db, environmentId, trigger, workflow?.steps ?? []);
   const actor = actorView(trigger.actor);
   const offersUnsubscribe = workflow !== null && !workflow.critical && workflow.unsubscribe !== "none";
   const seal = await linkSealer(linkSecret, environmentId);
@@ -122,6 +125,8 @@ export async function load(ctx: DeliveryContext, job: RecipientsJob, trigger: Tr
         workflow: { key: trigger.workflowKey, name: workflow?.name ?? trigger.workflowKey },
         unsubscribe_url: offersUnsubscribe ? unsubscribeUrl : "",
         preferences_url: preferencesUrl,
+        ...(rendering.brand ? { brand: rendering.brand } : {}),
+        [TRANSLATOR]: rendering.translatorFor(row?.locale ?? null),
       },
       listUnsubscribe: offersUnsubscribe && unsubscribeUrl ? unsubscribeUrl : null,
       preferences: preferences ?? null,

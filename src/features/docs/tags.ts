@@ -10,6 +10,11 @@ export const API_TAGS = [
   { name: "Workflows", description: "What a trigger runs: steps, conditions, templates; preview before saving." },
   { name: "Layouts", description: "Email frames around a step's content (`{{ content }}`), versioned; one default per environment." },
   { name: "Partials", description: 'Reusable blocks of Liquid rendered with `{% render "key" %}`, versioned.' },
+  { name: "Brand", description: "The brand kit every template reads as `{{ brand.* }}` and the hosted pages show; versioned." },
+  {
+    name: "Translations",
+    description: 'Texts per locale that templates read with `{{ "key" | t }}`; the default locale, what is missing or outdated; versioned.',
+  },
   { name: "In-app", description: "Each subscriber's in-app notifications (what their Inbox shows) and the Inbox settings." },
   { name: "Topics", description: "Named groups of subscribers to trigger at once." },
   { name: "Messages", description: "What each step produced for each recipient, its status and timeline; statistics; sandbox captures." },

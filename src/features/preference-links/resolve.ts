@@ -5,6 +5,7 @@ import { readLegacyClaims, verifyLegacyToken } from "./legacy-tokens";
 import type { SubscriberPreferences } from "../../contract/preferences";
 import { messagesFor } from "./messages";
 import { type Data, dataOf } from "../data";
+import { brandingOf } from "./brand-view";
 
 export interface LinkTarget extends LinkClaims {
   /** The repositories of the environment the token names. */
@@ -49,7 +50,7 @@ export async function resolveLink(env: Bindings, token: string, use: LinkUse): P
     subscriber = await pages.subscriber({ rowId: sealed.subscriberRowId });
   }
   if (subscriber === undefined) return null;
-  const { secret: _secret, ...branding } = settings;
+  const branding = brandingOf((await data.brand.get()).definition, settings.translations);
   return {
     environmentId,
     subscriberId: subscriber.subscriberId,

@@ -1,4 +1,7 @@
+import { DEFAULT_BRAND } from "../../contract/brand";
 import { notFound } from "../../lib/errors";
+import { saveBrand } from "../brand/routes";
+import { brandingOf } from "./brand-view";
 import { apiRoute, createRouter, json, security } from "../../lib/openapi";
 import { auditContextOf } from "../audit/record";
 import { SubscriberIdParam } from "../subscribers/preferences-schemas";
@@ -54,12 +57,14 @@ preferenceLinksRoutes.openapi(
     path: "/v1/preference-links/settings",
     tags: ["Subscribers"],
     summary: "Get the preference page's branding and translations",
+    description:
+      "Kept for existing callers: the name, logo and accent colour are the brand's `name`, `logoUrl` and `colors.primary` (`GET /v1/brand`); the translations are the pages' own.",
     security,
     responses: { 200: { description: "The branding", content: json(PreferencePageBranding) } },
   }),
   async (c) => {
-    const { secret: _secret, ...branding } = await c.var.data.preferenceLinks.get();
-    return c.json(branding, 200);
+    const [links, brand] = await Promise.all([c.var.data.preferenceLinks.get(), c.var.data.brand.get()]);
+    return c.json(brandingOf(brand.definition, links.translations), 200);
   },
 );
 
@@ -70,10 +75,28 @@ preferenceLinksRoutes.openapi(
     tags: ["Subscribers"],
     summary: "Brand and translate the preference page",
     description:
-      "The name, logo and accent colour the hosted preference and unsubscribe pages show, and their texts per locale: a subscriber whose `locale` has a translation reads the pages in it, everyone else in English.",
+      "The name, logo and accent colour the hosted preference and unsubscribe pages show, and their texts per locale: a subscriber whose `locale` has a translation reads the pages in it, everyone else in English. Kept for existing callers: the name, logo and colour are saved to the brand (`PUT /v1/brand`: `name`, `logoUrl`, `colors.primary`) as a new brand version, which emails read too.",
     security,
     request: { body: { required: true, content: json(PreferencePageBrandingUpdate) } },
     responses: { 200: { description: "The branding after the update", content: json(PreferencePageBranding) } },
   }),
-  async (c) => c.json(await c.var.data.preferenceLinks.brand(c.req.valid("json"), auditContextOf(c)), 200),
+  async (c) => {
+    const { translations, ...fields } = c.req.valid("json");
+    const links =
+      translations === undefined
+        ? await c.var.data.preferenceLinks.get()
+        : await c.var.data.preferenceLinks.brand({ translations }, auditContextOf(c));
+    let brand = (await c.var.data.brand.get()).definition;
+    if (Object.keys(fields).length > 0) {
+      const primary = fields.accentColor === undefined ? brand.colors.primary : (fields.accentColor ?? DEFAULT_BRAND.colors.primary);
+      const saved = await saveBrand(c, {
+        ...brand,
+        name: fields.brandName === undefined ? brand.name : fields.brandName,
+        logoUrl: fields.logoUrl === undefined ? brand.logoUrl : fields.logoUrl,
+        colors: { ...brand.colors, primary },
+      });
+      brand = saved;
+    }
+    return c.json(brandingOf(brand, links.translations), 200);
+  },
 );

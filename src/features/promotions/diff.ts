@@ -5,6 +5,7 @@ import type { PromotedContent, PromotedWorkflow, PromotionDiff } from "./schemas
 import { renderedPartials } from "../../engine/partials";
 import { parseTemplate } from "../../engine/templates";
 import { type TemplateSource, workflowTemplateSources } from "../partials/references";
+import { brandDiff, translationsDiff } from "./content-diff";
 
 type Lists = Omit<PromotionDiff, "from" | "to">;
 
@@ -53,6 +54,8 @@ export function promotionDiff(source: EnvironmentContents, target: EnvironmentCo
     integrations,
     layouts: contentDiff(source.layouts, target.layouts),
     partials: contentDiff(source.partials, target.partials),
+    brand: brandDiff(source, target),
+    translations: translationsDiff(source, target),
   };
 }
 

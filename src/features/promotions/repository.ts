@@ -3,6 +3,8 @@ import type { Db } from "../../db/client";
 import { environments, integrations, layouts, partials, variables, workflows } from "../../db/schema";
 import { layoutDefinitionOf } from "../layouts/repository";
 import { definitionOf } from "../workflows/repository";
+import { brandRepository } from "../../db/queries/brand";
+import { translationsRepository } from "../../db/queries/translations";
 
 /** A deployment's workflows are counted in the tens; the diff reads them all in one query per environment. */
 const MAX_WORKFLOWS = 1000;
@@ -16,6 +18,8 @@ export function promotionReads(db: Db) {
     },
 
     async contents(environmentId: string) {
+      const texts = translationsRepository(db, environmentId);
+      const content = Promise.all([brandRepository(db, environmentId).get(), texts.list(), texts.settings()]);
       const [flows, vars, ints, lays, parts] = await db.batch([
         db
           .select()
@@ -36,7 +40,11 @@ export function promotionReads(db: Db) {
         db.select().from(layouts).where(eq(layouts.environmentId, environmentId)).orderBy(asc(layouts.key)),
         db.select().from(partials).where(eq(partials.environmentId, environmentId)).orderBy(asc(partials.key)),
       ]);
+      const [brand, locales, settings] = await content;
       return {
+        brand,
+        translations: new Map(locales.map((row) => [row.locale, row])),
+        defaultLocale: settings.defaultLocale,
         workflows: new Map(
           flows.map((row) => [
             row.key,

@@ -9,6 +9,7 @@ import { adminSecurity } from "../environments/admin-routes";
 import { dataOf } from "../data";
 import { promotionDiff, promotionPlan } from "./diff";
 import { promotionReads } from "./repository";
+import { applyContent, contentPlan } from "./content-apply";
 import { PromotionDiff, PromotionDiffQuery, PromotionInput, PromotionResult } from "./schemas";
 
 export const promotionsRoutes = createRouter();
@@ -60,7 +61,7 @@ promotionsRoutes.openapi(
     security: adminSecurity,
     request: { body: { required: true, content: json(PromotionInput) } },
     responses: { 200: { description: "What was promoted (or would be)", content: json(PromotionResult) } },
-    errors: ["environment_not_found", "workflow_not_found", "promotion_conflict"],
+    errors: ["environment_not_found", "workflow_not_found", "translation_not_found", "translation_key_missing", "promotion_conflict"],
   }),
   async (c) => {
     const input = c.req.valid("json");
@@ -76,6 +77,7 @@ promotionsRoutes.openapi(
         plan.missing.map((m) => ({ path: "workflows", message: `Missing ${m}.` })),
       );
     }
+    const content = contentPlan(input, sourceContents, targetContents, plan.workflows);
     const result = {
       from: input.from,
       to: input.to,
@@ -83,13 +85,17 @@ promotionsRoutes.openapi(
       layouts: plan.layouts,
       partials: plan.partials,
       needsValue: plan.needsValue,
+      ...content.result,
     };
     if (input.dryRun) return c.json({ ...result, dryRun: true }, 200);
 
     const db = unscopedDb(c.env);
     const context = auditContextOf(c);
     const author: Actor = { type: "admin", id: null, name: `promotion from ${input.from}` };
-    const { workflows, layouts, partials } = dataOf(c.env, target.id);
+    const targetData = dataOf(c.env, target.id);
+    const { workflows, layouts, partials } = targetData;
+    // Texts and brand first: the promoted workflows' `t` keys are there before they are.
+    await applyContent(targetData, content, sourceContents, context, author);
     const done: string[] = [];
     // What the workflows render lands first: a workflow never arrives before its layout or partials.
     for (const step of plan.partials) {
@@ -159,6 +165,8 @@ promotionsRoutes.openapi(
         workflows: plan.workflows.map(({ key, outcome, version }) => ({ key, outcome, version })),
         layouts: plan.layouts,
         partials: plan.partials,
+        brand: content.result.brand,
+        translations: content.result.translations,
       },
     } as const;
     await db.batch([

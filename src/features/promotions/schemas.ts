@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { PatchOperation, VersionChange } from "../workflows/versions/schemas";
+import { Locale } from "../translations/schemas";
 
 const slug = z.string().min(1).max(64).openapi({ example: "development" });
 
@@ -62,6 +63,12 @@ export const PromotionDiff = z
     integrations: z.array(IntegrationPromotionDiff),
     layouts: z.array(ContentPromotionDiff),
     partials: z.array(ContentPromotionDiff),
+    brand: z
+      .object({ status: z.enum(["added", "changed", "removed", "unchanged"]), patch: z.array(PatchOperation) })
+      .openapi({ description: "`removed`: only the target saved a brand (a promotion never removes it)." }),
+    translations: z.array(
+      z.object({ locale: z.string(), status: z.enum(["added", "changed", "removed", "unchanged"]), patch: z.array(PatchOperation) }),
+    ),
   })
   .openapi("PromotionDiff");
 export type PromotionDiff = z.infer<typeof PromotionDiff>;
@@ -71,8 +78,16 @@ export const PromotionInput = z
     from: slug,
     to: slug.openapi({ example: "production" }),
     workflows: z
-      .union([z.literal("all"), z.array(z.string().min(1).max(64)).min(1).max(500)])
-      .openapi({ description: '`"all"`: every workflow of `from` that is added or changed; or the keys to promote.' }),
+      .union([z.literal("all"), z.array(z.string().min(1).max(64)).max(500)])
+      .openapi({ description: '`"all"`: every workflow of `from` that is added or changed; or the keys to promote (`[]`: none).' }),
+    brand: z
+      .boolean()
+      .default(false)
+      .openapi({ description: "Copy `from`'s brand too (a new brand version in the target when it differs)." }),
+    translations: z
+      .union([z.literal("all"), z.array(Locale).max(200)])
+      .optional()
+      .openapi({ description: '`"all"`: every locale of `from` that is added or changed; or the locales to copy. Absent: none.' }),
     dryRun: z.boolean().default(false).openapi({ description: "Answer what the promotion would do, and do nothing." }),
   })
   .strict()
@@ -110,6 +125,11 @@ export const PromotionResult = z
     needsValue: z
       .array(z.string())
       .openapi({ description: "Secret variables `from` has and `to` lacks: never copied, set them in the target by hand." }),
+    brand: z
+      .object({ outcome: z.enum(["created", "updated", "unchanged"]), version: z.number().int() })
+      .nullable()
+      .openapi({ description: "Null when the brand was not asked for." }),
+    translations: z.array(z.object({ locale: z.string(), outcome: z.enum(["created", "updated"]), version: z.number().int() })),
   })
   .openapi("PromotionResult");
 export type PromotionResult = z.infer<typeof PromotionResult>;

@@ -1,5 +1,5 @@
 // The accept path's two D1 reads, scoped by the environment of the trigger: both one batch.
-import { and, eq, inArray, isNull } from "drizzle-orm";
+import { and, eq, inArray, isNull, sql } from "drizzle-orm";
 import { chunk } from "../../db/batch";
 import type { Db } from "../../db/client";
 import { topics, workflows } from "../../db/schema";
@@ -19,6 +19,11 @@ export async function workflowGateRows(db: Db, environmentId: string, keys: stri
         steps: workflows.steps,
         // In the same statement: pinning the layouts and partials costs the accept path no round trip.
         contentStamp: contentStampOf(environmentId),
+        // What every workflow of the environment renders with, pinned at accept: read in the same statement, no round trip more.
+        // The outer column is written out: drizzle leaves a single table's columns unqualified, which inside a subquery would name its own.
+        brandVersion: sql<number>`coalesce((SELECT version FROM brands WHERE brands.environment_id = "workflows"."environment_id"), 0)`,
+        translationsRevision: sql<number>`coalesce((SELECT revision FROM translation_settings ts WHERE ts.environment_id = "workflows"."environment_id"), 0)`,
+        defaultLocale: sql<string>`coalesce((SELECT default_locale FROM translation_settings ts WHERE ts.environment_id = "workflows"."environment_id"), 'en')`,
       })
       .from(workflows)
       .where(and(eq(workflows.environmentId, environmentId), isNull(workflows.deletedAt), inArray(workflows.key, part))),

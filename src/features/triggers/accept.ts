@@ -46,6 +46,9 @@ export async function loadWorkflowGates(data: Data, keys: string[]) {
       payloadSchema: r.payloadSchema ?? null,
       contentStamp: r.contentStamp,
       channelSteps: r.steps.filter(isChannelStep).length,
+      brandVersion: r.brandVersion,
+      translationsRevision: r.translationsRevision,
+      defaultLocale: r.defaultLocale,
     };
     gates.set(r.key, gate);
   }
@@ -138,6 +141,9 @@ async function prepared(
       actor: parsedJson(request.actor ?? null),
       acceptedAt: now,
       plannedSteps: gate.channelSteps,
+      brandVersion: gate.brandVersion,
+      translationsRevision: gate.translationsRevision,
+      defaultLocale: gate.defaultLocale,
     },
   };
 }

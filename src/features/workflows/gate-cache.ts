@@ -15,6 +15,10 @@ export interface WorkflowGate {
   contentStamp: number;
   /** Channel steps: the messages each recipient is planned to get. */
   channelSteps: number;
+  /** The environment's brand version and translations revision and default locale: a trigger renders with them. */
+  brandVersion: number;
+  translationsRevision: number;
+  defaultLocale: string;
 }
 
 export const GATE_TTL_MS = 5_000;
@@ -36,7 +40,7 @@ export function forgetGate(environmentId: string, workflowKey: string): void {
   cache.delete(keyOf(environmentId, workflowKey));
 }
 
-/** A layout or partial changed: gates carry the environment's content stamp, so all of its gates go. */
+/** A change to what every workflow of an environment renders with (a layout or partial, its brand, its translations) moves the pins its gates carry: all of its gates go. */
 export function forgetEnvironmentGates(environmentId: string): void {
   const prefix = `${environmentId}\u0000`;
   for (const key of cache.keys()) if (key.startsWith(prefix)) cache.delete(key);

@@ -1,4 +1,5 @@
 import { ApiError } from "../../lib/errors";
+import { previewInputs } from "../translations/preview-inputs";
 import { apiRoute, createRouter, json, security } from "../../lib/openapi";
 import { previewDraft, previewWorkflow } from "./preview";
 import { DraftPreviewRequest, PreviewRequest, PreviewResponse } from "./preview-schemas";
@@ -24,7 +25,8 @@ previewRoutes.openapi(
     // Secret variables are never decrypted here: each renders as `[secret:<key>]`, whatever filter follows.
     const [workflow, vars] = await Promise.all([c.var.data.workflows.find(key), c.var.data.previewVariables()]);
     if (!workflow) throw new ApiError("workflow_not_found", `No workflow with key "${key}" in this environment.`);
-    return c.json(previewWorkflow(workflow, input, vars, new Date()), 200);
+    const extras = await previewInputs(c.var.data, workflow.steps, input.subscriber.locale);
+    return c.json(previewWorkflow(workflow, input, vars, new Date(), extras), 200);
   },
 );
 
@@ -42,7 +44,10 @@ previewRoutes.openapi(
   }),
   async (c) => {
     const { workflow, ...input } = c.req.valid("json");
-    const vars = await c.var.data.previewVariables();
-    return c.json(previewDraft(workflow, input, vars, new Date()), 200);
+    const [vars, extras] = await Promise.all([
+      c.var.data.previewVariables(),
+      previewInputs(c.var.data, workflow.steps, input.subscriber.locale),
+    ]);
+    return c.json(previewDraft(workflow, input, vars, new Date(), extras), 200);
   },
 );

@@ -9,6 +9,7 @@ import { isChannelStep, Step } from "../../engine/steps";
 import { issueMessage } from "../../lib/issue-messages";
 import { MAX_CONDITION_DEPTH } from "../../lib/json-limits";
 import { conditionDepth } from "./condition-depth";
+import type { TRANSLATOR } from "../../engine/translate";
 
 const actorView = (actor: PreviewRequest["actor"]): Record<string, unknown> | null =>
   typeof actor === "string" ? { subscriberId: actor } : actor;
@@ -39,12 +40,16 @@ function assumedOutcome(step: Step, wouldRun: boolean, input: PreviewRequest): S
   return step.type === "digest" ? { status: "sent", count: 1, events: [input.payload] } : { status: "sent" };
 }
 
+/** The brand and translator a preview renders with (features/translations/preview-inputs.ts). */
+export type PreviewExtras = Pick<TemplateContext, "brand" | typeof TRANSLATOR>;
+
 /** What each step of a workflow would do for a sample trigger; pure, so the route only loads and answers. */
 export function previewWorkflow(
   workflow: Pick<Workflow, "key" | "name" | "steps">,
   input: PreviewRequest,
   vars: Record<string, string>,
   now: Date,
+  extras: PreviewExtras = {},
 ): PreviewResponse {
   // Each step sees only the steps before it, as a run would.
   const earlier: Record<string, StepOutcomeView> = {};
@@ -56,6 +61,7 @@ export function previewWorkflow(
       vars,
       workflow: { key: workflow.key, name: workflow.name },
       steps: { ...earlier },
+      ...extras,
     };
     const previewed = previewStep(step, base, input, now);
     earlier[step.id] = assumedOutcome(step, previewed.wouldRun, input);
@@ -93,10 +99,16 @@ function checkDraftStep(raw: Record<string, unknown>, index: number): Checked {
  * The preview of an unsaved workflow: the valid steps as a saved workflow's, each invalid one as a
  * card saying what is wrong with it (left out of the run, so later steps do not see it).
  */
-export function previewDraft(workflow: DraftWorkflow, input: PreviewRequest, vars: Record<string, string>, now: Date): PreviewResponse {
+export function previewDraft(
+  workflow: DraftWorkflow,
+  input: PreviewRequest,
+  vars: Record<string, string>,
+  now: Date,
+  extras: PreviewExtras = {},
+): PreviewResponse {
   const checked = workflow.steps.map(checkDraftStep);
   const valid = checked.flatMap((c) => (c.ok ? [c.step] : []));
-  const previewed = previewWorkflow({ ...workflow, steps: valid }, input, vars, now).steps.values();
+  const previewed = previewWorkflow({ ...workflow, steps: valid }, input, vars, now, extras).steps.values();
   const steps = checked.map((c) => (c.ok ? previewed.next().value : c.card)).filter((s): s is PreviewStep => s !== undefined);
   return { workflow: workflow.key, steps };
 }

@@ -2,6 +2,7 @@ import { ApiError, notFound } from "../../lib/errors";
 import { apiRoute, createRouter, json, security } from "../../lib/openapi";
 import { auditContextOf } from "../audit/record";
 import { checkWorkflowContent } from "../layouts/checks";
+import { checkTranslationKeys } from "../translations/workflow-keys";
 import { Workflow, WorkflowInput, WorkflowKeyParam, WorkflowList, WorkflowPageQuery } from "./schemas";
 import { etagOf, IfMatchHeader, ifMatchVersions, ImportHeader, staleWrite } from "./versions/if-match";
 
@@ -32,11 +33,12 @@ workflowsRoutes.openapi(
     security,
     request: { headers: ImportHeader, body: { required: true, content: json(WorkflowInput) } },
     responses: { 201: { description: "Created", content: json(Workflow) } },
-    errors: ["workflow_exists"],
+    errors: ["workflow_exists", "translation_key_missing"],
   }),
   async (c) => {
     const input = c.req.valid("json");
     await checkWorkflowContent(c.var.data, input.steps);
+    await checkTranslationKeys(c.var.data, input.steps);
     const created = await c.var.data.workflows.create(input, auditContextOf(c), importRecord(c.req.valid("header")));
     if (!created) throw new ApiError("workflow_exists", `A workflow with key "${input.key}" already exists.`);
     c.header("etag", etagOf(created.version));
@@ -95,13 +97,14 @@ workflowsRoutes.openapi(
       body: { required: true, content: json(WorkflowInput) },
     },
     responses: { 200: { description: "Updated (a new version, unless nothing changed)", content: json(Workflow) } },
-    errors: ["workflow_not_found", "workflow_key_immutable", "workflow_changed"],
+    errors: ["workflow_not_found", "workflow_key_immutable", "workflow_changed", "translation_key_missing"],
   }),
   async (c) => {
     const { key } = c.req.valid("param");
     const input = c.req.valid("json");
     if (input.key !== key) throw keyImmutable(key, input.key);
     await checkWorkflowContent(c.var.data, input.steps);
+    await checkTranslationKeys(c.var.data, input.steps);
     const outcome = await c.var.data.workflows.update(key, input, auditContextOf(c), {
       ifMatch: ifMatchVersions(c.req.header("if-match")),
       ...importRecord(c.req.valid("header")),

@@ -16,6 +16,11 @@ export const RESOURCE_LABELS: Record<Resource, string> = {
   in_app_settings: "In-app settings",
   preference_link_settings: "Preference page settings",
   promotion: "Promotions",
+  layout: "Layouts",
+  partial: "Partials",
+  brand: "Brand",
+  translation: "Translations",
+  translation_settings: "Translation settings",
 };
 export const ACTION_LABELS: Record<Action, string> = {
   created: "created",

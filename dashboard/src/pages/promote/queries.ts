@@ -16,8 +16,13 @@ export const promotionDiffQuery = (api: Api, from: string, to: string) =>
     queryFn: () => unwrap(api.GET("/v1/admin/promotions/diff", { params: { query: { from, to } } })),
   });
 
-export const promote = (api: Api, from: string, to: string, workflows: string[], dryRun: boolean) =>
-  unwrap(api.POST("/v1/admin/promotions", { body: { from, to, workflows, dryRun } }));
+/** `content`: also copy the brand and every added or changed locale. */
+export const promote = (api: Api, from: string, to: string, workflows: string[], dryRun: boolean, content = false) =>
+  unwrap(
+    api.POST("/v1/admin/promotions", {
+      body: { from, to, workflows, dryRun, brand: content, ...(content ? { translations: "all" as const } : {}) },
+    }),
+  );
 
 /** Only what is new or different in the source can be promoted; a promotion never deletes. */
 export const promotable = (w: WorkflowPromotionDiff) => w.status === "added" || w.status === "changed";

@@ -1,0 +1,9 @@
+import type { Feature } from "../../app/feature";
+import { lazyPage } from "../../app/lazy-page";
+
+const BrandPage = lazyPage(() => import("./BrandPage"), "BrandPage");
+
+export const brand: Feature = {
+  nav: { label: "Brand", to: "/brand" },
+  routes: [{ path: "brand", element: <BrandPage /> }],
+};

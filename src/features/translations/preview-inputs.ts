@@ -1,0 +1,20 @@
+import { localeChain, TRANSLATOR, translator } from "../../engine/translate";
+import type { Data } from "../data";
+import type { PreviewExtras } from "../workflows/preview";
+
+/** A preview renders with the brand and texts as they are now, in the sample subscriber's locale; read only when the steps use them. */
+export async function previewInputs(data: Data, steps: readonly unknown[], locale: unknown): Promise<PreviewExtras> {
+  const text = JSON.stringify(steps);
+  const wantsTexts = /\|\s*t(?![\w-])/.test(text);
+  const [brand, rows, settings] = await Promise.all([
+    text.includes("brand") ? data.brand.get() : undefined,
+    wantsTexts ? data.translations.list() : undefined,
+    wantsTexts ? data.translations.settings() : undefined,
+  ]);
+  const extras: PreviewExtras = brand ? { brand: brand.definition } : {};
+  if (rows && settings) {
+    const dictionaries = new Map(rows.map((r) => [r.locale, r.keys]));
+    extras[TRANSLATOR] = translator(dictionaries, localeChain(typeof locale === "string" ? locale : null, settings.defaultLocale));
+  }
+  return extras;
+}

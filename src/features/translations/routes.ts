@@ -1,0 +1,250 @@
+import type { Context } from "hono";
+import type { TranslationRow } from "../../db/queries/translations";
+import type { AppEnv } from "../../env";
+import { nestKeys, type TranslationKeys } from "../../engine/translate";
+import { notFound } from "../../lib/errors";
+import { apiRoute, createRouter, json, security } from "../../lib/openapi";
+import { auditContextOf } from "../audit/record";
+import { forgetEnvironmentGates } from "../workflows/gate-cache";
+import { jsonPatch } from "../workflows/versions/json-patch";
+import {
+  LocaleParam,
+  Translation,
+  TranslationDiff,
+  TranslationDiffQuery,
+  TranslationInput,
+  TranslationList,
+  TranslationSettings,
+  TranslationStatus,
+  TranslationVersion,
+  TranslationVersionList,
+  TranslationVersionParam,
+} from "./schemas";
+import { translationStatus } from "./status";
+
+export const translationsRoutes = createRouter();
+
+const tags = ["Translations"];
+
+const missing = (locale: string) => notFound("translation_not_found", `translations for locale "${locale}"`);
+
+const toTranslation = (row: TranslationRow) => ({
+  locale: row.locale,
+  keys: nestKeys(row.keys),
+  keyCount: Object.keys(row.keys).length,
+  version: row.version,
+  createdAt: row.createdAt.toISOString(),
+  updatedAt: row.updatedAt.toISOString(),
+});
+
+type VersionRow = NonNullable<Awaited<ReturnType<AppEnv["Variables"]["data"]["translations"]["version"]>>>;
+const toVersion = (row: VersionRow) => ({
+  version: row.version,
+  action: row.action,
+  author: { type: row.authorType, id: row.authorId, name: row.authorName },
+  createdAt: row.createdAt.toISOString(),
+  keys: row.keys ? nestKeys(row.keys) : null,
+});
+
+async function versionOf(c: Context<AppEnv>, locale: string, n: number): Promise<VersionRow> {
+  const row = await c.var.data.translations.version(locale, n);
+  if (!row) throw notFound("translation_version_not_found", `version ${n} of locale "${locale}"`);
+  return row;
+}
+
+// The static paths first: `status` and `settings` are never locales (a locale's language is 2–3 letters), but the router matches in order.
+translationsRoutes.openapi(
+  apiRoute({
+    method: "get",
+    path: "/v1/translations",
+    tags,
+    summary: "List the locales",
+    description: "Each locale with its number of keys, its version and when it last changed; and the default locale.",
+    security,
+    responses: { 200: { description: "The locales", content: json(TranslationList) } },
+  }),
+  async (c) => {
+    const [rows, settings] = await Promise.all([c.var.data.translations.list(), c.var.data.translations.settings()]);
+    const data = rows.map((r) => ({
+      locale: r.locale,
+      keyCount: Object.keys(r.keys).length,
+      version: r.version,
+      updatedAt: r.updatedAt.toISOString(),
+    }));
+    return c.json({ defaultLocale: settings.defaultLocale, data }, 200);
+  },
+);
+
+translationsRoutes.openapi(
+  apiRoute({
+    method: "get",
+    path: "/v1/translations/status",
+    tags,
+    summary: "What each locale is missing or has outdated",
+    description:
+      "Per locale other than the default: the default locale's keys it lacks (they fall back to the default text) and those whose default text changed after its own (`outdated`).",
+    security,
+    responses: { 200: { description: "The status", content: json(TranslationStatus) } },
+  }),
+  async (c) => {
+    const [rows, settings] = await Promise.all([c.var.data.translations.list(), c.var.data.translations.settings()]);
+    return c.json(translationStatus(settings.defaultLocale, rows), 200);
+  },
+);
+
+translationsRoutes.openapi(
+  apiRoute({
+    method: "get",
+    path: "/v1/translations/settings",
+    tags,
+    summary: "Get the default locale",
+    security,
+    responses: { 200: { description: "The settings", content: json(TranslationSettings) } },
+  }),
+  async (c) => c.json({ defaultLocale: (await c.var.data.translations.settings()).defaultLocale }, 200),
+);
+
+translationsRoutes.openapi(
+  apiRoute({
+    method: "put",
+    path: "/v1/translations/settings",
+    tags,
+    summary: "Set the default locale",
+    description:
+      "The locale a subscriber's texts fall back to when neither their locale (`de-CH`) nor its language (`de`) has a key, and the one every `t` key of a workflow must exist in. `en` until set.",
+    security,
+    request: { body: { required: true, content: json(TranslationSettings) } },
+    responses: { 200: { description: "The settings", content: json(TranslationSettings) } },
+  }),
+  async (c) => {
+    const saved = await c.var.data.translations.setDefaultLocale(c.req.valid("json").defaultLocale, auditContextOf(c));
+    forgetEnvironmentGates(c.var.data.environmentId);
+    return c.json(saved, 200);
+  },
+);
+
+translationsRoutes.openapi(
+  apiRoute({
+    method: "get",
+    path: "/v1/translations/{locale}",
+    tags,
+    summary: "Get a locale's translations",
+    description: "Its keys as nested JSON (the shape `PUT` and `clarion translations pull` use).",
+    security,
+    request: { params: LocaleParam },
+    responses: { 200: { description: "The translations", content: json(Translation) } },
+    errors: ["translation_not_found"],
+  }),
+  async (c) => {
+    const { locale } = c.req.valid("param");
+    const row = await c.var.data.translations.find(locale);
+    if (!row) throw missing(locale);
+    return c.json(toTranslation(row), 200);
+  },
+);
+
+translationsRoutes.openapi(
+  apiRoute({
+    method: "put",
+    path: "/v1/translations/{locale}",
+    tags,
+    summary: "Replace a locale's translations",
+    description:
+      "Every key of the locale, nested or dotted; a new version unless nothing changed. Triggers accepted before keep the texts of that moment. Each text is Liquid, parsed now: `{{ name }}` is the `t` filter's argument `name:`, `{{ count }}` its `count:`.",
+    security,
+    request: { params: LocaleParam, body: { required: true, content: json(TranslationInput) } },
+    responses: { 200: { description: "The translations as saved", content: json(Translation) } },
+  }),
+  async (c) => {
+    const { locale } = c.req.valid("param");
+    const { keys } = c.req.valid("json");
+    const saved = await c.var.data.translations.put(locale, keys, auditContextOf(c));
+    if (saved.changed) forgetEnvironmentGates(c.var.data.environmentId);
+    return c.json(toTranslation(saved.row), 200);
+  },
+);
+
+translationsRoutes.openapi(
+  apiRoute({
+    method: "delete",
+    path: "/v1/translations/{locale}",
+    tags,
+    summary: "Delete a locale's translations",
+    description:
+      "Its subscribers fall back to their language, then the default locale. Its versions stay, and triggers accepted before keep its texts.",
+    security,
+    request: { params: LocaleParam },
+    responses: { 204: { description: "Deleted" } },
+    errors: ["translation_not_found"],
+  }),
+  async (c) => {
+    const { locale } = c.req.valid("param");
+    if (!(await c.var.data.translations.remove(locale, auditContextOf(c)))) throw missing(locale);
+    forgetEnvironmentGates(c.var.data.environmentId);
+    return c.body(null, 204);
+  },
+);
+
+translationsRoutes.openapi(
+  apiRoute({
+    method: "get",
+    path: "/v1/translations/{locale}/versions",
+    tags,
+    summary: "List a locale's versions",
+    description: "Newest first (the last 100), a deletion among them; 404 for a locale that never had translations.",
+    security,
+    request: { params: LocaleParam },
+    responses: { 200: { description: "The versions", content: json(TranslationVersionList) } },
+    errors: ["translation_not_found"],
+  }),
+  async (c) => {
+    const { locale } = c.req.valid("param");
+    const versions = await c.var.data.translations.versions(locale);
+    if (versions.length === 0) throw missing(locale);
+    return c.json({ data: versions.map(toVersion) }, 200);
+  },
+);
+
+translationsRoutes.openapi(
+  apiRoute({
+    method: "get",
+    path: "/v1/translations/{locale}/versions/{n}",
+    tags,
+    summary: "Get one version of a locale",
+    security,
+    request: { params: TranslationVersionParam },
+    responses: { 200: { description: "The version", content: json(TranslationVersion) } },
+    errors: ["translation_version_not_found"],
+  }),
+  async (c) => {
+    const { locale, n } = c.req.valid("param");
+    return c.json(toVersion(await versionOf(c, locale, n)), 200);
+  },
+);
+
+translationsRoutes.openapi(
+  apiRoute({
+    method: "get",
+    path: "/v1/translations/{locale}/diff",
+    tags,
+    summary: "Compare two versions of a locale",
+    security,
+    request: { params: LocaleParam, query: TranslationDiffQuery },
+    responses: { 200: { description: "The difference", content: json(TranslationDiff) } },
+    errors: ["translation_not_found", "translation_version_not_found"],
+  }),
+  async (c) => {
+    const { locale } = c.req.valid("param");
+    const query = c.req.valid("query");
+    let to = query.to;
+    if (to === undefined) {
+      const [latest] = await c.var.data.translations.versions(locale);
+      if (!latest) throw missing(locale);
+      to = latest.version;
+    }
+    const from = query.from ?? Math.max(1, to - 1);
+    const [a, b] = await Promise.all([versionOf(c, locale, from), versionOf(c, locale, to)]);
+    const keysOf = (row: VersionRow): TranslationKeys => row.keys ?? {};
+    return c.json({ from, to, patch: jsonPatch(keysOf(a), keysOf(b)) }, 200);
+  },
+);
