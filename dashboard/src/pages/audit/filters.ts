@@ -16,6 +16,8 @@ export const RESOURCE_LABELS: Record<Resource, string> = {
   in_app_settings: "In-app settings",
   preference_link_settings: "Preference page settings",
   promotion: "Promotions",
+  layout: "Layouts",
+  partial: "Partials",
 };
 export const ACTION_LABELS: Record<Action, string> = {
   created: "created",
