@@ -5,6 +5,7 @@ import { useApi } from "../../api/context";
 import { ApiError } from "../../api/problem";
 import { Button } from "../../ui/Button";
 import { Card } from "../../ui/Card";
+import { useConfirm } from "../../ui/ConfirmDialog";
 import { Field } from "../../ui/Field";
 import { Checkbox, Input } from "../../ui/Input";
 import { Loading } from "../../ui/Loading";
@@ -60,6 +61,16 @@ function LayoutForm({ layout, onReload }: { layout?: Layout; onReload?: () => vo
   const [isDefault, setIsDefault] = useState(layout?.isDefault ?? false);
   const save = useMutation(saveLayoutMutation(api, layout));
   const remove = useMutation(deleteLayoutMutation(api));
+  const [dialog, ask] = useConfirm();
+  const askDelete = async (item: Layout) => {
+    const yes = await ask({
+      title: `Delete ${item.key}?`,
+      body: "Triggers already accepted still render with it.",
+      confirm: "Delete layout",
+      danger: true,
+    });
+    if (yes) remove.mutate(item, { onSuccess: () => navigate("/layouts") });
+  };
   const errorOf = (path: string) => (save.error instanceof ApiError ? save.error.fieldError(path) : undefined);
   const submit = (e: FormEvent) => {
     e.preventDefault();
@@ -77,6 +88,7 @@ function LayoutForm({ layout, onReload }: { layout?: Layout; onReload?: () => vo
 
   return (
     <div className="layout-editor">
+      {dialog}
       <Card as="form" className="layout-form" onSubmit={submit} noValidate aria-label="Layout">
         {layout ? null : (
           <Field label="Key" hint="Email steps name it; it never changes." error={errorOf("key")}>
@@ -129,12 +141,7 @@ function LayoutForm({ layout, onReload }: { layout?: Layout; onReload?: () => vo
             {save.isPending ? "Saving…" : layout ? "Save" : "Create layout"}
           </Button>
           {layout ? (
-            <Button
-              type="button"
-              variant="danger"
-              disabled={remove.isPending}
-              onClick={() => remove.mutate(layout, { onSuccess: () => navigate("/layouts") })}
-            >
+            <Button type="button" variant="danger" disabled={remove.isPending} onClick={() => void askDelete(layout)}>
               Delete
             </Button>
           ) : null}
