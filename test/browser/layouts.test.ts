@@ -193,5 +193,11 @@ describe.skipIf(!CHROMIUM)("the Partials page", () => {
     await page.locator('tr[data-version="3"]').waitFor();
     await expect.poll(() => page.getByLabel("Content").inputValue()).toBe("Sent by {{ sender }}");
     await screenshot(page, "partial-editor");
+
+    // Deleting from its page asks first, then goes back to the list.
+    await page.getByRole("button", { name: "Delete", exact: true }).click();
+    await confirmDialog(page);
+    await page.waitForURL(/\/partials$/);
+    expect((await api("GET", `/v1/partials/${PARTIAL}`)).status).toBe(404);
   });
 });
