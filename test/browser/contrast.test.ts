@@ -148,6 +148,15 @@ describe.skipIf(!CHROMIUM)("text contrast in both themes", () => {
       await page.getByRole("heading", { name: "Activity" }).waitFor();
       await screenshot(page, `activity-${colorScheme}`);
       expect(await page.evaluate(lowContrast, MINIMUM)).toEqual([]);
+      // The layout editor (form, preview, its notice of a missing {{ content }}) and the partials list.
+      await page.goto(`${base()}/dashboard/layouts/new`);
+      await page.getByRole("heading", { name: "New layout" }).waitFor();
+      await page.getByLabel("HTML", { exact: true }).fill("<p>no slot</p>");
+      await page.getByText("exactly once").waitFor();
+      expect(await page.evaluate(lowContrast, MINIMUM)).toEqual([]);
+      await page.goto(`${base()}/dashboard/partials`);
+      await page.getByRole("heading", { name: "Partials" }).waitFor();
+      expect(await page.evaluate(lowContrast, MINIMUM)).toEqual([]);
     });
   }
 });

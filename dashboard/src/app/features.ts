@@ -3,6 +3,8 @@ import { audit } from "../pages/audit/feature";
 import { environments } from "../pages/environments/feature";
 import { inbox } from "../pages/inbox/feature";
 import { integrations } from "../pages/integrations/feature";
+import { layouts } from "../pages/layouts/feature";
+import { partials } from "../pages/partials/feature";
 import { promote } from "../pages/promote/feature";
 import { subscribers } from "../pages/subscribers/feature";
 import { suppressions } from "../pages/suppressions/feature";
@@ -22,6 +24,8 @@ export const FEATURES: Feature[] = [
   subscribers,
   topics,
   integrations,
+  layouts,
+  partials,
   variables,
   brand,
   translations,

@@ -3,6 +3,7 @@ import { ConditionBuilder } from "./ConditionBuilder";
 import type { FieldGroup } from "./field-options";
 import { isChannelStep, type Step } from "./model";
 import { useFieldError, useOwnError } from "./save-errors";
+import { LayoutPicker } from "./LayoutPicker";
 import { TemplateEditor } from "./TemplateEditor";
 import { TimingFields } from "./TimingFields";
 import { typeLabel } from "../../ui/labels";
@@ -47,6 +48,7 @@ export function StepPanel({
         <TimingFields step={step} path={path} onChange={onChange} />
       ) : null}
       <ConditionBuilder value={step.if} path={`${path}.if`} groups={groups} onChange={(next) => onChange({ ...step, if: next })} />
+      {step.type === "email" ? <LayoutPicker step={step} path={path} onChange={onChange} /> : null}
       {isChannelStep(step) ? <TemplateEditor step={step} path={path} onChange={onChange} /> : null}
       {step.type === "email" ? (
         <fieldset className="tracking">
