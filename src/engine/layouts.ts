@@ -15,14 +15,21 @@ export const contentSlots = (source: string) => source.match(CONTENT_TAG)?.lengt
 /**
  * The step's content must go in as it is: through Liquid, `{{ content }}` would be HTML-escaped (or
  * could be filtered). So the tag becomes a marker no payload can know (random per isolate), the
- * layout renders, and the marker is replaced by the content.
+ * layout renders, and the marker is replaced by the content. It is made on first use, not at
+ * module load: the Workers runtime refuses random values in global scope (wrangler dev and a
+ * deployment fail to start; the test runtime lets it pass).
  */
-const MARKER = `\u0001clarion-content-${crypto.randomUUID()}\u0001`;
+let marker: string | undefined;
+const markerOf = () => {
+  marker ??= `\u0001clarion-content-${crypto.randomUUID()}\u0001`;
+  return marker;
+};
 
 export type RenderMode = "html" | "text";
 
 /** Renders a layout source around already-rendered content. */
 export function wrapInLayout(layoutSource: string, content: string, render: (source: string) => string): string {
+  const MARKER = markerOf();
   const rendered = render(layoutSource.replace(CONTENT_TAG, MARKER));
   return rendered.split(MARKER).join(content);
 }
