@@ -66,7 +66,10 @@ describe("message versions kept on the log row", () => {
     const m = await write(logMessage(id, { transactionId }));
     const list = await api<{ data: Message[] }>(key, "GET", `/v1/messages?subscriberId=${m.subscriberId}`);
     expect(list.body.data).toMatchObject([{ id: m.id, workflowVersion: 1, layoutVersion: null }]);
-    expect((await api<MessageWithEvents>(key, "GET", `/v1/messages/${m.id}`)).body).toMatchObject({ workflowVersion: 1, layoutVersion: null });
+    expect((await api<MessageWithEvents>(key, "GET", `/v1/messages/${m.id}`)).body).toMatchObject({
+      workflowVersion: 1,
+      layoutVersion: null,
+    });
   });
 
   it("delivery writes the trigger's workflowVersion on the row", async () => {
@@ -94,7 +97,10 @@ describe("message versions kept on the log row", () => {
       );
       addMissingColumns(sql);
       addMissingColumns(sql); // a second constructor finds them there
-      const columns = sql.exec<{ name: string }>("PRAGMA table_info(messages)").toArray().map((c) => c.name);
+      const columns = sql
+        .exec<{ name: string }>("PRAGMA table_info(messages)")
+        .toArray()
+        .map((c) => c.name);
       expect(columns).toEqual(expect.arrayContaining(["workflow_version", "layout_version"]));
       expect(sql.exec("SELECT workflow_version, layout_version FROM messages WHERE id = 'old'").toArray()).toEqual([
         { workflow_version: null, layout_version: null },
