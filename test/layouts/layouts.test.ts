@@ -188,3 +188,26 @@ describe("partials at save", () => {
     expect((await call("DELETE", `/v1/partials/${a}`)).status).toBe(204);
   });
 });
+
+describe("POST /v1/workflows/{key}/revert", () => {
+  it("refuses a version whose layout and partial were deleted since, with their paths, and changes nothing", async () => {
+    const [wf, frame, sig] = [key("wf"), key("frame"), key("sig")];
+    expect((await call("POST", "/v1/partials", partial(sig, "-- us"))).status).toBe(201);
+    expect((await call("POST", "/v1/layouts", layout(frame))).status).toBe(201);
+    const step = (over: Json) => ({ id: "mail", type: "email", template: { subject: "Hi", html: "<p>x</p>" }, ...over });
+    const framed = step({ layout: frame, template: { subject: "Hi", html: `<p>x</p>{% render "${sig}" %}` } });
+    expect((await call("POST", "/v1/workflows", { key: wf, name: "W", steps: [framed] })).status).toBe(201);
+    expect((await call("PUT", `/v1/workflows/${wf}`, { key: wf, name: "W", steps: [step({ layout: null })] })).status).toBe(200);
+    expect((await call("DELETE", `/v1/layouts/${frame}`)).status).toBe(204);
+    expect((await call("DELETE", `/v1/partials/${sig}`)).status).toBe(204);
+
+    const problem = expectProblem(await call("POST", `/v1/workflows/${wf}/revert`, { version: 1 }), 422, "validation_failed");
+    expect(problem.errors).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ path: "steps.0.layout" }),
+        { path: "steps.0.template.html", message: expect.stringContaining(sig) },
+      ]),
+    );
+    expect((await call<{ version: number }>("GET", `/v1/workflows/${wf}`)).body.version).toBe(2);
+  });
+});
