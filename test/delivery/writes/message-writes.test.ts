@@ -75,7 +75,15 @@ describe("MessageWrites", () => {
     const { id: environmentId } = await createEnvironment();
     const db = createDb(env.DB);
     const now = new Date(1_700_000_000_123);
-    const identity = { environmentId, transactionId: unique("tx"), subscriberId: "s", workflowKey: "w", stepId: "email", channel: "email", workflowVersion: 1 };
+    const identity = {
+      environmentId,
+      transactionId: unique("tx"),
+      subscriberId: "s",
+      workflowKey: "w",
+      stepId: "email",
+      channel: "email",
+      workflowVersion: 1,
+    };
     const writes = new MessageWrites(db, now);
     const content = { subject: 'Über "it"', list: [1, null, { deep: true }] };
     const id = writes.insertFinal(
