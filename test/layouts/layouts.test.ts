@@ -177,6 +177,13 @@ describe("partials at save", () => {
     expect((await call("POST", "/v1/partials", partial(key("pi"), '{% include "x" %}'))).status).toBe(422);
   });
 
+  it("answers 404 to deleting a partial under a key no partial can have, however long", async () => {
+    // With a workflow to compare it to, a key this long is a LIKE pattern D1 refuses to evaluate.
+    const steps = [{ id: "mail", type: "email", layout: null, template: { subject: "Hi", html: "<p>x</p>" } }];
+    expect((await call("POST", "/v1/workflows", { key: key("wf"), name: "W", steps })).status).toBe(201);
+    expectProblem(await call("DELETE", `/v1/partials/${"a".repeat(5_000)}`), 404, "partial_not_found");
+  });
+
   it("refuses deleting a partial another renders (partial_in_use)", async () => {
     const a = key("pa");
     const b = key("pb");

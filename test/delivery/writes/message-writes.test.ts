@@ -118,6 +118,7 @@ describe("MessageWrites", () => {
       errorCode: "http_400",
       errorMessage: null,
       attempts: 0,
+      layoutVersion: null,
       createdAt: now.getTime(),
       updatedAt: now.getTime(),
     });
