@@ -7,7 +7,7 @@ import type { Db } from "../../src/db/client";
 import { messages, triggers } from "../../src/db/schema";
 import type { MessageFields } from "../../src/delivery/writes/message-writes";
 
-type UpdatedColumn = keyof MessageFields | "status" | "updatedAt";
+type UpdatedColumn = Exclude<keyof MessageFields, "layoutVersion"> | "status" | "updatedAt";
 
 interface MessageUpdate {
   messageId: string;

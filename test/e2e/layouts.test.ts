@@ -34,6 +34,8 @@ describe("email steps and layouts", () => {
     expect(await htmlOf("named")).toBe("<b><p>Hi</p>-- Acme</b>");
     expect(await htmlOf("default")).toBe("<i><p>Hi</p>-- Acme</i>");
     expect(await htmlOf("none")).toBe("<p>Hi</p>-- Acme");
+    // Each message names the layout version it was wrapped in (none: null).
+    expect(Object.fromEntries(messages.map((m) => [m.stepId, m.layoutVersion]))).toEqual({ named: 1, default: 1, none: null });
   });
 
   it("renders a delayed email with the layout and partials of when it was accepted", async () => {
@@ -56,13 +58,13 @@ describe("email steps and layouts", () => {
     await tickLedger(id, transactionId, Math.max(...(await waits(id, transactionId))));
 
     const [mail] = await settledMessages(key, transactionId, 1);
-    expect((await messageDetail(key, mail!.id)).content).toMatchObject({ html: "<old><p>x</p>old foot</old>" });
+    expect(await messageDetail(key, mail!.id)).toMatchObject({ layoutVersion: 1, content: { html: "<old><p>x</p>old foot</old>" } });
 
     // A trigger accepted after the edit renders the new versions.
     const later = await trigger(key, { workflow: "later", to: person() });
     await eventually(async () => (await waits(id, later)).length === 1);
     await tickLedger(id, later, Math.max(...(await waits(id, later))));
     const [next] = await settledMessages(key, later, 1);
-    expect((await messageDetail(key, next!.id)).content).toMatchObject({ html: "<new><p>x</p>new foot</new>" });
+    expect(await messageDetail(key, next!.id)).toMatchObject({ layoutVersion: 2, content: { html: "<new><p>x</p>new foot</new>" } });
   });
 });

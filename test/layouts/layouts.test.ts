@@ -177,6 +177,13 @@ describe("partials at save", () => {
     expect((await call("POST", "/v1/partials", partial(key("pi"), '{% include "x" %}'))).status).toBe(422);
   });
 
+  it("answers 404 to deleting a partial under a key no partial can have, however long", async () => {
+    // With a workflow to compare it to, a key this long is a LIKE pattern D1 refuses to evaluate.
+    const steps = [{ id: "mail", type: "email", layout: null, template: { subject: "Hi", html: "<p>x</p>" } }];
+    expect((await call("POST", "/v1/workflows", { key: key("wf"), name: "W", steps })).status).toBe(201);
+    expectProblem(await call("DELETE", `/v1/partials/${"a".repeat(5_000)}`), 404, "partial_not_found");
+  });
+
   it("refuses deleting a partial another renders (partial_in_use)", async () => {
     const a = key("pa");
     const b = key("pb");
@@ -186,5 +193,28 @@ describe("partials at save", () => {
     expect(expectProblem(res, 409, "partial_in_use").errors).toEqual([expect.objectContaining({ path: `partials.${b}.content` })]);
     expect((await call("DELETE", `/v1/partials/${b}`)).status).toBe(204);
     expect((await call("DELETE", `/v1/partials/${a}`)).status).toBe(204);
+  });
+});
+
+describe("POST /v1/workflows/{key}/revert", () => {
+  it("refuses a version whose layout and partial were deleted since, with their paths, and changes nothing", async () => {
+    const [wf, frame, sig] = [key("wf"), key("frame"), key("sig")];
+    expect((await call("POST", "/v1/partials", partial(sig, "-- us"))).status).toBe(201);
+    expect((await call("POST", "/v1/layouts", layout(frame))).status).toBe(201);
+    const step = (over: Json) => ({ id: "mail", type: "email", template: { subject: "Hi", html: "<p>x</p>" }, ...over });
+    const framed = step({ layout: frame, template: { subject: "Hi", html: `<p>x</p>{% render "${sig}" %}` } });
+    expect((await call("POST", "/v1/workflows", { key: wf, name: "W", steps: [framed] })).status).toBe(201);
+    expect((await call("PUT", `/v1/workflows/${wf}`, { key: wf, name: "W", steps: [step({ layout: null })] })).status).toBe(200);
+    expect((await call("DELETE", `/v1/layouts/${frame}`)).status).toBe(204);
+    expect((await call("DELETE", `/v1/partials/${sig}`)).status).toBe(204);
+
+    const problem = expectProblem(await call("POST", `/v1/workflows/${wf}/revert`, { version: 1 }), 422, "validation_failed");
+    expect(problem.errors).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ path: "steps.0.layout" }),
+        { path: "steps.0.template.html", message: expect.stringContaining(sig) },
+      ]),
+    );
+    expect((await call<{ version: number }>("GET", `/v1/workflows/${wf}`)).body.version).toBe(2);
   });
 });

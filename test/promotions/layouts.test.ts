@@ -62,3 +62,68 @@ describe("promotion with layouts and partials", () => {
     expect((await api(to.key, "GET", "/v1/workflows/framed")).status).toBe(404);
   });
 });
+
+describe("promotion and the default layout", () => {
+  const plain = { key: "plain", name: "Plain", steps: [{ id: "mail", type: "email", template: { subject: "s", html: "<p>x</p>" } }] };
+  const layoutOf = async (key: string, k: string) => (await api<{ isDefault: boolean; html: string }>(key, "GET", `/v1/layouts/${k}`)).body;
+
+  async function withDefault(html = "<main>{{ content }}</main>") {
+    const env = await createEnvironment();
+    expect((await api(env.key, "POST", "/v1/layouts", { key: "house", name: "House", html, isDefault: true })).status).toBe(201);
+    expect((await api(env.key, "POST", "/v1/workflows", plain)).status).toBe(201);
+    return env;
+  }
+
+  it("promotes the source's default with a workflow whose email falls back to it, when the target has none", async () => {
+    const [from, to] = [await withDefault(), await createEnvironment()];
+    const dry = await promote({ from: from.slug, to: to.slug, workflows: ["plain"], dryRun: true });
+    expect(dry.body.layouts).toEqual([{ key: "house", outcome: "created", version: 1 }]);
+    expect((await api(to.key, "GET", "/v1/layouts/house")).status).toBe(404);
+
+    expect((await promote({ from: from.slug, to: to.slug, workflows: ["plain"] })).status).toBe(200);
+    expect(await layoutOf(to.key, "house")).toMatchObject({ isDefault: true, html: "<main>{{ content }}</main>" });
+  });
+
+  it("leaves the target's own default alone", async () => {
+    const [from, to] = [await withDefault(), await createEnvironment()];
+    expect(
+      (await api(to.key, "POST", "/v1/layouts", { key: "theirs", name: "Theirs", html: "<b>{{ content }}</b>", isDefault: true })).status,
+    ).toBe(201);
+    const res = await promote({ from: from.slug, to: to.slug, workflows: ["plain"] });
+    expect(res.body.layouts).toEqual([]);
+    expect((await api(to.key, "GET", "/v1/layouts/house")).status).toBe(404);
+    expect(await layoutOf(to.key, "theirs")).toMatchObject({ isDefault: true });
+  });
+
+  it("does not move the target's default flag to a layout a workflow names", async () => {
+    const from = await createEnvironment();
+    expect(
+      (await api(from.key, "POST", "/v1/layouts", { key: "frame", name: "Frame", html: "<i>{{ content }}</i>", isDefault: true })).status,
+    ).toBe(201);
+    expect(
+      (await api(from.key, "POST", "/v1/workflows", { ...framed, steps: [{ ...framed.steps[0], template: { subject: "s", html: "x" } }] }))
+        .status,
+    ).toBe(201);
+    const to = await createEnvironment();
+    expect(
+      (await api(to.key, "POST", "/v1/layouts", { key: "theirs", name: "Theirs", html: "<b>{{ content }}</b>", isDefault: true })).status,
+    ).toBe(201);
+    expect((await promote({ from: from.slug, to: to.slug, workflows: ["framed"] })).status).toBe(200);
+    expect(await layoutOf(to.key, "frame")).toMatchObject({ isDefault: false });
+    expect(await layoutOf(to.key, "theirs")).toMatchObject({ isDefault: true });
+  });
+
+  it("refuses in the dry run a default layout rendering a partial neither environment has, and applies nothing", async () => {
+    const [from, to] = [await withDefault(), await createEnvironment()];
+    // A layout stored rendering a partial that is not there (the API refuses to save one: written directly).
+    await env.DB.prepare("UPDATE layouts SET html = ? WHERE environment_id = ? AND key = 'house'")
+      .bind('<main>{{ content }}{% render "gone" %}</main>', from.id)
+      .run();
+    for (const dryRun of [true, false]) {
+      const res = await promote({ from: from.slug, to: to.slug, workflows: ["plain"], dryRun });
+      expect(expectProblem(res, 422, "validation_failed").detail).toMatch(/partial "gone"/);
+    }
+    expect((await api(to.key, "GET", "/v1/layouts/house")).status).toBe(404);
+    expect((await api(to.key, "GET", "/v1/workflows/plain")).status).toBe(404);
+  });
+});

@@ -302,3 +302,59 @@ describe("POST /v1/workflows/preview", () => {
     );
   });
 });
+
+describe("previews render emails as sent: in their layout, with partials", () => {
+  const frame = (k: string, html: string, isDefault = false, text?: string) => ({
+    key: k,
+    name: k,
+    html,
+    isDefault,
+    ...(text ? { text } : {}),
+  });
+  const html = '<p>Hi {{ subscriber.firstName }}</p>{% render "sig", who: "Acme" %}';
+  const emailSteps = [
+    { id: "named", type: "email", layout: "brand", template: { subject: "a", html } },
+    { id: "default", type: "email", template: { subject: "b", html } },
+    { id: "none", type: "email", layout: null, template: { subject: "c", html } },
+  ];
+
+  async function withContent() {
+    const { key } = await createEnvironment();
+    expect((await api(key, "POST", "/v1/layouts", frame("plain", "<i>{{ content }}</i>", true))).status).toBe(201);
+    expect((await api(key, "POST", "/v1/layouts", frame("brand", "<b>{{ content }}</b>", false, "== {{ content }} =="))).status).toBe(201);
+    expect((await api(key, "POST", "/v1/partials", { key: "sig", name: "Sig", content: "-- {{ who }}", type: "html" })).status).toBe(201);
+    return key;
+  }
+  const sample = { payload: {}, subscriber: { subscriberId: "s-1", firstName: "Ada" } };
+  const contents = (body: PreviewBody) => Object.fromEntries(body.steps.map((s) => [s.id, s.content]));
+
+  it("wraps a saved workflow's emails in the named layout, the default, or none", async () => {
+    const key = await withContent();
+    const workflow = await createWorkflow(key, { steps: emailSteps });
+    const res = await api<PreviewBody>(key, "POST", `/v1/workflows/${workflow.key}/preview`, sample);
+    expect(res.status).toBe(200);
+    expect(contents(res.body)).toEqual({
+      named: { subject: "a", html: "<b><p>Hi Ada</p>-- Acme</b>", text: "== Hi Ada\n\n-- Acme ==" },
+      default: { subject: "b", html: "<i><p>Hi Ada</p>-- Acme</i>", text: "Hi Ada\n\n-- Acme" },
+      none: { subject: "c", html: "<p>Hi Ada</p>-- Acme" },
+    });
+  });
+
+  it("renders a draft with the current versions of its layout and partials", async () => {
+    const key = await withContent();
+    expect((await api(key, "PUT", "/v1/layouts/plain", frame("plain", "<u>{{ content }}</u>", true))).status).toBe(200);
+    expect((await api(key, "PUT", "/v1/partials/sig", { key: "sig", name: "Sig", content: "~ {{ who }}", type: "html" })).status).toBe(200);
+    const res = await api<PreviewBody>(key, "POST", "/v1/workflows/preview", { workflow: { steps: [emailSteps[1]] }, ...sample });
+    expect(res.body.steps[0]?.content).toMatchObject({ html: "<u><p>Hi Ada</p>~ Acme</u>" });
+  });
+
+  it("says on the step's card when a draft names a layout that does not exist", async () => {
+    const key = await withContent();
+    const res = await api<PreviewBody>(key, "POST", "/v1/workflows/preview", {
+      workflow: { steps: [{ ...emailSteps[0], layout: "missing" }] },
+      ...sample,
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.steps[0]?.error).toEqual({ code: "template_error", message: expect.stringContaining('"missing"') });
+  });
+});

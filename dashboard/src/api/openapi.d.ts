@@ -5049,7 +5049,7 @@ export interface paths {
         put?: never;
         /**
          * Preview a workflow
-         * @description Evaluates every step's condition and renders every channel step for a sample payload and subscriber, without sending anything.
+         * @description Evaluates every step's condition and renders every channel step for a sample payload and subscriber, without sending anything. An email renders as it would be sent now: in its layout (the one it names, the environment's default when it names none, or none for `layout: null`) with the current partials.
          */
         post: {
             parameters: {
@@ -5241,7 +5241,7 @@ export interface paths {
         put?: never;
         /**
          * Preview an unsaved workflow
-         * @description As the preview of a saved workflow, for steps given in the body: what an editor shows before anything is saved. A step that is not valid yet gets an `invalid_step` error on its own card instead of failing the request. Nothing is stored or sent.
+         * @description As the preview of a saved workflow, for steps given in the body: what an editor shows before anything is saved. A step that is not valid yet gets an `invalid_step` error on its own card instead of failing the request; an email naming a layout that does not exist gets a `template_error`. Nothing is stored or sent.
          */
         post: {
             parameters: {
@@ -5795,7 +5795,7 @@ export interface paths {
         put?: never;
         /**
          * Restore a version of a workflow
-         * @description Saves version `version`'s content as a new version (history is never rewritten). With `If-Match` (the `ETag` you read), a workflow changed since answers 409 instead.
+         * @description Saves version `version`'s content as a new version (history is never rewritten). With `If-Match` (the `ETag` you read), a workflow changed since answers 409 instead. As a save, a version naming a layout or rendering a partial that is no longer there (or would make a cycle) is refused with 422 and the field path.
          */
         post: {
             parameters: {
@@ -18363,6 +18363,8 @@ export interface components {
             workflow: string;
             /** @description The workflow version its trigger was accepted with, whose content it was sent from (null before versions were kept). */
             workflowVersion: number | null;
+            /** @description The version of the layout its email was wrapped in, pinned when its trigger was accepted (null: no layout applied, not an email, or sent before layouts were kept on messages). */
+            layoutVersion: number | null;
             stepId: string;
             /** @enum {string} */
             channel: "email" | "sms" | "push" | "chat" | "in_app";

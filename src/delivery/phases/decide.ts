@@ -23,8 +23,14 @@ export const preview = (content: Record<string, unknown>) => {
 export type Decision =
   | { kind: "done"; status: string }
   | { kind: "wait"; until: number; reason: "quiet_hours" | "schedule" }
-  | { kind: "final"; status: MessageStatus; code: string; message: string }
-  | { kind: "send"; content: Record<string, unknown>; warnings?: { field: string; message: string }[] };
+  | { kind: "final"; status: MessageStatus; code: string; message: string; layoutVersion?: number }
+  | {
+      kind: "send";
+      content: Record<string, unknown>;
+      /** The version of the layout the email was wrapped in, kept on its message; absent when none applied. */
+      layoutVersion?: number;
+      warnings?: { field: string; message: string }[];
+    };
 
 /** Decides, without I/O, what one channel step does for one recipient. */
 export function decide(step: ChannelStep, recipient: Recipient, loaded: Loaded, trigger: TriggerRecord, now: Date): Decision {
@@ -50,10 +56,11 @@ export function decide(step: ChannelStep, recipient: Recipient, loaded: Loaded, 
   if (hold) return { kind: "wait", until: hold.until.getTime(), reason: hold.reason };
   const assets = assetsFor(step, loaded.content);
   if ("error" in assets) return final("failed", "template_error", assets.error);
+  const layout = assets.layout ? { layoutVersion: assets.layout.version } : {};
   const rendered = renderChannel(step, context, recipient.locale, assets);
-  if (!rendered.ok) return final("failed", rendered.code, rendered.message);
+  if (!rendered.ok) return { ...final("failed", rendered.code, rendered.message), ...layout };
   const content = foldHeaderFields(step.type, applyOverrides(step.type, rendered.content, trigger.overrides ?? {}));
-  if (step.type !== "in_app") return { kind: "send", content: content as unknown as Record<string, unknown> };
+  if (step.type !== "in_app") return { kind: "send", content: content as unknown as Record<string, unknown>, ...layout };
   // A URL rendered from a payload (or given in `overrides.in_app`) that may not be served is left
   // out, and the message says so: the notification still goes, without the link.
   const safe = withoutUnsafeUrls(content as InAppContent);

@@ -8,9 +8,15 @@ import type { TriggerRecord } from "../../jobs/trigger-record";
 export interface StepPlan {
   step: ChannelStep;
   /** Recipients to send to, with their rendered content. */
-  sends: { recipient: Recipient; content: Record<string, unknown>; warnings?: { field: string; message: string }[] }[];
+  sends: {
+    recipient: Recipient;
+    content: Record<string, unknown>;
+    /** The layout's version when one wrapped the email. */
+    layoutVersion?: number;
+    warnings?: { field: string; message: string }[];
+  }[];
   /** Recipients whose message reaches a state without a send (skipped, failed before sending, stopped). */
-  finals: { recipient: Recipient; status: MessageStatus; code: string; message: string }[];
+  finals: { recipient: Recipient; status: MessageStatus; code: string; message: string; layoutVersion?: number }[];
 }
 
 /**
@@ -43,10 +49,21 @@ export function planChannelStep(
         });
         break;
       case "send":
-        plan.sends.push({ recipient, content: decision.content, ...(decision.warnings ? { warnings: decision.warnings } : {}) });
+        plan.sends.push({
+          recipient,
+          content: decision.content,
+          ...(decision.layoutVersion !== undefined ? { layoutVersion: decision.layoutVersion } : {}),
+          ...(decision.warnings ? { warnings: decision.warnings } : {}),
+        });
         break;
       case "final":
-        plan.finals.push({ recipient, status: decision.status, code: decision.code, message: decision.message });
+        plan.finals.push({
+          recipient,
+          status: decision.status,
+          code: decision.code,
+          message: decision.message,
+          ...(decision.layoutVersion !== undefined ? { layoutVersion: decision.layoutVersion } : {}),
+        });
         break;
     }
   }

@@ -43,13 +43,16 @@ export function recordClaims(plan: StepPlan, claims: ClaimResult, scope: StepSco
   const { environmentId } = scope.job;
   const stepId = scope.step.id;
 
-  const record = (recipient: Recipient, status: MessageStatus, code: string, message: string) => {
+  const record = (recipient: Recipient, status: MessageStatus, code: string, message: string, layoutVersion?: number) => {
     const existing = scope.existing.get(claimKey(scope, recipient));
     const error = status === "failed" ? { errorCode: code, errorMessage: message } : {};
     const event = { status, detail: { reason: code, message, ...Object.assign({}, ...recipient.notes) } };
     transition(recipient, { type: "notes-used" });
     if (existing) writes.update(environmentId, existing.id, status, error, event);
-    else writes.insertFinal(identityOf(scope, recipient.profile.subscriberId), status, error, [event]);
+    else
+      writes.insertFinal(identityOf(scope, recipient.profile.subscriberId), status, { ...error, layoutVersion: layoutVersion ?? null }, [
+        event,
+      ]);
     transition(recipient, { type: "step", stepId, outcome: { status } });
   };
 
@@ -59,11 +62,18 @@ export function recordClaims(plan: StepPlan, claims: ClaimResult, scope: StepSco
     record(recipient, CANCELLED.status, CANCELLED.code, CANCELLED.message);
   }
   for (const final of plan.finals) {
-    if (!cancelled.has(claimKey(scope, final.recipient))) record(final.recipient, final.status, final.code, final.message);
+    if (!cancelled.has(claimKey(scope, final.recipient)))
+      record(final.recipient, final.status, final.code, final.message, final.layoutVersion);
   }
 
   /** A result the object kept but D1 lost: recorded now, with the `queued`/`sending` events its lost batch held for a first attempt. */
-  const repair = (recipient: Recipient, status: MessageStatus, fields: MessageFields, [event, ...more]: [EventInput, ...EventInput[]]) => {
+  const repair = (
+    recipient: Recipient,
+    status: MessageStatus,
+    fields: Omit<MessageFields, "layoutVersion">,
+    [event, ...more]: [EventInput, ...EventInput[]],
+    layoutVersion: number | undefined,
+  ) => {
     const existing = scope.existing.get(claimKey(scope, recipient));
     if (existing) {
       if (existing.attempts === 0) {
@@ -72,12 +82,16 @@ export function recordClaims(plan: StepPlan, claims: ClaimResult, scope: StepSco
       }
       writes.update(environmentId, existing.id, status, fields, event);
       for (const e of more) writes.event(environmentId, existing.id, e);
-    } else writes.insertFinal(identityOf(scope, recipient.profile.subscriberId), status, fields, [event, ...more]);
+    } else
+      writes.insertFinal(identityOf(scope, recipient.profile.subscriberId), status, { ...fields, layoutVersion: layoutVersion ?? null }, [
+        event,
+        ...more,
+      ]);
     transition(recipient, { type: "step", stepId, outcome: { status } });
   };
 
   const result: Recorded = { writes, toSend: [], busy: [] };
-  for (const { recipient, content, warnings } of plan.sends) {
+  for (const { recipient, content, warnings, layoutVersion } of plan.sends) {
     const key = claimKey(scope, recipient);
     if (cancelled.has(key)) continue;
     const existing = scope.existing.get(key);
@@ -87,19 +101,29 @@ export function recordClaims(plan: StepPlan, claims: ClaimResult, scope: StepSco
       const detail = { provider: report.provider, providerMessageId: report.providerMessageId, recovered: true };
       // As a send records it (phases/report.ts): Clarion is the in-app provider, so stored is delivered.
       if (scope.step.type === "in_app")
-        repair(recipient, "delivered", fields, [
-          { status: "sent", detail },
-          { status: "delivered", detail: { provider: report.provider, recovered: true } },
-        ]);
-      else repair(recipient, "sent", fields, [{ status: "sent", detail }]);
+        repair(
+          recipient,
+          "delivered",
+          fields,
+          [
+            { status: "sent", detail },
+            { status: "delivered", detail: { provider: report.provider, recovered: true } },
+          ],
+          layoutVersion,
+        );
+      else repair(recipient, "sent", fields, [{ status: "sent", detail }], layoutVersion);
       continue;
     }
     const final = alreadyFinal.get(key);
     if (final) {
       const { status, ...fields } = final;
-      repair(recipient, status, fields, [
-        { status, detail: { error: fields.errorCode, message: fields.errorMessage, provider: fields.provider, recovered: true } },
-      ]);
+      repair(
+        recipient,
+        status,
+        fields,
+        [{ status, detail: { error: fields.errorCode, message: fields.errorMessage, provider: fields.provider, recovered: true } }],
+        layoutVersion,
+      );
       continue;
     }
     if (!granted.has(key)) {
@@ -108,7 +132,9 @@ export function recordClaims(plan: StepPlan, claims: ClaimResult, scope: StepSco
     }
     const stored = redactSecrets(content, scope.secrets);
     const fields = { content: stored, subject: typeof stored.subject === "string" ? stored.subject : null, preview: preview(stored) };
-    const messageId = existing ? existing.id : writes.insertSending(identityOf(scope, recipient.profile.subscriberId), fields);
+    const messageId = existing
+      ? existing.id
+      : writes.insertSending(identityOf(scope, recipient.profile.subscriberId), { ...fields, layoutVersion: layoutVersion ?? null });
     if (existing)
       writes.update(environmentId, existing.id, "sending", fields, { status: "sending", detail: { attempt: existing.attempts + 1 } });
     // The Inbox's notification goes to the log with its message (one shard, one transaction), so

@@ -31,4 +31,5 @@ export const identityOf = (scope: StepScope, subscriberId: string): SendIdentity
   workflowKey: scope.trigger.workflowKey,
   stepId: scope.step.id,
   channel: scope.step.type,
+  workflowVersion: scope.trigger.workflowVersion || null,
 });

@@ -44,6 +44,7 @@ async function closeRecipients(
             workflowKey: trigger.workflowKey,
             stepId: step.id,
             channel: step.type,
+            workflowVersion: trigger.workflowVersion || null,
           },
           status,
           error,

@@ -33,6 +33,7 @@ const EMPTY = {
   content: null,
   errorCode: null,
   errorMessage: null,
+  layoutVersion: null,
 } satisfies Partial<LogMessage>;
 
 /** A change as D1's columns take it (times as dates). */
@@ -49,6 +50,8 @@ export interface SendIdentity {
   workflowKey: string;
   stepId: string;
   channel: string;
+  /** The trigger's workflow version (null for a workflow saved before versions were kept): kept on the message. */
+  workflowVersion: number | null;
 }
 
 export interface MessageFields {
@@ -62,6 +65,8 @@ export interface MessageFields {
   errorCode?: string | null;
   errorMessage?: string | null;
   attempts?: number;
+  /** The version of the layout the email was rendered in (null: none); set when the message is inserted. */
+  layoutVersion?: number | null;
 }
 
 export interface EventInput {
@@ -99,7 +104,10 @@ const reasonOf = (detail: Record<string, unknown> | undefined) => {
   return typeof reason === "string" ? reason : null;
 };
 
-type UpdatedColumn = keyof MessageFields | "status" | "updatedAt";
+/** What a later phase may change: a message's layout is what it was inserted with. */
+type ChangedFields = Omit<MessageFields, "layoutVersion">;
+
+type UpdatedColumn = keyof ChangedFields | "status" | "updatedAt";
 
 /** A message's new values, by its id. */
 type MessageUpdate = { key: string; values: MessageChanges };
@@ -183,6 +191,7 @@ export class MessageWrites {
       content: fields.content ?? null,
       subject: fields.subject ?? null,
       preview: fields.preview ?? null,
+      layoutVersion: fields.layoutVersion ?? null,
       attempts: 0,
       createdAt: this.now.getTime(),
       updatedAt: this.now.getTime(),
@@ -201,7 +210,7 @@ export class MessageWrites {
     if (type) this.messageFacts.push({ type, environmentId, messageId, at, status: event.status, reason: reasonOf(event.detail) });
   }
 
-  update(environmentId: string, messageId: string, status: MessageStatus, fields: MessageFields, event: EventInput): void {
+  update(environmentId: string, messageId: string, status: MessageStatus, fields: ChangedFields, event: EventInput): void {
     // Undefined leaves a column as it is, as drizzle's set() does.
     const values: MessageChanges = Object.fromEntries(
       Object.entries({ status, ...fields, updatedAt: this.now.getTime() }).filter(([, v]) => v !== undefined),

@@ -29,7 +29,7 @@ import type {
   ProviderRef,
   StatsRow,
 } from "./rows";
-import { type EventRecord, LOG_SCHEMA, type MessageRecord } from "./schema";
+import { addMissingColumns, type EventRecord, LOG_SCHEMA, type MessageRecord } from "./schema";
 import { type LogTrigger, type TriggerFilter, type TriggerKey, TriggersTable } from "./triggers-table";
 
 /** How often a shard looks for rows past their retention. */
@@ -51,6 +51,7 @@ export class LogShard extends DurableObject<Bindings> {
     super(ctx, env);
     this.sql = ctx.storage.sql;
     this.sql.exec(LOG_SCHEMA);
+    addMissingColumns(this.sql);
     this.feed = new FeedTable(this.sql);
     this.triggers = new TriggersTable(this.sql);
   }

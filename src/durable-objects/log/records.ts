@@ -31,6 +31,8 @@ export const toMessage = (r: MessageRecord): LogMessage => ({
   attempts: r.attempts,
   createdAt: r.created_at,
   updatedAt: r.updated_at,
+  workflowVersion: r.workflow_version ?? null,
+  layoutVersion: r.layout_version ?? null,
 });
 
 export const toEvent = (r: EventRecord): LogEvent => ({
@@ -63,8 +65,9 @@ export const stored = (value: unknown): SqlStorageValue =>
   value === undefined || value === null ? null : typeof value === "object" ? JSON.stringify(value) : (value as SqlStorageValue);
 
 export const MESSAGE_INSERT = `INSERT INTO messages (id, env, tx, subscriber, workflow, step, channel, provider, integration, status,
-  provider_message_id, "to", subject, preview, content, error_code, error_message, attempts, states, created_at, updated_at)
-  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`;
+  provider_message_id, "to", subject, preview, content, error_code, error_message, attempts, states, created_at, updated_at,
+  workflow_version, layout_version)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`;
 
 export const messageValues = (m: LogMessage): SqlStorageValue[] => [
   m.id,
@@ -88,6 +91,8 @@ export const messageValues = (m: LogMessage): SqlStorageValue[] => [
   bitOf(m.status),
   m.createdAt,
   m.updatedAt,
+  m.workflowVersion ?? null,
+  m.layoutVersion ?? null,
 ];
 
 export const ABOUT_COLUMNS = "id, env, tx, subscriber, workflow, step, channel, provider";

@@ -22,6 +22,13 @@ export interface LogMessage {
   attempts: number;
   createdAt: number;
   updatedAt: number;
+  /**
+   * The workflow version its trigger was accepted with, kept on the row so a page of messages
+   * needs no read of their triggers; null in rows from before it was kept (read from the trigger).
+   */
+  workflowVersion?: number | null;
+  /** The version of the layout its email was wrapped in; null when none applied (or before it was kept). */
+  layoutVersion?: number | null;
 }
 
 /** One entry of a message's timeline. */

@@ -10,7 +10,8 @@ export const LOG_SCHEMA = `
     id TEXT PRIMARY KEY, env TEXT NOT NULL, tx TEXT NOT NULL, subscriber TEXT NOT NULL, workflow TEXT NOT NULL,
     step TEXT NOT NULL, channel TEXT NOT NULL, provider TEXT, integration TEXT, status TEXT NOT NULL,
     provider_message_id TEXT, "to" TEXT, subject TEXT, preview TEXT, content TEXT, error_code TEXT, error_message TEXT,
-    attempts INTEGER NOT NULL DEFAULT 0, states INTEGER NOT NULL DEFAULT 0, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL
+    attempts INTEGER NOT NULL DEFAULT 0, states INTEGER NOT NULL DEFAULT 0, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL,
+    workflow_version INTEGER, layout_version INTEGER
   ) WITHOUT ROWID;
   CREATE UNIQUE INDEX IF NOT EXISTS messages_identity ON messages (env, tx, subscriber, step);
   CREATE INDEX IF NOT EXISTS messages_env_created ON messages (env, created_at, id);
@@ -55,6 +56,29 @@ export interface MessageRecord extends Record<string, SqlStorageValue> {
   states: number;
   created_at: number;
   updated_at: number;
+  /** Null in rows written before the column was added (and for a workflow saved before versions were kept). */
+  workflow_version: number | null;
+  layout_version: number | null;
+}
+
+/**
+ * Columns added to `messages` after shards were created with it: a shard that lacks one gets it
+ * (CREATE TABLE IF NOT EXISTS leaves an existing table as it was). Its old rows read null.
+ */
+export const ADDED_MESSAGE_COLUMNS = [
+  ["workflow_version", "INTEGER"],
+  ["layout_version", "INTEGER"],
+] as const;
+
+/** Adds the columns of ADDED_MESSAGE_COLUMNS a shard's `messages` table does not have yet. */
+export function addMissingColumns(sql: SqlStorage): void {
+  const present = new Set(
+    sql
+      .exec<{ name: string }>("PRAGMA table_info(messages)")
+      .toArray()
+      .map((c) => c.name),
+  );
+  for (const [name, type] of ADDED_MESSAGE_COLUMNS) if (!present.has(name)) sql.exec(`ALTER TABLE messages ADD COLUMN ${name} ${type}`);
 }
 
 export interface EventRecord extends Record<string, SqlStorageValue> {

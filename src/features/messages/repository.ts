@@ -10,12 +10,13 @@ import { partitionOfId } from "../../lib/ids";
 import type { LogStore, MessageFilter } from "../../durable-objects/client/log-store";
 import { fromLog, type MessageRow, newestFirst } from "./log-rows";
 
-export const toMessage = (row: MessageRow, workflowVersion: number | null): Message => ({
+export const toMessage = (row: MessageRow, workflowVersion: number | null, layoutVersion: number | null): Message => ({
   id: row.id,
   transactionId: row.transactionId,
   subscriberId: row.subscriberId,
   workflow: row.workflowKey,
   workflowVersion,
+  layoutVersion,
   stepId: row.stepId,
   channel: row.channel as Message["channel"],
   provider: row.provider,
@@ -37,7 +38,11 @@ const actorOf = (actor: unknown): string | Record<string, unknown> | null =>
     : null;
 
 export function messagesRepository(db: Db, environmentId: string, logs: LogStore) {
-  /** The versions of these triggers, in one query: a message's version is its trigger's. */
+  /**
+   * The versions of these triggers, in one query: a message's version is its trigger's. Only for
+   * messages written before their row kept it (the column is null): asking the triggers' shards
+   * is a round trip a page should not pay.
+   */
   const versionsOf = async (transactionIds: string[]): Promise<Map<string, number | null>> => {
     const wanted = [...new Set(transactionIds)];
     if (wanted.length === 0) return new Map();
@@ -67,10 +72,12 @@ export function messagesRepository(db: Db, environmentId: string, logs: LogStore
   const findLogged = async (id: string) => {
     const [found] = await logs.find(environmentId, [id]);
     if (!found) return null;
-    const versions = await versionsOf([found.message.transactionId]);
+    const kept = found.message.workflowVersion ?? null;
+    const versions = kept === null ? await versionsOf([found.message.transactionId]) : new Map<string, number | null>();
     return {
       message: fromLog(found.message),
-      workflowVersion: versions.get(found.message.transactionId) ?? null,
+      workflowVersion: kept ?? versions.get(found.message.transactionId) ?? null,
+      layoutVersion: found.message.layoutVersion ?? null,
       events: found.events.map((e) => ({ ...e, at: new Date(e.at) })),
     };
   };
@@ -85,7 +92,7 @@ export function messagesRepository(db: Db, environmentId: string, logs: LogStore
         .where(and(eq(messageEvents.environmentId, environmentId), eq(messageEvents.messageId, id)))
         .orderBy(asc(messageEvents.at), asc(messageEvents.id)),
     ]);
-    return rows[0] ? { ...rows[0], events } : null;
+    return rows[0] ? { ...rows[0], layoutVersion: null, events } : null;
   };
   return {
     /**
@@ -128,15 +135,25 @@ export function messagesRepository(db: Db, environmentId: string, logs: LogStore
           .orderBy(desc(messages.createdAt), desc(messages.id))
           .limit(query.limit + 1),
       ]);
-      const rows = [...logged.map((m) => ({ message: fromLog(m), workflowVersion: undefined })), ...legacy].sort((a, b) =>
-        newestFirst(a.message, b.message),
-      );
+      // A log row keeps its versions; one written before it did (null) reads its trigger's below.
+      const rows = [
+        ...logged.map((m) => ({
+          message: fromLog(m),
+          workflowVersion: m.workflowVersion ?? undefined,
+          layoutVersion: m.layoutVersion ?? null,
+        })),
+        ...legacy.map((r) => ({ ...r, layoutVersion: null })),
+      ].sort((a, b) => newestFirst(a.message, b.message));
       const page = keysetPage(rows, query.limit, ({ message }) => messageCursor.encode([message.createdAt.getTime(), message.id]));
-      // The log's messages' versions, in one more query (the legacy rows came with theirs).
+      // Only the older log rows' versions, in one more query, and none when every row kept its own.
       const versions = await versionsOf(page.rows.filter((r) => r.workflowVersion === undefined).map((r) => r.message.transactionId));
       return {
-        data: page.rows.map(({ message, workflowVersion }) =>
-          toMessage(message, workflowVersion === undefined ? (versions.get(message.transactionId) ?? null) : workflowVersion),
+        data: page.rows.map(({ message, workflowVersion, layoutVersion }) =>
+          toMessage(
+            message,
+            workflowVersion === undefined ? (versions.get(message.transactionId) ?? null) : workflowVersion,
+            layoutVersion,
+          ),
         ),
         nextCursor: page.nextCursor,
       };
@@ -147,7 +164,7 @@ export function messagesRepository(db: Db, environmentId: string, logs: LogStore
       const found = partitionOfId(id) !== null ? await findLogged(id) : await findLegacy(id);
       if (!found) return null;
       return {
-        ...toMessage(found.message, found.workflowVersion),
+        ...toMessage(found.message, found.workflowVersion, found.layoutVersion),
         content: found.message.content ?? null,
         events: found.events.map((e) => ({ status: e.status, at: e.at.toISOString(), detail: e.detail ?? null })),
       };

@@ -19,6 +19,10 @@ export const Message = z
     workflowVersion: z.number().int().nullable().openapi({
       description: "The workflow version its trigger was accepted with, whose content it was sent from (null before versions were kept).",
     }),
+    layoutVersion: z.number().int().nullable().openapi({
+      description:
+        "The version of the layout its email was wrapped in, pinned when its trigger was accepted (null: no layout applied, not an email, or sent before layouts were kept on messages).",
+    }),
     stepId: z.string(),
     channel: z.enum(CHANNELS),
     provider: z.string().nullable(),

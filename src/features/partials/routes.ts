@@ -7,7 +7,7 @@ import { etagOf, IfMatchHeader, ifMatchVersions } from "../workflows/versions/if
 import { jsonPatch } from "../workflows/versions/json-patch";
 import { DiffQuery, RevertInput, VersionPageQuery } from "../workflows/versions/schemas";
 import { checkPartial, partialUsers } from "./checks";
-import { ContentDiff } from "../layouts/schemas";
+import { ContentDiff, ContentKey } from "../layouts/schemas";
 import { Partial, PartialInput, PartialKeyParam, PartialList, PartialPageQuery, PartialVersion, PartialVersionList } from "./schemas";
 import { changedFields } from "../layouts/versions";
 import { z } from "@hono/zod-openapi";
@@ -149,6 +149,8 @@ partialsRoutes.openapi(
   }),
   async (c) => {
     const { key } = c.req.valid("param");
+    // A key no partial can have is not there (and would make the search for its users' LIKE pattern too long for D1).
+    if (!ContentKey.safeParse(key).success) throw missing(key);
     const users = await partialUsers(c.var.data, key);
     if (users.length > 0) {
       throw new ApiError(

@@ -71,10 +71,19 @@ function contentDiff<D>(source: ReadonlyMap<string, { definition: D }>, target: 
   });
 }
 
+type LayoutDefinition = EnvironmentContents["layouts"] extends ReadonlyMap<string, { definition: infer D }> ? D : never;
+
+const defaultOf = (layouts: EnvironmentContents["layouts"]) => [...layouts].find(([, l]) => l.definition.isDefault)?.[0];
+
 /**
- * The layouts and partials the promoted workflows render (layouts by name, partials from their
- * templates and those layouts, through partials rendering partials): promoted with them when
- * `source` has them and they differ, and `missing` when neither environment has one.
+ * The layouts and partials the promoted workflows render (layouts by name, the default one for an
+ * email step naming none, partials from their templates and those layouts, through partials
+ * rendering partials): promoted with them when `source` has them and they differ, and `missing`
+ * when neither environment has one.
+ *
+ * An email step naming no layout renders in the target's default: when the target has none, the
+ * source's default goes with the workflow and becomes the target's default. Any other layout
+ * keeps the target's default flag as it is (a promoted layout never takes the flag from another).
  */
 function dependencies(source: EnvironmentContents, target: EnvironmentContents, workflowKeys: string[]) {
   const layoutKeys = new Set<string>();
@@ -94,11 +103,18 @@ function dependencies(source: EnvironmentContents, target: EnvironmentContents, 
       }
     }
   };
+  let fallsBackToDefault = false;
   for (const key of workflowKeys) {
     const steps = source.workflows.get(key)?.definition.steps ?? [];
-    for (const step of steps) if (step.type === "email" && typeof step.layout === "string") layoutKeys.add(step.layout);
+    for (const step of steps) {
+      if (step.type !== "email") continue;
+      if (typeof step.layout === "string") layoutKeys.add(step.layout);
+      else if (step.layout === undefined) fallsBackToDefault = true;
+    }
     visitPartials(workflowTemplateSources(steps));
   }
+  const promotedDefault = fallsBackToDefault && defaultOf(target.layouts) === undefined ? defaultOf(source.layouts) : undefined;
+  if (promotedDefault !== undefined) layoutKeys.add(promotedDefault);
   for (const key of layoutKeys) {
     const l = source.layouts.get(key) ?? target.layouts.get(key);
     if (!l) missing.push(`layout "${key}"`);
@@ -107,6 +123,16 @@ function dependencies(source: EnvironmentContents, target: EnvironmentContents, 
         { path: [], source: l.definition.html, mode: "html" },
         ...(l.definition.text ? [{ path: [], source: l.definition.text, mode: "text" as const }] : []),
       ]);
+  }
+  // What each promoted layout lands as: the source's, with the default flag decided above.
+  const landing = new Map<string, LayoutDefinition>();
+  for (const key of layoutKeys) {
+    const from = source.layouts.get(key);
+    if (from)
+      landing.set(key, {
+        ...from.definition,
+        isDefault: key === promotedDefault || (target.layouts.get(key)?.definition.isDefault ?? false),
+      });
   }
   const promote = <D>(
     keys: Set<string>,
@@ -123,7 +149,8 @@ function dependencies(source: EnvironmentContents, target: EnvironmentContents, 
         : [{ key, outcome: "updated", version: b.version + 1 }];
     });
   return {
-    layouts: promote(layoutKeys, source.layouts, target.layouts),
+    layouts: promote(layoutKeys, new Map([...landing].map(([k, definition]) => [k, { definition }])), target.layouts),
+    layoutDefinitions: landing,
     partials: promote(partialKeys, source.partials, target.partials),
     missing,
   };
@@ -148,10 +175,10 @@ export function promotionPlan(source: EnvironmentContents, target: EnvironmentCo
         : { key, outcome: "updated", version: to.version + 1, patch };
     });
   const needsValue = [...source.variables].filter(([key, v]) => v.secret && !target.variables.has(key)).map(([key]) => key);
-  const { layouts, partials, missing } = dependencies(
+  const { layouts, layoutDefinitions, partials, missing } = dependencies(
     source,
     target,
     workflows.map((w) => w.key),
   );
-  return { workflows, unknown, needsValue, layouts, partials, missing };
+  return { workflows, unknown, needsValue, layouts, layoutDefinitions, partials, missing };
 }

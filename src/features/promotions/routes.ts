@@ -117,7 +117,7 @@ promotionsRoutes.openapi(
     }
     for (const step of plan.layouts) {
       if (step.outcome === "unchanged") continue;
-      const definition = sourceContents.layouts.get(step.key)!.definition;
+      const definition = plan.layoutDefinitions.get(step.key)!;
       const record = { author, auditAction: "promoted" as const };
       const landed =
         step.outcome === "created"

@@ -2,6 +2,7 @@ import { ApiError } from "../../lib/errors";
 import { previewInputs } from "../translations/preview-inputs";
 import { apiRoute, createRouter, json, security } from "../../lib/openapi";
 import { previewDraft, previewWorkflow } from "./preview";
+import { currentContent } from "./preview-content";
 import { DraftPreviewRequest, PreviewRequest, PreviewResponse } from "./preview-schemas";
 import { WorkflowKeyParam } from "./schemas";
 
@@ -13,7 +14,7 @@ previewRoutes.openapi(
     tags: ["Workflows"],
     summary: "Preview a workflow",
     description:
-      "Evaluates every step's condition and renders every channel step for a sample payload and subscriber, without sending anything.",
+      "Evaluates every step's condition and renders every channel step for a sample payload and subscriber, without sending anything. An email renders as it would be sent now: in its layout (the one it names, the environment's default when it names none, or none for `layout: null`) with the current partials.",
     security,
     request: { params: WorkflowKeyParam, body: { required: true, content: json(PreviewRequest) } },
     responses: { 200: { description: "Each step's condition and content", content: json(PreviewResponse) } },
@@ -23,10 +24,14 @@ previewRoutes.openapi(
     const { key } = c.req.valid("param");
     const input = c.req.valid("json");
     // Secret variables are never decrypted here: each renders as `[secret:<key>]`, whatever filter follows.
-    const [workflow, vars] = await Promise.all([c.var.data.workflows.find(key), c.var.data.previewVariables()]);
+    const [workflow, vars, content] = await Promise.all([
+      c.var.data.workflows.find(key),
+      c.var.data.previewVariables(),
+      currentContent(c.var.data),
+    ]);
     if (!workflow) throw new ApiError("workflow_not_found", `No workflow with key "${key}" in this environment.`);
     const extras = await previewInputs(c.var.data, workflow.steps, input.subscriber.locale);
-    return c.json(previewWorkflow(workflow, input, vars, new Date(), extras), 200);
+    return c.json(previewWorkflow(workflow, input, vars, content, new Date(), extras), 200);
   },
 );
 
@@ -37,17 +42,18 @@ previewRoutes.openapi(
     tags: ["Workflows"],
     summary: "Preview an unsaved workflow",
     description:
-      "As the preview of a saved workflow, for steps given in the body: what an editor shows before anything is saved. A step that is not valid yet gets an `invalid_step` error on its own card instead of failing the request. Nothing is stored or sent.",
+      "As the preview of a saved workflow, for steps given in the body: what an editor shows before anything is saved. A step that is not valid yet gets an `invalid_step` error on its own card instead of failing the request; an email naming a layout that does not exist gets a `template_error`. Nothing is stored or sent.",
     security,
     request: { body: { required: true, content: json(DraftPreviewRequest) } },
     responses: { 200: { description: "Each step's condition and content", content: json(PreviewResponse) } },
   }),
   async (c) => {
     const { workflow, ...input } = c.req.valid("json");
-    const [vars, extras] = await Promise.all([
+    const [vars, extras, content] = await Promise.all([
       c.var.data.previewVariables(),
       previewInputs(c.var.data, workflow.steps, input.subscriber.locale),
+      currentContent(c.var.data),
     ]);
-    return c.json(previewDraft(workflow, input, vars, new Date(), extras), 200);
+    return c.json(previewDraft(workflow, input, vars, content, new Date(), extras), 200);
   },
 );

@@ -10,22 +10,32 @@ import { issueMessage } from "../../lib/issue-messages";
 import { MAX_CONDITION_DEPTH } from "../../lib/json-limits";
 import { conditionDepth } from "./condition-depth";
 import type { TRANSLATOR } from "../../engine/translate";
+import { assetsFor, type PinnedContent } from "../../delivery/recipients/render-content";
 
 const actorView = (actor: PreviewRequest["actor"]): Record<string, unknown> | null =>
   typeof actor === "string" ? { subscriberId: actor } : actor;
 
-function previewStep(step: Step, base: Omit<TemplateContext, "step">, input: PreviewRequest, now: Date): PreviewStep {
+function previewStep(
+  step: Step,
+  base: Omit<TemplateContext, "step">,
+  input: PreviewRequest,
+  content: PinnedContent,
+  now: Date,
+): PreviewStep {
   const ctx: TemplateContext = { ...base, step: { id: step.id, type: step.type } };
   const condition = step.if ? explainCondition(step.if, ctx, now) : null;
   const wouldRun = condition?.result ?? true;
   const head = { id: step.id, type: step.type, condition, wouldRun, assumedStatus: assumedOutcome(step, wouldRun, input).status };
   if (!isChannelStep(step)) return { ...head, locale: null };
+  // The email as sent: in its layout (named, the default, or none) with the partials, as they are now.
+  const assets = assetsFor(step, content);
+  if ("error" in assets) return { ...head, locale: null, error: { code: "template_error", message: assets.error } };
   // Rendered even when the condition is false: the dashboard edits templates whatever the sample.
-  const rendered = renderChannel(step, ctx, input.subscriber.locale);
+  const rendered = renderChannel(step, ctx, input.subscriber.locale, assets);
   if (!rendered.ok) return { ...head, locale: null, error: { code: rendered.code, message: rendered.message } };
-  const content = applyOverrides(step.type, rendered.content, input.overrides);
+  const overridden = applyOverrides(step.type, rendered.content, input.overrides);
   // What the Inbox would get: a rendered URL a send would leave out is left out here too.
-  const shown = step.type === "in_app" ? withoutUnsafeUrls(content as InAppContent).content : content;
+  const shown = step.type === "in_app" ? withoutUnsafeUrls(overridden as InAppContent).content : overridden;
   return { ...head, locale: rendered.locale, content: { ...shown } };
 }
 
@@ -43,11 +53,15 @@ function assumedOutcome(step: Step, wouldRun: boolean, input: PreviewRequest): S
 /** The brand and translator a preview renders with (features/translations/preview-inputs.ts). */
 export type PreviewExtras = Pick<TemplateContext, "brand" | typeof TRANSLATOR>;
 
-/** What each step of a workflow would do for a sample trigger; pure, so the route only loads and answers. */
+/**
+ * What each step of a workflow would do for a sample trigger; pure, so the route only loads and
+ * answers (the variables, and the layouts and partials a send would render with now).
+ */
 export function previewWorkflow(
   workflow: Pick<Workflow, "key" | "name" | "steps">,
   input: PreviewRequest,
   vars: Record<string, string>,
+  content: PinnedContent,
   now: Date,
   extras: PreviewExtras = {},
 ): PreviewResponse {
@@ -63,7 +77,7 @@ export function previewWorkflow(
       steps: { ...earlier },
       ...extras,
     };
-    const previewed = previewStep(step, base, input, now);
+    const previewed = previewStep(step, base, input, content, now);
     earlier[step.id] = assumedOutcome(step, previewed.wouldRun, input);
     return previewed;
   });
@@ -103,12 +117,13 @@ export function previewDraft(
   workflow: DraftWorkflow,
   input: PreviewRequest,
   vars: Record<string, string>,
+  content: PinnedContent,
   now: Date,
   extras: PreviewExtras = {},
 ): PreviewResponse {
   const checked = workflow.steps.map(checkDraftStep);
   const valid = checked.flatMap((c) => (c.ok ? [c.step] : []));
-  const previewed = previewWorkflow({ ...workflow, steps: valid }, input, vars, now, extras).steps.values();
+  const previewed = previewWorkflow({ ...workflow, steps: valid }, input, vars, content, now, extras).steps.values();
   const steps = checked.map((c) => (c.ok ? previewed.next().value : c.card)).filter((s): s is PreviewStep => s !== undefined);
   return { workflow: workflow.key, steps };
 }

@@ -33,6 +33,7 @@ describe("MessageWrites", () => {
       workflowKey: "w",
       stepId: "push",
       channel: "push",
+      workflowVersion: 1,
     });
     const created = new MessageWrites(db, new Date());
     const ids = Array.from({ length: 300 }, (_, n) => created.insertSending(identity(n), { content: { n } }));
@@ -74,7 +75,15 @@ describe("MessageWrites", () => {
     const { id: environmentId } = await createEnvironment();
     const db = createDb(env.DB);
     const now = new Date(1_700_000_000_123);
-    const identity = { environmentId, transactionId: unique("tx"), subscriberId: "s", workflowKey: "w", stepId: "email", channel: "email" };
+    const identity = {
+      environmentId,
+      transactionId: unique("tx"),
+      subscriberId: "s",
+      workflowKey: "w",
+      stepId: "email",
+      channel: "email",
+      workflowVersion: 1,
+    };
     const writes = new MessageWrites(db, now);
     const content = { subject: 'Über "it"', list: [1, null, { deep: true }] };
     const id = writes.insertFinal(
@@ -109,6 +118,7 @@ describe("MessageWrites", () => {
       errorCode: "http_400",
       errorMessage: null,
       attempts: 0,
+      layoutVersion: null,
       createdAt: now.getTime(),
       updatedAt: now.getTime(),
     });
@@ -148,6 +158,7 @@ describe("MessageWrites", () => {
       workflowKey: "w",
       stepId,
       channel: "email",
+      workflowVersion: 1,
     });
     const sending = writes.insertSending(identity("mail"), { content: { subject: "Hi" } });
     writes.insertFinal(identity("skip"), "skipped", {}, [{ status: "skipped", detail: { reason: "test" } }]);

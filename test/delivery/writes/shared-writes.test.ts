@@ -81,7 +81,15 @@ describe("the writes of a consumer invocation's recipient chunks", () => {
       const writes = new MessageWrites(ctx.db, new Date());
       const subscriberId = unique(`mw${i}`);
       const messageId = writes.insertFinal(
-        { environmentId: id, transactionId: unique("tx"), subscriberId, workflowKey: "w", stepId: "s", channel: "email" },
+        {
+          environmentId: id,
+          transactionId: unique("tx"),
+          subscriberId,
+          workflowKey: "w",
+          stepId: "s",
+          channel: "email",
+          workflowVersion: 1,
+        },
         "skipped",
         {},
         [{ status: "skipped", detail: { reason: "test" } }],
