@@ -201,12 +201,18 @@ const LOG_EVENTS = "id, env AS environment_id, message_id, status, at, detail";
  * them (with any rows 0.12 left in D1) into an in-memory `messages` and `message_events` under
  * D1's column names, beside the attached D1 file, so the benchmarks' SQL stays as it was.
  */
-export async function localDb(persistTo) {
+export async function localDb(persistTo, { log = true } = {}) {
   process.removeAllListeners("warning");
   const { DatabaseSync } = await import("node:sqlite");
   const folder = join(persistTo, "v3", "d1", "miniflare-D1DatabaseObject");
   const file = readdirSync(folder).find((f) => f.endsWith(".sqlite") && f !== "metadata.sqlite");
   if (!file) throw new Error(`no local D1 database in ${folder}`);
+  if (!log) {
+    // D1 alone, as its file is (`bench:storage` measures its pages).
+    const d1 = new DatabaseSync(join(folder, file), { readOnly: true });
+    d1.exec("PRAGMA busy_timeout = 5000");
+    return { all: (sql) => d1.prepare(sql).all(), close: () => d1.close() };
+  }
   const db = new DatabaseSync(":memory:");
   db.exec("PRAGMA busy_timeout = 5000");
   db.exec(`ATTACH DATABASE 'file:${join(folder, file)}?mode=ro' AS d1`);

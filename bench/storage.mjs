@@ -43,7 +43,7 @@ const WORKFLOWS = {
 
 /** Bytes in whole pages per table, its indexes counted with it (dbstat names each b-tree; sqlite_schema says whose). */
 function pagesByTable(persistTo) {
-  return localDb(persistTo).then((db) => {
+  return localDb(persistTo, { log: false }).then((db) => {
     const rows = db.all(
       `SELECT coalesce(s.tbl_name, d.name) AS tbl, sum(d.pgsize) AS bytes
          FROM dbstat d LEFT JOIN sqlite_schema s ON s.name = d.name GROUP BY tbl`,
@@ -94,7 +94,7 @@ async function logPagesByTable(persistTo) {
 
 /** Rows of `sql` (one count each) summed over D1's legacy tables and every log shard. */
 async function countEverywhere(persistTo, d1Sql, logSql) {
-  const d1 = await localDb(persistTo);
+  const d1 = await localDb(persistTo, { log: false });
   let n = Number(d1.all(d1Sql)[0].n);
   d1.close();
   for (const db of await logShards(persistTo)) {
