@@ -7,7 +7,7 @@
 // `node scripts/test.mjs <stage>...` runs only the stages named (the `test:*` scripts in
 // package.json; docs/guides/testing.md lists them).
 import { existsSync } from "node:fs";
-import { buildDashboard, ensureInstalled } from "./lib.mjs";
+import { buildDashboard, ensureInstalled, run } from "./lib.mjs";
 import { ownRegistry } from "./registry.mjs";
 
 // The tests' runtime gets its own dev registry too, so a running `npm start` never takes its jobs.
