@@ -43,7 +43,7 @@ function EnvironmentScope({ children }: { children: ReactNode }) {
 }
 
 function Landing() {
-  const first = FEATURES[0]?.nav.to;
+  const first = FEATURES[0]?.nav?.to;
   return first ? <Navigate to={first} replace /> : <NotFound />;
 }
 

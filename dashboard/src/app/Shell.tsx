@@ -43,7 +43,7 @@ function EnvironmentSwitcher() {
 export function Shell() {
   const { who, signOut } = useSession();
   const [open, setOpen] = useState(false);
-  const features = FEATURES.filter((feature) => !feature.adminOnly || who?.kind === "admin");
+  const features = FEATURES.filter((feature) => !feature.adminOnly || who?.kind === "admin").flatMap(({ nav }) => (nav ? [{ nav }] : []));
   return (
     <>
       <a href="#main" className="skip-link">

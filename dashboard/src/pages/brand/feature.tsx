@@ -4,6 +4,5 @@ import { lazyPage } from "../../app/lazy-page";
 const BrandPage = lazyPage(() => import("./BrandPage"), "BrandPage");
 
 export const brand: Feature = {
-  nav: { label: "Brand", to: "/brand" },
   routes: [{ path: "brand", element: <BrandPage /> }],
 };

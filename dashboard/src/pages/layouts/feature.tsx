@@ -5,7 +5,6 @@ const LayoutPage = lazyPage(() => import("./LayoutPage"), "LayoutPage");
 const LayoutsPage = lazyPage(() => import("./LayoutsPage"), "LayoutsPage");
 
 export const layouts: Feature = {
-  nav: { label: "Layouts", to: "/layouts" },
   routes: [
     { path: "layouts", element: <LayoutsPage /> },
     { path: "layouts/new", element: <LayoutPage /> },

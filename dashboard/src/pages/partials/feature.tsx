@@ -5,7 +5,6 @@ const PartialPage = lazyPage(() => import("./PartialPage"), "PartialPage");
 const PartialsPage = lazyPage(() => import("./PartialsPage"), "PartialsPage");
 
 export const partials: Feature = {
-  nav: { label: "Partials", to: "/partials" },
   routes: [
     { path: "partials", element: <PartialsPage /> },
     { path: "partials/new", element: <PartialPage /> },

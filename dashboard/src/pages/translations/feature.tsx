@@ -4,6 +4,5 @@ import { lazyPage } from "../../app/lazy-page";
 const TranslationsPage = lazyPage(() => import("./TranslationsPage"), "TranslationsPage");
 
 export const translations: Feature = {
-  nav: { label: "Translations", to: "/translations" },
   routes: [{ path: "translations", element: <TranslationsPage /> }],
 };

@@ -29,6 +29,20 @@ export function WorkflowsPage() {
   return (
     <>
       <PageHeader title="Workflows">
+        <nav aria-label="Content" className="content-links">
+          <Button asChild variant="ghost">
+            <Link to="/layouts">Layouts</Link>
+          </Button>
+          <Button asChild variant="ghost">
+            <Link to="/partials">Partials</Link>
+          </Button>
+          <Button asChild variant="ghost">
+            <Link to="/brand">Brand</Link>
+          </Button>
+          <Button asChild variant="ghost">
+            <Link to="/translations">Translations</Link>
+          </Button>
+        </nav>
         <Button asChild variant="primary">
           <Link to="/workflows/new">New workflow</Link>
         </Button>
