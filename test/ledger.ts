@@ -5,6 +5,7 @@ import { triggerJob } from "../src/jobs/job";
 import { loadWorkflowGates, prepareTrigger } from "../src/features/triggers/accept";
 import { coordinatorName, digestName, ledgerNameFor } from "../src/durable-objects/client/naming";
 import type { TriggerLedger } from "../src/durable-objects/ledger/trigger-ledger";
+import type { AcceptEntry, AcceptOutcome } from "../src/durable-objects/ledger/outcomes";
 import type { FanOutCoordinator } from "../src/durable-objects/fan-out-coordinator";
 import { dataOf } from "../src/features/data";
 
@@ -60,11 +61,23 @@ export async function acceptThenCrash(
     Date.now(),
   );
   const name = ledgerNameFor(env, environmentId, prepared.transactionId);
-  const ledger = ledgerOf(environmentId, prepared.transactionId);
   const record = options.record ? options.record(prepared.record) : prepared.record;
+  const [outcome] = await acceptInto(name, [{ record, fingerprint: prepared.fingerprint }], options);
+  if (outcome !== "accepted") throw new Error(`the ledger answered ${outcome}`);
+  return { transactionId: prepared.transactionId, ledger: name };
+}
+
+/**
+ * Accepts into the ledger shard `name` and, in the same turn inside the object, does what a crash
+ * right after the accept would leave: the alarm that flushes the outbox never runs, so the jobs
+ * stay there until a test hands them to the consumer (`deliverHeldJobs`); with `loseJob`, the jobs
+ * also left the outbox and were lost by the Queue.
+ */
+export async function acceptInto(name: string, entries: AcceptEntry[], options: { loseJob?: boolean } = {}) {
+  const ledger = env.LEDGERS.get(env.LEDGERS.idFromName(name));
+  let outcomes: AcceptOutcome[] | undefined;
   const crash = runInDurableObject(ledger, async (instance: TriggerLedger, state) => {
-    const outcomes = await instance.accept(name, [{ record, fingerprint: prepared.fingerprint }]);
-    if (outcomes[0] !== "accepted") throw new Error(`the ledger answered ${outcomes[0]}`);
+    outcomes = await instance.accept(name, entries);
     await state.storage.deleteAlarm();
     if (options.loseJob) state.storage.sql.exec("DELETE FROM outbox");
     await state.storage.sync();
@@ -73,7 +86,8 @@ export async function acceptThenCrash(
   });
   await crash.catch(() => undefined);
   await evictDurableObject(ledger).catch(() => undefined);
-  return { transactionId: prepared.transactionId, ledger: name };
+  if (!outcomes) throw new Error(`the ledger ${name} did not answer the accept`);
+  return outcomes;
 }
 
 /**

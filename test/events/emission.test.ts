@@ -6,13 +6,12 @@ import { EVENT_DATA } from "../../src/features/events/payloads";
 import { cancelByTransactionId } from "../../src/features/triggers/service";
 import type { EventList } from "../../src/features/events/schemas";
 import type { WebhookEndpointCreated } from "../../src/features/events/endpoints/schemas";
-import type { Message } from "../../src/features/messages/schemas";
-import { SETTLED_MESSAGE_STATUSES } from "../../src/contract/statuses";
 import { createWorkflow, postResendWebhook } from "../e2e/helpers";
 import { createEnvironment, createIntegration, createSandboxEnvironment, fakeProviderScenario, trigger, unique } from "../factories";
 import { acceptThenCrash, deliverHeldJobs } from "../ledger";
 import { api } from "../request";
 import { holdWebhooks } from "../webhook-queue";
+import { deliveredMessages } from "../held-triggers";
 import { dataOf } from "../../src/features/data";
 
 const RESEND_SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
@@ -56,16 +55,6 @@ async function triggerNow({ id, hooks }: Pick<Setup, "id" | "hooks">, workflowKe
   return transactionId;
 }
 
-const SETTLED: ReadonlySet<string> = new Set(SETTLED_MESSAGE_STATUSES);
-
-/** The trigger's messages, which its delivery has settled (sent or final). */
-async function settledMessages(key: string, transactionId: string, count: number) {
-  const res = await api<{ data: Message[] }>(key, "GET", `/v1/messages?transactionId=${encodeURIComponent(transactionId)}&limit=200`);
-  expect(res.body.data).toHaveLength(count);
-  expect(res.body.data.filter((m) => !SETTLED.has(m.status))).toEqual([]);
-  return res.body.data;
-}
-
 /**
  * Every request the receiver got, verified as a receiver does with `standardwebhooks` (throws on a
  * bad signature), its `data` parsed with the type's schema from the OpenAPI document (throws on drift).
@@ -101,7 +90,7 @@ describe("message events", () => {
     const workflow = await createWorkflow(key, { steps: [EMAIL_STEP] });
     const subscriberId = unique("s");
     const transactionId = await triggerNow(setup, workflow.key, { subscriberId, email: "Gone@Example.com" });
-    const [message] = await settledMessages(key, transactionId, 1);
+    const [message] = await deliveredMessages(key, transactionId, 1);
     // The counts are the trigger's when it finished: let it finish before the bounce arrives.
     await receivedUntil(setup, ["message.sent", "trigger.completed"]);
 
@@ -149,7 +138,7 @@ describe("message events", () => {
     const setup = await setUp();
     const workflow = await createWorkflow(setup.key, { steps: steps.length ? steps : [EMAIL_STEP] });
     const transactionId = await triggerNow(setup, workflow.key, { ...to, subscriberId: unique(to.subscriberId) });
-    await settledMessages(setup.key, transactionId, 1);
+    await deliveredMessages(setup.key, transactionId, 1);
     const received = await receivedUntil(setup, ["message.skipped", "trigger.completed"]);
     expect(ofType(received, "message.skipped")).toEqual([
       expect.objectContaining({ data: expect.objectContaining({ status: "skipped", reason }) }),
@@ -163,7 +152,7 @@ describe("message events", () => {
     await provider.script([{ status: 422, body: { name: "validation_error", message: "bad from" } }]);
     const workflow = await createWorkflow(key, { steps: [EMAIL_STEP] });
     const transactionId = await triggerNow(setup, workflow.key, { subscriberId: unique("s"), email: "f@example.com" });
-    const [message] = await settledMessages(key, transactionId, 1);
+    const [message] = await deliveredMessages(key, transactionId, 1);
     const received = await receivedUntil(setup, ["message.failed"]);
     expect(received).toEqual([
       expect.objectContaining({ data: expect.objectContaining({ messageId: message!.id, status: message!.status }) }),
@@ -177,7 +166,7 @@ describe("message events", () => {
     await provider.script([{ status: 200, body: { id: `re_${unique("id")}` } }]);
     const workflow = await createWorkflow(key, { steps: [EMAIL_STEP] });
     const transactionId = await triggerNow(setup, workflow.key, { subscriberId: unique("s"), email: "t@example.com" });
-    await settledMessages(key, transactionId, 1);
+    await deliveredMessages(key, transactionId, 1);
     const received = await receivedUntil(setup, ["trigger.completed"]);
     expect(received.map((r) => r.type)).toEqual(["trigger.completed"]);
     // message.sent had no taker: not written, so not in the log either.
@@ -190,7 +179,7 @@ describe("message events", () => {
     await provider.script([{ status: 200, body: { id: `re_${unique("id")}` } }]);
     const workflow = await createWorkflow(key, { steps: [EMAIL_STEP] });
     const transactionId = await triggerNow(setup, workflow.key, { subscriberId: unique("s"), email: "n@example.com" });
-    await settledMessages(key, transactionId, 1);
+    await deliveredMessages(key, transactionId, 1);
     expect((await api<{ status: string }>(key, "GET", `/v1/trigger/${transactionId}`)).body.status).toBe("completed");
     const log = await api<EventList>(key, "GET", "/v1/events");
     expect(log.body.data.filter((e) => e.type !== "subscriber.created")).toEqual([]);
@@ -237,7 +226,7 @@ describe("tracking events", () => {
       subscriberId: unique("s"),
       email: "o@example.com",
     });
-    const [message] = await settledMessages(environment.key, transactionId, 1);
+    const [message] = await deliveredMessages(environment.key, transactionId, 1);
     const captures = await api<{ data: { content: { html: string } }[] }>(
       environment.key,
       "GET",
@@ -305,7 +294,7 @@ describe("in-app events", () => {
     const workflow = await createWorkflow(key, { steps: [{ id: "bell", type: "in_app", template: { body: "Hi" } }] });
     const subscriberId = unique("sub");
     const transactionId = await triggerNow(setup, workflow.key, { subscriberId });
-    const [message] = await settledMessages(key, transactionId, 1);
+    const [message] = await deliveredMessages(key, transactionId, 1);
     const path = `/v1/subscribers/${subscriberId}/notifications/${message!.id}`;
     expect((await api(key, "PATCH", path, { read: true }, { via: hooks })).status).toBe(200);
     expect((await api(key, "PATCH", path, { archived: true }, { via: hooks })).status).toBe(200);
@@ -322,7 +311,7 @@ describe("in-app events, once per message", () => {
     const workflow = await createWorkflow(key, { steps: [{ id: "bell", type: "in_app", template: { body: "Hi" } }] });
     const subscriberId = unique("sub");
     const transactionId = await triggerNow(setup, workflow.key, { subscriberId });
-    const [message] = await settledMessages(key, transactionId, 1);
+    const [message] = await deliveredMessages(key, transactionId, 1);
     const path = `/v1/subscribers/${subscriberId}/notifications/${message!.id}`;
     for (const change of [
       { read: true },
@@ -362,7 +351,7 @@ describe("isolation", () => {
     await a.provider.script([{ status: 200, body: { id: `re_${unique("id")}` } }]);
     const workflow = await createWorkflow(a.key, { steps: [EMAIL_STEP] });
     const transactionId = await triggerNow(a, workflow.key, { subscriberId: unique("s"), email: "i@example.com" });
-    await settledMessages(a.key, transactionId, 1);
+    await deliveredMessages(a.key, transactionId, 1);
     await receivedUntil(a, ["message.sent", "trigger.completed"]);
     await b.hooks.drain();
     const inB = await api<EventList>(b.key, "GET", "/v1/events");

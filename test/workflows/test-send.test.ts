@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { TriggerAccepted } from "../../src/features/triggers/schemas";
-import { settledMessages } from "../e2e/helpers";
 import { createSandboxEnvironment, createWorkflow, postTrigger, unique } from "../factories";
+import { deliveredMessages, postDelivered } from "../held-triggers";
 import { api, expectProblem } from "../request";
 
 const testSend = (key: string, workflow: string, body: unknown) =>
@@ -14,9 +14,9 @@ describe("POST /v1/workflows/{key}/test", () => {
     const to = { subscriberId: unique("tester"), email: "tester@example.com" };
     expectProblem(await postTrigger(key, { workflow: wf.key, to, payload: { orderId: "1" } }), 422, "workflow_inactive");
 
-    const res = await testSend(key, wf.key, { to, payload: { orderId: "1" } });
+    const res = await postDelivered(key, `/v1/workflows/${wf.key}/test`, { to, payload: { orderId: "1" } });
     expect(res.status).toBe(202);
-    const [message] = await settledMessages(key, res.body.transactionId, 1);
+    const [message] = await deliveredMessages(key, res.body.transactionId, 1);
     expect(message).toMatchObject({ status: "sent", workflow: wf.key, subject: "Your order 1 shipped" });
   });
 
