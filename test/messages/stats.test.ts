@@ -7,8 +7,9 @@ import type { MessageStats } from "../../src/features/messages/schemas";
 import { statsQuery } from "../../src/features/messages/stats-repository";
 import { newId } from "../../src/lib/ids";
 import { createEnvironment, createSandboxEnvironment, createWorkflow, trigger, unique } from "../factories";
-import { byStep, type MessageDetail, messageDetail, settledMessages } from "../e2e/helpers";
+import { byStep, type MessageDetail, messageDetail } from "../e2e/helpers";
 import { api, expectProblem, fetchSettled } from "../request";
+import { deliveredMessages, triggerDelivered } from "../held-triggers";
 
 const db = createDb(env.DB);
 const HOUR = 3_600_000;
@@ -174,11 +175,11 @@ describe("GET /v1/messages/stats", () => {
         { id: "text", type: "sms", template: { body: "Hello" } },
       ],
     });
-    const transactionId = await trigger(key, {
+    const transactionId = await triggerDelivered(key, {
       workflow: "notify",
       to: { subscriberId: "ada", email: "ada@example.com", phone: "+41791234567" },
     });
-    await settledMessages(key, transactionId, 2);
+    await deliveredMessages(key, transactionId, 2);
     const res = await stats(key, "groupBy=provider");
     expect(res.body.data.map(({ group, sent, failed }) => ({ group, sent, failed }))).toEqual([
       { group: "sandbox-email", sent: 1, failed: 0 },
@@ -255,8 +256,8 @@ describe("GET /v1/messages/stats after the messages moved on", () => {
       ],
     });
     const people = Array.from({ length: 6 }, (_, i) => ({ subscriberId: unique(`reader${i}`), email: `r${i}@example.com` }));
-    const transactionId = await trigger(key, { workflow, to: people });
-    const sent = await settledMessages(key, transactionId, 12);
+    const transactionId = await triggerDelivered(key, { workflow, to: people });
+    const sent = await deliveredMessages(key, transactionId, 12);
 
     // In the Inbox: one left alone, one seen, one read, one archived unread, one read then
     // archived, one read then marked unread again.
