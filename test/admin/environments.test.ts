@@ -4,10 +4,10 @@ import type { Environment, EnvironmentList } from "../../src/features/environmen
 import { LogStore } from "../../src/durable-objects/client/log-store";
 import { ENVIRONMENT_TABLES, OUTLIVES_ENVIRONMENT } from "../../src/features/environments/repository";
 import { createSandboxEnvironment, createWorkflow, trigger, unique } from "../factories";
-import { settledMessages } from "../e2e/helpers";
 import { api, errorPaths, expectProblem } from "../request";
 import { admin, adminEnvironment } from "./helpers";
 import { getTableName } from "drizzle-orm";
+import { deliveredMessages, triggerDelivered } from "../held-triggers";
 
 describe("POST /v1/admin/environments", () => {
   it("creates an environment", async () => {
@@ -116,8 +116,8 @@ describe("DELETE /v1/admin/environments/{slug}", () => {
       const colors = { primary: "#000000", background: "#ffffff", text: "#000000", link: "#0000ee" };
       expect((await api(key, "PUT", "/v1/brand", { name: "Acme", logoUrl: null, colors })).status).toBe(200);
       expect((await api(key, "PUT", "/v1/translations/en", { keys: { hello: "Hello" } })).status).toBe(200);
-      const tx = await trigger(key, { workflow: workflow.key, to: "ada" });
-      await settledMessages(key, tx, 1);
+      const tx = await triggerDelivered(key, { workflow: workflow.key, to: "ada" });
+      await deliveredMessages(key, tx, 1);
     }
     for (const { id, key } of [doomed, kept]) {
       await env.DB.prepare(

@@ -3,9 +3,9 @@ import { beforeAll, describe, expect, it } from "vitest";
 import type { PromotionDiff, PromotionResult } from "../../src/features/promotions/schemas";
 import type { Workflow } from "../../src/features/workflows/schemas";
 import { createEnvironment, createSandboxEnvironment, trigger, workflowBody } from "../factories";
-import { settledMessages } from "../e2e/helpers";
 import { ADMIN_KEY, api, expectProblem } from "../request";
 import { auditLog } from "../audit/helpers";
+import { deliveredMessages, triggerDelivered } from "../held-triggers";
 
 const SECRET = "sk_live_never_shown_0123456789";
 const CREDENTIAL = "re_credential_never_shown_42";
@@ -138,8 +138,8 @@ describe("POST /v1/admin/promotions", () => {
     );
     expect(versions.body.data[0]).toMatchObject({ version: 2, author: { name: `promotion from ${source.slug}` } });
 
-    const tx = await trigger(target.key, { workflow: key, to: { subscriberId: "ada", email: "ada@example.com" } });
-    const [message] = await settledMessages(target.key, tx, 1);
+    const tx = await triggerDelivered(target.key, { workflow: key, to: { subscriberId: "ada", email: "ada@example.com" } });
+    const [message] = await deliveredMessages(target.key, tx, 1);
     expect(message).toMatchObject({ subject: "Promoted subject", workflowVersion: 2 });
 
     // Promoting again changes nothing, and says so.
