@@ -6,7 +6,8 @@ import type { EventList } from "../../src/features/events/schemas";
 import { createSandboxEnvironment, fakeProviderScenario, unique } from "../factories";
 import { api } from "../request";
 import { acceptThenCrash, readTrigger } from "../ledger";
-import { createWorkflow, settledMessages, trigger } from "../e2e/helpers";
+import { createWorkflow } from "../e2e/helpers";
+import { deliveredMessages, triggerDelivered } from "../held-triggers";
 import { loggedTrigger } from "../log";
 
 describe("the dead-letter consumer", () => {
@@ -40,8 +41,8 @@ describe("a dead letter about a message", () => {
     expect(endpoint.status).toBe(201);
     await createWorkflow(key, { key: "letter", steps: [{ id: "mail", type: "email", template: { subject: "s", text: "Hi" } }] });
     const transactionId = unique("txn");
-    await trigger(key, { workflow: "letter", to: { subscriberId: unique("d"), email: "d@example.com" }, transactionId });
-    const [message] = await settledMessages(key, transactionId, 1);
+    await triggerDelivered(key, { workflow: "letter", to: { subscriberId: unique("d"), email: "d@example.com" }, transactionId });
+    const [message] = await deliveredMessages(key, transactionId, 1);
     const letter = { job: triggerJob(id, transactionId), reason: "retries_exhausted", messageId: message!.id };
     const sentAt = new Date(Date.now() - 60_000);
     for (let attempt = 1; attempt <= 2; attempt++) {

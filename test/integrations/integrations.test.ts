@@ -4,7 +4,8 @@ import type { Integration as IntegrationView } from "../../src/features/integrat
 import { decryptJson, integrationAad } from "../../src/lib/secrets";
 import { createEnvironment, createIntegration, fakeProviderScenario, unique } from "../factories";
 import { api, errorPaths, expectProblem, type ApiResponse } from "../request";
-import { byStep, createWorkflow, settledMessages, trigger } from "../e2e/helpers";
+import { byStep, createWorkflow, trigger } from "../e2e/helpers";
+import { deliveredMessages, triggerDelivered } from "../held-triggers";
 
 const API_KEY = "re_live_9f8e7d6c5b4a3210";
 const WEBHOOK_SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
@@ -390,12 +391,12 @@ describe("an integration created through the API", () => {
       steps: [{ id: "mail", type: "email", template: { subject: "Welcome {{ payload.name }}", text: "Hi" } }],
     });
 
-    const transactionId = await trigger(key, {
+    const transactionId = await triggerDelivered(key, {
       workflow: workflowKey,
       to: { subscriberId: unique("s"), email: "new@example.com" },
       payload: { name: "Ada" },
     });
-    const messages = await settledMessages(key, transactionId, 1, 30_000);
+    const messages = await deliveredMessages(key, transactionId, 1);
     expect(byStep(messages, "mail")).toMatchObject({ status: "sent", provider: "resend", providerMessageId: "re-api-1" });
 
     const [call] = await scenario.captured();
