@@ -1,8 +1,9 @@
 import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { createEnvironment, createIntegration, fakeProviderScenario, unique } from "../factories";
-import { createWorkflow, settledMessages, trigger } from "../e2e/helpers";
+import { createWorkflow, trigger } from "../e2e/helpers";
 import { api } from "../request";
+import { deliveredMessages, triggerDelivered } from "../held-triggers";
 
 const MAIL = [{ id: "mail", type: "email", template: { subject: "News", html: "<p>Hi</p>" } }];
 const POST_VALUE = "List-Unsubscribe=One-Click";
@@ -22,9 +23,9 @@ async function sendThrough(provider: "sendgrid" | "postmark", workflow: Record<s
   const workflowKey = unique("news").toLowerCase();
   await createWorkflow(key, { key: workflowKey, steps: MAIL, ...workflow });
   const subscriberId = unique("s");
-  const [message] = await settledMessages(
+  const [message] = await deliveredMessages(
     key,
-    await trigger(key, { workflow: workflowKey, to: { subscriberId, email: "ada@example.com" } }),
+    await triggerDelivered(key, { workflow: workflowKey, to: { subscriberId, email: "ada@example.com" } }),
     1,
   );
   expect(message!.status).toBe("sent");

@@ -2,12 +2,13 @@ import { env, SELF } from "cloudflare:test";
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { createSandboxEnvironment, unique } from "../factories";
-import { byStep, createWorkflow, messageDetail, settledMessages, trigger } from "../e2e/helpers";
+import { byStep, createWorkflow, messageDetail, trigger } from "../e2e/helpers";
 import { createDb } from "../../src/db/client";
 import { subscriberActivity } from "../../src/db/schema";
 import type { EventList } from "../../src/features/events/schemas";
 import type { SubscriberActivityPage } from "../../src/features/subscribers/activity-schemas";
 import { api, expectProblem } from "../request";
+import { deliveredMessages, triggerDelivered } from "../held-triggers";
 
 const STEPS = [
   {
@@ -36,7 +37,7 @@ async function mailed(workflow: Record<string, unknown> = {}) {
   await createWorkflow(environment.key, { key: workflowKey, steps: STEPS, ...workflow });
   const subscriberId = unique("s");
   await api(environment.key, "POST", "/sub", { subscriberId, email: "ada@example.com" });
-  const [message] = await settledMessages(environment.key, await trigger(environment.key, { workflow: workflowKey, to: subscriberId }), 1);
+  const [message] = await deliveredMessages(environment.key, await triggerDelivered(environment.key, { workflow: workflowKey, to: subscriberId }), 1);
   const detail = await messageDetail(environment.key, message!.id);
   const html = String((detail.content as { html?: string }).html);
   const [, unsubscribeUrl, token, preferencesUrl] = LINKS.exec(html) ?? [];
@@ -77,7 +78,7 @@ describe("POST /u/{token} (RFC 8058 one-click)", () => {
       workflows: { [workflowKey]: { email: false } },
     });
 
-    const [next] = await settledMessages(key, await trigger(key, { workflow: workflowKey, to: subscriberId }), 1);
+    const [next] = await deliveredMessages(key, await triggerDelivered(key, { workflow: workflowKey, to: subscriberId }), 1);
     expect(next!.status).toBe("skipped");
     const detail = await messageDetail(key, next!.id);
     expect(detail.events[0]?.detail).toMatchObject({ reason: "preference" });
@@ -90,7 +91,7 @@ describe("POST /u/{token} (RFC 8058 one-click)", () => {
 
     const critical = unique("alert").toLowerCase();
     await createWorkflow(key, { key: critical, critical: true, steps: STEPS });
-    const [sent] = await settledMessages(key, await trigger(key, { workflow: critical, to: subscriberId }), 1);
+    const [sent] = await deliveredMessages(key, await triggerDelivered(key, { workflow: critical, to: subscriberId }), 1);
     expect(byStep([sent!], "mail").status).toBe("sent");
   });
 

@@ -1,11 +1,12 @@
 import { env, SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { createEnvironment, createIntegration, createSandboxEnvironment, fakeProviderScenario, unique } from "../factories";
-import { createWorkflow, messageDetail, settledMessages, trigger } from "../e2e/helpers";
+import { createWorkflow, messageDetail, trigger } from "../e2e/helpers";
 import { createDb } from "../../src/db/client";
 import { preferenceLinksRepository } from "../../src/db/queries/preference-link-settings";
 import { bytesToBase64 } from "../../src/lib/base64";
 import { api } from "../request";
+import { deliveredMessages, triggerDelivered } from "../held-triggers";
 
 const MAIL = [
   {
@@ -65,9 +66,9 @@ describe("link tokens", () => {
     const workflowKey = unique("weekly-news").toLowerCase();
     await createWorkflow(key, { key: workflowKey, steps: MAIL });
     const subscriberId = unique("ada-lovelace");
-    const [message] = await settledMessages(
+    const [message] = await deliveredMessages(
       key,
-      await trigger(key, { workflow: workflowKey, to: { subscriberId, email: "ada@example.com" } }),
+      await triggerDelivered(key, { workflow: workflowKey, to: { subscriberId, email: "ada@example.com" } }),
       1,
     );
     expect(message!.status).toBe("sent");

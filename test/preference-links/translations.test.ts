@@ -1,8 +1,9 @@
 import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { createSandboxEnvironment, unique } from "../factories";
-import { createWorkflow, messageDetail, settledMessages, trigger } from "../e2e/helpers";
+import { createWorkflow, messageDetail, trigger } from "../e2e/helpers";
 import { api, errorPaths, expectProblem } from "../request";
+import { deliveredMessages, triggerDelivered } from "../held-triggers";
 
 const GERMAN = {
   preferencesTitle: "Benachrichtigungseinstellungen",
@@ -82,7 +83,7 @@ describe("translations of the hosted pages", () => {
     await createWorkflow(key, { key: workflowKey, name: "Neuigkeiten", steps });
     const subscriberId = unique("s");
     await api(key, "POST", "/sub", { subscriberId, email: "ada@example.com", locale: "de" });
-    const [message] = await settledMessages(key, await trigger(key, { workflow: workflowKey, to: subscriberId }), 1);
+    const [message] = await deliveredMessages(key, await triggerDelivered(key, { workflow: workflowKey, to: subscriberId }), 1);
     const url = String(((await messageDetail(key, message!.id)).content as { text: string }).text).trim();
     const html = await (await get(new URL(url).pathname)).text();
     expect(html).toContain("<p>Keine „Neuigkeiten“-E-Mails mehr von Acme?</p>");

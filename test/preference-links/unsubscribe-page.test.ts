@@ -1,8 +1,9 @@
 import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { createSandboxEnvironment, unique } from "../factories";
-import { createWorkflow, messageDetail, settledMessages, trigger } from "../e2e/helpers";
+import { createWorkflow, messageDetail, trigger } from "../e2e/helpers";
 import { api } from "../request";
+import { deliveredMessages, triggerDelivered } from "../held-triggers";
 
 const MAIL = [{ id: "mail", type: "email", template: { subject: "News", html: '<a href="{{ unsubscribe_url }}">U</a>' } }];
 
@@ -13,7 +14,7 @@ async function unsubscribePath(workflow: Record<string, unknown> = {}) {
   await createWorkflow(environment.key, { key: workflowKey, name: "Product <news>", steps: MAIL, ...workflow });
   const subscriberId = unique("s");
   await api(environment.key, "POST", "/sub", { subscriberId, email: "ada@example.com" });
-  const [message] = await settledMessages(environment.key, await trigger(environment.key, { workflow: workflowKey, to: subscriberId }), 1);
+  const [message] = await deliveredMessages(environment.key, await triggerDelivered(environment.key, { workflow: workflowKey, to: subscriberId }), 1);
   const html = String(((await messageDetail(environment.key, message!.id)).content as { html: string }).html);
   return { ...environment, path: new URL(/href="([^"]+)"/.exec(html)![1]!).pathname };
 }
