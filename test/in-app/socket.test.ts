@@ -8,7 +8,8 @@ import type { StepScope } from "../../src/delivery/phases/scope";
 import { inboxSockets } from "../../src/durable-objects/inbox-socket/client";
 import type { InboxSocket } from "../../src/durable-objects/inbox-socket/inbox-socket";
 import { issueSessionToken } from "../../src/novu/inbox/session-token";
-import { createEnvironment, createWorkflow, trigger, unique } from "../factories";
+import { createEnvironment, createWorkflow, unique } from "../factories";
+import { triggerDelivered } from "../held-triggers";
 import { api } from "../request";
 import { connect, type Frame, upgrade } from "./socket-client";
 import { loggedFeed } from "../log";
@@ -76,7 +77,7 @@ describe("GET /novu/socket", () => {
   it("pushes a triggered notification in Novu's raw shape, then the exact counts", async () => {
     const s = await setup();
     const socket = await connect(s.token);
-    await trigger(s.key, { workflow: s.workflow, to: s.subscriberId, payload: { orderId: "A-1" } });
+    await triggerDelivered(s.key, { workflow: s.workflow, to: s.subscriberId, payload: { orderId: "A-1" } });
     const received = (await socket.next()) as Frame;
     expect(received.event).toBe("notification_received");
     expect(received.data.message).toMatchObject({
@@ -110,7 +111,7 @@ describe("GET /novu/socket", () => {
   it("pushes the counts after a PATCH read and a mark-all archive from the server API", async () => {
     const s = await setup();
     const socket = await connect(s.token);
-    await trigger(s.key, { workflow: s.workflow, to: s.subscriberId, payload: { orderId: "B-1" } });
+    await triggerDelivered(s.key, { workflow: s.workflow, to: s.subscriberId, payload: { orderId: "B-1" } });
     const message = ((await socket.next()) as Frame).data.message as { _id: string };
     await socket.next();
     await socket.next();
@@ -134,7 +135,7 @@ describe("GET /novu/socket", () => {
   it("pushes the counts after the browser reads and deletes through the Inbox routes", async () => {
     const s = await setup();
     const socket = await connect(s.token);
-    await trigger(s.key, { workflow: s.workflow, to: s.subscriberId, payload: { orderId: "D-1" } });
+    await triggerDelivered(s.key, { workflow: s.workflow, to: s.subscriberId, payload: { orderId: "D-1" } });
     const message = ((await socket.next()) as Frame).data.message as { _id: string };
     await socket.next();
     await socket.next();
@@ -162,7 +163,7 @@ describe("GET /novu/socket", () => {
     await api(s.key, "POST", "/sub", { subscriberId: strangerId });
     const other = await session(s.id, strangerId);
     const [tab1, tab2, stranger] = await Promise.all([connect(s.token), connect(s.token), connect(other)]);
-    await trigger(s.key, { workflow: s.workflow, to: s.subscriberId, payload: { orderId: "C-1" } });
+    await triggerDelivered(s.key, { workflow: s.workflow, to: s.subscriberId, payload: { orderId: "C-1" } });
     for (const tab of [tab1, tab2]) expect(((await tab.next()) as Frame).event).toBe("notification_received");
     stranger.ws.send("ping");
     // The stranger's first frame is its pong: nothing of the other subscriber's arrived before it.
@@ -175,7 +176,7 @@ describe("GET /novu/socket", () => {
     const ids = Array.from({ length: 12 }, () => unique("many"));
     await Promise.all(ids.map((subscriberId) => api(s.key, "POST", "/sub", { subscriberId })));
     const sockets = await Promise.all(ids.map(async (subscriberId) => connect(await session(s.id, subscriberId))));
-    await trigger(s.key, { workflow: s.workflow, to: ids, payload: { orderId: "M-1" } });
+    await triggerDelivered(s.key, { workflow: s.workflow, to: ids, payload: { orderId: "M-1" } });
     const received = await Promise.all(
       sockets.map(async (socket) => ((await socket.next()) as Frame).data.message as { subscriber: { subscriberId: string } }),
     );
