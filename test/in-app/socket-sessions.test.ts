@@ -3,7 +3,8 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { issueSessionToken, SESSION_TTL_SECONDS } from "../../src/novu/inbox/session-token";
-import { createEnvironment, createWorkflow, trigger, unique } from "../factories";
+import { createEnvironment, createWorkflow, unique } from "../factories";
+import { triggerDelivered } from "../held-triggers";
 import { api } from "../request";
 import { connect, type Frame, upgrade } from "./socket-client";
 
@@ -55,7 +56,7 @@ describe("an open Inbox socket ends with its session", () => {
     // Its reconnect with the same token is refused; a session started after the change is not.
     expect((await upgrade(`?token=${await s.token()}`)).status).toBe(401);
     const fresh = await connect(await s.token(new Date()));
-    await trigger(s.key, { workflow: s.workflow, to: s.subscriberId, payload: { n: 1 } });
+    await triggerDelivered(s.key, { workflow: s.workflow, to: s.subscriberId, payload: { n: 1 } });
     expect(((await fresh.next()) as Frame).event).toBe("notification_received");
     fresh.ws.close();
   });
@@ -65,7 +66,7 @@ describe("an open Inbox socket ends with its session", () => {
     const socket = await connect(await s.token());
     // What a change leaves when its closing of sockets did not reach this object.
     await env.DB.prepare("UPDATE in_app_settings SET updated_at = ? WHERE environment_id = ?").bind(Date.now(), s.id).run();
-    await trigger(s.key, { workflow: s.workflow, to: s.subscriberId, payload: { n: 2 } });
+    await triggerDelivered(s.key, { workflow: s.workflow, to: s.subscriberId, payload: { n: 2 } });
     expect(await firstOf(socket)).toEqual({ closed: 1008, reason: "session ended" });
     expect(socket.frames).toEqual([]);
   });
@@ -76,7 +77,7 @@ describe("an open Inbox socket ends with its session", () => {
     // An erasure whose closing of sockets did not reach this object, then a new person with the same id.
     await env.DB.prepare("DELETE FROM subscribers WHERE environment_id = ? AND subscriber_id = ?").bind(s.id, s.subscriberId).run();
     expect((await api(s.key, "POST", "/sub", { subscriberId: s.subscriberId })).status).toBeLessThan(300);
-    await trigger(s.key, { workflow: s.workflow, to: s.subscriberId, payload: { n: 3 } });
+    await triggerDelivered(s.key, { workflow: s.workflow, to: s.subscriberId, payload: { n: 3 } });
     expect(await firstOf(socket)).toEqual({ closed: 1008, reason: "session ended" });
     expect(socket.frames).toEqual([]);
   });
