@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import type { Environment, EnvironmentList } from "../../src/features/environments/schemas";
 import { LogStore } from "../../src/durable-objects/client/log-store";
 import { ENVIRONMENT_TABLES, OUTLIVES_ENVIRONMENT } from "../../src/features/environments/repository";
-import { createSandboxEnvironment, createWorkflow, trigger, unique } from "../factories";
+import { createSandboxEnvironment, createWorkflow, unique } from "../factories";
 import { api, errorPaths, expectProblem } from "../request";
 import { admin, adminEnvironment } from "./helpers";
 import { getTableName } from "drizzle-orm";

@@ -4,7 +4,7 @@ import type { Integration as IntegrationView } from "../../src/features/integrat
 import { decryptJson, integrationAad } from "../../src/lib/secrets";
 import { createEnvironment, createIntegration, fakeProviderScenario, unique } from "../factories";
 import { api, errorPaths, expectProblem, type ApiResponse } from "../request";
-import { byStep, createWorkflow, trigger } from "../e2e/helpers";
+import { byStep, createWorkflow } from "../e2e/helpers";
 import { deliveredMessages, triggerDelivered } from "../held-triggers";
 
 const API_KEY = "re_live_9f8e7d6c5b4a3210";

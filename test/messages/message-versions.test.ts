@@ -6,7 +6,7 @@ import type { LogShard } from "../../src/durable-objects/log/log-shard";
 import { addMissingColumns } from "../../src/durable-objects/log/schema";
 import type { Message, MessageWithEvents } from "../../src/features/messages/schemas";
 import { newLogId } from "../../src/lib/ids";
-import { createSandboxEnvironment, createWorkflow, trigger, unique } from "../factories";
+import { createSandboxEnvironment, createWorkflow, unique } from "../factories";
 import { api } from "../request";
 import { deliveredMessages, triggerDelivered } from "../held-triggers";
 
@@ -61,7 +61,10 @@ describe("message versions kept on the log row", () => {
   it("reads an older row's workflowVersion from its trigger, and its layoutVersion as null", async () => {
     const { id, key } = await createSandboxEnvironment();
     const workflow = await createWorkflow(key);
-    const transactionId = await triggerDelivered(key, { workflow: workflow.key, to: { subscriberId: unique("s"), email: "a@example.com" } });
+    const transactionId = await triggerDelivered(key, {
+      workflow: workflow.key,
+      to: { subscriberId: unique("s"), email: "a@example.com" },
+    });
     await deliveredMessages(key, transactionId, 1);
     const m = await write(logMessage(id, { transactionId }));
     const list = await api<{ data: Message[] }>(key, "GET", `/v1/messages?subscriberId=${m.subscriberId}`);
@@ -75,7 +78,10 @@ describe("message versions kept on the log row", () => {
   it("delivery writes the trigger's workflowVersion on the row", async () => {
     const { id, key } = await createSandboxEnvironment();
     const workflow = await createWorkflow(key);
-    const transactionId = await triggerDelivered(key, { workflow: workflow.key, to: { subscriberId: unique("s"), email: "a@example.com" } });
+    const transactionId = await triggerDelivered(key, {
+      workflow: workflow.key,
+      to: { subscriberId: unique("s"), email: "a@example.com" },
+    });
     const [sent] = await deliveredMessages(key, transactionId, 1);
     const [found] = await logs.find(id, [sent!.id]);
     expect(found?.message).toMatchObject({ workflowVersion: 1, layoutVersion: null });

@@ -6,7 +6,7 @@ import { messages } from "../../src/db/schema";
 import type { MessageStats } from "../../src/features/messages/schemas";
 import { statsQuery } from "../../src/features/messages/stats-repository";
 import { newId } from "../../src/lib/ids";
-import { createEnvironment, createSandboxEnvironment, createWorkflow, trigger, unique } from "../factories";
+import { createEnvironment, createSandboxEnvironment, createWorkflow, unique } from "../factories";
 import { byStep, type MessageDetail, messageDetail } from "../e2e/helpers";
 import { api, expectProblem, fetchSettled } from "../request";
 import { deliveredMessages, triggerDelivered } from "../held-triggers";

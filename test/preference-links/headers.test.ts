@@ -1,7 +1,7 @@
 import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { createEnvironment, createIntegration, fakeProviderScenario, unique } from "../factories";
-import { createWorkflow, trigger } from "../e2e/helpers";
+import { createWorkflow } from "../e2e/helpers";
 import { api } from "../request";
 import { deliveredMessages, triggerDelivered } from "../held-triggers";
 

@@ -2,7 +2,7 @@ import { env, SELF } from "cloudflare:test";
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { createSandboxEnvironment, unique } from "../factories";
-import { byStep, createWorkflow, messageDetail, trigger } from "../e2e/helpers";
+import { byStep, createWorkflow, messageDetail } from "../e2e/helpers";
 import { createDb } from "../../src/db/client";
 import { subscriberActivity } from "../../src/db/schema";
 import type { EventList } from "../../src/features/events/schemas";
@@ -37,7 +37,11 @@ async function mailed(workflow: Record<string, unknown> = {}) {
   await createWorkflow(environment.key, { key: workflowKey, steps: STEPS, ...workflow });
   const subscriberId = unique("s");
   await api(environment.key, "POST", "/sub", { subscriberId, email: "ada@example.com" });
-  const [message] = await deliveredMessages(environment.key, await triggerDelivered(environment.key, { workflow: workflowKey, to: subscriberId }), 1);
+  const [message] = await deliveredMessages(
+    environment.key,
+    await triggerDelivered(environment.key, { workflow: workflowKey, to: subscriberId }),
+    1,
+  );
   const detail = await messageDetail(environment.key, message!.id);
   const html = String((detail.content as { html?: string }).html);
   const [, unsubscribeUrl, token, preferencesUrl] = LINKS.exec(html) ?? [];

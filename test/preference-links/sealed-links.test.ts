@@ -1,7 +1,7 @@
 import { env, SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { createEnvironment, createIntegration, createSandboxEnvironment, fakeProviderScenario, unique } from "../factories";
-import { createWorkflow, messageDetail, trigger } from "../e2e/helpers";
+import { createWorkflow, messageDetail } from "../e2e/helpers";
 import { createDb } from "../../src/db/client";
 import { preferenceLinksRepository } from "../../src/db/queries/preference-link-settings";
 import { bytesToBase64 } from "../../src/lib/base64";

@@ -1,7 +1,7 @@
 import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { createSandboxEnvironment, unique } from "../factories";
-import { createWorkflow, messageDetail, trigger } from "../e2e/helpers";
+import { createWorkflow, messageDetail } from "../e2e/helpers";
 import { api, errorPaths, expectProblem } from "../request";
 import { deliveredMessages, triggerDelivered } from "../held-triggers";
 

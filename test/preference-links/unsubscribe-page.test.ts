@@ -1,7 +1,7 @@
 import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { createSandboxEnvironment, unique } from "../factories";
-import { createWorkflow, messageDetail, trigger } from "../e2e/helpers";
+import { createWorkflow, messageDetail } from "../e2e/helpers";
 import { api } from "../request";
 import { deliveredMessages, triggerDelivered } from "../held-triggers";
 
@@ -14,7 +14,11 @@ async function unsubscribePath(workflow: Record<string, unknown> = {}) {
   await createWorkflow(environment.key, { key: workflowKey, name: "Product <news>", steps: MAIL, ...workflow });
   const subscriberId = unique("s");
   await api(environment.key, "POST", "/sub", { subscriberId, email: "ada@example.com" });
-  const [message] = await deliveredMessages(environment.key, await triggerDelivered(environment.key, { workflow: workflowKey, to: subscriberId }), 1);
+  const [message] = await deliveredMessages(
+    environment.key,
+    await triggerDelivered(environment.key, { workflow: workflowKey, to: subscriberId }),
+    1,
+  );
   const html = String(((await messageDetail(environment.key, message!.id)).content as { html: string }).html);
   return { ...environment, path: new URL(/href="([^"]+)"/.exec(html)![1]!).pathname };
 }

@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { PromotionDiff, PromotionResult } from "../../src/features/promotions/schemas";
 import type { Workflow } from "../../src/features/workflows/schemas";
-import { createEnvironment, createSandboxEnvironment, trigger, workflowBody } from "../factories";
+import { createEnvironment, createSandboxEnvironment, workflowBody } from "../factories";
 import { ADMIN_KEY, api, expectProblem } from "../request";
 import { auditLog } from "../audit/helpers";
 import { deliveredMessages, triggerDelivered } from "../held-triggers";
