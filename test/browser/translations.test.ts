@@ -40,7 +40,7 @@ interface Locale {
   version: number;
 }
 /** A flat key's value in a locale's nested keys. */
-const valueOf = (keys: Record<string, unknown>, flat: string) =>
+const textAt = (keys: Record<string, unknown>, flat: string) =>
   flat.split(".").reduce<unknown>((at, part) => (at as Record<string, unknown> | undefined)?.[part], keys);
 
 describe.skipIf(!CHROMIUM)("the translations grid", () => {
@@ -69,7 +69,7 @@ describe.skipIf(!CHROMIUM)("the translations grid", () => {
     await page.getByRole("textbox", { name: `${ITEMS} in en, other` }).fill("{{ count }} things");
     await page.getByRole("button", { name: `Save ${ITEMS} in en` }).click();
     await expect
-      .poll(async () => valueOf((await api<Locale>("GET", "/v1/translations/en")).body.keys, ITEMS))
+      .poll(async () => textAt((await api<Locale>("GET", "/v1/translations/en")).body.keys, ITEMS))
       .toEqual({ one: "{{ count }} item", other: "{{ count }} things" });
 
     // French lacks the key: its cell offers French's forms (as the browser's Intl.PluralRules knows them, as the server's does).
@@ -82,8 +82,8 @@ describe.skipIf(!CHROMIUM)("the translations grid", () => {
     await page.getByRole("button", { name: `Save ${ITEMS} in fr` }).click();
     await expect.poll(() => fr.getAttribute("data-state")).toBeNull();
     const saved = await api<Locale>("GET", "/v1/translations/fr");
-    expect(valueOf(saved.body.keys, ITEMS)).toEqual({ one: "{{ count }} article", other: "{{ count }} articles" });
-    expect(valueOf(saved.body.keys, KEY)).toBe("Bienvenue");
+    expect(textAt(saved.body.keys, ITEMS)).toEqual({ one: "{{ count }} article", other: "{{ count }} articles" });
+    expect(textAt(saved.body.keys, KEY)).toBe("Bienvenue");
   });
 
   it("changes the environment's default locale, and the grid shows which it is", async () => {
@@ -115,7 +115,7 @@ describe.skipIf(!CHROMIUM)("the translations grid", () => {
     await history.getByRole("button", { name: `Revert to version ${before - 1}` }).click();
     await confirmDialog(page);
     await expect.poll(async () => (await api<Locale>("GET", "/v1/translations/fr")).body.version).toBe(before + 1);
-    expect(valueOf((await api<Locale>("GET", "/v1/translations/fr")).body.keys, ITEMS)).toBeUndefined();
+    expect(textAt((await api<Locale>("GET", "/v1/translations/fr")).body.keys, ITEMS)).toBeUndefined();
     await history.locator(`tr[data-version="${before + 1}"]`).waitFor();
   });
 });

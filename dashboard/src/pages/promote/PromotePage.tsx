@@ -33,9 +33,9 @@ export function PromotePage() {
     <>
       <PageHeader title="Promote" />
       <p className="muted">
-        Copies workflows (with the layouts and partials they use), the brand and locales' translations from one environment to another;
-        each becomes a new version there, authored "promotion from …". Variables' secret values and integrations' credentials are never
-        copied: the plan says which need setting by hand.
+        Copies workflows (with the layouts and partials they use), the brand and locales' translations from one environment to another; each
+        becomes a new version there, authored "promotion from …". Variables' secret values and integrations' credentials are never copied:
+        the plan says which need setting by hand.
       </p>
       <div className="filters">
         {picker("from", "From", from)}
