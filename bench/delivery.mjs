@@ -2,19 +2,28 @@
 // workflow with one sandbox email step, sent as bulk calls of 100 to a Clarion this script starts
 // (bench/server.mjs). Prints the time from the first trigger until all N messages are `sent`,
 // and the duplicate provider calls (must be 0).
+//
+// BENCH_CONTENT=1 (or `--content`) measures what layouts, partials and translations cost: in the same
+// run, for each size, N triggers to a plain workflow (its HTML inline, no layout) and then N to one
+// whose email is wrapped in a layout that renders two partials, with every text a `t` key looked up
+// for the subscriber's locale (`de`, translations in `de` and the default `en`). Both emails carry
+// the same words. Prints both times and the ratio content / plain (the issue's bound: at most 1.15).
 import { loadavg } from "node:os";
 import { client, cpuSpent, ensureWorkflow, localDb, providerCalls, startServer } from "./server.mjs";
 
 const SIZES = process.env.BENCH_N ? [Number(process.env.BENCH_N)] : [1_000, 10_000];
 const WORKFLOW = "bench-delivery";
 const TIMEOUT_MS = 300_000;
+const CONTENT = process.env.BENCH_CONTENT === "1" || process.argv.includes("--content");
+const PLAIN = "bench-delivery-plain";
+const FRAMED = "bench-delivery-content";
 
 if (!SIZES.every((n) => n >= 1 && n <= 20_000)) {
   console.error("BENCH_N must be between 1 and 20000.");
   process.exit(1);
 }
 
-async function runOnce(server, n) {
+async function runOnce(server, n, workflow = WORKFLOW, recipient = {}) {
   const { call } = client(server.baseUrl, server.key);
   const db = await localDb(server.persistTo);
   const run = Date.now().toString(36);
@@ -23,9 +32,9 @@ async function runOnce(server, n) {
   const started = performance.now();
   for (let i = 0; i < n; i += 100) {
     const events = Array.from({ length: Math.min(100, n - i) }, (_, j) => ({
-      workflow: WORKFLOW,
+      workflow,
       transactionId: `bd-${run}-${i + j}`,
-      to: { subscriberId: `bench-${run}-${i + j}`, email: `bench-${i + j}@example.com` },
+      to: { subscriberId: `bench-${run}-${i + j}`, email: `bench-${i + j}@example.com`, ...recipient },
     }));
     const res = await call("POST", "/v1/trigger/bulk", { events });
     if (res.status !== 202) throw new Error(`bulk trigger answered ${res.status}: ${JSON.stringify(res.body)}`);
@@ -44,15 +53,88 @@ async function runOnce(server, n) {
   }
   const seconds = (performance.now() - started) / 1000;
   const cpu = cpuSpent(cpuBefore, server.cpuSeconds());
+  // What one email said: the content run must show the German texts, the header and the footer partial.
+  const sample = db.all(`SELECT subject, content FROM messages WHERE transaction_id LIKE 'bd-${run}-%' AND status = 'sent' LIMIT 1`)[0];
   db.close();
   const calls = await providerCalls(server.persistTo, `m.transaction_id LIKE 'bd-${run}-%'`);
-  console.log(`\nN = ${n} triggers (bulk calls of 100), one sandbox email step each`);
+  console.log(`\nN = ${n} triggers (bulk calls of 100) to ${workflow}, one sandbox email step each`);
   console.log(`accepted in            ${((accepted - started) / 1000).toFixed(2)} s`);
   console.log(`all messages sent in   ${seconds.toFixed(2)} s (from the first trigger${cpu}; load average ${load} before)`);
   console.log(`messages sent          ${sent} (failed ${failed})`);
   console.log(`messages per second    ${(sent / seconds).toFixed(1)}`);
+  if (sample)
+    console.log(
+      `sample email           "${sample.subject}"; ${String(sample.content).includes("Gesendet von Acme") ? "footer rendered in de" : "no German footer"}`,
+    );
   console.log(`provider calls         ${calls.captures} for ${calls.messages} messages: duplicates ${calls.captures - calls.messages}`);
-  return sent === n && calls.captures === calls.messages;
+  return { ok: sent === n && calls.captures === calls.messages, seconds };
+}
+
+// The same words either way: inline in the plain step; in the content one from a layout, two partials and `t` keys.
+const TEXTS = {
+  en: { mail: { subject: "Hi {{ name }}", title: "Your order shipped", body: "It left our warehouse today.", footer: "Sent by Acme" } },
+  de: {
+    mail: {
+      subject: "Hallo {{ name }}",
+      title: "Deine Bestellung ist unterwegs",
+      body: "Sie hat heute unser Lager verlassen.",
+      footer: "Gesendet von Acme",
+    },
+  },
+};
+const de = TEXTS.de.mail;
+const PLAIN_STEPS = [
+  {
+    id: "email",
+    type: "email",
+    layout: null,
+    template: {
+      subject: `Hallo {{ subscriber.subscriberId }}`,
+      html: `<html><body><header><strong>Acme</strong> · Bestellungen</header><h1>${de.title}</h1><p>${de.body}</p><footer><p>${de.footer}</p><p>Acme, 1 Main St</p></footer></body></html>`,
+    },
+  },
+];
+const FRAMED_STEPS = [
+  {
+    id: "email",
+    type: "email",
+    layout: "bench-frame",
+    template: {
+      subject: '{{ "mail.subject" | t: name: subscriber.subscriberId }}',
+      html: '<h1>{{ "mail.title" | t }}</h1><p>{{ "mail.body" | t }}</p>',
+    },
+  },
+];
+
+/** The layout, its two partials and the translations the content workflow reads (never the environment's default layout). */
+async function ensureContent(call) {
+  const must = async (method, path, body, ok) => {
+    const res = await call(method, path, body);
+    if (!ok.includes(res.status)) throw new Error(`${method} ${path} answered ${res.status}: ${JSON.stringify(res.body)}`);
+  };
+  for (const [locale, keys] of Object.entries(TEXTS)) await must("PUT", `/v1/translations/${locale}`, { keys }, [200]);
+  await must(
+    "POST",
+    "/v1/partials",
+    { key: "bench-header", name: "Header", type: "html", content: "<header><strong>{{ label }}</strong> · Bestellungen</header>" },
+    [201, 409],
+  );
+  await must(
+    "POST",
+    "/v1/partials",
+    { key: "bench-footer", name: "Footer", type: "html", content: '<footer><p>{{ "mail.footer" | t }}</p><p>{{ address }}</p></footer>' },
+    [201, 409],
+  );
+  await must(
+    "POST",
+    "/v1/layouts",
+    {
+      key: "bench-frame",
+      name: "Benchmark frame",
+      html: '<html><body>{% render "bench-header", label: "Acme" %}{{ content }}{% render "bench-footer", address: "Acme, 1 Main St" %}</body></html>',
+    },
+    [201, 409],
+  );
 }
 
 const server = await startServer();
@@ -62,7 +144,18 @@ try {
   await ensureWorkflow(call, WORKFLOW, "Benchmark delivery", [
     { id: "email", type: "email", template: { subject: "Hi {{ subscriber.subscriberId }}", text: "Benchmark." } },
   ]);
-  for (const n of SIZES) ok = (await runOnce(server, n)) && ok;
+  if (CONTENT) {
+    await ensureContent(call);
+    await ensureWorkflow(call, PLAIN, "Benchmark delivery, plain HTML", PLAIN_STEPS);
+    await ensureWorkflow(call, FRAMED, "Benchmark delivery, layout + partials + t", FRAMED_STEPS);
+    for (const n of SIZES) {
+      const plain = await runOnce(server, n, PLAIN, { locale: "de" });
+      const framed = await runOnce(server, n, FRAMED, { locale: "de" });
+      ok = plain.ok && framed.ok && ok;
+      console.log(`\nN = ${n}: plain ${plain.seconds.toFixed(2)} s, layout + 2 partials + t ${framed.seconds.toFixed(2)} s`);
+      console.log(`ratio content / plain  ${(framed.seconds / plain.seconds).toFixed(3)} (bound: 1.15)`);
+    }
+  } else for (const n of SIZES) ok = (await runOnce(server, n)).ok && ok;
   if (process.env.BENCH_VERBOSE)
     console.log(
       server

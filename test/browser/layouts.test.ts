@@ -169,6 +169,36 @@ describe.skipIf(!CHROMIUM)("an email step's layout", () => {
   });
 });
 
+describe.skipIf(!CHROMIUM)("a message's detail", () => {
+  it("shows the layout version its email was wrapped in, beside the workflow version", async () => {
+    // The previous test left the step naming the layout.
+    const [layout, workflow] = await Promise.all([
+      api<{ version: number }>("GET", `/v1/layouts/${LAYOUT}`),
+      api<{ version: number }>("GET", `/v1/workflows/${WORKFLOW}`),
+    ]);
+    const accepted = await api<{ transactionId: string }>("POST", "/v1/trigger", {
+      workflow: WORKFLOW,
+      to: { subscriberId: `framed-${run}`, email: "framed@example.com" },
+    });
+    expect(accepted.status).toBe(202);
+    const listed = async () =>
+      (
+        await api<{ data: { id: string; layoutVersion: number | null }[] }>(
+          "GET",
+          `/v1/messages?transactionId=${encodeURIComponent(accepted.body.transactionId)}`,
+        )
+      ).body.data;
+    await expect.poll(async () => (await listed()).length, { timeout: 30_000 }).toBe(1);
+    const [message] = await listed();
+    expect(message?.layoutVersion).toBe(layout.body.version);
+
+    await page.goto(`${base()}/dashboard/activity/messages/${message?.id}`);
+    await expect.poll(() => page.getByTestId("layout-version").textContent()).toBe(String(layout.body.version));
+    expect(await page.getByTestId("workflow-version").textContent()).toBe(String(workflow.body.version));
+    expect(await page.locator("dl.facts").textContent()).toContain("Layout version");
+  });
+});
+
 describe.skipIf(!CHROMIUM)("the Partials page", () => {
   it("creates a text partial, saves a second version, compares and reverts it", async () => {
     await page.goto(`${base()}/dashboard/partials/new`);

@@ -13,6 +13,8 @@ const NEW = `promo-new-${run}`;
 const CHANGED = `promo-changed-${run}`;
 const SAME = `promo-same-${run}`;
 const ONLY_PROD = `promo-prod-${run}`;
+const FRAMED = `promo-framed-${run}`;
+const FRAME = `promo-frame-${run}`;
 const SECRET_VAR = `PROMO_SECRET_${run.toUpperCase()}`;
 const SECRET_VALUE = `s3cr3t-${run}`;
 const workflow = (key: string, subject: string) => ({
@@ -42,7 +44,11 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   // The suite shares one Clarion: the Variables page's test expects an empty development list.
-  if (CHROMIUM) await api("DELETE", `/v1/variables/${SECRET_VAR}`);
+  if (!CHROMIUM) return;
+  await api("DELETE", `/v1/variables/${SECRET_VAR}`);
+  await api("DELETE", `/v1/workflows/${FRAMED}`);
+  await api("DELETE", `/v1/layouts/${FRAME}`);
+  await api("DELETE", "/v1/translations/it");
 });
 
 describe.skipIf(!CHROMIUM)("the Promote screen", () => {
@@ -127,5 +133,39 @@ describe.skipIf(!CHROMIUM)("the Promote screen", () => {
     // The plan is read again: both are the same in production now.
     await expect.poll(() => page.locator(`tr[data-workflow="${NEW}"]`).getAttribute("data-status")).toBe("unchanged");
     expect(await page.locator(`tr[data-workflow="${CHANGED}"]`).getAttribute("data-status")).toBe("unchanged");
+  });
+
+  it("plans layouts and locales beside the workflows, and dry runs a workflow with its layout and a ticked locale", async () => {
+    expect((await api("POST", "/v1/layouts", { key: FRAME, name: "Promo frame", html: "<main>{{ content }}</main>" })).status).toBe(201);
+    expect(
+      (
+        await api("POST", "/v1/workflows", {
+          key: FRAMED,
+          name: FRAMED,
+          steps: [{ id: "mail", type: "email", layout: FRAME, template: { subject: "Framed", html: "<p>Hi</p>" } }],
+        })
+      ).status,
+    ).toBe(201);
+    expect((await api("PUT", "/v1/translations/it", { keys: { promo: { title: "Ciao" } } })).status).toBe(200);
+    await page.reload();
+    const layout = page.locator(`tr[data-content="layouts:${FRAME}"]`);
+    await layout.waitFor();
+    expect(await layout.getAttribute("data-status")).toBe("added");
+    expect(await page.locator('tr[data-content="translations:it"]').getAttribute("data-status")).toBe("added");
+    expect(await page.locator('tr[data-content="brand"]').count()).toBe(1);
+
+    await page.getByRole("button", { name: "Untick all" }).click();
+    await page.getByLabel(`Promote ${FRAMED}`).check();
+    await page.getByLabel("Promote locale it").check();
+    await page.getByRole("button", { name: "Dry run" }).click();
+    const result = page.locator('.promotion-result[data-dry-run="true"]');
+    await result.waitFor();
+    expect(await result.locator(`[data-result="${FRAMED}"]`).getAttribute("data-outcome")).toBe("created");
+    expect(await result.locator(`[data-content-result="layouts:${FRAME}"]`).getAttribute("data-outcome")).toBe("created");
+    expect(await result.locator('[data-content-result="translations:it"]').getAttribute("data-outcome")).toBe("created");
+    expect(await page.getByRole("button", { name: "Promote 1 workflow, 1 locale…" }).count()).toBe(1);
+    const production = inject("productionKey");
+    expect((await api("GET", `/v1/layouts/${FRAME}`, undefined, production)).status).toBe(404);
+    expect((await api("GET", "/v1/translations/it", undefined, production)).status).toBe(404);
   });
 });

@@ -50,6 +50,11 @@ export function MessagePage() {
             <dd>
               <Link to={`/workflows/${encodeURIComponent(m.workflow)}`}>{m.workflow}</Link> · step {m.stepId}
             </dd>
+            {/* The versions its trigger was accepted with: what it was rendered from, whatever changed since. */}
+            <dt>Workflow version</dt>
+            <dd data-testid="workflow-version">{m.workflowVersion ?? "—"}</dd>
+            <dt>Layout version</dt>
+            <dd data-testid="layout-version">{m.layoutVersion ?? "none"}</dd>
             <dt>Channel</dt>
             <dd>
               {typeLabel(m.channel)}

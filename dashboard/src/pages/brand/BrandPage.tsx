@@ -10,7 +10,18 @@ import { Loading } from "../../ui/Loading";
 import { PageHeader } from "../../ui/PageHeader";
 import { ProblemView } from "../../ui/ProblemView";
 import { Textarea } from "../../ui/Textarea";
-import { type Brand, type BrandInput, brandQuery, mintPreviewLink, saveBrandMutation } from "./queries";
+import { dottedFields, type Snapshot, SnapshotHistory } from "../content-versions/SnapshotHistory";
+import {
+  BRAND,
+  type Brand,
+  type BrandInput,
+  brandDiffQuery,
+  brandQuery,
+  brandVersionsQuery,
+  mintPreviewLink,
+  revertBrand,
+  saveBrandMutation,
+} from "./queries";
 import "./brand.css";
 
 const HEX = /^#[0-9a-fA-F]{6}$/;
@@ -36,7 +47,35 @@ export function BrandPage() {
       {brand.error ? <ProblemView error={brand.error} /> : null}
       {brand.isPending ? <Loading what="the brand" /> : null}
       {brand.data ? <BrandForm key={brand.data.version} saved={brand.data} /> : null}
+      {brand.data && brand.data.version > 0 ? <BrandHistory current={brand.data.version} /> : null}
     </>
+  );
+}
+
+/** The brand's versions: each compared with the one before it, or restored (only over the version this page read). */
+function BrandHistory({ current }: { current: number }) {
+  const api = useApi();
+  const versions = useQuery(brandVersionsQuery(api));
+  if (versions.error) return <ProblemView error={versions.error} />;
+  if (!versions.data) return <Loading what="the brand's versions" />;
+  const snapshots: Snapshot[] = versions.data.data.map((v) => ({
+    version: v.version,
+    action: v.action,
+    author: v.author,
+    createdAt: v.createdAt,
+    fields: dottedFields(v.definition),
+  }));
+  return (
+    <SnapshotHistory
+      title="Brand versions"
+      versions={snapshots}
+      current={current}
+      historyKey={BRAND}
+      diffQuery={(from, to) => brandDiffQuery(api, from, to)}
+      restore={(v) => revertBrand(api, v.version, current)}
+      restoreNote="Triggers already accepted keep the version they were accepted with."
+      isConflict={(error): error is ApiError => error instanceof ApiError && error.problem.code === "brand_changed"}
+    />
   );
 }
 

@@ -18,3 +18,17 @@ export const saveBrandMutation = (api: Api) =>
 
 export const mintPreviewLink = (api: Api, subscriberId: string) =>
   unwrap(api.POST("/v1/subscribers/{subscriberId}/preference-link", { params: { path: { subscriberId } } }));
+
+/** The brand's last hundred versions, newest first, each with its whole definition. */
+export const brandVersionsQuery = (api: Api) =>
+  queryOptions({ queryKey: [...BRAND, "history"], queryFn: () => unwrap(api.GET("/v1/brand/versions")) });
+
+/** The API's patch between two versions (they never change once written). */
+export const brandDiffQuery = (api: Api, from: number, to: number) => ({
+  queryKey: [...BRAND, "history", "diff", from, to] as const,
+  queryFn: () => unwrap(api.GET("/v1/brand/diff", { params: { query: { from, to } } })),
+});
+
+/** Restores `version` as a new one, only if the brand is still at `current` (else 412 `brand_changed`). */
+export const revertBrand = (api: Api, version: number, current: number) =>
+  unwrap(api.POST("/v1/brand/revert", { params: { header: { "if-match": `"${current}"` } }, body: { version } }));

@@ -11,6 +11,7 @@ import { DiffRow, FieldDiffTable } from "../../ui/FieldDiff";
 import { pairRows, rowsOf } from "../../ui/field-diff";
 import { ProblemView } from "../../ui/ProblemView";
 import { ago } from "../workflows/when";
+import "./content.css";
 import {
   CONFLICT_CODES,
   type ContentKind,

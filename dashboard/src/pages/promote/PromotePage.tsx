@@ -7,8 +7,8 @@ import { Select } from "../../ui/Select";
 import { Field } from "../../ui/Field";
 
 /**
- * Moving tested workflows from one environment to another (admin only, as it spans
- * environments): pick the two, see what differs, tick workflows, dry run, then apply.
+ * Moving tested workflows and content from one environment to another (admin only, as it spans
+ * environments): pick the two, see what differs, tick workflows, the brand and locales, dry run, then apply.
  */
 export function PromotePage() {
   const { who } = useSession();
@@ -33,8 +33,9 @@ export function PromotePage() {
     <>
       <PageHeader title="Promote" />
       <p className="muted">
-        Copies workflows from one environment to another; each becomes a new version there, authored "promotion from …". Variables' secret
-        values and integrations' credentials are never copied: the plan says which need setting by hand.
+        Copies workflows (with the layouts and partials they use), the brand and locales' translations from one environment to another; each
+        becomes a new version there, authored "promotion from …". Variables' secret values and integrations' credentials are never copied:
+        the plan says which need setting by hand.
       </p>
       <div className="filters">
         {picker("from", "From", from)}

@@ -1,31 +1,17 @@
 import { useMutation, useQuery } from "@tanstack/react-query";
-import { type ReactNode, useState } from "react";
+import { useState } from "react";
 import { useApi } from "../../api/context";
 import { useConfirm } from "../../ui/ConfirmDialog";
-import { type Column, DataList, fixedList } from "../../ui/DataList";
 import { Loading } from "../../ui/Loading";
 import { ProblemView } from "../../ui/ProblemView";
 import { PromotionResultView } from "./PromotionResultView";
-import { promotable, promoteMutation, promotionDiffQuery, type WorkflowPromotionDiff } from "./queries";
+import { ContentSections } from "./ContentSections";
+import { PlanSection, Status } from "./PlanSection";
+import { type PromotionChoice, promotable, promoteMutation, promotionDiffQuery, type WorkflowPromotionDiff } from "./queries";
 import { andThen } from "../../api/mutations";
 import { Button } from "../../ui/Button";
 import { Checkbox } from "../../ui/Input";
-import { Badge, type BadgeTone } from "../../ui/Badge";
 import { Card } from "../../ui/Card";
-
-const STATUS_BADGE: Record<string, BadgeTone> = {
-  added: "ok",
-  changed: "warn",
-  removed: "bad",
-  unchanged: "",
-  needs_value: "bad",
-  present: "",
-};
-const STATUS_LABEL: Record<string, string> = { needs_value: "needs a value", present: "set in both" };
-
-function Status({ status }: { status: string }) {
-  return <Badge tone={STATUS_BADGE[status] ?? ""}>{STATUS_LABEL[status] ?? status}</Badge>;
-}
 
 const describe = (c: WorkflowPromotionDiff["changes"][number]) =>
   c.step === null
@@ -47,47 +33,12 @@ function WorkflowChanges({ workflow, to }: { workflow: WorkflowPromotionDiff; to
   );
 }
 
-/** One part of the plan: a card with its title (and actions), a note, and a row per difference. */
-function PlanSection<T>({
-  id,
-  title,
-  actions,
-  note,
-  rows,
-  empty,
-  columns,
-  row,
-  children,
-}: {
-  id: string;
-  title: string;
-  actions?: ReactNode;
-  note?: string;
-  rows: T[];
-  empty: string;
-  columns: Column[];
-  row: (item: T) => ReactNode;
-  children?: ReactNode;
-}) {
-  return (
-    <Card aria-labelledby={id}>
-      <div className="compare-head">
-        <h2 id={id}>{title}</h2>
-        {actions ? <div className="actions">{actions}</div> : null}
-      </div>
-      {note ? <p className="muted small">{note}</p> : null}
-      <DataList list={fixedList(rows)} what={title.toLowerCase()} empty={empty} compact columns={columns} row={row} />
-      {children}
-    </Card>
-  );
-}
-
 /** The plan between two environments: their differences, the workflows ticked, and the dry run or the real thing. */
 export function PromotionPlan({ from, to }: { from: string; to: string }) {
   const api = useApi();
   const diff = useQuery(promotionDiffQuery(api, from, to));
-  // Until someone ticks, every workflow that can be promoted is.
-  const [ticked, setTicked] = useState<string[] | null>(null);
+  // Until someone ticks, everything that can be promoted is.
+  const [ticked, setTicked] = useState<PromotionChoice | null>(null);
   const [dialog, ask] = useConfirm();
   const run = useMutation(
     andThen(promoteMutation(api, from, to), (result) => {
@@ -97,22 +48,40 @@ export function PromotionPlan({ from, to }: { from: string; to: string }) {
   if (diff.error) return <ProblemView error={diff.error} />;
   if (!diff.data) return <Loading what="the differences" />;
   const { workflows, variables, integrations } = diff.data;
-  const candidates = workflows.filter(promotable).map((w) => w.key);
-  const picked = ticked ?? candidates;
-  const pick = (next: string[]) => {
-    setTicked(next);
+  const all: PromotionChoice = {
+    workflows: workflows.filter(promotable).map((w) => w.key),
+    brand: promotable(diff.data.brand),
+    locales: diff.data.translations.filter(promotable).map((t) => t.locale),
+  };
+  const picked = ticked ?? all;
+  const pick = (next: Partial<PromotionChoice>) => {
+    setTicked({ ...picked, ...next });
     run.reset();
   };
+  const nothing = picked.workflows.length === 0 && !picked.brand && picked.locales.length === 0;
+  const what = [
+    ...(picked.workflows.length || nothing ? [`${picked.workflows.length} workflow${picked.workflows.length === 1 ? "" : "s"}`] : []),
+    ...(picked.brand ? ["the brand"] : []),
+    ...(picked.locales.length ? [`${picked.locales.length} locale${picked.locales.length === 1 ? "" : "s"}`] : []),
+  ].join(", ");
   const needsValue = variables.filter((v) => v.status === "needs_value").map((v) => v.key);
   const apply = async () => {
     const yes = await ask({
-      title: `Promote ${picked.length} workflow${picked.length === 1 ? "" : "s"} to ${to}?`,
+      title: `Promote ${what} to ${to}?`,
       body: (
         <>
-          <p>
-            {picked.join(", ")} become{picked.length === 1 ? "s" : ""} a new version in {to}, authored "promotion from {from}". Triggers
-            already accepted in {to} keep the version they started with.
-          </p>
+          {picked.workflows.length ? (
+            <p>
+              {picked.workflows.join(", ")} become{picked.workflows.length === 1 ? "s" : ""} a new version in {to}, authored "promotion from{" "}
+              {from}", with the layouts and partials they use. Triggers already accepted in {to} keep the version they started with.
+            </p>
+          ) : null}
+          {picked.brand ? <p>The brand becomes a new version in {to}.</p> : null}
+          {picked.locales.length ? (
+            <p>
+              The texts of {picked.locales.join(", ")} replace {to}'s.
+            </p>
+          ) : null}
           {needsValue.length ? (
             <p className="problem">
               Secret variables are not copied: set {needsValue.join(", ")} in {to} by hand.
@@ -123,7 +92,7 @@ export function PromotionPlan({ from, to }: { from: string; to: string }) {
       confirm: "Promote",
       danger: true,
     });
-    if (yes) run.mutate({ keys: picked, dryRun: false });
+    if (yes) run.mutate({ choice: picked, dryRun: false });
   };
 
   return (
@@ -134,10 +103,10 @@ export function PromotionPlan({ from, to }: { from: string; to: string }) {
         title="Workflows"
         actions={
           <>
-            <Button type="button" onClick={() => pick(candidates)} disabled={candidates.length === 0}>
+            <Button type="button" onClick={() => pick(all)}>
               Tick all added and changed
             </Button>
-            <Button type="button" onClick={() => pick([])} disabled={picked.length === 0}>
+            <Button type="button" onClick={() => pick({ workflows: [], brand: false, locales: [] })} disabled={nothing}>
               Untick all
             </Button>
           </>
@@ -151,8 +120,10 @@ export function PromotionPlan({ from, to }: { from: string; to: string }) {
               <Checkbox
                 aria-label={`Promote ${w.key}`}
                 disabled={!promotable(w)}
-                checked={picked.includes(w.key)}
-                onChange={(e) => pick(e.target.checked ? [...picked, w.key] : picked.filter((k) => k !== w.key))}
+                checked={picked.workflows.includes(w.key)}
+                onChange={(e) =>
+                  pick({ workflows: e.target.checked ? [...picked.workflows, w.key] : picked.workflows.filter((k) => k !== w.key) })
+                }
               />
             </td>
             <td>
@@ -166,18 +137,20 @@ export function PromotionPlan({ from, to }: { from: string; to: string }) {
             </td>
           </tr>
         )}
-      >
+      ></PlanSection>
+      <ContentSections diff={diff.data} to={to} picked={picked} pick={pick} />
+      <Card aria-label="Run the promotion">
         <div className="promote-actions">
-          <Button type="button" disabled={picked.length === 0 || run.isPending} onClick={() => run.mutate({ keys: picked, dryRun: true })}>
+          <Button type="button" disabled={nothing || run.isPending} onClick={() => run.mutate({ choice: picked, dryRun: true })}>
             Dry run
           </Button>
-          <Button type="button" variant="primary" disabled={picked.length === 0 || run.isPending} onClick={() => void apply()}>
-            Promote {picked.length} workflow{picked.length === 1 ? "" : "s"}…
+          <Button type="button" variant="primary" disabled={nothing || run.isPending} onClick={() => void apply()}>
+            Promote {what}…
           </Button>
         </div>
         {run.error ? <ProblemView error={run.error} /> : null}
         {run.data ? <PromotionResultView result={run.data} /> : null}
-      </PlanSection>
+      </Card>
       <PlanSection
         id="promote-variables"
         title="Variables"

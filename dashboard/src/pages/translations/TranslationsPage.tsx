@@ -10,8 +10,10 @@ import { Loading } from "../../ui/Loading";
 import { PageHeader } from "../../ui/PageHeader";
 import { ProblemView } from "../../ui/ProblemView";
 import { Table } from "../../ui/Table";
-import { cellText, flatten, isPluralValue } from "./keys";
-import { localeQuery, localesQuery, saveLocaleMutation, statusQuery, type Translation } from "./queries";
+import { Select } from "../../ui/Select";
+import { flatten, isPluralValue, PLURAL_ORDER, pluralForms, type PluralValue } from "./keys";
+import { LocaleHistory } from "./LocaleHistory";
+import { localeQuery, localesQuery, saveDefaultLocaleMutation, saveLocaleMutation, statusQuery, type Translation } from "./queries";
 import "./translations.css";
 
 /** Keys × locales: every cell edited in place; what a locale lacks or has outdated against the default is marked. */
@@ -36,6 +38,7 @@ export function TranslationsPage() {
       <PageHeader title="Translations">
         <ImportLocale />
       </PageHeader>
+      {list.data ? <DefaultLocaleForm key={defaultLocale} current={defaultLocale} locales={locales} /> : null}
       <p className="muted">
         Templates read these as <code>{'{{ "welcome.subject" | t: name: subscriber.firstName }}'}</code>. A subscriber gets their locale's
         text, else their language's, else the default locale's (<code>{defaultLocale}</code>). Cells marked <em>missing</em> fall back to
@@ -71,7 +74,14 @@ export function TranslationsPage() {
                     return (
                       <td key={locale} data-locale={locale} data-key={key} data-state={state}>
                         {translation ? (
-                          <Cell translation={translation} flatKey={key} value={flat.get(locale)?.[key]} state={state} />
+                          <Cell
+                            translation={translation}
+                            flatKey={key}
+                            value={flat.get(locale)?.[key]}
+                            // A key the locale lacks takes the default's shape: plural forms if the default text has them.
+                            plural={isPluralValue(flat.get(locale)?.[key] ?? flat.get(defaultLocale)?.[key])}
+                            state={state}
+                          />
                         ) : null}
                       </td>
                     );
@@ -82,34 +92,124 @@ export function TranslationsPage() {
           </Table>
         </div>
       ) : null}
+      {locales.length > 0 ? <LocaleHistory locales={locales} defaultLocale={defaultLocale} /> : null}
     </>
   );
 }
 
+/** The environment's default locale: shown in the grid, and the fallback of every other. */
+function DefaultLocaleForm({ current, locales }: { current: string; locales: string[] }) {
+  const api = useApi();
+  const save = useMutation(saveDefaultLocaleMutation(api));
+  const [choice, setChoice] = useState(current);
+  const options = locales.includes(current) ? locales : [current, ...locales];
+  return (
+    <form
+      className="inline-form"
+      aria-label="Default locale"
+      onSubmit={(e) => {
+        e.preventDefault();
+        save.mutate(choice);
+      }}
+    >
+      <Field
+        label="Default locale"
+        hint="What a subscriber reads when neither their locale nor its language has a text; every key a workflow uses must exist in it."
+        error={save.error instanceof ApiError ? (save.error.problem.errors?.[0]?.message ?? save.error.problem.detail) : undefined}
+      >
+        <Select value={choice} onChange={(e) => setChoice(e.target.value)}>
+          {options.map((locale) => (
+            <option key={locale} value={locale}>
+              {locale}
+            </option>
+          ))}
+        </Select>
+      </Field>
+      <Button type="submit" disabled={choice === current || save.isPending}>
+        Make default
+      </Button>
+      <span className="muted small" role="status">
+        {save.isSuccess ? `${save.data.defaultLocale} is the default locale.` : ""}
+      </span>
+    </form>
+  );
+}
+
+const problemText = (error: unknown) =>
+  error instanceof ApiError ? (error.problem.errors?.[0]?.message ?? error.problem.detail) : String(error);
+
 /** One text of one locale, saved on its own: the locale's keys with this one replaced. */
-function Cell({ translation, flatKey, value, state }: { translation: Translation; flatKey: string; value: unknown; state?: string }) {
+function Cell(props: { translation: Translation; flatKey: string; value: unknown; plural: boolean; state?: string }) {
+  return props.plural ? <PluralCell {...props} /> : <TextCell {...props} />;
+}
+
+function TextCell({ translation, flatKey, value, state }: { translation: Translation; flatKey: string; value: unknown; state?: string }) {
   const api = useApi();
   const save = useMutation(saveLocaleMutation(api));
-  const [text, setText] = useState(typeof value === "string" ? value : "");
+  const saved = typeof value === "string" ? value : "";
+  const [text, setText] = useState(saved);
   const label = `${flatKey} in ${translation.locale}`;
-  if (isPluralValue(value)) return <span className="small">{cellText(value)}</span>;
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    const keys = { ...flatten(translation.keys), [flatKey]: text };
-    save.mutate({ locale: translation.locale, keys });
+    save.mutate({ locale: translation.locale, keys: { ...flatten(translation.keys), [flatKey]: text } });
   };
   return (
     <form className="cell" onSubmit={submit} aria-label={label}>
       <Input aria-label={label} value={text} placeholder={state === "missing" ? "missing" : ""} onChange={(e) => setText(e.target.value)} />
       {state ? <Badge tone="warn">{state}</Badge> : null}
-      {text !== (typeof value === "string" ? value : "") ? (
+      {text !== saved ? (
         <Button type="submit" disabled={save.isPending || text === ""} aria-label={`Save ${label}`}>
           Save
         </Button>
       ) : null}
       {save.error ? (
         <span className="field-error" role="alert">
-          {save.error instanceof ApiError ? (save.error.problem.errors?.[0]?.message ?? save.error.problem.detail) : String(save.error)}
+          {problemText(save.error)}
+        </span>
+      ) : null}
+    </form>
+  );
+}
+
+/**
+ * A text with plural forms: one input per form the locale's grammar has (Intl.PluralRules, as the
+ * `t` filter picks them), plus any other form already saved. Empty forms are left out; `other` is required.
+ */
+function PluralCell({ translation, flatKey, value, state }: { translation: Translation; flatKey: string; value: unknown; state?: string }) {
+  const api = useApi();
+  const save = useMutation(saveLocaleMutation(api));
+  const saved: PluralValue = isPluralValue(value) ? (value as PluralValue) : {};
+  const forms = pluralForms(translation.locale, saved);
+  const [texts, setTexts] = useState<PluralValue>(saved);
+  const label = `${flatKey} in ${translation.locale}`;
+  const changed = forms.some((form) => (texts[form] ?? "") !== (saved[form] ?? ""));
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    const next = Object.fromEntries(PLURAL_ORDER.flatMap((form) => (texts[form] ? [[form, texts[form]]] : [])));
+    save.mutate({ locale: translation.locale, keys: { ...flatten(translation.keys), [flatKey]: next } });
+  };
+  return (
+    <form className="cell plural" onSubmit={submit} aria-label={label} data-plural="true">
+      {forms.map((form) => (
+        <label key={form} className="plural-form">
+          <span className="small muted">{form}</span>
+          <Input
+            aria-label={`${label}, ${form}`}
+            value={texts[form] ?? ""}
+            placeholder={state === "missing" ? "missing" : ""}
+            onChange={(e) => setTexts({ ...texts, [form]: e.target.value })}
+          />
+        </label>
+      ))}
+      {state ? <Badge tone="warn">{state}</Badge> : null}
+      {changed ? (
+        <Button type="submit" disabled={save.isPending || !texts.other} aria-label={`Save ${label}`}>
+          Save
+        </Button>
+      ) : null}
+      {save.error ? (
+        <span className="field-error" role="alert">
+          {problemText(save.error)}
         </span>
       ) : null}
     </form>

@@ -1,6 +1,10 @@
 // Nested translation files ⇄ the grid's dotted keys; the server flattens the same way (src/engine/translate.ts).
 
-const PLURALS = new Set(["zero", "one", "two", "few", "many", "other"]);
+/** CLDR's plural categories, in the order a reader expects them. */
+export const PLURAL_ORDER = ["zero", "one", "two", "few", "many", "other"] as const;
+export type PluralForm = (typeof PLURAL_ORDER)[number];
+export type PluralValue = Partial<Record<PluralForm, string>>;
+const PLURALS = new Set<string>(PLURAL_ORDER);
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 const isPlural = (v: unknown) => isRecord(v) && "other" in v && Object.keys(v).every((k) => PLURALS.has(k));
 
@@ -15,14 +19,15 @@ export function flatten(nested: Record<string, unknown>, prefix = ""): Record<st
   return out;
 }
 
-/** A cell's text for reading: a plural value shows its forms. */
-export const cellText = (value: unknown) =>
-  typeof value === "string"
-    ? value
-    : isRecord(value)
-      ? Object.entries(value)
-          .map(([form, text]) => `${form}: ${String(text)}`)
-          .join(" · ")
-      : "";
+/** The forms a locale's grammar distinguishes (what `t` with `count:` picks among), and any already saved, in CLDR order. */
+export function pluralForms(locale: string, saved: PluralValue): PluralForm[] {
+  let categories: string[] = ["one", "other"];
+  try {
+    categories = new Intl.PluralRules(locale).resolvedOptions().pluralCategories;
+  } catch {
+    // An unknown tag to this browser: English's forms, and whatever was saved.
+  }
+  return PLURAL_ORDER.filter((form) => categories.includes(form) || saved[form] !== undefined);
+}
 
 export const isPluralValue = isPlural;

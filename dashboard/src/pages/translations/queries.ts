@@ -27,3 +27,30 @@ export const saveLocaleMutation = (api: Api) =>
       unwrap(api.PUT("/v1/translations/{locale}", { params: { path: { locale } }, body: { keys } })),
     onSuccess: (_saved, _input, _result, { client }) => void client.invalidateQueries({ queryKey: TRANSLATIONS }),
   });
+
+/** Makes `defaultLocale` the one every other falls back to (and every workflow's `t` keys must exist in). */
+export const saveDefaultLocaleMutation = (api: Api) =>
+  mutationOptions({
+    mutationFn: (defaultLocale: string) => unwrap(api.PUT("/v1/translations/settings", { body: { defaultLocale } })),
+    onSuccess: (_saved, _input, _result, { client }) => void client.invalidateQueries({ queryKey: TRANSLATIONS }),
+  });
+
+/** A locale's last hundred versions, newest first, a deletion among them. */
+export const localeVersionsQuery = (api: Api, locale: string) =>
+  queryOptions({
+    queryKey: [...TRANSLATIONS, "history", locale],
+    queryFn: () => unwrap(api.GET("/v1/translations/{locale}/versions", { params: { path: { locale } } })),
+  });
+
+/** The API's patch over the flat keys between two versions of a locale (they never change once written). */
+export const localeDiffQuery = (api: Api, locale: string, from: number, to: number) => ({
+  queryKey: [...TRANSLATIONS, "history", locale, "diff", from, to] as const,
+  queryFn: () => unwrap(api.GET("/v1/translations/{locale}/diff", { params: { path: { locale }, query: { from, to } } })),
+});
+
+/**
+ * Restores a version by saving its keys as the locale's new version: the API has no revert route
+ * for translations, and its `PUT` takes no `If-Match`, so a save made meanwhile is replaced.
+ */
+export const restoreLocale = (api: Api, locale: string, keys: Record<string, unknown>) =>
+  unwrap(api.PUT("/v1/translations/{locale}", { params: { path: { locale } }, body: { keys } }));
