@@ -7,8 +7,8 @@ import type { WorkflowScope } from "./scope-repository";
 import { definitionOf, RACE_RETRIES, type WriteOutcome } from "./shapes";
 import { insertVersion } from "./versions/repository";
 
-/** Deleting workflows: the soft delete that leaves a tombstone, and the purge of tombstones no trigger needs. */
-export function workflowDeletes({ db, environmentId, byKey, find }: WorkflowScope, logs: LogStore) {
+/** Deleting a workflow: the soft delete that leaves a tombstone. */
+export function workflowDeletes({ db, environmentId, byKey, find }: WorkflowScope) {
   return {
     /**
      * Soft delete: the row stays as a tombstone, so triggers accepted before now still run the
@@ -51,7 +51,12 @@ export function workflowDeletes({ db, environmentId, byKey, find }: WorkflowScop
         if (ifMatch || attempt >= RACE_RETRIES) return { status: "stale", current: version };
       }
     },
+  };
+}
 
+/** Purging tombstones: hard deletes of what no unfinished trigger needs any more, for the retention job. */
+export function tombstonePurge({ db, environmentId }: WorkflowScope, logs: LogStore) {
+  return {
     /**
      * Hard-deletes tombstones deleted before `olderThan` that no unfinished trigger accepted before
      * the delete still needs; for a retention job. Returns how many went.
