@@ -1,6 +1,7 @@
+import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { checkFunctionLengths, MAX_LINES } from "../../scripts/function-length.mjs";
 
@@ -53,5 +54,16 @@ describe("scripts/function-length.mjs", () => {
     const { failing, excepted } = checkFunctionLengths(root, { exceptions: [{ file: "src/lib/later.ts", name: "later" }] });
     expect(failing).toEqual([]);
     expect(excepted.map((f) => f.name)).toEqual(["later"]);
+  });
+
+  it("fails `npm test`'s static stage (exit 1, the list on stderr) over a long function, and passes a short one", () => {
+    const script = resolve(__dirname, "../../scripts/function-length.mjs");
+    const long = tree({ "src/lib/long.ts": functionOf("tooLong", MAX_LINES + 1) });
+    const failed = spawnSync(process.execPath, [script, long], { encoding: "utf8" });
+    expect(failed.status).toBe(1);
+    expect(failed.stderr).toContain(`src/lib/long.ts:1  tooLong  (${MAX_LINES + 1} lines)`);
+    rmSync(long, { recursive: true, force: true });
+    const short = tree({ "src/lib/short.ts": functionOf("fine", MAX_LINES) });
+    expect(spawnSync(process.execPath, [script, short], { encoding: "utf8" }).status).toBe(0);
   });
 });
