@@ -208,6 +208,16 @@ module.exports = {
       to: { path: "^src/db/client\\.ts$", dependencyTypesNot: ["type-only"] },
     },
     {
+      name: "log-store-only-through-its-entry",
+      comment:
+        "The message log's shards are reached as D1 is: a LogStore is built only by the Durable Object " +
+        "clients (durable-objects/client/unscoped-logs.ts is the entry point everyone else calls) and db/, " +
+        "so a new caller shows up as a use of unscopedLogs. `import type { LogStore }` stays free.",
+      severity: "error",
+      from: { path: "^src/", pathNot: ["^src/db/", "^src/durable-objects/client/"] },
+      to: { path: "^src/durable-objects/client/log-store\\.ts$", dependencyTypesNot: ["type-only"] },
+    },
+    {
       name: "unscoped-data-is-named",
       comment:
         "db/unscoped.ts is D1 for work that is no one environment's. Each user is named here, so taking " +

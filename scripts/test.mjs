@@ -37,7 +37,7 @@ const vitest = (...args) => ["vitest", ["run", ...args]];
  */
 const STAGES = {
   static: {
-    what: "Biome, generated files current, types, layer rules",
+    what: "Biome, generated files current, types, layer rules, function length",
     // tsconfig.node.json type-checks the SDK suites too, against the SDKs' own types.
     needs: async () => {
       await ensureInstalled("dashboard", "the dashboard's dependencies");
@@ -56,6 +56,8 @@ const STAGES = {
       tsc("tsconfig.node.json", "node"),
       tsc("dashboard/tsconfig.json", "dashboard"),
       ["depcruise", ["src", "--config", ".dependency-cruiser.cjs"]],
+      // No function in src/ over 80 lines (`npm run lint:length`).
+      ["node", ["scripts/function-length.mjs"]],
     ],
   },
   unit: {

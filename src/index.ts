@@ -7,7 +7,7 @@ import { unscopedDb } from "./db/unscoped";
 import { purgeExpired, retentionPolicy } from "./db/retention";
 import { purgeWorkflowTombstones } from "./features/workflows/tombstones-repository";
 import type { Bindings } from "./env";
-import { LogStore } from "./durable-objects/client/log-store";
+import { unscopedLogs } from "./durable-objects/client/unscoped-logs";
 
 export { DigestObject } from "./durable-objects/digest-object";
 export { FanOutCoordinator } from "./durable-objects/fan-out-coordinator";
@@ -32,7 +32,7 @@ export default {
     const db = unscopedDb(env);
     const now = new Date(controller.scheduledTime);
     const report = await purgeExpired(db, retentionPolicy(env, now));
-    const workflowTombstones = await purgeWorkflowTombstones(db, new LogStore(env), now);
+    const workflowTombstones = await purgeWorkflowTombstones(db, unscopedLogs(env), now);
     const eventsRedispatched = await redispatchStale(env, now);
     const deliveriesRequeued = await redeliverStranded(env, now);
     console.log(

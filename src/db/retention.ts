@@ -110,71 +110,80 @@ export async function purgeExpired(db: Db, policy: RetentionPolicy): Promise<Ret
   };
   const envs = await db.select({ id: environments.id }).from(environments);
 
-  for (const { id } of envs) {
-    // A message's events go in the same batch as the message, chosen by the same subquery.
-    for (let n = slice(policy, report.messages); n > 0; n = slice(policy, report.messages)) {
-      const expired = db
-        .select({ id: messages.id })
-        .from(messages)
-        .where(and(eq(messages.environmentId, id), lt(messages.createdAt, policy.messagesBefore)))
-        .orderBy(asc(messages.createdAt), asc(messages.id))
-        .limit(n);
-      const [events, deleted] = await db.batch([
-        db.delete(messageEvents).where(inArray(messageEvents.messageId, expired)),
-        db.delete(messages).where(inArray(messages.id, expired)),
-      ]);
-      report.messageEvents += changes(events);
-      report.messages += changes(deleted);
-      if (changes(deleted) < n) break;
-    }
-    report.triggers += await drain(policy, report.triggers, (n) =>
-      db.delete(triggers).where(
-        and(
-          eq(triggers.environmentId, id),
-          inArray(
-            triggers.transactionId,
-            db
-              .select({ id: triggers.transactionId })
-              .from(triggers)
-              .where(
-                and(
-                  eq(triggers.environmentId, id),
-                  lt(triggers.acceptedAt, policy.messagesBefore),
-                  inArray(triggers.status, [...FINISHED_TRIGGER_STATUSES]),
-                ),
-              )
-              .orderBy(asc(triggers.acceptedAt))
-              .limit(n),
-          ),
-        ),
-      ),
-    );
-    report.inAppNotifications += await drain(policy, report.inAppNotifications, (n) =>
-      db.delete(inAppNotifications).where(
-        inArray(
-          inAppNotifications.id,
-          db
-            .select({ id: inAppNotifications.id })
-            .from(inAppNotifications)
-            .where(and(eq(inAppNotifications.environmentId, id), lt(inAppNotifications.createdAt, policy.messagesBefore)))
-            .limit(n),
-        ),
-      ),
-    );
-    report.sandboxMessages += await drain(policy, report.sandboxMessages, (n) =>
-      db.delete(sandboxMessages).where(
-        inArray(
-          sandboxMessages.id,
-          db
-            .select({ id: sandboxMessages.id })
-            .from(sandboxMessages)
-            .where(and(eq(sandboxMessages.environmentId, id), lt(sandboxMessages.createdAt, policy.sandboxBefore)))
-            .orderBy(asc(sandboxMessages.createdAt))
-            .limit(n),
-        ),
-      ),
-    );
+  for (const { id } of envs) await purgeEnvironment(db, policy, id, report);
+  await purgeAcrossEnvironments(db, policy, report);
+  return report;
+}
+
+/** One environment's expired messages (with their events), finished triggers, in-app notifications and sandbox captures; adds to `report`. */
+async function purgeEnvironment(db: Db, policy: RetentionPolicy, id: string, report: RetentionReport): Promise<void> {
+  // A message's events go in the same batch as the message, chosen by the same subquery.
+  for (let n = slice(policy, report.messages); n > 0; n = slice(policy, report.messages)) {
+    const expired = db
+      .select({ id: messages.id })
+      .from(messages)
+      .where(and(eq(messages.environmentId, id), lt(messages.createdAt, policy.messagesBefore)))
+      .orderBy(asc(messages.createdAt), asc(messages.id))
+      .limit(n);
+    const [events, deleted] = await db.batch([
+      db.delete(messageEvents).where(inArray(messageEvents.messageId, expired)),
+      db.delete(messages).where(inArray(messages.id, expired)),
+    ]);
+    report.messageEvents += changes(events);
+    report.messages += changes(deleted);
+    if (changes(deleted) < n) break;
   }
+  report.triggers += await drain(policy, report.triggers, (n) =>
+    db.delete(triggers).where(
+      and(
+        eq(triggers.environmentId, id),
+        inArray(
+          triggers.transactionId,
+          db
+            .select({ id: triggers.transactionId })
+            .from(triggers)
+            .where(
+              and(
+                eq(triggers.environmentId, id),
+                lt(triggers.acceptedAt, policy.messagesBefore),
+                inArray(triggers.status, [...FINISHED_TRIGGER_STATUSES]),
+              ),
+            )
+            .orderBy(asc(triggers.acceptedAt))
+            .limit(n),
+        ),
+      ),
+    ),
+  );
+  report.inAppNotifications += await drain(policy, report.inAppNotifications, (n) =>
+    db.delete(inAppNotifications).where(
+      inArray(
+        inAppNotifications.id,
+        db
+          .select({ id: inAppNotifications.id })
+          .from(inAppNotifications)
+          .where(and(eq(inAppNotifications.environmentId, id), lt(inAppNotifications.createdAt, policy.messagesBefore)))
+          .limit(n),
+      ),
+    ),
+  );
+  report.sandboxMessages += await drain(policy, report.sandboxMessages, (n) =>
+    db.delete(sandboxMessages).where(
+      inArray(
+        sandboxMessages.id,
+        db
+          .select({ id: sandboxMessages.id })
+          .from(sandboxMessages)
+          .where(and(eq(sandboxMessages.environmentId, id), lt(sandboxMessages.createdAt, policy.sandboxBefore)))
+          .orderBy(asc(sandboxMessages.createdAt))
+          .limit(n),
+      ),
+    ),
+  );
+}
+
+/** The tables purged across environments on their own time index; adds to `report`. */
+async function purgeAcrossEnvironments(db: Db, policy: RetentionPolicy, report: RetentionReport): Promise<void> {
   report.webhookReceipts += await drain(policy, report.webhookReceipts, (n) =>
     oldestRows(db, webhookReceipts, webhookReceipts.receivedAt, policy.receiptsBefore, n),
   );
@@ -192,7 +201,6 @@ export async function purgeExpired(db: Db, policy: RetentionPolicy): Promise<Ret
   );
   // Entries of deleted environments too: the audit log outlives them, up to its own period.
   report.auditLog += await drain(policy, report.auditLog, (n) => oldestRows(db, auditLog, auditLog.at, policy.auditBefore, n));
-  return report;
 }
 
 const rowid = sql`rowid`;

@@ -4,7 +4,8 @@ import { unscopedDb } from "../db/unscoped";
 import { eventTaken, loggedTriggerFactEvents, triggerFactEvents, type WrittenEvent, writtenEvents } from "../db/queries/fact-events";
 import { BatchedHomes, type TriggerHome } from "../durable-objects/client/batched-homes";
 import { TriggerStore } from "../durable-objects/client/trigger-store";
-import { LogStore } from "../durable-objects/client/log-store";
+import type { LogStore } from "../durable-objects/client/log-store";
+import { unscopedLogs } from "../durable-objects/client/unscoped-logs";
 import type { Bindings } from "../env";
 import type { IntegrationConfig } from "../providers/types";
 import type { DeliveryJob } from "../jobs/job";
@@ -63,7 +64,7 @@ export class DeliveryContext {
       });
     });
     this.store = new TriggerStore(env);
-    this.logs = new LogStore(env);
+    this.logs = unscopedLogs(env);
     this.homes = new BatchedHomes(this.store, () => this.costs.objectCalls++);
     this.finishes = new MicroBatcher(async (_key, items) => {
       // The log's records first; D1 only for triggers it recorded before the log took them.

@@ -1,5 +1,6 @@
 import { createDb, type Db } from "../db/client";
-import { LogStore } from "../durable-objects/client/log-store";
+import type { LogStore } from "../durable-objects/client/log-store";
+import { unscopedLogs } from "../durable-objects/client/unscoped-logs";
 import { inboxFeed } from "../durable-objects/client/inbox-feed";
 import type { Bindings } from "../env";
 import { presentSubscribers } from "../db/queries/inbox-presence";
@@ -275,7 +276,7 @@ export const dataFor = (db: Db, environmentId: string, encryptionKey: string | u
 
 /** `dataFor` from a Worker's bindings: the environment's repositories on its own D1 and the log's shards, with its encryption key. */
 export const dataOf = (env: Bindings, environmentId: string): Data =>
-  dataFor(createDb(env.DB), environmentId, env.ENCRYPTION_KEY, new LogStore(env));
+  dataFor(createDb(env.DB), environmentId, env.ENCRYPTION_KEY, unscopedLogs(env));
 
 declare module "../env" {
   /** `c.var.data`'s type, filled in here because env.ts names no feature (see .dependency-cruiser.cjs). */

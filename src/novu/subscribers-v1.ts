@@ -4,7 +4,7 @@ import { createRouter, json } from "../lib/openapi";
 import { saveSubscribers } from "../features/subscribers/save";
 import { SubscriberIdParam } from "../features/subscribers/preferences-schemas";
 import { changeCredentials } from "./credentials";
-import { NovuChannelInput, NovuSubscriberInput, NovuSubscriberUpdate, toSubscriberInput } from "./inputs";
+import { NovuChannelInput, NovuSubscriberInput, toSubscriberInput } from "./inputs";
 import {
   allChannels,
   channelFlags,
@@ -15,8 +15,9 @@ import {
   toNovuV1Preferences,
 } from "./preferences";
 import { novuRoute } from "./routing";
-import { envelope, NovuDeleted, NovuSubscriber } from "./shapes";
-import { eraseNovuSubscriber, readNovuSubscriber, subscriberMissing, updateNovuSubscriber, writeNovuSubscriber } from "./subscriber-store";
+import { routeDeleteSubscriber, routeGetSubscriber, routeUpdateSubscriber } from "./subscriber-routes";
+import { envelope, NovuSubscriber } from "./shapes";
+import { writeNovuSubscriber } from "./subscriber-store";
 
 export const novuSubscribersV1Routes = createRouter();
 
@@ -78,21 +79,7 @@ novuSubscribersV1Routes.openapi(
   },
 );
 
-novuSubscribersV1Routes.openapi(
-  novuRoute({
-    method: "put",
-    path: "/v1/subscribers/{subscriberId}",
-    summary: "Update a subscriber (Novu)",
-    description: "Fields left out keep their value.",
-    request: { params: SubscriberIdParam, body: { required: true, content: json(NovuSubscriberUpdate) } },
-    responses: { 200: { description: "The subscriber", content: json(envelope(NovuSubscriber)) } },
-    errors: ["subscriber_not_found", "destination_not_allowed"],
-  }),
-  async (c) => {
-    const { subscriberId } = c.req.valid("param");
-    return c.json({ data: await updateNovuSubscriber(c.var.data, c.env, subscriberId, c.req.valid("json")) }, 200);
-  },
-);
+routeUpdateSubscriber(novuSubscribersV1Routes, "v1", "put", "Fields left out keep their value.");
 
 const CredentialsInput = NovuChannelInput.openapi("NovuCredentialsInput", {
   example: { providerId: "fcm", credentials: { deviceTokens: ["fcm-device-token-1"] } },
@@ -210,38 +197,12 @@ novuSubscribersV1Routes.openapi(
   },
 );
 
-novuSubscribersV1Routes.openapi(
-  novuRoute({
-    method: "get",
-    path: "/v1/subscribers/{subscriberId}",
-    summary: "Get a subscriber (Novu)",
-    description: "Push tokens and webhook URLs are masked.",
-    request: { params: SubscriberIdParam },
-    responses: { 200: { description: "The subscriber", content: json(envelope(NovuSubscriber)) } },
-    errors: ["subscriber_not_found"],
-  }),
-  async (c) => {
-    const { subscriberId } = c.req.valid("param");
-    const found = await readNovuSubscriber(c.var.data, subscriberId);
-    if (!found) throw subscriberMissing(subscriberId);
-    return c.json({ data: found }, 200);
-  },
-);
+routeGetSubscriber(novuSubscribersV1Routes, "v1", "Push tokens and webhook URLs are masked.");
 
-novuSubscribersV1Routes.openapi(
-  novuRoute({
-    method: "delete",
-    path: "/v1/subscribers/{subscriberId}",
-    summary: "Delete a subscriber (Novu)",
-    description: "Erases the subscriber as Clarion's `DELETE /v1/subscribers/{subscriberId}` does (GDPR art. 17).",
-    request: { params: SubscriberIdParam },
-    responses: { 200: { description: "Deleted", content: json(envelope(NovuDeleted)) } },
-    errors: ["subscriber_not_found"],
-  }),
-  async (c) => {
-    const { subscriberId } = c.req.valid("param");
-    return c.json(await eraseNovuSubscriber(c.var.data, c.env, subscriberId), 200);
-  },
+routeDeleteSubscriber(
+  novuSubscribersV1Routes,
+  "v1",
+  "Erases the subscriber as Clarion's `DELETE /v1/subscribers/{subscriberId}` does (GDPR art. 17).",
 );
 
 novuSubscribersV1Routes.openapi(

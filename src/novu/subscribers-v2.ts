@@ -4,11 +4,12 @@ import { ApiError } from "../lib/errors";
 import { createRouter, json } from "../lib/openapi";
 import { SubscriberIdParam } from "../features/subscribers/preferences-schemas";
 import { NovuErrorBody, novuErrorBody } from "./errors";
-import { NovuSubscriberInput, NovuSubscriberUpdate } from "./inputs";
+import { NovuSubscriberInput } from "./inputs";
 import { channelFlags, mergePreferences, NovuPreferencesV2, readPreferences, toNovuPreferences } from "./preferences";
 import { novuRoute } from "./routing";
-import { envelope, NovuDeleted, NovuSubscriber } from "./shapes";
-import { eraseNovuSubscriber, readNovuSubscriber, subscriberMissing, updateNovuSubscriber, writeNovuSubscriber } from "./subscriber-store";
+import { routeDeleteSubscriber, routeGetSubscriber, routeUpdateSubscriber } from "./subscriber-routes";
+import { envelope, NovuSubscriber } from "./shapes";
+import { readNovuSubscriber, writeNovuSubscriber } from "./subscriber-store";
 
 export const novuSubscribersV2Routes = createRouter();
 
@@ -48,54 +49,18 @@ novuSubscribersV2Routes.openapi(
   },
 );
 
-novuSubscribersV2Routes.openapi(
-  novuRoute({
-    method: "get",
-    path: "/v2/subscribers/{subscriberId}",
-    summary: "Get a subscriber (Novu)",
-    description: "Push tokens and webhook URLs are masked, as `GET /v1/subscribers/{subscriberId}` shows them.",
-    request: { params: SubscriberIdParam },
-    responses: { 200: { description: "The subscriber", content: json(envelope(NovuSubscriber)) } },
-    errors: ["subscriber_not_found"],
-  }),
-  async (c) => {
-    const { subscriberId } = c.req.valid("param");
-    const found = await readNovuSubscriber(c.var.data, subscriberId);
-    if (!found) throw subscriberMissing(subscriberId);
-    return c.json({ data: found }, 200);
-  },
+routeGetSubscriber(
+  novuSubscribersV2Routes,
+  "v2",
+  "Push tokens and webhook URLs are masked, as `GET /v1/subscribers/{subscriberId}` shows them.",
 );
 
-novuSubscribersV2Routes.openapi(
-  novuRoute({
-    method: "patch",
-    path: "/v2/subscribers/{subscriberId}",
-    summary: "Update a subscriber (Novu)",
-    description: "Fields left out keep their value; `null` clears one.",
-    request: { params: SubscriberIdParam, body: { required: true, content: json(NovuSubscriberUpdate) } },
-    responses: { 200: { description: "The subscriber", content: json(envelope(NovuSubscriber)) } },
-    errors: ["subscriber_not_found", "destination_not_allowed"],
-  }),
-  async (c) => {
-    const { subscriberId } = c.req.valid("param");
-    return c.json({ data: await updateNovuSubscriber(c.var.data, c.env, subscriberId, c.req.valid("json")) }, 200);
-  },
-);
+routeUpdateSubscriber(novuSubscribersV2Routes, "v2", "patch", "Fields left out keep their value; `null` clears one.");
 
-novuSubscribersV2Routes.openapi(
-  novuRoute({
-    method: "delete",
-    path: "/v2/subscribers/{subscriberId}",
-    summary: "Delete a subscriber (Novu)",
-    description: "Erases the subscriber as `DELETE /v1/subscribers/{subscriberId}` does (GDPR art. 17).",
-    request: { params: SubscriberIdParam },
-    responses: { 200: { description: "Deleted", content: json(envelope(NovuDeleted)) } },
-    errors: ["subscriber_not_found"],
-  }),
-  async (c) => {
-    const { subscriberId } = c.req.valid("param");
-    return c.json(await eraseNovuSubscriber(c.var.data, c.env, subscriberId), 200);
-  },
+routeDeleteSubscriber(
+  novuSubscribersV2Routes,
+  "v2",
+  "Erases the subscriber as `DELETE /v1/subscribers/{subscriberId}` does (GDPR art. 17).",
 );
 
 novuSubscribersV2Routes.openapi(

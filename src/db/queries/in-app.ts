@@ -88,49 +88,52 @@ const dataMatches = (column: Column, clauses: readonly InAppDataClause[]) => {
     or ${value} in (select value from json_each(c.value, '$.v')), 0))`;
 };
 
-/**
- * One subscriber's in-app notifications in one environment: every read and write here is
- * scoped by both, so a token or key for another subscriber or environment sees nothing.
- */
-export function inAppFeed(db: Db, environmentId: string, subscriberId: string) {
-  const t = inAppNotifications;
-  const owner = and(eq(t.environmentId, environmentId), eq(t.subscriberId, subscriberId));
-  const where = (filter: InAppFilter): SQL | undefined =>
-    and(
-      owner,
-      flag(t.readAt, filter.read),
-      flag(t.seenAt, filter.seen),
-      flag(t.archivedAt, filter.archived),
-      filter.workflowKey === undefined ? undefined : eq(t.workflowKey, filter.workflowKey),
-      filter.tags?.length ? everyGroupTagged(t.tags, [filter.tags]) : undefined,
-      filter.tagGroups?.length ? everyGroupTagged(t.tags, filter.tagGroups) : undefined,
-      filter.snoozed === undefined
-        ? undefined
-        : filter.snoozed.value
-          ? gt(t.snoozedUntil, filter.snoozed.now)
-          : or(isNull(t.snoozedUntil), lte(t.snoozedUntil, filter.snoozed.now)),
-      filter.data?.length ? dataMatches(t.content, filter.data) : undefined,
-      filter.createdGte === undefined ? undefined : gte(t.createdAt, filter.createdGte),
-      filter.createdLte === undefined ? undefined : lte(t.createdAt, filter.createdLte),
-      filter.ids === undefined ? undefined : filter.ids.length ? sql`${t.id} in ${inJsonList(filter.ids)}` : sql`0`,
-    );
-  // Setting a moment keeps the first one; clearing it forgets it.
-  const moment = (column: Column, wanted: boolean | undefined, now: Date) =>
-    wanted === undefined ? undefined : wanted ? sql`coalesce(${column}, ${now.getTime()})` : null;
-  const changes = (change: InAppChange, now: Date) => {
-    // Reading a notification also sees it, as every Inbox does.
-    const seen = change.seen ?? (change.read === true ? true : undefined);
-    const set: Record<string, unknown> = { updatedAt: now };
-    const read = moment(t.readAt, change.read, now);
-    if (read !== undefined) set.readAt = read;
-    const seenAt = moment(t.seenAt, seen, now);
-    if (seenAt !== undefined) set.seenAt = seenAt;
-    const archived = moment(t.archivedAt, change.archived, now);
-    if (archived !== undefined) set.archivedAt = archived;
-    if (change.snoozedUntil !== undefined) set.snoozedUntil = change.snoozedUntil;
-    if (change.completedAction !== undefined) set.completedAction = change.completedAction;
-    return set;
-  };
+const t = inAppNotifications;
+
+/** The rows of `owner` (one subscriber in one environment) that `filter` matches. */
+const matching = (owner: SQL | undefined, filter: InAppFilter): SQL | undefined =>
+  and(
+    owner,
+    flag(t.readAt, filter.read),
+    flag(t.seenAt, filter.seen),
+    flag(t.archivedAt, filter.archived),
+    filter.workflowKey === undefined ? undefined : eq(t.workflowKey, filter.workflowKey),
+    filter.tags?.length ? everyGroupTagged(t.tags, [filter.tags]) : undefined,
+    filter.tagGroups?.length ? everyGroupTagged(t.tags, filter.tagGroups) : undefined,
+    filter.snoozed === undefined
+      ? undefined
+      : filter.snoozed.value
+        ? gt(t.snoozedUntil, filter.snoozed.now)
+        : or(isNull(t.snoozedUntil), lte(t.snoozedUntil, filter.snoozed.now)),
+    filter.data?.length ? dataMatches(t.content, filter.data) : undefined,
+    filter.createdGte === undefined ? undefined : gte(t.createdAt, filter.createdGte),
+    filter.createdLte === undefined ? undefined : lte(t.createdAt, filter.createdLte),
+    filter.ids === undefined ? undefined : filter.ids.length ? sql`${t.id} in ${inJsonList(filter.ids)}` : sql`0`,
+  );
+
+// Setting a moment keeps the first one; clearing it forgets it.
+const moment = (column: Column, wanted: boolean | undefined, now: Date) =>
+  wanted === undefined ? undefined : wanted ? sql`coalesce(${column}, ${now.getTime()})` : null;
+
+/** The columns a change sets. */
+function changes(change: InAppChange, now: Date) {
+  // Reading a notification also sees it, as every Inbox does.
+  const seen = change.seen ?? (change.read === true ? true : undefined);
+  const set: Record<string, unknown> = { updatedAt: now };
+  const read = moment(t.readAt, change.read, now);
+  if (read !== undefined) set.readAt = read;
+  const seenAt = moment(t.seenAt, seen, now);
+  if (seenAt !== undefined) set.seenAt = seenAt;
+  const archived = moment(t.archivedAt, change.archived, now);
+  if (archived !== undefined) set.archivedAt = archived;
+  if (change.snoozedUntil !== undefined) set.snoozedUntil = change.snoozedUntil;
+  if (change.completedAction !== undefined) set.completedAction = change.completedAction;
+  return set;
+}
+
+/** Reading one subscriber's feed: a page, one notification, the counts. */
+function feedReads(db: Db, environmentId: string, subscriberId: string, owner: SQL | undefined) {
+  const where = (filter: InAppFilter) => matching(owner, filter);
 
   return {
     /** Whether the subscriber exists here: an empty answer must tell "none yet" from "nobody". */
@@ -181,7 +184,14 @@ export function inAppFeed(db: Db, environmentId: string, subscriberId: string) {
         archived: Number(row?.archived ?? 0),
       };
     },
+  };
+}
 
+/** Changing and deleting notifications of one subscriber's feed. */
+function feedWrites(db: Db, owner: SQL | undefined) {
+  const where = (filter: InAppFilter) => matching(owner, filter);
+
+  return {
     /** Changes one notification; null when it is not this subscriber's. */
     async update(id: string, change: InAppChange, now: Date): Promise<InAppRow | null> {
       const [row] = await db
@@ -218,6 +228,15 @@ export function inAppFeed(db: Db, environmentId: string, subscriberId: string) {
       return rows.map((r) => r.id);
     },
   };
+}
+
+/**
+ * One subscriber's in-app notifications in one environment: every read and write here is
+ * scoped by both, so a token or key for another subscriber or environment sees nothing.
+ */
+export function inAppFeed(db: Db, environmentId: string, subscriberId: string) {
+  const owner = and(eq(t.environmentId, environmentId), eq(t.subscriberId, subscriberId));
+  return { ...feedReads(db, environmentId, subscriberId, owner), ...feedWrites(db, owner) };
 }
 
 export type InAppFeed = ReturnType<typeof inAppFeed>;

@@ -1,7 +1,7 @@
 import { runBatch } from "../../db/batch";
 import { existingNotifications, type InAppRow } from "../../db/queries/in-app";
 import { toFeedRow } from "../../durable-objects/client/inbox-feed";
-import { LogStore } from "../../durable-objects/client/log-store";
+import { unscopedLogs } from "../../durable-objects/client/unscoped-logs";
 import { partitionOfId } from "../../lib/ids";
 import { presentAmong } from "../../db/queries/inbox-presence";
 import { inboxSockets } from "../../durable-objects/inbox-socket/client";
@@ -94,7 +94,7 @@ async function storeOlder(env: Bindings, scope: InAppScope, rows: InAppRow[]): P
   );
   const missing = rows.filter((r) => !held.has(r.id));
   if (missing.length === 0) return new Set();
-  return new Set(await new LogStore(env).feedInsert(missing.map(toFeedRow)));
+  return new Set(await unscopedLogs(env).feedInsert(missing.map(toFeedRow)));
 }
 
 /** Pushes new notifications to the subscribers with an open Inbox socket; the messages stay delivered if this fails. */

@@ -2,7 +2,7 @@ import { DurableObject } from "cloudflare:workers";
 import { unscopedDb } from "../../db/unscoped";
 import type { InAppRow } from "../../db/queries/in-app";
 import { inboxFeed } from "../client/inbox-feed";
-import { LogStore } from "../client/log-store";
+import { unscopedLogs } from "../client/unscoped-logs";
 import { setPresence } from "../../db/queries/inbox-presence";
 import { inboxSessionState, sessionHolds } from "../../db/queries/inbox-session";
 import type { Bindings } from "../../env";
@@ -190,7 +190,7 @@ export class InboxSocket extends DurableObject<Bindings> {
 
   /** The badges as the Inbox session counts them: a snoozed notification is out of sight until it wakes. */
   private counts(environmentId: string, subscriberId: string) {
-    return inboxFeed(unscopedDb(this.env), new LogStore(this.env), environmentId, subscriberId).counts({
+    return inboxFeed(unscopedDb(this.env), unscopedLogs(this.env), environmentId, subscriberId).counts({
       snoozed: { value: false, now: new Date() },
     });
   }

@@ -1,5 +1,5 @@
 import { unscopedDb } from "../../db/unscoped";
-import { LogStore } from "../../durable-objects/client/log-store";
+import { unscopedLogs } from "../../durable-objects/client/unscoped-logs";
 import { ApiError } from "../../lib/errors";
 import { apiRoute, createRouter, json } from "../../lib/openapi";
 import { environmentsRepository } from "./repository";
@@ -121,7 +121,7 @@ adminRoutes.openapi(
   }),
   async (c) => {
     const { slug } = c.req.valid("param");
-    if (!(await repo(c).remove(slug, auditContextOf(c), new LogStore(c.env)))) throw noEnvironment(slug);
+    if (!(await repo(c).remove(slug, auditContextOf(c), unscopedLogs(c.env)))) throw noEnvironment(slug);
     return c.body(null, 204);
   },
 );

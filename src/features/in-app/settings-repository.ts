@@ -57,6 +57,22 @@ const audited = (s: InAppSettings) => ({
   sessionProfileWrites: s.sessionProfileWrites,
 });
 
+/** An environment's first settings: hashes required but in `development`. Two first reads at once: the one that lost reads what the other wrote. */
+async function insertFirstSettings(db: Db, environmentId: string, encryptionKey: string | undefined, now: Date) {
+  const [environment] = await db.select({ slug: environments.slug }).from(environments).where(eq(environments.id, environmentId));
+  await db
+    .insert(inAppSettings)
+    .values({
+      environmentId,
+      applicationIdentifier: randomHex(12),
+      hmacSecret: await encryptJson(encryptionKey, randomHex(32), aad(environmentId)),
+      hmacRequired: environment?.slug !== "development",
+      createdAt: now,
+      updatedAt: now,
+    })
+    .onConflictDoNothing();
+}
+
 /**
  * An environment's Inbox identity, made on first read: a public application identifier and an
  * HMAC secret (kept encrypted like integration credentials). Hashes are required everywhere but
@@ -70,19 +86,7 @@ export function inAppSettingsRepository(db: Db, environmentId: string, encryptio
     async get(now = new Date()): Promise<InAppSettings> {
       const existing = await read();
       if (existing) return open(existing);
-      const [environment] = await db.select({ slug: environments.slug }).from(environments).where(eq(environments.id, environmentId));
-      await db
-        .insert(inAppSettings)
-        .values({
-          environmentId,
-          applicationIdentifier: randomHex(12),
-          hmacSecret: await encryptJson(encryptionKey, randomHex(32), aad(environmentId)),
-          hmacRequired: environment?.slug !== "development",
-          createdAt: now,
-          updatedAt: now,
-        })
-        // Two first reads at once: the one that lost reads what the other wrote.
-        .onConflictDoNothing();
+      await insertFirstSettings(db, environmentId, encryptionKey, now);
       return open((await read())!);
     },
 

@@ -1,5 +1,6 @@
 import type { messages } from "../../db/schema";
 import type { LogMessage, LogStore } from "../../durable-objects/client/log-store";
+import type { Message } from "./schemas";
 
 /** A message as D1 answers it: the shape every read of messages works in, whichever store held it. */
 export type MessageRow = typeof messages.$inferSelect;
@@ -68,3 +69,25 @@ export async function subscriberMessages(
   }
   return found;
 }
+
+/** A message as the API shows it, with the versions it was sent from. */
+export const toMessage = (row: MessageRow, workflowVersion: number | null, layoutVersion: number | null): Message => ({
+  id: row.id,
+  transactionId: row.transactionId,
+  subscriberId: row.subscriberId,
+  workflow: row.workflowKey,
+  workflowVersion,
+  layoutVersion,
+  stepId: row.stepId,
+  channel: row.channel as Message["channel"],
+  provider: row.provider,
+  status: row.status,
+  providerMessageId: row.providerMessageId,
+  to: row.to,
+  subject: row.subject,
+  preview: row.preview,
+  error: row.errorCode ? { code: row.errorCode, message: row.errorMessage ?? "" } : null,
+  attempts: row.attempts,
+  createdAt: row.createdAt.toISOString(),
+  updatedAt: row.updatedAt.toISOString(),
+});

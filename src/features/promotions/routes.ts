@@ -1,6 +1,7 @@
 import type { Context } from "hono";
 import { unscopedDb } from "../../db/unscoped";
-import { auditStatement } from "../../db/queries/audit";
+import type { Db } from "../../db/client";
+import { type AuditContext, auditStatement } from "../../db/queries/audit";
 import type { Actor, AppEnv } from "../../env";
 import { ApiError } from "../../lib/errors";
 import { apiRoute, createRouter, json } from "../../lib/openapi";
@@ -9,7 +10,8 @@ import { adminSecurity } from "../environments/admin-routes";
 import { dataOf } from "../data";
 import { promotionDiff, promotionPlan } from "./diff";
 import { promotionReads } from "./repository";
-import { applyContent, contentPlan } from "./content-apply";
+import { applyContent, type ContentPlan, contentPlan } from "./content-apply";
+import { applyDefinitions, type PromotionPlan } from "./definitions-apply";
 import { PromotionDiff, PromotionDiffQuery, PromotionInput, PromotionResult } from "./schemas";
 
 export const promotionsRoutes = createRouter();
@@ -28,6 +30,40 @@ async function environmentsOf(c: Context<AppEnv>, from: string, to: string) {
   }
   const [sourceContents, targetContents] = await Promise.all([reads.contents(source!.id), reads.contents(target!.id)]);
   return { source: source!, target: target!, sourceContents, targetContents };
+}
+
+/**
+ * The promotion as one entry in each environment, beside each promoted workflow's own in the
+ * target (written in that workflow's batch): the source's log shows where its workflows went.
+ */
+async function recordPromotion(
+  db: Db,
+  context: AuditContext,
+  source: { id: string; slug: string },
+  target: { id: string; slug: string },
+  input: { from: string; to: string },
+  plan: PromotionPlan,
+  content: ContentPlan,
+) {
+  const entry = {
+    resource: "promotion",
+    resourceId: `${source.slug}:${target.slug}`,
+    action: "promoted",
+    before: null,
+    after: {
+      from: input.from,
+      to: input.to,
+      workflows: plan.workflows.map(({ key, outcome, version }) => ({ key, outcome, version })),
+      layouts: plan.layouts,
+      partials: plan.partials,
+      brand: content.result.brand,
+      translations: content.result.translations,
+    },
+  } as const;
+  await db.batch([
+    auditStatement(db, context, { ...entry, environmentId: target.id }, "always"),
+    auditStatement(db, context, { ...entry, environmentId: source.id }, "always"),
+  ]);
 }
 
 promotionsRoutes.openapi(
@@ -93,86 +129,10 @@ promotionsRoutes.openapi(
     const context = auditContextOf(c);
     const author: Actor = { type: "admin", id: null, name: `promotion from ${input.from}` };
     const targetData = dataOf(c.env, target.id);
-    const { workflows, layouts, partials } = targetData;
     // Texts and brand first: the promoted workflows' `t` keys are there before they are.
     await applyContent(targetData, content, sourceContents, context, author);
-    const done: string[] = [];
-    // What the workflows render lands first: a workflow never arrives before its layout or partials.
-    for (const step of plan.partials) {
-      if (step.outcome === "unchanged") continue;
-      const definition = sourceContents.partials.get(step.key)!.definition;
-      const record = { author, auditAction: "promoted" as const };
-      const landed =
-        step.outcome === "created"
-          ? (await partials.create(definition, context, record)) !== null
-          : (
-              await partials.update(step.key, definition, context, {
-                ...record,
-                ifMatch: [step.version - 1],
-                summary: `Promoted from ${input.from}`,
-              })
-            ).status === "ok";
-      if (!landed)
-        throw new ApiError("promotion_conflict", `Partial "${step.key}" changed in "${input.to}" while promoting: nothing was promoted.`);
-    }
-    for (const step of plan.layouts) {
-      if (step.outcome === "unchanged") continue;
-      const definition = plan.layoutDefinitions.get(step.key)!;
-      const record = { author, auditAction: "promoted" as const };
-      const landed =
-        step.outcome === "created"
-          ? (await layouts.create(definition, context, record)) !== null
-          : (
-              await layouts.update(step.key, definition, context, {
-                ...record,
-                ifMatch: [step.version - 1],
-                summary: `Promoted from ${input.from}`,
-              })
-            ).status === "ok";
-      if (!landed)
-        throw new ApiError("promotion_conflict", `Layout "${step.key}" changed in "${input.to}" while promoting: nothing was promoted.`);
-    }
-    for (const step of plan.workflows) {
-      if (step.outcome === "unchanged") continue;
-      const definition = sourceContents.workflows.get(step.key)!.definition;
-      const record = { author, auditAction: "promoted" as const };
-      const landed =
-        step.outcome === "created"
-          ? (await workflows.create(definition, context, record)) !== null
-          : (
-              await workflows.update(step.key, definition, context, {
-                ...record,
-                ifMatch: [step.version - 1],
-                summary: `Promoted from ${input.from}`,
-              })
-            ).status === "ok";
-      if (!landed) {
-        const promoted = done.length > 0 ? `${done.map((k) => `"${k}"`).join(", ")} were promoted` : "nothing was promoted";
-        throw new ApiError("promotion_conflict", `Workflow "${step.key}" changed in "${input.to}" while promoting: ${promoted}.`);
-      }
-      done.push(step.key);
-    }
-    // The promotion as one entry in each environment, beside each promoted workflow's own in the
-    // target (written in that workflow's batch): the source's log shows where its workflows went.
-    const entry = {
-      resource: "promotion",
-      resourceId: `${source.slug}:${target.slug}`,
-      action: "promoted",
-      before: null,
-      after: {
-        from: input.from,
-        to: input.to,
-        workflows: plan.workflows.map(({ key, outcome, version }) => ({ key, outcome, version })),
-        layouts: plan.layouts,
-        partials: plan.partials,
-        brand: content.result.brand,
-        translations: content.result.translations,
-      },
-    } as const;
-    await db.batch([
-      auditStatement(db, context, { ...entry, environmentId: target.id }, "always"),
-      auditStatement(db, context, { ...entry, environmentId: source.id }, "always"),
-    ]);
+    await applyDefinitions(targetData, plan, sourceContents, input, context, author);
+    await recordPromotion(db, context, source, target, input, plan, content);
     return c.json({ ...result, dryRun: false }, 200);
   },
 );

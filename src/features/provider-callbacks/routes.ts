@@ -7,7 +7,7 @@ import { ApiError } from "../../lib/errors";
 import { apiRoute, createRouter } from "../../lib/openapi";
 import { providerFor } from "../../providers/registry";
 import type { StatusUpdate } from "../../providers/types";
-import { LogStore } from "../../durable-objects/client/log-store";
+import { unscopedLogs } from "../../durable-objects/client/unscoped-logs";
 import { applyProviderStatuses } from "../messages/status-repository";
 import { claimReceipts, releaseReceipts } from "./receipts-repository";
 
@@ -92,7 +92,7 @@ providerCallbackRoutes.openapi(
     try {
       applied = await applyProviderStatuses(
         db,
-        new LogStore(c.env),
+        unscopedLogs(c.env),
         integration.id,
         fresh.map((u) => ({
           providerMessageId: u.providerMessageId,

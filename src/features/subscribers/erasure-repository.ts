@@ -33,19 +33,10 @@ export async function eraseRecords(db: Db, environmentId: string, subscriberId: 
     .select({ id: messages.id })
     .from(messages)
     .where(and(eq(messages.environmentId, environmentId), eq(messages.subscriberId, subscriberId)));
-  const theirTriggers = db
-    .select({ tx: messages.transactionId })
-    .from(messages)
-    .where(and(eq(messages.environmentId, environmentId), eq(messages.subscriberId, subscriberId)));
-  // One bound JSON list each: a subscriber's log may name thousands, past D1's 100 parameters.
-  const loggedTriggers = sql`(SELECT value FROM json_each(${JSON.stringify(logged.transactionIds)}))`;
+  // One bound JSON list: a subscriber's log may name thousands, past D1's 100 parameters.
   const loggedMessages = sql`(SELECT value FROM json_each(${JSON.stringify(logged.messageIds)}))`;
-  const subscriberJson = JSON.stringify(subscriberId);
   const { normalised: addresses, raw } = await addressesOf(db, environmentId, subscriberId);
   const replays = await redactedReplays(db, environmentId, subscriberId, raw);
-  // json_extract is only ever applied to an object (a bare id is not JSON text): CASE, not AND, guarantees the order.
-  const actorIsThem = sql`(CASE WHEN json_type(${triggers.actor}) = 'object' THEN json_extract(${triggers.actor}, '$.subscriberId') END) = ${subscriberId}`;
-  const namedInline = sql`EXISTS (SELECT 1 FROM json_each(${triggers.recipients}) AS r WHERE (CASE WHEN r.type = 'object' THEN json_extract(r.value, '$.subscriberId') END) = ${subscriberId})`;
   const [channels, topics, , , , redacted, lifted, profile] = await db.batch([
     db
       .delete(subscriberChannels)
@@ -68,22 +59,7 @@ export async function eraseRecords(db: Db, environmentId: string, subscriberId: 
           or(inArray(sandboxMessages.messageId, theirMessages), sql`${sandboxMessages.messageId} IN ${loggedMessages}`),
         ),
       ),
-    // A trigger D1 recorded before the log took them that named them inline keeps only their
-    // subscriberId, in `to` and as `actor`: also one that sent them nothing (they were only its
-    // actor, or every step skipped them). The log's records were redacted by `eraseLogged`.
-    db
-      .update(triggers)
-      .set({
-        // Nested CASEs: json_extract is only ever applied to an object (a bare id is not JSON text).
-        recipients: sql`(SELECT json_group_array(CASE r.type WHEN 'object' THEN (CASE WHEN json_extract(r.value, '$.subscriberId') = ${subscriberId} THEN ${subscriberId} ELSE json(r.value) END) WHEN 'array' THEN json(r.value) ELSE r.value END) FROM json_each(${triggers.recipients}) AS r)`,
-        actor: sql`CASE WHEN json_type(${triggers.actor}) = 'object' THEN (CASE WHEN json_extract(${triggers.actor}, '$.subscriberId') = ${subscriberId} THEN ${subscriberJson} ELSE ${triggers.actor} END) ELSE ${triggers.actor} END`,
-      })
-      .where(
-        and(
-          eq(triggers.environmentId, environmentId),
-          or(inArray(triggers.transactionId, theirTriggers), sql`${triggers.transactionId} IN ${loggedTriggers}`, actorIsThem, namedInline),
-        ),
-      ),
+    triggersRedacted(db, environmentId, subscriberId, logged.transactionIds),
     db
       .update(messages)
       .set({ to: null, subject: null, preview: null, content: null, errorMessage: null })
@@ -115,6 +91,37 @@ export async function eraseRecords(db: Db, environmentId: string, subscriberId: 
     messagesRedacted: redacted.length + logged.redacted,
     suppressions: lifted.length,
   };
+}
+
+/**
+ * A trigger D1 recorded before the log took them that named them inline keeps only their
+ * subscriberId, in `to` and as `actor`: also one that sent them nothing (they were only its
+ * actor, or every step skipped them). The log's records were redacted by `eraseLogged`.
+ */
+function triggersRedacted(db: Db, environmentId: string, subscriberId: string, loggedTransactionIds: string[]) {
+  const theirTriggers = db
+    .select({ tx: messages.transactionId })
+    .from(messages)
+    .where(and(eq(messages.environmentId, environmentId), eq(messages.subscriberId, subscriberId)));
+  // One bound JSON list: a subscriber's log may name thousands, past D1's 100 parameters.
+  const loggedTriggers = sql`(SELECT value FROM json_each(${JSON.stringify(loggedTransactionIds)}))`;
+  const subscriberJson = JSON.stringify(subscriberId);
+  // json_extract is only ever applied to an object (a bare id is not JSON text): CASE, not AND, guarantees the order.
+  const actorIsThem = sql`(CASE WHEN json_type(${triggers.actor}) = 'object' THEN json_extract(${triggers.actor}, '$.subscriberId') END) = ${subscriberId}`;
+  const namedInline = sql`EXISTS (SELECT 1 FROM json_each(${triggers.recipients}) AS r WHERE (CASE WHEN r.type = 'object' THEN json_extract(r.value, '$.subscriberId') END) = ${subscriberId})`;
+  return db
+    .update(triggers)
+    .set({
+      // Nested CASEs: json_extract is only ever applied to an object (a bare id is not JSON text).
+      recipients: sql`(SELECT json_group_array(CASE r.type WHEN 'object' THEN (CASE WHEN json_extract(r.value, '$.subscriberId') = ${subscriberId} THEN ${subscriberId} ELSE json(r.value) END) WHEN 'array' THEN json(r.value) ELSE r.value END) FROM json_each(${triggers.recipients}) AS r)`,
+      actor: sql`CASE WHEN json_type(${triggers.actor}) = 'object' THEN (CASE WHEN json_extract(${triggers.actor}, '$.subscriberId') = ${subscriberId} THEN ${subscriberJson} ELSE ${triggers.actor} END) ELSE ${triggers.actor} END`,
+    })
+    .where(
+      and(
+        eq(triggers.environmentId, environmentId),
+        or(inArray(triggers.transactionId, theirTriggers), sql`${triggers.transactionId} IN ${loggedTriggers}`, actorIsThem, namedInline),
+      ),
+    );
 }
 
 /** What erasing a subscriber's log messages answered, and the ids of those messages. */

@@ -1,7 +1,7 @@
 import { eventRow } from "../../db/queries/events";
 import { inboxSockets } from "../../durable-objects/inbox-socket/client";
 import { TriggerStore } from "../../durable-objects/client/trigger-store";
-import { LogStore } from "../../durable-objects/client/log-store";
+import { unscopedLogs } from "../../durable-objects/client/unscoped-logs";
 import type { Bindings } from "../../env";
 import { dispatchEvents } from "../events/record";
 import type { Data } from "../data";
@@ -22,7 +22,7 @@ export async function eraseSubscriber(data: Data, env: Bindings, subscriberId: s
   // First, so a failure in an object leaves the profile in place and the call can be repeated.
   const waitingStepsCancelled = await new TriggerStore(env).eraseSubscriber(environmentId, subscriberId);
   // Their log messages next, for the same reason (redacting again is harmless).
-  const logged = await eraseLogged(new LogStore(env), environmentId, subscriberId);
+  const logged = await eraseLogged(unscopedLogs(env), environmentId, subscriberId);
   const deleted = eventRow(environmentId, "subscriber.deleted", { subscriberId });
   const erased = await data.subscriberWrites.erase(subscriberId, deleted, logged);
   // After the profile is gone, so a reconnecting Inbox is refused rather than let back in.

@@ -89,28 +89,28 @@ function matching(environmentId: string, f: SubscriberFilter): SQL | undefined {
 /** A listed subscriber with its internal id and channel addresses (masked), for answers that show them. */
 export type ListedSubscriber = Subscriber & { id: string };
 
+/** The channel addresses of a page of subscribers, masked; a page of 100 ids is split to stay under D1's 100 bound parameters. */
+async function withChannels(db: Db, environmentId: string, rows: Row[]): Promise<ListedSubscriber[]> {
+  const parts = chunk(
+    rows.map((r) => r.subscriberId),
+    90,
+  ).map((ids) =>
+    db
+      .select()
+      .from(subscriberChannels)
+      .where(and(eq(subscriberChannels.environmentId, environmentId), inArray(subscriberChannels.subscriberId, ids))),
+  );
+  const channels = ((await runBatch(db, parts)) as ChannelRow[][]).flat();
+  const bySubscriber = Map.groupBy(channels, (c) => c.subscriberId);
+  return rows.map((row) => ({
+    id: row.id,
+    ...toSummary(row),
+    channels: maskChannels(toChannels(bySubscriber.get(row.subscriberId) ?? [])),
+  }));
+}
+
 /** Reads of one environment's subscribers. */
 export function subscribersRepository(db: Db, environmentId: string) {
-  /** The channel addresses of a page of subscribers, masked; a page of 100 ids is split to stay under D1's 100 bound parameters. */
-  async function withChannels(rows: Row[]): Promise<ListedSubscriber[]> {
-    const parts = chunk(
-      rows.map((r) => r.subscriberId),
-      90,
-    ).map((ids) =>
-      db
-        .select()
-        .from(subscriberChannels)
-        .where(and(eq(subscriberChannels.environmentId, environmentId), inArray(subscriberChannels.subscriberId, ids))),
-    );
-    const channels = ((await runBatch(db, parts)) as ChannelRow[][]).flat();
-    const bySubscriber = Map.groupBy(channels, (c) => c.subscriberId);
-    return rows.map((row) => ({
-      id: row.id,
-      ...toSummary(row),
-      channels: maskChannels(toChannels(bySubscriber.get(row.subscriberId) ?? [])),
-    }));
-  }
-
   return {
     async list(query: SubscriberQuery): Promise<{ data: SubscriberSummary[]; nextCursor: string | null }> {
       const [after] = subscriberCursor.read(query.cursor) ?? [];
@@ -134,7 +134,7 @@ export function subscribersRepository(db: Db, environmentId: string) {
         countUpTo(db, subscribers, where),
       ]);
       const page: WindowPage<Row> = w.page(rows, (row) => encodeCursor(row.subscriberId));
-      return { ...page, rows: await withChannels(page.rows), ...totalOf(counted) };
+      return { ...page, rows: await withChannels(db, environmentId, page.rows), ...totalOf(counted) };
     },
 
     /** Page `page` (from 0) of `limit` by subscriberId: an `OFFSET` read, so it costs more the deeper the page. */
@@ -150,7 +150,7 @@ export function subscribersRepository(db: Db, environmentId: string) {
           .offset(page * limit),
         countUpTo(db, subscribers, where),
       ]);
-      return { rows: await withChannels(rows.slice(0, limit)), hasMore: rows.length > limit, ...totalOf(counted) };
+      return { rows: await withChannels(db, environmentId, rows.slice(0, limit)), hasMore: rows.length > limit, ...totalOf(counted) };
     },
 
     /** The subscriber's internal id (`sub_...`), which Novu's answers show as `_id`. */

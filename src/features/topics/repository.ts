@@ -31,8 +31,8 @@ export function topicScope(db: Db, environmentId: string) {
   return { byKey, membersOf, exists };
 }
 
-/** Topics of one environment: the environment is fixed once, so no query can forget it. Members: members-repository.ts. */
-export function topicsRepository(db: Db, environmentId: string) {
+/** Reading topics: one with its member count, the API's pages, and the dashboard's search. */
+function topicReads(db: Db, environmentId: string) {
   const { byKey, membersOf } = topicScope(db, environmentId);
   const matching = (f: TopicFilter): SQL | undefined =>
     and(
@@ -91,7 +91,14 @@ export function topicsRepository(db: Db, environmentId: string) {
       ]);
       return { rows: rows.map(toTopic), ...totalOf(counted) };
     },
+  };
+}
 
+/** Creating, renaming and deleting topics. */
+function topicWrites(db: Db, environmentId: string) {
+  const { byKey, membersOf } = topicScope(db, environmentId);
+
+  return {
     /** Returns null when the key is already taken. */
     async create(input: TopicInput, now = new Date()): Promise<Topic | null> {
       const [row] = await db
@@ -116,4 +123,9 @@ export function topicsRepository(db: Db, environmentId: string) {
       return deleted.length > 0;
     },
   };
+}
+
+/** Topics of one environment: the environment is fixed once, so no query can forget it. Members: members-repository.ts. */
+export function topicsRepository(db: Db, environmentId: string) {
+  return { ...topicReads(db, environmentId), ...topicWrites(db, environmentId) };
 }

@@ -1,6 +1,6 @@
 import { base64ToBytes } from "../../lib/base64";
 import { unscopedDb } from "../../db/unscoped";
-import { LogStore } from "../../durable-objects/client/log-store";
+import { unscopedLogs } from "../../durable-objects/client/unscoped-logs";
 import { ApiError } from "../../lib/errors";
 import { createRouter } from "../../lib/openapi";
 import { verifySignature } from "../../lib/secrets";
@@ -17,7 +17,7 @@ trackingRoutes.get("/t/o/:token", async (c) => {
   c.executionCtx.waitUntil(
     applyStatuses(
       unscopedDb(c.env),
-      new LogStore(c.env),
+      unscopedLogs(c.env),
       [{ messageId: match[1]!, report: { status: "opened", at: new Date(), detail: { source: "pixel" } } }],
       c.env,
     ),
@@ -32,7 +32,7 @@ trackingRoutes.get("/t/c/:token", async (c) => {
   if (!(await verifySignature(c.env.ENCRYPTION_KEY, `c:${match[1]}:${target}`, match[2]!))) throw tampered();
   await applyStatuses(
     unscopedDb(c.env),
-    new LogStore(c.env),
+    unscopedLogs(c.env),
     [{ messageId: match[1]!, report: { status: "clicked", at: new Date(), detail: { url: target } } }],
     c.env,
   );

@@ -2,44 +2,17 @@ import { and, asc, eq, gt } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { variables } from "../../db/schema";
 import { newId } from "../../lib/ids";
-import { encryptJson, isUnboundCiphertext, variableAad } from "../../lib/secrets";
-import { clear } from "../../db/queries/variables";
-import { SECRET_MASK, type Variable, type VariableInput, type VariableUpdate, variableCursor } from "./schemas";
+import { type Variable, type VariableInput, variableCursor } from "./schemas";
 import { keysetPage } from "../../lib/pagination";
 import { type AuditContext, auditStatement } from "../../db/queries/audit";
+import { audited, stored, toVariable } from "./rows";
+import { type VariableScope, variableScope } from "./scope-repository";
+import { variableUpdates } from "./update-repository";
 
-type Row = typeof variables.$inferSelect;
+export type { UpdateOutcome } from "./rows";
 
-/** Secret values are kept AES-GCM encrypted (like integration credentials), bound to their row; plain ones as they are. */
-const stored = (encryptionKey: string | undefined, environmentId: string, key: string, value: string, secret: boolean) =>
-  secret ? encryptJson(encryptionKey, value, variableAad(environmentId, key)) : Promise.resolve(value);
-
-/** What the audit log keeps of a variable: its API view, a secret's value masked, without the timestamps. */
-const audited = (v: Pick<Variable, "key" | "value" | "secret">) => ({
-  key: v.key,
-  secret: v.secret,
-  value: v.secret ? SECRET_MASK : v.value,
-});
-
-/** The API view of a row: a secret's value never leaves in clear. */
-const toVariable = (row: Row): Variable => ({
-  id: row.id,
-  key: row.key,
-  value: row.secret ? SECRET_MASK : row.value,
-  secret: row.secret,
-  createdAt: row.createdAt.toISOString(),
-  updatedAt: row.updatedAt.toISOString(),
-});
-
-export type UpdateOutcome =
-  | { status: "updated"; variable: Variable }
-  | { status: "not_found" }
-  /** A secret may only become plain with a new value, or its old value would be readable. */
-  | { status: "would_reveal_secret" };
-
-/** Variables of one environment: the environment is fixed once, so no query can forget it. */
-export function variablesRepository(db: Db, environmentId: string, encryptionKey: string | undefined) {
-  const byKey = (key: string) => and(eq(variables.environmentId, environmentId), eq(variables.key, key));
+/** Reading, creating and deleting variables. */
+function variableRecords({ db, environmentId, encryptionKey, byKey }: VariableScope) {
   async function find(key: string): Promise<Variable | null> {
     const [row] = await db.select().from(variables).where(byKey(key)).limit(1);
     return row ? toVariable(row) : null;
@@ -88,39 +61,6 @@ export function variablesRepository(db: Db, environmentId: string, encryptionKey
       return row ? toVariable(row) : null;
     },
 
-    async update(key: string, input: VariableUpdate, context: AuditContext, now = new Date(), tries = 3): Promise<UpdateOutcome> {
-      const [current] = await db.select().from(variables).where(byKey(key)).limit(1);
-      if (!current) return { status: "not_found" };
-      const secret = input.secret ?? current.secret;
-      if (current.secret && !secret && input.value === undefined) return { status: "would_reveal_secret" };
-      // The stored form follows the flag: a value (new, or the old one) is re-encoded when the flag changes,
-      // and a secret from before row binding is encrypted again bound to its row.
-      const rebind = secret && current.secret && isUnboundCiphertext(current.value);
-      const value = input.value ?? (secret === current.secret && !rebind ? undefined : await clear(encryptionKey, environmentId, current));
-      const [[row]] = await db.batch([
-        db
-          .update(variables)
-          .set({
-            ...(value !== undefined ? { value: await stored(encryptionKey, environmentId, key, value, secret) } : {}),
-            secret,
-            updatedAt: now,
-          })
-          .where(and(byKey(key), eq(variables.updatedAt, current.updatedAt)))
-          .returning(),
-        auditStatement(db, context, {
-          environmentId,
-          resource: "variable",
-          resourceId: key,
-          action: "updated",
-          before: audited(current),
-          after: audited({ key, secret, value: input.value ?? current.value }),
-        }),
-      ]);
-      if (row) return { status: "updated", variable: toVariable(row) };
-      // Changed by someone else since it was read: decide again on the new state.
-      return tries > 1 ? this.update(key, input, context, now, tries - 1) : { status: "not_found" };
-    },
-
     async remove(key: string, context: AuditContext): Promise<boolean> {
       const [current] = await db.select().from(variables).where(byKey(key)).limit(1);
       if (!current) return false;
@@ -141,4 +81,10 @@ export function variablesRepository(db: Db, environmentId: string, encryptionKey
       return rows.length > 0;
     },
   };
+}
+
+/** Variables of one environment: the environment is fixed once, so no query can forget it. */
+export function variablesRepository(db: Db, environmentId: string, encryptionKey: string | undefined) {
+  const scope = variableScope(db, environmentId, encryptionKey);
+  return { ...variableRecords(scope), ...variableUpdates(scope) };
 }

@@ -1,0 +1,93 @@
+import { and, eq } from "drizzle-orm";
+import type { AuditAction } from "../../db/schema";
+import { workflows } from "../../db/schema";
+import { type AuditContext, auditStatement } from "../../db/queries/audit";
+import { newId } from "../../lib/ids";
+import { forgetGate } from "./gate-cache";
+import type { Workflow, WorkflowInput } from "./schemas";
+import type { WorkflowScope } from "./scope-repository";
+import { columnsOf as columns, definitionOf, RACE_RETRIES, toWorkflow, type WriteOutcome, type WriteRecord } from "./shapes";
+import { summarise, versionChanges } from "./versions/changes";
+import { insertVersion, type VersionAction } from "./versions/repository";
+
+/** What an update did, for the audit log: the version's own action, or (de)activation when that is all it changed. */
+const auditActionOf = (action: VersionAction, summary: string): AuditAction =>
+  action !== "updated" ? action : summary === "Activated" ? "activated" : summary === "Deactivated" ? "deactivated" : "updated";
+
+/** Saving workflows: a create is version 1, an update the next version, each with its audit entry in the same batch. */
+export function workflowSaves({ db, environmentId, byKey, find }: WorkflowScope) {
+  return {
+    /** Returns null when the key is already taken. The workflow and its version 1 go in one batch. */
+    async create(input: WorkflowInput, context: AuditContext, record: WriteRecord = {}, now = new Date()): Promise<Workflow | null> {
+      const id = newId("wf");
+      const definition = definitionOf(input);
+      const actor = record.author ?? context.actor;
+      const audited = { environmentId, resource: "workflow", resourceId: input.key } as const;
+      const [[row]] = await db.batch([
+        db
+          .insert(workflows)
+          .values({ id, environmentId, key: input.key, ...columns(input), version: 1, createdAt: now, updatedAt: now })
+          .onConflictDoNothing()
+          .returning(),
+        insertVersion(db, environmentId, { workflowId: id, version: 1, definition, action: "created", actor, summary: "Created", at: now }),
+        auditStatement(db, context, { ...audited, action: record.auditAction ?? "created", before: null, after: definition }),
+      ]);
+      forgetGate(environmentId, input.key);
+      return row ? toWorkflow(row) : null;
+    },
+
+    /**
+     * Everything but the key, which a workflow keeps for life; a new version unless nothing changed.
+     * The row moves from version n to n+1 only `WHERE version = n`, so of two saves made from the
+     * same version exactly one lands: the check is the write. `ifMatch`: the versions the caller
+     * saw (undefined: any).
+     */
+    async update(
+      key: string,
+      input: WorkflowInput,
+      context: AuditContext,
+      options: { ifMatch?: readonly number[]; action?: VersionAction; summary?: string } & WriteRecord = {},
+      now = new Date(),
+    ): Promise<WriteOutcome<Workflow>> {
+      for (let attempt = 0; ; attempt++) {
+        const current = await find(key);
+        if (!current) return { status: "missing" };
+        if (options.ifMatch && !options.ifMatch.includes(current.version)) return { status: "stale", current: current.version };
+        const before = definitionOf(current);
+        const definition = definitionOf(input);
+        const changes = versionChanges(before, definition);
+        if (changes.length === 0) return { status: "ok", value: current };
+        const version = current.version + 1;
+        const summary = options.summary ?? summarise(changes, definition);
+        const action = options.action ?? "updated";
+        const [[row]] = await db.batch([
+          db
+            .update(workflows)
+            .set({ ...columns(input), version, updatedAt: now })
+            .where(and(byKey(key), eq(workflows.id, current.id), eq(workflows.version, current.version)))
+            .returning(),
+          insertVersion(db, environmentId, {
+            workflowId: current.id,
+            version,
+            definition,
+            action,
+            actor: options.author ?? context.actor,
+            summary,
+            at: now,
+          }),
+          auditStatement(db, context, {
+            environmentId,
+            resource: "workflow",
+            resourceId: key,
+            action: options.auditAction ?? auditActionOf(action, summary),
+            before,
+            after: definition,
+          }),
+        ]);
+        forgetGate(environmentId, key);
+        if (row) return { status: "ok", value: toWorkflow(row) };
+        if (options.ifMatch || attempt >= RACE_RETRIES) return { status: "stale", current: version };
+      }
+    },
+  };
+}
