@@ -7099,7 +7099,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Problem (RFC 9457) with `code` `validation_failed` or `idempotency_key_mismatch` */
+                /** @description Problem (RFC 9457) with `code` `validation_failed` or `idempotency_key_mismatch` or `layout_content_missing` */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -7109,7 +7109,7 @@ export interface paths {
                             /** @enum {number} */
                             status?: 422;
                             /** @enum {string} */
-                            code?: "validation_failed" | "idempotency_key_mismatch";
+                            code?: "validation_failed" | "idempotency_key_mismatch" | "layout_content_missing";
                         };
                     };
                 };
