@@ -73,16 +73,11 @@ const RACE_RETRIES = 5;
 
 export type UpdateOptions = { ifMatch?: readonly number[]; action?: ContentAction; summary?: string } & WriteRecord;
 
-/**
- * Keyed content of one environment, versioned as workflows are: every write is one batch that
- * moves the content stamp, writes the row, its version row (only if the row now carries that
- * version) and its audit entry; a version row outlives a delete, for the triggers pinned to it.
- */
-export function keyedContentRepository<Row extends ContentRow, Item, Def extends { key: string }, Input>(
+/** The reads and statements that the reads and writes of keyed content share. */
+function keyedStatements<Row extends ContentRow, Item, Def extends { key: string }, Input>(
   db: Db,
   environmentId: string,
   spec: KeyedContentSpec<Row, Item, Def, Input>,
-  sideWrites?: SideWrites<Def>,
 ) {
   const { table, columns: col, versions: ver } = spec;
   const mine = eq(col.environmentId, environmentId);
@@ -100,7 +95,6 @@ export function keyedContentRepository<Row extends ContentRow, Item, Def extends
     definition: row.definition,
   });
   const contentColumns = ({ key: _key, ...rest }: Def) => rest;
-  const sideOf = (write: Parameters<SideWrites<Def>>[0]) => (sideWrites ? sideWrites(write) : Promise.resolve([]));
 
   const insertVersion = (
     ownerId: string,
@@ -140,14 +134,24 @@ export function keyedContentRepository<Row extends ContentRow, Item, Def extends
       audit(context, row.key, w.audit, spec.definitionOf(spec.toItem(row)), after),
     ] as const;
 
+  return { mine, current, idOf, history, toVersion, contentColumns, insertVersion, audit, rewrite };
+}
+
+type Statements<Row extends ContentRow, Def extends { key: string }> = ReturnType<typeof keyedStatements<Row, unknown, Def, unknown>>;
+
+/** Reads: one, a page, all, and the versions of one. */
+function keyedReads<Row extends ContentRow, Item, Def extends { key: string }, Input>(
+  db: Db,
+  spec: KeyedContentSpec<Row, Item, Def, Input>,
+  { mine, current, idOf, history, toVersion }: Statements<Row, Def>,
+) {
+  const { table, columns: col } = spec;
   return {
     find: async (key: string) => {
       const row = await current(key);
       return row ? spec.toItem(row) : null;
     },
     idOf,
-    /** The row itself, for a side write that moves another row (see `rewrite`). */
-    rewrite,
 
     async list(limit: number, cursor?: string) {
       const [after] = spec.cursor.read(cursor) ?? [];
@@ -166,6 +170,34 @@ export function keyedContentRepository<Row extends ContentRow, Item, Def extends
       return ((await db.select().from(table).where(mine).orderBy(asc(col.key)).limit(1000)) as Row[]).map(spec.toItem);
     },
 
+    /** The versions of the live `key` (null: no such key), newest first. */
+    async versions(key: string, limit: number, cursor?: string) {
+      const id = await idOf(key);
+      if (!id) return null;
+      const [before] = versionCursor.read(cursor) ?? [];
+      const rows = await history(id).list(limit + 1, before);
+      const page = keysetPage(rows, limit, (last) => versionCursor.encode([last.version]));
+      return { data: page.rows.map(toVersion), nextCursor: page.nextCursor };
+    },
+
+    async version(ownerId: string, n: number) {
+      const row = await history(ownerId).at(n);
+      return row ? toVersion(row) : null;
+    },
+  };
+}
+
+/** Writes: every one a batch that moves the content stamp, writes the row, its version row and its audit entry. */
+function keyedWrites<Row extends ContentRow, Item, Def extends { key: string }, Input>(
+  db: Db,
+  environmentId: string,
+  spec: KeyedContentSpec<Row, Item, Def, Input>,
+  { idOf, current, contentColumns, insertVersion, audit, rewrite }: Statements<Row, Def>,
+  sideWrites?: SideWrites<Def>,
+) {
+  const { table } = spec;
+  const sideOf = (write: Parameters<SideWrites<Def>>[0]) => (sideWrites ? sideWrites(write) : Promise.resolve([]));
+  return {
     /** Null when the key is taken. */
     async create(input: Input, context: AuditContext, record: WriteRecord = {}, now = new Date()): Promise<Item | null> {
       const definition = spec.definitionOf(input);
@@ -213,46 +245,65 @@ export function keyedContentRepository<Row extends ContentRow, Item, Def extends
         if (options.ifMatch || attempt >= RACE_RETRIES) return { status: "stale", current: row.version + 1 };
       }
     },
+  };
+}
 
-    /** Removes the row; its versions stay, so a trigger pinned before the delete still renders with it. */
-    async remove(key: string, context: AuditContext, ifMatch?: readonly number[], now = new Date()): Promise<WriteOutcome<true>> {
-      for (let attempt = 0; ; attempt++) {
-        const row = await current(key);
-        if (!row) return { status: "missing" };
-        if (ifMatch && !ifMatch.includes(row.version)) return { status: "stale", current: row.version };
-        const version = row.version + 1;
-        const definition = spec.definitionOf(spec.toItem(row));
-        // Numbered first (so the version row can read it), then gone, in one batch.
-        const [, [moved]] = await db.batch([
-          bumpContentStamp(db, environmentId),
-          db
-            .update(table)
-            .set({ version })
-            .where(and(eq(col.id, row.id), eq(col.version, row.version)))
-            .returning({ id: col.id }),
-          insertVersion(row.id, version, definition, "deleted", context.actor, "Deleted", now),
-          audit(context, key, "deleted", definition, null),
-          db.delete(table).where(and(eq(col.id, row.id), eq(col.version, version))),
-        ]);
-        forgetEnvironmentGates(environmentId);
-        if (moved) return { status: "ok", value: true as const };
-        if (ifMatch || attempt >= RACE_RETRIES) return { status: "stale", current: version };
-      }
-    },
+/** Removes the row; its versions stay, so a trigger pinned before the delete still renders with it. */
+function keyedRemove<Row extends ContentRow, Item, Def extends { key: string }, Input>(
+  db: Db,
+  environmentId: string,
+  spec: KeyedContentSpec<Row, Item, Def, Input>,
+  { current, insertVersion, audit }: Statements<Row, Def>,
+) {
+  const { table, columns: col } = spec;
+  return async function remove(
+    key: string,
+    context: AuditContext,
+    ifMatch?: readonly number[],
+    now = new Date(),
+  ): Promise<WriteOutcome<true>> {
+    for (let attempt = 0; ; attempt++) {
+      const row = await current(key);
+      if (!row) return { status: "missing" };
+      if (ifMatch && !ifMatch.includes(row.version)) return { status: "stale", current: row.version };
+      const version = row.version + 1;
+      const definition = spec.definitionOf(spec.toItem(row));
+      // Numbered first (so the version row can read it), then gone, in one batch.
+      const [, [moved]] = await db.batch([
+        bumpContentStamp(db, environmentId),
+        db
+          .update(table)
+          .set({ version })
+          .where(and(eq(col.id, row.id), eq(col.version, row.version)))
+          .returning({ id: col.id }),
+        insertVersion(row.id, version, definition, "deleted", context.actor, "Deleted", now),
+        audit(context, key, "deleted", definition, null),
+        db.delete(table).where(and(eq(col.id, row.id), eq(col.version, version))),
+      ]);
+      forgetEnvironmentGates(environmentId);
+      if (moved) return { status: "ok", value: true as const };
+      if (ifMatch || attempt >= RACE_RETRIES) return { status: "stale", current: version };
+    }
+  };
+}
 
-    /** The versions of the live `key` (null: no such key), newest first. */
-    async versions(key: string, limit: number, cursor?: string) {
-      const id = await idOf(key);
-      if (!id) return null;
-      const [before] = versionCursor.read(cursor) ?? [];
-      const rows = await history(id).list(limit + 1, before);
-      const page = keysetPage(rows, limit, (last) => versionCursor.encode([last.version]));
-      return { data: page.rows.map(toVersion), nextCursor: page.nextCursor };
-    },
-
-    async version(ownerId: string, n: number) {
-      const row = await history(ownerId).at(n);
-      return row ? toVersion(row) : null;
-    },
+/**
+ * Keyed content of one environment, versioned as workflows are: every write is one batch that
+ * moves the content stamp, writes the row, its version row (only if the row now carries that
+ * version) and its audit entry; a version row outlives a delete, for the triggers pinned to it.
+ */
+export function keyedContentRepository<Row extends ContentRow, Item, Def extends { key: string }, Input>(
+  db: Db,
+  environmentId: string,
+  spec: KeyedContentSpec<Row, Item, Def, Input>,
+  sideWrites?: SideWrites<Def>,
+) {
+  const statements = keyedStatements(db, environmentId, spec);
+  return {
+    ...keyedReads(db, spec, statements),
+    ...keyedWrites(db, environmentId, spec, statements, sideWrites),
+    remove: keyedRemove(db, environmentId, spec, statements),
+    /** A new version of a row, for a side write that moves another row (a layout's default flag). */
+    rewrite: statements.rewrite,
   };
 }

@@ -55,16 +55,11 @@ export interface KeyedContentRoutes<Item extends { key: string; version: number 
   usedBy(data: Data, key: string): Promise<{ detail: string; errors: FieldError[] } | null>;
 }
 
-/**
- * The routes of one kind of keyed, versioned content: create, list, get, replace and delete on
- * `/v1/<name>s`, and its versions, one version, a diff and a revert, with ETag / If-Match as
- * workflows have them (412 `<name>_changed`, 409 `<name>_version_conflict` on a revert).
- */
-export function keyedContentRoutes<Item extends { key: string; version: number }, Def extends object, Input extends { key: string }>(
+/** What every route of one kind of content shares: its names, codes, and readers that answer its 404s. */
+function routeKit<Item extends { key: string; version: number }, Def extends object, Input extends { key: string }>(
   spec: KeyedContentRoutes<Item, Def, Input>,
 ) {
-  const routes = createRouter();
-  const { name, title, schemas: s } = spec;
+  const { name, title } = spec;
   const base = `/v1/${name}s`;
   const tags = [`${title}s`];
   const codes = {
@@ -97,7 +92,7 @@ export function keyedContentRoutes<Item extends { key: string; version: number }
     c.header("etag", etagOf(outcome.value.version));
     return outcome.value;
   };
-  const VersionParam = s.KeyParam.extend({
+  const VersionParam = spec.schemas.KeyParam.extend({
     n: z.coerce
       .number()
       .int()
@@ -105,7 +100,21 @@ export function keyedContentRoutes<Item extends { key: string; version: number }
       .max(Number.MAX_SAFE_INTEGER)
       .openapi({ param: { name: "n", in: "path" }, example: 2 }),
   });
+  return { base, tags, codes, missing, ifMatch, ownerOf, versionOf, written, VersionParam };
+}
 
+type Kit<Item extends { key: string; version: number }, Def extends object, Input extends { key: string }> = ReturnType<
+  typeof routeKit<Item, Def, Input>
+>;
+type Router = ReturnType<typeof createRouter>;
+
+/** Create, list and get. */
+function crudRoutes<Item extends { key: string; version: number }, Def extends object, Input extends { key: string }>(
+  routes: Router,
+  spec: KeyedContentRoutes<Item, Def, Input>,
+  { base, tags, codes, missing }: Kit<Item, Def, Input>,
+) {
+  const { name, schemas: s } = spec;
   routes.openapi(
     apiRoute({
       method: "post",
@@ -163,7 +172,15 @@ export function keyedContentRoutes<Item extends { key: string; version: number }
       return c.json(found, 200);
     },
   );
+}
 
+/** Replace and delete. */
+function writeRoutes<Item extends { key: string; version: number }, Def extends object, Input extends { key: string }>(
+  routes: Router,
+  spec: KeyedContentRoutes<Item, Def, Input>,
+  { base, tags, codes, missing, ifMatch, written }: Kit<Item, Def, Input>,
+) {
+  const { name, schemas: s } = spec;
   routes.openapi(
     apiRoute({
       method: "put",
@@ -209,11 +226,19 @@ export function keyedContentRoutes<Item extends { key: string; version: number }
       if (users) throw new ApiError(`${name}_in_use`, users.detail, users.errors);
       const outcome = await spec.store(c.var.data).remove(key, auditContextOf(c), ifMatch(c));
       if (outcome.status === "missing") throw missing(key);
-      if (outcome.status === "stale") throw staleContent(`${title} "${key}"`, outcome.current, codes.changed);
+      if (outcome.status === "stale") throw staleContent(`${spec.title} "${key}"`, outcome.current, codes.changed);
       return c.body(null, 204);
     },
   );
+}
 
+/** The versions, one version and a diff. */
+function versionRoutes<Item extends { key: string; version: number }, Def extends object, Input extends { key: string }>(
+  routes: Router,
+  spec: KeyedContentRoutes<Item, Def, Input>,
+  { base, tags, codes, missing, ownerOf, versionOf, VersionParam }: Kit<Item, Def, Input>,
+) {
+  const { name, schemas: s } = spec;
   routes.openapi(
     apiRoute({
       method: "get",
@@ -278,7 +303,15 @@ export function keyedContentRoutes<Item extends { key: string; version: number }
       return c.json({ ...diff, fields: changedFields(...contents) }, 200);
     },
   );
+}
 
+/** A revert: a save of an old version, checked as a save. */
+function revertRoute<Item extends { key: string; version: number }, Def extends object, Input extends { key: string }>(
+  routes: Router,
+  spec: KeyedContentRoutes<Item, Def, Input>,
+  { base, tags, codes, ifMatch, ownerOf, versionOf, written }: Kit<Item, Def, Input>,
+) {
+  const { name, schemas: s } = spec;
   routes.openapi(
     apiRoute({
       method: "post",
@@ -305,6 +338,21 @@ export function keyedContentRoutes<Item extends { key: string; version: number }
       return c.json(written(c, key, outcome, codes.conflict), 200);
     },
   );
+}
 
+/**
+ * The routes of one kind of keyed, versioned content: create, list, get, replace and delete on
+ * `/v1/<name>s`, and its versions, one version, a diff and a revert, with ETag / If-Match as
+ * workflows have them (412 `<name>_changed`, 409 `<name>_version_conflict` on a revert).
+ */
+export function keyedContentRoutes<Item extends { key: string; version: number }, Def extends object, Input extends { key: string }>(
+  spec: KeyedContentRoutes<Item, Def, Input>,
+) {
+  const routes = createRouter();
+  const kit = routeKit(spec);
+  crudRoutes(routes, spec, kit);
+  writeRoutes(routes, spec, kit);
+  versionRoutes(routes, spec, kit);
+  revertRoute(routes, spec, kit);
   return routes;
 }
