@@ -148,4 +148,22 @@ describe("a workflow's t keys", () => {
     await put(key, "de", { other: { key: "Anderes" } });
     expect((await api(key, "PUT", `/v1/workflows/${body.key}`, edited)).status).toBe(200);
   });
+
+  it("must exist when a revert makes an old version current again (422, nothing changes)", async () => {
+    const { key } = await createSandboxEnvironment();
+    await put(key, "en", { welcome: { subject: "Welcome" }, nope: { key: "Nope" } });
+    const body = workflowBody({ steps });
+    expect((await api(key, "POST", "/v1/workflows", body)).status).toBe(201);
+    const plain = { ...body, steps: [{ ...steps[0], template: { subject: "Hi", text: "Hi" } }] };
+    expect((await api(key, "PUT", `/v1/workflows/${body.key}`, plain)).status).toBe(200);
+    // The keys go once no workflow uses them; version 1 still does.
+    await put(key, "en", { other: "x" });
+    const problem = expectProblem(
+      await api(key, "POST", `/v1/workflows/${body.key}/revert`, { version: 1 }),
+      422,
+      "translation_key_missing",
+    );
+    expect(problem.errors?.map((e) => e.path)).toEqual(["steps.0.template.subject", "steps.0.template.text"]);
+    expect((await api<{ version: number }>(key, "GET", `/v1/workflows/${body.key}`)).body.version).toBe(2);
+  });
 });
