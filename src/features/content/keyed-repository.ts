@@ -40,7 +40,13 @@ interface ContentRow {
   id: string;
   key: string;
   version: number;
+  createdAt: Date;
+  updatedAt: Date;
 }
+
+type Spec<Row extends ContentRow, Item, Def extends { key: string }, Input> = KeyedContentSpec<Row, Item, Def, Input> & {
+  toItem(row: Row): Item;
+};
 
 /**
  * What differs between two kinds of keyed, versioned content (layouts, partials): their tables
@@ -55,8 +61,8 @@ export interface KeyedContentSpec<Row extends ContentRow, Item, Def extends { ke
   versions: { table: SQLiteTable; environmentId: SQLiteColumn; ownerId: SQLiteColumn; version: SQLiteColumn };
   ids: { row: IdPrefix; version: IdPrefix };
   cursor: CursorCodec<readonly [string]>;
-  toItem(row: Row): Item;
-  definitionOf(value: Item | Input): Def;
+  /** What is saved, from an input, an item or a row (an item is its definition, version and times). */
+  definitionOf(value: Item | Input | Row): Def;
 }
 
 /** Statements that go with a write in its batch (a layout's default flag moving off another layout). */
@@ -77,7 +83,7 @@ export type UpdateOptions = { ifMatch?: readonly number[]; action?: ContentActio
 function keyedStatements<Row extends ContentRow, Item, Def extends { key: string }, Input>(
   db: Db,
   environmentId: string,
-  spec: KeyedContentSpec<Row, Item, Def, Input>,
+  spec: Spec<Row, Item, Def, Input>,
 ) {
   const { table, columns: col, versions: ver } = spec;
   const mine = eq(col.environmentId, environmentId);
@@ -142,7 +148,7 @@ type Statements<Row extends ContentRow, Def extends { key: string }> = ReturnTyp
 /** Reads: one, a page, all, and the versions of one. */
 function keyedReads<Row extends ContentRow, Item, Def extends { key: string }, Input>(
   db: Db,
-  spec: KeyedContentSpec<Row, Item, Def, Input>,
+  spec: Spec<Row, Item, Def, Input>,
   { mine, current, idOf, history, toVersion }: Statements<Row, Def>,
 ) {
   const { table, columns: col } = spec;
@@ -191,7 +197,7 @@ function keyedReads<Row extends ContentRow, Item, Def extends { key: string }, I
 function keyedWrites<Row extends ContentRow, Item, Def extends { key: string }, Input>(
   db: Db,
   environmentId: string,
-  spec: KeyedContentSpec<Row, Item, Def, Input>,
+  spec: Spec<Row, Item, Def, Input>,
   { idOf, current, contentColumns, insertVersion, audit, rewrite }: Statements<Row, Def>,
   sideWrites?: SideWrites<Def>,
 ) {
@@ -252,7 +258,7 @@ function keyedWrites<Row extends ContentRow, Item, Def extends { key: string }, 
 function keyedRemove<Row extends ContentRow, Item, Def extends { key: string }, Input>(
   db: Db,
   environmentId: string,
-  spec: KeyedContentSpec<Row, Item, Def, Input>,
+  spec: Spec<Row, Item, Def, Input>,
   { current, insertVersion, audit }: Statements<Row, Def>,
 ) {
   const { table, columns: col } = spec;
@@ -298,11 +304,22 @@ export function keyedContentRepository<Row extends ContentRow, Item, Def extends
   spec: KeyedContentSpec<Row, Item, Def, Input>,
   sideWrites?: SideWrites<Def>,
 ) {
-  const statements = keyedStatements(db, environmentId, spec);
+  // An item is its definition with its version and times, in that order (as the API shows it).
+  const full: Spec<Row, Item, Def, Input> = {
+    ...spec,
+    toItem: (row) =>
+      ({
+        ...spec.definitionOf(row),
+        version: row.version,
+        createdAt: row.createdAt.toISOString(),
+        updatedAt: row.updatedAt.toISOString(),
+      }) as unknown as Item,
+  };
+  const statements = keyedStatements(db, environmentId, full);
   return {
-    ...keyedReads(db, spec, statements),
-    ...keyedWrites(db, environmentId, spec, statements, sideWrites),
-    remove: keyedRemove(db, environmentId, spec, statements),
+    ...keyedReads(db, full, statements),
+    ...keyedWrites(db, environmentId, full, statements, sideWrites),
+    remove: keyedRemove(db, environmentId, full, statements),
     /** A new version of a row, for a side write that moves another row (a layout's default flag). */
     rewrite: statements.rewrite,
   };

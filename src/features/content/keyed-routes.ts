@@ -12,7 +12,8 @@ import { staleContent } from "./precondition";
 import { ContentDiff, type keyedContentSchemas } from "./schemas";
 import { changedFields, diffRange, versionDiff } from "./versions";
 
-type Name = "layout" | "partial";
+/** `layout` of `Layout`: paths, codes and sentences use it. */
+const nameOf = (title: "Layout" | "Partial") => (title === "Layout" ? "layout" : "partial");
 type Page<T> = { data: T[]; nextCursor: string | null };
 type Schemas = ReturnType<typeof keyedContentSchemas>;
 
@@ -42,8 +43,6 @@ interface Store<Item, Def, Input> {
  * what refuses a delete. Everything else (paths, codes, If-Match, versions, diff, revert) is the same.
  */
 export interface KeyedContentRoutes<Item extends { key: string; version: number }, Def extends object, Input extends { key: string }> {
-  name: Name;
-  title: "Layout" | "Partial";
   schemas: Schemas & { Input: z.ZodType<Input> };
   store(data: Data): Store<Item, Def, Input>;
   /** Refuses what cannot be saved (422), as a save and as a revert. */
@@ -59,7 +58,8 @@ export interface KeyedContentRoutes<Item extends { key: string; version: number 
 function routeKit<Item extends { key: string; version: number }, Def extends object, Input extends { key: string }>(
   spec: KeyedContentRoutes<Item, Def, Input>,
 ) {
-  const { name, title } = spec;
+  const { title } = spec.schemas;
+  const name = nameOf(title);
   const base = `/v1/${name}s`;
   const tags = [`${title}s`];
   const codes = {
@@ -114,7 +114,8 @@ function crudRoutes<Item extends { key: string; version: number }, Def extends o
   spec: KeyedContentRoutes<Item, Def, Input>,
   { base, tags, codes, missing }: Kit<Item, Def, Input>,
 ) {
-  const { name, schemas: s } = spec;
+  const { schemas: s } = spec;
+  const name = nameOf(s.title);
   routes.openapi(
     apiRoute({
       method: "post",
@@ -180,7 +181,8 @@ function writeRoutes<Item extends { key: string; version: number }, Def extends 
   spec: KeyedContentRoutes<Item, Def, Input>,
   { base, tags, codes, missing, ifMatch, written }: Kit<Item, Def, Input>,
 ) {
-  const { name, schemas: s } = spec;
+  const { schemas: s } = spec;
+  const name = nameOf(s.title);
   routes.openapi(
     apiRoute({
       method: "put",
@@ -226,7 +228,7 @@ function writeRoutes<Item extends { key: string; version: number }, Def extends 
       if (users) throw new ApiError(`${name}_in_use`, users.detail, users.errors);
       const outcome = await spec.store(c.var.data).remove(key, auditContextOf(c), ifMatch(c));
       if (outcome.status === "missing") throw missing(key);
-      if (outcome.status === "stale") throw staleContent(`${spec.title} "${key}"`, outcome.current, codes.changed);
+      if (outcome.status === "stale") throw staleContent(`${spec.schemas.title} "${key}"`, outcome.current, codes.changed);
       return c.body(null, 204);
     },
   );
@@ -238,7 +240,8 @@ function versionRoutes<Item extends { key: string; version: number }, Def extend
   spec: KeyedContentRoutes<Item, Def, Input>,
   { base, tags, codes, missing, ownerOf, versionOf, VersionParam }: Kit<Item, Def, Input>,
 ) {
-  const { name, schemas: s } = spec;
+  const { schemas: s } = spec;
+  const name = nameOf(s.title);
   routes.openapi(
     apiRoute({
       method: "get",
@@ -311,7 +314,8 @@ function revertRoute<Item extends { key: string; version: number }, Def extends 
   spec: KeyedContentRoutes<Item, Def, Input>,
   { base, tags, codes, ifMatch, ownerOf, versionOf, written }: Kit<Item, Def, Input>,
 ) {
-  const { name, schemas: s } = spec;
+  const { schemas: s } = spec;
+  const name = nameOf(s.title);
   routes.openapi(
     apiRoute({
       method: "post",

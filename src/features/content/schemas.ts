@@ -20,11 +20,13 @@ export const ContentDiff = z
   .openapi("ContentDiff");
 
 /**
- * The schemas every kind of keyed, versioned content has, from its definition (what is saved):
+ * The schemas every kind of keyed, versioned content has, from its input and its own fields:
  * the item (the definition with its version and times), its page, its key parameter and list
  * query, and its versions. Named `<Title>`, `<Title>List`, `<Title>Version`, `<Title>VersionList`.
  */
-export function keyedContentSchemas<S extends z.ZodRawShape>(title: string, definition: z.ZodObject<S>, exampleKey: string) {
+export function keyedContentSchemas<I extends z.ZodType, S extends z.ZodRawShape>(title: string, Input: I, fields: S, exampleKey: string) {
+  // Stored as saved: every kind has a key, a name and a description, then its own fields.
+  const definition = z.object({ key: z.string(), name: z.string(), description: z.string().nullable(), ...fields });
   const Item = z
     .object({
       ...definition.shape,
@@ -48,6 +50,8 @@ export function keyedContentSchemas<S extends z.ZodRawShape>(title: string, defi
     .openapi(`${title}Version`);
   const cursor = cursorCodec(z.tuple([ContentKey]));
   return {
+    title,
+    Input,
     Item,
     List: pageOf(Item).openapi(`${title}List`),
     KeyParam: z.object({ key: z.string().openapi({ param: { name: "key", in: "path" }, example: exampleKey }) }),

@@ -4,21 +4,7 @@ import { type LayoutDefinition, layouts, layoutVersions, workflows } from "../..
 import { keyedContentRepository, type SideWrites } from "../content/keyed-repository";
 import { type Layout, type LayoutInput, type LayoutVersion, layoutCursor } from "./schemas";
 
-type Row = typeof layouts.$inferSelect;
-
-const toLayout = (row: Row): Layout => ({
-  key: row.key,
-  name: row.name,
-  description: row.description,
-  html: row.html,
-  text: row.text,
-  isDefault: row.isDefault,
-  version: row.version,
-  createdAt: row.createdAt.toISOString(),
-  updatedAt: row.updatedAt.toISOString(),
-});
-
-export const layoutDefinitionOf = (l: Layout | LayoutInput): LayoutDefinition => ({
+export const layoutDefinitionOf = (l: LayoutInput | LayoutDefinition): LayoutDefinition => ({
   key: l.key,
   name: l.name,
   description: l.description ?? null,
@@ -43,12 +29,12 @@ export function layoutsRepository(db: Db, environmentId: string) {
       .where(and(mine, eq(layouts.isDefault, true), ne(layouts.key, key)))
       .limit(1);
     if (!holder) return [];
-    const unset = { ...layoutDefinitionOf(toLayout(holder)), isDefault: false };
+    const unset = { ...layoutDefinitionOf(holder), isDefault: false };
     const write = { action: "updated", audit: "updated", actor, summary: "isDefault changed" } as const;
     return [...base.rewrite(holder, unset, write, context, at)];
   };
 
-  const base = keyedContentRepository(
+  const base = keyedContentRepository<typeof layouts.$inferSelect, Layout, LayoutDefinition, LayoutInput>(
     db,
     environmentId,
     {
@@ -64,7 +50,6 @@ export function layoutsRepository(db: Db, environmentId: string) {
       },
       ids: { row: "lay", version: "lyv" },
       cursor: layoutCursor,
-      toItem: toLayout,
       definitionOf: layoutDefinitionOf,
     },
     moveDefault,

@@ -1,29 +1,9 @@
 import { keyedContentRoutes } from "../content/keyed-routes";
 import { checkLayout } from "./checks";
-import {
-  Layout,
-  LayoutInput,
-  LayoutKeyParam,
-  layoutCursor,
-  LayoutList,
-  LayoutPageQuery,
-  LayoutVersion,
-  LayoutVersionList,
-} from "./schemas";
+import { layoutSchemas } from "./schemas";
 
 export const layoutsRoutes = keyedContentRoutes({
-  name: "layout",
-  title: "Layout",
-  schemas: {
-    Input: LayoutInput,
-    Item: Layout,
-    List: LayoutList,
-    KeyParam: LayoutKeyParam,
-    cursor: layoutCursor,
-    PageQuery: LayoutPageQuery,
-    Version: LayoutVersion,
-    VersionList: LayoutVersionList,
-  },
+  schemas: layoutSchemas,
   store: (data) => data.layouts,
   check: checkLayout,
   saveErrors: ["layout_content_missing"],

@@ -23,23 +23,12 @@ export const LayoutInput = z
   });
 export type LayoutInput = z.infer<typeof LayoutInput>;
 
-export const LayoutDefinition = z.object({
-  key: z.string(),
-  name: z.string(),
-  description: z.string().nullable(),
-  html: z.string(),
-  text: z.string().nullable(),
-  isDefault: z.boolean(),
-});
-
-export const {
-  Item: Layout,
-  List: LayoutList,
-  KeyParam: LayoutKeyParam,
-  cursor: layoutCursor,
-  PageQuery: LayoutPageQuery,
-  Version: LayoutVersion,
-  VersionList: LayoutVersionList,
-} = keyedContentSchemas("Layout", LayoutDefinition, "default");
+export const layoutSchemas = keyedContentSchemas(
+  "Layout",
+  LayoutInput,
+  { html: z.string(), text: z.string().nullable(), isDefault: z.boolean() },
+  "default",
+);
+export const { Item: Layout, Version: LayoutVersion, cursor: layoutCursor } = layoutSchemas;
 export type Layout = z.infer<typeof Layout>;
 export type LayoutVersion = z.infer<typeof LayoutVersion>;

@@ -5,20 +5,7 @@ import { type PartialDefinition, partials, partialVersions, workflows } from "..
 import { keyedContentRepository } from "../content/keyed-repository";
 import { type Partial, type PartialInput, type PartialVersion, partialCursor } from "./schemas";
 
-type Row = typeof partials.$inferSelect;
-
-const toPartial = (row: Row): Partial => ({
-  key: row.key,
-  name: row.name,
-  description: row.description,
-  content: row.content,
-  type: row.type,
-  version: row.version,
-  createdAt: row.createdAt.toISOString(),
-  updatedAt: row.updatedAt.toISOString(),
-});
-
-export const partialDefinitionOf = (p: Partial | PartialInput): PartialDefinition => ({
+export const partialDefinitionOf = (p: PartialInput | PartialDefinition): PartialDefinition => ({
   key: p.key,
   name: p.name,
   description: p.description ?? null,
@@ -28,7 +15,7 @@ export const partialDefinitionOf = (p: Partial | PartialInput): PartialDefinitio
 
 /** Partials of one environment, versioned as workflows are; every write moves the environment's content stamp. */
 export function partialsRepository(db: Db, environmentId: string) {
-  const base = keyedContentRepository(db, environmentId, {
+  const base = keyedContentRepository<typeof partials.$inferSelect, Partial, PartialDefinition, PartialInput>(db, environmentId, {
     resource: "partial",
     table: partials,
     tableName: "partials",
@@ -41,7 +28,6 @@ export function partialsRepository(db: Db, environmentId: string) {
     },
     ids: { row: "prt", version: "prv" },
     cursor: partialCursor,
-    toItem: toPartial,
     definitionOf: partialDefinitionOf,
   });
 

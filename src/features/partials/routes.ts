@@ -2,30 +2,10 @@ import { keyedContentRoutes } from "../content/keyed-routes";
 import { ContentKey } from "../content/schemas";
 import { notFound } from "../../lib/errors";
 import { checkPartial, partialUsers } from "./checks";
-import {
-  Partial,
-  PartialInput,
-  PartialKeyParam,
-  partialCursor,
-  PartialList,
-  PartialPageQuery,
-  PartialVersion,
-  PartialVersionList,
-} from "./schemas";
+import { partialSchemas } from "./schemas";
 
 export const partialsRoutes = keyedContentRoutes({
-  name: "partial",
-  title: "Partial",
-  schemas: {
-    Input: PartialInput,
-    Item: Partial,
-    List: PartialList,
-    KeyParam: PartialKeyParam,
-    cursor: partialCursor,
-    PageQuery: PartialPageQuery,
-    Version: PartialVersion,
-    VersionList: PartialVersionList,
-  },
+  schemas: partialSchemas,
   store: (data) => data.partials,
   check: checkPartial,
   saveErrors: [],

@@ -23,22 +23,7 @@ export const PartialInput = z
   });
 export type PartialInput = z.infer<typeof PartialInput>;
 
-export const PartialDefinition = z.object({
-  key: z.string(),
-  name: z.string(),
-  description: z.string().nullable(),
-  content: z.string(),
-  type: z.enum(PARTIAL_TYPES),
-});
-
-export const {
-  Item: Partial,
-  List: PartialList,
-  KeyParam: PartialKeyParam,
-  cursor: partialCursor,
-  PageQuery: PartialPageQuery,
-  Version: PartialVersion,
-  VersionList: PartialVersionList,
-} = keyedContentSchemas("Partial", PartialDefinition, "footer");
+export const partialSchemas = keyedContentSchemas("Partial", PartialInput, { content: z.string(), type: z.enum(PARTIAL_TYPES) }, "footer");
+export const { Item: Partial, Version: PartialVersion, cursor: partialCursor } = partialSchemas;
 export type Partial = z.infer<typeof Partial>;
 export type PartialVersion = z.infer<typeof PartialVersion>;
