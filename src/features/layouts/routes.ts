@@ -6,7 +6,7 @@ export const layoutsRoutes = keyedContentRoutes({
   schemas: layoutSchemas,
   store: (data) => data.layouts,
   check: checkLayout,
-  saveErrors: ["layout_content_missing"],
+  saveErrors: ["layout_content_missing", "translation_key_missing"],
   describe: {
     create:
       "An email's frame: `html` (and optional `text`) with `{{ content }}` once, where an email step's rendered content goes. `isDefault: true` makes it the environment's default (for email steps that name no layout) and takes the flag from the layout that had it.",

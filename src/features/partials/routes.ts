@@ -8,7 +8,7 @@ export const partialsRoutes = keyedContentRoutes({
   schemas: partialSchemas,
   store: (data) => data.partials,
   check: checkPartial,
-  saveErrors: [],
+  saveErrors: ["translation_key_missing"],
   describe: {
     create:
       'A block of Liquid any template renders with `{% render "key", name: value %}`: it sees only those arguments. Partials may render partials, 5 deep at most; an unknown partial or a cycle is refused when saved.',
