@@ -13,7 +13,7 @@ import { ContentDiff, type keyedContentSchemas } from "./schemas";
 import { changedFields, diffRange, versionDiff } from "./versions";
 
 /** `layout` of `Layout`: paths, codes and sentences use it. */
-const nameOf = (title: "Layout" | "Partial") => (title === "Layout" ? "layout" : "partial");
+const nameOf = (title: "Layout" | "Partial"): "layout" | "partial" => (title === "Layout" ? "layout" : "partial");
 type Page<T> = { data: T[]; nextCursor: string | null };
 type Schemas = ReturnType<typeof keyedContentSchemas>;
 
@@ -100,7 +100,7 @@ function routeKit<Item extends { key: string; version: number }, Def extends obj
       .max(Number.MAX_SAFE_INTEGER)
       .openapi({ param: { name: "n", in: "path" }, example: 2 }),
   });
-  return { base, tags, codes, missing, ifMatch, ownerOf, versionOf, written, VersionParam };
+  return { name, base, tags, codes, missing, ifMatch, ownerOf, versionOf, written, VersionParam };
 }
 
 type Kit<Item extends { key: string; version: number }, Def extends object, Input extends { key: string }> = ReturnType<
@@ -112,10 +112,9 @@ type Router = ReturnType<typeof createRouter>;
 function crudRoutes<Item extends { key: string; version: number }, Def extends object, Input extends { key: string }>(
   routes: Router,
   spec: KeyedContentRoutes<Item, Def, Input>,
-  { base, tags, codes, missing }: Kit<Item, Def, Input>,
+  { name, base, tags, codes, missing }: Kit<Item, Def, Input>,
 ) {
   const { schemas: s } = spec;
-  const name = nameOf(s.title);
   routes.openapi(
     apiRoute({
       method: "post",
@@ -179,10 +178,9 @@ function crudRoutes<Item extends { key: string; version: number }, Def extends o
 function writeRoutes<Item extends { key: string; version: number }, Def extends object, Input extends { key: string }>(
   routes: Router,
   spec: KeyedContentRoutes<Item, Def, Input>,
-  { base, tags, codes, missing, ifMatch, written }: Kit<Item, Def, Input>,
+  { name, base, tags, codes, missing, ifMatch, written }: Kit<Item, Def, Input>,
 ) {
   const { schemas: s } = spec;
-  const name = nameOf(s.title);
   routes.openapi(
     apiRoute({
       method: "put",
@@ -238,10 +236,9 @@ function writeRoutes<Item extends { key: string; version: number }, Def extends 
 function versionRoutes<Item extends { key: string; version: number }, Def extends object, Input extends { key: string }>(
   routes: Router,
   spec: KeyedContentRoutes<Item, Def, Input>,
-  { base, tags, codes, missing, ownerOf, versionOf, VersionParam }: Kit<Item, Def, Input>,
+  { name, base, tags, codes, missing, ownerOf, versionOf, VersionParam }: Kit<Item, Def, Input>,
 ) {
   const { schemas: s } = spec;
-  const name = nameOf(s.title);
   routes.openapi(
     apiRoute({
       method: "get",
@@ -312,10 +309,9 @@ function versionRoutes<Item extends { key: string; version: number }, Def extend
 function revertRoute<Item extends { key: string; version: number }, Def extends object, Input extends { key: string }>(
   routes: Router,
   spec: KeyedContentRoutes<Item, Def, Input>,
-  { base, tags, codes, ifMatch, ownerOf, versionOf, written }: Kit<Item, Def, Input>,
+  { name, base, tags, codes, ifMatch, ownerOf, versionOf, written }: Kit<Item, Def, Input>,
 ) {
   const { schemas: s } = spec;
-  const name = nameOf(s.title);
   routes.openapi(
     apiRoute({
       method: "post",
