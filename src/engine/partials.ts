@@ -21,6 +21,9 @@ export class PartialSet {
   byRef(ref: string): PartialSource | undefined {
     return this.#byRef.get(ref);
   }
+  all(): PartialSource[] {
+    return [...this.#byKey.values()];
+  }
   static readonly EMPTY = new PartialSet([]);
 }
 

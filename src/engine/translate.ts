@@ -166,5 +166,8 @@ export function translationUses(steps: readonly Step[]): { path: (string | numbe
   });
 }
 
+/** True when a template source (or several, as JSON) uses `t` at all. */
+export const mentionsTranslations = (source: string) => /\|\s*t(?![\w-])/.test(source);
+
 /** True when a workflow's steps use `t` at all: delivery loads translations only for those. */
-export const usesTranslations = (steps: readonly Step[]) => /\|\s*t(?![\w-])/.test(JSON.stringify(steps));
+export const usesTranslations = (steps: readonly Step[]) => mentionsTranslations(JSON.stringify(steps));

@@ -85,4 +85,31 @@ describe("brand and translations in a sent email", () => {
     expect(current.subject).toBe("Hello there, Ada");
     expect(current.html).toContain('<h1 style="color: #999999">Renamed</h1>');
   });
+
+  it("translate inside a partial a layout renders: `t` in `{% render %}` uses the subscriber's locale", async () => {
+    const { key } = await setUp([MAIL]);
+    const [footer, frame, workflow] = [unique("foot"), unique("frame"), unique("wf")].map((k) => k.toLowerCase());
+    const keys = { footer: { note: "You get this from {{ who }}" } };
+    expect((await api(key, "PUT", "/v1/translations/en", { keys: { ...EN, ...keys } })).status).toBe(200);
+    const de = { welcome: { subject: "Willkommen, {{ name }}" }, footer: { note: "Sie erhalten dies von {{ who }}" } };
+    expect((await api(key, "PUT", "/v1/translations/de", { keys: de })).status).toBe(200);
+    const partial = { key: footer, name: "Footer", type: "html", content: '<small>{{ "footer.note" | t: who: org }}</small>' };
+    expect((await api(key, "POST", "/v1/partials", partial)).status).toBe(201);
+    const html = `<main>{{ content }}{% render "${footer}", org: brand.name %}</main>`;
+    expect((await api(key, "POST", "/v1/layouts", { key: frame, name: "Frame", html })).status).toBe(201);
+    const step = { id: "mail", type: "email", layout: frame, template: { subject: "Hi", html: "<p>Body</p>" } };
+    await createWorkflow(key, { key: workflow, steps: [step] });
+
+    const german = await trigger(key, { workflow, to: { subscriberId: unique("s"), email: "a@example.de", locale: "de-DE" } });
+    expect((await contentOf(key, german)).html).toContain("<main><p>Body</p><small>Sie erhalten dies von Acme</small></main>");
+    const english = await trigger(key, { workflow, to: { subscriberId: unique("s"), email: "b@example.com" } });
+    expect((await contentOf(key, english)).html).toContain("<small>You get this from Acme</small>");
+
+    // The preview reads the brand and texts for what its layout and partials use, as delivery does.
+    const preview = await api<{ steps: { content?: { html?: string } }[] }>(key, "POST", `/v1/workflows/${workflow}/preview`, {
+      payload: {},
+      subscriber: { locale: "de" },
+    });
+    expect(preview.body.steps[0]?.content?.html).toContain("<small>Sie erhalten dies von Acme</small>");
+  });
 });

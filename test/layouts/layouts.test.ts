@@ -218,3 +218,31 @@ describe("POST /v1/workflows/{key}/revert", () => {
     expect((await call<{ version: number }>("GET", `/v1/workflows/${wf}`)).body.version).toBe(2);
   });
 });
+
+describe("POST /v1/layouts/{key}/revert and /v1/partials/{key}/revert", () => {
+  it("refuses a layout version whose partial was deleted since (422 with the path), and changes nothing", async () => {
+    const [frame, sig] = [key("frame"), key("sig")];
+    expect((await call("POST", "/v1/partials", partial(sig, "-- us"))).status).toBe(201);
+    expect((await call("POST", "/v1/layouts", layout(frame, { html: `<main>{{ content }}{% render "${sig}" %}</main>` }))).status).toBe(
+      201,
+    );
+    expect((await call("PUT", `/v1/layouts/${frame}`, layout(frame))).status).toBe(200);
+    expect((await call("DELETE", `/v1/partials/${sig}`)).status).toBe(204);
+
+    const problem = expectProblem(await call("POST", `/v1/layouts/${frame}/revert`, { version: 1 }), 422, "validation_failed");
+    expect(problem.errors).toEqual([{ path: "html", message: expect.stringContaining(sig) }]);
+    expect((await call<{ version: number }>("GET", `/v1/layouts/${frame}`)).body.version).toBe(2);
+  });
+
+  it("refuses a partial version that would close a cycle (422), and changes nothing", async () => {
+    const [a, b] = [key("pa"), key("pb")];
+    expect((await call("POST", "/v1/partials", partial(b, "B"))).status).toBe(201);
+    expect((await call("POST", "/v1/partials", partial(a, `{% render "${b}" %}`))).status).toBe(201);
+    expect((await call("PUT", `/v1/partials/${a}`, partial(a, "A"))).status).toBe(200);
+    expect((await call("PUT", `/v1/partials/${b}`, partial(b, `{% render "${a}" %}`))).status).toBe(200);
+
+    const problem = expectProblem(await call("POST", `/v1/partials/${a}/revert`, { version: 1 }), 422, "validation_failed");
+    expect(problem.errors).toEqual([{ path: "content", message: expect.stringMatching(/cycle/i) }]);
+    expect((await call<{ version: number }>("GET", `/v1/partials/${a}`)).body.version).toBe(2);
+  });
+});

@@ -148,4 +148,35 @@ describe("a workflow's t keys", () => {
     await put(key, "de", { other: { key: "Anderes" } });
     expect((await api(key, "PUT", `/v1/workflows/${body.key}`, edited)).status).toBe(200);
   });
+
+  it("must exist when a revert makes an old version current again (422, nothing changes)", async () => {
+    const { key } = await createSandboxEnvironment();
+    await put(key, "en", { welcome: { subject: "Welcome" }, nope: { key: "Nope" } });
+    const body = workflowBody({ steps });
+    expect((await api(key, "POST", "/v1/workflows", body)).status).toBe(201);
+    const plain = { ...body, steps: [{ ...steps[0], template: { subject: "Hi", text: "Hi" } }] };
+    expect((await api(key, "PUT", `/v1/workflows/${body.key}`, plain)).status).toBe(200);
+    // The keys go once no workflow uses them; version 1 still does.
+    await put(key, "en", { other: "x" });
+    const problem = expectProblem(
+      await api(key, "POST", `/v1/workflows/${body.key}/revert`, { version: 1 }),
+      422,
+      "translation_key_missing",
+    );
+    expect(problem.errors?.map((e) => e.path)).toEqual(["steps.0.template.subject", "steps.0.template.text"]);
+    expect((await api<{ version: number }>(key, "GET", `/v1/workflows/${body.key}`)).body.version).toBe(2);
+  });
+
+  it("must exist when a layout or partial that uses them is saved (422 with the field and the key)", async () => {
+    const { key } = await createSandboxEnvironment();
+    const partial = { key: "footer", name: "Footer", type: "html", content: '<small>{{ "footer.note" | t }}</small>' };
+    const layout = { key: "frame", name: "Frame", html: '<main>{{ content }}</main>{{ "footer.note" | t }}' };
+    const refused = expectProblem(await api(key, "POST", "/v1/partials", partial), 422, "translation_key_missing");
+    expect(refused.errors).toEqual([{ path: "content", message: 'No key "footer.note" in the default locale "en".' }]);
+    const framed = expectProblem(await api(key, "POST", "/v1/layouts", layout), 422, "translation_key_missing");
+    expect(framed.errors).toEqual([{ path: "html", message: 'No key "footer.note" in the default locale "en".' }]);
+    await put(key, "en", { footer: { note: "Sent by Acme" } });
+    expect((await api(key, "POST", "/v1/partials", partial)).status).toBe(201);
+    expect((await api(key, "POST", "/v1/layouts", layout)).status).toBe(201);
+  });
 });

@@ -5795,7 +5795,7 @@ export interface paths {
         put?: never;
         /**
          * Restore a version of a workflow
-         * @description Saves version `version`'s content as a new version (history is never rewritten). With `If-Match` (the `ETag` you read), a workflow changed since answers 409 instead. As a save, a version naming a layout or rendering a partial that is no longer there (or would make a cycle) is refused with 422 and the field path.
+         * @description Saves version `version`'s content as a new version (history is never rewritten). With `If-Match` (the `ETag` you read), a workflow changed since answers 409 instead. As a save, a version naming a layout or rendering a partial that is no longer there (or would make a cycle), or passing `t` a key the default locale no longer has, is refused with 422 and the field path.
          */
         post: {
             parameters: {
@@ -5925,7 +5925,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Problem (RFC 9457) with `code` `validation_failed` or `idempotency_key_mismatch` */
+                /** @description Problem (RFC 9457) with `code` `validation_failed` or `idempotency_key_mismatch` or `translation_key_missing` */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -5935,7 +5935,7 @@ export interface paths {
                             /** @enum {number} */
                             status?: 422;
                             /** @enum {string} */
-                            code?: "validation_failed" | "idempotency_key_mismatch";
+                            code?: "validation_failed" | "idempotency_key_mismatch" | "translation_key_missing";
                         };
                     };
                 };
@@ -6192,7 +6192,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Problem (RFC 9457) with `code` `validation_failed` or `idempotency_key_mismatch` or `layout_content_missing` */
+                /** @description Problem (RFC 9457) with `code` `validation_failed` or `idempotency_key_mismatch` or `layout_content_missing` or `translation_key_missing` */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -6202,7 +6202,7 @@ export interface paths {
                             /** @enum {number} */
                             status?: 422;
                             /** @enum {string} */
-                            code?: "validation_failed" | "idempotency_key_mismatch" | "layout_content_missing";
+                            code?: "validation_failed" | "idempotency_key_mismatch" | "layout_content_missing" | "translation_key_missing";
                         };
                     };
                 };
@@ -6457,7 +6457,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Problem (RFC 9457) with `code` `validation_failed` or `layout_key_immutable` or `layout_content_missing` */
+                /** @description Problem (RFC 9457) with `code` `validation_failed` or `layout_key_immutable` or `layout_content_missing` or `translation_key_missing` */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -6467,7 +6467,7 @@ export interface paths {
                             /** @enum {number} */
                             status?: 422;
                             /** @enum {string} */
-                            code?: "validation_failed" | "layout_key_immutable" | "layout_content_missing";
+                            code?: "validation_failed" | "layout_key_immutable" | "layout_content_missing" | "translation_key_missing";
                         };
                     };
                 };
@@ -7099,7 +7099,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Problem (RFC 9457) with `code` `validation_failed` or `idempotency_key_mismatch` */
+                /** @description Problem (RFC 9457) with `code` `validation_failed` or `idempotency_key_mismatch` or `layout_content_missing` or `translation_key_missing` */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -7109,7 +7109,7 @@ export interface paths {
                             /** @enum {number} */
                             status?: 422;
                             /** @enum {string} */
-                            code?: "validation_failed" | "idempotency_key_mismatch";
+                            code?: "validation_failed" | "idempotency_key_mismatch" | "layout_content_missing" | "translation_key_missing";
                         };
                     };
                 };
@@ -7366,7 +7366,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Problem (RFC 9457) with `code` `validation_failed` or `idempotency_key_mismatch` */
+                /** @description Problem (RFC 9457) with `code` `validation_failed` or `idempotency_key_mismatch` or `translation_key_missing` */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -7376,7 +7376,7 @@ export interface paths {
                             /** @enum {number} */
                             status?: 422;
                             /** @enum {string} */
-                            code?: "validation_failed" | "idempotency_key_mismatch";
+                            code?: "validation_failed" | "idempotency_key_mismatch" | "translation_key_missing";
                         };
                     };
                 };
@@ -7631,7 +7631,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Problem (RFC 9457) with `code` `validation_failed` or `partial_key_immutable` */
+                /** @description Problem (RFC 9457) with `code` `validation_failed` or `partial_key_immutable` or `translation_key_missing` */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -7641,7 +7641,7 @@ export interface paths {
                             /** @enum {number} */
                             status?: 422;
                             /** @enum {string} */
-                            code?: "validation_failed" | "partial_key_immutable";
+                            code?: "validation_failed" | "partial_key_immutable" | "translation_key_missing";
                         };
                     };
                 };
@@ -8273,7 +8273,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Problem (RFC 9457) with `code` `validation_failed` or `idempotency_key_mismatch` */
+                /** @description Problem (RFC 9457) with `code` `validation_failed` or `idempotency_key_mismatch` or `translation_key_missing` */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -8283,7 +8283,7 @@ export interface paths {
                             /** @enum {number} */
                             status?: 422;
                             /** @enum {string} */
-                            code?: "validation_failed" | "idempotency_key_mismatch";
+                            code?: "validation_failed" | "idempotency_key_mismatch" | "translation_key_missing";
                         };
                     };
                 };

@@ -1,12 +1,14 @@
-import { and, desc, eq, sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "../client";
 import { brands, brandVersions, preferenceLinkSettings } from "../schema";
 import { type BrandDefinition, DEFAULT_BRAND } from "../../contract/brand";
 import type { Actor } from "../../env";
 import { newId } from "../../lib/ids";
 import { type AuditContext, auditStatement } from "./audit";
+import { versionHistory } from "./versioned-content";
 
-export type BrandAction = (typeof brandVersions.$inferSelect)["action"];
+type BrandVersionRow = typeof brandVersions.$inferSelect;
+export type BrandAction = BrandVersionRow["action"];
 
 export interface StoredBrand {
   definition: BrandDefinition;
@@ -31,6 +33,13 @@ export function legacyBrand(legacy: Legacy | undefined): BrandDefinition {
   };
 }
 
+/** The preference page's own branding, from before the brand kit. */
+const legacyColumns = {
+  brandName: preferenceLinkSettings.brandName,
+  logoUrl: preferenceLinkSettings.logoUrl,
+  accentColor: preferenceLinkSettings.accentColor,
+};
+
 const CACHE_SIZE = 256;
 const pinned = new Map<string, BrandDefinition>();
 
@@ -42,11 +51,7 @@ export async function brandAt(db: Db, environmentId: string, version: number | u
   if (version === undefined) return (await brandRepository(db, environmentId).get()).definition;
   if (version === 0) {
     const [legacy] = await db
-      .select({
-        brandName: preferenceLinkSettings.brandName,
-        logoUrl: preferenceLinkSettings.logoUrl,
-        accentColor: preferenceLinkSettings.accentColor,
-      })
+      .select(legacyColumns)
       .from(preferenceLinkSettings)
       .where(eq(preferenceLinkSettings.environmentId, environmentId));
     return legacyBrand(legacy);
@@ -68,23 +73,12 @@ export type BrandSave = { status: "ok"; brand: StoredBrand; changed: boolean } |
 
 /** An environment's brand, its versions, and the legacy preference-page branding it replaced. */
 export function brandRepository(db: Db, environmentId: string) {
-  const versionRow = (version: number) =>
-    db
-      .select()
-      .from(brandVersions)
-      .where(and(eq(brandVersions.environmentId, environmentId), eq(brandVersions.version, version)));
+  const history = versionHistory<BrandVersionRow>(db, brandVersions, brandVersions.version, eq(brandVersions.environmentId, environmentId));
   return {
     async get(): Promise<StoredBrand> {
       const [rows, legacy] = await db.batch([
         db.select().from(brands).where(eq(brands.environmentId, environmentId)),
-        db
-          .select({
-            brandName: preferenceLinkSettings.brandName,
-            logoUrl: preferenceLinkSettings.logoUrl,
-            accentColor: preferenceLinkSettings.accentColor,
-          })
-          .from(preferenceLinkSettings)
-          .where(eq(preferenceLinkSettings.environmentId, environmentId)),
+        db.select(legacyColumns).from(preferenceLinkSettings).where(eq(preferenceLinkSettings.environmentId, environmentId)),
       ]);
       const row = rows[0];
       if (row) return { definition: row.definition, version: row.version, updatedAt: row.updatedAt };
@@ -141,19 +135,9 @@ export function brandRepository(db: Db, environmentId: string) {
       return { status: "ok", brand: saved, changed: true };
     },
 
-    async versions() {
-      return db
-        .select()
-        .from(brandVersions)
-        .where(eq(brandVersions.environmentId, environmentId))
-        .orderBy(desc(brandVersions.version))
-        .limit(100);
-    },
-
-    async version(n: number) {
-      const [row] = await versionRow(n);
-      return row;
-    },
+    /** The last 100, newest first. */
+    versions: () => history.list(100),
+    version: (n: number) => history.at(n),
   };
 }
 

@@ -1,10 +1,11 @@
-import { and, asc, desc, eq, sql } from "drizzle-orm";
+import { and, asc, eq, sql } from "drizzle-orm";
 import type { Db } from "../client";
 import { translations, translationSettings, translationVersions } from "../schema";
 import type { TranslationKeys } from "../../contract/translations";
 import type { Actor } from "../../env";
 import { newId } from "../../lib/ids";
 import { type AuditContext, auditStatement } from "./audit";
+import { versionHistory } from "./versioned-content";
 
 export type TranslationAction = (typeof translationVersions.$inferSelect)["action"];
 export type TranslationRow = typeof translations.$inferSelect;
@@ -34,6 +35,24 @@ const versionStatement = (
         ${write.deleted ? sql`NULL` : sql`keys`}, ${write.action}, ${write.author.type}, ${write.author.id}, ${write.author.name}, ${write.at.getTime()}
       FROM translations WHERE environment_id = ${environmentId} AND locale = ${locale}`,
   );
+
+/** A locale's row made or replaced, one version on. */
+const upsertLocale = (db: Db, environmentId: string, locale: string, content: Pick<TranslationRow, "keys" | "keyRevisions">, now: Date) =>
+  db
+    .insert(translations)
+    .values({
+      environmentId,
+      locale,
+      ...content,
+      // A locale deleted and made again continues its numbering: its old versions stay.
+      version: sql`coalesce((SELECT max(version) FROM translation_versions WHERE environment_id = ${environmentId} AND locale = ${locale}), 0) + 1`,
+      createdAt: now,
+      updatedAt: now,
+    })
+    .onConflictDoUpdate({
+      target: [translations.environmentId, translations.locale],
+      set: { ...content, version: sql`${translations.version} + 1`, updatedAt: now },
+    });
 
 /** Per key, the revision its text last changed at: kept for unchanged keys, this one for new or changed ones. */
 function keyChanges(before: TranslationRow | undefined, keys: TranslationKeys, revision: number): Record<string, number> {
@@ -80,24 +99,17 @@ export async function translationsAt(db: Db, environmentId: string, revision: nu
   return found;
 }
 
-/** An environment's translations: one row per locale, their versions, and the default locale. */
-export function translationsRepository(db: Db, environmentId: string) {
-  const mine = eq(translations.environmentId, environmentId);
-  const row = async (locale: string) => {
-    const [found] = await db
-      .select()
-      .from(translations)
-      .where(and(mine, eq(translations.locale, locale)));
-    return found;
+/** An environment's default locale and its translations' revision (what a trigger pins). */
+export function translationSettingsRepository(db: Db, environmentId: string) {
+  const settings = async () => {
+    const [found] = await db.select().from(translationSettings).where(eq(translationSettings.environmentId, environmentId));
+    return { defaultLocale: found?.defaultLocale ?? DEFAULT_LOCALE, revision: found?.revision ?? 0 };
   };
   return {
-    async settings() {
-      const [found] = await db.select().from(translationSettings).where(eq(translationSettings.environmentId, environmentId));
-      return { defaultLocale: found?.defaultLocale ?? DEFAULT_LOCALE, revision: found?.revision ?? 0 };
-    },
+    settings,
 
     async setDefaultLocale(defaultLocale: string, context: AuditContext, now = new Date()) {
-      const before = await this.settings();
+      const before = await settings();
       if (before.defaultLocale === defaultLocale) return { defaultLocale };
       await db.batch([
         db
@@ -118,6 +130,29 @@ export function translationsRepository(db: Db, environmentId: string) {
       ]);
       return { defaultLocale };
     },
+  };
+}
+
+/** An environment's translations: one row per locale, their versions, and the default locale. */
+export function translationsRepository(db: Db, environmentId: string) {
+  const mine = eq(translations.environmentId, environmentId);
+  const config = translationSettingsRepository(db, environmentId);
+  const history = (locale: string) =>
+    versionHistory<typeof translationVersions.$inferSelect>(
+      db,
+      translationVersions,
+      translationVersions.version,
+      and(eq(translationVersions.environmentId, environmentId), eq(translationVersions.locale, locale)),
+    );
+  const row = async (locale: string) => {
+    const [found] = await db
+      .select()
+      .from(translations)
+      .where(and(mine, eq(translations.locale, locale)));
+    return found;
+  };
+  return {
+    ...config,
 
     async list() {
       return db.select().from(translations).where(mine).orderBy(asc(translations.locale));
@@ -133,28 +168,13 @@ export function translationsRepository(db: Db, environmentId: string) {
       options: { action?: TranslationAction; author?: Actor; now?: Date } = {},
     ): Promise<{ row: TranslationRow; changed: boolean }> {
       const now = options.now ?? new Date();
-      const [before, settings] = await Promise.all([row(locale), this.settings()]);
+      const [before, settings] = await Promise.all([row(locale), config.settings()]);
       if (before && JSON.stringify(before.keys) === JSON.stringify(keys)) return { row: before, changed: false };
       const action = options.action ?? (before ? "updated" : "created");
       const keyRevisions = keyChanges(before, keys, settings.revision + 1);
       await db.batch([
         bumpRevision(db, environmentId, now),
-        db
-          .insert(translations)
-          .values({
-            environmentId,
-            locale,
-            keys,
-            keyRevisions,
-            // A locale deleted and made again continues its numbering: its old versions stay.
-            version: sql`coalesce((SELECT max(version) FROM translation_versions WHERE environment_id = ${environmentId} AND locale = ${locale}), 0) + 1`,
-            createdAt: now,
-            updatedAt: now,
-          })
-          .onConflictDoUpdate({
-            target: [translations.environmentId, translations.locale],
-            set: { keys, keyRevisions, version: sql`${translations.version} + 1`, updatedAt: now },
-          }),
+        upsertLocale(db, environmentId, locale, { keys, keyRevisions }, now),
         versionStatement(db, environmentId, locale, { action, author: options.author ?? context.actor, at: now }),
         auditStatement(db, context, {
           environmentId,
@@ -188,28 +208,9 @@ export function translationsRepository(db: Db, environmentId: string) {
       return true;
     },
 
-    async versions(locale: string) {
-      return db
-        .select()
-        .from(translationVersions)
-        .where(and(eq(translationVersions.environmentId, environmentId), eq(translationVersions.locale, locale)))
-        .orderBy(desc(translationVersions.version))
-        .limit(100);
-    },
-
-    async version(locale: string, version: number) {
-      const [found] = await db
-        .select()
-        .from(translationVersions)
-        .where(
-          and(
-            eq(translationVersions.environmentId, environmentId),
-            eq(translationVersions.locale, locale),
-            eq(translationVersions.version, version),
-          ),
-        );
-      return found;
-    },
+    /** The last 100, newest first (a deletion among them). */
+    versions: (locale: string) => history(locale).list(100),
+    version: (locale: string, version: number) => history(locale).at(version),
   };
 }
 

@@ -91,7 +91,7 @@ export async function load(ctx: DeliveryContext, job: RecipientsJob, trigger: Tr
   ]);
   const { subscribers: subscriberRows, channels: channelRows, messages: messageRows } = rows;
   const workflow = rows.workflow;
-  const rendering = await renderInputs(db, environmentId, trigger, workflow?.steps ?? []);
+  const rendering = await renderInputs(db, environmentId, trigger, workflow?.steps ?? [], content);
   const actor = actorView(trigger.actor);
   const offersUnsubscribe = workflow !== null && !workflow.critical && workflow.unsubscribe !== "none";
   const seal = await linkSealer(linkSecret, environmentId);

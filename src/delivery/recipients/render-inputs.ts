@@ -3,7 +3,8 @@ import type { Db } from "../../db/client";
 import { brandAt } from "../../db/queries/brand";
 import { DEFAULT_LOCALE, translationsAt, translationsRepository } from "../../db/queries/translations";
 import type { Step } from "../../engine/steps";
-import { localeChain, translator, type Translator, usesTranslations } from "../../engine/translate";
+import { type ReachableContent, renderMentions } from "../../engine/render-mentions";
+import { localeChain, translator, type Translator } from "../../engine/translate";
 import type { TriggerRecord } from "../../jobs/trigger-record";
 
 /** What a trigger's templates render with beyond its own data: the brand and texts pinned when it was accepted. */
@@ -15,13 +16,18 @@ export interface RenderInputs {
 const NONE: RenderInputs = { brand: undefined, translatorFor: () => undefined };
 
 /**
- * Read only when the workflow's templates name them, and each pinned version once per isolate
- * (versions never change): a workflow without `brand` or `t` costs no read at all.
+ * Read only when the workflow's templates, or the layouts and partials pinned with it, name them,
+ * and each pinned version once per isolate (versions never change): a workflow without `brand` or
+ * `t` costs no read at all.
  */
-export async function renderInputs(db: Db, environmentId: string, trigger: TriggerRecord, steps: readonly Step[]): Promise<RenderInputs> {
-  const wantsBrand = JSON.stringify(steps).includes("brand");
-
-  const wantsTexts = usesTranslations(steps);
+export async function renderInputs(
+  db: Db,
+  environmentId: string,
+  trigger: TriggerRecord,
+  steps: readonly Step[],
+  content?: ReachableContent,
+): Promise<RenderInputs> {
+  const { brand: wantsBrand, texts: wantsTexts } = renderMentions(steps, content);
   if (!wantsBrand && !wantsTexts) return NONE;
   const [brand, dictionaries] = await Promise.all([
     wantsBrand ? brandAt(db, environmentId, trigger.brandVersion) : undefined,

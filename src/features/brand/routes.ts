@@ -7,7 +7,9 @@ import { ApiError, notFound } from "../../lib/errors";
 import { apiRoute, createRouter, json, security } from "../../lib/openapi";
 import { auditContextOf } from "../audit/record";
 import { forgetEnvironmentGates } from "../workflows/gate-cache";
-import { jsonPatch } from "../workflows/versions/json-patch";
+import { versionAuthorOf } from "../../db/queries/versioned-content";
+import { staleContent } from "../content/precondition";
+import { diffRange, versionDiff } from "../content/versions";
 import { etagOf, ifMatchVersions } from "../workflows/versions/if-match";
 import {
   Brand,
@@ -49,13 +51,7 @@ function refuseHttp(c: Context<AppEnv>, brand: StoredDefinition) {
   if (errors.length) throw new ApiError("validation_failed", "The brand's URLs must be https:.", errors);
 }
 
-const stale = (current: number) =>
-  new ApiError(
-    "brand_changed",
-    `The brand was changed by someone else since you read it (it is now at version ${current}): read it again and redo your change.`,
-    undefined,
-    { headers: { etag: etagOf(current) } },
-  );
+const stale = (current: number) => staleContent("The brand", current, "brand_changed");
 
 /** Saves a brand through the API: checked, pinned gates forgotten, the ETag set. */
 export async function saveBrand(
@@ -81,7 +77,7 @@ export async function saveBrand(
 const toVersion = (row: NonNullable<Awaited<ReturnType<AppEnv["Variables"]["data"]["brand"]["version"]>>>): BrandVersion => ({
   version: row.version,
   action: row.action,
-  author: { type: row.authorType, id: row.authorId, name: row.authorName },
+  author: versionAuthorOf(row),
   createdAt: row.createdAt.toISOString(),
   definition: row.definition,
 });
@@ -171,9 +167,12 @@ brandRoutes.openapi(
     const to = query.to ?? (await c.var.data.brand.get()).version;
     // Never saved, nothing asked: nothing to compare (a brand's versions start at 1).
     if (to === 0 && query.from === undefined) return c.json({ from: 0, to: 0, patch: [] }, 200);
-    const from = query.from ?? Math.max(1, to - 1);
-    const [a, b] = await Promise.all([versionOf(c, from), versionOf(c, to)]);
-    return c.json({ from, to, patch: jsonPatch(a.definition, b.definition) }, 200);
+    const { diff } = await versionDiff(
+      diffRange(query, to),
+      (n) => versionOf(c, n),
+      (v) => v.definition,
+    );
+    return c.json(diff, 200);
   },
 );
 

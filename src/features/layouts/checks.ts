@@ -4,12 +4,14 @@ import { parseTemplate } from "../../engine/templates";
 import { ApiError, type FieldError } from "../../lib/errors";
 import type { Data } from "../data";
 import { partialIssues, workflowTemplateSources } from "../partials/references";
+import { checkContentTranslationKeys } from "../translations/workflow-keys";
 import type { LayoutInput } from "./schemas";
 
 /**
  * A layout is checked as a workflow's templates are, when it is saved: `{{ content }}` once in
  * each part (422 `layout_content_missing`), Liquid that parses, and partials that exist without
- * a cycle or more than 5 levels (422 `validation_failed`).
+ * a cycle or more than 5 levels (422 `validation_failed`), and `t` keys the default locale has
+ * (422 `translation_key_missing`).
  */
 export async function checkLayout(data: Data, input: LayoutInput): Promise<void> {
   const parts = [["html", input.html, "html"] as const, ...(input.text ? [["text", input.text, "text"] as const] : [])];
@@ -38,6 +40,7 @@ export async function checkLayout(data: Data, input: LayoutInput): Promise<void>
     )),
   );
   if (errors.length > 0) throw new ApiError("validation_failed", "The layout's templates cannot render.", errors);
+  await checkContentTranslationKeys(data, { html: input.html, text: input.text });
 }
 
 /**

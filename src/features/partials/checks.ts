@@ -3,9 +3,13 @@ import { parseTemplate } from "../../engine/templates";
 import { ApiError, type FieldError } from "../../lib/errors";
 import type { Data } from "../data";
 import { partialIssues, type TemplateSource, workflowTemplateSources } from "./references";
+import { checkContentTranslationKeys } from "../translations/workflow-keys";
 import type { PartialInput } from "./schemas";
 
-/** A partial is checked when saved: Liquid that parses, and partials it renders that exist, without a cycle, at most 5 deep. */
+/**
+ * A partial is checked when saved (and reverted): Liquid that parses, partials it renders that
+ * exist, without a cycle, at most 5 deep, and `t` keys the default locale has.
+ */
 export async function checkPartial(data: Data, input: PartialInput): Promise<void> {
   const parsed = parseTemplate(input.content, input.type);
   if (!parsed.ok)
@@ -16,6 +20,7 @@ export async function checkPartial(data: Data, input: PartialInput): Promise<voi
     type: input.type,
   });
   if (errors.length > 0) throw new ApiError("validation_failed", "The partial cannot render.", errors);
+  await checkContentTranslationKeys(data, { content: input.content });
 }
 
 const renders = (key: string) => (source: TemplateSource) => {

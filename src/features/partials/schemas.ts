@@ -1,10 +1,6 @@
 import { z } from "@hono/zod-openapi";
-import { cursorCodec } from "../../lib/cursor";
-import { pageOf, pageQuery } from "../../lib/pagination";
-import { ContentKey } from "../layouts/schemas";
-import { VersionAuthor } from "../workflows/versions/schemas";
+import { ContentKey, keyedContentSchemas } from "../content/schemas";
 
-const readOnly = { readOnly: true } as const;
 const PARTIAL_TYPES = ["html", "text"] as const;
 
 export const PartialInput = z
@@ -27,43 +23,7 @@ export const PartialInput = z
   });
 export type PartialInput = z.infer<typeof PartialInput>;
 
-export const Partial = z
-  .object({
-    key: z.string(),
-    name: z.string(),
-    description: z.string().nullable(),
-    content: z.string(),
-    type: z.enum(PARTIAL_TYPES),
-    version: z
-      .number()
-      .int()
-      .openapi({ ...readOnly, description: "Its latest version's number; the `ETag` is this number, quoted." }),
-    createdAt: z.iso.datetime().openapi(readOnly),
-    updatedAt: z.iso.datetime().openapi(readOnly),
-  })
-  .openapi("Partial");
+export const partialSchemas = keyedContentSchemas("Partial", PartialInput, { content: z.string(), type: z.enum(PARTIAL_TYPES) }, "footer");
+export const { Item: Partial, Version: PartialVersion, cursor: partialCursor } = partialSchemas;
 export type Partial = z.infer<typeof Partial>;
-
-export const PartialList = pageOf(Partial).openapi("PartialList");
-
-export const PartialKeyParam = z.object({ key: z.string().openapi({ param: { name: "key", in: "path" }, example: "footer" }) });
-
-export const partialCursor = cursorCodec(z.tuple([ContentKey]));
-export const PartialPageQuery = pageQuery(100, partialCursor);
-
-export const PartialDefinition = z
-  .object({ key: z.string(), name: z.string(), description: z.string().nullable(), content: z.string(), type: z.enum(PARTIAL_TYPES) })
-  .openapi("PartialDefinition");
-
-export const PartialVersion = z
-  .object({
-    version: z.number().int().min(1),
-    action: z.enum(["created", "updated", "deleted", "reverted"]),
-    author: VersionAuthor,
-    summary: z.string(),
-    createdAt: z.iso.datetime(),
-    definition: PartialDefinition,
-  })
-  .openapi("PartialVersion");
 export type PartialVersion = z.infer<typeof PartialVersion>;
-export const PartialVersionList = pageOf(PartialVersion).openapi("PartialVersionList");

@@ -54,9 +54,7 @@ export function promotionReads(db: Db) {
         // A secret's stored value is ciphertext, and never leaves this module.
         variables: new Map(vars.map((v) => [v.key, v.secret ? { secret: true as const } : { secret: false as const, value: v.value }])),
         integrations: ints,
-        layouts: new Map(
-          lays.map((l) => [l.key, { version: l.version, definition: layoutDefinitionOf({ ...l, createdAt: "", updatedAt: "" }) }]),
-        ),
+        layouts: new Map(lays.map((l) => [l.key, { version: l.version, definition: layoutDefinitionOf(l) }])),
         partials: new Map(
           parts.map((p) => [
             p.key,

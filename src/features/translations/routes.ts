@@ -6,7 +6,8 @@ import { notFound } from "../../lib/errors";
 import { apiRoute, createRouter, json, security } from "../../lib/openapi";
 import { auditContextOf } from "../audit/record";
 import { forgetEnvironmentGates } from "../workflows/gate-cache";
-import { jsonPatch } from "../workflows/versions/json-patch";
+import { versionAuthorOf } from "../../db/queries/versioned-content";
+import { diffRange, versionDiff } from "../content/versions";
 import {
   LocaleParam,
   Translation,
@@ -41,7 +42,7 @@ type VersionRow = NonNullable<Awaited<ReturnType<AppEnv["Variables"]["data"]["tr
 const toVersion = (row: VersionRow) => ({
   version: row.version,
   action: row.action,
-  author: { type: row.authorType, id: row.authorId, name: row.authorName },
+  author: versionAuthorOf(row),
   createdAt: row.createdAt.toISOString(),
   keys: row.keys ? nestKeys(row.keys) : null,
 });
@@ -242,9 +243,11 @@ translationsRoutes.openapi(
       if (!latest) throw missing(locale);
       to = latest.version;
     }
-    const from = query.from ?? Math.max(1, to - 1);
-    const [a, b] = await Promise.all([versionOf(c, locale, from), versionOf(c, locale, to)]);
-    const keysOf = (row: VersionRow): TranslationKeys => row.keys ?? {};
-    return c.json({ from, to, patch: jsonPatch(keysOf(a), keysOf(b)) }, 200);
+    const { diff } = await versionDiff(
+      diffRange(query, to),
+      (n) => versionOf(c, locale, n),
+      (row): TranslationKeys => row.keys ?? {},
+    );
+    return c.json(diff, 200);
   },
 );

@@ -1,15 +1,16 @@
 import type { Step } from "../../engine/steps";
-import { translationUses } from "../../engine/translate";
+import { translationKeysIn, translationUses } from "../../engine/translate";
 import { ApiError } from "../../lib/errors";
 import type { Data } from "../data";
 
+type KeyUse = { path: (string | number)[]; key: string };
+
 /**
- * Refuses a workflow whose templates pass `t` a literal key the default locale lacks: every
- * subscriber's chain ends in the default locale, so such a key would render as itself for some.
- * Costs nothing for a workflow that uses no `t`.
+ * Refuses templates that pass `t` a literal key the default locale lacks: every subscriber's
+ * chain ends in the default locale, so such a key would render as itself for some. Costs nothing
+ * for templates that use no `t`.
  */
-export async function checkTranslationKeys(data: Data, steps: readonly Step[]): Promise<void> {
-  const uses = translationUses(steps);
+async function refuseMissingKeys(data: Data, uses: readonly KeyUse[]): Promise<void> {
   if (uses.length === 0) return;
   const { defaultLocale } = await data.translations.settings();
   const row = await data.translations.find(defaultLocale);
@@ -22,3 +23,13 @@ export async function checkTranslationKeys(data: Data, steps: readonly Step[]): 
     missing.map((m) => ({ path: m.path.join("."), message: `No key "${m.key}" in the default locale "${defaultLocale}".` })),
   );
 }
+
+/** A workflow's channel templates (see refuseMissingKeys). */
+export const checkTranslationKeys = (data: Data, steps: readonly Step[]) => refuseMissingKeys(data, translationUses(steps));
+
+/** A layout's or partial's fields (`html`, `text`, `content`), checked as a workflow's templates are. */
+export const checkContentTranslationKeys = (data: Data, fields: Record<string, string | null | undefined>) =>
+  refuseMissingKeys(
+    data,
+    Object.entries(fields).flatMap(([field, source]) => (source ? translationKeysIn(source).map((key) => ({ path: [field], key })) : [])),
+  );

@@ -30,7 +30,7 @@ previewRoutes.openapi(
       currentContent(c.var.data),
     ]);
     if (!workflow) throw new ApiError("workflow_not_found", `No workflow with key "${key}" in this environment.`);
-    const extras = await previewInputs(c.var.data, workflow.steps, input.subscriber.locale);
+    const extras = await previewInputs(c.var.data, workflow.steps, input.subscriber.locale, content);
     return c.json(previewWorkflow(workflow, input, vars, content, new Date(), extras), 200);
   },
 );
@@ -49,11 +49,8 @@ previewRoutes.openapi(
   }),
   async (c) => {
     const { workflow, ...input } = c.req.valid("json");
-    const [vars, extras, content] = await Promise.all([
-      c.var.data.previewVariables(),
-      previewInputs(c.var.data, workflow.steps, input.subscriber.locale),
-      currentContent(c.var.data),
-    ]);
+    const [vars, content] = await Promise.all([c.var.data.previewVariables(), currentContent(c.var.data)]);
+    const extras = await previewInputs(c.var.data, workflow.steps, input.subscriber.locale, content);
     return c.json(previewDraft(workflow, input, vars, content, new Date(), extras), 200);
   },
 );

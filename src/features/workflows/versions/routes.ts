@@ -1,7 +1,7 @@
 import { notFound } from "../../../lib/errors";
 import { apiRoute, createRouter, json, security } from "../../../lib/openapi";
 import { auditContextOf } from "../../audit/record";
-import { checkWorkflowContent } from "../../layouts/checks";
+import { checkWorkflowTemplates } from "../template-checks";
 import { Workflow, WorkflowKeyParam } from "../schemas";
 import { versionChanges } from "./changes";
 import { etagOf, IfMatchHeader, ifMatchVersions, staleWrite } from "./if-match";
@@ -99,19 +99,19 @@ workflowVersionsRoutes.openapi(
     tags,
     summary: "Restore a version of a workflow",
     description:
-      "Saves version `version`'s content as a new version (history is never rewritten). With `If-Match` (the `ETag` you read), a workflow changed since answers 409 instead. As a save, a version naming a layout or rendering a partial that is no longer there (or would make a cycle) is refused with 422 and the field path.",
+      "Saves version `version`'s content as a new version (history is never rewritten). With `If-Match` (the `ETag` you read), a workflow changed since answers 409 instead. As a save, a version naming a layout or rendering a partial that is no longer there (or would make a cycle), or passing `t` a key the default locale no longer has, is refused with 422 and the field path.",
     security,
     request: { params: WorkflowKeyParam, headers: IfMatchHeader, body: { required: true, content: json(RevertInput) } },
     responses: { 200: { description: "The workflow, as restored", content: json(Workflow) } },
-    errors: ["workflow_not_found", "workflow_version_not_found", "workflow_version_conflict"],
+    errors: ["workflow_not_found", "workflow_version_not_found", "workflow_version_conflict", "translation_key_missing"],
   }),
   async (c) => {
     const { key } = c.req.valid("param");
     const { version } = c.req.valid("json");
     const workflow = await liveWorkflow(c, key);
     const target = await versionOf(c, key, workflow.id, version);
-    // The layouts and partials an old version names may have gone since: checked as a save is.
-    await checkWorkflowContent(c.var.data, target.definition.steps);
+    // The layouts, partials and translation keys an old version names may have gone since: checked as a save is.
+    await checkWorkflowTemplates(c.var.data, target.definition.steps);
     const outcome = await c.var.data.workflows.update(key, target.definition, auditContextOf(c), {
       ifMatch: ifMatchVersions(c.req.header("if-match")),
       action: "reverted",
