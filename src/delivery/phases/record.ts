@@ -48,7 +48,7 @@ export function recordClaims(plan: StepPlan, claims: ClaimResult, scope: StepSco
     const error = status === "failed" ? { errorCode: code, errorMessage: message } : {};
     const event = { status, detail: { reason: code, message, ...Object.assign({}, ...recipient.notes) } };
     transition(recipient, { type: "notes-used" });
-    if (existing) writes.update(environmentId, existing.id, status, error, event);
+    if (existing) writes.update(scope.job, existing.id, status, error, event);
     else
       writes.insertFinal(identityOf(scope, recipient.profile.subscriberId), status, { ...error, layoutVersion: layoutVersion ?? null }, [
         event,
@@ -80,7 +80,7 @@ export function recordClaims(plan: StepPlan, claims: ClaimResult, scope: StepSco
         writes.event(environmentId, existing.id, { status: "queued" }, existing.createdAt);
         writes.event(environmentId, existing.id, { status: "sending", detail: { attempt: 1 } }, existing.createdAt);
       }
-      writes.update(environmentId, existing.id, status, fields, event);
+      writes.update(scope.job, existing.id, status, fields, event);
       for (const e of more) writes.event(environmentId, existing.id, e);
     } else
       writes.insertFinal(identityOf(scope, recipient.profile.subscriberId), status, { ...fields, layoutVersion: layoutVersion ?? null }, [
@@ -136,7 +136,7 @@ export function recordClaims(plan: StepPlan, claims: ClaimResult, scope: StepSco
       ? existing.id
       : writes.insertSending(identityOf(scope, recipient.profile.subscriberId), { ...fields, layoutVersion: layoutVersion ?? null });
     if (existing)
-      writes.update(environmentId, existing.id, "sending", fields, { status: "sending", detail: { attempt: existing.attempts + 1 } });
+      writes.update(scope.job, existing.id, "sending", fields, { status: "sending", detail: { attempt: existing.attempts + 1 } });
     // The Inbox's notification goes to the log with its message (one shard, one transaction), so
     // it is there before the send pushes it. One for a message D1 recorded is stored by the send,
     // which looks first for the one D1 may hold.

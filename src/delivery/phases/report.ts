@@ -66,7 +66,7 @@ export function reportResults(delivered: Delivered[], chain: IntegrationConfig[]
       // Clarion is the in-app provider: stored is delivered.
       const status: MessageStatus = step.type === "in_app" ? "delivered" : "sent";
       writes.update(
-        environmentId,
+        scope.job,
         messageId,
         status,
         { ...base, providerMessageId: outcome.providerMessageId, errorCode: null, errorMessage: null },
@@ -93,7 +93,7 @@ export function reportResults(delivered: Delivered[], chain: IntegrationConfig[]
     if (next) {
       const delaySeconds = next.id === integration.id ? retryDelaySeconds(attempts, outcome.retryAfterSeconds) : 1;
       writes.update(
-        environmentId,
+        scope.job,
         messageId,
         "queued",
         { ...base, ...error },
@@ -114,7 +114,7 @@ export function reportResults(delivered: Delivered[], chain: IntegrationConfig[]
     }
     const status: MessageStatus = outcome.kind === "invalid_recipient" ? "undeliverable" : "failed";
     writes.update(
-      environmentId,
+      scope.job,
       messageId,
       status,
       { ...base, ...error },

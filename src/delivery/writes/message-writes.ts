@@ -109,8 +109,11 @@ type ChangedFields = Omit<MessageFields, "layoutVersion">;
 
 type UpdatedColumn = keyof ChangedFields | "status" | "updatedAt";
 
+/** Whose message: the trigger a change's status is counted for (its index, trigger-index.ts). */
+export type TriggerOf = { environmentId: string; transactionId: string };
+
 /** A message's new values, by its id. */
-type MessageUpdate = { key: string; values: MessageChanges };
+type MessageUpdate = { key: string; values: MessageChanges; trigger: TriggerOf };
 
 /** Fields of a message that the log's row has no place for (none, or `insertFinal` does not compile). */
 type Unwritten = Exclude<keyof MessageFields | keyof SendIdentity, keyof LogMessage>;
@@ -210,12 +213,13 @@ export class MessageWrites {
     if (type) this.messageFacts.push({ type, environmentId, messageId, at, status: event.status, reason: reasonOf(event.detail) });
   }
 
-  update(environmentId: string, messageId: string, status: MessageStatus, fields: ChangedFields, event: EventInput): void {
+  update(trigger: TriggerOf, messageId: string, status: MessageStatus, fields: ChangedFields, event: EventInput): void {
+    const { environmentId, transactionId } = trigger;
     // Undefined leaves a column as it is, as drizzle's set() does.
     const values: MessageChanges = Object.fromEntries(
       Object.entries({ status, ...fields, updatedAt: this.now.getTime() }).filter(([, v]) => v !== undefined),
     );
-    this.updates.push({ key: messageId, values });
+    this.updates.push({ key: messageId, values, trigger: { environmentId, transactionId } });
     this.timeline(environmentId, messageId, event, this.now);
   }
 
@@ -255,14 +259,11 @@ export class MessageWrites {
    */
   logBatch(store: LogStore): LogBatch {
     const batch = store.batch();
-    // Every change has its timeline entry, which names the environment.
-    const environmentOf = new Map(this.events.map((e) => [e.messageId, e.environmentId]));
     for (const m of this.inserts) batch.insert(m);
     for (const u of this.updates) {
-      batch.update(u.key, u.values);
-      const environmentId = environmentOf.get(u.key);
-      if (u.values.providerMessageId && environmentId)
-        batch.ref({ providerMessageId: u.values.providerMessageId, environmentId, messageId: u.key });
+      batch.update(u.key, u.values, u.trigger);
+      if (u.values.providerMessageId)
+        batch.ref({ providerMessageId: u.values.providerMessageId, environmentId: u.trigger.environmentId, messageId: u.key });
     }
     for (const e of this.events) batch.event(e);
     for (const f of this.notifications) batch.feed(f);

@@ -54,7 +54,7 @@ export class LogBatch {
     const name = logShardFor(this.env, partition);
     let w = this.byShard.get(name);
     if (!w) {
-      w = { inserts: [], updates: [], events: [], refs: [], feed: [] };
+      w = { inserts: [], updates: [], events: [], refs: [], feed: [], indexed: [], indexedStatus: [] };
       this.byShard.set(name, w);
     }
     return w;
@@ -64,12 +64,33 @@ export class LogBatch {
     const partition = partitionOfId(message.id);
     if (partition === null) throw new Error(`log message id without a partition: ${message.id}`);
     this.at(partition).inserts.push(message);
+    // Its trigger's index: in the same call when the trigger's shard is the message's, else in the
+    // phase's call to the trigger's shard (one more shard in the phase at most per trigger).
+    this.at(triggerPartition(message.environmentId, message.transactionId)).indexed.push({
+      environmentId: message.environmentId,
+      transactionId: message.transactionId,
+      subscriberId: message.subscriberId,
+      stepId: message.stepId,
+      messageId: message.id,
+      status: message.status,
+      createdAt: message.createdAt,
+    });
   }
 
-  update(id: string, changes: MessageChanges): void {
+  /** A change to a message; a new status also reaches its trigger's index (`trigger`: whose message it is). */
+  update(id: string, changes: MessageChanges, trigger: TriggerKey): void {
     const partition = partitionOfId(id);
-    if (partition === null) this.legacy.updates.push({ id, changes });
-    else this.at(partition).updates.push({ id, changes });
+    if (partition === null) {
+      this.legacy.updates.push({ id, changes });
+      return;
+    }
+    this.at(partition).updates.push({ id, changes });
+    if (changes.status)
+      this.at(triggerPartition(trigger.environmentId, trigger.transactionId)).indexedStatus.push({
+        ...trigger,
+        messageId: id,
+        status: changes.status,
+      });
   }
 
   event(event: LogEvent): void {
@@ -159,8 +180,16 @@ export class LogStore {
     return found.flat();
   }
 
-  /** A trigger's messages counted by status, over every shard (its recipients may be anywhere). */
+  /**
+   * A trigger's messages counted by status: from its own shard's index (one call), or, for a
+   * trigger recorded before the index was kept, over every shard (its recipients may be anywhere).
+   */
   async counts(environmentId: string, transactionId: string): Promise<Map<string, number>> {
+    const partition = triggerPartition(environmentId, transactionId);
+    const [current, ...previous] = logShardsFor(this.env, partition);
+    // A previous layout's shard may hold the trigger's record: its messages then predate the index's layout.
+    const indexed = previous.length === 0 && current ? await this.shard(current).indexedCounts(environmentId, transactionId) : null;
+    if (indexed) return new Map(indexed.map(({ status, n }) => [status, n]));
     const all = await Promise.all(allLogShards(this.env).map((name) => this.shard(name).counts(environmentId, transactionId)));
     const byStatus = new Map<string, number>();
     for (const { status, n } of all.flat()) byStatus.set(status, (byStatus.get(status) ?? 0) + n);

@@ -30,6 +30,7 @@ import type {
   StatsRow,
 } from "./rows";
 import { addMissingColumns, type EventRecord, LOG_SCHEMA, type MessageRecord } from "./schema";
+import { TriggerIndex } from "./trigger-index";
 import { type LogTrigger, type TriggerFilter, type TriggerKey, TriggersTable } from "./triggers-table";
 
 /** How often a shard looks for rows past their retention. */
@@ -46,6 +47,8 @@ export class LogShard extends DurableObject<Bindings> {
   private readonly feed: FeedTable;
   /** Trigger records, placed by trigger (triggers-table.ts). */
   private readonly triggers: TriggersTable;
+  /** Each trigger's messages with their statuses, in the trigger's shard (trigger-index.ts). */
+  private readonly index: TriggerIndex;
 
   constructor(ctx: DurableObjectState, env: Bindings) {
     super(ctx, env);
@@ -54,6 +57,9 @@ export class LogShard extends DurableObject<Bindings> {
     addMissingColumns(this.sql);
     this.feed = new FeedTable(this.sql);
     this.triggers = new TriggersTable(this.sql);
+    this.index = new TriggerIndex(this.sql);
+    // Triggers recorded from now on have their messages indexed here; older ones are counted by fan-out.
+    this.sql.exec("INSERT INTO settings (key, value) VALUES ('index_since', ?) ON CONFLICT DO NOTHING", String(Date.now()));
   }
 
   /** Applies one phase's rows; a message whose send identity is already stored keeps its row (and id). */
@@ -80,6 +86,7 @@ export class LogShard extends DurableObject<Bindings> {
       for (const f of w.feed ?? []) this.feed.insert({ ...f, id: storedAs.get(f.id) ?? f.id });
       for (const u of w.updates ?? []) this.update(u.id, u.changes);
       for (const e of w.events ?? []) this.append(e);
+      this.index.apply(w.indexed ?? [], w.indexedStatus ?? []);
       for (const r of w.refs ?? [])
         this.sql.exec(
           "INSERT INTO provider_refs (provider_message_id, env, message_id, created_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
@@ -186,7 +193,20 @@ export class LogShard extends DurableObject<Bindings> {
     );
   }
 
-  /** A trigger's messages counted by status. */
+  /**
+   * A trigger's messages counted by status, from this shard's index (this must be the trigger's
+   * shard); `null` for a trigger recorded before the index was kept here (or not recorded here):
+   * the caller counts those over every shard (`counts`).
+   */
+  async indexedCounts(environmentId: string, transactionId: string): Promise<{ status: string; n: number }[] | null> {
+    const counts = this.index.counts(environmentId, transactionId);
+    if (counts.length) return counts;
+    const since = Number(this.sql.exec<{ value: string }>("SELECT value FROM settings WHERE key = 'index_since'").toArray()[0]?.value);
+    const [record] = this.triggers.find(environmentId, [transactionId]);
+    return record && record.createdAt >= since ? [] : null;
+  }
+
+  /** A trigger's messages held in this shard, counted by status. */
   async counts(environmentId: string, transactionId: string): Promise<{ status: string; n: number }[]> {
     return this.sql
       .exec<{ status: string; n: number }>(
@@ -258,6 +278,7 @@ export class LogShard extends DurableObject<Bindings> {
       this.sql.exec("DELETE FROM message_events WHERE env = ?", environmentId);
       this.sql.exec("DELETE FROM provider_refs WHERE env = ?", environmentId);
       this.feed.eraseEnvironment(environmentId);
+      this.index.eraseEnvironment(environmentId);
       return this.sql.exec("DELETE FROM messages WHERE env = ?", environmentId).rowsWritten;
     });
   }
@@ -275,7 +296,9 @@ export class LogShard extends DurableObject<Bindings> {
     const pass = { shard: name, before: now - logRetention(this.env).ms, maxRows: logRetention(this.env).maxRows };
     const expired = await archiveAndExpire(this.ctx.storage, archive ? this.env.ARCHIVE : undefined, pass);
     const triggers = await this.triggers.expire(this.ctx.storage, archive ? this.env.ARCHIVE : undefined, pass);
-    const more = expired.more || triggers.more;
+    // Index rows go with the messages they count (by the same age); not archived: the messages are.
+    const indexMore = this.index.expire(pass.before, pass.maxRows) === pass.maxRows;
+    const more = expired.more || triggers.more || indexMore;
     await this.ctx.storage.setAlarm(now + (more ? 1_000 : EXPIRY_EVERY_MS));
     return { ...expired, triggers: triggers.triggers, archived: expired.archived + triggers.archived, more };
   }

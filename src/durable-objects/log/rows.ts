@@ -1,3 +1,4 @@
+import type { IndexedMessage, IndexedStatus } from "./trigger-index";
 import type { MessageStatus } from "../../contract/statuses";
 
 /** A message as the log holds it: times are epoch milliseconds, so it crosses RPC as it is stored. */
@@ -78,6 +79,9 @@ export interface LogWrite {
   refs?: ProviderRef[];
   /** In-app notifications, with their messages (a message whose send identity was stored already lends its id). */
   feed?: FeedRow[];
+  /** Messages of triggers whose shard this is (trigger-index.ts): new ones, and new statuses. */
+  indexed?: IndexedMessage[];
+  indexedStatus?: IndexedStatus[];
 }
 
 /** What an outbound event says of the message it reports, as the write left it. */

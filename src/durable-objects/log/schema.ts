@@ -1,4 +1,5 @@
 import { FEED_SCHEMA } from "./feed-table";
+import { TRIGGER_INDEX_SCHEMA } from "./trigger-index";
 import { TRIGGERS_SCHEMA } from "./triggers-table";
 
 /**
@@ -31,6 +32,7 @@ export const LOG_SCHEMA = `
   CREATE TABLE IF NOT EXISTS settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 ${FEED_SCHEMA}
 ${TRIGGERS_SCHEMA}
+${TRIGGER_INDEX_SCHEMA}
 `;
 
 /** A stored message row, as SQLite answers it. */
