@@ -4,7 +4,7 @@ import { unscopedDb } from "../db/unscoped";
 import { eventTaken, loggedTriggerFactEvents, triggerFactEvents, type WrittenEvent, writtenEvents } from "../db/queries/fact-events";
 import { BatchedHomes, type TriggerHome } from "../durable-objects/client/batched-homes";
 import { TriggerStore } from "../durable-objects/client/trigger-store";
-import { LogStore } from "../durable-objects/client/log-store";
+import { LogStore, type OutboxEntry } from "../durable-objects/client/log-store";
 import type { Bindings } from "../env";
 import type { IntegrationConfig } from "../providers/types";
 import type { DeliveryJob } from "../jobs/job";
@@ -48,6 +48,8 @@ export class DeliveryContext {
   readonly recipientReads: RecipientReads;
   /** Events written by this invocation, named to the webhook Queue once at its end (`flushEvents`), never between a write and its sends. */
   private readonly emitted: WrittenEvent[] = [];
+  /** Log shards' outbox entries whose D1 half D1 took in this invocation: settled at its end (`flushEvents`). */
+  private readonly settled: OutboxEntry[] = [];
 
   constructor(readonly env: Bindings) {
     // Not one environment's: a consumer batch holds jobs of several, and their writes are merged
@@ -88,7 +90,9 @@ export class DeliveryContext {
     this.messageWrites = new MicroBatcher(async (_key, list) => {
       const merged = MessageWrites.merged(list[0]!, list.slice(1));
       try {
-        this.emit(merged.written(await this.write(await this.toLog(merged))));
+        const { statements, outbox } = await this.toLog(merged);
+        this.emit(merged.written(await this.write(statements)));
+        this.settled.push(...outbox);
         return list.map(() => null);
       } catch (error) {
         if (list.length === 1) return [{ error }];
@@ -99,8 +103,9 @@ export class DeliveryContext {
       return Promise.all(
         list.map(async (writes) => {
           try {
-            const statements = await this.toLog(writes);
+            const { statements, outbox } = await this.toLog(writes);
             this.emit(writes.written(await this.afterLog(statements)));
+            this.settled.push(...outbox);
             return null;
           } catch (error) {
             return { error };
@@ -140,12 +145,16 @@ export class DeliveryContext {
     );
   }
 
-  /** Writes a phase's log rows (one call per shard) and answers the D1 statements that follow them. */
-  private async toLog(writes: MessageWrites): Promise<Statement[]> {
+  /**
+   * Writes a phase's log rows (one call per shard) with its D1 half in the shards' outbox, and
+   * answers the D1 statements that follow them and the outbox entries to settle once D1 took them.
+   */
+  private async toLog(writes: MessageWrites): Promise<{ statements: Statement[]; outbox: OutboxEntry[] }> {
     const batch = writes.logBatch(this.logs);
+    writes.keepD1Half(batch);
     this.costs.logCalls += batch.shards;
-    const { described } = await this.logs.write(batch);
-    return writes.all(batch.legacy, described);
+    const { described, outbox } = await this.logs.write(batch);
+    return { statements: writes.all(batch.legacy, described), outbox };
   }
 
   /**
@@ -188,8 +197,19 @@ export class DeliveryContext {
     this.emitted.push(...written);
   }
 
-  /** Names every event this invocation wrote to the webhook Queue, in as few sends as the Queue allows. */
+  /**
+   * Names every event this invocation wrote to the webhook Queue, in as few sends as the Queue
+   * allows, and settles the log shards' outbox entries whose D1 half D1 took: one call per shard
+   * for the whole invocation (an entry not settled is run again by its shard's alarm, adding nothing).
+   */
   async flushEvents(): Promise<void> {
+    const settled = this.settled.splice(0);
+    if (settled.length) {
+      this.costs.logCalls += new Set(settled.map((e) => e.shard)).size;
+      await this.logs.settle(settled).catch((error: unknown) => {
+        console.log(JSON.stringify({ level: "warn", event: "log_outbox_settle_failed", error: String(error) }));
+      });
+    }
     const written = this.emitted.splice(0);
     try {
       await dispatchWritten(this.env, written);

@@ -12,6 +12,7 @@
 // CPU for each phase), and a batch answers each with its D1Result, which `writtenEvents` reads.
 import { getTableColumns, getTableName } from "drizzle-orm";
 import { EVENT_TYPES, type EventType } from "../../contract/event-types";
+import { bound, type SerializedStatement } from "../batch";
 import type { Db } from "../client";
 import { quoted } from "../row-insert";
 import { events } from "../schema";
@@ -94,12 +95,21 @@ export function messageFactEvents(
   facts: readonly MessageFact[],
   described: ReadonlyMap<string, MessageDescription> = new Map(),
 ): D1PreparedStatement {
+  const { sql, params } = messageFactStatement(facts, described);
+  return bound(db.$client, sql, params);
+}
+
+/** `messageFactEvents` as text and values: what a log shard keeps in its outbox, describing its own messages. */
+export function messageFactStatement(
+  facts: readonly MessageFact[],
+  described: ReadonlyMap<string, MessageDescription>,
+): SerializedStatement {
   const tuples = facts.map((f) => {
     const d = described.get(f.messageId);
-    const head = [f.type, typeIndex(f.type), f.messageId, f.at.getTime(), f.status, f.reason, f.environmentId];
+    const head = [f.type, typeIndex(f.type), f.messageId, new Date(f.at).getTime(), f.status, f.reason, f.environmentId];
     return d ? [...head, 1, d.transactionId, d.workflowKey, d.subscriberId, d.stepId, d.channel, d.provider] : [...head, 0];
   });
-  return db.$client.prepare(MESSAGE_EVENTS).bind(JSON.stringify(tuples));
+  return { sql: MESSAGE_EVENTS, params: [JSON.stringify(tuples)] };
 }
 
 /** An address put on the suppression list at `at` (a later report of a listed address is no news). */
@@ -128,7 +138,7 @@ const SUPPRESSION_EVENTS = insertSelect(
 export function suppressionFactEvents(db: Db, facts: readonly SuppressionFact[]): D1PreparedStatement {
   const type: EventType = "suppression.added";
   const tuples = facts.map((f) => [f.environmentId, f.address, f.at.getTime()]);
-  return db.$client.prepare(SUPPRESSION_EVENTS).bind(typeIndex(type), type, JSON.stringify(tuples), type);
+  return bound(db.$client, SUPPRESSION_EVENTS, [typeIndex(type), type, JSON.stringify(tuples), type]);
 }
 
 type TriggerEventType = Extract<EventType, "trigger.completed" | "trigger.cancelled">;
@@ -173,7 +183,7 @@ export function triggerFactEvents(
     i.transactionId,
     i.counts && Object.keys(i.counts).length ? JSON.stringify(i.counts) : null,
   ]);
-  return db.$client.prepare(TRIGGER_EVENTS[type]).bind(typeIndex(type), type, JSON.stringify(tuples), type);
+  return bound(db.$client, TRIGGER_EVENTS[type], [typeIndex(type), type, JSON.stringify(tuples), type]);
 }
 
 /** 16 hex digits from a trigger's key: what stands in for the rowid of a record the log holds. */
@@ -244,7 +254,7 @@ export function loggedTriggerFactEvents(db: Db, type: TriggerEventType, items: r
     i.cancelledMessages,
     i.updatedAt,
   ]);
-  return db.$client.prepare(LOGGED_TRIGGER_EVENTS[type]).bind(typeIndex(type), type, JSON.stringify(tuples), type);
+  return bound(db.$client, LOGGED_TRIGGER_EVENTS[type], [typeIndex(type), type, JSON.stringify(tuples), type]);
 }
 
 /** Whether an enabled endpoint of the environment takes `type`: a trigger's counts are gathered from the log only then. */

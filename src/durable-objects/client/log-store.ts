@@ -1,3 +1,5 @@
+import type { SerializedStatement } from "../../db/batch";
+import type { MessageFact } from "../../db/queries/fact-events";
 import type { Bindings } from "../../env";
 import { partitionOfId } from "../../lib/ids";
 import type {
@@ -36,6 +38,9 @@ export type {
 } from "../log/rows";
 export type { LogTrigger, TriggerFilter, TriggerKey } from "../log/triggers-table";
 
+/** Where a phase's D1 half is kept until D1 takes it: a shard and its outbox entry. */
+export type OutboxEntry = { shard: string; id: string };
+
 /** Newest first by (createdAt, id): the order of every page of messages. */
 const newestFirst = (a: LogMessage, b: LogMessage) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
 
@@ -54,7 +59,16 @@ export class LogBatch {
     const name = logShardFor(this.env, partition);
     let w = this.byShard.get(name);
     if (!w) {
-      w = { inserts: [], updates: [], events: [], refs: [], feed: [], indexed: [], indexedStatus: [] };
+      w = {
+        inserts: [],
+        updates: [],
+        events: [],
+        refs: [],
+        feed: [],
+        indexed: [],
+        indexedStatus: [],
+        outbox: { statements: [], facts: [] },
+      };
       this.byShard.set(name, w);
     }
     return w;
@@ -109,6 +123,23 @@ export class LogBatch {
     this.at(subscriberPartition(row.environmentId, row.subscriberId)).feed.push(row);
   }
 
+  /**
+   * The phase's D1 half, kept by the shards with the rows (d1-outbox.ts): each message's facts in
+   * its own shard, which describes them; the statements that need no description in the first
+   * shard of the phase. A phase that writes no log row keeps none (it has no shard to keep it).
+   */
+  outbox(statements: SerializedStatement[], facts: MessageFact[]): void {
+    if (this.byShard.size === 0) return;
+    for (const f of facts) {
+      const partition = partitionOfId(f.messageId);
+      if (partition !== null) this.at(partition).outbox.facts.push(f);
+    }
+    this.byShard
+      .values()
+      .next()
+      .value?.outbox.statements.push(...statements);
+  }
+
   get shards(): number {
     return this.byShard.size;
   }
@@ -137,12 +168,19 @@ export class LogStore {
    * Writes a batch, all shards at once. Answers which inserted send identities already had a
    * message (the id asked for → the stored one) and the messages the batch touched, as left.
    */
-  async write(batch: LogBatch): Promise<{ existing: Map<string, string>; described: Map<string, MessageAbout> }> {
-    const answers: LogWritten[] = await Promise.all(batch.entries().map(([name, w]) => this.shard(name).write(name, w)));
+  async write(batch: LogBatch): Promise<{ existing: Map<string, string>; described: Map<string, MessageAbout>; outbox: OutboxEntry[] }> {
+    const entries = batch.entries();
+    const answers: LogWritten[] = await Promise.all(entries.map(([name, w]) => this.shard(name).write(name, w)));
     return {
       existing: new Map(answers.flatMap((a) => a.existing.map((e) => [e.requested, e.id] as const))),
       described: new Map(answers.flatMap((a) => a.described.map((d) => [d.id, d] as const))),
+      outbox: answers.flatMap((a, i) => (a.outbox ? [{ shard: entries[i]![0], id: a.outbox }] : [])),
     };
+  }
+
+  /** Outbox entries whose D1 half D1 took from the writer: one call per shard, so their alarms do not run them again. */
+  async settle(entries: readonly OutboxEntry[]): Promise<void> {
+    await Promise.all([...Map.groupBy(entries, (e) => e.shard)].map(([name, some]) => this.shard(name).settle(some.map((e) => e.id))));
   }
 
   /**
