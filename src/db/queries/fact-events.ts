@@ -257,13 +257,35 @@ export function loggedTriggerFactEvents(db: Db, type: TriggerEventType, items: r
   return bound(db.$client, LOGGED_TRIGGER_EVENTS[type], [typeIndex(type), type, JSON.stringify(tuples), type]);
 }
 
+/**
+ * How long an isolate trusts its answer to `eventTaken`. A change through this isolate's API
+ * clears the environment's answers at once (`forgetEventsTaken`); other isolates see it within
+ * the TTL, as with workflow gates. Only the decision to count a trigger's messages for its event
+ * rests on it: the event's own statement checks the endpoints again as it writes (`taken`), so a
+ * stale "taken" costs one log read, a stale "not taken" the trigger events of those seconds.
+ */
+export const EVENT_TAKEN_TTL_MS = 5_000;
+const MAX_TAKEN_ENTRIES = 10_000;
+const takenCache = new Map<string, { taken: boolean; expiresAt: number }>();
+
 /** Whether an enabled endpoint of the environment takes `type`: a trigger's counts are gathered from the log only then. */
-export async function eventTaken(db: Db, environmentId: string, type: EventType): Promise<boolean> {
+export async function eventTaken(db: Db, environmentId: string, type: EventType, now = Date.now()): Promise<boolean> {
+  const key = `${environmentId}\u0000${type}`;
+  const hit = takenCache.get(key);
+  if (hit && hit.expiresAt > now) return hit.taken;
   const row = await db.$client
     .prepare(`SELECT ${taken("?", "?")} AS taken`)
     .bind(environmentId, type)
     .first<{ taken: number }>();
+  if (takenCache.size >= MAX_TAKEN_ENTRIES) takenCache.clear();
+  takenCache.set(key, { taken: row?.taken === 1, expiresAt: now + EVENT_TAKEN_TTL_MS });
   return row?.taken === 1;
+}
+
+/** An environment's endpoints changed in this isolate: its cached answers go. */
+export function forgetEventsTaken(environmentId: string): void {
+  const prefix = `${environmentId}\u0000`;
+  for (const key of takenCache.keys()) if (key.startsWith(prefix)) takenCache.delete(key);
 }
 
 /** A row of the statements' RETURNING, as D1 answers it: named by column. */

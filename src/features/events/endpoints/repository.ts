@@ -10,6 +10,7 @@ import type { EventType } from "../../../contract/event-types";
 import { idCursor } from "../../../lib/cursor";
 import { newWebhookSecret } from "./signature";
 import { type AuditContext, auditStatement } from "../../../db/queries/audit";
+import { forgetEventsTaken } from "../../../db/queries/fact-events";
 import type {
   WebhookEndpoint,
   WebhookEndpointCreated,
@@ -80,7 +81,10 @@ export function webhookEndpointsRepository(db: Db, environmentId: string, encryp
       endpointChange: Partial<Pick<Row, "enabled" | "disabledReason" | "failingSince" | "updatedAt">> | null,
     ): BatchItem<"sqlite">[] {
       const statements: BatchItem<"sqlite">[] = [db.insert(webhookAttempts).values({ ...attempt, environmentId })];
-      if (endpointChange) statements.push(db.update(webhookEndpoints).set(endpointChange).where(byId(attempt.endpointId)));
+      if (endpointChange) {
+        statements.push(db.update(webhookEndpoints).set(endpointChange).where(byId(attempt.endpointId)));
+        forgetEventsTaken(environmentId);
+      }
       return statements;
     },
 
@@ -120,6 +124,7 @@ export function webhookEndpointsRepository(db: Db, environmentId: string, encryp
           after: audited(values),
         }),
       ]);
+      forgetEventsTaken(environmentId);
       return { ...toWebhookEndpoint(values), secret };
     },
 
@@ -166,6 +171,7 @@ export function webhookEndpointsRepository(db: Db, environmentId: string, encryp
           after: audited({ ...current, ...changes }),
         }),
       ]);
+      forgetEventsTaken(environmentId);
       return row ? toWebhookEndpoint(row) : undefined;
     },
 
@@ -183,6 +189,7 @@ export function webhookEndpointsRepository(db: Db, environmentId: string, encryp
           after: null,
         }),
       ]);
+      forgetEventsTaken(environmentId);
       return deleted.length > 0;
     },
 
