@@ -48,6 +48,8 @@ export class DeliveryContext {
   readonly recipientReads: RecipientReads;
   /** Events written by this invocation, named to the webhook Queue once at its end (`flushEvents`), never between a write and its sends. */
   private readonly emitted: WrittenEvent[] = [];
+  /** Triggers whose fan-out this invocation recorded first (`firstRun`): their chunks skip the log's read. */
+  private readonly firstRuns = new Set<string>();
   /** Log shards' outbox entries whose D1 half D1 took in this invocation: settled at its end (`flushEvents`). */
   private readonly settled: OutboxEntry[] = [];
 
@@ -113,7 +115,12 @@ export class DeliveryContext {
         }),
       );
     }, true);
-    this.recipientReads = new RecipientReads(this.db, (statements) => this.write(statements), this.logs);
+    this.recipientReads = new RecipientReads(
+      this.db,
+      (statements) => this.write(statements),
+      this.logs,
+      (environmentId, transactionId) => this.firstRuns.has(`${environmentId}\u0000${transactionId}`),
+    );
   }
 
   /** One D1 batch, counted: drizzle's queries and the hand-bound inserts of MessageWrites together. */
@@ -228,6 +235,14 @@ export class DeliveryContext {
   snapshot(job: DeliveryJob): Promise<TriggerSnapshot | null> {
     const ledger = job.ledger ?? this.store.ledgerOf(job.environmentId, job.transactionId);
     return this.homes.snapshot(ledger, { environmentId: job.environmentId, transactionId: job.transactionId });
+  }
+
+  /**
+   * This invocation recorded the trigger's fan-out first (`FanOutResult.first`): no chunk of it ran
+   * before, so what its chunk reads of the log would be empty and is not asked for.
+   */
+  firstRun(environmentId: string, transactionId: string): void {
+    this.firstRuns.add(`${environmentId}\u0000${transactionId}`);
   }
 
   home(trigger: TriggerSnapshot): TriggerHome {
