@@ -1,7 +1,9 @@
 // `npm run bench:delivery`: N single-recipient triggers (BENCH_N, default 1,000 then 10,000) to a
 // workflow with one sandbox email step, sent as bulk calls of 100 to a Clarion this script starts
 // (bench/server.mjs). Prints the time from the first trigger until all N messages are `sent`,
-// and the duplicate provider calls (must be 0).
+// the duplicate provider calls (must be 0), and the D1 statements per delivered trigger: every
+// statement the Worker's fetch, queue and cron handlers sent to D1 during the run (accept path,
+// delivery, webhooks), counted by the bench-only entry bench/d1-counter/worker.ts, divided by N.
 import { loadavg } from "node:os";
 import { client, cpuSpent, ensureWorkflow, localDb, providerCalls, startServer } from "./server.mjs";
 
@@ -20,6 +22,7 @@ async function runOnce(server, n) {
   const run = Date.now().toString(36);
   const load = loadavg()[0].toFixed(2);
   const cpuBefore = server.cpuSeconds();
+  const d1Before = await server.d1Statements();
   const started = performance.now();
   for (let i = 0; i < n; i += 100) {
     const events = Array.from({ length: Math.min(100, n - i) }, (_, j) => ({
@@ -44,6 +47,9 @@ async function runOnce(server, n) {
   }
   const seconds = (performance.now() - started) / 1000;
   const cpu = cpuSpent(cpuBefore, server.cpuSeconds());
+  // The consumer may still finish its last batch's bookkeeping (trigger records) after the last `sent`: let it settle.
+  await new Promise((r) => setTimeout(r, 2_000));
+  const d1 = (await server.d1Statements()) - d1Before;
   db.close();
   const calls = await providerCalls(server.persistTo, `m.transaction_id LIKE 'bd-${run}-%'`);
   console.log(`\nN = ${n} triggers (bulk calls of 100), one sandbox email step each`);
@@ -52,10 +58,11 @@ async function runOnce(server, n) {
   console.log(`messages sent          ${sent} (failed ${failed})`);
   console.log(`messages per second    ${(sent / seconds).toFixed(1)}`);
   console.log(`provider calls         ${calls.captures} for ${calls.messages} messages: duplicates ${calls.captures - calls.messages}`);
+  console.log(`D1 statements          ${d1} (${(d1 / n).toFixed(3)} per delivered trigger; target <= 0.05)`);
   return sent === n && calls.captures === calls.messages;
 }
 
-const server = await startServer();
+const server = await startServer({ countD1: true });
 let ok = true;
 try {
   const { call } = client(server.baseUrl, server.key);
