@@ -49,7 +49,8 @@ async function runOnce(server, n) {
   const cpu = cpuSpent(cpuBefore, server.cpuSeconds());
   // The consumer may still finish its last batch's bookkeeping (trigger records) after the last `sent`: let it settle.
   await new Promise((r) => setTimeout(r, 2_000));
-  const d1 = (await server.d1Statements()) - d1Before;
+  const d1After = await server.d1Statements();
+  const d1 = d1After.statements - d1Before.statements;
   db.close();
   const calls = await providerCalls(server.persistTo, `m.transaction_id LIKE 'bd-${run}-%'`);
   console.log(`\nN = ${n} triggers (bulk calls of 100), one sandbox email step each`);
@@ -59,6 +60,8 @@ async function runOnce(server, n) {
   console.log(`messages per second    ${(sent / seconds).toFixed(1)}`);
   console.log(`provider calls         ${calls.captures} for ${calls.messages} messages: duplicates ${calls.captures - calls.messages}`);
   console.log(`D1 statements          ${d1} (${(d1 / n).toFixed(3)} per delivered trigger; target <= 0.05)`);
+  if (process.env.BENCH_VERBOSE)
+    for (const [text, k] of Object.entries(d1After.byText)) console.log(`  ${k - (d1Before.byText[text] ?? 0)}\t${text}`);
   return sent === n && calls.captures === calls.messages;
 }
 

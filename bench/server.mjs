@@ -129,7 +129,7 @@ export async function startServer(options = {}) {
     stop,
     log: () => log,
     /** The D1 statements the Worker's handlers sent so far (a server started with `countD1`). */
-    d1Statements: async () => (await (await fetch(`${baseUrl}/__bench/d1`)).json()).statements,
+    d1Statements: async () => (await fetch(`${baseUrl}/__bench/d1`)).json(),
     pid: child.pid,
     cpuSeconds: () => cpuSeconds(child.pid),
   };

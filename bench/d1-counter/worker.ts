@@ -1,7 +1,8 @@
 // Clarion with its D1 binding counted, for `bench:delivery` only: bench/server.mjs starts this
 // entry (its `countD1` option, a copy of wrangler.toml with this `main`) so production code
 // carries no counter. Every statement the Worker's fetch, queue and cron handlers send to D1 is
-// counted, one per statement of a batch; `GET /__bench/d1` answers the count of this isolate.
+// counted, one per statement of a batch; `GET /__bench/d1` answers the count of this isolate and
+// what it is made of (per statement text).
 // The Durable Objects keep the binding as it is: their D1 writes (the log shards' outbox, run
 // only when D1 refused a phase) are not counted.
 import worker from "../../src/index";
@@ -10,19 +11,28 @@ import type { Bindings } from "../../src/env";
 export { DigestObject, FanOutCoordinator, InboxSocket, LogShard, ThrottleObject, TriggerLedger } from "../../src/index";
 
 let statements = 0;
+/** Statements per first 60 characters of their text: what the count is made of. */
+const byText = new Map<string, number>();
+const textOf = new WeakMap<D1PreparedStatement, string>();
+const count = (statement: D1PreparedStatement) => {
+  statements++;
+  const text = (textOf.get(statement) ?? "?").replace(/\s+/g, " ").slice(0, 60);
+  byText.set(text, (byText.get(text) ?? 0) + 1);
+};
 
 /** A statement whose own runs (`run`, `all`, `first`, `raw`) count; it stays D1's own object, so a batch takes it. */
-function countedStatement(statement: D1PreparedStatement): D1PreparedStatement {
+function countedStatement(statement: D1PreparedStatement, text: string): D1PreparedStatement {
+  textOf.set(statement, text);
   const target = statement as unknown as Record<string, unknown>;
   for (const name of ["run", "all", "first", "raw"] as const) {
     const own = statement[name].bind(statement) as (...args: unknown[]) => unknown;
     target[name] = (...args: unknown[]) => {
-      statements++;
+      count(statement);
       return own(...args);
     };
   }
   const bind = statement.bind.bind(statement);
-  target.bind = (...values: unknown[]) => countedStatement(bind(...values));
+  target.bind = (...values: unknown[]) => countedStatement(bind(...values), text);
   return statement;
 }
 
@@ -32,10 +42,10 @@ function countedDb(db: D1Database): D1Database {
   if (!counted) {
     counted = new Proxy(db, {
       get(target, key) {
-        if (key === "prepare") return (text: string) => countedStatement(target.prepare(text));
+        if (key === "prepare") return (text: string) => countedStatement(target.prepare(text), text);
         if (key === "batch")
           return (list: D1PreparedStatement[]) => {
-            statements += list.length;
+            for (const statement of list) count(statement);
             return target.batch(list);
           };
         const value = Reflect.get(target, key);
@@ -59,7 +69,7 @@ function counted(env: Bindings): Bindings {
 
 export default {
   fetch(request, env, ctx) {
-    if (new URL(request.url).pathname === "/__bench/d1") return Response.json({ statements });
+    if (new URL(request.url).pathname === "/__bench/d1") return Response.json({ statements, byText: Object.fromEntries(byText) });
     return worker.fetch(request, counted(env), ctx);
   },
   queue(batch, env) {
