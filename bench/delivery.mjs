@@ -1,7 +1,9 @@
 // `npm run bench:delivery`: N single-recipient triggers (BENCH_N, default 1,000 then 10,000) to a
 // workflow with one sandbox email step, sent as bulk calls of 100 to a Clarion this script starts
 // (bench/server.mjs). Prints the time from the first trigger until all N messages are `sent`,
-// and the duplicate provider calls (must be 0).
+// the duplicate provider calls (must be 0), and the D1 statements per delivered trigger: every
+// statement the Worker's fetch, queue and cron handlers sent to D1 during the run (accept path,
+// delivery, webhooks), counted by the bench-only entry bench/d1-counter/worker.ts, divided by N.
 //
 // BENCH_CONTENT=1 (or `--content`) measures what layouts, partials and translations cost: in the same
 // run, for each size, N triggers to a plain workflow (its HTML inline, no layout) and then N to one
@@ -29,6 +31,7 @@ async function runOnce(server, n, workflow = WORKFLOW, recipient = {}) {
   const run = Date.now().toString(36);
   const load = loadavg()[0].toFixed(2);
   const cpuBefore = server.cpuSeconds();
+  const d1Before = await server.d1Statements();
   const started = performance.now();
   for (let i = 0; i < n; i += 100) {
     const events = Array.from({ length: Math.min(100, n - i) }, (_, j) => ({
@@ -53,6 +56,10 @@ async function runOnce(server, n, workflow = WORKFLOW, recipient = {}) {
   }
   const seconds = (performance.now() - started) / 1000;
   const cpu = cpuSpent(cpuBefore, server.cpuSeconds());
+  // The consumer may still finish its last batch's bookkeeping (trigger records) after the last `sent`: let it settle.
+  await new Promise((r) => setTimeout(r, 2_000));
+  const d1After = await server.d1Statements();
+  const d1 = d1After.statements - d1Before.statements;
   // What one email said: the content run must show the German texts, the header and the footer partial.
   const sample = db.all(`SELECT subject, content FROM messages WHERE transaction_id LIKE 'bd-${run}-%' AND status = 'sent' LIMIT 1`)[0];
   db.close();
@@ -67,6 +74,9 @@ async function runOnce(server, n, workflow = WORKFLOW, recipient = {}) {
       `sample email           "${sample.subject}"; ${String(sample.content).includes("Gesendet von Acme") ? "footer rendered in de" : "no German footer"}`,
     );
   console.log(`provider calls         ${calls.captures} for ${calls.messages} messages: duplicates ${calls.captures - calls.messages}`);
+  console.log(`D1 statements          ${d1} (${(d1 / n).toFixed(3)} per delivered trigger; target <= 0.05)`);
+  if (process.env.BENCH_VERBOSE)
+    for (const [text, k] of Object.entries(d1After.byText)) console.log(`  ${k - (d1Before.byText[text] ?? 0)}\t${text}`);
   return { ok: sent === n && calls.captures === calls.messages, seconds };
 }
 
@@ -137,7 +147,7 @@ async function ensureContent(call) {
   );
 }
 
-const server = await startServer();
+const server = await startServer({ countD1: true });
 let ok = true;
 try {
   const { call } = client(server.baseUrl, server.key);

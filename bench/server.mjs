@@ -12,12 +12,13 @@ import { LOCAL_LEDGER_SHARDS, run } from "../scripts/lib.mjs";
 const HOST = "127.0.0.1";
 
 /**
- * @param {{ vars?: Record<string, string>, port?: string, inspectorPort?: number, acceptOnly?: boolean, testScheduled?: boolean, rateLimits?: boolean, environments?: string[], restart?: { folder: string, key: string, keys?: Record<string, string>, encryptionKey: string } }} [options]
+ * @param {{ vars?: Record<string, string>, countD1?: boolean, port?: string, inspectorPort?: number, acceptOnly?: boolean, testScheduled?: boolean, rateLimits?: boolean, environments?: string[], restart?: { folder: string, key: string, keys?: Record<string, string>, encryptionKey: string } }} [options]
  *   `vars` are wrangler vars for this run; `acceptOnly` runs without Queue consumers (jobs stay
  *   queued: the accept path alone); `rateLimits: false` runs without the `[[ratelimits]]`
  *   bindings (what the limiter costs); `environments` are more sandbox environments beside
  *   `bench` (their API keys in `keys`); `restart` starts again on the state of a stopped server;
- *   `testScheduled` lets the script run the cron at `GET /__scheduled` (wrangler dev never runs it by itself).
+ *   `testScheduled` lets the script run the cron at `GET /__scheduled` (wrangler dev never runs it by itself);
+ *   `countD1` starts bench/d1-counter/worker.ts, which counts the D1 statements of the Worker's handlers.
  */
 /** BENCH_LOCAL_OBSERVABILITY=1 keeps wrangler's local trace store on, as `wrangler dev` has it by default. */
 export const LOCAL_OBSERVABILITY = process.env.BENCH_LOCAL_OBSERVABILITY === "1";
@@ -51,7 +52,9 @@ export async function startServer(options = {}) {
     ...options.vars,
   };
   const dropped = [...(options.acceptOnly ? ["[[queues.consumers]]"] : []), ...(options.rateLimits === false ? ["[[ratelimits]]"] : [])];
-  const config = dropped.length ? configWithout(folder, dropped) : "wrangler.toml";
+  // `countD1`: the Worker's D1 statements counted by a bench-only entry (bench/d1-counter/), read with `d1Statements()`.
+  const main = options.countD1 ? "bench/d1-counter/worker.ts" : undefined;
+  const config = dropped.length || main ? configWithout(folder, dropped, main) : "wrangler.toml";
   const args = [
     "dev",
     "-c",
@@ -125,6 +128,8 @@ export async function startServer(options = {}) {
     encryptionKey,
     stop,
     log: () => log,
+    /** The D1 statements the Worker's handlers sent so far (a server started with `countD1`). */
+    d1Statements: async () => (await fetch(`${baseUrl}/__bench/d1`)).json(),
     pid: child.pid,
     cpuSeconds: () => cpuSeconds(child.pid),
   };
@@ -158,11 +163,13 @@ export const cpuSpent = (before, after) =>
   before === null || after === null ? "" : `, ${(after - before).toFixed(1)} s of CPU in the local runtime`;
 
 /**
- * The project's wrangler.toml without the blocks of the given tables, written beside it (paths
+ * The project's wrangler.toml without the blocks of the given tables (and with another `main`), written beside it (paths
  * in a wrangler config are relative to the file) under a name unique to this run.
  */
-function configWithout(folder, tables) {
-  const source = readFileSync("wrangler.toml", "utf8");
+function configWithout(folder, tables, main) {
+  const source = main
+    ? readFileSync("wrangler.toml", "utf8").replace(/^main = .*$/m, `main = ${JSON.stringify(main)}`)
+    : readFileSync("wrangler.toml", "utf8");
   const blocks = source.split(/\n(?=\[)/).filter((block) => !tables.some((table) => block.startsWith(table)));
   const file = `.wrangler-bench-${basename(folder)}.toml`;
   writeFileSync(file, blocks.join("\n"));

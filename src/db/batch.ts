@@ -62,3 +62,30 @@ export async function runBatch(db: Db, statements: readonly Statement[]): Promis
     return mapper ? mapper.mapResult(result, true) : result;
   });
 }
+
+/** A statement as text and driver values (strings, numbers, NULLs): what an outbox stores to run it later. */
+export interface SerializedStatement {
+  sql: string;
+  params: unknown[];
+}
+
+/** The text and values of the statements bound by `bound`: a D1PreparedStatement does not show its own. */
+const boundTexts = new WeakMap<D1PreparedStatement, SerializedStatement>();
+
+/** A D1 statement bound by hand that can be serialized (`serialized`); every hand-bound builder of db/ makes its statements so. */
+export function bound(d1: D1Database, text: string, params: unknown[]): D1PreparedStatement {
+  const statement = d1.prepare(text).bind(...params);
+  boundTexts.set(statement, { sql: text, params });
+  return statement;
+}
+
+/** A statement of a batch as text and values, for an outbox (the log shard's, `LogShard.write`) to run it later. */
+export function serialized(statement: Statement): SerializedStatement {
+  if (!isD1(statement)) {
+    const { sql: text, params } = prepared(statement).getQuery();
+    return { sql: text, params };
+  }
+  const kept = boundTexts.get(statement);
+  if (!kept) throw new Error("a D1 statement bound without bound() cannot be serialized");
+  return kept;
+}

@@ -1,5 +1,6 @@
 import { type Column, getTableColumns, getTableName } from "drizzle-orm";
 import type { SQLiteTable } from "drizzle-orm/sqlite-core";
+import { bound } from "./batch";
 import { quoted } from "./row-insert";
 
 type Insert<T extends SQLiteTable> = T["$inferInsert"];
@@ -75,7 +76,7 @@ export class CaseUpdate<T extends SQLiteTable> {
       }
       // The CASE's keys are bound as they are, the IN list's through the key's mapper: as drizzle bound each.
       for (let i = start; i < end; i++) params.push(this.key.mapToDriverValue(rows[i]!.key));
-      statements.push(d1.prepare(this.text(set, shared, shape, end - start)).bind(...params));
+      statements.push(bound(d1, this.text(set, shared, shape, end - start), params));
     }
     return statements;
   }

@@ -1,6 +1,6 @@
 import { type Column, getTableColumns, getTableName, is, SQL } from "drizzle-orm";
 import type { SQLiteTable } from "drizzle-orm/sqlite-core";
-import { chunk, rowsPerStatement } from "./batch";
+import { bound, chunk, rowsPerStatement } from "./batch";
 
 type Insert<T extends SQLiteTable> = T["$inferInsert"];
 
@@ -54,7 +54,7 @@ export class RowInsert<T extends SQLiteTable, K extends keyof Insert<T> & string
           params.push(value === undefined ? fallback : value === null ? null : column.mapToDriverValue(value));
         }
       }
-      return d1.prepare(this.text(part.length)).bind(...params);
+      return bound(d1, this.text(part.length), params);
     });
   }
 

@@ -1,6 +1,6 @@
 import { chunk, runBatch } from "../db/batch";
 import type { TriggerStatus } from "../db/schema";
-import type { FanOut } from "../durable-objects/client/trigger-store";
+import type { FanOut, FanOutResult } from "../durable-objects/client/trigger-store";
 import type { Bindings } from "../env";
 import { deliveryQueueFor } from "../jobs/queues";
 import { subscriberWrites } from "../db/queries/subscribers";
@@ -88,7 +88,28 @@ interface Plan {
 
 /** Records triggers and fans them out; triggers of one chunk come back to run in this invocation. */
 async function startTriggers(ctx: DeliveryContext, jobs: Job<"trigger">[]) {
-  const { env } = ctx;
+  const ready = await readTriggers(ctx, jobs);
+  if (ready.length === 0) return [];
+  const recorded = await recordAll(ctx, ready);
+  if (recorded.length === 0) return [];
+  // Completed and failed triggers are done; cancelled ones still fan out so every recipient gets its cancelled messages.
+  const live = recorded.filter((r) => {
+    if (r.snapshot.state === "completed" || r.snapshot.state === "failed") r.message.ack();
+    else return true;
+    return false;
+  });
+  const planned = await Promise.allSettled(live.map((r) => planFanOut(ctx, r)));
+  const fannedOut = await recordFanOuts(
+    ctx,
+    live.map((r, i) => ({ r, plan: planned[i]! })),
+  );
+  const inline: (Job<"recipients"> & { snapshot: TriggerSnapshot })[] = [];
+  await Promise.all(fannedOut.map((f) => runOrEnqueue(ctx, f, inline)));
+  return inline;
+}
+
+/** The triggers of the jobs, read back from their ledgers (one call per shard); a job whose read failed retries. */
+async function readTriggers(ctx: DeliveryContext, jobs: Job<"trigger">[]): Promise<Ready[]> {
   const loaded = await Promise.allSettled(jobs.map(({ job }) => ctx.snapshot(job)));
   const ready: Ready[] = [];
   for (const [i, result] of loaded.entries()) {
@@ -105,38 +126,28 @@ async function startTriggers(ctx: DeliveryContext, jobs: Job<"trigger">[]) {
     }
     ready.push({ ...item, snapshot: result.value });
   }
-  if (ready.length === 0) return [];
+  return ready;
+}
 
-  const recorded = await recordAll(ctx, ready);
-  if (recorded.length === 0) return [];
+/** A trigger's recipients in chunks; a large fan-out gets its own coordinator, so its many chunk calls never make the shard hot. */
+async function planFanOut(ctx: DeliveryContext, r: Ready): Promise<Plan> {
+  const { environmentId, transactionId } = r.snapshot;
+  const resolved = chunk(await resolveRecipientIds(ctx.db, r.snapshot), RECIPIENTS_PER_JOB);
+  if (resolved.length <= 1) return { fanOut: { environmentId, transactionId, chunks: resolved }, chunks: resolved };
+  // A redelivered job runs the chunks the coordinator took first, not a second resolution.
+  const stored = await ctx.store.coordinatorOf(environmentId, transactionId).init(r.snapshot.ledger, resolved);
+  return { fanOut: { environmentId, transactionId, chunks: null }, chunks: stored ?? resolved };
+}
 
-  const inline: (Job<"recipients"> & { snapshot: TriggerSnapshot })[] = [];
-  // Completed and failed triggers are done; cancelled ones still fan out so every recipient gets its cancelled messages.
-  const live = recorded.filter((r) => {
-    if (r.snapshot.state === "completed" || r.snapshot.state === "failed") r.message.ack();
-    else return true;
-    return false;
-  });
-  const planned = await Promise.allSettled(
-    live.map(async (r): Promise<Plan> => {
-      const { environmentId, transactionId } = r.snapshot;
-      const resolved = chunk(await resolveRecipientIds(ctx.db, r.snapshot), RECIPIENTS_PER_JOB);
-      if (resolved.length <= 1) return { fanOut: { environmentId, transactionId, chunks: resolved }, chunks: resolved };
-      // A large fan-out gets its own coordinator, so its many chunk calls never make the shard hot.
-      // A redelivered job runs the chunks the coordinator took first, not a second resolution.
-      const stored = await ctx.store.coordinatorOf(environmentId, transactionId).init(r.snapshot.ledger, resolved);
-      return { fanOut: { environmentId, transactionId, chunks: null }, chunks: stored ?? resolved };
-    }),
-  );
-  const fanOuts = await Promise.all(
-    [
-      ...Map.groupBy(
-        live.map((r, i) => ({ r, plan: planned[i]! })),
-        ({ r }) => r.snapshot.ledger,
-      ),
-    ].map(async ([ledger, items]) => {
-      const ok = items.filter((i) => i.plan.status === "fulfilled");
-      for (const i of items) if (i.plan.status === "rejected") retry(i.r.message, i.plan.reason, "fan_out_failed");
+type Planned = { r: Ready; plan: PromiseSettledResult<Plan> };
+type FannedOut = { r: Ready; plan: Plan; result: FanOutResult };
+
+/** Records how each trigger fans out, one call per ledger shard; a trigger whose plan or call failed retries. */
+async function recordFanOuts(ctx: DeliveryContext, items: Planned[]): Promise<FannedOut[]> {
+  const byLedger = await Promise.all(
+    [...Map.groupBy(items, ({ r }) => r.snapshot.ledger)].map(async ([ledger, group]) => {
+      const ok = group.filter((i) => i.plan.status === "fulfilled");
+      for (const i of group) if (i.plan.status === "rejected") retry(i.r.message, i.plan.reason, "fan_out_failed");
       if (ok.length === 0) return [];
       try {
         const plans = ok.map((i) => (i.plan as PromiseFulfilledResult<Plan>).value);
@@ -144,48 +155,54 @@ async function startTriggers(ctx: DeliveryContext, jobs: Job<"trigger">[]) {
           ledger,
           plans.map((p) => p.fanOut),
         );
-        return ok.map((i, n) => ({ ...i, plan: plans[n]!, result: results[n]! }));
+        return ok.map((i, n) => ({ r: i.r, plan: plans[n]!, result: results[n]! }));
       } catch (error) {
         for (const i of ok) retry(i.r.message, error, "fan_out_failed");
         return [];
       }
     }),
   );
-  await Promise.all(
-    fanOuts.flat().map(async ({ r, plan, result }) => {
-      try {
-        const { environmentId, transactionId } = r.snapshot;
-        const snapshot: TriggerSnapshot = {
-          ...r.snapshot,
-          state: result.state === "cancelled" ? "cancelled" : r.snapshot.state,
-          coordinated: result.chunks === null,
-        };
-        if (snapshot.coordinated && result.state === "cancelled") await ctx.store.coordinatorOf(environmentId, transactionId).cancel();
-        if (result.completed) {
-          await ctx.finish(environmentId, transactionId, "completed");
-          return r.message.ack();
-        }
-        const chunks = result.chunks ?? plan.chunks;
-        const jobs: RecipientsJob[] = chunks.map((subscriberIds, index) => ({
-          v: 1,
-          type: "recipients",
-          environmentId,
-          transactionId,
-          ledger: snapshot.ledger,
-          chunk: index,
-          subscriberIds,
-        }));
-        if (jobs.length === 0) return r.message.ack();
-        if (jobs.length === 1) return inline.push({ message: r.message, job: jobs[0]!, snapshot });
-        const queue = deliveryQueueFor(env, transactionId);
-        await sendInBatches(queue, jobs);
-        r.message.ack();
-      } catch (error) {
-        retry(r.message, error, "fan_out_failed");
-      }
-    }),
-  );
-  return inline;
+  return byLedger.flat();
+}
+
+/** A fanned-out trigger: finished, its one chunk kept to run in this invocation (`inline`), or its chunks queued. */
+async function runOrEnqueue(
+  ctx: DeliveryContext,
+  { r, plan, result }: FannedOut,
+  inline: (Job<"recipients"> & { snapshot: TriggerSnapshot })[],
+) {
+  try {
+    const { environmentId, transactionId } = r.snapshot;
+    const snapshot: TriggerSnapshot = {
+      ...r.snapshot,
+      state: result.state === "cancelled" ? "cancelled" : r.snapshot.state,
+      coordinated: result.chunks === null,
+    };
+    if (snapshot.coordinated && result.state === "cancelled") await ctx.store.coordinatorOf(environmentId, transactionId).cancel();
+    if (result.completed) {
+      await ctx.finish(environmentId, transactionId, "completed");
+      return r.message.ack();
+    }
+    const chunks = result.chunks ?? plan.chunks;
+    const jobs: RecipientsJob[] = chunks.map((subscriberIds, index) => ({
+      v: 1,
+      type: "recipients",
+      environmentId,
+      transactionId,
+      ledger: snapshot.ledger,
+      chunk: index,
+      subscriberIds,
+    }));
+    if (jobs.length === 0) return r.message.ack();
+    if (jobs.length === 1) {
+      if (result.first) ctx.firstRun(environmentId, transactionId);
+      return inline.push({ message: r.message, job: jobs[0]!, snapshot });
+    }
+    await sendInBatches(deliveryQueueFor(ctx.env, transactionId), jobs);
+    r.message.ack();
+  } catch (error) {
+    retry(r.message, error, "fan_out_failed");
+  }
 }
 
 type Ready = Job<"trigger"> & { snapshot: TriggerSnapshot };

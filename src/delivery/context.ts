@@ -4,7 +4,7 @@ import { unscopedDb } from "../db/unscoped";
 import { eventTaken, loggedTriggerFactEvents, triggerFactEvents, type WrittenEvent, writtenEvents } from "../db/queries/fact-events";
 import { BatchedHomes, type TriggerHome } from "../durable-objects/client/batched-homes";
 import { TriggerStore } from "../durable-objects/client/trigger-store";
-import type { LogStore } from "../durable-objects/client/log-store";
+import type { LogStore, OutboxEntry } from "../durable-objects/client/log-store";
 import { unscopedLogs } from "../durable-objects/client/unscoped-logs";
 import type { Bindings } from "../env";
 import type { IntegrationConfig } from "../providers/types";
@@ -49,6 +49,10 @@ export class DeliveryContext {
   readonly recipientReads: RecipientReads;
   /** Events written by this invocation, named to the webhook Queue once at its end (`flushEvents`), never between a write and its sends. */
   private readonly emitted: WrittenEvent[] = [];
+  /** Triggers whose fan-out this invocation recorded first (`firstRun`): their chunks skip the log's read. */
+  private readonly firstRuns = new Set<string>();
+  /** Log shards' outbox entries whose D1 half D1 took in this invocation: settled at its end (`flushEvents`). */
+  private readonly settled: OutboxEntry[] = [];
 
   constructor(readonly env: Bindings) {
     // Not one environment's: a consumer batch holds jobs of several, and their writes are merged
@@ -89,7 +93,9 @@ export class DeliveryContext {
     this.messageWrites = new MicroBatcher(async (_key, list) => {
       const merged = MessageWrites.merged(list[0]!, list.slice(1));
       try {
-        this.emit(merged.written(await this.write(await this.toLog(merged))));
+        const { statements, outbox } = await this.toLog(merged);
+        this.emit(merged.written(await this.write(statements)));
+        this.settled.push(...outbox);
         return list.map(() => null);
       } catch (error) {
         if (list.length === 1) return [{ error }];
@@ -100,8 +106,9 @@ export class DeliveryContext {
       return Promise.all(
         list.map(async (writes) => {
           try {
-            const statements = await this.toLog(writes);
+            const { statements, outbox } = await this.toLog(writes);
             this.emit(writes.written(await this.afterLog(statements)));
+            this.settled.push(...outbox);
             return null;
           } catch (error) {
             return { error };
@@ -109,7 +116,12 @@ export class DeliveryContext {
         }),
       );
     }, true);
-    this.recipientReads = new RecipientReads(this.db, (statements) => this.write(statements), this.logs);
+    this.recipientReads = new RecipientReads(
+      this.db,
+      (statements) => this.write(statements),
+      this.logs,
+      (environmentId, transactionId) => this.firstRuns.has(`${environmentId}\u0000${transactionId}`),
+    );
   }
 
   /** One D1 batch, counted: drizzle's queries and the hand-bound inserts of MessageWrites together. */
@@ -141,12 +153,16 @@ export class DeliveryContext {
     );
   }
 
-  /** Writes a phase's log rows (one call per shard) and answers the D1 statements that follow them. */
-  private async toLog(writes: MessageWrites): Promise<Statement[]> {
+  /**
+   * Writes a phase's log rows (one call per shard) with its D1 half in the shards' outbox, and
+   * answers the D1 statements that follow them and the outbox entries to settle once D1 took them.
+   */
+  private async toLog(writes: MessageWrites): Promise<{ statements: Statement[]; outbox: OutboxEntry[] }> {
     const batch = writes.logBatch(this.logs);
+    writes.keepD1Half(batch);
     this.costs.logCalls += batch.shards;
-    const { described } = await this.logs.write(batch);
-    return writes.all(batch.legacy, described);
+    const { described, outbox } = await this.logs.write(batch);
+    return { statements: writes.all(batch.legacy, described), outbox };
   }
 
   /**
@@ -189,8 +205,19 @@ export class DeliveryContext {
     this.emitted.push(...written);
   }
 
-  /** Names every event this invocation wrote to the webhook Queue, in as few sends as the Queue allows. */
+  /**
+   * Names every event this invocation wrote to the webhook Queue, in as few sends as the Queue
+   * allows, and settles the log shards' outbox entries whose D1 half D1 took: one call per shard
+   * for the whole invocation (an entry not settled is run again by its shard's alarm, adding nothing).
+   */
   async flushEvents(): Promise<void> {
+    const settled = this.settled.splice(0);
+    if (settled.length) {
+      this.costs.logCalls += new Set(settled.map((e) => e.shard)).size;
+      await this.logs.settle(settled).catch((error: unknown) => {
+        console.log(JSON.stringify({ level: "warn", event: "log_outbox_settle_failed", error: String(error) }));
+      });
+    }
     const written = this.emitted.splice(0);
     try {
       await dispatchWritten(this.env, written);
@@ -209,6 +236,14 @@ export class DeliveryContext {
   snapshot(job: DeliveryJob): Promise<TriggerSnapshot | null> {
     const ledger = job.ledger ?? this.store.ledgerOf(job.environmentId, job.transactionId);
     return this.homes.snapshot(ledger, { environmentId: job.environmentId, transactionId: job.transactionId });
+  }
+
+  /**
+   * This invocation recorded the trigger's fan-out first (`FanOutResult.first`): no chunk of it ran
+   * before, so what its chunk reads of the log would be empty and is not asked for.
+   */
+  firstRun(environmentId: string, transactionId: string): void {
+    this.firstRuns.add(`${environmentId}\u0000${transactionId}`);
   }
 
   home(trigger: TriggerSnapshot): TriggerHome {

@@ -48,6 +48,8 @@ export class RecipientReads {
     private readonly db: Db,
     private readonly write: (statements: BatchItem<"sqlite">[]) => Promise<unknown[]>,
     private readonly logs: LogStore,
+    /** A trigger whose fan-out this invocation recorded first: none of its chunks ran before, so the log holds nothing of it. */
+    private readonly unlogged: (environmentId: string, transactionId: string) => boolean = () => false,
   ) {
     this.batcher = new MicroBatcher((environmentId, asks) => this.read(environmentId, asks));
   }
@@ -75,8 +77,13 @@ export class RecipientReads {
     });
     // What a redelivered chunk already recorded is in the log (and, for a trigger delivered across
     // the upgrade, in D1): both read at once, one call per shard of the subscribers' partitions.
-    const allPairs = asks.flatMap((a) => a.subscriberIds.map((s): [string, string] => [a.transactionId, s]));
-    const [results, logged] = await Promise.all([this.write(statements), this.logs.ofRecipients(environmentId, allPairs)]);
+    const allPairs = asks
+      .filter((a) => !this.unlogged(environmentId, a.transactionId))
+      .flatMap((a) => a.subscriberIds.map((s): [string, string] => [a.transactionId, s]));
+    const [results, logged] = await Promise.all([
+      this.write(statements),
+      allPairs.length ? this.logs.ofRecipients(environmentId, allPairs) : [],
+    ]);
     const recorded = logged.map(asRow);
     const rows: ChunkRows[] = [];
     groups.forEach((group, g) => {

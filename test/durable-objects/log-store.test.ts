@@ -1,7 +1,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { LogStore, type LogMessage } from "../../src/durable-objects/client/log-store";
-import { logShardFor, subscriberPartition } from "../../src/durable-objects/client/log-naming";
+import { logShardFor, subscriberPartition, triggerPartition } from "../../src/durable-objects/client/log-naming";
 import { newLogId, partitionOfId, uuidv7 } from "../../src/lib/ids";
 import { bitOf } from "../../src/durable-objects/log/records";
 import { unique } from "../factories";
@@ -48,7 +48,12 @@ describe("LogStore", () => {
     const base = Date.now();
     const rows = Array.from({ length: 40 }, (_, i) => message(environmentId, `sub-${i % 8}`, `tx-${i}`, base + i));
     for (const r of rows) batch.insert(r);
-    expect(batch.shards).toBeLessThanOrEqual(8);
+    // The subscribers' shards, and the triggers' for their index (trigger-index.ts).
+    const shards = new Set([
+      ...rows.map((r) => logShardFor(env, subscriberPartition(environmentId, r.subscriberId))),
+      ...rows.map((r) => logShardFor(env, triggerPartition(environmentId, r.transactionId))),
+    ]);
+    expect(batch.shards).toBe(shards.size);
     expect((await store.write(batch)).existing.size).toBe(0);
 
     const page = await store.list({ environmentId, limit: 10 });
@@ -93,7 +98,7 @@ describe("LogStore", () => {
     w.insert(m);
     await store.write(w);
     const u = store.batch();
-    u.update(m.id, { status: "delivered", provider: "sendgrid", providerMessageId: "pm-1", updatedAt: at + 5 });
+    u.update(m.id, { status: "delivered", provider: "sendgrid", providerMessageId: "pm-1", updatedAt: at + 5 }, m);
     u.event({ id: "evt_1", environmentId, messageId: m.id, status: "sent", at: at + 1, detail: null });
     u.event({ id: "evt_2", environmentId, messageId: m.id, status: "delivered", at: at + 2, detail: { r: 1 } });
     u.ref({ providerMessageId: "pm-1", environmentId, messageId: m.id });

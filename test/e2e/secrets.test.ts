@@ -79,11 +79,15 @@ describe("secret variables in sent messages", () => {
     // As the log would hold it had it been written before redaction.
     const store = new LogStore(env);
     const batch = store.batch();
-    batch.update(message.id, {
-      content: { subject: `Code ${SECRET}`, text: `Use ${SECRET}` },
-      subject: `Code ${SECRET}`,
-      preview: `Use ${SECRET}`,
-    });
+    batch.update(
+      message.id,
+      {
+        content: { subject: `Code ${SECRET}`, text: `Use ${SECRET}` },
+        subject: `Code ${SECRET}`,
+        preview: `Use ${SECRET}`,
+      },
+      { environmentId, transactionId },
+    );
     await store.write(batch);
     expect((await loggedMessages(environmentId)).map((m) => m.subject)).toEqual([`Code ${SECRET}`]);
     const answers = [

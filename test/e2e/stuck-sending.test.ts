@@ -5,6 +5,7 @@ import { DeliveryState } from "../../src/durable-objects/ledger/delivery-state";
 import { subscriberPartition } from "../../src/durable-objects/client/log-naming";
 import { LogStore } from "../../src/durable-objects/client/log-store";
 import { newLogId } from "../../src/lib/ids";
+import type { TriggerLedger } from "../../src/durable-objects/ledger/trigger-ledger";
 import { ledgerOf } from "../ledger";
 import { api } from "../request";
 import { createSandboxEnvironment, unique } from "../factories";
@@ -56,11 +57,16 @@ async function leaveSending(where: "log" | "D1", m: Left, at: number): Promise<s
   return id;
 }
 
-/** A consumer's claim (and what a consumer that then died leaves behind), at a chosen time. */
+/**
+ * A consumer's claim (and what a consumer that then died leaves behind), at a chosen time. A
+ * consumer claims only once its trigger's fan-out is recorded, so that is left behind too (the
+ * next consumer then reads what the log holds: it is not the trigger's first run).
+ */
 const claimAt = (environmentId: string, transactionId: string, key: string, at: number) =>
-  runInDurableObject(ledgerOf(environmentId, transactionId), (_ledger, state) =>
-    new DeliveryState(state.storage.sql).claim(environmentId, transactionId, [key], [], false, at),
-  );
+  runInDurableObject(ledgerOf(environmentId, transactionId), async (ledger: TriggerLedger, state) => {
+    await ledger.fanOut([{ environmentId, transactionId, chunks: [[key.split("\u0000")[0]!]] }]);
+    return new DeliveryState(state.storage.sql).claim(environmentId, transactionId, [key], [], false, at);
+  });
 
 describe("claims in the trigger's Durable Object", () => {
   it("grants a send identity once, refuses it while claimed, and never again once sent", async () => {

@@ -12,6 +12,7 @@
 // CPU for each phase), and a batch answers each with its D1Result, which `writtenEvents` reads.
 import { getTableColumns, getTableName } from "drizzle-orm";
 import { EVENT_TYPES, type EventType } from "../../contract/event-types";
+import { bound, type SerializedStatement } from "../batch";
 import type { Db } from "../client";
 import { quoted } from "../row-insert";
 import { events } from "../schema";
@@ -94,12 +95,21 @@ export function messageFactEvents(
   facts: readonly MessageFact[],
   described: ReadonlyMap<string, MessageDescription> = new Map(),
 ): D1PreparedStatement {
+  const { sql, params } = messageFactStatement(facts, described);
+  return bound(db.$client, sql, params);
+}
+
+/** `messageFactEvents` as text and values: what a log shard keeps in its outbox, describing its own messages. */
+export function messageFactStatement(
+  facts: readonly MessageFact[],
+  described: ReadonlyMap<string, MessageDescription>,
+): SerializedStatement {
   const tuples = facts.map((f) => {
     const d = described.get(f.messageId);
-    const head = [f.type, typeIndex(f.type), f.messageId, f.at.getTime(), f.status, f.reason, f.environmentId];
+    const head = [f.type, typeIndex(f.type), f.messageId, new Date(f.at).getTime(), f.status, f.reason, f.environmentId];
     return d ? [...head, 1, d.transactionId, d.workflowKey, d.subscriberId, d.stepId, d.channel, d.provider] : [...head, 0];
   });
-  return db.$client.prepare(MESSAGE_EVENTS).bind(JSON.stringify(tuples));
+  return { sql: MESSAGE_EVENTS, params: [JSON.stringify(tuples)] };
 }
 
 /** An address put on the suppression list at `at` (a later report of a listed address is no news). */
@@ -128,7 +138,7 @@ const SUPPRESSION_EVENTS = insertSelect(
 export function suppressionFactEvents(db: Db, facts: readonly SuppressionFact[]): D1PreparedStatement {
   const type: EventType = "suppression.added";
   const tuples = facts.map((f) => [f.environmentId, f.address, f.at.getTime()]);
-  return db.$client.prepare(SUPPRESSION_EVENTS).bind(typeIndex(type), type, JSON.stringify(tuples), type);
+  return bound(db.$client, SUPPRESSION_EVENTS, [typeIndex(type), type, JSON.stringify(tuples), type]);
 }
 
 type TriggerEventType = Extract<EventType, "trigger.completed" | "trigger.cancelled">;
@@ -173,7 +183,7 @@ export function triggerFactEvents(
     i.transactionId,
     i.counts && Object.keys(i.counts).length ? JSON.stringify(i.counts) : null,
   ]);
-  return db.$client.prepare(TRIGGER_EVENTS[type]).bind(typeIndex(type), type, JSON.stringify(tuples), type);
+  return bound(db.$client, TRIGGER_EVENTS[type], [typeIndex(type), type, JSON.stringify(tuples), type]);
 }
 
 /** 16 hex digits from a trigger's key: what stands in for the rowid of a record the log holds. */
@@ -244,16 +254,38 @@ export function loggedTriggerFactEvents(db: Db, type: TriggerEventType, items: r
     i.cancelledMessages,
     i.updatedAt,
   ]);
-  return db.$client.prepare(LOGGED_TRIGGER_EVENTS[type]).bind(typeIndex(type), type, JSON.stringify(tuples), type);
+  return bound(db.$client, LOGGED_TRIGGER_EVENTS[type], [typeIndex(type), type, JSON.stringify(tuples), type]);
 }
 
+/**
+ * How long an isolate trusts its answer to `eventTaken`. A change through this isolate's API
+ * clears the environment's answers at once (`forgetEventsTaken`); other isolates see it within
+ * the TTL, as with workflow gates. Only the decision to count a trigger's messages for its event
+ * rests on it: the event's own statement checks the endpoints again as it writes (`taken`), so a
+ * stale "taken" costs one log read, a stale "not taken" the trigger events of those seconds.
+ */
+export const EVENT_TAKEN_TTL_MS = 5_000;
+const MAX_TAKEN_ENTRIES = 10_000;
+const takenCache = new Map<string, { taken: boolean; expiresAt: number }>();
+
 /** Whether an enabled endpoint of the environment takes `type`: a trigger's counts are gathered from the log only then. */
-export async function eventTaken(db: Db, environmentId: string, type: EventType): Promise<boolean> {
+export async function eventTaken(db: Db, environmentId: string, type: EventType, now = Date.now()): Promise<boolean> {
+  const key = `${environmentId}\u0000${type}`;
+  const hit = takenCache.get(key);
+  if (hit && hit.expiresAt > now) return hit.taken;
   const row = await db.$client
     .prepare(`SELECT ${taken("?", "?")} AS taken`)
     .bind(environmentId, type)
     .first<{ taken: number }>();
+  if (takenCache.size >= MAX_TAKEN_ENTRIES) takenCache.clear();
+  takenCache.set(key, { taken: row?.taken === 1, expiresAt: now + EVENT_TAKEN_TTL_MS });
   return row?.taken === 1;
+}
+
+/** An environment's endpoints changed in this isolate: its cached answers go. */
+export function forgetEventsTaken(environmentId: string): void {
+  const prefix = `${environmentId}\u0000`;
+  for (const key of takenCache.keys()) if (key.startsWith(prefix)) takenCache.delete(key);
 }
 
 /** A row of the statements' RETURNING, as D1 answers it: named by column. */

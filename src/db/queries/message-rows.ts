@@ -55,18 +55,16 @@ export const finalRows = new RowInsert(
   { onConflict: "do nothing" },
 );
 
-export const captureRows = new RowInsert(sandboxMessages, [
-  "id",
-  "environmentId",
-  "messageId",
-  "channel",
-  "provider",
-  "to",
-  "content",
-  "createdAt",
-]);
+// Both `do nothing`: a log shard's outbox may run a phase's D1 half again (LogShard.write), and each row's id is fixed when built.
+export const captureRows = new RowInsert(
+  sandboxMessages,
+  ["id", "environmentId", "messageId", "channel", "provider", "to", "content", "createdAt"],
+  { onConflict: "do nothing" },
+);
 
-export const eventRows = new RowInsert(messageEvents, ["id", "environmentId", "messageId", "status", "at", "detail"]);
+export const eventRows = new RowInsert(messageEvents, ["id", "environmentId", "messageId", "status", "at", "detail"], {
+  onConflict: "do nothing",
+});
 
 /** A phase's results (status, provider, error…) set on the messages they are about, by id. */
 export const messageUpdates = new CaseUpdate(messages, "id");

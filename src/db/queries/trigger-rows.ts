@@ -1,3 +1,4 @@
+import { bound } from "../batch";
 import { triggers } from "../schema";
 
 // D1's trigger records, kept readable after the log took new ones (delivery/writes/trigger-writes.ts):
@@ -37,7 +38,7 @@ export function finishedTriggers(
     const part = keys.slice(start, start + FINISHED_PER_STATEMENT);
     const params: unknown[] = [...set];
     for (const key of part) params.push(key.environmentId, key.transactionId);
-    statements.push(d1.prepare(finishText(part.length)).bind(...params));
+    statements.push(bound(d1, finishText(part.length), params));
   }
   return statements;
 }

@@ -27,6 +27,9 @@ export interface Recorded {
   busy: Recipient[];
 }
 
+type SentReport = ClaimResult["sent"][number]["report"];
+type FinalReport = ClaimResult["final"][number]["report"];
+
 const CANCELLED = { status: "cancelled", code: "trigger_cancelled", message: "The trigger was cancelled." } as const;
 
 /**
@@ -40,128 +43,150 @@ export function recordClaims(plan: StepPlan, claims: ClaimResult, scope: StepSco
   const granted = new Set(claims.granted);
   const alreadySent = new Map(claims.sent.map((s) => [s.key, s.report]));
   const alreadyFinal = new Map(claims.final.map((s) => [s.key, s.report]));
-  const { environmentId } = scope.job;
-  const stepId = scope.step.id;
-
-  const record = (recipient: Recipient, status: MessageStatus, code: string, message: string, layoutVersion?: number) => {
-    const existing = scope.existing.get(claimKey(scope, recipient));
-    const error = status === "failed" ? { errorCode: code, errorMessage: message } : {};
-    const event = { status, detail: { reason: code, message, ...Object.assign({}, ...recipient.notes) } };
-    transition(recipient, { type: "notes-used" });
-    if (existing) writes.update(environmentId, existing.id, status, error, event);
-    else
-      writes.insertFinal(identityOf(scope, recipient.profile.subscriberId), status, { ...error, layoutVersion: layoutVersion ?? null }, [
-        event,
-      ]);
-    transition(recipient, { type: "step", stepId, outcome: { status } });
-  };
 
   for (const { recipient } of [...plan.finals, ...plan.sends]) {
     if (!cancelled.has(claimKey(scope, recipient))) continue;
     transition(recipient, { type: "stop", stop: CANCELLED });
-    record(recipient, CANCELLED.status, CANCELLED.code, CANCELLED.message);
+    recordFinal(writes, scope, recipient, CANCELLED.status, CANCELLED.code, CANCELLED.message);
   }
   for (const final of plan.finals) {
     if (!cancelled.has(claimKey(scope, final.recipient)))
-      record(final.recipient, final.status, final.code, final.message, final.layoutVersion);
+      recordFinal(writes, scope, final.recipient, final.status, final.code, final.message, final.layoutVersion);
   }
-
-  /** A result the object kept but D1 lost: recorded now, with the `queued`/`sending` events its lost batch held for a first attempt. */
-  const repair = (
-    recipient: Recipient,
-    status: MessageStatus,
-    fields: Omit<MessageFields, "layoutVersion">,
-    [event, ...more]: [EventInput, ...EventInput[]],
-    layoutVersion: number | undefined,
-  ) => {
-    const existing = scope.existing.get(claimKey(scope, recipient));
-    if (existing) {
-      if (existing.attempts === 0) {
-        writes.event(environmentId, existing.id, { status: "queued" }, existing.createdAt);
-        writes.event(environmentId, existing.id, { status: "sending", detail: { attempt: 1 } }, existing.createdAt);
-      }
-      writes.update(environmentId, existing.id, status, fields, event);
-      for (const e of more) writes.event(environmentId, existing.id, e);
-    } else
-      writes.insertFinal(identityOf(scope, recipient.profile.subscriberId), status, { ...fields, layoutVersion: layoutVersion ?? null }, [
-        event,
-        ...more,
-      ]);
-    transition(recipient, { type: "step", stepId, outcome: { status } });
-  };
 
   const result: Recorded = { writes, toSend: [], busy: [] };
-  for (const { recipient, content, warnings, layoutVersion } of plan.sends) {
-    const key = claimKey(scope, recipient);
+  for (const send of plan.sends) {
+    const key = claimKey(scope, send.recipient);
     if (cancelled.has(key)) continue;
-    const existing = scope.existing.get(key);
-    const report = alreadySent.get(key);
-    if (report) {
-      const fields = { ...report, errorCode: null, errorMessage: null };
-      const detail = { provider: report.provider, providerMessageId: report.providerMessageId, recovered: true };
-      // As a send records it (phases/report.ts): Clarion is the in-app provider, so stored is delivered.
-      if (scope.step.type === "in_app")
-        repair(
-          recipient,
-          "delivered",
-          fields,
-          [
-            { status: "sent", detail },
-            { status: "delivered", detail: { provider: report.provider, recovered: true } },
-          ],
-          layoutVersion,
-        );
-      else repair(recipient, "sent", fields, [{ status: "sent", detail }], layoutVersion);
-      continue;
-    }
+    const sent = alreadySent.get(key);
     const final = alreadyFinal.get(key);
-    if (final) {
-      const { status, ...fields } = final;
-      repair(
-        recipient,
-        status,
-        fields,
-        [{ status, detail: { error: fields.errorCode, message: fields.errorMessage, provider: fields.provider, recovered: true } }],
-        layoutVersion,
-      );
-      continue;
-    }
-    if (!granted.has(key)) {
-      result.busy.push(recipient);
-      continue;
-    }
-    const stored = redactSecrets(content, scope.secrets);
-    const fields = { content: stored, subject: typeof stored.subject === "string" ? stored.subject : null, preview: preview(stored) };
-    const messageId = existing
-      ? existing.id
-      : writes.insertSending(identityOf(scope, recipient.profile.subscriberId), { ...fields, layoutVersion: layoutVersion ?? null });
-    if (existing)
-      writes.update(environmentId, existing.id, "sending", fields, { status: "sending", detail: { attempt: existing.attempts + 1 } });
-    // The Inbox's notification goes to the log with its message (one shard, one transaction), so
-    // it is there before the send pushes it. One for a message D1 recorded is stored by the send,
-    // which looks first for the one D1 may hold.
-    if (scope.step.type === "in_app" && partitionOfId(messageId) !== null)
-      writes.notify({
-        id: messageId,
-        environmentId,
-        subscriberId: recipient.profile.subscriberId,
-        transactionId: scope.job.transactionId,
-        workflowKey: scope.trigger.workflowKey,
-        stepId,
-        content,
-        tags: [...(scope.workflowTags ?? [])],
-        seenAt: null,
-        readAt: null,
-        archivedAt: null,
-        snoozedUntil: null,
-        completedAction: null,
-        createdAt: now.getTime(),
-        updatedAt: now.getTime(),
-      });
-    // What the send left out (an in-app URL that may not be served) is on the timeline with its first event, as a hold is.
-    const notes = warnings ? [...recipient.notes, { warnings }] : recipient.notes;
-    result.toSend.push({ recipient, messageId, isNew: !existing, content, attempts: existing?.attempts ?? 0, notes });
-    transition(recipient, { type: "notes-used" });
+    if (sent) recoverSent(writes, scope, send.recipient, sent, send.layoutVersion);
+    else if (final) recoverFinal(writes, scope, send.recipient, final, send.layoutVersion);
+    else if (!granted.has(key)) result.busy.push(send.recipient);
+    else result.toSend.push(recordGranted(writes, scope, send, now));
   }
   return result;
+}
+
+type PlannedSend = StepPlan["sends"][number];
+
+/** A message that ends without a send (skipped, failed before sending, cancelled): its row, or a new one. */
+function recordFinal(
+  writes: MessageWrites,
+  scope: StepScope,
+  recipient: Recipient,
+  status: MessageStatus,
+  code: string,
+  message: string,
+  layoutVersion?: number,
+): void {
+  const existing = scope.existing.get(claimKey(scope, recipient));
+  const error = status === "failed" ? { errorCode: code, errorMessage: message } : {};
+  const event = { status, detail: { reason: code, message, ...Object.assign({}, ...recipient.notes) } };
+  transition(recipient, { type: "notes-used" });
+  if (existing) writes.update(scope.job, existing.id, status, error, event);
+  else
+    writes.insertFinal(identityOf(scope, recipient.profile.subscriberId), status, { ...error, layoutVersion: layoutVersion ?? null }, [
+      event,
+    ]);
+  transition(recipient, { type: "step", stepId: scope.step.id, outcome: { status } });
+}
+
+/** A result the object kept but D1 lost: recorded now, with the `queued`/`sending` events its lost batch held for a first attempt. */
+function recordRecovered(
+  writes: MessageWrites,
+  scope: StepScope,
+  recipient: Recipient,
+  status: MessageStatus,
+  fields: Omit<MessageFields, "layoutVersion">,
+  [event, ...more]: [EventInput, ...EventInput[]],
+  layoutVersion: number | undefined,
+): void {
+  const { environmentId } = scope.job;
+  const existing = scope.existing.get(claimKey(scope, recipient));
+  if (existing) {
+    if (existing.attempts === 0) {
+      writes.event(environmentId, existing.id, { status: "queued" }, existing.createdAt);
+      writes.event(environmentId, existing.id, { status: "sending", detail: { attempt: 1 } }, existing.createdAt);
+    }
+    writes.update(scope.job, existing.id, status, fields, event);
+    for (const e of more) writes.event(environmentId, existing.id, e);
+  } else
+    writes.insertFinal(identityOf(scope, recipient.profile.subscriberId), status, { ...fields, layoutVersion: layoutVersion ?? null }, [
+      event,
+      ...more,
+    ]);
+  transition(recipient, { type: "step", stepId: scope.step.id, outcome: { status } });
+}
+
+/** A send the object saw succeed: recorded as a send records it (phases/report.ts). */
+function recoverSent(writes: MessageWrites, scope: StepScope, recipient: Recipient, report: SentReport, layoutVersion?: number): void {
+  const fields = { ...report, errorCode: null, errorMessage: null };
+  const detail = { provider: report.provider, providerMessageId: report.providerMessageId, recovered: true };
+  // Clarion is the in-app provider, so stored is delivered.
+  if (scope.step.type === "in_app")
+    recordRecovered(
+      writes,
+      scope,
+      recipient,
+      "delivered",
+      fields,
+      [
+        { status: "sent", detail },
+        { status: "delivered", detail: { provider: report.provider, recovered: true } },
+      ],
+      layoutVersion,
+    );
+  else recordRecovered(writes, scope, recipient, "sent", fields, [{ status: "sent", detail }], layoutVersion);
+}
+
+/** A send the object saw fail for good. */
+function recoverFinal(writes: MessageWrites, scope: StepScope, recipient: Recipient, report: FinalReport, layoutVersion?: number): void {
+  const { status, ...fields } = report;
+  const detail = { error: fields.errorCode, message: fields.errorMessage, provider: fields.provider, recovered: true };
+  recordRecovered(writes, scope, recipient, status, fields, [{ status, detail }], layoutVersion);
+}
+
+/**
+ * A granted send: its message recorded as `sending` (new, or its existing row again), and an
+ * in-app step's notification with it.
+ */
+function recordGranted(
+  writes: MessageWrites,
+  scope: StepScope,
+  { recipient, content, warnings, layoutVersion }: PlannedSend,
+  now: Date,
+): Send {
+  const existing = scope.existing.get(claimKey(scope, recipient));
+  const stored = redactSecrets(content, scope.secrets);
+  const fields = { content: stored, subject: typeof stored.subject === "string" ? stored.subject : null, preview: preview(stored) };
+  const messageId = existing
+    ? existing.id
+    : writes.insertSending(identityOf(scope, recipient.profile.subscriberId), { ...fields, layoutVersion: layoutVersion ?? null });
+  if (existing) writes.update(scope.job, existing.id, "sending", fields, { status: "sending", detail: { attempt: existing.attempts + 1 } });
+  // The Inbox's notification goes to the log with its message (one shard, one transaction), so
+  // it is there before the send pushes it. One for a message D1 recorded is stored by the send,
+  // which looks first for the one D1 may hold.
+  if (scope.step.type === "in_app" && partitionOfId(messageId) !== null)
+    writes.notify({
+      id: messageId,
+      environmentId: scope.job.environmentId,
+      subscriberId: recipient.profile.subscriberId,
+      transactionId: scope.job.transactionId,
+      workflowKey: scope.trigger.workflowKey,
+      stepId: scope.step.id,
+      content,
+      tags: [...(scope.workflowTags ?? [])],
+      seenAt: null,
+      readAt: null,
+      archivedAt: null,
+      snoozedUntil: null,
+      completedAction: null,
+      createdAt: now.getTime(),
+      updatedAt: now.getTime(),
+    });
+  // What the send left out (an in-app URL that may not be served) is on the timeline with its first event, as a hold is.
+  const notes = warnings ? [...recipient.notes, { warnings }] : recipient.notes;
+  transition(recipient, { type: "notes-used" });
+  return { recipient, messageId, isNew: !existing, content, attempts: existing?.attempts ?? 0, notes };
 }

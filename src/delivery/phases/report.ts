@@ -28,108 +28,107 @@ export const OUTCOME_UNKNOWN = "outcome_unknown";
 export function reportResults(delivered: Delivered[], chain: IntegrationConfig[], scope: StepScope, startedAt: Date, now: Date): Reported {
   const writes = new MessageWrites(scope.db, now);
   const out: Reported = { reports: [], writes, exhausted: [], retries: [] };
-  const { environmentId } = scope.job;
-  const { step } = scope;
-  for (const { send, integration, to, result } of delivered) {
-    const { recipient, messageId } = send;
-    if (send.isNew) {
-      writes.event(
-        environmentId,
-        messageId,
-        { status: "queued", ...(send.notes.length ? { detail: Object.assign({}, ...send.notes) } : {}) },
-        startedAt,
-      );
-      writes.event(environmentId, messageId, { status: "sending", detail: { attempt: 1 } }, startedAt);
-    }
-    const attempts = send.attempts + 1;
-    const base = { provider: integration.provider, integrationId: integration.id, to, attempts };
-    // A capture is what the provider got: secrets in clear, so it is stored redacted like the message.
-    for (const c of result.captures) writes.capture(environmentId, messageId, redactSecrets(c, scope.secrets));
-    if (step.type === "push" || step.type === "chat")
-      writes.removeAddresses(environmentId, recipient.profile.subscriberId, step.type, result.invalidAddresses);
-    for (const address of result.invalidAddresses) {
-      writes.suppress({
-        environmentId,
-        channel: step.type,
-        address,
-        reason: "invalid_recipient",
-        provider: integration.provider,
-        messageId,
-      });
-    }
-    const key = claimKey(scope, recipient);
+  for (const d of delivered) {
+    recordAttempt(writes, scope, d, startedAt);
     // A provider's error may quote the request it refused.
-    const outcome = result.outcome.ok
-      ? result.outcome
-      : { ...result.outcome, message: redactSecrets(result.outcome.message, scope.secrets) };
-    if (outcome.ok) {
-      // Clarion is the in-app provider: stored is delivered.
-      const status: MessageStatus = step.type === "in_app" ? "delivered" : "sent";
-      writes.update(
-        environmentId,
-        messageId,
-        status,
-        { ...base, providerMessageId: outcome.providerMessageId, errorCode: null, errorMessage: null },
-        {
-          status: "sent",
-          detail: { provider: integration.provider, providerMessageId: outcome.providerMessageId },
-        },
-      );
-      if (status === "delivered")
-        writes.event(environmentId, messageId, { status: "delivered", detail: { provider: integration.provider } });
-      transition(recipient, { type: "step", stepId: step.id, outcome: { status } });
-      out.reports.push({ key, outcome: "sent", report: { providerMessageId: outcome.providerMessageId, ...base } });
-      continue;
-    }
-    const unknown = outcome.kind === "unknown";
-    const next = nextAttempt(outcome, integration, chain, attempts);
-    const error =
-      unknown && !next
-        ? {
-            errorCode: OUTCOME_UNKNOWN,
-            errorMessage: `${integration.provider} did not answer in time and may have sent the message; it was not sent again, to avoid a duplicate.`,
-          }
-        : { errorCode: outcome.code, errorMessage: outcome.message };
-    if (next) {
-      const delaySeconds = next.id === integration.id ? retryDelaySeconds(attempts, outcome.retryAfterSeconds) : 1;
-      writes.update(
-        environmentId,
-        messageId,
-        "queued",
-        { ...base, ...error },
-        {
-          status: "queued",
-          detail: {
-            retryInSeconds: delaySeconds,
-            error: outcome.code,
-            message: outcome.message,
-            nextProvider: next.provider,
-            ...(unknown ? { outcome: "unknown" } : {}),
-          },
-        },
-      );
-      out.reports.push({ key, outcome: "retry" });
-      out.retries.push({ recipient, delaySeconds });
-      continue;
-    }
-    const status: MessageStatus = outcome.kind === "invalid_recipient" ? "undeliverable" : "failed";
-    writes.update(
-      environmentId,
-      messageId,
-      status,
-      { ...base, ...error },
-      {
-        status,
-        detail: unknown
-          ? { error: OUTCOME_UNKNOWN, cause: outcome.code, message: error.errorMessage, provider: integration.provider }
-          : { error: outcome.code, message: outcome.message, provider: integration.provider },
-      },
-    );
-    transition(recipient, { type: "step", stepId: step.id, outcome: { status } });
-    out.reports.push({ key, outcome: "final", report: { status, ...base, ...error } });
-    if (outcome.kind === "retryable") {
-      out.exhausted.push({ messageId, reason: `failed after ${attempts} attempts over ${chain.length} provider(s): ${outcome.code}` });
-    }
+    const { outcome } = d.result;
+    if (outcome.ok) reportSent(out, scope, d, outcome.providerMessageId);
+    else reportFailure(out, scope, d, chain, { ...outcome, message: redactSecrets(outcome.message, scope.secrets) });
   }
   return out;
+}
+
+type Failure = Extract<Delivered["result"]["outcome"], { ok: false }>;
+
+/** What an attempt leaves whatever its outcome: a new message's first events, captures, dead addresses. */
+function recordAttempt(writes: MessageWrites, scope: StepScope, { send, integration, result }: Delivered, startedAt: Date): void {
+  const { environmentId } = scope.job;
+  const { step } = scope;
+  const { recipient, messageId } = send;
+  if (send.isNew) {
+    writes.event(
+      environmentId,
+      messageId,
+      { status: "queued", ...(send.notes.length ? { detail: Object.assign({}, ...send.notes) } : {}) },
+      startedAt,
+    );
+    writes.event(environmentId, messageId, { status: "sending", detail: { attempt: 1 } }, startedAt);
+  }
+  // A capture is what the provider got: secrets in clear, so it is stored redacted like the message.
+  for (const c of result.captures) writes.capture(environmentId, messageId, redactSecrets(c, scope.secrets));
+  if (step.type === "push" || step.type === "chat")
+    writes.removeAddresses(environmentId, recipient.profile.subscriberId, step.type, result.invalidAddresses);
+  for (const address of result.invalidAddresses) {
+    writes.suppress({ environmentId, channel: step.type, address, reason: "invalid_recipient", provider: integration.provider, messageId });
+  }
+}
+
+const baseOf = ({ send, integration, to }: Delivered) => ({
+  provider: integration.provider,
+  integrationId: integration.id,
+  to,
+  attempts: send.attempts + 1,
+});
+
+/** Accepted by the provider: sent (an in-app message, stored by Clarion, is delivered). */
+function reportSent(out: Reported, scope: StepScope, d: Delivered, providerMessageId: string): void {
+  const { step } = scope;
+  const { recipient, messageId } = d.send;
+  const base = baseOf(d);
+  const status: MessageStatus = step.type === "in_app" ? "delivered" : "sent";
+  out.writes.update(
+    scope.job,
+    messageId,
+    status,
+    { ...base, providerMessageId, errorCode: null, errorMessage: null },
+    { status: "sent", detail: { provider: d.integration.provider, providerMessageId } },
+  );
+  if (status === "delivered")
+    out.writes.event(scope.job.environmentId, messageId, { status: "delivered", detail: { provider: d.integration.provider } });
+  transition(recipient, { type: "step", stepId: step.id, outcome: { status } });
+  out.reports.push({ key: claimKey(scope, recipient), outcome: "sent", report: { providerMessageId, ...base } });
+}
+
+/** Refused or unanswered: tried again (same provider after a delay, or the next one), or final. */
+function reportFailure(out: Reported, scope: StepScope, d: Delivered, chain: IntegrationConfig[], outcome: Failure): void {
+  const { recipient, messageId } = d.send;
+  const { integration } = d;
+  const base = baseOf(d);
+  const key = claimKey(scope, recipient);
+  const unknown = outcome.kind === "unknown";
+  const next = nextAttempt(outcome, integration, chain, base.attempts);
+  const error =
+    unknown && !next
+      ? {
+          errorCode: OUTCOME_UNKNOWN,
+          errorMessage: `${integration.provider} did not answer in time and may have sent the message; it was not sent again, to avoid a duplicate.`,
+        }
+      : { errorCode: outcome.code, errorMessage: outcome.message };
+  if (next) {
+    const delaySeconds = next.id === integration.id ? retryDelaySeconds(base.attempts, outcome.retryAfterSeconds) : 1;
+    const detail = {
+      retryInSeconds: delaySeconds,
+      error: outcome.code,
+      message: outcome.message,
+      nextProvider: next.provider,
+      ...(unknown ? { outcome: "unknown" } : {}),
+    };
+    out.writes.update(scope.job, messageId, "queued", { ...base, ...error }, { status: "queued", detail });
+    out.reports.push({ key, outcome: "retry" });
+    out.retries.push({ recipient, delaySeconds });
+    return;
+  }
+  const status: MessageStatus = outcome.kind === "invalid_recipient" ? "undeliverable" : "failed";
+  const detail = unknown
+    ? { error: OUTCOME_UNKNOWN, cause: outcome.code, message: error.errorMessage, provider: integration.provider }
+    : { error: outcome.code, message: outcome.message, provider: integration.provider };
+  out.writes.update(scope.job, messageId, status, { ...base, ...error }, { status, detail });
+  transition(recipient, { type: "step", stepId: scope.step.id, outcome: { status } });
+  out.reports.push({ key, outcome: "final", report: { status, ...base, ...error } });
+  if (outcome.kind === "retryable") {
+    out.exhausted.push({
+      messageId,
+      reason: `failed after ${base.attempts} attempts over ${chain.length} provider(s): ${outcome.code}`,
+    });
+  }
 }

@@ -1,7 +1,7 @@
 import { and, eq, inArray } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { type messages, subscriberChannels, type MessageStatus } from "../../db/schema";
-import type { Statement } from "../../db/batch";
+import { type Statement, serialized } from "../../db/batch";
 import { captureRows, eventRows, messageUpdates } from "../../db/queries/message-rows";
 import type { KeyedValues } from "../../db/case-update";
 import type { RowOf } from "../../db/row-insert";
@@ -15,7 +15,7 @@ import {
 } from "../../db/queries/fact-events";
 import type { EventType } from "../../contract/event-types";
 import { normaliseAddress } from "../../lib/normalise-address";
-import { newId, newLogId } from "../../lib/ids";
+import { newId, newLogId, partitionOfId } from "../../lib/ids";
 import type { FeedRow, LogBatch, LogMessage, LogStore, MessageAbout, MessageChanges } from "../../durable-objects/client/log-store";
 import { subscriberPartition } from "../../durable-objects/client/log-naming";
 import type { Capture } from "../../providers/types";
@@ -109,8 +109,11 @@ type ChangedFields = Omit<MessageFields, "layoutVersion">;
 
 type UpdatedColumn = keyof ChangedFields | "status" | "updatedAt";
 
+/** Whose message: the trigger a change's status is counted for (its index, trigger-index.ts). */
+export type TriggerOf = { environmentId: string; transactionId: string };
+
 /** A message's new values, by its id. */
-type MessageUpdate = { key: string; values: MessageChanges };
+type MessageUpdate = { key: string; values: MessageChanges; trigger: TriggerOf };
 
 /** Fields of a message that the log's row has no place for (none, or `insertFinal` does not compile). */
 type Unwritten = Exclude<keyof MessageFields | keyof SendIdentity, keyof LogMessage>;
@@ -210,12 +213,13 @@ export class MessageWrites {
     if (type) this.messageFacts.push({ type, environmentId, messageId, at, status: event.status, reason: reasonOf(event.detail) });
   }
 
-  update(environmentId: string, messageId: string, status: MessageStatus, fields: ChangedFields, event: EventInput): void {
+  update(trigger: TriggerOf, messageId: string, status: MessageStatus, fields: ChangedFields, event: EventInput): void {
+    const { environmentId, transactionId } = trigger;
     // Undefined leaves a column as it is, as drizzle's set() does.
     const values: MessageChanges = Object.fromEntries(
       Object.entries({ status, ...fields, updatedAt: this.now.getTime() }).filter(([, v]) => v !== undefined),
     );
-    this.updates.push({ key: messageId, values });
+    this.updates.push({ key: messageId, values, trigger: { environmentId, transactionId } });
     this.timeline(environmentId, messageId, event, this.now);
   }
 
@@ -255,14 +259,11 @@ export class MessageWrites {
    */
   logBatch(store: LogStore): LogBatch {
     const batch = store.batch();
-    // Every change has its timeline entry, which names the environment.
-    const environmentOf = new Map(this.events.map((e) => [e.messageId, e.environmentId]));
     for (const m of this.inserts) batch.insert(m);
     for (const u of this.updates) {
-      batch.update(u.key, u.values);
-      const environmentId = environmentOf.get(u.key);
-      if (u.values.providerMessageId && environmentId)
-        batch.ref({ providerMessageId: u.values.providerMessageId, environmentId, messageId: u.key });
+      batch.update(u.key, u.values, u.trigger);
+      if (u.values.providerMessageId)
+        batch.ref({ providerMessageId: u.values.providerMessageId, environmentId: u.trigger.environmentId, messageId: u.key });
     }
     for (const e of this.events) batch.event(e);
     for (const f of this.notifications) batch.feed(f);
@@ -272,11 +273,29 @@ export class MessageWrites {
   }
 
   /**
-   * The D1 statements, after the log was written: the results and timelines of messages recorded
-   * in D1 before the log left it (`legacy`), captures, the statements added directly, and last
-   * the outbound events, which describe the messages as the log write left them (`described`).
+   * Puts the phase's D1 half (what `all()` answers after the write) in the batch, for the shards'
+   * outbox (d1-outbox.ts): the log's messages' events are described by their own shards, the rest
+   * goes as built here. For a writer that runs the D1 half after the log's write.
    */
-  all(legacy: LogBatch["legacy"] = { updates: [], events: [] }, described: ReadonlyMap<string, MessageAbout> = new Map()): Statement[] {
+  keepD1Half(batch: LogBatch): void {
+    const logged = this.messageFacts.filter((f) => partitionOfId(f.messageId) !== null);
+    const unlogged = this.messageFacts.filter((f) => partitionOfId(f.messageId) === null);
+    const rest = [...this.undescribed(batch.legacy), ...(unlogged.length ? [messageFactEvents(this.db, unlogged)] : [])];
+    batch.outbox(rest.map(serialized), logged);
+  }
+
+  /** Built once per `legacy` (keepD1Half, then all()): the same statements, not built twice. */
+  private built?: { legacy: LogBatch["legacy"]; statements: Statement[] };
+
+  /** The D1 half but the outbound events of messages: it needs no answer of the log's write. */
+  private undescribed(legacy: LogBatch["legacy"]): Statement[] {
+    if (this.built?.legacy === legacy) return [...this.built.statements];
+    const statements = this.build(legacy);
+    this.built = { legacy, statements };
+    return [...statements];
+  }
+
+  private build(legacy: LogBatch["legacy"]): Statement[] {
     const d1 = this.db.$client;
     // Many messages' results in few statements rather than one UPDATE per message. One CaseUpdate per shape (the columns set).
     const updates = [...Map.groupBy(legacy.updates, (u) => Object.keys(u.changes).sort().join(","))].flatMap(([shape, group]) =>
@@ -288,12 +307,27 @@ export class MessageWrites {
     );
     const legacyEvents = legacy.events.map((e) => ({ ...e, at: new Date(e.at) }));
     const after = [...captureRows.statements(d1, this.captures), ...eventRows.statements(d1, legacyEvents)];
-    // Last: they read the messages and suppressions as the statements before left them.
-    const outbound: D1PreparedStatement[] = [];
-    if (this.messageFacts.length) outbound.push(messageFactEvents(this.db, this.messageFacts, described));
-    if (this.suppressionFacts.length) outbound.push(suppressionFactEvents(this.db, this.suppressionFacts));
-    const all = [...this.statements, ...updates, ...after, ...outbound];
-    this.eventsAt = outbound.map((_, i) => all.length - outbound.length + i);
+    // Last: suppression events read the suppressions as the statements before left them.
+    return [
+      ...this.statements,
+      ...updates,
+      ...after,
+      ...(this.suppressionFacts.length ? [suppressionFactEvents(this.db, this.suppressionFacts)] : []),
+    ];
+  }
+
+  /**
+   * The D1 statements, after the log was written: the results and timelines of messages recorded
+   * in D1 before the log left it (`legacy`), captures, the statements added directly, and last
+   * the outbound events, which describe the messages as the log write left them (`described`).
+   */
+  all(legacy: LogBatch["legacy"] = { updates: [], events: [] }, described: ReadonlyMap<string, MessageAbout> = new Map()): Statement[] {
+    const all = this.undescribed(legacy);
+    // Last: they read the messages as the statements before left them.
+    if (this.messageFacts.length) all.push(messageFactEvents(this.db, this.messageFacts, described));
+    this.eventsAt = [];
+    if (this.suppressionFacts.length) this.eventsAt.push(all.length - 1 - (this.messageFacts.length ? 1 : 0));
+    if (this.messageFacts.length) this.eventsAt.push(all.length - 1);
     return all;
   }
 

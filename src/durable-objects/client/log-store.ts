@@ -1,3 +1,5 @@
+import type { SerializedStatement } from "../../db/batch";
+import type { MessageFact } from "../../db/queries/fact-events";
 import type { Bindings } from "../../env";
 import { partitionOfId } from "../../lib/ids";
 import type {
@@ -36,6 +38,9 @@ export type {
 } from "../log/rows";
 export type { LogTrigger, TriggerFilter, TriggerKey } from "../log/triggers-table";
 
+/** Where a phase's D1 half is kept until D1 takes it: a shard and its outbox entry. */
+export type OutboxEntry = { shard: string; id: string };
+
 /** Newest first by (createdAt, id): the order of every page of messages. */
 const newestFirst = (a: LogMessage, b: LogMessage) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
 
@@ -54,7 +59,16 @@ export class LogBatch {
     const name = logShardFor(this.env, partition);
     let w = this.byShard.get(name);
     if (!w) {
-      w = { inserts: [], updates: [], events: [], refs: [], feed: [] };
+      w = {
+        inserts: [],
+        updates: [],
+        events: [],
+        refs: [],
+        feed: [],
+        indexed: [],
+        indexedStatus: [],
+        outbox: { statements: [], facts: [] },
+      };
       this.byShard.set(name, w);
     }
     return w;
@@ -64,12 +78,33 @@ export class LogBatch {
     const partition = partitionOfId(message.id);
     if (partition === null) throw new Error(`log message id without a partition: ${message.id}`);
     this.at(partition).inserts.push(message);
+    // Its trigger's index: in the same call when the trigger's shard is the message's, else in the
+    // phase's call to the trigger's shard (one more shard in the phase at most per trigger).
+    this.at(triggerPartition(message.environmentId, message.transactionId)).indexed.push({
+      environmentId: message.environmentId,
+      transactionId: message.transactionId,
+      subscriberId: message.subscriberId,
+      stepId: message.stepId,
+      messageId: message.id,
+      status: message.status,
+      createdAt: message.createdAt,
+    });
   }
 
-  update(id: string, changes: MessageChanges): void {
+  /** A change to a message; a new status also reaches its trigger's index (`trigger`: whose message it is). */
+  update(id: string, changes: MessageChanges, trigger: TriggerKey): void {
     const partition = partitionOfId(id);
-    if (partition === null) this.legacy.updates.push({ id, changes });
-    else this.at(partition).updates.push({ id, changes });
+    if (partition === null) {
+      this.legacy.updates.push({ id, changes });
+      return;
+    }
+    this.at(partition).updates.push({ id, changes });
+    if (changes.status)
+      this.at(triggerPartition(trigger.environmentId, trigger.transactionId)).indexedStatus.push({
+        ...trigger,
+        messageId: id,
+        status: changes.status,
+      });
   }
 
   event(event: LogEvent): void {
@@ -86,6 +121,23 @@ export class LogBatch {
   /** An in-app notification: in its subscriber's shard, with its message. */
   feed(row: FeedRow): void {
     this.at(subscriberPartition(row.environmentId, row.subscriberId)).feed.push(row);
+  }
+
+  /**
+   * The phase's D1 half, kept by the shards with the rows (d1-outbox.ts): each message's facts in
+   * its own shard, which describes them; the statements that need no description in the first
+   * shard of the phase. A phase that writes no log row keeps none (it has no shard to keep it).
+   */
+  outbox(statements: SerializedStatement[], facts: MessageFact[]): void {
+    if (this.byShard.size === 0) return;
+    for (const f of facts) {
+      const partition = partitionOfId(f.messageId);
+      if (partition !== null) this.at(partition).outbox.facts.push(f);
+    }
+    this.byShard
+      .values()
+      .next()
+      .value?.outbox.statements.push(...statements);
   }
 
   get shards(): number {
@@ -116,12 +168,19 @@ export class LogStore {
    * Writes a batch, all shards at once. Answers which inserted send identities already had a
    * message (the id asked for → the stored one) and the messages the batch touched, as left.
    */
-  async write(batch: LogBatch): Promise<{ existing: Map<string, string>; described: Map<string, MessageAbout> }> {
-    const answers: LogWritten[] = await Promise.all(batch.entries().map(([name, w]) => this.shard(name).write(name, w)));
+  async write(batch: LogBatch): Promise<{ existing: Map<string, string>; described: Map<string, MessageAbout>; outbox: OutboxEntry[] }> {
+    const entries = batch.entries();
+    const answers: LogWritten[] = await Promise.all(entries.map(([name, w]) => this.shard(name).write(name, w)));
     return {
       existing: new Map(answers.flatMap((a) => a.existing.map((e) => [e.requested, e.id] as const))),
       described: new Map(answers.flatMap((a) => a.described.map((d) => [d.id, d] as const))),
+      outbox: answers.flatMap((a, i) => (a.outbox ? [{ shard: entries[i]![0], id: a.outbox }] : [])),
     };
+  }
+
+  /** Outbox entries whose D1 half D1 took from the writer: one call per shard, so their alarms do not run them again. */
+  async settle(entries: readonly OutboxEntry[]): Promise<void> {
+    await Promise.all([...Map.groupBy(entries, (e) => e.shard)].map(([name, some]) => this.shard(name).settle(some.map((e) => e.id))));
   }
 
   /**
@@ -159,8 +218,16 @@ export class LogStore {
     return found.flat();
   }
 
-  /** A trigger's messages counted by status, over every shard (its recipients may be anywhere). */
+  /**
+   * A trigger's messages counted by status: from its own shard's index (one call), or, for a
+   * trigger recorded before the index was kept, over every shard (its recipients may be anywhere).
+   */
   async counts(environmentId: string, transactionId: string): Promise<Map<string, number>> {
+    const partition = triggerPartition(environmentId, transactionId);
+    const [current, ...previous] = logShardsFor(this.env, partition);
+    // A previous layout's shard may hold the trigger's record: its messages then predate the index's layout.
+    const indexed = previous.length === 0 && current ? await this.shard(current).indexedCounts(environmentId, transactionId) : null;
+    if (indexed) return new Map(indexed.map(({ status, n }) => [status, n]));
     const all = await Promise.all(allLogShards(this.env).map((name) => this.shard(name).counts(environmentId, transactionId)));
     const byStatus = new Map<string, number>();
     for (const { status, n } of all.flat()) byStatus.set(status, (byStatus.get(status) ?? 0) + n);

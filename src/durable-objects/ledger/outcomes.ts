@@ -33,6 +33,11 @@ export interface FanOutResult {
   state: TriggerState;
   chunks: string[][] | null;
   completed: boolean;
+  /**
+   * This call recorded the fan-out: no chunk of the trigger has run before it (chunks run only
+   * once their fan-out is recorded), so the log holds no message of it yet.
+   */
+  first: boolean;
 }
 
 /** A trigger's steps parked on a delay or quiet hours, at most the number asked for, and how many in all. */

@@ -34,9 +34,10 @@ function completeIfDone(parts: LedgerParts, env: string, tx: string, now: number
 export function fanOut(parts: LedgerParts, items: FanOut[], now: number): FanOutResult[] {
   return items.map((item) => {
     const row = parts.triggers.progress(item.environmentId, item.transactionId);
-    if (!row) return { state: "failed", chunks: null, completed: false };
+    if (!row) return { state: "failed", chunks: null, completed: false, first: false };
     let chunks = chunksOf(row);
-    if (!row.chunks && !row.coordinated) {
+    const first = !row.chunks && !row.coordinated;
+    if (first) {
       chunks = item.chunks;
       parts.storage.sql.exec(
         "UPDATE triggers SET chunks = ?, coordinated = ?, enqueued_at = coalesce(enqueued_at, ?), check_at = max(?, coalesce(hold_until, 0)) WHERE env = ? AND tx = ?",
@@ -49,7 +50,7 @@ export function fanOut(parts: LedgerParts, items: FanOut[], now: number): FanOut
       );
     }
     const completed = completeIfDone(parts, item.environmentId, item.transactionId, now);
-    return { state: completed ? "completed" : row.state, chunks, completed };
+    return { state: completed ? "completed" : row.state, chunks, completed, first };
   });
 }
 

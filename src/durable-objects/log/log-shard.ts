@@ -1,5 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Bindings } from "../../env";
+import { messageFactStatement } from "../../db/queries/fact-events";
+import { D1Outbox } from "./d1-outbox";
 import { archiveAndExpire, logRetention } from "./expiry";
 import {
   ABOUT_COLUMNS,
@@ -30,10 +32,18 @@ import type {
   StatsRow,
 } from "./rows";
 import { addMissingColumns, type EventRecord, LOG_SCHEMA, type MessageRecord } from "./schema";
+import { TriggerIndex } from "./trigger-index";
 import { type LogTrigger, type TriggerFilter, type TriggerKey, TriggersTable } from "./triggers-table";
 
 /** How often a shard looks for rows past their retention. */
 const EXPIRY_EVERY_MS = 3_600_000;
+/**
+ * When the alarm runs an outbox entry the writer has not settled: past the writer's in-process
+ * retries (about 3 s) and most invocations' end, where it settles; an entry run by both adds nothing.
+ */
+const OUTBOX_GRACE_MS = 60_000;
+/** When the alarm tries again an entry D1 refused. */
+const OUTBOX_RETRY_MS = 30_000;
 
 /**
  * One shard of the message log: messages, their timelines and providers' message ids, in its own
@@ -46,6 +56,10 @@ export class LogShard extends DurableObject<Bindings> {
   private readonly feed: FeedTable;
   /** Trigger records, placed by trigger (triggers-table.ts). */
   private readonly triggers: TriggersTable;
+  /** Each trigger's messages with their statuses, in the trigger's shard (trigger-index.ts). */
+  private readonly index: TriggerIndex;
+  /** The D1 halves of the phases written here, until D1 took them (d1-outbox.ts). */
+  private readonly outbox: D1Outbox;
 
   constructor(ctx: DurableObjectState, env: Bindings) {
     super(ctx, env);
@@ -54,13 +68,18 @@ export class LogShard extends DurableObject<Bindings> {
     addMissingColumns(this.sql);
     this.feed = new FeedTable(this.sql);
     this.triggers = new TriggersTable(this.sql);
+    this.index = new TriggerIndex(this.sql);
+    this.outbox = new D1Outbox(this.sql);
+    // Triggers recorded from now on have their messages indexed here; older ones are counted by fan-out.
+    this.sql.exec("INSERT INTO settings (key, value) VALUES ('index_since', ?) ON CONFLICT DO NOTHING", String(Date.now()));
   }
 
   /** Applies one phase's rows; a message whose send identity is already stored keeps its row (and id). */
   async write(name: string, w: LogWrite): Promise<LogWritten> {
     const existing: LogWritten["existing"] = [];
     const described: LogWritten["described"] = [];
-    this.ctx.storage.transactionSync(() => {
+    const now = Date.now();
+    const outbox = this.ctx.storage.transactionSync(() => {
       for (const m of w.inserts ?? []) {
         const inserted = this.sql.exec(MESSAGE_INSERT, ...messageValues(m)).rowsWritten > 0;
         if (!inserted) {
@@ -80,6 +99,7 @@ export class LogShard extends DurableObject<Bindings> {
       for (const f of w.feed ?? []) this.feed.insert({ ...f, id: storedAs.get(f.id) ?? f.id });
       for (const u of w.updates ?? []) this.update(u.id, u.changes);
       for (const e of w.events ?? []) this.append(e);
+      this.index.apply(w.indexed ?? [], w.indexedStatus ?? []);
       for (const r of w.refs ?? [])
         this.sql.exec(
           "INSERT INTO provider_refs (provider_message_id, env, message_id, created_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
@@ -93,9 +113,22 @@ export class LogShard extends DurableObject<Bindings> {
         const [row] = this.sql.exec<MessageAboutRecord>(`SELECT ${ABOUT_COLUMNS} FROM messages WHERE id = ?`, id).toArray();
         if (row) described.push(aboutOf(row));
       }
+      if (!w.outbox) return null;
+      // This shard's messages' events, described as this transaction left them.
+      const facts = w.outbox.facts.length ? [messageFactStatement(w.outbox.facts, new Map(described.map((d) => [d.id, d])))] : [];
+      return this.outbox.store([...w.outbox.statements, ...facts], now);
     });
     await this.armExpiry(name);
-    return { existing, described };
+    if (outbox) {
+      const at = await this.ctx.storage.getAlarm();
+      if (at === null || at > now + OUTBOX_GRACE_MS) await this.ctx.storage.setAlarm(now + OUTBOX_GRACE_MS);
+    }
+    return { existing, described, outbox };
+  }
+
+  /** Outbox entries whose D1 half the writer ran itself: the alarm has nothing to do for them. */
+  async settle(ids: string[]): Promise<void> {
+    this.ctx.storage.transactionSync(() => this.outbox.settle(ids));
   }
 
   private update(id: string, changes: MessageChanges): void {
@@ -186,7 +219,20 @@ export class LogShard extends DurableObject<Bindings> {
     );
   }
 
-  /** A trigger's messages counted by status. */
+  /**
+   * A trigger's messages counted by status, from this shard's index (this must be the trigger's
+   * shard); `null` for a trigger recorded before the index was kept here (or not recorded here):
+   * the caller counts those over every shard (`counts`).
+   */
+  async indexedCounts(environmentId: string, transactionId: string): Promise<{ status: string; n: number }[] | null> {
+    const counts = this.index.counts(environmentId, transactionId);
+    if (counts.length) return counts;
+    const since = Number(this.sql.exec<{ value: string }>("SELECT value FROM settings WHERE key = 'index_since'").toArray()[0]?.value);
+    const [record] = this.triggers.find(environmentId, [transactionId]);
+    return record && record.createdAt >= since ? [] : null;
+  }
+
+  /** A trigger's messages held in this shard, counted by status. */
   async counts(environmentId: string, transactionId: string): Promise<{ status: string; n: number }[]> {
     return this.sql
       .exec<{ status: string; n: number }>(
@@ -258,12 +304,29 @@ export class LogShard extends DurableObject<Bindings> {
       this.sql.exec("DELETE FROM message_events WHERE env = ?", environmentId);
       this.sql.exec("DELETE FROM provider_refs WHERE env = ?", environmentId);
       this.feed.eraseEnvironment(environmentId);
+      this.index.eraseEnvironment(environmentId);
       return this.sql.exec("DELETE FROM messages WHERE env = ?", environmentId).rowsWritten;
     });
   }
 
+  /**
+   * The outbox first (every entry still there: the writer did not settle it), then expiry when
+   * due; the next alarm is the earlier of the next expiry and, while entries are left, a retry.
+   */
   override async alarm(): Promise<void> {
-    await this.expire(Date.now());
+    const now = Date.now();
+    await this.outbox.send(this.env.DB);
+    if (now >= this.expiryDue()) await this.expire(now);
+    else await this.schedule(now);
+  }
+
+  private expiryDue(): number {
+    return Number(this.sql.exec<{ value: string }>("SELECT value FROM settings WHERE key = 'expire_at'").toArray()[0]?.value ?? 0);
+  }
+
+  private async schedule(now: number): Promise<void> {
+    const due = this.expiryDue();
+    await this.ctx.storage.setAlarm(this.outbox.pending > 0 ? Math.min(due, now + OUTBOX_RETRY_MS) : due);
   }
 
   /**
@@ -275,8 +338,14 @@ export class LogShard extends DurableObject<Bindings> {
     const pass = { shard: name, before: now - logRetention(this.env).ms, maxRows: logRetention(this.env).maxRows };
     const expired = await archiveAndExpire(this.ctx.storage, archive ? this.env.ARCHIVE : undefined, pass);
     const triggers = await this.triggers.expire(this.ctx.storage, archive ? this.env.ARCHIVE : undefined, pass);
-    const more = expired.more || triggers.more;
-    await this.ctx.storage.setAlarm(now + (more ? 1_000 : EXPIRY_EVERY_MS));
+    // Index rows go with the messages they count (by the same age); not archived: the messages are.
+    const indexMore = this.index.expire(pass.before, pass.maxRows) === pass.maxRows;
+    const more = expired.more || triggers.more || indexMore;
+    this.sql.exec(
+      "INSERT INTO settings (key, value) VALUES ('expire_at', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+      String(now + (more ? 1_000 : EXPIRY_EVERY_MS)),
+    );
+    await this.schedule(now);
     return { ...expired, triggers: triggers.triggers, archived: expired.archived + triggers.archived, more };
   }
 
@@ -284,7 +353,9 @@ export class LogShard extends DurableObject<Bindings> {
   private async armExpiry(name: string): Promise<void> {
     if (this.named) return;
     this.sql.exec("INSERT INTO settings (key, value) VALUES ('name', ?) ON CONFLICT DO NOTHING", name);
-    if ((await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(Date.now() + EXPIRY_EVERY_MS);
+    const due = Date.now() + EXPIRY_EVERY_MS;
+    this.sql.exec("INSERT INTO settings (key, value) VALUES ('expire_at', ?) ON CONFLICT DO NOTHING", String(due));
+    if ((await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(due);
     this.named = true;
   }
   private named = false;

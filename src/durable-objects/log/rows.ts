@@ -1,3 +1,6 @@
+import type { SerializedStatement } from "../../db/batch";
+import type { MessageFact } from "../../db/queries/fact-events";
+import type { IndexedMessage, IndexedStatus } from "./trigger-index";
 import type { MessageStatus } from "../../contract/statuses";
 
 /** A message as the log holds it: times are epoch milliseconds, so it crosses RPC as it is stored. */
@@ -78,6 +81,14 @@ export interface LogWrite {
   refs?: ProviderRef[];
   /** In-app notifications, with their messages (a message whose send identity was stored already lends its id). */
   feed?: FeedRow[];
+  /** Messages of triggers whose shard this is (trigger-index.ts): new ones, and new statuses. */
+  indexed?: IndexedMessage[];
+  indexedStatus?: IndexedStatus[];
+  /**
+   * The phase's D1 half, kept with these rows (d1-outbox.ts): the facts of this shard's messages,
+   * whose events the shard describes, and statements that need no description (in one shard of the phase).
+   */
+  outbox?: { statements: SerializedStatement[]; facts: MessageFact[] };
 }
 
 /** What an outbound event says of the message it reports, as the write left it. */
@@ -93,6 +104,8 @@ export type MessageAbout = Pick<
 export interface LogWritten {
   existing: { requested: string; id: string }[];
   described: MessageAbout[];
+  /** The outbox entry holding this shard's part of the phase's D1 half, to settle once D1 took it; null: none. */
+  outbox: string | null;
 }
 
 /** `GET /v1/messages`' filters as a shard applies them; `before` is the page's keyset (createdAt, id). */

@@ -1,4 +1,6 @@
 import { FEED_SCHEMA } from "./feed-table";
+import { D1_OUTBOX_SCHEMA } from "./d1-outbox";
+import { TRIGGER_INDEX_SCHEMA } from "./trigger-index";
 import { TRIGGERS_SCHEMA } from "./triggers-table";
 
 /**
@@ -31,6 +33,8 @@ export const LOG_SCHEMA = `
   CREATE TABLE IF NOT EXISTS settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 ${FEED_SCHEMA}
 ${TRIGGERS_SCHEMA}
+${TRIGGER_INDEX_SCHEMA}
+${D1_OUTBOX_SCHEMA}
 `;
 
 /** A stored message row, as SQLite answers it. */

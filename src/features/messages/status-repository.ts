@@ -48,6 +48,7 @@ export interface IncomingStatus {
 interface MessageRow {
   id: string;
   environmentId: string;
+  transactionId: string;
   status: MessageStatus;
   channel: string;
   to: string | null;
@@ -64,6 +65,7 @@ interface Found {
 const rowColumns = {
   id: messages.id,
   environmentId: messages.environmentId,
+  transactionId: messages.transactionId,
   status: messages.status,
   channel: messages.channel,
   to: messages.to,
@@ -241,7 +243,10 @@ async function writeStatuses(
   }
   // The log's rows by the partition their ids carry; a legacy message's land in `batch.legacy`, for D1.
   const batch = writes.logBatch(logs);
-  for (const [id, status] of forward) batch.update(id, { status, updatedAt: now.getTime() });
+  for (const [id, status] of forward) {
+    const { row } = current.get(id)!;
+    batch.update(id, { status, updatedAt: now.getTime() }, row);
+  }
   // The log's messages as found describe their outbound events (a report changes none of what those say).
   const described = new Map(found.flatMap((f) => (f.logged ? [[f.row.id, f.logged] as const] : [])));
   const results = await runBatch(db, writes.all(batch.legacy, described));

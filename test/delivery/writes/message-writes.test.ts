@@ -43,8 +43,21 @@ describe("MessageWrites", () => {
     ids.forEach((id, n) => {
       const fields = { provider: "fcm", integrationId: "int_1", to: `token-${n}`, attempts: 1 };
       if (n % 3 === 0)
-        results.update(environmentId, id, "failed", { ...fields, errorCode: "http_400", errorMessage: `bad ${n}` }, { status: "failed" });
-      else results.update(environmentId, id, "sent", { ...fields, providerMessageId: `pm-${n}`, errorCode: null }, { status: "sent" });
+        results.update(
+          { environmentId, transactionId },
+          id,
+          "failed",
+          { ...fields, errorCode: "http_400", errorMessage: `bad ${n}` },
+          { status: "failed" },
+        );
+      else
+        results.update(
+          { environmentId, transactionId },
+          id,
+          "sent",
+          { ...fields, providerMessageId: `pm-${n}`, errorCode: null },
+          { status: "sent" },
+        );
     });
     const cost = await written(db, results);
     // One UPDATE per message would be 300 statements (plus the events' inserts): the results and

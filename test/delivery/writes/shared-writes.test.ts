@@ -51,9 +51,12 @@ describe("the writes of a consumer invocation's recipient chunks", () => {
     // chunks (whose claims come back from their shards at different moments), not five or six for
     // each (112 when each chunk wrote its own; under 56 while D1 held the messages, 17 measured now).
     expect(ctx.costs.d1Statements).toBeLessThan(24);
-    // The messages and their timelines go to the log: one call per shard per merged phase (29
-    // measured), not one per chunk and phase (40, more with the provider ids' refs).
-    expect(ctx.costs.logCalls).toBeLessThan(TRIGGERS * 2);
+    // The messages and their timelines go to the log: one call per shard per merged phase, not one
+    // per chunk and phase (80 with the triggers' index: a message's shard and its trigger's). 41
+    // measured; 29 before the index (trigger-index.ts): with 20 triggers over 16 shards a phase's
+    // triggers' shards add the few its subscribers' did not already touch. From about 50 triggers
+    // a batch, every shard is touched anyway and the index adds rows, not calls.
+    expect(ctx.costs.logCalls).toBeLessThan(TRIGGERS * 2.5);
     const sent = await loggedMessages(id, { status: "sent" });
     const captures = await env.DB.prepare("SELECT count(*) AS n FROM sandbox_messages WHERE environment_id = ?")
       .bind(id)

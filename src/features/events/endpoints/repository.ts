@@ -2,6 +2,7 @@ import { and, count, desc, eq, lt } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Db } from "../../../db/client";
 import { webhookAttempts, webhookEndpoints } from "../../../db/schema";
+import { forgetEventsTaken } from "../../../db/queries/fact-events";
 import { idCursor } from "../../../lib/cursor";
 import { keysetPage } from "../../../lib/pagination";
 import { type EndpointRow as Row, type SendableEndpoint, toWebhookEndpoint } from "./rows";
@@ -48,7 +49,10 @@ function endpointDelivery({ db, environmentId, byId, open, openPrevious }: Endpo
       endpointChange: Partial<Pick<Row, "enabled" | "disabledReason" | "failingSince" | "updatedAt">> | null,
     ): BatchItem<"sqlite">[] {
       const statements: BatchItem<"sqlite">[] = [db.insert(webhookAttempts).values({ ...attempt, environmentId })];
-      if (endpointChange) statements.push(db.update(webhookEndpoints).set(endpointChange).where(byId(attempt.endpointId)));
+      if (endpointChange) {
+        statements.push(db.update(webhookEndpoints).set(endpointChange).where(byId(attempt.endpointId)));
+        forgetEventsTaken(environmentId);
+      }
       return statements;
     },
 

@@ -1,5 +1,6 @@
 import { webhookEndpoints } from "../../../db/schema";
 import { type AuditContext, auditStatement } from "../../../db/queries/audit";
+import { forgetEventsTaken } from "../../../db/queries/fact-events";
 import { newId } from "../../../lib/ids";
 import { audited, type EndpointRow as Row, toWebhookEndpoint } from "./rows";
 import type { WebhookEndpoint, WebhookEndpointCreated, WebhookEndpointInput, WebhookEndpointUpdate } from "./schemas";
@@ -38,6 +39,7 @@ export function endpointWrites({ db, environmentId, byId, seal, find }: Endpoint
           after: audited(values),
         }),
       ]);
+      forgetEventsTaken(environmentId);
       return { ...toWebhookEndpoint(values), secret };
     },
 
@@ -65,6 +67,7 @@ export function endpointWrites({ db, environmentId, byId, seal, find }: Endpoint
           after: audited({ ...current, ...changes }),
         }),
       ]);
+      forgetEventsTaken(environmentId);
       return row ? toWebhookEndpoint(row) : undefined;
     },
 
@@ -82,6 +85,7 @@ export function endpointWrites({ db, environmentId, byId, seal, find }: Endpoint
           after: null,
         }),
       ]);
+      forgetEventsTaken(environmentId);
       return deleted.length > 0;
     },
   };
