@@ -10,13 +10,31 @@ import { partitionOfId } from "../../lib/ids";
 import type { LogStore, MessageFilter } from "../../durable-objects/client/log-store";
 import { fromLog, type MessageRow, newestFirst } from "./log-rows";
 
-export const toMessage = (row: MessageRow, workflowVersion: number | null, layoutVersion: number | null): Message => ({
+/** A message's tenant and context, kept on log rows only (D1's legacy rows predate tenants). */
+export interface Tenancy {
+  tenant: string | null;
+  context: Record<string, string> | null;
+}
+const NO_TENANCY: Tenancy = { tenant: null, context: null };
+const tenancyOf = (m: { tenantId?: string | null; context?: Record<string, string> | null }): Tenancy => ({
+  tenant: m.tenantId ?? null,
+  context: m.context ?? null,
+});
+
+export const toMessage = (
+  row: MessageRow,
+  workflowVersion: number | null,
+  layoutVersion: number | null,
+  tenancy: Tenancy = NO_TENANCY,
+): Message => ({
   id: row.id,
   transactionId: row.transactionId,
   subscriberId: row.subscriberId,
   workflow: row.workflowKey,
   workflowVersion,
   layoutVersion,
+  tenant: tenancy.tenant,
+  context: tenancy.context,
   stepId: row.stepId,
   channel: row.channel as Message["channel"],
   provider: row.provider,
@@ -78,6 +96,7 @@ export function messagesRepository(db: Db, environmentId: string, logs: LogStore
       message: fromLog(found.message),
       workflowVersion: kept ?? versions.get(found.message.transactionId) ?? null,
       layoutVersion: found.message.layoutVersion ?? null,
+      tenancy: tenancyOf(found.message),
       events: found.events.map((e) => ({ ...e, at: new Date(e.at) })),
     };
   };
@@ -92,7 +111,7 @@ export function messagesRepository(db: Db, environmentId: string, logs: LogStore
         .where(and(eq(messageEvents.environmentId, environmentId), eq(messageEvents.messageId, id)))
         .orderBy(asc(messageEvents.at), asc(messageEvents.id)),
     ]);
-    return rows[0] ? { ...rows[0], layoutVersion: null, events } : null;
+    return rows[0] ? { ...rows[0], layoutVersion: null, tenancy: NO_TENANCY, events } : null;
   };
   return {
     /**
@@ -103,6 +122,8 @@ export function messagesRepository(db: Db, environmentId: string, logs: LogStore
       const cursor = messageCursor.read(query.cursor) ?? undefined;
       const since = query.since ? Date.parse(query.since) : undefined;
       const until = query.until ? Date.parse(query.until) : undefined;
+      const split = query.context?.indexOf(":") ?? -1;
+      const context: [string, string] | undefined = query.context && split > 0 ? [query.context.slice(0, split), query.context.slice(split + 1)] : undefined;
       const filter: MessageFilter = {
         environmentId,
         limit: query.limit + 1,
@@ -112,6 +133,8 @@ export function messagesRepository(db: Db, environmentId: string, logs: LogStore
         ...(query.channel ? { channel: query.channel } : {}),
         ...(query.status ? { status: query.status } : {}),
         ...(query.provider ? { provider: query.provider } : {}),
+        ...(query.tenant ? { tenantId: query.tenant } : {}),
+        ...(context ? { context } : {}),
         ...(since !== undefined ? { since } : {}),
         ...(until !== undefined ? { until } : {}),
         ...(cursor ? { before: [cursor[0], cursor[1]] as [number, string] } : {}),
@@ -130,10 +153,13 @@ export function messagesRepository(db: Db, environmentId: string, logs: LogStore
       if (cursor) filters.push(olderThan(messages.createdAt, messages.id, cursor));
       const [logged, legacy] = await Promise.all([
         logs.list(filter),
-        withVersion()
-          .where(and(...filters))
-          .orderBy(desc(messages.createdAt), desc(messages.id))
-          .limit(query.limit + 1),
+        // D1's legacy messages predate tenants and context: none matches a filter on them.
+        query.tenant || context
+          ? []
+          : withVersion()
+              .where(and(...filters))
+              .orderBy(desc(messages.createdAt), desc(messages.id))
+              .limit(query.limit + 1),
       ]);
       // A log row keeps its versions; one written before it did (null) reads its trigger's below.
       const rows = [
@@ -141,18 +167,20 @@ export function messagesRepository(db: Db, environmentId: string, logs: LogStore
           message: fromLog(m),
           workflowVersion: m.workflowVersion ?? undefined,
           layoutVersion: m.layoutVersion ?? null,
+          tenancy: tenancyOf(m),
         })),
-        ...legacy.map((r) => ({ ...r, layoutVersion: null })),
+        ...legacy.map((r) => ({ ...r, layoutVersion: null, tenancy: NO_TENANCY })),
       ].sort((a, b) => newestFirst(a.message, b.message));
       const page = keysetPage(rows, query.limit, ({ message }) => messageCursor.encode([message.createdAt.getTime(), message.id]));
       // Only the older log rows' versions, in one more query, and none when every row kept its own.
       const versions = await versionsOf(page.rows.filter((r) => r.workflowVersion === undefined).map((r) => r.message.transactionId));
       return {
-        data: page.rows.map(({ message, workflowVersion, layoutVersion }) =>
+        data: page.rows.map(({ message, workflowVersion, layoutVersion, tenancy }) =>
           toMessage(
             message,
             workflowVersion === undefined ? (versions.get(message.transactionId) ?? null) : workflowVersion,
             layoutVersion,
+            tenancy,
           ),
         ),
         nextCursor: page.nextCursor,
@@ -164,7 +192,7 @@ export function messagesRepository(db: Db, environmentId: string, logs: LogStore
       const found = partitionOfId(id) !== null ? await findLogged(id) : await findLegacy(id);
       if (!found) return null;
       return {
-        ...toMessage(found.message, found.workflowVersion, found.layoutVersion),
+        ...toMessage(found.message, found.workflowVersion, found.layoutVersion, found.tenancy),
         content: found.message.content ?? null,
         events: found.events.map((e) => ({ status: e.status, at: e.at.toISOString(), detail: e.detail ?? null })),
       };

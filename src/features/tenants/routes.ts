@@ -1,6 +1,7 @@
 import { ApiError, notFound } from "../../lib/errors";
 import { apiRoute, createRouter, json, security } from "../../lib/openapi";
 import { auditContextOf } from "../audit/record";
+import { forgetTenant } from "./known-tenants";
 import { Tenant, TenantIdParam, TenantInput, TenantList, TenantPageQuery, TenantUpdate } from "./schemas";
 
 export const tenantsRoutes = createRouter();
@@ -97,6 +98,7 @@ tenantsRoutes.openapi(
   }),
   async (c) => {
     const { id } = c.req.valid("param");
+    forgetTenant(c.var.data.environmentId, id);
     if (!(await c.var.data.tenants.remove(id, auditContextOf(c)))) throw tenantNotFound(id);
     return c.body(null, 204);
   },
