@@ -108,7 +108,9 @@ export async function load(ctx: DeliveryContext, job: RecipientsJob, trigger: Tr
   const links = await Promise.all(
     subscriberIds.map(async (subscriberId) => {
       const row = rowOf.get(subscriberId);
-      return row ? linkUrls(env.PUBLIC_URL, await seal(row.id, trigger.workflowKey, tenant?.id)) : { unsubscribeUrl: "", preferencesUrl: "" };
+      return row
+        ? linkUrls(env.PUBLIC_URL, await seal(row.id, trigger.workflowKey, tenant?.id))
+        : { unsubscribeUrl: "", preferencesUrl: "" };
     }),
   );
   const recipients = new Map<string, Recipient>();

@@ -10,7 +10,8 @@ export function inlineTenantWrites(db: Db, records: readonly TriggerRecord[], no
   const byKey = new Map<string, { environmentId: string; tenant: NonNullable<TriggerRecord["tenant"]> }>();
   for (const r of records) {
     const t = r.tenant;
-    if (t && (t.name !== undefined || t.data !== undefined)) byKey.set(`${r.environmentId}\u0000${t.id}`, { environmentId: r.environmentId, tenant: t });
+    if (t && (t.name !== undefined || t.data !== undefined))
+      byKey.set(`${r.environmentId}\u0000${t.id}`, { environmentId: r.environmentId, tenant: t });
   }
   return [...byKey.values()].map(({ environmentId, tenant }) => upsertTenantStatement(db, environmentId, tenant, now));
 }

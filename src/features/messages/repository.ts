@@ -123,7 +123,8 @@ export function messagesRepository(db: Db, environmentId: string, logs: LogStore
       const since = query.since ? Date.parse(query.since) : undefined;
       const until = query.until ? Date.parse(query.until) : undefined;
       const split = query.context?.indexOf(":") ?? -1;
-      const context: [string, string] | undefined = query.context && split > 0 ? [query.context.slice(0, split), query.context.slice(split + 1)] : undefined;
+      const context: [string, string] | undefined =
+        query.context && split > 0 ? [query.context.slice(0, split), query.context.slice(split + 1)] : undefined;
       const filter: MessageFilter = {
         environmentId,
         limit: query.limit + 1,

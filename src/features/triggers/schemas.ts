@@ -22,9 +22,7 @@ export const MAX_CONTEXT_KEYS = 5;
 export const TriggerTenant = z
   .union([
     TenantId,
-    z
-      .object({ id: TenantId, name: z.string().trim().min(1).max(MAX_TENANT_NAME).optional(), data: TenantData.optional() })
-      .strict(),
+    z.object({ id: TenantId, name: z.string().trim().min(1).max(MAX_TENANT_NAME).optional(), data: TenantData.optional() }).strict(),
   ])
   .openapi("TriggerTenant", {
     description:
