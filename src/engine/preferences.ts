@@ -27,13 +27,24 @@ export interface PreferenceInputs {
   tenant?: TenantPreferences | null;
 }
 
-/** A subscriber's flag for the workflow's channel: the per-workflow one, else the global one; undefined when neither is set. */
-function subscriberFlag(prefs: StoredPreferences | null | undefined, workflowKey: string, channel: Channel): boolean | undefined {
+/**
+ * A subscriber's flag for the workflow's channel: the per-workflow one, else the global one;
+ * undefined when neither is set. `optOutsOnly`: a global `true` is the default, which the API
+ * stores only sometimes (an update to the value shown is no change) and always shows: it decides
+ * nothing, so the same preferences resolve alike whatever their history.
+ */
+function subscriberFlag(
+  prefs: StoredPreferences | null | undefined,
+  workflowKey: string,
+  channel: Channel,
+  optOutsOnly = false,
+): boolean | undefined {
   if (!prefs) return undefined;
   const workflows = prefs.workflows;
   const perWorkflow = workflows && Object.hasOwn(workflows, workflowKey) ? workflows[workflowKey]?.[channel] : undefined;
   if (typeof perWorkflow === "boolean") return perWorkflow;
   const global = prefs.channels?.[channel];
+  if (optOutsOnly && global === true) return undefined;
   return typeof global === "boolean" ? global : undefined;
 }
 
@@ -51,7 +62,9 @@ function tenantFlag(prefs: TenantPreferences | null | undefined, workflowKey: st
 /**
  * Whether a step's channel sends, and which level decided: a critical workflow always sends; then
  * the subscriber's preference for the tenant, the subscriber's own, the tenant's defaults; the
- * first that sets a flag decides. Otherwise the workflow's default, which sends.
+ * first that sets a flag decides (of the subscriber's own, an opt-out or a per-workflow flag: to
+ * turn on what a tenant turns off, a subscriber sets it for that tenant). Otherwise the workflow's
+ * default, which sends.
  */
 export function resolvePreference(
   inputs: PreferenceInputs,
@@ -62,7 +75,7 @@ export function resolvePreference(
   if (critical) return { allowed: true, level: "critical" };
   const levels: [PreferenceLevel, boolean | undefined][] = [
     ["subscriber_tenant", subscriberFlag(inputs.subscriberTenant, workflowKey, channel)],
-    ["subscriber", subscriberFlag(inputs.subscriber, workflowKey, channel)],
+    ["subscriber", subscriberFlag(inputs.subscriber, workflowKey, channel, true)],
     ["tenant", tenantFlag(inputs.tenant, workflowKey, channel)],
   ];
   for (const [level, flag] of levels) if (flag !== undefined) return { allowed: flag, level };
