@@ -20,4 +20,5 @@ CREATE TABLE `tenants` (
 	PRIMARY KEY(`environment_id`, `tenant_id`)
 );
 --> statement-breakpoint
-CREATE INDEX `tenants_env_name_idx` ON `tenants` (`environment_id`,`name`);
+CREATE INDEX `tenants_env_name_idx` ON `tenants` (`environment_id`,`name`);--> statement-breakpoint
+ALTER TABLE `webhook_endpoints` ADD `tenants` text;

@@ -99,8 +99,11 @@ export const messageValues = (m: LogMessage): SqlStorageValue[] => [
   m.context ? JSON.stringify(m.context) : null,
 ];
 
-export const ABOUT_COLUMNS = "id, env, tx, subscriber, workflow, step, channel, provider";
-export type MessageAboutRecord = Pick<MessageRecord, "id" | "env" | "tx" | "subscriber" | "workflow" | "step" | "channel" | "provider">;
+export const ABOUT_COLUMNS = "id, env, tx, subscriber, workflow, step, channel, provider, tenant";
+export type MessageAboutRecord = Pick<
+  MessageRecord,
+  "id" | "env" | "tx" | "subscriber" | "workflow" | "step" | "channel" | "provider" | "tenant"
+>;
 export const aboutOf = (r: MessageAboutRecord): MessageAbout => ({
   id: r.id,
   environmentId: r.env,
@@ -110,4 +113,5 @@ export const aboutOf = (r: MessageAboutRecord): MessageAbout => ({
   stepId: r.step,
   channel: r.channel,
   provider: r.provider,
+  tenantId: r.tenant ?? null,
 });

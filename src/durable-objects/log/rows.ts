@@ -87,7 +87,7 @@ export interface LogWrite {
 /** What an outbound event says of the message it reports, as the write left it. */
 export type MessageAbout = Pick<
   LogMessage,
-  "id" | "environmentId" | "transactionId" | "subscriberId" | "workflowKey" | "stepId" | "channel" | "provider"
+  "id" | "environmentId" | "transactionId" | "subscriberId" | "workflowKey" | "stepId" | "channel" | "provider" | "tenantId"
 >;
 
 /**

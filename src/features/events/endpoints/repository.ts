@@ -27,6 +27,7 @@ export const toWebhookEndpoint = (row: Row): WebhookEndpoint => ({
   // Endpoints saved before credentials in URLs were refused may hold one: never shown again.
   url: withoutPassword(row.url),
   events: row.events ?? null,
+  tenants: row.tenants ?? null,
   description: row.description ?? null,
   enabled: row.enabled,
   disabledReason: row.disabledReason === "gone" || row.disabledReason === "failing" ? row.disabledReason : null,
@@ -45,6 +46,10 @@ const audited = (row: Row) => {
 
 /** Whether an endpoint takes events of `type`: null subscribes to every type. */
 export const takesEvent = (row: Pick<Row, "events">, type: EventType) => row.events === null || row.events.includes(type);
+
+/** Whether an endpoint takes an event of this tenant (null: an event of none): an endpoint without a tenant list takes all. */
+export const takesTenant = (row: Pick<Row, "tenants">, tenant: string | null) =>
+  row.tenants === null || (tenant !== null && row.tenants.includes(tenant));
 
 /** An endpoint ready to send to: its row and the secrets that sign right now (the newest first). */
 export interface SendableEndpoint {
@@ -99,6 +104,7 @@ export function webhookEndpointsRepository(db: Db, environmentId: string, encryp
         environmentId,
         url: input.url,
         events: input.events ?? null,
+        tenants: input.tenants ?? null,
         description: input.description ?? null,
         enabled: input.enabled,
         secret: await seal(id, secret),
@@ -148,6 +154,7 @@ export function webhookEndpointsRepository(db: Db, environmentId: string, encryp
       const changes: Partial<Row> = { updatedAt: now };
       if (input.url !== undefined) changes.url = input.url;
       if (input.events !== undefined) changes.events = input.events;
+      if (input.tenants !== undefined) changes.tenants = input.tenants;
       if (input.description !== undefined) changes.description = input.description;
       if (input.enabled !== undefined) {
         changes.enabled = input.enabled;
