@@ -19537,7 +19537,16 @@ export interface components {
             data: components["schemas"]["Tenant"][];
             nextCursor: string | null;
         };
-        /** @description Fields left out keep their value; `null` clears `data`, `brand` or `preferences` (each is replaced whole). */
+        /**
+         * @description Fields left out keep their value; `null` clears `data`, `brand` or `preferences` (each is replaced whole).
+         * @example {
+         *       "name": "Acme Corporation",
+         *       "brand": {
+         *         "name": "Acme",
+         *         "logoUrl": "https://acme.example/logo.png"
+         *       }
+         *     }
+         */
         TenantUpdate: {
             name?: string;
             /** @description Free-form data, read by templates as `tenant.data.*`. */

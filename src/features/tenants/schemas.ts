@@ -96,6 +96,7 @@ export const TenantUpdate = z
   })
   .strict()
   .openapi("TenantUpdate", {
+    example: { name: "Acme Corporation", brand: { name: "Acme", logoUrl: "https://acme.example/logo.png" } },
     description: "Fields left out keep their value; `null` clears `data`, `brand` or `preferences` (each is replaced whole).",
   });
 export type TenantUpdate = z.infer<typeof TenantUpdate>;
