@@ -56,6 +56,8 @@ export interface MessageDescription {
   stepId: string;
   channel: string;
   provider: string | null;
+  /** The message's tenant (the log's rows only); absent or null: none. */
+  tenantId?: string | null;
 }
 
 // Columns in the table's order: id, environment_id, type, data, created_at, dispatched_at. A message
@@ -72,13 +74,14 @@ const MESSAGE_EVENTS = insertSelect(
         'stepId', CASE WHEN f.d = 1 THEN f.step ELSE m.step_id END,
         'channel', CASE WHEN f.d = 1 THEN f.channel ELSE m.channel END,
         'provider', CASE WHEN f.d = 1 THEN f.provider ELSE m.provider END,
+        'tenant', CASE WHEN f.d = 1 THEN f.tenant END,
         'status', f.status, 'reason', f.reason),
       f.at, NULL
     FROM (SELECT json_extract(value, '$[0]') AS type, json_extract(value, '$[1]') AS kind, json_extract(value, '$[2]') AS message_id,
         json_extract(value, '$[3]') AS at, json_extract(value, '$[4]') AS status, json_extract(value, '$[5]') AS reason,
         json_extract(value, '$[6]') AS environment_id, json_extract(value, '$[7]') AS d, json_extract(value, '$[8]') AS tx,
         json_extract(value, '$[9]') AS workflow, json_extract(value, '$[10]') AS subscriber, json_extract(value, '$[11]') AS step,
-        json_extract(value, '$[12]') AS channel, json_extract(value, '$[13]') AS provider
+        json_extract(value, '$[12]') AS channel, json_extract(value, '$[13]') AS provider, json_extract(value, '$[14]') AS tenant
       FROM json_each(?)) AS f
     LEFT JOIN messages AS m ON f.d = 0 AND m.environment_id = f.environment_id AND m.id = f.message_id
     WHERE (f.d = 1 OR m.id IS NOT NULL) AND ${taken("f.environment_id", "f.type")}`,
@@ -97,7 +100,9 @@ export function messageFactEvents(
   const tuples = facts.map((f) => {
     const d = described.get(f.messageId);
     const head = [f.type, typeIndex(f.type), f.messageId, f.at.getTime(), f.status, f.reason, f.environmentId];
-    return d ? [...head, 1, d.transactionId, d.workflowKey, d.subscriberId, d.stepId, d.channel, d.provider] : [...head, 0];
+    return d
+      ? [...head, 1, d.transactionId, d.workflowKey, d.subscriberId, d.stepId, d.channel, d.provider, d.tenantId ?? null]
+      : [...head, 0];
   });
   return db.$client.prepare(MESSAGE_EVENTS).bind(JSON.stringify(tuples));
 }

@@ -43,10 +43,17 @@ export function recordClaims(plan: StepPlan, claims: ClaimResult, scope: StepSco
   const { environmentId } = scope.job;
   const stepId = scope.step.id;
 
-  const record = (recipient: Recipient, status: MessageStatus, code: string, message: string, layoutVersion?: number) => {
+  const record = (
+    recipient: Recipient,
+    status: MessageStatus,
+    code: string,
+    message: string,
+    layoutVersion?: number,
+    extra?: Record<string, unknown>,
+  ) => {
     const existing = scope.existing.get(claimKey(scope, recipient));
     const error = status === "failed" ? { errorCode: code, errorMessage: message } : {};
-    const event = { status, detail: { reason: code, message, ...Object.assign({}, ...recipient.notes) } };
+    const event = { status, detail: { reason: code, message, ...extra, ...Object.assign({}, ...recipient.notes) } };
     transition(recipient, { type: "notes-used" });
     if (existing) writes.update(environmentId, existing.id, status, error, event);
     else
@@ -63,7 +70,7 @@ export function recordClaims(plan: StepPlan, claims: ClaimResult, scope: StepSco
   }
   for (const final of plan.finals) {
     if (!cancelled.has(claimKey(scope, final.recipient)))
-      record(final.recipient, final.status, final.code, final.message, final.layoutVersion);
+      record(final.recipient, final.status, final.code, final.message, final.layoutVersion, final.detail);
   }
 
   /** A result the object kept but D1 lost: recorded now, with the `queued`/`sending` events its lost batch held for a first attempt. */
