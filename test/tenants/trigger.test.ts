@@ -126,6 +126,8 @@ describe("a trigger for a tenant", () => {
     const { message, html: body } = await html(key, tx);
     expect(body).toContain("<p>newco|NewCo|free</p>");
     expect(message.context).toEqual({ region: "eu" });
+    const detail = await api<{ tenant: string | null; context: Record<string, string> | null }>(key, "GET", `/v1/trigger/${tx}`);
+    expect(detail.body).toMatchObject({ tenant: "newco", context: { region: "eu" } });
     expect((await api<Tenant>(key, "GET", "/v1/tenants/newco")).body).toMatchObject({ name: "NewCo", data: { plan: "free" } });
     const byContext = await api<MessageList>(key, "GET", "/v1/messages?context=region:eu");
     expect(byContext.body.data.map((m) => m.transactionId)).toEqual([tx]);

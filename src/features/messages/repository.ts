@@ -239,6 +239,8 @@ export function messagesRepository(db: Db, environmentId: string, logs: LogStore
         payload: row.payload,
         actor: actorOf(row.actor),
         overrides: row.overrides ?? null,
+        tenant: inLog?.tenantId ?? null,
+        context: inLog?.context ?? null,
         messages: { total, byStatus },
       };
     },
