@@ -149,7 +149,10 @@ async function limitsTable(load, openapi) {
     ["A tenant's `id` (as a subscriberId)", `${schemaProperty("TenantInput", "id", "maxLength")} characters`],
     ["A tenant's `name`", `${await constant("/src/features/tenants/schemas.ts", "MAX_TENANT_NAME")} characters`],
     ["A tenant's `data` (as JSON)", size(await constant("/src/features/tenants/schemas.ts", "MAX_TENANT_DATA_BYTES"))],
-    ["Workflows named in a tenant's default `preferences`", count(await constant("/src/features/tenants/schemas.ts", "MAX_TENANT_WORKFLOW_DEFAULTS"))],
+    [
+      "Workflows named in a tenant's default `preferences`",
+      count(await constant("/src/features/tenants/schemas.ts", "MAX_TENANT_WORKFLOW_DEFAULTS")),
+    ],
     ["Context keys on one trigger (`tenant` included)", count(await constant("/src/features/triggers/schemas.ts", "MAX_CONTEXT_KEYS"))],
     ["Tenants one webhook endpoint filters by", count(await constant("/src/features/events/endpoints/schemas.ts", "MAX_ENDPOINT_TENANTS"))],
     [

@@ -103,7 +103,7 @@ describe("a trigger for a tenant", () => {
     const { key, workflow } = await setUp();
     const res = await api(key, "POST", "/v1/trigger", { workflow, to: "someone", tenant: "nobody" });
     expect(res.status).toBe(404);
-    expect((res.body as Problem).code).toBe("tenant_not_found");
+    expect((res.body as unknown as Problem).code).toBe("tenant_not_found");
     const bulk = await api<{ results: { status: string; error?: { code: string } }[] }>(key, "POST", "/v1/trigger/bulk", {
       events: [
         { workflow, to: "someone", tenant: "acme" },
@@ -112,7 +112,7 @@ describe("a trigger for a tenant", () => {
     });
     expect(bulk.body.results.map((r) => r.error?.code ?? r.status)).toEqual(["accepted", "tenant_not_found"]);
     const broadcast = await api(key, "POST", "/v1/trigger/broadcast", { workflow, tenant: "nobody" });
-    expect((broadcast.body as Problem).code).toBe("tenant_not_found");
+    expect((broadcast.body as unknown as Problem).code).toBe("tenant_not_found");
   });
 
   it("creates or updates a tenant given inline, and keeps other context keys on the message", async () => {
@@ -126,6 +126,8 @@ describe("a trigger for a tenant", () => {
     const { message, html: body } = await html(key, tx);
     expect(body).toContain("<p>newco|NewCo|free</p>");
     expect(message.context).toEqual({ region: "eu" });
+    const detail = await api<{ tenant: string | null; context: Record<string, string> | null }>(key, "GET", `/v1/trigger/${tx}`);
+    expect(detail.body).toMatchObject({ tenant: "newco", context: { region: "eu" } });
     expect((await api<Tenant>(key, "GET", "/v1/tenants/newco")).body).toMatchObject({ name: "NewCo", data: { plan: "free" } });
     const byContext = await api<MessageList>(key, "GET", "/v1/messages?context=region:eu");
     expect(byContext.body.data.map((m) => m.transactionId)).toEqual([tx]);

@@ -19125,6 +19125,12 @@ export interface components {
             overrides: {
                 [key: string]: unknown;
             } | null;
+            /** @description The tenant it was triggered for (null: none, or recorded before tenants). */
+            tenant: string | null;
+            /** @description Its other context keys, by key: the id given. */
+            context: {
+                [key: string]: string;
+            } | null;
             messages: {
                 total: number;
                 byStatus: {

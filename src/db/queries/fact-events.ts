@@ -60,6 +60,7 @@ export interface MessageDescription {
   tenantId?: string | null;
 }
 
+// A message of no tenant reports none (json_remove): its event's data is as before tenants.
 // Columns in the table's order: id, environment_id, type, data, created_at, dispatched_at. A message
 // the log holds is described by the fact itself (d = 1) and its id's last 16 hex digits stand in for
 // a rowid; one recorded in D1 before the log left it is read from `messages` as the batch left it.
@@ -67,7 +68,7 @@ const MESSAGE_EVENTS = insertSelect(
   `SELECT 'evt_' || printf('%012x', f.at) || (CASE WHEN f.d = 1 THEN substr(f.message_id, -16) ELSE printf('%016x', m.rowid) END)
         || printf('%04x', f.kind),
       f.environment_id, f.type,
-      json_object('messageId', f.message_id,
+      json_remove(json_object('messageId', f.message_id,
         'transactionId', CASE WHEN f.d = 1 THEN f.tx ELSE m.transaction_id END,
         'workflow', CASE WHEN f.d = 1 THEN f.workflow ELSE m.workflow_key END,
         'subscriberId', CASE WHEN f.d = 1 THEN f.subscriber ELSE m.subscriber_id END,
@@ -76,6 +77,7 @@ const MESSAGE_EVENTS = insertSelect(
         'provider', CASE WHEN f.d = 1 THEN f.provider ELSE m.provider END,
         'tenant', CASE WHEN f.d = 1 THEN f.tenant END,
         'status', f.status, 'reason', f.reason),
+        CASE WHEN f.d = 1 AND f.tenant IS NOT NULL THEN '$.__kept' ELSE '$.tenant' END),
       f.at, NULL
     FROM (SELECT json_extract(value, '$[0]') AS type, json_extract(value, '$[1]') AS kind, json_extract(value, '$[2]') AS message_id,
         json_extract(value, '$[3]') AS at, json_extract(value, '$[4]') AS status, json_extract(value, '$[5]') AS reason,
