@@ -146,6 +146,15 @@ async function limitsTable(load, openapi) {
       `${await constant("/src/contract/email-address.ts", "MAX_ADDRESS")} characters, at most ${await constant("/src/contract/email-address.ts", "MAX_LOCAL_PART")} before the \`@\` (RFC 5321)`,
     ],
     ["Subscriber search `q`", `${await constant("/src/features/subscribers/schemas.ts", "MAX_QUERY_LENGTH")} characters`],
+    ["A tenant's `id` (as a subscriberId)", `${schemaProperty("TenantInput", "id", "maxLength")} characters`],
+    ["A tenant's `name`", `${await constant("/src/features/tenants/schemas.ts", "MAX_TENANT_NAME")} characters`],
+    ["A tenant's `data` (as JSON)", size(await constant("/src/features/tenants/schemas.ts", "MAX_TENANT_DATA_BYTES"))],
+    [
+      "Workflows named in a tenant's default `preferences`",
+      count(await constant("/src/features/tenants/schemas.ts", "MAX_TENANT_WORKFLOW_DEFAULTS")),
+    ],
+    ["Context keys on one trigger (`tenant` included)", count(await constant("/src/features/triggers/schemas.ts", "MAX_CONTEXT_KEYS"))],
+    ["Tenants one webhook endpoint filters by", count(await constant("/src/features/events/endpoints/schemas.ts", "MAX_ENDPOINT_TENANTS"))],
     [
       "Waiting steps listed by `GET /v1/trigger/{transactionId}`",
       count(await constant("/src/features/triggers/waiting.ts", "MAX_WAITING_LISTED")),

@@ -18,6 +18,7 @@ import { eventsRoutes } from "./features/events/routes";
 import { registerEventWebhooks } from "./features/events/webhooks-doc";
 import { triggersRoutes } from "./features/triggers/routes";
 import { variablesRoutes } from "./features/variables/routes";
+import { tenantsRoutes } from "./features/tenants/routes";
 import { integrationsRoutes } from "./features/integrations/routes";
 import { previewRoutes } from "./features/workflows/preview-routes";
 import { workflowsRoutes } from "./features/workflows/routes";
@@ -113,6 +114,7 @@ function keyedRoutes() {
   routes.route("/", triggersRoutes);
   routes.route("/", messagesRoutes);
   routes.route("/", subscribersRoutes);
+  routes.route("/", tenantsRoutes);
   routes.route("/", workflowsRoutes);
   routes.route("/", previewRoutes);
   routes.route("/", workflowVersionsRoutes);

@@ -16,6 +16,7 @@ export const AUDIT_RESOURCES = [
   "brand",
   "translation",
   "translation_settings",
+  "tenant",
 ] as const;
 export type AuditResource = (typeof AUDIT_RESOURCES)[number];
 

@@ -5,6 +5,7 @@ import type { Bindings } from "../env";
 import { deliveryQueueFor } from "../jobs/queues";
 import { subscriberWrites } from "../db/queries/subscribers";
 import { inlineSubscribers } from "./recipients/inline-subscribers";
+import { inlineTenantWrites } from "./writes/tenant-writes";
 import { logTrigger } from "./writes/trigger-writes";
 import { retryDelaySeconds } from "./backoff";
 import { cancelRecipients, eraseRecipients } from "./recipients/close-recipients";
@@ -224,7 +225,12 @@ function subscriberUpserts(ctx: DeliveryContext, items: Ready[], now: Date) {
 /** Records triggers in the log (one call per shard) and upserts their inline subscribers in D1 (one batch), together. */
 async function recordWrites(ctx: DeliveryContext, items: Ready[], now: Date) {
   const records = items.map((r) => logTrigger({ record: r.snapshot, status: STATUS_BY_STATE[r.snapshot.state] }, now.getTime()));
-  await Promise.all([ctx.logs.recordTriggers(records), runBatch(ctx.db, subscriberUpserts(ctx, items, now))]);
+  const tenants = inlineTenantWrites(
+    ctx.db,
+    items.filter((r) => r.snapshot.state === "accepted").map((r) => r.snapshot),
+    now,
+  );
+  await Promise.all([ctx.logs.recordTriggers(records), runBatch(ctx.db, [...subscriberUpserts(ctx, items, now), ...tenants])]);
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { BrandDefinition } from "../contract/brand";
+import type { TenantView } from "../contract/tenants";
 import type { TRANSLATOR, Translator } from "./translate";
 import type { InAppContent } from "../contract/in-app-content";
 
@@ -59,6 +60,8 @@ export interface TemplateContext {
   preferences_url?: string;
   /** The environment's brand kit, as pinned when the trigger was accepted. */
   brand?: BrandDefinition;
+  /** The trigger's tenant: `tenant.id`, `tenant.name`, `tenant.data.*`. */
+  tenant?: TenantView;
   /** Where `t` finds this subscriber's texts; a symbol, so no template can read it. */
   [TRANSLATOR]?: Translator;
 }

@@ -32,6 +32,8 @@ import { topicMembersRepository } from "./topics/members-repository";
 import { topicsRepository } from "./topics/repository";
 import { triggersRepository } from "./triggers/repository";
 import { variablesRepository } from "./variables/repository";
+import { tenantsRepository } from "./tenants/repository";
+import { tenantPreferencesRepository } from "./tenants/subscriber-preferences-repository";
 import { attemptsRepository } from "./events/endpoints/attempts-repository";
 import { webhookEndpointsRepository } from "./events/endpoints/repository";
 import { workflowsRepository } from "./workflows/repository";
@@ -71,6 +73,8 @@ export class Data {
   #topics?: ReturnType<typeof topicsRepository>;
   #triggers?: ReturnType<typeof triggersRepository>;
   #variables?: ReturnType<typeof variablesRepository>;
+  #tenants?: ReturnType<typeof tenantsRepository>;
+  #tenantPreferences?: ReturnType<typeof tenantPreferencesRepository>;
   #webhookAttempts?: ReturnType<typeof attemptsRepository>;
   #webhookEndpoints?: ReturnType<typeof webhookEndpointsRepository>;
   #workflowVersions?: ReturnType<typeof versionsRepository>;
@@ -150,6 +154,15 @@ export class Data {
   get triggers() {
     this.#triggers ??= triggersRepository(this.#db, this.environmentId, this.#logs);
     return this.#triggers;
+  }
+  get tenants() {
+    this.#tenants ??= tenantsRepository(this.#db, this.environmentId);
+    return this.#tenants;
+  }
+  /** Subscribers' preferences inside one tenant. */
+  get tenantPreferences() {
+    this.#tenantPreferences ??= tenantPreferencesRepository(this.#db, this.environmentId);
+    return this.#tenantPreferences;
   }
   get variables() {
     this.#variables ??= variablesRepository(this.#db, this.environmentId, this.#encryptionKey);

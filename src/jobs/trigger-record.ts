@@ -35,6 +35,13 @@ export interface TriggerRecord {
   defaultLocale?: string;
   /** Channel steps of the workflow when accepted: messages planned per recipient. */
   plannedSteps?: number;
+  /**
+   * The tenant the trigger is for. `name`/`data` only when it was given inline (an object): the
+   * consumer upserts it before the run, as it does inline subscribers. Absent: no tenant.
+   */
+  tenant?: { id: string; name?: string; data?: JsonObject };
+  /** Context keys besides the tenant (Novu's `context`), by key: the id given for each. Absent: none. */
+  context?: Record<string, string>;
 }
 
 /** Where a trigger is in its life, as its ledger keeps it. */

@@ -20,6 +20,8 @@ export interface SealedLink {
   subscriberRowId: string;
   /** The workflow the message came from; null for links minted by a backend. */
   workflowKey: string | null;
+  /** The tenant of the message: its page shows the tenant's brand and edits the preferences inside it. Null: none. */
+  tenantId: string | null;
 }
 
 export interface LinkClaims {
@@ -58,8 +60,9 @@ async function linkKeys(secret: string) {
 export async function linkSealer(secret: string, environmentId: string) {
   const keys = await linkKeys(secret);
   const additionalData = aad(environmentId);
-  return async (subscriberRowId: string, workflowKey: string | null): Promise<string> => {
-    const plain = encoder.encode(JSON.stringify([subscriberRowId, workflowKey]));
+  // A link without a tenant seals what it did before tenants: the same spelling as then.
+  return async (subscriberRowId: string, workflowKey: string | null, tenantId?: string | null): Promise<string> => {
+    const plain = encoder.encode(JSON.stringify(tenantId ? [subscriberRowId, workflowKey, tenantId] : [subscriberRowId, workflowKey]));
     const mac = await crypto.subtle.sign("HMAC", keys.iv, new Uint8Array([...additionalData, 0, ...plain]));
     const iv = new Uint8Array(mac).subarray(0, IV_BYTES);
     const sealed = new Uint8Array(await crypto.subtle.encrypt({ name: "AES-GCM", iv, additionalData }, keys.seal, plain));
@@ -99,10 +102,11 @@ export async function openToken(secret: string, token: string): Promise<SealedLi
       bytes.subarray(IV_BYTES),
     );
     const parsed: unknown = JSON.parse(decoder.decode(plain));
-    if (!Array.isArray(parsed) || parsed.length !== 2) return null;
-    const [subscriberRowId, workflowKey] = parsed as unknown[];
+    if (!Array.isArray(parsed) || (parsed.length !== 2 && parsed.length !== 3)) return null;
+    const [subscriberRowId, workflowKey, tenantId = null] = parsed as unknown[];
     if (typeof subscriberRowId !== "string" || (workflowKey !== null && typeof workflowKey !== "string")) return null;
-    return { environmentId, subscriberRowId, workflowKey };
+    if (tenantId !== null && typeof tenantId !== "string") return null;
+    return { environmentId, subscriberRowId, workflowKey, tenantId };
   } catch {
     return null;
   }

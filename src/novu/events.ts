@@ -17,6 +17,7 @@ const TRIGGER_ERRORS = [
   "topic_not_found",
   "no_valid_recipients",
   "transaction_conflict",
+  "tenant_not_found",
 ] as const;
 
 /** Clarion's schema checks the translated body: its field paths are Clarion's, which name the same fields. */
@@ -74,7 +75,7 @@ novuEventsRoutes.openapi(
     description: "`POST /v1/trigger/broadcast` with Novu's body and answer.",
     request: { body: { required: true, content: json(NovuBroadcastInput) } },
     responses: { 201: { description: "Accepted", content: json(envelope(NovuTriggerResponse)) } },
-    errors: ["workflow_not_found", "workflow_inactive", "transaction_conflict"],
+    errors: ["workflow_not_found", "workflow_inactive", "transaction_conflict", "tenant_not_found"],
   }),
   async (c) => {
     const request = parsed(BroadcastRequest, toTriggerBody(c.req.valid("json")));

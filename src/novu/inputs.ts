@@ -1,5 +1,5 @@
 // What Novu's SDKs send, and its translation into Clarion's own requests. Fields Novu has and
-// Clarion does not (`tenant`, `bridgeUrl`, `controls`, `context`, `integrationIdentifier`, …) are
+// Clarion does not (`bridgeUrl`, `controls`, `integrationIdentifier`, …) are
 // accepted and ignored: zod objects drop keys they do not name.
 import { z } from "@hono/zod-openapi";
 import type { SubscriberInput } from "../contract/recipients";
@@ -100,10 +100,16 @@ const triggerFields = {
   overrides: z.record(z.string(), z.unknown()).optional(),
   transactionId: z.string().optional(),
   actor: z.union([z.string(), z.record(z.string(), z.unknown())]).optional(),
-  tenant: z.unknown().optional().openapi({ description: "Accepted and ignored: Clarion has no tenants." }),
+  tenant: z
+    .unknown()
+    .optional()
+    .openapi({ description: "Novu's legacy tenant: its identifier, or `{ identifier, name?, data? }`; becomes the trigger's `tenant`." }),
   bridgeUrl: z.string().optional().openapi({ description: "Accepted and ignored: Clarion's workflows live in Clarion." }),
   controls: z.unknown().optional().openapi({ description: "Accepted and ignored." }),
-  context: z.unknown().optional().openapi({ description: "Accepted and ignored." }),
+  context: z
+    .unknown()
+    .optional()
+    .openapi({ description: "Novu's context: `tenant` becomes the trigger's tenant, other keys its `context` (at most 5 in all)." }),
 };
 
 export const NovuTriggerInput = z
@@ -130,7 +136,16 @@ export function toTriggerBody(novu: NovuBroadcastInput & { to?: unknown }): Reco
     ...(novu.overrides && Object.keys(novu.overrides).length ? { overrides: novu.overrides } : {}),
     ...(novu.transactionId ? { transactionId: novu.transactionId } : {}),
     ...(novu.actor === undefined ? {} : { actor: toRecipient(novu.actor) }),
+    ...(novu.tenant === undefined || novu.tenant === null ? {} : { tenant: legacyTenant(novu.tenant) }),
+    ...(novu.context === undefined || novu.context === null ? {} : { context: novu.context }),
   };
+}
+
+/** Novu's legacy `tenant` (`"acme"` or `{ identifier, name, data }`) in Clarion's words; anything else is passed on for Clarion's schema to refuse. */
+function legacyTenant(tenant: unknown): unknown {
+  if (typeof tenant !== "object" || tenant === null || Array.isArray(tenant) || !("identifier" in tenant)) return tenant;
+  const { identifier, ...rest } = tenant as Record<string, unknown>;
+  return { id: identifier, ...rest };
 }
 
 export type { NovuCredentials };

@@ -118,6 +118,7 @@ describe("every keyed read, across environments", () => {
     integrationId = integrations.body.data[0]!.id;
     const endpoint = await api<{ id: string }>(owner, "POST", "/v1/webhook-endpoints", { url: "https://example.com/owner" });
     endpointId = endpoint.body.id;
+    expect((await api(owner, "POST", "/v1/tenants", { id: workflow.key, name: "Owner's" })).status).toBe(201);
     // A brand and a locale, each at version 1.
     const colors = { primary: "#000000", background: "#ffffff", text: "#000000", link: "#0000ee" };
     expect((await api(owner, "PUT", "/v1/brand", { name: "Owner's", logoUrl: null, colors })).status).toBe(200);
@@ -131,7 +132,9 @@ describe("every keyed read, across environments", () => {
       ? { ...values, id: integrationId }
       : path.startsWith("/v1/webhook-endpoints/")
         ? { ...values, id: endpointId }
-        : { ...values, n: "1" };
+        : path.startsWith("/v1/tenants/")
+          ? { ...values, id: values.key ?? "" }
+          : { ...values, n: "1" };
 
   /** A read of one resource: the owner sees it, the stranger gets a documented 404. A list: the stranger's names none of the owner's. */
   it.each(environmentKeyed.filter((o) => o.method === "GET"))(

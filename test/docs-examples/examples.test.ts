@@ -26,6 +26,7 @@ const READING_ORDER = [
   "docs/guides/event-webhooks.md",
   "docs/guides/changing-content-safely.md",
   "docs/guides/layouts-and-translations.md",
+  "docs/guides/tenants.md",
   "docs/guides/admin-and-cli.md",
   "docs/concepts/security.md",
   "docs/guides/rate-limits.md",

@@ -8,6 +8,9 @@ let workflowId: string;
 
 beforeAll(async () => {
   workflowId = await workflow();
+  // Novu's `tenant` becomes Clarion's tenant, which a trigger naming it by id needs to exist.
+  const tenant = await clarion("POST", "/v1/tenants", { id: "acme", name: "Acme" });
+  expect([201, 409]).toContain(tenant.status);
 });
 
 describe("@novu/node events", () => {

@@ -8,6 +8,8 @@ describe("POST /v1/events/trigger", () => {
   it("answers 201 with Novu's trigger body, and stores Clarion's trigger", async () => {
     const { id, key, workflowKey } = await createEnvironmentWithWorkflow();
     const transactionId = unique("txn");
+    // Novu's tenant and context map onto Clarion's tenant (which must exist) and context.
+    await api(key, "POST", "/v1/tenants", { id: "acme", name: "Acme" });
     const res = await novu(key, "POST", "/v1/events/trigger", {
       name: workflowKey,
       to: [{ subscriberId: "ada", email: "ada@example.com", locale: "en_GB" }, "grace", { type: "Topic", topicKey: "nobody" }],
@@ -24,7 +26,7 @@ describe("POST /v1/events/trigger", () => {
       data: { acknowledged: true, status: "processed", transactionId, error: [expect.stringContaining("Recipient 2")] },
     });
     const stored = await readTrigger(id, transactionId);
-    expect(stored).toMatchObject({ payload: { orderId: "A-1" } });
+    expect(stored).toMatchObject({ payload: { orderId: "A-1" }, tenant: { id: "acme" }, context: { team: "a" } });
     expect(JSON.stringify(stored)).toContain("en-GB");
   });
 
@@ -125,11 +127,11 @@ describe("POST /v1/events/trigger/broadcast", () => {
       name: workflowKey,
       payload: { n: 1 },
       transactionId,
-      tenant: "t",
+      tenant: { identifier: "t", name: "T" },
     });
     expect(res.status).toBe(201);
     expect(res.body).toEqual({ data: { acknowledged: true, status: "processed", transactionId } });
-    expect(await readTrigger(id, transactionId)).toMatchObject({ recipients: [{ type: "Broadcast" }] });
+    expect(await readTrigger(id, transactionId)).toMatchObject({ recipients: [{ type: "Broadcast" }], tenant: { id: "t", name: "T" } });
   });
 });
 

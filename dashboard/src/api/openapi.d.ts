@@ -1409,7 +1409,7 @@ export interface paths {
                     limit?: number;
                     /** @description The `nextCursor` of the previous page. */
                     cursor?: string;
-                    resource?: "workflow" | "variable" | "integration" | "environment" | "api_key" | "webhook_endpoint" | "in_app_settings" | "preference_link_settings" | "promotion" | "layout" | "partial" | "brand" | "translation" | "translation_settings";
+                    resource?: "workflow" | "variable" | "integration" | "environment" | "api_key" | "webhook_endpoint" | "in_app_settings" | "preference_link_settings" | "promotion" | "layout" | "partial" | "brand" | "translation" | "translation_settings" | "tenant";
                     /** @description With `resource`: one workflow's key, one integration's id, ... */
                     resourceId?: string;
                     action?: "created" | "updated" | "deleted" | "activated" | "deactivated" | "reverted" | "imported" | "renamed" | "revoked" | "rotated" | "promoted";
@@ -2102,7 +2102,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Problem (RFC 9457) with `code` `environment_not_found` or `workflow_not_found` or `topic_not_found` */
+                /** @description Problem (RFC 9457) with `code` `environment_not_found` or `workflow_not_found` or `topic_not_found` or `tenant_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -2112,7 +2112,7 @@ export interface paths {
                             /** @enum {number} */
                             status?: 404;
                             /** @enum {string} */
-                            code?: "environment_not_found" | "workflow_not_found" | "topic_not_found";
+                            code?: "environment_not_found" | "workflow_not_found" | "topic_not_found" | "tenant_not_found";
                         };
                     };
                 };
@@ -2618,7 +2618,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Problem (RFC 9457) with `code` `environment_not_found` or `workflow_not_found` */
+                /** @description Problem (RFC 9457) with `code` `environment_not_found` or `workflow_not_found` or `tenant_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -2628,7 +2628,7 @@ export interface paths {
                             /** @enum {number} */
                             status?: 404;
                             /** @enum {string} */
-                            code?: "environment_not_found" | "workflow_not_found";
+                            code?: "environment_not_found" | "workflow_not_found" | "tenant_not_found";
                         };
                     };
                 };
@@ -2849,6 +2849,10 @@ export interface paths {
                     channel?: "email" | "sms" | "push" | "chat" | "in_app";
                     status?: "queued" | "sending" | "sent" | "delivered" | "opened" | "clicked" | "failed" | "bounced" | "undeliverable" | "skipped" | "cancelled" | "seen" | "read" | "archived";
                     provider?: string;
+                    /** @description Only this tenant's messages. */
+                    tenant?: string;
+                    /** @description Only messages whose trigger had this context key with this id (`key:id`). */
+                    context?: string;
                     since?: string;
                     until?: string;
                     limit?: number;
@@ -2968,6 +2972,8 @@ export interface paths {
                     /** @description UTC hours (range up to 7 days) or UTC days (up to 92). */
                     bucket?: "hour" | "day";
                     groupBy?: "channel" | "provider";
+                    /** @description Only this tenant's messages. */
+                    tenant?: string;
                 };
                 header?: never;
                 path?: never;
@@ -4293,6 +4299,614 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/v1/tenants": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List tenants */
+        get: {
+            parameters: {
+                query?: {
+                    limit?: number;
+                    /** @description The `nextCursor` of the previous page. */
+                    cursor?: string;
+                    /** @description Part of the id or name; case-insensitive. */
+                    q?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page of tenants by id */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TenantList"];
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `unauthorized` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 401;
+                            /** @enum {string} */
+                            code?: "unauthorized";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `forbidden` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 403;
+                            /** @enum {string} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `environment_not_found` */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 404;
+                            /** @enum {string} */
+                            code?: "environment_not_found";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `validation_failed` */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 422;
+                            /** @enum {string} */
+                            code?: "validation_failed";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `rate_limited` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 429;
+                            /** @enum {string} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Create a tenant
+         * @description A tenant is one customer of your product. Triggers name it (`tenant`), templates read it as `tenant.*`, its brand overrides the environment's and its preferences are its subscribers' defaults.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes a retry safe (IETF draft-ietf-httpapi-idempotency-key-header): the first answer is kept 24 hours per environment and replayed to the same request; the same key with another request gets 422 `idempotency_key_mismatch`, and while the first is running, 409 `idempotency_key_in_flight`. 1 to 255 printable ASCII characters. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["TenantInput"];
+                };
+            };
+            responses: {
+                /** @description Created */
+                201: {
+                    headers: {
+                        "Idempotency-Replay": components["headers"]["IdempotencyReplay"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Tenant"];
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `malformed_json` or `invalid_idempotency_key` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 400;
+                            /** @enum {string} */
+                            code?: "malformed_json" | "invalid_idempotency_key";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `unauthorized` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 401;
+                            /** @enum {string} */
+                            code?: "unauthorized";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `forbidden` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 403;
+                            /** @enum {string} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `environment_not_found` */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 404;
+                            /** @enum {string} */
+                            code?: "environment_not_found";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `idempotency_key_in_flight` or `tenant_exists` */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 409;
+                            /** @enum {string} */
+                            code?: "idempotency_key_in_flight" | "tenant_exists";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `payload_too_large` */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 413;
+                            /** @enum {string} */
+                            code?: "payload_too_large";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `unsupported_media_type` */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 415;
+                            /** @enum {string} */
+                            code?: "unsupported_media_type";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `validation_failed` or `idempotency_key_mismatch` */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 422;
+                            /** @enum {string} */
+                            code?: "validation_failed" | "idempotency_key_mismatch";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `rate_limited` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 429;
+                            /** @enum {string} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tenants/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a tenant */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The tenant */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Tenant"];
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `unauthorized` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 401;
+                            /** @enum {string} */
+                            code?: "unauthorized";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `forbidden` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 403;
+                            /** @enum {string} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `environment_not_found` or `tenant_not_found` */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 404;
+                            /** @enum {string} */
+                            code?: "environment_not_found" | "tenant_not_found";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `validation_failed` */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 422;
+                            /** @enum {string} */
+                            code?: "validation_failed";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `rate_limited` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 429;
+                            /** @enum {string} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /**
+         * Delete a tenant
+         * @description Removes the tenant's settings and its subscribers' preferences for it. Subscribers and messages are kept, and messages keep the tenant's id.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Deleted */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Problem (RFC 9457) with `code` `unauthorized` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 401;
+                            /** @enum {string} */
+                            code?: "unauthorized";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `forbidden` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 403;
+                            /** @enum {string} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `environment_not_found` or `tenant_not_found` */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 404;
+                            /** @enum {string} */
+                            code?: "environment_not_found" | "tenant_not_found";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `validation_failed` */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 422;
+                            /** @enum {string} */
+                            code?: "validation_failed";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `rate_limited` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 429;
+                            /** @enum {string} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        /** Change a tenant */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["TenantUpdate"];
+                };
+            };
+            responses: {
+                /** @description Updated */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Tenant"];
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `malformed_json` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 400;
+                            /** @enum {string} */
+                            code?: "malformed_json";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `unauthorized` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 401;
+                            /** @enum {string} */
+                            code?: "unauthorized";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `forbidden` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 403;
+                            /** @enum {string} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `environment_not_found` or `tenant_not_found` */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 404;
+                            /** @enum {string} */
+                            code?: "environment_not_found" | "tenant_not_found";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `payload_too_large` */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 413;
+                            /** @enum {string} */
+                            code?: "payload_too_large";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `unsupported_media_type` */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 415;
+                            /** @enum {string} */
+                            code?: "unsupported_media_type";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `validation_failed` */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 422;
+                            /** @enum {string} */
+                            code?: "validation_failed";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `rate_limited` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 429;
+                            /** @enum {string} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+        };
         trace?: never;
     };
     "/v1/workflows": {
@@ -9116,11 +9730,14 @@ export interface paths {
         };
         /**
          * Get a subscriber's preferences
-         * @description Unset channel flags read as `true` (opted in). Critical workflows ignore opt-outs.
+         * @description Unset channel flags read as `true` (opted in). Critical workflows ignore opt-outs. With `?tenant=`, the subscriber's preferences inside that tenant.
          */
         get: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description The subscriber's preferences inside this tenant, which beat their own for its messages. */
+                    tenant?: string;
+                };
                 header?: never;
                 path: {
                     subscriberId: string;
@@ -9166,7 +9783,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Problem (RFC 9457) with `code` `environment_not_found` or `subscriber_not_found` */
+                /** @description Problem (RFC 9457) with `code` `environment_not_found` or `subscriber_not_found` or `tenant_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -9176,7 +9793,7 @@ export interface paths {
                             /** @enum {number} */
                             status?: 404;
                             /** @enum {string} */
-                            code?: "environment_not_found" | "subscriber_not_found";
+                            code?: "environment_not_found" | "subscriber_not_found" | "tenant_not_found";
                         };
                     };
                 };
@@ -9212,11 +9829,14 @@ export interface paths {
         };
         /**
          * Update a subscriber's preferences
-         * @description Merges into the stored preferences: flags given replace, flags omitted keep their value. What changed is recorded on the subscriber's activity with reason `api` and emitted as `subscriber.updated`.
+         * @description Merges into the stored preferences: flags given replace, flags omitted keep their value. What changed is recorded on the subscriber's activity with reason `api` and emitted as `subscriber.updated`. With `?tenant=`, the subscriber's preferences inside that tenant are merged instead (not recorded on the activity).
          */
         put: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description The subscriber's preferences inside this tenant, which beat their own for its messages. */
+                    tenant?: string;
+                };
                 header?: never;
                 path: {
                     subscriberId: string;
@@ -9297,7 +9917,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Problem (RFC 9457) with `code` `environment_not_found` or `subscriber_not_found` */
+                /** @description Problem (RFC 9457) with `code` `environment_not_found` or `subscriber_not_found` or `tenant_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -9307,7 +9927,7 @@ export interface paths {
                             /** @enum {number} */
                             status?: 404;
                             /** @enum {string} */
-                            code?: "environment_not_found" | "subscriber_not_found";
+                            code?: "environment_not_found" | "subscriber_not_found" | "tenant_not_found";
                         };
                     };
                 };
@@ -15180,6 +15800,8 @@ export interface paths {
                             url: string;
                             /** @description Null: every event type. */
                             events: ("message.sent" | "message.delivered" | "message.failed" | "message.bounced" | "message.opened" | "message.clicked" | "message.skipped" | "trigger.completed" | "trigger.cancelled" | "subscriber.created" | "subscriber.updated" | "subscriber.deleted" | "suppression.added" | "endpoint.disabled" | "webhook.test" | "message.seen" | "message.read" | "message.archived")[] | null;
+                            /** @description Null: events of every tenant and of none. */
+                            tenants: string[] | null;
                             description: string | null;
                             enabled: boolean;
                             /**
@@ -16708,7 +17330,7 @@ export interface paths {
                     limit?: number;
                     /** @description The `nextCursor` of the previous page. */
                     cursor?: string;
-                    resource?: "workflow" | "variable" | "integration" | "environment" | "api_key" | "webhook_endpoint" | "in_app_settings" | "preference_link_settings" | "promotion" | "layout" | "partial" | "brand" | "translation" | "translation_settings";
+                    resource?: "workflow" | "variable" | "integration" | "environment" | "api_key" | "webhook_endpoint" | "in_app_settings" | "preference_link_settings" | "promotion" | "layout" | "partial" | "brand" | "translation" | "translation_settings" | "tenant";
                     /** @description With `resource`: one workflow's key, one integration's id, ... */
                     resourceId?: string;
                     action?: "created" | "updated" | "deleted" | "activated" | "deactivated" | "reverted" | "imported" | "renamed" | "revoked" | "rotated" | "promoted";
@@ -17771,6 +18393,8 @@ export interface components {
             channel: string;
             /** @description The provider that took the message; null before any did. */
             provider: string | null;
+            /** @description The tenant its trigger named; null or absent: none. */
+            tenant?: string | null;
             /**
              * @description The status this event reports (`undeliverable` for a refused address on `message.failed`).
              * @enum {string}
@@ -17871,7 +18495,7 @@ export interface components {
              * @description Stable machine code.
              * @enum {string}
              */
-            code: "bad_request" | "validation_failed" | "malformed_json" | "unsupported_media_type" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "workflow_not_found" | "workflow_inactive" | "workflow_exists" | "workflow_key_immutable" | "workflow_version_not_found" | "workflow_changed" | "workflow_version_conflict" | "promotion_conflict" | "layout_not_found" | "layout_exists" | "layout_content_missing" | "layout_key_immutable" | "layout_version_not_found" | "layout_changed" | "layout_version_conflict" | "layout_in_use" | "partial_not_found" | "partial_exists" | "partial_key_immutable" | "partial_version_not_found" | "partial_changed" | "partial_version_conflict" | "partial_in_use" | "subscriber_not_found" | "subscriber_exists" | "variable_not_found" | "variable_exists" | "topic_not_found" | "topic_exists" | "no_valid_recipients" | "transaction_not_found" | "transaction_conflict" | "payload_too_large" | "rate_limited" | "invalid_tracking_link" | "invalid_signature" | "integration_not_found" | "message_not_found" | "suppression_not_found" | "webhook_endpoint_not_found" | "event_not_found" | "secret_requires_resupply" | "destination_not_allowed" | "environment_not_found" | "environment_exists" | "api_key_not_found" | "api_key_revoked" | "api_key_expired" | "invalid_idempotency_key" | "idempotency_key_mismatch" | "idempotency_key_in_flight" | "application_not_found" | "subscriber_hash_invalid" | "workflow_critical" | "limit_reached" | "brand_version_not_found" | "brand_changed" | "translation_not_found" | "translation_version_not_found" | "translation_key_missing" | "internal_error";
+            code: "bad_request" | "validation_failed" | "malformed_json" | "unsupported_media_type" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "workflow_not_found" | "workflow_inactive" | "workflow_exists" | "workflow_key_immutable" | "workflow_version_not_found" | "workflow_changed" | "workflow_version_conflict" | "promotion_conflict" | "layout_not_found" | "layout_exists" | "layout_content_missing" | "layout_key_immutable" | "layout_version_not_found" | "layout_changed" | "layout_version_conflict" | "layout_in_use" | "partial_not_found" | "partial_exists" | "partial_key_immutable" | "partial_version_not_found" | "partial_changed" | "partial_version_conflict" | "partial_in_use" | "subscriber_not_found" | "subscriber_exists" | "variable_not_found" | "variable_exists" | "topic_not_found" | "topic_exists" | "tenant_not_found" | "tenant_exists" | "no_valid_recipients" | "transaction_not_found" | "transaction_conflict" | "payload_too_large" | "rate_limited" | "invalid_tracking_link" | "invalid_signature" | "integration_not_found" | "message_not_found" | "suppression_not_found" | "webhook_endpoint_not_found" | "event_not_found" | "secret_requires_resupply" | "destination_not_allowed" | "environment_not_found" | "environment_exists" | "api_key_not_found" | "api_key_revoked" | "api_key_expired" | "invalid_idempotency_key" | "idempotency_key_mismatch" | "idempotency_key_in_flight" | "application_not_found" | "subscriber_hash_invalid" | "workflow_critical" | "limit_reached" | "brand_version_not_found" | "brand_changed" | "translation_not_found" | "translation_version_not_found" | "translation_key_missing" | "internal_error";
             /** @description Also sent as the `x-request-id` header. */
             requestId?: string;
             errors?: components["schemas"]["FieldError"][];
@@ -18012,7 +18636,7 @@ export interface components {
             at: string;
             actor: components["schemas"]["AuditActor"];
             /** @enum {string} */
-            resource: "workflow" | "variable" | "integration" | "environment" | "api_key" | "webhook_endpoint" | "in_app_settings" | "preference_link_settings" | "promotion" | "layout" | "partial" | "brand" | "translation" | "translation_settings";
+            resource: "workflow" | "variable" | "integration" | "environment" | "api_key" | "webhook_endpoint" | "in_app_settings" | "preference_link_settings" | "promotion" | "layout" | "partial" | "brand" | "translation" | "translation_settings" | "tenant";
             /** @description A workflow's or variable's key, an integration's, key's or endpoint's id, an environment's slug. */
             resourceId: string;
             /** @enum {string} */
@@ -18241,6 +18865,8 @@ export interface components {
             actor?: string | components["schemas"]["SubscriberInput"];
             /** @description Idempotency key; generated (UUIDv7) when absent. */
             transactionId?: string;
+            tenant?: components["schemas"]["TriggerTenant"];
+            context?: components["schemas"]["TriggerContext"];
             /** @description One Recipient or an array of up to 100. Invalid entries are reported in `invalidRecipients`. */
             to: string | {
                 [key: string]: unknown;
@@ -18280,6 +18906,38 @@ export interface components {
         } | {
             provider: string;
             channelId: string;
+        };
+        /**
+         * @description The tenant the trigger is for: its id (an unknown id is `404 tenant_not_found`), or `{ id, name?, data? }`, created or updated on the way like an inline subscriber.
+         * @example acme
+         */
+        TriggerTenant: string | {
+            /**
+             * @description Your id for the tenant (as a subscriberId).
+             * @example acme
+             */
+            id: string;
+            name?: string;
+            /** @description Free-form data, read by templates as `tenant.data.*`. */
+            data?: {
+                [key: string]: unknown;
+            };
+        };
+        /**
+         * @description Novu's context, up to 5 keys: `tenant` is the trigger's tenant (as `tenant`, with `data`); every other key is kept on the trigger and its messages by its id, and filters them (`?context=key:id`).
+         * @example {
+         *       "tenant": "acme",
+         *       "region": "eu"
+         *     }
+         */
+        TriggerContext: {
+            [key: string]: string | {
+                id: string;
+                /** @description Free-form data, read by templates as `tenant.data.*`. */
+                data?: {
+                    [key: string]: unknown;
+                };
+            };
         };
         BulkTriggerResult: {
             results: ({
@@ -18325,6 +18983,8 @@ export interface components {
             actor?: string | components["schemas"]["SubscriberInput"];
             /** @description Idempotency key; generated (UUIDv7) when absent. */
             transactionId?: string;
+            tenant?: components["schemas"]["TriggerTenant"];
+            context?: components["schemas"]["TriggerContext"];
         };
         CancelResult: {
             transactionId: string;
@@ -18365,6 +19025,12 @@ export interface components {
             workflowVersion: number | null;
             /** @description The version of the layout its email was wrapped in, pinned when its trigger was accepted (null: no layout applied, not an email, or sent before layouts were kept on messages). */
             layoutVersion: number | null;
+            /** @description The tenant its trigger named (null: none). */
+            tenant: string | null;
+            /** @description The other context keys of its trigger, by key: the id given (null: none). */
+            context: {
+                [key: string]: string;
+            } | null;
             stepId: string;
             /** @enum {string} */
             channel: "email" | "sms" | "push" | "chat" | "in_app";
@@ -18458,6 +19124,12 @@ export interface components {
             /** @description The per-trigger overrides as given, or null. */
             overrides: {
                 [key: string]: unknown;
+            } | null;
+            /** @description The tenant it was triggered for (null: none, or recorded before tenants). */
+            tenant: string | null;
+            /** @description Its other context keys, by key: the id given. */
+            context: {
+                [key: string]: string;
             } | null;
             messages: {
                 total: number;
@@ -18734,6 +19406,161 @@ export interface components {
                 /** @description Parked steps (delay, quiet hours, digest) of triggers in flight, recorded `cancelled` with reason `subscriber_deleted`. */
                 waitingStepsCancelled: number;
             };
+        };
+        Tenant: {
+            id: string;
+            /** @description Null for a tenant created by a trigger without a name. */
+            name: string | null;
+            data: {
+                [key: string]: unknown;
+            };
+            brand: components["schemas"]["TenantBrand"];
+            preferences: components["schemas"]["TenantPreferences"];
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        /**
+         * @description Overrides the environment's brand field by field (and colour by colour) for this tenant's messages and pages.
+         * @example {
+         *       "name": "Acme",
+         *       "logoUrl": "https://acme.example/logo.png",
+         *       "colors": {
+         *         "primary": "#b91c1c"
+         *       }
+         *     }
+         */
+        TenantBrand: {
+            /** @description Who the emails are from; null: the hosted pages name no sender. */
+            name?: string | null;
+            /**
+             * Format: uri
+             * @description An `https:` image (at most 48 px high on the hosted pages).
+             */
+            logoUrl?: string | null;
+            colors?: {
+                /**
+                 * @description Buttons, focus rings and accents.
+                 * @example #1d4ed8
+                 */
+                primary?: string;
+                /**
+                 * @description The page or email background.
+                 * @example #1d4ed8
+                 */
+                background?: string;
+                /**
+                 * @description Body text.
+                 * @example #1d4ed8
+                 */
+                text?: string;
+                /**
+                 * @description Links.
+                 * @example #1d4ed8
+                 */
+                link?: string;
+            };
+            footer?: string | null;
+            address?: string | null;
+            socialLinks?: {
+                name: string;
+                /** Format: uri */
+                url: string;
+            }[];
+        };
+        /**
+         * @description The tenant's defaults: they apply to its subscribers' messages unless the subscriber chose otherwise (for this tenant or for themselves). `enabled: false` turns a workflow off; critical workflows ignore them.
+         * @example {
+         *       "channels": {
+         *         "sms": false
+         *       },
+         *       "workflows": {
+         *         "weekly-digest": {
+         *           "enabled": false
+         *         }
+         *       }
+         *     }
+         */
+        TenantPreferences: {
+            channels?: {
+                email?: boolean;
+                sms?: boolean;
+                push?: boolean;
+                chat?: boolean;
+                in_app?: boolean;
+            };
+            workflows?: {
+                [key: string]: {
+                    enabled?: boolean;
+                    channels?: {
+                        email?: boolean;
+                        sms?: boolean;
+                        push?: boolean;
+                        chat?: boolean;
+                        in_app?: boolean;
+                    };
+                };
+            };
+        };
+        /**
+         * @example {
+         *       "id": "acme",
+         *       "name": "Acme Inc.",
+         *       "data": {
+         *         "plan": "enterprise"
+         *       },
+         *       "brand": {
+         *         "name": "Acme",
+         *         "colors": {
+         *           "primary": "#b91c1c"
+         *         }
+         *       },
+         *       "preferences": {
+         *         "workflows": {
+         *           "weekly-digest": {
+         *             "enabled": false
+         *           }
+         *         }
+         *       }
+         *     }
+         */
+        TenantInput: {
+            /**
+             * @description Your id for the tenant (as a subscriberId).
+             * @example acme
+             */
+            id: string;
+            name: string;
+            /** @description Free-form data, read by templates as `tenant.data.*`. */
+            data?: {
+                [key: string]: unknown;
+            };
+            brand?: components["schemas"]["TenantBrand"];
+            preferences?: components["schemas"]["TenantPreferences"];
+        };
+        TenantList: {
+            data: components["schemas"]["Tenant"][];
+            nextCursor: string | null;
+        };
+        /**
+         * @description Fields left out keep their value; `null` clears `data`, `brand` or `preferences` (each is replaced whole).
+         * @example {
+         *       "name": "Acme Corporation",
+         *       "brand": {
+         *         "name": "Acme",
+         *         "logoUrl": "https://acme.example/logo.png"
+         *       }
+         *     }
+         */
+        TenantUpdate: {
+            name?: string;
+            /** @description Free-form data, read by templates as `tenant.data.*`. */
+            data?: {
+                [key: string]: unknown;
+            } | null;
+            brand?: components["schemas"]["TenantBrand"] & (Record<string, never> | null);
+            preferences?: components["schemas"]["TenantPreferences"] & (Record<string, never> | null);
         };
         Workflow: {
             readonly id: string;
@@ -19312,6 +20139,8 @@ export interface components {
                 [key: string]: unknown;
             };
             actor?: string | components["schemas"]["SubscriberInput"];
+            tenant?: components["schemas"]["TriggerTenant"];
+            context?: components["schemas"]["TriggerContext"];
             /** @description One Recipient or an array of up to 100. Invalid entries are reported in `invalidRecipients`. */
             to: string | {
                 [key: string]: unknown;
@@ -20053,6 +20882,8 @@ export interface components {
             url: string;
             /** @description Null: every event type. */
             events: ("message.sent" | "message.delivered" | "message.failed" | "message.bounced" | "message.opened" | "message.clicked" | "message.skipped" | "trigger.completed" | "trigger.cancelled" | "subscriber.created" | "subscriber.updated" | "subscriber.deleted" | "suppression.added" | "endpoint.disabled" | "webhook.test" | "message.seen" | "message.read" | "message.archived")[] | null;
+            /** @description Null: events of every tenant and of none. */
+            tenants: string[] | null;
             description: string | null;
             enabled: boolean;
             /**
@@ -20073,6 +20904,8 @@ export interface components {
             url: string;
             /** @description The event types sent to this endpoint. Omitted or null: every type, including types added later. */
             events?: ("message.sent" | "message.delivered" | "message.failed" | "message.bounced" | "message.opened" | "message.clicked" | "message.skipped" | "trigger.completed" | "trigger.cancelled" | "subscriber.created" | "subscriber.updated" | "subscriber.deleted" | "suppression.added" | "endpoint.disabled" | "webhook.test" | "message.seen" | "message.read" | "message.archived")[] | null;
+            /** @description Only events whose `data.tenant` is one of these. Omitted or null: every event, with a tenant or without. */
+            tenants?: string[] | null;
             description?: string | null;
             /** @default true */
             enabled: boolean;
@@ -20089,6 +20922,8 @@ export interface components {
             url?: string;
             /** @description The event types sent to this endpoint. Omitted or null: every type, including types added later. */
             events?: ("message.sent" | "message.delivered" | "message.failed" | "message.bounced" | "message.opened" | "message.clicked" | "message.skipped" | "trigger.completed" | "trigger.cancelled" | "subscriber.created" | "subscriber.updated" | "subscriber.deleted" | "suppression.added" | "endpoint.disabled" | "webhook.test" | "message.seen" | "message.read" | "message.archived")[] | null;
+            /** @description Only events whose `data.tenant` is one of these. Omitted or null: every event, with a tenant or without. */
+            tenants?: string[] | null;
             description?: string | null;
             enabled?: boolean;
         };

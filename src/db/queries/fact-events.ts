@@ -57,8 +57,11 @@ export interface MessageDescription {
   stepId: string;
   channel: string;
   provider: string | null;
+  /** The message's tenant (the log's rows only); absent or null: none. */
+  tenantId?: string | null;
 }
 
+// A message of no tenant reports none (json_remove): its event's data is as before tenants.
 // Columns in the table's order: id, environment_id, type, data, created_at, dispatched_at. A message
 // the log holds is described by the fact itself (d = 1) and its id's last 16 hex digits stand in for
 // a rowid; one recorded in D1 before the log left it is read from `messages` as the batch left it.
@@ -66,20 +69,22 @@ const MESSAGE_EVENTS = insertSelect(
   `SELECT 'evt_' || printf('%012x', f.at) || (CASE WHEN f.d = 1 THEN substr(f.message_id, -16) ELSE printf('%016x', m.rowid) END)
         || printf('%04x', f.kind),
       f.environment_id, f.type,
-      json_object('messageId', f.message_id,
+      json_remove(json_object('messageId', f.message_id,
         'transactionId', CASE WHEN f.d = 1 THEN f.tx ELSE m.transaction_id END,
         'workflow', CASE WHEN f.d = 1 THEN f.workflow ELSE m.workflow_key END,
         'subscriberId', CASE WHEN f.d = 1 THEN f.subscriber ELSE m.subscriber_id END,
         'stepId', CASE WHEN f.d = 1 THEN f.step ELSE m.step_id END,
         'channel', CASE WHEN f.d = 1 THEN f.channel ELSE m.channel END,
         'provider', CASE WHEN f.d = 1 THEN f.provider ELSE m.provider END,
+        'tenant', CASE WHEN f.d = 1 THEN f.tenant END,
         'status', f.status, 'reason', f.reason),
+        CASE WHEN f.d = 1 AND f.tenant IS NOT NULL THEN '$.__kept' ELSE '$.tenant' END),
       f.at, NULL
     FROM (SELECT json_extract(value, '$[0]') AS type, json_extract(value, '$[1]') AS kind, json_extract(value, '$[2]') AS message_id,
         json_extract(value, '$[3]') AS at, json_extract(value, '$[4]') AS status, json_extract(value, '$[5]') AS reason,
         json_extract(value, '$[6]') AS environment_id, json_extract(value, '$[7]') AS d, json_extract(value, '$[8]') AS tx,
         json_extract(value, '$[9]') AS workflow, json_extract(value, '$[10]') AS subscriber, json_extract(value, '$[11]') AS step,
-        json_extract(value, '$[12]') AS channel, json_extract(value, '$[13]') AS provider
+        json_extract(value, '$[12]') AS channel, json_extract(value, '$[13]') AS provider, json_extract(value, '$[14]') AS tenant
       FROM json_each(?)) AS f
     LEFT JOIN messages AS m ON f.d = 0 AND m.environment_id = f.environment_id AND m.id = f.message_id
     WHERE (f.d = 1 OR m.id IS NOT NULL) AND ${taken("f.environment_id", "f.type")}`,
@@ -107,7 +112,9 @@ export function messageFactStatement(
   const tuples = facts.map((f) => {
     const d = described.get(f.messageId);
     const head = [f.type, typeIndex(f.type), f.messageId, new Date(f.at).getTime(), f.status, f.reason, f.environmentId];
-    return d ? [...head, 1, d.transactionId, d.workflowKey, d.subscriberId, d.stepId, d.channel, d.provider] : [...head, 0];
+    return d
+      ? [...head, 1, d.transactionId, d.workflowKey, d.subscriberId, d.stepId, d.channel, d.provider, d.tenantId ?? null]
+      : [...head, 0];
   });
   return { sql: MESSAGE_EVENTS, params: [JSON.stringify(tuples)] };
 }

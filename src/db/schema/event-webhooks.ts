@@ -12,6 +12,8 @@ export const webhookEndpoints = sqliteTable(
     url: text("url").notNull(),
     /** The event types sent here; null means every type, present and future. */
     events: json<EventType[]>("events"),
+    /** Only events of these tenants (`data.tenant`); null means every event, with a tenant or without. */
+    tenants: json<string[]>("tenants"),
     description: text("description"),
     enabled: integer("enabled", { mode: "boolean" }).notNull(),
     /** Why the endpoint was turned off by Clarion (`gone`, `failing`); null when a user did it or it is on. */

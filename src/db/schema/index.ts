@@ -26,3 +26,4 @@ export * from "./brand-versions";
 export * from "./translations";
 export * from "./translation-versions";
 export * from "./translation-settings";
+export * from "./tenants";

@@ -6,7 +6,7 @@ import { applyOverrides, foldHeaderFields, renderChannel } from "../../engine/te
 import type { InAppContent } from "../../contract/in-app-content";
 import { UNSAFE_URL_MESSAGE, withoutUnsafeUrls } from "../../engine/in-app-urls";
 import type { TriggerRecord } from "../../jobs/trigger-record";
-import { isChannelAllowed } from "../../engine/preferences";
+import { resolvePreference } from "../../engine/preferences";
 import type { ChannelStep } from "../../engine/steps";
 import { normaliseAddress } from "../../lib/normalise-address";
 import { addressesFor } from "../send/addresses";
@@ -23,7 +23,7 @@ export const preview = (content: Record<string, unknown>) => {
 export type Decision =
   | { kind: "done"; status: string }
   | { kind: "wait"; until: number; reason: "quiet_hours" | "schedule" }
-  | { kind: "final"; status: MessageStatus; code: string; message: string; layoutVersion?: number }
+  | { kind: "final"; status: MessageStatus; code: string; message: string; layoutVersion?: number; detail?: Record<string, unknown> }
   | {
       kind: "send";
       content: Record<string, unknown>;
@@ -36,13 +36,26 @@ export type Decision =
 export function decide(step: ChannelStep, recipient: Recipient, loaded: Loaded, trigger: TriggerRecord, now: Date): Decision {
   const existing = loaded.existing.get(keyOf(recipient.profile.subscriberId, step.id));
   if (existing && FINAL_OR_SENT.has(existing.status)) return { kind: "done", status: existing.status };
-  const final = (status: MessageStatus, code: string, message: string): Decision => ({ kind: "final", status, code, message });
+  const final = (status: MessageStatus, code: string, message: string, detail?: Record<string, unknown>): Decision => ({
+    kind: "final",
+    status,
+    code,
+    message,
+    ...(detail ? { detail } : {}),
+  });
   if (recipient.stop) return final(recipient.stop.status, recipient.stop.code, recipient.stop.message);
   const context = contextFor(recipient, step);
   if (step.if && !evaluateCondition(step.if, context, now)) return final("skipped", "condition", "The step's condition was false.");
   const critical = loaded.workflow?.critical ?? false;
-  if (!isChannelAllowed(recipient.preferences, trigger.workflowKey, step.type, critical)) {
-    return final("skipped", "preference", `The subscriber opted out of ${step.type}.`);
+  const preference = resolvePreference(
+    { subscriberTenant: recipient.tenantPreferences, subscriber: recipient.preferences, tenant: loaded.tenant?.preferences },
+    trigger.workflowKey,
+    step.type,
+    critical,
+  );
+  if (!preference.allowed) {
+    const by = preference.level === "tenant" ? `The tenant's defaults turn off ${step.type}` : `The subscriber opted out of ${step.type}`;
+    return final("skipped", "preference", `${by} for this workflow.`, { level: preference.level });
   }
   const chain = loaded.integrations.get(step.type) ?? [];
   const addresses = addressesFor(step.type, recipient.profile, chain[0]);

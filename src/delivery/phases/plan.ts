@@ -16,7 +16,15 @@ export interface StepPlan {
     warnings?: { field: string; message: string }[];
   }[];
   /** Recipients whose message reaches a state without a send (skipped, failed before sending, stopped). */
-  finals: { recipient: Recipient; status: MessageStatus; code: string; message: string; layoutVersion?: number }[];
+  finals: {
+    recipient: Recipient;
+    status: MessageStatus;
+    code: string;
+    message: string;
+    layoutVersion?: number;
+    /** Said in the message's timeline beside the reason (which preference level skipped it). */
+    detail?: Record<string, unknown>;
+  }[];
 }
 
 /**
@@ -63,6 +71,7 @@ export function planChannelStep(
           code: decision.code,
           message: decision.message,
           ...(decision.layoutVersion !== undefined ? { layoutVersion: decision.layoutVersion } : {}),
+          ...(decision.detail ? { detail: decision.detail } : {}),
         });
         break;
     }

@@ -51,7 +51,7 @@ export function recordClaims(plan: StepPlan, claims: ClaimResult, scope: StepSco
   }
   for (const final of plan.finals) {
     if (!cancelled.has(claimKey(scope, final.recipient)))
-      recordFinal(writes, scope, final.recipient, final.status, final.code, final.message, final.layoutVersion);
+      recordFinal(writes, scope, final.recipient, final.status, final.code, final.message, final.layoutVersion, final.detail);
   }
 
   const result: Recorded = { writes, toSend: [], busy: [] };
@@ -79,10 +79,11 @@ function recordFinal(
   code: string,
   message: string,
   layoutVersion?: number,
+  extra?: Record<string, unknown>,
 ): void {
   const existing = scope.existing.get(claimKey(scope, recipient));
   const error = status === "failed" ? { errorCode: code, errorMessage: message } : {};
-  const event = { status, detail: { reason: code, message, ...Object.assign({}, ...recipient.notes) } };
+  const event = { status, detail: { reason: code, message, ...extra, ...Object.assign({}, ...recipient.notes) } };
   transition(recipient, { type: "notes-used" });
   if (existing) writes.update(scope.job, existing.id, status, error, event);
   else

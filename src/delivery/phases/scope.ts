@@ -32,4 +32,6 @@ export const identityOf = (scope: StepScope, subscriberId: string): SendIdentity
   stepId: scope.step.id,
   channel: scope.step.type,
   workflowVersion: scope.trigger.workflowVersion || null,
+  tenantId: scope.trigger.tenant?.id ?? null,
+  context: scope.trigger.context ?? null,
 });

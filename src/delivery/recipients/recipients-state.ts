@@ -21,6 +21,8 @@ import { renderInputs } from "./render-inputs";
 import type { MessageRow } from "../writes/message-writes";
 import type { TriggerRecord } from "../../jobs/trigger-record";
 import { type PinnedContent, pinnedContent } from "./render-content";
+import { type LoadedTenant, tenantOfTrigger } from "./tenant";
+import { mergeBrand } from "../../engine/tenant-brand";
 
 /** Statuses after which a message is never sent again. */
 export const FINAL_OR_SENT: ReadonlySet<MessageStatus> = new Set(SETTLED_MESSAGE_STATUSES);
@@ -36,6 +38,8 @@ export interface Recipient {
   profile: RecipientProfile;
   context: Omit<TemplateContext, "step" | "steps">;
   preferences: SubscriberPreferences | null;
+  /** The subscriber's preferences inside the trigger's tenant; null without a tenant or none saved. */
+  tenantPreferences?: SubscriberPreferences | null;
   /** The one-click URL every email to this recipient names in `List-Unsubscribe`; null when the workflow offers none. */
   listUnsubscribe: string | null;
   locale: string | null;
@@ -63,6 +67,8 @@ export interface Loaded {
   secrets: string[];
   /** The layouts and partials of the trigger's content stamp. */
   content: PinnedContent;
+  /** The trigger's tenant as it is now (its defaults decide after the subscriber's choices); null without one. */
+  tenant?: LoadedTenant | null;
 }
 
 export const keyOf = (subscriberId: string, stepId: string) => `${subscriberId}\u0000${stepId}`;
@@ -84,11 +90,13 @@ function environmentData(db: Db, env: Bindings, environmentId: string, cache?: E
 export async function load(ctx: DeliveryContext, job: RecipientsJob, trigger: TriggerRecord): Promise<Loaded> {
   const { db, env } = ctx;
   const { environmentId, transactionId, subscriberIds } = job;
-  const [rows, { vars, secrets, integrations, linkSecret }, content] = await Promise.all([
+  const [rows, { vars, secrets, integrations, linkSecret }, content, tenancy] = await Promise.all([
     ctx.recipientReads.rows(environmentId, trigger, transactionId, subscriberIds),
     environmentData(db, env, environmentId, ctx.environments),
     pinnedContent(db, environmentId, trigger.contentStamp),
+    tenantOfTrigger(db, environmentId, trigger, subscriberIds),
   ]);
+  const tenant = tenancy?.tenant ?? null;
   const { subscribers: subscriberRows, channels: channelRows, messages: messageRows } = rows;
   const workflow = rows.workflow;
   const rendering = await renderInputs(db, environmentId, trigger, workflow?.steps ?? [], content);
@@ -100,7 +108,9 @@ export async function load(ctx: DeliveryContext, job: RecipientsJob, trigger: Tr
   const links = await Promise.all(
     subscriberIds.map(async (subscriberId) => {
       const row = rowOf.get(subscriberId);
-      return row ? linkUrls(env.PUBLIC_URL, await seal(row.id, trigger.workflowKey)) : { unsubscribeUrl: "", preferencesUrl: "" };
+      return row
+        ? linkUrls(env.PUBLIC_URL, await seal(row.id, trigger.workflowKey, tenant?.id))
+        : { unsubscribeUrl: "", preferencesUrl: "" };
     }),
   );
   const recipients = new Map<string, Recipient>();
@@ -125,11 +135,13 @@ export async function load(ctx: DeliveryContext, job: RecipientsJob, trigger: Tr
         workflow: { key: trigger.workflowKey, name: workflow?.name ?? trigger.workflowKey },
         unsubscribe_url: offersUnsubscribe ? unsubscribeUrl : "",
         preferences_url: preferencesUrl,
-        ...(rendering.brand ? { brand: rendering.brand } : {}),
+        ...(rendering.brand ? { brand: mergeBrand(rendering.brand, tenant?.brand) } : {}),
+        ...(tenant ? { tenant: { id: tenant.id, name: tenant.name, data: tenant.data } } : {}),
         [TRANSLATOR]: rendering.translatorFor(row?.locale ?? null),
       },
       listUnsubscribe: offersUnsubscribe && unsubscribeUrl ? unsubscribeUrl : null,
       preferences: preferences ?? null,
+      tenantPreferences: tenancy?.preferences.get(subscriberId) ?? null,
       locale: row?.locale ?? null,
       timezone: row?.timezone ?? null,
       steps: {},
@@ -141,7 +153,7 @@ export async function load(ctx: DeliveryContext, job: RecipientsJob, trigger: Tr
   }
   const existing = new Map(messageRows.map((m) => [keyOf(m.subscriberId, m.stepId), m]));
   const suppressed = new Set(rows.suppressed);
-  return { workflow, recipients, existing, integrations, suppressed, secrets, content };
+  return { workflow, recipients, existing, integrations, suppressed, secrets, content, tenant };
 }
 
 /** A recipient id with no subscriber in the environment: each of its messages is skipped for this reason. */

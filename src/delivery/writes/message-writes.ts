@@ -52,6 +52,9 @@ export interface SendIdentity {
   channel: string;
   /** The trigger's workflow version (null for a workflow saved before versions were kept): kept on the message. */
   workflowVersion: number | null;
+  /** The trigger's tenant and other context ids, kept on the message (filters, the Inbox's scope). */
+  tenantId?: string | null;
+  context?: Record<string, string> | null;
 }
 
 export interface MessageFields {

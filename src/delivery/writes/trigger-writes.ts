@@ -22,6 +22,8 @@ export const logTrigger = ({ record, status, cancelledMessages }: TriggerWrite, 
   cancelledMessages: cancelledMessages ?? null,
   // 0 marks a workflow saved before versions were kept: no version to show.
   workflowVersion: record.workflowVersion || null,
+  tenantId: record.tenant?.id ?? null,
+  context: record.context ?? null,
   createdAt: now,
   updatedAt: now,
 });

@@ -235,8 +235,17 @@ export class LogStore {
   }
 
   /** Messages counted per bucket, group and set of states reached, summed over every shard. */
-  async stats(environmentId: string, since: number, until: number, size: number, groupBy: "channel" | "provider"): Promise<StatsRow[]> {
-    const all = await Promise.all(allLogShards(this.env).map((name) => this.shard(name).stats(environmentId, since, until, size, groupBy)));
+  async stats(
+    environmentId: string,
+    since: number,
+    until: number,
+    size: number,
+    groupBy: "channel" | "provider",
+    tenantId?: string,
+  ): Promise<StatsRow[]> {
+    const all = await Promise.all(
+      allLogShards(this.env).map((name) => this.shard(name).stats(environmentId, since, until, size, groupBy, tenantId)),
+    );
     const merged = new Map<string, StatsRow>();
     for (const row of all.flat()) {
       const key = JSON.stringify([row.at, row.group, row.states]);

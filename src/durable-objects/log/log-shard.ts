@@ -172,6 +172,11 @@ export class LogShard extends DurableObject<Bindings> {
     eq("channel", f.channel);
     eq("status", f.status);
     eq("provider", f.provider);
+    eq("tenant", f.tenantId);
+    if (f.context) {
+      where.push(`json_extract(context, '$."' || ? || '"') = ?`);
+      values.push(f.context[0], f.context[1]);
+    }
     if (f.since !== undefined) {
       where.push("created_at >= ?");
       values.push(f.since);
@@ -247,16 +252,24 @@ export class LogShard extends DurableObject<Bindings> {
    * Messages created in [since, until) counted per bucket, group and set of states reached. The
    * CAST: a bound number arrives as a REAL, and `/` would not round down to the bucket.
    */
-  async stats(environmentId: string, since: number, until: number, size: number, groupBy: "channel" | "provider"): Promise<StatsRow[]> {
+  async stats(
+    environmentId: string,
+    since: number,
+    until: number,
+    size: number,
+    groupBy: "channel" | "provider",
+    tenantId?: string,
+  ): Promise<StatsRow[]> {
     return this.sql
       .exec<{ at: number; grp: string | null; states: number; n: number }>(
         `SELECT CAST(created_at / ? AS INTEGER) * ? AS at, ${groupBy === "channel" ? "channel" : "provider"} AS grp, states, count(*) AS n
-         FROM messages WHERE env = ? AND created_at >= ? AND created_at < ? GROUP BY at, grp, states`,
+         FROM messages WHERE env = ? AND created_at >= ? AND created_at < ? AND (?6 IS NULL OR tenant = ?6) GROUP BY at, grp, states`,
         size,
         size,
         environmentId,
         since,
         until,
+        tenantId ?? null,
       )
       .toArray()
       .map((r) => ({ at: r.at, group: r.grp, states: r.states, n: r.n }));

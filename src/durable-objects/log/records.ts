@@ -33,6 +33,8 @@ export const toMessage = (r: MessageRecord): LogMessage => ({
   updatedAt: r.updated_at,
   workflowVersion: r.workflow_version ?? null,
   layoutVersion: r.layout_version ?? null,
+  tenantId: r.tenant ?? null,
+  context: parsed<Record<string, string>>(r.context ?? null),
 });
 
 export const toEvent = (r: EventRecord): LogEvent => ({
@@ -66,8 +68,8 @@ export const stored = (value: unknown): SqlStorageValue =>
 
 export const MESSAGE_INSERT = `INSERT INTO messages (id, env, tx, subscriber, workflow, step, channel, provider, integration, status,
   provider_message_id, "to", subject, preview, content, error_code, error_message, attempts, states, created_at, updated_at,
-  workflow_version, layout_version)
-  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`;
+  workflow_version, layout_version, tenant, context)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`;
 
 export const messageValues = (m: LogMessage): SqlStorageValue[] => [
   m.id,
@@ -93,10 +95,15 @@ export const messageValues = (m: LogMessage): SqlStorageValue[] => [
   m.updatedAt,
   m.workflowVersion ?? null,
   m.layoutVersion ?? null,
+  m.tenantId ?? null,
+  m.context ? JSON.stringify(m.context) : null,
 ];
 
-export const ABOUT_COLUMNS = "id, env, tx, subscriber, workflow, step, channel, provider";
-export type MessageAboutRecord = Pick<MessageRecord, "id" | "env" | "tx" | "subscriber" | "workflow" | "step" | "channel" | "provider">;
+export const ABOUT_COLUMNS = "id, env, tx, subscriber, workflow, step, channel, provider, tenant";
+export type MessageAboutRecord = Pick<
+  MessageRecord,
+  "id" | "env" | "tx" | "subscriber" | "workflow" | "step" | "channel" | "provider" | "tenant"
+>;
 export const aboutOf = (r: MessageAboutRecord): MessageAbout => ({
   id: r.id,
   environmentId: r.env,
@@ -106,4 +113,5 @@ export const aboutOf = (r: MessageAboutRecord): MessageAbout => ({
   stepId: r.step,
   channel: r.channel,
   provider: r.provider,
+  tenantId: r.tenant ?? null,
 });

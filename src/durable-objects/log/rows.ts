@@ -32,6 +32,10 @@ export interface LogMessage {
   workflowVersion?: number | null;
   /** The version of the layout its email was wrapped in; null when none applied (or before it was kept). */
   layoutVersion?: number | null;
+  /** The trigger's tenant; null without one (or before it was kept). */
+  tenantId?: string | null;
+  /** The trigger's other context keys, by key: the id given. */
+  context?: Record<string, string> | null;
 }
 
 /** One entry of a message's timeline. */
@@ -94,7 +98,7 @@ export interface LogWrite {
 /** What an outbound event says of the message it reports, as the write left it. */
 export type MessageAbout = Pick<
   LogMessage,
-  "id" | "environmentId" | "transactionId" | "subscriberId" | "workflowKey" | "stepId" | "channel" | "provider"
+  "id" | "environmentId" | "transactionId" | "subscriberId" | "workflowKey" | "stepId" | "channel" | "provider" | "tenantId"
 >;
 
 /**
@@ -117,6 +121,9 @@ export interface MessageFilter {
   channel?: string;
   status?: string;
   provider?: string;
+  tenantId?: string;
+  /** A context key and the id it must have. */
+  context?: [string, string];
   since?: number;
   until?: number;
   before?: [number, string];

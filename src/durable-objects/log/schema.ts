@@ -63,6 +63,9 @@ export interface MessageRecord extends Record<string, SqlStorageValue> {
   /** Null in rows written before the column was added (and for a workflow saved before versions were kept). */
   workflow_version: number | null;
   layout_version: number | null;
+  /** The trigger's tenant and other context ids (JSON object); null without (and in rows from before they were kept). */
+  tenant: string | null;
+  context: string | null;
 }
 
 /**
@@ -72,6 +75,8 @@ export interface MessageRecord extends Record<string, SqlStorageValue> {
 export const ADDED_MESSAGE_COLUMNS = [
   ["workflow_version", "INTEGER"],
   ["layout_version", "INTEGER"],
+  ["tenant", "TEXT"],
+  ["context", "TEXT"],
 ] as const;
 
 /** Adds the columns of ADDED_MESSAGE_COLUMNS a shard's `messages` table does not have yet. */
@@ -83,6 +88,8 @@ export function addMissingColumns(sql: SqlStorage): void {
       .map((c) => c.name),
   );
   for (const [name, type] of ADDED_MESSAGE_COLUMNS) if (!present.has(name)) sql.exec(`ALTER TABLE messages ADD COLUMN ${name} ${type}`);
+  // After the column exists: `?tenant=` reads one index range.
+  sql.exec("CREATE INDEX IF NOT EXISTS messages_env_tenant ON messages (env, tenant, created_at, id) WHERE tenant IS NOT NULL");
 }
 
 export interface EventRecord extends Record<string, SqlStorageValue> {

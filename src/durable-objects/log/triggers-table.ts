@@ -18,6 +18,9 @@ export interface LogTrigger {
   cancelledMessages: number | null;
   /** The workflow version accepted with; null before versions were kept. */
   workflowVersion: number | null;
+  /** The tenant and other context ids it was triggered with; null without (or before they were kept). */
+  tenantId?: string | null;
+  context?: Record<string, string> | null;
   createdAt: number;
   updatedAt: number;
 }
@@ -69,6 +72,8 @@ interface TriggerRecordRow extends Record<string, SqlStorageValue> {
   accepted_at: number;
   cancelled_messages: number | null;
   workflow_version: number | null;
+  tenant: string | null;
+  context: string | null;
   created_at: number;
   updated_at: number;
 }
@@ -87,6 +92,8 @@ const toTrigger = (r: TriggerRecordRow): LogTrigger => ({
   acceptedAt: r.accepted_at,
   cancelledMessages: r.cancelled_messages,
   workflowVersion: r.workflow_version,
+  tenantId: r.tenant ?? null,
+  context: r.context ? (JSON.parse(r.context) as Record<string, string>) : null,
   createdAt: r.created_at,
   updatedAt: r.updated_at,
 });
@@ -100,7 +107,7 @@ const TERMINAL = "('cancelled', 'completed', 'failed')";
  * trigger back), and a count of cancelled messages only by another one.
  */
 const UPSERT = `INSERT INTO triggers (env, tx, workflow, status, recipients, payload, overrides, actor, accepted_at, cancelled_messages,
-    workflow_version, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+    workflow_version, created_at, updated_at, tenant, context) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
   ON CONFLICT (env, tx) DO UPDATE SET
     status = CASE WHEN triggers.status IN ${TERMINAL} THEN triggers.status ELSE excluded.status END,
     cancelled_messages = coalesce(excluded.cancelled_messages, triggers.cancelled_messages),
@@ -118,8 +125,22 @@ function peopleOf(t: LogTrigger): string[] {
 
 const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
+/** Columns added to `triggers` after shards were created with it; old rows read null. */
+const ADDED_TRIGGER_COLUMNS = [
+  ["tenant", "TEXT"],
+  ["context", "TEXT"],
+] as const;
+
 export class TriggersTable {
-  constructor(private readonly sql: SqlStorage) {}
+  constructor(private readonly sql: SqlStorage) {
+    const present = new Set(
+      sql
+        .exec<{ name: string }>("PRAGMA table_info(triggers)")
+        .toArray()
+        .map((c) => c.name),
+    );
+    for (const [name, type] of ADDED_TRIGGER_COLUMNS) if (!present.has(name)) sql.exec(`ALTER TABLE triggers ADD COLUMN ${name} ${type}`);
+  }
 
   /** Records triggers (caller's transaction); answers each as left. */
   upsert(rows: LogTrigger[]): LogTrigger[] {
@@ -140,6 +161,8 @@ export class TriggersTable {
           t.workflowVersion,
           t.createdAt,
           t.updatedAt,
+          t.tenantId ?? null,
+          t.context ? JSON.stringify(t.context) : null,
         )
         .toArray();
       for (const subscriber of peopleOf(t))

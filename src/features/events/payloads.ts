@@ -19,6 +19,7 @@ export const MessageEventData = z
     stepId: z.string(),
     channel: z.string().openapi({ example: "email" }),
     provider: z.string().nullable().openapi({ description: "The provider that took the message; null before any did." }),
+    tenant: z.string().nullable().optional().openapi({ description: "The tenant its trigger named; null or absent: none." }),
     status: z
       .enum(MESSAGE_STATUSES)
       .openapi({ description: "The status this event reports (`undeliverable` for a refused address on `message.failed`)." }),

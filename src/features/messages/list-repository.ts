@@ -4,7 +4,7 @@ import { olderThan } from "../../db/keyset-window";
 import { messages } from "../../db/schema";
 import type { MessageFilter } from "../../durable-objects/client/log-store";
 import { keysetPage } from "../../lib/pagination";
-import { fromLog, newestFirst, toMessage } from "./log-rows";
+import { fromLog, NO_TENANCY, newestFirst, tenancyOf, toMessage } from "./log-rows";
 import { type MessageQuery, messageCursor } from "./schemas";
 import type { MessageScope } from "./scope-repository";
 
@@ -19,6 +19,9 @@ export function messageList({ environmentId, logs, versionsOf, withVersion }: Me
       const cursor = messageCursor.read(query.cursor) ?? undefined;
       const since = query.since ? Date.parse(query.since) : undefined;
       const until = query.until ? Date.parse(query.until) : undefined;
+      const split = query.context?.indexOf(":") ?? -1;
+      const context: [string, string] | undefined =
+        query.context && split > 0 ? [query.context.slice(0, split), query.context.slice(split + 1)] : undefined;
       const filter: MessageFilter = {
         environmentId,
         limit: query.limit + 1,
@@ -28,6 +31,8 @@ export function messageList({ environmentId, logs, versionsOf, withVersion }: Me
         ...(query.channel ? { channel: query.channel } : {}),
         ...(query.status ? { status: query.status } : {}),
         ...(query.provider ? { provider: query.provider } : {}),
+        ...(query.tenant ? { tenantId: query.tenant } : {}),
+        ...(context ? { context } : {}),
         ...(since !== undefined ? { since } : {}),
         ...(until !== undefined ? { until } : {}),
         ...(cursor ? { before: [cursor[0], cursor[1]] as [number, string] } : {}),
@@ -46,10 +51,13 @@ export function messageList({ environmentId, logs, versionsOf, withVersion }: Me
       if (cursor) filters.push(olderThan(messages.createdAt, messages.id, cursor));
       const [logged, legacy] = await Promise.all([
         logs.list(filter),
-        withVersion()
-          .where(and(...filters))
-          .orderBy(desc(messages.createdAt), desc(messages.id))
-          .limit(query.limit + 1),
+        // D1's legacy messages predate tenants and context: none matches a filter on them.
+        query.tenant || context
+          ? []
+          : withVersion()
+              .where(and(...filters))
+              .orderBy(desc(messages.createdAt), desc(messages.id))
+              .limit(query.limit + 1),
       ]);
       // A log row keeps its versions; one written before it did (null) reads its trigger's below.
       const rows = [
@@ -57,18 +65,20 @@ export function messageList({ environmentId, logs, versionsOf, withVersion }: Me
           message: fromLog(m),
           workflowVersion: m.workflowVersion ?? undefined,
           layoutVersion: m.layoutVersion ?? null,
+          tenancy: tenancyOf(m),
         })),
-        ...legacy.map((r) => ({ ...r, layoutVersion: null })),
+        ...legacy.map((r) => ({ ...r, layoutVersion: null, tenancy: NO_TENANCY })),
       ].sort((a, b) => newestFirst(a.message, b.message));
       const page = keysetPage(rows, query.limit, ({ message }) => messageCursor.encode([message.createdAt.getTime(), message.id]));
       // Only the older log rows' versions, in one more query, and none when every row kept its own.
       const versions = await versionsOf(page.rows.filter((r) => r.workflowVersion === undefined).map((r) => r.message.transactionId));
       return {
-        data: page.rows.map(({ message, workflowVersion, layoutVersion }) =>
+        data: page.rows.map(({ message, workflowVersion, layoutVersion, tenancy }) =>
           toMessage(
             message,
             workflowVersion === undefined ? (versions.get(message.transactionId) ?? null) : workflowVersion,
             layoutVersion,
+            tenancy,
           ),
         ),
         nextCursor: page.nextCursor,

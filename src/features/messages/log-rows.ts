@@ -70,14 +70,32 @@ export async function subscriberMessages(
   return found;
 }
 
+/** A message's tenant and context, kept on log rows only (D1's legacy rows predate tenants). */
+export interface Tenancy {
+  tenant: string | null;
+  context: Record<string, string> | null;
+}
+export const NO_TENANCY: Tenancy = { tenant: null, context: null };
+export const tenancyOf = (m: { tenantId?: string | null; context?: Record<string, string> | null }): Tenancy => ({
+  tenant: m.tenantId ?? null,
+  context: m.context ?? null,
+});
+
 /** A message as the API shows it, with the versions it was sent from. */
-export const toMessage = (row: MessageRow, workflowVersion: number | null, layoutVersion: number | null): Message => ({
+export const toMessage = (
+  row: MessageRow,
+  workflowVersion: number | null,
+  layoutVersion: number | null,
+  tenancy: Tenancy = NO_TENANCY,
+): Message => ({
   id: row.id,
   transactionId: row.transactionId,
   subscriberId: row.subscriberId,
   workflow: row.workflowKey,
   workflowVersion,
   layoutVersion,
+  tenant: tenancy.tenant,
+  context: tenancy.context,
   stepId: row.stepId,
   channel: row.channel as Message["channel"],
   provider: row.provider,

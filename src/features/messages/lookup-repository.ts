@@ -1,7 +1,7 @@
 import { and, asc, eq } from "drizzle-orm";
 import { messageEvents, messages } from "../../db/schema";
 import { partitionOfId } from "../../lib/ids";
-import { fromLog, toMessage } from "./log-rows";
+import { fromLog, NO_TENANCY, tenancyOf, toMessage } from "./log-rows";
 import type { MessageScope } from "./scope-repository";
 
 /** One message with its timeline, from whichever store holds it. */
@@ -15,6 +15,7 @@ export function messageLookup({ db, environmentId, logs, versionsOf, withVersion
       message: fromLog(found.message),
       workflowVersion: kept ?? versions.get(found.message.transactionId) ?? null,
       layoutVersion: found.message.layoutVersion ?? null,
+      tenancy: tenancyOf(found.message),
       events: found.events.map((e) => ({ ...e, at: new Date(e.at) })),
     };
   };
@@ -29,7 +30,7 @@ export function messageLookup({ db, environmentId, logs, versionsOf, withVersion
         .where(and(eq(messageEvents.environmentId, environmentId), eq(messageEvents.messageId, id)))
         .orderBy(asc(messageEvents.at), asc(messageEvents.id)),
     ]);
-    return rows[0] ? { ...rows[0], layoutVersion: null, events } : null;
+    return rows[0] ? { ...rows[0], layoutVersion: null, tenancy: NO_TENANCY, events } : null;
   };
   return {
     /** A message with its timeline: from the log when its id carries a partition, else D1's legacy rows. */
@@ -37,7 +38,7 @@ export function messageLookup({ db, environmentId, logs, versionsOf, withVersion
       const found = partitionOfId(id) !== null ? await findLogged(id) : await findLegacy(id);
       if (!found) return null;
       return {
-        ...toMessage(found.message, found.workflowVersion, found.layoutVersion),
+        ...toMessage(found.message, found.workflowVersion, found.layoutVersion, found.tenancy),
         content: found.message.content ?? null,
         events: found.events.map((e) => ({ status: e.status, at: e.at.toISOString(), detail: e.detail ?? null })),
       };

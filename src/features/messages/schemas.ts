@@ -23,6 +23,11 @@ export const Message = z
       description:
         "The version of the layout its email was wrapped in, pinned when its trigger was accepted (null: no layout applied, not an email, or sent before layouts were kept on messages).",
     }),
+    tenant: z.string().nullable().openapi({ description: "The tenant its trigger named (null: none)." }),
+    context: z
+      .record(z.string(), z.string())
+      .nullable()
+      .openapi({ description: "The other context keys of its trigger, by key: the id given (null: none)." }),
     stepId: z.string(),
     channel: z.enum(CHANNELS),
     provider: z.string().nullable(),
@@ -64,6 +69,12 @@ export const MessageQuery = z
     channel: z.enum(CHANNELS).optional(),
     status: z.enum(MESSAGE_STATUSES).optional(),
     provider: z.string().optional(),
+    tenant: z.string().min(1).max(256).optional().openapi({ description: "Only this tenant's messages." }),
+    context: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]{1,64}:.{1,256}$/, "Use key:id, e.g. region:eu.")
+      .optional()
+      .openapi({ description: "Only messages whose trigger had this context key with this id (`key:id`)." }),
     since: z.iso.datetime({ offset: true }).optional(),
     until: z.iso.datetime({ offset: true }).optional(),
   })
@@ -111,6 +122,8 @@ export const TriggerStatusView = z
           "Who the trigger was sent on behalf of: a subscriberId, or the inline profile given (only the subscriberId once that subscriber is erased).",
       }),
     overrides: z.record(z.string(), z.unknown()).nullable().openapi({ description: "The per-trigger overrides as given, or null." }),
+    tenant: z.string().nullable().openapi({ description: "The tenant it was triggered for (null: none, or recorded before tenants)." }),
+    context: z.record(z.string(), z.string()).nullable().openapi({ description: "Its other context keys, by key: the id given." }),
     messages: z.object({ total: z.number().int(), byStatus: z.record(z.string(), z.number().int()) }),
     waiting: z.array(WaitingStep).openapi({
       description: "Recipients' steps that wait on a delay, a digest or quiet hours, earliest first; at most 100 are listed.",
@@ -144,6 +157,7 @@ export const MessageStatsQuery = z.object({
   until: z.iso.datetime({ offset: true }).optional().openapi({ description: "End of the range; defaults to now." }),
   bucket: z.enum(["hour", "day"]).default("hour").openapi({ description: "UTC hours (range up to 7 days) or UTC days (up to 92)." }),
   groupBy: z.enum(["channel", "provider"]).default("channel"),
+  tenant: z.string().min(1).max(256).optional().openapi({ description: "Only this tenant's messages." }),
 });
 
 export const MessageStatsRow = z

@@ -116,8 +116,9 @@ export async function messageStats(
 ): Promise<MessageStats> {
   const range = statsRange(query);
   const [legacy, logged] = await Promise.all([
-    statsQuery(db, environmentId, query, range),
-    logs.stats(environmentId, range.since, range.until, STATS_BUCKETS[query.bucket], query.groupBy),
+    // D1's legacy messages predate tenants: none is any tenant's.
+    query.tenant ? [] : statsQuery(db, environmentId, query, range),
+    logs.stats(environmentId, range.since, range.until, STATS_BUCKETS[query.bucket], query.groupBy, query.tenant),
   ]);
   const merged = new Map<string, { at: number; group: string | null; counts: Counts }>();
   const at = (bucket: number, group: string | null) => {

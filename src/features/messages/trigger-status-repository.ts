@@ -51,6 +51,8 @@ export function triggerStatusReads({ db, environmentId, logs }: MessageScope) {
         payload: row.payload,
         actor: actorOf(row.actor),
         overrides: row.overrides ?? null,
+        tenant: inLog?.tenantId ?? null,
+        context: inLog?.context ?? null,
         messages: { total, byStatus },
       };
     },

@@ -10,7 +10,8 @@ export type ChangeReason = Extract<PreferenceChangeReason, "one_click" | "prefer
 /**
  * Every preference change the hosted pages make goes through here, into the same change as
  * `PUT /v1/subscribers/{id}/preferences`: recorded on the subscriber's timeline with `reason` and
- * emitted as `subscriber.updated`, in the batch that writes it.
+ * emitted as `subscriber.updated`, in the batch that writes it. A tenant's link changes the
+ * subscriber's preferences inside the tenant (not on the timeline).
  */
 export async function changePreferences(
   env: Pick<Bindings, "WEBHOOK_QUEUE">,
@@ -18,6 +19,11 @@ export async function changePreferences(
   update: SubscriberPreferencesUpdate,
   reason: ChangeReason,
 ) {
+  if (target.tenantId !== null) {
+    // A tenant's link changes the subscriber's preferences inside that tenant only.
+    const scoped = await target.data.tenantPreferences.change(target.subscriberId, target.tenantId, update);
+    return scoped.status === "ok" ? scoped.preferences : undefined;
+  }
   return recordedChange(target.data, env, target.subscriberId, update, reason);
 }
 

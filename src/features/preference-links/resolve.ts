@@ -6,6 +6,7 @@ import type { SubscriberPreferences } from "../../contract/preferences";
 import { messagesFor } from "./messages";
 import { type Data, dataOf } from "../data";
 import { brandingOf } from "./brand-view";
+import { mergeBrand } from "../../engine/tenant-brand";
 
 export interface LinkTarget extends LinkClaims {
   /** The repositories of the environment the token names. */
@@ -16,6 +17,8 @@ export interface LinkTarget extends LinkClaims {
   messages: ReturnType<typeof messagesFor>;
   /** A 0.12 token (readable, not bound to the subscriber's incarnation): good for one-click unsubscribe only. */
   legacy: boolean;
+  /** The tenant of the link's message: the page shows its brand and changes the subscriber's preferences inside it. */
+  tenantId: string | null;
 }
 
 /**
@@ -38,6 +41,7 @@ export async function resolveLink(env: Bindings, token: string, use: LinkUse): P
   if (!settings) return null;
   const pages = data.preferencePages;
   let workflowKey: string | null;
+  let tenantId: string | null = null;
   let subscriber: Awaited<ReturnType<typeof pages.subscriber>>;
   if (legacy) {
     if (!(await verifyLegacyToken(settings.secret, token))) return null;
@@ -47,18 +51,27 @@ export async function resolveLink(env: Bindings, token: string, use: LinkUse): P
     const sealed = await openToken(settings.secret, token);
     if (!sealed) return null;
     workflowKey = sealed.workflowKey;
+    tenantId = sealed.tenantId;
     subscriber = await pages.subscriber({ rowId: sealed.subscriberRowId });
   }
   if (subscriber === undefined) return null;
-  const branding = brandingOf((await data.brand.get()).definition, settings.translations);
+  const [brand, tenant, scoped] = await Promise.all([
+    data.brand.get(),
+    tenantId ? data.tenants.find(tenantId) : null,
+    tenantId ? data.tenantPreferences.find(subscriber.subscriberId, tenantId) : null,
+  ]);
+  // A tenant deleted since the email was sent: the environment's brand and the subscriber's own preferences.
+  const inTenant = tenant && scoped?.status === "ok" ? { tenant, preferences: scoped.preferences } : null;
+  const branding = brandingOf(mergeBrand(brand.definition, inTenant?.tenant.brand), settings.translations);
   return {
     environmentId,
     subscriberId: subscriber.subscriberId,
     workflowKey,
     data,
     branding,
-    preferences: subscriber.preferences,
+    preferences: inTenant ? inTenant.preferences : subscriber.preferences,
     messages: messagesFor(branding.translations, subscriber.locale),
     legacy: legacy !== null,
+    tenantId: inTenant ? inTenant.tenant.id : null,
   };
 }

@@ -14,6 +14,7 @@ import {
   subscribers,
   suppressions,
   topicMembers,
+  subscriberTenantPreferences,
   triggers,
 } from "../../db/schema";
 import type { SubscriberPreferences } from "../../contract/preferences";
@@ -80,6 +81,10 @@ export async function eraseRecords(db: Db, environmentId: string, subscriberId: 
     deleteSubscriberPresence(db, environmentId, subscriberId),
     // Their timeline: what they changed, and when.
     deleteSubscriberActivity(db, environmentId, subscriberId),
+    // Their preferences inside each tenant.
+    db
+      .delete(subscriberTenantPreferences)
+      .where(and(eq(subscriberTenantPreferences.environmentId, environmentId), eq(subscriberTenantPreferences.subscriberId, subscriberId))),
     ...replays,
     // `subscriber.deleted`, written with the erasure it reports.
     ...eventStatements(db, [event]),

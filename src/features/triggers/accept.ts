@@ -13,6 +13,7 @@ import type { Data } from "../data";
 import { payloadErrors } from "./payload-schema";
 import { namedTopics, parseRecipients, type InvalidRecipient } from "./recipients";
 import { type BroadcastRequest, MAX_PAYLOAD_BYTES, type TriggerRequest } from "./schemas";
+import { knownTenants } from "../tenants/known-tenants";
 
 export interface Accepted {
   transactionId: string;
@@ -94,6 +95,45 @@ export async function loadTopicKeys(data: Data, requests: TriggerRequest[]): Pro
   return data.accept.existingTopicKeys(keys);
 }
 
+type Tenancy = Pick<TriggerRecord, "tenant" | "context">;
+
+/** The trigger's tenant (from `tenant` or `context.tenant`) and its other context keys, as the record keeps them. */
+export function tenancyOf(request: Pick<BroadcastRequest, "tenant" | "context">): Tenancy {
+  const { tenant: fromContext, ...rest } = request.context ?? {};
+  const given = request.tenant ?? fromContext;
+  const tenant =
+    given === undefined
+      ? undefined
+      : typeof given === "string"
+        ? { id: given }
+        : {
+            id: given.id,
+            ...("name" in given && typeof given.name === "string" ? { name: given.name } : {}),
+            ...(given.data !== undefined ? { data: parsedJsonObject(given.data) } : {}),
+          };
+  const context = Object.fromEntries(Object.entries(rest).map(([key, v]) => [key, typeof v === "string" ? v : v.id]));
+  return { ...(tenant ? { tenant } : {}), ...(Object.keys(context).length ? { context } : {}) };
+}
+
+/** A tenant named by id only must exist; one given as an object is created on the way. */
+const namedById = (request: Pick<BroadcastRequest, "tenant" | "context">): string | undefined => {
+  const given = request.tenant ?? request.context?.tenant;
+  return typeof given === "string" ? given : undefined;
+};
+
+/** Which of the tenants the triggers name by id exist: the isolate's cache, else one D1 read beside the gate's. */
+export async function loadTenantIds(data: Data, requests: Pick<BroadcastRequest, "tenant" | "context">[]): Promise<Set<string>> {
+  const ids = requests.flatMap((r) => namedById(r) ?? []);
+  return ids.length === 0 ? new Set() : knownTenants(data, ids);
+}
+
+function checkTenant(request: Pick<BroadcastRequest, "tenant" | "context">, known: ReadonlySet<string>): void {
+  const id = namedById(request);
+  if (id !== undefined && !known.has(id)) {
+    throw new ApiError("tenant_not_found", `No tenant "${id}" in this environment: create it first, or give it as { id, name }.`);
+  }
+}
+
 /** Checks the workflow gate and payload every trigger shares; throws the problem a client should see. */
 function checkWorkflowAndPayload(workflowKey: string, gate: WorkflowGate | undefined, payload: Record<string, unknown>): WorkflowGate {
   if (!gate) throw new ApiError("workflow_not_found", `No workflow with key "${workflowKey}" in this environment.`);
@@ -121,8 +161,18 @@ async function prepared(
   const payload = request.payload ?? {};
   const transactionId = request.transactionId ?? uuidv7(now);
   // The idempotency fingerprint covers what the caller sent, so a replay with the same body matches.
+  // Tenant and context only when given: fingerprints of triggers without them are as before.
+  const tenancy = tenancyOf(request);
   const fingerprint = await sha256Hex(
-    canonicalJson({ workflowKey, to, payload, overrides: request.overrides ?? null, actor: request.actor ?? null }),
+    canonicalJson({
+      workflowKey,
+      to,
+      payload,
+      overrides: request.overrides ?? null,
+      actor: request.actor ?? null,
+      ...(request.tenant !== undefined ? { tenant: request.tenant } : {}),
+      ...(request.context !== undefined ? { context: request.context } : {}),
+    }),
   );
   return {
     transactionId,
@@ -144,6 +194,7 @@ async function prepared(
       brandVersion: gate.brandVersion,
       translationsRevision: gate.translationsRevision,
       defaultLocale: gate.defaultLocale,
+      ...tenancy,
     },
   };
 }
@@ -156,8 +207,10 @@ export async function prepareTrigger(
   knownTopics: ReadonlySet<string>,
   now: number,
   destinations: DestinationOptions = STRICT_DESTINATIONS,
+  tenants: ReadonlySet<string> = new Set(),
 ): Promise<Prepared> {
   const checked = checkWorkflowAndPayload(workflowKeyOf(request), gate, request.payload ?? {});
+  checkTenant(request, tenants);
   const { valid, invalid } = parseRecipients(request.to, (key) => knownTopics.has(key), destinations);
   if (valid.length === 0) {
     const unknownTopics = invalid.flatMap((r) => (r.topic === undefined ? [] : [r.topic]));
@@ -184,8 +237,10 @@ export async function prepareBroadcast(
   request: BroadcastRequest,
   gate: WorkflowGate | undefined,
   now: number,
+  tenants: ReadonlySet<string> = new Set(),
 ): Promise<Prepared> {
   const checked = checkWorkflowAndPayload(workflowKeyOf(request), gate, request.payload ?? {});
+  checkTenant(request, tenants);
   return prepared(environmentId, request, checked, BROADCAST_RECIPIENT, { valid: [BROADCAST_RECIPIENT], invalid: [] }, now);
 }
 

@@ -34,7 +34,14 @@ triggersRoutes.openapi(
     security,
     request: { body: { required: true, content: json(TriggerRequest) } },
     responses: { 202: { description: "Accepted", content: json(TriggerAccepted) } },
-    errors: ["workflow_not_found", "workflow_inactive", "topic_not_found", "no_valid_recipients", "transaction_conflict"],
+    errors: [
+      "workflow_not_found",
+      "workflow_inactive",
+      "topic_not_found",
+      "no_valid_recipients",
+      "transaction_conflict",
+      "tenant_not_found",
+    ],
   }),
   async (c) => {
     const result = await acceptTrigger(c.var.data, c.env, c.req.valid("json"), c.get("idempotencyKey"));
@@ -76,7 +83,7 @@ triggersRoutes.openapi(
     security,
     request: { body: { required: true, content: json(BroadcastRequest) } },
     responses: { 202: { description: "Accepted", content: json(TriggerAccepted) } },
-    errors: ["workflow_not_found", "workflow_inactive", "transaction_conflict"],
+    errors: ["workflow_not_found", "workflow_inactive", "transaction_conflict", "tenant_not_found"],
   }),
   async (c) => {
     const result = await acceptBroadcast(c.var.data, c.env, c.req.valid("json"), c.get("idempotencyKey"));

@@ -7,6 +7,7 @@ import { cursorCodec } from "../../lib/cursor";
 import { pageOf, pageQuery } from "../../lib/pagination";
 import { TRIGGER_STATUSES } from "../../contract/statuses";
 import { overridesIssues } from "./overrides";
+import { MAX_TENANT_NAME, TenantData, TenantId } from "../tenants/schemas";
 
 export const MAX_RECIPIENTS = 100;
 export const MAX_PAYLOAD_BYTES = 512 * 1024;
@@ -14,6 +15,35 @@ export const MAX_PAYLOAD_BYTES = 512 * 1024;
 export const MAX_RECIPIENT_LABELS = 10;
 
 const RecipientShape = z.union([z.string(), z.record(z.string(), z.unknown())]);
+
+/** Context keys (Novu's `context`) a trigger carries, the tenant included. */
+export const MAX_CONTEXT_KEYS = 5;
+
+export const TriggerTenant = z
+  .union([
+    TenantId,
+    z.object({ id: TenantId, name: z.string().trim().min(1).max(MAX_TENANT_NAME).optional(), data: TenantData.optional() }).strict(),
+  ])
+  .openapi("TriggerTenant", {
+    description:
+      "The tenant the trigger is for: its id (an unknown id is `404 tenant_not_found`), or `{ id, name?, data? }`, created or updated on the way like an inline subscriber.",
+    example: "acme",
+  });
+export type TriggerTenant = z.infer<typeof TriggerTenant>;
+
+const ContextValue = z.union([
+  z.string().trim().min(1).max(256),
+  z.object({ id: z.string().trim().min(1).max(256), data: TenantData.optional() }).strict(),
+]);
+
+export const TriggerContext = z
+  .record(z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "Use up to 64 letters, digits, '_' or '-'."), ContextValue)
+  .refine((c) => Object.keys(c).length <= MAX_CONTEXT_KEYS, `At most ${MAX_CONTEXT_KEYS} context keys.`)
+  .openapi("TriggerContext", {
+    description: `Novu's context, up to ${MAX_CONTEXT_KEYS} keys: \`tenant\` is the trigger's tenant (as \`tenant\`, with \`data\`); every other key is kept on the trigger and its messages by its id, and filters them (\`?context=key:id\`).`,
+    example: { tenant: "acme", region: "eu" },
+  });
+export type TriggerContext = z.infer<typeof TriggerContext>;
 
 /** What every trigger carries besides its recipients; a broadcast is exactly this. */
 const TriggerFields = z.object({
@@ -27,6 +57,8 @@ const TriggerFields = z.object({
     .regex(/^[A-Za-z0-9._:-]{1,128}$/, "Use up to 128 letters, digits, '.', '_', ':' or '-'.")
     .optional()
     .openapi({ description: "Idempotency key; generated (UUIDv7) when absent." }),
+  tenant: TriggerTenant.optional(),
+  context: TriggerContext.optional(),
 });
 
 type Fields = z.infer<typeof TriggerFields>;
@@ -40,6 +72,11 @@ function withTriggerChecks<T extends z.ZodType<Fields>>(schema: T) {
         if (issue) ctx.addIssue({ code: "custom", ...issue });
       }
       for (const issue of overridesIssues(t.overrides)) ctx.addIssue({ code: "custom", ...issue });
+      const fromContext = t.context?.tenant;
+      const idOf = (v: string | { id: string }) => (typeof v === "string" ? v : v.id);
+      if (t.tenant !== undefined && fromContext !== undefined && idOf(t.tenant) !== idOf(fromContext)) {
+        ctx.addIssue({ code: "custom", path: ["context", "tenant"], message: "`tenant` and `context.tenant` name different tenants." });
+      }
     })
     .refine((t) => t.workflow ?? t.name, { message: "Name the workflow in `workflow`.", path: ["workflow"] });
 }

@@ -8,6 +8,7 @@ import { destinationOptions } from "../../lib/destinations";
 import { ApiError, fieldErrors } from "../../lib/errors";
 import {
   type Accepted,
+  loadTenantIds,
   loadTopicKeys,
   loadWorkflowGates,
   makeDurable,
@@ -27,7 +28,11 @@ export async function acceptTrigger(
   { draft = false }: { draft?: boolean } = {},
 ): Promise<Accepted> {
   const request = await withKeyTransactionId(body, idempotencyKey);
-  const [gates, knownTopics] = await Promise.all([loadWorkflowGates(data, [workflowKeyOf(request)]), loadTopicKeys(data, [request])]);
+  const [gates, knownTopics, tenants] = await Promise.all([
+    loadWorkflowGates(data, [workflowKeyOf(request)]),
+    loadTopicKeys(data, [request]),
+    loadTenantIds(data, [request]),
+  ]);
   const gate = gates.get(workflowKeyOf(request));
   const prepared = await prepareTrigger(
     data.environmentId,
@@ -37,6 +42,7 @@ export async function acceptTrigger(
     knownTopics,
     Date.now(),
     destinationOptions(env),
+    tenants,
   );
   const [result] = await makeDurable(env, [prepared]);
   if (!result || result instanceof ApiError) throw result ?? new Error("no accept result");
@@ -59,7 +65,11 @@ export async function acceptBulk(
   );
   const requests = parsed.flatMap((p) => (p.success ? [p.data] : []));
   const keys = requests.map(workflowKeyOf);
-  const [gates, knownTopics] = await Promise.all([keys.length ? loadWorkflowGates(data, keys) : new Map(), loadTopicKeys(data, requests)]);
+  const [gates, knownTopics, tenants] = await Promise.all([
+    keys.length ? loadWorkflowGates(data, keys) : new Map(),
+    loadTopicKeys(data, requests),
+    loadTenantIds(data, requests),
+  ]);
 
   const outcomes: (ApiError | { index: number })[] = [];
   const ready: Awaited<ReturnType<typeof prepareTrigger>>[] = [];
@@ -70,7 +80,15 @@ export async function acceptBulk(
     }
     try {
       ready.push(
-        await prepareTrigger(data.environmentId, p.data, gates.get(workflowKeyOf(p.data)), knownTopics, now, destinationOptions(env)),
+        await prepareTrigger(
+          data.environmentId,
+          p.data,
+          gates.get(workflowKeyOf(p.data)),
+          knownTopics,
+          now,
+          destinationOptions(env),
+          tenants,
+        ),
       );
       outcomes.push({ index: ready.length - 1 });
     } catch (error) {
@@ -85,8 +103,8 @@ export async function acceptBulk(
 /** Accepts a trigger to every subscriber of the environment. */
 export async function acceptBroadcast(data: Data, env: Bindings, body: BroadcastRequest, idempotencyKey?: string): Promise<Accepted> {
   const request = await withKeyTransactionId(body, idempotencyKey);
-  const gates = await loadWorkflowGates(data, [workflowKeyOf(request)]);
-  const prepared = await prepareBroadcast(data.environmentId, request, gates.get(workflowKeyOf(request)), Date.now());
+  const [gates, tenants] = await Promise.all([loadWorkflowGates(data, [workflowKeyOf(request)]), loadTenantIds(data, [request])]);
+  const prepared = await prepareBroadcast(data.environmentId, request, gates.get(workflowKeyOf(request)), Date.now(), tenants);
   const [result] = await makeDurable(env, [prepared]);
   if (!result || result instanceof ApiError) throw result ?? new Error("no accept result");
   return result;

@@ -96,6 +96,8 @@ describe("MessageWrites", () => {
       stepId: "email",
       channel: "email",
       workflowVersion: 1,
+      tenantId: "acme",
+      context: { region: "eu" },
     };
     const writes = new MessageWrites(db, now);
     const content = { subject: 'Über "it"', list: [1, null, { deep: true }] };

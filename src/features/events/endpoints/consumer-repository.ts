@@ -9,11 +9,11 @@ import { environments, events, webhookAttempts, webhookEndpoints } from "../../.
 export async function dispatchReads(db: Db, environmentId: string, eventIds: string[]) {
   const [rows, endpoints] = await db.batch([
     db
-      .select({ id: events.id, type: events.type })
+      .select({ id: events.id, type: events.type, tenant: sql<string | null>`json_extract(${events.data}, '$.tenant')` })
       .from(events)
       .where(and(eq(events.environmentId, environmentId), inArray(events.id, eventIds))),
     db
-      .select({ id: webhookEndpoints.id, events: webhookEndpoints.events })
+      .select({ id: webhookEndpoints.id, events: webhookEndpoints.events, tenants: webhookEndpoints.tenants })
       .from(webhookEndpoints)
       .where(and(eq(webhookEndpoints.environmentId, environmentId), eq(webhookEndpoints.enabled, true))),
   ]);

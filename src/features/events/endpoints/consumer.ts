@@ -2,7 +2,7 @@ import { chunk } from "../../../db/batch";
 import type { Db } from "../../../db/client";
 import { unscopedDb } from "../../../db/unscoped";
 import type { Bindings } from "../../../env";
-import { takesEvent } from "./repository";
+import { takesEvent, takesTenant } from "./repository";
 import { attemptDelivery } from "./deliver";
 import { deliveryReads, dispatchReads, type LastAttempt, markDispatched } from "./consumer-repository";
 import { runBatch } from "../../../db/batch";
@@ -21,7 +21,7 @@ async function dispatch(env: Bindings, db: Db, { job }: Job<"dispatch">): Promis
   const { rows, endpoints } = await dispatchReads(db, job.environmentId, job.eventIds);
   const deliveries = rows.flatMap((event) =>
     endpoints
-      .filter((endpoint) => takesEvent(endpoint, event.type))
+      .filter((endpoint) => takesEvent(endpoint, event.type) && takesTenant(endpoint, event.tenant))
       .map((endpoint) => ({
         body: { type: "deliver", environmentId: job.environmentId, eventId: event.id, endpointId: endpoint.id } satisfies WebhookJob,
       })),

@@ -30,6 +30,9 @@ export async function eventsToReplay(db: Db, endpoint: Endpoint, input: ReplayIn
         // A test was sent to one endpoint only (its id in the data).
         sql`(${events.type} <> 'webhook.test' OR json_extract(${events.data}, '$.endpointId') = ${endpoint.id})`,
         endpoint.events ? inArray(events.type, endpoint.events) : undefined,
+        endpoint.tenants
+          ? sql`json_extract(${events.data}, '$.tenant') IN (SELECT value FROM json_each(${JSON.stringify(endpoint.tenants)}))`
+          : undefined,
         input.onlyFailed ? sql`${lastStatus} = 'failed'` : undefined,
       ),
     )

@@ -11,7 +11,7 @@ import { type EndpointScope, endpointScope } from "./scope-repository";
 import { endpointSecrets } from "./secrets-repository";
 import { endpointWrites } from "./writes-repository";
 
-export { type SendableEndpoint, takesEvent, toWebhookEndpoint } from "./rows";
+export { type SendableEndpoint, takesEvent, takesTenant, toWebhookEndpoint } from "./rows";
 
 /** Reading endpoints, for the API. */
 function endpointReads({ db, environmentId, find }: EndpointScope) {

@@ -11,6 +11,7 @@ export const toWebhookEndpoint = (row: Row): WebhookEndpoint => ({
   // Endpoints saved before credentials in URLs were refused may hold one: never shown again.
   url: withoutPassword(row.url),
   events: row.events ?? null,
+  tenants: row.tenants ?? null,
   description: row.description ?? null,
   enabled: row.enabled,
   disabledReason: row.disabledReason === "gone" || row.disabledReason === "failing" ? row.disabledReason : null,
@@ -29,6 +30,10 @@ export const audited = (row: Row) => {
 
 /** Whether an endpoint takes events of `type`: null subscribes to every type. */
 export const takesEvent = (row: Pick<Row, "events">, type: EventType) => row.events === null || row.events.includes(type);
+
+/** Whether an endpoint takes an event of this tenant (null: an event of none): an endpoint without a tenant list takes all. */
+export const takesTenant = (row: Pick<Row, "tenants">, tenant: string | null) =>
+  row.tenants === null || (tenant !== null && row.tenants.includes(tenant));
 
 /** An endpoint ready to send to: its row and the secrets that sign right now (the newest first). */
 export interface SendableEndpoint {

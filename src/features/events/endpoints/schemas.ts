@@ -20,6 +20,15 @@ const EventTypes = z
   .max(EVENT_TYPES.length)
   .openapi({ description: "The event types sent to this endpoint. Omitted or null: every type, including types added later." });
 
+/** Tenants an endpoint may name. */
+export const MAX_ENDPOINT_TENANTS = 100;
+
+const Tenants = z
+  .array(z.string().trim().min(1).max(256))
+  .min(1)
+  .max(MAX_ENDPOINT_TENANTS)
+  .openapi({ description: "Only events whose `data.tenant` is one of these. Omitted or null: every event, with a tenant or without." });
+
 export const WebhookEndpointInput = z
   .object({
     url: z
@@ -38,6 +47,7 @@ export const WebhookEndpointInput = z
         example: "https://example.com/clarion/events",
       }),
     events: EventTypes.nullable().optional(),
+    tenants: Tenants.nullable().optional(),
     description: z.string().trim().max(512).nullable().optional(),
     enabled: z.boolean().default(true),
   })
@@ -56,6 +66,7 @@ export const WebhookEndpoint = z
     id: z.string().openapi({ example: "ep_0193b2c4d5e6f7a8b9c0d1e2f3a4b5c6" }),
     url: z.string(),
     events: z.array(z.enum(EVENT_TYPES)).nullable().openapi({ description: "Null: every event type." }),
+    tenants: z.array(z.string()).nullable().openapi({ description: "Null: events of every tenant and of none." }),
     description: z.string().nullable(),
     enabled: z.boolean(),
     disabledReason: z.enum(["gone", "failing"]).nullable().openapi({

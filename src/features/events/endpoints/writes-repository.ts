@@ -18,6 +18,7 @@ export function endpointWrites({ db, environmentId, byId, seal, find }: Endpoint
         environmentId,
         url: input.url,
         events: input.events ?? null,
+        tenants: input.tenants ?? null,
         description: input.description ?? null,
         enabled: input.enabled,
         secret: await seal(id, secret),
@@ -49,6 +50,7 @@ export function endpointWrites({ db, environmentId, byId, seal, find }: Endpoint
       const changes: Partial<Row> = { updatedAt: now };
       if (input.url !== undefined) changes.url = input.url;
       if (input.events !== undefined) changes.events = input.events;
+      if (input.tenants !== undefined) changes.tenants = input.tenants;
       if (input.description !== undefined) changes.description = input.description;
       if (input.enabled !== undefined) {
         changes.enabled = input.enabled;
