@@ -7,6 +7,22 @@ import type { WebhookEndpoint, WebhookEndpointCreated, WebhookEndpointInput, Web
 import type { EndpointScope } from "./scope-repository";
 import { newWebhookSecret } from "./signature";
 
+/** The columns an update sets. */
+function changesOf(input: WebhookEndpointUpdate, now: Date): Partial<Row> {
+  const changes: Partial<Row> = { updatedAt: now };
+  if (input.url !== undefined) changes.url = input.url;
+  if (input.events !== undefined) changes.events = input.events;
+  if (input.tenants !== undefined) changes.tenants = input.tenants;
+  if (input.description !== undefined) changes.description = input.description;
+  if (input.enabled !== undefined) {
+    changes.enabled = input.enabled;
+    // Turned on again by hand: the failure clock and Clarion's reason start over.
+    changes.disabledReason = null;
+    if (input.enabled) changes.failingSince = null;
+  }
+  return changes;
+}
+
 /** Creating, changing and deleting endpoints, each with its audit entry in the same batch. */
 export function endpointWrites({ db, environmentId, byId, seal, find }: EndpointScope) {
   return {
@@ -47,17 +63,7 @@ export function endpointWrites({ db, environmentId, byId, seal, find }: Endpoint
     async update(id: string, input: WebhookEndpointUpdate, context: AuditContext, now = new Date()): Promise<WebhookEndpoint | undefined> {
       const current = await find(id);
       if (!current) return undefined;
-      const changes: Partial<Row> = { updatedAt: now };
-      if (input.url !== undefined) changes.url = input.url;
-      if (input.events !== undefined) changes.events = input.events;
-      if (input.tenants !== undefined) changes.tenants = input.tenants;
-      if (input.description !== undefined) changes.description = input.description;
-      if (input.enabled !== undefined) {
-        changes.enabled = input.enabled;
-        // Turned on again by hand: the failure clock and Clarion's reason start over.
-        changes.disabledReason = null;
-        if (input.enabled) changes.failingSince = null;
-      }
+      const changes = changesOf(input, now);
       const [[row]] = await db.batch([
         db.update(webhookEndpoints).set(changes).where(byId(id)).returning(),
         auditStatement(db, context, {
