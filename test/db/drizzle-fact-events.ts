@@ -28,7 +28,9 @@ export function messageFactEvents(db: Db, facts: readonly MessageFact[], describ
   const tuples = facts.map((f) => {
     const d = described.get(f.messageId);
     const head = [f.type, typeIndex(f.type), f.messageId, f.at.getTime(), f.status, f.reason, f.environmentId];
-    return d ? [...head, 1, d.transactionId, d.workflowKey, d.subscriberId, d.stepId, d.channel, d.provider] : [...head, 0];
+    return d
+      ? [...head, 1, d.transactionId, d.workflowKey, d.subscriberId, d.stepId, d.channel, d.provider, d.tenantId ?? null]
+      : [...head, 0];
   });
   // Columns in the table's order: id, environment_id, type, data, created_at, dispatched_at.
   // A log message's id's last 16 hex digits stand in for the rowid of the stable id.
@@ -37,20 +39,22 @@ export function messageFactEvents(db: Db, facts: readonly MessageFact[], describ
     sql`SELECT 'evt_' || printf('%012x', f.at) || (CASE WHEN f.d = 1 THEN substr(f.message_id, -16) ELSE printf('%016x', m.rowid) END)
         || printf('%04x', f.kind),
       f.environment_id, f.type,
-      json_object('messageId', f.message_id,
+      json_remove(json_object('messageId', f.message_id,
         'transactionId', CASE WHEN f.d = 1 THEN f.tx ELSE m.transaction_id END,
         'workflow', CASE WHEN f.d = 1 THEN f.workflow ELSE m.workflow_key END,
         'subscriberId', CASE WHEN f.d = 1 THEN f.subscriber ELSE m.subscriber_id END,
         'stepId', CASE WHEN f.d = 1 THEN f.step ELSE m.step_id END,
         'channel', CASE WHEN f.d = 1 THEN f.channel ELSE m.channel END,
         'provider', CASE WHEN f.d = 1 THEN f.provider ELSE m.provider END,
+        'tenant', CASE WHEN f.d = 1 THEN f.tenant END,
         'status', f.status, 'reason', f.reason),
+        CASE WHEN f.d = 1 AND f.tenant IS NOT NULL THEN '$.__kept' ELSE '$.tenant' END),
       f.at, NULL
     FROM (SELECT json_extract(value, '$[0]') AS type, json_extract(value, '$[1]') AS kind, json_extract(value, '$[2]') AS message_id,
         json_extract(value, '$[3]') AS at, json_extract(value, '$[4]') AS status, json_extract(value, '$[5]') AS reason,
         json_extract(value, '$[6]') AS environment_id, json_extract(value, '$[7]') AS d, json_extract(value, '$[8]') AS tx,
         json_extract(value, '$[9]') AS workflow, json_extract(value, '$[10]') AS subscriber, json_extract(value, '$[11]') AS step,
-        json_extract(value, '$[12]') AS channel, json_extract(value, '$[13]') AS provider
+        json_extract(value, '$[12]') AS channel, json_extract(value, '$[13]') AS provider, json_extract(value, '$[14]') AS tenant
       FROM json_each(${JSON.stringify(tuples)})) AS f
     -- The list stays the outer loop of a LEFT JOIN: each legacy key is one index lookup
     LEFT JOIN messages AS m ON f.d = 0 AND m.environment_id = f.environment_id AND m.id = f.message_id

@@ -15,6 +15,11 @@ export const API_TAGS = [
     name: "Translations",
     description: 'Texts per locale that templates read with `{{ "key" | t }}`; the default locale, what is missing or outdated; versioned.',
   },
+  {
+    name: "Tenants",
+    description:
+      "Your customers' organisations: their brand over yours, their default preferences, and triggers, messages and feeds scoped to them.",
+  },
   { name: "In-app", description: "Each subscriber's in-app notifications (what their Inbox shows) and the Inbox settings." },
   { name: "Topics", description: "Named groups of subscribers to trigger at once." },
   { name: "Messages", description: "What each step produced for each recipient, its status and timeline; statistics; sandbox captures." },
