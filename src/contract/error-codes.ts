@@ -73,6 +73,7 @@ export const STATUS_BY_CODE = {
   translation_not_found: 404,
   translation_version_not_found: 404,
   translation_key_missing: 422,
+  translation_changed: 412,
   internal_error: 500,
 } as const;
 
@@ -152,6 +153,7 @@ export const TITLE_BY_CODE: Record<ErrorCode, string> = {
   translation_not_found: "Translation not found",
   translation_version_not_found: "Translation version not found",
   translation_key_missing: "Translation key missing",
+  translation_changed: "Translation changed",
   internal_error: "Internal error",
 };
 
@@ -240,6 +242,8 @@ export const MEANING_BY_CODE: Record<ErrorCode, string> = {
   translation_version_not_found: "a version number this locale's translations do not have",
   translation_key_missing:
     'a workflow whose template uses `{{ "key" | t }}` with a key the environment\'s default locale lacks; `errors` names the template field and the key',
+  translation_changed:
+    "`PUT`, `DELETE` or `POST …/revert` on `/v1/translations/{locale}` with an `If-Match` that is not the locale's current `ETag`: someone saved it since you read it; `GET` it again and redo your change",
   internal_error: "a failure on Clarion's side; the answer never carries its message, the `requestId` finds it in the logs",
 };
 

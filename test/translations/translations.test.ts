@@ -76,6 +76,37 @@ describe("translation versions", () => {
     expectProblem(await api(key, "GET", "/v1/translations/de/versions/9"), 404, "translation_version_not_found");
   });
 
+  it("restores a version as a new one, and honours If-Match on save, restore and delete (412 with the current ETag)", async () => {
+    const { key } = await createSandboxEnvironment();
+    await put(key, "de", { a: "eins" });
+    await put(key, "de", { a: "eins", b: "zwei" });
+    const read = await api(key, "GET", "/v1/translations/de");
+    expect(read.headers.get("etag")).toBe('"2"');
+    const stalePut = await api(key, "PUT", "/v1/translations/de", { keys: { a: "x" } }, { headers: { "if-match": '"1"' } });
+    expectProblem(stalePut, 412, "translation_changed");
+    expect(stalePut.headers.get("etag")).toBe('"2"');
+    expectProblem(
+      await api(key, "POST", "/v1/translations/de/revert", { version: 1 }, { headers: { "if-match": '"1"' } }),
+      412,
+      "translation_changed",
+    );
+    const restored = await api(key, "POST", "/v1/translations/de/revert", { version: 1 }, { headers: { "if-match": '"2"' } });
+    expect(restored.status).toBe(200);
+    expect(restored.body).toMatchObject({ version: 3, keys: { a: "eins" } });
+    expect(restored.headers.get("etag")).toBe('"3"');
+    const versions = await api<{ data: { version: number; action: string }[] }>(key, "GET", "/v1/translations/de/versions");
+    expect(versions.body.data[0]).toMatchObject({ version: 3, action: "reverted" });
+    expectProblem(
+      await api(key, "DELETE", "/v1/translations/de", undefined, { headers: { "if-match": '"2"' } }),
+      412,
+      "translation_changed",
+    );
+    expect((await api(key, "DELETE", "/v1/translations/de", undefined, { headers: { "if-match": '"3"' } })).status).toBe(204);
+    // A deletion is no state to restore; the version before it is, and brings the locale back.
+    expectProblem(await api(key, "POST", "/v1/translations/de/revert", { version: 4 }), 404, "translation_version_not_found");
+    expect((await api(key, "POST", "/v1/translations/de/revert", { version: 2 })).body).toMatchObject({ keys: { a: "eins", b: "zwei" } });
+  });
+
   it("audits every change", async () => {
     const { key } = await createSandboxEnvironment();
     await put(key, "it", { a: "uno" });

@@ -11925,7 +11925,10 @@ export interface paths {
         put: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description The `ETag` you read: the write happens only if the locale is still at that version (else 412). */
+                    "if-match"?: string;
+                };
                 path: {
                     /** @description A BCP 47 locale; stored in its canonical case. */
                     locale: string;
@@ -12003,6 +12006,20 @@ export interface paths {
                         };
                     };
                 };
+                /** @description Problem (RFC 9457) with `code` `translation_changed` */
+                412: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 412;
+                            /** @enum {string} */
+                            code?: "translation_changed";
+                        };
+                    };
+                };
                 /** @description Problem (RFC 9457) with `code` `payload_too_large` */
                 413: {
                     headers: {
@@ -12069,7 +12086,10 @@ export interface paths {
         delete: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description The `ETag` you read: the write happens only if the locale is still at that version (else 412). */
+                    "if-match"?: string;
+                };
                 path: {
                     /** @description A BCP 47 locale; stored in its canonical case. */
                     locale: string;
@@ -12124,6 +12144,20 @@ export interface paths {
                             status?: 404;
                             /** @enum {string} */
                             code?: "environment_not_found" | "translation_not_found";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `translation_changed` */
+                412: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 412;
+                            /** @enum {string} */
+                            code?: "translation_changed";
                         };
                     };
                 };
@@ -12492,6 +12526,198 @@ export interface paths {
         };
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/translations/{locale}/revert": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore a version of a locale
+         * @description Saves version `version`'s keys as a new version (history is never rewritten); a deleted locale comes back. A version that records a deletion cannot be restored (404).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes a retry safe (IETF draft-ietf-httpapi-idempotency-key-header): the first answer is kept 24 hours per environment and replayed to the same request; the same key with another request gets 422 `idempotency_key_mismatch`, and while the first is running, 409 `idempotency_key_in_flight`. 1 to 255 printable ASCII characters. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                    /** @description The `ETag` you read: the write happens only if the locale is still at that version (else 412). */
+                    "if-match"?: string;
+                };
+                path: {
+                    /** @description A BCP 47 locale; stored in its canonical case. */
+                    locale: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["TranslationRevertInput"];
+                };
+            };
+            responses: {
+                /** @description The translations, as restored */
+                200: {
+                    headers: {
+                        "Idempotency-Replay": components["headers"]["IdempotencyReplay"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Translation"];
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `malformed_json` or `invalid_idempotency_key` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 400;
+                            /** @enum {string} */
+                            code?: "malformed_json" | "invalid_idempotency_key";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `unauthorized` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 401;
+                            /** @enum {string} */
+                            code?: "unauthorized";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `forbidden` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 403;
+                            /** @enum {string} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `environment_not_found` or `translation_version_not_found` */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 404;
+                            /** @enum {string} */
+                            code?: "environment_not_found" | "translation_version_not_found";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `idempotency_key_in_flight` */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 409;
+                            /** @enum {string} */
+                            code?: "idempotency_key_in_flight";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `translation_changed` */
+                412: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 412;
+                            /** @enum {string} */
+                            code?: "translation_changed";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `payload_too_large` */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 413;
+                            /** @enum {string} */
+                            code?: "payload_too_large";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `unsupported_media_type` */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 415;
+                            /** @enum {string} */
+                            code?: "unsupported_media_type";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `validation_failed` or `idempotency_key_mismatch` */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 422;
+                            /** @enum {string} */
+                            code?: "validation_failed" | "idempotency_key_mismatch";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `rate_limited` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 429;
+                            /** @enum {string} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;
@@ -18495,7 +18721,7 @@ export interface components {
              * @description Stable machine code.
              * @enum {string}
              */
-            code: "bad_request" | "validation_failed" | "malformed_json" | "unsupported_media_type" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "workflow_not_found" | "workflow_inactive" | "workflow_exists" | "workflow_key_immutable" | "workflow_version_not_found" | "workflow_changed" | "workflow_version_conflict" | "promotion_conflict" | "layout_not_found" | "layout_exists" | "layout_content_missing" | "layout_key_immutable" | "layout_version_not_found" | "layout_changed" | "layout_version_conflict" | "layout_in_use" | "partial_not_found" | "partial_exists" | "partial_key_immutable" | "partial_version_not_found" | "partial_changed" | "partial_version_conflict" | "partial_in_use" | "subscriber_not_found" | "subscriber_exists" | "variable_not_found" | "variable_exists" | "topic_not_found" | "topic_exists" | "tenant_not_found" | "tenant_exists" | "no_valid_recipients" | "transaction_not_found" | "transaction_conflict" | "payload_too_large" | "rate_limited" | "invalid_tracking_link" | "invalid_signature" | "integration_not_found" | "message_not_found" | "suppression_not_found" | "webhook_endpoint_not_found" | "event_not_found" | "secret_requires_resupply" | "destination_not_allowed" | "environment_not_found" | "environment_exists" | "api_key_not_found" | "api_key_revoked" | "api_key_expired" | "invalid_idempotency_key" | "idempotency_key_mismatch" | "idempotency_key_in_flight" | "application_not_found" | "subscriber_hash_invalid" | "workflow_critical" | "limit_reached" | "brand_version_not_found" | "brand_changed" | "translation_not_found" | "translation_version_not_found" | "translation_key_missing" | "internal_error";
+            code: "bad_request" | "validation_failed" | "malformed_json" | "unsupported_media_type" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "workflow_not_found" | "workflow_inactive" | "workflow_exists" | "workflow_key_immutable" | "workflow_version_not_found" | "workflow_changed" | "workflow_version_conflict" | "promotion_conflict" | "layout_not_found" | "layout_exists" | "layout_content_missing" | "layout_key_immutable" | "layout_version_not_found" | "layout_changed" | "layout_version_conflict" | "layout_in_use" | "partial_not_found" | "partial_exists" | "partial_key_immutable" | "partial_version_not_found" | "partial_changed" | "partial_version_conflict" | "partial_in_use" | "subscriber_not_found" | "subscriber_exists" | "variable_not_found" | "variable_exists" | "topic_not_found" | "topic_exists" | "tenant_not_found" | "tenant_exists" | "no_valid_recipients" | "transaction_not_found" | "transaction_conflict" | "payload_too_large" | "rate_limited" | "invalid_tracking_link" | "invalid_signature" | "integration_not_found" | "message_not_found" | "suppression_not_found" | "webhook_endpoint_not_found" | "event_not_found" | "secret_requires_resupply" | "destination_not_allowed" | "environment_not_found" | "environment_exists" | "api_key_not_found" | "api_key_revoked" | "api_key_expired" | "invalid_idempotency_key" | "idempotency_key_mismatch" | "idempotency_key_in_flight" | "application_not_found" | "subscriber_hash_invalid" | "workflow_critical" | "limit_reached" | "brand_version_not_found" | "brand_changed" | "translation_not_found" | "translation_version_not_found" | "translation_key_missing" | "translation_changed" | "internal_error";
             /** @description Also sent as the `x-request-id` header. */
             requestId?: string;
             errors?: components["schemas"]["FieldError"][];
@@ -20543,7 +20769,7 @@ export interface components {
         TranslationVersion: {
             version: number;
             /** @enum {string} */
-            action: "created" | "updated" | "deleted" | "promoted";
+            action: "created" | "updated" | "deleted" | "promoted" | "reverted";
             author: components["schemas"]["VersionAuthor"];
             /** Format: date-time */
             createdAt: string;
@@ -20557,6 +20783,15 @@ export interface components {
             to: number;
             /** @description RFC 6902 over the flat keys (`/welcome.subject`). */
             patch: components["schemas"]["PatchOperation"][];
+        };
+        /**
+         * @example {
+         *       "version": 2
+         *     }
+         */
+        TranslationRevertInput: {
+            /** @description The version to restore. */
+            version: number;
         };
         ProviderList: {
             data: components["schemas"]["Provider"][];

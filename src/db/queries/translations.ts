@@ -165,10 +165,11 @@ export function translationsRepository(db: Db, environmentId: string) {
       locale: string,
       keys: TranslationKeys,
       context: AuditContext,
-      options: { action?: TranslationAction; author?: Actor; now?: Date } = {},
-    ): Promise<{ row: TranslationRow; changed: boolean }> {
+      options: { action?: TranslationAction; author?: Actor; now?: Date; ifMatch?: number[] } = {},
+    ): Promise<{ row: TranslationRow; changed: boolean } | { stale: number }> {
       const now = options.now ?? new Date();
       const [before, settings] = await Promise.all([row(locale), config.settings()]);
+      if (options.ifMatch && !options.ifMatch.includes(before?.version ?? 0)) return { stale: before?.version ?? 0 };
       if (before && JSON.stringify(before.keys) === JSON.stringify(keys)) return { row: before, changed: false };
       const action = options.action ?? (before ? "updated" : "created");
       const keyRevisions = keyChanges(before, keys, settings.revision + 1);
@@ -189,9 +190,10 @@ export function translationsRepository(db: Db, environmentId: string) {
     },
 
     /** False when there was no such locale. Its versions stay: triggers pinned before still render with it. */
-    async remove(locale: string, context: AuditContext, now = new Date()): Promise<boolean> {
+    async remove(locale: string, context: AuditContext, now = new Date(), ifMatch?: number[]): Promise<boolean | { stale: number }> {
       const before = await row(locale);
       if (!before) return false;
+      if (ifMatch && !ifMatch.includes(before.version)) return { stale: before.version };
       await db.batch([
         bumpRevision(db, environmentId, now),
         versionStatement(db, environmentId, locale, { action: "deleted", author: context.actor, at: now, deleted: true }),

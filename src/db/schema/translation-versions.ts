@@ -17,7 +17,7 @@ export const translationVersions = sqliteTable(
     version: integer("version").notNull(),
     revision: integer("revision").notNull(),
     keys: json<Record<string, TranslationValue>>("keys"),
-    action: text("action", { enum: ["created", "updated", "deleted", "promoted"] }).notNull(),
+    action: text("action", { enum: ["created", "updated", "deleted", "promoted", "reverted"] }).notNull(),
     authorType: text("author_type", { enum: ["key", "admin", "dashboard"] }).notNull(),
     authorId: text("author_id"),
     authorName: text("author_name").notNull(),

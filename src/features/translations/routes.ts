@@ -1,3 +1,4 @@
+import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { TranslationRow } from "../../db/queries/translations";
 import type { AppEnv } from "../../env";
@@ -8,6 +9,8 @@ import { auditContextOf } from "../audit/record";
 import { forgetEnvironmentGates } from "../workflows/gate-cache";
 import { versionAuthorOf } from "../../db/queries/versioned-content";
 import { diffRange, versionDiff } from "../content/versions";
+import { staleContent } from "../content/precondition";
+import { etagOf, ifMatchVersions } from "../workflows/versions/if-match";
 import {
   LocaleParam,
   Translation,
@@ -15,6 +18,7 @@ import {
   TranslationDiffQuery,
   TranslationInput,
   TranslationList,
+  TranslationRevertInput,
   TranslationSettings,
   TranslationStatus,
   TranslationVersion,
@@ -28,6 +32,29 @@ export const translationsRoutes = createRouter();
 const tags = ["Translations"];
 
 const missing = (locale: string) => notFound("translation_not_found", `translations for locale "${locale}"`);
+
+const stale = (locale: string, current: number) => staleContent(`The translations of locale "${locale}"`, current, "translation_changed");
+
+/** `If-Match`, documented on the writes that honour it; the handler reads the raw header. */
+const IfMatch = z.object({
+  "if-match": z
+    .string()
+    .optional()
+    .openapi({ description: "The `ETag` you read: the write happens only if the locale is still at that version (else 412)." }),
+});
+
+/** Saves a locale's keys through the API: a stale `If-Match` refused, pinned gates forgotten, the ETag set. */
+async function saveLocale(c: Context<AppEnv>, locale: string, keys: TranslationKeys, action?: "reverted") {
+  const ifMatch = ifMatchVersions(c.req.header("if-match"));
+  const saved = await c.var.data.translations.put(locale, keys, auditContextOf(c), {
+    ...(action ? { action } : {}),
+    ...(ifMatch ? { ifMatch } : {}),
+  });
+  if ("stale" in saved) throw stale(locale, saved.stale);
+  if (saved.changed) forgetEnvironmentGates(c.var.data.environmentId);
+  c.header("etag", etagOf(saved.row.version));
+  return toTranslation(saved.row);
+}
 
 const toTranslation = (row: TranslationRow) => ({
   locale: row.locale,
@@ -140,6 +167,7 @@ translationsRoutes.openapi(
     const { locale } = c.req.valid("param");
     const row = await c.var.data.translations.find(locale);
     if (!row) throw missing(locale);
+    c.header("etag", etagOf(row.version));
     return c.json(toTranslation(row), 200);
   },
 );
@@ -153,15 +181,13 @@ translationsRoutes.openapi(
     description:
       "Every key of the locale, nested or dotted; a new version unless nothing changed. Triggers accepted before keep the texts of that moment. Each text is Liquid, parsed now: `{{ name }}` is the `t` filter's argument `name:`, `{{ count }}` its `count:`.",
     security,
-    request: { params: LocaleParam, body: { required: true, content: json(TranslationInput) } },
+    request: { params: LocaleParam, headers: IfMatch, body: { required: true, content: json(TranslationInput) } },
     responses: { 200: { description: "The translations as saved", content: json(Translation) } },
+    errors: ["translation_changed"],
   }),
   async (c) => {
     const { locale } = c.req.valid("param");
-    const { keys } = c.req.valid("json");
-    const saved = await c.var.data.translations.put(locale, keys, auditContextOf(c));
-    if (saved.changed) forgetEnvironmentGates(c.var.data.environmentId);
-    return c.json(toTranslation(saved.row), 200);
+    return c.json(await saveLocale(c, locale, c.req.valid("json").keys), 200);
   },
 );
 
@@ -174,13 +200,15 @@ translationsRoutes.openapi(
     description:
       "Its subscribers fall back to their language, then the default locale. Its versions stay, and triggers accepted before keep its texts.",
     security,
-    request: { params: LocaleParam },
+    request: { params: LocaleParam, headers: IfMatch },
     responses: { 204: { description: "Deleted" } },
-    errors: ["translation_not_found"],
+    errors: ["translation_not_found", "translation_changed"],
   }),
   async (c) => {
     const { locale } = c.req.valid("param");
-    if (!(await c.var.data.translations.remove(locale, auditContextOf(c)))) throw missing(locale);
+    const removed = await c.var.data.translations.remove(locale, auditContextOf(c), new Date(), ifMatchVersions(c.req.header("if-match")));
+    if (removed === false) throw missing(locale);
+    if (removed !== true) throw stale(locale, removed.stale);
     forgetEnvironmentGates(c.var.data.environmentId);
     return c.body(null, 204);
   },
@@ -249,5 +277,26 @@ translationsRoutes.openapi(
       (row): TranslationKeys => row.keys ?? {},
     );
     return c.json(diff, 200);
+  },
+);
+
+translationsRoutes.openapi(
+  apiRoute({
+    method: "post",
+    path: "/v1/translations/{locale}/revert",
+    tags,
+    summary: "Restore a version of a locale",
+    description:
+      "Saves version `version`'s keys as a new version (history is never rewritten); a deleted locale comes back. A version that records a deletion cannot be restored (404).",
+    security,
+    request: { params: LocaleParam, headers: IfMatch, body: { required: true, content: json(TranslationRevertInput) } },
+    responses: { 200: { description: "The translations, as restored", content: json(Translation) } },
+    errors: ["translation_version_not_found", "translation_changed"],
+  }),
+  async (c) => {
+    const { locale } = c.req.valid("param");
+    const target = await versionOf(c, locale, c.req.valid("json").version);
+    if (!target.keys) throw notFound("translation_version_not_found", `version ${target.version} of locale "${locale}" (a deletion)`);
+    return c.json(await saveLocale(c, locale, target.keys, "reverted"), 200);
   },
 );

@@ -117,12 +117,17 @@ export const TranslationSettings = z
 export const TranslationVersion = z
   .object({
     version: z.number().int(),
-    action: z.enum(["created", "updated", "deleted", "promoted"]),
+    action: z.enum(["created", "updated", "deleted", "promoted", "reverted"]),
     author: VersionAuthor,
     createdAt: z.iso.datetime(),
     keys: z.record(z.string(), z.unknown()).nullable().openapi({ description: "Nested; null for a deletion." }),
   })
   .openapi("TranslationVersion");
+
+export const TranslationRevertInput = z
+  .object({ version: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).openapi({ description: "The version to restore." }) })
+  .strict()
+  .openapi("TranslationRevertInput", { example: { version: 2 } });
 
 export const TranslationVersionList = z.object({ data: z.array(TranslationVersion) }).openapi("TranslationVersionList");
 

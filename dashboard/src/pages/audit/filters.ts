@@ -8,6 +8,7 @@ export type Action = AuditEntry["action"];
 // Records, so the compiler says when the API gains a resource or an action the filters lack.
 export const RESOURCE_LABELS: Record<Resource, string> = {
   workflow: "Workflows",
+  tenant: "Tenants",
   variable: "Variables",
   integration: "Integrations",
   environment: "Environments",

@@ -44,8 +44,8 @@ export function LocaleHistory({ locales, defaultLocale }: { locales: string[]; d
           current={latest.version}
           historyKey={TRANSLATIONS}
           diffQuery={(from, to) => localeDiffQuery(api, locale, from, to)}
-          restore={(v) => restoreLocale(api, locale, v.fields ?? {})}
-          restoreNote="Translations take no version check: a save made meanwhile is replaced too."
+          restore={(v) => restoreLocale(api, locale, v.version, latest.version)}
+          restoreNote="Triggers already accepted keep the texts they were accepted with."
         />
       ) : null}
     </section>

@@ -48,9 +48,11 @@ export const localeDiffQuery = (api: Api, locale: string, from: number, to: numb
   queryFn: () => unwrap(api.GET("/v1/translations/{locale}/diff", { params: { path: { locale }, query: { from, to } } })),
 });
 
-/**
- * Restores a version by saving its keys as the locale's new version: the API has no revert route
- * for translations, and its `PUT` takes no `If-Match`, so a save made meanwhile is replaced.
- */
-export const restoreLocale = (api: Api, locale: string, keys: Record<string, unknown>) =>
-  unwrap(api.PUT("/v1/translations/{locale}", { params: { path: { locale } }, body: { keys } }));
+/** Restores a version as the locale's new one, only over the version this page read (else 412, shown as a conflict). */
+export const restoreLocale = (api: Api, locale: string, version: number, current: number) =>
+  unwrap(
+    api.POST("/v1/translations/{locale}/revert", {
+      params: { path: { locale }, header: { "if-match": `"${current}"` } },
+      body: { version },
+    }),
+  );
