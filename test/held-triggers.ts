@@ -29,11 +29,12 @@ function holdingLedgers(accepted: { environmentId: string; transactionId: string
 }
 
 /**
- * POSTs to a route that accepts triggers (`POST /v1/trigger`, a workflow's test send) with the
- * jobs it accepts held, then hands them to the Queue consumer: when this returns, the delivery
- * that is due now is done and written (a delay or a digest still waits for its time).
+ * POSTs to a route that accepts triggers (`POST /v1/trigger`, a workflow's test send, Novu's
+ * `/novu/v1/events/trigger`, whose answer is typed by `T`) with the jobs it accepts held, then
+ * hands them to the Queue consumer: when this returns, the delivery that is due now is done and
+ * written (a delay or a digest still waits for its time).
  */
-export async function postDelivered(key: string, path: string, body: unknown): Promise<ApiResponse<TriggerAccepted>> {
+export async function postDelivered<T = TriggerAccepted>(key: string, path: string, body: unknown): Promise<ApiResponse<T>> {
   const accepted: { environmentId: string; transactionId: string }[] = [];
   const bindings = holdingLedgers(accepted);
   const via = {
@@ -44,7 +45,7 @@ export async function postDelivered(key: string, path: string, body: unknown): P
       return res;
     },
   };
-  const res = await api<TriggerAccepted>(key, "POST", path, body, { via });
+  const res = await api<T>(key, "POST", path, body, { via });
   for (const { environmentId, transactionId } of accepted) await deliverHeldJobs(environmentId, transactionId);
   return res;
 }

@@ -7,8 +7,8 @@ import { eventRow, eventStatements } from "../../src/features/events/record";
 import type { EventList } from "../../src/features/events/schemas";
 import type { WebhookEndpointCreated } from "../../src/features/events/endpoints/schemas";
 import { api } from "../request";
-import { createEnvironment, createSandboxEnvironment, fakeProviderScenario, unique } from "../factories";
-import { createWorkflow, settledMessages, trigger } from "../e2e/helpers";
+import { createEnvironment, createSandboxEnvironment, createWorkflow, fakeProviderScenario, unique } from "../factories";
+import { deliveredMessages, triggerDelivered } from "../held-triggers";
 import { holdWebhooks } from "../webhook-queue";
 
 describe("events of a tenant's messages", () => {
@@ -19,10 +19,10 @@ describe("events of a tenant's messages", () => {
     await api(key, "POST", "/v1/tenants", { id: "acme", name: "Acme" });
     // Events are written only while an endpoint takes them.
     await api(key, "POST", "/v1/webhook-endpoints", { url: `${fakeProviderScenario().baseUrl}/x` });
-    const tx = await trigger(key, { workflow, to: { subscriberId: unique("s"), email: "a@example.com" }, tenant: "acme" });
-    await settledMessages(key, tx, 1);
-    const plain = await trigger(key, { workflow, to: { subscriberId: unique("s"), email: "b@example.com" } });
-    await settledMessages(key, plain, 1);
+    const tx = await triggerDelivered(key, { workflow, to: { subscriberId: unique("s"), email: "a@example.com" }, tenant: "acme" });
+    await deliveredMessages(key, tx, 1);
+    const plain = await triggerDelivered(key, { workflow, to: { subscriberId: unique("s"), email: "b@example.com" } });
+    await deliveredMessages(key, plain, 1);
     const events = (await api<EventList>(key, "GET", "/v1/events?type=message.sent")).body.data;
     const byTx = new Map(events.map((e) => [e.data.transactionId, e.data.tenant]));
     expect(byTx.get(tx)).toBe("acme");

@@ -3,8 +3,9 @@
 import { describe, expect, it } from "vitest";
 import { resolvePreference } from "../../src/engine/preferences";
 import { api } from "../request";
-import { createSandboxEnvironment, unique } from "../factories";
-import { createWorkflow, messageDetail, settledMessages, trigger } from "../e2e/helpers";
+import { createSandboxEnvironment, createWorkflow, unique } from "../factories";
+import { messageDetail } from "../e2e/helpers";
+import { deliveredMessages, triggerDelivered } from "../held-triggers";
 
 type Prefs = { channels?: Record<string, boolean>; workflows?: Record<string, Record<string, boolean>> };
 
@@ -98,8 +99,8 @@ describe("per-tenant preferences", () => {
       const res = await api(key, "PUT", `/v1/subscribers/${subscriberId}/preferences?tenant=${tenant}`, swap(row.inTenant, workflow));
       expect(res.status).toBe(200);
     }
-    const tx = await trigger(key, { workflow, to: subscriberId, tenant });
-    const [message] = await settledMessages(key, tx, 1);
+    const tx = await triggerDelivered(key, { workflow, to: subscriberId, tenant });
+    const [message] = await deliveredMessages(key, tx, 1);
     expect(message!.status).toBe(row.status);
     if (row.level) {
       const detail = await messageDetail(key, message!.id);
