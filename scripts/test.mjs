@@ -37,7 +37,7 @@ const vitest = (...args) => ["vitest", ["run", ...args]];
  */
 const STAGES = {
   static: {
-    what: "Biome, generated files current, types, layer rules, function length",
+    what: "Biome, generated files current, types, layer rules, function length, no polling",
     // tsconfig.node.json type-checks the SDK suites too, against the SDKs' own types.
     needs: async () => {
       await ensureInstalled("dashboard", "the dashboard's dependencies");
@@ -58,6 +58,8 @@ const STAGES = {
       ["depcruise", ["src", "--config", ".dependency-cruiser.cjs"]],
       // No function in src/ over 80 lines (`npm run lint:length`).
       ["node", ["scripts/function-length.mjs"]],
+      // Tests outside test/e2e/ and test/novu-sdk/ drive queues and alarms instead of polling (`npm run lint:polling`).
+      ["node", ["scripts/no-polling.mjs"]],
     ],
   },
   unit: {
