@@ -133,17 +133,20 @@ export function translationSettingsRepository(db: Db, environmentId: string) {
   };
 }
 
+/** A locale's versions, newest first. */
+const localeHistory = (db: Db, environmentId: string, locale: string) =>
+  versionHistory<typeof translationVersions.$inferSelect>(
+    db,
+    translationVersions,
+    translationVersions.version,
+    and(eq(translationVersions.environmentId, environmentId), eq(translationVersions.locale, locale)),
+  );
+
 /** An environment's translations: one row per locale, their versions, and the default locale. */
 export function translationsRepository(db: Db, environmentId: string) {
   const mine = eq(translations.environmentId, environmentId);
   const config = translationSettingsRepository(db, environmentId);
-  const history = (locale: string) =>
-    versionHistory<typeof translationVersions.$inferSelect>(
-      db,
-      translationVersions,
-      translationVersions.version,
-      and(eq(translationVersions.environmentId, environmentId), eq(translationVersions.locale, locale)),
-    );
+  const history = (locale: string) => localeHistory(db, environmentId, locale);
   const row = async (locale: string) => {
     const [found] = await db
       .select()
