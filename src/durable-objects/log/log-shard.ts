@@ -13,7 +13,7 @@ import {
   toEvent,
   toMessage,
 } from "./records";
-import { FeedTable } from "./feed-table";
+import { addMissingFeedColumns, FeedTable } from "./feed-table";
 import type {
   Expired,
   FeedChange,
@@ -52,6 +52,7 @@ export class LogShard extends DurableObject<Bindings> {
     this.sql = ctx.storage.sql;
     this.sql.exec(LOG_SCHEMA);
     addMissingColumns(this.sql);
+    addMissingFeedColumns(this.sql);
     this.feed = new FeedTable(this.sql);
     this.triggers = new TriggersTable(this.sql);
   }
@@ -315,8 +316,15 @@ export class LogShard extends DurableObject<Bindings> {
     return this.feed.update(environmentId, subscriberId, change, filter, now);
   }
 
-  async feedUpdateOne(environmentId: string, subscriberId: string, id: string, change: FeedChange, now: number): Promise<FeedRow | null> {
-    return this.feed.updateOne(environmentId, subscriberId, id, change, now);
+  async feedUpdateOne(
+    environmentId: string,
+    subscriberId: string,
+    id: string,
+    change: FeedChange,
+    now: number,
+    within?: Pick<FeedFilter, "context" | "tenantId">,
+  ): Promise<FeedRow | null> {
+    return this.feed.updateOne(environmentId, subscriberId, id, change, now, within);
   }
 
   async feedRemove(environmentId: string, subscriberId: string, filter: FeedFilter): Promise<string[]> {
