@@ -33,6 +33,7 @@ export function toNotification(row: InAppRow): InAppNotification {
     readAt: iso(row.readAt),
     archivedAt: iso(row.archivedAt),
     createdAt: row.createdAt.toISOString(),
+    tenant: row.tenantId ?? null,
   };
 }
 
