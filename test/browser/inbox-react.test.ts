@@ -109,7 +109,9 @@ describe.skipIf(!CHROMIUM || !HAS_SDK)("@novu/react <Inbox/> in Chromium", () =>
     const steps = [{ id: "bell", type: "in_app", template: { body: "Report for {{ tenant.name }}" } }];
     expect((await api("POST", "/v1/workflows", { key: workflowKey, name: "Reports", steps })).status).toBe(201);
     for (const tenant of [acme, globex, undefined])
-      expect((await api("POST", "/v1/trigger", { workflow: workflowKey, to: { subscriberId }, ...(tenant ? { tenant } : {}) })).status).toBe(202);
+      expect(
+        (await api("POST", "/v1/trigger", { workflow: workflowKey, to: { subscriberId }, ...(tenant ? { tenant } : {}) })).status,
+      ).toBe(202);
     const feed = async () => (await api<{ data: unknown[] }>("GET", `/v1/subscribers/${subscriberId}/notifications`)).body.data ?? [];
     await expect.poll(async () => (await feed()).length).toBe(3);
 

@@ -55,8 +55,14 @@ async function tenant() {
 
 const send = async (subscriberId: string, n: string, tenantId?: string) =>
   expect(
-    (await clarion("POST", "/v1/trigger", { workflow: workflowKey, to: subscriberId, payload: { n }, ...(tenantId ? { tenant: tenantId } : {}) }))
-      .status,
+    (
+      await clarion("POST", "/v1/trigger", {
+        workflow: workflowKey,
+        to: subscriberId,
+        payload: { n },
+        ...(tenantId ? { tenant: tenantId } : {}),
+      })
+    ).status,
   ).toBe(202);
 
 const subjects = async (novu: Novu) => {

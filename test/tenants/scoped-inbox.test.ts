@@ -48,7 +48,9 @@ describe("contextHash", () => {
     const context = { tenant: { id: "a", data: { z: 1, a: 'q"\\', n: null } }, app: "x" };
     const canonical = '{"app":"x","tenant":{"data":{"a":"q\\"\\\\","n":null,"z":1},"id":"a"}}';
     expect(canonicalize(context)).toBe(canonical);
-    const key = await crypto.subtle.importKey("raw", new TextEncoder().encode("s3cret"), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+    const key = await crypto.subtle.importKey("raw", new TextEncoder().encode("s3cret"), { name: "HMAC", hash: "SHA-256" }, false, [
+      "sign",
+    ]);
     const expected = [...new Uint8Array(await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(canonical)))]
       .map((b) => b.toString(16).padStart(2, "0"))
       .join("");
@@ -173,7 +175,11 @@ describe("a session with a context", () => {
     const patched = await inbox<{ data: { channels: Record<string, boolean> } }>(a.token, "PATCH", "/preferences", { email: false });
     expect(patched.status).toBe(200);
     expect(patched.body.data.channels.email).toBe(false);
-    const inside = await api<{ channels?: Record<string, boolean> }>(s.key, "GET", `/v1/subscribers/${s.subscriberId}/preferences?tenant=a`);
+    const inside = await api<{ channels?: Record<string, boolean> }>(
+      s.key,
+      "GET",
+      `/v1/subscribers/${s.subscriberId}/preferences?tenant=a`,
+    );
     expect(inside.body.channels?.email).toBe(false);
     const own = await api<{ channels: Record<string, boolean> }>(s.key, "GET", `/v1/subscribers/${s.subscriberId}/preferences`);
     expect(own.body.channels.email).toBe(true);
@@ -182,7 +188,9 @@ describe("a session with a context", () => {
     const global = await inbox<{ data: { channels: Record<string, boolean> } }>(plain.token, "GET", "/preferences/global");
     expect(global.body.data.channels.email).toBe(true);
     const b = await s.session({ tenant: "b" });
-    expect((await inbox<{ data: { channels: Record<string, boolean> } }>(b.token, "GET", "/preferences/global")).body.data.channels.email).toBe(true);
+    expect(
+      (await inbox<{ data: { channels: Record<string, boolean> } }>(b.token, "GET", "/preferences/global")).body.data.channels.email,
+    ).toBe(true);
   });
 });
 

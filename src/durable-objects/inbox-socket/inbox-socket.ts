@@ -216,7 +216,10 @@ export class InboxSocket extends DurableObject<Bindings> {
     const counted = await Promise.all(
       [...contexts].map(
         async (context) =>
-          [context, await inboxFeed(db, logs, environmentId, subscriberId, { context }).counts({ snoozed: { value: false, now } })] as const,
+          [
+            context,
+            await inboxFeed(db, logs, environmentId, subscriberId, { context }).counts({ snoozed: { value: false, now } }),
+          ] as const,
       ),
     );
     return new Map(counted);

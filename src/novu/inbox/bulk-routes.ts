@@ -11,7 +11,8 @@ import { InboxBulkBody, InboxSeenBody } from "./schemas";
 
 export const inboxBulkRoutes = inboxRouter();
 
-const service = (c: Context<InboxEnv>) => inboxService(c.var.data, c.get("subscriberId"), inboxSockets(c.env.INBOX_SOCKETS), c.env, {
+const service = (c: Context<InboxEnv>) =>
+  inboxService(c.var.data, c.get("subscriberId"), inboxSockets(c.env.INBOX_SOCKETS), c.env, {
     context: c.var.inboxContext.context,
   });
 
