@@ -66,6 +66,7 @@ export const STATUS_BY_CODE = {
   idempotency_key_in_flight: 409,
   application_not_found: 404,
   subscriber_hash_invalid: 401,
+  context_hash_invalid: 401,
   workflow_critical: 422,
   limit_reached: 422,
   brand_version_not_found: 404,
@@ -146,6 +147,7 @@ export const TITLE_BY_CODE: Record<ErrorCode, string> = {
   idempotency_key_in_flight: "Idempotency key in flight",
   application_not_found: "Application not found",
   subscriber_hash_invalid: "Subscriber hash invalid",
+  context_hash_invalid: "Context hash invalid",
   workflow_critical: "Workflow is critical",
   limit_reached: "Limit reached",
   brand_version_not_found: "Brand version not found",
@@ -232,6 +234,8 @@ export const MEANING_BY_CODE: Record<ErrorCode, string> = {
   application_not_found: "an Inbox session (`POST /novu/v1/inbox/session`) naming an `applicationIdentifier` no environment has",
   subscriber_hash_invalid:
     "an Inbox session without the right `subscriberHash` (hex HMAC-SHA256 of the subscriberId with the environment's `hmacSecret`) where `hmacRequired` is on",
+  context_hash_invalid:
+    "an Inbox session with a `context` but without the right `contextHash` (hex HMAC-SHA256 of the context's canonical JSON with the environment's `hmacSecret`) where `hmacRequired` is on",
   workflow_critical: "an Inbox preference change for a critical workflow: its notifications cannot be turned off",
   limit_reached:
     "creating a webhook endpoint in an environment that has as many as the deployment allows (`WEBHOOK_ENDPOINTS_MAX`, default 20): delete one first",

@@ -1,7 +1,7 @@
 import { createDb, type Db } from "../db/client";
 import type { LogStore } from "../durable-objects/client/log-store";
 import { unscopedLogs } from "../durable-objects/client/unscoped-logs";
-import { inboxFeed } from "../durable-objects/client/inbox-feed";
+import { type FeedView, inboxFeed } from "../durable-objects/client/inbox-feed";
 import type { Bindings } from "../env";
 import { presentSubscribers } from "../db/queries/inbox-presence";
 import { preferenceLinksRepository } from "../db/queries/preference-link-settings";
@@ -255,8 +255,8 @@ export class Data {
   }
 
   /** One subscriber's Inbox rows: in their log shard, with D1's from before the feed left it. */
-  inAppFeed(subscriberId: string) {
-    return inboxFeed(this.#db, this.#logs, this.environmentId, subscriberId);
+  inAppFeed(subscriberId: string, view?: FeedView) {
+    return inboxFeed(this.#db, this.#logs, this.environmentId, subscriberId, view);
   }
   /** The subscribers with an open Inbox socket, at most `limit`. */
   presentSubscribers(limit: number) {

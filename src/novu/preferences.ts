@@ -8,6 +8,8 @@ import { changePreferences } from "../features/subscribers/change-preferences";
 import type { Data } from "../features/data";
 import type { SubscriberPreferences, SubscriberPreferencesUpdate } from "../features/subscribers/preferences-schemas";
 import { subscriberMissing } from "./subscriber-store";
+import type { SubscriberPreferences as StoredPreferences } from "../contract/preferences";
+import { notFound } from "../lib/errors";
 
 const CHANNELS = ["email", "sms", "push", "chat"] as const;
 type Channel = (typeof CHANNELS)[number];
@@ -84,6 +86,50 @@ export async function readPreferences(data: Data, subscriberId: string): Promise
   const stored = await data.preferences.find(subscriberId);
   if (stored === undefined) throw subscriberMissing(subscriberId);
   return withDefaults(stored);
+}
+
+/**
+ * What a tenant's Inbox shows: the subscriber's preferences inside the tenant, each flag left
+ * unset there read from their own (as delivery resolves it); the delivery schedule is their own.
+ */
+function layered(own: StoredPreferences | null, inside: StoredPreferences | null): SubscriberPreferences {
+  const base = withDefaults(own);
+  const workflows = { ...base.workflows };
+  for (const [key, flags] of Object.entries(inside?.workflows ?? {})) workflows[key] = { ...workflows[key], ...flags };
+  return { ...base, channels: { ...base.channels, ...inside?.channels }, workflows };
+}
+
+const tenantMissing = (tenantId: string) => notFound("tenant_not_found", `tenant "${tenantId}"`);
+
+/** The preferences an Inbox session edits: the subscriber's own, or with a tenant, theirs inside it over their own. */
+export async function readSessionPreferences(data: Data, subscriberId: string, tenantId: string | null): Promise<SubscriberPreferences> {
+  if (!tenantId) return readPreferences(data, subscriberId);
+  const [own, inside] = await Promise.all([data.preferences.find(subscriberId), data.tenantPreferences.find(subscriberId, tenantId)]);
+  if (own === undefined || inside.status === "subscriber_not_found") throw subscriberMissing(subscriberId);
+  if (inside.status === "tenant_not_found") throw tenantMissing(tenantId);
+  return layered(own, inside.preferences);
+}
+
+/**
+ * An Inbox session's change: with a tenant, its flags go to the subscriber's preferences inside the
+ * tenant (`PUT /v1/subscribers/{id}/preferences?tenant=`), its schedule to their own.
+ */
+export async function mergeSessionPreferences(
+  data: Data,
+  env: Bindings,
+  subscriberId: string,
+  tenantId: string | null,
+  update: SubscriberPreferencesUpdate,
+): Promise<SubscriberPreferences> {
+  if (!tenantId) return mergePreferences(data, env, subscriberId, update, "inbox");
+  const { schedule, ...flags } = update;
+  if (schedule !== undefined) await mergePreferences(data, env, subscriberId, { schedule }, "inbox");
+  if (flags.channels || flags.workflows) {
+    const changed = await data.tenantPreferences.change(subscriberId, tenantId, flags);
+    if (changed.status === "subscriber_not_found") throw subscriberMissing(subscriberId);
+    if (changed.status === "tenant_not_found") throw tenantMissing(tenantId);
+  }
+  return readSessionPreferences(data, subscriberId, tenantId);
 }
 
 export async function mergePreferences(

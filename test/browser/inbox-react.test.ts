@@ -99,4 +99,43 @@ describe.skipIf(!CHROMIUM || !HAS_SDK)("@novu/react <Inbox/> in Chromium", () =>
     expect(refused).toEqual([]);
     await page.close();
   });
+
+  it("with context={{ tenant }} and its contextHash shows only that tenant's notifications", async () => {
+    const settings = (await api<{ applicationIdentifier: string; hmacSecret: string }>("GET", "/v1/in-app/settings")).body;
+    const workflowKey = `react-ctx-${run}`;
+    const subscriberId = `react-ctx-${run}`;
+    const [acme, globex] = [`acme-${run}`, `globex-${run}`];
+    for (const id of [acme, globex]) expect((await api("POST", "/v1/tenants", { id, name: id })).status).toBe(201);
+    const steps = [{ id: "bell", type: "in_app", template: { body: "Report for {{ tenant.name }}" } }];
+    expect((await api("POST", "/v1/workflows", { key: workflowKey, name: "Reports", steps })).status).toBe(201);
+    for (const tenant of [acme, globex, undefined])
+      expect(
+        (await api("POST", "/v1/trigger", { workflow: workflowKey, to: { subscriberId }, ...(tenant ? { tenant } : {}) })).status,
+      ).toBe(202);
+    const feed = async () => (await api<{ data: unknown[] }>("GET", `/v1/subscribers/${subscriberId}/notifications`)).body.data ?? [];
+    await expect.poll(async () => (await feed()).length).toBe(3);
+
+    const page = await browser!.newPage();
+    const refused: string[] = [];
+    page.on("response", (r) => {
+      if (r.url().startsWith(`${base()}/novu/`) && r.status() >= 400) refused.push(`${r.status()} ${r.request().method()} ${r.url()}`);
+    });
+    await page.goto(origin);
+    const context = { tenant: acme };
+    // The customer's backend hashes the context's canonical JSON (one string key: JSON.stringify is canonical).
+    await page.evaluate((props) => (window as unknown as { mountInbox: (p: object) => void }).mountInbox(props), {
+      applicationIdentifier: settings.applicationIdentifier,
+      subscriber: subscriberId,
+      subscriberHash: createHmac("sha256", settings.hmacSecret).update(subscriberId).digest("hex"),
+      context,
+      contextHash: createHmac("sha256", settings.hmacSecret).update(JSON.stringify(context)).digest("hex"),
+      backendUrl: `${base()}/novu`,
+    });
+    await page.locator("button").first().click();
+    await page.getByText(`Report for ${acme}`).waitFor();
+    expect(await page.getByText("Report for").count()).toBe(1);
+    expect(await page.getByText(`Report for ${globex}`).count()).toBe(0);
+    expect(refused).toEqual([]);
+    await page.close();
+  });
 });

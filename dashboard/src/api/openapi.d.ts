@@ -14901,7 +14901,7 @@ export interface paths {
         };
         /**
          * List a subscriber's in-app notifications
-         * @description Newest first, in cursor pages. The same notifications and statuses the subscriber's Inbox shows.
+         * @description Newest first, in cursor pages. The same notifications and statuses the subscriber's Inbox shows. `?tenant=` lists only that tenant's (its Inbox sessions see exactly their context's).
          */
         get: {
             parameters: {
@@ -14912,6 +14912,8 @@ export interface paths {
                     /** @description Comma-separated: notifications with any of these tags. */
                     tags?: string;
                     workflow?: string;
+                    /** @description Only the notifications of this tenant's triggers. */
+                    tenant?: string;
                     limit?: number;
                     /** @description The `nextCursor` of the previous page. */
                     cursor?: string;
@@ -15047,6 +15049,8 @@ export interface paths {
                     /** @description Comma-separated: notifications with any of these tags. */
                     tags?: string;
                     workflow?: string;
+                    /** @description Only the notifications of this tenant's triggers. */
+                    tenant?: string;
                 };
                 header?: never;
                 path: {
@@ -15164,7 +15168,10 @@ export interface paths {
          */
         patch: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description Only the notifications of this tenant's triggers change. */
+                    tenant?: string;
+                };
                 header?: never;
                 path: {
                     subscriberId: string;
@@ -15318,7 +15325,10 @@ export interface paths {
          */
         post: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description Only the notifications of this tenant's triggers change. */
+                    tenant?: string;
+                };
                 header?: {
                     /** @description Makes a retry safe (IETF draft-ietf-httpapi-idempotency-key-header): the first answer is kept 24 hours per environment and replayed to the same request; the same key with another request gets 422 `idempotency_key_mismatch`, and while the first is running, 409 `idempotency_key_in_flight`. 1 to 255 printable ASCII characters. */
                     "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -18721,7 +18731,7 @@ export interface components {
              * @description Stable machine code.
              * @enum {string}
              */
-            code: "bad_request" | "validation_failed" | "malformed_json" | "unsupported_media_type" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "workflow_not_found" | "workflow_inactive" | "workflow_exists" | "workflow_key_immutable" | "workflow_version_not_found" | "workflow_changed" | "workflow_version_conflict" | "promotion_conflict" | "layout_not_found" | "layout_exists" | "layout_content_missing" | "layout_key_immutable" | "layout_version_not_found" | "layout_changed" | "layout_version_conflict" | "layout_in_use" | "partial_not_found" | "partial_exists" | "partial_key_immutable" | "partial_version_not_found" | "partial_changed" | "partial_version_conflict" | "partial_in_use" | "subscriber_not_found" | "subscriber_exists" | "variable_not_found" | "variable_exists" | "topic_not_found" | "topic_exists" | "tenant_not_found" | "tenant_exists" | "no_valid_recipients" | "transaction_not_found" | "transaction_conflict" | "payload_too_large" | "rate_limited" | "invalid_tracking_link" | "invalid_signature" | "integration_not_found" | "message_not_found" | "suppression_not_found" | "webhook_endpoint_not_found" | "event_not_found" | "secret_requires_resupply" | "destination_not_allowed" | "environment_not_found" | "environment_exists" | "api_key_not_found" | "api_key_revoked" | "api_key_expired" | "invalid_idempotency_key" | "idempotency_key_mismatch" | "idempotency_key_in_flight" | "application_not_found" | "subscriber_hash_invalid" | "workflow_critical" | "limit_reached" | "brand_version_not_found" | "brand_changed" | "translation_not_found" | "translation_version_not_found" | "translation_key_missing" | "translation_changed" | "internal_error";
+            code: "bad_request" | "validation_failed" | "malformed_json" | "unsupported_media_type" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "workflow_not_found" | "workflow_inactive" | "workflow_exists" | "workflow_key_immutable" | "workflow_version_not_found" | "workflow_changed" | "workflow_version_conflict" | "promotion_conflict" | "layout_not_found" | "layout_exists" | "layout_content_missing" | "layout_key_immutable" | "layout_version_not_found" | "layout_changed" | "layout_version_conflict" | "layout_in_use" | "partial_not_found" | "partial_exists" | "partial_key_immutable" | "partial_version_not_found" | "partial_changed" | "partial_version_conflict" | "partial_in_use" | "subscriber_not_found" | "subscriber_exists" | "variable_not_found" | "variable_exists" | "topic_not_found" | "topic_exists" | "tenant_not_found" | "tenant_exists" | "no_valid_recipients" | "transaction_not_found" | "transaction_conflict" | "payload_too_large" | "rate_limited" | "invalid_tracking_link" | "invalid_signature" | "integration_not_found" | "message_not_found" | "suppression_not_found" | "webhook_endpoint_not_found" | "event_not_found" | "secret_requires_resupply" | "destination_not_allowed" | "environment_not_found" | "environment_exists" | "api_key_not_found" | "api_key_revoked" | "api_key_expired" | "invalid_idempotency_key" | "idempotency_key_mismatch" | "idempotency_key_in_flight" | "application_not_found" | "subscriber_hash_invalid" | "context_hash_invalid" | "workflow_critical" | "limit_reached" | "brand_version_not_found" | "brand_changed" | "translation_not_found" | "translation_version_not_found" | "translation_key_missing" | "translation_changed" | "internal_error";
             /** @description Also sent as the `x-request-id` header. */
             requestId?: string;
             errors?: components["schemas"]["FieldError"][];
@@ -21009,6 +21019,8 @@ export interface components {
             archivedAt: string | null;
             /** Format: date-time */
             createdAt: string;
+            /** @description The tenant of the trigger that sent it; null for none. */
+            tenant: string | null;
         };
         InAppAction: {
             label: string;

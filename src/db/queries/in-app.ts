@@ -4,7 +4,11 @@ import { chunk, inJsonList, rowsPerStatement } from "../batch";
 import type { Db } from "../client";
 import { inAppNotifications, subscribers } from "../schema";
 
-export type InAppRow = typeof inAppNotifications.$inferSelect;
+/**
+ * A notification as the feed's callers know it. `context` and `tenantId` come from the log only: a
+ * row D1 kept from before the feed left it has neither (no context).
+ */
+export type InAppRow = typeof inAppNotifications.$inferSelect & { context?: string; tenantId?: string | null };
 export type InAppInsert = typeof inAppNotifications.$inferInsert;
 
 /** Bound parameters per row of the multi-row insert (D1 allows 100 per statement). */
@@ -39,6 +43,10 @@ export interface InAppFilter {
   createdLte?: Date;
   /** Only these notifications. */
   ids?: string[];
+  /** Exactly this context key ('' for no context): an Inbox session's scope (contract/inbox-context.ts). */
+  context?: string;
+  /** Only this tenant's notifications. */
+  tenantId?: string;
 }
 
 export type InAppDataScalar = string | number | boolean | null;
@@ -94,6 +102,8 @@ const t = inAppNotifications;
 const matching = (owner: SQL | undefined, filter: InAppFilter): SQL | undefined =>
   and(
     owner,
+    // D1's rows are from before contexts were kept: none of them is in a context or tenant.
+    filter.context || filter.tenantId !== undefined ? sql`0` : undefined,
     flag(t.readAt, filter.read),
     flag(t.seenAt, filter.seen),
     flag(t.archivedAt, filter.archived),

@@ -1,3 +1,4 @@
+import { triggerContextKey } from "../../contract/inbox-context";
 import type { MessageStatus } from "../../db/schema";
 import type { ClaimResult } from "../../durable-objects/ledger/claims";
 import { redactSecrets } from "../../engine/redact";
@@ -185,6 +186,8 @@ function recordGranted(
       completedAction: null,
       createdAt: now.getTime(),
       updatedAt: now.getTime(),
+      context: triggerContextKey(scope.trigger.tenant?.id, scope.trigger.context),
+      tenantId: scope.trigger.tenant?.id ?? null,
     });
   // What the send left out (an in-app URL that may not be served) is on the timeline with its first event, as a hold is.
   const notes = warnings ? [...recipient.notes, { warnings }] : recipient.notes;

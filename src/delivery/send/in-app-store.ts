@@ -1,3 +1,4 @@
+import { triggerContextKey } from "../../contract/inbox-context";
 import { runBatch } from "../../db/batch";
 import { existingNotifications, type InAppRow } from "../../db/queries/in-app";
 import { toFeedRow } from "../../durable-objects/client/inbox-feed";
@@ -60,6 +61,8 @@ export async function storeInApp(env: Bindings, scope: InAppScope, sends: InAppS
     completedAction: null,
     createdAt: now,
     updatedAt: now,
+    context: triggerContextKey(scope.trigger.tenant?.id, scope.trigger.context),
+    tenantId: scope.trigger.tenant?.id ?? null,
   });
   const older = sends.filter((send) => partitionOfId(send.messageId) === null);
   const stored = await storeOlder(env, scope, older.map(rowOf)).then(

@@ -45,6 +45,12 @@ export const toFeedRow = (r: InAppRow): FeedRow => ({
   updatedAt: r.updatedAt.getTime(),
 });
 
+/**
+ * The part of a subscriber's feed a reader sees: an Inbox session exactly its context's
+ * notifications (`context`, '' for those of none), the server feed one tenant's or all.
+ */
+export type FeedView = Pick<InAppFilter, "context" | "tenantId">;
+
 const newestFirst = (a: InAppRow, b: InAppRow) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
 
 /**
@@ -54,17 +60,22 @@ const newestFirst = (a: InAppRow, b: InAppRow) => (a.id < b.id ? 1 : a.id > b.id
  * partition) to the shard only, an older id to D1 (and to the shard, which holds one only when a
  * message recorded in D1 was sent again after the upgrade).
  */
-export function inboxFeed(db: Db, logs: LogStore, environmentId: string, subscriberId: string) {
+export function inboxFeed(db: Db, logs: LogStore, environmentId: string, subscriberId: string, view: FeedView = {}) {
   const legacy = inAppFeed(db, environmentId, subscriberId);
+  // Every read and change of the feed goes through the view: a scoped session cannot leave it.
+  const within = (filter: InAppFilter): InAppFilter => ({ ...filter, ...view });
+  // D1's rows have no context: only a view of no context (or of everything) reaches them.
+  const legacyVisible = !view.context && view.tenantId === undefined;
   return {
+    view,
     subscriberExists: () => legacy.subscriberExists(),
 
     /** Newest first; the cursor is the last id of the previous page. */
     async list(filter: InAppFilter, limit: number, after?: string, offset = 0): Promise<{ data: InAppRow[]; hasMore: boolean }> {
       const wanted = offset + limit;
       const [old, fresh] = await Promise.all([
-        legacy.list(filter, wanted, after),
-        logs.feedList(environmentId, subscriberId, toFeedFilter(filter), wanted + 1, after),
+        legacy.list(within(filter), wanted, after),
+        logs.feedList(environmentId, subscriberId, toFeedFilter(within(filter)), wanted + 1, after),
       ]);
       const inLog = new Set(fresh.map((r) => r.id));
       const all = [...fresh.map(fromFeedRow), ...old.data.filter((r) => !inLog.has(r.id))].sort(newestFirst);
@@ -72,13 +83,16 @@ export function inboxFeed(db: Db, logs: LogStore, environmentId: string, subscri
     },
 
     async get(id: string): Promise<InAppRow | null> {
-      const [row] = await logs.feedList(environmentId, subscriberId, toFeedFilter({ ids: [id] }), 1);
+      const [row] = await logs.feedList(environmentId, subscriberId, toFeedFilter(within({ ids: [id] })), 1);
       if (row) return fromFeedRow(row);
-      return partitionOfId(id) === null ? legacy.get(id) : null;
+      return partitionOfId(id) === null && legacyVisible ? legacy.get(id) : null;
     },
 
     async counts(filter: InAppFilter = {}): Promise<InAppCounts> {
-      const [old, fresh] = await Promise.all([legacy.counts(filter), logs.feedCounts(environmentId, subscriberId, toFeedFilter(filter))]);
+      const [old, fresh] = await Promise.all([
+        legacy.counts(within(filter)),
+        logs.feedCounts(environmentId, subscriberId, toFeedFilter(within(filter))),
+      ]);
       return {
         total: old.total + fresh.total,
         unread: old.unread + fresh.unread,
@@ -89,37 +103,37 @@ export function inboxFeed(db: Db, logs: LogStore, environmentId: string, subscri
 
     /** Changes one notification; null when it is not this subscriber's. */
     async update(id: string, change: InAppChange, now: Date): Promise<InAppRow | null> {
-      if (partitionOfId(id) === null) {
+      if (partitionOfId(id) === null && legacyVisible) {
         const row = await legacy.update(id, change, now);
         if (row) return row;
       }
-      const row = await logs.feedUpdateOne(environmentId, subscriberId, id, toFeedChange(change), now.getTime());
+      const row = await logs.feedUpdateOne(environmentId, subscriberId, id, toFeedChange(change), now.getTime(), view);
       return row ? fromFeedRow(row) : null;
     },
 
     /** Changes every notification the filter matches, in both stores; returns the ids it changed. */
     async updateAll(change: InAppChange, filter: InAppFilter, now: Date): Promise<string[]> {
       const [old, fresh] = await Promise.all([
-        legacy.updateAll(change, filter, now),
-        logs.feedUpdate(environmentId, subscriberId, toFeedChange(change), toFeedFilter(filter), now.getTime()),
+        legacy.updateAll(change, within(filter), now),
+        logs.feedUpdate(environmentId, subscriberId, toFeedChange(change), toFeedFilter(within(filter)), now.getTime()),
       ]);
       return [...fresh, ...old];
     },
 
     async removeAll(filter: InAppFilter): Promise<string[]> {
       const [old, fresh] = await Promise.all([
-        legacy.removeAll(filter),
-        logs.feedRemove(environmentId, subscriberId, toFeedFilter(filter)),
+        legacy.removeAll(within(filter)),
+        logs.feedRemove(environmentId, subscriberId, toFeedFilter(within(filter))),
       ]);
       return [...fresh, ...old];
     },
 
     async remove(ids: string[]): Promise<string[]> {
       if (ids.length === 0) return [];
-      const older = ids.filter((id) => partitionOfId(id) === null);
+      const older = legacyVisible ? ids.filter((id) => partitionOfId(id) === null) : [];
       const [old, fresh] = await Promise.all([
         older.length ? legacy.remove(older) : Promise.resolve([]),
-        logs.feedRemove(environmentId, subscriberId, { ids }),
+        logs.feedRemove(environmentId, subscriberId, toFeedFilter(within({ ids }))),
       ]);
       return [...new Set([...fresh, ...old])];
     },

@@ -336,9 +336,18 @@ export class LogStore {
   }
 
   /** Changes one of a subscriber's notifications; answers it as changed, or null when they have no such notification. */
-  async feedUpdateOne(environmentId: string, subscriberId: string, id: string, change: FeedChange, now: number): Promise<FeedRow | null> {
+  async feedUpdateOne(
+    environmentId: string,
+    subscriberId: string,
+    id: string,
+    change: FeedChange,
+    now: number,
+    within?: Pick<FeedFilter, "context" | "tenantId">,
+  ): Promise<FeedRow | null> {
     const all: (FeedRow | null)[] = await Promise.all(
-      this.feedShards(environmentId, subscriberId).map(({ shard }) => shard.feedUpdateOne(environmentId, subscriberId, id, change, now)),
+      this.feedShards(environmentId, subscriberId).map(({ shard }) =>
+        shard.feedUpdateOne(environmentId, subscriberId, id, change, now, within),
+      ),
     );
     return all.find((row) => row !== null) ?? null;
   }

@@ -1,6 +1,7 @@
 import type { InAppRow } from "../../db/queries/in-app";
 import type { InboxSocket } from "./inbox-socket";
 import {
+  SOCKET_CONTEXT_HEADER,
   SOCKET_ENVIRONMENT_HEADER,
   SOCKET_EXPIRES_AT_HEADER,
   SOCKET_ISSUED_AT_HEADER,
@@ -35,6 +36,7 @@ export function inboxSockets(namespace: DurableObjectNamespace<InboxSocket>) {
       forwarded.headers.set(SOCKET_SUBSCRIBER_HEADER, session.subscriberId);
       forwarded.headers.set(SOCKET_ISSUED_AT_HEADER, String(session.issuedAt));
       forwarded.headers.set(SOCKET_EXPIRES_AT_HEADER, String(session.expiresAt));
+      forwarded.headers.set(SOCKET_CONTEXT_HEADER, encodeURIComponent(session.context ?? ""));
       return stub(session.environmentId, session.subscriberId).fetch(forwarded);
     },
 
@@ -54,9 +56,10 @@ export function inboxSockets(namespace: DurableObjectNamespace<InboxSocket>) {
       return reached.reduce((n, r) => n + r, 0);
     },
 
-    changed: (environmentId: string, subscriberId: string) =>
+    /** Notifications changed: the counts go to the sockets of `context` (every socket, each its own counts, when undefined). */
+    changed: (environmentId: string, subscriberId: string, context?: string) =>
       logged("inbox_push_failed", environmentId, subscriberId, () =>
-        stub(environmentId, subscriberId).changed(environmentId, subscriberId),
+        stub(environmentId, subscriberId).changed(environmentId, subscriberId, context),
       ),
 
     /**

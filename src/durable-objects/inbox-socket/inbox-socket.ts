@@ -1,6 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import { unscopedDb } from "../../db/unscoped";
-import type { InAppRow } from "../../db/queries/in-app";
+import type { InAppCounts, InAppRow } from "../../db/queries/in-app";
 import { inboxFeed } from "../client/inbox-feed";
 import { unscopedLogs } from "../client/unscoped-logs";
 import { setPresence } from "../../db/queries/inbox-presence";
@@ -53,25 +53,45 @@ export class InboxSocket extends DurableObject<Bindings> {
     return new Response(null, { status: 101, webSocket: client });
   }
 
-  /** New notifications stored for this subscriber: each one, then the counts after them. Returns the sockets reached. */
+  /**
+   * New notifications stored for this subscriber: each socket gets those of its session's context,
+   * then that context's counts after them; a socket of another context gets nothing. Returns the sockets reached.
+   */
   async received(environmentId: string, subscriberId: string, rows: InAppRow[]): Promise<number> {
     if (this.openSockets().length === 0) return this.forgetStalePresence(environmentId, subscriberId);
-    // Both reads at once: a push waits for one D1 round trip, not two.
+    const contexts = new Set(rows.map((row) => row.context ?? ""));
+    // The session checks and the counts at once: a push waits for one D1 round trip, not two.
     const [live, counts] = await Promise.all([
       this.endStaleSessions(environmentId, subscriberId),
-      this.counts(environmentId, subscriberId),
+      this.countsOf(environmentId, subscriberId, contexts),
     ]);
-    return this.broadcast(live, [...rows.map(receivedFrame), ...countFrames(counts)]);
+    let reached = 0;
+    for (const [context, sockets] of byContext(live)) {
+      const theirs = rows.filter((row) => (row.context ?? "") === context);
+      const after = counts.get(context);
+      if (theirs.length && after) reached += this.broadcast(sockets, [...theirs.map(receivedFrame), ...countFrames(after)]);
+    }
+    return reached;
   }
 
-  /** Notifications read, seen, archived or removed: the counts after the change. Returns the sockets reached. */
-  async changed(environmentId: string, subscriberId: string): Promise<number> {
+  /**
+   * Notifications read, seen, archived or removed in `context` (any, when undefined): the sockets of
+   * that context get its counts after the change. Returns the sockets reached.
+   */
+  async changed(environmentId: string, subscriberId: string, context?: string): Promise<number> {
     if (this.openSockets().length === 0) return this.forgetStalePresence(environmentId, subscriberId);
+    const sessions = this.openSockets().map((ws) => (ws.deserializeAttachment() as SocketSession | null)?.context ?? "");
+    const contexts = new Set(context === undefined ? sessions : [context]);
     const [live, counts] = await Promise.all([
       this.endStaleSessions(environmentId, subscriberId),
-      this.counts(environmentId, subscriberId),
+      this.countsOf(environmentId, subscriberId, contexts),
     ]);
-    return this.broadcast(live, countFrames(counts));
+    let reached = 0;
+    for (const [key, sockets] of byContext(live)) {
+      const after = counts.get(key);
+      if (after) reached += this.broadcast(sockets, countFrames(after));
+    }
+    return reached;
   }
 
   /** The environment's Inbox settings changed: closes the sockets whose session ended with it. Returns the sockets closed. */
@@ -188,11 +208,21 @@ export class InboxSocket extends DurableObject<Bindings> {
     });
   }
 
-  /** The badges as the Inbox session counts them: a snoozed notification is out of sight until it wakes. */
-  private counts(environmentId: string, subscriberId: string) {
-    return inboxFeed(unscopedDb(this.env), unscopedLogs(this.env), environmentId, subscriberId).counts({
-      snoozed: { value: false, now: new Date() },
-    });
+  /** The badges of each context as its Inbox session counts them: a snoozed notification is out of sight until it wakes. */
+  private async countsOf(environmentId: string, subscriberId: string, contexts: ReadonlySet<string>): Promise<Map<string, InAppCounts>> {
+    const now = new Date();
+    const db = unscopedDb(this.env);
+    const logs = unscopedLogs(this.env);
+    const counted = await Promise.all(
+      [...contexts].map(
+        async (context) =>
+          [
+            context,
+            await inboxFeed(db, logs, environmentId, subscriberId, { context }).counts({ snoozed: { value: false, now } }),
+          ] as const,
+      ),
+    );
+    return new Map(counted);
   }
 
   private broadcast(sockets: WebSocket[], frames: string[]): number {
@@ -208,6 +238,10 @@ export class InboxSocket extends DurableObject<Bindings> {
     return reached;
   }
 }
+
+/** Open sockets by their session's context key ('' for sessions of no context). */
+const byContext = (sockets: WebSocket[]) =>
+  Map.groupBy(sockets, (ws) => (ws.deserializeAttachment() as SocketSession | null)?.context ?? "");
 
 /** Closes a socket with 1008 (policy): the client's reconnect with the same token is refused by the Worker. */
 function end(ws: WebSocket, reason: string): void {

@@ -8,6 +8,8 @@ export const SOCKET_SUBSCRIBER_HEADER = "x-clarion-subscriber";
 /** The session token's `iat` and `exp`: a socket lives no longer than the session it was opened with. */
 export const SOCKET_ISSUED_AT_HEADER = "x-clarion-session-issued-at";
 export const SOCKET_EXPIRES_AT_HEADER = "x-clarion-session-expires-at";
+/** The session's context key, URI-encoded (ids may be any text): the socket receives only that context's notifications. */
+export const SOCKET_CONTEXT_HEADER = "x-clarion-session-context";
 
 /** Whose presence a socket counts in. */
 export interface SocketOwner {
@@ -16,7 +18,7 @@ export interface SocketOwner {
 }
 
 /** Kept on each socket (it survives hibernation): whose presence a close ends, and the session checked again before each push. */
-export type SocketSession = SocketOwner & InboxSessionClaims;
+export type SocketSession = SocketOwner & InboxSessionClaims & { context?: string };
 
 /** The session an upgrade request names, or null when the Worker did not name it whole. */
 export function sessionOfUpgrade(headers: Headers): SocketSession | null {
@@ -26,5 +28,11 @@ export function sessionOfUpgrade(headers: Headers): SocketSession | null {
   const expiresAt = Number(headers.get(SOCKET_EXPIRES_AT_HEADER));
   if (!environmentId || !subscriberId || !Number.isInteger(issuedAt) || !Number.isInteger(expiresAt) || issuedAt <= 0 || expiresAt <= 0)
     return null;
-  return { environmentId, subscriberId, issuedAt, expiresAt };
+  let context: string;
+  try {
+    context = decodeURIComponent(headers.get(SOCKET_CONTEXT_HEADER) ?? "");
+  } catch {
+    return null;
+  }
+  return { environmentId, subscriberId, issuedAt, expiresAt, context };
 }

@@ -9,11 +9,33 @@ export const FEED_SCHEMA = `
   CREATE TABLE IF NOT EXISTS in_app_notifications (
     id TEXT PRIMARY KEY, env TEXT NOT NULL, subscriber TEXT NOT NULL, tx TEXT NOT NULL, workflow TEXT NOT NULL, step TEXT NOT NULL,
     content TEXT NOT NULL, tags TEXT NOT NULL, seen_at INTEGER, read_at INTEGER, archived_at INTEGER, snoozed_until INTEGER,
-    completed_action TEXT, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL
+    completed_action TEXT, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL, context TEXT NOT NULL DEFAULT '', tenant TEXT
   ) WITHOUT ROWID;
   CREATE INDEX IF NOT EXISTS in_app_env_subscriber ON in_app_notifications (env, subscriber, id);
   CREATE INDEX IF NOT EXISTS in_app_created ON in_app_notifications (created_at);
 `;
+
+/**
+ * Columns added to the feed after shards were created with it (CREATE TABLE IF NOT EXISTS leaves an
+ * existing table as it was): a shard that lacks one gets it, and its old rows read as no context.
+ */
+const ADDED_FEED_COLUMNS = [
+  ["context", "TEXT NOT NULL DEFAULT ''"],
+  ["tenant", "TEXT"],
+] as const;
+
+/** Adds the feed's missing columns, then the index a scoped Inbox reads (one range per subscriber and context). */
+export function addMissingFeedColumns(sql: SqlStorage): void {
+  const present = new Set(
+    sql
+      .exec<{ name: string }>("PRAGMA table_info(in_app_notifications)")
+      .toArray()
+      .map((c) => c.name),
+  );
+  for (const [name, type] of ADDED_FEED_COLUMNS)
+    if (!present.has(name)) sql.exec(`ALTER TABLE in_app_notifications ADD COLUMN ${name} ${type}`);
+  sql.exec("CREATE INDEX IF NOT EXISTS in_app_env_subscriber_context ON in_app_notifications (env, subscriber, context, id)");
+}
 
 export interface FeedRecord extends Record<string, SqlStorageValue> {
   id: string;
@@ -31,6 +53,9 @@ export interface FeedRecord extends Record<string, SqlStorageValue> {
   completed_action: string | null;
   created_at: number;
   updated_at: number;
+  /** The notification's context key (contract/inbox-context.ts), '' for none; its tenant, null for none. */
+  context: string;
+  tenant: string | null;
 }
 
 export const toFeedRow = (r: FeedRecord): FeedRow => ({
@@ -49,6 +74,8 @@ export const toFeedRow = (r: FeedRecord): FeedRow => ({
   completedAction: r.completed_action as FeedRow["completedAction"],
   createdAt: r.created_at,
   updatedAt: r.updated_at,
+  context: r.context ?? "",
+  tenantId: r.tenant ?? null,
 });
 
 /** A JSON path into `data` with every key quoted, so no key is read as path syntax (as db/queries/in-app.ts). */
@@ -83,6 +110,8 @@ const flag = (column: string, wanted: boolean | undefined): Clause | undefined =
 function whereOf(environmentId: string, subscriberId: string, f: FeedFilter): Clause {
   const clauses: (Clause | undefined)[] = [
     ["env = ? AND subscriber = ?", environmentId, subscriberId],
+    f.context === undefined ? undefined : ["context = ?", f.context],
+    f.tenantId === undefined ? undefined : ["tenant = ?", f.tenantId],
     flag("read_at", f.read),
     flag("seen_at", f.seen),
     flag("archived_at", f.archived),
@@ -127,7 +156,8 @@ export class FeedTable {
     return (
       this.sql.exec(
         `INSERT INTO in_app_notifications (id, env, subscriber, tx, workflow, step, content, tags, seen_at, read_at, archived_at,
-           snoozed_until, completed_action, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+           snoozed_until, completed_action, created_at, updated_at, context, tenant) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT DO NOTHING`,
         f.id,
         f.environmentId,
         f.subscriberId,
@@ -143,6 +173,8 @@ export class FeedTable {
         f.completedAction,
         f.createdAt,
         f.updatedAt,
+        f.context ?? "",
+        f.tenantId ?? null,
       ).rowsWritten > 0
     );
   }
@@ -187,17 +219,19 @@ export class FeedTable {
       .map((r) => r.id);
   }
 
-  /** Changes one notification; answers it as changed, or null when it is not this subscriber's. */
-  updateOne(environmentId: string, subscriberId: string, id: string, change: FeedChange, now: number): FeedRow | null {
+  /** Changes one notification; answers it as changed, or null when it is not this subscriber's (or outside `within`). */
+  updateOne(
+    environmentId: string,
+    subscriberId: string,
+    id: string,
+    change: FeedChange,
+    now: number,
+    within: Pick<FeedFilter, "context" | "tenantId"> = {},
+  ): FeedRow | null {
     const [set, ...setValues] = setOf(change, now);
+    const [where, ...values] = whereOf(environmentId, subscriberId, { context: within.context, tenantId: within.tenantId });
     const [row] = this.sql
-      .exec<FeedRecord>(
-        `UPDATE in_app_notifications SET ${set} WHERE id = ? AND env = ? AND subscriber = ? RETURNING *`,
-        ...setValues,
-        id,
-        environmentId,
-        subscriberId,
-      )
+      .exec<FeedRecord>(`UPDATE in_app_notifications SET ${set} WHERE id = ? AND ${where} RETURNING *`, ...setValues, id, ...values)
       .toArray();
     return row ? toFeedRow(row) : null;
   }

@@ -15,7 +15,7 @@ import {
   toEvent,
   toMessage,
 } from "./records";
-import { FeedTable } from "./feed-table";
+import { addMissingFeedColumns, FeedTable } from "./feed-table";
 import type {
   Expired,
   FeedChange,
@@ -66,6 +66,7 @@ export class LogShard extends DurableObject<Bindings> {
     this.sql = ctx.storage.sql;
     this.sql.exec(LOG_SCHEMA);
     addMissingColumns(this.sql);
+    addMissingFeedColumns(this.sql);
     this.feed = new FeedTable(this.sql);
     this.triggers = new TriggersTable(this.sql);
     this.index = new TriggerIndex(this.sql);
@@ -386,8 +387,15 @@ export class LogShard extends DurableObject<Bindings> {
     return this.feed.update(environmentId, subscriberId, change, filter, now);
   }
 
-  async feedUpdateOne(environmentId: string, subscriberId: string, id: string, change: FeedChange, now: number): Promise<FeedRow | null> {
-    return this.feed.updateOne(environmentId, subscriberId, id, change, now);
+  async feedUpdateOne(
+    environmentId: string,
+    subscriberId: string,
+    id: string,
+    change: FeedChange,
+    now: number,
+    within?: Pick<FeedFilter, "context" | "tenantId">,
+  ): Promise<FeedRow | null> {
+    return this.feed.updateOne(environmentId, subscriberId, id, change, now, within);
   }
 
   async feedRemove(environmentId: string, subscriberId: string, filter: FeedFilter): Promise<string[]> {

@@ -167,6 +167,10 @@ export interface FeedRow {
   completedAction: "primary" | "secondary" | null;
   createdAt: number;
   updatedAt: number;
+  /** The trigger's context key (contract/inbox-context.ts): '' (or absent) for none. */
+  context?: string;
+  /** The trigger's tenant, null (or absent) for none. */
+  tenantId?: string | null;
 }
 
 /** Which of a subscriber's notifications a feed read or bulk change applies to (db/queries/in-app.ts' InAppFilter, times as ms). */
@@ -182,6 +186,10 @@ export interface FeedFilter {
   createdGte?: number;
   createdLte?: number;
   ids?: string[];
+  /** Exactly this context key ('' for notifications of no context): an Inbox session's scope. */
+  context?: string;
+  /** Only this tenant's notifications (the server feed's `?tenant=`). */
+  tenantId?: string;
 }
 
 /** A change to notifications (InAppChange, times as ms). */

@@ -1,4 +1,5 @@
 import type { InAppChange, InAppFilter, InAppRow } from "../../db/queries/in-app";
+import type { FeedView } from "../../durable-objects/client/inbox-feed";
 import type { Data } from "../data";
 import type { Bindings } from "../../env";
 import type { InboxSockets } from "../../durable-objects/inbox-socket/client";
@@ -32,6 +33,7 @@ export function toNotification(row: InAppRow): InAppNotification {
     readAt: iso(row.readAt),
     archivedAt: iso(row.archivedAt),
     createdAt: row.createdAt.toISOString(),
+    tenant: row.tenantId ?? null,
   };
 }
 
@@ -59,9 +61,9 @@ const trackingOf = (change: InAppChange, at: Date): IncomingStatus[] => [
  * and the messages' tracking events move together, and every change that touched a notification
  * pushes the new counts to the subscriber's open sockets.
  */
-export function inboxService(data: Data, subscriberId: string, sockets: InboxSockets, env: Bindings) {
+export function inboxService(data: Data, subscriberId: string, sockets: InboxSockets, env: Bindings, view?: FeedView) {
   const { environmentId } = data;
-  const feed = data.inAppFeed(subscriberId);
+  const feed = data.inAppFeed(subscriberId, view);
   const track = async (ids: string[], change: InAppChange, now: Date) => {
     const reports = trackingOf(change, now);
     if (reports.length === 0 || ids.length === 0) return;
@@ -76,7 +78,7 @@ export function inboxService(data: Data, subscriberId: string, sockets: InboxSoc
       const row = await feed.update(id, change, now);
       if (row) {
         await track([row.id], change, now);
-        await sockets.changed(environmentId, subscriberId);
+        await sockets.changed(environmentId, subscriberId, view?.context);
       }
       return row;
     },
@@ -87,18 +89,18 @@ export function inboxService(data: Data, subscriberId: string, sockets: InboxSoc
       const narrowed = only && filter[only] === undefined ? { ...filter, [only]: !change[only] } : filter;
       const ids = await feed.updateAll(change, narrowed, now);
       await track(ids, change, now);
-      if (ids.length > 0) await sockets.changed(environmentId, subscriberId);
+      if (ids.length > 0) await sockets.changed(environmentId, subscriberId, view?.context);
       return ids;
     },
     /** Deletes from the Inbox only: the messages and their timelines stay. Returns the ids deleted. */
     async remove(ids: string[]): Promise<string[]> {
       const removed = await feed.remove(ids);
-      if (removed.length > 0) await sockets.changed(environmentId, subscriberId);
+      if (removed.length > 0) await sockets.changed(environmentId, subscriberId, view?.context);
       return removed;
     },
     async removeAll(filter: InAppFilter): Promise<string[]> {
       const removed = await feed.removeAll(filter);
-      if (removed.length > 0) await sockets.changed(environmentId, subscriberId);
+      if (removed.length > 0) await sockets.changed(environmentId, subscriberId, view?.context);
       return removed;
     },
   };

@@ -2,6 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { cursorCodec, rawKey } from "../../lib/cursor";
 import { pageQuery } from "../../lib/pagination";
 import { SESSION_PROFILE_WRITES } from "../../contract/in-app-settings";
+import { TenantId } from "../tenants/schemas";
 
 const Redirect = z.object({ url: z.string(), target: z.string().optional() }).openapi("InAppRedirect");
 const Action = z.object({ label: z.string(), redirect: Redirect.optional() }).openapi("InAppAction");
@@ -28,6 +29,7 @@ export const InAppNotification = z
     readAt: z.iso.datetime().nullable(),
     archivedAt: z.iso.datetime().nullable(),
     createdAt: z.iso.datetime(),
+    tenant: z.string().nullable().openapi({ description: "The tenant of the trigger that sent it; null for none." }),
   })
   .openapi("InAppNotification");
 export type InAppNotification = z.infer<typeof InAppNotification>;
@@ -68,7 +70,13 @@ export const InAppFeedQuery = z
     tags: z.string().max(1_400).optional().openapi({ description: "Comma-separated: notifications with any of these tags." }),
     workflow: z.string().min(1).max(64).optional(),
   })
+  .extend({ tenant: TenantId.optional().openapi({ description: "Only the notifications of this tenant's triggers." }) })
   .extend(pageQuery(100).shape);
+
+/** `?tenant=` on a change: only a notification of this tenant changes. */
+export const FeedTenantQuery = z.object({
+  tenant: TenantId.optional().openapi({ description: "Only the notifications of this tenant's triggers change." }),
+});
 export const InAppCountsQuery = InAppFeedQuery.omit({ limit: true, cursor: true });
 
 export const InAppCounts = z

@@ -11,7 +11,10 @@ import { InboxBulkBody, InboxSeenBody } from "./schemas";
 
 export const inboxBulkRoutes = inboxRouter();
 
-const service = (c: Context<InboxEnv>) => inboxService(c.var.data, c.get("subscriberId"), inboxSockets(c.env.INBOX_SOCKETS), c.env);
+const service = (c: Context<InboxEnv>) =>
+  inboxService(c.var.data, c.get("subscriberId"), inboxSockets(c.env.INBOX_SOCKETS), c.env, {
+    context: c.var.inboxContext.context,
+  });
 
 /** The notifications a bulk body names; null when none can match. */
 function filterOf(body: { tags?: unknown; data?: string }): InAppFilter | null {

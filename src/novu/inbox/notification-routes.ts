@@ -29,7 +29,11 @@ export const inboxNotificationRoutes = inboxRouter();
 const MAX_COUNT_FILTERS = 30;
 
 const scope = (c: Context<InboxEnv>) => {
-  return { service: inboxService(c.var.data, c.get("subscriberId"), inboxSockets(c.env.INBOX_SOCKETS), c.env) };
+  return {
+    service: inboxService(c.var.data, c.get("subscriberId"), inboxSockets(c.env.INBOX_SOCKETS), c.env, {
+      context: c.var.inboxContext.context,
+    }),
+  };
 };
 
 async function present(c: Context<InboxEnv>, rows: InAppRow[], now: Date) {

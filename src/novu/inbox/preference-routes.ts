@@ -1,12 +1,13 @@
 // The Inbox's preferences panel over Clarion's subscriber preferences: Novu's global level is
 // Clarion's channel flags, its workflow level Clarion's per-workflow overrides (channel keys
-// email, sms, push, chat, in_app). Critical workflows are listed on request and never changed.
+// email, sms, push, chat, in_app). Critical workflows are listed on request and never changed. A
+// session whose context names a tenant reads and changes the subscriber's preferences inside it.
 import type { Context } from "hono";
 import type { Channel } from "../../engine/steps";
 import { ApiError, notFound } from "../../lib/errors";
 import { json } from "../../lib/openapi";
 import type { SubscriberPreferences, SubscriberPreferencesUpdate } from "../../features/subscribers/preferences-schemas";
-import { mergePreferences, readPreferences } from "../preferences";
+import { mergeSessionPreferences, readSessionPreferences } from "../preferences";
 import { envelope } from "../shapes";
 import { toInboxWorkflow } from "./notifications";
 import { fromInboxSchedule, toInboxSchedule } from "./schedule";
@@ -23,8 +24,9 @@ import { type InboxWorkflowRow, inboxWorkflows } from "./workflows-repository";
 
 export const inboxPreferenceRoutes = inboxRouter();
 
-const who = (c: Context<InboxEnv>) => [c.var.data, c.get("subscriberId")] as const;
-const whoWrites = (c: Context<InboxEnv>) => [c.var.data, c.env, c.get("subscriberId")] as const;
+// A session of a tenant's context edits the subscriber's preferences inside that tenant.
+const who = (c: Context<InboxEnv>) => [c.var.data, c.get("subscriberId"), c.var.inboxContext.tenantId] as const;
+const whoWrites = (c: Context<InboxEnv>) => [c.var.data, c.env, c.get("subscriberId"), c.var.inboxContext.tenantId] as const;
 const workflowsOf = (c: Context<InboxEnv>) => c.var.data.repository(inboxWorkflows);
 
 const globalPreference = (prefs: SubscriberPreferences): InboxPreference => ({
@@ -75,13 +77,13 @@ inboxPreferenceRoutes.openapi(
       "The global preference first, then one per active workflow (`criticality`: `nonCritical` by default, `critical` or `all`; `tags[]`: workflows with any of them), with the channels its steps use.",
     request: { query: InboxPreferencesQuery },
     responses: { 200: { description: "The preferences", content: json(envelope(InboxPreference.array())) } },
-    errors: ["subscriber_not_found"],
+    errors: ["subscriber_not_found", "tenant_not_found"],
   }),
   async (c) => {
     const query = c.req.valid("query");
     const tags = [query["tags[]"] ?? []].flat();
     const severities = [query["severity[]"] ?? [], query.severity ?? []].flat();
-    const [prefs, workflows] = await Promise.all([readPreferences(...who(c)), workflowsOf(c).active()]);
+    const [prefs, workflows] = await Promise.all([readSessionPreferences(...who(c)), workflowsOf(c).active()]);
     const shown = workflows.filter(
       (w) =>
         (query.criticality === "all" || w.critical === (query.criticality === "critical")) &&
@@ -98,9 +100,9 @@ inboxPreferenceRoutes.openapi(
     path: "/v1/inbox/preferences/global",
     summary: "Read the global preference",
     responses: { 200: { description: "The global preference", content: json(envelope(InboxPreference)) } },
-    errors: ["subscriber_not_found"],
+    errors: ["subscriber_not_found", "tenant_not_found"],
   }),
-  async (c) => c.json({ data: globalPreference(await readPreferences(...who(c))) }, 200),
+  async (c) => c.json({ data: globalPreference(await readSessionPreferences(...who(c))) }, 200),
 );
 
 inboxPreferenceRoutes.openapi(
@@ -112,13 +114,13 @@ inboxPreferenceRoutes.openapi(
       "Each channel flag given replaces the subscriber's global flag. `schedule` changes the subscriber's delivery schedule (`preferences.schedule` of the server API): `isEnabled` left out keeps the stored one, `weeklySchedule` given replaces every day. Outside it, non-critical email, SMS, push and chat wait for its next window; in-app and critical messages never wait for it.",
     request: { body: { required: true, content: json(InboxPreferenceUpdate) } },
     responses: { 200: { description: "The global preference after the change", content: json(envelope(InboxPreference)) } },
-    errors: ["subscriber_not_found"],
+    errors: ["subscriber_not_found", "tenant_not_found"],
   }),
   async (c) => {
     const { schedule, ...flags } = c.req.valid("json");
     const update: SubscriberPreferencesUpdate = { channels: flagsOf(flags) };
-    if (schedule) update.schedule = fromInboxSchedule(schedule, (await readPreferences(...who(c))).schedule);
-    const prefs = await mergePreferences(...whoWrites(c), update, "inbox");
+    if (schedule) update.schedule = fromInboxSchedule(schedule, (await readSessionPreferences(...who(c))).schedule);
+    const prefs = await mergeSessionPreferences(...whoWrites(c), update);
     return c.json({ data: globalPreference(prefs) }, 200);
   },
 );
@@ -131,7 +133,7 @@ inboxPreferenceRoutes.openapi(
     description: "All or nothing: one unknown or critical workflow refuses the whole change.",
     request: { body: { required: true, content: json(InboxBulkPreferences) } },
     responses: { 200: { description: "The workflows' preferences after the change", content: json(envelope(InboxPreference.array())) } },
-    errors: ["subscriber_not_found", "workflow_not_found", "workflow_critical"],
+    errors: ["subscriber_not_found", "tenant_not_found", "workflow_not_found", "workflow_critical"],
   }),
   async (c) => {
     const { preferences } = c.req.valid("json");
@@ -140,7 +142,7 @@ inboxPreferenceRoutes.openapi(
       preferences.map((p) => p.workflowId),
     );
     const update = Object.fromEntries(preferences.map(({ workflowId, ...flags }) => [workflowId, flagsOf(flags)]));
-    const prefs = await mergePreferences(...whoWrites(c), { workflows: update }, "inbox");
+    const prefs = await mergeSessionPreferences(...whoWrites(c), { workflows: update });
     const data = [...new Set(preferences.map((p) => p.workflowId))].map((key) => workflowPreference(prefs, workflows.get(key)!));
     return c.json({ data }, 200);
   },
@@ -154,12 +156,12 @@ inboxPreferenceRoutes.openapi(
     description: "Each channel flag given overrides the global one for this workflow.",
     request: { params: WorkflowIdParam, body: { required: true, content: json(InboxPreferenceUpdate) } },
     responses: { 200: { description: "The workflow's preference after the change", content: json(envelope(InboxPreference)) } },
-    errors: ["subscriber_not_found", "workflow_not_found", "workflow_critical"],
+    errors: ["subscriber_not_found", "tenant_not_found", "workflow_not_found", "workflow_critical"],
   }),
   async (c) => {
     const { workflowId } = c.req.valid("param");
     const workflow = (await changeable(c, [workflowId])).get(workflowId)!;
-    const prefs = await mergePreferences(...whoWrites(c), { workflows: { [workflowId]: flagsOf(c.req.valid("json")) } }, "inbox");
+    const prefs = await mergeSessionPreferences(...whoWrites(c), { workflows: { [workflowId]: flagsOf(c.req.valid("json")) } });
     return c.json({ data: workflowPreference(prefs, workflow) }, 200);
   },
 );

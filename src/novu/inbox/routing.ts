@@ -12,7 +12,11 @@ import { dataOf } from "../../features/data";
 
 export const INBOX_TAG = "Novu Inbox";
 
-export type InboxEnv = { Bindings: Bindings; Variables: Variables & { subscriberId: string } };
+/** The session's subscriber and the part of their feed it sees (its context; its tenant for preferences). */
+export type InboxEnv = {
+  Bindings: Bindings;
+  Variables: Variables & { subscriberId: string; inboxContext: Pick<InboxSubject, "context" | "tenantId"> };
+};
 
 export const inboxRouter = () => createRouter<InboxEnv>();
 
@@ -27,6 +31,7 @@ export const inboxSession = createMiddleware<InboxEnv>(async function inboxSessi
   }
   c.set("data", dataOf(c.env, subject.environmentId));
   c.set("subscriberId", subject.subscriberId);
+  c.set("inboxContext", { context: subject.context, tenantId: subject.tenantId });
   await next();
 });
 

@@ -4,6 +4,17 @@ import { z } from "@hono/zod-openapi";
 import { CHANNELS } from "../../engine/steps";
 import { NovuSubscriberInput } from "../inputs";
 import { InboxSchedule, InboxScheduleInput } from "./schedule";
+import { TriggerContext } from "../../features/triggers/schemas";
+import { canonicalize } from "../../contract/inbox-context";
+
+/** Novu's context as the Inbox sends it; its hash is over its canonical JSON, which has no floats. */
+const SessionContext = TriggerContext.superRefine((context, ctx) => {
+  try {
+    canonicalize(context);
+  } catch {
+    ctx.addIssue({ code: "custom", message: "Context data holds only strings, integers, booleans, null, arrays and objects." });
+  }
+});
 
 /** A browser may name its profile, never its push tokens or chat webhooks. */
 const SessionSubscriber = NovuSubscriberInput.omit({ channels: true });
@@ -18,6 +29,14 @@ export const InboxSessionRequest = z
     defaultSchedule: InboxScheduleInput.optional().openapi({
       description:
         "The delivery schedule a subscriber starts with: stored only when they have none yet (never over one they or your backend set). `isEnabled` left out means on.",
+    }),
+    context: SessionContext.optional().openapi({
+      description:
+        "Novu's context (`{ tenant: \"acme\" }` or `{ tenant: { id, data } }`, up to 5 keys): the session sees only the notifications triggered with exactly this context (each key's id); without one, only those triggered with none.",
+    }),
+    contextHash: z.string().max(128).optional().openapi({
+      description:
+        "Hex HMAC-SHA256 of the context's canonical JSON (keys sorted, no whitespace) with the environment's `hmacSecret`; required with a `context` where `hmacRequired` is on.",
     }),
   })
   .refine((b) => b.subscriber?.subscriberId || b.subscriberId, { message: "Give `subscriber.subscriberId`.", path: ["subscriber"] })

@@ -15,6 +15,7 @@ import { InboxSession, InboxSessionRequest, MAX_SNOOZE_HOURS } from "./schemas";
 import { issueSessionToken } from "./session-token";
 import { applyDefaultSchedule } from "./default-schedule";
 import { dataOf } from "../../features/data";
+import { contextHash, contextIds, contextKey } from "../../contract/inbox-context";
 
 export const inboxSessionRoutes = inboxRouter();
 
@@ -25,10 +26,10 @@ inboxSessionRoutes.openapi(
     session: false,
     summary: "Start an Inbox session",
     description:
-      "Finds the environment by `applicationIdentifier`, checks `subscriberHash` = hex HMAC-SHA256(hmacSecret, subscriberId) when the environment requires it, creates a missing subscriber with the profile fields sent (an existing one is changed only when `sessionProfileWrites` is `always`, and then only where a field differs; the change is recorded with reason `inbox`), stores `defaultSchedule` as their delivery schedule if they have none, and answers a session token valid 24 hours.",
+      "Finds the environment by `applicationIdentifier`, checks `subscriberHash` = hex HMAC-SHA256(hmacSecret, subscriberId) when the environment requires it (and, with a `context`, `contextHash` = hex HMAC-SHA256(hmacSecret, the context's canonical JSON)), scopes the session to the context (exactly its notifications; without one, those of no context), creates a missing subscriber with the profile fields sent (an existing one is changed only when `sessionProfileWrites` is `always`, and then only where a field differs; the change is recorded with reason `inbox`), stores `defaultSchedule` as their delivery schedule if they have none, and answers a session token valid 24 hours.",
     request: { body: { required: true, content: json(InboxSessionRequest) } },
     responses: { 201: { description: "The session", content: json(envelope(InboxSession)) } },
-    errors: ["application_not_found", "subscriber_hash_invalid"],
+    errors: ["application_not_found", "subscriber_hash_invalid", "context_hash_invalid"],
   }),
   async (c) => {
     const body = c.req.valid("json");
@@ -51,6 +52,19 @@ inboxSessionRoutes.openapi(
         )
       );
     }
+    // The context proves itself as the subscriber does: a browser may not widen its view to another tenant's.
+    const context = body.context && Object.keys(body.context).length ? body.context : undefined;
+    if (settings.hmacRequired && context && !timingSafeEqual(body.contextHash ?? "", await contextHash(settings.hmacSecret, context))) {
+      throw (
+        (await limitFailedAuth(c)) ??
+        new ApiError(
+          "context_hash_invalid",
+          "This environment requires `contextHash` with a `context`: hex HMAC-SHA256 of the context's canonical JSON (keys sorted, no whitespace) with the environment's hmacSecret, computed on your backend.",
+        )
+      );
+    }
+    const ids = context ? contextIds(context) : {};
+    const scope = { context: contextKey(ids), tenantId: ids.tenant ?? null };
     const data = dataOf(c.env, environmentId);
     c.set("data", data);
     // No key counts these requests: each one may write the subscriber, so the environment and the
@@ -65,7 +79,7 @@ inboxSessionRoutes.openapi(
         headers: refused,
       });
 
-    const feed = data.inAppFeed(subscriberId);
+    const feed = data.inAppFeed(subscriberId, { context: scope.context });
     // The browser's profile makes a missing subscriber; it changes an existing one only where the
     // environment allows it (the hash proves the subscriberId, never the email or phone sent with it).
     await writeSessionProfile(data, c.env, subscriberId, profile, settings.sessionProfileWrites);
@@ -73,7 +87,7 @@ inboxSessionRoutes.openapi(
 
     const now = new Date();
     const { unread } = await feed.counts({ snoozed: { value: false, now } });
-    const token = await issueSessionToken(c.env.ENCRYPTION_KEY, { environmentId, subscriberId }, now);
+    const token = await issueSessionToken(c.env.ENCRYPTION_KEY, { environmentId, subscriberId, ...scope }, now);
     const session = {
       token,
       totalUnreadCount: unread,

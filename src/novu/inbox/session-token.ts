@@ -15,6 +15,10 @@ const ALGORITHM = "HS256";
 export interface InboxSubject {
   environmentId: string;
   subscriberId: string;
+  /** The session's context key (contract/inbox-context.ts): '' for a session without a context. */
+  context: string;
+  /** The context's tenant, if it names one: the Inbox's preferences are the subscriber's inside it. */
+  tenantId: string | null;
 }
 
 /** Derived once per isolate and ENCRYPTION_KEY: every Inbox request verifies a token. */
@@ -31,10 +35,23 @@ function keyOf(encryptionKey: string | undefined): Promise<CryptoKey> {
   return key;
 }
 
-export async function issueSessionToken(encryptionKey: string | undefined, subject: InboxSubject, now = new Date()): Promise<string> {
+export async function issueSessionToken(
+  encryptionKey: string | undefined,
+  subject: Omit<InboxSubject, "context" | "tenantId"> & Partial<InboxSubject>,
+  now = new Date(),
+): Promise<string> {
   const iat = Math.floor(now.getTime() / 1000);
   return sign(
-    { aud: AUDIENCE, env: subject.environmentId, sub: subject.subscriberId, iat, exp: iat + SESSION_TTL_SECONDS },
+    {
+      aud: AUDIENCE,
+      env: subject.environmentId,
+      sub: subject.subscriberId,
+      iat,
+      exp: iat + SESSION_TTL_SECONDS,
+      // Only a context's session carries these: a token without them is a session of no context.
+      ...(subject.context ? { ctx: subject.context } : {}),
+      ...(subject.tenantId ? { ten: subject.tenantId } : {}),
+    },
     await keyOf(encryptionKey),
     ALGORITHM,
   );
@@ -74,14 +91,22 @@ export async function verifySessionToken(db: Db, encryptionKey: string | undefin
   } catch {
     throw refused();
   }
-  const { aud, env, sub, iat, exp } = payload;
-  if (aud !== AUDIENCE || typeof env !== "string" || typeof sub !== "string" || typeof iat !== "number" || typeof exp !== "number") {
+  const { aud, env, sub, iat, exp, ctx = "", ten = null } = payload;
+  if (
+    aud !== AUDIENCE ||
+    typeof env !== "string" ||
+    typeof sub !== "string" ||
+    typeof iat !== "number" ||
+    typeof exp !== "number" ||
+    typeof ctx !== "string" ||
+    (ten !== null && typeof ten !== "string")
+  ) {
     throw refused();
   }
   const claims = { issuedAt: iat, expiresAt: exp };
   if (claims.expiresAt <= Math.floor(Date.now() / 1000)) throw new SessionEnded();
   if (!sessionHolds(claims, await inboxSessionState(db, env, sub))) throw new SessionEnded();
-  return { environmentId: env, subscriberId: sub, ...claims };
+  return { environmentId: env, subscriberId: sub, context: ctx, tenantId: ten, ...claims };
 }
 
 /** `Authorization: Bearer <token>`, as `@novu/js` sends it. */
