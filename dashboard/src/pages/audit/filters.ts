@@ -10,6 +10,7 @@ export const RESOURCE_LABELS: Record<Resource, string> = {
   workflow: "Workflows",
   variable: "Variables",
   integration: "Integrations",
+  tenant: "Tenant",
   environment: "Environments",
   api_key: "API keys",
   webhook_endpoint: "Webhook endpoints",
