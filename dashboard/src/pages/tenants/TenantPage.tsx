@@ -60,9 +60,9 @@ export function TenantPage() {
         Tenant <code>{t.id}</code>: triggers name it with <code>tenant: "{t.id}"</code>.
       </p>
       {remove.error ? <ProblemView error={remove.error} /> : null}
-      <TenantSettingsCard key={`settings-${t.updatedAt}`} tenant={t} />
+      <TenantSettingsCard key={t.id} tenant={t} />
       <div className="tenant-sections">
-        <TenantDefaultsCard key={`defaults-${t.updatedAt}`} tenant={t} />
+        <TenantDefaultsCard key={t.id} tenant={t} />
         <TenantIntegrationsCard tenantId={t.id} />
         <TenantMessagesCard tenantId={t.id} />
       </div>
