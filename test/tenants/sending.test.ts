@@ -4,7 +4,8 @@
 import { describe, expect, it } from "vitest";
 import type { Integration, IntegrationList } from "../../src/features/integrations/schemas";
 import type { Problem } from "../../src/lib/errors";
-import { api } from "../request";
+import type { PromotionDiff } from "../../src/features/promotions/schemas";
+import { ADMIN_KEY, api } from "../request";
 import { createEnvironment, createIntegration, fakeProviderScenario, unique } from "../factories";
 import { createWorkflow, settledMessages, trigger } from "../e2e/helpers";
 
@@ -143,5 +144,26 @@ describe("tenantId on /v1/integrations", () => {
     expect((await api(key, "DELETE", "/v1/tenants/acme")).status).toBe(204);
     expect((await api(key, "GET", `/v1/integrations/${created.body.id}`)).status).toBe(404);
     expect((await api(key, "GET", `/v1/integrations/${kept.body.id}`)).status).toBe(200);
+  });
+});
+
+describe("a promotion", () => {
+  it("leaves a tenant's integrations out of its diff, as it leaves the tenant", async () => {
+    const [source, target] = await Promise.all([createEnvironment(), createEnvironment()]);
+    await api(source.key, "POST", "/v1/tenants", { id: "acme", name: "Acme" });
+    const mine = await api<Integration>(source.key, "POST", "/v1/integrations", {
+      provider: "resend",
+      name: "Platform",
+      credentials: { apiKey: "re_live_123456", from: "P <p@platform.example>" },
+    });
+    await api(source.key, "POST", "/v1/integrations", {
+      provider: "resend",
+      name: "Acme's own",
+      tenantId: "acme",
+      credentials: { apiKey: "re_live_654321", from: "A <a@mail.acme.example>" },
+    });
+    const diff = await api<PromotionDiff>(ADMIN_KEY, "GET", `/v1/admin/promotions/diff?from=${source.slug}&to=${target.slug}`);
+    expect(diff.status).toBe(200);
+    expect(diff.body.integrations.map((i) => i.name)).toEqual([mine.body.name]);
   });
 });
