@@ -119,4 +119,27 @@ describe.skipIf(!CHROMIUM)("the Tenants pages", () => {
     // Every row left is the tenant's: its one message.
     expect(await page.locator("tr[data-message]").count()).toBe(1);
   });
+
+  it("shows and changes a subscriber's preferences inside a tenant on the subscriber's page", async () => {
+    const initech = `initech-${run}`;
+    const subscriberId = `prefs-user-${run}`;
+    expect((await api("POST", "/v1/tenants", { id: initech, name: "Initech" })).status).toBe(201);
+    expect((await api("POST", "/sub", { subscriberId, email: "p@example.com" })).status).toBeLessThan(300);
+    await open(`/subscribers/${subscriberId}`);
+    const card = page.getByRole("region", { name: "Preferences in a tenant" });
+    await card.getByLabel("Tenant", { exact: true }).fill(initech);
+    await card.getByRole("button", { name: "Show" }).click();
+    const scoped = page.getByTestId("tenant-preferences");
+    await scoped.getByLabel("SMS").uncheck();
+    await scoped.getByRole("button", { name: "Save preferences" }).click();
+    await scoped.getByRole("status").filter({ hasText: "Saved." }).waitFor();
+    const inside = await api<{ channels: Record<string, boolean> }>(
+      "GET",
+      `/v1/subscribers/${subscriberId}/preferences?tenant=${encodeURIComponent(initech)}`,
+    );
+    expect(inside.body.channels.sms).toBe(false);
+    // The subscriber's own preferences are left as they were.
+    const own = await api<{ channels: Record<string, boolean> }>("GET", `/v1/subscribers/${subscriberId}/preferences`);
+    expect(own.body.channels.sms).toBe(true);
+  });
 });

@@ -67,7 +67,7 @@ export function PreferencesCard({
   const quietError = save.error instanceof ApiError ? save.error.fieldError("quietHours") : undefined;
 
   return (
-    <Card aria-labelledby={tenant ? "tenant-preferences-title" : "preferences-title"}>
+    <Card {...(tenant ? { "aria-label": `Preferences inside ${tenant}` } : { "aria-labelledby": "preferences-title" })}>
       {tenant ? null : <h2 id="preferences-title">Preferences</h2>}
       <form onSubmit={submit}>
         <fieldset className="sub-fieldset">
