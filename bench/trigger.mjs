@@ -4,14 +4,18 @@
 // trigger must be delivered. Then one bulk call of 100 events against one single trigger.
 // Rate limits are on, as deployed; `--no-rate-limits` starts the server without the
 // `[[ratelimits]]` bindings, to see what the limiter costs; `--accept-only` skips the second run.
+// BENCH_TENANT=1: accept-only, POST /v1/trigger without a tenant and with `tenant: "bench-tenant"`
+// measured alternately in the same run, and the ratio of the two (the target: within 5 %).
 import { loadavg } from "node:os";
 import autocannon from "autocannon";
 import { client, ensureWorkflow, LOCAL_OBSERVABILITY, localDb, startServer } from "./server.mjs";
 
-const CONNECTIONS = 50;
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+const TENANT_MODE = process.env.BENCH_TENANT === "1";
+const TENANT = "bench-tenant";
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const RATE_LIMITS = !process.argv.includes("--no-rate-limits");
-const MODES = process.argv.includes("--accept-only") ? ["accept-only"] : ["accept-only", "delivery running"];
+const MODES = process.argv.includes("--accept-only") || TENANT_MODE ? ["accept-only"] : ["accept-only", "delivery running"];
 /** The machine's 1-minute load average: figures of a shared machine mean little without it. */
 const load = () => loadavg()[0].toFixed(2);
 const ROUNDS = 2;
@@ -22,30 +26,41 @@ const measure = (options) =>
     autocannon({ connections: CONNECTIONS, duration: SECONDS, ...options }, (error, r) => (error ? reject(error) : resolve(r))),
   );
 
+const triggerRequest = (baseUrl, headers, transactionId, extra = {}) => ({
+  url: `${baseUrl}/v1/trigger`,
+  method: "POST",
+  headers,
+  idReplacement: true,
+  body: JSON.stringify({ workflow: WORKFLOW, to: "bench-subscriber", payload: { n: 1 }, transactionId, ...extra }),
+});
+
+/** Alternates POST /v1/trigger without a tenant and with one, round by round, so both see the same machine. */
+async function tenantVersusNone(baseUrl, headers, run) {
+  const totals = { none: [], tenant: [] };
+  for (let round = 0; round < ROUNDS; round++) {
+    totals.none.push(await measure(triggerRequest(baseUrl, headers, `${run}-n${round}-[<id>]`)));
+    totals.tenant.push(await measure(triggerRequest(baseUrl, headers, `${run}-t${round}-[<id>]`, { tenant: TENANT })));
+  }
+  return { none: summed(totals.none), tenant: summed(totals.tenant) };
+}
+
+const summed = (list) => ({
+  rps: list.reduce((n, r) => n + r.requests.total, 0) / (SECONDS * list.length),
+  p50: Math.max(...list.map((r) => r.latency.p50)),
+  p99: Math.max(...list.map((r) => r.latency.p99)),
+  total: list.reduce((n, r) => n + r.requests.total, 0),
+  ok: list.reduce((n, r) => n + (r["2xx"] ?? 0), 0),
+  non2xx: list.reduce((n, r) => n + r.non2xx + r.errors + r.timeouts, 0),
+});
+
 /** Alternates /health and POST /v1/trigger; sums requests and takes the worse percentile of the rounds. */
 async function alternate(baseUrl, headers, run) {
   const totals = { health: [], trigger: [] };
   for (let round = 0; round < ROUNDS; round++) {
     totals.health.push(await measure({ url: `${baseUrl}/health` }));
-    totals.trigger.push(
-      await measure({
-        url: `${baseUrl}/v1/trigger`,
-        method: "POST",
-        headers,
-        idReplacement: true,
-        body: JSON.stringify({ workflow: WORKFLOW, to: "bench-subscriber", payload: { n: 1 }, transactionId: `${run}-${round}-[<id>]` }),
-      }),
-    );
+    totals.trigger.push(await measure(triggerRequest(baseUrl, headers, `${run}-${round}-[<id>]`)));
   }
-  const sum = (list) => ({
-    rps: list.reduce((n, r) => n + r.requests.total, 0) / (SECONDS * list.length),
-    p50: Math.max(...list.map((r) => r.latency.p50)),
-    p99: Math.max(...list.map((r) => r.latency.p99)),
-    total: list.reduce((n, r) => n + r.requests.total, 0),
-    ok: list.reduce((n, r) => n + (r["2xx"] ?? 0), 0),
-    non2xx: list.reduce((n, r) => n + r.non2xx + r.errors + r.timeouts, 0),
-  });
-  return { health: sum(totals.health), trigger: sum(totals.trigger) };
+  return { health: summed(totals.health), trigger: summed(totals.trigger) };
 }
 
 async function prepare(call) {
@@ -54,6 +69,10 @@ async function prepare(call) {
   ]);
   const sub = await call("POST", "/sub", { subscriberId: "bench-subscriber", email: "bench@example.com" });
   if (sub.status !== 200 && sub.status !== 201) throw new Error(`upserting the subscriber answered ${sub.status}`);
+  if (TENANT_MODE) {
+    const tenant = await call("POST", "/v1/tenants", { id: TENANT, name: "Bench tenant", brand: { name: "Bench" } });
+    if (tenant.status !== 201 && tenant.status !== 409) throw new Error(`creating the tenant answered ${tenant.status}`);
+  }
 }
 
 const row = (name, s) =>
@@ -114,6 +133,17 @@ for (const mode of MODES) {
     const { call, headers } = client(server.baseUrl, server.key);
     await prepare(call);
     const before = load();
+    if (TENANT_MODE) {
+      const t = await tenantVersusNone(server.baseUrl, headers, `t${Date.now().toString(36)}`);
+      console.log(
+        `\naccept-only, without and with a tenant, rate limits ${RATE_LIMITS ? "on" : "off"} (load average ${before} before, ${load()} after):\n${header}\n${row("no tenant", t.none)}\n${row(`tenant: "${TENANT}"`, t.tenant)}`,
+      );
+      console.log(
+        `tenant / no tenant: throughput ${(t.tenant.rps / t.none.rps).toFixed(3)}, p50 ${(t.tenant.p50 / t.none.p50).toFixed(3)}, p99 ${(t.tenant.p99 / t.none.p99).toFixed(3)} (target: throughput ≥ 0.95)`,
+      );
+      if (t.none.non2xx || t.tenant.non2xx) failed = true;
+      continue;
+    }
     const r = await alternate(server.baseUrl, headers, `${mode === "accept-only" ? "a" : "d"}${Date.now().toString(36)}`);
     report(`${mode}, rate limits ${RATE_LIMITS ? "on" : "off"} (load average ${before} before, ${load()} after):`, r);
     if (r.trigger.non2xx || r.health.non2xx) failed = true;

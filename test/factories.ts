@@ -117,6 +117,7 @@ export async function createIntegration(
     primary?: boolean;
     priority?: number;
     active?: boolean;
+    tenantId?: string;
   },
 ) {
   const { sealCredentials } = await import("../src/db/queries/integrations");
@@ -137,6 +138,7 @@ export async function createIntegration(
       credentials: await sealCredentials({ environmentId, id }, input.credentials ?? {}, env.ENCRYPTION_KEY),
       settings: input.settings ?? {},
       baseUrl: input.baseUrl ?? null,
+      tenantId: input.tenantId ?? null,
       createdAt: now,
       updatedAt: now,
     });

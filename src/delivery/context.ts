@@ -7,7 +7,7 @@ import { TriggerStore } from "../durable-objects/client/trigger-store";
 import type { LogStore, OutboxEntry } from "../durable-objects/client/log-store";
 import { unscopedLogs } from "../durable-objects/client/unscoped-logs";
 import type { Bindings } from "../env";
-import type { IntegrationConfig } from "../providers/types";
+import type { ActiveIntegrations } from "../db/queries/integrations";
 import type { DeliveryJob } from "../jobs/job";
 import { MicroBatcher } from "../lib/micro-batch";
 import { MessageWrites } from "./writes/message-writes";
@@ -24,7 +24,7 @@ const AFTER_LOG_RETRY_MS = [100, 500, 2_000];
 /** An environment's variables and integrations, read once per consumer batch rather than once per chunk. */
 export type EnvironmentCache = Map<
   string,
-  Promise<{ vars: Record<string, string>; secrets: string[]; integrations: Map<string, IntegrationConfig[]>; linkSecret: string }>
+  Promise<{ vars: Record<string, string>; secrets: string[]; integrations: ActiveIntegrations; linkSecret: string }>
 >;
 
 /**

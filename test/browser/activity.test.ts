@@ -99,6 +99,7 @@ describe.skipIf(!CHROMIUM)("the Activity pages", () => {
       "Any subscriber (id)",
       "Any transaction (id)",
       "Any provider (id)",
+      "Any tenant (id)",
     ]);
     expect(placeholders.every((p) => p.style === "italic")).toBe(true);
   });

@@ -55,6 +55,7 @@ describe("POST /v1/integrations", () => {
       credentials: { apiKey: "re_l••••", from: "Acme <hi@acme.dev>", webhookSecret: "whse••••" },
       settings: {},
       baseUrl: null,
+      tenantId: null,
       createdAt: expect.any(String),
       updatedAt: expect.any(String),
     });

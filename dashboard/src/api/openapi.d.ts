@@ -12850,6 +12850,8 @@ export interface paths {
                     /** @description The `nextCursor` of the previous page. */
                     cursor?: string;
                     channel?: "email" | "sms" | "push" | "chat";
+                    /** @description Only this tenant's integrations. */
+                    tenant?: string;
                 };
                 header?: never;
                 path?: never;
@@ -19271,6 +19273,8 @@ export interface components {
             /** @enum {string} */
             channel: "email" | "sms" | "push" | "chat" | "in_app";
             provider: string | null;
+            /** @description The integration its last attempt went through: a tenant's own before the environment's (null: none reached). */
+            integrationId: string | null;
             /** @enum {string} */
             status: "queued" | "sending" | "sent" | "delivered" | "opened" | "clicked" | "failed" | "bounced" | "undeliverable" | "skipped" | "cancelled" | "seen" | "read" | "archived";
             providerMessageId: string | null;
@@ -20831,6 +20835,7 @@ export interface components {
                 [key: string]: unknown;
             };
             baseUrl: string | null;
+            tenantId: string | null;
             id: string;
             /** @enum {string} */
             channel: "email" | "sms" | "push" | "chat";
@@ -20869,6 +20874,11 @@ export interface components {
              * @description Where to send instead of the provider's API: an EU region, a proxy, a self-hosted server.
              */
             baseUrl?: string | null;
+            /**
+             * @description The tenant whose messages go through this integration first (its own sending domain), before the environment's. Never used for another tenant's message or one without a tenant. Null: the environment's. Must name an existing tenant.
+             * @example acme
+             */
+            tenantId?: string | null;
         };
         /** @default {} */
         IntegrationSettings: {
@@ -20885,7 +20895,7 @@ export interface components {
             data: components["schemas"]["Integration"][];
             nextCursor: string | null;
         };
-        /** @description Fields left out keep their value. `credentials`, when given, replace the stored ones and are validated again; a value sent back exactly as an answer masked it keeps the stored value. Pointing `baseUrl` at a new host needs the secrets in full. */
+        /** @description Fields left out keep their value. `credentials`, when given, replace the stored ones and are validated again; a value sent back exactly as an answer masked it keeps the stored value. Pointing `baseUrl` at a new host needs the secrets in full. `tenantId: null` gives a tenant's integration back to the environment. */
         IntegrationUpdate: {
             name?: string;
             active?: boolean;
@@ -20903,6 +20913,11 @@ export interface components {
              * @description Where to send instead of the provider's API: an EU region, a proxy, a self-hosted server.
              */
             baseUrl?: string | null;
+            /**
+             * @description The tenant whose messages go through this integration first (its own sending domain), before the environment's. Never used for another tenant's message or one without a tenant. Null: the environment's. Must name an existing tenant.
+             * @example acme
+             */
+            tenantId?: string | null;
         };
         IntegrationCheck: {
             ok: boolean;

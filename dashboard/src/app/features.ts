@@ -8,6 +8,7 @@ import { partials } from "../pages/partials/feature";
 import { promote } from "../pages/promote/feature";
 import { subscribers } from "../pages/subscribers/feature";
 import { suppressions } from "../pages/suppressions/feature";
+import { tenants } from "../pages/tenants/feature";
 import { topics } from "../pages/topics/feature";
 import { variables } from "../pages/variables/feature";
 import { brand } from "../pages/brand/feature";
@@ -22,6 +23,7 @@ export const FEATURES: Feature[] = [
   activity,
   inbox,
   subscribers,
+  tenants,
   topics,
   integrations,
   layouts,

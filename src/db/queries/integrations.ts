@@ -29,19 +29,43 @@ export const IN_APP_INTEGRATION: OpenedIntegration = {
   baseUrl: null,
 };
 
-/** The active integrations of an environment in failover order: primary first, then by priority (lowest first). */
-export async function activeIntegrations(db: Db, environmentId: string, encryptionKey: string | undefined) {
+/**
+ * An environment's active integrations in failover order (primary first, then by priority, lowest
+ * first): the environment's own, and each tenant's apart, so that a tenant's never reaches a
+ * message of another tenant or of none.
+ */
+export interface ActiveIntegrations {
+  environment: Map<Channel, OpenedIntegration[]>;
+  tenants: Map<string, Map<Channel, OpenedIntegration[]>>;
+}
+
+export async function activeIntegrations(db: Db, environmentId: string, encryptionKey: string | undefined): Promise<ActiveIntegrations> {
   const rows = await db
     .select()
     .from(integrations)
     .where(and(eq(integrations.environmentId, environmentId), eq(integrations.active, true)))
     .orderBy(desc(integrations.primary), asc(integrations.priority), asc(integrations.createdAt));
-  const byChannel = new Map<Channel, OpenedIntegration[]>([["in_app", [IN_APP_INTEGRATION]]]);
+  const environment = new Map<Channel, OpenedIntegration[]>([["in_app", [IN_APP_INTEGRATION]]]);
+  const tenants = new Map<string, Map<Channel, OpenedIntegration[]>>();
   for (const row of rows) {
     const config = await toConfig(row, encryptionKey);
+    let byChannel = environment;
+    if (row.tenantId !== null) {
+      byChannel = tenants.get(row.tenantId) ?? new Map();
+      tenants.set(row.tenantId, byChannel);
+    }
     byChannel.set(config.channel, [...(byChannel.get(config.channel) ?? []), config]);
   }
-  return byChannel;
+  return { environment, tenants };
+}
+
+/** The failover chain per channel of a message for `tenantId`: the tenant's integrations, then the environment's. */
+export function chainsFor(active: ActiveIntegrations, tenantId: string | null | undefined): Map<Channel, OpenedIntegration[]> {
+  const own = tenantId ? active.tenants.get(tenantId) : undefined;
+  if (!own) return active.environment;
+  const chains = new Map(active.environment);
+  for (const [channel, list] of own) chains.set(channel, [...list, ...(active.environment.get(channel) ?? [])]);
+  return chains;
 }
 
 /** Any environment's integration by id: only for a provider's webhook, which names the integration and not the environment. */

@@ -16,7 +16,13 @@ export const integrations = sqliteTable(
     credentials: text("credentials").notNull(),
     settings: json<Record<string, unknown>>("settings").notNull(),
     baseUrl: text("base_url"),
+    /** The tenant whose messages it sends first; null: the environment's, for every message after a tenant's own. */
+    tenantId: text("tenant_id"),
     ...timestamps,
   },
-  (t) => [index("integrations_env_channel_idx").on(t.environmentId, t.channel)],
+  (t) => [
+    index("integrations_env_channel_idx").on(t.environmentId, t.channel),
+    // Deleting a tenant removes its integrations by this index.
+    index("integrations_env_tenant_idx").on(t.environmentId, t.tenantId),
+  ],
 );

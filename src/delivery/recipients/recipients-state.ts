@@ -5,7 +5,7 @@ import type { MessageStatus } from "../../db/schema";
 import type { SubscriberPreferences } from "../../contract/preferences";
 import type { StepOutcomeView, TemplateContext } from "../../engine/content";
 import type { Bindings } from "../../env";
-import { activeIntegrations } from "../../db/queries/integrations";
+import { activeIntegrations, chainsFor } from "../../db/queries/integrations";
 import { loadTemplateVariables } from "../../db/queries/variables";
 import type { Step } from "../../engine/steps";
 import type { UnsubscribeScope } from "../../contract/unsubscribe";
@@ -60,6 +60,7 @@ export interface Loaded {
   workflow: { key: string; name: string; critical: boolean; unsubscribe: UnsubscribeScope; tags?: string[]; steps: Step[] } | null;
   recipients: Map<string, Recipient>;
   existing: Map<string, MessageRow>;
+  /** The failover chain per channel: the trigger's tenant's integrations first, then the environment's. */
   integrations: Map<string, IntegrationConfig[]>;
   /** The recipients' addresses on the suppression list, normalised. */
   suppressed: ReadonlySet<string>;
@@ -153,7 +154,7 @@ export async function load(ctx: DeliveryContext, job: RecipientsJob, trigger: Tr
   }
   const existing = new Map(messageRows.map((m) => [keyOf(m.subscriberId, m.stepId), m]));
   const suppressed = new Set(rows.suppressed);
-  return { workflow, recipients, existing, integrations, suppressed, secrets, content, tenant };
+  return { workflow, recipients, existing, integrations: chainsFor(integrations, tenant?.id), suppressed, secrets, content, tenant };
 }
 
 /** A recipient id with no subscriber in the environment: each of its messages is skipped for this reason. */

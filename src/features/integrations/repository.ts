@@ -29,7 +29,12 @@ function integrationReads({ db, environmentId, encryptionKey, findRow }: Integra
     },
 
     /** Pages by id, which is time-ordered: oldest first. */
-    async list(limit: number, cursor?: string, channel?: ProviderChannel): Promise<{ data: Integration[]; nextCursor: string | null }> {
+    async list(
+      limit: number,
+      cursor?: string,
+      channel?: ProviderChannel,
+      tenant?: string,
+    ): Promise<{ data: Integration[]; nextCursor: string | null }> {
       const [after] = idCursor.read(cursor) ?? [];
       const rows = await db
         .select()
@@ -38,6 +43,7 @@ function integrationReads({ db, environmentId, encryptionKey, findRow }: Integra
           and(
             eq(integrations.environmentId, environmentId),
             channel ? eq(integrations.channel, channel) : undefined,
+            tenant ? eq(integrations.tenantId, tenant) : undefined,
             after ? gt(integrations.id, after) : undefined,
           ),
         )

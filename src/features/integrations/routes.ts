@@ -25,6 +25,15 @@ export const integrationsRoutes = createRouter();
 const destinationRefused = (errors: FieldError[]) =>
   new ApiError("destination_not_allowed", "A destination is loopback, private, link-local or not https.", errors);
 const missing = (id: string) => notFound("integration_not_found", `integration with id "${id}"`);
+const unknownTenant = (id: string) =>
+  new ApiError("validation_failed", `No tenant "${id}" in this environment: create it first (POST /v1/tenants).`, [
+    { path: "tenantId", message: `No tenant "${id}".` },
+  ]);
+
+/** An integration may only name a tenant of its environment: its messages are the only ones it sends. */
+async function requireTenant(data: { tenants: { existing(ids: string[]): Promise<Set<string>> } }, tenantId: string | null | undefined) {
+  if (tenantId && !(await data.tenants.existing([tenantId])).has(tenantId)) throw unknownTenant(tenantId);
+}
 
 /** Looked up per request, never a fixed list: adapters join the registry without touching this file. */
 export const registeredProviders = (): ProviderAdapter[] => Object.keys(PROVIDERS).flatMap((id) => providerFor(id) ?? []);
@@ -69,6 +78,7 @@ integrationsRoutes.openapi(
     const adapter = providerFor(input.provider)!;
     const refused = refusedDestinations(destinationsOf(adapter, input.credentials, input.baseUrl), destinationOptions(c.env));
     if (refused.length) throw destinationRefused(refused);
+    await requireTenant(c.var.data, input.tenantId);
     return c.json(await c.var.data.integrations.create(input, adapter.channel, auditContextOf(c)), 201);
   },
 );
@@ -84,8 +94,8 @@ integrationsRoutes.openapi(
     responses: { 200: { description: "A page of integrations, oldest first", content: json(IntegrationList) } },
   }),
   async (c) => {
-    const { limit, cursor, channel } = c.req.valid("query");
-    return c.json(await c.var.data.integrations.list(limit, cursor, channel), 200);
+    const { limit, cursor, channel, tenant } = c.req.valid("query");
+    return c.json(await c.var.data.integrations.list(limit, cursor, channel, tenant), 200);
   },
 );
 
@@ -121,7 +131,9 @@ integrationsRoutes.openapi(
   }),
   async (c) => {
     const { id } = c.req.valid("param");
-    const outcome = await c.var.data.integrations.update(id, c.req.valid("json"), destinationOptions(c.env), auditContextOf(c));
+    const input = c.req.valid("json");
+    await requireTenant(c.var.data, input.tenantId);
+    const outcome = await c.var.data.integrations.update(id, input, destinationOptions(c.env), auditContextOf(c));
     switch (outcome.status) {
       case "updated":
         return c.json(outcome.integration, 200);

@@ -22,6 +22,7 @@ export async function toIntegration(row: Row, encryptionKey: string | undefined)
     credentials: credentialsView(row.provider, credentials),
     settings: row.settings,
     baseUrl: row.baseUrl,
+    tenantId: row.tenantId,
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
   };

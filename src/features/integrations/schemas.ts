@@ -6,6 +6,7 @@ import { PROVIDER_CHANNELS } from "../../engine/steps";
 import { credentialIssues, MASK } from "./credentials";
 import { idCursor } from "../../lib/cursor";
 import { pageOf, pageQuery } from "../../lib/pagination";
+import { TenantId } from "../tenants/schemas";
 
 const ProviderId = z
   .string()
@@ -59,6 +60,12 @@ const IntegrationFields = z.object({
     .url({ protocol: /^https?$/, error: "An http:// or https:// URL." })
     .nullable()
     .openapi({ description: "Where to send instead of the provider's API: an EU region, a proxy, a self-hosted server." }),
+  tenantId: TenantId.nullable().openapi({
+    description:
+      "The tenant whose messages go through this integration first (its own sending domain), before the environment's. " +
+      "Never used for another tenant's message or one without a tenant. Null: the environment's. Must name an existing tenant.",
+    example: "acme",
+  }),
 });
 
 export const IntegrationInput = IntegrationFields.extend({
@@ -68,6 +75,7 @@ export const IntegrationInput = IntegrationFields.extend({
   priority: IntegrationFields.shape.priority.default(0),
   settings: IntegrationSettings.default({}),
   baseUrl: IntegrationFields.shape.baseUrl.optional(),
+  tenantId: IntegrationFields.shape.tenantId.optional(),
 })
   .strict()
   .superRefine((input, ctx) => {
@@ -84,7 +92,8 @@ export const IntegrationUpdate = IntegrationFields.omit({ provider: true })
   .openapi("IntegrationUpdate", {
     description:
       "Fields left out keep their value. `credentials`, when given, replace the stored ones and are validated again; " +
-      "a value sent back exactly as an answer masked it keeps the stored value. Pointing `baseUrl` at a new host needs the secrets in full.",
+      "a value sent back exactly as an answer masked it keeps the stored value. Pointing `baseUrl` at a new host needs the secrets in full. " +
+      "`tenantId: null` gives a tenant's integration back to the environment.",
   });
 export type IntegrationUpdate = z.infer<typeof IntegrationUpdate>;
 
@@ -97,6 +106,7 @@ export const Integration = IntegrationFields.extend({
   }),
   settings: z.record(z.string(), z.unknown()),
   baseUrl: z.string().nullable(),
+  tenantId: z.string().nullable(),
   createdAt: z.iso.datetime(),
   updatedAt: z.iso.datetime(),
 }).openapi("Integration");
@@ -106,7 +116,10 @@ export const IntegrationIdParam = z.object({
   id: z.string().openapi({ param: { name: "id", in: "path" }, example: "int_019a2b3c4d5e7f8091a2b3c4d5e6f708" }),
 });
 
-export const IntegrationListQuery = pageQuery(100, idCursor).extend({ channel: z.enum(PROVIDER_CHANNELS).optional() });
+export const IntegrationListQuery = pageQuery(100, idCursor).extend({
+  channel: z.enum(PROVIDER_CHANNELS).optional(),
+  tenant: TenantId.optional().openapi({ description: "Only this tenant's integrations." }),
+});
 
 export const IntegrationList = pageOf(Integration).openapi("IntegrationList");
 export type IntegrationList = z.infer<typeof IntegrationList>;

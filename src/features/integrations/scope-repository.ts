@@ -1,4 +1,4 @@
-import { and, eq, ne } from "drizzle-orm";
+import { and, eq, isNull, ne } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { integrations } from "../../db/schema";
 import type { IntegrationRow as Row } from "./rows";
@@ -6,8 +6,11 @@ import type { IntegrationRow as Row } from "./rows";
 /** One environment's integrations: the predicate by id, the one-primary-per-channel rule, and the row by id. */
 export function integrationScope(db: Db, environmentId: string, encryptionKey: string | undefined) {
   const byId = (id: string) => and(eq(integrations.environmentId, environmentId), eq(integrations.id, id));
-  /** Only one primary per channel: clears it on the channel's others, in the same batch as the write that sets it. */
-  const clearPrimary = (channel: string, exceptId: string, now: Date) =>
+  /**
+   * Only one primary per channel and owner (the environment, or one tenant): clears it on the
+   * others, in the same batch as the write that sets it.
+   */
+  const clearPrimary = (channel: string, tenantId: string | null, exceptId: string, now: Date) =>
     db
       .update(integrations)
       .set({ primary: false, updatedAt: now })
@@ -15,6 +18,7 @@ export function integrationScope(db: Db, environmentId: string, encryptionKey: s
         and(
           eq(integrations.environmentId, environmentId),
           eq(integrations.channel, channel),
+          tenantId === null ? isNull(integrations.tenantId) : eq(integrations.tenantId, tenantId),
           eq(integrations.primary, true),
           ne(integrations.id, exceptId),
         ),

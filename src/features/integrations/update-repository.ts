@@ -31,9 +31,11 @@ export function integrationUpdates({ db, environmentId, encryptionKey, byId, cle
         ...(input.priority !== undefined ? { priority: input.priority } : {}),
         ...(input.settings !== undefined ? { settings: input.settings } : {}),
         ...(input.baseUrl !== undefined ? { baseUrl: input.baseUrl } : {}),
+        ...(input.tenantId !== undefined ? { tenantId: input.tenantId } : {}),
         ...(credentials !== undefined ? { credentials } : {}),
         updatedAt: now,
       };
+      const after = { ...row, ...changes };
       const update = db.update(integrations).set(changes).where(byId(id)).returning();
       const audit = auditStatement(db, context, {
         environmentId,
@@ -41,10 +43,12 @@ export function integrationUpdates({ db, environmentId, encryptionKey, byId, cle
         resourceId: id,
         action: "updated",
         before: audited(await toIntegration(row, encryptionKey)),
-        after: audited(await toIntegration({ ...row, ...changes }, encryptionKey)),
+        after: audited(await toIntegration(after, encryptionKey)),
       });
-      const [updated] = input.primary
-        ? (await db.batch([clearPrimary(row.channel, id, now), update, audit]))[1]
+      // Moved to another owner as a primary: it takes that owner's primary role.
+      const takesPrimary = input.primary === true || (after.primary && after.tenantId !== row.tenantId);
+      const [updated] = takesPrimary
+        ? (await db.batch([clearPrimary(row.channel, after.tenantId, id, now), update, audit]))[1]
         : (await db.batch([update, audit]))[0];
       return updated ? { status: "updated", integration: await toIntegration(updated, encryptionKey) } : { status: "not_found" };
     },

@@ -25,6 +25,7 @@ export function integrationWrites({ db, environmentId, encryptionKey, byId, clea
         credentials: await sealCredentials({ environmentId, id }, input.credentials, encryptionKey),
         settings: input.settings,
         baseUrl: input.baseUrl ?? null,
+        tenantId: input.tenantId ?? null,
         createdAt: now,
         updatedAt: now,
       };
@@ -38,7 +39,7 @@ export function integrationWrites({ db, environmentId, encryptionKey, byId, clea
         before: null,
         after: audited(created),
       });
-      if (input.primary) await db.batch([clearPrimary(channel, id, now), insert, audit]);
+      if (input.primary) await db.batch([clearPrimary(channel, values.tenantId, id, now), insert, audit]);
       else await db.batch([insert, audit]);
       return created;
     },

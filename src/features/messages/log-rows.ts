@@ -99,6 +99,7 @@ export const toMessage = (
   stepId: row.stepId,
   channel: row.channel as Message["channel"],
   provider: row.provider,
+  integrationId: row.integrationId,
   status: row.status,
   providerMessageId: row.providerMessageId,
   to: row.to,

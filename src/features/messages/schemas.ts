@@ -31,6 +31,9 @@ export const Message = z
     stepId: z.string(),
     channel: z.enum(CHANNELS),
     provider: z.string().nullable(),
+    integrationId: z.string().nullable().openapi({
+      description: "The integration its last attempt went through: a tenant's own before the environment's (null: none reached).",
+    }),
     status: z.enum(MESSAGE_STATUSES),
     providerMessageId: z.string().nullable(),
     to: z.string().nullable(),

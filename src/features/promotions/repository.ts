@@ -35,7 +35,8 @@ export function promotionReads(db: Db) {
         db
           .select({ provider: integrations.provider, name: integrations.name, channel: integrations.channel })
           .from(integrations)
-          .where(eq(integrations.environmentId, environmentId))
+          // A tenant's integrations belong with the tenant, which is data a promotion leaves alone.
+          .where(and(eq(integrations.environmentId, environmentId), isNull(integrations.tenantId)))
           .orderBy(asc(integrations.provider), asc(integrations.name)),
         db.select().from(layouts).where(eq(layouts.environmentId, environmentId)).orderBy(asc(layouts.key)),
         db.select().from(partials).where(eq(partials.environmentId, environmentId)).orderBy(asc(partials.key)),

@@ -1,7 +1,7 @@
 import { and, asc, eq, gt, inArray, or, sql } from "drizzle-orm";
 import { chunk } from "../../db/batch";
 import type { Db } from "../../db/client";
-import { subscriberTenantPreferences, tenants } from "../../db/schema";
+import { integrations, subscriberTenantPreferences, tenants } from "../../db/schema";
 import { type AuditContext, auditStatement } from "../../db/queries/audit";
 import { containing } from "../../lib/like";
 import { keysetPage } from "../../lib/pagination";
@@ -111,7 +111,10 @@ export function tenantsRepository(db: Db, environmentId: string) {
       return row ? toTenant(row) : null;
     },
 
-    /** Deletes the tenant, its settings and its subscribers' preferences for it; subscribers and messages keep its id. */
+    /**
+     * Deletes the tenant, its settings, its integrations (they send for it alone) and its
+     * subscribers' preferences for it; subscribers and messages keep its id.
+     */
     async remove(id: string, context: AuditContext): Promise<boolean> {
       const current = await find(id);
       if (!current) return false;
@@ -128,6 +131,7 @@ export function tenantsRepository(db: Db, environmentId: string) {
         db
           .delete(subscriberTenantPreferences)
           .where(and(eq(subscriberTenantPreferences.environmentId, environmentId), eq(subscriberTenantPreferences.tenantId, id))),
+        db.delete(integrations).where(and(eq(integrations.environmentId, environmentId), eq(integrations.tenantId, id))),
       ]);
       return rows.length > 0;
     },

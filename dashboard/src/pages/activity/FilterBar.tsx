@@ -10,7 +10,7 @@ import { Field } from "../../ui/Field";
 const RANGE_LABELS: Record<string, string> = { "1h": "Last hour", "24h": "Last 24 hours", "7d": "Last 7 days", "30d": "Last 30 days" };
 const CHANNELS = ["email", "sms", "push", "chat", "in_app"] as const;
 /** The fields typed into rather than chosen. */
-export const TYPED = ["workflow", "subscriberId", "transactionId", "provider"] as const;
+export const TYPED = ["workflow", "subscriberId", "transactionId", "provider", "tenant"] as const;
 // Placeholders say what an empty field means, as "All channels" does: an example value ("user-42") read as a filter already set.
 const TEXT_FIELDS: { key: FilterKey; label: string; placeholder: string }[] = [
   { key: "workflow", label: "Workflow", placeholder: "Any workflow (key)" },
@@ -66,6 +66,17 @@ export function FilterBar({ tab, filters, update }: { tab: Tab; filters: Filters
             value={typed.provider ?? ""}
             placeholder="Any provider (id)"
             onChange={(e) => setTyped({ ...typed, provider: e.target.value })}
+            onBlur={() => apply()}
+          />
+        </Field>
+      ) : null}
+      {tab === "messages" ? (
+        <Field label="Tenant">
+          <Input
+            type="search"
+            value={typed.tenant ?? ""}
+            placeholder="Any tenant (id)"
+            onChange={(e) => setTyped({ ...typed, tenant: e.target.value })}
             onBlur={() => apply()}
           />
         </Field>

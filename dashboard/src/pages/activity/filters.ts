@@ -2,7 +2,17 @@ import type { paths } from "../../api/client";
 import { useQueryFilters } from "../../ui/use-query-filters";
 
 /** The filters of the Activity page, kept in the query string so a link shares them. */
-export const FILTER_KEYS = ["workflow", "subscriberId", "transactionId", "channel", "provider", "status", "range", "groupBy"] as const;
+export const FILTER_KEYS = [
+  "workflow",
+  "subscriberId",
+  "transactionId",
+  "channel",
+  "provider",
+  "tenant",
+  "status",
+  "range",
+  "groupBy",
+] as const;
 export type FilterKey = (typeof FILTER_KEYS)[number];
 export type Filters = Partial<Record<FilterKey, string>>;
 
@@ -41,6 +51,7 @@ export function messageQuery(f: Filters): Omit<MessageQuery, "limit" | "cursor">
     transactionId: text(f.transactionId),
     channel: f.channel as MessageQuery["channel"],
     provider: text(f.provider),
+    tenant: text(f.tenant),
     status: f.status as MessageQuery["status"],
     since: sinceOf(f.range),
   };

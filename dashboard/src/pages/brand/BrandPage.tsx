@@ -23,8 +23,8 @@ import {
   saveBrandMutation,
 } from "./queries";
 import "./brand.css";
+import { BrandSample } from "./BrandSample";
 
-const HEX = /^#[0-9a-fA-F]{6}$/;
 const COLOURS = [
   ["primary", "Primary (buttons)"],
   ["background", "Background"],
@@ -141,21 +141,10 @@ function PagePreview({ brand }: { brand: BrandInput }) {
   const api = useApi();
   const [subscriberId, setSubscriberId] = useState("");
   const mint = useMutation({ mutationFn: (id: string) => mintPreviewLink(api, id) });
-  const primary = HEX.test(brand.colors.primary) ? brand.colors.primary : "#1d4ed8";
   return (
     <Card className="brand-preview" aria-label="Preference page preview">
       <h2>Preference page preview</h2>
-      <div className="page-sample" data-testid="brand-preview">
-        {brand.logoUrl ? <img src={brand.logoUrl} alt={brand.name ?? ""} /> : null}
-        {brand.name ? <p className="muted small">{brand.name}</p> : null}
-        <h3>Notification preferences</h3>
-        <p>
-          <input type="checkbox" checked readOnly style={{ accentColor: primary }} aria-label="Sample choice" /> Email
-        </p>
-        <span className="sample-button" style={{ background: primary }}>
-          Save
-        </span>
-      </div>
+      <BrandSample brand={brand} />
       <form
         className="inline-form"
         aria-label="Open the real page"

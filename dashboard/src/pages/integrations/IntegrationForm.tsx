@@ -42,10 +42,13 @@ const sameJson = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringif
 export function IntegrationForm({
   provider,
   integration,
+  tenant: givenTenant,
   onSaved,
 }: {
   provider: Provider;
   integration?: Integration;
+  /** The tenant a new integration is for (from the tenant's page). */
+  tenant?: string;
   onSaved: (saved: Integration) => void;
 }) {
   const api = useApi();
@@ -56,6 +59,7 @@ export function IntegrationForm({
   const [primary, setPrimary] = useState(integration?.primary ?? false);
   const [priority, setPriority] = useState(String(integration?.priority ?? 0));
   const [baseUrl, setBaseUrl] = useState(integration?.baseUrl ?? "");
+  const [tenant, setTenant] = useState(integration?.tenantId ?? givenTenant ?? "");
   const [settings, setSettings] = useState(() => settingsOf(integration?.settings));
   const [values, setValues] = useState<FormValues>(() => initialValues(fields, stored));
   const [cleared, setCleared] = useState<ReadonlySet<string>>(new Set());
@@ -66,6 +70,7 @@ export function IntegrationForm({
         const credentials = credentialsToSend(fields, values, stored, cleared);
         const settingsBody = settingsToSend(settings, integration?.settings);
         const url = baseUrl.trim() || null;
+        const tenantId = tenant.trim() || null;
         if (!integration) {
           return {
             create: {
@@ -77,6 +82,7 @@ export function IntegrationForm({
               credentials: credentials ?? {},
               settings: settingsBody,
               baseUrl: url,
+              ...(tenantId ? { tenantId } : {}),
             },
           };
         }
@@ -86,6 +92,7 @@ export function IntegrationForm({
         if (primary !== integration.primary) body.primary = primary;
         if (priority.trim() !== "" && Number(priority) !== integration.priority) body.priority = Number(priority);
         if (url !== integration.baseUrl) body.baseUrl = url;
+        if (tenantId !== integration.tenantId) body.tenantId = tenantId;
         if (!sameJson(settingsBody, integration.settings)) body.settings = settingsBody;
         if (credentials) body.credentials = credentials;
         return { integration, update: body };
@@ -145,6 +152,13 @@ export function IntegrationForm({
         </label>
         <Field label="Priority" hint="Failover order after the primary: lower goes first." error={errorOf("priority")}>
           <Input type="number" inputMode="numeric" step={1} value={priority} onChange={(e) => setPriority(e.target.value)} />
+        </Field>
+        <Field
+          label="Tenant (optional)"
+          hint="A tenant id: its messages go through this integration first (its own sending domain), then the environment's. Empty: the environment's."
+          error={errorOf("tenantId")}
+        >
+          <Input value={tenant} spellCheck={false} autoComplete="off" onChange={(e) => setTenant(e.target.value)} placeholder="None" />
         </Field>
       </fieldset>
       <details open={Boolean(baseUrl) || Boolean(errorOf("baseUrl") ?? errorOf("settings"))}>

@@ -37,7 +37,8 @@ export function IntegrationsPage() {
     onSuccess: (result, id) => setChecks((all) => ({ ...all, [id]: result })),
   });
   const busy = update.isPending || move.isPending;
-  const all = list.data ?? [];
+  // A tenant's integrations have their own order, ahead of these for its messages: they are on the tenant's page.
+  const all = (list.data ?? []).filter((i) => i.tenantId === null);
 
   return (
     <>
@@ -47,7 +48,9 @@ export function IntegrationsPage() {
         </Button>
       </PageHeader>
       <p className="muted">
-        Each channel sends through its primary integration first, then fails over down the list. Inactive ones are skipped.
+        Each channel sends through its primary integration first, then fails over down the list. Inactive ones are skipped. A tenant's own
+        integrations (its sending domain) go before these for its messages: they are on the tenant's page, under{" "}
+        <Link to="/tenants">Tenants</Link>.
       </p>
       {list.error ? <ProblemView error={list.error} /> : null}
       {update.error ? <ProblemView error={update.error} /> : null}

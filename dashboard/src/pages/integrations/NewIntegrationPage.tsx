@@ -22,8 +22,13 @@ export function NewIntegrationPage() {
   const channel: Channel = isChannel(requested) ? requested : "email";
   const choices = (providers.data?.data ?? []).filter((p) => p.channel === channel);
   const provider = choices.find((p) => p.id === params.get("provider"));
+  // From a tenant's page: the integration is that tenant's, and saving goes back there.
+  const tenant = params.get("tenant") ?? undefined;
   const choose = (next: { channel?: Channel; provider?: string }) =>
-    setParams({ channel: next.channel ?? channel, ...(next.provider ? { provider: next.provider } : {}) }, { replace: true });
+    setParams(
+      { channel: next.channel ?? channel, ...(next.provider ? { provider: next.provider } : {}), ...(tenant ? { tenant } : {}) },
+      { replace: true },
+    );
 
   return (
     <>
@@ -61,7 +66,14 @@ export function NewIntegrationPage() {
           )}
         </div>
       )}
-      {provider ? <IntegrationForm key={provider.id} provider={provider} onSaved={() => navigate("/integrations")} /> : null}
+      {provider ? (
+        <IntegrationForm
+          key={provider.id}
+          provider={provider}
+          tenant={tenant}
+          onSaved={() => navigate(tenant ? `/tenants/${encodeURIComponent(tenant)}` : "/integrations")}
+        />
+      ) : null}
     </>
   );
 }

@@ -31,6 +31,13 @@ export const integrationsQuery = (api: Api) =>
     queryFn: () => allPages((cursor) => unwrap(api.GET("/v1/integrations", { params: { query: { limit: 100, cursor } } }))),
   });
 
+/** One tenant's integrations (its own sending), in the order delivery tries them before the environment's. */
+export const tenantIntegrationsQuery = (api: Api, tenant: string) =>
+  queryOptions({
+    queryKey: [...INTEGRATIONS, "tenant", tenant],
+    queryFn: () => allPages((cursor) => unwrap(api.GET("/v1/integrations", { params: { query: { limit: 100, cursor, tenant } } }))),
+  });
+
 export const integrationQuery = (api: Api, id: string) =>
   queryOptions({
     queryKey: [...INTEGRATIONS, "one", id],

@@ -23,7 +23,16 @@ const flagValue = (flag: Flag): boolean | undefined => (flag === "" ? undefined 
  * The subscriber's opt-outs as the API models them: a global flag per channel, per-workflow
  * flags that beat it (unset follows it), and quiet hours. Saved with one merge (`PUT`).
  */
-export function PreferencesCard({ subscriberId, preferences }: { subscriberId: string; preferences: Preferences }) {
+export function PreferencesCard({
+  subscriberId,
+  preferences,
+  tenant,
+}: {
+  subscriberId: string;
+  preferences: Preferences;
+  /** The preferences inside this tenant (no quiet hours there: those are the subscriber's own). */
+  tenant?: string;
+}) {
   const api = useApi();
   // Every workflow of the environment: the editor offers a row for each.
   const workflows = useQuery(allWorkflowsQuery(api));
@@ -32,7 +41,7 @@ export function PreferencesCard({ subscriberId, preferences }: { subscriberId: s
   const [quiet, setQuiet] = useState(preferences.quietHours !== null);
   const [start, setStart] = useState(preferences.quietHours?.start ?? "22:00");
   const [end, setEnd] = useState(preferences.quietHours?.end ?? "07:00");
-  const save = useMutation(savePreferencesMutation(api, subscriberId));
+  const save = useMutation(savePreferencesMutation(api, subscriberId, tenant));
 
   const byKey = new Map((workflows.data ?? []).map((w) => [w.key, w]));
   const rows = [...new Set([...byKey.keys(), ...Object.keys(overrides)])].sort();
@@ -41,7 +50,7 @@ export function PreferencesCard({ subscriberId, preferences }: { subscriberId: s
   const changed =
     CHANNELS.some((ch) => channels[ch] !== preferences.channels[ch]) ||
     Object.keys(workflowUpdate).length > 0 ||
-    JSON.stringify(quietHours) !== JSON.stringify(preferences.quietHours);
+    (!tenant && JSON.stringify(quietHours) !== JSON.stringify(preferences.quietHours));
 
   function setOverride(workflow: string, channel: Channel, flag: Flag) {
     const flags = { ...overrides[workflow], [channel]: flagValue(flag) };
@@ -52,14 +61,14 @@ export function PreferencesCard({ subscriberId, preferences }: { subscriberId: s
   function submit(event: FormEvent) {
     event.preventDefault();
     save.reset();
-    save.mutate({ channels, workflows: workflowUpdate, quietHours });
+    save.mutate({ channels, workflows: workflowUpdate, ...(tenant ? {} : { quietHours }) });
   }
 
   const quietError = save.error instanceof ApiError ? save.error.fieldError("quietHours") : undefined;
 
   return (
-    <Card aria-labelledby="preferences-title">
-      <h2 id="preferences-title">Preferences</h2>
+    <Card {...(tenant ? { "aria-label": `Preferences inside ${tenant}` } : { "aria-labelledby": "preferences-title" })}>
+      {tenant ? null : <h2 id="preferences-title">Preferences</h2>}
       <form onSubmit={submit}>
         <fieldset className="sub-fieldset">
           <legend>Channels</legend>
@@ -74,40 +83,42 @@ export function PreferencesCard({ subscriberId, preferences }: { subscriberId: s
           </div>
         </fieldset>
 
-        <fieldset className="sub-fieldset">
-          <legend>Quiet hours</legend>
-          <label className="sub-check">
-            <Checkbox checked={quiet} onChange={(e) => setQuiet(e.target.checked)} />
-            Hold messages during quiet hours (in the subscriber's time zone)
-          </label>
-          {quiet ? (
-            <div className="sub-checks">
-              <Field label="From">
-                <Input
-                  type="time"
-                  value={start}
-                  required
-                  onChange={(e) => setStart(e.target.value)}
-                  aria-invalid={quietError ? true : undefined}
-                />
-              </Field>
-              <Field label="To">
-                <Input
-                  type="time"
-                  value={end}
-                  required
-                  onChange={(e) => setEnd(e.target.value)}
-                  aria-invalid={quietError ? true : undefined}
-                />
-              </Field>
-            </div>
-          ) : null}
-          {quietError ? (
-            <span className="field-error" role="alert">
-              {quietError}
-            </span>
-          ) : null}
-        </fieldset>
+        {tenant ? null : (
+          <fieldset className="sub-fieldset">
+            <legend>Quiet hours</legend>
+            <label className="sub-check">
+              <Checkbox checked={quiet} onChange={(e) => setQuiet(e.target.checked)} />
+              Hold messages during quiet hours (in the subscriber's time zone)
+            </label>
+            {quiet ? (
+              <div className="sub-checks">
+                <Field label="From">
+                  <Input
+                    type="time"
+                    value={start}
+                    required
+                    onChange={(e) => setStart(e.target.value)}
+                    aria-invalid={quietError ? true : undefined}
+                  />
+                </Field>
+                <Field label="To">
+                  <Input
+                    type="time"
+                    value={end}
+                    required
+                    onChange={(e) => setEnd(e.target.value)}
+                    aria-invalid={quietError ? true : undefined}
+                  />
+                </Field>
+              </div>
+            ) : null}
+            {quietError ? (
+              <span className="field-error" role="alert">
+                {quietError}
+              </span>
+            ) : null}
+          </fieldset>
+        )}
 
         <fieldset className="sub-fieldset">
           <legend>Per workflow</legend>

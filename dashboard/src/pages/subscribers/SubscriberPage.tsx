@@ -11,6 +11,7 @@ import { ChannelsCard } from "./ChannelsCard";
 import { EraseDialog } from "./EraseDialog";
 import { MessagesCard } from "./MessagesCard";
 import { PreferencesCard } from "./PreferencesCard";
+import { TenantPreferencesCard } from "./TenantPreferencesCard";
 import { ScheduleCard } from "./ScheduleCard";
 import { ProfileCard } from "./ProfileCard";
 import { subscriberQuery } from "./queries";
@@ -81,6 +82,7 @@ function Subscriber({ id }: { id: string }) {
         </div>
       </div>
       <PreferencesCard subscriberId={subscriber.subscriberId} preferences={subscriber.preferences} />
+      <TenantPreferencesCard subscriberId={subscriber.subscriberId} />
       <ScheduleCard subscriber={subscriber} />
       <MessagesCard subscriberId={subscriber.subscriberId} />
       <ActivityCard subscriberId={subscriber.subscriberId} />

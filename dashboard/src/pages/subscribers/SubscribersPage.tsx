@@ -32,6 +32,9 @@ export function SubscribersPage() {
   return (
     <>
       <PageHeader title="Subscribers">
+        <Button asChild>
+          <Link to="/tenants">Tenants</Link>
+        </Button>
         <Button asChild variant="primary">
           <Link to="/subscribers/new">New subscriber</Link>
         </Button>

@@ -60,8 +60,15 @@ export const subscriberTaken = async (api: Api, subscriberId: string) =>
 /** Creates the subscriber, or updates the fields it names. */
 export const upsertSubscriber = (api: Api, body: SubscriberInput) => unwrap(api.POST("/sub", { body }));
 
-export const savePreferences = (api: Api, subscriberId: string, body: PreferencesUpdate) =>
-  unwrap(api.PUT("/v1/subscribers/{subscriberId}/preferences", { params: { path: { subscriberId } }, body }));
+export const savePreferences = (api: Api, subscriberId: string, body: PreferencesUpdate, tenant?: string) =>
+  unwrap(api.PUT("/v1/subscribers/{subscriberId}/preferences", { params: { path: { subscriberId }, query: { tenant } }, body }));
+
+/** The subscriber's preferences inside one tenant: they beat their own for that tenant's messages. */
+export const tenantPreferencesQuery = (api: Api, subscriberId: string, tenant: string) =>
+  queryOptions({
+    queryKey: [...subscriberKey(subscriberId), "tenant-preferences", tenant],
+    queryFn: () => unwrap(api.GET("/v1/subscribers/{subscriberId}/preferences", { params: { path: { subscriberId }, query: { tenant } } })),
+  });
 
 export const eraseSubscriber = (api: Api, subscriberId: string) =>
   unwrap(api.DELETE("/v1/subscribers/{subscriberId}", { params: { path: { subscriberId } } }));
@@ -72,11 +79,16 @@ function storePreferences(client: QueryClient, subscriberId: string, saved: Subs
   return client.invalidateQueries({ queryKey: subscriberKey(subscriberId) });
 }
 
-/** Saves part of the preferences (channels, workflows, quiet hours, or the schedule). */
-export const savePreferencesMutation = (api: Api, subscriberId: string) =>
+/** Saves part of the preferences (channels, workflows, quiet hours, or the schedule); with `tenant`, those inside that tenant. */
+export const savePreferencesMutation = (api: Api, subscriberId: string, tenant?: string) =>
   mutationOptions({
-    mutationFn: (body: PreferencesUpdate) => savePreferences(api, subscriberId, body),
-    onSuccess: (saved, _body, _result, { client }) => storePreferences(client, subscriberId, saved),
+    mutationFn: (body: PreferencesUpdate) => savePreferences(api, subscriberId, body, tenant),
+    onSuccess: (saved, _body, _result, { client }) => {
+      if (!tenant) return storePreferences(client, subscriberId, saved);
+      const key = tenantPreferencesQuery(api, subscriberId, tenant).queryKey;
+      client.setQueryData(key, saved);
+      return client.invalidateQueries({ queryKey: key });
+    },
   });
 
 /** Saves the profile; the subscriber and the lists are read again before the editor closes. */

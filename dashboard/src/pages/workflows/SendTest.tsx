@@ -9,6 +9,7 @@ import { ProblemView } from "../../ui/ProblemView";
 import { parseObject } from "./model";
 import { sendTest } from "./queries";
 import { subscriberPickQuery } from "../subscribers/queries";
+import { tenantPickQuery } from "../tenants/queries";
 import { Button } from "../../ui/Button";
 import { Input } from "../../ui/Input";
 import { Card } from "../../ui/Card";
@@ -41,8 +42,11 @@ export function SendTest({
 }) {
   const api = useApi();
   const [subscriberId, setSubscriberId] = useState(defaultSubscriber);
+  const [tenant, setTenant] = useState("");
   const [unknown, setUnknown] = useState<string | null>(null);
   const listId = useId();
+  const tenantListId = useId();
+  const tenants = useQuery(tenantPickQuery(api, tenant.trim()));
   const search = subscriberId.trim();
   const subscribers = useQuery(subscriberPickQuery(api, search));
   const payload = parseObject(payloadText, "payload");
@@ -53,7 +57,7 @@ export function SendTest({
         return null;
       }
       setUnknown(null);
-      return sendTest(api, workflowKey, to, payload.ok ? (payload.value ?? {}) : {});
+      return sendTest(api, workflowKey, to, payload.ok ? (payload.value ?? {}) : {}, tenant.trim() || undefined);
     },
   });
   return (
@@ -85,6 +89,16 @@ export function SendTest({
           {subscribers.data?.data.map((s) => (
             <option key={s.subscriberId} value={s.subscriberId}>
               {[s.firstName, s.lastName].filter(Boolean).join(" ") || s.email || ""}
+            </option>
+          ))}
+        </datalist>
+        <Field label="Tenant" hint="Optional: sent as this tenant's (brand, defaults, integrations).">
+          <Input list={tenantListId} value={tenant} spellCheck={false} placeholder="None" onChange={(e) => setTenant(e.target.value)} />
+        </Field>
+        <datalist id={tenantListId}>
+          {tenants.data?.data.map((t) => (
+            <option key={t.id} value={t.id}>
+              {t.name ?? ""}
             </option>
           ))}
         </datalist>

@@ -62,8 +62,9 @@ export const deleteWorkflow = (api: Api, wf: Workflow) => unwrap(api.DELETE("/v1
 
 export const readWorkflow = (api: Api, key: string) => unwrap(api.GET("/v1/workflows/{key}", { params: { path: { key } } }));
 
-export const sendTest = (api: Api, key: string, to: string, payload: Record<string, unknown>) =>
-  unwrap(api.POST("/v1/workflows/{key}/test", { params: { path: { key } }, body: { to, payload } }));
+/** `tenant`: the test is sent as that tenant's (its brand, defaults and integrations). */
+export const sendTest = (api: Api, key: string, to: string, payload: Record<string, unknown>, tenant?: string) =>
+  unwrap(api.POST("/v1/workflows/{key}/test", { params: { path: { key } }, body: { to, payload, ...(tenant ? { tenant } : {}) } }));
 
 /** A workflow as a write answered it: the editor's copy is the answer; the lists and its history refresh. */
 export function storeWorkflow(client: QueryClient, api: Api, wf: Workflow): void {
