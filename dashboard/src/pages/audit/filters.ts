@@ -11,7 +11,6 @@ export const RESOURCE_LABELS: Record<Resource, string> = {
   tenant: "Tenants",
   variable: "Variables",
   integration: "Integrations",
-  tenant: "Tenant",
   environment: "Environments",
   api_key: "API keys",
   webhook_endpoint: "Webhook endpoints",
