@@ -22,14 +22,18 @@ export const toTenant = (row: Row): Tenant => ({
 /** What the audit log keeps of a tenant: its API view without the timestamps. */
 const audited = ({ createdAt: _c, updatedAt: _u, ...rest }: Tenant) => rest;
 
-/** Tenants of one environment: the environment is fixed once, so no query can forget it. */
-export function tenantsRepository(db: Db, environmentId: string) {
+/** The row of tenant `id` in this environment, and the tenant it holds. */
+function tenantScope(db: Db, environmentId: string) {
   const byId = (id: string) => and(eq(tenants.environmentId, environmentId), eq(tenants.tenantId, id));
   async function find(id: string): Promise<Tenant | null> {
     const [row] = await db.select().from(tenants).where(byId(id)).limit(1);
     return row ? toTenant(row) : null;
   }
+  return { byId, find };
+}
 
+/** Reading tenants: one, a page, and which ids exist. */
+function tenantReads(db: Db, environmentId: string, { find }: ReturnType<typeof tenantScope>) {
   return {
     find,
 
@@ -52,6 +56,23 @@ export function tenantsRepository(db: Db, environmentId: string) {
       return { data: page.rows.map(toTenant), nextCursor: page.nextCursor };
     },
 
+    /** Which of `ids` are tenants of the environment (the accept path's check of a tenant named by id). */
+    async existing(ids: string[]): Promise<Set<string>> {
+      if (ids.length === 0) return new Set();
+      const [first, ...rest] = chunk(ids, 99).map((part) =>
+        db
+          .select({ id: tenants.tenantId })
+          .from(tenants)
+          .where(and(eq(tenants.environmentId, environmentId), inArray(tenants.tenantId, part))),
+      );
+      return new Set((await db.batch([first!, ...rest])).flat().map((r) => r.id));
+    },
+  };
+}
+
+/** Creating, changing and deleting tenants, each with its audit entry in the same batch. */
+function tenantWrites(db: Db, environmentId: string, { byId, find }: ReturnType<typeof tenantScope>) {
+  return {
     /** Returns null when the id is already taken. */
     async create(input: TenantInput, context: AuditContext, now = new Date()): Promise<Tenant | null> {
       const [[row]] = await db.batch([
@@ -110,7 +131,12 @@ export function tenantsRepository(db: Db, environmentId: string) {
       ]);
       return row ? toTenant(row) : null;
     },
+  };
+}
 
+/** Deleting a tenant with what is its own. */
+function tenantRemoval(db: Db, environmentId: string, { byId, find }: ReturnType<typeof tenantScope>) {
+  return {
     /**
      * Deletes the tenant, its settings, its integrations (they send for it alone) and its
      * subscribers' preferences for it; subscribers and messages keep its id.
@@ -135,17 +161,15 @@ export function tenantsRepository(db: Db, environmentId: string) {
       ]);
       return rows.length > 0;
     },
+  };
+}
 
-    /** Which of `ids` are tenants of the environment (the accept path's check of a tenant named by id). */
-    async existing(ids: string[]): Promise<Set<string>> {
-      if (ids.length === 0) return new Set();
-      const [first, ...rest] = chunk(ids, 99).map((part) =>
-        db
-          .select({ id: tenants.tenantId })
-          .from(tenants)
-          .where(and(eq(tenants.environmentId, environmentId), inArray(tenants.tenantId, part))),
-      );
-      return new Set((await db.batch([first!, ...rest])).flat().map((r) => r.id));
-    },
+/** Tenants of one environment: the environment is fixed once, so no query can forget it. */
+export function tenantsRepository(db: Db, environmentId: string) {
+  const scope = tenantScope(db, environmentId);
+  return {
+    ...tenantReads(db, environmentId, scope),
+    ...tenantWrites(db, environmentId, scope),
+    ...tenantRemoval(db, environmentId, scope),
   };
 }
