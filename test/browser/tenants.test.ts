@@ -130,7 +130,7 @@ describe.skipIf(!CHROMIUM)("the Tenants pages", () => {
     await card.getByLabel("Tenant", { exact: true }).fill(initech);
     await card.getByRole("button", { name: "Show" }).click();
     const scoped = page.getByTestId("tenant-preferences");
-    await scoped.getByLabel("SMS").uncheck();
+    await scoped.getByRole("checkbox", { name: "SMS", exact: true }).uncheck();
     await scoped.getByRole("button", { name: "Save preferences" }).click();
     await scoped.getByRole("status").filter({ hasText: "Saved." }).waitFor();
     const inside = await api<{ channels: Record<string, boolean> }>(
