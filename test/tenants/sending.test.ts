@@ -6,34 +6,10 @@ import type { Integration, IntegrationList } from "../../src/features/integratio
 import type { Problem } from "../../src/lib/errors";
 import type { PromotionDiff } from "../../src/features/promotions/schemas";
 import { ADMIN_KEY, api } from "../request";
-import { createEnvironment, createIntegration, fakeProviderScenario, unique } from "../factories";
+import { createEnvironment, fakeProviderScenario, unique } from "../factories";
 import { createWorkflow } from "../e2e/helpers";
 import { deliveredMessages, triggerDelivered } from "../held-triggers";
-
-const credentials = { apiKey: "re_test_123", from: "Acme <hi@mail.acme.example>" };
-
-async function setUp(platformSettings: Record<string, unknown> = {}) {
-  const environment = await createEnvironment();
-  await createWorkflow(environment.key, {
-    key: "receipt",
-    steps: [{ id: "mail", type: "email", template: { subject: "Receipt", text: "Thanks" } }],
-  });
-  for (const id of ["acme", "globex"]) expect((await api(environment.key, "POST", "/v1/tenants", { id, name: id })).status).toBe(201);
-  const platform = fakeProviderScenario();
-  const acme = fakeProviderScenario();
-  const platformId = await createIntegration(environment.id, {
-    provider: "resend",
-    channel: "email",
-    credentials,
-    baseUrl: platform.baseUrl,
-    primary: true,
-    settings: platformSettings,
-  });
-  return { ...environment, platform, acme, platformId };
-}
-
-const acmeIntegration = (environmentId: string, baseUrl: string, settings: Record<string, unknown> = {}) =>
-  createIntegration(environmentId, { provider: "resend", channel: "email", credentials, baseUrl, tenantId: "acme", settings });
+import { acmeIntegration, setUp } from "./sending-fixtures";
 
 /** Accepts the trigger and delivers it now (test/held-triggers.ts), answering its transactionId. */
 const send = (key: string, tenant?: string) =>
