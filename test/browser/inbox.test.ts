@@ -86,6 +86,24 @@ describe.skipIf(!CHROMIUM)("the Inbox page", () => {
     await phone.close();
   });
 
+  it("opens a tenant's Inbox (Novu's context and its hash): only that tenant's notifications", async () => {
+    const tenant = `inbox-tenant-${run}`;
+    expect((await api("POST", "/v1/tenants", { id: tenant, name: "Inbox Tenant" })).status).toBe(201);
+    const res = await api("POST", "/v1/trigger", { workflow: WORKFLOW, to: SUBSCRIBER, payload: { order: "T-9" }, tenant });
+    expect(res.status).toBe(202);
+    const scoped = await browser!.newPage({ viewport: { width: 1280, height: 900 } });
+    await signIn(scoped, "/inbox");
+    await scoped.getByLabel("Subscriber id").fill(SUBSCRIBER);
+    await scoped.getByLabel("Tenant (optional)").fill(tenant);
+    await scoped.getByRole("button", { name: "Open Inbox" }).click();
+    expect(new URL(scoped.url()).searchParams.get("tenant")).toBe(tenant);
+    await scoped.getByTestId("inbox-preview").getByText("Order T-9 has shipped").waitFor({ timeout: 20_000 });
+    expect(await scoped.getByTestId("inbox-preview").getByText("Order A-1 has shipped").count()).toBe(0);
+    await scoped.close();
+    // Without a tenant, the same subscriber's Inbox leaves the tenant's notification out.
+    expect(await page.getByTestId("inbox-preview").getByText("Order T-9 has shipped").count()).toBe(0);
+  });
+
   it("says so when the subscriber does not exist, and opens no Inbox for it", async () => {
     await page.getByLabel("Subscriber id").fill(`nobody-${run}`);
     await page.getByRole("button", { name: "Open Inbox" }).click();

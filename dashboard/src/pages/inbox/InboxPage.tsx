@@ -23,7 +23,9 @@ export function InboxPage() {
   const { environment, who, setEnvironment } = useSession();
   const [params, setParams] = useSearchParams();
   const chosen = params.get("subscriber")?.trim() ?? "";
+  const tenant = params.get("tenant")?.trim() ?? "";
   const [typed, setTyped] = useState(chosen);
+  const [typedTenant, setTypedTenant] = useState(tenant);
   const [open, setOpen] = useState(true);
   const inDevelopment = environment === PREVIEW_ENVIRONMENT;
   const settings = useQuery({ ...inAppSettingsQuery(api, environment), enabled: inDevelopment });
@@ -34,7 +36,10 @@ export function InboxPage() {
 
   function submit(event: FormEvent) {
     event.preventDefault();
-    setParams(typed.trim() ? { subscriber: typed.trim() } : {}, { replace: true });
+    const next: Record<string, string> = {};
+    if (typed.trim()) next.subscriber = typed.trim();
+    if (typed.trim() && typedTenant.trim()) next.tenant = typedTenant.trim();
+    setParams(next, { replace: true });
   }
 
   if (!inDevelopment) {
@@ -70,6 +75,16 @@ export function InboxPage() {
           <label htmlFor="inbox-subscriber">Subscriber id</label>
           <Input id="inbox-subscriber" value={typed} placeholder="user-42" onChange={(e) => setTyped(e.target.value)} spellCheck={false} />
         </div>
+        <div className="field">
+          <label htmlFor="inbox-tenant">Tenant (optional)</label>
+          <Input
+            id="inbox-tenant"
+            value={typedTenant}
+            placeholder="acme"
+            onChange={(e) => setTypedTenant(e.target.value)}
+            spellCheck={false}
+          />
+        </div>
         <Button type="submit" variant="primary" disabled={!typed.trim()}>
           Open Inbox
         </Button>
@@ -85,8 +100,16 @@ export function InboxPage() {
         <>
           <p className="small">
             The Inbox of <Link to={subscriberPath(chosen)}>{chosen}</Link>
+            {tenant ? (
+              <>
+                {" "}
+                in tenant <code>{tenant}</code> (<code>context: {`{ tenant: "${tenant}" }`}</code>): only that tenant's notifications
+              </>
+            ) : (
+              <>: notifications of triggers without a tenant or context</>
+            )}
           </p>
-          <InboxPreview settings={settings.data} subscriberId={chosen} open={open} />
+          <InboxPreview settings={settings.data} subscriberId={chosen} tenant={tenant} open={open} />
         </>
       ) : null}
     </>
