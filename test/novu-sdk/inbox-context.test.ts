@@ -82,8 +82,9 @@ describe("@novu/js 3.19.2 with a context", () => {
     const inA = inbox(subscriberId, a);
     const inB = inbox(subscriberId, b);
     const plain = inbox(subscriberId);
-    await eventually("every notification stored", async () => (await subjects(plain)).length === 1 && (await subjects(inA)).length === 2);
-    await eventually("b's notification stored", async () => (await subjects(inB)).length === 1);
+    // All four stored (whichever feed each lands in): the expectations below then say which went where.
+    const total = async () => (await subjects(plain)).length + (await subjects(inA)).length + (await subjects(inB)).length;
+    await eventually("every notification stored", async () => (await total()) >= 4, 60_000);
     expect(await subjects(inA)).toEqual(["a1", "a2"]);
     expect(await subjects(inB)).toEqual(["b1"]);
     expect(await subjects(plain)).toEqual(["none"]);
