@@ -29,11 +29,22 @@ export const CONDITION_OPS = [
 ] as const;
 export type ConditionOp = (typeof CONDITION_OPS)[number];
 
-export const CONDITION_FIELD = /^(payload|subscriber|actor|vars)(\.[^.\s]+)+$|^steps\.[A-Za-z0-9_-]+\.(status|count)$/;
+/**
+ * What a condition may read: the trigger's data, the subscriber, the actor, variables, the
+ * tenant, and what earlier steps did (`status`, `count`, a branch's `path`, a wait's `outcome`,
+ * a fetch's `response.*`).
+ */
+export const CONDITION_FIELD =
+  /^(payload|subscriber|actor|vars|tenant)(\.[^.\s]+)+$|^steps\.[A-Za-z0-9_-]+\.(status|count|path|outcome)$|^steps\.[A-Za-z0-9_-]+\.response(\.[^.\s]+)+$/;
 
 export const ConditionLeaf = z
   .object({
-    field: z.string().regex(CONDITION_FIELD, "Fields start with payload., subscriber., actor., vars. or steps.<id>.status"),
+    field: z
+      .string()
+      .regex(
+        CONDITION_FIELD,
+        "Fields start with payload., subscriber., actor., vars., tenant. or steps.<id>. (status, count, path, outcome, response.*)",
+      ),
     op: z.enum(CONDITION_OPS),
     value: z.unknown().optional(),
   })
@@ -148,10 +159,156 @@ export const ThrottleStep = z
   .object({ ...stepBase, type: z.literal("throttle"), window: Duration, limit: z.number().int().min(1), key: Liquid.optional() })
   .strict();
 
-export const Step = z
-  .discriminatedUnion("type", [EmailStep, SmsStep, PushStep, ChatStep, InAppStep, DelayStep, DigestStep, ThrottleStep])
-  .openapi("Step");
-export type Step = z.infer<typeof Step>;
+/** Methods a fetch step may use. */
+export const HTTP_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
+/** A fetch step waits at most this long for an answer. */
+export const HTTP_MAX_TIMEOUT_MS = 15_000;
+export const HTTP_DEFAULT_TIMEOUT_MS = 10_000;
+
+/** Fetch: an HTTP request whose answer later steps read as `steps.<id>.response.*`. */
+export const HttpStep = z
+  .object({
+    ...stepBase,
+    type: z.literal("http"),
+    request: z
+      .object({
+        method: z.enum(HTTP_METHODS),
+        url: Liquid.min(1).max(2048).openapi({ description: "Liquid; the destination policy applies to what it renders." }),
+        headers: z
+          .record(z.string().regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,128}$/, "A header name."), Liquid.max(8192))
+          .optional()
+          .openapi({ description: "Liquid values; secret variables may be used here and are never logged." }),
+        body: z
+          .union([Liquid, z.record(z.string(), z.unknown())])
+          .optional()
+          .openapi({ description: "Liquid text, or a JSON object whose string values are Liquid." }),
+      })
+      .strict(),
+    timeoutMs: z.number().int().min(100).max(HTTP_MAX_TIMEOUT_MS).optional(),
+    onError: z
+      .enum(["halt", "continue"])
+      .optional()
+      .openapi({
+        description: "After the last retry: `halt` ends the recipient's run (`http_failed`); `continue` goes on. Default `halt`.",
+      }),
+  })
+  .strict()
+  .openapi("HttpStep");
+
+/** Message statuses a wait can watch for, each reached also when a later one is (read after seen). */
+export const WAIT_MESSAGE_STATUSES = ["delivered", "seen", "read", "opened", "clicked"] as const;
+/** The longest a wait may last. */
+export const MAX_WAIT_DAYS = 30;
+
+/** Wait for an event: a message of an earlier step reaching a status, or a signal sent to the trigger. */
+export const WaitStep = z
+  .object({
+    ...stepBase,
+    type: z.literal("wait"),
+    until: z.union([
+      z.object({ message: z.object({ step: STEP_ID, status: z.enum(WAIT_MESSAGE_STATUSES) }).strict() }).strict(),
+      z
+        .object({
+          signal: z.string().regex(/^[A-Za-z0-9_.:-]{1,64}$/, "Signal names use letters, digits, '.', ':', '-' and '_'."),
+          if: Condition.optional().openapi({ description: "Read against `signal.data.*`, with everything a condition reads." }),
+        })
+        .strict(),
+    ]),
+    timeout: Duration,
+  })
+  .strict()
+  .openapi("WaitStep");
+
+/** Starts another workflow for the current recipient. */
+export const TriggerWorkflowStep = z
+  .object({
+    ...stepBase,
+    type: z.literal("trigger_workflow"),
+    workflow: z.string().regex(/^[a-z0-9][a-z0-9._-]{0,63}$/, "A workflow's key."),
+    payload: z.record(z.string(), z.unknown()).optional().openapi({ description: "Its string values are Liquid." }),
+  })
+  .strict()
+  .openapi("TriggerWorkflowStep");
+
+/** Changes the recipient's profile as `POST /sub` would; never its addresses. */
+export const UpdateSubscriberStep = z
+  .object({
+    ...stepBase,
+    type: z.literal("update_subscriber"),
+    set: z
+      .object({
+        data: z.record(z.string(), z.unknown()).optional(),
+        locale: Liquid.max(64).optional(),
+        timezone: Liquid.max(64).optional(),
+        firstName: Liquid.max(256).optional(),
+        lastName: Liquid.max(256).optional(),
+      })
+      .strict()
+      .refine((set) => Object.keys(set).length > 0, "Set at least one field."),
+  })
+  .strict()
+  .openapi("UpdateSubscriberStep");
+
+const LeafStep = z.discriminatedUnion("type", [
+  EmailStep,
+  SmsStep,
+  PushStep,
+  ChatStep,
+  InAppStep,
+  DelayStep,
+  DigestStep,
+  ThrottleStep,
+  HttpStep,
+  WaitStep,
+  TriggerWorkflowStep,
+  UpdateSubscriberStep,
+]);
+type LeafStep = z.infer<typeof LeafStep>;
+
+/** One way out of a branch: runs when its condition holds and no earlier path's did. */
+export interface BranchPath {
+  id: string;
+  name?: string | undefined;
+  if: Condition;
+  steps: Step[];
+}
+export interface BranchStep {
+  id: string;
+  name?: string | undefined;
+  if?: Condition | undefined;
+  type: "branch";
+  paths: BranchPath[];
+  default?: { steps: Step[] } | undefined;
+}
+export type Step = LeafStep | BranchStep;
+
+/** A branch may have at most this many paths (besides its default) ... */
+export const MAX_BRANCH_PATHS = 10;
+/** ... and branches nest at most this deep. */
+export const MAX_BRANCH_DEPTH = 5;
+
+const StepList: z.ZodType<Step[]> = z.lazy(() => z.array(Step));
+
+export const BranchPathSchema = z
+  .object({ id: STEP_ID, name: z.string().max(256).optional(), if: Condition, steps: StepList })
+  .strict()
+  .openapi("BranchPath");
+
+/** Branch: the first path whose condition holds runs, else `default`, else nothing. */
+export const BranchStepSchema = z
+  .object({
+    ...stepBase,
+    type: z.literal("branch"),
+    paths: z
+      .array(BranchPathSchema)
+      .min(1)
+      .openapi({ description: `Tried in order; at most ${MAX_BRANCH_PATHS}. Branches nest at most ${MAX_BRANCH_DEPTH} deep.` }),
+    default: z.object({ steps: StepList }).strict().optional(),
+  })
+  .strict()
+  .openapi("BranchStep");
+
+export const Step: z.ZodType<Step> = z.lazy(() => z.discriminatedUnion("type", [...LeafStep.options, BranchStepSchema])).openapi("Step");
 
 /** Channels a provider integration sends through. */
 export const PROVIDER_CHANNELS = ["email", "sms", "push", "chat"] as const;

@@ -1,5 +1,6 @@
 import { Liquid, type Template } from "liquidjs";
 import { type Channel, type ChannelStep, isChannelStep, type Step } from "./steps";
+import { placeSteps } from "./workflow-tree";
 import type {
   ChatContent,
   ContentByChannel,
@@ -340,27 +341,39 @@ export const liquidTextIssue = (source: string): string | null => parseError("te
 
 /**
  * Parses every Liquid template of a workflow's steps (each channel's fields in the base template
- * and in every locale variant, a delay's `until`, digest and throttle keys) with the engine that
+ * and in every locale variant, a delay's `until`, digest and throttle keys, a fetch's request, the
+ * values of trigger_workflow and update_subscriber steps) wherever they sit in the tree, with the engine that
  * renders them, so a template that could never render is refused when it is saved rather than
  * failing every send. Paths are those of the workflow's input (`steps.0.locales.de.subject`).
  */
 export function templateIssues(steps: readonly Step[]): Issue[] {
-  return steps.flatMap((step, i) => {
-    const at = ["steps", i] as (string | number)[];
-    const sources: [(string | number)[], string][] = isChannelStep(step)
-      ? [...liquidStrings(step.template, [...at, "template"]), ...liquidStrings(step.locales ?? {}, [...at, "locales"])]
-      : step.type === "delay"
-        ? typeof step.until === "string"
-          ? [[[...at, "until"], step.until]]
-          : []
-        : step.key !== undefined
-          ? [[[...at, "key"], step.key]]
-          : [];
-    return sources.flatMap(([path, source]) => {
+  return placeSteps(steps).flatMap(({ step, at }) =>
+    liquidSourcesOf(step, at).flatMap(([path, source]) => {
       // The email body is rendered with HTML escaping on: parse it with that engine.
       const mode: Mode = step.type === "email" && path.at(-1) === "html" ? "html" : "text";
       const message = parseError(mode, source);
       return message === null ? [] : [{ path, message: `Liquid: ${message}` }];
-    });
-  });
+    }),
+  );
+}
+
+/** The Liquid strings one step renders, with their paths in the workflow document. */
+function liquidSourcesOf(step: Step, at: (string | number)[]): [(string | number)[], string][] {
+  if (isChannelStep(step))
+    return [...liquidStrings(step.template, [...at, "template"]), ...liquidStrings(step.locales ?? {}, [...at, "locales"])];
+  switch (step.type) {
+    case "delay":
+      return typeof step.until === "string" ? [[[...at, "until"], step.until]] : [];
+    case "digest":
+    case "throttle":
+      return step.key !== undefined ? [[[...at, "key"], step.key]] : [];
+    case "http":
+      return liquidStrings(step.request, [...at, "request"]).filter(([path]) => path.at(-1) !== "method");
+    case "trigger_workflow":
+      return liquidStrings(step.payload ?? {}, [...at, "payload"]);
+    case "update_subscriber":
+      return liquidStrings(step.set, [...at, "set"]);
+    default:
+      return [];
+  }
 }

@@ -99,8 +99,25 @@ export const problemResponse = (error: ApiError, requestId?: string, headers?: H
 export const fieldErrors = (issues: readonly IssueLike[]): FieldError[] =>
   issues.map((issue) => ({ path: issue.path.map(String).join(".") || "(root)", message: issueMessage(issue) }));
 
-export const validationError = (issues: readonly IssueLike[], detail = "The request does not match the expected schema.") =>
-  new ApiError("validation_failed", detail, fieldErrors(issues));
+/**
+ * A 422 for these issues: `validation_failed`, unless an issue names a more specific code in its
+ * `params.problem` (a workflow too deep is `workflow_too_deep`); then that code, with every issue listed.
+ */
+export function validationError(issues: readonly IssueLike[], detail = "The request does not match the expected schema."): ApiError {
+  const specific = issues.map(problemOf).find((code) => code !== undefined);
+  return new ApiError(
+    specific ?? "validation_failed",
+    specific ? issues.find((i) => problemOf(i) === specific)!.message : detail,
+    fieldErrors(issues),
+  );
+}
+
+const problemOf = (issue: IssueLike): ErrorCode | undefined => {
+  const problem = (issue as { params?: { problem?: unknown } }).params?.problem;
+  return typeof problem === "string" && Object.hasOwn(STATUS_BY_CODE, problem) && STATUS_BY_CODE[problem as ErrorCode] === 422
+    ? (problem as ErrorCode)
+    : undefined;
+};
 
 /** A lookup that found nothing in the caller's environment: `notFound("topic_not_found", 'topic with key "news"')`. */
 export const notFound = (code: ErrorCode, what: string) => new ApiError(code, `No ${what} in this environment.`);

@@ -18733,7 +18733,7 @@ export interface components {
              * @description Stable machine code.
              * @enum {string}
              */
-            code: "bad_request" | "validation_failed" | "malformed_json" | "unsupported_media_type" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "workflow_not_found" | "workflow_inactive" | "workflow_exists" | "workflow_key_immutable" | "workflow_version_not_found" | "workflow_changed" | "workflow_version_conflict" | "promotion_conflict" | "layout_not_found" | "layout_exists" | "layout_content_missing" | "layout_key_immutable" | "layout_version_not_found" | "layout_changed" | "layout_version_conflict" | "layout_in_use" | "partial_not_found" | "partial_exists" | "partial_key_immutable" | "partial_version_not_found" | "partial_changed" | "partial_version_conflict" | "partial_in_use" | "subscriber_not_found" | "subscriber_exists" | "variable_not_found" | "variable_exists" | "topic_not_found" | "topic_exists" | "tenant_not_found" | "tenant_exists" | "no_valid_recipients" | "transaction_not_found" | "transaction_conflict" | "payload_too_large" | "rate_limited" | "invalid_tracking_link" | "invalid_signature" | "integration_not_found" | "message_not_found" | "suppression_not_found" | "webhook_endpoint_not_found" | "event_not_found" | "secret_requires_resupply" | "destination_not_allowed" | "environment_not_found" | "environment_exists" | "api_key_not_found" | "api_key_revoked" | "api_key_expired" | "invalid_idempotency_key" | "idempotency_key_mismatch" | "idempotency_key_in_flight" | "application_not_found" | "subscriber_hash_invalid" | "context_hash_invalid" | "workflow_critical" | "limit_reached" | "brand_version_not_found" | "brand_changed" | "translation_not_found" | "translation_version_not_found" | "translation_key_missing" | "translation_changed" | "internal_error";
+            code: "bad_request" | "validation_failed" | "malformed_json" | "unsupported_media_type" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "workflow_not_found" | "workflow_inactive" | "workflow_exists" | "workflow_key_immutable" | "workflow_version_not_found" | "workflow_changed" | "workflow_version_conflict" | "promotion_conflict" | "layout_not_found" | "layout_exists" | "layout_content_missing" | "layout_key_immutable" | "layout_version_not_found" | "layout_changed" | "layout_version_conflict" | "layout_in_use" | "partial_not_found" | "partial_exists" | "partial_key_immutable" | "partial_version_not_found" | "partial_changed" | "partial_version_conflict" | "partial_in_use" | "subscriber_not_found" | "subscriber_exists" | "variable_not_found" | "variable_exists" | "topic_not_found" | "topic_exists" | "tenant_not_found" | "tenant_exists" | "no_valid_recipients" | "transaction_not_found" | "transaction_conflict" | "payload_too_large" | "rate_limited" | "invalid_tracking_link" | "invalid_signature" | "integration_not_found" | "message_not_found" | "suppression_not_found" | "webhook_endpoint_not_found" | "event_not_found" | "secret_requires_resupply" | "destination_not_allowed" | "environment_not_found" | "environment_exists" | "api_key_not_found" | "api_key_revoked" | "api_key_expired" | "invalid_idempotency_key" | "idempotency_key_mismatch" | "idempotency_key_in_flight" | "application_not_found" | "subscriber_hash_invalid" | "context_hash_invalid" | "workflow_critical" | "workflow_too_deep" | "too_many_paths" | "workflow_triggers_itself" | "limit_reached" | "brand_version_not_found" | "brand_changed" | "translation_not_found" | "translation_version_not_found" | "translation_key_missing" | "translation_changed" | "internal_error";
             /** @description Also sent as the `x-request-id` header. */
             requestId?: string;
             errors?: components["schemas"]["FieldError"][];
@@ -20014,7 +20014,7 @@ export interface components {
             window: string;
             limit: number;
             key?: string;
-        };
+        } | components["schemas"]["HttpStep"] | components["schemas"]["WaitStep"] | components["schemas"]["TriggerWorkflowStep"] | components["schemas"]["UpdateSubscriberStep"] | components["schemas"]["BranchStep"];
         Condition: {
             field: string;
             /** @enum {string} */
@@ -20026,6 +20026,97 @@ export interface components {
             any: components["schemas"]["Condition"][];
         } | {
             not: components["schemas"]["Condition"];
+        };
+        HttpStep: {
+            id: string;
+            name?: string;
+            if?: components["schemas"]["Condition"];
+            /** @enum {string} */
+            type: "http";
+            request: {
+                /** @enum {string} */
+                method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+                /** @description Liquid; the destination policy applies to what it renders. */
+                url: string;
+                /** @description Liquid values; secret variables may be used here and are never logged. */
+                headers?: {
+                    [key: string]: string;
+                };
+                /** @description Liquid text, or a JSON object whose string values are Liquid. */
+                body?: string | {
+                    [key: string]: unknown;
+                };
+            };
+            timeoutMs?: number;
+            /**
+             * @description After the last retry: `halt` ends the recipient's run (`http_failed`); `continue` goes on. Default `halt`.
+             * @enum {string}
+             */
+            onError?: "halt" | "continue";
+        };
+        WaitStep: {
+            id: string;
+            name?: string;
+            if?: components["schemas"]["Condition"];
+            /** @enum {string} */
+            type: "wait";
+            until: {
+                message: {
+                    step: string;
+                    /** @enum {string} */
+                    status: "delivered" | "seen" | "read" | "opened" | "clicked";
+                };
+            } | {
+                signal: string;
+                if?: components["schemas"]["Condition"] & unknown;
+            };
+            timeout: string;
+        };
+        TriggerWorkflowStep: {
+            id: string;
+            name?: string;
+            if?: components["schemas"]["Condition"];
+            /** @enum {string} */
+            type: "trigger_workflow";
+            workflow: string;
+            /** @description Its string values are Liquid. */
+            payload?: {
+                [key: string]: unknown;
+            };
+        };
+        UpdateSubscriberStep: {
+            id: string;
+            name?: string;
+            if?: components["schemas"]["Condition"];
+            /** @enum {string} */
+            type: "update_subscriber";
+            set: {
+                data?: {
+                    [key: string]: unknown;
+                };
+                locale?: string;
+                timezone?: string;
+                firstName?: string;
+                lastName?: string;
+            };
+        };
+        BranchStep: {
+            id: string;
+            name?: string;
+            if?: components["schemas"]["Condition"];
+            /** @enum {string} */
+            type: "branch";
+            /** @description Tried in order; at most 10. Branches nest at most 5 deep. */
+            paths: components["schemas"]["BranchPath"][];
+            default?: {
+                steps: components["schemas"]["Step"][];
+            };
+        };
+        BranchPath: {
+            id: string;
+            name?: string;
+            if: components["schemas"]["Condition"];
+            steps: components["schemas"]["Step"][];
         };
         WorkflowInput: {
             key: string;
@@ -20047,6 +20138,7 @@ export interface components {
             payloadSchema?: {
                 [key: string]: unknown;
             } | null;
+            /** @description The steps, run in order; a `branch` step holds further lists. At most 100 steps in the whole tree. */
             steps: components["schemas"]["Step"][];
         };
         WorkflowList: {

@@ -4,23 +4,22 @@ import { UNSUBSCRIBE_SCOPES } from "../../contract/unsubscribe";
 import { everyLocalized } from "../../engine/locale";
 import { templateIssues } from "../../engine/templates";
 import { Step } from "../../engine/steps";
-import { hasLineBreak, LINE_BREAK_MESSAGE } from "../../contract/email-address";
-import { MAX_CONDITION_DEPTH } from "../../lib/json-limits";
 import { pageOf, pageQuery } from "../../lib/pagination";
 import { payloadSchemaIssues } from "../triggers/payload-schema";
-import { conditionDepth } from "./condition-depth";
+import { treeIssues } from "./tree-checks";
+import { placeSteps } from "../../engine/workflow-tree";
 
 const hasBody = (template: { html?: string; text?: string }) => Boolean(template.html?.trim() || template.text?.trim());
 
 /** Email steps whose content, as sent (the base template, and each locale variant over it), has no body. */
 function bodilessEmails(steps: Step[]): { path: (string | number)[]; message: string }[] {
-  return steps.flatMap((step, i) => {
+  return placeSteps(steps).flatMap(({ step, at }) => {
     if (step.type !== "email") return [];
     const message = "An email needs `html` or `text`; without either it would go out with no body.";
-    if (!hasBody(step.template)) return [{ path: ["steps", i, "template", "html"], message }];
+    if (!hasBody(step.template)) return [{ path: [...at, "template", "html"], message }];
     return everyLocalized(step.template, step.locales)
       .filter(([, template]) => !hasBody(template))
-      .map(([tag]) => ({ path: ["steps", i, "locales", tag, "html"], message }));
+      .map(([tag]) => ({ path: [...at, "locales", tag, "html"], message }));
   });
 }
 
@@ -43,36 +42,14 @@ export const WorkflowInput = z
       .nullable()
       .optional()
       .openapi({ description: "A JSON Schema (draft 2020-12) every trigger's payload must satisfy." }),
-    steps: z.array(Step).max(30),
+    steps: z
+      .array(Step)
+      .max(30)
+      .openapi({ description: "The steps, run in order; a `branch` step holds further lists. At most 100 steps in the whole tree." }),
   })
   .strict()
   .superRefine((wf, ctx) => {
-    const seen = new Set<string>();
-    wf.steps.forEach((step, i) => {
-      if (seen.has(step.id)) ctx.addIssue({ code: "custom", path: ["steps", i, "id"], message: `Step id "${step.id}" is used twice.` });
-      seen.add(step.id);
-      if (step.if && conditionDepth(step.if) > MAX_CONDITION_DEPTH) {
-        ctx.addIssue({
-          code: "custom",
-          path: ["steps", i, "if"],
-          message: `Conditions nest at most ${MAX_CONDITION_DEPTH} groups (all, any, not) deep.`,
-        });
-      }
-      if (step.type === "email") {
-        const templates = [
-          [["template"], step.template] as const,
-          ...Object.entries(step.locales ?? {}).map(([l, t]) => [["locales", l], t] as const),
-        ];
-        for (const [at, template] of templates) {
-          for (const field of ["from", "replyTo", "subject"] as const) {
-            const value = template[field];
-            if (value !== undefined && hasLineBreak(value)) {
-              ctx.addIssue({ code: "custom", path: ["steps", i, ...at, field], message: LINE_BREAK_MESSAGE });
-            }
-          }
-        }
-      }
-    });
+    for (const issue of treeIssues(wf.key, wf.steps)) ctx.addIssue({ code: "custom", ...issue });
     for (const issue of bodilessEmails(wf.steps)) ctx.addIssue({ code: "custom", ...issue });
     for (const issue of templateIssues(wf.steps)) ctx.addIssue({ code: "custom", ...issue });
     if (wf.payloadSchema) for (const issue of payloadSchemaIssues(wf.payloadSchema)) ctx.addIssue({ code: "custom", ...issue });

@@ -106,6 +106,16 @@ export function newStep(type: StepType, taken: string[]): Step {
       return { id, type, window: "PT1H", mode: "fixed" };
     case "throttle":
       return { id, type, window: "PT1H", limit: 1 };
+    case "http":
+      return { id, type, request: { method: "GET", url: "https://" } };
+    case "wait":
+      return { id, type, until: { signal: "done" }, timeout: "PT1H" };
+    case "trigger_workflow":
+      return { id, type, workflow: "" };
+    case "update_subscriber":
+      return { id, type, set: { data: {} } };
+    case "branch":
+      return { id, type, paths: [{ id: `${id}-a`, if: { field: "payload.x", op: "exists" }, steps: [] }] };
   }
 }
 
