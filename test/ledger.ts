@@ -37,6 +37,29 @@ export async function readTrigger(environmentId: string, transactionId: string):
 export const tickLedger = (environmentId: string, transactionId: string, now: number) =>
   runInDurableObject(ledgerOf(environmentId, transactionId), (ledger: TriggerLedger) => ledger.tick(now));
 
+/**
+ * Releases a trigger's parked waits due by `now` into its ledger's outbox, as the alarm would,
+ * without flushing them to the Queue: `deliverHeldJobs` then runs them through the consumer.
+ */
+export const releaseWaits = (environmentId: string, transactionId: string, now: number) =>
+  runInDurableObject(ledgerOf(environmentId, transactionId), (_ledger: TriggerLedger, state) => {
+    const due = state.storage.sql
+      .exec<{ id: number; job: string }>("SELECT id, job FROM waits WHERE released = 0 AND tx = ? AND fire_at <= ?", transactionId, now)
+      .toArray();
+    for (const row of due) {
+      state.storage.sql.exec("UPDATE waits SET released = 1 WHERE id = ?", row.id);
+      state.storage.sql.exec("INSERT INTO outbox (tx, job) VALUES (?, ?)", transactionId, row.job);
+    }
+    return due.length;
+  });
+
+/** Releases a trigger's waits due by `now` and runs them through the consumer (`releaseWaits`, `deliverHeldJobs`). */
+export async function deliverWaitsDue(environmentId: string, transactionId: string, now: number) {
+  const released = await releaseWaits(environmentId, transactionId, now);
+  if (released === 0) throw new Error(`no wait of ${transactionId} is due by ${new Date(now).toISOString()}`);
+  return deliverHeldJobs(environmentId, transactionId);
+}
+
 export const tickCoordinator = (environmentId: string, transactionId: string, now: number) =>
   runInDurableObject(coordinatorOf(environmentId, transactionId), (coordinator: FanOutCoordinator) => coordinator.tick(now));
 

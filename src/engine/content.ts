@@ -40,9 +40,23 @@ export interface ContentByChannel {
 
 /** The status of earlier steps, as conditions and templates see them under `steps.<id>`. */
 export interface StepOutcomeView {
+  /** A channel step's message status; for a control step `ran`, `skipped`, `failed`, or while open `waiting`/`retrying`. */
   status: string;
   count?: number;
   events?: unknown[];
+  /** A branch: the id of the path it took (`default` for its default); absent when none did. */
+  path?: string;
+  /** A wait: whether its event came. */
+  outcome?: "matched" | "timed_out";
+  /** A fetch: the answer it got (headers allow-listed, a JSON body parsed). */
+  response?: { status: number; headers: Record<string, string>; body: unknown };
+  /** Why a control step was skipped or failed, or how it ended: `condition`, `http_failed`, `trigger_depth_exceeded`. */
+  reason?: string;
+  /** When the step was decided or until when it waits (ISO 8601), for the run view. */
+  at?: string;
+  until?: string;
+  /** What else the run view says about it (a fetch's attempts, the transaction a trigger_workflow started). */
+  detail?: Record<string, unknown>;
 }
 
 /** Everything a template or condition may read. */
@@ -64,4 +78,11 @@ export interface TemplateContext {
   tenant?: TenantView;
   /** Where `t` finds this subscriber's texts; a symbol, so no template can read it. */
   [TRANSLATOR]?: Translator;
+}
+
+/** What one recipient's control step (a branch, a fetch, a wait, ...) came to, as its run's home keeps it. */
+export interface RunStepRow {
+  subscriberId: string;
+  stepId: string;
+  outcome: StepOutcomeView;
 }

@@ -185,12 +185,9 @@ export const HttpStep = z
       })
       .strict(),
     timeoutMs: z.number().int().min(100).max(HTTP_MAX_TIMEOUT_MS).optional(),
-    onError: z
-      .enum(["halt", "continue"])
-      .optional()
-      .openapi({
-        description: "After the last retry: `halt` ends the recipient's run (`http_failed`); `continue` goes on. Default `halt`.",
-      }),
+    onError: z.enum(["halt", "continue"]).optional().openapi({
+      description: "After the last retry: `halt` ends the recipient's run (`http_failed`); `continue` goes on. Default `halt`.",
+    }),
   })
   .strict()
   .openapi("HttpStep");

@@ -19395,10 +19395,10 @@ export interface components {
             stepId: string | null;
             subscriberId: string;
             /**
-             * @description What holds it: a delay step, an open digest window, the subscriber's quiet hours, or their delivery schedule (until its next window). Throttles never hold: they skip.
+             * @description What holds it: a delay step, an open digest window, the subscriber's quiet hours, their delivery schedule (until its next window), a wait step (until its event or timeout), or a fetch step's next attempt. Throttles never hold: they skip.
              * @enum {string}
              */
-            kind: "delay" | "digest" | "quiet_hours" | "schedule";
+            kind: "delay" | "digest" | "quiet_hours" | "schedule" | "wait" | "retry";
             /**
              * Format: date-time
              * @description When the wait ends and the step runs.

@@ -1,4 +1,7 @@
-import { isChannelStep } from "../../engine/steps";
+import { type ChannelStep, isChannelStep } from "../../engine/steps";
+import { onPath, placeSteps } from "../../engine/workflow-tree";
+import type { TriggerHome } from "../../durable-objects/client/batched-homes";
+import { adoptRecorded, type ControlRun, isControlStep, runControlStep, usesRunState } from "../control/control-steps";
 import { runActionStep } from "../actions/action-steps";
 import { cancelRecipients } from "../recipients/close-recipients";
 import type { DeliveryContext } from "../context";
@@ -58,8 +61,21 @@ export async function runRecipients(ctx: DeliveryContext, job: RecipientsJob, tr
     retryDelay = Math.min(retryDelay, seconds);
   };
 
-  for (const [index, step] of loaded.workflow.steps.entries()) {
-    const running = recipients.filter((r) => r.state === "active");
+  const program = placeSteps(loaded.workflow.steps);
+  if (usesRunState(program)) await adoptRecorded(home, loaded.recipients);
+  for (const [index, { step, guard }] of program.entries()) {
+    // Only recipients whose branches led here: a step on a path not taken is not theirs, and leaves no message.
+    const onWay = guard.length ? recipients.filter((r) => onPath(guard, (branch) => r.steps[branch]?.path)) : recipients;
+    const running = onWay.filter((r) => r.state === "active");
+    if (isControlStep(step)) {
+      const run: ControlRun = { ctx, job, trigger, home, loaded, index, now: new Date() };
+      await runControlStep(
+        run,
+        step,
+        running.filter((r) => !r.stop),
+      );
+      continue;
+    }
     if (!isChannelStep(step)) {
       if (index >= (job.fromStep ?? 0))
         await runActionStep(
@@ -68,39 +84,13 @@ export async function runRecipients(ctx: DeliveryContext, job: RecipientsJob, tr
           trigger,
           step,
           index,
-          loaded.workflow.steps[index + 1],
+          program[index + 1]?.step,
           running.filter((r) => !r.stop),
           home,
         );
       continue;
     }
-    const startedAt = new Date();
-    const scope: StepScope = {
-      db: ctx.db,
-      job,
-      trigger,
-      step,
-      existing: loaded.existing,
-      suppressed: loaded.suppressed,
-      secrets: loaded.secrets,
-      workflowTags: loaded.workflow.tags ?? [],
-    };
-    const plan = planChannelStep(step, index, running, loaded, trigger, startedAt);
-    if (plan.sends.length === 0 && plan.finals.length === 0) continue;
-    const claims = await home.claim(
-      plan.sends.map((s) => claimKey(scope, s.recipient)),
-      plan.finals.map((f) => claimKey(scope, f.recipient)),
-    );
-    const recorded = recordClaims(plan, claims, scope, startedAt);
-    for (const r of recorded.busy) halt(r, CLAIM_RETRY_SECONDS);
-    await ctx.writeMessages(recorded.writes);
-    const chain = loaded.integrations.get(step.type) ?? [];
-    const delivered = await sendAll(ctx.env, scope, recorded.toSend, chain);
-    const reported = reportResults(delivered, chain, scope, startedAt, new Date());
-    for (const { recipient, delaySeconds } of reported.retries) halt(recipient, delaySeconds);
-    exhausted.push(...reported.exhausted);
-    if (reported.reports.length) await home.report(reported.reports);
-    await ctx.writeMessages(reported.writes);
+    await runChannelStep(ctx, { job, trigger, loaded, home, index }, step, running, { halt, exhausted });
   }
 
   const entries = waitEntries(job, recipients);
@@ -112,6 +102,51 @@ export async function runRecipients(ctx: DeliveryContext, job: RecipientsJob, tr
   const { finished, halted } = runOutcome(recipients);
   const completed = finished.length ? await home.recipientsDone(job.chunk, finished) : false;
   return { retry: halted.length ? { subscriberIds: halted, delaySeconds: retryDelay } : null, exhausted, completed };
+}
+
+interface ChannelRun {
+  job: RecipientsJob;
+  trigger: TriggerSnapshot;
+  loaded: Loaded;
+  home: TriggerHome;
+  index: number;
+}
+
+/** One channel step for the recipients running: plan, claim, record, send, report (see runRecipients). */
+async function runChannelStep(
+  ctx: DeliveryContext,
+  { job, trigger, loaded, home, index }: ChannelRun,
+  step: ChannelStep,
+  running: Recipient[],
+  out: { halt: (r: Recipient, seconds: number) => void; exhausted: RecipientsResult["exhausted"] },
+) {
+  const startedAt = new Date();
+  const scope: StepScope = {
+    db: ctx.db,
+    job,
+    trigger,
+    step,
+    existing: loaded.existing,
+    suppressed: loaded.suppressed,
+    secrets: loaded.secrets,
+    workflowTags: loaded.workflow?.tags ?? [],
+  };
+  const plan = planChannelStep(step, index, running, loaded, trigger, startedAt);
+  if (plan.sends.length === 0 && plan.finals.length === 0) return;
+  const claims = await home.claim(
+    plan.sends.map((s) => claimKey(scope, s.recipient)),
+    plan.finals.map((f) => claimKey(scope, f.recipient)),
+  );
+  const recorded = recordClaims(plan, claims, scope, startedAt);
+  for (const r of recorded.busy) out.halt(r, CLAIM_RETRY_SECONDS);
+  await ctx.writeMessages(recorded.writes);
+  const chain = loaded.integrations.get(step.type) ?? [];
+  const delivered = await sendAll(ctx.env, scope, recorded.toSend, chain);
+  const reported = reportResults(delivered, chain, scope, startedAt, new Date());
+  for (const { recipient, delaySeconds } of reported.retries) out.halt(recipient, delaySeconds);
+  out.exhausted.push(...reported.exhausted);
+  if (reported.reports.length) await home.report(reported.reports);
+  await ctx.writeMessages(reported.writes);
 }
 
 /** A resumed job carries what happened before it: a note for the next message, a closed digest, or a digest that took this trigger's events. */

@@ -2,6 +2,7 @@ import type { TriggerSnapshot } from "../../jobs/trigger-record";
 import { MicroBatcher } from "../../lib/micro-batch";
 import type { ClaimReport, ClaimResult, DeliveryOp, DeliveryOpResult, WaitEntry } from "../ledger/claims";
 import type { TriggerHomeName, TriggerStore } from "./trigger-store";
+import type { RunStepRow } from "../ledger/run-steps";
 
 /** Where a trigger's sends are coordinated: its ledger shard, or its own coordinator for a large fan-out. */
 export interface TriggerHome {
@@ -12,6 +13,10 @@ export interface TriggerHome {
   wait(entries: WaitEntry[]): Promise<"waiting" | "cancelled">;
   /** The trigger rests in a digest (or similar) until about `until`: the watchdog leaves it alone till then. */
   hold(until: number, digest?: string): Promise<void>;
+  /** The control steps' outcomes recorded for these recipients. */
+  outcomes(subscriberIds: string[]): Promise<RunStepRow[]>;
+  /** Records control steps' outcomes; answers what is stored (the first final outcome wins). */
+  record(rows: RunStepRow[]): Promise<RunStepRow[]>;
 }
 
 type TriggerKey = { environmentId: string; transactionId: string };
@@ -76,6 +81,8 @@ export class BatchedHomes {
         return completed;
       },
       wait: async (entries) => (await answer("park", { kind: "park", ...ids, entries })).outcome,
+      outcomes: async (subscriberIds) => (await answer("outcomes", { kind: "outcomes", ...ids, subscriberIds })).rows,
+      record: async (rows) => (rows.length ? (await answer("record", { kind: "record", ...ids, rows })).rows : []),
       hold: async (until, digest) => void (await answer("hold", { kind: "hold", ...ids, until, ...(digest ? { digest } : {}) }, ledger)),
     };
   }

@@ -1,3 +1,4 @@
+import type { RunStepRow } from "./run-steps";
 import type { RecipientsJob } from "../../jobs/job";
 
 /** What a consumer may do with each send identity (`subscriberId` + step) it asked for. */
@@ -48,7 +49,8 @@ export type ClaimReport =
 
 /** What holds a parked run: the kind of wait, and the step that runs when it ends. */
 export interface WaitHold {
-  kind: "delay" | "quiet_hours" | "schedule";
+  /** `wait`: a wait step's timeout; `retry`: a fetch step's next attempt. */
+  kind: "delay" | "quiet_hours" | "schedule" | "wait" | "retry";
   stepId: string;
 }
 
@@ -63,7 +65,7 @@ export interface WaitingStep {
   /** Null for a wait parked before waits named their step. */
   stepId: string | null;
   subscriberId: string;
-  kind: "delay" | "digest" | "quiet_hours" | "schedule";
+  kind: "delay" | "digest" | "quiet_hours" | "schedule" | "wait" | "retry";
   until: number;
 }
 
@@ -76,14 +78,18 @@ export type DeliveryOp =
   | { kind: "report"; environmentId: string; transactionId: string; reports: ClaimReport[] }
   | { kind: "done"; environmentId: string; transactionId: string; chunk: number; subscriberIds: string[] }
   | { kind: "park"; environmentId: string; transactionId: string; entries: WaitEntry[] }
-  | { kind: "hold"; environmentId: string; transactionId: string; until: number; digest?: string };
+  | { kind: "hold"; environmentId: string; transactionId: string; until: number; digest?: string }
+  | { kind: "outcomes"; environmentId: string; transactionId: string; subscriberIds: string[] }
+  | { kind: "record"; environmentId: string; transactionId: string; rows: RunStepRow[] };
 
 export type DeliveryOpResult =
   | { kind: "claim"; result: ClaimResult }
   | { kind: "report" }
   | { kind: "done"; completed: boolean }
   | { kind: "park"; outcome: "waiting" | "cancelled" }
-  | { kind: "hold" };
+  | { kind: "hold" }
+  | { kind: "outcomes"; rows: RunStepRow[] }
+  | { kind: "record"; rows: RunStepRow[] };
 
 /** A claim without a report for this long is presumed lost with its consumer and may be granted again. */
 export const CLAIM_DEADLINE_MS = 60_000;

@@ -11,6 +11,7 @@ import {
   type WaitHold,
   type WaitingStep,
 } from "./claims";
+import { RUN_STEPS_SCHEMA, RunSteps } from "./run-steps";
 
 /** Tables every object that coordinates sends keeps, keyed by trigger so one shard can hold many. */
 export const DELIVERY_SCHEMA = `
@@ -19,7 +20,7 @@ export const DELIVERY_SCHEMA = `
   CREATE TABLE IF NOT EXISTS waits (id INTEGER PRIMARY KEY AUTOINCREMENT, env TEXT NOT NULL, tx TEXT NOT NULL, fire_at INTEGER NOT NULL, job TEXT NOT NULL, released INTEGER NOT NULL DEFAULT 0, hold TEXT);
   CREATE INDEX IF NOT EXISTS waits_fire ON waits (released, fire_at);
   CREATE INDEX IF NOT EXISTS waits_tx ON waits (env, tx);
-`;
+${RUN_STEPS_SCHEMA}`;
 
 /** Brings the tables of an object created by an older version up to DELIVERY_SCHEMA; run after it. */
 export function upgradeDeliverySchema(sql: SqlStorage): void {
@@ -39,7 +40,12 @@ const legacyHold = (job: RecipientsJob): Omit<WaitHold, "stepId"> & { stepId: nu
  * every step; and the jobs parked until a time (delays, quiet hours).
  */
 export class DeliveryState {
-  constructor(private readonly sql: SqlStorage) {}
+  /** The control steps' outcomes per recipient (run-steps.ts). */
+  readonly runSteps: RunSteps;
+
+  constructor(private readonly sql: SqlStorage) {
+    this.runSteps = new RunSteps(sql);
+  }
 
   /**
    * One claim, report, done or park operation of a consumer phase. `complete` says whether the
@@ -61,6 +67,10 @@ export class DeliveryState {
       case "done":
         this.markDone(env, tx, op.chunk, op.subscriberIds);
         return { result: { kind: "done", completed: trigger.complete() } };
+      case "outcomes":
+        return { result: { kind: "outcomes", rows: this.runSteps.of(env, tx, op.subscriberIds) } };
+      case "record":
+        return { result: { kind: "record", rows: this.runSteps.record(env, tx, op.rows, now) } };
       case "park":
         if (trigger.cancelled) return { result: { kind: "park", outcome: "cancelled" } };
         this.park(env, tx, op.entries);
@@ -214,6 +224,7 @@ export class DeliveryState {
    */
   eraseSubscriber(filter: { env: string; tx?: string }, subscriberId: string): RecipientsJob[] {
     this.forgetAddresses(filter.env, subscriberId);
+    this.runSteps.forgetSubscriber(filter.env, subscriberId);
     return this.takeSubscriber(filter, subscriberId).map((job) => ({ ...job, erased: true as const }));
   }
 
@@ -290,7 +301,7 @@ export class DeliveryState {
   }
 
   forget(env: string, tx: string): void {
-    for (const table of ["claims", "done", "waits"]) this.sql.exec(`DELETE FROM ${table} WHERE env = ? AND tx = ?`, env, tx);
+    for (const table of ["claims", "done", "waits", "run_steps"]) this.sql.exec(`DELETE FROM ${table} WHERE env = ? AND tx = ?`, env, tx);
   }
 }
 

@@ -93,9 +93,9 @@ export const WaitingStep = z
       .nullable()
       .openapi({ description: "The step that runs when the wait ends (null only for waits parked by an older version)." }),
     subscriberId: z.string(),
-    kind: z.enum(["delay", "digest", "quiet_hours", "schedule"]).openapi({
+    kind: z.enum(["delay", "digest", "quiet_hours", "schedule", "wait", "retry"]).openapi({
       description:
-        "What holds it: a delay step, an open digest window, the subscriber's quiet hours, or their delivery schedule (until its next window). Throttles never hold: they skip.",
+        "What holds it: a delay step, an open digest window, the subscriber's quiet hours, their delivery schedule (until its next window), a wait step (until its event or timeout), or a fetch step's next attempt. Throttles never hold: they skip.",
     }),
     until: z.iso.datetime().openapi({ description: "When the wait ends and the step runs." }),
   })

@@ -1,0 +1,90 @@
+import type { RunStepRow, StepOutcomeView } from "../../engine/content";
+
+export type { RunStepRow } from "../../engine/content";
+
+/**
+ * The outcomes of a trigger's control steps per recipient, beside its claims: the branch each
+ * recipient took, a fetch's answer, a wait's outcome, a workflow it started. A run that is
+ * resumed (after a delay, a wait, a crash) reads them back instead of deciding again, so each is
+ * decided, and each side effect done, once.
+ */
+export const RUN_STEPS_SCHEMA = `
+  CREATE TABLE IF NOT EXISTS run_steps (env TEXT NOT NULL, tx TEXT NOT NULL, subscriber_id TEXT NOT NULL, step_id TEXT NOT NULL, outcome TEXT NOT NULL, at INTEGER NOT NULL, PRIMARY KEY (env, tx, subscriber_id, step_id));
+`;
+
+/**
+ * Outcomes still open: a wait still waiting, a fetch between its retries. Any later record
+ * replaces one; every other outcome is final, and the first recorded wins.
+ */
+export const OPEN_OUTCOMES = ["waiting", "retrying"] as const;
+
+export class RunSteps {
+  constructor(private readonly sql: SqlStorage) {}
+
+  /** Every recorded outcome of these recipients. */
+  of(env: string, tx: string, subscriberIds: readonly string[]): RunStepRow[] {
+    if (subscriberIds.length === 0) return [];
+    const wanted = new Set(subscriberIds);
+    // One trigger's rows: a chunk's recipients are usually most of them, so one range read beats a lookup each.
+    return this.sql
+      .exec<{ s: string; step: string; outcome: string }>(
+        "SELECT subscriber_id AS s, step_id AS step, outcome FROM run_steps WHERE env = ? AND tx = ?",
+        env,
+        tx,
+      )
+      .toArray()
+      .filter((r) => wanted.has(r.s))
+      .map((r) => ({ subscriberId: r.s, stepId: r.step, outcome: JSON.parse(r.outcome) as StepOutcomeView }));
+  }
+
+  /** Every recorded outcome of a trigger, in the order they were first recorded: what its run view shows. */
+  all(env: string, tx: string): (RunStepRow & { at: number })[] {
+    return this.sql
+      .exec<{ s: string; step: string; outcome: string; at: number }>(
+        "SELECT subscriber_id AS s, step_id AS step, outcome, at FROM run_steps WHERE env = ? AND tx = ? ORDER BY at, rowid",
+        env,
+        tx,
+      )
+      .toArray()
+      .map((r) => ({ subscriberId: r.s, stepId: r.step, outcome: JSON.parse(r.outcome) as StepOutcomeView, at: r.at }));
+  }
+
+  /**
+   * Records outcomes, the first final one winning; answers what is stored for each after the
+   * write, so a consumer that lost a race goes on with the winner's decision.
+   */
+  record(env: string, tx: string, rows: readonly RunStepRow[], now: number): RunStepRow[] {
+    return rows.map((row) => {
+      this.sql.exec(
+        `INSERT INTO run_steps (env, tx, subscriber_id, step_id, outcome, at) VALUES (?, ?, ?, ?, ?, ?)
+         ON CONFLICT (env, tx, subscriber_id, step_id) DO UPDATE SET outcome = excluded.outcome
+         WHERE json_extract(run_steps.outcome, '$.status') IN (${OPEN_OUTCOMES.map((o) => `'${o}'`).join(", ")})`,
+        env,
+        tx,
+        row.subscriberId,
+        row.stepId,
+        JSON.stringify(row.outcome),
+        now,
+      );
+      const stored = this.sql
+        .exec<{ outcome: string }>(
+          "SELECT outcome FROM run_steps WHERE env = ? AND tx = ? AND subscriber_id = ? AND step_id = ?",
+          env,
+          tx,
+          row.subscriberId,
+          row.stepId,
+        )
+        .one();
+      return { ...row, outcome: JSON.parse(stored.outcome) as StepOutcomeView };
+    });
+  }
+
+  forget(env: string, tx: string): void {
+    this.sql.exec("DELETE FROM run_steps WHERE env = ? AND tx = ?", env, tx);
+  }
+
+  /** Erasure: the recorded outcomes of one subscriber (a fetch's answer may hold their data). */
+  forgetSubscriber(env: string, subscriberId: string): void {
+    this.sql.exec("DELETE FROM run_steps WHERE env = ? AND subscriber_id = ?", env, subscriberId);
+  }
+}
