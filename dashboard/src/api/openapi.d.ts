@@ -6950,7 +6950,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description The `ETag` you read: the write happens only if the workflow is still at that version (else 412). */
+                    /** @description The `ETag` you read: the write happens only if the layout is still at that version (else 412). */
                     "if-match"?: string;
                 };
                 path: {
@@ -7110,7 +7110,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description The `ETag` you read: the write happens only if the workflow is still at that version (else 412). */
+                    /** @description The `ETag` you read: the write happens only if the layout is still at that version (else 412). */
                     "if-match"?: string;
                 };
                 path: {
@@ -7591,7 +7591,7 @@ export interface paths {
                 header?: {
                     /** @description Makes a retry safe (IETF draft-ietf-httpapi-idempotency-key-header): the first answer is kept 24 hours per environment and replayed to the same request; the same key with another request gets 422 `idempotency_key_mismatch`, and while the first is running, 409 `idempotency_key_in_flight`. 1 to 255 printable ASCII characters. */
                     "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-                    /** @description The `ETag` you read: the write happens only if the workflow is still at that version (else 412). */
+                    /** @description The `ETag` you read: the write happens only if the layout is still at that version (else 412). */
                     "if-match"?: string;
                 };
                 path: {
@@ -8124,7 +8124,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description The `ETag` you read: the write happens only if the workflow is still at that version (else 412). */
+                    /** @description The `ETag` you read: the write happens only if the partial is still at that version (else 412). */
                     "if-match"?: string;
                 };
                 path: {
@@ -8284,7 +8284,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description The `ETag` you read: the write happens only if the workflow is still at that version (else 412). */
+                    /** @description The `ETag` you read: the write happens only if the partial is still at that version (else 412). */
                     "if-match"?: string;
                 };
                 path: {
@@ -8765,7 +8765,7 @@ export interface paths {
                 header?: {
                     /** @description Makes a retry safe (IETF draft-ietf-httpapi-idempotency-key-header): the first answer is kept 24 hours per environment and replayed to the same request; the same key with another request gets 422 `idempotency_key_mismatch`, and while the first is running, 409 `idempotency_key_in_flight`. 1 to 255 printable ASCII characters. */
                     "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-                    /** @description The `ETag` you read: the write happens only if the workflow is still at that version (else 412). */
+                    /** @description The `ETag` you read: the write happens only if the partial is still at that version (else 412). */
                     "if-match"?: string;
                 };
                 path: {
@@ -10731,7 +10731,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description The `ETag` you read: the save happens only if the brand is still at that version (else 412). */
+                    /** @description The `ETag` you read: the write happens only if the brand is still at that version (else 412). */
                     "if-match"?: string;
                 };
                 path?: never;
@@ -11223,7 +11223,7 @@ export interface paths {
                 header?: {
                     /** @description Makes a retry safe (IETF draft-ietf-httpapi-idempotency-key-header): the first answer is kept 24 hours per environment and replayed to the same request; the same key with another request gets 422 `idempotency_key_mismatch`, and while the first is running, 409 `idempotency_key_in_flight`. 1 to 255 printable ASCII characters. */
                     "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-                    /** @description The `ETag` you read: the save happens only if the brand is still at that version (else 412). */
+                    /** @description The `ETag` you read: the write happens only if the brand is still at that version (else 412). */
                     "if-match"?: string;
                 };
                 path?: never;
