@@ -48,8 +48,6 @@ export const httpRunner: ControlRunner<Fetch> = {
 
 async function fetchFor(run: ControlRun, step: Fetch, r: Recipient): Promise<StepOutcomeView> {
   const before = r.steps[step.id];
-  // Brought back before its time (a watchdog, a duplicate job): the schedule still holds.
-  if (before?.status === "retrying" && before.until && Date.parse(before.until) > run.now.getTime()) return before;
   const rendered = renderRequest(step.request, contextFor(r, step));
   if (!rendered.ok) return { status: "failed", reason: "render_failed", detail: { attempts: 0, error: rendered.error } };
   const request = rendered.request;
