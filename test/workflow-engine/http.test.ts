@@ -4,6 +4,7 @@
 // at save and at run time, secrets never leave the request, and a recorded answer is never asked for twice.
 import { createExecutionContext, createMessageBatch, env, getQueueResult, runInDurableObject } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import type { DeliveryOp } from "../../src/durable-objects/ledger/claims";
 import type { TriggerLedger } from "../../src/durable-objects/ledger/trigger-ledger";
 import type { Message } from "../../src/features/messages/schemas";
 import worker from "../../src/index";
@@ -45,6 +46,20 @@ const fetchStep = (url: string, extra: Record<string, unknown> = {}) => ({
 });
 
 afterEach(() => vi.restoreAllMocks());
+
+/** The Worker's bindings with every ledger failing the delivery operations that claim a send: a crash between two steps. */
+function crashingBeforeClaims(): typeof env {
+  const ledgers = env.LEDGERS;
+  const run = (stub: DurableObjectStub<TriggerLedger>) => async (ops: DeliveryOp[]) => {
+    if (ops.some((op) => op.kind === "claim")) throw new Error("simulated crash");
+    return stub.run(ops);
+  };
+  const LEDGERS = {
+    idFromName: (name: string) => ledgers.idFromName(name),
+    get: (id: DurableObjectId) => new Proxy(ledgers.get(id), { get: (stub, method) => (method === "run" ? run(stub) : Reflect.get(stub, method)) }),
+  } as unknown as typeof ledgers;
+  return { ...env, LEDGERS };
+}
 
 describe("fetch steps", () => {
   it("sends the rendered request; later branches and templates read the answer", async () => {
@@ -238,17 +253,18 @@ describe("fetch steps", () => {
     expect(everything).not.toContain(SECRET);
   });
 
-  it("never calls again once an answer is recorded, when the same job runs twice", async () => {
+  it("never calls again once an answer is recorded, when the run crashed after it and its job runs again", async () => {
     const provider = fakeProviderScenario();
     await provider.script([{ status: 200, body: { n: 1 } }]);
-    const { id, workflow } = await setUp([fetchStep(`${provider.baseUrl}/once`), sms("after")]);
-    const to = person();
-    const { transactionId: tx } = await acceptThenCrash(id, workflow, to);
+    const { id, key, workflow } = await setUp([fetchStep(`${provider.baseUrl}/once`), sms("after", "n={{ steps.lookup.response.body.n }}")]);
+    const { transactionId: tx } = await acceptThenCrash(id, workflow, person());
     const jobs = await runInDurableObject(ledgerOf(id, tx), (_l: TriggerLedger, state) =>
       state.storage.sql.exec<{ job: string }>("SELECT job FROM outbox WHERE tx = ?", tx).toArray().map((r) => JSON.parse(r.job) as unknown),
     );
-    await deliverHeldJobs(id, tx);
+    // The consumer dies once the answer is recorded, before the next step claims its send.
+    await expect(deliverHeldJobs(id, tx, crashingBeforeClaims())).rejects.toThrow(/retry/);
     expect(await provider.captured()).toHaveLength(1);
+    expect(await outcomeOf(id, tx, "lookup")).toMatchObject({ status: "ran" });
     // The Queue hands the same job again, as it does when a consumer died before its ack.
     const batch = createMessageBatch(
       "clarion-delivery-0",
@@ -258,5 +274,7 @@ describe("fetch steps", () => {
     await worker.queue(batch, env);
     await getQueueResult(batch, ctx);
     expect(await provider.captured()).toHaveLength(1);
+    const [message] = await deliveredMessages(key, tx, 1);
+    expect(message).toMatchObject({ stepId: "after", preview: "n=1" });
   });
 });
