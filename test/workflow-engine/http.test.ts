@@ -173,6 +173,31 @@ describe("fetch steps", () => {
     expect(message).toMatchObject({ stepId: "gone", status: "sent", preview: "no such user" });
   });
 
+  it("fails a JSON answer over 256 KB with response_too_large, keeping its status and headers", async () => {
+    const provider = fakeProviderScenario();
+    await provider.script([{ status: 200, body: { blob: "x".repeat(300 * 1024) } }]);
+    const { id, key, workflow } = await setUp([fetchStep(`${provider.baseUrl}/big`), sms("after")]);
+    const tx = await triggerDelivered(key, { workflow, to: person() });
+    expect(await provider.captured()).toHaveLength(1);
+    expect(await outcomeOf(id, tx, "lookup")).toMatchObject({
+      status: "failed",
+      reason: "response_too_large",
+      response: { status: 200, headers: { "content-type": "application/json" }, body: null },
+    });
+    const [message] = await deliveredMessages(key, tx, 1);
+    expect(message).toMatchObject({ stepId: "after", status: "failed", error: { code: "http_failed" } });
+  });
+
+  it("keeps an answer that is not JSON as text, cut to 4,096 characters", async () => {
+    const provider = fakeProviderScenario();
+    await provider.script([{ status: 200, headers: { "content-type": "text/plain" }, body: "y".repeat(10_000) }]);
+    const { id, key, workflow } = await setUp([fetchStep(`${provider.baseUrl}/text`)]);
+    const tx = await triggerDelivered(key, { workflow, to: person() });
+    const outcome = await outcomeOf(id, tx, "lookup");
+    expect(outcome).toMatchObject({ status: "ran", response: { status: 200 } });
+    expect((outcome!.response as { body: string }).body).toBe("y".repeat(4096));
+  });
+
   it("refuses a rendered destination the policy forbids, without calling it", async () => {
     const { id, key, workflow } = await setUp([fetchStep("{{ payload.target }}/latest/meta-data"), sms("after")]);
     const tx = await triggerDelivered(key, { workflow, to: person(), payload: { target: "http://169.254.169.254" } });
