@@ -4,29 +4,10 @@ import { renderText } from "../../engine/templates";
 import { checkDestination, type DestinationOptions } from "../../lib/destinations";
 import { retryAfterSeconds } from "../../providers/http";
 import type { z } from "@hono/zod-openapi";
+import { MAX_JSON_BODY_BYTES, MAX_TEXT_BODY_CHARS, RESPONSE_HEADER_PREFIX, RESPONSE_HEADERS } from "./http-limits";
 
 type Request = z.infer<typeof HttpStep>["request"];
 export type FetchResponse = NonNullable<StepOutcomeView["response"]>;
-
-/** Response headers later steps may read; everything else (cookies, auth challenges) is dropped. */
-export const RESPONSE_HEADERS: ReadonlySet<string> = new Set([
-  "content-type",
-  "content-length",
-  "etag",
-  "last-modified",
-  "location",
-  "retry-after",
-  "x-request-id",
-  "x-ratelimit-limit",
-  "x-ratelimit-remaining",
-  "x-ratelimit-reset",
-]);
-/** ... and every header whose name starts with this, for services built to talk to Clarion. */
-export const RESPONSE_HEADER_PREFIX = "x-clarion-";
-/** A JSON body larger than this fails the step (`response_too_large`): it would be stored per recipient. */
-export const MAX_JSON_BODY_BYTES = 256 * 1024;
-/** A body that is not JSON is kept as text, cut to this many characters. */
-export const MAX_TEXT_BODY_CHARS = 4096;
 
 /** A request as rendered for one recipient: sent as is, never recorded as is (its headers may hold secrets). */
 export interface RenderedRequest {
@@ -108,10 +89,12 @@ export async function sendRequest(request: RenderedRequest, timeoutMs: number, d
   }
 }
 
+const ALLOWED: ReadonlySet<string> = new Set(RESPONSE_HEADERS);
+
 function allowedHeaders(headers: Headers): Record<string, string> {
   const kept: Record<string, string> = {};
   for (const [name, value] of headers) {
-    if (RESPONSE_HEADERS.has(name) || name.startsWith(RESPONSE_HEADER_PREFIX)) kept[name] = value;
+    if (ALLOWED.has(name) || name.startsWith(RESPONSE_HEADER_PREFIX)) kept[name] = value;
   }
   return kept;
 }

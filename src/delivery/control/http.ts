@@ -5,20 +5,10 @@ import { HTTP_DEFAULT_TIMEOUT_MS, type HttpStep } from "../../engine/steps";
 import { destinationOptions } from "../../lib/destinations";
 import { contextFor, type Recipient } from "../recipients/recipients-state";
 import { type Attempt, type RenderedRequest, renderRequest, sendRequest } from "./http-request";
+import { HTTP_MAX_ATTEMPTS, HTTP_MAX_RETRY_AFTER_SECONDS, HTTP_PARALLEL_REQUESTS, HTTP_RETRY_DELAYS_SECONDS } from "./http-limits";
 import type { ControlRun, ControlRunner } from "./runner";
 
 type Fetch = z.infer<typeof HttpStep>;
-
-/**
- * Seconds before each retry: the second attempt goes at once, in the same run; the third and the
- * fourth come back to the step from the run's home (an open `retrying` outcome parks the recipient).
- */
-export const HTTP_RETRY_DELAYS_SECONDS = [0, 30, 60] as const;
-export const HTTP_MAX_ATTEMPTS = HTTP_RETRY_DELAYS_SECONDS.length + 1;
-/** A Retry-After longer than the schedule is honoured up to this long. */
-const MAX_RETRY_AFTER_SECONDS = 300;
-/** Requests in flight at once for one chunk: a Worker invocation opens at most six connections at a time. */
-export const HTTP_PARALLEL_REQUESTS = 6;
 
 /** A network error, a timeout, 408, 429 and 5xx may pass: they are tried again. Any other answer is final. */
 const retryable = (attempt: Attempt) =>
@@ -66,7 +56,7 @@ async function fetchFor(run: ControlRun, step: Fetch, r: Recipient): Promise<Ste
     const response = attempt.kind === "answer" ? attempt.response : undefined;
     if (!retryable(attempt) || attempts >= HTTP_MAX_ATTEMPTS) return failed(request, "http_failed", attempts, error, response);
     const scheduled = HTTP_RETRY_DELAYS_SECONDS[attempts - 1] ?? 0;
-    const asked = attempt.kind === "answer" ? Math.min(attempt.retryAfterSeconds ?? 0, MAX_RETRY_AFTER_SECONDS) : 0;
+    const asked = attempt.kind === "answer" ? Math.min(attempt.retryAfterSeconds ?? 0, HTTP_MAX_RETRY_AFTER_SECONDS) : 0;
     const wait = Math.max(scheduled, asked);
     if (wait > 0) {
       const until = new Date(run.now.getTime() + wait * 1000).toISOString();
