@@ -32,7 +32,11 @@ const recorded = (environmentId: string, transactionId: string) =>
         transactionId,
       )
       .toArray()
-      .map((r) => ({ step: r.step, raw: r.outcome, outcome: JSON.parse(r.outcome) as Record<string, unknown> & { detail?: Record<string, unknown> } })),
+      .map((r) => ({
+        step: r.step,
+        raw: r.outcome,
+        outcome: JSON.parse(r.outcome) as Record<string, unknown> & { detail?: Record<string, unknown> },
+      })),
   );
 
 const outcomeOf = async (environmentId: string, transactionId: string, stepId: string) =>
@@ -56,7 +60,8 @@ function crashingBeforeClaims(): typeof env {
   };
   const LEDGERS = {
     idFromName: (name: string) => ledgers.idFromName(name),
-    get: (id: DurableObjectId) => new Proxy(ledgers.get(id), { get: (stub, method) => (method === "run" ? run(stub) : Reflect.get(stub, method)) }),
+    get: (id: DurableObjectId) =>
+      new Proxy(ledgers.get(id), { get: (stub, method) => (method === "run" ? run(stub) : Reflect.get(stub, method)) }),
   } as unknown as typeof ledgers;
   return { ...env, LEDGERS };
 }
@@ -64,7 +69,9 @@ function crashingBeforeClaims(): typeof env {
 describe("fetch steps", () => {
   it("sends the rendered request; later branches and templates read the answer", async () => {
     const provider = fakeProviderScenario();
-    await provider.script([{ status: 200, headers: { "x-clarion-tier": "gold", "set-cookie": "a=b" }, body: { plan: "pro", total: 5000 } }]);
+    await provider.script([
+      { status: 200, headers: { "x-clarion-tier": "gold", "set-cookie": "a=b" }, body: { plan: "pro", total: 5000 } },
+    ]);
     const { id, key, workflow } = await setUp([
       fetchStep(`${provider.baseUrl}/users/{{ subscriber.subscriberId }}`),
       {
@@ -92,7 +99,11 @@ describe("fetch steps", () => {
     expect(JSON.parse(call!.body)).toEqual({ user: to.subscriberId, plan: "basic", n: 3 });
 
     const outcome = await outcomeOf(id, tx, "lookup");
-    expect(outcome).toMatchObject({ status: "ran", response: { status: 200, body: { plan: "pro", total: 5000 } }, detail: { attempts: 1 } });
+    expect(outcome).toMatchObject({
+      status: "ran",
+      response: { status: 200, body: { plan: "pro", total: 5000 } },
+      detail: { attempts: 1 },
+    });
     // Allow-listed headers only: a cookie never reaches later steps or the run's home.
     expect(outcome!.response).toMatchObject({ headers: { "content-type": "application/json", "x-clarion-tier": "gold" } });
     expect(Object.keys((outcome!.response as { headers: object }).headers)).not.toContain("set-cookie");
@@ -101,7 +112,10 @@ describe("fetch steps", () => {
   it("tries again at once, then parks the recipient for 30 s and comes back to the step", async () => {
     const provider = fakeProviderScenario();
     await provider.script([{ status: 503 }, { status: 503 }, { status: 200, body: { ok: true } }]);
-    const { id, key, workflow } = await setUp([fetchStep(`${provider.baseUrl}/flaky`), sms("after", "ok={{ steps.lookup.response.body.ok }}")]);
+    const { id, key, workflow } = await setUp([
+      fetchStep(`${provider.baseUrl}/flaky`),
+      sms("after", "ok={{ steps.lookup.response.body.ok }}"),
+    ]);
     const tx = await triggerDelivered(key, { workflow, to: person() });
     expect(await provider.captured()).toHaveLength(2);
     const parked = await outcomeOf(id, tx, "lookup");
@@ -243,7 +257,11 @@ describe("fetch steps", () => {
       {
         id: "lookup",
         type: "http",
-        request: { method: "GET", url: `${provider.baseUrl}/who?key={{ vars.API_TOKEN }}`, headers: { authorization: "Bearer {{ vars.API_TOKEN }}" } },
+        request: {
+          method: "GET",
+          url: `${provider.baseUrl}/who?key={{ vars.API_TOKEN }}`,
+          headers: { authorization: "Bearer {{ vars.API_TOKEN }}" },
+        },
       },
       sms("after", "{{ steps.lookup.response.body.hint }}"),
     ]);
@@ -281,10 +299,16 @@ describe("fetch steps", () => {
   it("never calls again once an answer is recorded, when the run crashed after it and its job runs again", async () => {
     const provider = fakeProviderScenario();
     await provider.script([{ status: 200, body: { n: 1 } }]);
-    const { id, key, workflow } = await setUp([fetchStep(`${provider.baseUrl}/once`), sms("after", "n={{ steps.lookup.response.body.n }}")]);
+    const { id, key, workflow } = await setUp([
+      fetchStep(`${provider.baseUrl}/once`),
+      sms("after", "n={{ steps.lookup.response.body.n }}"),
+    ]);
     const { transactionId: tx } = await acceptThenCrash(id, workflow, person());
     const jobs = await runInDurableObject(ledgerOf(id, tx), (_l: TriggerLedger, state) =>
-      state.storage.sql.exec<{ job: string }>("SELECT job FROM outbox WHERE tx = ?", tx).toArray().map((r) => JSON.parse(r.job) as unknown),
+      state.storage.sql
+        .exec<{ job: string }>("SELECT job FROM outbox WHERE tx = ?", tx)
+        .toArray()
+        .map((r) => JSON.parse(r.job) as unknown),
     );
     // The consumer dies once the answer is recorded, before the next step claims its send.
     await expect(deliverHeldJobs(id, tx, crashingBeforeClaims())).rejects.toThrow(/retry/);

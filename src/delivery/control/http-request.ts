@@ -18,7 +18,10 @@ export interface RenderedRequest {
 }
 
 /** Renders the step's url, headers and body (a JSON object's string values at any depth) with the recipient's context. */
-export function renderRequest(request: Request, context: TemplateContext): { ok: true; request: RenderedRequest } | { ok: false; error: string } {
+export function renderRequest(
+  request: Request,
+  context: TemplateContext,
+): { ok: true; request: RenderedRequest } | { ok: false; error: string } {
   const failures: string[] = [];
   const text = (source: string, where: string) => {
     const rendered = renderText(source, context);
@@ -39,7 +42,8 @@ export function renderRequest(request: Request, context: TemplateContext): { ok:
     const walk = (v: unknown, where: string): unknown => {
       if (typeof v === "string") return text(v, where);
       if (Array.isArray(v)) return v.map((item, i) => walk(item, `${where}.${i}`));
-      if (v !== null && typeof v === "object") return Object.fromEntries(Object.entries(v).map(([k, item]) => [k, walk(item, `${where}.${k}`)]));
+      if (v !== null && typeof v === "object")
+        return Object.fromEntries(Object.entries(v).map(([k, item]) => [k, walk(item, `${where}.${k}`)]));
       return v;
     };
     body = JSON.stringify(walk(request.body, "body"));
@@ -79,7 +83,10 @@ export async function sendRequest(request: RenderedRequest, timeoutMs: number, d
     const name = (error as Error).name;
     return {
       kind: "no_answer",
-      error: name === "TimeoutError" || name === "AbortError" ? `No answer within ${timeoutMs} ms.` : `Could not reach it: ${(error as Error).message}`,
+      error:
+        name === "TimeoutError" || name === "AbortError"
+          ? `No answer within ${timeoutMs} ms.`
+          : `Could not reach it: ${(error as Error).message}`,
     };
   }
   try {

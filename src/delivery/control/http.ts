@@ -68,7 +68,13 @@ async function fetchFor(run: ControlRun, step: Fetch, r: Recipient): Promise<Ste
 /** What the run view says about the request: its method and URL (redacted with the rest), never its headers or body. */
 const described = (request: RenderedRequest) => ({ method: request.method, url: request.url });
 
-function failed(request: RenderedRequest, reason: string, attempts: number, error: string, response?: StepOutcomeView["response"]): StepOutcomeView {
+function failed(
+  request: RenderedRequest,
+  reason: string,
+  attempts: number,
+  error: string,
+  response?: StepOutcomeView["response"],
+): StepOutcomeView {
   return { status: "failed", reason, ...(response ? { response } : {}), detail: { ...described(request), attempts, error } };
 }
 
