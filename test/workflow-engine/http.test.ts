@@ -132,6 +132,29 @@ describe("fetch steps", () => {
     expect(message).toMatchObject({ stepId: "after", preview: "ok=true" });
   });
 
+  it("gives up on an attempt after timeoutMs and tries it again", async () => {
+    const provider = fakeProviderScenario();
+    await provider.script([{ status: 200, body: {}, delayMs: 1500 }]);
+    const { id, key, workflow } = await setUp([fetchStep(`${provider.baseUrl}/slow`, { timeoutMs: 200 }), sms("after")]);
+    const tx = await triggerDelivered(key, { workflow, to: person() });
+    expect(await outcomeOf(id, tx, "lookup")).toMatchObject({
+      status: "retrying",
+      detail: { attempts: 2, error: "No answer within 200 ms." },
+    });
+  });
+
+  it("fetches for a chunk's recipients in parallel", async () => {
+    const provider = fakeProviderScenario();
+    await provider.script([{ status: 200, body: { ok: true }, delayMs: 1500 }]);
+    const { key, workflow } = await setUp([fetchStep(`${provider.baseUrl}/slow`), sms("after")]);
+    const started = Date.now();
+    const tx = await triggerDelivered(key, { workflow, to: [person(), person(), person(), person()] });
+    // One after the other, four answers would take 6 s.
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(await provider.captured()).toHaveLength(4);
+    expect((await deliveredMessages(key, tx, 4)).every((m) => m.stepId === "after")).toBe(true);
+  });
+
   /** Drives a fetch that always fails through its four attempts: now, at once, 30 s later, 60 s after that. */
   async function exhaust(environmentId: string, tx: string) {
     await deliverWaitsDue(environmentId, tx, Date.now() + 31_000);
