@@ -235,6 +235,22 @@ describe("fetch steps", () => {
     expect((outcome!.response as { body: string }).body).toBe("y".repeat(4096));
   });
 
+  it("fails a request it cannot build without calling, naming the header but never its value", async () => {
+    const provider = fakeProviderScenario();
+    const { id, key, workflow } = await setUp([
+      { id: "lookup", type: "http", request: { method: "GET", url: `${provider.baseUrl}/h`, headers: { "x-name": "{{ payload.name }}" } } },
+    ]);
+    const tx = await triggerDelivered(key, { workflow, to: person(), payload: { name: "snow \u0000 man" } });
+    expect(await provider.captured()).toEqual([]);
+    const outcome = await outcomeOf(id, tx, "lookup");
+    expect(outcome).toMatchObject({
+      status: "failed",
+      reason: "render_failed",
+      detail: { attempts: 0, error: expect.stringContaining("headers.x-name") },
+    });
+    expect(JSON.stringify(outcome)).not.toContain("snow");
+  });
+
   it("refuses a rendered destination the policy forbids, without calling it", async () => {
     const { id, key, workflow } = await setUp([fetchStep("{{ payload.target }}/latest/meta-data"), sms("after")]);
     const tx = await triggerDelivered(key, { workflow, to: person(), payload: { target: "http://169.254.169.254" } });

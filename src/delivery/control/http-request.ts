@@ -34,7 +34,12 @@ export function renderRequest(
   for (const [name, value] of Object.entries(request.headers ?? {})) {
     // A line break in a rendered value would be refused by fetch anyway; say which header instead.
     const rendered = text(value, `headers.${name}`).replace(/[\r\n]+/g, " ");
-    headers.set(name, rendered);
+    try {
+      headers.set(name, rendered);
+    } catch {
+      // Characters a header cannot carry (outside Latin-1): the value itself is never quoted, it may hold a secret.
+      failures.push(`headers.${name}: not a valid header value`);
+    }
   }
   let body: string | undefined;
   if (typeof request.body === "string") body = text(request.body, "body");
