@@ -5192,7 +5192,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Problem (RFC 9457) with `code` `validation_failed` or `idempotency_key_mismatch` or `translation_key_missing` */
+                /** @description Problem (RFC 9457) with `code` `validation_failed` or `idempotency_key_mismatch` or `translation_key_missing` or `destination_not_allowed` */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -5202,7 +5202,7 @@ export interface paths {
                             /** @enum {number} */
                             status?: 422;
                             /** @enum {string} */
-                            code?: "validation_failed" | "idempotency_key_mismatch" | "translation_key_missing";
+                            code?: "validation_failed" | "idempotency_key_mismatch" | "translation_key_missing" | "destination_not_allowed";
                         };
                     };
                 };
@@ -5508,7 +5508,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Problem (RFC 9457) with `code` `validation_failed` or `workflow_key_immutable` or `translation_key_missing` */
+                /** @description Problem (RFC 9457) with `code` `validation_failed` or `workflow_key_immutable` or `translation_key_missing` or `destination_not_allowed` */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -5518,7 +5518,7 @@ export interface paths {
                             /** @enum {number} */
                             status?: 422;
                             /** @enum {string} */
-                            code?: "validation_failed" | "workflow_key_immutable" | "translation_key_missing";
+                            code?: "validation_failed" | "workflow_key_immutable" | "translation_key_missing" | "destination_not_allowed";
                         };
                     };
                 };
