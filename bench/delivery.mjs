@@ -93,7 +93,12 @@ async function runOnce(server, n, workflow = WORKFLOW, recipient = {}) {
       `sample email           "${sample.subject}"; ${String(sample.content).includes("Gesendet von Acme") ? "footer rendered in de" : "no German footer"}`,
     );
   console.log(`provider calls         ${calls.captures} for ${calls.messages} messages: duplicates ${calls.captures - calls.messages}`);
-  console.log(`D1 statements          ${d1} (${(d1 / n).toFixed(3)} per delivered trigger; target <= 0.05)`);
+  // The sandbox provider stands for the provider's API: its own record of each send (in D1, for the dashboard's sandbox inbox) is not Clarion's data path.
+  const sandbox = Object.entries(d1After.byText)
+    .filter(([text]) => text.includes('"sandbox_messages"'))
+    .reduce((sum, [text, k]) => sum + k - (d1Before.byText[text] ?? 0), 0);
+  console.log(`D1 statements          ${d1} (${(d1 / n).toFixed(3)} per delivered trigger), of which the sandbox provider's records ${sandbox}`);
+  console.log(`  without the sandbox  ${d1 - sandbox} (${((d1 - sandbox) / n).toFixed(3)} per delivered trigger; target <= 0.05)`);
   if (process.env.BENCH_VERBOSE)
     for (const [text, k] of Object.entries(d1After.byText)) console.log(`  ${k - (d1Before.byText[text] ?? 0)}\t${text}`);
   return { ok: sent === n && calls.captures === calls.messages, seconds };
