@@ -30,6 +30,8 @@ export type {
   LedgerRuns,
   LedgerWaits,
   ParkedSteps,
+  RecordedRuns,
+  RecordedStep,
   RunPage,
 } from "../ledger/outcomes";
 
