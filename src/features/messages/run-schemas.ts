@@ -63,12 +63,9 @@ export type RunStep = z.infer<typeof RunStep>;
 export const RecipientRun = z
   .object({
     subscriberId: z.string(),
-    path: z
-      .array(PathChoice)
-      .nullable()
-      .openapi({
-        description: "The branch choices its run made, in run order; null once the run's home forgot them (`runs.outcomesKept`).",
-      }),
+    path: z.array(PathChoice).nullable().openapi({
+      description: "The branch choices its run made, in run order; null once the run's home forgot them (`runs.outcomesKept`).",
+    }),
     steps: z.array(RunStep).openapi({
       description: "The steps on its path, in run order: steps on paths not taken are left out.",
     }),
