@@ -10,6 +10,11 @@
 // whose email is wrapped in a layout that renders two partials, with every text a `t` key looked up
 // for the subscriber's locale (`de`, translations in `de` and the default `en`). Both emails carry
 // the same words. Prints both times and the ratio content / plain (the issue's bound: at most 1.15).
+//
+// BENCH_BRANCH=1 (or `--branch`) measures what a branch costs: in the same run, for each size, N
+// triggers to the one-email workflow and then N to one whose email sits behind a two-path branch
+// (a payload condition picks the path; half the triggers take each, both paths end in the same
+// email). Prints both times and the ratio branch / plain (the issue's bound: at most 1.10).
 import { loadavg } from "node:os";
 import { client, cpuSpent, ensureWorkflow, localDb, providerCalls, startServer } from "./server.mjs";
 
@@ -19,6 +24,19 @@ const TIMEOUT_MS = 300_000;
 const CONTENT = process.env.BENCH_CONTENT === "1" || process.argv.includes("--content");
 const PLAIN = "bench-delivery-plain";
 const FRAMED = "bench-delivery-content";
+const BRANCH = process.env.BENCH_BRANCH === "1" || process.argv.includes("--branch");
+const BRANCHED = "bench-delivery-branch";
+const BENCH_EMAIL = (id) => ({ id, type: "email", template: { subject: "Hi {{ subscriber.subscriberId }}", text: "Benchmark." } });
+const BRANCH_STEPS = [
+  {
+    id: "route",
+    type: "branch",
+    paths: [
+      { id: "even", if: { field: "payload.n", op: "in", value: [0, 2, 4, 6, 8] }, steps: [BENCH_EMAIL("email-even")] },
+      { id: "odd", if: { field: "payload.n", op: "in", value: [1, 3, 5, 7, 9] }, steps: [BENCH_EMAIL("email-odd")] },
+    ],
+  },
+];
 
 if (!SIZES.every((n) => n >= 1 && n <= 20_000)) {
   console.error("BENCH_N must be between 1 and 20000.");
@@ -37,6 +55,7 @@ async function runOnce(server, n, workflow = WORKFLOW, recipient = {}) {
     const events = Array.from({ length: Math.min(100, n - i) }, (_, j) => ({
       workflow,
       transactionId: `bd-${run}-${i + j}`,
+      payload: { n: (i + j) % 10 },
       to: { subscriberId: `bench-${run}-${i + j}`, email: `bench-${i + j}@example.com`, ...recipient },
     }));
     const res = await call("POST", "/v1/trigger/bulk", { events });
@@ -164,6 +183,15 @@ try {
       ok = plain.ok && framed.ok && ok;
       console.log(`\nN = ${n}: plain ${plain.seconds.toFixed(2)} s, layout + 2 partials + t ${framed.seconds.toFixed(2)} s`);
       console.log(`ratio content / plain  ${(framed.seconds / plain.seconds).toFixed(3)} (bound: 1.15)`);
+    }
+  } else if (BRANCH) {
+    await ensureWorkflow(call, BRANCHED, "Benchmark delivery, two-path branch", BRANCH_STEPS);
+    for (const n of SIZES) {
+      const plain = await runOnce(server, n);
+      const branched = await runOnce(server, n, BRANCHED);
+      ok = plain.ok && branched.ok && ok;
+      console.log(`\nN = ${n}: plain ${plain.seconds.toFixed(2)} s, two-path branch ${branched.seconds.toFixed(2)} s`);
+      console.log(`ratio branch / plain   ${(branched.seconds / plain.seconds).toFixed(3)} (bound: 1.10)`);
     }
   } else for (const n of SIZES) ok = (await runOnce(server, n)).ok && ok;
   if (process.env.BENCH_VERBOSE)

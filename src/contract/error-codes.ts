@@ -228,7 +228,7 @@ export const MEANING_BY_CODE: Record<ErrorCode, string> = {
   secret_requires_resupply:
     "an integration update that moves a destination (`baseUrl`, or a credential saying where requests go) but keeps a stored secret; `errors` names the secrets to send again in full",
   destination_not_allowed:
-    "a destination (`baseUrl`, a URL credential, a chat webhook or Web Push endpoint) that is not `https://` to a public host",
+    "a destination (`baseUrl`, a URL credential, a chat webhook or Web Push endpoint, a fetch step's literal `request.url`) that is not `https://` to a public host",
   environment_not_found: "an unknown environment slug (admin API, or `Clarion-Environment`)",
   environment_exists: "creating an environment whose slug is taken",
   api_key_not_found: "no API key with that id",

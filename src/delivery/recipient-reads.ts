@@ -2,6 +2,7 @@ import type { BatchItem } from "drizzle-orm/batch";
 import type { Db } from "../db/client";
 import {
   type ChannelRow,
+  legacyMessageRead,
   recipientRowReads,
   type SubscriberRow,
   type WorkflowRef,
@@ -27,7 +28,8 @@ export interface ChunkRows {
 }
 
 interface Ask {
-  workflow: WorkflowRef;
+  /** The trigger: its workflow, and whether its messages are only in the log. */
+  workflow: WorkflowRef & { messagesInLog?: boolean | undefined };
   transactionId: string;
   subscriberIds: string[];
 }
@@ -54,63 +56,90 @@ export class RecipientReads {
     this.batcher = new MicroBatcher((environmentId, asks) => this.read(environmentId, asks));
   }
 
-  rows(environmentId: string, workflow: WorkflowRef, transactionId: string, subscriberIds: string[]): Promise<ChunkRows> {
+  rows(environmentId: string, workflow: Ask["workflow"], transactionId: string, subscriberIds: string[]): Promise<ChunkRows> {
     return this.batcher.call(environmentId, { workflow, transactionId, subscriberIds });
   }
 
   private async read(environmentId: string, asks: Ask[]): Promise<ChunkRows[]> {
     const statements: BatchItem<"sqlite">[] = [];
     const workflowAt = new Map<string, number>();
+    const cachedWorkflows = new Map<string, WorkflowRow | null>();
     for (const ask of asks) {
       const key = workflowRefKey(ask.workflow);
-      if (workflowAt.has(key)) continue;
-      workflowAt.set(key, statements.length);
-      statements.push(workflowRead(this.db, environmentId, ask.workflow));
+      if (workflowAt.has(key) || cachedWorkflows.has(key)) continue;
+      const cached = pinnedWorkflows.get(environmentId, key);
+      if (cached !== undefined) cachedWorkflows.set(key, cached);
+      else {
+        workflowAt.set(key, statements.length);
+        statements.push(workflowRead(this.db, environmentId, ask.workflow));
+      }
     }
     const groups = groupsOf(asks);
     const groupAt = groups.map((group) => {
       const at = statements.length;
       const ids = [...new Set(group.flatMap((a) => a.subscriberIds))];
-      const pairs = group.flatMap((a) => a.subscriberIds.map((s) => [a.transactionId, s] as const));
-      statements.push(...recipientRowReads(this.db, environmentId, pairs, ids));
-      return at;
+      statements.push(...recipientRowReads(this.db, environmentId, ids));
+      // D1 holds messages only of triggers accepted before the log moved to the shards (their records do not say so).
+      const pairs = group
+        .filter((a) => !a.workflow.messagesInLog)
+        .flatMap((a) => a.subscriberIds.map((s) => [a.transactionId, s] as const));
+      const legacyAt = pairs.length ? statements.push(legacyMessageRead(this.db, environmentId, pairs)) - 1 : -1;
+      return { at, legacyAt };
     });
-    // What a redelivered chunk already recorded is in the log (and, for a trigger delivered across
-    // the upgrade, in D1): both read at once, one call per shard of the subscribers' partitions.
+    // What a redelivered chunk already recorded is in the log: one call per shard of the subscribers' partitions.
     const allPairs = asks
       .filter((a) => !this.unlogged(environmentId, a.transactionId))
       .flatMap((a) => a.subscriberIds.map((s): [string, string] => [a.transactionId, s]));
     const [results, logged] = await Promise.all([
-      this.write(statements),
+      statements.length ? this.write(statements) : [],
       allPairs.length ? this.logs.ofRecipients(environmentId, allPairs) : [],
     ]);
+    for (const [key, at] of workflowAt) {
+      const row = (results[at] as WorkflowRow[])[0] ?? null;
+      cachedWorkflows.set(key, row);
+      if (row && key.startsWith("v:")) pinnedWorkflows.set(environmentId, key, row);
+    }
     const recorded = logged.map(asRow);
     const rows: ChunkRows[] = [];
     groups.forEach((group, g) => {
-      const at = groupAt[g]!;
-      const [subscribers, channels, messages, suppressedProfiles, suppressedChannels] = results.slice(at, at + 5) as [
-        SubscriberRow[],
-        ChannelRow[],
-        MessageRow[],
-        { address: string }[],
-        { address: string }[],
-      ];
-      const suppressed = [...suppressedProfiles, ...suppressedChannels].map((s) => s.address);
+      const { at, legacyAt } = groupAt[g]!;
+      const [subscribers, channels, suppressed] = results.slice(at, at + 3) as [SubscriberRow[], ChannelRow[], { address: string }[]];
+      const legacy = legacyAt < 0 ? [] : (results[legacyAt] as MessageRow[]);
       for (const ask of group) {
         const mine = new Set(ask.subscriberIds);
-        const workflowRows = results[workflowAt.get(workflowRefKey(ask.workflow))!] as WorkflowRow[];
         rows.push({
-          workflow: workflowRows[0] ?? null,
+          workflow: cachedWorkflows.get(workflowRefKey(ask.workflow)) ?? null,
           subscribers: subscribers.filter((s) => mine.has(s.subscriberId)),
           channels: channels.filter((c) => mine.has(c.subscriberId)),
-          messages: [...messages, ...recorded].filter((m) => m.transactionId === ask.transactionId && mine.has(m.subscriberId)),
-          suppressed,
+          messages: [...legacy, ...recorded].filter((m) => m.transactionId === ask.transactionId && mine.has(m.subscriberId)),
+          suppressed: suppressed.map((s) => s.address),
         });
       }
     });
     return rows;
   }
 }
+
+/**
+ * Workflow versions this isolate read, for a minute: a version's content never changes, so the
+ * many batches of one busy workflow read it once. Only a minute, because the run must still fail
+ * once the workflow itself is purged (the read joins its row).
+ */
+const pinnedWorkflows = (() => {
+  const TTL_MS = 60_000;
+  const MAX = 200;
+  const entries = new Map<string, { row: WorkflowRow; at: number }>();
+  return {
+    get(environmentId: string, key: string): WorkflowRow | undefined {
+      const hit = entries.get(`${environmentId}\u0000${key}`);
+      return hit && Date.now() - hit.at < TTL_MS ? hit.row : undefined;
+    },
+    set(environmentId: string, key: string, row: WorkflowRow) {
+      if (entries.size >= MAX) entries.delete(entries.keys().next().value!);
+      entries.set(`${environmentId}\u0000${key}`, { row, at: Date.now() });
+    },
+  };
+})();
 
 /** Consecutive asks whose subscriber ids add up to at most IDS_PER_READ (a larger ask is a group alone); the order is kept. */
 function groupsOf(asks: Ask[]): Ask[][] {

@@ -40,6 +40,11 @@ export interface TriggerRecord {
    * consumer upserts it before the run, as it does inline subscribers. Absent: no tenant.
    */
   tenant?: { id: string; name?: string; data?: JsonObject };
+  /**
+   * True for triggers accepted since the message log moved to the log shards: D1 holds none of
+   * their messages, so delivery never reads D1 for them. Absent in older records.
+   */
+  messagesInLog?: boolean;
   /** Context keys besides the tenant (Novu's `context`), by key: the id given for each. Absent: none. */
   context?: Record<string, string>;
 }

@@ -1,7 +1,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { createDb } from "../../src/db/client";
-import { recipientRowReads } from "../../src/db/queries/recipient-reads";
+import { legacyMessageRead } from "../../src/db/queries/recipient-reads";
 import { messages, suppressions, subscribers } from "../../src/db/schema";
 import { DeliveryContext } from "../../src/delivery/context";
 import type { RecipientsJob } from "../../src/jobs/job";
@@ -120,9 +120,25 @@ describe("the reads of a consumer invocation's recipient chunks", () => {
     const many = [...chunks.map((c) => c.job.subscriberIds[0]!), ...Array.from({ length: 180 }, (_, i) => unique(`none${i}`))];
     const { trigger } = chunks[0]!;
     const loaded = await load(ctx, { ...chunks[0]!.job, environmentId: environment.id, subscriberIds: many }, trigger);
-    expect(ctx.costs.d1Statements).toBe(6);
+    // The workflow, the subscribers, their channels, the suppressed addresses (one statement for both kinds) and D1's older messages.
+    expect(ctx.costs.d1Statements).toBe(5);
     expect(loaded.recipients.size).toBe(200);
     expect([...loaded.recipients.values()].filter((r) => r.profile.email !== null)).toHaveLength(CHUNKS);
+  });
+
+  it("reads no D1 messages for a trigger accepted since the log moved, and a workflow version once a minute per isolate", async () => {
+    const { environment, chunks } = await seed();
+    const { trigger, job } = chunks[0]!;
+    const first = new DeliveryContext(env);
+    await load(first, { ...job, environmentId: environment.id }, trigger);
+    // The workflow, the subscribers, their channels, the suppressed addresses, D1's older messages.
+    expect(first.costs.d1Statements).toBe(5);
+    const again = new DeliveryContext(env);
+    const loaded = await load(again, { ...job, environmentId: environment.id }, { ...trigger, messagesInLog: true });
+    // The version from this isolate's cache; no messages read from D1.
+    expect(again.costs.d1Statements).toBe(3);
+    expect(loaded.workflow?.steps).toHaveLength(1);
+    expect(loaded.recipients.get(job.subscriberIds[0]!)?.profile.email).toBe(`${job.subscriberIds[0]}@example.com`);
   });
 
   it("reads the messages of the (transaction, subscriber) pairs asked, not of every transaction to every subscriber", async () => {
@@ -130,7 +146,7 @@ describe("the reads of a consumer invocation's recipient chunks", () => {
     const db = createDb(env.DB);
     const [five, six] = [chunks[5]!, chunks[6]!];
     const pairs = [five, six].map((c) => [c.trigger.transactionId, c.job.subscriberIds[0]!] as const);
-    const read = recipientRowReads(db, environment.id, pairs, [...five.job.subscriberIds, ...six.job.subscriberIds])[2];
+    const read = legacyMessageRead(db, environment.id, pairs);
     // Chunk 5's subscriber's message of chunk 6's trigger is no asked pair: only chunk 6's own is read.
     const rows = await read;
     expect(rows.map((m) => [m.transactionId, m.subscriberId])).toEqual([pairs[1]]);

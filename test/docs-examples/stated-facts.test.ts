@@ -2,6 +2,17 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { RETRY_SCHEDULE_SECONDS, retrySchedulePhrase } from "../../src/contract/webhook-retries";
+import {
+  HTTP_MAX_ATTEMPTS,
+  HTTP_MAX_RETRY_AFTER_SECONDS,
+  HTTP_PARALLEL_REQUESTS,
+  HTTP_RETRY_DELAYS_SECONDS,
+  MAX_JSON_BODY_BYTES,
+  MAX_TEXT_BODY_CHARS,
+  RESPONSE_HEADER_PREFIX,
+  RESPONSE_HEADERS,
+} from "../../src/delivery/control/http-limits";
+import { HTTP_DEFAULT_TIMEOUT_MS, HTTP_MAX_TIMEOUT_MS } from "../../src/engine/steps";
 import { ROOT } from "../local-stack";
 
 const page = (path: string) => readFileSync(join(ROOT, path), "utf8").replace(/\s+/g, " ");
@@ -14,5 +25,23 @@ describe("what the docs say the code does", () => {
     const guide = page("docs/guides/event-webhooks.md");
     expect(guide).toContain(`retried after ${listed}`);
     expect(guide).toContain(retrySchedulePhrase());
+  });
+
+  it("the fetch step guide gives the retries, limits and headers delivery keeps", () => {
+    const guide = page("docs/guides/http-fetch-step.md");
+    const [first, ...later] = HTTP_RETRY_DELAYS_SECONDS;
+    expect(first).toBe(0);
+    expect(guide).toContain(
+      `at most ${HTTP_MAX_ATTEMPTS} attempts: the second at once, in the same run, then retried after ${later.map((s) => `${s} s`).join(" and ")}`,
+    );
+    expect(guide).toContain(`up to ${HTTP_MAX_RETRY_AFTER_SECONDS / 60} minutes`);
+    expect(guide).toContain(`${HTTP_PARALLEL_REQUESTS} at a time`);
+    expect(guide).toContain(`up to ${MAX_JSON_BODY_BYTES / 1024} KB`);
+    expect(guide).toContain(`first ${MAX_TEXT_BODY_CHARS.toLocaleString("en-US")} characters`);
+    expect(guide).toContain(
+      `100 to ${HTTP_MAX_TIMEOUT_MS.toLocaleString("en-US")} ms, default ${HTTP_DEFAULT_TIMEOUT_MS.toLocaleString("en-US")}`,
+    );
+    const listed = `${RESPONSE_HEADERS.map((h) => `\`${h}\``).join(", ")}, and every header starting with \`${RESPONSE_HEADER_PREFIX}\``;
+    expect(guide).toContain(listed);
   });
 });

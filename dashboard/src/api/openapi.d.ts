@@ -5199,7 +5199,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Problem (RFC 9457) with `code` `validation_failed` or `idempotency_key_mismatch` or `translation_key_missing` */
+                /** @description Problem (RFC 9457) with `code` `validation_failed` or `idempotency_key_mismatch` or `translation_key_missing` or `destination_not_allowed` */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -5209,7 +5209,7 @@ export interface paths {
                             /** @enum {number} */
                             status?: 422;
                             /** @enum {string} */
-                            code?: "validation_failed" | "idempotency_key_mismatch" | "translation_key_missing";
+                            code?: "validation_failed" | "idempotency_key_mismatch" | "translation_key_missing" | "destination_not_allowed";
                         };
                     };
                 };
@@ -5515,7 +5515,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Problem (RFC 9457) with `code` `validation_failed` or `workflow_key_immutable` or `translation_key_missing` */
+                /** @description Problem (RFC 9457) with `code` `validation_failed` or `workflow_key_immutable` or `translation_key_missing` or `destination_not_allowed` */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -5525,7 +5525,7 @@ export interface paths {
                             /** @enum {number} */
                             status?: 422;
                             /** @enum {string} */
-                            code?: "validation_failed" | "workflow_key_immutable" | "translation_key_missing";
+                            code?: "validation_failed" | "workflow_key_immutable" | "translation_key_missing" | "destination_not_allowed";
                         };
                     };
                 };
@@ -6957,7 +6957,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description The `ETag` you read: the write happens only if the workflow is still at that version (else 412). */
+                    /** @description The `ETag` you read: the write happens only if the layout is still at that version (else 412). */
                     "if-match"?: string;
                 };
                 path: {
@@ -7117,7 +7117,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description The `ETag` you read: the write happens only if the workflow is still at that version (else 412). */
+                    /** @description The `ETag` you read: the write happens only if the layout is still at that version (else 412). */
                     "if-match"?: string;
                 };
                 path: {
@@ -7598,7 +7598,7 @@ export interface paths {
                 header?: {
                     /** @description Makes a retry safe (IETF draft-ietf-httpapi-idempotency-key-header): the first answer is kept 24 hours per environment and replayed to the same request; the same key with another request gets 422 `idempotency_key_mismatch`, and while the first is running, 409 `idempotency_key_in_flight`. 1 to 255 printable ASCII characters. */
                     "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-                    /** @description The `ETag` you read: the write happens only if the workflow is still at that version (else 412). */
+                    /** @description The `ETag` you read: the write happens only if the layout is still at that version (else 412). */
                     "if-match"?: string;
                 };
                 path: {
@@ -8131,7 +8131,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description The `ETag` you read: the write happens only if the workflow is still at that version (else 412). */
+                    /** @description The `ETag` you read: the write happens only if the partial is still at that version (else 412). */
                     "if-match"?: string;
                 };
                 path: {
@@ -8291,7 +8291,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description The `ETag` you read: the write happens only if the workflow is still at that version (else 412). */
+                    /** @description The `ETag` you read: the write happens only if the partial is still at that version (else 412). */
                     "if-match"?: string;
                 };
                 path: {
@@ -8772,7 +8772,7 @@ export interface paths {
                 header?: {
                     /** @description Makes a retry safe (IETF draft-ietf-httpapi-idempotency-key-header): the first answer is kept 24 hours per environment and replayed to the same request; the same key with another request gets 422 `idempotency_key_mismatch`, and while the first is running, 409 `idempotency_key_in_flight`. 1 to 255 printable ASCII characters. */
                     "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-                    /** @description The `ETag` you read: the write happens only if the workflow is still at that version (else 412). */
+                    /** @description The `ETag` you read: the write happens only if the partial is still at that version (else 412). */
                     "if-match"?: string;
                 };
                 path: {
@@ -10738,7 +10738,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description The `ETag` you read: the save happens only if the brand is still at that version (else 412). */
+                    /** @description The `ETag` you read: the write happens only if the brand is still at that version (else 412). */
                     "if-match"?: string;
                 };
                 path?: never;
@@ -11230,7 +11230,7 @@ export interface paths {
                 header?: {
                     /** @description Makes a retry safe (IETF draft-ietf-httpapi-idempotency-key-header): the first answer is kept 24 hours per environment and replayed to the same request; the same key with another request gets 422 `idempotency_key_mismatch`, and while the first is running, 409 `idempotency_key_in_flight`. 1 to 255 printable ASCII characters. */
                     "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-                    /** @description The `ETag` you read: the save happens only if the brand is still at that version (else 412). */
+                    /** @description The `ETag` you read: the write happens only if the brand is still at that version (else 412). */
                     "if-match"?: string;
                 };
                 path?: never;

@@ -4,7 +4,7 @@ import { inJsonList } from "../batch";
 import { messages, subscriberChannels, subscribers, workflows, workflowVersions } from "../schema";
 import type { Step } from "../../engine/steps";
 import type { UnsubscribeScope } from "../../contract/unsubscribe";
-import { suppressedAddressReads } from "./suppressions";
+import { suppressedAddressRead } from "./suppressions";
 
 /** What delivery needs of a trigger's workflow. */
 export type WorkflowRow = Pick<typeof workflows.$inferSelect, "key" | "name" | "critical" | "unsubscribe" | "tags" | "steps">;
@@ -71,18 +71,11 @@ export function workflowRead(db: Db, environmentId: string, ref: WorkflowRef) {
 }
 
 /**
- * The subscribers, their channels, the messages of the given triggers to them and their
- * suppressed addresses: five reads for any number of recipient chunks of one environment. Each
- * list is one bound parameter, so the reads stay within D1's 100 whatever the number of ids.
- * The messages are those of the (transaction, subscriber) pairs asked, one index seek per pair
- * (not one per transaction times subscriber).
+ * The subscribers and their channels, and their suppressed addresses: three reads for any number
+ * of recipient chunks of one environment. Each list is one bound parameter, so the reads stay
+ * within D1's 100 whatever the number of ids.
  */
-export function recipientRowReads(
-  db: Db,
-  environmentId: string,
-  pairs: readonly (readonly [transactionId: string, subscriberId: string])[],
-  subscriberIds: readonly string[],
-) {
+export function recipientRowReads(db: Db, environmentId: string, subscriberIds: readonly string[]) {
   const ids = inJsonList(subscriberIds);
   return [
     db
@@ -93,15 +86,26 @@ export function recipientRowReads(
       .select()
       .from(subscriberChannels)
       .where(and(eq(subscriberChannels.environmentId, environmentId), sql`${subscriberChannels.subscriberId} in ${ids}`)),
-    db
-      .select()
-      .from(messages)
-      .where(
-        and(
-          eq(messages.environmentId, environmentId),
-          sql`(${messages.transactionId}, ${messages.subscriberId}) in (select json_extract(value, '$[0]'), json_extract(value, '$[1]') from json_each(${JSON.stringify(pairs)}))`,
-        ),
-      ),
-    ...suppressedAddressReads(db, environmentId, subscriberIds),
+    suppressedAddressRead(db, environmentId, subscriberIds),
   ] as const;
+}
+
+/**
+ * The messages D1 still holds of the given (transaction, subscriber) pairs, one index seek per
+ * pair: only triggers accepted before the message log moved to the log shards have any.
+ */
+export function legacyMessageRead(
+  db: Db,
+  environmentId: string,
+  pairs: readonly (readonly [transactionId: string, subscriberId: string])[],
+) {
+  return db
+    .select()
+    .from(messages)
+    .where(
+      and(
+        eq(messages.environmentId, environmentId),
+        sql`(${messages.transactionId}, ${messages.subscriberId}) in (select json_extract(value, '$[0]'), json_extract(value, '$[1]') from json_each(${JSON.stringify(pairs)}))`,
+      ),
+    );
 }

@@ -29,6 +29,9 @@ const COLUMN_BY_FIELD: Record<ProfileField, string> = {
   data: "data",
 };
 
+/** Rows per upsert statement: they are one JSON parameter, far below D1's statement and value limits. */
+const ROWS_PER_JSON_UPSERT = 500;
+
 export interface UpsertOutcome {
   subscriberId: string;
   created: boolean;
@@ -68,19 +71,25 @@ export function subscriberWrites(db: Db, environmentId: string, inputs: readonly
     const fields = shape ? (shape.split(",") as ProfileField[]) : [];
     const set: Record<string, ReturnType<typeof sql>> = { updatedAt: sql.raw("excluded.updated_at") };
     for (const f of fields) set[f] = sql.raw(`excluded.${COLUMN_BY_FIELD[f]}`);
-    for (const rows of chunk(group, rowsPerStatement(5 + fields.length))) {
-      const values = rows.map((input) => ({
-        id: newId("sub"),
-        environmentId,
-        subscriberId: input.subscriberId,
-        createdAt: now,
-        updatedAt: now,
-        ...Object.fromEntries(fields.map((f) => [f, input[f] ?? null])),
-      }));
+    // The rows travel as ONE bound parameter (a JSON array read with json_each): D1's 100
+    // parameters would otherwise allow 16 rows a statement, and a bulk trigger of 1,000 inline
+    // subscribers cost some 60 statements instead of two.
+    for (const rows of chunk(group, ROWS_PER_JSON_UPSERT)) {
+      const values = JSON.stringify(rows.map((input) => [newId("sub"), input.subscriberId, ...fields.map((f) => input[f] ?? null)]));
+      const column = (field: ProfileField) => {
+        const at = fields.indexOf(field);
+        return at < 0 ? sql`NULL` : sql.raw(`json_extract(r.value, '$[${at + 2}]')`);
+      };
       upserts.push(
         db
           .insert(subscribers)
-          .values(values)
+          // Every column in the table's order; a field this shape does not name is NULL in a new row and untouched in an existing one.
+          .select(
+            sql`SELECT json_extract(r.value, '$[0]'), ${environmentId}, json_extract(r.value, '$[1]'), ${sql.join(
+              PROFILE_FIELDS.map(column),
+              sql`, `,
+            )}, NULL, ${now.getTime()}, ${now.getTime()} FROM json_each(${values}) AS r WHERE true`,
+          )
           .onConflictDoUpdate({ target: [subscribers.environmentId, subscribers.subscriberId], set })
           .returning({ subscriberId: subscribers.subscriberId, createdAt: subscribers.createdAt, updatedAt: subscribers.updatedAt }),
       );

@@ -37,27 +37,28 @@ export const suppressStatement = (db: Db, input: SuppressionInput) =>
  * as two reads that join a delivery phase's batch (the ids are one bound parameter, however many). Subscriber phones are E.164 already (the API
  * checks them) and emails are compared lower-cased, as the list stores them.
  */
-export function suppressedAddressReads(db: Db, environmentId: string, subscriberIds: readonly string[]) {
+export function suppressedAddressRead(db: Db, environmentId: string, subscriberIds: readonly string[]) {
   const ids = inJsonList(subscriberIds);
-  return [
-    db
-      .select({ address: suppressions.address })
-      .from(suppressions)
-      .innerJoin(
-        subscribers,
-        and(
-          eq(subscribers.environmentId, suppressions.environmentId),
-          sql`(${suppressions.address} = lower(${subscribers.email}) or ${suppressions.address} = ${subscribers.phone})`,
-        ),
-      )
-      .where(and(eq(suppressions.environmentId, environmentId), sql`${subscribers.subscriberId} in ${ids}`)),
-    db
-      .select({ address: suppressions.address })
-      .from(suppressions)
-      .innerJoin(
-        subscriberChannels,
-        and(eq(subscriberChannels.environmentId, suppressions.environmentId), eq(subscriberChannels.address, suppressions.address)),
-      )
-      .where(and(eq(suppressions.environmentId, environmentId), sql`${subscriberChannels.subscriberId} in ${ids}`)),
-  ] as const;
+  // One statement for both: the profiles' email and phone, and their push and chat addresses.
+  return db
+    .select({ address: suppressions.address })
+    .from(suppressions)
+    .innerJoin(
+      subscribers,
+      and(
+        eq(subscribers.environmentId, suppressions.environmentId),
+        sql`(${suppressions.address} = lower(${subscribers.email}) or ${suppressions.address} = ${subscribers.phone})`,
+      ),
+    )
+    .where(and(eq(suppressions.environmentId, environmentId), sql`${subscribers.subscriberId} in ${ids}`))
+    .unionAll(
+      db
+        .select({ address: suppressions.address })
+        .from(suppressions)
+        .innerJoin(
+          subscriberChannels,
+          and(eq(subscriberChannels.environmentId, suppressions.environmentId), eq(subscriberChannels.address, suppressions.address)),
+        )
+        .where(and(eq(suppressions.environmentId, environmentId), sql`${subscriberChannels.subscriberId} in ${ids}`)),
+    );
 }

@@ -10,7 +10,7 @@ import { forgetEnvironmentGates } from "../workflows/gate-cache";
 import { versionAuthorOf } from "../../db/queries/versioned-content";
 import { staleContent } from "../content/precondition";
 import { diffRange, versionDiff } from "../content/versions";
-import { etagOf, ifMatchVersions } from "../workflows/versions/if-match";
+import { etagOf, ifMatchHeader, ifMatchVersions } from "../workflows/versions/if-match";
 import {
   Brand,
   BrandDefinition,
@@ -21,18 +21,12 @@ import {
   BrandVersionList,
   BrandVersionParam,
 } from "./schemas";
-import { z } from "@hono/zod-openapi";
 
 export const brandRoutes = createRouter();
 
 const tags = ["Brand"];
 
-const IfMatch = z.object({
-  "if-match": z
-    .string()
-    .optional()
-    .openapi({ description: "The `ETag` you read: the save happens only if the brand is still at that version (else 412)." }),
-});
+const IfMatch = ifMatchHeader("the brand");
 
 export const toBrand = (stored: StoredBrand): Brand => ({
   ...stored.definition,

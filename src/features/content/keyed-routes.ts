@@ -5,7 +5,7 @@ import { ApiError, type ErrorCode, type FieldError, notFound } from "../../lib/e
 import { apiRoute, createRouter, json, security } from "../../lib/openapi";
 import { auditContextOf } from "../audit/record";
 import type { Data } from "../data";
-import { etagOf, IfMatchHeader, ifMatchVersions } from "../workflows/versions/if-match";
+import { etagOf, ifMatchHeader, ifMatchVersions } from "../workflows/versions/if-match";
 import { DiffQuery, RevertInput, VersionPageQuery } from "../workflows/versions/schemas";
 import type { ContentVersion, UpdateOptions } from "./keyed-repository";
 import { staleContent } from "./precondition";
@@ -190,7 +190,7 @@ function writeRoutes<Item extends { key: string; version: number }, Def extends 
       description:
         "Replaces everything but the key (`key` in the body must be the key in the path). A trigger accepted before keeps rendering with the version current when it was accepted.",
       security,
-      request: { params: s.KeyParam, headers: IfMatchHeader, body: { required: true, content: json(s.Input) } },
+      request: { params: s.KeyParam, headers: ifMatchHeader(`the ${name}`), body: { required: true, content: json(s.Input) } },
       responses: { 200: { description: "Updated (a new version, unless nothing changed)", content: json(s.Item) } },
       errors: [codes.notFound, `${name}_key_immutable`, codes.changed, ...spec.saveErrors],
     }),
@@ -216,7 +216,7 @@ function writeRoutes<Item extends { key: string; version: number }, Def extends 
       summary: `Delete a ${name}`,
       description: spec.describe.delete,
       security,
-      request: { params: s.KeyParam, headers: IfMatchHeader },
+      request: { params: s.KeyParam, headers: ifMatchHeader(`the ${name}`) },
       responses: { 204: { description: "Deleted" } },
       errors: [codes.notFound, codes.changed, `${name}_in_use`],
     }),
@@ -320,7 +320,7 @@ function revertRoute<Item extends { key: string; version: number }, Def extends 
       summary: `Restore a version of a ${name}`,
       description: `Saves version \`version\`'s content as a new version. With \`If-Match\`, a ${name} changed since answers 409.`,
       security,
-      request: { params: s.KeyParam, headers: IfMatchHeader, body: { required: true, content: json(RevertInput) } },
+      request: { params: s.KeyParam, headers: ifMatchHeader(`the ${name}`), body: { required: true, content: json(RevertInput) } },
       responses: { 200: { description: `The ${name}, as restored`, content: json(s.Item) } },
       errors: [codes.notFound, codes.versionNotFound, codes.conflict, ...spec.saveErrors],
     }),

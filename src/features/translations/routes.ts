@@ -1,4 +1,3 @@
-import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { TranslationRow } from "../../db/queries/translations";
 import type { AppEnv } from "../../env";
@@ -10,7 +9,7 @@ import { forgetEnvironmentGates } from "../workflows/gate-cache";
 import { versionAuthorOf } from "../../db/queries/versioned-content";
 import { diffRange, versionDiff } from "../content/versions";
 import { staleContent } from "../content/precondition";
-import { etagOf, ifMatchVersions } from "../workflows/versions/if-match";
+import { etagOf, ifMatchHeader, ifMatchVersions } from "../workflows/versions/if-match";
 import {
   LocaleParam,
   Translation,
@@ -35,13 +34,7 @@ const missing = (locale: string) => notFound("translation_not_found", `translati
 
 const stale = (locale: string, current: number) => staleContent(`The translations of locale "${locale}"`, current, "translation_changed");
 
-/** `If-Match`, documented on the writes that honour it; the handler reads the raw header. */
-const IfMatch = z.object({
-  "if-match": z
-    .string()
-    .optional()
-    .openapi({ description: "The `ETag` you read: the write happens only if the locale is still at that version (else 412)." }),
-});
+const IfMatch = ifMatchHeader("the locale");
 
 /** Saves a locale's keys through the API: a stale `If-Match` refused, pinned gates forgotten, the ETag set. */
 async function saveLocale(c: Context<AppEnv>, locale: string, keys: TranslationKeys, action?: "reverted") {

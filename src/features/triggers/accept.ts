@@ -190,6 +190,7 @@ async function prepared(
       overrides: request.overrides ? parsedJsonObject(request.overrides) : null,
       actor: parsedJson(request.actor ?? null),
       acceptedAt: now,
+      messagesInLog: true,
       plannedSteps: gate.channelSteps,
       brandVersion: gate.brandVersion,
       translationsRevision: gate.translationsRevision,

@@ -1,6 +1,8 @@
 import { ApiError, notFound } from "../../lib/errors";
 import { apiRoute, createRouter, json, security } from "../../lib/openapi";
 import { auditContextOf } from "../audit/record";
+import { destinationOptions } from "../../lib/destinations";
+import { checkFetchDestinations } from "./destination-checks";
 import { checkWorkflowTemplates } from "./template-checks";
 import { Workflow, WorkflowInput, WorkflowKeyParam, WorkflowList, WorkflowPageQuery } from "./schemas";
 import { etagOf, IfMatchHeader, ifMatchVersions, ImportHeader, staleWrite } from "./versions/if-match";
@@ -32,10 +34,11 @@ workflowsRoutes.openapi(
     security,
     request: { headers: ImportHeader, body: { required: true, content: json(WorkflowInput) } },
     responses: { 201: { description: "Created", content: json(Workflow) } },
-    errors: ["workflow_exists", "translation_key_missing"],
+    errors: ["workflow_exists", "translation_key_missing", "destination_not_allowed"],
   }),
   async (c) => {
     const input = c.req.valid("json");
+    checkFetchDestinations(input.steps, destinationOptions(c.env));
     await checkWorkflowTemplates(c.var.data, input.steps);
     const created = await c.var.data.workflows.create(input, auditContextOf(c), importRecord(c.req.valid("header")));
     if (!created) throw new ApiError("workflow_exists", `A workflow with key "${input.key}" already exists.`);
@@ -95,12 +98,13 @@ workflowsRoutes.openapi(
       body: { required: true, content: json(WorkflowInput) },
     },
     responses: { 200: { description: "Updated (a new version, unless nothing changed)", content: json(Workflow) } },
-    errors: ["workflow_not_found", "workflow_key_immutable", "workflow_changed", "translation_key_missing"],
+    errors: ["workflow_not_found", "workflow_key_immutable", "workflow_changed", "translation_key_missing", "destination_not_allowed"],
   }),
   async (c) => {
     const { key } = c.req.valid("param");
     const input = c.req.valid("json");
     if (input.key !== key) throw keyImmutable(key, input.key);
+    checkFetchDestinations(input.steps, destinationOptions(c.env));
     await checkWorkflowTemplates(c.var.data, input.steps);
     const outcome = await c.var.data.workflows.update(key, input, auditContextOf(c), {
       ifMatch: ifMatchVersions(c.req.header("if-match")),

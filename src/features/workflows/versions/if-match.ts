@@ -25,13 +25,19 @@ export const staleWrite = (key: string, current: number, code: ErrorCode = "work
     { headers: { etag: etagOf(current) } },
   );
 
-/** Documents `If-Match` on the routes that honour it; the handler reads the raw header. */
-export const IfMatchHeader = z.object({
-  "if-match": z
-    .string()
-    .optional()
-    .openapi({ description: "The `ETag` you read: the write happens only if the workflow is still at that version (else 412)." }),
-});
+/**
+ * Documents `If-Match` on the routes that honour it, for any versioned content (`what`: "the
+ * workflow", "the layout", "the brand", ...); the handler reads the raw header.
+ */
+export const ifMatchHeader = (what: string) =>
+  z.object({
+    "if-match": z
+      .string()
+      .optional()
+      .openapi({ description: `The \`ETag\` you read: the write happens only if ${what} is still at that version (else 412).` }),
+  });
+
+export const IfMatchHeader = ifMatchHeader("the workflow");
 
 /** `Clarion-Import: true`: the write comes from a file import (`clarion workflows import`), and the audit log says so. */
 export const ImportHeader = z.object({
