@@ -5,7 +5,8 @@ import type { Bindings } from "../env";
 import { TriggerStore } from "./client/trigger-store";
 import type { DeliveryOp, DeliveryOpResult } from "./ledger/claims";
 import { DELIVERY_SCHEMA, DeliveryState, pendingJobs, upgradeDeliverySchema, wakeBy } from "./ledger/delivery-state";
-import type { ClaimCounts, ParkedSteps, PokeOutcome } from "./ledger/outcomes";
+import type { ClaimCounts, ParkedSteps, PokeOutcome, RecordedRuns, RunPage } from "./ledger/outcomes";
+import { recordedRuns } from "./ledger/recorded-runs";
 import { ledgerTimings } from "./settings";
 
 const SCHEMA = `
@@ -158,6 +159,13 @@ export class FanOutCoordinator extends DurableObject<Bindings> {
   async waitingSteps(limit: number): Promise<ParkedSteps> {
     const t = this.trigger();
     return t ? this.delivery.waitingSteps(t.env, t.tx, limit) : { steps: [], total: 0 };
+  }
+
+  /** Read-only: a page of the trigger's recipients with their recorded runs. */
+  async recordedRuns(page: RunPage): Promise<RecordedRuns> {
+    const t = this.trigger();
+    if (!t) return { recipients: [], next: null, steps: [], waits: [] };
+    return recordedRuns(this.delivery, t.env, t.tx, this.storedChunks(), page);
   }
 
   async waiting(): Promise<number[]> {

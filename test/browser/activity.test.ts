@@ -168,19 +168,19 @@ describe.skipIf(!CHROMIUM)("the Activity pages", () => {
     await row.getByRole("link").click();
 
     const recipient = page.locator(`[data-recipient="${to.subscriberId}"]`);
-    const waiting = recipient.locator('tr[data-step="text"] [data-waiting="delay"]');
+    const waiting = recipient.locator('[data-step="wait"] [data-waiting="delay"]');
     await waiting.waitFor({ timeout: 30_000 });
     const until_ = Date.parse((await waiting.locator("time").getAttribute("datetime")) ?? "");
     expect(until_).toBeGreaterThan(Date.now() + 55 * 60_000);
     expect(await waiting.textContent()).toContain("delay until");
     // The messages are asked for apart from the trigger's status: the sent email may show a moment later.
-    await recipient.locator('tr[data-step="mail"] [data-status="sent"]').waitFor();
+    await recipient.locator('[data-step="mail"] [data-status="sent"]').waitFor();
     await screenshot(page, "activity-trigger-waiting");
 
     await page.getByRole("button", { name: "Cancel trigger" }).click();
     await confirmDialog(page);
     await page.getByTestId("trigger-status").locator('[data-status="cancelled"]').waitFor();
-    await recipient.locator('tr[data-step="text"] [data-status="cancelled"]').waitFor({ timeout: 30_000 });
+    await recipient.locator('[data-step="text"] [data-status="cancelled"]').waitFor({ timeout: 30_000 });
     expect(await page.getByRole("button", { name: "Cancel trigger" }).count()).toBe(0);
     await screenshot(page, "activity-trigger-cancelled");
 
@@ -205,7 +205,7 @@ describe.skipIf(!CHROMIUM)("the Activity pages", () => {
     expect(await page.getByTestId("trigger-actor").textContent()).toContain(`boss-${run}`);
     await page.getByText("Overrides").click();
     expect(await page.getByTestId("trigger-overrides").textContent()).toContain("Overridden subject");
-    const mail = page.locator(`[data-recipient="cid-${run}"] tr[data-step="mail"]`);
+    const mail = page.locator(`[data-recipient="cid-${run}"] [data-step="mail"]`);
     await mail.locator('[data-status="sent"]').waitFor({ timeout: 30_000 });
     await mail.getByRole("link", { name: "Message of step mail" }).click();
     await page.getByTestId("timeline").waitFor();

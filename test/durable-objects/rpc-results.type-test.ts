@@ -52,6 +52,8 @@ export type ClientDeclarationsHold = [
   Expect<Fits<Answer<Ledger, "finish">, Declared<TriggerStore["finish"]>>>,
   Expect<Fits<Answer<Ledger, "cancel">, Declared<TriggerStore["cancel"]>>>,
   Expect<Fits<Exclude<Answer<Ledger, "waitingSteps">, null>, Declared<TriggerStore["waits"]>>>,
+  Expect<Fits<Exclude<Answer<Ledger, "recordedRuns">, null>, Exclude<Declared<TriggerStore["runs"]>, null>>>,
+  Expect<Fits<Answer<Coordinator, "recordedRuns">, Declared<CoordinatorClient["recordedRuns"]>>>,
   Expect<Fits<Answer<Coordinator, "eraseSubscriber">, Declared<TriggerStore["eraseSubscriber"]>>>,
   Expect<Fits<Answer<Digest, "erase">, Declared<TriggerStore["eraseSubscriber"]>>>,
   Expect<Fits<Answer<Coordinator, "init">, Declared<CoordinatorClient["init"]>>>,

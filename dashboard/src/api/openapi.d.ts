@@ -3186,12 +3186,19 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * A trigger's status and its messages counted by status
-         * @description The record is written by the Queue consumer within seconds of the trigger's acceptance. `waiting` lists the steps held by a delay, a digest or quiet hours, per recipient, with the time each runs.
+         * A trigger's status, its messages counted by status, and each recipient's run
+         * @description The record is written by the Queue consumer within seconds of the trigger's acceptance. `waiting` lists the steps held by a delay, a digest or quiet hours, per recipient, with the time each runs. `runs` shows, per recipient, the path its run took through the workflow's branches and each step on it in run order: a channel step's message, a control step's outcome (ran, skipped with its reason, failed, waiting until, a wait matched or timed out, a fetch's response status code — never its headers or body), delays and digests waiting or passed, and steps not reached yet as `pending`. `runs` is paged by recipient: `?limit=` (default 20, at most 100) and `?cursor=` (its `nextCursor`), or one recipient with `?subscriberId=`. Control steps' outcomes are kept while the run's home keeps the trigger (until it has been finished for the idempotency window); after that `runs.outcomesKept` is false and `runs` shows what the messages show.
          */
         get: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description Only this recipient's run. */
+                    subscriberId?: string;
+                    /** @description Recipients per page of `runs` (a trigger may have 10,000). */
+                    limit?: number;
+                    /** @description The `runs.nextCursor` of the previous page. */
+                    cursor?: string;
+                };
                 header?: never;
                 path: {
                     transactionId: string;
@@ -19381,6 +19388,7 @@ export interface components {
             waiting: components["schemas"]["WaitingStep"][];
             /** @description How many recipients' steps wait in all. */
             waitingTotal: number;
+            runs: components["schemas"]["TriggerRuns"];
         };
         /**
          * @example {
@@ -19404,6 +19412,77 @@ export interface components {
              * @description When the wait ends and the step runs.
              */
             until: string;
+        };
+        /** @description Per recipient, the run so far: the path taken and each step's outcome in run order. Paged by recipient (`?limit=`, `?cursor=`), or one recipient with `?subscriberId=`. */
+        TriggerRuns: {
+            data: components["schemas"]["RecipientRun"][];
+            /** @description Pass as `?cursor=` for the next recipients; null on the last page. */
+            nextCursor: string | null;
+            /** @description Whether the run's home still keeps the trigger: control steps' outcomes, the path taken and waits are kept only until the trigger has been finished for the idempotency window. After that `runs` shows what the messages show (channel steps, oldest first, up to 200 messages a page). */
+            outcomesKept: boolean;
+        };
+        RecipientRun: {
+            subscriberId: string;
+            /** @description The branch choices its run made, in run order; null once the run's home forgot them (`runs.outcomesKept`). */
+            path: components["schemas"]["PathChoice"][] | null;
+            /** @description The steps on its path, in run order: steps on paths not taken are left out. */
+            steps: components["schemas"]["RunStep"][];
+        };
+        PathChoice: {
+            /** @description The branch step's id. */
+            branch: string;
+            /** @description The path it took (`default` for its default); null when none matched and it has no default. */
+            path: string | null;
+        };
+        /**
+         * @example {
+         *       "stepId": "route",
+         *       "type": "branch",
+         *       "depth": 0,
+         *       "status": "ran",
+         *       "path": "vip"
+         *     }
+         */
+        RunStep: {
+            stepId: string;
+            /** @description The step's type (`email`, `branch`, `delay`, `http`, `wait`, ...). */
+            type: string;
+            /** @description How many branches it sits inside (0: the top of the workflow). */
+            depth: number;
+            /** @description A channel step: its message's status. A control step (branch, fetch, wait, trigger, update): as recorded, `ran`, `skipped`, `failed`, `waiting` or `retrying`. A delay, digest or throttle: `waiting` while the recipient is held there, `passed` once the run went on. Any step not reached yet: `pending`. */
+            status: string;
+            /** @description A channel step's message. */
+            messageId?: string;
+            /** @description A branch: the path it took; null when none did. */
+            path?: string | null;
+            /**
+             * @description A wait: whether its event came.
+             * @enum {string}
+             */
+            outcome?: "matched" | "timed_out";
+            /** @description Why it was skipped or failed (`condition`, `http_failed`, ...; a message's error code). */
+            reason?: string;
+            /**
+             * @description While `waiting`: what holds it.
+             * @enum {string}
+             */
+            kind?: "delay" | "digest" | "quiet_hours" | "schedule" | "wait" | "retry";
+            /**
+             * Format: date-time
+             * @description While `waiting`: when the wait ends.
+             */
+            until?: string;
+            /**
+             * Format: date-time
+             * @description When it was decided (a message: its last change).
+             */
+            at?: string;
+            /** @description A fetch: the HTTP status of the answer it recorded. Its headers and body are never shown here. */
+            responseStatus?: number;
+            /** @description What else the step recorded (a fetch's `attempts`, ...): scalar values only, secret values redacted. */
+            detail?: {
+                [key: string]: string | number | boolean | null;
+            };
         };
         SandboxMessage: {
             id: string;

@@ -8,9 +8,12 @@ import type {
   ClaimCounts,
   FanOut,
   FanOutResult,
+  LedgerRuns,
   LedgerWaits,
   ParkedSteps,
   PokeOutcome,
+  RecordedRuns,
+  RunPage,
   ShardErasure,
 } from "../ledger/outcomes";
 import { allLedgerNames, coordinatorName, ledgerNameFor, ledgerNamesFor } from "./naming";
@@ -18,7 +21,19 @@ import { allLedgerNames, coordinatorName, ledgerNameFor, ledgerNamesFor } from "
 import type { DigestCollected, DigestEntry, DigestPending, DigestResume, DigestResumes } from "../digest-types";
 
 export type { DigestCollected, DigestEntry, DigestPending, DigestResumes } from "../digest-types";
-export type { AcceptEntry, AcceptOutcome, CancelOutcome, FanOut, FanOutResult, LedgerWaits, ParkedSteps } from "../ledger/outcomes";
+export type {
+  AcceptEntry,
+  AcceptOutcome,
+  CancelOutcome,
+  FanOut,
+  FanOutResult,
+  LedgerRuns,
+  LedgerWaits,
+  ParkedSteps,
+  RecordedRuns,
+  RecordedStep,
+  RunPage,
+} from "../ledger/outcomes";
 
 type TriggerKey = { environmentId: string; transactionId: string };
 
@@ -130,6 +145,18 @@ export class TriggerStore {
   }
 
   /**
+   * A page of a trigger's recipients with what its home recorded of their runs, from whichever
+   * ledger holds it (which asks the coordinator of a large fan-out); null once none does.
+   */
+  async runs(environmentId: string, transactionId: string, page: RunPage): Promise<LedgerRuns | null> {
+    for (const name of ledgerNamesFor(this.env, environmentId, transactionId)) {
+      const runs = await this.ledger(name).recordedRuns(environmentId, transactionId, page);
+      if (runs) return runs;
+    }
+    return null;
+  }
+
+  /**
    * Erasure of one subscriber (GDPR art. 17) from every object that may hold their waiting steps:
    * every ledger shard, then the live coordinators and the subscriber's digests the shards name.
    * Answers how many waiting steps were cancelled.
@@ -157,6 +184,7 @@ export class TriggerStore {
       cancel: (): Promise<ClaimCounts & { recipients: number }> => stub().cancel(),
       counts: (): Promise<ClaimCounts> => stub().counts(),
       waitingSteps: (limit: number): Promise<ParkedSteps> => stub().waitingSteps(limit),
+      recordedRuns: (page: RunPage): Promise<RecordedRuns> => stub().recordedRuns(page),
       poke: (stallMs: number, digests: string[], now: number): Promise<PokeOutcome> => stub().poke(stallMs, digests, now),
     };
   }

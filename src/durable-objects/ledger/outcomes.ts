@@ -51,6 +51,50 @@ export interface LedgerWaits extends ParkedSteps {
   digests: string[];
 }
 
+/**
+ * One recipient's control step as a run view may show it: a fetch's response is reduced to its
+ * status code and `detail` to its scalar values, so headers and bodies (which may carry secrets
+ * or personal data) never leave the home object.
+ */
+export interface RecordedStep {
+  subscriberId: string;
+  stepId: string;
+  status: string;
+  path?: string;
+  outcome?: "matched" | "timed_out";
+  reason?: string;
+  /** When it was decided (ISO 8601): the outcome's own time, else when it was first recorded. */
+  at: string;
+  until?: string;
+  responseStatus?: number;
+  detail?: Record<string, string | number | boolean | null>;
+}
+
+/** Which recipients of a trigger a run view asks for: a page of them in fan-out order, or one. */
+export interface RunPage {
+  subscriberId?: string;
+  offset: number;
+  limit: number;
+}
+
+/** What a trigger's home recorded of a page of its recipients' runs (`GET /v1/trigger/{transactionId}`). */
+export interface RecordedRuns {
+  /** The page's recipients, in the order the trigger fanned out to them. */
+  recipients: string[];
+  /** Where the next page starts; null on the last. */
+  next: number | null;
+  /** Their control steps' outcomes, in the order first recorded. */
+  steps: RecordedStep[];
+  /** Their parked steps. */
+  waits: WaitingStep[];
+}
+
+/** A ledger's answer: the page, the workflow version the run follows, and the digests it joined (asked apart). */
+export interface LedgerRuns extends RecordedRuns {
+  workflow: Pick<TriggerRecord, "workflowKey" | "workflowId" | "workflowVersion">;
+  digests: string[];
+}
+
 /** Claims of a trigger: sent or being sent, and settled one way or another. */
 export interface ClaimCounts {
   sentOrSending: number;

@@ -1,7 +1,8 @@
 import type { TriggerSnapshot } from "../../jobs/trigger-record";
 import type { DeliveryOp, DeliveryOpResult } from "./claims";
 import { wakeBy } from "./delivery-state";
-import type { FanOut, FanOutResult, LedgerWaits } from "./outcomes";
+import type { FanOut, FanOutResult, LedgerRuns, LedgerWaits, RunPage } from "./outcomes";
+import { recordedRuns } from "./recorded-runs";
 import type { LedgerParts } from "./parts";
 import { chunksOf, digestsOf, recordOf } from "./triggers-table";
 
@@ -106,4 +107,19 @@ export async function waits(parts: LedgerParts, environmentId: string, transacti
     ? await parts.store.coordinatorOf(environmentId, transactionId).waitingSteps(limit)
     : parts.delivery.waitingSteps(environmentId, transactionId, limit);
   return { ...parked, digests };
+}
+
+/**
+ * A page of the trigger's recipients with their recorded runs (here, or in its coordinator), and
+ * the workflow version they follow. Null when this shard does not hold the trigger (any more).
+ */
+export async function runs(parts: LedgerParts, environmentId: string, transactionId: string, page: RunPage): Promise<LedgerRuns | null> {
+  const row = parts.triggers.row(environmentId, transactionId);
+  if (!row) return null;
+  const { workflowKey, workflowId, workflowVersion } = recordOf(row);
+  const digests = row.state === "accepted" ? digestsOf(row) : [];
+  const recorded = row.coordinated
+    ? await parts.store.coordinatorOf(environmentId, transactionId).recordedRuns(page)
+    : recordedRuns(parts.delivery, environmentId, transactionId, chunksOf(row), page);
+  return { ...recorded, workflow: { workflowKey, workflowId, workflowVersion }, digests };
 }

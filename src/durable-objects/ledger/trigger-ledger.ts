@@ -8,10 +8,20 @@ import { type AcceptAnswer, acceptCalls, cancel } from "./accept-cancel";
 import type { DeliveryOp, DeliveryOpResult } from "./claims";
 import { DELIVERY_SCHEMA, DeliveryState, upgradeDeliverySchema } from "./delivery-state";
 import { eraseSubscriber } from "./erasure";
-import type { AcceptEntry, AcceptOutcome, CancelOutcome, FanOut, FanOutResult, LedgerWaits, ShardErasure } from "./outcomes";
+import type {
+  AcceptEntry,
+  AcceptOutcome,
+  CancelOutcome,
+  FanOut,
+  FanOutResult,
+  LedgerRuns,
+  LedgerWaits,
+  RunPage,
+  ShardErasure,
+} from "./outcomes";
 import { type Flushed, OUTBOX_SCHEMA, Outbox } from "./outbox";
 import type { LedgerParts } from "./parts";
-import { fanOut, finish, run, snapshots, waits } from "./progress";
+import { fanOut, finish, run, runs, snapshots, waits } from "./progress";
 import { TRIGGERS_SCHEMA, TriggersTable } from "./triggers-table";
 import { purge, scheduleNext, watchdog } from "./watchdog";
 
@@ -98,6 +108,11 @@ export class TriggerLedger extends DurableObject<Bindings> {
 
   async waitingSteps(environmentId: string, transactionId: string, limit: number): Promise<LedgerWaits | null> {
     return waits(this.parts, environmentId, transactionId, limit);
+  }
+
+  /** Read-only: a page of the trigger's recipients with their recorded runs; null when this shard does not hold it. */
+  async recordedRuns(environmentId: string, transactionId: string, page: RunPage): Promise<LedgerRuns | null> {
+    return runs(this.parts, environmentId, transactionId, page);
   }
 
   /** When each parked step of a trigger fires. */

@@ -4,6 +4,7 @@ import { sandboxMessages } from "../../db/schema";
 import type { LogStore } from "../../durable-objects/client/log-store";
 import { messageList } from "./list-repository";
 import { messageLookup } from "./lookup-repository";
+import { runReads } from "./run-repository";
 import { messageScope } from "./scope-repository";
 import { triggerStatusReads } from "./trigger-status-repository";
 
@@ -16,6 +17,7 @@ export function messagesRepository(db: Db, environmentId: string, logs: LogStore
     ...messageList(scope),
     ...messageLookup(scope),
     ...triggerStatusReads(scope),
+    ...runReads(scope),
 
     async sandbox(limit: number, messageId?: string) {
       const rows = await db

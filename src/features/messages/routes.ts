@@ -5,6 +5,8 @@ import type { AppEnv } from "../../env";
 import { ApiError } from "../../lib/errors";
 import { apiRoute, createRouter, json, security } from "../../lib/openapi";
 import { waitingSteps } from "../triggers/waiting";
+import { RunsQuery } from "./run-schemas";
+import { triggerRuns } from "./trigger-runs";
 import {
   MessageList,
   MessageQuery,
@@ -77,24 +79,25 @@ messagesRoutes.openapi(
     method: "get",
     path: "/v1/trigger/{transactionId}",
     tags: ["Triggers"],
-    summary: "A trigger's status and its messages counted by status",
+    summary: "A trigger's status, its messages counted by status, and each recipient's run",
     description:
-      "The record is written by the Queue consumer within seconds of the trigger's acceptance. `waiting` lists the steps held by a delay, a digest or quiet hours, per recipient, with the time each runs.",
+      "The record is written by the Queue consumer within seconds of the trigger's acceptance. `waiting` lists the steps held by a delay, a digest or quiet hours, per recipient, with the time each runs. `runs` shows, per recipient, the path its run took through the workflow's branches and each step on it in run order: a channel step's message, a control step's outcome (ran, skipped with its reason, failed, waiting until, a wait matched or timed out, a fetch's response status code — never its headers or body), delays and digests waiting or passed, and steps not reached yet as `pending`. `runs` is paged by recipient: `?limit=` (default 20, at most 100) and `?cursor=` (its `nextCursor`), or one recipient with `?subscriberId=`. Control steps' outcomes are kept while the run's home keeps the trigger (until it has been finished for the idempotency window); after that `runs.outcomesKept` is false and `runs` shows what the messages show.",
     security,
-    request: { params: z.object({ transactionId: z.string() }) },
+    request: { params: z.object({ transactionId: z.string() }), query: RunsQuery },
     responses: { 200: { description: "The trigger", content: json(TriggerStatusView) } },
     errors: ["transaction_not_found"],
   }),
   async (c) => {
     const { transactionId } = c.req.valid("param");
-    const [status, waiting] = await Promise.all([
+    const [status, waiting, runs] = await Promise.all([
       withoutSecrets(c, c.var.data.messages.triggerStatus(transactionId)),
       waitingSteps(c.env, c.var.data.environmentId, transactionId),
+      withoutSecrets(c, triggerRuns(c.env, c.var.data, transactionId, c.req.valid("query"))),
     ]);
     if (!status)
       throw new ApiError("transaction_not_found", `No recorded trigger with transactionId "${transactionId}" in this environment.`);
     const steps = waiting.steps.map((w) => ({ ...w, until: new Date(w.until).toISOString() }));
-    return c.json({ ...status, waiting: steps, waitingTotal: waiting.total }, 200);
+    return c.json({ ...status, waiting: steps, waitingTotal: waiting.total, runs }, 200);
   },
 );
 

@@ -4,6 +4,7 @@ import { CHANNELS } from "../../engine/steps";
 import { base64ToBinary } from "../../lib/base64";
 import { cursorCodec } from "../../lib/cursor";
 import { pageOf, pageQuery } from "../../lib/pagination";
+import { TriggerRuns } from "./run-schemas";
 
 export const MessageEvent = z
   .object({ status: z.enum(MESSAGE_STATUSES), at: z.iso.datetime(), detail: z.record(z.string(), z.unknown()).nullable() })
@@ -132,6 +133,10 @@ export const TriggerStatusView = z
       description: "Recipients' steps that wait on a delay, a digest or quiet hours, earliest first; at most 100 are listed.",
     }),
     waitingTotal: z.number().int().openapi({ description: "How many recipients' steps wait in all." }),
+    runs: TriggerRuns.openapi({
+      description:
+        "Per recipient, the run so far: the path taken and each step's outcome in run order. Paged by recipient (`?limit=`, `?cursor=`), or one recipient with `?subscriberId=`.",
+    }),
   })
   .openapi("TriggerStatus");
 export type TriggerStatusView = z.infer<typeof TriggerStatusView>;

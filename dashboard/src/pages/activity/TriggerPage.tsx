@@ -1,4 +1,4 @@
-import { useMutation, useQuery } from "@tanstack/react-query";
+import { useInfiniteQuery, useMutation, useQuery } from "@tanstack/react-query";
 import { Link, useParams } from "react-router";
 import { useApi } from "../../api/context";
 import { Loading } from "../../ui/Loading";
@@ -6,56 +6,34 @@ import { PageHeader } from "../../ui/PageHeader";
 import { ProblemView } from "../../ui/ProblemView";
 import "./activity.css";
 import { LIVE_INTERVAL, LiveIndicator } from "./live";
-import { cancelTriggerMutation, triggerMessagesQuery, triggerStatusQuery, triggerWorkflowQuery } from "./queries";
-import { recipientSteps, type StepState } from "./recipient-steps";
+import { cancelTriggerMutation, triggerRunsQuery, triggerStatusQuery } from "./queries";
+import { RecipientRun } from "./RecipientRun";
 import { formatTime, StatusBadge } from "./status";
 import { subscriberPath } from "../subscribers/search";
 import { useConfirm } from "../../ui/ConfirmDialog";
 import { Button } from "../../ui/Button";
-import { Table } from "../../ui/Table";
-import { Card } from "../../ui/Card";
 
 const pretty = (value: unknown) => JSON.stringify(value, null, 2);
 const CANCELLABLE = new Set(["accepted", "processing"]);
 
-function StepCell({ state, cancelled }: { state: StepState; cancelled: boolean }) {
-  if (state.waiting) {
-    return (
-      <span className="waiting" data-waiting={state.waiting.kind}>
-        <StatusBadge status="waiting" /> {state.waiting.kind.replace("_", " ")} until{" "}
-        <time dateTime={state.waiting.until}>{formatTime(state.waiting.until)}</time>
-      </span>
-    );
-  }
-  if (state.message) {
-    return (
-      <span className="message-state">
-        <StatusBadge status={state.message.status} />{" "}
-        <Link to={`/activity/messages/${encodeURIComponent(state.message.id)}`} aria-label={`Message of step ${state.step.id}`}>
-          View message
-        </Link>
-      </span>
-    );
-  }
-  return (
-    <span className="muted">{cancelled ? "not run" : ["delay", "digest", "throttle"].includes(state.step.type) ? "—" : "pending"}</span>
-  );
-}
-
-/** One trigger: every step for every recipient, what waits and until when, and a way to cancel what has not been sent. */
+/**
+ * One trigger: for every recipient the path its run took and each step on it (what it sent, what
+ * it decided, what waits and until when), and a way to cancel what has not been sent.
+ */
 export function TriggerPage() {
   const { transactionId = "" } = useParams();
   const api = useApi();
   const status = useQuery({ ...triggerStatusQuery(api, transactionId), refetchInterval: LIVE_INTERVAL });
-  const messages = useQuery({ ...triggerMessagesQuery(api, transactionId), refetchInterval: LIVE_INTERVAL });
-  const workflowKey = status.data?.workflow;
-  const workflow = useQuery({ ...triggerWorkflowQuery(api, workflowKey ?? ""), enabled: workflowKey !== undefined });
+  const runs = useInfiniteQuery({ ...triggerRunsQuery(api, transactionId), refetchInterval: LIVE_INTERVAL });
   const [dialog, ask] = useConfirm();
   const cancel = useMutation(cancelTriggerMutation(api, transactionId));
 
   const t = status.data;
   const cancelled = t?.status === "cancelled";
-  const rows = recipientSteps(workflow.data?.steps, messages.data?.data ?? [], t?.waiting ?? []);
+  const pages = runs.data?.pages ?? [];
+  // Keyed by page too: once only messages are left, one recipient's may run over two pages.
+  const recipients = pages.flatMap((p, page) => p.data.map((run) => ({ key: `${page}:${run.subscriberId}`, run })));
+  const outcomesKept = pages[0]?.outcomesKept ?? true;
   return (
     <>
       <PageHeader title="Trigger">
@@ -143,35 +121,21 @@ export function TriggerPage() {
               <pre data-testid="trigger-overrides">{pretty(t.overrides)}</pre>
             </details>
           ) : null}
-          {messages.error ? <ProblemView error={messages.error} /> : null}
-          {rows.length === 0 ? <p className="muted">No step has run for a recipient yet.</p> : null}
-          {rows.map((r) => (
-            <Card key={r.subscriberId} className="recipient" data-recipient={r.subscriberId} aria-label={`Steps for ${r.subscriberId}`}>
-              <h2>
-                <Link to={subscriberPath(r.subscriberId)}>{r.subscriberId}</Link>
-              </h2>
-              <Table>
-                <thead>
-                  <tr>
-                    <th>Step</th>
-                    <th>Type</th>
-                    <th>State</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {r.steps.map((s) => (
-                    <tr key={s.step.id} data-step={s.step.id}>
-                      <td>{s.step.id}</td>
-                      <td>{s.step.type}</td>
-                      <td>
-                        <StepCell state={s} cancelled={cancelled} />
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </Table>
-            </Card>
+          {runs.error ? <ProblemView error={runs.error} /> : null}
+          {!outcomesKept ? (
+            <p className="muted" role="note">
+              This trigger finished a while ago: its paths and control steps are no longer kept, so only its messages are shown.
+            </p>
+          ) : null}
+          {runs.isSuccess && recipients.length === 0 ? <p className="muted">No step has run for a recipient yet.</p> : null}
+          {recipients.map(({ key, run }) => (
+            <RecipientRun key={key} run={run} cancelled={cancelled} />
           ))}
+          {runs.hasNextPage ? (
+            <Button type="button" disabled={runs.isFetchingNextPage} onClick={() => runs.fetchNextPage()}>
+              More recipients
+            </Button>
+          ) : null}
         </>
       ) : null}
     </>

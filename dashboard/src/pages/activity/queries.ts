@@ -35,17 +35,17 @@ export const triggerStatusQuery = (api: Api, transactionId: string) =>
     queryFn: () => unwrap(api.GET("/v1/trigger/{transactionId}", { params: { path: { transactionId } } })),
   });
 
-export const triggerMessagesQuery = (api: Api, transactionId: string) =>
-  queryOptions({
-    queryKey: [...ACTIVITY, "trigger-messages", transactionId],
-    queryFn: () => unwrap(api.GET("/v1/messages", { params: { query: { transactionId, limit: 200 } } })),
-  });
-
-/** The trigger's workflow as it is now, for its steps. */
-export const triggerWorkflowQuery = (api: Api, key: string) =>
-  queryOptions({
-    queryKey: [...ACTIVITY, "workflow", key],
-    queryFn: () => unwrap(api.GET("/v1/workflows/{key}", { params: { path: { key } } })),
+/** Its recipients' runs, a page of recipients at a time (a trigger may have thousands). */
+export const triggerRunsQuery = (api: Api, transactionId: string) =>
+  infiniteQueryOptions({
+    queryKey: [...ACTIVITY, "trigger-runs", transactionId],
+    queryFn: async ({ pageParam }) =>
+      (
+        await unwrap(
+          api.GET("/v1/trigger/{transactionId}", { params: { path: { transactionId }, query: { cursor: pageParam, limit: 50 } } }),
+        )
+      ).runs,
+    ...CURSOR_PAGES,
   });
 
 export const messageDetailQuery = (api: Api, id: string) =>

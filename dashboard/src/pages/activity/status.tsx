@@ -10,6 +10,10 @@ const TONE: Record<string, "ok" | "warn" | "bad" | "info" | undefined> = {
   accepted: "info",
   processing: "info",
   waiting: "warn",
+  retrying: "warn",
+  // A run's control steps: ran as they should, or went past a delay, digest or throttle.
+  ran: "ok",
+  passed: "ok",
   failed: "bad",
   bounced: "bad",
   undeliverable: "bad",
