@@ -457,7 +457,9 @@ describe("/novu/v1/inbox/preferences", () => {
     const branch = {
       id: "route",
       type: "branch",
-      paths: [{ id: "vip", if: { field: "payload.vip", op: "eq", value: true }, steps: [{ id: "text", type: "sms", template: { body: "Hi" } }] }],
+      paths: [
+        { id: "vip", if: { field: "payload.vip", op: "eq", value: true }, steps: [{ id: "text", type: "sms", template: { body: "Hi" } }] },
+      ],
       default: { steps: [{ id: "mail", type: "email", template: { subject: "Hi", text: "Hi" } }] },
     };
     const workflow = await createWorkflow(key, { steps: [{ id: "bell", type: "in_app", template: { body: "Hi" } }, branch] });

@@ -75,7 +75,11 @@ describe("DELETE /v1/trigger/", () => {
         id: "route",
         type: "branch",
         paths: [
-          { id: "vip", if: { field: "payload.vip", op: "eq", value: true }, steps: [mail("vip-mail"), { id: "vip-text", type: "sms", template: { body: "Hi" } }] },
+          {
+            id: "vip",
+            if: { field: "payload.vip", op: "eq", value: true },
+            steps: [mail("vip-mail"), { id: "vip-text", type: "sms", template: { body: "Hi" } }],
+          },
           { id: "plain", if: { field: "payload.vip", op: "eq", value: false }, steps: [mail("plain-mail")] },
         ],
         default: { steps: [] },
