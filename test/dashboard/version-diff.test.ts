@@ -78,7 +78,7 @@ describe("History diff rows", () => {
       ["a", "moved", "route › VIP", 1],
       ["fallback", "unchanged", "route › default", 1],
     ]);
-    expect(sections.find((s) => s.step === "a")?.movedFrom).toBe("the top");
+    expect(sections.find((s) => s.step === "a")?.movedFrom).toBe("the top level");
     // The branch's own rows are its paths' fields; the steps inside are not repeated in them.
     expect(sections[1]?.rows.filter((r) => r.changed)).toEqual([
       { path: "paths.0.if", before: expect.stringContaining("true"), after: expect.stringContaining("false"), changed: true },

@@ -17,7 +17,7 @@ function SectionHead({ section, columns }: { section: DiffSection; columns: numb
         {section.where ? <span className="muted">in {section.where}</span> : null}{" "}
         {section.change !== "unchanged" ? <Badge tone={CHANGE_BADGE[section.change]}>{CHANGE_LABEL[section.change]}</Badge> : null}
         {section.moved && section.change !== "moved" ? <Badge tone="info">moved</Badge> : null}
-        {section.movedFrom ? <span className="muted"> (was in {section.movedFrom})</span> : null}
+        {section.movedFrom ? <span className="muted"> (moved from {section.movedFrom})</span> : null}
       </th>
     </tr>
   );

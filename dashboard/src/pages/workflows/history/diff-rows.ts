@@ -19,7 +19,7 @@ export interface DiffSection {
   moved: boolean;
   /** Where a step inside a branch sits (`route › vip`), as the later version has it (the earlier for a removed one). */
   where?: string;
-  /** For a step that moved to another branch path, where it sat before (`top`, `route › vip`). */
+  /** For a step that moved to another branch path, where it sat before (`the top level`, `route › vip`). */
   movedFrom?: string;
   /** How many branches the step sits inside. */
   depth: number;
@@ -124,7 +124,7 @@ export function diffSections(from: WorkflowDefinition, to: WorkflowDefinition, c
         listed.flatMap((c) => c.fields),
       );
       const change: SectionChange = rows.some((r) => r.changed) ? "changed" : moved ? "moved" : "unchanged";
-      const movedFrom = old.trail.join() !== trail.join() ? (whereOf(old.trail) ?? "the top") : undefined;
+      const movedFrom = old.trail.join() !== trail.join() ? (whereOf(old.trail) ?? "the top level") : undefined;
       sections.push({ ...base, change, rows, ...(movedFrom ? { movedFrom } : {}) });
     }
   }
