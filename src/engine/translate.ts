@@ -1,5 +1,6 @@
 import type { Step } from "./steps";
 import { isChannelStep } from "./steps";
+import { placeSteps } from "./workflow-tree";
 
 import { PLURAL_CATEGORIES, type PluralCategory, type TranslationKeys, type TranslationValue } from "../contract/translations";
 
@@ -156,11 +157,10 @@ export function translationKeysIn(source: string): string[] {
   return [...source.matchAll(T_USE)].map((m) => m[2]!);
 }
 
-/** Every literal `t` key of a workflow's channel steps, with the path of the template field that uses it. */
+/** Every literal `t` key of a workflow's channel steps at any depth, with the path of the template field that uses it. */
 export function translationUses(steps: readonly Step[]): { path: (string | number)[]; key: string }[] {
-  return steps.flatMap((step, i) => {
+  return placeSteps(steps).flatMap(({ step, at }) => {
     if (!isChannelStep(step)) return [];
-    const at = ["steps", i];
     const sources = [...strings(step.template, [...at, "template"]), ...strings(step.locales ?? {}, [...at, "locales"])];
     return sources.flatMap(([path, source]) => translationKeysIn(source).map((key) => ({ path, key })));
   });

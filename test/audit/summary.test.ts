@@ -32,6 +32,17 @@ describe("the audit log's summary", () => {
     ]);
   });
 
+  it("names a step changed inside a branch path by its id, not the whole branch", async () => {
+    const tree = (subject: string) => [
+      { id: "route", type: "branch", paths: [{ id: "vip", if: { field: "payload.vip", op: "eq", value: true }, steps: steps(subject) }] },
+    ];
+    const body = workflowBody({ steps: tree("One") });
+    expect((await api(environment.key, "POST", "/v1/workflows", body)).status).toBe(201);
+    expect((await api(environment.key, "PUT", `/v1/workflows/${body.key}`, { ...body, steps: tree("Two") })).status).toBe(200);
+    const [entry] = (await auditLog(environment.key, `resource=workflow&resourceId=${body.key}&action=updated`)).body.data;
+    expect(entry?.summary).toBe('step "mail": template.subject changed');
+  });
+
   it("matches the summary of the version each update made", async () => {
     const body = workflowBody({ steps: steps("One") });
     const path = `/v1/workflows/${body.key}`;

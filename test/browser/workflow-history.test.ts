@@ -127,6 +127,28 @@ describe.skipIf(!CHROMIUM)("a workflow's History tab", () => {
     expect(await page.locator("[data-step-row]").count()).toBe(1);
   });
 
+  it("shows a step changed inside a branch path as its own section, where it sits, and a step moved into the path", async () => {
+    const tree = `history-tree-${run}`;
+    const route = (steps: unknown[]) => ({
+      id: "route",
+      type: "branch",
+      paths: [{ id: "vip", name: "VIP", if: { field: "payload.vip", op: "eq", value: true }, steps }],
+    });
+    const inner = (body: string) => ({ id: "inner", type: "in_app", template: { body } });
+    expect((await api("POST", "/v1/workflows", { key: tree, name: "Tree", steps: [sms, route([inner("Old")])] })).status).toBe(201);
+    await put(tree, { name: "Tree", steps: [route([inner("New"), sms])] });
+    await page.goto(page.url().replace(/\/workflows\/.*$/, `/workflows/${tree}?tab=history&from=1&to=2`));
+    const nested = page.locator('[data-diff-section="inner"]');
+    await nested.waitFor();
+    expect(await nested.getAttribute("data-change")).toBe("changed");
+    expect(await nested.locator("tr.section").textContent()).toContain("in route › VIP");
+    expect(await nested.locator("tr.section").getAttribute("data-depth")).toBe("1");
+    expect(await nested.locator('[data-field="template.body"] td.after').textContent()).toBe("New\n");
+    const moved = page.locator('[data-diff-section="text"]');
+    expect(await moved.getAttribute("data-change")).toBe("moved");
+    expect(await moved.locator("tr.section").textContent()).toContain("(moved from the top level)");
+  });
+
   it("pages a long history with Older versions", async () => {
     await page.goto(page.url().replace(/\/workflows\/.*$/, `/workflows/${LONG}?tab=history`));
     const rows = page.locator(".version-list tbody tr");

@@ -60,6 +60,32 @@ describe("History diff rows", () => {
     ]);
   });
 
+  it("shows steps inside branch paths as their own sections, where they sit, a step taken into a path as moved", async () => {
+    const branch = (steps: Record<string, unknown>[], ifValue: unknown) => ({
+      id: "route",
+      type: "branch",
+      paths: [{ id: "vip", name: "VIP", if: { field: "payload.vip", op: "eq", value: ifValue }, steps }],
+      default: { steps: [sms("fallback", "x")] },
+    });
+    const sections = await twoVersions(
+      { name: "A", steps: [sms("a", "1"), branch([sms("inner", "old")], true)] },
+      { name: "A", steps: [branch([sms("inner", "new"), sms("a", "1")], false)] },
+    );
+    expect(sections.map((s) => [s.step, s.change, s.where ?? null, s.depth])).toEqual([
+      [null, "unchanged", null, 0],
+      ["route", "changed", null, 0],
+      ["inner", "changed", "route › VIP", 1],
+      ["a", "moved", "route › VIP", 1],
+      ["fallback", "unchanged", "route › default", 1],
+    ]);
+    expect(sections.find((s) => s.step === "a")?.movedFrom).toBe("the top level");
+    // The branch's own rows are its paths' fields; the steps inside are not repeated in them.
+    expect(sections[1]?.rows.filter((r) => r.changed)).toEqual([
+      { path: "paths.0.if", before: expect.stringContaining("true"), after: expect.stringContaining("false"), changed: true },
+    ]);
+    expect(sections[2]?.rows.filter((r) => r.changed)).toEqual([{ path: "template.body", before: "old", after: "new", changed: true }]);
+  });
+
   it("says a step moved when the steps kept changed order", async () => {
     const sections = await twoVersions(
       { name: "A", steps: [sms("a", "1"), sms("b", "2")] },

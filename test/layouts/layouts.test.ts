@@ -246,3 +246,43 @@ describe("POST /v1/layouts/{key}/revert and /v1/partials/{key}/revert", () => {
     expect((await call<{ version: number }>("GET", `/v1/partials/${a}`)).body.version).toBe(2);
   });
 });
+
+describe("layouts and partials inside branch paths", () => {
+  const inBranch = (step: Json, otherwise = false) => ({
+    id: "route",
+    type: "branch",
+    paths: [{ id: "vip", if: { field: "payload.vip", op: "eq", value: true }, steps: otherwise ? [] : [step] }],
+    ...(otherwise ? { default: { steps: [step] } } : {}),
+  });
+
+  it("a layout named only inside a branch's default is in use", async () => {
+    const k = key("lay");
+    await call("POST", "/v1/layouts", layout(k));
+    const wf = key("wf");
+    const mail = { id: "mail", type: "email", layout: k, template: { subject: "Hi", html: "<p>x</p>" } };
+    expect((await call("POST", "/v1/workflows", { key: wf, name: "W", steps: [inBranch(mail, true)] })).status).toBe(201);
+    const res = await call("DELETE", `/v1/layouts/${k}`);
+    expect(expectProblem(res, 409, "layout_in_use").errors).toEqual([expect.objectContaining({ path: `workflows.${wf}` })]);
+  });
+
+  it("refuses an unknown layout or partial inside a branch path, with the nested path", async () => {
+    const mail = { id: "mail", type: "email", layout: "no-such-layout", template: { subject: "Hi", html: '{% render "ghost-partial" %}' } };
+    const res = await call("POST", "/v1/workflows", { key: key("wf"), name: "W", steps: [inBranch(mail)] });
+    expect(expectProblem(res, 422, "validation_failed").errors).toEqual([
+      expect.objectContaining({ path: "steps.0.paths.0.steps.0.layout" }),
+      { path: "steps.0.paths.0.steps.0.template.html", message: expect.stringContaining("ghost-partial") },
+    ]);
+  });
+
+  it("a partial rendered only inside a branch path is in use", async () => {
+    const p = key("pa");
+    expect((await call("POST", "/v1/partials", partial(p, "-- us"))).status).toBe(201);
+    const wf = key("wf");
+    const mail = { id: "mail", type: "email", layout: null, template: { subject: "Hi", html: `{% render "${p}" %}` } };
+    expect((await call("POST", "/v1/workflows", { key: wf, name: "W", steps: [inBranch(mail)] })).status).toBe(201);
+    const res = await call("DELETE", `/v1/partials/${p}`);
+    expect(expectProblem(res, 409, "partial_in_use").errors).toEqual([
+      expect.objectContaining({ path: `workflows.${wf}.steps.0.paths.0.steps.0.template.html` }),
+    ]);
+  });
+});

@@ -452,6 +452,21 @@ describe("/novu/v1/inbox/preferences", () => {
     expect((await inbox<{ data: Preference[] }>(token, "GET", "/preferences?tags[]=other")).body.data).toHaveLength(1);
   });
 
+  it("lists the channels of steps inside a workflow's branch paths", async () => {
+    const { key, token } = await createEnvironment().then(async ({ key }) => ({ key, ...(await startSession(key, unique("sub"))) }));
+    const branch = {
+      id: "route",
+      type: "branch",
+      paths: [
+        { id: "vip", if: { field: "payload.vip", op: "eq", value: true }, steps: [{ id: "text", type: "sms", template: { body: "Hi" } }] },
+      ],
+      default: { steps: [{ id: "mail", type: "email", template: { subject: "Hi", text: "Hi" } }] },
+    };
+    const workflow = await createWorkflow(key, { steps: [{ id: "bell", type: "in_app", template: { body: "Hi" } }, branch] });
+    const res = await inbox<{ data: Preference[] }>(token, "GET", "/preferences?criticality=nonCritical");
+    expect(res.body.data.find((p) => p.workflow?.id === workflow.key)?.channels).toEqual({ email: true, sms: true, in_app: true });
+  });
+
   it("changes a workflow's channel and the global flags in Clarion's preferences", async () => {
     const { key, token, subscriberId, regular } = await setup();
     const one = await inbox<{ data: Preference }>(token, "PATCH", `/preferences/${regular}`, { email: false });

@@ -61,6 +61,20 @@ describe("GET /p/{token}", () => {
     );
   });
 
+  it("lists a channel a workflow sends on only inside a branch path", async () => {
+    const { key, path } = await setUp();
+    const branched = unique("branched").toLowerCase();
+    const branch = {
+      id: "route",
+      type: "branch",
+      paths: [{ id: "vip", if: { field: "payload.vip", op: "eq", value: true }, steps: [TEXT] }],
+    };
+    await createWorkflow(key, { key: branched, name: "Branched", steps: [branch] });
+    const boxes = checkedBoxes(await (await get(path)).text());
+    expect(boxes).toContain(`workflow:${branched}:sms`);
+    expect(boxes.filter((b) => b?.startsWith(`workflow:${branched}:`))).toEqual([`workflow:${branched}:sms`]);
+  });
+
   it("sends its style block unescaped, so the fonts and colours apply", async () => {
     const { path } = await setUp();
     const html = await (await get(path)).text();

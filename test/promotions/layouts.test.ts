@@ -127,3 +127,48 @@ describe("promotion and the default layout", () => {
     expect((await api(to.key, "GET", "/v1/workflows/plain")).status).toBe(404);
   });
 });
+
+describe("promotion of workflow trees", () => {
+  const branched = (inner: Record<string, unknown>[]) => ({
+    key: "branched",
+    name: "Branched",
+    steps: [
+      {
+        id: "route",
+        type: "branch",
+        paths: [{ id: "vip", if: { field: "payload.vip", op: "eq", value: true }, steps: inner }],
+      },
+    ],
+  });
+
+  it("moves the layout and partials of an email used only inside a branch path", async () => {
+    const from = await source();
+    expect((await api(from.key, "POST", "/v1/workflows", branched([framed.steps[0]!]))).status).toBe(201);
+    const to = await createEnvironment();
+    const res = await promote({ from: from.slug, to: to.slug, workflows: ["branched"] });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({
+      layouts: [{ key: "frame", outcome: "created" }],
+      partials: [{ key: "sig", outcome: "created" }],
+    });
+  });
+
+  it("refuses a workflow that triggers one the target lacks, unless that one is promoted with it", async () => {
+    const from = await createEnvironment();
+    const child = { key: "child", name: "Child", steps: [{ id: "feed", type: "in_app", template: { body: "Hi" } }] };
+    expect((await api(from.key, "POST", "/v1/workflows", child)).status).toBe(201);
+    expect(
+      (await api(from.key, "POST", "/v1/workflows", branched([{ id: "start", type: "trigger_workflow", workflow: "child" }]))).status,
+    ).toBe(201);
+    const to = await createEnvironment();
+    for (const dryRun of [true, false]) {
+      const res = await promote({ from: from.slug, to: to.slug, workflows: ["branched"], dryRun });
+      expect(expectProblem(res, 422, "validation_failed").detail).toMatch(/workflow "child" \(triggered by "branched"\)/);
+    }
+    expect((await api(to.key, "GET", "/v1/workflows/branched")).status).toBe(404);
+    const both = await promote({ from: from.slug, to: to.slug, workflows: ["branched", "child"] });
+    expect(both.status).toBe(200);
+    // Now that the target has it, the parent alone goes through.
+    expect((await promote({ from: from.slug, to: to.slug, workflows: ["branched"] })).status).toBe(200);
+  });
+});

@@ -97,6 +97,42 @@ describe("clarion workflows export, then import", () => {
     }
   });
 
+  it("round-trips a workflow tree: branches with their paths and default, waits, trigger_workflow and update_subscriber", async () => {
+    const tree = {
+      key: "escalate-tree",
+      name: "Escalate",
+      steps: [
+        { id: "feed", type: "in_app", template: { body: "Invoice {{ payload.number }}" } },
+        { id: "wait-seen", type: "wait", until: { message: { step: "feed", status: "seen" } }, timeout: "PT1H" },
+        {
+          id: "route",
+          type: "branch",
+          paths: [
+            {
+              id: "unseen",
+              name: "Not seen",
+              if: { field: "steps.wait-seen.outcome", op: "eq", value: "timed_out" },
+              steps: [
+                { id: "mail", type: "email", layout: null, template: { subject: "Invoice", text: "See the app" } },
+                { id: "note", type: "update_subscriber", set: { data: { escalated: "{{ payload.number }}" } } },
+              ],
+            },
+          ],
+          default: { steps: [{ id: "thanks", type: "trigger_workflow", workflow: "welcome", payload: { from: "{{ payload.number }}" } }] },
+        },
+      ],
+    };
+    expect((await api("development", "POST", "/v1/workflows", tree)).status).toBe(201);
+    const before = (await api("development", "GET", `/v1/workflows/${tree.key}`)).body;
+    const dir = await mkdtemp(join(tmpdir(), "clarion-tree-"));
+    expect(await clarion(["workflows", "export", "--dir", dir], "development")).toMatchObject({ code: 0, err: "" });
+    const file = JSON.parse(await readFile(join(dir, `${tree.key}.json`), "utf8")) as Record<string, unknown>;
+    expect(file.steps).toEqual(tree.steps);
+    expect(await clarion(["workflows", "import", join(dir, `${tree.key}.json`)], "staging")).toMatchObject({ code: 0, err: "" });
+    const copy = (await api("staging", "GET", `/v1/workflows/${tree.key}`)).body;
+    expect(withoutReadOnly(copy)).toEqual(withoutReadOnly(before));
+  });
+
   it("imports a file exported by 0.7, with the server's fields still in it", async () => {
     const dir = await mkdtemp(join(tmpdir(), "clarion-07-"));
     const old = {

@@ -159,6 +159,24 @@ describe("a workflow's t keys", () => {
     },
   ];
 
+  it("inside a branch path must exist too (422 with the nested field path)", async () => {
+    const { key } = await createSandboxEnvironment();
+    const inner = { id: "text", type: "sms", template: { body: '{{ "branch.only" | t }}' } };
+    const branch = {
+      id: "route",
+      type: "branch",
+      paths: [{ id: "vip", if: { field: "payload.vip", op: "eq", value: true }, steps: [inner] }],
+    };
+    const problem = expectProblem(
+      await api(key, "POST", "/v1/workflows", workflowBody({ steps: [branch] })),
+      422,
+      "translation_key_missing",
+    );
+    expect(problem.errors).toEqual([
+      { path: "steps.0.paths.0.steps.0.template.body", message: 'No key "branch.only" in the default locale "en".' },
+    ]);
+  });
+
   it("must exist in the default locale when the workflow is saved (422 with the field path and the key)", async () => {
     const { key } = await createSandboxEnvironment();
     const body = workflowBody({ steps });

@@ -21,8 +21,8 @@ async function heldTrigger() {
 }
 
 /** An environment with one accepted trigger. */
-async function acceptedTrigger() {
-  const environment = await createEnvironmentWithWorkflow();
+async function acceptedTrigger(workflow: Record<string, unknown> = {}) {
+  const environment = await createEnvironmentWithWorkflow(workflow);
   const transactionId = unique("txn");
   const res = await api(environment.key, "POST", "/v1/trigger/", { workflow: environment.workflowKey, to: "user-1", transactionId });
   expect(res.status).toBe(202);
@@ -65,6 +65,29 @@ describe("DELETE /v1/trigger/", () => {
     const list = await api<{ data: { status: string }[] }>(key, "GET", `/v1/messages?transactionId=${transactionId}`);
     expect(list.body.data.map((m) => m.status)).toEqual(["cancelled"]);
     expect((await status()).body).toMatchObject(cancelled);
+  });
+
+  it("counts a branched workflow's messages along its longest way, not every path's", async () => {
+    const mail = (id: string) => ({ id, type: "email", template: { subject: "Hi", text: "Hi" } });
+    const steps = [
+      { id: "feed", type: "in_app", template: { body: "Hi" } },
+      {
+        id: "route",
+        type: "branch",
+        paths: [
+          {
+            id: "vip",
+            if: { field: "payload.vip", op: "eq", value: true },
+            steps: [mail("vip-mail"), { id: "vip-text", type: "sms", template: { body: "Hi" } }],
+          },
+          { id: "plain", if: { field: "payload.vip", op: "eq", value: false }, steps: [mail("plain-mail")] },
+        ],
+        default: { steps: [] },
+      },
+    ];
+    const { key, transactionId } = await acceptedTrigger({ steps });
+    // One recipient: the in-app message and the VIP path's two; the other path's email never adds to them.
+    expect((await cancelByBody(key, transactionId)).body).toMatchObject({ status: "cancelled", cancelledMessages: 3 });
   });
 
   it("answers already_cancelled to a second cancellation", async () => {

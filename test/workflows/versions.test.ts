@@ -117,7 +117,7 @@ describe("workflow versions", () => {
       from: 1,
       to: 2,
       patch: [{ op: "replace", path: "/steps/0/template/subject", value: "Hello" }],
-      changes: [{ step: "mail", change: "changed", fields: ["template.subject"] }],
+      changes: [{ step: "mail", change: "changed", fields: ["template.subject"], path: "steps.0" }],
     });
   });
 
@@ -287,5 +287,53 @@ describe("bad version input", () => {
 
   it("versions of an unknown workflow answer 404", async () => {
     expectProblem(await call("GET", "/v1/workflows/nope-never/versions"), 404, "workflow_not_found");
+  });
+});
+
+describe("GET /v1/workflows/{key}/diff across a tree", () => {
+  const inApp = (id: string, body = "Hi") => ({ id, type: "in_app", template: { body } });
+  const sms = (id: string, text = "Hi") => ({ id, type: "sms", template: { body: text } });
+  const branch = (paths: { id: string; steps: Json[] }[], otherwise?: Json[]) => ({
+    id: "route",
+    type: "branch",
+    paths: paths.map((p) => ({ ...p, if: { field: "payload.vip", op: "eq", value: true } })),
+    ...(otherwise ? { default: { steps: otherwise } } : {}),
+  });
+
+  it("matches steps by id at any depth: a step taken into a path is moved, a nested edit is a change at its path", async () => {
+    const { key } = await created({ steps: [inApp("feed"), sms("text"), branch([{ id: "vip", steps: [inApp("vip-feed")] }], [])] });
+    const next = [inApp("feed"), branch([{ id: "vip", steps: [inApp("vip-feed", "Changed"), sms("text")] }], [inApp("late")])];
+    expect((await call("PUT", `/v1/workflows/${key}`, body(key, { steps: next }))).status).toBe(200);
+
+    const diff = await call<{ patch: { op: string; path: string; value?: unknown }[]; changes: Json[] }>(
+      "GET",
+      `/v1/workflows/${key}/diff?from=1&to=2`,
+    );
+    expect(diff.status).toBe(200);
+    expect(diff.body.changes).toEqual([
+      { step: "vip-feed", change: "changed", fields: ["template.body"], path: "steps.1.paths.0.steps.0" },
+      { step: "text", change: "moved", fields: [], path: "steps.1.paths.0.steps.1", from: "steps.1" },
+      { step: "late", change: "added", fields: [], path: "steps.1.default.steps.0" },
+    ]);
+    // The branch itself did not change: only what is inside its paths did.
+    expect(diff.body.changes.some((c) => c.step === "route")).toBe(false);
+    const a = (await call<VersionBody>("GET", `/v1/workflows/${key}/versions/1`)).body.definition;
+    const b = (await call<VersionBody>("GET", `/v1/workflows/${key}/versions/2`)).body.definition;
+    expect(applyPatch(a, diff.body.patch)).toEqual(b);
+    expect(applyPatch(b, (await call<{ patch: [] }>("GET", `/v1/workflows/${key}/diff?from=2&to=1`)).body.patch)).toEqual(a);
+
+    const versions = await call<{ data: VersionBody[] }>("GET", `/v1/workflows/${key}/versions`);
+    expect(versions.body.data[0]?.summary).toBe('step "vip-feed": template.body changed; step "text" moved; step "late" added');
+  });
+
+  it("a branch's own fields are its changes (a renamed path moves nothing); a removed nested step is removed at its old path", async () => {
+    const { key } = await created({ steps: [branch([{ id: "vip", steps: [inApp("a"), inApp("b")] }])] });
+    const changed = branch([{ id: "gold", steps: [inApp("a")] }]);
+    expect((await call("PUT", `/v1/workflows/${key}`, body(key, { steps: [changed] }))).status).toBe(200);
+    const diff = await call<{ changes: Json[] }>("GET", `/v1/workflows/${key}/diff`);
+    expect(diff.body.changes).toEqual([
+      { step: "b", change: "removed", fields: [], path: "steps.0.paths.0.steps.1" },
+      { step: "route", change: "changed", fields: ["paths.0.id"], path: "steps.0" },
+    ]);
   });
 });

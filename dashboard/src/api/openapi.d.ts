@@ -18951,6 +18951,10 @@ export interface components {
             /** @enum {string} */
             change: "added" | "removed" | "changed" | "moved";
             fields: string[];
+            /** @description Where the step sits in the later version (the earlier one for a removed step), at any depth: `steps.2.paths.0.steps.1`. */
+            path?: string;
+            /** @description For a moved step, where it sat in the earlier version. */
+            from?: string;
         };
         VariablePromotionDiff: {
             key: string;

@@ -1,5 +1,6 @@
 import { contentSlots } from "../../engine/layouts";
 import type { Step } from "../../engine/steps";
+import { placeSteps } from "../../engine/workflow-tree";
 import { parseTemplate } from "../../engine/templates";
 import { ApiError, type FieldError } from "../../lib/errors";
 import type { Data } from "../data";
@@ -48,12 +49,14 @@ export async function checkLayout(data: Data, input: LayoutInput): Promise<void>
  * partial its templates render (with no cycle, at most 5 deep). Checked at save, like its Liquid.
  */
 export async function checkWorkflowContent(data: Data, steps: readonly Step[]): Promise<void> {
-  const named = steps.flatMap((step, i) => (step.type === "email" && typeof step.layout === "string" ? [[i, step.layout] as const] : []));
+  const named = placeSteps(steps).flatMap(({ step, at }) =>
+    step.type === "email" && typeof step.layout === "string" ? [[at.join("."), step.layout] as const] : [],
+  );
   const errors: FieldError[] = [];
   if (named.length > 0) {
     const known = new Set((await data.layouts.all()).map((l) => l.key));
-    for (const [i, key] of named) {
-      if (!known.has(key)) errors.push({ path: `steps.${i}.layout`, message: `No layout "${key}" in this environment.` });
+    for (const [at, key] of named) {
+      if (!known.has(key)) errors.push({ path: `${at}.layout`, message: `No layout "${key}" in this environment.` });
     }
   }
   errors.push(...(await partialIssues(workflowTemplateSources(steps), () => data.partials.all())));

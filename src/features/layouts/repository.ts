@@ -59,7 +59,7 @@ export function layoutsRepository(db: Db, environmentId: string) {
     ...base,
     version: base.version as (layoutId: string, n: number) => Promise<LayoutVersion | null>,
 
-    /** The live workflows whose email steps name `key`. */
+    /** The live workflows whose email steps name `key`, at any depth of their tree (a step's parent is a `steps` list). */
     async usedBy(key: string): Promise<string[]> {
       const rows = await db
         .select({ key: workflows.key })
@@ -68,7 +68,7 @@ export function layoutsRepository(db: Db, environmentId: string) {
           and(
             eq(workflows.environmentId, environmentId),
             isNull(workflows.deletedAt),
-            sql`EXISTS (SELECT 1 FROM json_each(${workflows.steps}) AS s WHERE json_extract(s.value, '$.type') = 'email' AND json_extract(s.value, '$.layout') = ${key})`,
+            sql`EXISTS (SELECT 1 FROM json_tree(${workflows.steps}) AS s WHERE s.type = 'object' AND (s.path = '$' OR s.path LIKE '%.steps') AND json_extract(s.value, '$.type') = 'email' AND json_extract(s.value, '$.layout') = ${key})`,
           ),
         )
         .orderBy(asc(workflows.key));

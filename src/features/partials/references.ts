@@ -1,6 +1,7 @@
 import { isChannelStep, type Step } from "../../engine/steps";
 import { describeGraphIssue, type PartialReference, partialGraphIssues, renderedPartials } from "../../engine/partials";
 import { type Mode, parseTemplate } from "../../engine/templates";
+import { placeSteps } from "../../engine/workflow-tree";
 import type { FieldError } from "../../lib/errors";
 import type { Partial } from "./schemas";
 
@@ -60,11 +61,10 @@ function strings(value: unknown, path: (string | number)[]): [(string | number)[
   return [];
 }
 
-/** A workflow's channel templates (base and locale variants), as the engine renders them. */
+/** A workflow's channel templates (base and locale variants) wherever they sit in its tree, as the engine renders them. */
 export function workflowTemplateSources(steps: readonly Step[]): TemplateSource[] {
-  return steps.flatMap((step, i) => {
+  return placeSteps(steps).flatMap(({ step, at }) => {
     if (!isChannelStep(step)) return [];
-    const at = ["steps", i] as (string | number)[];
     return [...strings(step.template, [...at, "template"]), ...strings(step.locales ?? {}, [...at, "locales"])].map(([path, source]) => ({
       path,
       source,

@@ -1,9 +1,10 @@
 import { CHANNELS, type Channel, type Step } from "../../engine/steps";
+import { allSteps } from "../../engine/workflow-tree";
 import { sign, verifySignature } from "../../lib/secrets";
 import type { SubscriberPreferences } from "../subscribers/preferences-schemas";
 import type { SubscriberPreferencesUpdate } from "../subscribers/preferences-schemas";
 
-/** A workflow as the page lists it: only the channels its steps send on. */
+/** A workflow as the page lists it: only the channels its steps send on, inside branch paths too. */
 export interface ChoosableWorkflow {
   key: string;
   name: string;
@@ -13,12 +14,15 @@ export interface ChoosableWorkflow {
 
 export const choosable = (rows: { key: string; name: string; description: string | null; steps: Step[] }[]): ChoosableWorkflow[] =>
   rows
-    .map((row) => ({
-      key: row.key,
-      name: row.name,
-      description: row.description,
-      channels: CHANNELS.filter((channel) => row.steps.some((step) => step.type === channel)),
-    }))
+    .map((row) => {
+      const steps = allSteps(row.steps);
+      return {
+        key: row.key,
+        name: row.name,
+        description: row.description,
+        channels: CHANNELS.filter((channel) => steps.some((step) => step.type === channel)),
+      };
+    })
     .filter((wf) => wf.channels.length > 0);
 
 /** Field names: `channel:email`, `workflow:<key>:email`. Keys never hold a colon. */

@@ -4,6 +4,7 @@ import type { EnvironmentContents } from "./repository";
 import type { PromotedContent, PromotedWorkflow, PromotionDiff } from "./schemas";
 import { renderedPartials } from "../../engine/partials";
 import { parseTemplate } from "../../engine/templates";
+import { allSteps } from "../../engine/workflow-tree";
 import { type TemplateSource, workflowTemplateSources } from "../partials/references";
 import { brandDiff, translationsDiff } from "./content-diff";
 
@@ -79,7 +80,8 @@ const defaultOf = (layouts: EnvironmentContents["layouts"]) => [...layouts].find
  * The layouts and partials the promoted workflows render (layouts by name, the default one for an
  * email step naming none, partials from their templates and those layouts, through partials
  * rendering partials): promoted with them when `source` has them and they differ, and `missing`
- * when neither environment has one.
+ * when neither environment has one. Steps are read wherever they sit in a workflow's tree; a
+ * workflow a `trigger_workflow` step starts is `missing` unless the target has it or it is promoted too.
  *
  * An email step naming no layout renders in the target's default: when the target has none, the
  * source's default goes with the workflow and becomes the target's default. Any other layout
@@ -106,7 +108,10 @@ function dependencies(source: EnvironmentContents, target: EnvironmentContents, 
   let fallsBackToDefault = false;
   for (const key of workflowKeys) {
     const steps = source.workflows.get(key)?.definition.steps ?? [];
-    for (const step of steps) {
+    for (const step of allSteps(steps)) {
+      if (step.type === "trigger_workflow" && !target.workflows.has(step.workflow) && !workflowKeys.includes(step.workflow)) {
+        missing.push(`workflow "${step.workflow}" (triggered by "${key}")`);
+      }
       if (step.type !== "email") continue;
       if (typeof step.layout === "string") layoutKeys.add(step.layout);
       else if (step.layout === undefined) fallsBackToDefault = true;

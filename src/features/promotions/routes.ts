@@ -109,7 +109,7 @@ promotionsRoutes.openapi(
     if (plan.missing.length > 0) {
       throw new ApiError(
         "validation_failed",
-        `The workflows render what neither "${input.from}" nor "${input.to}" has: ${plan.missing.join(", ")}. Nothing was promoted.`,
+        `The workflows render or trigger what "${input.to}" would not have: ${plan.missing.join(", ")}. Nothing was promoted.`,
         plan.missing.map((m) => ({ path: "workflows", message: `Missing ${m}.` })),
       );
     }

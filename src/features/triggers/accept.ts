@@ -6,7 +6,7 @@ import { type DestinationOptions, STRICT_DESTINATIONS } from "../../lib/destinat
 import { ApiError } from "../../lib/errors";
 import { uuidv7 } from "../../lib/ids";
 import { cachedGate, rememberGate, type WorkflowGate } from "../workflows/gate-cache";
-import { isChannelStep } from "../../engine/steps";
+import { plannedMessages } from "../../engine/planned-messages";
 import { parsedJson, parsedJsonObject } from "../../contract/json";
 import { BROADCAST_RECIPIENT } from "../../contract/recipients";
 import type { Data } from "../data";
@@ -46,7 +46,7 @@ export async function loadWorkflowGates(data: Data, keys: string[]) {
       active: r.active,
       payloadSchema: r.payloadSchema ?? null,
       contentStamp: r.contentStamp,
-      channelSteps: r.steps.filter(isChannelStep).length,
+      channelSteps: plannedMessages(r.steps),
       brandVersion: r.brandVersion,
       translationsRevision: r.translationsRevision,
       defaultLocale: r.defaultLocale,

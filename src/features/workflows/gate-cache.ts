@@ -13,7 +13,7 @@ export interface WorkflowGate {
   payloadSchema: Record<string, unknown> | null;
   /** The environment's content stamp (layouts, partials) read with the gate: what a trigger accepted now renders with. */
   contentStamp: number;
-  /** Channel steps: the messages each recipient is planned to get. */
+  /** The messages each recipient is planned to get at most: channel steps along the longest way through its branches. */
   channelSteps: number;
   /** The environment's brand version and translations revision and default locale: a trigger renders with them. */
   brandVersion: number;

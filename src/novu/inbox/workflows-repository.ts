@@ -3,27 +3,31 @@ import { and, asc, eq, isNull, sql } from "drizzle-orm";
 import { inJsonList } from "../../db/batch";
 import type { Db } from "../../db/client";
 import { workflows } from "../../db/schema";
-import { CHANNELS, type Channel } from "../../engine/steps";
+import { CHANNELS, type Channel, type Step } from "../../engine/steps";
+import { allSteps } from "../../engine/workflow-tree";
 
 export interface InboxWorkflowRow {
   key: string;
   name: string;
   critical: boolean;
   tags: string[];
-  /** The channels its steps deliver on, in Clarion's order. */
+  /** The channels its steps deliver on (inside branch paths too), in Clarion's order. */
   channels: Channel[];
 }
 
 /** How many workflows a preference list shows at most: an Inbox panel, not an export. */
 const MAX_LISTED = 500;
 
-const channelsOf = (steps: readonly { type: string }[]): Channel[] => CHANNELS.filter((c) => steps.some((s) => s.type === c));
+const channelsOf = (tree: readonly Step[]): Channel[] => {
+  const steps = allSteps(tree);
+  return CHANNELS.filter((c) => steps.some((s) => s.type === c));
+};
 
 /** Live workflows of one environment (tombstones are not shown). */
 export function inboxWorkflows(db: Db, environmentId: string) {
   const live = and(eq(workflows.environmentId, environmentId), isNull(workflows.deletedAt));
   const columns = { key: workflows.key, name: workflows.name, critical: workflows.critical, tags: workflows.tags, steps: workflows.steps };
-  const toRow = (r: { key: string; name: string; critical: boolean; tags: string[]; steps: { type: string }[] }): InboxWorkflowRow => ({
+  const toRow = (r: { key: string; name: string; critical: boolean; tags: string[]; steps: Step[] }): InboxWorkflowRow => ({
     key: r.key,
     name: r.name,
     critical: r.critical,

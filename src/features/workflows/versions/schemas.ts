@@ -73,6 +73,11 @@ export const VersionChange = z
     step: z.string().nullable().openapi({ description: "The step's id; null for a field of the workflow itself." }),
     change: z.enum(["added", "removed", "changed", "moved"]),
     fields: z.array(z.string()),
+    path: z.string().optional().openapi({
+      description:
+        "Where the step sits in the later version (the earlier one for a removed step), at any depth: `steps.2.paths.0.steps.1`.",
+    }),
+    from: z.string().optional().openapi({ description: "For a moved step, where it sat in the earlier version." }),
   })
   .openapi("VersionChange");
 

@@ -11,11 +11,13 @@ const CHANGE_BADGE = { added: "ok", removed: "bad", changed: "warn", moved: "inf
 function SectionHead({ section, columns }: { section: DiffSection; columns: number }) {
   const title = section.step === null ? "Settings" : `Step ${section.step}`;
   return (
-    <tr className="section">
-      <th colSpan={columns} scope="colgroup">
+    <tr className="section" data-depth={section.depth}>
+      <th colSpan={columns} scope="colgroup" style={section.depth > 0 ? { paddingInlineStart: `${section.depth * 1.25}rem` } : undefined}>
         {title} {section.type ? <span className="muted">({section.type})</span> : null}{" "}
+        {section.where ? <span className="muted">in {section.where}</span> : null}{" "}
         {section.change !== "unchanged" ? <Badge tone={CHANGE_BADGE[section.change]}>{CHANGE_LABEL[section.change]}</Badge> : null}
         {section.moved && section.change !== "moved" ? <Badge tone="info">moved</Badge> : null}
+        {section.movedFrom ? <span className="muted"> (moved from {section.movedFrom})</span> : null}
       </th>
     </tr>
   );
@@ -60,7 +62,7 @@ export function DefinitionTable({ sections }: { sections: DiffSection[] }) {
       </colgroup>
       {sections.map((section) => (
         <tbody key={section.step ?? "(settings)"} data-diff-section={section.step ?? "settings"}>
-          <SectionHead section={{ ...section, change: "unchanged", moved: false }} columns={2} />
+          <SectionHead section={{ ...section, change: "unchanged", moved: false, movedFrom: undefined }} columns={2} />
           {section.rows.map((row) => (
             <tr key={row.path} data-field={row.path}>
               <th scope="row">
