@@ -4,6 +4,7 @@ import { redactSecrets } from "../../engine/redact";
 import type { AppEnv } from "../../env";
 import { ApiError } from "../../lib/errors";
 import { apiRoute, createRouter, json, security } from "../../lib/openapi";
+import { parentTransactionIdOf } from "../triggers/parent";
 import { waitingSteps } from "../triggers/waiting";
 import {
   MessageList,
@@ -87,14 +88,15 @@ messagesRoutes.openapi(
   }),
   async (c) => {
     const { transactionId } = c.req.valid("param");
-    const [status, waiting] = await Promise.all([
+    const [status, waiting, parentTransactionId] = await Promise.all([
       withoutSecrets(c, c.var.data.messages.triggerStatus(transactionId)),
       waitingSteps(c.env, c.var.data.environmentId, transactionId),
+      parentTransactionIdOf(c.env, c.var.data.environmentId, transactionId),
     ]);
     if (!status)
       throw new ApiError("transaction_not_found", `No recorded trigger with transactionId "${transactionId}" in this environment.`);
     const steps = waiting.steps.map((w) => ({ ...w, until: new Date(w.until).toISOString() }));
-    return c.json({ ...status, waiting: steps, waitingTotal: waiting.total }, 200);
+    return c.json({ ...status, parentTransactionId, waiting: steps, waitingTotal: waiting.total }, 200);
   },
 );
 

@@ -3,6 +3,7 @@
 import { TriggerStore } from "../../durable-objects/client/trigger-store";
 import { dispatchWritten } from "../../delivery/webhooks/dispatch";
 import type { Bindings } from "../../env";
+import type { TriggerRecord } from "../../jobs/trigger-record";
 import type { Data } from "../data";
 import { destinationOptions } from "../../lib/destinations";
 import { ApiError, fieldErrors } from "../../lib/errors";
@@ -19,13 +20,16 @@ import {
 } from "./accept";
 import { type BroadcastRequest, type CancelResult, TriggerRequest } from "./schemas";
 
-/** Accepts one trigger (`draft`: even if its workflow is inactive, for a test send); throws the problem a client should see. */
+/**
+ * Accepts one trigger (`draft`: even if its workflow is inactive, for a test send; `chain`: started
+ * by a `trigger_workflow` step, kept on the record); throws the problem a client should see.
+ */
 export async function acceptTrigger(
   data: Data,
   env: Bindings,
   body: TriggerRequest,
   idempotencyKey?: string,
-  { draft = false }: { draft?: boolean } = {},
+  { draft = false, chain }: { draft?: boolean; chain?: Pick<TriggerRecord, "depth" | "parentTransactionId"> } = {},
 ): Promise<Accepted> {
   const request = await withKeyTransactionId(body, idempotencyKey);
   const [gates, knownTopics, tenants] = await Promise.all([
@@ -44,6 +48,8 @@ export async function acceptTrigger(
     destinationOptions(env),
     tenants,
   );
+  // Not in the fingerprint: a child's transactionId already names its parent, so a replay matches.
+  if (chain) prepared.record = { ...prepared.record, ...chain };
   const [result] = await makeDurable(env, [prepared]);
   if (!result || result instanceof ApiError) throw result ?? new Error("no accept result");
   return result;
