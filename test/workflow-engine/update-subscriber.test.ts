@@ -7,8 +7,11 @@ import type { TriggerLedger } from "../../src/durable-objects/ledger/trigger-led
 import type { EventList } from "../../src/features/events/schemas";
 import type { SubscriberActivityPage } from "../../src/features/subscribers/activity-schemas";
 import type { Subscriber } from "../../src/features/subscribers/schemas";
+import { Webhook } from "standardwebhooks";
+import type { WebhookEndpointCreated } from "../../src/features/events/endpoints/schemas";
 import { api } from "../request";
-import { createSandboxEnvironment, createWorkflow, unique } from "../factories";
+import { holdWebhooks } from "../webhook-queue";
+import { createSandboxEnvironment, createWorkflow, fakeProviderScenario, unique } from "../factories";
 import { deliveredMessages, postHeld, triggerDelivered } from "../held-triggers";
 import { deliverHeldJobs, ledgerOf } from "../ledger";
 
@@ -80,13 +83,22 @@ describe("update_subscriber steps", () => {
     ]);
   });
 
-  it("puts the change on the subscriber's timeline and emits subscriber.updated, as POST /sub does", async () => {
-    const { key, workflow, subscriberId } = await setUp([update({ data: { plan: "{{ payload.plan }}" } })]);
+  it("puts the change on the subscriber's timeline and emits subscriber.updated to webhook endpoints, as POST /sub does", async () => {
+    const { id, key, workflow, subscriberId } = await setUp([update({ data: { plan: "{{ payload.plan }}" } })]);
+    const receiver = fakeProviderScenario();
+    const endpoint = await api<WebhookEndpointCreated>(key, "POST", "/v1/webhook-endpoints", {
+      url: `${receiver.baseUrl}/e`,
+      events: ["subscriber.updated"],
+    });
+    const hooks = holdWebhooks();
     expect(await timeline(key, subscriberId)).toEqual(["created"]);
-    const tx = await triggerDelivered(key, { workflow, to: subscriberId, payload: { plan: "pro" } });
-    await deliveredMessages(key, tx, 0);
+    const { accepted } = await postHeld(key, "/v1/trigger", { workflow, to: subscriberId, payload: { plan: "pro" } });
+    await deliverHeldJobs(id, accepted[0]!.transactionId, hooks.env);
     expect(await timeline(key, subscriberId)).toEqual(["updated", "created"]);
     expect(await updatedEvents(key)).toEqual([{ subscriberId }]);
+    await hooks.drain();
+    const received = (await receiver.captured()).map((r) => new Webhook(endpoint.body.secret).verify(r.body, r.headers) as { type: string; data: unknown });
+    expect(received.map((r) => [r.type, r.data])).toEqual([["subscriber.updated", { subscriberId }]]);
   });
 
   it("writes once: a redelivered job finds the outcome recorded and writes nothing again", async () => {
