@@ -19371,6 +19371,8 @@ export interface components {
             context: {
                 [key: string]: string;
             } | null;
+            /** @description The trigger whose `trigger_workflow` step started this one (null: triggered from the API, or its ledger record has expired). */
+            parentTransactionId: string | null;
             messages: {
                 total: number;
                 byStatus: {
