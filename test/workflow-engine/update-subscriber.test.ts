@@ -83,6 +83,16 @@ describe("update_subscriber steps", () => {
     ]);
   });
 
+  it("translates later steps' texts (`t`) in the new locale", async () => {
+    const { key, subscriberId } = await setUp([mail("unused")]);
+    expect((await api(key, "PUT", "/v1/translations/en", { keys: { greet: "Hello" } })).status).toBe(200);
+    expect((await api(key, "PUT", "/v1/translations/de-CH", { keys: { greet: "Grüezi" } })).status).toBe(200);
+    const workflow = unique("us").toLowerCase();
+    await createWorkflow(key, { key: workflow, steps: [update({ locale: "de-CH" }), mail("after", '{{ "greet" | t }}')] });
+    const tx = await triggerDelivered(key, { workflow, to: subscriberId });
+    expect((await deliveredMessages(key, tx, 1))[0]!.subject).toBe("Grüezi");
+  });
+
   it("puts the change on the subscriber's timeline and emits subscriber.updated to webhook endpoints, as POST /sub does", async () => {
     const { id, key, workflow, subscriberId } = await setUp([update({ data: { plan: "{{ payload.plan }}" } })]);
     const receiver = fakeProviderScenario();

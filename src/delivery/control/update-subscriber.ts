@@ -4,7 +4,8 @@ import { upsertSubscribers } from "../../db/queries/subscribers";
 import type { RunStepRow, StepOutcomeView } from "../../engine/content";
 import type { UpdateSubscriberStep } from "../../engine/steps";
 import { renderText, renderValue } from "../../engine/templates";
-import { contextFor, type Recipient } from "../recipients/recipients-state";
+import { TRANSLATOR } from "../../engine/translate";
+import { contextFor, type Loaded, type Recipient } from "../recipients/recipients-state";
 import type { ControlRunner } from "./runner";
 
 type Step = z.infer<typeof UpdateSubscriberStep>;
@@ -70,7 +71,7 @@ export const updateSubscriberRunner: ControlRunner<Step> = {
         new Date(),
       );
       run.ctx.emit(eventIds.map((id) => ({ id, environmentId })));
-      for (const { recipient, input } of writes) remember(recipient, input);
+      for (const { recipient, input } of writes) remember(recipient, input, run.loaded);
     }
     return decided.map((d) => ({
       subscriberId: d.recipient.profile.subscriberId,
@@ -81,9 +82,12 @@ export const updateSubscriberRunner: ControlRunner<Step> = {
 };
 
 /** The recipient as the write left it, for the rest of this run. */
-function remember(r: Recipient, input: SubscriberInput) {
+function remember(r: Recipient, input: SubscriberInput, loaded: Loaded) {
   const { subscriberId: _id, ...written } = input;
   r.context = { ...r.context, subscriber: { ...r.context.subscriber, ...written } };
-  if (input.locale) r.locale = input.locale;
+  if (input.locale) {
+    r.locale = input.locale;
+    if (loaded.translatorFor) r.context[TRANSLATOR] = loaded.translatorFor(input.locale);
+  }
   if (input.timezone) r.timezone = input.timezone;
 }
