@@ -64,8 +64,10 @@ const requeue = (environmentId: string, transactionId: string, job: string) =>
   });
 
 const heldJob = (environmentId: string, transactionId: string) =>
-  runInDurableObject(ledgerOf(environmentId, transactionId), (_l: TriggerLedger, state) =>
-    state.storage.sql.exec<{ job: string }>("SELECT job FROM outbox WHERE tx = ? ORDER BY id LIMIT 1", transactionId).one().job,
+  runInDurableObject(
+    ledgerOf(environmentId, transactionId),
+    (_l: TriggerLedger, state) =>
+      state.storage.sql.exec<{ job: string }>("SELECT job FROM outbox WHERE tx = ? ORDER BY id LIMIT 1", transactionId).one().job,
   );
 
 const status = async (key: string, transactionId: string) =>

@@ -63,7 +63,11 @@ describe("update_subscriber steps", () => {
       }),
       mail("after", NEW_VALUES),
     ]);
-    const tx = await triggerDelivered(key, { workflow, to: subscriberId, payload: { first: "Augusta", locale: "de-CH", plan: "pro", day: "mon" } });
+    const tx = await triggerDelivered(key, {
+      workflow,
+      to: subscriberId,
+      payload: { first: "Augusta", locale: "de-CH", plan: "pro", day: "mon" },
+    });
 
     const messages = await deliveredMessages(key, tx, 2);
     const subject = (stepId: string) => messages.find((m) => m.stepId === stepId)?.subject;
@@ -107,17 +111,23 @@ describe("update_subscriber steps", () => {
     expect(await timeline(key, subscriberId)).toEqual(["updated", "created"]);
     expect(await updatedEvents(key)).toEqual([{ subscriberId }]);
     await hooks.drain();
-    const received = (await receiver.captured()).map((r) => new Webhook(endpoint.body.secret).verify(r.body, r.headers) as { type: string; data: unknown });
+    const received = (await receiver.captured()).map(
+      (r) => new Webhook(endpoint.body.secret).verify(r.body, r.headers) as { type: string; data: unknown },
+    );
     expect(received.map((r) => [r.type, r.data])).toEqual([["subscriber.updated", { subscriberId }]]);
   });
 
   it("writes once: a redelivered job finds the outcome recorded and writes nothing again", async () => {
-    const { id, key, workflow, subscriberId } = await setUp([update({ lastName: "Lovelace" }), { id: "later", type: "delay", for: "PT1H" }]);
+    const { id, key, workflow, subscriberId } = await setUp([
+      update({ lastName: "Lovelace" }),
+      { id: "later", type: "delay", for: "PT1H" },
+    ]);
     const { res, accepted } = await postHeld(key, "/v1/trigger", { workflow, to: subscriberId });
     expect(res.status).toBe(202);
     const tx = accepted[0]!.transactionId;
-    const job = await runInDurableObject(ledgerOf(id, tx), (_l: TriggerLedger, state) =>
-      state.storage.sql.exec<{ job: string }>("SELECT job FROM outbox WHERE tx = ? LIMIT 1", tx).one().job,
+    const job = await runInDurableObject(
+      ledgerOf(id, tx),
+      (_l: TriggerLedger, state) => state.storage.sql.exec<{ job: string }>("SELECT job FROM outbox WHERE tx = ? LIMIT 1", tx).one().job,
     );
     await deliverHeldJobs(id, tx);
     await runInDurableObject(ledgerOf(id, tx), (_l: TriggerLedger, state) => {

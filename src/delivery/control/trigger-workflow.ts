@@ -48,7 +48,9 @@ export const triggerWorkflowRunner: ControlRunner<Step> = {
       });
       return pending.map((r) => ({ subscriberId: r.profile.subscriberId, stepId: step.id, outcome }));
     }
-    return Promise.all(pending.map(async (r) => ({ subscriberId: r.profile.subscriberId, stepId: step.id, outcome: await start(run, step, r, depth) })));
+    return Promise.all(
+      pending.map(async (r) => ({ subscriberId: r.profile.subscriberId, stepId: step.id, outcome: await start(run, step, r, depth) })),
+    );
   },
 };
 
@@ -57,11 +59,14 @@ async function start(run: ControlRun, step: Step, r: Recipient, depth: number): 
   // A consumer built without the accept path is a wiring mistake: the job retries rather than record a failure.
   if (!startChild) throw new Error("the consumer was built without startChild");
   const rendered = renderValue(step.payload ?? {}, contextFor(r, step));
-  if (!rendered.ok) return failed("render_failed", { message: `The payload does not render: ${rendered.message}`, workflow: step.workflow });
+  if (!rendered.ok)
+    return failed("render_failed", { message: `The payload does not render: ${rendered.message}`, workflow: step.workflow });
   const transactionId = await childTransactionId(run.trigger.transactionId, step.id, r.profile.subscriberId);
-  const outcome = await startChild(run.ctx.env, childOf(run.trigger, step, r, rendered.value as Record<string, unknown>, transactionId, depth));
-  if (outcome.status === "refused")
-    return failed(outcome.code, { message: outcome.message, workflow: step.workflow, transactionId });
+  const outcome = await startChild(
+    run.ctx.env,
+    childOf(run.trigger, step, r, rendered.value as Record<string, unknown>, transactionId, depth),
+  );
+  if (outcome.status === "refused") return failed(outcome.code, { message: outcome.message, workflow: step.workflow, transactionId });
   return { status: "ran", detail: { transactionId: outcome.transactionId, workflow: step.workflow } };
 }
 

@@ -28,13 +28,15 @@ function decide(step: Step, r: Recipient): Decided {
     const source = step.set[field];
     if (source === undefined) continue;
     const rendered = renderText(source, context);
-    if (!rendered.ok) return { recipient: r, outcome: failed("render_failed", { message: `set.${field} does not render: ${rendered.message}` }) };
+    if (!rendered.ok)
+      return { recipient: r, outcome: failed("render_failed", { message: `set.${field} does not render: ${rendered.message}` }) };
     const text = rendered.text.trim();
     if (text !== "") input[field] = text;
   }
   if (step.set.data !== undefined) {
     const rendered = renderValue(step.set.data, context);
-    if (!rendered.ok) return { recipient: r, outcome: failed("render_failed", { message: `set.data does not render: ${rendered.message}` }) };
+    if (!rendered.ok)
+      return { recipient: r, outcome: failed("render_failed", { message: `set.data does not render: ${rendered.message}` }) };
     const stored = r.context.subscriber.data;
     const base = stored !== null && typeof stored === "object" && !Array.isArray(stored) ? (stored as Record<string, unknown>) : {};
     input.data = { ...base, ...(rendered.value as Record<string, unknown>) };
