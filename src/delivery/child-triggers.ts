@@ -3,7 +3,6 @@ import type { Json, JsonObject } from "../contract/json";
 
 /** A workflow started by a `trigger_workflow` step, for one recipient of the parent's run. */
 export interface ChildTrigger {
-  environmentId: string;
   /** Derived from the parent's (see control/trigger-workflow.ts): the same step for the same recipient always names the same child. */
   transactionId: string;
   workflow: string;
@@ -20,12 +19,18 @@ export interface ChildTrigger {
 export type ChildTriggerOutcome = { status: "accepted"; transactionId: string } | { status: "refused"; code: string; message: string };
 
 /**
- * Accepts a child trigger through the same path as `POST /v1/trigger`. Features own that path and
- * delivery may not import them, so the Worker's entry (src/index.ts) hands it to the consumer.
+ * Accepts child triggers of one environment through the accept path of `POST /v1/trigger` (as
+ * `/v1/trigger/bulk` does: one gate read, one call per ledger shard), an outcome per child in
+ * order. Features own that path and delivery may not import them, so the Worker's entry
+ * (src/index.ts) hands it to the consumer.
  */
-export type StartChildTrigger = (env: Bindings, child: ChildTrigger) => Promise<ChildTriggerOutcome>;
+export type StartChildTriggers = (
+  env: Bindings,
+  environmentId: string,
+  children: readonly ChildTrigger[],
+) => Promise<ChildTriggerOutcome[]>;
 
 /** What the consumer is given from above it. */
 export interface DeliveryServices {
-  startChild: StartChildTrigger;
+  startChildren: StartChildTriggers;
 }

@@ -194,6 +194,21 @@ describe("trigger_workflow steps", () => {
   });
 });
 
+describe("trigger_workflow refusals in words", () => {
+  it("fails the step with validation_failed, naming the field, when the rendered payload breaks the child's payloadSchema", async () => {
+    const { id, key, workflow } = await setUp();
+    const payloadSchema = { type: "object", required: ["plan"], properties: { plan: { type: "string" } } };
+    const child = await workflow([mail("never")], { payloadSchema });
+    const parent = await workflow([start(child, { other: "{{ payload.plan }}" }), mail("after")]);
+    const { transactionId: tx, children } = await triggerHolding(key, { workflow: parent, to: person(), payload: { plan: "pro" } });
+    expect(children).toEqual([]);
+    const [row] = await recorded(id, tx);
+    expect(row!.outcome).toMatchObject({ status: "failed", reason: "validation_failed", detail: { workflow: child } });
+    expect((row!.outcome.detail as { message: string }).message).toContain("plan");
+    expect((await deliveredMessages(key, tx, 1)).map((m) => m.stepId)).toEqual(["after"]);
+  });
+});
+
 describe("childTransactionId", () => {
   it("is <parent>:<stepId>:<subscriberId> when that is a valid transactionId", async () => {
     expect(await childTransactionId("tx-1", "start", "user-7")).toBe("tx-1:start:user-7");

@@ -7,7 +7,7 @@ import { sha256Hex } from "../../lib/crypto";
 import type { TriggerSnapshot } from "../../jobs/trigger-record";
 import { contextFor, type Recipient } from "../recipients/recipients-state";
 import type { ChildTrigger } from "../child-triggers";
-import type { ControlRun, ControlRunner } from "./runner";
+import type { ControlRunner } from "./runner";
 
 type Step = z.infer<typeof TriggerWorkflowStep>;
 
@@ -48,27 +48,35 @@ export const triggerWorkflowRunner: ControlRunner<Step> = {
       });
       return pending.map((r) => ({ subscriberId: r.profile.subscriberId, stepId: step.id, outcome }));
     }
-    return Promise.all(
-      pending.map(async (r) => ({ subscriberId: r.profile.subscriberId, stepId: step.id, outcome: await start(run, step, r, depth) })),
-    );
+    const startChildren = run.ctx.services?.startChildren;
+    // A consumer built without the accept path is a wiring mistake: the job retries rather than record a failure.
+    if (!startChildren) throw new Error("the consumer was built without startChildren");
+    const outcomes = new Map<string, StepOutcomeView>();
+    const children: ChildTrigger[] = [];
+    for (const r of pending) {
+      const rendered = renderValue(step.payload ?? {}, contextFor(r, step));
+      if (!rendered.ok) {
+        const message = `The payload does not render: ${rendered.message}`;
+        outcomes.set(r.profile.subscriberId, failed("render_failed", { message, workflow: step.workflow }));
+        continue;
+      }
+      const transactionId = await childTransactionId(run.trigger.transactionId, step.id, r.profile.subscriberId);
+      children.push(childOf(run.trigger, step, r, rendered.value as Record<string, unknown>, transactionId, depth));
+    }
+    // One accept for the chunk's children: one gate read and one call per ledger shard, as a bulk trigger.
+    const started = children.length ? await startChildren(run.ctx.env, run.trigger.environmentId, children) : [];
+    for (const [i, child] of children.entries()) {
+      const outcome = started[i]!;
+      outcomes.set(
+        child.subscriberId,
+        outcome.status === "refused"
+          ? failed(outcome.code, { message: outcome.message, workflow: step.workflow, transactionId: child.transactionId })
+          : { status: "ran", detail: { transactionId: outcome.transactionId, workflow: step.workflow } },
+      );
+    }
+    return pending.map((r) => ({ subscriberId: r.profile.subscriberId, stepId: step.id, outcome: outcomes.get(r.profile.subscriberId)! }));
   },
 };
-
-async function start(run: ControlRun, step: Step, r: Recipient, depth: number): Promise<StepOutcomeView> {
-  const startChild = run.ctx.services?.startChild;
-  // A consumer built without the accept path is a wiring mistake: the job retries rather than record a failure.
-  if (!startChild) throw new Error("the consumer was built without startChild");
-  const rendered = renderValue(step.payload ?? {}, contextFor(r, step));
-  if (!rendered.ok)
-    return failed("render_failed", { message: `The payload does not render: ${rendered.message}`, workflow: step.workflow });
-  const transactionId = await childTransactionId(run.trigger.transactionId, step.id, r.profile.subscriberId);
-  const outcome = await startChild(
-    run.ctx.env,
-    childOf(run.trigger, step, r, rendered.value as Record<string, unknown>, transactionId, depth),
-  );
-  if (outcome.status === "refused") return failed(outcome.code, { message: outcome.message, workflow: step.workflow, transactionId });
-  return { status: "ran", detail: { transactionId: outcome.transactionId, workflow: step.workflow } };
-}
 
 function childOf(
   trigger: TriggerSnapshot,
@@ -79,7 +87,6 @@ function childOf(
   depth: number,
 ): ChildTrigger {
   return {
-    environmentId: trigger.environmentId,
     transactionId,
     workflow: step.workflow,
     subscriberId: r.profile.subscriberId,
