@@ -133,6 +133,10 @@ async function limitsTable(load, openapi) {
       `${schemaProperty("TriggerRequest", "transactionId", "pattern", maxRepeat)} characters: letters, digits, \`.\` \`_\` \`:\` \`-\``,
     ],
     ["Steps per workflow", count(schemaProperty("WorkflowInput", "steps", "maxItems"))],
+    [
+      "Workflows in one chain of `trigger_workflow` steps (checked at run time: `trigger_depth_exceeded`)",
+      count(await constant("/src/engine/steps.ts", "MAX_TRIGGER_CHAIN")),
+    ],
     ["Nesting of any request body", `${await constant("/src/lib/json-limits.ts", "MAX_BODY_DEPTH")} levels`],
     [
       "Nesting of a trigger's `payload` and `overrides`, and of a `payloadSchema`",

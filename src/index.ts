@@ -1,6 +1,7 @@
 import { createApp } from "./app";
 import { consumeDeadLetters } from "./delivery/dead-letters";
 import { consumeDeliveryBatch } from "./delivery/consumer";
+import { startChildTriggers } from "./features/triggers/child-trigger";
 import { consumeWebhookBatch } from "./features/events/endpoints/consumer";
 import { redeliverStranded, redispatchStale } from "./features/events/endpoints/sweep";
 import { unscopedDb } from "./db/unscoped";
@@ -25,7 +26,7 @@ export default {
   async queue(batch, env) {
     if (batch.queue === DEAD_LETTER_QUEUE) await consumeDeadLetters(batch, env);
     else if (batch.queue === WEBHOOK_QUEUE) await consumeWebhookBatch(batch, env);
-    else await consumeDeliveryBatch(batch, env);
+    else await consumeDeliveryBatch(batch, env, { startChildren: startChildTriggers });
   },
   /** Retention (`[triggers] crons` in wrangler.toml): each run deletes a bounded number of expired rows. */
   async scheduled(controller, env) {

@@ -13,7 +13,7 @@ import { api, type ApiResponse } from "./request";
  * its shard's outbox (test/ledger.ts `acceptInto`) instead of leaving for the Queue moments later:
  * a test then runs those jobs through the consumer itself and reads once, never racing the Queue.
  */
-function holdingLedgers(accepted: { environmentId: string; transactionId: string }[]): typeof env {
+export function holdingLedgers(accepted: { environmentId: string; transactionId: string }[]): typeof env {
   const ledgers = env.LEDGERS;
   const accept = async (name: string, entries: AcceptEntry[]) => {
     const outcomes = await acceptInto(name, entries);
@@ -35,6 +35,13 @@ function holdingLedgers(accepted: { environmentId: string; transactionId: string
  * written (a delay or a digest still waits for its time).
  */
 export async function postDelivered<T = TriggerAccepted>(key: string, path: string, body: unknown): Promise<ApiResponse<T>> {
+  const { res, accepted } = await postHeld<T>(key, path, body);
+  for (const { environmentId, transactionId } of accepted) await deliverHeldJobs(environmentId, transactionId);
+  return res;
+}
+
+/** POSTs as `postDelivered` does but leaves what the route accepted in its ledger's outbox: the test delivers it (`deliverHeldJobs`) when it chooses. */
+export async function postHeld<T = TriggerAccepted>(key: string, path: string, body: unknown) {
   const accepted: { environmentId: string; transactionId: string }[] = [];
   const bindings = holdingLedgers(accepted);
   const via = {
@@ -46,8 +53,7 @@ export async function postDelivered<T = TriggerAccepted>(key: string, path: stri
     },
   };
   const res = await api<T>(key, "POST", path, body, { via });
-  for (const { environmentId, transactionId } of accepted) await deliverHeldJobs(environmentId, transactionId);
-  return res;
+  return { res, accepted };
 }
 
 /** Triggers through `POST /v1/trigger`, delivers it now (`postDelivered`), and answers its transactionId. */

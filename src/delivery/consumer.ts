@@ -16,6 +16,7 @@ import { unpack } from "./unpack";
 import { sendInBatches } from "../jobs/pack";
 import { resolveRecipientIds } from "./recipients/resolve-recipients";
 import type { TriggerSnapshot, TriggerState } from "../jobs/trigger-record";
+import type { DeliveryServices } from "./child-triggers";
 
 const STATUS_BY_STATE: Record<TriggerState, TriggerStatus> = {
   accepted: "processing",
@@ -41,7 +42,7 @@ type Job<T extends DeliveryJob["type"]> = { message: Message<unknown>; job: Extr
  * chunks run the workflow. A job is acked only once its work is written; anything
  * unexpected retries it with backoff.
  */
-export async function consumeDeliveryBatch(batch: MessageBatch<unknown>, env: Bindings): Promise<void> {
+export async function consumeDeliveryBatch(batch: MessageBatch<unknown>, env: Bindings, services?: DeliveryServices): Promise<void> {
   const { messages, settle } = unpack(batch, env);
   const triggers: Job<"trigger">[] = [];
   const chunks: Job<"recipients">[] = [];
@@ -53,7 +54,7 @@ export async function consumeDeliveryBatch(batch: MessageBatch<unknown>, env: Bi
     } else if (parsed.data.type === "trigger") triggers.push({ message, job: parsed.data });
     else chunks.push({ message, job: parsed.data });
   }
-  const ctx = new DeliveryContext(env);
+  const ctx = new DeliveryContext(env, services);
   const started = Date.now();
   const inline = await startTriggers(ctx, triggers);
   const fannedOut = Date.now();

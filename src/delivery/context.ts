@@ -15,6 +15,7 @@ import { RecipientReads } from "./recipient-reads";
 import { finishTriggers } from "./writes/trigger-writes";
 import { dispatchWritten } from "./webhooks/dispatch";
 import type { TriggerSnapshot } from "../jobs/trigger-record";
+import type { DeliveryServices } from "./child-triggers";
 
 type Key = { environmentId: string; transactionId: string };
 
@@ -54,7 +55,11 @@ export class DeliveryContext {
   /** Log shards' outbox entries whose D1 half D1 took in this invocation: settled at its end (`flushEvents`). */
   private readonly settled: OutboxEntry[] = [];
 
-  constructor(readonly env: Bindings) {
+  constructor(
+    readonly env: Bindings,
+    /** What the Worker's entry gives the consumer from the features (absent where no step needs it: the dead letters, tests of writes). */
+    readonly services?: DeliveryServices,
+  ) {
     // Not one environment's: a consumer batch holds jobs of several, and their writes are merged
     // into one D1 batch per phase. Each statement names its job's environment (writes/, db/queries/).
     this.db = unscopedDb(env);

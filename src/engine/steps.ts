@@ -279,6 +279,12 @@ export interface BranchStep {
 }
 export type Step = LeafStep | BranchStep;
 
+/**
+ * A chain of workflows started by `trigger_workflow` steps holds at most this many: the trigger
+ * from the API and four below it. The step that would start a sixth fails (`trigger_depth_exceeded`).
+ */
+export const MAX_TRIGGER_CHAIN = 5;
+
 /** A branch may have at most this many paths (besides its default) ... */
 export const MAX_BRANCH_PATHS = 10;
 /** ... and branches nest at most this deep. */

@@ -306,6 +306,15 @@ export function renderText(source: string, ctx: TemplateContext): { ok: true; te
   }
 }
 
+/** Renders every string inside a value (a trigger_workflow payload, an update_subscriber `data`); errors come back as values. */
+export function renderValue(value: unknown, ctx: TemplateContext): { ok: true; value: unknown } | { ok: false; message: string } {
+  try {
+    return { ok: true, value: renderDeep(value, ctx) };
+  } catch (error) {
+    return { ok: false, message: (error as Error).message };
+  }
+}
+
 type Issue = { path: (string | number)[]; message: string };
 
 /** Every Liquid string inside a value (push `data`, chat `blocks`, a template's fields), with its path. */

@@ -47,6 +47,13 @@ export interface TriggerRecord {
   messagesInLog?: boolean;
   /** Context keys besides the tenant (Novu's `context`), by key: the id given for each. Absent: none. */
   context?: Record<string, string>;
+  /**
+   * How many workflows started this one through `trigger_workflow` steps: 0 (or absent) for a
+   * trigger accepted from the API, the parent's depth + 1 for a child. Bounds chains at run time.
+   */
+  depth?: number;
+  /** The trigger whose `trigger_workflow` step started this one; absent for a trigger from the API. */
+  parentTransactionId?: string;
 }
 
 /** Where a trigger is in its life, as its ledger keeps it. */

@@ -19382,6 +19382,8 @@ export interface components {
             context: {
                 [key: string]: string;
             } | null;
+            /** @description The trigger whose `trigger_workflow` step started this one (null: triggered from the API, or its ledger record has expired). */
+            parentTransactionId: string | null;
             messages: {
                 total: number;
                 byStatus: {

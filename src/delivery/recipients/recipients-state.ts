@@ -16,7 +16,7 @@ import type { WaitHold } from "../../durable-objects/ledger/claims";
 import type { RecipientProfile } from "../send/addresses";
 import type { DeliveryContext, EnvironmentCache } from "../context";
 import type { RecipientsJob } from "../../jobs/job";
-import { TRANSLATOR } from "../../engine/translate";
+import { TRANSLATOR, type Translator } from "../../engine/translate";
 import { renderInputs } from "./render-inputs";
 import type { MessageRow } from "../writes/message-writes";
 import type { TriggerRecord } from "../../jobs/trigger-record";
@@ -70,6 +70,8 @@ export interface Loaded {
   content: PinnedContent;
   /** The trigger's tenant as it is now (its defaults decide after the subscriber's choices); null without one. */
   tenant?: LoadedTenant | null;
+  /** The `t` filter's texts for a locale: a step that changes the subscriber's locale (update_subscriber) picks them again. */
+  translatorFor?: (locale: string | null) => Translator | undefined;
 }
 
 export const keyOf = (subscriberId: string, stepId: string) => `${subscriberId}\u0000${stepId}`;
@@ -154,7 +156,17 @@ export async function load(ctx: DeliveryContext, job: RecipientsJob, trigger: Tr
   }
   const existing = new Map(messageRows.map((m) => [keyOf(m.subscriberId, m.stepId), m]));
   const suppressed = new Set(rows.suppressed);
-  return { workflow, recipients, existing, integrations: chainsFor(integrations, tenant?.id), suppressed, secrets, content, tenant };
+  return {
+    workflow,
+    recipients,
+    existing,
+    integrations: chainsFor(integrations, tenant?.id),
+    suppressed,
+    secrets,
+    content,
+    tenant,
+    translatorFor: rendering.translatorFor,
+  };
 }
 
 /** A recipient id with no subscriber in the environment: each of its messages is skipped for this reason. */

@@ -4,6 +4,7 @@ import { redactSecrets } from "../../engine/redact";
 import type { AppEnv } from "../../env";
 import { ApiError } from "../../lib/errors";
 import { apiRoute, createRouter, json, security } from "../../lib/openapi";
+import { parentTransactionIdOf } from "../triggers/parent";
 import { waitingSteps } from "../triggers/waiting";
 import { RunsQuery } from "./run-schemas";
 import { triggerRuns } from "./trigger-runs";
@@ -89,15 +90,16 @@ messagesRoutes.openapi(
   }),
   async (c) => {
     const { transactionId } = c.req.valid("param");
-    const [status, waiting, runs] = await Promise.all([
+    const [status, waiting, runs, parentTransactionId] = await Promise.all([
       withoutSecrets(c, c.var.data.messages.triggerStatus(transactionId)),
       waitingSteps(c.env, c.var.data.environmentId, transactionId),
       withoutSecrets(c, triggerRuns(c.env, c.var.data, transactionId, c.req.valid("query"))),
+      parentTransactionIdOf(c.env, c.var.data.environmentId, transactionId),
     ]);
     if (!status)
       throw new ApiError("transaction_not_found", `No recorded trigger with transactionId "${transactionId}" in this environment.`);
     const steps = waiting.steps.map((w) => ({ ...w, until: new Date(w.until).toISOString() }));
-    return c.json({ ...status, waiting: steps, waitingTotal: waiting.total, runs }, 200);
+    return c.json({ ...status, parentTransactionId, waiting: steps, waitingTotal: waiting.total, runs }, 200);
   },
 );
 

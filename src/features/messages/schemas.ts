@@ -128,6 +128,10 @@ export const TriggerStatusView = z
     overrides: z.record(z.string(), z.unknown()).nullable().openapi({ description: "The per-trigger overrides as given, or null." }),
     tenant: z.string().nullable().openapi({ description: "The tenant it was triggered for (null: none, or recorded before tenants)." }),
     context: z.record(z.string(), z.string()).nullable().openapi({ description: "Its other context keys, by key: the id given." }),
+    parentTransactionId: z.string().nullable().openapi({
+      description:
+        "The trigger whose `trigger_workflow` step started this one (null: triggered from the API, or its ledger record has expired).",
+    }),
     messages: z.object({ total: z.number().int(), byStatus: z.record(z.string(), z.number().int()) }),
     waiting: z.array(WaitingStep).openapi({
       description: "Recipients' steps that wait on a delay, a digest or quiet hours, earliest first; at most 100 are listed.",

@@ -3,6 +3,7 @@
 import { TriggerStore } from "../../durable-objects/client/trigger-store";
 import { dispatchWritten } from "../../delivery/webhooks/dispatch";
 import type { Bindings } from "../../env";
+import type { TriggerRecord } from "../../jobs/trigger-record";
 import type { Data } from "../data";
 import { destinationOptions } from "../../lib/destinations";
 import { ApiError, fieldErrors } from "../../lib/errors";
@@ -18,6 +19,9 @@ import {
   workflowKeyOf,
 } from "./accept";
 import { type BroadcastRequest, type CancelResult, TriggerRequest } from "./schemas";
+
+/** Where a trigger started by a `trigger_workflow` step sits in its chain. */
+type Chain = Pick<TriggerRecord, "depth" | "parentTransactionId">;
 
 /** Accepts one trigger (`draft`: even if its workflow is inactive, for a test send); throws the problem a client should see. */
 export async function acceptTrigger(
@@ -49,12 +53,16 @@ export async function acceptTrigger(
   return result;
 }
 
-/** Accepts each event on its own, in request order: one bad event never fails the others. */
+/**
+ * Accepts each event on its own, in request order: one bad event never fails the others.
+ * `chains[i]`: event i was started by a `trigger_workflow` step, kept on its record.
+ */
 export async function acceptBulk(
   data: Data,
   env: Bindings,
   events: readonly unknown[],
   idempotencyKey?: string,
+  chains?: readonly (Chain | undefined)[],
 ): Promise<(Accepted | ApiError)[]> {
   const now = Date.now();
   const parsed = await Promise.all(
@@ -73,23 +81,25 @@ export async function acceptBulk(
 
   const outcomes: (ApiError | { index: number })[] = [];
   const ready: Awaited<ReturnType<typeof prepareTrigger>>[] = [];
-  for (const p of parsed) {
+  for (const [i, p] of parsed.entries()) {
     if (!p.success) {
       outcomes.push(new ApiError("validation_failed", "The event does not match the expected schema.", fieldErrors(p.error.issues)));
       continue;
     }
     try {
-      ready.push(
-        await prepareTrigger(
-          data.environmentId,
-          p.data,
-          gates.get(workflowKeyOf(p.data)),
-          knownTopics,
-          now,
-          destinationOptions(env),
-          tenants,
-        ),
+      const prepared = await prepareTrigger(
+        data.environmentId,
+        p.data,
+        gates.get(workflowKeyOf(p.data)),
+        knownTopics,
+        now,
+        destinationOptions(env),
+        tenants,
       );
+      const chain = chains?.[i];
+      // Not in the fingerprint: a child's transactionId already names its parent, so a replay matches.
+      if (chain) prepared.record = { ...prepared.record, ...chain };
+      ready.push(prepared);
       outcomes.push({ index: ready.length - 1 });
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;

@@ -86,6 +86,17 @@ export function TriggerPage() {
             <dd>
               <Link to={`/workflows/${encodeURIComponent(t.workflow)}`}>{t.workflow}</Link>
             </dd>
+            {t.parentTransactionId ? (
+              <>
+                <dt>Started by</dt>
+                <dd data-testid="trigger-parent">
+                  <Link to={`/activity/triggers/${encodeURIComponent(t.parentTransactionId)}`}>
+                    <code>{t.parentTransactionId}</code>
+                  </Link>{" "}
+                  <span className="muted">(its trigger_workflow step)</span>
+                </dd>
+              </>
+            ) : null}
             <dt>Actor</dt>
             <dd data-testid="trigger-actor">
               {t.actor === null ? (
