@@ -403,6 +403,8 @@ describe("POST /v1/trigger/", () => {
         overrides: { email: { from: "shop@example.com" } },
         actor: "admin-1",
         acceptedAt: expect.any(Number),
+        // Its messages are only in the log: delivery reads nothing of it from D1's older messages.
+        messagesInLog: true,
         plannedSteps: 1,
         // No brand or translations saved: version and revision 0, the default locale.
         brandVersion: 0,
