@@ -1,3 +1,4 @@
+import type { z } from "@hono/zod-openapi";
 // What a trigger route does once its body is parsed: shared by the native routes and the Novu
 // compatibility layer (src/novu/), so both reach one implementation.
 import { TriggerStore } from "../../durable-objects/client/trigger-store";
@@ -17,7 +18,7 @@ import {
   withKeyTransactionId,
   workflowKeyOf,
 } from "./accept";
-import { type BroadcastRequest, type CancelResult, TriggerRequest } from "./schemas";
+import { type BroadcastRequest, type CancelResult, type SignalRequest, type SignalResult, TriggerRequest } from "./schemas";
 
 /** Accepts one trigger (`draft`: even if its workflow is inactive, for a test send); throws the problem a client should see. */
 export async function acceptTrigger(
@@ -127,4 +128,19 @@ export async function cancelByTransactionId(data: Data, env: Bindings, transacti
     });
   }
   return { transactionId, status: outcome.status, cancelledMessages: outcome.cancelledMessages, alreadySent: outcome.alreadySent };
+}
+
+/**
+ * Sends a signal to a trigger's waits, in the trigger's home (its ledger shard, or the coordinator
+ * of a large fan-out), where each matching wait ends once; null when the environment has no such trigger.
+ */
+export async function signalTrigger(
+  data: Data,
+  env: Bindings,
+  transactionId: string,
+  signal: z.infer<typeof SignalRequest>,
+): Promise<SignalResult | null> {
+  const answer = await new TriggerStore(env).signal(data.environmentId, transactionId, signal);
+  if (answer.status === "not_found") return null;
+  return { transactionId, name: signal.name, matched: answer.matched, evaluating: answer.evaluating };
 }
