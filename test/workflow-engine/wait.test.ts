@@ -1,13 +1,14 @@
 // Wait steps end to end: a wait ends once, matched by a signal or a message status, or timed out
 // when its alarm fires; the wake-ups go through the real routes (signals, the Inbox, the email
 // open pixel) and the resumed jobs through the consumer, with no sleeping.
-import { runInDurableObject } from "cloudflare:test";
+import { env, runInDurableObject } from "cloudflare:test";
+import { openPixelUrl } from "../../src/delivery/send/tracking-links";
 import { describe, expect, it } from "vitest";
 import type { TriggerLedger } from "../../src/durable-objects/ledger/trigger-ledger";
-import { api } from "../request";
+import { api, expectProblem, fetchSettled } from "../request";
 import { createSandboxEnvironment, createWorkflow, unique } from "../factories";
 import { deliveredMessages, triggerDelivered } from "../held-triggers";
-import { deliverHeldJobs, deliverWaitsDue, ledgerOf } from "../ledger";
+import { deliverHeldJobs, deliverWaitsDue, ledgerOf, outboxWrites, releaseWaits } from "../ledger";
 
 const mail = (id: string, extra: Record<string, unknown> = {}) => ({
   id,
@@ -95,5 +96,196 @@ describe("wait steps: signals", () => {
     expect(messages.find((m) => m.stepId === "thanks")?.status).toBe("skipped");
     expect(messages.find((m) => m.stepId === "reminder")?.status).not.toBe("skipped");
     expect((await recorded(id, tx))[`${to.subscriberId}/paid`]).toEqual({ status: "ran", outcome: "timed_out" });
+  });
+});
+
+const bell = (id: string) => ({ id, type: "in_app", template: { body: `Hello from ${id}` } });
+
+describe("wait steps: conditions, idempotency, races, cancels", () => {
+  const APPROVED = {
+    id: "approved",
+    type: "wait",
+    until: { signal: "approval", if: { field: "signal.data.level", op: "gte", value: 2 } },
+    timeout: "PT1H",
+  };
+
+  it("reads a wait's if against the signal: a signal that does not meet it leaves the recipient waiting", async () => {
+    const { id, key, workflow } = await setUp([
+      APPROVED,
+      mail("go", { if: { field: "steps.approved.outcome", op: "eq", value: "matched" } }),
+    ]);
+    const to = person();
+    const tx = await triggerDelivered(key, { workflow, to });
+    expect((await signal(key, tx, { name: "approval", data: { level: 1 } })).body).toMatchObject({ matched: 0, evaluating: 1 });
+    await deliverHeldJobs(id, tx);
+    expect((await recorded(id, tx))[`${to.subscriberId}/approved`]?.status).toBe("waiting");
+    expect(await unreleasedWaits(id, tx)).toBe(1);
+    // Another name, or another recipient's signal, wakes nothing.
+    expect((await signal(key, tx, { name: "other" })).body).toMatchObject({ matched: 0, evaluating: 0 });
+    expect((await signal(key, tx, { name: "approval", subscriberId: "someone-else" })).body).toMatchObject({ evaluating: 0 });
+    expect((await signal(key, tx, { name: "approval", subscriberId: to.subscriberId, data: { level: 3 } })).body).toMatchObject({
+      evaluating: 1,
+    });
+    await deliverHeldJobs(id, tx);
+    expect((await recorded(id, tx))[`${to.subscriberId}/approved`]).toMatchObject({ status: "ran", outcome: "matched" });
+    expect(await unreleasedWaits(id, tx)).toBe(0);
+    expect((await deliveredMessages(key, tx, 1))[0]?.stepId).toBe("go");
+  });
+
+  it("a signal for an unknown transaction, or another environment's, is 404", async () => {
+    const { key, workflow } = await setUp([WAIT_PAID]);
+    expectProblem(await signal(key, "no-such-transaction", { name: "invoice.paid" }), 404, "transaction_not_found");
+    const tx = await triggerDelivered(key, { workflow, to: person() });
+    const other = await createSandboxEnvironment();
+    expectProblem(await signal(other.key, tx, { name: "invoice.paid" }), 404, "transaction_not_found");
+    expect((await signal(key, tx, { name: "bad name!" })).status).toBe(422);
+  });
+
+  it("an Idempotency-Key replay answers the first answer and wakes nothing again", async () => {
+    const { id, key, workflow } = await setUp([WAIT_PAID, ...AFTER]);
+    const tx = await triggerDelivered(key, { workflow, to: [person(), person()] });
+    const headers = { "idempotency-key": unique("k") };
+    const first = await signal(key, tx, { name: "invoice.paid" }, headers);
+    expect(first.body).toMatchObject({ matched: 2 });
+    const writes = await outboxWrites(id, tx);
+    const replay = await signal(key, tx, { name: "invoice.paid" }, headers);
+    expect(replay.status).toBe(202);
+    expect(replay.headers.get("idempotency-replay")).toBe("true");
+    expect(replay.body).toEqual(first.body);
+    expect(await outboxWrites(id, tx)).toBe(writes);
+    const signals = await runInDurableObject(
+      ledgerOf(id, tx),
+      (_l: TriggerLedger, state) => state.storage.sql.exec<{ n: number }>("SELECT count(*) AS n FROM signals WHERE tx = ?", tx).one().n,
+    );
+    expect(signals).toBe(1);
+    await deliverHeldJobs(id, tx);
+    expect((await deliveredMessages(key, tx, 4)).filter((m) => m.stepId === "thanks" && m.status !== "skipped")).toHaveLength(2);
+  });
+
+  it("a signal racing the timeout ends the wait once, whichever comes first", async () => {
+    const { id, key, workflow } = await setUp([WAIT_PAID, ...AFTER]);
+    // The timeout fired first: its job is on its way, the signal finds nothing waiting.
+    const late = person();
+    const tx = await triggerDelivered(key, { workflow, to: late });
+    expect(await releaseWaits(id, tx, Date.now() + 2 * HOUR)).toBe(1);
+    expect((await signal(key, tx, { name: "invoice.paid" })).body).toMatchObject({ matched: 0 });
+    await deliverHeldJobs(id, tx);
+    expect((await recorded(id, tx))[`${late.subscriberId}/paid`]).toEqual({ status: "ran", outcome: "timed_out" });
+    expect((await deliveredMessages(key, tx, 2)).filter((m) => m.status !== "skipped").map((m) => m.stepId)).toEqual(["reminder"]);
+    // The signal came first: the timeout has nothing left to fire.
+    const early = person();
+    const tx2 = await triggerDelivered(key, { workflow, to: early });
+    expect((await signal(key, tx2, { name: "invoice.paid" })).body).toMatchObject({ matched: 1 });
+    expect(await releaseWaits(id, tx2, Date.now() + 2 * HOUR)).toBe(0);
+    await deliverHeldJobs(id, tx2);
+    expect((await recorded(id, tx2))[`${early.subscriberId}/paid`]).toMatchObject({ outcome: "matched" });
+    expect((await deliveredMessages(key, tx2, 2)).filter((m) => m.status !== "skipped").map((m) => m.stepId)).toEqual(["thanks"]);
+  });
+
+  it("a cancel stops a wait: its recipients' remaining steps are recorded cancelled, and a signal wakes nothing", async () => {
+    const { id, key, workflow } = await setUp([WAIT_PAID, ...AFTER]);
+    const tx = await triggerDelivered(key, { workflow, to: person() });
+    expect((await api(key, "DELETE", "/v1/trigger", { transactionId: tx })).status).toBe(200);
+    expect(await unreleasedWaits(id, tx)).toBe(0);
+    expect((await signal(key, tx, { name: "invoice.paid" })).body).toMatchObject({ matched: 0 });
+    await deliverHeldJobs(id, tx);
+    const messages = await deliveredMessages(key, tx, 2);
+    expect(messages.map((m) => [m.stepId, m.status]).sort()).toEqual([
+      ["reminder", "cancelled"],
+      ["thanks", "cancelled"],
+    ]);
+  });
+});
+
+describe("wait steps: message statuses", () => {
+  it("an Inbox notification marked seen through the API ends the wait for seen", async () => {
+    const { id, key, workflow } = await setUp([
+      bell("bell"),
+      { id: "seen", type: "wait", until: { message: { step: "bell", status: "seen" } }, timeout: "PT1H" },
+      mail("fallback", { if: { field: "steps.seen.outcome", op: "eq", value: "timed_out" } }),
+    ]);
+    const to = person();
+    const tx = await triggerDelivered(key, { workflow, to });
+    const [inbox] = await deliveredMessages(key, tx, 1);
+    expect(await unreleasedWaits(id, tx)).toBe(1);
+    const res = await api(key, "PATCH", `/v1/subscribers/${to.subscriberId}/notifications/${inbox!.id}`, { seen: true });
+    expect(res.status).toBe(200);
+    expect(await unreleasedWaits(id, tx)).toBe(0);
+    await deliverHeldJobs(id, tx);
+    expect((await recorded(id, tx))[`${to.subscriberId}/seen`]).toMatchObject({
+      status: "ran",
+      outcome: "matched",
+      detail: { message: { step: "bell", status: "seen" } },
+    });
+    expect((await deliveredMessages(key, tx, 2)).find((m) => m.stepId === "fallback")?.status).toBe("skipped");
+  });
+
+  it("a message that already reached the status (read, past seen) matches on arrival, with no wait", async () => {
+    const { id, key, workflow } = await setUp([
+      bell("bell"),
+      { id: "pause", type: "delay", for: "PT5M" },
+      { id: "seen", type: "wait", until: { message: { step: "bell", status: "seen" } }, timeout: "PT1H" },
+      mail("fallback", { if: { field: "steps.seen.outcome", op: "eq", value: "timed_out" } }),
+    ]);
+    const to = person();
+    const tx = await triggerDelivered(key, { workflow, to });
+    const [inbox] = await deliveredMessages(key, tx, 1);
+    await api(key, "PATCH", `/v1/subscribers/${to.subscriberId}/notifications/${inbox!.id}`, { read: true });
+    await deliverWaitsDue(id, tx, Date.now() + 10 * 60_000);
+    expect((await recorded(id, tx))[`${to.subscriberId}/seen`]).toMatchObject({ outcome: "matched" });
+    expect(await unreleasedWaits(id, tx)).toBe(0);
+  });
+});
+
+describe("channel escalation recipe", () => {
+  it("in-app, then email if not seen within 1 h, then SMS if the email is not opened within 1 day", async () => {
+    const { id, key, workflow } = await setUp([
+      bell("bell"),
+      { id: "seen", type: "wait", until: { message: { step: "bell", status: "seen" } }, timeout: "PT1H" },
+      mail("email", { if: { field: "steps.seen.outcome", op: "eq", value: "timed_out" } }),
+      {
+        id: "opened",
+        type: "wait",
+        if: { field: "steps.seen.outcome", op: "eq", value: "timed_out" },
+        until: { message: { step: "email", status: "opened" } },
+        timeout: "P1D",
+      },
+      text("sms", { if: { field: "steps.opened.outcome", op: "eq", value: "timed_out" } }),
+    ]);
+    const [sees, opens, ignores] = [person(), person(), person()];
+    const tx = await triggerDelivered(key, { workflow, to: [sees, opens, ignores] });
+    const inApp = await deliveredMessages(key, tx, 3);
+    const bellOf = (s: { subscriberId: string }) => inApp.find((m) => m.subscriberId === s.subscriberId)!.id;
+
+    // One sees the in-app notification: their wait ends now, and they get nothing more.
+    await api(key, "PATCH", `/v1/subscribers/${sees.subscriberId}/notifications/${bellOf(sees)}`, { seen: true });
+    await deliverHeldJobs(id, tx);
+    // An hour later the other two get the email, and wait a day for it to be opened.
+    await deliverWaitsDue(id, tx, Date.now() + 2 * HOUR);
+    // The one who saw it has all three recorded (two skipped); the others have the in-app and the email.
+    const afterEmail = await deliveredMessages(key, tx, 7);
+    const emailOf = afterEmail.find((m) => m.subscriberId === opens.subscriberId && m.stepId === "email")!;
+    expect(emailOf.status).not.toBe("skipped");
+    const pixel = await openPixelUrl(env, "", emailOf.id);
+    expect((await fetchSettled(pixel)).status).toBe(200);
+    await deliverHeldJobs(id, tx);
+    // A day later the one who did neither gets the SMS.
+    await deliverWaitsDue(id, tx, Date.now() + 2 * 86_400_000);
+
+    const all = await deliveredMessages(key, tx, 9);
+    const sent = (s: { subscriberId: string }) =>
+      all
+        .filter((m) => m.subscriberId === s.subscriberId && m.status !== "skipped")
+        .map((m) => m.stepId)
+        .sort();
+    expect(sent(sees)).toEqual(["bell"]);
+    expect(sent(opens)).toEqual(["bell", "email"]);
+    expect(sent(ignores)).toEqual(["bell", "email", "sms"]);
+    const outcomes = await recorded(id, tx);
+    expect(outcomes[`${sees.subscriberId}/seen`]?.outcome).toBe("matched");
+    expect(outcomes[`${sees.subscriberId}/opened`]).toEqual({ status: "skipped", reason: "condition" });
+    expect(outcomes[`${opens.subscriberId}/opened`]?.outcome).toBe("matched");
+    expect(outcomes[`${ignores.subscriberId}/opened`]?.outcome).toBe("timed_out");
+    expect(await unreleasedWaits(id, tx)).toBe(0);
   });
 });

@@ -4,6 +4,7 @@ import type { RunStepRow, StepOutcomeView, TemplateContext } from "../../engine/
 import { evaluateCondition } from "../../engine/conditions";
 import { addDuration } from "../../engine/durations";
 import type { WaitStep } from "../../engine/steps";
+import type { PlacedStep } from "../../engine/workflow-tree";
 import { reaches } from "../../engine/wait-statuses";
 import { contextFor, type Recipient } from "../recipients/recipients-state";
 import type { ControlRun, ControlRunner } from "./runner";
@@ -56,7 +57,7 @@ function decideAgain(run: ControlRun, step: Wait, r: Recipient): RunStepRow {
   const watch = open.detail?.watch as WaitWatch | undefined;
   const signal = run.job.signal;
   if (signal && "signal" in step.until && signal.name === step.until.signal) {
-    const context = { ...contextFor(r, step), signal: { name: signal.name, data: signal.data ?? null } } as TemplateContext;
+    const context: TemplateContext = { ...contextFor(r, step), signal: { name: signal.name, data: signal.data ?? null } };
     if (!step.until.if || evaluateCondition(step.until.if, context, run.now)) {
       return row(r, step, { status: "ran", outcome: "matched", detail: { signal: { name: signal.name, data: signal.data ?? null } } });
     }
@@ -122,3 +123,7 @@ async function reachedStatuses(run: ControlRun, stepId: string, subscriberIds: s
 /** The hold's `watch` of an open wait outcome (none for other open outcomes). */
 export const watchOf = (outcome: StepOutcomeView): { watch?: WaitWatch } =>
   outcome.detail?.watch ? { watch: outcome.detail.watch as WaitWatch } : {};
+
+/** The channel steps whose messages a wait step of the program watches. */
+export const watchedSteps = (program: readonly PlacedStep[]): ReadonlySet<string> =>
+  new Set(program.flatMap(({ step }) => (step.type === "wait" && "message" in step.until ? [step.until.message.step] : [])));
