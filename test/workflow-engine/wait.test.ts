@@ -6,7 +6,8 @@ import { openPixelUrl } from "../../src/delivery/send/tracking-links";
 import { describe, expect, it } from "vitest";
 import type { TriggerLedger } from "../../src/durable-objects/ledger/trigger-ledger";
 import { api, expectProblem, fetchSettled } from "../request";
-import { createSandboxEnvironment, createWorkflow, unique } from "../factories";
+import { createSandboxEnvironment, createWorkflow, unique, workflowBody } from "../factories";
+import type { WaitEntry } from "../../src/durable-objects/ledger/claims";
 import { deliveredMessages, triggerDelivered } from "../held-triggers";
 import { deliverHeldJobs, deliverWaitsDue, ledgerOf, outboxWrites, releaseWaits } from "../ledger";
 
@@ -287,5 +288,52 @@ describe("channel escalation recipe", () => {
     expect(outcomes[`${opens.subscriberId}/opened`]?.outcome).toBe("matched");
     expect(outcomes[`${ignores.subscriberId}/opened`]?.outcome).toBe("timed_out");
     expect(await unreleasedWaits(id, tx)).toBe(0);
+  });
+});
+
+describe("wait steps: limits and races inside the home", () => {
+  it("a timeout longer than 30 days is refused at save, with the step's path", async () => {
+    const { key } = await createSandboxEnvironment();
+    const res = await api(
+      key,
+      "POST",
+      "/v1/workflows",
+      workflowBody({ key: unique("wl").toLowerCase(), steps: [{ ...WAIT_PAID, timeout: "P31D" }] }),
+    );
+    expect(res.status).toBe(422);
+    expect(JSON.stringify(res.body)).toContain("timeout");
+    const ok = await api(
+      key,
+      "POST",
+      "/v1/workflows",
+      workflowBody({ key: unique("wl").toLowerCase(), steps: [{ ...WAIT_PAID, timeout: "P30D" }] }),
+    );
+    expect(ok.status).toBe(201);
+  });
+
+  it("a signal that arrives between the wait's record and its park ends it when it parks", async () => {
+    const { id, key, workflow } = await setUp([WAIT_PAID, ...AFTER]);
+    const to = person();
+    const tx = await triggerDelivered(key, { workflow, to });
+    // Take the parked row back out, as if the consumer had recorded `waiting` and not parked yet.
+    const entry = await runInDurableObject(ledgerOf(id, tx), (_l: TriggerLedger, state) => {
+      const row = state.storage.sql
+        .exec<{ fire_at: number; job: string; hold: string }>("SELECT fire_at, job, hold FROM waits WHERE tx = ?", tx)
+        .one();
+      state.storage.sql.exec("DELETE FROM waits WHERE tx = ?", tx);
+      return { fireAt: row.fire_at, job: JSON.parse(row.job), hold: JSON.parse(row.hold) } as WaitEntry;
+    });
+    expect((await signal(key, tx, { name: "invoice.paid" })).body).toMatchObject({ matched: 0 });
+    const parked = await runInDurableObject(ledgerOf(id, tx), (ledger: TriggerLedger) =>
+      ledger.run([{ kind: "park", environmentId: id, transactionId: tx, entries: [entry] }]),
+    );
+    expect(parked).toEqual([{ kind: "park", outcome: "waiting" }]);
+    expect((await recorded(id, tx))[`${to.subscriberId}/paid`]).toMatchObject({ outcome: "matched" });
+    // It parks due now, not at its timeout (the object's alarm, set for now, sends it on).
+    const fireAts = await runInDurableObject(ledgerOf(id, tx), (_l: TriggerLedger, state) =>
+      state.storage.sql.exec<{ at: number }>("SELECT fire_at AS at FROM waits WHERE tx = ?", tx).toArray(),
+    );
+    expect(fireAts).toHaveLength(1);
+    expect(fireAts[0]!.at).toBeLessThanOrEqual(Date.now());
   });
 });
