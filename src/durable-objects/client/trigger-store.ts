@@ -2,7 +2,6 @@ import type { TriggerSnapshot } from "../../jobs/trigger-record";
 import type { Bindings } from "../../env";
 import type { DeliveryOp, DeliveryOpResult, TriggerSignal } from "../ledger/claims";
 import type { MessageReached, SignalOutcome } from "../ledger/signals";
-import type { SignalAnswer } from "../ledger/wake";
 import type {
   AcceptEntry,
   AcceptOutcome,
@@ -14,6 +13,7 @@ import type {
   ParkedSteps,
   PokeOutcome,
   ShardErasure,
+  SignalAnswer,
 } from "../ledger/outcomes";
 import { allLedgerNames, coordinatorName, ledgerNameFor, ledgerNamesFor } from "./naming";
 

@@ -8,14 +8,14 @@ import { type AcceptAnswer, acceptCalls, cancel } from "./accept-cancel";
 import type { DeliveryOp, DeliveryOpResult, TriggerSignal } from "./claims";
 import { DELIVERY_SCHEMA, DeliveryState, upgradeDeliverySchema } from "./delivery-state";
 import { eraseSubscriber } from "./erasure";
-import type { AcceptEntry, AcceptOutcome, CancelOutcome, FanOut, FanOutResult, LedgerWaits, ShardErasure } from "./outcomes";
+import type { AcceptEntry, AcceptOutcome, CancelOutcome, FanOut, FanOutResult, LedgerWaits, ShardErasure, SignalAnswer } from "./outcomes";
 import { type Flushed, OUTBOX_SCHEMA, Outbox } from "./outbox";
 import type { LedgerParts } from "./parts";
 import { fanOut, finish, run, snapshots, waits } from "./progress";
 import { TRIGGERS_SCHEMA, TriggersTable } from "./triggers-table";
 import type { MessageReached } from "./signals";
 import { purge, scheduleNext, watchdog } from "./watchdog";
-import { messagesReached, type SignalAnswer, signal } from "./wake";
+import { messagesReached, signal } from "./wake";
 
 const log = (fields: Record<string, unknown>) => console.log(JSON.stringify(fields));
 

@@ -1,9 +1,7 @@
 import type { TriggerSignal } from "./claims";
 import type { LedgerParts } from "./parts";
+import type { SignalAnswer } from "./outcomes";
 import type { MessageReached, SignalOutcome } from "./signals";
-
-/** What a ledger answers a signal: the trigger is unknown here, or what the signal woke. */
-export type SignalAnswer = { status: "not_found" } | ({ status: "received" } & SignalOutcome);
 
 const NONE: SignalOutcome = { matched: 0, evaluating: 0 };
 
