@@ -234,6 +234,7 @@ export class DeliveryState {
   eraseSubscriber(filter: { env: string; tx?: string }, subscriberId: string): RecipientsJob[] {
     this.forgetAddresses(filter.env, subscriberId);
     this.runSteps.forgetSubscriber(filter.env, subscriberId);
+    this.wakes.forgetSubscriber(filter.env, subscriberId);
     return this.takeSubscriber(filter, subscriberId).map((job) => ({ ...job, erased: true as const }));
   }
 

@@ -152,6 +152,11 @@ export class WaitWakes {
     this.sql.exec("DELETE FROM signals WHERE env = ? AND tx = ?", env, tx);
   }
 
+  /** Erasure: the signals sent to one subscriber (their data may be about them). */
+  forgetSubscriber(env: string, subscriberId: string): void {
+    this.sql.exec("DELETE FROM signals WHERE env = ? AND subscriber_id = ?", env, subscriberId);
+  }
+
   private waitRows(env: string, tx: string): WaitRow[] {
     return this.sql
       .exec<{ id: number; job: string; hold: string }>(
