@@ -3,7 +3,8 @@ import type { RecipientsJob } from "../jobs/job";
 import { deliveryQueueFor } from "../jobs/queues";
 import type { Bindings } from "../env";
 import { TriggerStore } from "./client/trigger-store";
-import type { DeliveryOp, DeliveryOpResult } from "./ledger/claims";
+import type { DeliveryOp, DeliveryOpResult, TriggerSignal } from "./ledger/claims";
+import type { MessageReached, SignalOutcome } from "./ledger/signals";
 import { DELIVERY_SCHEMA, DeliveryState, pendingJobs, upgradeDeliverySchema, wakeBy } from "./ledger/delivery-state";
 import type { ClaimCounts, ParkedSteps, PokeOutcome, RecordedRuns, RunPage } from "./ledger/outcomes";
 import { recordedRuns } from "./ledger/recorded-runs";
@@ -119,6 +120,22 @@ export class FanOutCoordinator extends DurableObject<Bindings> {
     await this.send(this.delivery.takeWaits({ env: t.env, tx: t.tx }));
     await this.ctx.storage.setAlarm(Date.now() + ledgerTimings(this.env).retentionMs);
     return { ...counts, recipients: t.total };
+  }
+
+  /** A signal to the trigger's waits: those it ends, or whose `if` it is read against, run now (signals.ts). */
+  async signal(s: TriggerSignal): Promise<SignalOutcome> {
+    const t = this.trigger();
+    if (t?.state !== "accepted") return { matched: 0, evaluating: 0 };
+    const { jobs, ...woken } = this.delivery.wakes.signal(t.env, t.tx, s, Date.now());
+    await this.send(jobs);
+    return woken;
+  }
+
+  /** Messages that reached a status the trigger's waits may watch: the waits they end run on now. */
+  async messagesReached(reached: MessageReached[]): Promise<void> {
+    const t = this.trigger();
+    if (t?.state !== "accepted") return;
+    await this.send(this.delivery.wakes.messages(t.env, t.tx, reached, Date.now()));
   }
 
   /** Erasure of one subscriber: their parked steps leave the waits and run now marked `erased` (recorded cancelled). */

@@ -74,6 +74,8 @@ export interface TemplateContext {
   preferences_url?: string;
   /** The environment's brand kit, as pinned when the trigger was accepted. */
   brand?: BrandDefinition;
+  /** The signal a wait step's `if` is read against (`signal.name`, `signal.data.*`); absent elsewhere. */
+  signal?: { name: string; data: unknown };
   /** The trigger's tenant: `tenant.id`, `tenant.name`, `tenant.data.*`. */
   tenant?: TenantView;
   /** Where `t` finds this subscriber's texts; a symbol, so no template can read it. */

@@ -32,10 +32,10 @@ export type ConditionOp = (typeof CONDITION_OPS)[number];
 /**
  * What a condition may read: the trigger's data, the subscriber, the actor, variables, the
  * tenant, and what earlier steps did (`status`, `count`, a branch's `path`, a wait's `outcome`,
- * a fetch's `response.*`).
+ * a fetch's `response.*`); a wait's `if` also reads the signal it got (`signal.name`, `signal.data.*`).
  */
 export const CONDITION_FIELD =
-  /^(payload|subscriber|actor|vars|tenant)(\.[^.\s]+)+$|^steps\.[A-Za-z0-9_-]+\.(status|count|path|outcome)$|^steps\.[A-Za-z0-9_-]+\.response(\.[^.\s]+)+$/;
+  /^(payload|subscriber|actor|vars|tenant|signal)(\.[^.\s]+)+$|^steps\.[A-Za-z0-9_-]+\.(status|count|path|outcome)$|^steps\.[A-Za-z0-9_-]+\.response(\.[^.\s]+)+$/;
 
 export const ConditionLeaf = z
   .object({
@@ -43,7 +43,7 @@ export const ConditionLeaf = z
       .string()
       .regex(
         CONDITION_FIELD,
-        "Fields start with payload., subscriber., actor., vars., tenant. or steps.<id>. (status, count, path, outcome, response.*)",
+        "Fields start with payload., subscriber., actor., vars., tenant., signal. or steps.<id>. (status, count, path, outcome, response.*)",
       ),
     op: z.enum(CONDITION_OPS),
     value: z.unknown().optional(),
@@ -197,6 +197,9 @@ export const WAIT_MESSAGE_STATUSES = ["delivered", "seen", "read", "opened", "cl
 /** The longest a wait may last. */
 export const MAX_WAIT_DAYS = 30;
 
+/** The name a signal is sent with (`POST /v1/trigger/{transactionId}/signals`) and a wait waits for. */
+export const SignalName = z.string().regex(/^[A-Za-z0-9_.:-]{1,64}$/, "Signal names use letters, digits, '.', ':', '-' and '_'.");
+
 /** Wait for an event: a message of an earlier step reaching a status, or a signal sent to the trigger. */
 export const WaitStep = z
   .object({
@@ -206,7 +209,7 @@ export const WaitStep = z
       z.object({ message: z.object({ step: STEP_ID, status: z.enum(WAIT_MESSAGE_STATUSES) }).strict() }).strict(),
       z
         .object({
-          signal: z.string().regex(/^[A-Za-z0-9_.:-]{1,64}$/, "Signal names use letters, digits, '.', ':', '-' and '_'."),
+          signal: SignalName,
           if: Condition.optional().openapi({ description: "Read against `signal.data.*`, with everything a condition reads." }),
         })
         .strict(),

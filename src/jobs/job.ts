@@ -36,6 +36,8 @@ export const DeliveryJob = z.discriminatedUnion("type", [
     digestedInto: z.string().optional(),
     /** These subscribers were erased while their steps waited: the remaining steps are recorded cancelled, nothing is sent. */
     erased: z.literal(true).optional(),
+    /** Resuming a wait whose `if` the consumer reads against this signal (`seq`: its number in the trigger's home). */
+    signal: z.object({ seq: z.number().int(), name: z.string(), data: JsonValue.optional() }).optional(),
   }),
 ]);
 export type DeliveryJob = z.infer<typeof DeliveryJob>;

@@ -2710,6 +2710,181 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/trigger/{transactionId}/signals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a signal to a trigger's wait steps
+         * @description Wakes the recipients of the trigger whose wait step waits for a signal of this `name` (only `subscriberId`'s, when given) and is still waiting: each such wait ends once, `matched`, and its run goes on now. A wait with an `if` is read against the signal by the recipient's run moments later. A signal counts only for waits a recipient has reached when it is sent. Send it with an `Idempotency-Key` to retry safely: a replay answers the first answer and wakes nothing again.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes a retry safe (IETF draft-ietf-httpapi-idempotency-key-header): the first answer is kept 24 hours per environment and replayed to the same request; the same key with another request gets 422 `idempotency_key_mismatch`, and while the first is running, 409 `idempotency_key_in_flight`. 1 to 255 printable ASCII characters. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
+                path: {
+                    transactionId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["SignalRequest"];
+                };
+            };
+            responses: {
+                /** @description The signal was received */
+                202: {
+                    headers: {
+                        "Idempotency-Replay": components["headers"]["IdempotencyReplay"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["SignalResult"];
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `malformed_json` or `invalid_idempotency_key` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 400;
+                            /** @enum {string} */
+                            code?: "malformed_json" | "invalid_idempotency_key";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `unauthorized` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 401;
+                            /** @enum {string} */
+                            code?: "unauthorized";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `forbidden` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 403;
+                            /** @enum {string} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `environment_not_found` or `transaction_not_found` */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 404;
+                            /** @enum {string} */
+                            code?: "environment_not_found" | "transaction_not_found";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `idempotency_key_in_flight` */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 409;
+                            /** @enum {string} */
+                            code?: "idempotency_key_in_flight";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `payload_too_large` */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 413;
+                            /** @enum {string} */
+                            code?: "payload_too_large";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `unsupported_media_type` */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 415;
+                            /** @enum {string} */
+                            code?: "unsupported_media_type";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `validation_failed` or `idempotency_key_mismatch` */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 422;
+                            /** @enum {string} */
+                            code?: "validation_failed" | "idempotency_key_mismatch";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `rate_limited` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 429;
+                            /** @enum {string} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/triggers": {
         parameters: {
             query?: never;
@@ -19243,6 +19418,22 @@ export interface components {
             cancelledMessages: number;
             /** @description Messages already handed to a provider (or being handed over) when the cancellation arrived: not cancelled. */
             alreadySent: number;
+        };
+        SignalResult: {
+            transactionId: string;
+            name: string;
+            /** @description Recipients whose wait for this signal (without `if`) it ended: they go on now. */
+            matched: number;
+            /** @description Recipients whose wait has an `if`: their run reads it against this signal moments later, and goes on (matched) or waits on. */
+            evaluating: number;
+        };
+        SignalRequest: {
+            /** @description The signal a wait step waits for (`until.signal`). */
+            name: string;
+            /** @description What a wait's `if` reads as `signal.data.*`; recorded with the matched outcome. At most 16 KB as JSON. */
+            data?: Record<string, never>;
+            /** @description Only this recipient's waits; absent: every recipient's. */
+            subscriberId?: string;
         };
         TriggerList: {
             data: components["schemas"]["TriggerSummary"][];

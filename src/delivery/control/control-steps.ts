@@ -9,7 +9,7 @@ import { branchRunner } from "./branch";
 import { httpRunner } from "./http";
 import { triggerWorkflowRunner } from "./trigger-workflow";
 import { updateSubscriberRunner } from "./update-subscriber";
-import { waitRunner } from "./wait";
+import { waitRunner, watchOf } from "./wait";
 import { CONTROL_STEP_TYPES, type ControlRun, type ControlRunner, type ControlStep } from "./runner";
 
 export type { ControlRun, ControlStep } from "./runner";
@@ -68,7 +68,8 @@ function follow(run: ControlRun, step: ControlStep, runner: ControlRunner<Contro
       type: "wait",
       fireAt: Date.parse(outcome.until),
       fromStep: run.index,
-      hold: { kind: outcome.status === "waiting" ? "wait" : "retry", stepId: step.id },
+      // A wait's hold says what it watches, so its object can match events without the workflow.
+      hold: { kind: outcome.status === "waiting" ? "wait" : "retry", stepId: step.id, ...watchOf(outcome) },
       note: {},
     });
     return;

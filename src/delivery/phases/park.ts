@@ -6,7 +6,8 @@ import type { Recipient } from "../recipients/recipients-state";
 /** The jobs that resume waiting recipients, one per (time, step) they wait for; no I/O. */
 export function waitEntries(job: RecipientsJob, recipients: Recipient[]): WaitEntry[] {
   const waiting = recipients.filter((r) => r.state === "waiting" && r.resumeAt);
-  const groups = Map.groupBy(waiting, (r) => `${r.resumeAt!.fireAt}:${r.resumeAt!.fromStep}:${r.resumeAt!.hold.kind}`);
+  // The whole hold: recipients of one wait step may have read different signals (`watch.after`).
+  const groups = Map.groupBy(waiting, (r) => `${r.resumeAt!.fireAt}:${r.resumeAt!.fromStep}:${JSON.stringify(r.resumeAt!.hold)}`);
   return [...groups.values()].map((group) => ({
     fireAt: group[0]!.resumeAt!.fireAt,
     hold: group[0]!.resumeAt!.hold,
@@ -17,6 +18,8 @@ export function waitEntries(job: RecipientsJob, recipients: Recipient[]): WaitEn
       note: Object.assign({}, ...group[0]!.notes) as JsonObject,
       digest: undefined,
       digestedInto: undefined,
+      // The signal this run read is not the timeout's to carry (wait.ts tells them apart by it).
+      signal: undefined,
     },
   }));
 }

@@ -1,5 +1,6 @@
 import { type ChannelStep, isChannelStep } from "../../engine/steps";
 import { onPath, placeSteps } from "../../engine/workflow-tree";
+import { watchedSteps } from "../control/wait";
 import type { TriggerHome } from "../../durable-objects/client/batched-homes";
 import { adoptRecorded, type ControlRun, isControlStep, runControlStep, usesRunState } from "../control/control-steps";
 import { runActionStep } from "../actions/action-steps";
@@ -62,6 +63,7 @@ export async function runRecipients(ctx: DeliveryContext, job: RecipientsJob, tr
   };
 
   const program = placeSteps(loaded.workflow.steps);
+  const watched = watchedSteps(program);
   if (usesRunState(program)) await adoptRecorded(home, loaded.recipients);
   for (const [index, { step, guard }] of program.entries()) {
     // Only recipients whose branches led here: a step on a path not taken is not theirs, and leaves no message.
@@ -90,7 +92,7 @@ export async function runRecipients(ctx: DeliveryContext, job: RecipientsJob, tr
         );
       continue;
     }
-    await runChannelStep(ctx, { job, trigger, loaded, home, index }, step, running, { halt, exhausted });
+    await runChannelStep(ctx, { job, trigger, loaded, home, index, watched: watched.has(step.id) }, step, running, { halt, exhausted });
   }
 
   const entries = waitEntries(job, recipients);
@@ -110,12 +112,14 @@ interface ChannelRun {
   loaded: Loaded;
   home: TriggerHome;
   index: number;
+  /** A wait step watches this step's messages. */
+  watched: boolean;
 }
 
 /** One channel step for the recipients running: plan, claim, record, send, report (see runRecipients). */
 async function runChannelStep(
   ctx: DeliveryContext,
-  { job, trigger, loaded, home, index }: ChannelRun,
+  { job, trigger, loaded, home, index, watched }: ChannelRun,
   step: ChannelStep,
   running: Recipient[],
   out: { halt: (r: Recipient, seconds: number) => void; exhausted: RecipientsResult["exhausted"] },
@@ -130,6 +134,7 @@ async function runChannelStep(
     suppressed: loaded.suppressed,
     secrets: loaded.secrets,
     workflowTags: loaded.workflow?.tags ?? [],
+    watched,
   };
   const plan = planChannelStep(step, index, running, loaded, trigger, startedAt);
   if (plan.sends.length === 0 && plan.finals.length === 0) return;

@@ -19,6 +19,8 @@ export interface StepScope {
   secrets: readonly string[];
   /** The workflow's tags: an in-app notification carries them so an Inbox can filter by them. */
   workflowTags?: readonly string[];
+  /** A wait step of the workflow watches this step's messages (their statuses then wake it). */
+  watched?: boolean;
 }
 
 /** The send identity key the trigger's object claims: subscriber + step. */
@@ -34,4 +36,5 @@ export const identityOf = (scope: StepScope, subscriberId: string): SendIdentity
   workflowVersion: scope.trigger.workflowVersion || null,
   tenantId: scope.trigger.tenant?.id ?? null,
   context: scope.trigger.context ?? null,
+  ...(scope.watched ? { watched: true } : {}),
 });

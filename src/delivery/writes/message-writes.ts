@@ -55,6 +55,8 @@ export interface SendIdentity {
   /** The trigger's tenant and other context ids, kept on the message (filters, the Inbox's scope). */
   tenantId?: string | null;
   context?: Record<string, string> | null;
+  /** A wait step watches this step's messages (the log's `watched`). */
+  watched?: boolean;
 }
 
 export interface MessageFields {

@@ -1,6 +1,8 @@
 import type { SerializedStatement } from "../../db/batch";
 import type { MessageFact } from "../../db/queries/fact-events";
 import type { Bindings } from "../../env";
+import type { MessageReached } from "../ledger/signals";
+import { TriggerStore } from "./trigger-store";
 import { partitionOfId } from "../../lib/ids";
 import type {
   Expired,
@@ -158,6 +160,24 @@ export class LogStore {
 
   private shard(name: string) {
     return this.env.LOGS.get(this.env.LOGS.idFromName(name));
+  }
+
+  /**
+   * Statuses reached by messages a wait watches (`watched`), sent to their triggers' homes, which
+   * end the waits they match (ledger/signals.ts): one call per trigger, none for other messages.
+   */
+  async wakeWaits(reached: (MessageReached & { environmentId: string; transactionId: string })[]): Promise<void> {
+    const store = new TriggerStore(this.env);
+    const byTrigger = Map.groupBy(reached, (r) => `${r.environmentId}\u0000${r.transactionId}`);
+    await Promise.all(
+      [...byTrigger.values()].map((group) =>
+        store.messagesReached(
+          group[0]!.environmentId,
+          group[0]!.transactionId,
+          group.map(({ subscriberId, stepId, status }) => ({ subscriberId, stepId, status })),
+        ),
+      ),
+    );
   }
 
   batch(): LogBatch {

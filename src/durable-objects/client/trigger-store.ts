@@ -1,6 +1,7 @@
 import type { TriggerSnapshot } from "../../jobs/trigger-record";
 import type { Bindings } from "../../env";
-import type { DeliveryOp, DeliveryOpResult } from "../ledger/claims";
+import type { DeliveryOp, DeliveryOpResult, TriggerSignal } from "../ledger/claims";
+import type { MessageReached, SignalOutcome } from "../ledger/signals";
 import type {
   AcceptEntry,
   AcceptOutcome,
@@ -15,6 +16,7 @@ import type {
   RecordedRuns,
   RunPage,
   ShardErasure,
+  SignalAnswer,
 } from "../ledger/outcomes";
 import { allLedgerNames, coordinatorName, ledgerNameFor, ledgerNamesFor } from "./naming";
 
@@ -135,6 +137,22 @@ export class TriggerStore {
     return { status: "not_found" };
   }
 
+  /** A signal to a trigger's waits, in whichever ledger holds it (the previous shard layout too). */
+  async signal(environmentId: string, transactionId: string, s: TriggerSignal): Promise<SignalAnswer> {
+    for (const name of ledgerNamesFor(this.env, environmentId, transactionId)) {
+      const answer = await this.ledger(name).signal(environmentId, transactionId, s);
+      if (answer.status !== "not_found") return answer;
+    }
+    return { status: "not_found" };
+  }
+
+  /** Messages of a trigger that reached a status its waits watch: they wake those waits in the trigger's home. */
+  async messagesReached(environmentId: string, transactionId: string, reached: MessageReached[]): Promise<void> {
+    for (const name of ledgerNamesFor(this.env, environmentId, transactionId)) {
+      if (await this.ledger(name).messagesReached(environmentId, transactionId, reached)) return;
+    }
+  }
+
   /** A trigger's parked steps (at most `limit`) and digests, from whichever ledger holds it; null when none does. */
   async waits(environmentId: string, transactionId: string, limit: number): Promise<LedgerWaits | null> {
     for (const name of ledgerNamesFor(this.env, environmentId, transactionId)) {
@@ -186,6 +204,8 @@ export class TriggerStore {
       waitingSteps: (limit: number): Promise<ParkedSteps> => stub().waitingSteps(limit),
       recordedRuns: (page: RunPage): Promise<RecordedRuns> => stub().recordedRuns(page),
       poke: (stallMs: number, digests: string[], now: number): Promise<PokeOutcome> => stub().poke(stallMs, digests, now),
+      signal: (s: TriggerSignal): Promise<SignalOutcome> => stub().signal(s),
+      messagesReached: (reached: MessageReached[]): Promise<void> => stub().messagesReached(reached),
     };
   }
 

@@ -1,5 +1,7 @@
 import type { RunStepRow } from "./run-steps";
 import type { RecipientsJob } from "../../jobs/job";
+import type { Json } from "../../contract/json";
+import type { WaitMessageStatus } from "../../engine/wait-statuses";
 
 /** What a consumer may do with each send identity (`subscriberId` + step) it asked for. */
 export interface ClaimResult {
@@ -52,6 +54,25 @@ export interface WaitHold {
   /** `wait`: a wait step's timeout; `retry`: a fetch step's next attempt. */
   kind: "delay" | "quiet_hours" | "schedule" | "wait" | "retry";
   stepId: string;
+  /** A wait step's: what wakes it before its timeout, so the object matches events without the workflow. */
+  watch?: WaitWatch;
+}
+
+/**
+ * What a parked wait step waits for. A signal wait names since when signals count (when the
+ * recipient reached the wait), whether its `if` must still be read by the consumer, and the
+ * last signal the consumer already read (`after`, a signal's sequence number in its home).
+ */
+export type WaitWatch =
+  | { message: { step: string; status: WaitMessageStatus } }
+  | { signal: string; conditional: boolean; since: number; after?: number };
+
+/** A signal sent to a trigger (`POST /v1/trigger/{transactionId}/signals`), as its home keeps it. */
+export interface TriggerSignal {
+  name: string;
+  data?: Json;
+  /** Only this recipient's waits; absent: every recipient's. */
+  subscriberId?: string;
 }
 
 export interface WaitEntry {

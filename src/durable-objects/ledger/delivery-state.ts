@@ -12,6 +12,7 @@ import {
   type WaitingStep,
 } from "./claims";
 import { RUN_STEPS_SCHEMA, RunSteps } from "./run-steps";
+import { SIGNALS_SCHEMA, WaitWakes } from "./signals";
 
 /** Tables every object that coordinates sends keeps, keyed by trigger so one shard can hold many. */
 export const DELIVERY_SCHEMA = `
@@ -20,7 +21,8 @@ export const DELIVERY_SCHEMA = `
   CREATE TABLE IF NOT EXISTS waits (id INTEGER PRIMARY KEY AUTOINCREMENT, env TEXT NOT NULL, tx TEXT NOT NULL, fire_at INTEGER NOT NULL, job TEXT NOT NULL, released INTEGER NOT NULL DEFAULT 0, hold TEXT);
   CREATE INDEX IF NOT EXISTS waits_fire ON waits (released, fire_at);
   CREATE INDEX IF NOT EXISTS waits_tx ON waits (env, tx);
-${RUN_STEPS_SCHEMA}`;
+${RUN_STEPS_SCHEMA}
+${SIGNALS_SCHEMA}`;
 
 /** Brings the tables of an object created by an older version up to DELIVERY_SCHEMA; run after it. */
 export function upgradeDeliverySchema(sql: SqlStorage): void {
@@ -42,9 +44,12 @@ const legacyHold = (job: RecipientsJob): Omit<WaitHold, "stepId"> & { stepId: nu
 export class DeliveryState {
   /** The control steps' outcomes per recipient (run-steps.ts). */
   readonly runSteps: RunSteps;
+  /** Wait steps woken by signals and message statuses (signals.ts). */
+  readonly wakes: WaitWakes;
 
   constructor(private readonly sql: SqlStorage) {
     this.runSteps = new RunSteps(sql);
+    this.wakes = new WaitWakes(sql, this.runSteps);
   }
 
   /**
@@ -73,8 +78,12 @@ export class DeliveryState {
         return { result: { kind: "record", rows: this.runSteps.record(env, tx, op.rows, now) } };
       case "park":
         if (trigger.cancelled) return { result: { kind: "park", outcome: "cancelled" } };
-        this.park(env, tx, op.entries);
-        return { result: { kind: "park", outcome: "waiting" }, wakeAt: Math.min(...op.entries.map((e) => e.fireAt)) };
+        {
+          // A wait decided or signalled while its recipients were on their way here fires now.
+          const entries = this.wakes.settle(env, tx, op.entries, now);
+          this.park(env, tx, entries);
+          return { result: { kind: "park", outcome: "waiting" }, wakeAt: Math.min(...entries.map((e) => e.fireAt)) };
+        }
     }
   }
 
@@ -225,6 +234,7 @@ export class DeliveryState {
   eraseSubscriber(filter: { env: string; tx?: string }, subscriberId: string): RecipientsJob[] {
     this.forgetAddresses(filter.env, subscriberId);
     this.runSteps.forgetSubscriber(filter.env, subscriberId);
+    this.wakes.forgetSubscriber(filter.env, subscriberId);
     return this.takeSubscriber(filter, subscriberId).map((job) => ({ ...job, erased: true as const }));
   }
 
@@ -301,7 +311,8 @@ export class DeliveryState {
   }
 
   forget(env: string, tx: string): void {
-    for (const table of ["claims", "done", "waits", "run_steps"]) this.sql.exec(`DELETE FROM ${table} WHERE env = ? AND tx = ?`, env, tx);
+    for (const table of ["claims", "done", "waits", "run_steps", "signals"])
+      this.sql.exec(`DELETE FROM ${table} WHERE env = ? AND tx = ?`, env, tx);
   }
 }
 

@@ -1,5 +1,6 @@
 import type { TriggerRecord, TriggerState } from "../../jobs/trigger-record";
 import type { WaitingStep } from "./claims";
+import type { SignalOutcome } from "./signals";
 
 /** What a ledger answers an accept, per trigger. */
 export type AcceptOutcome = "accepted" | "replayed" | "conflict";
@@ -111,3 +112,6 @@ export interface ShardErasure {
 }
 
 export type PokeOutcome = "completed" | "cancelled" | "running" | "resumed";
+
+/** What a ledger answers a signal: the trigger is unknown here, or what the signal woke (wake.ts). */
+export type SignalAnswer = { status: "not_found" } | ({ status: "received" } & SignalOutcome);

@@ -5,7 +5,7 @@ import { MicroBatcher } from "../../lib/micro-batch";
 import { TriggerStore } from "../client/trigger-store";
 import { ledgerTimings } from "../settings";
 import { type AcceptAnswer, acceptCalls, cancel } from "./accept-cancel";
-import type { DeliveryOp, DeliveryOpResult } from "./claims";
+import type { DeliveryOp, DeliveryOpResult, TriggerSignal } from "./claims";
 import { DELIVERY_SCHEMA, DeliveryState, upgradeDeliverySchema } from "./delivery-state";
 import { eraseSubscriber } from "./erasure";
 import type {
@@ -18,12 +18,15 @@ import type {
   LedgerWaits,
   RunPage,
   ShardErasure,
+  SignalAnswer,
 } from "./outcomes";
 import { type Flushed, OUTBOX_SCHEMA, Outbox } from "./outbox";
 import type { LedgerParts } from "./parts";
 import { fanOut, finish, run, runs, snapshots, waits } from "./progress";
 import { TRIGGERS_SCHEMA, TriggersTable } from "./triggers-table";
+import type { MessageReached } from "./signals";
 import { purge, scheduleNext, watchdog } from "./watchdog";
+import { messagesReached, signal } from "./wake";
 
 const log = (fields: Record<string, unknown>) => console.log(JSON.stringify(fields));
 
@@ -100,6 +103,16 @@ export class TriggerLedger extends DurableObject<Bindings> {
 
   async cancel(environmentId: string, transactionId: string): Promise<CancelOutcome> {
     return cancel(this.parts, environmentId, transactionId);
+  }
+
+  /** A signal to one trigger's waits (wake.ts). */
+  async signal(environmentId: string, transactionId: string, s: TriggerSignal): Promise<SignalAnswer> {
+    return signal(this.parts, environmentId, transactionId, s);
+  }
+
+  /** Messages of one trigger that reached a status its waits may watch; false when the trigger is not here. */
+  async messagesReached(environmentId: string, transactionId: string, reached: MessageReached[]): Promise<boolean> {
+    return messagesReached(this.parts, environmentId, transactionId, reached);
   }
 
   async eraseSubscriber(environmentId: string, subscriberId: string): Promise<ShardErasure> {

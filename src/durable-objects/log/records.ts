@@ -35,6 +35,7 @@ export const toMessage = (r: MessageRecord): LogMessage => ({
   layoutVersion: r.layout_version ?? null,
   tenantId: r.tenant ?? null,
   context: parsed<Record<string, string>>(r.context ?? null),
+  ...(r.watched ? { watched: true } : {}),
 });
 
 export const toEvent = (r: EventRecord): LogEvent => ({
@@ -68,8 +69,8 @@ export const stored = (value: unknown): SqlStorageValue =>
 
 export const MESSAGE_INSERT = `INSERT INTO messages (id, env, tx, subscriber, workflow, step, channel, provider, integration, status,
   provider_message_id, "to", subject, preview, content, error_code, error_message, attempts, states, created_at, updated_at,
-  workflow_version, layout_version, tenant, context)
-  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`;
+  workflow_version, layout_version, tenant, context, watched)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`;
 
 export const messageValues = (m: LogMessage): SqlStorageValue[] => [
   m.id,
@@ -97,6 +98,7 @@ export const messageValues = (m: LogMessage): SqlStorageValue[] => [
   m.layoutVersion ?? null,
   m.tenantId ?? null,
   m.context ? JSON.stringify(m.context) : null,
+  m.watched ? 1 : null,
 ];
 
 export const ABOUT_COLUMNS = "id, env, tx, subscriber, workflow, step, channel, provider, tenant";

@@ -34,6 +34,12 @@ export interface LogMessage {
   layoutVersion?: number | null;
   /** The trigger's tenant; null without one (or before it was kept). */
   tenantId?: string | null;
+  /**
+   * A wait step of its workflow watches this message's step: its seen/read/opened/clicked/delivered
+   * wake the wait in the trigger's home. Set when the message is written, so a status report on a
+   * message nothing waits for costs no call to that object.
+   */
+  watched?: boolean;
   /** The trigger's other context keys, by key: the id given. */
   context?: Record<string, string> | null;
 }

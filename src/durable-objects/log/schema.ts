@@ -66,6 +66,8 @@ export interface MessageRecord extends Record<string, SqlStorageValue> {
   /** The trigger's tenant and other context ids (JSON object); null without (and in rows from before they were kept). */
   tenant: string | null;
   context: string | null;
+  /** 1 when a wait step watches the message's step; null otherwise (and in rows from before). */
+  watched: number | null;
 }
 
 /**
@@ -77,6 +79,7 @@ export const ADDED_MESSAGE_COLUMNS = [
   ["layout_version", "INTEGER"],
   ["tenant", "TEXT"],
   ["context", "TEXT"],
+  ["watched", "INTEGER"],
 ] as const;
 
 /** Adds the columns of ADDED_MESSAGE_COLUMNS a shard's `messages` table does not have yet. */

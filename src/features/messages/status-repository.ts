@@ -6,6 +6,7 @@ import { MessageWrites } from "../../delivery/writes/message-writes";
 import { dispatchWritten, type EventQueue } from "../../delivery/webhooks/dispatch";
 import type { LogEvent, LogMessage, LogStore } from "../../durable-objects/client/log-store";
 import { partitionOfId } from "../../lib/ids";
+import { isWaitStatus } from "../../engine/wait-statuses";
 
 /**
  * How far along a message is. A later report never moves it back (an `opened` arriving
@@ -251,6 +252,37 @@ async function writeStatuses(
   const described = new Map(found.flatMap((f) => (f.logged ? [[f.row.id, f.logged] as const] : [])));
   const results = await runBatch(db, writes.all(batch.legacy, described));
   if (batch.shards > 0) await logs.write(batch);
+  await wakeWaits(logs, found, updates);
   if (queue) await dispatchWritten(queue, writes.written(results));
   return applied;
+}
+
+/**
+ * Every status report of every channel ends here, so this is where a wait watching a message
+ * learns of it. Only messages marked `watched` when written (a wait step of their workflow watches
+ * their step) reach their trigger's home, so a report on any other message costs nothing more. A
+ * replayed report wakes again, harmlessly: the home ends a wait once. A wake that fails is logged,
+ * not answered as an error (the status is recorded): that wait then ends at its timeout.
+ */
+async function wakeWaits(logs: LogStore, found: Found[], updates: { messageId: string; report: IncomingStatus }[]): Promise<void> {
+  const byId = new Map(found.flatMap((f) => (f.logged?.watched ? [[f.row.id, f.logged] as const] : [])));
+  if (byId.size === 0) return;
+  const reached = updates.flatMap(({ messageId, report }) => {
+    const m = byId.get(messageId);
+    return m && report.status && isWaitStatus(report.status)
+      ? [
+          {
+            environmentId: m.environmentId,
+            transactionId: m.transactionId,
+            subscriberId: m.subscriberId,
+            stepId: m.stepId,
+            status: report.status,
+          },
+        ]
+      : [];
+  });
+  if (reached.length === 0) return;
+  await logs.wakeWaits(reached).catch((error: unknown) => {
+    console.error(JSON.stringify({ level: "error", event: "wait_wake_failed", error: String(error) }));
+  });
 }

@@ -7,12 +7,14 @@ import {
   BulkTriggerResult,
   CancelRequest,
   CancelResult,
+  SignalRequest,
+  SignalResult,
   TriggerAccepted,
   TriggerList,
   TriggerQuery,
   TriggerRequest,
 } from "./schemas";
-import { acceptBroadcast, acceptBulk, acceptTrigger, cancelByTransactionId } from "./service";
+import { acceptBroadcast, acceptBulk, acceptTrigger, cancelByTransactionId, signalTrigger } from "./service";
 
 export const triggersRoutes = createRouter();
 
@@ -121,6 +123,30 @@ triggersRoutes.openapi(
     const outcome = await cancelByTransactionId(c.var.data, c.env, transactionId);
     if (!outcome) throw new ApiError("transaction_not_found", `No trigger with transactionId "${transactionId}" in this environment.`);
     return c.json(outcome, 200);
+  },
+);
+
+triggersRoutes.openapi(
+  apiRoute({
+    method: "post",
+    path: "/v1/trigger/{transactionId}/signals",
+    tags: ["Triggers"],
+    summary: "Send a signal to a trigger's wait steps",
+    description:
+      "Wakes the recipients of the trigger whose wait step waits for a signal of this `name` (only `subscriberId`'s, when given) and is still waiting: each such wait ends once, `matched`, and its run goes on now. A wait with an `if` is read against the signal by the recipient's run moments later. A signal counts only for waits a recipient has reached when it is sent. Send it with an `Idempotency-Key` to retry safely: a replay answers the first answer and wakes nothing again.",
+    security,
+    request: {
+      params: z.object({ transactionId: z.string().min(1).max(128) }),
+      body: { required: true, content: json(SignalRequest) },
+    },
+    responses: { 202: { description: "The signal was received", content: json(SignalResult) } },
+    errors: ["transaction_not_found"],
+  }),
+  async (c) => {
+    const { transactionId } = c.req.valid("param");
+    const result = await signalTrigger(c.var.data, c.env, transactionId, c.req.valid("json"));
+    if (!result) throw new ApiError("transaction_not_found", `No trigger with transactionId "${transactionId}" in this environment.`);
+    return c.json(result, 202);
   },
 );
 

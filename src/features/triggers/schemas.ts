@@ -7,6 +7,8 @@ import { cursorCodec } from "../../lib/cursor";
 import { pageOf, pageQuery } from "../../lib/pagination";
 import { TRIGGER_STATUSES } from "../../contract/statuses";
 import { overridesIssues } from "./overrides";
+import { JsonValue } from "../../contract/json";
+import { SignalName } from "../../engine/steps";
 import { MAX_TENANT_NAME, TenantData, TenantId } from "../tenants/schemas";
 
 export const MAX_RECIPIENTS = 100;
@@ -189,3 +191,37 @@ export type TriggerQuery = z.infer<typeof TriggerQuery>;
 
 export const TriggerList = pageOf(TriggerSummary).openapi("TriggerList");
 export type TriggerList = z.infer<typeof TriggerList>;
+
+/** A signal's data rides in the jobs of the recipients it wakes: kept small, like a job. */
+export const MAX_SIGNAL_DATA_BYTES = 16 * 1024;
+
+export const SignalRequest = z
+  .object({
+    name: SignalName.openapi({ description: "The signal a wait step waits for (`until.signal`)." }),
+    data: JsonValue.optional().openapi({
+      type: "object",
+      description: "What a wait's `if` reads as `signal.data.*`; recorded with the matched outcome. At most 16 KB as JSON.",
+    }),
+    subscriberId: z.string().min(1).max(128).optional().openapi({ description: "Only this recipient's waits; absent: every recipient's." }),
+  })
+  .strict()
+  .superRefine((s, ctx) => {
+    const issue = depthIssue(s.data, MAX_PAYLOAD_DEPTH, ["data"]);
+    if (issue) ctx.addIssue({ code: "custom", path: issue.path, message: issue.message });
+    else if (s.data !== undefined && new TextEncoder().encode(JSON.stringify(s.data)).length > MAX_SIGNAL_DATA_BYTES)
+      ctx.addIssue({ code: "custom", path: ["data"], message: `At most ${MAX_SIGNAL_DATA_BYTES / 1024} KB as JSON.` });
+  })
+  .openapi("SignalRequest");
+
+export const SignalResult = z
+  .object({
+    transactionId: z.string(),
+    name: z.string(),
+    matched: z.number().int().openapi({ description: "Recipients whose wait for this signal (without `if`) it ended: they go on now." }),
+    evaluating: z.number().int().openapi({
+      description:
+        "Recipients whose wait has an `if`: their run reads it against this signal moments later, and goes on (matched) or waits on.",
+    }),
+  })
+  .openapi("SignalResult");
+export type SignalResult = z.infer<typeof SignalResult>;

@@ -1,3 +1,4 @@
+import type { z } from "@hono/zod-openapi";
 // What a trigger route does once its body is parsed: shared by the native routes and the Novu
 // compatibility layer (src/novu/), so both reach one implementation.
 import { TriggerStore } from "../../durable-objects/client/trigger-store";
@@ -18,7 +19,7 @@ import {
   withKeyTransactionId,
   workflowKeyOf,
 } from "./accept";
-import { type BroadcastRequest, type CancelResult, TriggerRequest } from "./schemas";
+import { type BroadcastRequest, type CancelResult, type SignalRequest, type SignalResult, TriggerRequest } from "./schemas";
 
 /** Where a trigger started by a `trigger_workflow` step sits in its chain. */
 type Chain = Pick<TriggerRecord, "depth" | "parentTransactionId">;
@@ -137,4 +138,19 @@ export async function cancelByTransactionId(data: Data, env: Bindings, transacti
     });
   }
   return { transactionId, status: outcome.status, cancelledMessages: outcome.cancelledMessages, alreadySent: outcome.alreadySent };
+}
+
+/**
+ * Sends a signal to a trigger's waits, in the trigger's home (its ledger shard, or the coordinator
+ * of a large fan-out), where each matching wait ends once; null when the environment has no such trigger.
+ */
+export async function signalTrigger(
+  data: Data,
+  env: Bindings,
+  transactionId: string,
+  signal: z.infer<typeof SignalRequest>,
+): Promise<SignalResult | null> {
+  const answer = await new TriggerStore(env).signal(data.environmentId, transactionId, signal);
+  if (answer.status === "not_found") return null;
+  return { transactionId, name: signal.name, matched: answer.matched, evaluating: answer.evaluating };
 }

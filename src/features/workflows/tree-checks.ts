@@ -1,7 +1,8 @@
 import { hasLineBreak, LINE_BREAK_MESSAGE } from "../../contract/email-address";
 import type { ErrorCode } from "../../lib/errors";
 import { MAX_CONDITION_DEPTH } from "../../lib/json-limits";
-import { type Condition, isChannelStep, MAX_BRANCH_DEPTH, MAX_BRANCH_PATHS, type Step } from "../../engine/steps";
+import { parseDuration } from "../../engine/durations";
+import { type Condition, isChannelStep, MAX_BRANCH_DEPTH, MAX_BRANCH_PATHS, MAX_WAIT_DAYS, type Step } from "../../engine/steps";
 import { type PathChoice, placeSteps } from "../../engine/workflow-tree";
 import { conditionDepth } from "./condition-depth";
 
@@ -64,6 +65,15 @@ export function treeIssues(key: string, steps: readonly Step[]): TreeIssue[] {
         issues.push({
           path: [...at, "until", "message", "step"],
           message: `A wait watches a channel step that runs before it on the same path; "${watched}" is not one.`,
+        });
+      }
+    }
+    if (step.type === "wait") {
+      const ms = parseDuration(step.timeout);
+      if (ms === null || ms <= 0 || ms > MAX_WAIT_DAYS * 86_400_000) {
+        issues.push({
+          path: [...at, "timeout"],
+          message: `A wait lasts more than nothing and at most ${MAX_WAIT_DAYS} days (P${MAX_WAIT_DAYS}D).`,
         });
       }
     }
