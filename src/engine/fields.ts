@@ -1,6 +1,6 @@
 import type { TemplateContext } from "./content";
 
-const ROOTS = ["payload", "subscriber", "actor", "vars", "workflow", "step", "steps", "signal"] as const;
+const ROOTS = ["payload", "subscriber", "actor", "vars", "tenant", "workflow", "step", "steps", "signal"] as const;
 type Root = (typeof ROOTS)[number];
 const isRoot = (name: string | undefined): name is Root => (ROOTS as readonly (string | undefined)[]).includes(name);
 

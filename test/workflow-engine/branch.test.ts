@@ -66,6 +66,22 @@ describe("branch steps", () => {
     expect((await deliveredMessages(bare.key, none, 1)).map((m) => m.stepId)).toEqual(["after"]);
   });
 
+  it("branches on the trigger's tenant (tenant.* in a path's condition)", async () => {
+    const { key, workflow } = await setUp([
+      {
+        id: "route",
+        type: "branch",
+        paths: [{ id: "vip", if: { field: "tenant.data.plan", op: "eq", value: "vip" }, steps: [mail("vip-mail")] }],
+        default: { steps: [mail("plain-mail")] },
+      },
+    ]);
+    expect((await api(key, "POST", "/v1/tenants", { id: "big-co", name: "Big Co", data: { plan: "vip" } })).status).toBe(201);
+    const vip = await triggerDelivered(key, { workflow, to: person(), tenant: "big-co" });
+    expect((await deliveredMessages(key, vip, 1)).map((m) => m.stepId)).toEqual(["vip-mail"]);
+    const plain = await triggerDelivered(key, { workflow, to: person() });
+    expect((await deliveredMessages(key, plain, 1)).map((m) => m.stepId)).toEqual(["plain-mail"]);
+  });
+
   it("reads steps.<branch>.path in later conditions", async () => {
     const { key, workflow } = await setUp([ROUTE, { ...text("followup"), if: { field: "steps.route.path", op: "eq", value: "default" } }]);
     const small = await triggerDelivered(key, { workflow, to: person(), payload: { total: 5 } });
