@@ -17,6 +17,7 @@ export function AddStepButton({ label, onPick }: { label: string; onPick: (type:
           {STEP_TYPES.map((type) => (
             <li key={type}>
               <Button
+                className="step-type-choice"
                 onClick={() => {
                   setOpen(false);
                   onPick(type);

@@ -101,7 +101,7 @@ export function PreviewPanel({
       {chosen && !query.error ? (
         <section className="preview-selected" data-testid="preview-selected" aria-label="Selected step">
           <h3>Selected step</h3>
-          <StepCard step={chosen} condition={placed[chosenIndex]?.step.if} />
+          <StepCard step={chosen} condition={placed[chosenIndex]?.step.if} copy />
         </section>
       ) : null}
       {result && !query.error && steps.length > 0 ? (
@@ -117,12 +117,24 @@ export function PreviewPanel({
   );
 }
 
-function StepCard({ step, condition, depth = 0 }: { step: PreviewStep; condition: Step["if"]; depth?: number }) {
+/** A step's card; `copy` for the selected step's, shown again above the list (so tests and styles name the list's). */
+function StepCard({
+  step,
+  condition,
+  depth = 0,
+  copy = false,
+}: {
+  step: PreviewStep;
+  condition: Step["if"];
+  depth?: number;
+  copy?: boolean;
+}) {
   return (
     <article
       className={classNames("preview-step", step.wouldRun ? "runs" : "skips", !step.onPath && "off-path")}
       style={depth ? { marginInlineStart: `${depth * 12}px` } : undefined}
-      data-step={step.id}
+      data-step={copy ? undefined : step.id}
+      data-selected-step={copy ? step.id : undefined}
       data-would-run={String(step.wouldRun)}
       data-on-path={String(step.onPath)}
     >

@@ -30,14 +30,14 @@ export function StepTree({
 }) {
   const [type, setType] = useState<StepType>("email");
   const narrow = useNarrow();
-  const actions = { selected, marks, onSelect, onInsert: edits.insert, onMove: edits.move };
+  const actions = { selected, marks, onSelect, onInsert: edits.insert, onMove: edits.move, onRemove: edits.remove };
   return (
     <Card className="step-tree" aria-label="Steps">
       <h2>Steps</h2>
       {steps.length === 0 ? (
         <p className="muted">No steps yet: a workflow runs its steps in order; a branch splits it into paths.</p>
       ) : null}
-      {narrow ? <TreeList steps={steps} onRemove={edits.remove} {...actions} /> : <TreeCanvas steps={steps} {...actions} />}
+      {narrow ? <TreeList steps={steps} {...actions} /> : <TreeCanvas steps={steps} {...actions} />}
       {edits.removed ? (
         <p className="removed-step small" role="status">
           Removed step <code>{edits.removed.step.id}</code>. <Button onClick={edits.undo}>Undo</Button>

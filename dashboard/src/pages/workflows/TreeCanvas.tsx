@@ -17,12 +17,12 @@ import { classNames } from "../../ui/class-names";
 import { typeLabel } from "../../ui/labels";
 import { AddStepButton } from "./AddStepButton";
 import { describeCondition } from "./describe";
-import type { StepType } from "./model";
+import type { Step, StepType } from "./model";
 import { useFieldError } from "./save-errors";
 import type { Mark } from "./tree-marks";
 import { type AddNodeData, dropIndex, layoutTree, type PathNodeData, type StepNodeData, type TreeNode } from "./tree-layout";
-import type { Step } from "./model";
 import { DEFAULT_PATH, parent } from "./tree";
+import { StepActions } from "./TreeList";
 
 export interface TreeActions {
   selected: string;
@@ -30,6 +30,7 @@ export interface TreeActions {
   onSelect: (at: string) => void;
   onInsert: (list: string, index: number, type: StepType) => void;
   onMove: (at: string, to: number) => void;
+  onRemove: (at: string) => void;
 }
 
 /** What the nodes act on: given by the canvas, read by each node (node types must stay the same objects). */
@@ -112,8 +113,8 @@ function Canvas({ steps, ...actions }: TreeActions & { steps: Step[] }) {
 }
 
 function StepNode({ data }: { data: StepNodeData }) {
-  const { selected, marks, onSelect } = useActions();
-  const { step, at } = data;
+  const { selected, marks, onSelect, onMove, onRemove } = useActions();
+  const { step, at, index, last } = data;
   const error = useFieldError(at);
   const mark = marks.get(at);
   return (
@@ -128,16 +129,19 @@ function StepNode({ data }: { data: StepNodeData }) {
       data-on-path={mark ? String(mark.onPath) : undefined}
     >
       <Handle type="target" position={Position.Top} isConnectable={false} />
-      <Button
-        className="step-select"
-        data-step-row={step.id}
-        aria-current={at === selected ? "step" : undefined}
-        onClick={() => onSelect(at)}
-      >
-        <span className="step-type">{typeLabel(step.type)}</span> <code>{step.id}</code>
-        {step.if ? <Badge tone="info">if</Badge> : null}
-        {error ? <Badge tone="bad">error</Badge> : null}
-      </Button>
+      <div className="tree-node-row">
+        <Button
+          className="step-select"
+          data-step-row={step.id}
+          aria-current={at === selected ? "step" : undefined}
+          onClick={() => onSelect(at)}
+        >
+          <span className="step-type">{typeLabel(step.type)}</span> <code>{step.id}</code>
+          {step.if ? <Badge tone="info">if</Badge> : null}
+          {error ? <Badge tone="bad">error</Badge> : null}
+        </Button>
+        <StepActions step={step} at={at} index={index} last={last} onMove={onMove} onRemove={onRemove} />
+      </div>
       {step.name ? <span className="tree-node-name small muted">{step.name}</span> : null}
       <Handle type="source" position={Position.Bottom} isConnectable={false} />
     </div>

@@ -18,9 +18,8 @@ export function TreeList({
   steps,
   list = "steps",
   name = "the workflow",
-  onRemove,
   ...actions
-}: TreeActions & { steps: Step[]; list?: string; name?: string; onRemove: (at: string) => void }) {
+}: TreeActions & { steps: Step[]; list?: string; name?: string }) {
   return (
     <ol className="tree-list">
       <li className="tree-list-add">
@@ -35,7 +34,7 @@ export function TreeList({
           // Rows keep no state, and two steps may share an id while one is being typed.
           // biome-ignore lint/suspicious/noArrayIndexKey: see above
           <li key={i}>
-            <Row step={step} at={at} last={i === steps.length - 1} index={i} onRemove={onRemove} {...actions} />
+            <Row step={step} at={at} last={i === steps.length - 1} index={i} {...actions} />
             {step.type === "branch"
               ? branchLists(step, at).map((l) => {
                   const mark = actions.marks.get(at);
@@ -54,7 +53,7 @@ export function TreeList({
                         <span className="muted">{path ? `if ${describeCondition(path.if)}` : "when no path's condition holds"}</span>
                         {chosen ? <Badge tone="ok">sample goes here</Badge> : null}
                       </p>
-                      <TreeList steps={l.steps} list={l.list} name={`path ${l.name} of ${step.id}`} onRemove={onRemove} {...actions} />
+                      <TreeList steps={l.steps} list={l.list} name={`path ${l.name} of ${step.id}`} {...actions} />
                     </section>
                   );
                 })
@@ -79,7 +78,7 @@ function Row({
   onSelect,
   onMove,
   onRemove,
-}: TreeActions & { step: Step; at: string; index: number; last: boolean; onRemove: (at: string) => void }) {
+}: TreeActions & { step: Step; at: string; index: number; last: boolean }) {
   const error = useFieldError(at);
   const mark = marks.get(at);
   return (
@@ -98,17 +97,38 @@ function Row({
         {step.if ? <Badge tone="info">if</Badge> : null}
         {error ? <Badge tone="bad">error</Badge> : null}
       </Button>
-      <span className="step-actions">
-        <Button aria-label={`Move ${step.id} up`} disabled={index === 0} onClick={() => onMove(at, index - 1)}>
-          ↑
-        </Button>
-        <Button aria-label={`Move ${step.id} down`} disabled={last} onClick={() => onMove(at, index + 1)}>
-          ↓
-        </Button>
-        <Button variant="danger" aria-label={`Remove ${step.id}`} onClick={() => onRemove(at)}>
-          ✕
-        </Button>
-      </span>
+      <StepActions step={step} at={at} index={index} last={last} onMove={onMove} onRemove={onRemove} />
     </div>
+  );
+}
+
+/** A step's move and remove buttons, on its row of the list and its node on the canvas. */
+export function StepActions({
+  step,
+  at,
+  index,
+  last,
+  onMove,
+  onRemove,
+}: {
+  step: Step;
+  at: string;
+  index: number;
+  last: boolean;
+  onMove: (at: string, to: number) => void;
+  onRemove: (at: string) => void;
+}) {
+  return (
+    <span className="step-actions nodrag">
+      <Button aria-label={`Move ${step.id} up`} disabled={index === 0} onClick={() => onMove(at, index - 1)}>
+        ↑
+      </Button>
+      <Button aria-label={`Move ${step.id} down`} disabled={last} onClick={() => onMove(at, index + 1)}>
+        ↓
+      </Button>
+      <Button variant="danger" aria-label={`Remove ${step.id}`} onClick={() => onRemove(at)}>
+        ✕
+      </Button>
+    </span>
   );
 }

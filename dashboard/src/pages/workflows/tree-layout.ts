@@ -5,14 +5,14 @@ import type { Edge, Node } from "@xyflow/react";
 import type { Step } from "./model";
 import { branchLists } from "./tree";
 
-export const NODE_WIDTH = 220;
+export const NODE_WIDTH = 300;
 const STEP_HEIGHT = 56;
 const ADD_SIZE = 28;
 const LABEL_HEIGHT = 52;
 const GAP = 14;
 const COLUMN_GAP = 32;
 
-export type StepNodeData = { kind: "step"; step: Step; at: string };
+export type StepNodeData = { kind: "step"; step: Step; at: string; index: number; last: boolean };
 export type AddNodeData = { kind: "add"; list: string; index: number; label: string };
 export type PathNodeData = { kind: "path"; branch: Extract<Step, { type: "branch" }>; list: string; path: string; name: string };
 export type TreeNode = Node<StepNodeData, "step"> | Node<AddNodeData, "add"> | Node<PathNodeData, "path">;
@@ -59,7 +59,13 @@ export function layoutTree(steps: Step[]): { nodes: TreeNode[]; edges: Edge[]; h
     list.forEach((step, i) => {
       const at = `${where}.${i}`;
       const id = `step:${at}`;
-      nodes.push({ id, type: "step", position: { x: cx - NODE_WIDTH / 2, y }, draggable: true, data: { kind: "step", step, at } });
+      nodes.push({
+        id,
+        type: "step",
+        position: { x: cx - NODE_WIDTH / 2, y },
+        draggable: true,
+        data: { kind: "step", step, at, index: i, last: i === list.length - 1 },
+      });
       connect(incoming, id);
       incoming = [id];
       y += STEP_HEIGHT + GAP;

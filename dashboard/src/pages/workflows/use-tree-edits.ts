@@ -9,7 +9,7 @@ import type { WorkflowDraft } from "./use-workflow-draft";
  */
 function keepFocusOnMove(at: string, direction: "up" | "down", step: string) {
   requestAnimationFrame(() => {
-    const row = document.querySelector<HTMLElement>(`.tree-row[data-at="${at}"]`);
+    const row = document.querySelector<HTMLElement>(`:is(.tree-row, .tree-node)[data-at="${at}"]`);
     const [up, down] = row ? [...row.querySelectorAll<HTMLButtonElement>(".step-actions button")] : [];
     const wanted = direction === "up" ? up : down;
     const fallback = document.querySelector<HTMLElement>(`[data-step-panel="${CSS.escape(step)}"] .panel-move-${direction}`);
