@@ -93,7 +93,10 @@ function Canvas({ steps, ...actions }: TreeActions & { steps: Step[] }) {
             if (to !== index) actions.onMove(data.at, to);
             else setNodes(laid.nodes);
           }}
-          nodesConnectable={false}
+          // A node without a click handler gets `pointer-events: none` from React Flow, which would
+        // make its buttons unreachable by pointer; the buttons themselves do the work.
+        onNodeClick={() => {}}
+        nodesConnectable={false}
           nodesFocusable={false}
           edgesFocusable={false}
           elementsSelectable={false}
