@@ -76,22 +76,31 @@ describe.skipIf(!CHROMIUM)("the workflow editor's tree", () => {
     await email.locator('[data-template="html"]').fill("<p>Big one: {{ payload.total }}</p>");
     await insert(page, "Add a step to path small of branch", "SMS");
     await page.locator('[data-step-panel="sms"] [data-template="body"]').fill("Invoice {{ payload.total }}");
-    await node("steps.0.paths.0.steps.0").locator('[data-step-row="email"]').waitFor();
-    await node("steps.0.paths.1.steps.0").locator('[data-step-row="sms"]').waitFor();
+    await page.locator('.tree-node[data-at="steps.0.paths.0.steps.0"][data-step-row="email"]').waitFor();
+    await page.locator('.tree-node[data-at="steps.0.paths.1.steps.0"][data-step-row="sms"]').waitFor();
 
     // Keyboard: a step's button takes focus and Enter selects it.
-    await page.locator('[data-step-row="email"]').focus();
+    await page.locator('[data-step-row="email"] .step-select').focus();
     await page.keyboard.press("Enter");
     await email.waitFor();
-    expect(await page.locator('[data-step-row="email"]').getAttribute("aria-current")).toBe("step");
+    expect(await page.locator('[data-step-row="email"] .step-select').getAttribute("aria-current")).toBe("step");
 
-    // A delay inserted after the email, then moved above it with the panel's button.
+    // A delay inserted after the email, dragged above it, and moved back down with the panel's button.
     await insert(page, "Add a step after email", "Delay");
-    await node("steps.0.paths.0.steps.1").locator('[data-step-row="delay"]').waitFor();
-    await page.locator('[data-step-panel="delay"]').getByRole("button", { name: "Move up" }).click();
-    await node("steps.0.paths.0.steps.0").locator('[data-step-row="delay"]').waitFor();
+    await page.locator('.tree-node[data-at="steps.0.paths.0.steps.1"][data-step-row="delay"]').waitFor();
+    const from = (await node("steps.0.paths.0.steps.1").boundingBox())!;
+    const above = (await node("steps.0.paths.0.steps.0").boundingBox())!;
+    await page.mouse.move(from.x + 30, from.y + from.height / 2);
+    await page.mouse.down();
+    await page.mouse.move(from.x + 30, above.y - 10, { steps: 12 });
+    await page.mouse.up();
+    await page.locator('.tree-node[data-at="steps.0.paths.0.steps.0"][data-step-row="delay"]').waitFor();
+    await page.locator('.tree-node[data-at="steps.0.paths.0.steps.1"][data-step-row="email"]').waitFor();
+    await page.locator('[data-step-panel="delay"]').getByRole("button", { name: "Move down" }).click();
+    await page.locator('.tree-node[data-at="steps.0.paths.0.steps.1"][data-step-row="delay"]').waitFor();
     await page.locator('[data-step-panel="delay"]').getByRole("button", { name: "Remove step" }).click();
-    await node("steps.0.paths.0.steps.0").locator('[data-step-row="email"]').waitFor();
+    await page.locator('.tree-node[data-at="steps.0.paths.0.steps.0"][data-step-row="email"]').waitFor();
+    expect(await page.locator('[data-step-row="delay"]').count()).toBe(0);
     await screenshot(page, "workflow-tree");
   });
 
@@ -126,9 +135,9 @@ describe.skipIf(!CHROMIUM)("the workflow editor's tree", () => {
       },
     ]);
     await page.reload();
-    await node("steps.0").locator('[data-step-row="branch"]').waitFor();
-    await node("steps.0.paths.0.steps.0").locator('[data-step-row="email"]').waitFor();
-    await node("steps.0.paths.1.steps.0").locator('[data-step-row="sms"]').waitFor();
+    await page.locator('.tree-node[data-at="steps.0"][data-step-row="branch"]').waitFor();
+    await page.locator('.tree-node[data-at="steps.0.paths.0.steps.0"][data-step-row="email"]').waitFor();
+    await page.locator('.tree-node[data-at="steps.0.paths.1.steps.0"][data-step-row="sms"]').waitFor();
     await page.locator('.tree-path[data-path="big"]').getByText("payload.total gt 1000").waitFor();
     expect((await api<{ steps: Step[] }>("GET", `/v1/workflows/${KEY}`)).body.steps).toEqual(stored.body.steps);
   });
@@ -148,9 +157,9 @@ describe.skipIf(!CHROMIUM)("the workflow editor's tree", () => {
     await node("steps.0.paths.1.steps.0").and(page.locator('[data-on-path="true"]')).waitFor();
     await node("steps.0.paths.0.steps.0").and(page.locator('[data-on-path="false"]')).waitFor();
 
-    // The selected step's rendered content comes first in the preview.
-    await page.locator('[data-step-row="sms"]').click();
-    await page.getByTestId("preview-selected").locator('[data-field="body"]').getByText("Invoice 12").waitFor();
+    // The selected step's rendered content stands out in the preview.
+    await page.locator('[data-step-row="sms"] .step-select').click();
+    await page.locator('.preview-results [data-step="sms"][data-selected="true"] [data-field="body"]').getByText("Invoice 12").waitFor();
     await screenshot(page, "workflow-tree-preview");
   });
 
@@ -161,12 +170,12 @@ describe.skipIf(!CHROMIUM)("the workflow editor's tree", () => {
     await phone.locator('.tree-list [data-step-row="sms"]').waitFor();
     expect(await phone.getByTestId("tree-canvas").count()).toBe(0);
     await phone.locator('.tree-list-path[data-path="big"] [data-step-row="email"]').waitFor();
-    await phone.locator('[data-step-row="sms"]').click();
+    await phone.locator('[data-step-row="sms"] .step-select').click();
     await phone.locator('[data-step-panel="sms"]').waitFor();
     await insert(phone, "Add a step after sms", "Push");
-    await phone.locator('.tree-row[data-at="steps.0.paths.1.steps.1"] [data-step-row="push"]').waitFor();
+    await phone.locator('.tree-row[data-at="steps.0.paths.1.steps.1"][data-step-row="push"]').waitFor();
     await phone.getByRole("button", { name: "Move push up" }).click();
-    await phone.locator('.tree-row[data-at="steps.0.paths.1.steps.0"] [data-step-row="push"]').waitFor();
+    await phone.locator('.tree-row[data-at="steps.0.paths.1.steps.0"][data-step-row="push"]').waitFor();
     expect(await phone.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0);
     await screenshot(phone, "workflow-tree-390");
     await phone.close();

@@ -16,7 +16,8 @@ type PreviewStep = components["schemas"]["PreviewStep"];
 /**
  * What each step would do for a sample payload and subscriber (and sample answers of fetch
  * steps), re-rendered as the sample or the steps change. The selected step's card comes first;
- * then every step in run order, those off the sample's path marked. Nothing is sent.
+ * every step in run order, indented by branch depth, those off the sample's path marked and the
+ * selected step's card highlighted. Nothing is sent.
  */
 export function PreviewPanel({
   steps,
@@ -35,9 +36,6 @@ export function PreviewPanel({
   const result = query.data;
   const placed = placeSteps(steps);
   const fetches = placed.filter((p) => p.step.type === "http");
-  const chosenIndex = placed.findIndex((p) => p.at === selected);
-  const chosen =
-    chosenIndex >= 0 && result?.steps[chosenIndex]?.id === placed[chosenIndex]?.step.id ? result?.steps[chosenIndex] : undefined;
 
   return (
     <Card className="preview" aria-label="Preview">
@@ -98,18 +96,18 @@ export function PreviewPanel({
         </p>
       )}
       {query.error ? <ProblemView error={query.error} /> : null}
-      {chosen && !query.error ? (
-        <section className="preview-selected" data-testid="preview-selected" aria-label="Selected step">
-          <h3>Selected step</h3>
-          <StepCard step={chosen} condition={placed[chosenIndex]?.step.if} copy />
-        </section>
-      ) : null}
       {result && !query.error && steps.length > 0 ? (
         <div className="preview-results" data-testid="preview-results">
           {result.steps.map((step, i) => (
             // Cards keep no state, and ids may repeat in a draft.
             // biome-ignore lint/suspicious/noArrayIndexKey: see above
-            <StepCard key={i} step={step} condition={placed[i]?.step.if} depth={placed[i]?.depth ?? 0} />
+            <StepCard
+              key={i}
+              step={step}
+              condition={placed[i]?.step.if}
+              depth={placed[i]?.depth ?? 0}
+              selected={placed[i]?.at === selected && placed[i]?.step.id === step.id}
+            />
           ))}
         </div>
       ) : null}
@@ -131,10 +129,11 @@ function StepCard({
 }) {
   return (
     <article
-      className={classNames("preview-step", step.wouldRun ? "runs" : "skips", !step.onPath && "off-path")}
+      className={classNames("preview-step", step.wouldRun ? "runs" : "skips", !step.onPath && "off-path", selected && "selected")}
       style={depth ? { marginInlineStart: `${depth * 12}px` } : undefined}
-      data-step={copy ? undefined : step.id}
-      data-selected-step={copy ? step.id : undefined}
+      data-step={step.id}
+      data-selected={selected ? "true" : undefined}
+      aria-current={selected ? "step" : undefined}
       data-would-run={String(step.wouldRun)}
       data-on-path={String(step.onPath)}
     >

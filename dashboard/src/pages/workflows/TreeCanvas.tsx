@@ -94,9 +94,9 @@ function Canvas({ steps, ...actions }: TreeActions & { steps: Step[] }) {
             else setNodes(laid.nodes);
           }}
           // A node without a click handler gets `pointer-events: none` from React Flow, which would
-        // make its buttons unreachable by pointer; the buttons themselves do the work.
-        onNodeClick={() => {}}
-        nodesConnectable={false}
+          // make its buttons unreachable by pointer; the buttons themselves do the work.
+          onNodeClick={() => {}}
+          nodesConnectable={false}
           nodesFocusable={false}
           edgesFocusable={false}
           elementsSelectable={false}
@@ -129,16 +129,12 @@ function StepNode({ data }: { data: StepNodeData }) {
         mark && !mark.wouldRun && "skips",
       )}
       data-at={at}
+      data-step-row={step.id}
       data-on-path={mark ? String(mark.onPath) : undefined}
     >
       <Handle type="target" position={Position.Top} isConnectable={false} />
       <div className="tree-node-row">
-        <Button
-          className="step-select"
-          data-step-row={step.id}
-          aria-current={at === selected ? "step" : undefined}
-          onClick={() => onSelect(at)}
-        >
+        <Button className="step-select" aria-current={at === selected ? "step" : undefined} onClick={() => onSelect(at)}>
           <span className="step-type">{typeLabel(step.type)}</span> <code>{step.id}</code>
           {step.if ? <Badge tone="info">if</Badge> : null}
           {error ? <Badge tone="bad">error</Badge> : null}

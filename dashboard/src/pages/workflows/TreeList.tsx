@@ -85,14 +85,10 @@ function Row({
     <div
       className={classNames("tree-row", at === selected && "selected", mark && (mark.onPath ? "on-path" : "off-path"))}
       data-at={at}
+      data-step-row={step.id}
       data-on-path={mark ? String(mark.onPath) : undefined}
     >
-      <Button
-        className="step-select"
-        data-step-row={step.id}
-        aria-current={at === selected ? "step" : undefined}
-        onClick={() => onSelect(at)}
-      >
+      <Button className="step-select" aria-current={at === selected ? "step" : undefined} onClick={() => onSelect(at)}>
         <span className="step-type">{typeLabel(step.type)}</span> <code>{step.id}</code>
         {step.if ? <Badge tone="info">if</Badge> : null}
         {error ? <Badge tone="bad">error</Badge> : null}

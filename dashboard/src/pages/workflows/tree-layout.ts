@@ -8,7 +8,7 @@ import { branchLists } from "./tree";
 export const NODE_WIDTH = 300;
 const STEP_HEIGHT = 56;
 const ADD_SIZE = 28;
-const LABEL_HEIGHT = 52;
+const LABEL_HEIGHT = 76;
 const GAP = 14;
 const COLUMN_GAP = 32;
 

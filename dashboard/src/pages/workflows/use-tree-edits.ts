@@ -7,13 +7,14 @@ import type { WorkflowDraft } from "./use-workflow-draft";
  * Focus follows a moved step (its other arrow when it reached an end), as a keyboard user
  * expects: the tree is drawn again by place, so the focused button would belong to another step.
  */
-function keepFocusOnMove(at: string, direction: "up" | "down", step: string) {
+function keepFocusOnMove(at: string, direction: "up" | "down", step: string, frames = 10) {
   requestAnimationFrame(() => {
-    const row = document.querySelector<HTMLElement>(`:is(.tree-row, .tree-node)[data-at="${at}"]`);
+    const row = document.querySelector<HTMLElement>(`[data-at="${at}"][data-step-row="${CSS.escape(step)}"]`);
+    // The canvas draws the new order a render later than the list: wait for it a few frames.
+    if (!row && frames > 0) return keepFocusOnMove(at, direction, step, frames - 1);
     const [up, down] = row ? [...row.querySelectorAll<HTMLButtonElement>(".step-actions button")] : [];
     const wanted = direction === "up" ? up : down;
-    const fallback = document.querySelector<HTMLElement>(`[data-step-panel="${CSS.escape(step)}"] .panel-move-${direction}`);
-    (wanted && !wanted.disabled ? wanted : direction === "up" ? down : up)?.focus() ?? fallback?.focus();
+    (wanted && !wanted.disabled ? wanted : direction === "up" ? down : up)?.focus();
   });
 }
 
