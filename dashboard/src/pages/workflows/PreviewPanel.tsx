@@ -115,17 +115,17 @@ export function PreviewPanel({
   );
 }
 
-/** A step's card; `copy` for the selected step's, shown again above the list (so tests and styles name the list's). */
+/** A step's card, indented as deep as it sits in branches; the selected step's stands out. */
 function StepCard({
   step,
   condition,
   depth = 0,
-  copy = false,
+  selected = false,
 }: {
   step: PreviewStep;
   condition: Step["if"];
   depth?: number;
-  copy?: boolean;
+  selected?: boolean;
 }) {
   return (
     <article
