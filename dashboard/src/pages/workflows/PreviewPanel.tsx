@@ -99,9 +99,9 @@ export function PreviewPanel({
       {result && !query.error && steps.length > 0 ? (
         <div className="preview-results" data-testid="preview-results">
           {result.steps.map((step, i) => (
-            // Cards keep no state, and ids may repeat in a draft.
-            // biome-ignore lint/suspicious/noArrayIndexKey: see above
             <StepCard
+              // Cards keep no state, and ids may repeat in a draft.
+              // biome-ignore lint/suspicious/noArrayIndexKey: see above
               key={i}
               step={step}
               condition={placed[i]?.step.if}
