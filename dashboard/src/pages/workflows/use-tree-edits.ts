@@ -6,15 +6,18 @@ import type { WorkflowDraft } from "./use-workflow-draft";
 /**
  * Focus follows a moved step (its other arrow when it reached an end), as a keyboard user
  * expects: the tree is drawn again by place, so the focused button would belong to another step.
+ * The canvas draws the new order a render or two later than the list, so this waits for the
+ * step's row at its new place and sees focus settle there for a few frames.
  */
-function keepFocusOnMove(at: string, direction: "up" | "down", step: string, frames = 10) {
+function keepFocusOnMove(at: string, direction: "up" | "down", step: string, frames = 60, settled = 0) {
   requestAnimationFrame(() => {
     const row = document.querySelector<HTMLElement>(`[data-at="${at}"][data-step-row="${CSS.escape(step)}"]`);
-    // The canvas draws the new order a render later than the list: wait for it a few frames.
-    if (!row && frames > 0) return keepFocusOnMove(at, direction, step, frames - 1);
     const [up, down] = row ? [...row.querySelectorAll<HTMLButtonElement>(".step-actions button")] : [];
     const wanted = direction === "up" ? up : down;
-    (wanted && !wanted.disabled ? wanted : direction === "up" ? down : up)?.focus();
+    const target = wanted && !wanted.disabled ? wanted : direction === "up" ? down : up;
+    if (target && document.activeElement !== target) target.focus();
+    const done = target !== undefined && document.activeElement === target;
+    if (frames > 0 && !(done && settled >= 5)) keepFocusOnMove(at, direction, step, frames - 1, done ? settled + 1 : 0);
   });
 }
 
