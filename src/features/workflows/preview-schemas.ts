@@ -135,12 +135,10 @@ export type PreviewStep = z.infer<typeof PreviewStep>;
 export const PreviewResponse = z
   .object({
     workflow: z.string(),
-    steps: z
-      .array(PreviewStep)
-      .openapi({
-        description:
-          "Every step of the tree in run order: a branch, then its paths' steps (paths in order, the default last), then what follows it.",
-      }),
+    steps: z.array(PreviewStep).openapi({
+      description:
+        "Every step of the tree in run order: a branch, then its paths' steps (paths in order, the default last), then what follows it.",
+    }),
   })
   .openapi("PreviewResponse");
 export type PreviewResponse = z.infer<typeof PreviewResponse>;
