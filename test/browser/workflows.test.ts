@@ -376,6 +376,11 @@ describe.skipIf(!CHROMIUM)("the workflow editor's flow steps and nested conditio
       "Delay",
       "Digest",
       "Throttle",
+      "Branch",
+      "Fetch",
+      "Wait for event",
+      "Trigger workflow",
+      "Update subscriber",
     ]);
     expect(await page.locator('[data-step-row="in_app"] .step-type').textContent()).toBe("In-app");
     expect(await bell.locator(".step-type").first().textContent()).toBe("In-app");

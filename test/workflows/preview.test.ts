@@ -51,11 +51,12 @@ describe("POST /v1/workflows/{key}/preview", () => {
         type: "email",
         condition: { result: true, leaves: [{ field: "payload.total", op: "gte", value: 100, actual: 150, result: true }] },
         wouldRun: true,
+        onPath: true,
         assumedStatus: "sent",
         locale: null,
         content: { subject: "Order A-7 for Ada", html: "<p>&lt;script&gt;x&lt;/script&gt;</p><p>Clarion</p>" },
       },
-      { id: "wait", type: "delay", condition: null, wouldRun: true, assumedStatus: "sent", locale: null },
+      { id: "wait", type: "delay", condition: null, wouldRun: true, onPath: true, assumedStatus: "sent", locale: null },
       {
         id: "sms-1",
         type: "sms",
@@ -67,6 +68,7 @@ describe("POST /v1/workflows/{key}/preview", () => {
           ],
         },
         wouldRun: false,
+        onPath: true,
         assumedStatus: "skipped",
         locale: null,
         content: { body: "A-7 " },
@@ -263,6 +265,7 @@ describe("POST /v1/workflows/preview", () => {
       type: "email",
       condition: null,
       wouldRun: false,
+      onPath: false,
       assumedStatus: "skipped",
       locale: null,
       error: { code: "invalid_step", message: expect.stringContaining("template.subject") },
@@ -356,5 +359,123 @@ describe("previews render emails as sent: in their layout, with partials", () =>
     });
     expect(res.status).toBe(200);
     expect(res.body.steps[0]?.error).toEqual({ code: "template_error", message: expect.stringContaining('"missing"') });
+  });
+});
+
+describe("previewing a workflow tree", () => {
+  const tree = [
+    { id: "account", type: "http", request: { method: "GET", url: "https://crm.example.com/a/{{ payload.accountId }}" } },
+    {
+      id: "route",
+      type: "branch",
+      paths: [
+        {
+          id: "big",
+          name: "Big invoice",
+          if: { field: "payload.total", op: "gt", value: 1000 },
+          steps: [{ id: "text", type: "sms", template: { body: "Invoice {{ payload.total }}" } }],
+        },
+        {
+          id: "pro",
+          if: { field: "steps.account.response.body.plan", op: "eq", value: "pro" },
+          steps: [{ id: "chat", type: "chat", template: { text: "Pro" } }],
+        },
+      ],
+      default: { steps: [{ id: "mail", type: "email", template: { subject: "Invoice {{ payload.total }}", text: "See it." } }] },
+    },
+    { id: "after", type: "in_app", if: { field: "steps.route.path", op: "eq", value: "default" }, template: { body: "Done" } },
+  ];
+  const marks = (body: PreviewBody) => body.steps.map((s) => [s.id, s.onPath, s.wouldRun, s.path]);
+
+  async function previewTree(body: Record<string, unknown>) {
+    const { key } = await createEnvironment();
+    const draft = await api<PreviewBody>(key, "POST", "/v1/workflows/preview", { workflow: { steps: tree }, ...body });
+    expect(draft.status).toBe(200);
+    const workflow = await createWorkflow(key, { steps: tree });
+    const saved = await api<PreviewBody>(key, "POST", `/v1/workflows/${workflow.key}/preview`, body);
+    expect(saved.status).toBe(200);
+    // A saved workflow and its draft preview alike.
+    expect(saved.body.steps).toEqual(draft.body.steps);
+    return draft.body;
+  }
+
+  it("marks the first path whose condition holds, and the steps off it", async () => {
+    const body = await previewTree({ payload: { total: 1500, accountId: "a1" } });
+    expect(marks(body)).toEqual([
+      ["account", true, true, undefined],
+      ["route", true, true, "big"],
+      ["text", true, true, undefined],
+      ["chat", false, false, undefined],
+      ["mail", false, false, undefined],
+      ["after", true, false, undefined],
+    ]);
+    expect(body.steps[2]).toMatchObject({ content: { body: "Invoice 1500" } });
+    // Steps off the path still render, so their templates can be edited whatever the sample.
+    expect(body.steps[4]).toMatchObject({ content: { subject: "Invoice 1500" }, assumedStatus: "skipped" });
+  });
+
+  it("reads a fetch step's sample response in a later path's condition, and never calls its URL", async () => {
+    const body = await previewTree({
+      payload: { total: 10, accountId: "a1" },
+      responses: { account: { status: 200, body: { plan: "pro" } } },
+    });
+    expect(marks(body).map(([id, onPath]) => [id, onPath])).toEqual([
+      ["account", true],
+      ["route", true],
+      ["text", false],
+      ["chat", true],
+      ["mail", false],
+      ["after", true],
+    ]);
+    expect(body.steps[1]?.path).toBe("pro");
+    expect(body.steps[0]).toMatchObject({
+      response: { status: 200, headers: {}, body: { plan: "pro" } },
+      content: { method: "GET", url: "https://crm.example.com/a/a1" },
+    });
+  });
+
+  it("takes the default when no path holds, and later steps read it as steps.<branch>.path", async () => {
+    const body = await previewTree({ payload: { total: 10, accountId: "a1" } });
+    expect(body.steps[1]?.path).toBe("default");
+    expect(
+      marks(body)
+        .filter(([, onPath]) => onPath)
+        .map(([id]) => id),
+    ).toEqual(["account", "route", "mail", "after"]);
+    expect(body.steps[5]).toMatchObject({ wouldRun: true, condition: { leaves: [{ actual: "default" }] } });
+  });
+
+  it("takes no path when the branch's own condition is false", async () => {
+    const { key } = await createEnvironment();
+    const gated = [{ ...tree[1], if: { field: "payload.go", op: "eq", value: true } }];
+    const res = await api<PreviewBody>(key, "POST", "/v1/workflows/preview", { workflow: { steps: gated }, payload: { total: 1500 } });
+    expect(marks(res.body)).toEqual([
+      ["route", true, false, null],
+      ["text", false, false, undefined],
+      ["chat", false, false, undefined],
+      ["mail", false, false, undefined],
+    ]);
+  });
+
+  it("shows a half-written step inside a path on its own card; its siblings still render", async () => {
+    const { key } = await createEnvironment();
+    const draft = structuredClone(tree.slice(1, 2)) as { paths: { steps: Record<string, unknown>[] }[] }[];
+    draft[0]!.paths[0]!.steps.unshift({ id: "broken", type: "email", template: { subject: "" } });
+    const res = await api<PreviewBody>(key, "POST", "/v1/workflows/preview", { workflow: { steps: draft }, payload: { total: 1500 } });
+    expect(res.status).toBe(200);
+    expect(res.body.steps.map((s) => [s.id, s.error?.code])).toEqual([
+      ["route", undefined],
+      ["broken", "invalid_step"],
+      ["text", undefined],
+      ["chat", undefined],
+      ["mail", undefined],
+    ]);
+    expect(res.body.steps[2]).toMatchObject({ onPath: true, content: { body: "Invoice 1500" } });
+  });
+
+  it("refuses a sample response that is not one", async () => {
+    const { key } = await createEnvironment();
+    const res = await api(key, "POST", "/v1/workflows/preview", { workflow: { steps: tree }, responses: { account: { status: 1000 } } });
+    expectProblem(res, 422, "validation_failed");
   });
 });

@@ -20430,6 +20430,7 @@ export interface components {
         };
         PreviewResponse: {
             workflow: string;
+            /** @description Every step of the tree in run order: a branch, then its paths' steps (paths in order, the default last), then what follows it. */
             steps: components["schemas"]["PreviewStep"][];
         };
         PreviewStep: {
@@ -20440,8 +20441,20 @@ export interface components {
                 result: boolean;
                 leaves: components["schemas"]["PreviewConditionLeaf"][];
             } | null;
-            /** @description Whether the step's condition holds for this sample. */
+            /** @description Whether the step would run for this sample: it is on the sample's path and its condition holds. */
             wouldRun: boolean;
+            /** @description Whether the sample reaches the step: every branch around it took the path it sits on (always true outside branches). */
+            onPath: boolean;
+            /** @description Branch steps: the id of the path the sample takes (`default` for the default), null when none runs. */
+            path?: string | null;
+            /** @description Fetch steps: the sample response from the request's `responses`, as later steps read it. */
+            response?: {
+                status: number;
+                headers: {
+                    [key: string]: string;
+                };
+                body?: unknown;
+            };
             /**
              * @description What later steps read as `steps.<id>.status` for this step in the preview.
              * @example sent
@@ -20449,7 +20462,7 @@ export interface components {
             assumedStatus: string;
             /** @description The localised variant used; null for the default template. */
             locale: string | null;
-            /** @description Channel steps: the rendered content, overrides applied. Secret variables are masked. */
+            /** @description Channel steps: the rendered content, overrides applied. Fetch steps: the rendered request (method, url, headers, body); trigger_workflow: the workflow and rendered payload; update_subscriber: the rendered changes. Secret variables are masked. */
             content?: {
                 [key: string]: unknown;
             };
@@ -20478,7 +20491,7 @@ export interface components {
             /** @default null */
             actor: string | components["schemas"]["PreviewSubscriber"] | null;
             /**
-             * @description Assumed outcomes of earlier steps, as `steps.<id>.status` reads them. A step not named here counts as `sent`, or `skipped` when its condition is false for the sample.
+             * @description Assumed outcomes of earlier steps, as `steps.<id>.status` reads them. A step not named here counts as `sent`, or `skipped` when it would not run for the sample.
              * @default {}
              * @example {
              *       "mail": {
@@ -20490,6 +20503,34 @@ export interface components {
                 [key: string]: {
                     status: string;
                     count?: number;
+                    /** @description A branch: the path taken instead of the one the sample picks. */
+                    path?: string;
+                    /**
+                     * @description A wait: how it ended (default `matched`).
+                     * @enum {string}
+                     */
+                    outcome?: "matched" | "timed_out";
+                };
+            };
+            /**
+             * @description Sample answers of fetch (`http`) steps by step id, read by later steps as `steps.<id>.response.*`. A preview never calls a fetch step's URL; one with no sample here has no response.
+             * @default {}
+             * @example {
+             *       "account": {
+             *         "status": 200,
+             *         "body": {
+             *           "plan": "pro"
+             *         }
+             *       }
+             *     }
+             */
+            responses: {
+                [key: string]: {
+                    status: number;
+                    headers?: {
+                        [key: string]: string;
+                    };
+                    body?: unknown;
                 };
             };
             /** @description As in a trigger: applied over the rendered content. */
@@ -20525,7 +20566,7 @@ export interface components {
             /** @default null */
             actor: string | components["schemas"]["PreviewSubscriber"] | null;
             /**
-             * @description Assumed outcomes of earlier steps, as `steps.<id>.status` reads them. A step not named here counts as `sent`, or `skipped` when its condition is false for the sample.
+             * @description Assumed outcomes of earlier steps, as `steps.<id>.status` reads them. A step not named here counts as `sent`, or `skipped` when it would not run for the sample.
              * @default {}
              * @example {
              *       "mail": {
@@ -20537,6 +20578,34 @@ export interface components {
                 [key: string]: {
                     status: string;
                     count?: number;
+                    /** @description A branch: the path taken instead of the one the sample picks. */
+                    path?: string;
+                    /**
+                     * @description A wait: how it ended (default `matched`).
+                     * @enum {string}
+                     */
+                    outcome?: "matched" | "timed_out";
+                };
+            };
+            /**
+             * @description Sample answers of fetch (`http`) steps by step id, read by later steps as `steps.<id>.response.*`. A preview never calls a fetch step's URL; one with no sample here has no response.
+             * @default {}
+             * @example {
+             *       "account": {
+             *         "status": 200,
+             *         "body": {
+             *           "plan": "pro"
+             *         }
+             *       }
+             *     }
+             */
+            responses: {
+                [key: string]: {
+                    status: number;
+                    headers?: {
+                        [key: string]: string;
+                    };
+                    body?: unknown;
                 };
             };
             /** @description As in a trigger: applied over the rendered content. */

@@ -9,6 +9,11 @@ export const STEP_TYPE_LABEL: Readonly<Record<string, string>> = {
   delay: "Delay",
   digest: "Digest",
   throttle: "Throttle",
+  branch: "Branch",
+  http: "Fetch",
+  wait: "Wait for event",
+  trigger_workflow: "Trigger workflow",
+  update_subscriber: "Update subscriber",
 };
 
 /** A step type's or a channel's name; an unknown one as it is. */

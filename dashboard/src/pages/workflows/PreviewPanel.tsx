@@ -1,81 +1,55 @@
-import { keepPreviousData, useQuery } from "@tanstack/react-query";
-import { useApi } from "../../api/context";
 import type { components } from "../../api/openapi";
 import { ProblemView } from "../../ui/ProblemView";
 import { describeCondition } from "./describe";
-import { parseObject, type Step } from "./model";
-import { previewQuery } from "./queries";
-import { useDebounced } from "../../ui/use-debounced";
+import type { Step } from "./model";
 import { typeLabel } from "../../ui/labels";
 import { Textarea } from "../../ui/Textarea";
 import { Badge } from "../../ui/Badge";
 import { Card } from "../../ui/Card";
+import { classNames } from "../../ui/class-names";
+import type { Preview } from "./use-preview";
+import type { Samples } from "./samples";
+import { placeSteps } from "./tree";
 
 type PreviewStep = components["schemas"]["PreviewStep"];
-type PreviewSubscriber = components["schemas"]["PreviewSubscriber"];
-type DraftPreviewRequest = components["schemas"]["DraftPreviewRequest"];
-export const PREVIEW_DELAY_MS = 300;
 
 /**
- * What each step would do for a sample payload and subscriber, re-rendered as the sample or the
- * steps change (debounced; nothing is asked while a sample is not valid JSON). Nothing is sent.
+ * What each step would do for a sample payload and subscriber (and sample answers of fetch
+ * steps), re-rendered as the sample or the steps change. The selected step's card comes first;
+ * every step in run order, indented by branch depth, those off the sample's path marked and the
+ * selected step's card highlighted. Nothing is sent.
  */
 export function PreviewPanel({
-  workflowKey,
-  name,
   steps,
-  payloadText,
-  subscriberText,
-  onPayload,
-  onSubscriber,
+  selected,
+  samples,
+  preview,
+  onSamples,
 }: {
-  workflowKey: string;
-  name: string;
   steps: Step[];
-  payloadText: string;
-  subscriberText: string;
-  onPayload: (text: string) => void;
-  onSubscriber: (text: string) => void;
+  selected: string;
+  samples: Samples;
+  preview: Preview;
+  onSamples: (samples: Samples) => void;
 }) {
-  const payload = parseObject(payloadText, "payload");
-  const subscriber = parseObject(subscriberText, "subscriber");
-  const request =
-    payload.ok && subscriber.ok
-      ? // A string, so the debounce and the query key compare by value.
-        JSON.stringify({
-          workflow: {
-            key: workflowKey.slice(0, 64) || "draft",
-            name: name.slice(0, 256),
-            steps,
-          },
-          payload: payload.value ?? {},
-          subscriber: (subscriber.value ?? {}) as PreviewSubscriber,
-        } satisfies Partial<DraftPreviewRequest>)
-      : null;
-  const api = useApi();
-  const settled = useDebounced(request, PREVIEW_DELAY_MS);
-  const preview = useQuery({
-    ...previewQuery(api, settled),
-    enabled: settled !== null && steps.length > 0,
-    placeholderData: keepPreviousData,
-    retry: false,
-  });
-  const invalid = [payload, subscriber].flatMap((p) => (p.ok ? [] : [p.message]));
-  const result = preview.data;
+  const { query, invalid } = preview;
+  const result = query.data;
+  const placed = placeSteps(steps);
+  const fetches = placed.filter((p) => p.step.type === "http");
 
   return (
     <Card className="preview" aria-label="Preview">
       <h2>Preview</h2>
-      <p className="muted small">Edit the sample; the steps re-render as you type. Nothing is sent.</p>
+      <p className="muted small">Edit the sample; the steps re-render as you type. Nothing is sent, and no fetch step is called.</p>
       <label htmlFor="preview-payload">Sample payload</label>
       <Textarea
         id="preview-payload"
         className="code"
         rows={6}
         spellCheck={false}
-        aria-invalid={payload.ok ? undefined : true}
-        value={payloadText}
-        onChange={(e) => onPayload(e.target.value)}
+        aria-invalid={preview.payloadOk ? undefined : true}
+        value={samples.payload}
+        onChange={(e) => onSamples({ ...samples, payload: e.target.value })}
       />
       <label htmlFor="preview-subscriber">Sample subscriber</label>
       <Textarea
@@ -83,10 +57,29 @@ export function PreviewPanel({
         className="code"
         rows={5}
         spellCheck={false}
-        aria-invalid={subscriber.ok ? undefined : true}
-        value={subscriberText}
-        onChange={(e) => onSubscriber(e.target.value)}
+        aria-invalid={preview.subscriberOk ? undefined : true}
+        value={samples.subscriber}
+        onChange={(e) => onSamples({ ...samples, subscriber: e.target.value })}
       />
+      {fetches.length || samples.responses ? (
+        <>
+          <label htmlFor="preview-responses">Sample fetch responses</label>
+          <Textarea
+            id="preview-responses"
+            className="code"
+            rows={4}
+            spellCheck={false}
+            placeholder={JSON.stringify({ [fetches[0]?.step.id ?? "fetch"]: { status: 200, body: { plan: "pro" } } }, null, 2)}
+            aria-invalid={preview.responsesOk ? undefined : true}
+            aria-describedby="preview-responses-hint"
+            value={samples.responses ?? ""}
+            onChange={(e) => onSamples({ ...samples, responses: e.target.value })}
+          />
+          <span id="preview-responses-hint" className="field-hint">
+            By fetch step id: what later steps read as steps.&lt;id&gt;.response.status and .body.
+          </span>
+        </>
+      ) : null}
       {invalid.length ? (
         <p className="field-error" role="alert" data-testid="preview-state">
           {invalid.join(" ")}
@@ -95,20 +88,26 @@ export function PreviewPanel({
         <p className="muted small" data-testid="preview-state" aria-live="polite">
           {steps.length === 0
             ? "Add a step to preview it."
-            : preview.isFetching || request !== settled
+            : preview.pending
               ? "Rendering…"
               : result
                 ? `${result.steps.filter((s) => s.wouldRun).length} of ${result.steps.length} steps would run.`
                 : ""}
         </p>
       )}
-      {preview.error ? <ProblemView error={preview.error} /> : null}
-      {result && !preview.error && steps.length > 0 ? (
+      {query.error ? <ProblemView error={query.error} /> : null}
+      {result && !query.error && steps.length > 0 ? (
         <div className="preview-results" data-testid="preview-results">
           {result.steps.map((step, i) => (
-            // Cards keep no state, and ids may repeat in a draft.
-            // biome-ignore lint/suspicious/noArrayIndexKey: see above
-            <StepCard key={i} step={step} condition={steps[i]?.if} />
+            <StepCard
+              // Cards keep no state, and ids may repeat in a draft.
+              // biome-ignore lint/suspicious/noArrayIndexKey: see above
+              key={i}
+              step={step}
+              condition={placed[i]?.step.if}
+              depth={placed[i]?.depth ?? 0}
+              selected={placed[i]?.at === selected && placed[i]?.step.id === step.id}
+            />
           ))}
         </div>
       ) : null}
@@ -116,14 +115,46 @@ export function PreviewPanel({
   );
 }
 
-function StepCard({ step, condition }: { step: PreviewStep; condition: Step["if"] }) {
+/** A step's card, indented as deep as it sits in branches; the selected step's stands out. */
+function StepCard({
+  step,
+  condition,
+  depth = 0,
+  selected = false,
+}: {
+  step: PreviewStep;
+  condition: Step["if"];
+  depth?: number;
+  selected?: boolean;
+}) {
   return (
-    <article className={`preview-step ${step.wouldRun ? "runs" : "skips"}`} data-step={step.id} data-would-run={String(step.wouldRun)}>
+    <article
+      className={classNames("preview-step", step.wouldRun ? "runs" : "skips", !step.onPath && "off-path", selected && "selected")}
+      style={depth ? { marginInlineStart: `${depth * 12}px` } : undefined}
+      data-step={step.id}
+      data-selected={selected ? "true" : undefined}
+      aria-current={selected ? "step" : undefined}
+      data-would-run={String(step.wouldRun)}
+      data-on-path={String(step.onPath)}
+    >
       <header>
         <strong>{step.id}</strong> <span className="muted">{typeLabel(step.type)}</span>{" "}
         <Badge tone={step.wouldRun ? "ok" : ""} data-testid="verdict">
-          {step.wouldRun ? "would run" : "skipped"}
+          {step.wouldRun ? "would run" : step.onPath ? "skipped" : "not on the path"}
         </Badge>
+        {step.path !== undefined ? (
+          <span className="small" data-testid="chosen-path">
+            {" "}
+            ·{" "}
+            {step.path === null ? (
+              "takes no path"
+            ) : (
+              <>
+                takes path <code>{step.path}</code>
+              </>
+            )}
+          </span>
+        ) : null}
         {step.locale ? <span className="muted small"> · locale {step.locale}</span> : null}
       </header>
       {step.condition ? (
@@ -151,6 +182,14 @@ function StepCard({ step, condition }: { step: PreviewStep; condition: Step["if"
           <strong>{step.error.code === "invalid_step" ? "Not valid yet" : "Template error"}</strong>
           <p>{step.error.message}</p>
         </div>
+      ) : null}
+      {step.response ? (
+        <div className="rendered" data-field="response">
+          <span className="label">sample response</span>
+          <pre className="value">{`${step.response.status}\n${JSON.stringify(step.response.body, null, 2)}`}</pre>
+        </div>
+      ) : step.type === "http" ? (
+        <p className="muted small">No sample response: later steps read no steps.{step.id}.response.</p>
       ) : null}
       {step.content ? <Content content={step.content} /> : null}
     </article>

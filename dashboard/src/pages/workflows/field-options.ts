@@ -21,6 +21,23 @@ export function schemaFields(schema: Record<string, unknown> | null, prefix = "p
   });
 }
 
+/** What a later condition reads of a step: its status, and what its type adds. */
+function stepFields(step: Step): string[] {
+  const at = `steps.${step.id}`;
+  switch (step.type) {
+    case "digest":
+      return [`${at}.status`, `${at}.count`];
+    case "branch":
+      return [`${at}.path`];
+    case "wait":
+      return [`${at}.outcome`];
+    case "http":
+      return [`${at}.status`, `${at}.response.status`, `${at}.response.body.`];
+    default:
+      return [`${at}.status`];
+  }
+}
+
 export function fieldGroups(payloadSchema: Record<string, unknown> | null, variables: string[], earlier: Step[]): FieldGroup[] {
   const groups: FieldGroup[] = [
     { label: "Payload", fields: schemaFields(payloadSchema) },
@@ -29,7 +46,7 @@ export function fieldGroups(payloadSchema: Record<string, unknown> | null, varia
     { label: "Variables", fields: variables.map((key) => `vars.${key}`) },
     {
       label: "Earlier steps",
-      fields: earlier.flatMap((s) => (s.type === "digest" ? [`steps.${s.id}.status`, `steps.${s.id}.count`] : [`steps.${s.id}.status`])),
+      fields: earlier.flatMap((s) => stepFields(s)),
     },
   ];
   return groups.filter((g) => g.fields.length > 0);

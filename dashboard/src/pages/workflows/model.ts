@@ -12,7 +12,17 @@ export type Op = Leaf["op"];
 export type ChannelStep = Extract<Step, { type: "email" | "sms" | "push" | "chat" | "in_app" }>;
 
 export const CHANNEL_TYPES = ["email", "sms", "push", "chat", "in_app"] as const;
-export const STEP_TYPES: StepType[] = [...CHANNEL_TYPES, "delay", "digest", "throttle"];
+export const STEP_TYPES: StepType[] = [
+  ...CHANNEL_TYPES,
+  "delay",
+  "digest",
+  "throttle",
+  "branch",
+  "http",
+  "wait",
+  "trigger_workflow",
+  "update_subscriber",
+];
 export const isChannelStep = (step: Step): step is ChannelStep => (CHANNEL_TYPES as readonly string[]).includes(step.type);
 
 /** What the form edits: a workflow input with the payload schema as text, so invalid JSON can be typed and shown. */
@@ -85,10 +95,18 @@ export function toInput(draft: Draft, payloadSchema: Record<string, unknown> | n
   };
 }
 
-/** A fresh step of a type, with an id not used yet (`email`, `email-2`, ...) and the fields its type requires. */
+/**
+ * A fresh step of a type, with an id not used yet anywhere in the tree (`email`, `email-2`, ...;
+ * `taken` holds every step's and branch path's id) and the fields its type requires.
+ */
 export function newStep(type: StepType, taken: string[]): Step {
   let id: string = type;
   for (let n = 2; taken.includes(id); n++) id = `${type}-${n}`;
+  const pathId = (base: string) => {
+    let p = base;
+    for (let n = 2; taken.includes(p) || p === id; n++) p = `${base}-${n}`;
+    return p;
+  };
   switch (type) {
     case "email":
       return { id, type, template: { subject: "", html: "" } };
@@ -115,16 +133,8 @@ export function newStep(type: StepType, taken: string[]): Step {
     case "update_subscriber":
       return { id, type, set: { data: {} } };
     case "branch":
-      return { id, type, paths: [{ id: `${id}-a`, if: { field: "payload.x", op: "exists" }, steps: [] }] };
+      return { id, type, paths: [{ id: pathId(`${id}-a`), if: { all: [{ field: "payload.", op: "exists" }] }, steps: [] }] };
   }
-}
-
-export function moveItem<T>(items: T[], from: number, to: number): T[] {
-  if (to < 0 || to >= items.length) return items;
-  const next = [...items];
-  const [item] = next.splice(from, 1);
-  if (item !== undefined) next.splice(to, 0, item);
-  return next;
 }
 
 /** A condition with `steps.<from>.…` fields read as `steps.<to>.…`: a renamed step keeps the conditions on it. */
@@ -134,18 +144,6 @@ export function renameStepRefs(condition: Condition, from: string, to: string): 
   if ("not" in condition) return { not: renameStepRefs(condition.not, from, to) };
   const prefix = `steps.${from}.`;
   return condition.field.startsWith(prefix) ? { ...condition, field: `steps.${to}.${condition.field.slice(prefix.length)}` } : condition;
-}
-
-/** Replaces the step at `index`; when its id changes to one no other step has, later conditions follow it. */
-export function replaceStep(steps: Step[], index: number, next: Step): Step[] {
-  const before = steps[index];
-  const renamed =
-    before && before.id !== next.id && next.id !== "" && !steps.some((s, i) => i !== index && (s.id === next.id || s.id === before.id));
-  return steps.map((s, i) => {
-    if (i === index) return next;
-    if (renamed && i > index && s.if) return { ...s, if: renameStepRefs(s.if, before.id, next.id) };
-    return s;
-  });
 }
 
 /** A saved workflow as the input that writes it again, with `patch` applied (activating it). */

@@ -6,6 +6,8 @@ import { payloadFromTemplates, samplePayload } from "./describe";
 export interface Samples {
   payload: string;
   subscriber: string;
+  /** Sample answers of fetch steps by step id (`{ "<id>": { "status": 200, "body": {…} } }`), as JSON text. */
+  responses?: string;
 }
 
 const DEFAULT_SUBSCRIBER = {
@@ -23,8 +25,9 @@ function stored(environment: string, key: string): Samples | undefined {
   try {
     const value: unknown = JSON.parse(localStorage.getItem(storageKey(environment, key)) ?? "null");
     if (typeof value === "object" && value !== null) {
-      const { payload, subscriber } = value as Record<string, unknown>;
-      if (typeof payload === "string" && typeof subscriber === "string") return { payload, subscriber };
+      const { payload, subscriber, responses } = value as Record<string, unknown>;
+      if (typeof payload === "string" && typeof subscriber === "string")
+        return { payload, subscriber, ...(typeof responses === "string" ? { responses } : {}) };
     }
   } catch {
     // A sample that cannot be read is a sample not kept.

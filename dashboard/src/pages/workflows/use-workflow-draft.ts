@@ -10,7 +10,8 @@ import { keepSamples, type Samples, samplesFor } from "./samples";
  */
 export function useWorkflowDraft(saved: Workflow | null, copyOf: Draft | undefined) {
   const [draft, setDraft] = useState<Draft>(() => (saved ? toDraft(saved) : (copyOf ?? EMPTY_DRAFT)));
-  const [selected, setSelected] = useState(0);
+  // The selected step's place in the tree (`steps.0.paths.1.steps.0`); "" for none.
+  const [selected, setSelected] = useState<string>(() => ((saved?.steps.length ?? copyOf?.steps.length ?? 0) > 0 ? "steps.0" : ""));
   const { environment } = useSession();
   const [samples, setSamplesState] = useState<Samples>(() =>
     samplesFor(environment, saved?.key ?? "", saved?.payloadSchema ?? null, saved?.steps),
@@ -25,7 +26,7 @@ export function useWorkflowDraft(saved: Workflow | null, copyOf: Draft | undefin
   const patch = (change: Partial<Draft>) => setDraft((d) => ({ ...d, ...change }));
   const setSteps = (steps: Step[], select = selected) => {
     patch({ steps });
-    setSelected(Math.max(0, select));
+    setSelected(select);
   };
   // A sample nobody has edited follows the schema: each property appears in it as the schema gains it.
   const changeSchema = (payloadSchemaText: string) => {
