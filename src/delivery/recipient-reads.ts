@@ -63,16 +63,11 @@ export class RecipientReads {
   private async read(environmentId: string, asks: Ask[]): Promise<ChunkRows[]> {
     const statements: BatchItem<"sqlite">[] = [];
     const workflowAt = new Map<string, number>();
-    const cachedWorkflows = new Map<string, WorkflowRow | null>();
     for (const ask of asks) {
       const key = workflowRefKey(ask.workflow);
-      if (workflowAt.has(key) || cachedWorkflows.has(key)) continue;
-      const cached = pinnedWorkflows.get(environmentId, key);
-      if (cached !== undefined) cachedWorkflows.set(key, cached);
-      else {
-        workflowAt.set(key, statements.length);
-        statements.push(workflowRead(this.db, environmentId, ask.workflow));
-      }
+      if (workflowAt.has(key)) continue;
+      workflowAt.set(key, statements.length);
+      statements.push(workflowRead(this.db, environmentId, ask.workflow));
     }
     const groups = groupsOf(asks);
     const groupAt = groups.map((group) => {
@@ -91,14 +86,9 @@ export class RecipientReads {
       .filter((a) => !this.unlogged(environmentId, a.transactionId))
       .flatMap((a) => a.subscriberIds.map((s): [string, string] => [a.transactionId, s]));
     const [results, logged] = await Promise.all([
-      statements.length ? this.write(statements) : [],
+      this.write(statements),
       allPairs.length ? this.logs.ofRecipients(environmentId, allPairs) : [],
     ]);
-    for (const [key, at] of workflowAt) {
-      const row = (results[at] as WorkflowRow[])[0] ?? null;
-      cachedWorkflows.set(key, row);
-      if (row && key.startsWith("v:")) pinnedWorkflows.set(environmentId, key, row);
-    }
     const recorded = logged.map(asRow);
     const rows: ChunkRows[] = [];
     groups.forEach((group, g) => {
@@ -108,7 +98,7 @@ export class RecipientReads {
       for (const ask of group) {
         const mine = new Set(ask.subscriberIds);
         rows.push({
-          workflow: cachedWorkflows.get(workflowRefKey(ask.workflow)) ?? null,
+          workflow: (results[workflowAt.get(workflowRefKey(ask.workflow))!] as WorkflowRow[])[0] ?? null,
           subscribers: subscribers.filter((s) => mine.has(s.subscriberId)),
           channels: channels.filter((c) => mine.has(c.subscriberId)),
           messages: [...legacy, ...recorded].filter((m) => m.transactionId === ask.transactionId && mine.has(m.subscriberId)),
@@ -120,26 +110,6 @@ export class RecipientReads {
   }
 }
 
-/**
- * Workflow versions this isolate read, for a minute: a version's content never changes, so the
- * many batches of one busy workflow read it once. Only a minute, because the run must still fail
- * once the workflow itself is purged (the read joins its row).
- */
-const pinnedWorkflows = (() => {
-  const TTL_MS = 60_000;
-  const MAX = 200;
-  const entries = new Map<string, { row: WorkflowRow; at: number }>();
-  return {
-    get(environmentId: string, key: string): WorkflowRow | undefined {
-      const hit = entries.get(`${environmentId}\u0000${key}`);
-      return hit && Date.now() - hit.at < TTL_MS ? hit.row : undefined;
-    },
-    set(environmentId: string, key: string, row: WorkflowRow) {
-      if (entries.size >= MAX) entries.delete(entries.keys().next().value!);
-      entries.set(`${environmentId}\u0000${key}`, { row, at: Date.now() });
-    },
-  };
-})();
 
 /** Consecutive asks whose subscriber ids add up to at most IDS_PER_READ (a larger ask is a group alone); the order is kept. */
 function groupsOf(asks: Ask[]): Ask[][] {

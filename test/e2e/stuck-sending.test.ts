@@ -26,6 +26,10 @@ async function leaveSending(where: "log" | "D1", m: Left, at: number): Promise<s
     )
       .bind(id, m.environmentId, m.transactionId, m.subscriberId, m.workflowKey, at, at)
       .run();
+    // Only a trigger accepted before the log moved has messages in D1: its record does not say `messagesInLog`.
+    await runInDurableObject(ledgerOf(m.environmentId, m.transactionId), (_l: TriggerLedger, state) => {
+      state.storage.sql.exec("UPDATE triggers SET record = json_remove(record, '$.messagesInLog') WHERE tx = ?", m.transactionId);
+    });
     return id;
   }
   const id = newLogId("msg", subscriberPartition(m.environmentId, m.subscriberId));

@@ -19427,6 +19427,16 @@ export interface components {
             /** @description Recipients whose wait has an `if`: their run reads it against this signal moments later, and goes on (matched) or waits on. */
             evaluating: number;
         };
+        /**
+         * @example {
+         *       "name": "invoice.paid",
+         *       "data": {
+         *         "status": "paid",
+         *         "amount": 1250
+         *       },
+         *       "subscriberId": "user-9"
+         *     }
+         */
         SignalRequest: {
             /** @description The signal a wait step waits for (`until.signal`). */
             name: string;

@@ -211,7 +211,7 @@ export const SignalRequest = z
     else if (s.data !== undefined && new TextEncoder().encode(JSON.stringify(s.data)).length > MAX_SIGNAL_DATA_BYTES)
       ctx.addIssue({ code: "custom", path: ["data"], message: `At most ${MAX_SIGNAL_DATA_BYTES / 1024} KB as JSON.` });
   })
-  .openapi("SignalRequest");
+  .openapi("SignalRequest", { example: { name: "invoice.paid", data: { status: "paid", amount: 1250 }, subscriberId: "user-9" } });
 
 export const SignalResult = z
   .object({
