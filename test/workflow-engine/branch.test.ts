@@ -1,13 +1,12 @@
 // Branch steps end to end: the first path whose condition holds runs, else the default, else
 // nothing; steps on paths not taken leave no message; the choice is recorded once in the run's
 // home, so a run resumed after a delay inside a path (or a cancel) follows the same path.
-import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import type { TriggerLedger } from "../../src/durable-objects/ledger/trigger-ledger";
 import { api } from "../request";
-import { createSandboxEnvironment, createWorkflow, unique } from "../factories";
+import { unique } from "../factories";
+import { recordedOutcomes, workflowWith } from "./helpers";
 import { deliveredMessages, triggerDelivered } from "../held-triggers";
-import { deliverHeldJobs, deliverWaitsDue, ledgerOf } from "../ledger";
+import { deliverHeldJobs, deliverWaitsDue } from "../ledger";
 
 const mail = (id: string) => ({ id, type: "email", template: { subject: id, text: `Hello from ${id}` } });
 const text = (id: string) => ({ id, type: "sms", template: { body: id } });
@@ -23,22 +22,7 @@ const ROUTE = {
   default: { steps: [mail("small-mail")] },
 };
 
-async function setUp(steps: unknown[]) {
-  const env = await createSandboxEnvironment();
-  const workflow = unique("br").toLowerCase();
-  await createWorkflow(env.key, { key: workflow, steps });
-  return { ...env, workflow };
-}
-
-const recorded = (environmentId: string, transactionId: string) =>
-  runInDurableObject(ledgerOf(environmentId, transactionId), (_l: TriggerLedger, state) =>
-    state.storage.sql
-      .exec<{ s: string; step: string; outcome: string }>(
-        "SELECT subscriber_id AS s, step_id AS step, outcome FROM run_steps WHERE tx = ?",
-        transactionId,
-      )
-      .toArray(),
-  );
+const setUp = (steps: unknown[]) => workflowWith(steps, "br");
 
 describe("branch steps", () => {
   it("runs the first path whose condition holds, then the steps after the branch", async () => {
@@ -47,8 +31,8 @@ describe("branch steps", () => {
     const messages = await deliveredMessages(key, tx, 3);
     expect(messages.map((m) => m.stepId).sort()).toEqual(["after", "big-sms", "first"]);
     expect(messages.every((m) => m.status === "sent" || m.status === "delivered")).toBe(true);
-    const rows = await recorded(id, tx);
-    expect(rows.map((r) => [r.step, JSON.parse(r.outcome)])).toEqual([["route", { status: "ran", path: "big" }]]);
+    const rows = await recordedOutcomes(id, tx);
+    expect(rows.map((r) => [r.step, r.outcome])).toEqual([["route", { status: "ran", path: "big" }]]);
   });
 
   it("tries paths in order: a later path whose condition holds runs when earlier ones do not", async () => {

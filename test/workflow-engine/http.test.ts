@@ -8,7 +8,8 @@ import type { DeliveryOp } from "../../src/durable-objects/ledger/claims";
 import type { TriggerLedger } from "../../src/durable-objects/ledger/trigger-ledger";
 import type { Message } from "../../src/features/messages/schemas";
 import worker from "../../src/index";
-import { createSandboxEnvironment, createWorkflow, fakeProviderScenario, unique } from "../factories";
+import { createSandboxEnvironment, fakeProviderScenario, unique } from "../factories";
+import { recordedOutcomes, workflowWith } from "./helpers";
 import { deliveredMessages, triggerDelivered } from "../held-triggers";
 import { acceptThenCrash, deliverHeldJobs, deliverWaitsDue, ledgerOf } from "../ledger";
 import { loggedEvents } from "../log";
@@ -17,27 +18,8 @@ import { api } from "../request";
 const sms = (id: string, body = id, extra: Record<string, unknown> = {}) => ({ id, type: "sms", template: { body }, ...extra });
 const person = () => ({ subscriberId: unique("s"), email: "h@example.com", phone: "+41791234567" });
 
-async function setUp(steps: unknown[]) {
-  const env = await createSandboxEnvironment();
-  const workflow = unique("http").toLowerCase();
-  await createWorkflow(env.key, { key: workflow, steps });
-  return { ...env, workflow };
-}
-
-const recorded = (environmentId: string, transactionId: string) =>
-  runInDurableObject(ledgerOf(environmentId, transactionId), (_l: TriggerLedger, state) =>
-    state.storage.sql
-      .exec<{ s: string; step: string; outcome: string }>(
-        "SELECT subscriber_id AS s, step_id AS step, outcome FROM run_steps WHERE tx = ?",
-        transactionId,
-      )
-      .toArray()
-      .map((r) => ({
-        step: r.step,
-        raw: r.outcome,
-        outcome: JSON.parse(r.outcome) as Record<string, unknown> & { detail?: Record<string, unknown> },
-      })),
-  );
+const setUp = (steps: unknown[]) => workflowWith(steps, "http");
+const recorded = recordedOutcomes;
 
 const outcomeOf = async (environmentId: string, transactionId: string, stepId: string) =>
   (await recorded(environmentId, transactionId)).find((r) => r.step === stepId)?.outcome;

@@ -6,7 +6,8 @@ import { describe, expect, it } from "vitest";
 import type { TriggerLedger } from "../../src/durable-objects/ledger/trigger-ledger";
 import type { TriggerStatusView } from "../../src/features/messages/schemas";
 import { api } from "../request";
-import { createSandboxEnvironment, createWorkflow, unique } from "../factories";
+import { createSandboxEnvironment, unique } from "../factories";
+import { workflowWith } from "./helpers";
 import { deliveredMessages, triggerDelivered } from "../held-triggers";
 import { deliverWaitsDue, ledgerOf } from "../ledger";
 
@@ -38,12 +39,7 @@ const STEPS = [
   mail("after"),
 ];
 
-async function setUp(steps: unknown[]) {
-  const env = await createSandboxEnvironment();
-  const workflow = unique("rv").toLowerCase();
-  await createWorkflow(env.key, { key: workflow, steps });
-  return { ...env, workflow };
-}
+const setUp = (steps: unknown[]) => workflowWith(steps, "rv");
 
 const status = (key: string, tx: string, query = "") => api<TriggerStatusView>(key, "GET", `/v1/trigger/${encodeURIComponent(tx)}${query}`);
 
