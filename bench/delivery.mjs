@@ -97,7 +97,9 @@ async function runOnce(server, n, workflow = WORKFLOW, recipient = {}) {
   const sandbox = Object.entries(d1After.byText)
     .filter(([text]) => text.includes('"sandbox_messages"'))
     .reduce((sum, [text, k]) => sum + k - (d1Before.byText[text] ?? 0), 0);
-  console.log(`D1 statements          ${d1} (${(d1 / n).toFixed(3)} per delivered trigger), of which the sandbox provider's records ${sandbox}`);
+  console.log(
+    `D1 statements          ${d1} (${(d1 / n).toFixed(3)} per delivered trigger), of which the sandbox provider's records ${sandbox}`,
+  );
   console.log(`  without the sandbox  ${d1 - sandbox} (${((d1 - sandbox) / n).toFixed(3)} per delivered trigger; target <= 0.05)`);
   if (process.env.BENCH_VERBOSE)
     for (const [text, k] of Object.entries(d1After.byText)) console.log(`  ${k - (d1Before.byText[text] ?? 0)}\t${text}`);

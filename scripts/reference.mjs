@@ -137,7 +137,10 @@ async function limitsTable(load, openapi) {
       "Steps in a workflow, counting every branch's paths",
       count(await constant("/src/features/workflows/tree-checks.ts", "MAX_TREE_STEPS")),
     ],
-    ["Paths of one `branch` step (besides its `default`; `too_many_paths`)", count(await constant("/src/engine/steps.ts", "MAX_BRANCH_PATHS"))],
+    [
+      "Paths of one `branch` step (besides its `default`; `too_many_paths`)",
+      count(await constant("/src/engine/steps.ts", "MAX_BRANCH_PATHS")),
+    ],
     ["Nesting of `branch` steps (`workflow_too_deep`)", `${await constant("/src/engine/steps.ts", "MAX_BRANCH_DEPTH")} levels`],
     ["A `wait` step's `timeout`", `${await constant("/src/engine/steps.ts", "MAX_WAIT_DAYS")} days`],
     ["A fetch (`http`) step's `timeoutMs`", `${count(await constant("/src/engine/steps.ts", "HTTP_MAX_TIMEOUT_MS"))} ms`],

@@ -110,7 +110,6 @@ export class RecipientReads {
   }
 }
 
-
 /** Consecutive asks whose subscriber ids add up to at most IDS_PER_READ (a larger ask is a group alone); the order is kept. */
 function groupsOf(asks: Ask[]): Ask[][] {
   const groups: Ask[][] = [];
