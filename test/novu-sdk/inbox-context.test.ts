@@ -75,6 +75,9 @@ describe("@novu/js 3.19.2 with a context", () => {
   it("gives two sessions of one subscriber in two tenants two feeds with exact counts", async () => {
     const [a, b] = [await tenant(), await tenant()];
     const subscriberId = unique("sub");
+    // The subscriber exists before the triggers: a trigger to an unknown subscriberId is skipped
+    // (`subscriber_not_found`), and the sessions below would otherwise race the delivery to create it.
+    expect((await clarion("POST", "/sub", { subscriberId })).status).toBe(201);
     await send(subscriberId, "a1", a);
     await send(subscriberId, "a2", a);
     await send(subscriberId, "b1", b);
