@@ -53,6 +53,30 @@ export const releaseWaits = (environmentId: string, transactionId: string, now: 
     return due.length;
   });
 
+/**
+ * Keeps the outbox of a trigger's ledger shard from sending on its own what a request adds to it
+ * later (a signal's or a message status's resumed job, which `sendSoon` would hand to the Queue
+ * moments later): the test runs those jobs itself with `deliverHeldJobs`, never racing a Queue
+ * consumer over the same job. Answers the function that lets the shard send again.
+ */
+export async function holdOutbox(environmentId: string, transactionId: string): Promise<() => Promise<void>> {
+  const stub = ledgerOf(environmentId, transactionId);
+  type Held = { parts: { outbox: { sendSoon?: (now: number) => Promise<void> } } };
+  await runInDurableObject(stub, (ledger: TriggerLedger) => {
+    // An own property shadows the class's method on this instance only; deleting it restores the method.
+    Object.defineProperty((ledger as unknown as Held).parts.outbox, "sendSoon", {
+      value: async () => undefined,
+      configurable: true,
+      writable: true,
+    });
+  });
+  return async () => {
+    await runInDurableObject(stub, (ledger: TriggerLedger) => {
+      delete (ledger as unknown as Held).parts.outbox.sendSoon;
+    });
+  };
+}
+
 /** Releases a trigger's waits due by `now` and runs them through the consumer (`releaseWaits`, `deliverHeldJobs`). */
 export async function deliverWaitsDue(environmentId: string, transactionId: string, now: number) {
   const released = await releaseWaits(environmentId, transactionId, now);

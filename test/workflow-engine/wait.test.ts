@@ -3,13 +3,13 @@
 // open pixel) and the resumed jobs through the consumer, with no sleeping.
 import { env, runInDurableObject } from "cloudflare:test";
 import { openPixelUrl } from "../../src/delivery/send/tracking-links";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import type { TriggerLedger } from "../../src/durable-objects/ledger/trigger-ledger";
 import { api, expectProblem, fetchSettled } from "../request";
 import { createSandboxEnvironment, createWorkflow, unique, workflowBody } from "../factories";
 import type { WaitEntry } from "../../src/durable-objects/ledger/claims";
 import { deliveredMessages, triggerDelivered } from "../held-triggers";
-import { deliverHeldJobs, deliverWaitsDue, ledgerOf, outboxWrites, releaseWaits } from "../ledger";
+import { deliverHeldJobs, deliverWaitsDue, holdOutbox, ledgerOf, outboxWrites, releaseWaits } from "../ledger";
 
 const mail = (id: string, extra: Record<string, unknown> = {}) => ({
   id,
@@ -20,6 +20,23 @@ const mail = (id: string, extra: Record<string, unknown> = {}) => ({
 const text = (id: string, extra: Record<string, unknown> = {}) => ({ id, type: "sms", template: { body: id }, ...extra });
 const person = () => ({ subscriberId: unique("s"), email: "b@example.com", phone: "+41791234567" });
 const HOUR = 3_600_000;
+
+/** Shards whose outbox a test holds (see `triggerHeld`), let go after each test. */
+const held: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const release of held.splice(0)) await release();
+});
+
+/**
+ * Triggers and delivers what is due now (`triggerDelivered`), then holds its shard's outbox: the
+ * job a signal or a message status puts there is run by the test's `deliverHeldJobs`, not raced
+ * by the Queue's consumer (which would run it a second time under load).
+ */
+async function triggerHeld(environmentId: string, key: string, body: Record<string, unknown>): Promise<string> {
+  const tx = await triggerDelivered(key, body);
+  held.push(await holdOutbox(environmentId, tx));
+  return tx;
+}
 
 async function setUp(steps: unknown[]) {
   const env = await createSandboxEnvironment();
@@ -68,7 +85,7 @@ describe("wait steps: signals", () => {
   it("a signal ends the wait matched, once; the run goes on at once", async () => {
     const { id, key, workflow } = await setUp([WAIT_PAID, ...AFTER]);
     const to = person();
-    const tx = await triggerDelivered(key, { workflow, to });
+    const tx = await triggerHeld(id, key, { workflow, to });
     expect((await recorded(id, tx))[`${to.subscriberId}/paid`]?.status).toBe("waiting");
     expect(await unreleasedWaits(id, tx)).toBe(1);
     const res = await signal(key, tx, { name: "invoice.paid", data: { amount: 10 } });
@@ -91,7 +108,7 @@ describe("wait steps: signals", () => {
   it("times out when nothing comes: the timeout's job records timed_out", async () => {
     const { id, key, workflow } = await setUp([WAIT_PAID, ...AFTER]);
     const to = person();
-    const tx = await triggerDelivered(key, { workflow, to });
+    const tx = await triggerHeld(id, key, { workflow, to });
     await deliverWaitsDue(id, tx, Date.now() + 2 * HOUR);
     const messages = await deliveredMessages(key, tx, 2);
     expect(messages.find((m) => m.stepId === "thanks")?.status).toBe("skipped");
@@ -116,7 +133,7 @@ describe("wait steps: conditions, idempotency, races, cancels", () => {
       mail("go", { if: { field: "steps.approved.outcome", op: "eq", value: "matched" } }),
     ]);
     const to = person();
-    const tx = await triggerDelivered(key, { workflow, to });
+    const tx = await triggerHeld(id, key, { workflow, to });
     expect((await signal(key, tx, { name: "approval", data: { level: 1 } })).body).toMatchObject({ matched: 0, evaluating: 1 });
     await deliverHeldJobs(id, tx);
     expect((await recorded(id, tx))[`${to.subscriberId}/approved`]?.status).toBe("waiting");
@@ -144,7 +161,7 @@ describe("wait steps: conditions, idempotency, races, cancels", () => {
 
   it("an Idempotency-Key replay answers the first answer and wakes nothing again", async () => {
     const { id, key, workflow } = await setUp([WAIT_PAID, ...AFTER]);
-    const tx = await triggerDelivered(key, { workflow, to: [person(), person()] });
+    const tx = await triggerHeld(id, key, { workflow, to: [person(), person()] });
     const headers = { "idempotency-key": unique("k") };
     const first = await signal(key, tx, { name: "invoice.paid" }, headers);
     expect(first.body).toMatchObject({ matched: 2 });
@@ -167,7 +184,7 @@ describe("wait steps: conditions, idempotency, races, cancels", () => {
     const { id, key, workflow } = await setUp([WAIT_PAID, ...AFTER]);
     // The timeout fired first: its job is on its way, the signal finds nothing waiting.
     const late = person();
-    const tx = await triggerDelivered(key, { workflow, to: late });
+    const tx = await triggerHeld(id, key, { workflow, to: late });
     expect(await releaseWaits(id, tx, Date.now() + 2 * HOUR)).toBe(1);
     expect((await signal(key, tx, { name: "invoice.paid" })).body).toMatchObject({ matched: 0 });
     await deliverHeldJobs(id, tx);
@@ -175,7 +192,7 @@ describe("wait steps: conditions, idempotency, races, cancels", () => {
     expect((await deliveredMessages(key, tx, 2)).filter((m) => m.status !== "skipped").map((m) => m.stepId)).toEqual(["reminder"]);
     // The signal came first: the timeout has nothing left to fire.
     const early = person();
-    const tx2 = await triggerDelivered(key, { workflow, to: early });
+    const tx2 = await triggerHeld(id, key, { workflow, to: early });
     expect((await signal(key, tx2, { name: "invoice.paid" })).body).toMatchObject({ matched: 1 });
     expect(await releaseWaits(id, tx2, Date.now() + 2 * HOUR)).toBe(0);
     await deliverHeldJobs(id, tx2);
@@ -185,7 +202,7 @@ describe("wait steps: conditions, idempotency, races, cancels", () => {
 
   it("a cancel stops a wait: its recipients' remaining steps are recorded cancelled, and a signal wakes nothing", async () => {
     const { id, key, workflow } = await setUp([WAIT_PAID, ...AFTER]);
-    const tx = await triggerDelivered(key, { workflow, to: person() });
+    const tx = await triggerHeld(id, key, { workflow, to: person() });
     expect((await api(key, "DELETE", "/v1/trigger", { transactionId: tx })).status).toBe(200);
     expect(await unreleasedWaits(id, tx)).toBe(0);
     expect((await signal(key, tx, { name: "invoice.paid" })).body).toMatchObject({ matched: 0 });
@@ -206,7 +223,7 @@ describe("wait steps: message statuses", () => {
       mail("fallback", { if: { field: "steps.seen.outcome", op: "eq", value: "timed_out" } }),
     ]);
     const to = person();
-    const tx = await triggerDelivered(key, { workflow, to });
+    const tx = await triggerHeld(id, key, { workflow, to });
     const [inbox] = await deliveredMessages(key, tx, 1);
     expect(await unreleasedWaits(id, tx)).toBe(1);
     const res = await api(key, "PATCH", `/v1/subscribers/${to.subscriberId}/notifications/${inbox!.id}`, { seen: true });
@@ -229,7 +246,7 @@ describe("wait steps: message statuses", () => {
       mail("fallback", { if: { field: "steps.seen.outcome", op: "eq", value: "timed_out" } }),
     ]);
     const to = person();
-    const tx = await triggerDelivered(key, { workflow, to });
+    const tx = await triggerHeld(id, key, { workflow, to });
     const [inbox] = await deliveredMessages(key, tx, 1);
     await api(key, "PATCH", `/v1/subscribers/${to.subscriberId}/notifications/${inbox!.id}`, { read: true });
     await deliverWaitsDue(id, tx, Date.now() + 10 * 60_000);
@@ -254,7 +271,7 @@ describe("channel escalation recipe", () => {
       text("sms", { if: { field: "steps.opened.outcome", op: "eq", value: "timed_out" } }),
     ]);
     const [sees, opens, ignores] = [person(), person(), person()];
-    const tx = await triggerDelivered(key, { workflow, to: [sees, opens, ignores] });
+    const tx = await triggerHeld(id, key, { workflow, to: [sees, opens, ignores] });
     const inApp = await deliveredMessages(key, tx, 3);
     const bellOf = (s: { subscriberId: string }) => inApp.find((m) => m.subscriberId === s.subscriberId)!.id;
 
@@ -314,7 +331,7 @@ describe("wait steps: limits and races inside the home", () => {
   it("a signal that arrives between the wait's record and its park ends it when it parks", async () => {
     const { id, key, workflow } = await setUp([WAIT_PAID, ...AFTER]);
     const to = person();
-    const tx = await triggerDelivered(key, { workflow, to });
+    const tx = await triggerHeld(id, key, { workflow, to });
     // Take the parked row back out, as if the consumer had recorded `waiting` and not parked yet.
     const entry = await runInDurableObject(ledgerOf(id, tx), (_l: TriggerLedger, state) => {
       const row = state.storage.sql
