@@ -67,4 +67,18 @@ describe.skipIf(!CHROMIUM)("the Brand page's versions", () => {
     await history.locator(`tr[data-version="${current + 1}"]`).waitFor();
     await expect.poll(() => page.getByRole("textbox", { name: "Name", exact: true }).inputValue()).toBe(`First ${run}`);
   });
+
+  it("saves only over the version it read: a brand changed meanwhile is refused, not overwritten", async () => {
+    // Signed in by the test before, on this page: read it again.
+    await page.reload();
+    const name = page.getByRole("textbox", { name: "Name", exact: true });
+    await name.waitFor();
+    await name.fill(`Mine ${run}`);
+    // Someone else saves while this form is open.
+    const theirs = (await api<Brand>("GET", "/v1/brand")).body;
+    expect((await api("PUT", "/v1/brand", { ...definition(theirs), name: `Theirs ${run}` })).status).toBe(200);
+    await page.getByRole("button", { name: "Save brand" }).click();
+    await page.getByText("changed by someone else").waitFor();
+    expect((await api<Brand>("GET", "/v1/brand")).body).toMatchObject({ name: `Theirs ${run}`, version: theirs.version + 1 });
+  });
 });

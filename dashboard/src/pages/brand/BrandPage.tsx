@@ -94,7 +94,7 @@ function BrandForm({ saved }: { saved: Brand }) {
   const text = (value: string) => (value.trim() === "" ? null : value);
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    save.mutate(draft);
+    save.mutate({ body: draft, version: saved.version });
   };
   return (
     <div className="brand-layout">

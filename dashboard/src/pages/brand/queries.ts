@@ -10,9 +10,15 @@ export const BRAND = ["brand"] as const;
 
 export const brandQuery = (api: Api) => queryOptions({ queryKey: [...BRAND, "current"], queryFn: () => unwrap(api.GET("/v1/brand")) });
 
+/**
+ * Saves the brand only over the version the form was read at (`If-Match`): a brand changed
+ * meanwhile (another tab, the API, a restore) answers 412 `brand_changed` instead of being
+ * overwritten. Version 0 is no brand saved yet: nothing to match.
+ */
 export const saveBrandMutation = (api: Api) =>
   mutationOptions({
-    mutationFn: (body: BrandInput) => unwrap(api.PUT("/v1/brand", { body })),
+    mutationFn: ({ body, version }: { body: BrandInput; version: number }) =>
+      unwrap(api.PUT("/v1/brand", { body, ...(version > 0 ? { params: { header: { "if-match": `"${version}"` } } } : {}) })),
     onSuccess: (_saved, _input, _result, { client }) => void client.invalidateQueries({ queryKey: BRAND }),
   });
 
