@@ -277,6 +277,26 @@ describe.skipIf(!CHROMIUM)("the Activity pages", () => {
     expect(new URL(page.url()).searchParams.get("groupBy")).toBe("provider");
   });
 
+  it("charts one tenant's messages when the Tenant filter names it", async () => {
+    const tenant = `t-${run}`;
+    expect((await api("POST", "/v1/tenants", { id: tenant, name: "Charted" })).status).toBe(201);
+    const res = await api<{ transactionId: string }>("POST", "/v1/trigger", { workflow: NOTIFY, to: person("tia"), payload: {}, tenant });
+    expect(res.status).toBe(202);
+    await until("the tenant's email sent", async () =>
+      (await messagesOf(res.body.transactionId)).some((m) => m.stepId === "mail" && m.status === "sent") ? true : undefined,
+    );
+    await page.goto(page.url().replace(/\/activity.*$/, "/activity?tab=charts&groupBy=channel"));
+    const email = page.locator('.stats-totals tr[data-group="email"] [data-metric="sent"]');
+    await email.waitFor();
+    const all = Number(await email.textContent());
+    expect(all).toBeGreaterThanOrEqual(3);
+    // Typed in the filter bar, applied when the field is left: the tenant lives in the address.
+    await page.getByRole("searchbox", { name: "Tenant" }).fill(tenant);
+    await page.getByRole("searchbox", { name: "Tenant" }).press("Enter");
+    await expect.poll(() => new URL(page.url()).searchParams.get("tenant")).toBe(tenant);
+    await expect.poll(async () => Number(await email.textContent())).toBe(1);
+  });
+
   it("fits a 390 px phone", async () => {
     const phone = await browser!.newPage({ viewport: { width: 390, height: 844 } });
     await signIn(phone, `/activity?transactionId=${encodeURIComponent(notifyTxn)}`);

@@ -70,7 +70,7 @@ export function FilterBar({ tab, filters, update }: { tab: Tab; filters: Filters
           />
         </Field>
       ) : null}
-      {tab === "messages" ? (
+      {tab === "messages" || tab === "charts" ? (
         <Field label="Tenant">
           <Input
             type="search"

@@ -63,7 +63,7 @@ export function StatsCharts({ filters, update }: { filters: Filters; update: (f:
   const bucket = span > RANGES["7d"] ? "day" : "hour";
   const api = useApi();
   const stats = useQuery({
-    ...statsQuery(api, span, bucket, groupBy),
+    ...statsQuery(api, span, bucket, groupBy, filters.tenant || undefined),
     refetchInterval: LIVE_INTERVAL * 5,
   });
   const groups = useMemo(() => {

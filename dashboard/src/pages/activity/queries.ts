@@ -54,12 +54,16 @@ export const messageDetailQuery = (api: Api, id: string) =>
     queryFn: () => unwrap(api.GET("/v1/messages/{id}", { params: { path: { id } } })),
   });
 
-/** `span` back from the moment the query runs (not from when the options were made). */
-export const statsQuery = (api: Api, span: number, bucket: StatsQuery["bucket"], groupBy: StatsQuery["groupBy"]) =>
+/** `span` back from the moment the query runs; only `tenant`'s messages when one is given. */
+export const statsQuery = (api: Api, span: number, bucket: StatsQuery["bucket"], groupBy: StatsQuery["groupBy"], tenant?: string) =>
   queryOptions({
-    queryKey: [...ACTIVITY, "stats", groupBy, span, bucket],
+    queryKey: [...ACTIVITY, "stats", groupBy, span, bucket, tenant ?? null],
     queryFn: () =>
-      unwrap(api.GET("/v1/messages/stats", { params: { query: { since: new Date(Date.now() - span).toISOString(), bucket, groupBy } } })),
+      unwrap(
+        api.GET("/v1/messages/stats", {
+          params: { query: { since: new Date(Date.now() - span).toISOString(), bucket, groupBy, ...(tenant ? { tenant } : {}) } },
+        }),
+      ),
   });
 
 export const cancelTrigger = (api: Api, transactionId: string) =>
