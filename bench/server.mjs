@@ -188,6 +188,25 @@ export function client(baseUrl, key) {
 }
 
 /** Creates a workflow unless it exists. */
+/**
+ * Creates subscribers `ids` (500 to a `/sub/bulk` call), each with a push token and a chat
+ * webhook, so workflows of push and chat steps reach every one through the sandbox providers.
+ */
+export async function seedPushChatSubscribers(call, ids) {
+  for (let i = 0; i < ids.length; i += 500) {
+    const subscribers = ids.slice(i, i + 500).map((subscriberId) => ({
+      subscriberId,
+      channels: {
+        push: [{ provider: "fcm", token: `tok-${subscriberId}` }],
+        chat: [{ provider: "slack", webhookUrl: `https://hooks.slack.com/services/T/B/${subscriberId}` }],
+      },
+    }));
+    const res = await call("POST", "/sub/bulk", { subscribers });
+    if (res.status !== 200) throw new Error(`/sub/bulk answered ${res.status}: ${JSON.stringify(res.body).slice(0, 300)}`);
+  }
+  return ids;
+}
+
 export async function ensureWorkflow(call, key, name, steps) {
   const existing = await call("GET", `/v1/workflows/${key}`);
   if (existing.status === 200) return;

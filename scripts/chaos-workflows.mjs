@@ -10,7 +10,7 @@
 //   was in flight at the kill (made before it, answer not recorded) and repeated after the restart;
 // - nothing stays waiting past its timeout (every trigger's `waiting` list is empty at the end).
 import { createServer } from "node:http";
-import { client, ensureWorkflow, localDb, startServer } from "../bench/server.mjs";
+import { client, ensureWorkflow, localDb, seedPushChatSubscribers, startServer } from "../bench/server.mjs";
 
 const RECIPIENTS = Number(process.env.CHAOS_RECIPIENTS ?? 1_000);
 const WAIT = process.env.CHAOS_WAIT ?? "PT20S";
@@ -76,17 +76,7 @@ await ensureWorkflow(call, WORKFLOW, "Chaos tree", [
 
 const run = Date.now().toString(36);
 const ids = Array.from({ length: RECIPIENTS }, (_, i) => `tree-${run}-${i}`);
-for (let i = 0; i < ids.length; i += 500) {
-  const subscribers = ids.slice(i, i + 500).map((subscriberId) => ({
-    subscriberId,
-    channels: {
-      push: [{ provider: "fcm", token: `tok-${subscriberId}` }],
-      chat: [{ provider: "slack", webhookUrl: `https://hooks.slack.com/services/T/B/${subscriberId}` }],
-    },
-  }));
-  const res = await call("POST", "/sub/bulk", { subscribers });
-  if (res.status !== 200) throw new Error(`/sub/bulk answered ${res.status}: ${JSON.stringify(res.body).slice(0, 300)}`);
-}
+await seedPushChatSubscribers(call, ids);
 console.log(`set up ${RECIPIENTS} subscribers; workflow: fetch → branch on its answer → wait for "go" (${WAIT}) → one step per outcome`);
 
 const started = performance.now();

@@ -6,7 +6,7 @@
 // whatever was queued at the kill is gone, so recovery is the objects' work (outbox, watchdog
 // asking digests and coordinators, claims).
 import { writeFileSync } from "node:fs";
-import { client, ensureWorkflow, localDb, providerCalls, startServer } from "../bench/server.mjs";
+import { client, ensureWorkflow, localDb, providerCalls, seedPushChatSubscribers, startServer } from "../bench/server.mjs";
 
 const MEMBERS = Number(process.env.CHAOS_MEMBERS ?? 10_000);
 const BROADCAST = Number(process.env.CHAOS_BROADCAST ?? 5_000);
@@ -37,21 +37,11 @@ await ensureWorkflow(call, DIGEST_WORKFLOW, "Chaos digest", [
 ]);
 
 const run = Date.now().toString(36);
-async function seed(caller, prefix, count) {
-  const ids = Array.from({ length: count }, (_, i) => `${prefix}-${run}-${i}`);
-  for (let i = 0; i < ids.length; i += 500) {
-    const subscribers = ids.slice(i, i + 500).map((subscriberId) => ({
-      subscriberId,
-      channels: {
-        push: [{ provider: "fcm", token: `tok-${subscriberId}` }],
-        chat: [{ provider: "slack", webhookUrl: `https://hooks.slack.com/services/T/B/${subscriberId}` }],
-      },
-    }));
-    const res = await caller("POST", "/sub/bulk", { subscribers });
-    if (res.status !== 200) throw new Error(`/sub/bulk answered ${res.status}: ${JSON.stringify(res.body).slice(0, 300)}`);
-  }
-  return ids;
-}
+const seed = (caller, prefix, count) =>
+  seedPushChatSubscribers(
+    caller,
+    Array.from({ length: count }, (_, i) => `${prefix}-${run}-${i}`),
+  );
 const ids = await seed(call, "chaos", MEMBERS);
 await seed(callBroadcast, "chaos-bc", BROADCAST);
 const topic = `chaos-${run}`;

@@ -12,9 +12,7 @@ import {
 } from "@xyflow/react";
 import { createContext, useContext, useEffect, useMemo } from "react";
 import { Badge } from "../../ui/Badge";
-import { Button } from "../../ui/Button";
 import { classNames } from "../../ui/class-names";
-import { typeLabel } from "../../ui/labels";
 import { AddStepButton } from "./AddStepButton";
 import { describeCondition } from "./describe";
 import type { Step, StepType } from "./model";
@@ -22,7 +20,7 @@ import { useFieldError } from "./save-errors";
 import type { Mark } from "./tree-marks";
 import { type AddNodeData, dropIndex, layoutTree, type PathNodeData, type StepNodeData, type TreeNode } from "./tree-layout";
 import { DEFAULT_PATH, parent } from "./tree";
-import { StepActions } from "./TreeList";
+import { StepActions, StepSelect } from "./TreeList";
 
 export interface TreeActions {
   selected: string;
@@ -134,11 +132,7 @@ function StepNode({ data }: { data: StepNodeData }) {
     >
       <Handle type="target" position={Position.Top} isConnectable={false} />
       <div className="tree-node-row">
-        <Button className="step-select" aria-current={at === selected ? "step" : undefined} onClick={() => onSelect(at)}>
-          <span className="step-type">{typeLabel(step.type)}</span> <code>{step.id}</code>
-          {step.if ? <Badge tone="info">if</Badge> : null}
-          {error ? <Badge tone="bad">error</Badge> : null}
-        </Button>
+        <StepSelect step={step} at={at} selected={selected} error={Boolean(error)} onSelect={onSelect} />
         <StepActions step={step} at={at} index={index} last={last} onMove={onMove} onRemove={onRemove} />
       </div>
       {step.name ? <span className="tree-node-name small muted">{step.name}</span> : null}

@@ -88,11 +88,7 @@ function Row({
       data-step-row={step.id}
       data-on-path={mark ? String(mark.onPath) : undefined}
     >
-      <Button className="step-select" aria-current={at === selected ? "step" : undefined} onClick={() => onSelect(at)}>
-        <span className="step-type">{typeLabel(step.type)}</span> <code>{step.id}</code>
-        {step.if ? <Badge tone="info">if</Badge> : null}
-        {error ? <Badge tone="bad">error</Badge> : null}
-      </Button>
+      <StepSelect step={step} at={at} selected={selected} error={Boolean(error)} onSelect={onSelect} />
       <StepActions step={step} at={at} index={index} last={last} onMove={onMove} onRemove={onRemove} />
     </div>
   );
@@ -126,5 +122,28 @@ export function StepActions({
         ✕
       </Button>
     </span>
+  );
+}
+
+/** A step's own button, the same on the canvas and in the list: its type, id, and whether it has a condition or an error. */
+export function StepSelect({
+  step,
+  at,
+  selected,
+  error,
+  onSelect,
+}: {
+  step: Step;
+  at: string;
+  selected: string | null;
+  error: boolean;
+  onSelect: (at: string) => void;
+}) {
+  return (
+    <Button className="step-select" aria-current={at === selected ? "step" : undefined} onClick={() => onSelect(at)}>
+      <span className="step-type">{typeLabel(step.type)}</span> <code>{step.id}</code>
+      {step.if ? <Badge tone="info">if</Badge> : null}
+      {error ? <Badge tone="bad">error</Badge> : null}
+    </Button>
   );
 }
