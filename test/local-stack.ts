@@ -118,6 +118,10 @@ export async function startLocalStack(options: StackOptions = {}): Promise<Local
     "--persist-to",
     state,
     "--show-interactive-dev-session=false",
+    // Its own inspector port: two stacks started at the same moment (CI runs the browser and Novu
+    // suites side by side) would otherwise both take wrangler's default 9229, and one fails to start.
+    "--inspector-port",
+    String(await freePort()),
   ];
   for (const [name, value] of Object.entries(vars)) args.push("--var", `${name}:${value}`);
   const registry = join(state, "registry");
