@@ -62,11 +62,12 @@ describe.skipIf(!CHROMIUM)("the environment page's Inbox settings", () => {
     await card().getByText("an existing subscriber is never changed by it").waitFor();
     await select.selectOption("always");
     await card().getByText("Any signed-in end user can set their own email, phone, data").waitFor();
-    expect((await inAppOf(production())).sessionProfileWrites).toBe("always");
+    // The card shows the choice as it is sent: the saved setting follows moments later.
+    await expect.poll(async () => (await inAppOf(production())).sessionProfileWrites).toBe("always");
     expect((await inAppOf(inject("apiKey"))).sessionProfileWrites).toBe("create_only");
     await select.selectOption("create_only");
     await card().getByText("an existing subscriber is never changed by it").waitFor();
-    expect((await inAppOf(production())).sessionProfileWrites).toBe("create_only");
+    await expect.poll(async () => (await inAppOf(production())).sessionProfileWrites).toBe("create_only");
   });
 
   it("reveals the HMAC secret, and rotates it after a confirmation", async () => {
