@@ -3,7 +3,7 @@
 // database with migrations applied, API keys, an admin credential and the sandbox integrations.
 import { type ChildProcess, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { appendFileSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -28,6 +28,8 @@ export interface LocalStack {
   state: string;
   /** wrangler's output so far, for failure messages. */
   log: () => string;
+  /** The same output as a file, for test files in other processes. */
+  logFile: string;
   stop: () => Promise<void>;
 }
 
@@ -134,8 +136,14 @@ export async function startLocalStack(options: StackOptions = {}): Promise<Local
     // Its own dev registry: another local Clarion on this machine never takes this one's queue jobs.
     env: { ...process.env, CI: "true", WRANGLER_SEND_METRICS: "false", WRANGLER_REGISTRY_PATH: registry },
   });
-  child.stdout?.on("data", (d: Buffer) => (output += d.toString()));
-  child.stderr?.on("data", (d: Buffer) => (output += d.toString()));
+  // Also on disk, so a test process (not only this set-up) can quote it when a wait times out.
+  const logFile = join(state, "wrangler.log");
+  const record = (d: Buffer) => {
+    output += d.toString();
+    appendFileSync(logFile, d);
+  };
+  child.stdout?.on("data", record);
+  child.stderr?.on("data", record);
   const log = () => output;
   const stop = async () => {
     await stopProcessGroup(child);
@@ -148,5 +156,5 @@ export async function startLocalStack(options: StackOptions = {}): Promise<Local
     throw error;
   }
   phase(`wrangler dev answers on ${base}`);
-  return { base, keys, adminKey, state, log, stop };
+  return { base, keys, adminKey, state, log, logFile, stop };
 }

@@ -1,8 +1,19 @@
 // Clarion's own API, beside the Novu SDKs: to set up workflows and to check what the SDK calls did.
+import { readFileSync } from "node:fs";
 import { inject } from "vitest";
 
 export const base = inject("novuBase");
 export const key = inject("novuKey");
+const logFile = inject("novuLog");
+
+/** The local Clarion's recent output: what a timed-out wait quotes, so a failure on CI says what the Worker did. */
+const recentLog = () => {
+  try {
+    return readFileSync(logFile, "utf8").slice(-6000);
+  } catch {
+    return "(no wrangler log)";
+  }
+};
 /** What Novu's SDKs are given as their base URL: Clarion's Novu adapter is on `/novu`. */
 export const novuBase = `${base}/novu`;
 
@@ -33,7 +44,7 @@ export async function eventually<T>(what: string, probe: () => Promise<T | undef
   for (;;) {
     const value = await probe();
     if (value) return value;
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}.`);
+    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}.\n--- wrangler output ---\n${recentLog()}`);
     await new Promise((r) => setTimeout(r, 300));
   }
 }

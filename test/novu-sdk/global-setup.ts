@@ -11,6 +11,7 @@ declare module "vitest" {
   export interface ProvidedContext {
     novuBase: string;
     novuKey: string;
+    novuLog: string;
   }
 }
 
@@ -22,6 +23,7 @@ export async function setup(project: TestProject) {
   stack = await startLocalStack({ environments: ["development"], label: "novu sdk tests" });
   project.provide("novuBase", stack.base);
   project.provide("novuKey", stack.keys.development!);
+  project.provide("novuLog", stack.logFile);
 }
 
 export async function teardown() {
