@@ -12,7 +12,11 @@ const sorted = (value) =>
   Array.isArray(value)
     ? value.map(sorted)
     : value && typeof value === "object"
-      ? Object.fromEntries(Object.keys(value).sort().map((k) => [k, sorted(/** @type {Record<string, unknown>} */ (value)[k])]))
+      ? Object.fromEntries(
+          Object.keys(value)
+            .sort()
+            .map((k) => [k, sorted(/** @type {Record<string, unknown>} */ (value)[k])]),
+        )
       : value;
 const jsonText = (/** @type {unknown} */ value) => `${JSON.stringify(sorted(value), null, 2)}\n`;
 /** @param {Record<string, unknown>} item */
@@ -43,7 +47,9 @@ function splitWorkflow(workflow) {
         );
       if (step.template && typeof step.template === "object") out.template = extract(step.template, step.id);
       if (step.locales && typeof step.locales === "object")
-        out.locales = Object.fromEntries(Object.entries(step.locales).map(([l, t]) => [l, extract(/** @type {any} */ (t), `${step.id}.${l}`)]));
+        out.locales = Object.fromEntries(
+          Object.entries(step.locales).map(([l, t]) => [l, extract(/** @type {any} */ (t), `${step.id}.${l}`)]),
+        );
       if (Array.isArray(step.paths)) out.paths = step.paths.map((/** @type {any} */ p) => ({ ...p, steps: walk(p.steps ?? []) }));
       if (step.default && Array.isArray(step.default.steps)) out.default = { ...step.default, steps: walk(step.default.steps) };
       return out;
@@ -138,7 +144,11 @@ const folders = async (dir) => {
 export async function readContent(dir) {
   /** @param {string} kind @param {string} file */
   const items = async (kind, file) =>
-    Promise.all((await folders(join(dir, kind))).map(async (key) => joinFiles(JSON.parse(await readFile(join(dir, kind, key, file), "utf8")), join(dir, kind, key))));
+    Promise.all(
+      (await folders(join(dir, kind))).map(async (key) =>
+        joinFiles(JSON.parse(await readFile(join(dir, kind, key, file), "utf8")), join(dir, kind, key)),
+      ),
+    );
   let brand = null;
   try {
     brand = JSON.parse(await readFile(join(dir, "brand.json"), "utf8"));
@@ -152,7 +162,10 @@ export async function readContent(dir) {
     if (/** @type {NodeJS.ErrnoException} */ (error).code !== "ENOENT") throw error;
   }
   const translations = await Promise.all(
-    localeFiles.map(async (name) => ({ locale: name.slice(0, -".json".length), keys: JSON.parse(await readFile(join(dir, "translations", name), "utf8")) })),
+    localeFiles.map(async (name) => ({
+      locale: name.slice(0, -".json".length),
+      keys: JSON.parse(await readFile(join(dir, "translations", name), "utf8")),
+    })),
   );
   return {
     workflows: await items("workflows", "workflow.json"),
