@@ -25,6 +25,7 @@ import { workflowsRoutes } from "./features/workflows/routes";
 import { workflowVersionsRoutes } from "./features/workflows/versions/routes";
 import { layoutsRoutes } from "./features/layouts/routes";
 import { partialsRoutes } from "./features/partials/routes";
+import { bundleRoutes } from "./features/bundle/routes";
 import { brandRoutes } from "./features/brand/routes";
 import { translationsRoutes } from "./features/translations/routes";
 import { testSendRoutes } from "./features/workflows/test-send-routes";
@@ -120,6 +121,7 @@ function keyedRoutes() {
   routes.route("/", workflowVersionsRoutes);
   routes.route("/", layoutsRoutes);
   routes.route("/", partialsRoutes);
+  routes.route("/", bundleRoutes);
   routes.route("/", testSendRoutes);
   routes.route("/", variablesRoutes);
   routes.route("/", preferencesRoutes);

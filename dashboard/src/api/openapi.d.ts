@@ -9105,6 +9105,179 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/content/push": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Push workflows, layouts, partials, brand and translations at once
+         * @description What `clarion push` sends: the environment's content as files hold it. Every resource is checked as its own save checks it, against the environment as the push would leave it (a workflow may name a layout the same push adds); any problem answers 422 with every error, each path under its resource (`workflows.0.steps.1.template.subject`), and changes nothing. Otherwise every added, changed or removed resource becomes a new version, all in one D1 batch, audited with the actor name `cli`. Removal only with `prune: true`; the brand is never removed. `dryRun: true` answers the same list and changes nothing.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes a retry safe (IETF draft-ietf-httpapi-idempotency-key-header): the first answer is kept 24 hours per environment and replayed to the same request; the same key with another request gets 422 `idempotency_key_mismatch`, and while the first is running, 409 `idempotency_key_in_flight`. 1 to 255 printable ASCII characters. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["PushInput"];
+                };
+            };
+            responses: {
+                /** @description Per resource, what the push changed (or would change) */
+                200: {
+                    headers: {
+                        "Idempotency-Replay": components["headers"]["IdempotencyReplay"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PushResult"];
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `malformed_json` or `invalid_idempotency_key` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 400;
+                            /** @enum {string} */
+                            code?: "malformed_json" | "invalid_idempotency_key";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `unauthorized` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 401;
+                            /** @enum {string} */
+                            code?: "unauthorized";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `forbidden` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 403;
+                            /** @enum {string} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `environment_not_found` */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 404;
+                            /** @enum {string} */
+                            code?: "environment_not_found";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `idempotency_key_in_flight` */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 409;
+                            /** @enum {string} */
+                            code?: "idempotency_key_in_flight";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `payload_too_large` */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 413;
+                            /** @enum {string} */
+                            code?: "payload_too_large";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `unsupported_media_type` */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 415;
+                            /** @enum {string} */
+                            code?: "unsupported_media_type";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `validation_failed` or `idempotency_key_mismatch` */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 422;
+                            /** @enum {string} */
+                            code?: "validation_failed" | "idempotency_key_mismatch";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `rate_limited` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 429;
+                            /** @enum {string} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/workflows/{key}/test": {
         parameters: {
             query?: never;
@@ -20818,6 +20991,155 @@ export interface components {
             /** @enum {string} */
             type: "html" | "text";
         };
+        PushResult: {
+            dryRun: boolean;
+            changes: components["schemas"]["PushChange"][];
+        };
+        PushChange: {
+            /** @enum {string} */
+            resource: "workflow" | "layout" | "partial" | "brand" | "translations";
+            /** @description The workflow's, layout's or partial's key, the locale, or `brand`. */
+            key: string;
+            /** @enum {string} */
+            change: "added" | "changed" | "removed" | "unchanged";
+            /** @description RFC 6902: what the push does to the current content (empty when removed). */
+            patch: components["schemas"]["PatchOperation"][];
+            /** @description Its version once pushed: a new one when added, changed or removed. */
+            version: number;
+        };
+        /**
+         * @example {
+         *       "workflows": [
+         *         {
+         *           "key": "welcome",
+         *           "name": "Welcome",
+         *           "steps": [
+         *             {
+         *               "id": "mail",
+         *               "type": "email",
+         *               "template": {
+         *                 "subject": "Hi",
+         *                 "text": "Hello"
+         *               }
+         *             }
+         *           ]
+         *         }
+         *       ],
+         *       "translations": [
+         *         {
+         *           "locale": "en",
+         *           "keys": {
+         *             "welcome": {
+         *               "subject": "Welcome"
+         *             }
+         *           }
+         *         }
+         *       ],
+         *       "dryRun": true
+         *     }
+         */
+        PushInput: {
+            /** @default [] */
+            workflows: components["schemas"]["WorkflowInput"][];
+            /** @default [] */
+            layouts: components["schemas"]["LayoutInput"][];
+            /** @default [] */
+            partials: components["schemas"]["PartialInput"][];
+            /**
+             * @description The brand; null or absent: left as it is (a brand is never removed).
+             * @default null
+             * @example {
+             *       "name": "Acme",
+             *       "logoUrl": "https://acme.example/logo.png",
+             *       "colors": {
+             *         "primary": "#1d4ed8",
+             *         "background": "#ffffff",
+             *         "text": "#111827",
+             *         "link": "#1d4ed8"
+             *       },
+             *       "footer": "You receive this because you have an Acme account.",
+             *       "address": "1 Main St, Springfield",
+             *       "socialLinks": [
+             *         {
+             *           "name": "Mastodon",
+             *           "url": "https://mastodon.social/@acme"
+             *         }
+             *       ]
+             *     }
+             */
+            brand: {
+                /** @description Who the emails are from; null: the hosted pages name no sender. */
+                name: string | null;
+                /**
+                 * Format: uri
+                 * @description An `https:` image (at most 48 px high on the hosted pages).
+                 */
+                logoUrl: string | null;
+                colors: components["schemas"]["BrandColors"];
+                /**
+                 * @description Plain text for an email footer.
+                 * @default null
+                 */
+                footer: string | null;
+                /**
+                 * @description A postal address, as anti-spam laws ask of marketing email.
+                 * @default null
+                 */
+                address: string | null;
+                /**
+                 * @description Shown in order, e.g. `{% for l in brand.socialLinks %}`.
+                 * @default []
+                 */
+                socialLinks: {
+                    name: string;
+                    /** Format: uri */
+                    url: string;
+                }[];
+            } | null;
+            /** @default [] */
+            translations: {
+                /**
+                 * @description A BCP 47 locale; stored in its canonical case.
+                 * @example de-CH
+                 */
+                locale: string;
+                keys: {
+                    [key: string]: unknown;
+                };
+            }[];
+            /**
+             * @description Delete the workflows, layouts, partials and locales of the environment that the push does not hold.
+             * @default false
+             */
+            prune: boolean;
+            /**
+             * @description Answer what the push would change, and change nothing.
+             * @default false
+             */
+            dryRun: boolean;
+        };
+        BrandColors: {
+            /**
+             * @description Buttons, focus rings and accents.
+             * @example #1d4ed8
+             */
+            primary: string;
+            /**
+             * @description The page or email background.
+             * @example #1d4ed8
+             */
+            background: string;
+            /**
+             * @description Body text.
+             * @example #1d4ed8
+             */
+            text: string;
+            /**
+             * @description Links.
+             * @example #1d4ed8
+             */
+            link: string;
+        };
         TestSendRequest: {
             payload?: {
                 [key: string]: unknown;
@@ -21042,28 +21364,6 @@ export interface components {
             version: number;
             /** Format: date-time */
             updatedAt: string | null;
-        };
-        BrandColors: {
-            /**
-             * @description Buttons, focus rings and accents.
-             * @example #1d4ed8
-             */
-            primary: string;
-            /**
-             * @description The page or email background.
-             * @example #1d4ed8
-             */
-            background: string;
-            /**
-             * @description Body text.
-             * @example #1d4ed8
-             */
-            text: string;
-            /**
-             * @description Links.
-             * @example #1d4ed8
-             */
-            link: string;
         };
         /**
          * @example {
