@@ -142,23 +142,14 @@ const localeHistory = (db: Db, environmentId: string, locale: string) =>
     and(eq(translationVersions.environmentId, environmentId), eq(translationVersions.locale, locale)),
   );
 
-/** An environment's translations: one row per locale, their versions, and the default locale. */
-export function translationsRepository(db: Db, environmentId: string) {
+/** The statements of one locale's change, for a save and for a caller that batches many (a push). */
+function translationStatements(db: Db, environmentId: string) {
   const mine = eq(translations.environmentId, environmentId);
-  const config = translationSettingsRepository(db, environmentId);
-  const history = (locale: string) => localeHistory(db, environmentId, locale);
-  const row = async (locale: string) => {
-    const [found] = await db
-      .select()
-      .from(translations)
-      .where(and(mine, eq(translations.locale, locale)));
-    return found;
-  };
   /**
    * A locale's new keys (after the revision's move, `revision` being the one it moves to): its
    * row, its version and its audit entry.
    */
-  const putStatements = (
+  const put = (
     change: { locale: string; keys: TranslationKeys; before: TranslationRow | undefined; revision: number },
     context: AuditContext,
     options: { action?: TranslationAction; author?: Actor },
@@ -180,7 +171,7 @@ export function translationsRepository(db: Db, environmentId: string) {
     ] as const;
   };
   /** A locale's removal (after the revision's move): its last version, the row gone, the audit entry. */
-  const removeStatements = (before: TranslationRow, context: AuditContext, now: Date) =>
+  const remove = (before: TranslationRow, context: AuditContext, now: Date) =>
     [
       versionStatement(db, environmentId, before.locale, { action: "deleted", author: context.actor, at: now, deleted: true }),
       db.delete(translations).where(and(mine, eq(translations.locale, before.locale))),
@@ -193,6 +184,23 @@ export function translationsRepository(db: Db, environmentId: string) {
         after: null,
       }),
     ] as const;
+
+  return { put, remove };
+}
+
+/** An environment's translations: one row per locale, their versions, and the default locale. */
+export function translationsRepository(db: Db, environmentId: string) {
+  const mine = eq(translations.environmentId, environmentId);
+  const config = translationSettingsRepository(db, environmentId);
+  const history = (locale: string) => localeHistory(db, environmentId, locale);
+  const row = async (locale: string) => {
+    const [found] = await db
+      .select()
+      .from(translations)
+      .where(and(mine, eq(translations.locale, locale)));
+    return found;
+  };
+  const { put: putStatements, remove: removeStatements } = translationStatements(db, environmentId);
 
   return {
     ...config,

@@ -79,6 +79,24 @@ const RACE_RETRIES = 5;
 
 export type UpdateOptions = { ifMatch?: readonly number[]; action?: ContentAction; summary?: string } & WriteRecord;
 
+/** A version row copied from the content row as a statement leaves it (so it carries the row's own columns and stamp). */
+function versionInsert<Row extends ContentRow, Item, Def extends { key: string }, Input>(
+  db: Db,
+  environmentId: string,
+  spec: Spec<Row, Item, Def, Input>,
+) {
+  const ver = spec.versions;
+  return (ownerId: string, version: number, definition: Def, action: ContentAction, actor: Actor, summary: string, at: Date) =>
+    db
+      .insert(ver.table)
+      .select(
+        sql`SELECT ${newId(spec.ids.version)}, environment_id, id, key, version, ${contentStampOf(environmentId)}, ${JSON.stringify(definition)},
+          ${action}, ${actor.type}, ${actor.id}, ${actor.name}, ${summary}, ${at.getTime()}
+        FROM ${sql.identifier(spec.tableName)} WHERE environment_id = ${environmentId} AND id = ${ownerId} AND version = ${version}`,
+      )
+      .onConflictDoNothing();
+}
+
 /** The reads and statements that the reads and writes of keyed content share. */
 function keyedStatements<Row extends ContentRow, Item, Def extends { key: string }, Input>(
   db: Db,
@@ -102,23 +120,7 @@ function keyedStatements<Row extends ContentRow, Item, Def extends { key: string
   });
   const contentColumns = ({ key: _key, ...rest }: Def) => rest;
 
-  const insertVersion = (
-    ownerId: string,
-    version: number,
-    definition: Def,
-    action: ContentAction,
-    actor: Actor,
-    summary: string,
-    at: Date,
-  ) =>
-    db
-      .insert(ver.table)
-      .select(
-        sql`SELECT ${newId(spec.ids.version)}, environment_id, id, key, version, ${contentStampOf(environmentId)}, ${JSON.stringify(definition)},
-          ${action}, ${actor.type}, ${actor.id}, ${actor.name}, ${summary}, ${at.getTime()}
-        FROM ${sql.identifier(spec.tableName)} WHERE environment_id = ${environmentId} AND id = ${ownerId} AND version = ${version}`,
-      )
-      .onConflictDoNothing();
+  const insertVersion = versionInsert(db, environmentId, spec);
   const audit = (context: AuditContext, key: string, action: ContentAction | "promoted", before: unknown, after: unknown) =>
     auditStatement(db, context, { environmentId, resource: spec.resource, resourceId: key, action, before, after });
 
@@ -277,10 +279,9 @@ function keyedWrites<Row extends ContentRow, Item, Def extends { key: string }, 
 }
 
 /** Removes the row; its versions stay, so a trigger pinned before the delete still renders with it. */
-function keyedRemove<Row extends ContentRow, Item, Def extends { key: string }, Input>(
+function keyedRemove<Row extends ContentRow, Def extends { key: string }>(
   db: Db,
   environmentId: string,
-  spec: Spec<Row, Item, Def, Input>,
   { current, removeStatements }: Statements<Row, Def>,
 ) {
   return async function remove(
@@ -327,7 +328,7 @@ export function keyedContentRepository<Row extends ContentRow, Item, Def extends
   return {
     ...keyedReads(db, full, statements),
     ...keyedWrites(db, environmentId, full, statements, sideWrites),
-    remove: keyedRemove(db, environmentId, full, statements),
+    remove: keyedRemove(db, environmentId, statements),
     /** A new version of a row, for a side write that moves another row (a layout's default flag). */
     rewrite: statements.rewrite,
     /**

@@ -14,8 +14,8 @@ import { insertVersion, type VersionAction } from "./versions/repository";
 const auditActionOf = (action: VersionAction, summary: string): AuditAction =>
   action !== "updated" ? action : summary === "Activated" ? "activated" : summary === "Deactivated" ? "deactivated" : "updated";
 
-/** Saving workflows: a create is version 1, an update the next version, each with its audit entry in the same batch. */
-export function workflowSaves({ db, environmentId, byKey, find }: WorkflowScope) {
+/** The statements of a workflow's create and update, for a save and for a caller that batches many (a push). */
+function workflowStatements({ db, environmentId, byKey }: Pick<WorkflowScope, "db" | "environmentId" | "byKey">) {
   /** A create's statements: the row (none when the key is taken), its version 1 and its audit entry. */
   const createStatements = (input: WorkflowInput, context: AuditContext, record: WriteRecord, now: Date) => {
     const id = newId("wf");
@@ -71,6 +71,13 @@ export function workflowSaves({ db, environmentId, byKey, find }: WorkflowScope)
       }),
     ] as const;
   };
+
+  return { createStatements, updateStatements };
+}
+
+/** Saving workflows: a create is version 1, an update the next version, each with its audit entry in the same batch. */
+export function workflowSaves({ db, environmentId, byKey, find }: WorkflowScope) {
+  const { createStatements, updateStatements } = workflowStatements({ db, environmentId, byKey });
 
   return {
     createStatements,
