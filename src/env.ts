@@ -62,6 +62,8 @@ export interface Bindings
   RETENTION_DAYS?: string;
   /** Days audit log entries are kept, whatever RETENTION_DAYS says (default 365). */
   AUDIT_RETENTION_DAYS?: string;
+  /** Days the analytics rollups are kept, past the messages they count (default 400). */
+  ANALYTICS_RETENTION_DAYS?: string;
   /** Days sandbox captures are kept (default 7). */
   SANDBOX_RETENTION_DAYS?: string;
   /** Rows of each table one retention run deletes at most (default 5000). */

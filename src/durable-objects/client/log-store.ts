@@ -20,6 +20,8 @@ import type {
   ProviderRef,
   StatsRow,
 } from "../log/rows";
+import { mergeAnalytics } from "../log/rollups/merge";
+import type { AnalyticsPart, AnalyticsPartName, AnalyticsQuery, DayVolume } from "../log/rollups/rows";
 import type { LogTrigger, TriggerFilter, TriggerKey } from "../log/triggers-table";
 import { allLogShards, logShardFor, logShardsFor, providerPartition, subscriberPartition, triggerPartition } from "./log-naming";
 
@@ -39,6 +41,18 @@ export type {
   StatsRow,
 } from "../log/rows";
 export type { LogTrigger, TriggerFilter, TriggerKey } from "../log/triggers-table";
+export type {
+  AnalyticsPart,
+  AnalyticsPartName,
+  AnalyticsQuery,
+  AudienceRow,
+  CountRow,
+  DayVolume,
+  ErrorGroupRow,
+  FatigueSummary,
+  LatencyRow,
+} from "../log/rollups/rows";
+export { DAY_MS, HOUR_MS, LATENCY_BUCKETS_MS } from "../log/rollups/rows";
 
 /** Where a phase's D1 half is kept until D1 takes it: a shard and its outbox entry. */
 export type OutboxEntry = { shard: string; id: string };
@@ -274,6 +288,32 @@ export class LogStore {
       else merged.set(key, { ...row });
     }
     return [...merged.values()];
+  }
+
+  /**
+   * The analytics rollups of an environment: every shard in parallel, summed (rollups/merge.ts).
+   * Each shard's rollup rows are few per hour, so no message is read.
+   */
+  async analytics(environmentId: string, q: AnalyticsQuery, parts: AnalyticsPartName[], top = 20): Promise<AnalyticsPart> {
+    const all = await Promise.all(allLogShards(this.env).map((name) => this.shard(name).analytics(environmentId, q, parts, top)));
+    return mergeAnalytics(all, top);
+  }
+
+  /** Subscribers' messages on given days, from the shards of their partitions. */
+  async dayVolumes(environmentId: string, pairs: { subscriberId: string; day: number }[]): Promise<DayVolume[]> {
+    const byShard = new Map<string, { subscriberId: string; day: number }[]>();
+    for (const p of pairs)
+      for (const name of logShardsFor(this.env, subscriberPartition(environmentId, p.subscriberId)))
+        byShard.set(name, [...(byShard.get(name) ?? []), p]);
+    const found = await Promise.all([...byShard].map(([name, some]) => this.shard(name).dayVolumes(environmentId, some)));
+    const summed = new Map<string, DayVolume>();
+    for (const v of found.flat()) {
+      const key = JSON.stringify([v.subscriberId, v.day]);
+      const seen = summed.get(key);
+      if (seen) seen.messages += v.messages;
+      else summed.set(key, { ...v });
+    }
+    return [...summed.values()];
   }
 
   /** The messages providers' ids name. */

@@ -32,6 +32,12 @@ import type {
   StatsRow,
 } from "./rows";
 import { addMissingColumns, type EventRecord, LOG_SCHEMA, type MessageRecord } from "./schema";
+import { applyChange, countTrigger } from "./rollups/counting";
+import { readAudience, readCounts, readDayVolumes, readErrors, readFatigue, readLatency } from "./rollups/reads";
+import type { AnalyticsPart, AnalyticsPartName, AnalyticsQuery, DayVolume } from "./rollups/rows";
+import { ROLLUP_SCHEMA } from "./rollups/schema";
+import { snapshots } from "./rollups/snapshot";
+import { analyticsRetentionMs, eraseRollupEnvironment, eraseRollupSubscriber, expireRollups } from "./rollups/upkeep";
 import { TriggerIndex } from "./trigger-index";
 import { type LogTrigger, type TriggerFilter, type TriggerKey, TriggersTable } from "./triggers-table";
 
@@ -65,6 +71,7 @@ export class LogShard extends DurableObject<Bindings> {
     super(ctx, env);
     this.sql = ctx.storage.sql;
     this.sql.exec(LOG_SCHEMA);
+    this.sql.exec(ROLLUP_SCHEMA);
     addMissingColumns(this.sql);
     addMissingFeedColumns(this.sql);
     this.feed = new FeedTable(this.sql);
@@ -81,6 +88,13 @@ export class LogShard extends DurableObject<Bindings> {
     const described: LogWritten["described"] = [];
     const now = Date.now();
     const outbox = this.ctx.storage.transactionSync(() => {
+      // The rollups follow each message from how it was to how this write leaves it (rollups/counting.ts).
+      const changing = new Set([
+        ...(w.inserts ?? []).map((m) => m.id),
+        ...(w.updates ?? []).map((u) => u.id),
+        ...(w.events ?? []).map((e) => e.messageId),
+      ]);
+      const before = snapshots(this.sql, changing);
       for (const m of w.inserts ?? []) {
         const inserted = this.sql.exec(MESSAGE_INSERT, ...messageValues(m)).rowsWritten > 0;
         if (!inserted) {
@@ -109,6 +123,7 @@ export class LogShard extends DurableObject<Bindings> {
           r.messageId,
           Date.now(),
         );
+      for (const [id, after] of snapshots(this.sql, changing)) applyChange(this.sql, before.get(id) ?? null, after, now);
       const touched = new Set([...(w.updates ?? []).map((u) => u.id), ...(w.events ?? []).map((e) => e.messageId)]);
       for (const id of touched) {
         const [row] = this.sql.exec<MessageAboutRecord>(`SELECT ${ABOUT_COLUMNS} FROM messages WHERE id = ?`, id).toArray();
@@ -276,6 +291,23 @@ export class LogShard extends DurableObject<Bindings> {
       .map((r) => ({ at: r.at, group: r.grp, states: r.states, n: r.n }));
   }
 
+  /** The analytics rollups of one environment over a range: the parts asked for, each summed per bucket (rollups/reads.ts). */
+  async analytics(environmentId: string, q: AnalyticsQuery, parts: AnalyticsPartName[], top = 20): Promise<AnalyticsPart> {
+    const want = new Set(parts);
+    return {
+      ...(want.has("counts") ? { counts: readCounts(this.sql, environmentId, q) } : {}),
+      ...(want.has("latency") ? { latency: readLatency(this.sql, environmentId, q) } : {}),
+      ...(want.has("audience") ? { audience: readAudience(this.sql, environmentId, q) } : {}),
+      ...(want.has("errors") ? { errors: readErrors(this.sql, environmentId, q) } : {}),
+      ...(want.has("fatigue") ? { fatigue: readFatigue(this.sql, environmentId, q, top) } : {}),
+    };
+  }
+
+  /** Subscribers' messages on given days (the fatigue rollup), for those whose messages live here. */
+  async dayVolumes(environmentId: string, pairs: { subscriberId: string; day: number }[]): Promise<DayVolume[]> {
+    return readDayVolumes(this.sql, environmentId, pairs);
+  }
+
   /** Which messages providers' ids name. */
   async refs(providerMessageIds: string[]): Promise<ProviderRef[]> {
     return providerMessageIds.flatMap((p) =>
@@ -308,6 +340,7 @@ export class LogShard extends DurableObject<Bindings> {
       ).rowsWritten;
       // Their Inbox goes with them: a notification holds the rendered content.
       this.feed.eraseSubscriber(environmentId, subscriberId);
+      eraseRollupSubscriber(this.sql, environmentId, subscriberId);
       return { redacted, transactionIds };
     });
   }
@@ -319,6 +352,7 @@ export class LogShard extends DurableObject<Bindings> {
       this.sql.exec("DELETE FROM provider_refs WHERE env = ?", environmentId);
       this.feed.eraseEnvironment(environmentId);
       this.index.eraseEnvironment(environmentId);
+      eraseRollupEnvironment(this.sql, environmentId);
       return this.sql.exec("DELETE FROM messages WHERE env = ?", environmentId).rowsWritten;
     });
   }
@@ -354,6 +388,8 @@ export class LogShard extends DurableObject<Bindings> {
     const triggers = await this.triggers.expire(this.ctx.storage, archive ? this.env.ARCHIVE : undefined, pass);
     // Index rows go with the messages they count (by the same age); not archived: the messages are.
     const indexMore = this.index.expire(pass.before, pass.maxRows) === pass.maxRows;
+    // Rollups outlive the messages they count (ANALYTICS_RETENTION_DAYS).
+    expireRollups(this.sql, now - analyticsRetentionMs(this.env));
     const more = expired.more || triggers.more || indexMore;
     this.sql.exec(
       "INSERT INTO settings (key, value) VALUES ('expire_at', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
@@ -413,7 +449,15 @@ export class LogShard extends DurableObject<Bindings> {
 
   /** Records triggers in one transaction; answers each as left. */
   async writeTriggers(name: string, rows: LogTrigger[]): Promise<LogTrigger[]> {
-    const left = this.ctx.storage.transactionSync(() => this.triggers.upsert(rows));
+    const left = this.ctx.storage.transactionSync(() => {
+      // A trigger is counted once, when first recorded: a replay or a status change upserts it again.
+      const fresh = rows.filter(
+        (t) => this.sql.exec("SELECT 1 FROM triggers WHERE env = ? AND tx = ?", t.environmentId, t.transactionId).toArray().length === 0,
+      );
+      const upserted = this.triggers.upsert(rows);
+      for (const t of fresh) countTrigger(this.sql, t);
+      return upserted;
+    });
     await this.armExpiry(name);
     return left;
   }

@@ -1,30 +1,12 @@
 import type { z } from "@hono/zod-openapi";
 import { type AnyColumn, and, asc, eq, gte, lt, type SQL, sql } from "drizzle-orm";
-import { MESSAGE_STATUSES, type MessageStatus } from "../../contract/statuses";
+import { FIGURE_MASKS, FIGURES, type Figure, maskOf, STATS_FIGURES } from "../../contract/message-figures";
+import { MESSAGE_STATUSES } from "../../contract/statuses";
 import type { Db } from "../../db/client";
 import { messageEvents, messages } from "../../db/schema";
 import type { LogStore } from "../../durable-objects/client/log-store";
 import { ApiError } from "../../lib/errors";
 import { type MessageStats, type MessageStatsQuery, STATS_BUCKETS, STATS_MAX_RANGE } from "./schemas";
-
-/**
- * Each figure counts the messages that reached its state, whatever happened after: a state is
- * reached when it, or a state that implies it, is in the message's timeline or is its status.
- * An archived in-app message was sent and delivered (read only if it was), an opened email was
- * delivered, a message a provider failed after taking it was sent and failed.
- */
-export const STATS_FIGURES = {
-  sent: ["sent", "delivered", "opened", "clicked", "bounced", "seen", "read", "archived"],
-  delivered: ["delivered", "opened", "clicked", "seen", "read", "archived"],
-  opened: ["opened", "clicked"],
-  clicked: ["clicked"],
-  seen: ["seen", "read"],
-  read: ["read"],
-  archived: ["archived"],
-  failed: ["failed", "bounced", "undeliverable"],
-} as const satisfies Record<string, readonly MessageStatus[]>;
-type Figure = keyof typeof STATS_FIGURES;
-const FIGURES = Object.keys(STATS_FIGURES) as Figure[];
 
 /** One bit per status, so the states a message reached fold into one integer. */
 const bitOf = (column: AnyColumn) =>
@@ -33,8 +15,7 @@ const bitOf = (column: AnyColumn) =>
     ...MESSAGE_STATUSES.map((s, i) => sql` when ${sql.raw(`'${s}'`)} then ${sql.raw(String(1 << i))}`),
     sql` else 0 end)`,
   ]);
-const maskOf = (statuses: readonly MessageStatus[]) => statuses.reduce((m, s) => m | (1 << MESSAGE_STATUSES.indexOf(s)), 0);
-const MASKS = Object.fromEntries(FIGURES.map((f) => [f, maskOf(STATS_FIGURES[f])])) as Record<Figure, number>;
+const MASKS = FIGURE_MASKS;
 
 const DEFAULT_RANGE = { hour: 86_400_000, day: 30 * 86_400_000 } as const;
 
