@@ -66,6 +66,8 @@ export interface Bindings
   AUDIT_RETENTION_DAYS?: string;
   /** Days the analytics rollups are kept, past the messages they count (default 400). */
   ANALYTICS_RETENTION_DAYS?: string;
+  /** "off" skips keeping the rollups: only to measure their cost (bench:delivery), never in a deployment. */
+  ANALYTICS_ROLLUPS?: string;
   /** Days sandbox captures are kept (default 7). */
   SANDBOX_RETENTION_DAYS?: string;
   /** Rows of each table one retention run deletes at most (default 5000). */
