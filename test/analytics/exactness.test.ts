@@ -29,7 +29,13 @@ let rows: MessageWithEvents[];
 const reaches = (m: MessageWithEvents, mask: number) => (statesOf(m) & mask) !== 0;
 const count = (ms: MessageWithEvents[], mask: number) => ms.filter((m) => reaches(m, mask)).length;
 const REASONED = REASONED_STATUSES.reduce((bits, s) => bits | (MASKS as Record<string, number>)[s]!, 0) | MASKS.failed;
-const reasonOf = (m: MessageWithEvents) => (reaches(m, REASONED) ? (m.error?.code ?? "unknown") : "unknown");
+/** A failure's code, or else the reason its last ending event gives (a skip keeps its reason only on its timeline). */
+const ENDINGS: readonly string[] = REASONED_STATUSES;
+const reasonOf = (m: MessageWithEvents) => {
+  if (!reaches(m, REASONED)) return "unknown";
+  const ending = m.events.filter((e) => ENDINGS.includes(e.status)).at(-1);
+  return m.error?.code ?? (ending?.detail?.reason as string | undefined) ?? "unknown";
+};
 const byReason = (ms: MessageWithEvents[], mask: number) => {
   const out: Record<string, number> = {};
   for (const m of ms.filter((x) => reaches(x, mask))) out[reasonOf(m)] = (out[reasonOf(m)] ?? 0) + 1;
@@ -205,6 +211,8 @@ describe("analytics equal counting the message rows", () => {
     const mixed = res.body.data.find((w) => w.workflowKey === "mixed")!;
     expect(mixed.steps.map((s) => s.stepId)).toEqual(["bell", "mail", "text"]);
     expect(Object.keys(mixed.steps.find((s) => s.stepId === "mail")!.skippedByReason).length).toBeGreaterThan(0);
+    // A skip's reason is on its timeline only: the rollups read it there, never "unknown".
+    for (const step of mixed.steps) expect(Object.keys(step.skippedByReason)).not.toContain("unknown");
     expect(mixed.steps.find((s) => s.stepId === "text")!.skipped).toBeGreaterThan(0);
     expect(res.body.data.find((w) => w.workflowKey === "receipt")!.steps[0]!.failed).toBe(1);
   });

@@ -19,7 +19,7 @@ const countKey = (m: Snapshot) => [
   m.provider ?? "",
   m.tenant ?? "",
   m.states,
-  (m.states & REASONED) !== 0 ? (m.error_code ?? "") : "",
+  (m.states & REASONED) !== 0 ? (m.reason ?? "") : "",
 ];
 
 /**
@@ -140,7 +140,7 @@ function countFatigue(sql: SqlStorage, m: Snapshot): void {
 }
 
 function countError(sql: SqlStorage, m: Snapshot, now: number): void {
-  const code = m.error_code ?? m.status;
+  const code = m.reason ?? m.status;
   sql.exec(
     `INSERT INTO rollup_errors (env, day, workflow, tenant, channel, provider, code, message, n, first_at, last_at, example)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?)
