@@ -29,7 +29,7 @@ export function FatigueReport({ fatigue }: { fatigue: Fatigue }) {
               <p className="muted small">No messages in this period.</p>
             ) : (
               <ResponsiveContainer width="100%" height={200}>
-                <BarChart data={distribution} margin={{ top: 8, right: 8, bottom: 0, left: -16 }}>
+                <BarChart accessibilityLayer={false} data={distribution} margin={{ top: 8, right: 8, bottom: 0, left: -16 }}>
                   <CartesianGrid strokeDasharray="3 3" stroke="var(--color-line)" />
                   <XAxis dataKey="label" tick={{ fontSize: 11 }} />
                   <YAxis allowDecimals={false} tick={{ fontSize: 11 }} />
@@ -75,6 +75,7 @@ export function FatigueReport({ fatigue }: { fatigue: Fatigue }) {
             ) : (
               <ResponsiveContainer width="100%" height={200}>
                 <BarChart
+                  accessibilityLayer={false}
                   data={fatigue.optOutsAfterVolume.map((o) => ({ ...o, label: volume(o.min, o.max) }))}
                   margin={{ top: 8, right: 8, bottom: 0, left: -16 }}
                 >

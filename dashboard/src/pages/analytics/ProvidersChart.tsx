@@ -21,7 +21,7 @@ export function ProvidersChart({ providers }: { providers: Provider[] }) {
       description="messages sent, delivered, bounced and failed; the table adds rates and send latency"
       chart={
         <ResponsiveContainer width="100%" height={Math.max(160, 56 * rows.length + 40)}>
-          <BarChart data={rows} layout="vertical" margin={{ top: 8, right: 8, bottom: 0, left: 8 }}>
+          <BarChart accessibilityLayer={false} data={rows} layout="vertical" margin={{ top: 8, right: 8, bottom: 0, left: 8 }}>
             <CartesianGrid strokeDasharray="3 3" stroke="var(--color-line)" />
             <XAxis type="number" allowDecimals={false} tick={{ fontSize: 11 }} />
             <YAxis type="category" dataKey="name" width={110} tick={{ fontSize: 11 }} />

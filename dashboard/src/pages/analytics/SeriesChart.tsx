@@ -27,7 +27,7 @@ export function SeriesChart({
       description={`per ${granularity}, by the states they reached`}
       chart={
         <ResponsiveContainer width="100%" height={220}>
-          <LineChart data={rows} margin={{ top: 8, right: 8, bottom: 0, left: -16 }}>
+          <LineChart accessibilityLayer={false} data={rows} margin={{ top: 8, right: 8, bottom: 0, left: -16 }}>
             <CartesianGrid strokeDasharray="3 3" stroke="var(--color-line)" />
             <XAxis dataKey="label" tick={{ fontSize: 11 }} minTickGap={24} />
             <YAxis allowDecimals={false} tick={{ fontSize: 11 }} />

@@ -90,6 +90,7 @@ function Funnel({ workflow, selected, select }: { workflow: Workflow; selected: 
             chart={
               <ResponsiveContainer width="100%" height={200}>
                 <BarChart
+                  accessibilityLayer={false}
                   data={workflow.steps}
                   margin={{ top: 8, right: 8, bottom: 0, left: -16 }}
                   onClick={(state) => {
