@@ -6,6 +6,7 @@ import { preferenceLinksRoutes } from "./features/preference-links/routes";
 import { unsubscribeRoutes } from "./features/preference-links/unsubscribe-routes";
 import { preferencePageRoutes } from "./features/preference-links/page-routes";
 import { messagesRoutes } from "./features/messages/routes";
+import { analyticsRoutes } from "./features/analytics/routes";
 import { feedRoutes } from "./features/in-app/feed-routes";
 import { settingsRoutes } from "./features/in-app/settings-routes";
 import { subscribersRoutes } from "./features/subscribers/routes";
@@ -113,6 +114,7 @@ function keyedRoutes() {
 
   routes.route("/", triggersRoutes);
   routes.route("/", messagesRoutes);
+  routes.route("/", analyticsRoutes);
   routes.route("/", subscribersRoutes);
   routes.route("/", tenantsRoutes);
   routes.route("/", workflowsRoutes);

@@ -78,6 +78,7 @@ export const STATUS_BY_CODE = {
   translation_version_not_found: 404,
   translation_key_missing: 422,
   translation_changed: 412,
+  range_too_long: 422,
   internal_error: 500,
 } as const;
 
@@ -162,6 +163,7 @@ export const TITLE_BY_CODE: Record<ErrorCode, string> = {
   translation_version_not_found: "Translation version not found",
   translation_key_missing: "Translation key missing",
   translation_changed: "Translation changed",
+  range_too_long: "Range too long",
   internal_error: "Internal error",
 };
 
@@ -257,6 +259,8 @@ export const MEANING_BY_CODE: Record<ErrorCode, string> = {
     'a workflow whose template uses `{{ "key" | t }}` with a key the environment\'s default locale lacks; `errors` names the template field and the key',
   translation_changed:
     "`PUT`, `DELETE` or `POST …/revert` on `/v1/translations/{locale}` with an `If-Match` that is not the locale's current `ETag`: someone saved it since you read it; `GET` it again and redo your change",
+  range_too_long:
+    "an analytics read (`/v1/analytics/*`) whose `from`–`to` spans more than 92 days, once aligned to its granularity; the field is in `errors`",
   internal_error: "a failure on Clarion's side; the answer never carries its message, the `requestId` finds it in the logs",
 };
 

@@ -13,6 +13,7 @@ import { loadPreviewVariables, loadTemplateVariables } from "../db/queries/varia
 import { recordCancellation } from "../delivery/writes/trigger-writes";
 import type { TriggerRecord } from "../jobs/trigger-record";
 import { type AuditFilter, auditRepository } from "./audit/repository";
+import { analyticsRepository } from "./analytics/repository";
 import { applyStatuses } from "./messages/status-repository";
 import { addressesOf } from "./subscribers/addresses-repository";
 import { eraseRecords } from "./subscribers/erasure-repository";
@@ -58,6 +59,7 @@ type AfterDb<F> = F extends (db: Db, ...rest: infer R) => unknown ? R : never;
  * that is no one environment's goes through `unscopedDb` (db/unscoped.ts).
  */
 export class Data {
+  #analytics?: ReturnType<typeof analyticsRepository>;
   #brand?: ReturnType<typeof brandRepository>;
   #translations?: ReturnType<typeof translationsRepository>;
   #events?: ReturnType<typeof eventsRepository>;
@@ -99,6 +101,10 @@ export class Data {
     this.#logs = logs;
   }
 
+  get analytics() {
+    this.#analytics ??= analyticsRepository(this.#db, this.environmentId, this.#logs);
+    return this.#analytics;
+  }
   get brand() {
     this.#brand ??= brandRepository(this.#db, this.environmentId);
     return this.#brand;

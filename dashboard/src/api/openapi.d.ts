@@ -3582,6 +3582,632 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/analytics/overview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Totals and rates of a range, against the period before, with a series per bucket
+         * @description Counts messages by when they were created, each under every state it reached. Send `Accept: text/csv` or `Accept: application/x-ndjson` for an export of the main list (`data`), one row per item, nested fields as dotted columns.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Start of the range (messages created at or after it), floored to the granularity (UTC); defaults to 7 days before `to`. */
+                    from?: string;
+                    /** @description End of the range (exclusive), raised to the next bucket boundary; defaults to now. At most 92 days after `from` (else 422 `range_too_long`). */
+                    to?: string;
+                    /** @description Buckets of the series and of the range's alignment: UTC hours or days. */
+                    granularity?: "hour" | "day";
+                    /** @description Only this tenant's messages. */
+                    tenant?: string;
+                    /** @description Only this workflow's messages (its key). */
+                    workflow?: string;
+                    /** @description Only this channel's messages. */
+                    channel?: "email" | "sms" | "push" | "chat" | "in_app";
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The overview */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AnalyticsOverview"];
+                        "text/csv": string;
+                        "application/x-ndjson": string;
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `unauthorized` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 401;
+                            /** @enum {string} */
+                            code?: "unauthorized";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `forbidden` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 403;
+                            /** @enum {string} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `environment_not_found` */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 404;
+                            /** @enum {string} */
+                            code?: "environment_not_found";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `validation_failed` or `range_too_long` */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 422;
+                            /** @enum {string} */
+                            code?: "validation_failed" | "range_too_long";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `rate_limited` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 429;
+                            /** @enum {string} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/analytics/workflows": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Per workflow: triggers, recipients and a funnel per step
+         * @description Steps in the workflow's current order, then steps it no longer has. Send `Accept: text/csv` or `Accept: application/x-ndjson` for an export of the main list (`data`), one row per item, nested fields as dotted columns. The export has one row per step, with its workflow's figures.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Start of the range (messages created at or after it), floored to the granularity (UTC); defaults to 7 days before `to`. */
+                    from?: string;
+                    /** @description End of the range (exclusive), raised to the next bucket boundary; defaults to now. At most 92 days after `from` (else 422 `range_too_long`). */
+                    to?: string;
+                    /** @description Buckets of the series and of the range's alignment: UTC hours or days. */
+                    granularity?: "hour" | "day";
+                    /** @description Only this tenant's messages. */
+                    tenant?: string;
+                    /** @description Only this workflow's messages (its key). */
+                    workflow?: string;
+                    /** @description Only this channel's messages. */
+                    channel?: "email" | "sms" | "push" | "chat" | "in_app";
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Workflows and their funnels */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AnalyticsWorkflows"];
+                        "text/csv": string;
+                        "application/x-ndjson": string;
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `unauthorized` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 401;
+                            /** @enum {string} */
+                            code?: "unauthorized";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `forbidden` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 403;
+                            /** @enum {string} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `environment_not_found` */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 404;
+                            /** @enum {string} */
+                            code?: "environment_not_found";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `validation_failed` or `range_too_long` */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 422;
+                            /** @enum {string} */
+                            code?: "validation_failed" | "range_too_long";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `rate_limited` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 429;
+                            /** @enum {string} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/analytics/providers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Providers compared: volume, delivery and bounce rates, send latency, failures
+         * @description Latency percentiles are upper bounds: the bound of the histogram bucket they fall in. Send `Accept: text/csv` or `Accept: application/x-ndjson` for an export of the main list (`data`), one row per item, nested fields as dotted columns.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Start of the range (messages created at or after it), floored to the granularity (UTC); defaults to 7 days before `to`. */
+                    from?: string;
+                    /** @description End of the range (exclusive), raised to the next bucket boundary; defaults to now. At most 92 days after `from` (else 422 `range_too_long`). */
+                    to?: string;
+                    /** @description Buckets of the series and of the range's alignment: UTC hours or days. */
+                    granularity?: "hour" | "day";
+                    /** @description Only this tenant's messages. */
+                    tenant?: string;
+                    /** @description Only this workflow's messages (its key). */
+                    workflow?: string;
+                    /** @description Only this channel's messages. */
+                    channel?: "email" | "sms" | "push" | "chat" | "in_app";
+                    /** @description Only this provider's messages (its id, such as `resend`). */
+                    provider?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Per channel and provider */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AnalyticsProviders"];
+                        "text/csv": string;
+                        "application/x-ndjson": string;
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `unauthorized` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 401;
+                            /** @enum {string} */
+                            code?: "unauthorized";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `forbidden` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 403;
+                            /** @enum {string} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `environment_not_found` */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 404;
+                            /** @enum {string} */
+                            code?: "environment_not_found";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `validation_failed` or `range_too_long` */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 422;
+                            /** @enum {string} */
+                            code?: "validation_failed" | "range_too_long";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `rate_limited` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 429;
+                            /** @enum {string} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/analytics/fatigue": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Messages per subscriber per day: distribution, top subscribers, opt-outs after high-volume days
+         * @description Counted per UTC day (the range is aligned to days), messages counted when sent. Send `Accept: text/csv` or `Accept: application/x-ndjson` for an export of the main list (`data`), one row per item, nested fields as dotted columns.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Start of the range (messages created at or after it), floored to the granularity (UTC); defaults to 7 days before `to`. */
+                    from?: string;
+                    /** @description End of the range (exclusive), raised to the next bucket boundary; defaults to now. At most 92 days after `from` (else 422 `range_too_long`). */
+                    to?: string;
+                    /** @description Buckets of the series and of the range's alignment: UTC hours or days. */
+                    granularity?: "hour" | "day";
+                    /** @description Only this tenant's messages. */
+                    tenant?: string;
+                    /** @description Only this workflow's messages (its key). */
+                    workflow?: string;
+                    /** @description Only this channel's messages. */
+                    channel?: "email" | "sms" | "push" | "chat" | "in_app";
+                    /** @description How many subscribers the top list holds. */
+                    top?: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Fatigue */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AnalyticsFatigue"];
+                        "text/csv": string;
+                        "application/x-ndjson": string;
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `unauthorized` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 401;
+                            /** @enum {string} */
+                            code?: "unauthorized";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `forbidden` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 403;
+                            /** @enum {string} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `environment_not_found` */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 404;
+                            /** @enum {string} */
+                            code?: "environment_not_found";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `validation_failed` or `range_too_long` */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 422;
+                            /** @enum {string} */
+                            code?: "validation_failed" | "range_too_long";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `rate_limited` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 429;
+                            /** @enum {string} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/analytics/errors": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Failures grouped by provider, code and message, with count, first and last seen and an example
+         * @description Grouped per UTC day of the messages' creation (the range is aligned to days). Send `Accept: text/csv` or `Accept: application/x-ndjson` for an export of the main list (`data`), one row per item, nested fields as dotted columns.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Start of the range (messages created at or after it), floored to the granularity (UTC); defaults to 7 days before `to`. */
+                    from?: string;
+                    /** @description End of the range (exclusive), raised to the next bucket boundary; defaults to now. At most 92 days after `from` (else 422 `range_too_long`). */
+                    to?: string;
+                    /** @description Buckets of the series and of the range's alignment: UTC hours or days. */
+                    granularity?: "hour" | "day";
+                    /** @description Only this tenant's messages. */
+                    tenant?: string;
+                    /** @description Only this workflow's messages (its key). */
+                    workflow?: string;
+                    /** @description Only this channel's messages. */
+                    channel?: "email" | "sms" | "push" | "chat" | "in_app";
+                    /** @description Only this provider's messages (its id, such as `resend`). */
+                    provider?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Error groups */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AnalyticsErrors"];
+                        "text/csv": string;
+                        "application/x-ndjson": string;
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `unauthorized` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 401;
+                            /** @enum {string} */
+                            code?: "unauthorized";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `forbidden` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 403;
+                            /** @enum {string} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `environment_not_found` */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 404;
+                            /** @enum {string} */
+                            code?: "environment_not_found";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `validation_failed` or `range_too_long` */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 422;
+                            /** @enum {string} */
+                            code?: "validation_failed" | "range_too_long";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `rate_limited` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 429;
+                            /** @enum {string} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/sub": {
         parameters: {
             query?: never;
@@ -18915,7 +19541,7 @@ export interface components {
              * @description Stable machine code.
              * @enum {string}
              */
-            code: "bad_request" | "validation_failed" | "malformed_json" | "unsupported_media_type" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "workflow_not_found" | "workflow_inactive" | "workflow_exists" | "workflow_key_immutable" | "workflow_version_not_found" | "workflow_changed" | "workflow_version_conflict" | "promotion_conflict" | "layout_not_found" | "layout_exists" | "layout_content_missing" | "layout_key_immutable" | "layout_version_not_found" | "layout_changed" | "layout_version_conflict" | "layout_in_use" | "partial_not_found" | "partial_exists" | "partial_key_immutable" | "partial_version_not_found" | "partial_changed" | "partial_version_conflict" | "partial_in_use" | "subscriber_not_found" | "subscriber_exists" | "variable_not_found" | "variable_exists" | "topic_not_found" | "topic_exists" | "tenant_not_found" | "tenant_exists" | "no_valid_recipients" | "transaction_not_found" | "transaction_conflict" | "payload_too_large" | "rate_limited" | "invalid_tracking_link" | "invalid_signature" | "integration_not_found" | "message_not_found" | "suppression_not_found" | "webhook_endpoint_not_found" | "event_not_found" | "secret_requires_resupply" | "destination_not_allowed" | "environment_not_found" | "environment_exists" | "api_key_not_found" | "api_key_revoked" | "api_key_expired" | "invalid_idempotency_key" | "idempotency_key_mismatch" | "idempotency_key_in_flight" | "application_not_found" | "subscriber_hash_invalid" | "context_hash_invalid" | "workflow_critical" | "workflow_too_deep" | "too_many_paths" | "workflow_triggers_itself" | "limit_reached" | "brand_version_not_found" | "brand_changed" | "translation_not_found" | "translation_version_not_found" | "translation_key_missing" | "translation_changed" | "internal_error";
+            code: "bad_request" | "validation_failed" | "malformed_json" | "unsupported_media_type" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "workflow_not_found" | "workflow_inactive" | "workflow_exists" | "workflow_key_immutable" | "workflow_version_not_found" | "workflow_changed" | "workflow_version_conflict" | "promotion_conflict" | "layout_not_found" | "layout_exists" | "layout_content_missing" | "layout_key_immutable" | "layout_version_not_found" | "layout_changed" | "layout_version_conflict" | "layout_in_use" | "partial_not_found" | "partial_exists" | "partial_key_immutable" | "partial_version_not_found" | "partial_changed" | "partial_version_conflict" | "partial_in_use" | "subscriber_not_found" | "subscriber_exists" | "variable_not_found" | "variable_exists" | "topic_not_found" | "topic_exists" | "tenant_not_found" | "tenant_exists" | "no_valid_recipients" | "transaction_not_found" | "transaction_conflict" | "payload_too_large" | "rate_limited" | "invalid_tracking_link" | "invalid_signature" | "integration_not_found" | "message_not_found" | "suppression_not_found" | "webhook_endpoint_not_found" | "event_not_found" | "secret_requires_resupply" | "destination_not_allowed" | "environment_not_found" | "environment_exists" | "api_key_not_found" | "api_key_revoked" | "api_key_expired" | "invalid_idempotency_key" | "idempotency_key_mismatch" | "idempotency_key_in_flight" | "application_not_found" | "subscriber_hash_invalid" | "context_hash_invalid" | "workflow_critical" | "workflow_too_deep" | "too_many_paths" | "workflow_triggers_itself" | "limit_reached" | "brand_version_not_found" | "brand_changed" | "translation_not_found" | "translation_version_not_found" | "translation_key_missing" | "translation_changed" | "range_too_long" | "internal_error";
             /** @description Also sent as the `x-request-id` header. */
             requestId?: string;
             errors?: components["schemas"]["FieldError"][];
@@ -19702,6 +20328,216 @@ export interface components {
             };
             /** Format: date-time */
             createdAt: string;
+        };
+        AnalyticsOverview: {
+            range: components["schemas"]["AnalyticsRange"];
+            current: components["schemas"]["AnalyticsPeriod"];
+            /** @description The same figures for the period of equal length just before `from`. */
+            previous: components["schemas"]["AnalyticsPeriod"] & {
+                /** Format: date-time */
+                from: string;
+                /** Format: date-time */
+                to: string;
+            };
+            /** @description Every bucket of the range, oldest first (zeros included). The export's rows. */
+            data: components["schemas"]["AnalyticsBucket"][];
+        };
+        AnalyticsRange: {
+            /**
+             * Format: date-time
+             * @description Start of the range as aligned.
+             */
+            from: string;
+            /**
+             * Format: date-time
+             * @description End of the range as aligned (exclusive).
+             */
+            to: string;
+            /** @enum {string} */
+            granularity: "hour" | "day";
+        };
+        AnalyticsPeriod: {
+            totals: components["schemas"]["AnalyticsTotals"];
+            rates: components["schemas"]["AnalyticsRates"];
+        };
+        AnalyticsTotals: {
+            /** @description Triggers accepted (replays not counted). */
+            triggers: number;
+            /** @description Distinct (trigger, subscriber) pairs that got at least one message. */
+            recipients: number;
+            /** @description Messages created, whatever became of them. */
+            messages: number;
+            /** @description Handed to the provider (in-app: stored), whatever happened after. */
+            sent: number;
+            /** @description Delivered, or further: opened, clicked, seen, read, archived. */
+            delivered: number;
+            /** @description Opened or clicked (email). */
+            opened: number;
+            /** @description Clicked (email). */
+            clicked: number;
+            /** @description Seen or read in the Inbox. */
+            seen: number;
+            /** @description Read in the Inbox. */
+            read: number;
+            /** @description Failed, bounced or undeliverable, even if the provider took it first. */
+            failed: number;
+            /** @description Bounced. */
+            bounced: number;
+            /** @description Skipped (a condition, a preference, a suppression …). */
+            skipped: number;
+            /** @description Cancelled before sending. */
+            cancelled: number;
+            /** @description Channel flags turned off by subscribers (one-click unsubscribe, preference page, Inbox, API) in the range; null with `tenant=` (preferences are not a tenant's). */
+            optOuts: number | null;
+        };
+        AnalyticsRates: {
+            /** @description delivered / sent. */
+            delivery: number | null;
+            /** @description opened / delivered, over email messages. */
+            open: number | null;
+            /** @description clicked / delivered, over email messages. */
+            click: number | null;
+            /** @description read / delivered, over in-app messages. */
+            read: number | null;
+            /** @description failed / (messages that were sent or failed). */
+            failure: number | null;
+            /** @description bounced / sent. */
+            bounce: number | null;
+            /** @description optOuts / delivered. */
+            optOut: number | null;
+        };
+        AnalyticsBucket: components["schemas"]["AnalyticsTotals"] & {
+            /**
+             * Format: date-time
+             * @description Start of the bucket.
+             */
+            at: string;
+        };
+        AnalyticsWorkflows: {
+            range: components["schemas"]["AnalyticsRange"];
+            /** @description Workflows with triggers or messages in the range, most messages first. The export has a row per step. */
+            data: components["schemas"]["AnalyticsWorkflow"][];
+        };
+        AnalyticsWorkflow: {
+            workflowKey: string;
+            /** @description The workflow's name; null when it was deleted. */
+            name: string | null;
+            exists: boolean;
+            triggers: number;
+            recipients: number;
+            messages: number;
+            /** @description In the workflow's current order (branches depth first); steps no longer in it after. */
+            steps: components["schemas"]["AnalyticsFunnelStep"][];
+        };
+        AnalyticsFunnelStep: {
+            stepId: string;
+            channel: string;
+            /** @description False for a step the workflow no longer has (or a deleted workflow's). */
+            inWorkflow: boolean;
+            /** @description Messages created for the step. */
+            reached: number;
+            sent: number;
+            delivered: number;
+            /** @description Opened, clicked, seen or read. */
+            engaged: number;
+            failed: number;
+            skipped: number;
+            cancelled: number;
+            /** @description Counts by the messages' error code. */
+            skippedByReason: {
+                [key: string]: number;
+            };
+            /** @description Counts by the messages' error code. */
+            failedByReason: {
+                [key: string]: number;
+            };
+        };
+        AnalyticsProviders: {
+            range: components["schemas"]["AnalyticsRange"];
+            /** @description Per (channel, provider), most messages first. */
+            data: components["schemas"]["AnalyticsProvider"][];
+        };
+        AnalyticsProvider: {
+            channel: string;
+            /** @description Null for messages that reached no provider (skipped, or failed before one was chosen). */
+            provider: string | null;
+            /** @description Volume: messages created. */
+            messages: number;
+            sent: number;
+            delivered: number;
+            bounced: number;
+            failed: number;
+            /** @description delivered / sent. */
+            deliveryRate: number | null;
+            /** @description bounced / sent. */
+            bounceRate: number | null;
+            /** @description Median send latency (the attempt's start to the provider's answer), as the upper bound of its histogram bucket: the true value is at most this. Null with no sample, or when it is above the last bound (see `latency`). */
+            latencyP50Ms: number | null;
+            /** @description 95th percentile, an upper bound in the same way. */
+            latencyP95Ms: number | null;
+            /** @description The histogram itself (buckets with samples). */
+            latency: {
+                /** @description Upper bound in ms; null for the last (above every bound). */
+                leMs: number | null;
+                n: number;
+            }[];
+            /** @description Counts by the messages' error code. */
+            failedByReason: {
+                [key: string]: number;
+            };
+        };
+        AnalyticsFatigue: {
+            range: components["schemas"]["AnalyticsRange"];
+            /** @description How many (subscriber, day) pairs had each number of messages (sent ones). The export's rows. */
+            data: {
+                /** @description Messages a subscriber got in one UTC day. */
+                messages: number;
+                subscriberDays: number;
+            }[];
+            subscriberDays: number;
+            meanPerDay: number | null;
+            p50PerDay: number | null;
+            p95PerDay: number | null;
+            maxPerDay: number | null;
+            /** @description The subscribers with the most messages in the range. */
+            top: components["schemas"]["AnalyticsFatigueSubscriber"][];
+            /** @description Opt-outs in the range recorded on the subscriber's timeline (so not those of subscribers since erased), by how many messages the subscriber got that day and the day before. */
+            optOutsAfterVolume: components["schemas"]["AnalyticsOptOutVolume"][];
+        };
+        AnalyticsFatigueSubscriber: {
+            /** @description Null for an erased subscriber: their counts stay, their id does not. */
+            subscriberId: string | null;
+            erased: boolean;
+            messages: number;
+            /** @description Days with at least one message. */
+            days: number;
+            maxPerDay: number;
+        };
+        AnalyticsOptOutVolume: {
+            /** @description Messages the subscriber got on the opt-out's day and the day before: at least this many … */
+            min: number;
+            /** @description … and at most this many (null: no upper bound). */
+            max: number | null;
+            optOuts: number;
+        };
+        AnalyticsErrors: {
+            range: components["schemas"]["AnalyticsRange"];
+            /** @description Failed messages grouped, most first. */
+            data: components["schemas"]["AnalyticsErrorGroup"][];
+        };
+        AnalyticsErrorGroup: {
+            provider: string | null;
+            channel: string;
+            /** @description The message's error code (its status when it has none). */
+            code: string;
+            /** @description The error text with addresses, numbers and ids masked, so alike errors group. */
+            message: string;
+            count: number;
+            /** Format: date-time */
+            firstSeen: string;
+            /** Format: date-time */
+            lastSeen: string;
+            exampleMessageId: string;
         };
         Subscriber: {
             subscriberId: string;

@@ -23,6 +23,11 @@ export const API_TAGS = [
   { name: "In-app", description: "Each subscriber's in-app notifications (what their Inbox shows) and the Inbox settings." },
   { name: "Topics", description: "Named groups of subscribers to trigger at once." },
   { name: "Messages", description: "What each step produced for each recipient, its status and timeline; statistics; sandbox captures." },
+  {
+    name: "Analytics",
+    description:
+      "Figures over time from rollups kept with each message change: overview and rates, funnels per workflow and step, providers compared, fatigue, grouped errors; CSV and NDJSON exports.",
+  },
   { name: "Integrations", description: "Provider accounts per channel, in failover order; the providers and their credentials." },
   { name: "Variables", description: "Environment variables for templates (`{{ vars.<key> }}`), secret ones never shown again." },
   { name: "Suppressions", description: "Addresses that no step sends to: bounces, complaints, unsubscribes." },
