@@ -47,12 +47,23 @@ export function preferenceChangeStatements(
       .insert(events)
       .select(sql`SELECT ${eventId}, ${environmentId}, 'subscriber.updated', ${data}, ${now.getTime()}, NULL WHERE ${unchanged}`),
     // The analytics' opt-out counts, before the update (which makes `unchanged` false).
-    db.run(
-      sql`INSERT INTO ${analyticsOptOuts} (environment_id, hour, workflow, channel, reason, n)
-        SELECT ${environmentId}, ${Math.floor(now.getTime() / HOUR_MS) * HOUR_MS}, json_extract(value, '$.workflow'), json_extract(value, '$.channel'), ${change.reason}, 1
-        FROM json_each(${JSON.stringify(optOutsOf(change.changed))}) WHERE ${unchanged}
-        ON CONFLICT DO UPDATE SET n = n + 1`,
-    ),
+    // Columns in the table's order: environment_id, hour, workflow, channel, reason, n.
+    db
+      .insert(analyticsOptOuts)
+      .select(
+        sql`SELECT ${environmentId}, ${Math.floor(now.getTime() / HOUR_MS) * HOUR_MS}, json_extract(value, '$.workflow'), json_extract(value, '$.channel'), ${change.reason}, 1
+          FROM json_each(${JSON.stringify(optOutsOf(change.changed))}) WHERE ${unchanged}`,
+      )
+      .onConflictDoUpdate({
+        target: [
+          analyticsOptOuts.environmentId,
+          analyticsOptOuts.hour,
+          analyticsOptOuts.workflow,
+          analyticsOptOuts.channel,
+          analyticsOptOuts.reason,
+        ],
+        set: { n: sql`${analyticsOptOuts.n} + 1` },
+      }),
     db
       .update(subscribers)
       .set({ preferences: change.after, updatedAt: now })
