@@ -44,7 +44,11 @@ export function AnalyticsFilters({ filters, update }: { filters: Filters; update
     </Field>
   );
   return (
-    <form className="filters analytics-filters" aria-label="Filters" onSubmit={(e) => apply(e, range === "custom" ? { range: "custom" } : {})}>
+    <form
+      className="filters analytics-filters"
+      aria-label="Filters"
+      onSubmit={(e) => apply(e, range === "custom" ? { range: "custom" } : {})}
+    >
       <SelectFilter
         id="analytics-range"
         label="Period"

@@ -40,7 +40,13 @@ function ReportSection<T>({
         <h2 id={id}>{title}</h2>
         <ExportButtons report={report} filters={filters} />
       </div>
-      {query.error ? <ProblemView error={query.error} /> : query.data === undefined ? <Loading what={title.toLowerCase()} /> : children(query.data)}
+      {query.error ? (
+        <ProblemView error={query.error} />
+      ) : query.data === undefined ? (
+        <Loading what={title.toLowerCase()} />
+      ) : (
+        children(query.data)
+      )}
     </section>
   );
 }
@@ -104,11 +110,7 @@ export function AnalyticsPage() {
     <>
       <PageHeader title="Analytics" />
       {/* Started afresh when the typed values change in the address (a link, Back), so the fields show them. */}
-      <AnalyticsFilters
-        key={[filters.workflow, filters.tenant, filters.from, filters.to].join("\n")}
-        filters={filters}
-        update={update}
-      />
+      <AnalyticsFilters key={[filters.workflow, filters.tenant, filters.from, filters.to].join("\n")} filters={filters} update={update} />
       <ReportSection report="overview" title="Overview" filters={filters} query={overview}>
         {(data) => (
           <>
@@ -117,7 +119,11 @@ export function AnalyticsPage() {
               <time dateTime={data.range.to}>{new Date(data.range.to).toLocaleString()}</time>, against the {spanOf(data.range)} before.
             </p>
             <OverviewCards figures={cardFigures(data)} />
-            <SeriesChart points={data.data} figures={["sent", "delivered", "opened", "read", "failed"]} granularity={data.range.granularity} />
+            <SeriesChart
+              points={data.data}
+              figures={["sent", "delivered", "opened", "read", "failed"]}
+              granularity={data.range.granularity}
+            />
           </>
         )}
       </ReportSection>

@@ -6,7 +6,8 @@ import { count } from "./format";
 
 type ErrorGroup = components["schemas"]["AnalyticsErrorGroup"];
 
-const when = (at: string) => new Date(at).toLocaleString("en", { month: "short", day: "numeric", hour: "2-digit", minute: "2-digit", hour12: false });
+const when = (at: string) =>
+  new Date(at).toLocaleString("en", { month: "short", day: "numeric", hour: "2-digit", minute: "2-digit", hour12: false });
 
 /** Failures grouped by provider, code and message, each with an example message to open. */
 export function ErrorGroups({ errors }: { errors: ErrorGroup[] }) {

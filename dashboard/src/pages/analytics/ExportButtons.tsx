@@ -19,7 +19,8 @@ export function ExportButtons({ report, filters }: { report: Report; filters: Fi
   const api = useApi();
   const exported = useMutation({
     mutationFn: (format: ExportFormat) => exportReport(api, report, format, filters),
-    onSuccess: (blob, format) => download(blob, `clarion-${report}-${new Date().toISOString().slice(0, 10)}.${EXPORT_FORMATS[format].extension}`),
+    onSuccess: (blob, format) =>
+      download(blob, `clarion-${report}-${new Date().toISOString().slice(0, 10)}.${EXPORT_FORMATS[format].extension}`),
   });
   return (
     <div className="analytics-exports">

@@ -4,7 +4,7 @@ import type { components } from "../../api/openapi";
 import { Table } from "../../ui/Table";
 import { ChartFigure } from "./ChartFigure";
 import { count } from "./format";
-import { COLORS } from "./palette";
+import { COLORS, TOOLTIP_STYLE } from "./palette";
 
 type Fatigue = components["schemas"]["AnalyticsFatigue"];
 
@@ -16,8 +16,8 @@ export function FatigueReport({ fatigue }: { fatigue: Fatigue }) {
   return (
     <>
       <p className="small">
-        {count(fatigue.subscriberDays)} subscriber-days · median {fatigue.p50PerDay ?? "–"} · 95th percentile {fatigue.p95PerDay ?? "–"} · most{" "}
-        {fatigue.maxPerDay ?? "–"} messages in a day
+        {count(fatigue.subscriberDays)} subscriber-days · median {fatigue.p50PerDay ?? "–"} · 95th percentile {fatigue.p95PerDay ?? "–"} ·
+        most {fatigue.maxPerDay ?? "–"} messages in a day
       </p>
       <div className="analytics-grid">
         <ChartFigure
@@ -33,7 +33,7 @@ export function FatigueReport({ fatigue }: { fatigue: Fatigue }) {
                   <CartesianGrid strokeDasharray="3 3" stroke="var(--color-line)" />
                   <XAxis dataKey="label" tick={{ fontSize: 11 }} />
                   <YAxis allowDecimals={false} tick={{ fontSize: 11 }} />
-                  <Tooltip />
+                  <Tooltip {...TOOLTIP_STYLE} />
                   <Bar dataKey="subscriberDays" name="subscriber-days" fill={COLORS.sent} isAnimationActive={false} />
                 </BarChart>
               </ResponsiveContainer>
@@ -82,7 +82,7 @@ export function FatigueReport({ fatigue }: { fatigue: Fatigue }) {
                   <CartesianGrid strokeDasharray="3 3" stroke="var(--color-line)" />
                   <XAxis dataKey="label" tick={{ fontSize: 11 }} />
                   <YAxis allowDecimals={false} tick={{ fontSize: 11 }} />
-                  <Tooltip />
+                  <Tooltip {...TOOLTIP_STYLE} />
                   <Bar dataKey="optOuts" name="opt-outs" fill={COLORS.failed} isAnimationActive={false} />
                 </BarChart>
               </ResponsiveContainer>

@@ -13,10 +13,8 @@ export interface CardFigure {
 }
 
 function delta(figure: CardFigure) {
-  const moved =
-    figure.kind === "rate" ? pointsChange(figure.value, figure.previous) : change(figure.value ?? 0, figure.previous ?? 0);
-  const tone =
-    figure.better === undefined || moved.direction === "flat" ? undefined : moved.direction === figure.better ? "good" : "bad";
+  const moved = figure.kind === "rate" ? pointsChange(figure.value, figure.previous) : change(figure.value ?? 0, figure.previous ?? 0);
+  const tone = figure.better === undefined || moved.direction === "flat" ? undefined : moved.direction === figure.better ? "good" : "bad";
   return { ...moved, tone };
 }
 

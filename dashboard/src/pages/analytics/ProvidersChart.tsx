@@ -4,7 +4,7 @@ import { Table } from "../../ui/Table";
 import { typeLabel } from "../../ui/labels";
 import { ChartFigure } from "./ChartFigure";
 import { count, ms, rate } from "./format";
-import { COLORS } from "./palette";
+import { COLORS, TOOLTIP_STYLE } from "./palette";
 
 type Provider = components["schemas"]["AnalyticsProvider"];
 
@@ -25,7 +25,7 @@ export function ProvidersChart({ providers }: { providers: Provider[] }) {
             <CartesianGrid strokeDasharray="3 3" stroke="var(--color-line)" />
             <XAxis type="number" allowDecimals={false} tick={{ fontSize: 11 }} />
             <YAxis type="category" dataKey="name" width={110} tick={{ fontSize: 11 }} />
-            <Tooltip />
+            <Tooltip {...TOOLTIP_STYLE} />
             <Legend wrapperStyle={{ fontSize: 12 }} />
             {(["sent", "delivered", "bounced", "failed"] as const).map((f) => (
               <Bar key={f} dataKey={f} fill={COLORS[f]} isAnimationActive={false} />

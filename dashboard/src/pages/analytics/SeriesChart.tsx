@@ -2,11 +2,11 @@ import { CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, X
 import { Table } from "../../ui/Table";
 import { ChartFigure } from "./ChartFigure";
 import { bucketLabel, count } from "./format";
-import { COLORS } from "./palette";
+import { COLORS, TOOLTIP_STYLE } from "./palette";
 
 export interface SeriesPoint {
   at: string;
-  [figure: string]: number | string;
+  [figure: string]: number | string | null;
 }
 
 /** Figures per bucket over the period: a line each, and the same numbers as a table. */
@@ -31,7 +31,7 @@ export function SeriesChart({
             <CartesianGrid strokeDasharray="3 3" stroke="var(--color-line)" />
             <XAxis dataKey="label" tick={{ fontSize: 11 }} minTickGap={24} />
             <YAxis allowDecimals={false} tick={{ fontSize: 11 }} />
-            <Tooltip />
+            <Tooltip {...TOOLTIP_STYLE} />
             <Legend wrapperStyle={{ fontSize: 12 }} />
             {figures.map((f) => (
               <Line key={f} type="monotone" dataKey={f} stroke={COLORS[f]} strokeWidth={2} dot={false} isAnimationActive={false} />

@@ -6,7 +6,7 @@ import { Table } from "../../ui/Table";
 import { typeLabel } from "../../ui/labels";
 import { ChartFigure } from "./ChartFigure";
 import { count } from "./format";
-import { COLORS } from "./palette";
+import { COLORS, TOOLTIP_STYLE } from "./palette";
 
 type Workflow = components["schemas"]["AnalyticsWorkflow"];
 type Step = components["schemas"]["AnalyticsFunnelStep"];
@@ -30,8 +30,8 @@ function Reasons({ title, reasons, testId }: { title: string; reasons: Record<st
       ) : (
         <ul>
           {entries.map(([reason, n]) => (
-            <li key={reason} data-reason={reason}>
-              <code>{reason}</code>: {count(n)}
+            <li key={reason} data-reason={reason} data-count={n}>
+              {reason === "unknown" ? <span className="muted">reason not recorded</span> : <code>{reason}</code>}: {count(n)}
             </li>
           ))}
         </ul>
@@ -57,7 +57,8 @@ function StepDrill({ workflow, step }: { workflow: Workflow; step: Step }) {
         <Reasons title="Failed, by reason" reasons={step.failedByReason} testId="failed" />
       </div>
       <p className="small">
-        <Link to={activity("failed")}>Failed messages in Activity</Link> · <Link to={activity("skipped")}>Skipped messages in Activity</Link>
+        <Link to={activity("failed")}>Failed messages in Activity</Link> ·{" "}
+        <Link to={activity("skipped")}>Skipped messages in Activity</Link>
       </p>
     </section>
   );
@@ -67,7 +68,15 @@ function StepDrill({ workflow, step }: { workflow: Workflow; step: Step }) {
  * One workflow's funnel: for each step, the messages that reached it, were sent, delivered and
  * engaged with. Choosing a step (its bar or its button) shows its skip reasons and failures.
  */
-function Funnel({ workflow, selected, select }: { workflow: Workflow; selected: string | undefined; select: (stepId: string | undefined) => void }) {
+function Funnel({
+  workflow,
+  selected,
+  select,
+}: {
+  workflow: Workflow;
+  selected: string | undefined;
+  select: (stepId: string | undefined) => void;
+}) {
   const step = workflow.steps.find((s) => s.stepId === selected);
   const title = workflow.name ?? workflow.workflowKey;
   return (
@@ -102,7 +111,7 @@ function Funnel({ workflow, selected, select }: { workflow: Workflow; selected: 
                   <CartesianGrid strokeDasharray="3 3" stroke="var(--color-line)" />
                   <XAxis dataKey="stepId" tick={{ fontSize: 11 }} />
                   <YAxis allowDecimals={false} tick={{ fontSize: 11 }} />
-                  <Tooltip cursor={{ fill: "var(--color-accent-bg)" }} />
+                  <Tooltip {...TOOLTIP_STYLE} cursor={{ fill: "var(--color-accent-bg)" }} />
                   <Legend wrapperStyle={{ fontSize: 12 }} />
                   {STAGES.map((s) => (
                     <Bar key={s} dataKey={s} name={STAGE_LABELS[s]} fill={COLORS[s]} isAnimationActive={false} cursor="pointer" />
@@ -153,7 +162,8 @@ function Funnel({ workflow, selected, select }: { workflow: Workflow; selected: 
               </Table>
             }
           />
-          <div className="analytics-steps" role="group" aria-label={`Steps of ${title}: show skip reasons and failures`}>
+          <fieldset className="analytics-steps">
+            <legend className="muted small">Steps: choose one for its skip reasons and failures</legend>
             {workflow.steps.map((s) => (
               <Button
                 key={s.stepId}
@@ -164,7 +174,7 @@ function Funnel({ workflow, selected, select }: { workflow: Workflow; selected: 
                 {s.stepId}
               </Button>
             ))}
-          </div>
+          </fieldset>
           {step ? <StepDrill workflow={workflow} step={step} /> : null}
         </>
       )}

@@ -8,7 +8,8 @@ export const count = (n: number) => integer.format(n);
 /** A rate (0–1) as a percentage; none when nothing could have reached it. */
 export const rate = (r: number | null | undefined) => (r === null || r === undefined ? "–" : percent.format(r));
 
-export const ms = (n: number | null | undefined) => (n === null || n === undefined ? "–" : n >= 1000 ? `${(n / 1000).toFixed(1)} s` : `${integer.format(n)} ms`);
+export const ms = (n: number | null | undefined) =>
+  n === null || n === undefined ? "–" : n >= 1000 ? `${(n / 1000).toFixed(1)} s` : `${integer.format(n)} ms`;
 
 /** A bucket's start in the reader's time zone: a day for daily buckets, a day and hour otherwise. */
 export function bucketLabel(at: string, granularity: "hour" | "day") {
@@ -31,8 +32,12 @@ export function change(current: number, previous: number): { text: string; direc
 
 /** Change of a rate, in percentage points. */
 export function pointsChange(current: number | null | undefined, previous: number | null | undefined) {
-  if (current === null || current === undefined || previous === null || previous === undefined) return { text: "–", direction: "flat" as const };
+  if (current === null || current === undefined || previous === null || previous === undefined)
+    return { text: "–", direction: "flat" as const };
   const points = (current - previous) * 100;
   if (Math.abs(points) < 0.05) return { text: "no change", direction: "flat" as const };
-  return { text: `${points > 0 ? "+" : "−"}${Math.abs(points).toFixed(1)} pt`, direction: points > 0 ? ("up" as const) : ("down" as const) };
+  return {
+    text: `${points > 0 ? "+" : "−"}${Math.abs(points).toFixed(1)} pt`,
+    direction: points > 0 ? ("up" as const) : ("down" as const),
+  };
 }

@@ -13,3 +13,8 @@ export const COLORS = {
 } as const;
 
 export const SERIES_COLORS = ["#4c6ef5", "#2f9e44", "#ae3ec9", "#f08c00", "#1098ad", "#e03131", "#868e96"] as const;
+
+/** Recharts' tooltip in the theme's colours (it draws its own box with inline styles). */
+export const TOOLTIP_STYLE = {
+  contentStyle: { background: "var(--color-card)", borderColor: "var(--color-line)", color: "var(--color-fg)" },
+} as const;

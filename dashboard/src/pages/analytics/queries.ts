@@ -5,6 +5,16 @@ import { channelOf, type Filters, granularityOf, periodOf, text } from "./filter
 
 export const ANALYTICS = ["analytics"] as const;
 
+/**
+ * The JSON answer of a report. Its type also admits the CSV and NDJSON exports (the same
+ * address, another `Accept`), which these reads never ask for.
+ */
+async function json<T>(answer: Promise<T>): Promise<Exclude<T, string>> {
+  const data = await answer;
+  if (typeof data === "string") throw new Error("The analytics API answered with an export where JSON was asked for.");
+  return data as Exclude<T, string>;
+}
+
 /** The query every report takes: the period, its buckets, and the workflow, channel and tenant chosen. */
 export function reportQuery(filters: Filters) {
   return {
@@ -29,7 +39,7 @@ export const overviewQuery = (api: Api, filters: Filters) => {
   const query = reportQuery(filters);
   return queryOptions({
     queryKey: [...ANALYTICS, "overview", query],
-    queryFn: () => unwrap(api.GET(REPORTS.overview, { params: { query } })),
+    queryFn: () => json(unwrap(api.GET(REPORTS.overview, { params: { query } }))),
   });
 };
 
@@ -37,7 +47,7 @@ export const workflowsQuery = (api: Api, filters: Filters) => {
   const query = reportQuery(filters);
   return queryOptions({
     queryKey: [...ANALYTICS, "workflows", query],
-    queryFn: () => unwrap(api.GET(REPORTS.workflows, { params: { query } })),
+    queryFn: () => json(unwrap(api.GET(REPORTS.workflows, { params: { query } }))),
   });
 };
 
@@ -45,7 +55,7 @@ export const providersQuery = (api: Api, filters: Filters) => {
   const query = reportQuery(filters);
   return queryOptions({
     queryKey: [...ANALYTICS, "providers", query],
-    queryFn: () => unwrap(api.GET(REPORTS.providers, { params: { query } })),
+    queryFn: () => json(unwrap(api.GET(REPORTS.providers, { params: { query } }))),
   });
 };
 
@@ -53,7 +63,7 @@ export const fatigueQuery = (api: Api, filters: Filters) => {
   const query = { ...reportQuery(filters), top: 10 };
   return queryOptions({
     queryKey: [...ANALYTICS, "fatigue", query],
-    queryFn: () => unwrap(api.GET(REPORTS.fatigue, { params: { query } })),
+    queryFn: () => json(unwrap(api.GET(REPORTS.fatigue, { params: { query } }))),
   });
 };
 
@@ -61,7 +71,7 @@ export const errorsQuery = (api: Api, filters: Filters) => {
   const query = reportQuery(filters);
   return queryOptions({
     queryKey: [...ANALYTICS, "errors", query],
-    queryFn: () => unwrap(api.GET(REPORTS.errors, { params: { query } })),
+    queryFn: () => json(unwrap(api.GET(REPORTS.errors, { params: { query } }))),
   });
 };
 
