@@ -26,7 +26,7 @@ export function ProvidersChart({ providers }: { providers: Provider[] }) {
             <XAxis type="number" allowDecimals={false} tick={{ fontSize: 11 }} />
             <YAxis type="category" dataKey="name" width={110} tick={{ fontSize: 11 }} />
             <Tooltip {...TOOLTIP_STYLE} />
-            <Legend wrapperStyle={{ fontSize: 12 }} />
+            <Legend itemSorter={null} wrapperStyle={{ fontSize: 12 }} />
             {(["sent", "delivered", "bounced", "failed"] as const).map((f) => (
               <Bar key={f} dataKey={f} fill={COLORS[f]} isAnimationActive={false} />
             ))}

@@ -32,7 +32,7 @@ export function SeriesChart({
             <XAxis dataKey="label" tick={{ fontSize: 11 }} minTickGap={24} />
             <YAxis allowDecimals={false} tick={{ fontSize: 11 }} />
             <Tooltip {...TOOLTIP_STYLE} />
-            <Legend wrapperStyle={{ fontSize: 12 }} />
+            <Legend itemSorter={null} wrapperStyle={{ fontSize: 12 }} />
             {figures.map((f) => (
               <Line key={f} type="monotone" dataKey={f} stroke={COLORS[f]} strokeWidth={2} dot={false} isAnimationActive={false} />
             ))}

@@ -112,7 +112,7 @@ function Funnel({
                   <XAxis dataKey="stepId" tick={{ fontSize: 11 }} />
                   <YAxis allowDecimals={false} tick={{ fontSize: 11 }} />
                   <Tooltip {...TOOLTIP_STYLE} cursor={{ fill: "var(--color-accent-bg)" }} />
-                  <Legend wrapperStyle={{ fontSize: 12 }} />
+                  <Legend itemSorter={null} wrapperStyle={{ fontSize: 12 }} />
                   {STAGES.map((s) => (
                     <Bar key={s} dataKey={s} name={STAGE_LABELS[s]} fill={COLORS[s]} isAnimationActive={false} cursor="pointer" />
                   ))}
