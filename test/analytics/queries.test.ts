@@ -8,12 +8,15 @@ const iso = (ms: number) => new Date(ms).toISOString();
 const midnight = Date.UTC(2026, 0, 1);
 
 describe("the range of /v1/analytics/*", () => {
-  it.each(["overview", "workflows", "providers", "fatigue", "errors"])("refuses more than 92 days on %s with range_too_long", async (name) => {
-    const { key } = await createEnvironment();
-    const res = await api(key, "GET", `/v1/analytics/${name}?from=${iso(midnight)}&to=${iso(midnight + 93 * DAY)}`);
-    expectProblem(res, 422, "range_too_long");
-    expect(errorPaths(res.body)).toEqual(["from"]);
-  });
+  it.each(["overview", "workflows", "providers", "fatigue", "errors"])(
+    "refuses more than 92 days on %s with range_too_long",
+    async (name) => {
+      const { key } = await createEnvironment();
+      const res = await api(key, "GET", `/v1/analytics/${name}?from=${iso(midnight)}&to=${iso(midnight + 93 * DAY)}`);
+      expectProblem(res, 422, "range_too_long");
+      expect(errorPaths(res.body)).toEqual(["from"]);
+    },
+  );
 
   it("takes exactly 92 days, and 92 days that widen past it once aligned are too long", async () => {
     const { key } = await createEnvironment();

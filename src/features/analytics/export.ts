@@ -57,11 +57,9 @@ export function exportResponse(type: ExportType, rows: FlatRow[], name: string):
 export const withExports = <T extends z.ZodType>(schema: T, rows: string) => ({
   "application/json": { schema },
   "text/csv": {
-    schema: z
-      .string()
-      .openapi({
-        description: `With \`Accept: text/csv\`: ${rows}, columns flattened (nested fields dotted, lists as JSON), RFC 4180 with a header.`,
-      }),
+    schema: z.string().openapi({
+      description: `With \`Accept: text/csv\`: ${rows}, columns flattened (nested fields dotted, lists as JSON), RFC 4180 with a header.`,
+    }),
   },
   "application/x-ndjson": {
     schema: z.string().openapi({ description: `With \`Accept: application/x-ndjson\`: ${rows}, one flattened JSON object per line.` }),

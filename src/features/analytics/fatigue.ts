@@ -1,5 +1,5 @@
 import type { z } from "@hono/zod-openapi";
-import { DAY_MS } from "../../durable-objects/client/log-store";
+import { DAY_MS } from "../../durable-objects/client/rollup-bounds";
 import type { Data } from "../data";
 import { rangeOf, rangeView } from "./range";
 import type { FatigueQuery, FatigueReport } from "./schemas";

@@ -1,5 +1,6 @@
 import type { z } from "@hono/zod-openapi";
-import { LATENCY_BUCKETS_MS, type LatencyRow } from "../../durable-objects/client/log-store";
+import type { LatencyRow } from "../../durable-objects/client/log-store";
+import { LATENCY_BUCKETS_MS } from "../../durable-objects/client/rollup-bounds";
 import type { Data } from "../data";
 import { byReason, MASKS, reaches } from "./figures";
 import { rangeOf, rangeView, ratio } from "./range";

@@ -1,4 +1,4 @@
-import { DAY_MS, HOUR_MS } from "../../durable-objects/client/log-store";
+import { DAY_MS, HOUR_MS } from "../../durable-objects/client/rollup-bounds";
 import { ApiError } from "../../lib/errors";
 import { type AnalyticsRangeQuery, DEFAULT_RANGE_DAYS, MAX_RANGE_DAYS } from "./schemas";
 
