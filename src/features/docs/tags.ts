@@ -45,5 +45,6 @@ export const API_TAGS = [
     description: "Environments and API keys, promotion between environments, the audit log of all; answers only to the admin credential.",
   },
   { name: "Dashboard", description: "The dashboard's session." },
+  { name: "Metrics", description: "The deployment's figures for Prometheus, behind their own token (`METRICS_TOKEN`)." },
   { name: "Webhooks", description: "Providers' delivery reports. Called by providers, not by you." },
 ] as const;
