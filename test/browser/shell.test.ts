@@ -56,11 +56,11 @@ describe.skipIf(!CHROMIUM)("the dashboard's shell", () => {
     expect(await page.getByTestId("not-found").textContent()).toContain("/no/such/page");
   });
 
-  it("shows the admin's twelve areas on one line at 1280 × 800", async () => {
+  it("shows the admin's thirteen areas on one line at 1280 × 800", async () => {
     const wide = await browser!.newPage({ viewport: { width: 1280, height: 800 } });
     await signIn(wide, "/", inject("adminKey"));
     const links = wide.getByRole("navigation", { name: "Main" }).getByRole("link");
-    await expect.poll(() => links.count()).toBe(12);
+    await expect.poll(() => links.count()).toBe(13);
     const boxes = await links.evaluateAll((all) => all.map((a) => a.getBoundingClientRect()).map((r) => ({ top: r.top, right: r.right })));
     // One line: every link at the height of the first, none past the screen's edge.
     expect(new Set(boxes.map((b) => Math.round(b.top))).size).toBe(1);

@@ -1,4 +1,5 @@
 import { activity } from "../pages/activity/feature";
+import { analytics } from "../pages/analytics/feature";
 import { audit } from "../pages/audit/feature";
 import { environments } from "../pages/environments/feature";
 import { inbox } from "../pages/inbox/feature";
@@ -21,6 +22,7 @@ import type { Feature } from "./feature";
 export const FEATURES: Feature[] = [
   workflows,
   activity,
+  analytics,
   inbox,
   subscribers,
   tenants,

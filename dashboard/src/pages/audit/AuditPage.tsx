@@ -3,6 +3,7 @@ import { Fragment, useState } from "react";
 import { useApi } from "../../api/context";
 import { useSession } from "../../session/session";
 import { DataList } from "../../ui/DataList";
+import { download } from "../../ui/download";
 import { PageHeader } from "../../ui/PageHeader";
 import { ProblemView } from "../../ui/ProblemView";
 import { SelectFilter } from "../../ui/SelectFilter";
@@ -23,17 +24,6 @@ const CHOICES = [
 
 const actorOf = (entry: AuditEntry) =>
   entry.actor.type === "admin" ? "admin" : `${entry.actor.name}${entry.actor.type === "dashboard" ? " (dashboard)" : ""}`;
-
-/** Hands a Blob to the browser as a file. */
-function download(blob: Blob, name: string) {
-  const url = URL.createObjectURL(blob);
-  const a = document.createElement("a");
-  a.href = url;
-  a.download = name;
-  a.click();
-  // After the click has handed the file over: revoking at once can cancel it in some browsers.
-  setTimeout(() => URL.revokeObjectURL(url), 1000);
-}
 
 /**
  * Every change to configuration in the environment (or, for the admin credential, in every
