@@ -129,6 +129,11 @@ describe.skipIf(!CHROMIUM)("the Analytics page", () => {
     const reasons = drill.locator('[data-reasons="skipped"] [data-reason]');
     const skipped = await reasons.evaluateAll((items) => items.map((li) => Number(li.getAttribute("data-count"))));
     expect(skipped.reduce((n, c) => n + c, 0)).toBe(2);
+    // Each under its own reason, read from the skip's timeline: one false condition, one missing phone.
+    const named = await reasons.evaluateAll((items) =>
+      items.map((li) => [li.getAttribute("data-reason"), Number(li.getAttribute("data-count"))]),
+    );
+    expect(Object.fromEntries(named)).toEqual({ condition: 1, missing_address: 1 });
     expect(await drill.locator('[data-reasons="failed"] [data-reason]').count()).toBe(0);
     expect(new URL(page.url()).searchParams.get("step")).toBe("text");
     expect(new URL(page.url()).searchParams.get("funnel")).toBe(WORKFLOW);
