@@ -44,6 +44,8 @@ describe("POST /v1/proposals", () => {
       resource: "workflow",
       steps: [{ id: "email-1", content: { subject: "Order A-17 is on its way" } }],
     });
+    expect(res.body.base).toMatchObject({ key: wf.key, name: wf.name, steps: wf.steps });
+    expect(res.body.changes).toContainEqual(expect.objectContaining({ step: "email-1", change: "changed" }));
     expect(await versionsOf(environment.key, wf.key)).toEqual([1]);
   });
 
@@ -69,7 +71,9 @@ describe("POST /v1/proposals", () => {
       key: wf.key,
       patch: [{ op: "replace", path: "/steps/7/name", value: "x" }],
     });
-    expect(expectProblem(res, 422, "proposal_patch_failed").errors).toEqual([{ path: "patch.0", message: expect.stringContaining("out of range") }]);
+    expect(expectProblem(res, 422, "proposal_patch_failed").errors).toEqual([
+      { path: "patch.0", message: expect.stringContaining("out of range") },
+    ]);
   });
 
   it("reports validation errors with field paths, and still stores the proposal", async () => {

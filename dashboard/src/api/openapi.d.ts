@@ -22417,6 +22417,8 @@ export interface components {
             status: "pending" | "applied" | "rejected";
             /** @description The version it was made from; null when the resource did not exist (applying creates it). */
             baseVersion: number | null;
+            /** @description The content at `baseVersion` (null when there was none): what `diff` starts from. */
+            base?: unknown;
             /** @description The whole content as proposed (after its patch, if it came as one). */
             content?: unknown;
             /** @description The patch as sent; null when it came as content. */
@@ -22424,6 +22426,8 @@ export interface components {
             note: string | null;
             /** @description RFC 6902 from the base version's content to the proposed content. */
             diff: components["schemas"]["PatchOperation"][];
+            /** @description A workflow's changes by step, as its versions' diff names them; null for other kinds and for content that failed validation. */
+            changes: components["schemas"]["VersionChange"][] | null;
             validation: components["schemas"]["ProposalValidation"];
             preview: components["schemas"]["ProposalPreview"];
             proposedBy: components["schemas"]["VersionAuthor"];

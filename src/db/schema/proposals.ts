@@ -19,6 +19,8 @@ export const proposals = sqliteTable(
     status: text("status", { enum: PROPOSAL_STATUSES }).notNull(),
     /** The version the proposal was made from; null when the resource did not exist (applying creates it). */
     baseVersion: integer("base_version"),
+    /** The content at `baseVersion`, as the diff read it: what a reviewer compares the proposal with. */
+    base: json<unknown>("base"),
     /** The full content as proposed (a patch is applied when the proposal is made). */
     content: json<unknown>("content").notNull(),
     /** The RFC 6902 patch sent instead of content, kept as sent. */
@@ -26,6 +28,8 @@ export const proposals = sqliteTable(
     note: text("note"),
     /** RFC 6902 from the base version's content to the proposed content. */
     diff: json<unknown[]>("diff").notNull(),
+    /** A workflow's changes step by step, as its versions' diff names them; null for other kinds and invalid content. */
+    changes: json<unknown[]>("changes"),
     validation: json<{ ok: boolean; errors: { path: string; message: string }[] }>("validation").notNull(),
     preview: json<unknown>("preview"),
     proposedByType: text("proposed_by_type", { enum: ["key", "admin", "dashboard"] }).notNull(),

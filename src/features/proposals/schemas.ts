@@ -3,7 +3,7 @@ import { PROPOSAL_RESOURCES, PROPOSAL_STATUSES } from "../../contract/proposals"
 import { FieldError } from "../../lib/errors";
 import { idCursor } from "../../lib/cursor";
 import { pageOf, pageQuery } from "../../lib/pagination";
-import { PatchOperation, VersionAuthor } from "../workflows/versions/schemas";
+import { PatchOperation, VersionAuthor, VersionChange } from "../workflows/versions/schemas";
 import { PreviewResponse } from "../workflows/preview-schemas";
 
 const Pointer = z.string().max(1024).openapi({ description: "An RFC 6901 JSON Pointer (`/steps/0/template/subject`)." });
@@ -44,14 +44,10 @@ export type ProposalPreview = z.infer<typeof ProposalPreview>;
 export const ProposalInput = z
   .object({
     resource: z.enum(PROPOSAL_RESOURCES),
-    key: z
-      .string()
-      .min(1)
-      .max(64)
-      .openapi({
-        description:
-          "The workflow's, layout's or partial's key, or the locale (`de-CH`). A key that does not exist yet proposes creating it.",
-      }),
+    key: z.string().min(1).max(64).openapi({
+      description:
+        "The workflow's, layout's or partial's key, or the locale (`de-CH`). A key that does not exist yet proposes creating it.",
+    }),
     content: z
       .record(z.string(), z.unknown())
       .optional()
@@ -100,10 +96,18 @@ export const Proposal = z
       .int()
       .nullable()
       .openapi({ description: "The version it was made from; null when the resource did not exist (applying creates it)." }),
+    base: z.unknown().openapi({ description: "The content at `baseVersion` (null when there was none): what `diff` starts from." }),
     content: z.unknown().openapi({ description: "The whole content as proposed (after its patch, if it came as one)." }),
     patch: z.array(JsonPatchOperation).nullable().openapi({ description: "The patch as sent; null when it came as content." }),
     note: z.string().nullable(),
     diff: z.array(PatchOperation).openapi({ description: "RFC 6902 from the base version's content to the proposed content." }),
+    changes: z
+      .array(VersionChange)
+      .nullable()
+      .openapi({
+        description:
+          "A workflow's changes by step, as its versions' diff names them; null for other kinds and for content that failed validation.",
+      }),
     validation: ProposalValidation,
     preview: ProposalPreview.nullable(),
     proposedBy: VersionAuthor,

@@ -7,8 +7,23 @@ import type { Data } from "../data";
 import { Locale } from "../translations/schemas";
 import { applyJsonPatch, jsonPatch, type PatchOperation, PatchError } from "../workflows/versions/json-patch";
 import { PROPOSAL_KINDS } from "./resources";
+import type { WorkflowDefinition } from "../../db/schema";
+import { versionChanges } from "../workflows/versions/changes";
 import type { Proposal, ProposalInput } from "./schemas";
 import { newId } from "../../lib/ids";
+
+/** What a new workflow is compared with: nothing set, no steps. */
+const emptyWorkflow = (key: string): WorkflowDefinition => ({
+  key,
+  name: "",
+  description: null,
+  active: false,
+  critical: false,
+  unsubscribe: "workflow",
+  tags: [],
+  payloadSchema: null,
+  steps: [],
+});
 
 const missing = (id: string) => notFound("proposal_not_found", `proposal "${id}"`);
 
@@ -55,6 +70,10 @@ export async function createProposal(
   const { content, errors } = await kind.normalised(data, key, given, options.destinations);
   const diff: PatchOperation[] = current ? jsonPatch(current.content, content) : [{ op: "add", path: "", value: content }];
   const preview = await kind.preview(data, key, content);
+  const changes =
+    input.resource === "workflow" && errors.length === 0
+      ? versionChanges((current?.content as WorkflowDefinition | undefined) ?? emptyWorkflow(key), content as WorkflowDefinition)
+      : null;
   const { actor } = options;
   return data.proposals.insert({
     id: newId("prp"),
@@ -62,7 +81,9 @@ export async function createProposal(
     key,
     status: "pending",
     baseVersion: current?.version ?? null,
+    base: current?.content ?? null,
     content: content ?? null,
+    changes,
     patch: input.patch ?? null,
     note: input.note ?? null,
     diff,
