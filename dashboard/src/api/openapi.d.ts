@@ -22433,7 +22433,13 @@ export interface components {
             proposedBy: components["schemas"]["VersionAuthor"];
             /** Format: date-time */
             createdAt: string;
-            decidedBy: components["schemas"]["VersionAuthor"] & (Record<string, never> | null);
+            /** @description Who applied or rejected it, as `proposedBy` names who proposed it. */
+            decidedBy: {
+                /** @enum {string} */
+                type: "key" | "admin" | "dashboard";
+                id: string | null;
+                name: string;
+            } | null;
             /** Format: date-time */
             decidedAt: string | null;
             /** @description The version applying it made. */

@@ -6,6 +6,7 @@ import { integrations } from "../pages/integrations/feature";
 import { layouts } from "../pages/layouts/feature";
 import { partials } from "../pages/partials/feature";
 import { promote } from "../pages/promote/feature";
+import { proposals } from "../pages/proposals/feature";
 import { subscribers } from "../pages/subscribers/feature";
 import { suppressions } from "../pages/suppressions/feature";
 import { tenants } from "../pages/tenants/feature";
@@ -20,6 +21,7 @@ import type { Feature } from "./feature";
 /** The dashboard's areas, in the navigation's order; the first is where signing in lands. */
 export const FEATURES: Feature[] = [
   workflows,
+  proposals,
   activity,
   inbox,
   subscribers,

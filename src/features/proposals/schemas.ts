@@ -101,18 +101,18 @@ export const Proposal = z
     patch: z.array(JsonPatchOperation).nullable().openapi({ description: "The patch as sent; null when it came as content." }),
     note: z.string().nullable(),
     diff: z.array(PatchOperation).openapi({ description: "RFC 6902 from the base version's content to the proposed content." }),
-    changes: z
-      .array(VersionChange)
-      .nullable()
-      .openapi({
-        description:
-          "A workflow's changes by step, as its versions' diff names them; null for other kinds and for content that failed validation.",
-      }),
+    changes: z.array(VersionChange).nullable().openapi({
+      description:
+        "A workflow's changes by step, as its versions' diff names them; null for other kinds and for content that failed validation.",
+    }),
     validation: ProposalValidation,
     preview: ProposalPreview.nullable(),
     proposedBy: VersionAuthor,
     createdAt: z.iso.datetime(),
-    decidedBy: VersionAuthor.nullable().openapi({ description: "Who applied or rejected it." }),
+    decidedBy: z
+      .object({ type: VersionAuthor.shape.type, id: z.string().nullable(), name: z.string() })
+      .nullable()
+      .openapi({ description: "Who applied or rejected it, as `proposedBy` names who proposed it." }),
     decidedAt: z.iso.datetime().nullable(),
     appliedVersion: z.number().int().nullable().openapi({ description: "The version applying it made." }),
     rejectReason: z.string().nullable(),

@@ -1,0 +1,15 @@
+import { useQuery } from "@tanstack/react-query";
+import { useApi } from "../../api/context";
+import { pendingCountQuery } from "./queries";
+
+/** The navigation's count of proposals waiting for a decision; nothing when none wait (or it cannot be read). */
+export function PendingCount() {
+  const api = useApi();
+  const count = useQuery(pendingCountQuery(api));
+  if (!count.data) return null;
+  return (
+    <span className="nav-count" data-testid="pending-proposals" aria-label={`${count.data} pending`}>
+      {count.data}
+    </span>
+  );
+}
