@@ -1,6 +1,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { useApi } from "../../api/context";
 import { pendingCountQuery } from "./queries";
+import "./nav-count.css";
 
 /** The navigation's count of proposals waiting for a decision; nothing when none wait (or it cannot be read). */
 export function PendingCount() {
@@ -8,8 +9,9 @@ export function PendingCount() {
   const count = useQuery(pendingCountQuery(api));
   if (!count.data) return null;
   return (
-    <span className="nav-count" data-testid="pending-proposals" aria-label={`${count.data} pending`}>
+    <span className="nav-count" data-testid="pending-proposals">
       {count.data}
+      <span className="nav-count-label"> pending</span>
     </span>
   );
 }
