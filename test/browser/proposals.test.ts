@@ -33,9 +33,9 @@ const propose = (key: string, value: string) =>
   });
 
 const pendingCount = async () => (await api<{ pending: number }>("GET", "/v1/proposals?status=pending&limit=1")).body.pending;
-/** The navigation's count as read out, or null when it shows none. */
+/** The count on the navigation's Workflows link as read out, or null when it shows none. */
 const navCount = async () => {
-  const count = page.getByTestId("pending-proposals");
+  const count = page.getByRole("navigation", { name: "Main" }).getByTestId("pending-proposals");
   return (await count.count()) > 0 ? count.textContent() : null;
 };
 
@@ -60,10 +60,15 @@ afterAll(async () => {
 });
 
 describe.skipIf(!CHROMIUM)("the Proposals page", () => {
-  it("lists the pending proposal and counts it in the navigation", async () => {
-    await signIn(page, "/proposals");
+  it("counts the pending proposals in the navigation and lists them, from the Workflows page", async () => {
+    await signIn(page, "/workflows");
+    const pending = await pendingCount();
+    await expect.poll(navCount).toBe(`${pending} proposal${pending === 1 ? "" : "s"} pending`);
+    await page
+      .getByRole("navigation", { name: "Content" })
+      .getByRole("link", { name: /^Proposals/ })
+      .click();
     await page.getByRole("heading", { name: "Proposals" }).waitFor();
-    await expect.poll(navCount).toBe(`${await pendingCount()} pending`);
     const row = page.locator(`tr[data-proposal="${proposal}"]`);
     await row.waitFor();
     expect(await row.textContent()).toContain("A warmer subject");
@@ -82,7 +87,8 @@ describe.skipIf(!CHROMIUM)("the Proposals page", () => {
 
     await page.getByRole("button", { name: "Apply" }).click();
     await expect.poll(() => page.getByTestId("decision").textContent()).toContain("Applied as version 2");
-    await expect.poll(navCount).toBe(before - 1 > 0 ? `${before - 1} pending` : null);
+    const left = before - 1;
+    await expect.poll(navCount).toBe(left > 0 ? `${left} proposal${left === 1 ? "" : "s"} pending` : null);
     const saved = await api<{ version: number; steps: { template: { subject: string } }[] }>("GET", `/v1/workflows/${WORKFLOW}`);
     expect(saved.body.version).toBe(2);
     expect(saved.body.steps[0]?.template.subject).toBe(SUBJECT);

@@ -21,7 +21,6 @@ import type { Feature } from "./feature";
 /** The dashboard's areas, in the navigation's order; the first is where signing in lands. */
 export const FEATURES: Feature[] = [
   workflows,
-  proposals,
   activity,
   inbox,
   subscribers,
@@ -38,4 +37,5 @@ export const FEATURES: Feature[] = [
   audit,
   environments,
   promote,
+  proposals,
 ];

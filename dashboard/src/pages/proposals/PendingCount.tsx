@@ -3,7 +3,7 @@ import { useApi } from "../../api/context";
 import { pendingCountQuery } from "./queries";
 import "./nav-count.css";
 
-/** The navigation's count of proposals waiting for a decision; nothing when none wait (or it cannot be read). */
+/** How many proposals wait for a decision, as a pill after a link's label; nothing when none wait (or it cannot be read). */
 export function PendingCount() {
   const api = useApi();
   const count = useQuery(pendingCountQuery(api));
@@ -11,7 +11,7 @@ export function PendingCount() {
   return (
     <span className="nav-count" data-testid="pending-proposals">
       {count.data}
-      <span className="nav-count-label"> pending</span>
+      <span className="nav-count-label"> {count.data === 1 ? "proposal" : "proposals"} pending</span>
     </span>
   );
 }
