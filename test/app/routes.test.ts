@@ -91,6 +91,7 @@ describe("every keyed read, across environments", () => {
   let owner: string;
   let integrationId: string;
   let endpointId: string;
+  let proposalId: string;
   let stranger: string;
 
   beforeAll(async () => {
@@ -125,6 +126,12 @@ describe("every keyed read, across environments", () => {
     expect((await api(owner, "PUT", "/v1/brand", { name: "Owner's", logoUrl: null, colors })).status).toBe(200);
     values.locale = "fr-CA";
     expect((await api(owner, "PUT", `/v1/translations/${values.locale}`, { keys: { owned: "Owner's" } })).status).toBe(200);
+    const proposal = await api<{ id: string }>(owner, "POST", "/v1/proposals", {
+      resource: "workflow",
+      key: workflow.key,
+      patch: [{ op: "replace", path: "/name", value: "Owner's" }],
+    });
+    proposalId = proposal.body.id;
   });
 
   /** `{id}` is an integration's id under /v1/integrations/, an endpoint's under /v1/webhook-endpoints/ and a message's elsewhere; `{n}` the workflow's first version. */
@@ -135,7 +142,9 @@ describe("every keyed read, across environments", () => {
         ? { ...values, id: endpointId }
         : path.startsWith("/v1/tenants/")
           ? { ...values, id: values.key ?? "" }
-          : { ...values, n: "1" };
+          : path.startsWith("/v1/proposals/")
+            ? { ...values, id: proposalId }
+            : { ...values, n: "1" };
 
   /** A read of one resource: the owner sees it, the stranger gets a documented 404. A list: the stranger's names none of the owner's. */
   it.each(environmentKeyed.filter((o) => o.method === "GET"))(

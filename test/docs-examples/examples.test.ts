@@ -25,6 +25,7 @@ const READING_ORDER = [
   "docs/guides/unsubscribe-and-preferences.md",
   "docs/guides/event-webhooks.md",
   "docs/guides/changing-content-safely.md",
+  "docs/guides/agents-and-mcp.md",
   "docs/guides/layouts-and-translations.md",
   "docs/guides/tenants.md",
   "docs/guides/admin-and-cli.md",

@@ -60,6 +60,7 @@ export function Shell() {
           {features.map(({ nav }) => (
             <NavLink key={nav.to} to={nav.to} onClick={() => setOpen(false)}>
               {nav.label}
+              {nav.extra}
             </NavLink>
           ))}
         </nav>

@@ -10,7 +10,7 @@ export interface Feature {
    * the workflows' content (layouts, partials, brand, translations) from the Workflows page, so
    * the main navigation stays one line at 1280 px.
    */
-  nav?: { label: string; to: string };
+  nav?: { label: string; to: string /** Drawn after the label (a count of what waits there). */; extra?: ReactNode };
   routes: { path: string; element: ReactNode }[];
   /** Shown only to the admin credential (environments and keys). */
   adminOnly?: boolean;

@@ -7,6 +7,7 @@ import { integrations } from "../pages/integrations/feature";
 import { layouts } from "../pages/layouts/feature";
 import { partials } from "../pages/partials/feature";
 import { promote } from "../pages/promote/feature";
+import { proposals } from "../pages/proposals/feature";
 import { subscribers } from "../pages/subscribers/feature";
 import { suppressions } from "../pages/suppressions/feature";
 import { tenants } from "../pages/tenants/feature";
@@ -38,4 +39,5 @@ export const FEATURES: Feature[] = [
   audit,
   environments,
   promote,
+  proposals,
 ];

@@ -27,4 +27,5 @@ export * from "./translations";
 export * from "./translation-versions";
 export * from "./translation-settings";
 export * from "./tenants";
+export * from "./proposals";
 export * from "./analytics-opt-outs";

@@ -26,6 +26,7 @@ import {
   subscribers,
   suppressions,
   analyticsOptOuts,
+  proposals,
   topicMembers,
   topics,
   triggers,
@@ -94,6 +95,7 @@ export const ENVIRONMENT_TABLES = [
   contentStamps,
   suppressions,
   analyticsOptOuts,
+  proposals,
   apiKeys,
 ] as const;
 

@@ -4,6 +4,7 @@ import { Link } from "react-router";
 import { useApi } from "../../api/context";
 import { DataList } from "../../ui/DataList";
 import { PageHeader } from "../../ui/PageHeader";
+import { PendingCount } from "../proposals/PendingCount";
 import { useDebounced } from "../../ui/use-debounced";
 import { workflowsQuery } from "./queries";
 import { ago } from "./when";
@@ -41,6 +42,12 @@ export function WorkflowsPage() {
           </Button>
           <Button asChild variant="ghost">
             <Link to="/translations">Translations</Link>
+          </Button>
+          <Button asChild variant="ghost">
+            <Link to="/proposals">
+              Proposals
+              <PendingCount />
+            </Link>
           </Button>
         </nav>
         <Button asChild variant="primary">
