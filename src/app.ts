@@ -37,6 +37,7 @@ import { docsRoutes } from "./features/docs/routes";
 import { adminRoutes } from "./features/environments/admin-routes";
 import { adminAuditRoutes, auditRoutes } from "./features/audit/routes";
 import { promotionsRoutes } from "./features/promotions/routes";
+import { proposalsRoutes } from "./features/proposals/routes";
 import { adminAuth, apiKeyAuth } from "./features/environments/auth";
 import { adminScope, environmentScope, idempotency } from "./lib/middleware/idempotency";
 import { BULK_BODY_LIMIT, jsonBody } from "./lib/middleware/json-body";
@@ -135,6 +136,7 @@ function keyedRoutes() {
   routes.route("/", webhookEndpointsRoutes);
   routes.route("/", eventsRoutes);
   routes.route("/", auditRoutes);
+  routes.route("/", proposalsRoutes);
   return routes;
 }
 

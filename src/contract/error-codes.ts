@@ -78,6 +78,11 @@ export const STATUS_BY_CODE = {
   translation_version_not_found: 404,
   translation_key_missing: 422,
   translation_changed: 412,
+  proposal_not_found: 404,
+  proposal_stale: 409,
+  proposal_not_pending: 409,
+  proposal_invalid: 422,
+  proposal_patch_failed: 422,
   internal_error: 500,
 } as const;
 
@@ -162,6 +167,11 @@ export const TITLE_BY_CODE: Record<ErrorCode, string> = {
   translation_version_not_found: "Translation version not found",
   translation_key_missing: "Translation key missing",
   translation_changed: "Translation changed",
+  proposal_not_found: "Proposal not found",
+  proposal_stale: "Proposal stale",
+  proposal_not_pending: "Proposal not pending",
+  proposal_invalid: "Proposal invalid",
+  proposal_patch_failed: "Proposal patch failed",
   internal_error: "Internal error",
 };
 
@@ -257,6 +267,14 @@ export const MEANING_BY_CODE: Record<ErrorCode, string> = {
     'a workflow whose template uses `{{ "key" | t }}` with a key the environment\'s default locale lacks; `errors` names the template field and the key',
   translation_changed:
     "`PUT`, `DELETE` or `POST …/revert` on `/v1/translations/{locale}` with an `If-Match` that is not the locale's current `ETag`: someone saved it since you read it; `GET` it again and redo your change",
+  proposal_not_found: "no proposal with that id in this environment",
+  proposal_stale:
+    "applying a proposal whose resource changed since the version it was made from (`baseVersion`; or, for a new resource, it was created since): propose again from the current version",
+  proposal_not_pending: "applying or rejecting a proposal that was already applied or rejected",
+  proposal_invalid:
+    "applying a proposal whose content failed validation when it was proposed (`validation.errors`), or fails the save's checks now (`errors`)",
+  proposal_patch_failed:
+    "a proposal's `patch` that cannot be applied to the current content (a missing path, a failed `test`); `errors` names the operation",
   internal_error: "a failure on Clarion's side; the answer never carries its message, the `requestId` finds it in the logs",
 };
 

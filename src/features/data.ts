@@ -40,6 +40,7 @@ import { workflowsRepository } from "./workflows/repository";
 import { layoutsRepository } from "./layouts/repository";
 import { partialsRepository } from "./partials/repository";
 import { versionsRepository } from "./workflows/versions/repository";
+import { proposalsRepository } from "./proposals/repository";
 
 /** The arguments of a query function after its D1 handle. */
 type AfterDb<F> = F extends (db: Db, ...rest: infer R) => unknown ? R : never;
@@ -81,6 +82,7 @@ export class Data {
   #workflows?: ReturnType<typeof workflowsRepository>;
   #layouts?: ReturnType<typeof layoutsRepository>;
   #partials?: ReturnType<typeof partialsRepository>;
+  #proposals?: ReturnType<typeof proposalsRepository>;
 
   // True private fields: logging or spreading this object must not show the encryption key.
   readonly #db: Db;
@@ -192,6 +194,11 @@ export class Data {
   get partials() {
     this.#partials ??= partialsRepository(this.#db, this.environmentId);
     return this.#partials;
+  }
+  /** Changes waiting for a person (proposals/). */
+  get proposals() {
+    this.#proposals ??= proposalsRepository(this.#db, this.environmentId);
+    return this.#proposals;
   }
 
   messageStats(query: Parameters<typeof messageStats>[3]) {

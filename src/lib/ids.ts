@@ -70,7 +70,8 @@ export type IdPrefix =
   | "prt"
   | "prv"
   | "brv"
-  | "trv";
+  | "trv"
+  | "prp";
 
 /** Prefixed, time-ordered ids so a reader of a log knows what an id names. */
 export const newId = (prefix: IdPrefix) => `${prefix}_${uuidv7().replaceAll("-", "")}`;

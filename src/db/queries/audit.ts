@@ -10,6 +10,8 @@ export interface AuditContext {
   requestId: string | null;
   /** The caller's `X-Request-Id`, kept apart from Clarion's id. */
   clientRequestId: string | null;
+  /** Set when the change applies a proposal: its entry names it. */
+  proposalId?: string;
 }
 
 /** One change, its before and after already masked by the feature that knows its secrets. */
@@ -43,7 +45,7 @@ export function auditStatement(
         coalesce((SELECT slug FROM environments WHERE id = ${change.environmentId}), ''), ${at.getTime()},
         ${actor.type}, ${actor.id}, ${actor.name}, ${change.resource}, ${change.resourceId}, ${change.action},
         ${json(change.before)}, ${json(change.after)}, ${context.requestId},
-        ${context.clientRequestId}
+        ${context.clientRequestId}, ${context.proposalId ?? null}
       WHERE ${when === "always" ? sql`1` : sql`changes() > 0`}`,
   );
 }

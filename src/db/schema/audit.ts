@@ -29,6 +29,8 @@ export const auditLog = sqliteTable(
     requestId: text("request_id"),
     /** The id the caller sent as `X-Request-Id`, if any: its own, never trusted as Clarion's. */
     clientRequestId: text("client_request_id"),
+    /** The proposal whose apply made the change (proposals/), if one did. */
+    proposalId: text("proposal_id"),
   },
   (t) => [index("audit_log_env_id_idx").on(t.environmentId, t.id), index("audit_log_at_idx").on(t.at)],
 );

@@ -27,3 +27,4 @@ export * from "./translations";
 export * from "./translation-versions";
 export * from "./translation-settings";
 export * from "./tenants";
+export * from "./proposals";

@@ -21,6 +21,7 @@ const toEntry = (row: Row): AuditEntry => ({
   after: row.after ?? null,
   requestId: row.requestId,
   clientRequestId: row.clientRequestId,
+  proposalId: row.proposalId ?? null,
 });
 
 /** What reads of the log filter on; `environmentId` set: one environment's entries only. */

@@ -37,6 +37,10 @@ export const AuditEntry = z
       .string()
       .nullable()
       .openapi({ description: "The `X-Request-Id` the caller sent, if any: recorded as given, never used as `requestId`." }),
+    proposalId: z
+      .string()
+      .nullable()
+      .openapi({ description: "The proposal (`prp_...`) whose apply made this change; null for a direct change." }),
   })
   .openapi("AuditEntry");
 export type AuditEntry = z.infer<typeof AuditEntry>;

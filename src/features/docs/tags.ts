@@ -16,6 +16,11 @@ export const API_TAGS = [
     description: 'Texts per locale that templates read with `{{ "key" | t }}`; the default locale, what is missing or outdated; versioned.',
   },
   {
+    name: "Proposals",
+    description:
+      "Changes to workflows, layouts, partials and translations that wait for a person: checked, diffed and previewed when proposed, applied or rejected later.",
+  },
+  {
     name: "Tenants",
     description:
       "Your customers' organisations: their brand over yours, their default preferences, and triggers, messages and feeds scoped to them.",
