@@ -11,7 +11,16 @@ import { readTrigger } from "../ledger";
 import { ADMIN_KEY, api, expectProblem } from "../request";
 import { mcpClient, mcpKey, rawMcp } from "./helpers";
 
-const READ = ["list_workflows", "get_workflow", "list_subscribers", "get_subscriber", "list_messages", "get_trigger", "explain_message", "search_docs"];
+const READ = [
+  "list_workflows",
+  "get_workflow",
+  "list_subscribers",
+  "get_subscriber",
+  "list_messages",
+  "get_trigger",
+  "explain_message",
+  "search_docs",
+];
 const TOOLS: Record<McpScope, string[]> = {
   read: READ,
   trigger: ["trigger_workflow", "cancel_trigger"],
@@ -65,7 +74,10 @@ describe("tools/call outside the key's scopes", () => {
   it("is a protocol error, audited, and runs nothing", async () => {
     const { environment, apiKey, workflow } = await environmentWithContent();
     const client = await mcpClient((await mcpKey(environment.slug, ["read"], "reader")).key);
-    const refused = client.callTool({ name: "trigger_workflow", arguments: { workflow: workflow.key, to: "ada", transactionId: "out-of-scope" } });
+    const refused = client.callTool({
+      name: "trigger_workflow",
+      arguments: { workflow: workflow.key, to: "ada", transactionId: "out-of-scope" },
+    });
     await expect(refused).rejects.toBeInstanceOf(McpError);
     await expect(refused).rejects.toMatchObject({ code: -32602, message: expect.stringContaining('needs the "trigger" scope') });
     expect(await readTrigger(environment.id, "out-of-scope")).toBeNull();
@@ -102,7 +114,11 @@ describe("the read tools", () => {
     expect((subscribers.data as { subscriberId: string }[]).map((s) => s.subscriberId)).toEqual(["ada"]);
     expect(await call(client, "get_subscriber", { subscriberId: "ada" })).toEqual(expect.objectContaining({ email: "ada@example.com" }));
 
-    const messages = (await call(client, "list_messages", { transactionId })).data as { id: string; subscriberId: string; status: string }[];
+    const messages = (await call(client, "list_messages", { transactionId })).data as {
+      id: string;
+      subscriberId: string;
+      status: string;
+    }[];
     // No email integration in this environment: Ada's message fails, the other has no address.
     expect(messages.map((m) => [m.subscriberId, m.status]).sort()).toEqual([
       ["ada", "failed"],
@@ -126,9 +142,7 @@ describe("the read tools", () => {
     expect(`${best?.heading}\n${best?.excerpt}`).toMatch(/quiet hours/i);
 
     const entries = await auditOf(apiKey);
-    expect(entries.map((e) => e.resourceId).sort()).toEqual(
-      [...READ, "explain_message"].sort(),
-    );
+    expect(entries.map((e) => e.resourceId).sort()).toEqual([...READ, "explain_message"].sort());
     expect(new Set(entries.map((e) => e.actor.name))).toEqual(new Set(["mcp:support-bot"]));
     await client.close();
   });
@@ -205,7 +219,9 @@ describe("propose_change and apply_proposal", () => {
     const applied = (await call(manager, "apply_proposal", { id: proposal.id })) as unknown as Proposal;
     expect(applied).toEqual(expect.objectContaining({ status: "applied", appliedVersion: 2 }));
     const live = (await api<Workflow>(apiKey, "GET", `/v1/workflows/${workflow.key}`)).body;
-    expect(live.steps[0]).toEqual(expect.objectContaining({ template: expect.objectContaining({ subject: "Shipped: {{ payload.orderId }}" }) }));
+    expect(live.steps[0]).toEqual(
+      expect.objectContaining({ template: expect.objectContaining({ subject: "Shipped: {{ payload.orderId }}" }) }),
+    );
     await Promise.all([proposer.close(), manager.close()]);
   });
 });

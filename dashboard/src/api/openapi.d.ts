@@ -875,6 +875,20 @@ export interface paths {
                              */
                             revokedAt: string | null;
                             /**
+                             * @description `api`: the whole API of its environment. `mcp`: only the MCP server at `/mcp`, for the tools of its `scopes`.
+                             * @example api
+                             * @enum {string}
+                             */
+                            kind: "api" | "mcp";
+                            /**
+                             * @description An MCP key's scopes: `read` (workflows, subscribers, messages, triggers, docs), `trigger` (trigger and cancel), `propose` (changes as proposals a person applies), `manage` (apply proposals, promote). Empty for an `api` key.
+                             * @example [
+                             *       "read",
+                             *       "propose"
+                             *     ]
+                             */
+                            scopes: ("read" | "trigger" | "propose" | "manage")[];
+                            /**
                              * @description The fields of the first answer that held a secret: shown once, never stored, so left out of this replay.
                              * @example [
                              *       "key"
@@ -1244,6 +1258,20 @@ export interface paths {
                                  * @example null
                                  */
                                 revokedAt: string | null;
+                                /**
+                                 * @description `api`: the whole API of its environment. `mcp`: only the MCP server at `/mcp`, for the tools of its `scopes`.
+                                 * @example api
+                                 * @enum {string}
+                                 */
+                                kind: "api" | "mcp";
+                                /**
+                                 * @description An MCP key's scopes: `read` (workflows, subscribers, messages, triggers, docs), `trigger` (trigger and cancel), `propose` (changes as proposals a person applies), `manage` (apply proposals, promote). Empty for an `api` key.
+                                 * @example [
+                                 *       "read",
+                                 *       "propose"
+                                 *     ]
+                                 */
+                                scopes: ("read" | "trigger" | "propose" | "manage")[];
                             };
                             previous: components["schemas"]["ApiKey"] & unknown;
                             /**
@@ -1409,10 +1437,10 @@ export interface paths {
                     limit?: number;
                     /** @description The `nextCursor` of the previous page. */
                     cursor?: string;
-                    resource?: "workflow" | "variable" | "integration" | "environment" | "api_key" | "webhook_endpoint" | "in_app_settings" | "preference_link_settings" | "promotion" | "layout" | "partial" | "brand" | "translation" | "translation_settings" | "tenant";
+                    resource?: "workflow" | "variable" | "integration" | "environment" | "api_key" | "webhook_endpoint" | "in_app_settings" | "preference_link_settings" | "promotion" | "layout" | "partial" | "brand" | "translation" | "translation_settings" | "tenant" | "mcp_tool";
                     /** @description With `resource`: one workflow's key, one integration's id, ... */
                     resourceId?: string;
-                    action?: "created" | "updated" | "deleted" | "activated" | "deactivated" | "reverted" | "imported" | "renamed" | "revoked" | "rotated" | "promoted";
+                    action?: "created" | "updated" | "deleted" | "activated" | "deactivated" | "reverted" | "imported" | "renamed" | "revoked" | "rotated" | "promoted" | "called";
                     /** @description An API key's id (`key_...`), a key's name, or `admin`. */
                     actor?: string;
                     /** @description Entries at or after this time. */
@@ -17750,10 +17778,10 @@ export interface paths {
                     limit?: number;
                     /** @description The `nextCursor` of the previous page. */
                     cursor?: string;
-                    resource?: "workflow" | "variable" | "integration" | "environment" | "api_key" | "webhook_endpoint" | "in_app_settings" | "preference_link_settings" | "promotion" | "layout" | "partial" | "brand" | "translation" | "translation_settings" | "tenant";
+                    resource?: "workflow" | "variable" | "integration" | "environment" | "api_key" | "webhook_endpoint" | "in_app_settings" | "preference_link_settings" | "promotion" | "layout" | "partial" | "brand" | "translation" | "translation_settings" | "tenant" | "mcp_tool";
                     /** @description With `resource`: one workflow's key, one integration's id, ... */
                     resourceId?: string;
-                    action?: "created" | "updated" | "deleted" | "activated" | "deactivated" | "reverted" | "imported" | "renamed" | "revoked" | "rotated" | "promoted";
+                    action?: "created" | "updated" | "deleted" | "activated" | "deactivated" | "reverted" | "imported" | "renamed" | "revoked" | "rotated" | "promoted" | "called";
                     /** @description An API key's id (`key_...`), a key's name, or `admin`. */
                     actor?: string;
                     /** @description Entries at or after this time. */
@@ -17853,6 +17881,704 @@ export interface paths {
         };
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/proposals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List proposals
+         * @description Newest first, optionally in one state; `pending` counts the environment's pending proposals whatever the filter.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    limit?: number;
+                    /** @description The `nextCursor` of the previous page. */
+                    cursor?: string;
+                    /** @description Only proposals in this state. */
+                    status?: "pending" | "applied" | "rejected";
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page of proposals */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ProposalList"];
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `unauthorized` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 401;
+                            /** @enum {string} */
+                            code?: "unauthorized";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `forbidden` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 403;
+                            /** @enum {string} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `environment_not_found` */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 404;
+                            /** @enum {string} */
+                            code?: "environment_not_found";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `validation_failed` */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 422;
+                            /** @enum {string} */
+                            code?: "validation_failed";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `rate_limited` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 429;
+                            /** @enum {string} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Propose a change
+         * @description Records a change to a workflow, layout, partial or locale's translations for a person to apply, without changing anything live. `content` is the whole resource as its `PUT` takes it; `patch` an RFC 6902 patch over its current content. The content is checked as a save would check it: problems are in `validation.errors` (with field paths) and the proposal is still made (it cannot be applied until they are fixed). `diff` is the RFC 6902 patch from the current version (`baseVersion`; null for a key that does not exist yet, which applying creates) and `preview` the rendered content.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes a retry safe (IETF draft-ietf-httpapi-idempotency-key-header): the first answer is kept 24 hours per environment and replayed to the same request; the same key with another request gets 422 `idempotency_key_mismatch`, and while the first is running, 409 `idempotency_key_in_flight`. 1 to 255 printable ASCII characters. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["ProposalInput"];
+                };
+            };
+            responses: {
+                /** @description The proposal, pending */
+                201: {
+                    headers: {
+                        "Idempotency-Replay": components["headers"]["IdempotencyReplay"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Proposal"];
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `malformed_json` or `invalid_idempotency_key` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 400;
+                            /** @enum {string} */
+                            code?: "malformed_json" | "invalid_idempotency_key";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `unauthorized` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 401;
+                            /** @enum {string} */
+                            code?: "unauthorized";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `forbidden` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 403;
+                            /** @enum {string} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `environment_not_found` */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 404;
+                            /** @enum {string} */
+                            code?: "environment_not_found";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `idempotency_key_in_flight` */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 409;
+                            /** @enum {string} */
+                            code?: "idempotency_key_in_flight";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `payload_too_large` */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 413;
+                            /** @enum {string} */
+                            code?: "payload_too_large";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `unsupported_media_type` */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 415;
+                            /** @enum {string} */
+                            code?: "unsupported_media_type";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `validation_failed` or `idempotency_key_mismatch` or `proposal_patch_failed` */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 422;
+                            /** @enum {string} */
+                            code?: "validation_failed" | "idempotency_key_mismatch" | "proposal_patch_failed";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `rate_limited` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 429;
+                            /** @enum {string} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/proposals/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a proposal */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The proposal */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Proposal"];
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `unauthorized` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 401;
+                            /** @enum {string} */
+                            code?: "unauthorized";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `forbidden` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 403;
+                            /** @enum {string} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `environment_not_found` or `proposal_not_found` */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 404;
+                            /** @enum {string} */
+                            code?: "environment_not_found" | "proposal_not_found";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `validation_failed` */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 422;
+                            /** @enum {string} */
+                            code?: "validation_failed";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `rate_limited` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 429;
+                            /** @enum {string} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/proposals/{id}/apply": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Apply a proposal
+         * @description Saves the proposed content as `PUT` with `If-Match: baseVersion` would (or creates the resource when `baseVersion` is null): one new version, with one audit entry whose `proposalId` names the proposal. 409 `proposal_stale` when the resource changed since; 422 `proposal_invalid` when its content does not pass the save's checks.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes a retry safe (IETF draft-ietf-httpapi-idempotency-key-header): the first answer is kept 24 hours per environment and replayed to the same request; the same key with another request gets 422 `idempotency_key_mismatch`, and while the first is running, 409 `idempotency_key_in_flight`. 1 to 255 printable ASCII characters. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The proposal, applied: `appliedVersion` is the version made */
+                200: {
+                    headers: {
+                        "Idempotency-Replay": components["headers"]["IdempotencyReplay"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Proposal"];
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `invalid_idempotency_key` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 400;
+                            /** @enum {string} */
+                            code?: "invalid_idempotency_key";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `unauthorized` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 401;
+                            /** @enum {string} */
+                            code?: "unauthorized";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `forbidden` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 403;
+                            /** @enum {string} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `environment_not_found` or `proposal_not_found` */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 404;
+                            /** @enum {string} */
+                            code?: "environment_not_found" | "proposal_not_found";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `idempotency_key_in_flight` or `proposal_not_pending` or `proposal_stale` */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 409;
+                            /** @enum {string} */
+                            code?: "idempotency_key_in_flight" | "proposal_not_pending" | "proposal_stale";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `validation_failed` or `idempotency_key_mismatch` or `proposal_invalid` */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 422;
+                            /** @enum {string} */
+                            code?: "validation_failed" | "idempotency_key_mismatch" | "proposal_invalid";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `rate_limited` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 429;
+                            /** @enum {string} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/proposals/{id}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reject a proposal
+         * @description Marks it rejected, with an optional reason. Nothing else changes.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes a retry safe (IETF draft-ietf-httpapi-idempotency-key-header): the first answer is kept 24 hours per environment and replayed to the same request; the same key with another request gets 422 `idempotency_key_mismatch`, and while the first is running, 409 `idempotency_key_in_flight`. 1 to 255 printable ASCII characters. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": components["schemas"]["ProposalRejectInput"];
+                };
+            };
+            responses: {
+                /** @description The proposal, rejected */
+                200: {
+                    headers: {
+                        "Idempotency-Replay": components["headers"]["IdempotencyReplay"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Proposal"];
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `malformed_json` or `invalid_idempotency_key` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 400;
+                            /** @enum {string} */
+                            code?: "malformed_json" | "invalid_idempotency_key";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `unauthorized` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 401;
+                            /** @enum {string} */
+                            code?: "unauthorized";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `forbidden` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 403;
+                            /** @enum {string} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `environment_not_found` or `proposal_not_found` */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 404;
+                            /** @enum {string} */
+                            code?: "environment_not_found" | "proposal_not_found";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `idempotency_key_in_flight` or `proposal_not_pending` */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 409;
+                            /** @enum {string} */
+                            code?: "idempotency_key_in_flight" | "proposal_not_pending";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `payload_too_large` */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 413;
+                            /** @enum {string} */
+                            code?: "payload_too_large";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `unsupported_media_type` */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 415;
+                            /** @enum {string} */
+                            code?: "unsupported_media_type";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `validation_failed` or `idempotency_key_mismatch` */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 422;
+                            /** @enum {string} */
+                            code?: "validation_failed" | "idempotency_key_mismatch";
+                        };
+                    };
+                };
+                /** @description Problem (RFC 9457) with `code` `rate_limited` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {number} */
+                            status?: 429;
+                            /** @enum {string} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;
@@ -18915,7 +19641,7 @@ export interface components {
              * @description Stable machine code.
              * @enum {string}
              */
-            code: "bad_request" | "validation_failed" | "malformed_json" | "unsupported_media_type" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "workflow_not_found" | "workflow_inactive" | "workflow_exists" | "workflow_key_immutable" | "workflow_version_not_found" | "workflow_changed" | "workflow_version_conflict" | "promotion_conflict" | "layout_not_found" | "layout_exists" | "layout_content_missing" | "layout_key_immutable" | "layout_version_not_found" | "layout_changed" | "layout_version_conflict" | "layout_in_use" | "partial_not_found" | "partial_exists" | "partial_key_immutable" | "partial_version_not_found" | "partial_changed" | "partial_version_conflict" | "partial_in_use" | "subscriber_not_found" | "subscriber_exists" | "variable_not_found" | "variable_exists" | "topic_not_found" | "topic_exists" | "tenant_not_found" | "tenant_exists" | "no_valid_recipients" | "transaction_not_found" | "transaction_conflict" | "payload_too_large" | "rate_limited" | "invalid_tracking_link" | "invalid_signature" | "integration_not_found" | "message_not_found" | "suppression_not_found" | "webhook_endpoint_not_found" | "event_not_found" | "secret_requires_resupply" | "destination_not_allowed" | "environment_not_found" | "environment_exists" | "api_key_not_found" | "api_key_revoked" | "api_key_expired" | "invalid_idempotency_key" | "idempotency_key_mismatch" | "idempotency_key_in_flight" | "application_not_found" | "subscriber_hash_invalid" | "context_hash_invalid" | "workflow_critical" | "workflow_too_deep" | "too_many_paths" | "workflow_triggers_itself" | "limit_reached" | "brand_version_not_found" | "brand_changed" | "translation_not_found" | "translation_version_not_found" | "translation_key_missing" | "translation_changed" | "internal_error";
+            code: "bad_request" | "validation_failed" | "malformed_json" | "unsupported_media_type" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "workflow_not_found" | "workflow_inactive" | "workflow_exists" | "workflow_key_immutable" | "workflow_version_not_found" | "workflow_changed" | "workflow_version_conflict" | "promotion_conflict" | "layout_not_found" | "layout_exists" | "layout_content_missing" | "layout_key_immutable" | "layout_version_not_found" | "layout_changed" | "layout_version_conflict" | "layout_in_use" | "partial_not_found" | "partial_exists" | "partial_key_immutable" | "partial_version_not_found" | "partial_changed" | "partial_version_conflict" | "partial_in_use" | "subscriber_not_found" | "subscriber_exists" | "variable_not_found" | "variable_exists" | "topic_not_found" | "topic_exists" | "tenant_not_found" | "tenant_exists" | "no_valid_recipients" | "transaction_not_found" | "transaction_conflict" | "payload_too_large" | "rate_limited" | "invalid_tracking_link" | "invalid_signature" | "integration_not_found" | "message_not_found" | "suppression_not_found" | "webhook_endpoint_not_found" | "event_not_found" | "secret_requires_resupply" | "destination_not_allowed" | "environment_not_found" | "environment_exists" | "api_key_not_found" | "api_key_revoked" | "api_key_expired" | "invalid_idempotency_key" | "idempotency_key_mismatch" | "idempotency_key_in_flight" | "application_not_found" | "subscriber_hash_invalid" | "context_hash_invalid" | "workflow_critical" | "workflow_too_deep" | "too_many_paths" | "workflow_triggers_itself" | "limit_reached" | "brand_version_not_found" | "brand_changed" | "translation_not_found" | "translation_version_not_found" | "translation_key_missing" | "translation_changed" | "proposal_not_found" | "proposal_stale" | "proposal_not_pending" | "proposal_invalid" | "proposal_patch_failed" | "internal_error";
             /** @description Also sent as the `x-request-id` header. */
             requestId?: string;
             errors?: components["schemas"]["FieldError"][];
@@ -19003,6 +19729,20 @@ export interface components {
              * @example null
              */
             revokedAt: string | null;
+            /**
+             * @description `api`: the whole API of its environment. `mcp`: only the MCP server at `/mcp`, for the tools of its `scopes`.
+             * @example api
+             * @enum {string}
+             */
+            kind: "api" | "mcp";
+            /**
+             * @description An MCP key's scopes: `read` (workflows, subscribers, messages, triggers, docs), `trigger` (trigger and cancel), `propose` (changes as proposals a person applies), `manage` (apply proposals, promote). Empty for an `api` key.
+             * @example [
+             *       "read",
+             *       "propose"
+             *     ]
+             */
+            scopes: ("read" | "trigger" | "propose" | "manage")[];
         };
         ApiKeyCreated: components["schemas"]["ApiKey"] & {
             /**
@@ -19024,6 +19764,21 @@ export interface components {
              * @description In the future; leave out for a key with no end.
              */
             expiresAt?: string;
+            /**
+             * @description `api`: the whole API of its environment. `mcp`: only the MCP server at `/mcp`, for the tools of its `scopes`.
+             * @default api
+             * @example api
+             * @enum {string}
+             */
+            kind: "api" | "mcp";
+            /**
+             * @description Required for an `mcp` key (one or more scopes); not allowed for an `api` key.
+             * @example [
+             *       "read",
+             *       "propose"
+             *     ]
+             */
+            scopes?: ("read" | "trigger" | "propose" | "manage")[];
         };
         Rotation: {
             key: components["schemas"]["ApiKeyCreated"];
@@ -19056,11 +19811,11 @@ export interface components {
             at: string;
             actor: components["schemas"]["AuditActor"];
             /** @enum {string} */
-            resource: "workflow" | "variable" | "integration" | "environment" | "api_key" | "webhook_endpoint" | "in_app_settings" | "preference_link_settings" | "promotion" | "layout" | "partial" | "brand" | "translation" | "translation_settings" | "tenant";
+            resource: "workflow" | "variable" | "integration" | "environment" | "api_key" | "webhook_endpoint" | "in_app_settings" | "preference_link_settings" | "promotion" | "layout" | "partial" | "brand" | "translation" | "translation_settings" | "tenant" | "mcp_tool";
             /** @description A workflow's or variable's key, an integration's, key's or endpoint's id, an environment's slug. */
             resourceId: string;
             /** @enum {string} */
-            action: "created" | "updated" | "deleted" | "activated" | "deactivated" | "reverted" | "imported" | "renamed" | "revoked" | "rotated" | "promoted";
+            action: "created" | "updated" | "deleted" | "activated" | "deactivated" | "reverted" | "imported" | "renamed" | "revoked" | "rotated" | "promoted" | "called";
             /**
              * @description One line saying what changed, as a workflow's History does (`step "mail": template.subject changed`, `name changed`, `Created`); it names fields, never values.
              * @example step "mail": template.subject changed
@@ -19074,6 +19829,8 @@ export interface components {
             requestId: string | null;
             /** @description The `X-Request-Id` the caller sent, if any: recorded as given, never used as `requestId`. */
             clientRequestId: string | null;
+            /** @description The proposal (`prp_...`) whose apply made this change; null for a direct change. */
+            proposalId: string | null;
         };
         AuditActor: {
             /** @enum {string} */
@@ -21706,6 +22463,145 @@ export interface components {
         EventList: {
             data: components["schemas"]["Event"][];
             nextCursor: string | null;
+        };
+        Proposal: {
+            /** @example prp_0193c1f2a4b07c3d9e8f00112233aabb */
+            id: string;
+            /** @enum {string} */
+            resource: "workflow" | "layout" | "partial" | "translations";
+            key: string;
+            /** @enum {string} */
+            status: "pending" | "applied" | "rejected";
+            /** @description The version it was made from; null when the resource did not exist (applying creates it). */
+            baseVersion: number | null;
+            /** @description The whole content as proposed (after its patch, if it came as one). */
+            content?: unknown;
+            /** @description The patch as sent; null when it came as content. */
+            patch: components["schemas"]["JsonPatchOperation"][] | null;
+            note: string | null;
+            /** @description RFC 6902 from the base version's content to the proposed content. */
+            diff: components["schemas"]["PatchOperation"][];
+            validation: components["schemas"]["ProposalValidation"];
+            preview: components["schemas"]["ProposalPreview"];
+            proposedBy: components["schemas"]["VersionAuthor"];
+            /** Format: date-time */
+            createdAt: string;
+            decidedBy: components["schemas"]["VersionAuthor"] & (Record<string, never> | null);
+            /** Format: date-time */
+            decidedAt: string | null;
+            /** @description The version applying it made. */
+            appliedVersion: number | null;
+            rejectReason: string | null;
+        };
+        JsonPatchOperation: {
+            /** @enum {string} */
+            op: "add";
+            /** @description An RFC 6901 JSON Pointer (`/steps/0/template/subject`). */
+            path: string;
+            value?: unknown;
+        } | {
+            /** @enum {string} */
+            op: "remove";
+            /** @description An RFC 6901 JSON Pointer (`/steps/0/template/subject`). */
+            path: string;
+        } | {
+            /** @enum {string} */
+            op: "replace";
+            /** @description An RFC 6901 JSON Pointer (`/steps/0/template/subject`). */
+            path: string;
+            value?: unknown;
+        } | {
+            /** @enum {string} */
+            op: "move";
+            /** @description An RFC 6901 JSON Pointer (`/steps/0/template/subject`). */
+            from: string;
+            /** @description An RFC 6901 JSON Pointer (`/steps/0/template/subject`). */
+            path: string;
+        } | {
+            /** @enum {string} */
+            op: "copy";
+            /** @description An RFC 6901 JSON Pointer (`/steps/0/template/subject`). */
+            from: string;
+            /** @description An RFC 6901 JSON Pointer (`/steps/0/template/subject`). */
+            path: string;
+        } | {
+            /** @enum {string} */
+            op: "test";
+            /** @description An RFC 6901 JSON Pointer (`/steps/0/template/subject`). */
+            path: string;
+            value?: unknown;
+        };
+        ProposalValidation: {
+            ok: boolean;
+            /** @description Every problem a save of this content would answer with, by field path within the content. */
+            errors: components["schemas"]["FieldError"][];
+        };
+        /** @description The proposed content rendered: a workflow's steps as `POST /v1/workflows/preview` renders them (with the first of its `payloadSchema`'s `examples`, else an empty payload); a layout around a sample message; a partial on its own; a locale's texts. */
+        ProposalPreview: {
+            /** @enum {string} */
+            resource: "workflow";
+            /** @description Every step of the tree in run order: a branch, then its paths' steps (paths in order, the default last), then what follows it. */
+            steps: components["schemas"]["PreviewStep"][];
+        } | {
+            /** @enum {string} */
+            resource: "layout";
+            html: string | null;
+            text: string | null;
+            error?: string;
+        } | {
+            /** @enum {string} */
+            resource: "partial";
+            content: string | null;
+            error?: string;
+        } | {
+            /** @enum {string} */
+            resource: "translations";
+            /** @description The locale's keys, flat (`welcome.subject`), as a `t` filter finds them. */
+            texts: {
+                [key: string]: unknown;
+            };
+        } | null;
+        /**
+         * @example {
+         *       "resource": "workflow",
+         *       "key": "welcome",
+         *       "patch": [
+         *         {
+         *           "op": "replace",
+         *           "path": "/steps/0/template/subject",
+         *           "value": "Welcome aboard, {{ subscriber.firstName }}"
+         *         }
+         *       ],
+         *       "note": "Friendlier subject line"
+         *     }
+         */
+        ProposalInput: {
+            /** @enum {string} */
+            resource: "workflow" | "layout" | "partial" | "translations";
+            /** @description The workflow's, layout's or partial's key, or the locale (`de-CH`). A key that does not exist yet proposes creating it. */
+            key: string;
+            /** @description The whole resource as its `PUT` takes it (`{keys}` for translations). Give this or `patch`. */
+            content?: {
+                [key: string]: unknown;
+            };
+            /** @description An RFC 6902 JSON Patch applied to the current content (as its `PUT` takes it). Give this or `content`. */
+            patch?: components["schemas"]["JsonPatchOperation"][];
+            /** @description Why: shown to whoever reviews it. */
+            note?: string;
+        };
+        ProposalList: {
+            data: components["schemas"]["Proposal"][];
+            nextCursor: string | null;
+            /** @description How many proposals of the environment wait for a decision. */
+            pending: number;
+        };
+        /**
+         * @example {
+         *       "reason": "The subject must keep the order number."
+         *     }
+         */
+        ProposalRejectInput: {
+            reason?: string;
         };
     };
     responses: never;

@@ -12,7 +12,13 @@ import type { ApiKeyCreated, ApiKeyInput, RotateInput } from "./schemas";
 import type { EnvironmentsScope } from "./scope-repository";
 
 /** A fresh key for an environment: the row to insert (its hash only) and the answer that shows the secret once. */
-async function issueKey(environment: EnvironmentRow, name: string, expiresAt: Date | null, now: Date, access: Pick<KeyRow, "kind" | "scopes">) {
+async function issueKey(
+  environment: EnvironmentRow,
+  name: string,
+  expiresAt: Date | null,
+  now: Date,
+  access: Pick<KeyRow, "kind" | "scopes">,
+) {
   const { key, prefix } = generateApiKey(environment.slug);
   const row: KeyRow = {
     id: newId("key"),
@@ -94,7 +100,10 @@ export function apiKeyIssuing({ db, audit, bySlug, keyWithSlug }: EnvironmentsSc
       const end = new Date(now.getTime() + input.overlapHours * 3_600_000);
       const expiresAt = found.key.expiresAt && found.key.expiresAt < end ? found.key.expiresAt : end;
       // The successor does what the old key did: same kind, same scopes.
-      const { row, created } = await issueKey(environment, input.name ?? found.key.name, null, now, { kind: found.key.kind, scopes: found.key.scopes });
+      const { row, created } = await issueKey(environment, input.name ?? found.key.name, null, now, {
+        kind: found.key.kind,
+        scopes: found.key.scopes,
+      });
       const [, [previous]] = await db.batch([
         db.insert(apiKeys).values(row),
         db.update(apiKeys).set({ expiresAt }).where(eq(apiKeys.id, id)).returning(),

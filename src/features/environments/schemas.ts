@@ -52,13 +52,11 @@ const Kind = z.enum(API_KEY_KINDS).openapi({
   description: "`api`: the whole API of its environment. `mcp`: only the MCP server at `/mcp`, for the tools of its `scopes`.",
   example: "api",
 });
-const Scopes = z
-  .array(z.enum(MCP_SCOPES))
-  .openapi({
-    description:
-      "An MCP key's scopes: `read` (workflows, subscribers, messages, triggers, docs), `trigger` (trigger and cancel), `propose` (changes as proposals a person applies), `manage` (apply proposals, promote). Empty for an `api` key.",
-    example: ["read", "propose"],
-  });
+const Scopes = z.array(z.enum(MCP_SCOPES)).openapi({
+  description:
+    "An MCP key's scopes: `read` (workflows, subscribers, messages, triggers, docs), `trigger` (trigger and cancel), `propose` (changes as proposals a person applies), `manage` (apply proposals, promote). Empty for an `api` key.",
+  example: ["read", "propose"],
+});
 
 export const ApiKey = z
   .object({

@@ -30,7 +30,9 @@ export async function mcpCallerOf(c: Context<AppEnv>): Promise<McpCaller> {
   const { caller, key: owner } = await identify(c, key);
   const headers = await limitRequest(c, caller);
   for (const [name, value] of Object.entries(headers)) c.header(name, value);
-  const actor: Actor = owner ? { type: "key", id: owner.keyId, name: `mcp:${owner.keyName}` } : { type: "admin", id: null, name: "mcp:admin" };
+  const actor: Actor = owner
+    ? { type: "key", id: owner.keyId, name: `mcp:${owner.keyName}` }
+    : { type: "admin", id: null, name: "mcp:admin" };
   return {
     data: dataOf(c.env, caller.environmentId),
     slug: caller.slug,

@@ -30,7 +30,32 @@ const sections = (): Indexed[] =>
   })));
 
 /** Words too common in the docs to tell sections apart. */
-const STOP_WORDS = new Set(["a", "an", "and", "are", "as", "at", "be", "by", "do", "for", "from", "how", "i", "in", "is", "it", "of", "on", "or", "the", "to", "what", "when", "with"]);
+const STOP_WORDS = new Set([
+  "a",
+  "an",
+  "and",
+  "are",
+  "as",
+  "at",
+  "be",
+  "by",
+  "do",
+  "for",
+  "from",
+  "how",
+  "i",
+  "in",
+  "is",
+  "it",
+  "of",
+  "on",
+  "or",
+  "the",
+  "to",
+  "what",
+  "when",
+  "with",
+]);
 
 const termsOf = (query: string) => [...new Set(query.toLowerCase().match(/[\p{L}\p{N}_.-]+/gu) ?? [])].filter((t) => !STOP_WORDS.has(t));
 

@@ -12,8 +12,7 @@ const proposeChange = defineTool({
   input: ProposalInput,
   output: Proposal,
   unrecorded: ["content", "patch"],
-  run: (input, { env, caller }) =>
-    createProposal(caller.data, input, { actor: caller.audit.actor, destinations: destinationOptions(env) }),
+  run: (input, { env, caller }) => createProposal(caller.data, input, { actor: caller.audit.actor, destinations: destinationOptions(env) }),
 });
 
 export const proposeTools = [proposeChange];

@@ -80,7 +80,8 @@ const getTrigger = defineTool({
   output: TriggerStatusView,
   async run({ transactionId, ...query }, { env, caller }) {
     const view = await triggerView(env, caller.data, transactionId, query);
-    if (!view) throw new ApiError("transaction_not_found", `No recorded trigger with transactionId "${transactionId}" in this environment.`);
+    if (!view)
+      throw new ApiError("transaction_not_found", `No recorded trigger with transactionId "${transactionId}" in this environment.`);
     return view;
   },
 });

@@ -46,7 +46,13 @@ const toolError = (error: ApiError): CallToolResult => ({
 function register(server: McpServer, tool: McpTool, context: ToolContext) {
   server.registerTool(
     tool.name,
-    { title: tool.title, description: tool.description, inputSchema: tool.input, outputSchema: tool.output, annotations: { title: tool.title, readOnlyHint: tool.scope === "read" } },
+    {
+      title: tool.title,
+      description: tool.description,
+      inputSchema: tool.input,
+      outputSchema: tool.output,
+      annotations: { title: tool.title, readOnlyHint: tool.scope === "read" },
+    },
     async (args: z.infer<McpTool["input"]>): Promise<CallToolResult> => {
       const called = { arguments: recorded(tool, args), scope: tool.scope };
       try {
@@ -55,7 +61,10 @@ function register(server: McpServer, tool: McpTool, context: ToolContext) {
         return { content: [{ type: "text", text: JSON.stringify(result) }], structuredContent: result };
       } catch (error) {
         const known = error instanceof ApiError && error.status < 500;
-        if (!known) console.error(JSON.stringify({ level: "error", tool: tool.name, message: error instanceof Error ? error.message : String(error) }));
+        if (!known)
+          console.error(
+            JSON.stringify({ level: "error", tool: tool.name, message: error instanceof Error ? error.message : String(error) }),
+          );
         const problem = known ? error : new ApiError("internal_error", "The tool failed; the error is logged with the request id.");
         await audit(context.caller, tool.name, { ...called, outcome: "error", errorCode: problem.code });
         return toolError(problem);
@@ -92,11 +101,14 @@ function refuseUnlisted(transport: WebStandardStreamableHTTPServerTransport, cal
 /** One server per request (the transport is stateless): only the caller's tools are registered. */
 async function handle(c: Context<AppEnv>): Promise<Response> {
   const caller = await mcpCallerOf(c);
-  const server = new McpServer({ name: "clarion", version: "0.12.0" }, {
-    instructions: INSTRUCTIONS,
-    // Ajv, the default, compiles schemas with `new Function`, which Workers refuse.
-    jsonSchemaValidator: new CfWorkerJsonSchemaValidator(),
-  });
+  const server = new McpServer(
+    { name: "clarion", version: "0.12.0" },
+    {
+      instructions: INSTRUCTIONS,
+      // Ajv, the default, compiles schemas with `new Function`, which Workers refuse.
+      jsonSchemaValidator: new CfWorkerJsonSchemaValidator(),
+    },
+  );
   const tools = MCP_TOOLS.filter((tool) => caller.scopes.has(tool.scope));
   for (const tool of tools) register(server, tool, { env: c.env, caller });
   const transport = new WebStandardStreamableHTTPServerTransport({

@@ -17,7 +17,9 @@ const MAX_DRY_RUN_RECIPIENTS = 20;
 
 const TriggerInput = z.object({
   workflow: z.string().min(1).max(64).describe("The workflow key."),
-  to: z.union([Recipient, z.array(Recipient).min(1).max(100)]).describe("A subscriberId, a subscriber (upserted inline) or a topic; or a list."),
+  to: z
+    .union([Recipient, z.array(Recipient).min(1).max(100)])
+    .describe("A subscriberId, a subscriber (upserted inline) or a topic; or a list."),
   payload: z.record(z.string(), z.unknown()).optional(),
   overrides: z.record(z.string(), z.unknown()).optional(),
   tenant: z.string().min(1).max(256).optional(),
@@ -53,11 +55,26 @@ async function sampleOf(data: Data, recipient: z.infer<typeof Recipient>) {
     const found = await data.subscribers.find(recipient);
     if (!found) return { recipient, known: false, note: "No such subscriber: a real trigger skips them.", subscriber: null };
     const { subscriberId, email, phone, firstName, lastName, avatar, locale, timezone, data: custom } = found;
-    const subscriber: Partial<SubscriberInput> = { subscriberId, email, phone, firstName, lastName, avatar, locale, timezone, data: custom };
+    const subscriber: Partial<SubscriberInput> = {
+      subscriberId,
+      email,
+      phone,
+      firstName,
+      lastName,
+      avatar,
+      locale,
+      timezone,
+      data: custom,
+    };
     return { recipient, known: true, note: null, subscriber };
   }
   if ("topic" in recipient) {
-    return { recipient: `topic:${recipient.topic}`, known: true, note: "A topic's members are not expanded in a dry run.", subscriber: null };
+    return {
+      recipient: `topic:${recipient.topic}`,
+      known: true,
+      note: "A topic's members are not expanded in a dry run.",
+      subscriber: null,
+    };
   }
   const { channels: _channels, ...subscriber } = recipient;
   return { recipient: recipient.subscriberId, known: true, note: "Inline: a real trigger upserts this profile first.", subscriber };
@@ -66,8 +83,10 @@ async function sampleOf(data: Data, recipient: z.infer<typeof Recipient>) {
 /** Renders the trigger per recipient, as the workflow preview does, and says whether it would be accepted. */
 async function dryRun(data: Data, workflow: Workflow | null, input: Input): Promise<TriggerOutcome> {
   const problems = [];
-  if (!workflow) return { dryRun: true, accepted: false, transactionId: null, problems: [{ path: "workflow", message: "No such workflow." }] };
-  if (!workflow.active) problems.push({ path: "workflow", message: "The workflow is inactive: a real trigger is refused (workflow_inactive)." });
+  if (!workflow)
+    return { dryRun: true, accepted: false, transactionId: null, problems: [{ path: "workflow", message: "No such workflow." }] };
+  if (!workflow.active)
+    problems.push({ path: "workflow", message: "The workflow is inactive: a real trigger is refused (workflow_inactive)." });
   if (workflow.payloadSchema) problems.push(...payloadErrors(workflow.payloadSchema, input.payload ?? {}));
   const recipients = (Array.isArray(input.to) ? input.to : [input.to]).slice(0, MAX_DRY_RUN_RECIPIENTS);
   const [vars, content] = await Promise.all([data.previewVariables(), currentContent(data)]);
@@ -96,7 +115,8 @@ const triggerWorkflow = defineTool({
     const { dryRun: dry, ...trigger } = input;
     if (dry) return dryRun(caller.data, await caller.data.workflows.find(input.workflow), input);
     const parsed = TriggerRequest.safeParse(trigger);
-    if (!parsed.success) throw new ApiError("validation_failed", "The trigger does not match the expected schema.", fieldErrors(parsed.error.issues));
+    if (!parsed.success)
+      throw new ApiError("validation_failed", "The trigger does not match the expected schema.", fieldErrors(parsed.error.issues));
     const accepted = await acceptTrigger(caller.data, env, parsed.data);
     return {
       dryRun: false,
