@@ -28,6 +28,7 @@ const READING_ORDER = [
   "docs/guides/layouts-and-translations.md",
   "docs/guides/tenants.md",
   "docs/guides/admin-and-cli.md",
+  "docs/guides/agents-and-mcp.md",
   "docs/concepts/security.md",
   "docs/guides/rate-limits.md",
   "docs/guides/retention.md",
