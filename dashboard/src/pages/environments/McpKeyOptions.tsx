@@ -31,13 +31,13 @@ export function McpKeyOptions({
         (only <code>/mcp</code>)
       </label>
       {scopes !== null ? (
-        <div className="mcp-scopes" role="group" aria-label="MCP scopes">
+        <fieldset className="mcp-scopes" aria-label="MCP scopes">
           {MCP_SCOPES.map((scope) => (
             <label key={scope}>
               <Checkbox checked={chosen.has(scope)} onChange={(e) => toggle(scope, e.target.checked)} /> {SCOPE_LABELS[scope]}
             </label>
           ))}
-        </div>
+        </fieldset>
       ) : null}
       {error ? <p className="field-error small">{error}</p> : null}
     </fieldset>
