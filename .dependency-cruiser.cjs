@@ -224,7 +224,7 @@ module.exports = {
         "it instead of c.var.data is a decision a review sees: the key lookup, environments and dashboard " +
         "sessions (features/environments/), Idempotency-Key answers, the admin audit log, promotions, " +
         "provider callbacks and tracking links (they find their environment from what they are sent), the " +
-        "webhook queue's consumer, test send and sweeps, the cron, the Inbox's session lookups, and the " +
+        "webhook queue's consumer, test send and sweeps, the cron, the deployment-wide /metrics scrape, the Inbox's session lookups, and the " +
         "layers below features/ that cannot hold Data (delivery's batch context, the Inbox socket object).",
       severity: "error",
       from: {
@@ -238,6 +238,7 @@ module.exports = {
           "^src/features/promotions/(routes|promote)\\.ts$",
           "^src/features/provider-callbacks/routes\\.ts$",
           "^src/features/tracking/routes\\.ts$",
+          "^src/features/metrics/repository\\.ts$",
           "^src/features/events/endpoints/(consumer|routes|sweep)\\.ts$",
           "^src/novu/socket\\.ts$",
           "^src/novu/inbox/(routing|session-routes)\\.ts$",

@@ -15,6 +15,11 @@
 // triggers to the one-email workflow and then N to one whose email sits behind a two-path branch
 // (a payload condition picks the path; half the triggers take each, both paths end in the same
 // email). Prints both times and the ratio branch / plain (the issue's bound: at most 1.10).
+//
+// BENCH_ROLLUPS=1 (or `--rollups`) measures what the analytics rollups cost: for each size, twice in
+// turn, N triggers to a Clarion started with the rollups off (ANALYTICS_ROLLUPS=off) and N to one
+// with them on (each a fresh server, the same state folder layout). Prints the best time of each
+// and the ratio on / off (the issue's bound: at most 1.05).
 import { loadavg } from "node:os";
 import { client, cpuSpent, ensureWorkflow, localDb, providerCalls, startServer } from "./server.mjs";
 
@@ -25,6 +30,7 @@ const CONTENT = process.env.BENCH_CONTENT === "1" || process.argv.includes("--co
 const PLAIN = "bench-delivery-plain";
 const FRAMED = "bench-delivery-content";
 const BRANCH = process.env.BENCH_BRANCH === "1" || process.argv.includes("--branch");
+const ROLLUPS = process.env.BENCH_ROLLUPS === "1" || process.argv.includes("--rollups");
 const BRANCHED = "bench-delivery-branch";
 const BENCH_EMAIL = (id) => ({ id, type: "email", template: { subject: "Hi {{ subscriber.subscriberId }}", text: "Benchmark." } });
 const BRANCH_STEPS = [
@@ -171,6 +177,39 @@ async function ensureContent(call) {
     },
     [201, 409],
   );
+}
+
+/** One run of N on a fresh server with the rollups on or off. */
+async function rollupRun(n, on) {
+  const fresh = await startServer({ countD1: true, ...(on ? {} : { vars: { ANALYTICS_ROLLUPS: "off" } }) });
+  try {
+    const { call } = client(fresh.baseUrl, fresh.key);
+    await ensureWorkflow(call, WORKFLOW, "Benchmark delivery", [BENCH_EMAIL("email")]);
+    console.log(`\n--- rollups ${on ? "on" : "off"} ---`);
+    return await runOnce(fresh, n);
+  } finally {
+    await fresh.stop();
+  }
+}
+
+if (ROLLUPS) {
+  let ok = true;
+  for (const n of SIZES) {
+    const times = { on: [], off: [] };
+    for (let round = 0; round < 2; round++)
+      for (const on of [false, true]) {
+        const run = await rollupRun(n, on);
+        ok = run.ok && ok;
+        times[on ? "on" : "off"].push(run.seconds);
+      }
+    const best = (list) => Math.min(...list);
+    console.log(
+      `\nN = ${n}: rollups off ${times.off.map((t) => t.toFixed(2)).join(" / ")} s, on ${times.on.map((t) => t.toFixed(2)).join(" / ")} s`,
+    );
+    console.log(`ratio on / off (best)  ${(best(times.on) / best(times.off)).toFixed(3)} (bound: 1.05)`);
+  }
+  if (!ok) process.exitCode = 1;
+  process.exit();
 }
 
 const server = await startServer({ countD1: true });

@@ -6,7 +6,9 @@
 // in rounds with GET /health:
 //   GET /v1/messages?limit=50                      (no filter, newest first: every shard, merged)
 //   GET /v1/messages?subscriberId=<one>&limit=50   (one subscriber: one shard)
-// Targets (issue 32): p95 ≤ 150 ms and ≤ 50 ms.
+//   GET /v1/analytics/overview over the whole span  (the analytics rollups the seeding kept: every shard, summed)
+// Targets: p95 ≤ 150 ms and ≤ 50 ms (issue 32), the overview ≤ 200 ms (issue 37). BENCH_SPAN_DAYS
+// (default 92, at most 92: the analytics' longest range) spreads the messages over that many days.
 //
 // Filling: no route of Clarion writes log rows on request, and none is added for a benchmark.
 // bench/reads-seeder/ is a tiny Worker named like Clarion that exports the LogShard class and
@@ -36,10 +38,15 @@ const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 300);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 1);
 const ROUNDS = 2;
 const LIMIT = 50;
-const SPAN_MS = 30 * 86_400_000;
+const SPAN_DAYS = Number(process.env.BENCH_SPAN_DAYS ?? 92);
+const SPAN_MS = SPAN_DAYS * 86_400_000;
 const SEED_PORT = String(Number(process.env.PORT ?? 8797) + 1);
-const TARGETS = { all: 150, subscriber: 50 };
+const TARGETS = { all: 150, subscriber: 50, overview: 200 };
 
+if (!Number.isInteger(SPAN_DAYS) || SPAN_DAYS < 1 || SPAN_DAYS > 92) {
+  console.error("BENCH_SPAN_DAYS must be an integer from 1 to 92.");
+  process.exit(1);
+}
 if (!Number.isInteger(TOTAL) || TOTAL < 10_000 || !Number.isInteger(SUBSCRIBERS) || SUBSCRIBERS < 1 || SUBSCRIBERS > TOTAL) {
   console.error("BENCH_MESSAGES must be an integer of at least 10000, BENCH_SUBSCRIBERS one between 1 and BENCH_MESSAGES.");
   process.exit(1);
@@ -222,14 +229,19 @@ try {
     restart: { folder: first.folder, key: first.key, keys: first.keys, encryptionKey: first.encryptionKey },
   });
   const headers = { authorization: `ApiKey ${server.key}` };
+  // The seeded span, whole UTC days: the longest range the analytics answer.
+  const dayStart = (ms) => new Date(Math.floor(ms / 86_400_000) * 86_400_000).toISOString();
+  const overviewTo = dayStart(Date.now() + 86_400_000);
+  const overviewFrom = dayStart(Date.now() + 86_400_000 - SPAN_DAYS * 86_400_000);
   const endpoints = {
     health: () => "/health",
     all: () => `/v1/messages?limit=${LIMIT}`,
     subscriber: (i) => `/v1/messages?subscriberId=reads-${(i * 7_919) % SUBSCRIBERS}&limit=${LIMIT}`,
+    overview: () => `/v1/analytics/overview?granularity=day&from=${overviewFrom}&to=${overviewTo}`,
   };
   // The first read of a shard opens its SQLite file: not what a running deployment pays per request.
   for (let i = 0; i < 3; i++) await sample(server.baseUrl, headers, endpoints.all);
-  const runs = { health: [], all: [], subscriber: [] };
+  const runs = { health: [], all: [], subscriber: [], overview: [] };
   const before = load();
   for (let round = 0; round < ROUNDS; round++)
     for (const [name, pathOf] of Object.entries(endpoints)) {
@@ -243,7 +255,12 @@ try {
   console.log(
     `${"".padEnd(44)} ${"req/s".padStart(7)} ${"p50".padStart(10)} ${"p95".padStart(10)} ${"p99".padStart(10)} ${"p95 ÷ /health".padStart(14)}  target p95`,
   );
-  const label = { health: "GET /health", all: "GET /v1/messages?limit=50", subscriber: "GET /v1/messages?subscriberId=…&limit=50" };
+  const label = {
+    health: "GET /health",
+    all: "GET /v1/messages?limit=50",
+    subscriber: "GET /v1/messages?subscriberId=…&limit=50",
+    overview: `GET /v1/analytics/overview (${SPAN_DAYS} days)`,
+  };
   for (const [name, r] of Object.entries(s)) {
     const target = TARGETS[name];
     const verdict = target === undefined ? "" : `≤ ${target} ms ${r.p95 <= target ? "met" : "MISSED"}`;
@@ -256,6 +273,11 @@ try {
     }
     if (target !== undefined && r.p95 > target) failed = true;
   }
+  // The overview must count every seeded message (the rollups the seeding's writes kept), or its time says nothing.
+  const overview = await fetch(`${server.baseUrl}${endpoints.overview()}`, { headers }).then((r) => r.json());
+  const counted = overview?.current?.totals?.messages;
+  console.log(`overview counts ${counted?.toLocaleString("en")} messages over ${SPAN_DAYS} days (seeded ${TOTAL.toLocaleString("en")})`);
+  if (counted !== TOTAL) failed = true;
   // A page shorter than the limit means the API did not read the log: the figures would say nothing about it.
   for (const name of ["all", "subscriber"]) {
     const short = s[name].rows.filter((n) => n < Math.min(LIMIT, name === "all" ? TOTAL : Math.floor(TOTAL / SUBSCRIBERS))).length;

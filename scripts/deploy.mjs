@@ -1,6 +1,8 @@
-// `npm run deploy [-- --dry-run] [--url https://notify.example.com] [--name clarion] [--database clarion]`
+// `npm run deploy [-- --dry-run] [--url https://notify.example.com] [--name clarion] [--database clarion]
+//   [--otlp <destination prefix> | <traces>,<logs> | off] [--otlp-sampling 0.1]` (or CLARION_OTLP, CLARION_OTLP_SAMPLING)
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
+import { createInterface } from "node:readline/promises";
 import { parseArgs } from "node:util";
 import { deploy } from "./deploy/deploy.mjs";
 import { wranglerRunner } from "./deploy/wrangler.mjs";
@@ -12,6 +14,8 @@ const { values } = parseArgs({
     url: { type: "string" },
     name: { type: "string", default: "clarion" },
     database: { type: "string", default: "clarion" },
+    otlp: { type: "string" },
+    "otlp-sampling": { type: "string" },
   },
   strict: true,
 });
@@ -32,10 +36,31 @@ const files = {
   list: (dir) => (existsSync(dir) ? readdirSync(dir).sort() : []),
 };
 
+/** The OTLP question is asked only of someone at a terminal; CI answers with --otlp or CLARION_OTLP. */
+const ask =
+  process.stdin.isTTY && process.env.CI !== "true"
+    ? async (/** @type {string} */ question) => {
+        const rl = createInterface({ input: process.stdin, output: process.stdout });
+        try {
+          return await rl.question(question);
+        } finally {
+          rl.close();
+        }
+      }
+    : undefined;
+
 try {
   await deploy({
     wrangler: wranglerRunner(),
-    options: { dryRun: values["dry-run"], url: values.url?.replace(/\/+$/, ""), name: values.name, database: values.database },
+    options: {
+      dryRun: values["dry-run"],
+      url: values.url?.replace(/\/+$/, ""),
+      name: values.name,
+      database: values.database,
+      otlp: values.otlp ?? process.env.CLARION_OTLP,
+      otlpSampling: values["otlp-sampling"] ?? process.env.CLARION_OTLP_SAMPLING,
+    },
+    ask,
     files,
     build: () => buildDashboard(),
     log: (line) => console.log(line),

@@ -10,9 +10,10 @@ import {
 } from "./bootstrap.mjs";
 import { spawn } from "node:child_process";
 import { readdirSync } from "node:fs";
-import { buildDashboard, LOCAL_LEDGER_SHARDS, QUIET_WRANGLER_ENV } from "./lib.mjs";
+import { buildDashboard, QUIET_WRANGLER_ENV } from "./lib.mjs";
 import { ownRegistry } from "./registry.mjs";
 import { requestLogFilter } from "./request-log.mjs";
+import { startArgs } from "./start-args.mjs";
 
 const HOST = "127.0.0.1";
 const PORT = process.env.PORT ?? "8787";
@@ -79,22 +80,7 @@ const banner = `
        npx clarion envs list
 `;
 
-const args = [
-  "dev",
-  "--local",
-  "--ip",
-  HOST,
-  "--port",
-  PORT,
-  "--show-interactive-dev-session=false",
-  "--var",
-  `PUBLIC_URL:http://${HOST}:${PORT}`,
-  "--var",
-  `LEDGER_SHARDS:${LOCAL_LEDGER_SHARDS}`,
-  // Local development points integrations at servers on this machine (docs/concepts/security.md).
-  "--var",
-  "ALLOW_PRIVATE_DESTINATIONS:true",
-];
+const args = startArgs({ host: HOST, port: PORT, env: process.env });
 
 /**
  * Wrangler's start-up output (its bindings table, "Starting local server") is held back until it

@@ -6,6 +6,7 @@ import { preferenceLinksRoutes } from "./features/preference-links/routes";
 import { unsubscribeRoutes } from "./features/preference-links/unsubscribe-routes";
 import { preferencePageRoutes } from "./features/preference-links/page-routes";
 import { messagesRoutes } from "./features/messages/routes";
+import { analyticsRoutes } from "./features/analytics/routes";
 import { feedRoutes } from "./features/in-app/feed-routes";
 import { settingsRoutes } from "./features/in-app/settings-routes";
 import { subscribersRoutes } from "./features/subscribers/routes";
@@ -25,6 +26,7 @@ import { workflowsRoutes } from "./features/workflows/routes";
 import { workflowVersionsRoutes } from "./features/workflows/versions/routes";
 import { layoutsRoutes } from "./features/layouts/routes";
 import { partialsRoutes } from "./features/partials/routes";
+import { bundleRoutes } from "./features/bundle/routes";
 import { brandRoutes } from "./features/brand/routes";
 import { translationsRoutes } from "./features/translations/routes";
 import { testSendRoutes } from "./features/workflows/test-send-routes";
@@ -46,6 +48,7 @@ import { dashboardCors } from "./lib/middleware/cors";
 import { requestIds } from "./lib/middleware/request-id";
 import { createRouter, IDEMPOTENCY_COMPONENTS } from "./lib/openapi";
 import { API_TAGS } from "./features/docs/tags";
+import { metricsRoutes } from "./features/metrics/routes";
 
 /** The prefixes of the API proper: every route under them needs a key and takes JSON bodies. */
 const KEYED_PREFIXES = ["/v1/*", "/sub/*"];
@@ -62,6 +65,8 @@ const noRoute = (c: Context<AppEnv>) => new ApiError("not_found", `No route for 
 function publicRoutes() {
   const routes = createRouter();
   routes.get("/health", (c) => c.json({ status: "ok" }));
+  // Its own bearer token (METRICS_TOKEN), not a key: Prometheus scrapes the whole deployment.
+  routes.route("/", metricsRoutes);
   routes.route("/", providerCallbackRoutes);
   // All of /v1/webhooks/ is public: a path no webhook route matched is a 404 here, never a 401.
   routes.all("/v1/webhooks/*", (c) => {
@@ -115,6 +120,7 @@ function keyedRoutes() {
 
   routes.route("/", triggersRoutes);
   routes.route("/", messagesRoutes);
+  routes.route("/", analyticsRoutes);
   routes.route("/", subscribersRoutes);
   routes.route("/", tenantsRoutes);
   routes.route("/", workflowsRoutes);
@@ -122,6 +128,7 @@ function keyedRoutes() {
   routes.route("/", workflowVersionsRoutes);
   routes.route("/", layoutsRoutes);
   routes.route("/", partialsRoutes);
+  routes.route("/", bundleRoutes);
   routes.route("/", testSendRoutes);
   routes.route("/", variablesRoutes);
   routes.route("/", preferencesRoutes);
@@ -170,6 +177,11 @@ export function createApp() {
     name: "Authorization",
     description:
       "`ApiKey clarion_admin_...`: the admin credential printed by `npm start` and the first `npm run deploy`. Environment keys get 403 here.",
+  });
+  app.openAPIRegistry.registerComponent("securitySchemes", "MetricsToken", {
+    type: "http",
+    scheme: "bearer",
+    description: "`Bearer <METRICS_TOKEN>`: the secret that turns `GET /metrics` on (docs/guides/observability.md).",
   });
   registerEventWebhooks(app.openAPIRegistry);
   app.openAPIRegistry.registerComponent("parameters", "IdempotencyKey", IDEMPOTENCY_COMPONENTS.parameter);

@@ -40,6 +40,8 @@ export interface Bindings
    * may point at http://, loopback and private addresses (never link-local or cloud metadata).
    */
   ALLOW_PRIVATE_DESTINATIONS?: string;
+  /** Bearer token of `GET /metrics` (Prometheus); unset, the endpoint answers 404. */
+  METRICS_TOKEN?: string;
   /** SHA-256 (hex) of the admin credential; comma-separated while an old one is phased out. Unset: the admin API refuses everyone. */
   ADMIN_KEY_HASH?: string;
   /** Trigger ledger shards (default 32); see docs/architecture.md before changing it. */

@@ -5,6 +5,8 @@ import { ClarionError, client, listAll } from "./client.mjs";
 import { exportWorkflows, importWorkflows } from "./workflows.mjs";
 import { promote, promotionLines } from "./promote.mjs";
 import { pullTranslations, pushTranslations } from "./translations.mjs";
+import { changeLines, pull, push } from "./files.mjs";
+import { writeTypes } from "./types.mjs";
 
 export const USAGE = `Usage: clarion <command> [options]
 
@@ -19,12 +21,18 @@ export const USAGE = `Usage: clarion <command> [options]
   translations pull <folder>        one <locale>.json per locale, nested keys
   translations push <folder>        each <locale>.json replaces that locale's keys
   promote --from <slug> --to <slug> [--workflow <key>]... [--dry-run]
+  pull <folder>                     workflows, layouts, partials, brand and translations as files
+  diff <folder>                     what push would change; exit code 1 when something would
+  push <folder> [--dry-run] [--prune]   all the files in one request, all or nothing
+  types [--out <file, default clarion.d.ts>]   payload types of every workflow, for trigger()
 
 Options:
   --url <url>          Clarion's address (CLARION_URL, default http://127.0.0.1:8787)
   --admin-key <key>    the admin credential for envs and keys (CLARION_ADMIN_KEY)
   --key <key>          an environment's API key for workflows (CLARION_KEY, or CLARION_API_KEY)
-  --dry-run            promote: say what would change, change nothing
+  --dry-run            promote, push: say what would change, change nothing
+  --prune              diff, push: also remove what the folder does not hold
+  --out <file>         types: where to write
   --json               print the API's JSON answer
   -h, --help           this text
 
@@ -45,6 +53,8 @@ const OPTIONS = /** @type {const} */ ({
   to: { type: "string" },
   workflow: { type: "string", multiple: true },
   "dry-run": { type: "boolean" },
+  prune: { type: "boolean" },
+  out: { type: "string" },
   all: { type: "boolean" },
   json: { type: "boolean" },
   help: { type: "boolean", short: "h" },
@@ -189,6 +199,26 @@ export async function main(argv, io = {}) {
         if (rest.length !== 1) throw new UsageError("Name the folder to read: clarion translations push <folder>.");
         const results = await pushTranslations(keyRequest(), rest[0]);
         print(results, () => results.map((r) => `${r.locale} at version ${r.version} (${r.file})`));
+        return 0;
+      }
+      case `pull ${action ?? ""}`:
+      case `diff ${action ?? ""}`:
+      case `push ${action ?? ""}`: {
+        if (!action || rest.length) throw new UsageError(`Name one folder: clarion ${group} <folder>.`);
+        if (group === "pull") {
+          const files = await pull(keyRequest(), action);
+          print(files, () => [`pulled ${files.length} file(s) into ${action}`]);
+          return 0;
+        }
+        const dryRun = group === "diff" || (values["dry-run"] ?? false);
+        const result = await push(keyRequest(), action, { dryRun, prune: values.prune ?? false });
+        print(result, () => changeLines(result, /** @type {"diff" | "push"} */ (group)));
+        // diff's exit code says whether the folder and the environment differ, for CI.
+        return group === "diff" && result.changes.some((c) => c.change !== "unchanged") ? 1 : 0;
+      }
+      case "types ": {
+        const written = await writeTypes(keyRequest(), values.out ?? "clarion.d.ts");
+        print(written, () => [`wrote types of ${written.workflows} workflow(s) to ${written.file}`]);
         return 0;
       }
       case "promote ": {

@@ -2,16 +2,18 @@
 // deployment's address. Written to `wrangler.deploy.toml` (ignored by git) next to wrangler.toml,
 // so the relative paths in it (main, assets, migrations) still hold.
 
+import { withOtlp } from "./otlp.mjs";
+
 export const DEPLOY_CONFIG = "wrangler.deploy.toml";
 /** The placeholder id in wrangler.toml; local runs do not need a real one. */
 const PLACEHOLDER_ID = "00000000-0000-0000-0000-000000000000";
 
 /**
  * @param {string} toml  the text of wrangler.toml
- * @param {{ name: string, databaseName: string, databaseId: string, publicUrl: string }} deployment
+ * @param {{ name: string, databaseName: string, databaseId: string, publicUrl: string, otlp?: import("./otlp.mjs").Otlp | null }} deployment
  */
-export function deployConfig(toml, { name, databaseName, databaseId, publicUrl }) {
-  const replaced = toml
+export function deployConfig(toml, { name, databaseName, databaseId, publicUrl, otlp = null }) {
+  const replaced = withOtlp(toml, otlp)
     .replace(/^name = ".*"$/m, `name = ${JSON.stringify(name)}`)
     .replace(/^database_name = ".*"$/m, `database_name = ${JSON.stringify(databaseName)}`)
     .replace(`database_id = "${PLACEHOLDER_ID}"`, `database_id = ${JSON.stringify(databaseId)}`)

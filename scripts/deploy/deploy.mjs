@@ -5,6 +5,7 @@ import { randomBytes } from "node:crypto";
 import { adminKeyHash, newAdminKey, newEncryptionKey } from "../bootstrap.mjs";
 import { client } from "../cli/client.mjs";
 import { bucketsOf, DEPLOY_CONFIG, deployConfig, queuesOf } from "./config.mjs";
+import { otlpChoice, parseOtlp } from "./otlp.mjs";
 import { bucketNamesFrom, databaseIdFrom, deployedUrlFrom, isMissingWorker, queueNamesFrom, secretNamesFrom } from "./parse.mjs";
 
 export const STATE_FILE = ".clarion/deploy.json";
@@ -19,7 +20,7 @@ export const FIRST_ENVIRONMENTS = [
 const UNKNOWN_URL = "https://address-pending.invalid";
 
 /**
- * @typedef {{ dryRun: boolean, url?: string, name: string, database: string }} DeployOptions
+ * @typedef {{ dryRun: boolean, url?: string, name: string, database: string, otlp?: string, otlpSampling?: string }} DeployOptions
  * @typedef {{ read: (path: string) => string | null, write: (path: string, text: string, mode?: number) => void, remove: (path: string) => void, list: (dir: string) => string[] }} Files
  * @typedef {{
  *   wrangler: import("./wrangler.mjs").Wrangler,
@@ -28,6 +29,7 @@ const UNKNOWN_URL = "https://address-pending.invalid";
  *   build: () => Promise<void>,
  *   fetch?: typeof fetch,
  *   log: (line: string) => void,
+ *   ask?: (question: string) => Promise<string>,
  *   waitMs?: number,
  * }} DeployDeps
  */
@@ -137,6 +139,7 @@ function describePlan(
   /** @type {string[]} */ queues,
   /** @type {string[]} */ buckets,
   /** @type {string | undefined} */ url,
+  /** @type {import("./otlp.mjs").Otlp | null} */ otlp,
 ) {
   const migrations = files.list("migrations").filter((f) => f.endsWith(".sql"));
   log(`Plan for Worker "${options.name}"${options.dryRun ? " (dry run: nothing remote is read or changed)" : ""}:`);
@@ -144,10 +147,44 @@ function describePlan(
   log(`  2. find or create the D1 database "${options.database}"`);
   log(`  3. find or create the queues ${queues.join(", ")} and the R2 bucket${buckets.length === 1 ? "" : "s"} ${buckets.join(", ")}`);
   log(`  4. write ${DEPLOY_CONFIG} (wrangler.toml with the database id and PUBLIC_URL; ignored by git)`);
+  log(
+    otlp
+      ? `     with traces exported to the destination "${otlp.traces}" and logs to "${otlp.logs}" (OpenTelemetry, ${otlp.sampling * 100} % of requests)`
+      : "     without OpenTelemetry export (--otlp <destination> turns it on)",
+  );
   log(`  5. apply the migrations not yet applied remotely (of ${migrations.length}: ${migrations.join(", ")})`);
   log("  6. set ENCRYPTION_KEY and ADMIN_KEY_HASH only if the Worker does not have them");
   log(`  7. deploy, with PUBLIC_URL = ${url ?? "the address wrangler reports"}`);
   log("  8. on the first deploy: create the production and development environments and print their keys and the admin credential, once");
+}
+
+const OTLP_QUESTION = [
+  "Export the Worker's traces and logs over OpenTelemetry (Honeycomb, Grafana Cloud, Axiom ...)?",
+  "Create two destinations first in the Cloudflare dashboard (Workers Observability → Destinations),",
+  'then name them: a prefix ("honeycomb" for honeycomb-traces and honeycomb-logs) or "<traces>,<logs>".',
+  "Press Enter for no: ",
+].join("\n");
+
+/**
+ * Whether to export over OTLP: `--otlp` (or CLARION_OTLP), else what an earlier deploy chose,
+ * else the question when someone is there to answer it. `chosen` is false when nobody chose
+ * (CI without the flag): export stays off and the next deploy at a terminal asks.
+ * @returns {Promise<{ otlp: import("./otlp.mjs").Otlp | null, chosen: boolean }>}
+ */
+async function otlpSetting(/** @type {DeployDeps} */ { options, ask, log }, /** @type {Record<string, unknown>} */ state) {
+  if (options.otlp !== undefined) return { otlp: parseOtlp(options.otlp, options.otlpSampling), chosen: true };
+  if (typeof state.otlp === "string") {
+    return { otlp: parseOtlp(state.otlp, options.otlpSampling ?? String(state.otlpSampling ?? 1)), chosen: true };
+  }
+  if (!ask) return { otlp: null, chosen: false };
+  for (let tries = 0; ; tries++) {
+    try {
+      return { otlp: parseOtlp(await ask(OTLP_QUESTION), options.otlpSampling), chosen: true };
+    } catch (error) {
+      if (tries >= 2) throw error;
+      log(error instanceof Error ? error.message : String(error));
+    }
+  }
 }
 
 /** @param {DeployDeps} deps */
@@ -158,7 +195,8 @@ export async function deploy(deps) {
   const queues = queuesOf(toml);
   const buckets = bucketsOf(toml);
   const state = JSON.parse(files.read(STATE_FILE) ?? "{}");
-  describePlan(deps, queues, buckets, options.url ?? state.url);
+  const { otlp, chosen } = await otlpSetting(deps, state);
+  describePlan(deps, queues, buckets, options.url ?? state.url, otlp);
 
   await build();
   log("built the dashboard");
@@ -170,6 +208,7 @@ export async function deploy(deps) {
       databaseName: options.database,
       databaseId: placeholder,
       publicUrl: options.url ?? state.url ?? UNKNOWN_URL,
+      otlp,
     });
     files.write(DRY_RUN_CONFIG, config);
     try {
@@ -196,7 +235,7 @@ export async function deploy(deps) {
   );
 
   const writeConfig = (/** @type {string} */ publicUrl) =>
-    files.write(DEPLOY_CONFIG, deployConfig(toml, { name: options.name, databaseName: options.database, databaseId, publicUrl }));
+    files.write(DEPLOY_CONFIG, deployConfig(toml, { name: options.name, databaseName: options.database, databaseId, publicUrl, otlp }));
   let publicUrl = options.url ?? state.url ?? UNKNOWN_URL;
   writeConfig(publicUrl);
 
@@ -224,7 +263,8 @@ export async function deploy(deps) {
     await must(wrangler, deployArgs);
   }
   if (!url) log("  wrangler did not print the address: run again with --url https://your.domain so tracking links point there");
-  files.write(STATE_FILE, `${JSON.stringify({ url: url ?? null, databaseId }, null, 2)}\n`);
+  const exported = chosen ? { otlp: otlpChoice(otlp), ...(otlp ? { otlpSampling: otlp.sampling } : {}) } : {};
+  files.write(STATE_FILE, `${JSON.stringify({ url: url ?? null, databaseId, ...exported }, null, 2)}\n`);
   log(`deployed ${url ?? ""} (PUBLIC_URL = ${publicUrl})`);
 
   if (newSecrets.ENCRYPTION_KEY) {

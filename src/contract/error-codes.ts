@@ -83,6 +83,7 @@ export const STATUS_BY_CODE = {
   proposal_not_pending: 409,
   proposal_invalid: 422,
   proposal_patch_failed: 422,
+  range_too_long: 422,
   internal_error: 500,
 } as const;
 
@@ -172,6 +173,7 @@ export const TITLE_BY_CODE: Record<ErrorCode, string> = {
   proposal_not_pending: "Proposal not pending",
   proposal_invalid: "Proposal invalid",
   proposal_patch_failed: "Proposal patch failed",
+  range_too_long: "Range too long",
   internal_error: "Internal error",
 };
 
@@ -275,6 +277,8 @@ export const MEANING_BY_CODE: Record<ErrorCode, string> = {
     "applying a proposal whose content failed validation when it was proposed (`validation.errors`), or fails the save's checks now (`errors`)",
   proposal_patch_failed:
     "a proposal's `patch` that cannot be applied to the current content (a missing path, a failed `test`); `errors` names the operation",
+  range_too_long:
+    "an analytics read (`/v1/analytics/*`) whose `from`–`to` spans more than 92 days, once aligned to its granularity; the field is in `errors`",
   internal_error: "a failure on Clarion's side; the answer never carries its message, the `requestId` finds it in the logs",
 };
 

@@ -2,6 +2,7 @@ import { and, asc, eq, inArray, lt, sql } from "drizzle-orm";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { Db } from "./client";
 import {
+  analyticsOptOuts,
   auditLog,
   dashboardSessions,
   environments,
@@ -24,6 +25,8 @@ export interface RetentionPolicy {
   messagesBefore: Date;
   /** Audit log entries: kept for their own period, not the messages'. */
   auditBefore: Date;
+  /** The analytics' opt-out counts: kept as long as the log shards' rollups, past the messages. */
+  analyticsBefore: Date;
   /** Sandbox captures: development output, kept shorter. */
   sandboxBefore: Date;
   /** Webhook replay receipts, once the replay window has passed. */
@@ -51,17 +54,19 @@ export interface RetentionReport {
   auditLog: number;
   /** In-app notifications D1 kept from before the feed moved to the log shards (which expire their own). */
   inAppNotifications: number;
+  analyticsOptOuts: number;
 }
 
 /** The retention settings a deployment can set (wrangler.toml `[vars]`); unset or invalid values take the defaults. */
 export interface RetentionSettings {
   RETENTION_DAYS?: string;
   AUDIT_RETENTION_DAYS?: string;
+  ANALYTICS_RETENTION_DAYS?: string;
   SANDBOX_RETENTION_DAYS?: string;
   RETENTION_MAX_ROWS?: string;
 }
 
-export const RETENTION_DEFAULTS = { days: 30, auditDays: 365, sandboxDays: 7, maxRows: 5000, sliceRows: 500 } as const;
+export const RETENTION_DEFAULTS = { days: 30, auditDays: 365, analyticsDays: 400, sandboxDays: 7, maxRows: 5000, sliceRows: 500 } as const;
 
 const positive = (value: string | undefined, fallback: number) => {
   const n = Number(value);
@@ -75,6 +80,7 @@ export function retentionPolicy(settings: RetentionSettings, now: Date): Retenti
   return {
     messagesBefore: ago(positive(settings.RETENTION_DAYS, RETENTION_DEFAULTS.days) * DAY_MS),
     auditBefore: ago(positive(settings.AUDIT_RETENTION_DAYS, RETENTION_DEFAULTS.auditDays) * DAY_MS),
+    analyticsBefore: ago(positive(settings.ANALYTICS_RETENTION_DAYS, RETENTION_DEFAULTS.analyticsDays) * DAY_MS),
     sandboxBefore: ago(positive(settings.SANDBOX_RETENTION_DAYS, RETENTION_DEFAULTS.sandboxDays) * DAY_MS),
     receiptsBefore: ago(WEBHOOK_RECEIPT_HOURS * 3_600_000),
     idempotencyBefore: ago(IDEMPOTENCY_KEY_HOURS * 3_600_000),
@@ -107,6 +113,7 @@ export async function purgeExpired(db: Db, policy: RetentionPolicy): Promise<Ret
     webhookAttempts: 0,
     auditLog: 0,
     inAppNotifications: 0,
+    analyticsOptOuts: 0,
   };
   const envs = await db.select({ id: environments.id }).from(environments);
 
@@ -163,6 +170,20 @@ async function purgeEnvironment(db: Db, policy: RetentionPolicy, id: string, rep
           .select({ id: inAppNotifications.id })
           .from(inAppNotifications)
           .where(and(eq(inAppNotifications.environmentId, id), lt(inAppNotifications.createdAt, policy.messagesBefore)))
+          .limit(n),
+      ),
+    ),
+  );
+  // The primary key leads with (environment_id, hour): each slice is a range of it.
+  report.analyticsOptOuts += await drain(policy, report.analyticsOptOuts, (n) =>
+    db.delete(analyticsOptOuts).where(
+      inArray(
+        rowid,
+        db
+          .select({ rowid })
+          .from(analyticsOptOuts)
+          .where(and(eq(analyticsOptOuts.environmentId, id), lt(analyticsOptOuts.hour, policy.analyticsBefore.getTime())))
+          .orderBy(asc(analyticsOptOuts.hour))
           .limit(n),
       ),
     ),

@@ -17,6 +17,7 @@ import { sendInBatches } from "../jobs/pack";
 import { resolveRecipientIds } from "./recipients/resolve-recipients";
 import type { TriggerSnapshot, TriggerState } from "../jobs/trigger-record";
 import type { DeliveryServices } from "./child-triggers";
+import { inHopSpan } from "../lib/spans";
 
 const STATUS_BY_STATE: Record<TriggerState, TriggerStatus> = {
   accepted: "processing",
@@ -274,7 +275,8 @@ async function runChunk(ctx: DeliveryContext, message: Message<unknown>, job: Re
       await ctx.home(snapshot).recipientsDone(job.chunk, job.subscriberIds);
       return message.ack();
     }
-    const result = await runRecipients(ctx, job, snapshot);
+    const hop = { environmentId: job.environmentId, workflow: snapshot.workflowKey, transactionId: job.transactionId };
+    const result = await inHopSpan("clarion.delivery.run", hop, () => runRecipients(ctx, job, snapshot));
     if (result.exhausted.length) {
       await env.DEAD_LETTER_QUEUE.sendBatch(result.exhausted.map((letter) => ({ body: { job, ...letter } })));
     }

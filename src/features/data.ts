@@ -14,6 +14,7 @@ import { recordCancellation } from "../delivery/writes/trigger-writes";
 import type { TriggerRecord } from "../jobs/trigger-record";
 import { type AuditFilter, auditRepository } from "./audit/repository";
 import { type AuditChange, type AuditContext, auditStatement } from "../db/queries/audit";
+import { analyticsRepository } from "./analytics/repository";
 import { applyStatuses } from "./messages/status-repository";
 import { addressesOf } from "./subscribers/addresses-repository";
 import { eraseRecords } from "./subscribers/erasure-repository";
@@ -60,6 +61,7 @@ type AfterDb<F> = F extends (db: Db, ...rest: infer R) => unknown ? R : never;
  * that is no one environment's goes through `unscopedDb` (db/unscoped.ts).
  */
 export class Data {
+  #analytics?: ReturnType<typeof analyticsRepository>;
   #brand?: ReturnType<typeof brandRepository>;
   #translations?: ReturnType<typeof translationsRepository>;
   #events?: ReturnType<typeof eventsRepository>;
@@ -102,6 +104,10 @@ export class Data {
     this.#logs = logs;
   }
 
+  get analytics() {
+    this.#analytics ??= analyticsRepository(this.#db, this.environmentId, this.#logs);
+    return this.#analytics;
+  }
   get brand() {
     this.#brand ??= brandRepository(this.#db, this.environmentId);
     return this.#brand;

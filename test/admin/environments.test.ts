@@ -112,6 +112,8 @@ describe("DELETE /v1/admin/environments/{slug}", () => {
       expect((await api(key, "POST", "/v1/variables", { key: "SUPPORT", value: "x" })).status).toBe(201);
       expect((await api(key, "POST", "/v1/tenants", { id: "acme", name: "Acme" })).status).toBe(201);
       expect((await api(key, "PUT", "/v1/subscribers/ada/preferences?tenant=acme", { channels: { sms: false } })).status).toBe(200);
+      // An opt-out, counted for the analytics.
+      expect((await api(key, "PUT", "/v1/subscribers/ada/preferences", { channels: { push: false } })).status).toBe(200);
       expect((await api(key, "POST", "/v1/layouts", { key: "frame", name: "Frame", html: "<main>{{ content }}</main>" })).status).toBe(201);
       expect((await api(key, "POST", "/v1/partials", { key: "sig", name: "Sig", content: "-- us", type: "text" })).status).toBe(201);
       // The brand, its versions, a locale's translations, their versions and the translation settings.

@@ -65,10 +65,11 @@ describe("the reference's examples", async () => {
     expect(meaningful(example)).toBe(true);
   });
 
-  it("declares the ApiKey and AdminKey schemes on the Authorization header", () => {
+  it("declares the ApiKey and AdminKey schemes on the Authorization header, and the metrics' bearer token", () => {
     expect(doc.components.securitySchemes).toEqual({
       ApiKey: expect.objectContaining({ type: "apiKey", in: "header", name: "Authorization" }),
       AdminKey: expect.objectContaining({ type: "apiKey", in: "header", name: "Authorization" }),
+      MetricsToken: expect.objectContaining({ type: "http", scheme: "bearer" }),
     });
   });
 

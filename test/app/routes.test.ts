@@ -26,7 +26,8 @@ const operations = Object.entries(document.paths).flatMap(([path, methods]) =>
     operation,
   })),
 );
-const keyed = operations.filter((o) => o.operation.security?.length);
+/** Operations behind an API key or the admin credential; `GET /metrics` has its own token (test/metrics/). */
+const keyed = operations.filter((o) => /"(ApiKey|AdminKey)"/.test(JSON.stringify(o.operation.security ?? [])));
 /** The admin API's operations answer to the admin credential, the rest to an environment key. */
 const isAdmin = (operation: Operation) => JSON.stringify(operation.security ?? []).includes("AdminKey");
 const environmentKeyed = keyed.filter((o) => !isAdmin(o.operation));

@@ -3,6 +3,7 @@ import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { createDb } from "../../src/db/client";
 import {
+  analyticsOptOuts,
   auditLog,
   dashboardSessions,
   events,
@@ -268,6 +269,27 @@ describe("scheduled retention", () => {
     expect(await kept()).toEqual(["old", "recent"]);
     await runRetention({ AUDIT_RETENTION_DAYS: "90" });
     expect(await kept()).toEqual(["recent"]);
+  });
+
+  it("keeps the analytics' opt-out counts for ANALYTICS_RETENTION_DAYS (400 by default), past the messages", async () => {
+    const { id } = await createEnvironment();
+    const row = (channel: string, age: number) => ({
+      environmentId: id,
+      hour: Math.floor(daysAgo(age).getTime() / 3_600_000) * 3_600_000,
+      workflow: "",
+      channel,
+      reason: "one_click" as const,
+      n: 1,
+    });
+    await db.insert(analyticsOptOuts).values([row("email", 401), row("sms", 200), row("push", 40)]);
+    const kept = async () =>
+      (await db.select({ c: analyticsOptOuts.channel }).from(analyticsOptOuts).where(eq(analyticsOptOuts.environmentId, id)))
+        .map((r) => r.c)
+        .sort();
+    await runRetention({ RETENTION_DAYS: "30" });
+    expect(await kept()).toEqual(["push", "sms"]);
+    await runRetention({ ANALYTICS_RETENTION_DAYS: "90" });
+    expect(await kept()).toEqual(["push"]);
   });
 
   it("deletes at most RETENTION_MAX_ROWS rows of a table per run, oldest first", async () => {

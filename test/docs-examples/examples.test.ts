@@ -32,6 +32,7 @@ const READING_ORDER = [
   "docs/concepts/security.md",
   "docs/guides/rate-limits.md",
   "docs/guides/retention.md",
+  "docs/guides/analytics.md",
   "docs/guides/branching-and-waiting.md",
   "docs/guides/first-email.md",
 ];

@@ -13,6 +13,7 @@ import {
   RESPONSE_HEADERS,
 } from "../../src/delivery/control/http-limits";
 import { HTTP_DEFAULT_TIMEOUT_MS, HTTP_MAX_TIMEOUT_MS } from "../../src/engine/steps";
+import { LATENCY_BUCKETS_MS } from "../../src/durable-objects/log/rollups/rows";
 import { ROOT } from "../local-stack";
 
 const page = (path: string) => readFileSync(join(ROOT, path), "utf8").replace(/\s+/g, " ");
@@ -43,5 +44,11 @@ describe("what the docs say the code does", () => {
     );
     const listed = `${RESPONSE_HEADERS.map((h) => `\`${h}\``).join(", ")}, and every header starting with \`${RESPONSE_HEADER_PREFIX}\``;
     expect(guide).toContain(listed);
+  });
+
+  it("the observability guide gives the send latency buckets /metrics serves", () => {
+    const seconds = LATENCY_BUCKETS_MS.map((ms) => String(ms / 1000));
+    const guide = page("docs/guides/observability.md");
+    expect(guide).toContain(`in buckets of ${seconds.slice(0, -1).join(", ")} and ${seconds.at(-1)} s`);
   });
 });

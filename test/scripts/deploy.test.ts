@@ -1,11 +1,14 @@
 // `npm run deploy`'s planning against a fake wrangler: what exists is found, what is missing is
 // created, and a second run is an upgrade that recreates nothing.
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { DEPLOY_CONFIG } from "../../scripts/deploy/config.mjs";
 import { deploy, DRY_RUN_CONFIG, STATE_FILE } from "../../scripts/deploy/deploy.mjs";
 import { bucketNamesFrom, databaseIdFrom, deployedUrlFrom, queueNamesFrom } from "../../scripts/deploy/parse.mjs";
 import type { WranglerResult } from "../../scripts/deploy/wrangler.mjs";
+import { unstable_readConfig } from "wrangler";
 
 const TOML = readFileSync(new URL("../../wrangler.toml", import.meta.url), "utf8");
 const URL_REPORTED = "https://clarion.acme.workers.dev";
@@ -103,12 +106,24 @@ function fakeAdminApi() {
   return { requests, fetch };
 }
 
-async function runDeploy(fake: ReturnType<typeof fakeAccount>, options: { dryRun?: boolean; url?: string } = {}, api = fakeAdminApi()) {
+async function runDeploy(
+  fake: ReturnType<typeof fakeAccount>,
+  options: { dryRun?: boolean; url?: string; otlp?: string; otlpSampling?: string; ask?: (question: string) => Promise<string> } = {},
+  api = fakeAdminApi(),
+) {
   const log: string[] = [];
   let built = 0;
   const result = await deploy({
     wrangler: fake.wrangler,
-    options: { dryRun: options.dryRun ?? false, url: options.url, name: "clarion", database: "clarion" },
+    options: {
+      dryRun: options.dryRun ?? false,
+      url: options.url,
+      name: "clarion",
+      database: "clarion",
+      otlp: options.otlp,
+      otlpSampling: options.otlpSampling,
+    },
+    ask: options.ask,
     files: {
       read: (path) => fake.files.get(path) ?? null,
       write: (path, text) => void fake.files.set(path, text),
@@ -248,6 +263,104 @@ describe("npm run deploy -- --dry-run", () => {
     expect(commands(fake.account.calls)).toEqual([`deploy --dry-run --outdir .wrangler/deploy-dry-run --config ${DRY_RUN_CONFIG}`]);
     expect(fake.files.has(DRY_RUN_CONFIG)).toBe(false);
     expect(log).toContain("0001_delivery.sql");
+  });
+});
+
+/** The observability settings wrangler itself reads from a config: what it would deploy with. */
+function observabilityOf(toml: string) {
+  const dir = mkdtempSync(join(tmpdir(), "clarion-deploy-"));
+  try {
+    const path = join(dir, "wrangler.toml");
+    writeFileSync(path, toml);
+    return unstable_readConfig({ config: path }).observability;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** A person at the terminal answering the deploy's questions in turn. */
+const answering = (...answers: string[]) => {
+  const asked: string[] = [];
+  const ask = async (question: string) => {
+    asked.push(question);
+    return answers.shift() ?? "";
+  };
+  return { asked, ask };
+};
+
+describe("npm run deploy with OpenTelemetry export", () => {
+  it("--otlp <prefix> exports traces and logs to that prefix's two destinations, as wrangler reads the config", async () => {
+    const fake = fakeAccount();
+    const { log } = await runDeploy(fake, { otlp: "honeycomb" });
+    expect(observabilityOf(fake.files.get(DEPLOY_CONFIG)!)).toEqual({
+      enabled: true,
+      traces: { enabled: true, destinations: ["honeycomb-traces"], head_sampling_rate: 1 },
+      logs: { enabled: true, destinations: ["honeycomb-logs"], head_sampling_rate: 1 },
+    });
+    expect(log).toContain('traces exported to the destination "honeycomb-traces"');
+  });
+
+  it("takes the two destinations by name and a sampling rate", async () => {
+    const fake = fakeAccount();
+    await runDeploy(fake, { otlp: "grafana-tempo, grafana-loki", otlpSampling: "0.1" });
+    const observability = observabilityOf(fake.files.get(DEPLOY_CONFIG)!);
+    expect(observability?.traces).toEqual({ enabled: true, destinations: ["grafana-tempo"], head_sampling_rate: 0.1 });
+    expect(observability?.logs).toEqual({ enabled: true, destinations: ["grafana-loki"], head_sampling_rate: 0.1 });
+  });
+
+  it("leaves wrangler.toml's observability as it is without export", async () => {
+    const fake = fakeAccount();
+    await runDeploy(fake, { otlp: "off" });
+    expect(observabilityOf(fake.files.get(DEPLOY_CONFIG)!)).toEqual({ enabled: true });
+    expect(JSON.parse(fake.files.get(STATE_FILE)!).otlp).toBe("off");
+  });
+
+  it("asks at a terminal, and an upgrade keeps the answer without asking again", async () => {
+    const fake = fakeAccount();
+    const person = answering("axiom");
+    await runDeploy(fake, { ask: person.ask });
+    expect(person.asked).toHaveLength(1);
+    expect(person.asked[0]).toMatch(/OpenTelemetry/);
+    expect(observabilityOf(fake.files.get(DEPLOY_CONFIG)!)?.logs?.destinations).toEqual(["axiom-logs"]);
+    const again = answering();
+    await runDeploy(fake, { ask: again.ask });
+    expect(again.asked).toEqual([]);
+    expect(observabilityOf(fake.files.get(DEPLOY_CONFIG)!)?.traces?.destinations).toEqual(["axiom-traces"]);
+  });
+
+  it("asks again after an answer it cannot use, and takes Enter for no", async () => {
+    const fake = fakeAccount();
+    const person = answering("not a name!", "");
+    const { log } = await runDeploy(fake, { ask: person.ask });
+    expect(person.asked).toHaveLength(2);
+    expect(log).toContain("--otlp takes a destination prefix");
+    expect(observabilityOf(fake.files.get(DEPLOY_CONFIG)!)).toEqual({ enabled: true });
+  });
+
+  it("in CI (nobody to ask, no --otlp) deploys without export and leaves the question for a later deploy", async () => {
+    const fake = fakeAccount();
+    await runDeploy(fake);
+    expect(observabilityOf(fake.files.get(DEPLOY_CONFIG)!)).toEqual({ enabled: true });
+    expect(JSON.parse(fake.files.get(STATE_FILE)!)).not.toHaveProperty("otlp");
+  });
+
+  it("refuses a sampling rate outside (0, 1] before touching anything", async () => {
+    const fake = fakeAccount();
+    await expect(runDeploy(fake, { otlp: "honeycomb", otlpSampling: "5" })).rejects.toThrow(/--otlp-sampling/);
+    expect(fake.account.calls).toEqual([]);
+  });
+
+  it("bundles the dry run with the export settings", async () => {
+    const fake = fakeAccount();
+    const written: string[] = [];
+    const files = fake.files;
+    const set = files.set.bind(files);
+    files.set = (path: string, text: string) => {
+      if (path === DRY_RUN_CONFIG) written.push(text);
+      return set(path, text);
+    };
+    await runDeploy(fake, { dryRun: true, otlp: "honeycomb" });
+    expect(observabilityOf(written[0]!)?.traces?.destinations).toEqual(["honeycomb-traces"]);
   });
 });
 

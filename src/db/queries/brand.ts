@@ -101,39 +101,17 @@ export function brandRepository(db: Db, environmentId: string) {
         return { status: "ok", brand: current, changed: false };
       }
       const version = current.version + 1;
-      const author = options.author ?? context.actor;
-      const action = options.action ?? (current.version === 0 ? "created" : "updated");
-      await db.batch([
-        db
-          .insert(brands)
-          .values({ environmentId, version, definition, updatedAt: now })
-          .onConflictDoUpdate({
-            target: brands.environmentId,
-            set: { version, definition, updatedAt: now },
-            setWhere: eq(brands.version, current.version),
-          }),
-        db
-          .insert(brandVersions)
-          .select(
-            sql`SELECT ${newId("brv")}, environment_id, version, definition, ${action}, ${author.type}, ${author.id}, ${author.name}, ${now.getTime()}
-              FROM brands WHERE environment_id = ${environmentId} AND version = ${version} AND updated_at = ${now.getTime()}`,
-          )
-          .onConflictDoNothing(),
-        auditStatement(db, context, {
-          environmentId,
-          resource: "brand",
-          resourceId: environmentId,
-          action: action === "promoted" ? "promoted" : action,
-          before: current.version === 0 ? null : current.definition,
-          after: definition,
-        }),
-      ]);
+      await db.batch(brandSaveStatements(db, environmentId, current, definition, context, options, now));
       const saved = await this.get();
       if (saved.version !== version || JSON.stringify(saved.definition) !== JSON.stringify(definition)) {
         return { status: "stale", current: saved.version };
       }
       return { status: "ok", brand: saved, changed: true };
     },
+
+    /** A new version's statements, for a caller that batches many changes (a push). */
+    saveStatements: (current: StoredBrand, definition: BrandDefinition, context: AuditContext, author: Actor, now: Date) =>
+      brandSaveStatements(db, environmentId, current, definition, context, { author }, now),
 
     /** The last 100, newest first. */
     versions: () => history.list(100),
@@ -142,3 +120,43 @@ export function brandRepository(db: Db, environmentId: string) {
 }
 
 export type BrandRepository = ReturnType<typeof brandRepository>;
+
+/** A brand's new version: the row, moved only from the version read, its version row and its audit entry. */
+export function brandSaveStatements(
+  db: Db,
+  environmentId: string,
+  current: StoredBrand,
+  definition: BrandDefinition,
+  context: AuditContext,
+  options: { action?: BrandAction; author?: Actor },
+  now: Date,
+) {
+  const version = current.version + 1;
+  const author = options.author ?? context.actor;
+  const action = options.action ?? (current.version === 0 ? "created" : "updated");
+  return [
+    db
+      .insert(brands)
+      .values({ environmentId, version, definition, updatedAt: now })
+      .onConflictDoUpdate({
+        target: brands.environmentId,
+        set: { version, definition, updatedAt: now },
+        setWhere: eq(brands.version, current.version),
+      }),
+    db
+      .insert(brandVersions)
+      .select(
+        sql`SELECT ${newId("brv")}, environment_id, version, definition, ${action}, ${author.type}, ${author.id}, ${author.name}, ${now.getTime()}
+              FROM brands WHERE environment_id = ${environmentId} AND version = ${version} AND updated_at = ${now.getTime()}`,
+      )
+      .onConflictDoNothing(),
+    auditStatement(db, context, {
+      environmentId,
+      resource: "brand",
+      resourceId: environmentId,
+      action: action === "promoted" ? "promoted" : action,
+      before: current.version === 0 ? null : current.definition,
+      after: definition,
+    }),
+  ] as const;
+}

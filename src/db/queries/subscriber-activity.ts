@@ -6,7 +6,18 @@ import type { SuppressionReason } from "../../contract/suppressions";
 import { newId } from "../../lib/ids";
 import type { Db } from "../client";
 import type { PreferenceChange, SubscriberPreferences } from "../../contract/preferences";
-import { events, subscriberActivity, subscribers } from "../schema";
+import { analyticsOptOuts, events, subscriberActivity, subscribers } from "../schema";
+
+const HOUR_MS = 3_600_000;
+
+/** The channel flags a change turned off: each (workflow, channel), the workflow empty for a global flag. */
+export function optOutsOf(changed: PreferenceChange): { workflow: string; channel: string }[] {
+  const global = Object.entries(changed.channels ?? {}).flatMap(([channel, on]) => (on === false ? [{ workflow: "", channel }] : []));
+  const perWorkflow = Object.entries(changed.workflows ?? {}).flatMap(([workflow, flags]) =>
+    Object.entries(flags ?? {}).flatMap(([channel, on]) => (on === false ? [{ workflow, channel }] : [])),
+  );
+  return [...global, ...perWorkflow];
+}
 
 /**
  * A preference change as one batch: the timeline row and `subscriber.updated`, then the new
@@ -35,6 +46,24 @@ export function preferenceChangeStatements(
     db
       .insert(events)
       .select(sql`SELECT ${eventId}, ${environmentId}, 'subscriber.updated', ${data}, ${now.getTime()}, NULL WHERE ${unchanged}`),
+    // The analytics' opt-out counts, before the update (which makes `unchanged` false).
+    // Columns in the table's order: environment_id, hour, workflow, channel, reason, n.
+    db
+      .insert(analyticsOptOuts)
+      .select(
+        sql`SELECT ${environmentId}, ${Math.floor(now.getTime() / HOUR_MS) * HOUR_MS}, json_extract(value, '$.workflow'), json_extract(value, '$.channel'), ${change.reason}, 1
+          FROM json_each(${JSON.stringify(optOutsOf(change.changed))}) WHERE ${unchanged}`,
+      )
+      .onConflictDoUpdate({
+        target: [
+          analyticsOptOuts.environmentId,
+          analyticsOptOuts.hour,
+          analyticsOptOuts.workflow,
+          analyticsOptOuts.channel,
+          analyticsOptOuts.reason,
+        ],
+        set: { n: sql`${analyticsOptOuts.n} + 1` },
+      }),
     db
       .update(subscribers)
       .set({ preferences: change.after, updatedAt: now })

@@ -142,6 +142,52 @@ const localeHistory = (db: Db, environmentId: string, locale: string) =>
     and(eq(translationVersions.environmentId, environmentId), eq(translationVersions.locale, locale)),
   );
 
+/** The statements of one locale's change, for a save and for a caller that batches many (a push). */
+function translationStatements(db: Db, environmentId: string) {
+  const mine = eq(translations.environmentId, environmentId);
+  /**
+   * A locale's new keys (after the revision's move, `revision` being the one it moves to): its
+   * row, its version and its audit entry.
+   */
+  const put = (
+    change: { locale: string; keys: TranslationKeys; before: TranslationRow | undefined; revision: number },
+    context: AuditContext,
+    options: { action?: TranslationAction; author?: Actor },
+    now: Date,
+  ) => {
+    const { locale, keys, before } = change;
+    const action = options.action ?? (before ? "updated" : "created");
+    return [
+      upsertLocale(db, environmentId, locale, { keys, keyRevisions: keyChanges(before, keys, change.revision) }, now),
+      versionStatement(db, environmentId, locale, { action, author: options.author ?? context.actor, at: now }),
+      auditStatement(db, context, {
+        environmentId,
+        resource: "translation",
+        resourceId: locale,
+        action: action === "promoted" ? "promoted" : action,
+        before: before ? before.keys : null,
+        after: keys,
+      }),
+    ] as const;
+  };
+  /** A locale's removal (after the revision's move): its last version, the row gone, the audit entry. */
+  const remove = (before: TranslationRow, context: AuditContext, now: Date) =>
+    [
+      versionStatement(db, environmentId, before.locale, { action: "deleted", author: context.actor, at: now, deleted: true }),
+      db.delete(translations).where(and(mine, eq(translations.locale, before.locale))),
+      auditStatement(db, context, {
+        environmentId,
+        resource: "translation",
+        resourceId: before.locale,
+        action: "deleted",
+        before: before.keys,
+        after: null,
+      }),
+    ] as const;
+
+  return { put, remove };
+}
+
 /** An environment's translations: one row per locale, their versions, and the default locale. */
 export function translationsRepository(db: Db, environmentId: string) {
   const mine = eq(translations.environmentId, environmentId);
@@ -154,8 +200,13 @@ export function translationsRepository(db: Db, environmentId: string) {
       .where(and(mine, eq(translations.locale, locale)));
     return found;
   };
+  const { put: putStatements, remove: removeStatements } = translationStatements(db, environmentId);
+
   return {
     ...config,
+
+    /** Statements for a caller that batches many changes (a push): one revision move first, then these. */
+    statements: { bumpRevision: (now: Date) => bumpRevision(db, environmentId, now), put: putStatements, remove: removeStatements },
 
     async list() {
       return db.select().from(translations).where(mine).orderBy(asc(translations.locale));
@@ -174,20 +225,9 @@ export function translationsRepository(db: Db, environmentId: string) {
       const [before, settings] = await Promise.all([row(locale), config.settings()]);
       if (options.ifMatch && !options.ifMatch.includes(before?.version ?? 0)) return { stale: before?.version ?? 0 };
       if (before && JSON.stringify(before.keys) === JSON.stringify(keys)) return { row: before, changed: false };
-      const action = options.action ?? (before ? "updated" : "created");
-      const keyRevisions = keyChanges(before, keys, settings.revision + 1);
       await db.batch([
         bumpRevision(db, environmentId, now),
-        upsertLocale(db, environmentId, locale, { keys, keyRevisions }, now),
-        versionStatement(db, environmentId, locale, { action, author: options.author ?? context.actor, at: now }),
-        auditStatement(db, context, {
-          environmentId,
-          resource: "translation",
-          resourceId: locale,
-          action: action === "promoted" ? "promoted" : action,
-          before: before ? before.keys : null,
-          after: keys,
-        }),
+        ...putStatements({ locale, keys, before, revision: settings.revision + 1 }, context, options, now),
       ]);
       return { row: (await row(locale))!, changed: true };
     },
@@ -197,19 +237,7 @@ export function translationsRepository(db: Db, environmentId: string) {
       const before = await row(locale);
       if (!before) return false;
       if (ifMatch && !ifMatch.includes(before.version)) return { stale: before.version };
-      await db.batch([
-        bumpRevision(db, environmentId, now),
-        versionStatement(db, environmentId, locale, { action: "deleted", author: context.actor, at: now, deleted: true }),
-        db.delete(translations).where(and(mine, eq(translations.locale, locale))),
-        auditStatement(db, context, {
-          environmentId,
-          resource: "translation",
-          resourceId: locale,
-          action: "deleted",
-          before: before.keys,
-          after: null,
-        }),
-      ]);
+      await db.batch([bumpRevision(db, environmentId, now), ...removeStatements(before, context, now)]);
       return true;
     },
 

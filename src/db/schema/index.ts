@@ -28,3 +28,4 @@ export * from "./translation-versions";
 export * from "./translation-settings";
 export * from "./tenants";
 export * from "./proposals";
+export * from "./analytics-opt-outs";

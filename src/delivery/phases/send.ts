@@ -2,6 +2,7 @@ import type { Bindings } from "../../env";
 import { destinationOptions } from "../../lib/destinations";
 import type { IntegrationConfig } from "../../providers/types";
 import { normaliseAddress } from "../../lib/normalise-address";
+import { type Hop, inHopSpan } from "../../lib/spans";
 import { addressesFor, displayAddress } from "../send/addresses";
 import { integrationForAttempt, sendMessage, type SendResult } from "../send/send-message";
 import { storeInApp } from "../send/in-app-store";
@@ -37,32 +38,53 @@ export function sendAll(env: Bindings, scope: StepScope, sends: Send[], chain: I
             )
           : send.content;
       const subscriber = send.recipient.context.subscriber;
-      const result = await sendMessage(
-        integration,
-        addresses,
-        {
-          messageId: send.messageId,
-          content: content as never,
-          providerOverrides: (trigger.overrides?.[integration.provider] as Record<string, unknown> | undefined) ?? {},
-          subscriber: {
-            subscriberId: send.recipient.profile.subscriberId,
-            firstName: (subscriber.firstName as string | null | undefined) ?? null,
-            lastName: (subscriber.lastName as string | null | undefined) ?? null,
+      const result = await inHopSpan("clarion.provider.send", hopOf(scope, integration), async (span) => {
+        const sent = await sendMessage(
+          integration,
+          addresses,
+          {
+            messageId: send.messageId,
+            content: content as never,
+            providerOverrides: (trigger.overrides?.[integration.provider] as Record<string, unknown> | undefined) ?? {},
+            subscriber: {
+              subscriberId: send.recipient.profile.subscriberId,
+              firstName: (subscriber.firstName as string | null | undefined) ?? null,
+              lastName: (subscriber.lastName as string | null | undefined) ?? null,
+            },
           },
-        },
-        destinationOptions(env),
-      );
+          destinationOptions(env),
+        );
+        if (span.isTraced) span.setAttributes(answerAttributes(send.messageId, sent));
+        return sent;
+      });
       return { send, integration, to: addresses.map((a) => displayAddress(step.type, a)).join(", "), result };
     }),
   );
 }
 
+const hopOf = ({ job, trigger, step }: StepScope, integration: IntegrationConfig): Hop => ({
+  environmentId: job.environmentId,
+  workflow: trigger.workflowKey,
+  transactionId: job.transactionId,
+  channel: step.type,
+  provider: integration.provider,
+});
+
+/** The provider's answer, on the span of the call that got it. */
+const answerAttributes = (messageId: string, { outcome }: SendResult) => ({
+  "clarion.message_id": messageId,
+  "clarion.outcome": outcome.ok ? "sent" : outcome.kind,
+  "clarion.error_code": outcome.ok ? undefined : outcome.code,
+});
+
 /** The in-app step's sends: stored by Clarion in one batch rather than sent one by one. */
 async function storeAll(env: Bindings, scope: StepScope, sends: Send[], integration: IntegrationConfig): Promise<Delivered[]> {
-  const results = await storeInApp(
-    env,
-    scope,
-    sends.map((s) => ({ messageId: s.messageId, subscriberId: s.recipient.profile.subscriberId, content: s.content, isNew: s.isNew })),
+  const results = await inHopSpan("clarion.provider.send", hopOf(scope, integration), () =>
+    storeInApp(
+      env,
+      scope,
+      sends.map((s) => ({ messageId: s.messageId, subscriberId: s.recipient.profile.subscriberId, content: s.content, isNew: s.isNew })),
+    ),
   );
   return sends.map((send, i) => ({ send, integration, to: send.recipient.profile.subscriberId, result: results[i]! }));
 }

@@ -193,6 +193,13 @@ export class TriggerStore {
     return sum(shards.map((s) => s.waitingSteps)) + sum(fromCoordinators) + sum(fromDigests);
   }
 
+  /** When the oldest trigger still waiting for the delivery consumer became due, over every ledger shard; null when none waits. */
+  async oldestUnstarted(now: number): Promise<number | null> {
+    const dues = await Promise.all(allLedgerNames(this.env).map((name) => this.ledger(name).oldestUnstarted(now)));
+    const waiting = dues.filter((d): d is number => d !== null);
+    return waiting.length ? Math.min(...waiting) : null;
+  }
+
   /** The coordinator of one large fan-out. */
   coordinatorOf(environmentId: string, transactionId: string) {
     const stub = () => this.coordinator(environmentId, transactionId);

@@ -89,6 +89,21 @@ export class TriggerLedger extends DurableObject<Bindings> {
     return snapshots(this.parts, keys);
   }
 
+  /**
+   * When the oldest trigger still waiting for the delivery consumer became due (accepted, or
+   * released from its hold), or null: a live trigger not yet fanned out has no `enqueued_at`.
+   * Only live triggers are read (the `triggers_live` index).
+   */
+  async oldestUnstarted(now: number): Promise<number | null> {
+    const row = this.ctx.storage.sql
+      .exec<{ due: number | null }>(
+        "SELECT min(max(accepted_at, coalesce(hold_until, 0))) AS due FROM triggers WHERE state = 'accepted' AND enqueued_at IS NULL AND coalesce(hold_until, 0) <= ?",
+        now,
+      )
+      .one();
+    return row.due;
+  }
+
   async fanOut(items: FanOut[]): Promise<FanOutResult[]> {
     return fanOut(this.parts, items, Date.now());
   }

@@ -32,7 +32,7 @@ import type {
   StatsRow,
 } from "./rows";
 import { addMissingColumns, type EventRecord, LOG_SCHEMA, type MessageRecord } from "./schema";
-import { applyChange, countTrigger } from "./rollups/counting";
+import { applyChange, countTrigger, NewRecipients } from "./rollups/counting";
 import { readAudience, readCounts, readDayVolumes, readErrors, readFatigue, readLatency } from "./rollups/reads";
 import type { AnalyticsPart, AnalyticsPartName, AnalyticsQuery, DayVolume } from "./rollups/rows";
 import { ROLLUP_SCHEMA } from "./rollups/schema";
@@ -96,6 +96,7 @@ export class LogShard extends DurableObject<Bindings> {
           : [...(w.inserts ?? []).map((m) => m.id), ...(w.updates ?? []).map((u) => u.id), ...(w.events ?? []).map((e) => e.messageId)],
       );
       const before = snapshots(this.sql, changing);
+      const recipients = new NewRecipients(this.sql, changing.size ? (w.inserts ?? []) : []);
       for (const m of w.inserts ?? []) {
         const inserted = this.sql.exec(MESSAGE_INSERT, ...messageValues(m)).rowsWritten > 0;
         if (!inserted) {
@@ -124,7 +125,7 @@ export class LogShard extends DurableObject<Bindings> {
           r.messageId,
           Date.now(),
         );
-      for (const [id, after] of snapshots(this.sql, changing)) applyChange(this.sql, before.get(id) ?? null, after, now);
+      for (const [id, after] of snapshots(this.sql, changing)) applyChange(this.sql, before.get(id) ?? null, after, now, recipients);
       const touched = new Set([...(w.updates ?? []).map((u) => u.id), ...(w.events ?? []).map((e) => e.messageId)]);
       for (const id of touched) {
         const [row] = this.sql.exec<MessageAboutRecord>(`SELECT ${ABOUT_COLUMNS} FROM messages WHERE id = ?`, id).toArray();

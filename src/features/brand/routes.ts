@@ -35,7 +35,7 @@ export const toBrand = (stored: StoredBrand): Brand => ({
 });
 
 /** `http:` links pass only where private destinations are allowed (a local deployment): a mail client would fetch them unencrypted. */
-function refuseHttp(c: Context<AppEnv>, brand: StoredDefinition) {
+export function refuseHttp(c: Context<AppEnv>, brand: StoredDefinition) {
   if (destinationOptions(c.env).allowPrivate) return;
   const urls: [string, string | null][] = [
     ["logoUrl", brand.logoUrl],

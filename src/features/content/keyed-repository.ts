@@ -79,6 +79,24 @@ const RACE_RETRIES = 5;
 
 export type UpdateOptions = { ifMatch?: readonly number[]; action?: ContentAction; summary?: string } & WriteRecord;
 
+/** A version row copied from the content row as a statement leaves it (so it carries the row's own columns and stamp). */
+function versionInsert<Row extends ContentRow, Item, Def extends { key: string }, Input>(
+  db: Db,
+  environmentId: string,
+  spec: Spec<Row, Item, Def, Input>,
+) {
+  const ver = spec.versions;
+  return (ownerId: string, version: number, definition: Def, action: ContentAction, actor: Actor, summary: string, at: Date) =>
+    db
+      .insert(ver.table)
+      .select(
+        sql`SELECT ${newId(spec.ids.version)}, environment_id, id, key, version, ${contentStampOf(environmentId)}, ${JSON.stringify(definition)},
+          ${action}, ${actor.type}, ${actor.id}, ${actor.name}, ${summary}, ${at.getTime()}
+        FROM ${sql.identifier(spec.tableName)} WHERE environment_id = ${environmentId} AND id = ${ownerId} AND version = ${version}`,
+      )
+      .onConflictDoNothing();
+}
+
 /** The reads and statements that the reads and writes of keyed content share. */
 function keyedStatements<Row extends ContentRow, Item, Def extends { key: string }, Input>(
   db: Db,
@@ -102,23 +120,7 @@ function keyedStatements<Row extends ContentRow, Item, Def extends { key: string
   });
   const contentColumns = ({ key: _key, ...rest }: Def) => rest;
 
-  const insertVersion = (
-    ownerId: string,
-    version: number,
-    definition: Def,
-    action: ContentAction,
-    actor: Actor,
-    summary: string,
-    at: Date,
-  ) =>
-    db
-      .insert(ver.table)
-      .select(
-        sql`SELECT ${newId(spec.ids.version)}, environment_id, id, key, version, ${contentStampOf(environmentId)}, ${JSON.stringify(definition)},
-          ${action}, ${actor.type}, ${actor.id}, ${actor.name}, ${summary}, ${at.getTime()}
-        FROM ${sql.identifier(spec.tableName)} WHERE environment_id = ${environmentId} AND id = ${ownerId} AND version = ${version}`,
-      )
-      .onConflictDoNothing();
+  const insertVersion = versionInsert(db, environmentId, spec);
   const audit = (context: AuditContext, key: string, action: ContentAction | "promoted", before: unknown, after: unknown) =>
     auditStatement(db, context, { environmentId, resource: spec.resource, resourceId: key, action, before, after });
 
@@ -140,7 +142,34 @@ function keyedStatements<Row extends ContentRow, Item, Def extends { key: string
       audit(context, row.key, w.audit, spec.definitionOf(spec.toItem(row)), after),
     ] as const;
 
-  return { mine, current, idOf, history, toVersion, contentColumns, insertVersion, audit, rewrite };
+  /** A create's statements (after the content stamp's): the row, none when the key is taken, its version 1, its audit entry. */
+  const createStatements = (definition: Def, context: AuditContext, record: WriteRecord, at: Date) => {
+    const id = newId(spec.ids.row);
+    const row = { id, environmentId, key: definition.key, ...contentColumns(definition), version: 1, createdAt: at, updatedAt: at };
+    return [
+      db.insert(table).values(row).onConflictDoNothing().returning(),
+      insertVersion(id, 1, definition, "created", record.author ?? context.actor, "Created", at),
+      audit(context, definition.key, record.auditAction === "promoted" ? "promoted" : "created", null, definition),
+    ] as const;
+  };
+
+  /** A delete's statements (after the content stamp's): numbered first, so the version row can read it, then gone. */
+  const removeStatements = (row: Row, context: AuditContext, at: Date) => {
+    const version = row.version + 1;
+    const definition = spec.definitionOf(spec.toItem(row));
+    return [
+      db
+        .update(table)
+        .set({ version })
+        .where(and(eq(col.id, row.id), eq(col.version, row.version)))
+        .returning({ id: col.id }),
+      insertVersion(row.id, version, definition, "deleted", context.actor, "Deleted", at),
+      audit(context, row.key, "deleted", definition, null),
+      db.delete(table).where(and(eq(col.id, row.id), eq(col.version, version))),
+    ] as const;
+  };
+
+  return { mine, current, idOf, history, toVersion, contentColumns, insertVersion, audit, rewrite, createStatements, removeStatements };
 }
 
 type Statements<Row extends ContentRow, Def extends { key: string }> = ReturnType<typeof keyedStatements<Row, unknown, Def, unknown>>;
@@ -198,10 +227,9 @@ function keyedWrites<Row extends ContentRow, Item, Def extends { key: string }, 
   db: Db,
   environmentId: string,
   spec: Spec<Row, Item, Def, Input>,
-  { idOf, current, contentColumns, insertVersion, audit, rewrite }: Statements<Row, Def>,
+  { idOf, current, rewrite, createStatements }: Statements<Row, Def>,
   sideWrites?: SideWrites<Def>,
 ) {
-  const { table } = spec;
   const sideOf = (write: Parameters<SideWrites<Def>>[0]) => (sideWrites ? sideWrites(write) : Promise.resolve([]));
   return {
     /** Null when the key is taken. */
@@ -209,14 +237,10 @@ function keyedWrites<Row extends ContentRow, Item, Def extends { key: string }, 
       const definition = spec.definitionOf(input);
       // Side writes happen only if this one is made: a taken key changes nothing.
       if (await idOf(definition.key)) return null;
-      const id = newId(spec.ids.row);
       const actor = record.author ?? context.actor;
-      const row = { id, environmentId, key: definition.key, ...contentColumns(definition), version: 1, createdAt: now, updatedAt: now };
       const [, [created]] = await db.batch([
         bumpContentStamp(db, environmentId),
-        db.insert(table).values(row).onConflictDoNothing().returning(),
-        insertVersion(id, 1, definition, "created", actor, "Created", now),
-        audit(context, definition.key, record.auditAction === "promoted" ? "promoted" : "created", null, definition),
+        ...createStatements(definition, context, record, now),
         ...(await sideOf({ key: definition.key, before: null, after: definition, actor, context, at: now })),
       ]);
       forgetEnvironmentGates(environmentId);
@@ -255,13 +279,11 @@ function keyedWrites<Row extends ContentRow, Item, Def extends { key: string }, 
 }
 
 /** Removes the row; its versions stay, so a trigger pinned before the delete still renders with it. */
-function keyedRemove<Row extends ContentRow, Item, Def extends { key: string }, Input>(
+function keyedRemove<Row extends ContentRow, Def extends { key: string }>(
   db: Db,
   environmentId: string,
-  spec: Spec<Row, Item, Def, Input>,
-  { current, insertVersion, audit }: Statements<Row, Def>,
+  { current, removeStatements }: Statements<Row, Def>,
 ) {
-  const { table, columns: col } = spec;
   return async function remove(
     key: string,
     context: AuditContext,
@@ -272,23 +294,10 @@ function keyedRemove<Row extends ContentRow, Item, Def extends { key: string }, 
       const row = await current(key);
       if (!row) return { status: "missing" };
       if (ifMatch && !ifMatch.includes(row.version)) return { status: "stale", current: row.version };
-      const version = row.version + 1;
-      const definition = spec.definitionOf(spec.toItem(row));
-      // Numbered first (so the version row can read it), then gone, in one batch.
-      const [, [moved]] = await db.batch([
-        bumpContentStamp(db, environmentId),
-        db
-          .update(table)
-          .set({ version })
-          .where(and(eq(col.id, row.id), eq(col.version, row.version)))
-          .returning({ id: col.id }),
-        insertVersion(row.id, version, definition, "deleted", context.actor, "Deleted", now),
-        audit(context, key, "deleted", definition, null),
-        db.delete(table).where(and(eq(col.id, row.id), eq(col.version, version))),
-      ]);
+      const [, [moved]] = await db.batch([bumpContentStamp(db, environmentId), ...removeStatements(row, context, now)]);
       forgetEnvironmentGates(environmentId);
       if (moved) return { status: "ok", value: true as const };
-      if (ifMatch || attempt >= RACE_RETRIES) return { status: "stale", current: version };
+      if (ifMatch || attempt >= RACE_RETRIES) return { status: "stale", current: row.version + 1 };
     }
   };
 }
@@ -319,8 +328,19 @@ export function keyedContentRepository<Row extends ContentRow, Item, Def extends
   return {
     ...keyedReads(db, full, statements),
     ...keyedWrites(db, environmentId, full, statements, sideWrites),
-    remove: keyedRemove(db, environmentId, full, statements),
+    remove: keyedRemove(db, environmentId, statements),
     /** A new version of a row, for a side write that moves another row (a layout's default flag). */
     rewrite: statements.rewrite,
+    /**
+     * The statements of writes for a caller that batches many (a push): it reads the rows, puts
+     * one content stamp move first, and writes these after it.
+     */
+    statements: {
+      row: statements.current,
+      create: statements.createStatements,
+      update: statements.rewrite,
+      remove: statements.removeStatements,
+      definitionOf: (row: Row) => full.definitionOf(full.toItem(row)),
+    },
   };
 }

@@ -28,6 +28,11 @@ export const API_TAGS = [
   { name: "In-app", description: "Each subscriber's in-app notifications (what their Inbox shows) and the Inbox settings." },
   { name: "Topics", description: "Named groups of subscribers to trigger at once." },
   { name: "Messages", description: "What each step produced for each recipient, its status and timeline; statistics; sandbox captures." },
+  {
+    name: "Analytics",
+    description:
+      "Figures over time from rollups kept with each message change: overview and rates, funnels per workflow and step, providers compared, fatigue, grouped errors; CSV and NDJSON exports.",
+  },
   { name: "Integrations", description: "Provider accounts per channel, in failover order; the providers and their credentials." },
   { name: "Variables", description: "Environment variables for templates (`{{ vars.<key> }}`), secret ones never shown again." },
   { name: "Suppressions", description: "Addresses that no step sends to: bounces, complaints, unsubscribes." },
@@ -45,5 +50,6 @@ export const API_TAGS = [
     description: "Environments and API keys, promotion between environments, the audit log of all; answers only to the admin credential.",
   },
   { name: "Dashboard", description: "The dashboard's session." },
+  { name: "Metrics", description: "The deployment's figures for Prometheus, behind their own token (`METRICS_TOKEN`)." },
   { name: "Webhooks", description: "Providers' delivery reports. Called by providers, not by you." },
 ] as const;

@@ -25,6 +25,7 @@ import {
   subscriberChannels,
   subscribers,
   suppressions,
+  analyticsOptOuts,
   topicMembers,
   topics,
   triggers,
@@ -92,6 +93,7 @@ export const ENVIRONMENT_TABLES = [
   partials,
   contentStamps,
   suppressions,
+  analyticsOptOuts,
   apiKeys,
 ] as const;
 

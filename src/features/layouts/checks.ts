@@ -3,7 +3,7 @@ import type { Step } from "../../engine/steps";
 import { placeSteps } from "../../engine/workflow-tree";
 import { parseTemplate } from "../../engine/templates";
 import { ApiError, type FieldError } from "../../lib/errors";
-import type { Data } from "../data";
+import type { ContentReads } from "../content/reads";
 import { partialIssues, workflowTemplateSources } from "../partials/references";
 import { checkContentTranslationKeys } from "../translations/workflow-keys";
 import type { LayoutInput } from "./schemas";
@@ -14,7 +14,7 @@ import type { LayoutInput } from "./schemas";
  * a cycle or more than 5 levels (422 `validation_failed`), and `t` keys the default locale has
  * (422 `translation_key_missing`).
  */
-export async function checkLayout(data: Data, input: LayoutInput): Promise<void> {
+export async function checkLayout(data: ContentReads, input: LayoutInput): Promise<void> {
   const parts = [["html", input.html, "html"] as const, ...(input.text ? [["text", input.text, "text"] as const] : [])];
   const missing = parts.flatMap(([field, source]): FieldError[] => {
     const n = contentSlots(source);
@@ -48,7 +48,7 @@ export async function checkLayout(data: Data, input: LayoutInput): Promise<void>
  * What a workflow's email steps name must exist: the layout of each `layout` key, and every
  * partial its templates render (with no cycle, at most 5 deep). Checked at save, like its Liquid.
  */
-export async function checkWorkflowContent(data: Data, steps: readonly Step[]): Promise<void> {
+export async function checkWorkflowContent(data: ContentReads, steps: readonly Step[]): Promise<void> {
   const named = placeSteps(steps).flatMap(({ step, at }) =>
     step.type === "email" && typeof step.layout === "string" ? [[at.join("."), step.layout] as const] : [],
   );

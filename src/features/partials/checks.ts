@@ -1,6 +1,7 @@
 import { renderedPartials } from "../../engine/partials";
 import { parseTemplate } from "../../engine/templates";
 import { ApiError, type FieldError } from "../../lib/errors";
+import type { ContentReads } from "../content/reads";
 import type { Data } from "../data";
 import { partialIssues, type TemplateSource, workflowTemplateSources } from "./references";
 import { checkContentTranslationKeys } from "../translations/workflow-keys";
@@ -10,7 +11,7 @@ import type { PartialInput } from "./schemas";
  * A partial is checked when saved (and reverted): Liquid that parses, partials it renders that
  * exist, without a cycle, at most 5 deep, and `t` keys the default locale has.
  */
-export async function checkPartial(data: Data, input: PartialInput): Promise<void> {
+export async function checkPartial(data: ContentReads, input: PartialInput): Promise<void> {
   const parsed = parseTemplate(input.content, input.type);
   if (!parsed.ok)
     throw new ApiError("validation_failed", "The partial does not parse.", [{ path: "content", message: `Liquid: ${parsed.message}` }]);

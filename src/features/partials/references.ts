@@ -22,7 +22,7 @@ const hasLiquid = (source: string) => source.includes("{%");
  */
 export async function partialIssues(
   sources: readonly TemplateSource[],
-  partials: () => Promise<Partial[]>,
+  partials: () => Promise<Pick<Partial, "key" | "content" | "type">[]>,
   saving?: { key: string; content: string; type: Mode },
 ): Promise<FieldError[]> {
   const parsed = sources.flatMap((s) => {

@@ -55,7 +55,7 @@ export function preferencesRepository(db: Db, environmentId: string) {
           { before: current.raw, after, changed, reason },
           now,
         );
-        const [, , [written]] = await db.batch(statements);
+        const [, , , [written]] = await db.batch(statements);
         if (written) return { preferences: written.preferences, eventIds: [eventId] };
       }
       throw new Error(`preferences of ${subscriberId} kept changing under ${MAX_ATTEMPTS} attempts`);

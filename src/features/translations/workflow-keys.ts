@@ -1,7 +1,7 @@
 import type { Step } from "../../engine/steps";
 import { translationKeysIn, translationUses } from "../../engine/translate";
 import { ApiError } from "../../lib/errors";
-import type { Data } from "../data";
+import type { ContentReads } from "../content/reads";
 
 type KeyUse = { path: (string | number)[]; key: string };
 
@@ -10,7 +10,7 @@ type KeyUse = { path: (string | number)[]; key: string };
  * chain ends in the default locale, so such a key would render as itself for some. Costs nothing
  * for templates that use no `t`.
  */
-async function refuseMissingKeys(data: Data, uses: readonly KeyUse[]): Promise<void> {
+async function refuseMissingKeys(data: ContentReads, uses: readonly KeyUse[]): Promise<void> {
   if (uses.length === 0) return;
   const { defaultLocale } = await data.translations.settings();
   const row = await data.translations.find(defaultLocale);
@@ -25,10 +25,10 @@ async function refuseMissingKeys(data: Data, uses: readonly KeyUse[]): Promise<v
 }
 
 /** A workflow's channel templates (see refuseMissingKeys). */
-export const checkTranslationKeys = (data: Data, steps: readonly Step[]) => refuseMissingKeys(data, translationUses(steps));
+export const checkTranslationKeys = (data: ContentReads, steps: readonly Step[]) => refuseMissingKeys(data, translationUses(steps));
 
 /** A layout's or partial's fields (`html`, `text`, `content`), checked as a workflow's templates are. */
-export const checkContentTranslationKeys = (data: Data, fields: Record<string, string | null | undefined>) =>
+export const checkContentTranslationKeys = (data: ContentReads, fields: Record<string, string | null | undefined>) =>
   refuseMissingKeys(
     data,
     Object.entries(fields).flatMap(([field, source]) => (source ? translationKeysIn(source).map((key) => ({ path: [field], key })) : [])),

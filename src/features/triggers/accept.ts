@@ -5,6 +5,7 @@ import { byteLength, canonicalJson, sha256Hex } from "../../lib/crypto";
 import { type DestinationOptions, STRICT_DESTINATIONS } from "../../lib/destinations";
 import { ApiError } from "../../lib/errors";
 import { uuidv7 } from "../../lib/ids";
+import { inHopSpans } from "../../lib/spans";
 import { cachedGate, rememberGate, type WorkflowGate } from "../workflows/gate-cache";
 import { plannedMessages } from "../../engine/planned-messages";
 import { parsedJson, parsedJsonObject } from "../../contract/json";
@@ -251,7 +252,14 @@ export async function prepareBroadcast(
  * sends the jobs moments later (its outbox), so the 202 waits for no Queue.
  */
 export async function makeDurable(env: Bindings, prepared: Prepared[]): Promise<(Accepted | ApiError)[]> {
-  const outcomes = await new TriggerStore(env).accept(prepared.map((p) => ({ record: p.record, fingerprint: p.fingerprint })));
+  const hops = prepared.map(({ record }) => ({
+    environmentId: record.environmentId,
+    workflow: record.workflowKey,
+    transactionId: record.transactionId,
+  }));
+  const outcomes = await inHopSpans("clarion.trigger.accept", hops, () =>
+    new TriggerStore(env).accept(prepared.map((p) => ({ record: p.record, fingerprint: p.fingerprint }))),
+  );
   return prepared.map((p, i): Accepted | ApiError =>
     outcomes[i] === "conflict"
       ? new ApiError("transaction_conflict", `transactionId "${p.transactionId}" was already used for a different trigger.`)

@@ -4,12 +4,44 @@ import { triggers, workflows } from "../../db/schema";
 import { type AuditContext, auditStatement } from "../../db/queries/audit";
 import { forgetGate } from "./gate-cache";
 import type { WorkflowScope } from "./scope-repository";
+import type { Workflow } from "./schemas";
 import { definitionOf, RACE_RETRIES, type WriteOutcome } from "./shapes";
 import { insertVersion } from "./versions/repository";
 
 /** Deleting a workflow: the soft delete that leaves a tombstone. */
 export function workflowDeletes({ db, environmentId, byKey, find }: WorkflowScope) {
+  /** A delete's statements: the tombstone (only from the version read), its last version, the audit entry. */
+  const removeStatements = (current: Workflow, context: AuditContext, now: Date) => {
+    const version = current.version + 1;
+    const definition = definitionOf(current);
+    return [
+      db
+        .update(workflows)
+        .set({ deletedAt: now, version })
+        .where(and(byKey(current.key), eq(workflows.id, current.id), eq(workflows.version, current.version)))
+        .returning({ id: workflows.id }),
+      insertVersion(db, environmentId, {
+        workflowId: current.id,
+        version,
+        definition,
+        action: "deleted",
+        actor: context.actor,
+        summary: "Deleted",
+        at: now,
+      }),
+      auditStatement(db, context, {
+        environmentId,
+        resource: "workflow",
+        resourceId: current.key,
+        action: "deleted",
+        before: definition,
+        after: null,
+      }),
+    ] as const;
+  };
+
   return {
+    removeStatements,
     /**
      * Soft delete: the row stays as a tombstone, so triggers accepted before now still run the
      * steps they were accepted for (the engine reads workflows by id); the key is free at once.
@@ -20,35 +52,10 @@ export function workflowDeletes({ db, environmentId, byKey, find }: WorkflowScop
         const current = await find(key);
         if (!current) return { status: "missing" };
         if (ifMatch && !ifMatch.includes(current.version)) return { status: "stale", current: current.version };
-        const version = current.version + 1;
-        const definition = definitionOf(current);
-        const [rows] = await db.batch([
-          db
-            .update(workflows)
-            .set({ deletedAt: now, version })
-            .where(and(byKey(key), eq(workflows.id, current.id), eq(workflows.version, current.version)))
-            .returning({ id: workflows.id }),
-          insertVersion(db, environmentId, {
-            workflowId: current.id,
-            version,
-            definition,
-            action: "deleted",
-            actor: context.actor,
-            summary: "Deleted",
-            at: now,
-          }),
-          auditStatement(db, context, {
-            environmentId,
-            resource: "workflow",
-            resourceId: key,
-            action: "deleted",
-            before: definition,
-            after: null,
-          }),
-        ]);
+        const [rows] = await db.batch(removeStatements(current, context, now));
         forgetGate(environmentId, key);
         if (rows.length > 0) return { status: "ok", value: true };
-        if (ifMatch || attempt >= RACE_RETRIES) return { status: "stale", current: version };
+        if (ifMatch || attempt >= RACE_RETRIES) return { status: "stale", current: current.version + 1 };
       }
     },
   };

@@ -14,24 +14,77 @@ import { insertVersion, type VersionAction } from "./versions/repository";
 const auditActionOf = (action: VersionAction, summary: string): AuditAction =>
   action !== "updated" ? action : summary === "Activated" ? "activated" : summary === "Deactivated" ? "deactivated" : "updated";
 
+/** The statements of a workflow's create and update, for a save and for a caller that batches many (a push). */
+function workflowStatements({ db, environmentId, byKey }: Pick<WorkflowScope, "db" | "environmentId" | "byKey">) {
+  /** A create's statements: the row (none when the key is taken), its version 1 and its audit entry. */
+  const createStatements = (input: WorkflowInput, context: AuditContext, record: WriteRecord, now: Date) => {
+    const id = newId("wf");
+    const definition = definitionOf(input);
+    const actor = record.author ?? context.actor;
+    const audited = { environmentId, resource: "workflow", resourceId: input.key } as const;
+    return [
+      db
+        .insert(workflows)
+        .values({ id, environmentId, key: input.key, ...columns(input), version: 1, createdAt: now, updatedAt: now })
+        .onConflictDoNothing()
+        .returning(),
+      insertVersion(db, environmentId, { workflowId: id, version: 1, definition, action: "created", actor, summary: "Created", at: now }),
+      auditStatement(db, context, { ...audited, action: record.auditAction ?? "created", before: null, after: definition }),
+    ] as const;
+  };
+
+  /** An update's statements: the row moved from the version read (nothing lands otherwise), the version row, the audit entry. */
+  const updateStatements = (
+    current: Workflow,
+    input: WorkflowInput,
+    context: AuditContext,
+    w: { action?: VersionAction; summary?: string } & WriteRecord,
+    now: Date,
+  ) => {
+    const before = definitionOf(current);
+    const definition = definitionOf(input);
+    const version = current.version + 1;
+    const summary = w.summary ?? summarise(versionChanges(before, definition), definition);
+    const action = w.action ?? "updated";
+    return [
+      db
+        .update(workflows)
+        .set({ ...columns(input), version, updatedAt: now })
+        .where(and(byKey(current.key), eq(workflows.id, current.id), eq(workflows.version, current.version)))
+        .returning(),
+      insertVersion(db, environmentId, {
+        workflowId: current.id,
+        version,
+        definition,
+        action,
+        actor: w.author ?? context.actor,
+        summary,
+        at: now,
+      }),
+      auditStatement(db, context, {
+        environmentId,
+        resource: "workflow",
+        resourceId: current.key,
+        action: w.auditAction ?? auditActionOf(action, summary),
+        before,
+        after: definition,
+      }),
+    ] as const;
+  };
+
+  return { createStatements, updateStatements };
+}
+
 /** Saving workflows: a create is version 1, an update the next version, each with its audit entry in the same batch. */
 export function workflowSaves({ db, environmentId, byKey, find }: WorkflowScope) {
+  const { createStatements, updateStatements } = workflowStatements({ db, environmentId, byKey });
+
   return {
+    createStatements,
+    updateStatements,
     /** Returns null when the key is already taken. The workflow and its version 1 go in one batch. */
     async create(input: WorkflowInput, context: AuditContext, record: WriteRecord = {}, now = new Date()): Promise<Workflow | null> {
-      const id = newId("wf");
-      const definition = definitionOf(input);
-      const actor = record.author ?? context.actor;
-      const audited = { environmentId, resource: "workflow", resourceId: input.key } as const;
-      const [[row]] = await db.batch([
-        db
-          .insert(workflows)
-          .values({ id, environmentId, key: input.key, ...columns(input), version: 1, createdAt: now, updatedAt: now })
-          .onConflictDoNothing()
-          .returning(),
-        insertVersion(db, environmentId, { workflowId: id, version: 1, definition, action: "created", actor, summary: "Created", at: now }),
-        auditStatement(db, context, { ...audited, action: record.auditAction ?? "created", before: null, after: definition }),
-      ]);
+      const [[row]] = await db.batch(createStatements(input, context, record, now));
       forgetGate(environmentId, input.key);
       return row ? toWorkflow(row) : null;
     },
@@ -53,40 +106,11 @@ export function workflowSaves({ db, environmentId, byKey, find }: WorkflowScope)
         const current = await find(key);
         if (!current) return { status: "missing" };
         if (options.ifMatch && !options.ifMatch.includes(current.version)) return { status: "stale", current: current.version };
-        const before = definitionOf(current);
-        const definition = definitionOf(input);
-        const changes = versionChanges(before, definition);
-        if (changes.length === 0) return { status: "ok", value: current };
-        const version = current.version + 1;
-        const summary = options.summary ?? summarise(changes, definition);
-        const action = options.action ?? "updated";
-        const [[row]] = await db.batch([
-          db
-            .update(workflows)
-            .set({ ...columns(input), version, updatedAt: now })
-            .where(and(byKey(key), eq(workflows.id, current.id), eq(workflows.version, current.version)))
-            .returning(),
-          insertVersion(db, environmentId, {
-            workflowId: current.id,
-            version,
-            definition,
-            action,
-            actor: options.author ?? context.actor,
-            summary,
-            at: now,
-          }),
-          auditStatement(db, context, {
-            environmentId,
-            resource: "workflow",
-            resourceId: key,
-            action: options.auditAction ?? auditActionOf(action, summary),
-            before,
-            after: definition,
-          }),
-        ]);
+        if (versionChanges(definitionOf(current), definitionOf(input)).length === 0) return { status: "ok", value: current };
+        const [[row]] = await db.batch(updateStatements(current, input, context, options, now));
         forgetGate(environmentId, key);
         if (row) return { status: "ok", value: toWorkflow(row) };
-        if (options.ifMatch || attempt >= RACE_RETRIES) return { status: "stale", current: version };
+        if (options.ifMatch || attempt >= RACE_RETRIES) return { status: "stale", current: current.version + 1 };
       }
     },
   };

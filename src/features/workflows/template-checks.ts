@@ -1,5 +1,5 @@
 import type { Step } from "../../engine/steps";
-import type { Data } from "../data";
+import type { ContentReads } from "../content/reads";
 import { checkWorkflowContent } from "../layouts/checks";
 import { checkTranslationKeys } from "../translations/workflow-keys";
 
@@ -9,7 +9,7 @@ import { checkTranslationKeys } from "../translations/workflow-keys";
  * (422 `validation_failed`) and every literal `t` key is in the default locale (422
  * `translation_key_missing`). A promotion checks the same against its target (promotions/content-apply.ts).
  */
-export async function checkWorkflowTemplates(data: Data, steps: readonly Step[]): Promise<void> {
+export async function checkWorkflowTemplates(data: ContentReads, steps: readonly Step[]): Promise<void> {
   await checkWorkflowContent(data, steps);
   await checkTranslationKeys(data, steps);
 }

@@ -28,9 +28,9 @@ const countKey = (m: Snapshot) => [
  * retried write (which changes nothing) counts nothing, and every figure stays what counting the
  * messages would give. Latency, errors and fatigue count the first time a message reaches them.
  */
-export function applyChange(sql: SqlStorage, before: Snapshot | null, after: Snapshot, now: number): void {
+export function applyChange(sql: SqlStorage, before: Snapshot | null, after: Snapshot, now: number, recipients: NewRecipients): void {
   moveCount(sql, before, after);
-  if (before === null) countRecipient(sql, after);
+  if (before === null && recipients.first(after)) countRecipient(sql, after);
   if (reached(before, after, FIGURE_MASKS.sent)) {
     countLatency(sql, after);
     countFatigue(sql, after);
@@ -55,12 +55,42 @@ function moveCount(sql: SqlStorage, before: Snapshot | null, after: Snapshot): v
   );
 }
 
-/** A recipient is counted with the first message of its trigger: all of a subscriber's messages are in this shard. */
+/**
+ * Which recipients (trigger, subscriber) a write gives their first message: those with no message
+ * stored before it, each once. Read before the write's inserts, since one write may insert several
+ * messages of one recipient (a trigger cancelled before it ran records all its steps at once).
+ */
+export class NewRecipients {
+  private readonly known = new Set<string>();
+
+  constructor(sql: SqlStorage, inserts: readonly { environmentId: string; transactionId: string; subscriberId: string }[]) {
+    for (const m of inserts) {
+      const key = NewRecipients.key(m.environmentId, m.transactionId, m.subscriberId);
+      if (this.known.has(key)) continue;
+      const [row] = sql
+        .exec<{ n: number }>(
+          "SELECT count(*) AS n FROM messages WHERE env = ? AND tx = ? AND subscriber = ?",
+          m.environmentId,
+          m.transactionId,
+          m.subscriberId,
+        )
+        .toArray();
+      if ((row?.n ?? 0) > 0) this.known.add(key);
+    }
+  }
+
+  private static key = (env: string, tx: string, subscriber: string) => JSON.stringify([env, tx, subscriber]);
+
+  /** True once per recipient not stored before the write: all of a subscriber's messages are in this shard. */
+  first(m: Snapshot): boolean {
+    const key = NewRecipients.key(m.env, m.tx, m.subscriber);
+    if (this.known.has(key)) return false;
+    this.known.add(key);
+    return true;
+  }
+}
+
 function countRecipient(sql: SqlStorage, m: Snapshot): void {
-  const [row] = sql
-    .exec<{ n: number }>("SELECT count(*) AS n FROM messages WHERE env = ? AND tx = ? AND subscriber = ?", m.env, m.tx, m.subscriber)
-    .toArray();
-  if ((row?.n ?? 0) !== 1) return;
   sql.exec(
     `INSERT INTO rollup_audience (env, hour, workflow, tenant, recipients) VALUES (?, ?, ?, ?, 1)
      ON CONFLICT DO UPDATE SET recipients = recipients + 1`,
