@@ -19,6 +19,7 @@ const READ = [
   "list_messages",
   "get_trigger",
   "explain_message",
+  "get_analytics",
   "search_docs",
 ];
 const TOOLS: Record<McpScope, string[]> = {
@@ -136,13 +137,20 @@ describe("the read tools", () => {
     expect(failed).toEqual(expect.objectContaining({ outcome: "failed", reason: "no_integration" }));
     expect(failed.explanation).toMatch(/failed because the environment has no active integration for this channel/);
 
+    const analytics = await call(client, "get_analytics", { report: "errors", workflow: workflow.key });
+    expect((analytics.errors as { data: { code: string; count: number }[] }).data).toEqual([
+      expect.objectContaining({ code: "no_integration", count: 1 }),
+    ]);
+    const totals = await call(client, "get_analytics", { report: "overview" });
+    expect(totals).toEqual(expect.objectContaining({ report: "overview", overview: expect.objectContaining({ data: expect.any(Array) }) }));
+
     const docs = await call(client, "search_docs", { query: "quiet hours" });
     const [best] = docs.results as { page: string; heading: string; excerpt: string }[];
     expect(best?.page).toMatch(/^docs\/.+\.md$/);
     expect(`${best?.heading}\n${best?.excerpt}`).toMatch(/quiet hours/i);
 
     const entries = await auditOf(apiKey);
-    expect(entries.map((e) => e.resourceId).sort()).toEqual([...READ, "explain_message"].sort());
+    expect(entries.map((e) => e.resourceId).sort()).toEqual([...READ, "explain_message", "get_analytics"].sort());
     expect(new Set(entries.map((e) => e.actor.name))).toEqual(new Set(["mcp:support-bot"]));
     await client.close();
   });

@@ -9,6 +9,7 @@ import { ApiError } from "../../lib/errors";
 import { createRouter } from "../../lib/openapi";
 import { inBackground } from "../environments/auth";
 import { type McpCaller, mcpCallerOf } from "./auth";
+import { analyticsTools } from "./analytics-tools";
 import { docsTools } from "./docs-search";
 import { manageTools } from "./manage-tools";
 import { proposeTools } from "./propose-tools";
@@ -17,7 +18,14 @@ import type { McpTool, ToolContext } from "./tool";
 import { triggerTools } from "./trigger-tools";
 
 /** Every tool, in the order `tools/list` shows them; each caller sees those of its scopes. */
-export const MCP_TOOLS: readonly McpTool[] = [...readTools, ...docsTools, ...triggerTools, ...proposeTools, ...manageTools];
+export const MCP_TOOLS: readonly McpTool[] = [
+  ...readTools,
+  ...analyticsTools,
+  ...docsTools,
+  ...triggerTools,
+  ...proposeTools,
+  ...manageTools,
+];
 
 /** A tool call's body is small; a workflow proposed whole is the largest. */
 const MAX_BODY_BYTES = 1024 * 1024;
