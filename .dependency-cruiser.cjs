@@ -235,7 +235,7 @@ module.exports = {
           "^src/features/environments/",
           "^src/lib/middleware/idempotency\\.ts$",
           "^src/features/audit/routes\\.ts$",
-          "^src/features/promotions/routes\\.ts$",
+          "^src/features/promotions/(routes|promote)\\.ts$",
           "^src/features/provider-callbacks/routes\\.ts$",
           "^src/features/tracking/routes\\.ts$",
           "^src/features/metrics/repository\\.ts$",

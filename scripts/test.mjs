@@ -50,6 +50,8 @@ const STAGES = {
       ["node", ["scripts/openapi-types.mjs", "--check"]],
       // The reference tables in docs/reference/ must match the code that defines them (`npm run reference` rewrites them).
       ["node", ["scripts/reference.mjs", "--check"]],
+      // The docs the MCP server's search_docs answers from must match docs/ (`npm run reference` rewrites them).
+      ["node", ["scripts/docs-corpus.mjs", "--check"]],
       // Env comes from wrangler.toml (`npm run types` rewrites worker-configuration.d.ts); .dev.vars' secrets stay out of it.
       ["npm", ["run", "--silent", "types", "--", "--check"]],
       tsc(".", "worker"),

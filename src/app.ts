@@ -39,6 +39,7 @@ import { docsRoutes } from "./features/docs/routes";
 import { adminRoutes } from "./features/environments/admin-routes";
 import { adminAuditRoutes, auditRoutes } from "./features/audit/routes";
 import { promotionsRoutes } from "./features/promotions/routes";
+import { mcpRoutes } from "./features/mcp/server";
 import { proposalsRoutes } from "./features/proposals/routes";
 import { adminAuth, apiKeyAuth } from "./features/environments/auth";
 import { adminScope, environmentScope, idempotency } from "./lib/middleware/idempotency";
@@ -158,6 +159,8 @@ export function createApp() {
   app.route("/", adminApi());
   app.route("/", sessionApi());
   app.route("/", keyedRoutes());
+  // The MCP server: its own auth (API keys and MCP keys), its own protocol errors, not in /openapi.json.
+  app.route("/", mcpRoutes);
   // Novu's API on its own prefix, in Novu's shapes and errors; kept out of /openapi.json (it has /novu/openapi.json).
   app.route("/novu", novuApp);
 

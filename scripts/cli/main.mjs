@@ -13,7 +13,7 @@ export const USAGE = `Usage: clarion <command> [options]
   envs list
   envs create <slug> [--name <name>]
   keys list --env <slug> [--all]
-  keys create --env <slug> [--name <name>] [--expires-at <ISO date>]
+  keys create --env <slug> [--name <name>] [--expires-at <ISO date>] [--kind mcp --scopes read,trigger,propose,manage]
   keys revoke <key id>
   keys rotate <key id> [--overlap-hours <hours, default 24>]
   workflows export [--dir <folder, default ./workflows>]
@@ -45,6 +45,8 @@ const OPTIONS = /** @type {const} */ ({
   env: { type: "string" },
   name: { type: "string" },
   "expires-at": { type: "string" },
+  kind: { type: "string" },
+  scopes: { type: "string" },
   "overlap-hours": { type: "string" },
   dir: { type: "string" },
   from: { type: "string" },
@@ -127,8 +129,17 @@ export async function main(argv, io = {}) {
         const keys = await listAll(adminRequest(), `/v1/admin/environments/${needEnv()}/keys${values.all ? "?includeRevoked=true" : ""}`);
         print(keys, () =>
           table(
-            ["ID", "PREFIX", "NAME", "STATUS", "CREATED", "LAST USED", "EXPIRES"],
-            keys.map((k) => [k.id, k.prefix, k.name, k.status, k.createdAt, k.lastUsedAt ?? "never", k.expiresAt ?? k.revokedAt ?? "-"]),
+            ["ID", "PREFIX", "NAME", "KIND", "STATUS", "CREATED", "LAST USED", "EXPIRES"],
+            keys.map((k) => [
+              k.id,
+              k.prefix,
+              k.name,
+              k.kind === "mcp" ? `mcp:${k.scopes.join(",")}` : (k.kind ?? "api"),
+              k.status,
+              k.createdAt,
+              k.lastUsedAt ?? "never",
+              k.expiresAt ?? k.revokedAt ?? "-",
+            ]),
           ),
         );
         return 0;
@@ -137,6 +148,9 @@ export async function main(argv, io = {}) {
         const body = {
           ...(values.name ? { name: values.name } : {}),
           ...(values["expires-at"] ? { expiresAt: values["expires-at"] } : {}),
+          // An MCP key works only at /mcp, for the tools of its scopes; the API checks both.
+          ...(values.kind ? { kind: values.kind } : {}),
+          ...(values.scopes ? { scopes: values.scopes.split(",").map((s) => s.trim()) } : {}),
         };
         const created = await adminRequest()("POST", `/v1/admin/environments/${needEnv()}/keys`, body);
         print(created, () => [`created key ${created.id} for ${created.environment} (shown once):`, "", `  ${created.key}`, ""]);

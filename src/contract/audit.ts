@@ -17,6 +17,7 @@ export const AUDIT_RESOURCES = [
   "translation",
   "translation_settings",
   "tenant",
+  "mcp_tool",
 ] as const;
 export type AuditResource = (typeof AUDIT_RESOURCES)[number];
 
@@ -32,5 +33,6 @@ export const AUDIT_ACTIONS = [
   "revoked",
   "rotated",
   "promoted",
+  "called",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

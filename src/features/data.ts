@@ -13,6 +13,7 @@ import { loadPreviewVariables, loadTemplateVariables } from "../db/queries/varia
 import { recordCancellation } from "../delivery/writes/trigger-writes";
 import type { TriggerRecord } from "../jobs/trigger-record";
 import { type AuditFilter, auditRepository } from "./audit/repository";
+import { type AuditChange, type AuditContext, auditStatement } from "../db/queries/audit";
 import { analyticsRepository } from "./analytics/repository";
 import { applyStatuses } from "./messages/status-repository";
 import { addressesOf } from "./subscribers/addresses-repository";
@@ -218,6 +219,9 @@ export class Data {
     return {
       page: (filter: AuditFilter, limit: number, cursor?: string) => log.page(own(filter), limit, cursor),
       ndjson: (filter: AuditFilter) => log.ndjson(own(filter)),
+      /** An entry for something that is not a change of one row in this batch (an MCP tool call): written on its own. */
+      record: (context: AuditContext, change: Omit<AuditChange, "environmentId">) =>
+        auditStatement(this.#db, context, { ...change, environmentId: this.environmentId }, "always").run(),
     };
   }
 

@@ -88,6 +88,32 @@ describe.skipIf(!CHROMIUM)("signing in with the admin credential", () => {
     expect(await status(key)).toBe(401);
   });
 
+  it("creates an MCP key with the scopes ticked: listed with them, refused by the API, answered at /mcp", async () => {
+    await page.getByLabel("Key name").fill("assistant");
+    await page.getByLabel("MCP key for an AI assistant", { exact: false }).check();
+    const scopes = page.getByRole("group", { name: "MCP scopes" });
+    await scopes.getByLabel(/propose: changes/).check();
+    await page.getByRole("button", { name: "Create key" }).click();
+    const key = (await page.getByTestId("new-key").textContent()) ?? "";
+    await page.getByRole("button", { name: "I have stored it" }).click();
+    const row = page.locator(`tr[data-key-prefix="${key.slice(0, "ck_prod_".length + 6)}"]`);
+    await row.getByText("MCP: read, propose").waitFor();
+    expect(await status(key)).toBe(403);
+    const listed = await fetch(`${base()}/mcp`, {
+      method: "POST",
+      headers: {
+        Authorization: `Bearer ${key}`,
+        "Content-Type": "application/json",
+        Accept: "application/json, text/event-stream",
+        "MCP-Protocol-Version": "2025-06-18",
+      },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+    });
+    const { result } = (await listed.json()) as { result: { tools: { name: string }[] } };
+    expect(result.tools.map((t) => t.name)).toContain("propose_change");
+    expect(result.tools.map((t) => t.name)).not.toContain("trigger_workflow");
+  });
+
   it("rotates a key: the new one is shown once and both work during the overlap", async () => {
     await page.getByLabel("Key name").fill("to-rotate");
     await page.getByRole("button", { name: "Create key" }).click();

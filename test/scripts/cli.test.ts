@@ -146,7 +146,26 @@ describe("clarion keys", () => {
     };
     const result = await run(["keys", "list", "--env", "staging", "--all"]);
     expect(result.code).toBe(0);
-    expect(result.out).toMatch(/key_1\s+ck_staging_a\s+ci\s+active/);
+    expect(result.out).toMatch(/key_1\s+ck_staging_a\s+ci\s+api\s+active/);
+  });
+
+  it("creates an MCP key with its scopes", async () => {
+    answers["POST /v1/admin/environments/staging/keys"] = {
+      status: 201,
+      body: { ...apiKey, kind: "mcp", scopes: ["read", "propose"], key: "ck_staging_mcp" },
+    };
+    const result = await run(["keys", "create", "--env", "staging", "--name", "agent", "--kind", "mcp", "--scopes", "read, propose"]);
+    expect(seen[0]!.body).toEqual({ name: "agent", kind: "mcp", scopes: ["read", "propose"] });
+    expect(result.out).toContain("ck_staging_mcp");
+  });
+
+  it("lists an MCP key with its scopes", async () => {
+    answers["GET /v1/admin/environments/staging/keys?limit=100"] = {
+      status: 200,
+      body: { data: [{ ...apiKey, name: "agent", kind: "mcp", scopes: ["read", "trigger"] }], nextCursor: null },
+    };
+    const result = await run(["keys", "list", "--env", "staging"]);
+    expect(result.out).toMatch(/agent\s+mcp:read,trigger\s+active/);
   });
 
   it("revokes a key", async () => {

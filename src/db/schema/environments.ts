@@ -1,5 +1,6 @@
 import { integer, sqliteTable, text, uniqueIndex, index } from "drizzle-orm/sqlite-core";
-import { environmentId } from "./columns";
+import { API_KEY_KINDS, type McpScope } from "../../contract/api-keys";
+import { environmentId, json } from "./columns";
 
 export const environments = sqliteTable(
   "environments",
@@ -14,7 +15,8 @@ export const environments = sqliteTable(
 
 /**
  * Only a SHA-256 hash of each key is kept; `prefix` lets a person recognise a key. A rotated key
- * keeps working until `expiresAt`; `lastUsedAt` is written at most once a minute per isolate.
+ * keeps working until `expiresAt`; `lastUsedAt` is written at most once a minute per isolate. An
+ * `mcp` key works only at `/mcp`, for the tools of its `scopes` (null for an `api` key: all of the API).
  */
 export const apiKeys = sqliteTable(
   "api_keys",
@@ -28,6 +30,8 @@ export const apiKeys = sqliteTable(
     revokedAt: integer("revoked_at", { mode: "timestamp_ms" }),
     expiresAt: integer("expires_at", { mode: "timestamp_ms" }),
     lastUsedAt: integer("last_used_at", { mode: "timestamp_ms" }),
+    kind: text("kind", { enum: API_KEY_KINDS }).notNull().default("api"),
+    scopes: json<McpScope[]>("scopes"),
   },
   (t) => [uniqueIndex("api_keys_hash_uq").on(t.hash), index("api_keys_env_idx").on(t.environmentId)],
 );

@@ -43,11 +43,20 @@ function promotionLine(after: JsonObject): string | null {
  * Read from the entry's before and after, so entries written before it existed have one too;
  * it names fields, never values, so it says nothing the masked before and after do not.
  */
-export function auditSummary(entry: { resource: AuditResource; action: AuditAction; before: unknown; after: unknown }): string {
+export function auditSummary(entry: {
+  resource: AuditResource;
+  resourceId: string;
+  action: AuditAction;
+  before: unknown;
+  after: unknown;
+}): string {
   const { resource, action, before, after } = entry;
   if (resource === "promotion" && isObject(after)) {
     const line = promotionLine(after);
     if (line) return cut(line);
+  }
+  if (resource === "mcp_tool" && isObject(after)) {
+    return cut(`Called ${entry.resourceId}${typeof after.errorCode === "string" ? ` (${after.errorCode})` : ""}`);
   }
   if (before === null || before === undefined) return capitalised(action);
   if (after === null || after === undefined) return action === "updated" ? "Deleted" : capitalised(action);

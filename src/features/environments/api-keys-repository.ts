@@ -13,6 +13,8 @@ export const unrevokedKeyByHash = (db: Db, keyHash: string) =>
       environmentId: apiKeys.environmentId,
       slug: environments.slug,
       expiresAt: apiKeys.expiresAt,
+      kind: apiKeys.kind,
+      scopes: apiKeys.scopes,
     })
     .from(apiKeys)
     .innerJoin(environments, eq(environments.id, apiKeys.environmentId))

@@ -1,3 +1,4 @@
+import type { ApiKeyKind, McpScope } from "../../contract/api-keys";
 import { unscopedDb } from "../../db/unscoped";
 import { sha256Hex } from "../../lib/crypto";
 import { recordKeyUse, unrevokedKeyByHash } from "./api-keys-repository";
@@ -20,6 +21,10 @@ export interface KeyOwner {
   /** The key's id and name, to say who made a change (workflow versions); never the key. */
   keyId: string;
   keyName: string;
+  /** An `mcp` key works only at `/mcp`, for the tools of its scopes. */
+  kind: ApiKeyKind;
+  /** An `mcp` key's scopes; empty for an `api` key, which needs none. */
+  scopes: readonly McpScope[];
   /** A D1 write to record the use, when the key has not been seen in this isolate for a minute. */
   touch?: Promise<unknown>;
 }
@@ -27,6 +32,8 @@ export interface KeyOwner {
 interface CachedKey {
   keyId: string;
   keyName: string;
+  kind: ApiKeyKind;
+  scopes: readonly McpScope[];
   environmentId: string;
   slug: string;
   /** When the key itself stops working (a rotated key); null while it has no end. */
@@ -76,7 +83,8 @@ export async function ownerOfKey(d1: D1Database, key: string, now = Date.now()):
   const hit = cache.get(keyHash);
   if (hit && hit.cachedUntil > now) {
     if (hit.keyExpiresAt !== null && hit.keyExpiresAt <= now) return null;
-    return { environmentId: hit.environmentId, slug: hit.slug, keyHash, keyId: hit.keyId, keyName: hit.keyName };
+    const { environmentId, slug, keyId, keyName, kind, scopes } = hit;
+    return { environmentId, slug, keyHash, keyId, keyName, kind, scopes };
   }
   const missUntil = unknown.get(keyHash);
   if (missUntil !== undefined && missUntil > now) return null;
@@ -90,16 +98,19 @@ export async function ownerOfKey(d1: D1Database, key: string, now = Date.now()):
   }
   unknown.delete(keyHash);
   rememberHash(key, keyHash);
+  const scopes = row.scopes ?? [];
   cache.set(keyHash, {
     keyId: row.id,
     keyName: row.name,
+    kind: row.kind,
+    scopes,
     environmentId: row.environmentId,
     slug: row.slug,
     keyExpiresAt,
     cachedUntil: now + CACHE_TTL_MS,
   });
   const touch = recordKeyUse(db, row.id, new Date(now));
-  return { environmentId: row.environmentId, slug: row.slug, keyHash, keyId: row.id, keyName: row.name, touch };
+  return { environmentId: row.environmentId, slug: row.slug, keyHash, keyId: row.id, keyName: row.name, kind: row.kind, scopes, touch };
 }
 
 /** Drops keys from this isolate's cache at once (a revocation, a deleted environment); other isolates follow within a minute. */

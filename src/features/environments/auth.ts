@@ -5,7 +5,7 @@ import { sha256Hex, timingSafeEqual } from "../../lib/crypto";
 import { ApiError } from "../../lib/errors";
 import { type Caller, limitFailedAuth, limitRequest } from "../../lib/middleware/rate-limit";
 import { unscopedDb } from "../../db/unscoped";
-import { ADMIN_KEY_PREFIX, ownerOfKey } from "./api-keys";
+import { ADMIN_KEY_PREFIX, type KeyOwner, ownerOfKey } from "./api-keys";
 import { clearedSessionCookie, DASHBOARD_HEADER, fromDashboard, hasSessionCookie, sessionOf } from "./dashboard-session";
 import { dataOf } from "../data";
 import { environmentsRepository } from "./repository";
@@ -14,7 +14,8 @@ const ADMIN_ACTOR: Actor = { type: "admin", id: null, name: "admin" };
 
 const SCHEME = /^(?:ApiKey|Bearer)\s+(\S+)\s*$/i;
 
-const credentialOf = (header: string | undefined) => SCHEME.exec(header ?? "")?.[1];
+/** The key of an `Authorization: ApiKey <key>` or `Bearer <key>` header. */
+export const credentialOf = (header: string | undefined) => SCHEME.exec(header ?? "")?.[1];
 
 /** Lets a write finish after the answer; `app.request()` in tests has no execution context and just lets it run. */
 export function inBackground(c: Context<AppEnv>, work: Promise<unknown>) {
@@ -93,32 +94,44 @@ async function adminActingIn(c: Context<AppEnv>, keyHash: string): Promise<Calle
   return { environmentId: environment.id, slug: environment.slug, keyHash };
 }
 
+/** Who a credential is: the admin credential, in the environment the request names, or an environment key. */
+export interface Identity {
+  caller: Caller;
+  /** The environment key, with its kind and scopes; null for the admin credential. */
+  key: KeyOwner | null;
+}
+
+/** The credential's identity, or the refusal (401, 403, 404 `environment_not_found`) the request gets. */
+export async function identify(c: Context<AppEnv>, key: string): Promise<Identity> {
+  if (key.startsWith(ADMIN_KEY_PREFIX)) {
+    const hash = await adminCredentialHash(c.env, key);
+    if (!hash) return refuse(c, new ApiError("unauthorized", "The admin credential is not valid."));
+    return { caller: await adminActingIn(c, hash), key: null };
+  }
+  const owner = await ownerOfKey(c.env.DB, key);
+  if (!owner) return refuse(c, new ApiError("unauthorized", "The API key is not valid."));
+  if (owner.touch) inBackground(c, owner.touch);
+  const named = c.req.header(ENVIRONMENT_HEADER);
+  if (named !== undefined && named !== owner.slug) {
+    throw new ApiError("forbidden", `This API key belongs to the environment "${owner.slug}"; it cannot act in "${named}".`);
+  }
+  return { caller: owner, key: owner };
+}
+
 /**
  * Every authenticated request is bound to one environment and counted against its limits: the
  * environment of its key, or, for the admin credential, the one named by `Clarion-Environment`.
+ * An MCP key is refused: it is made for `/mcp` and the scopes it was given, not for the whole API.
  */
 export const apiKeyAuth = createMiddleware<AppEnv>(async (c, next) => {
   const key = await credentialOfRequest(c);
   if (!key) return refuse(c, new ApiError("unauthorized", "Send your API key in the header `Authorization: ApiKey <key>`."));
-  let caller: Caller;
-  let actor: Actor;
-  if (key.startsWith(ADMIN_KEY_PREFIX)) {
-    const hash = await adminCredentialHash(c.env, key);
-    if (!hash) return refuse(c, new ApiError("unauthorized", "The admin credential is not valid."));
-    caller = await adminActingIn(c, hash);
-    actor = ADMIN_ACTOR;
-  } else {
-    const owner = await ownerOfKey(c.env.DB, key);
-    if (!owner) return refuse(c, new ApiError("unauthorized", "The API key is not valid."));
-    if (owner.touch) inBackground(c, owner.touch);
-    const named = c.req.header(ENVIRONMENT_HEADER);
-    if (named !== undefined && named !== owner.slug) {
-      throw new ApiError("forbidden", `This API key belongs to the environment "${owner.slug}"; it cannot act in "${named}".`);
-    }
-    caller = owner;
-    const viaSession = !credentialOf(c.req.header("authorization"));
-    actor = { type: viaSession ? "dashboard" : "key", id: owner.keyId, name: owner.keyName };
+  const { caller, key: owner } = await identify(c, key);
+  if (owner?.kind === "mcp") {
+    throw new ApiError("forbidden", "This is an MCP key: it works only at /mcp, with an MCP client. Use an API key for the API.");
   }
+  const viaSession = !credentialOf(c.req.header("authorization"));
+  const actor: Actor = owner ? { type: viaSession ? "dashboard" : "key", id: owner.keyId, name: owner.keyName } : ADMIN_ACTOR;
   const headers = await limitRequest(c, caller);
   c.set("data", dataOf(c.env, caller.environmentId));
   c.set("actor", actor);

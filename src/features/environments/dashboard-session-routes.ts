@@ -72,6 +72,7 @@ async function reachOf(c: Context<AppEnv>, credential: string): Promise<{ kind: 
   const owner = await ownerOfKey(c.env.DB, credential);
   if (!owner) return refuse(c, new ApiError("unauthorized", "The API key is not valid."));
   if (owner.touch) inBackground(c, owner.touch);
+  if (owner.kind === "mcp") throw new ApiError("forbidden", "This is an MCP key: it works only at /mcp. Sign in with an API key.");
   const environment = await environmentsRepository(unscopedDb(c.env)).find(owner.slug);
   if (!environment) return refuse(c, new ApiError("unauthorized", "The API key is not valid."));
   return { kind: "environment", environments: [environment] };

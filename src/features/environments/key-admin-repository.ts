@@ -12,7 +12,13 @@ import type { ApiKeyCreated, ApiKeyInput, RotateInput } from "./schemas";
 import type { EnvironmentsScope } from "./scope-repository";
 
 /** A fresh key for an environment: the row to insert (its hash only) and the answer that shows the secret once. */
-async function issueKey(environment: EnvironmentRow, name: string, expiresAt: Date | null, now: Date) {
+async function issueKey(
+  environment: EnvironmentRow,
+  name: string,
+  expiresAt: Date | null,
+  now: Date,
+  access: Pick<KeyRow, "kind" | "scopes">,
+) {
   const { key, prefix } = generateApiKey(environment.slug);
   const row: KeyRow = {
     id: newId("key"),
@@ -24,6 +30,7 @@ async function issueKey(environment: EnvironmentRow, name: string, expiresAt: Da
     revokedAt: null,
     expiresAt,
     lastUsedAt: null,
+    ...access,
   };
   return { row, created: { ...toApiKey(row, environment.slug, now.getTime()), key } };
 }
@@ -62,7 +69,8 @@ export function apiKeyIssuing({ db, audit, bySlug, keyWithSlug }: EnvironmentsSc
     async createKey(slug: string, input: ApiKeyInput, context: AuditContext, now = new Date()): Promise<ApiKeyCreated | null> {
       const environment = await bySlug(slug);
       if (!environment) return null;
-      const { row, created } = await issueKey(environment, input.name, input.expiresAt ? new Date(input.expiresAt) : null, now);
+      const expiresAt = input.expiresAt ? new Date(input.expiresAt) : null;
+      const { row, created } = await issueKey(environment, input.name, expiresAt, now, { kind: input.kind, scopes: input.scopes ?? null });
       await db.batch([
         db.insert(apiKeys).values(row),
         audit(context, {
@@ -91,7 +99,11 @@ export function apiKeyIssuing({ db, audit, bySlug, keyWithSlug }: EnvironmentsSc
       if (!environment) return { status: "not_found" };
       const end = new Date(now.getTime() + input.overlapHours * 3_600_000);
       const expiresAt = found.key.expiresAt && found.key.expiresAt < end ? found.key.expiresAt : end;
-      const { row, created } = await issueKey(environment, input.name ?? found.key.name, null, now);
+      // The successor does what the old key did: same kind, same scopes.
+      const { row, created } = await issueKey(environment, input.name ?? found.key.name, null, now, {
+        kind: found.key.kind,
+        scopes: found.key.scopes,
+      });
       const [, [previous]] = await db.batch([
         db.insert(apiKeys).values(row),
         db.update(apiKeys).set({ expiresAt }).where(eq(apiKeys.id, id)).returning(),

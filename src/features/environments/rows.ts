@@ -29,6 +29,8 @@ export const toApiKey = (row: KeyRow, slug: string, now = Date.now()): ApiKey =>
   lastUsedAt: iso(row.lastUsedAt),
   expiresAt: iso(row.expiresAt),
   revokedAt: iso(row.revokedAt),
+  kind: row.kind,
+  scopes: row.scopes ?? [],
 });
 
 export type RevokeOutcome = { status: "revoked"; key: ApiKey } | { status: "not_found" };

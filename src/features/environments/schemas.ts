@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { API_KEY_KINDS, MCP_SCOPES } from "../../contract/api-keys";
 import { cursorCodec, idCursor, rawKey } from "../../lib/cursor";
 import { pageOf, pageQuery } from "../../lib/pagination";
 
@@ -47,6 +48,16 @@ export const EnvironmentSlugParam = z.object({
 
 export const API_KEY_STATUSES = ["active", "expiring", "expired", "revoked"] as const;
 
+const Kind = z.enum(API_KEY_KINDS).openapi({
+  description: "`api`: the whole API of its environment. `mcp`: only the MCP server at `/mcp`, for the tools of its `scopes`.",
+  example: "api",
+});
+const Scopes = z.array(z.enum(MCP_SCOPES)).openapi({
+  description:
+    "An MCP key's scopes: `read` (workflows, subscribers, messages, triggers, docs), `trigger` (trigger and cancel), `propose` (changes as proposals a person applies), `manage` (apply proposals, promote). Empty for an `api` key.",
+  example: ["read", "propose"],
+});
+
 export const ApiKey = z
   .object({
     id: z.string().openapi({ example: "key_01936b2f8c7a7cc1a3e2f4b5c6d7e8f9" }),
@@ -68,6 +79,8 @@ export const ApiKey = z
     }),
     expiresAt: z.iso.datetime().nullable().openapi({ example: null }),
     revokedAt: z.iso.datetime().nullable().openapi({ example: null }),
+    kind: Kind,
+    scopes: Scopes,
   })
   .openapi("ApiKey");
 export type ApiKey = z.infer<typeof ApiKey>;
@@ -87,8 +100,20 @@ export const ApiKeyInput = z
       .refine((at) => Date.parse(at) > Date.now(), "A key cannot be created already expired: give a time in the future.")
       .optional()
       .openapi({ description: "In the future; leave out for a key with no end." }),
+    kind: Kind.default("api"),
+    scopes: Scopes.min(1)
+      .max(MCP_SCOPES.length)
+      .refine((scopes) => new Set(scopes).size === scopes.length, "Each scope at most once.")
+      .optional()
+      .openapi({ description: "Required for an `mcp` key (one or more scopes); not allowed for an `api` key." }),
   })
   .strict()
+  .superRefine((input, ctx) => {
+    if (input.kind === "mcp" && !input.scopes) ctx.addIssue({ code: "custom", path: ["scopes"], message: "An MCP key needs its scopes." });
+    if (input.kind === "api" && input.scopes) {
+      ctx.addIssue({ code: "custom", path: ["scopes"], message: "An API key has every scope of the API: scopes are for `mcp` keys." });
+    }
+  })
   .openapi("ApiKeyInput", { example: { name: "ci" } });
 export type ApiKeyInput = z.infer<typeof ApiKeyInput>;
 

@@ -1,13 +1,10 @@
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { redactSecrets } from "../../engine/redact";
 import type { AppEnv } from "../../env";
 import { ApiError } from "../../lib/errors";
 import { apiRoute, createRouter, json, security } from "../../lib/openapi";
-import { parentTransactionIdOf } from "../triggers/parent";
-import { waitingSteps } from "../triggers/waiting";
 import { RunsQuery } from "./run-schemas";
-import { triggerRuns } from "./trigger-runs";
+import { redacted, triggerView } from "./trigger-view";
 import {
   MessageList,
   MessageQuery,
@@ -24,10 +21,7 @@ export const messagesRoutes = createRouter();
  * Content is stored with secret variables redacted; this also covers messages stored before
  * that, as long as the secret still has the value they were sent with.
  */
-async function withoutSecrets<T>(c: Context<AppEnv>, read: Promise<T>): Promise<T> {
-  const [value, { secrets }] = await Promise.all([read, c.var.data.templateVariables()]);
-  return redactSecrets(value, secrets);
-}
+const withoutSecrets = <T>(c: Context<AppEnv>, read: Promise<T>): Promise<T> => redacted(c.var.data, read);
 
 messagesRoutes.openapi(
   apiRoute({
@@ -90,16 +84,10 @@ messagesRoutes.openapi(
   }),
   async (c) => {
     const { transactionId } = c.req.valid("param");
-    const [status, waiting, runs, parentTransactionId] = await Promise.all([
-      withoutSecrets(c, c.var.data.messages.triggerStatus(transactionId)),
-      waitingSteps(c.env, c.var.data.environmentId, transactionId),
-      withoutSecrets(c, triggerRuns(c.env, c.var.data, transactionId, c.req.valid("query"))),
-      parentTransactionIdOf(c.env, c.var.data.environmentId, transactionId),
-    ]);
-    if (!status)
+    const view = await triggerView(c.env, c.var.data, transactionId, c.req.valid("query"));
+    if (!view)
       throw new ApiError("transaction_not_found", `No recorded trigger with transactionId "${transactionId}" in this environment.`);
-    const steps = waiting.steps.map((w) => ({ ...w, until: new Date(w.until).toISOString() }));
-    return c.json({ ...status, parentTransactionId, waiting: steps, waitingTotal: waiting.total, runs }, 200);
+    return c.json(view, 200);
   },
 );
 

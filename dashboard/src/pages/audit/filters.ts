@@ -22,6 +22,7 @@ export const RESOURCE_LABELS: Record<Resource, string> = {
   brand: "Brand",
   translation: "Translations",
   translation_settings: "Translation settings",
+  mcp_tool: "MCP tool calls",
 };
 export const ACTION_LABELS: Record<Action, string> = {
   created: "created",
@@ -35,6 +36,7 @@ export const ACTION_LABELS: Record<Action, string> = {
   revoked: "revoked",
   rotated: "rotated",
   promoted: "promoted",
+  called: "called",
 };
 
 /** The filters, kept in the address so a link shares them; `scope=all` (the admin's) reads every environment. */

@@ -10,6 +10,7 @@ import { ProblemView } from "../../ui/ProblemView";
 import { ConfirmDialog, useConfirm } from "../../ui/ConfirmDialog";
 import { useSession } from "../../session/session";
 import { InAppSettingsCard } from "./InAppSettingsCard";
+import { McpKeyOptions } from "./McpKeyOptions";
 import { NewKey } from "./NewKey";
 import { PreferencePageCard } from "./PreferencePageCard";
 import {
@@ -27,6 +28,7 @@ import { Button } from "../../ui/Button";
 import { Checkbox, Input } from "../../ui/Input";
 import { Badge, type BadgeTone } from "../../ui/Badge";
 import { Card } from "../../ui/Card";
+import type { McpScope } from "../../../../src/contract/api-keys";
 
 const STATUS_BADGE: Record<ApiKey["status"], BadgeTone> = { active: "ok", expiring: "warn", expired: "", revoked: "bad" };
 const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : "—");
@@ -43,6 +45,8 @@ export function EnvironmentKeysPage() {
   const [includeRevoked, setIncludeRevoked] = useState(false);
   const [name, setName] = useState("");
   const [expires, setExpires] = useState("");
+  // null: an API key; a list: an MCP key with these scopes.
+  const [scopes, setScopes] = useState<McpScope[] | null>(null);
   const [secret, setSecret] = useState<string | null>(null);
   const [revoking, setRevoking] = useState<ApiKey | null>(null);
   const [rotating, setRotating] = useState<ApiKey | null>(null);
@@ -81,6 +85,7 @@ export function EnvironmentKeysPage() {
       setSecret("key" in created ? created.key : null);
       setName("");
       setExpires("");
+      setScopes(null);
     }),
   );
   const revoke = useMutation(andThen(revokeKeyMutation(api, slug), () => setRevoking(null)));
@@ -94,7 +99,8 @@ export function EnvironmentKeysPage() {
 
   function submit(event: FormEvent) {
     event.preventDefault();
-    create.mutate({ name: name.trim() || "default", expiresAt: endOfDay(expires) });
+    const kind = scopes === null ? { kind: "api" as const } : { kind: "mcp" as const, scopes };
+    create.mutate({ name: name.trim() || "default", expiresAt: endOfDay(expires), ...kind });
   }
 
   if (environment.error) {
@@ -135,11 +141,12 @@ export function EnvironmentKeysPage() {
         <Field label="Expires (optional)" error={fieldError(create.error, "expiresAt")}>
           <Input type="date" value={expires} onChange={(e) => setExpires(e.target.value)} />
         </Field>
+        <McpKeyOptions scopes={scopes} onChange={setScopes} error={fieldError(create.error, "scopes")} />
         <Button type="submit" variant="primary" disabled={create.isPending}>
           Create key
         </Button>
       </Card>
-      {create.error && !fieldError(create.error, "name") && !fieldError(create.error, "expiresAt") ? (
+      {create.error && !["name", "expiresAt", "scopes"].some((path) => fieldError(create.error, path)) ? (
         <ProblemView error={create.error} />
       ) : null}
       {revoke.error ? <ProblemView error={revoke.error} /> : null}
@@ -152,13 +159,14 @@ export function EnvironmentKeysPage() {
         list={keys}
         what="keys"
         empty="No keys in use: create one above."
-        columns={["Name", "Prefix", "Status", "Created", "Last used", "Expires", { label: "Actions" }]}
+        columns={["Name", "Prefix", "Kind", "Status", "Created", "Last used", "Expires", { label: "Actions" }]}
         row={(key) => (
           <tr key={key.id} data-key-prefix={key.prefix}>
             <td>{key.name}</td>
             <td>
               <code>{key.prefix}…</code>
             </td>
+            <td>{key.kind === "mcp" ? <Badge tone="">{`MCP: ${key.scopes.join(", ")}`}</Badge> : "API"}</td>
             <td>
               <Badge tone={STATUS_BADGE[key.status]}>{key.status}</Badge>
             </td>

@@ -4,6 +4,7 @@ import { infiniteQueryOptions, mutationOptions, type QueryClient, queryOptions }
 import { type Api, inEnvironment, unwrap } from "../../api/client";
 import { CURSOR_PAGES } from "../../api/cursor-pages";
 import type { components } from "../../api/openapi";
+import type { McpScope } from "../../../../src/contract/api-keys";
 
 export type ApiKey = components["schemas"]["ApiKey"];
 export type InAppSettings = components["schemas"]["InAppSettings"];
@@ -80,7 +81,10 @@ export const createEnvironment = (api: Api, body: { name: string; slug: string }
 export const deleteEnvironment = (api: Api, slug: string) =>
   unwrap(api.DELETE("/v1/admin/environments/{slug}", { params: { path: { slug } } }));
 
-export const createKey = (api: Api, slug: string, body: { name: string; expiresAt?: string }) =>
+/** A new key: an API key, or with `kind: "mcp"` a key for /mcp and the tools of its scopes. */
+export type NewKeyBody = { name: string; expiresAt?: string; kind: "api" | "mcp"; scopes?: McpScope[] };
+
+export const createKey = (api: Api, slug: string, body: NewKeyBody) =>
   unwrap(api.POST("/v1/admin/environments/{slug}/keys", { params: { path: { slug } }, body }));
 
 export const revokeKey = (api: Api, id: string) => unwrap(api.POST("/v1/admin/keys/{id}/revoke", { params: { path: { id } } }));
@@ -104,7 +108,7 @@ export const deleteEnvironmentMutation = (api: Api, slug: string) =>
 /** A new key of the environment; its keys are read again. */
 export const createKeyMutation = (api: Api, slug: string) =>
   mutationOptions({
-    mutationFn: (body: { name: string; expiresAt?: string }) => createKey(api, slug, body),
+    mutationFn: (body: NewKeyBody) => createKey(api, slug, body),
     onSuccess: (_created, _body, _result, { client }) => client.invalidateQueries({ queryKey: keysKey(slug) }),
   });
 
