@@ -942,6 +942,20 @@ export interface paths {
                              */
                             revokedAt: string | null;
                             /**
+                             * @description `api`: the whole API of its environment. `mcp`: only the MCP server at `/mcp`, for the tools of its `scopes`.
+                             * @example api
+                             * @enum {string}
+                             */
+                            kind: "api" | "mcp";
+                            /**
+                             * @description An MCP key's scopes: `read` (workflows, subscribers, messages, triggers, docs), `trigger` (trigger and cancel), `propose` (changes as proposals a person applies), `manage` (apply proposals, promote). Empty for an `api` key.
+                             * @example [
+                             *       "read",
+                             *       "propose"
+                             *     ]
+                             */
+                            scopes: ("read" | "trigger" | "propose" | "manage")[];
+                            /**
                              * @description The fields of the first answer that held a secret: shown once, never stored, so left out of this replay.
                              * @example [
                              *       "key"
@@ -1311,6 +1325,20 @@ export interface paths {
                                  * @example null
                                  */
                                 revokedAt: string | null;
+                                /**
+                                 * @description `api`: the whole API of its environment. `mcp`: only the MCP server at `/mcp`, for the tools of its `scopes`.
+                                 * @example api
+                                 * @enum {string}
+                                 */
+                                kind: "api" | "mcp";
+                                /**
+                                 * @description An MCP key's scopes: `read` (workflows, subscribers, messages, triggers, docs), `trigger` (trigger and cancel), `propose` (changes as proposals a person applies), `manage` (apply proposals, promote). Empty for an `api` key.
+                                 * @example [
+                                 *       "read",
+                                 *       "propose"
+                                 *     ]
+                                 */
+                                scopes: ("read" | "trigger" | "propose" | "manage")[];
                             };
                             previous: components["schemas"]["ApiKey"] & unknown;
                             /**
@@ -1476,10 +1504,10 @@ export interface paths {
                     limit?: number;
                     /** @description The `nextCursor` of the previous page. */
                     cursor?: string;
-                    resource?: "workflow" | "variable" | "integration" | "environment" | "api_key" | "webhook_endpoint" | "in_app_settings" | "preference_link_settings" | "promotion" | "layout" | "partial" | "brand" | "translation" | "translation_settings" | "tenant";
+                    resource?: "workflow" | "variable" | "integration" | "environment" | "api_key" | "webhook_endpoint" | "in_app_settings" | "preference_link_settings" | "promotion" | "layout" | "partial" | "brand" | "translation" | "translation_settings" | "tenant" | "mcp_tool";
                     /** @description With `resource`: one workflow's key, one integration's id, ... */
                     resourceId?: string;
-                    action?: "created" | "updated" | "deleted" | "activated" | "deactivated" | "reverted" | "imported" | "renamed" | "revoked" | "rotated" | "promoted";
+                    action?: "created" | "updated" | "deleted" | "activated" | "deactivated" | "reverted" | "imported" | "renamed" | "revoked" | "rotated" | "promoted" | "called";
                     /** @description An API key's id (`key_...`), a key's name, or `admin`. */
                     actor?: string;
                     /** @description Entries at or after this time. */
@@ -18616,10 +18644,10 @@ export interface paths {
                     limit?: number;
                     /** @description The `nextCursor` of the previous page. */
                     cursor?: string;
-                    resource?: "workflow" | "variable" | "integration" | "environment" | "api_key" | "webhook_endpoint" | "in_app_settings" | "preference_link_settings" | "promotion" | "layout" | "partial" | "brand" | "translation" | "translation_settings" | "tenant";
+                    resource?: "workflow" | "variable" | "integration" | "environment" | "api_key" | "webhook_endpoint" | "in_app_settings" | "preference_link_settings" | "promotion" | "layout" | "partial" | "brand" | "translation" | "translation_settings" | "tenant" | "mcp_tool";
                     /** @description With `resource`: one workflow's key, one integration's id, ... */
                     resourceId?: string;
-                    action?: "created" | "updated" | "deleted" | "activated" | "deactivated" | "reverted" | "imported" | "renamed" | "revoked" | "rotated" | "promoted";
+                    action?: "created" | "updated" | "deleted" | "activated" | "deactivated" | "reverted" | "imported" | "renamed" | "revoked" | "rotated" | "promoted" | "called";
                     /** @description An API key's id (`key_...`), a key's name, or `admin`. */
                     actor?: string;
                     /** @description Entries at or after this time. */
@@ -20567,6 +20595,20 @@ export interface components {
              * @example null
              */
             revokedAt: string | null;
+            /**
+             * @description `api`: the whole API of its environment. `mcp`: only the MCP server at `/mcp`, for the tools of its `scopes`.
+             * @example api
+             * @enum {string}
+             */
+            kind: "api" | "mcp";
+            /**
+             * @description An MCP key's scopes: `read` (workflows, subscribers, messages, triggers, docs), `trigger` (trigger and cancel), `propose` (changes as proposals a person applies), `manage` (apply proposals, promote). Empty for an `api` key.
+             * @example [
+             *       "read",
+             *       "propose"
+             *     ]
+             */
+            scopes: ("read" | "trigger" | "propose" | "manage")[];
         };
         ApiKeyCreated: components["schemas"]["ApiKey"] & {
             /**
@@ -20588,6 +20630,21 @@ export interface components {
              * @description In the future; leave out for a key with no end.
              */
             expiresAt?: string;
+            /**
+             * @description `api`: the whole API of its environment. `mcp`: only the MCP server at `/mcp`, for the tools of its `scopes`.
+             * @default api
+             * @example api
+             * @enum {string}
+             */
+            kind: "api" | "mcp";
+            /**
+             * @description Required for an `mcp` key (one or more scopes); not allowed for an `api` key.
+             * @example [
+             *       "read",
+             *       "propose"
+             *     ]
+             */
+            scopes?: ("read" | "trigger" | "propose" | "manage")[];
         };
         Rotation: {
             key: components["schemas"]["ApiKeyCreated"];
@@ -20620,11 +20677,11 @@ export interface components {
             at: string;
             actor: components["schemas"]["AuditActor"];
             /** @enum {string} */
-            resource: "workflow" | "variable" | "integration" | "environment" | "api_key" | "webhook_endpoint" | "in_app_settings" | "preference_link_settings" | "promotion" | "layout" | "partial" | "brand" | "translation" | "translation_settings" | "tenant";
+            resource: "workflow" | "variable" | "integration" | "environment" | "api_key" | "webhook_endpoint" | "in_app_settings" | "preference_link_settings" | "promotion" | "layout" | "partial" | "brand" | "translation" | "translation_settings" | "tenant" | "mcp_tool";
             /** @description A workflow's or variable's key, an integration's, key's or endpoint's id, an environment's slug. */
             resourceId: string;
             /** @enum {string} */
-            action: "created" | "updated" | "deleted" | "activated" | "deactivated" | "reverted" | "imported" | "renamed" | "revoked" | "rotated" | "promoted";
+            action: "created" | "updated" | "deleted" | "activated" | "deactivated" | "reverted" | "imported" | "renamed" | "revoked" | "rotated" | "promoted" | "called";
             /**
              * @description One line saying what changed, as a workflow's History does (`step "mail": template.subject changed`, `name changed`, `Created`); it names fields, never values.
              * @example step "mail": template.subject changed
