@@ -27,6 +27,4 @@ CREATE TABLE `proposals` (
 --> statement-breakpoint
 CREATE INDEX `proposals_env_status_idx` ON `proposals` (`environment_id`,`status`,`id`);--> statement-breakpoint
 CREATE INDEX `proposals_env_id_idx` ON `proposals` (`environment_id`,`id`);--> statement-breakpoint
-ALTER TABLE `api_keys` ADD `kind` text DEFAULT 'api' NOT NULL;--> statement-breakpoint
-ALTER TABLE `api_keys` ADD `scopes` text;--> statement-breakpoint
 ALTER TABLE `audit_log` ADD `proposal_id` text;

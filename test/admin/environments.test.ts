@@ -120,6 +120,9 @@ describe("DELETE /v1/admin/environments/{slug}", () => {
       const colors = { primary: "#000000", background: "#ffffff", text: "#000000", link: "#0000ee" };
       expect((await api(key, "PUT", "/v1/brand", { name: "Acme", logoUrl: null, colors })).status).toBe(200);
       expect((await api(key, "PUT", "/v1/translations/en", { keys: { hello: "Hello" } })).status).toBe(200);
+      // A proposal, pending review.
+      const proposal = { resource: "partial", key: "sig", content: { name: "Sig", content: "-- the team", type: "text" }, note: "Warmer" };
+      expect((await api(key, "POST", "/v1/proposals", proposal)).status).toBe(201);
       const tx = await triggerDelivered(key, { workflow: workflow.key, to: "ada" });
       await deliveredMessages(key, tx, 1);
     }
