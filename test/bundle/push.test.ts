@@ -1,4 +1,8 @@
+import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
+import { createDb } from "../../src/db/client";
+import { versionGuard } from "../../src/features/bundle/repository";
+import type { PushChange } from "../../src/features/bundle/schemas";
 import { createEnvironment } from "../factories";
 import { api, expectProblem } from "../request";
 
@@ -109,5 +113,27 @@ describe("POST /v1/content/push", () => {
       { resource: "workflow", key: "other", change: "removed", version: 2, patch: [] },
     ]);
     expect((await call("GET", "/v1/workflows/other")).status).toBe(404);
+  });
+});
+
+describe("a push racing another save", () => {
+  it("changes nothing and answers content_changed when a resource moved since the push read it", async () => {
+    const own = await createEnvironment();
+    const push = (body: Json) => api<Json>(own.key, "POST", "/v1/content/push", body);
+    const empty = { workflows: [], layouts: [], partials: [], brand: null, translations: [] };
+    expect((await push({ ...empty, layouts: [frame] })).status).toBe(200);
+    // What the push planned from: the layout at version 1. A save lands before its batch does.
+    const db = createDb(env.DB);
+    const planned: PushChange = { resource: "layout", key: "frame", change: "changed", patch: [], version: 2 };
+    expect((await api(own.key, "PUT", "/v1/layouts/frame", { ...frame, html: "<div>{{ content }}</div>" })).status).toBe(200);
+    const marker = env.DB.prepare(
+      "INSERT INTO variables (id, environment_id, key, value, secret, created_at, updated_at) VALUES ('var_guard', ?, 'GUARD', 'x', 0, 0, 0)",
+    ).bind(own.id);
+    await expect(db.$client.batch([versionGuard(db, own.id, planned), marker])).rejects.toThrow(/malformed JSON/);
+    expect(await env.DB.prepare("SELECT count(*) AS n FROM variables WHERE id = 'var_guard'").first("n")).toBe(0);
+    // At the version it planned from, the same guard lets the batch through.
+    const current: PushChange = { ...planned, version: 3 };
+    await db.$client.batch([versionGuard(db, own.id, current), marker]);
+    expect(await env.DB.prepare("SELECT count(*) AS n FROM variables WHERE id = 'var_guard'").first("n")).toBe(1);
   });
 });

@@ -9921,7 +9921,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Problem (RFC 9457) with `code` `idempotency_key_in_flight` */
+                /** @description Problem (RFC 9457) with `code` `idempotency_key_in_flight` or `content_changed` */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -9931,7 +9931,7 @@ export interface paths {
                             /** @enum {number} */
                             status?: 409;
                             /** @enum {string} */
-                            code?: "idempotency_key_in_flight";
+                            code?: "idempotency_key_in_flight" | "content_changed";
                         };
                     };
                 };
@@ -20507,7 +20507,7 @@ export interface components {
              * @description Stable machine code.
              * @enum {string}
              */
-            code: "bad_request" | "validation_failed" | "malformed_json" | "unsupported_media_type" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "workflow_not_found" | "workflow_inactive" | "workflow_exists" | "workflow_key_immutable" | "workflow_version_not_found" | "workflow_changed" | "workflow_version_conflict" | "promotion_conflict" | "layout_not_found" | "layout_exists" | "layout_content_missing" | "layout_key_immutable" | "layout_version_not_found" | "layout_changed" | "layout_version_conflict" | "layout_in_use" | "partial_not_found" | "partial_exists" | "partial_key_immutable" | "partial_version_not_found" | "partial_changed" | "partial_version_conflict" | "partial_in_use" | "subscriber_not_found" | "subscriber_exists" | "variable_not_found" | "variable_exists" | "topic_not_found" | "topic_exists" | "tenant_not_found" | "tenant_exists" | "no_valid_recipients" | "transaction_not_found" | "transaction_conflict" | "payload_too_large" | "rate_limited" | "invalid_tracking_link" | "invalid_signature" | "integration_not_found" | "message_not_found" | "suppression_not_found" | "webhook_endpoint_not_found" | "event_not_found" | "secret_requires_resupply" | "destination_not_allowed" | "environment_not_found" | "environment_exists" | "api_key_not_found" | "api_key_revoked" | "api_key_expired" | "invalid_idempotency_key" | "idempotency_key_mismatch" | "idempotency_key_in_flight" | "application_not_found" | "subscriber_hash_invalid" | "context_hash_invalid" | "workflow_critical" | "workflow_too_deep" | "too_many_paths" | "workflow_triggers_itself" | "limit_reached" | "brand_version_not_found" | "brand_changed" | "translation_not_found" | "translation_version_not_found" | "translation_key_missing" | "translation_changed" | "proposal_not_found" | "proposal_stale" | "proposal_not_pending" | "proposal_invalid" | "proposal_patch_failed" | "range_too_long" | "internal_error";
+            code: "bad_request" | "validation_failed" | "malformed_json" | "unsupported_media_type" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "workflow_not_found" | "workflow_inactive" | "workflow_exists" | "workflow_key_immutable" | "workflow_version_not_found" | "workflow_changed" | "workflow_version_conflict" | "promotion_conflict" | "layout_not_found" | "layout_exists" | "layout_content_missing" | "layout_key_immutable" | "layout_version_not_found" | "layout_changed" | "layout_version_conflict" | "layout_in_use" | "partial_not_found" | "partial_exists" | "partial_key_immutable" | "partial_version_not_found" | "partial_changed" | "partial_version_conflict" | "content_changed" | "partial_in_use" | "subscriber_not_found" | "subscriber_exists" | "variable_not_found" | "variable_exists" | "topic_not_found" | "topic_exists" | "tenant_not_found" | "tenant_exists" | "no_valid_recipients" | "transaction_not_found" | "transaction_conflict" | "payload_too_large" | "rate_limited" | "invalid_tracking_link" | "invalid_signature" | "integration_not_found" | "message_not_found" | "suppression_not_found" | "webhook_endpoint_not_found" | "event_not_found" | "secret_requires_resupply" | "destination_not_allowed" | "environment_not_found" | "environment_exists" | "api_key_not_found" | "api_key_revoked" | "api_key_expired" | "invalid_idempotency_key" | "idempotency_key_mismatch" | "idempotency_key_in_flight" | "application_not_found" | "subscriber_hash_invalid" | "context_hash_invalid" | "workflow_critical" | "workflow_too_deep" | "too_many_paths" | "workflow_triggers_itself" | "limit_reached" | "brand_version_not_found" | "brand_changed" | "translation_not_found" | "translation_version_not_found" | "translation_key_missing" | "translation_changed" | "proposal_not_found" | "proposal_stale" | "proposal_not_pending" | "proposal_invalid" | "proposal_patch_failed" | "range_too_long" | "internal_error";
             /** @description Also sent as the `x-request-id` header. */
             requestId?: string;
             errors?: components["schemas"]["FieldError"][];

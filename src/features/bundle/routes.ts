@@ -94,7 +94,7 @@ bundleRoutes.openapi(
     security,
     request: { body: { required: true, content: json(PushInput) } },
     responses: { 200: { description: "Per resource, what the push changed (or would change)", content: json(PushResult) } },
-    errors: ["validation_failed"],
+    errors: ["validation_failed", "content_changed"],
   }),
   async (c) => {
     const input = c.req.valid("json");
@@ -119,7 +119,7 @@ bundleRoutes.openapi(
       statements.push(...(await statementsOf(data, change, input, current, settings.revision + 1, context, now)));
     }
     const content = todo.some((ch) => ch.resource === "layout" || ch.resource === "partial");
-    await data.repository(pushRepository).apply(statements, content);
+    await data.repository(pushRepository).apply(todo, statements, content);
     forgetEnvironmentGates(data.environmentId);
     return c.json({ dryRun: false, changes }, 200);
   },
