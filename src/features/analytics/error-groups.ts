@@ -1,24 +1,13 @@
 import type { z } from "@hono/zod-openapi";
 import type { Data } from "../data";
-import { rangeOf, rangeView } from "./range";
+import { rangeOf, rangeView, rollupQuery } from "./range";
 import type { ErrorsQuery, ErrorsReport } from "./schemas";
 
 /** Failed messages of the range grouped by provider, code and (masked) error text, most first. */
 export async function errorGroups(data: Data, q: z.infer<typeof ErrorsQuery>): Promise<ErrorsReport> {
   // Error groups are kept per UTC day: the range is whole days whatever the granularity.
   const range = rangeOf({ ...q, granularity: "day" });
-  const part = await data.analytics.rollups(
-    {
-      since: range.since,
-      until: range.until,
-      bucketMs: range.bucketMs,
-      tenantId: q.tenant,
-      workflowKey: q.workflow,
-      channel: q.channel,
-      provider: q.provider,
-    },
-    ["errors"],
-  );
+  const part = await data.analytics.rollups(rollupQuery(range, q), ["errors"]);
   const groups = (part.errors ?? []).map((e) => ({
     provider: e.provider,
     channel: e.channel,

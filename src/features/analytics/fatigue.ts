@@ -1,7 +1,7 @@
 import type { z } from "@hono/zod-openapi";
 import { DAY_MS } from "../../durable-objects/client/rollup-bounds";
 import type { Data } from "../data";
-import { rangeOf, rangeView } from "./range";
+import { rangeOf, rangeView, rollupQuery } from "./range";
 import type { FatigueQuery, FatigueReport } from "./schemas";
 
 /** How the opt-outs are bucketed by the messages their subscriber got that day and the day before. */
@@ -33,11 +33,7 @@ export async function fatigue(data: Data, q: z.infer<typeof FatigueQuery>): Prom
   // Kept per UTC day: the range is whole days whatever the granularity.
   const range = rangeOf({ ...q, granularity: "day" });
   const [part, optOuts] = await Promise.all([
-    data.analytics.rollups(
-      { since: range.since, until: range.until, bucketMs: DAY_MS, tenantId: q.tenant, workflowKey: q.workflow, channel: q.channel },
-      ["fatigue"],
-      q.top,
-    ),
+    data.analytics.rollups(rollupQuery({ ...range, bucketMs: DAY_MS }, { ...q, provider: undefined }), ["fatigue"], q.top),
     q.tenant === undefined
       ? data.analytics.optOutEvents({ since: range.since, until: range.until, workflowKey: q.workflow, channel: q.channel })
       : [],

@@ -3,7 +3,7 @@ import type { LatencyRow } from "../../durable-objects/client/log-store";
 import { LATENCY_BUCKETS_MS } from "../../durable-objects/client/rollup-bounds";
 import type { Data } from "../data";
 import { byReason, MASKS, reaches } from "./figures";
-import { rangeOf, rangeView, ratio } from "./range";
+import { rangeOf, rangeView, ratio, rollupQuery } from "./range";
 import type { ProvidersQuery, ProvidersReport } from "./schemas";
 
 /** The upper bound of the bucket holding the `p` quantile; null with no sample or above the last bound. */
@@ -24,18 +24,7 @@ const keyOf = (channel: string, provider: string | null) => JSON.stringify([chan
 /** Per (channel, provider): volume, delivery and bounce rates, send latency from the histogram, failures by code. */
 export async function providerFigures(data: Data, q: z.infer<typeof ProvidersQuery>): Promise<ProvidersReport> {
   const range = rangeOf(q);
-  const part = await data.analytics.rollups(
-    {
-      since: range.since,
-      until: range.until,
-      bucketMs: range.bucketMs,
-      tenantId: q.tenant,
-      workflowKey: q.workflow,
-      channel: q.channel,
-      provider: q.provider,
-    },
-    ["counts", "latency"],
-  );
+  const part = await data.analytics.rollups(rollupQuery(range, q), ["counts", "latency"]);
   const counts = Map.groupBy(part.counts ?? [], (r) => keyOf(r.channel, r.provider));
   const latency = new Map<string, Map<number, number>>();
   for (const l of part.latency ?? ([] as LatencyRow[])) {

@@ -1,3 +1,4 @@
+import type { AnalyticsQuery } from "../../durable-objects/client/log-store";
 import { DAY_MS, HOUR_MS } from "../../durable-objects/client/rollup-bounds";
 import { ApiError } from "../../lib/errors";
 import { type AnalyticsRangeQuery, DEFAULT_RANGE_DAYS, MAX_RANGE_DAYS } from "./schemas";
@@ -37,3 +38,22 @@ export const rangeView = (r: Range) => ({
 
 /** a / b, or null when b is 0. */
 export const ratio = (a: number, b: number) => (b === 0 ? null : a / b);
+
+/** The filters an analytics query may carry, as the rollups name them. */
+export interface RollupFilters {
+  tenant?: string | undefined;
+  workflow?: string | undefined;
+  channel?: string | undefined;
+  provider?: string | undefined;
+}
+
+/** The rollup read of a range, narrowed by the query's filters. */
+export const rollupQuery = (r: Pick<Range, "since" | "until" | "bucketMs">, q: RollupFilters): AnalyticsQuery => ({
+  since: r.since,
+  until: r.until,
+  bucketMs: r.bucketMs,
+  tenantId: q.tenant,
+  workflowKey: q.workflow,
+  channel: q.channel,
+  provider: q.provider,
+});

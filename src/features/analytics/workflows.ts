@@ -4,7 +4,7 @@ import { CHANNELS } from "../../engine/steps";
 import { allSteps } from "../../engine/workflow-tree";
 import type { Data } from "../data";
 import { byReason, MASKS, reaches } from "./figures";
-import { rangeOf, rangeView } from "./range";
+import { rangeOf, rangeView, rollupQuery } from "./range";
 import type { FunnelStep, WorkflowsQuery, WorkflowsReport } from "./schemas";
 
 type Step = z.infer<typeof FunnelStep>;
@@ -34,10 +34,7 @@ function funnelStep(stepId: string, channel: string, inWorkflow: boolean, rows: 
  */
 export async function workflowFunnels(data: Data, q: z.infer<typeof WorkflowsQuery>): Promise<WorkflowsReport> {
   const range = rangeOf(q);
-  const part = await data.analytics.rollups(
-    { since: range.since, until: range.until, bucketMs: range.bucketMs, tenantId: q.tenant, workflowKey: q.workflow, channel: q.channel },
-    ["counts", "audience"],
-  );
+  const part = await data.analytics.rollups(rollupQuery(range, { ...q, provider: undefined }), ["counts", "audience"]);
   const counts = Map.groupBy(part.counts ?? [], (r) => r.workflowKey);
   const audience = Map.groupBy(part.audience ?? [], (a) => a.workflowKey);
   const keys = [...new Set([...counts.keys(), ...audience.keys()])];
