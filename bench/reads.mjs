@@ -8,7 +8,8 @@
 //   GET /v1/messages?subscriberId=<one>&limit=50   (one subscriber: one shard)
 //   GET /v1/analytics/overview over the whole span  (the analytics rollups the seeding kept: every shard, summed)
 // Targets: p95 ≤ 150 ms and ≤ 50 ms (issue 32), the overview ≤ 200 ms (issue 37). BENCH_SPAN_DAYS
-// (default 92, at most 92: the analytics' longest range) spreads the messages over that many days.
+// (default 91, at most 91) spreads the messages over that many days before now: with today's part,
+// they fall in that many whole UTC days plus one, 92 by default, the analytics' longest range.
 //
 // Filling: no route of Clarion writes log rows on request, and none is added for a benchmark.
 // bench/reads-seeder/ is a tiny Worker named like Clarion that exports the LogShard class and
@@ -38,13 +39,13 @@ const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 300);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 1);
 const ROUNDS = 2;
 const LIMIT = 50;
-const SPAN_DAYS = Number(process.env.BENCH_SPAN_DAYS ?? 92);
+const SPAN_DAYS = Number(process.env.BENCH_SPAN_DAYS ?? 91);
 const SPAN_MS = SPAN_DAYS * 86_400_000;
 const SEED_PORT = String(Number(process.env.PORT ?? 8797) + 1);
 const TARGETS = { all: 150, subscriber: 50, overview: 200 };
 
-if (!Number.isInteger(SPAN_DAYS) || SPAN_DAYS < 1 || SPAN_DAYS > 92) {
-  console.error("BENCH_SPAN_DAYS must be an integer from 1 to 92.");
+if (!Number.isInteger(SPAN_DAYS) || SPAN_DAYS < 1 || SPAN_DAYS > 91) {
+  console.error("BENCH_SPAN_DAYS must be an integer from 1 to 91.");
   process.exit(1);
 }
 if (!Number.isInteger(TOTAL) || TOTAL < 10_000 || !Number.isInteger(SUBSCRIBERS) || SUBSCRIBERS < 1 || SUBSCRIBERS > TOTAL) {
@@ -232,7 +233,7 @@ try {
   // The seeded span, whole UTC days: the longest range the analytics answer.
   const dayStart = (ms) => new Date(Math.floor(ms / 86_400_000) * 86_400_000).toISOString();
   const overviewTo = dayStart(Date.now() + 86_400_000);
-  const overviewFrom = dayStart(Date.now() + 86_400_000 - SPAN_DAYS * 86_400_000);
+  const overviewFrom = dayStart(Date.now() + 86_400_000 - (SPAN_DAYS + 1) * 86_400_000);
   const endpoints = {
     health: () => "/health",
     all: () => `/v1/messages?limit=${LIMIT}`,
@@ -259,7 +260,7 @@ try {
     health: "GET /health",
     all: "GET /v1/messages?limit=50",
     subscriber: "GET /v1/messages?subscriberId=…&limit=50",
-    overview: `GET /v1/analytics/overview (${SPAN_DAYS} days)`,
+    overview: `GET /v1/analytics/overview (${SPAN_DAYS + 1} days)`,
   };
   for (const [name, r] of Object.entries(s)) {
     const target = TARGETS[name];
@@ -276,7 +277,7 @@ try {
   // The overview must count every seeded message (the rollups the seeding's writes kept), or its time says nothing.
   const overview = await fetch(`${server.baseUrl}${endpoints.overview()}`, { headers }).then((r) => r.json());
   const counted = overview?.current?.totals?.messages;
-  console.log(`overview counts ${counted?.toLocaleString("en")} messages over ${SPAN_DAYS} days (seeded ${TOTAL.toLocaleString("en")})`);
+  console.log(`overview counts ${counted?.toLocaleString("en")} messages over ${SPAN_DAYS + 1} days (seeded ${TOTAL.toLocaleString("en")})`);
   if (counted !== TOTAL) failed = true;
   // A page shorter than the limit means the API did not read the log: the figures would say nothing about it.
   for (const name of ["all", "subscriber"]) {

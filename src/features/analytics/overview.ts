@@ -1,3 +1,4 @@
+import type { AudienceRow, CountRow } from "../../durable-objects/client/log-store";
 import type { Data } from "../data";
 import { addCount, emptyTotals, publicTotals, ratesOf, type Totals, totalsOf } from "./figures";
 import { type Range, rangeOf, rangeView } from "./range";
@@ -6,16 +7,29 @@ import type { z } from "@hono/zod-openapi";
 
 type Query = z.infer<typeof OverviewQuery>;
 
-/** One period's totals and rates; opt-outs are not a tenant's, so a tenant's are null. */
-async function period(data: Data, q: Query, r: Range) {
+type Period = { counts: CountRow[]; audience: AudienceRow[]; optOuts: { at: number; n: number }[] | null };
+
+/**
+ * Both periods in one read of the shards (the previous one ends where the range starts, and both
+ * are whole buckets), split by bucket: one call per shard instead of two. Opt-outs are not a
+ * tenant's, so a tenant's are null.
+ */
+async function periods(data: Data, q: Query, r: Range, before: Range): Promise<[Period, Period]> {
   const filters = { tenantId: q.tenant, workflowKey: q.workflow, channel: q.channel };
+  const whole = { since: before.since, until: r.until, bucketMs: r.bucketMs };
   const [part, optOuts] = await Promise.all([
-    data.analytics.rollups({ since: r.since, until: r.until, bucketMs: r.bucketMs, ...filters }, ["counts", "audience"]),
-    q.tenant === undefined
-      ? data.analytics.optOuts({ since: r.since, until: r.until, bucketMs: r.bucketMs, workflowKey: q.workflow, channel: q.channel })
-      : null,
+    data.analytics.rollups({ ...whole, ...filters }, ["counts", "audience"]),
+    q.tenant === undefined ? data.analytics.optOuts({ ...whole, workflowKey: q.workflow, channel: q.channel }) : null,
   ]);
-  return { counts: part.counts ?? [], audience: part.audience ?? [], optOuts };
+  const split = (inRange: boolean): Period => {
+    const mine = (row: { at: number }) => row.at >= r.since === inRange;
+    return {
+      counts: (part.counts ?? []).filter(mine),
+      audience: (part.audience ?? []).filter(mine),
+      optOuts: optOuts?.filter(mine) ?? null,
+    };
+  };
+  return [split(true), split(false)];
 }
 
 const sum = <T>(rows: T[], of: (row: T) => number) => rows.reduce((n, r) => n + of(r), 0);
@@ -37,7 +51,7 @@ export async function overview(data: Data, q: Query): Promise<Overview> {
   const range = rangeOf(q);
   const length = range.until - range.since;
   const before: Range = { ...range, since: range.since - length, until: range.since };
-  const [now, then] = await Promise.all([period(data, q, range), period(data, q, before)]);
+  const [now, then] = await periods(data, q, range, before);
 
   const buckets = new Map<number, { totals: Totals; triggers: number; recipients: number; optOuts: number | null }>();
   for (let at = range.since; at < range.until; at += range.bucketMs)
