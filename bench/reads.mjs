@@ -277,7 +277,9 @@ try {
   // The overview must count every seeded message (the rollups the seeding's writes kept), or its time says nothing.
   const overview = await fetch(`${server.baseUrl}${endpoints.overview()}`, { headers }).then((r) => r.json());
   const counted = overview?.current?.totals?.messages;
-  console.log(`overview counts ${counted?.toLocaleString("en")} messages over ${SPAN_DAYS + 1} days (seeded ${TOTAL.toLocaleString("en")})`);
+  console.log(
+    `overview counts ${counted?.toLocaleString("en")} messages over ${SPAN_DAYS + 1} days (seeded ${TOTAL.toLocaleString("en")})`,
+  );
   if (counted !== TOTAL) failed = true;
   // A page shorter than the limit means the API did not read the log: the figures would say nothing about it.
   for (const name of ["all", "subscriber"]) {
