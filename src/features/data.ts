@@ -20,6 +20,7 @@ import { addressesOf } from "./subscribers/addresses-repository";
 import { eraseRecords } from "./subscribers/erasure-repository";
 import { findSubscriber } from "./subscribers/repository";
 import { existingTopicKeys, workflowGateRows } from "./triggers/accept-repository";
+import { recordLastTriggered } from "./workflows/last-triggered-repository";
 import { cancelPendingRetries, eventsToReplay } from "./events/endpoints/replay-repository";
 import { eventsRepository } from "./events/repository";
 import { inAppSettingsRepository } from "./in-app/settings-repository";
@@ -225,9 +226,13 @@ export class Data {
     };
   }
 
-  /** What the accept path reads of the named workflows and topics, each in one D1 batch. */
+  /** What the accept path reads of the named workflows and topics, each in one D1 batch, and the workflows' last-triggered times it writes. */
   get accept() {
-    return { workflowGateRows: this.#bound(workflowGateRows), existingTopicKeys: this.#bound(existingTopicKeys) };
+    return {
+      workflowGateRows: this.#bound(workflowGateRows),
+      existingTopicKeys: this.#bound(existingTopicKeys),
+      recordLastTriggered: this.#bound(recordLastTriggered),
+    };
   }
 
   /** What a replay to an endpoint of this environment sends again, and the retries it cancels. */

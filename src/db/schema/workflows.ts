@@ -28,6 +28,13 @@ export const workflows = sqliteTable(
      * the steps they were accepted for; the API no longer sees it, and its key is free again.
      */
     deletedAt: integer("deleted_at", { mode: "timestamp_ms" }),
+    /**
+     * When a trigger of it was last accepted, written by the accept path at most once a minute per
+     * isolate (features/workflows/last-triggered.ts), so the list reads it here instead of asking
+     * every log shard. Not content: no version, diff, export or audit entry carries it. NULL: not
+     * triggered since the column came, and the list asks the log for those rows.
+     */
+    lastTriggeredAt: integer("last_triggered_at", { mode: "timestamp_ms" }),
   },
   (t) => [
     uniqueIndex("workflows_env_key_live_uq").on(t.environmentId, t.key).where(sql`deleted_at IS NULL`),

@@ -15,6 +15,10 @@ import { payloadErrors } from "./payload-schema";
 import { namedTopics, parseRecipients, type InvalidRecipient } from "./recipients";
 import { type BroadcastRequest, MAX_PAYLOAD_BYTES, type TriggerRequest } from "./schemas";
 import { knownTenants } from "../tenants/known-tenants";
+import { recordLastTriggered } from "../workflows/last-triggered";
+
+/** Keeps work running after the answer (a request's `waitUntil`); without one, the accept path awaits it. */
+export type Background = (work: Promise<unknown>) => void;
 
 export interface Accepted {
   transactionId: string;
@@ -251,7 +255,7 @@ export async function prepareBroadcast(
  * number of triggers. The shard writes each trigger with its Queue job in one transaction and
  * sends the jobs moments later (its outbox), so the 202 waits for no Queue.
  */
-export async function makeDurable(env: Bindings, prepared: Prepared[]): Promise<(Accepted | ApiError)[]> {
+export async function makeDurable(data: Data, env: Bindings, prepared: Prepared[], background?: Background): Promise<(Accepted | ApiError)[]> {
   const hops = prepared.map(({ record }) => ({
     environmentId: record.environmentId,
     workflow: record.workflowKey,
@@ -260,6 +264,14 @@ export async function makeDurable(env: Bindings, prepared: Prepared[]): Promise<
   const outcomes = await inHopSpans("clarion.trigger.accept", hops, () =>
     new TriggerStore(env).accept(prepared.map((p) => ({ record: p.record, fingerprint: p.fingerprint }))),
   );
+  // Every trigger is accepted here (single, bulk, broadcast, Novu's, a step's children): the one
+  // place the workflows' last-triggered times are written. Replays and conflicts are no new trigger.
+  const fresh = prepared.flatMap((p, i) =>
+    outcomes[i] === "accepted" && p.record.workflowId !== undefined ? [{ workflowId: p.record.workflowId, acceptedAt: p.record.acceptedAt }] : [],
+  );
+  const written = recordLastTriggered(data, fresh);
+  if (background) background(written);
+  else await written;
   return prepared.map((p, i): Accepted | ApiError =>
     outcomes[i] === "conflict"
       ? new ApiError("transaction_conflict", `transactionId "${p.transactionId}" was already used for a different trigger.`)

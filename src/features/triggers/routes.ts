@@ -15,6 +15,7 @@ import {
   TriggerRequest,
 } from "./schemas";
 import { acceptBroadcast, acceptBulk, acceptTrigger, cancelByTransactionId, signalTrigger } from "./service";
+import { inBackground } from "../environments/auth";
 
 export const triggersRoutes = createRouter();
 
@@ -46,7 +47,7 @@ triggersRoutes.openapi(
     ],
   }),
   async (c) => {
-    const result = await acceptTrigger(c.var.data, c.env, c.req.valid("json"), c.get("idempotencyKey"));
+    const result = await acceptTrigger(c.var.data, c.env, c.req.valid("json"), c.get("idempotencyKey"), { background: (work) => inBackground(c, work) });
     return c.json(acceptedBody(result) as z.infer<typeof TriggerAccepted>, 202);
   },
 );
@@ -64,7 +65,7 @@ triggersRoutes.openapi(
   }),
   async (c) => {
     const { events } = c.req.valid("json");
-    const outcomes = await acceptBulk(c.var.data, c.env, events, c.get("idempotencyKey"));
+    const outcomes = await acceptBulk(c.var.data, c.env, events, c.get("idempotencyKey"), undefined, { background: (work) => inBackground(c, work) });
     const results = outcomes.map((result, index) => {
       if (result instanceof ApiError) return { status: "error" as const, index, error: result.toProblem() };
       const { acknowledged: _a, ...body } = acceptedBody(result);
@@ -88,7 +89,7 @@ triggersRoutes.openapi(
     errors: ["workflow_not_found", "workflow_inactive", "transaction_conflict", "tenant_not_found"],
   }),
   async (c) => {
-    const result = await acceptBroadcast(c.var.data, c.env, c.req.valid("json"), c.get("idempotencyKey"));
+    const result = await acceptBroadcast(c.var.data, c.env, c.req.valid("json"), c.get("idempotencyKey"), { background: (work) => inBackground(c, work) });
     return c.json(acceptedBody(result) as z.infer<typeof TriggerAccepted>, 202);
   },
 );

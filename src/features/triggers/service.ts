@@ -10,6 +10,7 @@ import { destinationOptions } from "../../lib/destinations";
 import { ApiError, fieldErrors } from "../../lib/errors";
 import {
   type Accepted,
+  type Background,
   loadTenantIds,
   loadTopicKeys,
   loadWorkflowGates,
@@ -24,13 +25,18 @@ import { type BroadcastRequest, type CancelResult, type SignalRequest, type Sign
 /** Where a trigger started by a `trigger_workflow` step sits in its chain. */
 type Chain = Pick<TriggerRecord, "depth" | "parentTransactionId">;
 
+/** How an accept runs: `background` takes what may finish after the answer (a request's `waitUntil`). */
+interface AcceptOptions {
+  background?: Background;
+}
+
 /** Accepts one trigger (`draft`: even if its workflow is inactive, for a test send); throws the problem a client should see. */
 export async function acceptTrigger(
   data: Data,
   env: Bindings,
   body: TriggerRequest,
   idempotencyKey?: string,
-  { draft = false }: { draft?: boolean } = {},
+  { draft = false, background }: AcceptOptions & { draft?: boolean } = {},
 ): Promise<Accepted> {
   const request = await withKeyTransactionId(body, idempotencyKey);
   const [gates, knownTopics, tenants] = await Promise.all([
@@ -49,7 +55,7 @@ export async function acceptTrigger(
     destinationOptions(env),
     tenants,
   );
-  const [result] = await makeDurable(env, [prepared]);
+  const [result] = await makeDurable(data, env, [prepared], background);
   if (!result || result instanceof ApiError) throw result ?? new Error("no accept result");
   return result;
 }
@@ -64,6 +70,7 @@ export async function acceptBulk(
   events: readonly unknown[],
   idempotencyKey?: string,
   chains?: readonly (Chain | undefined)[],
+  { background }: AcceptOptions = {},
 ): Promise<(Accepted | ApiError)[]> {
   const now = Date.now();
   const parsed = await Promise.all(
@@ -107,16 +114,22 @@ export async function acceptBulk(
       outcomes.push(error);
     }
   }
-  const accepted = await makeDurable(env, ready);
+  const accepted = await makeDurable(data, env, ready, background);
   return outcomes.map((o) => (o instanceof ApiError ? o : accepted[o.index]!));
 }
 
 /** Accepts a trigger to every subscriber of the environment. */
-export async function acceptBroadcast(data: Data, env: Bindings, body: BroadcastRequest, idempotencyKey?: string): Promise<Accepted> {
+export async function acceptBroadcast(
+  data: Data,
+  env: Bindings,
+  body: BroadcastRequest,
+  idempotencyKey?: string,
+  { background }: AcceptOptions = {},
+): Promise<Accepted> {
   const request = await withKeyTransactionId(body, idempotencyKey);
   const [gates, tenants] = await Promise.all([loadWorkflowGates(data, [workflowKeyOf(request)]), loadTenantIds(data, [request])]);
   const prepared = await prepareBroadcast(data.environmentId, request, gates.get(workflowKeyOf(request)), Date.now(), tenants);
-  const [result] = await makeDurable(env, [prepared]);
+  const [result] = await makeDurable(data, env, [prepared], background);
   if (!result || result instanceof ApiError) throw result ?? new Error("no accept result");
   return result;
 }

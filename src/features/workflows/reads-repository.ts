@@ -9,11 +9,11 @@ import { toWorkflow } from "./shapes";
 /** LIKE with `\\` as its escape, so a search for `50%` or `a_b` matches those characters. */
 const likeEscaped = (column: typeof workflows.key | typeof workflows.name, pattern: string) => sql`${column} LIKE ${pattern} ESCAPE '\\'`;
 
-/** Reading workflows: one by key, and the list with when each was last triggered (from the log). */
+/** Reading workflows: one by key, and the list with when each was last triggered (its row's value; the log's for rows without one). */
 export function workflowReads({ db, environmentId, live, find }: WorkflowScope, logs: LogStore) {
   /** The list's query, unrun: `list` runs it, and a test reads its plan. */
   const listQuery = (limit: number, after?: string, filter: WorkflowListFilter = {}) => {
-    // A read only: the trigger path writes nothing for it, and an index makes it one seek per workflow.
+    // D1's trigger records from before the log took them (0.12's): an index makes it one seek per workflow.
     // Spelt out: drizzle leaves a column unqualified here, and inside the subquery an unqualified
     // environment_id would be the trigger's own, matching every environment.
     const lastTriggered = sql<
@@ -48,18 +48,15 @@ export function workflowReads({ db, environmentId, live, find }: WorkflowScope, 
       const [after] = workflowCursor.read(cursor) ?? [];
       const rows = await listQuery(limit, after, filter);
       const page = keysetPage(rows, limit, (last) => workflowCursor.encode([last.row.key]));
-      // The log's trigger records: one call per shard for the page's keys, each a seek per key
-      // (a max over its workflow index). Chosen over a `last_triggered_at` kept in D1, which
-      // would cost delivery a D1 write per consumer batch and workflow (for a single trigger, one
-      // per trigger: what the log left D1 to save), for a read only this list makes.
-      const logged = await logs.lastTriggered(
-        environmentId,
-        page.rows.map((r) => r.row.key),
-      );
+      // The row's own value (written by the accept path, at most a minute behind; 0 when created
+      // never triggered) or D1's records from before the log took them, until they expire. Only a
+      // row from before the column came (NULL) and not triggered since asks the log, whose trigger
+      // records are spread over every shard: one call per shard for those keys alone.
+      const unwritten = page.rows.filter((r) => r.row.lastTriggeredAt === null).map((r) => r.row.key);
+      const logged = unwritten.length > 0 ? await logs.lastTriggered(environmentId, unwritten) : new Map<string, number>();
       const data = page.rows.map(({ row, lastTriggered: legacy }) => {
-        // D1's records from before the log took them, until they expire.
-        const at = Math.max(logged.get(row.key) ?? -1, legacy ?? -1);
-        return { ...toWorkflow(row), lastTriggeredAt: at < 0 ? null : new Date(at).toISOString() };
+        const at = Math.max(row.lastTriggeredAt?.getTime() ?? 0, legacy ?? 0, logged.get(row.key) ?? 0);
+        return { ...toWorkflow(row), lastTriggeredAt: at > 0 ? new Date(at).toISOString() : null };
       });
       return { data, nextCursor: page.nextCursor };
     },

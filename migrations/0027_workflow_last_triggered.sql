@@ -1,0 +1,1 @@
+ALTER TABLE `workflows` ADD `last_triggered_at` integer;
