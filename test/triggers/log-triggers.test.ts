@@ -213,6 +213,8 @@ describe("the workflow list's last triggered, from the log and D1's legacy recor
   it("takes the newest of both, per workflow", async () => {
     const { id, key } = await createEnvironment();
     for (const k of ["both", "legacy", "logged", "never"]) await createWorkflow(key, { key: k });
+    // Rows from before the accept path wrote last_triggered_at (NULL): the only ones the list asks the log for.
+    await env.DB.prepare("UPDATE workflows SET last_triggered_at = NULL WHERE environment_id = ?").bind(id).run();
     await legacy(id, 5, { workflow: "both" });
     await logged(id, 9, { workflow: "both" });
     await legacy(id, 7, { workflow: "legacy" });

@@ -4,7 +4,7 @@ import { createDb } from "../../src/db/client";
 import { workflowsRepository } from "../../src/features/workflows/repository";
 import type { Workflow } from "../../src/features/workflows/schemas";
 import { createEnvironment, createWorkflow, unique, workflowBody } from "../factories";
-import { acceptThenCrash, deliverHeldJobs } from "../ledger";
+import { postHeld } from "../held-triggers";
 import { api, errorPaths, expectProblem } from "../request";
 import { LogStore } from "../../src/durable-objects/client/log-store";
 
@@ -275,12 +275,12 @@ describe("GET /v1/workflows", () => {
     // Another environment's trigger of the same key is not this one's.
     const other = await createEnvironment();
     await createWorkflow(other.key, { key: "unused" });
-    // The trigger's row is the consumer's first write: each job goes to the consumer now rather than through the Queue.
-    const triggered = async (environmentId: string, workflowKey: string) =>
-      deliverHeldJobs(environmentId, (await acceptThenCrash(environmentId, workflowKey, "s-1")).transactionId);
-    await triggered(other.id, "unused");
+    // Through the accept path, which writes the workflow's row; nothing is delivered, so the log holds no record of it.
+    const triggered = async (key: string, workflow: string) =>
+      expect((await postHeld(key, "/v1/trigger", { workflow, to: "s-1" })).res.status).toBe(202);
+    await triggered(other.key, "unused");
     const before = Date.now();
-    await triggered(own.id, used.key);
+    await triggered(own.key, used.key);
     type Page = { data: (Workflow & { lastTriggeredAt: string | null })[] };
     const listed = (await api<Page>(own.key, "GET", "/v1/workflows")).body.data;
     const at = Date.parse(listed.find((w) => w.key === "used")!.lastTriggeredAt!);
