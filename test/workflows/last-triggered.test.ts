@@ -7,8 +7,8 @@ import type { PromotionDiff } from "../../src/features/promotions/schemas";
 import { dueLastTriggered, LAST_TRIGGERED_EVERY_MS, recordLastTriggered } from "../../src/features/workflows/last-triggered";
 import { workflowsRepository } from "../../src/features/workflows/repository";
 import type { Workflow } from "../../src/features/workflows/schemas";
-import { createEnvironment, createWorkflow } from "../factories";
-import { postHeld } from "../held-triggers";
+import { createEnvironment, createSandboxEnvironment, createWorkflow } from "../factories";
+import { holdingLedgers, postHeld } from "../held-triggers";
 import { acceptThenCrash, deliverHeldJobs } from "../ledger";
 import { ADMIN_KEY, api } from "../request";
 
@@ -64,6 +64,21 @@ describe("the workflow list's last triggered, kept on the workflow's row", () =>
     const { res } = await postHeld(key, path, body(workflow.key));
     expect(res.status).toBeLessThan(300);
     expect(await column(workflow.id)).toBeGreaterThan(0);
+  });
+
+  it("is written for the workflow a trigger_workflow step starts", async () => {
+    const { id, key } = await createSandboxEnvironment();
+    const child = await createWorkflow(key);
+    const parent = await createWorkflow(key, { steps: [{ id: "start", type: "trigger_workflow", workflow: child.key }] });
+    const { res, accepted } = await postHeld(key, "/v1/trigger", {
+      workflow: parent.key,
+      to: { subscriberId: "ada", email: "ada@example.com" },
+    });
+    expect(res.status).toBe(202);
+    const started: { environmentId: string; transactionId: string }[] = [];
+    await deliverHeldJobs(id, accepted[0]!.transactionId, holdingLedgers(started));
+    expect(started).toHaveLength(1);
+    expect(await column(child.id)).toBeGreaterThan(0);
   });
 
   it("writes a workflow's row once for two triggers within a minute in one isolate", async () => {
