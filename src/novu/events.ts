@@ -8,7 +8,7 @@ import { acceptBroadcast, acceptBulk, acceptTrigger, cancelByTransactionId } fro
 import { NovuBroadcastInput, NovuBulkTriggerInput, NovuTriggerInput, toTriggerBody } from "./inputs";
 import { novuRoute } from "./routing";
 import { envelope, NovuTriggerResponse, toNovuTrigger } from "./shapes";
-import { inBackground } from "../features/environments/auth";
+import { backgroundOf } from "../features/environments/auth";
 
 export const novuEventsRoutes = createRouter();
 
@@ -40,7 +40,9 @@ novuEventsRoutes.openapi(
   }),
   async (c) => {
     const request = parsed(TriggerRequest, toTriggerBody(c.req.valid("json")));
-    const accepted = await acceptTrigger(c.var.data, c.env, request, c.get("idempotencyKey"), { background: (work) => inBackground(c, work) });
+    const accepted = await acceptTrigger(c.var.data, c.env, request, c.get("idempotencyKey"), {
+      background: backgroundOf(c),
+    });
     return c.json({ data: toNovuTrigger(accepted) }, 201);
   },
 );
@@ -60,7 +62,9 @@ novuEventsRoutes.openapi(
       const novu = NovuTriggerInput.safeParse(event);
       return novu.success ? toTriggerBody(novu.data) : event;
     });
-    const outcomes = await acceptBulk(c.var.data, c.env, bodies, c.get("idempotencyKey"), undefined, { background: (work) => inBackground(c, work) });
+    const outcomes = await acceptBulk(c.var.data, c.env, bodies, c.get("idempotencyKey"), undefined, {
+      background: backgroundOf(c),
+    });
     const data = outcomes.map((o) =>
       "transactionId" in o ? toNovuTrigger(o) : { acknowledged: false, status: "error" as const, error: [o.detail] },
     );
@@ -80,7 +84,9 @@ novuEventsRoutes.openapi(
   }),
   async (c) => {
     const request = parsed(BroadcastRequest, toTriggerBody(c.req.valid("json")));
-    const accepted = await acceptBroadcast(c.var.data, c.env, request, c.get("idempotencyKey"), { background: (work) => inBackground(c, work) });
+    const accepted = await acceptBroadcast(c.var.data, c.env, request, c.get("idempotencyKey"), {
+      background: backgroundOf(c),
+    });
     return c.json({ data: toNovuTrigger(accepted) }, 201);
   },
 );

@@ -28,8 +28,7 @@ const listed = async (environmentId: string) => {
 };
 
 const column = async (workflowId: string) =>
-  (await env.DB.prepare("SELECT last_triggered_at AS at FROM workflows WHERE id = ?").bind(workflowId).first<{ at: number | null }>())
-    ?.at;
+  (await env.DB.prepare("SELECT last_triggered_at AS at FROM workflows WHERE id = ?").bind(workflowId).first<{ at: number | null }>())?.at;
 
 const setColumn = (workflowId: string, at: number | null) =>
   env.DB.prepare("UPDATE workflows SET last_triggered_at = ? WHERE id = ?").bind(at, workflowId).run();

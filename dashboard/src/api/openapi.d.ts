@@ -22267,7 +22267,7 @@ export interface components {
         WorkflowSummary: components["schemas"]["Workflow"] & {
             /**
              * Format: date-time
-             * @description When a trigger of this workflow was last recorded (moments after its 202); null when never.
+             * @description When a trigger of this workflow was last accepted; null when never. Under steady traffic it may lag by up to 60 s (each instance writes it at most once a minute per workflow).
              */
             readonly lastTriggeredAt: string | null;
         };

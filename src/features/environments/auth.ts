@@ -27,6 +27,12 @@ export function inBackground(c: Context<AppEnv>, work: Promise<unknown>) {
   }
 }
 
+/** `inBackground` for this request, as a function a service takes (the accept path's `background`). */
+export const backgroundOf =
+  (c: Context<AppEnv>) =>
+  (work: Promise<unknown>): void =>
+    inBackground(c, work);
+
 /** A refused credential counts against the caller's failed-authentication limit, which may answer 429 instead. */
 export async function refuse(c: Context<AppEnv>, error: ApiError): Promise<never> {
   const limited = await limitFailedAuth(c);

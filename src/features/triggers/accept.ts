@@ -255,7 +255,12 @@ export async function prepareBroadcast(
  * number of triggers. The shard writes each trigger with its Queue job in one transaction and
  * sends the jobs moments later (its outbox), so the 202 waits for no Queue.
  */
-export async function makeDurable(data: Data, env: Bindings, prepared: Prepared[], background?: Background): Promise<(Accepted | ApiError)[]> {
+export async function makeDurable(
+  data: Data,
+  env: Bindings,
+  prepared: Prepared[],
+  background?: Background,
+): Promise<(Accepted | ApiError)[]> {
   const hops = prepared.map(({ record }) => ({
     environmentId: record.environmentId,
     workflow: record.workflowKey,
@@ -267,7 +272,9 @@ export async function makeDurable(data: Data, env: Bindings, prepared: Prepared[
   // Every trigger is accepted here (single, bulk, broadcast, Novu's, a step's children): the one
   // place the workflows' last-triggered times are written. Replays and conflicts are no new trigger.
   const fresh = prepared.flatMap((p, i) =>
-    outcomes[i] === "accepted" && p.record.workflowId !== undefined ? [{ workflowId: p.record.workflowId, acceptedAt: p.record.acceptedAt }] : [],
+    outcomes[i] === "accepted" && p.record.workflowId !== undefined
+      ? [{ workflowId: p.record.workflowId, acceptedAt: p.record.acceptedAt }]
+      : [],
   );
   const written = recordLastTriggered(data, fresh);
   if (background) background(written);

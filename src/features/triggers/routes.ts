@@ -15,7 +15,7 @@ import {
   TriggerRequest,
 } from "./schemas";
 import { acceptBroadcast, acceptBulk, acceptTrigger, cancelByTransactionId, signalTrigger } from "./service";
-import { inBackground } from "../environments/auth";
+import { backgroundOf } from "../environments/auth";
 
 export const triggersRoutes = createRouter();
 
@@ -47,7 +47,9 @@ triggersRoutes.openapi(
     ],
   }),
   async (c) => {
-    const result = await acceptTrigger(c.var.data, c.env, c.req.valid("json"), c.get("idempotencyKey"), { background: (work) => inBackground(c, work) });
+    const result = await acceptTrigger(c.var.data, c.env, c.req.valid("json"), c.get("idempotencyKey"), {
+      background: backgroundOf(c),
+    });
     return c.json(acceptedBody(result) as z.infer<typeof TriggerAccepted>, 202);
   },
 );
@@ -65,7 +67,9 @@ triggersRoutes.openapi(
   }),
   async (c) => {
     const { events } = c.req.valid("json");
-    const outcomes = await acceptBulk(c.var.data, c.env, events, c.get("idempotencyKey"), undefined, { background: (work) => inBackground(c, work) });
+    const outcomes = await acceptBulk(c.var.data, c.env, events, c.get("idempotencyKey"), undefined, {
+      background: backgroundOf(c),
+    });
     const results = outcomes.map((result, index) => {
       if (result instanceof ApiError) return { status: "error" as const, index, error: result.toProblem() };
       const { acknowledged: _a, ...body } = acceptedBody(result);
@@ -89,7 +93,9 @@ triggersRoutes.openapi(
     errors: ["workflow_not_found", "workflow_inactive", "transaction_conflict", "tenant_not_found"],
   }),
   async (c) => {
-    const result = await acceptBroadcast(c.var.data, c.env, c.req.valid("json"), c.get("idempotencyKey"), { background: (work) => inBackground(c, work) });
+    const result = await acceptBroadcast(c.var.data, c.env, c.req.valid("json"), c.get("idempotencyKey"), {
+      background: backgroundOf(c),
+    });
     return c.json(acceptedBody(result) as z.infer<typeof TriggerAccepted>, 202);
   },
 );

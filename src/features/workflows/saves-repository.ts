@@ -26,7 +26,16 @@ function workflowStatements({ db, environmentId, byKey }: Pick<WorkflowScope, "d
       db
         .insert(workflows)
         // 0, not NULL: a workflow made now has no triggers in the log, so the list need not ask it (see reads-repository.ts).
-        .values({ id, environmentId, key: input.key, ...columns(input), version: 1, createdAt: now, updatedAt: now, lastTriggeredAt: new Date(0) })
+        .values({
+          id,
+          environmentId,
+          key: input.key,
+          ...columns(input),
+          version: 1,
+          createdAt: now,
+          updatedAt: now,
+          lastTriggeredAt: new Date(0),
+        })
         .onConflictDoNothing()
         .returning(),
       insertVersion(db, environmentId, { workflowId: id, version: 1, definition, action: "created", actor, summary: "Created", at: now }),

@@ -91,7 +91,11 @@ export const WorkflowSummary = Workflow.extend({
   lastTriggeredAt: z.iso
     .datetime()
     .nullable()
-    .openapi({ ...readOnly, description: "When a trigger of this workflow was last recorded (moments after its 202); null when never." }),
+    .openapi({
+      ...readOnly,
+      description:
+        "When a trigger of this workflow was last accepted; null when never. Under steady traffic it may lag by up to 60 s (each instance writes it at most once a minute per workflow).",
+    }),
 }).openapi("WorkflowSummary");
 export type WorkflowSummary = z.infer<typeof WorkflowSummary>;
 

@@ -3,7 +3,7 @@ import { apiRoute, createRouter, json, security } from "../../lib/openapi";
 import { TestSendRequest, TriggerAccepted, TriggerRequest } from "../triggers/schemas";
 import { acceptTrigger } from "../triggers/service";
 import { WorkflowKeyParam } from "./schemas";
-import { inBackground } from "../environments/auth";
+import { backgroundOf } from "../environments/auth";
 
 export const testSendRoutes = createRouter();
 
@@ -25,7 +25,10 @@ testSendRoutes.openapi(
     // The trigger's own checks (payload schema, overrides, depth) apply to a test as to any trigger.
     const parsed = TriggerRequest.safeParse({ ...c.req.valid("json"), workflow: key });
     if (!parsed.success) throw validationError(parsed.error.issues);
-    const accepted = await acceptTrigger(c.var.data, c.env, parsed.data, undefined, { draft: true, background: (work) => inBackground(c, work) });
+    const accepted = await acceptTrigger(c.var.data, c.env, parsed.data, undefined, {
+      draft: true,
+      background: backgroundOf(c),
+    });
     return c.json(
       {
         acknowledged: true as const,
