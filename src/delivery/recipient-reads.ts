@@ -3,7 +3,9 @@ import type { Db } from "../db/client";
 import {
   type ChannelRow,
   legacyMessageRead,
-  recipientRowReads,
+  type RecipientReadRow,
+  recipientRows,
+  recipientRowsRead,
   type SubscriberRow,
   type WorkflowRef,
   type WorkflowRow,
@@ -39,8 +41,9 @@ const IDS_PER_READ = 1_000;
 
 /**
  * The reads of every chunk a consumer invocation starts together, per environment: each workflow
- * version once, and the subscribers, channels, messages and suppressions of all chunks in five
- * statements (per thousand subscribers) instead of five per chunk. They join the invocation's
+ * version once, and the subscribers with their channels and suppressions of all chunks in one
+ * statement (per thousand subscribers; D1's messages in one more only for triggers from before the
+ * log) instead of several per chunk. They join the invocation's
  * shared D1 batch, so a batch of single-recipient triggers costs a handful of reads, not six each.
  */
 export class RecipientReads {
@@ -63,17 +66,22 @@ export class RecipientReads {
   private async read(environmentId: string, asks: Ask[]): Promise<ChunkRows[]> {
     const statements: BatchItem<"sqlite">[] = [];
     const workflowAt = new Map<string, number>();
+    const workflowOf = new Map<string, WorkflowRow | null>();
     for (const ask of asks) {
       const key = workflowRefKey(ask.workflow);
-      if (workflowAt.has(key)) continue;
-      workflowAt.set(key, statements.length);
-      statements.push(workflowRead(this.db, environmentId, ask.workflow));
+      if (workflowAt.has(key) || workflowOf.has(key)) continue;
+      const kept = keptVersion(environmentId, key);
+      if (kept) workflowOf.set(key, kept);
+      else {
+        workflowAt.set(key, statements.length);
+        statements.push(workflowRead(this.db, environmentId, ask.workflow));
+      }
     }
     const groups = groupsOf(asks);
     const groupAt = groups.map((group) => {
       const at = statements.length;
       const ids = [...new Set(group.flatMap((a) => a.subscriberIds))];
-      statements.push(...recipientRowReads(this.db, environmentId, ids));
+      statements.push(recipientRowsRead(this.db, environmentId, ids));
       // D1 holds messages only of triggers accepted before the log moved to the shards (their records do not say so).
       const pairs = group
         .filter((a) => !a.workflow.messagesInLog)
@@ -90,24 +98,56 @@ export class RecipientReads {
       allPairs.length ? this.logs.ofRecipients(environmentId, allPairs) : [],
     ]);
     const recorded = logged.map(asRow);
+    for (const [key, at] of workflowAt) {
+      const workflow = (results[at] as WorkflowRow[])[0] ?? null;
+      workflowOf.set(key, workflow);
+      if (workflow) keepVersion(environmentId, key, workflow);
+    }
     const rows: ChunkRows[] = [];
     groups.forEach((group, g) => {
       const { at, legacyAt } = groupAt[g]!;
-      const [subscribers, channels, suppressed] = results.slice(at, at + 3) as [SubscriberRow[], ChannelRow[], { address: string }[]];
+      const { subscribers, channels, suppressed } = recipientRows(results[at] as RecipientReadRow[]);
       const legacy = legacyAt < 0 ? [] : (results[legacyAt] as MessageRow[]);
       for (const ask of group) {
         const mine = new Set(ask.subscriberIds);
         rows.push({
-          workflow: (results[workflowAt.get(workflowRefKey(ask.workflow))!] as WorkflowRow[])[0] ?? null,
+          workflow: workflowOf.get(workflowRefKey(ask.workflow)) ?? null,
           subscribers: subscribers.filter((s) => mine.has(s.subscriberId)),
           channels: channels.filter((c) => mine.has(c.subscriberId)),
           messages: [...legacy, ...recorded].filter((m) => m.transactionId === ask.transactionId && mine.has(m.subscriberId)),
-          suppressed: suppressed.map((s) => s.address),
+          suppressed,
         });
       }
     });
     return rows;
   }
+}
+
+/**
+ * Workflow versions this isolate read, by environment and version key, least recently used
+ * first. A version is never changed once saved (only inserted, and deleted with its environment,
+ * whose id is never reused), so a warm isolate reads each once. A live key (`k:`, records from
+ * before versions) is never kept: it names whatever the workflow is now. A version not found (its
+ * workflow purged) is not kept either; one kept before its workflow was purged is still found
+ * here, but a workflow is purged only once no trigger from before its delete is unfinished.
+ */
+const versions = new Map<string, WorkflowRow>();
+const VERSIONS_KEPT = 500;
+
+function keptVersion(environmentId: string, key: string): WorkflowRow | undefined {
+  const at = `${environmentId}\u0000${key}`;
+  const hit = versions.get(at);
+  if (hit) {
+    versions.delete(at);
+    versions.set(at, hit);
+  }
+  return hit;
+}
+
+function keepVersion(environmentId: string, key: string, workflow: WorkflowRow): void {
+  if (!key.startsWith("v:")) return;
+  versions.set(`${environmentId}\u0000${key}`, workflow);
+  if (versions.size > VERSIONS_KEPT) versions.delete(versions.keys().next().value!);
 }
 
 /** Consecutive asks whose subscriber ids add up to at most IDS_PER_READ (a larger ask is a group alone); the order is kept. */

@@ -1,10 +1,9 @@
-import { and, eq, isNull, sql } from "drizzle-orm";
+import { and, eq, getTableColumns, isNull, sql } from "drizzle-orm";
 import type { Db } from "../client";
 import { inJsonList } from "../batch";
-import { messages, subscriberChannels, subscribers, workflows, workflowVersions } from "../schema";
+import { messages, type subscriberChannels, subscribers, workflows, workflowVersions } from "../schema";
 import type { Step } from "../../engine/steps";
 import type { UnsubscribeScope } from "../../contract/unsubscribe";
-import { suppressedAddressRead } from "./suppressions";
 
 /** What delivery needs of a trigger's workflow. */
 export type WorkflowRow = Pick<typeof workflows.$inferSelect, "key" | "name" | "critical" | "unsubscribe" | "tags" | "steps">;
@@ -70,24 +69,59 @@ export function workflowRead(db: Db, environmentId: string, ref: WorkflowRef) {
     .limit(1);
 }
 
+/** A channel row as `recipientRowsRead` packs it: channel, provider, address, created_at (ms). */
+type PackedChannel = [ChannelRow["channel"], string, string, number];
+
+/** A row of `recipientRowsRead`: a subscriber with its push and chat addresses and those of its addresses on the suppression list. */
+export type RecipientReadRow = SubscriberRow & { channels: PackedChannel[]; suppressed: string[] };
+
 /**
- * The subscribers and their channels, and their suppressed addresses: three reads for any number
- * of recipient chunks of one environment. Each list is one bound parameter, so the reads stay
- * within D1's 100 whatever the number of ids.
+ * The subscribers, each with its channels and its suppressed addresses (its email lower-cased,
+ * its phone, its push and chat addresses: as the list stores them), in ONE statement for any
+ * number of ids: the list is one bound parameter, and channels and suppressions come as JSON
+ * lists of correlated subqueries, each an index seek per subscriber. A recipient without a
+ * subscriber row gets no addresses: it is stopped before any send (recipients-state.ts).
  */
-export function recipientRowReads(db: Db, environmentId: string, subscriberIds: readonly string[]) {
-  const ids = inJsonList(subscriberIds);
-  return [
-    db
-      .select()
-      .from(subscribers)
-      .where(and(eq(subscribers.environmentId, environmentId), sql`${subscribers.subscriberId} in ${ids}`)),
-    db
-      .select()
-      .from(subscriberChannels)
-      .where(and(eq(subscriberChannels.environmentId, environmentId), sql`${subscriberChannels.subscriberId} in ${ids}`)),
-    suppressedAddressRead(db, environmentId, subscriberIds),
-  ] as const;
+export function recipientRowsRead(db: Db, environmentId: string, subscriberIds: readonly string[]) {
+  const env = subscribers.environmentId;
+  const id = subscribers.subscriberId;
+  const ownChannels = sql`from subscriber_channels as c where c.environment_id = ${env} and c.subscriber_id = ${id}`;
+  return db
+    .select({
+      ...getTableColumns(subscribers),
+      channels: sql<
+        PackedChannel[]
+      >`(select json_group_array(json_array(c.channel, c.provider, c.address, c.created_at)) ${ownChannels})`.mapWith(
+        (v: string) => JSON.parse(v) as PackedChannel[],
+      ),
+      suppressed: sql<string[]>`(select json_group_array(x.address) from suppressions as x where x.environment_id = ${env}
+        and x.address in (select lower(${subscribers.email}) union all select ${subscribers.phone} union all select c.address ${ownChannels}))`.mapWith(
+        (v: string) => JSON.parse(v) as string[],
+      ),
+    })
+    .from(subscribers)
+    .where(and(eq(env, environmentId), sql`${id} in ${inJsonList(subscriberIds)}`));
+}
+
+/** What `recipientRowsRead` answered, as the subscribers, channels and suppressed addresses the phases read. */
+export function recipientRows(rows: readonly RecipientReadRow[]) {
+  const subscriberRows: SubscriberRow[] = [];
+  const channels: ChannelRow[] = [];
+  const suppressed: string[] = [];
+  for (const { channels: packed, suppressed: addresses, ...row } of rows) {
+    subscriberRows.push(row);
+    for (const [channel, provider, address, createdAt] of packed)
+      channels.push({
+        environmentId: row.environmentId,
+        subscriberId: row.subscriberId,
+        channel,
+        provider,
+        address,
+        createdAt: new Date(createdAt),
+      });
+    suppressed.push(...addresses);
+  }
+  return { subscribers: subscriberRows, channels, suppressed };
 }
 
 /**
