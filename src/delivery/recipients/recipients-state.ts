@@ -86,7 +86,7 @@ function environmentData(db: Db, env: Bindings, environmentId: string, cache?: E
       openIntegrations(rows.integrations, env.ENCRYPTION_KEY),
       preferenceLinksRepository(db, environmentId, env.ENCRYPTION_KEY).opened(rows.links),
     ]);
-    return { vars, secrets, integrations, linkSecret: links.secret };
+    return { vars, secrets, integrations, linkSecret: links.secret, noEndpoints: rows.noEndpoints };
   });
   cache?.set(environmentId, data);
   data.catch(() => cache?.delete(environmentId));

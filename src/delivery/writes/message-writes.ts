@@ -332,14 +332,25 @@ export class MessageWrites {
    * in D1 before the log left it (`legacy`), captures, the statements added directly, and last
    * the outbound events, which describe the messages as the log write left them (`described`).
    */
-  all(legacy: LogBatch["legacy"] = { updates: [], events: [] }, described: ReadonlyMap<string, MessageAbout> = new Map()): Statement[] {
+  all(
+    legacy: LogBatch["legacy"] = { updates: [], events: [] },
+    described: ReadonlyMap<string, MessageAbout> = new Map(),
+    /** Environments known to have no enabled webhook endpoint (`noEndpointsStands`): their message events would insert nothing. */
+    endpointless: ReadonlySet<string> = new Set(),
+  ): Statement[] {
     const all = this.undescribed(legacy);
+    const facts = endpointless.size ? this.messageFacts.filter((f) => !endpointless.has(f.environmentId)) : this.messageFacts;
     // Last: they read the messages as the statements before left them.
-    if (this.messageFacts.length) all.push(messageFactEvents(this.db, this.messageFacts, described));
+    if (facts.length) all.push(messageFactEvents(this.db, facts, described));
     this.eventsAt = [];
-    if (this.suppressionFacts.length) this.eventsAt.push(all.length - 1 - (this.messageFacts.length ? 1 : 0));
-    if (this.messageFacts.length) this.eventsAt.push(all.length - 1);
+    if (this.suppressionFacts.length) this.eventsAt.push(all.length - 1 - (facts.length ? 1 : 0));
+    if (facts.length) this.eventsAt.push(all.length - 1);
     return all;
+  }
+
+  /** The environments whose message events this phase would write. */
+  environments(): string[] {
+    return [...new Set(this.messageFacts.map((f) => f.environmentId))];
   }
 
   /** The outbound events the batch of `all()` wrote, from its results: what to dispatch once it committed. */
