@@ -1,9 +1,8 @@
-import type { BatchItem } from "drizzle-orm/batch";
+import type { Statement } from "../db/batch";
 import type { Db } from "../db/client";
 import {
   type ChannelRow,
   legacyMessageRead,
-  type RecipientReadRow,
   recipientRows,
   recipientRowsRead,
   type SubscriberRow,
@@ -51,7 +50,7 @@ export class RecipientReads {
 
   constructor(
     private readonly db: Db,
-    private readonly write: (statements: BatchItem<"sqlite">[]) => Promise<unknown[]>,
+    private readonly write: (statements: Statement[]) => Promise<unknown[]>,
     private readonly logs: LogStore,
     /** A trigger whose fan-out this invocation recorded first: none of its chunks ran before, so the log holds nothing of it. */
     private readonly unlogged: (environmentId: string, transactionId: string) => boolean = () => false,
@@ -64,15 +63,19 @@ export class RecipientReads {
   }
 
   private async read(environmentId: string, asks: Ask[]): Promise<ChunkRows[]> {
-    const statements: BatchItem<"sqlite">[] = [];
+    const statements: Statement[] = [];
     const workflowAt = new Map<string, number>();
     const workflowOf = new Map<string, WorkflowRow | null>();
+    /** Versions this isolate kept, by key: their workflow's row is checked by the recipients' read (a purged one runs no more). */
+    const kept = new Map<string, string>();
     for (const ask of asks) {
       const key = workflowRefKey(ask.workflow);
       if (workflowAt.has(key) || workflowOf.has(key)) continue;
-      const kept = keptVersion(environmentId, key);
-      if (kept) workflowOf.set(key, kept);
-      else {
+      const version = keptVersion(environmentId, key);
+      if (version && ask.workflow.workflowId) {
+        workflowOf.set(key, version);
+        kept.set(key, ask.workflow.workflowId);
+      } else {
         workflowAt.set(key, statements.length);
         statements.push(workflowRead(this.db, environmentId, ask.workflow));
       }
@@ -81,7 +84,7 @@ export class RecipientReads {
     const groupAt = groups.map((group) => {
       const at = statements.length;
       const ids = [...new Set(group.flatMap((a) => a.subscriberIds))];
-      statements.push(recipientRowsRead(this.db, environmentId, ids));
+      statements.push(recipientRowsRead(this.db, environmentId, ids, [...new Set(kept.values())]));
       // D1 holds messages only of triggers accepted before the log moved to the shards (their records do not say so).
       const pairs = group
         .filter((a) => !a.workflow.messagesInLog)
@@ -98,6 +101,12 @@ export class RecipientReads {
       allPairs.length ? this.logs.ofRecipients(environmentId, allPairs) : [],
     ]);
     const recorded = logged.map(asRow);
+    const read = groupAt.map(({ at }) => recipientRows(results[at]));
+    for (const [key, workflowId] of kept)
+      if (!read[0]?.workflows.has(workflowId)) {
+        workflowOf.set(key, null);
+        forgetVersion(environmentId, key);
+      }
     for (const [key, at] of workflowAt) {
       const workflow = (results[at] as WorkflowRow[])[0] ?? null;
       workflowOf.set(key, workflow);
@@ -105,8 +114,8 @@ export class RecipientReads {
     }
     const rows: ChunkRows[] = [];
     groups.forEach((group, g) => {
-      const { at, legacyAt } = groupAt[g]!;
-      const { subscribers, channels, suppressed } = recipientRows(results[at] as RecipientReadRow[]);
+      const { legacyAt } = groupAt[g]!;
+      const { subscribers, channels, suppressed } = read[g]!;
       const legacy = legacyAt < 0 ? [] : (results[legacyAt] as MessageRow[]);
       for (const ask of group) {
         const mine = new Set(ask.subscriberIds);
@@ -127,9 +136,9 @@ export class RecipientReads {
  * Workflow versions this isolate read, by environment and version key, least recently used
  * first. A version is never changed once saved (only inserted, and deleted with its environment,
  * whose id is never reused), so a warm isolate reads each once. A live key (`k:`, records from
- * before versions) is never kept: it names whatever the workflow is now. A version not found (its
- * workflow purged) is not kept either; one kept before its workflow was purged is still found
- * here, but a workflow is purged only once no trigger from before its delete is unfinished.
+ * before versions) is never kept: it names whatever the workflow is now. The version's workflow
+ * row must still be there (live or a tombstone), as `workflowRead` requires: the recipients' read
+ * checks it for the kept ones in the same statement, and a purged workflow's runs fail.
  */
 const versions = new Map<string, WorkflowRow>();
 const VERSIONS_KEPT = 500;
@@ -142,6 +151,10 @@ function keptVersion(environmentId: string, key: string): WorkflowRow | undefine
     versions.set(at, hit);
   }
   return hit;
+}
+
+function forgetVersion(environmentId: string, key: string): void {
+  versions.delete(`${environmentId}\u0000${key}`);
 }
 
 function keepVersion(environmentId: string, key: string, workflow: WorkflowRow): void {

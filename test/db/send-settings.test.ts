@@ -32,6 +32,12 @@ describe("the one read of what delivery sends with", () => {
       .where(eq(preferenceLinkSettings.environmentId, environmentId));
 
     const read = await sendSettingsRows(db, environmentId);
+    expect(read.noEndpoints).not.toBeNull();
+    const receiver = `https://hooks.example.com/${environmentId}`;
+    expect((await api(key, "POST", "/v1/webhook-endpoints", { url: receiver, enabled: false })).status).toBe(201);
+    expect((await sendSettingsRows(db, environmentId)).noEndpoints).not.toBeNull();
+    expect((await api(key, "POST", "/v1/webhook-endpoints", { url: receiver })).status).toBe(201);
+    expect((await sendSettingsRows(db, environmentId)).noEndpoints).toBeNull();
     const byKey = (a: { key: string }, b: { key: string }) => a.key.localeCompare(b.key);
     expect(read.variables.sort(byKey)).toEqual(
       (await db.select().from(variables).where(eq(variables.environmentId, environmentId))).sort(byKey),
@@ -56,7 +62,12 @@ describe("the one read of what delivery sends with", () => {
 
   it("answers empty lists and no link settings for an environment with none, and two first mints agree on one secret", async () => {
     const { id: environmentId } = await createEnvironment();
-    expect(await sendSettingsRows(db, environmentId)).toEqual({ variables: [], integrations: [], links: null });
+    expect(await sendSettingsRows(db, environmentId)).toEqual({
+      variables: [],
+      integrations: [],
+      links: null,
+      noEndpoints: { at: expect.any(Number), changes: expect.any(Number) },
+    });
     const links = preferenceLinksRepository(db, environmentId, env.ENCRYPTION_KEY);
     const [a, b] = await Promise.all([links.opened(null), links.opened(null)]);
     expect(a.secret).toBe(b.secret);

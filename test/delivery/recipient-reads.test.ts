@@ -251,5 +251,10 @@ describe("the reads of a consumer invocation's recipient chunks", () => {
     expect(await statements(versioned)).toBe(1);
     expect(await statements(live)).toBe(2);
     expect(await statements(live)).toBe(2);
+    // A purged workflow (no row, not even a tombstone) runs no more, kept or not: the recipients' read checks its row.
+    await env.DB.prepare("DELETE FROM workflows WHERE id = ?").bind(trigger.workflowId).run();
+    const ctx = new DeliveryContext(env);
+    expect((await load(ctx, { ...job, environmentId: environment.id }, versioned)).workflow).toBeNull();
+    expect(ctx.costs.d1Statements).toBe(1);
   });
 });

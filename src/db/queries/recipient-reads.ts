@@ -1,6 +1,7 @@
 import { and, eq, getTableColumns, isNull, sql } from "drizzle-orm";
 import type { Db } from "../client";
-import { inJsonList } from "../batch";
+import { bound } from "../batch";
+import { packedRow, unpackedRow } from "../json-rows";
 import { messages, type subscriberChannels, subscribers, workflows, workflowVersions } from "../schema";
 import type { Step } from "../../engine/steps";
 import type { UnsubscribeScope } from "../../contract/unsubscribe";
@@ -72,45 +73,42 @@ export function workflowRead(db: Db, environmentId: string, ref: WorkflowRef) {
 /** A channel row as `recipientRowsRead` packs it: channel, provider, address, created_at (ms). */
 type PackedChannel = [ChannelRow["channel"], string, string, number];
 
-/** A row of `recipientRowsRead`: a subscriber with its push and chat addresses and those of its addresses on the suppression list. */
-export type RecipientReadRow = SubscriberRow & { channels: PackedChannel[]; suppressed: string[] };
+const SUBSCRIBER_COLUMNS = Object.keys(getTableColumns(subscribers)).length;
+
+const OWN_CHANNELS = `from subscriber_channels as c where c.environment_id = s.environment_id and c.subscriber_id = s.subscriber_id`;
+
+/** Bound: the environment, the subscriber ids, the environment, the workflow ids. */
+const RECIPIENTS = `select
+  (select json_group_array(json(r)) from (select json_insert(${packedRow(subscribers, "s")},
+      '$[#]', json((select json_group_array(json_array(c.channel, c.provider, c.address, c.created_at)) ${OWN_CHANNELS})),
+      '$[#]', json((select json_group_array(x.address) from suppressions as x where x.environment_id = s.environment_id
+        and x.address in (select lower(s.email) union all select s.phone union all select c.address ${OWN_CHANNELS})))) as r
+    from subscribers as s where s.environment_id = ? and s.subscriber_id in (select value from json_each(?)))) as recipients,
+  (select json_group_array(w.id) from workflows as w where w.environment_id = ? and w.id in (select value from json_each(?))) as workflows`;
 
 /**
  * The subscribers, each with its channels and its suppressed addresses (its email lower-cased,
- * its phone, its push and chat addresses: as the list stores them), in ONE statement for any
- * number of ids: the list is one bound parameter, and channels and suppressions come as JSON
- * lists of correlated subqueries, each an index seek per subscriber. A recipient without a
- * subscriber row gets no addresses: it is stopped before any send (recipients-state.ts).
+ * its phone, its push and chat addresses: as the list stores them), and which of `workflowIds`
+ * still have their row (live or a tombstone), in ONE statement for any number of ids: each list
+ * is one bound parameter, and channels and suppressions come as JSON lists of correlated
+ * subqueries, each an index seek per subscriber. A recipient without a subscriber row gets no
+ * addresses: it is stopped before any send (recipients-state.ts).
  */
-export function recipientRowsRead(db: Db, environmentId: string, subscriberIds: readonly string[]) {
-  const env = subscribers.environmentId;
-  const id = subscribers.subscriberId;
-  const ownChannels = sql`from subscriber_channels as c where c.environment_id = ${env} and c.subscriber_id = ${id}`;
-  return db
-    .select({
-      ...getTableColumns(subscribers),
-      channels: sql<
-        PackedChannel[]
-      >`(select json_group_array(json_array(c.channel, c.provider, c.address, c.created_at)) ${ownChannels})`.mapWith(
-        (v: string) => JSON.parse(v) as PackedChannel[],
-      ),
-      suppressed: sql<string[]>`(select json_group_array(x.address) from suppressions as x where x.environment_id = ${env}
-        and x.address in (select lower(${subscribers.email}) union all select ${subscribers.phone} union all select c.address ${ownChannels}))`.mapWith(
-        (v: string) => JSON.parse(v) as string[],
-      ),
-    })
-    .from(subscribers)
-    .where(and(eq(env, environmentId), sql`${id} in ${inJsonList(subscriberIds)}`));
+export function recipientRowsRead(db: Db, environmentId: string, subscriberIds: readonly string[], workflowIds: readonly string[] = []) {
+  return bound(db.$client, RECIPIENTS, [environmentId, JSON.stringify(subscriberIds), environmentId, JSON.stringify(workflowIds)]);
 }
 
-/** What `recipientRowsRead` answered, as the subscribers, channels and suppressed addresses the phases read. */
-export function recipientRows(rows: readonly RecipientReadRow[]) {
+/** What `recipientRowsRead` answered (its D1Result), as the rows the phases read and the workflows whose row is there. */
+export function recipientRows(result: unknown) {
+  const [packed] = (result as D1Result<{ recipients: string; workflows: string }>).results;
   const subscriberRows: SubscriberRow[] = [];
   const channels: ChannelRow[] = [];
   const suppressed: string[] = [];
-  for (const { channels: packed, suppressed: addresses, ...row } of rows) {
+  for (const values of JSON.parse(packed?.recipients ?? "[]") as unknown[][]) {
+    const row = unpackedRow(subscribers, values);
     subscriberRows.push(row);
-    for (const [channel, provider, address, createdAt] of packed)
+    const own = values[SUBSCRIBER_COLUMNS] as PackedChannel[];
+    for (const [channel, provider, address, createdAt] of own)
       channels.push({
         environmentId: row.environmentId,
         subscriberId: row.subscriberId,
@@ -119,9 +117,9 @@ export function recipientRows(rows: readonly RecipientReadRow[]) {
         address,
         createdAt: new Date(createdAt),
       });
-    suppressed.push(...addresses);
+    suppressed.push(...(values[SUBSCRIBER_COLUMNS + 1] as string[]));
   }
-  return { subscribers: subscriberRows, channels, suppressed };
+  return { subscribers: subscriberRows, channels, suppressed, workflows: new Set(JSON.parse(packed?.workflows ?? "[]") as string[]) };
 }
 
 /**
