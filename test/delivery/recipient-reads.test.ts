@@ -218,6 +218,15 @@ describe("the reads of a consumer invocation's recipient chunks", () => {
         })),
       ),
     ]);
+    // Another environment's list never reaches these recipients, even for their own email.
+    const other = await createEnvironment();
+    await db.insert(suppressions).values({
+      environmentId: other.id,
+      address: `${b}@example.com`,
+      channel: "email",
+      reason: "hard_bounce",
+      createdAt: now,
+    });
     const ctx = new DeliveryContext(env);
     const [first, second] = await Promise.all(chunks.slice(0, 2).map(({ job, trigger }) => load(ctx, job, trigger)));
     // The chunks read together share their list (chunk 3's bounced email is no subscriber of theirs).
