@@ -1,7 +1,15 @@
 import { runBatch, type Statement } from "../db/batch";
 import type { Db } from "../db/client";
 import { unscopedDb } from "../db/unscoped";
-import { eventTaken, loggedTriggerFactEvents, triggerFactEvents, type WrittenEvent, writtenEvents } from "../db/queries/fact-events";
+import {
+  eventTaken,
+  loggedTriggerFactEvents,
+  type NoEndpoints,
+  noEndpointsStands,
+  triggerFactEvents,
+  type WrittenEvent,
+  writtenEvents,
+} from "../db/queries/fact-events";
 import { BatchedHomes, type TriggerHome } from "../durable-objects/client/batched-homes";
 import { TriggerStore } from "../durable-objects/client/trigger-store";
 import type { LogStore, OutboxEntry } from "../durable-objects/client/log-store";
@@ -25,7 +33,14 @@ const AFTER_LOG_RETRY_MS = [100, 500, 2_000];
 /** An environment's variables and integrations, read once per consumer batch rather than once per chunk. */
 export type EnvironmentCache = Map<
   string,
-  Promise<{ vars: Record<string, string>; secrets: string[]; integrations: ActiveIntegrations; linkSecret: string }>
+  Promise<{
+    vars: Record<string, string>;
+    secrets: string[];
+    integrations: ActiveIntegrations;
+    linkSecret: string;
+    /** Set when the read found no enabled webhook endpoint (`noEndpointsStands`). */
+    noEndpoints: NoEndpoints | null;
+  }>
 >;
 
 /**
@@ -167,7 +182,21 @@ export class DeliveryContext {
     writes.keepD1Half(batch);
     this.costs.logCalls += batch.shards;
     const { described, outbox } = await this.logs.write(batch);
-    return { statements: writes.all(batch.legacy, described), outbox };
+    return { statements: writes.all(batch.legacy, described, await this.endpointless(writes.environments())), outbox };
+  }
+
+  /**
+   * The environments among these that this invocation read with no enabled webhook endpoint, a
+   * read that still stands: their message events' statement would insert nothing, so a phase
+   * sends none. The others keep it, with its own check of the endpoints as it writes.
+   */
+  private async endpointless(environmentIds: readonly string[]): Promise<ReadonlySet<string>> {
+    const none = new Set<string>();
+    for (const environmentId of environmentIds) {
+      const data = this.environments.get(environmentId);
+      if (data && noEndpointsStands(await data.catch(() => null).then((d) => d?.noEndpoints))) none.add(environmentId);
+    }
+    return none;
   }
 
   /**

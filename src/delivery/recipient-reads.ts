@@ -1,9 +1,10 @@
-import type { BatchItem } from "drizzle-orm/batch";
+import type { Statement } from "../db/batch";
 import type { Db } from "../db/client";
 import {
   type ChannelRow,
   legacyMessageRead,
-  recipientRowReads,
+  recipientRows,
+  recipientRowsRead,
   type SubscriberRow,
   type WorkflowRef,
   type WorkflowRow,
@@ -39,8 +40,9 @@ const IDS_PER_READ = 1_000;
 
 /**
  * The reads of every chunk a consumer invocation starts together, per environment: each workflow
- * version once, and the subscribers, channels, messages and suppressions of all chunks in five
- * statements (per thousand subscribers) instead of five per chunk. They join the invocation's
+ * version once, and the subscribers with their channels and suppressions of all chunks in one
+ * statement (per thousand subscribers; D1's messages in one more only for triggers from before the
+ * log) instead of several per chunk. They join the invocation's
  * shared D1 batch, so a batch of single-recipient triggers costs a handful of reads, not six each.
  */
 export class RecipientReads {
@@ -48,7 +50,7 @@ export class RecipientReads {
 
   constructor(
     private readonly db: Db,
-    private readonly write: (statements: BatchItem<"sqlite">[]) => Promise<unknown[]>,
+    private readonly write: (statements: Statement[]) => Promise<unknown[]>,
     private readonly logs: LogStore,
     /** A trigger whose fan-out this invocation recorded first: none of its chunks ran before, so the log holds nothing of it. */
     private readonly unlogged: (environmentId: string, transactionId: string) => boolean = () => false,
@@ -61,19 +63,28 @@ export class RecipientReads {
   }
 
   private async read(environmentId: string, asks: Ask[]): Promise<ChunkRows[]> {
-    const statements: BatchItem<"sqlite">[] = [];
+    const statements: Statement[] = [];
     const workflowAt = new Map<string, number>();
+    const workflowOf = new Map<string, WorkflowRow | null>();
+    /** Versions this isolate kept, by key: their workflow's row is checked by the recipients' read (a purged one runs no more). */
+    const kept = new Map<string, string>();
     for (const ask of asks) {
       const key = workflowRefKey(ask.workflow);
-      if (workflowAt.has(key)) continue;
-      workflowAt.set(key, statements.length);
-      statements.push(workflowRead(this.db, environmentId, ask.workflow));
+      if (workflowAt.has(key) || workflowOf.has(key)) continue;
+      const version = keptVersion(environmentId, key);
+      if (version && ask.workflow.workflowId) {
+        workflowOf.set(key, version);
+        kept.set(key, ask.workflow.workflowId);
+      } else {
+        workflowAt.set(key, statements.length);
+        statements.push(workflowRead(this.db, environmentId, ask.workflow));
+      }
     }
     const groups = groupsOf(asks);
     const groupAt = groups.map((group) => {
       const at = statements.length;
       const ids = [...new Set(group.flatMap((a) => a.subscriberIds))];
-      statements.push(...recipientRowReads(this.db, environmentId, ids));
+      statements.push(recipientRowsRead(this.db, environmentId, ids, [...new Set(kept.values())]));
       // D1 holds messages only of triggers accepted before the log moved to the shards (their records do not say so).
       const pairs = group
         .filter((a) => !a.workflow.messagesInLog)
@@ -90,24 +101,66 @@ export class RecipientReads {
       allPairs.length ? this.logs.ofRecipients(environmentId, allPairs) : [],
     ]);
     const recorded = logged.map(asRow);
+    const read = groupAt.map(({ at }) => recipientRows(results[at]));
+    for (const [key, workflowId] of kept)
+      if (!read[0]?.workflows.has(workflowId)) {
+        workflowOf.set(key, null);
+        forgetVersion(environmentId, key);
+      }
+    for (const [key, at] of workflowAt) {
+      const workflow = (results[at] as WorkflowRow[])[0] ?? null;
+      workflowOf.set(key, workflow);
+      if (workflow) keepVersion(environmentId, key, workflow);
+    }
     const rows: ChunkRows[] = [];
     groups.forEach((group, g) => {
-      const { at, legacyAt } = groupAt[g]!;
-      const [subscribers, channels, suppressed] = results.slice(at, at + 3) as [SubscriberRow[], ChannelRow[], { address: string }[]];
+      const { legacyAt } = groupAt[g]!;
+      const { subscribers, channels, suppressed } = read[g]!;
       const legacy = legacyAt < 0 ? [] : (results[legacyAt] as MessageRow[]);
       for (const ask of group) {
         const mine = new Set(ask.subscriberIds);
         rows.push({
-          workflow: (results[workflowAt.get(workflowRefKey(ask.workflow))!] as WorkflowRow[])[0] ?? null,
+          workflow: workflowOf.get(workflowRefKey(ask.workflow)) ?? null,
           subscribers: subscribers.filter((s) => mine.has(s.subscriberId)),
           channels: channels.filter((c) => mine.has(c.subscriberId)),
           messages: [...legacy, ...recorded].filter((m) => m.transactionId === ask.transactionId && mine.has(m.subscriberId)),
-          suppressed: suppressed.map((s) => s.address),
+          suppressed,
         });
       }
     });
     return rows;
   }
+}
+
+/**
+ * Workflow versions this isolate read, by environment and version key, least recently used
+ * first. A version is never changed once saved (only inserted, and deleted with its environment,
+ * whose id is never reused), so a warm isolate reads each once. A live key (`k:`, records from
+ * before versions) is never kept: it names whatever the workflow is now. The version's workflow
+ * row must still be there (live or a tombstone), as `workflowRead` requires: the recipients' read
+ * checks it for the kept ones in the same statement, and a purged workflow's runs fail.
+ */
+const versions = new Map<string, WorkflowRow>();
+const VERSIONS_KEPT = 500;
+
+function keptVersion(environmentId: string, key: string): WorkflowRow | undefined {
+  const at = `${environmentId}\u0000${key}`;
+  const hit = versions.get(at);
+  if (hit) {
+    versions.delete(at);
+    versions.set(at, hit);
+  }
+  return hit;
+}
+
+function forgetVersion(environmentId: string, key: string): void {
+  versions.delete(`${environmentId}\u0000${key}`);
+}
+
+function keepVersion(environmentId: string, key: string, workflow: WorkflowRow): void {
+  if (!key.startsWith("v:")) return;
+  versions.set(`${environmentId}\u0000${key}`, workflow);
+  if (versions.size > VERSIONS_KEPT) versions.delete(versions.keys().next().value!);
 }
 
 /** Consecutive asks whose subscriber ids add up to at most IDS_PER_READ (a larger ask is a group alone); the order is kept. */

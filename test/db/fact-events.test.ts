@@ -11,7 +11,7 @@ import {
   triggerFactEvents,
   writtenEvents,
 } from "../../src/db/queries/fact-events";
-import { suppressStatement } from "../../src/db/queries/suppressions";
+import { suppressionRow, suppressionRows } from "../../src/db/queries/suppressions";
 import { events, messages, triggers } from "../../src/db/schema";
 import { EVENT_TYPES } from "../../src/contract/event-types";
 import { subscriberPartition } from "../../src/durable-objects/client/log-naming";
@@ -125,8 +125,10 @@ describe("the outbound-event statements bound by hand", () => {
       at: now,
     });
     await runBatch(db, [
-      suppressStatement(db, suppressed("email", "bounced@example.com")),
-      suppressStatement(db, suppressed("chat", slack)),
+      ...suppressionRows.statements(env.DB, [
+        suppressionRow(suppressed("email", "bounced@example.com")),
+        suppressionRow(suppressed("chat", slack)),
+      ]),
     ]);
 
     const facts: MessageFact[] = [

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { chunk } from "../../src/db/batch";
 import { createDb } from "../../src/db/client";
 import { captureRows, eventRows, finalRows, sendingRows } from "../../src/db/queries/message-rows";
-import type { RowInsert, RowOf } from "../../src/db/row-insert";
+import { JSON_ROWS_BUDGET, type RowInsert, type RowOf } from "../../src/db/row-insert";
 import { MESSAGE_STATUSES, messageEvents, messages, sandboxMessages } from "../../src/db/schema";
 import { createEnvironment, unique } from "../factories";
 import { storedRows } from "./stored";
@@ -139,5 +139,43 @@ describe("the hand-bound inserts of a delivery phase", () => {
       .from(messages)
       .where(inArray(messages.transactionId, [identity.transactionId]));
     expect(kept).toEqual([{ status: "skipped" }]);
+  });
+
+  it("write a thousand rows as one statement (one bound JSON list), stored as drizzle's insert stored them", async () => {
+    const { id: environmentId } = await createEnvironment();
+    const rows = Array.from({ length: 1_000 }, (_, i) => ({
+      id: unique(`many${i}`),
+      environmentId,
+      messageId: `msg-${i}`,
+      channel: pick(i, ["email", "sms", "chat"]),
+      provider: "sandbox",
+      to: `to-${i}`,
+      content: content(i),
+      createdAt: at(i),
+    }));
+    expect(captureRows.statements(env.DB, rows)).toHaveLength(1);
+    const { byHand, byDrizzle } = await bothWays(sandboxMessages, captureRows, rows);
+    expect(byHand).toHaveLength(rows.length);
+    expect(byHand).toEqual(byDrizzle);
+  });
+
+  it("split a list past the budget, and write a row larger than it alone, each in its place", async () => {
+    const { id: environmentId } = await createEnvironment();
+    const big = (i: number) => ({ html: `${"x".repeat(JSON_ROWS_BUDGET / 3)}${i}` });
+    const rows = Array.from({ length: 7 }, (_, i) => ({
+      id: unique(`big${i}`),
+      environmentId,
+      messageId: `msg-${i}`,
+      channel: "email",
+      provider: "sandbox",
+      to: `to-${i}`,
+      content: i === 3 ? { html: "y".repeat(JSON_ROWS_BUDGET + 1) } : big(i),
+      createdAt: at(i),
+    }));
+    // 0-1 | 2 | 3 alone, bound value by value | 4-5 | 6.
+    expect(captureRows.statements(env.DB, rows)).toHaveLength(5);
+    const { byHand, byDrizzle } = await bothWays(sandboxMessages, captureRows, rows);
+    expect(byHand).toHaveLength(rows.length);
+    expect(byHand).toEqual(byDrizzle);
   });
 });

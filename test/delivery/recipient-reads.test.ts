@@ -1,8 +1,9 @@
 import { env } from "cloudflare:test";
+import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { createDb } from "../../src/db/client";
 import { legacyMessageRead } from "../../src/db/queries/recipient-reads";
-import { messages, suppressions, subscribers } from "../../src/db/schema";
+import { messages, subscriberChannels, suppressions, subscribers } from "../../src/db/schema";
 import { DeliveryContext } from "../../src/delivery/context";
 import type { RecipientsJob } from "../../src/jobs/job";
 import { load } from "../../src/delivery/recipients/recipients-state";
@@ -98,8 +99,8 @@ describe("the reads of a consumer invocation's recipient chunks", () => {
     const ctx = new DeliveryContext(env);
     const loaded = await Promise.all(chunks.map(({ job, trigger }) => load(ctx, job, trigger)));
 
-    // One workflow version and five tables, in one D1 batch: not six statements per chunk.
-    expect(ctx.costs.d1Statements).toBeLessThanOrEqual(6);
+    // The workflow version, the subscribers with their channels and suppressions, D1's older messages: in one D1 batch.
+    expect(ctx.costs.d1Statements).toBe(3);
     expect(ctx.costs.d1Batches).toBe(1);
 
     loaded.forEach((l, i) => {
@@ -120,8 +121,8 @@ describe("the reads of a consumer invocation's recipient chunks", () => {
     const many = [...chunks.map((c) => c.job.subscriberIds[0]!), ...Array.from({ length: 180 }, (_, i) => unique(`none${i}`))];
     const { trigger } = chunks[0]!;
     const loaded = await load(ctx, { ...chunks[0]!.job, environmentId: environment.id, subscriberIds: many }, trigger);
-    // The workflow, the subscribers, their channels, the suppressed addresses (one statement for both kinds) and D1's older messages.
-    expect(ctx.costs.d1Statements).toBe(5);
+    // The workflow, the subscribers with their channels and suppressed addresses, and D1's older messages.
+    expect(ctx.costs.d1Statements).toBe(3);
     expect(loaded.recipients.size).toBe(200);
     expect([...loaded.recipients.values()].filter((r) => r.profile.email !== null)).toHaveLength(CHUNKS);
   });
@@ -131,12 +132,12 @@ describe("the reads of a consumer invocation's recipient chunks", () => {
     const { trigger, job } = chunks[0]!;
     const first = new DeliveryContext(env);
     await load(first, { ...job, environmentId: environment.id }, trigger);
-    // The workflow, the subscribers, their channels, the suppressed addresses, D1's older messages.
-    expect(first.costs.d1Statements).toBe(5);
+    // The workflow, the subscribers with their channels and suppressed addresses, D1's older messages.
+    expect(first.costs.d1Statements).toBe(3);
     const again = new DeliveryContext(env);
     const loaded = await load(again, { ...job, environmentId: environment.id }, { ...trigger, messagesInLog: true });
-    // No messages read from D1.
-    expect(again.costs.d1Statements).toBe(4);
+    // No messages read from D1, nor the workflow version this isolate read already.
+    expect(again.costs.d1Statements).toBe(1);
     expect(loaded.workflow?.steps).toHaveLength(1);
     expect(loaded.recipients.get(job.subscriberIds[0]!)?.profile.email).toBe(`${job.subscriberIds[0]}@example.com`);
   });
@@ -185,11 +186,84 @@ describe("the reads of a consumer invocation's recipient chunks", () => {
 
     const ctx = new DeliveryContext(env);
     const loaded = await Promise.all(chunks.map(({ job, trigger }) => load(ctx, job, trigger)));
-    expect(ctx.costs.d1Statements).toBeLessThanOrEqual(6);
+    expect(ctx.costs.d1Statements).toBe(3);
     expect(loaded[7]!.existing.size).toBe(0);
     expect([...loaded[8]!.existing.values()].map((m) => [m.subscriberId, m.status])).toEqual([[eight.job.subscriberIds[0], "sent"]]);
     // D1's message of chunk 6 (recorded before the log left D1) is still found.
     expect([...loaded[6]!.existing.values()].map((m) => m.subscriberId)).toEqual(chunks[6]!.job.subscriberIds);
     expect(loaded.filter((l) => l.existing.size > 0)).toHaveLength(2);
+  });
+
+  it("finds a subscriber's suppressed phone, push token and chat webhook, and gives each chunk its own channels", async () => {
+    const { environment, chunks } = await seed();
+    const db = createDb(env.DB);
+    const now = new Date();
+    const [a, b] = [chunks[0]!.job.subscriberIds[0]!, chunks[1]!.job.subscriberIds[0]!];
+    const token = unique("token");
+    const hook = `https://hooks.example.com/${unique("hook")}`;
+    await db.batch([
+      db.update(subscribers).set({ phone: "+15550001111" }).where(eq(subscribers.subscriberId, a)),
+      db.insert(subscriberChannels).values([
+        { environmentId: environment.id, subscriberId: a, channel: "push", provider: "fcm", address: token, createdAt: now },
+        { environmentId: environment.id, subscriberId: a, channel: "push", provider: "fcm", address: unique("kept"), createdAt: now },
+        { environmentId: environment.id, subscriberId: b, channel: "chat", provider: "slack", address: hook, createdAt: now },
+      ]),
+      db.insert(suppressions).values(
+        ["+15550001111", token, hook].map((address) => ({
+          environmentId: environment.id,
+          address,
+          channel: "push",
+          reason: "invalid_recipient" as const,
+          createdAt: now,
+        })),
+      ),
+    ]);
+    // Another environment's list never reaches these recipients, even for their own email.
+    const other = await createEnvironment();
+    await db.insert(suppressions).values({
+      environmentId: other.id,
+      address: `${b}@example.com`,
+      channel: "email",
+      reason: "hard_bounce",
+      createdAt: now,
+    });
+    const ctx = new DeliveryContext(env);
+    const [first, second] = await Promise.all(chunks.slice(0, 2).map(({ job, trigger }) => load(ctx, job, trigger)));
+    // The chunks read together share their list (chunk 3's bounced email is no subscriber of theirs).
+    expect([...first!.suppressed].sort()).toEqual(["+15550001111", hook, token].sort());
+    expect([...second!.suppressed].sort()).toEqual(["+15550001111", hook, token].sort());
+    expect(first!.recipients.get(a)!.profile.pushTokens).toHaveLength(2);
+    expect(first!.recipients.get(a)!.profile.pushTokens.find((t) => t.address === token)).toEqual({
+      environmentId: environment.id,
+      subscriberId: a,
+      channel: "push",
+      provider: "fcm",
+      address: token,
+      createdAt: now,
+    });
+    expect(first!.recipients.get(a)!.profile.chatWebhooks).toEqual([]);
+    expect(second!.recipients.get(b)!.profile.chatWebhooks.map((c) => c.address)).toEqual([hook]);
+  });
+
+  it("reads a workflow version once per isolate, but a live key (a record from before versions) every time", async () => {
+    const { environment, chunks } = await seed();
+    const { job, trigger } = chunks[0]!;
+    const versioned = { ...trigger, messagesInLog: true };
+    const live = { ...versioned, workflowId: undefined, workflowVersion: undefined };
+    const statements = async (record: TriggerRecord) => {
+      const ctx = new DeliveryContext(env);
+      const loaded = await load(ctx, { ...job, environmentId: environment.id }, record);
+      expect(loaded.workflow?.steps).toHaveLength(1);
+      return ctx.costs.d1Statements;
+    };
+    expect(await statements(versioned)).toBe(2);
+    expect(await statements(versioned)).toBe(1);
+    expect(await statements(live)).toBe(2);
+    expect(await statements(live)).toBe(2);
+    // A purged workflow (no row, not even a tombstone) runs no more, kept or not: the recipients' read checks its row.
+    await env.DB.prepare("DELETE FROM workflows WHERE id = ?").bind(trigger.workflowId).run();
+    const ctx = new DeliveryContext(env);
+    expect((await load(ctx, { ...job, environmentId: environment.id }, versioned)).workflow).toBeNull();
+    expect(ctx.costs.d1Statements).toBe(1);
   });
 });

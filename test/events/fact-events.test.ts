@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { runBatch } from "../../src/db/batch";
 import { createDb } from "../../src/db/client";
 import { messageFactEvents, suppressionFactEvents, triggerFactEvents, writtenEvents } from "../../src/db/queries/fact-events";
-import { suppressStatement } from "../../src/db/queries/suppressions";
+import { suppressionRow, suppressionRows } from "../../src/db/queries/suppressions";
 import { events, messages, triggers } from "../../src/db/schema";
 import { newId } from "../../src/lib/ids";
 import { createEnvironment, unique } from "../factories";
@@ -103,8 +103,7 @@ describe("events written with their facts", () => {
     const slack = `https://hooks.slack.com/services/T/B/${unique("secret")}`;
     const input = (channel: string, address: string) => ({ environmentId, channel, address, reason: "invalid_recipient" as const, at });
     await runBatch(db, [
-      suppressStatement(db, input("email", "Bounced@Example.com")),
-      suppressStatement(db, input("chat", slack)),
+      ...suppressionRows.statements(env.DB, [suppressionRow(input("email", "Bounced@Example.com")), suppressionRow(input("chat", slack))]),
       suppressionFactEvents(db, [
         { environmentId, address: "bounced@example.com", at },
         { environmentId, address: slack, at },

@@ -289,11 +289,33 @@ export async function eventTaken(db: Db, environmentId: string, type: EventType,
   return row?.taken === 1;
 }
 
+/** Endpoint changes made through this isolate: a read that found none before a change no longer stands. */
+let endpointChanges = 0;
+
 /** An environment's endpoints changed in this isolate: its cached answers go. */
 export function forgetEventsTaken(environmentId: string): void {
+  endpointChanges++;
   const prefix = `${environmentId}\u0000`;
   for (const key of takenCache.keys()) if (key.startsWith(prefix)) takenCache.delete(key);
 }
+
+/** A read that found no enabled endpoint in an environment: when, and after how many endpoint changes of this isolate. */
+export interface NoEndpoints {
+  at: number;
+  changes: number;
+}
+
+/** Said by a read that found no enabled endpoint (`send-settings.ts` reads it with what delivery sends with). */
+export const noEndpointsNow = (now = Date.now()): NoEndpoints => ({ at: now, changes: endpointChanges });
+
+/**
+ * Whether a read that found no enabled endpoint still lets a phase skip its message events'
+ * statement (which would insert nothing): for EVENT_TAKEN_TTL_MS, as `eventTaken`'s answers, and
+ * only while this isolate changed no endpoint since. An endpoint created in another isolate in
+ * those seconds misses the message events written meanwhile, as it misses the trigger events.
+ */
+export const noEndpointsStands = (read: NoEndpoints | null | undefined, now = Date.now()) =>
+  read != null && read.changes === endpointChanges && now - read.at < EVENT_TAKEN_TTL_MS;
 
 /** A row of the statements' RETURNING, as D1 answers it: named by column. */
 type Returned = { id: string; environment_id: string };

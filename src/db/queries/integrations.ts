@@ -45,6 +45,11 @@ export async function activeIntegrations(db: Db, environmentId: string, encrypti
     .from(integrations)
     .where(and(eq(integrations.environmentId, environmentId), eq(integrations.active, true)))
     .orderBy(desc(integrations.primary), asc(integrations.priority), asc(integrations.createdAt));
+  return openIntegrations(rows, encryptionKey);
+}
+
+/** Active integrations read already, in failover order (delivery's one read, send-settings.ts), opened. */
+export async function openIntegrations(rows: readonly Row[], encryptionKey: string | undefined): Promise<ActiveIntegrations> {
   const environment = new Map<Channel, OpenedIntegration[]>([["in_app", [IN_APP_INTEGRATION]]]);
   const tenants = new Map<string, Map<Channel, OpenedIntegration[]>>();
   for (const row of rows) {

@@ -1,4 +1,4 @@
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import type { Db } from "../client";
 import { preferenceLinkSettings } from "../schema";
 import { decryptJson, encryptJson } from "../../lib/secrets";
@@ -38,13 +38,24 @@ export function preferenceLinksRepository(db: Db, environmentId: string, encrypt
 
     async get(now = new Date()): Promise<LinkSettings> {
       const [found] = await row();
-      if (found) return open(found);
-      // Two first mints may race: the first insert wins and both read it back.
-      await db
+      return found ? open(found) : this.mint(now);
+    },
+
+    /** A row read already (delivery's one read, send-settings.ts) opened, or, without one, the first minted. */
+    async opened(found: typeof preferenceLinkSettings.$inferSelect | null, now = new Date()): Promise<LinkSettings> {
+      return found ? open(found) : this.mint(now);
+    },
+
+    /**
+     * The first secret, in one statement. Two first mints may race: the first insert wins, and the
+     * other's no-op update answers the row it left.
+     */
+    async mint(now = new Date()): Promise<LinkSettings> {
+      const [made] = await db
         .insert(preferenceLinkSettings)
         .values({ environmentId, secret: await sealed(), updatedAt: now })
-        .onConflictDoNothing();
-      const [made] = await row();
+        .onConflictDoUpdate({ target: preferenceLinkSettings.environmentId, set: { secret: sql`${preferenceLinkSettings.secret}` } })
+        .returning();
       return open(made!);
     },
 

@@ -1,10 +1,10 @@
-import { and, eq, isNull, sql } from "drizzle-orm";
+import { and, eq, getTableColumns, isNull, sql } from "drizzle-orm";
 import type { Db } from "../client";
-import { inJsonList } from "../batch";
-import { messages, subscriberChannels, subscribers, workflows, workflowVersions } from "../schema";
+import { bound } from "../batch";
+import { packedRow, unpackedRow } from "../json-rows";
+import { messages, type subscriberChannels, subscribers, workflows, workflowVersions } from "../schema";
 import type { Step } from "../../engine/steps";
 import type { UnsubscribeScope } from "../../contract/unsubscribe";
-import { suppressedAddressRead } from "./suppressions";
 
 /** What delivery needs of a trigger's workflow. */
 export type WorkflowRow = Pick<typeof workflows.$inferSelect, "key" | "name" | "critical" | "unsubscribe" | "tags" | "steps">;
@@ -70,24 +70,56 @@ export function workflowRead(db: Db, environmentId: string, ref: WorkflowRef) {
     .limit(1);
 }
 
+/** A channel row as `recipientRowsRead` packs it: channel, provider, address, created_at (ms). */
+type PackedChannel = [ChannelRow["channel"], string, string, number];
+
+const SUBSCRIBER_COLUMNS = Object.keys(getTableColumns(subscribers)).length;
+
+const OWN_CHANNELS = `from subscriber_channels as c where c.environment_id = s.environment_id and c.subscriber_id = s.subscriber_id`;
+
+/** Bound: the environment, the subscriber ids, the environment, the workflow ids. */
+const RECIPIENTS = `select
+  (select json_group_array(json(r)) from (select json_insert(${packedRow(subscribers, "s")},
+      '$[#]', json((select json_group_array(json_array(c.channel, c.provider, c.address, c.created_at)) ${OWN_CHANNELS})),
+      '$[#]', json((select json_group_array(x.address) from suppressions as x where x.environment_id = s.environment_id
+        and x.address in (select lower(s.email) union all select s.phone union all select c.address ${OWN_CHANNELS})))) as r
+    from subscribers as s where s.environment_id = ? and s.subscriber_id in (select value from json_each(?)))) as recipients,
+  (select json_group_array(w.id) from workflows as w where w.environment_id = ? and w.id in (select value from json_each(?))) as workflows`;
+
 /**
- * The subscribers and their channels, and their suppressed addresses: three reads for any number
- * of recipient chunks of one environment. Each list is one bound parameter, so the reads stay
- * within D1's 100 whatever the number of ids.
+ * The subscribers, each with its channels and its suppressed addresses (its email lower-cased,
+ * its phone, its push and chat addresses: as the list stores them), and which of `workflowIds`
+ * still have their row (live or a tombstone), in ONE statement for any number of ids: each list
+ * is one bound parameter, and channels and suppressions come as JSON lists of correlated
+ * subqueries, each an index seek per subscriber. A recipient without a subscriber row gets no
+ * addresses: it is stopped before any send (recipients-state.ts).
  */
-export function recipientRowReads(db: Db, environmentId: string, subscriberIds: readonly string[]) {
-  const ids = inJsonList(subscriberIds);
-  return [
-    db
-      .select()
-      .from(subscribers)
-      .where(and(eq(subscribers.environmentId, environmentId), sql`${subscribers.subscriberId} in ${ids}`)),
-    db
-      .select()
-      .from(subscriberChannels)
-      .where(and(eq(subscriberChannels.environmentId, environmentId), sql`${subscriberChannels.subscriberId} in ${ids}`)),
-    suppressedAddressRead(db, environmentId, subscriberIds),
-  ] as const;
+export function recipientRowsRead(db: Db, environmentId: string, subscriberIds: readonly string[], workflowIds: readonly string[] = []) {
+  return bound(db.$client, RECIPIENTS, [environmentId, JSON.stringify(subscriberIds), environmentId, JSON.stringify(workflowIds)]);
+}
+
+/** What `recipientRowsRead` answered (its D1Result), as the rows the phases read and the workflows whose row is there. */
+export function recipientRows(result: unknown) {
+  const [packed] = (result as D1Result<{ recipients: string; workflows: string }>).results;
+  const subscriberRows: SubscriberRow[] = [];
+  const channels: ChannelRow[] = [];
+  const suppressed: string[] = [];
+  for (const values of JSON.parse(packed?.recipients ?? "[]") as unknown[][]) {
+    const row = unpackedRow(subscribers, values);
+    subscriberRows.push(row);
+    const own = values[SUBSCRIBER_COLUMNS] as PackedChannel[];
+    for (const [channel, provider, address, createdAt] of own)
+      channels.push({
+        environmentId: row.environmentId,
+        subscriberId: row.subscriberId,
+        channel,
+        provider,
+        address,
+        createdAt: new Date(createdAt),
+      });
+    suppressed.push(...(values[SUBSCRIBER_COLUMNS + 1] as string[]));
+  }
+  return { subscribers: subscriberRows, channels, suppressed, workflows: new Set(JSON.parse(packed?.workflows ?? "[]") as string[]) };
 }
 
 /**

@@ -25,7 +25,15 @@ const rowsOf = (db: Db, environmentId: string) =>
 
 /** Every variable of an environment with its clear value, for sends. */
 export async function loadTemplateVariables(db: Db, environmentId: string, encryptionKey: string | undefined): Promise<TemplateVariables> {
-  const rows = await rowsOf(db, environmentId);
+  return openVariables(await rowsOf(db, environmentId), environmentId, encryptionKey);
+}
+
+/** Variables read already (delivery's one read of what it sends with, send-settings.ts), with their clear values. */
+export async function openVariables(
+  rows: readonly { key: string; value: string; secret: boolean }[],
+  environmentId: string,
+  encryptionKey: string | undefined,
+): Promise<TemplateVariables> {
   const vars: Record<string, string> = {};
   const secrets: string[] = [];
   await Promise.all(

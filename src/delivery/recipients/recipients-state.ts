@@ -5,8 +5,9 @@ import type { MessageStatus } from "../../db/schema";
 import type { SubscriberPreferences } from "../../contract/preferences";
 import type { StepOutcomeView, TemplateContext } from "../../engine/content";
 import type { Bindings } from "../../env";
-import { activeIntegrations, chainsFor } from "../../db/queries/integrations";
-import { loadTemplateVariables } from "../../db/queries/variables";
+import { chainsFor, openIntegrations } from "../../db/queries/integrations";
+import { openVariables } from "../../db/queries/variables";
+import { sendSettingsRows } from "../../db/queries/send-settings";
 import type { Step } from "../../engine/steps";
 import type { UnsubscribeScope } from "../../contract/unsubscribe";
 import { preferenceLinksRepository } from "../../db/queries/preference-link-settings";
@@ -79,11 +80,14 @@ export const keyOf = (subscriberId: string, stepId: string) => `${subscriberId}\
 function environmentData(db: Db, env: Bindings, environmentId: string, cache?: EnvironmentCache) {
   const hit = cache?.get(environmentId);
   if (hit) return hit;
-  const data = Promise.all([
-    loadTemplateVariables(db, environmentId, env.ENCRYPTION_KEY),
-    activeIntegrations(db, environmentId, env.ENCRYPTION_KEY),
-    preferenceLinksRepository(db, environmentId, env.ENCRYPTION_KEY).get(),
-  ]).then(([{ vars, secrets }, integrations, links]) => ({ vars, secrets, integrations, linkSecret: links.secret }));
+  const data = sendSettingsRows(db, environmentId).then(async (rows) => {
+    const [{ vars, secrets }, integrations, links] = await Promise.all([
+      openVariables(rows.variables, environmentId, env.ENCRYPTION_KEY),
+      openIntegrations(rows.integrations, env.ENCRYPTION_KEY),
+      preferenceLinksRepository(db, environmentId, env.ENCRYPTION_KEY).opened(rows.links),
+    ]);
+    return { vars, secrets, integrations, linkSecret: links.secret, noEndpoints: rows.noEndpoints };
+  });
   cache?.set(environmentId, data);
   data.catch(() => cache?.delete(environmentId));
   return data;

@@ -5,7 +5,7 @@ import { type Statement, serialized } from "../../db/batch";
 import { captureRows, eventRows, messageUpdates } from "../../db/queries/message-rows";
 import type { KeyedValues } from "../../db/case-update";
 import type { RowOf } from "../../db/row-insert";
-import { suppressStatement, type SuppressionInput } from "../../db/queries/suppressions";
+import { suppressionRow, suppressionRows, type SuppressionInput } from "../../db/queries/suppressions";
 import {
   type MessageFact,
   messageFactEvents,
@@ -14,7 +14,6 @@ import {
   writtenEvents,
 } from "../../db/queries/fact-events";
 import type { EventType } from "../../contract/event-types";
-import { normaliseAddress } from "../../lib/normalise-address";
 import { newId, newLogId, partitionOfId } from "../../lib/ids";
 import type { FeedRow, LogBatch, LogMessage, LogStore, MessageAbout, MessageChanges } from "../../durable-objects/client/log-store";
 import { subscriberPartition } from "../../durable-objects/client/log-naming";
@@ -133,6 +132,7 @@ export class MessageWrites {
   private readonly events: ReturnType<typeof eventRow>[] = [];
   private readonly inserts: LogMessage[] = [];
   private readonly captures: RowOf<typeof captureRows>[] = [];
+  private readonly suppressions: RowOf<typeof suppressionRows>[] = [];
   private readonly updates: MessageUpdate[] = [];
   private readonly messageFacts: MessageFact[] = [];
   private readonly suppressionFacts: SuppressionFact[] = [];
@@ -156,6 +156,7 @@ export class MessageWrites {
       merged.events.push(...w.events);
       merged.inserts.push(...w.inserts);
       merged.captures.push(...w.captures);
+      merged.suppressions.push(...w.suppressions);
       merged.updates.push(...w.updates);
       merged.messageFacts.push(...w.messageFacts);
       merged.suppressionFacts.push(...w.suppressionFacts);
@@ -254,8 +255,9 @@ export class MessageWrites {
   }
 
   suppress(input: Omit<SuppressionInput, "at">, at = this.now): void {
-    this.statements.push(suppressStatement(this.db, { ...input, at }));
-    this.suppressionFacts.push({ environmentId: input.environmentId, address: normaliseAddress(input.channel, input.address), at });
+    const row = suppressionRow({ ...input, at });
+    this.suppressions.push(row);
+    this.suppressionFacts.push({ environmentId: input.environmentId, address: row.address, at });
   }
 
   /**
@@ -311,7 +313,11 @@ export class MessageWrites {
       ),
     );
     const legacyEvents = legacy.events.map((e) => ({ ...e, at: new Date(e.at) }));
-    const after = [...captureRows.statements(d1, this.captures), ...eventRows.statements(d1, legacyEvents)];
+    const after = [
+      ...suppressionRows.statements(d1, this.suppressions),
+      ...captureRows.statements(d1, this.captures),
+      ...eventRows.statements(d1, legacyEvents),
+    ];
     // Last: suppression events read the suppressions as the statements before left them.
     return [
       ...this.statements,
@@ -326,14 +332,25 @@ export class MessageWrites {
    * in D1 before the log left it (`legacy`), captures, the statements added directly, and last
    * the outbound events, which describe the messages as the log write left them (`described`).
    */
-  all(legacy: LogBatch["legacy"] = { updates: [], events: [] }, described: ReadonlyMap<string, MessageAbout> = new Map()): Statement[] {
+  all(
+    legacy: LogBatch["legacy"] = { updates: [], events: [] },
+    described: ReadonlyMap<string, MessageAbout> = new Map(),
+    /** Environments known to have no enabled webhook endpoint (`noEndpointsStands`): their message events would insert nothing. */
+    endpointless: ReadonlySet<string> = new Set(),
+  ): Statement[] {
     const all = this.undescribed(legacy);
+    const facts = endpointless.size ? this.messageFacts.filter((f) => !endpointless.has(f.environmentId)) : this.messageFacts;
     // Last: they read the messages as the statements before left them.
-    if (this.messageFacts.length) all.push(messageFactEvents(this.db, this.messageFacts, described));
+    if (facts.length) all.push(messageFactEvents(this.db, facts, described));
     this.eventsAt = [];
-    if (this.suppressionFacts.length) this.eventsAt.push(all.length - 1 - (this.messageFacts.length ? 1 : 0));
-    if (this.messageFacts.length) this.eventsAt.push(all.length - 1);
+    if (this.suppressionFacts.length) this.eventsAt.push(all.length - 1 - (facts.length ? 1 : 0));
+    if (facts.length) this.eventsAt.push(all.length - 1);
     return all;
+  }
+
+  /** The environments whose message events this phase would write. */
+  environments(): string[] {
+    return [...new Set(this.messageFacts.map((f) => f.environmentId))];
   }
 
   /** The outbound events the batch of `all()` wrote, from its results: what to dispatch once it committed. */
