@@ -17,17 +17,24 @@ export type LinkSettings = Branding & { secret: string };
 
 const aad = (environmentId: string) => `preference-links:${environmentId}`;
 
+/** The stored row with its secret decrypted. */
+const opened = async (
+  encryptionKey: string | undefined,
+  environmentId: string,
+  r: typeof preferenceLinkSettings.$inferSelect,
+): Promise<LinkSettings> => ({
+  secret: await decryptJson<string>(encryptionKey, r.secret, aad(environmentId)),
+  brandName: r.brandName,
+  logoUrl: r.logoUrl,
+  accentColor: r.accentColor,
+  translations: r.translations ?? {},
+});
+
 /** An environment's link secret and branding; the row, and its secret, are made on first use. */
 export function preferenceLinksRepository(db: Db, environmentId: string, encryptionKey: string | undefined) {
   const row = () => db.select().from(preferenceLinkSettings).where(eq(preferenceLinkSettings.environmentId, environmentId)).limit(1);
   const sealed = async () => encryptJson(encryptionKey, newLinkSecret(), aad(environmentId));
-  const open = async (r: typeof preferenceLinkSettings.$inferSelect): Promise<LinkSettings> => ({
-    secret: await decryptJson<string>(encryptionKey, r.secret, aad(environmentId)),
-    brandName: r.brandName,
-    logoUrl: r.logoUrl,
-    accentColor: r.accentColor,
-    translations: r.translations ?? {},
-  });
+  const open = (r: typeof preferenceLinkSettings.$inferSelect) => opened(encryptionKey, environmentId, r);
 
   return {
     /** Without creating anything: a token naming an environment that never minted one is simply invalid. */
@@ -37,8 +44,7 @@ export function preferenceLinksRepository(db: Db, environmentId: string, encrypt
     },
 
     async get(now = new Date()): Promise<LinkSettings> {
-      const [found] = await row();
-      return found ? open(found) : this.mint(now);
+      return this.opened((await row())[0] ?? null, now);
     },
 
     /** A row read already (delivery's one read, send-settings.ts) opened, or, without one, the first minted. */
