@@ -32,7 +32,7 @@ import type {
   StatsRow,
 } from "./rows";
 import { addMissingColumns, type EventRecord, LOG_SCHEMA, type MessageRecord } from "./schema";
-import { applyChange, countTrigger, NewRecipients } from "./rollups/counting";
+import { countTrigger, NewRecipients, RollupChanges } from "./rollups/counting";
 import { readAudience, readCounts, readDayVolumes, readErrors, readFatigue, readLatency } from "./rollups/reads";
 import type { AnalyticsPart, AnalyticsPartName, AnalyticsQuery, DayVolume } from "./rollups/rows";
 import { ROLLUP_SCHEMA } from "./rollups/schema";
@@ -125,7 +125,13 @@ export class LogShard extends DurableObject<Bindings> {
           r.messageId,
           Date.now(),
         );
-      for (const [id, after] of snapshots(this.sql, changing)) applyChange(this.sql, before.get(id) ?? null, after, now, recipients);
+      const after = snapshots(this.sql, changing);
+      const rollups = new RollupChanges(now);
+      for (const id of changing) {
+        const row = after.get(id);
+        if (row) rollups.change(before.get(id) ?? null, row, recipients);
+      }
+      rollups.apply(this.sql);
       const touched = new Set([...(w.updates ?? []).map((u) => u.id), ...(w.events ?? []).map((e) => e.messageId)]);
       for (const id of touched) {
         const [row] = this.sql.exec<MessageAboutRecord>(`SELECT ${ABOUT_COLUMNS} FROM messages WHERE id = ?`, id).toArray();
