@@ -115,7 +115,7 @@ export class LogShard extends DurableObject<Bindings> {
       const storedAs = new Map(existing.map((e) => [e.requested, e.id]));
       for (const f of w.feed ?? []) this.feed.insert({ ...f, id: storedAs.get(f.id) ?? f.id });
       for (const u of w.updates ?? []) this.update(u.id, u.changes);
-      for (const e of w.events ?? []) this.append(e);
+      this.append(w.events ?? []);
       this.index.apply(w.indexed ?? [], w.indexedStatus ?? []);
       for (const r of w.refs ?? [])
         this.sql.exec(
@@ -133,8 +133,21 @@ export class LogShard extends DurableObject<Bindings> {
       }
       rollups.apply(this.sql);
       const touched = new Set([...(w.updates ?? []).map((u) => u.id), ...(w.events ?? []).map((e) => e.messageId)]);
+      // What the rollups read after the write already describes them; read only the others (rollups off).
+      const unread = [...touched].filter((id) => !after.has(id));
+      const about = new Map(
+        unread.length
+          ? this.sql
+              .exec<MessageAboutRecord>(
+                `SELECT ${ABOUT_COLUMNS} FROM messages WHERE id IN (SELECT value FROM json_each(?))`,
+                JSON.stringify(unread),
+              )
+              .toArray()
+              .map((r) => [r.id, r])
+          : [],
+      );
       for (const id of touched) {
-        const [row] = this.sql.exec<MessageAboutRecord>(`SELECT ${ABOUT_COLUMNS} FROM messages WHERE id = ?`, id).toArray();
+        const row = after.get(id) ?? about.get(id);
         if (row) described.push(aboutOf(row));
       }
       if (!w.outbox) return null;
@@ -168,17 +181,24 @@ export class LogShard extends DurableObject<Bindings> {
     this.sql.exec(`UPDATE messages SET ${sets.join(", ")} WHERE id = ?`, ...values, id);
   }
 
-  private append(e: LogEvent): void {
+  /**
+   * A write's timeline entries, and the states they reach on their messages: two statements for
+   * the write (rows as one JSON array) rather than two per entry. An entry stored before (a
+   * retried write) is kept as it was; its state is set again, which changes nothing.
+   */
+  private append(events: readonly LogEvent[]): void {
+    if (events.length === 0) return;
     this.sql.exec(
-      "INSERT INTO message_events (id, env, message_id, status, at, detail) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
-      e.id,
-      e.environmentId,
-      e.messageId,
-      e.status,
-      e.at,
-      stored(e.detail),
+      `INSERT INTO message_events (id, env, message_id, status, at, detail)
+       SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5 FROM json_each(?) WHERE true ON CONFLICT DO NOTHING`,
+      JSON.stringify(events.map((e) => [e.id, e.environmentId, e.messageId, e.status, e.at, stored(e.detail)])),
     );
-    this.sql.exec("UPDATE messages SET states = states | ? WHERE id = ?", bitOf(e.status), e.messageId);
+    const reached = new Map<string, number>();
+    for (const e of events) reached.set(e.messageId, (reached.get(e.messageId) ?? 0) | bitOf(e.status));
+    this.sql.exec(
+      "UPDATE messages SET states = states | (s.value ->> 1) FROM json_each(?) AS s WHERE messages.id = s.value ->> 0",
+      JSON.stringify([...reached]),
+    );
   }
 
   /** A page of messages, newest first, below the keyset `before`. */
