@@ -4,7 +4,7 @@ import { wakeBy } from "./delivery-state";
 import type { FanOut, FanOutResult, LedgerRuns, LedgerWaits, RunPage } from "./outcomes";
 import { recordedRuns } from "./recorded-runs";
 import type { LedgerParts } from "./parts";
-import { chunksOf, digestsOf, recordOf } from "./triggers-table";
+import { chunksOf, digestsOf, recordOf, type TriggerProgress } from "./triggers-table";
 
 type TriggerKey = { environmentId: string; transactionId: string };
 
@@ -17,9 +17,12 @@ export function snapshots(parts: LedgerParts, keys: TriggerKey[]): (TriggerSnaps
   });
 }
 
-/** Marks a trigger whose every recipient is through as completed; answers whether it just did. */
-function completeIfDone(parts: LedgerParts, env: string, tx: string, now: number): boolean {
-  const row = parts.triggers.progress(env, tx);
+/**
+ * Marks a trigger whose every recipient is through as completed; answers whether it just did.
+ * `known`: the trigger as the caller read it, when nothing changed its state or chunks since.
+ */
+function completeIfDone(parts: LedgerParts, env: string, tx: string, now: number, known?: TriggerProgress): boolean {
+  const row = known ?? parts.triggers.progress(env, tx);
   const chunks = row?.state === "accepted" ? chunksOf(row) : null;
   if (!chunks) return false;
   const total = chunks.reduce((n, c) => n + c.length, 0);
@@ -50,7 +53,7 @@ export function fanOut(parts: LedgerParts, items: FanOut[], now: number): FanOut
         item.transactionId,
       );
     }
-    const completed = completeIfDone(parts, item.environmentId, item.transactionId, now);
+    const completed = completeIfDone(parts, item.environmentId, item.transactionId, now, first ? undefined : row);
     return { state: completed ? "completed" : row.state, chunks, completed, first };
   });
 }
@@ -71,7 +74,8 @@ export async function run(parts: LedgerParts, ops: DeliveryOp[], now: number): P
       if (row) parts.triggers.hold(row, op.until, op.digest);
       return { kind: "hold" };
     }
-    const trigger = { cancelled: !row || row.state === "cancelled", complete: () => completeIfDone(parts, env, tx, now) };
+    // The row read above is still the trigger's state and chunks: an op changes them only by completing it.
+    const trigger = { cancelled: !row || row.state === "cancelled", complete: () => completeIfDone(parts, env, tx, now, row) };
     const applied = parts.delivery.apply(op, trigger, now);
     wakeAt = Math.min(wakeAt, applied.wakeAt ?? wakeAt);
     return applied.result;

@@ -39,7 +39,7 @@ import { ROLLUP_SCHEMA } from "./rollups/schema";
 import { snapshots } from "./rollups/snapshot";
 import { analyticsRetentionMs, eraseRollupEnvironment, eraseRollupSubscriber, expireRollups } from "./rollups/upkeep";
 import { TriggerIndex } from "./trigger-index";
-import { type LogTrigger, type TriggerFilter, type TriggerKey, TriggersTable } from "./triggers-table";
+import { type FinishedTrigger, type LogTrigger, type TriggerFilter, type TriggerKey, TriggersTable } from "./triggers-table";
 
 /** How often a shard looks for rows past their retention. */
 const EXPIRY_EVERY_MS = 3_600_000;
@@ -475,14 +475,18 @@ export class LogShard extends DurableObject<Bindings> {
 
   // Trigger records (triggers-table.ts).
 
-  /** Records triggers in one transaction; answers each as left. */
-  async writeTriggers(name: string, rows: LogTrigger[]): Promise<LogTrigger[]> {
+  /** Records triggers in one transaction; answers each as left (none unless `answer`: sending records back costs). */
+  async writeTriggers(name: string, rows: LogTrigger[], answer = true): Promise<LogTrigger[]> {
     const left = this.ctx.storage.transactionSync(() => {
       // A trigger is counted once, when first recorded: a replay or a status change upserts it again.
-      const fresh = rows.filter(
-        (t) => this.sql.exec("SELECT 1 FROM triggers WHERE env = ? AND tx = ?", t.environmentId, t.transactionId).toArray().length === 0,
-      );
-      const upserted = this.triggers.upsert(rows);
+      const fresh = this.sql
+        .exec<{ i: number }>(
+          "SELECT a.key AS i FROM json_each(?) AS a WHERE NOT EXISTS (SELECT 1 FROM triggers WHERE env = a.value ->> 0 AND tx = a.value ->> 1)",
+          JSON.stringify(rows.map((t) => [t.environmentId, t.transactionId])),
+        )
+        .toArray()
+        .map(({ i }) => rows[i]!);
+      const upserted = this.triggers.upsert(rows, answer);
       for (const t of fresh) countTrigger(this.sql, t);
       return upserted;
     });
@@ -490,7 +494,7 @@ export class LogShard extends DurableObject<Bindings> {
     return left;
   }
 
-  async finishTriggers(keys: TriggerKey[], status: "completed" | "failed", now: number): Promise<LogTrigger[]> {
+  async finishTriggers(keys: TriggerKey[], status: "completed" | "failed", now: number): Promise<FinishedTrigger[]> {
     return this.ctx.storage.transactionSync(() => this.triggers.finish(keys, status, now));
   }
 
