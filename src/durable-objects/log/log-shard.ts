@@ -9,7 +9,7 @@ import {
   type MessageAboutRecord,
   bitOf,
   CHANGE_COLUMNS,
-  MESSAGE_INSERT,
+  MESSAGES_INSERT,
   messageValues,
   stored,
   toEvent,
@@ -97,9 +97,17 @@ export class LogShard extends DurableObject<Bindings> {
       );
       const before = snapshots(this.sql, changing);
       const recipients = new NewRecipients(this.sql, changing.size ? (w.inserts ?? []) : []);
-      for (const m of w.inserts ?? []) {
-        const inserted = this.sql.exec(MESSAGE_INSERT, ...messageValues(m)).rowsWritten > 0;
-        if (!inserted) {
+      const inserts = w.inserts ?? [];
+      const inserted = new Set(
+        inserts.length
+          ? this.sql
+              .exec<{ id: string }>(MESSAGES_INSERT, JSON.stringify(inserts.map(messageValues)))
+              .toArray()
+              .map((r) => r.id)
+          : [],
+      );
+      for (const m of inserts) {
+        if (!inserted.has(m.id)) {
           const [row] = this.sql
             .exec<{ id: string }>(
               "SELECT id FROM messages WHERE env = ? AND tx = ? AND subscriber = ? AND step = ?",
