@@ -97,29 +97,7 @@ export class LogShard extends DurableObject<Bindings> {
       );
       const before = snapshots(this.sql, changing);
       const recipients = new NewRecipients(this.sql, changing.size ? (w.inserts ?? []) : []);
-      const inserts = w.inserts ?? [];
-      const inserted = new Set(
-        inserts.length
-          ? this.sql
-              .exec<{ id: string }>(MESSAGES_INSERT, JSON.stringify(inserts.map(messageValues)))
-              .toArray()
-              .map((r) => r.id)
-          : [],
-      );
-      for (const m of inserts) {
-        if (!inserted.has(m.id)) {
-          const [row] = this.sql
-            .exec<{ id: string }>(
-              "SELECT id FROM messages WHERE env = ? AND tx = ? AND subscriber = ? AND step = ?",
-              m.environmentId,
-              m.transactionId,
-              m.subscriberId,
-              m.stepId,
-            )
-            .toArray();
-          if (row && row.id !== m.id) existing.push({ requested: m.id, id: row.id });
-        }
-      }
+      existing.push(...this.insert(w.inserts ?? []));
       const storedAs = new Map(existing.map((e) => [e.requested, e.id]));
       for (const f of w.feed ?? []) this.feed.insert({ ...f, id: storedAs.get(f.id) ?? f.id });
       for (const u of w.updates ?? []) this.update(u.id, u.changes);
@@ -140,24 +118,9 @@ export class LogShard extends DurableObject<Bindings> {
         if (row) rollups.change(before.get(id) ?? null, row, recipients);
       }
       rollups.apply(this.sql);
-      const touched = new Set([...(w.updates ?? []).map((u) => u.id), ...(w.events ?? []).map((e) => e.messageId)]);
-      // What the rollups read after the write already describes them; read only the others (rollups off).
-      const unread = [...touched].filter((id) => !after.has(id));
-      const about = new Map(
-        unread.length
-          ? this.sql
-              .exec<MessageAboutRecord>(
-                `SELECT ${ABOUT_COLUMNS} FROM messages WHERE id IN (SELECT value FROM json_each(?))`,
-                JSON.stringify(unread),
-              )
-              .toArray()
-              .map((r) => [r.id, r])
-          : [],
+      described.push(
+        ...this.describe(new Set([...(w.updates ?? []).map((u) => u.id), ...(w.events ?? []).map((e) => e.messageId)]), after),
       );
-      for (const id of touched) {
-        const row = after.get(id) ?? about.get(id);
-        if (row) described.push(aboutOf(row));
-      }
       if (!w.outbox) return null;
       // This shard's messages' events, described as this transaction left them.
       const facts = w.outbox.facts.length ? [messageFactStatement(w.outbox.facts, new Map(described.map((d) => [d.id, d])))] : [];
@@ -169,6 +132,53 @@ export class LogShard extends DurableObject<Bindings> {
       if (at === null || at > now + OUTBOX_GRACE_MS) await this.ctx.storage.setAlarm(now + OUTBOX_GRACE_MS);
     }
     return { existing, described, outbox };
+  }
+
+  /** A write's new messages in one statement; answers those whose send identity kept an earlier row (and its id). */
+  private insert(inserts: readonly LogMessage[]): LogWritten["existing"] {
+    if (inserts.length === 0) return [];
+    const inserted = new Set(
+      this.sql
+        .exec<{ id: string }>(MESSAGES_INSERT, JSON.stringify(inserts.map(messageValues)))
+        .toArray()
+        .map((r) => r.id),
+    );
+    return inserts.flatMap((m) => {
+      if (inserted.has(m.id)) return [];
+      const [row] = this.sql
+        .exec<{ id: string }>(
+          "SELECT id FROM messages WHERE env = ? AND tx = ? AND subscriber = ? AND step = ?",
+          m.environmentId,
+          m.transactionId,
+          m.subscriberId,
+          m.stepId,
+        )
+        .toArray();
+      return row && row.id !== m.id ? [{ requested: m.id, id: row.id }] : [];
+    });
+  }
+
+  /**
+   * The messages a write touched, as it left them. What the rollups read after the write already
+   * describes them; only the others are read (all of them with the rollups off).
+   */
+  private describe(touched: ReadonlySet<string>, after: ReadonlyMap<string, MessageAboutRecord>): LogWritten["described"] {
+    const unread = [...touched].filter((id) => !after.has(id));
+    const about = new Map(
+      unread.length
+        ? this.sql
+            .exec<MessageAboutRecord>(
+              `SELECT ${ABOUT_COLUMNS} FROM messages WHERE id IN (SELECT value FROM json_each(?))`,
+              JSON.stringify(unread),
+            )
+            .toArray()
+            .map((r) => [r.id, r])
+        : [],
+    );
+    return [...touched].flatMap((id) => {
+      const row = after.get(id) ?? about.get(id);
+      return row ? [aboutOf(row)] : [];
+    });
   }
 
   /** Outbox entries whose D1 half the writer ran itself: the alarm has nothing to do for them. */

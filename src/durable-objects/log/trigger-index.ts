@@ -50,7 +50,9 @@ export class TriggerIndex {
         `INSERT INTO trigger_messages (env, tx, subscriber, step, message_id, status, created_at)
          SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5, value ->> 6 FROM json_each(?) WHERE true
          ON CONFLICT DO NOTHING`,
-        JSON.stringify(inserted.map((m) => [m.environmentId, m.transactionId, m.subscriberId, m.stepId, m.messageId, m.status, m.createdAt])),
+        JSON.stringify(
+          inserted.map((m) => [m.environmentId, m.transactionId, m.subscriberId, m.stepId, m.messageId, m.status, m.createdAt]),
+        ),
       );
     if (changed.length === 0) return;
     const last = new Map<string, IndexedStatus>();
