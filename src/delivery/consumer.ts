@@ -232,7 +232,7 @@ async function recordWrites(ctx: DeliveryContext, items: Ready[], now: Date) {
     items.filter((r) => r.snapshot.state === "accepted").map((r) => r.snapshot),
     now,
   );
-  await Promise.all([ctx.logs.recordTriggers(records), runBatch(ctx.db, [...subscriberUpserts(ctx, items, now), ...tenants])]);
+  await Promise.all([ctx.logs.recordTriggers(records, false), runBatch(ctx.db, [...subscriberUpserts(ctx, items, now), ...tenants])]);
 }
 
 /**

@@ -1,3 +1,4 @@
+import { bytesToBase64 } from "./base64";
 import { hex } from "./hex";
 
 const encoder = new TextEncoder();
@@ -26,8 +27,33 @@ export function timingSafeEqual(a: string, b: string): boolean {
   return diff === 0;
 }
 
-/** A key for one purpose (`info`) derived from secret key material by HKDF-SHA256 (no salt). */
-export async function hkdfKey(
+/**
+ * Keys derived in this isolate, by material and purpose: deriving is deterministic, and delivery
+ * derived the same link keys for every trigger it ran (two HKDF derivations each). Bounded, so a
+ * deployment with many environments' secrets keeps only the most recent.
+ */
+const derived = new Map<string, Promise<CryptoKey>>();
+const DERIVED_MAX = 256;
+
+/** A key for one purpose (`info`) derived from secret key material by HKDF-SHA256 (no salt); non-extractable. */
+export function hkdfKey(
+  material: Uint8Array<ArrayBuffer>,
+  info: string,
+  algorithm: Parameters<SubtleCrypto["deriveKey"]>[2],
+  usages: Parameters<SubtleCrypto["deriveKey"]>[4],
+): Promise<CryptoKey> {
+  const key = JSON.stringify([bytesToBase64(material), info, algorithm, usages]);
+  const known = derived.get(key);
+  if (known) return known;
+  const made = deriveHkdf(material, info, algorithm, usages);
+  if (derived.size >= DERIVED_MAX) derived.delete(derived.keys().next().value as string);
+  derived.set(key, made);
+  // A failed derivation is not kept: the next call tries again.
+  made.catch(() => derived.delete(key));
+  return made;
+}
+
+async function deriveHkdf(
   material: Uint8Array<ArrayBuffer>,
   info: string,
   algorithm: Parameters<SubtleCrypto["deriveKey"]>[2],

@@ -22,7 +22,7 @@ import type {
 } from "../log/rows";
 import { mergeAnalytics } from "../log/rollups/merge";
 import type { AnalyticsPart, AnalyticsPartName, AnalyticsQuery, DayVolume } from "../log/rollups/rows";
-import type { LogTrigger, TriggerFilter, TriggerKey } from "../log/triggers-table";
+import type { FinishedTrigger, LogTrigger, TriggerFilter, TriggerKey } from "../log/triggers-table";
 import { allLogShards, logShardFor, logShardsFor, providerPartition, subscriberPartition, triggerPartition } from "./log-naming";
 
 export type {
@@ -40,7 +40,7 @@ export type {
   ProviderRef,
   StatsRow,
 } from "../log/rows";
-export type { LogTrigger, TriggerFilter, TriggerKey } from "../log/triggers-table";
+export type { FinishedTrigger, LogTrigger, TriggerFilter, TriggerKey } from "../log/triggers-table";
 export type {
   AnalyticsPart,
   AnalyticsPartName,
@@ -440,14 +440,13 @@ export class LogStore {
     return byShard;
   }
 
-  /** Records triggers (a terminal status is never replaced), one call per shard; answers each as left. */
-  async recordTriggers(rows: LogTrigger[]): Promise<LogTrigger[]> {
-    const byShard = new Map<string, LogTrigger[]>();
-    for (const row of rows) {
-      const name = logShardFor(this.env, triggerPartition(row.environmentId, row.transactionId));
-      byShard.set(name, [...(byShard.get(name) ?? []), row]);
-    }
-    const left = await Promise.all([...byShard].map(([name, some]) => this.shard(name).writeTriggers(name, some)));
+  /**
+   * Records triggers (a terminal status is never replaced), one call per shard; answers each as
+   * left, or nothing without `answer` (delivery's records: sending them back is CPU for nothing).
+   */
+  async recordTriggers(rows: LogTrigger[], answer = true): Promise<LogTrigger[]> {
+    const byShard = Map.groupBy(rows, (row) => logShardFor(this.env, triggerPartition(row.environmentId, row.transactionId)));
+    const left = await Promise.all([...byShard].map(([name, some]) => this.shard(name).writeTriggers(name, some, answer)));
     return left.flat();
   }
 
@@ -458,8 +457,8 @@ export class LogStore {
   async finishTriggers(
     items: (TriggerKey & { status: "completed" | "failed" })[],
     now: number,
-  ): Promise<{ finished: LogTrigger[]; legacy: (TriggerKey & { status: "completed" | "failed" })[] }> {
-    const calls: Promise<LogTrigger[]>[] = [];
+  ): Promise<{ finished: FinishedTrigger[]; legacy: (TriggerKey & { status: "completed" | "failed" })[] }> {
+    const calls: Promise<FinishedTrigger[]>[] = [];
     for (const [status, group] of Map.groupBy(items, (i) => i.status)) {
       for (const [environmentId, ofEnv] of Map.groupBy(group, (i) => i.environmentId)) {
         const byShard = this.triggerShards(

@@ -93,18 +93,27 @@ export class DeliveryState {
       result.cancelled = [...send, ...final];
       return result;
     }
-    for (const key of final) {
-      this.sql.exec("INSERT OR IGNORE INTO claims (env, tx, key, state, at) VALUES (?, ?, ?, 'final', ?)", env, tx, key, now);
-    }
+    if (final.length)
+      this.sql.exec(
+        "INSERT OR IGNORE INTO claims (env, tx, key, state, at) SELECT ?, ?, value, 'final', ? FROM json_each(?)",
+        env,
+        tx,
+        now,
+        JSON.stringify(final),
+      );
+    // The claims asked for, read at once (a statement per key was most of a chunk's claim); a key
+    // asked twice finds the claim its first ask just took, as it would reading again.
+    const claims = new Map<string, { state: string; at: number; report: string | null }>();
+    if (send.length)
+      for (const row of this.sql.exec<{ key: string; state: string; at: number; report: string | null }>(
+        "SELECT key, state, at, report FROM claims WHERE env = ? AND tx = ? AND key IN (SELECT value FROM json_each(?))",
+        env,
+        tx,
+        JSON.stringify(send),
+      ))
+        claims.set(row.key, row);
     for (const key of send) {
-      const row = this.sql
-        .exec<{ state: string; at: number; report: string | null }>(
-          "SELECT state, at, report FROM claims WHERE env = ? AND tx = ? AND key = ?",
-          env,
-          tx,
-          key,
-        )
-        .toArray()[0];
+      const row = claims.get(key);
       if (row?.state === "sent" && row.report) {
         result.sent.push({ key, report: JSON.parse(row.report) as SentReport });
         continue;
@@ -119,6 +128,7 @@ export class DeliveryState {
         continue;
       }
       this.sql.exec("INSERT OR REPLACE INTO claims (env, tx, key, state, at) VALUES (?, ?, ?, 'claimed', ?)", env, tx, key, now);
+      claims.set(key, { state: "claimed", at: now, report: null });
       result.granted.push(key);
     }
     return result;
@@ -145,9 +155,14 @@ export class DeliveryState {
   }
 
   markDone(env: string, tx: string, chunk: number, subscriberIds: string[]): void {
-    for (const id of subscriberIds) {
-      this.sql.exec("INSERT OR IGNORE INTO done (env, tx, chunk, subscriber_id) VALUES (?, ?, ?, ?)", env, tx, chunk, id);
-    }
+    if (subscriberIds.length === 0) return;
+    this.sql.exec(
+      "INSERT OR IGNORE INTO done (env, tx, chunk, subscriber_id) SELECT ?, ?, ?, value FROM json_each(?)",
+      env,
+      tx,
+      chunk,
+      JSON.stringify(subscriberIds),
+    );
   }
 
   doneCount(env: string, tx: string): number {

@@ -4,7 +4,7 @@ import { wakeBy } from "./delivery-state";
 import type { FanOut, FanOutResult, LedgerRuns, LedgerWaits, RunPage } from "./outcomes";
 import { recordedRuns } from "./recorded-runs";
 import type { LedgerParts } from "./parts";
-import { chunksOf, digestsOf, recordOf } from "./triggers-table";
+import { chunksOf, digestsOf, recordOf, type TriggerProgress } from "./triggers-table";
 
 type TriggerKey = { environmentId: string; transactionId: string };
 
@@ -17,9 +17,12 @@ export function snapshots(parts: LedgerParts, keys: TriggerKey[]): (TriggerSnaps
   });
 }
 
-/** Marks a trigger whose every recipient is through as completed; answers whether it just did. */
-function completeIfDone(parts: LedgerParts, env: string, tx: string, now: number): boolean {
-  const row = parts.triggers.progress(env, tx);
+/**
+ * Marks a trigger whose every recipient is through as completed; answers whether it just did.
+ * `known`: the trigger as the caller read it, when nothing changed its state or chunks since.
+ */
+function completeIfDone(parts: LedgerParts, env: string, tx: string, now: number, known?: TriggerProgress): boolean {
+  const row = known ?? parts.triggers.progress(env, tx);
   const chunks = row?.state === "accepted" ? chunksOf(row) : null;
   if (!chunks) return false;
   const total = chunks.reduce((n, c) => n + c.length, 0);
@@ -33,8 +36,12 @@ function completeIfDone(parts: LedgerParts, env: string, tx: string, now: number
  * first recorded chunks win, so a redelivered job runs exactly the recipients the first saw.
  */
 export function fanOut(parts: LedgerParts, items: FanOut[], now: number): FanOutResult[] {
+  // Read at once; a trigger whose row an item changes (its first fan-out, a completion) is read again by the next.
+  const known = parts.triggers.progressOf(items);
   return items.map((item) => {
-    const row = parts.triggers.progress(item.environmentId, item.transactionId);
+    const key = `${item.environmentId}\u0000${item.transactionId}`;
+    const row = known.has(key) ? known.get(key) : parts.triggers.progress(item.environmentId, item.transactionId);
+    known.delete(key);
     if (!row) return { state: "failed", chunks: null, completed: false, first: false };
     let chunks = chunksOf(row);
     const first = !row.chunks && !row.coordinated;
@@ -50,7 +57,7 @@ export function fanOut(parts: LedgerParts, items: FanOut[], now: number): FanOut
         item.transactionId,
       );
     }
-    const completed = completeIfDone(parts, item.environmentId, item.transactionId, now);
+    const completed = completeIfDone(parts, item.environmentId, item.transactionId, now, first ? undefined : row);
     return { state: completed ? "completed" : row.state, chunks, completed, first };
   });
 }
@@ -60,18 +67,29 @@ export async function run(parts: LedgerParts, ops: DeliveryOp[], now: number): P
   const checkAt = now + parts.timings.stallMs;
   const touched = new Set<string>();
   let wakeAt = Number.POSITIVE_INFINITY;
+  // Every trigger's row read at once. An op that changes a row's state or digests (a hold, a
+  // completion) drops it, and the trigger's next op reads it again; check_at is not read from it.
+  const known = parts.triggers.progressOf(ops);
   const results = ops.map((op): DeliveryOpResult => {
     const { environmentId: env, transactionId: tx } = op;
-    const row = parts.triggers.progress(env, tx);
-    if (row && !touched.has(`${env}\u0000${tx}`)) {
-      touched.add(`${env}\u0000${tx}`);
+    const key = `${env}\u0000${tx}`;
+    const row = known.has(key) ? known.get(key) : parts.triggers.progress(env, tx);
+    if (row && !touched.has(key)) {
+      touched.add(key);
       parts.storage.sql.exec("UPDATE triggers SET check_at = max(?, coalesce(hold_until, 0)) WHERE env = ? AND tx = ?", checkAt, env, tx);
     }
     if (op.kind === "hold") {
+      known.delete(key);
       if (row) parts.triggers.hold(row, op.until, op.digest);
       return { kind: "hold" };
     }
-    const trigger = { cancelled: !row || row.state === "cancelled", complete: () => completeIfDone(parts, env, tx, now) };
+    // The row read above is still the trigger's state and chunks: an op changes them only by completing it.
+    const complete = () => {
+      const completed = completeIfDone(parts, env, tx, now, row);
+      if (completed) known.delete(key);
+      return completed;
+    };
+    const trigger = { cancelled: !row || row.state === "cancelled", complete };
     const applied = parts.delivery.apply(op, trigger, now);
     wakeAt = Math.min(wakeAt, applied.wakeAt ?? wakeAt);
     return applied.result;

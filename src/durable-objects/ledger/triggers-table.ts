@@ -60,6 +60,22 @@ export class TriggersTable {
     return this.sql.exec<TriggerProgress & Record<string, SqlStorageValue>>(PROGRESS_SELECT, env, tx).toArray()[0];
   }
 
+  /**
+   * `progress()` of many triggers in one statement, by `env\u0000tx` (absent: not held). A
+   * consumer phase's call carries ops of many triggers: a read per op was the ledger's top cost.
+   */
+  progressOf(keys: readonly { environmentId: string; transactionId: string }[]): Map<string, TriggerProgress> {
+    const found = new Map<string, TriggerProgress>();
+    if (keys.length === 0) return found;
+    for (const row of this.sql.exec<TriggerProgress & Record<string, SqlStorageValue>>(
+      `SELECT ${PROGRESS_COLUMNS.map((c) => `t.${c}`).join(", ")} FROM json_each(?) AS k
+       JOIN triggers AS t ON t.env = k.value ->> 0 AND t.tx = k.value ->> 1`,
+      JSON.stringify(keys.map((k) => [k.environmentId, k.transactionId])),
+    ))
+      found.set(`${row.env}\u0000${row.tx}`, row);
+    return found;
+  }
+
   /** The shard's own name (`v1/<count>/<shard>`), stored by its first accept. */
   get name(): string {
     return this.sql.exec<{ value: string }>("SELECT value FROM meta WHERE key = 'name'").toArray()[0]?.value ?? "";

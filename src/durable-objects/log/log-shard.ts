@@ -9,7 +9,7 @@ import {
   type MessageAboutRecord,
   bitOf,
   CHANGE_COLUMNS,
-  MESSAGE_INSERT,
+  MESSAGES_INSERT,
   messageValues,
   stored,
   toEvent,
@@ -32,14 +32,14 @@ import type {
   StatsRow,
 } from "./rows";
 import { addMissingColumns, type EventRecord, LOG_SCHEMA, type MessageRecord } from "./schema";
-import { applyChange, countTrigger, NewRecipients } from "./rollups/counting";
+import { countTrigger, NewRecipients, RollupChanges } from "./rollups/counting";
 import { readAudience, readCounts, readDayVolumes, readErrors, readFatigue, readLatency } from "./rollups/reads";
 import type { AnalyticsPart, AnalyticsPartName, AnalyticsQuery, DayVolume } from "./rollups/rows";
 import { ROLLUP_SCHEMA } from "./rollups/schema";
 import { snapshots } from "./rollups/snapshot";
 import { analyticsRetentionMs, eraseRollupEnvironment, eraseRollupSubscriber, expireRollups } from "./rollups/upkeep";
 import { TriggerIndex } from "./trigger-index";
-import { type LogTrigger, type TriggerFilter, type TriggerKey, TriggersTable } from "./triggers-table";
+import { type FinishedTrigger, type LogTrigger, type TriggerFilter, type TriggerKey, TriggersTable } from "./triggers-table";
 
 /** How often a shard looks for rows past their retention. */
 const EXPIRY_EVERY_MS = 3_600_000;
@@ -97,25 +97,11 @@ export class LogShard extends DurableObject<Bindings> {
       );
       const before = snapshots(this.sql, changing);
       const recipients = new NewRecipients(this.sql, changing.size ? (w.inserts ?? []) : []);
-      for (const m of w.inserts ?? []) {
-        const inserted = this.sql.exec(MESSAGE_INSERT, ...messageValues(m)).rowsWritten > 0;
-        if (!inserted) {
-          const [row] = this.sql
-            .exec<{ id: string }>(
-              "SELECT id FROM messages WHERE env = ? AND tx = ? AND subscriber = ? AND step = ?",
-              m.environmentId,
-              m.transactionId,
-              m.subscriberId,
-              m.stepId,
-            )
-            .toArray();
-          if (row && row.id !== m.id) existing.push({ requested: m.id, id: row.id });
-        }
-      }
+      existing.push(...this.insert(w.inserts ?? []));
       const storedAs = new Map(existing.map((e) => [e.requested, e.id]));
       for (const f of w.feed ?? []) this.feed.insert({ ...f, id: storedAs.get(f.id) ?? f.id });
       for (const u of w.updates ?? []) this.update(u.id, u.changes);
-      for (const e of w.events ?? []) this.append(e);
+      this.append(w.events ?? []);
       this.index.apply(w.indexed ?? [], w.indexedStatus ?? []);
       for (const r of w.refs ?? [])
         this.sql.exec(
@@ -125,12 +111,16 @@ export class LogShard extends DurableObject<Bindings> {
           r.messageId,
           Date.now(),
         );
-      for (const [id, after] of snapshots(this.sql, changing)) applyChange(this.sql, before.get(id) ?? null, after, now, recipients);
-      const touched = new Set([...(w.updates ?? []).map((u) => u.id), ...(w.events ?? []).map((e) => e.messageId)]);
-      for (const id of touched) {
-        const [row] = this.sql.exec<MessageAboutRecord>(`SELECT ${ABOUT_COLUMNS} FROM messages WHERE id = ?`, id).toArray();
-        if (row) described.push(aboutOf(row));
+      const after = snapshots(this.sql, changing);
+      const rollups = new RollupChanges(now);
+      for (const id of changing) {
+        const row = after.get(id);
+        if (row) rollups.change(before.get(id) ?? null, row, recipients);
       }
+      rollups.apply(this.sql);
+      described.push(
+        ...this.describe(new Set([...(w.updates ?? []).map((u) => u.id), ...(w.events ?? []).map((e) => e.messageId)]), after),
+      );
       if (!w.outbox) return null;
       // This shard's messages' events, described as this transaction left them.
       const facts = w.outbox.facts.length ? [messageFactStatement(w.outbox.facts, new Map(described.map((d) => [d.id, d])))] : [];
@@ -142,6 +132,53 @@ export class LogShard extends DurableObject<Bindings> {
       if (at === null || at > now + OUTBOX_GRACE_MS) await this.ctx.storage.setAlarm(now + OUTBOX_GRACE_MS);
     }
     return { existing, described, outbox };
+  }
+
+  /** A write's new messages in one statement; answers those whose send identity kept an earlier row (and its id). */
+  private insert(inserts: readonly LogMessage[]): LogWritten["existing"] {
+    if (inserts.length === 0) return [];
+    const inserted = new Set(
+      this.sql
+        .exec<{ id: string }>(MESSAGES_INSERT, JSON.stringify(inserts.map(messageValues)))
+        .toArray()
+        .map((r) => r.id),
+    );
+    return inserts.flatMap((m) => {
+      if (inserted.has(m.id)) return [];
+      const [row] = this.sql
+        .exec<{ id: string }>(
+          "SELECT id FROM messages WHERE env = ? AND tx = ? AND subscriber = ? AND step = ?",
+          m.environmentId,
+          m.transactionId,
+          m.subscriberId,
+          m.stepId,
+        )
+        .toArray();
+      return row && row.id !== m.id ? [{ requested: m.id, id: row.id }] : [];
+    });
+  }
+
+  /**
+   * The messages a write touched, as it left them. What the rollups read after the write already
+   * describes them; only the others are read (all of them with the rollups off).
+   */
+  private describe(touched: ReadonlySet<string>, after: ReadonlyMap<string, MessageAboutRecord>): LogWritten["described"] {
+    const unread = [...touched].filter((id) => !after.has(id));
+    const about = new Map(
+      unread.length
+        ? this.sql
+            .exec<MessageAboutRecord>(
+              `SELECT ${ABOUT_COLUMNS} FROM messages WHERE id IN (SELECT value FROM json_each(?))`,
+              JSON.stringify(unread),
+            )
+            .toArray()
+            .map((r) => [r.id, r])
+        : [],
+    );
+    return [...touched].flatMap((id) => {
+      const row = after.get(id) ?? about.get(id);
+      return row ? [aboutOf(row)] : [];
+    });
   }
 
   /** Outbox entries whose D1 half the writer ran itself: the alarm has nothing to do for them. */
@@ -162,17 +199,24 @@ export class LogShard extends DurableObject<Bindings> {
     this.sql.exec(`UPDATE messages SET ${sets.join(", ")} WHERE id = ?`, ...values, id);
   }
 
-  private append(e: LogEvent): void {
+  /**
+   * A write's timeline entries, and the states they reach on their messages: two statements for
+   * the write (rows as one JSON array) rather than two per entry. An entry stored before (a
+   * retried write) is kept as it was; its state is set again, which changes nothing.
+   */
+  private append(events: readonly LogEvent[]): void {
+    if (events.length === 0) return;
     this.sql.exec(
-      "INSERT INTO message_events (id, env, message_id, status, at, detail) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
-      e.id,
-      e.environmentId,
-      e.messageId,
-      e.status,
-      e.at,
-      stored(e.detail),
+      `INSERT INTO message_events (id, env, message_id, status, at, detail)
+       SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5 FROM json_each(?) WHERE true ON CONFLICT DO NOTHING`,
+      JSON.stringify(events.map((e) => [e.id, e.environmentId, e.messageId, e.status, e.at, stored(e.detail)])),
     );
-    this.sql.exec("UPDATE messages SET states = states | ? WHERE id = ?", bitOf(e.status), e.messageId);
+    const reached = new Map<string, number>();
+    for (const e of events) reached.set(e.messageId, (reached.get(e.messageId) ?? 0) | bitOf(e.status));
+    this.sql.exec(
+      "UPDATE messages SET states = states | (s.value ->> 1) FROM json_each(?) AS s WHERE messages.id = s.value ->> 0",
+      JSON.stringify([...reached]),
+    );
   }
 
   /** A page of messages, newest first, below the keyset `before`. */
@@ -449,14 +493,18 @@ export class LogShard extends DurableObject<Bindings> {
 
   // Trigger records (triggers-table.ts).
 
-  /** Records triggers in one transaction; answers each as left. */
-  async writeTriggers(name: string, rows: LogTrigger[]): Promise<LogTrigger[]> {
+  /** Records triggers in one transaction; answers each as left (none unless `answer`: sending records back costs). */
+  async writeTriggers(name: string, rows: LogTrigger[], answer = true): Promise<LogTrigger[]> {
     const left = this.ctx.storage.transactionSync(() => {
       // A trigger is counted once, when first recorded: a replay or a status change upserts it again.
-      const fresh = rows.filter(
-        (t) => this.sql.exec("SELECT 1 FROM triggers WHERE env = ? AND tx = ?", t.environmentId, t.transactionId).toArray().length === 0,
-      );
-      const upserted = this.triggers.upsert(rows);
+      const fresh = this.sql
+        .exec<{ i: number }>(
+          "SELECT a.key AS i FROM json_each(?) AS a WHERE NOT EXISTS (SELECT 1 FROM triggers WHERE env = a.value ->> 0 AND tx = a.value ->> 1)",
+          JSON.stringify(rows.map((t) => [t.environmentId, t.transactionId])),
+        )
+        .toArray()
+        .map(({ i }) => rows[i]!);
+      const upserted = this.triggers.upsert(rows, answer);
       for (const t of fresh) countTrigger(this.sql, t);
       return upserted;
     });
@@ -464,7 +512,7 @@ export class LogShard extends DurableObject<Bindings> {
     return left;
   }
 
-  async finishTriggers(keys: TriggerKey[], status: "completed" | "failed", now: number): Promise<LogTrigger[]> {
+  async finishTriggers(keys: TriggerKey[], status: "completed" | "failed", now: number): Promise<FinishedTrigger[]> {
     return this.ctx.storage.transactionSync(() => this.triggers.finish(keys, status, now));
   }
 

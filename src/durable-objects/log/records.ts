@@ -67,10 +67,17 @@ export const CHANGE_COLUMNS: Record<keyof MessageChanges, string> = {
 export const stored = (value: unknown): SqlStorageValue =>
   value === undefined || value === null ? null : typeof value === "object" ? JSON.stringify(value) : (value as SqlStorageValue);
 
-export const MESSAGE_INSERT = `INSERT INTO messages (id, env, tx, subscriber, workflow, step, channel, provider, integration, status,
+const MESSAGE_COLUMNS = `id, env, tx, subscriber, workflow, step, channel, provider, integration, status,
   provider_message_id, "to", subject, preview, content, error_code, error_message, attempts, states, created_at, updated_at,
-  workflow_version, layout_version, tenant, context, watched)
-  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`;
+  workflow_version, layout_version, tenant, context, watched`;
+
+/**
+ * A write's new messages in one statement: one JSON array of `messageValues` rows. Answers the
+ * ids it inserted; a message whose id or send identity is stored already is left as it was.
+ */
+export const MESSAGES_INSERT = `INSERT INTO messages (${MESSAGE_COLUMNS})
+  SELECT ${Array.from({ length: 26 }, (_, i) => `value ->> ${i}`).join(", ")} FROM json_each(?) WHERE true
+  ON CONFLICT DO NOTHING RETURNING id`;
 
 export const messageValues = (m: LogMessage): SqlStorageValue[] => [
   m.id,

@@ -39,27 +39,33 @@ export interface IndexedStatus {
 export class TriggerIndex {
   constructor(private readonly sql: SqlStorage) {}
 
-  /** Inside the caller's transaction: new messages first, then status changes (a phase may insert and update one). */
+  /**
+   * Inside the caller's transaction: new messages first, then status changes (a phase may insert
+   * and update one). One statement each for the whole write, rows as one JSON array; of several
+   * changes to one message, the last is its status, as one statement per change left it.
+   */
   apply(inserted: readonly IndexedMessage[], changed: readonly IndexedStatus[]): void {
-    for (const m of inserted)
+    if (inserted.length)
       this.sql.exec(
-        "INSERT INTO trigger_messages (env, tx, subscriber, step, message_id, status, created_at) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
-        m.environmentId,
-        m.transactionId,
-        m.subscriberId,
-        m.stepId,
-        m.messageId,
-        m.status,
-        m.createdAt,
+        `INSERT INTO trigger_messages (env, tx, subscriber, step, message_id, status, created_at)
+         SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5, value ->> 6 FROM json_each(?) WHERE true
+         ON CONFLICT DO NOTHING`,
+        JSON.stringify(
+          inserted.map((m) => [m.environmentId, m.transactionId, m.subscriberId, m.stepId, m.messageId, m.status, m.createdAt]),
+        ),
       );
-    for (const c of changed)
-      this.sql.exec(
-        "UPDATE trigger_messages SET status = ? WHERE message_id = ? AND env = ? AND tx = ?",
-        c.status,
-        c.messageId,
-        c.environmentId,
-        c.transactionId,
-      );
+    if (changed.length === 0) return;
+    const last = new Map<string, IndexedStatus>();
+    for (const c of changed) {
+      const key = JSON.stringify([c.messageId, c.environmentId, c.transactionId]);
+      last.delete(key);
+      last.set(key, c);
+    }
+    this.sql.exec(
+      `UPDATE trigger_messages SET status = c.value ->> 0 FROM json_each(?) AS c
+       WHERE message_id = c.value ->> 1 AND env = c.value ->> 2 AND tx = c.value ->> 3`,
+      JSON.stringify([...last.values()].map((c) => [c.status, c.messageId, c.environmentId, c.transactionId])),
+    );
   }
 
   /** A trigger's messages counted by status. */

@@ -98,6 +98,14 @@ const toTrigger = (r: TriggerRecordRow): LogTrigger => ({
   updatedAt: r.updated_at,
 });
 
+/** What a finished trigger is reported with (its `trigger.*` event). */
+export type FinishedTrigger = Pick<
+  LogTrigger,
+  "environmentId" | "transactionId" | "workflowKey" | "status" | "acceptedAt" | "cancelledMessages" | "updatedAt"
+>;
+const FINISHED_COLUMNS = "env, tx, workflow, status, accepted_at, cancelled_messages, updated_at";
+type FinishedRow = Pick<TriggerRecordRow, "env" | "tx" | "workflow" | "status" | "accepted_at" | "cancelled_messages" | "updated_at">;
+
 /** The statuses a trigger never leaves. */
 const TERMINAL = "('cancelled', 'completed', 'failed')";
 
@@ -111,8 +119,8 @@ const UPSERT = `INSERT INTO triggers (env, tx, workflow, status, recipients, pay
   ON CONFLICT (env, tx) DO UPDATE SET
     status = CASE WHEN triggers.status IN ${TERMINAL} THEN triggers.status ELSE excluded.status END,
     cancelled_messages = coalesce(excluded.cancelled_messages, triggers.cancelled_messages),
-    updated_at = excluded.updated_at
-  RETURNING *`;
+    updated_at = excluded.updated_at`;
+const UPSERT_RETURNING = `${UPSERT} RETURNING *`;
 
 /** The subscribers a recipient list and actor name with a profile. */
 function peopleOf(t: LogTrigger): string[] {
@@ -142,12 +150,12 @@ export class TriggersTable {
     for (const [name, type] of ADDED_TRIGGER_COLUMNS) if (!present.has(name)) sql.exec(`ALTER TABLE triggers ADD COLUMN ${name} ${type}`);
   }
 
-  /** Records triggers (caller's transaction); answers each as left. */
-  upsert(rows: LogTrigger[]): LogTrigger[] {
+  /** Records triggers (caller's transaction); answers each as left, or none unless `answer`. */
+  upsert(rows: LogTrigger[], answer = true): LogTrigger[] {
     return rows.flatMap((t) => {
       const left = this.sql
         .exec<TriggerRecordRow>(
-          UPSERT,
+          answer ? UPSERT_RETURNING : UPSERT,
           t.environmentId,
           t.transactionId,
           t.workflowKey,
@@ -176,18 +184,38 @@ export class TriggersTable {
     });
   }
 
-  /** Moves these triggers to `status` unless they have a terminal one; answers those this shard holds, as left. */
-  finish(keys: TriggerKey[], status: "completed" | "failed", now: number): LogTrigger[] {
-    return keys.flatMap((k) => {
+  /**
+   * Moves these triggers to `status` unless they have a terminal one; answers those this shard
+   * holds, as left, in the order asked. Described without the request (payload, recipients): the
+   * caller reports only these columns, and reading and sending each record was most of this call.
+   */
+  finish(keys: TriggerKey[], status: "completed" | "failed", now: number): FinishedTrigger[] {
+    const found = new Map<string, FinishedTrigger>();
+    for (const [environmentId, ofEnv] of Map.groupBy(keys, (k) => k.environmentId)) {
+      const txs = JSON.stringify([...new Set(ofEnv.map((k) => k.transactionId))]);
       this.sql.exec(
-        `UPDATE triggers SET status = ?, updated_at = ? WHERE env = ? AND tx = ? AND status NOT IN ${TERMINAL}`,
+        `UPDATE triggers SET status = ?, updated_at = ? WHERE env = ? AND tx IN (SELECT value FROM json_each(?)) AND status NOT IN ${TERMINAL}`,
         status,
         now,
-        k.environmentId,
-        k.transactionId,
+        environmentId,
+        txs,
       );
-      return this.find(k.environmentId, [k.transactionId]);
-    });
+      for (const r of this.sql.exec<FinishedRow>(
+        `SELECT ${FINISHED_COLUMNS} FROM triggers WHERE env = ? AND tx IN (SELECT value FROM json_each(?))`,
+        environmentId,
+        txs,
+      ))
+        found.set(`${r.env}\n${r.tx}`, {
+          environmentId: r.env,
+          transactionId: r.tx,
+          workflowKey: r.workflow,
+          status: r.status as LogTrigger["status"],
+          acceptedAt: r.accepted_at,
+          cancelledMessages: r.cancelled_messages,
+          updatedAt: r.updated_at,
+        });
+    }
+    return keys.flatMap((k) => found.get(`${k.environmentId}\n${k.transactionId}`) ?? []);
   }
 
   find(environmentId: string, transactionIds: string[]): LogTrigger[] {

@@ -23,36 +23,135 @@ const countKey = (m: Snapshot) => [
 ];
 
 /**
- * Keeps the rollups equal to the message rows through one change of one message, in the write's
- * transaction: the message leaves the row of its old key and joins the row of its new one, so a
- * retried write (which changes nothing) counts nothing, and every figure stays what counting the
- * messages would give. Latency, errors and fatigue count the first time a message reaches them.
+ * Keeps the rollups equal to the message rows through one write, in the write's transaction:
+ * each message leaves the row of its old key and joins the row of its new one, so a retried
+ * write (which changes nothing) counts nothing, and every figure stays what counting the messages
+ * would give. Latency, errors and fatigue count the first time a message reaches them.
+ *
+ * The changes are summed per rollup row and applied with a few statements per write: a write's
+ * messages mostly share their keys (one workflow, step and hour), and a statement per message
+ * per table was most of a log shard's CPU in delivery.
  */
-export function applyChange(sql: SqlStorage, before: Snapshot | null, after: Snapshot, now: number, recipients: NewRecipients): void {
-  moveCount(sql, before, after);
-  if (before === null && recipients.first(after)) countRecipient(sql, after);
-  if (reached(before, after, FIGURE_MASKS.sent)) {
-    countLatency(sql, after);
-    countFatigue(sql, after);
-  }
-  if (reached(before, after, FIGURE_MASKS.failed)) countError(sql, after, now);
-}
+export class RollupChanges {
+  private readonly counts = new Map<string, { key: SqlStorageValue[]; n: number }>();
+  private readonly audience = new Sum();
+  private readonly fatigue = new Sum();
+  private readonly errors = new Map<string, { key: SqlStorageValue[]; n: number; example: string }>();
+  /** Messages first sent in this write: their latency is read from their timelines once the write's events are in. */
+  private readonly sent: Snapshot[] = [];
 
-function moveCount(sql: SqlStorage, before: Snapshot | null, after: Snapshot): void {
-  const from = before ? countKey(before) : null;
-  const to = countKey(after);
-  if (from && JSON.stringify(from) === JSON.stringify(to)) return;
-  if (from) {
+  constructor(private readonly now: number) {}
+
+  /** One message from how it was (null: not stored) to how the write left it. */
+  change(before: Snapshot | null, after: Snapshot, recipients: NewRecipients): void {
+    this.moveCount(before, after);
+    if (before === null && recipients.first(after))
+      this.audience.add([after.env, floorTo(after.created_at, HOUR_MS), after.workflow, after.tenant ?? ""]);
+    if (reached(before, after, FIGURE_MASKS.sent)) {
+      this.sent.push(after);
+      this.fatigue.add([after.env, floorTo(after.created_at, DAY_MS), after.subscriber, after.channel, after.workflow, after.tenant ?? ""]);
+    }
+    if (reached(before, after, FIGURE_MASKS.failed)) {
+      const key = [
+        after.env,
+        floorTo(after.created_at, DAY_MS),
+        after.workflow,
+        after.tenant ?? "",
+        after.channel,
+        after.provider ?? "",
+        after.reason ?? after.status,
+        errorGroupText(after.error_message),
+      ];
+      const k = JSON.stringify(key);
+      const row = this.errors.get(k);
+      // As one statement per message left it: the last message counted is the example.
+      if (row) {
+        row.n++;
+        row.example = after.id;
+      } else this.errors.set(k, { key, n: 1, example: after.id });
+    }
+  }
+
+  private moveCount(before: Snapshot | null, after: Snapshot): void {
+    const from = before ? countKey(before) : null;
+    const to = countKey(after);
+    const toKey = JSON.stringify(to);
+    if (from) {
+      const fromKey = JSON.stringify(from);
+      if (fromKey === toKey) return;
+      this.countBy(fromKey, from, -1);
+    }
+    this.countBy(toKey, to, 1);
+  }
+
+  private countBy(k: string, key: SqlStorageValue[], n: number): void {
+    const row = this.counts.get(k);
+    if (row) row.n += n;
+    else this.counts.set(k, { key, n });
+  }
+
+  /** Writes the summed changes; call after the write's own rows (latency reads the new events). */
+  apply(sql: SqlStorage): void {
     const where =
       "env = ? AND hour = ? AND workflow = ? AND step = ? AND channel = ? AND provider = ? AND tenant = ? AND states = ? AND reason = ?";
-    sql.exec(`UPDATE rollup_messages SET n = n - 1 WHERE ${where}`, ...from);
-    sql.exec(`DELETE FROM rollup_messages WHERE ${where} AND n <= 0`, ...from);
+    const joined: [...SqlStorageValue[], number][] = [];
+    for (const { key, n } of this.counts.values()) {
+      if (n > 0) joined.push([...key, n]);
+      else if (n < 0) {
+        sql.exec(`UPDATE rollup_messages SET n = n + ? WHERE ${where}`, n, ...key);
+        sql.exec(`DELETE FROM rollup_messages WHERE ${where} AND n <= 0`, ...key);
+      }
+    }
+    addRows(sql, "rollup_messages", ["env", "hour", "workflow", "step", "channel", "provider", "tenant", "states", "reason"], joined, "n");
+    addRows(sql, "rollup_audience", ["env", "hour", "workflow", "tenant"], this.audience.rows(), "recipients");
+    addRows(sql, "rollup_fatigue", ["env", "day", "subscriber", "channel", "workflow", "tenant"], this.fatigue.rows(), "n");
+    this.applyLatency(sql);
+    this.applyErrors(sql);
   }
-  sql.exec(
-    `INSERT INTO rollup_messages (env, hour, workflow, step, channel, provider, tenant, states, reason, n) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 1)
-     ON CONFLICT DO UPDATE SET n = n + 1`,
-    ...to,
-  );
+
+  /** From the last attempt's start (`sending`) to the provider's answer (`sent`, or `delivered` in the Inbox). */
+  private applyLatency(sql: SqlStorage): void {
+    if (this.sent.length === 0) return;
+    const times = new Map<string, { started: number | null; answered: number | null }>();
+    for (const row of sql.exec<{ id: string; started: number | null; answered: number | null }>(
+      `SELECT message_id AS id, max(CASE WHEN status = 'sending' THEN at END) AS started,
+         max(CASE WHEN status IN ('sent', 'delivered') THEN at END) AS answered
+       FROM message_events WHERE message_id IN (SELECT value FROM json_each(?)) GROUP BY message_id`,
+      JSON.stringify(this.sent.map((m) => m.id)),
+    ))
+      times.set(row.id, row);
+    const latency = new Sum();
+    for (const m of this.sent) {
+      const t = times.get(m.id);
+      if (!t || t.started === null || t.answered === null) continue;
+      const ms = Math.max(0, t.answered - t.started);
+      const bucket = LATENCY_BUCKETS_MS.findIndex((le) => ms <= le);
+      latency.add([
+        m.env,
+        floorTo(m.created_at, HOUR_MS),
+        m.channel,
+        m.provider ?? "",
+        m.tenant ?? "",
+        m.workflow,
+        bucket < 0 ? LATENCY_BUCKETS_MS.length : bucket,
+      ]);
+    }
+    addRows(sql, "rollup_latency", ["env", "hour", "channel", "provider", "tenant", "workflow", "bucket"], latency.rows(), "n");
+  }
+
+  private applyErrors(sql: SqlStorage): void {
+    for (const { key, n, example } of this.errors.values())
+      sql.exec(
+        `INSERT INTO rollup_errors (env, day, workflow, tenant, channel, provider, code, message, n, first_at, last_at, example)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT DO UPDATE SET n = n + excluded.n, first_at = min(first_at, excluded.first_at), last_at = max(last_at, excluded.last_at), example = excluded.example`,
+        ...key,
+        n,
+        this.now,
+        this.now,
+        example,
+      );
+  }
 }
 
 /**
@@ -64,19 +163,15 @@ export class NewRecipients {
   private readonly known = new Set<string>();
 
   constructor(sql: SqlStorage, inserts: readonly { environmentId: string; transactionId: string; subscriberId: string }[]) {
-    for (const m of inserts) {
-      const key = NewRecipients.key(m.environmentId, m.transactionId, m.subscriberId);
-      if (this.known.has(key)) continue;
-      const [row] = sql
-        .exec<{ n: number }>(
-          "SELECT count(*) AS n FROM messages WHERE env = ? AND tx = ? AND subscriber = ?",
-          m.environmentId,
-          m.transactionId,
-          m.subscriberId,
-        )
-        .toArray();
-      if ((row?.n ?? 0) > 0) this.known.add(key);
-    }
+    if (inserts.length === 0) return;
+    const asked = inserts.map((m) => [m.environmentId, m.transactionId, m.subscriberId]);
+    // One statement for the write: each asked recipient seeks the identity index once.
+    for (const { i } of sql.exec<{ i: number }>(
+      `SELECT a.key AS i FROM json_each(?) AS a WHERE EXISTS
+         (SELECT 1 FROM messages WHERE env = a.value ->> 0 AND tx = a.value ->> 1 AND subscriber = a.value ->> 2)`,
+      JSON.stringify(asked),
+    ))
+      this.known.add(JSON.stringify(asked[i]));
   }
 
   private static key = (env: string, tx: string, subscriber: string) => JSON.stringify([env, tx, subscriber]);
@@ -90,72 +185,35 @@ export class NewRecipients {
   }
 }
 
-function countRecipient(sql: SqlStorage, m: Snapshot): void {
-  sql.exec(
-    `INSERT INTO rollup_audience (env, hour, workflow, tenant, recipients) VALUES (?, ?, ?, ?, 1)
-     ON CONFLICT DO UPDATE SET recipients = recipients + 1`,
-    m.env,
-    floorTo(m.created_at, HOUR_MS),
-    m.workflow,
-    m.tenant ?? "",
-  );
+/** Counts per key, in the order keys first came. */
+class Sum {
+  private readonly sums = new Map<string, [...SqlStorageValue[], number]>();
+
+  add(key: SqlStorageValue[]): void {
+    const k = JSON.stringify(key);
+    const row = this.sums.get(k);
+    if (row) (row[row.length - 1] as number)++;
+    else this.sums.set(k, [...key, 1]);
+  }
+
+  rows(): [...SqlStorageValue[], number][] {
+    return [...this.sums.values()];
+  }
 }
 
-/** From the last attempt's start (`sending`) to the provider's answer (`sent`, or `delivered` in the Inbox). */
-function countLatency(sql: SqlStorage, m: Snapshot): void {
-  const [row] = sql
-    .exec<{ started: number | null; answered: number | null }>(
-      `SELECT max(CASE WHEN status = 'sending' THEN at END) AS started, max(CASE WHEN status IN ('sent', 'delivered') THEN at END) AS answered
-       FROM message_events WHERE message_id = ?`,
-      m.id,
-    )
-    .toArray();
-  if (!row || row.started === null || row.answered === null) return;
-  const ms = Math.max(0, row.answered - row.started);
-  const bucket = LATENCY_BUCKETS_MS.findIndex((le) => ms <= le);
+/**
+ * Adds each row's last value to `counter` of the row its key names (created at that value), all
+ * rows in one statement: the rows travel as one JSON array, each an array of the key's values and
+ * the count.
+ */
+function addRows(sql: SqlStorage, table: string, key: readonly string[], rows: [...SqlStorageValue[], number][], counter: string): void {
+  if (rows.length === 0) return;
+  const values = [...key, counter].map((_, i) => `value ->> ${i}`).join(", ");
+  // `WHERE true`: an upsert's SELECT needs a WHERE so its ON is not read as a join's.
   sql.exec(
-    `INSERT INTO rollup_latency (env, hour, channel, provider, tenant, workflow, bucket, n) VALUES (?, ?, ?, ?, ?, ?, ?, 1)
-     ON CONFLICT DO UPDATE SET n = n + 1`,
-    m.env,
-    floorTo(m.created_at, HOUR_MS),
-    m.channel,
-    m.provider ?? "",
-    m.tenant ?? "",
-    m.workflow,
-    bucket < 0 ? LATENCY_BUCKETS_MS.length : bucket,
-  );
-}
-
-function countFatigue(sql: SqlStorage, m: Snapshot): void {
-  sql.exec(
-    `INSERT INTO rollup_fatigue (env, day, subscriber, channel, workflow, tenant, n) VALUES (?, ?, ?, ?, ?, ?, 1)
-     ON CONFLICT DO UPDATE SET n = n + 1`,
-    m.env,
-    floorTo(m.created_at, DAY_MS),
-    m.subscriber,
-    m.channel,
-    m.workflow,
-    m.tenant ?? "",
-  );
-}
-
-function countError(sql: SqlStorage, m: Snapshot, now: number): void {
-  const code = m.reason ?? m.status;
-  sql.exec(
-    `INSERT INTO rollup_errors (env, day, workflow, tenant, channel, provider, code, message, n, first_at, last_at, example)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?)
-     ON CONFLICT DO UPDATE SET n = n + 1, first_at = min(first_at, excluded.first_at), last_at = max(last_at, excluded.last_at), example = excluded.example`,
-    m.env,
-    floorTo(m.created_at, DAY_MS),
-    m.workflow,
-    m.tenant ?? "",
-    m.channel,
-    m.provider ?? "",
-    code,
-    errorGroupText(m.error_message),
-    now,
-    now,
-    m.id,
+    `INSERT INTO ${table} (${key.join(", ")}, ${counter}) SELECT ${values} FROM json_each(?) WHERE true
+     ON CONFLICT DO UPDATE SET ${counter} = ${counter} + excluded.${counter}`,
+    JSON.stringify(rows),
   );
 }
 

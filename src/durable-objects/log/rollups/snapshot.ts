@@ -29,13 +29,13 @@ const ENDINGS = REASONED_STATUSES.map((s) => `'${s}'`).join(", ");
 const COLUMNS = `id, env, tx, subscriber, workflow, step, channel, provider, tenant, status, states, error_code, error_message, created_at,
   CASE WHEN states & ${REASONED} THEN coalesce(error_code, (SELECT json_extract(e.detail, '$.reason') FROM message_events e
     WHERE e.message_id = messages.id AND e.status IN (${ENDINGS}) ORDER BY e.at DESC, e.id DESC LIMIT 1)) END AS reason`;
+/** All of a write's messages in one statement: a statement per message was most of the rollups' CPU. */
+const SELECT = `SELECT ${COLUMNS} FROM messages WHERE id IN (SELECT value FROM json_each(?))`;
 
 /** These messages as stored now, by id (absent: not stored). */
-export function snapshots(sql: SqlStorage, ids: Iterable<string>): Map<string, Snapshot> {
+export function snapshots(sql: SqlStorage, ids: ReadonlySet<string>): Map<string, Snapshot> {
   const found = new Map<string, Snapshot>();
-  for (const id of ids) {
-    const [row] = sql.exec<Snapshot>(`SELECT ${COLUMNS} FROM messages WHERE id = ?`, id).toArray();
-    if (row) found.set(id, row);
-  }
+  if (ids.size === 0) return found;
+  for (const row of sql.exec<Snapshot>(SELECT, JSON.stringify([...ids]))) found.set(row.id, row);
   return found;
 }

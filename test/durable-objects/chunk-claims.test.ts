@@ -1,0 +1,61 @@
+import { runInDurableObject } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { CLAIM_DEADLINE_MS, type FinalReport, type SentReport } from "../../src/durable-objects/ledger/claims";
+import { DeliveryState } from "../../src/durable-objects/ledger/delivery-state";
+import type { TriggerLedger } from "../../src/durable-objects/ledger/trigger-ledger";
+import { ledgerOf } from "../ledger";
+import { unique } from "../factories";
+
+// A chunk's claims are read in one statement and its final claims and done recipients written in
+// one each: the answers must stay what a statement per recipient gave.
+const sent: SentReport = { providerMessageId: "p1", provider: "sandbox", integrationId: "i1", to: "a@example.com", attempts: 1 };
+const failed: FinalReport = {
+  status: "failed",
+  errorCode: "rejected",
+  errorMessage: "no",
+  provider: "sandbox",
+  integrationId: "i1",
+  to: null,
+  attempts: 1,
+};
+
+describe("a chunk's claims, read and written together", () => {
+  it("grants a key asked twice in one claim once, and answers each key as its own claim left it", async () => {
+    const environmentId = unique("env");
+    const transactionId = unique("tx");
+    const now = Date.now();
+    const result = await runInDurableObject(ledgerOf(environmentId, transactionId), async (_ledger: TriggerLedger, state) => {
+      const claims = new DeliveryState(state.storage.sql);
+      // "old" was claimed by a consumer that died past the deadline; "sent" went out; "done" was final.
+      claims.claim(environmentId, transactionId, ["old", "sent"], ["done"], false, now - CLAIM_DEADLINE_MS - 1);
+      claims.report(environmentId, transactionId, [{ key: "sent", outcome: "sent", report: sent }], now - 10);
+      claims.report(environmentId, transactionId, [{ key: "done", outcome: "final", report: failed }], now - 10);
+      const answer = claims.claim(environmentId, transactionId, ["new", "new", "old", "sent", "done"], ["skip", "skip"], false, now);
+      claims.markDone(environmentId, transactionId, 0, ["a", "b", "a"]);
+      claims.markDone(environmentId, transactionId, 0, ["b", "c"]);
+      const rows = state.storage.sql
+        .exec<{ key: string; state: string }>(
+          "SELECT key, state FROM claims WHERE env = ? AND tx = ? ORDER BY key",
+          environmentId,
+          transactionId,
+        )
+        .toArray();
+      return { answer, rows, done: claims.doneCount(environmentId, transactionId) };
+    });
+    expect(result.answer).toEqual({
+      granted: ["new", "old"],
+      cancelled: [],
+      busy: ["new"],
+      sent: [{ key: "sent", report: sent }],
+      final: [{ key: "done", report: failed }],
+    });
+    expect(result.rows).toEqual([
+      { key: "done", state: "final" },
+      { key: "new", state: "claimed" },
+      { key: "old", state: "claimed" },
+      { key: "sent", state: "sent" },
+      { key: "skip", state: "final" },
+    ]);
+    expect(result.done).toBe(3);
+  });
+});
