@@ -1,13 +1,25 @@
 // `npm run bench:fanout`: topics of 10,000 and 100,000 subscribers (or BENCH_MEMBERS) and a
 // workflow with one sandbox push step, on a Clarion this script starts (bench/server.mjs). Prints
 // the seconds from the trigger until all messages are `sent`, messages per second, and the
-// duplicate count (sandbox sends beyond one per message; must be 0).
+// duplicate count (sandbox sends beyond one per message; must be 0). Before each fan-out it
+// measures GET /health on the same server (50 connections for BENCH_HEALTH_SECONDS, default 5,
+// as bench:trigger does) and prints messages/s as a ratio to that rate: the issue's measure.
 import { loadavg } from "node:os";
+import autocannon from "autocannon";
 import { client, cpuSpent, ensureWorkflow, providerCalls, startServer } from "./server.mjs";
 
 const SIZES = process.env.BENCH_MEMBERS ? [Number(process.env.BENCH_MEMBERS)] : [10_000, 100_000];
 const WORKFLOW = "bench-fanout";
 const TIMEOUT_MS = 15 * 60_000;
+const HEALTH_SECONDS = Number(process.env.BENCH_HEALTH_SECONDS ?? 5);
+
+/** GET /health's requests per second on this server now, at bench:trigger's 50 connections. */
+const healthRate = (baseUrl) =>
+  new Promise((resolve, reject) =>
+    autocannon({ url: `${baseUrl}/health`, connections: 50, duration: HEALTH_SECONDS }, (error, r) =>
+      error ? reject(error) : resolve(r.requests.total / HEALTH_SECONDS),
+    ),
+  );
 
 if (!SIZES.every((n) => n >= 1 && n <= 100_000)) {
   console.error("BENCH_MEMBERS must be between 1 and 100000.");
@@ -37,6 +49,7 @@ async function runOnce(server, members) {
     `\nset-up: ${members} subscribers with push tokens in topic ${topic} (${((performance.now() - setUpStarted) / 1000).toFixed(1)} s)`,
   );
 
+  const health = await healthRate(server.baseUrl);
   const load = loadavg()[0].toFixed(2);
   const cpuBefore = server.cpuSeconds();
   const started = performance.now();
@@ -56,7 +69,9 @@ async function runOnce(server, members) {
   console.log(`members              ${members}`);
   console.log(`trigger status       ${status?.status} (${JSON.stringify(status?.messages?.byStatus)})`);
   console.log(`all sent in          ${seconds.toFixed(2)} s (from the trigger${cpu}; load average ${load} before)`);
-  console.log(`messages per second  ${(sent / seconds).toFixed(1)}`);
+  console.log(
+    `messages per second  ${(sent / seconds).toFixed(1)}: ${(sent / seconds / health).toFixed(2)} × /health (${health.toFixed(0)} req/s just before)`,
+  );
   console.log(`provider calls       ${captures} for ${messages} messages: duplicates ${captures - messages}`);
   return sent === members && captures === messages;
 }
