@@ -91,6 +91,8 @@ await accept(callBroadcast, "/v1/trigger/broadcast", {
   payload: { tx: `chaos-bc-${run}` },
 });
 let bulkAccepted = 0;
+/** The batch whose request the kill cut: accepted or not, its answer is lost. Sent again after the restart, as a client would. */
+let bulkUnanswered = [];
 const bulk = (async () => {
   for (let i = 0; i < BULK; i += 100) {
     const events = Array.from({ length: Math.min(100, BULK - i) }, (_, j) => ({
@@ -100,7 +102,10 @@ const bulk = (async () => {
       payload: { tx: `chaos-bulk-${run}-${i + j}` },
     }));
     const res = await call("POST", "/v1/trigger/bulk", { events }).catch(() => null);
-    if (res?.status !== 202) return;
+    if (res?.status !== 202) {
+      bulkUnanswered = events;
+      return;
+    }
     bulkAccepted += res.body.results.filter((r) => r.status === "accepted").length;
   }
 })();
@@ -139,6 +144,17 @@ const second = await startServer({
   restart: { folder: first.folder, key: first.key, keys: first.keys, encryptionKey: first.encryptionKey },
 });
 const restarted = performance.now();
+const { call: call2 } = client(second.baseUrl, second.key);
+const { call: callBroadcast2 } = client(second.baseUrl, second.keys["chaos-broadcast"]);
+// The cut request sent again with the same transaction ids: those accepted before the kill must not run twice.
+if (bulkUnanswered.length) {
+  const res = await call2("POST", "/v1/trigger/bulk", { events: bulkUnanswered });
+  const statuses = Object.groupBy(res.body?.results ?? [], (r) => r.status ?? r.code ?? "other");
+  bulkAccepted += statuses.accepted?.length ?? 0;
+  console.log(
+    `the bulk request cut by the kill (${bulkUnanswered.length} triggers) sent again: ${res.status}, ${JSON.stringify(Object.fromEntries(Object.entries(statuses).map(([k, v]) => [k, v.length])))}`,
+  );
+}
 // Every recipient's every step ends in one terminal message; a digested subscriber's two triggers each end in one.
 const expected = { fanout: MEMBERS * 2, broadcast: BROADCAST * 2, digest: DIGESTED * 2, bulk: bulkAccepted * 2 };
 const total = Object.values(expected).reduce((a, b) => a + b, 0);
@@ -182,8 +198,6 @@ const inFlight = repeated.filter(
   ([, [a, b, ...more]]) => more.length === 0 && a.messageId === b.messageId && a.at <= killedAt && b.at > killedAt,
 );
 const chatDuplicates = repeated.length - inFlight.length;
-const { call: call2 } = client(second.baseUrl, second.key);
-const { call: callBroadcast2 } = client(second.baseUrl, second.keys["chaos-broadcast"]);
 const fanStatus = (await call2("GET", `/v1/trigger/chaos-fan-${run}`)).body;
 const broadcastStatus = (await callBroadcast2("GET", `/v1/trigger/chaos-bc-${run}`)).body;
 if (process.env.CHAOS_LOG) writeFileSync(process.env.CHAOS_LOG, second.log());
