@@ -102,7 +102,8 @@ const bulk = (async () => {
       payload: { tx: `chaos-bulk-${run}-${i + j}` },
     }));
     const res = await call("POST", "/v1/trigger/bulk", { events }).catch(() => null);
-    if (res?.status !== 202) {
+    // The kill can cut the answer's body after its status.
+    if (res?.status !== 202 || !res.body?.results) {
       bulkUnanswered = events;
       return;
     }
