@@ -191,14 +191,21 @@ export function client(baseUrl, key) {
 /**
  * Creates subscribers `ids` (500 to a `/sub/bulk` call), each with a push token and a chat
  * webhook, so workflows of push and chat steps reach every one through the sandbox providers.
+ * `chatUrl` gives each a generic `webhook` chat address instead (a local receiver that counts sends).
+ *
+ * @param {(subscriberId: string) => string} [chatUrl]
  */
-export async function seedPushChatSubscribers(call, ids) {
+export async function seedPushChatSubscribers(call, ids, chatUrl) {
   for (let i = 0; i < ids.length; i += 500) {
     const subscribers = ids.slice(i, i + 500).map((subscriberId) => ({
       subscriberId,
       channels: {
         push: [{ provider: "fcm", token: `tok-${subscriberId}` }],
-        chat: [{ provider: "slack", webhookUrl: `https://hooks.slack.com/services/T/B/${subscriberId}` }],
+        chat: [
+          chatUrl
+            ? { provider: "webhook", webhookUrl: chatUrl(subscriberId) }
+            : { provider: "slack", webhookUrl: `https://hooks.slack.com/services/T/B/${subscriberId}` },
+        ],
       },
     }));
     const res = await call("POST", "/sub/bulk", { subscribers });

@@ -3,16 +3,26 @@
 // is killed with SIGKILL once a quarter of them arrived, and started again on the same state.
 // The local Queue broker is in memory, so every dispatch and delivery queued at the kill is gone:
 // recovery is the cron's work (events never dispatched, deliveries never settled), run here at
-// `/__scheduled` once they are old enough for it. Checks that every event written arrives at
-// least once, and reports the duplicates.
+// `/cdn-cgi/local/scheduled`. The cron takes a delivery as lost only an hour after its dispatch
+// (STRANDED_AFTER_MS), so as not to send one still waiting in a backlogged Queue twice: the script
+// runs it with the time it will have an hour after the kill (`time=`, the scheduled time the
+// handler reads its clock from), which finds exactly the deliveries dispatched before the kill.
+// Checks that every event written arrives at least once, and reports the duplicates.
+import { writeFileSync } from "node:fs";
 import { client, localDb, startServer } from "../bench/server.mjs";
 import { startReceiver } from "../bench/webhook-receiver.mjs";
 
 const EVENTS = Number(process.env.CHAOS_EVENTS ?? 2_000);
 const KILL_AT_SHARE = Number(process.env.CHAOS_KILL_AT_SHARE ?? 0.25);
-/** The cron looks again at what is older than this (REDISPATCH_AFTER_MS in src/features/events/endpoints/sweep.ts), plus a margin. */
-const SWEEP_AGE_MS = 2 * 60_000 + 5_000;
-const TIMEOUT_MS = 10 * 60_000;
+/**
+ * The cron queues again a delivery dispatched longer ago than this (STRANDED_AFTER_MS in
+ * src/features/events/endpoints/sweep.ts; events never dispatched: REDISPATCH_AFTER_MS, 2 minutes).
+ */
+const STRANDED_AFTER_MS = 60 * 60_000;
+/** Between the script's cron runs: a run queues at most 1,000 deliveries. */
+const SWEEP_EVERY_MS = 15_000;
+/** How long recovery may take after the restart (CHAOS_TIMEOUT_S seconds, default 600) before the run fails. */
+const TIMEOUT_MS = Number(process.env.CHAOS_TIMEOUT_S ?? 600) * 1000;
 
 const receiver = await startReceiver({ delayMs: Number(process.env.CHAOS_RECEIVER_DELAY_MS ?? 20) });
 const first = await startServer({ testScheduled: true });
@@ -54,13 +64,16 @@ const second = await startServer({
 });
 const restarted = performance.now();
 let sweeps = 0;
-let nextSweep = killedAt + SWEEP_AGE_MS;
+let nextSweep = 0;
+// An hour after the kill, plus a margin: what was dispatched before the kill and never settled is stranded then.
+const sweepTime = killedAt + STRANDED_AFTER_MS + 5_000;
 while (receiver.stats().unique < atRestart.written && performance.now() - restarted < TIMEOUT_MS) {
   if (Date.now() >= nextSweep) {
-    const res = await fetch(`${second.baseUrl}/__scheduled?cron=${encodeURIComponent("*/10 * * * *")}`);
-    if (!res.ok) throw new Error(`/__scheduled answered ${res.status}`);
+    // The local runtime's own trigger route: unlike wrangler's `/__scheduled`, it passes `time` on.
+    const res = await fetch(`${second.baseUrl}/cdn-cgi/local/scheduled?cron=${encodeURIComponent("*/10 * * * *")}&time=${sweepTime}`);
+    if (!res.ok) throw new Error(`/cdn-cgi/local/scheduled answered ${res.status}: ${await res.text()}`);
     sweeps++;
-    nextSweep = Date.now() + SWEEP_AGE_MS;
+    nextSweep = Date.now() + SWEEP_EVERY_MS;
   }
   await new Promise((r) => setTimeout(r, 500));
 }
@@ -69,6 +82,7 @@ const recovered = (performance.now() - restarted) / 1000;
 await new Promise((r) => setTimeout(r, 3000));
 const final = receiver.stats();
 const { written } = await countEvents(second.persistTo);
+if (process.env.CHAOS_LOG) writeFileSync(process.env.CHAOS_LOG, second.log());
 await second.stop();
 await receiver.close();
 
