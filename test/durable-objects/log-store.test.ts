@@ -117,6 +117,58 @@ describe("LogStore", () => {
     expect(stats[0]!.states).toBe(bitOf("sending") | bitOf("sent") | bitOf("delivered"));
   });
 
+  it("applies a write's changes grouped by the columns they set, a message changed twice taking its later change", async () => {
+    const store = new LogStore(env);
+    const environmentId = unique("env");
+    const at = Date.UTC(2026, 10, 1, 11);
+    // One subscriber, so every message shares a shard and its write.
+    const [a, b, c] = ["tx-a", "tx-b", "tx-c"].map((tx) => message(environmentId, "same", tx, at, { status: "sending", provider: null }));
+    const w = store.batch();
+    for (const m of [a!, b!, c!]) w.insert(m);
+    await store.write(w);
+
+    const grouped = store.batch();
+    grouped.update(a!.id, { status: "sent", providerMessageId: "pm-a", updatedAt: at + 1 }, a!);
+    grouped.update(
+      b!.id,
+      { status: "failed", errorCode: "provider_error", errorMessage: "Nope", content: { html: "<b>y</b>" }, updatedAt: at + 2 },
+      b!,
+    );
+    grouped.update(c!.id, { status: "sent", providerMessageId: "pm-c", updatedAt: at + 3 }, c!);
+    grouped.ref({ providerMessageId: "pm-a", environmentId, messageId: a!.id });
+    grouped.ref({ providerMessageId: "pm-c", environmentId, messageId: c!.id });
+    await store.write(grouped);
+    const byId = new Map((await store.find(environmentId, [a!.id, b!.id, c!.id])).map((f) => [f.message.id, f.message]));
+    expect(byId.get(a!.id)).toMatchObject({ status: "sent", providerMessageId: "pm-a", updatedAt: at + 1, errorCode: null });
+    expect(byId.get(b!.id)).toMatchObject({
+      status: "failed",
+      errorCode: "provider_error",
+      errorMessage: "Nope",
+      content: { html: "<b>y</b>" },
+      updatedAt: at + 2,
+    });
+    expect(byId.get(c!.id)).toMatchObject({ status: "sent", providerMessageId: "pm-c", updatedAt: at + 3, attempts: 1 });
+    expect((await store.refs(["pm-a", "pm-c"])).map((r) => r.messageId).sort()).toEqual([a!.id, c!.id].sort());
+
+    const twice = store.batch();
+    twice.update(a!.id, { status: "delivered", updatedAt: at + 10 }, a!);
+    twice.update(c!.id, { status: "delivered", updatedAt: at + 11 }, c!);
+    twice.update(a!.id, { status: "opened", updatedAt: at + 12 }, a!);
+    await store.write(twice);
+    const [again] = await store.find(environmentId, [a!.id]);
+    expect(again?.message).toMatchObject({ status: "opened", updatedAt: at + 12 });
+    const stats = await store.stats(environmentId, at - 3_600_000, at + 3_600_000, 3_600_000, "channel");
+    // Every state each message reached, folded per message: a's five, b's two, c's three.
+    expect(stats.reduce((n, r) => n + r.n, 0)).toBe(3);
+    expect(stats.map((r) => r.states).sort()).toEqual(
+      [
+        bitOf("sending") | bitOf("sent") | bitOf("delivered") | bitOf("opened"),
+        bitOf("sending") | bitOf("failed"),
+        bitOf("sending") | bitOf("sent") | bitOf("delivered"),
+      ].sort(),
+    );
+  });
+
   it("erases a subscriber in their partition's shard only", async () => {
     const store = new LogStore(env);
     const environmentId = unique("env");

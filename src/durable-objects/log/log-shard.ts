@@ -100,17 +100,10 @@ export class LogShard extends DurableObject<Bindings> {
       existing.push(...this.insert(w.inserts ?? []));
       const storedAs = new Map(existing.map((e) => [e.requested, e.id]));
       for (const f of w.feed ?? []) this.feed.insert({ ...f, id: storedAs.get(f.id) ?? f.id });
-      for (const u of w.updates ?? []) this.update(u.id, u.changes);
+      this.updateAll(w.updates ?? []);
       this.append(w.events ?? []);
       this.index.apply(w.indexed ?? [], w.indexedStatus ?? []);
-      for (const r of w.refs ?? [])
-        this.sql.exec(
-          "INSERT INTO provider_refs (provider_message_id, env, message_id, created_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
-          r.providerMessageId,
-          r.environmentId,
-          r.messageId,
-          Date.now(),
-        );
+      this.addRefs(w.refs ?? [], now);
       const after = snapshots(this.sql, changing);
       const rollups = new RollupChanges(now);
       for (const id of changing) {
@@ -184,6 +177,46 @@ export class LogShard extends DurableObject<Bindings> {
   /** Outbox entries whose D1 half the writer ran itself: the alarm has nothing to do for them. */
   async settle(ids: string[]): Promise<void> {
     this.ctx.storage.transactionSync(() => this.outbox.settle(ids));
+  }
+
+  /**
+   * A write's message changes: one statement per set of changed columns (rows as one JSON array)
+   * rather than one per message; a phase's changes mostly share one set. A write that changes a
+   * message twice keeps one statement per change, in order, so the later one still wins.
+   */
+  private updateAll(updates: readonly { id: string; changes: MessageChanges }[]): void {
+    if (new Set(updates.map((u) => u.id)).size < updates.length) {
+      for (const u of updates) this.update(u.id, u.changes);
+      return;
+    }
+    const shapes = new Map<string, { keys: (keyof MessageChanges)[]; rows: SqlStorageValue[][] }>();
+    for (const { id, changes } of updates) {
+      const keys = (Object.keys(changes) as (keyof MessageChanges)[]).filter((k) => changes[k] !== undefined).sort();
+      if (keys.length === 0) continue;
+      const shape = keys.join(",");
+      const group = shapes.get(shape) ?? { keys, rows: [] };
+      shapes.set(shape, group);
+      group.rows.push([id, ...keys.map((k) => stored(changes[k])), ...(changes.status ? [bitOf(changes.status)] : [])]);
+    }
+    for (const { keys, rows } of shapes.values()) {
+      const sets = keys.map((k, i) => `${CHANGE_COLUMNS[k]} = s.value ->> ${i + 1}`);
+      // A new status is a state reached: its bit joins the others.
+      if (keys.includes("status")) sets.push(`states = messages.states | (s.value ->> ${keys.length + 1})`);
+      this.sql.exec(
+        `UPDATE messages SET ${sets.join(", ")} FROM json_each(?) AS s WHERE messages.id = s.value ->> 0`,
+        JSON.stringify(rows),
+      );
+    }
+  }
+
+  /** Providers' message ids leading to their messages, in one statement for the write. */
+  private addRefs(refs: readonly ProviderRef[], now: number): void {
+    if (refs.length === 0) return;
+    this.sql.exec(
+      `INSERT INTO provider_refs (provider_message_id, env, message_id, created_at)
+       SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3 FROM json_each(?) WHERE true ON CONFLICT DO NOTHING`,
+      JSON.stringify(refs.map((r) => [r.providerMessageId, r.environmentId, r.messageId, now])),
+    );
   }
 
   private update(id: string, changes: MessageChanges): void {
