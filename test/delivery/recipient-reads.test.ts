@@ -2,7 +2,7 @@ import { env } from "cloudflare:test";
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { createDb } from "../../src/db/client";
-import { legacyMessageRead } from "../../src/db/queries/recipient-reads";
+import { legacyMessageRead, recipientRowsRead } from "../../src/db/queries/recipient-reads";
 import { messages, subscriberChannels, suppressions, subscribers } from "../../src/db/schema";
 import { DeliveryContext } from "../../src/delivery/context";
 import type { RecipientsJob } from "../../src/jobs/job";
@@ -125,6 +125,26 @@ describe("the reads of a consumer invocation's recipient chunks", () => {
     expect(ctx.costs.d1Statements).toBe(3);
     expect(loaded.recipients.size).toBe(200);
     expect([...loaded.recipients.values()].filter((r) => r.profile.email !== null)).toHaveLength(CHUNKS);
+  });
+
+  it("reads subscribers whose custom data together pass D1's 2 MB per value: one row each, not one value for all", async () => {
+    const { environment, chunks } = await seed();
+    const db = createDb(env.DB);
+    const big = Object.fromEntries(Array.from({ length: 8 }, (_, i) => [`k${i}`, "x".repeat(100_000)]));
+    const heavy = chunks.slice(0, 4).map((c) => c.job.subscriberIds[0]!);
+    // Four subscribers of 800 KB each: 3.2 MB in one JSON value, which D1 refuses as too big.
+    for (const subscriberId of heavy) await db.update(subscribers).set({ data: big }).where(eq(subscribers.subscriberId, subscriberId));
+    // Local D1 does not enforce the 2 MB: what is checked is that no answered value holds them all.
+    const answer = (await recipientRowsRead(db, environment.id, heavy).all()) as D1Result<Record<string, unknown>>;
+    expect(answer.results).toHaveLength(heavy.length);
+    for (const row of answer.results) for (const value of Object.values(row)) expect(String(value).length).toBeLessThan(1_000_000);
+    const ctx = new DeliveryContext(env);
+    const { trigger } = chunks[0]!;
+    const loaded = await load(ctx, { ...chunks[0]!.job, environmentId: environment.id, subscriberIds: heavy }, trigger);
+    expect(ctx.costs.d1Statements).toBe(3);
+    expect([...loaded.recipients.keys()].sort()).toEqual([...heavy].sort());
+    for (const id of heavy) expect((loaded.recipients.get(id)?.context.subscriber as { data?: unknown }).data).toEqual(big);
+    expect(loaded.workflow?.steps).toHaveLength(1);
   });
 
   it("reads no D1 messages for a trigger accepted since the log moved", async () => {

@@ -77,14 +77,19 @@ const SUBSCRIBER_COLUMNS = Object.keys(getTableColumns(subscribers)).length;
 
 const OWN_CHANNELS = `from subscriber_channels as c where c.environment_id = s.environment_id and c.subscriber_id = s.subscriber_id`;
 
-/** Bound: the environment, the subscriber ids, the environment, the workflow ids. */
-const RECIPIENTS = `select
-  (select json_group_array(json(r)) from (select json_insert(${packedRow(subscribers, "s")},
+/**
+ * Bound: the environment, the workflow ids, the environment, the subscriber ids. One row per
+ * subscriber (never one JSON value for all: a value over D1's 2 MB would fail the read, and
+ * subscribers' custom data has no smaller bound), each row also naming the workflows found; the
+ * left join answers that one row even when no subscriber is there.
+ */
+const RECIPIENTS = `select wf.workflows as workflows, rs.r as r from
+  (select json_group_array(w.id) as workflows from workflows as w where w.environment_id = ? and w.id in (select value from json_each(?))) as wf
+  left join (select json_insert(${packedRow(subscribers, "s")},
       '$[#]', json((select json_group_array(json_array(c.channel, c.provider, c.address, c.created_at)) ${OWN_CHANNELS})),
       '$[#]', json((select json_group_array(x.address) from suppressions as x where x.environment_id = s.environment_id
         and x.address in (select lower(s.email) union all select s.phone union all select c.address ${OWN_CHANNELS})))) as r
-    from subscribers as s where s.environment_id = ? and s.subscriber_id in (select value from json_each(?)))) as recipients,
-  (select json_group_array(w.id) from workflows as w where w.environment_id = ? and w.id in (select value from json_each(?))) as workflows`;
+    from subscribers as s where s.environment_id = ? and s.subscriber_id in (select value from json_each(?))) as rs on true`;
 
 /**
  * The subscribers, each with its channels and its suppressed addresses (its email lower-cased,
@@ -95,16 +100,18 @@ const RECIPIENTS = `select
  * addresses: it is stopped before any send (recipients-state.ts).
  */
 export function recipientRowsRead(db: Db, environmentId: string, subscriberIds: readonly string[], workflowIds: readonly string[] = []) {
-  return bound(db.$client, RECIPIENTS, [environmentId, JSON.stringify(subscriberIds), environmentId, JSON.stringify(workflowIds)]);
+  return bound(db.$client, RECIPIENTS, [environmentId, JSON.stringify(workflowIds), environmentId, JSON.stringify(subscriberIds)]);
 }
 
 /** What `recipientRowsRead` answered (its D1Result), as the rows the phases read and the workflows whose row is there. */
 export function recipientRows(result: unknown) {
-  const [packed] = (result as D1Result<{ recipients: string; workflows: string }>).results;
+  const answered = (result as D1Result<{ workflows: string; r: string | null }>).results;
   const subscriberRows: SubscriberRow[] = [];
   const channels: ChannelRow[] = [];
   const suppressed: string[] = [];
-  for (const values of JSON.parse(packed?.recipients ?? "[]") as unknown[][]) {
+  for (const { r } of answered) {
+    if (r === null) continue;
+    const values = JSON.parse(r) as unknown[];
     const row = unpackedRow(subscribers, values);
     subscriberRows.push(row);
     const own = values[SUBSCRIBER_COLUMNS] as PackedChannel[];
@@ -119,7 +126,7 @@ export function recipientRows(result: unknown) {
       });
     suppressed.push(...(values[SUBSCRIBER_COLUMNS + 1] as string[]));
   }
-  return { subscribers: subscriberRows, channels, suppressed, workflows: new Set(JSON.parse(packed?.workflows ?? "[]") as string[]) };
+  return { subscribers: subscriberRows, channels, suppressed, workflows: new Set(JSON.parse(answered[0]?.workflows ?? "[]") as string[]) };
 }
 
 /**
