@@ -143,7 +143,7 @@ describe("the reads of a consumer invocation's recipient chunks", () => {
     const loaded = await load(ctx, { ...chunks[0]!.job, environmentId: environment.id, subscriberIds: heavy }, trigger);
     expect(ctx.costs.d1Statements).toBe(3);
     expect([...loaded.recipients.keys()].sort()).toEqual([...heavy].sort());
-    for (const id of heavy) expect((loaded.recipients.get(id)?.context.subscriber as { data?: unknown }).data).toEqual(big);
+    for (const id of heavy) expect((loaded.recipients.get(id)!.context.subscriber as { data?: unknown }).data).toEqual(big);
     expect(loaded.workflow?.steps).toHaveLength(1);
   });
 
