@@ -13,6 +13,8 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const BULK = process.argv.includes("--bulk");
 /** `--delivery N`: profile the delivery of N triggers (consumers on) instead of the accept path. */
 const DELIVERY = process.argv.includes("--delivery") ? Number(process.argv[process.argv.indexOf("--delivery") + 1] ?? 1000) : 0;
+/** `--topic N`: profile one trigger to a topic of N members (push steps), from the trigger until it completes. */
+const TOPIC = process.argv.includes("--topic") ? Number(process.argv[process.argv.indexOf("--topic") + 1] ?? 10000) : 0;
 const INSPECTOR = 9239;
 const WORKFLOW = "bench-trigger";
 
@@ -52,7 +54,7 @@ function session(url) {
 }
 
 const server = await startServer({
-  acceptOnly: !DELIVERY,
+  acceptOnly: !DELIVERY && !TOPIC,
   inspectorPort: INSPECTOR,
   vars: process.env.BENCH_FLUSH_MS ? { OUTBOX_FLUSH_MS: process.env.BENCH_FLUSH_MS } : {},
 });
@@ -80,8 +82,37 @@ async function deliver(call) {
   return `${DELIVERY} triggers delivered`;
 }
 
+/** Makes a topic of TOPIC members with push tokens; the returned function triggers it and waits until it completes. */
+async function topicFanOut(call) {
+  await ensureWorkflow(call, "bench-profile-fanout", "Benchmark fan-out", [
+    { id: "push", type: "push", template: { title: "News", body: "Hello {{ subscriber.subscriberId }}" } },
+  ]);
+  const run = Date.now().toString(36);
+  const ids = Array.from({ length: TOPIC }, (_, i) => `pf-${run}-${i}`);
+  for (let i = 0; i < ids.length; i += 500) {
+    const subscribers = ids
+      .slice(i, i + 500)
+      .map((subscriberId) => ({ subscriberId, channels: { push: [{ provider: "fcm", token: `t-${subscriberId}` }] } }));
+    await call("POST", "/sub/bulk", { subscribers });
+  }
+  await call("POST", "/v1/topics", { key: `pf-${run}`, name: "Profile topic" });
+  for (let i = 0; i < ids.length; i += 1000)
+    await call("POST", `/v1/topics/pf-${run}/subscribers`, { subscriberIds: ids.slice(i, i + 1000) });
+  return async () => {
+    const started = performance.now();
+    const { body } = await call("POST", "/v1/trigger", { workflow: "bench-profile-fanout", to: { topic: `pf-${run}` } });
+    for (;;) {
+      const status = (await call("GET", `/v1/trigger/${body.transactionId}`)).body;
+      if (status?.status === "completed" || performance.now() - started > 600_000) break;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    return `a topic of ${TOPIC} members delivered in ${((performance.now() - started) / 1000).toFixed(2)} s`;
+  };
+}
+
 try {
   const { call, headers } = client(server.baseUrl, server.key);
+  const fanOut = TOPIC ? await topicFanOut(call) : null;
   await ensureWorkflow(call, WORKFLOW, "Benchmark trigger", [
     { id: "email", type: "email", template: { subject: "Hello", text: "Benchmark." } },
   ]);
@@ -95,27 +126,29 @@ try {
     new Promise((resolve, reject) => autocannon(options, (error, r) => (error ? reject(error) : resolve(r)))).then(
       (r) => `${BULK ? "bulk calls of 100" : "single triggers"}: ${r.requests.total} requests in ${SECONDS} s (${r.non2xx} non-2xx)`,
     );
-  const what = DELIVERY
-    ? await deliver(call)
-    : await load(
-        BULK
-          ? {
-              url: `${server.baseUrl}/v1/trigger/bulk`,
-              method: "POST",
-              headers,
-              connections: 10,
-              duration: SECONDS,
-              body: JSON.stringify({ events: Array.from({ length: 100 }, () => event) }),
-            }
-          : {
-              url: `${server.baseUrl}/v1/trigger`,
-              method: "POST",
-              headers,
-              connections: 50,
-              duration: SECONDS,
-              body: JSON.stringify(event),
-            },
-      );
+  const what = fanOut
+    ? await fanOut()
+    : DELIVERY
+      ? await deliver(call)
+      : await load(
+          BULK
+            ? {
+                url: `${server.baseUrl}/v1/trigger/bulk`,
+                method: "POST",
+                headers,
+                connections: 10,
+                duration: SECONDS,
+                body: JSON.stringify({ events: Array.from({ length: 100 }, () => event) }),
+              }
+            : {
+                url: `${server.baseUrl}/v1/trigger`,
+                method: "POST",
+                headers,
+                connections: 50,
+                duration: SECONDS,
+                body: JSON.stringify(event),
+              },
+        );
   const {
     result: { profile },
   } = await devtools.send("Profiler.stop");

@@ -3,7 +3,7 @@
 // own environment whose integrations are the sandbox providers only: a benchmark never sends
 // through a real provider, whatever the development environment of `npm start` holds.
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createWriteStream, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { applyMigrations, ensureEnvironments, ensureSandboxIntegrations, localSql, newEncryptionKey } from "../scripts/bootstrap.mjs";
@@ -97,6 +97,12 @@ export async function startServer(options = {}) {
   let log = "";
   child.stdout.on("data", (d) => (log += d));
   child.stderr.on("data", (d) => (log += d));
+  // BENCH_LOG_OUT=file keeps the Worker's whole output (its delivery_batch lines say where a batch's time went).
+  if (process.env.BENCH_LOG_OUT) {
+    const out = createWriteStream(process.env.BENCH_LOG_OUT);
+    child.stdout.pipe(out);
+    child.stderr.pipe(out);
+  }
   const baseUrl = `http://${HOST}:${port}`;
   const deadline = Date.now() + 120_000;
   for (;;) {
