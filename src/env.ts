@@ -52,6 +52,8 @@ export interface Bindings
   LOG_SHARDS?: string;
   /** The log shard count before the last change, read too until its rows expire. */
   LOG_SHARDS_PREVIOUS?: string;
+  /** Days each generation of log shards covers (a new set of shards per period); unset or 0: one set for all history. Set before the first trigger. */
+  LOG_GENERATION_DAYS?: string;
   /** "true": expired log rows are archived to the ARCHIVE bucket (NDJSON) before they are deleted. */
   ARCHIVE_TO_R2?: string;
   /** Milliseconds accepted jobs gather in a ledger's outbox before one sendBatch (default 20). */

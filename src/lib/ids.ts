@@ -94,3 +94,15 @@ export function partitionOfId(id: string): number | null {
   const partition = Number.parseInt(hex.slice(24), 16);
   return Number.isNaN(partition) ? null : partition;
 }
+
+/**
+ * The millisecond a time-ordered id (UUIDv7, or a log id of version 8) was made, from its first
+ * 48 bits; null for anything else. A log row's generation comes from it (log-naming.ts), so an
+ * update, event or feed action by id finds its shard without a lookup.
+ */
+export function timeOfId(id: string): number | null {
+  const hex = id.slice(id.indexOf("_") + 1).replaceAll("-", "");
+  if (hex.length !== 32 || (hex[12] !== "7" && hex[12] !== "8")) return null;
+  const ms = Number.parseInt(hex.slice(0, 12), 16);
+  return Number.isNaN(ms) ? null : ms;
+}

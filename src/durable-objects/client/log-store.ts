@@ -3,7 +3,9 @@ import type { MessageFact } from "../../db/queries/fact-events";
 import type { Bindings } from "../../env";
 import type { MessageReached } from "../ledger/signals";
 import { TriggerStore } from "./trigger-store";
-import { partitionOfId } from "../../lib/ids";
+import { partitionOfId, timeOfId } from "../../lib/ids";
+import { logRetention } from "../log/expiry";
+import { analyticsRetentionMs } from "../log/rollups/upkeep";
 import type {
   Expired,
   FeedChange,
@@ -23,7 +25,19 @@ import type {
 import { mergeAnalytics } from "../log/rollups/merge";
 import type { AnalyticsPart, AnalyticsPartName, AnalyticsQuery, DayVolume } from "../log/rollups/rows";
 import type { FinishedTrigger, LogTrigger, TriggerFilter, TriggerKey } from "../log/triggers-table";
-import { allLogShards, logShardFor, logShardsFor, providerPartition, subscriberPartition, triggerPartition } from "./log-naming";
+import {
+  GENERATION_SKEW_MS,
+  type Generation,
+  allLogShards,
+  generationAt,
+  generationDays,
+  generationsWithin,
+  logShardFor,
+  logShardsFor,
+  providerPartition,
+  subscriberPartition,
+  triggerPartition,
+} from "./log-naming";
 
 export type {
   Expired,
@@ -60,6 +74,18 @@ export type OutboxEntry = { shard: string; id: string };
 /** Newest first by (createdAt, id): the order of every page of messages. */
 const newestFirst = (a: LogMessage, b: LogMessage) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
 
+const byIdNewestFirst = <T extends { id: string }>(a: T, b: T) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
+
+/** The time that places a row named by this id (its generation's); now for an id without one. */
+const placedAt = (id: string) => timeOfId(id) ?? Date.now();
+
+/** Adds `item` to the list kept under `key`. */
+const push = <K, V>(map: Map<K, V[]>, key: K, item: V) => {
+  const list = map.get(key);
+  if (list) list.push(item);
+  else map.set(key, [item]);
+};
+
 /**
  * Rows for the log gathered over one phase and sent as one call per shard. A row goes where its
  * id's partition says; an id without one names a message from before the log left D1, which the
@@ -71,8 +97,9 @@ export class LogBatch {
 
   constructor(private readonly env: Bindings) {}
 
-  private at(partition: number): Required<LogWrite> {
-    const name = logShardFor(this.env, partition);
+  /** The write to the shard of this partition in the generation of `time` (ignored without generations). */
+  private at(partition: number, time: number): Required<LogWrite> {
+    const name = logShardFor(this.env, partition, time);
     let w = this.byShard.get(name);
     if (!w) {
       w = {
@@ -93,10 +120,12 @@ export class LogBatch {
   insert(message: LogMessage): void {
     const partition = partitionOfId(message.id);
     if (partition === null) throw new Error(`log message id without a partition: ${message.id}`);
-    this.at(partition).inserts.push(message);
+    const time = placedAt(message.id);
+    this.at(partition, time).inserts.push(message);
     // Its trigger's index: in the same call when the trigger's shard is the message's, else in the
-    // phase's call to the trigger's shard (one more shard in the phase at most per trigger).
-    this.at(triggerPartition(message.environmentId, message.transactionId)).indexed.push({
+    // phase's call to the trigger's shard (one more shard in the phase at most per trigger). With
+    // generations, in the message's generation: a status change by id finds it there.
+    this.at(triggerPartition(message.environmentId, message.transactionId), time).indexed.push({
       environmentId: message.environmentId,
       transactionId: message.transactionId,
       subscriberId: message.subscriberId,
@@ -114,9 +143,10 @@ export class LogBatch {
       this.legacy.updates.push({ id, changes });
       return;
     }
-    this.at(partition).updates.push({ id, changes });
+    const time = placedAt(id);
+    this.at(partition, time).updates.push({ id, changes });
     if (changes.status)
-      this.at(triggerPartition(trigger.environmentId, trigger.transactionId)).indexedStatus.push({
+      this.at(triggerPartition(trigger.environmentId, trigger.transactionId), time).indexedStatus.push({
         ...trigger,
         messageId: id,
         status: changes.status,
@@ -126,17 +156,17 @@ export class LogBatch {
   event(event: LogEvent): void {
     const partition = partitionOfId(event.messageId);
     if (partition === null) this.legacy.events.push(event);
-    else this.at(partition).events.push(event);
+    else this.at(partition, placedAt(event.messageId)).events.push(event);
   }
 
-  /** Where a provider's report of `providerMessageId` finds the message. */
+  /** Where a provider's report of `providerMessageId` finds the message: in the generation of the send (its message's). */
   ref(ref: ProviderRef): void {
-    this.at(providerPartition(ref.providerMessageId)).refs.push(ref);
+    this.at(providerPartition(ref.providerMessageId), placedAt(ref.messageId)).refs.push(ref);
   }
 
   /** An in-app notification: in its subscriber's shard, with its message. */
   feed(row: FeedRow): void {
-    this.at(subscriberPartition(row.environmentId, row.subscriberId)).feed.push(row);
+    this.at(subscriberPartition(row.environmentId, row.subscriberId), placedAt(row.id)).feed.push(row);
   }
 
   /**
@@ -148,7 +178,7 @@ export class LogBatch {
     if (this.byShard.size === 0) return;
     for (const f of facts) {
       const partition = partitionOfId(f.messageId);
-      if (partition !== null) this.at(partition).outbox.facts.push(f);
+      if (partition !== null) this.at(partition, placedAt(f.messageId)).outbox.facts.push(f);
     }
     this.byShard
       .values()
@@ -168,12 +198,52 @@ export class LogBatch {
 /**
  * The one way into the log shards: it owns their names and placement, sends a phase's rows as one
  * call per shard, and fans reads out to the shards that may hold the answer, merging by time.
+ *
+ * With generations (`LOG_GENERATION_DAYS`, log-naming.ts) a read by id goes to its id's
+ * generation; a page newest first walks the generations newest to oldest from its cursor's and
+ * stops once full; counts and erasure reach every generation retention keeps, in parallel.
  */
 export class LogStore {
   constructor(private readonly env: Bindings) {}
 
   private shard(name: string) {
     return this.env.LOGS.get(this.env.LOGS.idFromName(name));
+  }
+
+  /** The generations that may hold messages of [since, until], newest first (the flat layout's one without generations). */
+  private generations(since?: number, until?: number, keptMs = logRetention(this.env).ms): Generation[] {
+    return generationsWithin(this.env, Date.now(), keptMs, since, until);
+  }
+
+  /** Every generation that may still hold a row of any kind: rollups outlive the messages (ANALYTICS_RETENTION_DAYS). */
+  private everyGeneration(): Generation[] {
+    return this.generations(undefined, undefined, Math.max(logRetention(this.env).ms, analyticsRetentionMs(this.env)));
+  }
+
+  /** The generations of these ids (each id's own), newest first. */
+  private generationsOf(ids: readonly string[]): Generation[] {
+    const byPrefix = new Map(ids.map((id) => generationAt(this.env, placedAt(id))).map((g) => [g.prefix, g]));
+    return [...byPrefix.values()].sort((a, b) => b.start - a.start);
+  }
+
+  /**
+   * A page newest first over generations: each generation's shards asked at once (`ask`), the
+   * rows merged; the walk stops when the page is full and its last row sorts before anything an
+   * older generation can hold (rows placed before this one's start, give or take the skew).
+   */
+  private async walk<T>(
+    generations: Generation[],
+    limit: number,
+    ask: (g: Generation) => Promise<T[][]>,
+    order: (a: T, b: T) => number,
+    timeOf: (row: T) => number,
+  ): Promise<T[]> {
+    let rows: T[] = [];
+    for (const g of generations) {
+      rows = [...rows, ...(await ask(g)).flat()].sort(order);
+      if (rows.length >= limit && timeOf(rows[limit - 1]!) >= g.start + GENERATION_SKEW_MS) break;
+    }
+    return rows.slice(0, limit);
   }
 
   /**
@@ -218,16 +288,25 @@ export class LogStore {
   }
 
   /**
-   * A page of messages newest first (`limit` rows at most): one shard for a subscriber's, else
-   * every shard asked at once for its own first `limit`, merged by time.
+   * A page of messages newest first (`limit` rows at most): one shard per generation for a
+   * subscriber's, else every shard of a generation asked at once for its own first `limit`,
+   * merged by time; generations newest first from the cursor's until the page is full.
    */
   async list(filter: MessageFilter): Promise<LogMessage[]> {
-    const names =
-      filter.subscriberId !== undefined
-        ? logShardsFor(this.env, subscriberPartition(filter.environmentId, filter.subscriberId))
-        : allLogShards(this.env);
-    const pages = await Promise.all(names.map((name) => this.shard(name).list(filter)));
-    return pages.flat().sort(newestFirst).slice(0, filter.limit);
+    const until = filter.before ? Math.min(filter.before[0], filter.until ?? Number.POSITIVE_INFINITY) : filter.until;
+    return this.walk(
+      this.generations(filter.since, until),
+      filter.limit,
+      (g) => {
+        const names =
+          filter.subscriberId !== undefined
+            ? logShardsFor(this.env, subscriberPartition(filter.environmentId, filter.subscriberId), g)
+            : allLogShards(this.env, g);
+        return Promise.all(names.map((name) => this.shard(name).list(filter)));
+      },
+      newestFirst,
+      (m) => m.createdAt,
+    );
   }
 
   /** Messages by id with their timelines (ids made before the log left D1 are not here); `null`: of any environment. */
@@ -236,18 +315,18 @@ export class LogStore {
     for (const id of ids) {
       const partition = partitionOfId(id);
       if (partition === null) continue;
-      for (const name of logShardsFor(this.env, partition)) byShard.set(name, [...(byShard.get(name) ?? []), id]);
+      for (const name of logShardsFor(this.env, partition, generationAt(this.env, placedAt(id)))) push(byShard, name, id);
     }
     const found = await Promise.all([...byShard].map(([name, some]) => this.shard(name).find(environmentId, some)));
     return found.flat();
   }
 
-  /** What a redelivered chunk already recorded for these (transactionId, subscriberId) pairs. */
+  /** What a redelivered chunk already recorded for these (transactionId, subscriberId) pairs: every generation kept. */
   async ofRecipients(environmentId: string, pairs: [string, string][]): Promise<LogMessage[]> {
     const byShard = new Map<string, [string, string][]>();
-    for (const pair of pairs)
-      for (const name of logShardsFor(this.env, subscriberPartition(environmentId, pair[1])))
-        byShard.set(name, [...(byShard.get(name) ?? []), pair]);
+    for (const g of this.generations())
+      for (const pair of pairs)
+        for (const name of logShardsFor(this.env, subscriberPartition(environmentId, pair[1]), g)) push(byShard, name, pair);
     const found = await Promise.all([...byShard].map(([name, some]) => this.shard(name).ofRecipients(environmentId, some)));
     return found.flat();
   }
@@ -255,20 +334,30 @@ export class LogStore {
   /**
    * A trigger's messages counted by status: from its own shard's index (one call), or, for a
    * trigger recorded before the index was kept, over every shard (its recipients may be anywhere).
+   * With generations, the trigger's shard of each generation from `acceptedAt` (its messages are
+   * made after it; every one kept when unknown), summed: those shards were all made with the index.
    */
-  async counts(environmentId: string, transactionId: string): Promise<Map<string, number>> {
+  async counts(environmentId: string, transactionId: string, acceptedAt?: number): Promise<Map<string, number>> {
     const partition = triggerPartition(environmentId, transactionId);
+    const byStatus = new Map<string, number>();
+    const add = (rows: { status: string; n: number }[]) => {
+      for (const { status, n } of rows) byStatus.set(status, (byStatus.get(status) ?? 0) + n);
+    };
+    if (generationDays(this.env) > 0) {
+      const names = this.generations(acceptedAt).flatMap((g) => logShardsFor(this.env, partition, g));
+      for (const rows of await Promise.all(names.map((name) => this.shard(name).indexedCounts(environmentId, transactionId))))
+        add(rows ?? []);
+      return byStatus;
+    }
     const [current, ...previous] = logShardsFor(this.env, partition);
     // A previous layout's shard may hold the trigger's record: its messages then predate the index's layout.
     const indexed = previous.length === 0 && current ? await this.shard(current).indexedCounts(environmentId, transactionId) : null;
     if (indexed) return new Map(indexed.map(({ status, n }) => [status, n]));
-    const all = await Promise.all(allLogShards(this.env).map((name) => this.shard(name).counts(environmentId, transactionId)));
-    const byStatus = new Map<string, number>();
-    for (const { status, n } of all.flat()) byStatus.set(status, (byStatus.get(status) ?? 0) + n);
+    add((await Promise.all(allLogShards(this.env).map((name) => this.shard(name).counts(environmentId, transactionId)))).flat());
     return byStatus;
   }
 
-  /** Messages counted per bucket, group and set of states reached, summed over every shard. */
+  /** Messages counted per bucket, group and set of states reached, summed over every shard of the generations of [since, until). */
   async stats(
     environmentId: string,
     since: number,
@@ -278,7 +367,9 @@ export class LogStore {
     tenantId?: string,
   ): Promise<StatsRow[]> {
     const all = await Promise.all(
-      allLogShards(this.env).map((name) => this.shard(name).stats(environmentId, since, until, size, groupBy, tenantId)),
+      this.generations(since, until)
+        .flatMap((g) => allLogShards(this.env, g))
+        .map((name) => this.shard(name).stats(environmentId, since, until, size, groupBy, tenantId)),
     );
     const merged = new Map<string, StatsRow>();
     for (const row of all.flat()) {
@@ -292,19 +383,21 @@ export class LogStore {
 
   /**
    * The analytics rollups of an environment: every shard in parallel, summed (rollups/merge.ts).
-   * Each shard's rollup rows are few per hour, so no message is read.
+   * Each shard's rollup rows are few per hour, so no message is read. With generations, those of
+   * the query's range (rollups stay in their generation's shards for ANALYTICS_RETENTION_DAYS).
    */
   async analytics(environmentId: string, q: AnalyticsQuery, parts: AnalyticsPartName[], top = 20): Promise<AnalyticsPart> {
-    const all = await Promise.all(allLogShards(this.env).map((name) => this.shard(name).analytics(environmentId, q, parts, top)));
+    const names = this.generations(q.since, q.until, analyticsRetentionMs(this.env)).flatMap((g) => allLogShards(this.env, g));
+    const all = await Promise.all(names.map((name) => this.shard(name).analytics(environmentId, q, parts, top)));
     return mergeAnalytics(all, top);
   }
 
-  /** Subscribers' messages on given days, from the shards of their partitions. */
+  /** Subscribers' messages on given days, from the shards of their partitions (in the generations of those days). */
   async dayVolumes(environmentId: string, pairs: { subscriberId: string; day: number }[]): Promise<DayVolume[]> {
     const byShard = new Map<string, { subscriberId: string; day: number }[]>();
     for (const p of pairs)
-      for (const name of logShardsFor(this.env, subscriberPartition(environmentId, p.subscriberId)))
-        byShard.set(name, [...(byShard.get(name) ?? []), p]);
+      for (const g of this.generations(p.day, p.day + 86_400_000, analyticsRetentionMs(this.env)))
+        for (const name of logShardsFor(this.env, subscriberPartition(environmentId, p.subscriberId), g)) push(byShard, name, p);
     const found = await Promise.all([...byShard].map(([name, some]) => this.shard(name).dayVolumes(environmentId, some)));
     const summed = new Map<string, DayVolume>();
     for (const v of found.flat()) {
@@ -316,33 +409,44 @@ export class LogStore {
     return [...summed.values()];
   }
 
-  /** The messages providers' ids name. */
+  /** The messages providers' ids name: every generation kept at once (a report names no time), newest first. */
   async refs(providerMessageIds: string[]): Promise<ProviderRef[]> {
     const byShard = new Map<string, string[]>();
-    for (const id of providerMessageIds)
-      for (const name of logShardsFor(this.env, providerPartition(id))) byShard.set(name, [...(byShard.get(name) ?? []), id]);
+    for (const g of this.generations())
+      for (const id of providerMessageIds) for (const name of logShardsFor(this.env, providerPartition(id), g)) push(byShard, name, id);
     const found = await Promise.all([...byShard].map(([name, some]) => this.shard(name).refs(some)));
     return found.flat();
   }
 
-  /** Erasure reaches the shards of the subscriber's partition only. */
+  /** Erasure reaches the shards of the subscriber's partition only: one per layout and generation. */
   async eraseSubscriber(environmentId: string, subscriberId: string): Promise<{ redacted: number; transactionIds: string[] }> {
+    const partition = subscriberPartition(environmentId, subscriberId);
     const all = await Promise.all(
-      logShardsFor(this.env, subscriberPartition(environmentId, subscriberId)).map((name) =>
-        this.shard(name).eraseSubscriber(environmentId, subscriberId),
-      ),
+      this.everyGeneration()
+        .flatMap((g) => logShardsFor(this.env, partition, g))
+        .map((name) => this.shard(name).eraseSubscriber(environmentId, subscriberId)),
     );
     return { redacted: all.reduce((n, a) => n + a.redacted, 0), transactionIds: [...new Set(all.flatMap((a) => a.transactionIds))] };
   }
 
+  /** Every shard of every generation that may hold a row. */
+  private everyShard(): string[] {
+    return this.everyGeneration().flatMap((g) => allLogShards(this.env, g));
+  }
+
   async eraseEnvironment(environmentId: string): Promise<number> {
-    const all = await Promise.all(allLogShards(this.env).map((name) => this.shard(name).eraseEnvironment(environmentId)));
+    const all = await Promise.all(this.everyShard().map((name) => this.shard(name).eraseEnvironment(environmentId)));
     return all.reduce((n, a) => n + a, 0);
   }
 
-  /** One expiry pass on every shard at `now` (the shards run their own hourly; tests and `clarion` tools call this). */
+  /**
+   * One expiry pass on every shard at `now` (the shards run their own hourly; tests and `clarion`
+   * tools call this): with generations, those retention keeps and the one before.
+   */
   async expire(now: number): Promise<Expired> {
-    const all = await Promise.all(allLogShards(this.env).map((name) => this.shard(name).expire(now)));
+    const days = generationDays(this.env);
+    const names = generationsWithin(this.env, now, logRetention(this.env).ms + days * 86_400_000).flatMap((g) => allLogShards(this.env, g));
+    const all = await Promise.all(names.map((name) => this.shard(name).expire(now)));
     return all.reduce(
       (sum, e) => ({
         messages: sum.messages + e.messages,
@@ -356,25 +460,36 @@ export class LogStore {
     );
   }
 
-  /** The shards that may hold a subscriber's notifications: their partition's, in the current layout and the previous one. */
-  private feedShards(environmentId: string, subscriberId: string) {
-    return logShardsFor(this.env, subscriberPartition(environmentId, subscriberId)).map((name) => ({ name, shard: this.shard(name) }));
+  /**
+   * The shards that may hold a subscriber's notifications: their partition's, in the current
+   * layout and the previous one, in the generations given (every one kept by default, or those of
+   * the ids the filter names).
+   */
+  private feedShards(environmentId: string, subscriberId: string, filter: FeedFilter = {}, generations?: Generation[]) {
+    const partition = subscriberPartition(environmentId, subscriberId);
+    const gens = generations ?? (filter.ids ? this.generationsOf(filter.ids) : this.generations());
+    return gens.flatMap((g) => logShardsFor(this.env, partition, g)).map((name) => ({ name, shard: this.shard(name) }));
   }
 
-  /** A page of a subscriber's notifications, newest first (by id, which is time-ordered), below `after`: at most `limit`. */
+  /**
+   * A page of a subscriber's notifications, newest first (by id, which is time-ordered), below
+   * `after`: at most `limit`. With generations, newest first from the cursor's until full.
+   */
   async feedList(environmentId: string, subscriberId: string, filter: FeedFilter, limit: number, after?: string): Promise<FeedRow[]> {
-    const pages: FeedRow[][] = await Promise.all(
-      this.feedShards(environmentId, subscriberId).map(({ shard }) => shard.feedList(environmentId, subscriberId, filter, limit, after)),
-    );
-    return pages
-      .flat()
-      .sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
-      .slice(0, limit);
+    const ask = (g?: Generation) =>
+      Promise.all(
+        this.feedShards(environmentId, subscriberId, filter, g && [g]).map(({ shard }) =>
+          shard.feedList(environmentId, subscriberId, filter, limit, after),
+        ),
+      );
+    if (filter.ids) return (await ask()).flat().sort(byIdNewestFirst).slice(0, limit);
+    const until = after === undefined ? filter.createdLte : Math.min(placedAt(after), filter.createdLte ?? Number.POSITIVE_INFINITY);
+    return this.walk(this.generations(filter.createdGte, until), limit, ask, byIdNewestFirst, (r) => placedAt(r.id));
   }
 
   async feedCounts(environmentId: string, subscriberId: string, filter: FeedFilter): Promise<FeedCounts> {
     const all = await Promise.all(
-      this.feedShards(environmentId, subscriberId).map(({ shard }) => shard.feedCounts(environmentId, subscriberId, filter)),
+      this.feedShards(environmentId, subscriberId, filter).map(({ shard }) => shard.feedCounts(environmentId, subscriberId, filter)),
     );
     return all.reduce(
       (sum, c) => ({
@@ -390,7 +505,9 @@ export class LogStore {
   /** Changes a subscriber's notifications that the filter matches; answers their ids. */
   async feedUpdate(environmentId: string, subscriberId: string, change: FeedChange, filter: FeedFilter, now: number): Promise<string[]> {
     const all = await Promise.all(
-      this.feedShards(environmentId, subscriberId).map(({ shard }) => shard.feedUpdate(environmentId, subscriberId, change, filter, now)),
+      this.feedShards(environmentId, subscriberId, filter).map(({ shard }) =>
+        shard.feedUpdate(environmentId, subscriberId, change, filter, now),
+      ),
     );
     return all.flat();
   }
@@ -405,7 +522,7 @@ export class LogStore {
     within?: Pick<FeedFilter, "context" | "tenantId">,
   ): Promise<FeedRow | null> {
     const all: (FeedRow | null)[] = await Promise.all(
-      this.feedShards(environmentId, subscriberId).map(({ shard }) =>
+      this.feedShards(environmentId, subscriberId, { ids: [id] }).map(({ shard }) =>
         shard.feedUpdateOne(environmentId, subscriberId, id, change, now, within),
       ),
     );
@@ -415,37 +532,38 @@ export class LogStore {
   /** Deletes a subscriber's notifications that the filter matches; answers their ids. */
   async feedRemove(environmentId: string, subscriberId: string, filter: FeedFilter): Promise<string[]> {
     const all = await Promise.all(
-      this.feedShards(environmentId, subscriberId).map(({ shard }) => shard.feedRemove(environmentId, subscriberId, filter)),
+      this.feedShards(environmentId, subscriberId, filter).map(({ shard }) => shard.feedRemove(environmentId, subscriberId, filter)),
     );
     return all.flat();
   }
 
-  /** Stores notifications outside a delivery phase's write, each in its subscriber's shard; answers the new ones' ids. */
+  /** Stores notifications outside a delivery phase's write, each in its subscriber's shard (of its id's generation); answers the new ones' ids. */
   async feedInsert(rows: FeedRow[]): Promise<string[]> {
-    const byShard = Map.groupBy(rows, (r) => logShardFor(this.env, subscriberPartition(r.environmentId, r.subscriberId)));
+    const byShard = Map.groupBy(rows, (r) => logShardFor(this.env, subscriberPartition(r.environmentId, r.subscriberId), placedAt(r.id)));
     const all = await Promise.all([...byShard].map(([name, some]) => this.shard(name).feedInsert(name, some)));
     return all.flat();
   }
 
-  // Trigger records, placed by trigger (`triggerPartition`): one trigger's read touches one shard.
+  // Trigger records, placed by trigger (`triggerPartition`) and, with generations, by their
+  // acceptance: one trigger's read touches one shard per generation asked.
 
-  /** Groups transactionIds by the shards that may hold them (`current`: only where new rows go). */
-  private triggerShards(environmentId: string, transactionIds: string[], current = false): Map<string, string[]> {
+  /** Groups transactionIds by the shards of these generations that may hold them. */
+  private triggerShards(environmentId: string, transactionIds: string[], generations: Generation[]): Map<string, string[]> {
     const byShard = new Map<string, string[]>();
-    for (const tx of transactionIds) {
-      const partition = triggerPartition(environmentId, tx);
-      for (const name of current ? [logShardFor(this.env, partition)] : logShardsFor(this.env, partition))
-        byShard.set(name, [...(byShard.get(name) ?? []), tx]);
-    }
+    for (const g of generations)
+      for (const tx of transactionIds) for (const name of logShardsFor(this.env, triggerPartition(environmentId, tx), g)) push(byShard, name, tx);
     return byShard;
   }
 
   /**
    * Records triggers (a terminal status is never replaced), one call per shard; answers each as
    * left, or nothing without `answer` (delivery's records: sending them back is CPU for nothing).
+   * A record goes to the generation of its acceptance, so a redelivered job writes the same one.
    */
   async recordTriggers(rows: LogTrigger[], answer = true): Promise<LogTrigger[]> {
-    const byShard = Map.groupBy(rows, (row) => logShardFor(this.env, triggerPartition(row.environmentId, row.transactionId)));
+    const byShard = Map.groupBy(rows, (row) =>
+      logShardFor(this.env, triggerPartition(row.environmentId, row.transactionId), row.acceptedAt),
+    );
     const left = await Promise.all([...byShard].map(([name, some]) => this.shard(name).writeTriggers(name, some, answer)));
     return left.flat();
   }
@@ -453,36 +571,43 @@ export class LogStore {
   /**
    * Moves triggers to a terminal status unless they have one. Answers the records the log holds,
    * as left, and the keys it holds none of: triggers recorded in D1 before the log took them.
+   * With generations a finish names no acceptance time: the current generation is asked first
+   * (where a trigger that ends soon after it began is), the other kept ones only for the rest.
    */
   async finishTriggers(
     items: (TriggerKey & { status: "completed" | "failed" })[],
     now: number,
   ): Promise<{ finished: FinishedTrigger[]; legacy: (TriggerKey & { status: "completed" | "failed" })[] }> {
-    const calls: Promise<FinishedTrigger[]>[] = [];
-    for (const [status, group] of Map.groupBy(items, (i) => i.status)) {
-      for (const [environmentId, ofEnv] of Map.groupBy(group, (i) => i.environmentId)) {
-        const byShard = this.triggerShards(
-          environmentId,
-          ofEnv.map((i) => i.transactionId),
-        );
-        for (const [name, txs] of byShard)
-          calls.push(
-            this.shard(name).finishTriggers(
-              txs.map((transactionId) => ({ environmentId, transactionId })),
-              status,
-              now,
-            ),
-          );
-      }
-    }
-    const found = (await Promise.all(calls)).flat();
-    const held = new Set(found.map((t) => `${t.environmentId}\n${t.transactionId}`));
-    return { finished: found, legacy: items.filter((i) => !held.has(`${i.environmentId}\n${i.transactionId}`)) };
+    const finish = async (some: typeof items, generations: Generation[]) => {
+      const calls: Promise<FinishedTrigger[]>[] = [];
+      for (const [status, group] of Map.groupBy(some, (i) => i.status))
+        for (const [environmentId, ofEnv] of Map.groupBy(group, (i) => i.environmentId))
+          for (const [name, txs] of this.triggerShards(
+            environmentId,
+            ofEnv.map((i) => i.transactionId),
+            generations,
+          ))
+            calls.push(
+              this.shard(name).finishTriggers(
+                txs.map((transactionId) => ({ environmentId, transactionId })),
+                status,
+                now,
+              ),
+            );
+      return (await Promise.all(calls)).flat();
+    };
+    const key = (t: TriggerKey) => `${t.environmentId}\n${t.transactionId}`;
+    const [newest, ...older] = this.generations(undefined, now);
+    const found = await finish(items, newest ? [newest] : []);
+    const held = new Set(found.map(key));
+    const rest = items.filter((i) => !held.has(key(i)));
+    if (rest.length && older.length) for (const t of await finish(rest, older)) if (!held.has(key(t)) && held.add(key(t))) found.push(t);
+    return { finished: found, legacy: items.filter((i) => !held.has(key(i))) };
   }
 
-  /** Trigger records by transactionId (each once: the current layout's first). */
+  /** Trigger records by transactionId (each once: the newest generation's, the current layout's first). */
   async findTriggers(environmentId: string, transactionIds: string[]): Promise<LogTrigger[]> {
-    const byShard = this.triggerShards(environmentId, [...new Set(transactionIds)]);
+    const byShard = this.triggerShards(environmentId, [...new Set(transactionIds)], this.generations());
     const found = (await Promise.all([...byShard].map(([name, txs]) => this.shard(name).findTriggers(environmentId, txs)))).flat();
     const seen = new Set<string>();
     return found.filter((t) => !seen.has(t.transactionId) && seen.add(t.transactionId));
@@ -490,28 +615,36 @@ export class LogStore {
 
   /**
    * A page of triggers newest first by (acceptedAt, transactionId): only the shards of the
-   * transactionIds asked for when the filter names them, else every shard, merged.
+   * transactionIds asked for when the filter names them, else every shard, merged; with
+   * generations, newest first from the cursor's until the page is full.
    */
   async listTriggers(filter: TriggerFilter): Promise<LogTrigger[]> {
-    const calls =
+    const order = (a: LogTrigger, b: LogTrigger) =>
+      b.acceptedAt - a.acceptedAt || (a.transactionId < b.transactionId ? 1 : a.transactionId > b.transactionId ? -1 : 0);
+    const until = filter.before ? Math.min(filter.before[0], filter.until ?? Number.POSITIVE_INFINITY) : filter.until;
+    const generations = this.generations(filter.since, until);
+    const ask = (gens: Generation[]) =>
+      Promise.all(
+        filter.transactionIds !== undefined
+          ? [...this.triggerShards(filter.environmentId, filter.transactionIds, gens)].map(([name, txs]) =>
+              this.shard(name).listTriggers({ ...filter, transactionIds: txs }),
+            )
+          : gens.flatMap((g) => allLogShards(this.env, g)).map((name) => this.shard(name).listTriggers(filter)),
+      );
+    const page =
       filter.transactionIds !== undefined
-        ? [...this.triggerShards(filter.environmentId, filter.transactionIds)].map(([name, txs]) =>
-            this.shard(name).listTriggers({ ...filter, transactionIds: txs }),
-          )
-        : allLogShards(this.env).map((name) => this.shard(name).listTriggers(filter));
+        ? (await ask(generations)).flat().sort(order)
+        : await this.walk(generations, filter.limit, (g) => ask([g]), order, (t) => t.acceptedAt);
     const seen = new Set<string>();
-    return (await Promise.all(calls))
-      .flat()
-      .sort((a, b) => b.acceptedAt - a.acceptedAt || (a.transactionId < b.transactionId ? 1 : a.transactionId > b.transactionId ? -1 : 0))
-      .filter((t) => !seen.has(t.transactionId) && seen.add(t.transactionId))
-      .slice(0, filter.limit);
+    return page.filter((t) => !seen.has(t.transactionId) && seen.add(t.transactionId)).slice(0, filter.limit);
   }
 
   /** The newest acceptance of each workflow key, over every shard. */
   async lastTriggered(environmentId: string, workflowKeys: string[]): Promise<Map<string, number>> {
     const last = new Map<string, number>();
     if (workflowKeys.length === 0) return last;
-    const all = await Promise.all(allLogShards(this.env).map((name) => this.shard(name).lastTriggered(environmentId, workflowKeys)));
+    const names = this.generations().flatMap((g) => allLogShards(this.env, g));
+    const all = await Promise.all(names.map((name) => this.shard(name).lastTriggered(environmentId, workflowKeys)));
     for (const { workflowKey, at } of all.flat()) last.set(workflowKey, Math.max(at, last.get(workflowKey) ?? 0));
     return last;
   }
@@ -519,7 +652,8 @@ export class LogStore {
   /** Which deleted workflows (key, deleted at) still have an unfinished trigger accepted before the delete, as `<deleted at>:<key>`. */
   async unfinishedTriggers(environmentId: string, tombstones: [string, number][]): Promise<Set<string>> {
     if (tombstones.length === 0) return new Set();
-    const all = await Promise.all(allLogShards(this.env).map((name) => this.shard(name).unfinishedTriggers(environmentId, tombstones)));
+    const names = this.generations().flatMap((g) => allLogShards(this.env, g));
+    const all = await Promise.all(names.map((name) => this.shard(name).unfinishedTriggers(environmentId, tombstones)));
     return new Set(all.flat());
   }
 
@@ -529,15 +663,18 @@ export class LogStore {
    * seek per shard, not a scan). Every shard is asked: a trigger's place is its own, not theirs.
    */
   async eraseTriggerSubject(environmentId: string, subscriberId: string, transactionIds: string[]): Promise<number> {
-    const byShard = this.triggerShards(environmentId, [...new Set(transactionIds)]);
+    const generations = this.everyGeneration();
+    const byShard = this.triggerShards(environmentId, [...new Set(transactionIds)], generations);
     const all = await Promise.all(
-      allLogShards(this.env).map((name) => this.shard(name).eraseTriggerSubject(environmentId, subscriberId, byShard.get(name) ?? [])),
+      generations
+        .flatMap((g) => allLogShards(this.env, g))
+        .map((name) => this.shard(name).eraseTriggerSubject(environmentId, subscriberId, byShard.get(name) ?? [])),
     );
     return all.reduce((n, a) => n + a, 0);
   }
 
   async eraseEnvironmentTriggers(environmentId: string): Promise<number> {
-    const all = await Promise.all(allLogShards(this.env).map((name) => this.shard(name).eraseEnvironmentTriggers(environmentId)));
+    const all = await Promise.all(this.everyShard().map((name) => this.shard(name).eraseEnvironmentTriggers(environmentId)));
     return all.reduce((n, a) => n + a, 0);
   }
 }
