@@ -1,4 +1,5 @@
 import type { Bindings } from "../../env";
+import type { Expired } from "./rows";
 import { type FeedRecord, toFeedRow } from "./feed-table";
 import { toEvent, toMessage } from "./records";
 import type { EventRecord, MessageRecord } from "./schema";
@@ -91,4 +92,38 @@ export async function archiveAndExpire(storage: DurableObjectStorage, archive: R
     archived: archive ? ids.length + events.length + feed.length : 0,
     more: ids.length === pass.maxRows || feed.length === pass.maxRows,
   };
+}
+
+/** The tables of a generation's rows that retention removes; the rollups (`rollup_*`) stay for ANALYTICS_RETENTION_DAYS. */
+const ROW_TABLES = ["messages", "message_events", "provider_refs", "in_app_notifications", "triggers", "trigger_people", "trigger_messages"];
+
+const count = (sql: SqlStorage, table: string) => sql.exec<{ n: number }>(`SELECT count(*) AS n FROM ${table}`).one().n;
+
+/**
+ * Empties a shard of a generation wholly past retention in one go, not row by row: the whole
+ * object (`deleteAll`) once its rollups are past ANALYTICS_RETENTION_DAYS too (`deleted`), else
+ * every table of rows with one statement each, keeping the rollups. Archiving, when on, is done
+ * before by the ordinary passes (the caller's), which read the rows in bounded batches.
+ */
+export async function emptyGeneration(
+  storage: DurableObjectStorage,
+  rollupsExpired: boolean,
+): Promise<Omit<Expired, "archived"> & { deleted: boolean }> {
+  const sql = storage.sql;
+  const gone = {
+    messages: count(sql, "messages"),
+    events: count(sql, "message_events"),
+    refs: count(sql, "provider_refs"),
+    feed: count(sql, "in_app_notifications"),
+    triggers: count(sql, "triggers"),
+  };
+  if (rollupsExpired) {
+    await storage.deleteAlarm();
+    await storage.deleteAll();
+    return { ...gone, deleted: true };
+  }
+  storage.transactionSync(() => {
+    for (const table of ROW_TABLES) sql.exec(`DELETE FROM ${table}`);
+  });
+  return { ...gone, deleted: false };
 }

@@ -2,7 +2,8 @@ import { DurableObject } from "cloudflare:workers";
 import type { Bindings } from "../../env";
 import { messageFactStatement } from "../../db/queries/fact-events";
 import { D1Outbox } from "./d1-outbox";
-import { archiveAndExpire, logRetention } from "./expiry";
+import { type Generation, generationOfShard } from "../client/log-naming";
+import { archiveAndExpire, emptyGeneration, logRetention } from "./expiry";
 import {
   ABOUT_COLUMNS,
   aboutOf,
@@ -70,14 +71,19 @@ export class LogShard extends DurableObject<Bindings> {
   constructor(ctx: DurableObjectState, env: Bindings) {
     super(ctx, env);
     this.sql = ctx.storage.sql;
-    this.sql.exec(LOG_SCHEMA);
-    this.sql.exec(ROLLUP_SCHEMA);
-    addMissingColumns(this.sql);
-    addMissingFeedColumns(this.sql);
+    this.prepare();
     this.feed = new FeedTable(this.sql);
     this.triggers = new TriggersTable(this.sql);
     this.index = new TriggerIndex(this.sql);
     this.outbox = new D1Outbox(this.sql);
+  }
+
+  /** The schema, made again after a generation's shard was emptied whole (`deleteAll` drops it). */
+  private prepare(): void {
+    this.sql.exec(LOG_SCHEMA);
+    this.sql.exec(ROLLUP_SCHEMA);
+    addMissingColumns(this.sql);
+    addMissingFeedColumns(this.sql);
     // Triggers recorded from now on have their messages indexed here; older ones are counted by fan-out.
     this.sql.exec("INSERT INTO settings (key, value) VALUES ('index_since', ?) ON CONFLICT DO NOTHING", String(Date.now()));
   }
@@ -463,6 +469,10 @@ export class LogShard extends DurableObject<Bindings> {
   async expire(now: number, archive = this.env.ARCHIVE_TO_R2 === "true"): Promise<Expired & { more: boolean }> {
     const name = this.sql.exec<{ value: string }>("SELECT value FROM settings WHERE key = 'name'").toArray()[0]?.value ?? "unnamed";
     const pass = { shard: name, before: now - logRetention(this.env).ms, maxRows: logRetention(this.env).maxRows };
+    // A generation wholly past retention goes in one go, once the archive (read in bounded passes) has it.
+    const generation = generationOfShard(name);
+    const whole = generation !== null && generation.end <= pass.before && this.outbox.pending === 0 ? generation : null;
+    if (whole && !archive) return this.emptyGeneration(now, whole, 0);
     const expired = await archiveAndExpire(this.ctx.storage, archive ? this.env.ARCHIVE : undefined, pass);
     const triggers = await this.triggers.expire(this.ctx.storage, archive ? this.env.ARCHIVE : undefined, pass);
     // Index rows go with the messages they count (by the same age); not archived: the messages are.
@@ -470,12 +480,44 @@ export class LogShard extends DurableObject<Bindings> {
     // Rollups outlive the messages they count (ANALYTICS_RETENTION_DAYS).
     expireRollups(this.sql, now - analyticsRetentionMs(this.env));
     const more = expired.more || triggers.more || indexMore;
+    if (whole && !more) {
+      const rest = await this.emptyGeneration(now, whole, expired.archived + triggers.archived);
+      return {
+        ...rest,
+        messages: rest.messages + expired.messages,
+        events: rest.events + expired.events,
+        refs: rest.refs + expired.refs,
+        feed: rest.feed + expired.feed,
+        triggers: rest.triggers + triggers.triggers,
+      };
+    }
     this.sql.exec(
       "INSERT INTO settings (key, value) VALUES ('expire_at', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
       String(now + (more ? 1_000 : EXPIRY_EVERY_MS)),
     );
     await this.schedule(now);
     return { ...expired, triggers: triggers.triggers, archived: expired.archived + triggers.archived, more };
+  }
+
+  /**
+   * Empties this shard of a generation past retention (expiry.ts `emptyGeneration`): the whole
+   * object once its rollups have expired too, and then no alarm is left (a late write arms one
+   * again); else its rows, with the next look when the rollups are due.
+   */
+  private async emptyGeneration(now: number, generation: Generation, archived: number): Promise<Expired & { more: boolean }> {
+    const analyticsMs = analyticsRetentionMs(this.env);
+    const { deleted, ...gone } = await emptyGeneration(this.ctx.storage, generation.end <= now - analyticsMs);
+    if (deleted) {
+      this.prepare();
+      this.named = false;
+    } else {
+      this.sql.exec(
+        "INSERT INTO settings (key, value) VALUES ('expire_at', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+        String(Math.max(now + EXPIRY_EVERY_MS, generation.end + analyticsMs)),
+      );
+      await this.schedule(now);
+    }
+    return { ...gone, archived, more: false };
   }
 
   /** The first write names the shard (for the archive's keys) and arms the expiry alarm. */
