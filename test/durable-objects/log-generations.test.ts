@@ -9,6 +9,7 @@ import {
   triggerPartition,
 } from "../../src/durable-objects/client/log-naming";
 import type { LogShard } from "../../src/durable-objects/log/log-shard";
+import type { Bindings } from "../../src/env";
 import { timeOfId } from "../../src/lib/ids";
 import { unique } from "../factories";
 
@@ -86,7 +87,11 @@ const trigger = (environmentId: string, acceptedAt: number, status: LogTrigger["
   updatedAt: acceptedAt,
 });
 
-const stub = (name: string) => env.LOGS.get(env.LOGS.idFromName(name));
+const logs = (env as unknown as Bindings).LOGS;
+const stub = (name: string) => logs.get(logs.idFromName(name));
+
+/** The name of a generation's shard, spelled out (not from log-naming.ts): rows found there prove the layout. */
+const genShard = (partition: number, at: number) => `log/v1/g1d${Math.floor(at / DAY)}/4/${partition % 4}`;
 
 /** Writes messages (with in-app notifications when `feed`) through a store of the generations layout. */
 async function plant(store: LogStore, rows: LogMessage[], feed = false) {
@@ -108,17 +113,17 @@ describe("log generations (LOG_GENERATION_DAYS)", () => {
     expect(timeOfId(old.id)).toBe(old.createdAt);
 
     const partition = subscriberPartition(environmentId, "ada");
-    const oldShard = logShardFor(genEnv, partition, old.createdAt);
-    expect(oldShard).toBe(`log/v1/g1d${Math.floor(old.createdAt / DAY)}/4/${partition % 4}`);
-    expect(oldShard).not.toBe(logShardFor(genEnv, partition, fresh.createdAt));
+    const oldShard = genShard(partition, old.createdAt);
+    expect(logShardFor(genEnv, partition, old.createdAt)).toBe(oldShard);
+    expect(oldShard).not.toBe(genShard(partition, fresh.createdAt));
     // Each generation's shard holds its own day's message, and the flat layout's shard none.
     const listed = async (name: string) =>
-      (await stub(name).list({ environmentId, subscriberId: "ada", limit: 10 })).map((m) => m.id);
+      ((await stub(name).list({ environmentId, subscriberId: "ada", limit: 10 })) as LogMessage[]).map((m) => m.id);
     expect(await listed(oldShard)).toEqual([old.id]);
-    expect(await listed(logShardFor(genEnv, partition, fresh.createdAt))).toEqual([fresh.id]);
+    expect(await listed(genShard(partition, fresh.createdAt))).toEqual([fresh.id]);
     expect(await listed(logShardFor(env, partition))).toEqual([]);
-    expect((await stub(oldShard).feedList(environmentId, "ada", {}, 10)).map((r) => r.id)).toEqual([old.id]);
-    const triggerShard = logShardFor(genEnv, triggerPartition(environmentId, old.transactionId), old.createdAt);
+    expect(((await stub(oldShard).feedList(environmentId, "ada", {}, 10)) as FeedRow[]).map((r) => r.id)).toEqual([old.id]);
+    const triggerShard = genShard(triggerPartition(environmentId, old.transactionId), old.createdAt);
     expect(await stub(triggerShard).indexedCounts(environmentId, old.transactionId)).toEqual([{ status: "sent", n: 1 }]);
 
     // A change by id finds its generation: the older message's status moves there.
@@ -147,19 +152,34 @@ describe("log generations (LOG_GENERATION_DAYS)", () => {
         before = [page[3]!.createdAt, page[3]!.id];
       }
     };
+    expect(await stub(genShard(subscriberPartition(environmentId, "s0"), ago(2))).list({ environmentId, limit: 5 })).toHaveLength(1);
     expect(await pages()).toEqual(expected);
-    expect(await pages("s1")).toEqual(rows.filter((m) => m.subscriberId === "s1").map((m) => m.id).reverse());
+    expect(await pages("s1")).toEqual(
+      rows
+        .filter((m) => m.subscriberId === "s1")
+        .map((m) => m.id)
+        .reverse(),
+    );
     // A time range limits the generations asked (and the rows).
     const yesterday = await store.list({ environmentId, limit: 10, since: ago(1) - 60_000, until: ago(1) + 60_000 });
-    expect(yesterday.map((m) => m.id)).toEqual(rows.slice(3, 6).map((m) => m.id).reverse());
+    expect(yesterday.map((m) => m.id)).toEqual(
+      rows
+        .slice(3, 6)
+        .map((m) => m.id)
+        .reverse(),
+    );
   });
 
   it("pages a subscriber's feed over generations and sums counts and stats over every generation kept", async () => {
     const store = new LogStore(genEnv);
     const environmentId = unique("env");
     const rows = [3, 2, 1, 0].flatMap((d) => [0, 1].map((k) => message(environmentId, "bea", ago(d, k * 1000), { channel: "in_app" })));
-    await plant(store, rows, true);
+    // And one past retention, which neither pages nor counts show.
+    await plant(store, [...rows, message(environmentId, "bea", ago(15), { channel: "in_app" })], true);
     const expected = rows.map((m) => m.id).reverse();
+    expect(await stub(genShard(subscriberPartition(environmentId, "bea"), ago(3))).feedCounts(environmentId, "bea", {})).toMatchObject({
+      total: 2,
+    });
 
     const seen: string[] = [];
     let after: string | undefined;
@@ -179,7 +199,10 @@ describe("log generations (LOG_GENERATION_DAYS)", () => {
     expect(stats.reduce((n, r) => n + r.n, 0)).toBe(8);
     // A whole trigger's messages over two generations are counted together.
     const tx = unique("tx");
-    await plant(store, [message(environmentId, "bea", ago(2), { transactionId: tx }), message(environmentId, "cy", ago(0), { transactionId: tx })]);
+    await plant(store, [
+      message(environmentId, "bea", ago(2), { transactionId: tx }),
+      message(environmentId, "cy", ago(0), { transactionId: tx }),
+    ]);
     expect(await store.counts(environmentId, tx)).toEqual(new Map([["sent", 2]]));
     expect(await store.counts(environmentId, tx, ago(2) - 1000)).toEqual(new Map([["sent", 2]]));
   });
@@ -190,7 +213,7 @@ describe("log generations (LOG_GENERATION_DAYS)", () => {
     const old = trigger(environmentId, ago(5));
     const young = trigger(environmentId, ago(0));
     await store.recordTriggers([old, young]);
-    const shard = logShardFor(genEnv, triggerPartition(environmentId, old.transactionId), old.acceptedAt);
+    const shard = genShard(triggerPartition(environmentId, old.transactionId), old.acceptedAt);
     expect(await stub(shard).findTriggers(environmentId, [old.transactionId])).toHaveLength(1);
 
     expect((await store.findTriggers(environmentId, [old.transactionId]))[0]).toMatchObject({ acceptedAt: old.acceptedAt });
@@ -198,7 +221,10 @@ describe("log generations (LOG_GENERATION_DAYS)", () => {
     expect(
       (await store.listTriggers({ environmentId, limit: 5, before: [young.acceptedAt, young.transactionId] })).map((t) => t.transactionId),
     ).toEqual([old.transactionId]);
-    const { finished, legacy } = await store.finishTriggers([{ environmentId, transactionId: old.transactionId, status: "completed" }], Date.now());
+    const { finished, legacy } = await store.finishTriggers(
+      [{ environmentId, transactionId: old.transactionId, status: "completed" }],
+      Date.now(),
+    );
     expect(legacy).toEqual([]);
     expect(finished).toMatchObject([{ transactionId: old.transactionId, status: "completed" }]);
 
@@ -207,10 +233,10 @@ describe("log generations (LOG_GENERATION_DAYS)", () => {
     const batch = store.batch();
     batch.ref({ providerMessageId: `pm-${environmentId}`, environmentId, messageId: sent.id });
     await store.write(batch);
-    expect(
-      await stub(logShardFor(genEnv, providerPartition(`pm-${environmentId}`), sent.createdAt)).refs([`pm-${environmentId}`]),
-    ).toHaveLength(1);
-    expect(await store.refs([`pm-${environmentId}`])).toEqual([{ providerMessageId: `pm-${environmentId}`, environmentId, messageId: sent.id }]);
+    expect(await stub(genShard(providerPartition(`pm-${environmentId}`), sent.createdAt)).refs([`pm-${environmentId}`])).toHaveLength(1);
+    expect(await store.refs([`pm-${environmentId}`])).toEqual([
+      { providerMessageId: `pm-${environmentId}`, environmentId, messageId: sent.id },
+    ]);
   });
 
   it("erases a subscriber and an environment in every generation", async () => {
@@ -218,6 +244,7 @@ describe("log generations (LOG_GENERATION_DAYS)", () => {
     const environmentId = unique("env");
     const rows = [message(environmentId, "eve", ago(6)), message(environmentId, "eve", ago(3)), message(environmentId, "eve", ago(0))];
     await plant(store, [...rows, message(environmentId, "fay", ago(6))], true);
+    expect(await stub(genShard(subscriberPartition(environmentId, "eve"), ago(6))).list({ environmentId, limit: 5 })).toHaveLength(1);
     const erased = await store.eraseSubscriber(environmentId, "eve");
     expect(erased.redacted).toBe(3);
     expect(erased.transactionIds.sort()).toEqual(rows.map((m) => m.transactionId).sort());
@@ -238,8 +265,9 @@ describe("expiry of a whole generation", () => {
     expect(await runDurableObjectAlarm(s)).toBe(true);
   }
   const rowsIn = (name: string, table: string) =>
-    runInDurableObject(stub(name), (_: LogShard, state: DurableObjectState) =>
-      state.storage.sql.exec<{ n: number }>(`SELECT count(*) AS n FROM ${table}`).one().n,
+    runInDurableObject(
+      stub(name),
+      (_: LogShard, state: DurableObjectState) => state.storage.sql.exec<{ n: number }>(`SELECT count(*) AS n FROM ${table}`).one().n,
     );
 
   it("empties a shard of a generation past retention in one go, unfinished triggers too, keeping its rollups until they expire", async () => {
@@ -250,8 +278,8 @@ describe("expiry of a whole generation", () => {
     // An unfinished trigger record: the row-by-row pass keeps those, the whole generation's does not.
     const running = trigger(environmentId, ago(40));
     await store.recordTriggers([running]);
-    const name = logShardFor(genEnv, subscriberPartition(environmentId, "gil"), old.createdAt);
-    const triggerShard = logShardFor(genEnv, triggerPartition(environmentId, running.transactionId), running.acceptedAt);
+    const name = genShard(subscriberPartition(environmentId, "gil"), old.createdAt);
+    const triggerShard = genShard(triggerPartition(environmentId, running.transactionId), running.acceptedAt);
     expect(await rowsIn(name, "messages")).toBeGreaterThan(0);
 
     await alarmNow(name);
@@ -269,7 +297,7 @@ describe("expiry of a whole generation", () => {
     const environmentId = unique("env");
     const ancient = message(environmentId, "hal", ago(500));
     await plant(store, [ancient]);
-    const name = logShardFor(genEnv, subscriberPartition(environmentId, "hal"), ancient.createdAt);
+    const name = genShard(subscriberPartition(environmentId, "hal"), ancient.createdAt);
     await alarmNow(name);
     expect(await rowsIn(name, "messages")).toBe(0);
     expect(await rowsIn(name, "rollup_messages")).toBe(0);
@@ -283,18 +311,23 @@ describe("expiry of a whole generation", () => {
     await plant(store, [old], true);
     const running = trigger(environmentId, ago(45));
     await store.recordTriggers([running]);
-    const name = logShardFor(genEnv, subscriberPartition(environmentId, "ivy"), old.createdAt);
+    const name = genShard(subscriberPartition(environmentId, "ivy"), old.createdAt);
     // What the alarm runs with ARCHIVE_TO_R2=true.
     const expired = await stub(name).expire(Date.now(), true);
     expect(expired).toMatchObject({ messages: 1, feed: 1, more: false });
     expect(expired.archived).toBeGreaterThanOrEqual(2);
     const day = new Date(old.createdAt).toISOString().slice(0, 10);
     const object = await env.ARCHIVE.get(`${environmentId}/messages/${day}/${name.replaceAll("/", "-")}.ndjson`);
-    expect((await object!.text()).trim().split("\n").map((l) => JSON.parse(l).id)).toEqual([old.id]);
+    expect(
+      (await object!.text())
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l).id),
+    ).toEqual([old.id]);
     expect(await env.ARCHIVE.get(`${environmentId}/in_app_notifications/${day}/${name.replaceAll("/", "-")}.ndjson`)).not.toBeNull();
     expect(await rowsIn(name, "messages")).toBe(0);
     // The trigger's shard too: its unfinished record goes with the generation.
-    const triggerShard = logShardFor(genEnv, triggerPartition(environmentId, running.transactionId), running.acceptedAt);
+    const triggerShard = genShard(triggerPartition(environmentId, running.transactionId), running.acceptedAt);
     await stub(triggerShard).expire(Date.now(), true);
     expect(await rowsIn(triggerShard, "triggers")).toBe(0);
   });

@@ -551,7 +551,8 @@ export class LogStore {
   private triggerShards(environmentId: string, transactionIds: string[], generations: Generation[]): Map<string, string[]> {
     const byShard = new Map<string, string[]>();
     for (const g of generations)
-      for (const tx of transactionIds) for (const name of logShardsFor(this.env, triggerPartition(environmentId, tx), g)) push(byShard, name, tx);
+      for (const tx of transactionIds)
+        for (const name of logShardsFor(this.env, triggerPartition(environmentId, tx), g)) push(byShard, name, tx);
     return byShard;
   }
 
@@ -634,7 +635,13 @@ export class LogStore {
     const page =
       filter.transactionIds !== undefined
         ? (await ask(generations)).flat().sort(order)
-        : await this.walk(generations, filter.limit, (g) => ask([g]), order, (t) => t.acceptedAt);
+        : await this.walk(
+            generations,
+            filter.limit,
+            (g) => ask([g]),
+            order,
+            (t) => t.acceptedAt,
+          );
     const seen = new Set<string>();
     return page.filter((t) => !seen.has(t.transactionId) && seen.add(t.transactionId)).slice(0, filter.limit);
   }

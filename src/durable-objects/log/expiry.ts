@@ -95,7 +95,15 @@ export async function archiveAndExpire(storage: DurableObjectStorage, archive: R
 }
 
 /** The tables of a generation's rows that retention removes; the rollups (`rollup_*`) stay for ANALYTICS_RETENTION_DAYS. */
-const ROW_TABLES = ["messages", "message_events", "provider_refs", "in_app_notifications", "triggers", "trigger_people", "trigger_messages"];
+const ROW_TABLES = [
+  "messages",
+  "message_events",
+  "provider_refs",
+  "in_app_notifications",
+  "triggers",
+  "trigger_people",
+  "trigger_messages",
+];
 
 const count = (sql: SqlStorage, table: string) => sql.exec<{ n: number }>(`SELECT count(*) AS n FROM ${table}`).one().n;
 
