@@ -7,8 +7,10 @@
 // `bench:storage` (D1 bytes per trigger) and from `bench:reads` (the log's bytes per message).
 //
 // The message log lives in log shards (Durable Object SQLite, 0.13); `--logInD1=1` models 0.12,
-// where it lived in D1. `--logGenerationDays=N` models a layout that is not built: a new set of
-// `logShards` shards every N days, so a shard holds N days and an unfiltered page asks one set.
+// where it lived in D1. `--logGenerationDays=N` models generations (LOG_GENERATION_DAYS=N): a new
+// set of `logShards` shards every N days, so a shard holds N days, an unfiltered page asks one set
+// (the next older only when the newest cannot fill it), and a read by subscriber or trigger asks
+// one shard per generation kept. The read costs it prints follow from that.
 
 /** Cloudflare's published limits (Queues, Durable Objects and D1 limits pages). */
 const PUBLISHED = {
@@ -47,7 +49,7 @@ const CONFIG = {
   chunksPerWave: 100,
   /** Message log shards (LOG_SHARDS). */
   logShards: 16,
-  /** 0: one set of shards holds the whole history (as built); N: a new set every N days (not built). */
+  /** 0: one set of shards holds the whole history (LOG_GENERATION_DAYS unset); N: a new set every N days (LOG_GENERATION_DAYS=N). */
   logGenerationDays: 0,
   /** 1: the log in D1, as up to 0.12 (d1StatementsPerTrigger, d1BytesPerTrigger); 0: in log shards. */
   logInD1: 0,
@@ -166,8 +168,8 @@ function load(r) {
         "log shard (requests/s per object)": (logDeliveryCallsPerShard + logReportCallsPerShard) / i.objectRequestsPerSecond,
         "log shard (its thread's time writing)": ((r / i.logShards) * i.logWriteMsPerTrigger) / 1000,
         "log shard (bytes of history per object)": (r * DAY * shardDays() * i.logBytesPerTrigger) / i.logShards / i.logObjectBytes,
-        // An unfiltered page of GET /v1/messages asks every shard of a set from one invocation.
-        "unfiltered page (subrequests: one per shard)": i.logShards / i.subrequestsPerInvocation,
+        // An unfiltered page of GET /v1/messages asks every shard of a set (one generation's) from one invocation.
+        "unfiltered page (subrequests, per generation)": i.logShards / i.subrequestsPerInvocation,
       };
   return {
     figures: {
@@ -235,6 +237,23 @@ if (!i.logInD1) {
   );
   console.log(
     `  log history                ${fmt(logBytes / 1e9)} GB for ${i.historyDays} days over ${fmt(i.logShards)} shards${i.logGenerationDays > 0 ? ` per ${i.logGenerationDays}-day generation (${fmt(Math.ceil(i.historyDays / i.logGenerationDays) * i.logShards)} objects)` : ""}: ${days(Math.min(logDaysHeld(i.target), d1Days === Infinity ? Infinity : d1Days))} held (log ${days(logDaysHeld(i.target))})`,
+  );
+}
+if (!i.logInD1) {
+  // What reads cost: not a load on a resource (they do not bound the rate), but objects asked per request.
+  const generations = i.logGenerationDays > 0 ? Math.ceil(i.historyDays / i.logGenerationDays) + 1 : 1;
+  const rangeDays = Math.floor((0.7 * i.subrequestsPerInvocation) / i.logShards) * (i.logGenerationDays || i.historyDays);
+  console.log(
+    `  reads (objects asked)      unfiltered page ${fmt(i.logShards)} per generation walked; a subscriber's page, feed counts or erasure ${fmt(generations)} (one per generation kept); a trigger's counts 1 per generation since its acceptance; stats or analytics ${fmt(i.logShards)} per generation of the range (${fmt(i.logShards * generations)} for all ${i.historyDays} days; ranges up to ${rangeDays >= i.historyDays ? "all" : fmt(rangeDays)} days stay under 70 % of subrequests)`,
+  );
+}
+if (!i.logInD1) {
+  // When generations are needed: one set of shards must hold the whole history at 70 % of an object.
+  const daysPerSet = (0.7 * i.logShards * i.logObjectBytes) / (i.target * DAY * i.logBytesPerTrigger);
+  console.log(
+    daysPerSet >= i.historyDays
+      ? `  generations                not needed: one set of ${fmt(i.logShards)} shards holds ${days(daysPerSet)} at 70 % (LOG_GENERATION_DAYS may stay unset)`
+      : `  generations                needed: one set of ${fmt(i.logShards)} shards holds ${days(daysPerSet)} at 70 %, under ${i.historyDays} days: LOG_GENERATION_DAYS ≤ ${Math.max(1, Math.floor(daysPerSet))}${daysPerSet < 1 ? " and more shards" : ""}${i.logGenerationDays > 0 ? ` (modelled: ${i.logGenerationDays})` : ""}`,
   );
 }
 for (const [name, share] of Object.entries(at.shares)) console.log(`  ${name.padEnd(46)} ${(share * 100).toFixed(0)} %`);
