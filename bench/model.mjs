@@ -51,6 +51,8 @@ const CONFIG = {
   logShards: 16,
   /** 0: one set of shards holds the whole history (LOG_GENERATION_DAYS unset); N: a new set every N days (LOG_GENERATION_DAYS=N). */
   logGenerationDays: 0,
+  /** Days the analytics rollups are kept (ANALYTICS_RETENTION_DAYS): with generations, erasure reaches every generation that holds them. */
+  analyticsDays: 400,
   /** 1: the log in D1, as up to 0.12 (d1StatementsPerTrigger, d1BytesPerTrigger); 0: in log shards. */
   logInD1: 0,
 };
@@ -242,9 +244,10 @@ if (!i.logInD1) {
 if (!i.logInD1) {
   // What reads cost: not a load on a resource (they do not bound the rate), but objects asked per request.
   const generations = i.logGenerationDays > 0 ? Math.ceil(i.historyDays / i.logGenerationDays) + 1 : 1;
+  const erased = i.logGenerationDays > 0 ? Math.ceil(Math.max(i.historyDays, i.analyticsDays) / i.logGenerationDays) + 1 : 1;
   const rangeDays = Math.floor((0.7 * i.subrequestsPerInvocation) / i.logShards) * (i.logGenerationDays || i.historyDays);
   console.log(
-    `  reads (objects asked)      unfiltered page ${fmt(i.logShards)} per generation walked; a subscriber's page, feed counts or erasure ${fmt(generations)} (one per generation kept); a trigger's counts 1 per generation since its acceptance; stats or analytics ${fmt(i.logShards)} per generation of the range (${fmt(i.logShards * generations)} for all ${i.historyDays} days; ranges up to ${rangeDays >= i.historyDays ? "all" : fmt(rangeDays)} days stay under 70 % of subrequests)`,
+    `  reads (objects asked)      unfiltered page ${fmt(i.logShards)} per generation walked; a subscriber's page or feed counts ${fmt(generations)} (one per generation kept), their erasure ${fmt(erased)} (rollups' generations too), an environment's deletion ${fmt(erased * i.logShards)}; a trigger's counts 1 per generation since its acceptance; stats or analytics ${fmt(i.logShards)} per generation of the range (${fmt(i.logShards * generations)} for all ${i.historyDays} days; ranges up to ${rangeDays >= i.historyDays ? "all" : fmt(rangeDays)} days stay under 70 % of subrequests)`,
   );
 }
 if (!i.logInD1) {
