@@ -76,7 +76,10 @@ function recordResult(
   fields: Omit<MessageFields, "layoutVersion">,
   event: EventInput,
 ): void {
-  if (!send.unwritten) return writes.update(scope.job, send.messageId, status, fields, event);
+  if (!send.unwritten) {
+    writes.update(scope.job, send.messageId, status, fields, event);
+    return;
+  }
   const { identity, fields: stored, createdAt } = send.unwritten;
   writes.insertFinal(identity, status, { ...stored, ...fields }, [event], { id: send.messageId, createdAt });
 }
