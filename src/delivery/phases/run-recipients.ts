@@ -35,8 +35,9 @@ const CLAIM_RETRY_SECONDS = 30;
  * Runs a workflow's steps for one chunk of a trigger's recipients. Each channel step runs in
  * phases for all of them: plan (no I/O), claim (one call to the trigger's home object), record
  * (what the log needs before the send, if anything), send (the providers, in parallel), report
- * (the object first, then the log: new messages are written there once, with their results). Delay, throttle and digest steps run as action steps. At the end, waiting recipients
- * are parked on the home object and the finished ones counted there.
+ * (the object first, then the log: new messages are written there once, with their results).
+ * Delay, throttle and digest steps run as action steps. At the end, waiting recipients are
+ * parked on the home object and the finished ones counted there.
  */
 export async function runRecipients(ctx: DeliveryContext, job: RecipientsJob, trigger: TriggerSnapshot): Promise<RecipientsResult> {
   const loaded = await load(ctx, job, trigger);
