@@ -6,7 +6,8 @@ import { subscriberPartition } from "../../src/durable-objects/client/log-naming
 import { LogStore } from "../../src/durable-objects/client/log-store";
 import { newLogId } from "../../src/lib/ids";
 import type { TriggerLedger } from "../../src/durable-objects/ledger/trigger-ledger";
-import { ledgerOf } from "../ledger";
+import { ledgerOf, readTrigger } from "../ledger";
+import { sendMessageId } from "../../src/delivery/writes/message-writes";
 import { api } from "../request";
 import { createSandboxEnvironment, unique } from "../factories";
 import { createWorkflow, messageDetail, settledMessages, trigger, eventually } from "./helpers";
@@ -132,6 +133,13 @@ describe("claims in the trigger's Durable Object", () => {
     expect(message).toMatchObject({ status: "sent", providerMessageId: "sandbox_earlier", provider: "sandbox-email", attempts: 1 });
     const detail = await messageDetail(key, message!.id);
     expect(detail.events.at(-1)).toMatchObject({ status: "sent", detail: { recovered: true } });
+    // No row held it (a message is written once, after its send): the row gets the id the send
+    // used (the provider's idempotency key, the email's links) and the content it was planned with.
+    const { acceptedAt } = (await readTrigger(id, transactionId))!;
+    const identity = { environmentId: id, transactionId, subscriberId, workflowKey: "lost", stepId: "mail", channel: "email" };
+    expect(message!.id).toBe(sendMessageId({ ...identity, workflowVersion: null }, acceptedAt));
+    expect(detail).toMatchObject({ subject: "lost", content: { subject: "lost", text: "Hello" } });
+    expect(detail.events.map((e) => e.status)).toEqual(["queued", "sending", "sent"]);
     const captures = await api<{ data: unknown[] }>(key, "GET", `/v1/sandbox/messages?messageId=${message!.id}`);
     expect(captures.body.data).toEqual([]);
   });

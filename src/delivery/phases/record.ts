@@ -4,7 +4,7 @@ import type { ClaimResult } from "../../durable-objects/ledger/claims";
 import { redactSecrets } from "../../engine/redact";
 import { partitionOfId } from "../../lib/ids";
 import { preview } from "./decide";
-import { type EventInput, type MessageFields, MessageWrites } from "../writes/message-writes";
+import { type EventInput, type MessageFields, MessageWrites, type SendIdentity, sendMessageId } from "../writes/message-writes";
 import { transition } from "../recipients/recipient-transitions";
 import type { Recipient } from "../recipients/recipients-state";
 import type { StepPlan } from "./plan";
@@ -18,10 +18,22 @@ export interface Send {
   content: Record<string, unknown>;
   attempts: number;
   notes: Record<string, unknown>[];
+  /**
+   * A message with no row yet that the log takes once, with its result (phases/report.ts): its
+   * identity, what it stores of the content, and when its send began.
+   */
+  unwritten?: { identity: SendIdentity; fields: StoredContent; createdAt: Date };
 }
 
+/** What a message keeps of its content: redacted, with the subject and preview shown in lists. */
+type StoredContent = Pick<MessageFields, "content" | "subject" | "preview" | "layoutVersion">;
+
 export interface Recorded {
-  /** What D1 records: skips, cancellations, repaired sends, and the granted messages as `sending` (written with the other chunks', `DeliveryContext.writeMessages`). */
+  /**
+   * What the log records before the send: skips, cancellations, repaired sends, granted in-app
+   * messages and messages of earlier attempts as `sending` (written with the other chunks',
+   * `DeliveryContext.writeMessages`). Other new messages are written with their results.
+   */
   writes: MessageWrites;
   toSend: Send[];
   /** Claimed by another consumer that has not reported: try again later. */
@@ -61,8 +73,8 @@ export function recordClaims(plan: StepPlan, claims: ClaimResult, scope: StepSco
     if (cancelled.has(key)) continue;
     const sent = alreadySent.get(key);
     const final = alreadyFinal.get(key);
-    if (sent) recoverSent(writes, scope, send.recipient, sent, send.layoutVersion);
-    else if (final) recoverFinal(writes, scope, send.recipient, final, send.layoutVersion);
+    if (sent) recoverSent(writes, scope, send, sent);
+    else if (final) recoverFinal(writes, scope, send, final);
     else if (!granted.has(key)) result.busy.push(send.recipient);
     else result.toSend.push(recordGranted(writes, scope, send, now));
   }
@@ -94,17 +106,21 @@ function recordFinal(
   transition(recipient, { type: "step", stepId: scope.step.id, outcome: { status } });
 }
 
-/** A result the object kept but D1 lost: recorded now, with the `queued`/`sending` events its lost batch held for a first attempt. */
+/**
+ * A result the object kept but the log lost: recorded now, with the `queued`/`sending` events its
+ * lost write held for a first attempt. A message with no row (its one write, after the send, was
+ * lost) gets the id its send used and the content it was planned with.
+ */
 function recordRecovered(
   writes: MessageWrites,
   scope: StepScope,
-  recipient: Recipient,
+  send: PlannedSend,
   status: MessageStatus,
   fields: Omit<MessageFields, "layoutVersion">,
   [event, ...more]: [EventInput, ...EventInput[]],
-  layoutVersion: number | undefined,
 ): void {
   const { environmentId } = scope.job;
+  const { recipient } = send;
   const existing = scope.existing.get(claimKey(scope, recipient));
   if (existing) {
     if (existing.attempts === 0) {
@@ -113,58 +129,67 @@ function recordRecovered(
     }
     writes.update(scope.job, existing.id, status, fields, event);
     for (const e of more) writes.event(environmentId, existing.id, e);
-  } else
-    writes.insertFinal(identityOf(scope, recipient.profile.subscriberId), status, { ...fields, layoutVersion: layoutVersion ?? null }, [
-      event,
-      ...more,
-    ]);
+  } else {
+    const identity = identityOf(scope, recipient.profile.subscriberId);
+    writes.insertFinal(
+      identity,
+      status,
+      { ...storedContent(scope, send), ...fields },
+      [{ status: "queued" }, { status: "sending", detail: { attempt: 1 } }, event, ...more],
+      { id: sendMessageId(identity, scope.trigger.acceptedAt) },
+    );
+  }
   transition(recipient, { type: "step", stepId: scope.step.id, outcome: { status } });
 }
 
 /** A send the object saw succeed: recorded as a send records it (phases/report.ts). */
-function recoverSent(writes: MessageWrites, scope: StepScope, recipient: Recipient, report: SentReport, layoutVersion?: number): void {
+function recoverSent(writes: MessageWrites, scope: StepScope, send: PlannedSend, report: SentReport): void {
   const fields = { ...report, errorCode: null, errorMessage: null };
   const detail = { provider: report.provider, providerMessageId: report.providerMessageId, recovered: true };
   // Clarion is the in-app provider, so stored is delivered.
   if (scope.step.type === "in_app")
-    recordRecovered(
-      writes,
-      scope,
-      recipient,
-      "delivered",
-      fields,
-      [
-        { status: "sent", detail },
-        { status: "delivered", detail: { provider: report.provider, recovered: true } },
-      ],
-      layoutVersion,
-    );
-  else recordRecovered(writes, scope, recipient, "sent", fields, [{ status: "sent", detail }], layoutVersion);
+    recordRecovered(writes, scope, send, "delivered", fields, [
+      { status: "sent", detail },
+      { status: "delivered", detail: { provider: report.provider, recovered: true } },
+    ]);
+  else recordRecovered(writes, scope, send, "sent", fields, [{ status: "sent", detail }]);
 }
 
 /** A send the object saw fail for good. */
-function recoverFinal(writes: MessageWrites, scope: StepScope, recipient: Recipient, report: FinalReport, layoutVersion?: number): void {
+function recoverFinal(writes: MessageWrites, scope: StepScope, send: PlannedSend, report: FinalReport): void {
   const { status, ...fields } = report;
   const detail = { error: fields.errorCode, message: fields.errorMessage, provider: fields.provider, recovered: true };
-  recordRecovered(writes, scope, recipient, status, fields, [{ status, detail }], layoutVersion);
+  recordRecovered(writes, scope, send, status, fields, [{ status, detail }]);
+}
+
+/** What a message stores of its planned content: secrets redacted (the provider alone gets them in clear). */
+function storedContent(scope: StepScope, { content, layoutVersion }: PlannedSend): StoredContent {
+  const stored = redactSecrets(content, scope.secrets);
+  return {
+    content: stored,
+    subject: typeof stored.subject === "string" ? stored.subject : null,
+    preview: preview(stored),
+    layoutVersion: layoutVersion ?? null,
+  };
 }
 
 /**
- * A granted send: its message recorded as `sending` (new, or its existing row again), and an
- * in-app step's notification with it.
+ * A granted send. A new message is written once, with its result (phases/report.ts): the log's
+ * write is most of a send's cost. Not an in-app step's, recorded as `sending` with its
+ * notification now, which must be in the log before the send pushes it; nor a message with a row
+ * (an earlier attempt's), shown `sending` again.
  */
-function recordGranted(
-  writes: MessageWrites,
-  scope: StepScope,
-  { recipient, content, warnings, layoutVersion }: PlannedSend,
-  now: Date,
-): Send {
+function recordGranted(writes: MessageWrites, scope: StepScope, planned: PlannedSend, now: Date): Send {
+  const { recipient, content, warnings } = planned;
   const existing = scope.existing.get(claimKey(scope, recipient));
-  const stored = redactSecrets(content, scope.secrets);
-  const fields = { content: stored, subject: typeof stored.subject === "string" ? stored.subject : null, preview: preview(stored) };
+  const { layoutVersion, ...fields } = storedContent(scope, planned);
+  const identity = identityOf(scope, recipient.profile.subscriberId);
+  const deferred = !existing && scope.step.type !== "in_app";
   const messageId = existing
     ? existing.id
-    : writes.insertSending(identityOf(scope, recipient.profile.subscriberId), { ...fields, layoutVersion: layoutVersion ?? null });
+    : deferred
+      ? sendMessageId(identity, scope.trigger.acceptedAt)
+      : writes.insertSending(identity, { ...fields, layoutVersion });
   if (existing) writes.update(scope.job, existing.id, "sending", fields, { status: "sending", detail: { attempt: existing.attempts + 1 } });
   // The Inbox's notification goes to the log with its message (one shard, one transaction), so
   // it is there before the send pushes it. One for a message D1 recorded is stored by the send,
@@ -192,5 +217,13 @@ function recordGranted(
   // What the send left out (an in-app URL that may not be served) is on the timeline with its first event, as a hold is.
   const notes = warnings ? [...recipient.notes, { warnings }] : recipient.notes;
   transition(recipient, { type: "notes-used" });
-  return { recipient, messageId, isNew: !existing, content, attempts: existing?.attempts ?? 0, notes };
+  return {
+    recipient,
+    messageId,
+    isNew: !existing,
+    content,
+    attempts: existing?.attempts ?? 0,
+    notes,
+    ...(deferred ? { unwritten: { identity, fields: { ...fields, layoutVersion }, createdAt: now } } : {}),
+  };
 }

@@ -3,10 +3,11 @@ import type { ClaimReport } from "../../durable-objects/ledger/claims";
 import type { IntegrationConfig } from "../../providers/types";
 import { redactSecrets } from "../../engine/redact";
 import { retryDelaySeconds } from "../backoff";
-import { MessageWrites } from "../writes/message-writes";
+import { type EventInput, type MessageFields, MessageWrites } from "../writes/message-writes";
 import { transition } from "../recipients/recipient-transitions";
 import type { Recipient } from "../recipients/recipients-state";
 import { nextAttempt } from "../send/send-message";
+import type { Send } from "./record";
 import type { Delivered } from "./send";
 import { claimKey, type StepScope } from "./scope";
 
@@ -63,6 +64,26 @@ function recordAttempt(writes: MessageWrites, scope: StepScope, { send, integrat
   }
 }
 
+/**
+ * A send's result on its message: its row changed, or, for a message not written yet (record.ts
+ * `unwritten`), its one row, inserted as the result leaves it, with the content it was sent with.
+ */
+function recordResult(
+  writes: MessageWrites,
+  scope: StepScope,
+  send: Send,
+  status: MessageStatus,
+  fields: Omit<MessageFields, "layoutVersion">,
+  event: EventInput,
+): void {
+  if (!send.unwritten) {
+    writes.update(scope.job, send.messageId, status, fields, event);
+    return;
+  }
+  const { identity, fields: stored, createdAt } = send.unwritten;
+  writes.insertFinal(identity, status, { ...stored, ...fields }, [event], { id: send.messageId, createdAt });
+}
+
 const baseOf = ({ send, integration, to }: Delivered) => ({
   provider: integration.provider,
   integrationId: integration.id,
@@ -76,9 +97,10 @@ function reportSent(out: Reported, scope: StepScope, d: Delivered, providerMessa
   const { recipient, messageId } = d.send;
   const base = baseOf(d);
   const status: MessageStatus = step.type === "in_app" ? "delivered" : "sent";
-  out.writes.update(
-    scope.job,
-    messageId,
+  recordResult(
+    out.writes,
+    scope,
+    d.send,
     status,
     { ...base, providerMessageId, errorCode: null, errorMessage: null },
     { status: "sent", detail: { provider: d.integration.provider, providerMessageId } },
@@ -113,7 +135,7 @@ function reportFailure(out: Reported, scope: StepScope, d: Delivered, chain: Int
       nextProvider: next.provider,
       ...(unknown ? { outcome: "unknown" } : {}),
     };
-    out.writes.update(scope.job, messageId, "queued", { ...base, ...error }, { status: "queued", detail });
+    recordResult(out.writes, scope, d.send, "queued", { ...base, ...error }, { status: "queued", detail });
     out.reports.push({ key, outcome: "retry" });
     out.retries.push({ recipient, delaySeconds });
     return;
@@ -122,7 +144,7 @@ function reportFailure(out: Reported, scope: StepScope, d: Delivered, chain: Int
   const detail = unknown
     ? { error: OUTCOME_UNKNOWN, cause: outcome.code, message: error.errorMessage, provider: integration.provider }
     : { error: outcome.code, message: outcome.message, provider: integration.provider };
-  out.writes.update(scope.job, messageId, status, { ...base, ...error }, { status, detail });
+  recordResult(out.writes, scope, d.send, status, { ...base, ...error }, { status, detail });
   transition(recipient, { type: "step", stepId: scope.step.id, outcome: { status } });
   out.reports.push({ key, outcome: "final", report: { status, ...base, ...error } });
   if (outcome.kind === "retryable") {

@@ -34,9 +34,10 @@ const CLAIM_RETRY_SECONDS = 30;
 /**
  * Runs a workflow's steps for one chunk of a trigger's recipients. Each channel step runs in
  * phases for all of them: plan (no I/O), claim (one call to the trigger's home object), record
- * (one D1 batch), send (the providers, in parallel), report (the object first, then one D1
- * batch). Delay, throttle and digest steps run as action steps. At the end, waiting recipients
- * are parked on the home object and the finished ones counted there.
+ * (what the log needs before the send, if anything), send (the providers, in parallel), report
+ * (the object first, then the log: new messages are written there once, with their results).
+ * Delay, throttle and digest steps run as action steps. At the end, waiting recipients are
+ * parked on the home object and the finished ones counted there.
  */
 export async function runRecipients(ctx: DeliveryContext, job: RecipientsJob, trigger: TriggerSnapshot): Promise<RecipientsResult> {
   const loaded = await load(ctx, job, trigger);
@@ -144,7 +145,9 @@ async function runChannelStep(
   );
   const recorded = recordClaims(plan, claims, scope, startedAt);
   for (const r of recorded.busy) out.halt(r, CLAIM_RETRY_SECONDS);
-  await ctx.writeMessages(recorded.writes);
+  // Only what must be in the log before the send (skips, cancellations, repairs, in-app
+  // notifications, rows of earlier attempts): a new message is written once, with its result.
+  if (!recorded.writes.empty) await ctx.writeMessages(recorded.writes);
   const chain = loaded.integrations.get(step.type) ?? [];
   const delivered = await sendAll(ctx.env, scope, recorded.toSend, chain);
   const reported = reportResults(delivered, chain, scope, startedAt, new Date());

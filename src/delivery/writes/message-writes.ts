@@ -17,6 +17,7 @@ import type { EventType } from "../../contract/event-types";
 import { newId, newLogId, partitionOfId } from "../../lib/ids";
 import type { FeedRow, LogBatch, LogMessage, LogStore, MessageAbout, MessageChanges } from "../../durable-objects/client/log-store";
 import { subscriberPartition } from "../../durable-objects/client/log-naming";
+import { fnv1a } from "../../durable-objects/client/naming";
 import type { Capture } from "../../providers/types";
 
 export type MessageRow = typeof messages.$inferSelect;
@@ -86,6 +87,26 @@ const eventRow = (environmentId: string, messageId: string, event: EventInput, a
   at: at.getTime(),
   detail: event.detail ?? null,
 });
+
+/**
+ * The id of a send's message that has no row yet, the same at every attempt: a message is
+ * written once its send is done, so an attempt that died before writing it leaves nothing to
+ * take its id from, and the next one must still give the provider the same id (its idempotency
+ * key, the links in the email) and find the row under it. A log id (lib/ids.ts `newLogId`) made
+ * of the trigger's time, 42 bits of the send identity's hash, and the subscriber's partition.
+ */
+export function sendMessageId(identity: SendIdentity, triggerAcceptedAt: number): string {
+  const { environmentId, transactionId, subscriberId, stepId } = identity;
+  const named = `${environmentId}\u0000${transactionId}\u0000${subscriberId}\u0000${stepId}`;
+  const [high, low] = [fnv1a(`send-id:${named}`), fnv1a(`${named}:send-id`)];
+  const time = Math.max(0, Math.min(Math.trunc(triggerAcceptedAt), 2 ** 48 - 1))
+    .toString(16)
+    .padStart(12, "0");
+  // 12 bits, then the variant (10) with 2 bits, then 28 bits: as a UUID's sequence and randomness lie.
+  const middle = `${(high >>> 20).toString(16).padStart(3, "0")}${(0x8 | ((high >>> 18) & 0x3)).toString(16)}${(low >>> 4).toString(16).padStart(7, "0")}`;
+  const partition = subscriberPartition(environmentId, subscriberId).toString(16).padStart(8, "0");
+  return `msg_${time}8${middle}${partition}`;
+}
 
 /** The outbound event a status in a message's timeline is reported as; the others (queued, sending, cancelled) are not. */
 const EVENT_OF_STATUS: Partial<Record<MessageStatus, EventType>> = {
@@ -165,13 +186,23 @@ export class MessageWrites {
     return merged;
   }
 
-  /** A message that reaches its state without a send (skipped, failed before sending, cancelled). */
-  insertFinal(identity: SendIdentity, status: MessageStatus, fields: MessageFields, events: EventInput[]): string {
+  /**
+   * A message inserted in the state it ends in: one that reaches it without a send (skipped,
+   * failed before sending, cancelled), or a send written once with its result (`place`: the id
+   * the provider got, and when the send began).
+   */
+  insertFinal(
+    identity: SendIdentity,
+    status: MessageStatus,
+    fields: MessageFields,
+    events: EventInput[],
+    place: { id?: string; createdAt?: Date } = {},
+  ): string {
     // A field missing from finalRows' columns would be dropped silently (a spread's extra keys are
     // not checked): this fails to compile, naming the field, instead.
     const everyFieldWritten: [Unwritten] extends [never] ? true : Unwritten = true;
     void everyFieldWritten;
-    const id = newLogId("msg", subscriberPartition(identity.environmentId, identity.subscriberId));
+    const id = place.id ?? newLogId("msg", subscriberPartition(identity.environmentId, identity.subscriberId));
     this.inserts.push({
       ...EMPTY,
       id,
@@ -179,7 +210,7 @@ export class MessageWrites {
       status,
       ...fields,
       attempts: fields.attempts ?? 0,
-      createdAt: this.now.getTime(),
+      createdAt: (place.createdAt ?? this.now).getTime(),
       updatedAt: this.now.getTime(),
     });
     for (const e of events) this.timeline(identity.environmentId, id, e, this.now);
@@ -206,6 +237,21 @@ export class MessageWrites {
       updatedAt: this.now.getTime(),
     });
     return id;
+  }
+
+  /** Nothing to write: the phase makes no call. */
+  get empty(): boolean {
+    return (
+      this.statements.length === 0 &&
+      this.events.length === 0 &&
+      this.inserts.length === 0 &&
+      this.captures.length === 0 &&
+      this.suppressions.length === 0 &&
+      this.updates.length === 0 &&
+      this.notifications.length === 0 &&
+      this.messageFacts.length === 0 &&
+      this.suppressionFacts.length === 0
+    );
   }
 
   event(environmentId: string, messageId: string, event: EventInput, at = this.now): void {

@@ -5,8 +5,9 @@ import { runBatch } from "../../../src/db/batch";
 import { createDb, type Db } from "../../../src/db/client";
 import { sandboxMessages, suppressions } from "../../../src/db/schema";
 import { DeliveryContext } from "../../../src/delivery/context";
-import { MessageWrites } from "../../../src/delivery/writes/message-writes";
-import { DEFAULT_LOG_SHARDS } from "../../../src/durable-objects/client/log-naming";
+import { MessageWrites, type SendIdentity, sendMessageId } from "../../../src/delivery/writes/message-writes";
+import { DEFAULT_LOG_SHARDS, subscriberPartition } from "../../../src/durable-objects/client/log-naming";
+import { partitionOfId } from "../../../src/lib/ids";
 import { LogStore } from "../../../src/durable-objects/client/log-store";
 import { createEnvironment, unique } from "../../factories";
 import { loggedMessages, loggedTimelines } from "../../log";
@@ -197,5 +198,41 @@ describe("MessageWrites", () => {
       logged.map((m) => m.id),
     );
     expect(timelines.flatMap((t) => t.events.map((e) => e.status))).toEqual(["skipped"]);
+  });
+});
+
+describe("sendMessageId", () => {
+  const identity = (patch: Partial<SendIdentity> = {}): SendIdentity => ({
+    environmentId: "env_1",
+    transactionId: "tx-1",
+    subscriberId: "s-1",
+    workflowKey: "w",
+    stepId: "mail",
+    channel: "email",
+    workflowVersion: 1,
+    ...patch,
+  });
+  const at = Date.UTC(2026, 5, 1, 12);
+
+  it("names a send the same at every attempt: a log id with the trigger's time and the subscriber's partition", () => {
+    const id = sendMessageId(identity(), at);
+    expect(sendMessageId(identity({ workflowVersion: 2, channel: "email" }), at)).toBe(id);
+    expect(id).toMatch(/^msg_[0-9a-f]{12}8[0-9a-f]{3}[89ab][0-9a-f]{15}$/);
+    expect(partitionOfId(id)).toBe(subscriberPartition("env_1", "s-1"));
+    expect(Number.parseInt(id.slice(4, 16), 16)).toBe(at);
+  });
+
+  it("differs for every other send identity", () => {
+    const ids = new Set(
+      [
+        identity(),
+        identity({ environmentId: "env_2" }),
+        identity({ transactionId: "tx-2" }),
+        identity({ subscriberId: "s-2" }),
+        identity({ stepId: "text" }),
+        ...Array.from({ length: 2_000 }, (_, n) => identity({ subscriberId: `member-${n}` })),
+      ].map((i) => sendMessageId(i, at)),
+    );
+    expect(ids.size).toBe(2_005);
   });
 });

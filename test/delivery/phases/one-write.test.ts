@@ -1,0 +1,250 @@
+// A new message of a granted send (not in-app) is written to the log once, after its send, with
+// its result, content and whole timeline. The ledger's claim and report keep sends once-only
+// whenever a consumer dies: each case ends with one row, final, with its content.
+import { createExecutionContext, createMessageBatch, env, getQueueResult, runInDurableObject } from "cloudflare:test";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import worker from "../../../src/index";
+import { CLAIM_DEADLINE_MS, type DeliveryOp } from "../../../src/durable-objects/ledger/claims";
+import type { TriggerLedger } from "../../../src/durable-objects/ledger/trigger-ledger";
+import type { LogWrite } from "../../../src/durable-objects/log/rows";
+import { sendMessageId } from "../../../src/delivery/writes/message-writes";
+import { sandboxEmail } from "../../../src/providers/sandbox/sandbox";
+import { readTrigger, acceptThenCrash, ledgerOf } from "../../ledger";
+import { loggedMessages, loggedTimelines } from "../../log";
+import { api } from "../../request";
+import { createSandboxEnvironment, createWorkflow, unique } from "../../factories";
+
+const SECRET = "tok_live_one_write_42";
+
+interface Faults {
+  /** The log shards refuse a write of message rows that this answers true for (nothing of it is stored). */
+  refuseLog?: (w: LogWrite) => boolean;
+  /** The ledger runs these operations, then the consumer dies before it hears the answer. */
+  dieAfter?: DeliveryOp["kind"];
+  /** The consumer dies before the ledger hears these operations. */
+  dieBefore?: DeliveryOp["kind"];
+}
+
+/** The consumer's bindings, counting the log writes that carry message rows and failing as `faults` says. */
+function bindings(faults: Faults = {}) {
+  const messageWrites: LogWrite[] = [];
+  const logs = env.LOGS;
+  const ledgers = env.LEDGERS;
+  const LOGS = {
+    idFromName: (name: string) => logs.idFromName(name),
+    get: (id: DurableObjectId) =>
+      new Proxy(logs.get(id), {
+        get(stub, key) {
+          if (key !== "write") return Reflect.get(stub, key);
+          return async (name: string, w: LogWrite) => {
+            if (w.inserts?.length || w.updates?.length) {
+              if (faults.refuseLog?.(w)) throw new Error("log shard down");
+              messageWrites.push(w);
+            }
+            return stub.write(name, w);
+          };
+        },
+      }),
+  };
+  const LEDGERS = {
+    idFromName: (name: string) => ledgers.idFromName(name),
+    get: (id: DurableObjectId) =>
+      new Proxy(ledgers.get(id), {
+        get(stub, key) {
+          if (key !== "run") return Reflect.get(stub, key);
+          return async (ops: DeliveryOp[]) => {
+            if (faults.dieBefore && ops.some((op) => op.kind === faults.dieBefore)) throw new Error("consumer died");
+            const answer = await stub.run(ops);
+            if (faults.dieAfter && ops.some((op) => op.kind === faults.dieAfter)) throw new Error("consumer died");
+            return answer;
+          };
+        },
+      }),
+  };
+  return { env: { ...env, LOGS: LOGS as unknown as typeof env.LOGS, LEDGERS: LEDGERS as unknown as typeof env.LEDGERS }, messageWrites };
+}
+
+async function consume(jobs: unknown[], consumerEnv: typeof env, tag: string) {
+  const batch = createMessageBatch(
+    "clarion-delivery-0",
+    jobs.map((body, i) => ({ id: `${tag}-${i}`, timestamp: new Date(), attempts: 1, body })),
+  );
+  const ctx = createExecutionContext();
+  await worker.queue(batch, consumerEnv);
+  return getQueueResult(batch, ctx);
+}
+
+/** A trigger of one email to one subscriber, held in its ledger: the test hands its jobs to the consumer. */
+async function heldTrigger() {
+  const { id: environmentId, key } = await createSandboxEnvironment();
+  expect((await api(key, "POST", "/v1/variables", { key: "TOKEN", value: SECRET, secret: true })).status).toBe(201);
+  const workflow = await createWorkflow(key, {
+    key: unique("once").toLowerCase(),
+    steps: [{ id: "mail", type: "email", template: { subject: "Code {{ vars.TOKEN }}", text: "Use {{ vars.TOKEN }} today" } }],
+  });
+  const subscriberId = unique("s");
+  const { transactionId } = await acceptThenCrash(environmentId, workflow.key, { subscriberId, email: "once@example.com" });
+  const jobs = await runInDurableObject(ledgerOf(environmentId, transactionId), (_ledger: TriggerLedger, state) => {
+    const rows = state.storage.sql.exec<{ job: string }>("SELECT job FROM outbox WHERE tx = ?", transactionId).toArray();
+    state.storage.sql.exec("DELETE FROM outbox WHERE tx = ?", transactionId);
+    return rows.map((row) => JSON.parse(row.job) as unknown);
+  });
+  const acceptedAt = (await readTrigger(environmentId, transactionId))!.acceptedAt;
+  const messageId = sendMessageId(
+    { environmentId, transactionId, subscriberId, workflowKey: workflow.key, stepId: "mail", channel: "email", workflowVersion: null },
+    acceptedAt,
+  );
+  return { environmentId, transactionId, subscriberId, jobs, messageId };
+}
+
+/** What a dead consumer's claim looks like once its deadline passed: the next consumer may send. */
+const expireClaims = (environmentId: string, transactionId: string) =>
+  runInDurableObject(ledgerOf(environmentId, transactionId), (_ledger: TriggerLedger, state) => {
+    state.storage.sql.exec("UPDATE claims SET at = at - ? WHERE tx = ?", CLAIM_DEADLINE_MS + 1_000, transactionId);
+  });
+
+/** The trigger's messages with their timelines. */
+async function rows(environmentId: string, transactionId: string) {
+  const messages = await loggedMessages(environmentId, { transactionId });
+  return loggedTimelines(
+    environmentId,
+    messages.map((m) => m.id),
+  );
+}
+
+const STORED = { subject: "Code [secret]", content: { subject: "Code [secret]", text: "Use [secret] today" } };
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+describe("a new message's one log write", () => {
+  it("is written once, after the send, with its result, redacted content and whole timeline", async () => {
+    const t = await heldTrigger();
+    const send = vi.spyOn(sandboxEmail, "send");
+    const run = bindings();
+    const result = await consume(t.jobs, run.env, `once-${t.transactionId}`);
+    expect(result.retryMessages).toEqual([]);
+
+    // One log write carries the message's row (two before: `sending`, then the result).
+    expect(run.messageWrites).toHaveLength(1);
+    expect(run.messageWrites[0]!.inserts?.map((m) => [m.id, m.status])).toEqual([[t.messageId, "sent"]]);
+    expect(send).toHaveBeenCalledOnce();
+    expect(send.mock.calls[0]![0].messageId).toBe(t.messageId);
+
+    const [row, ...more] = await rows(t.environmentId, t.transactionId);
+    expect(more).toEqual([]);
+    expect(row!.message).toMatchObject({
+      id: t.messageId,
+      status: "sent",
+      ...STORED,
+      preview: expect.stringContaining("[secret]"),
+      providerMessageId: `sandbox_${t.messageId}`,
+      provider: "sandbox-email",
+      to: "once@example.com",
+      attempts: 1,
+    });
+    expect(JSON.stringify(row)).not.toContain(SECRET);
+    expect(row!.events.map((e) => e.status)).toEqual(["queued", "sending", "sent"]);
+    expect(row!.events[1]!.detail).toEqual({ attempt: 1 });
+    expect(row!.message.createdAt).toBe(row!.events[0]!.at);
+  });
+
+  it("records a retryable answer as the row of a queued message, which the retry then sends", async () => {
+    const t = await heldTrigger();
+    const send = vi
+      .spyOn(sandboxEmail, "send")
+      .mockResolvedValueOnce({ ok: false, kind: "retryable", code: "rate_limited", message: "429 Too Many Requests" });
+    const run = bindings();
+    await consume(t.jobs, run.env, `retry-${t.transactionId}`);
+    expect(run.messageWrites).toHaveLength(1);
+    const [queued] = await rows(t.environmentId, t.transactionId);
+    expect(queued!.message).toMatchObject({ id: t.messageId, status: "queued", attempts: 1, errorCode: "rate_limited", ...STORED });
+    expect(queued!.events.map((e) => e.status)).toEqual(["queued", "sending", "queued"]);
+    expect(queued!.events[2]!.detail).toMatchObject({ error: "rate_limited", retryInSeconds: expect.any(Number) });
+
+    // The retry's job: the chunk again, for the halted recipient. Its row is there, so it is updated.
+    const retried = {
+      v: 1,
+      type: "recipients",
+      environmentId: t.environmentId,
+      transactionId: t.transactionId,
+      chunk: 0,
+      subscriberIds: [t.subscriberId],
+    };
+    await consume([retried], bindings().env, `retry-again-${t.transactionId}`);
+    const [sent, ...more] = await rows(t.environmentId, t.transactionId);
+    expect(more).toEqual([]);
+    expect(sent!.message).toMatchObject({ id: t.messageId, status: "sent", attempts: 2, errorCode: null, ...STORED });
+    expect(sent!.events.map((e) => e.status)).toEqual(["queued", "sending", "queued", "sending", "sent"]);
+    expect(send).toHaveBeenCalledTimes(2);
+  });
+});
+
+describe("a consumer that dies around a send", () => {
+  it("(a) after the claim, before the send: nothing is written or sent; once the claim expires the next one sends once", async () => {
+    const t = await heldTrigger();
+    const send = vi.spyOn(sandboxEmail, "send");
+    expect((await consume(t.jobs, bindings({ dieAfter: "claim" }).env, `a1-${t.transactionId}`)).retryMessages).toHaveLength(1);
+    expect(send).not.toHaveBeenCalled();
+    expect(await rows(t.environmentId, t.transactionId)).toEqual([]);
+
+    // Within the claim's deadline, another consumer waits rather than sending.
+    await consume(t.jobs, bindings().env, `a2-${t.transactionId}`);
+    expect(send).not.toHaveBeenCalled();
+    await expireClaims(t.environmentId, t.transactionId);
+    await consume(t.jobs, bindings().env, `a3-${t.transactionId}`);
+
+    expect(send).toHaveBeenCalledOnce();
+    const [row, ...more] = await rows(t.environmentId, t.transactionId);
+    expect(more).toEqual([]);
+    expect(row!.message).toMatchObject({ id: t.messageId, status: "sent", attempts: 1, ...STORED });
+    expect(row!.events.map((e) => e.status)).toEqual(["queued", "sending", "sent"]);
+  });
+
+  it("(b) after the send, before the report: the next one sends under the same message id (a provider's idempotency key), one row", async () => {
+    const t = await heldTrigger();
+    const send = vi.spyOn(sandboxEmail, "send");
+    expect((await consume(t.jobs, bindings({ dieBefore: "report" }).env, `b1-${t.transactionId}`)).retryMessages).toHaveLength(1);
+    expect(send).toHaveBeenCalledOnce();
+    expect(await rows(t.environmentId, t.transactionId)).toEqual([]);
+
+    await expireClaims(t.environmentId, t.transactionId);
+    await consume(t.jobs, bindings().env, `b2-${t.transactionId}`);
+    // The ledger cannot know whether the first send went out: a deduplicating provider (Resend,
+    // OneSignal) drops the second, which carries the same id.
+    expect(send.mock.calls.map(([request]) => request.messageId)).toEqual([t.messageId, t.messageId]);
+    const [row, ...more] = await rows(t.environmentId, t.transactionId);
+    expect(more).toEqual([]);
+    expect(row!.message).toMatchObject({ id: t.messageId, status: "sent", attempts: 1, ...STORED });
+    expect(row!.events.map((e) => e.status)).toEqual(["queued", "sending", "sent"]);
+  });
+
+  it("(c) after the report, before the log write: the next one records the ledger's report with the planned content, sending nothing", async () => {
+    const t = await heldTrigger();
+    const send = vi.spyOn(sandboxEmail, "send");
+    const down = bindings({
+      refuseLog: (w) => [...(w.inserts ?? []), ...(w.updates ?? []).map((u) => u.changes)].some((m) => m.status === "sent"),
+    });
+    expect((await consume(t.jobs, down.env, `c1-${t.transactionId}`)).retryMessages).toHaveLength(1);
+    expect(send).toHaveBeenCalledOnce();
+    expect(await rows(t.environmentId, t.transactionId)).toEqual([]);
+
+    await consume(t.jobs, bindings().env, `c2-${t.transactionId}`);
+    expect(send).toHaveBeenCalledOnce();
+    const [row, ...more] = await rows(t.environmentId, t.transactionId);
+    expect(more).toEqual([]);
+    // The id the provider got (its idempotency key, the email's links) names the row.
+    expect(row!.message).toMatchObject({
+      id: t.messageId,
+      status: "sent",
+      providerMessageId: `sandbox_${t.messageId}`,
+      attempts: 1,
+      ...STORED,
+      preview: expect.stringContaining("[secret]"),
+    });
+    expect(JSON.stringify(row)).not.toContain(SECRET);
+    expect(row!.events.map((e) => e.status)).toEqual(["queued", "sending", "sent"]);
+    expect(row!.events[2]!.detail).toMatchObject({ recovered: true });
+  });
+});
