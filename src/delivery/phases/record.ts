@@ -3,6 +3,7 @@ import type { MessageStatus } from "../../db/schema";
 import type { ClaimResult } from "../../durable-objects/ledger/claims";
 import { redactSecrets } from "../../engine/redact";
 import { partitionOfId } from "../../lib/ids";
+import { GENERATION_SKEW_MS } from "../../durable-objects/client/log-naming";
 import { preview } from "./decide";
 import { type EventInput, type MessageFields, MessageWrites, type SendIdentity, sendMessageId } from "../writes/message-writes";
 import { transition } from "../recipients/recipient-transitions";
@@ -118,6 +119,7 @@ function recordRecovered(
   status: MessageStatus,
   fields: Omit<MessageFields, "layoutVersion">,
   [event, ...more]: [EventInput, ...EventInput[]],
+  sentAs: string | undefined,
 ): void {
   const { environmentId } = scope.job;
   const { recipient } = send;
@@ -136,30 +138,39 @@ function recordRecovered(
       status,
       { ...storedContent(scope, send), ...fields },
       [{ status: "queued" }, { status: "sending", detail: { attempt: 1 } }, event, ...more],
-      { id: sendMessageId(identity, scope.trigger.acceptedAt) },
+      // The id the provider got, as the object kept it (or, for a report kept before it did, as the send made it).
+      { id: sentAs ?? sendIdOf(scope, identity, Date.now()) ?? undefined },
     );
   }
   transition(recipient, { type: "step", stepId: scope.step.id, outcome: { status } });
 }
 
 /** A send the object saw succeed: recorded as a send records it (phases/report.ts). */
-function recoverSent(writes: MessageWrites, scope: StepScope, send: PlannedSend, report: SentReport): void {
+function recoverSent(writes: MessageWrites, scope: StepScope, send: PlannedSend, { messageId, ...report }: SentReport): void {
   const fields = { ...report, errorCode: null, errorMessage: null };
   const detail = { provider: report.provider, providerMessageId: report.providerMessageId, recovered: true };
   // Clarion is the in-app provider, so stored is delivered.
   if (scope.step.type === "in_app")
-    recordRecovered(writes, scope, send, "delivered", fields, [
-      { status: "sent", detail },
-      { status: "delivered", detail: { provider: report.provider, recovered: true } },
-    ]);
-  else recordRecovered(writes, scope, send, "sent", fields, [{ status: "sent", detail }]);
+    recordRecovered(
+      writes,
+      scope,
+      send,
+      "delivered",
+      fields,
+      [
+        { status: "sent", detail },
+        { status: "delivered", detail: { provider: report.provider, recovered: true } },
+      ],
+      messageId,
+    );
+  else recordRecovered(writes, scope, send, "sent", fields, [{ status: "sent", detail }], messageId);
 }
 
 /** A send the object saw fail for good. */
 function recoverFinal(writes: MessageWrites, scope: StepScope, send: PlannedSend, report: FinalReport): void {
-  const { status, ...fields } = report;
+  const { status, messageId, ...fields } = report;
   const detail = { error: fields.errorCode, message: fields.errorMessage, provider: fields.provider, recovered: true };
-  recordRecovered(writes, scope, send, status, fields, [{ status, detail }]);
+  recordRecovered(writes, scope, send, status, fields, [{ status, detail }], messageId);
 }
 
 /** What a message stores of its planned content: secrets redacted (the provider alone gets them in clear). */
@@ -174,6 +185,27 @@ function storedContent(scope: StepScope, { content, layoutVersion }: PlannedSend
 }
 
 /**
+ * Half the skew the log's generations allow between a row's id time and its createdAt
+ * (log-naming.ts): a send-derived id carries its trigger's acceptance time, so it is used only
+ * while the send starts this close to it.
+ */
+const SEND_ID_WINDOW_MS = GENERATION_SKEW_MS / 2;
+
+/**
+ * The id a new message takes from its send identity (message-writes.ts `sendMessageId`), written
+ * once after its send; null where it would carry a time too far from the send's: a run resumed
+ * after a delay, digest or wait, or a first run starting more than SEND_ID_WINDOW_MS after its
+ * trigger was accepted (a backlog). Those are recorded `sending` before the send, under a new id,
+ * as before. The choice is the same on every attempt of the first run within the window.
+ */
+function sendIdOf(scope: StepScope, identity: SendIdentity, now: number): string | null {
+  const { job, trigger } = scope;
+  const resumed = job.fromStep !== undefined || job.digest !== undefined || job.signal !== undefined || job.digestedInto !== undefined;
+  if (resumed || now - trigger.acceptedAt > SEND_ID_WINDOW_MS) return null;
+  return sendMessageId(identity, trigger.acceptedAt);
+}
+
+/**
  * A granted send. A new message is written once, with its result (phases/report.ts): the log's
  * write is most of a send's cost. Not an in-app step's, recorded as `sending` with its
  * notification now, which must be in the log before the send pushes it; nor a message with a row
@@ -184,12 +216,9 @@ function recordGranted(writes: MessageWrites, scope: StepScope, planned: Planned
   const existing = scope.existing.get(claimKey(scope, recipient));
   const { layoutVersion, ...fields } = storedContent(scope, planned);
   const identity = identityOf(scope, recipient.profile.subscriberId);
-  const deferred = !existing && scope.step.type !== "in_app";
-  const messageId = existing
-    ? existing.id
-    : deferred
-      ? sendMessageId(identity, scope.trigger.acceptedAt)
-      : writes.insertSending(identity, { ...fields, layoutVersion });
+  const sendId = !existing && scope.step.type !== "in_app" ? sendIdOf(scope, identity, now.getTime()) : null;
+  const deferred = sendId !== null;
+  const messageId = existing ? existing.id : (sendId ?? writes.insertSending(identity, { ...fields, layoutVersion }));
   if (existing) writes.update(scope.job, existing.id, "sending", fields, { status: "sending", detail: { attempt: existing.attempts + 1 } });
   // The Inbox's notification goes to the log with its message (one shard, one transaction), so
   // it is there before the send pushes it. One for a message D1 recorded is stored by the send,

@@ -108,7 +108,7 @@ function reportSent(out: Reported, scope: StepScope, d: Delivered, providerMessa
   if (status === "delivered")
     out.writes.event(scope.job.environmentId, messageId, { status: "delivered", detail: { provider: d.integration.provider } });
   transition(recipient, { type: "step", stepId: step.id, outcome: { status } });
-  out.reports.push({ key: claimKey(scope, recipient), outcome: "sent", report: { providerMessageId, ...base } });
+  out.reports.push({ key: claimKey(scope, recipient), outcome: "sent", report: { providerMessageId, messageId, ...base } });
 }
 
 /** Refused or unanswered: tried again (same provider after a delay, or the next one), or final. */
@@ -146,7 +146,7 @@ function reportFailure(out: Reported, scope: StepScope, d: Delivered, chain: Int
     : { error: outcome.code, message: outcome.message, provider: integration.provider };
   recordResult(out.writes, scope, d.send, status, { ...base, ...error }, { status, detail });
   transition(recipient, { type: "step", stepId: scope.step.id, outcome: { status } });
-  out.reports.push({ key, outcome: "final", report: { status, ...base, ...error } });
+  out.reports.push({ key, outcome: "final", report: { status, messageId, ...base, ...error } });
   if (outcome.kind === "retryable") {
     out.exhausted.push({
       messageId,

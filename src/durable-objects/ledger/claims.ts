@@ -25,6 +25,8 @@ export interface ClaimResult {
 /** What the object keeps of a send, to repair the message's D1 record if that write was lost. */
 export interface SentReport {
   providerMessageId: string;
+  /** The id the send gave its message (and the provider): a repair records the message under it. Absent in reports kept before 0.13. */
+  messageId?: string;
   provider: string;
   integrationId: string;
   /** Null once the subscriber is erased. */
@@ -35,6 +37,8 @@ export interface SentReport {
 /** What the object keeps of a send that ended without being sent, to repair its D1 record likewise. */
 export interface FinalReport {
   status: "failed" | "undeliverable";
+  /** As SentReport's. */
+  messageId?: string;
   errorCode: string;
   errorMessage: string;
   provider: string;

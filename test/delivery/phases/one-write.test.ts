@@ -90,12 +90,30 @@ async function heldTrigger() {
     return rows.map((row) => JSON.parse(row.job) as unknown);
   });
   const acceptedAt = (await readTrigger(environmentId, transactionId))!.acceptedAt;
-  const messageId = sendMessageId(
-    { environmentId, transactionId, subscriberId, workflowKey: workflow.key, stepId: "mail", channel: "email", workflowVersion: null },
-    acceptedAt,
-  );
-  return { environmentId, transactionId, subscriberId, jobs, messageId };
+  const identity = {
+    environmentId,
+    transactionId,
+    subscriberId,
+    workflowKey: workflow.key,
+    stepId: "mail",
+    channel: "email" as const,
+    workflowVersion: null,
+  };
+  const messageId = sendMessageId(identity, acceptedAt);
+  return { environmentId, transactionId, subscriberId, jobs, messageId, identity, acceptedAt };
 }
+
+/** Moves the trigger's acceptance `ms` into the past, as its ledger keeps it: its first run then starts that late. */
+const acceptedEarlier = (environmentId: string, transactionId: string, ms: number) =>
+  runInDurableObject(ledgerOf(environmentId, transactionId), (_ledger: TriggerLedger, state) => {
+    state.storage.sql.exec(
+      "UPDATE triggers SET record = json_set(record, '$.acceptedAt', json_extract(record, '$.acceptedAt') - ?) WHERE tx = ?",
+      ms,
+      transactionId,
+    );
+  });
+
+const MINUTE = 60_000;
 
 /** What a dead consumer's claim looks like once its deadline passed: the next consumer may send. */
 const expireClaims = (environmentId: string, transactionId: string) =>
@@ -246,5 +264,44 @@ describe("a consumer that dies around a send", () => {
     expect(JSON.stringify(row)).not.toContain(SECRET);
     expect(row!.events.map((e) => e.status)).toEqual(["queued", "sending", "sent"]);
     expect(row!.events[2]!.detail).toMatchObject({ recovered: true });
+  });
+});
+
+describe("where a send's id may carry its trigger's time", () => {
+  // The log's generations place a row by its id's time and lists sort by createdAt: the two may
+  // differ by at most GENERATION_SKEW_MS (an hour), so a send-derived id (the trigger's time) is
+  // used only within half of it.
+  it("a first run starting more than half an hour after acceptance records `sending` first, under a new id", async () => {
+    const t = await heldTrigger();
+    await acceptedEarlier(t.environmentId, t.transactionId, 31 * MINUTE);
+    const send = vi.spyOn(sandboxEmail, "send");
+    const run = bindings();
+    await consume(t.jobs, run.env, `late-${t.transactionId}`);
+    expect(
+      run.messageWrites.map((w) => [...(w.inserts ?? []).map((m) => m.status), ...(w.updates ?? []).map((u) => u.changes.status)]),
+    ).toEqual([["sending"], ["sent"]]);
+    const [row, ...more] = await rows(t.environmentId, t.transactionId);
+    expect(more).toEqual([]);
+    expect(row!.message.id).not.toBe(sendMessageId(t.identity, t.acceptedAt - 31 * MINUTE));
+    expect(send.mock.calls.map(([request]) => request.messageId)).toEqual([row!.message.id]);
+    expect(row!.message).toMatchObject({ status: "sent", ...STORED });
+  });
+
+  it("a repair after the window records the message under the id its send used, as the ledger kept it", async () => {
+    const t = await heldTrigger();
+    await acceptedEarlier(t.environmentId, t.transactionId, 29 * MINUTE);
+    const send = vi.spyOn(sandboxEmail, "send");
+    const down = bindings({ refuseLog: (w) => (w.inserts ?? []).some((m) => m.status === "sent") });
+    await consume(t.jobs, down.env, `w1-${t.transactionId}`);
+    const sentAs = send.mock.calls[0]![0].messageId;
+    expect(sentAs).toBe(sendMessageId(t.identity, t.acceptedAt - 29 * MINUTE));
+
+    // The retry comes after the window: the send's id could no longer be made again from the identity.
+    await acceptedEarlier(t.environmentId, t.transactionId, 2 * MINUTE);
+    await consume(t.jobs, bindings().env, `w2-${t.transactionId}`);
+    expect(send).toHaveBeenCalledOnce();
+    const [row, ...more] = await rows(t.environmentId, t.transactionId);
+    expect(more).toEqual([]);
+    expect(row!.message).toMatchObject({ id: sentAs, status: "sent", providerMessageId: `sandbox_${sentAs}`, ...STORED });
   });
 });
