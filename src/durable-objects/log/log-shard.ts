@@ -36,7 +36,7 @@ import { countTrigger, NewRecipients, RollupChanges } from "./rollups/counting";
 import { readAudience, readCounts, readDayVolumes, readErrors, readFatigue, readLatency } from "./rollups/reads";
 import type { AnalyticsPart, AnalyticsPartName, AnalyticsQuery, DayVolume } from "./rollups/rows";
 import { ROLLUP_SCHEMA } from "./rollups/schema";
-import { snapshots } from "./rollups/snapshot";
+import { changedSnapshot, insertedSnapshot, type Snapshot, snapshots } from "./rollups/snapshot";
 import { analyticsRetentionMs, eraseRollupEnvironment, eraseRollupSubscriber, expireRollups } from "./rollups/upkeep";
 import { TriggerIndex } from "./trigger-index";
 import { type FinishedTrigger, type LogTrigger, type TriggerFilter, type TriggerKey, TriggersTable } from "./triggers-table";
@@ -88,32 +88,43 @@ export class LogShard extends DurableObject<Bindings> {
     const described: LogWritten["described"] = [];
     const now = Date.now();
     const outbox = this.ctx.storage.transactionSync(() => {
+      const inserts = w.inserts ?? [];
+      const updates = w.updates ?? [];
+      const events = w.events ?? [];
       // The rollups follow each message from how it was to how this write leaves it (rollups/counting.ts).
       // ANALYTICS_ROLLUPS=off is for measuring what they cost (bench:delivery), not for deployments.
-      const changing = new Set(
-        this.env.ANALYTICS_ROLLUPS === "off"
-          ? []
-          : [...(w.inserts ?? []).map((m) => m.id), ...(w.updates ?? []).map((u) => u.id), ...(w.events ?? []).map((e) => e.messageId)],
-      );
-      const before = snapshots(this.sql, changing);
-      const recipients = new NewRecipients(this.sql, changing.size ? (w.inserts ?? []) : []);
-      existing.push(...this.insert(w.inserts ?? []));
+      const counting = this.env.ANALYTICS_ROLLUPS !== "off";
+      const recipients = new NewRecipients(this.sql, counting ? inserts : []);
+      const rows = inserts.map(messageValues);
+      const fresh = this.insert(inserts, rows, existing);
+      const touched = new Set([...updates.map((u) => u.id), ...events.map((e) => e.messageId)]);
+      // The insert adds rows and changes none: a row it did not add is, now, as it was before the
+      // write, and one it added was not there. So only the rows the write changes are read.
+      const before = counting
+        ? snapshots(
+            this.sql,
+            [...touched].filter((id) => !fresh.has(id)),
+          )
+        : new Map<string, Snapshot>();
       const storedAs = new Map(existing.map((e) => [e.requested, e.id]));
       for (const f of w.feed ?? []) this.feed.insert({ ...f, id: storedAs.get(f.id) ?? f.id });
-      this.updateAll(w.updates ?? []);
-      this.append(w.events ?? []);
+      this.updateAll(updates);
+      this.append(events);
       this.index.apply(w.indexed ?? [], w.indexedStatus ?? []);
       this.addRefs(w.refs ?? [], now);
-      const after = snapshots(this.sql, changing);
-      const rollups = new RollupChanges(now);
-      for (const id of changing) {
-        const row = after.get(id);
-        if (row) rollups.change(before.get(id) ?? null, row, recipients);
+      const after = new Map<string, Snapshot>();
+      if (counting) {
+        // In the order the messages came (the errors' example is the last counted): the inserted, then the changed.
+        const changing = [...new Set([...inserts.map((m) => m.id), ...touched])].filter((id) => fresh.has(id) || touched.has(id));
+        for (const [id, row] of this.snapshotsAfter(changing, fresh, inserts, rows, before, updates, events)) after.set(id, row);
+        const rollups = new RollupChanges(now);
+        for (const id of changing) {
+          const row = after.get(id);
+          if (row) rollups.change(fresh.has(id) ? null : (before.get(id) ?? null), row, recipients);
+        }
+        rollups.apply(this.sql);
       }
-      rollups.apply(this.sql);
-      described.push(
-        ...this.describe(new Set([...(w.updates ?? []).map((u) => u.id), ...(w.events ?? []).map((e) => e.messageId)]), after),
-      );
+      described.push(...this.describe(touched, after));
       if (!w.outbox) return null;
       // This shard's messages' events, described as this transaction left them.
       const facts = w.outbox.facts.length ? [messageFactStatement(w.outbox.facts, new Map(described.map((d) => [d.id, d])))] : [];
@@ -127,17 +138,62 @@ export class LogShard extends DurableObject<Bindings> {
     return { existing, described, outbox };
   }
 
-  /** A write's new messages in one statement; answers those whose send identity kept an earlier row (and its id). */
-  private insert(inserts: readonly LogMessage[]): LogWritten["existing"] {
-    if (inserts.length === 0) return [];
+  /**
+   * The changed messages as the write left them: made from the values written (an inserted row's,
+   * a stored row's with the write's changes and states), and read back only where that is not
+   * exact (a reason, which the timeline gives; a value JSON might not carry as is).
+   */
+  private snapshotsAfter(
+    changing: readonly string[],
+    fresh: ReadonlySet<string>,
+    inserts: readonly LogMessage[],
+    rows: readonly SqlStorageValue[][],
+    before: ReadonlyMap<string, Snapshot>,
+    updates: readonly { id: string; changes: MessageChanges }[],
+    events: readonly LogEvent[],
+  ): Map<string, Snapshot> {
+    const written = new Map<string, readonly SqlStorageValue[]>();
+    // The first row of an id is the one stored (the insert keeps the first of a conflict).
+    inserts.forEach((m, i) => {
+      if (!written.has(m.id)) written.set(m.id, rows[i]!);
+    });
+    const changesOf = Map.groupBy(updates, (u) => u.id);
+    const bits = new Map<string, number>();
+    for (const e of events) bits.set(e.messageId, (bits.get(e.messageId) ?? 0) | bitOf(e.status));
+    const after = new Map<string, Snapshot>();
+    const unread: string[] = [];
+    for (const id of changing) {
+      const base = fresh.has(id) ? insertedSnapshot(written.get(id) ?? []) : (before.get(id) ?? null);
+      // Neither stored before nor inserted now: no change or timeline entry makes a message.
+      if (!fresh.has(id) && base === null) continue;
+      const row =
+        base &&
+        changedSnapshot(
+          base,
+          (changesOf.get(id) ?? []).map((u) => u.changes),
+          bits.get(id) ?? 0,
+        );
+      if (row) after.set(id, row);
+      else unread.push(id);
+    }
+    for (const [id, row] of snapshots(this.sql, unread)) after.set(id, row);
+    return after;
+  }
+
+  /**
+   * A write's new messages in one statement; answers the ids it stored, and adds to `existing` those
+   * whose send identity kept an earlier row (and its id).
+   */
+  private insert(inserts: readonly LogMessage[], rows: readonly SqlStorageValue[][], existing: LogWritten["existing"]): Set<string> {
+    if (inserts.length === 0) return new Set();
     const inserted = new Set(
       this.sql
-        .exec<{ id: string }>(MESSAGES_INSERT, JSON.stringify(inserts.map(messageValues)))
+        .exec<{ id: string }>(MESSAGES_INSERT, JSON.stringify(rows))
         .toArray()
         .map((r) => r.id),
     );
-    return inserts.flatMap((m) => {
-      if (inserted.has(m.id)) return [];
+    for (const m of inserts) {
+      if (inserted.has(m.id)) continue;
       const [row] = this.sql
         .exec<{ id: string }>(
           "SELECT id FROM messages WHERE env = ? AND tx = ? AND subscriber = ? AND step = ?",
@@ -147,8 +203,9 @@ export class LogShard extends DurableObject<Bindings> {
           m.stepId,
         )
         .toArray();
-      return row && row.id !== m.id ? [{ requested: m.id, id: row.id }] : [];
-    });
+      if (row && row.id !== m.id) existing.push({ requested: m.id, id: row.id });
+    }
+    return inserted;
   }
 
   /**

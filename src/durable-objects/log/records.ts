@@ -67,16 +67,42 @@ export const CHANGE_COLUMNS: Record<keyof MessageChanges, string> = {
 export const stored = (value: unknown): SqlStorageValue =>
   value === undefined || value === null ? null : typeof value === "object" ? JSON.stringify(value) : (value as SqlStorageValue);
 
-const MESSAGE_COLUMNS = `id, env, tx, subscriber, workflow, step, channel, provider, integration, status,
-  provider_message_id, "to", subject, preview, content, error_code, error_message, attempts, states, created_at, updated_at,
-  workflow_version, layout_version, tenant, context, watched`;
+/** The columns of a new message's row, in the order `messageValues` gives their values. */
+export const MESSAGE_COLUMN_LIST = [
+  "id",
+  "env",
+  "tx",
+  "subscriber",
+  "workflow",
+  "step",
+  "channel",
+  "provider",
+  "integration",
+  "status",
+  "provider_message_id",
+  "to",
+  "subject",
+  "preview",
+  "content",
+  "error_code",
+  "error_message",
+  "attempts",
+  "states",
+  "created_at",
+  "updated_at",
+  "workflow_version",
+  "layout_version",
+  "tenant",
+  "context",
+  "watched",
+] as const;
 
 /**
  * A write's new messages in one statement: one JSON array of `messageValues` rows. Answers the
  * ids it inserted; a message whose id or send identity is stored already is left as it was.
  */
-export const MESSAGES_INSERT = `INSERT INTO messages (${MESSAGE_COLUMNS})
-  SELECT ${Array.from({ length: 26 }, (_, i) => `value ->> ${i}`).join(", ")} FROM json_each(?) WHERE true
+export const MESSAGES_INSERT = `INSERT INTO messages (${MESSAGE_COLUMN_LIST.map((c) => `"${c}"`).join(", ")})
+  SELECT ${MESSAGE_COLUMN_LIST.map((_, i) => `value ->> ${i}`).join(", ")} FROM json_each(?) WHERE true
   ON CONFLICT DO NOTHING RETURNING id`;
 
 export const messageValues = (m: LogMessage): SqlStorageValue[] => [
