@@ -6,6 +6,7 @@ import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { maskOf, REASONED_STATUSES } from "../../src/contract/message-figures";
 import type { LogShard } from "../../src/durable-objects/log/log-shard";
+import { addMissingColumns } from "../../src/durable-objects/log/schema";
 import type { LogEvent, LogMessage, LogWrite, MessageChanges } from "../../src/durable-objects/log/rows";
 import { newId } from "../../src/lib/ids";
 import { unique } from "../factories";
@@ -220,5 +221,27 @@ describe("LogShard.write keeps the rollups equal to counting its rows", () => {
       events: [event(message(environmentId, "tx-9", "zed", "mail", at), "sent", at)],
     });
     await check(6);
+  });
+});
+
+describe("a log shard's indexes", () => {
+  it("leave out the timeline's index by time, and a shard made with it drops it", async () => {
+    const shard = env.LOGS.get(env.LOGS.idFromName(unique("log-indexes")));
+    const indexes = await runInDurableObject(shard, (_o: LogShard, state) => {
+      const sql = state.storage.sql;
+      const names = () =>
+        sql
+          .exec<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'message_events'")
+          .toArray()
+          .map((r) => r.name);
+      const fresh = names();
+      // As a shard made before: the index is there when its next constructor runs.
+      sql.exec("CREATE INDEX message_events_at ON message_events (at)");
+      addMissingColumns(sql);
+      return { fresh, upgraded: names() };
+    });
+    expect(indexes.fresh).not.toContain("message_events_at");
+    expect(indexes.upgraded).toContain("message_events_message");
+    expect(indexes.upgraded).not.toContain("message_events_at");
   });
 });
