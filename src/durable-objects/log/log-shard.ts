@@ -11,6 +11,7 @@ import {
   CHANGE_COLUMNS,
   MESSAGES_INSERT,
   messageValues,
+  RECIPIENTS_MESSAGES,
   stored,
   toEvent,
   toMessage,
@@ -366,14 +367,13 @@ export class LogShard extends DurableObject<Bindings> {
     });
   }
 
-  /** The messages of these (transactionId, subscriberId) pairs: what a redelivered chunk already recorded. */
+  /**
+   * The messages of these (transactionId, subscriberId) pairs: what a redelivered chunk already
+   * recorded. One statement for all pairs (each seeks the identity index once), in the pairs' order.
+   */
   async ofRecipients(environmentId: string, pairs: [string, string][]): Promise<LogMessage[]> {
-    return pairs.flatMap(([tx, subscriber]) =>
-      this.sql
-        .exec<MessageRecord>("SELECT * FROM messages WHERE env = ? AND tx = ? AND subscriber = ?", environmentId, tx, subscriber)
-        .toArray()
-        .map(toMessage),
-    );
+    if (pairs.length === 0) return [];
+    return this.sql.exec<MessageRecord>(RECIPIENTS_MESSAGES, JSON.stringify(pairs), environmentId).toArray().map(toMessage);
   }
 
   /**

@@ -105,6 +105,14 @@ export const MESSAGES_INSERT = `INSERT INTO messages (${MESSAGE_COLUMN_LIST.map(
   SELECT ${MESSAGE_COLUMN_LIST.map((_, i) => `value ->> ${i}`).join(", ")} FROM json_each(?) WHERE true
   ON CONFLICT DO NOTHING RETURNING id`;
 
+/**
+ * The messages of (transactionId, subscriberId) pairs (one JSON array) in an environment. CROSS
+ * JOIN keeps the pairs the outer loop, each seeking the identity index: left to itself, the
+ * planner scans the environment's messages once per pair.
+ */
+export const RECIPIENTS_MESSAGES = `SELECT m.* FROM json_each(?) AS a CROSS JOIN messages AS m
+  ON m.env = ? AND m.tx = a.value ->> 0 AND m.subscriber = a.value ->> 1 ORDER BY a.key, m.step`;
+
 export const messageValues = (m: LogMessage): SqlStorageValue[] => [
   m.id,
   m.environmentId,
