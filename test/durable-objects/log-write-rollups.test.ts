@@ -6,7 +6,7 @@ import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { maskOf, REASONED_STATUSES } from "../../src/contract/message-figures";
 import type { LogShard } from "../../src/durable-objects/log/log-shard";
-import { RECIPIENTS_MESSAGES } from "../../src/durable-objects/log/records";
+import { bitOf, RECIPIENTS_MESSAGES } from "../../src/durable-objects/log/records";
 import { addMissingColumns } from "../../src/durable-objects/log/schema";
 import type { LogEvent, LogMessage, LogWrite, MessageChanges } from "../../src/durable-objects/log/rows";
 import { newId } from "../../src/lib/ids";
@@ -183,6 +183,20 @@ describe("LogShard.write keeps the rollups equal to counting its rows", () => {
     const described = await write(results);
     expect(described.described.map((d) => d.id).sort()).toEqual([a.id, b.id, c.id].sort());
     expect(described.described.find((d) => d.id === a.id)?.provider).toBe("ses");
+    // Each message's states: its statuses' and its timeline's, as one statement per change and entry left them.
+    const states = await runInDurableObject(shard, (_o: LogShard, state) =>
+      Object.fromEntries(
+        state.storage.sql
+          .exec<{ id: string; states: number }>("SELECT id, states FROM messages")
+          .toArray()
+          .map((r) => [r.id, r.states]),
+      ),
+    );
+    expect(states).toEqual({
+      [a.id]: bitOf("sending") | bitOf("queued") | bitOf("sent"),
+      [b.id]: bitOf("sending") | bitOf("queued") | bitOf("sent"),
+      [c.id]: bitOf("sending") | bitOf("failed"),
+    });
     await check(3);
 
     // Retried: the events are kept once, the states set again: nothing counted twice.

@@ -42,6 +42,13 @@ import { analyticsRetentionMs, eraseRollupEnvironment, eraseRollupSubscriber, ex
 import { TriggerIndex } from "./trigger-index";
 import { type FinishedTrigger, type LogTrigger, type TriggerFilter, type TriggerKey, TriggersTable } from "./triggers-table";
 
+/** The states timeline entries reach, by message: each entry's status bit. */
+const reachedStates = (events: readonly LogEvent[]): Map<string, number> => {
+  const reached = new Map<string, number>();
+  for (const e of events) reached.set(e.messageId, (reached.get(e.messageId) ?? 0) | bitOf(e.status));
+  return reached;
+};
+
 /** How often a shard looks for rows past their retention. */
 const EXPIRY_EVERY_MS = 3_600_000;
 /**
@@ -109,15 +116,15 @@ export class LogShard extends DurableObject<Bindings> {
         : new Map<string, Snapshot>();
       const storedAs = new Map(existing.map((e) => [e.requested, e.id]));
       for (const f of w.feed ?? []) this.feed.insert({ ...f, id: storedAs.get(f.id) ?? f.id });
-      this.updateAll(updates);
-      this.append(events);
+      const reached = reachedStates(events);
+      this.append(events, reached, this.updateAll(updates, reached));
       this.index.apply(w.indexed ?? [], w.indexedStatus ?? []);
       this.addRefs(w.refs ?? [], now);
       const after = new Map<string, Snapshot>();
       if (counting) {
         // In the order the messages came (the errors' example is the last counted): the inserted, then the changed.
         const changing = [...new Set([...inserts.map((m) => m.id), ...touched])].filter((id) => fresh.has(id) || touched.has(id));
-        for (const [id, row] of this.snapshotsAfter(changing, fresh, inserts, rows, before, updates, events)) after.set(id, row);
+        for (const [id, row] of this.snapshotsAfter(changing, fresh, inserts, rows, before, updates, reached)) after.set(id, row);
         const rollups = new RollupChanges(now);
         for (const id of changing) {
           const row = after.get(id);
@@ -151,7 +158,7 @@ export class LogShard extends DurableObject<Bindings> {
     rows: readonly SqlStorageValue[][],
     before: ReadonlyMap<string, Snapshot>,
     updates: readonly { id: string; changes: MessageChanges }[],
-    events: readonly LogEvent[],
+    reached: ReadonlyMap<string, number>,
   ): Map<string, Snapshot> {
     const written = new Map<string, readonly SqlStorageValue[]>();
     // The first row of an id is the one stored (the insert keeps the first of a conflict).
@@ -159,8 +166,6 @@ export class LogShard extends DurableObject<Bindings> {
       if (!written.has(m.id)) written.set(m.id, rows[i]!);
     });
     const changesOf = Map.groupBy(updates, (u) => u.id);
-    const bits = new Map<string, number>();
-    for (const e of events) bits.set(e.messageId, (bits.get(e.messageId) ?? 0) | bitOf(e.status));
     const after = new Map<string, Snapshot>();
     const unread: string[] = [];
     for (const id of changing) {
@@ -172,7 +177,7 @@ export class LogShard extends DurableObject<Bindings> {
         changedSnapshot(
           base,
           (changesOf.get(id) ?? []).map((u) => u.changes),
-          bits.get(id) ?? 0,
+          reached.get(id) ?? 0,
         );
       if (row) after.set(id, row);
       else unread.push(id);
@@ -240,13 +245,19 @@ export class LogShard extends DurableObject<Bindings> {
   /**
    * A write's message changes: one statement per set of changed columns (rows as one JSON array)
    * rather than one per message; a phase's changes mostly share one set. A write that changes a
-   * message twice keeps one statement per change, in order, so the later one still wins.
+   * message twice keeps one statement per change, in order, so the later one still wins. The
+   * states the write's timeline entries reach on a changed message are set with its change (a
+   * row rewritten once, not twice): answers those messages, whose states `append` leaves alone.
    */
-  private updateAll(updates: readonly { id: string; changes: MessageChanges }[]): void {
+  private updateAll(
+    updates: readonly { id: string; changes: MessageChanges }[],
+    reached: ReadonlyMap<string, number>,
+  ): ReadonlySet<string> {
     if (new Set(updates.map((u) => u.id)).size < updates.length) {
       for (const u of updates) this.update(u.id, u.changes);
-      return;
+      return new Set();
     }
+    const covered = new Set<string>();
     const shapes = new Map<string, { keys: (keyof MessageChanges)[]; rows: SqlStorageValue[][] }>();
     for (const { id, changes } of updates) {
       const keys = (Object.keys(changes) as (keyof MessageChanges)[]).filter((k) => changes[k] !== undefined).sort();
@@ -254,17 +265,21 @@ export class LogShard extends DurableObject<Bindings> {
       const shape = keys.join(",");
       const group = shapes.get(shape) ?? { keys, rows: [] };
       shapes.set(shape, group);
-      group.rows.push([id, ...keys.map((k) => stored(changes[k])), ...(changes.status ? [bitOf(changes.status)] : [])]);
+      group.rows.push([id, ...keys.map((k) => stored(changes[k])), (changes.status ? bitOf(changes.status) : 0) | (reached.get(id) ?? 0)]);
+      covered.add(id);
     }
     for (const { keys, rows } of shapes.values()) {
-      const sets = keys.map((k, i) => `${CHANGE_COLUMNS[k]} = s.value ->> ${i + 1}`);
-      // A new status is a state reached: its bit joins the others.
-      if (keys.includes("status")) sets.push(`states = messages.states | (s.value ->> ${keys.length + 1})`);
+      // A new status is a state reached: its bit joins the others, with the timeline's.
+      const sets = [
+        ...keys.map((k, i) => `${CHANGE_COLUMNS[k]} = s.value ->> ${i + 1}`),
+        `states = messages.states | (s.value ->> ${keys.length + 1})`,
+      ];
       this.sql.exec(
         `UPDATE messages SET ${sets.join(", ")} FROM json_each(?) AS s WHERE messages.id = s.value ->> 0`,
         JSON.stringify(rows),
       );
     }
+    return covered;
   }
 
   /** Providers' message ids leading to their messages, in one statement for the write. */
@@ -292,21 +307,22 @@ export class LogShard extends DurableObject<Bindings> {
 
   /**
    * A write's timeline entries, and the states they reach on their messages: two statements for
-   * the write (rows as one JSON array) rather than two per entry. An entry stored before (a
-   * retried write) is kept as it was; its state is set again, which changes nothing.
+   * the write (rows as one JSON array) rather than two per entry; none for the states of messages
+   * `updateAll` set them on (`covered`). An entry stored before (a retried write) is kept as it
+   * was; its state is set again, which changes nothing.
    */
-  private append(events: readonly LogEvent[]): void {
+  private append(events: readonly LogEvent[], reached: ReadonlyMap<string, number>, covered: ReadonlySet<string>): void {
     if (events.length === 0) return;
     this.sql.exec(
       `INSERT INTO message_events (id, env, message_id, status, at, detail)
        SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5 FROM json_each(?) WHERE true ON CONFLICT DO NOTHING`,
       JSON.stringify(events.map((e) => [e.id, e.environmentId, e.messageId, e.status, e.at, stored(e.detail)])),
     );
-    const reached = new Map<string, number>();
-    for (const e of events) reached.set(e.messageId, (reached.get(e.messageId) ?? 0) | bitOf(e.status));
+    const left = [...reached].filter(([id]) => !covered.has(id));
+    if (left.length === 0) return;
     this.sql.exec(
       "UPDATE messages SET states = states | (s.value ->> 1) FROM json_each(?) AS s WHERE messages.id = s.value ->> 0",
-      JSON.stringify([...reached]),
+      JSON.stringify(left),
     );
   }
 
