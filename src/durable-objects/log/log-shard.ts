@@ -12,6 +12,7 @@ import {
   CHANGE_COLUMNS,
   MESSAGES_INSERT,
   messageValues,
+  RECIPIENTS_MESSAGES,
   stored,
   toEvent,
   toMessage,
@@ -37,10 +38,17 @@ import { countTrigger, NewRecipients, RollupChanges } from "./rollups/counting";
 import { readAudience, readCounts, readDayVolumes, readErrors, readFatigue, readLatency } from "./rollups/reads";
 import type { AnalyticsPart, AnalyticsPartName, AnalyticsQuery, DayVolume } from "./rollups/rows";
 import { ROLLUP_SCHEMA } from "./rollups/schema";
-import { snapshots } from "./rollups/snapshot";
+import { changedSnapshot, insertedSnapshot, type Snapshot, snapshots } from "./rollups/snapshot";
 import { analyticsRetentionMs, eraseRollupEnvironment, eraseRollupSubscriber, expireRollups } from "./rollups/upkeep";
 import { TriggerIndex } from "./trigger-index";
 import { type FinishedTrigger, type LogTrigger, type TriggerFilter, type TriggerKey, TriggersTable } from "./triggers-table";
+
+/** The states timeline entries reach, by message: each entry's status bit. */
+const reachedStates = (events: readonly LogEvent[]): Map<string, number> => {
+  const reached = new Map<string, number>();
+  for (const e of events) reached.set(e.messageId, (reached.get(e.messageId) ?? 0) | bitOf(e.status));
+  return reached;
+};
 
 /** How often a shard looks for rows past their retention. */
 const EXPIRY_EVERY_MS = 3_600_000;
@@ -94,32 +102,43 @@ export class LogShard extends DurableObject<Bindings> {
     const described: LogWritten["described"] = [];
     const now = Date.now();
     const outbox = this.ctx.storage.transactionSync(() => {
+      const inserts = w.inserts ?? [];
+      const updates = w.updates ?? [];
+      const events = w.events ?? [];
       // The rollups follow each message from how it was to how this write leaves it (rollups/counting.ts).
       // ANALYTICS_ROLLUPS=off is for measuring what they cost (bench:delivery), not for deployments.
-      const changing = new Set(
-        this.env.ANALYTICS_ROLLUPS === "off"
-          ? []
-          : [...(w.inserts ?? []).map((m) => m.id), ...(w.updates ?? []).map((u) => u.id), ...(w.events ?? []).map((e) => e.messageId)],
-      );
-      const before = snapshots(this.sql, changing);
-      const recipients = new NewRecipients(this.sql, changing.size ? (w.inserts ?? []) : []);
-      existing.push(...this.insert(w.inserts ?? []));
+      const counting = this.env.ANALYTICS_ROLLUPS !== "off";
+      const recipients = new NewRecipients(this.sql, counting ? inserts : []);
+      const rows = inserts.map(messageValues);
+      const fresh = this.insert(inserts, rows, existing);
+      const touched = new Set([...updates.map((u) => u.id), ...events.map((e) => e.messageId)]);
+      // The insert adds rows and changes none: a row it did not add is, now, as it was before the
+      // write, and one it added was not there. So only the rows the write changes are read.
+      const before = counting
+        ? snapshots(
+            this.sql,
+            [...touched].filter((id) => !fresh.has(id)),
+          )
+        : new Map<string, Snapshot>();
       const storedAs = new Map(existing.map((e) => [e.requested, e.id]));
       for (const f of w.feed ?? []) this.feed.insert({ ...f, id: storedAs.get(f.id) ?? f.id });
-      this.updateAll(w.updates ?? []);
-      this.append(w.events ?? []);
+      const reached = reachedStates(events);
+      this.append(events, reached, this.updateAll(updates, reached));
       this.index.apply(w.indexed ?? [], w.indexedStatus ?? []);
       this.addRefs(w.refs ?? [], now);
-      const after = snapshots(this.sql, changing);
-      const rollups = new RollupChanges(now);
-      for (const id of changing) {
-        const row = after.get(id);
-        if (row) rollups.change(before.get(id) ?? null, row, recipients);
+      const after = new Map<string, Snapshot>();
+      if (counting) {
+        // In the order the messages came (the errors' example is the last counted): the inserted, then the changed.
+        const changing = [...new Set([...inserts.map((m) => m.id), ...touched])].filter((id) => fresh.has(id) || touched.has(id));
+        for (const [id, row] of this.snapshotsAfter(changing, fresh, inserts, rows, before, updates, reached)) after.set(id, row);
+        const rollups = new RollupChanges(now);
+        for (const id of changing) {
+          const row = after.get(id);
+          if (row) rollups.change(fresh.has(id) ? null : (before.get(id) ?? null), row, recipients);
+        }
+        rollups.apply(this.sql);
       }
-      rollups.apply(this.sql);
-      described.push(
-        ...this.describe(new Set([...(w.updates ?? []).map((u) => u.id), ...(w.events ?? []).map((e) => e.messageId)]), after),
-      );
+      described.push(...this.describe(touched, after));
       if (!w.outbox) return null;
       // This shard's messages' events, described as this transaction left them.
       const facts = w.outbox.facts.length ? [messageFactStatement(w.outbox.facts, new Map(described.map((d) => [d.id, d])))] : [];
@@ -133,17 +152,60 @@ export class LogShard extends DurableObject<Bindings> {
     return { existing, described, outbox };
   }
 
-  /** A write's new messages in one statement; answers those whose send identity kept an earlier row (and its id). */
-  private insert(inserts: readonly LogMessage[]): LogWritten["existing"] {
-    if (inserts.length === 0) return [];
+  /**
+   * The changed messages as the write left them: made from the values written (an inserted row's,
+   * a stored row's with the write's changes and states), and read back only where that is not
+   * exact (a reason, which the timeline gives; a value JSON might not carry as is).
+   */
+  private snapshotsAfter(
+    changing: readonly string[],
+    fresh: ReadonlySet<string>,
+    inserts: readonly LogMessage[],
+    rows: readonly SqlStorageValue[][],
+    before: ReadonlyMap<string, Snapshot>,
+    updates: readonly { id: string; changes: MessageChanges }[],
+    reached: ReadonlyMap<string, number>,
+  ): Map<string, Snapshot> {
+    const written = new Map<string, readonly SqlStorageValue[]>();
+    // The first row of an id is the one stored (the insert keeps the first of a conflict).
+    inserts.forEach((m, i) => {
+      if (!written.has(m.id)) written.set(m.id, rows[i]!);
+    });
+    const changesOf = Map.groupBy(updates, (u) => u.id);
+    const after = new Map<string, Snapshot>();
+    const unread: string[] = [];
+    for (const id of changing) {
+      const base = fresh.has(id) ? insertedSnapshot(written.get(id) ?? []) : (before.get(id) ?? null);
+      // Neither stored before nor inserted now: no change or timeline entry makes a message.
+      if (!fresh.has(id) && base === null) continue;
+      const row =
+        base &&
+        changedSnapshot(
+          base,
+          (changesOf.get(id) ?? []).map((u) => u.changes),
+          reached.get(id) ?? 0,
+        );
+      if (row) after.set(id, row);
+      else unread.push(id);
+    }
+    for (const [id, row] of snapshots(this.sql, unread)) after.set(id, row);
+    return after;
+  }
+
+  /**
+   * A write's new messages in one statement; answers the ids it stored, and adds to `existing` those
+   * whose send identity kept an earlier row (and its id).
+   */
+  private insert(inserts: readonly LogMessage[], rows: readonly SqlStorageValue[][], existing: LogWritten["existing"]): Set<string> {
+    if (inserts.length === 0) return new Set();
     const inserted = new Set(
       this.sql
-        .exec<{ id: string }>(MESSAGES_INSERT, JSON.stringify(inserts.map(messageValues)))
+        .exec<{ id: string }>(MESSAGES_INSERT, JSON.stringify(rows))
         .toArray()
         .map((r) => r.id),
     );
-    return inserts.flatMap((m) => {
-      if (inserted.has(m.id)) return [];
+    for (const m of inserts) {
+      if (inserted.has(m.id)) continue;
       const [row] = this.sql
         .exec<{ id: string }>(
           "SELECT id FROM messages WHERE env = ? AND tx = ? AND subscriber = ? AND step = ?",
@@ -153,8 +215,9 @@ export class LogShard extends DurableObject<Bindings> {
           m.stepId,
         )
         .toArray();
-      return row && row.id !== m.id ? [{ requested: m.id, id: row.id }] : [];
-    });
+      if (row && row.id !== m.id) existing.push({ requested: m.id, id: row.id });
+    }
+    return inserted;
   }
 
   /**
@@ -188,13 +251,19 @@ export class LogShard extends DurableObject<Bindings> {
   /**
    * A write's message changes: one statement per set of changed columns (rows as one JSON array)
    * rather than one per message; a phase's changes mostly share one set. A write that changes a
-   * message twice keeps one statement per change, in order, so the later one still wins.
+   * message twice keeps one statement per change, in order, so the later one still wins. The
+   * states the write's timeline entries reach on a changed message are set with its change (a
+   * row rewritten once, not twice): answers those messages, whose states `append` leaves alone.
    */
-  private updateAll(updates: readonly { id: string; changes: MessageChanges }[]): void {
+  private updateAll(
+    updates: readonly { id: string; changes: MessageChanges }[],
+    reached: ReadonlyMap<string, number>,
+  ): ReadonlySet<string> {
     if (new Set(updates.map((u) => u.id)).size < updates.length) {
       for (const u of updates) this.update(u.id, u.changes);
-      return;
+      return new Set();
     }
+    const covered = new Set<string>();
     const shapes = new Map<string, { keys: (keyof MessageChanges)[]; rows: SqlStorageValue[][] }>();
     for (const { id, changes } of updates) {
       const keys = (Object.keys(changes) as (keyof MessageChanges)[]).filter((k) => changes[k] !== undefined).sort();
@@ -202,17 +271,21 @@ export class LogShard extends DurableObject<Bindings> {
       const shape = keys.join(",");
       const group = shapes.get(shape) ?? { keys, rows: [] };
       shapes.set(shape, group);
-      group.rows.push([id, ...keys.map((k) => stored(changes[k])), ...(changes.status ? [bitOf(changes.status)] : [])]);
+      group.rows.push([id, ...keys.map((k) => stored(changes[k])), (changes.status ? bitOf(changes.status) : 0) | (reached.get(id) ?? 0)]);
+      covered.add(id);
     }
     for (const { keys, rows } of shapes.values()) {
-      const sets = keys.map((k, i) => `${CHANGE_COLUMNS[k]} = s.value ->> ${i + 1}`);
-      // A new status is a state reached: its bit joins the others.
-      if (keys.includes("status")) sets.push(`states = messages.states | (s.value ->> ${keys.length + 1})`);
+      // A new status is a state reached: its bit joins the others, with the timeline's.
+      const sets = [
+        ...keys.map((k, i) => `${CHANGE_COLUMNS[k]} = s.value ->> ${i + 1}`),
+        `states = messages.states | (s.value ->> ${keys.length + 1})`,
+      ];
       this.sql.exec(
         `UPDATE messages SET ${sets.join(", ")} FROM json_each(?) AS s WHERE messages.id = s.value ->> 0`,
         JSON.stringify(rows),
       );
     }
+    return covered;
   }
 
   /** Providers' message ids leading to their messages, in one statement for the write. */
@@ -240,21 +313,22 @@ export class LogShard extends DurableObject<Bindings> {
 
   /**
    * A write's timeline entries, and the states they reach on their messages: two statements for
-   * the write (rows as one JSON array) rather than two per entry. An entry stored before (a
-   * retried write) is kept as it was; its state is set again, which changes nothing.
+   * the write (rows as one JSON array) rather than two per entry; none for the states of messages
+   * `updateAll` set them on (`covered`). An entry stored before (a retried write) is kept as it
+   * was; its state is set again, which changes nothing.
    */
-  private append(events: readonly LogEvent[]): void {
+  private append(events: readonly LogEvent[], reached: ReadonlyMap<string, number>, covered: ReadonlySet<string>): void {
     if (events.length === 0) return;
     this.sql.exec(
       `INSERT INTO message_events (id, env, message_id, status, at, detail)
        SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5 FROM json_each(?) WHERE true ON CONFLICT DO NOTHING`,
       JSON.stringify(events.map((e) => [e.id, e.environmentId, e.messageId, e.status, e.at, stored(e.detail)])),
     );
-    const reached = new Map<string, number>();
-    for (const e of events) reached.set(e.messageId, (reached.get(e.messageId) ?? 0) | bitOf(e.status));
+    const left = [...reached].filter(([id]) => !covered.has(id));
+    if (left.length === 0) return;
     this.sql.exec(
       "UPDATE messages SET states = states | (s.value ->> 1) FROM json_each(?) AS s WHERE messages.id = s.value ->> 0",
-      JSON.stringify([...reached]),
+      JSON.stringify(left),
     );
   }
 
@@ -315,14 +389,13 @@ export class LogShard extends DurableObject<Bindings> {
     });
   }
 
-  /** The messages of these (transactionId, subscriberId) pairs: what a redelivered chunk already recorded. */
+  /**
+   * The messages of these (transactionId, subscriberId) pairs: what a redelivered chunk already
+   * recorded. One statement for all pairs (each seeks the identity index once), in the pairs' order.
+   */
   async ofRecipients(environmentId: string, pairs: [string, string][]): Promise<LogMessage[]> {
-    return pairs.flatMap(([tx, subscriber]) =>
-      this.sql
-        .exec<MessageRecord>("SELECT * FROM messages WHERE env = ? AND tx = ? AND subscriber = ?", environmentId, tx, subscriber)
-        .toArray()
-        .map(toMessage),
-    );
+    if (pairs.length === 0) return [];
+    return this.sql.exec<MessageRecord>(RECIPIENTS_MESSAGES, JSON.stringify(pairs), environmentId).toArray().map(toMessage);
   }
 
   /**

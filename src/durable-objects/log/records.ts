@@ -67,17 +67,51 @@ export const CHANGE_COLUMNS: Record<keyof MessageChanges, string> = {
 export const stored = (value: unknown): SqlStorageValue =>
   value === undefined || value === null ? null : typeof value === "object" ? JSON.stringify(value) : (value as SqlStorageValue);
 
-const MESSAGE_COLUMNS = `id, env, tx, subscriber, workflow, step, channel, provider, integration, status,
-  provider_message_id, "to", subject, preview, content, error_code, error_message, attempts, states, created_at, updated_at,
-  workflow_version, layout_version, tenant, context, watched`;
+/** The columns of a new message's row, in the order `messageValues` gives their values. */
+export const MESSAGE_COLUMN_LIST = [
+  "id",
+  "env",
+  "tx",
+  "subscriber",
+  "workflow",
+  "step",
+  "channel",
+  "provider",
+  "integration",
+  "status",
+  "provider_message_id",
+  "to",
+  "subject",
+  "preview",
+  "content",
+  "error_code",
+  "error_message",
+  "attempts",
+  "states",
+  "created_at",
+  "updated_at",
+  "workflow_version",
+  "layout_version",
+  "tenant",
+  "context",
+  "watched",
+] as const;
 
 /**
  * A write's new messages in one statement: one JSON array of `messageValues` rows. Answers the
  * ids it inserted; a message whose id or send identity is stored already is left as it was.
  */
-export const MESSAGES_INSERT = `INSERT INTO messages (${MESSAGE_COLUMNS})
-  SELECT ${Array.from({ length: 26 }, (_, i) => `value ->> ${i}`).join(", ")} FROM json_each(?) WHERE true
+export const MESSAGES_INSERT = `INSERT INTO messages (${MESSAGE_COLUMN_LIST.map((c) => `"${c}"`).join(", ")})
+  SELECT ${MESSAGE_COLUMN_LIST.map((_, i) => `value ->> ${i}`).join(", ")} FROM json_each(?) WHERE true
   ON CONFLICT DO NOTHING RETURNING id`;
+
+/**
+ * The messages of (transactionId, subscriberId) pairs (one JSON array) in an environment. CROSS
+ * JOIN keeps the pairs the outer loop, each seeking the identity index: left to itself, the
+ * planner scans the environment's messages once per pair.
+ */
+export const RECIPIENTS_MESSAGES = `SELECT m.* FROM json_each(?) AS a CROSS JOIN messages AS m
+  ON m.env = ? AND m.tx = a.value ->> 0 AND m.subscriber = a.value ->> 1 ORDER BY a.key, m.step`;
 
 export const messageValues = (m: LogMessage): SqlStorageValue[] => [
   m.id,

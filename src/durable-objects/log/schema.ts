@@ -24,7 +24,6 @@ export const LOG_SCHEMA = `
     id TEXT PRIMARY KEY, env TEXT NOT NULL, message_id TEXT NOT NULL, status TEXT NOT NULL, at INTEGER NOT NULL, detail TEXT
   ) WITHOUT ROWID;
   CREATE INDEX IF NOT EXISTS message_events_message ON message_events (message_id, at);
-  CREATE INDEX IF NOT EXISTS message_events_at ON message_events (at);
   CREATE TABLE IF NOT EXISTS provider_refs (
     provider_message_id TEXT NOT NULL, env TEXT NOT NULL, message_id TEXT NOT NULL, created_at INTEGER NOT NULL,
     PRIMARY KEY (provider_message_id, message_id)
@@ -82,7 +81,7 @@ export const ADDED_MESSAGE_COLUMNS = [
   ["watched", "INTEGER"],
 ] as const;
 
-/** Adds the columns of ADDED_MESSAGE_COLUMNS a shard's `messages` table does not have yet. */
+/** Adds the columns of ADDED_MESSAGE_COLUMNS a shard's `messages` table does not have yet, and brings its indexes to this schema's. */
 export function addMissingColumns(sql: SqlStorage): void {
   const present = new Set(
     sql
@@ -93,6 +92,9 @@ export function addMissingColumns(sql: SqlStorage): void {
   for (const [name, type] of ADDED_MESSAGE_COLUMNS) if (!present.has(name)) sql.exec(`ALTER TABLE messages ADD COLUMN ${name} ${type}`);
   // After the column exists: `?tenant=` reads one index range.
   sql.exec("CREATE INDEX IF NOT EXISTS messages_env_tenant ON messages (env, tenant, created_at, id) WHERE tenant IS NOT NULL");
+  // No read seeks timeline entries by time alone (a message's are read by message_events_message,
+  // and expire with it): the index only cost every appended entry a write. Shards made with it drop it.
+  sql.exec("DROP INDEX IF EXISTS message_events_at");
 }
 
 export interface EventRecord extends Record<string, SqlStorageValue> {
