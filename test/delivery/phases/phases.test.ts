@@ -39,7 +39,7 @@ const trigger = {
   payload: {},
   overrides: null,
   actor: null,
-  acceptedAt: 0,
+  acceptedAt: NOW.getTime() - 1_000,
 };
 const job: RecipientsJob = {
   v: 1,
@@ -218,7 +218,14 @@ describe("report phase", () => {
       {
         key: key("a"),
         outcome: "sent",
-        report: { providerMessageId: "p-9", provider: "sandbox-email", integrationId: "int_1", to: "a@example.com", attempts: 1 },
+        report: {
+          providerMessageId: "p-9",
+          messageId: "msg_1",
+          provider: "sandbox-email",
+          integrationId: "int_1",
+          to: "a@example.com",
+          attempts: 1,
+        },
       },
     ]);
     expect(a.steps.mail).toEqual({ status: "sent" });
