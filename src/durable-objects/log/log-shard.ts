@@ -2,6 +2,7 @@ import { DurableObject } from "cloudflare:workers";
 import type { Bindings } from "../../env";
 import { messageFactStatement } from "../../db/queries/fact-events";
 import { D1Outbox } from "./d1-outbox";
+import { ERASED_SCHEMA, ErasedSubscribers } from "./erased";
 import { type Generation, generationOfShard } from "../client/log-naming";
 import { archiveAndExpire, emptyGeneration, logRetention } from "./expiry";
 import {
@@ -60,6 +61,9 @@ const OUTBOX_GRACE_MS = 60_000;
 /** When the alarm tries again an entry D1 refused. */
 const OUTBOX_RETRY_MS = 30_000;
 
+/** What erasing a subscriber leaves of each of their messages: no address, no content, no error text. */
+const REDACTED = `"to" = NULL, subject = NULL, preview = NULL, content = NULL, error_message = NULL`;
+
 /**
  * One shard of the message log: messages, their timelines and providers' message ids, in its own
  * SQLite. Rows are placed by subscriber (a message, its events) or by provider id (a ref), so a
@@ -75,6 +79,8 @@ export class LogShard extends DurableObject<Bindings> {
   private readonly index: TriggerIndex;
   /** The D1 halves of the phases written here, until D1 took them (d1-outbox.ts). */
   private readonly outbox: D1Outbox;
+  /** Subscribers erased here lately, so a late write for them is redacted (erased.ts). */
+  private readonly erased: ErasedSubscribers;
 
   constructor(ctx: DurableObjectState, env: Bindings) {
     super(ctx, env);
@@ -84,12 +90,14 @@ export class LogShard extends DurableObject<Bindings> {
     this.triggers = new TriggersTable(this.sql);
     this.index = new TriggerIndex(this.sql);
     this.outbox = new D1Outbox(this.sql);
+    this.erased = new ErasedSubscribers(this.sql);
   }
 
   /** The schema, made again after a generation's shard was emptied whole (`deleteAll` drops it). */
   private prepare(): void {
     this.sql.exec(LOG_SCHEMA);
     this.sql.exec(ROLLUP_SCHEMA);
+    this.sql.exec(ERASED_SCHEMA);
     addMissingColumns(this.sql);
     addMissingFeedColumns(this.sql);
     // Triggers recorded from now on have their messages indexed here; older ones are counted by fan-out.
@@ -138,6 +146,7 @@ export class LogShard extends DurableObject<Bindings> {
         }
         rollups.apply(this.sql);
       }
+      this.redactLate([...fresh, ...updates.map((u) => u.id)]);
       described.push(...this.describe(touched, after));
       if (!w.outbox) return null;
       // This shard's messages' events, described as this transaction left them.
@@ -492,15 +501,29 @@ export class LogShard extends DurableObject<Bindings> {
         subscriberId,
       );
       const redacted = this.sql.exec(
-        `UPDATE messages SET "to" = NULL, subject = NULL, preview = NULL, content = NULL, error_message = NULL WHERE env = ? AND subscriber = ?`,
+        `UPDATE messages SET ${REDACTED} WHERE env = ? AND subscriber = ?`,
         environmentId,
         subscriberId,
       ).rowsWritten;
+      this.erased.mark(environmentId, subscriberId, Date.now());
       // Their Inbox goes with them: a notification holds the rendered content.
       this.feed.eraseSubscriber(environmentId, subscriberId);
       eraseRollupSubscriber(this.sql, environmentId, subscriberId);
       return { redacted, transactionIds };
     });
+  }
+
+  /** What erasure removes, from messages this write made or changed for a subscriber erased since they were made (erased.ts). */
+  private redactLate(ids: string[]): void {
+    const late = this.erased.among(ids);
+    if (late.length === 0) return;
+    const list = JSON.stringify(late.map((m) => m.id));
+    this.sql.exec(`UPDATE messages SET ${REDACTED} WHERE id IN (SELECT value FROM json_each(?))`, list);
+    this.sql.exec("UPDATE message_events SET detail = NULL WHERE message_id IN (SELECT value FROM json_each(?))", list);
+    for (const { env, subscriber } of new Map(late.map((m) => [`${m.env}\u0000${m.subscriber}`, m])).values()) {
+      this.feed.eraseSubscriber(env, subscriber);
+      eraseRollupSubscriber(this.sql, env, subscriber);
+    }
   }
 
   /** Everything of a deleted environment. */
@@ -552,6 +575,7 @@ export class LogShard extends DurableObject<Bindings> {
     const indexMore = this.index.expire(pass.before, pass.maxRows) === pass.maxRows;
     // Rollups outlive the messages they count (ANALYTICS_RETENTION_DAYS).
     expireRollups(this.sql, now - analyticsRetentionMs(this.env));
+    this.erased.prune(now);
     const more = expired.more || triggers.more || indexMore;
     if (whole && !more) {
       const rest = await this.emptyGeneration(now, whole, expired.archived + triggers.archived);
