@@ -72,7 +72,19 @@ export class TriggersTable {
        JOIN triggers AS t ON t.env = k.value ->> 0 AND t.tx = k.value ->> 1`,
       JSON.stringify(keys.map((k) => [k.environmentId, k.transactionId])),
     ))
-      found.set(`${row.env}\u0000${row.tx}`, row);
+      found.set(triggerKey(row.env, row.tx), row);
+    return found;
+  }
+
+  /** The fingerprints of the triggers held of these, by `triggerKey` (absent: not held), in one statement. */
+  fingerprintsOf(keys: readonly { environmentId: string; transactionId: string }[]): Map<string, string> {
+    const found = new Map<string, string>();
+    for (const row of this.sql.exec<{ env: string; tx: string; fingerprint: string }>(
+      `SELECT t.env, t.tx, t.fingerprint FROM json_each(?) AS k
+       JOIN triggers AS t ON t.env = k.value ->> 0 AND t.tx = k.value ->> 1`,
+      JSON.stringify(keys.map((k) => [k.environmentId, k.transactionId])),
+    ))
+      found.set(triggerKey(row.env, row.tx), row.fingerprint);
     return found;
   }
 
@@ -103,6 +115,9 @@ export class TriggersTable {
     this.sql.exec("UPDATE triggers SET state = 'completed', finished_at = ? WHERE env = ? AND tx = ?", now, env, tx);
   }
 }
+
+/** A trigger's key in the maps a call builds: environment and transactionId, apart. */
+export const triggerKey = (env: string, tx: string) => `${env}\u0000${tx}`;
 
 export const digestsOf = (row: Pick<TriggerRow, "digests">): string[] => (row.digests ? (JSON.parse(row.digests) as string[]) : []);
 
