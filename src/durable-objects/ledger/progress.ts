@@ -8,6 +8,9 @@ import { chunksOf, digestsOf, recordOf, type TriggerProgress, triggerKey } from 
 
 type TriggerKey = { environmentId: string; transactionId: string };
 
+/** At most how much earlier than a stall window after its last progress the watchdog may look at a live trigger. */
+const PROGRESS_SLACK_MS = 1_000;
+
 export function snapshots(parts: LedgerParts, keys: TriggerKey[]): (TriggerSnapshot | null)[] {
   const name = parts.triggers.name;
   const rows = parts.triggers.recordsOf(keys);
@@ -83,10 +86,17 @@ export function fanOut(parts: LedgerParts, items: FanOut[], now: number): FanOut
 export async function run(parts: LedgerParts, ops: DeliveryOp[], now: number): Promise<DeliveryOpResult[]> {
   let wakeAt = Number.POSITIVE_INFINITY;
   // Every trigger's row read at once. An op that changes a row's state or digests (a hold, a
-  // completion) drops it, and the trigger's next op reads it again; check_at is not read from it.
+  // completion) drops it, and the trigger's next op reads it again; its check_at serves only the progress write below.
   const known = parts.triggers.progressOf(ops);
-  // Every trigger held here shows progress: one write for all, before any op's (a hold's) own.
-  parts.triggers.progressed([...known.values()], now + parts.timings.stallMs);
+  // Every trigger held here shows progress: one write for all, before any op's (a hold's) own. A
+  // trigger whose last phase moved its look this close to the same time is left as it is: its
+  // phases come moments apart, and the watchdog looking that much early is harmless.
+  const checkAt = now + parts.timings.stallMs;
+  const slack = Math.min(PROGRESS_SLACK_MS, parts.timings.stallMs / 20);
+  parts.triggers.progressed(
+    [...known.values()].filter((row) => row.check_at < checkAt - slack),
+    checkAt,
+  );
   const results = ops.map((op): DeliveryOpResult => {
     const { environmentId: env, transactionId: tx } = op;
     const key = triggerKey(env, tx);
