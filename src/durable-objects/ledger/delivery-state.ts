@@ -128,15 +128,56 @@ export class DeliveryState {
         result.busy.push(key);
         continue;
       }
-      this.sql.exec("INSERT OR REPLACE INTO claims (env, tx, key, state, at) VALUES (?, ?, ?, 'claimed', ?)", env, tx, key, now);
       claims.set(key, { state: "claimed", at: now, report: null });
       result.granted.push(key);
     }
+    // The grants in one write (a statement per key was most of a large chunk's claim); nothing above reads them back.
+    if (result.granted.length)
+      this.sql.exec(
+        "INSERT OR REPLACE INTO claims (env, tx, key, state, at) SELECT ?, ?, value, 'claimed', ? FROM json_each(?)",
+        env,
+        tx,
+        now,
+        JSON.stringify(result.granted),
+      );
     return result;
   }
 
-  /** Results of granted claims: `retry` frees the identity for a later attempt. */
+  /**
+   * Results of granted claims: `retry` frees the identity for a later attempt. Each key's report
+   * touches its own row only, so reports of distinct keys are written two statements in all (a
+   * statement per key was the ledger's largest cost in a topic's delivery); a key reported twice
+   * is written in order, one report at a time.
+   */
   report(env: string, tx: string, reports: ClaimReport[], now: number): void {
+    if (new Set(reports.map((r) => r.key)).size < reports.length) {
+      this.reportEach(env, tx, reports, now);
+      return;
+    }
+    const retry = reports.filter((r) => r.outcome === "retry").map((r) => r.key);
+    const settled = reports.flatMap((r) => (r.outcome === "retry" ? [] : [[r.key, r.outcome, JSON.stringify(r.report)]]));
+    if (retry.length)
+      this.sql.exec(
+        "DELETE FROM claims WHERE env = ? AND tx = ? AND state = 'claimed' AND key IN (SELECT value FROM json_each(?))",
+        env,
+        tx,
+        JSON.stringify(retry),
+      );
+    // An UPDATE of the keys there: an upsert of only the rows that exist (an UPDATE … FROM reads every claim of the trigger per key).
+    if (settled.length)
+      this.sql.exec(
+        `INSERT INTO claims (env, tx, key, state, at, report)
+         SELECT ?1, ?2, r.value ->> 0, r.value ->> 1, ?3, r.value ->> 2 FROM json_each(?4) AS r
+         WHERE EXISTS (SELECT 1 FROM claims AS c WHERE c.env = ?1 AND c.tx = ?2 AND c.key = r.value ->> 0)
+         ON CONFLICT (env, tx, key) DO UPDATE SET state = excluded.state, at = excluded.at, report = excluded.report`,
+        env,
+        tx,
+        now,
+        JSON.stringify(settled),
+      );
+  }
+
+  private reportEach(env: string, tx: string, reports: ClaimReport[], now: number): void {
     for (const r of reports) {
       if (r.outcome === "retry") {
         this.sql.exec("DELETE FROM claims WHERE env = ? AND tx = ? AND key = ? AND state = 'claimed'", env, tx, r.key);
