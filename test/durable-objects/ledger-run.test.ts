@@ -1,6 +1,8 @@
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { TriggerLedger } from "../../src/durable-objects/ledger/trigger-ledger";
+import { DeliveryState } from "../../src/durable-objects/ledger/delivery-state";
+import type { RunStepRow } from "../../src/durable-objects/ledger/run-steps";
 import { ledgerOf } from "../ledger";
 import { unique } from "../factories";
 
@@ -118,5 +120,34 @@ describe("a ledger's delivery bookkeeping, many triggers per call", () => {
     ]);
     // The watchdog looks again a stall window after this call at the triggers it touched, not at the others.
     expect(rows.map((r) => r!.check_at > 0)).toEqual([true, true, true, true, false]);
+  });
+  it("records control steps' outcomes together as one at a time would: the first final one wins, an open one is replaced", async () => {
+    const environmentId = unique("env");
+    const transactionId = unique("tx");
+    const row = (subscriberId: string, stepId: string, status: string): RunStepRow =>
+      ({ subscriberId, stepId, outcome: { status } }) as unknown as RunStepRow;
+    const answers = await runInDurableObject(ledgerOf(environmentId, transactionId), (_l: TriggerLedger, state) => {
+      const steps = new DeliveryState(state.storage.sql).runSteps;
+      steps.record(environmentId, transactionId, [row("a", "wait", "waiting"), row("b", "branch", "taken")], 1);
+      return [
+        steps.record(
+          environmentId,
+          transactionId,
+          [row("a", "wait", "matched"), row("b", "branch", "skipped"), row("c", "wait", "waiting")],
+          2,
+        ),
+        // a pair named twice in one list: each answer is what its own write left
+        steps.record(
+          environmentId,
+          transactionId,
+          [row("c", "wait", "retrying"), row("c", "wait", "timed_out"), row("c", "wait", "matched")],
+          3,
+        ),
+      ].map((rows) => rows.map((r) => `${r.subscriberId}/${r.stepId}:${(r.outcome as { status: string }).status}`));
+    });
+    expect(answers).toEqual([
+      ["a/wait:matched", "b/branch:taken", "c/wait:waiting"],
+      ["c/wait:retrying", "c/wait:timed_out", "c/wait:timed_out"],
+    ]);
   });
 });

@@ -243,16 +243,15 @@ export class DeliveryState {
     return { sentOrSending: row.sending, settled: row.settled };
   }
 
+  /** The entries in one write, in their order (json_each gives the list in order; the ids rise with it). */
   park(env: string, tx: string, entries: WaitEntry[]): void {
-    for (const e of entries)
-      this.sql.exec(
-        "INSERT INTO waits (env, tx, fire_at, job, hold) VALUES (?, ?, ?, ?, ?)",
-        env,
-        tx,
-        e.fireAt,
-        JSON.stringify(e.job),
-        e.hold ? JSON.stringify(e.hold) : null,
-      );
+    if (entries.length === 0) return;
+    this.sql.exec(
+      "INSERT INTO waits (env, tx, fire_at, job, hold) SELECT ?, ?, value ->> 0, value ->> 1, value ->> 2 FROM json_each(?)",
+      env,
+      tx,
+      JSON.stringify(entries.map((e) => [e.fireAt, JSON.stringify(e.job), e.hold ? JSON.stringify(e.hold) : null])),
+    );
   }
 
   /**
@@ -273,7 +272,8 @@ export class DeliveryState {
         : this.sql
             .exec<{ id: number; job: string }>("SELECT id, job FROM waits WHERE released = 0 AND env = ? AND tx = ?", filter.env, filter.tx)
             .toArray();
-    for (const r of rows) this.sql.exec("UPDATE waits SET released = 1 WHERE id = ?", r.id);
+    if (rows.length)
+      this.sql.exec("UPDATE waits SET released = 1 WHERE id IN (SELECT value FROM json_each(?))", JSON.stringify(rows.map((r) => r.id)));
     return rows.map((r) => JSON.parse(r.job) as RecipientsJob);
   }
 

@@ -124,14 +124,17 @@ export async function run(parts: LedgerParts, ops: DeliveryOp[], now: number): P
 
 /** Triggers whose coordinator (or the dead-letter queue) finished them. */
 export async function finish(parts: LedgerParts, items: (TriggerKey & { state: "completed" | "failed" })[], now: number): Promise<void> {
-  for (const i of items) {
-    parts.storage.sql.exec(
-      "UPDATE triggers SET state = ?, finished_at = ? WHERE env = ? AND tx = ? AND state = 'accepted'",
-      i.state,
-      now,
-      i.environmentId,
-      i.transactionId,
-    );
+  // One write per state; the first item of a trigger named twice wins, as in order.
+  const first = new Map(items.toReversed().map((i) => [triggerKey(i.environmentId, i.transactionId), i]));
+  for (const state of ["completed", "failed"] as const) {
+    const keys = [...first.values()].filter((i) => i.state === state).map((i) => [i.environmentId, i.transactionId]);
+    if (keys.length)
+      parts.storage.sql.exec(
+        "UPDATE triggers SET state = ?, finished_at = ? WHERE state = 'accepted' AND (env, tx) IN (SELECT value ->> 0, value ->> 1 FROM json_each(?))",
+        state,
+        now,
+        JSON.stringify(keys),
+      );
   }
   await wakeBy(parts.storage, now + parts.timings.retentionMs);
 }
