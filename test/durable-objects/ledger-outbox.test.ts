@@ -59,4 +59,25 @@ describe("ledger outbox", () => {
     });
     expect(sent).toEqual(["kept", "next"]);
   });
+  it("sends rows another writer put between its own jobs, and not its own jobs deleted since, in id order", async () => {
+    const sent = await runInDurableObject(freshObject(), async (_o, state) => {
+      state.storage.sql.exec(OUTBOX_SCHEMA);
+      const { sent, queues } = recordingQueue();
+      const outbox = new Outbox(state.storage, queues, 60_000);
+      const foreign = (tx: string) => state.storage.sql.exec("INSERT INTO outbox (tx, job) VALUES (?, ?)", tx, JSON.stringify(job(tx)));
+      outbox.addAll(["a", "b"].map((tx) => ({ tx, job: job(tx) })));
+      foreign("x");
+      outbox.addAll(["c", "d"].map((tx) => ({ tx, job: job(tx) })));
+      foreign("y");
+      outbox.addAll([{ tx: "e", job: job("e") }]);
+      // As many rows deleted as put in: the counts alone cannot tell the rounds apart.
+      state.storage.sql.exec("DELETE FROM outbox WHERE tx IN ('b', 'd')");
+      await outbox.flush();
+      outbox.addAll([{ tx: "f", job: job("f") }]);
+      foreign("z");
+      await outbox.flush();
+      return sent.map((j) => j.transactionId);
+    });
+    expect(sent).toEqual(["a", "x", "c", "y", "e", "f", "z"]);
+  });
 });
