@@ -88,4 +88,48 @@ describe("accepts written together", () => {
     );
     expect(stored).toEqual([txs[0]]);
   });
+  it("answers one call mixing new, replayed, conflicting and repeated transactionIds each as one at a time would", async () => {
+    const { shared, name, txs, entry, ledger } = await oneShard("mixed", 5);
+    const [seen, clash, a, b, c] = txs as [string, string, string, string, string];
+    await runInDurableObject(ledger, async (instance: TriggerLedger) =>
+      instance.accept(name, [await entry(seen, 1), await entry(clash, 1)]),
+    );
+    const call = [
+      await entry(a, 1),
+      await entry(seen, 1), // stored before with this body: replayed
+      await entry(clash, 2), // stored before with another body: conflict
+      await entry(b, 1),
+      await entry(a, 1), // this call's own `a` again: replayed
+      await entry(b, 2), // this call's own `b` with another body: conflict
+      await entry(c, 1),
+      await entry(clash, 1), // the stored body after all: replayed
+    ];
+    const answers = await runInDurableObject(ledger, (instance: TriggerLedger) => instance.accept(name, call));
+    expect(answers).toEqual(["accepted", "replayed", "conflict", "accepted", "replayed", "conflict", "accepted", "replayed"]);
+    const stored = await runInDurableObject(ledger, (_i: TriggerLedger, state) => ({
+      triggers: state.storage.sql
+        .exec<{ tx: string; fingerprint: string; record: string }>(
+          "SELECT tx, fingerprint, record FROM triggers WHERE tx LIKE ? ORDER BY tx",
+          `${shared}-%`,
+        )
+        .toArray()
+        .map((r) => ({ tx: r.tx, fingerprint: r.fingerprint, n: (JSON.parse(r.record) as { payload: { n: number } }).payload.n })),
+      jobs: state.storage.sql
+        .exec<{ tx: string }>("SELECT tx FROM outbox WHERE tx LIKE ? ORDER BY id", `${shared}-%`)
+        .toArray()
+        .map((r) => r.tx),
+    }));
+    // Each trigger keeps the body it was first accepted with; one job per accepted trigger, in the call's order.
+    const first = new Map([
+      [seen, await entry(seen, 1)],
+      [clash, await entry(clash, 1)],
+      [a, await entry(a, 1)],
+      [b, await entry(b, 1)],
+      [c, await entry(c, 1)],
+    ]);
+    expect(stored.triggers).toEqual(
+      [...first].sort(([x], [y]) => (x < y ? -1 : 1)).map(([tx, e]) => ({ tx, fingerprint: e.fingerprint, n: 1 })),
+    );
+    expect(stored.jobs).toEqual([seen, clash, a, b, c]);
+  });
 });

@@ -58,4 +58,54 @@ describe("a chunk's claims, read and written together", () => {
     ]);
     expect(result.done).toBe(3);
   });
+  it("writes a chunk's reports as one at a time would: only claims there change, a retry frees only a held claim", async () => {
+    const environmentId = unique("env");
+    const transactionId = unique("tx");
+    const now = Date.now();
+    const rows = await runInDurableObject(ledgerOf(environmentId, transactionId), async (_ledger: TriggerLedger, state) => {
+      const claims = new DeliveryState(state.storage.sql);
+      claims.claim(environmentId, transactionId, ["held", "out", "bad", "went", "twice", "back"], [], false, now - 10);
+      claims.report(environmentId, transactionId, [{ key: "went", outcome: "sent", report: sent }], now - 5);
+      claims.report(
+        environmentId,
+        transactionId,
+        [
+          { key: "held", outcome: "retry" },
+          { key: "out", outcome: "sent", report: sent },
+          { key: "bad", outcome: "final", report: failed },
+          // sent already: a retry frees nothing
+          { key: "went", outcome: "retry" },
+          // never claimed: no claim appears
+          { key: "ghost", outcome: "sent", report: sent },
+        ],
+        now,
+      );
+      // A key reported twice in one list: in order, as before.
+      claims.report(
+        environmentId,
+        transactionId,
+        [
+          { key: "twice", outcome: "sent", report: sent },
+          { key: "twice", outcome: "retry" },
+          { key: "back", outcome: "retry" },
+          { key: "back", outcome: "sent", report: sent },
+        ],
+        now,
+      );
+      return state.storage.sql
+        .exec<{ key: string; state: string; at: number; report: string | null }>(
+          "SELECT key, state, at, report FROM claims WHERE env = ? AND tx = ? ORDER BY key",
+          environmentId,
+          transactionId,
+        )
+        .toArray()
+        .map((r) => ({ ...r, report: r.report ? JSON.parse(r.report) : null }));
+    });
+    expect(rows).toEqual([
+      { key: "bad", state: "final", at: now, report: failed },
+      { key: "out", state: "sent", at: now, report: sent },
+      { key: "twice", state: "sent", at: now, report: sent },
+      { key: "went", state: "sent", at: now - 5, report: sent },
+    ]);
+  });
 });

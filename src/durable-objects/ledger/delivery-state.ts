@@ -13,6 +13,7 @@ import {
 } from "./claims";
 import { RUN_STEPS_SCHEMA, RunSteps } from "./run-steps";
 import { SIGNALS_SCHEMA, WaitWakes } from "./signals";
+import { triggerKey } from "./triggers-table";
 
 /** Tables every object that coordinates sends keeps, keyed by trigger so one shard can hold many. */
 export const DELIVERY_SCHEMA = `
@@ -127,15 +128,56 @@ export class DeliveryState {
         result.busy.push(key);
         continue;
       }
-      this.sql.exec("INSERT OR REPLACE INTO claims (env, tx, key, state, at) VALUES (?, ?, ?, 'claimed', ?)", env, tx, key, now);
       claims.set(key, { state: "claimed", at: now, report: null });
       result.granted.push(key);
     }
+    // The grants in one write (a statement per key was most of a large chunk's claim); nothing above reads them back.
+    if (result.granted.length)
+      this.sql.exec(
+        "INSERT OR REPLACE INTO claims (env, tx, key, state, at) SELECT ?, ?, value, 'claimed', ? FROM json_each(?)",
+        env,
+        tx,
+        now,
+        JSON.stringify(result.granted),
+      );
     return result;
   }
 
-  /** Results of granted claims: `retry` frees the identity for a later attempt. */
+  /**
+   * Results of granted claims: `retry` frees the identity for a later attempt. Each key's report
+   * touches its own row only, so reports of distinct keys are written two statements in all (a
+   * statement per key was the ledger's largest cost in a topic's delivery); a key reported twice
+   * is written in order, one report at a time.
+   */
   report(env: string, tx: string, reports: ClaimReport[], now: number): void {
+    if (new Set(reports.map((r) => r.key)).size < reports.length) {
+      this.reportEach(env, tx, reports, now);
+      return;
+    }
+    const retry = reports.filter((r) => r.outcome === "retry").map((r) => r.key);
+    const settled = reports.flatMap((r) => (r.outcome === "retry" ? [] : [[r.key, r.outcome, JSON.stringify(r.report)]]));
+    if (retry.length)
+      this.sql.exec(
+        "DELETE FROM claims WHERE env = ? AND tx = ? AND state = 'claimed' AND key IN (SELECT value FROM json_each(?))",
+        env,
+        tx,
+        JSON.stringify(retry),
+      );
+    // An UPDATE of the keys there: an upsert of only the rows that exist (an UPDATE … FROM reads every claim of the trigger per key).
+    if (settled.length)
+      this.sql.exec(
+        `INSERT INTO claims (env, tx, key, state, at, report)
+         SELECT ?1, ?2, r.value ->> 0, r.value ->> 1, ?3, r.value ->> 2 FROM json_each(?4) AS r
+         WHERE EXISTS (SELECT 1 FROM claims AS c WHERE c.env = ?1 AND c.tx = ?2 AND c.key = r.value ->> 0)
+         ON CONFLICT (env, tx, key) DO UPDATE SET state = excluded.state, at = excluded.at, report = excluded.report`,
+        env,
+        tx,
+        now,
+        JSON.stringify(settled),
+      );
+  }
+
+  private reportEach(env: string, tx: string, reports: ClaimReport[], now: number): void {
     for (const r of reports) {
       if (r.outcome === "retry") {
         this.sql.exec("DELETE FROM claims WHERE env = ? AND tx = ? AND key = ? AND state = 'claimed'", env, tx, r.key);
@@ -169,6 +211,19 @@ export class DeliveryState {
     return this.sql.exec<{ n: number }>("SELECT count(*) AS n FROM done WHERE env = ? AND tx = ?", env, tx).one().n;
   }
 
+  /** `doneCount` of many triggers in one statement, by `triggerKey` (absent: none done). */
+  doneCounts(keys: readonly { environmentId: string; transactionId: string }[]): Map<string, number> {
+    const counts = new Map<string, number>();
+    if (keys.length === 0) return counts;
+    for (const row of this.sql.exec<{ env: string; tx: string; n: number }>(
+      `SELECT d.env, d.tx, count(*) AS n FROM (SELECT DISTINCT value ->> 0 AS env, value ->> 1 AS tx FROM json_each(?)) AS k
+       JOIN done AS d ON d.env = k.env AND d.tx = k.tx GROUP BY d.env, d.tx`,
+      JSON.stringify(keys.map((k) => [k.environmentId, k.transactionId])),
+    ))
+      counts.set(triggerKey(row.env, row.tx), row.n);
+    return counts;
+  }
+
   doneIn(env: string, tx: string, chunk: number): Set<string> {
     const rows = this.sql
       .exec<{ s: string }>("SELECT subscriber_id AS s FROM done WHERE env = ? AND tx = ? AND chunk = ?", env, tx, chunk)
@@ -188,16 +243,15 @@ export class DeliveryState {
     return { sentOrSending: row.sending, settled: row.settled };
   }
 
+  /** The entries in one write, in their order (json_each gives the list in order; the ids rise with it). */
   park(env: string, tx: string, entries: WaitEntry[]): void {
-    for (const e of entries)
-      this.sql.exec(
-        "INSERT INTO waits (env, tx, fire_at, job, hold) VALUES (?, ?, ?, ?, ?)",
-        env,
-        tx,
-        e.fireAt,
-        JSON.stringify(e.job),
-        e.hold ? JSON.stringify(e.hold) : null,
-      );
+    if (entries.length === 0) return;
+    this.sql.exec(
+      "INSERT INTO waits (env, tx, fire_at, job, hold) SELECT ?, ?, value ->> 0, value ->> 1, value ->> 2 FROM json_each(?)",
+      env,
+      tx,
+      JSON.stringify(entries.map((e) => [e.fireAt, JSON.stringify(e.job), e.hold ? JSON.stringify(e.hold) : null])),
+    );
   }
 
   /**
@@ -218,7 +272,8 @@ export class DeliveryState {
         : this.sql
             .exec<{ id: number; job: string }>("SELECT id, job FROM waits WHERE released = 0 AND env = ? AND tx = ?", filter.env, filter.tx)
             .toArray();
-    for (const r of rows) this.sql.exec("UPDATE waits SET released = 1 WHERE id = ?", r.id);
+    if (rows.length)
+      this.sql.exec("UPDATE waits SET released = 1 WHERE id IN (SELECT value FROM json_each(?))", JSON.stringify(rows.map((r) => r.id)));
     return rows.map((r) => JSON.parse(r.job) as RecipientsJob);
   }
 

@@ -14,7 +14,7 @@ import { recordOf } from "./triggers-table";
 export async function eraseSubscriber(parts: LedgerParts, environmentId: string, subscriberId: string): Promise<ShardErasure> {
   const sql = parts.storage.sql;
   const jobs = parts.delivery.eraseSubscriber({ env: environmentId }, subscriberId);
-  for (const job of jobs) parts.outbox.add(job.transactionId, job);
+  parts.outbox.addAll(jobs.map((job) => ({ tx: job.transactionId, job })));
   const coordinated = sql
     .exec<{ tx: string }>("SELECT tx FROM triggers WHERE state = 'accepted' AND coordinated = 1 AND env = ?", environmentId)
     .toArray()

@@ -42,7 +42,7 @@ export class Outbox {
    * the ids of the table (still the truth of what is due) and takes these jobs instead of reading
    * and parsing each row back. A row left by an instance that died is read from storage.
    */
-  private readonly written = new Map<number, { job: DeliveryJob; bytes: number }>();
+  private readonly written = new Map<number, { tx: string; job: DeliveryJob; bytes: number }>();
   /** Jobs added since this instance started: a flush reads again if any came while it sent. */
   private added = 0;
 
@@ -52,12 +52,28 @@ export class Outbox {
     private readonly flushMs: number,
   ) {}
 
-  /** Stores a job to send; the outbox keeps the object itself, so the caller must not change it afterwards. */
-  add(tx: string, job: DeliveryJob) {
-    const json = JSON.stringify(job);
-    const { id } = this.storage.sql.exec<{ id: number }>("INSERT INTO outbox (tx, job) VALUES (?, ?) RETURNING id", tx, json).one();
-    this.written.set(id, { job, bytes: jobBytes(json) });
-    this.added++;
+  /**
+   * Stores jobs to send, in their order, as ONE statement (the rows as one JSON list): a
+   * statement per job was 15 % of the accepting isolate's CPU in a profile of bulk accepts.
+   * The jobs are kept as objects, so the caller must not change them afterwards.
+   */
+  addAll(entries: readonly { tx: string; job: DeliveryJob }[]) {
+    if (entries.length === 0) return;
+    const jsons = entries.map(({ job }) => JSON.stringify(job));
+    const ids = this.storage.sql
+      .exec<{ id: number }>(
+        "INSERT INTO outbox (tx, job) SELECT value ->> 0, value ->> 1 FROM json_each(?) RETURNING id",
+        JSON.stringify(entries.map(({ tx }, i) => [tx, jsons[i]])),
+      )
+      .toArray()
+      .map((r) => r.id);
+    // json_each gives the rows in list order and they are inserted as given (no ORDER BY, which
+    // would sort the jobs' text): the list takes rising ids. RETURNING's own order is not promised.
+    ids.sort((a, b) => a - b);
+    ids.forEach((id, i) => {
+      this.written.set(id, { tx: entries[i]!.tx, job: entries[i]!.job, bytes: jobBytes(jsons[i]!) });
+    });
+    this.added += entries.length;
   }
 
   /** Sends what was just added within `flushMs`, and arms the alarm as the backstop should this instance die first. */
@@ -112,15 +128,30 @@ export class Outbox {
     }
   }
 
-  /** The next rows due, in order: the jobs this instance wrote from memory, any other from storage. */
+  /**
+   * The next rows due, in order: the jobs this instance wrote from memory, any other (left by an
+   * instance that died) from storage, all such rows in one read. The table's ids stay the truth of
+   * what is due: a row deleted by anything else is not sent.
+   */
   private dueRows(): { id: number; tx: string; job: DeliveryJob; bytes: number }[] {
-    const ids = this.storage.sql
-      .exec<{ id: number; tx: string }>("SELECT id, tx FROM outbox WHERE id > ? ORDER BY id LIMIT ?", this.sentUpTo, FLUSH_BATCH)
-      .toArray();
-    return ids.map(({ id, tx }) => {
+    const ids: number[] = [];
+    // Raw rows: no object per id.
+    for (const [id] of this.storage.sql
+      .exec<{ id: number }>("SELECT id FROM outbox WHERE id > ? ORDER BY id LIMIT ?", this.sentUpTo, FLUSH_BATCH)
+      .raw())
+      ids.push(id as number);
+    const missing = ids.filter((id) => !this.written.has(id));
+    const stored = new Map<number, { tx: string; job: string }>();
+    if (missing.length)
+      for (const row of this.storage.sql.exec<{ id: number; tx: string; job: string }>(
+        "SELECT id, tx, job FROM outbox WHERE id IN (SELECT value FROM json_each(?))",
+        JSON.stringify(missing),
+      ))
+        stored.set(row.id, row);
+    return ids.map((id) => {
       const known = this.written.get(id);
-      if (known) return { id, tx, ...known };
-      const { job } = this.storage.sql.exec<{ job: string }>("SELECT job FROM outbox WHERE id = ?", id).one();
+      if (known) return { id, ...known };
+      const { tx, job } = stored.get(id)!;
       return { id, tx, job: JSON.parse(job) as DeliveryJob, bytes: jobBytes(job) };
     });
   }

@@ -18,6 +18,9 @@ export const RUN_STEPS_SCHEMA = `
  */
 export const OPEN_OUTCOMES = ["waiting", "retrying"] as const;
 
+/** An upsert's condition: only an open outcome is replaced. */
+const STILL_OPEN = `WHERE json_extract(run_steps.outcome, '$.status') IN (${OPEN_OUTCOMES.map((o) => `'${o}'`).join(", ")})`;
+
 export class RunSteps {
   constructor(private readonly sql: SqlStorage) {}
 
@@ -51,32 +54,56 @@ export class RunSteps {
 
   /**
    * Records outcomes, the first final one winning; answers what is stored for each after the
-   * write, so a consumer that lost a race goes on with the winner's decision.
+   * write, so a consumer that lost a race goes on with the winner's decision. Rows of distinct
+   * recipient and step are written in one statement and read back in one; a pair named twice is
+   * recorded in order, one row at a time.
    */
   record(env: string, tx: string, rows: readonly RunStepRow[], now: number): RunStepRow[] {
-    return rows.map((row) => {
-      this.sql.exec(
-        `INSERT INTO run_steps (env, tx, subscriber_id, step_id, outcome, at) VALUES (?, ?, ?, ?, ?, ?)
-         ON CONFLICT (env, tx, subscriber_id, step_id) DO UPDATE SET outcome = excluded.outcome
-         WHERE json_extract(run_steps.outcome, '$.status') IN (${OPEN_OUTCOMES.map((o) => `'${o}'`).join(", ")})`,
+    if (rows.length === 0) return [];
+    const pairOf = (row: RunStepRow) => `${row.subscriberId}\u0000${row.stepId}`;
+    if (new Set(rows.map(pairOf)).size < rows.length) return rows.map((row) => this.recordOne(env, tx, row, now));
+    this.sql.exec(
+      `INSERT INTO run_steps (env, tx, subscriber_id, step_id, outcome, at)
+       SELECT ?, ?, value ->> 0, value ->> 1, value ->> 2, ? FROM json_each(?) WHERE true
+       ON CONFLICT (env, tx, subscriber_id, step_id) DO UPDATE SET outcome = excluded.outcome ${STILL_OPEN}`,
+      env,
+      tx,
+      now,
+      JSON.stringify(rows.map((row) => [row.subscriberId, row.stepId, JSON.stringify(row.outcome)])),
+    );
+    const stored = new Map<string, string>();
+    for (const r of this.sql.exec<{ s: string; step: string; outcome: string }>(
+      `SELECT subscriber_id AS s, step_id AS step, outcome FROM run_steps
+       WHERE env = ? AND tx = ? AND (subscriber_id, step_id) IN (SELECT value ->> 0, value ->> 1 FROM json_each(?))`,
+      env,
+      tx,
+      JSON.stringify(rows.map((row) => [row.subscriberId, row.stepId])),
+    ))
+      stored.set(`${r.s}\u0000${r.step}`, r.outcome);
+    return rows.map((row) => ({ ...row, outcome: JSON.parse(stored.get(pairOf(row))!) as StepOutcomeView }));
+  }
+
+  private recordOne(env: string, tx: string, row: RunStepRow, now: number): RunStepRow {
+    this.sql.exec(
+      `INSERT INTO run_steps (env, tx, subscriber_id, step_id, outcome, at) VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT (env, tx, subscriber_id, step_id) DO UPDATE SET outcome = excluded.outcome ${STILL_OPEN}`,
+      env,
+      tx,
+      row.subscriberId,
+      row.stepId,
+      JSON.stringify(row.outcome),
+      now,
+    );
+    const stored = this.sql
+      .exec<{ outcome: string }>(
+        "SELECT outcome FROM run_steps WHERE env = ? AND tx = ? AND subscriber_id = ? AND step_id = ?",
         env,
         tx,
         row.subscriberId,
         row.stepId,
-        JSON.stringify(row.outcome),
-        now,
-      );
-      const stored = this.sql
-        .exec<{ outcome: string }>(
-          "SELECT outcome FROM run_steps WHERE env = ? AND tx = ? AND subscriber_id = ? AND step_id = ?",
-          env,
-          tx,
-          row.subscriberId,
-          row.stepId,
-        )
-        .one();
-      return { ...row, outcome: JSON.parse(stored.outcome) as StepOutcomeView };
-    });
+      )
+      .one();
+    return { ...row, outcome: JSON.parse(stored.outcome) as StepOutcomeView };
   }
 
   forget(env: string, tx: string): void {

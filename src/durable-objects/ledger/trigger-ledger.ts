@@ -157,7 +157,7 @@ export class TriggerLedger extends DurableObject<Bindings> {
     const { delivery, outbox } = this.parts;
     const resumed = await watchdog(this.parts, now);
     const released = delivery.takeWaits({ dueBy: now });
-    for (const job of released) outbox.add(job.transactionId, job);
+    outbox.addAll(released.map((job) => ({ tx: job.transactionId, job })));
     const purged = purge(this.parts, now);
     let flushed: Flushed = { jobs: 0, messages: 0 };
     let failed = false;

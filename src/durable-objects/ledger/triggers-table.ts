@@ -72,13 +72,55 @@ export class TriggersTable {
        JOIN triggers AS t ON t.env = k.value ->> 0 AND t.tx = k.value ->> 1`,
       JSON.stringify(keys.map((k) => [k.environmentId, k.transactionId])),
     ))
-      found.set(`${row.env}\u0000${row.tx}`, row);
+      found.set(triggerKey(row.env, row.tx), row);
     return found;
   }
 
+  /** What a snapshot reads of each trigger held of these (its record, state and home), by `triggerKey`, in one statement. */
+  recordsOf(
+    keys: readonly { environmentId: string; transactionId: string }[],
+  ): Map<string, Pick<TriggerRow, "state" | "record" | "coordinated">> {
+    const found = new Map<string, Pick<TriggerRow, "state" | "record" | "coordinated">>();
+    if (keys.length === 0) return found;
+    for (const row of this.sql.exec<Pick<TriggerRow, "env" | "tx" | "state" | "record" | "coordinated">>(
+      `SELECT t.env, t.tx, t.state, t.record, t.coordinated FROM json_each(?) AS k
+       JOIN triggers AS t ON t.env = k.value ->> 0 AND t.tx = k.value ->> 1`,
+      JSON.stringify(keys.map((k) => [k.environmentId, k.transactionId])),
+    ))
+      found.set(triggerKey(row.env, row.tx), row);
+    return found;
+  }
+
+  /** Triggers that showed progress: the watchdog looks at them again after `checkAt` (or the end of their hold), in one statement. */
+  progressed(rows: readonly Pick<TriggerRow, "env" | "tx">[], checkAt: number) {
+    if (rows.length === 0) return;
+    this.sql.exec(
+      `UPDATE triggers SET check_at = max(?, coalesce(hold_until, 0))
+       WHERE (env, tx) IN (SELECT value ->> 0, value ->> 1 FROM json_each(?))`,
+      checkAt,
+      JSON.stringify(rows.map((r) => [r.env, r.tx])),
+    );
+  }
+
+  /** The fingerprints of the triggers held of these, by `triggerKey` (absent: not held), in one statement. */
+  fingerprintsOf(keys: readonly { environmentId: string; transactionId: string }[]): Map<string, string> {
+    const found = new Map<string, string>();
+    for (const row of this.sql.exec<{ env: string; tx: string; fingerprint: string }>(
+      `SELECT t.env, t.tx, t.fingerprint FROM json_each(?) AS k
+       JOIN triggers AS t ON t.env = k.value ->> 0 AND t.tx = k.value ->> 1`,
+      JSON.stringify(keys.map((k) => [k.environmentId, k.transactionId])),
+    ))
+      found.set(triggerKey(row.env, row.tx), row.fingerprint);
+    return found;
+  }
+
+  /** Read once it is stored: it never changes (a read per snapshot call was 0.4 % of delivery's CPU). */
+  private knownName = "";
+
   /** The shard's own name (`v1/<count>/<shard>`), stored by its first accept. */
   get name(): string {
-    return this.sql.exec<{ value: string }>("SELECT value FROM meta WHERE key = 'name'").toArray()[0]?.value ?? "";
+    this.knownName ||= this.sql.exec<{ value: string }>("SELECT value FROM meta WHERE key = 'name'").toArray()[0]?.value ?? "";
+    return this.knownName;
   }
 
   nameOnce(name: string) {
@@ -103,6 +145,9 @@ export class TriggersTable {
     this.sql.exec("UPDATE triggers SET state = 'completed', finished_at = ? WHERE env = ? AND tx = ?", now, env, tx);
   }
 }
+
+/** A trigger's key in the maps a call builds: environment and transactionId, apart. */
+export const triggerKey = (env: string, tx: string) => `${env}\u0000${tx}`;
 
 export const digestsOf = (row: Pick<TriggerRow, "digests">): string[] => (row.digests ? (JSON.parse(row.digests) as string[]) : []);
 

@@ -16,7 +16,7 @@ export async function signal(parts: LedgerParts, environmentId: string, transact
   if (row.coordinated) return { status: "received", ...(await parts.store.coordinatorOf(environmentId, transactionId).signal(s)) };
   const now = Date.now();
   const { jobs, ...woken } = parts.delivery.wakes.signal(environmentId, transactionId, s, now);
-  for (const job of jobs) parts.outbox.add(transactionId, job);
+  parts.outbox.addAll(jobs.map((job) => ({ tx: transactionId, job })));
   if (jobs.length) await parts.outbox.sendSoon(now);
   return { status: "received", ...woken };
 }
@@ -37,7 +37,7 @@ export async function messagesReached(
   }
   const now = Date.now();
   const jobs = parts.delivery.wakes.messages(environmentId, transactionId, reached, now);
-  for (const job of jobs) parts.outbox.add(transactionId, job);
+  parts.outbox.addAll(jobs.map((job) => ({ tx: transactionId, job })));
   if (jobs.length) await parts.outbox.sendSoon(now);
   return true;
 }

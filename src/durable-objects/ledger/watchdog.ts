@@ -47,8 +47,7 @@ export async function watchdog(parts: LedgerParts, now: number): Promise<number>
       continue;
     }
     const jobs = chunks ? pendingJobs(row, chunks, name, delivery, fromDigests?.jobs) : [];
-    if (!chunks) outbox.add(row.tx, { ...triggerJob(row.env, row.tx), ledger: name });
-    for (const job of jobs) outbox.add(row.tx, job);
+    outbox.addAll((chunks ? jobs : [{ ...triggerJob(row.env, row.tx), ledger: name }]).map((job) => ({ tx: row.tx, job })));
     log({ level: "warn", event: "watchdog_resumed", transactionId: row.tx, jobs: chunks ? jobs.length : 1 });
     resumed++;
   }
