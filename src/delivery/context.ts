@@ -27,6 +27,10 @@ import type { DeliveryServices } from "./child-triggers";
 
 type Key = { environmentId: string; transactionId: string };
 
+/** When a trigger was accepted, where the item says so as a time (the log's records do): its counts then ask only the log's generations since. */
+const acceptedAtOf = (item: Key): number | undefined =>
+  "acceptedAt" in item && typeof item.acceptedAt === "number" ? item.acceptedAt : undefined;
+
 /** Waits before the D1 half of a phase is tried again (see `afterLog`). */
 const AFTER_LOG_RETRY_MS = [100, 500, 2_000];
 
@@ -168,7 +172,9 @@ export class DeliveryContext {
     if (taking.size === 0) return items;
     return Promise.all(
       items.map(async (i) =>
-        taking.has(i.environmentId) ? { ...i, counts: Object.fromEntries(await this.logs.counts(i.environmentId, i.transactionId)) } : i,
+        taking.has(i.environmentId)
+          ? { ...i, counts: Object.fromEntries(await this.logs.counts(i.environmentId, i.transactionId, acceptedAtOf(i))) }
+          : i,
       ),
     );
   }

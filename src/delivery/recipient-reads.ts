@@ -30,7 +30,7 @@ export interface ChunkRows {
 
 interface Ask {
   /** The trigger: its workflow, and whether its messages are only in the log. */
-  workflow: WorkflowRef & { messagesInLog?: boolean | undefined };
+  workflow: WorkflowRef & { messagesInLog?: boolean | undefined; acceptedAt?: number | undefined };
   transactionId: string;
   subscriberIds: string[];
 }
@@ -98,7 +98,7 @@ export class RecipientReads {
       .flatMap((a) => a.subscriberIds.map((s): [string, string] => [a.transactionId, s]));
     const [results, logged] = await Promise.all([
       this.write(statements),
-      allPairs.length ? this.logs.ofRecipients(environmentId, allPairs) : [],
+      allPairs.length ? this.logs.ofRecipients(environmentId, allPairs, earliestAcceptance(asks)) : [],
     ]);
     const recorded = logged.map(asRow);
     const read = groupAt.map(({ at }) => recipientRows(results[at]));
@@ -161,6 +161,12 @@ function keepVersion(environmentId: string, key: string, workflow: WorkflowRow):
   if (!key.startsWith("v:")) return;
   versions.set(`${environmentId}\u0000${key}`, workflow);
   if (versions.size > VERSIONS_KEPT) versions.delete(versions.keys().next().value!);
+}
+
+/** The earliest acceptance among the asks' triggers (undefined if one does not say): older log generations hold none of their messages. */
+function earliestAcceptance(asks: Ask[]): number | undefined {
+  const times = asks.map((a) => a.workflow.acceptedAt);
+  return times.every((t) => typeof t === "number") ? Math.min(...(times as number[])) : undefined;
 }
 
 /** Consecutive asks whose subscriber ids add up to at most IDS_PER_READ (a larger ask is a group alone); the order is kept. */

@@ -170,6 +170,22 @@ describe("log generations (LOG_GENERATION_DAYS)", () => {
     );
   });
 
+  it("reads a redelivered chunk's messages only in the generations since its trigger's acceptance when it is given", async () => {
+    const store = new LogStore(genEnv);
+    const environmentId = unique("env");
+    const old = message(environmentId, "ada", ago(3));
+    const recent = message(environmentId, "bob", ago(0));
+    await plant(store, [old, recent]);
+    const pairs: [string, string][] = [
+      [old.transactionId, "ada"],
+      [recent.transactionId, "bob"],
+    ];
+    // Without an acceptance every generation kept is asked; with one, only those since (give or take the skew).
+    expect((await store.ofRecipients(environmentId, pairs)).map((m) => m.id).sort()).toEqual([old.id, recent.id].sort());
+    expect((await store.ofRecipients(environmentId, pairs, ago(1))).map((m) => m.id)).toEqual([recent.id]);
+    expect((await store.ofRecipients(environmentId, pairs, ago(3, -60_000))).map((m) => m.id).sort()).toEqual([old.id, recent.id].sort());
+  });
+
   it("pages a subscriber's feed over generations and sums counts and stats over every generation kept", async () => {
     const store = new LogStore(genEnv);
     const environmentId = unique("env");

@@ -105,6 +105,7 @@ async function reachedStatuses(run: ControlRun, stepId: string, subscriberIds: s
     await run.ctx.logs.ofRecipients(
       environmentId,
       subscriberIds.map((s) => [transactionId, s]),
+      run.trigger.acceptedAt,
     )
   ).filter((m) => m.stepId === stepId);
   const found = messages.length

@@ -48,7 +48,7 @@ export async function recordCancellation(db: Db, logs: LogStore, record: Trigger
   // A trigger finished before the cancel landed keeps its status, and reports no cancellation.
   if (left?.status !== "cancelled" || !(await eventTaken(db, record.environmentId, "trigger.cancelled"))) return [];
   // The messages recorded so far are in the log: counted there (every shard).
-  const counts = Object.fromEntries(await logs.counts(record.environmentId, record.transactionId));
+  const counts = Object.fromEntries(await logs.counts(record.environmentId, record.transactionId, record.acceptedAt));
   const results = await runBatch(db, [loggedTriggerFactEvents(db, "trigger.cancelled", [{ ...left, counts }])]);
   return writtenEvents(results, [0]);
 }

@@ -322,9 +322,10 @@ export class LogStore {
   }
 
   /** What a redelivered chunk already recorded for these (transactionId, subscriberId) pairs: every generation kept. */
-  async ofRecipients(environmentId: string, pairs: [string, string][]): Promise<LogMessage[]> {
+  async ofRecipients(environmentId: string, pairs: [string, string][], since?: number): Promise<LogMessage[]> {
     const byShard = new Map<string, [string, string][]>();
-    for (const g of this.generations())
+    // `since`: the earliest acceptance of the pairs' triggers; their messages are made after it, so older generations hold none.
+    for (const g of this.generations(since))
       for (const pair of pairs)
         for (const name of logShardsFor(this.env, subscriberPartition(environmentId, pair[1]), g)) push(byShard, name, pair);
     const found = await Promise.all([...byShard].map(([name, some]) => this.shard(name).ofRecipients(environmentId, some)));
