@@ -201,6 +201,7 @@ export class FanOutCoordinator extends DurableObject<Bindings> {
     const retentionMs = ledgerTimings(this.env).retentionMs;
     if (finishedAt !== null && finishedAt + retentionMs <= now) {
       await this.ctx.storage.deleteAll();
+      this.delivery.forgetAll();
       this.sql.exec(SCHEMA + DELIVERY_SCHEMA);
       return;
     }

@@ -151,3 +151,40 @@ describe("a ledger's delivery bookkeeping, many triggers per call", () => {
     ]);
   });
 });
+
+describe("a trigger's count of recipients through", () => {
+  // A coordinator asks after every chunk: the count is read from storage once per instance, then
+  // kept by what each done op adds. It must stay what counting the rows gives.
+  it("stays the rows' count through repeated, overlapping and forgotten done ops, and a new instance reads it again", async () => {
+    const env = unique("env");
+    const tx = unique("tx");
+    const counts = await runInDurableObject(ledgerOf(env, tx), (_l: TriggerLedger, state) => {
+      const stored = () =>
+        Number(state.storage.sql.exec<{ n: number }>("SELECT count(*) AS n FROM done WHERE env = ? AND tx = ?", env, tx).one().n);
+      const delivery = new DeliveryState(state.storage.sql);
+      const seen: [number, number][] = [];
+      const look = () => seen.push([delivery.doneCount(env, tx), stored()]);
+      look();
+      delivery.markDone(env, tx, 0, ["a", "b", "c"]);
+      look();
+      delivery.markDone(env, tx, 0, ["a", "b", "c"]);
+      look();
+      delivery.markDone(env, tx, 0, ["c", "d"]);
+      delivery.markDone(env, tx, 1, ["a"]);
+      look();
+      const another = new DeliveryState(state.storage.sql);
+      seen.push([another.doneCount(env, tx), stored()]);
+      delivery.forget(env, tx);
+      look();
+      return seen;
+    });
+    expect(counts).toEqual([
+      [0, 0],
+      [3, 3],
+      [3, 3],
+      [5, 5],
+      [5, 5],
+      [0, 0],
+    ]);
+  });
+});
