@@ -6,6 +6,7 @@ import { type Hop, inHopSpan } from "../../lib/spans";
 import { addressesFor, displayAddress } from "../send/addresses";
 import { integrationForAttempt, sendMessage, type SendResult } from "../send/send-message";
 import { storeInApp } from "../send/in-app-store";
+import { withCallSlot } from "../send/call-slots";
 import { decorateEmail } from "../send/tracking-links";
 import { withListUnsubscribe } from "../send/list-unsubscribe";
 import type { Send } from "./record";
@@ -19,7 +20,10 @@ export interface Delivered {
   result: SendResult;
 }
 
-/** Calls the providers for every granted send of a step, in parallel: the failover chain picks each attempt's integration. */
+/**
+ * Calls the providers for every granted send of a step, in parallel (at most
+ * PROVIDER_CALLS_IN_FLIGHT in the isolate at once): the failover chain picks each attempt's integration.
+ */
 export function sendAll(env: Bindings, scope: StepScope, sends: Send[], chain: IntegrationConfig[]): Promise<Delivered[]> {
   const { step, trigger } = scope;
   if (step.type === "in_app") return storeAll(env, scope, sends, chain[0]!);
@@ -38,25 +42,27 @@ export function sendAll(env: Bindings, scope: StepScope, sends: Send[], chain: I
             )
           : send.content;
       const subscriber = send.recipient.context.subscriber;
-      const result = await inHopSpan("clarion.provider.send", hopOf(scope, integration), async (span) => {
-        const sent = await sendMessage(
-          integration,
-          addresses,
-          {
-            messageId: send.messageId,
-            content: content as never,
-            providerOverrides: (trigger.overrides?.[integration.provider] as Record<string, unknown> | undefined) ?? {},
-            subscriber: {
-              subscriberId: send.recipient.profile.subscriberId,
-              firstName: (subscriber.firstName as string | null | undefined) ?? null,
-              lastName: (subscriber.lastName as string | null | undefined) ?? null,
+      const result = await withCallSlot(() =>
+        inHopSpan("clarion.provider.send", hopOf(scope, integration), async (span) => {
+          const sent = await sendMessage(
+            integration,
+            addresses,
+            {
+              messageId: send.messageId,
+              content: content as never,
+              providerOverrides: (trigger.overrides?.[integration.provider] as Record<string, unknown> | undefined) ?? {},
+              subscriber: {
+                subscriberId: send.recipient.profile.subscriberId,
+                firstName: (subscriber.firstName as string | null | undefined) ?? null,
+                lastName: (subscriber.lastName as string | null | undefined) ?? null,
+              },
             },
-          },
-          destinationOptions(env),
-        );
-        if (span.isTraced) span.setAttributes(answerAttributes(send.messageId, sent));
-        return sent;
-      });
+            destinationOptions(env),
+          );
+          if (span.isTraced) span.setAttributes(answerAttributes(send.messageId, sent));
+          return sent;
+        }),
+      );
       return { send, integration, to: addresses.map((a) => displayAddress(step.type, a)).join(", "), result };
     }),
   );
