@@ -5,6 +5,7 @@ import { checkDestination, type DestinationOptions } from "../../lib/destination
 import { retryAfterSeconds } from "../../providers/http";
 import type { z } from "@hono/zod-openapi";
 import { MAX_JSON_BODY_BYTES, MAX_TEXT_BODY_CHARS, RESPONSE_HEADER_PREFIX, RESPONSE_HEADERS } from "./http-limits";
+import { timeoutSignal } from "../../lib/timeout";
 
 type Request = z.infer<typeof HttpStep>["request"];
 export type FetchResponse = NonNullable<StepOutcomeView["response"]>;
@@ -76,15 +77,18 @@ export async function sendRequest(request: RenderedRequest, timeoutMs: number, d
   const verdict = checkDestination(request.url, destinations);
   if (!verdict.ok) return { kind: "refused", error: `The destination is not allowed: ${verdict.reason}.` };
   let res: Response;
+  // One timer for the request and its answer, ended with them (lib/timeout.ts).
+  const timeout = timeoutSignal(timeoutMs);
   try {
     res = await fetch(verdict.url.href, {
       method: request.method,
       headers: request.headers,
       ...(request.body !== undefined ? { body: request.body } : {}),
       redirect: "manual",
-      signal: AbortSignal.timeout(timeoutMs),
+      signal: timeout.signal,
     });
   } catch (error) {
+    timeout.done();
     const name = (error as Error).name;
     return {
       kind: "no_answer",
@@ -98,6 +102,8 @@ export async function sendRequest(request: RenderedRequest, timeoutMs: number, d
     return await readResponse(res);
   } catch (error) {
     return { kind: "no_answer", error: `The answer broke off: ${(error as Error).message}` };
+  } finally {
+    timeout.done();
   }
 }
 

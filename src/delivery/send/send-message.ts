@@ -3,6 +3,7 @@ import type { Channel, ProviderChannel } from "../../engine/steps";
 import type { DestinationOptions } from "../../lib/destinations";
 import { providerFor } from "../../providers/registry";
 import type { Capture, FailureKind, IntegrationConfig, Outbound, SendOutcome, SendRequest } from "../../providers/types";
+import { timeoutSignal } from "../../lib/timeout";
 
 const DEFAULT_TIMEOUT_MS = 10_000;
 const DEFAULT_ATTEMPTS_PER_PROVIDER = 3;
@@ -93,7 +94,9 @@ export async function sendMessage<C extends Channel>(
       invalidAddresses: [],
     };
   }
-  const outbound: Outbound = { signal: AbortSignal.timeout(setting(integration, "timeoutMs", DEFAULT_TIMEOUT_MS)), destinations };
+  // Its timer ends with the call (lib/timeout.ts: a backlog's sends ran out of timers otherwise).
+  const timeout = timeoutSignal(setting(integration, "timeoutMs", DEFAULT_TIMEOUT_MS));
+  const outbound: Outbound = { signal: timeout.signal, destinations };
   const outcomes = await Promise.all(
     addresses.map((to) =>
       adapter
@@ -114,7 +117,7 @@ export async function sendMessage<C extends Channel>(
               : { ok: false, kind: "retryable", code: "adapter_error", message: String(error) },
         ),
     ),
-  );
+  ).finally(timeout.done);
   const invalidAddresses = addresses.filter((_, i) => {
     const o = outcomes[i]!;
     return !o.ok && o.kind === "invalid_recipient";

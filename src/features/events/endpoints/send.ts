@@ -1,6 +1,7 @@
 import { checkDestination, type DestinationOptions } from "../../../lib/destinations";
 import type { SendableEndpoint } from "./repository";
 import { signatureHeader } from "./signature";
+import { timeoutSignal } from "../../../lib/timeout";
 
 /** Standard Webhooks / Svix: a receiver answers within 15 s or the attempt counts as failed. */
 export const ATTEMPT_TIMEOUT_MS = 15_000;
@@ -45,13 +46,15 @@ export async function sendSigned(
     "webhook-signature": await signatureHeader(endpoint.secrets, eventId, timestamp, body),
   };
   const started = Date.now();
+  // Its timer ends with the attempt (lib/timeout.ts).
+  const timeout = timeoutSignal(ATTEMPT_TIMEOUT_MS);
   try {
     const res = await fetch(verdict.url.href, {
       method: "POST",
       headers,
       body,
       redirect: "manual",
-      signal: AbortSignal.timeout(ATTEMPT_TIMEOUT_MS),
+      signal: timeout.signal,
     });
     const latencyMs = Date.now() - started;
     if (res.status >= 200 && res.status < 300) {
@@ -74,5 +77,7 @@ export async function sendSigned(
       ? `No answer within ${ATTEMPT_TIMEOUT_MS / 1000} s.`
       : `Could not reach the endpoint: ${(error as Error).message}`;
     return { status: "failed", responseStatus: null, latencyMs, error: message.slice(0, ERROR_LIMIT), retryable: true, gone: false };
+  } finally {
+    timeout.done();
   }
 }
