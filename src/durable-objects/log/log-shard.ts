@@ -43,6 +43,7 @@ import { changedSnapshot, insertedSnapshot, type Snapshot, snapshots } from "./r
 import { analyticsRetentionMs, eraseRollupEnvironment, eraseRollupSubscriber, expireRollups } from "./rollups/upkeep";
 import { TriggerIndex } from "./trigger-index";
 import { type FinishedTrigger, type LogTrigger, type TriggerFilter, type TriggerKey, TriggersTable } from "./triggers-table";
+import { jsonParts } from "../../lib/json-parts";
 
 /** The states timeline entries reach, by message: each entry's status bit. */
 const reachedStates = (events: readonly LogEvent[]): Map<string, number> => {
@@ -207,11 +208,14 @@ export class LogShard extends DurableObject<Bindings> {
    */
   private insert(inserts: readonly LogMessage[], rows: readonly SqlStorageValue[][], existing: LogWritten["existing"]): Set<string> {
     if (inserts.length === 0) return new Set();
+    // In parts under a Durable Object's 2 MB per string (lib/json-parts.ts): messages carry their content.
     const inserted = new Set(
-      this.sql
-        .exec<{ id: string }>(MESSAGES_INSERT, JSON.stringify(rows))
-        .toArray()
-        .map((r) => r.id),
+      jsonParts(rows).flatMap((part) =>
+        this.sql
+          .exec<{ id: string }>(MESSAGES_INSERT, part)
+          .toArray()
+          .map((r) => r.id),
+      ),
     );
     for (const m of inserts) {
       if (inserted.has(m.id)) continue;
@@ -289,10 +293,8 @@ export class LogShard extends DurableObject<Bindings> {
         ...keys.map((k, i) => `${CHANGE_COLUMNS[k]} = s.value ->> ${i + 1}`),
         `states = messages.states | (s.value ->> ${keys.length + 1})`,
       ];
-      this.sql.exec(
-        `UPDATE messages SET ${sets.join(", ")} FROM json_each(?) AS s WHERE messages.id = s.value ->> 0`,
-        JSON.stringify(rows),
-      );
+      for (const part of jsonParts(rows))
+        this.sql.exec(`UPDATE messages SET ${sets.join(", ")} FROM json_each(?) AS s WHERE messages.id = s.value ->> 0`, part);
     }
     return covered;
   }
