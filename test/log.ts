@@ -1,4 +1,5 @@
 import { env } from "cloudflare:test";
+import { newId } from "../src/lib/ids";
 import {
   type FeedRow,
   type LogEvent,
@@ -87,3 +88,28 @@ export async function loggedTriggers(
     before = [last.acceptedAt, last.transactionId];
   }
 }
+
+/**
+ * A log message as delivery writes a sent email, made at `createdAt`; tests override what they
+ * look at (its id, status, content, transactionId...).
+ */
+export const logMessage = (fields: Pick<LogMessage, "environmentId" | "subscriberId" | "createdAt"> & Partial<LogMessage>): LogMessage => ({
+  id: newId("msg"),
+  transactionId: `tx-${crypto.randomUUID()}`,
+  workflowKey: "wf",
+  stepId: "mail",
+  channel: "email",
+  provider: "sendgrid",
+  integrationId: null,
+  status: "sent",
+  providerMessageId: null,
+  to: "a@example.com",
+  subject: "S",
+  preview: "P",
+  content: { html: "<p>x</p>" },
+  errorCode: null,
+  errorMessage: null,
+  attempts: 1,
+  updatedAt: fields.createdAt,
+  ...fields,
+});

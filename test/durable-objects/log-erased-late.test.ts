@@ -7,29 +7,21 @@ import type { LogShard } from "../../src/durable-objects/log/log-shard";
 import type { LogEvent, LogMessage } from "../../src/durable-objects/log/rows";
 import { newId } from "../../src/lib/ids";
 import { unique } from "../factories";
+import { logMessage } from "../log";
 
-const message = (environmentId: string, subscriberId: string, at: number): LogMessage => ({
-  id: newId("msg"),
-  environmentId,
-  transactionId: unique("tx"),
-  subscriberId,
-  workflowKey: "wf",
-  stepId: "mail",
-  channel: "email",
-  provider: "sandbox-email",
-  integrationId: "int_1",
-  status: "sent",
-  providerMessageId: "p-1",
-  to: "erased@example.com",
-  subject: "Your code",
-  preview: "Your code is 1234",
-  content: { subject: "Your code", text: "Your code is 1234" },
-  errorCode: null,
-  errorMessage: null,
-  attempts: 1,
-  createdAt: at,
-  updatedAt: at,
-});
+const message = (environmentId: string, subscriberId: string, at: number): LogMessage =>
+  logMessage({
+    environmentId,
+    subscriberId,
+    createdAt: at,
+    provider: "sandbox-email",
+    integrationId: "int_1",
+    providerMessageId: "p-1",
+    to: "erased@example.com",
+    subject: "Your code",
+    preview: "Your code is 1234",
+    content: { subject: "Your code", text: "Your code is 1234" },
+  });
 
 const sent = (m: LogMessage): LogEvent => ({
   id: newId("evt"),

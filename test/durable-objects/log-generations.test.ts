@@ -12,6 +12,7 @@ import type { LogShard } from "../../src/durable-objects/log/log-shard";
 import type { Bindings } from "../../src/env";
 import { timeOfId } from "../../src/lib/ids";
 import { unique } from "../factories";
+import { logMessage } from "../log";
 
 // The log cut in one-day generations (LOG_GENERATION_DAYS); the Worker's own env keeps the flat
 // layout. Fewer shards and days than the defaults: a read over every generation asks each shard of each.
@@ -27,29 +28,8 @@ const randomHex = (n: number) => [...crypto.getRandomValues(new Uint8Array(n))].
 const idAt = (at: number, partition: number) =>
   `msg_${at.toString(16).padStart(12, "0")}8${randomHex(11)}${(partition >>> 0).toString(16).padStart(8, "0")}`;
 
-const message = (environmentId: string, subscriberId: string, at: number, over: Partial<LogMessage> = {}): LogMessage => ({
-  id: idAt(at, subscriberPartition(environmentId, subscriberId)),
-  environmentId,
-  transactionId: unique("tx"),
-  subscriberId,
-  workflowKey: "wf",
-  stepId: "mail",
-  channel: "email",
-  provider: "sendgrid",
-  integrationId: null,
-  status: "sent",
-  providerMessageId: null,
-  to: "a@example.com",
-  subject: "S",
-  preview: "P",
-  content: { html: "<p>x</p>" },
-  errorCode: null,
-  errorMessage: null,
-  attempts: 1,
-  createdAt: at,
-  updatedAt: at,
-  ...over,
-});
+const message = (environmentId: string, subscriberId: string, at: number, over: Partial<LogMessage> = {}): LogMessage =>
+  logMessage({ id: idAt(at, subscriberPartition(environmentId, subscriberId)), environmentId, subscriberId, createdAt: at, ...over });
 
 const notificationOf = (m: LogMessage): FeedRow => ({
   id: m.id,

@@ -11,6 +11,7 @@ import { addMissingColumns } from "../../src/durable-objects/log/schema";
 import type { LogEvent, LogMessage, LogWrite, MessageChanges } from "../../src/durable-objects/log/rows";
 import { newId } from "../../src/lib/ids";
 import { unique } from "../factories";
+import { logMessage } from "../log";
 
 const HOUR = 3_600_000;
 const DAY = 86_400_000;
@@ -20,29 +21,17 @@ const ENDINGS: readonly string[] = REASONED_STATUSES;
 type Row = Record<string, SqlStorageValue>;
 
 const message = (environmentId: string, tx: string, subscriberId: string, stepId: string, at: number, over: Partial<LogMessage> = {}) =>
-  ({
-    id: newId("msg"),
+  logMessage({
     environmentId,
     transactionId: tx,
     subscriberId,
-    workflowKey: "wf",
     stepId,
-    channel: "email",
-    provider: null,
-    integrationId: null,
-    status: "sending",
-    providerMessageId: null,
-    to: "a@example.com",
-    subject: "S",
-    preview: "P",
-    content: { html: "<p>x</p>" },
-    errorCode: null,
-    errorMessage: null,
-    attempts: 0,
     createdAt: at,
-    updatedAt: at,
+    provider: null,
+    status: "sending",
+    attempts: 0,
     ...over,
-  }) satisfies LogMessage;
+  });
 
 const event = (m: LogMessage, status: LogEvent["status"], at: number, detail: Record<string, unknown> | null = null): LogEvent => ({
   id: newId("evt"),

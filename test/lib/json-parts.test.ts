@@ -3,9 +3,9 @@ import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { LogShard } from "../../src/durable-objects/log/log-shard";
 import type { LogMessage } from "../../src/durable-objects/log/rows";
-import { newId } from "../../src/lib/ids";
 import { JSON_PART_CHARS, jsonParts } from "../../src/lib/json-parts";
 import { unique } from "../factories";
+import { logMessage } from "../log";
 
 describe("jsonParts", () => {
   it("keeps every row, in order, in parts no longer than the bound; a longer row is a part alone", () => {
@@ -32,28 +32,16 @@ describe("a log shard write larger than one part", () => {
     const environmentId = unique("env");
     const html = `<p>${"x".repeat(100_000)}</p>`;
     const at = Date.now();
-    const message = (i: number, tx = `tx-${i}`): LogMessage => ({
-      id: newId("msg"),
-      environmentId,
-      transactionId: tx,
-      subscriberId: `s${i}`,
-      workflowKey: "wf",
-      stepId: "mail",
-      channel: "email",
-      provider: "sandbox-email",
-      integrationId: null,
-      status: "sent",
-      providerMessageId: null,
-      to: `s${i}@example.com`,
-      subject: "S",
-      preview: "P",
-      content: { html },
-      errorCode: null,
-      errorMessage: null,
-      attempts: 1,
-      createdAt: at,
-      updatedAt: at,
-    });
+    const message = (i: number): LogMessage =>
+      logMessage({
+        environmentId,
+        subscriberId: `s${i}`,
+        transactionId: `tx-${i}`,
+        createdAt: at,
+        provider: "sandbox-email",
+        to: `s${i}@example.com`,
+        content: { html },
+      });
     const count = Math.ceil((2.5 * JSON_PART_CHARS) / html.length);
     const first = Array.from({ length: count }, (_, i) => message(i));
     // The last one repeats the first's send identity under a new id: it lands in a later part.
