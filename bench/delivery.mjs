@@ -16,6 +16,10 @@
 // (a payload condition picks the path; half the triggers take each, both paths end in the same
 // email). Prints both times and the ratio branch / plain (the issue's bound: at most 1.10).
 //
+// `--singles` sends the N triggers as single POST /v1/trigger calls, 50 at a time (bench:trigger's
+// load, one recipient each), instead of bulk calls: the path where each trigger's ledger calls
+// carry one trigger. Compare runs by the CPU per trigger it prints, which a shared machine moves less than the time.
+//
 // BENCH_ROLLUPS=1 (or `--rollups`) measures what the analytics rollups cost: for each size, twice in
 // turn, N triggers to a Clarion started with the rollups off (ANALYTICS_ROLLUPS=off) and N to one
 // with them on (each a fresh server, the same state folder layout). Prints the best time of each
@@ -32,6 +36,9 @@ const FRAMED = "bench-delivery-content";
 const BRANCH = process.env.BENCH_BRANCH === "1" || process.argv.includes("--branch");
 const ROLLUPS = process.env.BENCH_ROLLUPS === "1" || process.argv.includes("--rollups");
 const BRANCHED = "bench-delivery-branch";
+const SINGLES = process.argv.includes("--singles");
+/** Single calls in flight at once with `--singles` (bench:trigger's connections). */
+const SINGLES_IN_FLIGHT = 50;
 const BENCH_EMAIL = (id) => ({ id, type: "email", template: { subject: "Hi {{ subscriber.subscriberId }}", text: "Benchmark." } });
 const BRANCH_STEPS = [
   {
@@ -57,18 +64,29 @@ async function runOnce(server, n, workflow = WORKFLOW, recipient = {}) {
   const cpuBefore = server.cpuSeconds();
   const d1Before = await server.d1Statements();
   const started = performance.now();
-  for (let i = 0; i < n; i += 100) {
-    const events = Array.from({ length: Math.min(100, n - i) }, (_, j) => ({
-      workflow,
-      transactionId: `bd-${run}-${i + j}`,
-      payload: { n: (i + j) % 10 },
-      to: { subscriberId: `bench-${run}-${i + j}`, email: `bench-${i + j}@example.com`, ...recipient },
-    }));
-    const res = await call("POST", "/v1/trigger/bulk", { events });
-    if (res.status !== 202) throw new Error(`bulk trigger answered ${res.status}: ${JSON.stringify(res.body)}`);
-    if (res.body.results.some((r) => r.status !== "accepted"))
-      throw new Error(`an event was refused: ${JSON.stringify(res.body.results[0])}`);
-  }
+  const event = (i) => ({
+    workflow,
+    transactionId: `bd-${run}-${i}`,
+    payload: { n: i % 10 },
+    to: { subscriberId: `bench-${run}-${i}`, email: `bench-${i}@example.com`, ...recipient },
+  });
+  if (SINGLES) {
+    let next = 0;
+    const lane = async () => {
+      while (next < n) {
+        const res = await call("POST", "/v1/trigger", event(next++));
+        if (res.status !== 201 && res.status !== 202) throw new Error(`trigger answered ${res.status}: ${JSON.stringify(res.body)}`);
+      }
+    };
+    await Promise.all(Array.from({ length: SINGLES_IN_FLIGHT }, lane));
+  } else
+    for (let i = 0; i < n; i += 100) {
+      const events = Array.from({ length: Math.min(100, n - i) }, (_, j) => event(i + j));
+      const res = await call("POST", "/v1/trigger/bulk", { events });
+      if (res.status !== 202) throw new Error(`bulk trigger answered ${res.status}: ${JSON.stringify(res.body)}`);
+      if (res.body.results.some((r) => r.status !== "accepted"))
+        throw new Error(`an event was refused: ${JSON.stringify(res.body.results[0])}`);
+    }
   const accepted = performance.now();
   let sent = 0;
   let failed = 0;
@@ -80,7 +98,8 @@ async function runOnce(server, n, workflow = WORKFLOW, recipient = {}) {
     await new Promise((r) => setTimeout(r, 200));
   }
   const seconds = (performance.now() - started) / 1000;
-  const cpu = cpuSpent(cpuBefore, server.cpuSeconds());
+  const cpuAfter = server.cpuSeconds();
+  const cpu = cpuSpent(cpuBefore, cpuAfter);
   // The consumer may still finish its last batch's bookkeeping (trigger records) after the last `sent`: let it settle.
   await new Promise((r) => setTimeout(r, 2_000));
   const d1After = await server.d1Statements();
@@ -89,10 +108,12 @@ async function runOnce(server, n, workflow = WORKFLOW, recipient = {}) {
   const sample = db.all(`SELECT subject, content FROM messages WHERE transaction_id LIKE 'bd-${run}-%' AND status = 'sent' LIMIT 1`)[0];
   db.close();
   const calls = await providerCalls(server.persistTo, `m.transaction_id LIKE 'bd-${run}-%'`);
-  console.log(`\nN = ${n} triggers (bulk calls of 100) to ${workflow}, one sandbox email step each`);
+  console.log(`\nN = ${n} triggers (${SINGLES ? `single calls, ${SINGLES_IN_FLIGHT} at a time` : "bulk calls of 100"}) to ${workflow}, one sandbox email step each`);
   console.log(`accepted in            ${((accepted - started) / 1000).toFixed(2)} s`);
   console.log(`all messages sent in   ${seconds.toFixed(2)} s (from the first trigger${cpu}; load average ${load} before)`);
   console.log(`messages sent          ${sent} (failed ${failed})`);
+  if (cpuBefore !== null && cpuAfter !== null)
+    console.log(`CPU per trigger        ${(((cpuAfter - cpuBefore) * 1000) / n).toFixed(2)} ms (accept and delivery, the local runtime's processes)`);
   console.log(`messages per second    ${(sent / seconds).toFixed(1)}`);
   if (sample)
     console.log(

@@ -15,6 +15,8 @@ const BULK = process.argv.includes("--bulk");
 const DELIVERY = process.argv.includes("--delivery") ? Number(process.argv[process.argv.indexOf("--delivery") + 1] ?? 1000) : 0;
 /** `--topic N`: profile one trigger to a topic of N members (push steps), from the trigger until it completes. */
 const TOPIC = process.argv.includes("--topic") ? Number(process.argv[process.argv.indexOf("--topic") + 1] ?? 10000) : 0;
+/** `--running`: single triggers as without flags, but with the delivery consumers on (bench:trigger's "delivery running"). */
+const RUNNING = process.argv.includes("--running");
 const INSPECTOR = 9239;
 const WORKFLOW = "bench-trigger";
 
@@ -54,7 +56,7 @@ function session(url) {
 }
 
 const server = await startServer({
-  acceptOnly: !DELIVERY && !TOPIC,
+  acceptOnly: !DELIVERY && !TOPIC && !RUNNING,
   inspectorPort: INSPECTOR,
   vars: process.env.BENCH_FLUSH_MS ? { OUTBOX_FLUSH_MS: process.env.BENCH_FLUSH_MS } : {},
 });
