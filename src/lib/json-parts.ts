@@ -7,20 +7,36 @@
  */
 export const JSON_PART_CHARS = 1_500_000;
 
-export function jsonParts(rows: readonly unknown[], maxChars = JSON_PART_CHARS): string[] {
-  const parts: string[] = [];
+/** The bound when none is given: tests lower it to see several parts without megabytes of rows. */
+export const jsonPartBound = { chars: JSON_PART_CHARS };
+
+export function jsonParts(rows: readonly unknown[], maxChars = jsonPartBound.chars): string[] {
+  return jsonPartsFrom(rows, maxChars).map((p) => p.json);
+}
+
+/**
+ * `jsonParts` with where each part starts in `rows`, for statements that answer rows by their
+ * place (`json_each`'s key). Rows that fit one part cost one JSON.stringify, as before the split.
+ */
+export function jsonPartsFrom(rows: readonly unknown[], maxChars = jsonPartBound.chars): { json: string; from: number }[] {
+  if (rows.length === 0) return [];
+  const whole = JSON.stringify(rows);
+  if (whole.length <= maxChars) return [{ json: whole, from: 0 }];
+  const parts: { json: string; from: number }[] = [];
   let current: string[] = [];
+  let from = 0;
   let length = 2;
-  for (const row of rows) {
+  rows.forEach((row, i) => {
     const json = JSON.stringify(row);
     if (current.length > 0 && length + json.length + 1 > maxChars) {
-      parts.push(`[${current.join(",")}]`);
+      parts.push({ json: `[${current.join(",")}]`, from });
       current = [];
+      from = i;
       length = 2;
     }
     current.push(json);
     length += json.length + 1;
-  }
-  if (current.length > 0) parts.push(`[${current.join(",")}]`);
+  });
+  parts.push({ json: `[${current.join(",")}]`, from });
   return parts;
 }
