@@ -402,7 +402,9 @@ export class LogShard extends DurableObject<Bindings> {
    */
   async ofRecipients(environmentId: string, pairs: [string, string][]): Promise<LogMessage[]> {
     // Parts in the pairs' order, each answering in its own: the whole in the pairs' order.
-    return jsonParts(pairs).flatMap((part) => this.sql.exec<MessageRecord>(RECIPIENTS_MESSAGES, part, environmentId).toArray().map(toMessage));
+    return jsonParts(pairs).flatMap((part) =>
+      this.sql.exec<MessageRecord>(RECIPIENTS_MESSAGES, part, environmentId).toArray().map(toMessage),
+    );
   }
 
   /**
