@@ -11,6 +11,7 @@ import type { LedgerParts } from "../../src/durable-objects/ledger/parts";
 import { finish } from "../../src/durable-objects/ledger/progress";
 import type { TriggerLedger } from "../../src/durable-objects/ledger/trigger-ledger";
 import { TriggersTable } from "../../src/durable-objects/ledger/triggers-table";
+import { D1Outbox } from "../../src/durable-objects/log/d1-outbox";
 import type { LogShard } from "../../src/durable-objects/log/log-shard";
 import type { LogEvent, LogMessage } from "../../src/durable-objects/log/rows";
 import type { LogTrigger } from "../../src/durable-objects/log/triggers-table";
@@ -333,5 +334,43 @@ describe("a log shard's lists, in parts", () => {
     expect(got.listed).toHaveLength(25);
     expect(got.tables.messages.filter((m) => m.subscriber === "s3").every((m) => m.content === null)).toBe(true);
     expect(asIf(got, parted, one)).toEqual(expected);
+  });
+});
+
+describe("a log shard's D1 half, in parts", () => {
+  it("keeps a half past one part in rows that the writer settles together and the alarm runs in order", async () => {
+    jsonPartBound.chars = BOUND;
+    const name = unique("log-json-outbox");
+    const probe = `json_params_${crypto.randomUUID().replaceAll("-", "")}`;
+    const keys = Array.from({ length: 60 }, (_, i) => `key-${String(i).padStart(3, "0")}-${"x".repeat(30)}`);
+    const statements = [
+      { sql: `CREATE TABLE IF NOT EXISTS ${probe} (k TEXT PRIMARY KEY, n INTEGER NOT NULL)`, params: [] },
+      ...keys.map((k, i) => ({ sql: `INSERT INTO ${probe} (k, n) VALUES (?, ?) ON CONFLICT DO NOTHING`, params: [k, i] })),
+    ];
+    const stub = env.LOGS.get(env.LOGS.idFromName(name));
+    const result = await runInDurableObject(stub, async (shard: LogShard, state) => {
+      const restore = refuseLonger(state.storage.sql, BOUND);
+      try {
+        const rows = () => state.storage.sql.exec<{ id: string }>("SELECT id FROM d1_outbox ORDER BY created_at, id").toArray();
+        const settled = await shard.write(name, { outbox: { statements, facts: [] } });
+        const kept = await shard.write(name, { outbox: { statements, facts: [] } });
+        const stored = rows().map((r) => r.id);
+        await shard.settle([settled.outbox!]);
+        const left = rows().map((r) => r.id);
+        const sent = await new D1Outbox(state.storage.sql).send(env.DB);
+        await state.storage.deleteAlarm();
+        return { settled: settled.outbox!, kept: kept.outbox!, stored, left, sent, pending: rows().length };
+      } finally {
+        restore();
+      }
+    });
+    const ofEntry = (id: string) => result.stored.filter((r) => r === id || r.startsWith(`${id}/`));
+    expect(ofEntry(result.settled).length).toBeGreaterThan(2);
+    expect(result.left).toEqual(ofEntry(result.kept));
+    expect(result.sent).toEqual({ sent: result.left.length, refused: 0 });
+    expect(result.pending).toBe(0);
+    const { results } = await env.DB.prepare(`SELECT k, n FROM ${probe} ORDER BY n`).all<{ k: string; n: number }>();
+    await env.DB.prepare(`DROP TABLE ${probe}`).run();
+    expect(results).toEqual(keys.map((k, n) => ({ k, n })));
   });
 });
