@@ -1,11 +1,16 @@
 /**
- * Rows as JSON arrays of at most `maxChars` characters each, for statements that take their rows
+ * Rows as JSON arrays of at most `maxChars` UTF-16 units each, for statements that take their rows
  * as one JSON parameter (`… FROM json_each(?)`): one statement per part. A Durable Object's SQLite
  * takes no string over 2 MB (Cloudflare's documented limit; the local runtime does not enforce
  * it), and a log shard's messages or a bulk call's trigger records can add up to far more. A row
  * longer than `maxChars` is a part alone. D1's multi-row inserts split the same way (db/row-insert.ts).
+ *
+ * 500,000 UTF-16 units are at most 1.5 MB of UTF-8 (a unit takes at most 3 bytes; an emoji's two
+ * take 4), whatever the language of the content: the 2 MB bound is in bytes, and counting the
+ * units is free where encoding each row to count its bytes is not. D1's budget is the same
+ * (`JSON_ROWS_BUDGET`).
  */
-export const JSON_PART_CHARS = 1_500_000;
+export const JSON_PART_CHARS = 500_000;
 
 /** The bound when none is given: tests lower it to see several parts without megabytes of rows. */
 export const jsonPartBound = { chars: JSON_PART_CHARS };
