@@ -1,26 +1,47 @@
 /**
- * Rows as JSON arrays of at most `maxChars` characters each, for statements that take their rows
+ * Rows as JSON arrays of at most `maxChars` UTF-16 units each, for statements that take their rows
  * as one JSON parameter (`… FROM json_each(?)`): one statement per part. A Durable Object's SQLite
  * takes no string over 2 MB (Cloudflare's documented limit; the local runtime does not enforce
  * it), and a log shard's messages or a bulk call's trigger records can add up to far more. A row
  * longer than `maxChars` is a part alone. D1's multi-row inserts split the same way (db/row-insert.ts).
+ *
+ * 500,000 UTF-16 units are at most 1.5 MB of UTF-8 (a unit takes at most 3 bytes; an emoji's two
+ * take 4), whatever the language of the content: the 2 MB bound is in bytes, and counting the
+ * units is free where encoding each row to count its bytes is not. D1's budget is the same
+ * (`JSON_ROWS_BUDGET`).
  */
-export const JSON_PART_CHARS = 1_500_000;
+export const JSON_PART_CHARS = 500_000;
 
-export function jsonParts(rows: readonly unknown[], maxChars = JSON_PART_CHARS): string[] {
-  const parts: string[] = [];
+/** The bound when none is given: tests lower it to see several parts without megabytes of rows. */
+export const jsonPartBound = { chars: JSON_PART_CHARS };
+
+export function jsonParts(rows: readonly unknown[], maxChars = jsonPartBound.chars): string[] {
+  return jsonPartsFrom(rows, maxChars).map((p) => p.json);
+}
+
+/**
+ * `jsonParts` with where each part starts in `rows`, for statements that answer rows by their
+ * place (`json_each`'s key). Rows that fit one part cost one JSON.stringify, as before the split.
+ */
+export function jsonPartsFrom(rows: readonly unknown[], maxChars = jsonPartBound.chars): { json: string; from: number }[] {
+  if (rows.length === 0) return [];
+  const whole = JSON.stringify(rows);
+  if (whole.length <= maxChars) return [{ json: whole, from: 0 }];
+  const parts: { json: string; from: number }[] = [];
   let current: string[] = [];
+  let from = 0;
   let length = 2;
-  for (const row of rows) {
+  rows.forEach((row, i) => {
     const json = JSON.stringify(row);
     if (current.length > 0 && length + json.length + 1 > maxChars) {
-      parts.push(`[${current.join(",")}]`);
+      parts.push({ json: `[${current.join(",")}]`, from });
       current = [];
+      from = i;
       length = 2;
     }
     current.push(json);
     length += json.length + 1;
-  }
-  if (current.length > 0) parts.push(`[${current.join(",")}]`);
+  });
+  parts.push({ json: `[${current.join(",")}]`, from });
   return parts;
 }

@@ -11,6 +11,7 @@ import {
   type WaitHold,
   type WaitingStep,
 } from "./claims";
+import { jsonParts } from "../../lib/json-parts";
 import { RUN_STEPS_SCHEMA, RunSteps } from "./run-steps";
 import { SIGNALS_SCHEMA, WaitWakes } from "./signals";
 import { triggerKey } from "./triggers-table";
@@ -99,23 +100,24 @@ export class DeliveryState {
       result.cancelled = [...send, ...final];
       return result;
     }
-    if (final.length)
+    // Lists bound in parts under a Durable Object's 2 MB per string (lib/json-parts.ts): one part, one statement.
+    for (const part of jsonParts(final))
       this.sql.exec(
         "INSERT OR IGNORE INTO claims (env, tx, key, state, at) SELECT ?, ?, value, 'final', ? FROM json_each(?)",
         env,
         tx,
         now,
-        JSON.stringify(final),
+        part,
       );
     // The claims asked for, read at once (a statement per key was most of a chunk's claim); a key
     // asked twice finds the claim its first ask just took, as it would reading again.
     const claims = new Map<string, { state: string; at: number; report: string | null }>();
-    if (send.length)
+    for (const part of jsonParts(send))
       for (const row of this.sql.exec<{ key: string; state: string; at: number; report: string | null }>(
         "SELECT key, state, at, report FROM claims WHERE env = ? AND tx = ? AND key IN (SELECT value FROM json_each(?))",
         env,
         tx,
-        JSON.stringify(send),
+        part,
       ))
         claims.set(row.key, row);
     for (const key of send) {
@@ -137,13 +139,13 @@ export class DeliveryState {
       result.granted.push(key);
     }
     // The grants in one write (a statement per key was most of a large chunk's claim); nothing above reads them back.
-    if (result.granted.length)
+    for (const part of jsonParts(result.granted))
       this.sql.exec(
         "INSERT OR REPLACE INTO claims (env, tx, key, state, at) SELECT ?, ?, value, 'claimed', ? FROM json_each(?)",
         env,
         tx,
         now,
-        JSON.stringify(result.granted),
+        part,
       );
     return result;
   }
@@ -161,15 +163,15 @@ export class DeliveryState {
     }
     const retry = reports.filter((r) => r.outcome === "retry").map((r) => r.key);
     const settled = reports.flatMap((r) => (r.outcome === "retry" ? [] : [[r.key, r.outcome, JSON.stringify(r.report)]]));
-    if (retry.length)
+    for (const part of jsonParts(retry))
       this.sql.exec(
         "DELETE FROM claims WHERE env = ? AND tx = ? AND state = 'claimed' AND key IN (SELECT value FROM json_each(?))",
         env,
         tx,
-        JSON.stringify(retry),
+        part,
       );
     // An UPDATE of the keys there: an upsert of only the rows that exist (an UPDATE … FROM reads every claim of the trigger per key).
-    if (settled.length)
+    for (const part of jsonParts(settled))
       this.sql.exec(
         `INSERT INTO claims (env, tx, key, state, at, report)
          SELECT ?1, ?2, r.value ->> 0, r.value ->> 1, ?3, r.value ->> 2 FROM json_each(?4) AS r
@@ -178,7 +180,7 @@ export class DeliveryState {
         env,
         tx,
         now,
-        JSON.stringify(settled),
+        part,
       );
   }
 
@@ -204,15 +206,17 @@ export class DeliveryState {
   markDone(env: string, tx: string, chunk: number, subscriberIds: string[]): void {
     if (subscriberIds.length === 0) return;
     // The rows added, not `rowsWritten` (which counts the primary key's index writes too).
-    const added = this.sql
-      .exec(
-        "INSERT OR IGNORE INTO done (env, tx, chunk, subscriber_id) SELECT ?, ?, ?, value FROM json_each(?) RETURNING 1",
-        env,
-        tx,
-        chunk,
-        JSON.stringify(subscriberIds),
-      )
-      .toArray().length;
+    let added = 0;
+    for (const part of jsonParts(subscriberIds))
+      added += this.sql
+        .exec(
+          "INSERT OR IGNORE INTO done (env, tx, chunk, subscriber_id) SELECT ?, ?, ?, value FROM json_each(?) RETURNING 1",
+          env,
+          tx,
+          chunk,
+          part,
+        )
+        .toArray().length;
     const key = triggerKey(env, tx);
     const known = this.doneKnown.get(key);
     if (known !== undefined) this.doneKnown.set(key, known + added);
@@ -238,13 +242,14 @@ export class DeliveryState {
   /** `doneCount` of many triggers in one statement, by `triggerKey` (absent: none done). */
   doneCounts(keys: readonly { environmentId: string; transactionId: string }[]): Map<string, number> {
     const counts = new Map<string, number>();
-    if (keys.length === 0) return counts;
-    for (const row of this.sql.exec<{ env: string; tx: string; n: number }>(
-      `SELECT d.env, d.tx, count(*) AS n FROM (SELECT DISTINCT value ->> 0 AS env, value ->> 1 AS tx FROM json_each(?)) AS k
-       JOIN done AS d ON d.env = k.env AND d.tx = k.tx GROUP BY d.env, d.tx`,
-      JSON.stringify(keys.map((k) => [k.environmentId, k.transactionId])),
-    ))
-      counts.set(triggerKey(row.env, row.tx), row.n);
+    // A trigger named in two parts is counted in each, the same.
+    for (const part of jsonParts(keys.map((k) => [k.environmentId, k.transactionId])))
+      for (const row of this.sql.exec<{ env: string; tx: string; n: number }>(
+        `SELECT d.env, d.tx, count(*) AS n FROM (SELECT DISTINCT value ->> 0 AS env, value ->> 1 AS tx FROM json_each(?)) AS k
+         JOIN done AS d ON d.env = k.env AND d.tx = k.tx GROUP BY d.env, d.tx`,
+        part,
+      ))
+        counts.set(triggerKey(row.env, row.tx), row.n);
     return counts;
   }
 
@@ -267,15 +272,15 @@ export class DeliveryState {
     return { sentOrSending: row.sending, settled: row.settled };
   }
 
-  /** The entries in one write, in their order (json_each gives the list in order; the ids rise with it). */
+  /** The entries in one write, in their order (json_each gives the list in order, parts follow each other; the ids rise with it). */
   park(env: string, tx: string, entries: WaitEntry[]): void {
-    if (entries.length === 0) return;
-    this.sql.exec(
-      "INSERT INTO waits (env, tx, fire_at, job, hold) SELECT ?, ?, value ->> 0, value ->> 1, value ->> 2 FROM json_each(?)",
-      env,
-      tx,
-      JSON.stringify(entries.map((e) => [e.fireAt, JSON.stringify(e.job), e.hold ? JSON.stringify(e.hold) : null])),
-    );
+    for (const part of jsonParts(entries.map((e) => [e.fireAt, JSON.stringify(e.job), e.hold ? JSON.stringify(e.hold) : null])))
+      this.sql.exec(
+        "INSERT INTO waits (env, tx, fire_at, job, hold) SELECT ?, ?, value ->> 0, value ->> 1, value ->> 2 FROM json_each(?)",
+        env,
+        tx,
+        part,
+      );
   }
 
   /**
@@ -296,8 +301,8 @@ export class DeliveryState {
         : this.sql
             .exec<{ id: number; job: string }>("SELECT id, job FROM waits WHERE released = 0 AND env = ? AND tx = ?", filter.env, filter.tx)
             .toArray();
-    if (rows.length)
-      this.sql.exec("UPDATE waits SET released = 1 WHERE id IN (SELECT value FROM json_each(?))", JSON.stringify(rows.map((r) => r.id)));
+    for (const part of jsonParts(rows.map((r) => r.id)))
+      this.sql.exec("UPDATE waits SET released = 1 WHERE id IN (SELECT value FROM json_each(?))", part);
     return rows.map((r) => JSON.parse(r.job) as RecipientsJob);
   }
 

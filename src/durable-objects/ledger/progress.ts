@@ -1,4 +1,5 @@
 import type { TriggerSnapshot } from "../../jobs/trigger-record";
+import { jsonParts } from "../../lib/json-parts";
 import type { DeliveryOp, DeliveryOpResult } from "./claims";
 import { wakeBy } from "./delivery-state";
 import type { FanOut, FanOutResult, LedgerRuns, LedgerWaits, RunPage } from "./outcomes";
@@ -128,12 +129,13 @@ export async function finish(parts: LedgerParts, items: (TriggerKey & { state: "
   const first = new Map(items.toReversed().map((i) => [triggerKey(i.environmentId, i.transactionId), i]));
   for (const state of ["completed", "failed"] as const) {
     const keys = [...first.values()].filter((i) => i.state === state).map((i) => [i.environmentId, i.transactionId]);
-    if (keys.length)
+    // In parts under a Durable Object's 2 MB per string (lib/json-parts.ts): one part, one statement.
+    for (const part of jsonParts(keys))
       parts.storage.sql.exec(
         "UPDATE triggers SET state = ?, finished_at = ? WHERE state = 'accepted' AND (env, tx) IN (SELECT value ->> 0, value ->> 1 FROM json_each(?))",
         state,
         now,
-        JSON.stringify(keys),
+        part,
       );
   }
   await wakeBy(parts.storage, now + parts.timings.retentionMs);

@@ -1,4 +1,5 @@
 import type { RunStepRow, StepOutcomeView } from "../../engine/content";
+import { jsonParts } from "../../lib/json-parts";
 
 export type { RunStepRow } from "../../engine/content";
 
@@ -62,24 +63,27 @@ export class RunSteps {
     if (rows.length === 0) return [];
     const pairOf = (row: RunStepRow) => `${row.subscriberId}\u0000${row.stepId}`;
     if (new Set(rows.map(pairOf)).size < rows.length) return rows.map((row) => this.recordOne(env, tx, row, now));
-    this.sql.exec(
-      `INSERT INTO run_steps (env, tx, subscriber_id, step_id, outcome, at)
-       SELECT ?, ?, value ->> 0, value ->> 1, value ->> 2, ? FROM json_each(?) WHERE true
-       ON CONFLICT (env, tx, subscriber_id, step_id) DO UPDATE SET outcome = excluded.outcome ${STILL_OPEN}`,
-      env,
-      tx,
-      now,
-      JSON.stringify(rows.map((row) => [row.subscriberId, row.stepId, JSON.stringify(row.outcome)])),
-    );
+    // In parts under a Durable Object's 2 MB per string (lib/json-parts.ts); the pairs are distinct, so parts do not interact.
+    for (const part of jsonParts(rows.map((row) => [row.subscriberId, row.stepId, JSON.stringify(row.outcome)])))
+      this.sql.exec(
+        `INSERT INTO run_steps (env, tx, subscriber_id, step_id, outcome, at)
+         SELECT ?, ?, value ->> 0, value ->> 1, value ->> 2, ? FROM json_each(?) WHERE true
+         ON CONFLICT (env, tx, subscriber_id, step_id) DO UPDATE SET outcome = excluded.outcome ${STILL_OPEN}`,
+        env,
+        tx,
+        now,
+        part,
+      );
     const stored = new Map<string, string>();
-    for (const r of this.sql.exec<{ s: string; step: string; outcome: string }>(
-      `SELECT subscriber_id AS s, step_id AS step, outcome FROM run_steps
-       WHERE env = ? AND tx = ? AND (subscriber_id, step_id) IN (SELECT value ->> 0, value ->> 1 FROM json_each(?))`,
-      env,
-      tx,
-      JSON.stringify(rows.map((row) => [row.subscriberId, row.stepId])),
-    ))
-      stored.set(`${r.s}\u0000${r.step}`, r.outcome);
+    for (const part of jsonParts(rows.map((row) => [row.subscriberId, row.stepId])))
+      for (const r of this.sql.exec<{ s: string; step: string; outcome: string }>(
+        `SELECT subscriber_id AS s, step_id AS step, outcome FROM run_steps
+         WHERE env = ? AND tx = ? AND (subscriber_id, step_id) IN (SELECT value ->> 0, value ->> 1 FROM json_each(?))`,
+        env,
+        tx,
+        part,
+      ))
+        stored.set(`${r.s}\u0000${r.step}`, r.outcome);
     return rows.map((row) => ({ ...row, outcome: JSON.parse(stored.get(pairOf(row))!) as StepOutcomeView }));
   }
 

@@ -1,4 +1,5 @@
 import type { TriggerRecord, TriggerState } from "../../jobs/trigger-record";
+import { jsonParts } from "../../lib/json-parts";
 
 export const TRIGGERS_SCHEMA = `
   CREATE TABLE IF NOT EXISTS triggers (
@@ -40,6 +41,12 @@ const PROGRESS_COLUMNS = [
 /** A trigger as `progress()` reads it, typed from the columns read: a caller cannot use one that is not. */
 export type TriggerProgress = Pick<TriggerRow, (typeof PROGRESS_COLUMNS)[number]>;
 const PROGRESS_SELECT = `SELECT ${PROGRESS_COLUMNS.join(", ")} FROM triggers WHERE env = ? AND tx = ?`;
+const PROGRESS_OF = `SELECT ${PROGRESS_COLUMNS.map((c) => `t.${c}`).join(", ")} FROM json_each(?) AS k
+  JOIN triggers AS t ON t.env = k.value ->> 0 AND t.tx = k.value ->> 1`;
+
+/** Triggers' keys as `[env, tx]` rows of JSON parts (none for none). */
+const keyParts = (keys: readonly { environmentId: string; transactionId: string }[]) =>
+  jsonParts(keys.map((k) => [k.environmentId, k.transactionId]));
 
 /** The shard's triggers table: the reads and small writes every concern of the ledger shares. */
 export class TriggersTable {
@@ -66,13 +73,10 @@ export class TriggersTable {
    */
   progressOf(keys: readonly { environmentId: string; transactionId: string }[]): Map<string, TriggerProgress> {
     const found = new Map<string, TriggerProgress>();
-    if (keys.length === 0) return found;
-    for (const row of this.sql.exec<TriggerProgress & Record<string, SqlStorageValue>>(
-      `SELECT ${PROGRESS_COLUMNS.map((c) => `t.${c}`).join(", ")} FROM json_each(?) AS k
-       JOIN triggers AS t ON t.env = k.value ->> 0 AND t.tx = k.value ->> 1`,
-      JSON.stringify(keys.map((k) => [k.environmentId, k.transactionId])),
-    ))
-      found.set(triggerKey(row.env, row.tx), row);
+    // Keys bound in parts under a Durable Object's 2 MB per string (lib/json-parts.ts): one part, one statement.
+    for (const part of keyParts(keys))
+      for (const row of this.sql.exec<TriggerProgress & Record<string, SqlStorageValue>>(PROGRESS_OF, part))
+        found.set(triggerKey(row.env, row.tx), row);
     return found;
   }
 
@@ -81,36 +85,37 @@ export class TriggersTable {
     keys: readonly { environmentId: string; transactionId: string }[],
   ): Map<string, Pick<TriggerRow, "state" | "record" | "coordinated">> {
     const found = new Map<string, Pick<TriggerRow, "state" | "record" | "coordinated">>();
-    if (keys.length === 0) return found;
-    for (const row of this.sql.exec<Pick<TriggerRow, "env" | "tx" | "state" | "record" | "coordinated">>(
-      `SELECT t.env, t.tx, t.state, t.record, t.coordinated FROM json_each(?) AS k
-       JOIN triggers AS t ON t.env = k.value ->> 0 AND t.tx = k.value ->> 1`,
-      JSON.stringify(keys.map((k) => [k.environmentId, k.transactionId])),
-    ))
-      found.set(triggerKey(row.env, row.tx), row);
+    for (const part of keyParts(keys))
+      for (const row of this.sql.exec<Pick<TriggerRow, "env" | "tx" | "state" | "record" | "coordinated">>(
+        `SELECT t.env, t.tx, t.state, t.record, t.coordinated FROM json_each(?) AS k
+         JOIN triggers AS t ON t.env = k.value ->> 0 AND t.tx = k.value ->> 1`,
+        part,
+      ))
+        found.set(triggerKey(row.env, row.tx), row);
     return found;
   }
 
   /** Triggers that showed progress: the watchdog looks at them again after `checkAt` (or the end of their hold), in one statement. */
   progressed(rows: readonly Pick<TriggerRow, "env" | "tx">[], checkAt: number) {
-    if (rows.length === 0) return;
-    this.sql.exec(
-      `UPDATE triggers SET check_at = max(?, coalesce(hold_until, 0))
-       WHERE (env, tx) IN (SELECT value ->> 0, value ->> 1 FROM json_each(?))`,
-      checkAt,
-      JSON.stringify(rows.map((r) => [r.env, r.tx])),
-    );
+    for (const part of jsonParts(rows.map((r) => [r.env, r.tx])))
+      this.sql.exec(
+        `UPDATE triggers SET check_at = max(?, coalesce(hold_until, 0))
+         WHERE (env, tx) IN (SELECT value ->> 0, value ->> 1 FROM json_each(?))`,
+        checkAt,
+        part,
+      );
   }
 
   /** The fingerprints of the triggers held of these, by `triggerKey` (absent: not held), in one statement. */
   fingerprintsOf(keys: readonly { environmentId: string; transactionId: string }[]): Map<string, string> {
     const found = new Map<string, string>();
-    for (const row of this.sql.exec<{ env: string; tx: string; fingerprint: string }>(
-      `SELECT t.env, t.tx, t.fingerprint FROM json_each(?) AS k
-       JOIN triggers AS t ON t.env = k.value ->> 0 AND t.tx = k.value ->> 1`,
-      JSON.stringify(keys.map((k) => [k.environmentId, k.transactionId])),
-    ))
-      found.set(triggerKey(row.env, row.tx), row.fingerprint);
+    for (const part of keyParts(keys))
+      for (const row of this.sql.exec<{ env: string; tx: string; fingerprint: string }>(
+        `SELECT t.env, t.tx, t.fingerprint FROM json_each(?) AS k
+         JOIN triggers AS t ON t.env = k.value ->> 0 AND t.tx = k.value ->> 1`,
+        part,
+      ))
+        found.set(triggerKey(row.env, row.tx), row.fingerprint);
     return found;
   }
 

@@ -1,4 +1,5 @@
 import type { SerializedStatement } from "../../db/batch";
+import { jsonParts } from "../../lib/json-parts";
 
 /**
  * The D1 half of a delivery phase, kept by a log shard in the transaction that writes the phase's
@@ -17,21 +18,36 @@ export const D1_OUTBOX_SCHEMA = `
   CREATE INDEX IF NOT EXISTS d1_outbox_created ON d1_outbox (created_at);
 `;
 
+/** A stored part's row id: the entry's id, then `<id>/<n>` (zero-padded, so they sort in order, after the first). */
+const partId = (id: string, i: number) => (i === 0 ? id : `${id}/${String(i).padStart(6, "0")}`);
+
 /** Entries one alarm sends in one D1 batch at most. */
 const ENTRIES_PER_PASS = 50;
 
 export class D1Outbox {
   constructor(private readonly sql: SqlStorage) {}
 
-  /** Inside the caller's transaction; answers the entry's id, or null for an empty half. */
+  /**
+   * Inside the caller's transaction; answers the entry's id, or null for an empty half. A half
+   * past a Durable Object's 2 MB per string is kept in parts (lib/json-parts.ts), rows named
+   * `<id>/<n>` after the first: each runs on D1 alone if need be, as entries do (every statement
+   * is idempotent), in order.
+   */
   store(statements: SerializedStatement[], now: number): string | null {
     if (statements.length === 0) return null;
     const id = crypto.randomUUID();
-    this.sql.exec("INSERT INTO d1_outbox (id, statements, created_at) VALUES (?, ?, ?)", id, JSON.stringify(statements), now);
+    for (const [i, part] of jsonParts(statements).entries())
+      this.sql.exec("INSERT INTO d1_outbox (id, statements, created_at) VALUES (?, ?, ?)", partId(id, i), part, now);
     return id;
   }
 
+  /** Entries the writer ran whole on D1: each with its parts. */
   settle(ids: readonly string[]): void {
+    for (const id of ids) this.sql.exec("DELETE FROM d1_outbox WHERE id = ?1 OR (id > ?1 || '/' AND id < ?1 || '0')", id);
+  }
+
+  /** Rows the alarm ran: only those (a pass may stop between an entry's parts). */
+  private settleRows(ids: readonly string[]): void {
     for (const id of ids) this.sql.exec("DELETE FROM d1_outbox WHERE id = ?", id);
   }
 
@@ -45,21 +61,21 @@ export class D1Outbox {
    */
   async send(d1: D1Database): Promise<{ sent: number; refused: number }> {
     const entries = this.sql
-      .exec<{ id: string; statements: string }>("SELECT id, statements FROM d1_outbox ORDER BY created_at LIMIT ?", ENTRIES_PER_PASS)
+      .exec<{ id: string; statements: string }>("SELECT id, statements FROM d1_outbox ORDER BY created_at, id LIMIT ?", ENTRIES_PER_PASS)
       .toArray()
       .map((e) => ({ id: e.id, statements: JSON.parse(e.statements) as SerializedStatement[] }));
     if (entries.length === 0) return { sent: 0, refused: 0 };
     const prepare = (list: SerializedStatement[]) => list.map((s) => d1.prepare(s.sql).bind(...s.params));
     try {
       await d1.batch(entries.flatMap((e) => prepare(e.statements)));
-      this.settle(entries.map((e) => e.id));
+      this.settleRows(entries.map((e) => e.id));
       return { sent: entries.length, refused: 0 };
     } catch {
       let refused = 0;
       for (const e of entries) {
         try {
           await d1.batch(prepare(e.statements));
-          this.settle([e.id]);
+          this.settleRows([e.id]);
         } catch (error) {
           refused++;
           this.sql.exec("UPDATE d1_outbox SET attempts = attempts + 1 WHERE id = ?", e.id);

@@ -6,6 +6,8 @@
  * the message was made. A delivery reads the subscriber at most seconds before its write, so a day
  * is far more than the window; a subscriber made again later under the same id is messaged anew.
  */
+import { jsonParts } from "../../lib/json-parts";
+
 export const ERASED_SCHEMA = `CREATE TABLE IF NOT EXISTS erased_subscribers (
   env TEXT NOT NULL, subscriber TEXT NOT NULL, at INTEGER NOT NULL, PRIMARY KEY (env, subscriber)
 ) WITHOUT ROWID;`;
@@ -44,14 +46,17 @@ export class ErasedSubscribers {
 
   /** Of these messages, those whose subscriber was erased at or after the message was made. */
   among(ids: readonly string[]): LateForErased[] {
-    if (this.remembered === 0 || ids.length === 0) return [];
-    return this.sql
-      .exec<{ id: string; env: string; subscriber: string }>(
-        `SELECT m.id, m.env, m.subscriber FROM json_each(?) AS j CROSS JOIN messages AS m ON m.id = j.value
-          JOIN erased_subscribers AS e ON e.env = m.env AND e.subscriber = m.subscriber WHERE e.at >= m.created_at`,
-        JSON.stringify(ids),
-      )
-      .toArray();
+    if (this.remembered === 0) return [];
+    // In parts under a Durable Object's 2 MB per string (lib/json-parts.ts): one part, one statement.
+    return jsonParts(ids).flatMap((part) =>
+      this.sql
+        .exec<{ id: string; env: string; subscriber: string }>(
+          `SELECT m.id, m.env, m.subscriber FROM json_each(?) AS j CROSS JOIN messages AS m ON m.id = j.value
+            JOIN erased_subscribers AS e ON e.env = m.env AND e.subscriber = m.subscriber WHERE e.at >= m.created_at`,
+          part,
+        )
+        .toArray(),
+    );
   }
 
   /** Forgets erasures older than a day (the shard's expiry pass). */

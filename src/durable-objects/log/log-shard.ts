@@ -43,7 +43,7 @@ import { changedSnapshot, insertedSnapshot, type Snapshot, snapshots } from "./r
 import { analyticsRetentionMs, eraseRollupEnvironment, eraseRollupSubscriber, expireRollups } from "./rollups/upkeep";
 import { TriggerIndex } from "./trigger-index";
 import { type FinishedTrigger, type LogTrigger, type TriggerFilter, type TriggerKey, TriggersTable } from "./triggers-table";
-import { jsonParts } from "../../lib/json-parts";
+import { jsonParts, jsonPartsFrom } from "../../lib/json-parts";
 
 /** The states timeline entries reach, by message: each entry's status bit. */
 const reachedStates = (events: readonly LogEvent[]): Map<string, number> => {
@@ -240,15 +240,12 @@ export class LogShard extends DurableObject<Bindings> {
   private describe(touched: ReadonlySet<string>, after: ReadonlyMap<string, MessageAboutRecord>): LogWritten["described"] {
     const unread = [...touched].filter((id) => !after.has(id));
     const about = new Map(
-      unread.length
-        ? this.sql
-            .exec<MessageAboutRecord>(
-              `SELECT ${ABOUT_COLUMNS} FROM messages WHERE id IN (SELECT value FROM json_each(?))`,
-              JSON.stringify(unread),
-            )
-            .toArray()
-            .map((r) => [r.id, r])
-        : [],
+      jsonParts(unread).flatMap((part) =>
+        this.sql
+          .exec<MessageAboutRecord>(`SELECT ${ABOUT_COLUMNS} FROM messages WHERE id IN (SELECT value FROM json_each(?))`, part)
+          .toArray()
+          .map((r) => [r.id, r] as const),
+      ),
     );
     return [...touched].flatMap((id) => {
       const row = after.get(id) ?? about.get(id);
@@ -301,12 +298,13 @@ export class LogShard extends DurableObject<Bindings> {
 
   /** Providers' message ids leading to their messages, in one statement for the write. */
   private addRefs(refs: readonly ProviderRef[], now: number): void {
-    if (refs.length === 0) return;
-    this.sql.exec(
-      `INSERT INTO provider_refs (provider_message_id, env, message_id, created_at)
-       SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3 FROM json_each(?) WHERE true ON CONFLICT DO NOTHING`,
-      JSON.stringify(refs.map((r) => [r.providerMessageId, r.environmentId, r.messageId, now])),
-    );
+    // In parts under a Durable Object's 2 MB per string (lib/json-parts.ts), as every list below: one part, one statement.
+    for (const part of jsonParts(refs.map((r) => [r.providerMessageId, r.environmentId, r.messageId, now])))
+      this.sql.exec(
+        `INSERT INTO provider_refs (provider_message_id, env, message_id, created_at)
+         SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3 FROM json_each(?) WHERE true ON CONFLICT DO NOTHING`,
+        part,
+      );
   }
 
   private update(id: string, changes: MessageChanges): void {
@@ -330,17 +328,15 @@ export class LogShard extends DurableObject<Bindings> {
    */
   private append(events: readonly LogEvent[], reached: ReadonlyMap<string, number>, covered: ReadonlySet<string>): void {
     if (events.length === 0) return;
-    this.sql.exec(
-      `INSERT INTO message_events (id, env, message_id, status, at, detail)
-       SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5 FROM json_each(?) WHERE true ON CONFLICT DO NOTHING`,
-      JSON.stringify(events.map((e) => [e.id, e.environmentId, e.messageId, e.status, e.at, stored(e.detail)])),
-    );
-    const left = [...reached].filter(([id]) => !covered.has(id));
-    if (left.length === 0) return;
-    this.sql.exec(
-      "UPDATE messages SET states = states | (s.value ->> 1) FROM json_each(?) AS s WHERE messages.id = s.value ->> 0",
-      JSON.stringify(left),
-    );
+    for (const part of jsonParts(events.map((e) => [e.id, e.environmentId, e.messageId, e.status, e.at, stored(e.detail)])))
+      this.sql.exec(
+        `INSERT INTO message_events (id, env, message_id, status, at, detail)
+         SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5 FROM json_each(?) WHERE true ON CONFLICT DO NOTHING`,
+        part,
+      );
+    // One row per message (a map's entries): parts touch distinct rows.
+    for (const part of jsonParts([...reached].filter(([id]) => !covered.has(id))))
+      this.sql.exec("UPDATE messages SET states = states | (s.value ->> 1) FROM json_each(?) AS s WHERE messages.id = s.value ->> 0", part);
   }
 
   /** A page of messages, newest first, below the keyset `before`. */
@@ -405,8 +401,10 @@ export class LogShard extends DurableObject<Bindings> {
    * recorded. One statement for all pairs (each seeks the identity index once), in the pairs' order.
    */
   async ofRecipients(environmentId: string, pairs: [string, string][]): Promise<LogMessage[]> {
-    if (pairs.length === 0) return [];
-    return this.sql.exec<MessageRecord>(RECIPIENTS_MESSAGES, JSON.stringify(pairs), environmentId).toArray().map(toMessage);
+    // Parts in the pairs' order, each answering in its own: the whole in the pairs' order.
+    return jsonParts(pairs).flatMap((part) =>
+      this.sql.exec<MessageRecord>(RECIPIENTS_MESSAGES, part, environmentId).toArray().map(toMessage),
+    );
   }
 
   /**
@@ -519,9 +517,10 @@ export class LogShard extends DurableObject<Bindings> {
   private redactLate(ids: string[]): void {
     const late = this.erased.among(ids);
     if (late.length === 0) return;
-    const list = JSON.stringify(late.map((m) => m.id));
-    this.sql.exec(`UPDATE messages SET ${REDACTED} WHERE id IN (SELECT value FROM json_each(?))`, list);
-    this.sql.exec("UPDATE message_events SET detail = NULL WHERE message_id IN (SELECT value FROM json_each(?))", list);
+    for (const list of jsonParts(late.map((m) => m.id))) {
+      this.sql.exec(`UPDATE messages SET ${REDACTED} WHERE id IN (SELECT value FROM json_each(?))`, list);
+      this.sql.exec("UPDATE message_events SET detail = NULL WHERE message_id IN (SELECT value FROM json_each(?))", list);
+    }
     for (const { env, subscriber } of new Map(late.map((m) => [`${m.env}\u0000${m.subscriber}`, m])).values()) {
       this.feed.eraseSubscriber(env, subscriber);
       eraseRollupSubscriber(this.sql, env, subscriber);
@@ -671,13 +670,16 @@ export class LogShard extends DurableObject<Bindings> {
   async writeTriggers(name: string, rows: LogTrigger[], answer = true): Promise<LogTrigger[]> {
     const left = this.ctx.storage.transactionSync(() => {
       // A trigger is counted once, when first recorded: a replay or a status change upserts it again.
-      const fresh = this.sql
-        .exec<{ i: number }>(
-          "SELECT a.key AS i FROM json_each(?) AS a WHERE NOT EXISTS (SELECT 1 FROM triggers WHERE env = a.value ->> 0 AND tx = a.value ->> 1)",
-          JSON.stringify(rows.map((t) => [t.environmentId, t.transactionId])),
-        )
-        .toArray()
-        .map(({ i }) => rows[i]!);
+      // In parts under a Durable Object's 2 MB per string (lib/json-parts.ts), all read before the upsert, as one part was.
+      const fresh = jsonPartsFrom(rows.map((t) => [t.environmentId, t.transactionId])).flatMap(({ json, from }) =>
+        this.sql
+          .exec<{ i: number }>(
+            "SELECT a.key AS i FROM json_each(?) AS a WHERE NOT EXISTS (SELECT 1 FROM triggers WHERE env = a.value ->> 0 AND tx = a.value ->> 1)",
+            json,
+          )
+          .toArray()
+          .map(({ i }) => rows[from + i]!),
+      );
       const upserted = this.triggers.upsert(rows, answer);
       for (const t of fresh) countTrigger(this.sql, t);
       return upserted;

@@ -1,3 +1,5 @@
+import { jsonParts } from "../../lib/json-parts";
+
 /**
  * Per-trigger index, kept in the trigger's own shard (`triggerPartition`): one row per message
  * of the trigger with its current status, so a trigger's counts (the trigger page,
@@ -45,14 +47,15 @@ export class TriggerIndex {
    * changes to one message, the last is its status, as one statement per change left it.
    */
   apply(inserted: readonly IndexedMessage[], changed: readonly IndexedStatus[]): void {
-    if (inserted.length)
+    // In parts under a Durable Object's 2 MB per string (lib/json-parts.ts), in order: one part, one statement.
+    for (const part of jsonParts(
+      inserted.map((m) => [m.environmentId, m.transactionId, m.subscriberId, m.stepId, m.messageId, m.status, m.createdAt]),
+    ))
       this.sql.exec(
         `INSERT INTO trigger_messages (env, tx, subscriber, step, message_id, status, created_at)
          SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5, value ->> 6 FROM json_each(?) WHERE true
          ON CONFLICT DO NOTHING`,
-        JSON.stringify(
-          inserted.map((m) => [m.environmentId, m.transactionId, m.subscriberId, m.stepId, m.messageId, m.status, m.createdAt]),
-        ),
+        part,
       );
     if (changed.length === 0) return;
     const last = new Map<string, IndexedStatus>();
@@ -61,11 +64,13 @@ export class TriggerIndex {
       last.delete(key);
       last.set(key, c);
     }
-    this.sql.exec(
-      `UPDATE trigger_messages SET status = c.value ->> 0 FROM json_each(?) AS c
-       WHERE message_id = c.value ->> 1 AND env = c.value ->> 2 AND tx = c.value ->> 3`,
-      JSON.stringify([...last.values()].map((c) => [c.status, c.messageId, c.environmentId, c.transactionId])),
-    );
+    // One change per message: parts touch distinct rows.
+    for (const part of jsonParts([...last.values()].map((c) => [c.status, c.messageId, c.environmentId, c.transactionId])))
+      this.sql.exec(
+        `UPDATE trigger_messages SET status = c.value ->> 0 FROM json_each(?) AS c
+         WHERE message_id = c.value ->> 1 AND env = c.value ->> 2 AND tx = c.value ->> 3`,
+        part,
+      );
   }
 
   /** A trigger's messages counted by status. */

@@ -2,6 +2,7 @@
 // and `GET /v1/triggers` show), placed by trigger (log-naming.ts `triggerPartition`), so a read of
 // one trigger touches one shard and a list fans out and merges by (acceptedAt, transactionId).
 import type { Json, JsonArray, JsonObject } from "../../contract/json";
+import { jsonParts } from "../../lib/json-parts";
 
 /** The record of one trigger as the log keeps it: times are epoch ms, JSON values as given. */
 export interface LogTrigger {
@@ -139,6 +140,16 @@ const ADDED_TRIGGER_COLUMNS = [
   ["context", "TEXT"],
 ] as const;
 
+/** A subscriber's erasure in the triggers of ?3 (a JSON list) and those that quote them (trigger_people); `TriggersTable.erase`. */
+const ERASE_SUBJECT_SET = `UPDATE triggers SET
+  recipients = (SELECT json_group_array(CASE r.type WHEN 'object' THEN (CASE WHEN json_extract(r.value, '$.subscriberId') = ?2 THEN ?2 ELSE json(r.value) END) WHEN 'array' THEN json(r.value) ELSE r.value END) FROM json_each(triggers.recipients) AS r),
+  actor = CASE WHEN json_type(actor) = 'object' THEN (CASE WHEN json_extract(actor, '$.subscriberId') = ?2 THEN json_quote(?2) ELSE actor END) ELSE actor END
+  WHERE env = ?1 AND`;
+const QUOTING = "(SELECT tx FROM trigger_people WHERE env = ?1 AND subscriber = ?2)";
+const ERASE_SUBJECT = `${ERASE_SUBJECT_SET} (tx IN (SELECT value FROM json_each(?3)) OR tx IN ${QUOTING})`;
+/** A later part of the list: the quoting triggers were redacted with the first. */
+const ERASE_SUBJECT_MORE = `${ERASE_SUBJECT_SET} tx IN (SELECT value FROM json_each(?3)) AND tx NOT IN ${QUOTING}`;
+
 export class TriggersTable {
   constructor(private readonly sql: SqlStorage) {
     const present = new Set(
@@ -192,41 +203,42 @@ export class TriggersTable {
   finish(keys: TriggerKey[], status: "completed" | "failed", now: number): FinishedTrigger[] {
     const found = new Map<string, FinishedTrigger>();
     for (const [environmentId, ofEnv] of Map.groupBy(keys, (k) => k.environmentId)) {
-      const txs = JSON.stringify([...new Set(ofEnv.map((k) => k.transactionId))]);
-      this.sql.exec(
-        `UPDATE triggers SET status = ?, updated_at = ? WHERE env = ? AND tx IN (SELECT value FROM json_each(?)) AND status NOT IN ${TERMINAL}`,
-        status,
-        now,
-        environmentId,
-        txs,
-      );
-      for (const r of this.sql.exec<FinishedRow>(
-        `SELECT ${FINISHED_COLUMNS} FROM triggers WHERE env = ? AND tx IN (SELECT value FROM json_each(?))`,
-        environmentId,
-        txs,
-      ))
-        found.set(`${r.env}\n${r.tx}`, {
-          environmentId: r.env,
-          transactionId: r.tx,
-          workflowKey: r.workflow,
-          status: r.status as LogTrigger["status"],
-          acceptedAt: r.accepted_at,
-          cancelledMessages: r.cancelled_messages,
-          updatedAt: r.updated_at,
-        });
+      // In parts under a Durable Object's 2 MB per string (lib/json-parts.ts): one part, two statements, as before.
+      for (const txs of jsonParts([...new Set(ofEnv.map((k) => k.transactionId))])) {
+        this.sql.exec(
+          `UPDATE triggers SET status = ?, updated_at = ? WHERE env = ? AND tx IN (SELECT value FROM json_each(?)) AND status NOT IN ${TERMINAL}`,
+          status,
+          now,
+          environmentId,
+          txs,
+        );
+        for (const r of this.sql.exec<FinishedRow>(
+          `SELECT ${FINISHED_COLUMNS} FROM triggers WHERE env = ? AND tx IN (SELECT value FROM json_each(?))`,
+          environmentId,
+          txs,
+        ))
+          found.set(`${r.env}\n${r.tx}`, {
+            environmentId: r.env,
+            transactionId: r.tx,
+            workflowKey: r.workflow,
+            status: r.status as LogTrigger["status"],
+            acceptedAt: r.accepted_at,
+            cancelledMessages: r.cancelled_messages,
+            updatedAt: r.updated_at,
+          });
+      }
     }
     return keys.flatMap((k) => found.get(`${k.environmentId}\n${k.transactionId}`) ?? []);
   }
 
   find(environmentId: string, transactionIds: string[]): LogTrigger[] {
-    return this.sql
-      .exec<TriggerRecordRow>(
-        "SELECT * FROM triggers WHERE env = ? AND tx IN (SELECT value FROM json_each(?))",
-        environmentId,
-        JSON.stringify(transactionIds),
-      )
-      .toArray()
-      .map(toTrigger);
+    // A transactionId named twice is one trigger, as `IN` reads it.
+    return jsonParts([...new Set(transactionIds)]).flatMap((part) =>
+      this.sql
+        .exec<TriggerRecordRow>("SELECT * FROM triggers WHERE env = ? AND tx IN (SELECT value FROM json_each(?))", environmentId, part)
+        .toArray()
+        .map(toTrigger),
+    );
   }
 
   list(f: TriggerFilter): LogTrigger[] {
@@ -235,10 +247,6 @@ export class TriggersTable {
     if (f.workflowKey !== undefined) {
       where.push("workflow = ?");
       values.push(f.workflowKey);
-    }
-    if (f.transactionIds !== undefined) {
-      where.push("tx IN (SELECT value FROM json_each(?))");
-      values.push(JSON.stringify(f.transactionIds));
     }
     if (f.status !== undefined) {
       where.push("status = ?");
@@ -256,14 +264,19 @@ export class TriggersTable {
       where.push("(accepted_at < ? OR (accepted_at = ? AND tx < ?))");
       values.push(f.before[0], f.before[0], f.before[1]);
     }
-    return this.sql
-      .exec<TriggerRecordRow>(
-        `SELECT * FROM triggers WHERE ${where.join(" AND ")} ORDER BY accepted_at DESC, tx DESC LIMIT ?`,
-        ...values,
-        f.limit,
-      )
-      .toArray()
-      .map(toTrigger);
+    // Named transactionIds are bound in parts (lib/json-parts.ts): a page of each, merged. One part, one statement.
+    const named = f.transactionIds === undefined ? [[]] : jsonParts([...new Set(f.transactionIds)]).map((txs) => [txs]);
+    if (f.transactionIds !== undefined) where.push("tx IN (SELECT value FROM json_each(?))");
+    const query = `SELECT * FROM triggers WHERE ${where.join(" AND ")} ORDER BY accepted_at DESC, tx DESC LIMIT ?`;
+    const pages = named.map((txs) => this.sql.exec<TriggerRecordRow>(query, ...values, ...txs, f.limit).toArray());
+    const rows =
+      pages.length === 1
+        ? pages[0]!
+        : pages
+            .flat()
+            .sort((a, b) => b.accepted_at - a.accepted_at || (a.tx < b.tx ? 1 : a.tx > b.tx ? -1 : 0))
+            .slice(0, f.limit);
+    return rows.map(toTrigger);
   }
 
   /** The newest acceptance per workflow key: one seek each (max over the index's last column). */
@@ -302,15 +315,12 @@ export class TriggersTable {
    * Nested CASEs: json_extract is only ever applied to an object (a bare id is not JSON text).
    */
   erase(environmentId: string, subscriberId: string, transactionIds: string[]): number {
-    const redacted = this.sql.exec(
-      `UPDATE triggers SET
-         recipients = (SELECT json_group_array(CASE r.type WHEN 'object' THEN (CASE WHEN json_extract(r.value, '$.subscriberId') = ?2 THEN ?2 ELSE json(r.value) END) WHEN 'array' THEN json(r.value) ELSE r.value END) FROM json_each(triggers.recipients) AS r),
-         actor = CASE WHEN json_type(actor) = 'object' THEN (CASE WHEN json_extract(actor, '$.subscriberId') = ?2 THEN json_quote(?2) ELSE actor END) ELSE actor END
-       WHERE env = ?1 AND (tx IN (SELECT value FROM json_each(?3)) OR tx IN (SELECT tx FROM trigger_people WHERE env = ?1 AND subscriber = ?2))`,
-      environmentId,
-      subscriberId,
-      JSON.stringify(transactionIds),
-    ).rowsWritten;
+    // The transactionIds in parts (lib/json-parts.ts), each distinct; the triggers that quote the
+    // subscriber are redacted with the first part and left out of the others, so none counts twice.
+    const parts = jsonParts([...new Set(transactionIds)]);
+    let redacted = 0;
+    for (const [i, txs] of (parts.length ? parts : ["[]"]).entries())
+      redacted += this.sql.exec(i === 0 ? ERASE_SUBJECT : ERASE_SUBJECT_MORE, environmentId, subscriberId, txs).rowsWritten;
     this.sql.exec("DELETE FROM trigger_people WHERE env = ? AND subscriber = ?", environmentId, subscriberId);
     return redacted;
   }

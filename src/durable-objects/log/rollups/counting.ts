@@ -1,4 +1,5 @@
 import { FIGURE_MASKS, maskOf, REASONED_STATUSES } from "../../../contract/message-figures";
+import { jsonParts, jsonPartsFrom } from "../../../lib/json-parts";
 import { errorGroupText } from "./error-text";
 import { DAY_MS, HOUR_MS, LATENCY_BUCKETS_MS } from "./rows";
 import type { Snapshot } from "./snapshot";
@@ -113,13 +114,15 @@ export class RollupChanges {
   private applyLatency(sql: SqlStorage): void {
     if (this.sent.length === 0) return;
     const times = new Map<string, { started: number | null; answered: number | null }>();
-    for (const row of sql.exec<{ id: string; started: number | null; answered: number | null }>(
-      `SELECT message_id AS id, max(CASE WHEN status = 'sending' THEN at END) AS started,
-         max(CASE WHEN status IN ('sent', 'delivered') THEN at END) AS answered
-       FROM message_events WHERE message_id IN (SELECT value FROM json_each(?)) GROUP BY message_id`,
-      JSON.stringify(this.sent.map((m) => m.id)),
-    ))
-      times.set(row.id, row);
+    // In parts under a Durable Object's 2 MB per string (lib/json-parts.ts), as every list here: one part, one statement.
+    for (const part of jsonParts(this.sent.map((m) => m.id)))
+      for (const row of sql.exec<{ id: string; started: number | null; answered: number | null }>(
+        `SELECT message_id AS id, max(CASE WHEN status = 'sending' THEN at END) AS started,
+           max(CASE WHEN status IN ('sent', 'delivered') THEN at END) AS answered
+         FROM message_events WHERE message_id IN (SELECT value FROM json_each(?)) GROUP BY message_id`,
+        part,
+      ))
+        times.set(row.id, row);
     const latency = new Sum();
     for (const m of this.sent) {
       const t = times.get(m.id);
@@ -163,15 +166,15 @@ export class NewRecipients {
   private readonly known = new Set<string>();
 
   constructor(sql: SqlStorage, inserts: readonly { environmentId: string; transactionId: string; subscriberId: string }[]) {
-    if (inserts.length === 0) return;
     const asked = inserts.map((m) => [m.environmentId, m.transactionId, m.subscriberId]);
-    // One statement for the write: each asked recipient seeks the identity index once.
-    for (const { i } of sql.exec<{ i: number }>(
-      `SELECT a.key AS i FROM json_each(?) AS a WHERE EXISTS
-         (SELECT 1 FROM messages WHERE env = a.value ->> 0 AND tx = a.value ->> 1 AND subscriber = a.value ->> 2)`,
-      JSON.stringify(asked),
-    ))
-      this.known.add(JSON.stringify(asked[i]));
+    // One statement for the write (a part): each asked recipient seeks the identity index once.
+    for (const { json, from } of jsonPartsFrom(asked))
+      for (const { i } of sql.exec<{ i: number }>(
+        `SELECT a.key AS i FROM json_each(?) AS a WHERE EXISTS
+           (SELECT 1 FROM messages WHERE env = a.value ->> 0 AND tx = a.value ->> 1 AND subscriber = a.value ->> 2)`,
+        json,
+      ))
+        this.known.add(JSON.stringify(asked[from + i]));
   }
 
   private static key = (env: string, tx: string, subscriber: string) => JSON.stringify([env, tx, subscriber]);
@@ -209,12 +212,13 @@ class Sum {
 function addRows(sql: SqlStorage, table: string, key: readonly string[], rows: [...SqlStorageValue[], number][], counter: string): void {
   if (rows.length === 0) return;
   const values = [...key, counter].map((_, i) => `value ->> ${i}`).join(", ");
-  // `WHERE true`: an upsert's SELECT needs a WHERE so its ON is not read as a join's.
-  sql.exec(
-    `INSERT INTO ${table} (${key.join(", ")}, ${counter}) SELECT ${values} FROM json_each(?) WHERE true
-     ON CONFLICT DO UPDATE SET ${counter} = ${counter} + excluded.${counter}`,
-    JSON.stringify(rows),
-  );
+  // `WHERE true`: an upsert's SELECT needs a WHERE so its ON is not read as a join's. Parts add, as rows of one part do.
+  for (const part of jsonParts(rows))
+    sql.exec(
+      `INSERT INTO ${table} (${key.join(", ")}, ${counter}) SELECT ${values} FROM json_each(?) WHERE true
+       ON CONFLICT DO UPDATE SET ${counter} = ${counter} + excluded.${counter}`,
+      part,
+    );
 }
 
 /** A trigger recorded for the first time in this (its) shard. */

@@ -1,4 +1,5 @@
 import { maskOf, REASONED_STATUSES } from "../../../contract/message-figures";
+import { jsonParts } from "../../../lib/json-parts";
 import { bitOf, MESSAGE_COLUMN_LIST, stored } from "../records";
 import type { MessageChanges } from "../rows";
 
@@ -37,9 +38,8 @@ const SELECT = `SELECT ${COLUMNS} FROM messages WHERE id IN (SELECT value FROM j
 /** These messages as stored now, by id (absent: not stored). */
 export function snapshots(sql: SqlStorage, ids: Iterable<string>): Map<string, Snapshot> {
   const found = new Map<string, Snapshot>();
-  const list = [...ids];
-  if (list.length === 0) return found;
-  for (const row of sql.exec<Snapshot>(SELECT, JSON.stringify(list))) found.set(row.id, row);
+  // In parts under a Durable Object's 2 MB per string (lib/json-parts.ts): one part, one statement.
+  for (const part of jsonParts([...ids])) for (const row of sql.exec<Snapshot>(SELECT, part)) found.set(row.id, row);
   return found;
 }
 
