@@ -108,12 +108,16 @@ async function runOnce(server, n, workflow = WORKFLOW, recipient = {}) {
   const sample = db.all(`SELECT subject, content FROM messages WHERE transaction_id LIKE 'bd-${run}-%' AND status = 'sent' LIMIT 1`)[0];
   db.close();
   const calls = await providerCalls(server.persistTo, `m.transaction_id LIKE 'bd-${run}-%'`);
-  console.log(`\nN = ${n} triggers (${SINGLES ? `single calls, ${SINGLES_IN_FLIGHT} at a time` : "bulk calls of 100"}) to ${workflow}, one sandbox email step each`);
+  console.log(
+    `\nN = ${n} triggers (${SINGLES ? `single calls, ${SINGLES_IN_FLIGHT} at a time` : "bulk calls of 100"}) to ${workflow}, one sandbox email step each`,
+  );
   console.log(`accepted in            ${((accepted - started) / 1000).toFixed(2)} s`);
   console.log(`all messages sent in   ${seconds.toFixed(2)} s (from the first trigger${cpu}; load average ${load} before)`);
   console.log(`messages sent          ${sent} (failed ${failed})`);
   if (cpuBefore !== null && cpuAfter !== null)
-    console.log(`CPU per trigger        ${(((cpuAfter - cpuBefore) * 1000) / n).toFixed(2)} ms (accept and delivery, the local runtime's processes)`);
+    console.log(
+      `CPU per trigger        ${(((cpuAfter - cpuBefore) * 1000) / n).toFixed(2)} ms (accept and delivery, the local runtime's processes)`,
+    );
   console.log(`messages per second    ${(sent / seconds).toFixed(1)}`);
   if (sample)
     console.log(
