@@ -120,8 +120,6 @@ for (;;) {
 watchDb.close();
 const killedAfter = performance.now() - started;
 await first.stop({ keep: true });
-/** Every call the receiver got before this was made by the killed runtime. */
-const killedAt = Date.now();
 await bulk;
 
 const count = async (persistTo) => {
@@ -140,6 +138,13 @@ console.log(
 );
 console.log(`messages at the kill: ${JSON.stringify(atKill)}`);
 
+/**
+ * Every call the receiver got before this was made by the killed runtime: none runs until the
+ * second starts. Not the moment of the kill: the receiver shares this script's event loop, which
+ * the synchronous reads of the log's files above hold up, so a call the killed runtime made just
+ * before dying can be read (and stamped) some milliseconds after it.
+ */
+const restartingAt = Date.now();
 const second = await startServer({
   vars,
   restart: { folder: first.folder, key: first.key, keys: first.keys, encryptionKey: first.encryptionKey },
@@ -196,7 +201,7 @@ const repeated = [...chatCalls].filter(([, list]) => list.length > 1);
 // A send in flight at the kill (called, its result not recorded) is granted again once its claim
 // lapses: the same message id, so a receiver that deduplicates by webhook-id drops the repeat.
 const inFlight = repeated.filter(
-  ([, [a, b, ...more]]) => more.length === 0 && a.messageId === b.messageId && a.at <= killedAt && b.at > killedAt,
+  ([, [a, b, ...more]]) => more.length === 0 && a.messageId === b.messageId && a.at < restartingAt && b.at >= restartingAt,
 );
 const chatDuplicates = repeated.length - inFlight.length;
 const fanStatus = (await call2("GET", `/v1/trigger/chaos-fan-${run}`)).body;
