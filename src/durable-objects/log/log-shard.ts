@@ -52,6 +52,23 @@ const reachedStates = (events: readonly LogEvent[]): Map<string, number> => {
   return reached;
 };
 
+/**
+ * The timelines a write holds whole: those of the messages it inserted that had no entry stored
+ * before (rollups/counting.ts `NewRecipients`), each entry once, the first of its id (as the
+ * timeline's insert keeps it). A message inserted now has no entry but the write's otherwise.
+ */
+function wholeTimelines(events: readonly LogEvent[], fresh: ReadonlySet<string>, recipients: NewRecipients): Map<string, LogEvent[]> {
+  const whole = new Map<string, LogEvent[]>();
+  for (const id of fresh) if (!recipients.timedBefore(id)) whole.set(id, []);
+  const seen = new Set<string>();
+  for (const e of events) {
+    if (seen.has(e.id)) continue;
+    seen.add(e.id);
+    whole.get(e.messageId)?.push(e);
+  }
+  return whole;
+}
+
 /** How often a shard looks for rows past their retention. */
 const EXPIRY_EVERY_MS = 3_600_000;
 /**
@@ -118,7 +135,10 @@ export class LogShard extends DurableObject<Bindings> {
       // ANALYTICS_ROLLUPS=off is for measuring what they cost (bench:delivery), not for deployments.
       const counting = this.env.ANALYTICS_ROLLUPS !== "off";
       const recipients = new NewRecipients(this.sql, counting ? inserts : []);
-      const rows = inserts.map(messageValues);
+      const reached = reachedStates(events);
+      // A message this write inserts gets its timeline's states in its row: as the UPDATE after would
+      // leave it (a bit OR'ed in either way). One inserted before keeps its row, and the UPDATE (append).
+      const rows = inserts.map((m) => messageValues(m, reached.get(m.id)));
       const fresh = this.insert(inserts, rows, existing);
       const touched = new Set([...updates.map((u) => u.id), ...events.map((e) => e.messageId)]);
       // The insert adds rows and changes none: a row it did not add is, now, as it was before the
@@ -131,8 +151,7 @@ export class LogShard extends DurableObject<Bindings> {
         : new Map<string, Snapshot>();
       const storedAs = new Map(existing.map((e) => [e.requested, e.id]));
       for (const f of w.feed ?? []) this.feed.insert({ ...f, id: storedAs.get(f.id) ?? f.id });
-      const reached = reachedStates(events);
-      this.append(events, reached, this.updateAll(updates, reached));
+      this.append(events, reached, new Set([...fresh, ...this.updateAll(updates, reached)]));
       this.index.apply(w.indexed ?? [], w.indexedStatus ?? []);
       this.addRefs(w.refs ?? [], now);
       const after = new Map<string, Snapshot>();
@@ -140,7 +159,7 @@ export class LogShard extends DurableObject<Bindings> {
         // In the order the messages came (the errors' example is the last counted): the inserted, then the changed.
         const changing = [...new Set([...inserts.map((m) => m.id), ...touched])].filter((id) => fresh.has(id) || touched.has(id));
         for (const [id, row] of this.snapshotsAfter(changing, fresh, inserts, rows, before, updates, reached)) after.set(id, row);
-        const rollups = new RollupChanges(now);
+        const rollups = new RollupChanges(now, wholeTimelines(events, fresh, recipients));
         for (const id of changing) {
           const row = after.get(id);
           if (row) rollups.change(fresh.has(id) ? null : (before.get(id) ?? null), row, recipients);
@@ -323,8 +342,9 @@ export class LogShard extends DurableObject<Bindings> {
   /**
    * A write's timeline entries, and the states they reach on their messages: two statements for
    * the write (rows as one JSON array) rather than two per entry; none for the states of messages
-   * `updateAll` set them on (`covered`). An entry stored before (a retried write) is kept as it
-   * was; its state is set again, which changes nothing.
+   * whose row already has them (`covered`: inserted by this write with them, or changed by
+   * `updateAll`). An entry stored before (a retried write) is kept as it was; its state is set
+   * again, which changes nothing.
    */
   private append(events: readonly LogEvent[], reached: ReadonlyMap<string, number>, covered: ReadonlySet<string>): void {
     if (events.length === 0) return;

@@ -1,5 +1,6 @@
 import { FIGURE_MASKS, maskOf, REASONED_STATUSES } from "../../../contract/message-figures";
 import { jsonParts, jsonPartsFrom } from "../../../lib/json-parts";
+import type { LogEvent } from "../rows";
 import { errorGroupText } from "./error-text";
 import { DAY_MS, HOUR_MS, LATENCY_BUCKETS_MS } from "./rows";
 import type { Snapshot } from "./snapshot";
@@ -41,7 +42,14 @@ export class RollupChanges {
   /** Messages first sent in this write: their latency is read from their timelines once the write's events are in. */
   private readonly sent: Snapshot[] = [];
 
-  constructor(private readonly now: number) {}
+  /**
+   * `timelines`: the whole timeline of each message it names, as this write brings it (messages the
+   * write inserted, with no entry stored before): their latency is counted from it, not read back.
+   */
+  constructor(
+    private readonly now: number,
+    private readonly timelines: ReadonlyMap<string, readonly LogEvent[]> = new Map(),
+  ) {}
 
   /** One message from how it was (null: not stored) to how the write left it. */
   change(before: Snapshot | null, after: Snapshot, recipients: NewRecipients): void {
@@ -114,8 +122,13 @@ export class RollupChanges {
   private applyLatency(sql: SqlStorage): void {
     if (this.sent.length === 0) return;
     const times = new Map<string, { started: number | null; answered: number | null }>();
-    // In parts under a Durable Object's 2 MB per string (lib/json-parts.ts), as every list here: one part, one statement.
-    for (const part of jsonParts(this.sent.map((m) => m.id)))
+    for (const m of this.sent) {
+      const timeline = this.timelines.get(m.id);
+      if (timeline) times.set(m.id, latencyTimes(timeline));
+    }
+    // The others' timelines began before this write. In parts under a Durable Object's 2 MB per
+    // string (lib/json-parts.ts), as every list here: one part, one statement.
+    for (const part of jsonParts(this.sent.filter((m) => !times.has(m.id)).map((m) => m.id)))
       for (const row of sql.exec<{ id: string; started: number | null; answered: number | null }>(
         `SELECT message_id AS id, max(CASE WHEN status = 'sending' THEN at END) AS started,
            max(CASE WHEN status IN ('sent', 'delivered') THEN at END) AS answered
@@ -158,23 +171,45 @@ export class RollupChanges {
 }
 
 /**
+ * What the latency read takes from a message's timeline (`applyLatency`'s SELECT), from the
+ * entries themselves: the last start and the last answer, null where there is none.
+ */
+function latencyTimes(timeline: readonly LogEvent[]): { started: number | null; answered: number | null } {
+  let started: number | null = null;
+  let answered: number | null = null;
+  for (const { status, at } of timeline) {
+    if (status === "sending") started = Math.max(started ?? at, at);
+    else if (status === "sent" || status === "delivered") answered = Math.max(answered ?? at, at);
+  }
+  return { started, answered };
+}
+
+/**
  * Which recipients (trigger, subscriber) a write gives their first message: those with no message
  * stored before it, each once. Read before the write's inserts, since one write may insert several
  * messages of one recipient (a trigger cancelled before it ran records all its steps at once).
+ * The same statement tells which of the write's new messages had timeline entries stored before
+ * (entries may arrive for an id with no row): only theirs is not wholly in the write.
  */
 export class NewRecipients {
   private readonly known = new Set<string>();
+  private readonly timed = new Set<string>();
 
-  constructor(sql: SqlStorage, inserts: readonly { environmentId: string; transactionId: string; subscriberId: string }[]) {
-    const asked = inserts.map((m) => [m.environmentId, m.transactionId, m.subscriberId]);
-    // One statement for the write (a part): each asked recipient seeks the identity index once.
+  constructor(sql: SqlStorage, inserts: readonly { id: string; environmentId: string; transactionId: string; subscriberId: string }[]) {
+    const asked = inserts.map((m) => [m.environmentId, m.transactionId, m.subscriberId, m.id] as const);
+    // One statement for the write (a part): each asked message seeks the identity index and the timeline's once.
     for (const { json, from } of jsonPartsFrom(asked))
-      for (const { i } of sql.exec<{ i: number }>(
-        `SELECT a.key AS i FROM json_each(?) AS a WHERE EXISTS
-           (SELECT 1 FROM messages WHERE env = a.value ->> 0 AND tx = a.value ->> 1 AND subscriber = a.value ->> 2)`,
+      for (const { i, known, timed } of sql.exec<{ i: number; known: number; timed: number }>(
+        `SELECT a.key AS i,
+           EXISTS (SELECT 1 FROM messages WHERE env = a.value ->> 0 AND tx = a.value ->> 1 AND subscriber = a.value ->> 2) AS known,
+           EXISTS (SELECT 1 FROM message_events WHERE message_id = a.value ->> 3) AS timed
+         FROM json_each(?) AS a WHERE known OR timed`,
         json,
-      ))
-        this.known.add(JSON.stringify(asked[from + i]));
+      )) {
+        const [env, tx, subscriber, id] = asked[from + i]!;
+        if (known) this.known.add(NewRecipients.key(env, tx, subscriber));
+        if (timed) this.timed.add(id);
+      }
   }
 
   private static key = (env: string, tx: string, subscriber: string) => JSON.stringify([env, tx, subscriber]);
@@ -185,6 +220,11 @@ export class NewRecipients {
     if (this.known.has(key)) return false;
     this.known.add(key);
     return true;
+  }
+
+  /** Whether timeline entries of this message were stored before the write. */
+  timedBefore(id: string): boolean {
+    return this.timed.has(id);
   }
 }
 
