@@ -35,7 +35,7 @@ import type {
   StatsRow,
 } from "./rows";
 import { addMissingColumns, type EventRecord, LOG_SCHEMA, type MessageRecord } from "./schema";
-import { countTrigger, NewRecipients, RollupChanges } from "./rollups/counting";
+import { countNewTriggers, NewRecipients, RollupChanges } from "./rollups/counting";
 import { readAudience, readCounts, readDayVolumes, readErrors, readFatigue, readLatency } from "./rollups/reads";
 import type { AnalyticsPart, AnalyticsPartName, AnalyticsQuery, DayVolume } from "./rollups/rows";
 import { ROLLUP_SCHEMA } from "./rollups/schema";
@@ -43,7 +43,7 @@ import { changedSnapshot, insertedSnapshot, type Snapshot, snapshots } from "./r
 import { analyticsRetentionMs, eraseRollupEnvironment, eraseRollupSubscriber, expireRollups } from "./rollups/upkeep";
 import { TriggerIndex } from "./trigger-index";
 import { type FinishedTrigger, type LogTrigger, type TriggerFilter, type TriggerKey, TriggersTable } from "./triggers-table";
-import { jsonParts, jsonPartsFrom } from "../../lib/json-parts";
+import { jsonParts } from "../../lib/json-parts";
 
 /** The states timeline entries reach, by message: each entry's status bit. */
 const reachedStates = (events: readonly LogEvent[]): Map<string, number> => {
@@ -689,20 +689,9 @@ export class LogShard extends DurableObject<Bindings> {
   /** Records triggers in one transaction; answers each as left (none unless `answer`: sending records back costs). */
   async writeTriggers(name: string, rows: LogTrigger[], answer = true): Promise<LogTrigger[]> {
     const left = this.ctx.storage.transactionSync(() => {
-      // A trigger is counted once, when first recorded: a replay or a status change upserts it again.
-      // In parts under a Durable Object's 2 MB per string (lib/json-parts.ts), all read before the upsert, as one part was.
-      const fresh = jsonPartsFrom(rows.map((t) => [t.environmentId, t.transactionId])).flatMap(({ json, from }) =>
-        this.sql
-          .exec<{ i: number }>(
-            "SELECT a.key AS i FROM json_each(?) AS a WHERE NOT EXISTS (SELECT 1 FROM triggers WHERE env = a.value ->> 0 AND tx = a.value ->> 1)",
-            json,
-          )
-          .toArray()
-          .map(({ i }) => rows[from + i]!),
-      );
-      const upserted = this.triggers.upsert(rows, answer);
-      for (const t of fresh) countTrigger(this.sql, t);
-      return upserted;
+      // A trigger is counted once, when first recorded (before the upsert): a replay or a status change upserts it again.
+      countNewTriggers(this.sql, rows);
+      return this.triggers.upsert(rows, answer);
     });
     await this.armExpiry(name);
     return left;

@@ -261,17 +261,31 @@ function addRows(sql: SqlStorage, table: string, key: readonly string[], rows: [
     );
 }
 
-/** A trigger recorded for the first time in this (its) shard. */
-export function countTrigger(
+/**
+ * The triggers of a call not stored yet in this (their) shard, counted where first recorded: call
+ * before recording them. One statement for the call (a part) where a statement per trigger was
+ * most of a bulk's; all parts read before the records are written, as one part does. A trigger
+ * named twice in a call counts once, by its first record (the one stored: a later one changes
+ * only its status): the count stays that of the records.
+ */
+export function countNewTriggers(
   sql: SqlStorage,
-  t: { environmentId: string; workflowKey: string; tenantId?: string | null; createdAt: number },
+  triggers: readonly { environmentId: string; transactionId: string; workflowKey: string; tenantId?: string | null; createdAt: number }[],
 ): void {
-  sql.exec(
-    `INSERT INTO rollup_audience (env, hour, workflow, tenant, triggers) VALUES (?, ?, ?, ?, 1)
-     ON CONFLICT DO UPDATE SET triggers = triggers + 1`,
-    t.environmentId,
-    floorTo(t.createdAt, HOUR_MS),
-    t.workflowKey,
-    t.tenantId ?? "",
-  );
+  const seen = new Set<string>();
+  const rows = triggers
+    .filter((t) => {
+      const key = JSON.stringify([t.environmentId, t.transactionId]);
+      return !seen.has(key) && Boolean(seen.add(key));
+    })
+    .map((t) => [t.environmentId, t.transactionId, floorTo(t.createdAt, HOUR_MS), t.workflowKey, t.tenantId ?? ""]);
+  // `GROUP BY` sums a key's new triggers into its one row; the upsert then adds them.
+  for (const part of jsonParts(rows))
+    sql.exec(
+      `INSERT INTO rollup_audience (env, hour, workflow, tenant, triggers)
+       SELECT a.value ->> 0, a.value ->> 2, a.value ->> 3, a.value ->> 4, count(*) FROM json_each(?) AS a
+       WHERE NOT EXISTS (SELECT 1 FROM triggers WHERE env = a.value ->> 0 AND tx = a.value ->> 1) GROUP BY 1, 2, 3, 4
+       ON CONFLICT DO UPDATE SET triggers = triggers + excluded.triggers`,
+      part,
+    );
 }
