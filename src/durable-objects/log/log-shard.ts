@@ -35,7 +35,7 @@ import type {
   StatsRow,
 } from "./rows";
 import { addMissingColumns, type EventRecord, LOG_SCHEMA, type MessageRecord } from "./schema";
-import { countNewTriggers, NewRecipients, RollupChanges } from "./rollups/counting";
+import { countNewTriggers, RollupChanges } from "./rollups/counting";
 import { readAudience, readCounts, readDayVolumes, readErrors, readFatigue, readLatency } from "./rollups/reads";
 import type { AnalyticsPart, AnalyticsPartName, AnalyticsQuery, DayVolume } from "./rollups/rows";
 import { ROLLUP_SCHEMA } from "./rollups/schema";
@@ -51,23 +51,6 @@ const reachedStates = (events: readonly LogEvent[]): Map<string, number> => {
   for (const e of events) reached.set(e.messageId, (reached.get(e.messageId) ?? 0) | bitOf(e.status));
   return reached;
 };
-
-/**
- * The timelines a write holds whole: those of the messages it inserted that had no entry stored
- * before (rollups/counting.ts `NewRecipients`), each entry once, the first of its id (as the
- * timeline's insert keeps it). A message inserted now has no entry but the write's otherwise.
- */
-function wholeTimelines(events: readonly LogEvent[], fresh: ReadonlySet<string>, recipients: NewRecipients): Map<string, LogEvent[]> {
-  const whole = new Map<string, LogEvent[]>();
-  for (const id of fresh) if (!recipients.timedBefore(id)) whole.set(id, []);
-  const seen = new Set<string>();
-  for (const e of events) {
-    if (seen.has(e.id)) continue;
-    seen.add(e.id);
-    whole.get(e.messageId)?.push(e);
-  }
-  return whole;
-}
 
 /** How often a shard looks for rows past their retention. */
 const EXPIRY_EVERY_MS = 3_600_000;
@@ -134,7 +117,6 @@ export class LogShard extends DurableObject<Bindings> {
       // The rollups follow each message from how it was to how this write leaves it (rollups/counting.ts).
       // ANALYTICS_ROLLUPS=off is for measuring what they cost (bench:delivery), not for deployments.
       const counting = this.env.ANALYTICS_ROLLUPS !== "off";
-      const recipients = new NewRecipients(this.sql, counting ? inserts : []);
       const reached = reachedStates(events);
       // A message this write inserts gets its timeline's states in its row: as the UPDATE after would
       // leave it (a bit OR'ed in either way). One inserted before keeps its row, and the UPDATE (append).
@@ -159,10 +141,10 @@ export class LogShard extends DurableObject<Bindings> {
         // In the order the messages came (the errors' example is the last counted): the inserted, then the changed.
         const changing = [...new Set([...inserts.map((m) => m.id), ...touched])].filter((id) => fresh.has(id) || touched.has(id));
         for (const [id, row] of this.snapshotsAfter(changing, fresh, inserts, rows, before, updates, reached)) after.set(id, row);
-        const rollups = new RollupChanges(now, wholeTimelines(events, fresh, recipients));
+        const rollups = new RollupChanges(now);
         for (const id of changing) {
           const row = after.get(id);
-          if (row) rollups.change(fresh.has(id) ? null : (before.get(id) ?? null), row, recipients);
+          if (row) rollups.change(fresh.has(id) ? null : (before.get(id) ?? null), row);
         }
         rollups.apply(this.sql);
       }
