@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import { maskOf, REASONED_STATUSES } from "../../src/contract/message-figures";
 import type { LogShard } from "../../src/durable-objects/log/log-shard";
 import { bitOf, RECIPIENTS_MESSAGES } from "../../src/durable-objects/log/records";
+import { LATENCY_BUCKETS_MS } from "../../src/durable-objects/log/rollups/rows";
 import { addMissingColumns } from "../../src/durable-objects/log/schema";
 import type { LogEvent, LogMessage, LogWrite, MessageChanges } from "../../src/durable-objects/log/rows";
 import { newId } from "../../src/lib/ids";
@@ -55,7 +56,7 @@ async function rollupsAndCounts(shard: DurableObjectStub<LogShard>) {
       messages: rows("SELECT env, hour, workflow, step, channel, provider, tenant, states, reason, n FROM rollup_messages").map(key).sort(),
       recipients: rows("SELECT env, hour, workflow, tenant, recipients AS n FROM rollup_audience WHERE recipients > 0").map(key).sort(),
       fatigue: rows("SELECT env, day, subscriber, channel, workflow, tenant, n FROM rollup_fatigue").map(key).sort(),
-      latency: Number(rows("SELECT coalesce(sum(n), 0) AS n FROM rollup_latency")[0]!.n),
+      latency: rows("SELECT env, hour, channel, provider, tenant, workflow, bucket, n FROM rollup_latency").map(key).sort(),
       errors: rows("SELECT env, day, workflow, channel, code, n FROM rollup_errors").map(key).sort(),
     };
     const tally = (list: Record<string, unknown>[]) => {
@@ -75,7 +76,11 @@ async function rollupsAndCounts(shard: DurableObjectStub<LogShard>) {
     const hour = (m: Row) => Math.floor(Number(m.created_at) / HOUR) * HOUR;
     const day = (m: Row) => Math.floor(Number(m.created_at) / DAY) * DAY;
     const recipients = new Map<string, Row>();
-    for (const m of messages) recipients.set(`${m.tx}\n${m.subscriber}`, m);
+    // A recipient is counted where its first message was made.
+    for (const m of messages) {
+      const had = recipients.get(`${m.tx}\n${m.subscriber}`);
+      if (!had || Number(m.created_at) < Number(had.created_at)) recipients.set(`${m.tx}\n${m.subscriber}`, m);
+    }
     const sent = messages.filter((m) => Number(m.states) & sentMask);
     const counted = {
       messages: tally(
@@ -102,11 +107,27 @@ async function rollupsAndCounts(shard: DurableObjectStub<LogShard>) {
           tenant: m.tenant ?? "",
         })),
       ),
-      latency: sent.filter(
-        (m) =>
-          events.some((e) => e.message_id === m.id && e.status === "sending") &&
-          events.some((e) => e.message_id === m.id && e.status === "sent"),
-      ).length,
+      latency: tally(
+        sent.flatMap((m) => {
+          // The last start to the last answer: the writes below add no entry to a sent message's timeline that would move its bucket.
+          const last = (statuses: string[]) =>
+            Math.max(...events.filter((e) => e.message_id === m.id && statuses.includes(String(e.status))).map((e) => Number(e.at)));
+          const ms = Math.max(0, last(["sent", "delivered"]) - last(["sending"]));
+          if (Number.isNaN(ms)) return [];
+          const bucket = LATENCY_BUCKETS_MS.findIndex((le) => ms <= le);
+          return [
+            {
+              env: m.env,
+              hour: hour(m),
+              channel: m.channel,
+              provider: m.provider ?? "",
+              tenant: m.tenant ?? "",
+              workflow: m.workflow,
+              bucket: bucket < 0 ? LATENCY_BUCKETS_MS.length : bucket,
+            },
+          ];
+        }),
+      ),
       errors: tally(
         messages
           .filter((m) => Number(m.states) & failedMask)
@@ -224,6 +245,101 @@ describe("LogShard.write keeps the rollups equal to counting its rows", () => {
       updates: [{ id: newId("msg"), changes: { status: "sent" } }],
       events: [event(message(environmentId, "tx-9", "zed", "mail", at), "sent", at)],
     });
+    await check(6);
+  });
+});
+
+describe("LogShard.write: states and latency of the messages it inserts", () => {
+  it("equal what counting the rows gives, for new, retried, known and earlier-timed messages, alone and mixed", async () => {
+    const name = unique("log-write-inserted");
+    const shard = env.LOGS.get(env.LOGS.idFromName(name)) as DurableObjectStub<LogShard>;
+    const environmentId = unique("env");
+    const at = Date.now();
+    const write = (w: LogWrite) => shard.write(name, w);
+    const statesOf = () =>
+      runInDurableObject(shard, (_o: LogShard, state) =>
+        Object.fromEntries(
+          state.storage.sql
+            .exec<{ id: string; states: number }>("SELECT id, states FROM messages")
+            .toArray()
+            .map((r) => [r.id, r.states]),
+        ),
+      );
+    const check = async (messages: number) => {
+      const { stored, counted, messages: n } = await rollupsAndCounts(shard);
+      expect(n).toBe(messages);
+      expect(stored).toEqual(counted);
+      return stored;
+    };
+
+    // Inserted as sent with its whole timeline: a retry's second start and a repeated answer (the
+    // last of each counts: 4,300 ms, not 5,200 or 2,100), a tie, and the same entry twice.
+    const a = message(environmentId, "tx-1", "ann", "mail", at, { status: "sent", provider: "ses" });
+    const twice = event(a, "sent", at + 5_200);
+    const first: LogWrite = {
+      inserts: [a],
+      events: [
+        event(a, "queued", at),
+        event(a, "sending", at),
+        event(a, "sending", at + 900),
+        event(a, "failed", at + 900),
+        event(a, "sent", at + 3_000),
+        twice,
+        { ...twice, at: at + 9_000 },
+        event(a, "sending", at + 900),
+      ],
+    };
+    await write(first);
+    expect(await statesOf()).toEqual({ [a.id]: bitOf("sent") | bitOf("queued") | bitOf("sending") | bitOf("failed") });
+    expect((await check(1)).latency).toEqual([expect.stringContaining('"bucket":6')]);
+
+    // Retried: the row and its timeline are kept, nothing counted again.
+    await write(first);
+    await check(1);
+
+    // Its send identity again under a new id, with that id's timeline: the stored row keeps its states.
+    const again = { ...a, id: newId("msg"), status: "delivered" as const };
+    const known = await write({ inserts: [again], events: [event(again, "sending", at), event(again, "delivered", at + 10)] });
+    expect(known.existing).toEqual([{ requested: again.id, id: a.id }]);
+    expect((await statesOf())[a.id]).toBe(bitOf("sent") | bitOf("queued") | bitOf("sending") | bitOf("failed"));
+    await check(1);
+
+    // Entries stored before their message's row: its latency starts at the earlier `sending` (bucket 7: 7,000 ms).
+    const b = message(environmentId, "tx-2", "bob", "mail", at, { status: "sent", provider: "ses" });
+    await write({ events: [event(b, "sending", at)] });
+    await write({ inserts: [b], events: [event(b, "sent", at + 7_000)] });
+    expect((await statesOf())[b.id]).toBe(bitOf("sent"));
+    await check(2);
+
+    // One write mixing a stored message's send (its start stored before) with new messages' (their
+    // whole timelines here), one of them ending with a reason its timeline gives.
+    const c = message(environmentId, "tx-3", "cy", "mail", at);
+    await write({ inserts: [c], events: [event(c, "queued", at), event(c, "sending", at + 100)] });
+    const d = message(environmentId, "tx-3", "dee", "mail", at, { status: "sent", provider: "ses" });
+    const e = message(environmentId, "tx-3", "eve", "mail", at, { status: "skipped" });
+    // A later step for a recipient stored before: no new recipient.
+    const c2 = message(environmentId, "tx-3", "cy", "text", at + HOUR, { status: "sent", provider: "ses", channel: "sms" });
+    const mixed: LogWrite = {
+      inserts: [d, e, c2],
+      updates: [{ id: c.id, changes: { status: "sent", provider: "ses", updatedAt: at + 400 } }],
+      events: [
+        event(c, "sent", at + 400),
+        event(d, "queued", at),
+        event(d, "sending", at + 10),
+        event(d, "sent", at + 30),
+        event(e, "skipped", at, { reason: "preference" }),
+        event(c2, "sending", at + HOUR),
+        event(c2, "sent", at + HOUR + 60),
+      ],
+    };
+    await write(mixed);
+    expect(await statesOf()).toMatchObject({
+      [c.id]: bitOf("queued") | bitOf("sending") | bitOf("sent"),
+      [d.id]: bitOf("queued") | bitOf("sending") | bitOf("sent"),
+      [e.id]: bitOf("skipped"),
+    });
+    await check(6);
+    await write(mixed);
     await check(6);
   });
 });

@@ -35,7 +35,7 @@ import type {
   StatsRow,
 } from "./rows";
 import { addMissingColumns, type EventRecord, LOG_SCHEMA, type MessageRecord } from "./schema";
-import { countTrigger, NewRecipients, RollupChanges } from "./rollups/counting";
+import { countNewTriggers, RollupChanges } from "./rollups/counting";
 import { readAudience, readCounts, readDayVolumes, readErrors, readFatigue, readLatency } from "./rollups/reads";
 import type { AnalyticsPart, AnalyticsPartName, AnalyticsQuery, DayVolume } from "./rollups/rows";
 import { ROLLUP_SCHEMA } from "./rollups/schema";
@@ -43,7 +43,7 @@ import { changedSnapshot, insertedSnapshot, type Snapshot, snapshots } from "./r
 import { analyticsRetentionMs, eraseRollupEnvironment, eraseRollupSubscriber, expireRollups } from "./rollups/upkeep";
 import { TriggerIndex } from "./trigger-index";
 import { type FinishedTrigger, type LogTrigger, type TriggerFilter, type TriggerKey, TriggersTable } from "./triggers-table";
-import { jsonParts, jsonPartsFrom } from "../../lib/json-parts";
+import { jsonParts } from "../../lib/json-parts";
 
 /** The states timeline entries reach, by message: each entry's status bit. */
 const reachedStates = (events: readonly LogEvent[]): Map<string, number> => {
@@ -117,8 +117,10 @@ export class LogShard extends DurableObject<Bindings> {
       // The rollups follow each message from how it was to how this write leaves it (rollups/counting.ts).
       // ANALYTICS_ROLLUPS=off is for measuring what they cost (bench:delivery), not for deployments.
       const counting = this.env.ANALYTICS_ROLLUPS !== "off";
-      const recipients = new NewRecipients(this.sql, counting ? inserts : []);
-      const rows = inserts.map(messageValues);
+      const reached = reachedStates(events);
+      // A message this write inserts gets its timeline's states in its row: as the UPDATE after would
+      // leave it (a bit OR'ed in either way). One inserted before keeps its row, and the UPDATE (append).
+      const rows = inserts.map((m) => messageValues(m, reached.get(m.id)));
       const fresh = this.insert(inserts, rows, existing);
       const touched = new Set([...updates.map((u) => u.id), ...events.map((e) => e.messageId)]);
       // The insert adds rows and changes none: a row it did not add is, now, as it was before the
@@ -131,8 +133,7 @@ export class LogShard extends DurableObject<Bindings> {
         : new Map<string, Snapshot>();
       const storedAs = new Map(existing.map((e) => [e.requested, e.id]));
       for (const f of w.feed ?? []) this.feed.insert({ ...f, id: storedAs.get(f.id) ?? f.id });
-      const reached = reachedStates(events);
-      this.append(events, reached, this.updateAll(updates, reached));
+      this.append(events, reached, new Set([...fresh, ...this.updateAll(updates, reached)]));
       this.index.apply(w.indexed ?? [], w.indexedStatus ?? []);
       this.addRefs(w.refs ?? [], now);
       const after = new Map<string, Snapshot>();
@@ -143,7 +144,7 @@ export class LogShard extends DurableObject<Bindings> {
         const rollups = new RollupChanges(now);
         for (const id of changing) {
           const row = after.get(id);
-          if (row) rollups.change(fresh.has(id) ? null : (before.get(id) ?? null), row, recipients);
+          if (row) rollups.change(fresh.has(id) ? null : (before.get(id) ?? null), row);
         }
         rollups.apply(this.sql);
       }
@@ -323,8 +324,9 @@ export class LogShard extends DurableObject<Bindings> {
   /**
    * A write's timeline entries, and the states they reach on their messages: two statements for
    * the write (rows as one JSON array) rather than two per entry; none for the states of messages
-   * `updateAll` set them on (`covered`). An entry stored before (a retried write) is kept as it
-   * was; its state is set again, which changes nothing.
+   * whose row already has them (`covered`: inserted by this write with them, or changed by
+   * `updateAll`). An entry stored before (a retried write) is kept as it was; its state is set
+   * again, which changes nothing.
    */
   private append(events: readonly LogEvent[], reached: ReadonlyMap<string, number>, covered: ReadonlySet<string>): void {
     if (events.length === 0) return;
@@ -669,20 +671,9 @@ export class LogShard extends DurableObject<Bindings> {
   /** Records triggers in one transaction; answers each as left (none unless `answer`: sending records back costs). */
   async writeTriggers(name: string, rows: LogTrigger[], answer = true): Promise<LogTrigger[]> {
     const left = this.ctx.storage.transactionSync(() => {
-      // A trigger is counted once, when first recorded: a replay or a status change upserts it again.
-      // In parts under a Durable Object's 2 MB per string (lib/json-parts.ts), all read before the upsert, as one part was.
-      const fresh = jsonPartsFrom(rows.map((t) => [t.environmentId, t.transactionId])).flatMap(({ json, from }) =>
-        this.sql
-          .exec<{ i: number }>(
-            "SELECT a.key AS i FROM json_each(?) AS a WHERE NOT EXISTS (SELECT 1 FROM triggers WHERE env = a.value ->> 0 AND tx = a.value ->> 1)",
-            json,
-          )
-          .toArray()
-          .map(({ i }) => rows[from + i]!),
-      );
-      const upserted = this.triggers.upsert(rows, answer);
-      for (const t of fresh) countTrigger(this.sql, t);
-      return upserted;
+      // A trigger is counted once, when first recorded (before the upsert): a replay or a status change upserts it again.
+      countNewTriggers(this.sql, rows);
+      return this.triggers.upsert(rows, answer);
     });
     await this.armExpiry(name);
     return left;

@@ -113,7 +113,8 @@ export const MESSAGES_INSERT = `INSERT INTO messages (${MESSAGE_COLUMN_LIST.map(
 export const RECIPIENTS_MESSAGES = `SELECT m.* FROM json_each(?) AS a CROSS JOIN messages AS m
   ON m.env = ? AND m.tx = a.value ->> 0 AND m.subscriber = a.value ->> 1 ORDER BY a.key, m.step`;
 
-export const messageValues = (m: LogMessage): SqlStorageValue[] => [
+/** `reached`: the states the write's timeline entries reach on it, set with its row rather than by a later UPDATE. */
+export const messageValues = (m: LogMessage, reached = 0): SqlStorageValue[] => [
   m.id,
   m.environmentId,
   m.transactionId,
@@ -132,7 +133,7 @@ export const messageValues = (m: LogMessage): SqlStorageValue[] => [
   m.errorCode,
   m.errorMessage,
   m.attempts,
-  bitOf(m.status),
+  bitOf(m.status) | reached,
   m.createdAt,
   m.updatedAt,
   m.workflowVersion ?? null,

@@ -115,13 +115,75 @@ const TERMINAL = "('cancelled', 'completed', 'failed')";
  * `DELETE /v1/trigger/` wins whichever write lands last; a redelivered job cannot move a finished
  * trigger back), and a count of cancelled messages only by another one.
  */
-const UPSERT = `INSERT INTO triggers (env, tx, workflow, status, recipients, payload, overrides, actor, accepted_at, cancelled_messages,
-    workflow_version, created_at, updated_at, tenant, context) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+const TRIGGER_COLUMNS = [
+  "env",
+  "tx",
+  "workflow",
+  "status",
+  "recipients",
+  "payload",
+  "overrides",
+  "actor",
+  "accepted_at",
+  "cancelled_messages",
+  "workflow_version",
+  "created_at",
+  "updated_at",
+  "tenant",
+  "context",
+] as const;
+/**
+ * A call's records in one statement: one JSON array of `triggerValues` rows, each key at most
+ * once (`upsert` runs a key named again in a later round).
+ */
+const UPSERT = `INSERT INTO triggers (${TRIGGER_COLUMNS.join(", ")})
+  SELECT ${TRIGGER_COLUMNS.map((_, i) => `value ->> ${i}`).join(", ")} FROM json_each(?) WHERE true
   ON CONFLICT (env, tx) DO UPDATE SET
     status = CASE WHEN triggers.status IN ${TERMINAL} THEN triggers.status ELSE excluded.status END,
     cancelled_messages = coalesce(excluded.cancelled_messages, triggers.cancelled_messages),
     updated_at = excluded.updated_at`;
 const UPSERT_RETURNING = `${UPSERT} RETURNING *`;
+
+/** A record's values in `TRIGGER_COLUMNS` order, as stored (JSON values as their text). */
+const triggerValues = (t: LogTrigger): SqlStorageValue[] => [
+  t.environmentId,
+  t.transactionId,
+  t.workflowKey,
+  t.status,
+  JSON.stringify(t.recipients ?? []),
+  JSON.stringify(t.payload ?? {}),
+  t.overrides === null ? null : JSON.stringify(t.overrides),
+  t.actor === null ? null : JSON.stringify(t.actor),
+  t.acceptedAt,
+  t.cancelledMessages,
+  t.workflowVersion,
+  t.createdAt,
+  t.updatedAt,
+  t.tenantId ?? null,
+  t.context ? JSON.stringify(t.context) : null,
+];
+
+const keyOf = (environmentId: string, transactionId: string) => JSON.stringify([environmentId, transactionId]);
+
+/**
+ * Rounds of records in which each key is at most once, a key's records in the order given: the
+ * n-th record of a key goes in round n. Run in order, they leave each record as one statement
+ * per record, in the call's order, did; each round answers its own rows by key (a statement's
+ * RETURNING rows come in no set order).
+ */
+function rounds(rows: readonly LogTrigger[]): { rows: LogTrigger[]; at: number[] }[] {
+  const seen = new Map<string, number>();
+  const out: { rows: LogTrigger[]; at: number[] }[] = [];
+  rows.forEach((t, i) => {
+    const key = keyOf(t.environmentId, t.transactionId);
+    const n = seen.get(key) ?? 0;
+    seen.set(key, n + 1);
+    out[n] ??= { rows: [], at: [] };
+    out[n].rows.push(t);
+    out[n].at.push(i);
+  });
+  return out;
+}
 
 /** The subscribers a recipient list and actor name with a profile. */
 function peopleOf(t: LogTrigger): string[] {
@@ -161,38 +223,32 @@ export class TriggersTable {
     for (const [name, type] of ADDED_TRIGGER_COLUMNS) if (!present.has(name)) sql.exec(`ALTER TABLE triggers ADD COLUMN ${name} ${type}`);
   }
 
-  /** Records triggers (caller's transaction); answers each as left, or none unless `answer`. */
+  /**
+   * Records triggers (caller's transaction); answers each as left, or none unless `answer`. One
+   * statement per table for the call (a part; a round when a key comes twice), rather than one per
+   * record and one per person named: a bulk of records was most of its own call's statements.
+   */
   upsert(rows: LogTrigger[], answer = true): LogTrigger[] {
-    return rows.flatMap((t) => {
-      const left = this.sql
-        .exec<TriggerRecordRow>(
-          answer ? UPSERT_RETURNING : UPSERT,
-          t.environmentId,
-          t.transactionId,
-          t.workflowKey,
-          t.status,
-          JSON.stringify(t.recipients ?? []),
-          JSON.stringify(t.payload ?? {}),
-          t.overrides === null ? null : JSON.stringify(t.overrides),
-          t.actor === null ? null : JSON.stringify(t.actor),
-          t.acceptedAt,
-          t.cancelledMessages,
-          t.workflowVersion,
-          t.createdAt,
-          t.updatedAt,
-          t.tenantId ?? null,
-          t.context ? JSON.stringify(t.context) : null,
-        )
-        .toArray();
-      for (const subscriber of peopleOf(t))
-        this.sql.exec(
-          "INSERT INTO trigger_people (env, subscriber, tx) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
-          t.environmentId,
-          subscriber,
-          t.transactionId,
-        );
-      return left.map(toTrigger);
-    });
+    const left: LogTrigger[] = [];
+    for (const round of rounds(rows)) {
+      const stored = new Map<string, LogTrigger>();
+      // In parts under a Durable Object's 2 MB per string (lib/json-parts.ts): one part, one statement.
+      for (const part of jsonParts(round.rows.map(triggerValues)))
+        for (const r of this.sql.exec<TriggerRecordRow>(answer ? UPSERT_RETURNING : UPSERT, part))
+          stored.set(keyOf(r.env, r.tx), toTrigger(r));
+      round.rows.forEach((t, i) => {
+        const row = stored.get(keyOf(t.environmentId, t.transactionId));
+        if (row) left[round.at[i]!] = row;
+      });
+    }
+    const people = rows.flatMap((t) => peopleOf(t).map((subscriber) => [t.environmentId, subscriber, t.transactionId]));
+    for (const part of jsonParts(people))
+      this.sql.exec(
+        `INSERT INTO trigger_people (env, subscriber, tx)
+         SELECT value ->> 0, value ->> 1, value ->> 2 FROM json_each(?) WHERE true ON CONFLICT DO NOTHING`,
+        part,
+      );
+    return left.filter((t) => t !== undefined);
   }
 
   /**

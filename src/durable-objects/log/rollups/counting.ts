@@ -1,5 +1,5 @@
 import { FIGURE_MASKS, maskOf, REASONED_STATUSES } from "../../../contract/message-figures";
-import { jsonParts, jsonPartsFrom } from "../../../lib/json-parts";
+import { jsonParts } from "../../../lib/json-parts";
 import { errorGroupText } from "./error-text";
 import { DAY_MS, HOUR_MS, LATENCY_BUCKETS_MS } from "./rows";
 import type { Snapshot } from "./snapshot";
@@ -24,6 +24,33 @@ const countKey = (m: Snapshot) => [
 ];
 
 /**
+ * Adds one to `recipients` of each row's key (env, hour, workflow, tenant) for each recipient
+ * (tx ->> 4, subscriber ->> 5) with no message but the write's new ones (ids, -> 6).
+ */
+const RECIPIENTS_ADD = `INSERT INTO rollup_audience (env, hour, workflow, tenant, recipients)
+  SELECT a.value ->> 0, a.value ->> 1, a.value ->> 2, a.value ->> 3, count(*) FROM json_each(?) AS a
+  WHERE NOT EXISTS (SELECT 1 FROM messages WHERE env = a.value ->> 0 AND tx = a.value ->> 4 AND subscriber = a.value ->> 5
+    AND id NOT IN (SELECT value FROM json_each(a.value -> 6)))
+  GROUP BY 1, 2, 3, 4 ON CONFLICT DO UPDATE SET recipients = recipients + excluded.recipients`;
+
+/** A latency in ms (`ms`) as its index in LATENCY_BUCKETS_MS; past the last bound, one more. */
+const BUCKET = `CASE ${LATENCY_BUCKETS_MS.map((le, i) => `WHEN ms <= ${le} THEN ${i}`).join(" ")} ELSE ${LATENCY_BUCKETS_MS.length} END`;
+
+/**
+ * Adds each sent message (key ->> 0..5, id ->> 6) with a start and an answer on its timeline to
+ * its latency bucket: the last of each, the answer no earlier than the start.
+ */
+const LATENCY_ADD = `INSERT INTO rollup_latency (env, hour, channel, provider, tenant, workflow, bucket, n)
+  SELECT v ->> 0, v ->> 1, v ->> 2, v ->> 3, v ->> 4, v ->> 5, ${BUCKET}, count(*) FROM (
+    SELECT v, max(0, answered - started) AS ms FROM (
+      SELECT a.value AS v,
+        (SELECT max(at) FROM message_events WHERE message_id = a.value ->> 6 AND status = 'sending') AS started,
+        (SELECT max(at) FROM message_events WHERE message_id = a.value ->> 6 AND status IN ('sent', 'delivered')) AS answered
+      FROM json_each(?) AS a)
+    WHERE started IS NOT NULL AND answered IS NOT NULL)
+  WHERE true GROUP BY 1, 2, 3, 4, 5, 6, 7 ON CONFLICT DO UPDATE SET n = n + excluded.n`;
+
+/**
  * Keeps the rollups equal to the message rows through one write, in the write's transaction:
  * each message leaves the row of its old key and joins the row of its new one, so a retried
  * write (which changes nothing) counts nothing, and every figure stays what counting the messages
@@ -35,7 +62,8 @@ const countKey = (m: Snapshot) => [
  */
 export class RollupChanges {
   private readonly counts = new Map<string, { key: SqlStorageValue[]; n: number }>();
-  private readonly audience = new Sum();
+  /** The write's new messages by recipient (trigger, subscriber): the first one's key (and the recipient), the ids of all. */
+  private readonly recipients = new Map<string, { key: SqlStorageValue[]; ids: string[] }>();
   private readonly fatigue = new Sum();
   private readonly errors = new Map<string, { key: SqlStorageValue[]; n: number; example: string }>();
   /** Messages first sent in this write: their latency is read from their timelines once the write's events are in. */
@@ -43,11 +71,18 @@ export class RollupChanges {
 
   constructor(private readonly now: number) {}
 
-  /** One message from how it was (null: not stored) to how the write left it. */
-  change(before: Snapshot | null, after: Snapshot, recipients: NewRecipients): void {
+  /** One message from how it was (null: inserted by this write) to how the write left it. */
+  change(before: Snapshot | null, after: Snapshot): void {
     this.moveCount(before, after);
-    if (before === null && recipients.first(after))
-      this.audience.add([after.env, floorTo(after.created_at, HOUR_MS), after.workflow, after.tenant ?? ""]);
+    if (before === null) {
+      const recipient = JSON.stringify([after.env, after.tx, after.subscriber]);
+      const known = this.recipients.get(recipient);
+      if (known) known.ids.push(after.id);
+      else {
+        const key = [after.env, floorTo(after.created_at, HOUR_MS), after.workflow, after.tenant ?? "", after.tx, after.subscriber];
+        this.recipients.set(recipient, { key, ids: [after.id] });
+      }
+    }
     if (reached(before, after, FIGURE_MASKS.sent)) {
       this.sent.push(after);
       this.fatigue.add([after.env, floorTo(after.created_at, DAY_MS), after.subscriber, after.channel, after.workflow, after.tenant ?? ""]);
@@ -104,42 +139,39 @@ export class RollupChanges {
       }
     }
     addRows(sql, "rollup_messages", ["env", "hour", "workflow", "step", "channel", "provider", "tenant", "states", "reason"], joined, "n");
-    addRows(sql, "rollup_audience", ["env", "hour", "workflow", "tenant"], this.audience.rows(), "recipients");
+    this.applyRecipients(sql);
     addRows(sql, "rollup_fatigue", ["env", "day", "subscriber", "channel", "workflow", "tenant"], this.fatigue.rows(), "n");
     this.applyLatency(sql);
     this.applyErrors(sql);
   }
 
-  /** From the last attempt's start (`sending`) to the provider's answer (`sent`, or `delivered` in the Inbox). */
+  /**
+   * Recipients given their first message by this write, counted where the first of their new
+   * messages says: a recipient is new when every message it has now is one of them. Decided in
+   * the statement that counts it, after the insert: a read before the insert was one more
+   * statement per write.
+   */
+  private applyRecipients(sql: SqlStorage): void {
+    const rows = [...this.recipients.values()].map(({ key, ids }) => [...key, ids]);
+    for (const part of jsonParts(rows)) sql.exec(RECIPIENTS_ADD, part);
+  }
+
+  /**
+   * From the last attempt's start (`sending`) to the provider's answer (`sent`, or `delivered` in
+   * the Inbox), read from the timelines as the write left them by the statement that counts them.
+   */
   private applyLatency(sql: SqlStorage): void {
-    if (this.sent.length === 0) return;
-    const times = new Map<string, { started: number | null; answered: number | null }>();
+    const rows = this.sent.map((m) => [
+      m.env,
+      floorTo(m.created_at, HOUR_MS),
+      m.channel,
+      m.provider ?? "",
+      m.tenant ?? "",
+      m.workflow,
+      m.id,
+    ]);
     // In parts under a Durable Object's 2 MB per string (lib/json-parts.ts), as every list here: one part, one statement.
-    for (const part of jsonParts(this.sent.map((m) => m.id)))
-      for (const row of sql.exec<{ id: string; started: number | null; answered: number | null }>(
-        `SELECT message_id AS id, max(CASE WHEN status = 'sending' THEN at END) AS started,
-           max(CASE WHEN status IN ('sent', 'delivered') THEN at END) AS answered
-         FROM message_events WHERE message_id IN (SELECT value FROM json_each(?)) GROUP BY message_id`,
-        part,
-      ))
-        times.set(row.id, row);
-    const latency = new Sum();
-    for (const m of this.sent) {
-      const t = times.get(m.id);
-      if (!t || t.started === null || t.answered === null) continue;
-      const ms = Math.max(0, t.answered - t.started);
-      const bucket = LATENCY_BUCKETS_MS.findIndex((le) => ms <= le);
-      latency.add([
-        m.env,
-        floorTo(m.created_at, HOUR_MS),
-        m.channel,
-        m.provider ?? "",
-        m.tenant ?? "",
-        m.workflow,
-        bucket < 0 ? LATENCY_BUCKETS_MS.length : bucket,
-      ]);
-    }
-    addRows(sql, "rollup_latency", ["env", "hour", "channel", "provider", "tenant", "workflow", "bucket"], latency.rows(), "n");
+    for (const part of jsonParts(rows)) sql.exec(LATENCY_ADD, part);
   }
 
   private applyErrors(sql: SqlStorage): void {
@@ -154,37 +186,6 @@ export class RollupChanges {
         this.now,
         example,
       );
-  }
-}
-
-/**
- * Which recipients (trigger, subscriber) a write gives their first message: those with no message
- * stored before it, each once. Read before the write's inserts, since one write may insert several
- * messages of one recipient (a trigger cancelled before it ran records all its steps at once).
- */
-export class NewRecipients {
-  private readonly known = new Set<string>();
-
-  constructor(sql: SqlStorage, inserts: readonly { environmentId: string; transactionId: string; subscriberId: string }[]) {
-    const asked = inserts.map((m) => [m.environmentId, m.transactionId, m.subscriberId]);
-    // One statement for the write (a part): each asked recipient seeks the identity index once.
-    for (const { json, from } of jsonPartsFrom(asked))
-      for (const { i } of sql.exec<{ i: number }>(
-        `SELECT a.key AS i FROM json_each(?) AS a WHERE EXISTS
-           (SELECT 1 FROM messages WHERE env = a.value ->> 0 AND tx = a.value ->> 1 AND subscriber = a.value ->> 2)`,
-        json,
-      ))
-        this.known.add(JSON.stringify(asked[from + i]));
-  }
-
-  private static key = (env: string, tx: string, subscriber: string) => JSON.stringify([env, tx, subscriber]);
-
-  /** True once per recipient not stored before the write: all of a subscriber's messages are in this shard. */
-  first(m: Snapshot): boolean {
-    const key = NewRecipients.key(m.env, m.tx, m.subscriber);
-    if (this.known.has(key)) return false;
-    this.known.add(key);
-    return true;
   }
 }
 
@@ -221,17 +222,31 @@ function addRows(sql: SqlStorage, table: string, key: readonly string[], rows: [
     );
 }
 
-/** A trigger recorded for the first time in this (its) shard. */
-export function countTrigger(
+/**
+ * The triggers of a call not stored yet in this (their) shard, counted where first recorded: call
+ * before recording them. One statement for the call (a part) where a statement per trigger was
+ * most of a bulk's; all parts read before the records are written, as one part does. A trigger
+ * named twice in a call counts once, by its first record (the one stored: a later one changes
+ * only its status): the count stays that of the records.
+ */
+export function countNewTriggers(
   sql: SqlStorage,
-  t: { environmentId: string; workflowKey: string; tenantId?: string | null; createdAt: number },
+  triggers: readonly { environmentId: string; transactionId: string; workflowKey: string; tenantId?: string | null; createdAt: number }[],
 ): void {
-  sql.exec(
-    `INSERT INTO rollup_audience (env, hour, workflow, tenant, triggers) VALUES (?, ?, ?, ?, 1)
-     ON CONFLICT DO UPDATE SET triggers = triggers + 1`,
-    t.environmentId,
-    floorTo(t.createdAt, HOUR_MS),
-    t.workflowKey,
-    t.tenantId ?? "",
-  );
+  const seen = new Set<string>();
+  const rows = triggers
+    .filter((t) => {
+      const key = JSON.stringify([t.environmentId, t.transactionId]);
+      return !seen.has(key) && Boolean(seen.add(key));
+    })
+    .map((t) => [t.environmentId, t.transactionId, floorTo(t.createdAt, HOUR_MS), t.workflowKey, t.tenantId ?? ""]);
+  // `GROUP BY` sums a key's new triggers into its one row; the upsert then adds them.
+  for (const part of jsonParts(rows))
+    sql.exec(
+      `INSERT INTO rollup_audience (env, hour, workflow, tenant, triggers)
+       SELECT a.value ->> 0, a.value ->> 2, a.value ->> 3, a.value ->> 4, count(*) FROM json_each(?) AS a
+       WHERE NOT EXISTS (SELECT 1 FROM triggers WHERE env = a.value ->> 0 AND tx = a.value ->> 1) GROUP BY 1, 2, 3, 4
+       ON CONFLICT DO UPDATE SET triggers = triggers + excluded.triggers`,
+      part,
+    );
 }
