@@ -5,30 +5,18 @@ import { logShardFor, subscriberPartition, triggerPartition } from "../../src/du
 import { newLogId, partitionOfId, uuidv7 } from "../../src/lib/ids";
 import { bitOf } from "../../src/durable-objects/log/records";
 import { unique } from "../factories";
+import { logMessage } from "../log";
 
-const message = (environmentId: string, subscriberId: string, tx: string, at: number, over: Partial<LogMessage> = {}): LogMessage => ({
-  id: newLogId("msg", subscriberPartition(environmentId, subscriberId)),
-  environmentId,
-  transactionId: tx,
-  subscriberId,
-  workflowKey: "wf",
-  stepId: "mail",
-  channel: "email",
-  provider: "sendgrid",
-  integrationId: null,
-  status: "sent",
-  providerMessageId: null,
-  to: "a@example.com",
-  subject: "S",
-  preview: "P",
-  content: { html: "<p>x</p>" },
-  errorCode: null,
-  errorMessage: null,
-  attempts: 1,
-  createdAt: at,
-  updatedAt: at,
-  ...over,
-});
+const message = (environmentId: string, subscriberId: string, tx: string, at: number, over: Partial<LogMessage> = {}): LogMessage =>
+  logMessage({
+    id: newLogId("msg", subscriberPartition(environmentId, subscriberId)),
+    environmentId,
+    transactionId: tx,
+    subscriberId,
+    createdAt: at,
+    updatedAt: at,
+    ...over,
+  });
 
 describe("log ids", () => {
   it("carry their partition; ids from before the log carry none", () => {
