@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import { maskOf, REASONED_STATUSES } from "../../src/contract/message-figures";
 import type { LogShard } from "../../src/durable-objects/log/log-shard";
 import { bitOf, RECIPIENTS_MESSAGES } from "../../src/durable-objects/log/records";
+import { LATENCY_ADD } from "../../src/durable-objects/log/rollups/counting";
 import { LATENCY_BUCKETS_MS } from "../../src/durable-objects/log/rollups/rows";
 import { addMissingColumns } from "../../src/durable-objects/log/schema";
 import type { LogEvent, LogMessage, LogWrite, MessageChanges } from "../../src/durable-objects/log/rows";
@@ -363,6 +364,20 @@ describe("a log shard's indexes", () => {
     expect(indexes.fresh).not.toContain("message_events_at");
     expect(indexes.upgraded).toContain("message_events_message");
     expect(indexes.upgraded).not.toContain("message_events_at");
+  });
+
+  it("answer the latency rollup's timeline seeks from the index alone", async () => {
+    const shard = env.LOGS.get(env.LOGS.idFromName(unique("log-latency-plan")));
+    const plan = await runInDurableObject(shard, (_o: LogShard, state) =>
+      state.storage.sql
+        .exec<{ detail: string }>(`EXPLAIN QUERY PLAN ${LATENCY_ADD}`, "[]")
+        .toArray()
+        .map((r) => r.detail)
+        .filter((d) => d.includes("message_events")),
+    );
+    // Two seeks a message (its last `sending`, its last answer), each in the index alone: not one per bucket, not the rows.
+    expect(plan).toHaveLength(2);
+    for (const step of plan) expect(step).toMatch(/^SEARCH message_events USING COVERING INDEX message_events_message \(message_id=\?\)/);
   });
 });
 
