@@ -5,6 +5,9 @@ import { createDb } from "../../src/db/client";
 import { messages, triggers } from "../../src/db/schema";
 import { listQuery } from "../../src/features/triggers/repository";
 import type { TriggerList } from "../../src/features/triggers/schemas";
+import { recordTriggers } from "../../src/delivery/writes/trigger-writes";
+import { logShardFor, triggerPartition } from "../../src/durable-objects/client/log-naming";
+import { LogStore } from "../../src/durable-objects/client/log-store";
 import { newId } from "../../src/lib/ids";
 import { createEnvironment, createSandboxEnvironment, createWorkflow, unique } from "../factories";
 import { acceptThenCrash, deliverHeldJobs } from "../ledger";
@@ -82,6 +85,63 @@ describe("GET /v1/triggers", () => {
     const first = await list(key, "limit=2");
     const second = await list(key, `limit=2&cursor=${encodeURIComponent(first.body.nextCursor!)}`);
     expect([...ids(first), ...ids(second)]).toEqual(["order:3", "order:2", "order:1"]);
+  });
+
+  it("pages past transactionIds that JavaScript and SQLite order apart (an emoji beside U+FF01), accepted at the same instant", async () => {
+    const { id, key } = await createEnvironment();
+    const at = new Date(T0);
+    const made = ["t-\uFF01", "t-😀", "t-\uFF02", "t-😁", "t-a"];
+    for (const transactionId of made)
+      await db.insert(triggers).values({
+        environmentId: id,
+        transactionId,
+        workflowKey: "w",
+        status: "completed",
+        recipients: [],
+        payload: {},
+        acceptedAt: at,
+        createdAt: at,
+        updatedAt: at,
+      });
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: { body: TriggerList } = await list(key, `limit=1${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`);
+      seen.push(...ids(page));
+      cursor = page.body.nextCursor;
+    } while (cursor && seen.length <= made.length);
+    // Newest first, then transactionId descending as SQLite compares it (UTF-8 bytes: the emoji after U+FFxx).
+    expect(seen).toEqual(["t-😁", "t-😀", "t-\uFF02", "t-\uFF01", "t-a"]);
+  });
+
+  it("pages the log shards' records the same way, merged across shards", async () => {
+    const { id, key } = await createEnvironment();
+    const made = ["t-\uFF01", "t-😀", "t-\uFF02", "t-😁", "t-\uFFFD", "t-𝔸", "t-a"];
+    const acceptedAt = Date.now();
+    const record = (transactionId: string) => ({
+      environmentId: id,
+      transactionId,
+      workflowKey: "w",
+      workflowVersion: 1,
+      recipients: [],
+      payload: {},
+      overrides: null,
+      actor: null,
+      acceptedAt,
+    });
+    await recordTriggers(
+      new LogStore(env),
+      made.map((transactionId) => ({ record: record(transactionId), status: "completed" as const })),
+    );
+    expect(new Set(made.map((tx) => logShardFor(env, triggerPartition(id, tx)))).size).toBeGreaterThan(1);
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: { body: TriggerList } = await list(key, `limit=1${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`);
+      seen.push(...ids(page));
+      cursor = page.body.nextCursor;
+    } while (cursor && seen.length <= made.length);
+    expect(seen).toEqual(["t-😁", "t-😀", "t-𝔸", "t-\uFFFD", "t-\uFF02", "t-\uFF01", "t-a"]);
   });
 
   it("filters by workflow, status, transactionId and time", async () => {

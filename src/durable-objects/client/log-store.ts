@@ -3,6 +3,7 @@ import type { MessageFact } from "../../db/queries/fact-events";
 import type { Bindings } from "../../env";
 import type { MessageReached } from "../ledger/signals";
 import { TriggerStore } from "./trigger-store";
+import { compareCodePoints } from "../../lib/code-point-order";
 import { partitionOfId, timeOfId } from "../../lib/ids";
 import { logRetention } from "../log/expiry";
 import { analyticsRetentionMs } from "../log/rollups/upkeep";
@@ -621,8 +622,7 @@ export class LogStore {
    * generations, newest first from the cursor's until the page is full.
    */
   async listTriggers(filter: TriggerFilter): Promise<LogTrigger[]> {
-    const order = (a: LogTrigger, b: LogTrigger) =>
-      b.acceptedAt - a.acceptedAt || (a.transactionId < b.transactionId ? 1 : a.transactionId > b.transactionId ? -1 : 0);
+    const order = (a: LogTrigger, b: LogTrigger) => b.acceptedAt - a.acceptedAt || compareCodePoints(b.transactionId, a.transactionId);
     const until = filter.before ? Math.min(filter.before[0], filter.until ?? Number.POSITIVE_INFINITY) : filter.until;
     const generations = this.generations(filter.since, until);
     const ask = (gens: Generation[]) =>

@@ -2,6 +2,7 @@
 // and `GET /v1/triggers` show), placed by trigger (log-naming.ts `triggerPartition`), so a read of
 // one trigger touches one shard and a list fans out and merges by (acceptedAt, transactionId).
 import type { Json, JsonArray, JsonObject } from "../../contract/json";
+import { compareCodePoints } from "../../lib/code-point-order";
 import { jsonParts } from "../../lib/json-parts";
 
 /** The record of one trigger as the log keeps it: times are epoch ms, JSON values as given. */
@@ -330,7 +331,7 @@ export class TriggersTable {
         ? pages[0]!
         : pages
             .flat()
-            .sort((a, b) => b.accepted_at - a.accepted_at || (a.tx < b.tx ? 1 : a.tx > b.tx ? -1 : 0))
+            .sort((a, b) => b.accepted_at - a.accepted_at || compareCodePoints(b.tx, a.tx))
             .slice(0, f.limit);
     return rows.map(toTrigger);
   }

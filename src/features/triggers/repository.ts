@@ -5,6 +5,7 @@ import type { LogStore, LogTrigger, TriggerFilter } from "../../durable-objects/
 import { subscriberMessages } from "../messages/log-rows";
 import { olderThan } from "../../db/keyset-window";
 import { triggers } from "../../db/schema";
+import { compareCodePoints } from "../../lib/code-point-order";
 import { keysetPage } from "../../lib/pagination";
 import { MAX_RECIPIENT_LABELS, type TriggerQuery, type TriggerSummary, triggerCursor } from "./schemas";
 
@@ -21,8 +22,7 @@ const fromD1 = (row: typeof triggers.$inferSelect): Row => ({
 });
 
 /** Newest first by (acceptedAt, transactionId): the keyset of every page of triggers. */
-const newestFirst = (a: Row, b: Row) =>
-  b.acceptedAt - a.acceptedAt || (a.transactionId < b.transactionId ? 1 : a.transactionId > b.transactionId ? -1 : 0);
+const newestFirst = (a: Row, b: Row) => b.acceptedAt - a.acceptedAt || compareCodePoints(b.transactionId, a.transactionId);
 
 /** A recipient as a person reads it; the stored inline subscriber carries addresses that a list does not need. */
 function recipientLabel(recipient: unknown): string {
