@@ -14,9 +14,13 @@ export const MAX_ATTEMPTS = 11;
  */
 export const INVOCATION_BUDGET = 5_000;
 
+/** A job's share of the budget: its recipients, or the log shards an erasure job calls (each a subrequest). */
 const weight = (job: unknown) => {
-  const ids = typeof job === "object" && job !== null ? (job as { subscriberIds?: unknown }).subscriberIds : undefined;
-  return Array.isArray(ids) ? ids.length : 1;
+  if (typeof job !== "object" || job === null) return 1;
+  const { subscriberIds: ids, shards } = job as { subscriberIds?: unknown; shards?: { from?: unknown; to?: unknown } };
+  if (Array.isArray(ids)) return ids.length;
+  if (typeof shards?.from === "number" && typeof shards.to === "number") return Math.max(1, shards.to - shards.from);
+  return 1;
 };
 
 /** One job of a pack, answering like a Queue message; its pack settles once every job answered. */
