@@ -6,11 +6,14 @@ import { ERASE_ROWS_PER_PASS, ERASE_STATEMENTS, eraseBound, KEYED_TABLES } from 
 import type { LogShard } from "../../src/durable-objects/log/log-shard";
 import { ROLLUP_TABLES } from "../../src/durable-objects/log/rollups/schema";
 import { newId } from "../../src/lib/ids";
+import { allLogShards, generationsWithin, shardSlices, shardsOfSlice } from "../../src/durable-objects/client/log-naming";
+import { SHARDS_PER_ERASE_JOB } from "../../src/jobs/job";
 import { unique } from "../factories";
 import { logMessage } from "../log";
 
 const logs = (env as unknown as Bindings).LOGS;
 const HOUR = 3_600_000;
+const DAY = 86_400_000;
 
 /** Every table of a shard that holds an environment's rows. */
 const TABLES = [
@@ -216,5 +219,20 @@ describe("LogShard.eraseEnvironment", () => {
         new RegExp(`^SEARCH ${table} USING (PRIMARY KEY|(COVERING )?INDEX \\w+) \\(env=\\? AND .*\n.*\nSEARCH ${table} .*\\(env=\\?`),
       );
     });
+  });
+});
+
+describe("shardSlices", () => {
+  it("covers every shard of every generation in both layouts once, in slices of at most the job's size", () => {
+    const layout = { LOG_SHARDS: "120", LOG_SHARDS_PREVIOUS: "16", LOG_GENERATION_DAYS: "1" };
+    const now = Date.now();
+    const generations = generationsWithin(layout, now, 3 * DAY);
+    const slices = shardSlices(layout, generations, SHARDS_PER_ERASE_JOB);
+    expect(slices.every((s) => s.to - s.from <= SHARDS_PER_ERASE_JOB && s.from < s.to)).toBe(true);
+    const named = slices.flatMap(shardsOfSlice);
+    expect(new Set(named).size).toBe(named.length);
+    expect(named.sort()).toEqual(generations.flatMap((g) => allLogShards(layout, g)).sort());
+    // Three slices of 120 and one of 16 per generation.
+    expect(slices).toHaveLength(generations.length * 4);
   });
 });
