@@ -9,7 +9,8 @@ export const MAX_ATTEMPTS = 11;
 
 /**
  * Recipients one invocation takes on from packs (a trigger job counts one): what 100 messages
- * of one 50-recipient chunk each came to before packing, inside CPU and subrequest limits.
+ * of one 50-recipient chunk each came to before packing, inside CPU and subrequest limits. An
+ * erasure job counts its log shards, one subrequest each: 5,000 is half an invocation's 10,000.
  * Jobs past it go back to the Queue untried.
  */
 export const INVOCATION_BUDGET = 5_000;
