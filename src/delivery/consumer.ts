@@ -12,6 +12,7 @@ import { cancelRecipients, eraseRecipients } from "./recipients/close-recipients
 import { DeliveryContext } from "./context";
 import { DeliveryJob, RECIPIENTS_PER_JOB, type RecipientsJob } from "../jobs/job";
 import { runRecipients } from "./phases/run-recipients";
+import { eraseEnvironments } from "./erase-environment";
 import { unpack } from "./unpack";
 import { sendInBatches } from "../jobs/pack";
 import { resolveRecipientIds } from "./recipients/resolve-recipients";
@@ -47,21 +48,25 @@ export async function consumeDeliveryBatch(batch: MessageBatch<unknown>, env: Bi
   const { messages, settle } = unpack(batch, env);
   const triggers: Job<"trigger">[] = [];
   const chunks: Job<"recipients">[] = [];
+  const erasures: Job<"erase-environment">[] = [];
   for (const message of messages) {
     const parsed = DeliveryJob.safeParse(message.body);
     if (!parsed.success) {
       log({ level: "error", event: "invalid_job", id: message.id, issues: parsed.error.issues.map((i) => i.message) });
       message.ack();
     } else if (parsed.data.type === "trigger") triggers.push({ message, job: parsed.data });
+    else if (parsed.data.type === "erase-environment") erasures.push({ message, job: parsed.data });
     else chunks.push({ message, job: parsed.data });
   }
   const ctx = new DeliveryContext(env, services);
   const started = Date.now();
+  const erased = eraseEnvironments(ctx.logs, erasures);
   const inline = await startTriggers(ctx, triggers);
   const fannedOut = Date.now();
   await runLimited([...inline, ...chunks.map((c) => ({ ...c, snapshot: undefined }))], CHUNK_CONCURRENCY, (c) =>
     runChunk(ctx, c.message, c.job, c.snapshot),
   );
+  await erased;
   await settle();
   await ctx.flushEvents();
   // Large batches only: what an operator (and the delivery benchmark) reads to see where a batch's time went.

@@ -16,7 +16,7 @@ import type { LogStore, OutboxEntry } from "../durable-objects/client/log-store"
 import { unscopedLogs } from "../durable-objects/client/unscoped-logs";
 import type { Bindings } from "../env";
 import type { ActiveIntegrations } from "../db/queries/integrations";
-import type { DeliveryJob } from "../jobs/job";
+import type { RecipientsJob, TriggerJob } from "../jobs/job";
 import { MicroBatcher } from "../lib/micro-batch";
 import { MessageWrites } from "./writes/message-writes";
 import { RecipientReads } from "./recipient-reads";
@@ -273,7 +273,7 @@ export class DeliveryContext {
   }
 
   /** Reads a trigger from its ledger (one call per shard for all jobs of the batch). */
-  snapshot(job: DeliveryJob): Promise<TriggerSnapshot | null> {
+  snapshot(job: TriggerJob | RecipientsJob): Promise<TriggerSnapshot | null> {
     const ledger = job.ledger ?? this.store.ledgerOf(job.environmentId, job.transactionId);
     return this.homes.snapshot(ledger, { environmentId: job.environmentId, transactionId: job.transactionId });
   }

@@ -35,6 +35,11 @@ async function deadLetter(ctx: DeliveryContext, body: unknown, at: Date): Promis
   const job = letter.success ? letter.data.job : DeliveryJob.safeParse(body).data;
   const reason = letter.success ? letter.data.reason : "retries_exhausted";
   if (!job) return;
+  if (job.type === "erase-environment") {
+    // Its shards keep the environment's rows until retention removes them; nothing else reads them (no key reaches them).
+    console.log(JSON.stringify({ level: "error", event: "dead_letter", environmentId: job.environmentId, shards: job.shards, reason }));
+    return;
+  }
   const stored = await ctx.snapshot(job);
   if (letter.success && letter.data.messageId) {
     const writes = new MessageWrites(ctx.db, at);

@@ -9,14 +9,19 @@ export const MAX_ATTEMPTS = 11;
 
 /**
  * Recipients one invocation takes on from packs (a trigger job counts one): what 100 messages
- * of one 50-recipient chunk each came to before packing, inside CPU and subrequest limits.
+ * of one 50-recipient chunk each came to before packing, inside CPU and subrequest limits. An
+ * erasure job counts its log shards, one subrequest each: 5,000 is half an invocation's 10,000.
  * Jobs past it go back to the Queue untried.
  */
 export const INVOCATION_BUDGET = 5_000;
 
+/** A job's share of the budget: its recipients, or the log shards an erasure job calls (each a subrequest). */
 const weight = (job: unknown) => {
-  const ids = typeof job === "object" && job !== null ? (job as { subscriberIds?: unknown }).subscriberIds : undefined;
-  return Array.isArray(ids) ? ids.length : 1;
+  if (typeof job !== "object" || job === null) return 1;
+  const { subscriberIds: ids, shards } = job as { subscriberIds?: unknown; shards?: { from?: unknown; to?: unknown } };
+  if (Array.isArray(ids)) return ids.length;
+  if (typeof shards?.from === "number" && typeof shards.to === "number") return Math.max(1, shards.to - shards.from);
+  return 1;
 };
 
 /** One job of a pack, answering like a Queue message; its pack settles once every job answered. */

@@ -1,10 +1,14 @@
-import { env } from "cloudflare:test";
+import { createExecutionContext, createMessageBatch, env, getQueueResult, waitOnExecutionContext } from "cloudflare:test";
+import worker from "../../src/index";
+import { allLogShards, shardsOfSlice } from "../../src/durable-objects/client/log-naming";
+import { DeliveryJob, type EraseEnvironmentJob } from "../../src/jobs/job";
+import { PackedJobs } from "../../src/jobs/pack";
 import { describe, expect, it } from "vitest";
 import type { Environment, EnvironmentList } from "../../src/features/environments/schemas";
 import { LogStore } from "../../src/durable-objects/client/log-store";
 import { ENVIRONMENT_TABLES, OUTLIVES_ENVIRONMENT } from "../../src/features/environments/repository";
 import { createSandboxEnvironment, createWorkflow, unique } from "../factories";
-import { api, errorPaths, expectProblem } from "../request";
+import { ADMIN_KEY, api, errorPaths, expectProblem } from "../request";
 import { admin, adminEnvironment } from "./helpers";
 import { getTableName } from "drizzle-orm";
 import { deliveredMessages, triggerDelivered } from "../held-triggers";
@@ -88,6 +92,49 @@ const rowsOf = async (environmentId: string) =>
     ),
   );
 
+/**
+ * The Worker's bindings with the delivery Queues held: what a request enqueues waits in `held`
+ * until the test hands it to the consumer (`consume`), instead of racing the Queue.
+ */
+function holdDelivery() {
+  const held: unknown[] = [];
+  const queue = {
+    async send(body: unknown) {
+      held.push(body);
+    },
+    async sendBatch(messages: Iterable<MessageSendRequest<unknown>>) {
+      for (const m of messages) held.push(m.body);
+    },
+  } as unknown as Queue<DeliveryJob>;
+  const bindings: typeof env = { ...env, DELIVERY_QUEUE_0: queue, DELIVERY_QUEUE_1: queue };
+  return {
+    via: {
+      async fetch(path: string, init: RequestInit) {
+        const ctx = createExecutionContext();
+        const res = await worker.fetch(new Request(`http://clarion.test${path}`, init), bindings, ctx);
+        await waitOnExecutionContext(ctx);
+        return res;
+      },
+    },
+    /** The held jobs, packs opened. */
+    jobs: () =>
+      held.flatMap((body) => {
+        const pack = PackedJobs.safeParse(body);
+        return (pack.success ? pack.data.jobs : [body]).map((job) => DeliveryJob.parse(job));
+      }),
+    /** Hands what is held to the Worker's consumer (with the real bindings) as one batch; answers its result. */
+    async consume(bindings: typeof env = env) {
+      const batch = createMessageBatch(
+        "clarion-delivery-0",
+        held.splice(0).map((body, i) => ({ id: `held-${i}`, timestamp: new Date(), attempts: 1, body })),
+      );
+      const ctx = createExecutionContext();
+      await worker.queue(batch, bindings);
+      return getQueueResult(batch, ctx);
+    },
+  };
+}
+
 describe("DELETE /v1/admin/environments/{slug}", () => {
   it("knows every table that holds an environment's data", async () => {
     expect([...ENVIRONMENT_TABLES, ...OUTLIVES_ENVIRONMENT].map((t) => getTableName(t)).sort()).toEqual(await tablesWithEnvironmentId());
@@ -170,7 +217,8 @@ describe("DELETE /v1/admin/environments/{slug}", () => {
     expect(await logs.list({ environmentId: doomed.id, limit: 10 })).toHaveLength(1);
     expect(await logs.listTriggers({ environmentId: doomed.id, limit: 10 })).toHaveLength(1);
 
-    expect((await admin("DELETE", `/environments/${slug}`)).status).toBe(204);
+    const delivery = holdDelivery();
+    expect((await api(ADMIN_KEY, "DELETE", `/v1/admin/environments/${slug}`, undefined, { via: delivery.via })).status).toBe(204);
 
     const { audit_log: audited, ...left } = await rowsOf(doomed.id);
     expect(Object.values(left).every((n) => n === 0)).toBe(true);
@@ -184,11 +232,36 @@ describe("DELETE /v1/admin/environments/{slug}", () => {
     expect(last).toEqual({ resource: "environment", action: "deleted", slug });
     expect(await env.DB.prepare("SELECT id FROM environments WHERE id = ?").bind(doomed.id).first()).toBeNull();
     expect(await rowsOf(kept.id)).toEqual(expect.objectContaining({ workflows: 1, subscribers: 1, messages: 1, suppressions: 1 }));
-    // The log's shards too: the doomed environment's messages are gone, the other's stay.
+    // The log's shards go by queued jobs, one per slice of shards, together covering every shard once.
+    const jobs = delivery.jobs().filter((j): j is EraseEnvironmentJob => j.type === "erase-environment");
+    expect(jobs.every((j) => j.environmentId === doomed.id)).toBe(true);
+    expect(jobs.flatMap((j) => shardsOfSlice(j.shards)).sort()).toEqual(allLogShards(env).sort());
+    expect(await logs.list({ environmentId: doomed.id, limit: 10 })).toHaveLength(1);
+    const consumed = await delivery.consume();
+    expect(consumed.retryMessages).toEqual([]);
+    expect(consumed.explicitAcks).toHaveLength(jobs.length);
+    // Then the doomed environment's messages and trigger records are gone, the other's stay.
     expect(await logs.list({ environmentId: doomed.id, limit: 10 })).toEqual([]);
     expect(await logs.list({ environmentId: kept.id, limit: 10 })).toHaveLength(1);
     expect(await logs.listTriggers({ environmentId: doomed.id, limit: 10 })).toEqual([]);
     expect(await logs.listTriggers({ environmentId: kept.id, limit: 10 })).toHaveLength(1);
+  });
+
+  it("retries an erasure job whose shards failed", async () => {
+    const { environment } = await adminEnvironment();
+    const delivery = holdDelivery();
+    expect((await api(ADMIN_KEY, "DELETE", `/v1/admin/environments/${environment.slug}`, undefined, { via: delivery.via })).status).toBe(
+      204,
+    );
+    const failing = {
+      idFromName: (name: string) => env.LOGS.idFromName(name),
+      get: () => ({
+        eraseEnvironment: () => Promise.reject(new Error("shard unavailable")),
+      }),
+    } as unknown as typeof env.LOGS;
+    const consumed = await delivery.consume({ ...env, LOGS: failing });
+    expect(consumed.retryMessages.map((m) => m.msgId)).toEqual(["held-0"]);
+    expect(consumed.explicitAcks).toEqual([]);
   });
 
   it("refuses the deleted environment's key at once", async () => {

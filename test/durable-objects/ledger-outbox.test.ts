@@ -1,16 +1,16 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { type DeliveryJob, triggerJob } from "../../src/jobs/job";
+import { type DeliveryJob, type TriggerJob, triggerJob } from "../../src/jobs/job";
 import type { PackedJobs } from "../../src/jobs/pack";
 import { OUTBOX_SCHEMA, Outbox } from "../../src/durable-objects/ledger/outbox";
 import { unique } from "../factories";
 
 /** A Queue that keeps what it is sent, unpacked: the jobs in the order they left. */
 function recordingQueue() {
-  const sent: DeliveryJob[] = [];
+  const sent: TriggerJob[] = [];
   const queue = {
     sendBatch: async (messages: Iterable<MessageSendRequest<PackedJobs | DeliveryJob>>) => {
-      for (const { body } of messages) sent.push(...("jobs" in body ? (body.jobs as DeliveryJob[]) : [body]));
+      for (const { body } of messages) sent.push(...("jobs" in body ? (body.jobs as TriggerJob[]) : [body as TriggerJob]));
     },
   } as unknown as Queue<DeliveryJob>;
   return { sent, queues: { DELIVERY_QUEUE_0: queue, DELIVERY_QUEUE_1: queue } };
@@ -19,7 +19,7 @@ function recordingQueue() {
 /** An object with the outbox table of its own (a ledger's storage, as the Outbox sees it). */
 const freshObject = () => env.LEDGERS.get(env.LEDGERS.idFromName(unique("outbox")));
 
-const job = (tx: string): DeliveryJob => ({ ...triggerJob("env_outbox", tx), ledger: "v1/test/0" });
+const job = (tx: string): TriggerJob => ({ ...triggerJob("env_outbox", tx), ledger: "v1/test/0" });
 
 describe("ledger outbox", () => {
   it("sends what one call added in its order, a job an earlier instance left first, and never a row deleted since", async () => {

@@ -245,8 +245,7 @@ describe("log generations (LOG_GENERATION_DAYS)", () => {
     expect(erased.redacted).toBe(3);
     expect(erased.transactionIds.sort()).toEqual(rows.map((m) => m.transactionId).sort());
     await store.recordTriggers([trigger(environmentId, ago(6)), trigger(environmentId, ago(0))]);
-    expect(await store.eraseEnvironmentTriggers(environmentId)).toBe(2);
-    expect(await store.eraseEnvironment(environmentId)).toBe(4);
+    expect(await store.eraseEnvironment(environmentId)).toEqual({ messages: 4, triggers: 2, more: false });
     expect(await store.list({ environmentId, limit: 10 })).toEqual([]);
   });
 });

@@ -285,7 +285,7 @@ describe("erasure in the log's trigger records", () => {
   it("goes with a deleted environment", async () => {
     const { id } = await createEnvironment();
     const tx = await logged(id, 0);
-    expect(await store.eraseEnvironmentTriggers(id)).toBe(1);
+    expect(await store.eraseEnvironment(id)).toMatchObject({ triggers: 1, more: false });
     expect(await loggedTrigger(id, tx)).toBeNull();
   });
 });

@@ -525,7 +525,7 @@ export interface paths {
         post?: never;
         /**
          * Delete an environment and all its data
-         * @description Deletes the environment's keys, workflows (with their versions), subscribers, topics, integrations, variables, triggers, messages, in-app notifications, webhook endpoints with their events and attempts, and settings in D1, in one batch, after its messages, their timelines and its trigger records in the message log's shards. It cannot be undone: export what you keep first (`npx clarion workflows export`).
+         * @description Deletes the environment's keys, workflows (with their versions), subscribers, topics, integrations, variables, triggers, messages, in-app notifications, webhook endpoints with their events and attempts, and settings in D1, in one batch; its messages, their timelines, in-app notifications and trigger records in the message log's shards go after, within minutes, by queued jobs (no key reaches them meanwhile). It cannot be undone: export what you keep first (`npx clarion workflows export`).
          */
         delete: {
             parameters: {

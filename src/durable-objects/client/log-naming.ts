@@ -111,3 +111,30 @@ export function allLogShards(env: Layout, generation: Generation = generationAt(
     Array.from({ length: count }, (_, n) => logShardName(count, n, generation)),
   );
 }
+
+/** A run of one layout's shards of a generation, `<prefix>/<count>/<from>` to `<prefix>/<count>/<to - 1>`: what one erasure job asks. */
+export interface ShardSlice {
+  prefix: string;
+  count: number;
+  from: number;
+  to: number;
+}
+
+/** Every shard of these generations in both layouts, in slices of at most `size` shards. */
+export function shardSlices(env: Layout, generations: readonly Generation[], size: number): ShardSlice[] {
+  const { current, previous } = logShardCounts(env);
+  const counts = [...new Set([current, previous].filter((n) => n > 0))];
+  return generations.flatMap((g) =>
+    counts.flatMap((count) =>
+      Array.from({ length: Math.ceil(count / size) }, (_, i) => ({
+        prefix: g.prefix,
+        count,
+        from: i * size,
+        to: Math.min(count, (i + 1) * size),
+      })),
+    ),
+  );
+}
+
+export const shardsOfSlice = (s: ShardSlice): string[] =>
+  Array.from({ length: s.to - s.from }, (_, i) => `${s.prefix}/${s.count}/${s.from + i}`);

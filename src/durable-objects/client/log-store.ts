@@ -3,6 +3,9 @@ import type { MessageFact } from "../../db/queries/fact-events";
 import type { Bindings } from "../../env";
 import type { MessageReached } from "../ledger/signals";
 import { TriggerStore } from "./trigger-store";
+import { eraseEnvironmentJobs, SHARDS_PER_ERASE_JOB } from "../../jobs/job";
+import { sendPacked } from "../../jobs/pack";
+import { deliveryQueueFor } from "../../jobs/queues";
 import { compareCodePoints } from "../../lib/code-point-order";
 import { partitionOfId, timeOfId } from "../../lib/ids";
 import { logRetention } from "../log/expiry";
@@ -25,6 +28,7 @@ import type {
 } from "../log/rows";
 import { mergeAnalytics } from "../log/rollups/merge";
 import type { AnalyticsPart, AnalyticsPartName, AnalyticsQuery, DayVolume } from "../log/rollups/rows";
+import type { ErasePass } from "../log/environment-erasure";
 import type { FinishedTrigger, LogTrigger, TriggerFilter, TriggerKey } from "../log/triggers-table";
 import {
   GENERATION_SKEW_MS,
@@ -36,6 +40,9 @@ import {
   logShardFor,
   logShardsFor,
   providerPartition,
+  type ShardSlice,
+  shardSlices,
+  shardsOfSlice,
   subscriberPartition,
   triggerPartition,
 } from "./log-naming";
@@ -436,9 +443,29 @@ export class LogStore {
     return this.everyGeneration().flatMap((g) => allLogShards(this.env, g));
   }
 
-  async eraseEnvironment(environmentId: string): Promise<number> {
-    const all = await Promise.all(this.everyShard().map((name) => this.shard(name).eraseEnvironment(environmentId)));
-    return all.reduce((n, a) => n + a, 0);
+  /**
+   * Enqueues a deleted environment's erasure from the log: one job per slice of
+   * SHARDS_PER_ERASE_JOB shards of every generation, packed (jobs/pack.ts), so even 1.6 million
+   * shards are a few dozen Queue messages from the request. Answers the jobs.
+   */
+  async queueEnvironmentErasure(environmentId: string): Promise<number> {
+    const jobs = eraseEnvironmentJobs(environmentId, shardSlices(this.env, this.everyGeneration(), SHARDS_PER_ERASE_JOB));
+    await sendPacked(deliveryQueueFor(this.env, environmentId), jobs);
+    return jobs.length;
+  }
+
+  /**
+   * A deleted environment's erasure on these shards (every shard by default): one bounded pass on
+   * each, which goes on by itself in the shard's alarm while rows are left (log/environment-erasure.ts).
+   * Answers what the passes deleted, and `more` when a shard has rows left.
+   */
+  async eraseEnvironment(environmentId: string, slice?: ShardSlice): Promise<ErasePass> {
+    const names = slice ? shardsOfSlice(slice) : this.everyShard();
+    const all = await Promise.all(names.map((name) => this.shard(name).eraseEnvironment(environmentId)));
+    const sum: ErasePass = { messages: 0, triggers: 0, more: false };
+    for (const a of all)
+      Object.assign(sum, { messages: sum.messages + a.messages, triggers: sum.triggers + a.triggers, more: sum.more || a.more });
+    return sum;
   }
 
   /**
@@ -678,11 +705,6 @@ export class LogStore {
         .flatMap((g) => allLogShards(this.env, g))
         .map((name) => this.shard(name).eraseTriggerSubject(environmentId, subscriberId, byShard.get(name) ?? [])),
     );
-    return all.reduce((n, a) => n + a, 0);
-  }
-
-  async eraseEnvironmentTriggers(environmentId: string): Promise<number> {
-    const all = await Promise.all(this.everyShard().map((name) => this.shard(name).eraseEnvironmentTriggers(environmentId)));
     return all.reduce((n, a) => n + a, 0);
   }
 }

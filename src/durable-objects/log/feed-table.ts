@@ -248,8 +248,4 @@ export class FeedTable {
   eraseSubscriber(environmentId: string, subscriberId: string): number {
     return this.sql.exec("DELETE FROM in_app_notifications WHERE env = ? AND subscriber = ?", environmentId, subscriberId).rowsWritten;
   }
-
-  eraseEnvironment(environmentId: string): number {
-    return this.sql.exec("DELETE FROM in_app_notifications WHERE env = ?", environmentId).rowsWritten;
-  }
 }

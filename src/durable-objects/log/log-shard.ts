@@ -3,6 +3,7 @@ import type { Bindings } from "../../env";
 import { messageFactStatement } from "../../db/queries/fact-events";
 import { D1Outbox } from "./d1-outbox";
 import { ERASED_SCHEMA, ErasedSubscribers } from "./erased";
+import { ERASING_SCHEMA, type ErasePass, ErasingEnvironments } from "./environment-erasure";
 import { type Generation, generationOfShard } from "../client/log-naming";
 import { archiveAndExpire, emptyGeneration, logRetention } from "./expiry";
 import {
@@ -40,7 +41,7 @@ import { readAudience, readCounts, readDayVolumes, readErrors, readFatigue, read
 import type { AnalyticsPart, AnalyticsPartName, AnalyticsQuery, DayVolume } from "./rollups/rows";
 import { ROLLUP_SCHEMA } from "./rollups/schema";
 import { changedSnapshot, insertedSnapshot, type Snapshot, snapshots } from "./rollups/snapshot";
-import { analyticsRetentionMs, eraseRollupEnvironment, eraseRollupSubscriber, expireRollups } from "./rollups/upkeep";
+import { analyticsRetentionMs, eraseRollupSubscriber, expireRollups } from "./rollups/upkeep";
 import { TriggerIndex } from "./trigger-index";
 import { type FinishedTrigger, type LogTrigger, type TriggerFilter, type TriggerKey, TriggersTable } from "./triggers-table";
 import { jsonParts } from "../../lib/json-parts";
@@ -61,6 +62,8 @@ const EXPIRY_EVERY_MS = 3_600_000;
 const OUTBOX_GRACE_MS = 60_000;
 /** When the alarm tries again an entry D1 refused. */
 const OUTBOX_RETRY_MS = 30_000;
+/** When the alarm runs an erasure's next pass (environment-erasure.ts): soon, leaving the shard's calls a moment between passes. */
+const ERASE_AGAIN_MS = 100;
 
 /** What erasing a subscriber leaves of each of their messages: no address, no content, no error text. */
 const REDACTED = `"to" = NULL, subject = NULL, preview = NULL, content = NULL, error_message = NULL`;
@@ -82,6 +85,8 @@ export class LogShard extends DurableObject<Bindings> {
   private readonly outbox: D1Outbox;
   /** Subscribers erased here lately, so a late write for them is redacted (erased.ts). */
   private readonly erased: ErasedSubscribers;
+  /** Deleted environments being erased here in bounded passes, or lately, so a late write for them is dropped (environment-erasure.ts). */
+  private readonly erasing: ErasingEnvironments;
 
   constructor(ctx: DurableObjectState, env: Bindings) {
     super(ctx, env);
@@ -92,6 +97,7 @@ export class LogShard extends DurableObject<Bindings> {
     this.index = new TriggerIndex(this.sql);
     this.outbox = new D1Outbox(this.sql);
     this.erased = new ErasedSubscribers(this.sql);
+    this.erasing = new ErasingEnvironments(this.sql);
   }
 
   /** The schema, made again after a generation's shard was emptied whole (`deleteAll` drops it). */
@@ -99,6 +105,7 @@ export class LogShard extends DurableObject<Bindings> {
     this.sql.exec(LOG_SCHEMA);
     this.sql.exec(ROLLUP_SCHEMA);
     this.sql.exec(ERASED_SCHEMA);
+    this.sql.exec(ERASING_SCHEMA);
     addMissingColumns(this.sql);
     addMissingFeedColumns(this.sql);
     // Triggers recorded from now on have their messages indexed here; older ones are counted by fan-out.
@@ -106,7 +113,8 @@ export class LogShard extends DurableObject<Bindings> {
   }
 
   /** Applies one phase's rows; a message whose send identity is already stored keeps its row (and id). */
-  async write(name: string, w: LogWrite): Promise<LogWritten> {
+  async write(name: string, written: LogWrite): Promise<LogWritten> {
+    const w = this.erasing.dropErased(written);
     const existing: LogWritten["existing"] = [];
     const described: LogWritten["described"] = [];
     const now = Date.now();
@@ -529,25 +537,37 @@ export class LogShard extends DurableObject<Bindings> {
     }
   }
 
-  /** Everything of a deleted environment. */
-  async eraseEnvironment(environmentId: string): Promise<number> {
-    return this.ctx.storage.transactionSync(() => {
-      this.sql.exec("DELETE FROM message_events WHERE env = ?", environmentId);
-      this.sql.exec("DELETE FROM provider_refs WHERE env = ?", environmentId);
-      this.feed.eraseEnvironment(environmentId);
-      this.index.eraseEnvironment(environmentId);
-      eraseRollupEnvironment(this.sql, environmentId);
-      return this.sql.exec("DELETE FROM messages WHERE env = ?", environmentId).rowsWritten;
-    });
+  /**
+   * One bounded pass of a deleted environment's erasure (environment-erasure.ts): its messages,
+   * timelines, provider refs, notifications, trigger records and index, and rollups. With rows
+   * left, the shard remembers the erasure and its alarm runs the next passes; asking again (a
+   * retried job) runs one more pass, which changes nothing once all is gone.
+   */
+  async eraseEnvironment(environmentId: string): Promise<ErasePass> {
+    const now = Date.now();
+    const pass = this.ctx.storage.transactionSync(() => this.erasing.pass(environmentId, now));
+    if (pass.more) {
+      const at = await this.ctx.storage.getAlarm();
+      if (at === null || at > now + ERASE_AGAIN_MS) await this.ctx.storage.setAlarm(now + ERASE_AGAIN_MS);
+    }
+    return pass;
+  }
+
+  /** The next pass of each erasure left, the oldest first; stops at the first that has more (one bounded pass per alarm). */
+  private eraseNext(now: number): void {
+    for (const environmentId of this.erasing.pending())
+      if (this.ctx.storage.transactionSync(() => this.erasing.pass(environmentId, now)).more) return;
   }
 
   /**
    * The outbox first (every entry still there: the writer did not settle it), then expiry when
-   * due; the next alarm is the earlier of the next expiry and, while entries are left, a retry.
+   * due, then an erasure's next pass; the next alarm is the earliest of the next expiry, while
+   * entries are left a retry, and while an erasure is left its next pass.
    */
   override async alarm(): Promise<void> {
     const now = Date.now();
     await this.outbox.send(this.env.DB);
+    this.eraseNext(now);
     if (now >= this.expiryDue()) await this.expire(now);
     else await this.schedule(now);
   }
@@ -557,8 +577,12 @@ export class LogShard extends DurableObject<Bindings> {
   }
 
   private async schedule(now: number): Promise<void> {
-    const due = this.expiryDue();
-    await this.ctx.storage.setAlarm(this.outbox.pending > 0 ? Math.min(due, now + OUTBOX_RETRY_MS) : due);
+    const due = Math.min(
+      this.expiryDue(),
+      this.outbox.pending > 0 ? now + OUTBOX_RETRY_MS : Number.POSITIVE_INFINITY,
+      this.erasing.pending().length > 0 ? now + ERASE_AGAIN_MS : Number.POSITIVE_INFINITY,
+    );
+    await this.ctx.storage.setAlarm(due);
   }
 
   /**
@@ -579,6 +603,7 @@ export class LogShard extends DurableObject<Bindings> {
     // Rollups outlive the messages they count (ANALYTICS_RETENTION_DAYS).
     expireRollups(this.sql, now - analyticsRetentionMs(this.env));
     this.erased.prune(now);
+    this.erasing.prune(now);
     const more = expired.more || triggers.more || indexMore;
     if (whole && !more) {
       const rest = await this.emptyGeneration(now, whole, expired.archived + triggers.archived);
@@ -609,6 +634,7 @@ export class LogShard extends DurableObject<Bindings> {
     const { deleted, ...gone } = await emptyGeneration(this.ctx.storage, generation.end <= now - analyticsMs);
     if (deleted) {
       this.prepare();
+      this.erasing.recount();
       this.named = false;
     } else {
       this.sql.exec(
@@ -661,7 +687,8 @@ export class LogShard extends DurableObject<Bindings> {
 
   /** Stores notifications outside a delivery phase's write (a retried send of a message recorded in D1); answers the new ones' ids. */
   async feedInsert(name: string, rows: FeedRow[]): Promise<string[]> {
-    const inserted = this.ctx.storage.transactionSync(() => rows.filter((f) => this.feed.insert(f)).map((f) => f.id));
+    const kept = this.erasing.dropErased({ feed: rows }).feed ?? [];
+    const inserted = this.ctx.storage.transactionSync(() => kept.filter((f) => this.feed.insert(f)).map((f) => f.id));
     await this.armExpiry(name);
     return inserted;
   }
@@ -669,7 +696,9 @@ export class LogShard extends DurableObject<Bindings> {
   // Trigger records (triggers-table.ts).
 
   /** Records triggers in one transaction; answers each as left (none unless `answer`: sending records back costs). */
-  async writeTriggers(name: string, rows: LogTrigger[], answer = true): Promise<LogTrigger[]> {
+  async writeTriggers(name: string, written: LogTrigger[], answer = true): Promise<LogTrigger[]> {
+    const gone = this.erasing.among(written.map((t) => t.environmentId));
+    const rows = gone.size ? written.filter((t) => !gone.has(t.environmentId)) : written;
     const left = this.ctx.storage.transactionSync(() => {
       // A trigger is counted once, when first recorded (before the upsert): a replay or a status change upserts it again.
       countNewTriggers(this.sql, rows);
@@ -701,9 +730,5 @@ export class LogShard extends DurableObject<Bindings> {
 
   async eraseTriggerSubject(environmentId: string, subscriberId: string, transactionIds: string[]): Promise<number> {
     return this.ctx.storage.transactionSync(() => this.triggers.erase(environmentId, subscriberId, transactionIds));
-  }
-
-  async eraseEnvironmentTriggers(environmentId: string): Promise<number> {
-    return this.ctx.storage.transactionSync(() => this.triggers.eraseEnvironment(environmentId));
   }
 }

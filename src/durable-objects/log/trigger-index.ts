@@ -93,8 +93,4 @@ export class TriggerIndex {
       max,
     ).rowsWritten;
   }
-
-  eraseEnvironment(environmentId: string): void {
-    this.sql.exec("DELETE FROM trigger_messages WHERE env = ?", environmentId);
-  }
 }

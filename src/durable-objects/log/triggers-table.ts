@@ -382,11 +382,6 @@ export class TriggersTable {
     return redacted;
   }
 
-  eraseEnvironment(environmentId: string): number {
-    this.sql.exec("DELETE FROM trigger_people WHERE env = ?", environmentId);
-    return this.sql.exec("DELETE FROM triggers WHERE env = ?", environmentId).rowsWritten;
-  }
-
   /**
    * Finished triggers accepted before `before`, up to `maxRows`, oldest first: archived (with a
    * bucket) as `<environment>/triggers/<yyyy-mm-dd>/<shard>.ndjson` by the day accepted, then

@@ -164,12 +164,14 @@ function environmentRecords({ db, audit, bySlug }: EnvironmentsScope) {
 /** Deleting an environment: every table it holds rows in, in one batch. */
 function environmentRemoval({ db, audit, bySlug }: EnvironmentsScope) {
   return {
-    /** Deletes the environment and everything it holds in D1, in one batch (all or nothing). */
-    /** `logs`: the message log's shards, emptied of the environment first, so a failure there leaves it to delete again. */
+    /**
+     * Deletes the environment and everything it holds in D1, in one batch (all or nothing), then
+     * enqueues the erasure of its rows in the message log's shards (`logs`): too many shards and
+     * rows for one request, and nothing reads them once the environment and its keys are gone.
+     */
     async remove(slug: string, context: AuditContext, logs: LogStore): Promise<boolean> {
       const environment = await bySlug(slug);
       if (!environment) return false;
-      await Promise.all([logs.eraseEnvironment(environment.id), logs.eraseEnvironmentTriggers(environment.id)]);
       const deletes: BatchItem<"sqlite">[] = ENVIRONMENT_TABLES.map((table) =>
         db.delete(table).where(eq(table.environmentId, environment.id)),
       );
@@ -188,6 +190,7 @@ function environmentRemoval({ db, audit, bySlug }: EnvironmentsScope) {
       );
       await runBatch(db, [entry, ...deletes, db.delete(environments).where(eq(environments.id, environment.id))]);
       forgetApiKeys((entry) => entry.environmentId === environment.id);
+      await logs.queueEnvironmentErasure(environment.id);
       return true;
     },
   };

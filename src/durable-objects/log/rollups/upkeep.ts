@@ -27,7 +27,3 @@ export function eraseRollupSubscriber(sql: SqlStorage, environmentId: string, su
     subscriberId,
   );
 }
-
-export function eraseRollupEnvironment(sql: SqlStorage, environmentId: string): void {
-  for (const [table] of ROLLUP_TABLES) sql.exec(`DELETE FROM ${table} WHERE env = ?`, environmentId);
-}
