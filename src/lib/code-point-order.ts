@@ -3,7 +3,8 @@
  * code point order), not as JavaScript's `<` does (UTF-16 code units). The two differ only when
  * a character above U+FFFF (an emoji, stored as a surrogate pair) meets one from U+E000 to
  * U+FFFF: JavaScript puts the emoji first, SQLite last. Rows read from SQLite in keyset pages and
- * merged here must sort the SQLite way, or the next page's `tx < ?` skips or repeats a row.
+ * merged here must sort the SQLite way, or the next page's `tx < ?` skips or repeats a row. The
+ * API takes ASCII transactionIds only, so this guards the merge rather than fixing a reachable case.
  */
 export function compareCodePoints(a: string, b: string): number {
   const n = Math.min(a.length, b.length);
