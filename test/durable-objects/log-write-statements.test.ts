@@ -1,7 +1,8 @@
-// Every `sql.exec` of a log shard has a fixed cost on the runtime far above SQLite's own work, so
-// statements per write are what a delivery's throughput spends: these count them for the writes
-// of a single-trigger delivery and for a bulk of trigger records (rows and rollups are checked by
-// log-write-rollups.test.ts and trigger-store.test.ts).
+// A log shard's statements per write, for the writes of a single-trigger delivery and for a bulk
+// of trigger records: each `sql.exec` costs the runtime about 10 µs beyond SQLite's own work
+// (`npm run bench:runtime-costs`), so a write of a few statements per table, not per row, keeps a
+// shard's CPU with its rows (rows and rollups are checked by log-write-rollups.test.ts and
+// trigger-store.test.ts).
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { LogShard } from "../../src/durable-objects/log/log-shard";
