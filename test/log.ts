@@ -113,3 +113,22 @@ export const logMessage = (fields: Pick<LogMessage, "environmentId" | "subscribe
   updatedAt: fields.createdAt,
   ...fields,
 });
+
+/** A message's in-app notification as delivery stores it beside the message (same id, subscriber and trigger). */
+export const notificationOf = (m: LogMessage, content: FeedRow["content"] = { body: "Hello" }): FeedRow => ({
+  id: m.id,
+  environmentId: m.environmentId,
+  subscriberId: m.subscriberId,
+  transactionId: m.transactionId,
+  workflowKey: m.workflowKey,
+  stepId: m.stepId,
+  content,
+  tags: [],
+  seenAt: null,
+  readAt: null,
+  archivedAt: null,
+  snoozedUntil: null,
+  completedAction: null,
+  createdAt: m.createdAt,
+  updatedAt: m.updatedAt,
+});

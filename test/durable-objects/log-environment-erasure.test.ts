@@ -1,7 +1,7 @@
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Bindings } from "../../src/env";
-import type { FeedRow, LogMessage, LogTrigger, LogWrite } from "../../src/durable-objects/client/log-store";
+import type { LogTrigger, LogWrite } from "../../src/durable-objects/client/log-store";
 import { ERASE_ROWS_PER_PASS, ERASE_STATEMENTS, eraseBound, KEYED_TABLES } from "../../src/durable-objects/log/environment-erasure";
 import type { LogShard } from "../../src/durable-objects/log/log-shard";
 import { ROLLUP_TABLES } from "../../src/durable-objects/log/rollups/schema";
@@ -9,7 +9,7 @@ import { newId } from "../../src/lib/ids";
 import { allLogShards, generationsWithin, shardSlices, shardsOfSlice } from "../../src/durable-objects/client/log-naming";
 import { SHARDS_PER_ERASE_JOB } from "../../src/jobs/job";
 import { unique } from "../factories";
-import { logMessage } from "../log";
+import { logMessage, notificationOf } from "../log";
 
 const logs = (env as unknown as Bindings).LOGS;
 const HOUR = 3_600_000;
@@ -46,24 +46,6 @@ const trigger = (environmentId: string, at: number, workflowKey: string): LogTri
   updatedAt: at,
 });
 
-const feedOf = (m: LogMessage): FeedRow => ({
-  id: m.id,
-  environmentId: m.environmentId,
-  subscriberId: m.subscriberId,
-  transactionId: m.transactionId,
-  workflowKey: m.workflowKey,
-  stepId: m.stepId,
-  content: { body: "hi" },
-  tags: [],
-  seenAt: null,
-  readAt: null,
-  archivedAt: null,
-  snoozedUntil: null,
-  completedAction: null,
-  createdAt: m.createdAt,
-  updatedAt: m.createdAt,
-});
-
 /** A write of `n` messages of an environment, each in its own hour and workflow (so each its own rollup rows), with a row in every table. */
 function rowsOf(environmentId: string, n: number, now: number): LogWrite {
   const inserts = Array.from({ length: n }, (_, i) =>
@@ -91,7 +73,7 @@ function rowsOf(environmentId: string, n: number, now: number): LogWrite {
       })),
     ),
     refs: inserts.map((m) => ({ providerMessageId: `pm-${m.id}`, environmentId, messageId: m.id })),
-    feed: inserts.map(feedOf),
+    feed: inserts.map((m) => notificationOf(m)),
     indexed: inserts.map((m) => ({
       environmentId,
       transactionId: m.transactionId,
@@ -178,7 +160,7 @@ describe("LogShard.eraseEnvironment", () => {
     // While erasing: a delivery that read the environment before its deletion writes now.
     await plant(name, doomed, 2, Date.now() + 1);
     await plant(name, kept, 2);
-    await shard.feedInsert(name, [feedOf(logMessage({ environmentId: doomed, subscriberId: "late", createdAt: Date.now() }))]);
+    await shard.feedInsert(name, [notificationOf(logMessage({ environmentId: doomed, subscriberId: "late", createdAt: Date.now() }))]);
     for (let i = 0; i < 10 && (await countsOf(shard, doomed)).erasing === "running"; i++) await runDurableObjectAlarm(shard);
     expect((await countsOf(shard, doomed)).erasing).toBe("done");
     // And after: erased within the day.

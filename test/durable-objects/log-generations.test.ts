@@ -12,7 +12,7 @@ import type { LogShard } from "../../src/durable-objects/log/log-shard";
 import type { Bindings } from "../../src/env";
 import { timeOfId } from "../../src/lib/ids";
 import { unique } from "../factories";
-import { logMessage } from "../log";
+import { logMessage, notificationOf } from "../log";
 
 // The log cut in one-day generations (LOG_GENERATION_DAYS); the Worker's own env keeps the flat
 // layout. Fewer shards and days than the defaults: a read over every generation asks each shard of each.
@@ -30,24 +30,6 @@ const idAt = (at: number, partition: number) =>
 
 const message = (environmentId: string, subscriberId: string, at: number, over: Partial<LogMessage> = {}): LogMessage =>
   logMessage({ id: idAt(at, subscriberPartition(environmentId, subscriberId)), environmentId, subscriberId, createdAt: at, ...over });
-
-const notificationOf = (m: LogMessage): FeedRow => ({
-  id: m.id,
-  environmentId: m.environmentId,
-  subscriberId: m.subscriberId,
-  transactionId: m.transactionId,
-  workflowKey: m.workflowKey,
-  stepId: m.stepId,
-  content: { body: "Hello" },
-  tags: [],
-  seenAt: null,
-  readAt: null,
-  archivedAt: null,
-  snoozedUntil: null,
-  completedAction: null,
-  createdAt: m.createdAt,
-  updatedAt: m.updatedAt,
-});
 
 const trigger = (environmentId: string, acceptedAt: number, status: LogTrigger["status"] = "processing"): LogTrigger => ({
   environmentId,

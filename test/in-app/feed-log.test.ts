@@ -7,7 +7,7 @@ import { type FeedRow, type LogMessage, LogStore } from "../../src/durable-objec
 import type { InAppCounts, InAppNotification } from "../../src/features/in-app/schemas";
 import { newLogId } from "../../src/lib/ids";
 import { createEnvironment, unique } from "../factories";
-import { loggedFeed } from "../log";
+import { loggedFeed, notificationOf } from "../log";
 import { startSession, storeLegacyNotifications, storeNotifications } from "../novu/inbox-client";
 import { api } from "../request";
 import worker from "../../src/index";
@@ -116,23 +116,6 @@ describe("an environment's deletion", () => {
 });
 
 describe("the in-app feed's expiry", () => {
-  const notificationOf = (m: LogMessage): FeedRow => ({
-    id: m.id,
-    environmentId: m.environmentId,
-    subscriberId: m.subscriberId,
-    transactionId: m.transactionId,
-    workflowKey: m.workflowKey,
-    stepId: m.stepId,
-    content: { body: "Hello" },
-    tags: [],
-    seenAt: null,
-    readAt: null,
-    archivedAt: null,
-    snoozedUntil: null,
-    completedAction: null,
-    createdAt: m.createdAt,
-    updatedAt: m.updatedAt,
-  });
   const inApp = (environmentId: string, subscriberId: string, at: number): LogMessage => ({
     id: newLogId("msg", subscriberPartition(environmentId, subscriberId)),
     environmentId,

@@ -41,6 +41,36 @@ async function record(
 const list = (key: string, query = "") => api<TriggerList>(key, "GET", `/v1/triggers${query ? `?${query}` : ""}`);
 const ids = (res: { body: TriggerList }) => res.body.data.map((t) => t.transactionId);
 
+/** D1 trigger records of these transactionIds, all accepted at T0. */
+async function sameInstant(environmentId: string, transactionIds: string[]) {
+  const at = new Date(T0);
+  await db.insert(triggers).values(
+    transactionIds.map((transactionId) => ({
+      environmentId,
+      transactionId,
+      workflowKey: "w",
+      status: "completed" as const,
+      recipients: [],
+      payload: {},
+      acceptedAt: at,
+      createdAt: at,
+      updatedAt: at,
+    })),
+  );
+}
+
+/** Every trigger, one page of one at a time by the cursor (at most `expected` + 1 pages: a loop would show as a longer list). */
+async function pageByPage(key: string, expected: number): Promise<string[]> {
+  const seen: string[] = [];
+  let cursor: string | null = null;
+  do {
+    const page: { body: TriggerList } = await list(key, `limit=1${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`);
+    seen.push(...ids(page));
+    cursor = page.body.nextCursor;
+  } while (cursor && seen.length <= expected);
+  return seen;
+}
+
 describe("GET /v1/triggers", () => {
   it("lists a trigger once the consumer has run its first job", async () => {
     const { id, key } = await createSandboxEnvironment();
@@ -68,20 +98,7 @@ describe("GET /v1/triggers", () => {
 
   it("pages past transactionIds with ':' accepted at the same instant", async () => {
     const { id, key } = await createEnvironment();
-    const at = new Date(T0);
-    for (const transactionId of ["order:1", "order:2", "order:3"]) {
-      await db.insert(triggers).values({
-        environmentId: id,
-        transactionId,
-        workflowKey: "w",
-        status: "completed",
-        recipients: [],
-        payload: {},
-        acceptedAt: at,
-        createdAt: at,
-        updatedAt: at,
-      });
-    }
+    await sameInstant(id, ["order:1", "order:2", "order:3"]);
     const first = await list(key, "limit=2");
     const second = await list(key, `limit=2&cursor=${encodeURIComponent(first.body.nextCursor!)}`);
     expect([...ids(first), ...ids(second)]).toEqual(["order:3", "order:2", "order:1"]);
@@ -89,27 +106,9 @@ describe("GET /v1/triggers", () => {
 
   it("pages past transactionIds that JavaScript and SQLite order apart (an emoji beside U+FF01), accepted at the same instant", async () => {
     const { id, key } = await createEnvironment();
-    const at = new Date(T0);
     const made = ["t-\uFF01", "t-😀", "t-\uFF02", "t-😁", "t-a"];
-    for (const transactionId of made)
-      await db.insert(triggers).values({
-        environmentId: id,
-        transactionId,
-        workflowKey: "w",
-        status: "completed",
-        recipients: [],
-        payload: {},
-        acceptedAt: at,
-        createdAt: at,
-        updatedAt: at,
-      });
-    const seen: string[] = [];
-    let cursor: string | null = null;
-    do {
-      const page: { body: TriggerList } = await list(key, `limit=1${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`);
-      seen.push(...ids(page));
-      cursor = page.body.nextCursor;
-    } while (cursor && seen.length <= made.length);
+    await sameInstant(id, made);
+    const seen = await pageByPage(key, made.length);
     // Newest first, then transactionId descending as SQLite compares it (UTF-8 bytes: the emoji after U+FFxx).
     expect(seen).toEqual(["t-😁", "t-😀", "t-\uFF02", "t-\uFF01", "t-a"]);
   });
@@ -134,13 +133,7 @@ describe("GET /v1/triggers", () => {
       made.map((transactionId) => ({ record: record(transactionId), status: "completed" as const })),
     );
     expect(new Set(made.map((tx) => logShardFor(env, triggerPartition(id, tx)))).size).toBeGreaterThan(1);
-    const seen: string[] = [];
-    let cursor: string | null = null;
-    do {
-      const page: { body: TriggerList } = await list(key, `limit=1${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`);
-      seen.push(...ids(page));
-      cursor = page.body.nextCursor;
-    } while (cursor && seen.length <= made.length);
+    const seen = await pageByPage(key, made.length);
     expect(seen).toEqual(["t-😁", "t-😀", "t-𝔸", "t-\uFFFD", "t-\uFF02", "t-\uFF01", "t-a"]);
   });
 
