@@ -4,6 +4,7 @@ import type { Bindings } from "../../src/env";
 import type { LogTrigger, LogWrite } from "../../src/durable-objects/client/log-store";
 import { ERASE_ROWS_PER_PASS, ERASE_STATEMENTS, eraseBound, KEYED_TABLES } from "../../src/durable-objects/log/environment-erasure";
 import type { LogShard } from "../../src/durable-objects/log/log-shard";
+import { indexedOf } from "../../src/durable-objects/log/trigger-index";
 import { ROLLUP_TABLES } from "../../src/durable-objects/log/rollups/schema";
 import { newId } from "../../src/lib/ids";
 import { allLogShards, generationsWithin, shardSlices, shardsOfSlice } from "../../src/durable-objects/client/log-naming";
@@ -74,15 +75,7 @@ function rowsOf(environmentId: string, n: number, now: number): LogWrite {
     ),
     refs: inserts.map((m) => ({ providerMessageId: `pm-${m.id}`, environmentId, messageId: m.id })),
     feed: inserts.map((m) => notificationOf(m)),
-    indexed: inserts.map((m) => ({
-      environmentId,
-      transactionId: m.transactionId,
-      subscriberId: m.subscriberId,
-      stepId: m.stepId,
-      messageId: m.id,
-      status: m.status,
-      createdAt: m.createdAt,
-    })),
+    indexed: inserts.map(indexedOf),
   };
 }
 

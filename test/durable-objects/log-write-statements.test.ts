@@ -6,6 +6,7 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { LogShard } from "../../src/durable-objects/log/log-shard";
+import { indexedOf } from "../../src/durable-objects/log/trigger-index";
 import type { LogEvent, LogMessage, LogWrite } from "../../src/durable-objects/log/rows";
 import type { LogTrigger } from "../../src/durable-objects/log/triggers-table";
 import { newId } from "../../src/lib/ids";
@@ -49,17 +50,7 @@ function sendPhase(environmentId: string, at: number): LogWrite {
     inserts: [m],
     events: [event(m, "queued", at), event(m, "sending", at), event(m, "sent", at + 40)],
     refs: [{ providerMessageId: `p-${at}`, environmentId, messageId: m.id }],
-    indexed: [
-      {
-        environmentId,
-        transactionId: m.transactionId,
-        subscriberId: m.subscriberId,
-        stepId: m.stepId,
-        messageId: m.id,
-        status: m.status,
-        createdAt: at,
-      },
-    ],
+    indexed: [indexedOf(m)],
     outbox: { statements: [{ sql: "SELECT 1", params: [] }], facts: [] },
   };
 }

@@ -29,6 +29,7 @@ import type {
 import { mergeAnalytics } from "../log/rollups/merge";
 import type { AnalyticsPart, AnalyticsPartName, AnalyticsQuery, DayVolume } from "../log/rollups/rows";
 import type { ErasePass } from "../log/environment-erasure";
+import { indexedOf } from "../log/trigger-index";
 import type { FinishedTrigger, LogTrigger, TriggerFilter, TriggerKey } from "../log/triggers-table";
 import {
   GENERATION_SKEW_MS,
@@ -133,15 +134,7 @@ export class LogBatch {
     // Its trigger's index: in the same call when the trigger's shard is the message's, else in the
     // phase's call to the trigger's shard (one more shard in the phase at most per trigger). With
     // generations, in the message's generation: a status change by id finds it there.
-    this.at(triggerPartition(message.environmentId, message.transactionId), time).indexed.push({
-      environmentId: message.environmentId,
-      transactionId: message.transactionId,
-      subscriberId: message.subscriberId,
-      stepId: message.stepId,
-      messageId: message.id,
-      status: message.status,
-      createdAt: message.createdAt,
-    });
+    this.at(triggerPartition(message.environmentId, message.transactionId), time).indexed.push(indexedOf(message));
   }
 
   /** A change to a message; a new status also reaches its trigger's index (`trigger`: whose message it is). */

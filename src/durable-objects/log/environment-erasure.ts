@@ -87,13 +87,13 @@ export class ErasingEnvironments {
   private remembered = 0;
   private running = 0;
 
+  /** `sql` holds the table already (LogShard.prepare runs ERASING_SCHEMA with the rest of the schema). */
   constructor(private readonly sql: SqlStorage) {
     this.recount();
   }
 
-  /** Counts again (after the shard was emptied whole, which drops the table). */
+  /** Counts again: after a pass, and after the shard was emptied whole and its schema made again. */
   recount(): void {
-    this.sql.exec(ERASING_SCHEMA);
     const { n, running } = this.sql
       .exec<{ n: number; running: number | null }>("SELECT count(*) AS n, sum(done_at IS NULL) AS running FROM erasing_environments")
       .one();
