@@ -4,7 +4,7 @@ import type { Bindings } from "../../src/env";
 import type { LogTrigger, LogWrite } from "../../src/durable-objects/client/log-store";
 import { ERASE_ROWS_PER_PASS, ERASE_STATEMENTS, eraseBound, KEYED_TABLES } from "../../src/durable-objects/log/environment-erasure";
 import type { LogShard } from "../../src/durable-objects/log/log-shard";
-import { indexedOf } from "../../src/durable-objects/log/trigger-index";
+import { indexedOf } from "../../src/durable-objects/log/rows";
 import { ROLLUP_TABLES } from "../../src/durable-objects/log/rollups/schema";
 import { newId } from "../../src/lib/ids";
 import { allLogShards, generationsWithin, shardSlices, shardsOfSlice } from "../../src/durable-objects/client/log-naming";

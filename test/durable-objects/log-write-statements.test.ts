@@ -6,8 +6,7 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { LogShard } from "../../src/durable-objects/log/log-shard";
-import { indexedOf } from "../../src/durable-objects/log/trigger-index";
-import type { LogEvent, LogMessage, LogWrite } from "../../src/durable-objects/log/rows";
+import { indexedOf, type LogEvent, type LogMessage, type LogWrite } from "../../src/durable-objects/log/rows";
 import type { LogTrigger } from "../../src/durable-objects/log/triggers-table";
 import { newId } from "../../src/lib/ids";
 import { unique } from "../factories";

@@ -29,7 +29,7 @@ import type {
 import { mergeAnalytics } from "../log/rollups/merge";
 import type { AnalyticsPart, AnalyticsPartName, AnalyticsQuery, DayVolume } from "../log/rollups/rows";
 import type { ErasePass } from "../log/environment-erasure";
-import { indexedOf } from "../log/trigger-index";
+import { indexedOf } from "../log/rows";
 import type { FinishedTrigger, LogTrigger, TriggerFilter, TriggerKey } from "../log/triggers-table";
 import {
   GENERATION_SKEW_MS,

@@ -213,3 +213,14 @@ export interface FeedCounts {
   unseen: number;
   archived: number;
 }
+
+/** A new message's row in its trigger's index. */
+export const indexedOf = (m: LogMessage): IndexedMessage => ({
+  environmentId: m.environmentId,
+  transactionId: m.transactionId,
+  subscriberId: m.subscriberId,
+  stepId: m.stepId,
+  messageId: m.id,
+  status: m.status,
+  createdAt: m.createdAt,
+});

@@ -1,5 +1,4 @@
 import { jsonParts } from "../../lib/json-parts";
-import type { LogMessage } from "./rows";
 
 /**
  * Per-trigger index, kept in the trigger's own shard (`triggerPartition`): one row per message
@@ -30,17 +29,6 @@ export interface IndexedMessage {
   status: string;
   createdAt: number;
 }
-
-/** A new message's row in its trigger's index. */
-export const indexedOf = (m: LogMessage): IndexedMessage => ({
-  environmentId: m.environmentId,
-  transactionId: m.transactionId,
-  subscriberId: m.subscriberId,
-  stepId: m.stepId,
-  messageId: m.id,
-  status: m.status,
-  createdAt: m.createdAt,
-});
 
 /** A message's new status, for its trigger's index. */
 export interface IndexedStatus {
