@@ -58,6 +58,43 @@ describe("a chunk's claims, read and written together", () => {
     ]);
     expect(result.done).toBe(3);
   });
+  it("renews only claims still held: a renewed claim is busy past its first deadline, a reported or released one stays as it was", async () => {
+    const environmentId = unique("env");
+    const transactionId = unique("tx");
+    const now = Date.now();
+    const result = await runInDurableObject(ledgerOf(environmentId, transactionId), async (_ledger: TriggerLedger, state) => {
+      const claims = new DeliveryState(state.storage.sql);
+      const grantedAt = now - CLAIM_DEADLINE_MS - 1;
+      claims.claim(environmentId, transactionId, ["live", "dead", "went", "back"], [], false, grantedAt);
+      claims.report(environmentId, transactionId, [{ key: "went", outcome: "sent", report: sent }], grantedAt + 5);
+      claims.report(environmentId, transactionId, [{ key: "back", outcome: "retry" }], grantedAt + 5);
+      // The live consumer renews what it asked for; "dead"'s consumer no longer renews; "ghost" was never claimed.
+      const renewed = claims.renew(environmentId, transactionId, ["live", "went", "back", "ghost"], now - 1);
+      const answer = claims.claim(environmentId, transactionId, ["live", "dead", "went", "back"], [], false, now);
+      const rows = state.storage.sql
+        .exec<{ key: string; state: string; at: number }>(
+          "SELECT key, state, at FROM claims WHERE env = ? AND tx = ? ORDER BY key",
+          environmentId,
+          transactionId,
+        )
+        .toArray();
+      return { renewed, answer, rows };
+    });
+    expect(result.renewed).toBe(1);
+    expect(result.answer).toEqual({
+      granted: ["dead", "back"],
+      cancelled: [],
+      busy: ["live"],
+      sent: [{ key: "went", report: sent }],
+      final: [],
+    });
+    expect(result.rows).toEqual([
+      { key: "back", state: "claimed", at: now },
+      { key: "dead", state: "claimed", at: now },
+      { key: "live", state: "claimed", at: now - 1 },
+      { key: "went", state: "sent", at: now - CLAIM_DEADLINE_MS - 1 + 5 },
+    ]);
+  });
   it("writes a chunk's reports as one at a time would: only claims there change, a retry frees only a held claim", async () => {
     const environmentId = unique("env");
     const transactionId = unique("tx");

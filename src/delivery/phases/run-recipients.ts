@@ -13,6 +13,8 @@ import { recordClaims } from "./record";
 import { reportResults } from "./report";
 import { claimKey, type StepScope } from "./scope";
 import { sendAll } from "./send";
+import { holdClaims } from "./claim-lease";
+import type { MessageWrites } from "../writes/message-writes";
 import { transition } from "../recipients/recipient-transitions";
 import { load, type Loaded, type Recipient } from "../recipients/recipients-state";
 import type { TriggerSnapshot } from "../../jobs/trigger-record";
@@ -143,18 +145,26 @@ async function runChannelStep(
     plan.sends.map((s) => claimKey(scope, s.recipient)),
     plan.finals.map((f) => claimKey(scope, f.recipient)),
   );
-  const recorded = recordClaims(plan, claims, scope, startedAt);
-  for (const r of recorded.busy) out.halt(r, CLAIM_RETRY_SECONDS);
-  // Only what must be in the log before the send (skips, cancellations, repairs, in-app
-  // notifications, rows of earlier attempts): a new message is written once, with its result.
-  if (!recorded.writes.empty) await ctx.writeMessages(recorded.writes);
-  const chain = loaded.integrations.get(step.type) ?? [];
-  const delivered = await sendAll(ctx.env, scope, recorded.toSend, chain);
-  const reported = reportResults(delivered, chain, scope, startedAt, new Date());
-  for (const { recipient, delaySeconds } of reported.retries) out.halt(recipient, delaySeconds);
-  out.exhausted.push(...reported.exhausted);
-  if (reported.reports.length) await home.report(reported.reports);
-  await ctx.writeMessages(reported.writes);
+  // Held from the grant until the object hears the report, however long the sends take (claim-lease.ts).
+  const lease = holdClaims(home, claims.granted);
+  let writes: MessageWrites;
+  try {
+    const recorded = recordClaims(plan, claims, scope, startedAt);
+    for (const r of recorded.busy) out.halt(r, CLAIM_RETRY_SECONDS);
+    // Only what must be in the log before the send (skips, cancellations, repairs, in-app
+    // notifications, rows of earlier attempts): a new message is written once, with its result.
+    if (!recorded.writes.empty) await ctx.writeMessages(recorded.writes);
+    const chain = loaded.integrations.get(step.type) ?? [];
+    const delivered = await sendAll(ctx.env, scope, recorded.toSend, chain);
+    const reported = reportResults(delivered, chain, scope, startedAt, new Date());
+    for (const { recipient, delaySeconds } of reported.retries) out.halt(recipient, delaySeconds);
+    out.exhausted.push(...reported.exhausted);
+    if (reported.reports.length) await home.report(reported.reports);
+    writes = reported.writes;
+  } finally {
+    lease.release();
+  }
+  await ctx.writeMessages(writes);
 }
 
 /** A resumed job carries what happened before it: a note for the next message, a closed digest, or a digest that took this trigger's events. */

@@ -8,6 +8,8 @@ import type { RunStepRow } from "../ledger/run-steps";
 export interface TriggerHome {
   claim(send: string[], final: string[]): Promise<ClaimResult>;
   report(reports: ClaimReport[]): Promise<void>;
+  /** Restarts the deadline of these claims, still held while their sends go on; answers how many were. */
+  renew(keys: string[]): Promise<number>;
   /** Marks recipients through every step; answers whether this finished the trigger (once). */
   recipientsDone(chunk: number, subscriberIds: string[]): Promise<boolean>;
   wait(entries: WaitEntry[]): Promise<"waiting" | "cancelled">;
@@ -74,6 +76,7 @@ export class BatchedHomes {
     return {
       claim: async (send, final) => (await answer("claim", { kind: "claim", ...ids, send, final })).result,
       report: async (reports) => void (await answer("report", { kind: "report", ...ids, reports })),
+      renew: async (keys) => (await answer("renew", { kind: "renew", ...ids, keys })).renewed,
       recipientsDone: async (chunk, subscriberIds) => {
         const { completed } = await answer("done", { kind: "done", ...ids, chunk, subscriberIds });
         // A coordinator finished the trigger: its ledger stops watching it and starts its retention.

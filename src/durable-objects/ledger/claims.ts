@@ -101,6 +101,8 @@ export interface WaitingStep {
 export type DeliveryOp =
   | { kind: "claim"; environmentId: string; transactionId: string; send: string[]; final: string[] }
   | { kind: "report"; environmentId: string; transactionId: string; reports: ClaimReport[] }
+  /** A live consumer still sending: its claims of these keys start their deadline again. */
+  | { kind: "renew"; environmentId: string; transactionId: string; keys: string[] }
   | { kind: "done"; environmentId: string; transactionId: string; chunk: number; subscriberIds: string[] }
   | { kind: "park"; environmentId: string; transactionId: string; entries: WaitEntry[] }
   | { kind: "hold"; environmentId: string; transactionId: string; until: number; digest?: string }
@@ -110,11 +112,20 @@ export type DeliveryOp =
 export type DeliveryOpResult =
   | { kind: "claim"; result: ClaimResult }
   | { kind: "report" }
+  | { kind: "renew"; renewed: number }
   | { kind: "done"; completed: boolean }
   | { kind: "park"; outcome: "waiting" | "cancelled" }
   | { kind: "hold" }
   | { kind: "outcomes"; rows: RunStepRow[] }
   | { kind: "record"; rows: RunStepRow[] };
 
-/** A claim without a report for this long is presumed lost with its consumer and may be granted again. */
+/** A claim without a report or a renewal for this long is presumed lost with its consumer and may be granted again. */
 export const CLAIM_DEADLINE_MS = 60_000;
+
+/**
+ * How often a consumer still sending renews its claims: a third of the deadline, so two
+ * renewals may be late (a loaded isolate, a slow call) before another consumer could be granted
+ * the same sends. Without it a live consumer slower than the deadline between its claim and its
+ * report (a slow provider, a busy machine) had its sends granted again, and sent twice.
+ */
+export const CLAIM_RENEW_MS = CLAIM_DEADLINE_MS / 3;

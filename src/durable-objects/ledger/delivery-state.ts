@@ -76,6 +76,8 @@ export class DeliveryState {
       case "report":
         this.report(env, tx, op.reports, now);
         return { result: { kind: "report" } };
+      case "renew":
+        return { result: { kind: "renew", renewed: this.renew(env, tx, op.keys, now) } };
       case "done":
         this.markDone(env, tx, op.chunk, op.subscriberIds);
         return { result: { kind: "done", completed: trigger.complete() } };
@@ -148,6 +150,27 @@ export class DeliveryState {
         part,
       );
     return result;
+  }
+
+  /**
+   * Restarts the deadline of claims still held (not reported, not given back): a consumer renews
+   * while it sends. A key already reported, or released for a retry, is left as it is; a key
+   * granted again to another consumer after a late renewal is renewed too, which only keeps that
+   * live consumer's claim. Answers how many were renewed.
+   */
+  renew(env: string, tx: string, keys: string[], now: number): number {
+    let renewed = 0;
+    for (const part of jsonParts(keys))
+      renewed += this.sql
+        .exec(
+          "UPDATE claims SET at = ? WHERE env = ? AND tx = ? AND state = 'claimed' AND key IN (SELECT value FROM json_each(?)) RETURNING 1",
+          now,
+          env,
+          tx,
+          part,
+        )
+        .toArray().length;
+    return renewed;
   }
 
   /**

@@ -4,7 +4,7 @@
 import { createExecutionContext, createMessageBatch, env, getQueueResult, runInDurableObject } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import worker from "../../../src/index";
-import { CLAIM_DEADLINE_MS, type DeliveryOp } from "../../../src/durable-objects/ledger/claims";
+import { CLAIM_DEADLINE_MS, CLAIM_RENEW_MS, type DeliveryOp } from "../../../src/durable-objects/ledger/claims";
 import type { TriggerLedger } from "../../../src/durable-objects/ledger/trigger-ledger";
 import type { LogWrite } from "../../../src/durable-objects/log/rows";
 import { sendMessageId } from "../../../src/delivery/writes/message-writes";
@@ -23,6 +23,8 @@ interface Faults {
   dieAfter?: DeliveryOp["kind"];
   /** The consumer dies before the ledger hears these operations. */
   dieBefore?: DeliveryOp["kind"];
+  /** Told of every list of operations the ledger answered. */
+  answered?: (ops: DeliveryOp[]) => void;
 }
 
 /** The consumer's bindings, counting the log writes that carry message rows and failing as `faults` says. */
@@ -56,6 +58,7 @@ function bindings(faults: Faults = {}) {
             if (faults.dieBefore && ops.some((op) => op.kind === faults.dieBefore)) throw new Error("consumer died");
             const answer = await stub.run(ops);
             if (faults.dieAfter && ops.some((op) => op.kind === faults.dieAfter)) throw new Error("consumer died");
+            faults.answered?.(ops);
             return answer;
           };
         },
@@ -133,6 +136,7 @@ async function rows(environmentId: string, transactionId: string) {
 const STORED = { subject: "Code [secret]", content: { subject: "Code [secret]", text: "Use [secret] today" } };
 
 afterEach(() => {
+  vi.useRealTimers();
   vi.restoreAllMocks();
 });
 
@@ -303,5 +307,44 @@ describe("where a send's id may carry its trigger's time", () => {
     const [row, ...more] = await rows(t.environmentId, t.transactionId);
     expect(more).toEqual([]);
     expect(row!.message).toMatchObject({ id: sentAs, status: "sent", providerMessageId: `sandbox_${sentAs}`, ...STORED });
+  });
+});
+
+describe("a live consumer slower than the claim's deadline", () => {
+  it("keeps its claims by renewing them while it sends: another consumer of the same job waits rather than sending again", async () => {
+    const t = await heldTrigger();
+    // Only the renewal's interval is driven by the test; every other timer (the micro-batches') runs as it does.
+    vi.useFakeTimers({ toFake: ["setInterval", "clearInterval"] });
+    let renewed: () => void = () => {};
+    const renewal = new Promise<void>((resolve) => {
+      renewed = resolve;
+    });
+    const slow = bindings({ answered: (ops) => ops.some((op) => op.kind === "renew") && renewed() });
+    const original = sandboxEmail.send.bind(sandboxEmail);
+    // The other consumer's re-enqueued jobs, kept here rather than run by the test's Queue.
+    const requeued: { body: unknown; delaySeconds?: number }[] = [];
+    const keep = { send: async (body: unknown, options?: QueueSendOptions) => void requeued.push({ body, ...options }) };
+    const other = { ...bindings().env, DELIVERY_QUEUE_0: keep as unknown as Queue, DELIVERY_QUEUE_1: keep as unknown as Queue };
+    const send = vi.spyOn(sandboxEmail, "send").mockImplementationOnce(async (...args) => {
+      // The provider takes longer than the deadline: the claim is as old as that when the renewal comes due.
+      await expireClaims(t.environmentId, t.transactionId);
+      vi.advanceTimersByTime(CLAIM_RENEW_MS);
+      // Bounded only so that a consumer that never renews fails here, by name, rather than at the test's timeout.
+      await Promise.race([renewal, scheduler.wait(5_000).then(() => Promise.reject(new Error("no renewal came")))]);
+      // The watchdog (or a redelivery) hands the same job to another consumer meanwhile.
+      await consume(t.jobs, other as typeof env, `late-2-${t.transactionId}`);
+      return original(...args);
+    });
+    const first = await consume(t.jobs, slow.env, `late-1-${t.transactionId}`);
+
+    expect(send).toHaveBeenCalledOnce();
+    // The other consumer found the send held and looks again later (after the deadline, in case its holder died).
+    expect(requeued).toEqual([{ body: expect.objectContaining({ subscriberIds: [t.subscriberId] }), delaySeconds: 30 }]);
+    expect(first.retryMessages).toEqual([]);
+    const [row, ...more] = await rows(t.environmentId, t.transactionId);
+    expect(more).toEqual([]);
+    expect(row!.message).toMatchObject({ id: t.messageId, status: "sent", attempts: 1 });
+    // Its report ended the lease: no renewal is left running.
+    expect(vi.getTimerCount()).toBe(0);
   });
 });
