@@ -9,6 +9,7 @@ import { purgeExpired, retentionPolicy } from "./db/retention";
 import { purgeWorkflowTombstones } from "./features/workflows/tombstones-repository";
 import type { Bindings } from "./env";
 import { unscopedLogs } from "./durable-objects/client/unscoped-logs";
+import { enqueueOwedErasures } from "./features/environments/erasure-repository";
 
 export { DigestObject } from "./durable-objects/digest-object";
 export { FanOutCoordinator } from "./durable-objects/fan-out-coordinator";
@@ -36,6 +37,7 @@ export default {
     const workflowTombstones = await purgeWorkflowTombstones(db, unscopedLogs(env), now);
     const eventsRedispatched = await redispatchStale(env, now);
     const deliveriesRequeued = await redeliverStranded(env, now);
+    const environmentErasuresEnqueued = await enqueueOwedErasures(db, unscopedLogs(env), now);
     console.log(
       JSON.stringify({
         level: "info",
@@ -45,6 +47,7 @@ export default {
         workflowTombstones,
         eventsRedispatched,
         deliveriesRequeued,
+        environmentErasuresEnqueued,
       }),
     );
   },

@@ -1,4 +1,11 @@
-import { createExecutionContext, createMessageBatch, env, getQueueResult, waitOnExecutionContext } from "cloudflare:test";
+import {
+  createExecutionContext,
+  createMessageBatch,
+  createScheduledController,
+  env,
+  getQueueResult,
+  waitOnExecutionContext,
+} from "cloudflare:test";
 import worker from "../../src/index";
 import { allLogShards, shardsOfSlice } from "../../src/durable-objects/client/log-naming";
 import { DeliveryJob, type EraseEnvironmentJob } from "../../src/jobs/job";
@@ -7,6 +14,7 @@ import { describe, expect, it } from "vitest";
 import type { Environment, EnvironmentList } from "../../src/features/environments/schemas";
 import { LogStore } from "../../src/durable-objects/client/log-store";
 import { ENVIRONMENT_TABLES, OUTLIVES_ENVIRONMENT } from "../../src/features/environments/repository";
+import { ERASURE_PENDING_GRACE_MS } from "../../src/features/environments/erasure-repository";
 import { createSandboxEnvironment, createWorkflow, unique } from "../factories";
 import { ADMIN_KEY, api, errorPaths, expectProblem } from "../request";
 import { admin, adminEnvironment } from "./helpers";
@@ -96,18 +104,22 @@ const rowsOf = async (environmentId: string) =>
  * The Worker's bindings with the delivery Queues held: what a request enqueues waits in `held`
  * until the test hands it to the consumer (`consume`), instead of racing the Queue.
  */
-function holdDelivery() {
+function holdDelivery({ refuse = false } = {}) {
   const held: unknown[] = [];
   const queue = {
     async send(body: unknown) {
+      if (refuse) throw new Error("Queue send failed: internal error");
       held.push(body);
     },
     async sendBatch(messages: Iterable<MessageSendRequest<unknown>>) {
+      if (refuse) throw new Error("Queue send failed: internal error");
       for (const m of messages) held.push(m.body);
     },
   } as unknown as Queue<DeliveryJob>;
   const bindings: typeof env = { ...env, DELIVERY_QUEUE_0: queue, DELIVERY_QUEUE_1: queue };
   return {
+    /** The bindings with the Queues held, for the Worker's other handlers. */
+    bindings,
     via: {
       async fetch(path: string, init: RequestInit) {
         const ctx = createExecutionContext();
@@ -211,7 +223,9 @@ describe("DELETE /v1/admin/environments/{slug}", () => {
       ]);
     }
     const slug = (await env.DB.prepare("SELECT slug FROM environments WHERE id = ?").bind(doomed.id).first<{ slug: string }>())!.slug;
-    const before = await rowsOf(doomed.id);
+    // Every table holds some of it, but the erasure it will owe the log once deleted.
+    const { environment_erasures: owedBefore, ...before } = await rowsOf(doomed.id);
+    expect(owedBefore).toBe(0);
     expect(Object.entries(before).filter(([, n]) => n === 0)).toEqual([]);
     const logs = new LogStore(env);
     expect(await logs.list({ environmentId: doomed.id, limit: 10 })).toHaveLength(1);
@@ -220,6 +234,7 @@ describe("DELETE /v1/admin/environments/{slug}", () => {
     const delivery = holdDelivery();
     expect((await api(ADMIN_KEY, "DELETE", `/v1/admin/environments/${slug}`, undefined, { via: delivery.via })).status).toBe(204);
 
+    // Nothing is left, nor owed: its log's erasure is on the Queue.
     const { audit_log: audited, ...left } = await rowsOf(doomed.id);
     expect(Object.values(left).every((n) => n === 0)).toBe(true);
     // The audit log outlives the environment: its last entry says who deleted it.
@@ -245,6 +260,32 @@ describe("DELETE /v1/admin/environments/{slug}", () => {
     expect(await logs.list({ environmentId: kept.id, limit: 10 })).toHaveLength(1);
     expect(await logs.listTriggers({ environmentId: doomed.id, limit: 10 })).toEqual([]);
     expect(await logs.listTriggers({ environmentId: kept.id, limit: 10 })).toHaveLength(1);
+  });
+
+  it("still deletes when the Queue refuses the erasure: the cron enqueues it after a minute, once", async () => {
+    const { environment } = await adminEnvironment();
+    const owed = () =>
+      env.DB.prepare("SELECT environment_id FROM environment_erasures WHERE environment_id = ?").bind(environment.id).first();
+    const refused = holdDelivery({ refuse: true });
+    const res = await api(ADMIN_KEY, "DELETE", `/v1/admin/environments/${environment.slug}`, undefined, { via: refused.via });
+    expect(res.status).toBe(204);
+    expect(await env.DB.prepare("SELECT id FROM environments WHERE id = ?").bind(environment.id).first()).toBeNull();
+    expect(await owed()).toEqual({ environment_id: environment.id });
+
+    const delivery = holdDelivery();
+    const cron = (at: number) =>
+      worker.scheduled(createScheduledController({ scheduledTime: at, cron: "*/10 * * * *" }), delivery.bindings);
+    // Within a minute of the deletion the erasure is its request's to enqueue.
+    await cron(Date.now());
+    expect(delivery.jobs().filter((j) => j.type === "erase-environment")).toEqual([]);
+    await cron(Date.now() + ERASURE_PENDING_GRACE_MS + 1_000);
+    const jobs = delivery.jobs().filter((j): j is EraseEnvironmentJob => j.type === "erase-environment");
+    expect(jobs.every((j) => j.environmentId === environment.id)).toBe(true);
+    expect(jobs.flatMap((j) => shardsOfSlice(j.shards)).sort()).toEqual(allLogShards(env).sort());
+    expect(await owed()).toBeNull();
+    // Enqueued once: the next run finds nothing owed.
+    await cron(Date.now() + ERASURE_PENDING_GRACE_MS + 2_000);
+    expect(delivery.jobs().filter((j) => j.type === "erase-environment")).toHaveLength(jobs.length);
   });
 
   it("retries an erasure job whose shards failed", async () => {

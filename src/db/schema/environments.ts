@@ -35,3 +35,13 @@ export const apiKeys = sqliteTable(
   },
   (t) => [uniqueIndex("api_keys_hash_uq").on(t.hash), index("api_keys_env_idx").on(t.environmentId)],
 );
+
+/**
+ * A deleted environment whose log erasure is not yet on the Queue: written in the deletion's own
+ * batch, removed once the erasure jobs are enqueued. If that send fails after the batch, the
+ * cron enqueues them (features/environments/erasure-repository.ts), so the log is never left behind.
+ */
+export const environmentErasures = sqliteTable("environment_erasures", {
+  environmentId: text("environment_id").primaryKey(),
+  deletedAt: integer("deleted_at", { mode: "timestamp_ms" }).notNull(),
+});

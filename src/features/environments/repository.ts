@@ -42,9 +42,11 @@ import {
   partials,
   partialVersions,
   contentStamps,
+  environmentErasures,
 } from "../../db/schema";
 import type { AuditContext } from "../../db/queries/audit";
 import { forgetApiKeys } from "./api-keys";
+import { enqueueOwedErasure, owedErasure } from "./erasure-repository";
 import { apiKeyIssuing, apiKeyReads, apiKeyRevocation } from "./key-admin-repository";
 import { toEnvironment } from "./rows";
 import type { EnvironmentInput, EnvironmentList, Environment } from "./schemas";
@@ -101,9 +103,10 @@ export const ENVIRONMENT_TABLES = [
 
 /**
  * Tables with an `environment_id` that deleting the environment leaves: the audit log, whose
- * entries (the deletion's among them) outlive the environment until AUDIT_RETENTION_DAYS.
+ * entries (the deletion's among them) outlive the environment until AUDIT_RETENTION_DAYS, and
+ * the erasure it owes the log until that is enqueued (erasure-repository.ts).
  */
-export const OUTLIVES_ENVIRONMENT = [auditLog] as const;
+export const OUTLIVES_ENVIRONMENT = [auditLog, environmentErasures] as const;
 
 /** Reading, creating and renaming environments. */
 function environmentRecords({ db, audit, bySlug }: EnvironmentsScope) {
@@ -168,6 +171,8 @@ function environmentRemoval({ db, audit, bySlug }: EnvironmentsScope) {
      * Deletes the environment and everything it holds in D1, in one batch (all or nothing), then
      * enqueues the erasure of its rows in the message log's shards (`logs`): too many shards and
      * rows for one request, and nothing reads them once the environment and its keys are gone.
+     * The batch also records that erasure as owed, so a Queue that refuses it leaves the cron to
+     * enqueue it rather than the log behind (erasure-repository.ts); the deletion stands either way.
      */
     async remove(slug: string, context: AuditContext, logs: LogStore): Promise<boolean> {
       const environment = await bySlug(slug);
@@ -188,9 +193,14 @@ function environmentRemoval({ db, audit, bySlug }: EnvironmentsScope) {
         },
         "always",
       );
-      await runBatch(db, [entry, ...deletes, db.delete(environments).where(eq(environments.id, environment.id))]);
+      await runBatch(db, [
+        entry,
+        ...deletes,
+        db.delete(environments).where(eq(environments.id, environment.id)),
+        owedErasure(db, environment.id, new Date()),
+      ]);
       forgetApiKeys((entry) => entry.environmentId === environment.id);
-      await logs.queueEnvironmentErasure(environment.id);
+      await enqueueOwedErasure(db, logs, environment.id);
       return true;
     },
   };
