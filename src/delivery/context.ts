@@ -19,6 +19,7 @@ import type { ActiveIntegrations } from "../db/queries/integrations";
 import type { RecipientsJob, TriggerJob } from "../jobs/job";
 import { MicroBatcher } from "../lib/micro-batch";
 import { MessageWrites } from "./writes/message-writes";
+import { ClaimLeases } from "./phases/claim-lease";
 import { RecipientReads } from "./recipient-reads";
 import { finishTriggers } from "./writes/trigger-writes";
 import { dispatchWritten } from "./webhooks/dispatch";
@@ -63,6 +64,8 @@ export class DeliveryContext {
   private readonly messageWrites: MicroBatcher<MessageWrites, { error: unknown } | null>;
   /** The trigger objects, one call per object per phase. */
   readonly store: TriggerStore;
+  /** The claims this invocation's chunks hold while they send, renewed together (phases/claim-lease.ts). */
+  readonly leases = new ClaimLeases();
   private readonly homes: BatchedHomes;
   private readonly finishes: MicroBatcher<Key & { status: "completed" | "failed" }, undefined>;
   /** The reads of the recipient chunks started together, shared (one statement per table, not one per chunk). */

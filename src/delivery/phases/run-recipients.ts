@@ -13,7 +13,6 @@ import { recordClaims } from "./record";
 import { reportResults } from "./report";
 import { claimKey, type StepScope } from "./scope";
 import { sendAll } from "./send";
-import { holdClaims } from "./claim-lease";
 import type { MessageWrites } from "../writes/message-writes";
 import { transition } from "../recipients/recipient-transitions";
 import { load, type Loaded, type Recipient } from "../recipients/recipients-state";
@@ -146,7 +145,7 @@ async function runChannelStep(
     plan.finals.map((f) => claimKey(scope, f.recipient)),
   );
   // Held from the grant until the object hears the report, however long the sends take (claim-lease.ts).
-  const lease = holdClaims(home, claims.granted);
+  const release = ctx.leases.hold(home, claims.granted);
   let writes: MessageWrites;
   try {
     const recorded = recordClaims(plan, claims, scope, startedAt);
@@ -162,7 +161,7 @@ async function runChannelStep(
     if (reported.reports.length) await home.report(reported.reports);
     writes = reported.writes;
   } finally {
-    lease.release();
+    release();
   }
   await ctx.writeMessages(writes);
 }
