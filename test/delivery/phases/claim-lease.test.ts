@@ -7,7 +7,12 @@ import { ClaimLeases } from "../../../src/delivery/phases/claim-lease";
 
 const homeRenewing = () => {
   const renewed: string[][] = [];
-  const home = { renew: async (keys: string[]) => void renewed.push(keys) ?? keys.length } as unknown as TriggerHome;
+  const home = {
+    renew: async (keys: string[]) => {
+      renewed.push(keys);
+      return keys.length;
+    },
+  } as unknown as TriggerHome;
   return { home, renewed };
 };
 
