@@ -7,6 +7,7 @@ import { coordinatorName, digestName, ledgerNameFor } from "../src/durable-objec
 import type { TriggerLedger } from "../src/durable-objects/ledger/trigger-ledger";
 import type { AcceptEntry, AcceptOutcome } from "../src/durable-objects/ledger/outcomes";
 import type { FanOutCoordinator } from "../src/durable-objects/fan-out-coordinator";
+import type { DigestObject } from "../src/durable-objects/digest-object";
 import { dataOf } from "../src/features/data";
 
 // Tests reach into the objects' storage (runInDurableObject), so they build the stubs the app's TriggerStore keeps to itself.
@@ -21,6 +22,21 @@ export const coordinatorOf = (environmentId: string, transactionId: string) =>
 /** The digest of one subscriber, workflow and digest key. */
 export const digestOf = (environmentId: string, workflowKey: string, subscriberId: string, key: string) =>
   env.DIGESTS.get(env.DIGESTS.idFromName(digestName(environmentId, workflowKey, subscriberId, key)));
+
+/** A count from a digest's tables, 0 before its first call made them. */
+const digestCount = (digest: DurableObjectStub<DigestObject>, sql: string, ...params: string[]) =>
+  runInDurableObject(digest, async (_d: DigestObject, state) =>
+    state.storage.sql.exec("SELECT 1 FROM sqlite_master WHERE name = 'entries'").toArray().length
+      ? state.storage.sql.exec<{ n: number }>(sql, ...params).one().n
+      : 0,
+  );
+
+/** How many triggers wait in a digest's open window. */
+export const digestWaiting = (digest: DurableObjectStub<DigestObject>) => digestCount(digest, "SELECT count(*) AS n FROM entries");
+
+/** Whether the digest answered this trigger (it waits, or went on at once). */
+export const digestDecided = async (digest: DurableObjectStub<DigestObject>, transactionId: string) =>
+  (await digestCount(digest, "SELECT count(*) AS n FROM decisions WHERE tx = ?", transactionId)) > 0;
 
 /** A trigger as its ledger holds it, or null: what the API's accept and cancel decided. */
 export async function readTrigger(environmentId: string, transactionId: string): Promise<TriggerSnapshot | null> {

@@ -1,9 +1,8 @@
 import { createMessageBatch, env, evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import type { DigestObject } from "../../src/durable-objects/digest-object";
 import type { TriggerLedger } from "../../src/durable-objects/ledger/trigger-ledger";
 import worker from "../../src/index";
-import { acceptThenCrash, deliverHeldJobs, digestOf, ledgerOf, tickLedger } from "../ledger";
+import { acceptThenCrash, deliverHeldJobs, digestDecided, digestOf, digestWaiting, ledgerOf, tickLedger } from "../ledger";
 import { api } from "../request";
 import { createSandboxEnvironment, unique } from "../factories";
 import { byStep, createWorkflow, messageDetail, settledMessages, trigger, type MessageView, eventually } from "./helpers";
@@ -234,10 +233,7 @@ describe("digest steps", () => {
       transactionIds.push(transactionId);
       // In order: the next trigger goes once the digest has decided about this one.
       await eventually(async () => {
-        const state = await runInDurableObject(stub, async (_i: DigestObject, s) =>
-          s.storage.get<{ decisions: Record<string, string> }>("digest"),
-        );
-        return state?.decisions[transactionId] !== undefined;
+        return digestDecided(stub, transactionId);
       });
     }
     return { id, key, subscriber, transactionIds, stub };
@@ -246,10 +242,7 @@ describe("digest steps", () => {
   it("collects three triggers in the window into one message with their events", async () => {
     const { key, transactionIds, stub } = await collectThree("fixed");
     await eventually(async () => {
-      const state = await runInDurableObject(stub, async (_i: DigestObject, s) =>
-        s.storage.get<{ window: { entries: unknown[] } | null }>("digest"),
-      );
-      return state?.window?.entries.length === 3;
+      return (await digestWaiting(stub)) === 3;
     });
     expect(await messagesOf(key, transactionIds[0]!)).toEqual([]);
     await runDurableObjectAlarm(stub);
@@ -268,10 +261,7 @@ describe("digest steps", () => {
     const [first] = await settledMessages(key, transactionIds[0]!, 1);
     expect(first).toMatchObject({ status: "sent", subject: "1 new comments" });
     await eventually(async () => {
-      const state = await runInDurableObject(stub, async (_i: DigestObject, s) =>
-        s.storage.get<{ window: { entries: unknown[] } | null }>("digest"),
-      );
-      return state?.window?.entries.length === 2;
+      return (await digestWaiting(stub)) === 2;
     });
     await runDurableObjectAlarm(stub);
     const [second] = await settledMessages(key, transactionIds[1]!, 1);
@@ -284,10 +274,7 @@ describe("digest steps", () => {
   it("takes a cancelled trigger's event out of the pending digest", async () => {
     const { key, transactionIds, stub } = await collectThree("fixed");
     await eventually(async () => {
-      const state = await runInDurableObject(stub, async (_i: DigestObject, s) =>
-        s.storage.get<{ window: { entries: unknown[] } | null }>("digest"),
-      );
-      return state?.window?.entries.length === 3;
+      return (await digestWaiting(stub)) === 3;
     });
     const cancel = await api<{ status: string }>(key, "DELETE", "/v1/trigger", { transactionId: transactionIds[0] });
     expect(cancel.body.status).toBe("cancelled");

@@ -1,11 +1,10 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import type { DigestObject } from "../../src/durable-objects/digest-object";
 import type { FanOutCoordinator } from "../../src/durable-objects/fan-out-coordinator";
 import type { TriggerLedger } from "../../src/durable-objects/ledger/trigger-ledger";
 import type { SubscriberErased } from "../../src/features/subscribers/schemas";
 import { createSandboxEnvironment, triggerRow, unique } from "../factories";
-import { coordinatorOf, digestOf, ledgerOf, readTrigger, tickCoordinator, tickLedger } from "../ledger";
+import { coordinatorOf, digestDecided, digestOf, digestWaiting, ledgerOf, readTrigger, tickCoordinator, tickLedger } from "../ledger";
 import { api, expectProblem } from "../request";
 import { byStep, createWorkflow, messageDetail, settledMessages, trigger, type MessageView, eventually } from "./helpers";
 import { loggedTrigger } from "../log";
@@ -261,15 +260,15 @@ describe("DELETE /v1/subscribers/{subscriberId}", () => {
     const gone = person();
     const transactionId = await trigger(key, { workflow: "comments", to: gone, payload: { postId: "p1", text: "secret words" } });
     const digest = digestOf(id, "comments", gone.subscriberId, "p1");
-    const pending = () =>
-      runInDurableObject(digest, async (_d: DigestObject, state) => state.storage.get<{ window: { entries: unknown[] } | null }>("digest"));
-    await eventually(async () => (await pending())?.window?.entries.length === 1);
+    await eventually(async () => (await digestWaiting(digest)) === 1);
 
     const res = await erase(key, gone.subscriberId);
     expect(res.body.erased.waitingStepsCancelled).toBe(1);
     const [mail] = await settledMessages(key, transactionId, 1);
     expect(mail).toMatchObject({ stepId: "mail", status: "cancelled" });
     expect((await messageDetail(key, mail!.id)).events[0]).toMatchObject({ detail: { reason: "subscriber_deleted" } });
-    expect(await pending()).toBeUndefined();
+    // Everything the digest kept of them is gone with its storage.
+    expect(await digestWaiting(digest)).toBe(0);
+    expect(await digestDecided(digest, transactionId)).toBe(false);
   });
 });

@@ -6,7 +6,7 @@ import type { DigestObject } from "../../src/durable-objects/digest-object";
 import type { Bindings } from "../../src/env";
 import worker from "../../src/index";
 import { createSandboxEnvironment, unique } from "../factories";
-import { acceptThenCrash, digestOf, ledgerOf, readTrigger, tickLedger } from "../ledger";
+import { acceptThenCrash, digestOf, digestWaiting, ledgerOf, readTrigger, tickLedger } from "../ledger";
 import { loggedMessages } from "../log";
 import { api } from "../request";
 import { byStep, createWorkflow, messageDetail, seedTopic, settledMessages, trigger, type MessageView, eventually } from "./helpers";
@@ -71,10 +71,7 @@ describe("the watchdog resumes every unfinished run", () => {
     ];
     const digest = digestOf(id, "lost-digest", subscriber.subscriberId, "p");
     await eventually(async () => {
-      const state = await runInDurableObject(digest, async (_i: DigestObject, s) =>
-        s.storage.get<{ window: { entries: unknown[] } | null }>("digest"),
-      );
-      return state?.window?.entries.length === 2;
+      return (await digestWaiting(digest)) === 2;
       // The first real queue round trip after the runtime was reset for this file: once, in a CI
       // run under load, it took longer than the default 15 s to arrive.
     }, 30_000);
@@ -196,10 +193,7 @@ describe("the watchdog resumes every unfinished run", () => {
     const digest = digestOf(id, "delay-digest", subscriber.subscriberId, "");
     await eventually(async () => (await messagesOf(key, transactionId)).length === 1);
     await eventually(async () => {
-      const state = await runInDurableObject(digest, async (_i: DigestObject, s) =>
-        s.storage.get<{ window: { entries: unknown[] } | null }>("digest"),
-      );
-      return state?.window?.entries.length === 1;
+      return (await digestWaiting(digest)) === 1;
     });
     await runInDurableObject(digest, async (instance: DigestObject, state) => {
       await state.storage.deleteAlarm();
