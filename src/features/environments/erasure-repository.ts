@@ -25,7 +25,13 @@ export async function enqueueOwedErasure(db: Db, logs: LogStore, environmentId: 
     console.log(JSON.stringify({ level: "warn", event: "environment_erasure_enqueue_failed", environmentId, error: String(error) }));
     return false;
   }
-  await db.delete(environmentErasures).where(eq(environmentErasures.environmentId, environmentId));
+  // Enqueued: a row that outlives a failed delete only has the cron enqueue it once more, which is harmless.
+  await db
+    .delete(environmentErasures)
+    .where(eq(environmentErasures.environmentId, environmentId))
+    .catch((error: unknown) => {
+      console.log(JSON.stringify({ level: "warn", event: "environment_erasure_forget_failed", environmentId, error: String(error) }));
+    });
   return true;
 }
 
