@@ -82,8 +82,13 @@ export class DigestObject extends DurableObject<Bindings> {
           legacy.window.closesAt,
           legacy.window.stepId,
         );
+        // Once each: an import cut off before the value's delete below runs again on the next call.
         for (const e of legacy.window.entries)
-          this.sql.exec("INSERT INTO entries (tx, entry) VALUES (?, ?)", e.transactionId, JSON.stringify(e));
+          this.sql.exec(
+            "INSERT INTO entries (tx, entry) SELECT ?1, ?2 WHERE NOT EXISTS (SELECT 1 FROM entries WHERE tx = ?1)",
+            e.transactionId,
+            JSON.stringify(e),
+          );
       }
       if (legacy.lastSentAt !== null) this.setLastSent(legacy.lastSentAt);
       // Their times were not kept: they count from now, for the idempotency window.

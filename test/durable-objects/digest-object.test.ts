@@ -1,7 +1,7 @@
 // A digest object keeps a row per thing, never one value for all: decisions and released jobs
 // for the idempotency window, a window of any size, and an object written before 0.13 (one
 // storage value) is moved into its tables on its first call.
-import { env, runInDurableObject } from "cloudflare:test";
+import { env, evictDurableObject, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { DigestEntry } from "../../src/durable-objects/digest-types";
 import type { DigestObject } from "../../src/durable-objects/digest-object";
@@ -77,14 +77,15 @@ describe("DigestObject", () => {
   it("moves an object's pre-0.13 state into its tables on the first call", async () => {
     const stub = digest();
     const now = Date.now();
+    const legacy = {
+      window: { closesAt: now + 30_000, stepId: "collect", entries: [entryOf("waiting")] },
+      lastSentAt: now - 1_000,
+      decisions: { waiting: "wait", earlier: "continue" },
+      closed: { earlier: { events: [{ n: "earlier" }], count: 1, closedAt: now - 1_000 } },
+      released: { gone: { job: jobOf("gone"), at: now - 5_000 } },
+    };
     await runInDurableObject(stub, async (_d: DigestObject, state) => {
-      await state.storage.put("digest", {
-        window: { closesAt: now + 30_000, stepId: "collect", entries: [entryOf("waiting")] },
-        lastSentAt: now - 1_000,
-        decisions: { waiting: "wait", earlier: "continue" },
-        closed: { earlier: { events: [{ n: "earlier" }], count: 1, closedAt: now - 1_000 } },
-        released: { gone: { job: jobOf("gone"), at: now - 5_000 } },
-      });
+      await state.storage.put("digest", legacy);
     });
     expect(await stub.pending("waiting")).toEqual({ stepId: "after", subscriberIds: ["ada"], until: now + 30_000 });
     expect(await stub.add(entryOf("earlier"), "collect", 60_000, "lookback")).toBe("continue");
@@ -94,6 +95,12 @@ describe("DigestObject", () => {
     expect(await stub.add(entryOf("next"), "collect", 60_000, "lookback")).toBe("wait");
     const left = await runInDurableObject(stub, async (_d: DigestObject, state) => state.storage.get("digest"));
     expect(left).toBeUndefined();
+    // An import cut off before the value's delete runs again on the next instance's first call: nothing twice.
+    await runInDurableObject(stub, async (_d: DigestObject, state) => {
+      await state.storage.put("digest", legacy);
+    });
+    await evictDurableObject(stub);
+    expect(await stub.pending("waiting")).toEqual({ stepId: "after", subscriberIds: ["ada"], until: now + 30_000 });
     expect((await stub.close(now + 30_000)).map((j) => j.transactionId)).toEqual(["waiting", "next"]);
   });
 });
