@@ -159,18 +159,20 @@ export class DeliveryState {
    * live consumer's claim. Answers how many were renewed.
    */
   renew(env: string, tx: string, keys: string[], now: number): number {
-    let renewed = 0;
-    for (const part of jsonParts(keys))
-      renewed += this.sql
-        .exec(
-          "UPDATE claims SET at = ? WHERE env = ? AND tx = ? AND state = 'claimed' AND key IN (SELECT value FROM json_each(?)) RETURNING 1",
-          now,
-          env,
-          tx,
-          part,
-        )
-        .toArray().length;
-    return renewed;
+    return this.rowsReturned(
+      "UPDATE claims SET at = ? WHERE env = ? AND tx = ? AND state = 'claimed' AND key IN (SELECT value FROM json_each(?)) RETURNING 1",
+      keys,
+      now,
+      env,
+      tx,
+    );
+  }
+
+  /** Runs `query` once per part of `list` (bound after `params`) and counts the rows its RETURNING gave. */
+  private rowsReturned(query: string, list: readonly unknown[], ...params: SqlStorageValue[]): number {
+    let n = 0;
+    for (const part of jsonParts(list)) n += this.sql.exec(query, ...params, part).toArray().length;
+    return n;
   }
 
   /**
@@ -229,17 +231,13 @@ export class DeliveryState {
   markDone(env: string, tx: string, chunk: number, subscriberIds: string[]): void {
     if (subscriberIds.length === 0) return;
     // The rows added, not `rowsWritten` (which counts the primary key's index writes too).
-    let added = 0;
-    for (const part of jsonParts(subscriberIds))
-      added += this.sql
-        .exec(
-          "INSERT OR IGNORE INTO done (env, tx, chunk, subscriber_id) SELECT ?, ?, ?, value FROM json_each(?) RETURNING 1",
-          env,
-          tx,
-          chunk,
-          part,
-        )
-        .toArray().length;
+    const added = this.rowsReturned(
+      "INSERT OR IGNORE INTO done (env, tx, chunk, subscriber_id) SELECT ?, ?, ?, value FROM json_each(?) RETURNING 1",
+      subscriberIds,
+      env,
+      tx,
+      chunk,
+    );
     const key = triggerKey(env, tx);
     const known = this.doneKnown.get(key);
     if (known !== undefined) this.doneKnown.set(key, known + added);
