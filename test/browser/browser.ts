@@ -2,7 +2,7 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { type Browser, chromium, type Page } from "playwright-core";
-import { inject } from "vitest";
+import { beforeEach, inject } from "vitest";
 import { localSql } from "../../scripts/bootstrap.mjs";
 import { ROOT } from "../local-stack";
 import { chromiumOrSkip } from "./chromium";
@@ -22,8 +22,51 @@ export const base = () => inject("base");
 
 export async function launch(): Promise<Browser> {
   mkdirSync(SCREENSHOTS, { recursive: true });
-  return chromium.launch({ executablePath: CHROMIUM!, headless: true, chromiumSandbox: false, args: CHROMIUM_ARGS });
+  const browser = await chromium.launch({ executablePath: CHROMIUM!, headless: true, chromiumSandbox: false, args: CHROMIUM_ARGS });
+  const newPage = browser.newPage.bind(browser);
+  browser.newPage = async (options) => watched(await newPage(options));
+  return browser;
 }
+
+/**
+ * What each open page did lately (its navigations, console errors, uncaught errors, failed and
+ * refused requests), printed with its address and text when a test fails: a wait that timed out
+ * says only what it waited for, not what the page showed instead.
+ */
+const pages = new Map<Page, string[]>();
+
+function watched(page: Page): Page {
+  const events: string[] = [];
+  pages.set(page, events);
+  const note = (line: string) => {
+    events.push(`${new Date().toISOString().slice(11, 23)} ${line}`);
+    if (events.length > 40) events.shift();
+  };
+  page.on("framenavigated", (frame) => frame === page.mainFrame() && note(`navigated to ${frame.url()}`));
+  page.on("console", (message) => message.type() === "error" && note(`console error: ${message.text()}`));
+  page.on("pageerror", (error) => note(`uncaught: ${error.message}`));
+  page.on("requestfailed", (request) => note(`request failed: ${request.method()} ${request.url()} ${request.failure()?.errorText ?? ""}`));
+  page.on(
+    "response",
+    (response) => response.status() >= 400 && note(`${response.status()} ${response.request().method()} ${response.url()}`),
+  );
+  page.on("close", () => pages.delete(page));
+  return page;
+}
+
+beforeEach(({ onTestFailed }) => {
+  onTestFailed(async () => {
+    for (const [page, events] of pages) {
+      // What a person sees (innerText), not the hidden text a suspended page keeps (textContent).
+      // biome-ignore lint/performance/useDomNodeTextContent: the rendered text is the point here
+      const text = await page
+        .locator("body")
+        .innerText({ timeout: 2_000 })
+        .catch((error: Error) => `(unreadable: ${error.message})`);
+      console.error(`--- the page at ${page.url()} ---\n${text.slice(0, 1_500)}\n--- what it did lately ---\n${events.join("\n")}`);
+    }
+  });
+});
 
 /** Saves a full-page screenshot under test/browser/__screenshots__ (git-ignored) for a reviewer. */
 export async function screenshot(page: Page, name: string): Promise<void> {
