@@ -310,6 +310,42 @@ export async function localDb(persistTo, { log = true } = {}) {
   };
 }
 
+/**
+ * How far a run's messages are, read straight from the log shards' files: per shard one count of
+ * the run's messages by status and the latest time one of them changed. A poll of `localDb`
+ * copies every shard's whole log first, which grows with every run and holds read locks on the
+ * files the server is writing; this reads one small aggregate per shard. `lastAt` is the server's
+ * own clock (epoch ms), so a run's end is known to the millisecond whatever the poll interval.
+ * @param {string} persistTo
+ * @param {string} txPrefix  the run's transactionIds start with it
+ */
+export async function logProgress(persistTo, txPrefix) {
+  process.removeAllListeners("warning");
+  const { DatabaseSync } = await import("node:sqlite");
+  const folder = join(persistTo, "v3", "do", "clarion-LogShard");
+  const totals = { sent: 0, failed: 0, lastAt: 0 };
+  if (!existsSync(folder)) return totals;
+  for (const shard of readdirSync(folder).filter((f) => f.endsWith(".sqlite") && f !== "metadata.sqlite")) {
+    const log = new DatabaseSync(join(folder, shard), { readOnly: true });
+    try {
+      log.exec("PRAGMA busy_timeout = 5000");
+      const hasMessages = log.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'messages'").get();
+      if (!hasMessages) continue;
+      const rows = log
+        .prepare("SELECT status, count(*) AS n, max(updated_at) AS at FROM messages WHERE tx >= ? AND tx < ? GROUP BY status")
+        .all(txPrefix, `${txPrefix}\uffff`);
+      for (const r of rows) {
+        if (r.status === "sent") totals.sent += Number(r.n);
+        if (r.status === "failed") totals.failed += Number(r.n);
+        if (r.status === "sent" || r.status === "failed") totals.lastAt = Math.max(totals.lastAt, Number(r.at));
+      }
+    } finally {
+      log.close();
+    }
+  }
+  return totals;
+}
+
 /** Counts sandbox sends (provider calls) and distinct messages of a set of transactions, from the server's local D1. */
 export async function providerCalls(persistTo, where) {
   const db = await localDb(persistTo);

@@ -1,5 +1,6 @@
 import { bytesToBase64 } from "./base64";
 import { hex } from "./hex";
+import { PromiseCache } from "./promise-cache";
 
 const encoder = new TextEncoder();
 
@@ -32,8 +33,7 @@ export function timingSafeEqual(a: string, b: string): boolean {
  * derived the same link keys for every trigger it ran (two HKDF derivations each). Bounded, so a
  * deployment with many environments' secrets keeps only the most recent.
  */
-const derived = new Map<string, Promise<CryptoKey>>();
-const DERIVED_MAX = 256;
+const derived = new PromiseCache<CryptoKey>(256);
 
 /** A key for one purpose (`info`) derived from secret key material by HKDF-SHA256 (no salt); non-extractable. */
 export function hkdfKey(
@@ -43,14 +43,7 @@ export function hkdfKey(
   usages: Parameters<SubtleCrypto["deriveKey"]>[4],
 ): Promise<CryptoKey> {
   const key = JSON.stringify([bytesToBase64(material), info, algorithm, usages]);
-  const known = derived.get(key);
-  if (known) return known;
-  const made = deriveHkdf(material, info, algorithm, usages);
-  if (derived.size >= DERIVED_MAX) derived.delete(derived.keys().next().value as string);
-  derived.set(key, made);
-  // A failed derivation is not kept: the next call tries again.
-  made.catch(() => derived.delete(key));
-  return made;
+  return derived.get(key, () => deriveHkdf(material, info, algorithm, usages));
 }
 
 async function deriveHkdf(
