@@ -6,7 +6,7 @@ import { createInterface } from "node:readline/promises";
 import { parseArgs } from "node:util";
 import { deploy } from "./deploy/deploy.mjs";
 import { wranglerRunner } from "./deploy/wrangler.mjs";
-import { buildDashboard } from "./lib.mjs";
+import { buildDashboardOnce } from "./lib.mjs";
 
 const { values } = parseArgs({
   options: {
@@ -62,7 +62,7 @@ try {
     },
     ask,
     files,
-    build: () => buildDashboard(),
+    build: buildDashboardOnce,
     log: (line) => console.log(line),
   });
 } catch (error) {

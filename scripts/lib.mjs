@@ -54,6 +54,16 @@ export const QUIET_WRANGLER_ENV = {
 };
 
 /**
+ * Set (to "1") by `npm test` in the stages it starts once it has built the dashboard for the run:
+ * a script that would build it again (the deploy dry-run, the browser suite's set-up) uses that
+ * build instead of emptying dashboard/dist under a running stage.
+ */
+export const DASHBOARD_BUILT_ENV = "CLARION_DASHBOARD_BUILT";
+
+/** Builds the dashboard unless `npm test` built it for this run already (DASHBOARD_BUILT_ENV). */
+export const buildDashboardOnce = () => (process.env[DASHBOARD_BUILT_ENV] === "1" ? Promise.resolve() : buildDashboard());
+
+/**
  * Builds the dashboard (`args` adds vite options such as `--mode pages`). Always React's production
  * build: a caller running under another NODE_ENV (vitest sets "test") would otherwise ship React's
  * development code.

@@ -7,15 +7,25 @@
 // `node scripts/test.mjs <stage>...` runs only the stages named (the `test:*` scripts in
 // package.json; docs/guides/testing.md lists them).
 import { existsSync } from "node:fs";
-import { buildDashboard, ensureInstalled, run } from "./lib.mjs";
+import { buildDashboard, DASHBOARD_BUILT_ENV, ensureInstalled, run } from "./lib.mjs";
 import { ownRegistry } from "./registry.mjs";
 
 // The tests' runtime gets its own dev registry too, so a running `npm start` never takes its jobs.
 Object.assign(process.env, ownRegistry(".wrangler/registry-test"));
 
 let dashboardBuild;
-/** The dashboard as the code is now, built once per run: a stage that asks while it builds waits for that build. */
-const freshDashboard = () => (dashboardBuild ??= buildDashboard());
+/**
+ * The dashboard as the code is now, built once per run: a stage that asks while it builds waits
+ * for that build. Once built, the stages started after are told (DASHBOARD_BUILT_ENV), so the
+ * deploy dry-run and the browser suite's set-up do not build it again: a build empties
+ * dashboard/dist while the other lane's local Clarion serves it, and the browser suite's page
+ * then met 500s for its scripts (the flaky failures of test/browser/workflows.test.ts, the first
+ * file it runs, beside the deploy stage).
+ */
+const freshDashboard = () =>
+  (dashboardBuild ??= buildDashboard().then(() => {
+    process.env[DASHBOARD_BUILT_ENV] = "1";
+  }));
 /**
  * wrangler (the Workers suite, the local stacks, the deploy dry-run) serves the built dashboard as
  * assets and refuses to start without it. A build under way empties dashboard/dist first, so a

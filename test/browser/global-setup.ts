@@ -1,6 +1,6 @@
 // One local Clarion for every browser test file (starting one takes a while), and the built dashboard it serves.
 import type { TestProject } from "vitest/node";
-import { buildDashboard } from "../../scripts/lib.mjs";
+import { buildDashboardOnce } from "../../scripts/lib.mjs";
 import { freePort, type LocalStack, startLocalStack } from "../local-stack";
 import { findChromium } from "./chromium";
 
@@ -21,7 +21,7 @@ declare module "vitest" {
 export async function setup(project: TestProject) {
   // Without Chromium the suites skip (see chromium.ts): no need to start anything.
   if (!findChromium()) return;
-  await buildDashboard();
+  await buildDashboardOnce();
   const pagesOrigin = `http://127.0.0.1:${await freePort()}`;
   stack = await startLocalStack({
     environments: ["development", "production"],
