@@ -12,6 +12,19 @@
  */
 export const JSON_PART_CHARS = 500_000;
 
+/**
+ * The rows of one part as the table `part`, each row's JSON text its column `v`, for a statement
+ * that reads a row's values as `v ->> 0`, `v ->> 1`, …: `${PART_ROWS} INSERT INTO t (a, b)
+ * SELECT v ->> 0, v ->> 1 FROM part WHERE true`. The part is the statement's first parameter.
+ *
+ * Why not `SELECT value ->> 0, value ->> 1 FROM json_each(?)`: SQLite computes a virtual table's
+ * column again for each reference, so it renders a row's JSON text once per value read from it. A
+ * message's row (26 values, its content among them) was rendered 26 times, and that was more
+ * than half of its insert (`bench/json-rows.mjs`). Materialised, each row is rendered once, and
+ * its parse is reused by the reads that follow.
+ */
+export const PART_ROWS = "WITH part(v) AS MATERIALIZED (SELECT value FROM json_each(?))";
+
 /** The bound when none is given: tests lower it to see several parts without megabytes of rows. */
 export const jsonPartBound = { chars: JSON_PART_CHARS };
 

@@ -44,7 +44,7 @@ import { changedSnapshot, insertedSnapshot, type Snapshot, snapshots } from "./r
 import { analyticsRetentionMs, eraseRollupSubscriber, expireRollups } from "./rollups/upkeep";
 import { TriggerIndex } from "./trigger-index";
 import { type FinishedTrigger, type LogTrigger, type TriggerFilter, type TriggerKey, TriggersTable } from "./triggers-table";
-import { jsonParts } from "../../lib/json-parts";
+import { jsonParts, PART_ROWS } from "../../lib/json-parts";
 
 /** The states timeline entries reach, by message: each entry's status bit. */
 const reachedStates = (events: readonly LogEvent[]): Map<string, number> => {
@@ -296,11 +296,11 @@ export class LogShard extends DurableObject<Bindings> {
     for (const { keys, rows } of shapes.values()) {
       // A new status is a state reached: its bit joins the others, with the timeline's.
       const sets = [
-        ...keys.map((k, i) => `${CHANGE_COLUMNS[k]} = s.value ->> ${i + 1}`),
-        `states = messages.states | (s.value ->> ${keys.length + 1})`,
+        ...keys.map((k, i) => `${CHANGE_COLUMNS[k]} = s.v ->> ${i + 1}`),
+        `states = messages.states | (s.v ->> ${keys.length + 1})`,
       ];
       for (const part of jsonParts(rows))
-        this.sql.exec(`UPDATE messages SET ${sets.join(", ")} FROM json_each(?) AS s WHERE messages.id = s.value ->> 0`, part);
+        this.sql.exec(`${PART_ROWS} UPDATE messages SET ${sets.join(", ")} FROM part AS s WHERE messages.id = s.v ->> 0`, part);
     }
     return covered;
   }
@@ -310,8 +310,8 @@ export class LogShard extends DurableObject<Bindings> {
     // In parts under a Durable Object's 2 MB per string (lib/json-parts.ts), as every list below: one part, one statement.
     for (const part of jsonParts(refs.map((r) => [r.providerMessageId, r.environmentId, r.messageId, now])))
       this.sql.exec(
-        `INSERT INTO provider_refs (provider_message_id, env, message_id, created_at)
-         SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3 FROM json_each(?) WHERE true ON CONFLICT DO NOTHING`,
+        `${PART_ROWS} INSERT INTO provider_refs (provider_message_id, env, message_id, created_at)
+         SELECT v ->> 0, v ->> 1, v ->> 2, v ->> 3 FROM part WHERE true ON CONFLICT DO NOTHING`,
         part,
       );
   }
@@ -340,8 +340,8 @@ export class LogShard extends DurableObject<Bindings> {
     if (events.length === 0) return;
     for (const part of jsonParts(events.map((e) => [e.id, e.environmentId, e.messageId, e.status, e.at, stored(e.detail)])))
       this.sql.exec(
-        `INSERT INTO message_events (id, env, message_id, status, at, detail)
-         SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5 FROM json_each(?) WHERE true ON CONFLICT DO NOTHING`,
+        `${PART_ROWS} INSERT INTO message_events (id, env, message_id, status, at, detail)
+         SELECT v ->> 0, v ->> 1, v ->> 2, v ->> 3, v ->> 4, v ->> 5 FROM part WHERE true ON CONFLICT DO NOTHING`,
         part,
       );
     // One row per message (a map's entries): parts touch distinct rows.

@@ -1,6 +1,7 @@
 import { MESSAGE_STATUSES, type MessageStatus } from "../../contract/statuses";
 import type { LogEvent, LogMessage, MessageAbout, MessageChanges } from "./rows";
 import type { EventRecord, MessageRecord } from "./schema";
+import { PART_ROWS } from "../../lib/json-parts";
 
 /** One bit per status, so the states a message reached fold into one integer (the stats read it). */
 export const bitOf = (status: string) => {
@@ -101,8 +102,8 @@ export const MESSAGE_COLUMN_LIST = [
  * A write's new messages in one statement: one JSON array of `messageValues` rows. Answers the
  * ids it inserted; a message whose id or send identity is stored already is left as it was.
  */
-export const MESSAGES_INSERT = `INSERT INTO messages (${MESSAGE_COLUMN_LIST.map((c) => `"${c}"`).join(", ")})
-  SELECT ${MESSAGE_COLUMN_LIST.map((_, i) => `value ->> ${i}`).join(", ")} FROM json_each(?) WHERE true
+export const MESSAGES_INSERT = `${PART_ROWS} INSERT INTO messages (${MESSAGE_COLUMN_LIST.map((c) => `"${c}"`).join(", ")})
+  SELECT ${MESSAGE_COLUMN_LIST.map((_, i) => `v ->> ${i}`).join(", ")} FROM part WHERE true
   ON CONFLICT DO NOTHING RETURNING id`;
 
 /**

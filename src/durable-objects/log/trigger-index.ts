@@ -1,4 +1,4 @@
-import { jsonParts } from "../../lib/json-parts";
+import { jsonParts, PART_ROWS } from "../../lib/json-parts";
 
 /**
  * Per-trigger index, kept in the trigger's own shard (`triggerPartition`): one row per message
@@ -52,8 +52,8 @@ export class TriggerIndex {
       inserted.map((m) => [m.environmentId, m.transactionId, m.subscriberId, m.stepId, m.messageId, m.status, m.createdAt]),
     ))
       this.sql.exec(
-        `INSERT INTO trigger_messages (env, tx, subscriber, step, message_id, status, created_at)
-         SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5, value ->> 6 FROM json_each(?) WHERE true
+        `${PART_ROWS} INSERT INTO trigger_messages (env, tx, subscriber, step, message_id, status, created_at)
+         SELECT v ->> 0, v ->> 1, v ->> 2, v ->> 3, v ->> 4, v ->> 5, v ->> 6 FROM part WHERE true
          ON CONFLICT DO NOTHING`,
         part,
       );

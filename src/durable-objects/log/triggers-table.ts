@@ -3,7 +3,7 @@
 // one trigger touches one shard and a list fans out and merges by (acceptedAt, transactionId).
 import type { Json, JsonArray, JsonObject } from "../../contract/json";
 import { compareCodePoints } from "../../lib/code-point-order";
-import { jsonParts } from "../../lib/json-parts";
+import { jsonParts, PART_ROWS } from "../../lib/json-parts";
 
 /** The record of one trigger as the log keeps it: times are epoch ms, JSON values as given. */
 export interface LogTrigger {
@@ -137,8 +137,8 @@ const TRIGGER_COLUMNS = [
  * A call's records in one statement: one JSON array of `triggerValues` rows, each key at most
  * once (`upsert` runs a key named again in a later round).
  */
-const UPSERT = `INSERT INTO triggers (${TRIGGER_COLUMNS.join(", ")})
-  SELECT ${TRIGGER_COLUMNS.map((_, i) => `value ->> ${i}`).join(", ")} FROM json_each(?) WHERE true
+const UPSERT = `${PART_ROWS} INSERT INTO triggers (${TRIGGER_COLUMNS.join(", ")})
+  SELECT ${TRIGGER_COLUMNS.map((_, i) => `v ->> ${i}`).join(", ")} FROM part WHERE true
   ON CONFLICT (env, tx) DO UPDATE SET
     status = CASE WHEN triggers.status IN ${TERMINAL} THEN triggers.status ELSE excluded.status END,
     cancelled_messages = coalesce(excluded.cancelled_messages, triggers.cancelled_messages),
@@ -245,8 +245,8 @@ export class TriggersTable {
     const people = rows.flatMap((t) => peopleOf(t).map((subscriber) => [t.environmentId, subscriber, t.transactionId]));
     for (const part of jsonParts(people))
       this.sql.exec(
-        `INSERT INTO trigger_people (env, subscriber, tx)
-         SELECT value ->> 0, value ->> 1, value ->> 2 FROM json_each(?) WHERE true ON CONFLICT DO NOTHING`,
+        `${PART_ROWS} INSERT INTO trigger_people (env, subscriber, tx)
+         SELECT v ->> 0, v ->> 1, v ->> 2 FROM part WHERE true ON CONFLICT DO NOTHING`,
         part,
       );
     return left.filter((t) => t !== undefined);

@@ -1,5 +1,5 @@
 import { FIGURE_MASKS, maskOf, REASONED_STATUSES } from "../../../contract/message-figures";
-import { jsonParts } from "../../../lib/json-parts";
+import { jsonParts, PART_ROWS } from "../../../lib/json-parts";
 import { errorGroupText } from "./error-text";
 import { DAY_MS, HOUR_MS, LATENCY_BUCKETS_MS } from "./rows";
 import type { Snapshot } from "./snapshot";
@@ -214,11 +214,11 @@ class Sum {
  */
 function addRows(sql: SqlStorage, table: string, key: readonly string[], rows: [...SqlStorageValue[], number][], counter: string): void {
   if (rows.length === 0) return;
-  const values = [...key, counter].map((_, i) => `value ->> ${i}`).join(", ");
+  const values = [...key, counter].map((_, i) => `v ->> ${i}`).join(", ");
   // `WHERE true`: an upsert's SELECT needs a WHERE so its ON is not read as a join's. Parts add, as rows of one part do.
   for (const part of jsonParts(rows))
     sql.exec(
-      `INSERT INTO ${table} (${key.join(", ")}, ${counter}) SELECT ${values} FROM json_each(?) WHERE true
+      `${PART_ROWS} INSERT INTO ${table} (${key.join(", ")}, ${counter}) SELECT ${values} FROM part WHERE true
        ON CONFLICT DO UPDATE SET ${counter} = ${counter} + excluded.${counter}`,
       part,
     );
