@@ -27,10 +27,10 @@ const countKey = (m: Snapshot) => [
  * Adds one to `recipients` of each row's key (env, hour, workflow, tenant) for each recipient
  * (tx ->> 4, subscriber ->> 5) with no message but the write's new ones (ids, -> 6).
  */
-const RECIPIENTS_ADD = `INSERT INTO rollup_audience (env, hour, workflow, tenant, recipients)
-  SELECT a.value ->> 0, a.value ->> 1, a.value ->> 2, a.value ->> 3, count(*) FROM json_each(?) AS a
-  WHERE NOT EXISTS (SELECT 1 FROM messages WHERE env = a.value ->> 0 AND tx = a.value ->> 4 AND subscriber = a.value ->> 5
-    AND id NOT IN (SELECT value FROM json_each(a.value -> 6)))
+const RECIPIENTS_ADD = `${PART_ROWS} INSERT INTO rollup_audience (env, hour, workflow, tenant, recipients)
+  SELECT a.v ->> 0, a.v ->> 1, a.v ->> 2, a.v ->> 3, count(*) FROM part AS a
+  WHERE NOT EXISTS (SELECT 1 FROM messages WHERE env = a.v ->> 0 AND tx = a.v ->> 4 AND subscriber = a.v ->> 5
+    AND id NOT IN (SELECT value FROM json_each(a.v -> 6)))
   GROUP BY 1, 2, 3, 4 ON CONFLICT DO UPDATE SET recipients = recipients + excluded.recipients`;
 
 /** A latency in ms (`ms`) as its index in LATENCY_BUCKETS_MS; past the last bound, one more. */
@@ -42,11 +42,11 @@ const BUCKET = `CASE ${LATENCY_BUCKETS_MS.map((le, i) => `WHEN ms <= ${le} THEN 
  * MATERIALIZED: as a plain subquery SQLite copies them into every WHEN of the bucket's CASE and
  * into its GROUP BY, and ran them up to 22 times a message where 2 do.
  */
-export const LATENCY_ADD = `WITH timed AS MATERIALIZED (
-    SELECT a.value AS v,
-      (SELECT max(at) FROM message_events WHERE message_id = a.value ->> 6 AND status = 'sending') AS started,
-      (SELECT max(at) FROM message_events WHERE message_id = a.value ->> 6 AND status IN ('sent', 'delivered')) AS answered
-    FROM json_each(?) AS a)
+export const LATENCY_ADD = `${PART_ROWS}, timed AS MATERIALIZED (
+    SELECT a.v AS v,
+      (SELECT max(at) FROM message_events WHERE message_id = a.v ->> 6 AND status = 'sending') AS started,
+      (SELECT max(at) FROM message_events WHERE message_id = a.v ->> 6 AND status IN ('sent', 'delivered')) AS answered
+    FROM part AS a)
   INSERT INTO rollup_latency (env, hour, channel, provider, tenant, workflow, bucket, n)
   SELECT v ->> 0, v ->> 1, v ->> 2, v ->> 3, v ->> 4, v ->> 5, ${BUCKET}, count(*) FROM (
     SELECT v, max(0, answered - started) AS ms FROM timed WHERE started IS NOT NULL AND answered IS NOT NULL)
@@ -245,9 +245,9 @@ export function countNewTriggers(
   // `GROUP BY` sums a key's new triggers into its one row; the upsert then adds them.
   for (const part of jsonParts(rows))
     sql.exec(
-      `INSERT INTO rollup_audience (env, hour, workflow, tenant, triggers)
-       SELECT a.value ->> 0, a.value ->> 2, a.value ->> 3, a.value ->> 4, count(*) FROM json_each(?) AS a
-       WHERE NOT EXISTS (SELECT 1 FROM triggers WHERE env = a.value ->> 0 AND tx = a.value ->> 1) GROUP BY 1, 2, 3, 4
+      `${PART_ROWS} INSERT INTO rollup_audience (env, hour, workflow, tenant, triggers)
+       SELECT a.v ->> 0, a.v ->> 2, a.v ->> 3, a.v ->> 4, count(*) FROM part AS a
+       WHERE NOT EXISTS (SELECT 1 FROM triggers WHERE env = a.v ->> 0 AND tx = a.v ->> 1) GROUP BY 1, 2, 3, 4
        ON CONFLICT DO UPDATE SET triggers = triggers + excluded.triggers`,
       part,
     );
