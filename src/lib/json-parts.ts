@@ -15,7 +15,8 @@ export const JSON_PART_CHARS = 500_000;
 /**
  * The rows of one part as the table `part`, each row's JSON text its column `v`, for a statement
  * that reads a row's values as `v ->> 0`, `v ->> 1`, …: `${PART_ROWS} INSERT INTO t (a, b)
- * SELECT v ->> 0, v ->> 1 FROM part WHERE true`. The part is the statement's first parameter.
+ * SELECT v ->> 0, v ->> 1 FROM part WHERE true`. The part is the statement's first parameter (a `?`
+ * after it is the second).
  *
  * Why not `SELECT value ->> 0, value ->> 1 FROM json_each(?)`: SQLite computes a virtual table's
  * column again for each reference, so it renders a row's JSON text once per value read from it. A

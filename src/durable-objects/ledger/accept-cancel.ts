@@ -2,7 +2,7 @@ import { type DeliveryJob, triggerJob } from "../../jobs/job";
 import type { AcceptEntry, AcceptOutcome, CancelOutcome } from "./outcomes";
 import type { LedgerParts } from "./parts";
 import { chunksOf, digestsOf, triggerKey, namedRecipients, recordOf } from "./triggers-table";
-import { jsonParts } from "../../lib/json-parts";
+import { jsonParts, PART_ROWS } from "../../lib/json-parts";
 
 /** One accept call's answers, or why it failed: the calls written together fail apart. */
 export type AcceptAnswer = { outcomes: AcceptOutcome[] } | { error: unknown };
@@ -31,12 +31,12 @@ function store(parts: LedgerParts, name: string, items: AcceptEntry[], now: numb
   // In parts under a Durable Object's 2 MB per string (lib/json-parts.ts): records carry their payloads.
   for (const part of jsonParts(rows))
     for (const row of storage.sql.exec<{ env: string; tx: string }>(
-      `INSERT INTO triggers (env, tx, fingerprint, state, record, accepted_at, check_at)
-       SELECT value ->> 0, value ->> 1, value ->> 2, 'accepted', value ->> 3, ?, ? FROM json_each(?) WHERE true
+      `${PART_ROWS} INSERT INTO triggers (env, tx, fingerprint, state, record, accepted_at, check_at)
+       SELECT v ->> 0, v ->> 1, v ->> 2, 'accepted', v ->> 3, ?, ? FROM part WHERE true
        ON CONFLICT (env, tx) DO NOTHING RETURNING env, tx`,
+      part,
       now,
       now + parts.timings.stallMs,
-      part,
     ))
       inserted.add(triggerKey(row.env, row.tx));
   // The fingerprints a replay or conflict is told by: of the rows already there, read (only when there are), and of those just stored.

@@ -1,5 +1,5 @@
 import type { RunStepRow, StepOutcomeView } from "../../engine/content";
-import { jsonParts } from "../../lib/json-parts";
+import { jsonParts, PART_ROWS } from "../../lib/json-parts";
 
 export type { RunStepRow } from "../../engine/content";
 
@@ -66,13 +66,13 @@ export class RunSteps {
     // In parts under a Durable Object's 2 MB per string (lib/json-parts.ts); the pairs are distinct, so parts do not interact.
     for (const part of jsonParts(rows.map((row) => [row.subscriberId, row.stepId, JSON.stringify(row.outcome)])))
       this.sql.exec(
-        `INSERT INTO run_steps (env, tx, subscriber_id, step_id, outcome, at)
-         SELECT ?, ?, value ->> 0, value ->> 1, value ->> 2, ? FROM json_each(?) WHERE true
+        `${PART_ROWS} INSERT INTO run_steps (env, tx, subscriber_id, step_id, outcome, at)
+         SELECT ?, ?, v ->> 0, v ->> 1, v ->> 2, ? FROM part WHERE true
          ON CONFLICT (env, tx, subscriber_id, step_id) DO UPDATE SET outcome = excluded.outcome ${STILL_OPEN}`,
+        part,
         env,
         tx,
         now,
-        part,
       );
     const stored = new Map<string, string>();
     for (const part of jsonParts(rows.map((row) => [row.subscriberId, row.stepId])))
