@@ -29,9 +29,9 @@ export function timingSafeEqual(a: string, b: string): boolean {
 }
 
 /**
- * Keys derived in this isolate, by material and purpose: deriving is deterministic, and delivery
- * derived the same link keys for every trigger it ran (two HKDF derivations each). Bounded, so a
- * deployment with many environments' secrets keeps only the most recent.
+ * Keys derived in this isolate, by material and purpose: deriving is deterministic, and the same
+ * secret's keys are asked for again and again (secrets.ts). Bounded, so a deployment with many
+ * environments' secrets keeps only the most recent.
  */
 const derived = new PromiseCache<CryptoKey>(256);
 
@@ -46,7 +46,8 @@ export function hkdfKey(
   return derived.get(key, () => deriveHkdf(material, info, algorithm, usages));
 }
 
-async function deriveHkdf(
+/** `hkdfKey` without its cache, for a caller that keeps the keys it derives itself (link-tokens.ts). */
+export async function deriveHkdf(
   material: Uint8Array<ArrayBuffer>,
   info: string,
   algorithm: Parameters<SubtleCrypto["deriveKey"]>[2],

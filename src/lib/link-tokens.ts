@@ -11,7 +11,7 @@
  * limit and the form nonce expect, and an IV repeats only with the very same plaintext.
  */
 import { base64ToBytes, base64UrlToBytes, bytesToBase64, bytesToBase64Url } from "./base64";
-import { hkdfKey } from "./crypto";
+import { deriveHkdf } from "./crypto";
 import { PromiseCache } from "./promise-cache";
 
 /** What a verified token names: the environment, the subscriber's row, and the workflow of its email. */
@@ -45,16 +45,16 @@ export const newLinkSecret = () => bytesToBase64(crypto.getRandomValues(new Uint
 
 const aad = (environmentId: string) => encoder.encode(`clarion-link:${environmentId}`);
 
-const derive = (secret: string, info: string, algorithm: Parameters<typeof hkdfKey>[2], usages: Parameters<typeof hkdfKey>[3]) =>
-  hkdfKey(base64ToBytes(secret), info, algorithm, usages);
+const derive = (secret: string, info: string, algorithm: Parameters<typeof deriveHkdf>[2], usages: Parameters<typeof deriveHkdf>[3]) =>
+  deriveHkdf(base64ToBytes(secret), info, algorithm, usages);
 
 type LinkKeys = { seal: CryptoKey; iv: CryptoKey };
 
 /**
- * The two keys of each secret seen in this isolate, by the secret's text. `hkdfKey` keeps derived
- * keys too, but finding one there encodes the material and the algorithm into its cache key: per
- * delivery chunk (a bulk batch runs hundreds), that lookup was 2 % of the delivery's CPU. A rotated
- * secret is another text, so its old keys simply age out.
+ * The two keys of each secret seen in this isolate, by the secret's text, derived without
+ * `hkdfKey`'s cache: finding them there encoded the material and the algorithm into its cache key
+ * per delivery chunk (a bulk batch runs hundreds), 2 % of the delivery's CPU. A rotated secret is
+ * another text, so its old keys simply age out.
  */
 const keysBySecret = new PromiseCache<LinkKeys>(256);
 
