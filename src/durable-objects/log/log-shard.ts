@@ -346,7 +346,7 @@ export class LogShard extends DurableObject<Bindings> {
       );
     // One row per message (a map's entries): parts touch distinct rows.
     for (const part of jsonParts([...reached].filter(([id]) => !covered.has(id))))
-      this.sql.exec("UPDATE messages SET states = states | (s.value ->> 1) FROM json_each(?) AS s WHERE messages.id = s.value ->> 0", part);
+      this.sql.exec(`${PART_ROWS} UPDATE messages SET states = states | (s.v ->> 1) FROM part AS s WHERE messages.id = s.v ->> 0`, part);
   }
 
   /** A page of messages, newest first, below the keyset `before`. */

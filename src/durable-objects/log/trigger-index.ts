@@ -67,8 +67,8 @@ export class TriggerIndex {
     // One change per message: parts touch distinct rows.
     for (const part of jsonParts([...last.values()].map((c) => [c.status, c.messageId, c.environmentId, c.transactionId])))
       this.sql.exec(
-        `UPDATE trigger_messages SET status = c.value ->> 0 FROM json_each(?) AS c
-         WHERE message_id = c.value ->> 1 AND env = c.value ->> 2 AND tx = c.value ->> 3`,
+        `${PART_ROWS} UPDATE trigger_messages SET status = c.v ->> 0 FROM part AS c
+         WHERE message_id = c.v ->> 1 AND env = c.v ->> 2 AND tx = c.v ->> 3`,
         part,
       );
   }
