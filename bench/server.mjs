@@ -234,6 +234,28 @@ const LOG_MESSAGES = `id, env AS environment_id, tx AS transaction_id, subscribe
 const LOG_EVENTS = "id, env AS environment_id, message_id, status, at, detail";
 
 /**
+ * Calls `read` with each log shard's SQLite file that holds a message table, opened read-only and
+ * closed after: the shards' files are where `localDb` and `logProgress` find the log since 0.13.
+ * Synchronous, as `localDb`'s queries are: the caller has imported node:sqlite.
+ * @param {typeof import("node:sqlite").DatabaseSync} DatabaseSync
+ * @param {string} persistTo
+ * @param {(log: import("node:sqlite").DatabaseSync) => void} read
+ */
+function eachLogShard(DatabaseSync, persistTo, read) {
+  const folder = join(persistTo, "v3", "do", "clarion-LogShard");
+  if (!existsSync(folder)) return;
+  for (const shard of readdirSync(folder).filter((f) => f.endsWith(".sqlite") && f !== "metadata.sqlite")) {
+    const log = new DatabaseSync(join(folder, shard), { readOnly: true });
+    try {
+      log.exec("PRAGMA busy_timeout = 5000");
+      if (log.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'messages'").get()) read(log);
+    } finally {
+      log.close();
+    }
+  }
+}
+
+/**
  * Reads the server's local D1 file directly, read-only: polling through `wrangler d1 execute`
  * would start a process per poll and take the CPU the server under test needs. Messages and
  * their timelines live in the log shards' own SQLite files since 0.13: each query first copies
@@ -264,41 +286,26 @@ export async function localDb(persistTo, { log = true } = {}) {
       }
     }
   };
-  const shardsFolder = join(persistTo, "v3", "do", "clarion-LogShard");
   const copyLog = () => {
     db.exec("DROP TABLE IF EXISTS main.messages; DROP TABLE IF EXISTS main.message_events");
     db.exec("CREATE TABLE main.messages AS SELECT * FROM d1.messages");
     db.exec("CREATE TABLE main.message_events AS SELECT * FROM d1.message_events");
-    if (!existsSync(shardsFolder)) return;
-    for (const shard of readdirSync(shardsFolder).filter((f) => f.endsWith(".sqlite") && f !== "metadata.sqlite")) {
-      const log = new DatabaseSync(join(shardsFolder, shard), { readOnly: true });
-      try {
-        log.exec("PRAGMA busy_timeout = 5000");
-        const tables = new Set(
-          log
-            .prepare("SELECT name FROM sqlite_schema WHERE type = 'table'")
-            .all()
-            .map((r) => r.name),
+    eachLogShard(DatabaseSync, persistTo, (log) => {
+      for (const [table, columns] of [
+        ["messages", LOG_MESSAGES],
+        ["message_events", LOG_EVENTS],
+      ]) {
+        const rows = retrying(() => log.prepare(`SELECT ${columns} FROM ${table}`).all());
+        if (rows.length === 0) continue;
+        const names = Object.keys(rows[0]);
+        const insert = db.prepare(
+          `INSERT INTO main.${table} (${names.map((n) => `"${n}"`).join(", ")}) VALUES (${names.map(() => "?").join(", ")})`,
         );
-        if (!tables.has("messages")) continue;
-        for (const [table, columns] of [
-          ["messages", LOG_MESSAGES],
-          ["message_events", LOG_EVENTS],
-        ]) {
-          const rows = retrying(() => log.prepare(`SELECT ${columns} FROM ${table}`).all());
-          if (rows.length === 0) continue;
-          const names = Object.keys(rows[0]);
-          const insert = db.prepare(
-            `INSERT INTO main.${table} (${names.map((n) => `"${n}"`).join(", ")}) VALUES (${names.map(() => "?").join(", ")})`,
-          );
-          db.exec("BEGIN");
-          for (const row of rows) insert.run(...names.map((n) => row[n]));
-          db.exec("COMMIT");
-        }
-      } finally {
-        log.close();
+        db.exec("BEGIN");
+        for (const row of rows) insert.run(...names.map((n) => row[n]));
+        db.exec("COMMIT");
       }
-    }
+    });
   };
   return {
     all: (sql) =>
@@ -322,27 +329,17 @@ export async function localDb(persistTo, { log = true } = {}) {
 export async function logProgress(persistTo, txPrefix) {
   process.removeAllListeners("warning");
   const { DatabaseSync } = await import("node:sqlite");
-  const folder = join(persistTo, "v3", "do", "clarion-LogShard");
   const totals = { sent: 0, failed: 0, lastAt: 0 };
-  if (!existsSync(folder)) return totals;
-  for (const shard of readdirSync(folder).filter((f) => f.endsWith(".sqlite") && f !== "metadata.sqlite")) {
-    const log = new DatabaseSync(join(folder, shard), { readOnly: true });
-    try {
-      log.exec("PRAGMA busy_timeout = 5000");
-      const hasMessages = log.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'messages'").get();
-      if (!hasMessages) continue;
-      const rows = log
-        .prepare("SELECT status, count(*) AS n, max(updated_at) AS at FROM messages WHERE tx >= ? AND tx < ? GROUP BY status")
-        .all(txPrefix, `${txPrefix}\uffff`);
-      for (const r of rows) {
-        if (r.status === "sent") totals.sent += Number(r.n);
-        if (r.status === "failed") totals.failed += Number(r.n);
-        if (r.status === "sent" || r.status === "failed") totals.lastAt = Math.max(totals.lastAt, Number(r.at));
-      }
-    } finally {
-      log.close();
+  eachLogShard(DatabaseSync, persistTo, (log) => {
+    const rows = log
+      .prepare("SELECT status, count(*) AS n, max(updated_at) AS at FROM messages WHERE tx >= ? AND tx < ? GROUP BY status")
+      .all(txPrefix, `${txPrefix}\uffff`);
+    for (const r of rows) {
+      if (r.status === "sent") totals.sent += Number(r.n);
+      if (r.status === "failed") totals.failed += Number(r.n);
+      if (r.status === "sent" || r.status === "failed") totals.lastAt = Math.max(totals.lastAt, Number(r.at));
     }
-  }
+  });
   return totals;
 }
 
