@@ -9,17 +9,22 @@ export interface ReachableContent {
 }
 
 /**
- * Whether a render reads `brand` or `t`: in its steps, or in a layout or partial it may render (a
+ * Whether a render reads `brand`, `t` or a subscriber's links (`unsubscribe_url`,
+ * `preferences_url`): in its steps, or in a layout or partial it may render (a
  * footer partial translating its text, a layout showing the logo). Delivery and previews read the
- * brand and the translations only when it does; the check is over every layout and partial the
+ * brand and the translations, and seal the links, only when it does; the check is over every layout and partial the
  * render was given, not only those a step names, so it can only read too much, never too little.
  */
-export function renderMentions(steps: readonly unknown[], content?: ReachableContent): { brand: boolean; texts: boolean } {
+export function renderMentions(steps: readonly unknown[], content?: ReachableContent): { brand: boolean; texts: boolean; links: boolean } {
   const sources = [JSON.stringify(steps)];
   if (content) {
     for (const layout of content.layouts.values()) sources.push(layout.html, layout.text ?? "");
     for (const partial of content.partials.all()) sources.push(partial.content);
   }
   const text = sources.join("\n");
-  return { brand: text.includes("brand"), texts: mentionsTranslations(text) };
+  return {
+    brand: text.includes("brand"),
+    texts: mentionsTranslations(text),
+    links: text.includes("unsubscribe_url") || text.includes("preferences_url"),
+  };
 }

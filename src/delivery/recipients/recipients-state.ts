@@ -24,6 +24,7 @@ import type { TriggerRecord } from "../../jobs/trigger-record";
 import { type PinnedContent, pinnedContent } from "./render-content";
 import { type LoadedTenant, tenantOfTrigger } from "./tenant";
 import { mergeBrand } from "../../engine/tenant-brand";
+import { allSteps } from "../../engine/workflow-tree";
 
 /** Statuses after which a message is never sent again. */
 export const FINAL_OR_SENT: ReadonlySet<MessageStatus> = new Set(SETTLED_MESSAGE_STATUSES);
@@ -75,6 +76,9 @@ export interface Loaded {
   translatorFor?: (locale: string | null) => Translator | undefined;
 }
 
+/** A recipient's links when none are sealed: no row to seal them to, or nothing that shows them. */
+const NO_LINKS = { unsubscribeUrl: "", preferencesUrl: "" } as const;
+
 export const keyOf = (subscriberId: string, stepId: string) => `${subscriberId}\u0000${stepId}`;
 
 function environmentData(db: Db, env: Bindings, environmentId: string, cache?: EnvironmentCache) {
@@ -109,15 +113,16 @@ export async function load(ctx: DeliveryContext, job: RecipientsJob, trigger: Tr
   const rendering = await renderInputs(db, environmentId, trigger, workflow?.steps ?? [], content);
   const actor = actorView(trigger.actor);
   const offersUnsubscribe = workflow !== null && !workflow.critical && workflow.unsubscribe !== "none";
-  const seal = await linkSealer(linkSecret, environmentId);
+  // Sealing a recipient's links was its largest cost in a push fan-out: done only for a template
+  // that shows one, or an email's List-Unsubscribe header. Unsealed, they render empty, as unnamed.
+  const sealsLinks = rendering.links || (offersUnsubscribe && allSteps(workflow?.steps ?? []).some((s) => s.type === "email"));
+  const seal = sealsLinks ? await linkSealer(linkSecret, environmentId) : null;
   const rowOf = new Map(subscriberRows.map((s) => [s.subscriberId, s]));
   // Sealed to the subscriber's row: a recipient without one is stopped below, and gets no link.
   const links = await Promise.all(
     subscriberIds.map(async (subscriberId) => {
       const row = rowOf.get(subscriberId);
-      return row
-        ? linkUrls(env.PUBLIC_URL, await seal(row.id, trigger.workflowKey, tenant?.id))
-        : { unsubscribeUrl: "", preferencesUrl: "" };
+      return row && seal ? linkUrls(env.PUBLIC_URL, await seal(row.id, trigger.workflowKey, tenant?.id)) : NO_LINKS;
     }),
   );
   const recipients = new Map<string, Recipient>();

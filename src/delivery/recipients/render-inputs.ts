@@ -11,9 +11,11 @@ import type { TriggerRecord } from "../../jobs/trigger-record";
 export interface RenderInputs {
   brand: BrandDefinition | undefined;
   translatorFor(subscriberLocale: string | null): Translator | undefined;
+  /** Whether a template (or a layout or partial) names `unsubscribe_url` or `preferences_url`. */
+  links: boolean;
 }
 
-const NONE: RenderInputs = { brand: undefined, translatorFor: () => undefined };
+const NONE = { brand: undefined, translatorFor: () => undefined } as const;
 
 /**
  * Read only when the workflow's templates, or the layouts and partials pinned with it, name them,
@@ -27,8 +29,8 @@ export async function renderInputs(
   steps: readonly Step[],
   content?: ReachableContent,
 ): Promise<RenderInputs> {
-  const { brand: wantsBrand, texts: wantsTexts } = renderMentions(steps, content);
-  if (!wantsBrand && !wantsTexts) return NONE;
+  const { brand: wantsBrand, texts: wantsTexts, links } = renderMentions(steps, content);
+  if (!wantsBrand && !wantsTexts) return { ...NONE, links };
   const [brand, dictionaries] = await Promise.all([
     wantsBrand ? brandAt(db, environmentId, trigger.brandVersion) : undefined,
     wantsTexts ? translationsAt(db, environmentId, trigger.translationsRevision) : undefined,
@@ -38,6 +40,7 @@ export async function renderInputs(
   return {
     brand,
     translatorFor: (locale) => (dictionaries ? translator(dictionaries, localeChain(locale, defaultLocale)) : undefined),
+    links,
   };
 }
 
