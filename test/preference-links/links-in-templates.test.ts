@@ -16,7 +16,10 @@ const opens = async (url: string) => (await SELF.fetch(`http://clarion.test${new
 async function sendOne(key: string, workflow: Record<string, unknown>) {
   await createWorkflow(key, workflow);
   const subscriberId = unique("links");
-  const transactionId = await triggerDelivered(key, { workflow: workflow.key, to: { subscriberId, email: "ada@example.com", phone: "+15555550100" } });
+  const transactionId = await triggerDelivered(key, {
+    workflow: workflow.key,
+    to: { subscriberId, email: "ada@example.com", phone: "+15555550100" },
+  });
   const [message] = await deliveredMessages(key, transactionId, 1);
   expect(message!.status).toBe("sent");
   return (await messageDetail(key, message!.id)).content as Record<string, string>;

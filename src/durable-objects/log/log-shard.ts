@@ -36,7 +36,7 @@ import type {
   StatsRow,
 } from "./rows";
 import { addMissingColumns, type EventRecord, LOG_SCHEMA, type MessageRecord } from "./schema";
-import { countNewTriggers, RollupChanges } from "./rollups/counting";
+import { countNewTriggers, RollupChanges, sendTimes } from "./rollups/counting";
 import { readAudience, readCounts, readDayVolumes, readErrors, readFatigue, readLatency } from "./rollups/reads";
 import type { AnalyticsPart, AnalyticsPartName, AnalyticsQuery, DayVolume } from "./rollups/rows";
 import { ROLLUP_SCHEMA } from "./rollups/schema";
@@ -139,6 +139,9 @@ export class LogShard extends DurableObject<Bindings> {
             [...touched].filter((id) => !fresh.has(id)),
           )
         : new Map<string, Snapshot>();
+      // New messages whose whole timeline is this write's (almost all; entries can come before their
+      // row): their latency is read from the write, not the table (RollupChanges). Asked before the append.
+      const ownTimes = counting ? sendTimes(this.withoutEntries(fresh), events) : undefined;
       const storedAs = new Map(existing.map((e) => [e.requested, e.id]));
       for (const f of w.feed ?? []) this.feed.insert({ ...f, id: storedAs.get(f.id) ?? f.id });
       this.append(events, reached, new Set([...fresh, ...this.updateAll(updates, reached)]));
@@ -149,7 +152,7 @@ export class LogShard extends DurableObject<Bindings> {
         // In the order the messages came (the errors' example is the last counted): the inserted, then the changed.
         const changing = [...new Set([...inserts.map((m) => m.id), ...touched])].filter((id) => fresh.has(id) || touched.has(id));
         for (const [id, row] of this.snapshotsAfter(changing, fresh, inserts, rows, before, updates, reached)) after.set(id, row);
-        const rollups = new RollupChanges(now);
+        const rollups = new RollupChanges(now, ownTimes);
         for (const id of changing) {
           const row = after.get(id);
           if (row) rollups.change(fresh.has(id) ? null : (before.get(id) ?? null), row);
@@ -169,6 +172,18 @@ export class LogShard extends DurableObject<Bindings> {
       if (at === null || at > now + OUTBOX_GRACE_MS) await this.ctx.storage.setAlarm(now + OUTBOX_GRACE_MS);
     }
     return { existing, described, outbox };
+  }
+
+  /** Those of these messages with no timeline entry stored, in one statement (one index seek each). */
+  private withoutEntries(ids: ReadonlySet<string>): Set<string> {
+    const without = new Set(ids);
+    for (const part of jsonParts([...ids]))
+      for (const row of this.sql.exec<{ id: string }>(
+        "SELECT value AS id FROM json_each(?) WHERE EXISTS (SELECT 1 FROM message_events WHERE message_id = value)",
+        part,
+      ))
+        without.delete(row.id);
+    return without;
   }
 
   /**

@@ -33,6 +33,39 @@ const RECIPIENTS_ADD = `${PART_ROWS} INSERT INTO rollup_audience (env, hour, wor
     AND id NOT IN (SELECT value FROM json_each(a.v -> 6)))
   GROUP BY 1, 2, 3, 4 ON CONFLICT DO UPDATE SET recipients = recipients + excluded.recipients`;
 
+/** A message's last `sending` and last answer (`sent`, `delivered`), where its timeline has them. */
+export interface SendTimes {
+  started?: number;
+  answered?: number;
+}
+
+/**
+ * The send times of these messages from timeline entries (the first of each id, as the insert
+ * keeps it): what LATENCY_ADD reads of a timeline made of these entries alone.
+ */
+export function sendTimes(
+  ids: ReadonlySet<string>,
+  entries: readonly { id: string; messageId: string; status: string; at: number }[],
+): Map<string, SendTimes> {
+  const times = new Map<string, SendTimes>();
+  for (const id of ids) times.set(id, {});
+  const seen = new Set<string>();
+  for (const e of entries) {
+    const t = times.get(e.messageId);
+    if (!t || seen.has(e.id)) continue;
+    seen.add(e.id);
+    if (e.status === "sending") t.started = Math.max(t.started ?? e.at, e.at);
+    else if (e.status === "sent" || e.status === "delivered") t.answered = Math.max(t.answered ?? e.at, e.at);
+  }
+  return times;
+}
+
+/** A latency's index in LATENCY_BUCKETS_MS (past the last bound, one more), as BUCKET computes it. */
+const bucketOf = (ms: number) => {
+  const i = LATENCY_BUCKETS_MS.findIndex((le) => ms <= le);
+  return i === -1 ? LATENCY_BUCKETS_MS.length : i;
+};
+
 /** A latency in ms (`ms`) as its index in LATENCY_BUCKETS_MS; past the last bound, one more. */
 const BUCKET = `CASE ${LATENCY_BUCKETS_MS.map((le, i) => `WHEN ms <= ${le} THEN ${i}`).join(" ")} ELSE ${LATENCY_BUCKETS_MS.length} END`;
 
@@ -71,7 +104,15 @@ export class RollupChanges {
   /** Messages first sent in this write: their latency is read from their timelines once the write's events are in. */
   private readonly sent: Snapshot[] = [];
 
-  constructor(private readonly now: number) {}
+  /**
+   * `ownTimes`: the send times of the messages this write inserted, from its own timeline entries
+   * (`sendTimes`). An inserted message has no entry but the write's, so its latency needs no read
+   * of the timeline: that read was a tenth of a fan-out's log write.
+   */
+  constructor(
+    private readonly now: number,
+    private readonly ownTimes: ReadonlyMap<string, SendTimes> = new Map(),
+  ) {}
 
   /** One message from how it was (null: inserted by this write) to how the write left it. */
   change(before: Snapshot | null, after: Snapshot): void {
@@ -163,15 +204,16 @@ export class RollupChanges {
    * the Inbox), read from the timelines as the write left them by the statement that counts them.
    */
   private applyLatency(sql: SqlStorage): void {
-    const rows = this.sent.map((m) => [
-      m.env,
-      floorTo(m.created_at, HOUR_MS),
-      m.channel,
-      m.provider ?? "",
-      m.tenant ?? "",
-      m.workflow,
-      m.id,
-    ]);
+    const key = (m: Snapshot) => [m.env, floorTo(m.created_at, HOUR_MS), m.channel, m.provider ?? "", m.tenant ?? "", m.workflow];
+    const known = new Sum();
+    const rows: SqlStorageValue[][] = [];
+    for (const m of this.sent) {
+      const own = this.ownTimes.get(m.id);
+      if (!own) rows.push([...key(m), m.id]);
+      else if (own.started !== undefined && own.answered !== undefined)
+        known.add([...key(m), bucketOf(Math.max(0, own.answered - own.started))]);
+    }
+    addRows(sql, "rollup_latency", ["env", "hour", "channel", "provider", "tenant", "workflow", "bucket"], known.rows(), "n");
     // In parts under a Durable Object's 2 MB per string (lib/json-parts.ts), as every list here: one part, one statement.
     for (const part of jsonParts(rows)) sql.exec(LATENCY_ADD, part);
   }
