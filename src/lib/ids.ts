@@ -20,11 +20,11 @@ let lastMs = 0;
 let sequence = 0;
 
 /**
- * RFC 9562 UUIDv7: 48-bit millisecond timestamp, a 12-bit sequence (method 1 of section 6.2),
- * then randomness. Ids made in the same millisecond by one isolate still sort in creation
- * order, which keeps a message's tracking events in order.
+ * RFC 9562 UUIDv7 as 32 hex digits: 48-bit millisecond timestamp, a 12-bit sequence (method 1 of
+ * section 6.2), then randomness. Ids made in the same millisecond by one isolate still sort in
+ * creation order, which keeps a message's tracking events in order.
  */
-export function uuidv7(now = Date.now()): string {
+function uuidv7Hex(now: number): string {
   const bytes = randomBytes16();
   if (now <= lastMs) {
     sequence++;
@@ -45,7 +45,12 @@ export function uuidv7(now = Date.now()): string {
     ts = Math.floor(ts / 256);
   }
   bytes[8] = (bytes[8]! & 0x3f) | 0x80;
-  const h = hex(bytes);
+  return hex(bytes);
+}
+
+/** A UUIDv7 (`uuidv7Hex`) in its dashed form. */
+export function uuidv7(now = Date.now()): string {
+  const h = uuidv7Hex(now);
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
 }
 
@@ -74,7 +79,7 @@ export type IdPrefix =
   | "prp";
 
 /** Prefixed, time-ordered ids so a reader of a log knows what an id names. */
-export const newId = (prefix: IdPrefix) => `${prefix}_${uuidv7().replaceAll("-", "")}`;
+export const newId = (prefix: IdPrefix) => `${prefix}_${uuidv7Hex(Date.now())}`;
 
 /**
  * A log row's id: a UUIDv7's time and sequence, version 8 (RFC 9562's custom layout), and the
@@ -83,7 +88,7 @@ export const newId = (prefix: IdPrefix) => `${prefix}_${uuidv7().replaceAll("-",
  * count; an id of version 7 was made before the log left D1.
  */
 export function newLogId(prefix: "msg", partition: number): string {
-  const v7 = uuidv7().replaceAll("-", "");
+  const v7 = uuidv7Hex(Date.now());
   return `${prefix}_${v7.slice(0, 12)}8${v7.slice(13, 24)}${(partition >>> 0).toString(16).padStart(8, "0")}`;
 }
 
