@@ -281,7 +281,7 @@ async function runChunk(ctx: DeliveryContext, message: Message<unknown>, job: Re
       return message.ack();
     }
     const hop = { environmentId: job.environmentId, workflow: snapshot.workflowKey, transactionId: job.transactionId };
-    const result = await inHopSpan("clarion.delivery.run", hop, () => runRecipients(ctx, job, snapshot));
+    const result = await inHopSpan("clarion.delivery.run", hop, (span) => runRecipients(ctx, job, snapshot, span.isTraced));
     if (result.exhausted.length) {
       await env.DEAD_LETTER_QUEUE.sendBatch(result.exhausted.map((letter) => ({ body: { job, ...letter } })));
     }

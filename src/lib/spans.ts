@@ -58,6 +58,14 @@ export async function inHopSpan<T>(name: string, hop: Hop, work: (span: HopSpan)
 }
 
 /**
+ * `inHopSpan` under a parent span: with the parent not traced (its trace not sampled), the work
+ * runs without a span of its own, which would record nothing either.
+ */
+export function inChildHopSpan<T>(parentTraced: boolean, name: string, hop: Hop, work: (span: HopSpan) => Promise<T>): Promise<T> {
+  return parentTraced ? inHopSpan(name, hop, work) : work(UNTRACED);
+}
+
+/**
  * One span per hop around work done for several at once (a bulk accept: one call per ledger
  * shard for every trigger), each ended when the work settles.
  */

@@ -12,13 +12,14 @@ interface Recorded {
   ended: boolean;
 }
 
-function recordSpans() {
+/** `isTraced`: what every span says, as a sampled (true) or unsampled trace's spans do. */
+function recordSpans(isTraced = true) {
   const spans: Recorded[] = [];
   const span = (name: string) => {
     const recorded: Recorded = { name, attributes: {}, ended: false };
     spans.push(recorded);
     const fake = {
-      isTraced: true,
+      isTraced,
       setAttributes: (attributes: Record<string, unknown>) => {
         for (const [k, v] of Object.entries(attributes)) if (v !== undefined) recorded.attributes[k] = v;
         return fake;
@@ -78,5 +79,17 @@ describe("Clarion's spans", () => {
     const accepted = spans.filter((s) => s.name === "clarion.trigger.accept");
     expect(accepted.map((s) => s.attributes["clarion.transaction_id"]).sort()).toEqual(events.map((e) => e.transactionId).sort());
     expect(accepted.every((s) => s.ended && s.attributes["clarion.environment"] === id)).toBe(true);
+  });
+
+  it("makes no span per send under a run whose trace is not sampled", async () => {
+    const { key } = await createSandboxEnvironment();
+    const workflow = unique("unsampled");
+    await createWorkflow(key, { key: workflow, steps: [{ id: "mail", type: "email", template: { subject: "s", text: "Hi" } }] });
+    const spans = recordSpans(false);
+    const transactionId = await triggerDelivered(key, { workflow, to: { subscriberId: unique("s"), email: "t@example.com" } });
+    const [message] = await deliveredMessages(key, transactionId, 1);
+    expect(message!.status).toBe("sent");
+    expect(spans.filter((s) => s.name === "clarion.delivery.run")).toHaveLength(1);
+    expect(spans.filter((s) => s.name === "clarion.provider.send")).toEqual([]);
   });
 });

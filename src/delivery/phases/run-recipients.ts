@@ -40,7 +40,13 @@ const CLAIM_RETRY_SECONDS = 30;
  * Delay, throttle and digest steps run as action steps. At the end, waiting recipients are
  * parked on the home object and the finished ones counted there.
  */
-export async function runRecipients(ctx: DeliveryContext, job: RecipientsJob, trigger: TriggerSnapshot): Promise<RecipientsResult> {
+export async function runRecipients(
+  ctx: DeliveryContext,
+  job: RecipientsJob,
+  trigger: TriggerSnapshot,
+  /** Whether the chunk's run span is traced (sampled): its sends get spans of their own only then. */
+  traced = true,
+): Promise<RecipientsResult> {
   const loaded = await load(ctx, job, trigger);
   const home = ctx.home(trigger);
   if (!loaded.workflow) {
@@ -94,7 +100,10 @@ export async function runRecipients(ctx: DeliveryContext, job: RecipientsJob, tr
         );
       continue;
     }
-    await runChannelStep(ctx, { job, trigger, loaded, home, index, watched: watched.has(step.id) }, step, running, { halt, exhausted });
+    await runChannelStep(ctx, { job, trigger, loaded, home, index, watched: watched.has(step.id), traced }, step, running, {
+      halt,
+      exhausted,
+    });
   }
 
   const entries = waitEntries(job, recipients);
@@ -116,12 +125,13 @@ interface ChannelRun {
   index: number;
   /** A wait step watches this step's messages. */
   watched: boolean;
+  traced: boolean;
 }
 
 /** One channel step for the recipients running: plan, claim, record, send, report (see runRecipients). */
 async function runChannelStep(
   ctx: DeliveryContext,
-  { job, trigger, loaded, home, index, watched }: ChannelRun,
+  { job, trigger, loaded, home, index, watched, traced }: ChannelRun,
   step: ChannelStep,
   running: Recipient[],
   out: { halt: (r: Recipient, seconds: number) => void; exhausted: RecipientsResult["exhausted"] },
@@ -137,6 +147,7 @@ async function runChannelStep(
     secrets: loaded.secrets,
     workflowTags: loaded.workflow?.tags ?? [],
     watched,
+    traced,
   };
   const plan = planChannelStep(step, index, running, loaded, trigger, startedAt);
   if (plan.sends.length === 0 && plan.finals.length === 0) return;

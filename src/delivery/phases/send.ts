@@ -2,7 +2,7 @@ import type { Bindings } from "../../env";
 import { destinationOptions } from "../../lib/destinations";
 import type { IntegrationConfig } from "../../providers/types";
 import { normaliseAddress } from "../../lib/normalise-address";
-import { type Hop, inHopSpan } from "../../lib/spans";
+import { type Hop, inChildHopSpan } from "../../lib/spans";
 import { addressesFor, displayAddress } from "../send/addresses";
 import { integrationForAttempt, sendMessage, type SendResult } from "../send/send-message";
 import { storeInApp } from "../send/in-app-store";
@@ -43,7 +43,7 @@ export function sendAll(env: Bindings, scope: StepScope, sends: Send[], chain: I
           : send.content;
       const subscriber = send.recipient.context.subscriber;
       const result = await withCallSlot(() =>
-        inHopSpan("clarion.provider.send", hopOf(scope, integration), async (span) => {
+        inChildHopSpan(scope.traced, "clarion.provider.send", hopOf(scope, integration), async (span) => {
           const sent = await sendMessage(
             integration,
             addresses,
@@ -85,7 +85,7 @@ const answerAttributes = (messageId: string, { outcome }: SendResult) => ({
 
 /** The in-app step's sends: stored by Clarion in one batch rather than sent one by one. */
 async function storeAll(env: Bindings, scope: StepScope, sends: Send[], integration: IntegrationConfig): Promise<Delivered[]> {
-  const results = await inHopSpan("clarion.provider.send", hopOf(scope, integration), () =>
+  const results = await inChildHopSpan(scope.traced, "clarion.provider.send", hopOf(scope, integration), () =>
     storeInApp(
       env,
       scope,

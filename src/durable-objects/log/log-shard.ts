@@ -129,7 +129,8 @@ export class LogShard extends DurableObject<Bindings> {
       // A message this write inserts gets its timeline's states in its row: as the UPDATE after would
       // leave it (a bit OR'ed in either way). One inserted before keeps its row, and the UPDATE (append).
       const rows = inserts.map((m) => messageValues(m, reached.get(m.id)));
-      const fresh = this.insert(inserts, rows, existing);
+      const early = new Set<string>();
+      const fresh = this.insert(inserts, rows, existing, early);
       const touched = new Set([...updates.map((u) => u.id), ...events.map((e) => e.messageId)]);
       // The insert adds rows and changes none: a row it did not add is, now, as it was before the
       // write, and one it added was not there. So only the rows the write changes are read.
@@ -139,9 +140,9 @@ export class LogShard extends DurableObject<Bindings> {
             [...touched].filter((id) => !fresh.has(id)),
           )
         : new Map<string, Snapshot>();
-      // New messages whose whole timeline is this write's (almost all; entries can come before their
-      // row): their latency is read from the write, not the table (RollupChanges). Asked before the append.
-      const ownTimes = counting ? sendTimes(this.withoutEntries(fresh), events) : undefined;
+      // New messages whose whole timeline is this write's (all but those with entries stored before
+      // their row): their latency is read from the write, not the table (RollupChanges).
+      const ownTimes = counting ? sendTimes(new Set([...fresh].filter((id) => !early.has(id))), events) : undefined;
       const storedAs = new Map(existing.map((e) => [e.requested, e.id]));
       for (const f of w.feed ?? []) this.feed.insert({ ...f, id: storedAs.get(f.id) ?? f.id });
       this.append(events, reached, new Set([...fresh, ...this.updateAll(updates, reached)]));
@@ -172,18 +173,6 @@ export class LogShard extends DurableObject<Bindings> {
       if (at === null || at > now + OUTBOX_GRACE_MS) await this.ctx.storage.setAlarm(now + OUTBOX_GRACE_MS);
     }
     return { existing, described, outbox };
-  }
-
-  /** Those of these messages with no timeline entry stored, in one statement (one index seek each). */
-  private withoutEntries(ids: ReadonlySet<string>): Set<string> {
-    const without = new Set(ids);
-    for (const part of jsonParts([...ids]))
-      for (const row of this.sql.exec<{ id: string }>(
-        "SELECT value AS id FROM json_each(?) WHERE EXISTS (SELECT 1 FROM message_events WHERE message_id = value)",
-        part,
-      ))
-        without.delete(row.id);
-    return without;
   }
 
   /**
@@ -227,20 +216,24 @@ export class LogShard extends DurableObject<Bindings> {
   }
 
   /**
-   * A write's new messages in one statement; answers the ids it stored, and adds to `existing` those
-   * whose send identity kept an earlier row (and its id).
+   * A write's new messages in one statement; answers the ids it stored, adds to `existing` those
+   * whose send identity kept an earlier row (and its id), and to `early` the stored ones with
+   * timeline entries from before their row.
    */
-  private insert(inserts: readonly LogMessage[], rows: readonly SqlStorageValue[][], existing: LogWritten["existing"]): Set<string> {
+  private insert(
+    inserts: readonly LogMessage[],
+    rows: readonly SqlStorageValue[][],
+    existing: LogWritten["existing"],
+    early: Set<string>,
+  ): Set<string> {
     if (inserts.length === 0) return new Set();
     // In parts under a Durable Object's 2 MB per string (lib/json-parts.ts): messages carry their content.
-    const inserted = new Set(
-      jsonParts(rows).flatMap((part) =>
-        this.sql
-          .exec<{ id: string }>(MESSAGES_INSERT, part)
-          .toArray()
-          .map((r) => r.id),
-      ),
-    );
+    const inserted = new Set<string>();
+    for (const part of jsonParts(rows))
+      for (const row of this.sql.exec<{ id: string; early: number }>(MESSAGES_INSERT, part)) {
+        inserted.add(row.id);
+        if (row.early) early.add(row.id);
+      }
     for (const m of inserts) {
       if (inserted.has(m.id)) continue;
       const [row] = this.sql

@@ -100,11 +100,13 @@ export const MESSAGE_COLUMN_LIST = [
 
 /**
  * A write's new messages in one statement: one JSON array of `messageValues` rows. Answers the
- * ids it inserted; a message whose id or send identity is stored already is left as it was.
+ * ids it inserted, each with `early`: 1 when timeline entries of it were stored before its row
+ * (run before the write's own entries are appended); a message whose id or send identity is
+ * stored already is left as it was.
  */
 export const MESSAGES_INSERT = `${PART_ROWS} INSERT INTO messages (${MESSAGE_COLUMN_LIST.map((c) => `"${c}"`).join(", ")})
   SELECT ${MESSAGE_COLUMN_LIST.map((_, i) => `v ->> ${i}`).join(", ")} FROM part WHERE true
-  ON CONFLICT DO NOTHING RETURNING id`;
+  ON CONFLICT DO NOTHING RETURNING id, EXISTS (SELECT 1 FROM message_events WHERE message_id = messages.id) AS early`;
 
 /**
  * The messages of (transactionId, subscriberId) pairs (one JSON array) in an environment. CROSS

@@ -98,6 +98,7 @@ const scope = (loaded: Loaded): StepScope => ({
   existing: loaded.existing,
   suppressed: loaded.suppressed,
   secrets: loaded.secrets,
+  traced: true,
 });
 const key = (id: string) => `${id}\u0000mail`;
 const noClaims = (): ClaimResult => ({ granted: [], cancelled: [], busy: [], sent: [], final: [] });
