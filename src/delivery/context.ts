@@ -187,11 +187,14 @@ export class DeliveryContext {
    * answers the D1 statements that follow them and the outbox entries to settle once D1 took them.
    */
   private async toLog(writes: MessageWrites): Promise<{ statements: Statement[]; outbox: OutboxEntry[] }> {
+    // Read first: the outbox then keeps no message events that D1 would not take either (each
+    // shard built and stored them for every phase, and a phase with nothing else kept an entry to settle).
+    const endpointless = await this.endpointless(writes.environments());
     const batch = writes.logBatch(this.logs);
-    writes.keepD1Half(batch);
+    writes.keepD1Half(batch, endpointless);
     this.costs.logCalls += batch.shards;
     const { described, outbox } = await this.logs.write(batch);
-    return { statements: writes.all(batch.legacy, described, await this.endpointless(writes.environments())), outbox };
+    return { statements: writes.all(batch.legacy, described, endpointless), outbox };
   }
 
   /**

@@ -181,4 +181,32 @@ describe("a phase's D1 half in the log shards' outbox", () => {
     expect(await runShardAlarms()).toBe(0);
     expect(await eventsOf(environmentId, "message.skipped", transactionId)).toHaveLength(1);
   });
+
+  it("keeps no entry for the events of an environment without endpoints, which D1 would not take either", async () => {
+    const { id: environmentId } = await setUp();
+    const db = createDb(env.DB);
+    const logs = new LogStore(env);
+    const phase = () => {
+      const writes = new MessageWrites(db, new Date());
+      const identity = {
+        environmentId,
+        transactionId: unique("tx"),
+        subscriberId: unique("s"),
+        workflowKey: "wf",
+        stepId: "mail",
+        channel: "email",
+        workflowVersion: 1,
+      };
+      writes.insertFinal(identity, "skipped", {}, [{ status: "skipped", detail: { reason: "no_address" } }]);
+      return { writes, batch: writes.logBatch(logs) };
+    };
+    const kept = phase();
+    kept.writes.keepD1Half(kept.batch);
+    expect((await logs.write(kept.batch)).outbox.length).toBeGreaterThan(0);
+    const left = phase();
+    left.writes.keepD1Half(left.batch, new Set([environmentId]));
+    expect((await logs.write(left.batch)).outbox).toEqual([]);
+    // And D1's half of that phase leaves them out as well.
+    expect(left.writes.all(left.batch.legacy, new Map(), new Set([environmentId]))).toEqual([]);
+  });
 });

@@ -328,11 +328,13 @@ export class MessageWrites {
   /**
    * Puts the phase's D1 half (what `all()` answers after the write) in the batch, for the shards'
    * outbox (d1-outbox.ts): the log's messages' events are described by their own shards, the rest
-   * goes as built here. For a writer that runs the D1 half after the log's write.
+   * goes as built here. For a writer that runs the D1 half after the log's write. `endpointless`:
+   * as `all()` takes it, whose events are left out of the outbox too (they would insert nothing).
    */
-  keepD1Half(batch: LogBatch): void {
-    const logged = this.messageFacts.filter((f) => partitionOfId(f.messageId) !== null);
-    const unlogged = this.messageFacts.filter((f) => partitionOfId(f.messageId) === null);
+  keepD1Half(batch: LogBatch, endpointless: ReadonlySet<string> = new Set()): void {
+    const facts = endpointless.size ? this.messageFacts.filter((f) => !endpointless.has(f.environmentId)) : this.messageFacts;
+    const logged = facts.filter((f) => partitionOfId(f.messageId) !== null);
+    const unlogged = facts.filter((f) => partitionOfId(f.messageId) === null);
     const rest = [...this.undescribed(batch.legacy), ...(unlogged.length ? [messageFactEvents(this.db, unlogged)] : [])];
     batch.outbox(rest.map(serialized), logged);
   }
