@@ -145,4 +145,54 @@ describe("a chunk's claims, read and written together", () => {
       { key: "went", state: "sent", at: now - 5, report: sent },
     ]);
   });
+
+  it("writes many triggers' reports together as each trigger's alone would", async () => {
+    const environmentId = unique("env");
+    const [a, b, c] = [unique("tx-a"), unique("tx-b"), unique("tx-c")];
+    const now = Date.now();
+    const result = await runInDurableObject(ledgerOf(environmentId, a), async (_ledger: TriggerLedger, state) => {
+      const claims = new DeliveryState(state.storage.sql);
+      for (const tx of [a, b]) claims.claim(environmentId, tx, ["k1", "k2"], [], false, now - 10);
+      claims.reportAll(
+        [
+          {
+            environmentId,
+            transactionId: a,
+            reports: [
+              { key: "k1", outcome: "sent", report: sent },
+              { key: "k2", outcome: "retry" },
+            ],
+          },
+          // The same key of another trigger is another claim; a key never claimed (c's) gets no row.
+          { environmentId, transactionId: b, reports: [{ key: "k1", outcome: "final", report: failed }] },
+          { environmentId, transactionId: c, reports: [{ key: "k1", outcome: "sent", report: sent }] },
+        ],
+        now,
+      );
+      const rows = state.storage.sql
+        .exec<{ tx: string; key: string; state: string; report: string | null }>(
+          "SELECT tx, key, state, report FROM claims WHERE env = ? ORDER BY tx, key",
+          environmentId,
+        )
+        .toArray()
+        .map((r) => ({ ...r, report: r.report === null ? null : JSON.parse(r.report) }));
+      // A key reported twice in one call: in order, the last report stands.
+      claims.reportAll(
+        [
+          { environmentId, transactionId: b, reports: [{ key: "k2", outcome: "final", report: failed }] },
+          { environmentId, transactionId: b, reports: [{ key: "k2", outcome: "sent", report: sent }] },
+        ],
+        now,
+      );
+      const again = claims.claim(environmentId, b, ["k2"], [], false, now);
+      return { rows, again, retried: claims.claim(environmentId, a, ["k2"], [], false, now) };
+    });
+    expect(result.rows).toEqual([
+      { tx: a, key: "k1", state: "sent", report: sent },
+      { tx: b, key: "k1", state: "final", report: failed },
+      { tx: b, key: "k2", state: "claimed", report: null },
+    ]);
+    expect(result.retried.granted).toEqual(["k2"]);
+    expect(result.again.sent).toEqual([{ key: "k2", report: sent }]);
+  });
 });
