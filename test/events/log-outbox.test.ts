@@ -119,6 +119,22 @@ async function runShardAlarms(): Promise<number> {
   return pendingEntries();
 }
 
+/** A phase that records one message skipped (no address) in the log: its writes and their batch. */
+function skippedPhase(db: ReturnType<typeof createDb>, logs: LogStore, environmentId: string, transactionId: string) {
+  const writes = new MessageWrites(db, new Date());
+  const identity = {
+    environmentId,
+    transactionId,
+    subscriberId: unique("s"),
+    workflowKey: "wf",
+    stepId: "mail",
+    channel: "email",
+    workflowVersion: 1,
+  };
+  writes.insertFinal(identity, "skipped", {}, [{ status: "skipped", detail: { reason: "no_address" } }]);
+  return { writes, batch: writes.logBatch(logs) };
+}
+
 describe("a phase's D1 half in the log shards' outbox", () => {
   it("is written by the shards' alarm when D1 refused it after the log took the rows", async () => {
     const { id: environmentId, workflow } = await setUp();
@@ -161,18 +177,7 @@ describe("a phase's D1 half in the log shards' outbox", () => {
     const transactionId = unique("tx");
     const db = createDb(env.DB);
     const logs = new LogStore(env);
-    const writes = new MessageWrites(db, new Date());
-    const identity = {
-      environmentId,
-      transactionId,
-      subscriberId: unique("s"),
-      workflowKey: "wf",
-      stepId: "mail",
-      channel: "email",
-      workflowVersion: 1,
-    };
-    writes.insertFinal(identity, "skipped", {}, [{ status: "skipped", detail: { reason: "no_address" } }]);
-    const batch = writes.logBatch(logs);
+    const { writes, batch } = skippedPhase(db, logs, environmentId, transactionId);
     writes.keepD1Half(batch);
     const { described, outbox } = await logs.write(batch);
     expect(outbox.length).toBeGreaterThan(0);
@@ -186,20 +191,7 @@ describe("a phase's D1 half in the log shards' outbox", () => {
     const { id: environmentId } = await setUp();
     const db = createDb(env.DB);
     const logs = new LogStore(env);
-    const phase = () => {
-      const writes = new MessageWrites(db, new Date());
-      const identity = {
-        environmentId,
-        transactionId: unique("tx"),
-        subscriberId: unique("s"),
-        workflowKey: "wf",
-        stepId: "mail",
-        channel: "email",
-        workflowVersion: 1,
-      };
-      writes.insertFinal(identity, "skipped", {}, [{ status: "skipped", detail: { reason: "no_address" } }]);
-      return { writes, batch: writes.logBatch(logs) };
-    };
+    const phase = () => skippedPhase(db, logs, environmentId, unique("tx"));
     const kept = phase();
     kept.writes.keepD1Half(kept.batch);
     expect((await logs.write(kept.batch)).outbox.length).toBeGreaterThan(0);
