@@ -11,7 +11,7 @@ import {
   type WaitHold,
   type WaitingStep,
 } from "./claims";
-import { jsonParts, PART_ROWS } from "../../lib/json-parts";
+import { jsonParts } from "../../lib/json-parts";
 import { RUN_STEPS_SCHEMA, RunSteps } from "./run-steps";
 import { SIGNALS_SCHEMA, WaitWakes } from "./signals";
 import { triggerKey } from "./triggers-table";
@@ -176,47 +176,40 @@ export class DeliveryState {
   }
 
   /**
-   * Results of granted claims, of one trigger or many: `retry` frees the identity for a later
-   * attempt. Each key's report touches its own row only, so reports of distinct keys are written
-   * two statements in all, whatever their triggers (a statement per key was the ledger's largest
-   * cost in a topic's delivery, one per trigger in single triggers'); a key reported twice is
-   * written in order, one report at a time.
+   * Results of granted claims: `retry` frees the identity for a later attempt. Each key's report
+   * touches its own row only, so reports of distinct keys are written two statements in all (a
+   * statement per key was the ledger's largest cost in a topic's delivery); a key reported twice
+   * is written in order, one report at a time.
    */
-  reportAll(items: readonly { environmentId: string; transactionId: string; reports: readonly ClaimReport[] }[], now: number): void {
-    const keys = items.flatMap((i) => i.reports.map((r) => JSON.stringify([i.environmentId, i.transactionId, r.key])));
-    if (new Set(keys).size < keys.length) {
-      for (const i of items) this.reportEach(i.environmentId, i.transactionId, i.reports, now);
+  report(env: string, tx: string, reports: ClaimReport[], now: number): void {
+    if (new Set(reports.map((r) => r.key)).size < reports.length) {
+      this.reportEach(env, tx, reports, now);
       return;
     }
-    const retry: string[][] = [];
-    const settled: string[][] = [];
-    for (const { environmentId: env, transactionId: tx, reports } of items)
-      for (const r of reports)
-        if (r.outcome === "retry") retry.push([env, tx, r.key]);
-        else settled.push([env, tx, r.key, r.outcome, JSON.stringify(r.report)]);
+    const retry = reports.filter((r) => r.outcome === "retry").map((r) => r.key);
+    const settled = reports.flatMap((r) => (r.outcome === "retry" ? [] : [[r.key, r.outcome, JSON.stringify(r.report)]]));
     for (const part of jsonParts(retry))
       this.sql.exec(
-        `${PART_ROWS} DELETE FROM claims WHERE state = 'claimed' AND (env, tx, key) IN (SELECT v ->> 0, v ->> 1, v ->> 2 FROM part)`,
+        "DELETE FROM claims WHERE env = ? AND tx = ? AND state = 'claimed' AND key IN (SELECT value FROM json_each(?))",
+        env,
+        tx,
         part,
       );
     // An UPDATE of the keys there: an upsert of only the rows that exist (an UPDATE … FROM reads every claim of the trigger per key).
     for (const part of jsonParts(settled))
       this.sql.exec(
-        `${PART_ROWS} INSERT INTO claims (env, tx, key, state, at, report)
-         SELECT r.v ->> 0, r.v ->> 1, r.v ->> 2, r.v ->> 3, ?, r.v ->> 4 FROM part AS r
-         WHERE EXISTS (SELECT 1 FROM claims AS c WHERE c.env = r.v ->> 0 AND c.tx = r.v ->> 1 AND c.key = r.v ->> 2)
+        `INSERT INTO claims (env, tx, key, state, at, report)
+         SELECT ?1, ?2, r.value ->> 0, r.value ->> 1, ?3, r.value ->> 2 FROM json_each(?4) AS r
+         WHERE EXISTS (SELECT 1 FROM claims AS c WHERE c.env = ?1 AND c.tx = ?2 AND c.key = r.value ->> 0)
          ON CONFLICT (env, tx, key) DO UPDATE SET state = excluded.state, at = excluded.at, report = excluded.report`,
-        part,
+        env,
+        tx,
         now,
+        part,
       );
   }
 
-  /** `reportAll` for one trigger. */
-  report(env: string, tx: string, reports: readonly ClaimReport[], now: number): void {
-    this.reportAll([{ environmentId: env, transactionId: tx, reports }], now);
-  }
-
-  private reportEach(env: string, tx: string, reports: readonly ClaimReport[], now: number): void {
+  private reportEach(env: string, tx: string, reports: ClaimReport[], now: number): void {
     for (const r of reports) {
       if (r.outcome === "retry") {
         this.sql.exec("DELETE FROM claims WHERE env = ? AND tx = ? AND key = ? AND state = 'claimed'", env, tx, r.key);

@@ -98,7 +98,7 @@ export async function run(parts: LedgerParts, ops: DeliveryOp[], now: number): P
     [...known.values()].filter((row) => row.check_at < checkAt - slack),
     checkAt,
   );
-  const one = (op: DeliveryOp): DeliveryOpResult => {
+  const results = ops.map((op): DeliveryOpResult => {
     const { environmentId: env, transactionId: tx } = op;
     const key = triggerKey(env, tx);
     const row = known.has(key) ? known.get(key) : parts.triggers.progress(env, tx);
@@ -118,18 +118,7 @@ export async function run(parts: LedgerParts, ops: DeliveryOp[], now: number): P
     const applied = parts.delivery.apply(op, trigger, now);
     wakeAt = Math.min(wakeAt, applied.wakeAt ?? wakeAt);
     return applied.result;
-  };
-  const results: DeliveryOpResult[] = [];
-  for (let i = 0; i < ops.length; ) {
-    // Consecutive reports (of a phase's many triggers) are written together: in the ops' order
-    // still, since a report reads no trigger row and touches only its own keys.
-    let end = i;
-    while (ops[end]?.kind === "report") end++;
-    if (end - i > 1) {
-      parts.delivery.reportAll(ops.slice(i, end) as Extract<DeliveryOp, { kind: "report" }>[], now);
-      for (; i < end; i++) results.push({ kind: "report" });
-    } else results.push(one(ops[i++]!));
-  }
+  });
   if (wakeAt !== Number.POSITIVE_INFINITY) await wakeBy(parts.storage, wakeAt);
   return results;
 }
