@@ -201,7 +201,8 @@ export class RollupChanges {
 
   /**
    * From the last attempt's start (`sending`) to the provider's answer (`sent`, or `delivered` in
-   * the Inbox), read from the timelines as the write left them by the statement that counts them.
+   * the Inbox): for a message with `ownTimes`, from the write's own entries, bucketed by `bucketOf`;
+   * for the others, read from the timelines as the write left them by LATENCY_ADD (its `BUCKET`).
    */
   private applyLatency(sql: SqlStorage): void {
     const key = (m: Snapshot) => [m.env, floorTo(m.created_at, HOUR_MS), m.channel, m.provider ?? "", m.tenant ?? "", m.workflow];
