@@ -346,27 +346,42 @@ describe("LogShard.write: states and latency of the messages it inserts", () => 
 });
 
 describe("a log shard's indexes", () => {
-  it("leave out the timeline's index by time, and a shard made with it drops it", async () => {
+  it("leave out the indexes by time alone and the timeline's own index, and a shard made with them drops or keeps them", async () => {
     const shard = env.LOGS.get(env.LOGS.idFromName(unique("log-indexes")));
     const indexes = await runInDurableObject(shard, (_o: LogShard, state) => {
       const sql = state.storage.sql;
       const names = () =>
         sql
-          .exec<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'message_events'")
+          .exec<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name IN ('messages', 'message_events')")
           .toArray()
-          .map((r) => r.name);
+          .map((r) => r.name)
+          .filter((n) => !n.startsWith("sqlite_autoindex"));
       const fresh = names();
-      // As a shard made before: the index is there when its next constructor runs.
+      // As a shard made before: its indexes by time are there when its next constructor runs, and
+      // its timeline is keyed by the entry's id alone.
+      sql.exec("CREATE INDEX messages_created ON messages (created_at)");
+      sql.exec("DROP TABLE message_events");
+      sql.exec(
+        "CREATE TABLE message_events (id TEXT PRIMARY KEY, env TEXT NOT NULL, message_id TEXT NOT NULL, status TEXT NOT NULL, at INTEGER NOT NULL, detail TEXT) WITHOUT ROWID",
+      );
       sql.exec("CREATE INDEX message_events_at ON message_events (at)");
       addMissingColumns(sql);
-      return { fresh, upgraded: names() };
+      const plan = sql
+        .exec<{ detail: string }>("EXPLAIN QUERY PLAN SELECT * FROM message_events WHERE message_id = ? ORDER BY at, id", "x")
+        .toArray()
+        .map((r) => r.detail)
+        .join("\n");
+      return { fresh, upgraded: names(), plan };
     });
-    expect(indexes.fresh).not.toContain("message_events_at");
-    expect(indexes.upgraded).toContain("message_events_message");
+    expect(indexes.fresh).not.toContain("messages_created");
+    expect(indexes.fresh.filter((n) => n.startsWith("message_events"))).toEqual([]);
+    expect(indexes.upgraded).not.toContain("messages_created");
     expect(indexes.upgraded).not.toContain("message_events_at");
+    expect(indexes.upgraded).toContain("message_events_message");
+    expect(indexes.plan).toMatch(/SEARCH message_events USING INDEX message_events_message \(message_id=\?\)/);
   });
 
-  it("answer the latency rollup's timeline seeks from the index alone", async () => {
+  it("answer the latency rollup's timeline seeks from the timeline's key", async () => {
     const shard = env.LOGS.get(env.LOGS.idFromName(unique("log-latency-plan")));
     const plan = await runInDurableObject(shard, (_o: LogShard, state) =>
       state.storage.sql
@@ -375,9 +390,9 @@ describe("a log shard's indexes", () => {
         .map((r) => r.detail)
         .filter((d) => d.includes("message_events")),
     );
-    // Two seeks a message (its last `sending`, its last answer), each in the index alone: not one per bucket, not the rows.
+    // Two seeks a message (its last `sending`, its last answer), each a range of the key: not one per bucket, not a scan.
     expect(plan).toHaveLength(2);
-    for (const step of plan) expect(step).toMatch(/^SEARCH message_events USING COVERING INDEX message_events_message \(message_id=\?\)/);
+    for (const step of plan) expect(step).toMatch(/^SEARCH message_events USING PRIMARY KEY \(message_id=\?\)/);
   });
 });
 

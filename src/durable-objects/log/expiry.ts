@@ -28,6 +28,32 @@ interface Pass {
 const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
 /**
+ * The environments a shard holds messages of, each found by one seek (`messages_env_created`'s
+ * next environment after the last): no index by time alone, and no scan of the rows.
+ */
+const ENVIRONMENTS = `WITH RECURSIVE e(env) AS (
+    SELECT min(env) FROM messages
+    UNION ALL SELECT (SELECT min(env) FROM messages WHERE env > e.env) FROM e WHERE e.env IS NOT NULL
+  ) SELECT env FROM e WHERE env IS NOT NULL`;
+
+/**
+ * Up to `limit` messages created before `before`, oldest first, over every environment: each
+ * environment's oldest from its range of `messages_env_created`, merged. A shard holds a few
+ * environments, and the index every write keeps for them serves expiry too (one by time alone
+ * cost every message a write).
+ */
+function oldestMessages(sql: SqlStorage, before: number, limit: number): MessageRecord[] {
+  const envs = sql.exec<{ env: string }>(ENVIRONMENTS).toArray();
+  const each = envs.flatMap(({ env }) =>
+    sql
+      .exec<MessageRecord>("SELECT * FROM messages WHERE env = ? AND created_at < ? ORDER BY created_at, id LIMIT ?", env, before, limit)
+      .toArray(),
+  );
+  if (envs.length <= 1) return each;
+  return each.sort((a, b) => a.created_at - b.created_at || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).slice(0, limit);
+}
+
+/**
  * Removes up to `maxRows` expired messages, oldest first, with their timelines; with an archive
  * bucket they are written to it first as NDJSON, one object per environment, table, day (of the
  * message) and shard: `<environment>/<table>/<yyyy-mm-dd>/<shard>.ndjson`, then `<shard>.<n>.ndjson`
@@ -36,9 +62,7 @@ const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
  */
 export async function archiveAndExpire(storage: DurableObjectStorage, archive: R2Bucket | undefined, pass: Pass) {
   const sql = storage.sql;
-  const messages = sql
-    .exec<MessageRecord>("SELECT * FROM messages WHERE created_at < ? ORDER BY created_at, id LIMIT ?", pass.before, pass.maxRows)
-    .toArray();
+  const messages = oldestMessages(sql, pass.before, pass.maxRows);
   const ids = messages.map((m) => m.id);
   const events = ids.flatMap((id) =>
     sql.exec<EventRecord>("SELECT * FROM message_events WHERE message_id = ? ORDER BY at, id", id).toArray(),

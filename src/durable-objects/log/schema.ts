@@ -6,10 +6,14 @@ import { TRIGGERS_SCHEMA } from "./triggers-table";
 /**
  * A log shard's tables. A message row carries `states`, the bits of every status its timeline
  * reached, kept as events are appended: the stats read one index range and no timeline.
- * `message_events_message` carries `status` so the latency rollup's seeks (a message's last
- * `sending` and its answer) read the index alone, not each entry's row: half that statement's
- * cost in a fan-out. Shards made before keep their `(message_id, at)` index, which serves the
- * same reads with the row lookups.
+ *
+ * Every read of a timeline is by its message (the message's page, the latency rollup's seeks,
+ * expiry, erasure), so `message_events` is stored by message: its key is `(message_id, id)` (an
+ * entry is still one per id: a retried write's is kept as first stored, whatever its time), and
+ * an appended entry writes one b-tree, not a row and an index. A message's few entries are
+ * ordered by time when read. A message has no index by time alone either: expiry reads each
+ * environment's range of `messages_env_created` (expiry.ts). Shards made before keep their `id`
+ * key and get `message_events_message` (`addMissingColumns`), which serves the same reads.
  */
 export const LOG_SCHEMA = `
   CREATE TABLE IF NOT EXISTS messages (
@@ -23,11 +27,10 @@ export const LOG_SCHEMA = `
   CREATE INDEX IF NOT EXISTS messages_env_created ON messages (env, created_at, id);
   CREATE INDEX IF NOT EXISTS messages_env_subscriber ON messages (env, subscriber, created_at, id);
   CREATE INDEX IF NOT EXISTS messages_env_workflow ON messages (env, workflow, created_at, id);
-  CREATE INDEX IF NOT EXISTS messages_created ON messages (created_at);
   CREATE TABLE IF NOT EXISTS message_events (
-    id TEXT PRIMARY KEY, env TEXT NOT NULL, message_id TEXT NOT NULL, status TEXT NOT NULL, at INTEGER NOT NULL, detail TEXT
+    id TEXT NOT NULL, env TEXT NOT NULL, message_id TEXT NOT NULL, status TEXT NOT NULL, at INTEGER NOT NULL, detail TEXT,
+    PRIMARY KEY (message_id, id)
   ) WITHOUT ROWID;
-  CREATE INDEX IF NOT EXISTS message_events_message ON message_events (message_id, at, status);
   CREATE TABLE IF NOT EXISTS provider_refs (
     provider_message_id TEXT NOT NULL, env TEXT NOT NULL, message_id TEXT NOT NULL, created_at INTEGER NOT NULL,
     PRIMARY KEY (provider_message_id, message_id)
@@ -96,9 +99,17 @@ export function addMissingColumns(sql: SqlStorage): void {
   for (const [name, type] of ADDED_MESSAGE_COLUMNS) if (!present.has(name)) sql.exec(`ALTER TABLE messages ADD COLUMN ${name} ${type}`);
   // After the column exists: `?tenant=` reads one index range.
   sql.exec("CREATE INDEX IF NOT EXISTS messages_env_tenant ON messages (env, tenant, created_at, id) WHERE tenant IS NOT NULL");
-  // No read seeks timeline entries by time alone (a message's are read by message_events_message,
-  // and expire with it): the index only cost every appended entry a write. Shards made with it drop it.
+  // No read seeks timeline entries by time alone (a message's are read by its message, and expire
+  // with it), nor messages by time across environments: those indexes only cost every write.
+  // Shards made with them drop them.
   sql.exec("DROP INDEX IF EXISTS message_events_at");
+  sql.exec("DROP INDEX IF EXISTS messages_created");
+  // A shard made when a timeline entry's key was its id alone reads a message's entries by this index.
+  const keyedById = sql
+    .exec<{ name: string; pk: number }>("PRAGMA table_info(message_events)")
+    .toArray()
+    .some((c) => c.name === "id" && c.pk === 1);
+  if (keyedById) sql.exec("CREATE INDEX IF NOT EXISTS message_events_message ON message_events (message_id, at, status)");
 }
 
 export interface EventRecord extends Record<string, SqlStorageValue> {
