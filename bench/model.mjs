@@ -101,10 +101,11 @@ const MEASURED = {
   d1BytesLeftPerTrigger: 457,
   /**
    * Log bytes per delivered one-step trigger (the message, its queued/sending/sent events, its
-   * provider ref, every index; in whole pages from dbstat): `npm run bench:reads` over 50,000
-   * messages written through LogStore. Add 457 for the trigger record once it lives there.
+   * provider ref, its row in its trigger's index, every index; in whole pages from dbstat):
+   * `npm run bench:reads` over 50,000 messages written through LogStore. Add 457 for the trigger
+   * record once it lives there.
    */
-  logBytesPerTrigger: 2_130,
+  logBytesPerTrigger: 1_973,
   /** Log writes per invocation and shard touched: the claim (messages as sending), the results (updates, events, refs). */
   logPhasesPerInvocation: 2,
   /** Provider reports (delivered, opened...) per message, each a call to the ref's shard and one to the message's. */
