@@ -3,7 +3,7 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { expect, it } from "vitest";
 import type { LogShard } from "../../src/durable-objects/log/log-shard";
-import { archiveAndExpire } from "../../src/durable-objects/log/expiry";
+import { archiveAndExpire, ENVIRONMENTS, OLDEST_OF_ENVIRONMENT } from "../../src/durable-objects/log/expiry";
 import type { LogEvent, LogMessage } from "../../src/durable-objects/log/rows";
 import { newId } from "../../src/lib/ids";
 import { unique } from "../factories";
@@ -51,4 +51,24 @@ it("expires the oldest messages of every environment first, a bounded pass at a 
   expect(second.left).toEqual(rows.slice(5).map((m) => m.id));
   const third = await pass(3);
   expect(third.result).toMatchObject({ messages: 0, more: false });
+});
+
+it("finds a shard's environments and each one's oldest messages by seeks, not by a scan of the messages", async () => {
+  const shard = env.LOGS.get(env.LOGS.idFromName(unique("log-expiry-plan")));
+  const plans = await runInDurableObject(shard, (_o: LogShard, state) =>
+    [
+      [ENVIRONMENTS, []],
+      [OLDEST_OF_ENVIRONMENT, ["env", 1, 10]],
+    ].map(([query, params]) =>
+      state.storage.sql
+        .exec<{ detail: string }>(`EXPLAIN QUERY PLAN ${query as string}`, ...(params as SqlStorageValue[]))
+        .toArray()
+        .map((r) => r.detail)
+        .join("\n"),
+    ),
+  );
+  const [environments, oldest] = plans;
+  expect(environments).not.toMatch(/SCAN messages/);
+  expect(environments).toMatch(/SEARCH messages USING COVERING INDEX \w+ \(env>\?\)/);
+  expect(oldest).toMatch(/^SEARCH messages USING INDEX messages_env_created \(env=\? AND created_at<\?\)$/);
 });

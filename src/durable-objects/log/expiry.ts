@@ -31,10 +31,13 @@ const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
  * The environments a shard holds messages of, each found by one seek (`messages_env_created`'s
  * next environment after the last): no index by time alone, and no scan of the rows.
  */
-const ENVIRONMENTS = `WITH RECURSIVE e(env) AS (
+export const ENVIRONMENTS = `WITH RECURSIVE e(env) AS (
     SELECT min(env) FROM messages
     UNION ALL SELECT (SELECT min(env) FROM messages WHERE env > e.env) FROM e WHERE e.env IS NOT NULL
   ) SELECT env FROM e WHERE env IS NOT NULL`;
+
+/** An environment's messages created before a time, oldest first: a range of `messages_env_created`. */
+export const OLDEST_OF_ENVIRONMENT = "SELECT * FROM messages WHERE env = ? AND created_at < ? ORDER BY created_at, id LIMIT ?";
 
 /**
  * Up to `limit` messages created before `before`, oldest first, over every environment: each
@@ -44,11 +47,7 @@ const ENVIRONMENTS = `WITH RECURSIVE e(env) AS (
  */
 function oldestMessages(sql: SqlStorage, before: number, limit: number): MessageRecord[] {
   const envs = sql.exec<{ env: string }>(ENVIRONMENTS).toArray();
-  const each = envs.flatMap(({ env }) =>
-    sql
-      .exec<MessageRecord>("SELECT * FROM messages WHERE env = ? AND created_at < ? ORDER BY created_at, id LIMIT ?", env, before, limit)
-      .toArray(),
-  );
+  const each = envs.flatMap(({ env }) => sql.exec<MessageRecord>(OLDEST_OF_ENVIRONMENT, env, before, limit).toArray());
   if (envs.length <= 1) return each;
   return each.sort((a, b) => a.created_at - b.created_at || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).slice(0, limit);
 }
