@@ -64,6 +64,18 @@ export const DASHBOARD_BUILT_ENV = "CLARION_DASHBOARD_BUILT";
 export const buildDashboardOnce = () => (process.env[DASHBOARD_BUILT_ENV] === "1" ? Promise.resolve() : buildDashboard());
 
 /**
+ * The built dashboard's page (vite's `outDir` is `dist/dashboard`, so the Worker serves it at
+ * /dashboard/). A suite that starts its own `wrangler dev` asks `dashboardBuilt()` before building:
+ * the checks of `dashboard/dist/index.html` they had named a file no build writes, so each rebuilt
+ * the dashboard (emptying dashboard/dist) while the browser suite's Clarion served it, and its
+ * pages met 500s for their scripts.
+ */
+export const DASHBOARD_INDEX = "dashboard/dist/dashboard/index.html";
+
+/** Whether a built dashboard is there to serve (`root`: the repository's folder). */
+export const dashboardBuilt = (root = ".") => process.env[DASHBOARD_BUILT_ENV] === "1" || existsSync(join(root, DASHBOARD_INDEX));
+
+/**
  * Builds the dashboard (`args` adds vite options such as `--mode pages`). Always React's production
  * build: a caller running under another NODE_ENV (vitest sets "test") would otherwise ship React's
  * development code.

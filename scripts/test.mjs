@@ -6,8 +6,7 @@
 //
 // `node scripts/test.mjs <stage>...` runs only the stages named (the `test:*` scripts in
 // package.json; docs/guides/testing.md lists them).
-import { existsSync } from "node:fs";
-import { buildDashboard, DASHBOARD_BUILT_ENV, ensureInstalled, run } from "./lib.mjs";
+import { buildDashboard, DASHBOARD_BUILT_ENV, dashboardBuilt, ensureInstalled, run } from "./lib.mjs";
 import { ownRegistry } from "./registry.mjs";
 
 // The tests' runtime gets its own dev registry too, so a running `npm start` never takes its jobs.
@@ -31,7 +30,7 @@ const freshDashboard = () =>
  * assets and refuses to start without it. A build under way empties dashboard/dist first, so a
  * stage waits for it rather than start on a half-written folder.
  */
-const ensureDashboard = () => dashboardBuild ?? (existsSync("dashboard/dist/index.html") ? undefined : freshDashboard());
+const ensureDashboard = () => dashboardBuild ?? (dashboardBuilt() ? undefined : freshDashboard());
 
 /** tsc's incremental state, outside git: a second run re-checks only what changed since the first. */
 const tsc = (project, name) => [
@@ -117,10 +116,11 @@ const STAGES = {
  * loaded machine. Lane "b" is buffered and printed stage by stage so the two outputs do not
  * interleave line by line. The conformance suite's provider timeouts are 400 ms, which a busy
  * neighbour makes a prompt answer miss, so nothing runs beside it. The deploy dry-run (about 5 s)
- * runs after the lanes too: in the two browser-suite failures of stop 50 (a page's
- * `/dashboard/` answered 500, then 404, as when its assets are missing for a moment) it had run
- * beside the browser suite in those very seconds. Alone it did not break a local Clarion, so the
- * cause is not proven; it costs 5 s to keep them apart.
+ * runs after the lanes too. The browser suite's pages used to meet 500s for their scripts now and
+ * then (`/dashboard/` answering 500 or 404, as when the assets are missing for a moment): the
+ * Node suites of the other lane (the CLI's, Novu's) rebuilt the dashboard, emptying dashboard/dist
+ * under the browser suite's Clarion, because they checked for a file no build writes. They ask
+ * `dashboardBuilt()` (scripts/lib.mjs) now, which knows where the build puts its page.
  */
 const LANES = [
   ["workers", "browser"],

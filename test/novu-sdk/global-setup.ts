@@ -1,8 +1,6 @@
 // One local Clarion for the Novu SDK suites (starting one takes a while).
-import { existsSync } from "node:fs";
-import { join } from "node:path";
 import type { TestProject } from "vitest/node";
-import { buildDashboard } from "../../scripts/lib.mjs";
+import { buildDashboard, dashboardBuilt } from "../../scripts/lib.mjs";
 import { type LocalStack, ROOT, startLocalStack } from "../local-stack";
 
 let stack: LocalStack | undefined;
@@ -17,7 +15,7 @@ declare module "vitest" {
 
 export async function setup(project: TestProject) {
   // wrangler serves the built dashboard as assets and refuses to start without it (`npm test` builds it first).
-  if (!existsSync(join(ROOT, "dashboard/dist/index.html"))) {
+  if (!dashboardBuilt(ROOT)) {
     await buildDashboard();
   }
   stack = await startLocalStack({ environments: ["development"], label: "novu sdk tests" });

@@ -1,18 +1,17 @@
 // `clarion pull` → edit → `diff` → `push` → `pull`, and `clarion types`, against a real local Clarion.
 import { execFile } from "node:child_process";
-import { existsSync } from "node:fs";
 import { mkdtemp, readdir, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { main } from "../../scripts/cli/main.mjs";
-import { buildDashboard } from "../../scripts/lib.mjs";
+import { buildDashboard, dashboardBuilt } from "../../scripts/lib.mjs";
 import { type LocalStack, ROOT, startLocalStack } from "../local-stack";
 
 let stack: LocalStack;
 beforeAll(async () => {
-  if (!existsSync(join(ROOT, "dashboard/dist/index.html"))) await buildDashboard();
+  if (!dashboardBuilt(ROOT)) await buildDashboard();
   stack = await startLocalStack({ environments: ["development"], label: "cli content" });
 }, 180_000);
 afterAll(() => stack?.stop());

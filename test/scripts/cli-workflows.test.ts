@@ -1,18 +1,17 @@
 // `clarion workflows export` → `import` against a real local Clarion (wrangler dev): the files it
 // writes are accepted back as they are, into the same environment and into another one.
-import { existsSync } from "node:fs";
 import { mkdtemp, readdir, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { main } from "../../scripts/cli/main.mjs";
-import { buildDashboard } from "../../scripts/lib.mjs";
+import { buildDashboard, dashboardBuilt } from "../../scripts/lib.mjs";
 import { type LocalStack, ROOT, startLocalStack } from "../local-stack";
 
 let stack: LocalStack;
 beforeAll(async () => {
   // wrangler serves the built dashboard as assets and refuses to start without it (`npm test` builds it first).
-  if (!existsSync(join(ROOT, "dashboard/dist/index.html"))) await buildDashboard();
+  if (!dashboardBuilt(ROOT)) await buildDashboard();
   stack = await startLocalStack({ environments: ["development", "staging"], label: "cli workflows" });
 }, 180_000);
 afterAll(() => stack?.stop());
