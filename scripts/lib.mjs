@@ -65,10 +65,10 @@ export const buildDashboardOnce = () => (process.env[DASHBOARD_BUILT_ENV] === "1
 
 /**
  * The built dashboard's page (vite's `outDir` is `dist/dashboard`, so the Worker serves it at
- * /dashboard/). A suite that starts its own `wrangler dev` asks `dashboardBuilt()` before building:
- * the checks of `dashboard/dist/index.html` they had named a file no build writes, so each rebuilt
- * the dashboard (emptying dashboard/dist) while the browser suite's Clarion served it, and its
- * pages met 500s for their scripts.
+ * /dashboard/). A suite that starts its own `wrangler dev` asks `dashboardBuilt()` before building.
+ * They used to look for `dashboard/dist/index.html`, which no build writes, so each rebuilt the
+ * dashboard (emptying dashboard/dist) while the browser suite's Clarion served it, and that
+ * suite's pages met 500s for their scripts.
  */
 export const DASHBOARD_INDEX = "dashboard/dist/dashboard/index.html";
 
