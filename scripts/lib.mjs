@@ -75,6 +75,9 @@ export const DASHBOARD_INDEX = "dashboard/dist/dashboard/index.html";
 /** Whether a built dashboard is there to serve (`root`: the repository's folder). */
 export const dashboardBuilt = (root = ".") => process.env[DASHBOARD_BUILT_ENV] === "1" || existsSync(join(root, DASHBOARD_INDEX));
 
+/** Builds the dashboard only when `dashboardBuilt(root)` says there is none: what a suite with its own Clarion calls first. */
+export const buildDashboardIfMissing = (root = ".") => (dashboardBuilt(root) ? Promise.resolve() : buildDashboard());
+
 /**
  * Builds the dashboard (`args` adds vite options such as `--mode pages`). Always React's production
  * build: a caller running under another NODE_ENV (vitest sets "test") would otherwise ship React's

@@ -1,6 +1,6 @@
 // One local Clarion for the Novu SDK suites (starting one takes a while).
 import type { TestProject } from "vitest/node";
-import { buildDashboard, dashboardBuilt } from "../../scripts/lib.mjs";
+import { buildDashboardIfMissing } from "../../scripts/lib.mjs";
 import { type LocalStack, ROOT, startLocalStack } from "../local-stack";
 
 let stack: LocalStack | undefined;
@@ -15,9 +15,7 @@ declare module "vitest" {
 
 export async function setup(project: TestProject) {
   // wrangler serves the built dashboard as assets and refuses to start without it (`npm test` builds it first).
-  if (!dashboardBuilt(ROOT)) {
-    await buildDashboard();
-  }
+  await buildDashboardIfMissing(ROOT);
   stack = await startLocalStack({ environments: ["development"], label: "novu sdk tests" });
   project.provide("novuBase", stack.base);
   project.provide("novuKey", stack.keys.development!);

@@ -6,12 +6,12 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { main } from "../../scripts/cli/main.mjs";
-import { buildDashboard, dashboardBuilt } from "../../scripts/lib.mjs";
+import { buildDashboardIfMissing } from "../../scripts/lib.mjs";
 import { type LocalStack, ROOT, startLocalStack } from "../local-stack";
 
 let stack: LocalStack;
 beforeAll(async () => {
-  if (!dashboardBuilt(ROOT)) await buildDashboard();
+  await buildDashboardIfMissing(ROOT);
   stack = await startLocalStack({ environments: ["development"], label: "cli content" });
 }, 180_000);
 afterAll(() => stack?.stop());

@@ -5,13 +5,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { main } from "../../scripts/cli/main.mjs";
-import { buildDashboard, dashboardBuilt } from "../../scripts/lib.mjs";
+import { buildDashboardIfMissing } from "../../scripts/lib.mjs";
 import { type LocalStack, ROOT, startLocalStack } from "../local-stack";
 
 let stack: LocalStack;
 beforeAll(async () => {
   // wrangler serves the built dashboard as assets and refuses to start without it (`npm test` builds it first).
-  if (!dashboardBuilt(ROOT)) await buildDashboard();
+  await buildDashboardIfMissing(ROOT);
   stack = await startLocalStack({ environments: ["development", "staging"], label: "cli workflows" });
 }, 180_000);
 afterAll(() => stack?.stop());

@@ -332,11 +332,16 @@ export class MessageWrites {
    * as `all()` takes it, whose events are left out of the outbox too (they would insert nothing).
    */
   keepD1Half(batch: LogBatch, endpointless: ReadonlySet<string> = new Set()): void {
-    const facts = endpointless.size ? this.messageFacts.filter((f) => !endpointless.has(f.environmentId)) : this.messageFacts;
+    const facts = this.takenFacts(endpointless);
     const logged = facts.filter((f) => partitionOfId(f.messageId) !== null);
     const unlogged = facts.filter((f) => partitionOfId(f.messageId) === null);
     const rest = [...this.undescribed(batch.legacy), ...(unlogged.length ? [messageFactEvents(this.db, unlogged)] : [])];
     batch.outbox(rest.map(serialized), logged);
+  }
+
+  /** The message events D1 may take: none of an environment known to have no enabled endpoint (they would insert nothing). */
+  private takenFacts(endpointless: ReadonlySet<string>): MessageFact[] {
+    return endpointless.size ? this.messageFacts.filter((f) => !endpointless.has(f.environmentId)) : this.messageFacts;
   }
 
   /** Built once per `legacy` (keepD1Half, then all()): the same statements, not built twice. */
@@ -387,7 +392,7 @@ export class MessageWrites {
     endpointless: ReadonlySet<string> = new Set(),
   ): Statement[] {
     const all = this.undescribed(legacy);
-    const facts = endpointless.size ? this.messageFacts.filter((f) => !endpointless.has(f.environmentId)) : this.messageFacts;
+    const facts = this.takenFacts(endpointless);
     // Last: they read the messages as the statements before left them.
     if (facts.length) all.push(messageFactEvents(this.db, facts, described));
     this.eventsAt = [];
