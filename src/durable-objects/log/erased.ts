@@ -25,8 +25,8 @@ export class ErasedSubscribers {
   /** How many are remembered: none (the usual case) costs a write no statement. */
   private remembered: number;
 
+  /** The shard's start made ERASED_SCHEMA (log-shard.ts `prepare`). */
   constructor(private readonly sql: SqlStorage) {
-    sql.exec(ERASED_SCHEMA);
     this.remembered = this.count();
   }
 

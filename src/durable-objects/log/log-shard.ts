@@ -43,7 +43,15 @@ import { ROLLUP_SCHEMA } from "./rollups/schema";
 import { changedSnapshot, insertedSnapshot, type Snapshot, snapshots } from "./rollups/snapshot";
 import { analyticsRetentionMs, eraseRollupSubscriber, expireRollups } from "./rollups/upkeep";
 import { TriggerIndex } from "./trigger-index";
-import { type FinishedTrigger, type LogTrigger, type TriggerFilter, type TriggerKey, TriggersTable } from "./triggers-table";
+import {
+  addMissingTriggerColumns,
+  type FinishedTrigger,
+  type LogTrigger,
+  type TriggerFilter,
+  type TriggerKey,
+  TriggersTable,
+} from "./triggers-table";
+import { markSchemaCurrent, schemaIsCurrent, schemaVersion } from "./schema-version";
 import { jsonParts, PART_ROWS } from "../../lib/json-parts";
 
 /** The states timeline entries reach, by message: each entry's status bit. */
@@ -64,6 +72,17 @@ const OUTBOX_GRACE_MS = 60_000;
 const OUTBOX_RETRY_MS = 30_000;
 /** When the alarm runs an erasure's next pass (environment-erasure.ts): soon, leaving the shard's calls a moment between passes. */
 const ERASE_AGAIN_MS = 100;
+
+/** What a start brings a shard's tables to: every schema text and upgrade step it runs (schema-version.ts). */
+const SHARD_SCHEMA_VERSION = schemaVersion([
+  LOG_SCHEMA,
+  ROLLUP_SCHEMA,
+  ERASED_SCHEMA,
+  ERASING_SCHEMA,
+  addMissingColumns,
+  addMissingFeedColumns,
+  addMissingTriggerColumns,
+]);
 
 /** What erasing a subscriber leaves of each of their messages: no address, no content, no error text. */
 const REDACTED = `"to" = NULL, subject = NULL, preview = NULL, content = NULL, error_message = NULL`;
@@ -100,16 +119,23 @@ export class LogShard extends DurableObject<Bindings> {
     this.erasing = new ErasingEnvironments(this.sql);
   }
 
-  /** The schema, made again after a generation's shard was emptied whole (`deleteAll` drops it). */
+  /**
+   * The schema, made again after a generation's shard was emptied whole (`deleteAll` drops it,
+   * `settings` with it). A start whose code has the version the shard was brought to skips it
+   * (schema-version.ts).
+   */
   private prepare(): void {
+    if (schemaIsCurrent(this.sql, SHARD_SCHEMA_VERSION)) return;
     this.sql.exec(LOG_SCHEMA);
     this.sql.exec(ROLLUP_SCHEMA);
     this.sql.exec(ERASED_SCHEMA);
     this.sql.exec(ERASING_SCHEMA);
     addMissingColumns(this.sql);
     addMissingFeedColumns(this.sql);
+    addMissingTriggerColumns(this.sql);
     // Triggers recorded from now on have their messages indexed here; older ones are counted by fan-out.
     this.sql.exec("INSERT INTO settings (key, value) VALUES ('index_since', ?) ON CONFLICT DO NOTHING", String(Date.now()));
+    markSchemaCurrent(this.sql, SHARD_SCHEMA_VERSION);
   }
 
   /** Applies one phase's rows; a message whose send identity is already stored keeps its row (and id). */

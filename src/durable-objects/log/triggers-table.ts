@@ -213,16 +213,19 @@ const ERASE_SUBJECT = `${ERASE_SUBJECT_SET} (tx IN (SELECT value FROM json_each(
 /** A later part of the list: the quoting triggers were redacted with the first. */
 const ERASE_SUBJECT_MORE = `${ERASE_SUBJECT_SET} tx IN (SELECT value FROM json_each(?3)) AND tx NOT IN ${QUOTING}`;
 
+/** Adds the columns of ADDED_TRIGGER_COLUMNS a shard's `triggers` table does not have yet (the shard's start). */
+export function addMissingTriggerColumns(sql: SqlStorage): void {
+  const present = new Set(
+    sql
+      .exec<{ name: string }>("PRAGMA table_info(triggers)")
+      .toArray()
+      .map((c) => c.name),
+  );
+  for (const [name, type] of ADDED_TRIGGER_COLUMNS) if (!present.has(name)) sql.exec(`ALTER TABLE triggers ADD COLUMN ${name} ${type}`);
+}
+
 export class TriggersTable {
-  constructor(private readonly sql: SqlStorage) {
-    const present = new Set(
-      sql
-        .exec<{ name: string }>("PRAGMA table_info(triggers)")
-        .toArray()
-        .map((c) => c.name),
-    );
-    for (const [name, type] of ADDED_TRIGGER_COLUMNS) if (!present.has(name)) sql.exec(`ALTER TABLE triggers ADD COLUMN ${name} ${type}`);
-  }
+  constructor(private readonly sql: SqlStorage) {}
 
   /**
    * Records triggers (caller's transaction); answers each as left, or none unless `answer`. One
