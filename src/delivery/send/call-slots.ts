@@ -1,9 +1,10 @@
 /**
- * Provider calls in flight at once in one isolate. Each call holds a timer (its timeout) and a
- * connection while it waits; a consumer runs up to 100 chunks of 50 together, and the invocations
- * of both delivery queues may share an isolate. Past 10,000 active timers the runtime refuses
- * new ones, and a send refused so fails its whole chunk after its other sends went out (a chaos
- * run's backlog after a restart hit it: those sends went out again once their claims lapsed).
+ * Provider calls in flight at once in one isolate. Each call holds a connection while it waits,
+ * and its timeout (a timer shared with the calls that started with it, lib/timeout.ts); a
+ * consumer runs up to 100 chunks of 50 together, and the invocations of both delivery queues may
+ * share an isolate. Past 10,000 active timers the runtime refuses new ones, and a send refused so
+ * fails its whole chunk after its other sends went out (a chaos run's backlog after a restart hit
+ * it, when each call had its own timer: those sends went out again once their claims lapsed).
  */
 export const PROVIDER_CALLS_IN_FLIGHT = 1_000;
 
