@@ -15,6 +15,7 @@ import type {
 import { localizedTemplate } from "./locale";
 import { type LayoutSource, layoutEmail } from "./layouts";
 import { type PartialSet, partialCache, partialFs, withPartials } from "./partials";
+import { interpolate } from "./interpolation";
 
 /** What a render may use beyond the step: its layout (email) and the partials `{% render %}` reads. */
 export interface RenderAssets {
@@ -112,6 +113,9 @@ function parse(mode: Mode, source: string): Template[] {
 
 function render(source: string, scope: TemplateContext | Record<string, unknown>, mode: Mode = "text"): string {
   if (!source.includes("{{") && !source.includes("{%")) return source;
+  // Text and plain outputs only: read without liquidjs, as it would render them (interpolation.ts).
+  const interpolated = interpolate(source, scope, mode === "html");
+  if (interpolated !== undefined) return interpolated;
   return String(
     engines[mode].renderSync(parse(mode, source), scope, { globals: translatorGlobals((scope as Partial<TemplateContext>)[TRANSLATOR]) }),
   );
