@@ -98,13 +98,15 @@ describe("interpolation without liquidjs", () => {
     };
     for (let i = 0; i < 500; i++) {
       const data: Record<string, unknown> = {};
-      for (const name of names) data[name] = next(4) === 0 ? { [names[next(4)]!]: values[next(values.length)] } : values[next(values.length)];
+      for (const name of names)
+        data[name] = next(4) === 0 ? { [names[next(4)]!]: values[next(values.length)] } : values[next(values.length)];
       const s = { payload: data };
       const path = ["payload", names[next(4)]!, ...(next(3) === 0 ? [names[next(4)]!] : [])].join(".");
       const source = `${next(2) ? "pre " : ""}{{ ${path} }}${next(2) ? " post" : ""}`;
       for (const html of [false, true]) {
         const ours = interpolate(source, s, html);
-        if (ours !== undefined) expect(ours, `${source} ${JSON.stringify(data)}`).toBe(liquid[html ? "html" : "text"].parseAndRenderSync(source, s));
+        if (ours !== undefined)
+          expect(ours, `${source} ${JSON.stringify(data)}`).toBe(liquid[html ? "html" : "text"].parseAndRenderSync(source, s));
       }
     }
   });
