@@ -38,6 +38,8 @@ interface Ask {
 /** Subscriber ids per group of reads: a list is one bound parameter, but a group's rows stay a modest answer. */
 const IDS_PER_READ = 1_000;
 
+const pairKey = (transactionId: string, subscriberId: string) => `${transactionId}\u0000${subscriberId}`;
+
 /**
  * The reads of every chunk a consumer invocation starts together, per environment: each workflow
  * version once, and the subscribers with their channels and suppressions of all chunks in one
@@ -117,13 +119,19 @@ export class RecipientReads {
       const { legacyAt } = groupAt[g]!;
       const { subscribers, channels, suppressed } = read[g]!;
       const legacy = legacyAt < 0 ? [] : (results[legacyAt] as MessageRow[]);
+      // A group is every chunk of a batch (up to 100 of 50): each chunk takes its own rows by
+      // subscriber, not by a pass over the group's (that was a pass per chunk, 1.4 % of a topic's CPU).
+      // A subscriber's rows keep their order (a message read later wins in `existing`).
+      const subscribersOf = Map.groupBy(subscribers, (s) => s.subscriberId);
+      const channelsOf = Map.groupBy(channels, (c) => c.subscriberId);
+      const messagesOf = Map.groupBy([...legacy, ...recorded], (m) => pairKey(m.transactionId, m.subscriberId));
       for (const ask of group) {
-        const mine = new Set(ask.subscriberIds);
+        const mine = [...new Set(ask.subscriberIds)];
         rows.push({
           workflow: workflowOf.get(workflowRefKey(ask.workflow)) ?? null,
-          subscribers: subscribers.filter((s) => mine.has(s.subscriberId)),
-          channels: channels.filter((c) => mine.has(c.subscriberId)),
-          messages: [...legacy, ...recorded].filter((m) => m.transactionId === ask.transactionId && mine.has(m.subscriberId)),
+          subscribers: mine.flatMap((id) => subscribersOf.get(id) ?? []),
+          channels: mine.flatMap((id) => channelsOf.get(id) ?? []),
+          messages: mine.flatMap((id) => messagesOf.get(pairKey(ask.transactionId, id)) ?? []),
           suppressed,
         });
       }

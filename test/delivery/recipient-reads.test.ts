@@ -109,6 +109,12 @@ describe("the reads of a consumer invocation's recipient chunks", () => {
       expect([...l.recipients.keys()]).toEqual([subscriberId]);
       expect(l.recipients.get(subscriberId!)?.profile.email).toBe(`${subscriberId}@example.com`);
       expect(l.suppressed.has(`${chunks[3]!.job.subscriberIds[0]}@example.com`)).toBe(true);
+      // What templates see as `subscriber`: the row but its ids and preferences, times as ISO text.
+      const view = l.recipients.get(subscriberId!)!.context.subscriber;
+      expect(view).toMatchObject({ subscriberId, email: `${subscriberId}@example.com`, firstName: null, data: null });
+      expect(view.createdAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+      expect(view.updatedAt).toBe(view.createdAt);
+      for (const hidden of ["id", "environmentId", "preferences"]) expect(view).not.toHaveProperty(hidden);
     });
     expect(loaded[5]!.existing.size).toBe(0);
     expect([...loaded[6]!.existing.values()].map((m) => m.subscriberId)).toEqual(chunks[6]!.job.subscriberIds);

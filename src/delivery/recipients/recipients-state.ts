@@ -25,6 +25,7 @@ import { type PinnedContent, pinnedContent } from "./render-content";
 import { type LoadedTenant, tenantOfTrigger } from "./tenant";
 import { mergeBrand } from "../../engine/tenant-brand";
 import { allSteps } from "../../engine/workflow-tree";
+import type { SubscriberRow } from "../../db/queries/recipient-reads";
 
 /** Statuses after which a message is never sent again. */
 export const FINAL_OR_SENT: ReadonlySet<MessageStatus> = new Set(SETTLED_MESSAGE_STATUSES);
@@ -97,6 +98,22 @@ function environmentData(db: Db, env: Bindings, environmentId: string, cache?: E
   return data;
 }
 
+/** Columns of a subscriber's row a template does not see. */
+const UNSEEN = new Set(["preferences", "id", "environmentId", "createdAt", "updatedAt"]);
+
+/**
+ * `subscriber` as templates see it: the row but its ids and preferences, times as ISO text. Built
+ * key by key: spreading a rest of the row (and a conditional object) was 5 µs a recipient.
+ */
+function subscriberView(row: SubscriberRow): Record<string, unknown> {
+  const view: Record<string, unknown> = {};
+  const columns: Record<string, unknown> = row;
+  for (const key of Object.keys(row)) if (!UNSEEN.has(key)) view[key] = columns[key];
+  view.createdAt = row.createdAt.toISOString();
+  view.updatedAt = row.updatedAt.toISOString();
+  return view;
+}
+
 /** Everything a chunk of recipients needs: its reads are shared with the chunks started with it (RecipientReads); variables and integrations come once per batch. */
 export async function load(ctx: DeliveryContext, job: RecipientsJob, trigger: TriggerRecord): Promise<Loaded> {
   const { db, env } = ctx;
@@ -126,11 +143,12 @@ export async function load(ctx: DeliveryContext, job: RecipientsJob, trigger: Tr
     }),
   );
   const recipients = new Map<string, Recipient>();
+  const channelsOf = Map.groupBy(channelRows, (c) => c.subscriberId);
   for (const [i, subscriberId] of subscriberIds.entries()) {
     const { unsubscribeUrl, preferencesUrl } = links[i]!;
     const row = rowOf.get(subscriberId);
-    const mine = channelRows.filter((c) => c.subscriberId === subscriberId);
-    const { preferences, id: _id, environmentId: _env, createdAt, updatedAt, ...profile } = row ?? { subscriberId };
+    const mine = channelsOf.get(subscriberId) ?? [];
+    const preferences = row?.preferences;
     recipients.set(subscriberId, {
       profile: {
         subscriberId,
@@ -141,7 +159,7 @@ export async function load(ctx: DeliveryContext, job: RecipientsJob, trigger: Tr
       },
       context: {
         payload: trigger.payload,
-        subscriber: { ...profile, ...(createdAt ? { createdAt: createdAt.toISOString(), updatedAt: updatedAt?.toISOString() } : {}) },
+        subscriber: row ? subscriberView(row) : { subscriberId },
         actor,
         vars,
         workflow: { key: trigger.workflowKey, name: workflow?.name ?? trigger.workflowKey },
