@@ -76,10 +76,15 @@ function output(scope: Record<string, unknown>, path: readonly string[]): string
   }
 }
 
-/** `source` rendered against `scope`, or undefined when it is for liquidjs. */
-export function interpolate(source: string, scope: object, html: boolean): string | undefined {
+/**
+ * `source` rendered against `scope`, or undefined when it is for liquidjs. `memoryLimit` is the
+ * engine's: a render charges one unit per part, and in HTML the length of every escaped value;
+ * past the limit liquidjs refuses the render, so such a template is left to it to refuse.
+ */
+export function interpolate(source: string, scope: object, html: boolean, memoryLimit: number): string | undefined {
   const parts = partsOf(source);
   if (!parts || !isPlainObject(scope)) return undefined;
+  let charged = Math.max(1, parts.length);
   let text = "";
   for (const part of parts) {
     if (typeof part === "string") {
@@ -88,7 +93,12 @@ export function interpolate(source: string, scope: object, html: boolean): strin
     }
     const value = output(scope, part);
     if (value === undefined) return undefined;
-    text += html ? value.replace(/[&<>"']/g, (c) => ESCAPES[c]!) : value;
+    if (!html) {
+      text += value;
+      continue;
+    }
+    charged += value.length;
+    text += value.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
   }
-  return text;
+  return charged > memoryLimit ? undefined : text;
 }

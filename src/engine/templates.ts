@@ -114,7 +114,7 @@ function parse(mode: Mode, source: string): Template[] {
 function render(source: string, scope: TemplateContext | Record<string, unknown>, mode: Mode = "text"): string {
   if (!source.includes("{{") && !source.includes("{%")) return source;
   // Text and plain outputs only: read without liquidjs, as it would render them (interpolation.ts).
-  const interpolated = interpolate(source, scope, mode === "html");
+  const interpolated = interpolate(source, scope, mode === "html", OPTIONS.memoryLimit);
   if (interpolated !== undefined) return interpolated;
   return String(
     engines[mode].renderSync(parse(mode, source), scope, { globals: translatorGlobals((scope as Partial<TemplateContext>)[TRANSLATOR]) }),

@@ -7,6 +7,8 @@ import { interpolate } from "../../src/engine/interpolation";
 import { renderText } from "../../src/engine/templates";
 
 const OPTIONS = { strictVariables: false, strictFilters: true, ownPropertyOnly: true } as const;
+/** The engine's `memoryLimit` (src/engine/templates.ts). */
+const LIMIT = 1_000_000;
 const liquid = { text: new Liquid(OPTIONS), html: new Liquid({ ...OPTIONS, outputEscape: "escape" }) };
 
 class Person {
@@ -70,7 +72,7 @@ describe("interpolation without liquidjs", () => {
     it(`renders what liquidjs renders (${mode}), and leaves the rest to it`, () => {
       const answered: string[] = [];
       for (const source of TEMPLATES) {
-        const ours = interpolate(source, scope, mode === "html");
+        const ours = interpolate(source, scope, mode === "html", LIMIT);
         const theirs = liquid[mode].parseAndRenderSync(source, scope);
         if (ours !== undefined) {
           expect(ours, source).toBe(theirs);
@@ -86,6 +88,19 @@ describe("interpolation without liquidjs", () => {
       const rendered = renderText(source, scope as never);
       expect(rendered).toEqual({ ok: true, text: liquid.text.parseAndRenderSync(source, scope) });
     }
+  });
+
+  it("leaves to liquidjs an HTML render past the memory limit, which liquidjs refuses", () => {
+    const long = { payload: { text: "x".repeat(40) } };
+    const source = "<p>{{ payload.text }}</p>";
+    const small = new Liquid({ ...OPTIONS, outputEscape: "escape", memoryLimit: 30 });
+    expect(() => small.parseAndRenderSync(source, long)).toThrow(/memory/i);
+    expect(interpolate(source, long, true, 30)).toBeUndefined();
+    // Text outputs are not charged; within the limit, HTML renders.
+    expect(interpolate(source, long, false, 30)).toBe(`<p>${"x".repeat(40)}</p>`);
+    expect(interpolate(source, long, true, 50)).toBe(
+      new Liquid({ ...OPTIONS, outputEscape: "escape", memoryLimit: 50 }).parseAndRenderSync(source, long),
+    );
   });
 
   it("agrees with liquidjs on generated templates and values", () => {
@@ -104,7 +119,7 @@ describe("interpolation without liquidjs", () => {
       const path = ["payload", names[next(4)]!, ...(next(3) === 0 ? [names[next(4)]!] : [])].join(".");
       const source = `${next(2) ? "pre " : ""}{{ ${path} }}${next(2) ? " post" : ""}`;
       for (const html of [false, true]) {
-        const ours = interpolate(source, s, html);
+        const ours = interpolate(source, s, html, LIMIT);
         if (ours !== undefined)
           expect(ours, `${source} ${JSON.stringify(data)}`).toBe(liquid[html ? "html" : "text"].parseAndRenderSync(source, s));
       }

@@ -1,3 +1,4 @@
+import { addColumnsMissingFrom } from "./added-columns";
 import type { FeedChange, FeedCounts, FeedFilter, FeedRow } from "./rows";
 
 /**
@@ -26,14 +27,7 @@ const ADDED_FEED_COLUMNS = [
 
 /** Adds the feed's missing columns, then the index a scoped Inbox reads (one range per subscriber and context). */
 export function addMissingFeedColumns(sql: SqlStorage): void {
-  const present = new Set(
-    sql
-      .exec<{ name: string }>("PRAGMA table_info(in_app_notifications)")
-      .toArray()
-      .map((c) => c.name),
-  );
-  for (const [name, type] of ADDED_FEED_COLUMNS)
-    if (!present.has(name)) sql.exec(`ALTER TABLE in_app_notifications ADD COLUMN ${name} ${type}`);
+  addColumnsMissingFrom(sql, "in_app_notifications", ADDED_FEED_COLUMNS);
   sql.exec("CREATE INDEX IF NOT EXISTS in_app_env_subscriber_context ON in_app_notifications (env, subscriber, context, id)");
 }
 

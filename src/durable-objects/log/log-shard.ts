@@ -52,6 +52,7 @@ import {
   TriggersTable,
 } from "./triggers-table";
 import { markSchemaCurrent, schemaIsCurrent, schemaVersion } from "./schema-version";
+import { addColumnsMissingFrom } from "./added-columns";
 import { jsonParts, PART_ROWS } from "../../lib/json-parts";
 
 /** The states timeline entries reach, by message: each entry's status bit. */
@@ -82,6 +83,7 @@ const SHARD_SCHEMA_VERSION = schemaVersion([
   addMissingColumns,
   addMissingFeedColumns,
   addMissingTriggerColumns,
+  addColumnsMissingFrom,
 ]);
 
 /** What erasing a subscriber leaves of each of their messages: no address, no content, no error text. */

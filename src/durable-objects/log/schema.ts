@@ -1,3 +1,4 @@
+import { addColumnsMissingFrom } from "./added-columns";
 import { FEED_SCHEMA } from "./feed-table";
 import { D1_OUTBOX_SCHEMA } from "./d1-outbox";
 import { TRIGGER_INDEX_SCHEMA } from "./trigger-index";
@@ -90,13 +91,7 @@ export const ADDED_MESSAGE_COLUMNS = [
 
 /** Adds the columns of ADDED_MESSAGE_COLUMNS a shard's `messages` table does not have yet, and brings its indexes to this schema's. */
 export function addMissingColumns(sql: SqlStorage): void {
-  const present = new Set(
-    sql
-      .exec<{ name: string }>("PRAGMA table_info(messages)")
-      .toArray()
-      .map((c) => c.name),
-  );
-  for (const [name, type] of ADDED_MESSAGE_COLUMNS) if (!present.has(name)) sql.exec(`ALTER TABLE messages ADD COLUMN ${name} ${type}`);
+  addColumnsMissingFrom(sql, "messages", ADDED_MESSAGE_COLUMNS);
   // After the column exists: `?tenant=` reads one index range.
   sql.exec("CREATE INDEX IF NOT EXISTS messages_env_tenant ON messages (env, tenant, created_at, id) WHERE tenant IS NOT NULL");
   // No read seeks timeline entries by time alone (a message's are read by its message, and expire

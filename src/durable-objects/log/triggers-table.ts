@@ -2,6 +2,7 @@
 // and `GET /v1/triggers` show), placed by trigger (log-naming.ts `triggerPartition`), so a read of
 // one trigger touches one shard and a list fans out and merges by (acceptedAt, transactionId).
 import type { Json, JsonArray, JsonObject } from "../../contract/json";
+import { addColumnsMissingFrom } from "./added-columns";
 import { compareCodePoints } from "../../lib/code-point-order";
 import { jsonParts, PART_ROWS } from "../../lib/json-parts";
 
@@ -215,13 +216,7 @@ const ERASE_SUBJECT_MORE = `${ERASE_SUBJECT_SET} tx IN (SELECT value FROM json_e
 
 /** Adds the columns of ADDED_TRIGGER_COLUMNS a shard's `triggers` table does not have yet (the shard's start). */
 export function addMissingTriggerColumns(sql: SqlStorage): void {
-  const present = new Set(
-    sql
-      .exec<{ name: string }>("PRAGMA table_info(triggers)")
-      .toArray()
-      .map((c) => c.name),
-  );
-  for (const [name, type] of ADDED_TRIGGER_COLUMNS) if (!present.has(name)) sql.exec(`ALTER TABLE triggers ADD COLUMN ${name} ${type}`);
+  addColumnsMissingFrom(sql, "triggers", ADDED_TRIGGER_COLUMNS);
 }
 
 export class TriggersTable {
