@@ -90,7 +90,7 @@ describe("log generations (LOG_GENERATION_DAYS)", () => {
 
     // A change by id finds its generation: the older message's status moves there.
     const update = store.batch();
-    update.update(old.id, { status: "delivered" }, { environmentId, transactionId: old.transactionId });
+    update.update(old.id, { status: "delivered" }, old);
     await store.write(update);
     expect((await store.find(environmentId, [old.id]))[0]?.message.status).toBe("delivered");
     expect(await store.counts(environmentId, old.transactionId)).toEqual(new Map([["delivered", 1]]));

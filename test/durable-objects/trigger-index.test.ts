@@ -1,11 +1,13 @@
 // A trigger's messages counted from its own shard's index (trigger-index.ts): one LogShard call,
 // the same answer as counting every shard.
-import { env } from "cloudflare:test";
+import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { recordTriggers } from "../../src/delivery/writes/trigger-writes";
 import { allLogShards, logShardFor, subscriberPartition } from "../../src/durable-objects/client/log-naming";
 import { LogStore, type LogMessage } from "../../src/durable-objects/client/log-store";
 import { newLogId } from "../../src/lib/ids";
+import { LogShard } from "../../src/durable-objects/log/log-shard";
+import { SET_BY_KEY, SET_IN_TRIGGER } from "../../src/durable-objects/log/trigger-index";
 import { unique } from "../factories";
 
 /** A LogStore whose shard calls are named in `calls`: the objects a read touched. */
@@ -118,5 +120,79 @@ describe("a trigger's message counts", () => {
     const calls: string[] = [];
     expect(Object.fromEntries(await countingStore(calls).counts(environmentId, transactionId))).toEqual({ sent: 1 });
     expect(calls.length).toBe(1 + allLogShards(env).length);
+  });
+});
+
+describe("a trigger index's status changes", () => {
+  const indexed = (environmentId: string, transactionId: string, subscriberId: string, messageId: string) => ({
+    environmentId,
+    transactionId,
+    subscriberId,
+    stepId: "mail",
+    messageId,
+    status: "sending",
+    createdAt: Date.now(),
+  });
+
+  it("seek the row by its send identity, change only the message it holds, and take an older writer's change by message id", async () => {
+    const shard = env.LOGS.get(env.LOGS.idFromName(unique("trigger-index-keyed")));
+    const [environmentId, transactionId] = [unique("env"), unique("tx")];
+    const rows = ["ann", "ben", "cal"].map((s) => indexed(environmentId, transactionId, s, unique(`m-${s}`)));
+    const seen = await runInDurableObject(shard, async (instance: LogShard, state) => {
+      await instance.write("t", { indexed: rows });
+      await instance.write("t", {
+        indexedStatus: [
+          // By its identity.
+          { environmentId, transactionId, subscriberId: "ann", stepId: "mail", messageId: rows[0]!.messageId, status: "sent" },
+          // The identity's row holds another message (stored first): unchanged, as in the message's shard.
+          { environmentId, transactionId, subscriberId: "ben", stepId: "mail", messageId: unique("other"), status: "failed" },
+          // From code before the identity was sent along: found by message id within the trigger.
+          { environmentId, transactionId, messageId: rows[2]!.messageId, status: "delivered" },
+        ],
+      });
+      const sql = state.storage.sql;
+      const plan = (query: string) =>
+        sql
+          .exec<{ detail: string }>(`EXPLAIN QUERY PLAN ${query}`, "[]")
+          .toArray()
+          .map((r) => r.detail)
+          .filter((d) => d.includes("trigger_messages"));
+      return {
+        statuses: sql
+          .exec<{ subscriber: string; status: string }>("SELECT subscriber, status FROM trigger_messages ORDER BY subscriber")
+          .toArray(),
+        indexes: sql
+          .exec<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'trigger_messages'")
+          .toArray()
+          .map((r) => r.name)
+          .filter((n) => !n.startsWith("sqlite_autoindex")),
+        byKey: plan(SET_BY_KEY),
+        inTrigger: plan(SET_IN_TRIGGER),
+      };
+    });
+    expect(seen.statuses).toEqual([
+      { subscriber: "ann", status: "sent" },
+      { subscriber: "ben", status: "sending" },
+      { subscriber: "cal", status: "delivered" },
+    ]);
+    // Only expiry's index by time: none by message id.
+    expect(seen.indexes).toEqual(["trigger_messages_created"]);
+    expect(seen.byKey.join("\n")).toMatch(/SEARCH trigger_messages USING PRIMARY KEY \(env=\? AND tx=\? AND subscriber=\? AND step=\?\)/);
+    expect(seen.inTrigger.join("\n")).toMatch(/SEARCH trigger_messages USING PRIMARY KEY \(env=\? AND tx=\?\)/);
+  });
+
+  it("drops the index by message id of a shard made with it, at its next start", async () => {
+    const shard = env.LOGS.get(env.LOGS.idFromName(unique("trigger-index-upgrade")));
+    const names = await runInDurableObject(shard, (_o: LogShard, state) => {
+      const sql = state.storage.sql;
+      sql.exec("CREATE INDEX trigger_messages_message ON trigger_messages (message_id)");
+      // A shard left by the code before: no schema version of this code.
+      sql.exec("DELETE FROM settings WHERE key = 'schema'");
+      new LogShard(state, env);
+      return sql
+        .exec<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'index' AND name = 'trigger_messages_message'")
+        .toArray();
+    });
+    expect(names).toEqual([]);
   });
 });

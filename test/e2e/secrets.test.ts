@@ -86,7 +86,7 @@ describe("secret variables in sent messages", () => {
         subject: `Code ${SECRET}`,
         preview: `Use ${SECRET}`,
       },
-      { environmentId, transactionId },
+      { environmentId, transactionId, subscriberId: message.subscriberId, stepId: message.stepId },
     );
     await store.write(batch);
     expect((await loggedMessages(environmentId)).map((m) => m.subject)).toEqual([`Code ${SECRET}`]);

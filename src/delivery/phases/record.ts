@@ -99,7 +99,7 @@ function recordFinal(
   const error = status === "failed" ? { errorCode: code, errorMessage: message } : {};
   const event = { status, detail: { reason: code, message, ...extra, ...Object.assign({}, ...recipient.notes) } };
   transition(recipient, { type: "notes-used" });
-  if (existing) writes.update(scope.job, existing.id, status, error, event);
+  if (existing) writes.update(existing, status, error, event);
   else
     writes.insertFinal(identityOf(scope, recipient.profile.subscriberId), status, { ...error, layoutVersion: layoutVersion ?? null }, [
       event,
@@ -129,7 +129,7 @@ function recordRecovered(
       writes.event(environmentId, existing.id, { status: "queued" }, existing.createdAt);
       writes.event(environmentId, existing.id, { status: "sending", detail: { attempt: 1 } }, existing.createdAt);
     }
-    writes.update(scope.job, existing.id, status, fields, event);
+    writes.update(existing, status, fields, event);
     for (const e of more) writes.event(environmentId, existing.id, e);
   } else {
     const identity = identityOf(scope, recipient.profile.subscriberId);
@@ -219,7 +219,7 @@ function recordGranted(writes: MessageWrites, scope: StepScope, planned: Planned
   const sendId = !existing && scope.step.type !== "in_app" ? sendIdOf(scope, identity, now.getTime()) : null;
   const deferred = sendId !== null;
   const messageId = existing ? existing.id : (sendId ?? writes.insertSending(identity, { ...fields, layoutVersion }));
-  if (existing) writes.update(scope.job, existing.id, "sending", fields, { status: "sending", detail: { attempt: existing.attempts + 1 } });
+  if (existing) writes.update(existing, "sending", fields, { status: "sending", detail: { attempt: existing.attempts + 1 } });
   // The Inbox's notification goes to the log with its message (one shard, one transaction), so
   // it is there before the send pushes it. One for a message D1 recorded is stored by the send,
   // which looks first for the one D1 may hold.

@@ -77,7 +77,13 @@ function recordResult(
   event: EventInput,
 ): void {
   if (!send.unwritten) {
-    writes.update(scope.job, send.messageId, status, fields, event);
+    const { environmentId, transactionId } = scope.job;
+    writes.update(
+      { id: send.messageId, environmentId, transactionId, subscriberId: send.recipient.profile.subscriberId, stepId: scope.step.id },
+      status,
+      fields,
+      event,
+    );
     return;
   }
   const { identity, fields: stored, createdAt } = send.unwritten;

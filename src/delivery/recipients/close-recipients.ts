@@ -41,7 +41,7 @@ async function closeRecipients(
       const existing = loaded.existing.get(keyOf(subscriberId, step.id));
       if (existing && FINAL_OR_SENT.has(existing.status)) continue;
       closed++;
-      if (existing) writes.update(job, existing.id, status, error, { status, detail });
+      if (existing) writes.update(existing, status, error, { status, detail });
       else {
         writes.insertFinal(
           {

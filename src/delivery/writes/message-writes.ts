@@ -135,10 +135,11 @@ type ChangedFields = Omit<MessageFields, "layoutVersion">;
 type UpdatedColumn = keyof ChangedFields | "status" | "updatedAt";
 
 /** Whose message: the trigger a change's status is counted for (its index, trigger-index.ts). */
-export type TriggerOf = { environmentId: string; transactionId: string };
+/** A stored message by its id and send identity: what a change to it needs (its trigger's index is keyed by the identity). */
+export type MessageOf = { id: string; environmentId: string; transactionId: string; subscriberId: string; stepId: string };
 
 /** A message's new values, by its id. */
-type MessageUpdate = { key: string; values: MessageChanges; trigger: TriggerOf };
+type MessageUpdate = { key: string; values: MessageChanges; message: MessageOf };
 
 /** Fields of a message that the log's row has no place for (none, or `insertFinal` does not compile). */
 type Unwritten = Exclude<keyof MessageFields | keyof SendIdentity, keyof LogMessage>;
@@ -265,13 +266,13 @@ export class MessageWrites {
     if (type) this.messageFacts.push({ type, environmentId, messageId, at, status: event.status, reason: reasonOf(event.detail) });
   }
 
-  update(trigger: TriggerOf, messageId: string, status: MessageStatus, fields: ChangedFields, event: EventInput): void {
-    const { environmentId, transactionId } = trigger;
+  update(message: MessageOf, status: MessageStatus, fields: ChangedFields, event: EventInput): void {
+    const { id: messageId, environmentId, transactionId, subscriberId, stepId } = message;
     // Undefined leaves a column as it is, as drizzle's set() does.
     const values: MessageChanges = Object.fromEntries(
       Object.entries({ status, ...fields, updatedAt: this.now.getTime() }).filter(([, v]) => v !== undefined),
     );
-    this.updates.push({ key: messageId, values, trigger: { environmentId, transactionId } });
+    this.updates.push({ key: messageId, values, message: { id: messageId, environmentId, transactionId, subscriberId, stepId } });
     this.timeline(environmentId, messageId, event, this.now);
   }
 
@@ -314,9 +315,9 @@ export class MessageWrites {
     const batch = store.batch();
     for (const m of this.inserts) batch.insert(m);
     for (const u of this.updates) {
-      batch.update(u.key, u.values, u.trigger);
+      batch.update(u.key, u.values, u.message);
       if (u.values.providerMessageId)
-        batch.ref({ providerMessageId: u.values.providerMessageId, environmentId: u.trigger.environmentId, messageId: u.key });
+        batch.ref({ providerMessageId: u.values.providerMessageId, environmentId: u.message.environmentId, messageId: u.key });
     }
     for (const e of this.events) batch.event(e);
     for (const f of this.notifications) batch.feed(f);

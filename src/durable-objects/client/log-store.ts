@@ -30,6 +30,7 @@ import { mergeAnalytics } from "../log/rollups/merge";
 import type { AnalyticsPart, AnalyticsPartName, AnalyticsQuery, DayVolume } from "../log/rollups/rows";
 import type { ErasePass } from "../log/environment-erasure";
 import { indexedOf } from "../log/rows";
+import type { IndexKey } from "../log/trigger-index";
 import type { FinishedTrigger, LogTrigger, TriggerFilter, TriggerKey } from "../log/triggers-table";
 import {
   GENERATION_SKEW_MS,
@@ -137,8 +138,8 @@ export class LogBatch {
     this.at(triggerPartition(message.environmentId, message.transactionId), time).indexed.push(indexedOf(message));
   }
 
-  /** A change to a message; a new status also reaches its trigger's index (`trigger`: whose message it is). */
-  update(id: string, changes: MessageChanges, trigger: TriggerKey): void {
+  /** A change to a message; a new status also reaches its trigger's index (`message`: its trigger and send identity, the index's key). */
+  update(id: string, changes: MessageChanges, message: IndexKey): void {
     const partition = partitionOfId(id);
     if (partition === null) {
       this.legacy.updates.push({ id, changes });
@@ -147,8 +148,11 @@ export class LogBatch {
     const time = placedAt(id);
     this.at(partition, time).updates.push({ id, changes });
     if (changes.status)
-      this.at(triggerPartition(trigger.environmentId, trigger.transactionId), time).indexedStatus.push({
-        ...trigger,
+      this.at(triggerPartition(message.environmentId, message.transactionId), time).indexedStatus.push({
+        environmentId: message.environmentId,
+        transactionId: message.transactionId,
+        subscriberId: message.subscriberId,
+        stepId: message.stepId,
         messageId: id,
         status: changes.status,
       });

@@ -42,7 +42,7 @@ import type { AnalyticsPart, AnalyticsPartName, AnalyticsQuery, DayVolume } from
 import { ROLLUP_SCHEMA } from "./rollups/schema";
 import { changedSnapshot, insertedSnapshot, type Snapshot, snapshots } from "./rollups/snapshot";
 import { analyticsRetentionMs, eraseRollupSubscriber, expireRollups } from "./rollups/upkeep";
-import { TriggerIndex } from "./trigger-index";
+import { TriggerIndex, upgradeTriggerIndex } from "./trigger-index";
 import {
   addMissingTriggerColumns,
   type FinishedTrigger,
@@ -84,6 +84,7 @@ const SHARD_SCHEMA_VERSION = schemaVersion([
   addMissingFeedColumns,
   addMissingTriggerColumns,
   addColumnsMissingFrom,
+  upgradeTriggerIndex,
 ]);
 
 /** What erasing a subscriber leaves of each of their messages: no address, no content, no error text. */
@@ -135,6 +136,7 @@ export class LogShard extends DurableObject<Bindings> {
     addMissingColumns(this.sql);
     addMissingFeedColumns(this.sql);
     addMissingTriggerColumns(this.sql);
+    upgradeTriggerIndex(this.sql);
     // Triggers recorded from now on have their messages indexed here; older ones are counted by fan-out.
     this.sql.exec("INSERT INTO settings (key, value) VALUES ('index_since', ?) ON CONFLICT DO NOTHING", String(Date.now()));
     markSchemaCurrent(this.sql, SHARD_SCHEMA_VERSION);

@@ -50,6 +50,8 @@ interface MessageRow {
   id: string;
   environmentId: string;
   transactionId: string;
+  subscriberId: string;
+  stepId: string;
   status: MessageStatus;
   channel: string;
   to: string | null;
@@ -67,6 +69,8 @@ const rowColumns = {
   id: messages.id,
   environmentId: messages.environmentId,
   transactionId: messages.transactionId,
+  subscriberId: messages.subscriberId,
+  stepId: messages.stepId,
   status: messages.status,
   channel: messages.channel,
   to: messages.to,

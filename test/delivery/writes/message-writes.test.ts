@@ -45,16 +45,14 @@ describe("MessageWrites", () => {
       const fields = { provider: "fcm", integrationId: "int_1", to: `token-${n}`, attempts: 1 };
       if (n % 3 === 0)
         results.update(
-          { environmentId, transactionId },
-          id,
+          { id, environmentId, transactionId, subscriberId: `s-${n}`, stepId: "push" },
           "failed",
           { ...fields, errorCode: "http_400", errorMessage: `bad ${n}` },
           { status: "failed" },
         );
       else
         results.update(
-          { environmentId, transactionId },
-          id,
+          { id, environmentId, transactionId, subscriberId: `s-${n}`, stepId: "push" },
           "sent",
           { ...fields, providerMessageId: `pm-${n}`, errorCode: null },
           { status: "sent" },
