@@ -105,7 +105,7 @@ const MEASURED = {
    * `npm run bench:reads` over 50,000 messages written through LogStore. Add 457 for the trigger
    * record once it lives there.
    */
-  logBytesPerTrigger: 1_973,
+  logBytesPerTrigger: 1_846,
   /** Log writes per invocation and shard touched: the claim (messages as sending), the results (updates, events, refs). */
   logPhasesPerInvocation: 2,
   /** Provider reports (delivered, opened...) per message, each a call to the ref's shard and one to the message's. */
