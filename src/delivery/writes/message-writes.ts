@@ -15,7 +15,15 @@ import {
 } from "../../db/queries/fact-events";
 import type { EventType } from "../../contract/event-types";
 import { newId, newLogId, partitionOfId } from "../../lib/ids";
-import type { FeedRow, LogBatch, LogMessage, LogStore, MessageAbout, MessageChanges } from "../../durable-objects/client/log-store";
+import type {
+  FeedRow,
+  IndexKey,
+  LogBatch,
+  LogMessage,
+  LogStore,
+  MessageAbout,
+  MessageChanges,
+} from "../../durable-objects/client/log-store";
 import { subscriberPartition } from "../../durable-objects/client/log-naming";
 import { fnv1a } from "../../durable-objects/client/naming";
 import type { Capture } from "../../providers/types";
@@ -134,9 +142,8 @@ type ChangedFields = Omit<MessageFields, "layoutVersion">;
 
 type UpdatedColumn = keyof ChangedFields | "status" | "updatedAt";
 
-/** Whose message: the trigger a change's status is counted for (its index, trigger-index.ts). */
-/** A stored message by its id and send identity: what a change to it needs (its trigger's index is keyed by the identity). */
-export type MessageOf = { id: string; environmentId: string; transactionId: string; subscriberId: string; stepId: string };
+/** A stored message by its id and send identity: what a change to it needs (its trigger's index is keyed by the identity, trigger-index.ts). */
+export type MessageOf = IndexKey & { id: string };
 
 /** A message's new values, by its id. */
 type MessageUpdate = { key: string; values: MessageChanges; message: MessageOf };
@@ -272,6 +279,7 @@ export class MessageWrites {
     const values: MessageChanges = Object.fromEntries(
       Object.entries({ status, ...fields, updatedAt: this.now.getTime() }).filter(([, v]) => v !== undefined),
     );
+    // The key's fields alone: a stored row passed as `message` is not kept with the phase's writes.
     this.updates.push({ key: messageId, values, message: { id: messageId, environmentId, transactionId, subscriberId, stepId } });
     this.timeline(environmentId, messageId, event, this.now);
   }

@@ -65,6 +65,7 @@ export type {
   StatsRow,
 } from "../log/rows";
 export type { FinishedTrigger, LogTrigger, TriggerFilter, TriggerKey } from "../log/triggers-table";
+export type { IndexKey } from "../log/trigger-index";
 export type {
   AnalyticsPart,
   AnalyticsPartName,
