@@ -76,9 +76,8 @@ export const releaseWaits = (environmentId: string, transactionId: string, now: 
  * consumer over the same job. Answers the function that lets the shard send again.
  */
 export async function holdOutbox(environmentId: string, transactionId: string): Promise<() => Promise<void>> {
-  const stub = ledgerOf(environmentId, transactionId);
   type Held = { parts: { outbox: { sendSoon?: (now: number) => Promise<void> } } };
-  await runInDurableObject(stub, (ledger: TriggerLedger) => {
+  await runInDurableObject(ledgerOf(environmentId, transactionId), (ledger: TriggerLedger) => {
     // An own property shadows the class's method on this instance only; deleting it restores the method.
     Object.defineProperty((ledger as unknown as Held).parts.outbox, "sendSoon", {
       value: async () => undefined,
@@ -86,8 +85,11 @@ export async function holdOutbox(environmentId: string, transactionId: string): 
       writable: true,
     });
   });
+  // A new stub: another trigger held in the same shard since (`acceptInto`) ended the instance the
+  // first stub reached, and a call through that stub answers the instance's end ("simulated crash").
+  // The instance it reaches now may be a new one, without the hold: deleting it then does nothing.
   return async () => {
-    await runInDurableObject(stub, (ledger: TriggerLedger) => {
+    await runInDurableObject(ledgerOf(environmentId, transactionId), (ledger: TriggerLedger) => {
       delete (ledger as unknown as Held).parts.outbox.sendSoon;
     });
   };
