@@ -184,7 +184,8 @@ describe("LogShard.eraseEnvironment", () => {
     const [ids, events, messages, refs, feed, ...keyed] = plans;
     expect(ids).toMatch(/SEARCH messages USING COVERING INDEX messages_env_created \(env=\?\)/);
     expect(events).toMatch(/SEARCH message_events USING PRIMARY KEY \(message_id=\?\)/);
-    expect(messages).toMatch(/SEARCH messages USING PRIMARY KEY \(id=\?\)/);
+    // A new shard's messages are a rowid table: by the unique id's index (schema.ts).
+    expect(messages).toMatch(/SEARCH messages USING COVERING INDEX sqlite_autoindex_messages_1 \(id=\?\)/);
     expect(refs).toMatch(/SEARCH provider_refs USING INDEX provider_refs_created \(\(created_at,provider_message_id,message_id\)>/);
     expect(feed).toMatch(/SEARCH in_app_notifications USING COVERING INDEX in_app_env_subscriber(_context)? \(env=\?\)/);
     // The rows by their key, the subquery's range by the environment: both seeks.
