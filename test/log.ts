@@ -114,6 +114,21 @@ export const logMessage = (fields: Pick<LogMessage, "environmentId" | "subscribe
   ...fields,
 });
 
+/** A timeline entry of `m`, with a new id. */
+export const logEvent = (
+  m: LogMessage,
+  status: LogEvent["status"],
+  at: number,
+  detail: Record<string, unknown> | null = null,
+): LogEvent => ({
+  id: newId("evt"),
+  environmentId: m.environmentId,
+  messageId: m.id,
+  status,
+  at,
+  detail,
+});
+
 /** A message's in-app notification as delivery stores it beside the message (same id, subscriber and trigger). */
 export const notificationOf = (m: LogMessage, content: FeedRow["content"] = { body: "Hello" }): FeedRow => ({
   id: m.id,

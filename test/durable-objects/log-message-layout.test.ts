@@ -4,9 +4,8 @@ import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { LogShard } from "../../src/durable-objects/log/log-shard";
 import type { LogEvent, LogMessage, LogWrite } from "../../src/durable-objects/log/rows";
-import { newId } from "../../src/lib/ids";
 import { unique } from "../factories";
-import { logMessage } from "../log";
+import { logEvent as event, logMessage } from "../log";
 
 /** `messages` as shards made before this layout have it: keyed by id, without a rowid. */
 const KEYED_BY_ID = `CREATE TABLE messages (
@@ -34,15 +33,6 @@ async function shardKeyedById(name: string) {
   });
   return stub;
 }
-
-const event = (m: LogMessage, status: LogEvent["status"], at: number): LogEvent => ({
-  id: newId("evt"),
-  environmentId: m.environmentId,
-  messageId: m.id,
-  status,
-  at,
-  detail: null,
-});
 
 /** The same writes and reads on a shard: inserts, the same inserts again, a send identity under another id, a change and timeline entries. */
 async function writeAndRead(stub: DurableObjectStub<LogShard>, name: string, environmentId: string, at: number) {

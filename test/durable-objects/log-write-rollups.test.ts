@@ -10,10 +10,10 @@ import { bitOf, RECIPIENTS_MESSAGES } from "../../src/durable-objects/log/record
 import { LATENCY_ADD } from "../../src/durable-objects/log/rollups/counting";
 import { LATENCY_BUCKETS_MS } from "../../src/durable-objects/log/rollups/rows";
 import { addMissingColumns } from "../../src/durable-objects/log/schema";
-import type { LogEvent, LogMessage, LogWrite, MessageChanges } from "../../src/durable-objects/log/rows";
+import type { LogMessage, LogWrite, MessageChanges } from "../../src/durable-objects/log/rows";
 import { newId } from "../../src/lib/ids";
 import { unique } from "../factories";
-import { logMessage } from "../log";
+import { logEvent as event, logMessage } from "../log";
 
 const HOUR = 3_600_000;
 const DAY = 86_400_000;
@@ -34,15 +34,6 @@ const message = (environmentId: string, tx: string, subscriberId: string, stepId
     attempts: 0,
     ...over,
   });
-
-const event = (m: LogMessage, status: LogEvent["status"], at: number, detail: Record<string, unknown> | null = null): LogEvent => ({
-  id: newId("evt"),
-  environmentId: m.environmentId,
-  messageId: m.id,
-  status,
-  at,
-  detail,
-});
 
 const key = (r: Record<string, unknown>) => JSON.stringify(r, Object.keys(r).sort());
 

@@ -6,11 +6,10 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { LogShard } from "../../src/durable-objects/log/log-shard";
-import { indexedOf, type LogEvent, type LogMessage, type LogWrite } from "../../src/durable-objects/log/rows";
+import { indexedOf, type LogWrite } from "../../src/durable-objects/log/rows";
 import type { LogTrigger } from "../../src/durable-objects/log/triggers-table";
-import { newId } from "../../src/lib/ids";
 import { unique } from "../factories";
-import { logMessage } from "../log";
+import { logEvent as event, logMessage } from "../log";
 
 /** Runs `call` on the shard named `name` with its SQLite's statements counted; answers the count. */
 async function statementsOf(name: string, call: (shard: LogShard) => Promise<unknown>): Promise<number> {
@@ -32,15 +31,6 @@ async function statementsOf(name: string, call: (shard: LogShard) => Promise<unk
     return n;
   });
 }
-
-const event = (m: LogMessage, status: LogEvent["status"], at: number): LogEvent => ({
-  id: newId("evt"),
-  environmentId: m.environmentId,
-  messageId: m.id,
-  status,
-  at,
-  detail: null,
-});
 
 /** A one-step email trigger's send phase: its message inserted as sent, with its first timeline and its provider's id. */
 function sendPhase(environmentId: string, at: number): LogWrite {
