@@ -68,8 +68,7 @@ export async function until<T>(
 
 /** Ends wrangler and the workerd it started: they share the process group made by `detached`. */
 async function stopProcessGroup(child: ChildProcess): Promise<void> {
-  if (!child.pid || child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((r) => child.once("exit", () => r()));
+  if (!child.pid) return;
   const signal = (s: NodeJS.Signals) => {
     try {
       process.kill(-child.pid!, s);
@@ -77,6 +76,9 @@ async function stopProcessGroup(child: ChildProcess): Promise<void> {
       // already gone
     }
   };
+  // wrangler has exited (a start that failed): the workerd it started may not have, and shares its group.
+  if (child.exitCode !== null || child.signalCode !== null) return signal("SIGKILL");
+  const exited = new Promise<void>((r) => child.once("exit", () => r()));
   signal("SIGTERM");
   const killed = await Promise.race([exited.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 5_000))]);
   if (!killed) {
