@@ -2,7 +2,9 @@ import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test"
 import { describe, expect, it } from "vitest";
 import { type FeedRow, type LogMessage, LogStore, type LogTrigger } from "../../src/durable-objects/client/log-store";
 import {
+  SEND_ID_AHEAD_MS,
   generationAt,
+  generationsWithin,
   logShardFor,
   providerPartition,
   subscriberPartition,
@@ -66,6 +68,18 @@ async function plant(store: LogStore, rows: LogMessage[], feed = false) {
 }
 
 describe("log generations (LOG_GENERATION_DAYS)", () => {
+  it("reads the next generation while a send's id made up to SEND_ID_AHEAD_MS ahead of now may be in it", () => {
+    // A large topic's send ids carry their trigger's time plus their chunk (message-writes.ts `sendMessageId`).
+    const midnight = Math.ceil(Date.now() / DAY) * DAY;
+    const prefixes = (now: number) => generationsWithin(genEnv, now, DAY).map((g) => g.prefix);
+    expect(prefixes(midnight - SEND_ID_AHEAD_MS)[0]).toBe(generationAt(genEnv, midnight).prefix);
+    expect(prefixes(midnight - SEND_ID_AHEAD_MS - 1)[0]).toBe(generationAt(genEnv, midnight - 1).prefix);
+    // A bound before now is widened by the skew, not by this.
+    expect(generationsWithin(genEnv, midnight - 1_000, DAY, undefined, midnight - 2 * 3_600_000 - 1)[0]!.prefix).toBe(
+      generationAt(genEnv, midnight - 1).prefix,
+    );
+  });
+
   it("places a message, its feed row and its trigger index in the generation of its id's time", async () => {
     const store = new LogStore(genEnv);
     const environmentId = unique("env");

@@ -5,6 +5,7 @@ import { ledgerNameIn } from "../../src/durable-objects/client/naming";
 import type { TriggerLedger } from "../../src/durable-objects/ledger/trigger-ledger";
 import { createSandboxEnvironment, unique } from "../factories";
 import { acceptThenCrash, coordinatorOf, ledgerOf, readTrigger, tickLedger } from "../ledger";
+import { timeOfId } from "../../src/lib/ids";
 import { api } from "../request";
 import { byStep, createWorkflow, settledMessages, trigger, type MessageView, eventually } from "./helpers";
 
@@ -105,6 +106,18 @@ describe("fan-out coordinator", () => {
       return s?.state === "completed" ? s : null;
     });
     expect(snapshot.coordinated).toBe(true);
+    // Each send's id carries its trigger's time plus its chunk, as the coordinator keeps the chunks:
+    // the ids of a topic follow the order its chunks run in (message-writes.ts `sendMessageId`).
+    const chunks = await runInDurableObject(coordinatorOf(id, transactionId), (_c: FanOutCoordinator, state) =>
+      state.storage.sql.exec<{ chunk: number; ids: string }>("SELECT chunk, ids FROM chunks").toArray(),
+    );
+    expect(chunks.length).toBeGreaterThan(1);
+    const chunkOf = new Map(chunks.flatMap((c) => (JSON.parse(c.ids) as string[]).map((s) => [s, c.chunk] as const)));
+    expect(messages.map((m) => timeOfId(m.id)! - snapshot.acceptedAt)).toEqual(messages.map((m) => chunkOf.get(m.subscriberId)));
+    const byChunk = [...messages].sort((a, b) => chunkOf.get(a.subscriberId)! - chunkOf.get(b.subscriberId)!);
+    expect(byChunk.map((m) => chunkOf.get(m.subscriberId))).toEqual(
+      [...messages].sort((a, b) => (a.id < b.id ? -1 : 1)).map((m) => chunkOf.get(m.subscriberId)),
+    );
   });
 
   it("cancels a coordinated trigger while its recipients wait: the rest is recorded cancelled", async () => {

@@ -202,7 +202,7 @@ function sendIdOf(scope: StepScope, identity: SendIdentity, now: number): string
   const { job, trigger } = scope;
   const resumed = job.fromStep !== undefined || job.digest !== undefined || job.signal !== undefined || job.digestedInto !== undefined;
   if (resumed || now - trigger.acceptedAt > SEND_ID_WINDOW_MS) return null;
-  return sendMessageId(identity, trigger.acceptedAt);
+  return sendMessageId(identity, trigger.acceptedAt, job.chunk);
 }
 
 /**

@@ -24,7 +24,7 @@ import type {
   MessageAbout,
   MessageChanges,
 } from "../../durable-objects/client/log-store";
-import { subscriberPartition } from "../../durable-objects/client/log-naming";
+import { SEND_ID_AHEAD_MS, subscriberPartition } from "../../durable-objects/client/log-naming";
 import { fnv1a } from "../../durable-objects/client/naming";
 import type { Capture } from "../../providers/types";
 
@@ -102,12 +102,20 @@ const eventRow = (environmentId: string, messageId: string, event: EventInput, a
  * take its id from, and the next one must still give the provider the same id (its idempotency
  * key, the links in the email) and find the row under it. A log id (lib/ids.ts `newLogId`) made
  * of the trigger's time, 42 bits of the send identity's hash, and the subscriber's partition.
+ *
+ * The time is the trigger's plus the recipient's chunk in milliseconds (up to SEND_ID_AHEAD_MS):
+ * a chunk's recipients are the same at every attempt (a fan-out's are kept by its coordinator,
+ * and a trigger of one chunk has chunk 0, whose ids are as before). So a large topic's ids
+ * follow the order its chunks run in, and a log shard adds its rows and timeline entries at the
+ * end of its indexes rather than on random pages of them: with the trigger's time alone, all of
+ * a topic's ids shared it and were ordered by their hash (log/schema.ts).
  */
-export function sendMessageId(identity: SendIdentity, triggerAcceptedAt: number): string {
+export function sendMessageId(identity: SendIdentity, triggerAcceptedAt: number, chunk = 0): string {
   const { environmentId, transactionId, subscriberId, stepId } = identity;
   const named = `${environmentId}\u0000${transactionId}\u0000${subscriberId}\u0000${stepId}`;
   const [high, low] = [fnv1a(`send-id:${named}`), fnv1a(`${named}:send-id`)];
-  const time = Math.max(0, Math.min(Math.trunc(triggerAcceptedAt), 2 ** 48 - 1))
+  const at = Math.trunc(triggerAcceptedAt) + Math.min(Math.max(0, Math.trunc(chunk)), SEND_ID_AHEAD_MS);
+  const time = Math.max(0, Math.min(at, 2 ** 48 - 1))
     .toString(16)
     .padStart(12, "0");
   // 12 bits, then the variant (10) with 2 bits, then 28 bits: as a UUID's sequence and randomness lie.

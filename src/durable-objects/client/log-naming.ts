@@ -23,6 +23,13 @@ const DAY_MS = 86_400_000;
  */
 export const GENERATION_SKEW_MS = 3_600_000;
 
+/**
+ * How far past its trigger's time a send's message id may be made (delivery/writes/message-writes.ts
+ * `sendMessageId`: a millisecond per recipient chunk, so a large topic's ids are ordered). Such a
+ * row may sit in the generation after now's for that long: reads look that far ahead.
+ */
+export const SEND_ID_AHEAD_MS = 65_535;
+
 type Layout = Pick<Bindings, "LOG_SHARDS" | "LOG_SHARDS_PREVIOUS" | "LOG_GENERATION_DAYS">;
 
 const positive = (value: string | undefined, fallback: number) => {
@@ -71,14 +78,15 @@ export function generationAt(env: Layout, at: number): Generation {
 
 /**
  * The generations that may hold rows of [since, until], newest first: those from `now - keptMs`
- * (what retention keeps) to now, narrowed by the bounds (each widened by the skew). One, the
+ * (what retention keeps) to now (and SEND_ID_AHEAD_MS past it), narrowed by the bounds (each widened by the skew). One, the
  * flat layout, without generations.
  */
 export function generationsWithin(env: Layout, now: number, keptMs: number, since?: number, until?: number): Generation[] {
   const days = generationDays(env);
   if (days === 0) return [FLAT];
   const span = days * DAY_MS;
-  const newest = Math.floor(Math.min(now, until === undefined ? now : until + GENERATION_SKEW_MS) / span);
+  const ahead = now + SEND_ID_AHEAD_MS;
+  const newest = Math.floor(Math.min(ahead, until === undefined ? ahead : until + GENERATION_SKEW_MS) / span);
   const oldest = Math.floor(Math.max(now - keptMs, since === undefined ? now - keptMs : since - GENERATION_SKEW_MS) / span);
   const out: Generation[] = [];
   for (let g = newest; g >= oldest; g--) out.push(generationNumbered(days, g));

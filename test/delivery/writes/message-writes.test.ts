@@ -6,7 +6,7 @@ import { createDb, type Db } from "../../../src/db/client";
 import { sandboxMessages, suppressions } from "../../../src/db/schema";
 import { DeliveryContext } from "../../../src/delivery/context";
 import { MessageWrites, type SendIdentity, sendMessageId } from "../../../src/delivery/writes/message-writes";
-import { DEFAULT_LOG_SHARDS, subscriberPartition } from "../../../src/durable-objects/client/log-naming";
+import { DEFAULT_LOG_SHARDS, SEND_ID_AHEAD_MS, subscriberPartition } from "../../../src/durable-objects/client/log-naming";
 import { partitionOfId } from "../../../src/lib/ids";
 import { LogStore } from "../../../src/durable-objects/client/log-store";
 import { createEnvironment, unique } from "../../factories";
@@ -232,5 +232,18 @@ describe("sendMessageId", () => {
       ].map((i) => sendMessageId(i, at)),
     );
     expect(ids.size).toBe(2_005);
+  });
+
+  it("follows its chunk: the trigger's time plus the chunk, so a topic's ids sort chunk by chunk, and chunk 0's are as before", () => {
+    const members = Array.from({ length: 40 }, (_, n) => `member-${n}`);
+    const ofChunk = (chunk: number) => members.map((subscriberId) => sendMessageId(identity({ subscriberId }), at, chunk));
+    expect(ofChunk(0)).toEqual(members.map((subscriberId) => sendMessageId(identity({ subscriberId }), at)));
+    for (let chunk = 1; chunk < 30; chunk++) {
+      expect(ofChunk(chunk)).toEqual(ofChunk(chunk));
+      expect([...ofChunk(chunk - 1)].sort().at(-1)! < [...ofChunk(chunk)].sort()[0]!).toBe(true);
+      expect(ofChunk(chunk).every((id) => Number.parseInt(id.slice(4, 16), 16) === at + chunk)).toBe(true);
+    }
+    // However many chunks, an id is made at most SEND_ID_AHEAD_MS past its trigger (reads look that far ahead).
+    expect(Number.parseInt(sendMessageId(identity(), at, 10_000_000).slice(4, 16), 16)).toBe(at + SEND_ID_AHEAD_MS);
   });
 });
