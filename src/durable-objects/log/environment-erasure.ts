@@ -46,6 +46,7 @@ const ERASE_REFS = `DELETE FROM provider_refs WHERE (provider_message_id, messag
  */
 export const KEYED_TABLES: readonly (readonly [string, readonly string[]])[] = [
   ["trigger_messages", ["tx", "subscriber", "step"]],
+  ["trigger_counts", ["tx", "status"]],
   ["triggers", ["tx"]],
   ["trigger_people", ["subscriber", "tx"]],
   ["rollup_messages", ["hour", "workflow", "step", "channel", "provider", "tenant", "states", "reason"]],

@@ -126,6 +126,7 @@ const ROW_TABLES = [
   "triggers",
   "trigger_people",
   "trigger_messages",
+  "trigger_counts",
 ];
 
 const count = (sql: SqlStorage, table: string) => sql.exec<{ n: number }>(`SELECT count(*) AS n FROM ${table}`).one().n;

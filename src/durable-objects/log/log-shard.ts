@@ -74,6 +74,9 @@ const OUTBOX_RETRY_MS = 30_000;
 /** When the alarm runs an erasure's next pass (environment-erasure.ts): soon, leaving the shard's calls a moment between passes. */
 const ERASE_AGAIN_MS = 100;
 
+/** How far the clock of a consumer recording a trigger may be ahead of its shard's (`indexedCounts`). */
+const COUNTS_SKEW_MS = 60_000;
+
 /** What a start brings a shard's tables to: every schema text and upgrade step it runs (schema-version.ts). */
 const SHARD_SCHEMA_VERSION = schemaVersion([
   LOG_SCHEMA,
@@ -139,6 +142,13 @@ export class LogShard extends DurableObject<Bindings> {
     upgradeTriggerIndex(this.sql);
     // Triggers recorded from now on have their messages indexed here; older ones are counted by fan-out.
     this.sql.exec("INSERT INTO settings (key, value) VALUES ('index_since', ?) ON CONFLICT DO NOTHING", String(Date.now()));
+    // Triggers recorded from now on have their messages counted as they are indexed (trigger-index.ts):
+    // every trigger when the index holds no row yet (a new shard), none of those it already holds.
+    const indexed = this.sql.exec("SELECT 1 FROM trigger_messages LIMIT 1").toArray().length > 0;
+    this.sql.exec(
+      "INSERT INTO settings (key, value) VALUES ('counts_since', ?) ON CONFLICT DO NOTHING",
+      String(indexed ? Date.now() : Number.MIN_SAFE_INTEGER),
+    );
     markSchemaCurrent(this.sql, SHARD_SCHEMA_VERSION);
   }
 
@@ -461,11 +471,19 @@ export class LogShard extends DurableObject<Bindings> {
    * the caller counts those over every shard (`counts`).
    */
   async indexedCounts(environmentId: string, transactionId: string): Promise<{ status: string; n: number }[] | null> {
-    const counts = this.index.counts(environmentId, transactionId);
-    if (counts.length) return counts;
-    const since = Number(this.sql.exec<{ value: string }>("SELECT value FROM settings WHERE key = 'index_since'").toArray()[0]?.value);
     const [record] = this.triggers.find(environmentId, [transactionId]);
-    return record && record.createdAt >= since ? [] : null;
+    // Kept counts hold every row of a trigger recorded after they began (trigger-index.ts): its rows
+    // came after its record. The margin covers the clocks of the consumer that recorded it and of this shard.
+    const since = this.setting("counts_since");
+    const kept = record !== undefined && (since === Number.MIN_SAFE_INTEGER || record.createdAt >= since + COUNTS_SKEW_MS);
+    const counts = this.index.counts(environmentId, transactionId, kept);
+    if (counts.length) return counts;
+    return record && record.createdAt >= this.setting("index_since") ? [] : null;
+  }
+
+  /** A time this shard keeps in `settings`; NaN when it has none. */
+  private setting(key: "index_since" | "counts_since"): number {
+    return Number(this.sql.exec<{ value: string }>("SELECT value FROM settings WHERE key = ?", key).toArray()[0]?.value);
   }
 
   /** A trigger's messages held in this shard, counted by status. */

@@ -12,6 +12,15 @@ import { jsonParts, PART_ROWS } from "../../lib/json-parts";
  * status change names the identity too, and seeks the key: no index by message id is kept for it
  * (one b-tree insert and about a hundred bytes a message less). Shards made with one drop it
  * (`upgradeTriggerIndex`).
+ *
+ * `trigger_counts` keeps each trigger's rows counted by status, by SQLite triggers on every insert
+ * and status change, whichever statement makes them: the trigger page reads a few rows instead of
+ * counting all of a large trigger's at every view (a 100,000-member topic's page, watched while it
+ * ran, counted 100,000 rows four times a second). Rows leave the index only with their trigger's
+ * (expiry by age, an environment's erasure, a generation emptied): `expire` takes its rows out of
+ * the counts itself, so that emptying a table in one statement stays one statement. A shard
+ * counts only triggers recorded after its counts began (`counts_since`); older ones are counted
+ * from their rows, as before.
  */
 export const TRIGGER_INDEX_SCHEMA = `
   CREATE TABLE IF NOT EXISTS trigger_messages (
@@ -19,6 +28,16 @@ export const TRIGGER_INDEX_SCHEMA = `
     status TEXT NOT NULL, created_at INTEGER NOT NULL, PRIMARY KEY (env, tx, subscriber, step)
   ) WITHOUT ROWID;
   CREATE INDEX IF NOT EXISTS trigger_messages_created ON trigger_messages (created_at);
+  CREATE TABLE IF NOT EXISTS trigger_counts (
+    env TEXT NOT NULL, tx TEXT NOT NULL, status TEXT NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (env, tx, status)
+  ) WITHOUT ROWID;
+  CREATE TRIGGER IF NOT EXISTS trigger_messages_counted AFTER INSERT ON trigger_messages BEGIN
+    INSERT INTO trigger_counts (env, tx, status, n) VALUES (new.env, new.tx, new.status, 1) ON CONFLICT DO UPDATE SET n = n + 1;
+  END;
+  CREATE TRIGGER IF NOT EXISTS trigger_messages_recounted AFTER UPDATE OF status ON trigger_messages WHEN old.status IS NOT new.status BEGIN
+    UPDATE trigger_counts SET n = n - 1 WHERE env = old.env AND tx = old.tx AND status = old.status;
+    INSERT INTO trigger_counts (env, tx, status, n) VALUES (new.env, new.tx, new.status, 1) ON CONFLICT DO UPDATE SET n = n + 1;
+  END;
 `;
 
 /** A message as the index keeps it: what a new message's row adds to its trigger's shard. */
@@ -96,24 +115,48 @@ export class TriggerIndex {
       this.sql.exec(SET_IN_TRIGGER, part);
   }
 
-  /** A trigger's messages counted by status. */
-  counts(environmentId: string, transactionId: string): { status: string; n: number }[] {
+  /**
+   * A trigger's messages counted by status: kept counts when `kept` (the trigger was recorded
+   * after this shard's counts began), else its rows counted.
+   */
+  counts(environmentId: string, transactionId: string, kept = false): { status: string; n: number }[] {
     return this.sql
       .exec<{ status: string; n: number }>(
-        "SELECT status, count(*) AS n FROM trigger_messages WHERE env = ? AND tx = ? GROUP BY status",
+        kept
+          ? "SELECT status, n FROM trigger_counts WHERE env = ? AND tx = ? AND n > 0"
+          : "SELECT status, count(*) AS n FROM trigger_messages WHERE env = ? AND tx = ? GROUP BY status",
         environmentId,
         transactionId,
       )
       .toArray();
   }
 
-  /** Rows of messages created before `before` (their messages expire with the same age), at most `max`. */
+  /**
+   * Rows of messages created before `before` (their messages expire with the same age), at most
+   * `max`, taken out of their triggers' counts; a trigger's counts go with its last row.
+   */
   expire(before: number, max: number): number {
-    return this.sql.exec(
-      `DELETE FROM trigger_messages WHERE (env, tx, subscriber, step) IN
-        (SELECT env, tx, subscriber, step FROM trigger_messages WHERE created_at < ? LIMIT ?)`,
-      before,
-      max,
-    ).rowsWritten;
+    const gone = this.sql
+      .exec<{ env: string; tx: string; status: string }>(
+        `DELETE FROM trigger_messages WHERE (env, tx, subscriber, step) IN
+          (SELECT env, tx, subscriber, step FROM trigger_messages WHERE created_at < ? LIMIT ?) RETURNING env, tx, status`,
+        before,
+        max,
+      )
+      .toArray();
+    if (gone.length === 0) return 0;
+    const byCount = Map.groupBy(gone, (r) => JSON.stringify([r.env, r.tx, r.status]));
+    for (const part of jsonParts([...byCount].map(([key, rows]) => [...(JSON.parse(key) as string[]), rows.length]))) {
+      this.sql.exec(
+        `${PART_ROWS} UPDATE trigger_counts SET n = n - c.v ->> 3 FROM part AS c
+         WHERE env = c.v ->> 0 AND tx = c.v ->> 1 AND status = c.v ->> 2`,
+        part,
+      );
+      this.sql.exec(
+        `${PART_ROWS} DELETE FROM trigger_counts WHERE n <= 0 AND (env, tx, status) IN (SELECT v ->> 0, v ->> 1, v ->> 2 FROM part)`,
+        part,
+      );
+    }
+    return gone.length;
   }
 }
