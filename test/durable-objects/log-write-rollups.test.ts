@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { maskOf, REASONED_STATUSES } from "../../src/contract/message-figures";
 import type { LogShard } from "../../src/durable-objects/log/log-shard";
 import { bitOf, RECIPIENTS_MESSAGES } from "../../src/durable-objects/log/records";
-import { LATENCY_ADD } from "../../src/durable-objects/log/rollups/counting";
+import { LATENCY_ADD, RECIPIENTS_ADD } from "../../src/durable-objects/log/rollups/counting";
 import { LATENCY_BUCKETS_MS } from "../../src/durable-objects/log/rollups/rows";
 import { addMissingColumns } from "../../src/durable-objects/log/schema";
 import type { LogMessage, LogWrite, MessageChanges } from "../../src/durable-objects/log/rows";
@@ -384,6 +384,18 @@ describe("a log shard's indexes", () => {
     // Two seeks a message (its last `sending`, its last answer), each a range of the key: not one per bucket, not a scan.
     expect(plan).toHaveLength(2);
     for (const step of plan) expect(step).toMatch(/^SEARCH message_events USING PRIMARY KEY \(message_id=\?\)/);
+  });
+
+  it("count a recipient's messages for the audience in the identity index alone, reading no message row", async () => {
+    const shard = env.LOGS.get(env.LOGS.idFromName(unique("log-audience-plan")));
+    const plan = await runInDurableObject(shard, (_o: LogShard, state) =>
+      state.storage.sql
+        .exec<{ detail: string }>(`EXPLAIN QUERY PLAN ${RECIPIENTS_ADD}`, "[]")
+        .toArray()
+        .map((r) => r.detail)
+        .filter((d) => d.includes("messages")),
+    );
+    expect(plan).toEqual(["SEARCH messages USING COVERING INDEX messages_identity (env=? AND tx=? AND subscriber=?)"]);
   });
 });
 

@@ -25,12 +25,13 @@ const countKey = (m: Snapshot) => [
 
 /**
  * Adds one to `recipients` of each row's key (env, hour, workflow, tenant) for each recipient
- * (tx ->> 4, subscriber ->> 5) with no message but the write's new ones (ids, -> 6).
+ * (tx ->> 4, subscriber ->> 5) with no message but the write's new ones (ids, -> 6). Those are
+ * distinct and stored, so that is a recipient with as many messages as they are: counted in the
+ * identity index alone, where comparing ids read each message's row.
  */
-const RECIPIENTS_ADD = `${PART_ROWS} INSERT INTO rollup_audience (env, hour, workflow, tenant, recipients)
+export const RECIPIENTS_ADD = `${PART_ROWS} INSERT INTO rollup_audience (env, hour, workflow, tenant, recipients)
   SELECT a.v ->> 0, a.v ->> 1, a.v ->> 2, a.v ->> 3, count(*) FROM part AS a
-  WHERE NOT EXISTS (SELECT 1 FROM messages WHERE env = a.v ->> 0 AND tx = a.v ->> 4 AND subscriber = a.v ->> 5
-    AND id NOT IN (SELECT value FROM json_each(a.v -> 6)))
+  WHERE (SELECT count(*) FROM messages WHERE env = a.v ->> 0 AND tx = a.v ->> 4 AND subscriber = a.v ->> 5) = json_array_length(a.v -> 6)
   GROUP BY 1, 2, 3, 4 ON CONFLICT DO UPDATE SET recipients = recipients + excluded.recipients`;
 
 /** A message's last `sending` and last answer (`sent`, `delivered`), where its timeline has them. */
