@@ -387,8 +387,8 @@ export class DeliveryState {
       .map((r) => r.at);
   }
 
-  /** Each recipient's parked step, earliest first, at most `limit` of them; `total` counts them all. */
-  waitingSteps(env: string, tx: string, limit: number): { steps: WaitingStep[]; total: number } {
+  /** Each recipient's parked step (of those in `of`, when given), earliest first, at most `limit` of them; `total` counts them all. */
+  waitingSteps(env: string, tx: string, limit: number, of?: ReadonlySet<string>): { steps: WaitingStep[]; total: number } {
     const rows = this.sql
       .exec<{ at: number; job: string; hold: string | null }>(
         "SELECT fire_at AS at, job, hold FROM waits WHERE released = 0 AND env = ? AND tx = ? ORDER BY fire_at, id",
@@ -403,7 +403,8 @@ export class DeliveryState {
       const hold = row.hold ? (JSON.parse(row.hold) as WaitHold) : legacyHold(job);
       total += job.subscriberIds.length;
       for (const subscriberId of job.subscriberIds) {
-        if (steps.length < limit) steps.push({ stepId: hold.stepId, subscriberId, kind: hold.kind, until: row.at });
+        if (steps.length < limit && (!of || of.has(subscriberId)))
+          steps.push({ stepId: hold.stepId, subscriberId, kind: hold.kind, until: row.at });
       }
     }
     return { steps, total };

@@ -9,20 +9,34 @@ import type { RecordedRuns, RecordedStep, RunPage } from "./outcomes";
  * a cursor is an offset that stays valid while the trigger runs.
  */
 export function recordedRuns(delivery: DeliveryState, env: string, tx: string, chunks: string[][] | null, page: RunPage): RecordedRuns {
-  const everyone = (chunks ?? []).flat();
-  const matching = page.subscriberId === undefined ? everyone : everyone.filter((id) => id === page.subscriberId);
-  const recipients = matching.slice(page.offset, page.offset + page.limit);
-  const end = page.offset + recipients.length;
+  const { recipients, next } = pageOf(chunks ?? [], page);
   const wanted = new Set(recipients);
   return {
     recipients,
-    next: end < matching.length ? end : null,
-    steps: delivery.runSteps
-      .all(env, tx)
-      .filter((r) => wanted.has(r.subscriberId))
-      .map(shown),
-    waits: delivery.waitingSteps(env, tx, Number.MAX_SAFE_INTEGER).steps.filter((w) => wanted.has(w.subscriberId)),
+    next,
+    // The page's own: a view of a large trigger read every recipient's outcomes and waits, and parsed them.
+    steps: delivery.runSteps.ofInOrder(env, tx, recipients).map(shown),
+    waits: delivery.waitingSteps(env, tx, Number.MAX_SAFE_INTEGER, wanted).steps,
   };
+}
+
+/** A page of the recipients in fan-out order, walking the chunks rather than copying them all into one list. */
+function pageOf(chunks: readonly (readonly string[])[], page: RunPage): { recipients: string[]; next: number | null } {
+  const { subscriberId, offset, limit } = page;
+  if (subscriberId !== undefined) {
+    const matching = chunks.flatMap((c) => c.filter((id) => id === subscriberId));
+    const recipients = matching.slice(offset, offset + limit);
+    return { recipients, next: offset + recipients.length < matching.length ? offset + recipients.length : null };
+  }
+  const recipients: string[] = [];
+  let total = 0;
+  for (const chunk of chunks) {
+    const from = Math.max(0, offset - total);
+    if (from < chunk.length && recipients.length < limit) recipients.push(...chunk.slice(from, from + limit - recipients.length));
+    total += chunk.length;
+  }
+  const end = offset + recipients.length;
+  return { recipients, next: end < total ? end : null };
 }
 
 const SCALAR = new Set(["string", "number", "boolean"]);

@@ -22,6 +22,10 @@ export const OPEN_OUTCOMES = ["waiting", "retrying"] as const;
 /** An upsert's condition: only an open outcome is replaced. */
 const STILL_OPEN = `WHERE json_extract(run_steps.outcome, '$.status') IN (${OPEN_OUTCOMES.map((o) => `'${o}'`).join(", ")})`;
 
+/** The outcomes of a list of recipients (`?3`, a JSON array) of one trigger, each found by its key. */
+export const RECIPIENTS_OUTCOMES = `SELECT subscriber_id AS s, step_id AS step, outcome, at, rowid AS n FROM run_steps
+  WHERE env = ?1 AND tx = ?2 AND subscriber_id IN (SELECT value FROM json_each(?3))`;
+
 export class RunSteps {
   constructor(private readonly sql: SqlStorage) {}
 
@@ -41,15 +45,17 @@ export class RunSteps {
       .map((r) => ({ subscriberId: r.s, stepId: r.step, outcome: JSON.parse(r.outcome) as StepOutcomeView }));
   }
 
-  /** Every recorded outcome of a trigger, in the order they were first recorded: what its run view shows. */
-  all(env: string, tx: string): (RunStepRow & { at: number })[] {
-    return this.sql
-      .exec<{ s: string; step: string; outcome: string; at: number }>(
-        "SELECT subscriber_id AS s, step_id AS step, outcome, at FROM run_steps WHERE env = ? AND tx = ? ORDER BY at, rowid",
-        env,
-        tx,
+  /**
+   * The recorded outcomes of these recipients (a page of the run view), in the order they were
+   * first recorded, each recipient's found by its key: not the whole trigger's, read and parsed.
+   */
+  ofInOrder(env: string, tx: string, subscriberIds: readonly string[]): (RunStepRow & { at: number })[] {
+    if (subscriberIds.length === 0) return [];
+    return jsonParts(subscriberIds)
+      .flatMap((part) =>
+        this.sql.exec<{ s: string; step: string; outcome: string; at: number; n: number }>(RECIPIENTS_OUTCOMES, env, tx, part).toArray(),
       )
-      .toArray()
+      .sort((a, b) => a.at - b.at || a.n - b.n)
       .map((r) => ({ subscriberId: r.s, stepId: r.step, outcome: JSON.parse(r.outcome) as StepOutcomeView, at: r.at }));
   }
 
