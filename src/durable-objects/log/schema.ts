@@ -16,12 +16,12 @@ import { TRIGGERS_SCHEMA } from "./triggers-table";
  * environment's range of `messages_env_created` (expiry.ts). Shards made before keep their `id`
  * key and get `message_events_message` (`addMissingColumns`), which serves the same reads.
  *
- * `messages` is a rowid table with a unique `id`, not a table keyed by `id`: a message id is random
- * after its trigger's time (a send's comes from its identity's hash, message-writes.ts), so keyed
- * by it a topic's rows (about 800 bytes) land on random pages of the whole table, and past a few
- * thousand a shard, each write dirtied a page per message. Rows now go at the end, and only the
- * small `id` index takes the random inserts; the other indexes point at the rowid (8 bytes), not
- * the id (36). Shards made before keep their table keyed by `id`: every statement reads both the same.
+ * `messages` is a rowid table with a unique `id`, not a table keyed by `id`: within one
+ * millisecond of ids a message id is random (a send's comes from its identity's hash, after its
+ * trigger's time plus its chunk: message-writes.ts), so keyed by it a chunk's rows (about 800
+ * bytes) would land on random pages among the others'. Rows go at the end, and only the small `id`
+ * index takes inserts by id; the other indexes point at the rowid (8 bytes), not the id (36).
+ * Shards made before keep their table keyed by `id`: every statement reads both the same.
  */
 export const LOG_SCHEMA = `
   CREATE TABLE IF NOT EXISTS messages (
