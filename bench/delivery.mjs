@@ -131,7 +131,8 @@ async function runOnce(server, n, workflow = WORKFLOW, recipient = {}) {
       `sample email           "${sample.subject}"; ${String(sample.content).includes("Gesendet von Acme") ? "footer rendered in de" : "no German footer"}`,
     );
   console.log(`provider calls         ${calls.captures} for ${calls.messages} messages: duplicates ${calls.captures - calls.messages}`);
-  // The sandbox provider stands for the provider's API: its own record of each send (in D1, for the dashboard's sandbox inbox) is not Clarion's data path.
+  // The sandbox provider stands for the provider's API: its own record of each send (for the sandbox inbox) is not Clarion's data path.
+  // Since 0.13 it is in the log shards with its message, so this counts only captures of messages D1 recorded before (none here).
   const sandbox = Object.entries(d1After.byText)
     .filter(([text]) => text.includes('"sandbox_messages"'))
     .reduce((sum, [text, k]) => sum + k - (d1Before.byText[text] ?? 0), 0);

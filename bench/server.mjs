@@ -232,6 +232,7 @@ const LOG_MESSAGES = `id, env AS environment_id, tx AS transaction_id, subscribe
   step AS step_id, channel, provider, integration AS integration_id, status, provider_message_id, "to", subject, preview,
   content, error_code, error_message, attempts, created_at, updated_at`;
 const LOG_EVENTS = "id, env AS environment_id, message_id, status, at, detail";
+const LOG_CAPTURES = 'id, env AS environment_id, message_id, channel, provider, "to", content, created_at';
 
 /**
  * Calls `read` with each log shard's SQLite file that holds a message table, opened read-only and
@@ -259,7 +260,7 @@ function eachLogShard(DatabaseSync, persistTo, read) {
  * Reads the server's local D1 file directly, read-only: polling through `wrangler d1 execute`
  * would start a process per poll and take the CPU the server under test needs. Messages and
  * their timelines live in the log shards' own SQLite files since 0.13: each query first copies
- * them (with any rows 0.12 left in D1) into an in-memory `messages` and `message_events` under
+ * them (with any rows 0.12 left in D1) into an in-memory `messages`, `message_events` and `sandbox_messages` under
  * D1's column names, beside the attached D1 file, so the benchmarks' SQL stays as it was.
  */
 export async function localDb(persistTo, { log = true } = {}) {
@@ -287,19 +288,23 @@ export async function localDb(persistTo, { log = true } = {}) {
     }
   };
   const copyLog = () => {
-    db.exec("DROP TABLE IF EXISTS main.messages; DROP TABLE IF EXISTS main.message_events");
+    db.exec("DROP TABLE IF EXISTS main.messages; DROP TABLE IF EXISTS main.message_events; DROP TABLE IF EXISTS main.sandbox_messages");
     db.exec("CREATE TABLE main.messages AS SELECT * FROM d1.messages");
     db.exec("CREATE TABLE main.message_events AS SELECT * FROM d1.message_events");
+    db.exec("CREATE TABLE main.sandbox_messages AS SELECT * FROM d1.sandbox_messages");
     eachLogShard(DatabaseSync, persistTo, (log) => {
-      for (const [table, columns] of [
-        ["messages", LOG_MESSAGES],
-        ["message_events", LOG_EVENTS],
+      for (const [table, columns, as] of [
+        ["messages", LOG_MESSAGES, "messages"],
+        ["message_events", LOG_EVENTS, "message_events"],
+        // The sandbox's captures, with their messages since 0.13 (a shard from before has no such table).
+        ["sandbox_captures", LOG_CAPTURES, "sandbox_messages"],
       ]) {
+        if (!log.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?").get(table)) continue;
         const rows = retrying(() => log.prepare(`SELECT ${columns} FROM ${table}`).all());
         if (rows.length === 0) continue;
         const names = Object.keys(rows[0]);
         const insert = db.prepare(
-          `INSERT INTO main.${table} (${names.map((n) => `"${n}"`).join(", ")}) VALUES (${names.map(() => "?").join(", ")})`,
+          `INSERT INTO main.${as} (${names.map((n) => `"${n}"`).join(", ")}) VALUES (${names.map(() => "?").join(", ")})`,
         );
         db.exec("BEGIN");
         for (const row of rows) insert.run(...names.map((n) => row[n]));

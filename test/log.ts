@@ -2,6 +2,7 @@ import { env } from "cloudflare:test";
 import { newId } from "../src/lib/ids";
 import {
   type FeedRow,
+  type LogCapture,
   type LogEvent,
   type LogMessage,
   LogStore,
@@ -46,17 +47,28 @@ export async function loggedEvents(environmentId: string): Promise<LogEvent[]> {
   return found.flatMap((f) => f.events);
 }
 
+/** Every sandbox capture of an environment in the log, newest first (all pages): what tests once read from D1's `sandbox_messages`. */
+export async function loggedCaptureRows(environmentId: string): Promise<LogCapture[]> {
+  const store = new LogStore(env);
+  const all: LogCapture[] = [];
+  let before: [number, string] | undefined;
+  for (;;) {
+    const page = await store.captures(environmentId, 500, undefined, before);
+    all.push(...page);
+    if (page.length < 500) return all;
+    const last = page[page.length - 1]!;
+    before = [last.createdAt, last.id];
+  }
+}
+
 /**
  * The sandbox's captures of a trigger's messages, each with the message it captured: what tests
  * once read by joining `sandbox_messages` to D1's `messages`.
  */
 export async function loggedCaptures(environmentId: string, transactionId: string): Promise<{ captureId: string; message: LogMessage }[]> {
   const messages = new Map((await loggedMessages(environmentId, { transactionId })).map((m) => [m.id, m]));
-  const captures = await env.DB.prepare("SELECT id, message_id FROM sandbox_messages WHERE environment_id = ?")
-    .bind(environmentId)
-    .all<{ id: string; message_id: string }>();
-  return captures.results.flatMap((c) => {
-    const message = messages.get(c.message_id);
+  return (await loggedCaptureRows(environmentId)).flatMap((c) => {
+    const message = messages.get(c.messageId);
     return message ? [{ captureId: c.id, message }] : [];
   });
 }

@@ -7,7 +7,7 @@ import { loadWorkflowGates, prepareTrigger } from "../../src/features/triggers/a
 import worker from "../../src/index";
 import { createSandboxEnvironment, unique } from "../factories";
 import { acceptThenCrash, ledgerOf } from "../ledger";
-import { loggedMessages } from "../log";
+import { loggedCaptureRows, loggedMessages } from "../log";
 import { api } from "../request";
 import { createWorkflow, type MessageView, settledMessages, eventually } from "./helpers";
 import { dataOf } from "../../src/features/data";
@@ -62,10 +62,8 @@ describe("packing jobs into Queue messages", () => {
     expect(tick.messages).toBe(1);
     const sends = async () => {
       const sent = new Set((await loggedMessages(id, { status: "sent" })).map((m) => m.id));
-      const captures = await env.DB.prepare("SELECT message_id FROM sandbox_messages WHERE environment_id = ?")
-        .bind(id)
-        .all<{ message_id: string }>();
-      return { messages: sent.size, captures: captures.results.filter((c) => sent.has(c.message_id)).length };
+      const captures = await loggedCaptureRows(id);
+      return { messages: sent.size, captures: captures.filter((c) => sent.has(c.messageId)).length };
     };
     expect(await eventually(async () => ((await sends())?.messages === 150 ? sends() : null), 30_000)).toEqual({
       messages: 150,

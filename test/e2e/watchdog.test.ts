@@ -7,7 +7,7 @@ import type { Bindings } from "../../src/env";
 import worker from "../../src/index";
 import { createSandboxEnvironment, unique } from "../factories";
 import { acceptThenCrash, digestOf, digestWaiting, ledgerOf, readTrigger, tickLedger } from "../ledger";
-import { loggedMessages } from "../log";
+import { loggedCaptureRows, loggedMessages } from "../log";
 import { api } from "../request";
 import { byStep, createWorkflow, messageDetail, seedTopic, settledMessages, trigger, type MessageView, eventually } from "./helpers";
 
@@ -36,13 +36,11 @@ const consumeLosingOutput = (environmentId: string, transactionId: string, ledge
 const sendsOf = async (environmentId: string, transactionId: string) => {
   const messages = await loggedMessages(environmentId, { transactionId });
   const ids = new Set(messages.map((m) => m.id));
-  const captures = await env.DB.prepare("SELECT message_id FROM sandbox_messages WHERE environment_id = ?")
-    .bind(environmentId)
-    .all<{ message_id: string }>();
+  const captures = await loggedCaptureRows(environmentId);
   return {
     messages: ids.size,
     recipients: new Set(messages.map((m) => m.subscriberId)).size,
-    calls: captures.results.filter((c) => ids.has(c.message_id)).length,
+    calls: captures.filter((c) => ids.has(c.messageId)).length,
     sent: messages.length ? messages.filter((m) => m.status === "sent").length : null,
   };
 };

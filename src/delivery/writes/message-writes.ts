@@ -160,8 +160,8 @@ type MessageUpdate = { key: string; values: MessageChanges; message: MessageOf }
 type Unwritten = Exclude<keyof MessageFields | keyof SendIdentity, keyof LogMessage>;
 
 /**
- * The writes of one delivery phase: messages and their timelines for the log shards (one call
- * per shard), the rest (captures, suppressions, removed addresses, outbound events, and the
+ * The writes of one delivery phase: messages, their timelines and sandbox captures for the log
+ * shards (one call per shard), the rest (suppressions, removed addresses, outbound events, and the
  * results of messages recorded in D1 before the log left it) as one D1 batch after them.
  */
 export class MessageWrites {
@@ -337,6 +337,7 @@ export class MessageWrites {
     }
     for (const e of this.events) batch.event(e);
     for (const f of this.notifications) batch.feed(f);
+    for (const c of this.captures) batch.capture({ ...c, createdAt: c.createdAt.getTime() });
     for (const m of this.inserts)
       if (m.providerMessageId) batch.ref({ providerMessageId: m.providerMessageId, environmentId: m.environmentId, messageId: m.id });
     return batch;
@@ -385,7 +386,11 @@ export class MessageWrites {
     const legacyEvents = legacy.events.map((e) => ({ ...e, at: new Date(e.at) }));
     const after = [
       ...suppressionRows.statements(d1, this.suppressions),
-      ...captureRows.statements(d1, this.captures),
+      // A capture of a message the log holds went with it (logBatch); D1 keeps those of messages it recorded before.
+      ...captureRows.statements(
+        d1,
+        this.captures.filter((c) => partitionOfId(c.messageId) === null),
+      ),
       ...eventRows.statements(d1, legacyEvents),
     ];
     // Last: suppression events read the suppressions as the statements before left them.
@@ -399,7 +404,7 @@ export class MessageWrites {
 
   /**
    * The D1 statements, after the log was written: the results and timelines of messages recorded
-   * in D1 before the log left it (`legacy`), captures, the statements added directly, and last
+   * in D1 before the log left it (`legacy`) and their captures, the statements added directly, and last
    * the outbound events, which describe the messages as the log write left them (`described`).
    */
   all(

@@ -8,7 +8,7 @@ import { sendPacked } from "../../jobs/pack";
 import { deliveryQueueFor } from "../../jobs/queues";
 import { compareCodePoints } from "../../lib/code-point-order";
 import { partitionOfId, timeOfId } from "../../lib/ids";
-import { logRetention } from "../log/expiry";
+import { logRetention, sandboxRetentionMs } from "../log/expiry";
 import { analyticsRetentionMs } from "../log/rollups/upkeep";
 import type {
   Expired,
@@ -16,6 +16,7 @@ import type {
   FeedCounts,
   FeedFilter,
   FeedRow,
+  LogCapture,
   LogEvent,
   LogMessage,
   LogWrite,
@@ -51,6 +52,7 @@ import {
 
 export type {
   Expired,
+  LogCapture,
   FeedChange,
   FeedCounts,
   FeedFilter,
@@ -82,8 +84,9 @@ export { DAY_MS, HOUR_MS, LATENCY_BUCKETS_MS } from "../log/rollups/rows";
 /** Where a phase's D1 half is kept until D1 takes it: a shard and its outbox entry. */
 export type OutboxEntry = { shard: string; id: string };
 
-/** Newest first by (createdAt, id): the order of every page of messages. */
-const newestFirst = (a: LogMessage, b: LogMessage) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
+/** Newest first by (createdAt, id): the order of every page of messages (and of captures). */
+const newestFirst = <T extends { createdAt: number; id: string }>(a: T, b: T) =>
+  b.createdAt - a.createdAt || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
 
 const byIdNewestFirst = <T extends { id: string }>(a: T, b: T) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
 
@@ -119,6 +122,7 @@ export class LogBatch {
         events: [],
         refs: [],
         feed: [],
+        captures: [],
         indexed: [],
         indexedStatus: [],
         outbox: { statements: [], facts: [] },
@@ -173,6 +177,17 @@ export class LogBatch {
   /** An in-app notification: in its subscriber's shard, with its message. */
   feed(row: FeedRow): void {
     this.at(subscriberPartition(row.environmentId, row.subscriberId), placedAt(row.id)).feed.push(row);
+  }
+
+  /**
+   * A sandbox capture: in its message's shard, written with it. False for a message recorded in
+   * D1 before the log left it (an id without a partition): the caller keeps that one in D1.
+   */
+  capture(capture: LogCapture): boolean {
+    const partition = partitionOfId(capture.messageId);
+    if (partition === null) return false;
+    this.at(partition, placedAt(capture.messageId)).captures.push(capture);
+    return true;
   }
 
   /**
@@ -312,6 +327,28 @@ export class LogStore {
       },
       newestFirst,
       (m) => m.createdAt,
+    );
+  }
+
+  /**
+   * Sandbox captures newest first (`limit` at most): of one message from its shard, else every
+   * shard of a generation asked at once, merged by time, generations newest first until full.
+   */
+  async captures(environmentId: string, limit: number, messageId?: string, before?: [number, string]): Promise<LogCapture[]> {
+    const partition = messageId === undefined ? null : partitionOfId(messageId);
+    if (messageId !== undefined) {
+      if (partition === null) return [];
+      const names = logShardsFor(this.env, partition, generationAt(this.env, placedAt(messageId)));
+      const found = await Promise.all(names.map((name) => this.shard(name).sandboxCaptures(environmentId, limit, messageId)));
+      return found.flat().sort(newestFirst).slice(0, limit);
+    }
+    return this.walk(
+      this.generations(undefined, before?.[0], Math.min(sandboxRetentionMs(this.env), logRetention(this.env).ms)),
+      limit,
+      (g) =>
+        Promise.all(allLogShards(this.env, g).map((name) => this.shard(name).sandboxCaptures(environmentId, limit, undefined, before))),
+      newestFirst,
+      (c) => c.createdAt,
     );
   }
 

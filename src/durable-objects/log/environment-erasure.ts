@@ -49,6 +49,7 @@ export const KEYED_TABLES: readonly (readonly [string, readonly string[]])[] = [
   ["trigger_counts", ["tx", "status"]],
   ["triggers", ["tx"]],
   ["trigger_people", ["subscriber", "tx"]],
+  ["sandbox_captures", ["created_at", "id"]],
   ["rollup_messages", ["hour", "workflow", "step", "channel", "provider", "tenant", "states", "reason"]],
   ["rollup_latency", ["hour", "channel", "provider", "tenant", "workflow", "bucket"]],
   ["rollup_audience", ["hour", "workflow", "tenant"]],
@@ -183,6 +184,7 @@ export class ErasingEnvironments {
       ...(w.events ?? []).map((e) => e.environmentId),
       ...(w.refs ?? []).map((r) => r.environmentId),
       ...(w.feed ?? []).map((f) => f.environmentId),
+      ...(w.captures ?? []).map((c) => c.environmentId),
       ...(w.indexed ?? []).map((m) => m.environmentId),
       ...(w.indexedStatus ?? []).map((m) => m.environmentId),
     ]);
@@ -195,6 +197,7 @@ export class ErasingEnvironments {
       events: kept(w.events),
       refs: kept(w.refs),
       feed: kept(w.feed),
+      captures: kept(w.captures),
       indexed: kept(w.indexed),
       indexedStatus: kept(w.indexedStatus),
     };

@@ -11,6 +11,9 @@ const positive = (value: string | undefined, fallback: number) => {
   return Number.isInteger(n) && n > 0 ? n : fallback;
 };
 
+/** How long the log keeps a sandbox capture (SANDBOX_RETENTION_DAYS, default 7): development output, kept shorter. */
+export const sandboxRetentionMs = (env: Pick<Bindings, "SANDBOX_RETENTION_DAYS">) => positive(env.SANDBOX_RETENTION_DAYS, 7) * DAY_MS;
+
 /** How long the log keeps a message (RETENTION_DAYS, default 30) and how many one pass removes. */
 export const logRetention = (env: Pick<Bindings, "RETENTION_DAYS" | "RETENTION_MAX_ROWS">) => ({
   ms: positive(env.RETENTION_DAYS, 30) * DAY_MS,
@@ -123,6 +126,7 @@ const ROW_TABLES = [
   "message_events",
   "provider_refs",
   "in_app_notifications",
+  "sandbox_captures",
   "triggers",
   "trigger_people",
   "trigger_messages",

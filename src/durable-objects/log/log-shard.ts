@@ -5,7 +5,7 @@ import { D1Outbox } from "./d1-outbox";
 import { ERASED_SCHEMA, ErasedSubscribers } from "./erased";
 import { ERASING_SCHEMA, type ErasePass, ErasingEnvironments } from "./environment-erasure";
 import { type Generation, generationOfShard } from "../client/log-naming";
-import { archiveAndExpire, emptyGeneration, logRetention } from "./expiry";
+import { archiveAndExpire, emptyGeneration, logRetention, sandboxRetentionMs } from "./expiry";
 import {
   ABOUT_COLUMNS,
   aboutOf,
@@ -19,6 +19,7 @@ import {
   toEvent,
   toMessage,
 } from "./records";
+import { CapturesTable } from "./captures-table";
 import { addMissingFeedColumns, FeedTable } from "./feed-table";
 import type {
   Expired,
@@ -26,6 +27,7 @@ import type {
   FeedCounts,
   FeedFilter,
   FeedRow,
+  LogCapture,
   LogEvent,
   LogMessage,
   LogWrite,
@@ -102,6 +104,8 @@ const REDACTED = `"to" = NULL, subject = NULL, preview = NULL, content = NULL, e
 export class LogShard extends DurableObject<Bindings> {
   private readonly sql: SqlStorage;
   private readonly feed: FeedTable;
+  /** What the sandbox providers captured of this shard's messages (captures-table.ts). */
+  private readonly captures: CapturesTable;
   /** Trigger records, placed by trigger (triggers-table.ts). */
   private readonly triggers: TriggersTable;
   /** Each trigger's messages with their statuses, in the trigger's shard (trigger-index.ts). */
@@ -118,6 +122,7 @@ export class LogShard extends DurableObject<Bindings> {
     this.sql = ctx.storage.sql;
     this.prepare();
     this.feed = new FeedTable(this.sql);
+    this.captures = new CapturesTable(this.sql);
     this.triggers = new TriggersTable(this.sql);
     this.index = new TriggerIndex(this.sql);
     this.outbox = new D1Outbox(this.sql);
@@ -185,6 +190,7 @@ export class LogShard extends DurableObject<Bindings> {
       const ownTimes = counting ? sendTimes(new Set([...fresh].filter((id) => !early.has(id))), events) : undefined;
       const storedAs = new Map(existing.map((e) => [e.requested, e.id]));
       for (const f of w.feed ?? []) this.feed.insert({ ...f, id: storedAs.get(f.id) ?? f.id });
+      this.captures.insert((w.captures ?? []).map((c) => ({ ...c, messageId: storedAs.get(c.messageId) ?? c.messageId })));
       this.append(events, reached, new Set([...fresh, ...this.updateAll(updates, reached)]));
       this.index.apply(w.indexed ?? [], w.indexedStatus ?? []);
       this.addRefs(w.refs ?? [], now);
@@ -572,8 +578,9 @@ export class LogShard extends DurableObject<Bindings> {
         subscriberId,
       ).rowsWritten;
       this.erased.mark(environmentId, subscriberId, Date.now());
-      // Their Inbox goes with them: a notification holds the rendered content.
+      // Their Inbox goes with them: a notification holds the rendered content; so do the sandbox's captures.
       this.feed.eraseSubscriber(environmentId, subscriberId);
+      this.captures.eraseSubscriber(environmentId, subscriberId);
       eraseRollupSubscriber(this.sql, environmentId, subscriberId);
       return { redacted, transactionIds };
     });
@@ -587,6 +594,7 @@ export class LogShard extends DurableObject<Bindings> {
       this.sql.exec(`UPDATE messages SET ${REDACTED} WHERE id IN (SELECT value FROM json_each(?))`, list);
       this.sql.exec("UPDATE message_events SET detail = NULL WHERE message_id IN (SELECT value FROM json_each(?))", list);
     }
+    this.captures.eraseMessages(late.map((m) => m.id));
     for (const { env, subscriber } of new Map(late.map((m) => [`${m.env}\u0000${m.subscriber}`, m])).values()) {
       this.feed.eraseSubscriber(env, subscriber);
       eraseRollupSubscriber(this.sql, env, subscriber);
@@ -656,11 +664,13 @@ export class LogShard extends DurableObject<Bindings> {
     const triggers = await this.triggers.expire(this.ctx.storage, archive ? this.env.ARCHIVE : undefined, pass);
     // Index rows go with the messages they count (by the same age); not archived: the messages are.
     const indexMore = this.index.expire(pass.before, pass.maxRows) === pass.maxRows;
+    // Development output, by its own (shorter) age; not archived.
+    const capturesMore = this.captures.expire(now - sandboxRetentionMs(this.env), pass.maxRows) === pass.maxRows;
     // Rollups outlive the messages they count (ANALYTICS_RETENTION_DAYS).
     expireRollups(this.sql, now - analyticsRetentionMs(this.env));
     this.erased.prune(now);
     this.erasing.prune(now);
-    const more = expired.more || triggers.more || indexMore;
+    const more = expired.more || triggers.more || indexMore || capturesMore;
     if (whole && !more) {
       const rest = await this.emptyGeneration(now, whole, expired.archived + triggers.archived);
       return {
@@ -712,6 +722,11 @@ export class LogShard extends DurableObject<Bindings> {
     this.named = true;
   }
   private named = false;
+
+  /** Sandbox captures of an environment newest first, below the keyset `before`; of one message with `messageId`. */
+  async sandboxCaptures(environmentId: string, limit: number, messageId?: string, before?: [number, string]): Promise<LogCapture[]> {
+    return this.captures.list(environmentId, limit, messageId, before);
+  }
 
   /** A page of one subscriber's in-app notifications, newest first, below the id `after`. */
   async feedList(environmentId: string, subscriberId: string, filter: FeedFilter, limit: number, after?: string): Promise<FeedRow[]> {

@@ -91,6 +91,8 @@ export interface LogWrite {
   refs?: ProviderRef[];
   /** In-app notifications, with their messages (a message whose send identity was stored already lends its id). */
   feed?: FeedRow[];
+  /** What the sandbox providers captured of this shard's messages (captures-table.ts). */
+  captures?: LogCapture[];
   /** Messages of triggers whose shard this is (trigger-index.ts): new ones, and new statuses. */
   indexed?: IndexedMessage[];
   indexedStatus?: IndexedStatus[];
@@ -99,6 +101,18 @@ export interface LogWrite {
    * whose events the shard describes, and statements that need no description (in one shard of the phase).
    */
   outbox?: { statements: SerializedStatement[]; facts: MessageFact[] };
+}
+
+/** One send a sandbox provider captured: what the provider would have been given. Times in epoch ms. */
+export interface LogCapture {
+  id: string;
+  environmentId: string;
+  messageId: string;
+  channel: string;
+  provider: string;
+  to: string;
+  content: Record<string, unknown>;
+  createdAt: number;
 }
 
 /** What an outbound event says of the message it reports, as the write left it. */

@@ -1,4 +1,5 @@
 import { addColumnsMissingFrom } from "./added-columns";
+import { CAPTURES_SCHEMA } from "./captures-table";
 import { FEED_SCHEMA } from "./feed-table";
 import { D1_OUTBOX_SCHEMA } from "./d1-outbox";
 import { TRIGGER_INDEX_SCHEMA } from "./trigger-index";
@@ -46,6 +47,7 @@ export const LOG_SCHEMA = `
   CREATE INDEX IF NOT EXISTS provider_refs_created ON provider_refs (created_at);
   CREATE TABLE IF NOT EXISTS settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 ${FEED_SCHEMA}
+${CAPTURES_SCHEMA}
 ${TRIGGERS_SCHEMA}
 ${TRIGGER_INDEX_SCHEMA}
 ${D1_OUTBOX_SCHEMA}

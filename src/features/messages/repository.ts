@@ -19,14 +19,23 @@ export function messagesRepository(db: Db, environmentId: string, logs: LogStore
     ...triggerStatusReads(scope),
     ...runReads(scope),
 
+    /**
+     * The sandbox's captures newest first: the log's (with their messages since 0.13) and those D1
+     * kept from before, until they expire (SANDBOX_RETENTION_DAYS), merged.
+     */
     async sandbox(limit: number, messageId?: string) {
-      const rows = await db
-        .select()
-        .from(sandboxMessages)
-        .where(and(eq(sandboxMessages.environmentId, environmentId), messageId ? eq(sandboxMessages.messageId, messageId) : undefined))
-        .orderBy(desc(sandboxMessages.createdAt), desc(sandboxMessages.id))
-        .limit(limit);
-      return rows.map((r) => ({ ...r, createdAt: r.createdAt.toISOString() }));
+      const [logged, kept] = await Promise.all([
+        logs.captures(environmentId, limit, messageId),
+        db
+          .select()
+          .from(sandboxMessages)
+          .where(and(eq(sandboxMessages.environmentId, environmentId), messageId ? eq(sandboxMessages.messageId, messageId) : undefined))
+          .orderBy(desc(sandboxMessages.createdAt), desc(sandboxMessages.id))
+          .limit(limit),
+      ]);
+      const rows = [...logged, ...kept.map((r) => ({ ...r, createdAt: r.createdAt.getTime() }))];
+      rows.sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
+      return rows.slice(0, limit).map((r) => ({ ...r, createdAt: new Date(r.createdAt).toISOString() }));
     },
   };
 }

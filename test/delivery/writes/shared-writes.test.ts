@@ -8,7 +8,7 @@ import { runRecipients } from "../../../src/delivery/phases/run-recipients";
 import { api } from "../../request";
 import { createSandboxEnvironment, createWorkflow, unique } from "../../factories";
 import { acceptThenCrash } from "../../ledger";
-import { loggedEvents, loggedMessages } from "../../log";
+import { loggedCaptureRows, loggedEvents, loggedMessages } from "../../log";
 
 const TRIGGERS = 20;
 
@@ -58,10 +58,8 @@ describe("the writes of a consumer invocation's recipient chunks", () => {
     // a batch, every shard is touched anyway and the index adds rows, not calls.
     expect(ctx.costs.logCalls).toBeLessThan(TRIGGERS * 2.5);
     const sent = await loggedMessages(id, { status: "sent" });
-    const captures = await env.DB.prepare("SELECT count(*) AS n FROM sandbox_messages WHERE environment_id = ?")
-      .bind(id)
-      .first<{ n: number }>();
-    expect({ sent: sent.length, subscribers: new Set(sent.map((m) => m.subscriberId)).size, captures: captures?.n }).toEqual({
+    const captures = await loggedCaptureRows(id);
+    expect({ sent: sent.length, subscribers: new Set(sent.map((m) => m.subscriberId)).size, captures: captures.length }).toEqual({
       sent: TRIGGERS,
       subscribers: TRIGGERS,
       captures: TRIGGERS,
@@ -98,6 +96,8 @@ describe("the writes of a consumer invocation's recipient chunks", () => {
         [{ status: "skipped", detail: { reason: "test" } }],
       );
       writes.capture(id, messageId, { channel: "email", provider: "sandbox", to: `${subscriberId}@example.com`, content: {} });
+      // A D1 row of the chunk's: the suppression list is D1's (captures go to the log with the message).
+      writes.suppress({ environmentId: id, channel: "email", address: `${subscriberId}@example.com`, reason: "hard_bounce", messageId });
       return { subscriberId, writes };
     });
     // A row D1 refuses (as it would one over its row size) in one chunk of the four written together.
@@ -105,8 +105,8 @@ describe("the writes of a consumer invocation's recipient chunks", () => {
 
     const settled = await Promise.allSettled(chunks.map((c) => ctx.writeMessages(c.writes)));
     expect(settled.map((s) => s.status)).toEqual(["fulfilled", "fulfilled", "rejected", "fulfilled"]);
-    // Each chunk's D1 batch is whole or absent: the others' captures are written, the failed one's not.
-    const written = await env.DB.prepare('SELECT c."to" AS address FROM sandbox_messages c WHERE c.environment_id = ? ORDER BY c."to"')
+    // Each chunk's D1 batch is whole or absent: the others' suppressions are written, the failed one's not.
+    const written = await env.DB.prepare("SELECT address FROM suppressions WHERE environment_id = ? ORDER BY address")
       .bind(id)
       .all<{ address: string }>();
     expect(written.results.map((r) => r.address)).toEqual(
@@ -121,5 +121,7 @@ describe("the writes of a consumer invocation's recipient chunks", () => {
     const logged = await loggedMessages(id);
     expect(logged.map((m) => m.subscriberId).sort()).toEqual(chunks.map((c) => c.subscriberId).sort());
     expect(await loggedEvents(id)).toHaveLength(4);
+    // A capture goes with its message, once: the failed chunk's too (its retry wrote the same capture again).
+    expect((await loggedCaptureRows(id)).map((c) => c.to).sort()).toEqual(chunks.map((c) => `${c.subscriberId}@example.com`).sort());
   });
 });
