@@ -216,6 +216,10 @@ describe("DELETE /v1/admin/environments/{slug}", () => {
           `legacy-${id}`,
           Date.now(),
         ),
+        // And the sandbox's capture of it, which D1 kept then too (the new message's is in its shard).
+        env.DB.prepare(
+          "INSERT INTO sandbox_messages (id, environment_id, message_id, channel, provider, \"to\", content, created_at) VALUES (?, ?, ?, 'email', 'sandbox-email', 'ada@example.com', '{}', ?)",
+        ).bind(unique("cap"), id, `legacy-${id}`, Date.now()),
         // And its trigger's record, from then too (the new trigger's record is in the log's shards).
         env.DB.prepare(
           "INSERT INTO triggers (environment_id, transaction_id, workflow_key, status, recipients, payload, accepted_at, created_at, updated_at) VALUES (?, 'tx-old', 'wf', 'completed', '[\"ada\"]', '{}', ?, ?, ?)",
@@ -230,6 +234,7 @@ describe("DELETE /v1/admin/environments/{slug}", () => {
     const logs = new LogStore(env);
     expect(await logs.list({ environmentId: doomed.id, limit: 10 })).toHaveLength(1);
     expect(await logs.listTriggers({ environmentId: doomed.id, limit: 10 })).toHaveLength(1);
+    expect(await logs.captures(doomed.id, 10)).toHaveLength(1);
 
     const delivery = holdDelivery();
     expect((await api(ADMIN_KEY, "DELETE", `/v1/admin/environments/${slug}`, undefined, { via: delivery.via })).status).toBe(204);
@@ -260,6 +265,8 @@ describe("DELETE /v1/admin/environments/{slug}", () => {
     expect(await logs.list({ environmentId: kept.id, limit: 10 })).toHaveLength(1);
     expect(await logs.listTriggers({ environmentId: doomed.id, limit: 10 })).toEqual([]);
     expect(await logs.listTriggers({ environmentId: kept.id, limit: 10 })).toHaveLength(1);
+    expect(await logs.captures(doomed.id, 10)).toEqual([]);
+    expect(await logs.captures(kept.id, 10)).toHaveLength(1);
   });
 
   it("still deletes when the Queue refuses the erasure: the cron enqueues it after a minute, once", async () => {
