@@ -4,7 +4,7 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { LogShard } from "../../src/durable-objects/log/log-shard";
-import type { LogEvent, LogMessage } from "../../src/durable-objects/log/rows";
+import type { LogCapture, LogEvent, LogMessage } from "../../src/durable-objects/log/rows";
 import { newId } from "../../src/lib/ids";
 import { unique } from "../factories";
 import { logMessage } from "../log";
@@ -32,6 +32,17 @@ const sent = (m: LogMessage): LogEvent => ({
   detail: { to: m.to },
 });
 
+const captured = (m: LogMessage): LogCapture => ({
+  id: newId("cap"),
+  environmentId: m.environmentId,
+  messageId: m.id,
+  channel: "email",
+  provider: "sandbox-email",
+  to: m.to ?? "",
+  content: m.content ?? {},
+  createdAt: m.createdAt,
+});
+
 describe("a write that comes after its subscriber's erasure", () => {
   it("is redacted when its message was made before the erasure, and kept when made after", async () => {
     const name = unique("log-erased");
@@ -44,10 +55,14 @@ describe("a write that comes after its subscriber's erasure", () => {
     const late = message(environmentId, subscriberId, now - 5_000);
     const untouched = message(environmentId, other, now - 5_000);
     await shard.eraseSubscriber(environmentId, subscriberId);
-    await shard.write(name, { inserts: [late, untouched], events: [sent(late), sent(untouched)] });
+    await shard.write(name, {
+      inserts: [late, untouched],
+      events: [sent(late), sent(untouched)],
+      captures: [captured(late), captured(untouched)],
+    });
     // The same id made again later: a new subscriber, messaged anew.
     const later = message(environmentId, subscriberId, Date.now() + 1_000);
-    await shard.write(name, { inserts: [later], events: [sent(later)] });
+    await shard.write(name, { inserts: [later], events: [sent(later)], captures: [captured(later)] });
 
     const rows = await runInDurableObject(shard, (_o: LogShard, state) =>
       state.storage.sql
@@ -65,6 +80,9 @@ describe("a write that comes after its subscriber's erasure", () => {
     expect(byId.get(late.id)).toEqual({ id: late.id, to: null, content: null, subject: null, preview: null, detail: null });
     expect(byId.get(untouched.id)).toMatchObject({ to: "erased@example.com", subject: "Your code" });
     expect(byId.get(later.id)).toMatchObject({ to: "erased@example.com", subject: "Your code" });
+    // The sandbox's capture of the late send (its address and content in clear) goes too.
+    const captures = await runInDurableObject(shard, (o: LogShard) => o.sandboxCaptures(environmentId, 10));
+    expect(captures.map((c) => c.messageId).sort()).toEqual([untouched.id, later.id].sort());
   });
 
   it("forgets an erasure after a day (the expiry pass)", async () => {
