@@ -31,7 +31,10 @@ const daysAgo = (days: number) => new Date(NOW - days * 86_400_000);
 /** Runs the cron handler as the runtime would, with some settings changed. */
 async function runRetention(settings: Partial<Bindings> = {}) {
   // The test env's bindings are not own enumerable properties: overlay the settings instead of spreading.
-  const withSettings: Bindings = Object.assign(Object.create(env) as Bindings, settings);
+  // Defined, not assigned: an assignment reached the shared env through its prototype, and every
+  // later file in the same runtime (vitest.config.ts, `isolate: false`) ran with these settings.
+  const withSettings = Object.create(env) as Bindings;
+  for (const [name, value] of Object.entries(settings)) Object.defineProperty(withSettings, name, { value, enumerable: true });
   await worker.scheduled(createScheduledController({ scheduledTime: NOW, cron: "*/10 * * * *" }), withSettings);
 }
 
