@@ -295,7 +295,12 @@ export class LogStore {
    */
   async write(batch: LogBatch): Promise<{ existing: Map<string, string>; described: Map<string, MessageAbout>; outbox: OutboxEntry[] }> {
     const entries = batch.entries();
-    const answers: LogWritten[] = await Promise.all(entries.map(([name, w]) => this.shard(name).write(name, w)));
+    const answers = await Promise.all(
+      entries.map(
+        async ([name, { outbox, ...rows }]) =>
+          JSON.parse(await this.shard(name).writeJson(name, JSON.stringify(rows), outbox)) as LogWritten,
+      ),
+    );
     return {
       existing: new Map(answers.flatMap((a) => a.existing.map((e) => [e.requested, e.id] as const))),
       described: new Map(answers.flatMap((a) => a.described.map((d) => [d.id, d] as const))),
