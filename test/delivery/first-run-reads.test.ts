@@ -17,7 +17,7 @@ function countingLogs(reads: { n: number }, down = false): typeof env {
       new Proxy(logs.get(id), {
         get(stub, key) {
           if (key === "ofRecipients") reads.n++;
-          if (down && key === "write") return () => Promise.reject(new Error("log shard down"));
+          if (down && (key === "write" || key === "writeJson")) return () => Promise.reject(new Error("log shard down"));
           return Reflect.get(stub, key);
         },
       }),

@@ -37,13 +37,15 @@ function bindings(faults: Faults = {}) {
     get: (id: DurableObjectId) =>
       new Proxy(logs.get(id), {
         get(stub, key) {
-          if (key !== "write") return Reflect.get(stub, key);
-          return async (name: string, w: LogWrite) => {
+          // LogStore sends a phase's rows as JSON text (LogShard.writeJson).
+          if (key !== "writeJson") return Reflect.get(stub, key);
+          return async (name: string, rows: string, outbox?: LogWrite["outbox"]) => {
+            const w: LogWrite = { ...(JSON.parse(rows) as LogWrite), outbox };
             if (w.inserts?.length || w.updates?.length) {
               if (faults.refuseLog?.(w)) throw new Error("log shard down");
               messageWrites.push(w);
             }
-            return stub.write(name, w);
+            return stub.writeJson(name, rows, outbox);
           };
         },
       }),
