@@ -27,7 +27,10 @@ const recipients = (n: number) => Array.from({ length: n }, (_, i) => ({ subscri
 
 async function delivered(n: number) {
   const { id, key } = await createSandboxEnvironment();
-  await createWorkflow(key, { key: "hello", steps: [{ id: "mail", type: "email", template: { subject: "Hi {{ subscriber.subscriberId }}", text: "x" } }] });
+  await createWorkflow(key, {
+    key: "hello",
+    steps: [{ id: "mail", type: "email", template: { subject: "Hi {{ subscriber.subscriberId }}", text: "x" } }],
+  });
   const to = recipients(n);
   const transactionId = await trigger(key, { workflow: "hello", to, payload: {} });
   const messages = await settledMessages(key, transactionId, n);
