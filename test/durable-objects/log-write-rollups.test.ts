@@ -35,6 +35,15 @@ const message = (environmentId: string, tx: string, subscriberId: string, stepId
     ...over,
   });
 
+/** The query plan's lines of a statement in a fresh shard named `name`. */
+const planIn = (name: string, statement: string, ...params: SqlStorageValue[]) =>
+  runInDurableObject(env.LOGS.get(env.LOGS.idFromName(name)), (_o: LogShard, state) =>
+    state.storage.sql
+      .exec<{ detail: string }>(`EXPLAIN QUERY PLAN ${statement}`, ...params)
+      .toArray()
+      .map((r) => r.detail),
+  );
+
 const key = (r: Record<string, unknown>) => JSON.stringify(r, Object.keys(r).sort());
 
 /** The rollups as stored, and as counting the shard's message rows and timelines gives them. */
@@ -373,28 +382,14 @@ describe("a log shard's indexes", () => {
   });
 
   it("answer the latency rollup's timeline seeks from the timeline's key", async () => {
-    const shard = env.LOGS.get(env.LOGS.idFromName(unique("log-latency-plan")));
-    const plan = await runInDurableObject(shard, (_o: LogShard, state) =>
-      state.storage.sql
-        .exec<{ detail: string }>(`EXPLAIN QUERY PLAN ${LATENCY_ADD}`, "[]")
-        .toArray()
-        .map((r) => r.detail)
-        .filter((d) => d.includes("message_events")),
-    );
+    const plan = (await planIn(unique("log-latency-plan"), LATENCY_ADD, "[]")).filter((d) => d.includes("message_events"));
     // Two seeks a message (its last `sending`, its last answer), each a range of the key: not one per bucket, not a scan.
     expect(plan).toHaveLength(2);
     for (const step of plan) expect(step).toMatch(/^SEARCH message_events USING PRIMARY KEY \(message_id=\?\)/);
   });
 
   it("count a recipient's messages for the audience in the identity index alone, reading no message row", async () => {
-    const shard = env.LOGS.get(env.LOGS.idFromName(unique("log-audience-plan")));
-    const plan = await runInDurableObject(shard, (_o: LogShard, state) =>
-      state.storage.sql
-        .exec<{ detail: string }>(`EXPLAIN QUERY PLAN ${RECIPIENTS_ADD}`, "[]")
-        .toArray()
-        .map((r) => r.detail)
-        .filter((d) => d.includes("messages")),
-    );
+    const plan = (await planIn(unique("log-audience-plan"), RECIPIENTS_ADD, "[]")).filter((d) => d.includes("messages"));
     expect(plan).toEqual(["SEARCH messages USING COVERING INDEX messages_identity (env=? AND tx=? AND subscriber=?)"]);
   });
 });
@@ -423,13 +418,7 @@ describe("LogShard.ofRecipients", () => {
     ]);
     expect(found[0]).toMatchObject({ content: bob.content, status: "sending", environmentId });
     expect(await shard.ofRecipients(environmentId, [])).toEqual([]);
-    const plan = await runInDurableObject(shard, (_o: LogShard, state) =>
-      state.storage.sql
-        .exec<{ detail: string }>(`EXPLAIN QUERY PLAN ${RECIPIENTS_MESSAGES}`, "[]", environmentId)
-        .toArray()
-        .map((r) => r.detail)
-        .join("\n"),
-    );
+    const plan = (await planIn(name, RECIPIENTS_MESSAGES, "[]", environmentId)).join("\n");
     expect(plan).toMatch(/SCAN a .*\n.*SEARCH m USING INDEX messages_identity/);
   });
 });

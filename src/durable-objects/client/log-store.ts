@@ -85,7 +85,7 @@ export { DAY_MS, HOUR_MS, LATENCY_BUCKETS_MS } from "../log/rollups/rows";
 export type OutboxEntry = { shard: string; id: string };
 
 /** Newest first by (createdAt, id): the order of every page of messages (and of captures). */
-const newestFirst = <T extends { createdAt: number; id: string }>(a: T, b: T) =>
+export const newestFirst = <T extends { createdAt: number; id: string }>(a: T, b: T) =>
   b.createdAt - a.createdAt || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
 
 const byIdNewestFirst = <T extends { id: string }>(a: T, b: T) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
@@ -180,14 +180,12 @@ export class LogBatch {
   }
 
   /**
-   * A sandbox capture: in its message's shard, written with it. False for a message recorded in
-   * D1 before the log left it (an id without a partition): the caller keeps that one in D1.
+   * A sandbox capture: in its message's shard, written with it. One of a message recorded in D1
+   * before the log left it (an id without a partition) is not the log's: MessageWrites keeps it in D1.
    */
-  capture(capture: LogCapture): boolean {
+  capture(capture: LogCapture): void {
     const partition = partitionOfId(capture.messageId);
-    if (partition === null) return false;
-    this.at(partition, placedAt(capture.messageId)).captures.push(capture);
-    return true;
+    if (partition !== null) this.at(partition, placedAt(capture.messageId)).captures.push(capture);
   }
 
   /**

@@ -1,7 +1,7 @@
 import { and, desc, eq } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { sandboxMessages } from "../../db/schema";
-import type { LogStore } from "../../durable-objects/client/log-store";
+import { type LogStore, newestFirst } from "../../durable-objects/client/log-store";
 import { messageList } from "./list-repository";
 import { messageLookup } from "./lookup-repository";
 import { runReads } from "./run-repository";
@@ -34,8 +34,10 @@ export function messagesRepository(db: Db, environmentId: string, logs: LogStore
           .limit(limit),
       ]);
       const rows = [...logged, ...kept.map((r) => ({ ...r, createdAt: r.createdAt.getTime() }))];
-      rows.sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
-      return rows.slice(0, limit).map((r) => ({ ...r, createdAt: new Date(r.createdAt).toISOString() }));
+      return rows
+        .sort(newestFirst)
+        .slice(0, limit)
+        .map((r) => ({ ...r, createdAt: new Date(r.createdAt).toISOString() }));
     },
   };
 }
