@@ -7,6 +7,7 @@ import { eraseEnvironmentJobs, SHARDS_PER_ERASE_JOB } from "../../jobs/job";
 import { sendPacked } from "../../jobs/pack";
 import { deliveryQueueFor } from "../../jobs/queues";
 import { compareCodePoints } from "../../lib/code-point-order";
+import { newestFirst } from "../../lib/newest-first";
 import { partitionOfId, timeOfId } from "../../lib/ids";
 import { logRetention, sandboxRetentionMs } from "../log/expiry";
 import { analyticsRetentionMs } from "../log/rollups/upkeep";
@@ -83,10 +84,6 @@ export { DAY_MS, HOUR_MS, LATENCY_BUCKETS_MS } from "../log/rollups/rows";
 
 /** Where a phase's D1 half is kept until D1 takes it: a shard and its outbox entry. */
 export type OutboxEntry = { shard: string; id: string };
-
-/** Newest first by (createdAt, id): the order of every page of messages (and of captures). */
-export const newestFirst = <T extends { createdAt: number; id: string }>(a: T, b: T) =>
-  b.createdAt - a.createdAt || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
 
 const byIdNewestFirst = <T extends { id: string }>(a: T, b: T) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
 

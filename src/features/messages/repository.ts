@@ -1,7 +1,8 @@
 import { and, desc, eq } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { sandboxMessages } from "../../db/schema";
-import { type LogStore, newestFirst } from "../../durable-objects/client/log-store";
+import type { LogStore } from "../../durable-objects/client/log-store";
+import { newestFirst } from "../../lib/newest-first";
 import { messageList } from "./list-repository";
 import { messageLookup } from "./lookup-repository";
 import { runReads } from "./run-repository";
