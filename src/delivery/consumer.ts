@@ -28,11 +28,13 @@ const STATUS_BY_STATE: Record<TriggerState, TriggerStatus> = {
 };
 
 /**
- * Recipient chunks in flight at once in one invocation: all of a batch (at most 100 jobs). They
- * share their D1 batches and object calls phase by phase (DeliveryContext), so running them
- * together means a few round trips per phase for the whole batch, not a few per chunk.
+ * Recipients in flight at once in one invocation, over all its chunks: 100 chunks of 50, as
+ * many provider calls as ran together when chunks were counted rather than weighed. The chunks
+ * running together share their D1 batches and object calls phase by phase (DeliveryContext): a
+ * batch of 400 one-recipient triggers runs as one wave, with one call per log shard and one
+ * recipients' read, not four waves of 100 with four of each.
  */
-const CHUNK_CONCURRENCY = 100;
+const RECIPIENTS_IN_FLIGHT = 5_000;
 
 const log = (fields: Record<string, unknown>) => console.log(JSON.stringify(fields));
 
@@ -63,8 +65,11 @@ export async function consumeDeliveryBatch(batch: MessageBatch<unknown>, env: Bi
   const erased = eraseEnvironments(ctx.logs, erasures);
   const inline = await startTriggers(ctx, triggers);
   const fannedOut = Date.now();
-  await runLimited([...inline, ...chunks.map((c) => ({ ...c, snapshot: undefined }))], CHUNK_CONCURRENCY, (c) =>
-    runChunk(ctx, c.message, c.job, c.snapshot),
+  await runWeighed(
+    [...inline, ...chunks.map((c) => ({ ...c, snapshot: undefined }))],
+    RECIPIENTS_IN_FLIGHT,
+    (c) => c.job.subscriberIds.length,
+    (c) => runChunk(ctx, c.message, c.job, c.snapshot),
   );
   await erased;
   await settle();
@@ -300,10 +305,31 @@ async function runChunk(ctx: DeliveryContext, message: Message<unknown>, job: Re
   }
 }
 
-async function runLimited<T>(items: T[], limit: number, work: (item: T) => Promise<void>) {
-  let next = 0;
-  const lanes = Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) await work(items[next++]!);
+/**
+ * Runs the items in order, as many at once as their weights fit in `budget` (one heavier than
+ * the budget runs alone); `work` never rejects.
+ */
+function runWeighed<T>(items: T[], budget: number, weight: (item: T) => number, work: (item: T) => Promise<void>): Promise<void> {
+  return new Promise((resolve) => {
+    let next = 0;
+    let running = 0;
+    let used = 0;
+    const pump = () => {
+      while (next < items.length) {
+        const item = items[next]!;
+        const w = Math.min(Math.max(1, weight(item)), budget);
+        if (running > 0 && used + w > budget) break;
+        next++;
+        running++;
+        used += w;
+        void work(item).then(() => {
+          running--;
+          used -= w;
+          pump();
+        });
+      }
+      if (running === 0) resolve();
+    };
+    pump();
   });
-  await Promise.all(lanes);
 }
