@@ -20,6 +20,7 @@ import type { RecipientsJob, TriggerJob } from "../jobs/job";
 import { MicroBatcher } from "../lib/micro-batch";
 import { MessageWrites } from "./writes/message-writes";
 import { ClaimLeases } from "./phases/claim-lease";
+import { WriteQuorum } from "./phases/write-quorum";
 import { RecipientReads } from "./recipient-reads";
 import { finishTriggers } from "./writes/trigger-writes";
 import { dispatchWritten } from "./webhooks/dispatch";
@@ -31,6 +32,13 @@ type Key = { environmentId: string; transactionId: string };
 /** When a trigger was accepted, where the item says so as a time (the log's records do): its counts then ask only the log's generations since. */
 const acceptedAtOf = (item: Key): number | undefined =>
   "acceptedAt" in item && typeof item.acceptedAt === "number" ? item.acceptedAt : undefined;
+
+/**
+ * How long a group commit of the messages' writes waits at most for the chunks on their way to it
+ * (write-quorum.ts): about a wave of claims answered by a loaded ledger, and a fraction of a
+ * provider's own latency.
+ */
+const GATHER_MS = 100;
 
 /** Waits before the D1 half of a phase is tried again (see `afterLog`). */
 const AFTER_LOG_RETRY_MS = [100, 500, 2_000];
@@ -66,6 +74,8 @@ export class DeliveryContext {
   readonly store: TriggerStore;
   /** The claims this invocation's chunks hold while they send, renewed together (phases/claim-lease.ts). */
   readonly leases = new ClaimLeases();
+  /** The chunks on their way to a messages' write, which its group commit waits for (write-quorum.ts). */
+  readonly quorum = new WriteQuorum(GATHER_MS);
   private readonly homes: BatchedHomes;
   private readonly finishes: MicroBatcher<Key & { status: "completed" | "failed" }, undefined>;
   /** The reads of the recipient chunks started together, shared (one statement per table, not one per chunk). */
@@ -117,32 +127,36 @@ export class DeliveryContext {
       );
       return items.map(() => undefined);
     });
-    this.messageWrites = new MicroBatcher(async (_key, list) => {
-      const merged = MessageWrites.merged(list[0]!, list.slice(1));
-      try {
-        const { statements, outbox } = await this.toLog(merged);
-        this.emit(merged.written(await this.write(statements)));
-        this.settled.push(...outbox);
-        return list.map(() => null);
-      } catch (error) {
-        if (list.length === 1) return [{ error }];
-      }
-      // A D1 batch is atomic: one chunk's bad row rolled back every chunk merged with it. Each
-      // alone (straight to D1, not merged again), so only the chunk whose own write fails retries.
-      // The log's rows are written again with it: a message's send identity keeps its first row.
-      return Promise.all(
-        list.map(async (writes) => {
-          try {
-            const { statements, outbox } = await this.toLog(writes);
-            this.emit(writes.written(await this.afterLog(statements)));
-            this.settled.push(...outbox);
-            return null;
-          } catch (error) {
-            return { error };
-          }
-        }),
-      );
-    }, true);
+    this.messageWrites = new MicroBatcher(
+      async (_key, list) => {
+        const merged = MessageWrites.merged(list[0]!, list.slice(1));
+        try {
+          const { statements, outbox } = await this.toLog(merged);
+          this.emit(merged.written(await this.write(statements)));
+          this.settled.push(...outbox);
+          return list.map(() => null);
+        } catch (error) {
+          if (list.length === 1) return [{ error }];
+        }
+        // A D1 batch is atomic: one chunk's bad row rolled back every chunk merged with it. Each
+        // alone (straight to D1, not merged again), so only the chunk whose own write fails retries.
+        // The log's rows are written again with it: a message's send identity keeps its first row.
+        return Promise.all(
+          list.map(async (writes) => {
+            try {
+              const { statements, outbox } = await this.toLog(writes);
+              this.emit(writes.written(await this.afterLog(statements)));
+              this.settled.push(...outbox);
+              return null;
+            } catch (error) {
+              return { error };
+            }
+          }),
+        );
+      },
+      true,
+      () => this.quorum.gathered(),
+    );
     this.recipientReads = new RecipientReads(
       this.db,
       (statements) => this.write(statements),

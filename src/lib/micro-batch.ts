@@ -15,6 +15,8 @@ export class MicroBatcher<I, O> {
   constructor(
     private readonly send: (key: string, items: I[]) => Promise<O[]>,
     private readonly serial = false,
+    /** Awaited before a group goes: the asks made meanwhile join it (the delivery's write quorum). Must not reject. */
+    private readonly gathered?: () => Promise<void>,
   ) {}
 
   call(key: string, item: I): Promise<O> {
@@ -23,7 +25,11 @@ export class MicroBatcher<I, O> {
       const created: Group<I, O> = { items: [], waiters: [] };
       group = created;
       this.open.set(key, created);
-      const start = () => setTimeout(() => void this.flush(key, created), 0);
+      const start = () =>
+        setTimeout(() => {
+          if (this.gathered) void this.gathered().then(() => this.flush(key, created));
+          else void this.flush(key, created);
+        }, 0);
       const running = this.serial ? this.inFlight.get(key) : undefined;
       if (running) void running.then(start);
       else start();

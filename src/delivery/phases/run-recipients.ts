@@ -151,30 +151,42 @@ async function runChannelStep(
   };
   const plan = planChannelStep(step, index, running, loaded, trigger, startedAt);
   if (plan.sends.length === 0 && plan.finals.length === 0) return;
-  const claims = await home.claim(
-    plan.sends.map((s) => claimKey(scope, s.recipient)),
-    plan.finals.map((f) => claimKey(scope, f.recipient)),
-  );
-  // Held from the grant until the object hears the report, however long the sends take (claim-lease.ts).
-  const release = ctx.leases.hold(home, claims.granted);
-  let writes: MessageWrites;
+  // On its way to a write from here: the group commit of the chunks' writes waits for it (write-quorum.ts).
+  let way = ctx.quorum.enter();
   try {
-    const recorded = recordClaims(plan, claims, scope, startedAt);
-    for (const r of recorded.busy) out.halt(r, CLAIM_RETRY_SECONDS);
-    // Only what must be in the log before the send (skips, cancellations, repairs, in-app
-    // notifications, rows of earlier attempts): a new message is written once, with its result.
-    if (!recorded.writes.empty) await ctx.writeMessages(recorded.writes);
-    const chain = loaded.integrations.get(step.type) ?? [];
-    const delivered = await sendAll(ctx.env, scope, recorded.toSend, chain);
-    const reported = reportResults(delivered, chain, scope, startedAt, new Date());
-    for (const { recipient, delaySeconds } of reported.retries) out.halt(recipient, delaySeconds);
-    out.exhausted.push(...reported.exhausted);
-    if (reported.reports.length) await home.report(reported.reports);
-    writes = reported.writes;
+    const claims = await home.claim(
+      plan.sends.map((s) => claimKey(scope, s.recipient)),
+      plan.finals.map((f) => claimKey(scope, f.recipient)),
+    );
+    // Held from the grant until the object hears the report, however long the sends take (claim-lease.ts).
+    const release = ctx.leases.hold(home, claims.granted);
+    let writes: MessageWrites;
+    try {
+      const recorded = recordClaims(plan, claims, scope, startedAt);
+      for (const r of recorded.busy) out.halt(r, CLAIM_RETRY_SECONDS);
+      // Only what must be in the log before the send (skips, cancellations, repairs, in-app
+      // notifications, rows of earlier attempts): a new message is written once, with its result.
+      if (!recorded.writes.empty) {
+        ctx.quorum.arrived(way);
+        await ctx.writeMessages(recorded.writes);
+        way = ctx.quorum.enter();
+      }
+      const chain = loaded.integrations.get(step.type) ?? [];
+      const delivered = await sendAll(ctx.env, scope, recorded.toSend, chain);
+      const reported = reportResults(delivered, chain, scope, startedAt, new Date());
+      for (const { recipient, delaySeconds } of reported.retries) out.halt(recipient, delaySeconds);
+      out.exhausted.push(...reported.exhausted);
+      if (reported.reports.length) await home.report(reported.reports);
+      writes = reported.writes;
+    } finally {
+      release();
+    }
+    ctx.quorum.arrived(way);
+    await ctx.writeMessages(writes);
   } finally {
-    release();
+    // A step that failed before its write holds no group either.
+    ctx.quorum.arrived(way);
   }
-  await ctx.writeMessages(writes);
 }
 
 /** A resumed job carries what happened before it: a note for the next message, a closed digest, or a digest that took this trigger's events. */
