@@ -45,8 +45,11 @@ const CONFIG = {
   d1Databases: 1,
   /** Days of message history a deployment keeps at the target rate (the log's retention). */
   historyDays: 30,
-  /** Recipient chunks a consumer invocation runs at once (CHUNK_CONCURRENCY, src/delivery/consumer.ts): its reads come once per wave of them. */
-  chunksPerWave: 100,
+  /**
+   * One-recipient chunks a consumer invocation runs at once (RECIPIENTS_IN_FLIGHT, src/delivery/consumer.ts: recipients
+   * in flight, 5,000): its reads come once per wave of them. 100 until 0.13 (chunks counted, not weighed).
+   */
+  chunksPerWave: 5_000,
   /** Message log shards (LOG_SHARDS). */
   logShards: 16,
   /** 0: one set of shards holds the whole history (LOG_GENERATION_DAYS unset); N: a new set every N days (LOG_GENERATION_DAYS=N). */

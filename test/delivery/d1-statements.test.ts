@@ -1,6 +1,7 @@
 import { createExecutionContext, createMessageBatch, env, getQueueResult } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { EVENT_TAKEN_TTL_MS, forgetEventsTaken, noEndpointsNow, noEndpointsStands } from "../../src/db/queries/fact-events";
+import type { LogWrite } from "../../src/durable-objects/client/log-store";
 import { triggerJob } from "../../src/jobs/job";
 import worker from "../../src/index";
 import { createSandboxEnvironment, createWorkflow, fakeProviderScenario, unique } from "../factories";
@@ -14,7 +15,7 @@ import { api } from "../request";
  * cost that must not grow with the triggers of a batch.
  */
 function countingEnv() {
-  const counted = { statements: 0, eventInserts: 0 };
+  const counted = { statements: 0, eventInserts: 0, logWrites: 0 };
   const texts = new WeakMap<D1PreparedStatement, string>();
   const count = (statement: D1PreparedStatement) => {
     counted.statements++;
@@ -46,15 +47,30 @@ function countingEnv() {
       return typeof value === "function" ? value.bind(db) : value;
     },
   });
-  return { bindings: { ...env, DB }, counted };
+  // The log shards' writes: a wave of chunks writes each shard it touches once (the group commit of its phase).
+  const logs = env.LOGS;
+  const LOGS = {
+    idFromName: (name: string) => logs.idFromName(name),
+    get: (id: DurableObjectId) =>
+      new Proxy(logs.get(id), {
+        get(stub, key) {
+          if (key !== "writeJson") return Reflect.get(stub, key);
+          return (name: string, rows: string, outbox?: LogWrite["outbox"]) => {
+            counted.logWrites++;
+            return stub.writeJson(name, rows, outbox);
+          };
+        },
+      }),
+  } as unknown as typeof env.LOGS;
+  return { bindings: { ...env, DB, LOGS }, counted };
 }
 
 const TRIGGERS = 100;
 
-/** 100 single-recipient triggers (inline subscribers, one sandbox email) accepted and run by ONE consumer batch: its D1 statements. */
-async function oneBatch(environmentId: string, workflowKey: string) {
+/** Single-recipient triggers (inline subscribers, one sandbox email) accepted and run by ONE consumer batch: its D1 statements. */
+async function oneBatch(environmentId: string, workflowKey: string, triggers = TRIGGERS) {
   const accepted = [];
-  for (let i = 0; i < TRIGGERS; i++)
+  for (let i = 0; i < triggers; i++)
     accepted.push(
       await acceptThenCrash(environmentId, workflowKey, { subscriberId: unique("d1s"), email: `d1s${i}@example.com` }, { loseJob: true }),
     );
@@ -71,9 +87,9 @@ async function oneBatch(environmentId: string, workflowKey: string) {
   await worker.queue(batch, bindings);
   const result = await getQueueResult(batch, createExecutionContext());
   expect(result.retryMessages).toEqual([]);
-  expect(result.explicitAcks).toHaveLength(TRIGGERS);
+  expect(result.explicitAcks).toHaveLength(triggers);
   const sent = new Set((await loggedMessages(environmentId, { status: "sent" })).map((m) => m.transactionId));
-  expect(accepted.filter((t) => sent.has(t.transactionId))).toHaveLength(TRIGGERS);
+  expect(accepted.filter((t) => sent.has(t.transactionId))).toHaveLength(triggers);
   return counted;
 }
 
@@ -94,6 +110,19 @@ describe("D1 statements of a consumer batch", () => {
     const warm = await oneBatch(id, "counted");
     expect(warm.statements).toBeLessThan(cold.statements);
     expect(warm.statements).toBeLessThanOrEqual(7);
+  });
+
+  // Until 0.13 chunks ran 100 at a time: 250 triggers were 3 waves, each with its recipients' read and a write to every log
+  // shard (up to 48 writes here). Now they run together while their recipients fit RECIPIENTS_IN_FLIGHT (consumer.ts).
+  it("runs 250 one-recipient triggers as one wave: no more D1 statements than 100, and one write per log shard", async () => {
+    const { id, key } = await createSandboxEnvironment();
+    await createWorkflow(key, { key: "waves", steps: EMAIL });
+    await oneBatch(id, "waves");
+    const hundred = await oneBatch(id, "waves");
+    const more = await oneBatch(id, "waves", 250);
+    expect(more.statements).toBeLessThanOrEqual(hundred.statements);
+    expect(more.logWrites).toBeGreaterThan(0);
+    expect(more.logWrites).toBeLessThanOrEqual(Number(env.LOG_SHARDS ?? 16));
   });
 
   it("still writes every message event while the environment has an enabled endpoint", async () => {
