@@ -59,3 +59,12 @@ export type ProviderId = keyof typeof PROVIDERS;
 
 export const providerFor = (id: string): ProviderAdapter | undefined =>
   Object.hasOwn(PROVIDERS, id) ? (PROVIDERS[id as ProviderId] as ProviderAdapter) : undefined;
+
+/**
+ * Whether a provider's reports can reach a message by the provider's id: only a provider with a
+ * status webhook (provider-callbacks) looks a message up that way. An unknown id answers true.
+ */
+export function reportsByProviderId(id: string): boolean {
+  const adapter = providerFor(id);
+  return adapter === undefined || adapter.webhook !== undefined;
+}

@@ -26,6 +26,7 @@ import type {
 } from "../../durable-objects/client/log-store";
 import { SEND_ID_AHEAD_MS, subscriberPartition } from "../../durable-objects/client/log-naming";
 import { fnv1a } from "../../durable-objects/client/naming";
+import { reportsByProviderId } from "../../providers/registry";
 import type { Capture } from "../../providers/types";
 
 export type MessageRow = typeof messages.$inferSelect;
@@ -332,14 +333,17 @@ export class MessageWrites {
     for (const m of this.inserts) batch.insert(m);
     for (const u of this.updates) {
       batch.update(u.key, u.values, u.message);
-      if (u.values.providerMessageId)
+      if (u.values.providerMessageId && (!u.values.provider || reportsByProviderId(u.values.provider)))
         batch.ref({ providerMessageId: u.values.providerMessageId, environmentId: u.message.environmentId, messageId: u.key });
     }
     for (const e of this.events) batch.event(e);
     for (const f of this.notifications) batch.feed(f);
     for (const c of this.captures) batch.capture({ ...c, createdAt: c.createdAt.getTime() });
+    // Only for a provider whose status webhook names its own id: a push provider's or the sandbox's
+    // ref would be written for every send (a row in another shard) and never read.
     for (const m of this.inserts)
-      if (m.providerMessageId) batch.ref({ providerMessageId: m.providerMessageId, environmentId: m.environmentId, messageId: m.id });
+      if (m.providerMessageId && (!m.provider || reportsByProviderId(m.provider)))
+        batch.ref({ providerMessageId: m.providerMessageId, environmentId: m.environmentId, messageId: m.id });
     return batch;
   }
 
