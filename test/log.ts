@@ -12,6 +12,22 @@ import {
 } from "../src/durable-objects/client/log-store";
 
 /**
+ * The log shards' binding with each shard's methods seen first: `intercept` answers a stand-in for
+ * the method (it may call the real one on `stub`), or undefined to let the real one through. What
+ * tests use to count or refuse the calls delivery makes to the shards.
+ */
+export function interceptedLogs(intercept: (key: string | symbol, stub: ReturnType<typeof env.LOGS.get>) => unknown): typeof env.LOGS {
+  const logs = env.LOGS;
+  return {
+    idFromName: (name: string) => logs.idFromName(name),
+    get: (id: DurableObjectId) =>
+      new Proxy(logs.get(id), {
+        get: (stub, key) => intercept(key, stub) ?? Reflect.get(stub, key),
+      }),
+  } as unknown as typeof env.LOGS;
+}
+
+/**
  * Every message of an environment in the log, newest first (all pages), optionally filtered as
  * `GET /v1/messages` filters: what tests read where they once read D1's `messages`.
  */

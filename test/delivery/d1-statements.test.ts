@@ -1,12 +1,11 @@
 import { createExecutionContext, createMessageBatch, env, getQueueResult } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { EVENT_TAKEN_TTL_MS, forgetEventsTaken, noEndpointsNow, noEndpointsStands } from "../../src/db/queries/fact-events";
-import type { LogWrite } from "../../src/durable-objects/client/log-store";
 import { triggerJob } from "../../src/jobs/job";
 import worker from "../../src/index";
 import { createSandboxEnvironment, createWorkflow, fakeProviderScenario, unique } from "../factories";
 import { acceptThenCrash } from "../ledger";
-import { loggedMessages } from "../log";
+import { interceptedLogs, loggedMessages } from "../log";
 import { api } from "../request";
 
 /**
@@ -50,20 +49,9 @@ function countingEnv() {
     },
   });
   // The log shards' writes: a wave of chunks writes each shard it touches once (the group commit of its phase).
-  const logs = env.LOGS;
-  const LOGS = {
-    idFromName: (name: string) => logs.idFromName(name),
-    get: (id: DurableObjectId) =>
-      new Proxy(logs.get(id), {
-        get(stub, key) {
-          if (key !== "writeJson") return Reflect.get(stub, key);
-          return (name: string, rows: string, outbox?: LogWrite["outbox"]) => {
-            counted.logWrites++;
-            return stub.writeJson(name, rows, outbox);
-          };
-        },
-      }),
-  } as unknown as typeof env.LOGS;
+  const LOGS = interceptedLogs((key) => {
+    if (key === "writeJson") counted.logWrites++;
+  });
   return { bindings: { ...env, DB, LOGS }, counted };
 }
 

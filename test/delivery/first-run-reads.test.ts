@@ -6,23 +6,16 @@ import worker from "../../src/index";
 import type { TriggerLedger } from "../../src/durable-objects/ledger/trigger-ledger";
 import { createSandboxEnvironment, createWorkflow, unique } from "../factories";
 import { acceptThenCrash, ledgerOf } from "../ledger";
-import { loggedMessages } from "../log";
+import { interceptedLogs, loggedMessages } from "../log";
 
 /** Bindings whose log shards count the `ofRecipients` reads they answer (and refuse every write with `down`). */
 function countingLogs(reads: { n: number }, down = false): typeof env {
-  const logs = env.LOGS;
-  const counted = {
-    idFromName: (name: string) => logs.idFromName(name),
-    get: (id: DurableObjectId) =>
-      new Proxy(logs.get(id), {
-        get(stub, key) {
-          if (key === "ofRecipients") reads.n++;
-          if (down && (key === "write" || key === "writeJson")) return () => Promise.reject(new Error("log shard down"));
-          return Reflect.get(stub, key);
-        },
-      }),
-  };
-  return { ...env, LOGS: counted as unknown as typeof env.LOGS };
+  const LOGS = interceptedLogs((key) => {
+    if (key === "ofRecipients") reads.n++;
+    if (down && (key === "write" || key === "writeJson")) return () => Promise.reject(new Error("log shard down"));
+    return undefined;
+  });
+  return { ...env, LOGS };
 }
 
 async function consume(bodies: unknown[], bindings: typeof env, tag: string) {

@@ -10,7 +10,7 @@ import type { LogWrite } from "../../../src/durable-objects/log/rows";
 import { sendMessageId } from "../../../src/delivery/writes/message-writes";
 import { sandboxEmail } from "../../../src/providers/sandbox/sandbox";
 import { readTrigger, acceptThenCrash, ledgerOf } from "../../ledger";
-import { loggedMessages, loggedTimelines } from "../../log";
+import { interceptedLogs, loggedMessages, loggedTimelines } from "../../log";
 import { api } from "../../request";
 import { createSandboxEnvironment, createWorkflow, unique } from "../../factories";
 
@@ -30,26 +30,20 @@ interface Faults {
 /** The consumer's bindings, counting the log writes that carry message rows and failing as `faults` says. */
 function bindings(faults: Faults = {}) {
   const messageWrites: LogWrite[] = [];
-  const logs = env.LOGS;
   const ledgers = env.LEDGERS;
-  const LOGS = {
-    idFromName: (name: string) => logs.idFromName(name),
-    get: (id: DurableObjectId) =>
-      new Proxy(logs.get(id), {
-        get(stub, key) {
-          // LogStore sends a phase's rows as JSON text (LogShard.writeJson).
-          if (key !== "writeJson") return Reflect.get(stub, key);
-          return async (name: string, rows: string, outbox?: LogWrite["outbox"]) => {
-            const w: LogWrite = { ...(JSON.parse(rows) as LogWrite), outbox };
-            if (w.inserts?.length || w.updates?.length) {
-              if (faults.refuseLog?.(w)) throw new Error("log shard down");
-              messageWrites.push(w);
-            }
-            return stub.writeJson(name, rows, outbox);
-          };
+  // LogStore sends a phase's rows as JSON text (LogShard.writeJson).
+  const LOGS = interceptedLogs((key, stub) =>
+    key !== "writeJson"
+      ? undefined
+      : async (name: string, rows: string, outbox?: LogWrite["outbox"]) => {
+          const w: LogWrite = { ...(JSON.parse(rows) as LogWrite), outbox };
+          if (w.inserts?.length || w.updates?.length) {
+            if (faults.refuseLog?.(w)) throw new Error("log shard down");
+            messageWrites.push(w);
+          }
+          return stub.writeJson(name, rows, outbox);
         },
-      }),
-  };
+  );
   const LEDGERS = {
     idFromName: (name: string) => ledgers.idFromName(name),
     get: (id: DurableObjectId) =>
@@ -66,7 +60,7 @@ function bindings(faults: Faults = {}) {
         },
       }),
   };
-  return { env: { ...env, LOGS: LOGS as unknown as typeof env.LOGS, LEDGERS: LEDGERS as unknown as typeof env.LEDGERS }, messageWrites };
+  return { env: { ...env, LOGS, LEDGERS: LEDGERS as unknown as typeof env.LEDGERS }, messageWrites };
 }
 
 async function consume(jobs: unknown[], consumerEnv: typeof env, tag: string) {
