@@ -30,7 +30,7 @@ export const LOG_SCHEMA = `
     step TEXT NOT NULL, channel TEXT NOT NULL, provider TEXT, integration TEXT, status TEXT NOT NULL,
     provider_message_id TEXT, "to" TEXT, subject TEXT, preview TEXT, content TEXT, error_code TEXT, error_message TEXT,
     attempts INTEGER NOT NULL DEFAULT 0, states INTEGER NOT NULL DEFAULT 0, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL,
-    workflow_version INTEGER, layout_version INTEGER
+    workflow_version INTEGER, layout_version INTEGER, tenant TEXT, context TEXT, watched INTEGER
   );
   CREATE UNIQUE INDEX IF NOT EXISTS messages_identity ON messages (env, tx, subscriber, step);
   CREATE INDEX IF NOT EXISTS messages_env_created ON messages (env, created_at, id);
@@ -88,7 +88,9 @@ export interface MessageRecord extends Record<string, SqlStorageValue> {
 
 /**
  * Columns added to `messages` after shards were created with it: a shard that lacks one gets it
- * (CREATE TABLE IF NOT EXISTS leaves an existing table as it was). Its old rows read null.
+ * (CREATE TABLE IF NOT EXISTS leaves an existing table as it was). Its old rows read null. The
+ * CREATE TABLE above names them too, in this order (a new shard's columns are an upgraded one's):
+ * an ALTER rewrites the schema, and five of them were two thirds of a new shard's start.
  */
 export const ADDED_MESSAGE_COLUMNS = [
   ["workflow_version", "INTEGER"],

@@ -52,7 +52,8 @@ export const TRIGGERS_SCHEMA = `
   CREATE TABLE IF NOT EXISTS triggers (
     env TEXT NOT NULL, tx TEXT NOT NULL, workflow TEXT NOT NULL, status TEXT NOT NULL, recipients TEXT NOT NULL,
     payload TEXT NOT NULL, overrides TEXT, actor TEXT, accepted_at INTEGER NOT NULL, cancelled_messages INTEGER,
-    workflow_version INTEGER, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL, PRIMARY KEY (env, tx)
+    workflow_version INTEGER, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL, tenant TEXT, context TEXT,
+    PRIMARY KEY (env, tx)
   ) WITHOUT ROWID;
   CREATE INDEX IF NOT EXISTS triggers_env_accepted ON triggers (env, accepted_at, tx);
   CREATE INDEX IF NOT EXISTS triggers_env_workflow ON triggers (env, workflow, accepted_at);
@@ -198,7 +199,7 @@ function peopleOf(t: LogTrigger): string[] {
 
 const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
-/** Columns added to `triggers` after shards were created with it; old rows read null. */
+/** Columns added to `triggers` after shards were created with it; old rows read null. TRIGGERS_SCHEMA names them too, so a new shard runs no ALTER. */
 const ADDED_TRIGGER_COLUMNS = [
   ["tenant", "TEXT"],
   ["context", "TEXT"],
