@@ -348,6 +348,23 @@ export async function logProgress(persistTo, txPrefix) {
   return totals;
 }
 
+/**
+ * When a trigger's record last changed (its completion, once it is `completed`), by the server's
+ * clock, read from the log shard that holds it: a poll of its status comes up to its interval late.
+ * @param {string} persistTo
+ * @param {string} transactionId
+ */
+export async function triggerUpdatedAt(persistTo, transactionId) {
+  process.removeAllListeners("warning");
+  const { DatabaseSync } = await import("node:sqlite");
+  let at = null;
+  eachLogShard(DatabaseSync, persistTo, (log) => {
+    const row = log.prepare("SELECT updated_at AS at FROM triggers WHERE tx = ?").get(transactionId);
+    if (row) at = Math.max(at ?? 0, Number(row.at));
+  });
+  return at;
+}
+
 /** Counts sandbox sends (provider calls) and distinct messages of a set of transactions, from the server's local D1. */
 export async function providerCalls(persistTo, where) {
   const db = await localDb(persistTo);
