@@ -206,6 +206,7 @@ export class DeliveryContext {
     const endpointless = await this.endpointless(writes.environments());
     const batch = writes.logBatch(this.logs);
     writes.keepD1Half(batch, endpointless);
+    if (!writes.reportsMessages(endpointless)) batch.describeNothing();
     this.costs.logCalls += batch.shards;
     const { described, outbox } = await this.logs.write(batch);
     return { statements: writes.all(batch.legacy, described, endpointless), outbox };

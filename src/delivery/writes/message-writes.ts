@@ -361,6 +361,11 @@ export class MessageWrites {
     batch.outbox(rest.map(serialized), logged);
   }
 
+  /** Whether `all()` describes messages in events (it reads the log write's `described`): not when no environment here takes them. */
+  reportsMessages(endpointless: ReadonlySet<string> = new Set()): boolean {
+    return this.takenFacts(endpointless).length > 0;
+  }
+
   /** The message events D1 may take: none of an environment known to have no enabled endpoint (they would insert nothing). */
   private takenFacts(endpointless: ReadonlySet<string>): MessageFact[] {
     return endpointless.size ? this.messageFacts.filter((f) => !endpointless.has(f.environmentId)) : this.messageFacts;

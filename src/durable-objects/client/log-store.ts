@@ -97,19 +97,22 @@ const push = <K, V>(map: Map<K, V[]>, key: K, item: V) => {
   else map.set(key, [item]);
 };
 
+/** One shard's rows of a batch: every list, even empty. */
+type ShardRows = Required<Omit<LogWrite, "describe">>;
+
 /**
  * Rows for the log gathered over one phase and sent as one call per shard. A row goes where its
  * id's partition says; an id without one names a message from before the log left D1, which the
  * caller writes there (`legacy`).
  */
 export class LogBatch {
-  private readonly byShard = new Map<string, Required<LogWrite>>();
+  private readonly byShard = new Map<string, ShardRows>();
   readonly legacy: { updates: { id: string; changes: MessageChanges }[]; events: LogEvent[] } = { updates: [], events: [] };
 
   constructor(private readonly env: Bindings) {}
 
   /** The write to the shard of this partition in the generation of `time` (ignored without generations). */
-  private at(partition: number, time: number): Required<LogWrite> {
+  private at(partition: number, time: number): ShardRows {
     const name = logShardFor(this.env, partition, time);
     let w = this.byShard.get(name);
     if (!w) {
@@ -206,8 +209,16 @@ export class LogBatch {
     return this.byShard.size;
   }
 
+  /** Whether the writer reads the touched messages' descriptions back (`LogWrite.describe`). */
+  private describing = true;
+
+  /** The writer needs no description of the messages back: the shards answer none (their outbox's facts aside). */
+  describeNothing(): void {
+    this.describing = false;
+  }
+
   entries(): [string, LogWrite][] {
-    return [...this.byShard];
+    return this.describing ? [...this.byShard] : [...this.byShard].map(([name, w]) => [name, { ...w, describe: false }]);
   }
 }
 

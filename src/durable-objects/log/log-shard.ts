@@ -218,7 +218,7 @@ export class LogShard extends DurableObject<Bindings> {
         rollups.apply(this.sql);
       }
       this.redactLate([...fresh, ...updates.map((u) => u.id)]);
-      described.push(...this.describe(touched, after));
+      if (w.describe !== false || w.outbox?.facts.length) described.push(...this.describe(touched, after));
       if (!w.outbox) return null;
       // This shard's messages' events, described as this transaction left them.
       const facts = w.outbox.facts.length ? [messageFactStatement(w.outbox.facts, new Map(described.map((d) => [d.id, d])))] : [];
