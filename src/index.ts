@@ -10,6 +10,7 @@ import { purgeWorkflowTombstones } from "./features/workflows/tombstones-reposit
 import type { Bindings } from "./env";
 import { unscopedLogs } from "./durable-objects/client/unscoped-logs";
 import { enqueueOwedErasures } from "./features/environments/erasure-repository";
+import { inInvocationScope } from "./lib/invocation-scope";
 
 export { DigestObject } from "./durable-objects/digest-object";
 export { FanOutCoordinator } from "./durable-objects/fan-out-coordinator";
@@ -22,13 +23,15 @@ const app = createApp();
 const DEAD_LETTER_QUEUE = "clarion-delivery-dlq";
 const WEBHOOK_QUEUE = "clarion-webhooks";
 
+// Each invocation in a scope of its own: its call slots and shared timers are not another's (lib/invocation-scope.ts).
 export default {
-  fetch: app.fetch,
-  async queue(batch, env) {
-    if (batch.queue === DEAD_LETTER_QUEUE) await consumeDeadLetters(batch, env);
-    else if (batch.queue === WEBHOOK_QUEUE) await consumeWebhookBatch(batch, env);
-    else await consumeDeliveryBatch(batch, env, { startChildren: startChildTriggers });
-  },
+  fetch: (request: Request, env: Bindings, ctx: ExecutionContext) => inInvocationScope(() => app.fetch(request, env, ctx)),
+  queue: (batch, env) =>
+    inInvocationScope(async () => {
+      if (batch.queue === DEAD_LETTER_QUEUE) await consumeDeadLetters(batch, env);
+      else if (batch.queue === WEBHOOK_QUEUE) await consumeWebhookBatch(batch, env);
+      else await consumeDeliveryBatch(batch, env, { startChildren: startChildTriggers });
+    }),
   /** Retention (`[triggers] crons` in wrangler.toml): each run deletes a bounded number of expired rows. */
   async scheduled(controller, env) {
     const db = unscopedDb(env);

@@ -1,3 +1,5 @@
+import { scoped } from "./invocation-scope";
+
 /**
  * How long after a shared timer's start later calls may still join it. A call that joins at the
  * end of this window still gets its whole timeout; one that opened the window gets up to this
@@ -12,8 +14,12 @@ interface SharedTimer {
   users: number;
 }
 
-/** Per timeout length, the timer calls may still join. */
-const joinable = new Map<number, SharedTimer>();
+/**
+ * Per timeout length, the timer calls may still join: this invocation's (invocation-scope.ts). A
+ * timer another invocation opened stops with it, leaving the calls that joined it no timeout.
+ */
+const TIMERS = Symbol("shared timeout timers");
+const joinableTimers = () => scoped(TIMERS, () => new Map<number, SharedTimer>());
 
 /**
  * An AbortSignal that fires no sooner than `ms` from now (a "TimeoutError", as
@@ -27,9 +33,10 @@ const joinable = new Map<number, SharedTimer>();
  * timer per call both reach in a backlog (delivery/send/call-slots.ts).
  */
 export function timeoutSignal(ms: number): { signal: AbortSignal; done: () => void } {
+  const joinable = joinableTimers();
   const now = Date.now();
   let shared = joinable.get(ms);
-  if (!shared || now - shared.opened >= TIMEOUT_JOIN_MS) shared = open(ms, now);
+  if (!shared || now - shared.opened >= TIMEOUT_JOIN_MS) shared = open(joinable, ms, now);
   const timer = shared;
   timer.users++;
   let ended = false;
@@ -46,7 +53,7 @@ export function timeoutSignal(ms: number): { signal: AbortSignal; done: () => vo
   };
 }
 
-function open(ms: number, now: number): SharedTimer {
+function open(joinable: Map<number, SharedTimer>, ms: number, now: number): SharedTimer {
   const controller = new AbortController();
   const shared: SharedTimer = { controller, opened: now, users: 0, timer: setTimeout(fire, ms + TIMEOUT_JOIN_MS) };
   function fire() {
