@@ -195,9 +195,10 @@ export async function deliverHeldJobs(environmentId: string, transactionId: stri
  * Hands accepted triggers' start jobs to the Worker's Queue consumer now and returns once it is
  * done with them: their D1 records and inline subscribers are written when this returns, with no
  * wait for the Queue. The consumer is idempotent, so whether or not the Queue has delivered the
- * same job already changes nothing the test reads.
+ * same job already changes nothing the test reads. `bindings` are the consumer's (log shards
+ * watched by test/log.ts's `interceptedLogs`, say).
  */
-export async function startTriggers(environmentId: string, transactionIds: string[]) {
+export async function startTriggers(environmentId: string, transactionIds: string[], bindings: typeof env = env) {
   const batch = createMessageBatch(
     "clarion-delivery-0",
     transactionIds.map((transactionId, i) => ({
@@ -208,7 +209,7 @@ export async function startTriggers(environmentId: string, transactionIds: strin
     })),
   );
   const ctx = createExecutionContext();
-  await worker.queue(batch, env);
+  await worker.queue(batch, bindings);
   const result = await getQueueResult(batch, ctx);
   if (result.retryMessages.length || result.retryBatch.retry) throw new Error(`the consumer asked to retry: ${JSON.stringify(result)}`);
   return result;

@@ -2,15 +2,13 @@
 // write left it. A phase whose environments take no message events (no enabled endpoint) reads
 // none of it back, so the shards leave it out; a phase whose environment takes them gets it, and
 // its events still describe the messages.
-import { createExecutionContext, createMessageBatch, env, getQueueResult, runInDurableObject } from "cloudflare:test";
+import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import worker from "../../src/index";
 import type { LogShard } from "../../src/durable-objects/log/log-shard";
 import type { LogWrite } from "../../src/durable-objects/log/rows";
 import type { WebhookEndpointCreated } from "../../src/features/events/endpoints/schemas";
-import { triggerJob } from "../../src/jobs/job";
 import { createSandboxEnvironment, createWorkflow, fakeProviderScenario, unique } from "../factories";
-import { acceptThenCrash } from "../ledger";
+import { acceptThenCrash, startTriggers } from "../ledger";
 import { interceptedLogs, logEvent, logMessage } from "../log";
 import { api } from "../request";
 
@@ -33,16 +31,7 @@ async function deliverWatchingWrites(environmentId: string, key: string): Promis
         }
       : undefined,
   );
-  const batch = createMessageBatch("clarion-delivery-0", [
-    {
-      id: "m-0",
-      timestamp: new Date(),
-      attempts: 1,
-      body: { ...triggerJob(environmentId, accepted.transactionId), ledger: accepted.ledger },
-    },
-  ]);
-  await worker.queue(batch, { ...env, LOGS });
-  expect((await getQueueResult(batch, createExecutionContext())).retryMessages).toEqual([]);
+  await startTriggers(environmentId, [accepted.transactionId], { ...env, LOGS });
   return { transactionId: accepted.transactionId, writes: writes.filter((w) => (w.inserts ?? []).length > 0) };
 }
 

@@ -1,14 +1,12 @@
 // A send's provider ref (a row in the log shard of the provider's message id) is what a status
 // webhook finds the message by. It is written only for providers that have a status webhook:
 // for the sandbox and push providers it would be one more row in another shard per send, never read.
-import { createExecutionContext, createMessageBatch, env, getQueueResult } from "cloudflare:test";
+import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { LogStore } from "../../src/durable-objects/client/log-store";
-import worker from "../../src/index";
-import { triggerJob } from "../../src/jobs/job";
 import { PROVIDERS, reportsByProviderId } from "../../src/providers/registry";
 import { createSandboxEnvironment, createWorkflow, unique } from "../factories";
-import { acceptThenCrash } from "../ledger";
+import { acceptThenCrash, startTriggers } from "../ledger";
 import { loggedMessages } from "../log";
 
 describe("provider refs", () => {
@@ -27,11 +25,7 @@ describe("provider refs", () => {
     const { id, key } = await createSandboxEnvironment();
     await createWorkflow(key, { key: "no-refs", steps: [{ id: "mail", type: "email", template: { subject: "Hi", text: "Hello" } }] });
     const accepted = await acceptThenCrash(id, "no-refs", { subscriberId: unique("s"), email: "ada@example.com" }, { loseJob: true });
-    const batch = createMessageBatch("clarion-delivery-0", [
-      { id: "m-0", timestamp: new Date(), attempts: 1, body: { ...triggerJob(id, accepted.transactionId), ledger: accepted.ledger } },
-    ]);
-    await worker.queue(batch, env);
-    expect((await getQueueResult(batch, createExecutionContext())).retryMessages).toEqual([]);
+    await startTriggers(id, [accepted.transactionId]);
     const [message] = await loggedMessages(id, { transactionId: accepted.transactionId });
     expect(message).toMatchObject({ status: "sent", provider: "sandbox-email" });
     expect(message!.providerMessageId).toBeTruthy();

@@ -2,15 +2,12 @@
 // invocation awaits must be settled by its own work, or the runtime ends it once it has nothing
 // else pending ("Promise will never complete"), and a timer opened by another invocation stops
 // with it. The Worker's entry runs every request and Queue batch in a scope of its own.
-import { createExecutionContext, createMessageBatch, env, getQueueResult } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { callSlots, PROVIDER_CALLS_IN_FLIGHT, withCallSlot } from "../../src/delivery/send/call-slots";
-import worker from "../../src/index";
-import { triggerJob } from "../../src/jobs/job";
 import { inInvocationScope } from "../../src/lib/invocation-scope";
 import { timeoutSignal } from "../../src/lib/timeout";
 import { createSandboxEnvironment, createWorkflow, unique } from "../factories";
-import { acceptThenCrash } from "../ledger";
+import { acceptThenCrash, startTriggers } from "../ledger";
 import { loggedMessages } from "../log";
 
 describe("an invocation's scope", () => {
@@ -58,11 +55,7 @@ describe("an invocation's scope", () => {
     await Promise.resolve();
     expect(callSlots().inFlight).toBe(PROVIDER_CALLS_IN_FLIGHT);
     try {
-      const batch = createMessageBatch("clarion-delivery-0", [
-        { id: "m-0", timestamp: new Date(), attempts: 1, body: { ...triggerJob(id, accepted.transactionId), ledger: accepted.ledger } },
-      ]);
-      await worker.queue(batch, env);
-      expect((await getQueueResult(batch, createExecutionContext())).retryMessages).toEqual([]);
+      await startTriggers(id, [accepted.transactionId]);
       const [message] = await loggedMessages(id, { transactionId: accepted.transactionId });
       expect(message).toMatchObject({ status: "sent", provider: "sandbox-email" });
     } finally {
