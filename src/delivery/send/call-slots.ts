@@ -1,7 +1,7 @@
 import { scoped } from "../../lib/invocation-scope";
 
 /**
- * Provider calls in flight at once in one isolate. Each call holds a connection while it waits,
+ * Provider calls in flight at once in one invocation. Each call holds a connection while it waits,
  * and its timeout (a timer shared with the calls that started with it, lib/timeout.ts); a
  * consumer runs up to 100 chunks of 50 together, and the invocations of both delivery queues may
  * share an isolate. Past 10,000 active timers the runtime refuses new ones, and a send refused so
@@ -10,7 +10,9 @@ import { scoped } from "../../lib/invocation-scope";
  *
  * The slots are the invocation's (lib/invocation-scope.ts), not the isolate's: a call waiting for
  * a slot that another invocation's call frees hangs once its own invocation has nothing else
- * pending. Timers are shared per invocation too, so the runtime's limit still holds.
+ * pending. Invocations sharing an isolate may so run 1,000 calls each; their timers stay far
+ * under the runtime's limit, as an invocation's calls of one timeout share one timer per 20 ms
+ * (at most 500 over a 10 s timeout).
  */
 export const PROVIDER_CALLS_IN_FLIGHT = 1_000;
 
