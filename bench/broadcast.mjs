@@ -6,7 +6,7 @@
 // status poll's figure too), messages per second, and the duplicate count (sandbox sends beyond
 // one per message; must be 0).
 import { loadavg } from "node:os";
-import { client, cpuSpent, ensureWorkflow, logProgress, providerCalls, startServer, triggerUpdatedAt } from "./server.mjs";
+import { client, cpuSpent, ensureWorkflow, providerCalls, runEnd, startServer } from "./server.mjs";
 
 const SUBSCRIBERS = Number(process.env.BROADCAST_SUBSCRIBERS ?? 100_000);
 const WORKFLOW = "bench-broadcast";
@@ -48,11 +48,8 @@ async function broadcastOnce(call) {
   }
   const polled = (performance.now() - started) / 1000;
   const cpu = cpuSpent(cpuBefore, server.cpuSeconds());
-  // The trigger's own completion time (server clock): the poll every 250 ms comes up to 250 ms late.
-  const completedAt = status?.status === "completed" ? await triggerUpdatedAt(server.persistTo, transactionId) : null;
-  const seconds = completedAt !== null ? (completedAt - startedAt) / 1000 : polled;
-  const { lastAt } = await logProgress(server.persistTo, transactionId);
-  return { transactionId, status, seconds, polled, lastSent: (lastAt - startedAt) / 1000, acceptMs, cpu, load };
+  const { seconds, lastSent } = await runEnd(server.persistTo, transactionId, status, startedAt, polled);
+  return { transactionId, status, seconds, polled, lastSent, acceptMs, cpu, load };
 }
 
 const server = await startServer();

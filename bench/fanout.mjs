@@ -8,7 +8,7 @@
 // as bench:trigger does) and prints messages/s as a ratio to that rate: the issue's measure.
 import { loadavg } from "node:os";
 import autocannon from "autocannon";
-import { client, cpuSpent, ensureWorkflow, logProgress, providerCalls, startServer, triggerUpdatedAt } from "./server.mjs";
+import { client, cpuSpent, ensureWorkflow, providerCalls, runEnd, startServer } from "./server.mjs";
 
 const SIZES = process.env.BENCH_MEMBERS ? [Number(process.env.BENCH_MEMBERS)] : [10_000, 100_000];
 const WORKFLOW = "bench-fanout";
@@ -67,10 +67,7 @@ async function runOnce(server, members) {
   }
   const polled = (performance.now() - started) / 1000;
   const cpu = cpuSpent(cpuBefore, server.cpuSeconds());
-  // The trigger's own completion time (server clock): the poll every 250 ms comes up to 250 ms late.
-  const completedAt = status?.status === "completed" ? await triggerUpdatedAt(server.persistTo, transactionId) : null;
-  const seconds = completedAt !== null ? (completedAt - startedAt) / 1000 : polled;
-  const { lastAt } = await logProgress(server.persistTo, transactionId);
+  const { seconds, lastSent } = await runEnd(server.persistTo, transactionId, status, startedAt, polled);
   const { captures, messages } = await providerCalls(server.persistTo, `m.transaction_id = '${transactionId}'`);
   const sent = status?.messages?.byStatus?.sent ?? 0;
   console.log(`members              ${members}`);
@@ -78,7 +75,7 @@ async function runOnce(server, members) {
   console.log(
     `all sent in          ${seconds.toFixed(2)} s (from the trigger to its completion, the trigger record's own time${cpu}; load average ${load} before)`,
   );
-  console.log(`  last message sent   ${((lastAt - startedAt) / 1000).toFixed(2)} s (its own status time; written to the log after it)`);
+  console.log(`  last message sent   ${lastSent.toFixed(2)} s (its own status time; written to the log after it)`);
   console.log(`  seen by the poll in ${polled.toFixed(2)} s (every 250 ms; ${(sent / polled / health).toFixed(2)} × /health)`);
   console.log(
     `messages per second  ${(sent / seconds).toFixed(1)}: ${(sent / seconds / health).toFixed(2)} × /health (${health.toFixed(0)} req/s just before)`,

@@ -349,20 +349,31 @@ export async function logProgress(persistTo, txPrefix) {
 }
 
 /**
- * When a trigger's record last changed (its completion, once it is `completed`), by the server's
- * clock, read from the log shard that holds it: a poll of its status comes up to its interval late.
+ * When a run of one trigger ended, by the server's clock: the trigger record's completion (read
+ * from the log shard that holds it; a poll of its status comes up to its interval late) and its
+ * last message's own status time (stamped before its row is written, so before the completion),
+ * both in seconds from `startedAt` (epoch ms). `seconds` falls back to `polled` for a trigger
+ * that did not complete.
  * @param {string} persistTo
  * @param {string} transactionId
+ * @param {{ status?: string } | undefined} status  the last status the poll read
+ * @param {number} startedAt
+ * @param {number} polled  seconds until the poll saw it end
  */
-export async function triggerUpdatedAt(persistTo, transactionId) {
+export async function runEnd(persistTo, transactionId, status, startedAt, polled) {
   process.removeAllListeners("warning");
   const { DatabaseSync } = await import("node:sqlite");
-  let at = null;
-  eachLogShard(DatabaseSync, persistTo, (log) => {
-    const row = log.prepare("SELECT updated_at AS at FROM triggers WHERE tx = ?").get(transactionId);
-    if (row) at = Math.max(at ?? 0, Number(row.at));
-  });
-  return at;
+  let completedAt = null;
+  if (status?.status === "completed")
+    eachLogShard(DatabaseSync, persistTo, (log) => {
+      const row = log.prepare("SELECT updated_at AS at FROM triggers WHERE tx = ?").get(transactionId);
+      if (row) completedAt = Math.max(completedAt ?? 0, Number(row.at));
+    });
+  const { lastAt } = await logProgress(persistTo, transactionId);
+  return {
+    seconds: completedAt !== null ? (completedAt - startedAt) / 1000 : polled,
+    lastSent: (lastAt - startedAt) / 1000,
+  };
 }
 
 /** Counts sandbox sends (provider calls) and distinct messages of a set of transactions, from the server's local D1. */

@@ -62,9 +62,10 @@ export const providerFor = (id: string): ProviderAdapter | undefined =>
 
 /**
  * Whether a provider's reports can reach a message by the provider's id: only a provider with a
- * status webhook (provider-callbacks) looks a message up that way. An unknown id answers true.
+ * status webhook (provider-callbacks) looks a message up that way. An unknown id, or none, answers true.
  */
-export function reportsByProviderId(id: string): boolean {
+export function reportsByProviderId(id: string | null | undefined): boolean {
+  if (!id) return true;
   const adapter = providerFor(id);
   return adapter === undefined || adapter.webhook !== undefined;
 }

@@ -333,7 +333,7 @@ export class MessageWrites {
     for (const m of this.inserts) batch.insert(m);
     for (const u of this.updates) {
       batch.update(u.key, u.values, u.message);
-      if (u.values.providerMessageId && (!u.values.provider || reportsByProviderId(u.values.provider)))
+      if (u.values.providerMessageId && reportsByProviderId(u.values.provider))
         batch.ref({ providerMessageId: u.values.providerMessageId, environmentId: u.message.environmentId, messageId: u.key });
     }
     for (const e of this.events) batch.event(e);
@@ -342,7 +342,7 @@ export class MessageWrites {
     // Only for a provider whose status webhook names its own id: a push provider's or the sandbox's
     // ref would be written for every send (a row in another shard) and never read.
     for (const m of this.inserts)
-      if (m.providerMessageId && (!m.provider || reportsByProviderId(m.provider)))
+      if (m.providerMessageId && reportsByProviderId(m.provider))
         batch.ref({ providerMessageId: m.providerMessageId, environmentId: m.environmentId, messageId: m.id });
     return batch;
   }
