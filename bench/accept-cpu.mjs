@@ -7,18 +7,11 @@
 // machine, about the size of a difference between two builds' accept paths; CPU per request moves
 // less. Compare two builds by running this in each's clean clone, alternated, several times
 // (docs/guides/benchmarks.md, "Against a release on the same machine").
-import autocannon from "autocannon";
-import { client, ensureWorkflow, startServer } from "./server.mjs";
+import { client, ensureWorkflow, loadTest, median, startServer } from "./server.mjs";
 
 const N = Number(process.env.BENCH_N ?? 3_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6);
 const WORKFLOW = "bench-trigger";
-
-const median = (values) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-};
 
 const server = await startServer({ acceptOnly: true });
 try {
@@ -36,10 +29,7 @@ try {
       body: JSON.stringify({ workflow: WORKFLOW, to: "bench-subscriber", payload: { n: 1 } }),
     },
   };
-  const load = (endpoint, amount) =>
-    new Promise((resolve, reject) =>
-      autocannon({ ...endpoint, headers, connections: 20, amount }, (error, result) => (error ? reject(error) : resolve(result))),
-    );
+  const load = (endpoint, amount) => loadTest({ ...endpoint, headers, connections: 20, amount });
   // Warm both paths first: the first requests compile the isolate's code and start the ledger shards.
   await load(endpoints.health, 500);
   await load(endpoints.trigger, 500);

@@ -7,8 +7,7 @@
 // measures GET /health on the same server (50 connections for BENCH_HEALTH_SECONDS, default 5,
 // as bench:trigger does) and prints messages/s as a ratio to that rate: the issue's measure.
 import { loadavg } from "node:os";
-import autocannon from "autocannon";
-import { client, cpuSpent, ensureWorkflow, providerCalls, runEnd, startServer } from "./server.mjs";
+import { client, cpuSpent, ensureWorkflow, loadTest, providerCalls, runEnd, startServer } from "./server.mjs";
 
 const SIZES = process.env.BENCH_MEMBERS ? [Number(process.env.BENCH_MEMBERS)] : [10_000, 100_000];
 const WORKFLOW = "bench-fanout";
@@ -17,11 +16,7 @@ const HEALTH_SECONDS = Number(process.env.BENCH_HEALTH_SECONDS ?? 5);
 
 /** GET /health's requests per second on this server now, at bench:trigger's 50 connections. */
 const healthRate = (baseUrl) =>
-  new Promise((resolve, reject) =>
-    autocannon({ url: `${baseUrl}/health`, connections: 50, duration: HEALTH_SECONDS }, (error, r) =>
-      error ? reject(error) : resolve(r.requests.total / HEALTH_SECONDS),
-    ),
-  );
+  loadTest({ url: `${baseUrl}/health`, connections: 50, duration: HEALTH_SECONDS }).then((r) => r.requests.total / HEALTH_SECONDS);
 
 if (!SIZES.every((n) => n >= 1 && n <= 100_000)) {
   console.error("BENCH_MEMBERS must be between 1 and 100000.");

@@ -6,8 +6,7 @@
 // share it locally). Time the isolate spends idle or in the runtime's own C++ (storage commits,
 // RPC transport) shows as "(idle)" / "(program)".
 import { writeFileSync } from "node:fs";
-import autocannon from "autocannon";
-import { client, ensureWorkflow, localDb, startServer } from "./server.mjs";
+import { client, ensureWorkflow, localDb, loadTest, startServer } from "./server.mjs";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const BULK = process.argv.includes("--bulk");
@@ -125,7 +124,7 @@ try {
   await devtools.send("Profiler.start");
   const event = { workflow: WORKFLOW, to: "bench-subscriber", payload: { n: 1 } };
   const load = (options) =>
-    new Promise((resolve, reject) => autocannon(options, (error, r) => (error ? reject(error) : resolve(r)))).then(
+    loadTest(options).then(
       (r) => `${BULK ? "bulk calls of 100" : "single triggers"}: ${r.requests.total} requests in ${SECONDS} s (${r.non2xx} non-2xx)`,
     );
   const what = fanOut

@@ -10,7 +10,7 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { cpuSeconds } from "./server.mjs";
+import { cpuSeconds, median } from "./server.mjs";
 
 const N = Number(process.env.BENCH_N ?? 2_000);
 const PORT = process.env.PORT ?? "8797";
@@ -62,8 +62,6 @@ async function ready() {
   }
   throw new Error(`the runtime-costs worker did not start on ${base}`);
 }
-
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 const ops = await ready();
 // Once each first: the object's creation and the first compile are not what is measured.

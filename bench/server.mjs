@@ -3,6 +3,7 @@
 // own environment whose integrations are the sandbox providers only: a benchmark never sends
 // through a real provider, whatever the development environment of `npm start` holds.
 import { spawn } from "node:child_process";
+import autocannon from "autocannon";
 import { createWriteStream, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
@@ -22,6 +23,13 @@ const HOST = "127.0.0.1";
  */
 /** BENCH_LOCAL_OBSERVABILITY=1 keeps wrangler's local trace store on, as `wrangler dev` has it by default. */
 export const LOCAL_OBSERVABILITY = process.env.BENCH_LOCAL_OBSERVABILITY === "1";
+
+/** An autocannon run as a promise of its result. */
+export const loadTest = (options) =>
+  new Promise((resolve, reject) => autocannon(options, (error, result) => (error ? reject(error) : resolve(result))));
+
+/** The median of some figures (of an even count, the upper of the middle two). */
+export const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 export async function startServer(options = {}) {
   const port = options.port ?? process.env.PORT ?? "8797";

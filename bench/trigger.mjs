@@ -7,8 +7,7 @@
 // BENCH_TENANT=1: accept-only, POST /v1/trigger without a tenant and with `tenant: "bench-tenant"`
 // measured alternately in the same run, and the ratio of the two (the target: within 5 %).
 import { loadavg } from "node:os";
-import autocannon from "autocannon";
-import { client, ensureWorkflow, LOCAL_OBSERVABILITY, localDb, startServer } from "./server.mjs";
+import { client, ensureWorkflow, LOCAL_OBSERVABILITY, localDb, loadTest, median, startServer } from "./server.mjs";
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const TENANT_MODE = process.env.BENCH_TENANT === "1";
@@ -21,10 +20,7 @@ const load = () => loadavg()[0].toFixed(2);
 const ROUNDS = 2;
 const WORKFLOW = "bench-trigger";
 
-const measure = (options) =>
-  new Promise((resolve, reject) =>
-    autocannon({ connections: CONNECTIONS, duration: SECONDS, ...options }, (error, r) => (error ? reject(error) : resolve(r))),
-  );
+const measure = (options) => loadTest({ connections: CONNECTIONS, duration: SECONDS, ...options });
 
 const triggerRequest = (baseUrl, headers, transactionId, extra = {}) => ({
   url: `${baseUrl}/v1/trigger`,
@@ -93,7 +89,6 @@ async function bulkVersusSingle(call) {
     await fn();
     return performance.now() - t;
   };
-  const median = (xs) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   const singles = [];
   const bulks = [];
   for (let i = 0; i < 20; i++) {

@@ -8,8 +8,7 @@
 //    (bench/webhook-receiver.mjs, verifying each request with `standardwebhooks`) has all 10,000
 //    events, events per second and duplicates.
 import { loadavg } from "node:os";
-import autocannon from "autocannon";
-import { client, ensureWorkflow, localDb, startServer } from "./server.mjs";
+import { client, ensureWorkflow, localDb, loadTest, startServer } from "./server.mjs";
 import { startReceiver } from "./webhook-receiver.mjs";
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 10_000);
@@ -22,10 +21,7 @@ const TIMEOUT_MS = 20 * 60_000;
 const load = () => loadavg()[0].toFixed(2);
 const STEPS = [{ id: "push", type: "push", template: { title: "News", body: "Hello {{ subscriber.subscriberId }}" } }];
 
-const measure = (options) =>
-  new Promise((resolve, reject) =>
-    autocannon({ connections: CONNECTIONS, duration: SECONDS, ...options }, (error, r) => (error ? reject(error) : resolve(r))),
-  );
+const measure = (options) => loadTest({ connections: CONNECTIONS, duration: SECONDS, ...options });
 const rps = (r) => r.requests.total / SECONDS;
 
 async function acceptPath() {
