@@ -9,7 +9,7 @@ import type { LogShard } from "../../src/durable-objects/log/log-shard";
 import { indexedOf, type LogWrite } from "../../src/durable-objects/log/rows";
 import type { LogTrigger } from "../../src/durable-objects/log/triggers-table";
 import { unique } from "../factories";
-import { logEvent as event, logMessage } from "../log";
+import { logEvent as event, logMessage, notificationOf } from "../log";
 
 /** Runs `call` on the shard named `name` with its SQLite's statements counted; answers the count. */
 async function statementsOf(name: string, call: (shard: LogShard) => Promise<unknown>): Promise<number> {
@@ -30,6 +30,20 @@ async function statementsOf(name: string, call: (shard: LogShard) => Promise<unk
     }
     return n;
   });
+}
+
+/** An in-app step's phase for `n` subscribers of one shard: their messages and notifications, the first notification given twice. */
+function inAppPhase(environmentId: string, at: number, n: number): LogWrite {
+  const messages = Array.from({ length: n }, (_, i) =>
+    logMessage({ environmentId, subscriberId: `sub-${i}`, createdAt: at, channel: "in_app", status: "sent" }),
+  );
+  const feed = messages.map((m, i) => notificationOf(m, { body: `Hello ${i}`, data: { quote: 'a "b" \\ é' } }));
+  return {
+    inserts: messages,
+    events: messages.map((m) => event(m, "sent", at)),
+    feed: [...feed, { ...feed[0]!, content: { body: "a retried send" } }],
+    indexed: messages.map(indexedOf),
+  };
 }
 
 /** A one-step email trigger's send phase: its message inserted as sent, with its first timeline and its provider's id. */
@@ -70,6 +84,35 @@ describe("statements per log shard write", () => {
     // The first write of a shard names it (settings): measured from the second, as a warm shard runs.
     await statementsOf(name, (s) => s.write(name, sendPhase(environmentId, at - 1)));
     expect(await statementsOf(name, (s) => s.write(name, sendPhase(environmentId, at)))).toBe(9);
+  });
+
+  it("in-app notifications: a fixed number per write whatever their number, each stored once as given", async () => {
+    const name = unique("log-statements-feed");
+    const environmentId = unique("env");
+    const at = Date.now();
+    await statementsOf(name, (s) => s.write(name, inAppPhase(environmentId, at - 1, 1)));
+    const one = await statementsOf(name, (s) => s.write(name, inAppPhase(environmentId, at, 1)));
+    const many = await statementsOf(name, (s) => s.write(name, inAppPhase(environmentId, at + 1, 50)));
+    expect(many).toBe(one);
+    const stub = env.LOGS.get(env.LOGS.idFromName(name)) as DurableObjectStub<LogShard>;
+    await stub.write(name, inAppPhase(environmentId, at + 2, 1));
+    const stored = await runInDurableObject(stub, (_o: LogShard, state) =>
+      state.storage.sql
+        .exec<{ subscriber: string; content: string; tags: string; context: string; tenant: string | null; read_at: number | null }>(
+          "SELECT subscriber, content, tags, context, tenant, read_at FROM in_app_notifications WHERE env = ? AND subscriber = 'sub-0' ORDER BY created_at",
+          environmentId,
+        )
+        .toArray(),
+    );
+    // The first of each write's sub-0 notifications is kept, the retried one left out; content keeps its quotes and accents.
+    expect(stored.map((r) => JSON.parse(r.content))).toEqual(
+      [at - 1, at, at + 1, at + 2].map(() => ({ body: "Hello 0", data: { quote: 'a "b" \\ é' } })),
+    );
+    expect(stored[0]).toMatchObject({ tags: "[]", context: "", tenant: null, read_at: null });
+    const total = await runInDurableObject(stub, (_o: LogShard, state) =>
+      state.storage.sql.exec<{ n: number }>("SELECT count(*) AS n FROM in_app_notifications WHERE env = ?", environmentId).one(),
+    );
+    expect(total.n).toBe(1 + 1 + 50 + 1);
   });
 
   it("trigger records: a fixed number per call, whatever the number of triggers", async () => {

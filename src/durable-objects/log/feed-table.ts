@@ -1,3 +1,4 @@
+import { jsonParts, PART_ROWS } from "../../lib/json-parts";
 import { addColumnsMissingFrom } from "./added-columns";
 import type { FeedChange, FeedCounts, FeedFilter, FeedRow } from "./rows";
 
@@ -145,32 +146,43 @@ function setOf(change: FeedChange, now: number): Clause {
 export class FeedTable {
   constructor(private readonly sql: SqlStorage) {}
 
-  /** Stores a notification; one already there (a retried send) is left as it is. Answers whether it was new. */
-  insert(f: FeedRow): boolean {
-    return (
-      this.sql.exec(
-        `INSERT INTO in_app_notifications (id, env, subscriber, tx, workflow, step, content, tags, seen_at, read_at, archived_at,
-           snoozed_until, completed_action, created_at, updated_at, context, tenant) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-         ON CONFLICT DO NOTHING`,
-        f.id,
-        f.environmentId,
-        f.subscriberId,
-        f.transactionId,
-        f.workflowKey,
-        f.stepId,
-        JSON.stringify(f.content),
-        JSON.stringify(f.tags),
-        f.seenAt,
-        f.readAt,
-        f.archivedAt,
-        f.snoozedUntil,
-        f.completedAction,
-        f.createdAt,
-        f.updatedAt,
-        f.context ?? "",
-        f.tenantId ?? null,
-      ).rowsWritten > 0
-    );
+  /**
+   * Stores notifications in one statement per part (lib/json-parts.ts), as a write's messages and
+   * captures are; one already there (a retried send) is left as it is. Answers the new ones' ids.
+   */
+  insertAll(rows: readonly FeedRow[]): string[] {
+    if (rows.length === 0) return [];
+    const values = rows.map((f) => [
+      f.id,
+      f.environmentId,
+      f.subscriberId,
+      f.transactionId,
+      f.workflowKey,
+      f.stepId,
+      JSON.stringify(f.content),
+      JSON.stringify(f.tags),
+      f.seenAt,
+      f.readAt,
+      f.archivedAt,
+      f.snoozedUntil,
+      f.completedAction,
+      f.createdAt,
+      f.updatedAt,
+      f.context ?? "",
+      f.tenantId ?? null,
+    ]);
+    const inserted: string[] = [];
+    for (const part of jsonParts(values))
+      for (const { id } of this.sql.exec<{ id: string }>(
+        `${PART_ROWS} INSERT INTO in_app_notifications (id, env, subscriber, tx, workflow, step, content, tags, seen_at, read_at,
+           archived_at, snoozed_until, completed_action, created_at, updated_at, context, tenant)
+         SELECT v ->> 0, v ->> 1, v ->> 2, v ->> 3, v ->> 4, v ->> 5, v ->> 6, v ->> 7, v ->> 8, v ->> 9, v ->> 10, v ->> 11,
+           v ->> 12, v ->> 13, v ->> 14, v ->> 15, v ->> 16 FROM part WHERE true
+         ON CONFLICT DO NOTHING RETURNING id`,
+        part,
+      ))
+        inserted.push(id);
+    return inserted;
   }
 
   /** Newest first (ids are time-ordered) below `after`, at most `limit`. */

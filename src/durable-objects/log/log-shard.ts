@@ -200,7 +200,7 @@ export class LogShard extends DurableObject<Bindings> {
       // their row): their latency is read from the write, not the table (RollupChanges).
       const ownTimes = counting ? sendTimes(new Set([...fresh].filter((id) => !early.has(id))), events) : undefined;
       const storedAs = new Map(existing.map((e) => [e.requested, e.id]));
-      for (const f of w.feed ?? []) this.feed.insert({ ...f, id: storedAs.get(f.id) ?? f.id });
+      this.feed.insertAll((w.feed ?? []).map((f) => ({ ...f, id: storedAs.get(f.id) ?? f.id })));
       this.captures.insert((w.captures ?? []).map((c) => ({ ...c, messageId: storedAs.get(c.messageId) ?? c.messageId })));
       this.append(events, reached, new Set([...fresh, ...this.updateAll(updates, reached)]));
       this.index.apply(w.indexed ?? [], w.indexedStatus ?? []);
@@ -770,7 +770,7 @@ export class LogShard extends DurableObject<Bindings> {
   /** Stores notifications outside a delivery phase's write (a retried send of a message recorded in D1); answers the new ones' ids. */
   async feedInsert(name: string, rows: FeedRow[]): Promise<string[]> {
     const kept = this.erasing.dropErased({ feed: rows }).feed ?? [];
-    const inserted = this.ctx.storage.transactionSync(() => kept.filter((f) => this.feed.insert(f)).map((f) => f.id));
+    const inserted = this.ctx.storage.transactionSync(() => this.feed.insertAll(kept));
     await this.armExpiry(name);
     return inserted;
   }
