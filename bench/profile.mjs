@@ -6,6 +6,7 @@
 // share it locally). Time the isolate spends idle or in the runtime's own C++ (storage commits,
 // RPC transport) shows as "(idle)" / "(program)".
 import { writeFileSync } from "node:fs";
+import { devtools as openDevtools } from "./inspector.mjs";
 import { client, ensureWorkflow, localDb, loadTest, startServer } from "./server.mjs";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
@@ -18,41 +19,6 @@ const TOPIC = process.argv.includes("--topic") ? Number(process.argv[process.arg
 const RUNNING = process.argv.includes("--running");
 const INSPECTOR = 9239;
 const WORKFLOW = "bench-trigger";
-
-async function inspector() {
-  for (let i = 0; i < 40; i++) {
-    const list = await fetch(`http://127.0.0.1:${INSPECTOR}/json`).then(
-      (r) => r.json(),
-      () => null,
-    );
-    const target = list?.find((t) => t.webSocketDebuggerUrl);
-    if (target) return target.webSocketDebuggerUrl;
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error("no inspector target");
-}
-
-function session(url) {
-  // The inspector proxy refuses an upgrade without an Origin (Node's WebSocket takes headers).
-  const ws = new WebSocket(url, { headers: { origin: `http://127.0.0.1:${INSPECTOR}` } });
-  let id = 0;
-  const waiting = new Map();
-  ws.addEventListener("message", (e) => {
-    const msg = JSON.parse(String(e.data));
-    if (msg.id && waiting.has(msg.id)) {
-      waiting.get(msg.id)(msg);
-      waiting.delete(msg.id);
-    }
-  });
-  const ready = new Promise((r) => ws.addEventListener("open", r, { once: true }));
-  const send = async (method, params = {}) => {
-    await ready;
-    const n = ++id;
-    ws.send(JSON.stringify({ id: n, method, params }));
-    return new Promise((r) => waiting.set(n, r));
-  };
-  return { send, close: () => ws.close() };
-}
 
 const server = await startServer({
   acceptOnly: !DELIVERY && !TOPIC && !RUNNING,
@@ -118,7 +84,7 @@ try {
     { id: "email", type: "email", template: { subject: "Hello", text: "Benchmark." } },
   ]);
   await call("POST", "/sub", { subscriberId: "bench-subscriber", email: "bench@example.com" });
-  const devtools = session(await inspector());
+  const devtools = await openDevtools(INSPECTOR);
   await devtools.send("Profiler.enable");
   await devtools.send("Profiler.setSamplingInterval", { interval: 200 });
   await devtools.send("Profiler.start");

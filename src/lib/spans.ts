@@ -31,14 +31,16 @@ export const hopAttributes = (hop: Hop) => ({
 });
 
 let tracer: Promise<Tracer | null> | undefined;
+/** The tracer once the import settled (null: none), so a hop after the first awaits nothing to find it. */
+let settled: Tracer | null | undefined;
 /**
  * `cloudflare:workers` is imported when first needed, not at load: the scripts that read the
  * OpenAPI document load the app in Node, where that module does not exist.
  */
 const platformTracer = () =>
   (tracer ??= import("cloudflare:workers").then(
-    (m) => (m.tracing as unknown as Tracer | undefined) ?? null,
-    () => null,
+    (m) => (settled = (m.tracing as unknown as Tracer | undefined) ?? null),
+    () => (settled = null),
   ));
 
 const UNTRACED: HopSpan = { isTraced: false, setAttributes: () => undefined, end: () => undefined };
@@ -46,12 +48,13 @@ const UNTRACED: HopSpan = { isTraced: false, setAttributes: () => undefined, end
 /**
  * Runs `work` inside a span named `name` carrying the hop's attributes, so the platform's own
  * spans under it (the provider's fetch, D1, object calls) nest there. Attributes are only built
- * for a sampled request: an unsampled one pays for the span and nothing else.
+ * for a sampled request: an unsampled one pays for the span and nothing else. Not an async
+ * function: every accept runs through here, and an await per call was garbage per request.
  */
-export async function inHopSpan<T>(name: string, hop: Hop, work: (span: HopSpan) => Promise<T>): Promise<T> {
-  const tracing = await platformTracer();
-  if (!tracing) return work(UNTRACED);
-  return tracing.enterSpan(name, (span) => {
+export function inHopSpan<T>(name: string, hop: Hop, work: (span: HopSpan) => Promise<T>): Promise<T> {
+  if (settled === undefined) return platformTracer().then(() => inHopSpan(name, hop, work));
+  if (!settled) return work(UNTRACED);
+  return settled.enterSpan(name, (span) => {
     if (span.isTraced) span.setAttributes(hopAttributes(hop));
     return work(span);
   });
@@ -69,8 +72,11 @@ export function inChildHopSpan<T>(parentTraced: boolean, name: string, hop: Hop,
  * One span per hop around work done for several at once (a bulk accept: one call per ledger
  * shard for every trigger), each ended when the work settles.
  */
-export async function inHopSpans<T>(name: string, hops: readonly Hop[], work: () => Promise<T>): Promise<T> {
-  if (hops.length === 1) return inHopSpan(name, hops[0]!, work);
+export function inHopSpans<T>(name: string, hops: readonly Hop[], work: () => Promise<T>): Promise<T> {
+  return hops.length === 1 ? inHopSpan(name, hops[0]!, work) : inSpansOfMany(name, hops, work);
+}
+
+async function inSpansOfMany<T>(name: string, hops: readonly Hop[], work: () => Promise<T>): Promise<T> {
   const tracing = await platformTracer();
   const spans = tracing ? hops.map((hop) => [tracing.startSpan(name), hop] as const) : [];
   for (const [span, hop] of spans) if (span.isTraced) span.setAttributes(hopAttributes(hop));

@@ -40,7 +40,7 @@ novuEventsRoutes.openapi(
   }),
   async (c) => {
     const request = parsed(TriggerRequest, toTriggerBody(c.req.valid("json")));
-    const accepted = await acceptTrigger(c.var.data, c.env, request, c.get("idempotencyKey"), {
+    const accepted = await acceptTrigger(c.get("data"), c.env, request, c.get("idempotencyKey"), {
       background: backgroundOf(c),
     });
     return c.json({ data: toNovuTrigger(accepted) }, 201);
@@ -62,7 +62,7 @@ novuEventsRoutes.openapi(
       const novu = NovuTriggerInput.safeParse(event);
       return novu.success ? toTriggerBody(novu.data) : event;
     });
-    const outcomes = await acceptBulk(c.var.data, c.env, bodies, c.get("idempotencyKey"), undefined, {
+    const outcomes = await acceptBulk(c.get("data"), c.env, bodies, c.get("idempotencyKey"), undefined, {
       background: backgroundOf(c),
     });
     const data = outcomes.map((o) =>
@@ -84,7 +84,7 @@ novuEventsRoutes.openapi(
   }),
   async (c) => {
     const request = parsed(BroadcastRequest, toTriggerBody(c.req.valid("json")));
-    const accepted = await acceptBroadcast(c.var.data, c.env, request, c.get("idempotencyKey"), {
+    const accepted = await acceptBroadcast(c.get("data"), c.env, request, c.get("idempotencyKey"), {
       background: backgroundOf(c),
     });
     return c.json({ data: toNovuTrigger(accepted) }, 201);
@@ -110,7 +110,7 @@ novuEventsRoutes.openapi(
     responses: { 200: { description: "Whether anything was cancelled", content: json(envelope(z.boolean())) } },
   }),
   async (c) => {
-    const outcome = await cancelByTransactionId(c.var.data, c.env, c.req.valid("param").transactionId);
+    const outcome = await cancelByTransactionId(c.get("data"), c.env, c.req.valid("param").transactionId);
     return c.json({ data: outcome?.status === "cancelled" }, 200);
   },
 );

@@ -60,6 +60,19 @@ export class Outbox {
   addAll(entries: readonly { tx: string; job: DeliveryJob }[]) {
     if (entries.length === 0) return;
     const jsons = entries.map(({ job }) => JSON.stringify(job));
+    const ids = entries.length === 1 ? [this.insertOne(entries[0]!.tx, jsons[0]!)] : this.insertList(entries, jsons);
+    ids.forEach((id, i) => {
+      this.written.set(id, { tx: entries[i]!.tx, job: entries[i]!.job, bytes: jobBytes(jsons[i]!) });
+    });
+    this.added += entries.length;
+  }
+
+  /** One job (a single trigger's accept, the common call) bound as it is, not escaped into a list for SQLite to parse back. */
+  private insertOne(tx: string, json: string): number {
+    return this.storage.sql.exec<{ id: number }>("INSERT INTO outbox (tx, job) VALUES (?, ?) RETURNING id", tx, json).one().id;
+  }
+
+  private insertList(entries: readonly { tx: string }[], jsons: readonly string[]): number[] {
     const ids = this.storage.sql
       .exec<{ id: number }>(
         "INSERT INTO outbox (tx, job) SELECT value ->> 0, value ->> 1 FROM json_each(?) RETURNING id",
@@ -69,11 +82,7 @@ export class Outbox {
       .map((r) => r.id);
     // json_each gives the rows in list order and they are inserted as given (no ORDER BY, which
     // would sort the jobs' text): the list takes rising ids. RETURNING's own order is not promised.
-    ids.sort((a, b) => a - b);
-    ids.forEach((id, i) => {
-      this.written.set(id, { tx: entries[i]!.tx, job: entries[i]!.job, bytes: jobBytes(jsons[i]!) });
-    });
-    this.added += entries.length;
+    return ids.sort((a, b) => a - b);
   }
 
   /** Sends what was just added within `flushMs`, and arms the alarm as the backstop should this instance die first. */

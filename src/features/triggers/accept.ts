@@ -277,8 +277,8 @@ export async function makeDurable(
       : [],
   );
   const written = recordLastTriggered(data, fresh);
-  if (background) background(written);
-  else await written;
+  if (written && background) background(written);
+  else if (written) await written;
   return prepared.map((p, i): Accepted | ApiError =>
     outcomes[i] === "conflict"
       ? new ApiError("transaction_conflict", `transactionId "${p.transactionId}" was already used for a different trigger.`)

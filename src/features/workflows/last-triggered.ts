@@ -8,9 +8,12 @@ import type { Data } from "../data";
 export const LAST_TRIGGERED_EVERY_MS = 60_000;
 const MAX_ENTRIES = 10_000;
 
-/** When this isolate last wrote each workflow's value, by `<environment>\0<workflow id>`. */
-const written = new Map<string, number>();
-const keyOf = (environmentId: string, workflowId: string) => `${environmentId}\u0000${workflowId}`;
+/**
+ * When this isolate last wrote each workflow's value, by environment then workflow id: two maps,
+ * not one keyed by a joined string, so the check every trigger makes builds no string.
+ */
+const written = new Map<string, Map<string, number>>();
+let entries = 0;
 
 export interface AcceptedTrigger {
   workflowId: string;
@@ -19,37 +22,55 @@ export interface AcceptedTrigger {
 
 /**
  * The workflows of `accepted` whose value this isolate has not written in the last minute, each
- * with its newest acceptance, marked as written at `now`.
+ * with its newest acceptance, marked as written at `now`. Nearly every call finds none due and
+ * makes nothing.
  */
 export function dueLastTriggered(environmentId: string, accepted: readonly AcceptedTrigger[], now: number) {
-  const newest = new Map<string, number>();
-  for (const { workflowId, acceptedAt } of accepted) newest.set(workflowId, Math.max(acceptedAt, newest.get(workflowId) ?? 0));
+  const inEnvironment = written.get(environmentId);
+  let newest: Map<string, number> | undefined;
+  for (const { workflowId, acceptedAt } of accepted) {
+    const last = inEnvironment?.get(workflowId);
+    if (last !== undefined && now - last < LAST_TRIGGERED_EVERY_MS) continue;
+    newest ??= new Map();
+    newest.set(workflowId, Math.max(acceptedAt, newest.get(workflowId) ?? 0));
+  }
+  if (newest === undefined) return [];
+  if (entries >= MAX_ENTRIES) {
+    written.clear();
+    entries = 0;
+  }
+  const marks = written.get(environmentId) ?? new Map<string, number>();
+  written.set(environmentId, marks);
   const due: { workflowId: string; at: number }[] = [];
   for (const [workflowId, at] of newest) {
-    const key = keyOf(environmentId, workflowId);
-    const last = written.get(key);
-    if (last !== undefined && now - last < LAST_TRIGGERED_EVERY_MS) continue;
-    if (written.size >= MAX_ENTRIES) written.clear();
-    written.set(key, now);
+    if (!marks.has(workflowId)) entries++;
+    marks.set(workflowId, now);
     due.push({ workflowId, at });
   }
   return due;
 }
 
 /**
- * Writes what is due of `accepted` (one D1 batch, or nothing). It never rejects: the triggers are
- * accepted whatever becomes of it, and a failed write is forgotten so the next trigger tries again.
+ * Writes what is due of `accepted` (one D1 batch), or answers nothing when nothing is due, as for
+ * nearly every trigger: then the request makes no promise and leaves no background task. The
+ * write never rejects: the triggers are accepted whatever becomes of it, and a failed write is
+ * forgotten so the next trigger tries again.
  */
-export async function recordLastTriggered(data: Data, accepted: readonly AcceptedTrigger[], now = Date.now()): Promise<void> {
+export function recordLastTriggered(data: Data, accepted: readonly AcceptedTrigger[], now = Date.now()): Promise<void> | undefined {
   const due = dueLastTriggered(data.environmentId, accepted, now);
-  if (due.length === 0) return;
+  return due.length === 0 ? undefined : writeDue(data, due, now);
+}
+
+async function writeDue(data: Data, due: { workflowId: string; at: number }[], now: number): Promise<void> {
   try {
     await data.accept.recordLastTriggered(due);
   } catch (error) {
-    for (const { workflowId } of due) {
-      const key = keyOf(data.environmentId, workflowId);
-      if (written.get(key) === now) written.delete(key);
-    }
+    const marks = written.get(data.environmentId);
+    for (const { workflowId } of due)
+      if (marks?.get(workflowId) === now) {
+        marks.delete(workflowId);
+        entries--;
+      }
     const message = error instanceof Error ? error.message : String(error);
     console.error(JSON.stringify({ level: "error", message: `last triggered of ${due.length} workflow(s) not written: ${message}` }));
   }

@@ -121,5 +121,5 @@ export const idempotency = (scopeOf: (c: Context<AppEnv>) => string) =>
     await settle(c, ref);
   });
 
-export const environmentScope = (c: Context<AppEnv>) => environmentKeyScope(c.var.data.environmentId);
+export const environmentScope = (c: Context<AppEnv>) => environmentKeyScope(c.get("data").environmentId);
 export const adminScope = () => "admin";
