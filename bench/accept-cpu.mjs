@@ -7,32 +7,15 @@
 // machine, about the size of a difference between two builds' accept paths; CPU per request moves
 // less. Compare two builds by running this in each's clean clone, alternated, several times
 // (docs/guides/benchmarks.md, "Against a release on the same machine").
-import { client, ensureWorkflow, loadTest, median, startServer } from "./server.mjs";
+import { median, startServer, warmAcceptEndpoints } from "./server.mjs";
 
 const N = Number(process.env.BENCH_N ?? 3_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6);
-const WORKFLOW = "bench-trigger";
 
 const server = await startServer({ acceptOnly: true });
 try {
   if (server.cpuSeconds() === null) throw new Error("bench:accept-cpu reads the runtime's CPU from /proc: Linux only");
-  const { call, headers } = client(server.baseUrl, server.key);
-  await ensureWorkflow(call, WORKFLOW, "Benchmark trigger", [
-    { id: "email", type: "email", template: { subject: "Hello", text: "Benchmark." } },
-  ]);
-  await call("POST", "/sub", { subscriberId: "bench-subscriber", email: "bench@example.com" });
-  const endpoints = {
-    health: { url: `${server.baseUrl}/health` },
-    trigger: {
-      url: `${server.baseUrl}/v1/trigger`,
-      method: "POST",
-      body: JSON.stringify({ workflow: WORKFLOW, to: "bench-subscriber", payload: { n: 1 } }),
-    },
-  };
-  const load = (endpoint, amount) => loadTest({ ...endpoint, headers, connections: 20, amount });
-  // Warm both paths first: the first requests compile the isolate's code and start the ledger shards.
-  await load(endpoints.health, 500);
-  await load(endpoints.trigger, 500);
+  const { endpoints, load } = await warmAcceptEndpoints(server);
   const spent = { health: [], trigger: [] };
   console.log(`${N} requests a round at 20 connections, ${ROUNDS} rounds, rate limits on, consumers off`);
   for (let round = 1; round <= ROUNDS; round++) {

@@ -9,13 +9,12 @@
 // between two builds' accept paths shows here when CPU cannot resolve it (docs/guides/benchmarks.md).
 import { writeFileSync } from "node:fs";
 import { devtools } from "./inspector.mjs";
-import { client, ensureWorkflow, loadTest, startServer } from "./server.mjs";
+import { startServer, warmAcceptEndpoints } from "./server.mjs";
 
 const N = Number(process.env.BENCH_N ?? 3_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 const TOP = Number(process.env.TOP ?? 25);
 const INSPECTOR = 9241;
-const WORKFLOW = "bench-trigger";
 
 /** Bytes by function (name and bundle line) and in all, from a sampling heap profile's tree. */
 function allocated(profile) {
@@ -34,23 +33,7 @@ function allocated(profile) {
 
 const server = await startServer({ acceptOnly: true, inspectorPort: INSPECTOR });
 try {
-  const { call, headers } = client(server.baseUrl, server.key);
-  await ensureWorkflow(call, WORKFLOW, "Benchmark trigger", [
-    { id: "email", type: "email", template: { subject: "Hello", text: "Benchmark." } },
-  ]);
-  await call("POST", "/sub", { subscriberId: "bench-subscriber", email: "bench@example.com" });
-  const endpoints = {
-    health: { url: `${server.baseUrl}/health` },
-    trigger: {
-      url: `${server.baseUrl}/v1/trigger`,
-      method: "POST",
-      body: JSON.stringify({ workflow: WORKFLOW, to: "bench-subscriber", payload: { n: 1 } }),
-    },
-  };
-  const load = (endpoint, amount) => loadTest({ ...endpoint, headers, connections: 20, amount });
-  // Warm both paths first: the first requests compile the isolate's code and start the ledger shards.
-  await load(endpoints.health, 500);
-  await load(endpoints.trigger, 500);
+  const { endpoints, load } = await warmAcceptEndpoints(server);
   const inspector = await devtools(INSPECTOR);
   await inspector.send("HeapProfiler.enable");
   console.log(`${N} requests a round at 20 connections, ${ROUNDS} rounds, rate limits on, consumers off`);

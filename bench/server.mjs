@@ -31,6 +31,32 @@ export const loadTest = (options) =>
 /** The median of some figures (of an even count, the upper of the middle two). */
 export const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
+/**
+ * `GET /health` and the single trigger bench:trigger sends, on a started accept-only server, each
+ * already run 500 times (the first requests compile the isolate's code and start the ledger
+ * shards), with `load(endpoint, amount)` to drive one at 20 connections: what bench:accept-cpu
+ * and bench:alloc measure, alternated.
+ */
+export async function warmAcceptEndpoints(server) {
+  const { call, headers } = client(server.baseUrl, server.key);
+  await ensureWorkflow(call, "bench-trigger", "Benchmark trigger", [
+    { id: "email", type: "email", template: { subject: "Hello", text: "Benchmark." } },
+  ]);
+  await call("POST", "/sub", { subscriberId: "bench-subscriber", email: "bench@example.com" });
+  const endpoints = {
+    health: { url: `${server.baseUrl}/health` },
+    trigger: {
+      url: `${server.baseUrl}/v1/trigger`,
+      method: "POST",
+      body: JSON.stringify({ workflow: "bench-trigger", to: "bench-subscriber", payload: { n: 1 } }),
+    },
+  };
+  const load = (endpoint, amount) => loadTest({ ...endpoint, headers, connections: 20, amount });
+  await load(endpoints.health, 500);
+  await load(endpoints.trigger, 500);
+  return { endpoints, load };
+}
+
 export async function startServer(options = {}) {
   const port = options.port ?? process.env.PORT ?? "8797";
   const folder = options.restart?.folder ?? mkdtempSync(join(tmpdir(), "clarion-bench-"));
