@@ -51,7 +51,8 @@ type AfterDb<F> = F extends (db: Db, ...rest: infer R) => unknown ? R : never;
 /**
  * Every repository of one environment, bound to it once: a caller holding this object has no way
  * to name another environment's rows. Requests get it as `c.var.data` (set by the auth middleware
- * from the key's environment; the accept routes read it as `c.get("data")`, which builds no object); work without a request builds it from the environmentId it carries.
+ * from the key's environment; the accept routes read it as `c.get("data")`, which builds no
+ * object); work without a request builds it from the environmentId it carries.
  * Making one is cheap, as every authenticated request (the accept path included) does and most
  * read one or two repositories of it: each is built when first read (getters on the class, not
  * per-object properties), and no query runs until a method is called.
