@@ -7,7 +7,7 @@
 // RPC transport) shows as "(idle)" / "(program)".
 import { writeFileSync } from "node:fs";
 import { devtools as openDevtools } from "./inspector.mjs";
-import { client, ensureWorkflow, localDb, loadTest, startServer } from "./server.mjs";
+import { client, ensureBenchTrigger, ensureWorkflow, localDb, loadTest, startServer } from "./server.mjs";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const BULK = process.argv.includes("--bulk");
@@ -80,15 +80,11 @@ async function topicFanOut(call) {
 try {
   const { call, headers } = client(server.baseUrl, server.key);
   const fanOut = TOPIC ? await topicFanOut(call) : null;
-  await ensureWorkflow(call, WORKFLOW, "Benchmark trigger", [
-    { id: "email", type: "email", template: { subject: "Hello", text: "Benchmark." } },
-  ]);
-  await call("POST", "/sub", { subscriberId: "bench-subscriber", email: "bench@example.com" });
+  const event = await ensureBenchTrigger(call);
   const devtools = await openDevtools(INSPECTOR);
   await devtools.send("Profiler.enable");
   await devtools.send("Profiler.setSamplingInterval", { interval: 200 });
   await devtools.send("Profiler.start");
-  const event = { workflow: WORKFLOW, to: "bench-subscriber", payload: { n: 1 } };
   const load = (options) =>
     loadTest(options).then(
       (r) => `${BULK ? "bulk calls of 100" : "single triggers"}: ${r.requests.total} requests in ${SECONDS} s (${r.non2xx} non-2xx)`,

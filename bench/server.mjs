@@ -32,6 +32,20 @@ export const loadTest = (options) =>
 export const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 /**
+ * The workflow (one email step) and subscriber every accept-path benchmark triggers, made if
+ * missing; answers the trigger's body (bench:trigger adds a transactionId, bench:profile sends it
+ * as it is).
+ */
+export async function ensureBenchTrigger(call) {
+  await ensureWorkflow(call, "bench-trigger", "Benchmark trigger", [
+    { id: "email", type: "email", template: { subject: "Hello", text: "Benchmark." } },
+  ]);
+  const sub = await call("POST", "/sub", { subscriberId: "bench-subscriber", email: "bench@example.com" });
+  if (sub.status !== 200 && sub.status !== 201) throw new Error(`upserting the subscriber answered ${sub.status}`);
+  return { workflow: "bench-trigger", to: "bench-subscriber", payload: { n: 1 } };
+}
+
+/**
  * `GET /health` and the single trigger bench:trigger sends, on a started accept-only server, each
  * already run 500 times (the first requests compile the isolate's code and start the ledger
  * shards), with `load(endpoint, amount)` to drive one at 20 connections: what bench:accept-cpu
@@ -39,16 +53,13 @@ export const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length
  */
 export async function warmAcceptEndpoints(server) {
   const { call, headers } = client(server.baseUrl, server.key);
-  await ensureWorkflow(call, "bench-trigger", "Benchmark trigger", [
-    { id: "email", type: "email", template: { subject: "Hello", text: "Benchmark." } },
-  ]);
-  await call("POST", "/sub", { subscriberId: "bench-subscriber", email: "bench@example.com" });
+  const event = await ensureBenchTrigger(call);
   const endpoints = {
     health: { url: `${server.baseUrl}/health` },
     trigger: {
       url: `${server.baseUrl}/v1/trigger`,
       method: "POST",
-      body: JSON.stringify({ workflow: "bench-trigger", to: "bench-subscriber", payload: { n: 1 } }),
+      body: JSON.stringify(event),
     },
   };
   const load = (endpoint, amount) => loadTest({ ...endpoint, headers, connections: 20, amount });

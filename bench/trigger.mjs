@@ -7,7 +7,7 @@
 // BENCH_TENANT=1: accept-only, POST /v1/trigger without a tenant and with `tenant: "bench-tenant"`
 // measured alternately in the same run, and the ratio of the two (the target: within 5 %).
 import { loadavg } from "node:os";
-import { client, ensureWorkflow, LOCAL_OBSERVABILITY, localDb, loadTest, median, startServer } from "./server.mjs";
+import { client, ensureBenchTrigger, LOCAL_OBSERVABILITY, localDb, loadTest, median, startServer } from "./server.mjs";
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const TENANT_MODE = process.env.BENCH_TENANT === "1";
@@ -60,11 +60,7 @@ async function alternate(baseUrl, headers, run) {
 }
 
 async function prepare(call) {
-  await ensureWorkflow(call, WORKFLOW, "Benchmark trigger", [
-    { id: "email", type: "email", template: { subject: "Hello", text: "Benchmark." } },
-  ]);
-  const sub = await call("POST", "/sub", { subscriberId: "bench-subscriber", email: "bench@example.com" });
-  if (sub.status !== 200 && sub.status !== 201) throw new Error(`upserting the subscriber answered ${sub.status}`);
+  await ensureBenchTrigger(call);
   if (TENANT_MODE) {
     const tenant = await call("POST", "/v1/tenants", { id: TENANT, name: "Bench tenant", brand: { name: "Bench" } });
     if (tenant.status !== 201 && tenant.status !== 409) throw new Error(`creating the tenant answered ${tenant.status}`);

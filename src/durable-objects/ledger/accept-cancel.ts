@@ -7,6 +7,15 @@ import { jsonParts, PART_ROWS } from "../../lib/json-parts";
 /** One accept call's answers, or why it failed: the calls written together fail apart. */
 export type AcceptAnswer = { outcomes: AcceptOutcome[] } | { error: unknown };
 
+/** The columns an accept writes, in the order both of its inserts give them. */
+const INSERT_TRIGGER = "INSERT INTO triggers (env, tx, fingerprint, state, record, accepted_at, check_at)";
+
+/** The Queue job that starts an accepted trigger, naming the ledger that holds it. */
+const startJob = (name: string, environmentId: string, transactionId: string): { tx: string; job: DeliveryJob } => ({
+  tx: transactionId,
+  job: { ...triggerJob(environmentId, transactionId), ledger: name },
+});
+
 /**
  * Stores one call's triggers with their jobs (the caller holds the transaction): one statement
  * per table whatever the number of triggers (a statement per trigger and table was a third of
@@ -32,7 +41,7 @@ function store(parts: LedgerParts, name: string, items: AcceptEntry[], now: numb
   // In parts under a Durable Object's 2 MB per string (lib/json-parts.ts): records carry their payloads.
   for (const part of jsonParts(rows))
     for (const row of storage.sql.exec<{ env: string; tx: string }>(
-      `${PART_ROWS} INSERT INTO triggers (env, tx, fingerprint, state, record, accepted_at, check_at)
+      `${PART_ROWS} ${INSERT_TRIGGER}
        SELECT v ->> 0, v ->> 1, v ->> 2, 'accepted', v ->> 3, ?, ? FROM part WHERE true
        ON CONFLICT (env, tx) DO NOTHING RETURNING env, tx`,
       part,
@@ -53,7 +62,7 @@ function store(parts: LedgerParts, name: string, items: AcceptEntry[], now: numb
     const key = triggerKey(record.environmentId, record.transactionId);
     // Each stored trigger is `accepted` once, for its first item.
     if (inserted.delete(key)) {
-      jobs.push({ tx: record.transactionId, job: { ...triggerJob(record.environmentId, record.transactionId), ledger: name } });
+      jobs.push(startJob(name, record.environmentId, record.transactionId));
       return "accepted";
     }
     return stored.get(key) === fingerprint ? "replayed" : "conflict";
@@ -70,8 +79,7 @@ function store(parts: LedgerParts, name: string, items: AcceptEntry[], now: numb
 function storeOne(parts: LedgerParts, name: string, { record, fingerprint }: AcceptEntry, now: number): AcceptOutcome {
   const { environmentId, transactionId } = record;
   const { rowsWritten } = parts.storage.sql.exec(
-    `INSERT INTO triggers (env, tx, fingerprint, state, record, accepted_at, check_at)
-     VALUES (?, ?, ?, 'accepted', ?, ?, ?) ON CONFLICT (env, tx) DO NOTHING`,
+    `${INSERT_TRIGGER} VALUES (?, ?, ?, 'accepted', ?, ?, ?) ON CONFLICT (env, tx) DO NOTHING`,
     environmentId,
     transactionId,
     fingerprint,
@@ -80,7 +88,7 @@ function storeOne(parts: LedgerParts, name: string, { record, fingerprint }: Acc
     now + parts.timings.stallMs,
   );
   if (rowsWritten === 0) return parts.triggers.row(environmentId, transactionId)?.fingerprint === fingerprint ? "replayed" : "conflict";
-  parts.outbox.addAll([{ tx: transactionId, job: { ...triggerJob(environmentId, transactionId), ledger: name } }]);
+  parts.outbox.addAll([startJob(name, environmentId, transactionId)]);
   return "accepted";
 }
 
