@@ -17,7 +17,8 @@ const RATE_LIMITS = !process.argv.includes("--no-rate-limits");
 const MODES = process.argv.includes("--accept-only") || TENANT_MODE ? ["accept-only"] : ["accept-only", "delivery running"];
 /** The machine's 1-minute load average: figures of a shared machine mean little without it. */
 const load = () => loadavg()[0].toFixed(2);
-const ROUNDS = 2;
+/** Alternating rounds per endpoint (BENCH_ROUNDS): more rounds average out a shared machine's drift between them; the p99 is the worst round's. */
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 const WORKFLOW = "bench-trigger";
 
 const measure = (options) => loadTest({ connections: CONNECTIONS, duration: SECONDS, ...options });
