@@ -112,6 +112,15 @@ export class TriggerStore {
     return this.ledger(ledger).snapshots(keys);
   }
 
+  /** One trigger as its ledger holds it, from whichever ledger does (the previous shard layout too); null once none does. */
+  async snapshotOf(environmentId: string, transactionId: string): Promise<TriggerSnapshot | null> {
+    for (const name of ledgerNamesFor(this.env, environmentId, transactionId)) {
+      const [snapshot] = await this.snapshots(name, [{ environmentId, transactionId }]);
+      if (snapshot) return snapshot;
+    }
+    return null;
+  }
+
   /** A consumer phase's delivery bookkeeping, in the ledger shard or the coordinator that keeps the triggers' claims. */
   run(home: TriggerHomeName, ops: DeliveryOp[]): Promise<DeliveryOpResult[]> {
     if (home.kind === "ledger") return this.ledger(home.ledger).run(ops);

@@ -1,5 +1,6 @@
 import { and, eq, sql } from "drizzle-orm";
 import { messages, triggers } from "../../db/schema";
+import type { TriggerSnapshot } from "../../jobs/trigger-record";
 import type { MessageScope } from "./scope-repository";
 
 /** A stored actor: a subscriberId or an inline profile; anything else reads as none. */
@@ -7,6 +8,28 @@ const actorOf = (actor: unknown): string | Record<string, unknown> | null =>
   typeof actor === "string" || (typeof actor === "object" && actor !== null && !Array.isArray(actor))
     ? (actor as string | Record<string, unknown>)
     : null;
+
+/**
+ * A trigger its ledger holds that no log shard has recorded yet: the consumer records it as it
+ * starts the run, moments after the accept, or later while the Queue has a backlog. Shown as its
+ * ledger keeps it (accepted, until then), with no messages, rather than as unknown.
+ */
+export function unrecordedTriggerStatus(snapshot: TriggerSnapshot) {
+  return {
+    transactionId: snapshot.transactionId,
+    workflow: snapshot.workflowKey,
+    // 0 marks a workflow saved before versions were kept: no version to show (as the log's record).
+    workflowVersion: snapshot.workflowVersion || null,
+    status: snapshot.state,
+    acceptedAt: new Date(snapshot.acceptedAt).toISOString(),
+    payload: snapshot.payload,
+    actor: actorOf(snapshot.actor),
+    overrides: snapshot.overrides ?? null,
+    tenant: snapshot.tenant?.id ?? null,
+    context: snapshot.context ?? null,
+    messages: { total: 0, byStatus: {} },
+  };
+}
 
 /** A trigger's status and its messages counted by status, from the log and D1's legacy rows. */
 export function triggerStatusReads({ db, environmentId, logs }: MessageScope) {

@@ -1,10 +1,11 @@
 import type { z } from "@hono/zod-openapi";
 import { redactSecrets } from "../../engine/redact";
 import type { Bindings, EnvironmentData } from "../../env";
-import { parentTransactionIdOf } from "../triggers/parent";
+import { TriggerStore } from "../../durable-objects/client/trigger-store";
 import { waitingSteps } from "../triggers/waiting";
 import type { RunsQuery } from "./run-schemas";
 import type { TriggerStatusView } from "./schemas";
+import { unrecordedTriggerStatus } from "./trigger-status-repository";
 import { triggerRuns } from "./trigger-runs";
 
 /**
@@ -23,13 +24,17 @@ export async function triggerView(
   transactionId: string,
   query: z.infer<typeof RunsQuery>,
 ): Promise<TriggerStatusView | null> {
-  const [status, waiting, runs, parentTransactionId] = await Promise.all([
+  const [recorded, waiting, runs, snapshot] = await Promise.all([
     redacted(data, data.messages.triggerStatus(transactionId)),
     waitingSteps(env, data.environmentId, transactionId),
     redacted(data, triggerRuns(env, data, transactionId, query)),
-    parentTransactionIdOf(env, data.environmentId, transactionId),
+    new TriggerStore(env).snapshotOf(data.environmentId, transactionId),
   ]);
+  // Accepted but not yet recorded by the consumer: its ledger's record, so a read right after the accept finds it.
+  const status = recorded ?? (snapshot ? await redacted(data, Promise.resolve(unrecordedTriggerStatus(snapshot))) : null);
   if (!status) return null;
   const steps = waiting.steps.map((w) => ({ ...w, until: new Date(w.until).toISOString() }));
+  // The trigger whose `trigger_workflow` step started this one, as its ledger keeps it (null once the ledger forgot it).
+  const parentTransactionId = snapshot?.parentTransactionId ?? null;
   return { ...status, parentTransactionId, waiting: steps, waitingTotal: waiting.total, runs };
 }
