@@ -1,5 +1,6 @@
 import { and, eq, sql } from "drizzle-orm";
 import { messages, triggers } from "../../db/schema";
+import type { TriggerStatus } from "../../contract/statuses";
 import type { TriggerSnapshot } from "../../jobs/trigger-record";
 import type { MessageScope } from "./scope-repository";
 
@@ -9,27 +10,50 @@ const actorOf = (actor: unknown): string | Record<string, unknown> | null =>
     ? (actor as string | Record<string, unknown>)
     : null;
 
+/** What a trigger's status shows of its record, wherever that is kept: the log, D1's legacy rows, its ledger. */
+interface ShownRecord {
+  workflowKey: string;
+  workflowVersion: number | null;
+  status: TriggerStatus;
+  acceptedAt: number;
+  payload: Record<string, unknown>;
+  actor: unknown;
+  overrides: Record<string, unknown> | null;
+  tenantId?: string | null;
+  context?: Record<string, string> | null;
+}
+
+const statusView = (transactionId: string, row: ShownRecord, messages: { total: number; byStatus: Record<string, number> }) => ({
+  transactionId,
+  workflow: row.workflowKey,
+  workflowVersion: row.workflowVersion,
+  status: row.status,
+  acceptedAt: new Date(row.acceptedAt).toISOString(),
+  payload: row.payload,
+  actor: actorOf(row.actor),
+  overrides: row.overrides ?? null,
+  tenant: row.tenantId ?? null,
+  context: row.context ?? null,
+  messages,
+});
+
 /**
  * A trigger its ledger holds that no log shard has recorded yet: the consumer records it as it
  * starts the run, moments after the accept, or later while the Queue has a backlog. Shown as its
  * ledger keeps it (accepted, until then), with no messages, rather than as unknown.
  */
-export function unrecordedTriggerStatus(snapshot: TriggerSnapshot) {
-  return {
-    transactionId: snapshot.transactionId,
-    workflow: snapshot.workflowKey,
-    // 0 marks a workflow saved before versions were kept: no version to show (as the log's record).
-    workflowVersion: snapshot.workflowVersion || null,
-    status: snapshot.state,
-    acceptedAt: new Date(snapshot.acceptedAt).toISOString(),
-    payload: snapshot.payload,
-    actor: actorOf(snapshot.actor),
-    overrides: snapshot.overrides ?? null,
-    tenant: snapshot.tenant?.id ?? null,
-    context: snapshot.context ?? null,
-    messages: { total: 0, byStatus: {} },
-  };
-}
+export const unrecordedTriggerStatus = (s: TriggerSnapshot) =>
+  statusView(
+    s.transactionId,
+    {
+      ...s,
+      // 0 marks a workflow saved before versions were kept: no version to show (as the log's record).
+      workflowVersion: s.workflowVersion || null,
+      status: s.state,
+      tenantId: s.tenant?.id ?? null,
+    },
+    { total: 0, byStatus: {} },
+  );
 
 /** A trigger's status and its messages counted by status, from the log and D1's legacy rows. */
 export function triggerStatusReads({ db, environmentId, logs }: MessageScope) {
@@ -65,19 +89,8 @@ export function triggerStatusReads({ db, environmentId, logs }: MessageScope) {
         byStatus.cancelled = (byStatus.cancelled ?? 0) + unrecorded;
         total += unrecorded;
       }
-      return {
-        transactionId,
-        workflow: row.workflowKey,
-        workflowVersion: row.workflowVersion,
-        status: row.status,
-        acceptedAt: new Date(row.acceptedAt).toISOString(),
-        payload: row.payload,
-        actor: actorOf(row.actor),
-        overrides: row.overrides ?? null,
-        tenant: inLog?.tenantId ?? null,
-        context: inLog?.context ?? null,
-        messages: { total, byStatus },
-      };
+      // Tenant and context are the log's only: D1's legacy rows are from before they were kept.
+      return statusView(transactionId, { ...row, tenantId: inLog?.tenantId, context: inLog?.context }, { total, byStatus });
     },
   };
 }

@@ -24,14 +24,17 @@ export async function triggerView(
   transactionId: string,
   query: z.infer<typeof RunsQuery>,
 ): Promise<TriggerStatusView | null> {
-  const [recorded, waiting, runs, snapshot] = await Promise.all([
-    redacted(data, data.messages.triggerStatus(transactionId)),
+  const ledger = new TriggerStore(env).snapshotOf(data.environmentId, transactionId);
+  // Accepted but not yet recorded by the consumer: its ledger's record, so a read right after the accept finds it.
+  const shown = Promise.all([data.messages.triggerStatus(transactionId), ledger]).then(
+    ([recorded, snapshot]) => recorded ?? (snapshot ? unrecordedTriggerStatus(snapshot) : null),
+  );
+  const [status, waiting, runs, snapshot] = await Promise.all([
+    redacted(data, shown),
     waitingSteps(env, data.environmentId, transactionId),
     redacted(data, triggerRuns(env, data, transactionId, query)),
-    new TriggerStore(env).snapshotOf(data.environmentId, transactionId),
+    ledger,
   ]);
-  // Accepted but not yet recorded by the consumer: its ledger's record, so a read right after the accept finds it.
-  const status = recorded ?? (snapshot ? await redacted(data, Promise.resolve(unrecordedTriggerStatus(snapshot))) : null);
   if (!status) return null;
   const steps = waiting.steps.map((w) => ({ ...w, until: new Date(w.until).toISOString() }));
   // The trigger whose `trigger_workflow` step started this one, as its ledger keeps it (null once the ledger forgot it).

@@ -277,8 +277,10 @@ export async function makeDurable(
       : [],
   );
   const written = recordLastTriggered(data, fresh);
-  if (written && background) background(written);
-  else if (written) await written;
+  if (written) {
+    if (background) background(written);
+    else await written;
+  }
   return prepared.map((p, i): Accepted | ApiError =>
     outcomes[i] === "conflict"
       ? new ApiError("transaction_conflict", `transactionId "${p.transactionId}" was already used for a different trigger.`)
