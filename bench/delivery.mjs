@@ -66,6 +66,7 @@ async function runOnce(server, n, workflow = WORKFLOW, recipient = {}) {
   const load = loadavg()[0].toFixed(2);
   const cpuBefore = server.cpuSeconds();
   const d1Before = await server.d1Statements();
+  const logBefore = server.log().length;
   const started = performance.now();
   const startedAt = Date.now();
   const event = (i) => ({
@@ -107,6 +108,7 @@ async function runOnce(server, n, workflow = WORKFLOW, recipient = {}) {
   // The consumer may still finish its last batch's bookkeeping (trigger records) after the last `sent`: let it settle.
   await new Promise((r) => setTimeout(r, 2_000));
   const d1After = await server.d1Statements();
+  const batches = batchCosts(server.log().slice(logBefore));
   const d1 = d1After.statements - d1Before.statements;
   // What one email said: the content run must show the German texts, the header and the footer partial.
   const sample = db.all(`SELECT subject, content FROM messages WHERE transaction_id LIKE 'bd-${run}-%' AND status = 'sent' LIMIT 1`)[0];
@@ -140,9 +142,33 @@ async function runOnce(server, n, workflow = WORKFLOW, recipient = {}) {
     `D1 statements          ${d1} (${(d1 / n).toFixed(3)} per delivered trigger), of which the sandbox provider's records ${sandbox}`,
   );
   console.log(`  without the sandbox  ${d1 - sandbox} (${((d1 - sandbox) / n).toFixed(3)} per delivered trigger; target <= 0.05)`);
+  // The consumer's own counts (its `delivery_batch` lines; logged for batches of 20 jobs or more, so a small run may have none).
+  if (batches.count)
+    console.log(
+      `object calls           ${batches.logCalls} message writes to log shards (${(batches.logCalls / batches.count).toFixed(1)} a batch), ${batches.objectCalls} ledger calls, in ${batches.count} consumer batches that started ${batches.triggers} triggers`,
+    );
   if (process.env.BENCH_VERBOSE)
     for (const [text, k] of Object.entries(d1After.byText)) console.log(`  ${k - (d1Before.byText[text] ?? 0)}\t${text}`);
   return { ok: sent === n && calls.captures === calls.messages, seconds };
+}
+
+/**
+ * The consumer's `delivery_batch` lines in this part of the server's output (src/delivery/consumer.ts),
+ * summed: its message writes to log shards (one call per shard a phase writes, and the outbox
+ * settles: `costs.logCalls`), its ledger calls, and the triggers it started.
+ */
+function batchCosts(output) {
+  const sum = { count: 0, triggers: 0, logCalls: 0, objectCalls: 0 };
+  for (const line of output.split("\n")) {
+    const at = line.indexOf('{"level"');
+    if (at < 0 || !line.includes('"delivery_batch"')) continue;
+    const batch = JSON.parse(line.slice(at));
+    sum.count++;
+    sum.triggers += batch.triggers;
+    sum.logCalls += batch.logCalls;
+    sum.objectCalls += batch.objectCalls;
+  }
+  return sum;
 }
 
 // The same words either way: inline in the plain step; in the content one from a layout, two partials and `t` keys.
