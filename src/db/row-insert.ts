@@ -1,6 +1,6 @@
 import { type Column, getTableColumns, getTableName, is, SQL } from "drizzle-orm";
 import type { SQLiteTable } from "drizzle-orm/sqlite-core";
-import { PART_ROWS } from "../lib/json-parts";
+import { TEXT_PART_ROWS } from "../lib/json-parts";
 import { bound, rowsPerStatement } from "./batch";
 
 type Insert<T extends SQLiteTable> = T["$inferInsert"];
@@ -29,7 +29,7 @@ const jsonSafe = (value: unknown) => value === null || typeof value === "string"
  * (test/db/row-insert.test.ts writes the same rows both ways).
  *
  * The rows go as ONE bound JSON list (`WITH part(v) AS MATERIALIZED (SELECT value FROM
- * json_each(?)) INSERT … SELECT json_extract(v, '$[i]') … FROM part`, lib/json-parts.ts), so a
+ * json_each(?)) INSERT … SELECT json_extract(v, '$[i]') … FROM part`, lib/json-parts.ts `TEXT_PART_ROWS`), so a
  * thousand rows are one statement, not one per 100 bound parameters: D1 counts statements, and
  * its single writer caps a deployment by them. Only a list past JSON_ROWS_BUDGET is split; a row
  * JSON cannot carry as its columns' values (a blob, a huge value) is bound value by value, as
@@ -61,10 +61,10 @@ export class RowInsert<T extends SQLiteTable, K extends keyof Insert<T> & string
     this.head = `insert into ${quoted(getTableName(table))} (${this.columns.map((c) => quoted(c.column.name)).join(", ")}) values `;
     this.tail = options.onConflict ? ` on conflict ${options.onConflict}` : "";
     // `where true`: SQLite reads an ON CONFLICT after a bare FROM as a join's ON. The rows are
-    // materialised first (PART_ROWS): read from json_each, each value extracted renders its row's
+    // materialised first (TEXT_PART_ROWS): read from json_each, each value extracted renders its row's
     // JSON text again.
     const extracts = this.columns.map((_, i) => `json_extract(v, '$[${i}]')`).join(", ");
-    this.jsonText = `${PART_ROWS} ${this.head.slice(0, -" values ".length)} select ${extracts} from part where true${this.tail}`;
+    this.jsonText = `${TEXT_PART_ROWS} ${this.head.slice(0, -" values ".length)} select ${extracts} from part where true${this.tail}`;
   }
 
   /** The rows in as few statements as D1's limits allow (one, but for a list of megabytes), in their order. */

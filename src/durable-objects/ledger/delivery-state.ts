@@ -199,7 +199,7 @@ export class DeliveryState {
     for (const part of jsonParts(settled))
       this.sql.exec(
         `INSERT INTO claims (env, tx, key, state, at, report)
-         SELECT ?1, ?2, r.value ->> 0, r.value ->> 1, ?3, r.value ->> 2 FROM json_each(?4) AS r
+         SELECT ?1, ?2, r.value ->> 0, r.value ->> 1, ?3, r.value ->> 2 FROM jsonb_each(?4) AS r
          WHERE EXISTS (SELECT 1 FROM claims AS c WHERE c.env = ?1 AND c.tx = ?2 AND c.key = r.value ->> 0)
          ON CONFLICT (env, tx, key) DO UPDATE SET state = excluded.state, at = excluded.at, report = excluded.report`,
         env,
@@ -266,7 +266,7 @@ export class DeliveryState {
     // A trigger named in two parts is counted in each, the same.
     for (const part of jsonParts(keys.map((k) => [k.environmentId, k.transactionId])))
       for (const row of this.sql.exec<{ env: string; tx: string; n: number }>(
-        `SELECT d.env, d.tx, count(*) AS n FROM (SELECT DISTINCT value ->> 0 AS env, value ->> 1 AS tx FROM json_each(?)) AS k
+        `SELECT d.env, d.tx, count(*) AS n FROM (SELECT DISTINCT value ->> 0 AS env, value ->> 1 AS tx FROM jsonb_each(?)) AS k
          JOIN done AS d ON d.env = k.env AND d.tx = k.tx GROUP BY d.env, d.tx`,
         part,
       ))
@@ -297,7 +297,7 @@ export class DeliveryState {
   park(env: string, tx: string, entries: WaitEntry[]): void {
     for (const part of jsonParts(entries.map((e) => [e.fireAt, JSON.stringify(e.job), e.hold ? JSON.stringify(e.hold) : null])))
       this.sql.exec(
-        "INSERT INTO waits (env, tx, fire_at, job, hold) SELECT ?, ?, value ->> 0, value ->> 1, value ->> 2 FROM json_each(?)",
+        "INSERT INTO waits (env, tx, fire_at, job, hold) SELECT ?, ?, value ->> 0, value ->> 1, value ->> 2 FROM jsonb_each(?)",
         env,
         tx,
         part,

@@ -75,7 +75,7 @@ export class Outbox {
   private insertList(entries: readonly { tx: string }[], jsons: readonly string[]): number[] {
     const ids = this.storage.sql
       .exec<{ id: number }>(
-        "INSERT INTO outbox (tx, job) SELECT value ->> 0, value ->> 1 FROM json_each(?) RETURNING id",
+        "INSERT INTO outbox (tx, job) SELECT value ->> 0, value ->> 1 FROM jsonb_each(?) RETURNING id",
         JSON.stringify(entries.map(({ tx }, i) => [tx, jsons[i]])),
       )
       .toArray()

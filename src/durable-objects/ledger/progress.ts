@@ -132,7 +132,7 @@ export async function finish(parts: LedgerParts, items: (TriggerKey & { state: "
     // In parts under a Durable Object's 2 MB per string (lib/json-parts.ts): one part, one statement.
     for (const part of jsonParts(keys))
       parts.storage.sql.exec(
-        "UPDATE triggers SET state = ?, finished_at = ? WHERE state = 'accepted' AND (env, tx) IN (SELECT value ->> 0, value ->> 1 FROM json_each(?))",
+        "UPDATE triggers SET state = ?, finished_at = ? WHERE state = 'accepted' AND (env, tx) IN (SELECT value ->> 0, value ->> 1 FROM jsonb_each(?))",
         state,
         now,
         part,

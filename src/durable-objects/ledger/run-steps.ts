@@ -84,7 +84,7 @@ export class RunSteps {
     for (const part of jsonParts(rows.map((row) => [row.subscriberId, row.stepId])))
       for (const r of this.sql.exec<{ s: string; step: string; outcome: string }>(
         `SELECT subscriber_id AS s, step_id AS step, outcome FROM run_steps
-         WHERE env = ? AND tx = ? AND (subscriber_id, step_id) IN (SELECT value ->> 0, value ->> 1 FROM json_each(?))`,
+         WHERE env = ? AND tx = ? AND (subscriber_id, step_id) IN (SELECT value ->> 0, value ->> 1 FROM jsonb_each(?))`,
         env,
         tx,
         part,

@@ -41,7 +41,7 @@ const PROGRESS_COLUMNS = [
 /** A trigger as `progress()` reads it, typed from the columns read: a caller cannot use one that is not. */
 export type TriggerProgress = Pick<TriggerRow, (typeof PROGRESS_COLUMNS)[number]>;
 const PROGRESS_SELECT = `SELECT ${PROGRESS_COLUMNS.join(", ")} FROM triggers WHERE env = ? AND tx = ?`;
-const PROGRESS_OF = `SELECT ${PROGRESS_COLUMNS.map((c) => `t.${c}`).join(", ")} FROM json_each(?) AS k
+const PROGRESS_OF = `SELECT ${PROGRESS_COLUMNS.map((c) => `t.${c}`).join(", ")} FROM jsonb_each(?) AS k
   JOIN triggers AS t ON t.env = k.value ->> 0 AND t.tx = k.value ->> 1`;
 
 /** Triggers' keys as `[env, tx]` rows of JSON parts (none for none). */
@@ -87,7 +87,7 @@ export class TriggersTable {
     const found = new Map<string, Pick<TriggerRow, "state" | "record" | "coordinated">>();
     for (const part of keyParts(keys))
       for (const row of this.sql.exec<Pick<TriggerRow, "env" | "tx" | "state" | "record" | "coordinated">>(
-        `SELECT t.env, t.tx, t.state, t.record, t.coordinated FROM json_each(?) AS k
+        `SELECT t.env, t.tx, t.state, t.record, t.coordinated FROM jsonb_each(?) AS k
          JOIN triggers AS t ON t.env = k.value ->> 0 AND t.tx = k.value ->> 1`,
         part,
       ))
@@ -100,7 +100,7 @@ export class TriggersTable {
     for (const part of jsonParts(rows.map((r) => [r.env, r.tx])))
       this.sql.exec(
         `UPDATE triggers SET check_at = max(?, coalesce(hold_until, 0))
-         WHERE (env, tx) IN (SELECT value ->> 0, value ->> 1 FROM json_each(?))`,
+         WHERE (env, tx) IN (SELECT value ->> 0, value ->> 1 FROM jsonb_each(?))`,
         checkAt,
         part,
       );
@@ -111,7 +111,7 @@ export class TriggersTable {
     const found = new Map<string, string>();
     for (const part of keyParts(keys))
       for (const row of this.sql.exec<{ env: string; tx: string; fingerprint: string }>(
-        `SELECT t.env, t.tx, t.fingerprint FROM json_each(?) AS k
+        `SELECT t.env, t.tx, t.fingerprint FROM jsonb_each(?) AS k
          JOIN triggers AS t ON t.env = k.value ->> 0 AND t.tx = k.value ->> 1`,
         part,
       ))

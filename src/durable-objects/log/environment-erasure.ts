@@ -38,7 +38,7 @@ export const ERASE_MESSAGES = "DELETE FROM messages WHERE id IN (SELECT value FR
 export const ERASE_REFS_WALK = `SELECT provider_message_id AS p, message_id AS m, env, created_at AS at FROM provider_refs
   WHERE (created_at, provider_message_id, message_id) > (?, ?, ?) ORDER BY created_at, provider_message_id, message_id LIMIT ?`;
 const ERASE_REFS = `DELETE FROM provider_refs WHERE (provider_message_id, message_id) IN
-  (SELECT value ->> 0, value ->> 1 FROM json_each(?))`;
+  (SELECT value ->> 0, value ->> 1 FROM jsonb_each(?))`;
 
 /**
  * Tables whose key leads with `env`, with their other key columns: a pass seeks the environment's

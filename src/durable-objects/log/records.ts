@@ -113,7 +113,7 @@ export const MESSAGES_INSERT = `${PART_ROWS} INSERT INTO messages (${MESSAGE_COL
  * JOIN keeps the pairs the outer loop, each seeking the identity index: left to itself, the
  * planner scans the environment's messages once per pair.
  */
-export const RECIPIENTS_MESSAGES = `SELECT m.* FROM json_each(?) AS a CROSS JOIN messages AS m
+export const RECIPIENTS_MESSAGES = `SELECT m.* FROM jsonb_each(?) AS a CROSS JOIN messages AS m
   ON m.env = ? AND m.tx = a.value ->> 0 AND m.subscriber = a.value ->> 1 ORDER BY a.key, m.step`;
 
 /** `reached`: the states the write's timeline entries reach on it, set with its row rather than by a later UPDATE. */
