@@ -187,7 +187,8 @@ export class DeliveryState {
       return;
     }
     const retry = reports.filter((r) => r.outcome === "retry").map((r) => r.key);
-    const settled = reports.flatMap((r) => (r.outcome === "retry" ? [] : [[r.key, r.outcome, JSON.stringify(r.report)]]));
+    // The report as the object: `r.value -> 2` stores its JSON text, the row's own (log/records.ts `objectAt`).
+    const settled = reports.flatMap((r) => (r.outcome === "retry" ? [] : [[r.key, r.outcome, r.report ?? null]]));
     for (const part of jsonParts(retry))
       this.sql.exec(
         "DELETE FROM claims WHERE env = ? AND tx = ? AND state = 'claimed' AND key IN (SELECT value FROM json_each(?))",
@@ -199,7 +200,7 @@ export class DeliveryState {
     for (const part of jsonParts(settled))
       this.sql.exec(
         `INSERT INTO claims (env, tx, key, state, at, report)
-         SELECT ?1, ?2, r.value ->> 0, r.value ->> 1, ?3, r.value ->> 2 FROM jsonb_each(?4) AS r
+         SELECT ?1, ?2, r.value ->> 0, r.value ->> 1, ?3, nullif(r.value -> 2, 'null') FROM jsonb_each(?4) AS r
          WHERE EXISTS (SELECT 1 FROM claims AS c WHERE c.env = ?1 AND c.tx = ?2 AND c.key = r.value ->> 0)
          ON CONFLICT (env, tx, key) DO UPDATE SET state = excluded.state, at = excluded.at, report = excluded.report`,
         env,

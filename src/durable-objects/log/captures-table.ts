@@ -55,20 +55,12 @@ export class CapturesTable {
   /** A write's captures in one statement per part (lib/json-parts.ts). */
   insert(captures: readonly LogCapture[]): void {
     if (captures.length === 0) return;
-    const rows = captures.map((c) => [
-      c.environmentId,
-      c.createdAt,
-      c.id,
-      c.messageId,
-      c.channel,
-      c.provider,
-      c.to,
-      JSON.stringify(c.content),
-    ]);
+    const rows = captures.map((c) => [c.environmentId, c.createdAt, c.id, c.messageId, c.channel, c.provider, c.to, c.content]);
+    // The content as the object: `v -> 7` is its JSON text, the row's own (records.ts `objectAt`).
     for (const part of jsonParts(rows))
       this.sql.exec(
         `${PART_ROWS} INSERT INTO sandbox_captures (env, created_at, id, message_id, channel, provider, "to", content)
-         SELECT v ->> 0, v ->> 1, v ->> 2, v ->> 3, v ->> 4, v ->> 5, v ->> 6, v ->> 7 FROM part WHERE true ON CONFLICT DO NOTHING`,
+         SELECT v ->> 0, v ->> 1, v ->> 2, v ->> 3, v ->> 4, v ->> 5, v ->> 6, v -> 7 FROM part WHERE true ON CONFLICT DO NOTHING`,
         part,
       );
   }

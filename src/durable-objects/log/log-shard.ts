@@ -13,7 +13,9 @@ import {
   bitOf,
   CHANGE_COLUMNS,
   MESSAGES_INSERT,
+  type MessageRow,
   messageValues,
+  objectAt,
   RECIPIENTS_MESSAGES,
   stored,
   toEvent,
@@ -241,12 +243,12 @@ export class LogShard extends DurableObject<Bindings> {
     changing: readonly string[],
     fresh: ReadonlySet<string>,
     inserts: readonly LogMessage[],
-    rows: readonly SqlStorageValue[][],
+    rows: readonly MessageRow[],
     before: ReadonlyMap<string, Snapshot>,
     updates: readonly { id: string; changes: MessageChanges }[],
     reached: ReadonlyMap<string, number>,
   ): Map<string, Snapshot> {
-    const written = new Map<string, readonly SqlStorageValue[]>();
+    const written = new Map<string, Readonly<MessageRow>>();
     // The first row of an id is the one stored (the insert keeps the first of a conflict).
     inserts.forEach((m, i) => {
       if (!written.has(m.id)) written.set(m.id, rows[i]!);
@@ -279,7 +281,7 @@ export class LogShard extends DurableObject<Bindings> {
    */
   private insert(
     inserts: readonly LogMessage[],
-    rows: readonly SqlStorageValue[][],
+    rows: readonly MessageRow[],
     existing: LogWritten["existing"],
     early: Set<string>,
   ): Set<string> {
@@ -403,10 +405,11 @@ export class LogShard extends DurableObject<Bindings> {
    */
   private append(events: readonly LogEvent[], reached: ReadonlyMap<string, number>, covered: ReadonlySet<string>): void {
     if (events.length === 0) return;
-    for (const part of jsonParts(events.map((e) => [e.id, e.environmentId, e.messageId, e.status, e.at, stored(e.detail)])))
+    // The detail as the object: its text is the row's own (records.ts `objectAt`).
+    for (const part of jsonParts(events.map((e) => [e.id, e.environmentId, e.messageId, e.status, e.at, e.detail ?? null])))
       this.sql.exec(
         `${PART_ROWS} INSERT INTO message_events (id, env, message_id, status, at, detail)
-         SELECT v ->> 0, v ->> 1, v ->> 2, v ->> 3, v ->> 4, v ->> 5 FROM part WHERE true ON CONFLICT DO NOTHING`,
+         SELECT v ->> 0, v ->> 1, v ->> 2, v ->> 3, v ->> 4, ${objectAt(5)} FROM part WHERE true ON CONFLICT DO NOTHING`,
         part,
       );
     // One row per message (a map's entries): parts touch distinct rows.

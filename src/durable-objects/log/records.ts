@@ -99,13 +99,24 @@ export const MESSAGE_COLUMN_LIST = [
 ] as const;
 
 /**
+ * A JSON object's column read from a row that carries the object itself, not its text: `v -> i`
+ * is the object's JSON text as JSON.stringify wrote it (the row's own), and a JSON null is NULL.
+ * Stringified first, the object's text was escaped into the row's JSON and unescaped again by
+ * SQLite, for every message.
+ */
+export const objectAt = (i: number) => `nullif(v -> ${i}, 'null')`;
+
+/** The message columns holding a JSON object: `messageValues` gives the object, MESSAGES_INSERT stores its text. */
+const OBJECT_COLUMNS: ReadonlySet<(typeof MESSAGE_COLUMN_LIST)[number]> = new Set(["content", "context"]);
+
+/**
  * A write's new messages in one statement: one JSON array of `messageValues` rows. Answers the
  * ids it inserted, each with `early`: 1 when timeline entries of it were stored before its row
  * (run before the write's own entries are appended); a message whose id or send identity is
  * stored already is left as it was.
  */
 export const MESSAGES_INSERT = `${PART_ROWS} INSERT INTO messages (${MESSAGE_COLUMN_LIST.map((c) => `"${c}"`).join(", ")})
-  SELECT ${MESSAGE_COLUMN_LIST.map((_, i) => `v ->> ${i}`).join(", ")} FROM part WHERE true
+  SELECT ${MESSAGE_COLUMN_LIST.map((c, i) => (OBJECT_COLUMNS.has(c) ? objectAt(i) : `v ->> ${i}`)).join(", ")} FROM part WHERE true
   ON CONFLICT DO NOTHING RETURNING id, EXISTS (SELECT 1 FROM message_events WHERE message_id = messages.id) AS early`;
 
 /**
@@ -116,8 +127,14 @@ export const MESSAGES_INSERT = `${PART_ROWS} INSERT INTO messages (${MESSAGE_COL
 export const RECIPIENTS_MESSAGES = `SELECT m.* FROM jsonb_each(?) AS a CROSS JOIN messages AS m
   ON m.env = ? AND m.tx = a.value ->> 0 AND m.subscriber = a.value ->> 1 ORDER BY a.key, m.step`;
 
-/** `reached`: the states the write's timeline entries reach on it, set with its row rather than by a later UPDATE. */
-export const messageValues = (m: LogMessage, reached = 0): SqlStorageValue[] => [
+/** A new message's row as MESSAGES_INSERT takes it: a column's value, or the object a JSON column stores. */
+export type MessageRow = (SqlStorageValue | Readonly<Record<string, unknown>>)[];
+
+/**
+ * `reached`: the states the write's timeline entries reach on it, set with its row rather than by
+ * a later UPDATE. The content and context are the objects (OBJECT_COLUMNS).
+ */
+export const messageValues = (m: LogMessage, reached = 0): MessageRow => [
   m.id,
   m.environmentId,
   m.transactionId,
@@ -132,7 +149,7 @@ export const messageValues = (m: LogMessage, reached = 0): SqlStorageValue[] => 
   m.to,
   m.subject,
   m.preview,
-  stored(m.content),
+  m.content ?? null,
   m.errorCode,
   m.errorMessage,
   m.attempts,
@@ -142,7 +159,7 @@ export const messageValues = (m: LogMessage, reached = 0): SqlStorageValue[] => 
   m.workflowVersion ?? null,
   m.layoutVersion ?? null,
   m.tenantId ?? null,
-  m.context ? JSON.stringify(m.context) : null,
+  m.context ?? null,
   m.watched ? 1 : null,
 ];
 

@@ -1,6 +1,6 @@
 import { maskOf, REASONED_STATUSES } from "../../../contract/message-figures";
 import { jsonParts } from "../../../lib/json-parts";
-import { bitOf, MESSAGE_COLUMN_LIST, stored } from "../records";
+import { bitOf, MESSAGE_COLUMN_LIST, type MessageRow, stored } from "../records";
 import type { MessageChanges } from "../rows";
 
 /** What the rollups read of a message, before and after a write changes it. */
@@ -51,7 +51,7 @@ const AT = Object.fromEntries(MESSAGE_COLUMN_LIST.map((c, i) => [c, i])) as Reco
  * without reading it back. Its `reason` is left to `changedSnapshot`, which every snapshot made
  * here goes through.
  */
-export function insertedSnapshot(row: readonly SqlStorageValue[]): Snapshot {
+export function insertedSnapshot(row: Readonly<MessageRow>): Snapshot {
   const v = (c: (typeof MESSAGE_COLUMN_LIST)[number]) => row[AT[c]] ?? null;
   return {
     id: v("id"),
