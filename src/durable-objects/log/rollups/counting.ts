@@ -25,13 +25,14 @@ const countKey = (m: Snapshot) => [
 
 /**
  * Adds one to `recipients` of each row's key (env, hour, workflow, tenant) for each recipient
- * (tx ->> 4, subscriber ->> 5) with no message but the write's new ones (ids, -> 6). Those are
+ * (tx ->> 4, subscriber ->> 5) with no message but the write's new ones (ids, at 6). Those are
  * distinct and stored, so that is a recipient with as many messages as they are: counted in the
- * identity index alone, where comparing ids read each message's row.
+ * identity index alone, where comparing ids read each message's row. The ids are counted where
+ * they are in the row's binary JSON (`a.v, '$[6]'`), not rendered to text and parsed (`a.v -> 6`).
  */
 export const RECIPIENTS_ADD = `${PART_ROWS} INSERT INTO rollup_audience (env, hour, workflow, tenant, recipients)
   SELECT a.v ->> 0, a.v ->> 1, a.v ->> 2, a.v ->> 3, count(*) FROM part AS a
-  WHERE (SELECT count(*) FROM messages WHERE env = a.v ->> 0 AND tx = a.v ->> 4 AND subscriber = a.v ->> 5) = json_array_length(a.v -> 6)
+  WHERE (SELECT count(*) FROM messages WHERE env = a.v ->> 0 AND tx = a.v ->> 4 AND subscriber = a.v ->> 5) = json_array_length(a.v, '$[6]')
   GROUP BY 1, 2, 3, 4 ON CONFLICT DO UPDATE SET recipients = recipients + excluded.recipients`;
 
 /** A message's last `sending` and last answer (`sent`, `delivered`), where its timeline has them. */
