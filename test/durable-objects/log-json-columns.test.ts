@@ -14,7 +14,7 @@ const tricky = {
   lines: "one\ntwo\tthree\r\u0001\u001f",
   unicode: "Café – 日本語 – 🚀 – \u2028\u2029",
   lone: "\ud800 alone",
-  numbers: [0, -1, 0.1, 1e21, 1.5e-7, 9007199254740993, -0.000001],
+  numbers: [0, -1, 0.1, 1e21, 1.5e-7, Number.MAX_SAFE_INTEGER, 2 ** 60, -0.000001],
   nested: { empty: {}, list: [], nothing: null, yes: true, no: false },
   html: '<a href="https://example.com/?a=1&b=2">Open</a>',
 };
