@@ -25,11 +25,12 @@ export const JSON_PART_CHARS = 500_000;
  * its parse is reused by the reads that follow.
  *
  * Why `jsonb_each`: its rows are SQLite's binary JSON, which `->>` reads as it is. `json_each`
- * rendered each row back to JSON text, and the first `->>` parsed that text again: with 26 values
- * a row, the text round trip was a fifth of such an insert (`bench/json-rows.mjs`), and SQLite's
- * JSON work a fifth of a log shard's time in a fan-out (`perf` on the local runtime). The values
- * read are the same: `->>` answers SQL values and `->` JSON text from either form. For Durable
- * Objects' SQLite; D1 keeps `TEXT_PART_ROWS`.
+ * rendered each row back to JSON text, and the first `->>` parsed that text again. In a fan-out
+ * SQLite's JSON functions were a fifth of its time in the local runtime (`perf`), and reading rows
+ * as binary JSON took a tenth off a 100,000-member topic's CPU (docs/architecture.md, stop 61);
+ * Node's SQLite shows less of it (`bench/json-rows.mjs`). The values read are the same: `->>`
+ * answers SQL values and `->` JSON text from either form. For Durable Objects' SQLite; D1 keeps
+ * `TEXT_PART_ROWS`.
  */
 export const PART_ROWS = "WITH part(v) AS MATERIALIZED (SELECT value FROM jsonb_each(?))";
 
