@@ -35,6 +35,14 @@ export const JSON_PART_CHARS = 500_000;
 export const PART_ROWS = "WITH part(v) AS MATERIALIZED (SELECT value FROM jsonb_each(?))";
 
 /**
+ * A JSON object's column read from a row (`row`, PART_ROWS's `v` by default) that carries the
+ * object itself, not its text: `row -> i` is the object's JSON text as JSON.stringify wrote it
+ * (the row's own), and a JSON null is NULL. Stringified first, the object's text was escaped into
+ * the row's JSON and unescaped again by SQLite, for every message.
+ */
+export const objectAt = (i: number, row = "v") => `nullif(${row} -> ${i}, 'null')`;
+
+/**
  * PART_ROWS with each row as JSON text, for D1 (db/row-insert.ts): D1's SQLite is Cloudflare's
  * to choose, and only the text form is one it has always had.
  */

@@ -11,7 +11,7 @@ import {
   type WaitHold,
   type WaitingStep,
 } from "./claims";
-import { jsonParts } from "../../lib/json-parts";
+import { jsonParts, objectAt } from "../../lib/json-parts";
 import { RUN_STEPS_SCHEMA, RunSteps } from "./run-steps";
 import { SIGNALS_SCHEMA, WaitWakes } from "./signals";
 import { triggerKey } from "./triggers-table";
@@ -187,7 +187,7 @@ export class DeliveryState {
       return;
     }
     const retry = reports.filter((r) => r.outcome === "retry").map((r) => r.key);
-    // The report as the object: `r.value -> 2` stores its JSON text, the row's own (log/records.ts `objectAt`).
+    // The report as the object: stored as its JSON text, the row's own (lib/json-parts.ts `objectAt`).
     const settled = reports.flatMap((r) => (r.outcome === "retry" ? [] : [[r.key, r.outcome, r.report ?? null]]));
     for (const part of jsonParts(retry))
       this.sql.exec(
@@ -200,7 +200,7 @@ export class DeliveryState {
     for (const part of jsonParts(settled))
       this.sql.exec(
         `INSERT INTO claims (env, tx, key, state, at, report)
-         SELECT ?1, ?2, r.value ->> 0, r.value ->> 1, ?3, nullif(r.value -> 2, 'null') FROM jsonb_each(?4) AS r
+         SELECT ?1, ?2, r.value ->> 0, r.value ->> 1, ?3, ${objectAt(2, "r.value")} FROM jsonb_each(?4) AS r
          WHERE EXISTS (SELECT 1 FROM claims AS c WHERE c.env = ?1 AND c.tx = ?2 AND c.key = r.value ->> 0)
          ON CONFLICT (env, tx, key) DO UPDATE SET state = excluded.state, at = excluded.at, report = excluded.report`,
         env,

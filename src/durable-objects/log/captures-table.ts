@@ -56,7 +56,7 @@ export class CapturesTable {
   insert(captures: readonly LogCapture[]): void {
     if (captures.length === 0) return;
     const rows = captures.map((c) => [c.environmentId, c.createdAt, c.id, c.messageId, c.channel, c.provider, c.to, c.content]);
-    // The content as the object: `v -> 7` is its JSON text, the row's own (records.ts `objectAt`).
+    // The content as the object: `v -> 7` is its JSON text, the row's own (lib/json-parts.ts `objectAt`).
     for (const part of jsonParts(rows))
       this.sql.exec(
         `${PART_ROWS} INSERT INTO sandbox_captures (env, created_at, id, message_id, channel, provider, "to", content)

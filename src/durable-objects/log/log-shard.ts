@@ -15,7 +15,6 @@ import {
   MESSAGES_INSERT,
   type MessageRow,
   messageValues,
-  objectAt,
   RECIPIENTS_MESSAGES,
   stored,
   toEvent,
@@ -57,7 +56,7 @@ import {
 } from "./triggers-table";
 import { markSchemaCurrent, schemaIsCurrent, schemaVersion } from "./schema-version";
 import { addColumnsMissingFrom } from "./added-columns";
-import { jsonParts, PART_ROWS } from "../../lib/json-parts";
+import { jsonParts, objectAt, PART_ROWS } from "../../lib/json-parts";
 
 /** The states timeline entries reach, by message: each entry's status bit. */
 const reachedStates = (events: readonly LogEvent[]): Map<string, number> => {
@@ -405,7 +404,7 @@ export class LogShard extends DurableObject<Bindings> {
    */
   private append(events: readonly LogEvent[], reached: ReadonlyMap<string, number>, covered: ReadonlySet<string>): void {
     if (events.length === 0) return;
-    // The detail as the object: its text is the row's own (records.ts `objectAt`).
+    // The detail as the object: its text is the row's own (lib/json-parts.ts `objectAt`).
     for (const part of jsonParts(events.map((e) => [e.id, e.environmentId, e.messageId, e.status, e.at, e.detail ?? null])))
       this.sql.exec(
         `${PART_ROWS} INSERT INTO message_events (id, env, message_id, status, at, detail)

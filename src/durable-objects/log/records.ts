@@ -1,7 +1,7 @@
 import { MESSAGE_STATUSES, type MessageStatus } from "../../contract/statuses";
 import type { LogEvent, LogMessage, MessageAbout, MessageChanges } from "./rows";
 import type { EventRecord, MessageRecord } from "./schema";
-import { PART_ROWS } from "../../lib/json-parts";
+import { objectAt, PART_ROWS } from "../../lib/json-parts";
 
 /** One bit per status, so the states a message reached fold into one integer (the stats read it). */
 export const bitOf = (status: string) => {
@@ -97,14 +97,6 @@ export const MESSAGE_COLUMN_LIST = [
   "context",
   "watched",
 ] as const;
-
-/**
- * A JSON object's column read from a row that carries the object itself, not its text: `v -> i`
- * is the object's JSON text as JSON.stringify wrote it (the row's own), and a JSON null is NULL.
- * Stringified first, the object's text was escaped into the row's JSON and unescaped again by
- * SQLite, for every message.
- */
-export const objectAt = (i: number) => `nullif(v -> ${i}, 'null')`;
 
 /** The message columns holding a JSON object: `messageValues` gives the object, MESSAGES_INSERT stores its text. */
 const OBJECT_COLUMNS: ReadonlySet<(typeof MESSAGE_COLUMN_LIST)[number]> = new Set(["content", "context"]);
