@@ -30,6 +30,8 @@ const PUBLISHED = {
   logObjectBytes: 10e9,
   /** Subrequests one invocation may make, Durable Object calls included (Workers Paid, Workers limits page). */
   subrequestsPerInvocation: 10_000,
+  /** Outbound responses one invocation waits for at once (Workers limits page: simultaneous open connections). */
+  connectionsPerInvocation: 6,
 };
 
 /** Clarion's configuration (wrangler.toml, src/durable-objects/settings.ts). */
@@ -58,6 +60,13 @@ const CONFIG = {
   analyticsDays: 400,
   /** 1: the log in D1, as up to 0.12 (d1StatementsPerTrigger, d1BytesPerTrigger); 0: in log shards. */
   logInD1: 0,
+  /**
+   * Milliseconds a provider's API takes to answer one send: not Clarion's to measure, so an
+   * assumption (about 200 ms for an email or SMS API); 0 for sends that call no provider (in-app,
+   * the sandbox). A consumer invocation has at most `connectionsPerInvocation` of them waiting at
+   * once (src/lib/connection-slots.ts), so this and the consumers' concurrency bound the send rate.
+   */
+  providerMs: 200,
 };
 
 /**
@@ -167,6 +176,9 @@ function load(r) {
   const logShardsPerInvocation = Math.min(i.logShards, triggersPerInvocation);
   const logDeliveryCallsPerShard = i.logInD1 ? 0 : (invocationsPerSecond * i.logPhasesPerInvocation * logShardsPerInvocation) / i.logShards;
   const logReportCallsPerShard = i.logInD1 ? 0 : (r * i.reportsPerTrigger * i.logCallsPerReport) / i.logShards;
+  // Provider calls waiting at once: each trigger's send holds a connection for providerMs, and
+  // the consumers of all queues together hold at most queues × consumerConcurrency × 6.
+  const callsInFlight = (r * i.providerMs) / 1000;
   const subrequestsPerInvocation =
     shardsPerInvocation * i.objectCallsPerShard + (i.logInD1 ? 0 : i.logPhasesPerInvocation * logShardsPerInvocation);
   const log = i.logInD1
@@ -186,6 +198,7 @@ function load(r) {
       triggersPerMessage: r / messagesPerSecond,
       invocationsPerSecond,
       triggersPerInvocation,
+      callsInFlight,
       d1Statements,
       logDeliveryCallsPerShard,
       logReportCallsPerShard,
@@ -199,6 +212,8 @@ function load(r) {
       // before the oldest rows expire is not sustainable either.
       "D1 (bytes of history per database)": historyBytes(r) / i.d1Databases / i.d1Bytes,
       "consumer invocation (subrequests)": subrequestsPerInvocation / i.subrequestsPerInvocation,
+      "provider calls (consumers' connections)":
+        callsInFlight / (i.queues * i.consumerConcurrency * i.connectionsPerInvocation),
       ...log,
     },
   };
@@ -226,6 +241,9 @@ console.log(
   `  Queue messages/s           ${fmt(f.messagesPerSecond)} (${f.triggersPerMessage.toFixed(1)} triggers each; limit ${fmt(i.queues * i.queueMessagesPerSecond)} over ${i.queues} queues)`,
 );
 console.log(`  consumer invocations/s     ${fmt(f.invocationsPerSecond)}`);
+console.log(
+  `  provider calls waiting     ${fmt(f.callsInFlight)} at ${i.providerMs} ms a call (limit ${fmt(i.queues * i.consumerConcurrency * i.connectionsPerInvocation)}: ${i.queues} queues × ${i.consumerConcurrency} consumers × ${i.connectionsPerInvocation} connections)`,
+);
 console.log(
   `  triggers per invocation    ${fmt(f.triggersPerInvocation)} (subrequests ${fmt(f.subrequestsPerInvocation)} of ${fmt(i.subrequestsPerInvocation)})`,
 );

@@ -23,7 +23,7 @@ const app = createApp();
 const DEAD_LETTER_QUEUE = "clarion-delivery-dlq";
 const WEBHOOK_QUEUE = "clarion-webhooks";
 
-// Each invocation in a scope of its own: its call slots and shared timers are not another's (lib/invocation-scope.ts).
+// Each invocation in a scope of its own: its connection slots and shared timers are not another's (lib/invocation-scope.ts).
 export default {
   fetch: (request: Request, env: Bindings, ctx: ExecutionContext) => inInvocationScope(() => app.fetch(request, env, ctx)),
   queue: (batch, env) =>

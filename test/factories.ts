@@ -169,5 +169,7 @@ export function fakeProviderScenario(name = `scenario-${crypto.randomUUID()}`) {
         headers: Record<string, string>;
         body: string;
       }[],
+    /** The most requests the scenario was answering at once. */
+    peak: async () => ((await (await fetch(`${root}/_peak/${name}`)).json()) as { peak: number }).peak,
   };
 }

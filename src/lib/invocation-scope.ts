@@ -2,7 +2,7 @@ import { AsyncLocalStorage } from "node:async_hooks";
 
 /**
  * What one invocation (a request, a Queue batch) keeps to itself of helpers that would otherwise
- * be shared by the whole isolate: the provider call slots (delivery/send/call-slots.ts) and the
+ * be shared by the whole isolate: the outbound connection slots (connection-slots.ts) and the
  * shared timeout timers (timeout.ts).
  *
  * Why: the runtime runs several invocations in one isolate, but a promise an invocation awaits

@@ -30,7 +30,7 @@ const joinableTimers = () => scoped(TIMERS, () => new Map<number, SharedTimer>()
  * second: a timer and an AbortController each were about 4 % of a 10,000-member topic's CPU
  * (`bench:profile -- --topic 10000`). And past 10,000 active timers in an isolate the runtime
  * refuses new ones, which `AbortSignal.timeout` (its timer stays active for the whole span) and a
- * timer per call both reach in a backlog (delivery/send/call-slots.ts).
+ * timer per call both reach in a backlog (lib/connection-slots.ts).
  */
 export function timeoutSignal(ms: number): { signal: AbortSignal; done: () => void } {
   const joinable = joinableTimers();

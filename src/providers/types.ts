@@ -104,6 +104,11 @@ export interface ProviderAdapter<C extends ProviderChannel = ProviderChannel> {
    */
   deduplicates?: true;
   /**
+   * The adapter answers in the isolate and opens no connection (the sandbox providers): its sends
+   * take none of the invocation's six connection slots (lib/connection-slots.ts).
+   */
+  inProcess?: true;
+  /**
    * Credential fields (dotted paths into the parsed credentials) that decide where a credential or
    * a signed token goes, besides the integration's `baseUrl`: changing one needs the stored
    * secrets re-supplied, and a URL among them is held to the destination policy.

@@ -28,6 +28,8 @@ const readBody = (req: IncomingMessage) =>
 export function startFakeProvider(): Promise<{ url: string; server: Server }> {
   const captured = new Map<string, CapturedRequest[]>();
   const scripts = new Map<string, ScriptedAnswer[]>();
+  /** Requests of a scenario being answered now, and the most there were at once. */
+  const open = new Map<string, { now: number; peak: number }>();
   const server = createServer(async (req, res) => {
     const url = new URL(req.url ?? "/", "http://x");
     const body = await readBody(req);
@@ -35,6 +37,10 @@ export function startFakeProvider(): Promise<{ url: string; server: Server }> {
     if (kind === "_script" && scenario) {
       scripts.set(scenario, JSON.parse(body) as ScriptedAnswer[]);
       res.writeHead(204).end();
+      return;
+    }
+    if (kind === "_peak" && scenario) {
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ peak: open.get(scenario)?.peak ?? 0 }));
       return;
     }
     if (kind === "_captured" && scenario) {
@@ -56,7 +62,12 @@ export function startFakeProvider(): Promise<{ url: string; server: Server }> {
       status: 200,
       body: { id: `fake-${Date.now()}-${Math.random().toString(36).slice(2)}` },
     };
+    const count = open.get(scenario) ?? { now: 0, peak: 0 };
+    open.set(scenario, count);
+    count.now++;
+    count.peak = Math.max(count.peak, count.now);
     if (answer.delayMs) await new Promise((r) => setTimeout(r, answer.delayMs));
+    count.now--;
     const payload = typeof answer.body === "string" ? answer.body : JSON.stringify(answer.body ?? {});
     res.writeHead(answer.status, { "content-type": "application/json", ...answer.headers }).end(payload);
   });

@@ -3,7 +3,7 @@
 // else pending ("Promise will never complete"), and a timer opened by another invocation stops
 // with it. The Worker's entry runs every request and Queue batch in a scope of its own.
 import { describe, expect, it } from "vitest";
-import { callSlots, PROVIDER_CALLS_IN_FLIGHT, withCallSlot } from "../../src/delivery/send/call-slots";
+import { connectionSlots, CONNECTIONS_PER_INVOCATION, withConnection } from "../../src/lib/connection-slots";
 import { inInvocationScope } from "../../src/lib/invocation-scope";
 import { timeoutSignal } from "../../src/lib/timeout";
 import { createSandboxEnvironment, createWorkflow, unique } from "../factories";
@@ -15,16 +15,16 @@ describe("an invocation's scope", () => {
     const releases: (() => void)[] = [];
     const first = inInvocationScope(() =>
       Promise.all(
-        Array.from({ length: PROVIDER_CALLS_IN_FLIGHT + 1 }, () =>
-          withCallSlot(() => new Promise<void>((resolve) => releases.push(resolve))),
+        Array.from({ length: CONNECTIONS_PER_INVOCATION + 1 }, () =>
+          withConnection(() => new Promise<void>((resolve) => releases.push(resolve))),
         ),
       ),
     );
     await Promise.resolve();
-    expect(releases).toHaveLength(PROVIDER_CALLS_IN_FLIGHT);
+    expect(releases).toHaveLength(CONNECTIONS_PER_INVOCATION);
     const second = await inInvocationScope(async () => {
-      const answer = await withCallSlot(async () => "ran");
-      return { answer, slots: callSlots() };
+      const answer = await withConnection(async () => "ran");
+      return { answer, slots: connectionSlots() };
     });
     expect(second).toEqual({ answer: "ran", slots: { inFlight: 0, waiting: 0 } });
     while (releases.length) {
@@ -50,10 +50,12 @@ describe("an invocation's scope", () => {
     // Every slot outside any invocation's scope held, as another invocation's calls would hold them.
     const releases: (() => void)[] = [];
     const held = Promise.all(
-      Array.from({ length: PROVIDER_CALLS_IN_FLIGHT }, () => withCallSlot(() => new Promise<void>((resolve) => releases.push(resolve)))),
+      Array.from({ length: CONNECTIONS_PER_INVOCATION }, () =>
+        withConnection(() => new Promise<void>((resolve) => releases.push(resolve))),
+      ),
     );
     await Promise.resolve();
-    expect(callSlots().inFlight).toBe(PROVIDER_CALLS_IN_FLIGHT);
+    expect(connectionSlots().inFlight).toBe(CONNECTIONS_PER_INVOCATION);
     try {
       await startTriggers(id, [accepted.transactionId]);
       const [message] = await loggedMessages(id, { transactionId: accepted.transactionId });

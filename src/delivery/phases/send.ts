@@ -6,7 +6,6 @@ import { type Hop, inChildHopSpan } from "../../lib/spans";
 import { addressesFor, displayAddress } from "../send/addresses";
 import { integrationForAttempt, sendMessage, type SendResult } from "../send/send-message";
 import { storeInApp } from "../send/in-app-store";
-import { withCallSlot } from "../send/call-slots";
 import { decorateEmail } from "../send/tracking-links";
 import { withListUnsubscribe } from "../send/list-unsubscribe";
 import type { Send } from "./record";
@@ -21,8 +20,9 @@ export interface Delivered {
 }
 
 /**
- * Calls the providers for every granted send of a step, in parallel (at most
- * PROVIDER_CALLS_IN_FLIGHT in the isolate at once): the failover chain picks each attempt's integration.
+ * Calls the providers for every granted send of a step, in parallel (each call over the network
+ * once it has one of the invocation's connections, lib/connection-slots.ts): the failover chain
+ * picks each attempt's integration.
  */
 export function sendAll(env: Bindings, scope: StepScope, sends: Send[], chain: IntegrationConfig[]): Promise<Delivered[]> {
   const { step, trigger } = scope;
@@ -42,27 +42,25 @@ export function sendAll(env: Bindings, scope: StepScope, sends: Send[], chain: I
             )
           : send.content;
       const subscriber = send.recipient.context.subscriber;
-      const result = await withCallSlot(() =>
-        inChildHopSpan(scope.traced, "clarion.provider.send", hopOf(scope, integration), async (span) => {
-          const sent = await sendMessage(
-            integration,
-            addresses,
-            {
-              messageId: send.messageId,
-              content: content as never,
-              providerOverrides: (trigger.overrides?.[integration.provider] as Record<string, unknown> | undefined) ?? {},
-              subscriber: {
-                subscriberId: send.recipient.profile.subscriberId,
-                firstName: (subscriber.firstName as string | null | undefined) ?? null,
-                lastName: (subscriber.lastName as string | null | undefined) ?? null,
-              },
+      const result = await inChildHopSpan(scope.traced, "clarion.provider.send", hopOf(scope, integration), async (span) => {
+        const sent = await sendMessage(
+          integration,
+          addresses,
+          {
+            messageId: send.messageId,
+            content: content as never,
+            providerOverrides: (trigger.overrides?.[integration.provider] as Record<string, unknown> | undefined) ?? {},
+            subscriber: {
+              subscriberId: send.recipient.profile.subscriberId,
+              firstName: (subscriber.firstName as string | null | undefined) ?? null,
+              lastName: (subscriber.lastName as string | null | undefined) ?? null,
             },
-            destinationOptions(env),
-          );
-          if (span.isTraced) span.setAttributes(answerAttributes(send.messageId, sent));
-          return sent;
-        }),
-      );
+          },
+          destinationOptions(env),
+        );
+        if (span.isTraced) span.setAttributes(answerAttributes(send.messageId, sent));
+        return sent;
+      });
       return { send, integration, to: addresses.map((a) => displayAddress(step.type, a)).join(", "), result };
     }),
   );

@@ -11,6 +11,7 @@ function sandbox<C extends ProviderChannel>(channel: C): ProviderAdapter<C> {
     id: `sandbox-${channel}`,
     channel,
     credentials: z.object({}).loose(),
+    inProcess: true,
     async send(request, { capture }) {
       capture({ channel, provider: `sandbox-${channel}`, to: request.to, content: { ...request.content, ...request.providerOverrides } });
       return { ok: true, providerMessageId: `sandbox_${request.messageId}` };

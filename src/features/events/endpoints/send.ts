@@ -2,6 +2,7 @@ import { checkDestination, type DestinationOptions } from "../../../lib/destinat
 import type { SendableEndpoint } from "./repository";
 import { signatureHeader } from "./signature";
 import { timeoutSignal } from "../../../lib/timeout";
+import { withConnection } from "../../../lib/connection-slots";
 
 /** Standard Webhooks / Svix: a receiver answers within 15 s or the attempt counts as failed. */
 export const ATTEMPT_TIMEOUT_MS = 15_000;
@@ -45,11 +46,16 @@ export async function sendSigned(
     "webhook-timestamp": String(timestamp),
     "webhook-signature": await signatureHeader(endpoint.secrets, eventId, timestamp, body),
   };
+  // Once it has one of the invocation's connections, so that its timeout and latency count only its own attempt (lib/connection-slots.ts).
+  return withConnection(() => post(verdict.url.href, headers, body));
+}
+
+async function post(href: string, headers: Record<string, string>, body: string): Promise<AttemptResult> {
   const started = Date.now();
   // Its timer ends with the attempt (lib/timeout.ts).
   const timeout = timeoutSignal(ATTEMPT_TIMEOUT_MS);
   try {
-    const res = await fetch(verdict.url.href, {
+    const res = await fetch(href, {
       method: "POST",
       headers,
       body,
