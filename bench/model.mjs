@@ -212,8 +212,7 @@ function load(r) {
       // before the oldest rows expire is not sustainable either.
       "D1 (bytes of history per database)": historyBytes(r) / i.d1Databases / i.d1Bytes,
       "consumer invocation (subrequests)": subrequestsPerInvocation / i.subrequestsPerInvocation,
-      "provider calls (consumers' connections)":
-        callsInFlight / (i.queues * i.consumerConcurrency * i.connectionsPerInvocation),
+      "provider calls (consumers' connections)": callsInFlight / (i.queues * i.consumerConcurrency * i.connectionsPerInvocation),
       ...log,
     },
   };
