@@ -31,16 +31,18 @@ function store(parts: LedgerParts, name: string, items: AcceptEntry[], now: numb
     if (!firsts.has(key)) firsts.set(key, item);
   }
   if (firsts.size === 0) return [];
-  // The record goes in as the object, and `v -> 3` stores its JSON text: stringified first, the
-  // record (the row's largest value, with its payload) was escaped into the row's JSON and
-  // unescaped again by SQLite. Only JSON.parse reads the column back (recordOf).
-  const rows = [...firsts.values()].map(({ record, fingerprint }) => [record.environmentId, record.transactionId, fingerprint, record]);
+  const rows = [...firsts.values()].map(({ record, fingerprint }) => [
+    record.environmentId,
+    record.transactionId,
+    fingerprint,
+    JSON.stringify(record),
+  ]);
   const inserted = new Set<string>();
   // In parts under a Durable Object's 2 MB per string (lib/json-parts.ts): records carry their payloads.
   for (const part of jsonParts(rows))
     for (const row of storage.sql.exec<{ env: string; tx: string }>(
       `${PART_ROWS} ${INSERT_TRIGGER}
-       SELECT v ->> 0, v ->> 1, v ->> 2, 'accepted', v -> 3, ?, ? FROM part WHERE true
+       SELECT v ->> 0, v ->> 1, v ->> 2, 'accepted', v ->> 3, ?, ? FROM part WHERE true
        ON CONFLICT (env, tx) DO NOTHING RETURNING env, tx`,
       part,
       now,

@@ -75,10 +75,8 @@ export class Outbox {
   private insertList(entries: readonly { tx: string }[], jsons: readonly string[]): number[] {
     const ids = this.storage.sql
       .exec<{ id: number }>(
-        "INSERT INTO outbox (tx, job) SELECT value ->> 0, value -> 1 FROM jsonb_each(?) RETURNING id",
-        // Each job's JSON goes into the list as it is, and `value -> 1` stores that text: not
-        // stringified a second time, escaped into the list, for SQLite to unescape.
-        `[${entries.map(({ tx }, i) => `[${JSON.stringify(tx)},${jsons[i]!}]`).join(",")}]`,
+        "INSERT INTO outbox (tx, job) SELECT value ->> 0, value ->> 1 FROM jsonb_each(?) RETURNING id",
+        JSON.stringify(entries.map(({ tx }, i) => [tx, jsons[i]])),
       )
       .toArray()
       .map((r) => r.id);
