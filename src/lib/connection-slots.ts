@@ -1,4 +1,5 @@
 import { scoped } from "./invocation-scope";
+import { timeoutSignal } from "./timeout";
 
 /**
  * Outbound calls one invocation has waiting for an answer at once: six, the platform's limit.
@@ -10,8 +11,8 @@ import { scoped } from "./invocation-scope";
  * duplicate (delivery/send/send-message.ts). Taken here first, a call starts its timer only once
  * it has a connection, and the runtime never queues it.
  *
- * Provider sends, fetch steps and event webhooks take one per request; the sandbox providers,
- * which answer in the isolate, take none. Locally the runtime has no such limit, so the six also
+ * Provider sends, fetch steps and event webhooks take one per request through `timedCall`; the
+ * sandbox providers, which answer in the isolate, take none. Locally the runtime has no such limit, so the six also
  * bound what a local run sends at once.
  *
  * The slots are the invocation's (lib/invocation-scope.ts), not the isolate's: a call waiting for
@@ -44,3 +45,21 @@ export const connectionSlots = () => {
   const own = slots();
   return { inFlight: own.inFlight, waiting: own.waiting.length };
 };
+
+/**
+ * Runs `call` with a timeout of `ms` that starts once the call has one of the invocation's
+ * connections (at once for a call that opens none: `opensConnection` false) and ends with it.
+ * The one way an outbound call gets its timer, so that no caller can start it in the queue.
+ */
+export function timedCall<T>(ms: number, call: (signal: AbortSignal) => Promise<T>, opensConnection = true): Promise<T> {
+  const run = async () => {
+    // Its timer ends with the call (lib/timeout.ts: a backlog's sends ran out of timers otherwise).
+    const timeout = timeoutSignal(ms);
+    try {
+      return await call(timeout.signal);
+    } finally {
+      timeout.done();
+    }
+  };
+  return opensConnection ? withConnection(run) : run();
+}

@@ -11,7 +11,7 @@ export const HTTP_RETRY_DELAYS_SECONDS = [0, 30, 60] as const;
 export const HTTP_MAX_ATTEMPTS = HTTP_RETRY_DELAYS_SECONDS.length + 1;
 /** A Retry-After longer than the schedule is honoured up to this long. */
 export const HTTP_MAX_RETRY_AFTER_SECONDS = 300;
-/** Requests in flight at once for one chunk: a Worker invocation opens at most six connections at a time. */
+/** Requests in flight at once for one chunk; the invocation's six connections bound all its chunks together (lib/connection-slots.ts). */
 export const HTTP_PARALLEL_REQUESTS = 6;
 
 /** Response headers later steps may read; everything else (cookies, auth challenges) is dropped. */

@@ -5,8 +5,7 @@ import { checkDestination, type DestinationOptions } from "../../lib/destination
 import { retryAfterSeconds } from "../../providers/http";
 import type { z } from "@hono/zod-openapi";
 import { MAX_JSON_BODY_BYTES, MAX_TEXT_BODY_CHARS, RESPONSE_HEADER_PREFIX, RESPONSE_HEADERS } from "./http-limits";
-import { timeoutSignal } from "../../lib/timeout";
-import { withConnection } from "../../lib/connection-slots";
+import { timedCall } from "../../lib/connection-slots";
 
 type Request = z.infer<typeof HttpStep>["request"];
 export type FetchResponse = NonNullable<StepOutcomeView["response"]>;
@@ -77,24 +76,21 @@ export type Attempt =
 export async function sendRequest(request: RenderedRequest, timeoutMs: number, destinations: DestinationOptions): Promise<Attempt> {
   const verdict = checkDestination(request.url, destinations);
   if (!verdict.ok) return { kind: "refused", error: `The destination is not allowed: ${verdict.reason}.` };
-  // Once it has one of the invocation's connections, so that its timeout counts only its own request (lib/connection-slots.ts).
-  return withConnection(() => attempt(verdict.url.href, request, timeoutMs));
+  // One timer for the request and its answer, started once it has one of the invocation's connections (lib/connection-slots.ts).
+  return timedCall(timeoutMs, (signal) => attempt(verdict.url.href, request, timeoutMs, signal));
 }
 
-async function attempt(href: string, request: RenderedRequest, timeoutMs: number): Promise<Attempt> {
+async function attempt(href: string, request: RenderedRequest, timeoutMs: number, signal: AbortSignal): Promise<Attempt> {
   let res: Response;
-  // One timer for the request and its answer, ended with them (lib/timeout.ts).
-  const timeout = timeoutSignal(timeoutMs);
   try {
     res = await fetch(href, {
       method: request.method,
       headers: request.headers,
       ...(request.body !== undefined ? { body: request.body } : {}),
       redirect: "manual",
-      signal: timeout.signal,
+      signal,
     });
   } catch (error) {
-    timeout.done();
     const name = (error as Error).name;
     return {
       kind: "no_answer",
@@ -108,8 +104,6 @@ async function attempt(href: string, request: RenderedRequest, timeoutMs: number
     return await readResponse(res);
   } catch (error) {
     return { kind: "no_answer", error: `The answer broke off: ${(error as Error).message}` };
-  } finally {
-    timeout.done();
   }
 }
 

@@ -2,9 +2,8 @@ import type { ContentByChannel } from "../../engine/content";
 import type { Channel, ProviderChannel } from "../../engine/steps";
 import type { DestinationOptions } from "../../lib/destinations";
 import { providerFor } from "../../providers/registry";
-import type { Capture, FailureKind, IntegrationConfig, Outbound, SendOutcome, SendRequest } from "../../providers/types";
-import { timeoutSignal } from "../../lib/timeout";
-import { withConnection } from "../../lib/connection-slots";
+import type { Capture, FailureKind, IntegrationConfig, SendOutcome, SendRequest } from "../../providers/types";
+import { timedCall } from "../../lib/connection-slots";
 
 const DEFAULT_TIMEOUT_MS = 10_000;
 const DEFAULT_ATTEMPTS_PER_PROVIDER = 3;
@@ -95,33 +94,32 @@ export async function sendMessage<C extends Channel>(
       invalidAddresses: [],
     };
   }
-  const timeoutMs = setting(integration, "timeoutMs", DEFAULT_TIMEOUT_MS);
-  const sendTo = (to: string): Promise<SendOutcome> => {
-    // Its timer starts with the call and ends with it (lib/timeout.ts: a backlog's sends ran out of timers otherwise).
-    const timeout = timeoutSignal(timeoutMs);
-    const outbound: Outbound = { signal: timeout.signal, destinations };
-    return adapter
-      .send({ ...request, to, content: request.content as ContentByChannel[ProviderChannel] } as SendRequest<ProviderChannel>, {
-        integration,
-        outbound,
-        capture: (c) => captures.push(c),
-      })
-      .catch(
-        (error: unknown): SendOutcome =>
-          outbound.signal.aborted
-            ? {
-                ok: false,
-                kind: "unknown",
-                code: "timeout",
-                message: "The provider did not answer within its timeout: it may have sent the message.",
-              }
-            : { ok: false, kind: "retryable", code: "adapter_error", message: String(error) },
-      )
-      .finally(timeout.done);
-  };
-  // Each call over the network waits for one of the invocation's connections first, so that its
-  // timeout counts only its own call (lib/connection-slots.ts); the sandbox answers in the isolate.
-  const outcomes = await Promise.all(addresses.map((to) => (adapter.inProcess ? sendTo(to) : withConnection(() => sendTo(to)))));
+  // Each call over the network waits for one of the invocation's connections before its timeout
+  // starts (lib/connection-slots.ts); the sandbox answers in the isolate.
+  const sendTo = (to: string) =>
+    timedCall(
+      setting(integration, "timeoutMs", DEFAULT_TIMEOUT_MS),
+      (signal): Promise<SendOutcome> =>
+        adapter
+          .send({ ...request, to, content: request.content as ContentByChannel[ProviderChannel] } as SendRequest<ProviderChannel>, {
+            integration,
+            outbound: { signal, destinations },
+            capture: (c) => captures.push(c),
+          })
+          .catch(
+            (error: unknown): SendOutcome =>
+              signal.aborted
+                ? {
+                    ok: false,
+                    kind: "unknown",
+                    code: "timeout",
+                    message: "The provider did not answer within its timeout: it may have sent the message.",
+                  }
+                : { ok: false, kind: "retryable", code: "adapter_error", message: String(error) },
+          ),
+      !adapter.inProcess,
+    );
+  const outcomes = await Promise.all(addresses.map(sendTo));
   const invalidAddresses = addresses.filter((_, i) => {
     const o = outcomes[i]!;
     return !o.ok && o.kind === "invalid_recipient";

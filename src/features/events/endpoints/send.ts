@@ -1,8 +1,7 @@
 import { checkDestination, type DestinationOptions } from "../../../lib/destinations";
 import type { SendableEndpoint } from "./repository";
 import { signatureHeader } from "./signature";
-import { timeoutSignal } from "../../../lib/timeout";
-import { withConnection } from "../../../lib/connection-slots";
+import { timedCall } from "../../../lib/connection-slots";
 
 /** Standard Webhooks / Svix: a receiver answers within 15 s or the attempt counts as failed. */
 export const ATTEMPT_TIMEOUT_MS = 15_000;
@@ -46,21 +45,19 @@ export async function sendSigned(
     "webhook-timestamp": String(timestamp),
     "webhook-signature": await signatureHeader(endpoint.secrets, eventId, timestamp, body),
   };
-  // Once it has one of the invocation's connections, so that its timeout and latency count only its own attempt (lib/connection-slots.ts).
-  return withConnection(() => post(verdict.url.href, headers, body));
+  // Its timer and latency start once it has one of the invocation's connections (lib/connection-slots.ts).
+  return timedCall(ATTEMPT_TIMEOUT_MS, (signal) => post(verdict.url.href, headers, body, signal));
 }
 
-async function post(href: string, headers: Record<string, string>, body: string): Promise<AttemptResult> {
+async function post(href: string, headers: Record<string, string>, body: string, signal: AbortSignal): Promise<AttemptResult> {
   const started = Date.now();
-  // Its timer ends with the attempt (lib/timeout.ts).
-  const timeout = timeoutSignal(ATTEMPT_TIMEOUT_MS);
   try {
     const res = await fetch(href, {
       method: "POST",
       headers,
       body,
       redirect: "manual",
-      signal: timeout.signal,
+      signal,
     });
     const latencyMs = Date.now() - started;
     if (res.status >= 200 && res.status < 300) {
@@ -83,7 +80,5 @@ async function post(href: string, headers: Record<string, string>, body: string)
       ? `No answer within ${ATTEMPT_TIMEOUT_MS / 1000} s.`
       : `Could not reach the endpoint: ${(error as Error).message}`;
     return { status: "failed", responseStatus: null, latencyMs, error: message.slice(0, ERROR_LIMIT), retryable: true, gone: false };
-  } finally {
-    timeout.done();
   }
 }
