@@ -24,12 +24,21 @@ const queueConsumers = Object.fromEntries(
   ]),
 );
 
+/**
+ * One delivery queue more than wrangler.toml binds, consumed with the first's settings, as
+ * `npm run deploy -- --delivery-queues 3` would bind it: every delivery test then sends jobs to
+ * a queue the Worker finds only by looking (src/jobs/queues.ts), and consumes them from it.
+ */
+const EXTRA_DELIVERY_QUEUE = "clarion-delivery-2";
+queueConsumers[EXTRA_DELIVERY_QUEUE] = { ...queueConsumers["clarion-delivery-0"]! };
+
 export default defineConfig({
   plugins: [
     cloudflareTest(async ({ inject }) => ({
       wrangler: { configPath: "./wrangler.toml" },
       miniflare: {
         queueConsumers,
+        queueProducers: { DELIVERY_QUEUE_2: { queueName: EXTRA_DELIVERY_QUEUE } },
         bindings: {
           TEST_MIGRATIONS: await readD1Migrations(fileURLToPath(new URL("./migrations", import.meta.url))),
           ENCRYPTION_KEY: "Y2xhcmlvbi10ZXN0LWtleS0wMTIzNDU2Nzg5YWJjZGU=",

@@ -38,6 +38,7 @@ const PUBLISHED = {
 const CONFIG = {
   /** Target rate, triggers per second per deployment. */
   target: 100_000,
+  /** Delivery queues: wrangler.toml binds two, `npm run deploy -- --delivery-queues N` binds N. */
   queues: 2,
   shards: 32,
   /** How long a ledger shard gathers its accepts before one packed send (OUTBOX_FLUSH_MS). */
@@ -295,6 +296,16 @@ const first = Object.entries(load(high).shares).sort(([, a], [, b]) => b - a)[0]
 const highest = Object.entries(at.shares).sort(([, a], [, b]) => b - a)[0];
 console.log(`\nCeiling of this deployment: ${fmt(low)} triggers/s; the first resource to saturate: ${first}.`);
 console.log(`At ${fmt(i.target)}/s the busiest resource is ${highest[0]} at ${(highest[1] * 100).toFixed(0)} %.`);
+// The delivery queues that keep their messages/s and their consumers' provider calls at 70 % at the
+// target (both loads are shared evenly by the queues), bound with `npm run deploy -- --delivery-queues N`.
+const queuesNeeded = Math.ceil(
+  (i.queues * Math.max(at.shares["Queues (messages/s per queue)"], at.shares["provider calls (consumers' connections)"])) / 0.7,
+);
+if (queuesNeeded > i.queues) {
+  console.log(
+    `Delivery queues: ${fmt(queuesNeeded)} keep the Queues and the provider calls under 70 % at ${fmt(i.target)}/s (modelled: ${i.queues}; npm run deploy -- --delivery-queues ${queuesNeeded} binds them, --queues=${queuesNeeded} models them).`,
+  );
+}
 if (low < i.target && i.logInD1) {
   const d1Needed = Math.ceil(f.d1Statements / i.d1QueriesPerSecond);
   const d1ForHistory = Math.ceil(historyBytes(i.target) / i.d1Bytes);

@@ -1,5 +1,6 @@
 // `npm run deploy [-- --dry-run] [--url https://notify.example.com] [--name clarion] [--database clarion]
 //   [--otlp <destination prefix> | <traces>,<logs> | off] [--otlp-sampling 0.1]` (or CLARION_OTLP, CLARION_OTLP_SAMPLING)
+//   [--delivery-queues N] (default: what the last deploy chose, else 2; docs/architecture.md "More queues")
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { createInterface } from "node:readline/promises";
@@ -16,6 +17,7 @@ const { values } = parseArgs({
     database: { type: "string", default: "clarion" },
     otlp: { type: "string" },
     "otlp-sampling": { type: "string" },
+    "delivery-queues": { type: "string" },
   },
   strict: true,
 });
@@ -59,6 +61,7 @@ try {
       database: values.database,
       otlp: values.otlp ?? process.env.CLARION_OTLP,
       otlpSampling: values["otlp-sampling"] ?? process.env.CLARION_OTLP_SAMPLING,
+      deliveryQueues: values["delivery-queues"],
     },
     ask,
     files,

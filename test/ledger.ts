@@ -173,7 +173,13 @@ export const outboxWrites = (environmentId: string, transactionId: string) =>
  * delivered, at the moment the test chooses, with nothing left in flight. `bindings` are the
  * consumer's (the webhook Queue held by test/webhook-queue.ts, say).
  */
-export async function deliverHeldJobs(environmentId: string, transactionId: string, bindings: typeof env = env) {
+export async function deliverHeldJobs(
+  environmentId: string,
+  transactionId: string,
+  bindings: typeof env = env,
+  /** The delivery queue the batch comes from: any of them runs any job. */
+  queueName = "clarion-delivery-0",
+) {
   const jobs = await runInDurableObject(ledgerOf(environmentId, transactionId), (_ledger: TriggerLedger, state) => {
     const rows = state.storage.sql.exec<{ job: string }>("SELECT job FROM outbox WHERE tx = ? ORDER BY id", transactionId).toArray();
     state.storage.sql.exec("DELETE FROM outbox WHERE tx = ?", transactionId);
@@ -181,7 +187,7 @@ export async function deliverHeldJobs(environmentId: string, transactionId: stri
   });
   if (!jobs.length) throw new Error(`the ledger holds no job for ${transactionId}`);
   const batch = createMessageBatch(
-    "clarion-delivery-0",
+    queueName,
     jobs.map((body, i) => ({ id: `held-${transactionId}-${i}`, timestamp: new Date(), attempts: 1, body })),
   );
   const ctx = createExecutionContext();

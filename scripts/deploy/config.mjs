@@ -3,6 +3,7 @@
 // so the relative paths in it (main, assets, migrations) still hold.
 
 import { withOtlp } from "./otlp.mjs";
+import { withDeliveryQueues } from "./queues.mjs";
 
 export const DEPLOY_CONFIG = "wrangler.deploy.toml";
 /** The placeholder id in wrangler.toml; local runs do not need a real one. */
@@ -10,10 +11,10 @@ const PLACEHOLDER_ID = "00000000-0000-0000-0000-000000000000";
 
 /**
  * @param {string} toml  the text of wrangler.toml
- * @param {{ name: string, databaseName: string, databaseId: string, publicUrl: string, otlp?: import("./otlp.mjs").Otlp | null }} deployment
+ * @param {{ name: string, databaseName: string, databaseId: string, publicUrl: string, otlp?: import("./otlp.mjs").Otlp | null, deliveryQueues?: { produced: number, consumed: number } }} deployment
  */
-export function deployConfig(toml, { name, databaseName, databaseId, publicUrl, otlp = null }) {
-  const replaced = withOtlp(toml, otlp)
+export function deployConfig(toml, { name, databaseName, databaseId, publicUrl, otlp = null, deliveryQueues }) {
+  const replaced = withOtlp(deliveryQueues ? withDeliveryQueues(toml, deliveryQueues) : toml, otlp)
     .replace(/^name = ".*"$/m, `name = ${JSON.stringify(name)}`)
     .replace(/^database_name = ".*"$/m, `database_name = ${JSON.stringify(databaseName)}`)
     .replace(`database_id = "${PLACEHOLDER_ID}"`, `database_id = ${JSON.stringify(databaseId)}`)

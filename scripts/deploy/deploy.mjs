@@ -7,6 +7,7 @@ import { client } from "../cli/client.mjs";
 import { bucketsOf, DEPLOY_CONFIG, deployConfig, queuesOf } from "./config.mjs";
 import { otlpChoice, parseOtlp } from "./otlp.mjs";
 import { bucketNamesFrom, databaseIdFrom, deployedUrlFrom, isMissingWorker, queueNamesFrom, secretNamesFrom } from "./parse.mjs";
+import { deliveryQueuesOf, parseDeliveryQueues, withDeliveryQueues } from "./queues.mjs";
 
 export const STATE_FILE = ".clarion/deploy.json";
 export const DRY_RUN_CONFIG = "wrangler.dry-run.toml";
@@ -20,7 +21,7 @@ export const FIRST_ENVIRONMENTS = [
 const UNKNOWN_URL = "https://address-pending.invalid";
 
 /**
- * @typedef {{ dryRun: boolean, url?: string, name: string, database: string, otlp?: string, otlpSampling?: string }} DeployOptions
+ * @typedef {{ dryRun: boolean, url?: string, name: string, database: string, otlp?: string, otlpSampling?: string, deliveryQueues?: string }} DeployOptions
  * @typedef {{ read: (path: string) => string | null, write: (path: string, text: string, mode?: number) => void, remove: (path: string) => void, list: (dir: string) => string[] }} Files
  * @typedef {{
  *   wrangler: import("./wrangler.mjs").Wrangler,
@@ -69,8 +70,7 @@ async function accountQueues(/** @type {DeployDeps["wrangler"]} */ wrangler) {
   return names;
 }
 
-async function ensureQueues(/** @type {DeployDeps} */ { wrangler, log }, /** @type {string[]} */ wanted) {
-  const existing = await accountQueues(wrangler);
+async function ensureQueues(/** @type {DeployDeps} */ { wrangler, log }, /** @type {string[]} */ existing, /** @type {string[]} */ wanted) {
   for (const queue of wanted) {
     if (existing.includes(queue)) {
       log(`  queue ${queue}: found`);
@@ -109,6 +109,28 @@ async function workerSecrets(/** @type {DeployDeps} */ { wrangler, options }) {
   throw new Error(`cannot read the Worker's secrets (so cannot tell whether ENCRYPTION_KEY is set):\n${result.stderr || result.stdout}`);
 }
 
+/**
+ * How many delivery queues to send to: `--delivery-queues`, else what the last deploy from here
+ * chose, else wrangler.toml's two.
+ */
+function producedQueues(/** @type {DeployOptions} */ options, /** @type {Record<string, unknown>} */ state, /** @type {string} */ toml) {
+  if (options.deliveryQueues !== undefined) return parseDeliveryQueues(options.deliveryQueues);
+  if (state.deliveryQueues !== undefined) return parseDeliveryQueues(/** @type {number} */ (state.deliveryQueues));
+  return deliveryQueuesOf(toml).count;
+}
+
+/**
+ * How many to consume: every delivery queue the account has, even those no longer sent to (fewer
+ * queues chosen, or a clone without the state file), so no job is left in a queue without a consumer.
+ */
+function consumedQueues(/** @type {string} */ toml, /** @type {string[]} */ existing, /** @type {number} */ produced) {
+  const { prefix } = deliveryQueuesOf(toml);
+  const numbers = existing
+    .filter((q) => q.startsWith(prefix) && /^\d+$/.test(q.slice(prefix.length)))
+    .map((q) => Number(q.slice(prefix.length)));
+  return Math.max(produced, ...numbers.map((n) => n + 1));
+}
+
 /** Waits for a fresh workers.dev address to answer, then creates the first environments and their keys. */
 async function createFirstEnvironments(/** @type {DeployDeps} */ deps, /** @type {string} */ url, /** @type {string} */ adminKey) {
   const request = client({ url, credential: adminKey, fetch: deps.fetch });
@@ -136,7 +158,7 @@ async function createFirstEnvironments(/** @type {DeployDeps} */ deps, /** @type
 /** The plan, printed before anything runs (and all a dry run does besides building). */
 function describePlan(
   /** @type {DeployDeps} */ { options, files, log },
-  /** @type {string[]} */ queues,
+  /** @type {number} */ deliveryQueues,
   /** @type {string[]} */ buckets,
   /** @type {string | undefined} */ url,
   /** @type {import("./otlp.mjs").Otlp | null} */ otlp,
@@ -145,7 +167,9 @@ function describePlan(
   log(`Plan for Worker "${options.name}"${options.dryRun ? " (dry run: nothing remote is read or changed)" : ""}:`);
   log("  1. build the dashboard (dashboard/dist)");
   log(`  2. find or create the D1 database "${options.database}"`);
-  log(`  3. find or create the queues ${queues.join(", ")} and the R2 bucket${buckets.length === 1 ? "" : "s"} ${buckets.join(", ")}`);
+  log(
+    `  3. find or create the queues (${deliveryQueues} for delivery, --delivery-queues N to change) and the R2 bucket${buckets.length === 1 ? "" : "s"} ${buckets.join(", ")}`,
+  );
   log(`  4. write ${DEPLOY_CONFIG} (wrangler.toml with the database id and PUBLIC_URL; ignored by git)`);
   log(
     otlp
@@ -192,11 +216,11 @@ export async function deploy(deps) {
   const { wrangler, options, files, build, log } = deps;
   const toml = files.read("wrangler.toml");
   if (!toml) throw new Error("wrangler.toml not found: run npm run deploy from the repository's root");
-  const queues = queuesOf(toml);
   const buckets = bucketsOf(toml);
   const state = JSON.parse(files.read(STATE_FILE) ?? "{}");
+  const produced = producedQueues(options, state, toml);
   const { otlp, chosen } = await otlpSetting(deps, state);
-  describePlan(deps, queues, buckets, options.url ?? state.url, otlp);
+  describePlan(deps, produced, buckets, options.url ?? state.url, otlp);
 
   await build();
   log("built the dashboard");
@@ -209,6 +233,7 @@ export async function deploy(deps) {
       databaseId: placeholder,
       publicUrl: options.url ?? state.url ?? UNKNOWN_URL,
       otlp,
+      deliveryQueues: { produced, consumed: produced },
     });
     files.write(DRY_RUN_CONFIG, config);
     try {
@@ -221,7 +246,14 @@ export async function deploy(deps) {
   }
 
   const databaseId = await ensureDatabase(deps);
-  await ensureQueues(deps, queues);
+  const existingQueues = await accountQueues(wrangler);
+  const deliveryQueues = { produced, consumed: consumedQueues(toml, existingQueues, produced) };
+  await ensureQueues(deps, existingQueues, queuesOf(withDeliveryQueues(toml, deliveryQueues)));
+  if (deliveryQueues.consumed > produced) {
+    log(
+      `  delivery queues ${produced} to ${deliveryQueues.consumed - 1}: consumed until empty, not sent to (--delivery-queues ${deliveryQueues.consumed} sends to them again)`,
+    );
+  }
   await ensureBuckets(deps, buckets);
   const secrets = await workerSecrets(deps);
 
@@ -235,7 +267,10 @@ export async function deploy(deps) {
   );
 
   const writeConfig = (/** @type {string} */ publicUrl) =>
-    files.write(DEPLOY_CONFIG, deployConfig(toml, { name: options.name, databaseName: options.database, databaseId, publicUrl, otlp }));
+    files.write(
+      DEPLOY_CONFIG,
+      deployConfig(toml, { name: options.name, databaseName: options.database, databaseId, publicUrl, otlp, deliveryQueues }),
+    );
   let publicUrl = options.url ?? state.url ?? UNKNOWN_URL;
   writeConfig(publicUrl);
 
@@ -264,7 +299,7 @@ export async function deploy(deps) {
   }
   if (!url) log("  wrangler did not print the address: run again with --url https://your.domain so tracking links point there");
   const exported = chosen ? { otlp: otlpChoice(otlp), ...(otlp ? { otlpSampling: otlp.sampling } : {}) } : {};
-  files.write(STATE_FILE, `${JSON.stringify({ url: url ?? null, databaseId, ...exported }, null, 2)}\n`);
+  files.write(STATE_FILE, `${JSON.stringify({ url: url ?? null, databaseId, deliveryQueues: produced, ...exported }, null, 2)}\n`);
   log(`deployed ${url ?? ""} (PUBLIC_URL = ${publicUrl})`);
 
   if (newSecrets.ENCRYPTION_KEY) {

@@ -20,6 +20,7 @@ import { ADMIN_KEY, api, errorPaths, expectProblem } from "../request";
 import { admin, adminEnvironment } from "./helpers";
 import { getTableName } from "drizzle-orm";
 import { deliveredMessages, triggerDelivered } from "../held-triggers";
+import { withEveryDeliveryQueue } from "../delivery-queues";
 
 describe("POST /v1/admin/environments", () => {
   it("creates an environment", async () => {
@@ -116,7 +117,7 @@ function holdDelivery({ refuse = false } = {}) {
       for (const m of messages) held.push(m.body);
     },
   } as unknown as Queue<DeliveryJob>;
-  const bindings: typeof env = { ...env, DELIVERY_QUEUE_0: queue, DELIVERY_QUEUE_1: queue };
+  const bindings: typeof env = withEveryDeliveryQueue(env, queue);
   return {
     /** The bindings with the Queues held, for the Worker's other handlers. */
     bindings,

@@ -11,6 +11,7 @@ import { createIntegration, fakeProviderScenario } from "../factories";
 import { postHeld } from "../held-triggers";
 import { ledgerOf } from "../ledger";
 import { api } from "../request";
+import { withEveryDeliveryQueue } from "../delivery-queues";
 
 /**
  * Runs what a trigger's ledger holds through the consumer; what the consumer sends back to the
@@ -29,7 +30,7 @@ export async function deliverWithRetries(environmentId: string, transactionId: s
       send: async (body: unknown) => void sent.push(body),
       sendBatch: async (batch: Iterable<{ body: unknown }>) => void sent.push(...[...batch].map((m) => m.body)),
     } as unknown as typeof env.DELIVERY_QUEUE_0;
-    const bindings = { ...env, DELIVERY_QUEUE_0: held, DELIVERY_QUEUE_1: held };
+    const bindings = withEveryDeliveryQueue(env, held);
     const batch = createMessageBatch(
       "clarion-delivery-0",
       jobs.map((body, i) => ({ id: `run-${transactionId}-${attempt}-${i}`, timestamp: new Date(), attempts: 1, body })),

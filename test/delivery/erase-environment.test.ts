@@ -5,6 +5,7 @@ import { INVOCATION_BUDGET } from "../../src/delivery/unpack";
 import { DeliveryJob, eraseEnvironmentJobs, SHARDS_PER_ERASE_JOB } from "../../src/jobs/job";
 import { PackedJobs } from "../../src/jobs/pack";
 import { unique } from "../factories";
+import { withEveryDeliveryQueue } from "../delivery-queues";
 
 /** Log shards that count the erasure calls they get, and delivery Queues that keep what they are sent. */
 function countingBindings() {
@@ -27,7 +28,7 @@ function countingBindings() {
       }
     },
   } as unknown as Queue<DeliveryJob>;
-  return { calls, resent, bindings: { ...env, LOGS, DELIVERY_QUEUE_0: queue, DELIVERY_QUEUE_1: queue } };
+  return { calls, resent, bindings: withEveryDeliveryQueue({ ...env, LOGS }, queue) };
 }
 
 describe("the consumer's erasure jobs", () => {

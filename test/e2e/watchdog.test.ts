@@ -9,6 +9,7 @@ import { createSandboxEnvironment, unique } from "../factories";
 import { acceptThenCrash, digestOf, digestWaiting, ledgerOf, readTrigger, tickLedger } from "../ledger";
 import { loggedCaptureRows, loggedMessages } from "../log";
 import { api } from "../request";
+import { withEveryDeliveryQueue } from "../delivery-queues";
 import { byStep, createWorkflow, messageDetail, seedTopic, settledMessages, trigger, type MessageView, eventually } from "./helpers";
 
 // The watchdog's defaults (wrangler.toml): a live trigger without progress for this long is resumed.
@@ -21,7 +22,7 @@ const lost: Queue<unknown> = {
   send: async () => undefined,
   sendBatch: async () => undefined,
 } as unknown as Queue<unknown>;
-const losingQueues = { ...env, DELIVERY_QUEUE_0: lost, DELIVERY_QUEUE_1: lost } as Bindings;
+const losingQueues: Bindings = withEveryDeliveryQueue(env, lost);
 
 /** Runs a trigger's job in the consumer as the Queue would, with whatever it enqueues lost. */
 const consumeLosingOutput = (environmentId: string, transactionId: string, ledger: string) =>

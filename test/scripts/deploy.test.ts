@@ -108,7 +108,14 @@ function fakeAdminApi() {
 
 async function runDeploy(
   fake: ReturnType<typeof fakeAccount>,
-  options: { dryRun?: boolean; url?: string; otlp?: string; otlpSampling?: string; ask?: (question: string) => Promise<string> } = {},
+  options: {
+    dryRun?: boolean;
+    url?: string;
+    otlp?: string;
+    otlpSampling?: string;
+    deliveryQueues?: string;
+    ask?: (question: string) => Promise<string>;
+  } = {},
   api = fakeAdminApi(),
 ) {
   const log: string[] = [];
@@ -122,6 +129,7 @@ async function runDeploy(
       database: "clarion",
       otlp: options.otlp,
       otlpSampling: options.otlpSampling,
+      deliveryQueues: options.deliveryQueues,
     },
     ask: options.ask,
     files: {
@@ -266,17 +274,105 @@ describe("npm run deploy -- --dry-run", () => {
   });
 });
 
-/** The observability settings wrangler itself reads from a config: what it would deploy with. */
-function observabilityOf(toml: string) {
+/** The config as wrangler itself reads it: what it would deploy with. */
+function wranglerReads(toml: string) {
   const dir = mkdtempSync(join(tmpdir(), "clarion-deploy-"));
   try {
     const path = join(dir, "wrangler.toml");
     writeFileSync(path, toml);
-    return unstable_readConfig({ config: path }).observability;
+    return unstable_readConfig({ config: path });
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
+const observabilityOf = (toml: string) => wranglerReads(toml).observability;
+
+/** The delivery queues a config binds, as wrangler reads it: producers by binding, consumers with their settings. */
+function deliveryQueuesIn(toml: string) {
+  const { queues } = wranglerReads(toml);
+  return {
+    producers: (queues.producers ?? []).filter((p) => p.binding.startsWith("DELIVERY_QUEUE_")).map((p) => `${p.binding} ${p.queue}`),
+    consumers: (queues.consumers ?? []).filter((c) => /^clarion-delivery-\d+$/.test(c.queue)),
+    others: [...(queues.producers ?? []).map((p) => p.queue), ...(queues.consumers ?? []).map((c) => c.queue)].filter(
+      (q) => !/^clarion-delivery-\d+$/.test(q),
+    ),
+  };
+}
+
+describe("npm run deploy -- --delivery-queues N", () => {
+  const consumerOf = (queue: string) => ({
+    queue,
+    max_batch_size: 100,
+    max_batch_timeout: 0.1,
+    max_retries: 10,
+    dead_letter_queue: "clarion-delivery-dlq",
+  });
+
+  it("binds N queues named after the first, each consumed with the first's settings, and creates them", async () => {
+    const fake = fakeAccount();
+    const { log } = await runDeploy(fake, { deliveryQueues: "5" });
+    const bound = deliveryQueuesIn(fake.files.get(DEPLOY_CONFIG)!);
+    expect(bound.producers).toEqual([0, 1, 2, 3, 4].map((n) => `DELIVERY_QUEUE_${n} clarion-delivery-${n}`));
+    expect(bound.consumers).toEqual([0, 1, 2, 3, 4].map((n) => consumerOf(`clarion-delivery-${n}`)));
+    // The dead-letter and webhook queues are left as wrangler.toml has them.
+    expect(bound.others).toEqual(deliveryQueuesIn(TOML).others);
+    expect(commands(fake.account.calls).filter((c) => c.startsWith("queues create clarion-delivery-"))).toEqual([
+      ...[0, 1, 2, 3, 4].map((n) => `queues create clarion-delivery-${n}`),
+      "queues create clarion-delivery-dlq",
+    ]);
+    expect(log).toContain("(5 for delivery");
+    expect(JSON.parse(fake.files.get(STATE_FILE)!).deliveryQueues).toBe(5);
+  });
+
+  it("keeps wrangler.toml's two without the option, and an upgrade keeps the number chosen before", async () => {
+    const fake = fakeAccount();
+    await runDeploy(fake);
+    expect(deliveryQueuesIn(fake.files.get(DEPLOY_CONFIG)!).producers).toHaveLength(2);
+    await runDeploy(fake, { deliveryQueues: "3" });
+    fake.account.calls.length = 0;
+    await runDeploy(fake);
+    expect(deliveryQueuesIn(fake.files.get(DEPLOY_CONFIG)!).producers).toHaveLength(3);
+    expect(commands(fake.account.calls).filter((c) => c.includes("create"))).toEqual([]);
+  });
+
+  it("going down keeps consuming the queues it stops sending to, so their jobs are still delivered", async () => {
+    const fake = fakeAccount();
+    await runDeploy(fake, { deliveryQueues: "4" });
+    const { log } = await runDeploy(fake, { deliveryQueues: "1" });
+    const bound = deliveryQueuesIn(fake.files.get(DEPLOY_CONFIG)!);
+    expect(bound.producers).toEqual(["DELIVERY_QUEUE_0 clarion-delivery-0"]);
+    expect(bound.consumers.map((c) => c.queue)).toEqual([0, 1, 2, 3].map((n) => `clarion-delivery-${n}`));
+    expect(log).toContain("delivery queues 1 to 3: consumed until empty, not sent to");
+  });
+
+  it("a clone without the state file consumes every delivery queue the account has", async () => {
+    const fake = fakeAccount({ queues: ["clarion-delivery-0", "clarion-delivery-1", "clarion-delivery-6", "other-7"] });
+    await runDeploy(fake);
+    const bound = deliveryQueuesIn(fake.files.get(DEPLOY_CONFIG)!);
+    expect(bound.producers).toHaveLength(2);
+    expect(bound.consumers.map((c) => c.queue)).toEqual([0, 1, 2, 3, 4, 5, 6].map((n) => `clarion-delivery-${n}`));
+  });
+
+  it("refuses a number outside 1 to 100 before touching anything", async () => {
+    for (const wrong of ["0", "101", "2.5", "many"]) {
+      const fake = fakeAccount();
+      await expect(runDeploy(fake, { deliveryQueues: wrong })).rejects.toThrow(/--delivery-queues takes a whole number from 1 to 100/);
+      expect(fake.account.calls).toEqual([]);
+    }
+  });
+
+  it("bundles the dry run with the queues chosen", async () => {
+    const fake = fakeAccount();
+    const written: string[] = [];
+    const set = fake.files.set.bind(fake.files);
+    fake.files.set = (path: string, text: string) => {
+      if (path === DRY_RUN_CONFIG) written.push(text);
+      return set(path, text);
+    };
+    await runDeploy(fake, { dryRun: true, deliveryQueues: "3" });
+    expect(deliveryQueuesIn(written[0]!).producers).toHaveLength(3);
+  });
+});
 
 /** A person at the terminal answering the deploy's questions in turn. */
 const answering = (...answers: string[]) => {

@@ -48,7 +48,7 @@ export class Outbox {
 
   constructor(
     private readonly storage: DurableObjectStorage,
-    private readonly queues: Pick<Bindings, "DELIVERY_QUEUE_0" | "DELIVERY_QUEUE_1">,
+    private readonly queues: Pick<Bindings, "DELIVERY_QUEUE_0">,
     private readonly flushMs: number,
   ) {}
 

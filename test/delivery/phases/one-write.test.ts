@@ -13,6 +13,7 @@ import { readTrigger, acceptThenCrash, ledgerOf } from "../../ledger";
 import { interceptedLogs, loggedMessages, loggedTimelines } from "../../log";
 import { api } from "../../request";
 import { createSandboxEnvironment, createWorkflow, unique } from "../../factories";
+import { withEveryDeliveryQueue } from "../../delivery-queues";
 
 const SECRET = "tok_live_one_write_42";
 
@@ -320,7 +321,7 @@ describe("a live consumer slower than the claim's deadline", () => {
     // The other consumer's re-enqueued jobs, kept here rather than run by the test's Queue.
     const requeued: { body: unknown; delaySeconds?: number }[] = [];
     const keep = { send: async (body: unknown, options?: QueueSendOptions) => void requeued.push({ body, ...options }) };
-    const other = { ...bindings().env, DELIVERY_QUEUE_0: keep as unknown as Queue, DELIVERY_QUEUE_1: keep as unknown as Queue };
+    const other = withEveryDeliveryQueue(bindings().env, keep);
     const send = vi.spyOn(sandboxEmail, "send").mockImplementationOnce(async (...args) => {
       // The provider takes longer than the deadline: the claim is as old as that when the renewal comes due.
       await expireClaims(t.environmentId, t.transactionId);
