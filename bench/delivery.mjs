@@ -147,6 +147,13 @@ async function runOnce(server, n, workflow = WORKFLOW, recipient = {}) {
     console.log(
       `object calls           ${batches.logCalls} message writes to log shards (${(batches.logCalls / batches.count).toFixed(1)} a batch), ${batches.objectCalls} ledger calls, in ${batches.count} consumer batches that started ${batches.triggers} triggers`,
     );
+  if (Object.keys(batches.byQueue).length > 1)
+    console.log(
+      `  triggers by queue    ${Object.entries(batches.byQueue)
+        .sort(([a], [b]) => a.localeCompare(b, "en", { numeric: true }))
+        .map(([queue, k]) => `${queue} ${k}`)
+        .join(", ")}`,
+    );
   if (process.env.BENCH_VERBOSE)
     for (const [text, k] of Object.entries(d1After.byText)) console.log(`  ${k - (d1Before.byText[text] ?? 0)}\t${text}`);
   return { ok: sent === n && calls.captures === calls.messages, seconds };
@@ -158,7 +165,7 @@ async function runOnce(server, n, workflow = WORKFLOW, recipient = {}) {
  * settles: `costs.logCalls`), its ledger calls, and the triggers it started.
  */
 function batchCosts(output) {
-  const sum = { count: 0, triggers: 0, logCalls: 0, objectCalls: 0 };
+  const sum = { count: 0, triggers: 0, logCalls: 0, objectCalls: 0, byQueue: /** @type {Record<string, number>} */ ({}) };
   for (const line of output.split("\n")) {
     const at = line.indexOf('{"level"');
     if (at < 0 || !line.includes('"delivery_batch"')) continue;
@@ -167,6 +174,7 @@ function batchCosts(output) {
     sum.triggers += batch.triggers;
     sum.logCalls += batch.logCalls;
     sum.objectCalls += batch.objectCalls;
+    sum.byQueue[batch.queue] = (sum.byQueue[batch.queue] ?? 0) + batch.triggers;
   }
   return sum;
 }

@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { applyMigrations, ensureEnvironments, ensureSandboxIntegrations, localSql, newEncryptionKey } from "../scripts/bootstrap.mjs";
 import { LOCAL_LEDGER_SHARDS, run } from "../scripts/lib.mjs";
+import { parseDeliveryQueues, withDeliveryQueues } from "../scripts/deploy/queues.mjs";
 
 const HOST = "127.0.0.1";
 
@@ -99,7 +100,9 @@ export async function startServer(options = {}) {
   const dropped = [...(options.acceptOnly ? ["[[queues.consumers]]"] : []), ...(options.rateLimits === false ? ["[[ratelimits]]"] : [])];
   // `countD1`: the Worker's D1 statements counted by a bench-only entry (bench/d1-counter/), read with `d1Statements()`.
   const main = options.countD1 ? "bench/d1-counter/worker.ts" : undefined;
-  const config = dropped.length || main ? configWithout(folder, dropped, main) : "wrangler.toml";
+  // BENCH_DELIVERY_QUEUES=N binds N delivery queues, as `npm run deploy -- --delivery-queues N` does.
+  const queues = process.env.BENCH_DELIVERY_QUEUES ? parseDeliveryQueues(process.env.BENCH_DELIVERY_QUEUES) : null;
+  const config = dropped.length || main || queues ? configWithout(folder, dropped, main, queues) : "wrangler.toml";
   const args = [
     "dev",
     "-c",
@@ -214,13 +217,14 @@ export const cpuSpent = (before, after) =>
   before === null || after === null ? "" : `, ${(after - before).toFixed(1)} s of CPU in the local runtime`;
 
 /**
- * The project's wrangler.toml without the blocks of the given tables (and with another `main`), written beside it (paths
+ * The project's wrangler.toml without the blocks of the given tables (and with another `main`, or
+ * `deliveryQueues` delivery queues), written beside it (paths
  * in a wrangler config are relative to the file) under a name unique to this run.
  */
-function configWithout(folder, tables, main) {
-  const source = main
-    ? readFileSync("wrangler.toml", "utf8").replace(/^main = .*$/m, `main = ${JSON.stringify(main)}`)
-    : readFileSync("wrangler.toml", "utf8");
+function configWithout(folder, tables, main, deliveryQueues) {
+  const toml = readFileSync("wrangler.toml", "utf8");
+  const queued = deliveryQueues ? withDeliveryQueues(toml, { produced: deliveryQueues, consumed: deliveryQueues }) : toml;
+  const source = main ? queued.replace(/^main = .*$/m, `main = ${JSON.stringify(main)}`) : queued;
   const blocks = source.split(/\n(?=\[)/).filter((block) => !tables.some((table) => block.startsWith(table)));
   const file = `.wrangler-bench-${basename(folder)}.toml`;
   writeFileSync(file, blocks.join("\n"));

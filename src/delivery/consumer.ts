@@ -79,6 +79,7 @@ export async function consumeDeliveryBatch(batch: MessageBatch<unknown>, env: Bi
     log({
       level: "info",
       event: "delivery_batch",
+      queue: batch.queue,
       triggers: triggers.length,
       chunks: chunks.length,
       startMs: fannedOut - started,

@@ -289,13 +289,17 @@ const observabilityOf = (toml: string) => wranglerReads(toml).observability;
 
 /** The delivery queues a config binds, as wrangler reads it: producers by binding, consumers with their settings. */
 function deliveryQueuesIn(toml: string) {
-  const { queues } = wranglerReads(toml);
+  const queues = wranglerReads(toml).queues as {
+    producers?: { binding: string; queue: string }[];
+    consumers?: { queue: string; [setting: string]: unknown }[];
+  };
+  const producers = queues.producers ?? [];
+  const consumers = queues.consumers ?? [];
+  const delivery = (queue: string) => /^clarion-delivery-\d+$/.test(queue);
   return {
-    producers: (queues.producers ?? []).filter((p) => p.binding.startsWith("DELIVERY_QUEUE_")).map((p) => `${p.binding} ${p.queue}`),
-    consumers: (queues.consumers ?? []).filter((c) => /^clarion-delivery-\d+$/.test(c.queue)),
-    others: [...(queues.producers ?? []).map((p) => p.queue), ...(queues.consumers ?? []).map((c) => c.queue)].filter(
-      (q) => !/^clarion-delivery-\d+$/.test(q),
-    ),
+    producers: producers.filter((p) => p.binding.startsWith("DELIVERY_QUEUE_")).map((p) => `${p.binding} ${p.queue}`),
+    consumers: consumers.filter((c) => delivery(c.queue)),
+    others: [...producers.map((p) => p.queue), ...consumers.map((c) => c.queue)].filter((q) => !delivery(q)),
   };
 }
 
