@@ -22,7 +22,11 @@ export interface Bindings
   /** The dashboard's static build (wrangler.toml [assets]); absent in the Workers test runtime. */
   ASSETS?: Fetcher;
   DELIVERY_QUEUE_0: Queue<DeliveryJob>;
-  DELIVERY_QUEUE_1: Queue<DeliveryJob>;
+  /**
+   * wrangler.toml binds a second, and `npm run deploy -- --delivery-queues N` binds N (or only the
+   * first): read them all through `deliveryQueues()` (jobs/queues.ts), never by name.
+   */
+  DELIVERY_QUEUE_1?: Queue<DeliveryJob>;
   DEAD_LETTER_QUEUE: Queue<DeadLetter>;
   /** Outbound event webhooks: dispatch and delivery jobs (jobs/webhook-job.ts). */
   WEBHOOK_QUEUE: Queue<WebhookJob>;
