@@ -251,7 +251,7 @@ export async function deploy(deps) {
   await ensureQueues(deps, existingQueues, queuesOf(withDeliveryQueues(toml, deliveryQueues)));
   if (deliveryQueues.consumed > produced) {
     log(
-      `  delivery queues ${produced} to ${deliveryQueues.consumed - 1}: consumed until empty, not sent to (--delivery-queues ${deliveryQueues.consumed} sends to them again)`,
+      `  delivery queues ${produced} to ${deliveryQueues.consumed - 1}: still consumed (jobs in them are delivered), not sent to (--delivery-queues ${deliveryQueues.consumed} sends to them again)`,
     );
   }
   await ensureBuckets(deps, buckets);

@@ -346,7 +346,7 @@ describe("npm run deploy -- --delivery-queues N", () => {
     const bound = deliveryQueuesIn(fake.files.get(DEPLOY_CONFIG)!);
     expect(bound.producers).toEqual(["DELIVERY_QUEUE_0 clarion-delivery-0"]);
     expect(bound.consumers.map((c) => c.queue)).toEqual([0, 1, 2, 3].map((n) => `clarion-delivery-${n}`));
-    expect(log).toContain("delivery queues 1 to 3: consumed until empty, not sent to");
+    expect(log).toContain("delivery queues 1 to 3: still consumed (jobs in them are delivered), not sent to");
   });
 
   it("a clone without the state file consumes every delivery queue the account has", async () => {
