@@ -7,7 +7,7 @@ import { client } from "../cli/client.mjs";
 import { bucketsOf, DEPLOY_CONFIG, deployConfig, queuesOf } from "./config.mjs";
 import { otlpChoice, parseOtlp } from "./otlp.mjs";
 import { bucketNamesFrom, databaseIdFrom, deployedUrlFrom, isMissingWorker, queueNamesFrom, secretNamesFrom } from "./parse.mjs";
-import { deliveryQueuesOf, parseDeliveryQueues, withDeliveryQueues } from "./queues.mjs";
+import { deliveryQueueNumber, deliveryQueuesOf, parseDeliveryQueues, withDeliveryQueues } from "./queues.mjs";
 
 export const STATE_FILE = ".clarion/deploy.json";
 export const DRY_RUN_CONFIG = "wrangler.dry-run.toml";
@@ -125,9 +125,7 @@ function producedQueues(/** @type {DeployOptions} */ options, /** @type {Record<
  */
 function consumedQueues(/** @type {string} */ toml, /** @type {string[]} */ existing, /** @type {number} */ produced) {
   const { prefix } = deliveryQueuesOf(toml);
-  const numbers = existing
-    .filter((q) => q.startsWith(prefix) && /^\d+$/.test(q.slice(prefix.length)))
-    .map((q) => Number(q.slice(prefix.length)));
+  const numbers = existing.flatMap((queue) => deliveryQueueNumber(prefix, queue) ?? []);
   return Math.max(produced, ...numbers.map((n) => n + 1));
 }
 

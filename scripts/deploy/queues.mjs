@@ -10,6 +10,17 @@ const CONSUMER = /^\[\[queues\.consumers\]\]\nqueue = "([^"]+)"\n(?:[a-z_]+ = .*
 export const MAX_DELIVERY_QUEUES = 100;
 
 /**
+ * The number of a delivery queue's name (`clarion-delivery-3` → 3, with `prefix` "clarion-delivery-"),
+ * or null for any other queue (the dead-letter queue `clarion-delivery-dlq` among them).
+ * @param {string} prefix
+ * @param {string} queue
+ */
+export function deliveryQueueNumber(prefix, queue) {
+  const rest = queue.startsWith(prefix) ? queue.slice(prefix.length) : "";
+  return /^\d+$/.test(rest) ? Number(rest) : null;
+}
+
+/**
  * The number `--delivery-queues` (or the state file) gives, checked.
  * @param {string | number} value
  */
@@ -54,9 +65,10 @@ export function withDeliveryQueues(toml, { produced, consumed }) {
   const consumers = Array.from({ length: Math.max(produced, consumed) }, (_, n) => consumer.replace(`"${name(0)}"`, `"${name(n)}"`));
   // The first block of each kind stands where wrangler.toml has it, now holding all of them;
   // the others wrangler.toml wrote are dropped (they are among the copies).
-  const isDelivery = (/** @type {string} */ queue) => queue.startsWith(prefix) && /^\d+$/.test(queue.slice(prefix.length));
   return toml
     .replace(PRODUCER, (_block, n) => (n === "0" ? producers.join("\n") : ""))
-    .replace(CONSUMER, (block, queue) => (!isDelivery(queue) ? block : queue === name(0) ? consumers.join("\n") : ""))
+    .replace(CONSUMER, (block, queue) =>
+      deliveryQueueNumber(prefix, queue) === null ? block : queue === name(0) ? consumers.join("\n") : "",
+    )
     .replace(/\n{3,}/g, "\n\n");
 }
