@@ -4,16 +4,22 @@
 // seeded here. Prints the accept latency, the seconds from the broadcast until all messages are
 // `sent` (the broadcast's own completion time, read from its record as bench:fanout does; the 250 ms
 // status poll's figure too), messages per second, and the duplicate count (sandbox sends beyond
-// one per message; must be 0).
+// one per message; must be 0). BENCH_REPEAT=N broadcasts N times to the one set-up (default 1;
+// see bench:fanout).
 import { loadavg } from "node:os";
 import { client, cpuSpent, ensureWorkflow, providerCalls, runEnd, startServer } from "./server.mjs";
 
 const SUBSCRIBERS = Number(process.env.BROADCAST_SUBSCRIBERS ?? 100_000);
 const WORKFLOW = "bench-broadcast";
 const TIMEOUT_MS = 15 * 60_000;
+const REPEAT = Number(process.env.BENCH_REPEAT ?? 1);
 
 if (!Number.isInteger(SUBSCRIBERS) || SUBSCRIBERS < 1 || SUBSCRIBERS > 100_000) {
   console.error("BROADCAST_SUBSCRIBERS must be an integer between 1 and 100000.");
+  process.exit(1);
+}
+if (!Number.isInteger(REPEAT) || REPEAT < 1 || REPEAT > 20) {
+  console.error("BENCH_REPEAT must be an integer between 1 and 20.");
   process.exit(1);
 }
 
@@ -60,20 +66,23 @@ try {
     { id: "push", type: "push", template: { title: "News", body: "Hello {{ subscriber.subscriberId }}" } },
   ]);
   await seed(call, SUBSCRIBERS);
-  const { transactionId, status, seconds, polled, lastSent, acceptMs, cpu, load } = await broadcastOnce(call);
-  const { captures, messages } = await providerCalls(server.persistTo, `m.transaction_id = '${transactionId}'`);
-  const sent = status?.messages?.byStatus?.sent ?? 0;
-  console.log(`subscribers          ${SUBSCRIBERS}`);
-  console.log(`accepted in          ${acceptMs.toFixed(1)} ms (202)`);
-  console.log(`trigger status       ${status?.status} (${JSON.stringify(status?.messages?.byStatus)})`);
-  console.log(
-    `all sent in          ${seconds.toFixed(2)} s (from the broadcast to its completion, the trigger record's own time${cpu}; load average ${load} before)`,
-  );
-  console.log(`  last message sent   ${lastSent.toFixed(2)} s (its own status time; written to the log after it)`);
-  console.log(`  seen by the poll in ${polled.toFixed(2)} s (every 250 ms)`);
-  console.log(`messages per second  ${(sent / seconds).toFixed(1)}`);
-  console.log(`provider calls       ${captures} for ${messages} messages: duplicates ${captures - messages}`);
-  ok = sent === SUBSCRIBERS && captures === messages;
+  for (let round = 1; round <= REPEAT; round++) {
+    if (REPEAT > 1) console.log(`run ${round} of ${REPEAT}`);
+    const { transactionId, status, seconds, polled, lastSent, acceptMs, cpu, load } = await broadcastOnce(call);
+    const { captures, messages } = await providerCalls(server.persistTo, `m.transaction_id = '${transactionId}'`);
+    const sent = status?.messages?.byStatus?.sent ?? 0;
+    console.log(`subscribers          ${SUBSCRIBERS}`);
+    console.log(`accepted in          ${acceptMs.toFixed(1)} ms (202)`);
+    console.log(`trigger status       ${status?.status} (${JSON.stringify(status?.messages?.byStatus)})`);
+    console.log(
+      `all sent in          ${seconds.toFixed(2)} s (from the broadcast to its completion, the trigger record's own time${cpu}; load average ${load} before)`,
+    );
+    console.log(`  last message sent   ${lastSent.toFixed(2)} s (its own status time; written to the log after it)`);
+    console.log(`  seen by the poll in ${polled.toFixed(2)} s (every 250 ms)`);
+    console.log(`messages per second  ${(sent / seconds).toFixed(1)}`);
+    console.log(`provider calls       ${captures} for ${messages} messages: duplicates ${captures - messages}`);
+    ok = sent === SUBSCRIBERS && captures === messages && ok;
+  }
 } finally {
   await server.stop();
 }
