@@ -7,19 +7,15 @@
 // one per message; must be 0). BENCH_REPEAT=N broadcasts N times to the one set-up (default 1;
 // see bench:fanout).
 import { loadavg } from "node:os";
-import { client, cpuSpent, ensureWorkflow, providerCalls, runEnd, startServer } from "./server.mjs";
+import { benchRepeat, client, cpuSpent, ensureWorkflow, providerCalls, runEnd, startServer } from "./server.mjs";
 
 const SUBSCRIBERS = Number(process.env.BROADCAST_SUBSCRIBERS ?? 100_000);
 const WORKFLOW = "bench-broadcast";
 const TIMEOUT_MS = 15 * 60_000;
-const REPEAT = Number(process.env.BENCH_REPEAT ?? 1);
+const REPEAT = benchRepeat();
 
 if (!Number.isInteger(SUBSCRIBERS) || SUBSCRIBERS < 1 || SUBSCRIBERS > 100_000) {
   console.error("BROADCAST_SUBSCRIBERS must be an integer between 1 and 100000.");
-  process.exit(1);
-}
-if (!Number.isInteger(REPEAT) || REPEAT < 1 || REPEAT > 20) {
-  console.error("BENCH_REPEAT must be an integer between 1 and 20.");
   process.exit(1);
 }
 

@@ -33,6 +33,20 @@ export const loadTest = (options) =>
 export const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 /**
+ * BENCH_REPEAT: how many times bench:fanout and bench:broadcast run on their one set-up (1 to 20,
+ * default 1). A shared machine's speed moves between runs, and set-up is most of a run's time.
+ * Anything else ends the script before a server starts.
+ */
+export function benchRepeat() {
+  const repeat = Number(process.env.BENCH_REPEAT ?? 1);
+  if (!Number.isInteger(repeat) || repeat < 1 || repeat > 20) {
+    console.error("BENCH_REPEAT must be an integer between 1 and 20.");
+    process.exit(1);
+  }
+  return repeat;
+}
+
+/**
  * The workflow (one email step) and subscriber every accept-path benchmark triggers, made if
  * missing; answers the trigger's body (bench:trigger adds a transactionId, bench:profile sends it
  * as it is).
